@@ -1,0 +1,57 @@
+# heed: `make test` is what CI runs; `make bench` compares heed with its peers on this CPU.
+
+GO ?= go
+# ISAs the native run must exercise. CI runs on an AVX-512 machine and requires all three.
+NATIVE_ISAS ?= $(if $(CI),generic$(comma)avx2$(comma)avx512,generic)
+QEMU_X86 := qemu-x86_64 -cpu Haswell
+QEMU_ARM := qemu-aarch64
+
+.PHONY: all generate test vet test-native test-purego test-arm64 test-haswell test-generated bench bench-full
+
+all: test
+
+generate:
+	cd asmgen && $(GO) run .
+
+test: vet test-native test-purego test-arm64 test-haswell test-generated
+
+vet:
+	$(GO) vet ./...
+	GOARCH=arm64 $(GO) vet ./...
+	$(GO) vet -tags purego ./...
+	cd asmgen && $(GO) vet ./...
+	cd bench && $(GO) vet ./...
+
+test-native:
+	HEED_REQUIRE_ISA=$(NATIVE_ISAS) $(GO) test ./...
+
+test-purego:
+	HEED_REQUIRE_ISA=generic $(GO) test -tags purego ./...
+
+# qemu steps: skipped with a message where qemu is missing, a failure under CI.
+define need
+	@if ! command -v $(1) >/dev/null; then \
+		if [ -n "$(CI)" ]; then echo "FAIL: $(1) not installed (CI requires it)"; exit 1; fi; \
+		echo "SKIP: $(1) not installed; $(2) not run (apt-get install qemu-user)"; exit 0; \
+	fi; \
+	$(3)
+endef
+
+test-arm64:
+	$(call need,$(QEMU_ARM),arm64 tests,GOARCH=arm64 HEED_REQUIRE_ISA=$(ARM_ISAS) $(GO) test -exec $(QEMU_ARM) ./...)
+
+test-haswell:
+	$(call need,qemu-x86_64,Haswell (AVX2-only) tests,HEED_REQUIRE_ISA=generic$(comma)avx2 $(GO) test -exec '$(QEMU_X86)' ./... 2>&1 | grep -v '^qemu-x86_64: warning: TCG' ; exit $${PIPESTATUS[0]})
+
+test-generated:
+	cd asmgen && $(GO) test ./...
+
+bench:
+	cd bench && $(GO) run ./cmd/report
+
+bench-full:
+	cd bench && $(GO) test -run '^$$' -bench . -count 6 ./... | tee bench-full.txt
+
+comma := ,
+ARM_ISAS ?= generic
+SHELL := /bin/bash

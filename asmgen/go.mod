@@ -1,0 +1,13 @@
+module github.com/heedml/heed/asmgen
+
+go 1.24
+
+require github.com/mmcloughlin/avo v0.6.0
+
+require (
+	golang.org/x/mod v0.21.0 // indirect
+	golang.org/x/sync v0.8.0 // indirect
+	golang.org/x/tools v0.25.1 // indirect
+)
+
+replace github.com/heedml/heed => ../

@@ -1,0 +1,181 @@
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func init() { register("matvec", genMatVecFamily) }
+
+func genMatVecFamily() {
+	for _, s := range isas {
+		genMatVec(s)
+	}
+}
+
+// matVecRows is the number of rows of A that share each load of x.
+const matVecRows = 4
+
+// genMatVec emits matVec<ISA>(dst, a []float32, lda int, x []float32): dst = A·x
+// for the len(dst)×len(x) matrix A with row stride lda. Rows go four at a time,
+// each with two accumulators, so one load of x feeds four FMA chains; the
+// remaining rows go one at a time.
+func genMatVec(s *isa) {
+	TEXT(s.name("matVec"), NOSPLIT, "func(dst, a []float32, lda int, x []float32)")
+	Doc(s.name("matVec") + " sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda.")
+	dst := load(Param("dst").Base())
+	rows := load(Param("dst").Len())
+	a := load(Param("a").Base())
+	lda := load(Param("lda"))
+	SHLQ(U8(2), lda) // row stride in bytes
+	x0 := load(Param("x").Base())
+	cols := load(Param("x").Len())
+
+	if !s.wide {
+		CMPQ(cols, U32(s.lanes))
+		JB(LabelRef("scalarRows"))
+	}
+
+	// Tail mask for the last cols%lanes columns, built once.
+	rem := GP64()
+	MOVQ(cols, rem)
+	ANDQ(U32(s.lanes-1), rem)
+	var t tail
+	JZ(LabelRef("maskDone"))
+	t = s.tailMask(rem)
+	Label("maskDone")
+
+	// Blocks of four rows.
+	Label("rowBlock")
+	CMPQ(rows, U32(matVecRows))
+	JB(LabelRef("rowSingle"))
+	{
+		r := [matVecRows]GPVirtual{a, GP64(), GP64(), GP64()}
+		for i := 1; i < matVecRows; i++ {
+			LEAQ(Mem{Base: r[i-1], Index: lda, Scale: 1}, r[i])
+		}
+		acc := [matVecRows][2]VecVirtual{}
+		for i := range acc {
+			for j := range acc[i] {
+				acc[i][j] = s.vec()
+				s.zero(acc[i][j])
+			}
+		}
+		x, n, off := GP64(), GP64(), GP64()
+		MOVQ(x0, x)
+		MOVQ(cols, n)
+		XORQ(off, off) // byte offset into the rows and x
+
+		Label("blockPair")
+		CMPQ(n, U32(2*s.lanes))
+		JB(LabelRef("blockOne"))
+		for j := 0; j < 2; j++ {
+			xv := s.vec()
+			VMOVUPS(Mem{Base: x, Index: off, Scale: 1, Disp: j * s.bytes()}, xv)
+			for i := range r {
+				VFMADD231PS(Mem{Base: r[i], Index: off, Scale: 1, Disp: j * s.bytes()}, xv, acc[i][j])
+			}
+		}
+		ADDQ(U32(2*s.bytes()), off)
+		SUBQ(U32(2*s.lanes), n)
+		JMP(LabelRef("blockPair"))
+
+		Label("blockOne")
+		CMPQ(n, U32(s.lanes))
+		JB(LabelRef("blockTail"))
+		xv := s.vec()
+		VMOVUPS(Mem{Base: x, Index: off, Scale: 1}, xv)
+		for i := range r {
+			VFMADD231PS(Mem{Base: r[i], Index: off, Scale: 1}, xv, acc[i][0])
+		}
+		ADDQ(U32(s.bytes()), off)
+		SUBQ(U32(s.lanes), n)
+
+		Label("blockTail")
+		TESTQ(n, n)
+		JZ(LabelRef("blockReduce"))
+		toff := s.tailOffset(off, n)
+		xt := s.vec()
+		s.loadTailAt(Mem{Base: x, Index: toff, Scale: 1}, t, xt)
+		for i := range r {
+			v := s.vec()
+			s.loadTailAt(Mem{Base: r[i], Index: toff, Scale: 1}, t, v)
+			VFMADD231PS(v, xt, acc[i][1])
+		}
+
+		Label("blockReduce")
+		for i := range acc {
+			VADDPS(acc[i][1], acc[i][0], acc[i][0])
+		}
+		sums := s.hsum4(acc[0][0], acc[1][0], acc[2][0], acc[3][0])
+		VMOVUPS(sums, Mem{Base: dst})
+		ADDQ(U32(4*matVecRows), dst)
+		LEAQ(Mem{Base: r[matVecRows-1], Index: lda, Scale: 1}, a)
+		SUBQ(U32(matVecRows), rows)
+		JMP(LabelRef("rowBlock"))
+	}
+
+	// Remaining rows, one at a time.
+	Label("rowSingle")
+	TESTQ(rows, rows)
+	JZ(LabelRef("done"))
+	{
+		acc := [2]VecVirtual{s.vec(), s.vec()}
+		s.zero(acc[0])
+		s.zero(acc[1])
+		n, off := GP64(), GP64()
+		MOVQ(cols, n)
+		XORQ(off, off)
+
+		Label("singleVector")
+		CMPQ(n, U32(s.lanes))
+		JB(LabelRef("singleTail"))
+		xv := s.vec()
+		VMOVUPS(Mem{Base: x0, Index: off, Scale: 1}, xv)
+		VFMADD231PS(Mem{Base: a, Index: off, Scale: 1}, xv, acc[0])
+		ADDQ(U32(s.bytes()), off)
+		SUBQ(U32(s.lanes), n)
+		JMP(LabelRef("singleVector"))
+
+		Label("singleTail")
+		TESTQ(n, n)
+		JZ(LabelRef("singleReduce"))
+		toff := s.tailOffset(off, n)
+		xt, v := s.vec(), s.vec()
+		s.loadTailAt(Mem{Base: x0, Index: toff, Scale: 1}, t, xt)
+		s.loadTailAt(Mem{Base: a, Index: toff, Scale: 1}, t, v)
+		VFMADD231PS(v, xt, acc[1])
+
+		Label("singleReduce")
+		VADDPS(acc[1], acc[0], acc[0])
+		VMOVSS(s.hsum(acc[0]), Mem{Base: dst})
+		ADDQ(U32(4), dst)
+		ADDQ(lda, a)
+		DECQ(rows)
+		JMP(LabelRef("rowSingle"))
+	}
+
+	Label("done")
+	VZEROUPPER()
+	RET()
+
+	if !s.wide {
+		// Fewer columns than a vector: one scalar dot product per row.
+		Label("scalarRows")
+		TESTQ(rows, rows)
+		JZ(LabelRef("scalarEnd"))
+		p, q, k := GP64(), GP64(), GP64()
+		MOVQ(a, p)
+		MOVQ(x0, q)
+		MOVQ(cols, k)
+		VMOVSS(scalarDot(p, q, k), Mem{Base: dst})
+		ADDQ(U32(4), dst)
+		ADDQ(lda, a)
+		DECQ(rows)
+		JMP(LabelRef("scalarRows"))
+		Label("scalarEnd")
+		VZEROUPPER()
+		RET()
+	}
+}

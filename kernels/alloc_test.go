@@ -1,0 +1,36 @@
+package kernels
+
+import "testing"
+
+// TestNoAllocs checks that no kernel allocates, under every ISA.
+func TestNoAllocs(t *testing.T) {
+	const n = 300
+	x, y, z := make([]float32, n), make([]float32, n), make([]float32, n)
+	for i := range x {
+		x[i], y[i] = float32(i%13)-6, float32(i%7)/7
+	}
+	a := Matrix{Rows: 20, Cols: 15, Stride: 15, Data: x[:300]}
+	xb := Matrix{Rows: 4, Cols: 15, Stride: 15, Data: y[:60]}
+	db := Matrix{Rows: 4, Cols: 20, Stride: 20, Data: z[:80]}
+	calls := map[string]func(){
+		"Dot":           func() { Dot(x, y) },
+		"Axpy":          func() { Axpy(0.5, x, z) },
+		"Scale":         func() { Scale(0.5, z) },
+		"Sum":           func() { Sum(x) },
+		"Max":           func() { Max(x) },
+		"MatVec":        func() { MatVec(z[:20], a, y[:15]) },
+		"MatTVec":       func() { MatTVec(z[:15], a, y[:20]) },
+		"MatVecBatch":   func() { MatVecBatch(db, a, xb) },
+		"Exp":           func() { Exp(z, y) },
+		"Tanh":          func() { Tanh(z, y) },
+		"Softmax":       func() { Softmax(z, x) },
+		"AdditiveScore": func() { AdditiveScore(z[:20], a, y[:15], y[15:30]) },
+	}
+	forEachISA(t, func(t *testing.T) {
+		for name, f := range calls {
+			if got := testing.AllocsPerRun(10, f); got != 0 {
+				t.Errorf("%s allocates %v times per call", name, got)
+			}
+		}
+	})
+}

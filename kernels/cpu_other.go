@@ -1,0 +1,5 @@
+//go:build purego || !amd64
+
+package kernels
+
+func detect() []ISA { return []ISA{Generic} }

@@ -1,0 +1,22 @@
+//go:build purego || !amd64
+
+package kernels
+
+import "github.com/heedml/heed/fallback"
+
+func dot(x, y []float32) float32                     { return fallback.Dot(x, y) }
+func axpy(alpha float32, x, y []float32)             { fallback.Axpy(alpha, x, y) }
+func scale(alpha float32, x []float32)               { fallback.Scale(alpha, x) }
+func sum(x []float32) float32                        { return fallback.Sum(x) }
+func maxOf(x []float32) float32                      { return fallback.Max(x) }
+func matVec(dst, a []float32, lda int, x []float32)  { fallback.MatVec(dst, a, lda, x) }
+func matTVec(dst, a []float32, lda int, x []float32) { fallback.MatTVec(dst, a, lda, x) }
+func matVecBatch(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int) {
+	fallback.MatVecBatch(d, ldd, a, lda, x, ldx, rows, cols, batch)
+}
+func exp(dst, x []float32)     { fallback.Exp(dst, x) }
+func tanh(dst, x []float32)    { fallback.Tanh(dst, x) }
+func softmax(dst, x []float32) { fallback.Softmax(dst, x) }
+func additiveScore(dst, k []float32, ldk int, q, v []float32) {
+	fallback.AdditiveScore(dst, k, ldk, q, v)
+}

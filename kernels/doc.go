@@ -1,0 +1,21 @@
+// Package kernels holds heed's float32 SIMD kernels for attention: dot
+// products, matrix-vector products (plain, transposed, batched), vector exp and
+// tanh, a numerically stable softmax and the fused additive (Bahdanau) score.
+//
+// Every kernel validates its shapes in Go and panics, before touching memory,
+// with a message that names the kernel and the sizes. It then calls the best
+// implementation for the CPU, chosen once at start-up (see [ISA]). Kernels never
+// allocate, never read or write outside the slices they are given, and are safe
+// for concurrent use.
+//
+// Matrices are row-major views with a stride, laid out like gonum's
+// blas32.General, which converts to [Matrix] directly.
+//
+// Accuracy contracts, checked against a float64 oracle in the tests (u = 2⁻²⁴):
+//   - Dot, Sum and the matrix-vector products: |error| ≤ γₙ·Σ|xᵢ·yᵢ|, γₙ = n·u/(1−n·u).
+//   - Exp and Tanh: ≤ 2 ULP.
+//   - Softmax: each output within (|xᵢ − max| + n + 4)·u relative, and Σ = 1 within (n+2)·u.
+//
+// Results may differ in the last bits between ISAs (summation order, FMA);
+// special values (NaN, ±Inf, ±0) give the same results on every ISA.
+package kernels

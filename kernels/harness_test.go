@@ -1,0 +1,180 @@
+package kernels
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// This file is the test harness every kernel's tests use: running a test under
+// each ISA, inputs at offsets with canaries around them, special values, and
+// the float64 oracle's error bounds.
+
+const u = 1.0 / (1 << 24) // unit roundoff of float32
+
+// gamma returns γₙ = n·u/(1−n·u), the classic bound on the relative error of a
+// sum of n products in float32.
+func gamma(n int) float64 { return float64(n) * u / (1 - float64(n)*u) }
+
+// forEachISA runs f as a subtest under every ISA this CPU supports.
+func forEachISA(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	prev := Active()
+	defer Use(prev)
+	for _, isa := range Supported() {
+		if err := Use(isa); err != nil {
+			t.Fatal(err)
+		}
+		t.Run(isa.String(), f)
+	}
+}
+
+// lengths returns every length 0..4·max+1 followed by larger ones.
+func lengths(max int) []int {
+	var ns []int
+	for n := 0; n <= max; n++ {
+		ns = append(ns, n)
+	}
+	return append(ns, 1000, 1023, 4096, 4099, 65537)
+}
+
+// smallLengths are every length through 4 AVX-512 vectors × unroll 4, plus one.
+var smallLengths = lengths(257)
+
+// canary is the value placed around test slices; a kernel that writes outside
+// its slices changes it.
+var canary = math.Float32frombits(0x7fc0dead)
+
+// slab returns a slice of length n at offset off into a larger slice whose other
+// elements are the canary, and a function that fails t if any canary changed.
+func slab(t *testing.T, n, off int) ([]float32, func()) {
+	const pad = 19
+	buf := make([]float32, off+n+pad)
+	for i := range buf {
+		buf[i] = canary
+	}
+	s := buf[off : off+n : off+n]
+	return s, func() {
+		t.Helper()
+		for i, v := range buf {
+			if (i < off || i >= off+n) && math.Float32bits(v) != math.Float32bits(canary) {
+				t.Fatalf("element %d outside the slice [%d, %d) was written: %v", i, off, off+n, v)
+			}
+		}
+	}
+}
+
+// fill sets s to random values in [−1, 1) scaled by 2^k for k in [−4, 4].
+func fill(rng *rand.Rand, s []float32) {
+	for i := range s {
+		s[i] = float32(rng.Float64()*2-1) * float32(math.Ldexp(1, rng.IntN(9)-4))
+	}
+}
+
+// specials are the values mixed into special-value tests.
+var specials = []float32{
+	float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)),
+	0, float32(math.Copysign(0, -1)),
+	math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32, 1e-40, -1e-40,
+	math.MaxFloat32, -math.MaxFloat32, 1e15, -1e15, 1, -1,
+}
+
+// sameSpecial reports whether a and b are both NaN, or equal with the same sign.
+func sameSpecial(a, b float32) bool {
+	if a != a || b != b {
+		return a != a && b != b
+	}
+	return a == b && math.Signbit(float64(a)) == math.Signbit(float64(b))
+}
+
+// isFinite reports whether v is neither NaN nor ±Inf.
+func isFinite(v float32) bool { return !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) }
+
+// ulps returns the distance between a and b in units in the last place, counting
+// the float32 values between them (±0 are 0 apart); NaN against anything but NaN
+// is MaxInt.
+func ulps(a, b float32) int64 {
+	if a != a || b != b {
+		if a != a && b != b {
+			return 0
+		}
+		return math.MaxInt64
+	}
+	ord := func(f float32) int64 {
+		b := int64(math.Float32bits(f))
+		if b&(1<<31) != 0 {
+			return -(b &^ (1 << 31))
+		}
+		return b
+	}
+	d := ord(a) - ord(b)
+	if d < 0 {
+		d = -d
+	}
+	return d
+}
+
+// dot64 returns Σ x[i]·y[i] in float64 and Σ|x[i]·y[i]|.
+func dot64(x, y []float32) (s, abs float64) {
+	for i := range x {
+		p := float64(x[i]) * float64(y[i])
+		s += p
+		abs += math.Abs(p)
+	}
+	return s, abs
+}
+
+// eta is the smallest positive subnormal float32: a product that underflows
+// is off by at most η/2, a term the γₙ bound (which assumes no underflow) lacks.
+const eta = 0x1p-149
+
+// checkDot fails t unless got is within γₙ·abs + n·η of exact (n products).
+func checkDot(t *testing.T, what string, got float32, exact, abs float64, n int) {
+	t.Helper()
+	if err, bound := math.Abs(float64(got)-exact), gamma(n)*abs+float64(n)*eta; !(err <= bound) {
+		t.Fatalf("%s = %v, want %v ± %.3g (error %.3g)", what, got, exact, bound, err)
+	}
+}
+
+// checkDotAny checks got = Σ x[i]·y[i] for any inputs: within the bound when
+// the inputs are finite, and the same special value as want (the fallback's)
+// otherwise. Sums that may overflow in some order but not another (Σ|x·y| near
+// MaxFloat32) have no order-free answer and are not checked.
+func checkDotAny(t *testing.T, what string, got, want float32, x, y []float32) {
+	t.Helper()
+	var finite float64
+	special := false
+	for i := range x {
+		if p := float64(x[i]) * float64(y[i]); isFinite(x[i]) && isFinite(y[i]) {
+			finite += math.Abs(p)
+		} else {
+			special = true
+		}
+	}
+	switch {
+	case finite > math.MaxFloat32/2:
+	case special:
+		if !sameSpecial(got, want) {
+			t.Fatalf("%s = %v, fallback %v", what, got, want)
+		}
+	default:
+		exact, abs := dot64(x, y)
+		checkDot(t, what, got, exact, abs, len(x))
+	}
+}
+
+// mustPanic fails t unless f panics with exactly the message want.
+func mustPanic(t *testing.T, want string, f func()) {
+	t.Helper()
+	defer func() {
+		t.Helper()
+		r := recover()
+		if r == nil {
+			t.Fatalf("no panic; want %q", want)
+		}
+		if msg, _ := r.(string); msg != want {
+			t.Fatalf("panic %q; want %q", r, want)
+		}
+	}()
+	f()
+}

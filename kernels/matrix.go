@@ -1,0 +1,48 @@
+package kernels
+
+// Matrix is a row-major view of a float32 matrix: element (i, j) is
+// Data[i*Stride+j]. Its layout is that of gonum's blas32.General, which
+// converts to Matrix directly: kernels.Matrix(g).
+//
+// A valid Matrix has Rows, Cols ≥ 0, Stride ≥ Cols when Rows > 1, and
+// len(Data) ≥ (Rows−1)·Stride + Cols when Rows, Cols > 0. Kernels touch only
+// the Rows×Cols elements, never the padding between rows or past the last one.
+type Matrix struct {
+	Rows, Cols int
+	Data       []float32
+	Stride     int
+}
+
+// Row returns row i as a slice of length Cols.
+func (m Matrix) Row(i int) []float32 {
+	if i < 0 || i >= m.Rows {
+		panicf("Matrix.Row: row %d out of range [0, %d)", i, m.Rows)
+	}
+	if m.Cols == 0 {
+		return nil
+	}
+	return m.Data[i*m.Stride : i*m.Stride+m.Cols : i*m.Stride+m.Cols]
+}
+
+// check panics unless m is a valid matrix; name is the argument's name in
+// kernel's message.
+func (m Matrix) check(kernel, name string) {
+	if m.Rows < 0 || m.Cols < 0 {
+		panicf("%s: %s is %d×%d: negative size", kernel, name, m.Rows, m.Cols)
+	}
+	if m.Rows == 0 || m.Cols == 0 {
+		return
+	}
+	if m.Rows > 1 && m.Stride < m.Cols {
+		panicf("%s: %s is %d×%d with stride %d < %d columns", kernel, name, m.Rows, m.Cols, m.Stride, m.Cols)
+	}
+	// need = (Rows−1)·Stride + Cols, computed without overflow.
+	if m.Rows > 1 && m.Stride > (maxInt-m.Cols)/(m.Rows-1) {
+		panicf("%s: %s is %d×%d with stride %d: size overflows int", kernel, name, m.Rows, m.Cols, m.Stride)
+	}
+	if need := (m.Rows-1)*m.Stride + m.Cols; len(m.Data) < need {
+		panicf("%s: %s is %d×%d with stride %d: len(%s.Data)=%d < %d", kernel, name, m.Rows, m.Cols, m.Stride, name, len(m.Data), need)
+	}
+}
+
+const maxInt = int(^uint(0) >> 1)

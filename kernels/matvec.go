@@ -1,0 +1,54 @@
+package kernels
+
+// MatVec sets dst = A·x. It panics unless len(dst) = a.Rows and len(x) = a.Cols.
+// dst must not overlap x or a.Data. Each dst[r] has the error bound of Dot.
+func MatVec(dst []float32, a Matrix, x []float32) {
+	a.check("MatVec", "a")
+	if len(dst) != a.Rows || len(x) != a.Cols {
+		panicf("MatVec: a is %d×%d but len(dst)=%d, len(x)=%d", a.Rows, a.Cols, len(dst), len(x))
+	}
+	if a.Cols == 0 {
+		clear(dst)
+		return
+	}
+	matVec(dst, a.Data, a.Stride, x)
+}
+
+// MatTVec sets dst += Aᵀ·x, the x-weighted sum of the rows of A: with A the
+// values and x the attention weights it builds the context vector. It panics
+// unless len(dst) = a.Cols and len(x) = a.Rows. dst must not overlap x or a.Data.
+// Each dst[c] is within γₙ₊₁·(|dst[c]| + Σᵣ|x[r]·A[r,c]|) of the exact result.
+func MatTVec(dst []float32, a Matrix, x []float32) {
+	a.check("MatTVec", "a")
+	if len(dst) != a.Cols || len(x) != a.Rows {
+		panicf("MatTVec: a is %d×%d but len(dst)=%d, len(x)=%d", a.Rows, a.Cols, len(dst), len(x))
+	}
+	if a.Rows == 0 || a.Cols == 0 {
+		return
+	}
+	matTVec(dst, a.Data, a.Stride, x)
+}
+
+// MatVecBatch sets each row b of dst to A·(row b of x), that is dst = x·Aᵀ: many
+// vectors against one matrix (several queries against one key matrix), reading
+// each element of A once for several vectors. It panics unless x is
+// batch×a.Cols and dst is batch×a.Rows. dst must not overlap x or a.
+func MatVecBatch(dst Matrix, a Matrix, x Matrix) {
+	a.check("MatVecBatch", "a")
+	x.check("MatVecBatch", "x")
+	dst.check("MatVecBatch", "dst")
+	if x.Cols != a.Cols || dst.Cols != a.Rows || dst.Rows != x.Rows {
+		panicf("MatVecBatch: a is %d×%d, x is %d×%d, dst is %d×%d; want x batch×%d and dst batch×%d",
+			a.Rows, a.Cols, x.Rows, x.Cols, dst.Rows, dst.Cols, a.Cols, a.Rows)
+	}
+	if dst.Rows == 0 || dst.Cols == 0 {
+		return
+	}
+	if a.Cols == 0 {
+		for b := 0; b < dst.Rows; b++ {
+			clear(dst.Row(b))
+		}
+		return
+	}
+	matVecBatch(dst.Data, dst.Stride, a.Data, a.Stride, x.Data, x.Stride, a.Rows, a.Cols, x.Rows)
+}
