@@ -34,7 +34,7 @@ define need
 		if [ -n "$(CI)" ]; then echo "FAIL: $(1) not installed (CI requires it)"; exit 1; fi; \
 		echo "SKIP: $(1) not installed; $(2) not run (apt-get install qemu-user)"; exit 0; \
 	fi; \
-	$(3)
+	echo '$(3)'; $(3)
 endef
 
 test-arm64:
