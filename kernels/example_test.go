@@ -1,0 +1,48 @@
+package kernels_test
+
+import (
+	"fmt"
+
+	"github.com/heedml/heed/kernels"
+)
+
+func ExampleDot() {
+	x := []float32{1, 2, 3}
+	y := []float32{4, 5, 6}
+	fmt.Println(kernels.Dot(x, y))
+	// Output: 32
+}
+
+func ExampleMatVec() {
+	// Three encoder states of size 2, one per row, scored against a query.
+	keys := kernels.Matrix{Rows: 3, Cols: 2, Stride: 2, Data: []float32{
+		1, 0,
+		0, 1,
+		1, 1,
+	}}
+	query := []float32{0.5, 2}
+	scores := make([]float32, 3)
+	kernels.MatVec(scores, keys, query)
+	fmt.Println(scores)
+	// Output: [0.5 2 2.5]
+}
+
+func ExampleSoftmax() {
+	scores := []float32{1, 2, 3, 4}
+	kernels.Softmax(scores, scores) // in place
+	fmt.Printf("%.4f\n", scores)
+	// Output: [0.0321 0.0871 0.2369 0.6439]
+}
+
+func ExampleMatTVec() {
+	// The context vector Σ α_s·h̄_s: the weighted sum of the rows.
+	values := kernels.Matrix{Rows: 2, Cols: 3, Stride: 3, Data: []float32{
+		1, 2, 3,
+		10, 20, 30,
+	}}
+	weights := []float32{0.75, 0.25}
+	context := make([]float32, 3)
+	kernels.MatTVec(context, values, weights)
+	fmt.Println(context)
+	// Output: [3.25 6.5 9.75]
+}
