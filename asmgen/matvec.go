@@ -12,6 +12,12 @@ func genMatVecFamily() {
 	for _, s := range isas {
 		genMatVec(s)
 	}
+	for _, s := range isas {
+		genMatTVec(s)
+	}
+	for _, s := range isas {
+		genMatVecBatch(s)
+	}
 }
 
 // matVecRows is the number of rows of A that share each load of x.

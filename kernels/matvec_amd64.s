@@ -341,3 +341,1058 @@ singleReduce:
 done:
 	VZEROUPPER
 	RET
+
+// func matTVecAVX2(dst []float32, a []float32, lda int, x []float32)
+// Requires: AVX, FMA3
+TEXT ·matTVecAVX2(SB), NOSPLIT, $0-80
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	SHLQ    $0x02, BX
+	MOVQ    x_base+56(FP), SI
+	MOVQ    x_len+64(FP), DI
+	MOVQ    CX, R8
+	ANDQ    $0x00000007, R8
+	JZ      lastDone
+	MOVQ    CX, R9
+	SUBQ    $0x00000008, R9
+	SHLQ    $0x02, R9
+	VMOVUPS (AX)(R9*1), Y0
+	LEAQ    (DX)(R9*1), R10
+	MOVQ    SI, R11
+	MOVQ    DI, R12
+
+lastRows:
+	VBROADCASTSS (R11), Y1
+	VFMADD231PS  (R10), Y1, Y0
+	ADDQ         BX, R10
+	ADDQ         $0x00000004, R11
+	DECQ         R12
+	JNZ          lastRows
+
+lastDone:
+	XORQ R10, R10
+	SHRQ $0x03, CX
+
+block8:
+	CMPQ    CX, $0x00000008
+	JB      block4
+	VMOVUPS (AX)(R10*1), Y1
+	VMOVUPS 32(AX)(R10*1), Y2
+	VMOVUPS 64(AX)(R10*1), Y3
+	VMOVUPS 96(AX)(R10*1), Y4
+	VMOVUPS 128(AX)(R10*1), Y5
+	VMOVUPS 160(AX)(R10*1), Y6
+	VMOVUPS 192(AX)(R10*1), Y7
+	VMOVUPS 224(AX)(R10*1), Y8
+	LEAQ    (DX)(R10*1), R11
+	MOVQ    SI, R12
+	MOVQ    DI, R13
+
+block8Rows:
+	VBROADCASTSS (R12), Y9
+	VFMADD231PS  (R11), Y9, Y1
+	VFMADD231PS  32(R11), Y9, Y2
+	VFMADD231PS  64(R11), Y9, Y3
+	VFMADD231PS  96(R11), Y9, Y4
+	VFMADD231PS  128(R11), Y9, Y5
+	VFMADD231PS  160(R11), Y9, Y6
+	VFMADD231PS  192(R11), Y9, Y7
+	VFMADD231PS  224(R11), Y9, Y8
+	ADDQ         BX, R11
+	ADDQ         $0x00000004, R12
+	DECQ         R13
+	JNZ          block8Rows
+	VMOVUPS      Y1, (AX)(R10*1)
+	VMOVUPS      Y2, 32(AX)(R10*1)
+	VMOVUPS      Y3, 64(AX)(R10*1)
+	VMOVUPS      Y4, 96(AX)(R10*1)
+	VMOVUPS      Y5, 128(AX)(R10*1)
+	VMOVUPS      Y6, 160(AX)(R10*1)
+	VMOVUPS      Y7, 192(AX)(R10*1)
+	VMOVUPS      Y8, 224(AX)(R10*1)
+	ADDQ         $0x00000100, R10
+	SUBQ         $0x00000008, CX
+	JMP          block8
+
+block4:
+	CMPQ    CX, $0x00000004
+	JB      block2
+	VMOVUPS (AX)(R10*1), Y1
+	VMOVUPS 32(AX)(R10*1), Y2
+	VMOVUPS 64(AX)(R10*1), Y3
+	VMOVUPS 96(AX)(R10*1), Y4
+	LEAQ    (DX)(R10*1), R11
+	MOVQ    SI, R12
+	MOVQ    DI, R13
+
+block4Rows:
+	VBROADCASTSS (R12), Y5
+	VFMADD231PS  (R11), Y5, Y1
+	VFMADD231PS  32(R11), Y5, Y2
+	VFMADD231PS  64(R11), Y5, Y3
+	VFMADD231PS  96(R11), Y5, Y4
+	ADDQ         BX, R11
+	ADDQ         $0x00000004, R12
+	DECQ         R13
+	JNZ          block4Rows
+	VMOVUPS      Y1, (AX)(R10*1)
+	VMOVUPS      Y2, 32(AX)(R10*1)
+	VMOVUPS      Y3, 64(AX)(R10*1)
+	VMOVUPS      Y4, 96(AX)(R10*1)
+	ADDQ         $0x00000080, R10
+	SUBQ         $0x00000004, CX
+
+block2:
+	CMPQ    CX, $0x00000002
+	JB      block1
+	VMOVUPS (AX)(R10*1), Y1
+	VMOVUPS 32(AX)(R10*1), Y2
+	LEAQ    (DX)(R10*1), R11
+	MOVQ    SI, R12
+	MOVQ    DI, R13
+
+block2Rows:
+	VBROADCASTSS (R12), Y3
+	VFMADD231PS  (R11), Y3, Y1
+	VFMADD231PS  32(R11), Y3, Y2
+	ADDQ         BX, R11
+	ADDQ         $0x00000004, R12
+	DECQ         R13
+	JNZ          block2Rows
+	VMOVUPS      Y1, (AX)(R10*1)
+	VMOVUPS      Y2, 32(AX)(R10*1)
+	ADDQ         $0x00000040, R10
+	SUBQ         $0x00000002, CX
+
+block1:
+	CMPQ    CX, $0x00000001
+	JB      tail
+	VMOVUPS (AX)(R10*1), Y1
+	LEAQ    (DX)(R10*1), DX
+	MOVQ    DI, DI
+
+block1Rows:
+	VBROADCASTSS (SI), Y2
+	VFMADD231PS  (DX), Y2, Y1
+	ADDQ         BX, DX
+	ADDQ         $0x00000004, SI
+	DECQ         DI
+	JNZ          block1Rows
+	VMOVUPS      Y1, (AX)(R10*1)
+	ADDQ         $0x00000020, R10
+	SUBQ         $0x00000001, CX
+
+tail:
+	TESTQ   R8, R8
+	JZ      done
+	VMOVUPS Y0, (AX)(R9*1)
+
+done:
+	VZEROUPPER
+	RET
+
+// func matTVecAVX512(dst []float32, a []float32, lda int, x []float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·matTVecAVX512(SB), NOSPLIT, $0-80
+	MOVQ  dst_base+0(FP), AX
+	MOVQ  dst_len+8(FP), CX
+	MOVQ  a_base+24(FP), DX
+	MOVQ  lda+48(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  x_base+56(FP), SI
+	MOVQ  x_len+64(FP), DI
+	MOVQ  CX, R8
+	ANDQ  $0x0000000f, R8
+	JZ    maskDone
+	MOVL  $0x0000ffff, R9
+	BZHIL R8, R9, R9
+	KMOVW R9, K1
+
+maskDone:
+	XORQ R9, R9
+	SHRQ $0x04, CX
+
+block8:
+	CMPQ    CX, $0x00000008
+	JB      block4
+	VMOVUPS (AX)(R9*1), Z0
+	VMOVUPS 64(AX)(R9*1), Z1
+	VMOVUPS 128(AX)(R9*1), Z2
+	VMOVUPS 192(AX)(R9*1), Z3
+	VMOVUPS 256(AX)(R9*1), Z4
+	VMOVUPS 320(AX)(R9*1), Z5
+	VMOVUPS 384(AX)(R9*1), Z6
+	VMOVUPS 448(AX)(R9*1), Z7
+	LEAQ    (DX)(R9*1), R10
+	MOVQ    SI, R11
+	MOVQ    DI, R12
+
+block8Rows:
+	VBROADCASTSS (R11), Z8
+	VFMADD231PS  (R10), Z8, Z0
+	VFMADD231PS  64(R10), Z8, Z1
+	VFMADD231PS  128(R10), Z8, Z2
+	VFMADD231PS  192(R10), Z8, Z3
+	VFMADD231PS  256(R10), Z8, Z4
+	VFMADD231PS  320(R10), Z8, Z5
+	VFMADD231PS  384(R10), Z8, Z6
+	VFMADD231PS  448(R10), Z8, Z7
+	ADDQ         BX, R10
+	ADDQ         $0x00000004, R11
+	DECQ         R12
+	JNZ          block8Rows
+	VMOVUPS      Z0, (AX)(R9*1)
+	VMOVUPS      Z1, 64(AX)(R9*1)
+	VMOVUPS      Z2, 128(AX)(R9*1)
+	VMOVUPS      Z3, 192(AX)(R9*1)
+	VMOVUPS      Z4, 256(AX)(R9*1)
+	VMOVUPS      Z5, 320(AX)(R9*1)
+	VMOVUPS      Z6, 384(AX)(R9*1)
+	VMOVUPS      Z7, 448(AX)(R9*1)
+	ADDQ         $0x00000200, R9
+	SUBQ         $0x00000008, CX
+	JMP          block8
+
+block4:
+	CMPQ    CX, $0x00000004
+	JB      block2
+	VMOVUPS (AX)(R9*1), Z0
+	VMOVUPS 64(AX)(R9*1), Z1
+	VMOVUPS 128(AX)(R9*1), Z2
+	VMOVUPS 192(AX)(R9*1), Z3
+	LEAQ    (DX)(R9*1), R10
+	MOVQ    SI, R11
+	MOVQ    DI, R12
+
+block4Rows:
+	VBROADCASTSS (R11), Z4
+	VFMADD231PS  (R10), Z4, Z0
+	VFMADD231PS  64(R10), Z4, Z1
+	VFMADD231PS  128(R10), Z4, Z2
+	VFMADD231PS  192(R10), Z4, Z3
+	ADDQ         BX, R10
+	ADDQ         $0x00000004, R11
+	DECQ         R12
+	JNZ          block4Rows
+	VMOVUPS      Z0, (AX)(R9*1)
+	VMOVUPS      Z1, 64(AX)(R9*1)
+	VMOVUPS      Z2, 128(AX)(R9*1)
+	VMOVUPS      Z3, 192(AX)(R9*1)
+	ADDQ         $0x00000100, R9
+	SUBQ         $0x00000004, CX
+
+block2:
+	CMPQ    CX, $0x00000002
+	JB      block1
+	VMOVUPS (AX)(R9*1), Z0
+	VMOVUPS 64(AX)(R9*1), Z1
+	LEAQ    (DX)(R9*1), R10
+	MOVQ    SI, R11
+	MOVQ    DI, R12
+
+block2Rows:
+	VBROADCASTSS (R11), Z2
+	VFMADD231PS  (R10), Z2, Z0
+	VFMADD231PS  64(R10), Z2, Z1
+	ADDQ         BX, R10
+	ADDQ         $0x00000004, R11
+	DECQ         R12
+	JNZ          block2Rows
+	VMOVUPS      Z0, (AX)(R9*1)
+	VMOVUPS      Z1, 64(AX)(R9*1)
+	ADDQ         $0x00000080, R9
+	SUBQ         $0x00000002, CX
+
+block1:
+	CMPQ    CX, $0x00000001
+	JB      tail
+	VMOVUPS (AX)(R9*1), Z0
+	LEAQ    (DX)(R9*1), R10
+	MOVQ    SI, R11
+	MOVQ    DI, R12
+
+block1Rows:
+	VBROADCASTSS (R11), Z1
+	VFMADD231PS  (R10), Z1, Z0
+	ADDQ         BX, R10
+	ADDQ         $0x00000004, R11
+	DECQ         R12
+	JNZ          block1Rows
+	VMOVUPS      Z0, (AX)(R9*1)
+	ADDQ         $0x00000040, R9
+	SUBQ         $0x00000001, CX
+
+tail:
+	TESTQ     R8, R8
+	JZ        done
+	VMOVUPS.Z (AX)(R9*1), K1, Z0
+	LEAQ      (DX)(R9*1), CX
+	MOVQ      SI, DX
+	MOVQ      DI, SI
+
+tailRows:
+	VBROADCASTSS (DX), Z1
+	VMOVUPS.Z    (CX), K1, Z2
+	VFMADD231PS  Z2, Z1, Z0
+	ADDQ         BX, CX
+	ADDQ         $0x00000004, DX
+	DECQ         SI
+	JNZ          tailRows
+	VMOVUPS      Z0, K1, (AX)(R9*1)
+
+done:
+	VZEROUPPER
+	RET
+
+// func matVecBatchAVX2(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int)
+// Requires: AVX, FMA3
+TEXT ·matVecBatchAVX2(SB), NOSPLIT, $16-120
+	MOVQ    cols+104(FP), AX
+	ANDQ    $0x00000007, AX
+	JZ      maskDone
+	LEAQ    tailmask<>+0(SB), CX
+	VMOVDQU (CX)(AX*4), Y0
+
+maskDone:
+	MOVQ x_base+64(FP), AX
+	MOVQ d_base+0(FP), CX
+	MOVQ batch+112(FP), DX
+	MOVQ DX, 8(SP)
+
+b2:
+	CMPQ 8(SP), $0x00000002
+	JB   b2End
+	MOVQ a_base+32(FP), DX
+	MOVQ CX, BX
+	MOVQ rows+96(FP), SI
+	MOVQ SI, (SP)
+
+b2r4:
+	CMPQ   (SP), $0x00000004
+	JB     b2r4End
+	MOVQ   lda+56(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(SI*1), R8
+	LEAQ   (R8)(SI*1), SI
+	MOVQ   ldx+88(FP), R9
+	SHLQ   $0x02, R9
+	LEAQ   (AX)(R9*1), R9
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	MOVQ   cols+104(FP), R11
+	XORQ   R10, R10
+	SHRQ   $0x03, R11
+	JZ     b2r4tTail
+
+b2r4tLoop:
+	VMOVUPS     (DX)(R10*1), Y9
+	VMOVUPS     (DI)(R10*1), Y10
+	VMOVUPS     (R8)(R10*1), Y11
+	VMOVUPS     (SI)(R10*1), Y12
+	VMOVUPS     (AX)(R10*1), Y13
+	VFMADD231PS Y9, Y13, Y1
+	VFMADD231PS Y10, Y13, Y3
+	VFMADD231PS Y11, Y13, Y5
+	VFMADD231PS Y12, Y13, Y7
+	VMOVUPS     (R9)(R10*1), Y13
+	VFMADD231PS Y9, Y13, Y2
+	VFMADD231PS Y10, Y13, Y4
+	VFMADD231PS Y11, Y13, Y6
+	VFMADD231PS Y12, Y13, Y8
+	ADDQ        $0x00000020, R10
+	DECQ        R11
+	JNZ         b2r4tLoop
+
+b2r4tTail:
+	MOVQ        cols+104(FP), R11
+	ANDQ        $0x00000007, R11
+	JZ          b2r4tReduce
+	LEAQ        -32(R10)(R11*4), R10
+	VMOVUPS     (DX)(R10*1), Y9
+	VANDPS      Y0, Y9, Y9
+	VMOVUPS     (DI)(R10*1), Y10
+	VANDPS      Y0, Y10, Y10
+	VMOVUPS     (R8)(R10*1), Y11
+	VANDPS      Y0, Y11, Y11
+	VMOVUPS     (SI)(R10*1), Y12
+	VANDPS      Y0, Y12, Y12
+	VMOVUPS     (AX)(R10*1), Y13
+	VANDPS      Y0, Y13, Y13
+	VFMADD231PS Y9, Y13, Y1
+	VFMADD231PS Y10, Y13, Y3
+	VFMADD231PS Y11, Y13, Y5
+	VFMADD231PS Y12, Y13, Y7
+	VMOVUPS     (R9)(R10*1), Y13
+	VANDPS      Y0, Y13, Y13
+	VFMADD231PS Y9, Y13, Y2
+	VFMADD231PS Y10, Y13, Y4
+	VFMADD231PS Y11, Y13, Y6
+	VFMADD231PS Y12, Y13, Y8
+
+b2r4tReduce:
+	MOVQ         BX, SI
+	MOVQ         ldd+24(FP), DI
+	SHLQ         $0x02, DI
+	VHADDPS      Y3, Y1, Y1
+	VHADDPS      Y7, Y5, Y5
+	VHADDPS      Y5, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X3
+	VADDPS       X3, X1, X1
+	VMOVUPS      X1, (SI)
+	ADDQ         DI, SI
+	VHADDPS      Y4, Y2, Y2
+	VHADDPS      Y8, Y6, Y6
+	VHADDPS      Y6, Y2, Y2
+	VEXTRACTF128 $0x01, Y2, X1
+	VADDPS       X1, X2, X2
+	VMOVUPS      X2, (SI)
+	MOVQ         lda+56(FP), SI
+	SHLQ         $0x04, SI
+	ADDQ         SI, DX
+	ADDQ         $0x00000010, BX
+	SUBQ         $0x00000004, (SP)
+	JMP          b2r4
+
+b2r4End:
+b2r1:
+	CMPQ   (SP), $0x00000001
+	JB     b2r1End
+	MOVQ   ldx+88(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (AX)(SI*1), SI
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	MOVQ   cols+104(FP), R8
+	XORQ   DI, DI
+	SHRQ   $0x03, R8
+	JZ     b2r1tTail
+
+b2r1tLoop:
+	VMOVUPS     (DX)(DI*1), Y3
+	VMOVUPS     (AX)(DI*1), Y4
+	VFMADD231PS Y3, Y4, Y1
+	VMOVUPS     (SI)(DI*1), Y4
+	VFMADD231PS Y3, Y4, Y2
+	ADDQ        $0x00000020, DI
+	DECQ        R8
+	JNZ         b2r1tLoop
+
+b2r1tTail:
+	MOVQ        cols+104(FP), R8
+	ANDQ        $0x00000007, R8
+	JZ          b2r1tReduce
+	LEAQ        -32(DI)(R8*4), DI
+	VMOVUPS     (DX)(DI*1), Y3
+	VANDPS      Y0, Y3, Y3
+	VMOVUPS     (AX)(DI*1), Y4
+	VANDPS      Y0, Y4, Y4
+	VFMADD231PS Y3, Y4, Y1
+	VMOVUPS     (SI)(DI*1), Y4
+	VANDPS      Y0, Y4, Y4
+	VFMADD231PS Y3, Y4, Y2
+
+b2r1tReduce:
+	MOVQ         BX, SI
+	MOVQ         ldd+24(FP), DI
+	SHLQ         $0x02, DI
+	VEXTRACTF128 $0x01, Y1, X3
+	VADDPS       X3, X1, X1
+	VMOVHLPS     X1, X1, X3
+	VADDPS       X3, X1, X1
+	VMOVSHDUP    X1, X3
+	VADDSS       X3, X1, X1
+	VMOVSS       X1, (SI)
+	ADDQ         DI, SI
+	VEXTRACTF128 $0x01, Y2, X1
+	VADDPS       X1, X2, X2
+	VMOVHLPS     X2, X2, X1
+	VADDPS       X1, X2, X2
+	VMOVSHDUP    X2, X1
+	VADDSS       X1, X2, X2
+	VMOVSS       X2, (SI)
+	MOVQ         lda+56(FP), SI
+	SHLQ         $0x02, SI
+	ADDQ         SI, DX
+	ADDQ         $0x00000004, BX
+	SUBQ         $0x00000001, (SP)
+	JMP          b2r1
+
+b2r1End:
+	MOVQ ldx+88(FP), DX
+	SHLQ $0x03, DX
+	ADDQ DX, AX
+	MOVQ ldd+24(FP), DX
+	SHLQ $0x03, DX
+	ADDQ DX, CX
+	SUBQ $0x00000002, 8(SP)
+	JMP  b2
+
+b2End:
+b1:
+	CMPQ 8(SP), $0x00000001
+	JB   b1End
+	MOVQ a_base+32(FP), DX
+	MOVQ CX, BX
+	MOVQ rows+96(FP), SI
+	MOVQ SI, (SP)
+
+b1r4:
+	CMPQ   (SP), $0x00000004
+	JB     b1r4End
+	MOVQ   lda+56(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(SI*1), R8
+	LEAQ   (R8)(SI*1), SI
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	MOVQ   cols+104(FP), R10
+	XORQ   R9, R9
+	SHRQ   $0x03, R10
+	JZ     b1r4tTail
+
+b1r4tLoop:
+	VMOVUPS     (DX)(R9*1), Y5
+	VMOVUPS     (DI)(R9*1), Y6
+	VMOVUPS     (R8)(R9*1), Y7
+	VMOVUPS     (SI)(R9*1), Y8
+	VMOVUPS     (AX)(R9*1), Y9
+	VFMADD231PS Y5, Y9, Y1
+	VFMADD231PS Y6, Y9, Y2
+	VFMADD231PS Y7, Y9, Y3
+	VFMADD231PS Y8, Y9, Y4
+	ADDQ        $0x00000020, R9
+	DECQ        R10
+	JNZ         b1r4tLoop
+
+b1r4tTail:
+	MOVQ        cols+104(FP), R10
+	ANDQ        $0x00000007, R10
+	JZ          b1r4tReduce
+	LEAQ        -32(R9)(R10*4), R9
+	VMOVUPS     (DX)(R9*1), Y5
+	VANDPS      Y0, Y5, Y5
+	VMOVUPS     (DI)(R9*1), Y6
+	VANDPS      Y0, Y6, Y6
+	VMOVUPS     (R8)(R9*1), Y7
+	VANDPS      Y0, Y7, Y7
+	VMOVUPS     (SI)(R9*1), Y8
+	VANDPS      Y0, Y8, Y8
+	VMOVUPS     (AX)(R9*1), Y9
+	VANDPS      Y0, Y9, Y9
+	VFMADD231PS Y5, Y9, Y1
+	VFMADD231PS Y6, Y9, Y2
+	VFMADD231PS Y7, Y9, Y3
+	VFMADD231PS Y8, Y9, Y4
+
+b1r4tReduce:
+	MOVQ         BX, SI
+	VHADDPS      Y2, Y1, Y1
+	VHADDPS      Y4, Y3, Y3
+	VHADDPS      Y3, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDPS       X2, X1, X1
+	VMOVUPS      X1, (SI)
+	MOVQ         lda+56(FP), SI
+	SHLQ         $0x04, SI
+	ADDQ         SI, DX
+	ADDQ         $0x00000010, BX
+	SUBQ         $0x00000004, (SP)
+	JMP          b1r4
+
+b1r4End:
+b1r1:
+	CMPQ   (SP), $0x00000001
+	JB     b1r1End
+	VXORPS Y1, Y1, Y1
+	MOVQ   cols+104(FP), DI
+	XORQ   SI, SI
+	SHRQ   $0x03, DI
+	JZ     b1r1tTail
+
+b1r1tLoop:
+	VMOVUPS     (DX)(SI*1), Y2
+	VMOVUPS     (AX)(SI*1), Y3
+	VFMADD231PS Y2, Y3, Y1
+	ADDQ        $0x00000020, SI
+	DECQ        DI
+	JNZ         b1r1tLoop
+
+b1r1tTail:
+	MOVQ        cols+104(FP), DI
+	ANDQ        $0x00000007, DI
+	JZ          b1r1tReduce
+	LEAQ        -32(SI)(DI*4), SI
+	VMOVUPS     (DX)(SI*1), Y2
+	VANDPS      Y0, Y2, Y2
+	VMOVUPS     (AX)(SI*1), Y3
+	VANDPS      Y0, Y3, Y3
+	VFMADD231PS Y2, Y3, Y1
+
+b1r1tReduce:
+	MOVQ         BX, SI
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDPS       X2, X1, X1
+	VMOVHLPS     X1, X1, X2
+	VADDPS       X2, X1, X1
+	VMOVSHDUP    X1, X2
+	VADDSS       X2, X1, X1
+	VMOVSS       X1, (SI)
+	MOVQ         lda+56(FP), SI
+	SHLQ         $0x02, SI
+	ADDQ         SI, DX
+	ADDQ         $0x00000004, BX
+	SUBQ         $0x00000001, (SP)
+	JMP          b1r1
+
+b1r1End:
+	MOVQ ldx+88(FP), DX
+	SHLQ $0x02, DX
+	ADDQ DX, AX
+	MOVQ ldd+24(FP), DX
+	SHLQ $0x02, DX
+	ADDQ DX, CX
+	SUBQ $0x00000001, 8(SP)
+	JMP  b1
+
+b1End:
+	VZEROUPPER
+	RET
+
+// func matVecBatchAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·matVecBatchAVX512(SB), NOSPLIT, $16-120
+	MOVQ  cols+104(FP), AX
+	ANDQ  $0x0000000f, AX
+	JZ    maskDone
+	MOVL  $0x0000ffff, CX
+	BZHIL AX, CX, CX
+	KMOVW CX, K1
+
+maskDone:
+	MOVQ x_base+64(FP), AX
+	MOVQ d_base+0(FP), CX
+	MOVQ batch+112(FP), DX
+	MOVQ DX, 8(SP)
+
+b4:
+	CMPQ 8(SP), $0x00000004
+	JB   b4End
+	MOVQ a_base+32(FP), DX
+	MOVQ CX, BX
+	MOVQ rows+96(FP), SI
+	MOVQ SI, (SP)
+
+b4r4:
+	CMPQ   (SP), $0x00000004
+	JB     b4r4End
+	MOVQ   lda+56(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(SI*1), R8
+	LEAQ   (R8)(SI*1), SI
+	MOVQ   ldx+88(FP), R9
+	SHLQ   $0x02, R9
+	LEAQ   (AX)(R9*1), R10
+	LEAQ   (R10)(R9*1), R11
+	LEAQ   (R11)(R9*1), R9
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	VXORPS Z15, Z15, Z15
+	MOVQ   cols+104(FP), R13
+	XORQ   R12, R12
+	SHRQ   $0x04, R13
+	JZ     b4r4tTail
+
+b4r4tLoop:
+	VMOVUPS     (DX)(R12*1), Z16
+	VMOVUPS     (DI)(R12*1), Z17
+	VMOVUPS     (R8)(R12*1), Z18
+	VMOVUPS     (SI)(R12*1), Z19
+	VMOVUPS     (AX)(R12*1), Z20
+	VFMADD231PS Z16, Z20, Z0
+	VFMADD231PS Z17, Z20, Z4
+	VFMADD231PS Z18, Z20, Z8
+	VFMADD231PS Z19, Z20, Z12
+	VMOVUPS     (R10)(R12*1), Z20
+	VFMADD231PS Z16, Z20, Z1
+	VFMADD231PS Z17, Z20, Z5
+	VFMADD231PS Z18, Z20, Z9
+	VFMADD231PS Z19, Z20, Z13
+	VMOVUPS     (R11)(R12*1), Z20
+	VFMADD231PS Z16, Z20, Z2
+	VFMADD231PS Z17, Z20, Z6
+	VFMADD231PS Z18, Z20, Z10
+	VFMADD231PS Z19, Z20, Z14
+	VMOVUPS     (R9)(R12*1), Z20
+	VFMADD231PS Z16, Z20, Z3
+	VFMADD231PS Z17, Z20, Z7
+	VFMADD231PS Z18, Z20, Z11
+	VFMADD231PS Z19, Z20, Z15
+	ADDQ        $0x00000040, R12
+	DECQ        R13
+	JNZ         b4r4tLoop
+
+b4r4tTail:
+	MOVQ        cols+104(FP), R13
+	ANDQ        $0x0000000f, R13
+	JZ          b4r4tReduce
+	VMOVUPS.Z   (DX)(R12*1), K1, Z16
+	VMOVUPS.Z   (DI)(R12*1), K1, Z17
+	VMOVUPS.Z   (R8)(R12*1), K1, Z18
+	VMOVUPS.Z   (SI)(R12*1), K1, Z19
+	VMOVUPS.Z   (AX)(R12*1), K1, Z20
+	VFMADD231PS Z16, Z20, Z0
+	VFMADD231PS Z17, Z20, Z4
+	VFMADD231PS Z18, Z20, Z8
+	VFMADD231PS Z19, Z20, Z12
+	VMOVUPS.Z   (R10)(R12*1), K1, Z20
+	VFMADD231PS Z16, Z20, Z1
+	VFMADD231PS Z17, Z20, Z5
+	VFMADD231PS Z18, Z20, Z9
+	VFMADD231PS Z19, Z20, Z13
+	VMOVUPS.Z   (R11)(R12*1), K1, Z20
+	VFMADD231PS Z16, Z20, Z2
+	VFMADD231PS Z17, Z20, Z6
+	VFMADD231PS Z18, Z20, Z10
+	VFMADD231PS Z19, Z20, Z14
+	VMOVUPS.Z   (R9)(R12*1), K1, Z20
+	VFMADD231PS Z16, Z20, Z3
+	VFMADD231PS Z17, Z20, Z7
+	VFMADD231PS Z18, Z20, Z11
+	VFMADD231PS Z19, Z20, Z15
+
+b4r4tReduce:
+	MOVQ          BX, SI
+	MOVQ          ldd+24(FP), DI
+	SHLQ          $0x02, DI
+	VEXTRACTF64X4 $0x01, Z0, Y16
+	VADDPS        Y16, Y0, Y0
+	VEXTRACTF64X4 $0x01, Z4, Y16
+	VADDPS        Y16, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z8, Y16
+	VADDPS        Y16, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z12, Y16
+	VADDPS        Y16, Y12, Y12
+	VHADDPS       Y4, Y0, Y0
+	VHADDPS       Y12, Y8, Y8
+	VHADDPS       Y8, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X4
+	VADDPS        X4, X0, X0
+	VMOVUPS       X0, (SI)
+	ADDQ          DI, SI
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y1
+	VEXTRACTF64X4 $0x01, Z5, Y0
+	VADDPS        Y0, Y5, Y5
+	VEXTRACTF64X4 $0x01, Z9, Y0
+	VADDPS        Y0, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z13, Y0
+	VADDPS        Y0, Y13, Y13
+	VHADDPS       Y5, Y1, Y1
+	VHADDPS       Y13, Y9, Y9
+	VHADDPS       Y9, Y1, Y1
+	VEXTRACTF128  $0x01, Y1, X0
+	VADDPS        X0, X1, X1
+	VMOVUPS       X1, (SI)
+	ADDQ          DI, SI
+	VEXTRACTF64X4 $0x01, Z2, Y0
+	VADDPS        Y0, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z6, Y0
+	VADDPS        Y0, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z10, Y0
+	VADDPS        Y0, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z14, Y0
+	VADDPS        Y0, Y14, Y14
+	VHADDPS       Y6, Y2, Y2
+	VHADDPS       Y14, Y10, Y10
+	VHADDPS       Y10, Y2, Y2
+	VEXTRACTF128  $0x01, Y2, X0
+	VADDPS        X0, X2, X2
+	VMOVUPS       X2, (SI)
+	ADDQ          DI, SI
+	VEXTRACTF64X4 $0x01, Z3, Y0
+	VADDPS        Y0, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z7, Y0
+	VADDPS        Y0, Y7, Y7
+	VEXTRACTF64X4 $0x01, Z11, Y0
+	VADDPS        Y0, Y11, Y11
+	VEXTRACTF64X4 $0x01, Z15, Y0
+	VADDPS        Y0, Y15, Y15
+	VHADDPS       Y7, Y3, Y3
+	VHADDPS       Y15, Y11, Y11
+	VHADDPS       Y11, Y3, Y3
+	VEXTRACTF128  $0x01, Y3, X0
+	VADDPS        X0, X3, X3
+	VMOVUPS       X3, (SI)
+	MOVQ          lda+56(FP), SI
+	SHLQ          $0x04, SI
+	ADDQ          SI, DX
+	ADDQ          $0x00000010, BX
+	SUBQ          $0x00000004, (SP)
+	JMP           b4r4
+
+b4r4End:
+b4r1:
+	CMPQ   (SP), $0x00000001
+	JB     b4r1End
+	MOVQ   ldx+88(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (AX)(SI*1), DI
+	LEAQ   (DI)(SI*1), R8
+	LEAQ   (R8)(SI*1), SI
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	MOVQ   cols+104(FP), R10
+	XORQ   R9, R9
+	SHRQ   $0x04, R10
+	JZ     b4r1tTail
+
+b4r1tLoop:
+	VMOVUPS     (DX)(R9*1), Z4
+	VMOVUPS     (AX)(R9*1), Z5
+	VFMADD231PS Z4, Z5, Z0
+	VMOVUPS     (DI)(R9*1), Z5
+	VFMADD231PS Z4, Z5, Z1
+	VMOVUPS     (R8)(R9*1), Z5
+	VFMADD231PS Z4, Z5, Z2
+	VMOVUPS     (SI)(R9*1), Z5
+	VFMADD231PS Z4, Z5, Z3
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         b4r1tLoop
+
+b4r1tTail:
+	MOVQ        cols+104(FP), R10
+	ANDQ        $0x0000000f, R10
+	JZ          b4r1tReduce
+	VMOVUPS.Z   (DX)(R9*1), K1, Z4
+	VMOVUPS.Z   (AX)(R9*1), K1, Z5
+	VFMADD231PS Z4, Z5, Z0
+	VMOVUPS.Z   (DI)(R9*1), K1, Z5
+	VFMADD231PS Z4, Z5, Z1
+	VMOVUPS.Z   (R8)(R9*1), K1, Z5
+	VFMADD231PS Z4, Z5, Z2
+	VMOVUPS.Z   (SI)(R9*1), K1, Z5
+	VFMADD231PS Z4, Z5, Z3
+
+b4r1tReduce:
+	MOVQ          BX, SI
+	MOVQ          ldd+24(FP), DI
+	SHLQ          $0x02, DI
+	VEXTRACTF64X4 $0x01, Z0, Y4
+	VADDPS        Y4, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X4
+	VADDPS        X4, X0, X0
+	VMOVHLPS      X0, X0, X4
+	VADDPS        X4, X0, X0
+	VMOVSHDUP     X0, X4
+	VADDSS        X4, X0, X0
+	VMOVSS        X0, (SI)
+	ADDQ          DI, SI
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y1
+	VEXTRACTF128  $0x01, Y1, X0
+	VADDPS        X0, X1, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
+	VMOVSS        X1, (SI)
+	ADDQ          DI, SI
+	VEXTRACTF64X4 $0x01, Z2, Y0
+	VADDPS        Y0, Y2, Y2
+	VEXTRACTF128  $0x01, Y2, X0
+	VADDPS        X0, X2, X2
+	VMOVHLPS      X2, X2, X0
+	VADDPS        X0, X2, X2
+	VMOVSHDUP     X2, X0
+	VADDSS        X0, X2, X2
+	VMOVSS        X2, (SI)
+	ADDQ          DI, SI
+	VEXTRACTF64X4 $0x01, Z3, Y0
+	VADDPS        Y0, Y3, Y3
+	VEXTRACTF128  $0x01, Y3, X0
+	VADDPS        X0, X3, X3
+	VMOVHLPS      X3, X3, X0
+	VADDPS        X0, X3, X3
+	VMOVSHDUP     X3, X0
+	VADDSS        X0, X3, X3
+	VMOVSS        X3, (SI)
+	MOVQ          lda+56(FP), SI
+	SHLQ          $0x02, SI
+	ADDQ          SI, DX
+	ADDQ          $0x00000004, BX
+	SUBQ          $0x00000001, (SP)
+	JMP           b4r1
+
+b4r1End:
+	MOVQ ldx+88(FP), DX
+	SHLQ $0x04, DX
+	ADDQ DX, AX
+	MOVQ ldd+24(FP), DX
+	SHLQ $0x04, DX
+	ADDQ DX, CX
+	SUBQ $0x00000004, 8(SP)
+	JMP  b4
+
+b4End:
+b1:
+	CMPQ 8(SP), $0x00000001
+	JB   b1End
+	MOVQ a_base+32(FP), DX
+	MOVQ CX, BX
+	MOVQ rows+96(FP), SI
+	MOVQ SI, (SP)
+
+b1r4:
+	CMPQ   (SP), $0x00000004
+	JB     b1r4End
+	MOVQ   lda+56(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(SI*1), R8
+	LEAQ   (R8)(SI*1), SI
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	MOVQ   cols+104(FP), R10
+	XORQ   R9, R9
+	SHRQ   $0x04, R10
+	JZ     b1r4tTail
+
+b1r4tLoop:
+	VMOVUPS     (DX)(R9*1), Z4
+	VMOVUPS     (DI)(R9*1), Z5
+	VMOVUPS     (R8)(R9*1), Z6
+	VMOVUPS     (SI)(R9*1), Z7
+	VMOVUPS     (AX)(R9*1), Z8
+	VFMADD231PS Z4, Z8, Z0
+	VFMADD231PS Z5, Z8, Z1
+	VFMADD231PS Z6, Z8, Z2
+	VFMADD231PS Z7, Z8, Z3
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         b1r4tLoop
+
+b1r4tTail:
+	MOVQ        cols+104(FP), R10
+	ANDQ        $0x0000000f, R10
+	JZ          b1r4tReduce
+	VMOVUPS.Z   (DX)(R9*1), K1, Z4
+	VMOVUPS.Z   (DI)(R9*1), K1, Z5
+	VMOVUPS.Z   (R8)(R9*1), K1, Z6
+	VMOVUPS.Z   (SI)(R9*1), K1, Z7
+	VMOVUPS.Z   (AX)(R9*1), K1, Z8
+	VFMADD231PS Z4, Z8, Z0
+	VFMADD231PS Z5, Z8, Z1
+	VFMADD231PS Z6, Z8, Z2
+	VFMADD231PS Z7, Z8, Z3
+
+b1r4tReduce:
+	MOVQ          BX, SI
+	VEXTRACTF64X4 $0x01, Z0, Y4
+	VADDPS        Y4, Y0, Y0
+	VEXTRACTF64X4 $0x01, Z1, Y4
+	VADDPS        Y4, Y1, Y1
+	VEXTRACTF64X4 $0x01, Z2, Y4
+	VADDPS        Y4, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z3, Y4
+	VADDPS        Y4, Y3, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (SI)
+	MOVQ          lda+56(FP), SI
+	SHLQ          $0x04, SI
+	ADDQ          SI, DX
+	ADDQ          $0x00000010, BX
+	SUBQ          $0x00000004, (SP)
+	JMP           b1r4
+
+b1r4End:
+b1r1:
+	CMPQ   (SP), $0x00000001
+	JB     b1r1End
+	VXORPS Z0, Z0, Z0
+	MOVQ   cols+104(FP), DI
+	XORQ   SI, SI
+	SHRQ   $0x04, DI
+	JZ     b1r1tTail
+
+b1r1tLoop:
+	VMOVUPS     (DX)(SI*1), Z1
+	VMOVUPS     (AX)(SI*1), Z2
+	VFMADD231PS Z1, Z2, Z0
+	ADDQ        $0x00000040, SI
+	DECQ        DI
+	JNZ         b1r1tLoop
+
+b1r1tTail:
+	MOVQ        cols+104(FP), DI
+	ANDQ        $0x0000000f, DI
+	JZ          b1r1tReduce
+	VMOVUPS.Z   (DX)(SI*1), K1, Z1
+	VMOVUPS.Z   (AX)(SI*1), K1, Z2
+	VFMADD231PS Z1, Z2, Z0
+
+b1r1tReduce:
+	MOVQ          BX, SI
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVHLPS      X0, X0, X1
+	VADDPS        X1, X0, X0
+	VMOVSHDUP     X0, X1
+	VADDSS        X1, X0, X0
+	VMOVSS        X0, (SI)
+	MOVQ          lda+56(FP), SI
+	SHLQ          $0x02, SI
+	ADDQ          SI, DX
+	ADDQ          $0x00000004, BX
+	SUBQ          $0x00000001, (SP)
+	JMP           b1r1
+
+b1r1End:
+	MOVQ ldx+88(FP), DX
+	SHLQ $0x02, DX
+	ADDQ DX, AX
+	MOVQ ldd+24(FP), DX
+	SHLQ $0x02, DX
+	ADDQ DX, CX
+	SUBQ $0x00000001, 8(SP)
+	JMP  b1
+
+b1End:
+	VZEROUPPER
+	RET

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"fmt"
+	"math/bits"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// batchTile returns the register tile of matVecBatch on s: rows of A × vectors
+// of X, one accumulator each. Each column step loads rows+vectors vectors for
+// rows·vectors FMAs, so loads never outnumber FMAs, and the accumulators cover
+// the FMA latency (AVX2: 8 chains for 2 FMAs per cycle × 4 cycles).
+func batchTile(s *isa) (rows, vectors int) {
+	if s.wide {
+		return 4, 4 // 16 accumulators + 4 + 1 of 32 registers
+	}
+	return 4, 2 // 8 accumulators + 4 + 1 + the tail mask of 16 registers
+}
+
+// genMatVecBatch emits matVecBatch<ISA>(d, ldd, a, lda, x, ldx, rows, cols,
+// batch): D = X·Aᵀ for the rows×cols matrix A, batch×cols X and batch×rows D
+// (strides in elements). A tile of R rows of A × B rows of X is computed in
+// R·B accumulators, each element of A loaded once per B vectors; leftover rows
+// and vectors take 1-wide tiles. The AVX2 kernel needs cols ≥ 8.
+func genMatVecBatch(s *isa) {
+	TEXT(s.name("matVecBatch"), NOSPLIT, "func(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int)")
+	Doc(s.name("matVecBatch") + " sets D = X·Aᵀ for the rows×cols A, batch×cols X and batch×rows D.")
+	R, B := batchTile(s)
+	rowsLeft, batchLeft := AllocLocal(8), AllocLocal(8)
+
+	var t tail
+	rem := load(Param("cols"))
+	ANDQ(U32(s.lanes-1), rem)
+	JZ(LabelRef("maskDone"))
+	t = s.tailMask(rem)
+	Label("maskDone")
+
+	// stride loads the stride argument name in bytes, times 2^shift.
+	stride := func(name string, shift int) GPVirtual {
+		r := load(Param(name))
+		SHLQ(U8(2+shift), r)
+		return r
+	}
+
+	// tile emits D[b..b+nb, r..r+nr] for the A rows at ap, X rows at xp and
+	// D element at dp.
+	tile := func(pfx string, nr, nb int, ap, xp, dp GPVirtual) {
+		ar, xr := []GPVirtual{ap}, []GPVirtual{xp}
+		if nr > 1 {
+			ldaB := stride("lda", 0)
+			for len(ar) < nr {
+				r := GP64()
+				LEAQ(Mem{Base: ar[len(ar)-1], Index: ldaB, Scale: 1}, r)
+				ar = append(ar, r)
+			}
+		}
+		if nb > 1 {
+			ldxB := stride("ldx", 0)
+			for len(xr) < nb {
+				r := GP64()
+				LEAQ(Mem{Base: xr[len(xr)-1], Index: ldxB, Scale: 1}, r)
+				xr = append(xr, r)
+			}
+		}
+		acc := make([][]VecVirtual, nr)
+		for i := range acc {
+			acc[i] = make([]VecVirtual, nb)
+			for j := range acc[i] {
+				acc[i][j] = s.vec()
+				s.zero(acc[i][j])
+			}
+		}
+		av := make([]VecVirtual, nr)
+		for i := range av {
+			av[i] = s.vec()
+		}
+		off, cnt := GP64(), load(Param("cols"))
+		XORQ(off, off)
+		SHRQ(U8(bits.TrailingZeros(uint(s.lanes))), cnt)
+		JZ(LabelRef(pfx + "Tail"))
+		Label(pfx + "Loop")
+		for i := range ar {
+			VMOVUPS(Mem{Base: ar[i], Index: off, Scale: 1}, av[i])
+		}
+		for j := range xr {
+			xv := s.vec()
+			VMOVUPS(Mem{Base: xr[j], Index: off, Scale: 1}, xv)
+			for i := range ar {
+				VFMADD231PS(av[i], xv, acc[i][j])
+			}
+		}
+		ADDQ(U32(s.bytes()), off)
+		DECQ(cnt)
+		JNZ(LabelRef(pfx + "Loop"))
+
+		Label(pfx + "Tail")
+		rem := load(Param("cols"))
+		ANDQ(U32(s.lanes-1), rem)
+		JZ(LabelRef(pfx + "Reduce"))
+		toff := s.tailOffset(off, rem)
+		for i := range ar {
+			s.loadTailAt(Mem{Base: ar[i], Index: toff, Scale: 1}, t, av[i])
+		}
+		for j := range xr {
+			xv := s.vec()
+			s.loadTailAt(Mem{Base: xr[j], Index: toff, Scale: 1}, t, xv)
+			for i := range ar {
+				VFMADD231PS(av[i], xv, acc[i][j])
+			}
+		}
+
+		Label(pfx + "Reduce")
+		q := GP64()
+		MOVQ(dp, q)
+		var lddB GPVirtual
+		if nb > 1 {
+			lddB = stride("ldd", 0)
+		}
+		for j := 0; j < nb; j++ {
+			if nr == 4 {
+				VMOVUPS(s.hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]), Mem{Base: q})
+			} else {
+				VMOVSS(s.hsum(acc[0][j]), Mem{Base: q})
+			}
+			if j+1 < nb {
+				ADDQ(lddB, q)
+			}
+		}
+	}
+
+	xp, dBlk := load(Param("x").Base()), load(Param("d").Base())
+	bl := load(Param("batch"))
+	MOVQ(bl, batchLeft)
+	for _, nb := range []int{B, 1} {
+		pfx := fmt.Sprintf("b%d", nb)
+		Label(pfx)
+		CMPQ(batchLeft, U32(nb))
+		JB(LabelRef(pfx + "End"))
+		ap, dp := load(Param("a").Base()), GP64()
+		MOVQ(dBlk, dp)
+		rl := load(Param("rows"))
+		MOVQ(rl, rowsLeft)
+		for _, nr := range []int{R, 1} {
+			rp := fmt.Sprintf("%sr%d", pfx, nr)
+			Label(rp)
+			CMPQ(rowsLeft, U32(nr))
+			JB(LabelRef(rp + "End"))
+			tile(rp+"t", nr, nb, ap, xp, dp)
+			ADDQ(stride("lda", bits.TrailingZeros(uint(nr))), ap)
+			ADDQ(U32(4*nr), dp)
+			SUBQ(U32(nr), rowsLeft)
+			JMP(LabelRef(rp))
+			Label(rp + "End")
+		}
+		ADDQ(stride("ldx", bits.TrailingZeros(uint(nb))), xp)
+		ADDQ(stride("ldd", bits.TrailingZeros(uint(nb))), dBlk)
+		SUBQ(U32(nb), batchLeft)
+		JMP(LabelRef(pfx))
+		Label(pfx + "End")
+	}
+	VZEROUPPER()
+	RET()
+}
