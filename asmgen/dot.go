@@ -45,6 +45,10 @@ func genDot(s *isa) {
 
 // dotBody emits the dot product of n floats at x and y into acc, advancing both
 // pointers and consuming n. For AVX2 n must be at least one vector.
+//
+// The count-down loop keeps dotUnroll FMA chains; at two loads per FMA the
+// loop runs at the L1 load bandwidth on both ISAs (Zen 4 loads 2×256 bits per
+// cycle, one 512-bit vector or two 256-bit ones).
 func dotBody(s *isa, x, y, n GPVirtual, acc VecVirtual) {
 	accs := []VecVirtual{acc}
 	for len(accs) < dotUnroll {
@@ -53,34 +57,11 @@ func dotBody(s *isa, x, y, n GPVirtual, acc VecVirtual) {
 	for _, a := range accs {
 		s.zero(a)
 	}
-	block := dotUnroll * s.lanes
-
-	Label("dotBlock")
-	CMPQ(n, U32(block))
-	JB(LabelRef("dotVector"))
-	for i, a := range accs {
+	s.stream("dot", n, []GPVirtual{x, y}, dotUnroll, func(j, d int, _ bool) {
 		v := s.vec()
-		VMOVUPS(Mem{Base: x, Disp: i * s.bytes()}, v)
-		VFMADD231PS(Mem{Base: y, Disp: i * s.bytes()}, v, a)
-	}
-	ADDQ(U32(block*4), x)
-	ADDQ(U32(block*4), y)
-	SUBQ(U32(block), n)
-	JMP(LabelRef("dotBlock"))
-
-	Label("dotVector")
-	CMPQ(n, U32(s.lanes))
-	JB(LabelRef("dotTail"))
-	v := s.vec()
-	VMOVUPS(Mem{Base: x}, v)
-	VFMADD231PS(Mem{Base: y}, v, accs[0])
-	ADDQ(U32(s.bytes()), x)
-	ADDQ(U32(s.bytes()), y)
-	SUBQ(U32(s.lanes), n)
-	JMP(LabelRef("dotVector"))
-
-	Label("dotTail")
-	TESTQ(n, n)
+		VMOVUPS(Mem{Base: x, Disp: d}, v)
+		VFMADD231PS(Mem{Base: y, Disp: d}, v, accs[j])
+	})
 	JZ(LabelRef("dotReduce"))
 	t := s.tailMask(n)
 	vx, vy := s.vec(), s.vec()

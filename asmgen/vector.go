@@ -125,17 +125,14 @@ func genSum(s *isa) {
 	}
 }
 
-// rangeMax is the VRANGEPS immediate for a maximum that propagates NaN and
-// orders −0 below +0 (imm8[1:0] = max, imm8[3:2] = sign of the compare result).
-const rangeMax = 0b0101
-
 // genMax emits max<ISA>(x []float32) float32 with the contract of fallback.Max:
 // −Inf for an empty slice, NaN if any element is NaN, +0 over −0.
 //
-// AVX-512 uses VRANGEPS, which does exactly that per lane. AVX2's VMAXPS
-// returns its second source when either is NaN or both are zeros, so the AVX2
-// kernel also ORs an unordered compare of each pair of vectors into a NaN flag,
-// and when the maximum is a zero rescans x for a +0.
+// VMAXPS returns its second source when either is NaN or both are zeros, so
+// the kernel also ORs an unordered compare of each pair of vectors into a NaN
+// flag, and when the maximum is a zero rescans x for a +0. (AVX-512's VRANGEPS
+// orders −0 below +0 but drops quiet NaNs too, and on Zen 4 it halves the
+// throughput of the loop.)
 func genMax(s *isa) {
 	TEXT(s.name("max"), NOSPLIT, "func(x []float32) float32")
 	Doc(s.name("max") + " returns the largest element of x (see fallback.Max).")
@@ -158,13 +155,7 @@ func genMax(s *isa) {
 		accs[i] = s.vec()
 		VMOVAPS(accs[0], accs[i])
 	}
-	maxOp := func(src, acc VecVirtual) {
-		if s.wide {
-			VRANGEPS(U8(rangeMax), src, acc, acc)
-		} else {
-			VMAXPS(src, acc, acc)
-		}
-	}
+	maxOp := func(src, acc VecVirtual) { VMAXPS(src, acc, acc) }
 	// unord ORs into the NaN flag the lanes where a or b is NaN.
 	// nanTest sets ZF unless the flag has a lane set.
 	var unord func(a, b VecVirtual)
@@ -227,27 +218,6 @@ func genMax(s *isa) {
 	m := s.hmax(accs[0], maxOp)
 	nanTest()
 	JNZ(LabelRef("isNaN"))
-	if s.wide {
-		Store(m, ReturnIndex(0))
-		VZEROUPPER()
-		RET()
-	} else {
-		JMP(LabelRef("avx2Result"))
-	}
-
-	Label("isNaN")
-	q, qx := GP32(), XMM()
-	MOVL(U32(0x7fc00000), q)
-	VMOVD(q, qx)
-	Store(qx, ReturnIndex(0))
-	VZEROUPPER()
-	RET()
-	if s.wide {
-		return
-	}
-
-	// AVX2: a zero maximum needs the sign fixed.
-	Label("avx2Result")
 	z := XMM()
 	VXORPS(z, z, z)
 	VUCOMISS(z, m)
@@ -256,28 +226,72 @@ func genMax(s *isa) {
 	VZEROUPPER()
 	RET()
 
+	Label("isNaN")
+	q, qx := GP32(), XMM()
+	MOVL(U32(0x7fc00000), q)
+	VMOVD(q, qx)
+	Store(qx, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+
 	// The maximum is ±0, so every element is ≤ 0: it is +0 if any element's
-	// bits are all zero. The last full vector covers the tail (x has ≥ 8).
+	// bits are all zero.
 	Label("zero")
-	found, zv := s.vec(), s.vec()
-	s.zero(found)
+	zv := s.vec()
 	s.zero(zv)
-	p, end := GP64(), GP64()
+	var found VecVirtual
+	var foundK OpmaskVirtual
+	// isZero ORs into found the lanes of v that are +0; m masks them for AVX-512.
+	isZero := func(v Op, k OpmaskVirtual) {
+		if s.wide {
+			c := K()
+			if k != nil {
+				VPCMPEQD(v, zv, k, c)
+			} else {
+				VPCMPEQD(v, zv, c)
+			}
+			KORW(c, foundK, foundK)
+			return
+		}
+		c := s.vec()
+		VPCMPEQD(v, zv, c)
+		VPOR(c, found, found)
+	}
+	if s.wide {
+		foundK = K()
+		KXORW(foundK, foundK, foundK)
+	} else {
+		found = s.vec()
+		s.zero(found)
+	}
+	p, cnt := GP64(), load(Param("x").Len())
 	MOVQ(x0, p)
-	LEAQ(Mem{Base: x0, Index: load(Param("x").Len()), Scale: 4, Disp: -s.bytes()}, end)
+	SHRQ(U8(bits.TrailingZeros(uint(s.lanes))), cnt)
+	JZ(LabelRef("zeroTail"))
 	Label("zeroLoop")
-	CMPQ(p, end)
-	JAE(LabelRef("zeroLast"))
-	c := s.vec()
-	VPCMPEQD(Mem{Base: p}, zv, c)
-	VPOR(c, found, found)
+	isZero(Mem{Base: p}, nil)
 	ADDQ(U32(s.bytes()), p)
-	JMP(LabelRef("zeroLoop"))
-	Label("zeroLast")
-	c = s.vec()
-	VPCMPEQD(Mem{Base: end}, zv, c)
-	VPOR(c, found, found)
-	VPTEST(found, found)
+	DECQ(cnt)
+	JNZ(LabelRef("zeroLoop"))
+	Label("zeroTail")
+	rem := load(Param("x").Len())
+	ANDQ(U32(s.lanes-1), rem)
+	JZ(LabelRef("zeroCheck"))
+	if s.wide {
+		t := s.tailMask(rem)
+		v := s.vec()
+		VMOVUPS_Z(Mem{Base: p}, t.k, v)
+		isZero(v, t.k)
+	} else {
+		// The last full vector (x has ≥ 8 elements) covers the tail.
+		isZero(Mem{Base: p, Index: rem, Scale: 4, Disp: -s.bytes()}, nil)
+	}
+	Label("zeroCheck")
+	if s.wide {
+		KORTESTW(foundK, foundK)
+	} else {
+		VPTEST(found, found)
+	}
 	JNZ(LabelRef("plusZero"))
 	mz, mzx := GP32(), XMM()
 	MOVL(U32(0x80000000), mz)
@@ -289,6 +303,9 @@ func genMax(s *isa) {
 	Store(z, ReturnIndex(0))
 	VZEROUPPER()
 	RET()
+	if s.wide {
+		return
+	}
 
 	// Fewer than 8 elements: the same rules one at a time. VMAXSS(e, m) gives
 	// e when either is NaN or both are zero, so NaN is tested explicitly and a

@@ -16,10 +16,11 @@ TEXT ·dotAVX2(SB), NOSPLIT, $0-52
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
 	VXORPS Y3, Y3, Y3
+	MOVQ   DX, BX
+	SHRQ   $0x05, BX
+	JZ     dotSingle
 
 dotBlock:
-	CMPQ        DX, $0x00000020
-	JB          dotVector
 	VMOVUPS     (AX), Y4
 	VFMADD231PS (CX), Y4, Y0
 	VMOVUPS     32(AX), Y4
@@ -30,21 +31,25 @@ dotBlock:
 	VFMADD231PS 96(CX), Y4, Y3
 	ADDQ        $0x00000080, AX
 	ADDQ        $0x00000080, CX
-	SUBQ        $0x00000020, DX
-	JMP         dotBlock
+	DECQ        BX
+	JNZ         dotBlock
 
-dotVector:
-	CMPQ        DX, $0x00000008
-	JB          dotTail
+dotSingle:
+	ANDQ $0x0000001f, DX
+	MOVQ DX, BX
+	SHRQ $0x03, BX
+	JZ   dotRest
+
+dotSingleLoop:
 	VMOVUPS     (AX), Y4
 	VFMADD231PS (CX), Y4, Y0
 	ADDQ        $0x00000020, AX
 	ADDQ        $0x00000020, CX
-	SUBQ        $0x00000008, DX
-	JMP         dotVector
+	DECQ        BX
+	JNZ         dotSingleLoop
 
-dotTail:
-	TESTQ       DX, DX
+dotRest:
+	ANDQ        $0x00000007, DX
 	JZ          dotReduce
 	LEAQ        tailmask<>+0(SB), BX
 	VMOVDQU     (BX)(DX*4), Y4
@@ -115,10 +120,11 @@ TEXT ·dotAVX512(SB), NOSPLIT, $0-52
 	VXORPS Z1, Z1, Z1
 	VXORPS Z2, Z2, Z2
 	VXORPS Z3, Z3, Z3
+	MOVQ   DX, BX
+	SHRQ   $0x06, BX
+	JZ     dotSingle
 
 dotBlock:
-	CMPQ        DX, $0x00000040
-	JB          dotVector
 	VMOVUPS     (AX), Z4
 	VFMADD231PS (CX), Z4, Z0
 	VMOVUPS     64(AX), Z4
@@ -129,21 +135,25 @@ dotBlock:
 	VFMADD231PS 192(CX), Z4, Z3
 	ADDQ        $0x00000100, AX
 	ADDQ        $0x00000100, CX
-	SUBQ        $0x00000040, DX
-	JMP         dotBlock
+	DECQ        BX
+	JNZ         dotBlock
 
-dotVector:
-	CMPQ        DX, $0x00000010
-	JB          dotTail
+dotSingle:
+	ANDQ $0x0000003f, DX
+	MOVQ DX, BX
+	SHRQ $0x04, BX
+	JZ   dotRest
+
+dotSingleLoop:
 	VMOVUPS     (AX), Z4
 	VFMADD231PS (CX), Z4, Z0
 	ADDQ        $0x00000040, AX
 	ADDQ        $0x00000040, CX
-	SUBQ        $0x00000010, DX
-	JMP         dotVector
+	DECQ        BX
+	JNZ         dotSingleLoop
 
-dotTail:
-	TESTQ       DX, DX
+dotRest:
+	ANDQ        $0x0000000f, DX
 	JZ          dotReduce
 	MOVL        $0x0000ffff, BX
 	BZHIL       DX, BX, BX

@@ -265,7 +265,12 @@ reduce:
 	VMOVMSKPS    Y4, CX
 	TESTL        CX, CX
 	JNZ          isNaN
-	JMP          avx2Result
+	VXORPS       X1, X1, X1
+	VUCOMISS     X1, X0
+	JE           zero
+	MOVSS        X0, ret+24(FP)
+	VZEROUPPER
+	RET
 
 isNaN:
 	MOVL  $0x7fc00000, AX
@@ -274,37 +279,33 @@ isNaN:
 	VZEROUPPER
 	RET
 
-avx2Result:
-	VXORPS   X1, X1, X1
-	VUCOMISS X1, X0
-	JE       zero
-	MOVSS    X0, ret+24(FP)
-	VZEROUPPER
-	RET
-
 zero:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y2, Y2, Y2
-	MOVQ   AX, CX
-	MOVQ   x_len+8(FP), DX
-	LEAQ   -32(AX)(DX*4), AX
+	MOVQ   x_len+8(FP), CX
+	SHRQ   $0x03, CX
+	JZ     zeroTail
 
 zeroLoop:
-	CMPQ     CX, AX
-	JAE      zeroLast
-	VPCMPEQD (CX), Y2, Y3
-	VPOR     Y3, Y0, Y0
-	ADDQ     $0x00000020, CX
-	JMP      zeroLoop
+	VPCMPEQD (AX), Y0, Y3
+	VPOR     Y3, Y2, Y2
+	ADDQ     $0x00000020, AX
+	DECQ     CX
+	JNZ      zeroLoop
 
-zeroLast:
-	VPCMPEQD (AX), Y2, Y2
-	VPOR     Y2, Y0, Y0
-	VPTEST   Y0, Y0
-	JNZ      plusZero
-	MOVL     $0x80000000, AX
-	VMOVD    AX, X0
-	MOVSS    X0, ret+24(FP)
+zeroTail:
+	MOVQ     x_len+8(FP), CX
+	ANDQ     $0x00000007, CX
+	JZ       zeroCheck
+	VPCMPEQD -32(AX)(CX*4), Y0, Y0
+	VPOR     Y0, Y2, Y2
+
+zeroCheck:
+	VPTEST Y2, Y2
+	JNZ    plusZero
+	MOVL   $0x80000000, AX
+	VMOVD  AX, X0
+	MOVSS  X0, ret+24(FP)
 	VZEROUPPER
 	RET
 
@@ -343,91 +344,95 @@ scalarDone:
 	RET
 
 // func maxAVX512(x []float32) float32
-// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, SSE
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, SSE
 TEXT ·maxAVX512(SB), NOSPLIT, $0-28
 	MOVQ         x_base+0(FP), AX
 	MOVQ         x_len+8(FP), CX
-	MOVL         $0xff800000, DX
-	VMOVD        DX, X0
+	MOVQ         AX, DX
+	MOVL         $0xff800000, BX
+	VMOVD        BX, X0
 	VBROADCASTSS X0, Z0
 	VMOVAPS      Z0, Z1
 	VMOVAPS      Z0, Z2
 	VMOVAPS      Z0, Z3
 	KXORW        K1, K1, K1
-	MOVQ         CX, DX
-	SHRQ         $0x07, DX
+	MOVQ         CX, BX
+	SHRQ         $0x07, BX
 	JZ           maxSingle
 
 maxBlock:
-	VMOVUPS  (AX), Z4
-	VRANGEPS $0x05, Z4, Z0, Z0
-	VMOVUPS  64(AX), Z5
-	VRANGEPS $0x05, Z5, Z1, Z1
-	VCMPPS   $0x03, Z5, Z4, K2
-	KORW     K2, K1, K1
-	VMOVUPS  128(AX), Z4
-	VRANGEPS $0x05, Z4, Z2, Z2
-	VMOVUPS  192(AX), Z5
-	VRANGEPS $0x05, Z5, Z3, Z3
-	VCMPPS   $0x03, Z5, Z4, K2
-	KORW     K2, K1, K1
-	VMOVUPS  256(AX), Z4
-	VRANGEPS $0x05, Z4, Z0, Z0
-	VMOVUPS  320(AX), Z5
-	VRANGEPS $0x05, Z5, Z1, Z1
-	VCMPPS   $0x03, Z5, Z4, K2
-	KORW     K2, K1, K1
-	VMOVUPS  384(AX), Z4
-	VRANGEPS $0x05, Z4, Z2, Z2
-	VMOVUPS  448(AX), Z5
-	VRANGEPS $0x05, Z5, Z3, Z3
-	VCMPPS   $0x03, Z5, Z4, K2
-	KORW     K2, K1, K1
-	ADDQ     $0x00000200, AX
-	DECQ     DX
-	JNZ      maxBlock
+	VMOVUPS (DX), Z4
+	VMAXPS  Z4, Z0, Z0
+	VMOVUPS 64(DX), Z5
+	VMAXPS  Z5, Z1, Z1
+	VCMPPS  $0x03, Z5, Z4, K2
+	KORW    K2, K1, K1
+	VMOVUPS 128(DX), Z4
+	VMAXPS  Z4, Z2, Z2
+	VMOVUPS 192(DX), Z5
+	VMAXPS  Z5, Z3, Z3
+	VCMPPS  $0x03, Z5, Z4, K2
+	KORW    K2, K1, K1
+	VMOVUPS 256(DX), Z4
+	VMAXPS  Z4, Z0, Z0
+	VMOVUPS 320(DX), Z5
+	VMAXPS  Z5, Z1, Z1
+	VCMPPS  $0x03, Z5, Z4, K2
+	KORW    K2, K1, K1
+	VMOVUPS 384(DX), Z4
+	VMAXPS  Z4, Z2, Z2
+	VMOVUPS 448(DX), Z5
+	VMAXPS  Z5, Z3, Z3
+	VCMPPS  $0x03, Z5, Z4, K2
+	KORW    K2, K1, K1
+	ADDQ    $0x00000200, DX
+	DECQ    BX
+	JNZ     maxBlock
 
 maxSingle:
 	ANDQ $0x0000007f, CX
-	MOVQ CX, DX
-	SHRQ $0x04, DX
+	MOVQ CX, BX
+	SHRQ $0x04, BX
 	JZ   maxRest
 
 maxSingleLoop:
-	VMOVUPS  (AX), Z4
-	VRANGEPS $0x05, Z4, Z0, Z0
-	VCMPPS   $0x03, Z4, Z4, K2
-	KORW     K2, K1, K1
-	ADDQ     $0x00000040, AX
-	DECQ     DX
-	JNZ      maxSingleLoop
+	VMOVUPS (DX), Z4
+	VMAXPS  Z4, Z0, Z0
+	VCMPPS  $0x03, Z4, Z4, K2
+	KORW    K2, K1, K1
+	ADDQ    $0x00000040, DX
+	DECQ    BX
+	JNZ     maxSingleLoop
 
 maxRest:
-	ANDQ     $0x0000000f, CX
-	JZ       reduce
-	MOVL     $0x0000ffff, DX
-	BZHIL    CX, DX, DX
-	KMOVW    DX, K2
-	VMOVAPS  Z0, Z4
-	VMOVUPS  (AX), K2, Z4
-	VCMPPS   $0x03, Z4, Z4, K2
-	KORW     K2, K1, K1
-	VRANGEPS $0x05, Z4, Z1, Z1
+	ANDQ    $0x0000000f, CX
+	JZ      reduce
+	MOVL    $0x0000ffff, BX
+	BZHIL   CX, BX, BX
+	KMOVW   BX, K2
+	VMOVAPS Z0, Z4
+	VMOVUPS (DX), K2, Z4
+	VCMPPS  $0x03, Z4, Z4, K2
+	KORW    K2, K1, K1
+	VMAXPS  Z4, Z1, Z1
 
 reduce:
-	VRANGEPS      $0x05, Z2, Z0, Z0
-	VRANGEPS      $0x05, Z3, Z1, Z1
-	VRANGEPS      $0x05, Z1, Z0, Z0
+	VMAXPS        Z2, Z0, Z0
+	VMAXPS        Z3, Z1, Z1
+	VMAXPS        Z1, Z0, Z0
 	VEXTRACTF64X4 $0x01, Z0, Y1
-	VRANGEPS      $0x05, Y1, Y0, Y0
+	VMAXPS        Y1, Y0, Y0
 	VEXTRACTF128  $0x01, Y0, X1
-	VRANGEPS      $0x05, X1, X0, X0
+	VMAXPS        X1, X0, X0
 	VMOVHLPS      X0, X0, X1
-	VRANGEPS      $0x05, X1, X0, X0
+	VMAXPS        X1, X0, X0
 	VMOVSHDUP     X0, X1
-	VRANGEPS      $0x05, X1, X0, X0
+	VMAXPS        X1, X0, X0
 	KORTESTW      K1, K1
 	JNZ           isNaN
+	VXORPS        X1, X1, X1
+	VUCOMISS      X1, X0
+	JE            zero
 	MOVSS         X0, ret+24(FP)
 	VZEROUPPER
 	RET
@@ -436,6 +441,45 @@ isNaN:
 	MOVL  $0x7fc00000, AX
 	VMOVD AX, X0
 	MOVSS X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+zero:
+	VXORPS Z0, Z0, Z0
+	KXORW  K3, K3, K3
+	MOVQ   x_len+8(FP), CX
+	SHRQ   $0x04, CX
+	JZ     zeroTail
+
+zeroLoop:
+	VPCMPEQD (AX), Z0, K1
+	KORW     K1, K3, K3
+	ADDQ     $0x00000040, AX
+	DECQ     CX
+	JNZ      zeroLoop
+
+zeroTail:
+	MOVQ      x_len+8(FP), CX
+	ANDQ      $0x0000000f, CX
+	JZ        zeroCheck
+	MOVL      $0x0000ffff, DX
+	BZHIL     CX, DX, DX
+	KMOVW     DX, K1
+	VMOVUPS.Z (AX), K1, Z2
+	VPCMPEQD  Z2, Z0, K1, K1
+	KORW      K1, K3, K3
+
+zeroCheck:
+	KORTESTW K3, K3
+	JNZ      plusZero
+	MOVL     $0x80000000, AX
+	VMOVD    AX, X0
+	MOVSS    X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+plusZero:
+	MOVSS X1, ret+24(FP)
 	VZEROUPPER
 	RET
 
