@@ -387,3 +387,36 @@ func FuzzMatVecBatch(f *testing.F) {
 		}
 	})
 }
+
+// TestMatrixOneRow checks the products on one-row matrices, whose stride may
+// be anything (0, negative, less than the columns): it must never be used.
+func TestMatrixOneRow(t *testing.T) {
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(29, 30))
+		for _, cols := range []int{1, 7, 8, 9, 16, 33, 100} {
+			for _, stride := range []int{0, -5, 1, cols + 1} {
+				a := Matrix{Rows: 1, Cols: cols, Stride: stride, Data: make([]float32, cols)}
+				x := Matrix{Rows: 1, Cols: cols, Stride: stride, Data: make([]float32, cols)}
+				fill(rng, a.Data)
+				fill(rng, x.Data)
+				got := make([]float32, 1)
+				MatVec(got, a, x.Data)
+				exact, abs := dot64(a.Data, x.Data)
+				checkDot(t, "MatVec", got[0], exact, abs, cols)
+
+				d := Matrix{Rows: 1, Cols: 1, Stride: stride, Data: make([]float32, 1)}
+				MatVecBatch(d, a, x)
+				checkDot(t, "MatVecBatch", d.Data[0], exact, abs, cols)
+
+				w := []float32{0.75}
+				dst := make([]float32, cols)
+				fill(rng, dst)
+				dst0 := slices.Clone(dst)
+				want := slices.Clone(dst)
+				fallback.MatTVec(want, a.Data, cols, w)
+				MatTVec(dst, a, w)
+				checkMatTVec(t, "MatTVec", dst, want, dst0, a, w)
+			}
+		}
+	})
+}
