@@ -40,10 +40,11 @@ rowBlock:
 	MOVQ   SI, R11
 	MOVQ   DI, R12
 	XORQ   R13, R13
+	MOVQ   R12, R14
+	SHRQ   $0x04, R14
+	JZ     blockOne
 
 blockPair:
-	CMPQ        R12, $0x00000010
-	JB          blockOne
 	VMOVUPS     (R11)(R13*1), Y9
 	VFMADD231PS (DX)(R13*1), Y9, Y1
 	VFMADD231PS (R8)(R13*1), Y9, Y3
@@ -55,12 +56,13 @@ blockPair:
 	VFMADD231PS 32(R9)(R13*1), Y9, Y6
 	VFMADD231PS 32(R10)(R13*1), Y9, Y8
 	ADDQ        $0x00000040, R13
-	SUBQ        $0x00000010, R12
-	JMP         blockPair
+	DECQ        R14
+	JNZ         blockPair
 
 blockOne:
-	CMPQ        R12, $0x00000008
-	JB          blockTail
+	ANDQ        $0x0000000f, R12
+	TESTQ       $0x00000008, R12
+	JZ          blockTail
 	VMOVUPS     (R11)(R13*1), Y9
 	VFMADD231PS (DX)(R13*1), Y9, Y1
 	VFMADD231PS (R8)(R13*1), Y9, Y3
@@ -232,10 +234,11 @@ rowBlock:
 	MOVQ   SI, R11
 	MOVQ   DI, R12
 	XORQ   R13, R13
+	MOVQ   R12, R14
+	SHRQ   $0x05, R14
+	JZ     blockOne
 
 blockPair:
-	CMPQ        R12, $0x00000020
-	JB          blockOne
 	VMOVUPS     (R11)(R13*1), Z8
 	VFMADD231PS (DX)(R13*1), Z8, Z0
 	VFMADD231PS (R8)(R13*1), Z8, Z2
@@ -247,12 +250,13 @@ blockPair:
 	VFMADD231PS 64(R9)(R13*1), Z8, Z5
 	VFMADD231PS 64(R10)(R13*1), Z8, Z7
 	ADDQ        $0x00000080, R13
-	SUBQ        $0x00000020, R12
-	JMP         blockPair
+	DECQ        R14
+	JNZ         blockPair
 
 blockOne:
-	CMPQ        R12, $0x00000010
-	JB          blockTail
+	ANDQ        $0x0000001f, R12
+	TESTQ       $0x00000010, R12
+	JZ          blockTail
 	VMOVUPS     (R11)(R13*1), Z8
 	VFMADD231PS (DX)(R13*1), Z8, Z0
 	VFMADD231PS (R8)(R13*1), Z8, Z2
