@@ -11,13 +11,73 @@ import (
 
 // batchTile returns the register tile of matVecBatch on s: rows of A × vectors
 // of X, one accumulator each. Each column step loads rows+vectors vectors for
-// rows·vectors FMAs, so loads never outnumber FMAs, and the accumulators cover
-// the FMA latency (AVX2: 8 chains for 2 FMAs per cycle × 4 cycles).
+// rows·vectors FMAs, so the loop is FMA-bound, and the accumulators cover the
+// FMA latency (8 chains for 2 FMAs per cycle × 4 cycles).
 func batchTile(s *isa) (rows, vectors int) {
 	if s.wide {
 		return 4, 4 // 16 accumulators + 4 + 1 of 32 registers
 	}
 	return 4, 2 // 8 accumulators + 4 + 1 + the tail mask of 16 registers
+}
+
+// batchISA returns the ISA the matVecBatch kernel named for s computes in.
+// The AVX-512 kernel works on YMM vectors, with opmask tails and 32 registers:
+// Zen 4 executes a ZMM FMA as two YMM halves, so 512-bit vectors compute no
+// faster here, and they would double the cost of the horizontal sums that end
+// every tile (16 per 4×4 tile, a third of the time at 64 columns); the 32
+// registers are what pays, holding a 4×4 tile that reads A half as often as
+// the AVX2 kernel's 4×2.
+func batchISA(s *isa) *isa {
+	if s.wide {
+		return &isa{suffix: s.suffix, lanes: 8, vec: YMM, wide: true}
+	}
+	return s
+}
+
+// hadd returns [a0+a1, a2+a3, b0+b1, b2+b3] in each 128-bit lane of YMMs a,
+// b, as VHADDPS does, with instructions that have EVEX forms (registers
+// Y16–Y31).
+func hadd(a, b VecVirtual) VecVirtual {
+	even, odd := YMM(), YMM()
+	VSHUFPS(U8(0x88), b, a, even)
+	VSHUFPS(U8(0xdd), b, a, odd)
+	VADDPS(odd, even, even)
+	return even
+}
+
+// extractHi returns an XMM holding the upper 128 bits of the YMM v: VEX
+// VEXTRACTF128 for AVX2, EVEX VEXTRACTF32X4 (any register) for AVX-512.
+func (s *isa) extractHi(v VecVirtual) VecVirtual {
+	hi := XMM()
+	if s.wide {
+		VEXTRACTF32X4(U8(1), v, hi)
+	} else {
+		VEXTRACTF128(U8(1), v, hi)
+	}
+	return hi
+}
+
+// hsum4y returns an XMM holding the lane sums of the YMMs a, b, c, d.
+func (s *isa) hsum4y(a, b, c, d VecVirtual) VecVirtual {
+	v := hadd(hadd(a, b), hadd(c, d))
+	hi := s.extractHi(v)
+	x := v.AsX().(VecVirtual)
+	VADDPS(hi, x, x)
+	return x
+}
+
+// hsumy returns an XMM holding the lane sum of the YMM v in lane 0.
+func (s *isa) hsumy(v VecVirtual) VecVirtual {
+	hi := s.extractHi(v)
+	x := v.AsX().(VecVirtual)
+	VADDPS(hi, x, x)
+	t := XMM()
+	VSHUFPS(U8(0x4e), x, x, t)
+	VADDPS(t, x, x)
+	t = XMM()
+	VSHUFPS(U8(0xb1), x, x, t)
+	VADDPS(t, x, x)
+	return x
 }
 
 // genMatVecBatch emits matVecBatch<ISA>(d, ldd, a, lda, x, ldx, rows, cols,
@@ -29,6 +89,7 @@ func genMatVecBatch(s *isa) {
 	TEXT(s.name("matVecBatch"), NOSPLIT, "func(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int)")
 	Doc(s.name("matVecBatch") + " sets D = X·Aᵀ for the rows×cols A, batch×cols X and batch×rows D.")
 	R, B := batchTile(s)
+	s = batchISA(s)
 	rowsLeft, batchLeft := AllocLocal(8), AllocLocal(8)
 
 	var t tail
@@ -121,9 +182,9 @@ func genMatVecBatch(s *isa) {
 		}
 		for j := 0; j < nb; j++ {
 			if nr == 4 {
-				VMOVUPS(s.hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]), Mem{Base: q})
+				VMOVUPS(s.hsum4y(acc[0][j], acc[1][j], acc[2][j], acc[3][j]), Mem{Base: q})
 			} else {
-				VMOVSS(s.hsum(acc[0][j]), Mem{Base: q})
+				VMOVSS(s.hsumy(acc[0][j]), Mem{Base: q})
 			}
 			if j+1 < nb {
 				ADDQ(lddB, q)
