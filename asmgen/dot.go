@@ -70,9 +70,11 @@ func dotBody(s *isa, x, y, n GPVirtual, acc VecVirtual) {
 	VFMADD231PS(vy, vx, accs[1])
 
 	Label("dotReduce")
-	VADDPS(accs[1], accs[0], accs[0])
-	VADDPS(accs[3], accs[2], accs[2])
-	VADDPS(accs[2], accs[0], accs[0])
+	for w := len(accs) / 2; w > 0; w /= 2 {
+		for i := 0; i < w; i++ {
+			VADDPS(accs[i+w], accs[i], accs[i])
+		}
+	}
 }
 
 // scalarDot emits a one-element-at-a-time dot product of n floats at x and y,

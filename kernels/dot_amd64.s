@@ -60,9 +60,9 @@ dotRest:
 	VFMADD231PS Y6, Y5, Y1
 
 dotReduce:
-	VADDPS       Y1, Y0, Y0
-	VADDPS       Y3, Y2, Y2
 	VADDPS       Y2, Y0, Y0
+	VADDPS       Y3, Y1, Y1
+	VADDPS       Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X0
 	VMOVHLPS     X0, X0, X1
@@ -163,9 +163,9 @@ dotRest:
 	VFMADD231PS Z5, Z4, Z1
 
 dotReduce:
-	VADDPS        Z1, Z0, Z0
-	VADDPS        Z3, Z2, Z2
 	VADDPS        Z2, Z0, Z0
+	VADDPS        Z3, Z1, Z1
+	VADDPS        Z1, Z0, Z0
 	VEXTRACTF64X4 $0x01, Z0, Y1
 	VADDPS        Y1, Y0, Y0
 	VEXTRACTF128  $0x01, Y0, X1
