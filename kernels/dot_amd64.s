@@ -18,7 +18,7 @@ TEXT ·dotAVX2(SB), NOSPLIT, $0-52
 	VXORPS Y3, Y3, Y3
 	MOVQ   DX, BX
 	SHRQ   $0x05, BX
-	JZ     dotSingle
+	JZ     dotHalf
 
 dotBlock:
 	VMOVUPS     (AX), Y4
@@ -34,8 +34,19 @@ dotBlock:
 	DECQ        BX
 	JNZ         dotBlock
 
+dotHalf:
+	ANDQ        $0x0000001f, DX
+	TESTQ       $0x00000010, DX
+	JZ          dotSingle
+	VMOVUPS     (AX), Y4
+	VFMADD231PS (CX), Y4, Y0
+	VMOVUPS     32(AX), Y4
+	VFMADD231PS 32(CX), Y4, Y1
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	ANDQ        $0x0000000f, DX
+
 dotSingle:
-	ANDQ $0x0000001f, DX
 	MOVQ DX, BX
 	SHRQ $0x03, BX
 	JZ   dotRest
@@ -122,7 +133,7 @@ TEXT ·dotAVX512(SB), NOSPLIT, $0-52
 	VXORPS Z3, Z3, Z3
 	MOVQ   DX, BX
 	SHRQ   $0x06, BX
-	JZ     dotSingle
+	JZ     dotHalf
 
 dotBlock:
 	VMOVUPS     (AX), Z4
@@ -138,8 +149,19 @@ dotBlock:
 	DECQ        BX
 	JNZ         dotBlock
 
+dotHalf:
+	ANDQ        $0x0000003f, DX
+	TESTQ       $0x00000020, DX
+	JZ          dotSingle
+	VMOVUPS     (AX), Z4
+	VFMADD231PS (CX), Z4, Z0
+	VMOVUPS     64(AX), Z4
+	VFMADD231PS 64(CX), Z4, Z1
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000080, CX
+	ANDQ        $0x0000001f, DX
+
 dotSingle:
-	ANDQ $0x0000003f, DX
 	MOVQ DX, BX
 	SHRQ $0x04, BX
 	JZ   dotRest

@@ -21,7 +21,7 @@ TEXT ·sumAVX2(SB), NOSPLIT, $0-28
 	VXORPS Y7, Y7, Y7
 	MOVQ   CX, DX
 	SHRQ   $0x06, DX
-	JZ     sumSingle
+	JZ     sumHalf
 
 sumBlock:
 	VADDPS (AX), Y0, Y0
@@ -36,8 +36,18 @@ sumBlock:
 	DECQ   DX
 	JNZ    sumBlock
 
+sumHalf:
+	ANDQ   $0x0000003f, CX
+	TESTQ  $0x00000020, CX
+	JZ     sumSingle
+	VADDPS (AX), Y0, Y0
+	VADDPS 32(AX), Y1, Y1
+	VADDPS 64(AX), Y2, Y2
+	VADDPS 96(AX), Y3, Y3
+	ADDQ   $0x00000080, AX
+	ANDQ   $0x0000001f, CX
+
 sumSingle:
-	ANDQ $0x0000003f, CX
 	MOVQ CX, DX
 	SHRQ $0x03, DX
 	JZ   sumRest
@@ -125,7 +135,7 @@ TEXT ·sumAVX512(SB), NOSPLIT, $0-28
 	VXORPS Z7, Z7, Z7
 	MOVQ   CX, DX
 	SHRQ   $0x07, DX
-	JZ     sumSingle
+	JZ     sumHalf
 
 sumBlock:
 	VADDPS (AX), Z0, Z0
@@ -140,8 +150,18 @@ sumBlock:
 	DECQ   DX
 	JNZ    sumBlock
 
+sumHalf:
+	ANDQ   $0x0000007f, CX
+	TESTQ  $0x00000040, CX
+	JZ     sumSingle
+	VADDPS (AX), Z0, Z0
+	VADDPS 64(AX), Z1, Z1
+	VADDPS 128(AX), Z2, Z2
+	VADDPS 192(AX), Z3, Z3
+	ADDQ   $0x00000100, AX
+	ANDQ   $0x0000003f, CX
+
 sumSingle:
-	ANDQ $0x0000007f, CX
 	MOVQ CX, DX
 	SHRQ $0x04, DX
 	JZ   sumRest
@@ -198,7 +218,7 @@ TEXT ·maxAVX2(SB), NOSPLIT, $0-28
 	VXORPS       Y4, Y4, Y4
 	MOVQ         CX, BX
 	SHRQ         $0x06, BX
-	JZ           maxSingle
+	JZ           maxHalf
 
 maxBlock:
 	VMOVUPS (DX), Y5
@@ -229,8 +249,26 @@ maxBlock:
 	DECQ    BX
 	JNZ     maxBlock
 
+maxHalf:
+	ANDQ    $0x0000003f, CX
+	TESTQ   $0x00000020, CX
+	JZ      maxSingle
+	VMOVUPS (DX), Y5
+	VMAXPS  Y5, Y0, Y0
+	VMOVUPS 32(DX), Y6
+	VMAXPS  Y6, Y1, Y1
+	VCMPPS  $0x03, Y6, Y5, Y5
+	VORPS   Y5, Y4, Y4
+	VMOVUPS 64(DX), Y5
+	VMAXPS  Y5, Y2, Y2
+	VMOVUPS 96(DX), Y6
+	VMAXPS  Y6, Y3, Y3
+	VCMPPS  $0x03, Y6, Y5, Y5
+	VORPS   Y5, Y4, Y4
+	ADDQ    $0x00000080, DX
+	ANDQ    $0x0000001f, CX
+
 maxSingle:
-	ANDQ $0x0000003f, CX
 	MOVQ CX, BX
 	SHRQ $0x03, BX
 	JZ   maxRest
@@ -358,7 +396,7 @@ TEXT ·maxAVX512(SB), NOSPLIT, $0-28
 	KXORW        K1, K1, K1
 	MOVQ         CX, BX
 	SHRQ         $0x07, BX
-	JZ           maxSingle
+	JZ           maxHalf
 
 maxBlock:
 	VMOVUPS (DX), Z4
@@ -389,8 +427,26 @@ maxBlock:
 	DECQ    BX
 	JNZ     maxBlock
 
+maxHalf:
+	ANDQ    $0x0000007f, CX
+	TESTQ   $0x00000040, CX
+	JZ      maxSingle
+	VMOVUPS (DX), Z4
+	VMAXPS  Z4, Z0, Z0
+	VMOVUPS 64(DX), Z5
+	VMAXPS  Z5, Z1, Z1
+	VCMPPS  $0x03, Z5, Z4, K2
+	KORW    K2, K1, K1
+	VMOVUPS 128(DX), Z4
+	VMAXPS  Z4, Z2, Z2
+	VMOVUPS 192(DX), Z5
+	VMAXPS  Z5, Z3, Z3
+	VCMPPS  $0x03, Z5, Z4, K2
+	KORW    K2, K1, K1
+	ADDQ    $0x00000100, DX
+	ANDQ    $0x0000003f, CX
+
 maxSingle:
-	ANDQ $0x0000007f, CX
 	MOVQ CX, BX
 	SHRQ $0x04, BX
 	JZ   maxRest
@@ -498,7 +554,7 @@ TEXT ·axpyAVX2(SB), NOSPLIT, $0-56
 	VFMADD231PS  -32(AX)(DX*4), Y0, Y1
 	MOVQ         DX, SI
 	SHRQ         $0x05, SI
-	JZ           axpySingle
+	JZ           axpyHalf
 
 axpyBlock:
 	VMOVUPS     (CX), Y2
@@ -518,8 +574,21 @@ axpyBlock:
 	DECQ        SI
 	JNZ         axpyBlock
 
+axpyHalf:
+	ANDQ        $0x0000001f, DX
+	TESTQ       $0x00000010, DX
+	JZ          axpySingle
+	VMOVUPS     (CX), Y2
+	VFMADD231PS (AX), Y0, Y2
+	VMOVUPS     Y2, (CX)
+	VMOVUPS     32(CX), Y2
+	VFMADD231PS 32(AX), Y0, Y2
+	VMOVUPS     Y2, 32(CX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	ANDQ        $0x0000000f, DX
+
 axpySingle:
-	ANDQ $0x0000001f, DX
 	MOVQ DX, SI
 	SHRQ $0x03, SI
 	JZ   axpyRest
@@ -567,7 +636,7 @@ TEXT ·axpyAVX512(SB), NOSPLIT, $0-56
 	MOVQ         x_len+16(FP), DX
 	MOVQ         DX, BX
 	SHRQ         $0x06, BX
-	JZ           axpySingle
+	JZ           axpyHalf
 
 axpyBlock:
 	VMOVUPS     (CX), Z1
@@ -587,8 +656,21 @@ axpyBlock:
 	DECQ        BX
 	JNZ         axpyBlock
 
+axpyHalf:
+	ANDQ        $0x0000003f, DX
+	TESTQ       $0x00000020, DX
+	JZ          axpySingle
+	VMOVUPS     (CX), Z1
+	VFMADD231PS (AX), Z0, Z1
+	VMOVUPS     Z1, (CX)
+	VMOVUPS     64(CX), Z1
+	VFMADD231PS 64(AX), Z0, Z1
+	VMOVUPS     Z1, 64(CX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000080, CX
+	ANDQ        $0x0000001f, DX
+
 axpySingle:
-	ANDQ $0x0000003f, DX
 	MOVQ DX, BX
 	SHRQ $0x04, BX
 	JZ   axpyRest
@@ -630,7 +712,7 @@ TEXT ·scaleAVX2(SB), NOSPLIT, $0-32
 	VMULPS       (DX), Y0, Y1
 	MOVQ         CX, BX
 	SHRQ         $0x05, BX
-	JZ           scaleSingle
+	JZ           scaleHalf
 
 scaleBlock:
 	VMULPS  (AX), Y0, Y2
@@ -645,8 +727,18 @@ scaleBlock:
 	DECQ    BX
 	JNZ     scaleBlock
 
+scaleHalf:
+	ANDQ    $0x0000001f, CX
+	TESTQ   $0x00000010, CX
+	JZ      scaleSingle
+	VMULPS  (AX), Y0, Y2
+	VMOVUPS Y2, (AX)
+	VMULPS  32(AX), Y0, Y2
+	VMOVUPS Y2, 32(AX)
+	ADDQ    $0x00000040, AX
+	ANDQ    $0x0000000f, CX
+
 scaleSingle:
-	ANDQ $0x0000001f, CX
 	MOVQ CX, BX
 	SHRQ $0x03, BX
 	JZ   scaleRest
@@ -689,7 +781,7 @@ TEXT ·scaleAVX512(SB), NOSPLIT, $0-32
 	MOVQ         x_len+16(FP), CX
 	MOVQ         CX, DX
 	SHRQ         $0x06, DX
-	JZ           scaleSingle
+	JZ           scaleHalf
 
 scaleBlock:
 	VMULPS  (AX), Z0, Z1
@@ -704,8 +796,18 @@ scaleBlock:
 	DECQ    DX
 	JNZ     scaleBlock
 
+scaleHalf:
+	ANDQ    $0x0000003f, CX
+	TESTQ   $0x00000020, CX
+	JZ      scaleSingle
+	VMULPS  (AX), Z0, Z1
+	VMOVUPS Z1, (AX)
+	VMULPS  64(AX), Z0, Z1
+	VMOVUPS Z1, 64(AX)
+	ADDQ    $0x00000080, AX
+	ANDQ    $0x0000001f, CX
+
 scaleSingle:
-	ANDQ $0x0000003f, CX
 	MOVQ CX, DX
 	SHRQ $0x04, DX
 	JZ   scaleRest
