@@ -23,6 +23,7 @@ func genDotFamily() {
 func genDot(s *isa) {
 	TEXT(s.name("dot"), NOSPLIT, "func(x, y []float32) float32")
 	Doc(s.name("dot") + " returns Σ x[i]·y[i] for i < len(x); len(y) ≥ len(x).")
+	s = ymmWide(s)
 	x := load(Param("x").Base())
 	y := load(Param("y").Base())
 	n := load(Param("x").Len())
@@ -32,7 +33,7 @@ func genDot(s *isa) {
 	}
 	acc := s.vec()
 	dotBody(s, x, y, n, acc)
-	Store(s.hsum(acc), ReturnIndex(0))
+	Store(s.hsumy(acc), ReturnIndex(0))
 	VZEROUPPER()
 	RET()
 	if !s.wide {

@@ -20,15 +20,21 @@ func batchTile(s *isa) (rows, vectors int) {
 	return 4, 2 // 8 accumulators + 4 + 1 + the tail mask of 16 registers
 }
 
-// batchISA returns the ISA the matVecBatch kernel named for s computes in.
-// The AVX-512 kernel works on YMM vectors, with opmask tails and 32 registers:
-// Zen 4 executes a ZMM FMA as two YMM halves, so 512-bit vectors compute no
-// faster here, and they would double the cost of the horizontal sums that end
-// every tile (16 per 4×4 tile, a third of the time at 64 columns); the 32
-// registers are what pays, holding a 4×4 tile that reads A half as often as
-// the AVX2 kernel's 4×2.
-func batchISA(s *isa) *isa {
-	if s.wide {
+// batchISA returns the ISA the matVecBatch kernel named for s computes in:
+// ymmWide for AVX-512. Zen 4 executes a ZMM FMA as two YMM halves, so 512-bit
+// vectors compute no faster here, and they would double the cost of the
+// horizontal sums that end every tile (16 per 4×4 tile, a third of the time
+// at 64 columns); the 32 registers are what pays, holding a 4×4 tile that
+// reads A half as often as the AVX2 kernel's 4×2.
+func batchISA(s *isa) *isa { return ymmWide(s) }
+
+// ymmWide returns, for AVX-512, the ISA entry that computes in YMM vectors
+// with AVX-512's opmask tails and 32 registers (AVX512VL), under the same
+// kernel name; other ISAs are returned as they are. Generators use it where
+// 512-bit vectors measured slower on this CPU (Zen 4 splits them in two).
+// Horizontal sums of its vectors must use hsumy/hsum4y: isa.hsum assumes ZMM.
+func ymmWide(s *isa) *isa {
+	if s.wide && s.lanes == 16 {
 		return &isa{suffix: s.suffix, lanes: 8, vec: YMM, wide: true}
 	}
 	return s

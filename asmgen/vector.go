@@ -389,6 +389,7 @@ const axpyUnroll = 4
 func genAxpy(s *isa) {
 	TEXT(s.name("axpy"), NOSPLIT, "func(alpha float32, x, y []float32)")
 	Doc(s.name("axpy") + " sets y[i] += alpha·x[i] for i < len(x).")
+	s = ymmWide(s)
 	a := s.broadcast("alpha")
 	x := load(Param("x").Base())
 	y := load(Param("y").Base())

@@ -627,73 +627,73 @@ scalarLoop:
 	JMP         done
 
 // func axpyAVX512(alpha float32, x []float32, y []float32)
-// Requires: AVX, AVX512F, BMI2, SSE
+// Requires: AVX, AVX2, AVX512F, AVX512VL, BMI2, FMA3, SSE
 TEXT ·axpyAVX512(SB), NOSPLIT, $0-56
 	MOVSS        alpha+0(FP), X0
-	VBROADCASTSS X0, Z0
+	VBROADCASTSS X0, Y0
 	MOVQ         x_base+8(FP), AX
 	MOVQ         y_base+32(FP), CX
 	MOVQ         x_len+16(FP), DX
 	MOVQ         DX, BX
-	SHRQ         $0x06, BX
+	SHRQ         $0x05, BX
 	JZ           axpyHalf
 
 axpyBlock:
-	VMOVUPS     (CX), Z1
-	VFMADD231PS (AX), Z0, Z1
-	VMOVUPS     Z1, (CX)
-	VMOVUPS     64(CX), Z1
-	VFMADD231PS 64(AX), Z0, Z1
-	VMOVUPS     Z1, 64(CX)
-	VMOVUPS     128(CX), Z1
-	VFMADD231PS 128(AX), Z0, Z1
-	VMOVUPS     Z1, 128(CX)
-	VMOVUPS     192(CX), Z1
-	VFMADD231PS 192(AX), Z0, Z1
-	VMOVUPS     Z1, 192(CX)
-	ADDQ        $0x00000100, AX
-	ADDQ        $0x00000100, CX
+	VMOVUPS     (CX), Y1
+	VFMADD231PS (AX), Y0, Y1
+	VMOVUPS     Y1, (CX)
+	VMOVUPS     32(CX), Y1
+	VFMADD231PS 32(AX), Y0, Y1
+	VMOVUPS     Y1, 32(CX)
+	VMOVUPS     64(CX), Y1
+	VFMADD231PS 64(AX), Y0, Y1
+	VMOVUPS     Y1, 64(CX)
+	VMOVUPS     96(CX), Y1
+	VFMADD231PS 96(AX), Y0, Y1
+	VMOVUPS     Y1, 96(CX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000080, CX
 	DECQ        BX
 	JNZ         axpyBlock
 
 axpyHalf:
-	ANDQ        $0x0000003f, DX
-	TESTQ       $0x00000020, DX
-	JZ          axpySingle
-	VMOVUPS     (CX), Z1
-	VFMADD231PS (AX), Z0, Z1
-	VMOVUPS     Z1, (CX)
-	VMOVUPS     64(CX), Z1
-	VFMADD231PS 64(AX), Z0, Z1
-	VMOVUPS     Z1, 64(CX)
-	ADDQ        $0x00000080, AX
-	ADDQ        $0x00000080, CX
 	ANDQ        $0x0000001f, DX
+	TESTQ       $0x00000010, DX
+	JZ          axpySingle
+	VMOVUPS     (CX), Y1
+	VFMADD231PS (AX), Y0, Y1
+	VMOVUPS     Y1, (CX)
+	VMOVUPS     32(CX), Y1
+	VFMADD231PS 32(AX), Y0, Y1
+	VMOVUPS     Y1, 32(CX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	ANDQ        $0x0000000f, DX
 
 axpySingle:
 	MOVQ DX, BX
-	SHRQ $0x04, BX
+	SHRQ $0x03, BX
 	JZ   axpyRest
 
 axpySingleLoop:
-	VMOVUPS     (CX), Z1
-	VFMADD231PS (AX), Z0, Z1
-	VMOVUPS     Z1, (CX)
-	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, CX
+	VMOVUPS     (CX), Y1
+	VFMADD231PS (AX), Y0, Y1
+	VMOVUPS     Y1, (CX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, CX
 	DECQ        BX
 	JNZ         axpySingleLoop
 
 axpyRest:
-	ANDQ        $0x0000000f, DX
+	ANDQ        $0x00000007, DX
 	JZ          done
 	MOVL        $0x0000ffff, BX
 	BZHIL       DX, BX, BX
 	KMOVW       BX, K1
-	VMOVUPS.Z   (CX), K1, Z1
-	VMOVUPS.Z   (AX), K1, Z2
-	VFMADD231PS Z2, Z0, Z1
-	VMOVUPS     Z1, K1, (CX)
+	VMOVUPS.Z   (CX), K1, Y1
+	VMOVUPS.Z   (AX), K1, Y2
+	VFMADD231PS Y2, Y0, Y1
+	VMOVUPS     Y1, K1, (CX)
 
 done:
 	VZEROUPPER
