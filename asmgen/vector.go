@@ -448,6 +448,7 @@ func genAxpy(s *isa) {
 func genScale(s *isa) {
 	TEXT(s.name("scale"), NOSPLIT, "func(alpha float32, x []float32)")
 	Doc(s.name("scale") + " sets x[i] *= alpha.")
+	s = ymmWide(s)
 	a := s.broadcast("alpha")
 	x := load(Param("x").Base())
 	n := load(Param("x").Len())

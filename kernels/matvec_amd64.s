@@ -464,7 +464,7 @@ done:
 	RET
 
 // func matTVecAVX512(dst []float32, a []float32, lda int, x []float32)
-// Requires: AVX, AVX512F, BMI2
+// Requires: AVX, AVX512F, AVX512VL, BMI2, FMA3
 TEXT ·matTVecAVX512(SB), NOSPLIT, $0-80
 	MOVQ  dst_base+0(FP), AX
 	MOVQ  dst_len+8(FP), CX
@@ -474,7 +474,7 @@ TEXT ·matTVecAVX512(SB), NOSPLIT, $0-80
 	MOVQ  x_base+56(FP), SI
 	MOVQ  x_len+64(FP), DI
 	MOVQ  CX, R8
-	ANDQ  $0x0000000f, R8
+	ANDQ  $0x00000007, R8
 	JZ    maskDone
 	MOVL  $0x0000ffff, R9
 	BZHIL R8, R9, R9
@@ -483,7 +483,7 @@ TEXT ·matTVecAVX512(SB), NOSPLIT, $0-80
 maskDone:
 	MOVQ SI, SI
 	MOVQ CX, CX
-	SHRQ $0x04, CX
+	SHRQ $0x03, CX
 	LEAQ (BX)(BX*2), R9
 	LEAQ (BX)(BX*4), R10
 	LEAQ (R9)(BX*4), R10
@@ -491,10 +491,10 @@ maskDone:
 rows4:
 	CMPQ         DI, $0x00000004
 	JB           rows4End
-	VBROADCASTSS (SI), Z0
-	VBROADCASTSS 4(SI), Z1
-	VBROADCASTSS 8(SI), Z2
-	VBROADCASTSS 12(SI), Z3
+	VBROADCASTSS (SI), Y0
+	VBROADCASTSS 4(SI), Y1
+	VBROADCASTSS 8(SI), Y2
+	VBROADCASTSS 12(SI), Y3
 	MOVQ         DX, R10
 	MOVQ         AX, R11
 	MOVQ         CX, R12
@@ -502,30 +502,30 @@ rows4:
 	JZ           rows4Tail
 
 rows4Loop:
-	VMOVUPS     (R11), Z4
-	VFMADD231PS (R10), Z0, Z4
-	VFMADD231PS (R10)(BX*1), Z1, Z4
-	VFMADD231PS (R10)(BX*2), Z2, Z4
-	VFMADD231PS (R10)(R9*1), Z3, Z4
-	VMOVUPS     Z4, (R11)
-	ADDQ        $0x00000040, R10
-	ADDQ        $0x00000040, R11
+	VMOVUPS     (R11), Y4
+	VFMADD231PS (R10), Y0, Y4
+	VFMADD231PS (R10)(BX*1), Y1, Y4
+	VFMADD231PS (R10)(BX*2), Y2, Y4
+	VFMADD231PS (R10)(R9*1), Y3, Y4
+	VMOVUPS     Y4, (R11)
+	ADDQ        $0x00000020, R10
+	ADDQ        $0x00000020, R11
 	DECQ        R12
 	JNZ         rows4Loop
 
 rows4Tail:
 	TESTQ       R8, R8
 	JZ          rows4Next
-	VMOVUPS.Z   (R11), K1, Z4
-	VMOVUPS.Z   (R10), K1, Z5
-	VFMADD231PS Z5, Z0, Z4
-	VMOVUPS.Z   (R10)(BX*1), K1, Z0
-	VFMADD231PS Z0, Z1, Z4
-	VMOVUPS.Z   (R10)(BX*2), K1, Z0
-	VFMADD231PS Z0, Z2, Z4
-	VMOVUPS.Z   (R10)(R9*1), K1, Z0
-	VFMADD231PS Z0, Z3, Z4
-	VMOVUPS     Z4, K1, (R11)
+	VMOVUPS.Z   (R11), K1, Y4
+	VMOVUPS.Z   (R10), K1, Y5
+	VFMADD231PS Y5, Y0, Y4
+	VMOVUPS.Z   (R10)(BX*1), K1, Y0
+	VFMADD231PS Y0, Y1, Y4
+	VMOVUPS.Z   (R10)(BX*2), K1, Y0
+	VFMADD231PS Y0, Y2, Y4
+	VMOVUPS.Z   (R10)(R9*1), K1, Y0
+	VFMADD231PS Y0, Y3, Y4
+	VMOVUPS     Y4, K1, (R11)
 
 rows4Next:
 	LEAQ (DX)(BX*4), DX
@@ -537,7 +537,7 @@ rows4End:
 rows1:
 	CMPQ         DI, $0x00000001
 	JB           rows1End
-	VBROADCASTSS (SI), Z0
+	VBROADCASTSS (SI), Y0
 	MOVQ         DX, R9
 	MOVQ         AX, R10
 	MOVQ         CX, R11
@@ -545,21 +545,21 @@ rows1:
 	JZ           rows1Tail
 
 rows1Loop:
-	VMOVUPS     (R10), Z1
-	VFMADD231PS (R9), Z0, Z1
-	VMOVUPS     Z1, (R10)
-	ADDQ        $0x00000040, R9
-	ADDQ        $0x00000040, R10
+	VMOVUPS     (R10), Y1
+	VFMADD231PS (R9), Y0, Y1
+	VMOVUPS     Y1, (R10)
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000020, R10
 	DECQ        R11
 	JNZ         rows1Loop
 
 rows1Tail:
 	TESTQ       R8, R8
 	JZ          rows1Next
-	VMOVUPS.Z   (R10), K1, Z1
-	VMOVUPS.Z   (R9), K1, Z2
-	VFMADD231PS Z2, Z0, Z1
-	VMOVUPS     Z1, K1, (R10)
+	VMOVUPS.Z   (R10), K1, Y1
+	VMOVUPS.Z   (R9), K1, Y2
+	VFMADD231PS Y2, Y0, Y1
+	VMOVUPS     Y1, K1, (R10)
 
 rows1Next:
 	ADDQ BX, DX

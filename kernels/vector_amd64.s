@@ -773,61 +773,61 @@ scalarLoop:
 	JMP    done
 
 // func scaleAVX512(alpha float32, x []float32)
-// Requires: AVX, AVX512F, BMI2, SSE
+// Requires: AVX, AVX2, AVX512F, AVX512VL, BMI2, SSE
 TEXT ·scaleAVX512(SB), NOSPLIT, $0-32
 	MOVSS        alpha+0(FP), X0
-	VBROADCASTSS X0, Z0
+	VBROADCASTSS X0, Y0
 	MOVQ         x_base+8(FP), AX
 	MOVQ         x_len+16(FP), CX
 	MOVQ         CX, DX
-	SHRQ         $0x06, DX
+	SHRQ         $0x05, DX
 	JZ           scaleHalf
 
 scaleBlock:
-	VMULPS  (AX), Z0, Z1
-	VMOVUPS Z1, (AX)
-	VMULPS  64(AX), Z0, Z1
-	VMOVUPS Z1, 64(AX)
-	VMULPS  128(AX), Z0, Z1
-	VMOVUPS Z1, 128(AX)
-	VMULPS  192(AX), Z0, Z1
-	VMOVUPS Z1, 192(AX)
-	ADDQ    $0x00000100, AX
+	VMULPS  (AX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	VMULPS  32(AX), Y0, Y1
+	VMOVUPS Y1, 32(AX)
+	VMULPS  64(AX), Y0, Y1
+	VMOVUPS Y1, 64(AX)
+	VMULPS  96(AX), Y0, Y1
+	VMOVUPS Y1, 96(AX)
+	ADDQ    $0x00000080, AX
 	DECQ    DX
 	JNZ     scaleBlock
 
 scaleHalf:
-	ANDQ    $0x0000003f, CX
-	TESTQ   $0x00000020, CX
-	JZ      scaleSingle
-	VMULPS  (AX), Z0, Z1
-	VMOVUPS Z1, (AX)
-	VMULPS  64(AX), Z0, Z1
-	VMOVUPS Z1, 64(AX)
-	ADDQ    $0x00000080, AX
 	ANDQ    $0x0000001f, CX
+	TESTQ   $0x00000010, CX
+	JZ      scaleSingle
+	VMULPS  (AX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	VMULPS  32(AX), Y0, Y1
+	VMOVUPS Y1, 32(AX)
+	ADDQ    $0x00000040, AX
+	ANDQ    $0x0000000f, CX
 
 scaleSingle:
 	MOVQ CX, DX
-	SHRQ $0x04, DX
+	SHRQ $0x03, DX
 	JZ   scaleRest
 
 scaleSingleLoop:
-	VMULPS  (AX), Z0, Z1
-	VMOVUPS Z1, (AX)
-	ADDQ    $0x00000040, AX
+	VMULPS  (AX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, AX
 	DECQ    DX
 	JNZ     scaleSingleLoop
 
 scaleRest:
-	ANDQ      $0x0000000f, CX
+	ANDQ      $0x00000007, CX
 	JZ        done
 	MOVL      $0x0000ffff, DX
 	BZHIL     CX, DX, DX
 	KMOVW     DX, K1
-	VMOVUPS.Z (AX), K1, Z1
-	VMULPS    Z1, Z0, Z1
-	VMOVUPS   Z1, K1, (AX)
+	VMOVUPS.Z (AX), K1, Y1
+	VMULPS    Y1, Y0, Y1
+	VMOVUPS   Y1, K1, (AX)
 
 done:
 	VZEROUPPER
