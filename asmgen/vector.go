@@ -95,6 +95,7 @@ const sumAccs = 8
 func genSum(s *isa) {
 	TEXT(s.name("sum"), NOSPLIT, "func(x []float32) float32")
 	Doc(s.name("sum") + " returns Σ x[i].")
+	s = ymmWide(s) // ZMM measured 2-4% slower at n=1024, 4096 on Zen 4
 	x := load(Param("x").Base())
 	n := load(Param("x").Len())
 	if !s.wide {
@@ -120,7 +121,7 @@ func genSum(s *isa) {
 			VADDPS(accs[i+w], accs[i], accs[i])
 		}
 	}
-	Store(s.hsum(accs[0]), ReturnIndex(0))
+	Store(s.hsumy(accs[0]), ReturnIndex(0))
 	VZEROUPPER()
 	RET()
 

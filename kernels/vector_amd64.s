@@ -77,10 +77,10 @@ reduce:
 	VADDPS       Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X0
-	VMOVHLPS     X0, X0, X1
+	VSHUFPS      $0x4e, X0, X0, X1
 	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
+	VSHUFPS      $0xb1, X0, X0, X1
+	VADDPS       X1, X0, X0
 	MOVSS        X0, ret+24(FP)
 	VZEROUPPER
 	RET
@@ -121,82 +121,80 @@ DATA tailmask<>+60(SB)/4, $0xffffffff
 GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 
 // func sumAVX512(x []float32) float32
-// Requires: AVX, AVX512DQ, AVX512F, BMI2, SSE
+// Requires: AVX, AVX512F, AVX512VL, BMI2, SSE
 TEXT ·sumAVX512(SB), NOSPLIT, $0-28
 	MOVQ   x_base+0(FP), AX
 	MOVQ   x_len+8(FP), CX
-	VXORPS Z0, Z0, Z0
-	VXORPS Z1, Z1, Z1
-	VXORPS Z2, Z2, Z2
-	VXORPS Z3, Z3, Z3
-	VXORPS Z4, Z4, Z4
-	VXORPS Z5, Z5, Z5
-	VXORPS Z6, Z6, Z6
-	VXORPS Z7, Z7, Z7
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
 	MOVQ   CX, DX
-	SHRQ   $0x07, DX
+	SHRQ   $0x06, DX
 	JZ     sumHalf
 
 sumBlock:
-	VADDPS (AX), Z0, Z0
-	VADDPS 64(AX), Z1, Z1
-	VADDPS 128(AX), Z2, Z2
-	VADDPS 192(AX), Z3, Z3
-	VADDPS 256(AX), Z4, Z4
-	VADDPS 320(AX), Z5, Z5
-	VADDPS 384(AX), Z6, Z6
-	VADDPS 448(AX), Z7, Z7
-	ADDQ   $0x00000200, AX
+	VADDPS (AX), Y0, Y0
+	VADDPS 32(AX), Y1, Y1
+	VADDPS 64(AX), Y2, Y2
+	VADDPS 96(AX), Y3, Y3
+	VADDPS 128(AX), Y4, Y4
+	VADDPS 160(AX), Y5, Y5
+	VADDPS 192(AX), Y6, Y6
+	VADDPS 224(AX), Y7, Y7
+	ADDQ   $0x00000100, AX
 	DECQ   DX
 	JNZ    sumBlock
 
 sumHalf:
-	ANDQ   $0x0000007f, CX
-	TESTQ  $0x00000040, CX
-	JZ     sumSingle
-	VADDPS (AX), Z0, Z0
-	VADDPS 64(AX), Z1, Z1
-	VADDPS 128(AX), Z2, Z2
-	VADDPS 192(AX), Z3, Z3
-	ADDQ   $0x00000100, AX
 	ANDQ   $0x0000003f, CX
+	TESTQ  $0x00000020, CX
+	JZ     sumSingle
+	VADDPS (AX), Y0, Y0
+	VADDPS 32(AX), Y1, Y1
+	VADDPS 64(AX), Y2, Y2
+	VADDPS 96(AX), Y3, Y3
+	ADDQ   $0x00000080, AX
+	ANDQ   $0x0000001f, CX
 
 sumSingle:
 	MOVQ CX, DX
-	SHRQ $0x04, DX
+	SHRQ $0x03, DX
 	JZ   sumRest
 
 sumSingleLoop:
-	VADDPS (AX), Z0, Z0
-	ADDQ   $0x00000040, AX
+	VADDPS (AX), Y0, Y0
+	ADDQ   $0x00000020, AX
 	DECQ   DX
 	JNZ    sumSingleLoop
 
 sumRest:
-	ANDQ      $0x0000000f, CX
+	ANDQ      $0x00000007, CX
 	JZ        reduce
 	MOVL      $0x0000ffff, DX
 	BZHIL     CX, DX, DX
 	KMOVW     DX, K1
-	VMOVUPS.Z (AX), K1, Z8
-	VADDPS    Z8, Z1, Z1
+	VMOVUPS.Z (AX), K1, Y8
+	VADDPS    Y8, Y1, Y1
 
 reduce:
-	VADDPS        Z4, Z0, Z0
-	VADDPS        Z5, Z1, Z1
-	VADDPS        Z6, Z2, Z2
-	VADDPS        Z7, Z3, Z3
-	VADDPS        Z2, Z0, Z0
-	VADDPS        Z3, Z1, Z1
-	VADDPS        Z1, Z0, Z0
-	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y4, Y0, Y0
+	VADDPS        Y5, Y1, Y1
+	VADDPS        Y6, Y2, Y2
+	VADDPS        Y7, Y3, Y3
+	VADDPS        Y2, Y0, Y0
+	VADDPS        Y3, Y1, Y1
 	VADDPS        Y1, Y0, Y0
-	VEXTRACTF128  $0x01, Y0, X1
+	VEXTRACTF32X4 $0x01, Y0, X1
 	VADDPS        X1, X0, X0
-	VMOVHLPS      X0, X0, X1
+	VSHUFPS       $0x4e, X0, X0, X1
 	VADDPS        X1, X0, X0
-	VMOVSHDUP     X0, X1
-	VADDSS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
 	MOVSS         X0, ret+24(FP)
 	VZEROUPPER
 	RET
