@@ -40,10 +40,10 @@ func ymmWide(s *isa) *isa {
 	return s
 }
 
-// hadd returns [a0+a1, a2+a3, b0+b1, b2+b3] in each 128-bit lane of YMMs a,
+// haddPairs returns [a0+a1, a2+a3, b0+b1, b2+b3] in each 128-bit lane of YMMs a,
 // b, as VHADDPS does, with instructions that have EVEX forms (registers
 // Y16–Y31).
-func hadd(a, b VecVirtual) VecVirtual {
+func haddPairs(a, b VecVirtual) VecVirtual {
 	even, odd := YMM(), YMM()
 	VSHUFPS(U8(0x88), b, a, even)
 	VSHUFPS(U8(0xdd), b, a, odd)
@@ -65,7 +65,7 @@ func (s *isa) extractHi(v VecVirtual) VecVirtual {
 
 // hsum4y returns an XMM holding the lane sums of the YMMs a, b, c, d.
 func (s *isa) hsum4y(a, b, c, d VecVirtual) VecVirtual {
-	v := hadd(hadd(a, b), hadd(c, d))
+	v := haddPairs(haddPairs(a, b), haddPairs(c, d))
 	hi := s.extractHi(v)
 	x := v.AsX().(VecVirtual)
 	VADDPS(hi, x, x)

@@ -234,7 +234,7 @@ func genMax(s *isa) {
 			maxOp(accs[i+w], accs[i])
 		}
 	}
-	m := s.hmax(accs[0], maxOp)
+	m := s.hfold(accs[0], maxOp)
 	nanTest()
 	JNZ(LabelRef("isNaN"))
 	z := XMM()
@@ -358,9 +358,9 @@ func genMax(s *isa) {
 	RET()
 }
 
-// hmax folds the lanes of v with op (a lane-wise maximum: op(src, acc) sets
+// hfold folds the lanes of v with op (a lane-wise maximum: op(src, acc) sets
 // acc) and returns an XMM holding the result in lane 0.
-func (s *isa) hmax(v VecVirtual, op func(src, acc VecVirtual)) VecVirtual {
+func (s *isa) hfold(v VecVirtual, op func(src, acc VecVirtual)) VecVirtual {
 	y := v
 	if s.wide {
 		hi := YMM()
