@@ -86,6 +86,11 @@ func (s *isa) hsumy(v VecVirtual) VecVirtual {
 	return x
 }
 
+// batchPanel is the number of rows of A in a panel of matVecBatch (a power
+// of two, a multiple of the tile's rows): 64 rows of 1024 columns are 256 KiB,
+// a quarter of Zen 4's L2.
+const batchPanel = 64
+
 // genMatVecBatch emits matVecBatch<ISA>(d, ldd, a, lda, x, ldx, rows, cols,
 // batch): D = X·Aᵀ for the rows×cols matrix A, batch×cols X and batch×rows D
 // (strides in elements). A tile of R rows of A × B rows of X is computed in
@@ -198,7 +203,28 @@ func genMatVecBatch(s *isa) {
 		}
 	}
 
-	xp, dBlk := load(Param("x").Base()), load(Param("d").Base())
+	// Panels of batchPanel rows of A: every vector of X goes through a panel
+	// while it is in L2, so A comes from memory once whatever the batch.
+	panelA, panelD, panelRows, rowsTotal := AllocLocal(8), AllocLocal(8), AllocLocal(8), AllocLocal(8)
+	{
+		pa, pd, rt := load(Param("a").Base()), load(Param("d").Base()), load(Param("rows"))
+		MOVQ(pa, panelA)
+		MOVQ(pd, panelD)
+		MOVQ(rt, rowsTotal)
+	}
+	Label("panel")
+	{
+		pr, lim := load(Param("rows")), GP64()
+		MOVQ(rowsTotal, pr)
+		TESTQ(pr, pr)
+		JZ(LabelRef("done"))
+		MOVQ(U32(batchPanel), lim)
+		CMPQ(pr, lim)
+		CMOVQGT(lim, pr)
+		MOVQ(pr, panelRows)
+	}
+	xp, dBlk := load(Param("x").Base()), GP64()
+	MOVQ(panelD, dBlk)
 	bl := load(Param("batch"))
 	MOVQ(bl, batchLeft)
 	for _, nb := range []int{B, 1} {
@@ -206,9 +232,11 @@ func genMatVecBatch(s *isa) {
 		Label(pfx)
 		CMPQ(batchLeft, U32(nb))
 		JB(LabelRef(pfx + "End"))
-		ap, dp := load(Param("a").Base()), GP64()
+		ap, dp := GP64(), GP64()
+		MOVQ(panelA, ap)
 		MOVQ(dBlk, dp)
-		rl := load(Param("rows"))
+		rl := GP64()
+		MOVQ(panelRows, rl)
 		MOVQ(rl, rowsLeft)
 		for _, nr := range []int{R, 1} {
 			rp := fmt.Sprintf("%sr%d", pfx, nr)
@@ -228,6 +256,16 @@ func genMatVecBatch(s *isa) {
 		JMP(LabelRef(pfx))
 		Label(pfx + "End")
 	}
+	{
+		step := stride("lda", bits.TrailingZeros(uint(batchPanel)))
+		ADDQ(step, panelA)
+		ADDQ(U32(4*batchPanel), panelD)
+		pr := GP64()
+		MOVQ(panelRows, pr)
+		SUBQ(pr, rowsTotal)
+		JMP(LabelRef("panel"))
+	}
+	Label("done")
 	VZEROUPPER()
 	RET()
 }

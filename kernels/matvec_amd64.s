@@ -572,8 +572,8 @@ rows1End:
 	RET
 
 // func matVecBatchAVX2(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int)
-// Requires: AVX, FMA3
-TEXT ·matVecBatchAVX2(SB), NOSPLIT, $16-120
+// Requires: AVX, CMOV, FMA3
+TEXT ·matVecBatchAVX2(SB), NOSPLIT, $48-120
 	MOVQ    cols+104(FP), AX
 	ANDQ    $0x00000007, AX
 	JZ      maskDone
@@ -581,17 +581,33 @@ TEXT ·matVecBatchAVX2(SB), NOSPLIT, $16-120
 	VMOVDQU (CX)(AX*4), Y0
 
 maskDone:
-	MOVQ x_base+64(FP), AX
+	MOVQ a_base+32(FP), AX
 	MOVQ d_base+0(FP), CX
-	MOVQ batch+112(FP), DX
-	MOVQ DX, 8(SP)
+	MOVQ rows+96(FP), DX
+	MOVQ AX, 16(SP)
+	MOVQ CX, 24(SP)
+	MOVQ DX, 40(SP)
+
+panel:
+	MOVQ    rows+96(FP), AX
+	MOVQ    40(SP), AX
+	TESTQ   AX, AX
+	JZ      done
+	MOVQ    $0x00000040, CX
+	CMPQ    AX, CX
+	CMOVQGT CX, AX
+	MOVQ    AX, 32(SP)
+	MOVQ    x_base+64(FP), AX
+	MOVQ    24(SP), CX
+	MOVQ    batch+112(FP), DX
+	MOVQ    DX, 8(SP)
 
 b2:
 	CMPQ 8(SP), $0x00000002
 	JB   b2End
-	MOVQ a_base+32(FP), DX
+	MOVQ 16(SP), DX
 	MOVQ CX, BX
-	MOVQ rows+96(FP), SI
+	MOVQ 32(SP), SI
 	MOVQ SI, (SP)
 
 b2r4:
@@ -777,9 +793,9 @@ b2End:
 b1:
 	CMPQ 8(SP), $0x00000001
 	JB   b1End
-	MOVQ a_base+32(FP), DX
+	MOVQ 16(SP), DX
 	MOVQ CX, BX
-	MOVQ rows+96(FP), SI
+	MOVQ 32(SP), SI
 	MOVQ SI, (SP)
 
 b1r4:
@@ -910,12 +926,21 @@ b1r1End:
 	JMP  b1
 
 b1End:
+	MOVQ lda+56(FP), AX
+	SHLQ $0x08, AX
+	ADDQ AX, 16(SP)
+	ADDQ $0x00000100, 24(SP)
+	MOVQ 32(SP), AX
+	SUBQ AX, 40(SP)
+	JMP  panel
+
+done:
 	VZEROUPPER
 	RET
 
 // func matVecBatchAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int)
-// Requires: AVX, AVX512F, AVX512VL, BMI2, FMA3
-TEXT ·matVecBatchAVX512(SB), NOSPLIT, $16-120
+// Requires: AVX, AVX512F, AVX512VL, BMI2, CMOV, FMA3
+TEXT ·matVecBatchAVX512(SB), NOSPLIT, $48-120
 	MOVQ  cols+104(FP), AX
 	ANDQ  $0x00000007, AX
 	JZ    maskDone
@@ -924,17 +949,33 @@ TEXT ·matVecBatchAVX512(SB), NOSPLIT, $16-120
 	KMOVW CX, K1
 
 maskDone:
-	MOVQ x_base+64(FP), AX
+	MOVQ a_base+32(FP), AX
 	MOVQ d_base+0(FP), CX
-	MOVQ batch+112(FP), DX
-	MOVQ DX, 8(SP)
+	MOVQ rows+96(FP), DX
+	MOVQ AX, 16(SP)
+	MOVQ CX, 24(SP)
+	MOVQ DX, 40(SP)
+
+panel:
+	MOVQ    rows+96(FP), AX
+	MOVQ    40(SP), AX
+	TESTQ   AX, AX
+	JZ      done
+	MOVQ    $0x00000040, CX
+	CMPQ    AX, CX
+	CMOVQGT CX, AX
+	MOVQ    AX, 32(SP)
+	MOVQ    x_base+64(FP), AX
+	MOVQ    24(SP), CX
+	MOVQ    batch+112(FP), DX
+	MOVQ    DX, 8(SP)
 
 b4:
 	CMPQ 8(SP), $0x00000004
 	JB   b4End
-	MOVQ a_base+32(FP), DX
+	MOVQ 16(SP), DX
 	MOVQ CX, BX
-	MOVQ rows+96(FP), SI
+	MOVQ 32(SP), SI
 	MOVQ SI, (SP)
 
 b4r4:
@@ -1193,9 +1234,9 @@ b4End:
 b1:
 	CMPQ 8(SP), $0x00000001
 	JB   b1End
-	MOVQ a_base+32(FP), DX
+	MOVQ 16(SP), DX
 	MOVQ CX, BX
-	MOVQ rows+96(FP), SI
+	MOVQ 32(SP), SI
 	MOVQ SI, (SP)
 
 b1r4:
@@ -1317,5 +1358,14 @@ b1r1End:
 	JMP  b1
 
 b1End:
+	MOVQ lda+56(FP), AX
+	SHLQ $0x08, AX
+	ADDQ AX, 16(SP)
+	ADDQ $0x00000100, 24(SP)
+	MOVQ 32(SP), AX
+	SUBQ AX, 40(SP)
+	JMP  panel
+
+done:
 	VZEROUPPER
 	RET
