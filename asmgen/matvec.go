@@ -1,6 +1,8 @@
 package main
 
 import (
+	"math/bits"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -11,6 +13,12 @@ func init() { register("matvec", genMatVecFamily) }
 func genMatVecFamily() {
 	for _, s := range isas {
 		genMatVec(s)
+	}
+	for _, s := range isas {
+		genMatTVec(s)
+	}
+	for _, s := range isas {
+		genMatVecBatch(s)
 	}
 }
 
@@ -62,14 +70,16 @@ func genMatVec(s *isa) {
 				s.zero(acc[i][j])
 			}
 		}
-		x, n, off := GP64(), GP64(), GP64()
+		x, n, off, cnt := GP64(), GP64(), GP64(), GP64()
 		MOVQ(x0, x)
 		MOVQ(cols, n)
 		XORQ(off, off) // byte offset into the rows and x
 
+		// Count-down loop over pairs of vectors, then at most one vector.
+		MOVQ(n, cnt)
+		SHRQ(U8(bits.TrailingZeros(uint(2*s.lanes))), cnt)
+		JZ(LabelRef("blockOne"))
 		Label("blockPair")
-		CMPQ(n, U32(2*s.lanes))
-		JB(LabelRef("blockOne"))
 		for j := 0; j < 2; j++ {
 			xv := s.vec()
 			VMOVUPS(Mem{Base: x, Index: off, Scale: 1, Disp: j * s.bytes()}, xv)
@@ -78,12 +88,13 @@ func genMatVec(s *isa) {
 			}
 		}
 		ADDQ(U32(2*s.bytes()), off)
-		SUBQ(U32(2*s.lanes), n)
-		JMP(LabelRef("blockPair"))
+		DECQ(cnt)
+		JNZ(LabelRef("blockPair"))
 
 		Label("blockOne")
-		CMPQ(n, U32(s.lanes))
-		JB(LabelRef("blockTail"))
+		ANDQ(U32(2*s.lanes-1), n)
+		TESTQ(U32(s.lanes), n)
+		JZ(LabelRef("blockTail"))
 		xv := s.vec()
 		VMOVUPS(Mem{Base: x, Index: off, Scale: 1}, xv)
 		for i := range r {

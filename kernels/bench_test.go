@@ -47,15 +47,19 @@ func BenchmarkDot(b *testing.B) {
 		b.Run(fmt.Sprint("n=", n), func(b *testing.B) {
 			b.Run("goloop", func(b *testing.B) {
 				b.SetBytes(int64(8 * n))
+				c := startCPU(b)
 				for b.Loop() {
 					sink = dotLoop(x, y)
 				}
+				c.stop()
 			})
 			benchISAs(b, func(b *testing.B) {
 				b.SetBytes(int64(8 * n))
+				c := startCPU(b)
 				for b.Loop() {
 					sink = Dot(x, y)
 				}
+				c.stop()
 			})
 		})
 	}
@@ -68,17 +72,21 @@ func BenchmarkMatVec(b *testing.B) {
 		b.Run(fmt.Sprintf("%dx%d", n, n), func(b *testing.B) {
 			b.Run("goloop", func(b *testing.B) {
 				b.SetBytes(int64(4 * n * n))
+				c := startCPU(b)
 				for b.Loop() {
 					for r := range dst {
 						dst[r] = dotLoop(a.Row(r), x)
 					}
 				}
+				c.stop()
 			})
 			benchISAs(b, func(b *testing.B) {
 				b.SetBytes(int64(4 * n * n))
+				c := startCPU(b)
 				for b.Loop() {
 					MatVec(dst, a, x)
 				}
+				c.stop()
 			})
 		})
 	}

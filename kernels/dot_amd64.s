@@ -16,10 +16,11 @@ TEXT ·dotAVX2(SB), NOSPLIT, $0-52
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
 	VXORPS Y3, Y3, Y3
+	MOVQ   DX, BX
+	SHRQ   $0x05, BX
+	JZ     dotHalf
 
 dotBlock:
-	CMPQ        DX, $0x00000020
-	JB          dotVector
 	VMOVUPS     (AX), Y4
 	VFMADD231PS (CX), Y4, Y0
 	VMOVUPS     32(AX), Y4
@@ -30,21 +31,36 @@ dotBlock:
 	VFMADD231PS 96(CX), Y4, Y3
 	ADDQ        $0x00000080, AX
 	ADDQ        $0x00000080, CX
-	SUBQ        $0x00000020, DX
-	JMP         dotBlock
+	DECQ        BX
+	JNZ         dotBlock
 
-dotVector:
-	CMPQ        DX, $0x00000008
-	JB          dotTail
+dotHalf:
+	ANDQ        $0x0000001f, DX
+	TESTQ       $0x00000010, DX
+	JZ          dotSingle
+	VMOVUPS     (AX), Y4
+	VFMADD231PS (CX), Y4, Y0
+	VMOVUPS     32(AX), Y4
+	VFMADD231PS 32(CX), Y4, Y1
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	ANDQ        $0x0000000f, DX
+
+dotSingle:
+	MOVQ DX, BX
+	SHRQ $0x03, BX
+	JZ   dotRest
+
+dotSingleLoop:
 	VMOVUPS     (AX), Y4
 	VFMADD231PS (CX), Y4, Y0
 	ADDQ        $0x00000020, AX
 	ADDQ        $0x00000020, CX
-	SUBQ        $0x00000008, DX
-	JMP         dotVector
+	DECQ        BX
+	JNZ         dotSingleLoop
 
-dotTail:
-	TESTQ       DX, DX
+dotRest:
+	ANDQ        $0x00000007, DX
 	JZ          dotReduce
 	LEAQ        tailmask<>+0(SB), BX
 	VMOVDQU     (BX)(DX*4), Y4
@@ -55,15 +71,15 @@ dotTail:
 	VFMADD231PS Y6, Y5, Y1
 
 dotReduce:
-	VADDPS       Y1, Y0, Y0
-	VADDPS       Y3, Y2, Y2
 	VADDPS       Y2, Y0, Y0
+	VADDPS       Y3, Y1, Y1
+	VADDPS       Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X0
-	VMOVHLPS     X0, X0, X1
+	VSHUFPS      $0x4e, X0, X0, X1
 	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
+	VSHUFPS      $0xb1, X0, X0, X1
+	VADDPS       X1, X0, X0
 	MOVSS        X0, ret+48(FP)
 	VZEROUPPER
 	RET
@@ -106,64 +122,78 @@ DATA tailmask<>+60(SB)/4, $0xffffffff
 GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 
 // func dotAVX512(x []float32, y []float32) float32
-// Requires: AVX, AVX512DQ, AVX512F, BMI2, SSE
+// Requires: AVX, AVX512F, AVX512VL, BMI2, FMA3, SSE
 TEXT ·dotAVX512(SB), NOSPLIT, $0-52
 	MOVQ   x_base+0(FP), AX
 	MOVQ   y_base+24(FP), CX
 	MOVQ   x_len+8(FP), DX
-	VXORPS Z0, Z0, Z0
-	VXORPS Z1, Z1, Z1
-	VXORPS Z2, Z2, Z2
-	VXORPS Z3, Z3, Z3
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ   DX, BX
+	SHRQ   $0x05, BX
+	JZ     dotHalf
 
 dotBlock:
-	CMPQ        DX, $0x00000040
-	JB          dotVector
-	VMOVUPS     (AX), Z4
-	VFMADD231PS (CX), Z4, Z0
-	VMOVUPS     64(AX), Z4
-	VFMADD231PS 64(CX), Z4, Z1
-	VMOVUPS     128(AX), Z4
-	VFMADD231PS 128(CX), Z4, Z2
-	VMOVUPS     192(AX), Z4
-	VFMADD231PS 192(CX), Z4, Z3
-	ADDQ        $0x00000100, AX
-	ADDQ        $0x00000100, CX
-	SUBQ        $0x00000040, DX
-	JMP         dotBlock
+	VMOVUPS     (AX), Y4
+	VFMADD231PS (CX), Y4, Y0
+	VMOVUPS     32(AX), Y4
+	VFMADD231PS 32(CX), Y4, Y1
+	VMOVUPS     64(AX), Y4
+	VFMADD231PS 64(CX), Y4, Y2
+	VMOVUPS     96(AX), Y4
+	VFMADD231PS 96(CX), Y4, Y3
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000080, CX
+	DECQ        BX
+	JNZ         dotBlock
 
-dotVector:
-	CMPQ        DX, $0x00000010
-	JB          dotTail
-	VMOVUPS     (AX), Z4
-	VFMADD231PS (CX), Z4, Z0
+dotHalf:
+	ANDQ        $0x0000001f, DX
+	TESTQ       $0x00000010, DX
+	JZ          dotSingle
+	VMOVUPS     (AX), Y4
+	VFMADD231PS (CX), Y4, Y0
+	VMOVUPS     32(AX), Y4
+	VFMADD231PS 32(CX), Y4, Y1
 	ADDQ        $0x00000040, AX
 	ADDQ        $0x00000040, CX
-	SUBQ        $0x00000010, DX
-	JMP         dotVector
+	ANDQ        $0x0000000f, DX
 
-dotTail:
-	TESTQ       DX, DX
+dotSingle:
+	MOVQ DX, BX
+	SHRQ $0x03, BX
+	JZ   dotRest
+
+dotSingleLoop:
+	VMOVUPS     (AX), Y4
+	VFMADD231PS (CX), Y4, Y0
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, CX
+	DECQ        BX
+	JNZ         dotSingleLoop
+
+dotRest:
+	ANDQ        $0x00000007, DX
 	JZ          dotReduce
 	MOVL        $0x0000ffff, BX
 	BZHIL       DX, BX, BX
 	KMOVW       BX, K1
-	VMOVUPS.Z   (AX), K1, Z4
-	VMOVUPS.Z   (CX), K1, Z5
-	VFMADD231PS Z5, Z4, Z1
+	VMOVUPS.Z   (AX), K1, Y4
+	VMOVUPS.Z   (CX), K1, Y5
+	VFMADD231PS Y5, Y4, Y1
 
 dotReduce:
-	VADDPS        Z1, Z0, Z0
-	VADDPS        Z3, Z2, Z2
-	VADDPS        Z2, Z0, Z0
-	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y2, Y0, Y0
+	VADDPS        Y3, Y1, Y1
 	VADDPS        Y1, Y0, Y0
-	VEXTRACTF128  $0x01, Y0, X1
+	VEXTRACTF32X4 $0x01, Y0, X1
 	VADDPS        X1, X0, X0
-	VMOVHLPS      X0, X0, X1
+	VSHUFPS       $0x4e, X0, X0, X1
 	VADDPS        X1, X0, X0
-	VMOVSHDUP     X0, X1
-	VADDSS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
 	MOVSS         X0, ret+48(FP)
 	VZEROUPPER
 	RET

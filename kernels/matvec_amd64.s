@@ -40,10 +40,11 @@ rowBlock:
 	MOVQ   SI, R11
 	MOVQ   DI, R12
 	XORQ   R13, R13
+	MOVQ   R12, R14
+	SHRQ   $0x04, R14
+	JZ     blockOne
 
 blockPair:
-	CMPQ        R12, $0x00000010
-	JB          blockOne
 	VMOVUPS     (R11)(R13*1), Y9
 	VFMADD231PS (DX)(R13*1), Y9, Y1
 	VFMADD231PS (R8)(R13*1), Y9, Y3
@@ -55,12 +56,13 @@ blockPair:
 	VFMADD231PS 32(R9)(R13*1), Y9, Y6
 	VFMADD231PS 32(R10)(R13*1), Y9, Y8
 	ADDQ        $0x00000040, R13
-	SUBQ        $0x00000010, R12
-	JMP         blockPair
+	DECQ        R14
+	JNZ         blockPair
 
 blockOne:
-	CMPQ        R12, $0x00000008
-	JB          blockTail
+	ANDQ        $0x0000000f, R12
+	TESTQ       $0x00000008, R12
+	JZ          blockTail
 	VMOVUPS     (R11)(R13*1), Y9
 	VFMADD231PS (DX)(R13*1), Y9, Y1
 	VFMADD231PS (R8)(R13*1), Y9, Y3
@@ -232,10 +234,11 @@ rowBlock:
 	MOVQ   SI, R11
 	MOVQ   DI, R12
 	XORQ   R13, R13
+	MOVQ   R12, R14
+	SHRQ   $0x05, R14
+	JZ     blockOne
 
 blockPair:
-	CMPQ        R12, $0x00000020
-	JB          blockOne
 	VMOVUPS     (R11)(R13*1), Z8
 	VFMADD231PS (DX)(R13*1), Z8, Z0
 	VFMADD231PS (R8)(R13*1), Z8, Z2
@@ -247,12 +250,13 @@ blockPair:
 	VFMADD231PS 64(R9)(R13*1), Z8, Z5
 	VFMADD231PS 64(R10)(R13*1), Z8, Z7
 	ADDQ        $0x00000080, R13
-	SUBQ        $0x00000020, R12
-	JMP         blockPair
+	DECQ        R14
+	JNZ         blockPair
 
 blockOne:
-	CMPQ        R12, $0x00000010
-	JB          blockTail
+	ANDQ        $0x0000001f, R12
+	TESTQ       $0x00000010, R12
+	JZ          blockTail
 	VMOVUPS     (R11)(R13*1), Z8
 	VFMADD231PS (DX)(R13*1), Z8, Z0
 	VFMADD231PS (R8)(R13*1), Z8, Z2
@@ -337,6 +341,1030 @@ singleReduce:
 	ADDQ          BX, DX
 	DECQ          CX
 	JMP           rowSingle
+
+done:
+	VZEROUPPER
+	RET
+
+// func matTVecAVX2(dst []float32, a []float32, lda int, x []float32)
+// Requires: AVX, FMA3
+TEXT ·matTVecAVX2(SB), NOSPLIT, $0-80
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	SHLQ    $0x02, BX
+	MOVQ    x_base+56(FP), SI
+	MOVQ    x_len+64(FP), DI
+	MOVQ    CX, R8
+	ANDQ    $0x00000007, R8
+	JZ      lastDone
+	MOVQ    CX, R9
+	SUBQ    $0x00000008, R9
+	SHLQ    $0x02, R9
+	VMOVUPS (AX)(R9*1), Y0
+	VXORPS  Y1, Y1, Y1
+	LEAQ    (DX)(R9*1), R10
+	MOVQ    SI, R11
+	MOVQ    DI, R12
+	SHRQ    $0x01, R12
+	JZ      lastOdd
+
+lastPair:
+	VBROADCASTSS (R11), Y2
+	VBROADCASTSS 4(R11), Y3
+	VFMADD231PS  (R10), Y2, Y0
+	VFMADD231PS  (R10)(BX*1), Y3, Y1
+	LEAQ         (R10)(BX*2), R10
+	ADDQ         $0x00000008, R11
+	DECQ         R12
+	JNZ          lastPair
+
+lastOdd:
+	TESTQ        $0x00000001, DI
+	JZ           lastSum
+	VBROADCASTSS (R11), Y2
+	VFMADD231PS  (R10), Y2, Y0
+
+lastSum:
+	VADDPS Y1, Y0, Y0
+
+lastDone:
+	MOVQ SI, SI
+	MOVQ CX, CX
+	SHRQ $0x03, CX
+	LEAQ (BX)(BX*2), R10
+	LEAQ (BX)(BX*4), R11
+	LEAQ (R10)(BX*4), R11
+
+rows4:
+	CMPQ         DI, $0x00000004
+	JB           rows4End
+	VBROADCASTSS (SI), Y1
+	VBROADCASTSS 4(SI), Y2
+	VBROADCASTSS 8(SI), Y3
+	VBROADCASTSS 12(SI), Y4
+	MOVQ         DX, R11
+	MOVQ         AX, R12
+	MOVQ         CX, R13
+	TESTQ        R13, R13
+	JZ           rows4Tail
+
+rows4Loop:
+	VMOVUPS     (R12), Y5
+	VFMADD231PS (R11), Y1, Y5
+	VFMADD231PS (R11)(BX*1), Y2, Y5
+	VFMADD231PS (R11)(BX*2), Y3, Y5
+	VFMADD231PS (R11)(R10*1), Y4, Y5
+	VMOVUPS     Y5, (R12)
+	ADDQ        $0x00000020, R11
+	ADDQ        $0x00000020, R12
+	DECQ        R13
+	JNZ         rows4Loop
+
+rows4Tail:
+	LEAQ (DX)(BX*4), DX
+	ADDQ $0x00000010, SI
+	SUBQ $0x00000004, DI
+	JMP  rows4
+
+rows4End:
+rows1:
+	CMPQ         DI, $0x00000001
+	JB           rows1End
+	VBROADCASTSS (SI), Y1
+	MOVQ         DX, R10
+	MOVQ         AX, R11
+	MOVQ         CX, R12
+	TESTQ        R12, R12
+	JZ           rows1Tail
+
+rows1Loop:
+	VMOVUPS     (R11), Y2
+	VFMADD231PS (R10), Y1, Y2
+	VMOVUPS     Y2, (R11)
+	ADDQ        $0x00000020, R10
+	ADDQ        $0x00000020, R11
+	DECQ        R12
+	JNZ         rows1Loop
+
+rows1Tail:
+	ADDQ BX, DX
+	ADDQ $0x00000004, SI
+	SUBQ $0x00000001, DI
+	JMP  rows1
+
+rows1End:
+	TESTQ   R8, R8
+	JZ      done
+	VMOVUPS Y0, (AX)(R9*1)
+
+done:
+	VZEROUPPER
+	RET
+
+// func matTVecAVX512(dst []float32, a []float32, lda int, x []float32)
+// Requires: AVX, AVX512F, AVX512VL, BMI2, FMA3
+TEXT ·matTVecAVX512(SB), NOSPLIT, $0-80
+	MOVQ  dst_base+0(FP), AX
+	MOVQ  dst_len+8(FP), CX
+	MOVQ  a_base+24(FP), DX
+	MOVQ  lda+48(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  x_base+56(FP), SI
+	MOVQ  x_len+64(FP), DI
+	MOVQ  CX, R8
+	ANDQ  $0x00000007, R8
+	JZ    maskDone
+	MOVL  $0x0000ffff, R9
+	BZHIL R8, R9, R9
+	KMOVW R9, K1
+
+maskDone:
+	MOVQ SI, SI
+	MOVQ CX, CX
+	SHRQ $0x03, CX
+	LEAQ (BX)(BX*2), R9
+	LEAQ (BX)(BX*4), R10
+	LEAQ (R9)(BX*4), R10
+
+rows4:
+	CMPQ         DI, $0x00000004
+	JB           rows4End
+	VBROADCASTSS (SI), Y0
+	VBROADCASTSS 4(SI), Y1
+	VBROADCASTSS 8(SI), Y2
+	VBROADCASTSS 12(SI), Y3
+	MOVQ         DX, R10
+	MOVQ         AX, R11
+	MOVQ         CX, R12
+	TESTQ        R12, R12
+	JZ           rows4Tail
+
+rows4Loop:
+	VMOVUPS     (R11), Y4
+	VFMADD231PS (R10), Y0, Y4
+	VFMADD231PS (R10)(BX*1), Y1, Y4
+	VFMADD231PS (R10)(BX*2), Y2, Y4
+	VFMADD231PS (R10)(R9*1), Y3, Y4
+	VMOVUPS     Y4, (R11)
+	ADDQ        $0x00000020, R10
+	ADDQ        $0x00000020, R11
+	DECQ        R12
+	JNZ         rows4Loop
+
+rows4Tail:
+	TESTQ       R8, R8
+	JZ          rows4Next
+	VMOVUPS.Z   (R11), K1, Y4
+	VMOVUPS.Z   (R10), K1, Y5
+	VFMADD231PS Y5, Y0, Y4
+	VMOVUPS.Z   (R10)(BX*1), K1, Y0
+	VFMADD231PS Y0, Y1, Y4
+	VMOVUPS.Z   (R10)(BX*2), K1, Y0
+	VFMADD231PS Y0, Y2, Y4
+	VMOVUPS.Z   (R10)(R9*1), K1, Y0
+	VFMADD231PS Y0, Y3, Y4
+	VMOVUPS     Y4, K1, (R11)
+
+rows4Next:
+	LEAQ (DX)(BX*4), DX
+	ADDQ $0x00000010, SI
+	SUBQ $0x00000004, DI
+	JMP  rows4
+
+rows4End:
+rows1:
+	CMPQ         DI, $0x00000001
+	JB           rows1End
+	VBROADCASTSS (SI), Y0
+	MOVQ         DX, R9
+	MOVQ         AX, R10
+	MOVQ         CX, R11
+	TESTQ        R11, R11
+	JZ           rows1Tail
+
+rows1Loop:
+	VMOVUPS     (R10), Y1
+	VFMADD231PS (R9), Y0, Y1
+	VMOVUPS     Y1, (R10)
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000020, R10
+	DECQ        R11
+	JNZ         rows1Loop
+
+rows1Tail:
+	TESTQ       R8, R8
+	JZ          rows1Next
+	VMOVUPS.Z   (R10), K1, Y1
+	VMOVUPS.Z   (R9), K1, Y2
+	VFMADD231PS Y2, Y0, Y1
+	VMOVUPS     Y1, K1, (R10)
+
+rows1Next:
+	ADDQ BX, DX
+	ADDQ $0x00000004, SI
+	SUBQ $0x00000001, DI
+	JMP  rows1
+
+rows1End:
+	VZEROUPPER
+	RET
+
+// func matVecBatchAVX2(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int)
+// Requires: AVX, CMOV, FMA3
+TEXT ·matVecBatchAVX2(SB), NOSPLIT, $48-120
+	MOVQ    cols+104(FP), AX
+	ANDQ    $0x00000007, AX
+	JZ      maskDone
+	LEAQ    tailmask<>+0(SB), CX
+	VMOVDQU (CX)(AX*4), Y0
+
+maskDone:
+	MOVQ a_base+32(FP), AX
+	MOVQ d_base+0(FP), CX
+	MOVQ rows+96(FP), DX
+	MOVQ AX, 16(SP)
+	MOVQ CX, 24(SP)
+	MOVQ DX, 40(SP)
+
+panel:
+	MOVQ    rows+96(FP), AX
+	MOVQ    40(SP), AX
+	TESTQ   AX, AX
+	JZ      done
+	MOVQ    $0x00000040, CX
+	CMPQ    AX, CX
+	CMOVQGT CX, AX
+	MOVQ    AX, 32(SP)
+	MOVQ    x_base+64(FP), AX
+	MOVQ    24(SP), CX
+	MOVQ    batch+112(FP), DX
+	MOVQ    DX, 8(SP)
+
+b2:
+	CMPQ 8(SP), $0x00000002
+	JB   b2End
+	MOVQ 16(SP), DX
+	MOVQ CX, BX
+	MOVQ 32(SP), SI
+	MOVQ SI, (SP)
+
+b2r4:
+	CMPQ   (SP), $0x00000004
+	JB     b2r4End
+	MOVQ   lda+56(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(SI*1), R8
+	LEAQ   (R8)(SI*1), SI
+	MOVQ   ldx+88(FP), R9
+	SHLQ   $0x02, R9
+	LEAQ   (AX)(R9*1), R9
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	MOVQ   cols+104(FP), R11
+	XORQ   R10, R10
+	SHRQ   $0x03, R11
+	JZ     b2r4tTail
+
+b2r4tLoop:
+	VMOVUPS     (DX)(R10*1), Y9
+	VMOVUPS     (DI)(R10*1), Y10
+	VMOVUPS     (R8)(R10*1), Y11
+	VMOVUPS     (SI)(R10*1), Y12
+	VMOVUPS     (AX)(R10*1), Y13
+	VFMADD231PS Y9, Y13, Y1
+	VFMADD231PS Y10, Y13, Y3
+	VFMADD231PS Y11, Y13, Y5
+	VFMADD231PS Y12, Y13, Y7
+	VMOVUPS     (R9)(R10*1), Y13
+	VFMADD231PS Y9, Y13, Y2
+	VFMADD231PS Y10, Y13, Y4
+	VFMADD231PS Y11, Y13, Y6
+	VFMADD231PS Y12, Y13, Y8
+	ADDQ        $0x00000020, R10
+	DECQ        R11
+	JNZ         b2r4tLoop
+
+b2r4tTail:
+	MOVQ        cols+104(FP), R11
+	ANDQ        $0x00000007, R11
+	JZ          b2r4tReduce
+	LEAQ        -32(R10)(R11*4), R10
+	VMOVUPS     (DX)(R10*1), Y9
+	VANDPS      Y0, Y9, Y9
+	VMOVUPS     (DI)(R10*1), Y10
+	VANDPS      Y0, Y10, Y10
+	VMOVUPS     (R8)(R10*1), Y11
+	VANDPS      Y0, Y11, Y11
+	VMOVUPS     (SI)(R10*1), Y12
+	VANDPS      Y0, Y12, Y12
+	VMOVUPS     (AX)(R10*1), Y13
+	VANDPS      Y0, Y13, Y13
+	VFMADD231PS Y9, Y13, Y1
+	VFMADD231PS Y10, Y13, Y3
+	VFMADD231PS Y11, Y13, Y5
+	VFMADD231PS Y12, Y13, Y7
+	VMOVUPS     (R9)(R10*1), Y13
+	VANDPS      Y0, Y13, Y13
+	VFMADD231PS Y9, Y13, Y2
+	VFMADD231PS Y10, Y13, Y4
+	VFMADD231PS Y11, Y13, Y6
+	VFMADD231PS Y12, Y13, Y8
+
+b2r4tReduce:
+	MOVQ         BX, SI
+	MOVQ         ldd+24(FP), DI
+	SHLQ         $0x02, DI
+	VSHUFPS      $0x88, Y3, Y1, Y9
+	VSHUFPS      $0xdd, Y3, Y1, Y1
+	VADDPS       Y1, Y9, Y9
+	VSHUFPS      $0x88, Y7, Y5, Y1
+	VSHUFPS      $0xdd, Y7, Y5, Y3
+	VADDPS       Y3, Y1, Y1
+	VSHUFPS      $0x88, Y1, Y9, Y3
+	VSHUFPS      $0xdd, Y1, Y9, Y1
+	VADDPS       Y1, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X1
+	VADDPS       X1, X3, X3
+	VMOVUPS      X3, (SI)
+	ADDQ         DI, SI
+	VSHUFPS      $0x88, Y4, Y2, Y1
+	VSHUFPS      $0xdd, Y4, Y2, Y2
+	VADDPS       Y2, Y1, Y1
+	VSHUFPS      $0x88, Y8, Y6, Y2
+	VSHUFPS      $0xdd, Y8, Y6, Y3
+	VADDPS       Y3, Y2, Y2
+	VSHUFPS      $0x88, Y2, Y1, Y3
+	VSHUFPS      $0xdd, Y2, Y1, Y1
+	VADDPS       Y1, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X1
+	VADDPS       X1, X3, X3
+	VMOVUPS      X3, (SI)
+	MOVQ         lda+56(FP), SI
+	SHLQ         $0x04, SI
+	ADDQ         SI, DX
+	ADDQ         $0x00000010, BX
+	SUBQ         $0x00000004, (SP)
+	JMP          b2r4
+
+b2r4End:
+b2r1:
+	CMPQ   (SP), $0x00000001
+	JB     b2r1End
+	MOVQ   ldx+88(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (AX)(SI*1), SI
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	MOVQ   cols+104(FP), R8
+	XORQ   DI, DI
+	SHRQ   $0x03, R8
+	JZ     b2r1tTail
+
+b2r1tLoop:
+	VMOVUPS     (DX)(DI*1), Y3
+	VMOVUPS     (AX)(DI*1), Y4
+	VFMADD231PS Y3, Y4, Y1
+	VMOVUPS     (SI)(DI*1), Y4
+	VFMADD231PS Y3, Y4, Y2
+	ADDQ        $0x00000020, DI
+	DECQ        R8
+	JNZ         b2r1tLoop
+
+b2r1tTail:
+	MOVQ        cols+104(FP), R8
+	ANDQ        $0x00000007, R8
+	JZ          b2r1tReduce
+	LEAQ        -32(DI)(R8*4), DI
+	VMOVUPS     (DX)(DI*1), Y3
+	VANDPS      Y0, Y3, Y3
+	VMOVUPS     (AX)(DI*1), Y4
+	VANDPS      Y0, Y4, Y4
+	VFMADD231PS Y3, Y4, Y1
+	VMOVUPS     (SI)(DI*1), Y4
+	VANDPS      Y0, Y4, Y4
+	VFMADD231PS Y3, Y4, Y2
+
+b2r1tReduce:
+	MOVQ         BX, SI
+	MOVQ         ldd+24(FP), DI
+	SHLQ         $0x02, DI
+	VEXTRACTF128 $0x01, Y1, X3
+	VADDPS       X3, X1, X1
+	VSHUFPS      $0x4e, X1, X1, X3
+	VADDPS       X3, X1, X1
+	VSHUFPS      $0xb1, X1, X1, X3
+	VADDPS       X3, X1, X1
+	VMOVSS       X1, (SI)
+	ADDQ         DI, SI
+	VEXTRACTF128 $0x01, Y2, X1
+	VADDPS       X1, X2, X2
+	VSHUFPS      $0x4e, X2, X2, X1
+	VADDPS       X1, X2, X2
+	VSHUFPS      $0xb1, X2, X2, X1
+	VADDPS       X1, X2, X2
+	VMOVSS       X2, (SI)
+	MOVQ         lda+56(FP), SI
+	SHLQ         $0x02, SI
+	ADDQ         SI, DX
+	ADDQ         $0x00000004, BX
+	SUBQ         $0x00000001, (SP)
+	JMP          b2r1
+
+b2r1End:
+	MOVQ ldx+88(FP), DX
+	SHLQ $0x03, DX
+	ADDQ DX, AX
+	MOVQ ldd+24(FP), DX
+	SHLQ $0x03, DX
+	ADDQ DX, CX
+	SUBQ $0x00000002, 8(SP)
+	JMP  b2
+
+b2End:
+b1:
+	CMPQ 8(SP), $0x00000001
+	JB   b1End
+	MOVQ 16(SP), DX
+	MOVQ CX, BX
+	MOVQ 32(SP), SI
+	MOVQ SI, (SP)
+
+b1r4:
+	CMPQ   (SP), $0x00000004
+	JB     b1r4End
+	MOVQ   lda+56(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(SI*1), R8
+	LEAQ   (R8)(SI*1), SI
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	MOVQ   cols+104(FP), R10
+	XORQ   R9, R9
+	SHRQ   $0x03, R10
+	JZ     b1r4tTail
+
+b1r4tLoop:
+	VMOVUPS     (DX)(R9*1), Y5
+	VMOVUPS     (DI)(R9*1), Y6
+	VMOVUPS     (R8)(R9*1), Y7
+	VMOVUPS     (SI)(R9*1), Y8
+	VMOVUPS     (AX)(R9*1), Y9
+	VFMADD231PS Y5, Y9, Y1
+	VFMADD231PS Y6, Y9, Y2
+	VFMADD231PS Y7, Y9, Y3
+	VFMADD231PS Y8, Y9, Y4
+	ADDQ        $0x00000020, R9
+	DECQ        R10
+	JNZ         b1r4tLoop
+
+b1r4tTail:
+	MOVQ        cols+104(FP), R10
+	ANDQ        $0x00000007, R10
+	JZ          b1r4tReduce
+	LEAQ        -32(R9)(R10*4), R9
+	VMOVUPS     (DX)(R9*1), Y5
+	VANDPS      Y0, Y5, Y5
+	VMOVUPS     (DI)(R9*1), Y6
+	VANDPS      Y0, Y6, Y6
+	VMOVUPS     (R8)(R9*1), Y7
+	VANDPS      Y0, Y7, Y7
+	VMOVUPS     (SI)(R9*1), Y8
+	VANDPS      Y0, Y8, Y8
+	VMOVUPS     (AX)(R9*1), Y9
+	VANDPS      Y0, Y9, Y9
+	VFMADD231PS Y5, Y9, Y1
+	VFMADD231PS Y6, Y9, Y2
+	VFMADD231PS Y7, Y9, Y3
+	VFMADD231PS Y8, Y9, Y4
+
+b1r4tReduce:
+	MOVQ         BX, SI
+	VSHUFPS      $0x88, Y2, Y1, Y5
+	VSHUFPS      $0xdd, Y2, Y1, Y1
+	VADDPS       Y1, Y5, Y5
+	VSHUFPS      $0x88, Y4, Y3, Y1
+	VSHUFPS      $0xdd, Y4, Y3, Y2
+	VADDPS       Y2, Y1, Y1
+	VSHUFPS      $0x88, Y1, Y5, Y2
+	VSHUFPS      $0xdd, Y1, Y5, Y1
+	VADDPS       Y1, Y2, Y2
+	VEXTRACTF128 $0x01, Y2, X1
+	VADDPS       X1, X2, X2
+	VMOVUPS      X2, (SI)
+	MOVQ         lda+56(FP), SI
+	SHLQ         $0x04, SI
+	ADDQ         SI, DX
+	ADDQ         $0x00000010, BX
+	SUBQ         $0x00000004, (SP)
+	JMP          b1r4
+
+b1r4End:
+b1r1:
+	CMPQ   (SP), $0x00000001
+	JB     b1r1End
+	VXORPS Y1, Y1, Y1
+	MOVQ   cols+104(FP), DI
+	XORQ   SI, SI
+	SHRQ   $0x03, DI
+	JZ     b1r1tTail
+
+b1r1tLoop:
+	VMOVUPS     (DX)(SI*1), Y2
+	VMOVUPS     (AX)(SI*1), Y3
+	VFMADD231PS Y2, Y3, Y1
+	ADDQ        $0x00000020, SI
+	DECQ        DI
+	JNZ         b1r1tLoop
+
+b1r1tTail:
+	MOVQ        cols+104(FP), DI
+	ANDQ        $0x00000007, DI
+	JZ          b1r1tReduce
+	LEAQ        -32(SI)(DI*4), SI
+	VMOVUPS     (DX)(SI*1), Y2
+	VANDPS      Y0, Y2, Y2
+	VMOVUPS     (AX)(SI*1), Y3
+	VANDPS      Y0, Y3, Y3
+	VFMADD231PS Y2, Y3, Y1
+
+b1r1tReduce:
+	MOVQ         BX, SI
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDPS       X2, X1, X1
+	VSHUFPS      $0x4e, X1, X1, X2
+	VADDPS       X2, X1, X1
+	VSHUFPS      $0xb1, X1, X1, X2
+	VADDPS       X2, X1, X1
+	VMOVSS       X1, (SI)
+	MOVQ         lda+56(FP), SI
+	SHLQ         $0x02, SI
+	ADDQ         SI, DX
+	ADDQ         $0x00000004, BX
+	SUBQ         $0x00000001, (SP)
+	JMP          b1r1
+
+b1r1End:
+	MOVQ ldx+88(FP), DX
+	SHLQ $0x02, DX
+	ADDQ DX, AX
+	MOVQ ldd+24(FP), DX
+	SHLQ $0x02, DX
+	ADDQ DX, CX
+	SUBQ $0x00000001, 8(SP)
+	JMP  b1
+
+b1End:
+	MOVQ lda+56(FP), AX
+	SHLQ $0x08, AX
+	ADDQ AX, 16(SP)
+	ADDQ $0x00000100, 24(SP)
+	MOVQ 32(SP), AX
+	SUBQ AX, 40(SP)
+	JMP  panel
+
+done:
+	VZEROUPPER
+	RET
+
+// func matVecBatchAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int)
+// Requires: AVX, AVX512F, AVX512VL, BMI2, CMOV, FMA3
+TEXT ·matVecBatchAVX512(SB), NOSPLIT, $48-120
+	MOVQ  cols+104(FP), AX
+	ANDQ  $0x00000007, AX
+	JZ    maskDone
+	MOVL  $0x0000ffff, CX
+	BZHIL AX, CX, CX
+	KMOVW CX, K1
+
+maskDone:
+	MOVQ a_base+32(FP), AX
+	MOVQ d_base+0(FP), CX
+	MOVQ rows+96(FP), DX
+	MOVQ AX, 16(SP)
+	MOVQ CX, 24(SP)
+	MOVQ DX, 40(SP)
+
+panel:
+	MOVQ    rows+96(FP), AX
+	MOVQ    40(SP), AX
+	TESTQ   AX, AX
+	JZ      done
+	MOVQ    $0x00000040, CX
+	CMPQ    AX, CX
+	CMOVQGT CX, AX
+	MOVQ    AX, 32(SP)
+	MOVQ    x_base+64(FP), AX
+	MOVQ    24(SP), CX
+	MOVQ    batch+112(FP), DX
+	MOVQ    DX, 8(SP)
+
+b4:
+	CMPQ 8(SP), $0x00000004
+	JB   b4End
+	MOVQ 16(SP), DX
+	MOVQ CX, BX
+	MOVQ 32(SP), SI
+	MOVQ SI, (SP)
+
+b4r4:
+	CMPQ   (SP), $0x00000004
+	JB     b4r4End
+	MOVQ   lda+56(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(SI*1), R8
+	LEAQ   (R8)(SI*1), SI
+	MOVQ   ldx+88(FP), R9
+	SHLQ   $0x02, R9
+	LEAQ   (AX)(R9*1), R10
+	LEAQ   (R10)(R9*1), R11
+	LEAQ   (R11)(R9*1), R9
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	MOVQ   cols+104(FP), R13
+	XORQ   R12, R12
+	SHRQ   $0x03, R13
+	JZ     b4r4tTail
+
+b4r4tLoop:
+	VMOVUPS     (DX)(R12*1), Y16
+	VMOVUPS     (DI)(R12*1), Y17
+	VMOVUPS     (R8)(R12*1), Y18
+	VMOVUPS     (SI)(R12*1), Y19
+	VMOVUPS     (AX)(R12*1), Y20
+	VFMADD231PS Y16, Y20, Y0
+	VFMADD231PS Y17, Y20, Y4
+	VFMADD231PS Y18, Y20, Y8
+	VFMADD231PS Y19, Y20, Y12
+	VMOVUPS     (R10)(R12*1), Y20
+	VFMADD231PS Y16, Y20, Y1
+	VFMADD231PS Y17, Y20, Y5
+	VFMADD231PS Y18, Y20, Y9
+	VFMADD231PS Y19, Y20, Y13
+	VMOVUPS     (R11)(R12*1), Y20
+	VFMADD231PS Y16, Y20, Y2
+	VFMADD231PS Y17, Y20, Y6
+	VFMADD231PS Y18, Y20, Y10
+	VFMADD231PS Y19, Y20, Y14
+	VMOVUPS     (R9)(R12*1), Y20
+	VFMADD231PS Y16, Y20, Y3
+	VFMADD231PS Y17, Y20, Y7
+	VFMADD231PS Y18, Y20, Y11
+	VFMADD231PS Y19, Y20, Y15
+	ADDQ        $0x00000020, R12
+	DECQ        R13
+	JNZ         b4r4tLoop
+
+b4r4tTail:
+	MOVQ        cols+104(FP), R13
+	ANDQ        $0x00000007, R13
+	JZ          b4r4tReduce
+	VMOVUPS.Z   (DX)(R12*1), K1, Y16
+	VMOVUPS.Z   (DI)(R12*1), K1, Y17
+	VMOVUPS.Z   (R8)(R12*1), K1, Y18
+	VMOVUPS.Z   (SI)(R12*1), K1, Y19
+	VMOVUPS.Z   (AX)(R12*1), K1, Y20
+	VFMADD231PS Y16, Y20, Y0
+	VFMADD231PS Y17, Y20, Y4
+	VFMADD231PS Y18, Y20, Y8
+	VFMADD231PS Y19, Y20, Y12
+	VMOVUPS.Z   (R10)(R12*1), K1, Y20
+	VFMADD231PS Y16, Y20, Y1
+	VFMADD231PS Y17, Y20, Y5
+	VFMADD231PS Y18, Y20, Y9
+	VFMADD231PS Y19, Y20, Y13
+	VMOVUPS.Z   (R11)(R12*1), K1, Y20
+	VFMADD231PS Y16, Y20, Y2
+	VFMADD231PS Y17, Y20, Y6
+	VFMADD231PS Y18, Y20, Y10
+	VFMADD231PS Y19, Y20, Y14
+	VMOVUPS.Z   (R9)(R12*1), K1, Y20
+	VFMADD231PS Y16, Y20, Y3
+	VFMADD231PS Y17, Y20, Y7
+	VFMADD231PS Y18, Y20, Y11
+	VFMADD231PS Y19, Y20, Y15
+
+b4r4tReduce:
+	MOVQ          BX, SI
+	MOVQ          ldd+24(FP), DI
+	SHLQ          $0x02, DI
+	VSHUFPS       $0x88, Y4, Y0, Y16
+	VSHUFPS       $0xdd, Y4, Y0, Y0
+	VADDPS        Y0, Y16, Y16
+	VSHUFPS       $0x88, Y12, Y8, Y0
+	VSHUFPS       $0xdd, Y12, Y8, Y4
+	VADDPS        Y4, Y0, Y0
+	VSHUFPS       $0x88, Y0, Y16, Y4
+	VSHUFPS       $0xdd, Y0, Y16, Y0
+	VADDPS        Y0, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X0
+	VADDPS        X0, X4, X4
+	VMOVUPS       X4, (SI)
+	ADDQ          DI, SI
+	VSHUFPS       $0x88, Y5, Y1, Y0
+	VSHUFPS       $0xdd, Y5, Y1, Y1
+	VADDPS        Y1, Y0, Y0
+	VSHUFPS       $0x88, Y13, Y9, Y1
+	VSHUFPS       $0xdd, Y13, Y9, Y4
+	VADDPS        Y4, Y1, Y1
+	VSHUFPS       $0x88, Y1, Y0, Y4
+	VSHUFPS       $0xdd, Y1, Y0, Y0
+	VADDPS        Y0, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X0
+	VADDPS        X0, X4, X4
+	VMOVUPS       X4, (SI)
+	ADDQ          DI, SI
+	VSHUFPS       $0x88, Y6, Y2, Y0
+	VSHUFPS       $0xdd, Y6, Y2, Y1
+	VADDPS        Y1, Y0, Y0
+	VSHUFPS       $0x88, Y14, Y10, Y1
+	VSHUFPS       $0xdd, Y14, Y10, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y1, Y0, Y2
+	VSHUFPS       $0xdd, Y1, Y0, Y0
+	VADDPS        Y0, Y2, Y2
+	VEXTRACTF32X4 $0x01, Y2, X0
+	VADDPS        X0, X2, X2
+	VMOVUPS       X2, (SI)
+	ADDQ          DI, SI
+	VSHUFPS       $0x88, Y7, Y3, Y0
+	VSHUFPS       $0xdd, Y7, Y3, Y1
+	VADDPS        Y1, Y0, Y0
+	VSHUFPS       $0x88, Y15, Y11, Y1
+	VSHUFPS       $0xdd, Y15, Y11, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y1, Y0, Y2
+	VSHUFPS       $0xdd, Y1, Y0, Y0
+	VADDPS        Y0, Y2, Y2
+	VEXTRACTF32X4 $0x01, Y2, X0
+	VADDPS        X0, X2, X2
+	VMOVUPS       X2, (SI)
+	MOVQ          lda+56(FP), SI
+	SHLQ          $0x04, SI
+	ADDQ          SI, DX
+	ADDQ          $0x00000010, BX
+	SUBQ          $0x00000004, (SP)
+	JMP           b4r4
+
+b4r4End:
+b4r1:
+	CMPQ   (SP), $0x00000001
+	JB     b4r1End
+	MOVQ   ldx+88(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (AX)(SI*1), DI
+	LEAQ   (DI)(SI*1), R8
+	LEAQ   (R8)(SI*1), SI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ   cols+104(FP), R10
+	XORQ   R9, R9
+	SHRQ   $0x03, R10
+	JZ     b4r1tTail
+
+b4r1tLoop:
+	VMOVUPS     (DX)(R9*1), Y4
+	VMOVUPS     (AX)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y0
+	VMOVUPS     (DI)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y1
+	VMOVUPS     (R8)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y2
+	VMOVUPS     (SI)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y3
+	ADDQ        $0x00000020, R9
+	DECQ        R10
+	JNZ         b4r1tLoop
+
+b4r1tTail:
+	MOVQ        cols+104(FP), R10
+	ANDQ        $0x00000007, R10
+	JZ          b4r1tReduce
+	VMOVUPS.Z   (DX)(R9*1), K1, Y4
+	VMOVUPS.Z   (AX)(R9*1), K1, Y5
+	VFMADD231PS Y4, Y5, Y0
+	VMOVUPS.Z   (DI)(R9*1), K1, Y5
+	VFMADD231PS Y4, Y5, Y1
+	VMOVUPS.Z   (R8)(R9*1), K1, Y5
+	VFMADD231PS Y4, Y5, Y2
+	VMOVUPS.Z   (SI)(R9*1), K1, Y5
+	VFMADD231PS Y4, Y5, Y3
+
+b4r1tReduce:
+	MOVQ          BX, SI
+	MOVQ          ldd+24(FP), DI
+	SHLQ          $0x02, DI
+	VEXTRACTF32X4 $0x01, Y0, X4
+	VADDPS        X4, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X4
+	VADDPS        X4, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X4
+	VADDPS        X4, X0, X0
+	VMOVSS        X0, (SI)
+	ADDQ          DI, SI
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X1
+	VSHUFPS       $0x4e, X1, X1, X0
+	VADDPS        X0, X1, X1
+	VSHUFPS       $0xb1, X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSS        X1, (SI)
+	ADDQ          DI, SI
+	VEXTRACTF32X4 $0x01, Y2, X0
+	VADDPS        X0, X2, X2
+	VSHUFPS       $0x4e, X2, X2, X0
+	VADDPS        X0, X2, X2
+	VSHUFPS       $0xb1, X2, X2, X0
+	VADDPS        X0, X2, X2
+	VMOVSS        X2, (SI)
+	ADDQ          DI, SI
+	VEXTRACTF32X4 $0x01, Y3, X0
+	VADDPS        X0, X3, X3
+	VSHUFPS       $0x4e, X3, X3, X0
+	VADDPS        X0, X3, X3
+	VSHUFPS       $0xb1, X3, X3, X0
+	VADDPS        X0, X3, X3
+	VMOVSS        X3, (SI)
+	MOVQ          lda+56(FP), SI
+	SHLQ          $0x02, SI
+	ADDQ          SI, DX
+	ADDQ          $0x00000004, BX
+	SUBQ          $0x00000001, (SP)
+	JMP           b4r1
+
+b4r1End:
+	MOVQ ldx+88(FP), DX
+	SHLQ $0x04, DX
+	ADDQ DX, AX
+	MOVQ ldd+24(FP), DX
+	SHLQ $0x04, DX
+	ADDQ DX, CX
+	SUBQ $0x00000004, 8(SP)
+	JMP  b4
+
+b4End:
+b1:
+	CMPQ 8(SP), $0x00000001
+	JB   b1End
+	MOVQ 16(SP), DX
+	MOVQ CX, BX
+	MOVQ 32(SP), SI
+	MOVQ SI, (SP)
+
+b1r4:
+	CMPQ   (SP), $0x00000004
+	JB     b1r4End
+	MOVQ   lda+56(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(SI*1), R8
+	LEAQ   (R8)(SI*1), SI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ   cols+104(FP), R10
+	XORQ   R9, R9
+	SHRQ   $0x03, R10
+	JZ     b1r4tTail
+
+b1r4tLoop:
+	VMOVUPS     (DX)(R9*1), Y4
+	VMOVUPS     (DI)(R9*1), Y5
+	VMOVUPS     (R8)(R9*1), Y6
+	VMOVUPS     (SI)(R9*1), Y7
+	VMOVUPS     (AX)(R9*1), Y8
+	VFMADD231PS Y4, Y8, Y0
+	VFMADD231PS Y5, Y8, Y1
+	VFMADD231PS Y6, Y8, Y2
+	VFMADD231PS Y7, Y8, Y3
+	ADDQ        $0x00000020, R9
+	DECQ        R10
+	JNZ         b1r4tLoop
+
+b1r4tTail:
+	MOVQ        cols+104(FP), R10
+	ANDQ        $0x00000007, R10
+	JZ          b1r4tReduce
+	VMOVUPS.Z   (DX)(R9*1), K1, Y4
+	VMOVUPS.Z   (DI)(R9*1), K1, Y5
+	VMOVUPS.Z   (R8)(R9*1), K1, Y6
+	VMOVUPS.Z   (SI)(R9*1), K1, Y7
+	VMOVUPS.Z   (AX)(R9*1), K1, Y8
+	VFMADD231PS Y4, Y8, Y0
+	VFMADD231PS Y5, Y8, Y1
+	VFMADD231PS Y6, Y8, Y2
+	VFMADD231PS Y7, Y8, Y3
+
+b1r4tReduce:
+	MOVQ          BX, SI
+	VSHUFPS       $0x88, Y1, Y0, Y4
+	VSHUFPS       $0xdd, Y1, Y0, Y0
+	VADDPS        Y0, Y4, Y4
+	VSHUFPS       $0x88, Y3, Y2, Y0
+	VSHUFPS       $0xdd, Y3, Y2, Y1
+	VADDPS        Y1, Y0, Y0
+	VSHUFPS       $0x88, Y0, Y4, Y1
+	VSHUFPS       $0xdd, Y0, Y4, Y0
+	VADDPS        Y0, Y1, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X1
+	VMOVUPS       X1, (SI)
+	MOVQ          lda+56(FP), SI
+	SHLQ          $0x04, SI
+	ADDQ          SI, DX
+	ADDQ          $0x00000010, BX
+	SUBQ          $0x00000004, (SP)
+	JMP           b1r4
+
+b1r4End:
+b1r1:
+	CMPQ   (SP), $0x00000001
+	JB     b1r1End
+	VXORPS Y0, Y0, Y0
+	MOVQ   cols+104(FP), DI
+	XORQ   SI, SI
+	SHRQ   $0x03, DI
+	JZ     b1r1tTail
+
+b1r1tLoop:
+	VMOVUPS     (DX)(SI*1), Y1
+	VMOVUPS     (AX)(SI*1), Y2
+	VFMADD231PS Y1, Y2, Y0
+	ADDQ        $0x00000020, SI
+	DECQ        DI
+	JNZ         b1r1tLoop
+
+b1r1tTail:
+	MOVQ        cols+104(FP), DI
+	ANDQ        $0x00000007, DI
+	JZ          b1r1tReduce
+	VMOVUPS.Z   (DX)(SI*1), K1, Y1
+	VMOVUPS.Z   (AX)(SI*1), K1, Y2
+	VFMADD231PS Y1, Y2, Y0
+
+b1r1tReduce:
+	MOVQ          BX, SI
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VMOVSS        X0, (SI)
+	MOVQ          lda+56(FP), SI
+	SHLQ          $0x02, SI
+	ADDQ          SI, DX
+	ADDQ          $0x00000004, BX
+	SUBQ          $0x00000001, (SP)
+	JMP           b1r1
+
+b1r1End:
+	MOVQ ldx+88(FP), DX
+	SHLQ $0x02, DX
+	ADDQ DX, AX
+	MOVQ ldd+24(FP), DX
+	SHLQ $0x02, DX
+	ADDQ DX, CX
+	SUBQ $0x00000001, 8(SP)
+	JMP  b1
+
+b1End:
+	MOVQ lda+56(FP), AX
+	SHLQ $0x08, AX
+	ADDQ AX, 16(SP)
+	ADDQ $0x00000100, 24(SP)
+	MOVQ 32(SP), AX
+	SUBQ AX, 40(SP)
+	JMP  panel
 
 done:
 	VZEROUPPER

@@ -1,7 +1,10 @@
 package kernels
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/heedml/heed/fallback"
@@ -62,19 +65,14 @@ func TestMatVec(t *testing.T) {
 }
 
 func TestMatVecGuard(t *testing.T) {
-	forEachGuarded(t, 257*3, 3, func(t *testing.T, n int, get func(int) []float32) {
-		for _, rows := range []int{1, 3, 5} {
-			if n == 0 {
-				continue
-			}
-			a := Matrix{Rows: rows, Cols: n, Stride: n, Data: get(rows * n)}
-			x, dst := get(n), get(rows)
-			MatVec(dst, a, x)
-			for r := range dst {
-				exact, abs := dot64(a.Row(r), x)
-				checkDot(t, "MatVec", dst[r], exact, abs, n)
-			}
-			return
+	forEachGuarded(t, 257*5, 3, func(t *testing.T, n int, get func(int) []float32) {
+		rows := 1 + n%5 // every row count of the 4-row blocks and the single rows
+		a := Matrix{Rows: rows, Cols: n, Stride: n, Data: get(rows * n)}
+		x, dst := get(n), get(rows)
+		MatVec(dst, a, x)
+		for r := range dst {
+			exact, abs := dot64(a.Row(r), x)
+			checkDot(t, "MatVec", dst[r], exact, abs, n)
 		}
 	})
 }
@@ -116,6 +114,308 @@ func FuzzMatVec(f *testing.F) {
 			MatVec(got, a, x)
 			for r := range got {
 				checkDotAny(t, isa.String()+" MatVec", got[r], want[r], a.Row(r), x)
+			}
+		}
+	})
+}
+
+// checkPad fails t if a padding element between m's rows is not the canary.
+func checkPad(t *testing.T, what string, m Matrix) {
+	t.Helper()
+	if m.Cols == 0 {
+		return
+	}
+	for i := 0; i+1 < m.Rows; i++ {
+		for j := i*m.Stride + m.Cols; j < (i+1)*m.Stride; j++ {
+			if math.Float32bits(m.Data[j]) != math.Float32bits(canary) {
+				t.Fatalf("%s: padding element %d after row %d was written: %v", what, j, i, m.Data[j])
+			}
+		}
+	}
+}
+
+// column returns column c of a.
+func column(a Matrix, c int) []float32 {
+	col := make([]float32, a.Rows)
+	for r := range col {
+		col[r] = a.Data[r*a.Stride+c]
+	}
+	return col
+}
+
+// checkMatTVec checks got = dst0 + Aᵀ·x per element against the float64
+// oracle (γ_{rows+1} bound: dst0[c] is one more term, times 1) or, with special
+// values, against want, the fallback's result.
+func checkMatTVec(t *testing.T, what string, got, want, dst0 []float32, a Matrix, x []float32) {
+	t.Helper()
+	xs := append(slices.Clone(x), 1)
+	for c := range got {
+		checkDotAny(t, fmt.Sprintf("%s[%d]", what, c), got[c], want[c], xs, append(column(a, c), dst0[c]))
+	}
+}
+
+func TestMatTVec(t *testing.T) {
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(21, 22))
+		for _, sh := range matShapes() {
+			rows, cols := sh[0], sh[1]
+			for _, pad := range []int{0, 3} {
+				a, aok := newMatrix(t, rng, rows, cols, pad, rng.IntN(16))
+				x, xok := slab(t, rows, rng.IntN(16))
+				fill(rng, x)
+				dst, dok := slab(t, cols, rng.IntN(16))
+				fill(rng, dst)
+				dst0, x0 := slices.Clone(dst), slices.Clone(x)
+				a0 := slices.Clone(a.Data)
+				want := slices.Clone(dst0)
+				fallback.MatTVec(want, a.Data, a.Stride, x)
+				MatTVec(dst, a, x)
+				checkMatTVec(t, "MatTVec", dst, want, dst0, a, x)
+				if !slices.Equal(x, x0) || !slices.Equal(bits(a.Data), bits(a0)) {
+					t.Fatalf("%d×%d: MatTVec changed its inputs", rows, cols)
+				}
+				aok()
+				xok()
+				dok()
+			}
+		}
+	})
+}
+
+// bits returns the bit patterns of s, to compare slices holding NaN canaries.
+func bits(s []float32) []uint32 {
+	b := make([]uint32, len(s))
+	for i, v := range s {
+		b[i] = math.Float32bits(v)
+	}
+	return b
+}
+
+func TestMatTVecSpecial(t *testing.T) {
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(23, 24))
+		for _, sh := range [][2]int{{1, 1}, {3, 7}, {5, 8}, {4, 9}, {9, 33}, {7, 64}, {3, 100}, {2, 257}} {
+			rows, cols := sh[0], sh[1]
+			for trial := 0; trial < 20; trial++ {
+				a := Matrix{Rows: rows, Cols: cols, Stride: cols, Data: make([]float32, rows*cols)}
+				x, dst := make([]float32, rows), make([]float32, cols)
+				fill(rng, a.Data)
+				fill(rng, x)
+				fill(rng, dst)
+				a.Data, x, dst = withSpecials(rng, a.Data, trial), withSpecials(rng, x, trial+1), withSpecials(rng, dst, trial+2)
+				dst0 := slices.Clone(dst)
+				want := slices.Clone(dst)
+				fallback.MatTVec(want, a.Data, cols, x)
+				MatTVec(dst, a, x)
+				checkMatTVec(t, "MatTVec", dst, want, dst0, a, x)
+			}
+		}
+	})
+}
+
+func TestMatTVecGuard(t *testing.T) {
+	forEachGuarded(t, 257*5, 3, func(t *testing.T, n int, get func(int) []float32) {
+		rows := 1 + n%5
+		a := Matrix{Rows: rows, Cols: n, Stride: n, Data: get(rows * n)}
+		x, dst := get(rows), get(n)
+		dst0 := slices.Clone(dst)
+		want := slices.Clone(dst)
+		fallback.MatTVec(want, a.Data, n, x)
+		MatTVec(dst, a, x)
+		checkMatTVec(t, "MatTVec", dst, want, dst0, a, x)
+	})
+}
+
+func TestMatTVecPanics(t *testing.T) {
+	a := Matrix{Rows: 3, Cols: 4, Stride: 5, Data: make([]float32, 14)}
+	for _, c := range []struct {
+		want string
+		f    func()
+	}{
+		{"heed/kernels: MatTVec: a is 3×4 but len(dst)=3, len(x)=3", func() { MatTVec(make([]float32, 3), a, make([]float32, 3)) }},
+		{"heed/kernels: MatTVec: a is 3×4 but len(dst)=4, len(x)=4", func() { MatTVec(make([]float32, 4), a, make([]float32, 4)) }},
+		{"heed/kernels: MatTVec: a is 3×-4: negative size", func() { MatTVec(nil, Matrix{Rows: 3, Cols: -4}, nil) }},
+		{"heed/kernels: MatTVec: a is 3×4 with stride 3 < 4 columns", func() { MatTVec(nil, Matrix{Rows: 3, Cols: 4, Stride: 3, Data: a.Data}, nil) }},
+		{"heed/kernels: MatTVec: a is 3×4 with stride 5: len(a.Data)=13 < 14", func() { MatTVec(nil, Matrix{Rows: 3, Cols: 4, Stride: 5, Data: a.Data[:13]}, nil) }},
+	} {
+		mustPanic(t, c.want, c.f)
+	}
+}
+
+func FuzzMatTVec(f *testing.F) {
+	f.Add([]byte("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\xc0\x7f\x00\x00\x80\x7f\x00\x00\x80\x3f"), uint8(2))
+	f.Fuzz(func(t *testing.T, data []byte, cols uint8) {
+		v := floats(data)
+		c := int(cols)%19 + 1
+		if len(v) < 3*c {
+			return
+		}
+		rows := (len(v) - 2*c) / (c + 1)
+		a := Matrix{Rows: rows, Cols: c, Stride: c, Data: v[:rows*c]}
+		x, dst0 := v[rows*c:rows*c+rows], v[rows*c+rows:rows*c+rows+c]
+		want := slices.Clone(dst0)
+		fallback.MatTVec(want, a.Data, c, x)
+		prev := Active()
+		defer Use(prev)
+		for _, isa := range Supported() {
+			Use(isa)
+			got := slices.Clone(dst0)
+			MatTVec(got, a, x)
+			checkMatTVec(t, isa.String()+" MatTVec", got, want, dst0, a, x)
+		}
+	})
+}
+
+// checkMatVecBatch checks every element of got = X·Aᵀ against the oracle, or,
+// with special values, against want.
+func checkMatVecBatch(t *testing.T, got, want Matrix, a, x Matrix) {
+	t.Helper()
+	for b := 0; b < got.Rows; b++ {
+		for r := 0; r < got.Cols; r++ {
+			checkDotAny(t, fmt.Sprintf("MatVecBatch[%d][%d]", b, r), got.Data[b*got.Stride+r], want.Data[b*want.Stride+r], a.Row(r), x.Row(b))
+		}
+	}
+}
+
+func TestMatVecBatch(t *testing.T) {
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(25, 26))
+		for si, sh := range matShapes() {
+			rows, cols := sh[0], sh[1]
+			for _, batch := range []int{0, 1, 2, 3, 4, 5, 6, 9} {
+				if rows*cols > 5000 && batch%3 != 2 {
+					continue
+				}
+				pad := si % 3
+				a, aok := newMatrix(t, rng, rows, cols, pad, rng.IntN(16))
+				x, xok := newMatrix(t, rng, batch, cols, 2-pad, rng.IntN(16))
+				d, dok := newMatrix(t, rng, batch, rows, pad+1, rng.IntN(16))
+				want := Matrix{Rows: batch, Cols: rows, Stride: rows, Data: make([]float32, batch*rows)}
+				if rows > 0 && cols > 0 && batch > 0 {
+					fallback.MatVecBatch(want.Data, want.Stride, a.Data, a.Stride, x.Data, x.Stride, rows, cols, batch)
+				}
+				MatVecBatch(d, a, x)
+				checkMatVecBatch(t, d, want, a, x)
+				checkPad(t, "MatVecBatch dst", d)
+				aok()
+				xok()
+				dok()
+			}
+		}
+	})
+}
+
+func TestMatVecBatchSpecial(t *testing.T) {
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(27, 28))
+		for _, sh := range [][3]int{{1, 1, 1}, {3, 7, 2}, {5, 8, 5}, {4, 9, 4}, {9, 33, 3}, {7, 64, 9}, {3, 100, 1}, {6, 257, 6}} {
+			rows, cols, batch := sh[0], sh[1], sh[2]
+			for trial := 0; trial < 20; trial++ {
+				a := Matrix{Rows: rows, Cols: cols, Stride: cols, Data: make([]float32, rows*cols)}
+				x := Matrix{Rows: batch, Cols: cols, Stride: cols, Data: make([]float32, batch*cols)}
+				fill(rng, a.Data)
+				fill(rng, x.Data)
+				a.Data, x.Data = withSpecials(rng, a.Data, trial), withSpecials(rng, x.Data, trial+1)
+				d := Matrix{Rows: batch, Cols: rows, Stride: rows, Data: make([]float32, batch*rows)}
+				want := Matrix{Rows: batch, Cols: rows, Stride: rows, Data: make([]float32, batch*rows)}
+				fallback.MatVecBatch(want.Data, rows, a.Data, cols, x.Data, cols, rows, cols, batch)
+				MatVecBatch(d, a, x)
+				checkMatVecBatch(t, d, want, a, x)
+			}
+		}
+	})
+}
+
+func TestMatVecBatchGuard(t *testing.T) {
+	forEachGuarded(t, 257*6, 3, func(t *testing.T, n int, get func(int) []float32) {
+		rows, batch := 1+n%6, 1+(n/3)%6
+		a := Matrix{Rows: rows, Cols: n, Stride: n, Data: get(rows * n)}
+		x := Matrix{Rows: batch, Cols: n, Stride: n, Data: get(batch * n)}
+		d := Matrix{Rows: batch, Cols: rows, Stride: rows, Data: get(batch * rows)}
+		want := Matrix{Rows: batch, Cols: rows, Stride: rows, Data: make([]float32, batch*rows)}
+		fallback.MatVecBatch(want.Data, rows, a.Data, n, x.Data, n, rows, n, batch)
+		MatVecBatch(d, a, x)
+		checkMatVecBatch(t, d, want, a, x)
+	})
+}
+
+func TestMatVecBatchPanics(t *testing.T) {
+	a := Matrix{Rows: 3, Cols: 4, Stride: 5, Data: make([]float32, 14)}
+	x := Matrix{Rows: 2, Cols: 4, Stride: 4, Data: make([]float32, 8)}
+	d := Matrix{Rows: 2, Cols: 3, Stride: 3, Data: make([]float32, 6)}
+	for _, c := range []struct {
+		want string
+		f    func()
+	}{
+		{"heed/kernels: MatVecBatch: a is 3×4, x is 2×5, dst is 2×3; want x batch×4 and dst batch×3",
+			func() { MatVecBatch(d, a, Matrix{Rows: 2, Cols: 5, Stride: 5, Data: make([]float32, 10)}) }},
+		{"heed/kernels: MatVecBatch: a is 3×4, x is 2×4, dst is 2×2; want x batch×4 and dst batch×3",
+			func() { MatVecBatch(Matrix{Rows: 2, Cols: 2, Stride: 2, Data: make([]float32, 4)}, a, x) }},
+		{"heed/kernels: MatVecBatch: a is 3×4, x is 2×4, dst is 3×3; want x batch×4 and dst batch×3",
+			func() { MatVecBatch(Matrix{Rows: 3, Cols: 3, Stride: 3, Data: make([]float32, 9)}, a, x) }},
+		{"heed/kernels: MatVecBatch: a is -3×4: negative size", func() { MatVecBatch(d, Matrix{Rows: -3, Cols: 4}, x) }},
+		{"heed/kernels: MatVecBatch: x is 2×-1: negative size", func() { MatVecBatch(d, a, Matrix{Rows: 2, Cols: -1}) }},
+		{"heed/kernels: MatVecBatch: dst is 2×3 with stride 2 < 3 columns", func() { MatVecBatch(Matrix{Rows: 2, Cols: 3, Stride: 2, Data: d.Data}, a, x) }},
+		{"heed/kernels: MatVecBatch: a is 3×4 with stride 5: len(a.Data)=13 < 14", func() { MatVecBatch(d, Matrix{Rows: 3, Cols: 4, Stride: 5, Data: a.Data[:13]}, x) }},
+		{"heed/kernels: MatVecBatch: x is 2×4 with stride 4: len(x.Data)=7 < 8", func() { MatVecBatch(d, a, Matrix{Rows: 2, Cols: 4, Stride: 4, Data: x.Data[:7]}) }},
+		{"heed/kernels: MatVecBatch: dst is 2×3 with stride 3: len(dst.Data)=5 < 6", func() { MatVecBatch(Matrix{Rows: 2, Cols: 3, Stride: 3, Data: d.Data[:5]}, a, x) }},
+	} {
+		mustPanic(t, c.want, c.f)
+	}
+}
+
+func FuzzMatVecBatch(f *testing.F) {
+	f.Add([]byte("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\xc0\x7f\x00\x00\x80\x7f\x00\x00\x80\x3f\x00\x00\x80\x3f"), uint8(2), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, cols, batch uint8) {
+		v := floats(data)
+		c, nb := int(cols)%19+1, int(batch)%7+1
+		if len(v) < (nb+1)*c {
+			return
+		}
+		rows := (len(v) - nb*c) / c
+		a := Matrix{Rows: rows, Cols: c, Stride: c, Data: v[:rows*c]}
+		x := Matrix{Rows: nb, Cols: c, Stride: c, Data: v[rows*c : (rows+nb)*c]}
+		want := Matrix{Rows: nb, Cols: rows, Stride: rows, Data: make([]float32, nb*rows)}
+		fallback.MatVecBatch(want.Data, rows, a.Data, c, x.Data, c, rows, c, nb)
+		prev := Active()
+		defer Use(prev)
+		for _, isa := range Supported() {
+			Use(isa)
+			d := Matrix{Rows: nb, Cols: rows, Stride: rows, Data: make([]float32, nb*rows)}
+			MatVecBatch(d, a, x)
+			checkMatVecBatch(t, d, want, a, x)
+		}
+	})
+}
+
+// TestMatrixOneRow checks the products on one-row matrices, whose stride may
+// be anything (0, negative, less than the columns): it must never be used.
+func TestMatrixOneRow(t *testing.T) {
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(29, 30))
+		for _, cols := range []int{1, 7, 8, 9, 16, 33, 100} {
+			for _, stride := range []int{0, -5, 1, cols + 1} {
+				a := Matrix{Rows: 1, Cols: cols, Stride: stride, Data: make([]float32, cols)}
+				x := Matrix{Rows: 1, Cols: cols, Stride: stride, Data: make([]float32, cols)}
+				fill(rng, a.Data)
+				fill(rng, x.Data)
+				got := make([]float32, 1)
+				MatVec(got, a, x.Data)
+				exact, abs := dot64(a.Data, x.Data)
+				checkDot(t, "MatVec", got[0], exact, abs, cols)
+
+				d := Matrix{Rows: 1, Cols: 1, Stride: stride, Data: make([]float32, 1)}
+				MatVecBatch(d, a, x)
+				checkDot(t, "MatVecBatch", d.Data[0], exact, abs, cols)
+
+				w := []float32{0.75}
+				dst := make([]float32, cols)
+				fill(rng, dst)
+				dst0 := slices.Clone(dst)
+				want := slices.Clone(dst)
+				fallback.MatTVec(want, a.Data, cols, w)
+				MatTVec(dst, a, w)
+				checkMatTVec(t, "MatTVec", dst, want, dst0, a, w)
 			}
 		}
 	})

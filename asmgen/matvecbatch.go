@@ -1,0 +1,271 @@
+package main
+
+import (
+	"fmt"
+	"math/bits"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// batchTile returns the register tile of matVecBatch on s: rows of A × vectors
+// of X, one accumulator each. Each column step loads rows+vectors vectors for
+// rows·vectors FMAs, so the loop is FMA-bound, and the accumulators cover the
+// FMA latency (8 chains for 2 FMAs per cycle × 4 cycles).
+func batchTile(s *isa) (rows, vectors int) {
+	if s.wide {
+		return 4, 4 // 16 accumulators + 4 + 1 of 32 registers
+	}
+	return 4, 2 // 8 accumulators + 4 + 1 + the tail mask of 16 registers
+}
+
+// batchISA returns the ISA the matVecBatch kernel named for s computes in:
+// ymmWide for AVX-512. Zen 4 executes a ZMM FMA as two YMM halves, so 512-bit
+// vectors compute no faster here, and they would double the cost of the
+// horizontal sums that end every tile (16 per 4×4 tile, a third of the time
+// at 64 columns); the 32 registers are what pays, holding a 4×4 tile that
+// reads A half as often as the AVX2 kernel's 4×2.
+func batchISA(s *isa) *isa { return ymmWide(s) }
+
+// ymmWide returns, for AVX-512, the ISA entry that computes in YMM vectors
+// with AVX-512's opmask tails and 32 registers (AVX512VL), under the same
+// kernel name; other ISAs are returned as they are. Generators use it where
+// 512-bit vectors measured slower on this CPU (Zen 4 splits them in two).
+// Horizontal sums of its vectors must use hsumy/hsum4y: isa.hsum assumes ZMM.
+func ymmWide(s *isa) *isa {
+	if s.wide && s.lanes == 16 {
+		return &isa{suffix: s.suffix, lanes: 8, vec: YMM, wide: true}
+	}
+	return s
+}
+
+// haddPairs returns [a0+a1, a2+a3, b0+b1, b2+b3] in each 128-bit lane of YMMs a,
+// b, as VHADDPS does, with instructions that have EVEX forms (registers
+// Y16–Y31).
+func haddPairs(a, b VecVirtual) VecVirtual {
+	even, odd := YMM(), YMM()
+	VSHUFPS(U8(0x88), b, a, even)
+	VSHUFPS(U8(0xdd), b, a, odd)
+	VADDPS(odd, even, even)
+	return even
+}
+
+// extractHi returns an XMM holding the upper 128 bits of the YMM v: VEX
+// VEXTRACTF128 for AVX2, EVEX VEXTRACTF32X4 (any register) for AVX-512.
+func (s *isa) extractHi(v VecVirtual) VecVirtual {
+	hi := XMM()
+	if s.wide {
+		VEXTRACTF32X4(U8(1), v, hi)
+	} else {
+		VEXTRACTF128(U8(1), v, hi)
+	}
+	return hi
+}
+
+// hsum4y returns an XMM holding the lane sums of the YMMs a, b, c, d.
+func (s *isa) hsum4y(a, b, c, d VecVirtual) VecVirtual {
+	v := haddPairs(haddPairs(a, b), haddPairs(c, d))
+	hi := s.extractHi(v)
+	x := v.AsX().(VecVirtual)
+	VADDPS(hi, x, x)
+	return x
+}
+
+// hsumy returns an XMM holding the lane sum of the YMM v in lane 0.
+func (s *isa) hsumy(v VecVirtual) VecVirtual {
+	hi := s.extractHi(v)
+	x := v.AsX().(VecVirtual)
+	VADDPS(hi, x, x)
+	t := XMM()
+	VSHUFPS(U8(0x4e), x, x, t)
+	VADDPS(t, x, x)
+	t = XMM()
+	VSHUFPS(U8(0xb1), x, x, t)
+	VADDPS(t, x, x)
+	return x
+}
+
+// batchPanel is the number of rows of A in a panel of matVecBatch (a power
+// of two, a multiple of the tile's rows): 64 rows of 1024 columns are 256 KiB,
+// a quarter of Zen 4's L2.
+const batchPanel = 64
+
+// genMatVecBatch emits matVecBatch<ISA>(d, ldd, a, lda, x, ldx, rows, cols,
+// batch): D = X·Aᵀ for the rows×cols matrix A, batch×cols X and batch×rows D
+// (strides in elements). A tile of R rows of A × B rows of X is computed in
+// R·B accumulators, each element of A loaded once per B vectors; leftover rows
+// and vectors take 1-wide tiles. The AVX2 kernel needs cols ≥ 8.
+func genMatVecBatch(s *isa) {
+	TEXT(s.name("matVecBatch"), NOSPLIT, "func(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int)")
+	Doc(s.name("matVecBatch") + " sets D = X·Aᵀ for the rows×cols A, batch×cols X and batch×rows D.")
+	R, B := batchTile(s)
+	s = batchISA(s)
+	rowsLeft, batchLeft := AllocLocal(8), AllocLocal(8)
+
+	var t tail
+	rem := load(Param("cols"))
+	ANDQ(U32(s.lanes-1), rem)
+	JZ(LabelRef("maskDone"))
+	t = s.tailMask(rem)
+	Label("maskDone")
+
+	// stride loads the stride argument name in bytes, times 2^shift.
+	stride := func(name string, shift int) GPVirtual {
+		r := load(Param(name))
+		SHLQ(U8(2+shift), r)
+		return r
+	}
+
+	// tile emits D[b..b+nb, r..r+nr] for the A rows at ap, X rows at xp and
+	// D element at dp.
+	tile := func(pfx string, nr, nb int, ap, xp, dp GPVirtual) {
+		ar, xr := []GPVirtual{ap}, []GPVirtual{xp}
+		if nr > 1 {
+			ldaB := stride("lda", 0)
+			for len(ar) < nr {
+				r := GP64()
+				LEAQ(Mem{Base: ar[len(ar)-1], Index: ldaB, Scale: 1}, r)
+				ar = append(ar, r)
+			}
+		}
+		if nb > 1 {
+			ldxB := stride("ldx", 0)
+			for len(xr) < nb {
+				r := GP64()
+				LEAQ(Mem{Base: xr[len(xr)-1], Index: ldxB, Scale: 1}, r)
+				xr = append(xr, r)
+			}
+		}
+		acc := make([][]VecVirtual, nr)
+		for i := range acc {
+			acc[i] = make([]VecVirtual, nb)
+			for j := range acc[i] {
+				acc[i][j] = s.vec()
+				s.zero(acc[i][j])
+			}
+		}
+		av := make([]VecVirtual, nr)
+		for i := range av {
+			av[i] = s.vec()
+		}
+		off, cnt := GP64(), load(Param("cols"))
+		XORQ(off, off)
+		SHRQ(U8(bits.TrailingZeros(uint(s.lanes))), cnt)
+		JZ(LabelRef(pfx + "Tail"))
+		Label(pfx + "Loop")
+		for i := range ar {
+			VMOVUPS(Mem{Base: ar[i], Index: off, Scale: 1}, av[i])
+		}
+		for j := range xr {
+			xv := s.vec()
+			VMOVUPS(Mem{Base: xr[j], Index: off, Scale: 1}, xv)
+			for i := range ar {
+				VFMADD231PS(av[i], xv, acc[i][j])
+			}
+		}
+		ADDQ(U32(s.bytes()), off)
+		DECQ(cnt)
+		JNZ(LabelRef(pfx + "Loop"))
+
+		Label(pfx + "Tail")
+		rem := load(Param("cols"))
+		ANDQ(U32(s.lanes-1), rem)
+		JZ(LabelRef(pfx + "Reduce"))
+		toff := s.tailOffset(off, rem)
+		for i := range ar {
+			s.loadTailAt(Mem{Base: ar[i], Index: toff, Scale: 1}, t, av[i])
+		}
+		for j := range xr {
+			xv := s.vec()
+			s.loadTailAt(Mem{Base: xr[j], Index: toff, Scale: 1}, t, xv)
+			for i := range ar {
+				VFMADD231PS(av[i], xv, acc[i][j])
+			}
+		}
+
+		Label(pfx + "Reduce")
+		q := GP64()
+		MOVQ(dp, q)
+		var lddB GPVirtual
+		if nb > 1 {
+			lddB = stride("ldd", 0)
+		}
+		for j := 0; j < nb; j++ {
+			if nr == 4 {
+				VMOVUPS(s.hsum4y(acc[0][j], acc[1][j], acc[2][j], acc[3][j]), Mem{Base: q})
+			} else {
+				VMOVSS(s.hsumy(acc[0][j]), Mem{Base: q})
+			}
+			if j+1 < nb {
+				ADDQ(lddB, q)
+			}
+		}
+	}
+
+	// Panels of batchPanel rows of A: every vector of X goes through a panel
+	// while it is in L2, so A comes from memory once whatever the batch.
+	panelA, panelD, panelRows, rowsTotal := AllocLocal(8), AllocLocal(8), AllocLocal(8), AllocLocal(8)
+	{
+		pa, pd, rt := load(Param("a").Base()), load(Param("d").Base()), load(Param("rows"))
+		MOVQ(pa, panelA)
+		MOVQ(pd, panelD)
+		MOVQ(rt, rowsTotal)
+	}
+	Label("panel")
+	{
+		pr, lim := load(Param("rows")), GP64()
+		MOVQ(rowsTotal, pr)
+		TESTQ(pr, pr)
+		JZ(LabelRef("done"))
+		MOVQ(U32(batchPanel), lim)
+		CMPQ(pr, lim)
+		CMOVQGT(lim, pr)
+		MOVQ(pr, panelRows)
+	}
+	xp, dBlk := load(Param("x").Base()), GP64()
+	MOVQ(panelD, dBlk)
+	bl := load(Param("batch"))
+	MOVQ(bl, batchLeft)
+	for _, nb := range []int{B, 1} {
+		pfx := fmt.Sprintf("b%d", nb)
+		Label(pfx)
+		CMPQ(batchLeft, U32(nb))
+		JB(LabelRef(pfx + "End"))
+		ap, dp := GP64(), GP64()
+		MOVQ(panelA, ap)
+		MOVQ(dBlk, dp)
+		rl := GP64()
+		MOVQ(panelRows, rl)
+		MOVQ(rl, rowsLeft)
+		for _, nr := range []int{R, 1} {
+			rp := fmt.Sprintf("%sr%d", pfx, nr)
+			Label(rp)
+			CMPQ(rowsLeft, U32(nr))
+			JB(LabelRef(rp + "End"))
+			tile(rp+"t", nr, nb, ap, xp, dp)
+			ADDQ(stride("lda", bits.TrailingZeros(uint(nr))), ap)
+			ADDQ(U32(4*nr), dp)
+			SUBQ(U32(nr), rowsLeft)
+			JMP(LabelRef(rp))
+			Label(rp + "End")
+		}
+		ADDQ(stride("ldx", bits.TrailingZeros(uint(nb))), xp)
+		ADDQ(stride("ldd", bits.TrailingZeros(uint(nb))), dBlk)
+		SUBQ(U32(nb), batchLeft)
+		JMP(LabelRef(pfx))
+		Label(pfx + "End")
+	}
+	{
+		step := stride("lda", bits.TrailingZeros(uint(batchPanel)))
+		ADDQ(step, panelA)
+		ADDQ(U32(4*batchPanel), panelD)
+		pr := GP64()
+		MOVQ(panelRows, pr)
+		SUBQ(pr, rowsTotal)
+		JMP(LabelRef("panel"))
+	}
+	Label("done")
+	VZEROUPPER()
+	RET()
+}

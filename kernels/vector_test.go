@@ -1,0 +1,339 @@
+package kernels
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/heedml/heed/fallback"
+)
+
+// ones returns n ones: Sum(x) is Dot(x, ones(n)), which lets the sum tests
+// reuse the dot product's oracle and special-value checks.
+func ones(n int) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = 1
+	}
+	return s
+}
+
+// withSpecials returns a copy of x with 1–3 random elements replaced by special values.
+func withSpecials(rng *rand.Rand, x []float32, trial int) []float32 {
+	x = slices.Clone(x)
+	if len(x) == 0 {
+		return x
+	}
+	for k := 0; k < 1+trial%3; k++ {
+		x[rng.IntN(len(x))] = specials[rng.IntN(len(specials))]
+	}
+	return x
+}
+
+// checkElem fails t unless, for finite inputs (finite reports that), got is
+// within 2u·scale + η of exact (one rounding of the fused or the unfused
+// result) or is the same infinity as the fallback's result want (the unfused
+// product overflowed), and for other inputs got is the same special value as
+// want.
+func checkElem(t *testing.T, what string, i int, got, want float32, exact, scale float64, finite bool) {
+	t.Helper()
+	bound := 2*u*scale + eta
+	switch {
+	case finite && math.Abs(float64(got)-exact) <= bound:
+	case finite && !isFinite(want) && sameSpecial(got, want):
+	case !finite && sameSpecial(got, want):
+	default:
+		t.Fatalf("%s[%d] = %v, want %v ± %.3g (fallback %v)", what, i, got, exact, bound, want)
+	}
+}
+
+func TestSum(t *testing.T) {
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(7, 8))
+		for _, n := range smallLengths {
+			one := ones(n)
+			for off := 0; off < 16; off += 1 + n/64 {
+				x, ok := slab(t, n, off)
+				fill(rng, x)
+				exact, abs := dot64(x, one)
+				checkDot(t, "Sum", Sum(x), exact, abs, n)
+				checkDot(t, "fallback.Sum", fallback.Sum(x), exact, abs, n)
+				ok()
+			}
+		}
+	})
+}
+
+func TestSumSpecial(t *testing.T) {
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(9, 10))
+		for _, n := range []int{1, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 129, 257} {
+			for trial := 0; trial < 50; trial++ {
+				x := make([]float32, n)
+				fill(rng, x)
+				x = withSpecials(rng, x, trial)
+				checkDotAny(t, "Sum", Sum(x), fallback.Sum(x), x, ones(n))
+			}
+		}
+	})
+}
+
+func TestSumGuard(t *testing.T) {
+	forEachGuarded(t, 257, 1, func(t *testing.T, n int, get func(int) []float32) {
+		x := get(n)
+		exact, abs := dot64(x, ones(n))
+		checkDot(t, "Sum", Sum(x), exact, abs, n)
+	})
+}
+
+func FuzzSum(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte("\x00\x00\x80\x3f\x00\x00\x80\x7f\x00\x00\x80\xff\x00\x00\xc0\x7f"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		x := floats(data)
+		want := fallback.Sum(x)
+		prev := Active()
+		defer Use(prev)
+		for _, isa := range Supported() {
+			Use(isa)
+			checkDotAny(t, isa.String()+" Sum", Sum(x), want, x, ones(len(x)))
+		}
+	})
+}
+
+// checkMax fails t unless Max(x) is exactly fallback.Max(x), sign of zero and
+// NaN included.
+func checkMax(t *testing.T, x []float32) {
+	t.Helper()
+	if got, want := Max(x), fallback.Max(x); !sameSpecial(got, want) {
+		t.Fatalf("Max(%d elements) = %v (bits %#x), want %v (bits %#x)", len(x), got, math.Float32bits(got), want, math.Float32bits(want))
+	}
+}
+
+func TestMax(t *testing.T) {
+	nan, negZero := float32(math.NaN()), float32(math.Copysign(0, -1))
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(11, 12))
+		for _, n := range smallLengths {
+			for off := 0; off < 16; off += 1 + n/64 {
+				x, ok := slab(t, n, off)
+				fill(rng, x)
+				checkMax(t, x)
+				ok()
+			}
+			if n > 300 {
+				continue
+			}
+			x := make([]float32, n)
+			for trial := 0; trial < 6; trial++ {
+				fill(rng, x)
+				checkMax(t, withSpecials(rng, x, trial))
+			}
+			// The maximum, a NaN, or the only +0 at each position in turn.
+			for _, c := range []struct{ rest, at float32 }{
+				{-1, 2}, {-1, nan}, {negZero, 0}, {-1, 0}, {-1, negZero},
+				{float32(math.Inf(-1)), -5}, {1, nan},
+			} {
+				for i := range x {
+					x[i] = c.rest
+				}
+				checkMax(t, x)
+				for i := range x {
+					x[i] = c.at
+					checkMax(t, x)
+					x[i] = c.rest
+				}
+			}
+		}
+	})
+}
+
+func TestMaxGuard(t *testing.T) {
+	forEachGuarded(t, 257, 1, func(t *testing.T, n int, get func(int) []float32) {
+		x := get(n)
+		checkMax(t, x)
+		if n > 0 {
+			x[n-1] = 100
+			checkMax(t, x)
+			x[0] = float32(math.NaN())
+			checkMax(t, x)
+		}
+	})
+}
+
+func FuzzMax(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte("\x00\x00\x00\x80\x00\x00\x00\x00\x00\x00\x80\xff\x00\x00\xc0\x7f"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		x := floats(data)
+		prev := Active()
+		defer Use(prev)
+		for _, isa := range Supported() {
+			Use(isa)
+			checkMax(t, x)
+		}
+	})
+}
+
+// checkAxpy fails t unless got = y0 + alpha·x elementwise, within one rounding
+// of the fused or the unfused result (2u·(|y|+|alpha·x|)), or, for special
+// values, exactly as fallback.Axpy.
+func checkAxpy(t *testing.T, got []float32, alpha float32, x, y0 []float32) {
+	t.Helper()
+	want := slices.Clone(y0)
+	fallback.Axpy(alpha, x, want)
+	for i := range got {
+		p := float64(alpha) * float64(x[i])
+		checkElem(t, "Axpy", i, got[i], want[i], float64(y0[i])+p, math.Abs(float64(y0[i]))+math.Abs(p),
+			isFinite(alpha) && isFinite(x[i]) && isFinite(y0[i]))
+	}
+}
+
+// checkScale is checkAxpy for Scale: got = alpha·x0 within one rounding.
+func checkScale(t *testing.T, got []float32, alpha float32, x0 []float32) {
+	t.Helper()
+	want := slices.Clone(x0)
+	fallback.Scale(alpha, want)
+	for i := range got {
+		p := float64(alpha) * float64(x0[i])
+		checkElem(t, "Scale", i, got[i], want[i], p, math.Abs(p)/2, isFinite(alpha) && isFinite(x0[i]))
+	}
+}
+
+func TestAxpy(t *testing.T) {
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(13, 14))
+		for _, n := range smallLengths {
+			for off := 0; off < 16; off += 1 + n/64 {
+				x, xok := slab(t, n, off)
+				y, yok := slab(t, n, (off+3)%16)
+				fill(rng, x)
+				fill(rng, y)
+				x0, y0 := slices.Clone(x), slices.Clone(y)
+				alpha := float32(rng.Float64()*4 - 2)
+				Axpy(alpha, x, y)
+				if !slices.Equal(x, x0) {
+					t.Fatalf("n=%d: Axpy changed x", n)
+				}
+				checkAxpy(t, y, alpha, x0, y0)
+				// In place: y += alpha·y.
+				Axpy(alpha, x, x)
+				checkAxpy(t, x, alpha, x0, x0)
+				xok()
+				yok()
+			}
+		}
+	})
+}
+
+func TestAxpySpecial(t *testing.T) {
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(15, 16))
+		for _, n := range []int{1, 7, 8, 9, 31, 33, 64, 100, 257} {
+			for trial := 0; trial < 30; trial++ {
+				x, y := make([]float32, n), make([]float32, n)
+				fill(rng, x)
+				fill(rng, y)
+				x, y = withSpecials(rng, x, trial), withSpecials(rng, y, trial+1)
+				alpha := []float32{0.5, -3, 0, float32(math.Inf(1)), float32(math.NaN())}[trial%5]
+				y0 := slices.Clone(y)
+				Axpy(alpha, x, y)
+				checkAxpy(t, y, alpha, x, y0)
+			}
+		}
+	})
+}
+
+func TestAxpyGuard(t *testing.T) {
+	forEachGuarded(t, 257, 2, func(t *testing.T, n int, get func(int) []float32) {
+		x, y := get(n), get(n)
+		y0 := slices.Clone(y)
+		Axpy(1.5, x, y)
+		checkAxpy(t, y, 1.5, x, y0)
+		Axpy(-0.5, x, x)
+		checkAxpy(t, x, -0.5, y0, y0) // get fills every operand alike: x was y0
+	})
+}
+
+func TestAxpyPanics(t *testing.T) {
+	mustPanic(t, "heed/kernels: Axpy: len(x)=3 != len(y)=4", func() { Axpy(1, make([]float32, 3), make([]float32, 4)) })
+	mustPanic(t, "heed/kernels: Axpy: len(x)=5 != len(y)=0", func() { Axpy(1, make([]float32, 5), nil) })
+}
+
+func FuzzAxpy(f *testing.F) {
+	f.Add([]byte{}, float32(1))
+	f.Add([]byte("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\xc0\x7f\x00\x00\x80\x7f"), float32(-2))
+	f.Fuzz(func(t *testing.T, data []byte, alpha float32) {
+		v := floats(data)
+		n := len(v) / 2
+		x, y0 := v[:n], v[n:2*n]
+		prev := Active()
+		defer Use(prev)
+		for _, isa := range Supported() {
+			Use(isa)
+			y := slices.Clone(y0)
+			Axpy(alpha, x, y)
+			checkAxpy(t, y, alpha, x, y0)
+		}
+	})
+}
+
+func TestScale(t *testing.T) {
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(17, 18))
+		for _, n := range smallLengths {
+			for off := 0; off < 16; off += 1 + n/64 {
+				x, ok := slab(t, n, off)
+				fill(rng, x)
+				x0 := slices.Clone(x)
+				alpha := float32(rng.Float64()*4 - 2)
+				Scale(alpha, x)
+				checkScale(t, x, alpha, x0)
+				ok()
+			}
+		}
+	})
+}
+
+func TestScaleSpecial(t *testing.T) {
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(19, 20))
+		for _, n := range []int{1, 7, 8, 9, 31, 33, 64, 100, 257} {
+			for trial := 0; trial < 30; trial++ {
+				x := make([]float32, n)
+				fill(rng, x)
+				x = withSpecials(rng, x, trial)
+				alpha := []float32{0.5, -3, 0, float32(math.Inf(-1)), float32(math.NaN()), 1e30}[trial%6]
+				x0 := slices.Clone(x)
+				Scale(alpha, x)
+				checkScale(t, x, alpha, x0)
+			}
+		}
+	})
+}
+
+func TestScaleGuard(t *testing.T) {
+	forEachGuarded(t, 257, 1, func(t *testing.T, n int, get func(int) []float32) {
+		x := get(n)
+		x0 := slices.Clone(x)
+		Scale(-2.5, x)
+		checkScale(t, x, -2.5, x0)
+	})
+}
+
+func FuzzScale(f *testing.F) {
+	f.Add([]byte{}, float32(1))
+	f.Add([]byte("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\xc0\x7f\x00\x00\x80\x7f"), float32(-2))
+	f.Fuzz(func(t *testing.T, data []byte, alpha float32) {
+		x0 := floats(data)
+		prev := Active()
+		defer Use(prev)
+		for _, isa := range Supported() {
+			Use(isa)
+			x := slices.Clone(x0)
+			Scale(alpha, x)
+			checkScale(t, x, alpha, x0)
+		}
+	})
+}
