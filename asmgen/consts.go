@@ -1,0 +1,151 @@
+package main
+
+import (
+	"math"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// constTable is the per-file RODATA table of broadcast float32 constants: each
+// value is stored once, replicated to 32 bytes, so AVX2 code can use it as a
+// YMM memory operand and AVX-512 code can VBROADCASTSS it into a ZMM.
+var constTable struct {
+	mem    *Mem
+	offset map[uint32]int
+	size   int
+}
+
+// constMem returns the 32-byte memory operand holding v in every lane.
+func constMem(v float32) Mem {
+	return constBits(math.Float32bits(v))
+}
+
+// constBits is constMem for a raw bit pattern.
+func constBits(bits uint32) Mem {
+	t := &constTable
+	if t.mem == nil {
+		m := GLOBL("consts", RODATA|NOPTR)
+		t.mem, t.offset = &m, map[uint32]int{}
+	}
+	off, ok := t.offset[bits]
+	if !ok {
+		off = t.size
+		for i := 0; i < 8; i++ {
+			DATA(off+4*i, U32(bits))
+		}
+		t.offset[bits] = off
+		t.size += 32
+	}
+	return t.mem.Offset(off)
+}
+
+// vconst is a broadcast float32 constant for ISA s, a memory operand: a
+// 32-byte replicated entry for AVX2, an embedded {1to16} broadcast of its
+// first 4 bytes for AVX-512 (no register and no setup per call, which
+// matters for short slices). Its methods emit the instruction forms that take
+// it as a source.
+type vconst struct {
+	s   *isa
+	mem Mem
+}
+
+// newConst returns v as a constant for s.
+func newConst(s *isa, v float32) vconst { return newConstBits(s, math.Float32bits(v)) }
+
+func newConstBits(s *isa, bits uint32) vconst { return vconst{s: s, mem: constBits(bits)} }
+
+// reg loads the constant into a new register.
+func (c vconst) reg() VecVirtual {
+	r := c.s.vec()
+	if c.s.wide {
+		VBROADCASTSS(c.mem, r)
+	} else {
+		VMOVUPS(c.mem, r)
+	}
+	return r
+}
+
+// fma213 emits p = p·v + c.
+func (c vconst) fma213(v, p VecVirtual) {
+	if c.s.wide {
+		VFMADD213PS_BCST(c.mem, v, p)
+	} else {
+		VFMADD213PS(c.mem, v, p)
+	}
+}
+
+// fnmadd231 emits r = r − v·c.
+func (c vconst) fnmadd231(v, r VecVirtual) {
+	if c.s.wide {
+		VFNMADD231PS_BCST(c.mem, v, r)
+	} else {
+		VFNMADD231PS(c.mem, v, r)
+	}
+}
+
+// mul emits dst = v·c.
+func (c vconst) mul(v, dst VecVirtual) {
+	if c.s.wide {
+		VMULPS_BCST(c.mem, v, dst)
+	} else {
+		VMULPS(c.mem, v, dst)
+	}
+}
+
+// add emits dst = v + c.
+func (c vconst) add(v, dst VecVirtual) {
+	if c.s.wide {
+		VADDPS_BCST(c.mem, v, dst)
+	} else {
+		VADDPS(c.mem, v, dst)
+	}
+}
+
+// sub emits dst = v − c.
+func (c vconst) sub(v, dst VecVirtual) {
+	if c.s.wide {
+		VSUBPS_BCST(c.mem, v, dst)
+	} else {
+		VSUBPS(c.mem, v, dst)
+	}
+}
+
+// and emits dst = v & c.
+func (c vconst) and(v, dst VecVirtual) {
+	if c.s.wide {
+		VANDPS_BCST(c.mem, v, dst)
+	} else {
+		VANDPS(c.mem, v, dst)
+	}
+}
+
+// min emits dst = v < c ? v : c: NaN lanes of v become c.
+func (c vconst) min(v, dst VecVirtual) {
+	if c.s.wide {
+		VMINPS_BCST(c.mem, v, dst)
+	} else {
+		VMINPS(c.mem, v, dst)
+	}
+}
+
+// cmp emits mask = v <pred> c: an opmask for AVX-512, a vector of all-ones
+// lanes for AVX2.
+func (c vconst) cmp(pred uint8, v VecVirtual, mask Register) {
+	if c.s.wide {
+		VCMPPS_BCST(U8(pred), c.mem, v, mask)
+	} else {
+		VCMPPS(U8(pred), c.mem, v, mask)
+	}
+}
+
+// horner emits c[last]·v^last + … + c[0] and returns the register holding it.
+func horner(s *isa, c []vconst, v VecVirtual) VecVirtual {
+	last := len(c) - 1
+	p := c[last].reg()
+	for k := last - 1; k >= 0; k-- {
+		c[k].fma213(v, p) // p = p·v + c_k
+	}
+	return p
+}
