@@ -1,0 +1,368 @@
+package main
+
+import (
+	"math"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func init() { register("softmax", genSoftmaxFamily) }
+
+func genSoftmaxFamily() {
+	for _, s := range isas {
+		genSoftmax(s)
+	}
+}
+
+const (
+	softmaxMaxUnroll   = 4 // max-pass accumulators
+	softmaxExpUnroll   = 2 // vectors per iteration of the exp-and-sum pass
+	softmaxScaleUnroll = 4 // vectors per iteration of the scale pass
+)
+
+// Status codes returned by the softmax kernels (kernels/softmax.go).
+const (
+	softmaxDone    = 0
+	softmaxSpecial = 1
+	softmaxNaN     = 2
+)
+
+// genSoftmax emits softmax<ISA>(dst, x []float32) int, the stable softmax of a
+// row whose maximum is finite, in three passes: the maximum m; e = exp(x − m)
+// stored in dst and summed; dst *= 1/Σe. It returns softmaxSpecial without
+// writing anything when m is ±Inf or NaN, and softmaxNaN (dst clobbered) when
+// x holds a NaN that the maximum missed; the Go wrapper finishes both.
+//
+// dst may be x: each AVX2 tail (the last full vector, overlapping the one
+// before) is computed from input read before the main loop overwrites it. AVX2
+// rows shorter than a vector are copied into a vector padded with −Inf, which
+// adds e^−Inf = 0 to the sum.
+func genSoftmax(s *isa) {
+	name := s.name("softmax")
+	TEXT(name, NOSPLIT, "func(dst, x []float32) int")
+	Doc(name+" sets dst to the softmax of x when max x is finite and returns 0;",
+		"it returns 1 (nothing written) when max x is not finite and 2 (dst clobbered)",
+		"when x holds a NaN. len(dst) ≥ len(x); dst may be x.")
+	dst := load(Param("dst").Base())
+	x := load(Param("x").Base())
+	n := load(Param("x").Len())
+	status := GP64()
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+
+	// AVX2 rows shorter than a vector run through a −Inf-padded local vector.
+	var outDst, outN, small GPVirtual
+	var buf, stash Mem
+	if !s.wide {
+		buf, stash = AllocLocal(s.bytes()), AllocLocal(s.bytes())
+		outDst, outN, small = GP64(), GP64(), GP64()
+		MOVQ(dst, outDst)
+		MOVQ(n, outN)
+		XORQ(small, small)
+		CMPQ(n, U32(s.lanes))
+		JAE(LabelRef("rowReady"))
+		ninf := s.vec()
+		VBROADCASTSS(f32Const("softmaxNegInf", float32(math.Inf(-1))), ninf)
+		VMOVUPS(ninf, buf)
+		b, i, t := GP64(), GP64(), XMM()
+		LEAQ(buf, b)
+		XORQ(i, i)
+		Label("smallCopyIn")
+		VMOVSS(Mem{Base: x, Index: i, Scale: 4}, t)
+		VMOVSS(t, Mem{Base: b, Index: i, Scale: 4})
+		INCQ(i)
+		CMPQ(i, n)
+		JB(LabelRef("smallCopyIn"))
+		MOVQ(b, x)
+		MOVQ(b, dst)
+		MOVQ(U32(s.lanes), n)
+		MOVQ(U32(1), small)
+		Label("rowReady")
+	}
+
+	rem := GP64()
+	MOVQ(n, rem)
+	ANDQ(U32(s.lanes-1), rem)
+	var k tail
+	if s.wide {
+		k = s.tailMask(rem) // all-zero when rem = 0
+	}
+
+	// Pass 1: the maximum.
+	m := softmaxMax(s, x, n, rem, k)
+	t := XMM()
+	VSUBSS(m, m, t) // 0 when m is finite, NaN for ±Inf and NaN
+	VUCOMISS(t, t)
+	JP(LabelRef("special"))
+
+	// Pass 2: dst = exp(x − m), summed.
+	nm, zero := XMM(), XMM()
+	VXORPS(zero, zero, zero)
+	VSUBSS(m, zero, nm)
+	negM := s.vec()
+	VBROADCASTSS(nm, negM)
+	total := softmaxExpSum(s, dst, x, n, rem, k, negM, stash)
+	VUCOMISS(total, total)
+	JP(LabelRef("nan"))
+
+	// Pass 3: dst *= 1/Σ.
+	one, r := XMM(), XMM()
+	VMOVSS(f32Const("softmaxOne", 1), one)
+	VDIVSS(total, one, r)
+	scale := s.vec()
+	VBROADCASTSS(r, scale)
+	softmaxScale(s, dst, n, rem, k, scale)
+
+	if !s.wide {
+		TESTQ(small, small)
+		JZ(LabelRef("done"))
+		i, t := GP64(), XMM()
+		XORQ(i, i)
+		Label("smallCopyOut")
+		VMOVSS(Mem{Base: dst, Index: i, Scale: 4}, t)
+		VMOVSS(t, Mem{Base: outDst, Index: i, Scale: 4})
+		INCQ(i)
+		CMPQ(i, outN)
+		JB(LabelRef("smallCopyOut"))
+	}
+
+	Label("done")
+	for _, ret := range []struct {
+		label string
+		code  int
+	}{{"", softmaxDone}, {"special", softmaxSpecial}, {"nan", softmaxNaN}} {
+		if ret.label != "" {
+			Label(ret.label)
+		}
+		MOVQ(U32(ret.code), status)
+		Store(status, ReturnIndex(0))
+		VZEROUPPER()
+		RET()
+	}
+}
+
+// softmaxMax emits the maximum of the n floats at x (n ≥ one vector for AVX2)
+// and returns the XMM holding it in lane 0. A NaN may or may not survive.
+func softmaxMax(s *isa, x, n, rem GPVirtual, k tail) VecVirtual {
+	acc := make([]VecVirtual, softmaxMaxUnroll)
+	for i := range acc {
+		acc[i] = s.vec()
+		if i == 0 {
+			VBROADCASTSS(f32Const("softmaxNegInf", float32(math.Inf(-1))), acc[0])
+		} else {
+			VMOVAPS(acc[0], acc[i])
+		}
+	}
+	p, c := GP64(), GP64()
+	MOVQ(x, p)
+	MOVQ(n, c)
+	block := softmaxMaxUnroll * s.lanes
+
+	Label("maxBlock")
+	CMPQ(c, U32(block))
+	JB(LabelRef("maxVector"))
+	for i, a := range acc {
+		VMAXPS(Mem{Base: p, Disp: i * s.bytes()}, a, a)
+	}
+	ADDQ(U32(block*4), p)
+	SUBQ(U32(block), c)
+	JMP(LabelRef("maxBlock"))
+
+	Label("maxVector")
+	CMPQ(c, U32(s.lanes))
+	JB(LabelRef("maxTail"))
+	VMAXPS(Mem{Base: p}, acc[0], acc[0])
+	ADDQ(U32(s.bytes()), p)
+	SUBQ(U32(s.lanes), c)
+	JMP(LabelRef("maxVector"))
+
+	Label("maxTail")
+	TESTQ(rem, rem)
+	JZ(LabelRef("maxReduce"))
+	if s.wide {
+		v := s.vec()
+		VMOVUPS_Z(Mem{Base: p}, k.k, v)
+		VMAXPS(v, acc[1], k.k, acc[1])
+	} else {
+		// The last full vector: its extra lanes are elements already seen.
+		VMAXPS(Mem{Base: p, Index: rem, Scale: 4, Disp: -s.bytes()}, acc[1], acc[1])
+	}
+
+	Label("maxReduce")
+	for w := len(acc) / 2; w >= 1; w /= 2 {
+		for i := 0; i < w; i++ {
+			VMAXPS(acc[i+w], acc[i], acc[i])
+		}
+	}
+	return s.hmax(acc[0])
+}
+
+// hmax returns an XMM holding the largest lane of v in lane 0.
+func (s *isa) hmax(v VecVirtual) VecVirtual {
+	y := v
+	if s.wide {
+		hi := YMM()
+		VEXTRACTF64X4(U8(1), v, hi)
+		VMAXPS(hi, v.AsY(), v.AsY())
+		y = v.AsY().(VecVirtual)
+	}
+	hi := XMM()
+	VEXTRACTF128(U8(1), y, hi)
+	x := y.AsX().(VecVirtual)
+	VMAXPS(hi, x, x)
+	VMOVHLPS(x, x, hi)
+	VMAXPS(hi, x, x)
+	VMOVSHDUP(x, hi)
+	VMAXSS(hi, x, x)
+	return x
+}
+
+// softmaxExpSum emits dst = exp(x + negM) over n floats and returns the XMM
+// holding their sum in lane 0.
+func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, stash Mem) VecVirtual {
+	e := newExpGen(s)
+	sums := make([]VecVirtual, softmaxExpUnroll)
+	for i := range sums {
+		sums[i] = s.vec()
+		s.zero(sums[i])
+	}
+	if !s.wide {
+		// The tail first, before any store: dst may be x.
+		TESTQ(rem, rem)
+		JZ(LabelRef("expMain"))
+		v := s.vec()
+		VADDPS(Mem{Base: x, Index: n, Scale: 4, Disp: -s.bytes()}, negM, v)
+		ev := e.apply(v)
+		VMOVUPS(ev, stash)
+		mask := s.tailMask(rem)
+		VANDPS(mask.y, ev, ev)
+		VADDPS(ev, sums[0], sums[0])
+		Label("expMain")
+	}
+	p, q, c := GP64(), GP64(), GP64()
+	MOVQ(x, p)
+	MOVQ(dst, q)
+	MOVQ(n, c)
+	block := softmaxExpUnroll * s.lanes
+
+	Label("expBlock")
+	CMPQ(c, U32(block))
+	JB(LabelRef("expVector"))
+	for i, sum := range sums {
+		v := s.vec()
+		VADDPS(Mem{Base: p, Disp: i * s.bytes()}, negM, v)
+		ev := e.apply(v)
+		VMOVUPS(ev, Mem{Base: q, Disp: i * s.bytes()})
+		VADDPS(ev, sum, sum)
+	}
+	ADDQ(U32(block*4), p)
+	ADDQ(U32(block*4), q)
+	SUBQ(U32(block), c)
+	JMP(LabelRef("expBlock"))
+
+	Label("expVector")
+	CMPQ(c, U32(s.lanes))
+	JB(LabelRef("expTail"))
+	{
+		v := s.vec()
+		VADDPS(Mem{Base: p}, negM, v)
+		ev := e.apply(v)
+		VMOVUPS(ev, Mem{Base: q})
+		VADDPS(ev, sums[0], sums[0])
+		ADDQ(U32(s.bytes()), p)
+		ADDQ(U32(s.bytes()), q)
+		SUBQ(U32(s.lanes), c)
+		JMP(LabelRef("expVector"))
+	}
+
+	Label("expTail")
+	TESTQ(rem, rem)
+	JZ(LabelRef("expReduce"))
+	if s.wide {
+		v := s.vec()
+		VMOVUPS_Z(Mem{Base: p}, k.k, v)
+		VADDPS(negM, v, v)
+		ev := e.apply(v)
+		VMOVUPS(ev, k.k, Mem{Base: q})
+		VADDPS(ev, sums[0], k.k, sums[0])
+	} else {
+		v := s.vec()
+		VMOVUPS(stash, v)
+		VMOVUPS(v, Mem{Base: dst, Index: n, Scale: 4, Disp: -s.bytes()})
+	}
+
+	Label("expReduce")
+	for i := 1; i < len(sums); i++ {
+		VADDPS(sums[i], sums[0], sums[0])
+	}
+	return s.hsum(sums[0])
+}
+
+// softmaxScale emits dst *= scale over n floats.
+func softmaxScale(s *isa, dst, n, rem GPVirtual, k tail, scale VecVirtual) {
+	var last VecVirtual
+	if !s.wide {
+		// The overlapping last vector, scaled before the loop scales its head.
+		TESTQ(rem, rem)
+		JZ(LabelRef("scaleMain"))
+		last = s.vec()
+		VMULPS(Mem{Base: dst, Index: n, Scale: 4, Disp: -s.bytes()}, scale, last)
+		Label("scaleMain")
+	}
+	q, c := GP64(), GP64()
+	MOVQ(dst, q)
+	MOVQ(n, c)
+	block := softmaxScaleUnroll * s.lanes
+
+	Label("scaleBlock")
+	CMPQ(c, U32(block))
+	JB(LabelRef("scaleVector"))
+	for i := 0; i < softmaxScaleUnroll; i++ {
+		v := s.vec()
+		VMULPS(Mem{Base: q, Disp: i * s.bytes()}, scale, v)
+		VMOVUPS(v, Mem{Base: q, Disp: i * s.bytes()})
+	}
+	ADDQ(U32(block*4), q)
+	SUBQ(U32(block), c)
+	JMP(LabelRef("scaleBlock"))
+
+	Label("scaleVector")
+	CMPQ(c, U32(s.lanes))
+	JB(LabelRef("scaleTail"))
+	{
+		v := s.vec()
+		VMULPS(Mem{Base: q}, scale, v)
+		VMOVUPS(v, Mem{Base: q})
+		ADDQ(U32(s.bytes()), q)
+		SUBQ(U32(s.lanes), c)
+		JMP(LabelRef("scaleVector"))
+	}
+
+	Label("scaleTail")
+	TESTQ(rem, rem)
+	JZ(LabelRef("scaleDone"))
+	if s.wide {
+		v := s.vec()
+		VMOVUPS_Z(Mem{Base: q}, k.k, v)
+		VMULPS(scale, v, v)
+		VMOVUPS(v, k.k, Mem{Base: q})
+	} else {
+		VMOVUPS(last, Mem{Base: dst, Index: n, Scale: 4, Disp: -s.bytes()})
+	}
+	Label("scaleDone")
+}
+
+var f32Consts = map[string]Mem{}
+
+// f32Const returns a 4-byte read-only constant holding v, emitted once per file.
+func f32Const(name string, v float32) Mem {
+	if m, ok := f32Consts[name]; ok {
+		return m
+	}
+	m := GLOBL(name, RODATA|NOPTR)
+	DATA(0, U32(math.Float32bits(v)))
+	f32Consts[name] = m
+	return m
+}
