@@ -76,7 +76,7 @@ func (g *tanhGen) apply(x VecVirtual) VecVirtual {
 	s := g.s
 	a, e2 := s.vec(), s.vec()
 	VANDPS(draftConst("abs", math.Float32frombits(0x7fffffff)), x, a)
-	VMINPS(draftConst("nine", 9), a, a)
+	VMINPS(draftConst("ten", 10), a, a)
 	VADDPS(a, a, e2)
 	ex := newExpGen(s).apply(e2)
 	VADDPS(draftConst("one", 1), ex, ex)
