@@ -181,7 +181,9 @@ func TestAdditiveScorePanics(t *testing.T) {
 	mustPanic(t, "heed/kernels: AdditiveScore: k is 2×3 but len(dst)=2, len(q)=3, len(v)=4",
 		func() { AdditiveScore(make([]float32, 2), k, f3, make([]float32, 4)) })
 	mustPanic(t, "heed/kernels: AdditiveScore: k is 2×3 with stride 3: len(k.Data)=5 < 6",
-		func() { AdditiveScore(make([]float32, 2), Matrix{Rows: 2, Cols: 3, Stride: 3, Data: k.Data[:5]}, f3, f3) })
+		func() {
+			AdditiveScore(make([]float32, 2), Matrix{Rows: 2, Cols: 3, Stride: 3, Data: k.Data[:5]}, f3, f3)
+		})
 }
 
 func FuzzAdditiveScore(f *testing.F) {
