@@ -14,10 +14,10 @@ func genAdditiveFamily() {
 	}
 }
 
-// additiveRows is the number of rows of K scored together: their tanh chains
-// are independent, so they overlap in the pipeline, and they share each load
-// of q and v.
-const additiveRows = 4
+// additiveRowsAVX2 and additiveRowsAVX512 are the numbers of rows of K scored
+// together: their tanh chains are independent, so they overlap in the
+// pipeline, and they share each load of q and v.
+var additiveRowsAVX2, additiveRowsAVX512 = 4, 3
 
 // genAdditive emits additiveScore<ISA>(dst, k []float32, ldk int, q, v []float32):
 // dst[s] = Σᵢ v[i]·tanh(q[i] + K[s,i]) for the len(dst)×len(q) matrix K with
@@ -41,6 +41,10 @@ func genAdditive(s *isa) {
 	v := load(Param("v").Base())
 	cols := load(Param("q").Len())
 	g := newTanhGen(s)
+	additiveRows := additiveRowsAVX2
+	if s.wide {
+		additiveRows = additiveRowsAVX512
+	}
 
 	var vtail Mem // AVX2: v's last full vector with the lanes before the tail zeroed
 	var t tail    // AVX-512: the tail's opmask
@@ -78,8 +82,14 @@ func genAdditive(s *isa) {
 			s.zero(acc[i])
 		}
 		additiveColumns(s, g, "block", r, acc, q, v, cols, rem, t, vtail)
-		for i := 0; i < additiveRows; i += 4 {
-			VMOVUPS(s.hsum4(acc[i], acc[i+1], acc[i+2], acc[i+3]), Mem{Base: dst, Disp: 4 * i})
+		for i := 0; i < additiveRows; {
+			if i+4 <= additiveRows && !s.wide { // hsum4 uses VEX-only VHADDPS
+				VMOVUPS(s.hsum4(acc[i], acc[i+1], acc[i+2], acc[i+3]), Mem{Base: dst, Disp: 4 * i})
+				i += 4
+			} else {
+				VMOVSS(s.hadd(acc[i]), Mem{Base: dst, Disp: 4 * i})
+				i++
+			}
 		}
 		ADDQ(U32(4*additiveRows), dst)
 		LEAQ(Mem{Base: r[additiveRows-1], Index: ldk, Scale: 1}, a)
@@ -95,7 +105,7 @@ func genAdditive(s *isa) {
 		acc := s.vec()
 		s.zero(acc)
 		additiveColumns(s, g, "single", []GPVirtual{a}, []VecVirtual{acc}, q, v, cols, rem, t, vtail)
-		VMOVSS(s.hsum(acc), Mem{Base: dst})
+		VMOVSS(s.hadd(acc), Mem{Base: dst})
 		ADDQ(U32(4), dst)
 		ADDQ(ldk, a)
 		DECQ(rows)
@@ -202,7 +212,7 @@ func additiveShort(s *isa, g *tanhGen, dst, rows, a, ldk, q, v, cols GPVirtual) 
 	VADDPS(qbuf, x, x)
 	th := g.apply(x)
 	VMULPS(vbuf, th, th)
-	VMOVSS(s.hsum(th), Mem{Base: dst})
+	VMOVSS(s.hadd(th), Mem{Base: dst})
 	ADDQ(U32(4), dst)
 	ADDQ(ldk, a)
 	DECQ(rows)

@@ -201,21 +201,38 @@ func softmaxMax(s *isa, x, n, rem GPVirtual, k tail) VecVirtual {
 
 // hmax returns an XMM holding the largest lane of v in lane 0.
 func (s *isa) hmax(v VecVirtual) VecVirtual {
+	return reduceLanes(s, v, func(a, b, dst Op) { VMAXPS(a, b, dst) }, func(a, b, dst Op) { VMAXSS(a, b, dst) })
+}
+
+// hadd returns an XMM holding the sum of the lanes of v in lane 0. Unlike
+// isa.hsum it is valid on the AVX-512 registers above 15 (no VEX-only
+// VEXTRACTF128).
+func (s *isa) hadd(v VecVirtual) VecVirtual {
+	return reduceLanes(s, v, func(a, b, dst Op) { VADDPS(a, b, dst) }, func(a, b, dst Op) { VADDSS(a, b, dst) })
+}
+
+// reduceLanes folds the lanes of v with the packed op and then the scalar op
+// sop, returning the XMM that holds the result in lane 0.
+func reduceLanes(s *isa, v VecVirtual, op, sop func(a, b, dst Op)) VecVirtual {
 	y := v
 	if s.wide {
 		hi := YMM()
 		VEXTRACTF64X4(U8(1), v, hi)
-		VMAXPS(hi, v.AsY(), v.AsY())
+		op(hi, v.AsY(), v.AsY())
 		y = v.AsY().(VecVirtual)
 	}
 	hi := XMM()
-	VEXTRACTF128(U8(1), y, hi)
+	if s.wide {
+		VEXTRACTF32X4(U8(1), y, hi)
+	} else {
+		VEXTRACTF128(U8(1), y, hi)
+	}
 	x := y.AsX().(VecVirtual)
-	VMAXPS(hi, x, x)
+	op(hi, x, x)
 	VMOVHLPS(x, x, hi)
-	VMAXPS(hi, x, x)
+	op(hi, x, x)
 	VMOVSHDUP(x, hi)
-	VMAXSS(hi, x, x)
+	sop(hi, x, x)
 	return x
 }
 
@@ -297,7 +314,7 @@ func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, st
 	for i := 1; i < len(sums); i++ {
 		VADDPS(sums[i], sums[0], sums[0])
 	}
-	return s.hsum(sums[0])
+	return s.hadd(sums[0])
 }
 
 // softmaxScale emits dst *= scale over n floats.

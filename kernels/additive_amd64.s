@@ -45,189 +45,161 @@ blockVector:
 	VMOVUPS      (SI)(R14*1), Y4
 	VMOVUPS      (DI)(R14*1), Y5
 	VADDPS       (DX)(R14*1), Y4, Y6
-	VANDPS       draftabs<>+0(SB), Y6, Y7
-	VMINPS       draftten<>+0(SB), Y7, Y7
-	VADDPS       Y7, Y7, Y8
-	VMAXPS       draftlo<>+0(SB), Y8, Y9
-	VMINPS       drafthi<>+0(SB), Y9, Y9
-	VMULPS       draftlog2e<>+0(SB), Y9, Y10
-	VROUNDPS     $0x00, Y10, Y10
-	VMOVAPS      Y9, Y9
-	VFNMADD231PS draftln2hi<>+0(SB), Y10, Y9
-	VFNMADD231PS draftln2lo<>+0(SB), Y10, Y9
-	VMOVUPS      draftc7<>+0(SB), Y11
-	VFMADD213PS  draftc6<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc5<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc4<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc3<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc2<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc1<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc0<>+0(SB), Y9, Y11
-	VCVTPS2DQ    Y10, Y10
-	VPSLLD       $0x17, Y10, Y10
-	VPADDD       Y10, Y11, Y11
-	VCMPPS       $0x01, draftlo<>+0(SB), Y8, Y9
-	VANDNPS      Y11, Y9, Y11
-	VCMPPS       $0x03, Y8, Y8, Y9
-	VBLENDVPS    Y9, Y8, Y11, Y11
-	VADDPS       draftone<>+0(SB), Y11, Y11
-	VMOVUPS      drafttwo<>+0(SB), Y8
-	VDIVPS       Y11, Y8, Y8
-	VMOVUPS      draftone<>+0(SB), Y9
-	VSUBPS       Y8, Y9, Y9
+	VANDPS       consts<>+416(SB), Y6, Y7
 	VMULPS       Y7, Y7, Y8
-	VMOVUPS      draftt5<>+0(SB), Y10
-	VFMADD213PS  draftt4<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt3<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt2<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt1<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt0<>+0(SB), Y8, Y10
-	VMULPS       Y7, Y10, Y10
-	VCMPPS       $0x01, draftquarter<>+0(SB), Y7, Y7
-	VBLENDVPS    Y7, Y10, Y9, Y9
-	VANDPS       draftsign<>+0(SB), Y6, Y7
-	VORPS        Y7, Y9, Y9
-	VCMPPS       $0x03, Y6, Y6, Y7
-	VBLENDVPS    Y7, Y6, Y9, Y9
-	VFMADD231PS  Y9, Y5, Y0
-	VADDPS       (R10)(R14*1), Y4, Y6
-	VANDPS       draftabs<>+0(SB), Y6, Y7
-	VMINPS       draftten<>+0(SB), Y7, Y7
+	VMOVUPS      consts<>+704(SB), Y9
+	VFMADD213PS  consts<>+672(SB), Y8, Y9
+	VFMADD213PS  consts<>+640(SB), Y8, Y9
+	VFMADD213PS  consts<>+608(SB), Y8, Y9
+	VFMADD213PS  consts<>+576(SB), Y8, Y9
+	VFMADD213PS  consts<>+544(SB), Y8, Y9
+	VMULPS       Y7, Y8, Y8
+	VFMADD213PS  Y7, Y8, Y9
 	VADDPS       Y7, Y7, Y8
-	VMAXPS       draftlo<>+0(SB), Y8, Y9
-	VMINPS       drafthi<>+0(SB), Y9, Y9
-	VMULPS       draftlog2e<>+0(SB), Y9, Y10
-	VROUNDPS     $0x00, Y10, Y10
-	VMOVAPS      Y9, Y9
-	VFNMADD231PS draftln2hi<>+0(SB), Y10, Y9
-	VFNMADD231PS draftln2lo<>+0(SB), Y10, Y9
-	VMOVUPS      draftc7<>+0(SB), Y11
-	VFMADD213PS  draftc6<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc5<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc4<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc3<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc2<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc1<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc0<>+0(SB), Y9, Y11
-	VCVTPS2DQ    Y10, Y10
-	VPSLLD       $0x17, Y10, Y10
-	VPADDD       Y10, Y11, Y11
-	VCMPPS       $0x01, draftlo<>+0(SB), Y8, Y9
-	VANDNPS      Y11, Y9, Y11
-	VCMPPS       $0x03, Y8, Y8, Y9
-	VBLENDVPS    Y9, Y8, Y11, Y11
-	VADDPS       draftone<>+0(SB), Y11, Y11
-	VMOVUPS      drafttwo<>+0(SB), Y8
-	VDIVPS       Y11, Y8, Y8
-	VMOVUPS      draftone<>+0(SB), Y9
-	VSUBPS       Y8, Y9, Y9
-	VMULPS       Y7, Y7, Y8
-	VMOVUPS      draftt5<>+0(SB), Y10
-	VFMADD213PS  draftt4<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt3<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt2<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt1<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt0<>+0(SB), Y8, Y10
-	VMULPS       Y7, Y10, Y10
-	VCMPPS       $0x01, draftquarter<>+0(SB), Y7, Y7
-	VBLENDVPS    Y7, Y10, Y9, Y9
-	VANDPS       draftsign<>+0(SB), Y6, Y7
-	VORPS        Y7, Y9, Y9
-	VCMPPS       $0x03, Y6, Y6, Y7
-	VBLENDVPS    Y7, Y6, Y9, Y9
-	VFMADD231PS  Y9, Y5, Y1
-	VADDPS       (R11)(R14*1), Y4, Y6
-	VANDPS       draftabs<>+0(SB), Y6, Y7
-	VMINPS       draftten<>+0(SB), Y7, Y7
-	VADDPS       Y7, Y7, Y8
-	VMAXPS       draftlo<>+0(SB), Y8, Y9
-	VMINPS       drafthi<>+0(SB), Y9, Y9
-	VMULPS       draftlog2e<>+0(SB), Y9, Y10
-	VROUNDPS     $0x00, Y10, Y10
-	VMOVAPS      Y9, Y9
-	VFNMADD231PS draftln2hi<>+0(SB), Y10, Y9
-	VFNMADD231PS draftln2lo<>+0(SB), Y10, Y9
-	VMOVUPS      draftc7<>+0(SB), Y11
-	VFMADD213PS  draftc6<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc5<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc4<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc3<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc2<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc1<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc0<>+0(SB), Y9, Y11
-	VCVTPS2DQ    Y10, Y10
-	VPSLLD       $0x17, Y10, Y10
-	VPADDD       Y10, Y11, Y11
-	VCMPPS       $0x01, draftlo<>+0(SB), Y8, Y9
-	VANDNPS      Y11, Y9, Y11
-	VCMPPS       $0x03, Y8, Y8, Y9
-	VBLENDVPS    Y9, Y8, Y11, Y11
-	VADDPS       draftone<>+0(SB), Y11, Y11
-	VMOVUPS      drafttwo<>+0(SB), Y8
-	VDIVPS       Y11, Y8, Y8
-	VMOVUPS      draftone<>+0(SB), Y9
-	VSUBPS       Y8, Y9, Y9
-	VMULPS       Y7, Y7, Y8
-	VMOVUPS      draftt5<>+0(SB), Y10
-	VFMADD213PS  draftt4<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt3<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt2<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt1<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt0<>+0(SB), Y8, Y10
-	VMULPS       Y7, Y10, Y10
-	VCMPPS       $0x01, draftquarter<>+0(SB), Y7, Y7
-	VBLENDVPS    Y7, Y10, Y9, Y9
-	VANDPS       draftsign<>+0(SB), Y6, Y7
-	VORPS        Y7, Y9, Y9
-	VCMPPS       $0x03, Y6, Y6, Y7
-	VBLENDVPS    Y7, Y6, Y9, Y9
-	VFMADD231PS  Y9, Y5, Y2
-	VADDPS       (R12)(R14*1), Y4, Y4
-	VANDPS       draftabs<>+0(SB), Y4, Y6
-	VMINPS       draftten<>+0(SB), Y6, Y6
-	VADDPS       Y6, Y6, Y7
-	VMAXPS       draftlo<>+0(SB), Y7, Y8
-	VMINPS       drafthi<>+0(SB), Y8, Y8
-	VMULPS       draftlog2e<>+0(SB), Y8, Y9
-	VROUNDPS     $0x00, Y9, Y9
+	VMOVUPS      consts<>+0(SB), Y11
+	VFMADD213PS  consts<>+96(SB), Y8, Y11
+	VSUBPS       consts<>+96(SB), Y11, Y10
 	VMOVAPS      Y8, Y8
-	VFNMADD231PS draftln2hi<>+0(SB), Y9, Y8
-	VFNMADD231PS draftln2lo<>+0(SB), Y9, Y8
-	VMOVUPS      draftc7<>+0(SB), Y10
-	VFMADD213PS  draftc6<>+0(SB), Y8, Y10
-	VFMADD213PS  draftc5<>+0(SB), Y8, Y10
-	VFMADD213PS  draftc4<>+0(SB), Y8, Y10
-	VFMADD213PS  draftc3<>+0(SB), Y8, Y10
-	VFMADD213PS  draftc2<>+0(SB), Y8, Y10
-	VFMADD213PS  draftc1<>+0(SB), Y8, Y10
-	VFMADD213PS  draftc0<>+0(SB), Y8, Y10
-	VCVTPS2DQ    Y9, Y9
-	VPSLLD       $0x17, Y9, Y9
-	VPADDD       Y9, Y10, Y10
-	VCMPPS       $0x01, draftlo<>+0(SB), Y7, Y8
-	VANDNPS      Y10, Y8, Y10
-	VCMPPS       $0x03, Y7, Y7, Y8
-	VBLENDVPS    Y8, Y7, Y10, Y10
-	VADDPS       draftone<>+0(SB), Y10, Y10
-	VMOVUPS      drafttwo<>+0(SB), Y7
-	VDIVPS       Y10, Y7, Y7
-	VMOVUPS      draftone<>+0(SB), Y8
-	VSUBPS       Y7, Y8, Y8
+	VFNMADD231PS consts<>+32(SB), Y10, Y8
+	VFNMADD231PS consts<>+64(SB), Y10, Y8
+	VMOVUPS      consts<>+320(SB), Y10
+	VFMADD213PS  consts<>+288(SB), Y8, Y10
+	VFMADD213PS  consts<>+256(SB), Y8, Y10
+	VFMADD213PS  consts<>+224(SB), Y8, Y10
+	VFMADD213PS  consts<>+192(SB), Y8, Y10
+	VFMADD213PS  consts<>+160(SB), Y8, Y10
+	VFMADD213PS  consts<>+160(SB), Y8, Y10
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VADDPS       consts<>+160(SB), Y10, Y10
+	VMOVUPS      consts<>+512(SB), Y8
+	VDIVPS       Y10, Y8, Y8
+	VMOVUPS      consts<>+160(SB), Y10
+	VSUBPS       Y8, Y10, Y10
+	VCMPPS       $0x11, consts<>+448(SB), Y7, Y8
+	VBLENDVPS    Y8, Y9, Y10, Y10
+	VCMPPS       $0x1d, consts<>+480(SB), Y7, Y8
+	VBLENDVPS    Y8, consts<>+160(SB), Y10, Y10
+	VXORPS       Y7, Y6, Y7
+	VORPS        Y7, Y10, Y10
+	VFMADD231PS  Y10, Y5, Y0
+	VADDPS       (R10)(R14*1), Y4, Y6
+	VANDPS       consts<>+416(SB), Y6, Y7
+	VMULPS       Y7, Y7, Y8
+	VMOVUPS      consts<>+704(SB), Y9
+	VFMADD213PS  consts<>+672(SB), Y8, Y9
+	VFMADD213PS  consts<>+640(SB), Y8, Y9
+	VFMADD213PS  consts<>+608(SB), Y8, Y9
+	VFMADD213PS  consts<>+576(SB), Y8, Y9
+	VFMADD213PS  consts<>+544(SB), Y8, Y9
+	VMULPS       Y7, Y8, Y8
+	VFMADD213PS  Y7, Y8, Y9
+	VADDPS       Y7, Y7, Y8
+	VMOVUPS      consts<>+0(SB), Y11
+	VFMADD213PS  consts<>+96(SB), Y8, Y11
+	VSUBPS       consts<>+96(SB), Y11, Y10
+	VMOVAPS      Y8, Y8
+	VFNMADD231PS consts<>+32(SB), Y10, Y8
+	VFNMADD231PS consts<>+64(SB), Y10, Y8
+	VMOVUPS      consts<>+320(SB), Y10
+	VFMADD213PS  consts<>+288(SB), Y8, Y10
+	VFMADD213PS  consts<>+256(SB), Y8, Y10
+	VFMADD213PS  consts<>+224(SB), Y8, Y10
+	VFMADD213PS  consts<>+192(SB), Y8, Y10
+	VFMADD213PS  consts<>+160(SB), Y8, Y10
+	VFMADD213PS  consts<>+160(SB), Y8, Y10
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VADDPS       consts<>+160(SB), Y10, Y10
+	VMOVUPS      consts<>+512(SB), Y8
+	VDIVPS       Y10, Y8, Y8
+	VMOVUPS      consts<>+160(SB), Y10
+	VSUBPS       Y8, Y10, Y10
+	VCMPPS       $0x11, consts<>+448(SB), Y7, Y8
+	VBLENDVPS    Y8, Y9, Y10, Y10
+	VCMPPS       $0x1d, consts<>+480(SB), Y7, Y8
+	VBLENDVPS    Y8, consts<>+160(SB), Y10, Y10
+	VXORPS       Y7, Y6, Y7
+	VORPS        Y7, Y10, Y10
+	VFMADD231PS  Y10, Y5, Y1
+	VADDPS       (R11)(R14*1), Y4, Y6
+	VANDPS       consts<>+416(SB), Y6, Y7
+	VMULPS       Y7, Y7, Y8
+	VMOVUPS      consts<>+704(SB), Y9
+	VFMADD213PS  consts<>+672(SB), Y8, Y9
+	VFMADD213PS  consts<>+640(SB), Y8, Y9
+	VFMADD213PS  consts<>+608(SB), Y8, Y9
+	VFMADD213PS  consts<>+576(SB), Y8, Y9
+	VFMADD213PS  consts<>+544(SB), Y8, Y9
+	VMULPS       Y7, Y8, Y8
+	VFMADD213PS  Y7, Y8, Y9
+	VADDPS       Y7, Y7, Y8
+	VMOVUPS      consts<>+0(SB), Y11
+	VFMADD213PS  consts<>+96(SB), Y8, Y11
+	VSUBPS       consts<>+96(SB), Y11, Y10
+	VMOVAPS      Y8, Y8
+	VFNMADD231PS consts<>+32(SB), Y10, Y8
+	VFNMADD231PS consts<>+64(SB), Y10, Y8
+	VMOVUPS      consts<>+320(SB), Y10
+	VFMADD213PS  consts<>+288(SB), Y8, Y10
+	VFMADD213PS  consts<>+256(SB), Y8, Y10
+	VFMADD213PS  consts<>+224(SB), Y8, Y10
+	VFMADD213PS  consts<>+192(SB), Y8, Y10
+	VFMADD213PS  consts<>+160(SB), Y8, Y10
+	VFMADD213PS  consts<>+160(SB), Y8, Y10
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VADDPS       consts<>+160(SB), Y10, Y10
+	VMOVUPS      consts<>+512(SB), Y8
+	VDIVPS       Y10, Y8, Y8
+	VMOVUPS      consts<>+160(SB), Y10
+	VSUBPS       Y8, Y10, Y10
+	VCMPPS       $0x11, consts<>+448(SB), Y7, Y8
+	VBLENDVPS    Y8, Y9, Y10, Y10
+	VCMPPS       $0x1d, consts<>+480(SB), Y7, Y8
+	VBLENDVPS    Y8, consts<>+160(SB), Y10, Y10
+	VXORPS       Y7, Y6, Y7
+	VORPS        Y7, Y10, Y10
+	VFMADD231PS  Y10, Y5, Y2
+	VADDPS       (R12)(R14*1), Y4, Y4
+	VANDPS       consts<>+416(SB), Y4, Y6
 	VMULPS       Y6, Y6, Y7
-	VMOVUPS      draftt5<>+0(SB), Y9
-	VFMADD213PS  draftt4<>+0(SB), Y7, Y9
-	VFMADD213PS  draftt3<>+0(SB), Y7, Y9
-	VFMADD213PS  draftt2<>+0(SB), Y7, Y9
-	VFMADD213PS  draftt1<>+0(SB), Y7, Y9
-	VFMADD213PS  draftt0<>+0(SB), Y7, Y9
-	VMULPS       Y6, Y9, Y9
-	VCMPPS       $0x01, draftquarter<>+0(SB), Y6, Y6
-	VBLENDVPS    Y6, Y9, Y8, Y8
-	VANDPS       draftsign<>+0(SB), Y4, Y6
-	VORPS        Y6, Y8, Y8
-	VCMPPS       $0x03, Y4, Y4, Y6
-	VBLENDVPS    Y6, Y4, Y8, Y8
-	VFMADD231PS  Y8, Y5, Y3
+	VMOVUPS      consts<>+704(SB), Y8
+	VFMADD213PS  consts<>+672(SB), Y7, Y8
+	VFMADD213PS  consts<>+640(SB), Y7, Y8
+	VFMADD213PS  consts<>+608(SB), Y7, Y8
+	VFMADD213PS  consts<>+576(SB), Y7, Y8
+	VFMADD213PS  consts<>+544(SB), Y7, Y8
+	VMULPS       Y6, Y7, Y7
+	VFMADD213PS  Y6, Y7, Y8
+	VADDPS       Y6, Y6, Y7
+	VMOVUPS      consts<>+0(SB), Y10
+	VFMADD213PS  consts<>+96(SB), Y7, Y10
+	VSUBPS       consts<>+96(SB), Y10, Y9
+	VMOVAPS      Y7, Y7
+	VFNMADD231PS consts<>+32(SB), Y9, Y7
+	VFNMADD231PS consts<>+64(SB), Y9, Y7
+	VMOVUPS      consts<>+320(SB), Y9
+	VFMADD213PS  consts<>+288(SB), Y7, Y9
+	VFMADD213PS  consts<>+256(SB), Y7, Y9
+	VFMADD213PS  consts<>+224(SB), Y7, Y9
+	VFMADD213PS  consts<>+192(SB), Y7, Y9
+	VFMADD213PS  consts<>+160(SB), Y7, Y9
+	VFMADD213PS  consts<>+160(SB), Y7, Y9
+	VPSLLD       $0x17, Y10, Y10
+	VPADDD       Y10, Y9, Y9
+	VADDPS       consts<>+160(SB), Y9, Y9
+	VMOVUPS      consts<>+512(SB), Y7
+	VDIVPS       Y9, Y7, Y7
+	VMOVUPS      consts<>+160(SB), Y9
+	VSUBPS       Y7, Y9, Y9
+	VCMPPS       $0x11, consts<>+448(SB), Y6, Y7
+	VBLENDVPS    Y7, Y8, Y9, Y9
+	VCMPPS       $0x1d, consts<>+480(SB), Y6, Y7
+	VBLENDVPS    Y7, consts<>+160(SB), Y9, Y9
+	VXORPS       Y6, Y4, Y6
+	VORPS        Y6, Y9, Y9
+	VFMADD231PS  Y9, Y5, Y3
 	ADDQ         $0x00000020, R14
 	SUBQ         $0x00000008, R13
 	JMP          blockVector
@@ -238,189 +210,161 @@ blockTail:
 	VMOVUPS      -32(SI)(R8*4), Y4
 	VMOVUPS      (SP), Y5
 	VADDPS       -32(DX)(R8*4), Y4, Y6
-	VANDPS       draftabs<>+0(SB), Y6, Y7
-	VMINPS       draftten<>+0(SB), Y7, Y7
-	VADDPS       Y7, Y7, Y8
-	VMAXPS       draftlo<>+0(SB), Y8, Y9
-	VMINPS       drafthi<>+0(SB), Y9, Y9
-	VMULPS       draftlog2e<>+0(SB), Y9, Y10
-	VROUNDPS     $0x00, Y10, Y10
-	VMOVAPS      Y9, Y9
-	VFNMADD231PS draftln2hi<>+0(SB), Y10, Y9
-	VFNMADD231PS draftln2lo<>+0(SB), Y10, Y9
-	VMOVUPS      draftc7<>+0(SB), Y11
-	VFMADD213PS  draftc6<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc5<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc4<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc3<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc2<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc1<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc0<>+0(SB), Y9, Y11
-	VCVTPS2DQ    Y10, Y10
-	VPSLLD       $0x17, Y10, Y10
-	VPADDD       Y10, Y11, Y11
-	VCMPPS       $0x01, draftlo<>+0(SB), Y8, Y9
-	VANDNPS      Y11, Y9, Y11
-	VCMPPS       $0x03, Y8, Y8, Y9
-	VBLENDVPS    Y9, Y8, Y11, Y11
-	VADDPS       draftone<>+0(SB), Y11, Y11
-	VMOVUPS      drafttwo<>+0(SB), Y8
-	VDIVPS       Y11, Y8, Y8
-	VMOVUPS      draftone<>+0(SB), Y9
-	VSUBPS       Y8, Y9, Y9
+	VANDPS       consts<>+416(SB), Y6, Y7
 	VMULPS       Y7, Y7, Y8
-	VMOVUPS      draftt5<>+0(SB), Y10
-	VFMADD213PS  draftt4<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt3<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt2<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt1<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt0<>+0(SB), Y8, Y10
-	VMULPS       Y7, Y10, Y10
-	VCMPPS       $0x01, draftquarter<>+0(SB), Y7, Y7
-	VBLENDVPS    Y7, Y10, Y9, Y9
-	VANDPS       draftsign<>+0(SB), Y6, Y7
-	VORPS        Y7, Y9, Y9
-	VCMPPS       $0x03, Y6, Y6, Y7
-	VBLENDVPS    Y7, Y6, Y9, Y9
-	VFMADD231PS  Y9, Y5, Y0
-	VADDPS       -32(R10)(R8*4), Y4, Y6
-	VANDPS       draftabs<>+0(SB), Y6, Y7
-	VMINPS       draftten<>+0(SB), Y7, Y7
+	VMOVUPS      consts<>+704(SB), Y9
+	VFMADD213PS  consts<>+672(SB), Y8, Y9
+	VFMADD213PS  consts<>+640(SB), Y8, Y9
+	VFMADD213PS  consts<>+608(SB), Y8, Y9
+	VFMADD213PS  consts<>+576(SB), Y8, Y9
+	VFMADD213PS  consts<>+544(SB), Y8, Y9
+	VMULPS       Y7, Y8, Y8
+	VFMADD213PS  Y7, Y8, Y9
 	VADDPS       Y7, Y7, Y8
-	VMAXPS       draftlo<>+0(SB), Y8, Y9
-	VMINPS       drafthi<>+0(SB), Y9, Y9
-	VMULPS       draftlog2e<>+0(SB), Y9, Y10
-	VROUNDPS     $0x00, Y10, Y10
-	VMOVAPS      Y9, Y9
-	VFNMADD231PS draftln2hi<>+0(SB), Y10, Y9
-	VFNMADD231PS draftln2lo<>+0(SB), Y10, Y9
-	VMOVUPS      draftc7<>+0(SB), Y11
-	VFMADD213PS  draftc6<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc5<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc4<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc3<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc2<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc1<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc0<>+0(SB), Y9, Y11
-	VCVTPS2DQ    Y10, Y10
-	VPSLLD       $0x17, Y10, Y10
-	VPADDD       Y10, Y11, Y11
-	VCMPPS       $0x01, draftlo<>+0(SB), Y8, Y9
-	VANDNPS      Y11, Y9, Y11
-	VCMPPS       $0x03, Y8, Y8, Y9
-	VBLENDVPS    Y9, Y8, Y11, Y11
-	VADDPS       draftone<>+0(SB), Y11, Y11
-	VMOVUPS      drafttwo<>+0(SB), Y8
-	VDIVPS       Y11, Y8, Y8
-	VMOVUPS      draftone<>+0(SB), Y9
-	VSUBPS       Y8, Y9, Y9
-	VMULPS       Y7, Y7, Y8
-	VMOVUPS      draftt5<>+0(SB), Y10
-	VFMADD213PS  draftt4<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt3<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt2<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt1<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt0<>+0(SB), Y8, Y10
-	VMULPS       Y7, Y10, Y10
-	VCMPPS       $0x01, draftquarter<>+0(SB), Y7, Y7
-	VBLENDVPS    Y7, Y10, Y9, Y9
-	VANDPS       draftsign<>+0(SB), Y6, Y7
-	VORPS        Y7, Y9, Y9
-	VCMPPS       $0x03, Y6, Y6, Y7
-	VBLENDVPS    Y7, Y6, Y9, Y9
-	VFMADD231PS  Y9, Y5, Y1
-	VADDPS       -32(R11)(R8*4), Y4, Y6
-	VANDPS       draftabs<>+0(SB), Y6, Y7
-	VMINPS       draftten<>+0(SB), Y7, Y7
-	VADDPS       Y7, Y7, Y8
-	VMAXPS       draftlo<>+0(SB), Y8, Y9
-	VMINPS       drafthi<>+0(SB), Y9, Y9
-	VMULPS       draftlog2e<>+0(SB), Y9, Y10
-	VROUNDPS     $0x00, Y10, Y10
-	VMOVAPS      Y9, Y9
-	VFNMADD231PS draftln2hi<>+0(SB), Y10, Y9
-	VFNMADD231PS draftln2lo<>+0(SB), Y10, Y9
-	VMOVUPS      draftc7<>+0(SB), Y11
-	VFMADD213PS  draftc6<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc5<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc4<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc3<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc2<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc1<>+0(SB), Y9, Y11
-	VFMADD213PS  draftc0<>+0(SB), Y9, Y11
-	VCVTPS2DQ    Y10, Y10
-	VPSLLD       $0x17, Y10, Y10
-	VPADDD       Y10, Y11, Y11
-	VCMPPS       $0x01, draftlo<>+0(SB), Y8, Y9
-	VANDNPS      Y11, Y9, Y11
-	VCMPPS       $0x03, Y8, Y8, Y9
-	VBLENDVPS    Y9, Y8, Y11, Y11
-	VADDPS       draftone<>+0(SB), Y11, Y11
-	VMOVUPS      drafttwo<>+0(SB), Y8
-	VDIVPS       Y11, Y8, Y8
-	VMOVUPS      draftone<>+0(SB), Y9
-	VSUBPS       Y8, Y9, Y9
-	VMULPS       Y7, Y7, Y8
-	VMOVUPS      draftt5<>+0(SB), Y10
-	VFMADD213PS  draftt4<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt3<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt2<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt1<>+0(SB), Y8, Y10
-	VFMADD213PS  draftt0<>+0(SB), Y8, Y10
-	VMULPS       Y7, Y10, Y10
-	VCMPPS       $0x01, draftquarter<>+0(SB), Y7, Y7
-	VBLENDVPS    Y7, Y10, Y9, Y9
-	VANDPS       draftsign<>+0(SB), Y6, Y7
-	VORPS        Y7, Y9, Y9
-	VCMPPS       $0x03, Y6, Y6, Y7
-	VBLENDVPS    Y7, Y6, Y9, Y9
-	VFMADD231PS  Y9, Y5, Y2
-	VADDPS       -32(R12)(R8*4), Y4, Y4
-	VANDPS       draftabs<>+0(SB), Y4, Y6
-	VMINPS       draftten<>+0(SB), Y6, Y6
-	VADDPS       Y6, Y6, Y7
-	VMAXPS       draftlo<>+0(SB), Y7, Y8
-	VMINPS       drafthi<>+0(SB), Y8, Y8
-	VMULPS       draftlog2e<>+0(SB), Y8, Y9
-	VROUNDPS     $0x00, Y9, Y9
+	VMOVUPS      consts<>+0(SB), Y11
+	VFMADD213PS  consts<>+96(SB), Y8, Y11
+	VSUBPS       consts<>+96(SB), Y11, Y10
 	VMOVAPS      Y8, Y8
-	VFNMADD231PS draftln2hi<>+0(SB), Y9, Y8
-	VFNMADD231PS draftln2lo<>+0(SB), Y9, Y8
-	VMOVUPS      draftc7<>+0(SB), Y10
-	VFMADD213PS  draftc6<>+0(SB), Y8, Y10
-	VFMADD213PS  draftc5<>+0(SB), Y8, Y10
-	VFMADD213PS  draftc4<>+0(SB), Y8, Y10
-	VFMADD213PS  draftc3<>+0(SB), Y8, Y10
-	VFMADD213PS  draftc2<>+0(SB), Y8, Y10
-	VFMADD213PS  draftc1<>+0(SB), Y8, Y10
-	VFMADD213PS  draftc0<>+0(SB), Y8, Y10
-	VCVTPS2DQ    Y9, Y9
-	VPSLLD       $0x17, Y9, Y9
-	VPADDD       Y9, Y10, Y10
-	VCMPPS       $0x01, draftlo<>+0(SB), Y7, Y8
-	VANDNPS      Y10, Y8, Y10
-	VCMPPS       $0x03, Y7, Y7, Y8
-	VBLENDVPS    Y8, Y7, Y10, Y10
-	VADDPS       draftone<>+0(SB), Y10, Y10
-	VMOVUPS      drafttwo<>+0(SB), Y7
-	VDIVPS       Y10, Y7, Y7
-	VMOVUPS      draftone<>+0(SB), Y8
-	VSUBPS       Y7, Y8, Y8
+	VFNMADD231PS consts<>+32(SB), Y10, Y8
+	VFNMADD231PS consts<>+64(SB), Y10, Y8
+	VMOVUPS      consts<>+320(SB), Y10
+	VFMADD213PS  consts<>+288(SB), Y8, Y10
+	VFMADD213PS  consts<>+256(SB), Y8, Y10
+	VFMADD213PS  consts<>+224(SB), Y8, Y10
+	VFMADD213PS  consts<>+192(SB), Y8, Y10
+	VFMADD213PS  consts<>+160(SB), Y8, Y10
+	VFMADD213PS  consts<>+160(SB), Y8, Y10
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VADDPS       consts<>+160(SB), Y10, Y10
+	VMOVUPS      consts<>+512(SB), Y8
+	VDIVPS       Y10, Y8, Y8
+	VMOVUPS      consts<>+160(SB), Y10
+	VSUBPS       Y8, Y10, Y10
+	VCMPPS       $0x11, consts<>+448(SB), Y7, Y8
+	VBLENDVPS    Y8, Y9, Y10, Y10
+	VCMPPS       $0x1d, consts<>+480(SB), Y7, Y8
+	VBLENDVPS    Y8, consts<>+160(SB), Y10, Y10
+	VXORPS       Y7, Y6, Y7
+	VORPS        Y7, Y10, Y10
+	VFMADD231PS  Y10, Y5, Y0
+	VADDPS       -32(R10)(R8*4), Y4, Y6
+	VANDPS       consts<>+416(SB), Y6, Y7
+	VMULPS       Y7, Y7, Y8
+	VMOVUPS      consts<>+704(SB), Y9
+	VFMADD213PS  consts<>+672(SB), Y8, Y9
+	VFMADD213PS  consts<>+640(SB), Y8, Y9
+	VFMADD213PS  consts<>+608(SB), Y8, Y9
+	VFMADD213PS  consts<>+576(SB), Y8, Y9
+	VFMADD213PS  consts<>+544(SB), Y8, Y9
+	VMULPS       Y7, Y8, Y8
+	VFMADD213PS  Y7, Y8, Y9
+	VADDPS       Y7, Y7, Y8
+	VMOVUPS      consts<>+0(SB), Y11
+	VFMADD213PS  consts<>+96(SB), Y8, Y11
+	VSUBPS       consts<>+96(SB), Y11, Y10
+	VMOVAPS      Y8, Y8
+	VFNMADD231PS consts<>+32(SB), Y10, Y8
+	VFNMADD231PS consts<>+64(SB), Y10, Y8
+	VMOVUPS      consts<>+320(SB), Y10
+	VFMADD213PS  consts<>+288(SB), Y8, Y10
+	VFMADD213PS  consts<>+256(SB), Y8, Y10
+	VFMADD213PS  consts<>+224(SB), Y8, Y10
+	VFMADD213PS  consts<>+192(SB), Y8, Y10
+	VFMADD213PS  consts<>+160(SB), Y8, Y10
+	VFMADD213PS  consts<>+160(SB), Y8, Y10
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VADDPS       consts<>+160(SB), Y10, Y10
+	VMOVUPS      consts<>+512(SB), Y8
+	VDIVPS       Y10, Y8, Y8
+	VMOVUPS      consts<>+160(SB), Y10
+	VSUBPS       Y8, Y10, Y10
+	VCMPPS       $0x11, consts<>+448(SB), Y7, Y8
+	VBLENDVPS    Y8, Y9, Y10, Y10
+	VCMPPS       $0x1d, consts<>+480(SB), Y7, Y8
+	VBLENDVPS    Y8, consts<>+160(SB), Y10, Y10
+	VXORPS       Y7, Y6, Y7
+	VORPS        Y7, Y10, Y10
+	VFMADD231PS  Y10, Y5, Y1
+	VADDPS       -32(R11)(R8*4), Y4, Y6
+	VANDPS       consts<>+416(SB), Y6, Y7
+	VMULPS       Y7, Y7, Y8
+	VMOVUPS      consts<>+704(SB), Y9
+	VFMADD213PS  consts<>+672(SB), Y8, Y9
+	VFMADD213PS  consts<>+640(SB), Y8, Y9
+	VFMADD213PS  consts<>+608(SB), Y8, Y9
+	VFMADD213PS  consts<>+576(SB), Y8, Y9
+	VFMADD213PS  consts<>+544(SB), Y8, Y9
+	VMULPS       Y7, Y8, Y8
+	VFMADD213PS  Y7, Y8, Y9
+	VADDPS       Y7, Y7, Y8
+	VMOVUPS      consts<>+0(SB), Y11
+	VFMADD213PS  consts<>+96(SB), Y8, Y11
+	VSUBPS       consts<>+96(SB), Y11, Y10
+	VMOVAPS      Y8, Y8
+	VFNMADD231PS consts<>+32(SB), Y10, Y8
+	VFNMADD231PS consts<>+64(SB), Y10, Y8
+	VMOVUPS      consts<>+320(SB), Y10
+	VFMADD213PS  consts<>+288(SB), Y8, Y10
+	VFMADD213PS  consts<>+256(SB), Y8, Y10
+	VFMADD213PS  consts<>+224(SB), Y8, Y10
+	VFMADD213PS  consts<>+192(SB), Y8, Y10
+	VFMADD213PS  consts<>+160(SB), Y8, Y10
+	VFMADD213PS  consts<>+160(SB), Y8, Y10
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VADDPS       consts<>+160(SB), Y10, Y10
+	VMOVUPS      consts<>+512(SB), Y8
+	VDIVPS       Y10, Y8, Y8
+	VMOVUPS      consts<>+160(SB), Y10
+	VSUBPS       Y8, Y10, Y10
+	VCMPPS       $0x11, consts<>+448(SB), Y7, Y8
+	VBLENDVPS    Y8, Y9, Y10, Y10
+	VCMPPS       $0x1d, consts<>+480(SB), Y7, Y8
+	VBLENDVPS    Y8, consts<>+160(SB), Y10, Y10
+	VXORPS       Y7, Y6, Y7
+	VORPS        Y7, Y10, Y10
+	VFMADD231PS  Y10, Y5, Y2
+	VADDPS       -32(R12)(R8*4), Y4, Y4
+	VANDPS       consts<>+416(SB), Y4, Y6
 	VMULPS       Y6, Y6, Y7
-	VMOVUPS      draftt5<>+0(SB), Y9
-	VFMADD213PS  draftt4<>+0(SB), Y7, Y9
-	VFMADD213PS  draftt3<>+0(SB), Y7, Y9
-	VFMADD213PS  draftt2<>+0(SB), Y7, Y9
-	VFMADD213PS  draftt1<>+0(SB), Y7, Y9
-	VFMADD213PS  draftt0<>+0(SB), Y7, Y9
-	VMULPS       Y6, Y9, Y9
-	VCMPPS       $0x01, draftquarter<>+0(SB), Y6, Y6
-	VBLENDVPS    Y6, Y9, Y8, Y8
-	VANDPS       draftsign<>+0(SB), Y4, Y6
-	VORPS        Y6, Y8, Y8
-	VCMPPS       $0x03, Y4, Y4, Y6
-	VBLENDVPS    Y6, Y4, Y8, Y8
-	VFMADD231PS  Y8, Y5, Y3
+	VMOVUPS      consts<>+704(SB), Y8
+	VFMADD213PS  consts<>+672(SB), Y7, Y8
+	VFMADD213PS  consts<>+640(SB), Y7, Y8
+	VFMADD213PS  consts<>+608(SB), Y7, Y8
+	VFMADD213PS  consts<>+576(SB), Y7, Y8
+	VFMADD213PS  consts<>+544(SB), Y7, Y8
+	VMULPS       Y6, Y7, Y7
+	VFMADD213PS  Y6, Y7, Y8
+	VADDPS       Y6, Y6, Y7
+	VMOVUPS      consts<>+0(SB), Y10
+	VFMADD213PS  consts<>+96(SB), Y7, Y10
+	VSUBPS       consts<>+96(SB), Y10, Y9
+	VMOVAPS      Y7, Y7
+	VFNMADD231PS consts<>+32(SB), Y9, Y7
+	VFNMADD231PS consts<>+64(SB), Y9, Y7
+	VMOVUPS      consts<>+320(SB), Y9
+	VFMADD213PS  consts<>+288(SB), Y7, Y9
+	VFMADD213PS  consts<>+256(SB), Y7, Y9
+	VFMADD213PS  consts<>+224(SB), Y7, Y9
+	VFMADD213PS  consts<>+192(SB), Y7, Y9
+	VFMADD213PS  consts<>+160(SB), Y7, Y9
+	VFMADD213PS  consts<>+160(SB), Y7, Y9
+	VPSLLD       $0x17, Y10, Y10
+	VPADDD       Y10, Y9, Y9
+	VADDPS       consts<>+160(SB), Y9, Y9
+	VMOVUPS      consts<>+512(SB), Y7
+	VDIVPS       Y9, Y7, Y7
+	VMOVUPS      consts<>+160(SB), Y9
+	VSUBPS       Y7, Y9, Y9
+	VCMPPS       $0x11, consts<>+448(SB), Y6, Y7
+	VBLENDVPS    Y7, Y8, Y9, Y9
+	VCMPPS       $0x1d, consts<>+480(SB), Y6, Y7
+	VBLENDVPS    Y7, consts<>+160(SB), Y9, Y9
+	VXORPS       Y6, Y4, Y6
+	VORPS        Y6, Y9, Y9
+	VFMADD231PS  Y9, Y5, Y3
 
 blockDone:
 	VHADDPS      Y1, Y0, Y0
@@ -447,51 +391,44 @@ singleVector:
 	VMOVUPS      (SI)(R11*1), Y1
 	VMOVUPS      (DI)(R11*1), Y2
 	VADDPS       (DX)(R11*1), Y1, Y1
-	VANDPS       draftabs<>+0(SB), Y1, Y3
-	VMINPS       draftten<>+0(SB), Y3, Y3
-	VADDPS       Y3, Y3, Y4
-	VMAXPS       draftlo<>+0(SB), Y4, Y5
-	VMINPS       drafthi<>+0(SB), Y5, Y5
-	VMULPS       draftlog2e<>+0(SB), Y5, Y6
-	VROUNDPS     $0x00, Y6, Y6
-	VMOVAPS      Y5, Y5
-	VFNMADD231PS draftln2hi<>+0(SB), Y6, Y5
-	VFNMADD231PS draftln2lo<>+0(SB), Y6, Y5
-	VMOVUPS      draftc7<>+0(SB), Y7
-	VFMADD213PS  draftc6<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc5<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc4<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc3<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc2<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc1<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc0<>+0(SB), Y5, Y7
-	VCVTPS2DQ    Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       Y6, Y7, Y7
-	VCMPPS       $0x01, draftlo<>+0(SB), Y4, Y5
-	VANDNPS      Y7, Y5, Y7
-	VCMPPS       $0x03, Y4, Y4, Y5
-	VBLENDVPS    Y5, Y4, Y7, Y7
-	VADDPS       draftone<>+0(SB), Y7, Y7
-	VMOVUPS      drafttwo<>+0(SB), Y4
-	VDIVPS       Y7, Y4, Y4
-	VMOVUPS      draftone<>+0(SB), Y5
-	VSUBPS       Y4, Y5, Y5
+	VANDPS       consts<>+416(SB), Y1, Y3
 	VMULPS       Y3, Y3, Y4
-	VMOVUPS      draftt5<>+0(SB), Y6
-	VFMADD213PS  draftt4<>+0(SB), Y4, Y6
-	VFMADD213PS  draftt3<>+0(SB), Y4, Y6
-	VFMADD213PS  draftt2<>+0(SB), Y4, Y6
-	VFMADD213PS  draftt1<>+0(SB), Y4, Y6
-	VFMADD213PS  draftt0<>+0(SB), Y4, Y6
-	VMULPS       Y3, Y6, Y6
-	VCMPPS       $0x01, draftquarter<>+0(SB), Y3, Y3
-	VBLENDVPS    Y3, Y6, Y5, Y5
-	VANDPS       draftsign<>+0(SB), Y1, Y3
-	VORPS        Y3, Y5, Y5
-	VCMPPS       $0x03, Y1, Y1, Y3
-	VBLENDVPS    Y3, Y1, Y5, Y5
-	VFMADD231PS  Y5, Y2, Y0
+	VMOVUPS      consts<>+704(SB), Y5
+	VFMADD213PS  consts<>+672(SB), Y4, Y5
+	VFMADD213PS  consts<>+640(SB), Y4, Y5
+	VFMADD213PS  consts<>+608(SB), Y4, Y5
+	VFMADD213PS  consts<>+576(SB), Y4, Y5
+	VFMADD213PS  consts<>+544(SB), Y4, Y5
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y3, Y4, Y5
+	VADDPS       Y3, Y3, Y4
+	VMOVUPS      consts<>+0(SB), Y7
+	VFMADD213PS  consts<>+96(SB), Y4, Y7
+	VSUBPS       consts<>+96(SB), Y7, Y6
+	VMOVAPS      Y4, Y4
+	VFNMADD231PS consts<>+32(SB), Y6, Y4
+	VFNMADD231PS consts<>+64(SB), Y6, Y4
+	VMOVUPS      consts<>+320(SB), Y6
+	VFMADD213PS  consts<>+288(SB), Y4, Y6
+	VFMADD213PS  consts<>+256(SB), Y4, Y6
+	VFMADD213PS  consts<>+224(SB), Y4, Y6
+	VFMADD213PS  consts<>+192(SB), Y4, Y6
+	VFMADD213PS  consts<>+160(SB), Y4, Y6
+	VFMADD213PS  consts<>+160(SB), Y4, Y6
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       Y7, Y6, Y6
+	VADDPS       consts<>+160(SB), Y6, Y6
+	VMOVUPS      consts<>+512(SB), Y4
+	VDIVPS       Y6, Y4, Y4
+	VMOVUPS      consts<>+160(SB), Y6
+	VSUBPS       Y4, Y6, Y6
+	VCMPPS       $0x11, consts<>+448(SB), Y3, Y4
+	VBLENDVPS    Y4, Y5, Y6, Y6
+	VCMPPS       $0x1d, consts<>+480(SB), Y3, Y4
+	VBLENDVPS    Y4, consts<>+160(SB), Y6, Y6
+	VXORPS       Y3, Y1, Y3
+	VORPS        Y3, Y6, Y6
+	VFMADD231PS  Y6, Y2, Y0
 	ADDQ         $0x00000020, R11
 	SUBQ         $0x00000008, R10
 	JMP          singleVector
@@ -502,51 +439,44 @@ singleTail:
 	VMOVUPS      -32(SI)(R8*4), Y1
 	VMOVUPS      (SP), Y2
 	VADDPS       -32(DX)(R8*4), Y1, Y1
-	VANDPS       draftabs<>+0(SB), Y1, Y3
-	VMINPS       draftten<>+0(SB), Y3, Y3
-	VADDPS       Y3, Y3, Y4
-	VMAXPS       draftlo<>+0(SB), Y4, Y5
-	VMINPS       drafthi<>+0(SB), Y5, Y5
-	VMULPS       draftlog2e<>+0(SB), Y5, Y6
-	VROUNDPS     $0x00, Y6, Y6
-	VMOVAPS      Y5, Y5
-	VFNMADD231PS draftln2hi<>+0(SB), Y6, Y5
-	VFNMADD231PS draftln2lo<>+0(SB), Y6, Y5
-	VMOVUPS      draftc7<>+0(SB), Y7
-	VFMADD213PS  draftc6<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc5<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc4<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc3<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc2<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc1<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc0<>+0(SB), Y5, Y7
-	VCVTPS2DQ    Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       Y6, Y7, Y7
-	VCMPPS       $0x01, draftlo<>+0(SB), Y4, Y5
-	VANDNPS      Y7, Y5, Y7
-	VCMPPS       $0x03, Y4, Y4, Y5
-	VBLENDVPS    Y5, Y4, Y7, Y7
-	VADDPS       draftone<>+0(SB), Y7, Y7
-	VMOVUPS      drafttwo<>+0(SB), Y4
-	VDIVPS       Y7, Y4, Y4
-	VMOVUPS      draftone<>+0(SB), Y5
-	VSUBPS       Y4, Y5, Y5
+	VANDPS       consts<>+416(SB), Y1, Y3
 	VMULPS       Y3, Y3, Y4
-	VMOVUPS      draftt5<>+0(SB), Y6
-	VFMADD213PS  draftt4<>+0(SB), Y4, Y6
-	VFMADD213PS  draftt3<>+0(SB), Y4, Y6
-	VFMADD213PS  draftt2<>+0(SB), Y4, Y6
-	VFMADD213PS  draftt1<>+0(SB), Y4, Y6
-	VFMADD213PS  draftt0<>+0(SB), Y4, Y6
-	VMULPS       Y3, Y6, Y6
-	VCMPPS       $0x01, draftquarter<>+0(SB), Y3, Y3
-	VBLENDVPS    Y3, Y6, Y5, Y5
-	VANDPS       draftsign<>+0(SB), Y1, Y3
-	VORPS        Y3, Y5, Y5
-	VCMPPS       $0x03, Y1, Y1, Y3
-	VBLENDVPS    Y3, Y1, Y5, Y5
-	VFMADD231PS  Y5, Y2, Y0
+	VMOVUPS      consts<>+704(SB), Y5
+	VFMADD213PS  consts<>+672(SB), Y4, Y5
+	VFMADD213PS  consts<>+640(SB), Y4, Y5
+	VFMADD213PS  consts<>+608(SB), Y4, Y5
+	VFMADD213PS  consts<>+576(SB), Y4, Y5
+	VFMADD213PS  consts<>+544(SB), Y4, Y5
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y3, Y4, Y5
+	VADDPS       Y3, Y3, Y4
+	VMOVUPS      consts<>+0(SB), Y7
+	VFMADD213PS  consts<>+96(SB), Y4, Y7
+	VSUBPS       consts<>+96(SB), Y7, Y6
+	VMOVAPS      Y4, Y4
+	VFNMADD231PS consts<>+32(SB), Y6, Y4
+	VFNMADD231PS consts<>+64(SB), Y6, Y4
+	VMOVUPS      consts<>+320(SB), Y6
+	VFMADD213PS  consts<>+288(SB), Y4, Y6
+	VFMADD213PS  consts<>+256(SB), Y4, Y6
+	VFMADD213PS  consts<>+224(SB), Y4, Y6
+	VFMADD213PS  consts<>+192(SB), Y4, Y6
+	VFMADD213PS  consts<>+160(SB), Y4, Y6
+	VFMADD213PS  consts<>+160(SB), Y4, Y6
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       Y7, Y6, Y6
+	VADDPS       consts<>+160(SB), Y6, Y6
+	VMOVUPS      consts<>+512(SB), Y4
+	VDIVPS       Y6, Y4, Y4
+	VMOVUPS      consts<>+160(SB), Y6
+	VSUBPS       Y4, Y6, Y6
+	VCMPPS       $0x11, consts<>+448(SB), Y3, Y4
+	VBLENDVPS    Y4, Y5, Y6, Y6
+	VCMPPS       $0x1d, consts<>+480(SB), Y3, Y4
+	VBLENDVPS    Y4, consts<>+160(SB), Y6, Y6
+	VXORPS       Y3, Y1, Y3
+	VORPS        Y3, Y6, Y6
+	VFMADD231PS  Y6, Y2, Y0
 
 singleDone:
 	VEXTRACTF128 $0x01, Y0, X1
@@ -597,58 +527,51 @@ shortRowCopy:
 	JB           shortRowCopy
 	VMOVUPS      96(SP), Y1
 	VADDPS       32(SP), Y1, Y1
-	VANDPS       draftabs<>+0(SB), Y1, Y2
-	VMINPS       draftten<>+0(SB), Y2, Y2
-	VADDPS       Y2, Y2, Y3
-	VMAXPS       draftlo<>+0(SB), Y3, Y4
-	VMINPS       drafthi<>+0(SB), Y4, Y4
-	VMULPS       draftlog2e<>+0(SB), Y4, Y5
-	VROUNDPS     $0x00, Y5, Y5
-	VMOVAPS      Y4, Y4
-	VFNMADD231PS draftln2hi<>+0(SB), Y5, Y4
-	VFNMADD231PS draftln2lo<>+0(SB), Y5, Y4
-	VMOVUPS      draftc7<>+0(SB), Y6
-	VFMADD213PS  draftc6<>+0(SB), Y4, Y6
-	VFMADD213PS  draftc5<>+0(SB), Y4, Y6
-	VFMADD213PS  draftc4<>+0(SB), Y4, Y6
-	VFMADD213PS  draftc3<>+0(SB), Y4, Y6
-	VFMADD213PS  draftc2<>+0(SB), Y4, Y6
-	VFMADD213PS  draftc1<>+0(SB), Y4, Y6
-	VFMADD213PS  draftc0<>+0(SB), Y4, Y6
-	VCVTPS2DQ    Y5, Y5
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       Y5, Y6, Y6
-	VCMPPS       $0x01, draftlo<>+0(SB), Y3, Y4
-	VANDNPS      Y6, Y4, Y6
-	VCMPPS       $0x03, Y3, Y3, Y4
-	VBLENDVPS    Y4, Y3, Y6, Y6
-	VADDPS       draftone<>+0(SB), Y6, Y6
-	VMOVUPS      drafttwo<>+0(SB), Y3
-	VDIVPS       Y6, Y3, Y3
-	VMOVUPS      draftone<>+0(SB), Y4
-	VSUBPS       Y3, Y4, Y4
+	VANDPS       consts<>+416(SB), Y1, Y2
 	VMULPS       Y2, Y2, Y3
-	VMOVUPS      draftt5<>+0(SB), Y5
-	VFMADD213PS  draftt4<>+0(SB), Y3, Y5
-	VFMADD213PS  draftt3<>+0(SB), Y3, Y5
-	VFMADD213PS  draftt2<>+0(SB), Y3, Y5
-	VFMADD213PS  draftt1<>+0(SB), Y3, Y5
-	VFMADD213PS  draftt0<>+0(SB), Y3, Y5
-	VMULPS       Y2, Y5, Y5
-	VCMPPS       $0x01, draftquarter<>+0(SB), Y2, Y2
-	VBLENDVPS    Y2, Y5, Y4, Y4
-	VANDPS       draftsign<>+0(SB), Y1, Y2
-	VORPS        Y2, Y4, Y4
-	VCMPPS       $0x03, Y1, Y1, Y2
-	VBLENDVPS    Y2, Y1, Y4, Y4
-	VMULPS       64(SP), Y4, Y4
-	VEXTRACTF128 $0x01, Y4, X1
-	VADDPS       X1, X4, X4
-	VMOVHLPS     X4, X4, X1
-	VADDPS       X1, X4, X4
-	VMOVSHDUP    X4, X1
-	VADDSS       X1, X4, X4
-	VMOVSS       X4, (AX)
+	VMOVUPS      consts<>+704(SB), Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+608(SB), Y3, Y4
+	VFMADD213PS  consts<>+576(SB), Y3, Y4
+	VFMADD213PS  consts<>+544(SB), Y3, Y4
+	VMULPS       Y2, Y3, Y3
+	VFMADD213PS  Y2, Y3, Y4
+	VADDPS       Y2, Y2, Y3
+	VMOVUPS      consts<>+0(SB), Y6
+	VFMADD213PS  consts<>+96(SB), Y3, Y6
+	VSUBPS       consts<>+96(SB), Y6, Y5
+	VMOVAPS      Y3, Y3
+	VFNMADD231PS consts<>+32(SB), Y5, Y3
+	VFNMADD231PS consts<>+64(SB), Y5, Y3
+	VMOVUPS      consts<>+320(SB), Y5
+	VFMADD213PS  consts<>+288(SB), Y3, Y5
+	VFMADD213PS  consts<>+256(SB), Y3, Y5
+	VFMADD213PS  consts<>+224(SB), Y3, Y5
+	VFMADD213PS  consts<>+192(SB), Y3, Y5
+	VFMADD213PS  consts<>+160(SB), Y3, Y5
+	VFMADD213PS  consts<>+160(SB), Y3, Y5
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       Y6, Y5, Y5
+	VADDPS       consts<>+160(SB), Y5, Y5
+	VMOVUPS      consts<>+512(SB), Y3
+	VDIVPS       Y5, Y3, Y3
+	VMOVUPS      consts<>+160(SB), Y5
+	VSUBPS       Y3, Y5, Y5
+	VCMPPS       $0x11, consts<>+448(SB), Y2, Y3
+	VBLENDVPS    Y3, Y4, Y5, Y5
+	VCMPPS       $0x1d, consts<>+480(SB), Y2, Y3
+	VBLENDVPS    Y3, consts<>+160(SB), Y5, Y5
+	VXORPS       Y2, Y1, Y2
+	VORPS        Y2, Y5, Y5
+	VMULPS       64(SP), Y5, Y5
+	VEXTRACTF128 $0x01, Y5, X1
+	VADDPS       X1, X5, X5
+	VMOVHLPS     X5, X5, X1
+	VADDPS       X1, X5, X5
+	VMOVSHDUP    X5, X1
+	VADDSS       X1, X5, X5
+	VMOVSS       X5, (AX)
 	ADDQ         $0x00000004, AX
 	ADDQ         BX, DX
 	DECQ         CX
@@ -657,6 +580,192 @@ shortRowCopy:
 shortDone:
 	VZEROUPPER
 	RET
+
+DATA consts<>+0(SB)/4, $0x3fb8aa3b
+DATA consts<>+4(SB)/4, $0x3fb8aa3b
+DATA consts<>+8(SB)/4, $0x3fb8aa3b
+DATA consts<>+12(SB)/4, $0x3fb8aa3b
+DATA consts<>+16(SB)/4, $0x3fb8aa3b
+DATA consts<>+20(SB)/4, $0x3fb8aa3b
+DATA consts<>+24(SB)/4, $0x3fb8aa3b
+DATA consts<>+28(SB)/4, $0x3fb8aa3b
+DATA consts<>+32(SB)/4, $0x3f318000
+DATA consts<>+36(SB)/4, $0x3f318000
+DATA consts<>+40(SB)/4, $0x3f318000
+DATA consts<>+44(SB)/4, $0x3f318000
+DATA consts<>+48(SB)/4, $0x3f318000
+DATA consts<>+52(SB)/4, $0x3f318000
+DATA consts<>+56(SB)/4, $0x3f318000
+DATA consts<>+60(SB)/4, $0x3f318000
+DATA consts<>+64(SB)/4, $0xb95e8083
+DATA consts<>+68(SB)/4, $0xb95e8083
+DATA consts<>+72(SB)/4, $0xb95e8083
+DATA consts<>+76(SB)/4, $0xb95e8083
+DATA consts<>+80(SB)/4, $0xb95e8083
+DATA consts<>+84(SB)/4, $0xb95e8083
+DATA consts<>+88(SB)/4, $0xb95e8083
+DATA consts<>+92(SB)/4, $0xb95e8083
+DATA consts<>+96(SB)/4, $0x4b400000
+DATA consts<>+100(SB)/4, $0x4b400000
+DATA consts<>+104(SB)/4, $0x4b400000
+DATA consts<>+108(SB)/4, $0x4b400000
+DATA consts<>+112(SB)/4, $0x4b400000
+DATA consts<>+116(SB)/4, $0x4b400000
+DATA consts<>+120(SB)/4, $0x4b400000
+DATA consts<>+124(SB)/4, $0x4b400000
+DATA consts<>+128(SB)/4, $0x7f800000
+DATA consts<>+132(SB)/4, $0x7f800000
+DATA consts<>+136(SB)/4, $0x7f800000
+DATA consts<>+140(SB)/4, $0x7f800000
+DATA consts<>+144(SB)/4, $0x7f800000
+DATA consts<>+148(SB)/4, $0x7f800000
+DATA consts<>+152(SB)/4, $0x7f800000
+DATA consts<>+156(SB)/4, $0x7f800000
+DATA consts<>+160(SB)/4, $0x3f800000
+DATA consts<>+164(SB)/4, $0x3f800000
+DATA consts<>+168(SB)/4, $0x3f800000
+DATA consts<>+172(SB)/4, $0x3f800000
+DATA consts<>+176(SB)/4, $0x3f800000
+DATA consts<>+180(SB)/4, $0x3f800000
+DATA consts<>+184(SB)/4, $0x3f800000
+DATA consts<>+188(SB)/4, $0x3f800000
+DATA consts<>+192(SB)/4, $0x3efffffe
+DATA consts<>+196(SB)/4, $0x3efffffe
+DATA consts<>+200(SB)/4, $0x3efffffe
+DATA consts<>+204(SB)/4, $0x3efffffe
+DATA consts<>+208(SB)/4, $0x3efffffe
+DATA consts<>+212(SB)/4, $0x3efffffe
+DATA consts<>+216(SB)/4, $0x3efffffe
+DATA consts<>+220(SB)/4, $0x3efffffe
+DATA consts<>+224(SB)/4, $0x3e2aaa0d
+DATA consts<>+228(SB)/4, $0x3e2aaa0d
+DATA consts<>+232(SB)/4, $0x3e2aaa0d
+DATA consts<>+236(SB)/4, $0x3e2aaa0d
+DATA consts<>+240(SB)/4, $0x3e2aaa0d
+DATA consts<>+244(SB)/4, $0x3e2aaa0d
+DATA consts<>+248(SB)/4, $0x3e2aaa0d
+DATA consts<>+252(SB)/4, $0x3e2aaa0d
+DATA consts<>+256(SB)/4, $0x3d2aac11
+DATA consts<>+260(SB)/4, $0x3d2aac11
+DATA consts<>+264(SB)/4, $0x3d2aac11
+DATA consts<>+268(SB)/4, $0x3d2aac11
+DATA consts<>+272(SB)/4, $0x3d2aac11
+DATA consts<>+276(SB)/4, $0x3d2aac11
+DATA consts<>+280(SB)/4, $0x3d2aac11
+DATA consts<>+284(SB)/4, $0x3d2aac11
+DATA consts<>+288(SB)/4, $0x3c0933c1
+DATA consts<>+292(SB)/4, $0x3c0933c1
+DATA consts<>+296(SB)/4, $0x3c0933c1
+DATA consts<>+300(SB)/4, $0x3c0933c1
+DATA consts<>+304(SB)/4, $0x3c0933c1
+DATA consts<>+308(SB)/4, $0x3c0933c1
+DATA consts<>+312(SB)/4, $0x3c0933c1
+DATA consts<>+316(SB)/4, $0x3c0933c1
+DATA consts<>+320(SB)/4, $0x3ab57398
+DATA consts<>+324(SB)/4, $0x3ab57398
+DATA consts<>+328(SB)/4, $0x3ab57398
+DATA consts<>+332(SB)/4, $0x3ab57398
+DATA consts<>+336(SB)/4, $0x3ab57398
+DATA consts<>+340(SB)/4, $0x3ab57398
+DATA consts<>+344(SB)/4, $0x3ab57398
+DATA consts<>+348(SB)/4, $0x3ab57398
+DATA consts<>+352(SB)/4, $0xc2aeac4f
+DATA consts<>+356(SB)/4, $0xc2aeac4f
+DATA consts<>+360(SB)/4, $0xc2aeac4f
+DATA consts<>+364(SB)/4, $0xc2aeac4f
+DATA consts<>+368(SB)/4, $0xc2aeac4f
+DATA consts<>+372(SB)/4, $0xc2aeac4f
+DATA consts<>+376(SB)/4, $0xc2aeac4f
+DATA consts<>+380(SB)/4, $0xc2aeac4f
+DATA consts<>+384(SB)/4, $0x42b17218
+DATA consts<>+388(SB)/4, $0x42b17218
+DATA consts<>+392(SB)/4, $0x42b17218
+DATA consts<>+396(SB)/4, $0x42b17218
+DATA consts<>+400(SB)/4, $0x42b17218
+DATA consts<>+404(SB)/4, $0x42b17218
+DATA consts<>+408(SB)/4, $0x42b17218
+DATA consts<>+412(SB)/4, $0x42b17218
+DATA consts<>+416(SB)/4, $0x7fffffff
+DATA consts<>+420(SB)/4, $0x7fffffff
+DATA consts<>+424(SB)/4, $0x7fffffff
+DATA consts<>+428(SB)/4, $0x7fffffff
+DATA consts<>+432(SB)/4, $0x7fffffff
+DATA consts<>+436(SB)/4, $0x7fffffff
+DATA consts<>+440(SB)/4, $0x7fffffff
+DATA consts<>+444(SB)/4, $0x7fffffff
+DATA consts<>+448(SB)/4, $0x3f200000
+DATA consts<>+452(SB)/4, $0x3f200000
+DATA consts<>+456(SB)/4, $0x3f200000
+DATA consts<>+460(SB)/4, $0x3f200000
+DATA consts<>+464(SB)/4, $0x3f200000
+DATA consts<>+468(SB)/4, $0x3f200000
+DATA consts<>+472(SB)/4, $0x3f200000
+DATA consts<>+476(SB)/4, $0x3f200000
+DATA consts<>+480(SB)/4, $0x41102cb4
+DATA consts<>+484(SB)/4, $0x41102cb4
+DATA consts<>+488(SB)/4, $0x41102cb4
+DATA consts<>+492(SB)/4, $0x41102cb4
+DATA consts<>+496(SB)/4, $0x41102cb4
+DATA consts<>+500(SB)/4, $0x41102cb4
+DATA consts<>+504(SB)/4, $0x41102cb4
+DATA consts<>+508(SB)/4, $0x41102cb4
+DATA consts<>+512(SB)/4, $0x40000000
+DATA consts<>+516(SB)/4, $0x40000000
+DATA consts<>+520(SB)/4, $0x40000000
+DATA consts<>+524(SB)/4, $0x40000000
+DATA consts<>+528(SB)/4, $0x40000000
+DATA consts<>+532(SB)/4, $0x40000000
+DATA consts<>+536(SB)/4, $0x40000000
+DATA consts<>+540(SB)/4, $0x40000000
+DATA consts<>+544(SB)/4, $0xbeaaaaaa
+DATA consts<>+548(SB)/4, $0xbeaaaaaa
+DATA consts<>+552(SB)/4, $0xbeaaaaaa
+DATA consts<>+556(SB)/4, $0xbeaaaaaa
+DATA consts<>+560(SB)/4, $0xbeaaaaaa
+DATA consts<>+564(SB)/4, $0xbeaaaaaa
+DATA consts<>+568(SB)/4, $0xbeaaaaaa
+DATA consts<>+572(SB)/4, $0xbeaaaaaa
+DATA consts<>+576(SB)/4, $0x3e088833
+DATA consts<>+580(SB)/4, $0x3e088833
+DATA consts<>+584(SB)/4, $0x3e088833
+DATA consts<>+588(SB)/4, $0x3e088833
+DATA consts<>+592(SB)/4, $0x3e088833
+DATA consts<>+596(SB)/4, $0x3e088833
+DATA consts<>+600(SB)/4, $0x3e088833
+DATA consts<>+604(SB)/4, $0x3e088833
+DATA consts<>+608(SB)/4, $0xbd5cf748
+DATA consts<>+612(SB)/4, $0xbd5cf748
+DATA consts<>+616(SB)/4, $0xbd5cf748
+DATA consts<>+620(SB)/4, $0xbd5cf748
+DATA consts<>+624(SB)/4, $0xbd5cf748
+DATA consts<>+628(SB)/4, $0xbd5cf748
+DATA consts<>+632(SB)/4, $0xbd5cf748
+DATA consts<>+636(SB)/4, $0xbd5cf748
+DATA consts<>+640(SB)/4, $0x3cb1c5ac
+DATA consts<>+644(SB)/4, $0x3cb1c5ac
+DATA consts<>+648(SB)/4, $0x3cb1c5ac
+DATA consts<>+652(SB)/4, $0x3cb1c5ac
+DATA consts<>+656(SB)/4, $0x3cb1c5ac
+DATA consts<>+660(SB)/4, $0x3cb1c5ac
+DATA consts<>+664(SB)/4, $0x3cb1c5ac
+DATA consts<>+668(SB)/4, $0x3cb1c5ac
+DATA consts<>+672(SB)/4, $0xbc05fa7e
+DATA consts<>+676(SB)/4, $0xbc05fa7e
+DATA consts<>+680(SB)/4, $0xbc05fa7e
+DATA consts<>+684(SB)/4, $0xbc05fa7e
+DATA consts<>+688(SB)/4, $0xbc05fa7e
+DATA consts<>+692(SB)/4, $0xbc05fa7e
+DATA consts<>+696(SB)/4, $0xbc05fa7e
+DATA consts<>+700(SB)/4, $0xbc05fa7e
+DATA consts<>+704(SB)/4, $0x3b0c70ef
+DATA consts<>+708(SB)/4, $0x3b0c70ef
+DATA consts<>+712(SB)/4, $0x3b0c70ef
+DATA consts<>+716(SB)/4, $0x3b0c70ef
+DATA consts<>+720(SB)/4, $0x3b0c70ef
+DATA consts<>+724(SB)/4, $0x3b0c70ef
+DATA consts<>+728(SB)/4, $0x3b0c70ef
+DATA consts<>+732(SB)/4, $0x3b0c70ef
+GLOBL consts<>(SB), RODATA|NOPTR, $736
 
 DATA tailmask<>+0(SB)/4, $0x00000000
 DATA tailmask<>+4(SB)/4, $0x00000000
@@ -676,951 +785,365 @@ DATA tailmask<>+56(SB)/4, $0xffffffff
 DATA tailmask<>+60(SB)/4, $0xffffffff
 GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 
-DATA draftabs<>+0(SB)/4, $0x7fffffff
-DATA draftabs<>+4(SB)/4, $0x7fffffff
-DATA draftabs<>+8(SB)/4, $0x7fffffff
-DATA draftabs<>+12(SB)/4, $0x7fffffff
-DATA draftabs<>+16(SB)/4, $0x7fffffff
-DATA draftabs<>+20(SB)/4, $0x7fffffff
-DATA draftabs<>+24(SB)/4, $0x7fffffff
-DATA draftabs<>+28(SB)/4, $0x7fffffff
-DATA draftabs<>+32(SB)/4, $0x7fffffff
-DATA draftabs<>+36(SB)/4, $0x7fffffff
-DATA draftabs<>+40(SB)/4, $0x7fffffff
-DATA draftabs<>+44(SB)/4, $0x7fffffff
-DATA draftabs<>+48(SB)/4, $0x7fffffff
-DATA draftabs<>+52(SB)/4, $0x7fffffff
-DATA draftabs<>+56(SB)/4, $0x7fffffff
-DATA draftabs<>+60(SB)/4, $0x7fffffff
-GLOBL draftabs<>(SB), RODATA|NOPTR, $64
-
-DATA draftten<>+0(SB)/4, $0x41200000
-DATA draftten<>+4(SB)/4, $0x41200000
-DATA draftten<>+8(SB)/4, $0x41200000
-DATA draftten<>+12(SB)/4, $0x41200000
-DATA draftten<>+16(SB)/4, $0x41200000
-DATA draftten<>+20(SB)/4, $0x41200000
-DATA draftten<>+24(SB)/4, $0x41200000
-DATA draftten<>+28(SB)/4, $0x41200000
-DATA draftten<>+32(SB)/4, $0x41200000
-DATA draftten<>+36(SB)/4, $0x41200000
-DATA draftten<>+40(SB)/4, $0x41200000
-DATA draftten<>+44(SB)/4, $0x41200000
-DATA draftten<>+48(SB)/4, $0x41200000
-DATA draftten<>+52(SB)/4, $0x41200000
-DATA draftten<>+56(SB)/4, $0x41200000
-DATA draftten<>+60(SB)/4, $0x41200000
-GLOBL draftten<>(SB), RODATA|NOPTR, $64
-
-DATA draftlo<>+0(SB)/4, $0xc2aeac4f
-DATA draftlo<>+4(SB)/4, $0xc2aeac4f
-DATA draftlo<>+8(SB)/4, $0xc2aeac4f
-DATA draftlo<>+12(SB)/4, $0xc2aeac4f
-DATA draftlo<>+16(SB)/4, $0xc2aeac4f
-DATA draftlo<>+20(SB)/4, $0xc2aeac4f
-DATA draftlo<>+24(SB)/4, $0xc2aeac4f
-DATA draftlo<>+28(SB)/4, $0xc2aeac4f
-DATA draftlo<>+32(SB)/4, $0xc2aeac4f
-DATA draftlo<>+36(SB)/4, $0xc2aeac4f
-DATA draftlo<>+40(SB)/4, $0xc2aeac4f
-DATA draftlo<>+44(SB)/4, $0xc2aeac4f
-DATA draftlo<>+48(SB)/4, $0xc2aeac4f
-DATA draftlo<>+52(SB)/4, $0xc2aeac4f
-DATA draftlo<>+56(SB)/4, $0xc2aeac4f
-DATA draftlo<>+60(SB)/4, $0xc2aeac4f
-GLOBL draftlo<>(SB), RODATA|NOPTR, $64
-
-DATA drafthi<>+0(SB)/4, $0x42b00000
-DATA drafthi<>+4(SB)/4, $0x42b00000
-DATA drafthi<>+8(SB)/4, $0x42b00000
-DATA drafthi<>+12(SB)/4, $0x42b00000
-DATA drafthi<>+16(SB)/4, $0x42b00000
-DATA drafthi<>+20(SB)/4, $0x42b00000
-DATA drafthi<>+24(SB)/4, $0x42b00000
-DATA drafthi<>+28(SB)/4, $0x42b00000
-DATA drafthi<>+32(SB)/4, $0x42b00000
-DATA drafthi<>+36(SB)/4, $0x42b00000
-DATA drafthi<>+40(SB)/4, $0x42b00000
-DATA drafthi<>+44(SB)/4, $0x42b00000
-DATA drafthi<>+48(SB)/4, $0x42b00000
-DATA drafthi<>+52(SB)/4, $0x42b00000
-DATA drafthi<>+56(SB)/4, $0x42b00000
-DATA drafthi<>+60(SB)/4, $0x42b00000
-GLOBL drafthi<>(SB), RODATA|NOPTR, $64
-
-DATA draftlog2e<>+0(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+4(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+8(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+12(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+16(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+20(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+24(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+28(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+32(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+36(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+40(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+44(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+48(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+52(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+56(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+60(SB)/4, $0x3fb8aa3b
-GLOBL draftlog2e<>(SB), RODATA|NOPTR, $64
-
-DATA draftln2hi<>+0(SB)/4, $0x3f317200
-DATA draftln2hi<>+4(SB)/4, $0x3f317200
-DATA draftln2hi<>+8(SB)/4, $0x3f317200
-DATA draftln2hi<>+12(SB)/4, $0x3f317200
-DATA draftln2hi<>+16(SB)/4, $0x3f317200
-DATA draftln2hi<>+20(SB)/4, $0x3f317200
-DATA draftln2hi<>+24(SB)/4, $0x3f317200
-DATA draftln2hi<>+28(SB)/4, $0x3f317200
-DATA draftln2hi<>+32(SB)/4, $0x3f317200
-DATA draftln2hi<>+36(SB)/4, $0x3f317200
-DATA draftln2hi<>+40(SB)/4, $0x3f317200
-DATA draftln2hi<>+44(SB)/4, $0x3f317200
-DATA draftln2hi<>+48(SB)/4, $0x3f317200
-DATA draftln2hi<>+52(SB)/4, $0x3f317200
-DATA draftln2hi<>+56(SB)/4, $0x3f317200
-DATA draftln2hi<>+60(SB)/4, $0x3f317200
-GLOBL draftln2hi<>(SB), RODATA|NOPTR, $64
-
-DATA draftln2lo<>+0(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+4(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+8(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+12(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+16(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+20(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+24(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+28(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+32(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+36(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+40(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+44(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+48(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+52(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+56(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+60(SB)/4, $0x35bfbe8e
-GLOBL draftln2lo<>(SB), RODATA|NOPTR, $64
-
-DATA draftc7<>+0(SB)/4, $0x39500d01
-DATA draftc7<>+4(SB)/4, $0x39500d01
-DATA draftc7<>+8(SB)/4, $0x39500d01
-DATA draftc7<>+12(SB)/4, $0x39500d01
-DATA draftc7<>+16(SB)/4, $0x39500d01
-DATA draftc7<>+20(SB)/4, $0x39500d01
-DATA draftc7<>+24(SB)/4, $0x39500d01
-DATA draftc7<>+28(SB)/4, $0x39500d01
-DATA draftc7<>+32(SB)/4, $0x39500d01
-DATA draftc7<>+36(SB)/4, $0x39500d01
-DATA draftc7<>+40(SB)/4, $0x39500d01
-DATA draftc7<>+44(SB)/4, $0x39500d01
-DATA draftc7<>+48(SB)/4, $0x39500d01
-DATA draftc7<>+52(SB)/4, $0x39500d01
-DATA draftc7<>+56(SB)/4, $0x39500d01
-DATA draftc7<>+60(SB)/4, $0x39500d01
-GLOBL draftc7<>(SB), RODATA|NOPTR, $64
-
-DATA draftc6<>+0(SB)/4, $0x3ab60b61
-DATA draftc6<>+4(SB)/4, $0x3ab60b61
-DATA draftc6<>+8(SB)/4, $0x3ab60b61
-DATA draftc6<>+12(SB)/4, $0x3ab60b61
-DATA draftc6<>+16(SB)/4, $0x3ab60b61
-DATA draftc6<>+20(SB)/4, $0x3ab60b61
-DATA draftc6<>+24(SB)/4, $0x3ab60b61
-DATA draftc6<>+28(SB)/4, $0x3ab60b61
-DATA draftc6<>+32(SB)/4, $0x3ab60b61
-DATA draftc6<>+36(SB)/4, $0x3ab60b61
-DATA draftc6<>+40(SB)/4, $0x3ab60b61
-DATA draftc6<>+44(SB)/4, $0x3ab60b61
-DATA draftc6<>+48(SB)/4, $0x3ab60b61
-DATA draftc6<>+52(SB)/4, $0x3ab60b61
-DATA draftc6<>+56(SB)/4, $0x3ab60b61
-DATA draftc6<>+60(SB)/4, $0x3ab60b61
-GLOBL draftc6<>(SB), RODATA|NOPTR, $64
-
-DATA draftc5<>+0(SB)/4, $0x3c088889
-DATA draftc5<>+4(SB)/4, $0x3c088889
-DATA draftc5<>+8(SB)/4, $0x3c088889
-DATA draftc5<>+12(SB)/4, $0x3c088889
-DATA draftc5<>+16(SB)/4, $0x3c088889
-DATA draftc5<>+20(SB)/4, $0x3c088889
-DATA draftc5<>+24(SB)/4, $0x3c088889
-DATA draftc5<>+28(SB)/4, $0x3c088889
-DATA draftc5<>+32(SB)/4, $0x3c088889
-DATA draftc5<>+36(SB)/4, $0x3c088889
-DATA draftc5<>+40(SB)/4, $0x3c088889
-DATA draftc5<>+44(SB)/4, $0x3c088889
-DATA draftc5<>+48(SB)/4, $0x3c088889
-DATA draftc5<>+52(SB)/4, $0x3c088889
-DATA draftc5<>+56(SB)/4, $0x3c088889
-DATA draftc5<>+60(SB)/4, $0x3c088889
-GLOBL draftc5<>(SB), RODATA|NOPTR, $64
-
-DATA draftc4<>+0(SB)/4, $0x3d2aaaab
-DATA draftc4<>+4(SB)/4, $0x3d2aaaab
-DATA draftc4<>+8(SB)/4, $0x3d2aaaab
-DATA draftc4<>+12(SB)/4, $0x3d2aaaab
-DATA draftc4<>+16(SB)/4, $0x3d2aaaab
-DATA draftc4<>+20(SB)/4, $0x3d2aaaab
-DATA draftc4<>+24(SB)/4, $0x3d2aaaab
-DATA draftc4<>+28(SB)/4, $0x3d2aaaab
-DATA draftc4<>+32(SB)/4, $0x3d2aaaab
-DATA draftc4<>+36(SB)/4, $0x3d2aaaab
-DATA draftc4<>+40(SB)/4, $0x3d2aaaab
-DATA draftc4<>+44(SB)/4, $0x3d2aaaab
-DATA draftc4<>+48(SB)/4, $0x3d2aaaab
-DATA draftc4<>+52(SB)/4, $0x3d2aaaab
-DATA draftc4<>+56(SB)/4, $0x3d2aaaab
-DATA draftc4<>+60(SB)/4, $0x3d2aaaab
-GLOBL draftc4<>(SB), RODATA|NOPTR, $64
-
-DATA draftc3<>+0(SB)/4, $0x3e2aaaab
-DATA draftc3<>+4(SB)/4, $0x3e2aaaab
-DATA draftc3<>+8(SB)/4, $0x3e2aaaab
-DATA draftc3<>+12(SB)/4, $0x3e2aaaab
-DATA draftc3<>+16(SB)/4, $0x3e2aaaab
-DATA draftc3<>+20(SB)/4, $0x3e2aaaab
-DATA draftc3<>+24(SB)/4, $0x3e2aaaab
-DATA draftc3<>+28(SB)/4, $0x3e2aaaab
-DATA draftc3<>+32(SB)/4, $0x3e2aaaab
-DATA draftc3<>+36(SB)/4, $0x3e2aaaab
-DATA draftc3<>+40(SB)/4, $0x3e2aaaab
-DATA draftc3<>+44(SB)/4, $0x3e2aaaab
-DATA draftc3<>+48(SB)/4, $0x3e2aaaab
-DATA draftc3<>+52(SB)/4, $0x3e2aaaab
-DATA draftc3<>+56(SB)/4, $0x3e2aaaab
-DATA draftc3<>+60(SB)/4, $0x3e2aaaab
-GLOBL draftc3<>(SB), RODATA|NOPTR, $64
-
-DATA draftc2<>+0(SB)/4, $0x3f000000
-DATA draftc2<>+4(SB)/4, $0x3f000000
-DATA draftc2<>+8(SB)/4, $0x3f000000
-DATA draftc2<>+12(SB)/4, $0x3f000000
-DATA draftc2<>+16(SB)/4, $0x3f000000
-DATA draftc2<>+20(SB)/4, $0x3f000000
-DATA draftc2<>+24(SB)/4, $0x3f000000
-DATA draftc2<>+28(SB)/4, $0x3f000000
-DATA draftc2<>+32(SB)/4, $0x3f000000
-DATA draftc2<>+36(SB)/4, $0x3f000000
-DATA draftc2<>+40(SB)/4, $0x3f000000
-DATA draftc2<>+44(SB)/4, $0x3f000000
-DATA draftc2<>+48(SB)/4, $0x3f000000
-DATA draftc2<>+52(SB)/4, $0x3f000000
-DATA draftc2<>+56(SB)/4, $0x3f000000
-DATA draftc2<>+60(SB)/4, $0x3f000000
-GLOBL draftc2<>(SB), RODATA|NOPTR, $64
-
-DATA draftc1<>+0(SB)/4, $0x3f800000
-DATA draftc1<>+4(SB)/4, $0x3f800000
-DATA draftc1<>+8(SB)/4, $0x3f800000
-DATA draftc1<>+12(SB)/4, $0x3f800000
-DATA draftc1<>+16(SB)/4, $0x3f800000
-DATA draftc1<>+20(SB)/4, $0x3f800000
-DATA draftc1<>+24(SB)/4, $0x3f800000
-DATA draftc1<>+28(SB)/4, $0x3f800000
-DATA draftc1<>+32(SB)/4, $0x3f800000
-DATA draftc1<>+36(SB)/4, $0x3f800000
-DATA draftc1<>+40(SB)/4, $0x3f800000
-DATA draftc1<>+44(SB)/4, $0x3f800000
-DATA draftc1<>+48(SB)/4, $0x3f800000
-DATA draftc1<>+52(SB)/4, $0x3f800000
-DATA draftc1<>+56(SB)/4, $0x3f800000
-DATA draftc1<>+60(SB)/4, $0x3f800000
-GLOBL draftc1<>(SB), RODATA|NOPTR, $64
-
-DATA draftc0<>+0(SB)/4, $0x3f800000
-DATA draftc0<>+4(SB)/4, $0x3f800000
-DATA draftc0<>+8(SB)/4, $0x3f800000
-DATA draftc0<>+12(SB)/4, $0x3f800000
-DATA draftc0<>+16(SB)/4, $0x3f800000
-DATA draftc0<>+20(SB)/4, $0x3f800000
-DATA draftc0<>+24(SB)/4, $0x3f800000
-DATA draftc0<>+28(SB)/4, $0x3f800000
-DATA draftc0<>+32(SB)/4, $0x3f800000
-DATA draftc0<>+36(SB)/4, $0x3f800000
-DATA draftc0<>+40(SB)/4, $0x3f800000
-DATA draftc0<>+44(SB)/4, $0x3f800000
-DATA draftc0<>+48(SB)/4, $0x3f800000
-DATA draftc0<>+52(SB)/4, $0x3f800000
-DATA draftc0<>+56(SB)/4, $0x3f800000
-DATA draftc0<>+60(SB)/4, $0x3f800000
-GLOBL draftc0<>(SB), RODATA|NOPTR, $64
-
-DATA draftone<>+0(SB)/4, $0x3f800000
-DATA draftone<>+4(SB)/4, $0x3f800000
-DATA draftone<>+8(SB)/4, $0x3f800000
-DATA draftone<>+12(SB)/4, $0x3f800000
-DATA draftone<>+16(SB)/4, $0x3f800000
-DATA draftone<>+20(SB)/4, $0x3f800000
-DATA draftone<>+24(SB)/4, $0x3f800000
-DATA draftone<>+28(SB)/4, $0x3f800000
-DATA draftone<>+32(SB)/4, $0x3f800000
-DATA draftone<>+36(SB)/4, $0x3f800000
-DATA draftone<>+40(SB)/4, $0x3f800000
-DATA draftone<>+44(SB)/4, $0x3f800000
-DATA draftone<>+48(SB)/4, $0x3f800000
-DATA draftone<>+52(SB)/4, $0x3f800000
-DATA draftone<>+56(SB)/4, $0x3f800000
-DATA draftone<>+60(SB)/4, $0x3f800000
-GLOBL draftone<>(SB), RODATA|NOPTR, $64
-
-DATA drafttwo<>+0(SB)/4, $0x40000000
-DATA drafttwo<>+4(SB)/4, $0x40000000
-DATA drafttwo<>+8(SB)/4, $0x40000000
-DATA drafttwo<>+12(SB)/4, $0x40000000
-DATA drafttwo<>+16(SB)/4, $0x40000000
-DATA drafttwo<>+20(SB)/4, $0x40000000
-DATA drafttwo<>+24(SB)/4, $0x40000000
-DATA drafttwo<>+28(SB)/4, $0x40000000
-DATA drafttwo<>+32(SB)/4, $0x40000000
-DATA drafttwo<>+36(SB)/4, $0x40000000
-DATA drafttwo<>+40(SB)/4, $0x40000000
-DATA drafttwo<>+44(SB)/4, $0x40000000
-DATA drafttwo<>+48(SB)/4, $0x40000000
-DATA drafttwo<>+52(SB)/4, $0x40000000
-DATA drafttwo<>+56(SB)/4, $0x40000000
-DATA drafttwo<>+60(SB)/4, $0x40000000
-GLOBL drafttwo<>(SB), RODATA|NOPTR, $64
-
-DATA draftt5<>+0(SB)/4, $0xbc11371b
-DATA draftt5<>+4(SB)/4, $0xbc11371b
-DATA draftt5<>+8(SB)/4, $0xbc11371b
-DATA draftt5<>+12(SB)/4, $0xbc11371b
-DATA draftt5<>+16(SB)/4, $0xbc11371b
-DATA draftt5<>+20(SB)/4, $0xbc11371b
-DATA draftt5<>+24(SB)/4, $0xbc11371b
-DATA draftt5<>+28(SB)/4, $0xbc11371b
-DATA draftt5<>+32(SB)/4, $0xbc11371b
-DATA draftt5<>+36(SB)/4, $0xbc11371b
-DATA draftt5<>+40(SB)/4, $0xbc11371b
-DATA draftt5<>+44(SB)/4, $0xbc11371b
-DATA draftt5<>+48(SB)/4, $0xbc11371b
-DATA draftt5<>+52(SB)/4, $0xbc11371b
-DATA draftt5<>+56(SB)/4, $0xbc11371b
-DATA draftt5<>+60(SB)/4, $0xbc11371b
-GLOBL draftt5<>(SB), RODATA|NOPTR, $64
-
-DATA draftt4<>+0(SB)/4, $0x3cb327a4
-DATA draftt4<>+4(SB)/4, $0x3cb327a4
-DATA draftt4<>+8(SB)/4, $0x3cb327a4
-DATA draftt4<>+12(SB)/4, $0x3cb327a4
-DATA draftt4<>+16(SB)/4, $0x3cb327a4
-DATA draftt4<>+20(SB)/4, $0x3cb327a4
-DATA draftt4<>+24(SB)/4, $0x3cb327a4
-DATA draftt4<>+28(SB)/4, $0x3cb327a4
-DATA draftt4<>+32(SB)/4, $0x3cb327a4
-DATA draftt4<>+36(SB)/4, $0x3cb327a4
-DATA draftt4<>+40(SB)/4, $0x3cb327a4
-DATA draftt4<>+44(SB)/4, $0x3cb327a4
-DATA draftt4<>+48(SB)/4, $0x3cb327a4
-DATA draftt4<>+52(SB)/4, $0x3cb327a4
-DATA draftt4<>+56(SB)/4, $0x3cb327a4
-DATA draftt4<>+60(SB)/4, $0x3cb327a4
-GLOBL draftt4<>(SB), RODATA|NOPTR, $64
-
-DATA draftt3<>+0(SB)/4, $0xbd5d0dd1
-DATA draftt3<>+4(SB)/4, $0xbd5d0dd1
-DATA draftt3<>+8(SB)/4, $0xbd5d0dd1
-DATA draftt3<>+12(SB)/4, $0xbd5d0dd1
-DATA draftt3<>+16(SB)/4, $0xbd5d0dd1
-DATA draftt3<>+20(SB)/4, $0xbd5d0dd1
-DATA draftt3<>+24(SB)/4, $0xbd5d0dd1
-DATA draftt3<>+28(SB)/4, $0xbd5d0dd1
-DATA draftt3<>+32(SB)/4, $0xbd5d0dd1
-DATA draftt3<>+36(SB)/4, $0xbd5d0dd1
-DATA draftt3<>+40(SB)/4, $0xbd5d0dd1
-DATA draftt3<>+44(SB)/4, $0xbd5d0dd1
-DATA draftt3<>+48(SB)/4, $0xbd5d0dd1
-DATA draftt3<>+52(SB)/4, $0xbd5d0dd1
-DATA draftt3<>+56(SB)/4, $0xbd5d0dd1
-DATA draftt3<>+60(SB)/4, $0xbd5d0dd1
-GLOBL draftt3<>(SB), RODATA|NOPTR, $64
-
-DATA draftt2<>+0(SB)/4, $0x3e088889
-DATA draftt2<>+4(SB)/4, $0x3e088889
-DATA draftt2<>+8(SB)/4, $0x3e088889
-DATA draftt2<>+12(SB)/4, $0x3e088889
-DATA draftt2<>+16(SB)/4, $0x3e088889
-DATA draftt2<>+20(SB)/4, $0x3e088889
-DATA draftt2<>+24(SB)/4, $0x3e088889
-DATA draftt2<>+28(SB)/4, $0x3e088889
-DATA draftt2<>+32(SB)/4, $0x3e088889
-DATA draftt2<>+36(SB)/4, $0x3e088889
-DATA draftt2<>+40(SB)/4, $0x3e088889
-DATA draftt2<>+44(SB)/4, $0x3e088889
-DATA draftt2<>+48(SB)/4, $0x3e088889
-DATA draftt2<>+52(SB)/4, $0x3e088889
-DATA draftt2<>+56(SB)/4, $0x3e088889
-DATA draftt2<>+60(SB)/4, $0x3e088889
-GLOBL draftt2<>(SB), RODATA|NOPTR, $64
-
-DATA draftt1<>+0(SB)/4, $0xbeaaaaab
-DATA draftt1<>+4(SB)/4, $0xbeaaaaab
-DATA draftt1<>+8(SB)/4, $0xbeaaaaab
-DATA draftt1<>+12(SB)/4, $0xbeaaaaab
-DATA draftt1<>+16(SB)/4, $0xbeaaaaab
-DATA draftt1<>+20(SB)/4, $0xbeaaaaab
-DATA draftt1<>+24(SB)/4, $0xbeaaaaab
-DATA draftt1<>+28(SB)/4, $0xbeaaaaab
-DATA draftt1<>+32(SB)/4, $0xbeaaaaab
-DATA draftt1<>+36(SB)/4, $0xbeaaaaab
-DATA draftt1<>+40(SB)/4, $0xbeaaaaab
-DATA draftt1<>+44(SB)/4, $0xbeaaaaab
-DATA draftt1<>+48(SB)/4, $0xbeaaaaab
-DATA draftt1<>+52(SB)/4, $0xbeaaaaab
-DATA draftt1<>+56(SB)/4, $0xbeaaaaab
-DATA draftt1<>+60(SB)/4, $0xbeaaaaab
-GLOBL draftt1<>(SB), RODATA|NOPTR, $64
-
-DATA draftt0<>+0(SB)/4, $0x3f800000
-DATA draftt0<>+4(SB)/4, $0x3f800000
-DATA draftt0<>+8(SB)/4, $0x3f800000
-DATA draftt0<>+12(SB)/4, $0x3f800000
-DATA draftt0<>+16(SB)/4, $0x3f800000
-DATA draftt0<>+20(SB)/4, $0x3f800000
-DATA draftt0<>+24(SB)/4, $0x3f800000
-DATA draftt0<>+28(SB)/4, $0x3f800000
-DATA draftt0<>+32(SB)/4, $0x3f800000
-DATA draftt0<>+36(SB)/4, $0x3f800000
-DATA draftt0<>+40(SB)/4, $0x3f800000
-DATA draftt0<>+44(SB)/4, $0x3f800000
-DATA draftt0<>+48(SB)/4, $0x3f800000
-DATA draftt0<>+52(SB)/4, $0x3f800000
-DATA draftt0<>+56(SB)/4, $0x3f800000
-DATA draftt0<>+60(SB)/4, $0x3f800000
-GLOBL draftt0<>(SB), RODATA|NOPTR, $64
-
-DATA draftquarter<>+0(SB)/4, $0x3e800000
-DATA draftquarter<>+4(SB)/4, $0x3e800000
-DATA draftquarter<>+8(SB)/4, $0x3e800000
-DATA draftquarter<>+12(SB)/4, $0x3e800000
-DATA draftquarter<>+16(SB)/4, $0x3e800000
-DATA draftquarter<>+20(SB)/4, $0x3e800000
-DATA draftquarter<>+24(SB)/4, $0x3e800000
-DATA draftquarter<>+28(SB)/4, $0x3e800000
-DATA draftquarter<>+32(SB)/4, $0x3e800000
-DATA draftquarter<>+36(SB)/4, $0x3e800000
-DATA draftquarter<>+40(SB)/4, $0x3e800000
-DATA draftquarter<>+44(SB)/4, $0x3e800000
-DATA draftquarter<>+48(SB)/4, $0x3e800000
-DATA draftquarter<>+52(SB)/4, $0x3e800000
-DATA draftquarter<>+56(SB)/4, $0x3e800000
-DATA draftquarter<>+60(SB)/4, $0x3e800000
-GLOBL draftquarter<>(SB), RODATA|NOPTR, $64
-
-DATA draftsign<>+0(SB)/4, $0x80000000
-DATA draftsign<>+4(SB)/4, $0x80000000
-DATA draftsign<>+8(SB)/4, $0x80000000
-DATA draftsign<>+12(SB)/4, $0x80000000
-DATA draftsign<>+16(SB)/4, $0x80000000
-DATA draftsign<>+20(SB)/4, $0x80000000
-DATA draftsign<>+24(SB)/4, $0x80000000
-DATA draftsign<>+28(SB)/4, $0x80000000
-DATA draftsign<>+32(SB)/4, $0x80000000
-DATA draftsign<>+36(SB)/4, $0x80000000
-DATA draftsign<>+40(SB)/4, $0x80000000
-DATA draftsign<>+44(SB)/4, $0x80000000
-DATA draftsign<>+48(SB)/4, $0x80000000
-DATA draftsign<>+52(SB)/4, $0x80000000
-DATA draftsign<>+56(SB)/4, $0x80000000
-DATA draftsign<>+60(SB)/4, $0x80000000
-GLOBL draftsign<>(SB), RODATA|NOPTR, $64
-
 // func additiveScoreAVX512(dst []float32, k []float32, ldk int, q []float32, v []float32)
-// Requires: AVX, AVX512DQ, AVX512F, BMI2
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
 TEXT ·additiveScoreAVX512(SB), NOSPLIT, $0-104
-	MOVQ  dst_base+0(FP), AX
-	MOVQ  dst_len+8(FP), CX
-	MOVQ  k_base+24(FP), DX
-	MOVQ  ldk+48(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  q_base+56(FP), SI
-	MOVQ  v_base+80(FP), DI
-	MOVQ  q_len+64(FP), R8
-	MOVQ  R8, R9
-	ANDQ  $0x0000000f, R9
-	MOVL  $0x0000ffff, R10
-	BZHIL R9, R10, R10
-	KMOVW R10, K1
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         k_base+24(FP), DX
+	MOVQ         ldk+48(FP), BX
+	SHLQ         $0x02, BX
+	MOVQ         q_base+56(FP), SI
+	MOVQ         v_base+80(FP), DI
+	MOVQ         q_len+64(FP), R8
+	VBROADCASTSS consts<>+0(SB), Z0
+	VBROADCASTSS consts<>+32(SB), Z1
+	VBROADCASTSS consts<>+64(SB), Z2
+	VBROADCASTSS consts<>+160(SB), Z3
+	VBROADCASTSS consts<>+160(SB), Z4
+	VBROADCASTSS consts<>+192(SB), Z5
+	VBROADCASTSS consts<>+224(SB), Z6
+	VBROADCASTSS consts<>+256(SB), Z7
+	VBROADCASTSS consts<>+288(SB), Z8
+	VBROADCASTSS consts<>+320(SB), Z9
+	VBROADCASTSS consts<>+352(SB), Z10
+	VBROADCASTSS consts<>+384(SB), Z10
+	VBROADCASTSS consts<>+416(SB), Z10
+	VBROADCASTSS consts<>+448(SB), Z11
+	VBROADCASTSS consts<>+480(SB), Z12
+	VBROADCASTSS consts<>+160(SB), Z13
+	VBROADCASTSS consts<>+512(SB), Z14
+	VBROADCASTSS consts<>+544(SB), Z15
+	VBROADCASTSS consts<>+576(SB), Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VBROADCASTSS consts<>+640(SB), Z18
+	VBROADCASTSS consts<>+672(SB), Z19
+	VBROADCASTSS consts<>+704(SB), Z20
+	MOVQ         R8, R9
+	ANDQ         $0x0000000f, R9
+	MOVL         $0x0000ffff, R10
+	BZHIL        R9, R10, R10
+	KMOVW        R10, K1
 
 rowBlock:
-	CMPQ   CX, $0x00000004
+	CMPQ   CX, $0x00000003
 	JB     rowSingle
 	LEAQ   (DX)(BX*1), R10
 	LEAQ   (R10)(BX*1), R11
-	LEAQ   (R11)(BX*1), R12
-	VXORPS Z0, Z0, Z0
-	VXORPS Z1, Z1, Z1
-	VXORPS Z2, Z2, Z2
-	VXORPS Z3, Z3, Z3
-	MOVQ   R8, R13
-	XORQ   R14, R14
+	VXORPS Z21, Z21, Z21
+	VXORPS Z22, Z22, Z22
+	VXORPS Z23, Z23, Z23
+	MOVQ   R8, R12
+	XORQ   R13, R13
 
 blockVector:
-	CMPQ         R13, $0x00000010
+	CMPQ         R12, $0x00000010
 	JB           blockTail
-	VMOVUPS      (SI)(R14*1), Z4
-	VMOVUPS      (DI)(R14*1), Z5
-	VADDPS       (DX)(R14*1), Z4, Z6
-	VANDPS       draftabs<>+0(SB), Z6, Z7
-	VMINPS       draftten<>+0(SB), Z7, Z7
-	VADDPS       Z7, Z7, Z8
-	VMAXPS       draftlo<>+0(SB), Z8, Z9
-	VMINPS       drafthi<>+0(SB), Z9, Z9
-	VMULPS       draftlog2e<>+0(SB), Z9, Z10
-	VRNDSCALEPS  $0x00, Z10, Z10
-	VMOVAPS      Z9, Z9
-	VFNMADD231PS draftln2hi<>+0(SB), Z10, Z9
-	VFNMADD231PS draftln2lo<>+0(SB), Z10, Z9
-	VMOVUPS      draftc7<>+0(SB), Z11
-	VFMADD213PS  draftc6<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc5<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc4<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc3<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc2<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc1<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc0<>+0(SB), Z9, Z11
-	VCVTPS2DQ    Z10, Z10
-	VPSLLD       $0x17, Z10, Z10
-	VPADDD       Z10, Z11, Z11
-	VCMPPS       $0x01, draftlo<>+0(SB), Z8, K2
-	VMOVAPS      draftzero<>+0(SB), K2, Z11
-	VCMPPS       $0x03, Z8, Z8, K2
-	VMOVAPS      Z8, K2, Z11
-	VADDPS       draftone<>+0(SB), Z11, Z11
-	VMOVUPS      drafttwo<>+0(SB), Z8
-	VDIVPS       Z11, Z8, Z8
-	VMOVUPS      draftone<>+0(SB), Z9
-	VSUBPS       Z8, Z9, Z9
-	VMULPS       Z7, Z7, Z8
-	VMOVUPS      draftt5<>+0(SB), Z10
-	VFMADD213PS  draftt4<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt3<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt2<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt1<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt0<>+0(SB), Z8, Z10
-	VMULPS       Z7, Z10, Z10
-	VCMPPS       $0x01, draftquarter<>+0(SB), Z7, K2
-	VMOVAPS      Z10, K2, Z9
-	VANDPS       draftsign<>+0(SB), Z6, Z7
-	VORPS        Z7, Z9, Z9
-	VCMPPS       $0x03, Z6, Z6, K2
-	VMOVAPS      Z6, K2, Z9
-	VFMADD231PS  Z9, Z5, Z0
-	VADDPS       (R10)(R14*1), Z4, Z6
-	VANDPS       draftabs<>+0(SB), Z6, Z7
-	VMINPS       draftten<>+0(SB), Z7, Z7
-	VADDPS       Z7, Z7, Z8
-	VMAXPS       draftlo<>+0(SB), Z8, Z9
-	VMINPS       drafthi<>+0(SB), Z9, Z9
-	VMULPS       draftlog2e<>+0(SB), Z9, Z10
-	VRNDSCALEPS  $0x00, Z10, Z10
-	VMOVAPS      Z9, Z9
-	VFNMADD231PS draftln2hi<>+0(SB), Z10, Z9
-	VFNMADD231PS draftln2lo<>+0(SB), Z10, Z9
-	VMOVUPS      draftc7<>+0(SB), Z11
-	VFMADD213PS  draftc6<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc5<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc4<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc3<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc2<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc1<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc0<>+0(SB), Z9, Z11
-	VCVTPS2DQ    Z10, Z10
-	VPSLLD       $0x17, Z10, Z10
-	VPADDD       Z10, Z11, Z11
-	VCMPPS       $0x01, draftlo<>+0(SB), Z8, K2
-	VMOVAPS      draftzero<>+0(SB), K2, Z11
-	VCMPPS       $0x03, Z8, Z8, K2
-	VMOVAPS      Z8, K2, Z11
-	VADDPS       draftone<>+0(SB), Z11, Z11
-	VMOVUPS      drafttwo<>+0(SB), Z8
-	VDIVPS       Z11, Z8, Z8
-	VMOVUPS      draftone<>+0(SB), Z9
-	VSUBPS       Z8, Z9, Z9
-	VMULPS       Z7, Z7, Z8
-	VMOVUPS      draftt5<>+0(SB), Z10
-	VFMADD213PS  draftt4<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt3<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt2<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt1<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt0<>+0(SB), Z8, Z10
-	VMULPS       Z7, Z10, Z10
-	VCMPPS       $0x01, draftquarter<>+0(SB), Z7, K2
-	VMOVAPS      Z10, K2, Z9
-	VANDPS       draftsign<>+0(SB), Z6, Z7
-	VORPS        Z7, Z9, Z9
-	VCMPPS       $0x03, Z6, Z6, K2
-	VMOVAPS      Z6, K2, Z9
-	VFMADD231PS  Z9, Z5, Z1
-	VADDPS       (R11)(R14*1), Z4, Z6
-	VANDPS       draftabs<>+0(SB), Z6, Z7
-	VMINPS       draftten<>+0(SB), Z7, Z7
-	VADDPS       Z7, Z7, Z8
-	VMAXPS       draftlo<>+0(SB), Z8, Z9
-	VMINPS       drafthi<>+0(SB), Z9, Z9
-	VMULPS       draftlog2e<>+0(SB), Z9, Z10
-	VRNDSCALEPS  $0x00, Z10, Z10
-	VMOVAPS      Z9, Z9
-	VFNMADD231PS draftln2hi<>+0(SB), Z10, Z9
-	VFNMADD231PS draftln2lo<>+0(SB), Z10, Z9
-	VMOVUPS      draftc7<>+0(SB), Z11
-	VFMADD213PS  draftc6<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc5<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc4<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc3<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc2<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc1<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc0<>+0(SB), Z9, Z11
-	VCVTPS2DQ    Z10, Z10
-	VPSLLD       $0x17, Z10, Z10
-	VPADDD       Z10, Z11, Z11
-	VCMPPS       $0x01, draftlo<>+0(SB), Z8, K2
-	VMOVAPS      draftzero<>+0(SB), K2, Z11
-	VCMPPS       $0x03, Z8, Z8, K2
-	VMOVAPS      Z8, K2, Z11
-	VADDPS       draftone<>+0(SB), Z11, Z11
-	VMOVUPS      drafttwo<>+0(SB), Z8
-	VDIVPS       Z11, Z8, Z8
-	VMOVUPS      draftone<>+0(SB), Z9
-	VSUBPS       Z8, Z9, Z9
-	VMULPS       Z7, Z7, Z8
-	VMOVUPS      draftt5<>+0(SB), Z10
-	VFMADD213PS  draftt4<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt3<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt2<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt1<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt0<>+0(SB), Z8, Z10
-	VMULPS       Z7, Z10, Z10
-	VCMPPS       $0x01, draftquarter<>+0(SB), Z7, K2
-	VMOVAPS      Z10, K2, Z9
-	VANDPS       draftsign<>+0(SB), Z6, Z7
-	VORPS        Z7, Z9, Z9
-	VCMPPS       $0x03, Z6, Z6, K2
-	VMOVAPS      Z6, K2, Z9
-	VFMADD231PS  Z9, Z5, Z2
-	VADDPS       (R12)(R14*1), Z4, Z4
-	VANDPS       draftabs<>+0(SB), Z4, Z6
-	VMINPS       draftten<>+0(SB), Z6, Z6
-	VADDPS       Z6, Z6, Z7
-	VMAXPS       draftlo<>+0(SB), Z7, Z8
-	VMINPS       drafthi<>+0(SB), Z8, Z8
-	VMULPS       draftlog2e<>+0(SB), Z8, Z9
-	VRNDSCALEPS  $0x00, Z9, Z9
-	VMOVAPS      Z8, Z8
-	VFNMADD231PS draftln2hi<>+0(SB), Z9, Z8
-	VFNMADD231PS draftln2lo<>+0(SB), Z9, Z8
-	VMOVUPS      draftc7<>+0(SB), Z10
-	VFMADD213PS  draftc6<>+0(SB), Z8, Z10
-	VFMADD213PS  draftc5<>+0(SB), Z8, Z10
-	VFMADD213PS  draftc4<>+0(SB), Z8, Z10
-	VFMADD213PS  draftc3<>+0(SB), Z8, Z10
-	VFMADD213PS  draftc2<>+0(SB), Z8, Z10
-	VFMADD213PS  draftc1<>+0(SB), Z8, Z10
-	VFMADD213PS  draftc0<>+0(SB), Z8, Z10
-	VCVTPS2DQ    Z9, Z9
-	VPSLLD       $0x17, Z9, Z9
-	VPADDD       Z9, Z10, Z10
-	VCMPPS       $0x01, draftlo<>+0(SB), Z7, K2
-	VMOVAPS      draftzero<>+0(SB), K2, Z10
-	VCMPPS       $0x03, Z7, Z7, K2
-	VMOVAPS      Z7, K2, Z10
-	VADDPS       draftone<>+0(SB), Z10, Z10
-	VMOVUPS      drafttwo<>+0(SB), Z7
-	VDIVPS       Z10, Z7, Z7
-	VMOVUPS      draftone<>+0(SB), Z8
-	VSUBPS       Z7, Z8, Z8
-	VMULPS       Z6, Z6, Z7
-	VMOVUPS      draftt5<>+0(SB), Z9
-	VFMADD213PS  draftt4<>+0(SB), Z7, Z9
-	VFMADD213PS  draftt3<>+0(SB), Z7, Z9
-	VFMADD213PS  draftt2<>+0(SB), Z7, Z9
-	VFMADD213PS  draftt1<>+0(SB), Z7, Z9
-	VFMADD213PS  draftt0<>+0(SB), Z7, Z9
-	VMULPS       Z6, Z9, Z9
-	VCMPPS       $0x01, draftquarter<>+0(SB), Z6, K2
-	VMOVAPS      Z9, K2, Z8
-	VANDPS       draftsign<>+0(SB), Z4, Z6
-	VORPS        Z6, Z8, Z8
-	VCMPPS       $0x03, Z4, Z4, K2
-	VMOVAPS      Z4, K2, Z8
-	VFMADD231PS  Z8, Z5, Z3
-	ADDQ         $0x00000040, R14
-	SUBQ         $0x00000010, R13
+	VMOVUPS      (SI)(R13*1), Z24
+	VMOVUPS      (DI)(R13*1), Z25
+	VADDPS       (DX)(R13*1), Z24, Z26
+	VANDPS       Z10, Z26, Z27
+	VMULPS       Z27, Z27, Z28
+	VMOVAPS      Z20, Z29
+	VFMADD213PS  Z19, Z28, Z29
+	VFMADD213PS  Z18, Z28, Z29
+	VFMADD213PS  Z17, Z28, Z29
+	VFMADD213PS  Z16, Z28, Z29
+	VFMADD213PS  Z15, Z28, Z29
+	VMULPS       Z27, Z28, Z28
+	VFMADD213PS  Z27, Z28, Z29
+	VADDPS       Z27, Z27, Z28
+	VMULPS       Z0, Z28, Z30
+	VRNDSCALEPS  $0x08, Z30, Z30
+	VMOVAPS      Z28, Z28
+	VFNMADD231PS Z1, Z30, Z28
+	VFNMADD231PS Z2, Z30, Z28
+	VMOVAPS      Z9, Z31
+	VFMADD213PS  Z8, Z28, Z31
+	VFMADD213PS  Z7, Z28, Z31
+	VFMADD213PS  Z6, Z28, Z31
+	VFMADD213PS  Z5, Z28, Z31
+	VFMADD213PS  Z4, Z28, Z31
+	VFMADD213PS  Z3, Z28, Z31
+	VSCALEFPS    Z30, Z31, Z31
+	VADDPS       Z13, Z31, Z31
+	VDIVPS       Z31, Z14, Z28
+	VSUBPS       Z28, Z13, Z28
+	VCMPPS       $0x11, Z11, Z27, K2
+	VMOVAPS      Z29, K2, Z28
+	VCMPPS       $0x1d, Z12, Z27, K2
+	VMOVAPS      Z13, K2, Z28
+	VXORPS       Z27, Z26, Z27
+	VORPS        Z27, Z28, Z28
+	VFMADD231PS  Z28, Z25, Z21
+	VADDPS       (R10)(R13*1), Z24, Z26
+	VANDPS       Z10, Z26, Z27
+	VMULPS       Z27, Z27, Z28
+	VMOVAPS      Z20, Z29
+	VFMADD213PS  Z19, Z28, Z29
+	VFMADD213PS  Z18, Z28, Z29
+	VFMADD213PS  Z17, Z28, Z29
+	VFMADD213PS  Z16, Z28, Z29
+	VFMADD213PS  Z15, Z28, Z29
+	VMULPS       Z27, Z28, Z28
+	VFMADD213PS  Z27, Z28, Z29
+	VADDPS       Z27, Z27, Z28
+	VMULPS       Z0, Z28, Z30
+	VRNDSCALEPS  $0x08, Z30, Z30
+	VMOVAPS      Z28, Z28
+	VFNMADD231PS Z1, Z30, Z28
+	VFNMADD231PS Z2, Z30, Z28
+	VMOVAPS      Z9, Z31
+	VFMADD213PS  Z8, Z28, Z31
+	VFMADD213PS  Z7, Z28, Z31
+	VFMADD213PS  Z6, Z28, Z31
+	VFMADD213PS  Z5, Z28, Z31
+	VFMADD213PS  Z4, Z28, Z31
+	VFMADD213PS  Z3, Z28, Z31
+	VSCALEFPS    Z30, Z31, Z31
+	VADDPS       Z13, Z31, Z31
+	VDIVPS       Z31, Z14, Z28
+	VSUBPS       Z28, Z13, Z28
+	VCMPPS       $0x11, Z11, Z27, K2
+	VMOVAPS      Z29, K2, Z28
+	VCMPPS       $0x1d, Z12, Z27, K2
+	VMOVAPS      Z13, K2, Z28
+	VXORPS       Z27, Z26, Z27
+	VORPS        Z27, Z28, Z28
+	VFMADD231PS  Z28, Z25, Z22
+	VADDPS       (R11)(R13*1), Z24, Z24
+	VANDPS       Z10, Z24, Z26
+	VMULPS       Z26, Z26, Z27
+	VMOVAPS      Z20, Z28
+	VFMADD213PS  Z19, Z27, Z28
+	VFMADD213PS  Z18, Z27, Z28
+	VFMADD213PS  Z17, Z27, Z28
+	VFMADD213PS  Z16, Z27, Z28
+	VFMADD213PS  Z15, Z27, Z28
+	VMULPS       Z26, Z27, Z27
+	VFMADD213PS  Z26, Z27, Z28
+	VADDPS       Z26, Z26, Z27
+	VMULPS       Z0, Z27, Z29
+	VRNDSCALEPS  $0x08, Z29, Z29
+	VMOVAPS      Z27, Z27
+	VFNMADD231PS Z1, Z29, Z27
+	VFNMADD231PS Z2, Z29, Z27
+	VMOVAPS      Z9, Z30
+	VFMADD213PS  Z8, Z27, Z30
+	VFMADD213PS  Z7, Z27, Z30
+	VFMADD213PS  Z6, Z27, Z30
+	VFMADD213PS  Z5, Z27, Z30
+	VFMADD213PS  Z4, Z27, Z30
+	VFMADD213PS  Z3, Z27, Z30
+	VSCALEFPS    Z29, Z30, Z30
+	VADDPS       Z13, Z30, Z30
+	VDIVPS       Z30, Z14, Z27
+	VSUBPS       Z27, Z13, Z27
+	VCMPPS       $0x11, Z11, Z26, K2
+	VMOVAPS      Z28, K2, Z27
+	VCMPPS       $0x1d, Z12, Z26, K2
+	VMOVAPS      Z13, K2, Z27
+	VXORPS       Z26, Z24, Z26
+	VORPS        Z26, Z27, Z27
+	VFMADD231PS  Z27, Z25, Z23
+	ADDQ         $0x00000040, R13
+	SUBQ         $0x00000010, R12
 	JMP          blockVector
 
 blockTail:
 	TESTQ        R9, R9
 	JZ           blockDone
-	VMOVUPS.Z    (SI)(R14*1), K1, Z4
-	VMOVUPS.Z    (DI)(R14*1), K1, Z5
-	VMOVUPS.Z    (DX)(R14*1), K1, Z6
-	VADDPS       Z4, Z6, Z6
-	VANDPS       draftabs<>+0(SB), Z6, Z7
-	VMINPS       draftten<>+0(SB), Z7, Z7
-	VADDPS       Z7, Z7, Z8
-	VMAXPS       draftlo<>+0(SB), Z8, Z9
-	VMINPS       drafthi<>+0(SB), Z9, Z9
-	VMULPS       draftlog2e<>+0(SB), Z9, Z10
-	VRNDSCALEPS  $0x00, Z10, Z10
-	VMOVAPS      Z9, Z9
-	VFNMADD231PS draftln2hi<>+0(SB), Z10, Z9
-	VFNMADD231PS draftln2lo<>+0(SB), Z10, Z9
-	VMOVUPS      draftc7<>+0(SB), Z11
-	VFMADD213PS  draftc6<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc5<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc4<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc3<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc2<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc1<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc0<>+0(SB), Z9, Z11
-	VCVTPS2DQ    Z10, Z10
-	VPSLLD       $0x17, Z10, Z10
-	VPADDD       Z10, Z11, Z11
-	VCMPPS       $0x01, draftlo<>+0(SB), Z8, K2
-	VMOVAPS      draftzero<>+0(SB), K2, Z11
-	VCMPPS       $0x03, Z8, Z8, K2
-	VMOVAPS      Z8, K2, Z11
-	VADDPS       draftone<>+0(SB), Z11, Z11
-	VMOVUPS      drafttwo<>+0(SB), Z8
-	VDIVPS       Z11, Z8, Z8
-	VMOVUPS      draftone<>+0(SB), Z9
-	VSUBPS       Z8, Z9, Z9
-	VMULPS       Z7, Z7, Z8
-	VMOVUPS      draftt5<>+0(SB), Z10
-	VFMADD213PS  draftt4<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt3<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt2<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt1<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt0<>+0(SB), Z8, Z10
-	VMULPS       Z7, Z10, Z10
-	VCMPPS       $0x01, draftquarter<>+0(SB), Z7, K2
-	VMOVAPS      Z10, K2, Z9
-	VANDPS       draftsign<>+0(SB), Z6, Z7
-	VORPS        Z7, Z9, Z9
-	VCMPPS       $0x03, Z6, Z6, K2
-	VMOVAPS      Z6, K2, Z9
-	VFMADD231PS  Z9, Z5, Z0
-	VMOVUPS.Z    (R10)(R14*1), K1, Z6
-	VADDPS       Z4, Z6, Z6
-	VANDPS       draftabs<>+0(SB), Z6, Z7
-	VMINPS       draftten<>+0(SB), Z7, Z7
-	VADDPS       Z7, Z7, Z8
-	VMAXPS       draftlo<>+0(SB), Z8, Z9
-	VMINPS       drafthi<>+0(SB), Z9, Z9
-	VMULPS       draftlog2e<>+0(SB), Z9, Z10
-	VRNDSCALEPS  $0x00, Z10, Z10
-	VMOVAPS      Z9, Z9
-	VFNMADD231PS draftln2hi<>+0(SB), Z10, Z9
-	VFNMADD231PS draftln2lo<>+0(SB), Z10, Z9
-	VMOVUPS      draftc7<>+0(SB), Z11
-	VFMADD213PS  draftc6<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc5<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc4<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc3<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc2<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc1<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc0<>+0(SB), Z9, Z11
-	VCVTPS2DQ    Z10, Z10
-	VPSLLD       $0x17, Z10, Z10
-	VPADDD       Z10, Z11, Z11
-	VCMPPS       $0x01, draftlo<>+0(SB), Z8, K2
-	VMOVAPS      draftzero<>+0(SB), K2, Z11
-	VCMPPS       $0x03, Z8, Z8, K2
-	VMOVAPS      Z8, K2, Z11
-	VADDPS       draftone<>+0(SB), Z11, Z11
-	VMOVUPS      drafttwo<>+0(SB), Z8
-	VDIVPS       Z11, Z8, Z8
-	VMOVUPS      draftone<>+0(SB), Z9
-	VSUBPS       Z8, Z9, Z9
-	VMULPS       Z7, Z7, Z8
-	VMOVUPS      draftt5<>+0(SB), Z10
-	VFMADD213PS  draftt4<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt3<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt2<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt1<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt0<>+0(SB), Z8, Z10
-	VMULPS       Z7, Z10, Z10
-	VCMPPS       $0x01, draftquarter<>+0(SB), Z7, K2
-	VMOVAPS      Z10, K2, Z9
-	VANDPS       draftsign<>+0(SB), Z6, Z7
-	VORPS        Z7, Z9, Z9
-	VCMPPS       $0x03, Z6, Z6, K2
-	VMOVAPS      Z6, K2, Z9
-	VFMADD231PS  Z9, Z5, Z1
-	VMOVUPS.Z    (R11)(R14*1), K1, Z6
-	VADDPS       Z4, Z6, Z6
-	VANDPS       draftabs<>+0(SB), Z6, Z7
-	VMINPS       draftten<>+0(SB), Z7, Z7
-	VADDPS       Z7, Z7, Z8
-	VMAXPS       draftlo<>+0(SB), Z8, Z9
-	VMINPS       drafthi<>+0(SB), Z9, Z9
-	VMULPS       draftlog2e<>+0(SB), Z9, Z10
-	VRNDSCALEPS  $0x00, Z10, Z10
-	VMOVAPS      Z9, Z9
-	VFNMADD231PS draftln2hi<>+0(SB), Z10, Z9
-	VFNMADD231PS draftln2lo<>+0(SB), Z10, Z9
-	VMOVUPS      draftc7<>+0(SB), Z11
-	VFMADD213PS  draftc6<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc5<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc4<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc3<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc2<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc1<>+0(SB), Z9, Z11
-	VFMADD213PS  draftc0<>+0(SB), Z9, Z11
-	VCVTPS2DQ    Z10, Z10
-	VPSLLD       $0x17, Z10, Z10
-	VPADDD       Z10, Z11, Z11
-	VCMPPS       $0x01, draftlo<>+0(SB), Z8, K2
-	VMOVAPS      draftzero<>+0(SB), K2, Z11
-	VCMPPS       $0x03, Z8, Z8, K2
-	VMOVAPS      Z8, K2, Z11
-	VADDPS       draftone<>+0(SB), Z11, Z11
-	VMOVUPS      drafttwo<>+0(SB), Z8
-	VDIVPS       Z11, Z8, Z8
-	VMOVUPS      draftone<>+0(SB), Z9
-	VSUBPS       Z8, Z9, Z9
-	VMULPS       Z7, Z7, Z8
-	VMOVUPS      draftt5<>+0(SB), Z10
-	VFMADD213PS  draftt4<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt3<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt2<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt1<>+0(SB), Z8, Z10
-	VFMADD213PS  draftt0<>+0(SB), Z8, Z10
-	VMULPS       Z7, Z10, Z10
-	VCMPPS       $0x01, draftquarter<>+0(SB), Z7, K2
-	VMOVAPS      Z10, K2, Z9
-	VANDPS       draftsign<>+0(SB), Z6, Z7
-	VORPS        Z7, Z9, Z9
-	VCMPPS       $0x03, Z6, Z6, K2
-	VMOVAPS      Z6, K2, Z9
-	VFMADD231PS  Z9, Z5, Z2
-	VMOVUPS.Z    (R12)(R14*1), K1, Z6
-	VADDPS       Z4, Z6, Z6
-	VANDPS       draftabs<>+0(SB), Z6, Z4
-	VMINPS       draftten<>+0(SB), Z4, Z4
-	VADDPS       Z4, Z4, Z7
-	VMAXPS       draftlo<>+0(SB), Z7, Z8
-	VMINPS       drafthi<>+0(SB), Z8, Z8
-	VMULPS       draftlog2e<>+0(SB), Z8, Z9
-	VRNDSCALEPS  $0x00, Z9, Z9
-	VMOVAPS      Z8, Z8
-	VFNMADD231PS draftln2hi<>+0(SB), Z9, Z8
-	VFNMADD231PS draftln2lo<>+0(SB), Z9, Z8
-	VMOVUPS      draftc7<>+0(SB), Z10
-	VFMADD213PS  draftc6<>+0(SB), Z8, Z10
-	VFMADD213PS  draftc5<>+0(SB), Z8, Z10
-	VFMADD213PS  draftc4<>+0(SB), Z8, Z10
-	VFMADD213PS  draftc3<>+0(SB), Z8, Z10
-	VFMADD213PS  draftc2<>+0(SB), Z8, Z10
-	VFMADD213PS  draftc1<>+0(SB), Z8, Z10
-	VFMADD213PS  draftc0<>+0(SB), Z8, Z10
-	VCVTPS2DQ    Z9, Z9
-	VPSLLD       $0x17, Z9, Z9
-	VPADDD       Z9, Z10, Z10
-	VCMPPS       $0x01, draftlo<>+0(SB), Z7, K2
-	VMOVAPS      draftzero<>+0(SB), K2, Z10
-	VCMPPS       $0x03, Z7, Z7, K2
-	VMOVAPS      Z7, K2, Z10
-	VADDPS       draftone<>+0(SB), Z10, Z10
-	VMOVUPS      drafttwo<>+0(SB), Z7
-	VDIVPS       Z10, Z7, Z7
-	VMOVUPS      draftone<>+0(SB), Z8
-	VSUBPS       Z7, Z8, Z8
-	VMULPS       Z4, Z4, Z7
-	VMOVUPS      draftt5<>+0(SB), Z9
-	VFMADD213PS  draftt4<>+0(SB), Z7, Z9
-	VFMADD213PS  draftt3<>+0(SB), Z7, Z9
-	VFMADD213PS  draftt2<>+0(SB), Z7, Z9
-	VFMADD213PS  draftt1<>+0(SB), Z7, Z9
-	VFMADD213PS  draftt0<>+0(SB), Z7, Z9
-	VMULPS       Z4, Z9, Z9
-	VCMPPS       $0x01, draftquarter<>+0(SB), Z4, K2
-	VMOVAPS      Z9, K2, Z8
-	VANDPS       draftsign<>+0(SB), Z6, Z4
-	VORPS        Z4, Z8, Z8
-	VCMPPS       $0x03, Z6, Z6, K2
-	VMOVAPS      Z6, K2, Z8
-	VFMADD231PS  Z8, Z5, Z3
+	VMOVUPS.Z    (SI)(R13*1), K1, Z24
+	VMOVUPS.Z    (DI)(R13*1), K1, Z25
+	VMOVUPS.Z    (DX)(R13*1), K1, Z26
+	VADDPS       Z24, Z26, Z26
+	VANDPS       Z10, Z26, Z27
+	VMULPS       Z27, Z27, Z28
+	VMOVAPS      Z20, Z29
+	VFMADD213PS  Z19, Z28, Z29
+	VFMADD213PS  Z18, Z28, Z29
+	VFMADD213PS  Z17, Z28, Z29
+	VFMADD213PS  Z16, Z28, Z29
+	VFMADD213PS  Z15, Z28, Z29
+	VMULPS       Z27, Z28, Z28
+	VFMADD213PS  Z27, Z28, Z29
+	VADDPS       Z27, Z27, Z28
+	VMULPS       Z0, Z28, Z30
+	VRNDSCALEPS  $0x08, Z30, Z30
+	VMOVAPS      Z28, Z28
+	VFNMADD231PS Z1, Z30, Z28
+	VFNMADD231PS Z2, Z30, Z28
+	VMOVAPS      Z9, Z31
+	VFMADD213PS  Z8, Z28, Z31
+	VFMADD213PS  Z7, Z28, Z31
+	VFMADD213PS  Z6, Z28, Z31
+	VFMADD213PS  Z5, Z28, Z31
+	VFMADD213PS  Z4, Z28, Z31
+	VFMADD213PS  Z3, Z28, Z31
+	VSCALEFPS    Z30, Z31, Z31
+	VADDPS       Z13, Z31, Z31
+	VDIVPS       Z31, Z14, Z28
+	VSUBPS       Z28, Z13, Z28
+	VCMPPS       $0x11, Z11, Z27, K2
+	VMOVAPS      Z29, K2, Z28
+	VCMPPS       $0x1d, Z12, Z27, K2
+	VMOVAPS      Z13, K2, Z28
+	VXORPS       Z27, Z26, Z27
+	VORPS        Z27, Z28, Z28
+	VFMADD231PS  Z28, Z25, Z21
+	VMOVUPS.Z    (R10)(R13*1), K1, Z26
+	VADDPS       Z24, Z26, Z26
+	VANDPS       Z10, Z26, Z27
+	VMULPS       Z27, Z27, Z28
+	VMOVAPS      Z20, Z29
+	VFMADD213PS  Z19, Z28, Z29
+	VFMADD213PS  Z18, Z28, Z29
+	VFMADD213PS  Z17, Z28, Z29
+	VFMADD213PS  Z16, Z28, Z29
+	VFMADD213PS  Z15, Z28, Z29
+	VMULPS       Z27, Z28, Z28
+	VFMADD213PS  Z27, Z28, Z29
+	VADDPS       Z27, Z27, Z28
+	VMULPS       Z0, Z28, Z30
+	VRNDSCALEPS  $0x08, Z30, Z30
+	VMOVAPS      Z28, Z28
+	VFNMADD231PS Z1, Z30, Z28
+	VFNMADD231PS Z2, Z30, Z28
+	VMOVAPS      Z9, Z31
+	VFMADD213PS  Z8, Z28, Z31
+	VFMADD213PS  Z7, Z28, Z31
+	VFMADD213PS  Z6, Z28, Z31
+	VFMADD213PS  Z5, Z28, Z31
+	VFMADD213PS  Z4, Z28, Z31
+	VFMADD213PS  Z3, Z28, Z31
+	VSCALEFPS    Z30, Z31, Z31
+	VADDPS       Z13, Z31, Z31
+	VDIVPS       Z31, Z14, Z28
+	VSUBPS       Z28, Z13, Z28
+	VCMPPS       $0x11, Z11, Z27, K2
+	VMOVAPS      Z29, K2, Z28
+	VCMPPS       $0x1d, Z12, Z27, K2
+	VMOVAPS      Z13, K2, Z28
+	VXORPS       Z27, Z26, Z27
+	VORPS        Z27, Z28, Z28
+	VFMADD231PS  Z28, Z25, Z22
+	VMOVUPS.Z    (R11)(R13*1), K1, Z26
+	VADDPS       Z24, Z26, Z26
+	VANDPS       Z10, Z26, Z24
+	VMULPS       Z24, Z24, Z27
+	VMOVAPS      Z20, Z28
+	VFMADD213PS  Z19, Z27, Z28
+	VFMADD213PS  Z18, Z27, Z28
+	VFMADD213PS  Z17, Z27, Z28
+	VFMADD213PS  Z16, Z27, Z28
+	VFMADD213PS  Z15, Z27, Z28
+	VMULPS       Z24, Z27, Z27
+	VFMADD213PS  Z24, Z27, Z28
+	VADDPS       Z24, Z24, Z27
+	VMULPS       Z0, Z27, Z29
+	VRNDSCALEPS  $0x08, Z29, Z29
+	VMOVAPS      Z27, Z27
+	VFNMADD231PS Z1, Z29, Z27
+	VFNMADD231PS Z2, Z29, Z27
+	VMOVAPS      Z9, Z30
+	VFMADD213PS  Z8, Z27, Z30
+	VFMADD213PS  Z7, Z27, Z30
+	VFMADD213PS  Z6, Z27, Z30
+	VFMADD213PS  Z5, Z27, Z30
+	VFMADD213PS  Z4, Z27, Z30
+	VFMADD213PS  Z3, Z27, Z30
+	VSCALEFPS    Z29, Z30, Z30
+	VADDPS       Z13, Z30, Z30
+	VDIVPS       Z30, Z14, Z27
+	VSUBPS       Z27, Z13, Z27
+	VCMPPS       $0x11, Z11, Z24, K2
+	VMOVAPS      Z28, K2, Z27
+	VCMPPS       $0x1d, Z12, Z24, K2
+	VMOVAPS      Z13, K2, Z27
+	VXORPS       Z24, Z26, Z24
+	VORPS        Z24, Z27, Z27
+	VFMADD231PS  Z27, Z25, Z23
 
 blockDone:
-	VEXTRACTF64X4 $0x01, Z0, Y4
-	VADDPS        Y4, Y0, Y0
-	VEXTRACTF64X4 $0x01, Z1, Y4
-	VADDPS        Y4, Y1, Y1
-	VEXTRACTF64X4 $0x01, Z2, Y4
-	VADDPS        Y4, Y2, Y2
-	VEXTRACTF64X4 $0x01, Z3, Y4
-	VADDPS        Y4, Y3, Y3
-	VHADDPS       Y1, Y0, Y0
-	VHADDPS       Y3, Y2, Y2
-	VHADDPS       Y2, Y0, Y0
-	VEXTRACTF128  $0x01, Y0, X1
-	VADDPS        X1, X0, X0
-	VMOVUPS       X0, (AX)
-	ADDQ          $0x00000010, AX
-	LEAQ          (R12)(BX*1), DX
-	SUBQ          $0x00000004, CX
+	VEXTRACTF64X4 $0x01, Z21, Y24
+	VADDPS        Y24, Y21, Y21
+	VEXTRACTF32X4 $0x01, Y21, X24
+	VADDPS        X24, X21, X21
+	VMOVHLPS      X21, X21, X24
+	VADDPS        X24, X21, X21
+	VMOVSHDUP     X21, X24
+	VADDSS        X24, X21, X21
+	VMOVSS        X21, (AX)
+	VEXTRACTF64X4 $0x01, Z22, Y21
+	VADDPS        Y21, Y22, Y22
+	VEXTRACTF32X4 $0x01, Y22, X21
+	VADDPS        X21, X22, X22
+	VMOVHLPS      X22, X22, X21
+	VADDPS        X21, X22, X22
+	VMOVSHDUP     X22, X21
+	VADDSS        X21, X22, X22
+	VMOVSS        X22, 4(AX)
+	VEXTRACTF64X4 $0x01, Z23, Y21
+	VADDPS        Y21, Y23, Y23
+	VEXTRACTF32X4 $0x01, Y23, X21
+	VADDPS        X21, X23, X23
+	VMOVHLPS      X23, X23, X21
+	VADDPS        X21, X23, X23
+	VMOVSHDUP     X23, X21
+	VADDSS        X21, X23, X23
+	VMOVSS        X23, 8(AX)
+	ADDQ          $0x0000000c, AX
+	LEAQ          (R11)(BX*1), DX
+	SUBQ          $0x00000003, CX
 	JMP           rowBlock
 
 rowSingle:
 	TESTQ  CX, CX
 	JZ     done
-	VXORPS Z0, Z0, Z0
+	VXORPS Z21, Z21, Z21
 	MOVQ   R8, R10
 	XORQ   R11, R11
 
 singleVector:
 	CMPQ         R10, $0x00000010
 	JB           singleTail
-	VMOVUPS      (SI)(R11*1), Z1
-	VMOVUPS      (DI)(R11*1), Z2
-	VADDPS       (DX)(R11*1), Z1, Z1
-	VANDPS       draftabs<>+0(SB), Z1, Z3
-	VMINPS       draftten<>+0(SB), Z3, Z3
-	VADDPS       Z3, Z3, Z4
-	VMAXPS       draftlo<>+0(SB), Z4, Z5
-	VMINPS       drafthi<>+0(SB), Z5, Z5
-	VMULPS       draftlog2e<>+0(SB), Z5, Z6
-	VRNDSCALEPS  $0x00, Z6, Z6
-	VMOVAPS      Z5, Z5
-	VFNMADD231PS draftln2hi<>+0(SB), Z6, Z5
-	VFNMADD231PS draftln2lo<>+0(SB), Z6, Z5
-	VMOVUPS      draftc7<>+0(SB), Z7
-	VFMADD213PS  draftc6<>+0(SB), Z5, Z7
-	VFMADD213PS  draftc5<>+0(SB), Z5, Z7
-	VFMADD213PS  draftc4<>+0(SB), Z5, Z7
-	VFMADD213PS  draftc3<>+0(SB), Z5, Z7
-	VFMADD213PS  draftc2<>+0(SB), Z5, Z7
-	VFMADD213PS  draftc1<>+0(SB), Z5, Z7
-	VFMADD213PS  draftc0<>+0(SB), Z5, Z7
-	VCVTPS2DQ    Z6, Z6
-	VPSLLD       $0x17, Z6, Z6
-	VPADDD       Z6, Z7, Z7
-	VCMPPS       $0x01, draftlo<>+0(SB), Z4, K2
-	VMOVAPS      draftzero<>+0(SB), K2, Z7
-	VCMPPS       $0x03, Z4, Z4, K2
-	VMOVAPS      Z4, K2, Z7
-	VADDPS       draftone<>+0(SB), Z7, Z7
-	VMOVUPS      drafttwo<>+0(SB), Z4
-	VDIVPS       Z7, Z4, Z4
-	VMOVUPS      draftone<>+0(SB), Z5
-	VSUBPS       Z4, Z5, Z5
-	VMULPS       Z3, Z3, Z4
-	VMOVUPS      draftt5<>+0(SB), Z6
-	VFMADD213PS  draftt4<>+0(SB), Z4, Z6
-	VFMADD213PS  draftt3<>+0(SB), Z4, Z6
-	VFMADD213PS  draftt2<>+0(SB), Z4, Z6
-	VFMADD213PS  draftt1<>+0(SB), Z4, Z6
-	VFMADD213PS  draftt0<>+0(SB), Z4, Z6
-	VMULPS       Z3, Z6, Z6
-	VCMPPS       $0x01, draftquarter<>+0(SB), Z3, K2
-	VMOVAPS      Z6, K2, Z5
-	VANDPS       draftsign<>+0(SB), Z1, Z3
-	VORPS        Z3, Z5, Z5
-	VCMPPS       $0x03, Z1, Z1, K2
-	VMOVAPS      Z1, K2, Z5
-	VFMADD231PS  Z5, Z2, Z0
+	VMOVUPS      (SI)(R11*1), Z22
+	VMOVUPS      (DI)(R11*1), Z23
+	VADDPS       (DX)(R11*1), Z22, Z22
+	VANDPS       Z10, Z22, Z24
+	VMULPS       Z24, Z24, Z25
+	VMOVAPS      Z20, Z26
+	VFMADD213PS  Z19, Z25, Z26
+	VFMADD213PS  Z18, Z25, Z26
+	VFMADD213PS  Z17, Z25, Z26
+	VFMADD213PS  Z16, Z25, Z26
+	VFMADD213PS  Z15, Z25, Z26
+	VMULPS       Z24, Z25, Z25
+	VFMADD213PS  Z24, Z25, Z26
+	VADDPS       Z24, Z24, Z25
+	VMULPS       Z0, Z25, Z27
+	VRNDSCALEPS  $0x08, Z27, Z27
+	VMOVAPS      Z25, Z25
+	VFNMADD231PS Z1, Z27, Z25
+	VFNMADD231PS Z2, Z27, Z25
+	VMOVAPS      Z9, Z28
+	VFMADD213PS  Z8, Z25, Z28
+	VFMADD213PS  Z7, Z25, Z28
+	VFMADD213PS  Z6, Z25, Z28
+	VFMADD213PS  Z5, Z25, Z28
+	VFMADD213PS  Z4, Z25, Z28
+	VFMADD213PS  Z3, Z25, Z28
+	VSCALEFPS    Z27, Z28, Z28
+	VADDPS       Z13, Z28, Z28
+	VDIVPS       Z28, Z14, Z25
+	VSUBPS       Z25, Z13, Z25
+	VCMPPS       $0x11, Z11, Z24, K2
+	VMOVAPS      Z26, K2, Z25
+	VCMPPS       $0x1d, Z12, Z24, K2
+	VMOVAPS      Z13, K2, Z25
+	VXORPS       Z24, Z22, Z24
+	VORPS        Z24, Z25, Z25
+	VFMADD231PS  Z25, Z23, Z21
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000010, R10
 	JMP          singleVector
@@ -1628,66 +1151,55 @@ singleVector:
 singleTail:
 	TESTQ        R9, R9
 	JZ           singleDone
-	VMOVUPS.Z    (SI)(R11*1), K1, Z1
-	VMOVUPS.Z    (DI)(R11*1), K1, Z2
-	VMOVUPS.Z    (DX)(R11*1), K1, Z3
-	VADDPS       Z1, Z3, Z3
-	VANDPS       draftabs<>+0(SB), Z3, Z1
-	VMINPS       draftten<>+0(SB), Z1, Z1
-	VADDPS       Z1, Z1, Z4
-	VMAXPS       draftlo<>+0(SB), Z4, Z5
-	VMINPS       drafthi<>+0(SB), Z5, Z5
-	VMULPS       draftlog2e<>+0(SB), Z5, Z6
-	VRNDSCALEPS  $0x00, Z6, Z6
-	VMOVAPS      Z5, Z5
-	VFNMADD231PS draftln2hi<>+0(SB), Z6, Z5
-	VFNMADD231PS draftln2lo<>+0(SB), Z6, Z5
-	VMOVUPS      draftc7<>+0(SB), Z7
-	VFMADD213PS  draftc6<>+0(SB), Z5, Z7
-	VFMADD213PS  draftc5<>+0(SB), Z5, Z7
-	VFMADD213PS  draftc4<>+0(SB), Z5, Z7
-	VFMADD213PS  draftc3<>+0(SB), Z5, Z7
-	VFMADD213PS  draftc2<>+0(SB), Z5, Z7
-	VFMADD213PS  draftc1<>+0(SB), Z5, Z7
-	VFMADD213PS  draftc0<>+0(SB), Z5, Z7
-	VCVTPS2DQ    Z6, Z6
-	VPSLLD       $0x17, Z6, Z6
-	VPADDD       Z6, Z7, Z7
-	VCMPPS       $0x01, draftlo<>+0(SB), Z4, K2
-	VMOVAPS      draftzero<>+0(SB), K2, Z7
-	VCMPPS       $0x03, Z4, Z4, K2
-	VMOVAPS      Z4, K2, Z7
-	VADDPS       draftone<>+0(SB), Z7, Z7
-	VMOVUPS      drafttwo<>+0(SB), Z4
-	VDIVPS       Z7, Z4, Z4
-	VMOVUPS      draftone<>+0(SB), Z5
-	VSUBPS       Z4, Z5, Z5
-	VMULPS       Z1, Z1, Z4
-	VMOVUPS      draftt5<>+0(SB), Z6
-	VFMADD213PS  draftt4<>+0(SB), Z4, Z6
-	VFMADD213PS  draftt3<>+0(SB), Z4, Z6
-	VFMADD213PS  draftt2<>+0(SB), Z4, Z6
-	VFMADD213PS  draftt1<>+0(SB), Z4, Z6
-	VFMADD213PS  draftt0<>+0(SB), Z4, Z6
-	VMULPS       Z1, Z6, Z6
-	VCMPPS       $0x01, draftquarter<>+0(SB), Z1, K2
-	VMOVAPS      Z6, K2, Z5
-	VANDPS       draftsign<>+0(SB), Z3, Z1
-	VORPS        Z1, Z5, Z5
-	VCMPPS       $0x03, Z3, Z3, K2
-	VMOVAPS      Z3, K2, Z5
-	VFMADD231PS  Z5, Z2, Z0
+	VMOVUPS.Z    (SI)(R11*1), K1, Z22
+	VMOVUPS.Z    (DI)(R11*1), K1, Z23
+	VMOVUPS.Z    (DX)(R11*1), K1, Z24
+	VADDPS       Z22, Z24, Z24
+	VANDPS       Z10, Z24, Z22
+	VMULPS       Z22, Z22, Z25
+	VMOVAPS      Z20, Z26
+	VFMADD213PS  Z19, Z25, Z26
+	VFMADD213PS  Z18, Z25, Z26
+	VFMADD213PS  Z17, Z25, Z26
+	VFMADD213PS  Z16, Z25, Z26
+	VFMADD213PS  Z15, Z25, Z26
+	VMULPS       Z22, Z25, Z25
+	VFMADD213PS  Z22, Z25, Z26
+	VADDPS       Z22, Z22, Z25
+	VMULPS       Z0, Z25, Z27
+	VRNDSCALEPS  $0x08, Z27, Z27
+	VMOVAPS      Z25, Z25
+	VFNMADD231PS Z1, Z27, Z25
+	VFNMADD231PS Z2, Z27, Z25
+	VMOVAPS      Z9, Z28
+	VFMADD213PS  Z8, Z25, Z28
+	VFMADD213PS  Z7, Z25, Z28
+	VFMADD213PS  Z6, Z25, Z28
+	VFMADD213PS  Z5, Z25, Z28
+	VFMADD213PS  Z4, Z25, Z28
+	VFMADD213PS  Z3, Z25, Z28
+	VSCALEFPS    Z27, Z28, Z28
+	VADDPS       Z13, Z28, Z28
+	VDIVPS       Z28, Z14, Z25
+	VSUBPS       Z25, Z13, Z25
+	VCMPPS       $0x11, Z11, Z22, K2
+	VMOVAPS      Z26, K2, Z25
+	VCMPPS       $0x1d, Z12, Z22, K2
+	VMOVAPS      Z13, K2, Z25
+	VXORPS       Z22, Z24, Z22
+	VORPS        Z22, Z25, Z25
+	VFMADD231PS  Z25, Z23, Z21
 
 singleDone:
-	VEXTRACTF64X4 $0x01, Z0, Y1
-	VADDPS        Y1, Y0, Y0
-	VEXTRACTF128  $0x01, Y0, X1
-	VADDPS        X1, X0, X0
-	VMOVHLPS      X0, X0, X1
-	VADDPS        X1, X0, X0
-	VMOVSHDUP     X0, X1
-	VADDSS        X1, X0, X0
-	VMOVSS        X0, (AX)
+	VEXTRACTF64X4 $0x01, Z21, Y22
+	VADDPS        Y22, Y21, Y21
+	VEXTRACTF32X4 $0x01, Y21, X22
+	VADDPS        X22, X21, X21
+	VMOVHLPS      X21, X21, X22
+	VADDPS        X22, X21, X21
+	VMOVSHDUP     X21, X22
+	VADDSS        X22, X21, X21
+	VMOVSS        X21, (AX)
 	ADDQ          $0x00000004, AX
 	ADDQ          BX, DX
 	DECQ          CX
@@ -1696,21 +1208,3 @@ singleDone:
 done:
 	VZEROUPPER
 	RET
-
-DATA draftzero<>+0(SB)/4, $0x00000000
-DATA draftzero<>+4(SB)/4, $0x00000000
-DATA draftzero<>+8(SB)/4, $0x00000000
-DATA draftzero<>+12(SB)/4, $0x00000000
-DATA draftzero<>+16(SB)/4, $0x00000000
-DATA draftzero<>+20(SB)/4, $0x00000000
-DATA draftzero<>+24(SB)/4, $0x00000000
-DATA draftzero<>+28(SB)/4, $0x00000000
-DATA draftzero<>+32(SB)/4, $0x00000000
-DATA draftzero<>+36(SB)/4, $0x00000000
-DATA draftzero<>+40(SB)/4, $0x00000000
-DATA draftzero<>+44(SB)/4, $0x00000000
-DATA draftzero<>+48(SB)/4, $0x00000000
-DATA draftzero<>+52(SB)/4, $0x00000000
-DATA draftzero<>+56(SB)/4, $0x00000000
-DATA draftzero<>+60(SB)/4, $0x00000000
-GLOBL draftzero<>(SB), RODATA|NOPTR, $64

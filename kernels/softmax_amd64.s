@@ -87,33 +87,30 @@ maxReduce:
 	TESTQ        R8, R8
 	JZ           expMain
 	VADDPS       -32(CX)(DX*4), Y0, Y4
-	VMAXPS       draftlo<>+0(SB), Y4, Y5
-	VMINPS       drafthi<>+0(SB), Y5, Y5
-	VMULPS       draftlog2e<>+0(SB), Y5, Y6
-	VROUNDPS     $0x00, Y6, Y6
-	VMOVAPS      Y5, Y5
-	VFNMADD231PS draftln2hi<>+0(SB), Y6, Y5
-	VFNMADD231PS draftln2lo<>+0(SB), Y6, Y5
-	VMOVUPS      draftc7<>+0(SB), Y7
-	VFMADD213PS  draftc6<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc5<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc4<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc3<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc2<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc1<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc0<>+0(SB), Y5, Y7
-	VCVTPS2DQ    Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       Y6, Y7, Y7
-	VCMPPS       $0x01, draftlo<>+0(SB), Y4, Y5
-	VANDNPS      Y7, Y5, Y7
-	VCMPPS       $0x03, Y4, Y4, Y5
-	VBLENDVPS    Y5, Y4, Y7, Y7
-	VMOVUPS      Y7, 32(SP)
+	VMOVUPS      consts<>+0(SB), Y5
+	VFMADD213PS  consts<>+96(SB), Y4, Y5
+	VSUBPS       consts<>+96(SB), Y5, Y6
+	VMOVAPS      Y4, Y7
+	VFNMADD231PS consts<>+32(SB), Y6, Y7
+	VFNMADD231PS consts<>+64(SB), Y6, Y7
+	VMOVUPS      consts<>+320(SB), Y8
+	VFMADD213PS  consts<>+288(SB), Y7, Y8
+	VFMADD213PS  consts<>+256(SB), Y7, Y8
+	VFMADD213PS  consts<>+224(SB), Y7, Y8
+	VFMADD213PS  consts<>+192(SB), Y7, Y8
+	VFMADD213PS  consts<>+160(SB), Y7, Y8
+	VFMADD213PS  consts<>+160(SB), Y7, Y8
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       Y5, Y8, Y8
+	VCMPPS       $0x1d, consts<>+384(SB), Y4, Y6
+	VBLENDVPS    Y6, consts<>+128(SB), Y8, Y8
+	VCMPPS       $0x15, consts<>+352(SB), Y4, Y6
+	VANDPS       Y6, Y8, Y8
+	VMOVUPS      Y8, 32(SP)
 	LEAQ         tailmask<>+0(SB), R9
 	VMOVDQU      (R9)(R8*4), Y4
-	VANDPS       Y4, Y7, Y7
-	VADDPS       Y7, Y2, Y2
+	VANDPS       Y4, Y8, Y8
+	VADDPS       Y8, Y2, Y2
 
 expMain:
 	MOVQ AX, R9
@@ -123,55 +120,49 @@ expBlock:
 	CMPQ         R10, $0x00000010
 	JB           expVector
 	VADDPS       (CX), Y0, Y4
-	VMAXPS       draftlo<>+0(SB), Y4, Y5
-	VMINPS       drafthi<>+0(SB), Y5, Y5
-	VMULPS       draftlog2e<>+0(SB), Y5, Y6
-	VROUNDPS     $0x00, Y6, Y6
-	VMOVAPS      Y5, Y5
-	VFNMADD231PS draftln2hi<>+0(SB), Y6, Y5
-	VFNMADD231PS draftln2lo<>+0(SB), Y6, Y5
-	VMOVUPS      draftc7<>+0(SB), Y7
-	VFMADD213PS  draftc6<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc5<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc4<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc3<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc2<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc1<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc0<>+0(SB), Y5, Y7
-	VCVTPS2DQ    Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       Y6, Y7, Y7
-	VCMPPS       $0x01, draftlo<>+0(SB), Y4, Y5
-	VANDNPS      Y7, Y5, Y7
-	VCMPPS       $0x03, Y4, Y4, Y5
-	VBLENDVPS    Y5, Y4, Y7, Y7
-	VMOVUPS      Y7, (R9)
-	VADDPS       Y7, Y2, Y2
+	VMOVUPS      consts<>+0(SB), Y5
+	VFMADD213PS  consts<>+96(SB), Y4, Y5
+	VSUBPS       consts<>+96(SB), Y5, Y6
+	VMOVAPS      Y4, Y7
+	VFNMADD231PS consts<>+32(SB), Y6, Y7
+	VFNMADD231PS consts<>+64(SB), Y6, Y7
+	VMOVUPS      consts<>+320(SB), Y8
+	VFMADD213PS  consts<>+288(SB), Y7, Y8
+	VFMADD213PS  consts<>+256(SB), Y7, Y8
+	VFMADD213PS  consts<>+224(SB), Y7, Y8
+	VFMADD213PS  consts<>+192(SB), Y7, Y8
+	VFMADD213PS  consts<>+160(SB), Y7, Y8
+	VFMADD213PS  consts<>+160(SB), Y7, Y8
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       Y5, Y8, Y8
+	VCMPPS       $0x1d, consts<>+384(SB), Y4, Y6
+	VBLENDVPS    Y6, consts<>+128(SB), Y8, Y8
+	VCMPPS       $0x15, consts<>+352(SB), Y4, Y6
+	VANDPS       Y6, Y8, Y8
+	VMOVUPS      Y8, (R9)
+	VADDPS       Y8, Y2, Y2
 	VADDPS       32(CX), Y0, Y4
-	VMAXPS       draftlo<>+0(SB), Y4, Y5
-	VMINPS       drafthi<>+0(SB), Y5, Y5
-	VMULPS       draftlog2e<>+0(SB), Y5, Y6
-	VROUNDPS     $0x00, Y6, Y6
-	VMOVAPS      Y5, Y5
-	VFNMADD231PS draftln2hi<>+0(SB), Y6, Y5
-	VFNMADD231PS draftln2lo<>+0(SB), Y6, Y5
-	VMOVUPS      draftc7<>+0(SB), Y7
-	VFMADD213PS  draftc6<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc5<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc4<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc3<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc2<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc1<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc0<>+0(SB), Y5, Y7
-	VCVTPS2DQ    Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       Y6, Y7, Y7
-	VCMPPS       $0x01, draftlo<>+0(SB), Y4, Y5
-	VANDNPS      Y7, Y5, Y7
-	VCMPPS       $0x03, Y4, Y4, Y5
-	VBLENDVPS    Y5, Y4, Y7, Y7
-	VMOVUPS      Y7, 32(R9)
-	VADDPS       Y7, Y3, Y3
+	VMOVUPS      consts<>+0(SB), Y5
+	VFMADD213PS  consts<>+96(SB), Y4, Y5
+	VSUBPS       consts<>+96(SB), Y5, Y6
+	VMOVAPS      Y4, Y7
+	VFNMADD231PS consts<>+32(SB), Y6, Y7
+	VFNMADD231PS consts<>+64(SB), Y6, Y7
+	VMOVUPS      consts<>+320(SB), Y8
+	VFMADD213PS  consts<>+288(SB), Y7, Y8
+	VFMADD213PS  consts<>+256(SB), Y7, Y8
+	VFMADD213PS  consts<>+224(SB), Y7, Y8
+	VFMADD213PS  consts<>+192(SB), Y7, Y8
+	VFMADD213PS  consts<>+160(SB), Y7, Y8
+	VFMADD213PS  consts<>+160(SB), Y7, Y8
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       Y5, Y8, Y8
+	VCMPPS       $0x1d, consts<>+384(SB), Y4, Y6
+	VBLENDVPS    Y6, consts<>+128(SB), Y8, Y8
+	VCMPPS       $0x15, consts<>+352(SB), Y4, Y6
+	VANDPS       Y6, Y8, Y8
+	VMOVUPS      Y8, 32(R9)
+	VADDPS       Y8, Y3, Y3
 	ADDQ         $0x00000040, CX
 	ADDQ         $0x00000040, R9
 	SUBQ         $0x00000010, R10
@@ -181,30 +172,27 @@ expVector:
 	CMPQ         R10, $0x00000008
 	JB           expTail
 	VADDPS       (CX), Y0, Y4
-	VMAXPS       draftlo<>+0(SB), Y4, Y5
-	VMINPS       drafthi<>+0(SB), Y5, Y5
-	VMULPS       draftlog2e<>+0(SB), Y5, Y6
-	VROUNDPS     $0x00, Y6, Y6
-	VMOVAPS      Y5, Y5
-	VFNMADD231PS draftln2hi<>+0(SB), Y6, Y5
-	VFNMADD231PS draftln2lo<>+0(SB), Y6, Y5
-	VMOVUPS      draftc7<>+0(SB), Y7
-	VFMADD213PS  draftc6<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc5<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc4<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc3<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc2<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc1<>+0(SB), Y5, Y7
-	VFMADD213PS  draftc0<>+0(SB), Y5, Y7
-	VCVTPS2DQ    Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       Y6, Y7, Y7
-	VCMPPS       $0x01, draftlo<>+0(SB), Y4, Y5
-	VANDNPS      Y7, Y5, Y7
-	VCMPPS       $0x03, Y4, Y4, Y5
-	VBLENDVPS    Y5, Y4, Y7, Y7
-	VMOVUPS      Y7, (R9)
-	VADDPS       Y7, Y2, Y2
+	VMOVUPS      consts<>+0(SB), Y5
+	VFMADD213PS  consts<>+96(SB), Y4, Y5
+	VSUBPS       consts<>+96(SB), Y5, Y6
+	VMOVAPS      Y4, Y7
+	VFNMADD231PS consts<>+32(SB), Y6, Y7
+	VFNMADD231PS consts<>+64(SB), Y6, Y7
+	VMOVUPS      consts<>+320(SB), Y8
+	VFMADD213PS  consts<>+288(SB), Y7, Y8
+	VFMADD213PS  consts<>+256(SB), Y7, Y8
+	VFMADD213PS  consts<>+224(SB), Y7, Y8
+	VFMADD213PS  consts<>+192(SB), Y7, Y8
+	VFMADD213PS  consts<>+160(SB), Y7, Y8
+	VFMADD213PS  consts<>+160(SB), Y7, Y8
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       Y5, Y8, Y8
+	VCMPPS       $0x1d, consts<>+384(SB), Y4, Y6
+	VBLENDVPS    Y6, consts<>+128(SB), Y8, Y8
+	VCMPPS       $0x15, consts<>+352(SB), Y4, Y6
+	VANDPS       Y6, Y8, Y8
+	VMOVUPS      Y8, (R9)
+	VADDPS       Y8, Y2, Y2
 	ADDQ         $0x00000020, CX
 	ADDQ         $0x00000020, R9
 	SUBQ         $0x00000008, R10
@@ -299,239 +287,111 @@ nan:
 DATA softmaxNegInf<>+0(SB)/4, $0xff800000
 GLOBL softmaxNegInf<>(SB), RODATA|NOPTR, $4
 
-DATA draftlo<>+0(SB)/4, $0xc2aeac4f
-DATA draftlo<>+4(SB)/4, $0xc2aeac4f
-DATA draftlo<>+8(SB)/4, $0xc2aeac4f
-DATA draftlo<>+12(SB)/4, $0xc2aeac4f
-DATA draftlo<>+16(SB)/4, $0xc2aeac4f
-DATA draftlo<>+20(SB)/4, $0xc2aeac4f
-DATA draftlo<>+24(SB)/4, $0xc2aeac4f
-DATA draftlo<>+28(SB)/4, $0xc2aeac4f
-DATA draftlo<>+32(SB)/4, $0xc2aeac4f
-DATA draftlo<>+36(SB)/4, $0xc2aeac4f
-DATA draftlo<>+40(SB)/4, $0xc2aeac4f
-DATA draftlo<>+44(SB)/4, $0xc2aeac4f
-DATA draftlo<>+48(SB)/4, $0xc2aeac4f
-DATA draftlo<>+52(SB)/4, $0xc2aeac4f
-DATA draftlo<>+56(SB)/4, $0xc2aeac4f
-DATA draftlo<>+60(SB)/4, $0xc2aeac4f
-GLOBL draftlo<>(SB), RODATA|NOPTR, $64
-
-DATA drafthi<>+0(SB)/4, $0x42b00000
-DATA drafthi<>+4(SB)/4, $0x42b00000
-DATA drafthi<>+8(SB)/4, $0x42b00000
-DATA drafthi<>+12(SB)/4, $0x42b00000
-DATA drafthi<>+16(SB)/4, $0x42b00000
-DATA drafthi<>+20(SB)/4, $0x42b00000
-DATA drafthi<>+24(SB)/4, $0x42b00000
-DATA drafthi<>+28(SB)/4, $0x42b00000
-DATA drafthi<>+32(SB)/4, $0x42b00000
-DATA drafthi<>+36(SB)/4, $0x42b00000
-DATA drafthi<>+40(SB)/4, $0x42b00000
-DATA drafthi<>+44(SB)/4, $0x42b00000
-DATA drafthi<>+48(SB)/4, $0x42b00000
-DATA drafthi<>+52(SB)/4, $0x42b00000
-DATA drafthi<>+56(SB)/4, $0x42b00000
-DATA drafthi<>+60(SB)/4, $0x42b00000
-GLOBL drafthi<>(SB), RODATA|NOPTR, $64
-
-DATA draftlog2e<>+0(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+4(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+8(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+12(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+16(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+20(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+24(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+28(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+32(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+36(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+40(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+44(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+48(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+52(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+56(SB)/4, $0x3fb8aa3b
-DATA draftlog2e<>+60(SB)/4, $0x3fb8aa3b
-GLOBL draftlog2e<>(SB), RODATA|NOPTR, $64
-
-DATA draftln2hi<>+0(SB)/4, $0x3f317200
-DATA draftln2hi<>+4(SB)/4, $0x3f317200
-DATA draftln2hi<>+8(SB)/4, $0x3f317200
-DATA draftln2hi<>+12(SB)/4, $0x3f317200
-DATA draftln2hi<>+16(SB)/4, $0x3f317200
-DATA draftln2hi<>+20(SB)/4, $0x3f317200
-DATA draftln2hi<>+24(SB)/4, $0x3f317200
-DATA draftln2hi<>+28(SB)/4, $0x3f317200
-DATA draftln2hi<>+32(SB)/4, $0x3f317200
-DATA draftln2hi<>+36(SB)/4, $0x3f317200
-DATA draftln2hi<>+40(SB)/4, $0x3f317200
-DATA draftln2hi<>+44(SB)/4, $0x3f317200
-DATA draftln2hi<>+48(SB)/4, $0x3f317200
-DATA draftln2hi<>+52(SB)/4, $0x3f317200
-DATA draftln2hi<>+56(SB)/4, $0x3f317200
-DATA draftln2hi<>+60(SB)/4, $0x3f317200
-GLOBL draftln2hi<>(SB), RODATA|NOPTR, $64
-
-DATA draftln2lo<>+0(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+4(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+8(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+12(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+16(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+20(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+24(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+28(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+32(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+36(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+40(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+44(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+48(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+52(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+56(SB)/4, $0x35bfbe8e
-DATA draftln2lo<>+60(SB)/4, $0x35bfbe8e
-GLOBL draftln2lo<>(SB), RODATA|NOPTR, $64
-
-DATA draftc7<>+0(SB)/4, $0x39500d01
-DATA draftc7<>+4(SB)/4, $0x39500d01
-DATA draftc7<>+8(SB)/4, $0x39500d01
-DATA draftc7<>+12(SB)/4, $0x39500d01
-DATA draftc7<>+16(SB)/4, $0x39500d01
-DATA draftc7<>+20(SB)/4, $0x39500d01
-DATA draftc7<>+24(SB)/4, $0x39500d01
-DATA draftc7<>+28(SB)/4, $0x39500d01
-DATA draftc7<>+32(SB)/4, $0x39500d01
-DATA draftc7<>+36(SB)/4, $0x39500d01
-DATA draftc7<>+40(SB)/4, $0x39500d01
-DATA draftc7<>+44(SB)/4, $0x39500d01
-DATA draftc7<>+48(SB)/4, $0x39500d01
-DATA draftc7<>+52(SB)/4, $0x39500d01
-DATA draftc7<>+56(SB)/4, $0x39500d01
-DATA draftc7<>+60(SB)/4, $0x39500d01
-GLOBL draftc7<>(SB), RODATA|NOPTR, $64
-
-DATA draftc6<>+0(SB)/4, $0x3ab60b61
-DATA draftc6<>+4(SB)/4, $0x3ab60b61
-DATA draftc6<>+8(SB)/4, $0x3ab60b61
-DATA draftc6<>+12(SB)/4, $0x3ab60b61
-DATA draftc6<>+16(SB)/4, $0x3ab60b61
-DATA draftc6<>+20(SB)/4, $0x3ab60b61
-DATA draftc6<>+24(SB)/4, $0x3ab60b61
-DATA draftc6<>+28(SB)/4, $0x3ab60b61
-DATA draftc6<>+32(SB)/4, $0x3ab60b61
-DATA draftc6<>+36(SB)/4, $0x3ab60b61
-DATA draftc6<>+40(SB)/4, $0x3ab60b61
-DATA draftc6<>+44(SB)/4, $0x3ab60b61
-DATA draftc6<>+48(SB)/4, $0x3ab60b61
-DATA draftc6<>+52(SB)/4, $0x3ab60b61
-DATA draftc6<>+56(SB)/4, $0x3ab60b61
-DATA draftc6<>+60(SB)/4, $0x3ab60b61
-GLOBL draftc6<>(SB), RODATA|NOPTR, $64
-
-DATA draftc5<>+0(SB)/4, $0x3c088889
-DATA draftc5<>+4(SB)/4, $0x3c088889
-DATA draftc5<>+8(SB)/4, $0x3c088889
-DATA draftc5<>+12(SB)/4, $0x3c088889
-DATA draftc5<>+16(SB)/4, $0x3c088889
-DATA draftc5<>+20(SB)/4, $0x3c088889
-DATA draftc5<>+24(SB)/4, $0x3c088889
-DATA draftc5<>+28(SB)/4, $0x3c088889
-DATA draftc5<>+32(SB)/4, $0x3c088889
-DATA draftc5<>+36(SB)/4, $0x3c088889
-DATA draftc5<>+40(SB)/4, $0x3c088889
-DATA draftc5<>+44(SB)/4, $0x3c088889
-DATA draftc5<>+48(SB)/4, $0x3c088889
-DATA draftc5<>+52(SB)/4, $0x3c088889
-DATA draftc5<>+56(SB)/4, $0x3c088889
-DATA draftc5<>+60(SB)/4, $0x3c088889
-GLOBL draftc5<>(SB), RODATA|NOPTR, $64
-
-DATA draftc4<>+0(SB)/4, $0x3d2aaaab
-DATA draftc4<>+4(SB)/4, $0x3d2aaaab
-DATA draftc4<>+8(SB)/4, $0x3d2aaaab
-DATA draftc4<>+12(SB)/4, $0x3d2aaaab
-DATA draftc4<>+16(SB)/4, $0x3d2aaaab
-DATA draftc4<>+20(SB)/4, $0x3d2aaaab
-DATA draftc4<>+24(SB)/4, $0x3d2aaaab
-DATA draftc4<>+28(SB)/4, $0x3d2aaaab
-DATA draftc4<>+32(SB)/4, $0x3d2aaaab
-DATA draftc4<>+36(SB)/4, $0x3d2aaaab
-DATA draftc4<>+40(SB)/4, $0x3d2aaaab
-DATA draftc4<>+44(SB)/4, $0x3d2aaaab
-DATA draftc4<>+48(SB)/4, $0x3d2aaaab
-DATA draftc4<>+52(SB)/4, $0x3d2aaaab
-DATA draftc4<>+56(SB)/4, $0x3d2aaaab
-DATA draftc4<>+60(SB)/4, $0x3d2aaaab
-GLOBL draftc4<>(SB), RODATA|NOPTR, $64
-
-DATA draftc3<>+0(SB)/4, $0x3e2aaaab
-DATA draftc3<>+4(SB)/4, $0x3e2aaaab
-DATA draftc3<>+8(SB)/4, $0x3e2aaaab
-DATA draftc3<>+12(SB)/4, $0x3e2aaaab
-DATA draftc3<>+16(SB)/4, $0x3e2aaaab
-DATA draftc3<>+20(SB)/4, $0x3e2aaaab
-DATA draftc3<>+24(SB)/4, $0x3e2aaaab
-DATA draftc3<>+28(SB)/4, $0x3e2aaaab
-DATA draftc3<>+32(SB)/4, $0x3e2aaaab
-DATA draftc3<>+36(SB)/4, $0x3e2aaaab
-DATA draftc3<>+40(SB)/4, $0x3e2aaaab
-DATA draftc3<>+44(SB)/4, $0x3e2aaaab
-DATA draftc3<>+48(SB)/4, $0x3e2aaaab
-DATA draftc3<>+52(SB)/4, $0x3e2aaaab
-DATA draftc3<>+56(SB)/4, $0x3e2aaaab
-DATA draftc3<>+60(SB)/4, $0x3e2aaaab
-GLOBL draftc3<>(SB), RODATA|NOPTR, $64
-
-DATA draftc2<>+0(SB)/4, $0x3f000000
-DATA draftc2<>+4(SB)/4, $0x3f000000
-DATA draftc2<>+8(SB)/4, $0x3f000000
-DATA draftc2<>+12(SB)/4, $0x3f000000
-DATA draftc2<>+16(SB)/4, $0x3f000000
-DATA draftc2<>+20(SB)/4, $0x3f000000
-DATA draftc2<>+24(SB)/4, $0x3f000000
-DATA draftc2<>+28(SB)/4, $0x3f000000
-DATA draftc2<>+32(SB)/4, $0x3f000000
-DATA draftc2<>+36(SB)/4, $0x3f000000
-DATA draftc2<>+40(SB)/4, $0x3f000000
-DATA draftc2<>+44(SB)/4, $0x3f000000
-DATA draftc2<>+48(SB)/4, $0x3f000000
-DATA draftc2<>+52(SB)/4, $0x3f000000
-DATA draftc2<>+56(SB)/4, $0x3f000000
-DATA draftc2<>+60(SB)/4, $0x3f000000
-GLOBL draftc2<>(SB), RODATA|NOPTR, $64
-
-DATA draftc1<>+0(SB)/4, $0x3f800000
-DATA draftc1<>+4(SB)/4, $0x3f800000
-DATA draftc1<>+8(SB)/4, $0x3f800000
-DATA draftc1<>+12(SB)/4, $0x3f800000
-DATA draftc1<>+16(SB)/4, $0x3f800000
-DATA draftc1<>+20(SB)/4, $0x3f800000
-DATA draftc1<>+24(SB)/4, $0x3f800000
-DATA draftc1<>+28(SB)/4, $0x3f800000
-DATA draftc1<>+32(SB)/4, $0x3f800000
-DATA draftc1<>+36(SB)/4, $0x3f800000
-DATA draftc1<>+40(SB)/4, $0x3f800000
-DATA draftc1<>+44(SB)/4, $0x3f800000
-DATA draftc1<>+48(SB)/4, $0x3f800000
-DATA draftc1<>+52(SB)/4, $0x3f800000
-DATA draftc1<>+56(SB)/4, $0x3f800000
-DATA draftc1<>+60(SB)/4, $0x3f800000
-GLOBL draftc1<>(SB), RODATA|NOPTR, $64
-
-DATA draftc0<>+0(SB)/4, $0x3f800000
-DATA draftc0<>+4(SB)/4, $0x3f800000
-DATA draftc0<>+8(SB)/4, $0x3f800000
-DATA draftc0<>+12(SB)/4, $0x3f800000
-DATA draftc0<>+16(SB)/4, $0x3f800000
-DATA draftc0<>+20(SB)/4, $0x3f800000
-DATA draftc0<>+24(SB)/4, $0x3f800000
-DATA draftc0<>+28(SB)/4, $0x3f800000
-DATA draftc0<>+32(SB)/4, $0x3f800000
-DATA draftc0<>+36(SB)/4, $0x3f800000
-DATA draftc0<>+40(SB)/4, $0x3f800000
-DATA draftc0<>+44(SB)/4, $0x3f800000
-DATA draftc0<>+48(SB)/4, $0x3f800000
-DATA draftc0<>+52(SB)/4, $0x3f800000
-DATA draftc0<>+56(SB)/4, $0x3f800000
-DATA draftc0<>+60(SB)/4, $0x3f800000
-GLOBL draftc0<>(SB), RODATA|NOPTR, $64
+DATA consts<>+0(SB)/4, $0x3fb8aa3b
+DATA consts<>+4(SB)/4, $0x3fb8aa3b
+DATA consts<>+8(SB)/4, $0x3fb8aa3b
+DATA consts<>+12(SB)/4, $0x3fb8aa3b
+DATA consts<>+16(SB)/4, $0x3fb8aa3b
+DATA consts<>+20(SB)/4, $0x3fb8aa3b
+DATA consts<>+24(SB)/4, $0x3fb8aa3b
+DATA consts<>+28(SB)/4, $0x3fb8aa3b
+DATA consts<>+32(SB)/4, $0x3f318000
+DATA consts<>+36(SB)/4, $0x3f318000
+DATA consts<>+40(SB)/4, $0x3f318000
+DATA consts<>+44(SB)/4, $0x3f318000
+DATA consts<>+48(SB)/4, $0x3f318000
+DATA consts<>+52(SB)/4, $0x3f318000
+DATA consts<>+56(SB)/4, $0x3f318000
+DATA consts<>+60(SB)/4, $0x3f318000
+DATA consts<>+64(SB)/4, $0xb95e8083
+DATA consts<>+68(SB)/4, $0xb95e8083
+DATA consts<>+72(SB)/4, $0xb95e8083
+DATA consts<>+76(SB)/4, $0xb95e8083
+DATA consts<>+80(SB)/4, $0xb95e8083
+DATA consts<>+84(SB)/4, $0xb95e8083
+DATA consts<>+88(SB)/4, $0xb95e8083
+DATA consts<>+92(SB)/4, $0xb95e8083
+DATA consts<>+96(SB)/4, $0x4b400000
+DATA consts<>+100(SB)/4, $0x4b400000
+DATA consts<>+104(SB)/4, $0x4b400000
+DATA consts<>+108(SB)/4, $0x4b400000
+DATA consts<>+112(SB)/4, $0x4b400000
+DATA consts<>+116(SB)/4, $0x4b400000
+DATA consts<>+120(SB)/4, $0x4b400000
+DATA consts<>+124(SB)/4, $0x4b400000
+DATA consts<>+128(SB)/4, $0x7f800000
+DATA consts<>+132(SB)/4, $0x7f800000
+DATA consts<>+136(SB)/4, $0x7f800000
+DATA consts<>+140(SB)/4, $0x7f800000
+DATA consts<>+144(SB)/4, $0x7f800000
+DATA consts<>+148(SB)/4, $0x7f800000
+DATA consts<>+152(SB)/4, $0x7f800000
+DATA consts<>+156(SB)/4, $0x7f800000
+DATA consts<>+160(SB)/4, $0x3f800000
+DATA consts<>+164(SB)/4, $0x3f800000
+DATA consts<>+168(SB)/4, $0x3f800000
+DATA consts<>+172(SB)/4, $0x3f800000
+DATA consts<>+176(SB)/4, $0x3f800000
+DATA consts<>+180(SB)/4, $0x3f800000
+DATA consts<>+184(SB)/4, $0x3f800000
+DATA consts<>+188(SB)/4, $0x3f800000
+DATA consts<>+192(SB)/4, $0x3efffffe
+DATA consts<>+196(SB)/4, $0x3efffffe
+DATA consts<>+200(SB)/4, $0x3efffffe
+DATA consts<>+204(SB)/4, $0x3efffffe
+DATA consts<>+208(SB)/4, $0x3efffffe
+DATA consts<>+212(SB)/4, $0x3efffffe
+DATA consts<>+216(SB)/4, $0x3efffffe
+DATA consts<>+220(SB)/4, $0x3efffffe
+DATA consts<>+224(SB)/4, $0x3e2aaa0d
+DATA consts<>+228(SB)/4, $0x3e2aaa0d
+DATA consts<>+232(SB)/4, $0x3e2aaa0d
+DATA consts<>+236(SB)/4, $0x3e2aaa0d
+DATA consts<>+240(SB)/4, $0x3e2aaa0d
+DATA consts<>+244(SB)/4, $0x3e2aaa0d
+DATA consts<>+248(SB)/4, $0x3e2aaa0d
+DATA consts<>+252(SB)/4, $0x3e2aaa0d
+DATA consts<>+256(SB)/4, $0x3d2aac11
+DATA consts<>+260(SB)/4, $0x3d2aac11
+DATA consts<>+264(SB)/4, $0x3d2aac11
+DATA consts<>+268(SB)/4, $0x3d2aac11
+DATA consts<>+272(SB)/4, $0x3d2aac11
+DATA consts<>+276(SB)/4, $0x3d2aac11
+DATA consts<>+280(SB)/4, $0x3d2aac11
+DATA consts<>+284(SB)/4, $0x3d2aac11
+DATA consts<>+288(SB)/4, $0x3c0933c1
+DATA consts<>+292(SB)/4, $0x3c0933c1
+DATA consts<>+296(SB)/4, $0x3c0933c1
+DATA consts<>+300(SB)/4, $0x3c0933c1
+DATA consts<>+304(SB)/4, $0x3c0933c1
+DATA consts<>+308(SB)/4, $0x3c0933c1
+DATA consts<>+312(SB)/4, $0x3c0933c1
+DATA consts<>+316(SB)/4, $0x3c0933c1
+DATA consts<>+320(SB)/4, $0x3ab57398
+DATA consts<>+324(SB)/4, $0x3ab57398
+DATA consts<>+328(SB)/4, $0x3ab57398
+DATA consts<>+332(SB)/4, $0x3ab57398
+DATA consts<>+336(SB)/4, $0x3ab57398
+DATA consts<>+340(SB)/4, $0x3ab57398
+DATA consts<>+344(SB)/4, $0x3ab57398
+DATA consts<>+348(SB)/4, $0x3ab57398
+DATA consts<>+352(SB)/4, $0xc2aeac4f
+DATA consts<>+356(SB)/4, $0xc2aeac4f
+DATA consts<>+360(SB)/4, $0xc2aeac4f
+DATA consts<>+364(SB)/4, $0xc2aeac4f
+DATA consts<>+368(SB)/4, $0xc2aeac4f
+DATA consts<>+372(SB)/4, $0xc2aeac4f
+DATA consts<>+376(SB)/4, $0xc2aeac4f
+DATA consts<>+380(SB)/4, $0xc2aeac4f
+DATA consts<>+384(SB)/4, $0x42b17218
+DATA consts<>+388(SB)/4, $0x42b17218
+DATA consts<>+392(SB)/4, $0x42b17218
+DATA consts<>+396(SB)/4, $0x42b17218
+DATA consts<>+400(SB)/4, $0x42b17218
+DATA consts<>+404(SB)/4, $0x42b17218
+DATA consts<>+408(SB)/4, $0x42b17218
+DATA consts<>+412(SB)/4, $0x42b17218
+GLOBL consts<>(SB), RODATA|NOPTR, $416
 
 DATA tailmask<>+0(SB)/4, $0x00000000
 DATA tailmask<>+4(SB)/4, $0x00000000
@@ -555,7 +415,7 @@ DATA softmaxOne<>+0(SB)/4, $0x3f800000
 GLOBL softmaxOne<>(SB), RODATA|NOPTR, $4
 
 // func softmaxAVX512(dst []float32, x []float32) int
-// Requires: AVX, AVX512DQ, AVX512F, BMI2
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
 TEXT ·softmaxAVX512(SB), NOSPLIT, $0-56
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+24(FP), CX
@@ -605,7 +465,7 @@ maxReduce:
 	VMAXPS        Z1, Z0, Z0
 	VEXTRACTF64X4 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y0
-	VEXTRACTF128  $0x01, Y0, X1
+	VEXTRACTF32X4 $0x01, Y0, X1
 	VMAXPS        X1, X0, X0
 	VMOVHLPS      X0, X0, X1
 	VMAXPS        X1, X0, X0
@@ -617,64 +477,62 @@ maxReduce:
 	VXORPS        X1, X1, X1
 	VSUBSS        X0, X1, X0
 	VBROADCASTSS  X0, Z0
-	VXORPS        Z1, Z1, Z1
-	VXORPS        Z2, Z2, Z2
+	VBROADCASTSS  consts<>+0(SB), Z1
+	VBROADCASTSS  consts<>+32(SB), Z2
+	VBROADCASTSS  consts<>+64(SB), Z3
+	VBROADCASTSS  consts<>+160(SB), Z4
+	VBROADCASTSS  consts<>+160(SB), Z5
+	VBROADCASTSS  consts<>+192(SB), Z6
+	VBROADCASTSS  consts<>+224(SB), Z7
+	VBROADCASTSS  consts<>+256(SB), Z8
+	VBROADCASTSS  consts<>+288(SB), Z9
+	VBROADCASTSS  consts<>+320(SB), Z10
+	VBROADCASTSS  consts<>+352(SB), Z11
+	VBROADCASTSS  consts<>+384(SB), Z12
+	VXORPS        Z13, Z13, Z13
+	VXORPS        Z14, Z14, Z14
 	MOVQ          AX, SI
 	MOVQ          DX, DI
 
 expBlock:
 	CMPQ         DI, $0x00000020
 	JB           expVector
-	VADDPS       (CX), Z0, Z3
-	VMAXPS       draftlo<>+0(SB), Z3, Z4
-	VMINPS       drafthi<>+0(SB), Z4, Z4
-	VMULPS       draftlog2e<>+0(SB), Z4, Z5
-	VRNDSCALEPS  $0x00, Z5, Z5
-	VMOVAPS      Z4, Z4
-	VFNMADD231PS draftln2hi<>+0(SB), Z5, Z4
-	VFNMADD231PS draftln2lo<>+0(SB), Z5, Z4
-	VMOVUPS      draftc7<>+0(SB), Z6
-	VFMADD213PS  draftc6<>+0(SB), Z4, Z6
-	VFMADD213PS  draftc5<>+0(SB), Z4, Z6
-	VFMADD213PS  draftc4<>+0(SB), Z4, Z6
-	VFMADD213PS  draftc3<>+0(SB), Z4, Z6
-	VFMADD213PS  draftc2<>+0(SB), Z4, Z6
-	VFMADD213PS  draftc1<>+0(SB), Z4, Z6
-	VFMADD213PS  draftc0<>+0(SB), Z4, Z6
-	VCVTPS2DQ    Z5, Z5
-	VPSLLD       $0x17, Z5, Z5
-	VPADDD       Z5, Z6, Z6
-	VCMPPS       $0x01, draftlo<>+0(SB), Z3, K2
-	VMOVAPS      draftzero<>+0(SB), K2, Z6
-	VCMPPS       $0x03, Z3, Z3, K2
-	VMOVAPS      Z3, K2, Z6
-	VMOVUPS      Z6, (SI)
-	VADDPS       Z6, Z1, Z1
-	VADDPS       64(CX), Z0, Z3
-	VMAXPS       draftlo<>+0(SB), Z3, Z4
-	VMINPS       drafthi<>+0(SB), Z4, Z4
-	VMULPS       draftlog2e<>+0(SB), Z4, Z5
-	VRNDSCALEPS  $0x00, Z5, Z5
-	VMOVAPS      Z4, Z4
-	VFNMADD231PS draftln2hi<>+0(SB), Z5, Z4
-	VFNMADD231PS draftln2lo<>+0(SB), Z5, Z4
-	VMOVUPS      draftc7<>+0(SB), Z6
-	VFMADD213PS  draftc6<>+0(SB), Z4, Z6
-	VFMADD213PS  draftc5<>+0(SB), Z4, Z6
-	VFMADD213PS  draftc4<>+0(SB), Z4, Z6
-	VFMADD213PS  draftc3<>+0(SB), Z4, Z6
-	VFMADD213PS  draftc2<>+0(SB), Z4, Z6
-	VFMADD213PS  draftc1<>+0(SB), Z4, Z6
-	VFMADD213PS  draftc0<>+0(SB), Z4, Z6
-	VCVTPS2DQ    Z5, Z5
-	VPSLLD       $0x17, Z5, Z5
-	VPADDD       Z5, Z6, Z6
-	VCMPPS       $0x01, draftlo<>+0(SB), Z3, K2
-	VMOVAPS      draftzero<>+0(SB), K2, Z6
-	VCMPPS       $0x03, Z3, Z3, K2
-	VMOVAPS      Z3, K2, Z6
-	VMOVUPS      Z6, 64(SI)
-	VADDPS       Z6, Z2, Z2
+	VADDPS       (CX), Z0, Z15
+	VMINPS       Z15, Z12, Z16
+	VMULPS       Z1, Z16, Z17
+	VRNDSCALEPS  $0x08, Z17, Z17
+	VMOVAPS      Z16, Z16
+	VFNMADD231PS Z2, Z17, Z16
+	VFNMADD231PS Z3, Z17, Z16
+	VMOVAPS      Z10, Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z8, Z16, Z18
+	VFMADD213PS  Z7, Z16, Z18
+	VFMADD213PS  Z6, Z16, Z18
+	VFMADD213PS  Z5, Z16, Z18
+	VFMADD213PS  Z4, Z16, Z18
+	VCMPPS       $0x15, Z11, Z15, K2
+	VSCALEFPS.Z  Z17, Z18, K2, Z18
+	VMOVUPS      Z18, (SI)
+	VADDPS       Z18, Z13, Z13
+	VADDPS       64(CX), Z0, Z15
+	VMINPS       Z15, Z12, Z16
+	VMULPS       Z1, Z16, Z17
+	VRNDSCALEPS  $0x08, Z17, Z17
+	VMOVAPS      Z16, Z16
+	VFNMADD231PS Z2, Z17, Z16
+	VFNMADD231PS Z3, Z17, Z16
+	VMOVAPS      Z10, Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z8, Z16, Z18
+	VFMADD213PS  Z7, Z16, Z18
+	VFMADD213PS  Z6, Z16, Z18
+	VFMADD213PS  Z5, Z16, Z18
+	VFMADD213PS  Z4, Z16, Z18
+	VCMPPS       $0x15, Z11, Z15, K2
+	VSCALEFPS.Z  Z17, Z18, K2, Z18
+	VMOVUPS      Z18, 64(SI)
+	VADDPS       Z18, Z14, Z14
 	ADDQ         $0x00000080, CX
 	ADDQ         $0x00000080, SI
 	SUBQ         $0x00000020, DI
@@ -683,31 +541,24 @@ expBlock:
 expVector:
 	CMPQ         DI, $0x00000010
 	JB           expTail
-	VADDPS       (CX), Z0, Z3
-	VMAXPS       draftlo<>+0(SB), Z3, Z4
-	VMINPS       drafthi<>+0(SB), Z4, Z4
-	VMULPS       draftlog2e<>+0(SB), Z4, Z5
-	VRNDSCALEPS  $0x00, Z5, Z5
-	VMOVAPS      Z4, Z4
-	VFNMADD231PS draftln2hi<>+0(SB), Z5, Z4
-	VFNMADD231PS draftln2lo<>+0(SB), Z5, Z4
-	VMOVUPS      draftc7<>+0(SB), Z6
-	VFMADD213PS  draftc6<>+0(SB), Z4, Z6
-	VFMADD213PS  draftc5<>+0(SB), Z4, Z6
-	VFMADD213PS  draftc4<>+0(SB), Z4, Z6
-	VFMADD213PS  draftc3<>+0(SB), Z4, Z6
-	VFMADD213PS  draftc2<>+0(SB), Z4, Z6
-	VFMADD213PS  draftc1<>+0(SB), Z4, Z6
-	VFMADD213PS  draftc0<>+0(SB), Z4, Z6
-	VCVTPS2DQ    Z5, Z5
-	VPSLLD       $0x17, Z5, Z5
-	VPADDD       Z5, Z6, Z6
-	VCMPPS       $0x01, draftlo<>+0(SB), Z3, K2
-	VMOVAPS      draftzero<>+0(SB), K2, Z6
-	VCMPPS       $0x03, Z3, Z3, K2
-	VMOVAPS      Z3, K2, Z6
-	VMOVUPS      Z6, (SI)
-	VADDPS       Z6, Z1, Z1
+	VADDPS       (CX), Z0, Z15
+	VMINPS       Z15, Z12, Z16
+	VMULPS       Z1, Z16, Z17
+	VRNDSCALEPS  $0x08, Z17, Z17
+	VMOVAPS      Z16, Z16
+	VFNMADD231PS Z2, Z17, Z16
+	VFNMADD231PS Z3, Z17, Z16
+	VMOVAPS      Z10, Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z8, Z16, Z18
+	VFMADD213PS  Z7, Z16, Z18
+	VFMADD213PS  Z6, Z16, Z18
+	VFMADD213PS  Z5, Z16, Z18
+	VFMADD213PS  Z4, Z16, Z18
+	VCMPPS       $0x15, Z11, Z15, K2
+	VSCALEFPS.Z  Z17, Z18, K2, Z18
+	VMOVUPS      Z18, (SI)
+	VADDPS       Z18, Z13, Z13
 	ADDQ         $0x00000040, CX
 	ADDQ         $0x00000040, SI
 	SUBQ         $0x00000010, DI
@@ -716,47 +567,40 @@ expVector:
 expTail:
 	TESTQ        BX, BX
 	JZ           expReduce
-	VMOVUPS.Z    (CX), K1, Z3
-	VADDPS       Z0, Z3, Z3
-	VMAXPS       draftlo<>+0(SB), Z3, Z0
-	VMINPS       drafthi<>+0(SB), Z0, Z0
-	VMULPS       draftlog2e<>+0(SB), Z0, Z4
-	VRNDSCALEPS  $0x00, Z4, Z4
+	VMOVUPS.Z    (CX), K1, Z15
+	VADDPS       Z0, Z15, Z15
+	VMINPS       Z15, Z12, Z0
+	VMULPS       Z1, Z0, Z1
+	VRNDSCALEPS  $0x08, Z1, Z1
 	VMOVAPS      Z0, Z0
-	VFNMADD231PS draftln2hi<>+0(SB), Z4, Z0
-	VFNMADD231PS draftln2lo<>+0(SB), Z4, Z0
-	VMOVUPS      draftc7<>+0(SB), Z5
-	VFMADD213PS  draftc6<>+0(SB), Z0, Z5
-	VFMADD213PS  draftc5<>+0(SB), Z0, Z5
-	VFMADD213PS  draftc4<>+0(SB), Z0, Z5
-	VFMADD213PS  draftc3<>+0(SB), Z0, Z5
-	VFMADD213PS  draftc2<>+0(SB), Z0, Z5
-	VFMADD213PS  draftc1<>+0(SB), Z0, Z5
-	VFMADD213PS  draftc0<>+0(SB), Z0, Z5
-	VCVTPS2DQ    Z4, Z4
-	VPSLLD       $0x17, Z4, Z4
-	VPADDD       Z4, Z5, Z5
-	VCMPPS       $0x01, draftlo<>+0(SB), Z3, K2
-	VMOVAPS      draftzero<>+0(SB), K2, Z5
-	VCMPPS       $0x03, Z3, Z3, K2
-	VMOVAPS      Z3, K2, Z5
-	VMOVUPS      Z5, K1, (SI)
-	VADDPS       Z5, Z1, K1, Z1
+	VFNMADD231PS Z2, Z1, Z0
+	VFNMADD231PS Z3, Z1, Z0
+	VMOVAPS      Z10, Z2
+	VFMADD213PS  Z9, Z0, Z2
+	VFMADD213PS  Z8, Z0, Z2
+	VFMADD213PS  Z7, Z0, Z2
+	VFMADD213PS  Z6, Z0, Z2
+	VFMADD213PS  Z5, Z0, Z2
+	VFMADD213PS  Z4, Z0, Z2
+	VCMPPS       $0x15, Z11, Z15, K2
+	VSCALEFPS.Z  Z1, Z2, K2, Z2
+	VMOVUPS      Z2, K1, (SI)
+	VADDPS       Z2, Z13, K1, Z13
 
 expReduce:
-	VADDPS        Z2, Z1, Z1
-	VEXTRACTF64X4 $0x01, Z1, Y0
-	VADDPS        Y0, Y1, Y1
-	VEXTRACTF128  $0x01, Y1, X0
-	VADDPS        X0, X1, X1
-	VMOVHLPS      X1, X1, X0
-	VADDPS        X0, X1, X1
-	VMOVSHDUP     X1, X0
-	VADDSS        X0, X1, X1
-	VUCOMISS      X1, X1
+	VADDPS        Z14, Z13, Z13
+	VEXTRACTF64X4 $0x01, Z13, Y0
+	VADDPS        Y0, Y13, Y13
+	VEXTRACTF32X4 $0x01, Y13, X0
+	VADDPS        X0, X13, X13
+	VMOVHLPS      X13, X13, X0
+	VADDPS        X0, X13, X13
+	VMOVSHDUP     X13, X0
+	VADDSS        X0, X13, X13
+	VUCOMISS      X13, X13
 	JP            nan
 	VMOVSS        softmaxOne<>+0(SB), X0
-	VDIVSS        X1, X0, X0
+	VDIVSS        X13, X0, X0
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
@@ -809,21 +653,3 @@ nan:
 	MOVQ AX, ret+48(FP)
 	VZEROUPPER
 	RET
-
-DATA draftzero<>+0(SB)/4, $0x00000000
-DATA draftzero<>+4(SB)/4, $0x00000000
-DATA draftzero<>+8(SB)/4, $0x00000000
-DATA draftzero<>+12(SB)/4, $0x00000000
-DATA draftzero<>+16(SB)/4, $0x00000000
-DATA draftzero<>+20(SB)/4, $0x00000000
-DATA draftzero<>+24(SB)/4, $0x00000000
-DATA draftzero<>+28(SB)/4, $0x00000000
-DATA draftzero<>+32(SB)/4, $0x00000000
-DATA draftzero<>+36(SB)/4, $0x00000000
-DATA draftzero<>+40(SB)/4, $0x00000000
-DATA draftzero<>+44(SB)/4, $0x00000000
-DATA draftzero<>+48(SB)/4, $0x00000000
-DATA draftzero<>+52(SB)/4, $0x00000000
-DATA draftzero<>+56(SB)/4, $0x00000000
-DATA draftzero<>+60(SB)/4, $0x00000000
-GLOBL draftzero<>(SB), RODATA|NOPTR, $64
