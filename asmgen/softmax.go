@@ -36,9 +36,8 @@ const (
 // x holds a NaN that the maximum missed; the Go wrapper finishes both.
 //
 // dst may be x: each AVX2 tail (the last full vector, overlapping the one
-// before) is computed from input read before the main loop overwrites it. AVX2
-// rows shorter than a vector are copied into a vector padded with −Inf, which
-// adds e^−Inf = 0 to the sum.
+// before) is computed from input read before the main loop overwrites it. Rows
+// of at most one vector take softmaxOne.
 func genSoftmax(s *isa) {
 	name := s.name("softmax")
 	TEXT(name, NOSPLIT, "func(dst, x []float32) int")
@@ -52,34 +51,12 @@ func genSoftmax(s *isa) {
 	TESTQ(n, n)
 	JZ(LabelRef("done"))
 
-	// AVX2 rows shorter than a vector run through a −Inf-padded local vector.
-	var outDst, outN, small GPVirtual
-	var buf, stash Mem
+	// Rows of at most one vector stay in a register: softmaxOne.
+	CMPQ(n, U32(s.lanes))
+	JBE(LabelRef("one"))
+	var stash Mem
 	if !s.wide {
-		buf, stash = AllocLocal(s.bytes()), AllocLocal(s.bytes())
-		outDst, outN, small = GP64(), GP64(), GP64()
-		MOVQ(dst, outDst)
-		MOVQ(n, outN)
-		XORQ(small, small)
-		CMPQ(n, U32(s.lanes))
-		JAE(LabelRef("rowReady"))
-		ninf := s.vec()
-		VBROADCASTSS(f32Const("softmaxNegInf", float32(math.Inf(-1))), ninf)
-		VMOVUPS(ninf, buf)
-		b, i, t := GP64(), GP64(), XMM()
-		LEAQ(buf, b)
-		XORQ(i, i)
-		Label("smallCopyIn")
-		VMOVSS(Mem{Base: x, Index: i, Scale: 4}, t)
-		VMOVSS(t, Mem{Base: b, Index: i, Scale: 4})
-		INCQ(i)
-		CMPQ(i, n)
-		JB(LabelRef("smallCopyIn"))
-		MOVQ(b, x)
-		MOVQ(b, dst)
-		MOVQ(U32(s.lanes), n)
-		MOVQ(U32(1), small)
-		Label("rowReady")
+		stash = AllocLocal(s.bytes())
 	}
 
 	rem := GP64()
@@ -115,19 +92,6 @@ func genSoftmax(s *isa) {
 	VBROADCASTSS(r, scale)
 	softmaxScale(s, dst, n, rem, k, scale)
 
-	if !s.wide {
-		TESTQ(small, small)
-		JZ(LabelRef("done"))
-		i, t := GP64(), XMM()
-		XORQ(i, i)
-		Label("smallCopyOut")
-		VMOVSS(Mem{Base: dst, Index: i, Scale: 4}, t)
-		VMOVSS(t, Mem{Base: outDst, Index: i, Scale: 4})
-		INCQ(i)
-		CMPQ(i, outN)
-		JB(LabelRef("smallCopyOut"))
-	}
-
 	Label("done")
 	for _, ret := range []struct {
 		label string
@@ -141,6 +105,102 @@ func genSoftmax(s *isa) {
 		VZEROUPPER()
 		RET()
 	}
+	softmaxOne(s, dst, x, n)
+}
+
+// softmaxOne emits the softmax of a row of 1 ≤ n ≤ lanes floats in one
+// register, with butterfly reductions that leave the max and the sum in every
+// lane (each step is symmetric, so all lanes get the same bits). The lanes past
+// n hold −Inf, which adds e^−Inf = 0: AVX-512 loads them merge-masked into a
+// −Inf vector; AVX2 copies a row shorter than a vector into a −Inf-padded local
+// vector and the results back. It jumps to the special and nan exits.
+func softmaxOne(s *isa, dst, x, n GPVirtual) {
+	Label("one")
+	e := newExpGen(s)
+	v := s.vec()
+	VBROADCASTSS(f32Const("softmaxNegInf", float32(math.Inf(-1))), v)
+	var k tail
+	var buf Mem
+	var b GPVirtual
+	if s.wide {
+		k = s.tailMask(n) // n = 16 gives all ones
+		VMOVUPS(Mem{Base: x}, k.k, v)
+	} else {
+		buf, b = AllocLocal(s.bytes()), GP64()
+		LEAQ(buf, b)
+		CMPQ(n, U32(s.lanes))
+		JB(LabelRef("oneCopyIn"))
+		VMOVUPS(Mem{Base: x}, v)
+		JMP(LabelRef("oneLoaded"))
+		Label("oneCopyIn")
+		VMOVUPS(v, buf)
+		i, t := GP64(), XMM()
+		XORQ(i, i)
+		Label("oneCopyInLoop")
+		VMOVSS(Mem{Base: x, Index: i, Scale: 4}, t)
+		VMOVSS(t, Mem{Base: b, Index: i, Scale: 4})
+		INCQ(i)
+		CMPQ(i, n)
+		JB(LabelRef("oneCopyInLoop"))
+		VMOVUPS(buf, v)
+		Label("oneLoaded")
+	}
+	m := s.butterfly(v, func(a, b, dst Op) { VMAXPS(a, b, dst) })
+	t := XMM()
+	VSUBSS(m.AsX(), m.AsX(), t) // 0 when m is finite, NaN for ±Inf and NaN
+	VUCOMISS(t, t)
+	JP(LabelRef("special"))
+	d := s.vec()
+	VSUBPS(m, v, d) // x − m, the same bits as x + (−m) in the main path
+	ev := e.apply(d)
+	sum := s.butterfly(ev, func(a, b, dst Op) { VADDPS(a, b, dst) })
+	VUCOMISS(sum.AsX(), sum.AsX())
+	JP(LabelRef("nan"))
+	one, r := XMM(), XMM()
+	VMOVSS(f32Const("softmaxOne", 1), one)
+	VDIVSS(sum.AsX(), one, r)
+	scale := s.vec()
+	VBROADCASTSS(r, scale)
+	VMULPS(scale, ev, ev)
+	if s.wide {
+		VMOVUPS(ev, k.k, Mem{Base: dst})
+	} else {
+		CMPQ(n, U32(s.lanes))
+		JB(LabelRef("oneCopyOut"))
+		VMOVUPS(ev, Mem{Base: dst})
+		JMP(LabelRef("done"))
+		Label("oneCopyOut")
+		VMOVUPS(ev, buf)
+		i, t := GP64(), XMM()
+		XORQ(i, i)
+		Label("oneCopyOutLoop")
+		VMOVSS(Mem{Base: b, Index: i, Scale: 4}, t)
+		VMOVSS(t, Mem{Base: dst, Index: i, Scale: 4})
+		INCQ(i)
+		CMPQ(i, n)
+		JB(LabelRef("oneCopyOutLoop"))
+	}
+	JMP(LabelRef("done"))
+}
+
+// butterfly folds the lanes of v with op by swapping halves, quarters, pairs
+// and neighbours, and returns a vector holding the result in every lane.
+func (s *isa) butterfly(v VecVirtual, op func(a, b, dst Op)) VecVirtual {
+	acc, t := s.vec(), s.vec()
+	if s.wide {
+		VSHUFF32X4(U8(0x4e), v, v, t) // swap the 256-bit halves
+		op(t, v, acc)
+		VSHUFF32X4(U8(0xb1), acc, acc, t) // swap neighbouring 128-bit lanes
+		op(t, acc, acc)
+	} else {
+		VPERM2F128(U8(0x01), v, v, t) // swap the 128-bit halves
+		op(t, v, acc)
+	}
+	VPERMILPS(U8(0x4e), acc, t) // swap 64-bit pairs
+	op(t, acc, acc)
+	VPERMILPS(U8(0xb1), acc, t) // swap neighbours
+	op(t, acc, acc)
+	return acc
 }
 
 // softmaxMax emits the maximum of the n floats at x (n ≥ one vector for AVX2)

@@ -12,85 +12,66 @@ TEXT ·softmaxAVX2(SB), NOSPLIT, $64-56
 	MOVQ         x_len+32(FP), DX
 	TESTQ        DX, DX
 	JZ           done
-	MOVQ         AX, BX
-	MOVQ         DX, SI
-	XORQ         DI, DI
 	CMPQ         DX, $0x00000008
-	JAE          rowReady
+	JBE          one
+	MOVQ         DX, BX
+	ANDQ         $0x00000007, BX
 	VBROADCASTSS softmaxNegInf<>+0(SB), Y0
-	VMOVUPS      Y0, (SP)
-	LEAQ         (SP), AX
-	XORQ         DI, DI
-
-smallCopyIn:
-	VMOVSS (CX)(DI*4), X0
-	VMOVSS X0, (AX)(DI*4)
-	INCQ   DI
-	CMPQ   DI, DX
-	JB     smallCopyIn
-	MOVQ   AX, CX
-	MOVQ   $0x00000008, DX
-	MOVQ   $0x00000001, DI
-
-rowReady:
-	MOVQ         DX, R8
-	ANDQ         $0x00000007, R8
-	VBROADCASTSS softmaxNegInf<>+0(SB), Y0
+	VMOVAPS      Y0, Y1
 	VMOVAPS      Y0, Y2
 	VMOVAPS      Y0, Y3
-	VMOVAPS      Y0, Y4
-	MOVQ         CX, R9
-	MOVQ         DX, R10
+	MOVQ         CX, SI
+	MOVQ         DX, DI
 
 maxBlock:
-	CMPQ   R10, $0x00000020
+	CMPQ   DI, $0x00000020
 	JB     maxVector
-	VMAXPS (R9), Y0, Y0
-	VMAXPS 32(R9), Y2, Y2
-	VMAXPS 64(R9), Y3, Y3
-	VMAXPS 96(R9), Y4, Y4
-	ADDQ   $0x00000080, R9
-	SUBQ   $0x00000020, R10
+	VMAXPS (SI), Y0, Y0
+	VMAXPS 32(SI), Y1, Y1
+	VMAXPS 64(SI), Y2, Y2
+	VMAXPS 96(SI), Y3, Y3
+	ADDQ   $0x00000080, SI
+	SUBQ   $0x00000020, DI
 	JMP    maxBlock
 
 maxVector:
-	CMPQ   R10, $0x00000008
+	CMPQ   DI, $0x00000008
 	JB     maxTail
-	VMAXPS (R9), Y0, Y0
-	ADDQ   $0x00000020, R9
-	SUBQ   $0x00000008, R10
+	VMAXPS (SI), Y0, Y0
+	ADDQ   $0x00000020, SI
+	SUBQ   $0x00000008, DI
 	JMP    maxVector
 
 maxTail:
-	TESTQ  R8, R8
+	TESTQ  BX, BX
 	JZ     maxReduce
-	VMAXPS -32(R9)(R8*4), Y2, Y2
+	VMAXPS -32(SI)(BX*4), Y1, Y1
 
 maxReduce:
-	VMAXPS       Y3, Y0, Y0
-	VMAXPS       Y4, Y2, Y2
 	VMAXPS       Y2, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X2
-	VMAXPS       X2, X0, X0
-	VMOVHLPS     X0, X0, X2
-	VMAXPS       X2, X0, X0
-	VMOVSHDUP    X0, X2
-	VMAXSS       X2, X0, X0
-	VSUBSS       X0, X0, X2
-	VUCOMISS     X2, X2
+	VMAXPS       Y3, Y1, Y1
+	VMAXPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VMAXPS       X1, X0, X0
+	VMOVHLPS     X0, X0, X1
+	VMAXPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VMAXSS       X1, X0, X0
+	VSUBSS       X0, X0, X1
+	VUCOMISS     X1, X1
 	JP           special
-	VXORPS       X2, X2, X2
-	VSUBSS       X0, X2, X0
+	VXORPS       X1, X1, X1
+	VSUBSS       X0, X1, X0
 	VBROADCASTSS X0, Y0
+	VXORPS       Y1, Y1, Y1
 	VXORPS       Y2, Y2, Y2
-	VXORPS       Y3, Y3, Y3
-	TESTQ        R8, R8
+	TESTQ        BX, BX
 	JZ           expMain
-	VADDPS       -32(CX)(DX*4), Y0, Y4
+	VADDPS       -32(CX)(DX*4), Y0, Y3
 	VMOVUPS      consts<>+0(SB), Y5
-	VFMADD213PS  consts<>+96(SB), Y4, Y5
+	VFMADD213PS  consts<>+96(SB), Y3, Y5
 	VSUBPS       consts<>+96(SB), Y5, Y6
-	VMOVAPS      Y4, Y7
+	VMOVAPS      Y3, Y7
 	VFNMADD231PS consts<>+32(SB), Y6, Y7
 	VFNMADD231PS consts<>+64(SB), Y6, Y7
 	VMOVUPS      consts<>+320(SB), Y8
@@ -102,28 +83,28 @@ maxReduce:
 	VFMADD213PS  consts<>+160(SB), Y7, Y8
 	VPSLLD       $0x17, Y5, Y5
 	VPADDD       Y5, Y8, Y8
-	VCMPPS       $0x1d, consts<>+384(SB), Y4, Y6
+	VCMPPS       $0x1d, consts<>+384(SB), Y3, Y6
 	VBLENDVPS    Y6, consts<>+128(SB), Y8, Y8
-	VCMPPS       $0x15, consts<>+352(SB), Y4, Y6
+	VCMPPS       $0x15, consts<>+352(SB), Y3, Y6
 	VANDPS       Y6, Y8, Y8
-	VMOVUPS      Y8, 32(SP)
-	LEAQ         tailmask<>+0(SB), R9
-	VMOVDQU      (R9)(R8*4), Y4
-	VANDPS       Y4, Y8, Y8
-	VADDPS       Y8, Y2, Y2
+	VMOVUPS      Y8, (SP)
+	LEAQ         tailmask<>+0(SB), SI
+	VMOVDQU      (SI)(BX*4), Y3
+	VANDPS       Y3, Y8, Y8
+	VADDPS       Y8, Y1, Y1
 
 expMain:
-	MOVQ AX, R9
-	MOVQ DX, R10
+	MOVQ AX, SI
+	MOVQ DX, DI
 
 expBlock:
-	CMPQ         R10, $0x00000010
+	CMPQ         DI, $0x00000010
 	JB           expVector
-	VADDPS       (CX), Y0, Y4
+	VADDPS       (CX), Y0, Y3
 	VMOVUPS      consts<>+0(SB), Y5
-	VFMADD213PS  consts<>+96(SB), Y4, Y5
+	VFMADD213PS  consts<>+96(SB), Y3, Y5
 	VSUBPS       consts<>+96(SB), Y5, Y6
-	VMOVAPS      Y4, Y7
+	VMOVAPS      Y3, Y7
 	VFNMADD231PS consts<>+32(SB), Y6, Y7
 	VFNMADD231PS consts<>+64(SB), Y6, Y7
 	VMOVUPS      consts<>+320(SB), Y8
@@ -135,47 +116,47 @@ expBlock:
 	VFMADD213PS  consts<>+160(SB), Y7, Y8
 	VPSLLD       $0x17, Y5, Y5
 	VPADDD       Y5, Y8, Y8
-	VCMPPS       $0x1d, consts<>+384(SB), Y4, Y6
+	VCMPPS       $0x1d, consts<>+384(SB), Y3, Y6
 	VBLENDVPS    Y6, consts<>+128(SB), Y8, Y8
-	VCMPPS       $0x15, consts<>+352(SB), Y4, Y6
+	VCMPPS       $0x15, consts<>+352(SB), Y3, Y6
 	VANDPS       Y6, Y8, Y8
-	VMOVUPS      Y8, (R9)
+	VMOVUPS      Y8, (SI)
+	VADDPS       Y8, Y1, Y1
+	VADDPS       32(CX), Y0, Y3
+	VMOVUPS      consts<>+0(SB), Y5
+	VFMADD213PS  consts<>+96(SB), Y3, Y5
+	VSUBPS       consts<>+96(SB), Y5, Y6
+	VMOVAPS      Y3, Y7
+	VFNMADD231PS consts<>+32(SB), Y6, Y7
+	VFNMADD231PS consts<>+64(SB), Y6, Y7
+	VMOVUPS      consts<>+320(SB), Y8
+	VFMADD213PS  consts<>+288(SB), Y7, Y8
+	VFMADD213PS  consts<>+256(SB), Y7, Y8
+	VFMADD213PS  consts<>+224(SB), Y7, Y8
+	VFMADD213PS  consts<>+192(SB), Y7, Y8
+	VFMADD213PS  consts<>+160(SB), Y7, Y8
+	VFMADD213PS  consts<>+160(SB), Y7, Y8
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       Y5, Y8, Y8
+	VCMPPS       $0x1d, consts<>+384(SB), Y3, Y6
+	VBLENDVPS    Y6, consts<>+128(SB), Y8, Y8
+	VCMPPS       $0x15, consts<>+352(SB), Y3, Y6
+	VANDPS       Y6, Y8, Y8
+	VMOVUPS      Y8, 32(SI)
 	VADDPS       Y8, Y2, Y2
-	VADDPS       32(CX), Y0, Y4
-	VMOVUPS      consts<>+0(SB), Y5
-	VFMADD213PS  consts<>+96(SB), Y4, Y5
-	VSUBPS       consts<>+96(SB), Y5, Y6
-	VMOVAPS      Y4, Y7
-	VFNMADD231PS consts<>+32(SB), Y6, Y7
-	VFNMADD231PS consts<>+64(SB), Y6, Y7
-	VMOVUPS      consts<>+320(SB), Y8
-	VFMADD213PS  consts<>+288(SB), Y7, Y8
-	VFMADD213PS  consts<>+256(SB), Y7, Y8
-	VFMADD213PS  consts<>+224(SB), Y7, Y8
-	VFMADD213PS  consts<>+192(SB), Y7, Y8
-	VFMADD213PS  consts<>+160(SB), Y7, Y8
-	VFMADD213PS  consts<>+160(SB), Y7, Y8
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       Y5, Y8, Y8
-	VCMPPS       $0x1d, consts<>+384(SB), Y4, Y6
-	VBLENDVPS    Y6, consts<>+128(SB), Y8, Y8
-	VCMPPS       $0x15, consts<>+352(SB), Y4, Y6
-	VANDPS       Y6, Y8, Y8
-	VMOVUPS      Y8, 32(R9)
-	VADDPS       Y8, Y3, Y3
 	ADDQ         $0x00000040, CX
-	ADDQ         $0x00000040, R9
-	SUBQ         $0x00000010, R10
+	ADDQ         $0x00000040, SI
+	SUBQ         $0x00000010, DI
 	JMP          expBlock
 
 expVector:
-	CMPQ         R10, $0x00000008
+	CMPQ         DI, $0x00000008
 	JB           expTail
-	VADDPS       (CX), Y0, Y4
+	VADDPS       (CX), Y0, Y3
 	VMOVUPS      consts<>+0(SB), Y5
-	VFMADD213PS  consts<>+96(SB), Y4, Y5
+	VFMADD213PS  consts<>+96(SB), Y3, Y5
 	VSUBPS       consts<>+96(SB), Y5, Y6
-	VMOVAPS      Y4, Y7
+	VMOVAPS      Y3, Y7
 	VFNMADD231PS consts<>+32(SB), Y6, Y7
 	VFNMADD231PS consts<>+64(SB), Y6, Y7
 	VMOVUPS      consts<>+320(SB), Y8
@@ -187,85 +168,74 @@ expVector:
 	VFMADD213PS  consts<>+160(SB), Y7, Y8
 	VPSLLD       $0x17, Y5, Y5
 	VPADDD       Y5, Y8, Y8
-	VCMPPS       $0x1d, consts<>+384(SB), Y4, Y6
+	VCMPPS       $0x1d, consts<>+384(SB), Y3, Y6
 	VBLENDVPS    Y6, consts<>+128(SB), Y8, Y8
-	VCMPPS       $0x15, consts<>+352(SB), Y4, Y6
+	VCMPPS       $0x15, consts<>+352(SB), Y3, Y6
 	VANDPS       Y6, Y8, Y8
-	VMOVUPS      Y8, (R9)
-	VADDPS       Y8, Y2, Y2
+	VMOVUPS      Y8, (SI)
+	VADDPS       Y8, Y1, Y1
 	ADDQ         $0x00000020, CX
-	ADDQ         $0x00000020, R9
-	SUBQ         $0x00000008, R10
+	ADDQ         $0x00000020, SI
+	SUBQ         $0x00000008, DI
 	JMP          expVector
 
 expTail:
-	TESTQ   R8, R8
+	TESTQ   BX, BX
 	JZ      expReduce
-	VMOVUPS 32(SP), Y0
+	VMOVUPS (SP), Y0
 	VMOVUPS Y0, -32(AX)(DX*4)
 
 expReduce:
-	VADDPS       Y3, Y2, Y2
-	VEXTRACTF128 $0x01, Y2, X0
-	VADDPS       X0, X2, X2
-	VMOVHLPS     X2, X2, X0
-	VADDPS       X0, X2, X2
-	VMOVSHDUP    X2, X0
-	VADDSS       X0, X2, X2
-	VUCOMISS     X2, X2
+	VADDPS       Y2, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VMOVHLPS     X1, X1, X0
+	VADDPS       X0, X1, X1
+	VMOVSHDUP    X1, X0
+	VADDSS       X0, X1, X1
+	VUCOMISS     X1, X1
 	JP           nan
 	VMOVSS       softmaxOne<>+0(SB), X0
-	VDIVSS       X2, X0, X0
+	VDIVSS       X1, X0, X0
 	VBROADCASTSS X0, Y0
-	TESTQ        R8, R8
+	TESTQ        BX, BX
 	JZ           scaleMain
-	VMULPS       -32(AX)(DX*4), Y0, Y1
+	VMULPS       -32(AX)(DX*4), Y0, Y4
 
 scaleMain:
 	MOVQ AX, CX
-	MOVQ DX, R9
+	MOVQ DX, SI
 
 scaleBlock:
-	CMPQ    R9, $0x00000020
+	CMPQ    SI, $0x00000020
 	JB      scaleVector
-	VMULPS  (CX), Y0, Y2
-	VMOVUPS Y2, (CX)
-	VMULPS  32(CX), Y0, Y2
-	VMOVUPS Y2, 32(CX)
-	VMULPS  64(CX), Y0, Y2
-	VMOVUPS Y2, 64(CX)
-	VMULPS  96(CX), Y0, Y2
-	VMOVUPS Y2, 96(CX)
+	VMULPS  (CX), Y0, Y1
+	VMOVUPS Y1, (CX)
+	VMULPS  32(CX), Y0, Y1
+	VMOVUPS Y1, 32(CX)
+	VMULPS  64(CX), Y0, Y1
+	VMOVUPS Y1, 64(CX)
+	VMULPS  96(CX), Y0, Y1
+	VMOVUPS Y1, 96(CX)
 	ADDQ    $0x00000080, CX
-	SUBQ    $0x00000020, R9
+	SUBQ    $0x00000020, SI
 	JMP     scaleBlock
 
 scaleVector:
-	CMPQ    R9, $0x00000008
+	CMPQ    SI, $0x00000008
 	JB      scaleTail
-	VMULPS  (CX), Y0, Y2
-	VMOVUPS Y2, (CX)
+	VMULPS  (CX), Y0, Y1
+	VMOVUPS Y1, (CX)
 	ADDQ    $0x00000020, CX
-	SUBQ    $0x00000008, R9
+	SUBQ    $0x00000008, SI
 	JMP     scaleVector
 
 scaleTail:
-	TESTQ   R8, R8
+	TESTQ   BX, BX
 	JZ      scaleDone
-	VMOVUPS Y1, -32(AX)(DX*4)
+	VMOVUPS Y4, -32(AX)(DX*4)
 
 scaleDone:
-	TESTQ DI, DI
-	JZ    done
-	XORQ  CX, CX
-
-smallCopyOut:
-	VMOVSS (AX)(CX*4), X0
-	VMOVSS X0, (BX)(CX*4)
-	INCQ   CX
-	CMPQ   CX, SI
-	JB     smallCopyOut
-
 done:
 	MOVQ $0x00000000, AX
 	MOVQ AX, ret+48(FP)
@@ -283,6 +253,85 @@ nan:
 	MOVQ AX, ret+48(FP)
 	VZEROUPPER
 	RET
+
+one:
+	VBROADCASTSS softmaxNegInf<>+0(SB), Y0
+	LEAQ         32(SP), BX
+	CMPQ         DX, $0x00000008
+	JB           oneCopyIn
+	VMOVUPS      (CX), Y0
+	JMP          oneLoaded
+
+oneCopyIn:
+	VMOVUPS Y0, 32(SP)
+	XORQ    SI, SI
+
+oneCopyInLoop:
+	VMOVSS  (CX)(SI*4), X0
+	VMOVSS  X0, (BX)(SI*4)
+	INCQ    SI
+	CMPQ    SI, DX
+	JB      oneCopyInLoop
+	VMOVUPS 32(SP), Y0
+
+oneLoaded:
+	VPERM2F128   $0x01, Y0, Y0, Y2
+	VMAXPS       Y2, Y0, Y1
+	VPERMILPS    $0x4e, Y1, Y2
+	VMAXPS       Y2, Y1, Y1
+	VPERMILPS    $0xb1, Y1, Y2
+	VMAXPS       Y2, Y1, Y1
+	VSUBSS       X1, X1, X2
+	VUCOMISS     X2, X2
+	JP           special
+	VSUBPS       Y1, Y0, Y0
+	VMOVUPS      consts<>+0(SB), Y1
+	VFMADD213PS  consts<>+96(SB), Y0, Y1
+	VSUBPS       consts<>+96(SB), Y1, Y2
+	VMOVAPS      Y0, Y3
+	VFNMADD231PS consts<>+32(SB), Y2, Y3
+	VFNMADD231PS consts<>+64(SB), Y2, Y3
+	VMOVUPS      consts<>+320(SB), Y4
+	VFMADD213PS  consts<>+288(SB), Y3, Y4
+	VFMADD213PS  consts<>+256(SB), Y3, Y4
+	VFMADD213PS  consts<>+224(SB), Y3, Y4
+	VFMADD213PS  consts<>+192(SB), Y3, Y4
+	VFMADD213PS  consts<>+160(SB), Y3, Y4
+	VFMADD213PS  consts<>+160(SB), Y3, Y4
+	VPSLLD       $0x17, Y1, Y1
+	VPADDD       Y1, Y4, Y4
+	VCMPPS       $0x1d, consts<>+384(SB), Y0, Y2
+	VBLENDVPS    Y2, consts<>+128(SB), Y4, Y4
+	VCMPPS       $0x15, consts<>+352(SB), Y0, Y2
+	VANDPS       Y2, Y4, Y4
+	VPERM2F128   $0x01, Y4, Y4, Y1
+	VADDPS       Y1, Y4, Y0
+	VPERMILPS    $0x4e, Y0, Y1
+	VADDPS       Y1, Y0, Y0
+	VPERMILPS    $0xb1, Y0, Y1
+	VADDPS       Y1, Y0, Y0
+	VUCOMISS     X0, X0
+	JP           nan
+	VMOVSS       softmaxOne<>+0(SB), X1
+	VDIVSS       X0, X1, X0
+	VBROADCASTSS X0, Y0
+	VMULPS       Y0, Y4, Y4
+	CMPQ         DX, $0x00000008
+	JB           oneCopyOut
+	VMOVUPS      Y4, (AX)
+	JMP          done
+
+oneCopyOut:
+	VMOVUPS Y4, 32(SP)
+	XORQ    CX, CX
+
+oneCopyOutLoop:
+	VMOVSS (BX)(CX*4), X0
+	VMOVSS X0, (AX)(CX*4)
+	INCQ   CX
+	CMPQ   CX, DX
+	JB     oneCopyOutLoop
+	JMP    done
 
 DATA softmaxNegInf<>+0(SB)/4, $0xff800000
 GLOBL softmaxNegInf<>(SB), RODATA|NOPTR, $4
@@ -422,6 +471,8 @@ TEXT ·softmaxAVX512(SB), NOSPLIT, $0-56
 	MOVQ         x_len+32(FP), DX
 	TESTQ        DX, DX
 	JZ           done
+	CMPQ         DX, $0x00000010
+	JBE          one
 	MOVQ         DX, BX
 	ANDQ         $0x0000000f, BX
 	MOVL         $0x0000ffff, SI
@@ -653,3 +704,65 @@ nan:
 	MOVQ AX, ret+48(FP)
 	VZEROUPPER
 	RET
+
+one:
+	VBROADCASTSS consts<>+0(SB), Z0
+	VBROADCASTSS consts<>+32(SB), Z1
+	VBROADCASTSS consts<>+64(SB), Z2
+	VBROADCASTSS consts<>+160(SB), Z3
+	VBROADCASTSS consts<>+160(SB), Z4
+	VBROADCASTSS consts<>+192(SB), Z5
+	VBROADCASTSS consts<>+224(SB), Z6
+	VBROADCASTSS consts<>+256(SB), Z7
+	VBROADCASTSS consts<>+288(SB), Z8
+	VBROADCASTSS consts<>+320(SB), Z9
+	VBROADCASTSS consts<>+352(SB), Z10
+	VBROADCASTSS consts<>+384(SB), Z11
+	VBROADCASTSS softmaxNegInf<>+0(SB), Z12
+	MOVL         $0x0000ffff, BX
+	BZHIL        DX, BX, BX
+	KMOVW        BX, K1
+	VMOVUPS      (CX), K1, Z12
+	VSHUFF32X4   $0x4e, Z12, Z12, Z14
+	VMAXPS       Z14, Z12, Z13
+	VSHUFF32X4   $0xb1, Z13, Z13, Z14
+	VMAXPS       Z14, Z13, Z13
+	VPERMILPS    $0x4e, Z13, Z14
+	VMAXPS       Z14, Z13, Z13
+	VPERMILPS    $0xb1, Z13, Z14
+	VMAXPS       Z14, Z13, Z13
+	VSUBSS       X13, X13, X14
+	VUCOMISS     X14, X14
+	JP           special
+	VSUBPS       Z13, Z12, Z12
+	VMINPS       Z12, Z11, Z11
+	VMULPS       Z0, Z11, Z0
+	VRNDSCALEPS  $0x08, Z0, Z0
+	VMOVAPS      Z11, Z11
+	VFNMADD231PS Z1, Z0, Z11
+	VFNMADD231PS Z2, Z0, Z11
+	VMOVAPS      Z9, Z1
+	VFMADD213PS  Z8, Z11, Z1
+	VFMADD213PS  Z7, Z11, Z1
+	VFMADD213PS  Z6, Z11, Z1
+	VFMADD213PS  Z5, Z11, Z1
+	VFMADD213PS  Z4, Z11, Z1
+	VFMADD213PS  Z3, Z11, Z1
+	VCMPPS       $0x15, Z10, Z12, K2
+	VSCALEFPS.Z  Z0, Z1, K2, Z1
+	VSHUFF32X4   $0x4e, Z1, Z1, Z2
+	VADDPS       Z2, Z1, Z0
+	VSHUFF32X4   $0xb1, Z0, Z0, Z2
+	VADDPS       Z2, Z0, Z0
+	VPERMILPS    $0x4e, Z0, Z2
+	VADDPS       Z2, Z0, Z0
+	VPERMILPS    $0xb1, Z0, Z2
+	VADDPS       Z2, Z0, Z0
+	VUCOMISS     X0, X0
+	JP           nan
+	VMOVSS       softmaxOne<>+0(SB), X2
+	VDIVSS       X0, X2, X0
+	VBROADCASTSS X0, Z0
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, K1, (AX)
+	JMP          done
