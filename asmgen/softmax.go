@@ -152,7 +152,7 @@ func softmaxOne(s *isa, dst, x, n GPVirtual) {
 	JP(LabelRef("special"))
 	d := s.vec()
 	VSUBPS(m, v, d) // x − m, the same bits as x + (−m) in the main path
-	ev := e.apply(d)
+	ev := e.applyNonPositive(d)
 	sum := s.butterfly(ev, func(a, b, dst Op) { VADDPS(a, b, dst) })
 	VUCOMISS(sum.AsX(), sum.AsX())
 	JP(LabelRef("nan"))
@@ -311,7 +311,7 @@ func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, st
 		JZ(LabelRef("expMain"))
 		v := s.vec()
 		VADDPS(Mem{Base: x, Index: n, Scale: 4, Disp: -s.bytes()}, negM, v)
-		ev := e.apply(v)
+		ev := e.applyNonPositive(v)
 		VMOVUPS(ev, stash)
 		mask := s.tailMask(rem)
 		VANDPS(mask.y, ev, ev)
@@ -330,7 +330,7 @@ func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, st
 	for i, sum := range sums {
 		v := s.vec()
 		VADDPS(Mem{Base: p, Disp: i * s.bytes()}, negM, v)
-		ev := e.apply(v)
+		ev := e.applyNonPositive(v)
 		VMOVUPS(ev, Mem{Base: q, Disp: i * s.bytes()})
 		VADDPS(ev, sum, sum)
 	}
@@ -345,7 +345,7 @@ func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, st
 	{
 		v := s.vec()
 		VADDPS(Mem{Base: p}, negM, v)
-		ev := e.apply(v)
+		ev := e.applyNonPositive(v)
 		VMOVUPS(ev, Mem{Base: q})
 		VADDPS(ev, sums[0], sums[0])
 		ADDQ(U32(s.bytes()), p)
@@ -361,7 +361,7 @@ func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, st
 		v := s.vec()
 		VMOVUPS_Z(Mem{Base: p}, k.k, v)
 		VADDPS(negM, v, v)
-		ev := e.apply(v)
+		ev := e.applyNonPositive(v)
 		VMOVUPS(ev, k.k, Mem{Base: q})
 		VADDPS(ev, sums[0], k.k, sums[0])
 	} else {
@@ -442,4 +442,32 @@ func f32Const(name string, v float32) Mem {
 	DATA(0, U32(math.Float32bits(v)))
 	f32Consts[name] = m
 	return m
+}
+
+// applyNonPositive is expGen.apply for lanes that are ≤ 0 or NaN, such as
+// softmax's x − max: it is apply without the overflow handling (the clamp to
+// ExpHi and the +Inf blend), which cannot change such lanes, so it gives the
+// same bits with fewer instructions.
+func (e *expGen) applyNonPositive(x VecVirtual) VecVirtual {
+	s := e.s
+	if s.wide {
+		n := s.vec()
+		VMULPS(e.log2e.r, x, n)
+		VRNDSCALEPS(U8(8), n, n) // round to nearest even, no precision exception
+		p := e.poly(e.reduce(x, n))
+		k := K()
+		VCMPPS(U8(cmpNLTUQ), e.lo.r, x, k) // x ≥ ExpLo or NaN
+		VSCALEFPS_Z(n, p, k, p)
+		return p
+	}
+	t, n := s.vec(), s.vec()
+	VMOVUPS(e.log2e.mem, t)
+	VFMADD213PS(e.shifter.mem, x, t) // t = x·log₂e + shifter: n in the low bits
+	VSUBPS(e.shifter.mem, t, n)
+	p := e.poly(e.reduce(x, n))
+	VPSLLD(U8(23), t, t)
+	VPADDD(t, p, p) // p·2ⁿ: exact while the result is normal
+	VCMPPS(U8(cmpNLTUQ), e.lo.mem, x, n)
+	VANDPS(n, p, p)
+	return p
 }
