@@ -33,7 +33,8 @@ const (
 // row whose maximum is finite, in three passes: the maximum m; e = exp(x − m)
 // stored in dst and summed; dst *= 1/Σe. It returns softmaxSpecial without
 // writing anything when m is ±Inf or NaN, and softmaxNaN (dst clobbered) when
-// x holds a NaN that the maximum missed; the Go wrapper finishes both.
+// x holds a NaN (found by summing x − m, whatever exp makes of it); the Go
+// wrapper finishes both.
 //
 // dst may be x: each AVX2 tail (the last full vector, overlapping the one
 // before) is computed from input read before the main loop overwrites it. Rows
@@ -81,8 +82,6 @@ func genSoftmax(s *isa) {
 	negM := s.vec()
 	VBROADCASTSS(nm, negM)
 	total := softmaxExpSum(s, dst, x, n, rem, k, negM, stash)
-	VUCOMISS(total, total)
-	JP(LabelRef("nan"))
 
 	// Pass 3: dst *= 1/Σ.
 	one, r := XMM(), XMM()
@@ -152,10 +151,9 @@ func softmaxOne(s *isa, dst, x, n GPVirtual) {
 	JP(LabelRef("special"))
 	d := s.vec()
 	VSUBPS(m, v, d) // x − m, the same bits as x + (−m) in the main path
+	s.jumpIfNaN(d, "nan")
 	ev := e.applyNonPositive(d)
 	sum := s.butterfly(ev, func(a, b, dst Op) { VADDPS(a, b, dst) })
-	VUCOMISS(sum.AsX(), sum.AsX())
-	JP(LabelRef("nan"))
 	one, r := XMM(), XMM()
 	VMOVSS(f32Const("softmaxOne", 1), one)
 	VDIVSS(sum.AsX(), one, r)
@@ -182,6 +180,24 @@ func softmaxOne(s *isa, dst, x, n GPVirtual) {
 	}
 	JMP(LabelRef("done"))
 }
+
+// jumpIfNaN jumps to label if any lane of v is NaN.
+func (s *isa) jumpIfNaN(v VecVirtual, label string) {
+	if s.wide {
+		k := K()
+		VCMPPS(U8(cmpUnord), v, v, k)
+		KORTESTW(k, k)
+	} else {
+		m, bits := s.vec(), GP32()
+		VCMPPS(U8(cmpUnord), v, v, m)
+		VMOVMSKPS(m, bits)
+		TESTL(bits, bits)
+	}
+	JNZ(LabelRef(label))
+}
+
+// cmpUnord is the VCMPPS predicate true when either operand is NaN.
+const cmpUnord = 0x03
 
 // butterfly folds the lanes of v with op by swapping halves, quarters, pairs
 // and neighbours, and returns a vector holding the result in every lane.
@@ -297,7 +313,7 @@ func reduceLanes(s *isa, v VecVirtual, op, sop func(a, b, dst Op)) VecVirtual {
 }
 
 // softmaxExpSum emits dst = exp(x + negM) over n floats and returns the XMM
-// holding their sum in lane 0.
+// holding their sum in lane 0; it jumps to nan if x holds a NaN.
 func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, stash Mem) VecVirtual {
 	e := newExpGen(s)
 	sums := make([]VecVirtual, softmaxExpUnroll)
@@ -305,12 +321,17 @@ func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, st
 		sums[i] = s.vec()
 		s.zero(sums[i])
 	}
+	// chk sums x − m, all ≤ 0 or NaN: it ends NaN exactly when x holds a NaN,
+	// whatever exp makes of NaN.
+	chk := s.vec()
+	s.zero(chk)
 	if !s.wide {
 		// The tail first, before any store: dst may be x.
 		TESTQ(rem, rem)
 		JZ(LabelRef("expMain"))
 		v := s.vec()
 		VADDPS(Mem{Base: x, Index: n, Scale: 4, Disp: -s.bytes()}, negM, v)
+		VADDPS(v, chk, chk)
 		ev := e.applyNonPositive(v)
 		VMOVUPS(ev, stash)
 		mask := s.tailMask(rem)
@@ -330,6 +351,7 @@ func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, st
 	for i, sum := range sums {
 		v := s.vec()
 		VADDPS(Mem{Base: p, Disp: i * s.bytes()}, negM, v)
+		VADDPS(v, chk, chk)
 		ev := e.applyNonPositive(v)
 		VMOVUPS(ev, Mem{Base: q, Disp: i * s.bytes()})
 		VADDPS(ev, sum, sum)
@@ -345,6 +367,7 @@ func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, st
 	{
 		v := s.vec()
 		VADDPS(Mem{Base: p}, negM, v)
+		VADDPS(v, chk, chk)
 		ev := e.applyNonPositive(v)
 		VMOVUPS(ev, Mem{Base: q})
 		VADDPS(ev, sums[0], sums[0])
@@ -361,6 +384,7 @@ func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, st
 		v := s.vec()
 		VMOVUPS_Z(Mem{Base: p}, k.k, v)
 		VADDPS(negM, v, v)
+		VADDPS(v, chk, chk) // masked lanes add −m, finite
 		ev := e.applyNonPositive(v)
 		VMOVUPS(ev, k.k, Mem{Base: q})
 		VADDPS(ev, sums[0], k.k, sums[0])
@@ -371,6 +395,7 @@ func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, st
 	}
 
 	Label("expReduce")
+	s.jumpIfNaN(chk, "nan")
 	for i := 1; i < len(sums); i++ {
 		VADDPS(sums[i], sums[0], sums[0])
 	}
@@ -444,10 +469,12 @@ func f32Const(name string, v float32) Mem {
 	return m
 }
 
-// applyNonPositive is expGen.apply for lanes that are ≤ 0 or NaN, such as
-// softmax's x − max: it is apply without the overflow handling (the clamp to
-// ExpHi and the +Inf blend), which cannot change such lanes, so it gives the
-// same bits with fewer instructions.
+// applyNonPositive is expGen.apply for lanes ≤ 0, such as softmax's x − max:
+// it is apply without the overflow handling (the clamp to ExpHi and the +Inf
+// blend), which cannot change such lanes, so it gives the same bits with fewer
+// instructions. A NaN lane gives an unspecified value (on AVX2 the exponent
+// shift can turn a NaN with payload into a number): softmax checks its input
+// for NaN itself.
 func (e *expGen) applyNonPositive(x VecVirtual) VecVirtual {
 	s := e.s
 	if s.wide {

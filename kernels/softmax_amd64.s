@@ -65,31 +65,33 @@ maxReduce:
 	VBROADCASTSS X0, Y0
 	VXORPS       Y1, Y1, Y1
 	VXORPS       Y2, Y2, Y2
+	VXORPS       Y3, Y3, Y3
 	TESTQ        BX, BX
 	JZ           expMain
-	VADDPS       -32(CX)(DX*4), Y0, Y3
-	VMOVUPS      consts<>+0(SB), Y5
-	VFMADD213PS  consts<>+96(SB), Y3, Y5
-	VSUBPS       consts<>+96(SB), Y5, Y6
-	VMOVAPS      Y3, Y7
-	VFNMADD231PS consts<>+32(SB), Y6, Y7
-	VFNMADD231PS consts<>+64(SB), Y6, Y7
-	VMOVUPS      consts<>+320(SB), Y8
-	VFMADD213PS  consts<>+288(SB), Y7, Y8
-	VFMADD213PS  consts<>+256(SB), Y7, Y8
-	VFMADD213PS  consts<>+224(SB), Y7, Y8
-	VFMADD213PS  consts<>+192(SB), Y7, Y8
-	VFMADD213PS  consts<>+160(SB), Y7, Y8
-	VFMADD213PS  consts<>+160(SB), Y7, Y8
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       Y5, Y8, Y8
-	VCMPPS       $0x15, consts<>+352(SB), Y3, Y6
-	VANDPS       Y6, Y8, Y8
-	VMOVUPS      Y8, (SP)
+	VADDPS       -32(CX)(DX*4), Y0, Y5
+	VADDPS       Y5, Y3, Y3
+	VMOVUPS      consts<>+0(SB), Y6
+	VFMADD213PS  consts<>+96(SB), Y5, Y6
+	VSUBPS       consts<>+96(SB), Y6, Y7
+	VMOVAPS      Y5, Y8
+	VFNMADD231PS consts<>+32(SB), Y7, Y8
+	VFNMADD231PS consts<>+64(SB), Y7, Y8
+	VMOVUPS      consts<>+320(SB), Y9
+	VFMADD213PS  consts<>+288(SB), Y8, Y9
+	VFMADD213PS  consts<>+256(SB), Y8, Y9
+	VFMADD213PS  consts<>+224(SB), Y8, Y9
+	VFMADD213PS  consts<>+192(SB), Y8, Y9
+	VFMADD213PS  consts<>+160(SB), Y8, Y9
+	VFMADD213PS  consts<>+160(SB), Y8, Y9
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       Y6, Y9, Y9
+	VCMPPS       $0x15, consts<>+352(SB), Y5, Y7
+	VANDPS       Y7, Y9, Y9
+	VMOVUPS      Y9, (SP)
 	LEAQ         tailmask<>+0(SB), SI
-	VMOVDQU      (SI)(BX*4), Y3
-	VANDPS       Y3, Y8, Y8
-	VADDPS       Y8, Y1, Y1
+	VMOVDQU      (SI)(BX*4), Y5
+	VANDPS       Y5, Y9, Y9
+	VADDPS       Y9, Y1, Y1
 
 expMain:
 	MOVQ AX, SI
@@ -98,46 +100,48 @@ expMain:
 expBlock:
 	CMPQ         DI, $0x00000010
 	JB           expVector
-	VADDPS       (CX), Y0, Y3
-	VMOVUPS      consts<>+0(SB), Y5
-	VFMADD213PS  consts<>+96(SB), Y3, Y5
-	VSUBPS       consts<>+96(SB), Y5, Y6
-	VMOVAPS      Y3, Y7
-	VFNMADD231PS consts<>+32(SB), Y6, Y7
-	VFNMADD231PS consts<>+64(SB), Y6, Y7
-	VMOVUPS      consts<>+320(SB), Y8
-	VFMADD213PS  consts<>+288(SB), Y7, Y8
-	VFMADD213PS  consts<>+256(SB), Y7, Y8
-	VFMADD213PS  consts<>+224(SB), Y7, Y8
-	VFMADD213PS  consts<>+192(SB), Y7, Y8
-	VFMADD213PS  consts<>+160(SB), Y7, Y8
-	VFMADD213PS  consts<>+160(SB), Y7, Y8
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       Y5, Y8, Y8
-	VCMPPS       $0x15, consts<>+352(SB), Y3, Y6
-	VANDPS       Y6, Y8, Y8
-	VMOVUPS      Y8, (SI)
-	VADDPS       Y8, Y1, Y1
-	VADDPS       32(CX), Y0, Y3
-	VMOVUPS      consts<>+0(SB), Y5
-	VFMADD213PS  consts<>+96(SB), Y3, Y5
-	VSUBPS       consts<>+96(SB), Y5, Y6
-	VMOVAPS      Y3, Y7
-	VFNMADD231PS consts<>+32(SB), Y6, Y7
-	VFNMADD231PS consts<>+64(SB), Y6, Y7
-	VMOVUPS      consts<>+320(SB), Y8
-	VFMADD213PS  consts<>+288(SB), Y7, Y8
-	VFMADD213PS  consts<>+256(SB), Y7, Y8
-	VFMADD213PS  consts<>+224(SB), Y7, Y8
-	VFMADD213PS  consts<>+192(SB), Y7, Y8
-	VFMADD213PS  consts<>+160(SB), Y7, Y8
-	VFMADD213PS  consts<>+160(SB), Y7, Y8
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       Y5, Y8, Y8
-	VCMPPS       $0x15, consts<>+352(SB), Y3, Y6
-	VANDPS       Y6, Y8, Y8
-	VMOVUPS      Y8, 32(SI)
-	VADDPS       Y8, Y2, Y2
+	VADDPS       (CX), Y0, Y5
+	VADDPS       Y5, Y3, Y3
+	VMOVUPS      consts<>+0(SB), Y6
+	VFMADD213PS  consts<>+96(SB), Y5, Y6
+	VSUBPS       consts<>+96(SB), Y6, Y7
+	VMOVAPS      Y5, Y8
+	VFNMADD231PS consts<>+32(SB), Y7, Y8
+	VFNMADD231PS consts<>+64(SB), Y7, Y8
+	VMOVUPS      consts<>+320(SB), Y9
+	VFMADD213PS  consts<>+288(SB), Y8, Y9
+	VFMADD213PS  consts<>+256(SB), Y8, Y9
+	VFMADD213PS  consts<>+224(SB), Y8, Y9
+	VFMADD213PS  consts<>+192(SB), Y8, Y9
+	VFMADD213PS  consts<>+160(SB), Y8, Y9
+	VFMADD213PS  consts<>+160(SB), Y8, Y9
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       Y6, Y9, Y9
+	VCMPPS       $0x15, consts<>+352(SB), Y5, Y7
+	VANDPS       Y7, Y9, Y9
+	VMOVUPS      Y9, (SI)
+	VADDPS       Y9, Y1, Y1
+	VADDPS       32(CX), Y0, Y5
+	VADDPS       Y5, Y3, Y3
+	VMOVUPS      consts<>+0(SB), Y6
+	VFMADD213PS  consts<>+96(SB), Y5, Y6
+	VSUBPS       consts<>+96(SB), Y6, Y7
+	VMOVAPS      Y5, Y8
+	VFNMADD231PS consts<>+32(SB), Y7, Y8
+	VFNMADD231PS consts<>+64(SB), Y7, Y8
+	VMOVUPS      consts<>+320(SB), Y9
+	VFMADD213PS  consts<>+288(SB), Y8, Y9
+	VFMADD213PS  consts<>+256(SB), Y8, Y9
+	VFMADD213PS  consts<>+224(SB), Y8, Y9
+	VFMADD213PS  consts<>+192(SB), Y8, Y9
+	VFMADD213PS  consts<>+160(SB), Y8, Y9
+	VFMADD213PS  consts<>+160(SB), Y8, Y9
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       Y6, Y9, Y9
+	VCMPPS       $0x15, consts<>+352(SB), Y5, Y7
+	VANDPS       Y7, Y9, Y9
+	VMOVUPS      Y9, 32(SI)
+	VADDPS       Y9, Y2, Y2
 	ADDQ         $0x00000040, CX
 	ADDQ         $0x00000040, SI
 	SUBQ         $0x00000010, DI
@@ -146,26 +150,27 @@ expBlock:
 expVector:
 	CMPQ         DI, $0x00000008
 	JB           expTail
-	VADDPS       (CX), Y0, Y3
-	VMOVUPS      consts<>+0(SB), Y5
-	VFMADD213PS  consts<>+96(SB), Y3, Y5
-	VSUBPS       consts<>+96(SB), Y5, Y6
-	VMOVAPS      Y3, Y7
-	VFNMADD231PS consts<>+32(SB), Y6, Y7
-	VFNMADD231PS consts<>+64(SB), Y6, Y7
-	VMOVUPS      consts<>+320(SB), Y8
-	VFMADD213PS  consts<>+288(SB), Y7, Y8
-	VFMADD213PS  consts<>+256(SB), Y7, Y8
-	VFMADD213PS  consts<>+224(SB), Y7, Y8
-	VFMADD213PS  consts<>+192(SB), Y7, Y8
-	VFMADD213PS  consts<>+160(SB), Y7, Y8
-	VFMADD213PS  consts<>+160(SB), Y7, Y8
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       Y5, Y8, Y8
-	VCMPPS       $0x15, consts<>+352(SB), Y3, Y6
-	VANDPS       Y6, Y8, Y8
-	VMOVUPS      Y8, (SI)
-	VADDPS       Y8, Y1, Y1
+	VADDPS       (CX), Y0, Y5
+	VADDPS       Y5, Y3, Y3
+	VMOVUPS      consts<>+0(SB), Y6
+	VFMADD213PS  consts<>+96(SB), Y5, Y6
+	VSUBPS       consts<>+96(SB), Y6, Y7
+	VMOVAPS      Y5, Y8
+	VFNMADD231PS consts<>+32(SB), Y7, Y8
+	VFNMADD231PS consts<>+64(SB), Y7, Y8
+	VMOVUPS      consts<>+320(SB), Y9
+	VFMADD213PS  consts<>+288(SB), Y8, Y9
+	VFMADD213PS  consts<>+256(SB), Y8, Y9
+	VFMADD213PS  consts<>+224(SB), Y8, Y9
+	VFMADD213PS  consts<>+192(SB), Y8, Y9
+	VFMADD213PS  consts<>+160(SB), Y8, Y9
+	VFMADD213PS  consts<>+160(SB), Y8, Y9
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       Y6, Y9, Y9
+	VCMPPS       $0x15, consts<>+352(SB), Y5, Y7
+	VANDPS       Y7, Y9, Y9
+	VMOVUPS      Y9, (SI)
+	VADDPS       Y9, Y1, Y1
 	ADDQ         $0x00000020, CX
 	ADDQ         $0x00000020, SI
 	SUBQ         $0x00000008, DI
@@ -178,6 +183,10 @@ expTail:
 	VMOVUPS Y0, -32(AX)(DX*4)
 
 expReduce:
+	VCMPPS       $0x03, Y3, Y3, Y0
+	VMOVMSKPS    Y0, CX
+	TESTL        CX, CX
+	JNZ          nan
 	VADDPS       Y2, Y1, Y1
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X1
@@ -185,8 +194,6 @@ expReduce:
 	VADDPS       X0, X1, X1
 	VMOVSHDUP    X1, X0
 	VADDSS       X0, X1, X1
-	VUCOMISS     X1, X1
-	JP           nan
 	VMOVSS       softmaxOne<>+0(SB), X0
 	VDIVSS       X1, X0, X0
 	VBROADCASTSS X0, Y0
@@ -277,6 +284,10 @@ oneLoaded:
 	VUCOMISS     X2, X2
 	JP           special
 	VSUBPS       Y1, Y0, Y0
+	VCMPPS       $0x03, Y0, Y0, Y1
+	VMOVMSKPS    Y1, CX
+	TESTL        CX, CX
+	JNZ          nan
 	VMOVUPS      consts<>+0(SB), Y1
 	VFMADD213PS  consts<>+96(SB), Y0, Y1
 	VSUBPS       consts<>+96(SB), Y1, Y2
@@ -300,8 +311,6 @@ oneLoaded:
 	VADDPS       Y1, Y0, Y0
 	VPERMILPS    $0xb1, Y0, Y1
 	VADDPS       Y1, Y0, Y0
-	VUCOMISS     X0, X0
-	JP           nan
 	VMOVSS       softmaxOne<>+0(SB), X1
 	VDIVSS       X0, X1, X0
 	VBROADCASTSS X0, Y0
@@ -532,46 +541,49 @@ maxReduce:
 	VBROADCASTSS  consts<>+384(SB), Z12
 	VXORPS        Z12, Z12, Z12
 	VXORPS        Z13, Z13, Z13
+	VXORPS        Z14, Z14, Z14
 	MOVQ          AX, SI
 	MOVQ          DX, DI
 
 expBlock:
 	CMPQ         DI, $0x00000020
 	JB           expVector
-	VADDPS       (CX), Z0, Z14
-	VMULPS       Z1, Z14, Z15
-	VRNDSCALEPS  $0x08, Z15, Z15
-	VMOVAPS      Z14, Z16
-	VFNMADD231PS Z2, Z15, Z16
-	VFNMADD231PS Z3, Z15, Z16
-	VMOVAPS      Z10, Z17
-	VFMADD213PS  Z9, Z16, Z17
-	VFMADD213PS  Z8, Z16, Z17
-	VFMADD213PS  Z7, Z16, Z17
-	VFMADD213PS  Z6, Z16, Z17
-	VFMADD213PS  Z5, Z16, Z17
-	VFMADD213PS  Z4, Z16, Z17
-	VCMPPS       $0x15, Z11, Z14, K2
-	VSCALEFPS.Z  Z15, Z17, K2, Z17
-	VMOVUPS      Z17, (SI)
-	VADDPS       Z17, Z12, Z12
-	VADDPS       64(CX), Z0, Z14
-	VMULPS       Z1, Z14, Z15
-	VRNDSCALEPS  $0x08, Z15, Z15
-	VMOVAPS      Z14, Z16
-	VFNMADD231PS Z2, Z15, Z16
-	VFNMADD231PS Z3, Z15, Z16
-	VMOVAPS      Z10, Z17
-	VFMADD213PS  Z9, Z16, Z17
-	VFMADD213PS  Z8, Z16, Z17
-	VFMADD213PS  Z7, Z16, Z17
-	VFMADD213PS  Z6, Z16, Z17
-	VFMADD213PS  Z5, Z16, Z17
-	VFMADD213PS  Z4, Z16, Z17
-	VCMPPS       $0x15, Z11, Z14, K2
-	VSCALEFPS.Z  Z15, Z17, K2, Z17
-	VMOVUPS      Z17, 64(SI)
-	VADDPS       Z17, Z13, Z13
+	VADDPS       (CX), Z0, Z15
+	VADDPS       Z15, Z14, Z14
+	VMULPS       Z1, Z15, Z16
+	VRNDSCALEPS  $0x08, Z16, Z16
+	VMOVAPS      Z15, Z17
+	VFNMADD231PS Z2, Z16, Z17
+	VFNMADD231PS Z3, Z16, Z17
+	VMOVAPS      Z10, Z18
+	VFMADD213PS  Z9, Z17, Z18
+	VFMADD213PS  Z8, Z17, Z18
+	VFMADD213PS  Z7, Z17, Z18
+	VFMADD213PS  Z6, Z17, Z18
+	VFMADD213PS  Z5, Z17, Z18
+	VFMADD213PS  Z4, Z17, Z18
+	VCMPPS       $0x15, Z11, Z15, K2
+	VSCALEFPS.Z  Z16, Z18, K2, Z18
+	VMOVUPS      Z18, (SI)
+	VADDPS       Z18, Z12, Z12
+	VADDPS       64(CX), Z0, Z15
+	VADDPS       Z15, Z14, Z14
+	VMULPS       Z1, Z15, Z16
+	VRNDSCALEPS  $0x08, Z16, Z16
+	VMOVAPS      Z15, Z17
+	VFNMADD231PS Z2, Z16, Z17
+	VFNMADD231PS Z3, Z16, Z17
+	VMOVAPS      Z10, Z18
+	VFMADD213PS  Z9, Z17, Z18
+	VFMADD213PS  Z8, Z17, Z18
+	VFMADD213PS  Z7, Z17, Z18
+	VFMADD213PS  Z6, Z17, Z18
+	VFMADD213PS  Z5, Z17, Z18
+	VFMADD213PS  Z4, Z17, Z18
+	VCMPPS       $0x15, Z11, Z15, K2
+	VSCALEFPS.Z  Z16, Z18, K2, Z18
+	VMOVUPS      Z18, 64(SI)
+	VADDPS       Z18, Z13, Z13
 	ADDQ         $0x00000080, CX
 	ADDQ         $0x00000080, SI
 	SUBQ         $0x00000020, DI
@@ -580,23 +592,24 @@ expBlock:
 expVector:
 	CMPQ         DI, $0x00000010
 	JB           expTail
-	VADDPS       (CX), Z0, Z14
-	VMULPS       Z1, Z14, Z15
-	VRNDSCALEPS  $0x08, Z15, Z15
-	VMOVAPS      Z14, Z16
-	VFNMADD231PS Z2, Z15, Z16
-	VFNMADD231PS Z3, Z15, Z16
-	VMOVAPS      Z10, Z17
-	VFMADD213PS  Z9, Z16, Z17
-	VFMADD213PS  Z8, Z16, Z17
-	VFMADD213PS  Z7, Z16, Z17
-	VFMADD213PS  Z6, Z16, Z17
-	VFMADD213PS  Z5, Z16, Z17
-	VFMADD213PS  Z4, Z16, Z17
-	VCMPPS       $0x15, Z11, Z14, K2
-	VSCALEFPS.Z  Z15, Z17, K2, Z17
-	VMOVUPS      Z17, (SI)
-	VADDPS       Z17, Z12, Z12
+	VADDPS       (CX), Z0, Z15
+	VADDPS       Z15, Z14, Z14
+	VMULPS       Z1, Z15, Z16
+	VRNDSCALEPS  $0x08, Z16, Z16
+	VMOVAPS      Z15, Z17
+	VFNMADD231PS Z2, Z16, Z17
+	VFNMADD231PS Z3, Z16, Z17
+	VMOVAPS      Z10, Z18
+	VFMADD213PS  Z9, Z17, Z18
+	VFMADD213PS  Z8, Z17, Z18
+	VFMADD213PS  Z7, Z17, Z18
+	VFMADD213PS  Z6, Z17, Z18
+	VFMADD213PS  Z5, Z17, Z18
+	VFMADD213PS  Z4, Z17, Z18
+	VCMPPS       $0x15, Z11, Z15, K2
+	VSCALEFPS.Z  Z16, Z18, K2, Z18
+	VMOVUPS      Z18, (SI)
+	VADDPS       Z18, Z12, Z12
 	ADDQ         $0x00000040, CX
 	ADDQ         $0x00000040, SI
 	SUBQ         $0x00000010, DI
@@ -605,11 +618,12 @@ expVector:
 expTail:
 	TESTQ        BX, BX
 	JZ           expReduce
-	VMOVUPS.Z    (CX), K1, Z14
-	VADDPS       Z0, Z14, Z14
-	VMULPS       Z1, Z14, Z0
+	VMOVUPS.Z    (CX), K1, Z15
+	VADDPS       Z0, Z15, Z15
+	VADDPS       Z15, Z14, Z14
+	VMULPS       Z1, Z15, Z0
 	VRNDSCALEPS  $0x08, Z0, Z0
-	VMOVAPS      Z14, Z1
+	VMOVAPS      Z15, Z1
 	VFNMADD231PS Z2, Z0, Z1
 	VFNMADD231PS Z3, Z0, Z1
 	VMOVAPS      Z10, Z2
@@ -619,12 +633,15 @@ expTail:
 	VFMADD213PS  Z6, Z1, Z2
 	VFMADD213PS  Z5, Z1, Z2
 	VFMADD213PS  Z4, Z1, Z2
-	VCMPPS       $0x15, Z11, Z14, K2
+	VCMPPS       $0x15, Z11, Z15, K2
 	VSCALEFPS.Z  Z0, Z2, K2, Z2
 	VMOVUPS      Z2, K1, (SI)
 	VADDPS       Z2, Z12, K1, Z12
 
 expReduce:
+	VCMPPS        $0x03, Z14, Z14, K2
+	KORTESTW      K2, K2
+	JNZ           nan
 	VADDPS        Z13, Z12, Z12
 	VEXTRACTF64X4 $0x01, Z12, Y0
 	VADDPS        Y0, Y12, Y12
@@ -634,8 +651,6 @@ expReduce:
 	VADDPS        X0, X12, X12
 	VMOVSHDUP     X12, X0
 	VADDSS        X0, X12, X12
-	VUCOMISS      X12, X12
-	JP            nan
 	VMOVSS        softmaxOne<>+0(SB), X0
 	VDIVSS        X12, X0, X0
 	VBROADCASTSS  X0, Z0
@@ -721,6 +736,9 @@ one:
 	VUCOMISS     X13, X13
 	JP           special
 	VSUBPS       Z12, Z11, Z11
+	VCMPPS       $0x03, Z11, Z11, K2
+	KORTESTW     K2, K2
+	JNZ          nan
 	VMULPS       Z0, Z11, Z0
 	VRNDSCALEPS  $0x08, Z0, Z0
 	VMOVAPS      Z11, Z12
@@ -743,8 +761,6 @@ one:
 	VADDPS       Z2, Z0, Z0
 	VPERMILPS    $0xb1, Z0, Z2
 	VADDPS       Z2, Z0, Z0
-	VUCOMISS     X0, X0
-	JP           nan
 	VMOVSS       softmaxOne<>+0(SB), X2
 	VDIVSS       X0, X2, X0
 	VBROADCASTSS X0, Z0

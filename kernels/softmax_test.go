@@ -153,8 +153,31 @@ func TestSoftmaxRange(t *testing.T) {
 	})
 }
 
+// TestSoftmaxTight aims at the tightest case of the bound: short rows whose
+// x−m sits just past a power of two, where rounding x−m costs the whole
+// |x−m|·u and the exponential's own error must fit in the (n+4)·u left.
+func TestSoftmaxTight(t *testing.T) {
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(19, 20))
+		for _, n := range []int{2, 3} {
+			x, dst := make([]float32, n), make([]float32, n)
+			for _, d := range []float64{1, 4, 16, 64} {
+				for trial := 0; trial < 20000; trial++ {
+					m := float32(0.25 + rng.Float64()*8)
+					x[0] = m
+					for i := 1; i < n; i++ {
+						x[i] = m - float32(d*(1+rng.Float64()*0.02))
+					}
+					Softmax(dst, x)
+					checkSoftmax(t, "Softmax", dst, x)
+				}
+			}
+		}
+	})
+}
+
 func TestSoftmaxSpecial(t *testing.T) {
-	inf, ninf, nan := float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())
+	inf, ninf := float32(math.Inf(1)), float32(math.Inf(-1))
 	// Fixed rows with their exact results.
 	cases := []struct {
 		x, want []float32
@@ -193,10 +216,12 @@ func TestSoftmaxSpecial(t *testing.T) {
 				}
 			}
 		}
-		// NaN anywhere gives all default NaNs, in place or not.
+		// NaN anywhere, whatever its sign and payload, gives all default NaNs,
+		// in place or not.
 		for _, n := range []int{1, 2, 7, 8, 9, 16, 17, 31, 33, 100, 257} {
 			for _, at := range []int{0, n / 2, n - 1} {
-				for _, fillv := range []float32{1, ninf, inf} {
+				for j, fillv := range []float32{1, ninf, inf, -3} {
+					nan := math.Float32frombits([]uint32{0x7fc00000, 0x7fc03030, 0xffc12345, 0x7f800001}[j])
 					x := make([]float32, n)
 					for i := range x {
 						x[i] = fillv
