@@ -161,11 +161,14 @@ func TestAdditiveScoreSpecial(t *testing.T) {
 
 func TestAdditiveScoreGuard(t *testing.T) {
 	const rows = 5
-	forEachGuarded(t, rows*257, 4, func(t *testing.T, n int, get func(int) []float32) {
-		k := Matrix{Rows: rows, Cols: n, Stride: n, Data: get(rows * n)}
-		q, v, dst := get(n), get(n), get(rows)
-		AdditiveScore(dst, k, q, v)
-		checkAdditive(t, "AdditiveScore", dst, k, q, v)
+	forEachGuarded(t, rows*(257+3), 8, func(t *testing.T, n int, get func(int) []float32) {
+		for _, pad := range []int{0, 3} { // rows packed, and padded with the last one flush
+			stride := n + pad
+			k := Matrix{Rows: rows, Cols: n, Stride: stride, Data: get((rows-1)*stride + n)}
+			q, v, dst := get(n), get(n), get(rows)
+			AdditiveScore(dst, k, q, v)
+			checkAdditive(t, "AdditiveScore", dst, k, q, v)
+		}
 	})
 }
 
