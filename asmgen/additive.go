@@ -17,7 +17,7 @@ func genAdditiveFamily() {
 // additiveRowsAVX2 and additiveRowsAVX512 are the numbers of rows of K scored
 // together: their tanh chains are independent, so they overlap in the
 // pipeline, and they share each load of q and v.
-var additiveRowsAVX2, additiveRowsAVX512 = 4, 3
+var additiveRowsAVX2, additiveRowsAVX512 = 4, 6
 
 // genAdditive emits additiveScore<ISA>(dst, k []float32, ldk int, q, v []float32):
 // dst[s] = Σᵢ v[i]·tanh(q[i] + K[s,i]) for the len(dst)×len(q) matrix K with

@@ -45,161 +45,141 @@ blockVector:
 	VMOVUPS      (SI)(R14*1), Y4
 	VMOVUPS      (DI)(R14*1), Y5
 	VADDPS       (DX)(R14*1), Y4, Y6
-	VANDPS       consts<>+416(SB), Y6, Y7
+	VANDPS       consts<>+0(SB), Y6, Y7
 	VMULPS       Y7, Y7, Y8
-	VMOVUPS      consts<>+704(SB), Y9
-	VFMADD213PS  consts<>+672(SB), Y8, Y9
-	VFMADD213PS  consts<>+640(SB), Y8, Y9
-	VFMADD213PS  consts<>+608(SB), Y8, Y9
-	VFMADD213PS  consts<>+576(SB), Y8, Y9
-	VFMADD213PS  consts<>+544(SB), Y8, Y9
+	VMOVUPS      consts<>+288(SB), Y9
+	VFMADD213PS  consts<>+256(SB), Y8, Y9
+	VFMADD213PS  consts<>+224(SB), Y8, Y9
+	VFMADD213PS  consts<>+192(SB), Y8, Y9
+	VFMADD213PS  consts<>+160(SB), Y8, Y9
 	VMULPS       Y7, Y8, Y8
 	VFMADD213PS  Y7, Y8, Y9
-	VADDPS       Y7, Y7, Y8
-	VMOVUPS      consts<>+0(SB), Y11
-	VFMADD213PS  consts<>+96(SB), Y8, Y11
-	VSUBPS       consts<>+96(SB), Y11, Y10
+	VMINPS       consts<>+64(SB), Y7, Y8
+	VMOVUPS      consts<>+320(SB), Y11
+	VFMADD213PS  consts<>+384(SB), Y8, Y11
+	VSUBPS       consts<>+384(SB), Y11, Y10
 	VMOVAPS      Y8, Y8
-	VFNMADD231PS consts<>+32(SB), Y10, Y8
-	VFNMADD231PS consts<>+64(SB), Y10, Y8
-	VMOVUPS      consts<>+320(SB), Y10
-	VFMADD213PS  consts<>+288(SB), Y8, Y10
-	VFMADD213PS  consts<>+256(SB), Y8, Y10
-	VFMADD213PS  consts<>+224(SB), Y8, Y10
-	VFMADD213PS  consts<>+192(SB), Y8, Y10
-	VFMADD213PS  consts<>+160(SB), Y8, Y10
-	VFMADD213PS  consts<>+160(SB), Y8, Y10
+	VFNMADD231PS consts<>+352(SB), Y10, Y8
+	VMOVUPS      consts<>+544(SB), Y10
+	VFMADD213PS  consts<>+512(SB), Y8, Y10
+	VFMADD213PS  consts<>+480(SB), Y8, Y10
+	VFMADD213PS  consts<>+448(SB), Y8, Y10
+	VFMADD213PS  consts<>+416(SB), Y8, Y10
+	VFMADD213PS  consts<>+96(SB), Y8, Y10
 	VPSLLD       $0x17, Y11, Y11
 	VPADDD       Y11, Y10, Y10
-	VADDPS       consts<>+160(SB), Y10, Y10
-	VMOVUPS      consts<>+512(SB), Y8
+	VADDPS       consts<>+96(SB), Y10, Y10
+	VMOVUPS      consts<>+128(SB), Y8
 	VDIVPS       Y10, Y8, Y8
-	VMOVUPS      consts<>+160(SB), Y10
-	VSUBPS       Y8, Y10, Y10
-	VCMPPS       $0x11, consts<>+448(SB), Y7, Y8
-	VBLENDVPS    Y8, Y9, Y10, Y10
-	VCMPPS       $0x1d, consts<>+480(SB), Y7, Y8
-	VBLENDVPS    Y8, consts<>+160(SB), Y10, Y10
+	VMOVUPS      consts<>+96(SB), Y10
+	VSUBPS       Y8, Y10, Y8
+	VCMPPS       $0x19, consts<>+32(SB), Y7, Y10
+	VBLENDVPS    Y10, Y9, Y8, Y8
 	VXORPS       Y7, Y6, Y7
-	VORPS        Y7, Y10, Y10
-	VFMADD231PS  Y10, Y5, Y0
+	VORPS        Y7, Y8, Y8
+	VFMADD231PS  Y8, Y5, Y0
 	VADDPS       (R10)(R14*1), Y4, Y6
-	VANDPS       consts<>+416(SB), Y6, Y7
+	VANDPS       consts<>+0(SB), Y6, Y7
 	VMULPS       Y7, Y7, Y8
-	VMOVUPS      consts<>+704(SB), Y9
-	VFMADD213PS  consts<>+672(SB), Y8, Y9
-	VFMADD213PS  consts<>+640(SB), Y8, Y9
-	VFMADD213PS  consts<>+608(SB), Y8, Y9
-	VFMADD213PS  consts<>+576(SB), Y8, Y9
-	VFMADD213PS  consts<>+544(SB), Y8, Y9
+	VMOVUPS      consts<>+288(SB), Y9
+	VFMADD213PS  consts<>+256(SB), Y8, Y9
+	VFMADD213PS  consts<>+224(SB), Y8, Y9
+	VFMADD213PS  consts<>+192(SB), Y8, Y9
+	VFMADD213PS  consts<>+160(SB), Y8, Y9
 	VMULPS       Y7, Y8, Y8
 	VFMADD213PS  Y7, Y8, Y9
-	VADDPS       Y7, Y7, Y8
-	VMOVUPS      consts<>+0(SB), Y11
-	VFMADD213PS  consts<>+96(SB), Y8, Y11
-	VSUBPS       consts<>+96(SB), Y11, Y10
+	VMINPS       consts<>+64(SB), Y7, Y8
+	VMOVUPS      consts<>+320(SB), Y11
+	VFMADD213PS  consts<>+384(SB), Y8, Y11
+	VSUBPS       consts<>+384(SB), Y11, Y10
 	VMOVAPS      Y8, Y8
-	VFNMADD231PS consts<>+32(SB), Y10, Y8
-	VFNMADD231PS consts<>+64(SB), Y10, Y8
-	VMOVUPS      consts<>+320(SB), Y10
-	VFMADD213PS  consts<>+288(SB), Y8, Y10
-	VFMADD213PS  consts<>+256(SB), Y8, Y10
-	VFMADD213PS  consts<>+224(SB), Y8, Y10
-	VFMADD213PS  consts<>+192(SB), Y8, Y10
-	VFMADD213PS  consts<>+160(SB), Y8, Y10
-	VFMADD213PS  consts<>+160(SB), Y8, Y10
+	VFNMADD231PS consts<>+352(SB), Y10, Y8
+	VMOVUPS      consts<>+544(SB), Y10
+	VFMADD213PS  consts<>+512(SB), Y8, Y10
+	VFMADD213PS  consts<>+480(SB), Y8, Y10
+	VFMADD213PS  consts<>+448(SB), Y8, Y10
+	VFMADD213PS  consts<>+416(SB), Y8, Y10
+	VFMADD213PS  consts<>+96(SB), Y8, Y10
 	VPSLLD       $0x17, Y11, Y11
 	VPADDD       Y11, Y10, Y10
-	VADDPS       consts<>+160(SB), Y10, Y10
-	VMOVUPS      consts<>+512(SB), Y8
+	VADDPS       consts<>+96(SB), Y10, Y10
+	VMOVUPS      consts<>+128(SB), Y8
 	VDIVPS       Y10, Y8, Y8
-	VMOVUPS      consts<>+160(SB), Y10
-	VSUBPS       Y8, Y10, Y10
-	VCMPPS       $0x11, consts<>+448(SB), Y7, Y8
-	VBLENDVPS    Y8, Y9, Y10, Y10
-	VCMPPS       $0x1d, consts<>+480(SB), Y7, Y8
-	VBLENDVPS    Y8, consts<>+160(SB), Y10, Y10
+	VMOVUPS      consts<>+96(SB), Y10
+	VSUBPS       Y8, Y10, Y8
+	VCMPPS       $0x19, consts<>+32(SB), Y7, Y10
+	VBLENDVPS    Y10, Y9, Y8, Y8
 	VXORPS       Y7, Y6, Y7
-	VORPS        Y7, Y10, Y10
-	VFMADD231PS  Y10, Y5, Y1
+	VORPS        Y7, Y8, Y8
+	VFMADD231PS  Y8, Y5, Y1
 	VADDPS       (R11)(R14*1), Y4, Y6
-	VANDPS       consts<>+416(SB), Y6, Y7
+	VANDPS       consts<>+0(SB), Y6, Y7
 	VMULPS       Y7, Y7, Y8
-	VMOVUPS      consts<>+704(SB), Y9
-	VFMADD213PS  consts<>+672(SB), Y8, Y9
-	VFMADD213PS  consts<>+640(SB), Y8, Y9
-	VFMADD213PS  consts<>+608(SB), Y8, Y9
-	VFMADD213PS  consts<>+576(SB), Y8, Y9
-	VFMADD213PS  consts<>+544(SB), Y8, Y9
+	VMOVUPS      consts<>+288(SB), Y9
+	VFMADD213PS  consts<>+256(SB), Y8, Y9
+	VFMADD213PS  consts<>+224(SB), Y8, Y9
+	VFMADD213PS  consts<>+192(SB), Y8, Y9
+	VFMADD213PS  consts<>+160(SB), Y8, Y9
 	VMULPS       Y7, Y8, Y8
 	VFMADD213PS  Y7, Y8, Y9
-	VADDPS       Y7, Y7, Y8
-	VMOVUPS      consts<>+0(SB), Y11
-	VFMADD213PS  consts<>+96(SB), Y8, Y11
-	VSUBPS       consts<>+96(SB), Y11, Y10
+	VMINPS       consts<>+64(SB), Y7, Y8
+	VMOVUPS      consts<>+320(SB), Y11
+	VFMADD213PS  consts<>+384(SB), Y8, Y11
+	VSUBPS       consts<>+384(SB), Y11, Y10
 	VMOVAPS      Y8, Y8
-	VFNMADD231PS consts<>+32(SB), Y10, Y8
-	VFNMADD231PS consts<>+64(SB), Y10, Y8
-	VMOVUPS      consts<>+320(SB), Y10
-	VFMADD213PS  consts<>+288(SB), Y8, Y10
-	VFMADD213PS  consts<>+256(SB), Y8, Y10
-	VFMADD213PS  consts<>+224(SB), Y8, Y10
-	VFMADD213PS  consts<>+192(SB), Y8, Y10
-	VFMADD213PS  consts<>+160(SB), Y8, Y10
-	VFMADD213PS  consts<>+160(SB), Y8, Y10
+	VFNMADD231PS consts<>+352(SB), Y10, Y8
+	VMOVUPS      consts<>+544(SB), Y10
+	VFMADD213PS  consts<>+512(SB), Y8, Y10
+	VFMADD213PS  consts<>+480(SB), Y8, Y10
+	VFMADD213PS  consts<>+448(SB), Y8, Y10
+	VFMADD213PS  consts<>+416(SB), Y8, Y10
+	VFMADD213PS  consts<>+96(SB), Y8, Y10
 	VPSLLD       $0x17, Y11, Y11
 	VPADDD       Y11, Y10, Y10
-	VADDPS       consts<>+160(SB), Y10, Y10
-	VMOVUPS      consts<>+512(SB), Y8
+	VADDPS       consts<>+96(SB), Y10, Y10
+	VMOVUPS      consts<>+128(SB), Y8
 	VDIVPS       Y10, Y8, Y8
-	VMOVUPS      consts<>+160(SB), Y10
-	VSUBPS       Y8, Y10, Y10
-	VCMPPS       $0x11, consts<>+448(SB), Y7, Y8
-	VBLENDVPS    Y8, Y9, Y10, Y10
-	VCMPPS       $0x1d, consts<>+480(SB), Y7, Y8
-	VBLENDVPS    Y8, consts<>+160(SB), Y10, Y10
+	VMOVUPS      consts<>+96(SB), Y10
+	VSUBPS       Y8, Y10, Y8
+	VCMPPS       $0x19, consts<>+32(SB), Y7, Y10
+	VBLENDVPS    Y10, Y9, Y8, Y8
 	VXORPS       Y7, Y6, Y7
-	VORPS        Y7, Y10, Y10
-	VFMADD231PS  Y10, Y5, Y2
+	VORPS        Y7, Y8, Y8
+	VFMADD231PS  Y8, Y5, Y2
 	VADDPS       (R12)(R14*1), Y4, Y4
-	VANDPS       consts<>+416(SB), Y4, Y6
+	VANDPS       consts<>+0(SB), Y4, Y6
 	VMULPS       Y6, Y6, Y7
-	VMOVUPS      consts<>+704(SB), Y8
-	VFMADD213PS  consts<>+672(SB), Y7, Y8
-	VFMADD213PS  consts<>+640(SB), Y7, Y8
-	VFMADD213PS  consts<>+608(SB), Y7, Y8
-	VFMADD213PS  consts<>+576(SB), Y7, Y8
-	VFMADD213PS  consts<>+544(SB), Y7, Y8
+	VMOVUPS      consts<>+288(SB), Y8
+	VFMADD213PS  consts<>+256(SB), Y7, Y8
+	VFMADD213PS  consts<>+224(SB), Y7, Y8
+	VFMADD213PS  consts<>+192(SB), Y7, Y8
+	VFMADD213PS  consts<>+160(SB), Y7, Y8
 	VMULPS       Y6, Y7, Y7
 	VFMADD213PS  Y6, Y7, Y8
-	VADDPS       Y6, Y6, Y7
-	VMOVUPS      consts<>+0(SB), Y10
-	VFMADD213PS  consts<>+96(SB), Y7, Y10
-	VSUBPS       consts<>+96(SB), Y10, Y9
+	VMINPS       consts<>+64(SB), Y6, Y7
+	VMOVUPS      consts<>+320(SB), Y10
+	VFMADD213PS  consts<>+384(SB), Y7, Y10
+	VSUBPS       consts<>+384(SB), Y10, Y9
 	VMOVAPS      Y7, Y7
-	VFNMADD231PS consts<>+32(SB), Y9, Y7
-	VFNMADD231PS consts<>+64(SB), Y9, Y7
-	VMOVUPS      consts<>+320(SB), Y9
-	VFMADD213PS  consts<>+288(SB), Y7, Y9
-	VFMADD213PS  consts<>+256(SB), Y7, Y9
-	VFMADD213PS  consts<>+224(SB), Y7, Y9
-	VFMADD213PS  consts<>+192(SB), Y7, Y9
-	VFMADD213PS  consts<>+160(SB), Y7, Y9
-	VFMADD213PS  consts<>+160(SB), Y7, Y9
+	VFNMADD231PS consts<>+352(SB), Y9, Y7
+	VMOVUPS      consts<>+544(SB), Y9
+	VFMADD213PS  consts<>+512(SB), Y7, Y9
+	VFMADD213PS  consts<>+480(SB), Y7, Y9
+	VFMADD213PS  consts<>+448(SB), Y7, Y9
+	VFMADD213PS  consts<>+416(SB), Y7, Y9
+	VFMADD213PS  consts<>+96(SB), Y7, Y9
 	VPSLLD       $0x17, Y10, Y10
 	VPADDD       Y10, Y9, Y9
-	VADDPS       consts<>+160(SB), Y9, Y9
-	VMOVUPS      consts<>+512(SB), Y7
+	VADDPS       consts<>+96(SB), Y9, Y9
+	VMOVUPS      consts<>+128(SB), Y7
 	VDIVPS       Y9, Y7, Y7
-	VMOVUPS      consts<>+160(SB), Y9
-	VSUBPS       Y7, Y9, Y9
-	VCMPPS       $0x11, consts<>+448(SB), Y6, Y7
-	VBLENDVPS    Y7, Y8, Y9, Y9
-	VCMPPS       $0x1d, consts<>+480(SB), Y6, Y7
-	VBLENDVPS    Y7, consts<>+160(SB), Y9, Y9
+	VMOVUPS      consts<>+96(SB), Y9
+	VSUBPS       Y7, Y9, Y7
+	VCMPPS       $0x19, consts<>+32(SB), Y6, Y9
+	VBLENDVPS    Y9, Y8, Y7, Y7
 	VXORPS       Y6, Y4, Y6
-	VORPS        Y6, Y9, Y9
-	VFMADD231PS  Y9, Y5, Y3
+	VORPS        Y6, Y7, Y7
+	VFMADD231PS  Y7, Y5, Y3
 	ADDQ         $0x00000020, R14
 	SUBQ         $0x00000008, R13
 	JMP          blockVector
@@ -210,161 +190,141 @@ blockTail:
 	VMOVUPS      -32(SI)(R8*4), Y4
 	VMOVUPS      (SP), Y5
 	VADDPS       -32(DX)(R8*4), Y4, Y6
-	VANDPS       consts<>+416(SB), Y6, Y7
+	VANDPS       consts<>+0(SB), Y6, Y7
 	VMULPS       Y7, Y7, Y8
-	VMOVUPS      consts<>+704(SB), Y9
-	VFMADD213PS  consts<>+672(SB), Y8, Y9
-	VFMADD213PS  consts<>+640(SB), Y8, Y9
-	VFMADD213PS  consts<>+608(SB), Y8, Y9
-	VFMADD213PS  consts<>+576(SB), Y8, Y9
-	VFMADD213PS  consts<>+544(SB), Y8, Y9
+	VMOVUPS      consts<>+288(SB), Y9
+	VFMADD213PS  consts<>+256(SB), Y8, Y9
+	VFMADD213PS  consts<>+224(SB), Y8, Y9
+	VFMADD213PS  consts<>+192(SB), Y8, Y9
+	VFMADD213PS  consts<>+160(SB), Y8, Y9
 	VMULPS       Y7, Y8, Y8
 	VFMADD213PS  Y7, Y8, Y9
-	VADDPS       Y7, Y7, Y8
-	VMOVUPS      consts<>+0(SB), Y11
-	VFMADD213PS  consts<>+96(SB), Y8, Y11
-	VSUBPS       consts<>+96(SB), Y11, Y10
+	VMINPS       consts<>+64(SB), Y7, Y8
+	VMOVUPS      consts<>+320(SB), Y11
+	VFMADD213PS  consts<>+384(SB), Y8, Y11
+	VSUBPS       consts<>+384(SB), Y11, Y10
 	VMOVAPS      Y8, Y8
-	VFNMADD231PS consts<>+32(SB), Y10, Y8
-	VFNMADD231PS consts<>+64(SB), Y10, Y8
-	VMOVUPS      consts<>+320(SB), Y10
-	VFMADD213PS  consts<>+288(SB), Y8, Y10
-	VFMADD213PS  consts<>+256(SB), Y8, Y10
-	VFMADD213PS  consts<>+224(SB), Y8, Y10
-	VFMADD213PS  consts<>+192(SB), Y8, Y10
-	VFMADD213PS  consts<>+160(SB), Y8, Y10
-	VFMADD213PS  consts<>+160(SB), Y8, Y10
+	VFNMADD231PS consts<>+352(SB), Y10, Y8
+	VMOVUPS      consts<>+544(SB), Y10
+	VFMADD213PS  consts<>+512(SB), Y8, Y10
+	VFMADD213PS  consts<>+480(SB), Y8, Y10
+	VFMADD213PS  consts<>+448(SB), Y8, Y10
+	VFMADD213PS  consts<>+416(SB), Y8, Y10
+	VFMADD213PS  consts<>+96(SB), Y8, Y10
 	VPSLLD       $0x17, Y11, Y11
 	VPADDD       Y11, Y10, Y10
-	VADDPS       consts<>+160(SB), Y10, Y10
-	VMOVUPS      consts<>+512(SB), Y8
+	VADDPS       consts<>+96(SB), Y10, Y10
+	VMOVUPS      consts<>+128(SB), Y8
 	VDIVPS       Y10, Y8, Y8
-	VMOVUPS      consts<>+160(SB), Y10
-	VSUBPS       Y8, Y10, Y10
-	VCMPPS       $0x11, consts<>+448(SB), Y7, Y8
-	VBLENDVPS    Y8, Y9, Y10, Y10
-	VCMPPS       $0x1d, consts<>+480(SB), Y7, Y8
-	VBLENDVPS    Y8, consts<>+160(SB), Y10, Y10
+	VMOVUPS      consts<>+96(SB), Y10
+	VSUBPS       Y8, Y10, Y8
+	VCMPPS       $0x19, consts<>+32(SB), Y7, Y10
+	VBLENDVPS    Y10, Y9, Y8, Y8
 	VXORPS       Y7, Y6, Y7
-	VORPS        Y7, Y10, Y10
-	VFMADD231PS  Y10, Y5, Y0
+	VORPS        Y7, Y8, Y8
+	VFMADD231PS  Y8, Y5, Y0
 	VADDPS       -32(R10)(R8*4), Y4, Y6
-	VANDPS       consts<>+416(SB), Y6, Y7
+	VANDPS       consts<>+0(SB), Y6, Y7
 	VMULPS       Y7, Y7, Y8
-	VMOVUPS      consts<>+704(SB), Y9
-	VFMADD213PS  consts<>+672(SB), Y8, Y9
-	VFMADD213PS  consts<>+640(SB), Y8, Y9
-	VFMADD213PS  consts<>+608(SB), Y8, Y9
-	VFMADD213PS  consts<>+576(SB), Y8, Y9
-	VFMADD213PS  consts<>+544(SB), Y8, Y9
+	VMOVUPS      consts<>+288(SB), Y9
+	VFMADD213PS  consts<>+256(SB), Y8, Y9
+	VFMADD213PS  consts<>+224(SB), Y8, Y9
+	VFMADD213PS  consts<>+192(SB), Y8, Y9
+	VFMADD213PS  consts<>+160(SB), Y8, Y9
 	VMULPS       Y7, Y8, Y8
 	VFMADD213PS  Y7, Y8, Y9
-	VADDPS       Y7, Y7, Y8
-	VMOVUPS      consts<>+0(SB), Y11
-	VFMADD213PS  consts<>+96(SB), Y8, Y11
-	VSUBPS       consts<>+96(SB), Y11, Y10
+	VMINPS       consts<>+64(SB), Y7, Y8
+	VMOVUPS      consts<>+320(SB), Y11
+	VFMADD213PS  consts<>+384(SB), Y8, Y11
+	VSUBPS       consts<>+384(SB), Y11, Y10
 	VMOVAPS      Y8, Y8
-	VFNMADD231PS consts<>+32(SB), Y10, Y8
-	VFNMADD231PS consts<>+64(SB), Y10, Y8
-	VMOVUPS      consts<>+320(SB), Y10
-	VFMADD213PS  consts<>+288(SB), Y8, Y10
-	VFMADD213PS  consts<>+256(SB), Y8, Y10
-	VFMADD213PS  consts<>+224(SB), Y8, Y10
-	VFMADD213PS  consts<>+192(SB), Y8, Y10
-	VFMADD213PS  consts<>+160(SB), Y8, Y10
-	VFMADD213PS  consts<>+160(SB), Y8, Y10
+	VFNMADD231PS consts<>+352(SB), Y10, Y8
+	VMOVUPS      consts<>+544(SB), Y10
+	VFMADD213PS  consts<>+512(SB), Y8, Y10
+	VFMADD213PS  consts<>+480(SB), Y8, Y10
+	VFMADD213PS  consts<>+448(SB), Y8, Y10
+	VFMADD213PS  consts<>+416(SB), Y8, Y10
+	VFMADD213PS  consts<>+96(SB), Y8, Y10
 	VPSLLD       $0x17, Y11, Y11
 	VPADDD       Y11, Y10, Y10
-	VADDPS       consts<>+160(SB), Y10, Y10
-	VMOVUPS      consts<>+512(SB), Y8
+	VADDPS       consts<>+96(SB), Y10, Y10
+	VMOVUPS      consts<>+128(SB), Y8
 	VDIVPS       Y10, Y8, Y8
-	VMOVUPS      consts<>+160(SB), Y10
-	VSUBPS       Y8, Y10, Y10
-	VCMPPS       $0x11, consts<>+448(SB), Y7, Y8
-	VBLENDVPS    Y8, Y9, Y10, Y10
-	VCMPPS       $0x1d, consts<>+480(SB), Y7, Y8
-	VBLENDVPS    Y8, consts<>+160(SB), Y10, Y10
+	VMOVUPS      consts<>+96(SB), Y10
+	VSUBPS       Y8, Y10, Y8
+	VCMPPS       $0x19, consts<>+32(SB), Y7, Y10
+	VBLENDVPS    Y10, Y9, Y8, Y8
 	VXORPS       Y7, Y6, Y7
-	VORPS        Y7, Y10, Y10
-	VFMADD231PS  Y10, Y5, Y1
+	VORPS        Y7, Y8, Y8
+	VFMADD231PS  Y8, Y5, Y1
 	VADDPS       -32(R11)(R8*4), Y4, Y6
-	VANDPS       consts<>+416(SB), Y6, Y7
+	VANDPS       consts<>+0(SB), Y6, Y7
 	VMULPS       Y7, Y7, Y8
-	VMOVUPS      consts<>+704(SB), Y9
-	VFMADD213PS  consts<>+672(SB), Y8, Y9
-	VFMADD213PS  consts<>+640(SB), Y8, Y9
-	VFMADD213PS  consts<>+608(SB), Y8, Y9
-	VFMADD213PS  consts<>+576(SB), Y8, Y9
-	VFMADD213PS  consts<>+544(SB), Y8, Y9
+	VMOVUPS      consts<>+288(SB), Y9
+	VFMADD213PS  consts<>+256(SB), Y8, Y9
+	VFMADD213PS  consts<>+224(SB), Y8, Y9
+	VFMADD213PS  consts<>+192(SB), Y8, Y9
+	VFMADD213PS  consts<>+160(SB), Y8, Y9
 	VMULPS       Y7, Y8, Y8
 	VFMADD213PS  Y7, Y8, Y9
-	VADDPS       Y7, Y7, Y8
-	VMOVUPS      consts<>+0(SB), Y11
-	VFMADD213PS  consts<>+96(SB), Y8, Y11
-	VSUBPS       consts<>+96(SB), Y11, Y10
+	VMINPS       consts<>+64(SB), Y7, Y8
+	VMOVUPS      consts<>+320(SB), Y11
+	VFMADD213PS  consts<>+384(SB), Y8, Y11
+	VSUBPS       consts<>+384(SB), Y11, Y10
 	VMOVAPS      Y8, Y8
-	VFNMADD231PS consts<>+32(SB), Y10, Y8
-	VFNMADD231PS consts<>+64(SB), Y10, Y8
-	VMOVUPS      consts<>+320(SB), Y10
-	VFMADD213PS  consts<>+288(SB), Y8, Y10
-	VFMADD213PS  consts<>+256(SB), Y8, Y10
-	VFMADD213PS  consts<>+224(SB), Y8, Y10
-	VFMADD213PS  consts<>+192(SB), Y8, Y10
-	VFMADD213PS  consts<>+160(SB), Y8, Y10
-	VFMADD213PS  consts<>+160(SB), Y8, Y10
+	VFNMADD231PS consts<>+352(SB), Y10, Y8
+	VMOVUPS      consts<>+544(SB), Y10
+	VFMADD213PS  consts<>+512(SB), Y8, Y10
+	VFMADD213PS  consts<>+480(SB), Y8, Y10
+	VFMADD213PS  consts<>+448(SB), Y8, Y10
+	VFMADD213PS  consts<>+416(SB), Y8, Y10
+	VFMADD213PS  consts<>+96(SB), Y8, Y10
 	VPSLLD       $0x17, Y11, Y11
 	VPADDD       Y11, Y10, Y10
-	VADDPS       consts<>+160(SB), Y10, Y10
-	VMOVUPS      consts<>+512(SB), Y8
+	VADDPS       consts<>+96(SB), Y10, Y10
+	VMOVUPS      consts<>+128(SB), Y8
 	VDIVPS       Y10, Y8, Y8
-	VMOVUPS      consts<>+160(SB), Y10
-	VSUBPS       Y8, Y10, Y10
-	VCMPPS       $0x11, consts<>+448(SB), Y7, Y8
-	VBLENDVPS    Y8, Y9, Y10, Y10
-	VCMPPS       $0x1d, consts<>+480(SB), Y7, Y8
-	VBLENDVPS    Y8, consts<>+160(SB), Y10, Y10
+	VMOVUPS      consts<>+96(SB), Y10
+	VSUBPS       Y8, Y10, Y8
+	VCMPPS       $0x19, consts<>+32(SB), Y7, Y10
+	VBLENDVPS    Y10, Y9, Y8, Y8
 	VXORPS       Y7, Y6, Y7
-	VORPS        Y7, Y10, Y10
-	VFMADD231PS  Y10, Y5, Y2
+	VORPS        Y7, Y8, Y8
+	VFMADD231PS  Y8, Y5, Y2
 	VADDPS       -32(R12)(R8*4), Y4, Y4
-	VANDPS       consts<>+416(SB), Y4, Y6
+	VANDPS       consts<>+0(SB), Y4, Y6
 	VMULPS       Y6, Y6, Y7
-	VMOVUPS      consts<>+704(SB), Y8
-	VFMADD213PS  consts<>+672(SB), Y7, Y8
-	VFMADD213PS  consts<>+640(SB), Y7, Y8
-	VFMADD213PS  consts<>+608(SB), Y7, Y8
-	VFMADD213PS  consts<>+576(SB), Y7, Y8
-	VFMADD213PS  consts<>+544(SB), Y7, Y8
+	VMOVUPS      consts<>+288(SB), Y8
+	VFMADD213PS  consts<>+256(SB), Y7, Y8
+	VFMADD213PS  consts<>+224(SB), Y7, Y8
+	VFMADD213PS  consts<>+192(SB), Y7, Y8
+	VFMADD213PS  consts<>+160(SB), Y7, Y8
 	VMULPS       Y6, Y7, Y7
 	VFMADD213PS  Y6, Y7, Y8
-	VADDPS       Y6, Y6, Y7
-	VMOVUPS      consts<>+0(SB), Y10
-	VFMADD213PS  consts<>+96(SB), Y7, Y10
-	VSUBPS       consts<>+96(SB), Y10, Y9
+	VMINPS       consts<>+64(SB), Y6, Y7
+	VMOVUPS      consts<>+320(SB), Y10
+	VFMADD213PS  consts<>+384(SB), Y7, Y10
+	VSUBPS       consts<>+384(SB), Y10, Y9
 	VMOVAPS      Y7, Y7
-	VFNMADD231PS consts<>+32(SB), Y9, Y7
-	VFNMADD231PS consts<>+64(SB), Y9, Y7
-	VMOVUPS      consts<>+320(SB), Y9
-	VFMADD213PS  consts<>+288(SB), Y7, Y9
-	VFMADD213PS  consts<>+256(SB), Y7, Y9
-	VFMADD213PS  consts<>+224(SB), Y7, Y9
-	VFMADD213PS  consts<>+192(SB), Y7, Y9
-	VFMADD213PS  consts<>+160(SB), Y7, Y9
-	VFMADD213PS  consts<>+160(SB), Y7, Y9
+	VFNMADD231PS consts<>+352(SB), Y9, Y7
+	VMOVUPS      consts<>+544(SB), Y9
+	VFMADD213PS  consts<>+512(SB), Y7, Y9
+	VFMADD213PS  consts<>+480(SB), Y7, Y9
+	VFMADD213PS  consts<>+448(SB), Y7, Y9
+	VFMADD213PS  consts<>+416(SB), Y7, Y9
+	VFMADD213PS  consts<>+96(SB), Y7, Y9
 	VPSLLD       $0x17, Y10, Y10
 	VPADDD       Y10, Y9, Y9
-	VADDPS       consts<>+160(SB), Y9, Y9
-	VMOVUPS      consts<>+512(SB), Y7
+	VADDPS       consts<>+96(SB), Y9, Y9
+	VMOVUPS      consts<>+128(SB), Y7
 	VDIVPS       Y9, Y7, Y7
-	VMOVUPS      consts<>+160(SB), Y9
-	VSUBPS       Y7, Y9, Y9
-	VCMPPS       $0x11, consts<>+448(SB), Y6, Y7
-	VBLENDVPS    Y7, Y8, Y9, Y9
-	VCMPPS       $0x1d, consts<>+480(SB), Y6, Y7
-	VBLENDVPS    Y7, consts<>+160(SB), Y9, Y9
+	VMOVUPS      consts<>+96(SB), Y9
+	VSUBPS       Y7, Y9, Y7
+	VCMPPS       $0x19, consts<>+32(SB), Y6, Y9
+	VBLENDVPS    Y9, Y8, Y7, Y7
 	VXORPS       Y6, Y4, Y6
-	VORPS        Y6, Y9, Y9
-	VFMADD231PS  Y9, Y5, Y3
+	VORPS        Y6, Y7, Y7
+	VFMADD231PS  Y7, Y5, Y3
 
 blockDone:
 	VHADDPS      Y1, Y0, Y0
@@ -391,44 +351,39 @@ singleVector:
 	VMOVUPS      (SI)(R11*1), Y1
 	VMOVUPS      (DI)(R11*1), Y2
 	VADDPS       (DX)(R11*1), Y1, Y1
-	VANDPS       consts<>+416(SB), Y1, Y3
+	VANDPS       consts<>+0(SB), Y1, Y3
 	VMULPS       Y3, Y3, Y4
-	VMOVUPS      consts<>+704(SB), Y5
-	VFMADD213PS  consts<>+672(SB), Y4, Y5
-	VFMADD213PS  consts<>+640(SB), Y4, Y5
-	VFMADD213PS  consts<>+608(SB), Y4, Y5
-	VFMADD213PS  consts<>+576(SB), Y4, Y5
-	VFMADD213PS  consts<>+544(SB), Y4, Y5
+	VMOVUPS      consts<>+288(SB), Y5
+	VFMADD213PS  consts<>+256(SB), Y4, Y5
+	VFMADD213PS  consts<>+224(SB), Y4, Y5
+	VFMADD213PS  consts<>+192(SB), Y4, Y5
+	VFMADD213PS  consts<>+160(SB), Y4, Y5
 	VMULPS       Y3, Y4, Y4
 	VFMADD213PS  Y3, Y4, Y5
-	VADDPS       Y3, Y3, Y4
-	VMOVUPS      consts<>+0(SB), Y7
-	VFMADD213PS  consts<>+96(SB), Y4, Y7
-	VSUBPS       consts<>+96(SB), Y7, Y6
+	VMINPS       consts<>+64(SB), Y3, Y4
+	VMOVUPS      consts<>+320(SB), Y7
+	VFMADD213PS  consts<>+384(SB), Y4, Y7
+	VSUBPS       consts<>+384(SB), Y7, Y6
 	VMOVAPS      Y4, Y4
-	VFNMADD231PS consts<>+32(SB), Y6, Y4
-	VFNMADD231PS consts<>+64(SB), Y6, Y4
-	VMOVUPS      consts<>+320(SB), Y6
-	VFMADD213PS  consts<>+288(SB), Y4, Y6
-	VFMADD213PS  consts<>+256(SB), Y4, Y6
-	VFMADD213PS  consts<>+224(SB), Y4, Y6
-	VFMADD213PS  consts<>+192(SB), Y4, Y6
-	VFMADD213PS  consts<>+160(SB), Y4, Y6
-	VFMADD213PS  consts<>+160(SB), Y4, Y6
+	VFNMADD231PS consts<>+352(SB), Y6, Y4
+	VMOVUPS      consts<>+544(SB), Y6
+	VFMADD213PS  consts<>+512(SB), Y4, Y6
+	VFMADD213PS  consts<>+480(SB), Y4, Y6
+	VFMADD213PS  consts<>+448(SB), Y4, Y6
+	VFMADD213PS  consts<>+416(SB), Y4, Y6
+	VFMADD213PS  consts<>+96(SB), Y4, Y6
 	VPSLLD       $0x17, Y7, Y7
 	VPADDD       Y7, Y6, Y6
-	VADDPS       consts<>+160(SB), Y6, Y6
-	VMOVUPS      consts<>+512(SB), Y4
+	VADDPS       consts<>+96(SB), Y6, Y6
+	VMOVUPS      consts<>+128(SB), Y4
 	VDIVPS       Y6, Y4, Y4
-	VMOVUPS      consts<>+160(SB), Y6
-	VSUBPS       Y4, Y6, Y6
-	VCMPPS       $0x11, consts<>+448(SB), Y3, Y4
-	VBLENDVPS    Y4, Y5, Y6, Y6
-	VCMPPS       $0x1d, consts<>+480(SB), Y3, Y4
-	VBLENDVPS    Y4, consts<>+160(SB), Y6, Y6
+	VMOVUPS      consts<>+96(SB), Y6
+	VSUBPS       Y4, Y6, Y4
+	VCMPPS       $0x19, consts<>+32(SB), Y3, Y6
+	VBLENDVPS    Y6, Y5, Y4, Y4
 	VXORPS       Y3, Y1, Y3
-	VORPS        Y3, Y6, Y6
-	VFMADD231PS  Y6, Y2, Y0
+	VORPS        Y3, Y4, Y4
+	VFMADD231PS  Y4, Y2, Y0
 	ADDQ         $0x00000020, R11
 	SUBQ         $0x00000008, R10
 	JMP          singleVector
@@ -439,44 +394,39 @@ singleTail:
 	VMOVUPS      -32(SI)(R8*4), Y1
 	VMOVUPS      (SP), Y2
 	VADDPS       -32(DX)(R8*4), Y1, Y1
-	VANDPS       consts<>+416(SB), Y1, Y3
+	VANDPS       consts<>+0(SB), Y1, Y3
 	VMULPS       Y3, Y3, Y4
-	VMOVUPS      consts<>+704(SB), Y5
-	VFMADD213PS  consts<>+672(SB), Y4, Y5
-	VFMADD213PS  consts<>+640(SB), Y4, Y5
-	VFMADD213PS  consts<>+608(SB), Y4, Y5
-	VFMADD213PS  consts<>+576(SB), Y4, Y5
-	VFMADD213PS  consts<>+544(SB), Y4, Y5
+	VMOVUPS      consts<>+288(SB), Y5
+	VFMADD213PS  consts<>+256(SB), Y4, Y5
+	VFMADD213PS  consts<>+224(SB), Y4, Y5
+	VFMADD213PS  consts<>+192(SB), Y4, Y5
+	VFMADD213PS  consts<>+160(SB), Y4, Y5
 	VMULPS       Y3, Y4, Y4
 	VFMADD213PS  Y3, Y4, Y5
-	VADDPS       Y3, Y3, Y4
-	VMOVUPS      consts<>+0(SB), Y7
-	VFMADD213PS  consts<>+96(SB), Y4, Y7
-	VSUBPS       consts<>+96(SB), Y7, Y6
+	VMINPS       consts<>+64(SB), Y3, Y4
+	VMOVUPS      consts<>+320(SB), Y7
+	VFMADD213PS  consts<>+384(SB), Y4, Y7
+	VSUBPS       consts<>+384(SB), Y7, Y6
 	VMOVAPS      Y4, Y4
-	VFNMADD231PS consts<>+32(SB), Y6, Y4
-	VFNMADD231PS consts<>+64(SB), Y6, Y4
-	VMOVUPS      consts<>+320(SB), Y6
-	VFMADD213PS  consts<>+288(SB), Y4, Y6
-	VFMADD213PS  consts<>+256(SB), Y4, Y6
-	VFMADD213PS  consts<>+224(SB), Y4, Y6
-	VFMADD213PS  consts<>+192(SB), Y4, Y6
-	VFMADD213PS  consts<>+160(SB), Y4, Y6
-	VFMADD213PS  consts<>+160(SB), Y4, Y6
+	VFNMADD231PS consts<>+352(SB), Y6, Y4
+	VMOVUPS      consts<>+544(SB), Y6
+	VFMADD213PS  consts<>+512(SB), Y4, Y6
+	VFMADD213PS  consts<>+480(SB), Y4, Y6
+	VFMADD213PS  consts<>+448(SB), Y4, Y6
+	VFMADD213PS  consts<>+416(SB), Y4, Y6
+	VFMADD213PS  consts<>+96(SB), Y4, Y6
 	VPSLLD       $0x17, Y7, Y7
 	VPADDD       Y7, Y6, Y6
-	VADDPS       consts<>+160(SB), Y6, Y6
-	VMOVUPS      consts<>+512(SB), Y4
+	VADDPS       consts<>+96(SB), Y6, Y6
+	VMOVUPS      consts<>+128(SB), Y4
 	VDIVPS       Y6, Y4, Y4
-	VMOVUPS      consts<>+160(SB), Y6
-	VSUBPS       Y4, Y6, Y6
-	VCMPPS       $0x11, consts<>+448(SB), Y3, Y4
-	VBLENDVPS    Y4, Y5, Y6, Y6
-	VCMPPS       $0x1d, consts<>+480(SB), Y3, Y4
-	VBLENDVPS    Y4, consts<>+160(SB), Y6, Y6
+	VMOVUPS      consts<>+96(SB), Y6
+	VSUBPS       Y4, Y6, Y4
+	VCMPPS       $0x19, consts<>+32(SB), Y3, Y6
+	VBLENDVPS    Y6, Y5, Y4, Y4
 	VXORPS       Y3, Y1, Y3
-	VORPS        Y3, Y6, Y6
-	VFMADD231PS  Y6, Y2, Y0
+	VORPS        Y3, Y4, Y4
+	VFMADD231PS  Y4, Y2, Y0
 
 singleDone:
 	VEXTRACTF128 $0x01, Y0, X1
@@ -527,51 +477,46 @@ shortRowCopy:
 	JB           shortRowCopy
 	VMOVUPS      96(SP), Y1
 	VADDPS       32(SP), Y1, Y1
-	VANDPS       consts<>+416(SB), Y1, Y2
+	VANDPS       consts<>+0(SB), Y1, Y2
 	VMULPS       Y2, Y2, Y3
-	VMOVUPS      consts<>+704(SB), Y4
-	VFMADD213PS  consts<>+672(SB), Y3, Y4
-	VFMADD213PS  consts<>+640(SB), Y3, Y4
-	VFMADD213PS  consts<>+608(SB), Y3, Y4
-	VFMADD213PS  consts<>+576(SB), Y3, Y4
-	VFMADD213PS  consts<>+544(SB), Y3, Y4
+	VMOVUPS      consts<>+288(SB), Y4
+	VFMADD213PS  consts<>+256(SB), Y3, Y4
+	VFMADD213PS  consts<>+224(SB), Y3, Y4
+	VFMADD213PS  consts<>+192(SB), Y3, Y4
+	VFMADD213PS  consts<>+160(SB), Y3, Y4
 	VMULPS       Y2, Y3, Y3
 	VFMADD213PS  Y2, Y3, Y4
-	VADDPS       Y2, Y2, Y3
-	VMOVUPS      consts<>+0(SB), Y6
-	VFMADD213PS  consts<>+96(SB), Y3, Y6
-	VSUBPS       consts<>+96(SB), Y6, Y5
+	VMINPS       consts<>+64(SB), Y2, Y3
+	VMOVUPS      consts<>+320(SB), Y6
+	VFMADD213PS  consts<>+384(SB), Y3, Y6
+	VSUBPS       consts<>+384(SB), Y6, Y5
 	VMOVAPS      Y3, Y3
-	VFNMADD231PS consts<>+32(SB), Y5, Y3
-	VFNMADD231PS consts<>+64(SB), Y5, Y3
-	VMOVUPS      consts<>+320(SB), Y5
-	VFMADD213PS  consts<>+288(SB), Y3, Y5
-	VFMADD213PS  consts<>+256(SB), Y3, Y5
-	VFMADD213PS  consts<>+224(SB), Y3, Y5
-	VFMADD213PS  consts<>+192(SB), Y3, Y5
-	VFMADD213PS  consts<>+160(SB), Y3, Y5
-	VFMADD213PS  consts<>+160(SB), Y3, Y5
+	VFNMADD231PS consts<>+352(SB), Y5, Y3
+	VMOVUPS      consts<>+544(SB), Y5
+	VFMADD213PS  consts<>+512(SB), Y3, Y5
+	VFMADD213PS  consts<>+480(SB), Y3, Y5
+	VFMADD213PS  consts<>+448(SB), Y3, Y5
+	VFMADD213PS  consts<>+416(SB), Y3, Y5
+	VFMADD213PS  consts<>+96(SB), Y3, Y5
 	VPSLLD       $0x17, Y6, Y6
 	VPADDD       Y6, Y5, Y5
-	VADDPS       consts<>+160(SB), Y5, Y5
-	VMOVUPS      consts<>+512(SB), Y3
+	VADDPS       consts<>+96(SB), Y5, Y5
+	VMOVUPS      consts<>+128(SB), Y3
 	VDIVPS       Y5, Y3, Y3
-	VMOVUPS      consts<>+160(SB), Y5
-	VSUBPS       Y3, Y5, Y5
-	VCMPPS       $0x11, consts<>+448(SB), Y2, Y3
-	VBLENDVPS    Y3, Y4, Y5, Y5
-	VCMPPS       $0x1d, consts<>+480(SB), Y2, Y3
-	VBLENDVPS    Y3, consts<>+160(SB), Y5, Y5
+	VMOVUPS      consts<>+96(SB), Y5
+	VSUBPS       Y3, Y5, Y3
+	VCMPPS       $0x19, consts<>+32(SB), Y2, Y5
+	VBLENDVPS    Y5, Y4, Y3, Y3
 	VXORPS       Y2, Y1, Y2
-	VORPS        Y2, Y5, Y5
-	VMULPS       64(SP), Y5, Y5
-	VEXTRACTF128 $0x01, Y5, X1
-	VADDPS       X1, X5, X5
-	VMOVHLPS     X5, X5, X1
-	VADDPS       X1, X5, X5
-	VMOVSHDUP    X5, X1
-	VADDSS       X1, X5, X5
-	VMOVSS       X5, (AX)
+	VORPS        Y2, Y3, Y3
+	VMULPS       64(SP), Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X1
+	VADDPS       X1, X3, X3
+	VMOVHLPS     X3, X3, X1
+	VADDPS       X1, X3, X3
+	VMOVSHDUP    X3, X1
+	VADDSS       X1, X3, X3
+	VMOVSS       X3, (AX)
 	ADDQ         $0x00000004, AX
 	ADDQ         BX, DX
 	DECQ         CX
@@ -581,191 +526,151 @@ shortDone:
 	VZEROUPPER
 	RET
 
-DATA consts<>+0(SB)/4, $0x3fb8aa3b
-DATA consts<>+4(SB)/4, $0x3fb8aa3b
-DATA consts<>+8(SB)/4, $0x3fb8aa3b
-DATA consts<>+12(SB)/4, $0x3fb8aa3b
-DATA consts<>+16(SB)/4, $0x3fb8aa3b
-DATA consts<>+20(SB)/4, $0x3fb8aa3b
-DATA consts<>+24(SB)/4, $0x3fb8aa3b
-DATA consts<>+28(SB)/4, $0x3fb8aa3b
-DATA consts<>+32(SB)/4, $0x3f318000
-DATA consts<>+36(SB)/4, $0x3f318000
-DATA consts<>+40(SB)/4, $0x3f318000
-DATA consts<>+44(SB)/4, $0x3f318000
-DATA consts<>+48(SB)/4, $0x3f318000
-DATA consts<>+52(SB)/4, $0x3f318000
-DATA consts<>+56(SB)/4, $0x3f318000
-DATA consts<>+60(SB)/4, $0x3f318000
-DATA consts<>+64(SB)/4, $0xb95e8083
-DATA consts<>+68(SB)/4, $0xb95e8083
-DATA consts<>+72(SB)/4, $0xb95e8083
-DATA consts<>+76(SB)/4, $0xb95e8083
-DATA consts<>+80(SB)/4, $0xb95e8083
-DATA consts<>+84(SB)/4, $0xb95e8083
-DATA consts<>+88(SB)/4, $0xb95e8083
-DATA consts<>+92(SB)/4, $0xb95e8083
-DATA consts<>+96(SB)/4, $0x4b400000
-DATA consts<>+100(SB)/4, $0x4b400000
-DATA consts<>+104(SB)/4, $0x4b400000
-DATA consts<>+108(SB)/4, $0x4b400000
-DATA consts<>+112(SB)/4, $0x4b400000
-DATA consts<>+116(SB)/4, $0x4b400000
-DATA consts<>+120(SB)/4, $0x4b400000
-DATA consts<>+124(SB)/4, $0x4b400000
-DATA consts<>+128(SB)/4, $0x7f800000
-DATA consts<>+132(SB)/4, $0x7f800000
-DATA consts<>+136(SB)/4, $0x7f800000
-DATA consts<>+140(SB)/4, $0x7f800000
-DATA consts<>+144(SB)/4, $0x7f800000
-DATA consts<>+148(SB)/4, $0x7f800000
-DATA consts<>+152(SB)/4, $0x7f800000
-DATA consts<>+156(SB)/4, $0x7f800000
-DATA consts<>+160(SB)/4, $0x3f800000
-DATA consts<>+164(SB)/4, $0x3f800000
-DATA consts<>+168(SB)/4, $0x3f800000
-DATA consts<>+172(SB)/4, $0x3f800000
-DATA consts<>+176(SB)/4, $0x3f800000
-DATA consts<>+180(SB)/4, $0x3f800000
-DATA consts<>+184(SB)/4, $0x3f800000
-DATA consts<>+188(SB)/4, $0x3f800000
-DATA consts<>+192(SB)/4, $0x3efffffe
-DATA consts<>+196(SB)/4, $0x3efffffe
-DATA consts<>+200(SB)/4, $0x3efffffe
-DATA consts<>+204(SB)/4, $0x3efffffe
-DATA consts<>+208(SB)/4, $0x3efffffe
-DATA consts<>+212(SB)/4, $0x3efffffe
-DATA consts<>+216(SB)/4, $0x3efffffe
-DATA consts<>+220(SB)/4, $0x3efffffe
-DATA consts<>+224(SB)/4, $0x3e2aaa0d
-DATA consts<>+228(SB)/4, $0x3e2aaa0d
-DATA consts<>+232(SB)/4, $0x3e2aaa0d
-DATA consts<>+236(SB)/4, $0x3e2aaa0d
-DATA consts<>+240(SB)/4, $0x3e2aaa0d
-DATA consts<>+244(SB)/4, $0x3e2aaa0d
-DATA consts<>+248(SB)/4, $0x3e2aaa0d
-DATA consts<>+252(SB)/4, $0x3e2aaa0d
-DATA consts<>+256(SB)/4, $0x3d2aac11
-DATA consts<>+260(SB)/4, $0x3d2aac11
-DATA consts<>+264(SB)/4, $0x3d2aac11
-DATA consts<>+268(SB)/4, $0x3d2aac11
-DATA consts<>+272(SB)/4, $0x3d2aac11
-DATA consts<>+276(SB)/4, $0x3d2aac11
-DATA consts<>+280(SB)/4, $0x3d2aac11
-DATA consts<>+284(SB)/4, $0x3d2aac11
-DATA consts<>+288(SB)/4, $0x3c0933c1
-DATA consts<>+292(SB)/4, $0x3c0933c1
-DATA consts<>+296(SB)/4, $0x3c0933c1
-DATA consts<>+300(SB)/4, $0x3c0933c1
-DATA consts<>+304(SB)/4, $0x3c0933c1
-DATA consts<>+308(SB)/4, $0x3c0933c1
-DATA consts<>+312(SB)/4, $0x3c0933c1
-DATA consts<>+316(SB)/4, $0x3c0933c1
-DATA consts<>+320(SB)/4, $0x3ab57398
-DATA consts<>+324(SB)/4, $0x3ab57398
-DATA consts<>+328(SB)/4, $0x3ab57398
-DATA consts<>+332(SB)/4, $0x3ab57398
-DATA consts<>+336(SB)/4, $0x3ab57398
-DATA consts<>+340(SB)/4, $0x3ab57398
-DATA consts<>+344(SB)/4, $0x3ab57398
-DATA consts<>+348(SB)/4, $0x3ab57398
-DATA consts<>+352(SB)/4, $0xc2aeac4f
-DATA consts<>+356(SB)/4, $0xc2aeac4f
-DATA consts<>+360(SB)/4, $0xc2aeac4f
-DATA consts<>+364(SB)/4, $0xc2aeac4f
-DATA consts<>+368(SB)/4, $0xc2aeac4f
-DATA consts<>+372(SB)/4, $0xc2aeac4f
-DATA consts<>+376(SB)/4, $0xc2aeac4f
-DATA consts<>+380(SB)/4, $0xc2aeac4f
-DATA consts<>+384(SB)/4, $0x42b17218
-DATA consts<>+388(SB)/4, $0x42b17218
-DATA consts<>+392(SB)/4, $0x42b17218
-DATA consts<>+396(SB)/4, $0x42b17218
-DATA consts<>+400(SB)/4, $0x42b17218
-DATA consts<>+404(SB)/4, $0x42b17218
-DATA consts<>+408(SB)/4, $0x42b17218
-DATA consts<>+412(SB)/4, $0x42b17218
-DATA consts<>+416(SB)/4, $0x7fffffff
-DATA consts<>+420(SB)/4, $0x7fffffff
-DATA consts<>+424(SB)/4, $0x7fffffff
-DATA consts<>+428(SB)/4, $0x7fffffff
-DATA consts<>+432(SB)/4, $0x7fffffff
-DATA consts<>+436(SB)/4, $0x7fffffff
-DATA consts<>+440(SB)/4, $0x7fffffff
-DATA consts<>+444(SB)/4, $0x7fffffff
-DATA consts<>+448(SB)/4, $0x3f200000
-DATA consts<>+452(SB)/4, $0x3f200000
-DATA consts<>+456(SB)/4, $0x3f200000
-DATA consts<>+460(SB)/4, $0x3f200000
-DATA consts<>+464(SB)/4, $0x3f200000
-DATA consts<>+468(SB)/4, $0x3f200000
-DATA consts<>+472(SB)/4, $0x3f200000
-DATA consts<>+476(SB)/4, $0x3f200000
-DATA consts<>+480(SB)/4, $0x41102cb4
-DATA consts<>+484(SB)/4, $0x41102cb4
-DATA consts<>+488(SB)/4, $0x41102cb4
-DATA consts<>+492(SB)/4, $0x41102cb4
-DATA consts<>+496(SB)/4, $0x41102cb4
-DATA consts<>+500(SB)/4, $0x41102cb4
-DATA consts<>+504(SB)/4, $0x41102cb4
-DATA consts<>+508(SB)/4, $0x41102cb4
-DATA consts<>+512(SB)/4, $0x40000000
-DATA consts<>+516(SB)/4, $0x40000000
-DATA consts<>+520(SB)/4, $0x40000000
-DATA consts<>+524(SB)/4, $0x40000000
-DATA consts<>+528(SB)/4, $0x40000000
-DATA consts<>+532(SB)/4, $0x40000000
-DATA consts<>+536(SB)/4, $0x40000000
-DATA consts<>+540(SB)/4, $0x40000000
-DATA consts<>+544(SB)/4, $0xbeaaaaaa
-DATA consts<>+548(SB)/4, $0xbeaaaaaa
-DATA consts<>+552(SB)/4, $0xbeaaaaaa
-DATA consts<>+556(SB)/4, $0xbeaaaaaa
-DATA consts<>+560(SB)/4, $0xbeaaaaaa
-DATA consts<>+564(SB)/4, $0xbeaaaaaa
-DATA consts<>+568(SB)/4, $0xbeaaaaaa
-DATA consts<>+572(SB)/4, $0xbeaaaaaa
-DATA consts<>+576(SB)/4, $0x3e088833
-DATA consts<>+580(SB)/4, $0x3e088833
-DATA consts<>+584(SB)/4, $0x3e088833
-DATA consts<>+588(SB)/4, $0x3e088833
-DATA consts<>+592(SB)/4, $0x3e088833
-DATA consts<>+596(SB)/4, $0x3e088833
-DATA consts<>+600(SB)/4, $0x3e088833
-DATA consts<>+604(SB)/4, $0x3e088833
-DATA consts<>+608(SB)/4, $0xbd5cf748
-DATA consts<>+612(SB)/4, $0xbd5cf748
-DATA consts<>+616(SB)/4, $0xbd5cf748
-DATA consts<>+620(SB)/4, $0xbd5cf748
-DATA consts<>+624(SB)/4, $0xbd5cf748
-DATA consts<>+628(SB)/4, $0xbd5cf748
-DATA consts<>+632(SB)/4, $0xbd5cf748
-DATA consts<>+636(SB)/4, $0xbd5cf748
-DATA consts<>+640(SB)/4, $0x3cb1c5ac
-DATA consts<>+644(SB)/4, $0x3cb1c5ac
-DATA consts<>+648(SB)/4, $0x3cb1c5ac
-DATA consts<>+652(SB)/4, $0x3cb1c5ac
-DATA consts<>+656(SB)/4, $0x3cb1c5ac
-DATA consts<>+660(SB)/4, $0x3cb1c5ac
-DATA consts<>+664(SB)/4, $0x3cb1c5ac
-DATA consts<>+668(SB)/4, $0x3cb1c5ac
-DATA consts<>+672(SB)/4, $0xbc05fa7e
-DATA consts<>+676(SB)/4, $0xbc05fa7e
-DATA consts<>+680(SB)/4, $0xbc05fa7e
-DATA consts<>+684(SB)/4, $0xbc05fa7e
-DATA consts<>+688(SB)/4, $0xbc05fa7e
-DATA consts<>+692(SB)/4, $0xbc05fa7e
-DATA consts<>+696(SB)/4, $0xbc05fa7e
-DATA consts<>+700(SB)/4, $0xbc05fa7e
-DATA consts<>+704(SB)/4, $0x3b0c70ef
-DATA consts<>+708(SB)/4, $0x3b0c70ef
-DATA consts<>+712(SB)/4, $0x3b0c70ef
-DATA consts<>+716(SB)/4, $0x3b0c70ef
-DATA consts<>+720(SB)/4, $0x3b0c70ef
-DATA consts<>+724(SB)/4, $0x3b0c70ef
-DATA consts<>+728(SB)/4, $0x3b0c70ef
-DATA consts<>+732(SB)/4, $0x3b0c70ef
-GLOBL consts<>(SB), RODATA|NOPTR, $736
+DATA consts<>+0(SB)/4, $0x7fffffff
+DATA consts<>+4(SB)/4, $0x7fffffff
+DATA consts<>+8(SB)/4, $0x7fffffff
+DATA consts<>+12(SB)/4, $0x7fffffff
+DATA consts<>+16(SB)/4, $0x7fffffff
+DATA consts<>+20(SB)/4, $0x7fffffff
+DATA consts<>+24(SB)/4, $0x7fffffff
+DATA consts<>+28(SB)/4, $0x7fffffff
+DATA consts<>+32(SB)/4, $0x3f200000
+DATA consts<>+36(SB)/4, $0x3f200000
+DATA consts<>+40(SB)/4, $0x3f200000
+DATA consts<>+44(SB)/4, $0x3f200000
+DATA consts<>+48(SB)/4, $0x3f200000
+DATA consts<>+52(SB)/4, $0x3f200000
+DATA consts<>+56(SB)/4, $0x3f200000
+DATA consts<>+60(SB)/4, $0x3f200000
+DATA consts<>+64(SB)/4, $0x41102cb4
+DATA consts<>+68(SB)/4, $0x41102cb4
+DATA consts<>+72(SB)/4, $0x41102cb4
+DATA consts<>+76(SB)/4, $0x41102cb4
+DATA consts<>+80(SB)/4, $0x41102cb4
+DATA consts<>+84(SB)/4, $0x41102cb4
+DATA consts<>+88(SB)/4, $0x41102cb4
+DATA consts<>+92(SB)/4, $0x41102cb4
+DATA consts<>+96(SB)/4, $0x3f800000
+DATA consts<>+100(SB)/4, $0x3f800000
+DATA consts<>+104(SB)/4, $0x3f800000
+DATA consts<>+108(SB)/4, $0x3f800000
+DATA consts<>+112(SB)/4, $0x3f800000
+DATA consts<>+116(SB)/4, $0x3f800000
+DATA consts<>+120(SB)/4, $0x3f800000
+DATA consts<>+124(SB)/4, $0x3f800000
+DATA consts<>+128(SB)/4, $0x40000000
+DATA consts<>+132(SB)/4, $0x40000000
+DATA consts<>+136(SB)/4, $0x40000000
+DATA consts<>+140(SB)/4, $0x40000000
+DATA consts<>+144(SB)/4, $0x40000000
+DATA consts<>+148(SB)/4, $0x40000000
+DATA consts<>+152(SB)/4, $0x40000000
+DATA consts<>+156(SB)/4, $0x40000000
+DATA consts<>+160(SB)/4, $0xbeaaaa99
+DATA consts<>+164(SB)/4, $0xbeaaaa99
+DATA consts<>+168(SB)/4, $0xbeaaaa99
+DATA consts<>+172(SB)/4, $0xbeaaaa99
+DATA consts<>+176(SB)/4, $0xbeaaaa99
+DATA consts<>+180(SB)/4, $0xbeaaaa99
+DATA consts<>+184(SB)/4, $0xbeaaaa99
+DATA consts<>+188(SB)/4, $0xbeaaaa99
+DATA consts<>+192(SB)/4, $0x3e088393
+DATA consts<>+196(SB)/4, $0x3e088393
+DATA consts<>+200(SB)/4, $0x3e088393
+DATA consts<>+204(SB)/4, $0x3e088393
+DATA consts<>+208(SB)/4, $0x3e088393
+DATA consts<>+212(SB)/4, $0x3e088393
+DATA consts<>+216(SB)/4, $0x3e088393
+DATA consts<>+220(SB)/4, $0x3e088393
+DATA consts<>+224(SB)/4, $0xbd5c1e2d
+DATA consts<>+228(SB)/4, $0xbd5c1e2d
+DATA consts<>+232(SB)/4, $0xbd5c1e2d
+DATA consts<>+236(SB)/4, $0xbd5c1e2d
+DATA consts<>+240(SB)/4, $0xbd5c1e2d
+DATA consts<>+244(SB)/4, $0xbd5c1e2d
+DATA consts<>+248(SB)/4, $0xbd5c1e2d
+DATA consts<>+252(SB)/4, $0xbd5c1e2d
+DATA consts<>+256(SB)/4, $0x3ca9134e
+DATA consts<>+260(SB)/4, $0x3ca9134e
+DATA consts<>+264(SB)/4, $0x3ca9134e
+DATA consts<>+268(SB)/4, $0x3ca9134e
+DATA consts<>+272(SB)/4, $0x3ca9134e
+DATA consts<>+276(SB)/4, $0x3ca9134e
+DATA consts<>+280(SB)/4, $0x3ca9134e
+DATA consts<>+284(SB)/4, $0x3ca9134e
+DATA consts<>+288(SB)/4, $0xbbbaf0e6
+DATA consts<>+292(SB)/4, $0xbbbaf0e6
+DATA consts<>+296(SB)/4, $0xbbbaf0e6
+DATA consts<>+300(SB)/4, $0xbbbaf0e6
+DATA consts<>+304(SB)/4, $0xbbbaf0e6
+DATA consts<>+308(SB)/4, $0xbbbaf0e6
+DATA consts<>+312(SB)/4, $0xbbbaf0e6
+DATA consts<>+316(SB)/4, $0xbbbaf0e6
+DATA consts<>+320(SB)/4, $0x4038aa3b
+DATA consts<>+324(SB)/4, $0x4038aa3b
+DATA consts<>+328(SB)/4, $0x4038aa3b
+DATA consts<>+332(SB)/4, $0x4038aa3b
+DATA consts<>+336(SB)/4, $0x4038aa3b
+DATA consts<>+340(SB)/4, $0x4038aa3b
+DATA consts<>+344(SB)/4, $0x4038aa3b
+DATA consts<>+348(SB)/4, $0x4038aa3b
+DATA consts<>+352(SB)/4, $0x3eb17218
+DATA consts<>+356(SB)/4, $0x3eb17218
+DATA consts<>+360(SB)/4, $0x3eb17218
+DATA consts<>+364(SB)/4, $0x3eb17218
+DATA consts<>+368(SB)/4, $0x3eb17218
+DATA consts<>+372(SB)/4, $0x3eb17218
+DATA consts<>+376(SB)/4, $0x3eb17218
+DATA consts<>+380(SB)/4, $0x3eb17218
+DATA consts<>+384(SB)/4, $0x4b400000
+DATA consts<>+388(SB)/4, $0x4b400000
+DATA consts<>+392(SB)/4, $0x4b400000
+DATA consts<>+396(SB)/4, $0x4b400000
+DATA consts<>+400(SB)/4, $0x4b400000
+DATA consts<>+404(SB)/4, $0x4b400000
+DATA consts<>+408(SB)/4, $0x4b400000
+DATA consts<>+412(SB)/4, $0x4b400000
+DATA consts<>+416(SB)/4, $0x3ffffffb
+DATA consts<>+420(SB)/4, $0x3ffffffb
+DATA consts<>+424(SB)/4, $0x3ffffffb
+DATA consts<>+428(SB)/4, $0x3ffffffb
+DATA consts<>+432(SB)/4, $0x3ffffffb
+DATA consts<>+436(SB)/4, $0x3ffffffb
+DATA consts<>+440(SB)/4, $0x3ffffffb
+DATA consts<>+444(SB)/4, $0x3ffffffb
+DATA consts<>+448(SB)/4, $0x3ffffee3
+DATA consts<>+452(SB)/4, $0x3ffffee3
+DATA consts<>+456(SB)/4, $0x3ffffee3
+DATA consts<>+460(SB)/4, $0x3ffffee3
+DATA consts<>+464(SB)/4, $0x3ffffee3
+DATA consts<>+468(SB)/4, $0x3ffffee3
+DATA consts<>+472(SB)/4, $0x3ffffee3
+DATA consts<>+476(SB)/4, $0x3ffffee3
+DATA consts<>+480(SB)/4, $0x3faaad35
+DATA consts<>+484(SB)/4, $0x3faaad35
+DATA consts<>+488(SB)/4, $0x3faaad35
+DATA consts<>+492(SB)/4, $0x3faaad35
+DATA consts<>+496(SB)/4, $0x3faaad35
+DATA consts<>+500(SB)/4, $0x3faaad35
+DATA consts<>+504(SB)/4, $0x3faaad35
+DATA consts<>+508(SB)/4, $0x3faaad35
+DATA consts<>+512(SB)/4, $0x3f2b9d2a
+DATA consts<>+516(SB)/4, $0x3f2b9d2a
+DATA consts<>+520(SB)/4, $0x3f2b9d2a
+DATA consts<>+524(SB)/4, $0x3f2b9d2a
+DATA consts<>+528(SB)/4, $0x3f2b9d2a
+DATA consts<>+532(SB)/4, $0x3f2b9d2a
+DATA consts<>+536(SB)/4, $0x3f2b9d2a
+DATA consts<>+540(SB)/4, $0x3f2b9d2a
+DATA consts<>+544(SB)/4, $0x3e87d41a
+DATA consts<>+548(SB)/4, $0x3e87d41a
+DATA consts<>+552(SB)/4, $0x3e87d41a
+DATA consts<>+556(SB)/4, $0x3e87d41a
+DATA consts<>+560(SB)/4, $0x3e87d41a
+DATA consts<>+564(SB)/4, $0x3e87d41a
+DATA consts<>+568(SB)/4, $0x3e87d41a
+DATA consts<>+572(SB)/4, $0x3e87d41a
+GLOBL consts<>(SB), RODATA|NOPTR, $576
 
 DATA tailmask<>+0(SB)/4, $0x00000000
 DATA tailmask<>+4(SB)/4, $0x00000000
@@ -787,7 +692,7 @@ GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 
 // func additiveScoreAVX512(dst []float32, k []float32, ldk int, q []float32, v []float32)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
-TEXT ·additiveScoreAVX512(SB), NOSPLIT, $0-104
+TEXT ·additiveScoreAVX512(SB), NOSPLIT, $8-104
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         k_base+24(FP), DX
@@ -799,26 +704,21 @@ TEXT ·additiveScoreAVX512(SB), NOSPLIT, $0-104
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+64(SB), Z2
-	VBROADCASTSS consts<>+160(SB), Z3
-	VBROADCASTSS consts<>+160(SB), Z4
-	VBROADCASTSS consts<>+192(SB), Z5
-	VBROADCASTSS consts<>+224(SB), Z6
-	VBROADCASTSS consts<>+256(SB), Z7
-	VBROADCASTSS consts<>+288(SB), Z8
-	VBROADCASTSS consts<>+320(SB), Z9
-	VBROADCASTSS consts<>+352(SB), Z10
-	VBROADCASTSS consts<>+384(SB), Z10
-	VBROADCASTSS consts<>+416(SB), Z10
-	VBROADCASTSS consts<>+448(SB), Z11
-	VBROADCASTSS consts<>+480(SB), Z12
-	VBROADCASTSS consts<>+160(SB), Z13
-	VBROADCASTSS consts<>+512(SB), Z14
-	VBROADCASTSS consts<>+544(SB), Z15
-	VBROADCASTSS consts<>+576(SB), Z16
-	VBROADCASTSS consts<>+608(SB), Z17
-	VBROADCASTSS consts<>+640(SB), Z18
-	VBROADCASTSS consts<>+672(SB), Z19
-	VBROADCASTSS consts<>+704(SB), Z20
+	VBROADCASTSS consts<>+96(SB), Z3
+	VBROADCASTSS consts<>+128(SB), Z4
+	VBROADCASTSS consts<>+160(SB), Z5
+	VBROADCASTSS consts<>+192(SB), Z6
+	VBROADCASTSS consts<>+224(SB), Z7
+	VBROADCASTSS consts<>+256(SB), Z8
+	VBROADCASTSS consts<>+288(SB), Z9
+	VBROADCASTSS consts<>+320(SB), Z10
+	VBROADCASTSS consts<>+352(SB), Z11
+	VBROADCASTSS consts<>+96(SB), Z12
+	VBROADCASTSS consts<>+416(SB), Z13
+	VBROADCASTSS consts<>+448(SB), Z14
+	VBROADCASTSS consts<>+480(SB), Z15
+	VBROADCASTSS consts<>+512(SB), Z16
+	VBROADCASTSS consts<>+544(SB), Z17
 	MOVQ         R8, R9
 	ANDQ         $0x0000000f, R9
 	MOVL         $0x0000ffff, R10
@@ -826,324 +726,492 @@ TEXT ·additiveScoreAVX512(SB), NOSPLIT, $0-104
 	KMOVW        R10, K1
 
 rowBlock:
-	CMPQ   CX, $0x00000003
+	CMPQ   CX, $0x00000006
 	JB     rowSingle
 	LEAQ   (DX)(BX*1), R10
 	LEAQ   (R10)(BX*1), R11
+	LEAQ   (R11)(BX*1), R12
+	LEAQ   (R12)(BX*1), R13
+	LEAQ   (R13)(BX*1), R14
+	VXORPS Z18, Z18, Z18
+	VXORPS Z19, Z19, Z19
+	VXORPS Z20, Z20, Z20
 	VXORPS Z21, Z21, Z21
 	VXORPS Z22, Z22, Z22
 	VXORPS Z23, Z23, Z23
-	MOVQ   R8, R12
-	XORQ   R13, R13
+	MOVQ   R8, R15
+	XORQ   BP, BP
 
 blockVector:
-	CMPQ         R12, $0x00000010
+	CMPQ         R15, $0x00000010
 	JB           blockTail
-	VMOVUPS      (SI)(R13*1), Z24
-	VMOVUPS      (DI)(R13*1), Z25
-	VADDPS       (DX)(R13*1), Z24, Z26
-	VANDPS       Z10, Z26, Z27
+	VMOVUPS      (SI)(BP*1), Z24
+	VMOVUPS      (DI)(BP*1), Z25
+	VADDPS       (DX)(BP*1), Z24, Z26
+	VANDPS       Z0, Z26, Z27
 	VMULPS       Z27, Z27, Z28
-	VMOVAPS      Z20, Z29
-	VFMADD213PS  Z19, Z28, Z29
-	VFMADD213PS  Z18, Z28, Z29
-	VFMADD213PS  Z17, Z28, Z29
-	VFMADD213PS  Z16, Z28, Z29
-	VFMADD213PS  Z15, Z28, Z29
+	VMOVAPS      Z9, Z29
+	VFMADD213PS  Z8, Z28, Z29
+	VFMADD213PS  Z7, Z28, Z29
+	VFMADD213PS  Z6, Z28, Z29
+	VFMADD213PS  Z5, Z28, Z29
 	VMULPS       Z27, Z28, Z28
 	VFMADD213PS  Z27, Z28, Z29
-	VADDPS       Z27, Z27, Z28
-	VMULPS       Z0, Z28, Z30
+	VMINPS       Z2, Z27, Z28
+	VMULPS       Z10, Z28, Z30
 	VRNDSCALEPS  $0x08, Z30, Z30
 	VMOVAPS      Z28, Z28
-	VFNMADD231PS Z1, Z30, Z28
-	VFNMADD231PS Z2, Z30, Z28
-	VMOVAPS      Z9, Z31
-	VFMADD213PS  Z8, Z28, Z31
-	VFMADD213PS  Z7, Z28, Z31
-	VFMADD213PS  Z6, Z28, Z31
-	VFMADD213PS  Z5, Z28, Z31
-	VFMADD213PS  Z4, Z28, Z31
-	VFMADD213PS  Z3, Z28, Z31
+	VFNMADD231PS Z11, Z30, Z28
+	VMOVAPS      Z17, Z31
+	VFMADD213PS  Z16, Z28, Z31
+	VFMADD213PS  Z15, Z28, Z31
+	VFMADD213PS  Z14, Z28, Z31
+	VFMADD213PS  Z13, Z28, Z31
+	VFMADD213PS  Z12, Z28, Z31
 	VSCALEFPS    Z30, Z31, Z31
-	VADDPS       Z13, Z31, Z31
-	VDIVPS       Z31, Z14, Z28
-	VSUBPS       Z28, Z13, Z28
-	VCMPPS       $0x11, Z11, Z27, K2
+	VADDPS       Z3, Z31, Z31
+	VDIVPS       Z31, Z4, Z28
+	VSUBPS       Z28, Z3, Z28
+	VCMPPS       $0x19, Z1, Z27, K2
 	VMOVAPS      Z29, K2, Z28
-	VCMPPS       $0x1d, Z12, Z27, K2
-	VMOVAPS      Z13, K2, Z28
-	VXORPS       Z27, Z26, Z27
-	VORPS        Z27, Z28, Z28
+	VPTERNLOGD   $0xf6, Z27, Z26, Z28
+	VFMADD231PS  Z28, Z25, Z18
+	VADDPS       (R10)(BP*1), Z24, Z26
+	VANDPS       Z0, Z26, Z27
+	VMULPS       Z27, Z27, Z28
+	VMOVAPS      Z9, Z29
+	VFMADD213PS  Z8, Z28, Z29
+	VFMADD213PS  Z7, Z28, Z29
+	VFMADD213PS  Z6, Z28, Z29
+	VFMADD213PS  Z5, Z28, Z29
+	VMULPS       Z27, Z28, Z28
+	VFMADD213PS  Z27, Z28, Z29
+	VMINPS       Z2, Z27, Z28
+	VMULPS       Z10, Z28, Z30
+	VRNDSCALEPS  $0x08, Z30, Z30
+	VMOVAPS      Z28, Z28
+	VFNMADD231PS Z11, Z30, Z28
+	VMOVAPS      Z17, Z31
+	VFMADD213PS  Z16, Z28, Z31
+	VFMADD213PS  Z15, Z28, Z31
+	VFMADD213PS  Z14, Z28, Z31
+	VFMADD213PS  Z13, Z28, Z31
+	VFMADD213PS  Z12, Z28, Z31
+	VSCALEFPS    Z30, Z31, Z31
+	VADDPS       Z3, Z31, Z31
+	VDIVPS       Z31, Z4, Z28
+	VSUBPS       Z28, Z3, Z28
+	VCMPPS       $0x19, Z1, Z27, K2
+	VMOVAPS      Z29, K2, Z28
+	VPTERNLOGD   $0xf6, Z27, Z26, Z28
+	VFMADD231PS  Z28, Z25, Z19
+	VADDPS       (R11)(BP*1), Z24, Z26
+	VANDPS       Z0, Z26, Z27
+	VMULPS       Z27, Z27, Z28
+	VMOVAPS      Z9, Z29
+	VFMADD213PS  Z8, Z28, Z29
+	VFMADD213PS  Z7, Z28, Z29
+	VFMADD213PS  Z6, Z28, Z29
+	VFMADD213PS  Z5, Z28, Z29
+	VMULPS       Z27, Z28, Z28
+	VFMADD213PS  Z27, Z28, Z29
+	VMINPS       Z2, Z27, Z28
+	VMULPS       Z10, Z28, Z30
+	VRNDSCALEPS  $0x08, Z30, Z30
+	VMOVAPS      Z28, Z28
+	VFNMADD231PS Z11, Z30, Z28
+	VMOVAPS      Z17, Z31
+	VFMADD213PS  Z16, Z28, Z31
+	VFMADD213PS  Z15, Z28, Z31
+	VFMADD213PS  Z14, Z28, Z31
+	VFMADD213PS  Z13, Z28, Z31
+	VFMADD213PS  Z12, Z28, Z31
+	VSCALEFPS    Z30, Z31, Z31
+	VADDPS       Z3, Z31, Z31
+	VDIVPS       Z31, Z4, Z28
+	VSUBPS       Z28, Z3, Z28
+	VCMPPS       $0x19, Z1, Z27, K2
+	VMOVAPS      Z29, K2, Z28
+	VPTERNLOGD   $0xf6, Z27, Z26, Z28
+	VFMADD231PS  Z28, Z25, Z20
+	VADDPS       (R12)(BP*1), Z24, Z26
+	VANDPS       Z0, Z26, Z27
+	VMULPS       Z27, Z27, Z28
+	VMOVAPS      Z9, Z29
+	VFMADD213PS  Z8, Z28, Z29
+	VFMADD213PS  Z7, Z28, Z29
+	VFMADD213PS  Z6, Z28, Z29
+	VFMADD213PS  Z5, Z28, Z29
+	VMULPS       Z27, Z28, Z28
+	VFMADD213PS  Z27, Z28, Z29
+	VMINPS       Z2, Z27, Z28
+	VMULPS       Z10, Z28, Z30
+	VRNDSCALEPS  $0x08, Z30, Z30
+	VMOVAPS      Z28, Z28
+	VFNMADD231PS Z11, Z30, Z28
+	VMOVAPS      Z17, Z31
+	VFMADD213PS  Z16, Z28, Z31
+	VFMADD213PS  Z15, Z28, Z31
+	VFMADD213PS  Z14, Z28, Z31
+	VFMADD213PS  Z13, Z28, Z31
+	VFMADD213PS  Z12, Z28, Z31
+	VSCALEFPS    Z30, Z31, Z31
+	VADDPS       Z3, Z31, Z31
+	VDIVPS       Z31, Z4, Z28
+	VSUBPS       Z28, Z3, Z28
+	VCMPPS       $0x19, Z1, Z27, K2
+	VMOVAPS      Z29, K2, Z28
+	VPTERNLOGD   $0xf6, Z27, Z26, Z28
 	VFMADD231PS  Z28, Z25, Z21
-	VADDPS       (R10)(R13*1), Z24, Z26
-	VANDPS       Z10, Z26, Z27
+	VADDPS       (R13)(BP*1), Z24, Z26
+	VANDPS       Z0, Z26, Z27
 	VMULPS       Z27, Z27, Z28
-	VMOVAPS      Z20, Z29
-	VFMADD213PS  Z19, Z28, Z29
-	VFMADD213PS  Z18, Z28, Z29
-	VFMADD213PS  Z17, Z28, Z29
-	VFMADD213PS  Z16, Z28, Z29
-	VFMADD213PS  Z15, Z28, Z29
+	VMOVAPS      Z9, Z29
+	VFMADD213PS  Z8, Z28, Z29
+	VFMADD213PS  Z7, Z28, Z29
+	VFMADD213PS  Z6, Z28, Z29
+	VFMADD213PS  Z5, Z28, Z29
 	VMULPS       Z27, Z28, Z28
 	VFMADD213PS  Z27, Z28, Z29
-	VADDPS       Z27, Z27, Z28
-	VMULPS       Z0, Z28, Z30
+	VMINPS       Z2, Z27, Z28
+	VMULPS       Z10, Z28, Z30
 	VRNDSCALEPS  $0x08, Z30, Z30
 	VMOVAPS      Z28, Z28
-	VFNMADD231PS Z1, Z30, Z28
-	VFNMADD231PS Z2, Z30, Z28
-	VMOVAPS      Z9, Z31
-	VFMADD213PS  Z8, Z28, Z31
-	VFMADD213PS  Z7, Z28, Z31
-	VFMADD213PS  Z6, Z28, Z31
-	VFMADD213PS  Z5, Z28, Z31
-	VFMADD213PS  Z4, Z28, Z31
-	VFMADD213PS  Z3, Z28, Z31
+	VFNMADD231PS Z11, Z30, Z28
+	VMOVAPS      Z17, Z31
+	VFMADD213PS  Z16, Z28, Z31
+	VFMADD213PS  Z15, Z28, Z31
+	VFMADD213PS  Z14, Z28, Z31
+	VFMADD213PS  Z13, Z28, Z31
+	VFMADD213PS  Z12, Z28, Z31
 	VSCALEFPS    Z30, Z31, Z31
-	VADDPS       Z13, Z31, Z31
-	VDIVPS       Z31, Z14, Z28
-	VSUBPS       Z28, Z13, Z28
-	VCMPPS       $0x11, Z11, Z27, K2
+	VADDPS       Z3, Z31, Z31
+	VDIVPS       Z31, Z4, Z28
+	VSUBPS       Z28, Z3, Z28
+	VCMPPS       $0x19, Z1, Z27, K2
 	VMOVAPS      Z29, K2, Z28
-	VCMPPS       $0x1d, Z12, Z27, K2
-	VMOVAPS      Z13, K2, Z28
-	VXORPS       Z27, Z26, Z27
-	VORPS        Z27, Z28, Z28
+	VPTERNLOGD   $0xf6, Z27, Z26, Z28
 	VFMADD231PS  Z28, Z25, Z22
-	VADDPS       (R11)(R13*1), Z24, Z24
-	VANDPS       Z10, Z24, Z26
+	VADDPS       (R14)(BP*1), Z24, Z24
+	VANDPS       Z0, Z24, Z26
 	VMULPS       Z26, Z26, Z27
-	VMOVAPS      Z20, Z28
-	VFMADD213PS  Z19, Z27, Z28
-	VFMADD213PS  Z18, Z27, Z28
-	VFMADD213PS  Z17, Z27, Z28
-	VFMADD213PS  Z16, Z27, Z28
-	VFMADD213PS  Z15, Z27, Z28
+	VMOVAPS      Z9, Z28
+	VFMADD213PS  Z8, Z27, Z28
+	VFMADD213PS  Z7, Z27, Z28
+	VFMADD213PS  Z6, Z27, Z28
+	VFMADD213PS  Z5, Z27, Z28
 	VMULPS       Z26, Z27, Z27
 	VFMADD213PS  Z26, Z27, Z28
-	VADDPS       Z26, Z26, Z27
-	VMULPS       Z0, Z27, Z29
+	VMINPS       Z2, Z26, Z27
+	VMULPS       Z10, Z27, Z29
 	VRNDSCALEPS  $0x08, Z29, Z29
 	VMOVAPS      Z27, Z27
-	VFNMADD231PS Z1, Z29, Z27
-	VFNMADD231PS Z2, Z29, Z27
-	VMOVAPS      Z9, Z30
-	VFMADD213PS  Z8, Z27, Z30
-	VFMADD213PS  Z7, Z27, Z30
-	VFMADD213PS  Z6, Z27, Z30
-	VFMADD213PS  Z5, Z27, Z30
-	VFMADD213PS  Z4, Z27, Z30
-	VFMADD213PS  Z3, Z27, Z30
+	VFNMADD231PS Z11, Z29, Z27
+	VMOVAPS      Z17, Z30
+	VFMADD213PS  Z16, Z27, Z30
+	VFMADD213PS  Z15, Z27, Z30
+	VFMADD213PS  Z14, Z27, Z30
+	VFMADD213PS  Z13, Z27, Z30
+	VFMADD213PS  Z12, Z27, Z30
 	VSCALEFPS    Z29, Z30, Z30
-	VADDPS       Z13, Z30, Z30
-	VDIVPS       Z30, Z14, Z27
-	VSUBPS       Z27, Z13, Z27
-	VCMPPS       $0x11, Z11, Z26, K2
+	VADDPS       Z3, Z30, Z30
+	VDIVPS       Z30, Z4, Z27
+	VSUBPS       Z27, Z3, Z27
+	VCMPPS       $0x19, Z1, Z26, K2
 	VMOVAPS      Z28, K2, Z27
-	VCMPPS       $0x1d, Z12, Z26, K2
-	VMOVAPS      Z13, K2, Z27
-	VXORPS       Z26, Z24, Z26
-	VORPS        Z26, Z27, Z27
+	VPTERNLOGD   $0xf6, Z26, Z24, Z27
 	VFMADD231PS  Z27, Z25, Z23
-	ADDQ         $0x00000040, R13
-	SUBQ         $0x00000010, R12
+	ADDQ         $0x00000040, BP
+	SUBQ         $0x00000010, R15
 	JMP          blockVector
 
 blockTail:
 	TESTQ        R9, R9
 	JZ           blockDone
-	VMOVUPS.Z    (SI)(R13*1), K1, Z24
-	VMOVUPS.Z    (DI)(R13*1), K1, Z25
-	VMOVUPS.Z    (DX)(R13*1), K1, Z26
+	VMOVUPS.Z    (SI)(BP*1), K1, Z24
+	VMOVUPS.Z    (DI)(BP*1), K1, Z25
+	VMOVUPS.Z    (DX)(BP*1), K1, Z26
 	VADDPS       Z24, Z26, Z26
-	VANDPS       Z10, Z26, Z27
+	VANDPS       Z0, Z26, Z27
 	VMULPS       Z27, Z27, Z28
-	VMOVAPS      Z20, Z29
-	VFMADD213PS  Z19, Z28, Z29
-	VFMADD213PS  Z18, Z28, Z29
-	VFMADD213PS  Z17, Z28, Z29
-	VFMADD213PS  Z16, Z28, Z29
-	VFMADD213PS  Z15, Z28, Z29
+	VMOVAPS      Z9, Z29
+	VFMADD213PS  Z8, Z28, Z29
+	VFMADD213PS  Z7, Z28, Z29
+	VFMADD213PS  Z6, Z28, Z29
+	VFMADD213PS  Z5, Z28, Z29
 	VMULPS       Z27, Z28, Z28
 	VFMADD213PS  Z27, Z28, Z29
-	VADDPS       Z27, Z27, Z28
-	VMULPS       Z0, Z28, Z30
+	VMINPS       Z2, Z27, Z28
+	VMULPS       Z10, Z28, Z30
 	VRNDSCALEPS  $0x08, Z30, Z30
 	VMOVAPS      Z28, Z28
-	VFNMADD231PS Z1, Z30, Z28
-	VFNMADD231PS Z2, Z30, Z28
-	VMOVAPS      Z9, Z31
-	VFMADD213PS  Z8, Z28, Z31
-	VFMADD213PS  Z7, Z28, Z31
-	VFMADD213PS  Z6, Z28, Z31
-	VFMADD213PS  Z5, Z28, Z31
-	VFMADD213PS  Z4, Z28, Z31
-	VFMADD213PS  Z3, Z28, Z31
+	VFNMADD231PS Z11, Z30, Z28
+	VMOVAPS      Z17, Z31
+	VFMADD213PS  Z16, Z28, Z31
+	VFMADD213PS  Z15, Z28, Z31
+	VFMADD213PS  Z14, Z28, Z31
+	VFMADD213PS  Z13, Z28, Z31
+	VFMADD213PS  Z12, Z28, Z31
 	VSCALEFPS    Z30, Z31, Z31
-	VADDPS       Z13, Z31, Z31
-	VDIVPS       Z31, Z14, Z28
-	VSUBPS       Z28, Z13, Z28
-	VCMPPS       $0x11, Z11, Z27, K2
+	VADDPS       Z3, Z31, Z31
+	VDIVPS       Z31, Z4, Z28
+	VSUBPS       Z28, Z3, Z28
+	VCMPPS       $0x19, Z1, Z27, K2
 	VMOVAPS      Z29, K2, Z28
-	VCMPPS       $0x1d, Z12, Z27, K2
-	VMOVAPS      Z13, K2, Z28
-	VXORPS       Z27, Z26, Z27
-	VORPS        Z27, Z28, Z28
+	VPTERNLOGD   $0xf6, Z27, Z26, Z28
+	VFMADD231PS  Z28, Z25, Z18
+	VMOVUPS.Z    (R10)(BP*1), K1, Z26
+	VADDPS       Z24, Z26, Z26
+	VANDPS       Z0, Z26, Z27
+	VMULPS       Z27, Z27, Z28
+	VMOVAPS      Z9, Z29
+	VFMADD213PS  Z8, Z28, Z29
+	VFMADD213PS  Z7, Z28, Z29
+	VFMADD213PS  Z6, Z28, Z29
+	VFMADD213PS  Z5, Z28, Z29
+	VMULPS       Z27, Z28, Z28
+	VFMADD213PS  Z27, Z28, Z29
+	VMINPS       Z2, Z27, Z28
+	VMULPS       Z10, Z28, Z30
+	VRNDSCALEPS  $0x08, Z30, Z30
+	VMOVAPS      Z28, Z28
+	VFNMADD231PS Z11, Z30, Z28
+	VMOVAPS      Z17, Z31
+	VFMADD213PS  Z16, Z28, Z31
+	VFMADD213PS  Z15, Z28, Z31
+	VFMADD213PS  Z14, Z28, Z31
+	VFMADD213PS  Z13, Z28, Z31
+	VFMADD213PS  Z12, Z28, Z31
+	VSCALEFPS    Z30, Z31, Z31
+	VADDPS       Z3, Z31, Z31
+	VDIVPS       Z31, Z4, Z28
+	VSUBPS       Z28, Z3, Z28
+	VCMPPS       $0x19, Z1, Z27, K2
+	VMOVAPS      Z29, K2, Z28
+	VPTERNLOGD   $0xf6, Z27, Z26, Z28
+	VFMADD231PS  Z28, Z25, Z19
+	VMOVUPS.Z    (R11)(BP*1), K1, Z26
+	VADDPS       Z24, Z26, Z26
+	VANDPS       Z0, Z26, Z27
+	VMULPS       Z27, Z27, Z28
+	VMOVAPS      Z9, Z29
+	VFMADD213PS  Z8, Z28, Z29
+	VFMADD213PS  Z7, Z28, Z29
+	VFMADD213PS  Z6, Z28, Z29
+	VFMADD213PS  Z5, Z28, Z29
+	VMULPS       Z27, Z28, Z28
+	VFMADD213PS  Z27, Z28, Z29
+	VMINPS       Z2, Z27, Z28
+	VMULPS       Z10, Z28, Z30
+	VRNDSCALEPS  $0x08, Z30, Z30
+	VMOVAPS      Z28, Z28
+	VFNMADD231PS Z11, Z30, Z28
+	VMOVAPS      Z17, Z31
+	VFMADD213PS  Z16, Z28, Z31
+	VFMADD213PS  Z15, Z28, Z31
+	VFMADD213PS  Z14, Z28, Z31
+	VFMADD213PS  Z13, Z28, Z31
+	VFMADD213PS  Z12, Z28, Z31
+	VSCALEFPS    Z30, Z31, Z31
+	VADDPS       Z3, Z31, Z31
+	VDIVPS       Z31, Z4, Z28
+	VSUBPS       Z28, Z3, Z28
+	VCMPPS       $0x19, Z1, Z27, K2
+	VMOVAPS      Z29, K2, Z28
+	VPTERNLOGD   $0xf6, Z27, Z26, Z28
+	VFMADD231PS  Z28, Z25, Z20
+	VMOVUPS.Z    (R12)(BP*1), K1, Z26
+	VADDPS       Z24, Z26, Z26
+	VANDPS       Z0, Z26, Z27
+	VMULPS       Z27, Z27, Z28
+	VMOVAPS      Z9, Z29
+	VFMADD213PS  Z8, Z28, Z29
+	VFMADD213PS  Z7, Z28, Z29
+	VFMADD213PS  Z6, Z28, Z29
+	VFMADD213PS  Z5, Z28, Z29
+	VMULPS       Z27, Z28, Z28
+	VFMADD213PS  Z27, Z28, Z29
+	VMINPS       Z2, Z27, Z28
+	VMULPS       Z10, Z28, Z30
+	VRNDSCALEPS  $0x08, Z30, Z30
+	VMOVAPS      Z28, Z28
+	VFNMADD231PS Z11, Z30, Z28
+	VMOVAPS      Z17, Z31
+	VFMADD213PS  Z16, Z28, Z31
+	VFMADD213PS  Z15, Z28, Z31
+	VFMADD213PS  Z14, Z28, Z31
+	VFMADD213PS  Z13, Z28, Z31
+	VFMADD213PS  Z12, Z28, Z31
+	VSCALEFPS    Z30, Z31, Z31
+	VADDPS       Z3, Z31, Z31
+	VDIVPS       Z31, Z4, Z28
+	VSUBPS       Z28, Z3, Z28
+	VCMPPS       $0x19, Z1, Z27, K2
+	VMOVAPS      Z29, K2, Z28
+	VPTERNLOGD   $0xf6, Z27, Z26, Z28
 	VFMADD231PS  Z28, Z25, Z21
-	VMOVUPS.Z    (R10)(R13*1), K1, Z26
+	VMOVUPS.Z    (R13)(BP*1), K1, Z26
 	VADDPS       Z24, Z26, Z26
-	VANDPS       Z10, Z26, Z27
+	VANDPS       Z0, Z26, Z27
 	VMULPS       Z27, Z27, Z28
-	VMOVAPS      Z20, Z29
-	VFMADD213PS  Z19, Z28, Z29
-	VFMADD213PS  Z18, Z28, Z29
-	VFMADD213PS  Z17, Z28, Z29
-	VFMADD213PS  Z16, Z28, Z29
-	VFMADD213PS  Z15, Z28, Z29
+	VMOVAPS      Z9, Z29
+	VFMADD213PS  Z8, Z28, Z29
+	VFMADD213PS  Z7, Z28, Z29
+	VFMADD213PS  Z6, Z28, Z29
+	VFMADD213PS  Z5, Z28, Z29
 	VMULPS       Z27, Z28, Z28
 	VFMADD213PS  Z27, Z28, Z29
-	VADDPS       Z27, Z27, Z28
-	VMULPS       Z0, Z28, Z30
+	VMINPS       Z2, Z27, Z28
+	VMULPS       Z10, Z28, Z30
 	VRNDSCALEPS  $0x08, Z30, Z30
 	VMOVAPS      Z28, Z28
-	VFNMADD231PS Z1, Z30, Z28
-	VFNMADD231PS Z2, Z30, Z28
-	VMOVAPS      Z9, Z31
-	VFMADD213PS  Z8, Z28, Z31
-	VFMADD213PS  Z7, Z28, Z31
-	VFMADD213PS  Z6, Z28, Z31
-	VFMADD213PS  Z5, Z28, Z31
-	VFMADD213PS  Z4, Z28, Z31
-	VFMADD213PS  Z3, Z28, Z31
+	VFNMADD231PS Z11, Z30, Z28
+	VMOVAPS      Z17, Z31
+	VFMADD213PS  Z16, Z28, Z31
+	VFMADD213PS  Z15, Z28, Z31
+	VFMADD213PS  Z14, Z28, Z31
+	VFMADD213PS  Z13, Z28, Z31
+	VFMADD213PS  Z12, Z28, Z31
 	VSCALEFPS    Z30, Z31, Z31
-	VADDPS       Z13, Z31, Z31
-	VDIVPS       Z31, Z14, Z28
-	VSUBPS       Z28, Z13, Z28
-	VCMPPS       $0x11, Z11, Z27, K2
+	VADDPS       Z3, Z31, Z31
+	VDIVPS       Z31, Z4, Z28
+	VSUBPS       Z28, Z3, Z28
+	VCMPPS       $0x19, Z1, Z27, K2
 	VMOVAPS      Z29, K2, Z28
-	VCMPPS       $0x1d, Z12, Z27, K2
-	VMOVAPS      Z13, K2, Z28
-	VXORPS       Z27, Z26, Z27
-	VORPS        Z27, Z28, Z28
+	VPTERNLOGD   $0xf6, Z27, Z26, Z28
 	VFMADD231PS  Z28, Z25, Z22
-	VMOVUPS.Z    (R11)(R13*1), K1, Z26
+	VMOVUPS.Z    (R14)(BP*1), K1, Z26
 	VADDPS       Z24, Z26, Z26
-	VANDPS       Z10, Z26, Z24
+	VANDPS       Z0, Z26, Z24
 	VMULPS       Z24, Z24, Z27
-	VMOVAPS      Z20, Z28
-	VFMADD213PS  Z19, Z27, Z28
-	VFMADD213PS  Z18, Z27, Z28
-	VFMADD213PS  Z17, Z27, Z28
-	VFMADD213PS  Z16, Z27, Z28
-	VFMADD213PS  Z15, Z27, Z28
+	VMOVAPS      Z9, Z28
+	VFMADD213PS  Z8, Z27, Z28
+	VFMADD213PS  Z7, Z27, Z28
+	VFMADD213PS  Z6, Z27, Z28
+	VFMADD213PS  Z5, Z27, Z28
 	VMULPS       Z24, Z27, Z27
 	VFMADD213PS  Z24, Z27, Z28
-	VADDPS       Z24, Z24, Z27
-	VMULPS       Z0, Z27, Z29
+	VMINPS       Z2, Z24, Z27
+	VMULPS       Z10, Z27, Z29
 	VRNDSCALEPS  $0x08, Z29, Z29
 	VMOVAPS      Z27, Z27
-	VFNMADD231PS Z1, Z29, Z27
-	VFNMADD231PS Z2, Z29, Z27
-	VMOVAPS      Z9, Z30
-	VFMADD213PS  Z8, Z27, Z30
-	VFMADD213PS  Z7, Z27, Z30
-	VFMADD213PS  Z6, Z27, Z30
-	VFMADD213PS  Z5, Z27, Z30
-	VFMADD213PS  Z4, Z27, Z30
-	VFMADD213PS  Z3, Z27, Z30
+	VFNMADD231PS Z11, Z29, Z27
+	VMOVAPS      Z17, Z30
+	VFMADD213PS  Z16, Z27, Z30
+	VFMADD213PS  Z15, Z27, Z30
+	VFMADD213PS  Z14, Z27, Z30
+	VFMADD213PS  Z13, Z27, Z30
+	VFMADD213PS  Z12, Z27, Z30
 	VSCALEFPS    Z29, Z30, Z30
-	VADDPS       Z13, Z30, Z30
-	VDIVPS       Z30, Z14, Z27
-	VSUBPS       Z27, Z13, Z27
-	VCMPPS       $0x11, Z11, Z24, K2
+	VADDPS       Z3, Z30, Z30
+	VDIVPS       Z30, Z4, Z27
+	VSUBPS       Z27, Z3, Z27
+	VCMPPS       $0x19, Z1, Z24, K2
 	VMOVAPS      Z28, K2, Z27
-	VCMPPS       $0x1d, Z12, Z24, K2
-	VMOVAPS      Z13, K2, Z27
-	VXORPS       Z24, Z26, Z24
-	VORPS        Z24, Z27, Z27
+	VPTERNLOGD   $0xf6, Z24, Z26, Z27
 	VFMADD231PS  Z27, Z25, Z23
 
 blockDone:
-	VEXTRACTF64X4 $0x01, Z21, Y24
-	VADDPS        Y24, Y21, Y21
-	VEXTRACTF32X4 $0x01, Y21, X24
-	VADDPS        X24, X21, X21
-	VMOVHLPS      X21, X21, X24
-	VADDPS        X24, X21, X21
-	VMOVSHDUP     X21, X24
-	VADDSS        X24, X21, X21
-	VMOVSS        X21, (AX)
-	VEXTRACTF64X4 $0x01, Z22, Y21
-	VADDPS        Y21, Y22, Y22
-	VEXTRACTF32X4 $0x01, Y22, X21
-	VADDPS        X21, X22, X22
-	VMOVHLPS      X22, X22, X21
-	VADDPS        X21, X22, X22
-	VMOVSHDUP     X22, X21
-	VADDSS        X21, X22, X22
-	VMOVSS        X22, 4(AX)
-	VEXTRACTF64X4 $0x01, Z23, Y21
-	VADDPS        Y21, Y23, Y23
-	VEXTRACTF32X4 $0x01, Y23, X21
-	VADDPS        X21, X23, X23
-	VMOVHLPS      X23, X23, X21
-	VADDPS        X21, X23, X23
-	VMOVSHDUP     X23, X21
-	VADDSS        X21, X23, X23
-	VMOVSS        X23, 8(AX)
-	ADDQ          $0x0000000c, AX
-	LEAQ          (R11)(BX*1), DX
-	SUBQ          $0x00000003, CX
+	VEXTRACTF64X4 $0x01, Z18, Y24
+	VADDPS        Y24, Y18, Y18
+	VEXTRACTF32X4 $0x01, Y18, X24
+	VADDPS        X24, X18, X18
+	VMOVHLPS      X18, X18, X24
+	VADDPS        X24, X18, X18
+	VMOVSHDUP     X18, X24
+	VADDSS        X24, X18, X18
+	VMOVSS        X18, (AX)
+	VEXTRACTF64X4 $0x01, Z19, Y18
+	VADDPS        Y18, Y19, Y19
+	VEXTRACTF32X4 $0x01, Y19, X18
+	VADDPS        X18, X19, X19
+	VMOVHLPS      X19, X19, X18
+	VADDPS        X18, X19, X19
+	VMOVSHDUP     X19, X18
+	VADDSS        X18, X19, X19
+	VMOVSS        X19, 4(AX)
+	VEXTRACTF64X4 $0x01, Z20, Y18
+	VADDPS        Y18, Y20, Y20
+	VEXTRACTF32X4 $0x01, Y20, X18
+	VADDPS        X18, X20, X20
+	VMOVHLPS      X20, X20, X18
+	VADDPS        X18, X20, X20
+	VMOVSHDUP     X20, X18
+	VADDSS        X18, X20, X20
+	VMOVSS        X20, 8(AX)
+	VEXTRACTF64X4 $0x01, Z21, Y18
+	VADDPS        Y18, Y21, Y21
+	VEXTRACTF32X4 $0x01, Y21, X18
+	VADDPS        X18, X21, X21
+	VMOVHLPS      X21, X21, X18
+	VADDPS        X18, X21, X21
+	VMOVSHDUP     X21, X18
+	VADDSS        X18, X21, X21
+	VMOVSS        X21, 12(AX)
+	VEXTRACTF64X4 $0x01, Z22, Y18
+	VADDPS        Y18, Y22, Y22
+	VEXTRACTF32X4 $0x01, Y22, X18
+	VADDPS        X18, X22, X22
+	VMOVHLPS      X22, X22, X18
+	VADDPS        X18, X22, X22
+	VMOVSHDUP     X22, X18
+	VADDSS        X18, X22, X22
+	VMOVSS        X22, 16(AX)
+	VEXTRACTF64X4 $0x01, Z23, Y18
+	VADDPS        Y18, Y23, Y23
+	VEXTRACTF32X4 $0x01, Y23, X18
+	VADDPS        X18, X23, X23
+	VMOVHLPS      X23, X23, X18
+	VADDPS        X18, X23, X23
+	VMOVSHDUP     X23, X18
+	VADDSS        X18, X23, X23
+	VMOVSS        X23, 20(AX)
+	ADDQ          $0x00000018, AX
+	LEAQ          (R14)(BX*1), DX
+	SUBQ          $0x00000006, CX
 	JMP           rowBlock
 
 rowSingle:
 	TESTQ  CX, CX
 	JZ     done
-	VXORPS Z21, Z21, Z21
+	VXORPS Z18, Z18, Z18
 	MOVQ   R8, R10
 	XORQ   R11, R11
 
 singleVector:
 	CMPQ         R10, $0x00000010
 	JB           singleTail
-	VMOVUPS      (SI)(R11*1), Z22
-	VMOVUPS      (DI)(R11*1), Z23
-	VADDPS       (DX)(R11*1), Z22, Z22
-	VANDPS       Z10, Z22, Z24
-	VMULPS       Z24, Z24, Z25
-	VMOVAPS      Z20, Z26
-	VFMADD213PS  Z19, Z25, Z26
-	VFMADD213PS  Z18, Z25, Z26
-	VFMADD213PS  Z17, Z25, Z26
-	VFMADD213PS  Z16, Z25, Z26
-	VFMADD213PS  Z15, Z25, Z26
-	VMULPS       Z24, Z25, Z25
-	VFMADD213PS  Z24, Z25, Z26
-	VADDPS       Z24, Z24, Z25
-	VMULPS       Z0, Z25, Z27
-	VRNDSCALEPS  $0x08, Z27, Z27
-	VMOVAPS      Z25, Z25
-	VFNMADD231PS Z1, Z27, Z25
-	VFNMADD231PS Z2, Z27, Z25
-	VMOVAPS      Z9, Z28
-	VFMADD213PS  Z8, Z25, Z28
-	VFMADD213PS  Z7, Z25, Z28
-	VFMADD213PS  Z6, Z25, Z28
-	VFMADD213PS  Z5, Z25, Z28
-	VFMADD213PS  Z4, Z25, Z28
-	VFMADD213PS  Z3, Z25, Z28
-	VSCALEFPS    Z27, Z28, Z28
-	VADDPS       Z13, Z28, Z28
-	VDIVPS       Z28, Z14, Z25
-	VSUBPS       Z25, Z13, Z25
-	VCMPPS       $0x11, Z11, Z24, K2
-	VMOVAPS      Z26, K2, Z25
-	VCMPPS       $0x1d, Z12, Z24, K2
-	VMOVAPS      Z13, K2, Z25
-	VXORPS       Z24, Z22, Z24
-	VORPS        Z24, Z25, Z25
-	VFMADD231PS  Z25, Z23, Z21
+	VMOVUPS      (SI)(R11*1), Z19
+	VMOVUPS      (DI)(R11*1), Z20
+	VADDPS       (DX)(R11*1), Z19, Z19
+	VANDPS       Z0, Z19, Z21
+	VMULPS       Z21, Z21, Z22
+	VMOVAPS      Z9, Z23
+	VFMADD213PS  Z8, Z22, Z23
+	VFMADD213PS  Z7, Z22, Z23
+	VFMADD213PS  Z6, Z22, Z23
+	VFMADD213PS  Z5, Z22, Z23
+	VMULPS       Z21, Z22, Z22
+	VFMADD213PS  Z21, Z22, Z23
+	VMINPS       Z2, Z21, Z22
+	VMULPS       Z10, Z22, Z24
+	VRNDSCALEPS  $0x08, Z24, Z24
+	VMOVAPS      Z22, Z22
+	VFNMADD231PS Z11, Z24, Z22
+	VMOVAPS      Z17, Z25
+	VFMADD213PS  Z16, Z22, Z25
+	VFMADD213PS  Z15, Z22, Z25
+	VFMADD213PS  Z14, Z22, Z25
+	VFMADD213PS  Z13, Z22, Z25
+	VFMADD213PS  Z12, Z22, Z25
+	VSCALEFPS    Z24, Z25, Z25
+	VADDPS       Z3, Z25, Z25
+	VDIVPS       Z25, Z4, Z22
+	VSUBPS       Z22, Z3, Z22
+	VCMPPS       $0x19, Z1, Z21, K2
+	VMOVAPS      Z23, K2, Z22
+	VPTERNLOGD   $0xf6, Z21, Z19, Z22
+	VFMADD231PS  Z22, Z20, Z18
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000010, R10
 	JMP          singleVector
@@ -1151,55 +1219,49 @@ singleVector:
 singleTail:
 	TESTQ        R9, R9
 	JZ           singleDone
-	VMOVUPS.Z    (SI)(R11*1), K1, Z22
-	VMOVUPS.Z    (DI)(R11*1), K1, Z23
-	VMOVUPS.Z    (DX)(R11*1), K1, Z24
-	VADDPS       Z22, Z24, Z24
-	VANDPS       Z10, Z24, Z22
-	VMULPS       Z22, Z22, Z25
-	VMOVAPS      Z20, Z26
-	VFMADD213PS  Z19, Z25, Z26
-	VFMADD213PS  Z18, Z25, Z26
-	VFMADD213PS  Z17, Z25, Z26
-	VFMADD213PS  Z16, Z25, Z26
-	VFMADD213PS  Z15, Z25, Z26
-	VMULPS       Z22, Z25, Z25
-	VFMADD213PS  Z22, Z25, Z26
-	VADDPS       Z22, Z22, Z25
-	VMULPS       Z0, Z25, Z27
-	VRNDSCALEPS  $0x08, Z27, Z27
-	VMOVAPS      Z25, Z25
-	VFNMADD231PS Z1, Z27, Z25
-	VFNMADD231PS Z2, Z27, Z25
-	VMOVAPS      Z9, Z28
-	VFMADD213PS  Z8, Z25, Z28
-	VFMADD213PS  Z7, Z25, Z28
-	VFMADD213PS  Z6, Z25, Z28
-	VFMADD213PS  Z5, Z25, Z28
-	VFMADD213PS  Z4, Z25, Z28
-	VFMADD213PS  Z3, Z25, Z28
-	VSCALEFPS    Z27, Z28, Z28
-	VADDPS       Z13, Z28, Z28
-	VDIVPS       Z28, Z14, Z25
-	VSUBPS       Z25, Z13, Z25
-	VCMPPS       $0x11, Z11, Z22, K2
-	VMOVAPS      Z26, K2, Z25
-	VCMPPS       $0x1d, Z12, Z22, K2
-	VMOVAPS      Z13, K2, Z25
-	VXORPS       Z22, Z24, Z22
-	VORPS        Z22, Z25, Z25
-	VFMADD231PS  Z25, Z23, Z21
+	VMOVUPS.Z    (SI)(R11*1), K1, Z19
+	VMOVUPS.Z    (DI)(R11*1), K1, Z20
+	VMOVUPS.Z    (DX)(R11*1), K1, Z21
+	VADDPS       Z19, Z21, Z21
+	VANDPS       Z0, Z21, Z19
+	VMULPS       Z19, Z19, Z22
+	VMOVAPS      Z9, Z23
+	VFMADD213PS  Z8, Z22, Z23
+	VFMADD213PS  Z7, Z22, Z23
+	VFMADD213PS  Z6, Z22, Z23
+	VFMADD213PS  Z5, Z22, Z23
+	VMULPS       Z19, Z22, Z22
+	VFMADD213PS  Z19, Z22, Z23
+	VMINPS       Z2, Z19, Z22
+	VMULPS       Z10, Z22, Z24
+	VRNDSCALEPS  $0x08, Z24, Z24
+	VMOVAPS      Z22, Z22
+	VFNMADD231PS Z11, Z24, Z22
+	VMOVAPS      Z17, Z25
+	VFMADD213PS  Z16, Z22, Z25
+	VFMADD213PS  Z15, Z22, Z25
+	VFMADD213PS  Z14, Z22, Z25
+	VFMADD213PS  Z13, Z22, Z25
+	VFMADD213PS  Z12, Z22, Z25
+	VSCALEFPS    Z24, Z25, Z25
+	VADDPS       Z3, Z25, Z25
+	VDIVPS       Z25, Z4, Z22
+	VSUBPS       Z22, Z3, Z22
+	VCMPPS       $0x19, Z1, Z19, K2
+	VMOVAPS      Z23, K2, Z22
+	VPTERNLOGD   $0xf6, Z19, Z21, Z22
+	VFMADD231PS  Z22, Z20, Z18
 
 singleDone:
-	VEXTRACTF64X4 $0x01, Z21, Y22
-	VADDPS        Y22, Y21, Y21
-	VEXTRACTF32X4 $0x01, Y21, X22
-	VADDPS        X22, X21, X21
-	VMOVHLPS      X21, X21, X22
-	VADDPS        X22, X21, X21
-	VMOVSHDUP     X21, X22
-	VADDSS        X22, X21, X21
-	VMOVSS        X21, (AX)
+	VEXTRACTF64X4 $0x01, Z18, Y19
+	VADDPS        Y19, Y18, Y18
+	VEXTRACTF32X4 $0x01, Y18, X19
+	VADDPS        X19, X18, X18
+	VMOVHLPS      X18, X18, X19
+	VADDPS        X19, X18, X18
+	VMOVSHDUP     X18, X19
+	VADDSS        X19, X18, X18
+	VMOVSS        X18, (AX)
 	ADDQ          $0x00000004, AX
 	ADDQ          BX, DX
 	DECQ          CX
