@@ -16,7 +16,8 @@ func genAdditiveFamily() {
 
 // additiveRowsAVX2 and additiveRowsAVX512 are the numbers of rows of K scored
 // together: their tanh chains are independent, so they overlap in the
-// pipeline, and they share each load of q and v.
+// pipeline, and they share each load of q and v. Tanh's throughput bounds the
+// kernel: 2 to 6 rows measured within 2% of each other on Zen 4.
 var additiveRowsAVX2, additiveRowsAVX512 = 4, 6
 
 // genAdditive emits additiveScore<ISA>(dst, k []float32, ldk int, q, v []float32):
@@ -25,7 +26,8 @@ var additiveRowsAVX2, additiveRowsAVX512 = 4, 6
 //
 // Column tails: AVX-512 loads them zero-masked (tanh(0+0)·0 = 0); AVX2 reloads
 // the last full vector of q and of each row and multiplies by v's last full
-// vector with the lanes before the tail zeroed. AVX2 rows shorter than a vector
+// vector with the lanes before the tail zeroed (0·tanh is 0, or NaN only where
+// that element already made the score NaN). AVX2 rows shorter than a vector
 // are copied into zero-padded local vectors.
 func genAdditive(s *isa) {
 	name := s.name("additiveScore")
