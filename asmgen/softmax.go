@@ -108,11 +108,11 @@ func genSoftmax(s *isa) {
 }
 
 // softmaxOne emits the softmax of a row of 1 ≤ n ≤ lanes floats in one
-// register, with butterfly reductions that leave the max and the sum in every
-// lane (each step is symmetric, so all lanes get the same bits). The lanes past
-// n hold −Inf, which adds e^−Inf = 0: AVX-512 loads them merge-masked into a
-// −Inf vector; AVX2 copies a row shorter than a vector into a −Inf-padded local
-// vector and the results back. It jumps to the special and nan exits.
+// register, loaded and stored once: a shorter chain than the three passes.
+// The lanes past n hold −Inf, which adds e^−Inf = 0: AVX-512 loads them
+// merge-masked into a −Inf vector; AVX2 copies a row shorter than a vector into
+// a −Inf-padded local vector and the results back. It jumps to the special and
+// nan exits.
 func softmaxOne(s *isa, dst, x, n GPVirtual) {
 	Label("one")
 	e := newExpGen(s)
@@ -144,19 +144,24 @@ func softmaxOne(s *isa, dst, x, n GPVirtual) {
 		VMOVUPS(buf, v)
 		Label("oneLoaded")
 	}
-	m := s.butterfly(v, func(a, b, dst Op) { VMAXPS(a, b, dst) })
+	c := s.vec()
+	VMOVAPS(v, c)
+	mx := s.hmax(c)
 	t := XMM()
-	VSUBSS(m.AsX(), m.AsX(), t) // 0 when m is finite, NaN for ±Inf and NaN
+	VSUBSS(mx, mx, t) // 0 when m is finite, NaN for ±Inf and NaN
 	VUCOMISS(t, t)
 	JP(LabelRef("special"))
+	m := s.vec()
+	VBROADCASTSS(mx, m)
 	d := s.vec()
 	VSUBPS(m, v, d) // x − m, the same bits as x + (−m) in the main path
 	s.jumpIfNaN(d, "nan")
 	ev := e.applyNonPositive(d)
-	sum := s.butterfly(ev, func(a, b, dst Op) { VADDPS(a, b, dst) })
+	VMOVAPS(ev, c)
+	sum := s.hadd(c)
 	one, r := XMM(), XMM()
 	VMOVSS(f32Const("softmaxOne", 1), one)
-	VDIVSS(sum.AsX(), one, r)
+	VDIVSS(sum, one, r)
 	scale := s.vec()
 	VBROADCASTSS(r, scale)
 	VMULPS(scale, ev, ev)
@@ -198,26 +203,6 @@ func (s *isa) jumpIfNaN(v VecVirtual, label string) {
 
 // cmpUnord is the VCMPPS predicate true when either operand is NaN.
 const cmpUnord = 0x03
-
-// butterfly folds the lanes of v with op by swapping halves, quarters, pairs
-// and neighbours, and returns a vector holding the result in every lane.
-func (s *isa) butterfly(v VecVirtual, op func(a, b, dst Op)) VecVirtual {
-	acc, t := s.vec(), s.vec()
-	if s.wide {
-		VSHUFF32X4(U8(0x4e), v, v, t) // swap the 256-bit halves
-		op(t, v, acc)
-		VSHUFF32X4(U8(0xb1), acc, acc, t) // swap neighbouring 128-bit lanes
-		op(t, acc, acc)
-	} else {
-		VPERM2F128(U8(0x01), v, v, t) // swap the 128-bit halves
-		op(t, v, acc)
-	}
-	VPERMILPS(U8(0x4e), acc, t) // swap 64-bit pairs
-	op(t, acc, acc)
-	VPERMILPS(U8(0xb1), acc, t) // swap neighbours
-	op(t, acc, acc)
-	return acc
-}
 
 // softmaxMax emits the maximum of the n floats at x (n ≥ one vector for AVX2)
 // and returns the XMM holding it in lane 0. A NaN may or may not survive.

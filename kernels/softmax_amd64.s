@@ -274,54 +274,57 @@ oneCopyInLoop:
 	VMOVUPS 32(SP), Y0
 
 oneLoaded:
-	VPERM2F128   $0x01, Y0, Y0, Y2
-	VMAXPS       Y2, Y0, Y1
-	VPERMILPS    $0x4e, Y1, Y2
-	VMAXPS       Y2, Y1, Y1
-	VPERMILPS    $0xb1, Y1, Y2
-	VMAXPS       Y2, Y1, Y1
+	VMOVAPS      Y0, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VMAXPS       X2, X1, X1
+	VMOVHLPS     X1, X1, X2
+	VMAXPS       X2, X1, X1
+	VMOVSHDUP    X1, X2
+	VMAXSS       X2, X1, X1
 	VSUBSS       X1, X1, X2
 	VUCOMISS     X2, X2
 	JP           special
-	VSUBPS       Y1, Y0, Y0
-	VCMPPS       $0x03, Y0, Y0, Y1
-	VMOVMSKPS    Y1, CX
+	VBROADCASTSS X1, Y1
+	VSUBPS       Y1, Y0, Y1
+	VCMPPS       $0x03, Y1, Y1, Y0
+	VMOVMSKPS    Y0, CX
 	TESTL        CX, CX
 	JNZ          nan
-	VMOVUPS      consts<>+0(SB), Y1
-	VFMADD213PS  consts<>+96(SB), Y0, Y1
-	VSUBPS       consts<>+96(SB), Y1, Y2
-	VMOVAPS      Y0, Y3
-	VFNMADD231PS consts<>+32(SB), Y2, Y3
-	VFNMADD231PS consts<>+64(SB), Y2, Y3
-	VMOVUPS      consts<>+320(SB), Y4
-	VFMADD213PS  consts<>+288(SB), Y3, Y4
-	VFMADD213PS  consts<>+256(SB), Y3, Y4
-	VFMADD213PS  consts<>+224(SB), Y3, Y4
-	VFMADD213PS  consts<>+192(SB), Y3, Y4
-	VFMADD213PS  consts<>+160(SB), Y3, Y4
-	VFMADD213PS  consts<>+160(SB), Y3, Y4
-	VPSLLD       $0x17, Y1, Y1
-	VPADDD       Y1, Y4, Y4
-	VCMPPS       $0x15, consts<>+352(SB), Y0, Y2
-	VANDPS       Y2, Y4, Y4
-	VPERM2F128   $0x01, Y4, Y4, Y1
-	VADDPS       Y1, Y4, Y0
-	VPERMILPS    $0x4e, Y0, Y1
-	VADDPS       Y1, Y0, Y0
-	VPERMILPS    $0xb1, Y0, Y1
-	VADDPS       Y1, Y0, Y0
-	VMOVSS       softmaxOne<>+0(SB), X1
-	VDIVSS       X0, X1, X0
-	VBROADCASTSS X0, Y0
-	VMULPS       Y0, Y4, Y4
+	VMOVUPS      consts<>+0(SB), Y2
+	VFMADD213PS  consts<>+96(SB), Y1, Y2
+	VSUBPS       consts<>+96(SB), Y2, Y3
+	VMOVAPS      Y1, Y4
+	VFNMADD231PS consts<>+32(SB), Y3, Y4
+	VFNMADD231PS consts<>+64(SB), Y3, Y4
+	VMOVUPS      consts<>+320(SB), Y0
+	VFMADD213PS  consts<>+288(SB), Y4, Y0
+	VFMADD213PS  consts<>+256(SB), Y4, Y0
+	VFMADD213PS  consts<>+224(SB), Y4, Y0
+	VFMADD213PS  consts<>+192(SB), Y4, Y0
+	VFMADD213PS  consts<>+160(SB), Y4, Y0
+	VFMADD213PS  consts<>+160(SB), Y4, Y0
+	VPSLLD       $0x17, Y2, Y2
+	VPADDD       Y2, Y0, Y0
+	VCMPPS       $0x15, consts<>+352(SB), Y1, Y3
+	VANDPS       Y3, Y0, Y0
+	VMOVAPS      Y0, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDPS       X2, X1, X1
+	VMOVHLPS     X1, X1, X2
+	VADDPS       X2, X1, X1
+	VMOVSHDUP    X1, X2
+	VADDSS       X2, X1, X1
+	VMOVSS       softmaxOne<>+0(SB), X2
+	VDIVSS       X1, X2, X1
+	VBROADCASTSS X1, Y1
+	VMULPS       Y1, Y0, Y0
 	CMPQ         DX, $0x00000008
 	JB           oneCopyOut
-	VMOVUPS      Y4, (AX)
+	VMOVUPS      Y0, (AX)
 	JMP          done
 
 oneCopyOut:
-	VMOVUPS Y4, 32(SP)
+	VMOVUPS Y0, 32(SP)
 	XORQ    CX, CX
 
 oneCopyOutLoop:
@@ -707,63 +710,66 @@ nan:
 	RET
 
 one:
-	VBROADCASTSS consts<>+0(SB), Z0
-	VBROADCASTSS consts<>+32(SB), Z1
-	VBROADCASTSS consts<>+64(SB), Z2
-	VBROADCASTSS consts<>+160(SB), Z3
-	VBROADCASTSS consts<>+160(SB), Z4
-	VBROADCASTSS consts<>+192(SB), Z5
-	VBROADCASTSS consts<>+224(SB), Z6
-	VBROADCASTSS consts<>+256(SB), Z7
-	VBROADCASTSS consts<>+288(SB), Z8
-	VBROADCASTSS consts<>+320(SB), Z9
-	VBROADCASTSS consts<>+352(SB), Z10
-	VBROADCASTSS consts<>+384(SB), Z11
-	VBROADCASTSS softmaxNegInf<>+0(SB), Z11
-	MOVL         $0x0000ffff, BX
-	BZHIL        DX, BX, BX
-	KMOVW        BX, K1
-	VMOVUPS      (CX), K1, Z11
-	VSHUFF32X4   $0x4e, Z11, Z11, Z13
-	VMAXPS       Z13, Z11, Z12
-	VSHUFF32X4   $0xb1, Z12, Z12, Z13
-	VMAXPS       Z13, Z12, Z12
-	VPERMILPS    $0x4e, Z12, Z13
-	VMAXPS       Z13, Z12, Z12
-	VPERMILPS    $0xb1, Z12, Z13
-	VMAXPS       Z13, Z12, Z12
-	VSUBSS       X12, X12, X13
-	VUCOMISS     X13, X13
-	JP           special
-	VSUBPS       Z12, Z11, Z11
-	VCMPPS       $0x03, Z11, Z11, K2
-	KORTESTW     K2, K2
-	JNZ          nan
-	VMULPS       Z0, Z11, Z0
-	VRNDSCALEPS  $0x08, Z0, Z0
-	VMOVAPS      Z11, Z12
-	VFNMADD231PS Z1, Z0, Z12
-	VFNMADD231PS Z2, Z0, Z12
-	VMOVAPS      Z9, Z1
-	VFMADD213PS  Z8, Z12, Z1
-	VFMADD213PS  Z7, Z12, Z1
-	VFMADD213PS  Z6, Z12, Z1
-	VFMADD213PS  Z5, Z12, Z1
-	VFMADD213PS  Z4, Z12, Z1
-	VFMADD213PS  Z3, Z12, Z1
-	VCMPPS       $0x15, Z10, Z11, K2
-	VSCALEFPS.Z  Z0, Z1, K2, Z1
-	VSHUFF32X4   $0x4e, Z1, Z1, Z2
-	VADDPS       Z2, Z1, Z0
-	VSHUFF32X4   $0xb1, Z0, Z0, Z2
-	VADDPS       Z2, Z0, Z0
-	VPERMILPS    $0x4e, Z0, Z2
-	VADDPS       Z2, Z0, Z0
-	VPERMILPS    $0xb1, Z0, Z2
-	VADDPS       Z2, Z0, Z0
-	VMOVSS       softmaxOne<>+0(SB), X2
-	VDIVSS       X0, X2, X0
-	VBROADCASTSS X0, Z0
-	VMULPS       Z0, Z1, Z1
-	VMOVUPS      Z1, K1, (AX)
-	JMP          done
+	VBROADCASTSS  consts<>+0(SB), Z0
+	VBROADCASTSS  consts<>+32(SB), Z1
+	VBROADCASTSS  consts<>+64(SB), Z2
+	VBROADCASTSS  consts<>+160(SB), Z3
+	VBROADCASTSS  consts<>+160(SB), Z4
+	VBROADCASTSS  consts<>+192(SB), Z5
+	VBROADCASTSS  consts<>+224(SB), Z6
+	VBROADCASTSS  consts<>+256(SB), Z7
+	VBROADCASTSS  consts<>+288(SB), Z8
+	VBROADCASTSS  consts<>+320(SB), Z9
+	VBROADCASTSS  consts<>+352(SB), Z10
+	VBROADCASTSS  consts<>+384(SB), Z11
+	VBROADCASTSS  softmaxNegInf<>+0(SB), Z11
+	MOVL          $0x0000ffff, BX
+	BZHIL         DX, BX, BX
+	KMOVW         BX, K1
+	VMOVUPS       (CX), K1, Z11
+	VMOVAPS       Z11, Z12
+	VEXTRACTF64X4 $0x01, Z12, Y13
+	VMAXPS        Y13, Y12, Y12
+	VEXTRACTF32X4 $0x01, Y12, X13
+	VMAXPS        X13, X12, X12
+	VMOVHLPS      X12, X12, X13
+	VMAXPS        X13, X12, X12
+	VMOVSHDUP     X12, X13
+	VMAXSS        X13, X12, X12
+	VSUBSS        X12, X12, X13
+	VUCOMISS      X13, X13
+	JP            special
+	VBROADCASTSS  X12, Z12
+	VSUBPS        Z12, Z11, Z11
+	VCMPPS        $0x03, Z11, Z11, K2
+	KORTESTW      K2, K2
+	JNZ           nan
+	VMULPS        Z0, Z11, Z0
+	VRNDSCALEPS   $0x08, Z0, Z0
+	VMOVAPS       Z11, Z12
+	VFNMADD231PS  Z1, Z0, Z12
+	VFNMADD231PS  Z2, Z0, Z12
+	VMOVAPS       Z9, Z1
+	VFMADD213PS   Z8, Z12, Z1
+	VFMADD213PS   Z7, Z12, Z1
+	VFMADD213PS   Z6, Z12, Z1
+	VFMADD213PS   Z5, Z12, Z1
+	VFMADD213PS   Z4, Z12, Z1
+	VFMADD213PS   Z3, Z12, Z1
+	VCMPPS        $0x15, Z10, Z11, K2
+	VSCALEFPS.Z   Z0, Z1, K2, Z1
+	VMOVAPS       Z1, Z12
+	VEXTRACTF64X4 $0x01, Z12, Y0
+	VADDPS        Y0, Y12, Y12
+	VEXTRACTF32X4 $0x01, Y12, X0
+	VADDPS        X0, X12, X12
+	VMOVHLPS      X12, X12, X0
+	VADDPS        X0, X12, X12
+	VMOVSHDUP     X12, X0
+	VADDSS        X0, X12, X12
+	VMOVSS        softmaxOne<>+0(SB), X0
+	VDIVSS        X12, X0, X0
+	VBROADCASTSS  X0, Z0
+	VMULPS        Z0, Z1, Z1
+	VMOVUPS       Z1, K1, (AX)
+	JMP           done
