@@ -146,7 +146,7 @@ func softmaxOne(s *isa, dst, x, n GPVirtual) {
 	}
 	c := s.vec()
 	VMOVAPS(v, c)
-	mx := s.hmax(c)
+	mx := laneMax(s, c)
 	t := XMM()
 	VSUBSS(mx, mx, t) // 0 when m is finite, NaN for ±Inf and NaN
 	VUCOMISS(t, t)
@@ -155,10 +155,10 @@ func softmaxOne(s *isa, dst, x, n GPVirtual) {
 	VBROADCASTSS(mx, m)
 	d := s.vec()
 	VSUBPS(m, v, d) // x − m, the same bits as x + (−m) in the main path
-	s.jumpIfNaN(d, "nan")
+	jumpIfNaN(s, d, "nan")
 	ev := e.applyNonPositive(d)
 	VMOVAPS(ev, c)
-	sum := s.hadd(c)
+	sum := laneSum(s, c)
 	one, r := XMM(), XMM()
 	VMOVSS(f32Const("softmaxOne", 1), one)
 	VDIVSS(sum, one, r)
@@ -187,7 +187,7 @@ func softmaxOne(s *isa, dst, x, n GPVirtual) {
 }
 
 // jumpIfNaN jumps to label if any lane of v is NaN.
-func (s *isa) jumpIfNaN(v VecVirtual, label string) {
+func jumpIfNaN(s *isa, v VecVirtual, label string) {
 	if s.wide {
 		k := K()
 		VCMPPS(U8(cmpUnord), v, v, k)
@@ -257,18 +257,18 @@ func softmaxMax(s *isa, x, n, rem GPVirtual, k tail) VecVirtual {
 			VMAXPS(acc[i+w], acc[i], acc[i])
 		}
 	}
-	return s.hmax(acc[0])
+	return laneMax(s, acc[0])
 }
 
-// hmax returns an XMM holding the largest lane of v in lane 0.
-func (s *isa) hmax(v VecVirtual) VecVirtual {
+// laneMax returns an XMM holding the largest lane of v in lane 0.
+func laneMax(s *isa, v VecVirtual) VecVirtual {
 	return reduceLanes(s, v, func(a, b, dst Op) { VMAXPS(a, b, dst) }, func(a, b, dst Op) { VMAXSS(a, b, dst) })
 }
 
-// hadd returns an XMM holding the sum of the lanes of v in lane 0. Unlike
+// laneSum returns an XMM holding the sum of the lanes of v in lane 0. Unlike
 // isa.hsum it is valid on the AVX-512 registers above 15 (no VEX-only
 // VEXTRACTF128).
-func (s *isa) hadd(v VecVirtual) VecVirtual {
+func laneSum(s *isa, v VecVirtual) VecVirtual {
 	return reduceLanes(s, v, func(a, b, dst Op) { VADDPS(a, b, dst) }, func(a, b, dst Op) { VADDSS(a, b, dst) })
 }
 
@@ -380,11 +380,11 @@ func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, st
 	}
 
 	Label("expReduce")
-	s.jumpIfNaN(chk, "nan")
+	jumpIfNaN(s, chk, "nan")
 	for i := 1; i < len(sums); i++ {
 		VADDPS(sums[i], sums[0], sums[0])
 	}
-	return s.hadd(sums[0])
+	return laneSum(s, sums[0])
 }
 
 // softmaxScale emits dst *= scale over n floats.
