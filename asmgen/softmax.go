@@ -464,22 +464,21 @@ func (e *expGen) applyNonPositive(x VecVirtual) VecVirtual {
 	s := e.s
 	if s.wide {
 		n := s.vec()
-		VMULPS(e.log2e.r, x, n)
+		e.log2e.mul(x, n)
 		VRNDSCALEPS(U8(8), n, n) // round to nearest even, no precision exception
-		p := e.poly(e.reduce(x, n))
+		p := horner(s, e.c, e.reduce(x, n))
 		k := K()
-		VCMPPS(U8(cmpNLTUQ), e.lo.r, x, k) // x ≥ ExpLo or NaN
+		e.lo.cmp(cmpNLTUQ, x, k) // x ≥ ExpLo or NaN
 		VSCALEFPS_Z(n, p, k, p)
 		return p
 	}
-	t, n := s.vec(), s.vec()
-	VMOVUPS(e.log2e.mem, t)
-	VFMADD213PS(e.shifter.mem, x, t) // t = x·log₂e + shifter: n in the low bits
-	VSUBPS(e.shifter.mem, t, n)
-	p := e.poly(e.reduce(x, n))
+	t, n := e.log2e.reg(), s.vec()
+	e.shifter.fma213(x, t) // t = x·log₂e + shifter: n in the low bits
+	e.shifter.sub(t, n)
+	p := horner(s, e.c, e.reduce(x, n))
 	VPSLLD(U8(23), t, t)
 	VPADDD(t, p, p) // p·2ⁿ: exact while the result is normal
-	VCMPPS(U8(cmpNLTUQ), e.lo.mem, x, n)
+	e.lo.cmp(cmpNLTUQ, x, n)
 	VANDPS(n, p, p)
 	return p
 }

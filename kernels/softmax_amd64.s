@@ -530,132 +530,120 @@ maxReduce:
 	VXORPS        X1, X1, X1
 	VSUBSS        X0, X1, X0
 	VBROADCASTSS  X0, Z0
-	VBROADCASTSS  consts<>+0(SB), Z1
-	VBROADCASTSS  consts<>+32(SB), Z2
-	VBROADCASTSS  consts<>+64(SB), Z3
-	VBROADCASTSS  consts<>+160(SB), Z4
-	VBROADCASTSS  consts<>+160(SB), Z5
-	VBROADCASTSS  consts<>+192(SB), Z6
-	VBROADCASTSS  consts<>+224(SB), Z7
-	VBROADCASTSS  consts<>+256(SB), Z8
-	VBROADCASTSS  consts<>+288(SB), Z9
-	VBROADCASTSS  consts<>+320(SB), Z10
-	VBROADCASTSS  consts<>+352(SB), Z11
-	VBROADCASTSS  consts<>+384(SB), Z12
-	VXORPS        Z12, Z12, Z12
-	VXORPS        Z13, Z13, Z13
-	VXORPS        Z14, Z14, Z14
+	VXORPS        Z1, Z1, Z1
+	VXORPS        Z2, Z2, Z2
+	VXORPS        Z3, Z3, Z3
 	MOVQ          AX, SI
 	MOVQ          DX, DI
 
 expBlock:
-	CMPQ         DI, $0x00000020
-	JB           expVector
-	VADDPS       (CX), Z0, Z15
-	VADDPS       Z15, Z14, Z14
-	VMULPS       Z1, Z15, Z16
-	VRNDSCALEPS  $0x08, Z16, Z16
-	VMOVAPS      Z15, Z17
-	VFNMADD231PS Z2, Z16, Z17
-	VFNMADD231PS Z3, Z16, Z17
-	VMOVAPS      Z10, Z18
-	VFMADD213PS  Z9, Z17, Z18
-	VFMADD213PS  Z8, Z17, Z18
-	VFMADD213PS  Z7, Z17, Z18
-	VFMADD213PS  Z6, Z17, Z18
-	VFMADD213PS  Z5, Z17, Z18
-	VFMADD213PS  Z4, Z17, Z18
-	VCMPPS       $0x15, Z11, Z15, K2
-	VSCALEFPS.Z  Z16, Z18, K2, Z18
-	VMOVUPS      Z18, (SI)
-	VADDPS       Z18, Z12, Z12
-	VADDPS       64(CX), Z0, Z15
-	VADDPS       Z15, Z14, Z14
-	VMULPS       Z1, Z15, Z16
-	VRNDSCALEPS  $0x08, Z16, Z16
-	VMOVAPS      Z15, Z17
-	VFNMADD231PS Z2, Z16, Z17
-	VFNMADD231PS Z3, Z16, Z17
-	VMOVAPS      Z10, Z18
-	VFMADD213PS  Z9, Z17, Z18
-	VFMADD213PS  Z8, Z17, Z18
-	VFMADD213PS  Z7, Z17, Z18
-	VFMADD213PS  Z6, Z17, Z18
-	VFMADD213PS  Z5, Z17, Z18
-	VFMADD213PS  Z4, Z17, Z18
-	VCMPPS       $0x15, Z11, Z15, K2
-	VSCALEFPS.Z  Z16, Z18, K2, Z18
-	VMOVUPS      Z18, 64(SI)
-	VADDPS       Z18, Z13, Z13
-	ADDQ         $0x00000080, CX
-	ADDQ         $0x00000080, SI
-	SUBQ         $0x00000020, DI
-	JMP          expBlock
+	CMPQ              DI, $0x00000020
+	JB                expVector
+	VADDPS            (CX), Z0, Z4
+	VADDPS            Z4, Z3, Z3
+	VMULPS.BCST       consts<>+0(SB), Z4, Z5
+	VRNDSCALEPS       $0x08, Z5, Z5
+	VMOVAPS           Z4, Z6
+	VFNMADD231PS.BCST consts<>+32(SB), Z5, Z6
+	VFNMADD231PS.BCST consts<>+64(SB), Z5, Z6
+	VBROADCASTSS      consts<>+320(SB), Z7
+	VFMADD213PS.BCST  consts<>+288(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+256(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+224(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+192(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z4, K2
+	VSCALEFPS.Z       Z5, Z7, K2, Z7
+	VMOVUPS           Z7, (SI)
+	VADDPS            Z7, Z1, Z1
+	VADDPS            64(CX), Z0, Z4
+	VADDPS            Z4, Z3, Z3
+	VMULPS.BCST       consts<>+0(SB), Z4, Z5
+	VRNDSCALEPS       $0x08, Z5, Z5
+	VMOVAPS           Z4, Z6
+	VFNMADD231PS.BCST consts<>+32(SB), Z5, Z6
+	VFNMADD231PS.BCST consts<>+64(SB), Z5, Z6
+	VBROADCASTSS      consts<>+320(SB), Z7
+	VFMADD213PS.BCST  consts<>+288(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+256(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+224(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+192(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z4, K2
+	VSCALEFPS.Z       Z5, Z7, K2, Z7
+	VMOVUPS           Z7, 64(SI)
+	VADDPS            Z7, Z2, Z2
+	ADDQ              $0x00000080, CX
+	ADDQ              $0x00000080, SI
+	SUBQ              $0x00000020, DI
+	JMP               expBlock
 
 expVector:
-	CMPQ         DI, $0x00000010
-	JB           expTail
-	VADDPS       (CX), Z0, Z15
-	VADDPS       Z15, Z14, Z14
-	VMULPS       Z1, Z15, Z16
-	VRNDSCALEPS  $0x08, Z16, Z16
-	VMOVAPS      Z15, Z17
-	VFNMADD231PS Z2, Z16, Z17
-	VFNMADD231PS Z3, Z16, Z17
-	VMOVAPS      Z10, Z18
-	VFMADD213PS  Z9, Z17, Z18
-	VFMADD213PS  Z8, Z17, Z18
-	VFMADD213PS  Z7, Z17, Z18
-	VFMADD213PS  Z6, Z17, Z18
-	VFMADD213PS  Z5, Z17, Z18
-	VFMADD213PS  Z4, Z17, Z18
-	VCMPPS       $0x15, Z11, Z15, K2
-	VSCALEFPS.Z  Z16, Z18, K2, Z18
-	VMOVUPS      Z18, (SI)
-	VADDPS       Z18, Z12, Z12
-	ADDQ         $0x00000040, CX
-	ADDQ         $0x00000040, SI
-	SUBQ         $0x00000010, DI
-	JMP          expVector
+	CMPQ              DI, $0x00000010
+	JB                expTail
+	VADDPS            (CX), Z0, Z4
+	VADDPS            Z4, Z3, Z3
+	VMULPS.BCST       consts<>+0(SB), Z4, Z5
+	VRNDSCALEPS       $0x08, Z5, Z5
+	VMOVAPS           Z4, Z6
+	VFNMADD231PS.BCST consts<>+32(SB), Z5, Z6
+	VFNMADD231PS.BCST consts<>+64(SB), Z5, Z6
+	VBROADCASTSS      consts<>+320(SB), Z7
+	VFMADD213PS.BCST  consts<>+288(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+256(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+224(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+192(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z4, K2
+	VSCALEFPS.Z       Z5, Z7, K2, Z7
+	VMOVUPS           Z7, (SI)
+	VADDPS            Z7, Z1, Z1
+	ADDQ              $0x00000040, CX
+	ADDQ              $0x00000040, SI
+	SUBQ              $0x00000010, DI
+	JMP               expVector
 
 expTail:
-	TESTQ        BX, BX
-	JZ           expReduce
-	VMOVUPS.Z    (CX), K1, Z15
-	VADDPS       Z0, Z15, Z15
-	VADDPS       Z15, Z14, Z14
-	VMULPS       Z1, Z15, Z0
-	VRNDSCALEPS  $0x08, Z0, Z0
-	VMOVAPS      Z15, Z1
-	VFNMADD231PS Z2, Z0, Z1
-	VFNMADD231PS Z3, Z0, Z1
-	VMOVAPS      Z10, Z2
-	VFMADD213PS  Z9, Z1, Z2
-	VFMADD213PS  Z8, Z1, Z2
-	VFMADD213PS  Z7, Z1, Z2
-	VFMADD213PS  Z6, Z1, Z2
-	VFMADD213PS  Z5, Z1, Z2
-	VFMADD213PS  Z4, Z1, Z2
-	VCMPPS       $0x15, Z11, Z15, K2
-	VSCALEFPS.Z  Z0, Z2, K2, Z2
-	VMOVUPS      Z2, K1, (SI)
-	VADDPS       Z2, Z12, K1, Z12
+	TESTQ             BX, BX
+	JZ                expReduce
+	VMOVUPS.Z         (CX), K1, Z4
+	VADDPS            Z0, Z4, Z4
+	VADDPS            Z4, Z3, Z3
+	VMULPS.BCST       consts<>+0(SB), Z4, Z0
+	VRNDSCALEPS       $0x08, Z0, Z0
+	VMOVAPS           Z4, Z5
+	VFNMADD231PS.BCST consts<>+32(SB), Z0, Z5
+	VFNMADD231PS.BCST consts<>+64(SB), Z0, Z5
+	VBROADCASTSS      consts<>+320(SB), Z6
+	VFMADD213PS.BCST  consts<>+288(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+256(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+224(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+192(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+160(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+160(SB), Z5, Z6
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z4, K2
+	VSCALEFPS.Z       Z0, Z6, K2, Z6
+	VMOVUPS           Z6, K1, (SI)
+	VADDPS            Z6, Z1, K1, Z1
 
 expReduce:
-	VCMPPS        $0x03, Z14, Z14, K2
+	VCMPPS        $0x03, Z3, Z3, K2
 	KORTESTW      K2, K2
 	JNZ           nan
-	VADDPS        Z13, Z12, Z12
-	VEXTRACTF64X4 $0x01, Z12, Y0
-	VADDPS        Y0, Y12, Y12
-	VEXTRACTF32X4 $0x01, Y12, X0
-	VADDPS        X0, X12, X12
-	VMOVHLPS      X12, X12, X0
-	VADDPS        X0, X12, X12
-	VMOVSHDUP     X12, X0
-	VADDSS        X0, X12, X12
+	VADDPS        Z2, Z1, Z1
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X1
+	VMOVHLPS      X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSHDUP     X1, X0
+	VADDSS        X0, X1, X1
 	VMOVSS        softmaxOne<>+0(SB), X0
-	VDIVSS        X12, X0, X0
+	VDIVSS        X1, X0, X0
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
 
@@ -710,66 +698,54 @@ nan:
 	RET
 
 one:
-	VBROADCASTSS  consts<>+0(SB), Z0
-	VBROADCASTSS  consts<>+32(SB), Z1
-	VBROADCASTSS  consts<>+64(SB), Z2
-	VBROADCASTSS  consts<>+160(SB), Z3
-	VBROADCASTSS  consts<>+160(SB), Z4
-	VBROADCASTSS  consts<>+192(SB), Z5
-	VBROADCASTSS  consts<>+224(SB), Z6
-	VBROADCASTSS  consts<>+256(SB), Z7
-	VBROADCASTSS  consts<>+288(SB), Z8
-	VBROADCASTSS  consts<>+320(SB), Z9
-	VBROADCASTSS  consts<>+352(SB), Z10
-	VBROADCASTSS  consts<>+384(SB), Z11
-	VBROADCASTSS  softmaxNegInf<>+0(SB), Z11
-	MOVL          $0x0000ffff, BX
-	BZHIL         DX, BX, BX
-	KMOVW         BX, K1
-	VMOVUPS       (CX), K1, Z11
-	VMOVAPS       Z11, Z12
-	VEXTRACTF64X4 $0x01, Z12, Y13
-	VMAXPS        Y13, Y12, Y12
-	VEXTRACTF32X4 $0x01, Y12, X13
-	VMAXPS        X13, X12, X12
-	VMOVHLPS      X12, X12, X13
-	VMAXPS        X13, X12, X12
-	VMOVSHDUP     X12, X13
-	VMAXSS        X13, X12, X12
-	VSUBSS        X12, X12, X13
-	VUCOMISS      X13, X13
-	JP            special
-	VBROADCASTSS  X12, Z12
-	VSUBPS        Z12, Z11, Z11
-	VCMPPS        $0x03, Z11, Z11, K2
-	KORTESTW      K2, K2
-	JNZ           nan
-	VMULPS        Z0, Z11, Z0
-	VRNDSCALEPS   $0x08, Z0, Z0
-	VMOVAPS       Z11, Z12
-	VFNMADD231PS  Z1, Z0, Z12
-	VFNMADD231PS  Z2, Z0, Z12
-	VMOVAPS       Z9, Z1
-	VFMADD213PS   Z8, Z12, Z1
-	VFMADD213PS   Z7, Z12, Z1
-	VFMADD213PS   Z6, Z12, Z1
-	VFMADD213PS   Z5, Z12, Z1
-	VFMADD213PS   Z4, Z12, Z1
-	VFMADD213PS   Z3, Z12, Z1
-	VCMPPS        $0x15, Z10, Z11, K2
-	VSCALEFPS.Z   Z0, Z1, K2, Z1
-	VMOVAPS       Z1, Z12
-	VEXTRACTF64X4 $0x01, Z12, Y0
-	VADDPS        Y0, Y12, Y12
-	VEXTRACTF32X4 $0x01, Y12, X0
-	VADDPS        X0, X12, X12
-	VMOVHLPS      X12, X12, X0
-	VADDPS        X0, X12, X12
-	VMOVSHDUP     X12, X0
-	VADDSS        X0, X12, X12
-	VMOVSS        softmaxOne<>+0(SB), X0
-	VDIVSS        X12, X0, X0
-	VBROADCASTSS  X0, Z0
-	VMULPS        Z0, Z1, Z1
-	VMOVUPS       Z1, K1, (AX)
-	JMP           done
+	VBROADCASTSS      softmaxNegInf<>+0(SB), Z0
+	MOVL              $0x0000ffff, BX
+	BZHIL             DX, BX, BX
+	KMOVW             BX, K1
+	VMOVUPS           (CX), K1, Z0
+	VMOVAPS           Z0, Z1
+	VEXTRACTF64X4     $0x01, Z1, Y2
+	VMAXPS            Y2, Y1, Y1
+	VEXTRACTF32X4     $0x01, Y1, X2
+	VMAXPS            X2, X1, X1
+	VMOVHLPS          X1, X1, X2
+	VMAXPS            X2, X1, X1
+	VMOVSHDUP         X1, X2
+	VMAXSS            X2, X1, X1
+	VSUBSS            X1, X1, X2
+	VUCOMISS          X2, X2
+	JP                special
+	VBROADCASTSS      X1, Z1
+	VSUBPS            Z1, Z0, Z1
+	VCMPPS            $0x03, Z1, Z1, K2
+	KORTESTW          K2, K2
+	JNZ               nan
+	VMULPS.BCST       consts<>+0(SB), Z1, Z2
+	VRNDSCALEPS       $0x08, Z2, Z2
+	VMOVAPS           Z1, Z3
+	VFNMADD231PS.BCST consts<>+32(SB), Z2, Z3
+	VFNMADD231PS.BCST consts<>+64(SB), Z2, Z3
+	VBROADCASTSS      consts<>+320(SB), Z0
+	VFMADD213PS.BCST  consts<>+288(SB), Z3, Z0
+	VFMADD213PS.BCST  consts<>+256(SB), Z3, Z0
+	VFMADD213PS.BCST  consts<>+224(SB), Z3, Z0
+	VFMADD213PS.BCST  consts<>+192(SB), Z3, Z0
+	VFMADD213PS.BCST  consts<>+160(SB), Z3, Z0
+	VFMADD213PS.BCST  consts<>+160(SB), Z3, Z0
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z1, K2
+	VSCALEFPS.Z       Z2, Z0, K2, Z0
+	VMOVAPS           Z0, Z1
+	VEXTRACTF64X4     $0x01, Z1, Y2
+	VADDPS            Y2, Y1, Y1
+	VEXTRACTF32X4     $0x01, Y1, X2
+	VADDPS            X2, X1, X1
+	VMOVHLPS          X1, X1, X2
+	VADDPS            X2, X1, X1
+	VMOVSHDUP         X1, X2
+	VADDSS            X2, X1, X1
+	VMOVSS            softmaxOne<>+0(SB), X2
+	VDIVSS            X1, X2, X1
+	VBROADCASTSS      X1, Z1
+	VMULPS            Z1, Z0, Z0
+	VMOVUPS           Z0, K1, (AX)
+	JMP               done
