@@ -71,8 +71,7 @@ func (t *tanhGen) apply(x VecVirtual) VecVirtual {
 	if s.wide {
 		t.log2e2.mul(ac, n)
 		VRNDSCALEPS(U8(8), n, n)
-		r := s.vec()
-		VMOVAPS(ac, r)
+		r := ac                   // ac is dead after this
 		t.ln2half.fnmadd231(n, r) // r' = a − n·ln2/2
 		e = horner(s, t.c, r)
 		VSCALEFPS(n, e, e)
@@ -80,8 +79,7 @@ func (t *tanhGen) apply(x VecVirtual) VecVirtual {
 		tt := t.log2e2.reg()
 		t.shifter.fma213(ac, tt) // n = round(2a·log₂e) in the low bits
 		t.shifter.sub(tt, n)
-		r := s.vec()
-		VMOVAPS(ac, r)
+		r := ac
 		t.ln2half.fnmadd231(n, r)
 		e = horner(s, t.c, r)
 		VPSLLD(U8(23), tt, tt)

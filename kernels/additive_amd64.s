@@ -58,7 +58,6 @@ blockVector:
 	VMOVUPS      consts<>+320(SB), Y11
 	VFMADD213PS  consts<>+384(SB), Y8, Y11
 	VSUBPS       consts<>+384(SB), Y11, Y10
-	VMOVAPS      Y8, Y8
 	VFNMADD231PS consts<>+352(SB), Y10, Y8
 	VMOVUPS      consts<>+544(SB), Y10
 	VFMADD213PS  consts<>+512(SB), Y8, Y10
@@ -92,7 +91,6 @@ blockVector:
 	VMOVUPS      consts<>+320(SB), Y11
 	VFMADD213PS  consts<>+384(SB), Y8, Y11
 	VSUBPS       consts<>+384(SB), Y11, Y10
-	VMOVAPS      Y8, Y8
 	VFNMADD231PS consts<>+352(SB), Y10, Y8
 	VMOVUPS      consts<>+544(SB), Y10
 	VFMADD213PS  consts<>+512(SB), Y8, Y10
@@ -126,7 +124,6 @@ blockVector:
 	VMOVUPS      consts<>+320(SB), Y11
 	VFMADD213PS  consts<>+384(SB), Y8, Y11
 	VSUBPS       consts<>+384(SB), Y11, Y10
-	VMOVAPS      Y8, Y8
 	VFNMADD231PS consts<>+352(SB), Y10, Y8
 	VMOVUPS      consts<>+544(SB), Y10
 	VFMADD213PS  consts<>+512(SB), Y8, Y10
@@ -160,7 +157,6 @@ blockVector:
 	VMOVUPS      consts<>+320(SB), Y10
 	VFMADD213PS  consts<>+384(SB), Y7, Y10
 	VSUBPS       consts<>+384(SB), Y10, Y9
-	VMOVAPS      Y7, Y7
 	VFNMADD231PS consts<>+352(SB), Y9, Y7
 	VMOVUPS      consts<>+544(SB), Y9
 	VFMADD213PS  consts<>+512(SB), Y7, Y9
@@ -203,7 +199,6 @@ blockTail:
 	VMOVUPS      consts<>+320(SB), Y11
 	VFMADD213PS  consts<>+384(SB), Y8, Y11
 	VSUBPS       consts<>+384(SB), Y11, Y10
-	VMOVAPS      Y8, Y8
 	VFNMADD231PS consts<>+352(SB), Y10, Y8
 	VMOVUPS      consts<>+544(SB), Y10
 	VFMADD213PS  consts<>+512(SB), Y8, Y10
@@ -237,7 +232,6 @@ blockTail:
 	VMOVUPS      consts<>+320(SB), Y11
 	VFMADD213PS  consts<>+384(SB), Y8, Y11
 	VSUBPS       consts<>+384(SB), Y11, Y10
-	VMOVAPS      Y8, Y8
 	VFNMADD231PS consts<>+352(SB), Y10, Y8
 	VMOVUPS      consts<>+544(SB), Y10
 	VFMADD213PS  consts<>+512(SB), Y8, Y10
@@ -271,7 +265,6 @@ blockTail:
 	VMOVUPS      consts<>+320(SB), Y11
 	VFMADD213PS  consts<>+384(SB), Y8, Y11
 	VSUBPS       consts<>+384(SB), Y11, Y10
-	VMOVAPS      Y8, Y8
 	VFNMADD231PS consts<>+352(SB), Y10, Y8
 	VMOVUPS      consts<>+544(SB), Y10
 	VFMADD213PS  consts<>+512(SB), Y8, Y10
@@ -305,7 +298,6 @@ blockTail:
 	VMOVUPS      consts<>+320(SB), Y10
 	VFMADD213PS  consts<>+384(SB), Y7, Y10
 	VSUBPS       consts<>+384(SB), Y10, Y9
-	VMOVAPS      Y7, Y7
 	VFNMADD231PS consts<>+352(SB), Y9, Y7
 	VMOVUPS      consts<>+544(SB), Y9
 	VFMADD213PS  consts<>+512(SB), Y7, Y9
@@ -364,7 +356,6 @@ singleVector:
 	VMOVUPS      consts<>+320(SB), Y7
 	VFMADD213PS  consts<>+384(SB), Y4, Y7
 	VSUBPS       consts<>+384(SB), Y7, Y6
-	VMOVAPS      Y4, Y4
 	VFNMADD231PS consts<>+352(SB), Y6, Y4
 	VMOVUPS      consts<>+544(SB), Y6
 	VFMADD213PS  consts<>+512(SB), Y4, Y6
@@ -407,7 +398,6 @@ singleTail:
 	VMOVUPS      consts<>+320(SB), Y7
 	VFMADD213PS  consts<>+384(SB), Y4, Y7
 	VSUBPS       consts<>+384(SB), Y7, Y6
-	VMOVAPS      Y4, Y4
 	VFNMADD231PS consts<>+352(SB), Y6, Y4
 	VMOVUPS      consts<>+544(SB), Y6
 	VFMADD213PS  consts<>+512(SB), Y4, Y6
@@ -490,7 +480,6 @@ shortRowCopy:
 	VMOVUPS      consts<>+320(SB), Y6
 	VFMADD213PS  consts<>+384(SB), Y3, Y6
 	VSUBPS       consts<>+384(SB), Y6, Y5
-	VMOVAPS      Y3, Y3
 	VFNMADD231PS consts<>+352(SB), Y5, Y3
 	VMOVUPS      consts<>+544(SB), Y5
 	VFMADD213PS  consts<>+512(SB), Y3, Y5
@@ -742,7 +731,6 @@ blockVector:
 	VMINPS.BCST       consts<>+64(SB), Z9, Z10
 	VMULPS.BCST       consts<>+320(SB), Z10, Z12
 	VRNDSCALEPS       $0x08, Z12, Z12
-	VMOVAPS           Z10, Z10
 	VFNMADD231PS.BCST consts<>+352(SB), Z12, Z10
 	VBROADCASTSS      consts<>+544(SB), Z13
 	VFMADD213PS.BCST  consts<>+512(SB), Z10, Z13
@@ -773,7 +761,6 @@ blockVector:
 	VMINPS.BCST       consts<>+64(SB), Z9, Z10
 	VMULPS.BCST       consts<>+320(SB), Z10, Z12
 	VRNDSCALEPS       $0x08, Z12, Z12
-	VMOVAPS           Z10, Z10
 	VFNMADD231PS.BCST consts<>+352(SB), Z12, Z10
 	VBROADCASTSS      consts<>+544(SB), Z13
 	VFMADD213PS.BCST  consts<>+512(SB), Z10, Z13
@@ -804,7 +791,6 @@ blockVector:
 	VMINPS.BCST       consts<>+64(SB), Z9, Z10
 	VMULPS.BCST       consts<>+320(SB), Z10, Z12
 	VRNDSCALEPS       $0x08, Z12, Z12
-	VMOVAPS           Z10, Z10
 	VFNMADD231PS.BCST consts<>+352(SB), Z12, Z10
 	VBROADCASTSS      consts<>+544(SB), Z13
 	VFMADD213PS.BCST  consts<>+512(SB), Z10, Z13
@@ -835,7 +821,6 @@ blockVector:
 	VMINPS.BCST       consts<>+64(SB), Z9, Z10
 	VMULPS.BCST       consts<>+320(SB), Z10, Z12
 	VRNDSCALEPS       $0x08, Z12, Z12
-	VMOVAPS           Z10, Z10
 	VFNMADD231PS.BCST consts<>+352(SB), Z12, Z10
 	VBROADCASTSS      consts<>+544(SB), Z13
 	VFMADD213PS.BCST  consts<>+512(SB), Z10, Z13
@@ -866,7 +851,6 @@ blockVector:
 	VMINPS.BCST       consts<>+64(SB), Z9, Z10
 	VMULPS.BCST       consts<>+320(SB), Z10, Z12
 	VRNDSCALEPS       $0x08, Z12, Z12
-	VMOVAPS           Z10, Z10
 	VFNMADD231PS.BCST consts<>+352(SB), Z12, Z10
 	VBROADCASTSS      consts<>+544(SB), Z13
 	VFMADD213PS.BCST  consts<>+512(SB), Z10, Z13
@@ -897,7 +881,6 @@ blockVector:
 	VMINPS.BCST       consts<>+64(SB), Z8, Z9
 	VMULPS.BCST       consts<>+320(SB), Z9, Z11
 	VRNDSCALEPS       $0x08, Z11, Z11
-	VMOVAPS           Z9, Z9
 	VFNMADD231PS.BCST consts<>+352(SB), Z11, Z9
 	VBROADCASTSS      consts<>+544(SB), Z12
 	VFMADD213PS.BCST  consts<>+512(SB), Z9, Z12
@@ -938,7 +921,6 @@ blockTail:
 	VMINPS.BCST       consts<>+64(SB), Z9, Z10
 	VMULPS.BCST       consts<>+320(SB), Z10, Z12
 	VRNDSCALEPS       $0x08, Z12, Z12
-	VMOVAPS           Z10, Z10
 	VFNMADD231PS.BCST consts<>+352(SB), Z12, Z10
 	VBROADCASTSS      consts<>+544(SB), Z13
 	VFMADD213PS.BCST  consts<>+512(SB), Z10, Z13
@@ -970,7 +952,6 @@ blockTail:
 	VMINPS.BCST       consts<>+64(SB), Z9, Z10
 	VMULPS.BCST       consts<>+320(SB), Z10, Z12
 	VRNDSCALEPS       $0x08, Z12, Z12
-	VMOVAPS           Z10, Z10
 	VFNMADD231PS.BCST consts<>+352(SB), Z12, Z10
 	VBROADCASTSS      consts<>+544(SB), Z13
 	VFMADD213PS.BCST  consts<>+512(SB), Z10, Z13
@@ -1002,7 +983,6 @@ blockTail:
 	VMINPS.BCST       consts<>+64(SB), Z9, Z10
 	VMULPS.BCST       consts<>+320(SB), Z10, Z12
 	VRNDSCALEPS       $0x08, Z12, Z12
-	VMOVAPS           Z10, Z10
 	VFNMADD231PS.BCST consts<>+352(SB), Z12, Z10
 	VBROADCASTSS      consts<>+544(SB), Z13
 	VFMADD213PS.BCST  consts<>+512(SB), Z10, Z13
@@ -1034,7 +1014,6 @@ blockTail:
 	VMINPS.BCST       consts<>+64(SB), Z9, Z10
 	VMULPS.BCST       consts<>+320(SB), Z10, Z12
 	VRNDSCALEPS       $0x08, Z12, Z12
-	VMOVAPS           Z10, Z10
 	VFNMADD231PS.BCST consts<>+352(SB), Z12, Z10
 	VBROADCASTSS      consts<>+544(SB), Z13
 	VFMADD213PS.BCST  consts<>+512(SB), Z10, Z13
@@ -1066,7 +1045,6 @@ blockTail:
 	VMINPS.BCST       consts<>+64(SB), Z9, Z10
 	VMULPS.BCST       consts<>+320(SB), Z10, Z12
 	VRNDSCALEPS       $0x08, Z12, Z12
-	VMOVAPS           Z10, Z10
 	VFNMADD231PS.BCST consts<>+352(SB), Z12, Z10
 	VBROADCASTSS      consts<>+544(SB), Z13
 	VFMADD213PS.BCST  consts<>+512(SB), Z10, Z13
@@ -1098,7 +1076,6 @@ blockTail:
 	VMINPS.BCST       consts<>+64(SB), Z6, Z9
 	VMULPS.BCST       consts<>+320(SB), Z9, Z11
 	VRNDSCALEPS       $0x08, Z11, Z11
-	VMOVAPS           Z9, Z9
 	VFNMADD231PS.BCST consts<>+352(SB), Z11, Z9
 	VBROADCASTSS      consts<>+544(SB), Z12
 	VFMADD213PS.BCST  consts<>+512(SB), Z9, Z12
@@ -1202,7 +1179,6 @@ singleVector:
 	VMINPS.BCST       consts<>+64(SB), Z3, Z4
 	VMULPS.BCST       consts<>+320(SB), Z4, Z6
 	VRNDSCALEPS       $0x08, Z6, Z6
-	VMOVAPS           Z4, Z4
 	VFNMADD231PS.BCST consts<>+352(SB), Z6, Z4
 	VBROADCASTSS      consts<>+544(SB), Z7
 	VFMADD213PS.BCST  consts<>+512(SB), Z4, Z7
@@ -1243,7 +1219,6 @@ singleTail:
 	VMINPS.BCST       consts<>+64(SB), Z1, Z4
 	VMULPS.BCST       consts<>+320(SB), Z4, Z6
 	VRNDSCALEPS       $0x08, Z6, Z6
-	VMOVAPS           Z4, Z4
 	VFNMADD231PS.BCST consts<>+352(SB), Z6, Z4
 	VBROADCASTSS      consts<>+544(SB), Z7
 	VFMADD213PS.BCST  consts<>+512(SB), Z4, Z7

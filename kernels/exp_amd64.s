@@ -428,7 +428,6 @@ tanhpair:
 	VMOVUPS      consts<>+704(SB), Y7
 	VFMADD213PS  consts<>+96(SB), Y4, Y7
 	VSUBPS       consts<>+96(SB), Y7, Y6
-	VMOVAPS      Y4, Y4
 	VFNMADD231PS consts<>+736(SB), Y6, Y4
 	VMOVUPS      consts<>+896(SB), Y6
 	VFMADD213PS  consts<>+864(SB), Y4, Y6
@@ -460,7 +459,6 @@ tanhpair:
 	VMOVUPS      consts<>+704(SB), Y7
 	VFMADD213PS  consts<>+96(SB), Y3, Y7
 	VSUBPS       consts<>+96(SB), Y7, Y5
-	VMOVAPS      Y3, Y3
 	VFNMADD231PS consts<>+736(SB), Y5, Y3
 	VMOVUPS      consts<>+896(SB), Y5
 	VFMADD213PS  consts<>+864(SB), Y3, Y5
@@ -503,7 +501,6 @@ tanhsingle:
 	VMOVUPS      consts<>+704(SB), Y6
 	VFMADD213PS  consts<>+96(SB), Y3, Y6
 	VSUBPS       consts<>+96(SB), Y6, Y5
-	VMOVAPS      Y3, Y3
 	VFNMADD231PS consts<>+736(SB), Y5, Y3
 	VMOVUPS      consts<>+896(SB), Y5
 	VFMADD213PS  consts<>+864(SB), Y3, Y5
@@ -541,7 +538,6 @@ tanhtail:
 	VMOVUPS      consts<>+704(SB), Y5
 	VFMADD213PS  consts<>+96(SB), Y2, Y5
 	VSUBPS       consts<>+96(SB), Y5, Y4
-	VMOVAPS      Y2, Y2
 	VFNMADD231PS consts<>+736(SB), Y4, Y2
 	VMOVUPS      consts<>+896(SB), Y4
 	VFMADD213PS  consts<>+864(SB), Y2, Y4
@@ -585,7 +581,6 @@ tanhscalarLoop:
 	VMOVUPS      consts<>+704(SB), Y5
 	VFMADD213PS  consts<>+96(SB), Y2, Y5
 	VSUBPS       consts<>+96(SB), Y5, Y4
-	VMOVAPS      Y2, Y2
 	VFNMADD231PS consts<>+736(SB), Y4, Y2
 	VMOVUPS      consts<>+896(SB), Y4
 	VFMADD213PS  consts<>+864(SB), Y2, Y4
@@ -747,7 +742,6 @@ tanhpair:
 	VMINPS.BCST       consts<>+480(SB), Z2, Z3
 	VMULPS.BCST       consts<>+704(SB), Z3, Z5
 	VRNDSCALEPS       $0x08, Z5, Z5
-	VMOVAPS           Z3, Z3
 	VFNMADD231PS.BCST consts<>+736(SB), Z5, Z3
 	VBROADCASTSS      consts<>+896(SB), Z6
 	VFMADD213PS.BCST  consts<>+864(SB), Z3, Z6
@@ -776,7 +770,6 @@ tanhpair:
 	VMINPS.BCST       consts<>+480(SB), Z0, Z2
 	VMULPS.BCST       consts<>+704(SB), Z2, Z4
 	VRNDSCALEPS       $0x08, Z4, Z4
-	VMOVAPS           Z2, Z2
 	VFNMADD231PS.BCST consts<>+736(SB), Z4, Z2
 	VBROADCASTSS      consts<>+896(SB), Z6
 	VFMADD213PS.BCST  consts<>+864(SB), Z2, Z6
@@ -816,7 +809,6 @@ tanhsingle:
 	VMINPS.BCST       consts<>+480(SB), Z1, Z2
 	VMULPS.BCST       consts<>+704(SB), Z2, Z4
 	VRNDSCALEPS       $0x08, Z4, Z4
-	VMOVAPS           Z2, Z2
 	VFNMADD231PS.BCST consts<>+736(SB), Z4, Z2
 	VBROADCASTSS      consts<>+896(SB), Z5
 	VFMADD213PS.BCST  consts<>+864(SB), Z2, Z5
@@ -855,7 +847,6 @@ tanhtail:
 	VMINPS.BCST       consts<>+480(SB), Z1, Z2
 	VMULPS.BCST       consts<>+704(SB), Z2, Z4
 	VRNDSCALEPS       $0x08, Z4, Z4
-	VMOVAPS           Z2, Z2
 	VFNMADD231PS.BCST consts<>+736(SB), Z4, Z2
 	VBROADCASTSS      consts<>+896(SB), Z5
 	VFMADD213PS.BCST  consts<>+864(SB), Z2, Z5
