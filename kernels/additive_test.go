@@ -77,7 +77,7 @@ func TestAdditiveScore(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(13, 14))
 		for _, cols := range additiveCols {
-			for _, rows := range []int{0, 1, 3, 4, 5, 8, 9, 13} {
+			for _, rows := range []int{0, 1, 3, 4, 5, 8, 9, 13, 37} {
 				for _, pad := range []int{0, 3} {
 					scale := float32(math.Ldexp(1, rng.IntN(7)-5))
 					stride := cols + pad
