@@ -52,9 +52,14 @@ func genSoftmax(s *isa) {
 	TESTQ(n, n)
 	JZ(LabelRef("done"))
 
-	// Rows of at most one vector stay in a register: softmaxOne.
+	// Rows of at most one vector stay in a register: softmaxOne; AVX-512
+	// rows of at most softmaxFewVectors in registers too: softmaxFew.
 	CMPQ(n, U32(s.lanes))
 	JBE(LabelRef("one"))
+	if s.wide {
+		CMPQ(n, U32(softmaxFewVectors*s.lanes))
+		JBE(LabelRef("few"))
+	}
 	var stash Mem
 	if !s.wide {
 		stash = AllocLocal(s.bytes())
@@ -105,6 +110,77 @@ func genSoftmax(s *isa) {
 		RET()
 	}
 	softmaxOne(s, dst, x, n)
+	if s.wide {
+		softmaxFew(s, dst, x, n)
+	}
+}
+
+// softmaxFewVectors is the most vectors softmaxFew keeps in registers.
+const softmaxFewVectors = 4
+
+// softmaxFew emits the AVX-512 softmax of a row of lanes < n ≤
+// softmaxFewVectors·lanes floats held in registers: every vector is loaded
+// once, merge-masked into −Inf (which adds e^−Inf = 0), before anything is
+// stored, and stored once; the opmasks come from one 64-bit mask of n ones
+// shifted by 16 per vector (all-zero masks access no memory). It jumps to the
+// special and nan exits.
+func softmaxFew(s *isa, dst, x, n GPVirtual) {
+	Label("few")
+	e := newExpGen(s)
+	bits := GP64()
+	MOVQ(I32(-1), bits)
+	BZHIQ(n, bits, bits) // n ≤ 64 low bits set
+	k := make([]OpmaskVirtual, softmaxFewVectors)
+	for i := range k {
+		k[i] = K()
+		if i == 0 {
+			KMOVQ(bits, k[0])
+		} else {
+			KSHIFTRQ(U8(s.lanes*i), k[0], k[i])
+		}
+	}
+	v := make([]VecVirtual, softmaxFewVectors)
+	for i := range v {
+		v[i] = s.vec()
+		VBROADCASTSS(f32Const("softmaxNegInf", float32(math.Inf(-1))), v[i])
+		VMOVUPS(Mem{Base: x, Disp: i * s.bytes()}, k[i], v[i])
+	}
+	mv, t2 := s.vec(), s.vec()
+	VMAXPS(v[1], v[0], mv)
+	VMAXPS(v[3], v[2], t2)
+	VMAXPS(t2, mv, mv)
+	mx := laneMax(s, mv)
+	t := XMM()
+	VSUBSS(mx, mx, t) // 0 when m is finite, NaN for ±Inf and NaN
+	VUCOMISS(t, t)
+	JP(LabelRef("special"))
+	m := s.vec()
+	VBROADCASTSS(mx, m)
+	chk, sum := s.vec(), s.vec()
+	ev := make([]VecVirtual, len(v))
+	for i := range v {
+		VSUBPS(m, v[i], v[i]) // x − m, the same bits as x + (−m) in the main path
+		ev[i] = e.applyNonPositive(v[i])
+		if i == 0 {
+			VMOVAPS(v[0], chk)
+			VMOVAPS(ev[0], sum)
+		} else {
+			VADDPS(v[i], chk, chk) // NaN exactly when x holds one (−Inf lanes stay −Inf)
+			VADDPS(ev[i], sum, sum)
+		}
+	}
+	jumpIfNaN(s, chk, "nan")
+	total := laneSum(s, sum)
+	one, r := XMM(), XMM()
+	VMOVSS(f32Const("softmaxOne", 1), one)
+	VDIVSS(total, one, r)
+	scale := s.vec()
+	VBROADCASTSS(r, scale)
+	for i := range ev {
+		VMULPS(scale, ev[i], ev[i])
+		VMOVUPS(ev[i], k[i], Mem{Base: dst, Disp: i * s.bytes()})
+	}
+	JMP(LabelRef("done"))
 }
 
 // softmaxOne emits the softmax of a row of 1 ≤ n ≤ lanes floats in one

@@ -466,7 +466,7 @@ DATA softmaxOne<>+0(SB)/4, $0x3f800000
 GLOBL softmaxOne<>(SB), RODATA|NOPTR, $4
 
 // func softmaxAVX512(dst []float32, x []float32) int
-// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL, BMI2
 TEXT ·softmaxAVX512(SB), NOSPLIT, $0-56
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+24(FP), CX
@@ -475,6 +475,8 @@ TEXT ·softmaxAVX512(SB), NOSPLIT, $0-56
 	JZ           done
 	CMPQ         DX, $0x00000010
 	JBE          one
+	CMPQ         DX, $0x00000040
+	JBE          few
 	MOVQ         DX, BX
 	ANDQ         $0x0000000f, BX
 	MOVL         $0x0000ffff, SI
@@ -748,4 +750,126 @@ one:
 	VBROADCASTSS      X1, Z1
 	VMULPS            Z1, Z0, Z0
 	VMOVUPS           Z0, K1, (AX)
+	JMP               done
+
+few:
+	MOVQ              $-1, BX
+	BZHIQ             DX, BX, BX
+	KMOVQ             BX, K1
+	KSHIFTRQ          $0x10, K1, K2
+	KSHIFTRQ          $0x20, K1, K3
+	KSHIFTRQ          $0x30, K1, K4
+	VBROADCASTSS      softmaxNegInf<>+0(SB), Z0
+	VMOVUPS           (CX), K1, Z0
+	VBROADCASTSS      softmaxNegInf<>+0(SB), Z1
+	VMOVUPS           64(CX), K2, Z1
+	VBROADCASTSS      softmaxNegInf<>+0(SB), Z2
+	VMOVUPS           128(CX), K3, Z2
+	VBROADCASTSS      softmaxNegInf<>+0(SB), Z3
+	VMOVUPS           192(CX), K4, Z3
+	VMAXPS            Z1, Z0, Z4
+	VMAXPS            Z3, Z2, Z5
+	VMAXPS            Z5, Z4, Z4
+	VEXTRACTF64X4     $0x01, Z4, Y5
+	VMAXPS            Y5, Y4, Y4
+	VEXTRACTF32X4     $0x01, Y4, X5
+	VMAXPS            X5, X4, X4
+	VMOVHLPS          X4, X4, X5
+	VMAXPS            X5, X4, X4
+	VMOVSHDUP         X4, X5
+	VMAXSS            X5, X4, X4
+	VSUBSS            X4, X4, X5
+	VUCOMISS          X5, X5
+	JP                special
+	VBROADCASTSS      X4, Z4
+	VSUBPS            Z4, Z0, Z0
+	VMULPS.BCST       consts<>+0(SB), Z0, Z5
+	VRNDSCALEPS       $0x08, Z5, Z5
+	VMOVAPS           Z0, Z6
+	VFNMADD231PS.BCST consts<>+32(SB), Z5, Z6
+	VFNMADD231PS.BCST consts<>+64(SB), Z5, Z6
+	VBROADCASTSS      consts<>+320(SB), Z7
+	VFMADD213PS.BCST  consts<>+288(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+256(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+224(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+192(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z0, K5
+	VSCALEFPS.Z       Z5, Z7, K5, Z7
+	VMOVAPS           Z0, Z0
+	VMOVAPS           Z7, Z5
+	VSUBPS            Z4, Z1, Z1
+	VMULPS.BCST       consts<>+0(SB), Z1, Z6
+	VRNDSCALEPS       $0x08, Z6, Z6
+	VMOVAPS           Z1, Z8
+	VFNMADD231PS.BCST consts<>+32(SB), Z6, Z8
+	VFNMADD231PS.BCST consts<>+64(SB), Z6, Z8
+	VBROADCASTSS      consts<>+320(SB), Z9
+	VFMADD213PS.BCST  consts<>+288(SB), Z8, Z9
+	VFMADD213PS.BCST  consts<>+256(SB), Z8, Z9
+	VFMADD213PS.BCST  consts<>+224(SB), Z8, Z9
+	VFMADD213PS.BCST  consts<>+192(SB), Z8, Z9
+	VFMADD213PS.BCST  consts<>+160(SB), Z8, Z9
+	VFMADD213PS.BCST  consts<>+160(SB), Z8, Z9
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z1, K5
+	VSCALEFPS.Z       Z6, Z9, K5, Z9
+	VADDPS            Z1, Z0, Z0
+	VADDPS            Z9, Z5, Z5
+	VSUBPS            Z4, Z2, Z2
+	VMULPS.BCST       consts<>+0(SB), Z2, Z1
+	VRNDSCALEPS       $0x08, Z1, Z1
+	VMOVAPS           Z2, Z6
+	VFNMADD231PS.BCST consts<>+32(SB), Z1, Z6
+	VFNMADD231PS.BCST consts<>+64(SB), Z1, Z6
+	VBROADCASTSS      consts<>+320(SB), Z8
+	VFMADD213PS.BCST  consts<>+288(SB), Z6, Z8
+	VFMADD213PS.BCST  consts<>+256(SB), Z6, Z8
+	VFMADD213PS.BCST  consts<>+224(SB), Z6, Z8
+	VFMADD213PS.BCST  consts<>+192(SB), Z6, Z8
+	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z8
+	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z8
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z2, K5
+	VSCALEFPS.Z       Z1, Z8, K5, Z8
+	VADDPS            Z2, Z0, Z0
+	VADDPS            Z8, Z5, Z5
+	VSUBPS            Z4, Z3, Z3
+	VMULPS.BCST       consts<>+0(SB), Z3, Z1
+	VRNDSCALEPS       $0x08, Z1, Z1
+	VMOVAPS           Z3, Z2
+	VFNMADD231PS.BCST consts<>+32(SB), Z1, Z2
+	VFNMADD231PS.BCST consts<>+64(SB), Z1, Z2
+	VBROADCASTSS      consts<>+320(SB), Z4
+	VFMADD213PS.BCST  consts<>+288(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+256(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+224(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+192(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z4
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z3, K5
+	VSCALEFPS.Z       Z1, Z4, K5, Z4
+	VADDPS            Z3, Z0, Z0
+	VADDPS            Z4, Z5, Z5
+	VCMPPS            $0x03, Z0, Z0, K5
+	KORTESTW          K5, K5
+	JNZ               nan
+	VEXTRACTF64X4     $0x01, Z5, Y0
+	VADDPS            Y0, Y5, Y5
+	VEXTRACTF32X4     $0x01, Y5, X0
+	VADDPS            X0, X5, X5
+	VMOVHLPS          X5, X5, X0
+	VADDPS            X0, X5, X5
+	VMOVSHDUP         X5, X0
+	VADDSS            X0, X5, X5
+	VMOVSS            softmaxOne<>+0(SB), X0
+	VDIVSS            X5, X0, X0
+	VBROADCASTSS      X0, Z0
+	VMULPS            Z0, Z7, Z7
+	VMOVUPS           Z7, K1, (AX)
+	VMULPS            Z0, Z9, Z9
+	VMOVUPS           Z9, K2, 64(AX)
+	VMULPS            Z0, Z8, Z8
+	VMOVUPS           Z8, K3, 128(AX)
+	VMULPS            Z0, Z4, Z4
+	VMOVUPS           Z4, K4, 192(AX)
 	JMP               done
