@@ -38,7 +38,8 @@ const (
 //
 // dst may be x: each AVX2 tail (the last full vector, overlapping the one
 // before) is computed from input read before the main loop overwrites it. Rows
-// of at most one vector take softmaxOne.
+// of at most one vector take softmaxOne, AVX-512 rows of at most four
+// softmaxFew: short rows are latency-bound, and these keep them in registers.
 func genSoftmax(s *isa) {
 	name := s.name("softmax")
 	TEXT(name, NOSPLIT, "func(dst, x []float32) int")
