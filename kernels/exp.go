@@ -20,6 +20,11 @@ package kernels
 // minimax polynomial fitted by asmgen/fit (relative error 1.7e-8 with its
 // float32 coefficients); then 2ⁿ through the exponent bits (AVX-512:
 // VRNDSCALEPS for n and VSCALEFPS for the scaling).
+//
+// Speed at n = 4096 on the Zen 4 development machine (medians of 5, shared
+// CPU): AVX2 0.30 ns/element, AVX-512 0.19, fallback 4.4, a Go loop calling
+// math.Exp 7.5. Gradual underflow on AVX2 (two floating-point scalings)
+// measured 21% slower.
 func Exp(dst, x []float32) {
 	checkSameLen("Exp", "dst", "x", len(dst), len(x))
 	exp(dst, x)
@@ -44,7 +49,9 @@ func Exp(dst, x []float32) {
 // lane and a blend picks one. An expm1-based form, em1/(em1+2), costs fewer
 // operations but measured 3 ULP near zero (three roundings in a quotient of
 // size x); a rational approximation needs a division too and more care to stay
-// within 2 ULP.
+// within 2 ULP. Speed at n = 4096 on the Zen 4 development machine (medians of
+// 5, shared CPU): AVX2 0.47 ns/element, AVX-512 0.34, fallback 6.1, a Go loop
+// calling math.Tanh 24.
 func Tanh(dst, x []float32) {
 	checkSameLen("Tanh", "dst", "x", len(dst), len(x))
 	tanh(dst, x)
