@@ -3,16 +3,15 @@ package fallback
 import "math"
 
 // Softmax sets dst[i] = e^(x[i]−m) / Σⱼ e^(x[j]−m) with m = max x; len(dst) ≥
-// len(x), and dst may be x. A NaN input makes every output NaN; a row that is
-// all −Inf gives all zeros; the +Inf entries of a row share 1 equally.
+// len(x), and dst may be x. A NaN input makes every output the default quiet
+// NaN; a row that is all −Inf gives all zeros; the +Inf entries of a row share
+// 1 equally.
 func Softmax(dst, x []float32) {
 	dst = dst[:len(x)]
 	m := Max(x)
 	switch {
 	case m != m:
-		for i := range dst {
-			dst[i] = m
-		}
+		FillNaN(dst)
 		return
 	case math.IsInf(float64(m), 0):
 		// All −Inf, or some +Inf: the limit puts equal mass on the entries equal to m.
@@ -42,4 +41,15 @@ func Softmax(dst, x []float32) {
 		sum += e
 	}
 	Scale(1/sum, dst)
+}
+
+// nan is the default quiet NaN, the one every kernel's special-value path writes.
+var nan = math.Float32frombits(0x7fc00000)
+
+// FillNaN sets every element of dst to the default quiet NaN (0x7fc00000), the
+// result of a softmax whose input holds a NaN.
+func FillNaN(dst []float32) {
+	for i := range dst {
+		dst[i] = nan
+	}
 }

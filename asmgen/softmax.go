@@ -1,0 +1,561 @@
+package main
+
+import (
+	"math"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func init() { register("softmax", genSoftmaxFamily) }
+
+func genSoftmaxFamily() {
+	for _, s := range isas {
+		genSoftmax(s)
+	}
+}
+
+const (
+	softmaxMaxUnroll   = 4 // max-pass accumulators
+	softmaxExpUnroll   = 2 // vectors per iteration of the exp-and-sum pass
+	softmaxScaleUnroll = 4 // vectors per iteration of the scale pass
+)
+
+// Status codes returned by the softmax kernels (kernels/softmax.go).
+const (
+	softmaxDone    = 0
+	softmaxSpecial = 1
+	softmaxNaN     = 2
+)
+
+// genSoftmax emits softmax<ISA>(dst, x []float32) int, the stable softmax of a
+// row whose maximum is finite, in three passes: the maximum m; e = exp(x − m)
+// stored in dst and summed; dst *= 1/Σe. It returns softmaxSpecial without
+// writing anything when m is ±Inf or NaN, and softmaxNaN (dst clobbered) when
+// x holds a NaN (found by summing x − m, whatever exp makes of it); the Go
+// wrapper finishes both.
+//
+// dst may be x: each AVX2 tail (the last full vector, overlapping the one
+// before) is computed from input read before the main loop overwrites it. Rows
+// of at most one vector take softmaxOne, AVX-512 rows of at most four
+// softmaxFew: short rows are latency-bound, and these keep them in registers.
+func genSoftmax(s *isa) {
+	name := s.name("softmax")
+	TEXT(name, NOSPLIT, "func(dst, x []float32) int")
+	Doc(name+" sets dst to the softmax of x when max x is finite and returns 0;",
+		"it returns 1 (nothing written) when max x is not finite and 2 (dst clobbered)",
+		"when x holds a NaN. len(dst) ≥ len(x); dst may be x.")
+	dst := load(Param("dst").Base())
+	x := load(Param("x").Base())
+	n := load(Param("x").Len())
+	status := GP64()
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+
+	// Rows of at most one vector stay in a register: softmaxOne; AVX-512
+	// rows of at most softmaxFewVectors in registers too: softmaxFew.
+	CMPQ(n, U32(s.lanes))
+	JBE(LabelRef("one"))
+	if s.wide {
+		CMPQ(n, U32(softmaxFewVectors*s.lanes))
+		JBE(LabelRef("few"))
+	}
+	var stash Mem
+	if !s.wide {
+		stash = AllocLocal(s.bytes())
+	}
+
+	rem := GP64()
+	MOVQ(n, rem)
+	ANDQ(U32(s.lanes-1), rem)
+	var k tail
+	if s.wide {
+		k = s.tailMask(rem) // all-zero when rem = 0
+	}
+
+	// Pass 1: the maximum.
+	m := softmaxMax(s, x, n, rem, k)
+	t := XMM()
+	VSUBSS(m, m, t) // 0 when m is finite, NaN for ±Inf and NaN
+	VUCOMISS(t, t)
+	JP(LabelRef("special"))
+
+	// Pass 2: dst = exp(x − m), summed.
+	nm, zero := XMM(), XMM()
+	VXORPS(zero, zero, zero)
+	VSUBSS(m, zero, nm)
+	negM := s.vec()
+	VBROADCASTSS(nm, negM)
+	total := softmaxExpSum(s, dst, x, n, rem, k, negM, stash)
+
+	// Pass 3: dst *= 1/Σ.
+	one, r := XMM(), XMM()
+	VMOVSS(f32Const("softmaxOne", 1), one)
+	VDIVSS(total, one, r)
+	scale := s.vec()
+	VBROADCASTSS(r, scale)
+	softmaxScale(s, dst, n, rem, k, scale)
+
+	Label("done")
+	for _, ret := range []struct {
+		label string
+		code  int
+	}{{"", softmaxDone}, {"special", softmaxSpecial}, {"nan", softmaxNaN}} {
+		if ret.label != "" {
+			Label(ret.label)
+		}
+		MOVQ(U32(ret.code), status)
+		Store(status, ReturnIndex(0))
+		VZEROUPPER()
+		RET()
+	}
+	softmaxOne(s, dst, x, n)
+	if s.wide {
+		softmaxFew(s, dst, x, n)
+	}
+}
+
+// softmaxFewVectors is the most vectors softmaxFew keeps in registers.
+const softmaxFewVectors = 4
+
+// softmaxFew emits the AVX-512 softmax of a row of lanes < n ≤
+// softmaxFewVectors·lanes floats held in registers: every vector is loaded
+// once, merge-masked into −Inf (which adds e^−Inf = 0), before anything is
+// stored, and stored once; the opmasks come from one 64-bit mask of n ones
+// shifted by 16 per vector (all-zero masks access no memory). It jumps to the
+// special and nan exits.
+func softmaxFew(s *isa, dst, x, n GPVirtual) {
+	Label("few")
+	e := newExpGen(s)
+	bits := GP64()
+	MOVQ(I32(-1), bits)
+	BZHIQ(n, bits, bits) // n ≤ 64 low bits set
+	k := make([]OpmaskVirtual, softmaxFewVectors)
+	for i := range k {
+		k[i] = K()
+		if i == 0 {
+			KMOVQ(bits, k[0])
+		} else {
+			KSHIFTRQ(U8(s.lanes*i), k[0], k[i])
+		}
+	}
+	v := make([]VecVirtual, softmaxFewVectors)
+	for i := range v {
+		v[i] = s.vec()
+		VBROADCASTSS(f32Const("softmaxNegInf", float32(math.Inf(-1))), v[i])
+		VMOVUPS(Mem{Base: x, Disp: i * s.bytes()}, k[i], v[i])
+	}
+	mv, t2 := s.vec(), s.vec()
+	VMAXPS(v[1], v[0], mv)
+	VMAXPS(v[3], v[2], t2)
+	VMAXPS(t2, mv, mv)
+	mx := laneMax(s, mv)
+	t := XMM()
+	VSUBSS(mx, mx, t) // 0 when m is finite, NaN for ±Inf and NaN
+	VUCOMISS(t, t)
+	JP(LabelRef("special"))
+	m := s.vec()
+	VBROADCASTSS(mx, m)
+	chk, sum := s.vec(), s.vec()
+	ev := make([]VecVirtual, len(v))
+	for i := range v {
+		VSUBPS(m, v[i], v[i]) // x − m, the same bits as x + (−m) in the main path
+		ev[i] = e.applyNonPositive(v[i])
+		if i == 0 {
+			VMOVAPS(v[0], chk)
+			VMOVAPS(ev[0], sum)
+		} else {
+			VADDPS(v[i], chk, chk) // NaN exactly when x holds one (−Inf lanes stay −Inf)
+			VADDPS(ev[i], sum, sum)
+		}
+	}
+	jumpIfNaN(s, chk, "nan")
+	total := laneSum(s, sum)
+	one, r := XMM(), XMM()
+	VMOVSS(f32Const("softmaxOne", 1), one)
+	VDIVSS(total, one, r)
+	scale := s.vec()
+	VBROADCASTSS(r, scale)
+	for i := range ev {
+		VMULPS(scale, ev[i], ev[i])
+		VMOVUPS(ev[i], k[i], Mem{Base: dst, Disp: i * s.bytes()})
+	}
+	JMP(LabelRef("done"))
+}
+
+// softmaxOne emits the softmax of a row of 1 ≤ n ≤ lanes floats in one
+// register, loaded and stored once: a shorter chain than the three passes.
+// The lanes past n hold −Inf, which adds e^−Inf = 0: AVX-512 loads them
+// merge-masked into a −Inf vector; AVX2 copies a row shorter than a vector into
+// a −Inf-padded local vector and the results back. It jumps to the special and
+// nan exits.
+func softmaxOne(s *isa, dst, x, n GPVirtual) {
+	Label("one")
+	e := newExpGen(s)
+	v := s.vec()
+	VBROADCASTSS(f32Const("softmaxNegInf", float32(math.Inf(-1))), v)
+	var k tail
+	var buf Mem
+	var b GPVirtual
+	if s.wide {
+		k = s.tailMask(n) // n = 16 gives all ones
+		VMOVUPS(Mem{Base: x}, k.k, v)
+	} else {
+		buf, b = AllocLocal(s.bytes()), GP64()
+		LEAQ(buf, b)
+		CMPQ(n, U32(s.lanes))
+		JB(LabelRef("oneCopyIn"))
+		VMOVUPS(Mem{Base: x}, v)
+		JMP(LabelRef("oneLoaded"))
+		Label("oneCopyIn")
+		VMOVUPS(v, buf)
+		i, t := GP64(), XMM()
+		XORQ(i, i)
+		Label("oneCopyInLoop")
+		VMOVSS(Mem{Base: x, Index: i, Scale: 4}, t)
+		VMOVSS(t, Mem{Base: b, Index: i, Scale: 4})
+		INCQ(i)
+		CMPQ(i, n)
+		JB(LabelRef("oneCopyInLoop"))
+		VMOVUPS(buf, v)
+		Label("oneLoaded")
+	}
+	c := s.vec()
+	VMOVAPS(v, c)
+	mx := laneMax(s, c)
+	t := XMM()
+	VSUBSS(mx, mx, t) // 0 when m is finite, NaN for ±Inf and NaN
+	VUCOMISS(t, t)
+	JP(LabelRef("special"))
+	m := s.vec()
+	VBROADCASTSS(mx, m)
+	d := s.vec()
+	VSUBPS(m, v, d) // x − m, the same bits as x + (−m) in the main path
+	jumpIfNaN(s, d, "nan")
+	ev := e.applyNonPositive(d)
+	VMOVAPS(ev, c)
+	sum := laneSum(s, c)
+	one, r := XMM(), XMM()
+	VMOVSS(f32Const("softmaxOne", 1), one)
+	VDIVSS(sum, one, r)
+	scale := s.vec()
+	VBROADCASTSS(r, scale)
+	VMULPS(scale, ev, ev)
+	if s.wide {
+		VMOVUPS(ev, k.k, Mem{Base: dst})
+	} else {
+		CMPQ(n, U32(s.lanes))
+		JB(LabelRef("oneCopyOut"))
+		VMOVUPS(ev, Mem{Base: dst})
+		JMP(LabelRef("done"))
+		Label("oneCopyOut")
+		VMOVUPS(ev, buf)
+		i, t := GP64(), XMM()
+		XORQ(i, i)
+		Label("oneCopyOutLoop")
+		VMOVSS(Mem{Base: b, Index: i, Scale: 4}, t)
+		VMOVSS(t, Mem{Base: dst, Index: i, Scale: 4})
+		INCQ(i)
+		CMPQ(i, n)
+		JB(LabelRef("oneCopyOutLoop"))
+	}
+	JMP(LabelRef("done"))
+}
+
+// jumpIfNaN jumps to label if any lane of v is NaN.
+func jumpIfNaN(s *isa, v VecVirtual, label string) {
+	if s.wide {
+		k := K()
+		VCMPPS(U8(cmpUnord), v, v, k)
+		KORTESTW(k, k)
+	} else {
+		m, bits := s.vec(), GP32()
+		VCMPPS(U8(cmpUnord), v, v, m)
+		VMOVMSKPS(m, bits)
+		TESTL(bits, bits)
+	}
+	JNZ(LabelRef(label))
+}
+
+// cmpUnord is the VCMPPS predicate true when either operand is NaN.
+const cmpUnord = 0x03
+
+// softmaxMax emits the maximum of the n floats at x (n ≥ one vector for AVX2)
+// and returns the XMM holding it in lane 0. A NaN may or may not survive.
+func softmaxMax(s *isa, x, n, rem GPVirtual, k tail) VecVirtual {
+	acc := make([]VecVirtual, softmaxMaxUnroll)
+	for i := range acc {
+		acc[i] = s.vec()
+		if i == 0 {
+			VBROADCASTSS(f32Const("softmaxNegInf", float32(math.Inf(-1))), acc[0])
+		} else {
+			VMOVAPS(acc[0], acc[i])
+		}
+	}
+	p, c := GP64(), GP64()
+	MOVQ(x, p)
+	MOVQ(n, c)
+	block := softmaxMaxUnroll * s.lanes
+
+	Label("maxBlock")
+	CMPQ(c, U32(block))
+	JB(LabelRef("maxVector"))
+	for i, a := range acc {
+		VMAXPS(Mem{Base: p, Disp: i * s.bytes()}, a, a)
+	}
+	ADDQ(U32(block*4), p)
+	SUBQ(U32(block), c)
+	JMP(LabelRef("maxBlock"))
+
+	Label("maxVector")
+	CMPQ(c, U32(s.lanes))
+	JB(LabelRef("maxTail"))
+	VMAXPS(Mem{Base: p}, acc[0], acc[0])
+	ADDQ(U32(s.bytes()), p)
+	SUBQ(U32(s.lanes), c)
+	JMP(LabelRef("maxVector"))
+
+	Label("maxTail")
+	TESTQ(rem, rem)
+	JZ(LabelRef("maxReduce"))
+	if s.wide {
+		v := s.vec()
+		VMOVUPS_Z(Mem{Base: p}, k.k, v)
+		VMAXPS(v, acc[1], k.k, acc[1])
+	} else {
+		// The last full vector: its extra lanes are elements already seen.
+		VMAXPS(Mem{Base: p, Index: rem, Scale: 4, Disp: -s.bytes()}, acc[1], acc[1])
+	}
+
+	Label("maxReduce")
+	for w := len(acc) / 2; w >= 1; w /= 2 {
+		for i := 0; i < w; i++ {
+			VMAXPS(acc[i+w], acc[i], acc[i])
+		}
+	}
+	return laneMax(s, acc[0])
+}
+
+// laneMax returns an XMM holding the largest lane of v in lane 0.
+func laneMax(s *isa, v VecVirtual) VecVirtual {
+	return reduceLanes(s, v, func(a, b, dst Op) { VMAXPS(a, b, dst) }, func(a, b, dst Op) { VMAXSS(a, b, dst) })
+}
+
+// laneSum returns an XMM holding the sum of the lanes of v in lane 0. Unlike
+// isa.hsum it is valid on the AVX-512 registers above 15 (no VEX-only
+// VEXTRACTF128).
+func laneSum(s *isa, v VecVirtual) VecVirtual {
+	return reduceLanes(s, v, func(a, b, dst Op) { VADDPS(a, b, dst) }, func(a, b, dst Op) { VADDSS(a, b, dst) })
+}
+
+// reduceLanes folds the lanes of v with the packed op and then the scalar op
+// sop, returning the XMM that holds the result in lane 0.
+func reduceLanes(s *isa, v VecVirtual, op, sop func(a, b, dst Op)) VecVirtual {
+	y := v
+	if s.wide {
+		hi := YMM()
+		VEXTRACTF64X4(U8(1), v, hi)
+		op(hi, v.AsY(), v.AsY())
+		y = v.AsY().(VecVirtual)
+	}
+	hi := XMM()
+	if s.wide {
+		VEXTRACTF32X4(U8(1), y, hi)
+	} else {
+		VEXTRACTF128(U8(1), y, hi)
+	}
+	x := y.AsX().(VecVirtual)
+	op(hi, x, x)
+	VMOVHLPS(x, x, hi)
+	op(hi, x, x)
+	VMOVSHDUP(x, hi)
+	sop(hi, x, x)
+	return x
+}
+
+// softmaxExpSum emits dst = exp(x + negM) over n floats and returns the XMM
+// holding their sum in lane 0; it jumps to nan if x holds a NaN.
+func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, stash Mem) VecVirtual {
+	e := newExpGen(s)
+	sums := make([]VecVirtual, softmaxExpUnroll)
+	for i := range sums {
+		sums[i] = s.vec()
+		s.zero(sums[i])
+	}
+	// chk sums x − m, all ≤ 0 or NaN: it ends NaN exactly when x holds a NaN,
+	// whatever exp makes of NaN.
+	chk := s.vec()
+	s.zero(chk)
+	if !s.wide {
+		// The tail first, before any store: dst may be x.
+		TESTQ(rem, rem)
+		JZ(LabelRef("expMain"))
+		v := s.vec()
+		VADDPS(Mem{Base: x, Index: n, Scale: 4, Disp: -s.bytes()}, negM, v)
+		VADDPS(v, chk, chk)
+		ev := e.applyNonPositive(v)
+		VMOVUPS(ev, stash)
+		mask := s.tailMask(rem)
+		VANDPS(mask.y, ev, ev)
+		VADDPS(ev, sums[0], sums[0])
+		Label("expMain")
+	}
+	p, q, c := GP64(), GP64(), GP64()
+	MOVQ(x, p)
+	MOVQ(dst, q)
+	MOVQ(n, c)
+	block := softmaxExpUnroll * s.lanes
+
+	Label("expBlock")
+	CMPQ(c, U32(block))
+	JB(LabelRef("expVector"))
+	for i, sum := range sums {
+		v := s.vec()
+		VADDPS(Mem{Base: p, Disp: i * s.bytes()}, negM, v)
+		VADDPS(v, chk, chk)
+		ev := e.applyNonPositive(v)
+		VMOVUPS(ev, Mem{Base: q, Disp: i * s.bytes()})
+		VADDPS(ev, sum, sum)
+	}
+	ADDQ(U32(block*4), p)
+	ADDQ(U32(block*4), q)
+	SUBQ(U32(block), c)
+	JMP(LabelRef("expBlock"))
+
+	Label("expVector")
+	CMPQ(c, U32(s.lanes))
+	JB(LabelRef("expTail"))
+	{
+		v := s.vec()
+		VADDPS(Mem{Base: p}, negM, v)
+		VADDPS(v, chk, chk)
+		ev := e.applyNonPositive(v)
+		VMOVUPS(ev, Mem{Base: q})
+		VADDPS(ev, sums[0], sums[0])
+		ADDQ(U32(s.bytes()), p)
+		ADDQ(U32(s.bytes()), q)
+		SUBQ(U32(s.lanes), c)
+		JMP(LabelRef("expVector"))
+	}
+
+	Label("expTail")
+	TESTQ(rem, rem)
+	JZ(LabelRef("expReduce"))
+	if s.wide {
+		v := s.vec()
+		VMOVUPS_Z(Mem{Base: p}, k.k, v)
+		VADDPS(negM, v, v)
+		VADDPS(v, chk, chk) // masked lanes add −m, finite
+		ev := e.applyNonPositive(v)
+		VMOVUPS(ev, k.k, Mem{Base: q})
+		VADDPS(ev, sums[0], k.k, sums[0])
+	} else {
+		v := s.vec()
+		VMOVUPS(stash, v)
+		VMOVUPS(v, Mem{Base: dst, Index: n, Scale: 4, Disp: -s.bytes()})
+	}
+
+	Label("expReduce")
+	jumpIfNaN(s, chk, "nan")
+	for i := 1; i < len(sums); i++ {
+		VADDPS(sums[i], sums[0], sums[0])
+	}
+	return laneSum(s, sums[0])
+}
+
+// softmaxScale emits dst *= scale over n floats.
+func softmaxScale(s *isa, dst, n, rem GPVirtual, k tail, scale VecVirtual) {
+	var last VecVirtual
+	if !s.wide {
+		// The overlapping last vector, scaled before the loop scales its head.
+		TESTQ(rem, rem)
+		JZ(LabelRef("scaleMain"))
+		last = s.vec()
+		VMULPS(Mem{Base: dst, Index: n, Scale: 4, Disp: -s.bytes()}, scale, last)
+		Label("scaleMain")
+	}
+	q, c := GP64(), GP64()
+	MOVQ(dst, q)
+	MOVQ(n, c)
+	block := softmaxScaleUnroll * s.lanes
+
+	Label("scaleBlock")
+	CMPQ(c, U32(block))
+	JB(LabelRef("scaleVector"))
+	for i := 0; i < softmaxScaleUnroll; i++ {
+		v := s.vec()
+		VMULPS(Mem{Base: q, Disp: i * s.bytes()}, scale, v)
+		VMOVUPS(v, Mem{Base: q, Disp: i * s.bytes()})
+	}
+	ADDQ(U32(block*4), q)
+	SUBQ(U32(block), c)
+	JMP(LabelRef("scaleBlock"))
+
+	Label("scaleVector")
+	CMPQ(c, U32(s.lanes))
+	JB(LabelRef("scaleTail"))
+	{
+		v := s.vec()
+		VMULPS(Mem{Base: q}, scale, v)
+		VMOVUPS(v, Mem{Base: q})
+		ADDQ(U32(s.bytes()), q)
+		SUBQ(U32(s.lanes), c)
+		JMP(LabelRef("scaleVector"))
+	}
+
+	Label("scaleTail")
+	TESTQ(rem, rem)
+	JZ(LabelRef("scaleDone"))
+	if s.wide {
+		v := s.vec()
+		VMOVUPS_Z(Mem{Base: q}, k.k, v)
+		VMULPS(scale, v, v)
+		VMOVUPS(v, k.k, Mem{Base: q})
+	} else {
+		VMOVUPS(last, Mem{Base: dst, Index: n, Scale: 4, Disp: -s.bytes()})
+	}
+	Label("scaleDone")
+}
+
+var f32Consts = map[string]Mem{}
+
+// f32Const returns a 4-byte read-only constant holding v, emitted once per file.
+func f32Const(name string, v float32) Mem {
+	if m, ok := f32Consts[name]; ok {
+		return m
+	}
+	m := GLOBL(name, RODATA|NOPTR)
+	DATA(0, U32(math.Float32bits(v)))
+	f32Consts[name] = m
+	return m
+}
+
+// applyNonPositive is expGen.apply for lanes ≤ 0, such as softmax's x − max:
+// it is apply without the overflow handling (the clamp to ExpHi and the +Inf
+// blend), which cannot change such lanes, so it gives the same bits with fewer
+// instructions. A NaN lane gives an unspecified value (on AVX2 the exponent
+// shift can turn a NaN with payload into a number): softmax checks its input
+// for NaN itself.
+func (e *expGen) applyNonPositive(x VecVirtual) VecVirtual {
+	s := e.s
+	if s.wide {
+		n := s.vec()
+		e.log2e.mul(x, n)
+		VRNDSCALEPS(U8(8), n, n) // round to nearest even, no precision exception
+		p := horner(s, e.c, e.reduce(x, n))
+		k := K()
+		e.lo.cmp(cmpNLTUQ, x, k) // x ≥ ExpLo or NaN
+		VSCALEFPS_Z(n, p, k, p)
+		return p
+	}
+	t, n := e.log2e.reg(), s.vec()
+	e.shifter.fma213(x, t) // t = x·log₂e + shifter: n in the low bits
+	e.shifter.sub(t, n)
+	p := horner(s, e.c, e.reduce(x, n))
+	VPSLLD(U8(23), t, t)
+	VPADDD(t, p, p) // p·2ⁿ: exact while the result is normal
+	e.lo.cmp(cmpNLTUQ, x, n)
+	VANDPS(n, p, p)
+	return p
+}
