@@ -45,6 +45,10 @@ func main() {
 				os.Exit(1)
 			}
 		}
+		if err := generateNEON(dir); err != nil {
+			fmt.Fprintf(os.Stderr, "asmgen: neon: %v\n", err)
+			os.Exit(1)
+		}
 		return
 	}
 	gen, ok := families[*family]

@@ -1,0 +1,190 @@
+//go:build !purego
+
+package kernels
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/heedml/heed/fallback"
+)
+
+// These tests pin the NEON kernels to package fallback directly (the shared
+// per-kernel tests run them through forEachISA as well): the linear kernels
+// whose fallback does the same roundings in the same order must agree bit for
+// bit, the reductions within their error bounds, and nothing may touch memory
+// outside the slices.
+
+// sameBits fails t unless got and want are identical float32 slices.
+func sameBits(t *testing.T, what string, got, want []float32) {
+	t.Helper()
+	for i := range want {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+			t.Fatalf("%s: element %d of %d = %v, fallback %v", what, i, len(want), got[i], want[i])
+		}
+	}
+}
+
+func TestNEONElementwise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, n := range smallLengths {
+		off := rng.IntN(16)
+		x, xok := slab(t, n, off)
+		y, yok := slab(t, n, (off+3)%16)
+		fill(rng, x)
+		fill(rng, y)
+		alpha := float32(rng.NormFloat64())
+
+		want := append([]float32(nil), y...)
+		fallback.Axpy(alpha, x, want)
+		axpyNEON(alpha, x, y)
+		sameBits(t, "axpyNEON", y, want)
+
+		want = append(want[:0], x...)
+		fallback.Axpy(alpha, want, want)
+		axpyNEON(alpha, x, x) // in place: x += alpha·x
+		sameBits(t, "axpyNEON in place", x, want)
+
+		want = append(want[:0], y...)
+		fallback.Scale(alpha, want)
+		scaleNEON(alpha, y)
+		sameBits(t, "scaleNEON", y, want)
+		xok()
+		yok()
+	}
+}
+
+func TestNEONReductions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, n := range smallLengths {
+		x, ok := slab(t, n, rng.IntN(16))
+		fill(rng, x)
+		var exact, abs float64
+		for _, v := range x {
+			exact += float64(v)
+			abs += math.Abs(float64(v))
+		}
+		checkDot(t, "sumNEON", sumNEON(x), exact, abs, n)
+		if got, want := maxOfNEON(x), fallback.Max(x); !sameSpecial(got, want) {
+			t.Fatalf("maxOfNEON(n=%d) = %v, fallback %v", n, got, want)
+		}
+		ok()
+	}
+}
+
+// TestNEONMaxSpecial places NaN, ±Inf and signed zeros at every position of
+// every vector lane and tail slot.
+func TestNEONMaxSpecial(t *testing.T) {
+	negZero := float32(math.Copysign(0, -1))
+	for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 20, 33, 37} {
+		for pos := 0; pos < n; pos++ {
+			for _, base := range []float32{negZero, 0, -1, float32(math.Inf(-1))} {
+				for _, sp := range specials {
+					x := make([]float32, n)
+					for i := range x {
+						x[i] = base
+					}
+					x[pos] = sp
+					if got, want := maxOfNEON(x), fallback.Max(x); !sameSpecial(got, want) {
+						t.Fatalf("maxOfNEON(%v) = %v, fallback %v", x, got, want)
+					}
+				}
+			}
+		}
+	}
+	if got := maxOfNEON(nil); !math.IsInf(float64(got), -1) {
+		t.Fatalf("maxOfNEON(nil) = %v, want -Inf", got)
+	}
+}
+
+func TestNEONMatrix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, sh := range matShapes() {
+		rows, cols := sh[0], sh[1]
+		if cols == 0 {
+			continue // the Go wrappers handle empty rows
+		}
+		for _, pad := range []int{0, 5} {
+			a, aok := newMatrix(t, rng, rows, cols, pad, rng.IntN(16))
+			x, xok := slab(t, cols, rng.IntN(16))
+			fill(rng, x)
+			dst, dok := slab(t, rows, rng.IntN(16))
+			matVecNEON(dst, a.Data, a.Stride, x)
+			for r := range dst {
+				exact, abs := dot64(a.Row(r), x)
+				checkDot(t, "matVecNEON", dst[r], exact, abs, cols)
+			}
+
+			// MatTVec: the same FMAs in the same order as fallback.
+			w, wok := slab(t, rows, rng.IntN(16))
+			fill(rng, w)
+			acc, cok := slab(t, cols, rng.IntN(16))
+			fill(rng, acc)
+			want := append([]float32(nil), acc...)
+			fallback.MatTVec(want, a.Data, a.Stride, w)
+			matTVecNEON(acc, a.Data, a.Stride, w)
+			sameBits(t, "matTVecNEON", acc, want)
+
+			// MatVecBatch with batch 3, strided X and D.
+			const batch = 3
+			xs, xsok := slab(t, (batch-1)*(cols+2)+cols, rng.IntN(16))
+			fill(rng, xs)
+			ds, dsok := slab(t, (batch-1)*(rows+1)+rows, rng.IntN(16))
+			if rows > 0 {
+				matVecBatchNEON(ds, rows+1, a.Data, a.Stride, xs, cols+2, rows, cols, batch)
+			}
+			for b := 0; b < batch && rows > 0; b++ {
+				xb := xs[b*(cols+2) : b*(cols+2)+cols]
+				for r := 0; r < rows; r++ {
+					exact, abs := dot64(a.Row(r), xb)
+					checkDot(t, "matVecBatchNEON", ds[b*(rows+1)+r], exact, abs, cols)
+				}
+				for r := rows; r < rows+1 && b < batch-1; r++ {
+					if math.Float32bits(ds[b*(rows+1)+r]) != math.Float32bits(canary) {
+						t.Fatalf("matVecBatchNEON wrote the gap after row %d of batch %d", r, b)
+					}
+				}
+			}
+			aok()
+			xok()
+			dok()
+			wok()
+			cok()
+			xsok()
+			dsok()
+		}
+	}
+}
+
+// TestNEONGuard runs every NEON kernel on slices flush against PROT_NONE pages.
+func TestNEONGuard(t *testing.T) {
+	g := make([]*guard, 4)
+	for i := range g {
+		g[i] = newGuard(t, 4*260)
+	}
+	for n := 0; n <= 257; n++ {
+		for _, atEnd := range []bool{false, true} {
+			x, y := g[0].at(n, atEnd), g[1].at(n, atEnd)
+			for i := range x {
+				x[i], y[i] = float32(i%7)-3, float32(i%5)-2
+			}
+			dotNEON(x, y)
+			axpyNEON(0.5, x, y)
+			scaleNEON(0.5, y)
+			sumNEON(x)
+			maxOfNEON(x)
+			if n == 0 {
+				continue
+			}
+			// A 4×n matrix (stride n) and a 4-long vector, then n×4 (stride 4).
+			for _, rows := range []int{1, 3, 4, 5} {
+				a := g[2].at(rows*n, atEnd)
+				d := g[3].at(rows, atEnd)
+				matVecNEON(d, a, n, x)
+				matTVecNEON(y, a, n, d)
+				matVecBatchNEON(d, rows, a, n, x, n, rows, n, 1)
+			}
+		}
+	}
+}
