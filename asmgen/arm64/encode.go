@@ -148,3 +148,24 @@ func FADDPS(d, n Reg) Inst {
 func FMAXPS(d, n Reg) Inst {
 	return Inst{Word: 0x7e30f800 | n.check()<<5 | d.check(), Asm: fmt.Sprintf("fmaxp s%d, v%d.2s", d, n)}
 }
+
+// byElement encodes the "vector × element" class, 4S: the multiplier is lane
+// i (0–3) of Vm.
+func byElement(name string, base uint32, d, n, m Reg, i uint) Inst {
+	if i > 3 {
+		panic("arm64: " + name + " lane out of range")
+	}
+	return Inst{
+		Word: base | uint32(i&1)<<21 | m.check()<<16 | uint32(i>>1)<<11 | n.check()<<5 | d.check(),
+		Asm:  fmt.Sprintf("%s v%d.4s, v%d.4s, v%d.s[%d]", name, d, n, m, i),
+	}
+}
+
+// FMLAE sets d += n · Vm.S[i] (FMLA by element).
+func FMLAE(d, n, m Reg, i uint) Inst { return byElement("fmla", 0x4f801000, d, n, m, i) }
+
+// FMLSE sets d −= n · Vm.S[i] (FMLS by element).
+func FMLSE(d, n, m Reg, i uint) Inst { return byElement("fmls", 0x4f805000, d, n, m, i) }
+
+// FMULE sets d = n · Vm.S[i] (FMUL by element).
+func FMULE(d, n, m Reg, i uint) Inst { return byElement("fmul", 0x4f809000, d, n, m, i) }

@@ -32,6 +32,9 @@ func samples() []Inst {
 		for _, sh := range []uint{1, 13, 23, 31} {
 			out = append(out, SHL(r[0], r[1], sh), USHR(r[0], r[1], sh), SSHR(r[0], r[1], sh))
 		}
+		for i := uint(0); i < 4; i++ {
+			out = append(out, FMLAE(r[0], r[1], r[2], i), FMLSE(r[0], r[1], r[2], i), FMULE(r[0], r[1], r[2], i))
+		}
 		out = append(out, SHL(r[0], r[1], 0), USHR(r[0], r[1], 32), SSHR(r[0], r[1], 32))
 	}
 	return out
@@ -55,6 +58,8 @@ func TestKnown(t *testing.T) {
 		{USHR(0, 1, 1), 0x6f3f0420},
 		{FMAXV(0, 1), 0x6e30f820},
 		{FADDPS(0, 0), 0x7e30d800},
+		{FMLAE(0, 1, 2, 3), 0x4fa21820},
+		{FMULE(4, 5, 17, 1), 0x4fb190a4},
 	} {
 		if c.got.Word != c.want {
 			t.Errorf("%s = %#08x, want %#08x", c.got.Asm, c.got.Word, c.want)
