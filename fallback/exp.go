@@ -1,8 +1,16 @@
 package fallback
 
-import "math"
+import (
+	"math"
+
+	. "github.com/heedml/heed/internal/coef"
+)
 
 // Exp sets dst[i] = eˣ⁽ⁱ⁾; len(dst) ≥ len(x), and dst may be x.
+//
+// It is the algorithm of the assembly kernels in float32 (see kernels.Exp):
+// n = round(x·log₂e), r = x − n·ln2 (Cody–Waite), eʳ by a degree-6 polynomial,
+// 2ⁿ added to the exponent bits; +0 below ExpLo, +Inf from ExpHi on.
 func Exp(dst, x []float32) {
 	dst = dst[:len(x)]
 	for i, v := range x {
@@ -10,4 +18,26 @@ func Exp(dst, x []float32) {
 	}
 }
 
-func exp32(x float32) float32 { return float32(math.Exp(float64(x))) }
+func exp32(x float32) float32 {
+	if !(x >= ExpLo) { // x < ExpLo or NaN
+		if x != x {
+			return x
+		}
+		return 0
+	}
+	if x >= ExpHi {
+		return float32(math.Inf(1))
+	}
+	return expCore(x)
+}
+
+// expCore returns eˣ for ExpLo ≤ x < ExpHi (the result is then normal, or
+// within an ULP of 2⁻¹²⁶).
+func expCore(x float32) float32 {
+	t := x*Log2e + Shifter
+	n := t - Shifter
+	r := x - n*Ln2Hi
+	r -= n * Ln2Lo
+	p := 1 + r*(Exp1+r*(Exp2+r*(Exp3+r*(Exp4+r*(Exp5+r*Exp6)))))
+	return math.Float32frombits(math.Float32bits(p) + math.Float32bits(t)<<23)
+}

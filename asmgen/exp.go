@@ -1,0 +1,230 @@
+package main
+
+import (
+	"github.com/heedml/heed/internal/coef"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func init() { register("exp", genExpFamily) }
+
+// VCMPPS predicates.
+const (
+	cmpLTOQ  = 0x11 // <, false on NaN
+	cmpGEOQ  = 0x1d // ≥, false on NaN
+	cmpNLTUQ = 0x15 // not <, true on NaN
+)
+
+func genExpFamily() {
+	for _, s := range isas {
+		genElementwise(s, "exp", "e^x[i]", func(s *isa) func(VecVirtual) VecVirtual { return newExpGen(s).apply })
+		genElementwise(s, "tanh", "tanh(x[i])", func(s *isa) func(VecVirtual) VecVirtual { return newTanhGen(s).apply })
+	}
+}
+
+// expGen emits a lane-wise exp for ISA s; its constants are materialised once
+// by newExpGen (call it before the loop), so apply can sit in a loop body.
+//
+// The algorithm (the same as fallback.Exp): n = round(x·log₂e) by the 1.5·2²³
+// shifter, r = x − n·ln2 with the Cody–Waite split Ln2Hi + Ln2Lo, eʳ by the
+// degree-6 polynomial of internal/coef, and 2ⁿ added to the exponent bits
+// (AVX2) or applied by VSCALEFPS (AVX-512). x < ExpLo gives +0 (results below
+// 2⁻¹²⁶ flush to zero), x ≥ ExpHi gives +Inf, NaN stays NaN.
+type expGen struct {
+	s                            *isa
+	log2e, shifter, ln2hi, ln2lo vconst
+	c                            []vconst // c[0] = 1, c[k] = coef.Exp<k>
+	lo, hi, inf                  vconst
+}
+
+// newExpGen materialises the constants of exp for s.
+func newExpGen(s *isa) *expGen {
+	e := &expGen{s: s}
+	e.log2e, e.ln2hi, e.ln2lo = newConst(s, coef.Log2e), newConst(s, coef.Ln2Hi), newConst(s, coef.Ln2Lo)
+	if !s.wide {
+		e.shifter = newConst(s, coef.Shifter)
+		e.inf = newConstBits(s, 0x7f800000)
+	}
+	for _, c := range []float32{1, coef.Exp1, coef.Exp2, coef.Exp3, coef.Exp4, coef.Exp5, coef.Exp6} {
+		e.c = append(e.c, newConst(s, c))
+	}
+	e.lo, e.hi = newConst(s, coef.ExpLo), newConst(s, coef.ExpHi)
+	return e
+}
+
+// poly emits p = eʳ for r in the reduced range.
+func (e *expGen) poly(r VecVirtual) VecVirtual {
+	p := e.s.vec()
+	last := len(e.c) - 1
+	if e.s.wide {
+		VMOVAPS(e.c[last].r, p)
+	} else {
+		VMOVUPS(e.c[last].mem, p)
+	}
+	for k := last - 1; k >= 0; k-- {
+		VFMADD213PS(e.c[k].op(), r, p) // p = p·r + c_k
+	}
+	return p
+}
+
+// reduce emits r = x − n·ln2 for n (a float holding an integer).
+func (e *expGen) reduce(x, n VecVirtual) VecVirtual {
+	r := e.s.vec()
+	VMOVAPS(x, r)
+	VFNMADD231PS(e.ln2hi.op(), n, r) // exact
+	VFNMADD231PS(e.ln2lo.op(), n, r)
+	return r
+}
+
+// apply emits dst = exp(x) lane-wise with the full special-value semantics;
+// x is not modified.
+func (e *expGen) apply(x VecVirtual) VecVirtual {
+	s := e.s
+	if s.wide {
+		// min(hi, x) keeps NaN (MINPS returns its second source then); every
+		// x ≥ ExpHi computes e^ExpHi, which overflows to +Inf in VSCALEFPS.
+		xc := s.vec()
+		VMINPS(x, e.hi.r, xc)
+		n := s.vec()
+		VMULPS(e.log2e.r, xc, n)
+		VRNDSCALEPS(U8(8), n, n) // round to nearest even, no precision exception
+		r := e.reduce(xc, n)
+		p := e.poly(r)
+		k := K()
+		VCMPPS(U8(cmpNLTUQ), e.lo.r, x, k) // x ≥ ExpLo or NaN
+		VSCALEFPS_Z(n, p, k, p)
+		return p
+	}
+	t, n := s.vec(), s.vec()
+	VMOVUPS(e.log2e.mem, t)
+	VFMADD213PS(e.shifter.mem, x, t) // t = x·log₂e + shifter: n in the low bits
+	VSUBPS(e.shifter.mem, t, n)
+	p := e.poly(e.reduce(x, n))
+	VPSLLD(U8(23), t, t)
+	VPADDD(t, p, p) // p·2ⁿ: exact while the result is normal
+	m := n
+	VCMPPS(U8(cmpGEOQ), e.hi.mem, x, m)
+	VBLENDVPS(m, e.inf.mem, p, p)
+	VCMPPS(U8(cmpNLTUQ), e.lo.mem, x, m)
+	VANDPS(m, p, p)
+	return p
+}
+
+// genElementwise emits name<ISA>(dst, x []float32), dst[i] = f(x[i]) for
+// i < len(x), with f emitted by the apply function newGen(s) returns (which
+// materialises its constants first). len(dst) ≥ len(x); dst may be x.
+//
+// AVX2 runs whole vectors, then recomputes the slice's last full vector from
+// its original input, loaded before the loop could overwrite it in place, and
+// stores it over the end: the lanes stored twice get identical values.
+// Shorter slices go one lane at a time. AVX-512 finishes with an opmask tail.
+func genElementwise(s *isa, kernel, what string, newGen func(*isa) func(VecVirtual) VecVirtual) {
+	name := s.name(kernel)
+	TEXT(name, NOSPLIT, "func(dst, x []float32)")
+	Doc(name + " sets dst[i] = " + what + " for i < len(x); len(dst) ≥ len(x), dst may be x.")
+	dst := load(Param("dst").Base())
+	x := load(Param("x").Base())
+	n := load(Param("x").Len())
+	f := newGen(s)
+	lbl := func(l string) string { return kernel + l }
+	if !s.wide {
+		CMPQ(n, U32(s.lanes))
+		JB(LabelRef(lbl("scalar")))
+		// The last full vector, loaded before any store.
+		last := s.vec()
+		VMOVUPS(Mem{Base: x, Index: n, Scale: 4, Disp: -s.bytes()}, last)
+		end := GP64()
+		LEAQ(Mem{Base: dst, Index: n, Scale: 4, Disp: -s.bytes()}, end)
+		i := GP64()
+		XORQ(i, i)
+		lim := GP64()
+		MOVQ(n, lim)
+		ANDQ(I32(-2*s.lanes), lim)
+		Label(lbl("pair"))
+		CMPQ(i, lim)
+		JAE(LabelRef(lbl("single")))
+		v0, v1 := s.vec(), s.vec()
+		VMOVUPS(Mem{Base: x, Index: i, Scale: 4}, v0)
+		VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: s.bytes()}, v1)
+		r0 := f(v0)
+		r1 := f(v1)
+		VMOVUPS(r0, Mem{Base: dst, Index: i, Scale: 4})
+		VMOVUPS(r1, Mem{Base: dst, Index: i, Scale: 4, Disp: s.bytes()})
+		ADDQ(U32(2*s.lanes), i)
+		JMP(LabelRef(lbl("pair")))
+		Label(lbl("single"))
+		MOVQ(n, lim)
+		ANDQ(I32(-s.lanes), lim)
+		CMPQ(i, lim)
+		JAE(LabelRef(lbl("tail")))
+		v := s.vec()
+		VMOVUPS(Mem{Base: x, Index: i, Scale: 4}, v)
+		VMOVUPS(f(v), Mem{Base: dst, Index: i, Scale: 4})
+		ADDQ(U32(s.lanes), i)
+		Label(lbl("tail"))
+		CMPQ(i, n)
+		JAE(LabelRef(lbl("done")))
+		VMOVUPS(f(last), Mem{Base: end})
+		Label(lbl("done"))
+		VZEROUPPER()
+		RET()
+
+		// Fewer than one vector: one element at a time in lane 0 (VMOVSS
+		// zeroes the other lanes; QEMU-safe: no wide memory operand).
+		Label(lbl("scalar"))
+		TESTQ(n, n)
+		JZ(LabelRef(lbl("scalarDone")))
+		Label(lbl("scalarLoop"))
+		w := s.vec()
+		VMOVSS(Mem{Base: x}, w.AsX())
+		VMOVSS(f(w).AsX(), Mem{Base: dst})
+		ADDQ(U32(4), x)
+		ADDQ(U32(4), dst)
+		DECQ(n)
+		JNZ(LabelRef(lbl("scalarLoop")))
+		Label(lbl("scalarDone"))
+		VZEROUPPER()
+		RET()
+		return
+	}
+	i := GP64()
+	XORQ(i, i)
+	lim := GP64()
+	MOVQ(n, lim)
+	ANDQ(I32(-2*s.lanes), lim)
+	Label(lbl("pair"))
+	CMPQ(i, lim)
+	JAE(LabelRef(lbl("single")))
+	v0, v1 := s.vec(), s.vec()
+	VMOVUPS(Mem{Base: x, Index: i, Scale: 4}, v0)
+	VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: s.bytes()}, v1)
+	r0 := f(v0)
+	r1 := f(v1)
+	VMOVUPS(r0, Mem{Base: dst, Index: i, Scale: 4})
+	VMOVUPS(r1, Mem{Base: dst, Index: i, Scale: 4, Disp: s.bytes()})
+	ADDQ(U32(2*s.lanes), i)
+	JMP(LabelRef(lbl("pair")))
+	Label(lbl("single"))
+	MOVQ(n, lim)
+	ANDQ(I32(-s.lanes), lim)
+	CMPQ(i, lim)
+	JAE(LabelRef(lbl("tail")))
+	v := s.vec()
+	VMOVUPS(Mem{Base: x, Index: i, Scale: 4}, v)
+	VMOVUPS(f(v), Mem{Base: dst, Index: i, Scale: 4})
+	ADDQ(U32(s.lanes), i)
+	Label(lbl("tail"))
+	rem := GP64()
+	MOVQ(n, rem)
+	SUBQ(i, rem)
+	JZ(LabelRef(lbl("done")))
+	t := s.tailMask(rem)
+	w := s.vec()
+	VMOVUPS_Z(Mem{Base: x, Index: i, Scale: 4}, t.k, w)
+	VMOVUPS(f(w), t.k, Mem{Base: dst, Index: i, Scale: 4})
+	Label(lbl("done"))
+	VZEROUPPER()
+	RET()
+}

@@ -1,0 +1,304 @@
+// Command fit derives the polynomial coefficients of heed's Exp and Tanh by a
+// discrete minimax fit (Lawson's iteratively reweighted least squares, in
+// float64, on a Chebyshev basis) and writes them as Go constants into
+// internal/coef of the core module. Run from asmgen/ (make generate does):
+//
+//	go run ./fit [-out ../internal/coef/coef.go]
+//
+// Both fits minimise the maximum relative error of the approximation:
+//
+//   - Exp: eʳ ≈ 1 + c₁r + … + c₆r⁶ on [−ln2/2, ln2/2] (the reduced range of
+//     r = x − n·ln2), with the constant term fixed at 1 so that the result is
+//     exact at r = 0.
+//   - Tanh: tanh(x) ≈ x + t₁x³ + … + t₆x¹³ on [0, TanhSmall], the range where
+//     heed uses the polynomial (beyond it, 1 − 2/(e²ˣ+1)).
+//
+// The coefficients are rounded to float32, and the reported error is that of
+// the rounded coefficients, evaluated in float64 on a dense grid.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"go/format"
+	"math"
+	"os"
+)
+
+const (
+	expDegree  = 6     // c₁..c₆
+	tanhTerms  = 6     // t₁..t₆
+	tanhSmall  = 0.625 // polynomial range of Tanh; a float32 with few bits
+	gridPoints = 8000
+	iterations = 3000
+)
+
+// problem is a weighted linear minimax problem: find b minimising
+// max |w(p)·(f(p) − Σ b_j·g(p)·T_j(s(p)))| over grid points p, with T_j the
+// Chebyshev polynomials and s(p) ∈ [−1, 1].
+type problem struct {
+	pts        []float64
+	f, w, g, s func(p float64) float64
+	n          int // number of basis functions
+}
+
+// lawson returns the coefficients b_j of the discrete minimax fit.
+func (pr problem) lawson() []float64 {
+	m := len(pr.pts)
+	phi := make([][]float64, m)
+	f := make([]float64, m)
+	w := make([]float64, m)
+	for i, p := range pr.pts {
+		phi[i] = cheb(pr.s(p), pr.n)
+		for j := range phi[i] {
+			phi[i][j] *= pr.g(p)
+		}
+		f[i], w[i] = pr.f(p), pr.w(p)
+	}
+	omega := make([]float64, m)
+	for i := range omega {
+		omega[i] = 1 / float64(m)
+	}
+	var b []float64
+	for it := 0; it < iterations; it++ {
+		// Normal equations of min Σ ω_i·w_i²·(f_i − φ_i·b)².
+		a := make([][]float64, pr.n)
+		rhs := make([]float64, pr.n)
+		for j := range a {
+			a[j] = make([]float64, pr.n)
+		}
+		for i := 0; i < m; i++ {
+			ww := omega[i] * w[i] * w[i]
+			for j := 0; j < pr.n; j++ {
+				rhs[j] += ww * phi[i][j] * f[i]
+				for k := 0; k < pr.n; k++ {
+					a[j][k] += ww * phi[i][j] * phi[i][k]
+				}
+			}
+		}
+		b = solve(a, rhs)
+		var sum float64
+		for i := 0; i < m; i++ {
+			e := f[i]
+			for j := 0; j < pr.n; j++ {
+				e -= phi[i][j] * b[j]
+			}
+			omega[i] *= math.Abs(w[i] * e)
+			sum += omega[i]
+		}
+		for i := range omega {
+			omega[i] /= sum
+		}
+	}
+	return b
+}
+
+// cheb returns T_0(s)..T_{n−1}(s).
+func cheb(s float64, n int) []float64 {
+	t := make([]float64, n)
+	t[0] = 1
+	if n > 1 {
+		t[1] = s
+	}
+	for j := 2; j < n; j++ {
+		t[j] = 2*s*t[j-1] - t[j-2]
+	}
+	return t
+}
+
+// chebToMono converts Σ b_j·T_j(s) to Σ m_k·s^k.
+func chebToMono(b []float64) []float64 {
+	n := len(b)
+	// rows of T_j in monomials
+	tm := [][]float64{make([]float64, n), make([]float64, n)}
+	tm[0][0] = 1
+	if n > 1 {
+		tm[1][1] = 1
+	}
+	for j := 2; j < n; j++ {
+		r := make([]float64, n)
+		for k := 0; k < n; k++ {
+			if k > 0 {
+				r[k] += 2 * tm[j-1][k-1]
+			}
+			r[k] -= tm[j-2][k]
+		}
+		tm = append(tm, r)
+	}
+	m := make([]float64, n)
+	for j := 0; j < n; j++ {
+		for k := 0; k < n; k++ {
+			m[k] += b[j] * tm[j][k]
+		}
+	}
+	return m
+}
+
+// solve solves a·x = y by Gaussian elimination with partial pivoting.
+func solve(a [][]float64, y []float64) []float64 {
+	n := len(y)
+	for c := 0; c < n; c++ {
+		p := c
+		for r := c + 1; r < n; r++ {
+			if math.Abs(a[r][c]) > math.Abs(a[p][c]) {
+				p = r
+			}
+		}
+		a[c], a[p] = a[p], a[c]
+		y[c], y[p] = y[p], y[c]
+		for r := c + 1; r < n; r++ {
+			f := a[r][c] / a[c][c]
+			for k := c; k < n; k++ {
+				a[r][k] -= f * a[c][k]
+			}
+			y[r] -= f * y[c]
+		}
+	}
+	x := make([]float64, n)
+	for r := n - 1; r >= 0; r-- {
+		s := y[r]
+		for k := r + 1; k < n; k++ {
+			s -= a[r][k] * x[k]
+		}
+		x[r] = s / a[r][r]
+	}
+	return x
+}
+
+func grid(lo, hi float64, n int) []float64 {
+	p := make([]float64, n)
+	for i := range p {
+		// Chebyshev-spaced: denser near the ends, where the extrema crowd.
+		p[i] = lo + (hi-lo)*(1-math.Cos(math.Pi*float64(i)/float64(n-1)))/2
+	}
+	return p
+}
+
+// fitExp returns c₁..c₆ (float32) of eʳ ≈ 1 + Σ c_k r^k and the max relative error.
+func fitExp() ([]float32, float64) {
+	a := math.Ln2 / 2
+	pr := problem{
+		pts: grid(-a, a, gridPoints),
+		f:   func(r float64) float64 { return math.Expm1(r) },
+		w:   func(r float64) float64 { return math.Exp(-r) },
+		g:   func(r float64) float64 { return r / a },
+		s:   func(r float64) float64 { return r / a },
+		n:   expDegree,
+	}
+	m := chebToMono(pr.lawson())
+	c := make([]float32, expDegree)
+	for k := range c { // (r/a)·Σ m_k (r/a)^k
+		c[k] = float32(m[k] / math.Pow(a, float64(k+1)))
+	}
+	var maxErr float64
+	for _, r := range grid(-a, a, 100000) {
+		p := 0.0
+		for k := len(c) - 1; k >= 0; k-- {
+			p = p*r + float64(c[k])
+		}
+		p = 1 + p*r
+		maxErr = math.Max(maxErr, math.Abs(p/math.Exp(r)-1))
+	}
+	return c, maxErr
+}
+
+// tanhDiff returns (tanh(x) − x)/x³ accurately (a series for small x).
+func tanhDiff(x float64) float64 {
+	if x < 0.05 {
+		u := x * x
+		return -1.0/3 + u*(2.0/15+u*(-17.0/315+u*(62.0/2835+u*(-1382.0/155925+u*(21844.0/6081075)))))
+	}
+	return (math.Tanh(x) - x) / (x * x * x)
+}
+
+// fitTanh returns t₁..t₆ (float32) of tanh(x) ≈ x + Σ t_k x^{2k+1} on
+// [0, tanhSmall] and the max relative error.
+func fitTanh() ([]float32, float64) {
+	T2 := tanhSmall * tanhSmall
+	// In v = x²/T² ∈ [0, 1]: tanh(x) − x ≈ x³·P(v), fitted as the function
+	// (tanh(x) − x)/x³ of v with the relative weight x³/tanh(x).
+	pr := problem{
+		pts: grid(1e-6, 1, gridPoints),
+		f:   func(v float64) float64 { return tanhDiff(math.Sqrt(v * T2)) },
+		w: func(v float64) float64 {
+			x := math.Sqrt(v * T2)
+			return x * x * x / math.Tanh(x)
+		},
+		g: func(v float64) float64 { return 1 },
+		s: func(v float64) float64 { return 2*v - 1 },
+		n: tanhTerms,
+	}
+	ms := chebToMono(pr.lawson()) // in s = 2v − 1
+	// Expand Σ ms_k (2v−1)^k in powers of v.
+	mv := make([]float64, tanhTerms)
+	for k, mk := range ms {
+		for l := 0; l <= k; l++ {
+			mv[l] += mk * binom(k, l) * math.Pow(2, float64(l)) * math.Pow(-1, float64(k-l))
+		}
+	}
+	c := make([]float32, tanhTerms)
+	for l := range c { // x³·Σ mv_l·(x²/T²)^l
+		c[l] = float32(mv[l] / math.Pow(T2, float64(l)))
+	}
+	var maxErr float64
+	for _, x := range grid(1e-4, tanhSmall, 100000) {
+		u := x * x
+		p := 0.0
+		for k := len(c) - 1; k >= 0; k-- {
+			p = p*u + float64(c[k])
+		}
+		y := x + x*u*p
+		maxErr = math.Max(maxErr, math.Abs(y/math.Tanh(x)-1))
+	}
+	return c, maxErr
+}
+
+func binom(n, k int) float64 {
+	r := 1.0
+	for i := 1; i <= k; i++ {
+		r = r * float64(n-k+i) / float64(i)
+	}
+	return r
+}
+
+func main() {
+	out := flag.String("out", "../internal/coef/coef.go", "output file")
+	flag.Parse()
+	ec, ee := fitExp()
+	tc, te := fitTanh()
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "// Code generated by asmgen/fit; DO NOT EDIT.\n\n")
+	fmt.Fprintf(&b, "// Package coef holds the polynomial coefficients of heed's Exp and Tanh,\n")
+	fmt.Fprintf(&b, "// derived by asmgen/fit (a discrete minimax fit of the relative error).\n")
+	fmt.Fprintf(&b, "package coef\n\n")
+	fmt.Fprintf(&b, "// eʳ ≈ 1 + r·(Exp1 + r·(Exp2 + … + r·Exp%d)) on [−ln2/2, ln2/2];\n", expDegree)
+	fmt.Fprintf(&b, "// max relative error of the float32 coefficients %.3g (2^%.1f).\n", ee, math.Log2(ee))
+	fmt.Fprintf(&b, "const (\n")
+	for k, c := range ec {
+		fmt.Fprintf(&b, "\tExp%d float32 = %v // %#x\n", k+1, hex(c), math.Float32bits(c))
+	}
+	fmt.Fprintf(&b, ")\n\n")
+	fmt.Fprintf(&b, "// TanhSmall bounds the polynomial range of tanh.\n")
+	fmt.Fprintf(&b, "const TanhSmall float32 = %v\n\n", hex(tanhSmall))
+	fmt.Fprintf(&b, "// tanh(x) ≈ x + x·u·(Tanh1 + u·(Tanh2 + … + u·Tanh%d)), u = x², for |x| ≤ TanhSmall;\n", tanhTerms)
+	fmt.Fprintf(&b, "// max relative error of the float32 coefficients %.3g (2^%.1f).\n", te, math.Log2(te))
+	fmt.Fprintf(&b, "const (\n")
+	for k, c := range tc {
+		fmt.Fprintf(&b, "\tTanh%d float32 = %v // %#x\n", k+1, hex(c), math.Float32bits(c))
+	}
+	fmt.Fprintf(&b, ")\n")
+	src, err := format.Source(b.Bytes())
+	if err != nil {
+		panic(err)
+	}
+	if err := os.WriteFile(*out, src, 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Printf("exp: degree %d on [-ln2/2, ln2/2], max rel error %.3g (2^%.2f)\n", expDegree, ee, math.Log2(ee))
+	fmt.Printf("tanh: x + x³·P(x²), %d terms on [0, %g], max rel error %.3g (2^%.2f)\n", tanhTerms, tanhSmall, te, math.Log2(te))
+}
+
+// hex formats a float32 exactly as a Go hexadecimal float literal.
+func hex(c float32) string { return fmt.Sprintf("%x", float64(c)) }
