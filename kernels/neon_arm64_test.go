@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/heedml/heed/fallback"
+	"github.com/heedml/heed/internal/coef"
 )
 
 // These tests pin the NEON kernels to package fallback directly (the shared
@@ -184,6 +185,94 @@ func TestNEONGuard(t *testing.T) {
 				matVecNEON(d, a, n, x)
 				matTVecNEON(y, a, n, d)
 				matVecBatchNEON(d, rows, a, n, x, n, rows, n, 1)
+			}
+		}
+	}
+}
+
+// expTanhInputs returns a dense sample: floats in [−1, 1] at a stride, every
+// float near the thresholds of internal/coef (underflow, overflow, the tanh
+// polynomial bound and saturation), a stride over all floats, and specials.
+func expTanhInputs() []float32 {
+	var xs []float32
+	for b := uint32(0); b < 0x3f800000; b += 997 {
+		xs = append(xs, math.Float32frombits(b), -math.Float32frombits(b))
+	}
+	for _, c := range []float32{coef.ExpLo, coef.ExpHi, coef.TanhSmall, coef.TanhSat, -103.97, 0.5, 1, 2} {
+		b := math.Float32bits(c)
+		for d := uint32(0); d < 3000; d++ {
+			xs = append(xs, math.Float32frombits(b-1500+d), -math.Float32frombits(b-1500+d))
+		}
+	}
+	for b := uint64(0); b < 1<<32; b += 65521 {
+		xs = append(xs, math.Float32frombits(uint32(b)))
+	}
+	return append(xs, specials...)
+}
+
+// TestNEONExpTanh checks expNEON and tanhNEON bit for bit against fallback
+// (the same algorithm with the same fused operations on arm64), and both
+// within 2 ULP of the float64 oracle wherever the result is a normal float
+// (Exp flushes results below 2⁻¹²⁶ to +0 by contract).
+func TestNEONExpTanh(t *testing.T) {
+	xs := expTanhInputs()
+	got, want := make([]float32, len(xs)), make([]float32, len(xs))
+	for _, k := range []struct {
+		name    string
+		asm, fb func(dst, x []float32)
+		oracle  func(float64) float64
+	}{
+		{"exp", expNEON, fallback.Exp, math.Exp},
+		{"tanh", tanhNEON, fallback.Tanh, math.Tanh},
+	} {
+		k.asm(got, xs)
+		k.fb(want, xs)
+		worst := int64(0)
+		for i, x := range xs {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+				t.Fatalf("%sNEON(%v = %#08x) = %v, fallback %v", k.name, x, math.Float32bits(x), got[i], want[i])
+			}
+			exact := float32(k.oracle(float64(x)))
+			if math.Abs(float64(exact)) < 0x1p-126 && k.name == "exp" {
+				continue
+			}
+			if d := ulps(got[i], exact); d > 2 {
+				t.Fatalf("%sNEON(%v) = %v, oracle %v: %d ULP", k.name, x, got[i], exact, d)
+			} else if d > worst {
+				worst = d
+			}
+		}
+		t.Logf("%s: %d inputs, max %d ULP", k.name, len(xs), worst)
+	}
+}
+
+// TestNEONExpTanhShapes runs every length at offsets, in place, and against
+// guard pages.
+func TestNEONExpTanhShapes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	g := []*guard{newGuard(t, 260), newGuard(t, 260)}
+	for _, k := range []struct{ asm, fb func(dst, x []float32) }{{expNEON, fallback.Exp}, {tanhNEON, fallback.Tanh}} {
+		asm := k.asm
+		for _, n := range smallLengths {
+			x, xok := slab(t, n, rng.IntN(16))
+			fill(rng, x)
+			dst, dok := slab(t, n, rng.IntN(16))
+			asm(dst, x)
+			in := append([]float32(nil), x...)
+			want := make([]float32, n)
+			k.fb(want, in)
+			sameBits(t, "out of place", dst, want)
+			asm(x, x)
+			sameBits(t, "in place", x, want)
+			xok()
+			dok()
+			if n <= 257 {
+				for _, atEnd := range []bool{false, true} {
+					src, out := g[0].at(n, atEnd), g[1].at(n, atEnd)
+					copy(src, in)
+					asm(out, src)
+					sameBits(t, "guarded", out, dst)
+				}
 			}
 		}
 	}
