@@ -215,15 +215,7 @@ func genElementwiseNEON(f *neonFile, name, what string, setup func() *neonMath,
 	f.op("MOVD x_base+24(FP), R0")
 	f.op("MOVD x_len+32(FP), R2")
 	m := setup()
-	tmp := func(k int) [][]Reg {
-		t := make([][]Reg, k)
-		for j := range t {
-			for i := 0; i < 7; i++ {
-				t[j] = append(t[j], Reg(2+7*j+i))
-			}
-		}
-		return t
-	}
+	tmp := mathTmp
 	f.countLoop(name+"8", "R2", "R11", 3, func() {
 		f.op("VLD1.P 32(R0), %s", list(0, 2))
 		res := apply(m, []Reg{0, 1}, tmp(2))

@@ -277,3 +277,139 @@ func TestNEONExpTanhShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestNEONSoftmax checks the NEON softmax (max, exp-and-sum, scale passes)
+// against the float64 oracle within the documented bounds, with masked (−Inf)
+// entries, in place and against guard pages; non-finite maxima go to
+// fallback by design and are covered by the shared Softmax tests.
+func TestNEONSoftmax(t *testing.T) {
+	prev := Active()
+	defer Use(prev)
+	if err := Use(NEON); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(19, 20))
+	g := []*guard{newGuard(t, 260), newGuard(t, 260)}
+	for _, n := range smallLengths[1:] {
+		for _, masked := range []int{0, 1, n / 3} {
+			x, xok := slab(t, n, rng.IntN(16))
+			fill(rng, x)
+			for i := 0; i < masked && i < n-1; i++ {
+				x[rng.IntN(n)] = float32(math.Inf(-1))
+			}
+			if masked > 0 {
+				x[rng.IntN(n)] = 3 // at least one finite entry
+			}
+			dst, dok := slab(t, n, rng.IntN(16))
+			Softmax(dst, x)
+			checkSoftmax(t, dst, x)
+			in := append([]float32(nil), x...)
+			Softmax(x, x)
+			sameBits(t, "in-place Softmax", x, dst)
+			if n <= 257 {
+				for _, atEnd := range []bool{false, true} {
+					src, out := g[0].at(n, atEnd), g[1].at(n, atEnd)
+					copy(src, in)
+					Softmax(out, src)
+					sameBits(t, "guarded Softmax", out, dst)
+				}
+			}
+			xok()
+			dok()
+		}
+	}
+}
+
+// checkSoftmax fails t unless each dst[i] is within (|x[i]−m| + n + 4)·u
+// relative of the float64 softmax of x and Σ dst is 1 within (n+2)·u.
+func checkSoftmax(t *testing.T, dst, x []float32) {
+	t.Helper()
+	n := len(x)
+	m := math.Inf(-1)
+	for _, v := range x {
+		m = math.Max(m, float64(v))
+	}
+	var s float64
+	for _, v := range x {
+		s += math.Exp(float64(v) - m)
+	}
+	var total float64
+	for i, v := range x {
+		want := math.Exp(float64(v)-m) / s
+		bound := (math.Abs(float64(v)-m) + float64(n) + 4) * u * want
+		if err := math.Abs(float64(dst[i]) - want); !(err <= bound) && !(want < 0x1p-126 && float64(dst[i]) < 0x1p-125) {
+			t.Fatalf("Softmax n=%d: dst[%d] = %v, want %v ± %.3g (x=%v, max %v)", n, i, dst[i], want, bound, v, m)
+		}
+		total += float64(dst[i])
+	}
+	if err := math.Abs(total - 1); err > float64(n+2)*u {
+		t.Fatalf("Softmax n=%d: Σ = 1 %+.3g, bound %.3g", n, total-1, float64(n+2)*u)
+	}
+}
+
+// TestNEONAdditiveScore checks additiveScoreNEON against the float64 oracle
+// over the float32 sums q[i]+K[s,i]: with tᵢ the float32 tanh (≤ 2 ULP, so
+// relative error ≤ 4u) and the FMA sum, |err| ≤ (4u + γ_d·(1+4u))·Σ|vᵢ·tanh| + d·η.
+func TestNEONAdditiveScore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, sh := range matShapes() {
+		rows, d := sh[0], sh[1]
+		if d == 0 {
+			continue // the Go wrapper clears dst
+		}
+		for _, pad := range []int{0, 3} {
+			k, kok := newMatrix(t, rng, rows, d, pad, rng.IntN(16))
+			q, qok := slab(t, d, rng.IntN(16))
+			w, wok := slab(t, d, rng.IntN(16))
+			fill(rng, q)
+			fill(rng, w)
+			dst, dok := slab(t, rows, rng.IntN(16))
+			additiveScoreNEON(dst, k.Data, k.Stride, q, w)
+			for s := range dst {
+				var exact, abs float64
+				for i, kv := range k.Row(s) {
+					p := float64(w[i]) * math.Tanh(float64(q[i]+kv))
+					exact += p
+					abs += math.Abs(p)
+				}
+				bound := (4*u+gamma(d)*(1+4*u))*abs + float64(d)*eta
+				if err := math.Abs(float64(dst[s]) - exact); !(err <= bound) {
+					t.Fatalf("additiveScoreNEON %d×%d row %d = %v, want %v ± %.3g", rows, d, s, dst[s], exact, bound)
+				}
+			}
+			kok()
+			qok()
+			wok()
+			dok()
+		}
+	}
+	// Specials: NaN and ±Inf in K propagate as in fallback.
+	for _, sp := range specials {
+		k := []float32{0.5, sp, -1, 2, 0.25, 0.5, 1, sp, -3}
+		q, w := []float32{1, -1, 0.5, 2, 0.1, -0.2, 0.3, 0.4, 1}, []float32{1, 2, 3, -1, 0.5, 1, 1, -1, 2}
+		for _, d := range []int{1, 2, 5, 9} {
+			got, want := make([]float32, 1), make([]float32, 1)
+			additiveScoreNEON(got, k, d, q[:d], w[:d])
+			fallback.AdditiveScore(want, k, d, q[:d], w[:d])
+			if isFinite(want[0]) != isFinite(got[0]) || (!isFinite(want[0]) && !sameSpecial(got[0], want[0])) {
+				t.Fatalf("additiveScoreNEON(special %v, d=%d) = %v, fallback %v", sp, d, got[0], want[0])
+			}
+		}
+	}
+	// Guard pages: K, q and v flush against PROT_NONE pages.
+	g := []*guard{newGuard(t, 4*260), newGuard(t, 260), newGuard(t, 260), newGuard(t, 8)}
+	for d := 1; d <= 257; d++ {
+		for _, atEnd := range []bool{false, true} {
+			for _, rows := range []int{1, 2, 3} {
+				k, q, w, dst := g[0].at(rows*d, atEnd), g[1].at(d, atEnd), g[2].at(d, atEnd), g[3].at(rows, atEnd)
+				for i := range k {
+					k[i] = float32(i%7)/7 - 0.5
+				}
+				for i := range q {
+					q[i], w[i] = float32(i%5)/5-0.4, float32(i%3)-1
+				}
+				additiveScoreNEON(dst, k, d, q, w)
+			}
+		}
+	}
+}
