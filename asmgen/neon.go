@@ -75,13 +75,13 @@ func (f *neonFile) label(name string) { fmt.Fprintf(&f.asm, "%s:\n", name) }
 func (f *neonFile) comment(s string) { f.asm.WriteString("\t// " + s + "\n") }
 
 // v is a vector register as a 4S operand of a Go instruction.
-func v(r arm64.Reg) string { return fmt.Sprintf("V%d.S4", r) }
+func neonVec(r arm64.Reg) string { return fmt.Sprintf("V%d.S4", r) }
 
 // list is a register list {V_r, …, V_r+n−1} of 4S vectors.
-func list(r arm64.Reg, n int) string {
+func neonList(r arm64.Reg, n int) string {
 	s := make([]string, n)
 	for i := range s {
-		s[i] = v(r + arm64.Reg(i))
+		s[i] = neonVec(r + arm64.Reg(i))
 	}
 	return "[" + strings.Join(s, ", ") + "]"
 }
@@ -94,7 +94,9 @@ func (f *neonFile) zero(regs ...arm64.Reg) {
 }
 
 // fmla emits acc += a·b (Go's VFMLA takes its operands in reverse).
-func (f *neonFile) fmla(acc, a, b arm64.Reg) { f.op("VFMLA %s, %s, %s", v(b), v(a), v(acc)) }
+func (f *neonFile) fmla(acc, a, b arm64.Reg) {
+	f.op("VFMLA %s, %s, %s", neonVec(b), neonVec(a), neonVec(acc))
+}
 
 // fmlaS emits the scalar FMA Sacc += Sa·Sb.
 func (f *neonFile) fmlaS(acc, a, b arm64.Reg) { f.op("FMADDS F%d, F%d, F%d, F%d", b, acc, a, acc) }
@@ -103,7 +105,7 @@ func (f *neonFile) fmlaS(acc, a, b arm64.Reg) { f.op("FMADDS F%d, F%d, F%d, F%d"
 // (the assembler temporary) as scratch.
 func (f *neonFile) dupConst(r arm64.Reg, c uint32, what string) {
 	f.op("MOVW $0x%08x, R27 // %s", c, what)
-	f.op("VDUP R27, %s", v(r))
+	f.op("VDUP R27, %s", neonVec(r))
 }
 
 // sumTree adds regs pairwise into regs[0] with vector FADD.

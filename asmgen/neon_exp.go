@@ -25,12 +25,12 @@ func init() {
 // whole vectors.
 type neonMath struct {
 	f     *neonFile
-	lane  map[string]laneRef
+	lane  map[string]neonLane
 	full  map[string]Reg
 	tanhK bool
 }
 
-type laneRef struct {
+type neonLane struct {
 	r Reg
 	i uint
 }
@@ -40,7 +40,7 @@ const neonConstBase = 23
 
 // newNEONMath materialises the constants of exp, and of tanh too if withTanh.
 func newNEONMath(f *neonFile, withTanh bool) *neonMath {
-	m := &neonMath{f: f, lane: map[string]laneRef{}, full: map[string]Reg{}, tanhK: withTanh}
+	m := &neonMath{f: f, lane: map[string]neonLane{}, full: map[string]Reg{}, tanhK: withTanh}
 	type kv struct {
 		name string
 		v    float32
@@ -57,7 +57,7 @@ func newNEONMath(f *neonFile, withTanh bool) *neonMath {
 	}
 	r := Reg(neonConstBase)
 	for i, c := range lanes {
-		ref := laneRef{r + Reg(i/4), uint(i % 4)}
+		ref := neonLane{r + Reg(i/4), uint(i % 4)}
 		m.lane[c.name] = ref
 		f.op("MOVW $0x%08x, R27 // %s = %v", math.Float32bits(c.v), c.name, c.v)
 		f.op("VMOV R27, V%d.S[%d]", ref.r, ref.i)
@@ -77,14 +77,14 @@ func newNEONMath(f *neonFile, withTanh bool) *neonMath {
 // dupLane sets every lane of d to the scalar constant name.
 func (m *neonMath) dupLane(d Reg, name string) {
 	c := m.lane[name]
-	m.f.op("VDUP V%d.S[%d], %s", c.r, c.i, v(d))
+	m.f.op("VDUP V%d.S[%d], %s", c.r, c.i, neonVec(d))
 }
 
 // mov copies vector s to d.
 func (m *neonMath) mov(d, s Reg) { m.f.op("VMOV V%d.B16, V%d.B16", s, d) }
 
 // each runs op for every vector j.
-func each(k int, op func(j int)) {
+func neonEach(k int, op func(j int)) {
 	for j := 0; j < k; j++ {
 		op(j)
 	}
@@ -96,18 +96,18 @@ func each(k int, op func(j int)) {
 func (m *neonMath) horner(z, a, b []Reg, c []string) []Reg {
 	f, k := m.f, len(z)
 	last := len(c) - 1
-	each(k, func(j int) { m.dupLane(a[j], c[last-1]) })
-	each(k, func(j int) { l := m.lane[c[last]]; f.w(FMLAE(a[j], z[j], l.r, l.i)) })
+	neonEach(k, func(j int) { m.dupLane(a[j], c[last-1]) })
+	neonEach(k, func(j int) { l := m.lane[c[last]]; f.w(FMLAE(a[j], z[j], l.r, l.i)) })
 	p, q := a, b
 	for i := last - 2; i >= 0; i-- {
-		each(k, func(j int) {
+		neonEach(k, func(j int) {
 			if c[i] == "one" {
 				m.mov(q[j], m.full["one"])
 			} else {
 				m.dupLane(q[j], c[i])
 			}
 		})
-		each(k, func(j int) { f.fmla(q[j], p[j], z[j]) })
+		neonEach(k, func(j int) { f.fmla(q[j], p[j], z[j]) })
 		p, q = q, p
 	}
 	return p
@@ -118,25 +118,25 @@ func (m *neonMath) horner(z, a, b []Reg, c []string) []Reg {
 // in one of tmp[j][1:], t = tmp[j][0] keeps n's exponent bits until the end.
 func (m *neonMath) expCore(x []Reg, tmp [][]Reg) []Reg {
 	f, k := m.f, len(x)
-	t, n, r, a, b := col(tmp, 0), col(tmp, 1), col(tmp, 2), col(tmp, 3), col(tmp, 4)
+	t, n, r, a, b := neonCol(tmp, 0), neonCol(tmp, 1), neonCol(tmp, 2), neonCol(tmp, 3), neonCol(tmp, 4)
 	sh := m.full["shifter"]
 	l2e, hi, lo := m.lane["log2e"], m.lane["ln2hi"], m.lane["ln2lo"]
-	each(k, func(j int) { m.mov(t[j], sh) })
-	each(k, func(j int) { f.w(FMLAE(t[j], x[j], l2e.r, l2e.i)) }) // t = x·log₂e + shifter
-	each(k, func(j int) { f.w(FSUB(n[j], t[j], sh)) })            // n = round(x·log₂e)
-	each(k, func(j int) { m.mov(r[j], x[j]) })
-	each(k, func(j int) { f.w(FMLSE(r[j], n[j], hi.r, hi.i)) }) // r = x − n·Ln2Hi, exact
-	each(k, func(j int) { f.w(FMLSE(r[j], n[j], lo.r, lo.i)) }) // r −= n·Ln2Lo
+	neonEach(k, func(j int) { m.mov(t[j], sh) })
+	neonEach(k, func(j int) { f.w(FMLAE(t[j], x[j], l2e.r, l2e.i)) }) // t = x·log₂e + shifter
+	neonEach(k, func(j int) { f.w(FSUB(n[j], t[j], sh)) })            // n = round(x·log₂e)
+	neonEach(k, func(j int) { m.mov(r[j], x[j]) })
+	neonEach(k, func(j int) { f.w(FMLSE(r[j], n[j], hi.r, hi.i)) }) // r = x − n·Ln2Hi, exact
+	neonEach(k, func(j int) { f.w(FMLSE(r[j], n[j], lo.r, lo.i)) }) // r −= n·Ln2Lo
 	// The last coefficient pair reuses n's register.
 	p := m.horner(r, a, n, []string{"one", "e1", "e2", "e3", "e4", "e5", "e6"})
-	each(k, func(j int) { f.w(SHL(t[j], t[j], 23)) })
-	each(k, func(j int) { f.w(ADD(p[j], p[j], t[j])) }) // p·2ⁿ through the exponent bits
+	neonEach(k, func(j int) { f.w(SHL(t[j], t[j], 23)) })
+	neonEach(k, func(j int) { f.w(ADD(p[j], p[j], t[j])) }) // p·2ⁿ through the exponent bits
 	_ = b
 	return p
 }
 
 // col returns register i of every vector's temporaries.
-func col(tmp [][]Reg, i int) []Reg {
+func neonCol(tmp [][]Reg, i int) []Reg {
 	c := make([]Reg, len(tmp))
 	for j := range tmp {
 		c[j] = tmp[j][i]
@@ -151,16 +151,16 @@ func col(tmp [][]Reg, i int) []Reg {
 func (m *neonMath) exp(x []Reg, tmp [][]Reg, specials bool) []Reg {
 	f, k := m.f, len(x)
 	p := m.expCore(x, tmp)
-	mask := col(tmp, 0)
-	each(k, func(j int) { f.w(FCMGE(mask[j], x[j], m.full["lo"])) }) // false on NaN
-	each(k, func(j int) { f.w(AND(p[j], p[j], mask[j])) })
+	mask := neonCol(tmp, 0)
+	neonEach(k, func(j int) { f.w(FCMGE(mask[j], x[j], m.full["lo"])) }) // false on NaN
+	neonEach(k, func(j int) { f.w(AND(p[j], p[j], mask[j])) })
 	if !specials {
 		return p
 	}
-	each(k, func(j int) { f.w(FCMGE(mask[j], x[j], m.full["hi"])) })
-	each(k, func(j int) { f.w(BIT(p[j], m.full["inf"], mask[j])) })
-	each(k, func(j int) { f.w(FCMEQ(mask[j], x[j], x[j])) })
-	each(k, func(j int) { f.w(BIF(p[j], x[j], mask[j])) }) // NaN: x itself
+	neonEach(k, func(j int) { f.w(FCMGE(mask[j], x[j], m.full["hi"])) })
+	neonEach(k, func(j int) { f.w(BIT(p[j], m.full["inf"], mask[j])) })
+	neonEach(k, func(j int) { f.w(FCMEQ(mask[j], x[j], x[j])) })
+	neonEach(k, func(j int) { f.w(BIF(p[j], x[j], mask[j])) }) // NaN: x itself
 	return p
 }
 
@@ -169,37 +169,37 @@ func (m *neonMath) exp(x []Reg, tmp [][]Reg, specials bool) []Reg {
 // put back; NaN gives x. tmp[j] needs 7 registers.
 func (m *neonMath) tanh(x []Reg, tmp [][]Reg) []Reg {
 	f, k := m.f, len(x)
-	a, u, y := col(tmp, 0), col(tmp, 1), col(tmp, 2)
-	each(k, func(j int) { f.w(FABS(a[j], x[j])) })
-	each(k, func(j int) { f.w(FMUL(u[j], a[j], a[j])) })
-	p := m.horner(u, col(tmp, 3), col(tmp, 4), []string{"t1", "t2", "t3", "t4", "t5", "t6"})
-	each(k, func(j int) { f.w(FMUL(u[j], a[j], u[j])) }) // a·u
-	each(k, func(j int) { m.mov(y[j], a[j]) })
-	each(k, func(j int) { f.fmla(y[j], u[j], p[j]) }) // y = a + (a·u)·P
+	a, u, y := neonCol(tmp, 0), neonCol(tmp, 1), neonCol(tmp, 2)
+	neonEach(k, func(j int) { f.w(FABS(a[j], x[j])) })
+	neonEach(k, func(j int) { f.w(FMUL(u[j], a[j], a[j])) })
+	p := m.horner(u, neonCol(tmp, 3), neonCol(tmp, 4), []string{"t1", "t2", "t3", "t4", "t5", "t6"})
+	neonEach(k, func(j int) { f.w(FMUL(u[j], a[j], u[j])) }) // a·u
+	neonEach(k, func(j int) { m.mov(y[j], a[j]) })
+	neonEach(k, func(j int) { f.fmla(y[j], u[j], p[j]) }) // y = a + (a·u)·P
 	// 1 − 2/(e²ᵃ + 1): the exp core on 2a, in registers 1 and 3–6.
 	d := u
-	each(k, func(j int) { f.w(FADD(d[j], a[j], a[j])) })
+	neonEach(k, func(j int) { f.w(FADD(d[j], a[j], a[j])) })
 	etmp := make([][]Reg, k)
 	for j := range etmp {
 		etmp[j] = []Reg{tmp[j][3], tmp[j][4], tmp[j][5], tmp[j][6], tmp[j][1]}
 	}
 	e := m.expCore(d, etmp)
 	one, two := m.full["one"], m.full["two"]
-	each(k, func(j int) { f.w(FADD(e[j], e[j], one)) })
-	each(k, func(j int) { f.w(FDIV(e[j], two, e[j])) })
-	each(k, func(j int) { f.w(FSUB(e[j], one, e[j])) })
-	mask := col(tmp, 3)
+	neonEach(k, func(j int) { f.w(FADD(e[j], e[j], one)) })
+	neonEach(k, func(j int) { f.w(FDIV(e[j], two, e[j])) })
+	neonEach(k, func(j int) { f.w(FSUB(e[j], one, e[j])) })
+	mask := neonCol(tmp, 3)
 	if e[0] == mask[0] {
-		mask = col(tmp, 4)
+		mask = neonCol(tmp, 4)
 	}
-	each(k, func(j int) { f.w(FCMGT(mask[j], m.full["small"], a[j])) }) // a < TanhSmall
-	each(k, func(j int) { f.w(BIF(y[j], e[j], mask[j])) })
-	each(k, func(j int) { f.w(FCMGE(mask[j], a[j], m.full["sat"])) })
-	each(k, func(j int) { f.w(BIT(y[j], one, mask[j])) })
-	each(k, func(j int) { f.w(EOR(mask[j], x[j], a[j])) }) // the sign bit of x
-	each(k, func(j int) { f.w(ORR(y[j], y[j], mask[j])) })
-	each(k, func(j int) { f.w(FCMEQ(mask[j], x[j], x[j])) })
-	each(k, func(j int) { f.w(BIF(y[j], x[j], mask[j])) }) // NaN: x itself
+	neonEach(k, func(j int) { f.w(FCMGT(mask[j], m.full["small"], a[j])) }) // a < TanhSmall
+	neonEach(k, func(j int) { f.w(BIF(y[j], e[j], mask[j])) })
+	neonEach(k, func(j int) { f.w(FCMGE(mask[j], a[j], m.full["sat"])) })
+	neonEach(k, func(j int) { f.w(BIT(y[j], one, mask[j])) })
+	neonEach(k, func(j int) { f.w(EOR(mask[j], x[j], a[j])) }) // the sign bit of x
+	neonEach(k, func(j int) { f.w(ORR(y[j], y[j], mask[j])) })
+	neonEach(k, func(j int) { f.w(FCMEQ(mask[j], x[j], x[j])) })
+	neonEach(k, func(j int) { f.w(BIF(y[j], x[j], mask[j])) }) // NaN: x itself
 	return y
 }
 
@@ -215,17 +215,17 @@ func genElementwiseNEON(f *neonFile, name, what string, setup func() *neonMath,
 	f.op("MOVD x_base+24(FP), R0")
 	f.op("MOVD x_len+32(FP), R2")
 	m := setup()
-	tmp := mathTmp
+	tmp := neonMathTmp
 	f.countLoop(name+"8", "R2", "R11", 3, func() {
-		f.op("VLD1.P 32(R0), %s", list(0, 2))
+		f.op("VLD1.P 32(R0), %s", neonList(0, 2))
 		res := apply(m, []Reg{0, 1}, tmp(2))
-		f.op("VST1.P [%s], 16(R1)", v(res[0]))
-		f.op("VST1.P [%s], 16(R1)", v(res[1]))
+		f.op("VST1.P [%s], 16(R1)", neonVec(res[0]))
+		f.op("VST1.P [%s], 16(R1)", neonVec(res[1]))
 	})
 	f.op("TBZ $2, R2, %s4Done", name)
-	f.op("VLD1.P 16(R0), %s", list(0, 1))
+	f.op("VLD1.P 16(R0), %s", neonList(0, 1))
 	res := apply(m, []Reg{0}, tmp(1))
-	f.op("VST1.P [%s], 16(R1)", v(res[0]))
+	f.op("VST1.P [%s], 16(R1)", neonVec(res[0]))
 	f.label(name + "4Done")
 	f.op("AND $3, R2, R2")
 	f.tailLoop(name+"1", "R2", func() {

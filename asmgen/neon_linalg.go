@@ -15,8 +15,8 @@ func init() {
 // Register conventions of the NEON kernels: V0–V15 hold loaded data, V16–V23
 // accumulators, V24–V31 broadcast scalars and constants.
 
-// negInf is the bit pattern of float32 −Inf.
-const negInf = 0xff800000
+// neonNegInf is the bit pattern of float32 −Inf.
+const neonNegInf = 0xff800000
 
 func genDotNEON(f *neonFile) {
 	f.text("dotNEON", "(x []float32, y []float32) float32", "$0-52",
@@ -35,18 +35,18 @@ func dotBodyNEON(f *neonFile, name, x, y, n string) {
 	f.zero(16, 17, 18, 19, 20, 21, 22, 23)
 	f.comment("32 elements per iteration into 8 accumulators")
 	f.countLoop(name+"32", n, "R11", 5, func() {
-		f.op("VLD1.P 64(%s), %s", x, list(0, 4))
-		f.op("VLD1.P 64(%s), %s", y, list(4, 4))
-		f.op("VLD1.P 64(%s), %s", x, list(8, 4))
-		f.op("VLD1.P 64(%s), %s", y, list(12, 4))
+		f.op("VLD1.P 64(%s), %s", x, neonList(0, 4))
+		f.op("VLD1.P 64(%s), %s", y, neonList(4, 4))
+		f.op("VLD1.P 64(%s), %s", x, neonList(8, 4))
+		f.op("VLD1.P 64(%s), %s", y, neonList(12, 4))
 		for i := Reg(0); i < 4; i++ {
 			f.fmla(16+i, i, 4+i)
 			f.fmla(20+i, 8+i, 12+i)
 		}
 	})
 	f.countLoop(name+"4", n, "R11", 2, func() {
-		f.op("VLD1.P 16(%s), %s", x, list(0, 1))
-		f.op("VLD1.P 16(%s), %s", y, list(4, 1))
+		f.op("VLD1.P 16(%s), %s", x, neonList(0, 1))
+		f.op("VLD1.P 16(%s), %s", y, neonList(4, 1))
 		f.fmla(16, 0, 4)
 	})
 	f.sumTree(FADD, 16, 17, 18, 19, 20, 21, 22, 23)
@@ -67,18 +67,18 @@ func genAxpyNEON(f *neonFile) {
 	f.op("MOVD x_len+16(FP), R2")
 	f.op("MOVD y_base+32(FP), R1")
 	f.countLoop("axpy16", "R2", "R11", 4, func() {
-		f.op("VLD1.P 64(R0), %s", list(0, 4))
-		f.op("VLD1 (R1), %s", list(4, 4))
+		f.op("VLD1.P 64(R0), %s", neonList(0, 4))
+		f.op("VLD1 (R1), %s", neonList(4, 4))
 		for i := Reg(0); i < 4; i++ {
 			f.fmla(4+i, i, 31)
 		}
-		f.op("VST1.P %s, 64(R1)", list(4, 4))
+		f.op("VST1.P %s, 64(R1)", neonList(4, 4))
 	})
 	f.countLoop("axpy4", "R2", "R11", 2, func() {
-		f.op("VLD1.P 16(R0), %s", list(0, 1))
-		f.op("VLD1 (R1), %s", list(4, 1))
+		f.op("VLD1.P 16(R0), %s", neonList(0, 1))
+		f.op("VLD1 (R1), %s", neonList(4, 1))
 		f.fmla(4, 0, 31)
-		f.op("VST1.P %s, 16(R1)", list(4, 1))
+		f.op("VST1.P %s, 16(R1)", neonList(4, 1))
 	})
 	f.tailLoop("axpy1", "R2", func() {
 		f.op("FMOVS.P 4(R0), F0")
@@ -96,16 +96,16 @@ func genScaleNEON(f *neonFile) {
 	f.op("MOVD x_base+8(FP), R0")
 	f.op("MOVD x_len+16(FP), R2")
 	f.countLoop("scale16", "R2", "R11", 4, func() {
-		f.op("VLD1 (R0), %s", list(0, 4))
+		f.op("VLD1 (R0), %s", neonList(0, 4))
 		for i := Reg(0); i < 4; i++ {
 			f.w(FMUL(i, i, 31))
 		}
-		f.op("VST1.P %s, 64(R0)", list(0, 4))
+		f.op("VST1.P %s, 64(R0)", neonList(0, 4))
 	})
 	f.countLoop("scale4", "R2", "R11", 2, func() {
-		f.op("VLD1 (R0), %s", list(0, 1))
+		f.op("VLD1 (R0), %s", neonList(0, 1))
 		f.w(FMUL(0, 0, 31))
-		f.op("VST1.P %s, 16(R0)", list(0, 1))
+		f.op("VST1.P %s, 16(R0)", neonList(0, 1))
 	})
 	f.tailLoop("scale1", "R2", func() {
 		f.op("FMOVS (R0), F0")
@@ -121,14 +121,14 @@ func genSumNEON(f *neonFile) {
 	f.op("MOVD x_len+8(FP), R2")
 	f.zero(16, 17, 18, 19, 20, 21, 22, 23)
 	f.countLoop("sum32", "R2", "R11", 5, func() {
-		f.op("VLD1.P 64(R0), %s", list(0, 4))
-		f.op("VLD1.P 64(R0), %s", list(4, 4))
+		f.op("VLD1.P 64(R0), %s", neonList(0, 4))
+		f.op("VLD1.P 64(R0), %s", neonList(4, 4))
 		for i := Reg(0); i < 8; i++ {
 			f.w(FADD(16+i, 16+i, i))
 		}
 	})
 	f.countLoop("sum4", "R2", "R11", 2, func() {
-		f.op("VLD1.P 16(R0), %s", list(0, 1))
+		f.op("VLD1.P 16(R0), %s", neonList(0, 1))
 		f.w(FADD(16, 16, 0))
 	})
 	f.sumTree(FADD, 16, 17, 18, 19, 20, 21, 22, 23)
@@ -149,16 +149,16 @@ func genMaxNEON(f *neonFile) {
 	f.op("MOVD x_base+0(FP), R0")
 	f.op("MOVD x_len+8(FP), R2")
 	for r := Reg(16); r < 20; r++ {
-		f.dupConst(r, negInf, "-Inf")
+		f.dupConst(r, neonNegInf, "-Inf")
 	}
 	f.countLoop("max16", "R2", "R11", 4, func() {
-		f.op("VLD1.P 64(R0), %s", list(0, 4))
+		f.op("VLD1.P 64(R0), %s", neonList(0, 4))
 		for i := Reg(0); i < 4; i++ {
 			f.w(FMAX(16+i, 16+i, i))
 		}
 	})
 	f.countLoop("max4", "R2", "R11", 2, func() {
-		f.op("VLD1.P 16(R0), %s", list(0, 1))
+		f.op("VLD1.P 16(R0), %s", neonList(0, 1))
 		f.w(FMAX(16, 16, 0))
 	})
 	f.sumTree(FMAX, 16, 17, 18, 19)

@@ -41,9 +41,9 @@ func matVecBodyNEON(f *neonFile, p string) {
 	f.zero(16, 17, 18, 19, 20, 21, 22, 23)
 	f.comment("8 columns of 4 rows per iteration; V16+2r, V17+2r accumulate row r")
 	f.countLoop(p+"cols8", "R12", "R11", 3, func() {
-		f.op("VLD1.P 32(R10), %s", list(0, 2))
+		f.op("VLD1.P 32(R10), %s", neonList(0, 2))
 		for r := Reg(0); r < 4; r++ {
-			f.op("VLD1.P 32(R%d), %s", 6+r, list(2+2*r, 2))
+			f.op("VLD1.P 32(R%d), %s", 6+r, neonList(2+2*r, 2))
 		}
 		for r := Reg(0); r < 4; r++ {
 			f.fmla(16+2*r, 2+2*r, 0)
@@ -51,9 +51,9 @@ func matVecBodyNEON(f *neonFile, p string) {
 		}
 	})
 	f.op("TBZ $2, R12, %scols4", p)
-	f.op("VLD1.P 16(R10), %s", list(0, 1))
+	f.op("VLD1.P 16(R10), %s", neonList(0, 1))
 	for r := Reg(0); r < 4; r++ {
-		f.op("VLD1.P 16(R%d), %s", 6+r, list(2+2*r, 1))
+		f.op("VLD1.P 16(R%d), %s", 6+r, neonList(2+2*r, 1))
 		f.fmla(16+2*r, 2+2*r, 0)
 	}
 	f.label(p + "cols4")
@@ -70,10 +70,10 @@ func matVecBodyNEON(f *neonFile, p string) {
 		for r := Reg(0); r < 4; r++ {
 			f.op("VLD1.P 4(R%d), V2.S[%d]", 6+r, r)
 		}
-		f.op("VLD1R.P 4(R10), %s", list(0, 1))
+		f.op("VLD1R.P 4(R10), %s", neonList(0, 1))
 		f.fmla(16, 2, 0)
 	})
-	f.op("VST1.P %s, 16(R0)", list(16, 1))
+	f.op("VST1.P %s, 16(R0)", neonList(16, 1))
 	f.op("ADD R2<<2, R1, R1")
 	f.op("SUBS $1, R13, R13")
 	f.op("BNE %srows4", p)
@@ -131,9 +131,9 @@ func genMatTVecNEON(f *neonFile) {
 	f.op("LSR $2, R5, R13")
 	f.op("CBZ R13, rows1")
 	f.label("rows4")
-	f.op("VLD1.P 16(R3), %s", list(28, 1))
+	f.op("VLD1.P 16(R3), %s", neonList(28, 1))
 	for r := Reg(0); r < 4; r++ {
-		f.op("VDUP V28.S[%d], %s", r, v(24+r))
+		f.op("VDUP V28.S[%d], %s", r, neonVec(24+r))
 	}
 	f.op("MOVD R1, R6")
 	f.op("ADD R2, R6, R7")
@@ -148,7 +148,7 @@ func genMatTVecNEON(f *neonFile) {
 	f.label("rows1")
 	f.op("AND $3, R5, R5")
 	f.tailLoop("row", "R5", func() {
-		f.op("VLD1R.P 4(R3), %s", list(24, 1))
+		f.op("VLD1R.P 4(R3), %s", neonList(24, 1))
 		f.op("MOVD R1, R6")
 		f.op("MOVD R0, R10")
 		f.op("MOVD R4, R12")
@@ -163,26 +163,26 @@ func genMatTVecNEON(f *neonFile) {
 // dst at R10 (advanced).
 func matTVecColsNEON(f *neonFile, p string, rows Reg) {
 	f.countLoop(p+"cols16", "R12", "R11", 4, func() {
-		f.op("VLD1 (R10), %s", list(0, 4))
+		f.op("VLD1 (R10), %s", neonList(0, 4))
 		for r := Reg(0); r < rows; r++ {
-			f.op("VLD1.P 64(R%d), %s", 6+r, list(4+4*r, 4))
+			f.op("VLD1.P 64(R%d), %s", 6+r, neonList(4+4*r, 4))
 		}
 		for r := Reg(0); r < rows; r++ {
 			for j := Reg(0); j < 4; j++ {
 				f.fmla(j, 4+4*r+j, 24+r)
 			}
 		}
-		f.op("VST1.P %s, 64(R10)", list(0, 4))
+		f.op("VST1.P %s, 64(R10)", neonList(0, 4))
 	})
 	f.countLoop(p+"cols4", "R12", "R11", 2, func() {
-		f.op("VLD1 (R10), %s", list(0, 1))
+		f.op("VLD1 (R10), %s", neonList(0, 1))
 		for r := Reg(0); r < rows; r++ {
-			f.op("VLD1.P 16(R%d), %s", 6+r, list(4+4*r, 1))
+			f.op("VLD1.P 16(R%d), %s", 6+r, neonList(4+4*r, 1))
 		}
 		for r := Reg(0); r < rows; r++ {
 			f.fmla(0, 4+4*r, 24+r)
 		}
-		f.op("VST1.P %s, 16(R10)", list(0, 1))
+		f.op("VST1.P %s, 16(R10)", neonList(0, 1))
 	})
 	f.tailLoop(p+"cols1", "R12", func() {
 		f.op("FMOVS (R10), F0")

@@ -7,9 +7,9 @@ func init() {
 	registerNEON("additive", genAdditiveNEON)
 }
 
-// mathTmp returns k sets of the 7 temporaries neonMath needs, from V2 up
+// neonMathTmp returns k sets of the 7 temporaries neonMath needs, from V2 up
 // (V0, V1 hold the inputs).
-func mathTmp(k int) [][]Reg {
+func neonMathTmp(k int) [][]Reg {
 	t := make([][]Reg, k)
 	for j := range t {
 		for i := 0; i < 7; i++ {
@@ -33,20 +33,20 @@ func genExpShiftSumNEON(f *neonFile) {
 	m := newNEONMath(f, false)
 	f.zero(20, 21)
 	f.countLoop("sm8", "R2", "R11", 3, func() {
-		f.op("VLD1.P 32(R0), %s", list(0, 2))
+		f.op("VLD1.P 32(R0), %s", neonList(0, 2))
 		f.w(FSUB(0, 0, 22))
 		f.w(FSUB(1, 1, 22))
-		res := m.exp([]Reg{0, 1}, mathTmp(2), false)
-		f.op("VST1.P [%s], 16(R1)", v(res[0]))
-		f.op("VST1.P [%s], 16(R1)", v(res[1]))
+		res := m.exp([]Reg{0, 1}, neonMathTmp(2), false)
+		f.op("VST1.P [%s], 16(R1)", neonVec(res[0]))
+		f.op("VST1.P [%s], 16(R1)", neonVec(res[1]))
 		f.w(FADD(20, 20, res[0]))
 		f.w(FADD(21, 21, res[1]))
 	})
 	f.op("TBZ $2, R2, sm4Done")
-	f.op("VLD1.P 16(R0), %s", list(0, 1))
+	f.op("VLD1.P 16(R0), %s", neonList(0, 1))
 	f.w(FSUB(0, 0, 22))
-	res := m.exp([]Reg{0}, mathTmp(1), false)
-	f.op("VST1.P [%s], 16(R1)", v(res[0]))
+	res := m.exp([]Reg{0}, neonMathTmp(1), false)
+	f.op("VST1.P [%s], 16(R1)", neonVec(res[0]))
 	f.w(FADD(20, 20, res[0]))
 	f.label("sm4Done")
 	f.op("AND $3, R2, R2")
@@ -56,7 +56,7 @@ func genExpShiftSumNEON(f *neonFile) {
 	f.tailLoop("sm1", "R2", func() {
 		f.op("FMOVS.P 4(R0), F0")
 		f.op("FSUBS F22, F0, F0")
-		res := m.exp([]Reg{0}, mathTmp(1), false)
+		res := m.exp([]Reg{0}, neonMathTmp(1), false)
 		f.op("FMOVS.P F%d, 4(R1)", res[0])
 		f.op("FADDS F%d, F20, F20", res[0])
 	})
@@ -93,16 +93,16 @@ func genAdditiveNEON(f *neonFile) {
 			for _, x := range xs {
 				f.w(FADD(x, x, 16)) // q + K[s]
 			}
-			ys := m.tanh(xs, mathTmp(k))
+			ys := m.tanh(xs, neonMathTmp(k))
 			for j, y := range ys {
 				f.fmla(20+Reg(j), y, 17)
 			}
 		}
 		f.countLoop(p+"cols4", "R12", "R11", 2, func() {
-			f.op("VLD1.P 16(R9), %s", list(16, 1))
-			f.op("VLD1.P 16(R10), %s", list(17, 1))
+			f.op("VLD1.P 16(R9), %s", neonList(16, 1))
+			f.op("VLD1.P 16(R10), %s", neonList(17, 1))
 			for j := range xs {
-				f.op("VLD1.P 16(R%d), %s", 7+j, list(Reg(j), 1))
+				f.op("VLD1.P 16(R%d), %s", 7+j, neonList(Reg(j), 1))
 			}
 			body()
 		})

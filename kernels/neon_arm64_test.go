@@ -17,8 +17,8 @@ import (
 // bit, the reductions within their error bounds, and nothing may touch memory
 // outside the slices.
 
-// sameBits fails t unless got and want are identical float32 slices.
-func sameBits(t *testing.T, what string, got, want []float32) {
+// neonSameBits fails t unless got and want are identical float32 slices.
+func neonSameBits(t *testing.T, what string, got, want []float32) {
 	t.Helper()
 	for i := range want {
 		if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
@@ -40,17 +40,17 @@ func TestNEONElementwise(t *testing.T) {
 		want := append([]float32(nil), y...)
 		fallback.Axpy(alpha, x, want)
 		axpyNEON(alpha, x, y)
-		sameBits(t, "axpyNEON", y, want)
+		neonSameBits(t, "axpyNEON", y, want)
 
 		want = append(want[:0], x...)
 		fallback.Axpy(alpha, want, want)
 		axpyNEON(alpha, x, x) // in place: x += alpha·x
-		sameBits(t, "axpyNEON in place", x, want)
+		neonSameBits(t, "axpyNEON in place", x, want)
 
 		want = append(want[:0], y...)
 		fallback.Scale(alpha, want)
 		scaleNEON(alpha, y)
-		sameBits(t, "scaleNEON", y, want)
+		neonSameBits(t, "scaleNEON", y, want)
 		xok()
 		yok()
 	}
@@ -125,7 +125,7 @@ func TestNEONMatrix(t *testing.T) {
 			want := append([]float32(nil), acc...)
 			fallback.MatTVec(want, a.Data, a.Stride, w)
 			matTVecNEON(acc, a.Data, a.Stride, w)
-			sameBits(t, "matTVecNEON", acc, want)
+			neonSameBits(t, "matTVecNEON", acc, want)
 
 			// MatVecBatch with batch 3, strided X and D.
 			const batch = 3
@@ -190,10 +190,10 @@ func TestNEONGuard(t *testing.T) {
 	}
 }
 
-// expTanhInputs returns a dense sample: floats in [−1, 1] at a stride, every
+// neonExpTanhInputs returns a dense sample: floats in [−1, 1] at a stride, every
 // float near the thresholds of internal/coef (underflow, overflow, the tanh
 // polynomial bound and saturation), a stride over all floats, and specials.
-func expTanhInputs() []float32 {
+func neonExpTanhInputs() []float32 {
 	var xs []float32
 	for b := uint32(0); b < 0x3f800000; b += 997 {
 		xs = append(xs, math.Float32frombits(b), -math.Float32frombits(b))
@@ -215,7 +215,7 @@ func expTanhInputs() []float32 {
 // within 2 ULP of the float64 oracle wherever the result is a normal float
 // (Exp flushes results below 2⁻¹²⁶ to +0 by contract).
 func TestNEONExpTanh(t *testing.T) {
-	xs := expTanhInputs()
+	xs := neonExpTanhInputs()
 	got, want := make([]float32, len(xs)), make([]float32, len(xs))
 	for _, k := range []struct {
 		name    string
@@ -261,9 +261,9 @@ func TestNEONExpTanhShapes(t *testing.T) {
 			in := append([]float32(nil), x...)
 			want := make([]float32, n)
 			k.fb(want, in)
-			sameBits(t, "out of place", dst, want)
+			neonSameBits(t, "out of place", dst, want)
 			asm(x, x)
-			sameBits(t, "in place", x, want)
+			neonSameBits(t, "in place", x, want)
 			xok()
 			dok()
 			if n <= 257 {
@@ -271,7 +271,7 @@ func TestNEONExpTanhShapes(t *testing.T) {
 					src, out := g[0].at(n, atEnd), g[1].at(n, atEnd)
 					copy(src, in)
 					asm(out, src)
-					sameBits(t, "guarded", out, dst)
+					neonSameBits(t, "guarded", out, dst)
 				}
 			}
 		}
@@ -302,16 +302,16 @@ func TestNEONSoftmax(t *testing.T) {
 			}
 			dst, dok := slab(t, n, rng.IntN(16))
 			Softmax(dst, x)
-			checkSoftmax(t, dst, x)
+			neonCheckSoftmax(t, dst, x)
 			in := append([]float32(nil), x...)
 			Softmax(x, x)
-			sameBits(t, "in-place Softmax", x, dst)
+			neonSameBits(t, "in-place Softmax", x, dst)
 			if n <= 257 {
 				for _, atEnd := range []bool{false, true} {
 					src, out := g[0].at(n, atEnd), g[1].at(n, atEnd)
 					copy(src, in)
 					Softmax(out, src)
-					sameBits(t, "guarded Softmax", out, dst)
+					neonSameBits(t, "guarded Softmax", out, dst)
 				}
 			}
 			xok()
@@ -320,9 +320,9 @@ func TestNEONSoftmax(t *testing.T) {
 	}
 }
 
-// checkSoftmax fails t unless each dst[i] is within (|x[i]−m| + n + 4)·u
+// neonCheckSoftmax fails t unless each dst[i] is within (|x[i]−m| + n + 4)·u
 // relative of the float64 softmax of x and Σ dst is 1 within (n+2)·u.
-func checkSoftmax(t *testing.T, dst, x []float32) {
+func neonCheckSoftmax(t *testing.T, dst, x []float32) {
 	t.Helper()
 	n := len(x)
 	m := math.Inf(-1)
