@@ -1,6 +1,10 @@
 package main
 
-import . "github.com/heedml/heed/asmgen/arm64"
+import (
+	"fmt"
+
+	. "github.com/heedml/heed/asmgen/arm64"
+)
 
 func init() {
 	registerNEON("matvec", func(f *neonFile) {
@@ -104,17 +108,117 @@ func genMatVecBatchNEON(f *neonFile) {
 	f.op("LSL $2, R2, R2")
 	f.op("LSL $2, R20, R20")
 	f.op("LSL $2, R23, R23")
-	f.tailLoop("batch", "R24", func() {
-		f.op("MOVD R19, R0")
-		f.op("MOVD R21, R1")
-		f.op("MOVD R22, R3")
-		f.op("MOVD cols+104(FP), R4")
-		f.op("MOVD rows+96(FP), R5")
-		matVecBodyNEON(f, "mv")
-		f.op("ADD R20, R19, R19")
-		f.op("ADD R23, R22, R22")
-	})
+	f.comment("two vectors at a time: each load of A serves both")
+	f.op("LSR $1, R24, R24")
+	f.op("CBZ R24, batch1")
+	f.label("batch2")
+	f.op("MOVD R19, R0")
+	f.op("ADD R20, R19, R14")
+	f.op("MOVD R21, R1")
+	f.op("MOVD R22, R3")
+	f.op("ADD R23, R22, R15")
+	f.op("MOVD cols+104(FP), R4")
+	f.op("MOVD rows+96(FP), R5")
+	matVecPairNEON(f)
+	f.op("ADD R20<<1, R19, R19")
+	f.op("ADD R23<<1, R22, R22")
+	f.op("SUBS $1, R24, R24")
+	f.op("BNE batch2")
+	f.label("batch1")
+	f.op("MOVD batch+112(FP), R24")
+	f.op("TBZ $0, R24, done")
+	f.op("MOVD R19, R0")
+	f.op("MOVD R21, R1")
+	f.op("MOVD R22, R3")
+	f.op("MOVD cols+104(FP), R4")
+	f.op("MOVD rows+96(FP), R5")
+	matVecBodyNEON(f, "mv")
+	f.label("done")
 	f.op("RET")
+}
+
+// matVecPairNEON emits D0 = A·x0 and D1 = A·x1 with R0, R14 = D0, D1
+// (advanced), R1 = A, R2 = row stride in bytes, R3, R15 = x0, x1, R4 = cols,
+// R5 = rows (consumed): tiles of 4 rows × 2 vectors with 16 accumulators,
+// acc(r, b, h) = V16 + 4r + 2b + h. It uses R6–R13, R25 and V0–V31.
+func matVecPairNEON(f *neonFile) {
+	acc := func(r, b, h Reg) Reg { return 16 + 4*r + 2*b + h }
+	f.op("LSR $2, R5, R13")
+	f.op("CBZ R13, prows1")
+	f.label("prows4")
+	f.op("MOVD R1, R6")
+	f.op("ADD R2, R6, R7")
+	f.op("ADD R2, R7, R8")
+	f.op("ADD R2, R8, R9")
+	f.op("MOVD R3, R10")
+	f.op("MOVD R15, R25")
+	f.op("MOVD R4, R12")
+	for r := Reg(16); r < 32; r++ {
+		f.zero(r)
+	}
+	f.countLoop("pcols8", "R12", "R11", 3, func() {
+		f.op("VLD1.P 32(R10), %s", neonList(0, 2))
+		f.op("VLD1.P 32(R25), %s", neonList(2, 2))
+		for r := Reg(0); r < 4; r++ {
+			f.op("VLD1.P 32(R%d), %s", 6+r, neonList(4+2*r, 2))
+		}
+		for r := Reg(0); r < 4; r++ {
+			for b := Reg(0); b < 2; b++ {
+				for h := Reg(0); h < 2; h++ {
+					f.fmla(acc(r, b, h), 4+2*r+h, 2*b+h)
+				}
+			}
+		}
+	})
+	f.op("TBZ $2, R12, pcols4")
+	f.op("VLD1.P 16(R10), %s", neonList(0, 1))
+	f.op("VLD1.P 16(R25), %s", neonList(2, 1))
+	for r := Reg(0); r < 4; r++ {
+		f.op("VLD1.P 16(R%d), %s", 6+r, neonList(4+2*r, 1))
+		for b := Reg(0); b < 2; b++ {
+			f.fmla(acc(r, b, 0), 4+2*r, 2*b)
+		}
+	}
+	f.label("pcols4")
+	f.op("AND $3, R12, R12")
+	for r := Reg(0); r < 4; r++ {
+		for b := Reg(0); b < 2; b++ {
+			f.w(FADD(acc(r, b, 0), acc(r, b, 0), acc(r, b, 1)))
+		}
+	}
+	for b := Reg(0); b < 2; b++ {
+		f.w(FADDP(acc(0, b, 0), acc(0, b, 0), acc(1, b, 0)))
+		f.w(FADDP(acc(2, b, 0), acc(2, b, 0), acc(3, b, 0)))
+		f.w(FADDP(acc(0, b, 0), acc(0, b, 0), acc(2, b, 0)))
+	}
+	f.comment("V16, V18 = the four row sums for x0, x1; last cols%4 columns by gathering")
+	f.tailLoop("pcols1", "R12", func() {
+		for r := Reg(0); r < 4; r++ {
+			f.op("VLD1.P 4(R%d), V4.S[%d]", 6+r, r)
+		}
+		f.op("VLD1R.P 4(R10), %s", neonList(0, 1))
+		f.op("VLD1R.P 4(R25), %s", neonList(2, 1))
+		f.fmla(acc(0, 0, 0), 4, 0)
+		f.fmla(acc(0, 1, 0), 4, 2)
+	})
+	f.op("VST1.P %s, 16(R0)", neonList(acc(0, 0, 0), 1))
+	f.op("VST1.P %s, 16(R14)", neonList(acc(0, 1, 0), 1))
+	f.op("ADD R2<<2, R1, R1")
+	f.op("SUBS $1, R13, R13")
+	f.op("BNE prows4")
+
+	f.label("prows1")
+	f.op("AND $3, R5, R5")
+	f.tailLoop("prow", "R5", func() {
+		for b, pair := range [][2]string{{"R3", "R0"}, {"R15", "R14"}} {
+			f.op("MOVD R1, R6")
+			f.op("MOVD %s, R10", pair[0])
+			f.op("MOVD R4, R12")
+			dotBodyNEON(f, fmt.Sprintf("pdot%d", b), "R10", "R6", "R12")
+			f.op("FMOVS.P F16, 4(%s)", pair[1])
+		}
+		f.op("ADD R2, R1, R1")
+	})
 }
 
 func genMatTVecNEON(f *neonFile) {

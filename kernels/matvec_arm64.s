@@ -304,8 +304,255 @@ TEXT ·matVecBatchNEON(SB), NOSPLIT, $0-120
 	LSL $2, R2, R2
 	LSL $2, R20, R20
 	LSL $2, R23, R23
-	CBZ R24, batchDone
-batchLoop:
+	// two vectors at a time: each load of A serves both
+	LSR $1, R24, R24
+	CBZ R24, batch1
+batch2:
+	MOVD R19, R0
+	ADD R20, R19, R14
+	MOVD R21, R1
+	MOVD R22, R3
+	ADD R23, R22, R15
+	MOVD cols+104(FP), R4
+	MOVD rows+96(FP), R5
+	LSR $2, R5, R13
+	CBZ R13, prows1
+prows4:
+	MOVD R1, R6
+	ADD R2, R6, R7
+	ADD R2, R7, R8
+	ADD R2, R8, R9
+	MOVD R3, R10
+	MOVD R15, R25
+	MOVD R4, R12
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+	VEOR V18.B16, V18.B16, V18.B16
+	VEOR V19.B16, V19.B16, V19.B16
+	VEOR V20.B16, V20.B16, V20.B16
+	VEOR V21.B16, V21.B16, V21.B16
+	VEOR V22.B16, V22.B16, V22.B16
+	VEOR V23.B16, V23.B16, V23.B16
+	VEOR V24.B16, V24.B16, V24.B16
+	VEOR V25.B16, V25.B16, V25.B16
+	VEOR V26.B16, V26.B16, V26.B16
+	VEOR V27.B16, V27.B16, V27.B16
+	VEOR V28.B16, V28.B16, V28.B16
+	VEOR V29.B16, V29.B16, V29.B16
+	VEOR V30.B16, V30.B16, V30.B16
+	VEOR V31.B16, V31.B16, V31.B16
+	LSR $3, R12, R11
+	CBZ R11, pcols8Done
+pcols8Loop:
+	VLD1.P 32(R10), [V0.S4, V1.S4]
+	VLD1.P 32(R25), [V2.S4, V3.S4]
+	VLD1.P 32(R6), [V4.S4, V5.S4]
+	VLD1.P 32(R7), [V6.S4, V7.S4]
+	VLD1.P 32(R8), [V8.S4, V9.S4]
+	VLD1.P 32(R9), [V10.S4, V11.S4]
+	VFMLA V0.S4, V4.S4, V16.S4
+	VFMLA V1.S4, V5.S4, V17.S4
+	VFMLA V2.S4, V4.S4, V18.S4
+	VFMLA V3.S4, V5.S4, V19.S4
+	VFMLA V0.S4, V6.S4, V20.S4
+	VFMLA V1.S4, V7.S4, V21.S4
+	VFMLA V2.S4, V6.S4, V22.S4
+	VFMLA V3.S4, V7.S4, V23.S4
+	VFMLA V0.S4, V8.S4, V24.S4
+	VFMLA V1.S4, V9.S4, V25.S4
+	VFMLA V2.S4, V8.S4, V26.S4
+	VFMLA V3.S4, V9.S4, V27.S4
+	VFMLA V0.S4, V10.S4, V28.S4
+	VFMLA V1.S4, V11.S4, V29.S4
+	VFMLA V2.S4, V10.S4, V30.S4
+	VFMLA V3.S4, V11.S4, V31.S4
+	SUBS $1, R11, R11
+	BNE pcols8Loop
+pcols8Done:
+	AND $7, R12, R12
+	TBZ $2, R12, pcols4
+	VLD1.P 16(R10), [V0.S4]
+	VLD1.P 16(R25), [V2.S4]
+	VLD1.P 16(R6), [V4.S4]
+	VFMLA V0.S4, V4.S4, V16.S4
+	VFMLA V2.S4, V4.S4, V18.S4
+	VLD1.P 16(R7), [V6.S4]
+	VFMLA V0.S4, V6.S4, V20.S4
+	VFMLA V2.S4, V6.S4, V22.S4
+	VLD1.P 16(R8), [V8.S4]
+	VFMLA V0.S4, V8.S4, V24.S4
+	VFMLA V2.S4, V8.S4, V26.S4
+	VLD1.P 16(R9), [V10.S4]
+	VFMLA V0.S4, V10.S4, V28.S4
+	VFMLA V2.S4, V10.S4, V30.S4
+pcols4:
+	AND $3, R12, R12
+	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
+	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4e39d718 // fadd v24.4s, v24.4s, v25.4s
+	WORD $0x4e3bd75a // fadd v26.4s, v26.4s, v27.4s
+	WORD $0x4e3dd79c // fadd v28.4s, v28.4s, v29.4s
+	WORD $0x4e3fd7de // fadd v30.4s, v30.4s, v31.4s
+	WORD $0x6e34d610 // faddp v16.4s, v16.4s, v20.4s
+	WORD $0x6e3cd718 // faddp v24.4s, v24.4s, v28.4s
+	WORD $0x6e38d610 // faddp v16.4s, v16.4s, v24.4s
+	WORD $0x6e36d652 // faddp v18.4s, v18.4s, v22.4s
+	WORD $0x6e3ed75a // faddp v26.4s, v26.4s, v30.4s
+	WORD $0x6e3ad652 // faddp v18.4s, v18.4s, v26.4s
+	// V16, V18 = the four row sums for x0, x1; last cols%4 columns by gathering
+	CBZ R12, pcols1Done
+pcols1Loop:
+	VLD1.P 4(R6), V4.S[0]
+	VLD1.P 4(R7), V4.S[1]
+	VLD1.P 4(R8), V4.S[2]
+	VLD1.P 4(R9), V4.S[3]
+	VLD1R.P 4(R10), [V0.S4]
+	VLD1R.P 4(R25), [V2.S4]
+	VFMLA V0.S4, V4.S4, V16.S4
+	VFMLA V2.S4, V4.S4, V18.S4
+	SUBS $1, R12, R12
+	BNE pcols1Loop
+pcols1Done:
+	VST1.P [V16.S4], 16(R0)
+	VST1.P [V18.S4], 16(R14)
+	ADD R2<<2, R1, R1
+	SUBS $1, R13, R13
+	BNE prows4
+prows1:
+	AND $3, R5, R5
+	CBZ R5, prowDone
+prowLoop:
+	MOVD R1, R6
+	MOVD R3, R10
+	MOVD R4, R12
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+	VEOR V18.B16, V18.B16, V18.B16
+	VEOR V19.B16, V19.B16, V19.B16
+	VEOR V20.B16, V20.B16, V20.B16
+	VEOR V21.B16, V21.B16, V21.B16
+	VEOR V22.B16, V22.B16, V22.B16
+	VEOR V23.B16, V23.B16, V23.B16
+	// 32 elements per iteration into 8 accumulators
+	LSR $5, R12, R11
+	CBZ R11, pdot032Done
+pdot032Loop:
+	VLD1.P 64(R10), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VLD1.P 64(R6), [V4.S4, V5.S4, V6.S4, V7.S4]
+	VLD1.P 64(R10), [V8.S4, V9.S4, V10.S4, V11.S4]
+	VLD1.P 64(R6), [V12.S4, V13.S4, V14.S4, V15.S4]
+	VFMLA V4.S4, V0.S4, V16.S4
+	VFMLA V12.S4, V8.S4, V20.S4
+	VFMLA V5.S4, V1.S4, V17.S4
+	VFMLA V13.S4, V9.S4, V21.S4
+	VFMLA V6.S4, V2.S4, V18.S4
+	VFMLA V14.S4, V10.S4, V22.S4
+	VFMLA V7.S4, V3.S4, V19.S4
+	VFMLA V15.S4, V11.S4, V23.S4
+	SUBS $1, R11, R11
+	BNE pdot032Loop
+pdot032Done:
+	AND $31, R12, R12
+	LSR $2, R12, R11
+	CBZ R11, pdot04Done
+pdot04Loop:
+	VLD1.P 16(R10), [V0.S4]
+	VLD1.P 16(R6), [V4.S4]
+	VFMLA V4.S4, V0.S4, V16.S4
+	SUBS $1, R11, R11
+	BNE pdot04Loop
+pdot04Done:
+	AND $3, R12, R12
+	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
+	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4e32d610 // fadd v16.4s, v16.4s, v18.4s
+	WORD $0x4e36d694 // fadd v20.4s, v20.4s, v22.4s
+	WORD $0x4e34d610 // fadd v16.4s, v16.4s, v20.4s
+	WORD $0x6e30d610 // faddp v16.4s, v16.4s, v16.4s
+	WORD $0x7e30da10 // faddp s16, v16.2s
+	CBZ R12, pdot01Done
+pdot01Loop:
+	FMOVS.P 4(R10), F0
+	FMOVS.P 4(R6), F1
+	FMADDS F1, F16, F0, F16
+	SUBS $1, R12, R12
+	BNE pdot01Loop
+pdot01Done:
+	FMOVS.P F16, 4(R0)
+	MOVD R1, R6
+	MOVD R15, R10
+	MOVD R4, R12
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+	VEOR V18.B16, V18.B16, V18.B16
+	VEOR V19.B16, V19.B16, V19.B16
+	VEOR V20.B16, V20.B16, V20.B16
+	VEOR V21.B16, V21.B16, V21.B16
+	VEOR V22.B16, V22.B16, V22.B16
+	VEOR V23.B16, V23.B16, V23.B16
+	// 32 elements per iteration into 8 accumulators
+	LSR $5, R12, R11
+	CBZ R11, pdot132Done
+pdot132Loop:
+	VLD1.P 64(R10), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VLD1.P 64(R6), [V4.S4, V5.S4, V6.S4, V7.S4]
+	VLD1.P 64(R10), [V8.S4, V9.S4, V10.S4, V11.S4]
+	VLD1.P 64(R6), [V12.S4, V13.S4, V14.S4, V15.S4]
+	VFMLA V4.S4, V0.S4, V16.S4
+	VFMLA V12.S4, V8.S4, V20.S4
+	VFMLA V5.S4, V1.S4, V17.S4
+	VFMLA V13.S4, V9.S4, V21.S4
+	VFMLA V6.S4, V2.S4, V18.S4
+	VFMLA V14.S4, V10.S4, V22.S4
+	VFMLA V7.S4, V3.S4, V19.S4
+	VFMLA V15.S4, V11.S4, V23.S4
+	SUBS $1, R11, R11
+	BNE pdot132Loop
+pdot132Done:
+	AND $31, R12, R12
+	LSR $2, R12, R11
+	CBZ R11, pdot14Done
+pdot14Loop:
+	VLD1.P 16(R10), [V0.S4]
+	VLD1.P 16(R6), [V4.S4]
+	VFMLA V4.S4, V0.S4, V16.S4
+	SUBS $1, R11, R11
+	BNE pdot14Loop
+pdot14Done:
+	AND $3, R12, R12
+	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
+	WORD $0x4e33d652 // fadd v18.4s, v18.4s, v19.4s
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x4e37d6d6 // fadd v22.4s, v22.4s, v23.4s
+	WORD $0x4e32d610 // fadd v16.4s, v16.4s, v18.4s
+	WORD $0x4e36d694 // fadd v20.4s, v20.4s, v22.4s
+	WORD $0x4e34d610 // fadd v16.4s, v16.4s, v20.4s
+	WORD $0x6e30d610 // faddp v16.4s, v16.4s, v16.4s
+	WORD $0x7e30da10 // faddp s16, v16.2s
+	CBZ R12, pdot11Done
+pdot11Loop:
+	FMOVS.P 4(R10), F0
+	FMOVS.P 4(R6), F1
+	FMADDS F1, F16, F0, F16
+	SUBS $1, R12, R12
+	BNE pdot11Loop
+pdot11Done:
+	FMOVS.P F16, 4(R14)
+	ADD R2, R1, R1
+	SUBS $1, R5, R5
+	BNE prowLoop
+prowDone:
+	ADD R20<<1, R19, R19
+	ADD R23<<1, R22, R22
+	SUBS $1, R24, R24
+	BNE batch2
+batch1:
+	MOVD batch+112(FP), R24
+	TBZ $0, R24, done
 	MOVD R19, R0
 	MOVD R21, R1
 	MOVD R22, R3
@@ -452,9 +699,5 @@ mvdot1Done:
 	SUBS $1, R5, R5
 	BNE mvrowLoop
 mvrowDone:
-	ADD R20, R19, R19
-	ADD R23, R22, R22
-	SUBS $1, R24, R24
-	BNE batchLoop
-batchDone:
+done:
 	RET

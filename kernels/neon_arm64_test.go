@@ -127,8 +127,8 @@ func TestNEONMatrix(t *testing.T) {
 			matTVecNEON(acc, a.Data, a.Stride, w)
 			neonSameBits(t, "matTVecNEON", acc, want)
 
-			// MatVecBatch with batch 3, strided X and D.
-			const batch = 3
+			// MatVecBatch with batch 1–4, strided X and D.
+			batch := 1 + (rows+cols+pad)%4
 			xs, xsok := slab(t, (batch-1)*(cols+2)+cols, rng.IntN(16))
 			fill(rng, xs)
 			ds, dsok := slab(t, (batch-1)*(rows+1)+rows, rng.IntN(16))
@@ -185,6 +185,8 @@ func TestNEONGuard(t *testing.T) {
 				matVecNEON(d, a, n, x)
 				matTVecNEON(y, a, n, d)
 				matVecBatchNEON(d, rows, a, n, x, n, rows, n, 1)
+				x2, d2 := g[0].at(2*n, atEnd), g[3].at(2*rows, atEnd)
+				matVecBatchNEON(d2, rows, a, n, x2, n, rows, n, 2)
 			}
 		}
 	}
