@@ -10,9 +10,9 @@ import (
 
 func init() {
 	registerNEON("exp", func(f *neonFile) {
-		genElementwiseNEON(f, "expNEON", "e^x[i]", func() *neonMath { return newNEONMath(f, false) },
+		genElementwiseNEON(f, "expNEON", "e^x[i]", func() *neonMath { return newNEONMath(f, neonExp) },
 			func(m *neonMath, x []Reg, tmp [][]Reg) []Reg { return m.exp(x, tmp, true) })
-		genElementwiseNEON(f, "tanhNEON", "tanh(x[i])", func() *neonMath { return newNEONMath(f, true) },
+		genElementwiseNEON(f, "tanhNEON", "tanh(x[i])", func() *neonMath { return newNEONMath(f, neonTanh) },
 			func(m *neonMath, x []Reg, tmp [][]Reg) []Reg { return m.tanh(x, tmp) })
 	})
 }
@@ -24,10 +24,9 @@ func init() {
 // used through by-element FMLA/FMLS and DUP; compare operands and the like as
 // whole vectors.
 type neonMath struct {
-	f     *neonFile
-	lane  map[string]neonLane
-	full  map[string]Reg
-	tanhK bool
+	f    *neonFile
+	lane map[string]neonLane
+	full map[string]Reg
 }
 
 type neonLane struct {
@@ -38,9 +37,17 @@ type neonLane struct {
 // neonConstBase is the first register neonMath's constants occupy.
 const neonConstBase = 23
 
-// newNEONMath materialises the constants of exp, and of tanh too if withTanh.
-func newNEONMath(f *neonFile, withTanh bool) *neonMath {
-	m := &neonMath{f: f, lane: map[string]neonLane{}, full: map[string]Reg{}, tanhK: withTanh}
+// What a neonMath computes, which decides the constants it materialises.
+const (
+	neonExpFlush = iota // exp of arguments that are ≤ 0 or −Inf: only the flush to +0
+	neonExp             // exp with every special value
+	neonTanh            // tanh
+)
+
+// newNEONMath materialises the constants for kind.
+func newNEONMath(f *neonFile, kind int) *neonMath {
+	withTanh := kind == neonTanh
+	m := &neonMath{f: f, lane: map[string]neonLane{}, full: map[string]Reg{}}
 	type kv struct {
 		name string
 		v    float32
@@ -53,7 +60,10 @@ func newNEONMath(f *neonFile, withTanh bool) *neonMath {
 			kv{"t4", coef.Tanh4}, kv{"t5", coef.Tanh5}, kv{"t6", coef.Tanh6})
 		full = append(full, kv{"two", 2}, kv{"small", coef.TanhSmall}, kv{"sat", coef.TanhSat})
 	} else {
-		full = append(full, kv{"lo", coef.ExpLo}, kv{"hi", coef.ExpHi}, kv{"inf", float32(math.Inf(1))})
+		full = append(full, kv{"lo", coef.ExpLo})
+	}
+	if kind == neonExp {
+		full = append(full, kv{"hi", coef.ExpHi}, kv{"inf", float32(math.Inf(1))})
 	}
 	r := Reg(neonConstBase)
 	for i, c := range lanes {
@@ -144,10 +154,10 @@ func neonCol(tmp [][]Reg, i int) []Reg {
 	return c
 }
 
-// exp emits e^x_j; with specials, x < ExpLo gives +0, x ≥ ExpHi +Inf and NaN
-// stays NaN (fallback.Exp); without, the caller guarantees ExpLo ≤ … or
-// x < ExpLo and no NaN or large x (only the +0 flush is applied). tmp[j]
-// needs 5 registers.
+// exp emits e^x_j; with specials (a neonExp), x < ExpLo gives +0, x ≥ ExpHi
+// +Inf and NaN stays NaN (fallback.Exp); without, the caller guarantees every
+// x_j is below ExpHi and not NaN, and only the flush to +0 below ExpLo is
+// applied. tmp[j] needs 5 registers.
 func (m *neonMath) exp(x []Reg, tmp [][]Reg, specials bool) []Reg {
 	f, k := m.f, len(x)
 	p := m.expCore(x, tmp)

@@ -30,7 +30,7 @@ func genExpShiftSumNEON(f *neonFile) {
 	f.op("MOVD x_len+32(FP), R2")
 	f.op("FMOVS m+48(FP), F22")
 	f.op("VDUP V22.S[0], V22.S4")
-	m := newNEONMath(f, false)
+	m := newNEONMath(f, neonExpFlush)
 	f.zero(20, 21)
 	f.countLoop("sm8", "R2", "R11", 3, func() {
 		f.op("VLD1.P 32(R0), %s", neonList(0, 2))
@@ -78,7 +78,7 @@ func genAdditiveNEON(f *neonFile) {
 	f.op("MOVD q_len+64(FP), R4")
 	f.op("MOVD v_base+80(FP), R6")
 	f.op("LSL $2, R2, R2")
-	m := newNEONMath(f, true)
+	m := newNEONMath(f, neonTanh)
 	rows := func(p string, k int) {
 		f.op("MOVD R1, R7")
 		if k == 2 {
