@@ -15,6 +15,7 @@ const (
 	cmpLTOQ  = 0x11 // <, false on NaN
 	cmpGEOQ  = 0x1d // ≥, false on NaN
 	cmpNLTUQ = 0x15 // not <, true on NaN
+	cmpNGEUQ = 0x19 // not ≥, true on NaN
 )
 
 func genExpFamily() {
@@ -56,17 +57,7 @@ func newExpGen(s *isa) *expGen {
 
 // poly emits p = eʳ for r in the reduced range.
 func (e *expGen) poly(r VecVirtual) VecVirtual {
-	p := e.s.vec()
-	last := len(e.c) - 1
-	if e.s.wide {
-		VMOVAPS(e.c[last].r, p)
-	} else {
-		VMOVUPS(e.c[last].mem, p)
-	}
-	for k := last - 1; k >= 0; k-- {
-		VFMADD213PS(e.c[k].op(), r, p) // p = p·r + c_k
-	}
-	return p
+	return horner(e.s, e.c, r)
 }
 
 // reduce emits r = x − n·ln2 for n (a float holding an integer).
@@ -109,6 +100,10 @@ func (e *expGen) apply(x VecVirtual) VecVirtual {
 	VBLENDVPS(m, e.inf.mem, p, p)
 	VCMPPS(U8(cmpNLTUQ), e.lo.mem, x, m)
 	VANDPS(m, p, p)
+	// NaN: the shift above may have moved payload bits into the exponent;
+	// max(p, x) is p for every other x (eˣ > x) and x itself for NaN (MAXPS
+	// returns its second source when either is NaN).
+	VMAXPS(x, p, p)
 	return p
 }
 

@@ -12,103 +12,119 @@ import (
 // once by newTanhGen (call it before the loop), so apply can sit in a loop body.
 //
 // The algorithm (the same as fallback.Tanh), on a = |x| with the sign of x put
-// back at the end: a + a³·P(a²) (internal/coef) for a < TanhSmall,
-// 1 − 2/(e²ᵃ+1) with exp's reduction and polynomial for a < TanhSat, 1 beyond.
-// ±0 keep their sign, NaN stays NaN.
+// back at the end: a + a³·P(a²) (internal/coef) for a < TanhSmall, else
+// 1 − 2/(e²ᵃ+1) with a clamped to TanhSat, where it is exactly 1. e²ᵃ reduces
+// 2a by ln2 alone and uses the degree-5 polynomial TExp, whose error the
+// formula damps. NaN takes the polynomial branch and stays NaN; ±0 keep their
+// sign.
 type tanhGen struct {
-	s               *isa
-	e               *expGen
-	abs, small, sat vconst
-	one, two        vconst
-	t               []vconst
+	s        *isa
+	abs      vconst
+	small    vconst // TanhSmall
+	sat      vconst // TanhSat
+	one, two vconst
+	p        []vconst // Tanh1..Tanh5
+	log2e2   vconst   // 2·log₂e
+	shifter  vconst
+	ln2half  vconst   // ln2/2
+	c        []vconst // 1, 2^k·TExp_k
 }
 
 // newTanhGen materialises the constants of tanh for s.
 func newTanhGen(s *isa) *tanhGen {
-	t := &tanhGen{s: s, e: newExpGen(s)}
+	t := &tanhGen{s: s}
 	t.abs = newConstBits(s, 0x7fffffff)
 	t.small, t.sat = newConst(s, coef.TanhSmall), newConst(s, coef.TanhSat)
 	t.one, t.two = newConst(s, 1), newConst(s, 2)
-	for _, c := range []float32{coef.Tanh1, coef.Tanh2, coef.Tanh3, coef.Tanh4, coef.Tanh5, coef.Tanh6} {
-		t.t = append(t.t, newConst(s, c))
+	for _, c := range []float32{coef.Tanh1, coef.Tanh2, coef.Tanh3, coef.Tanh4, coef.Tanh5} {
+		t.p = append(t.p, newConst(s, c))
+	}
+	t.log2e2, t.ln2half = newConst(s, 2*coef.Log2e), newConst(s, coef.Ln2/2)
+	if !s.wide {
+		t.shifter = newConst(s, coef.Shifter)
+	}
+	// Polynomial in r' = r/2: c_k·2^k, exact.
+	for _, c := range []float32{1, 2 * coef.TExp1, 4 * coef.TExp2, 8 * coef.TExp3, 16 * coef.TExp4, 32 * coef.TExp5} {
+		t.c = append(t.c, newConst(s, c))
 	}
 	return t
+}
+
+// horner emits c[last]·v^last + … + c[0] (c[last] is loaded, the others are
+// FMA operands) and returns the register holding it.
+func horner(s *isa, c []vconst, v VecVirtual) VecVirtual {
+	p := s.vec()
+	last := len(c) - 1
+	if s.wide {
+		VMOVAPS(c[last].r, p)
+	} else {
+		VMOVUPS(c[last].mem, p)
+	}
+	for k := last - 1; k >= 0; k-- {
+		VFMADD213PS(c[k].op(), v, p) // p = p·v + c_k
+	}
+	return p
 }
 
 // apply emits dst = tanh(x) lane-wise with the full special-value semantics;
 // x is not modified.
 func (t *tanhGen) apply(x VecVirtual) VecVirtual {
-	s, e := t.s, t.e
+	s := t.s
 	a := s.vec()
 	VANDPS(t.abs.op(), x, a)
 
-	// Small: y = a + a·u·P(u), u = a².
+	// Small: a + a·u·P(u), u = a².
 	u := s.vec()
 	VMULPS(a, a, u)
-	q := s.vec()
-	last := len(t.t) - 1
-	if s.wide {
-		VMOVAPS(t.t[last].r, q)
-	} else {
-		VMOVUPS(t.t[last].mem, q)
-	}
-	for k := last - 1; k >= 0; k-- {
-		VFMADD213PS(t.t[k].op(), u, q)
-	}
+	q := horner(s, t.p, u)
 	VMULPS(a, u, u)
 	VFMADD213PS(a, u, q) // q = a³·P + a
 
-	// Large: 1 − 2/(e^{2a}+1); lanes beyond the range are replaced below, so
-	// the scaling skips exp's special cases.
-	a2 := s.vec()
-	VADDPS(a, a, a2)
+	// Large: 1 − 2/(e²ᵃ+1), a clamped to TanhSat (NaN becomes TanhSat here,
+	// but NaN lanes take the polynomial).
+	ac := s.vec()
+	VMINPS(t.sat.op(), a, ac) // ac = a < sat ? a : sat
 	n := s.vec()
-	var p VecVirtual
+	var e VecVirtual
 	if s.wide {
-		VMULPS(e.log2e.r, a2, n)
+		VMULPS(t.log2e2.r, ac, n)
 		VRNDSCALEPS(U8(8), n, n)
-		p = e.poly(e.reduce(a2, n))
-		VSCALEFPS(n, p, p)
+		r := s.vec()
+		VMOVAPS(ac, r)
+		VFNMADD231PS(t.ln2half.r, n, r) // r' = a − n·ln2/2
+		e = horner(s, t.c, r)
+		VSCALEFPS(n, e, e)
 	} else {
 		tt := s.vec()
-		VMOVUPS(e.log2e.mem, tt)
-		VFMADD213PS(e.shifter.mem, a2, tt)
-		VSUBPS(e.shifter.mem, tt, n)
-		p = e.poly(e.reduce(a2, n))
+		VMOVUPS(t.log2e2.mem, tt)
+		VFMADD213PS(t.shifter.mem, ac, tt) // n = round(2a·log₂e) in the low bits
+		VSUBPS(t.shifter.mem, tt, n)
+		r := s.vec()
+		VMOVAPS(ac, r)
+		VFNMADD231PS(t.ln2half.mem, n, r)
+		e = horner(s, t.c, r)
 		VPSLLD(U8(23), tt, tt)
-		VPADDD(tt, p, p)
+		VPADDD(tt, e, e)
 	}
-	VADDPS(t.one.op(), p, p)
-	d := t.two.reg()
-	if s.wide {
-		d = s.vec()
-		VDIVPS(p, t.two.r, d)
-	} else {
-		VDIVPS(p, d, d)
-	}
-	y := t.one.reg()
-	if s.wide {
-		y = s.vec()
-		VSUBPS(d, t.one.r, y)
-	} else {
-		VSUBPS(d, y, y)
-	}
+	VADDPS(t.one.op(), e, e)
+	two, d := t.two.reg(), s.vec()
+	VDIVPS(e, two, d) // d = 2/(e²ᵃ+1)
+	one, y := t.one.reg(), s.vec()
+	VSUBPS(d, one, y) // y = 1 − d
 
+	// Small lanes (and NaN): the polynomial.
 	if s.wide {
 		k := K()
-		VCMPPS(U8(cmpLTOQ), t.small.r, a, k)
+		VCMPPS(U8(cmpNGEUQ), t.small.r, a, k)
 		VMOVAPS(q, k, y)
-		VCMPPS(U8(cmpGEOQ), t.sat.r, a, k)
-		VMOVAPS(t.one.r, k, y)
-	} else {
-		m := s.vec()
-		VCMPPS(U8(cmpLTOQ), t.small.mem, a, m)
-		VBLENDVPS(m, q, y, y)
-		VCMPPS(U8(cmpGEOQ), t.sat.mem, a, m)
-		VBLENDVPS(m, t.one.mem, y, y)
+		// y | (x ^ a): x's sign bit on y.
+		VPTERNLOGD(U8(0xf6), a, x, y)
+		return y
 	}
-	// Sign: x ^ |x| is x's sign bit.
-	VXORPS(a, x, a)
+	m := s.vec()
+	VCMPPS(U8(cmpNGEUQ), t.small.mem, a, m)
+	VBLENDVPS(m, q, y, y)
+	VXORPS(a, x, a) // x's sign bit
 	VORPS(a, y, y)
 	return y
 }

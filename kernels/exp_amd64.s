@@ -42,6 +42,7 @@ exppair:
 	VBLENDVPS    Y4, consts<>+128(SB), Y6, Y6
 	VCMPPS       $0x15, consts<>+352(SB), Y1, Y4
 	VANDPS       Y4, Y6, Y6
+	VMAXPS       Y1, Y6, Y6
 	VMOVUPS      consts<>+0(SB), Y1
 	VFMADD213PS  consts<>+96(SB), Y2, Y1
 	VSUBPS       consts<>+96(SB), Y1, Y3
@@ -61,6 +62,7 @@ exppair:
 	VBLENDVPS    Y3, consts<>+128(SB), Y5, Y5
 	VCMPPS       $0x15, consts<>+352(SB), Y2, Y3
 	VANDPS       Y3, Y5, Y5
+	VMAXPS       Y2, Y5, Y5
 	VMOVUPS      Y6, (AX)(SI*4)
 	VMOVUPS      Y5, 32(AX)(SI*4)
 	ADDQ         $0x00000010, SI
@@ -91,6 +93,7 @@ expsingle:
 	VBLENDVPS    Y3, consts<>+128(SB), Y5, Y5
 	VCMPPS       $0x15, consts<>+352(SB), Y1, Y3
 	VANDPS       Y3, Y5, Y5
+	VMAXPS       Y1, Y5, Y5
 	VMOVUPS      Y5, (AX)(SI*4)
 	ADDQ         $0x00000008, SI
 
@@ -116,6 +119,7 @@ exptail:
 	VBLENDVPS    Y2, consts<>+128(SB), Y4, Y4
 	VCMPPS       $0x15, consts<>+352(SB), Y0, Y2
 	VANDPS       Y2, Y4, Y4
+	VMAXPS       Y0, Y4, Y4
 	VMOVUPS      Y4, (BX)
 
 expdone:
@@ -147,6 +151,7 @@ expscalarLoop:
 	VBLENDVPS    Y2, consts<>+128(SB), Y4, Y4
 	VCMPPS       $0x15, consts<>+352(SB), Y0, Y2
 	VANDPS       Y2, Y4, Y4
+	VMAXPS       Y0, Y4, Y4
 	VMOVSS       X4, (AX)
 	ADDQ         $0x00000004, CX
 	ADDQ         $0x00000004, AX
@@ -293,55 +298,103 @@ DATA consts<>+528(SB)/4, $0x40000000
 DATA consts<>+532(SB)/4, $0x40000000
 DATA consts<>+536(SB)/4, $0x40000000
 DATA consts<>+540(SB)/4, $0x40000000
-DATA consts<>+544(SB)/4, $0xbeaaaaaa
-DATA consts<>+548(SB)/4, $0xbeaaaaaa
-DATA consts<>+552(SB)/4, $0xbeaaaaaa
-DATA consts<>+556(SB)/4, $0xbeaaaaaa
-DATA consts<>+560(SB)/4, $0xbeaaaaaa
-DATA consts<>+564(SB)/4, $0xbeaaaaaa
-DATA consts<>+568(SB)/4, $0xbeaaaaaa
-DATA consts<>+572(SB)/4, $0xbeaaaaaa
-DATA consts<>+576(SB)/4, $0x3e088833
-DATA consts<>+580(SB)/4, $0x3e088833
-DATA consts<>+584(SB)/4, $0x3e088833
-DATA consts<>+588(SB)/4, $0x3e088833
-DATA consts<>+592(SB)/4, $0x3e088833
-DATA consts<>+596(SB)/4, $0x3e088833
-DATA consts<>+600(SB)/4, $0x3e088833
-DATA consts<>+604(SB)/4, $0x3e088833
-DATA consts<>+608(SB)/4, $0xbd5cf748
-DATA consts<>+612(SB)/4, $0xbd5cf748
-DATA consts<>+616(SB)/4, $0xbd5cf748
-DATA consts<>+620(SB)/4, $0xbd5cf748
-DATA consts<>+624(SB)/4, $0xbd5cf748
-DATA consts<>+628(SB)/4, $0xbd5cf748
-DATA consts<>+632(SB)/4, $0xbd5cf748
-DATA consts<>+636(SB)/4, $0xbd5cf748
-DATA consts<>+640(SB)/4, $0x3cb1c5ac
-DATA consts<>+644(SB)/4, $0x3cb1c5ac
-DATA consts<>+648(SB)/4, $0x3cb1c5ac
-DATA consts<>+652(SB)/4, $0x3cb1c5ac
-DATA consts<>+656(SB)/4, $0x3cb1c5ac
-DATA consts<>+660(SB)/4, $0x3cb1c5ac
-DATA consts<>+664(SB)/4, $0x3cb1c5ac
-DATA consts<>+668(SB)/4, $0x3cb1c5ac
-DATA consts<>+672(SB)/4, $0xbc05fa7e
-DATA consts<>+676(SB)/4, $0xbc05fa7e
-DATA consts<>+680(SB)/4, $0xbc05fa7e
-DATA consts<>+684(SB)/4, $0xbc05fa7e
-DATA consts<>+688(SB)/4, $0xbc05fa7e
-DATA consts<>+692(SB)/4, $0xbc05fa7e
-DATA consts<>+696(SB)/4, $0xbc05fa7e
-DATA consts<>+700(SB)/4, $0xbc05fa7e
-DATA consts<>+704(SB)/4, $0x3b0c70ef
-DATA consts<>+708(SB)/4, $0x3b0c70ef
-DATA consts<>+712(SB)/4, $0x3b0c70ef
-DATA consts<>+716(SB)/4, $0x3b0c70ef
-DATA consts<>+720(SB)/4, $0x3b0c70ef
-DATA consts<>+724(SB)/4, $0x3b0c70ef
-DATA consts<>+728(SB)/4, $0x3b0c70ef
-DATA consts<>+732(SB)/4, $0x3b0c70ef
-GLOBL consts<>(SB), RODATA|NOPTR, $736
+DATA consts<>+544(SB)/4, $0xbeaaaa99
+DATA consts<>+548(SB)/4, $0xbeaaaa99
+DATA consts<>+552(SB)/4, $0xbeaaaa99
+DATA consts<>+556(SB)/4, $0xbeaaaa99
+DATA consts<>+560(SB)/4, $0xbeaaaa99
+DATA consts<>+564(SB)/4, $0xbeaaaa99
+DATA consts<>+568(SB)/4, $0xbeaaaa99
+DATA consts<>+572(SB)/4, $0xbeaaaa99
+DATA consts<>+576(SB)/4, $0x3e088393
+DATA consts<>+580(SB)/4, $0x3e088393
+DATA consts<>+584(SB)/4, $0x3e088393
+DATA consts<>+588(SB)/4, $0x3e088393
+DATA consts<>+592(SB)/4, $0x3e088393
+DATA consts<>+596(SB)/4, $0x3e088393
+DATA consts<>+600(SB)/4, $0x3e088393
+DATA consts<>+604(SB)/4, $0x3e088393
+DATA consts<>+608(SB)/4, $0xbd5c1e2d
+DATA consts<>+612(SB)/4, $0xbd5c1e2d
+DATA consts<>+616(SB)/4, $0xbd5c1e2d
+DATA consts<>+620(SB)/4, $0xbd5c1e2d
+DATA consts<>+624(SB)/4, $0xbd5c1e2d
+DATA consts<>+628(SB)/4, $0xbd5c1e2d
+DATA consts<>+632(SB)/4, $0xbd5c1e2d
+DATA consts<>+636(SB)/4, $0xbd5c1e2d
+DATA consts<>+640(SB)/4, $0x3ca9134e
+DATA consts<>+644(SB)/4, $0x3ca9134e
+DATA consts<>+648(SB)/4, $0x3ca9134e
+DATA consts<>+652(SB)/4, $0x3ca9134e
+DATA consts<>+656(SB)/4, $0x3ca9134e
+DATA consts<>+660(SB)/4, $0x3ca9134e
+DATA consts<>+664(SB)/4, $0x3ca9134e
+DATA consts<>+668(SB)/4, $0x3ca9134e
+DATA consts<>+672(SB)/4, $0xbbbaf0e6
+DATA consts<>+676(SB)/4, $0xbbbaf0e6
+DATA consts<>+680(SB)/4, $0xbbbaf0e6
+DATA consts<>+684(SB)/4, $0xbbbaf0e6
+DATA consts<>+688(SB)/4, $0xbbbaf0e6
+DATA consts<>+692(SB)/4, $0xbbbaf0e6
+DATA consts<>+696(SB)/4, $0xbbbaf0e6
+DATA consts<>+700(SB)/4, $0xbbbaf0e6
+DATA consts<>+704(SB)/4, $0x4038aa3b
+DATA consts<>+708(SB)/4, $0x4038aa3b
+DATA consts<>+712(SB)/4, $0x4038aa3b
+DATA consts<>+716(SB)/4, $0x4038aa3b
+DATA consts<>+720(SB)/4, $0x4038aa3b
+DATA consts<>+724(SB)/4, $0x4038aa3b
+DATA consts<>+728(SB)/4, $0x4038aa3b
+DATA consts<>+732(SB)/4, $0x4038aa3b
+DATA consts<>+736(SB)/4, $0x3eb17218
+DATA consts<>+740(SB)/4, $0x3eb17218
+DATA consts<>+744(SB)/4, $0x3eb17218
+DATA consts<>+748(SB)/4, $0x3eb17218
+DATA consts<>+752(SB)/4, $0x3eb17218
+DATA consts<>+756(SB)/4, $0x3eb17218
+DATA consts<>+760(SB)/4, $0x3eb17218
+DATA consts<>+764(SB)/4, $0x3eb17218
+DATA consts<>+768(SB)/4, $0x3ffffffb
+DATA consts<>+772(SB)/4, $0x3ffffffb
+DATA consts<>+776(SB)/4, $0x3ffffffb
+DATA consts<>+780(SB)/4, $0x3ffffffb
+DATA consts<>+784(SB)/4, $0x3ffffffb
+DATA consts<>+788(SB)/4, $0x3ffffffb
+DATA consts<>+792(SB)/4, $0x3ffffffb
+DATA consts<>+796(SB)/4, $0x3ffffffb
+DATA consts<>+800(SB)/4, $0x3ffffee3
+DATA consts<>+804(SB)/4, $0x3ffffee3
+DATA consts<>+808(SB)/4, $0x3ffffee3
+DATA consts<>+812(SB)/4, $0x3ffffee3
+DATA consts<>+816(SB)/4, $0x3ffffee3
+DATA consts<>+820(SB)/4, $0x3ffffee3
+DATA consts<>+824(SB)/4, $0x3ffffee3
+DATA consts<>+828(SB)/4, $0x3ffffee3
+DATA consts<>+832(SB)/4, $0x3faaad35
+DATA consts<>+836(SB)/4, $0x3faaad35
+DATA consts<>+840(SB)/4, $0x3faaad35
+DATA consts<>+844(SB)/4, $0x3faaad35
+DATA consts<>+848(SB)/4, $0x3faaad35
+DATA consts<>+852(SB)/4, $0x3faaad35
+DATA consts<>+856(SB)/4, $0x3faaad35
+DATA consts<>+860(SB)/4, $0x3faaad35
+DATA consts<>+864(SB)/4, $0x3f2b9d2a
+DATA consts<>+868(SB)/4, $0x3f2b9d2a
+DATA consts<>+872(SB)/4, $0x3f2b9d2a
+DATA consts<>+876(SB)/4, $0x3f2b9d2a
+DATA consts<>+880(SB)/4, $0x3f2b9d2a
+DATA consts<>+884(SB)/4, $0x3f2b9d2a
+DATA consts<>+888(SB)/4, $0x3f2b9d2a
+DATA consts<>+892(SB)/4, $0x3f2b9d2a
+DATA consts<>+896(SB)/4, $0x3e87d41a
+DATA consts<>+900(SB)/4, $0x3e87d41a
+DATA consts<>+904(SB)/4, $0x3e87d41a
+DATA consts<>+908(SB)/4, $0x3e87d41a
+DATA consts<>+912(SB)/4, $0x3e87d41a
+DATA consts<>+916(SB)/4, $0x3e87d41a
+DATA consts<>+920(SB)/4, $0x3e87d41a
+DATA consts<>+924(SB)/4, $0x3e87d41a
+GLOBL consts<>(SB), RODATA|NOPTR, $928
 
 // func tanhAVX2(dst []float32, x []float32)
 // Requires: AVX, AVX2, FMA3
@@ -364,27 +417,24 @@ tanhpair:
 	VMOVUPS      32(CX)(SI*4), Y2
 	VANDPS       consts<>+416(SB), Y1, Y3
 	VMULPS       Y3, Y3, Y4
-	VMOVUPS      consts<>+704(SB), Y5
-	VFMADD213PS  consts<>+672(SB), Y4, Y5
+	VMOVUPS      consts<>+672(SB), Y5
 	VFMADD213PS  consts<>+640(SB), Y4, Y5
 	VFMADD213PS  consts<>+608(SB), Y4, Y5
 	VFMADD213PS  consts<>+576(SB), Y4, Y5
 	VFMADD213PS  consts<>+544(SB), Y4, Y5
 	VMULPS       Y3, Y4, Y4
 	VFMADD213PS  Y3, Y4, Y5
-	VADDPS       Y3, Y3, Y4
-	VMOVUPS      consts<>+0(SB), Y7
+	VMINPS       consts<>+480(SB), Y3, Y4
+	VMOVUPS      consts<>+704(SB), Y7
 	VFMADD213PS  consts<>+96(SB), Y4, Y7
 	VSUBPS       consts<>+96(SB), Y7, Y6
 	VMOVAPS      Y4, Y4
-	VFNMADD231PS consts<>+32(SB), Y6, Y4
-	VFNMADD231PS consts<>+64(SB), Y6, Y4
-	VMOVUPS      consts<>+320(SB), Y6
-	VFMADD213PS  consts<>+288(SB), Y4, Y6
-	VFMADD213PS  consts<>+256(SB), Y4, Y6
-	VFMADD213PS  consts<>+224(SB), Y4, Y6
-	VFMADD213PS  consts<>+192(SB), Y4, Y6
-	VFMADD213PS  consts<>+160(SB), Y4, Y6
+	VFNMADD231PS consts<>+736(SB), Y6, Y4
+	VMOVUPS      consts<>+896(SB), Y6
+	VFMADD213PS  consts<>+864(SB), Y4, Y6
+	VFMADD213PS  consts<>+832(SB), Y4, Y6
+	VFMADD213PS  consts<>+800(SB), Y4, Y6
+	VFMADD213PS  consts<>+768(SB), Y4, Y6
 	VFMADD213PS  consts<>+160(SB), Y4, Y6
 	VPSLLD       $0x17, Y7, Y7
 	VPADDD       Y7, Y6, Y6
@@ -392,52 +442,45 @@ tanhpair:
 	VMOVUPS      consts<>+512(SB), Y4
 	VDIVPS       Y6, Y4, Y4
 	VMOVUPS      consts<>+160(SB), Y6
-	VSUBPS       Y4, Y6, Y6
-	VCMPPS       $0x11, consts<>+448(SB), Y3, Y4
-	VBLENDVPS    Y4, Y5, Y6, Y6
-	VCMPPS       $0x1d, consts<>+480(SB), Y3, Y4
-	VBLENDVPS    Y4, consts<>+160(SB), Y6, Y6
+	VSUBPS       Y4, Y6, Y4
+	VCMPPS       $0x19, consts<>+448(SB), Y3, Y6
+	VBLENDVPS    Y6, Y5, Y4, Y4
 	VXORPS       Y3, Y1, Y3
-	VORPS        Y3, Y6, Y6
+	VORPS        Y3, Y4, Y4
 	VANDPS       consts<>+416(SB), Y2, Y1
 	VMULPS       Y1, Y1, Y3
-	VMOVUPS      consts<>+704(SB), Y4
-	VFMADD213PS  consts<>+672(SB), Y3, Y4
-	VFMADD213PS  consts<>+640(SB), Y3, Y4
-	VFMADD213PS  consts<>+608(SB), Y3, Y4
-	VFMADD213PS  consts<>+576(SB), Y3, Y4
-	VFMADD213PS  consts<>+544(SB), Y3, Y4
+	VMOVUPS      consts<>+672(SB), Y5
+	VFMADD213PS  consts<>+640(SB), Y3, Y5
+	VFMADD213PS  consts<>+608(SB), Y3, Y5
+	VFMADD213PS  consts<>+576(SB), Y3, Y5
+	VFMADD213PS  consts<>+544(SB), Y3, Y5
 	VMULPS       Y1, Y3, Y3
-	VFMADD213PS  Y1, Y3, Y4
-	VADDPS       Y1, Y1, Y3
-	VMOVUPS      consts<>+0(SB), Y7
+	VFMADD213PS  Y1, Y3, Y5
+	VMINPS       consts<>+480(SB), Y1, Y3
+	VMOVUPS      consts<>+704(SB), Y7
 	VFMADD213PS  consts<>+96(SB), Y3, Y7
-	VSUBPS       consts<>+96(SB), Y7, Y5
+	VSUBPS       consts<>+96(SB), Y7, Y6
 	VMOVAPS      Y3, Y3
-	VFNMADD231PS consts<>+32(SB), Y5, Y3
-	VFNMADD231PS consts<>+64(SB), Y5, Y3
-	VMOVUPS      consts<>+320(SB), Y5
-	VFMADD213PS  consts<>+288(SB), Y3, Y5
-	VFMADD213PS  consts<>+256(SB), Y3, Y5
-	VFMADD213PS  consts<>+224(SB), Y3, Y5
-	VFMADD213PS  consts<>+192(SB), Y3, Y5
-	VFMADD213PS  consts<>+160(SB), Y3, Y5
-	VFMADD213PS  consts<>+160(SB), Y3, Y5
+	VFNMADD231PS consts<>+736(SB), Y6, Y3
+	VMOVUPS      consts<>+896(SB), Y6
+	VFMADD213PS  consts<>+864(SB), Y3, Y6
+	VFMADD213PS  consts<>+832(SB), Y3, Y6
+	VFMADD213PS  consts<>+800(SB), Y3, Y6
+	VFMADD213PS  consts<>+768(SB), Y3, Y6
+	VFMADD213PS  consts<>+160(SB), Y3, Y6
 	VPSLLD       $0x17, Y7, Y7
-	VPADDD       Y7, Y5, Y5
-	VADDPS       consts<>+160(SB), Y5, Y5
+	VPADDD       Y7, Y6, Y6
+	VADDPS       consts<>+160(SB), Y6, Y6
 	VMOVUPS      consts<>+512(SB), Y3
-	VDIVPS       Y5, Y3, Y3
-	VMOVUPS      consts<>+160(SB), Y5
-	VSUBPS       Y3, Y5, Y5
-	VCMPPS       $0x11, consts<>+448(SB), Y1, Y3
-	VBLENDVPS    Y3, Y4, Y5, Y5
-	VCMPPS       $0x1d, consts<>+480(SB), Y1, Y3
-	VBLENDVPS    Y3, consts<>+160(SB), Y5, Y5
+	VDIVPS       Y6, Y3, Y3
+	VMOVUPS      consts<>+160(SB), Y6
+	VSUBPS       Y3, Y6, Y3
+	VCMPPS       $0x19, consts<>+448(SB), Y1, Y6
+	VBLENDVPS    Y6, Y5, Y3, Y3
 	VXORPS       Y1, Y2, Y1
-	VORPS        Y1, Y5, Y5
-	VMOVUPS      Y6, (AX)(SI*4)
-	VMOVUPS      Y5, 32(AX)(SI*4)
+	VORPS        Y1, Y3, Y3
+	VMOVUPS      Y4, (AX)(SI*4)
+	VMOVUPS      Y3, 32(AX)(SI*4)
 	ADDQ         $0x00000010, SI
 	JMP          tanhpair
 
@@ -449,27 +492,24 @@ tanhsingle:
 	VMOVUPS      (CX)(SI*4), Y1
 	VANDPS       consts<>+416(SB), Y1, Y2
 	VMULPS       Y2, Y2, Y3
-	VMOVUPS      consts<>+704(SB), Y4
-	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VMOVUPS      consts<>+672(SB), Y4
 	VFMADD213PS  consts<>+640(SB), Y3, Y4
 	VFMADD213PS  consts<>+608(SB), Y3, Y4
 	VFMADD213PS  consts<>+576(SB), Y3, Y4
 	VFMADD213PS  consts<>+544(SB), Y3, Y4
 	VMULPS       Y2, Y3, Y3
 	VFMADD213PS  Y2, Y3, Y4
-	VADDPS       Y2, Y2, Y3
-	VMOVUPS      consts<>+0(SB), Y6
+	VMINPS       consts<>+480(SB), Y2, Y3
+	VMOVUPS      consts<>+704(SB), Y6
 	VFMADD213PS  consts<>+96(SB), Y3, Y6
 	VSUBPS       consts<>+96(SB), Y6, Y5
 	VMOVAPS      Y3, Y3
-	VFNMADD231PS consts<>+32(SB), Y5, Y3
-	VFNMADD231PS consts<>+64(SB), Y5, Y3
-	VMOVUPS      consts<>+320(SB), Y5
-	VFMADD213PS  consts<>+288(SB), Y3, Y5
-	VFMADD213PS  consts<>+256(SB), Y3, Y5
-	VFMADD213PS  consts<>+224(SB), Y3, Y5
-	VFMADD213PS  consts<>+192(SB), Y3, Y5
-	VFMADD213PS  consts<>+160(SB), Y3, Y5
+	VFNMADD231PS consts<>+736(SB), Y5, Y3
+	VMOVUPS      consts<>+896(SB), Y5
+	VFMADD213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
 	VFMADD213PS  consts<>+160(SB), Y3, Y5
 	VPSLLD       $0x17, Y6, Y6
 	VPADDD       Y6, Y5, Y5
@@ -477,14 +517,12 @@ tanhsingle:
 	VMOVUPS      consts<>+512(SB), Y3
 	VDIVPS       Y5, Y3, Y3
 	VMOVUPS      consts<>+160(SB), Y5
-	VSUBPS       Y3, Y5, Y5
-	VCMPPS       $0x11, consts<>+448(SB), Y2, Y3
-	VBLENDVPS    Y3, Y4, Y5, Y5
-	VCMPPS       $0x1d, consts<>+480(SB), Y2, Y3
-	VBLENDVPS    Y3, consts<>+160(SB), Y5, Y5
+	VSUBPS       Y3, Y5, Y3
+	VCMPPS       $0x19, consts<>+448(SB), Y2, Y5
+	VBLENDVPS    Y5, Y4, Y3, Y3
 	VXORPS       Y2, Y1, Y2
-	VORPS        Y2, Y5, Y5
-	VMOVUPS      Y5, (AX)(SI*4)
+	VORPS        Y2, Y3, Y3
+	VMOVUPS      Y3, (AX)(SI*4)
 	ADDQ         $0x00000008, SI
 
 tanhtail:
@@ -492,27 +530,24 @@ tanhtail:
 	JAE          tanhdone
 	VANDPS       consts<>+416(SB), Y0, Y1
 	VMULPS       Y1, Y1, Y2
-	VMOVUPS      consts<>+704(SB), Y3
-	VFMADD213PS  consts<>+672(SB), Y2, Y3
+	VMOVUPS      consts<>+672(SB), Y3
 	VFMADD213PS  consts<>+640(SB), Y2, Y3
 	VFMADD213PS  consts<>+608(SB), Y2, Y3
 	VFMADD213PS  consts<>+576(SB), Y2, Y3
 	VFMADD213PS  consts<>+544(SB), Y2, Y3
 	VMULPS       Y1, Y2, Y2
 	VFMADD213PS  Y1, Y2, Y3
-	VADDPS       Y1, Y1, Y2
-	VMOVUPS      consts<>+0(SB), Y5
+	VMINPS       consts<>+480(SB), Y1, Y2
+	VMOVUPS      consts<>+704(SB), Y5
 	VFMADD213PS  consts<>+96(SB), Y2, Y5
 	VSUBPS       consts<>+96(SB), Y5, Y4
 	VMOVAPS      Y2, Y2
-	VFNMADD231PS consts<>+32(SB), Y4, Y2
-	VFNMADD231PS consts<>+64(SB), Y4, Y2
-	VMOVUPS      consts<>+320(SB), Y4
-	VFMADD213PS  consts<>+288(SB), Y2, Y4
-	VFMADD213PS  consts<>+256(SB), Y2, Y4
-	VFMADD213PS  consts<>+224(SB), Y2, Y4
-	VFMADD213PS  consts<>+192(SB), Y2, Y4
-	VFMADD213PS  consts<>+160(SB), Y2, Y4
+	VFNMADD231PS consts<>+736(SB), Y4, Y2
+	VMOVUPS      consts<>+896(SB), Y4
+	VFMADD213PS  consts<>+864(SB), Y2, Y4
+	VFMADD213PS  consts<>+832(SB), Y2, Y4
+	VFMADD213PS  consts<>+800(SB), Y2, Y4
+	VFMADD213PS  consts<>+768(SB), Y2, Y4
 	VFMADD213PS  consts<>+160(SB), Y2, Y4
 	VPSLLD       $0x17, Y5, Y5
 	VPADDD       Y5, Y4, Y4
@@ -520,14 +555,12 @@ tanhtail:
 	VMOVUPS      consts<>+512(SB), Y2
 	VDIVPS       Y4, Y2, Y2
 	VMOVUPS      consts<>+160(SB), Y4
-	VSUBPS       Y2, Y4, Y4
-	VCMPPS       $0x11, consts<>+448(SB), Y1, Y2
-	VBLENDVPS    Y2, Y3, Y4, Y4
-	VCMPPS       $0x1d, consts<>+480(SB), Y1, Y2
-	VBLENDVPS    Y2, consts<>+160(SB), Y4, Y4
+	VSUBPS       Y2, Y4, Y2
+	VCMPPS       $0x19, consts<>+448(SB), Y1, Y4
+	VBLENDVPS    Y4, Y3, Y2, Y2
 	VXORPS       Y1, Y0, Y1
-	VORPS        Y1, Y4, Y4
-	VMOVUPS      Y4, (BX)
+	VORPS        Y1, Y2, Y2
+	VMOVUPS      Y2, (BX)
 
 tanhdone:
 	VZEROUPPER
@@ -541,27 +574,24 @@ tanhscalarLoop:
 	VMOVSS       (CX), X0
 	VANDPS       consts<>+416(SB), Y0, Y1
 	VMULPS       Y1, Y1, Y2
-	VMOVUPS      consts<>+704(SB), Y3
-	VFMADD213PS  consts<>+672(SB), Y2, Y3
+	VMOVUPS      consts<>+672(SB), Y3
 	VFMADD213PS  consts<>+640(SB), Y2, Y3
 	VFMADD213PS  consts<>+608(SB), Y2, Y3
 	VFMADD213PS  consts<>+576(SB), Y2, Y3
 	VFMADD213PS  consts<>+544(SB), Y2, Y3
 	VMULPS       Y1, Y2, Y2
 	VFMADD213PS  Y1, Y2, Y3
-	VADDPS       Y1, Y1, Y2
-	VMOVUPS      consts<>+0(SB), Y5
+	VMINPS       consts<>+480(SB), Y1, Y2
+	VMOVUPS      consts<>+704(SB), Y5
 	VFMADD213PS  consts<>+96(SB), Y2, Y5
 	VSUBPS       consts<>+96(SB), Y5, Y4
 	VMOVAPS      Y2, Y2
-	VFNMADD231PS consts<>+32(SB), Y4, Y2
-	VFNMADD231PS consts<>+64(SB), Y4, Y2
-	VMOVUPS      consts<>+320(SB), Y4
-	VFMADD213PS  consts<>+288(SB), Y2, Y4
-	VFMADD213PS  consts<>+256(SB), Y2, Y4
-	VFMADD213PS  consts<>+224(SB), Y2, Y4
-	VFMADD213PS  consts<>+192(SB), Y2, Y4
-	VFMADD213PS  consts<>+160(SB), Y2, Y4
+	VFNMADD231PS consts<>+736(SB), Y4, Y2
+	VMOVUPS      consts<>+896(SB), Y4
+	VFMADD213PS  consts<>+864(SB), Y2, Y4
+	VFMADD213PS  consts<>+832(SB), Y2, Y4
+	VFMADD213PS  consts<>+800(SB), Y2, Y4
+	VFMADD213PS  consts<>+768(SB), Y2, Y4
 	VFMADD213PS  consts<>+160(SB), Y2, Y4
 	VPSLLD       $0x17, Y5, Y5
 	VPADDD       Y5, Y4, Y4
@@ -569,14 +599,12 @@ tanhscalarLoop:
 	VMOVUPS      consts<>+512(SB), Y2
 	VDIVPS       Y4, Y2, Y2
 	VMOVUPS      consts<>+160(SB), Y4
-	VSUBPS       Y2, Y4, Y4
-	VCMPPS       $0x11, consts<>+448(SB), Y1, Y2
-	VBLENDVPS    Y2, Y3, Y4, Y4
-	VCMPPS       $0x1d, consts<>+480(SB), Y1, Y2
-	VBLENDVPS    Y2, consts<>+160(SB), Y4, Y4
+	VSUBPS       Y2, Y4, Y2
+	VCMPPS       $0x19, consts<>+448(SB), Y1, Y4
+	VBLENDVPS    Y4, Y3, Y2, Y2
 	VXORPS       Y1, Y0, Y1
-	VORPS        Y1, Y4, Y4
-	VMOVSS       X4, (AX)
+	VORPS        Y1, Y2, Y2
+	VMOVSS       X2, (AX)
 	ADDQ         $0x00000004, CX
 	ADDQ         $0x00000004, AX
 	DECQ         DX
@@ -706,29 +734,24 @@ TEXT ·tanhAVX512(SB), NOSPLIT, $0-48
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+24(FP), CX
 	MOVQ         x_len+32(FP), DX
-	VBROADCASTSS consts<>+0(SB), Z0
-	VBROADCASTSS consts<>+32(SB), Z1
-	VBROADCASTSS consts<>+64(SB), Z2
+	VBROADCASTSS consts<>+416(SB), Z0
+	VBROADCASTSS consts<>+448(SB), Z1
+	VBROADCASTSS consts<>+480(SB), Z2
 	VBROADCASTSS consts<>+160(SB), Z3
-	VBROADCASTSS consts<>+160(SB), Z4
-	VBROADCASTSS consts<>+192(SB), Z5
-	VBROADCASTSS consts<>+224(SB), Z6
-	VBROADCASTSS consts<>+256(SB), Z7
-	VBROADCASTSS consts<>+288(SB), Z8
-	VBROADCASTSS consts<>+320(SB), Z9
-	VBROADCASTSS consts<>+352(SB), Z10
-	VBROADCASTSS consts<>+384(SB), Z10
-	VBROADCASTSS consts<>+416(SB), Z10
-	VBROADCASTSS consts<>+448(SB), Z11
-	VBROADCASTSS consts<>+480(SB), Z12
-	VBROADCASTSS consts<>+160(SB), Z13
-	VBROADCASTSS consts<>+512(SB), Z14
-	VBROADCASTSS consts<>+544(SB), Z15
-	VBROADCASTSS consts<>+576(SB), Z16
-	VBROADCASTSS consts<>+608(SB), Z17
-	VBROADCASTSS consts<>+640(SB), Z18
-	VBROADCASTSS consts<>+672(SB), Z19
-	VBROADCASTSS consts<>+704(SB), Z20
+	VBROADCASTSS consts<>+512(SB), Z4
+	VBROADCASTSS consts<>+544(SB), Z5
+	VBROADCASTSS consts<>+576(SB), Z6
+	VBROADCASTSS consts<>+608(SB), Z7
+	VBROADCASTSS consts<>+640(SB), Z8
+	VBROADCASTSS consts<>+672(SB), Z9
+	VBROADCASTSS consts<>+704(SB), Z10
+	VBROADCASTSS consts<>+736(SB), Z11
+	VBROADCASTSS consts<>+160(SB), Z12
+	VBROADCASTSS consts<>+768(SB), Z13
+	VBROADCASTSS consts<>+800(SB), Z14
+	VBROADCASTSS consts<>+832(SB), Z15
+	VBROADCASTSS consts<>+864(SB), Z16
+	VBROADCASTSS consts<>+896(SB), Z17
 	XORQ         BX, BX
 	MOVQ         DX, SI
 	ANDQ         $-32, SI
@@ -736,76 +759,64 @@ TEXT ·tanhAVX512(SB), NOSPLIT, $0-48
 tanhpair:
 	CMPQ         BX, SI
 	JAE          tanhsingle
-	VMOVUPS      (CX)(BX*4), Z21
-	VMOVUPS      64(CX)(BX*4), Z22
-	VANDPS       Z10, Z21, Z23
-	VMULPS       Z23, Z23, Z24
-	VMOVAPS      Z20, Z25
-	VFMADD213PS  Z19, Z24, Z25
-	VFMADD213PS  Z18, Z24, Z25
-	VFMADD213PS  Z17, Z24, Z25
-	VFMADD213PS  Z16, Z24, Z25
-	VFMADD213PS  Z15, Z24, Z25
-	VMULPS       Z23, Z24, Z24
-	VFMADD213PS  Z23, Z24, Z25
-	VADDPS       Z23, Z23, Z24
-	VMULPS       Z0, Z24, Z26
-	VRNDSCALEPS  $0x08, Z26, Z26
-	VMOVAPS      Z24, Z24
-	VFNMADD231PS Z1, Z26, Z24
-	VFNMADD231PS Z2, Z26, Z24
-	VMOVAPS      Z9, Z27
-	VFMADD213PS  Z8, Z24, Z27
-	VFMADD213PS  Z7, Z24, Z27
-	VFMADD213PS  Z6, Z24, Z27
-	VFMADD213PS  Z5, Z24, Z27
-	VFMADD213PS  Z4, Z24, Z27
-	VFMADD213PS  Z3, Z24, Z27
-	VSCALEFPS    Z26, Z27, Z27
-	VADDPS       Z13, Z27, Z27
-	VDIVPS       Z27, Z14, Z24
-	VSUBPS       Z24, Z13, Z24
-	VCMPPS       $0x11, Z11, Z23, K1
-	VMOVAPS      Z25, K1, Z24
-	VCMPPS       $0x1d, Z12, Z23, K1
-	VMOVAPS      Z13, K1, Z24
-	VXORPS       Z23, Z21, Z23
-	VORPS        Z23, Z24, Z24
-	VANDPS       Z10, Z22, Z21
-	VMULPS       Z21, Z21, Z23
-	VMOVAPS      Z20, Z25
-	VFMADD213PS  Z19, Z23, Z25
-	VFMADD213PS  Z18, Z23, Z25
-	VFMADD213PS  Z17, Z23, Z25
-	VFMADD213PS  Z16, Z23, Z25
-	VFMADD213PS  Z15, Z23, Z25
-	VMULPS       Z21, Z23, Z23
-	VFMADD213PS  Z21, Z23, Z25
-	VADDPS       Z21, Z21, Z23
-	VMULPS       Z0, Z23, Z26
-	VRNDSCALEPS  $0x08, Z26, Z26
-	VMOVAPS      Z23, Z23
-	VFNMADD231PS Z1, Z26, Z23
-	VFNMADD231PS Z2, Z26, Z23
-	VMOVAPS      Z9, Z27
-	VFMADD213PS  Z8, Z23, Z27
-	VFMADD213PS  Z7, Z23, Z27
-	VFMADD213PS  Z6, Z23, Z27
-	VFMADD213PS  Z5, Z23, Z27
-	VFMADD213PS  Z4, Z23, Z27
-	VFMADD213PS  Z3, Z23, Z27
-	VSCALEFPS    Z26, Z27, Z27
-	VADDPS       Z13, Z27, Z27
-	VDIVPS       Z27, Z14, Z23
-	VSUBPS       Z23, Z13, Z23
-	VCMPPS       $0x11, Z11, Z21, K1
-	VMOVAPS      Z25, K1, Z23
-	VCMPPS       $0x1d, Z12, Z21, K1
-	VMOVAPS      Z13, K1, Z23
-	VXORPS       Z21, Z22, Z21
-	VORPS        Z21, Z23, Z23
-	VMOVUPS      Z24, (AX)(BX*4)
-	VMOVUPS      Z23, 64(AX)(BX*4)
+	VMOVUPS      (CX)(BX*4), Z18
+	VMOVUPS      64(CX)(BX*4), Z19
+	VANDPS       Z0, Z18, Z20
+	VMULPS       Z20, Z20, Z21
+	VMOVAPS      Z9, Z22
+	VFMADD213PS  Z8, Z21, Z22
+	VFMADD213PS  Z7, Z21, Z22
+	VFMADD213PS  Z6, Z21, Z22
+	VFMADD213PS  Z5, Z21, Z22
+	VMULPS       Z20, Z21, Z21
+	VFMADD213PS  Z20, Z21, Z22
+	VMINPS       Z2, Z20, Z21
+	VMULPS       Z10, Z21, Z23
+	VRNDSCALEPS  $0x08, Z23, Z23
+	VMOVAPS      Z21, Z21
+	VFNMADD231PS Z11, Z23, Z21
+	VMOVAPS      Z17, Z24
+	VFMADD213PS  Z16, Z21, Z24
+	VFMADD213PS  Z15, Z21, Z24
+	VFMADD213PS  Z14, Z21, Z24
+	VFMADD213PS  Z13, Z21, Z24
+	VFMADD213PS  Z12, Z21, Z24
+	VSCALEFPS    Z23, Z24, Z24
+	VADDPS       Z3, Z24, Z24
+	VDIVPS       Z24, Z4, Z21
+	VSUBPS       Z21, Z3, Z21
+	VCMPPS       $0x19, Z1, Z20, K1
+	VMOVAPS      Z22, K1, Z21
+	VPTERNLOGD   $0xf6, Z20, Z18, Z21
+	VANDPS       Z0, Z19, Z18
+	VMULPS       Z18, Z18, Z20
+	VMOVAPS      Z9, Z22
+	VFMADD213PS  Z8, Z20, Z22
+	VFMADD213PS  Z7, Z20, Z22
+	VFMADD213PS  Z6, Z20, Z22
+	VFMADD213PS  Z5, Z20, Z22
+	VMULPS       Z18, Z20, Z20
+	VFMADD213PS  Z18, Z20, Z22
+	VMINPS       Z2, Z18, Z20
+	VMULPS       Z10, Z20, Z23
+	VRNDSCALEPS  $0x08, Z23, Z23
+	VMOVAPS      Z20, Z20
+	VFNMADD231PS Z11, Z23, Z20
+	VMOVAPS      Z17, Z24
+	VFMADD213PS  Z16, Z20, Z24
+	VFMADD213PS  Z15, Z20, Z24
+	VFMADD213PS  Z14, Z20, Z24
+	VFMADD213PS  Z13, Z20, Z24
+	VFMADD213PS  Z12, Z20, Z24
+	VSCALEFPS    Z23, Z24, Z24
+	VADDPS       Z3, Z24, Z24
+	VDIVPS       Z24, Z4, Z20
+	VSUBPS       Z20, Z3, Z20
+	VCMPPS       $0x19, Z1, Z18, K1
+	VMOVAPS      Z22, K1, Z20
+	VPTERNLOGD   $0xf6, Z18, Z19, Z20
+	VMOVUPS      Z21, (AX)(BX*4)
+	VMOVUPS      Z20, 64(AX)(BX*4)
 	ADDQ         $0x00000020, BX
 	JMP          tanhpair
 
@@ -814,41 +825,35 @@ tanhsingle:
 	ANDQ         $-16, SI
 	CMPQ         BX, SI
 	JAE          tanhtail
-	VMOVUPS      (CX)(BX*4), Z21
-	VANDPS       Z10, Z21, Z22
-	VMULPS       Z22, Z22, Z23
-	VMOVAPS      Z20, Z24
-	VFMADD213PS  Z19, Z23, Z24
-	VFMADD213PS  Z18, Z23, Z24
-	VFMADD213PS  Z17, Z23, Z24
-	VFMADD213PS  Z16, Z23, Z24
-	VFMADD213PS  Z15, Z23, Z24
-	VMULPS       Z22, Z23, Z23
-	VFMADD213PS  Z22, Z23, Z24
-	VADDPS       Z22, Z22, Z23
-	VMULPS       Z0, Z23, Z25
-	VRNDSCALEPS  $0x08, Z25, Z25
-	VMOVAPS      Z23, Z23
-	VFNMADD231PS Z1, Z25, Z23
-	VFNMADD231PS Z2, Z25, Z23
-	VMOVAPS      Z9, Z26
-	VFMADD213PS  Z8, Z23, Z26
-	VFMADD213PS  Z7, Z23, Z26
-	VFMADD213PS  Z6, Z23, Z26
-	VFMADD213PS  Z5, Z23, Z26
-	VFMADD213PS  Z4, Z23, Z26
-	VFMADD213PS  Z3, Z23, Z26
-	VSCALEFPS    Z25, Z26, Z26
-	VADDPS       Z13, Z26, Z26
-	VDIVPS       Z26, Z14, Z23
-	VSUBPS       Z23, Z13, Z23
-	VCMPPS       $0x11, Z11, Z22, K1
-	VMOVAPS      Z24, K1, Z23
-	VCMPPS       $0x1d, Z12, Z22, K1
-	VMOVAPS      Z13, K1, Z23
-	VXORPS       Z22, Z21, Z22
-	VORPS        Z22, Z23, Z23
-	VMOVUPS      Z23, (AX)(BX*4)
+	VMOVUPS      (CX)(BX*4), Z18
+	VANDPS       Z0, Z18, Z19
+	VMULPS       Z19, Z19, Z20
+	VMOVAPS      Z9, Z21
+	VFMADD213PS  Z8, Z20, Z21
+	VFMADD213PS  Z7, Z20, Z21
+	VFMADD213PS  Z6, Z20, Z21
+	VFMADD213PS  Z5, Z20, Z21
+	VMULPS       Z19, Z20, Z20
+	VFMADD213PS  Z19, Z20, Z21
+	VMINPS       Z2, Z19, Z20
+	VMULPS       Z10, Z20, Z22
+	VRNDSCALEPS  $0x08, Z22, Z22
+	VMOVAPS      Z20, Z20
+	VFNMADD231PS Z11, Z22, Z20
+	VMOVAPS      Z17, Z23
+	VFMADD213PS  Z16, Z20, Z23
+	VFMADD213PS  Z15, Z20, Z23
+	VFMADD213PS  Z14, Z20, Z23
+	VFMADD213PS  Z13, Z20, Z23
+	VFMADD213PS  Z12, Z20, Z23
+	VSCALEFPS    Z22, Z23, Z23
+	VADDPS       Z3, Z23, Z23
+	VDIVPS       Z23, Z4, Z20
+	VSUBPS       Z20, Z3, Z20
+	VCMPPS       $0x19, Z1, Z19, K1
+	VMOVAPS      Z21, K1, Z20
+	VPTERNLOGD   $0xf6, Z19, Z18, Z20
+	VMOVUPS      Z20, (AX)(BX*4)
 	ADDQ         $0x00000010, BX
 
 tanhtail:
@@ -857,41 +862,35 @@ tanhtail:
 	MOVL         $0x0000ffff, SI
 	BZHIL        DX, SI, SI
 	KMOVW        SI, K1
-	VMOVUPS.Z    (CX)(BX*4), K1, Z21
-	VANDPS       Z10, Z21, Z10
-	VMULPS       Z10, Z10, Z22
-	VMOVAPS      Z20, Z20
-	VFMADD213PS  Z19, Z22, Z20
-	VFMADD213PS  Z18, Z22, Z20
-	VFMADD213PS  Z17, Z22, Z20
-	VFMADD213PS  Z16, Z22, Z20
-	VFMADD213PS  Z15, Z22, Z20
-	VMULPS       Z10, Z22, Z22
-	VFMADD213PS  Z10, Z22, Z20
-	VADDPS       Z10, Z10, Z15
-	VMULPS       Z0, Z15, Z0
-	VRNDSCALEPS  $0x08, Z0, Z0
-	VMOVAPS      Z15, Z15
-	VFNMADD231PS Z1, Z0, Z15
-	VFNMADD231PS Z2, Z0, Z15
-	VMOVAPS      Z9, Z1
-	VFMADD213PS  Z8, Z15, Z1
-	VFMADD213PS  Z7, Z15, Z1
-	VFMADD213PS  Z6, Z15, Z1
-	VFMADD213PS  Z5, Z15, Z1
-	VFMADD213PS  Z4, Z15, Z1
-	VFMADD213PS  Z3, Z15, Z1
-	VSCALEFPS    Z0, Z1, Z1
-	VADDPS       Z13, Z1, Z1
-	VDIVPS       Z1, Z14, Z0
-	VSUBPS       Z0, Z13, Z0
-	VCMPPS       $0x11, Z11, Z10, K2
-	VMOVAPS      Z20, K2, Z0
-	VCMPPS       $0x1d, Z12, Z10, K2
-	VMOVAPS      Z13, K2, Z0
-	VXORPS       Z10, Z21, Z10
-	VORPS        Z10, Z0, Z0
-	VMOVUPS      Z0, K1, (AX)(BX*4)
+	VMOVUPS.Z    (CX)(BX*4), K1, Z18
+	VANDPS       Z0, Z18, Z0
+	VMULPS       Z0, Z0, Z19
+	VMOVAPS      Z9, Z9
+	VFMADD213PS  Z8, Z19, Z9
+	VFMADD213PS  Z7, Z19, Z9
+	VFMADD213PS  Z6, Z19, Z9
+	VFMADD213PS  Z5, Z19, Z9
+	VMULPS       Z0, Z19, Z19
+	VFMADD213PS  Z0, Z19, Z9
+	VMINPS       Z2, Z0, Z2
+	VMULPS       Z10, Z2, Z5
+	VRNDSCALEPS  $0x08, Z5, Z5
+	VMOVAPS      Z2, Z2
+	VFNMADD231PS Z11, Z5, Z2
+	VMOVAPS      Z17, Z6
+	VFMADD213PS  Z16, Z2, Z6
+	VFMADD213PS  Z15, Z2, Z6
+	VFMADD213PS  Z14, Z2, Z6
+	VFMADD213PS  Z13, Z2, Z6
+	VFMADD213PS  Z12, Z2, Z6
+	VSCALEFPS    Z5, Z6, Z6
+	VADDPS       Z3, Z6, Z6
+	VDIVPS       Z6, Z4, Z2
+	VSUBPS       Z2, Z3, Z2
+	VCMPPS       $0x19, Z1, Z0, K2
+	VMOVAPS      Z9, K2, Z2
+	VPTERNLOGD   $0xf6, Z0, Z18, Z2
+	VMOVUPS      Z2, K1, (AX)(BX*4)
 
 tanhdone:
 	VZEROUPPER

@@ -14,6 +14,9 @@ const (
 	// so n·Ln2Hi is exact for |n| < 2¹⁵ and x − n·Ln2Hi is exact.
 	Ln2Hi float32 = 0x1.63p-01
 	Ln2Lo float32 = -0x1.bd0106p-13
+	// Ln2 is ln2 rounded to float32: Tanh's reduction uses it alone, since
+	// the error of its e²ᵃ is damped by 2e²ᵃ/(e⁴ᵃ−1) ≤ 0.62.
+	Ln2 float32 = 0x1.62e43p-01
 
 	// ExpLo is the smallest float32 x with eˣ ≥ 2⁻¹²⁶: Exp(x) = +0 for x < ExpLo.
 	ExpLo float32 = -0x1.5d589ep+06 // -87.33654, 0xc2aeac4f

@@ -1,0 +1,48 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+// expLoop and tanhLoop are the plain Go loops a user would write.
+func expLoop(dst, x []float32) {
+	for i, v := range x {
+		dst[i] = float32(math.Exp(float64(v)))
+	}
+}
+
+func tanhLoop(dst, x []float32) {
+	for i, v := range x {
+		dst[i] = float32(math.Tanh(float64(v)))
+	}
+}
+
+// benchElementwise benchmarks kernel beside loop at every vector size, on
+// inputs spread over [−span/2, span/2).
+func benchElementwise(b *testing.B, span float32, kernel, loop func(dst, x []float32)) {
+	for _, n := range vecSizes {
+		x, dst := ramp(n), make([]float32, n)
+		for i := range x {
+			x[i] *= span
+		}
+		b.Run(fmt.Sprint("n=", n), func(b *testing.B) {
+			b.Run("goloop", func(b *testing.B) {
+				b.SetBytes(int64(8 * n))
+				for b.Loop() {
+					loop(dst, x)
+				}
+			})
+			benchISAs(b, func(b *testing.B) {
+				b.SetBytes(int64(8 * n))
+				for b.Loop() {
+					kernel(dst, x)
+				}
+			})
+		})
+	}
+}
+
+func BenchmarkExp(b *testing.B)  { benchElementwise(b, 20, Exp, expLoop) }
+func BenchmarkTanh(b *testing.B) { benchElementwise(b, 8, Tanh, tanhLoop) }
