@@ -25,6 +25,7 @@ func init() {
 // whole vectors.
 type neonMath struct {
 	f    *neonFile
+	kind int
 	lane map[string]neonLane
 	full map[string]Reg
 }
@@ -46,25 +47,28 @@ const (
 
 // newNEONMath materialises the constants for kind.
 func newNEONMath(f *neonFile, kind int) *neonMath {
-	withTanh := kind == neonTanh
 	m := &neonMath{f: f, lane: map[string]neonLane{}, full: map[string]Reg{}}
 	type kv struct {
 		name string
 		v    float32
 	}
-	lanes := []kv{{"log2e", coef.Log2e}, {"ln2hi", coef.Ln2Hi}, {"ln2lo", coef.Ln2Lo},
-		{"e1", coef.Exp1}, {"e2", coef.Exp2}, {"e3", coef.Exp3}, {"e4", coef.Exp4}, {"e5", coef.Exp5}, {"e6", coef.Exp6}}
-	full := []kv{{"shifter", coef.Shifter}, {"one", 1}}
-	if withTanh {
-		lanes = append(lanes, kv{"t1", coef.Tanh1}, kv{"t2", coef.Tanh2}, kv{"t3", coef.Tanh3},
-			kv{"t4", coef.Tanh4}, kv{"t5", coef.Tanh5}, kv{"t6", coef.Tanh6})
-		full = append(full, kv{"two", 2}, kv{"small", coef.TanhSmall}, kv{"sat", coef.TanhSat})
+	var lanes, full []kv
+	if kind == neonTanh {
+		// tanh's e²ᵃ: 2a reduced by ln2 alone, its degree-5 polynomial in
+		// r/2 (the products by powers of two are exact, as in fallback).
+		lanes = []kv{{"t1", coef.Tanh1}, {"t2", coef.Tanh2}, {"t3", coef.Tanh3}, {"t4", coef.Tanh4}, {"t5", coef.Tanh5},
+			{"log2e", 2 * coef.Log2e}, {"ln2hi", coef.Ln2 / 2},
+			{"e1", 2 * coef.TExp1}, {"e2", 4 * coef.TExp2}, {"e3", 8 * coef.TExp3}, {"e4", 16 * coef.TExp4}, {"e5", 32 * coef.TExp5}}
+		full = []kv{{"shifter", coef.Shifter}, {"one", 1}, {"two", 2}, {"small", coef.TanhSmall}, {"sat", coef.TanhSat}}
 	} else {
-		full = append(full, kv{"lo", coef.ExpLo})
+		lanes = []kv{{"log2e", coef.Log2e}, {"ln2hi", coef.Ln2Hi}, {"ln2lo", coef.Ln2Lo},
+			{"e1", coef.Exp1}, {"e2", coef.Exp2}, {"e3", coef.Exp3}, {"e4", coef.Exp4}, {"e5", coef.Exp5}, {"e6", coef.Exp6}}
+		full = []kv{{"shifter", coef.Shifter}, {"one", 1}, {"lo", coef.ExpLo}}
+		if kind == neonExp {
+			full = append(full, kv{"hi", coef.ExpHi}, kv{"inf", float32(math.Inf(1))})
+		}
 	}
-	if kind == neonExp {
-		full = append(full, kv{"hi", coef.ExpHi}, kv{"inf", float32(math.Inf(1))})
-	}
+	m.kind = kind
 	r := Reg(neonConstBase)
 	for i, c := range lanes {
 		ref := neonLane{r + Reg(i/4), uint(i % 4)}
@@ -124,24 +128,31 @@ func (m *neonMath) horner(z, a, b []Reg, c []string) []Reg {
 }
 
 // expCore emits e^x for every x_j in [ExpLo, ExpHi) (other lanes get
-// garbage), as fallback's expCore. tmp[j] needs 5 registers; the result is
-// in one of tmp[j][1:], t = tmp[j][0] keeps n's exponent bits until the end.
+// garbage), as fallback's expCore: n = round(x·log₂e) by the shifter,
+// r = x − n·Ln2Hi − n·Ln2Lo, the degree-6 polynomial, 2ⁿ through the exponent
+// bits. For a neonTanh it is fallback's exp2a instead: x·2log₂e, r = x − n·ln2/2
+// and the degree-5 polynomial (its constants pre-scaled). tmp[j] needs 4
+// registers; the result is in one of tmp[j][1:].
 func (m *neonMath) expCore(x []Reg, tmp [][]Reg) []Reg {
 	f, k := m.f, len(x)
-	t, n, r, a, b := neonCol(tmp, 0), neonCol(tmp, 1), neonCol(tmp, 2), neonCol(tmp, 3), neonCol(tmp, 4)
+	t, n, r, a := neonCol(tmp, 0), neonCol(tmp, 1), neonCol(tmp, 2), neonCol(tmp, 3)
 	sh := m.full["shifter"]
-	l2e, hi, lo := m.lane["log2e"], m.lane["ln2hi"], m.lane["ln2lo"]
+	l2e, hi := m.lane["log2e"], m.lane["ln2hi"]
 	neonEach(k, func(j int) { m.mov(t[j], sh) })
 	neonEach(k, func(j int) { f.w(FMLAE(t[j], x[j], l2e.r, l2e.i)) }) // t = x·log₂e + shifter
 	neonEach(k, func(j int) { f.w(FSUB(n[j], t[j], sh)) })            // n = round(x·log₂e)
 	neonEach(k, func(j int) { m.mov(r[j], x[j]) })
 	neonEach(k, func(j int) { f.w(FMLSE(r[j], n[j], hi.r, hi.i)) }) // r = x − n·Ln2Hi, exact
-	neonEach(k, func(j int) { f.w(FMLSE(r[j], n[j], lo.r, lo.i)) }) // r −= n·Ln2Lo
-	// The last coefficient pair reuses n's register.
-	p := m.horner(r, a, n, []string{"one", "e1", "e2", "e3", "e4", "e5", "e6"})
+	poly := []string{"one", "e1", "e2", "e3", "e4", "e5"}
+	if m.kind != neonTanh {
+		lo := m.lane["ln2lo"]
+		neonEach(k, func(j int) { f.w(FMLSE(r[j], n[j], lo.r, lo.i)) }) // r −= n·Ln2Lo
+		poly = append(poly, "e6")
+	}
+	// The polynomial alternates between a and n's register.
+	p := m.horner(r, a, n, poly)
 	neonEach(k, func(j int) { f.w(SHL(t[j], t[j], 23)) })
 	neonEach(k, func(j int) { f.w(ADD(p[j], p[j], t[j])) }) // p·2ⁿ through the exponent bits
-	_ = b
 	return p
 }
 
@@ -157,7 +168,7 @@ func neonCol(tmp [][]Reg, i int) []Reg {
 // exp emits e^x_j; with specials (a neonExp), x < ExpLo gives +0, x ≥ ExpHi
 // +Inf and NaN stays NaN (fallback.Exp); without, the caller guarantees every
 // x_j is below ExpHi and not NaN, and only the flush to +0 below ExpLo is
-// applied. tmp[j] needs 5 registers.
+// applied. tmp[j] needs 4 registers.
 func (m *neonMath) exp(x []Reg, tmp [][]Reg, specials bool) []Reg {
 	f, k := m.f, len(x)
 	p := m.expCore(x, tmp)
@@ -175,41 +186,36 @@ func (m *neonMath) exp(x []Reg, tmp [][]Reg, specials bool) []Reg {
 }
 
 // tanh emits tanh(x_j) as fallback.Tanh: with a = |x|, a + a·u·P(u), u = a²,
-// for a < TanhSmall; 1 − 2/(e²ᵃ+1) for a < TanhSat; 1 beyond; the sign of x
-// put back; NaN gives x. tmp[j] needs 7 registers.
+// for a < TanhSmall (and NaN, which stays NaN through it); else
+// 1 − 2/(e²ᵃ+1) with a clamped to TanhSat, where it is exactly 1; then the
+// sign of x put back. tmp[j] needs 6 registers.
 func (m *neonMath) tanh(x []Reg, tmp [][]Reg) []Reg {
 	f, k := m.f, len(x)
 	a, u, y := neonCol(tmp, 0), neonCol(tmp, 1), neonCol(tmp, 2)
 	neonEach(k, func(j int) { f.w(FABS(a[j], x[j])) })
 	neonEach(k, func(j int) { f.w(FMUL(u[j], a[j], a[j])) })
-	p := m.horner(u, neonCol(tmp, 3), neonCol(tmp, 4), []string{"t1", "t2", "t3", "t4", "t5", "t6"})
+	p := m.horner(u, neonCol(tmp, 3), neonCol(tmp, 4), []string{"t1", "t2", "t3", "t4", "t5"})
 	neonEach(k, func(j int) { f.w(FMUL(u[j], a[j], u[j])) }) // a·u
 	neonEach(k, func(j int) { m.mov(y[j], a[j]) })
 	neonEach(k, func(j int) { f.fmla(y[j], u[j], p[j]) }) // y = a + (a·u)·P
-	// 1 − 2/(e²ᵃ + 1): the exp core on 2a, in registers 1 and 3–6.
-	d := u
-	neonEach(k, func(j int) { f.w(FADD(d[j], a[j], a[j])) })
+	// 1 − 2/(e²ᵃ + 1) on min(a, TanhSat), in registers 1 and 3–5.
+	c := u
+	one, two := m.full["one"], m.full["two"]
+	neonEach(k, func(j int) { f.w(FMIN(c[j], a[j], m.full["sat"])) })
 	etmp := make([][]Reg, k)
 	for j := range etmp {
-		etmp[j] = []Reg{tmp[j][3], tmp[j][4], tmp[j][5], tmp[j][6], tmp[j][1]}
+		etmp[j] = []Reg{tmp[j][3], tmp[j][4], tmp[j][5], tmp[j][1]}
 	}
-	e := m.expCore(d, etmp)
-	one, two := m.full["one"], m.full["two"]
+	e := m.expCore(c, etmp)
 	neonEach(k, func(j int) { f.w(FADD(e[j], e[j], one)) })
 	neonEach(k, func(j int) { f.w(FDIV(e[j], two, e[j])) })
 	neonEach(k, func(j int) { f.w(FSUB(e[j], one, e[j])) })
+	// expCore's t is free again.
 	mask := neonCol(tmp, 3)
-	if e[0] == mask[0] {
-		mask = neonCol(tmp, 4)
-	}
-	neonEach(k, func(j int) { f.w(FCMGT(mask[j], m.full["small"], a[j])) }) // a < TanhSmall
-	neonEach(k, func(j int) { f.w(BIF(y[j], e[j], mask[j])) })
-	neonEach(k, func(j int) { f.w(FCMGE(mask[j], a[j], m.full["sat"])) })
-	neonEach(k, func(j int) { f.w(BIT(y[j], one, mask[j])) })
+	neonEach(k, func(j int) { f.w(FCMGE(mask[j], a[j], m.full["small"])) }) // false on NaN
+	neonEach(k, func(j int) { f.w(BIT(y[j], e[j], mask[j])) })
 	neonEach(k, func(j int) { f.w(EOR(mask[j], x[j], a[j])) }) // the sign bit of x
 	neonEach(k, func(j int) { f.w(ORR(y[j], y[j], mask[j])) })
-	neonEach(k, func(j int) { f.w(FCMEQ(mask[j], x[j], x[j])) })
-	neonEach(k, func(j int) { f.w(BIF(y[j], x[j], mask[j])) }) // NaN: x itself
 	return y
 }
 

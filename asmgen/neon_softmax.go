@@ -7,13 +7,13 @@ func init() {
 	registerNEON("additive", genAdditiveNEON)
 }
 
-// neonMathTmp returns k sets of the 7 temporaries neonMath needs, from V2 up
+// neonMathTmp returns k sets of the 6 temporaries neonMath needs, from V2 up
 // (V0, V1 hold the inputs).
 func neonMathTmp(k int) [][]Reg {
 	t := make([][]Reg, k)
 	for j := range t {
-		for i := 0; i < 7; i++ {
-			t[j] = append(t[j], Reg(2+7*j+i))
+		for i := 0; i < 6; i++ {
+			t[j] = append(t[j], Reg(2+6*j+i))
 		}
 	}
 	return t

@@ -42,59 +42,59 @@ TEXT ·expNEON(SB), NOSPLIT, $0-48
 expNEON8Loop:
 	VLD1.P 32(R0), [V0.S4, V1.S4]
 	VMOV V26.B16, V2.B16
-	VMOV V26.B16, V9.B16
+	VMOV V26.B16, V8.B16
 	WORD $0x4f971002 // fmla v2.4s, v0.4s, v23.s[0]
-	WORD $0x4f971029 // fmla v9.4s, v1.4s, v23.s[0]
+	WORD $0x4f971028 // fmla v8.4s, v1.4s, v23.s[0]
 	WORD $0x4ebad443 // fsub v3.4s, v2.4s, v26.4s
-	WORD $0x4ebad52a // fsub v10.4s, v9.4s, v26.4s
+	WORD $0x4ebad509 // fsub v9.4s, v8.4s, v26.4s
 	VMOV V0.B16, V4.B16
-	VMOV V1.B16, V11.B16
+	VMOV V1.B16, V10.B16
 	WORD $0x4fb75064 // fmls v4.4s, v3.4s, v23.s[1]
-	WORD $0x4fb7514b // fmls v11.4s, v10.4s, v23.s[1]
+	WORD $0x4fb7512a // fmls v10.4s, v9.4s, v23.s[1]
 	WORD $0x4f975864 // fmls v4.4s, v3.4s, v23.s[2]
-	WORD $0x4f97594b // fmls v11.4s, v10.4s, v23.s[2]
+	WORD $0x4f97592a // fmls v10.4s, v9.4s, v23.s[2]
 	VDUP V24.S[3], V5.S4
-	VDUP V24.S[3], V12.S4
+	VDUP V24.S[3], V11.S4
 	WORD $0x4f991085 // fmla v5.4s, v4.4s, v25.s[0]
-	WORD $0x4f99116c // fmla v12.4s, v11.4s, v25.s[0]
+	WORD $0x4f99114b // fmla v11.4s, v10.4s, v25.s[0]
 	VDUP V24.S[2], V3.S4
-	VDUP V24.S[2], V10.S4
+	VDUP V24.S[2], V9.S4
 	VFMLA V4.S4, V5.S4, V3.S4
-	VFMLA V11.S4, V12.S4, V10.S4
+	VFMLA V10.S4, V11.S4, V9.S4
 	VDUP V24.S[1], V5.S4
-	VDUP V24.S[1], V12.S4
+	VDUP V24.S[1], V11.S4
 	VFMLA V4.S4, V3.S4, V5.S4
-	VFMLA V11.S4, V10.S4, V12.S4
+	VFMLA V10.S4, V9.S4, V11.S4
 	VDUP V24.S[0], V3.S4
-	VDUP V24.S[0], V10.S4
+	VDUP V24.S[0], V9.S4
 	VFMLA V4.S4, V5.S4, V3.S4
-	VFMLA V11.S4, V12.S4, V10.S4
+	VFMLA V10.S4, V11.S4, V9.S4
 	VDUP V23.S[3], V5.S4
-	VDUP V23.S[3], V12.S4
+	VDUP V23.S[3], V11.S4
 	VFMLA V4.S4, V3.S4, V5.S4
-	VFMLA V11.S4, V10.S4, V12.S4
+	VFMLA V10.S4, V9.S4, V11.S4
 	VMOV V27.B16, V3.B16
-	VMOV V27.B16, V10.B16
+	VMOV V27.B16, V9.B16
 	VFMLA V4.S4, V5.S4, V3.S4
-	VFMLA V11.S4, V12.S4, V10.S4
+	VFMLA V10.S4, V11.S4, V9.S4
 	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
 	WORD $0x4ea28463 // add v3.4s, v3.4s, v2.4s
-	WORD $0x4ea9854a // add v10.4s, v10.4s, v9.4s
+	WORD $0x4ea88529 // add v9.4s, v9.4s, v8.4s
 	WORD $0x6e3ce402 // fcmge v2.4s, v0.4s, v28.4s
-	WORD $0x6e3ce429 // fcmge v9.4s, v1.4s, v28.4s
+	WORD $0x6e3ce428 // fcmge v8.4s, v1.4s, v28.4s
 	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
-	WORD $0x4e291d4a // and v10.16b, v10.16b, v9.16b
+	WORD $0x4e281d29 // and v9.16b, v9.16b, v8.16b
 	WORD $0x6e3de402 // fcmge v2.4s, v0.4s, v29.4s
-	WORD $0x6e3de429 // fcmge v9.4s, v1.4s, v29.4s
+	WORD $0x6e3de428 // fcmge v8.4s, v1.4s, v29.4s
 	WORD $0x6ea21fc3 // bit v3.16b, v30.16b, v2.16b
-	WORD $0x6ea91fca // bit v10.16b, v30.16b, v9.16b
+	WORD $0x6ea81fc9 // bit v9.16b, v30.16b, v8.16b
 	WORD $0x4e20e402 // fcmeq v2.4s, v0.4s, v0.4s
-	WORD $0x4e21e429 // fcmeq v9.4s, v1.4s, v1.4s
+	WORD $0x4e21e428 // fcmeq v8.4s, v1.4s, v1.4s
 	WORD $0x6ee21c03 // bif v3.16b, v0.16b, v2.16b
-	WORD $0x6ee91c2a // bif v10.16b, v1.16b, v9.16b
+	WORD $0x6ee81c29 // bif v9.16b, v1.16b, v8.16b
 	VST1.P [V3.S4], 16(R1)
-	VST1.P [V10.S4], 16(R1)
+	VST1.P [V9.S4], 16(R1)
 	SUBS $1, R11, R11
 	BNE expNEON8Loop
 expNEON8Done:
@@ -170,146 +170,122 @@ TEXT ·tanhNEON(SB), NOSPLIT, $0-48
 	MOVD dst_base+0(FP), R1
 	MOVD x_base+24(FP), R0
 	MOVD x_len+32(FP), R2
-	MOVW $0x3fb8aa3b, R27 // log2e = 1.442695
+	MOVW $0xbeaaaa99, R27 // t1 = -0.3333328
 	VMOV R27, V23.S[0]
-	MOVW $0x3f318000, R27 // ln2hi = 0.6933594
+	MOVW $0x3e088393, R27 // t2 = 0.13331442
 	VMOV R27, V23.S[1]
-	MOVW $0xb95e8083, R27 // ln2lo = -0.00021219444
+	MOVW $0xbd5c1e2d, R27 // t3 = -0.053739715
 	VMOV R27, V23.S[2]
-	MOVW $0x3f800000, R27 // e1 = 1
+	MOVW $0x3ca9134e, R27 // t4 = 0.020639088
 	VMOV R27, V23.S[3]
-	MOVW $0x3efffffe, R27 // e2 = 0.49999994
+	MOVW $0xbbbaf0e6, R27 // t5 = -0.005704987
 	VMOV R27, V24.S[0]
-	MOVW $0x3e2aaa0d, R27 // e3 = 0.16666432
+	MOVW $0x4038aa3b, R27 // log2e = 2.88539
 	VMOV R27, V24.S[1]
-	MOVW $0x3d2aac11, R27 // e4 = 0.041668
+	MOVW $0x3eb17218, R27 // ln2hi = 0.3465736
 	VMOV R27, V24.S[2]
-	MOVW $0x3c0933c1, R27 // e5 = 0.0083741555
+	MOVW $0x3ffffffb, R27 // e1 = 1.9999994
 	VMOV R27, V24.S[3]
-	MOVW $0x3ab57398, R27 // e6 = 0.0013843654
+	MOVW $0x3ffffee3, R27 // e2 = 1.999966
 	VMOV R27, V25.S[0]
-	MOVW $0xbeaaaaaa, R27 // t1 = -0.3333333
+	MOVW $0x3faaad35, R27 // e3 = 1.3334109
 	VMOV R27, V25.S[1]
-	MOVW $0x3e088833, R27 // t2 = 0.13333206
+	MOVW $0x3f2b9d2a, R27 // e4 = 0.6703669
 	VMOV R27, V25.S[2]
-	MOVW $0xbd5cf748, R27 // t3 = -0.053946763
+	MOVW $0x3e87d41a, R27 // e5 = 0.26529008
 	VMOV R27, V25.S[3]
-	MOVW $0x3cb1c5ac, R27 // t4 = 0.021700703
-	VMOV R27, V26.S[0]
-	MOVW $0xbc05fa7e, R27 // t5 = -0.008177398
-	VMOV R27, V26.S[1]
-	MOVW $0x3b0c70ef, R27 // t6 = 0.0021429618
-	VMOV R27, V26.S[2]
 	MOVW $0x4b400000, R27 // shifter
-	VDUP R27, V27.S4
+	VDUP R27, V26.S4
 	MOVW $0x3f800000, R27 // one
-	VDUP R27, V28.S4
+	VDUP R27, V27.S4
 	MOVW $0x40000000, R27 // two
-	VDUP R27, V29.S4
+	VDUP R27, V28.S4
 	MOVW $0x3f200000, R27 // small
-	VDUP R27, V30.S4
+	VDUP R27, V29.S4
 	MOVW $0x41102cb4, R27 // sat
-	VDUP R27, V31.S4
+	VDUP R27, V30.S4
 	LSR $3, R2, R11
 	CBZ R11, tanhNEON8Done
 tanhNEON8Loop:
 	VLD1.P 32(R0), [V0.S4, V1.S4]
 	WORD $0x4ea0f802 // fabs v2.4s, v0.4s
-	WORD $0x4ea0f829 // fabs v9.4s, v1.4s
+	WORD $0x4ea0f828 // fabs v8.4s, v1.4s
 	WORD $0x6e22dc43 // fmul v3.4s, v2.4s, v2.4s
-	WORD $0x6e29dd2a // fmul v10.4s, v9.4s, v9.4s
-	VDUP V26.S[1], V5.S4
-	VDUP V26.S[1], V12.S4
-	WORD $0x4f9a1865 // fmla v5.4s, v3.4s, v26.s[2]
-	WORD $0x4f9a194c // fmla v12.4s, v10.4s, v26.s[2]
-	VDUP V26.S[0], V6.S4
-	VDUP V26.S[0], V13.S4
+	WORD $0x6e28dd09 // fmul v9.4s, v8.4s, v8.4s
+	VDUP V23.S[3], V5.S4
+	VDUP V23.S[3], V11.S4
+	WORD $0x4f981065 // fmla v5.4s, v3.4s, v24.s[0]
+	WORD $0x4f98112b // fmla v11.4s, v9.4s, v24.s[0]
+	VDUP V23.S[2], V6.S4
+	VDUP V23.S[2], V12.S4
 	VFMLA V3.S4, V5.S4, V6.S4
-	VFMLA V10.S4, V12.S4, V13.S4
-	VDUP V25.S[3], V5.S4
-	VDUP V25.S[3], V12.S4
+	VFMLA V9.S4, V11.S4, V12.S4
+	VDUP V23.S[1], V5.S4
+	VDUP V23.S[1], V11.S4
 	VFMLA V3.S4, V6.S4, V5.S4
-	VFMLA V10.S4, V13.S4, V12.S4
-	VDUP V25.S[2], V6.S4
-	VDUP V25.S[2], V13.S4
+	VFMLA V9.S4, V12.S4, V11.S4
+	VDUP V23.S[0], V6.S4
+	VDUP V23.S[0], V12.S4
 	VFMLA V3.S4, V5.S4, V6.S4
-	VFMLA V10.S4, V12.S4, V13.S4
-	VDUP V25.S[1], V5.S4
-	VDUP V25.S[1], V12.S4
-	VFMLA V3.S4, V6.S4, V5.S4
-	VFMLA V10.S4, V13.S4, V12.S4
+	VFMLA V9.S4, V11.S4, V12.S4
 	WORD $0x6e23dc43 // fmul v3.4s, v2.4s, v3.4s
-	WORD $0x6e2add2a // fmul v10.4s, v9.4s, v10.4s
+	WORD $0x6e29dd09 // fmul v9.4s, v8.4s, v9.4s
 	VMOV V2.B16, V4.B16
-	VMOV V9.B16, V11.B16
-	VFMLA V5.S4, V3.S4, V4.S4
-	VFMLA V12.S4, V10.S4, V11.S4
-	WORD $0x4e22d443 // fadd v3.4s, v2.4s, v2.4s
-	WORD $0x4e29d52a // fadd v10.4s, v9.4s, v9.4s
-	VMOV V27.B16, V5.B16
-	VMOV V27.B16, V12.B16
-	WORD $0x4f971065 // fmla v5.4s, v3.4s, v23.s[0]
-	WORD $0x4f97114c // fmla v12.4s, v10.4s, v23.s[0]
-	WORD $0x4ebbd4a6 // fsub v6.4s, v5.4s, v27.4s
-	WORD $0x4ebbd58d // fsub v13.4s, v12.4s, v27.4s
+	VMOV V8.B16, V10.B16
+	VFMLA V6.S4, V3.S4, V4.S4
+	VFMLA V12.S4, V9.S4, V10.S4
+	WORD $0x4ebef443 // fmin v3.4s, v2.4s, v30.4s
+	WORD $0x4ebef509 // fmin v9.4s, v8.4s, v30.4s
+	VMOV V26.B16, V5.B16
+	VMOV V26.B16, V11.B16
+	WORD $0x4fb81065 // fmla v5.4s, v3.4s, v24.s[1]
+	WORD $0x4fb8112b // fmla v11.4s, v9.4s, v24.s[1]
+	WORD $0x4ebad4a6 // fsub v6.4s, v5.4s, v26.4s
+	WORD $0x4ebad56c // fsub v12.4s, v11.4s, v26.4s
 	VMOV V3.B16, V7.B16
-	VMOV V10.B16, V14.B16
-	WORD $0x4fb750c7 // fmls v7.4s, v6.4s, v23.s[1]
-	WORD $0x4fb751ae // fmls v14.4s, v13.4s, v23.s[1]
-	WORD $0x4f9758c7 // fmls v7.4s, v6.4s, v23.s[2]
-	WORD $0x4f9759ae // fmls v14.4s, v13.4s, v23.s[2]
-	VDUP V24.S[3], V8.S4
-	VDUP V24.S[3], V15.S4
-	WORD $0x4f9910e8 // fmla v8.4s, v7.4s, v25.s[0]
-	WORD $0x4f9911cf // fmla v15.4s, v14.4s, v25.s[0]
-	VDUP V24.S[2], V6.S4
-	VDUP V24.S[2], V13.S4
-	VFMLA V7.S4, V8.S4, V6.S4
-	VFMLA V14.S4, V15.S4, V13.S4
-	VDUP V24.S[1], V8.S4
-	VDUP V24.S[1], V15.S4
-	VFMLA V7.S4, V6.S4, V8.S4
-	VFMLA V14.S4, V13.S4, V15.S4
-	VDUP V24.S[0], V6.S4
-	VDUP V24.S[0], V13.S4
-	VFMLA V7.S4, V8.S4, V6.S4
-	VFMLA V14.S4, V15.S4, V13.S4
-	VDUP V23.S[3], V8.S4
-	VDUP V23.S[3], V15.S4
-	VFMLA V7.S4, V6.S4, V8.S4
-	VFMLA V14.S4, V13.S4, V15.S4
-	VMOV V28.B16, V6.B16
-	VMOV V28.B16, V13.B16
-	VFMLA V7.S4, V8.S4, V6.S4
-	VFMLA V14.S4, V15.S4, V13.S4
+	VMOV V9.B16, V13.B16
+	WORD $0x4f9858c7 // fmls v7.4s, v6.4s, v24.s[2]
+	WORD $0x4f98598d // fmls v13.4s, v12.4s, v24.s[2]
+	VDUP V25.S[2], V3.S4
+	VDUP V25.S[2], V9.S4
+	WORD $0x4fb918e3 // fmla v3.4s, v7.4s, v25.s[3]
+	WORD $0x4fb919a9 // fmla v9.4s, v13.4s, v25.s[3]
+	VDUP V25.S[1], V6.S4
+	VDUP V25.S[1], V12.S4
+	VFMLA V7.S4, V3.S4, V6.S4
+	VFMLA V13.S4, V9.S4, V12.S4
+	VDUP V25.S[0], V3.S4
+	VDUP V25.S[0], V9.S4
+	VFMLA V7.S4, V6.S4, V3.S4
+	VFMLA V13.S4, V12.S4, V9.S4
+	VDUP V24.S[3], V6.S4
+	VDUP V24.S[3], V12.S4
+	VFMLA V7.S4, V3.S4, V6.S4
+	VFMLA V13.S4, V9.S4, V12.S4
+	VMOV V27.B16, V3.B16
+	VMOV V27.B16, V9.B16
+	VFMLA V7.S4, V6.S4, V3.S4
+	VFMLA V13.S4, V12.S4, V9.S4
 	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x4f37558c // shl v12.4s, v12.4s, #23
-	WORD $0x4ea584c6 // add v6.4s, v6.4s, v5.4s
-	WORD $0x4eac85ad // add v13.4s, v13.4s, v12.4s
-	WORD $0x4e3cd4c6 // fadd v6.4s, v6.4s, v28.4s
-	WORD $0x4e3cd5ad // fadd v13.4s, v13.4s, v28.4s
-	WORD $0x6e26ffa6 // fdiv v6.4s, v29.4s, v6.4s
-	WORD $0x6e2dffad // fdiv v13.4s, v29.4s, v13.4s
-	WORD $0x4ea6d786 // fsub v6.4s, v28.4s, v6.4s
-	WORD $0x4eadd78d // fsub v13.4s, v28.4s, v13.4s
-	WORD $0x6ea2e7c5 // fcmgt v5.4s, v30.4s, v2.4s
-	WORD $0x6ea9e7cc // fcmgt v12.4s, v30.4s, v9.4s
-	WORD $0x6ee51cc4 // bif v4.16b, v6.16b, v5.16b
-	WORD $0x6eec1dab // bif v11.16b, v13.16b, v12.16b
-	WORD $0x6e3fe445 // fcmge v5.4s, v2.4s, v31.4s
-	WORD $0x6e3fe52c // fcmge v12.4s, v9.4s, v31.4s
-	WORD $0x6ea51f84 // bit v4.16b, v28.16b, v5.16b
-	WORD $0x6eac1f8b // bit v11.16b, v28.16b, v12.16b
+	WORD $0x4f37556b // shl v11.4s, v11.4s, #23
+	WORD $0x4ea58463 // add v3.4s, v3.4s, v5.4s
+	WORD $0x4eab8529 // add v9.4s, v9.4s, v11.4s
+	WORD $0x4e3bd463 // fadd v3.4s, v3.4s, v27.4s
+	WORD $0x4e3bd529 // fadd v9.4s, v9.4s, v27.4s
+	WORD $0x6e23ff83 // fdiv v3.4s, v28.4s, v3.4s
+	WORD $0x6e29ff89 // fdiv v9.4s, v28.4s, v9.4s
+	WORD $0x4ea3d763 // fsub v3.4s, v27.4s, v3.4s
+	WORD $0x4ea9d769 // fsub v9.4s, v27.4s, v9.4s
+	WORD $0x6e3de445 // fcmge v5.4s, v2.4s, v29.4s
+	WORD $0x6e3de50b // fcmge v11.4s, v8.4s, v29.4s
+	WORD $0x6ea51c64 // bit v4.16b, v3.16b, v5.16b
+	WORD $0x6eab1d2a // bit v10.16b, v9.16b, v11.16b
 	WORD $0x6e221c05 // eor v5.16b, v0.16b, v2.16b
-	WORD $0x6e291c2c // eor v12.16b, v1.16b, v9.16b
+	WORD $0x6e281c2b // eor v11.16b, v1.16b, v8.16b
 	WORD $0x4ea51c84 // orr v4.16b, v4.16b, v5.16b
-	WORD $0x4eac1d6b // orr v11.16b, v11.16b, v12.16b
-	WORD $0x4e20e405 // fcmeq v5.4s, v0.4s, v0.4s
-	WORD $0x4e21e42c // fcmeq v12.4s, v1.4s, v1.4s
-	WORD $0x6ee51c04 // bif v4.16b, v0.16b, v5.16b
-	WORD $0x6eec1c2b // bif v11.16b, v1.16b, v12.16b
+	WORD $0x4eab1d4a // orr v10.16b, v10.16b, v11.16b
 	VST1.P [V4.S4], 16(R1)
-	VST1.P [V11.S4], 16(R1)
+	VST1.P [V10.S4], 16(R1)
 	SUBS $1, R11, R11
 	BNE tanhNEON8Loop
 tanhNEON8Done:
@@ -318,51 +294,42 @@ tanhNEON8Done:
 	VLD1.P 16(R0), [V0.S4]
 	WORD $0x4ea0f802 // fabs v2.4s, v0.4s
 	WORD $0x6e22dc43 // fmul v3.4s, v2.4s, v2.4s
-	VDUP V26.S[1], V5.S4
-	WORD $0x4f9a1865 // fmla v5.4s, v3.4s, v26.s[2]
-	VDUP V26.S[0], V6.S4
+	VDUP V23.S[3], V5.S4
+	WORD $0x4f981065 // fmla v5.4s, v3.4s, v24.s[0]
+	VDUP V23.S[2], V6.S4
 	VFMLA V3.S4, V5.S4, V6.S4
-	VDUP V25.S[3], V5.S4
+	VDUP V23.S[1], V5.S4
 	VFMLA V3.S4, V6.S4, V5.S4
-	VDUP V25.S[2], V6.S4
+	VDUP V23.S[0], V6.S4
 	VFMLA V3.S4, V5.S4, V6.S4
-	VDUP V25.S[1], V5.S4
-	VFMLA V3.S4, V6.S4, V5.S4
 	WORD $0x6e23dc43 // fmul v3.4s, v2.4s, v3.4s
 	VMOV V2.B16, V4.B16
-	VFMLA V5.S4, V3.S4, V4.S4
-	WORD $0x4e22d443 // fadd v3.4s, v2.4s, v2.4s
-	VMOV V27.B16, V5.B16
-	WORD $0x4f971065 // fmla v5.4s, v3.4s, v23.s[0]
-	WORD $0x4ebbd4a6 // fsub v6.4s, v5.4s, v27.4s
+	VFMLA V6.S4, V3.S4, V4.S4
+	WORD $0x4ebef443 // fmin v3.4s, v2.4s, v30.4s
+	VMOV V26.B16, V5.B16
+	WORD $0x4fb81065 // fmla v5.4s, v3.4s, v24.s[1]
+	WORD $0x4ebad4a6 // fsub v6.4s, v5.4s, v26.4s
 	VMOV V3.B16, V7.B16
-	WORD $0x4fb750c7 // fmls v7.4s, v6.4s, v23.s[1]
-	WORD $0x4f9758c7 // fmls v7.4s, v6.4s, v23.s[2]
-	VDUP V24.S[3], V8.S4
-	WORD $0x4f9910e8 // fmla v8.4s, v7.4s, v25.s[0]
-	VDUP V24.S[2], V6.S4
-	VFMLA V7.S4, V8.S4, V6.S4
-	VDUP V24.S[1], V8.S4
-	VFMLA V7.S4, V6.S4, V8.S4
-	VDUP V24.S[0], V6.S4
-	VFMLA V7.S4, V8.S4, V6.S4
-	VDUP V23.S[3], V8.S4
-	VFMLA V7.S4, V6.S4, V8.S4
-	VMOV V28.B16, V6.B16
-	VFMLA V7.S4, V8.S4, V6.S4
+	WORD $0x4f9858c7 // fmls v7.4s, v6.4s, v24.s[2]
+	VDUP V25.S[2], V3.S4
+	WORD $0x4fb918e3 // fmla v3.4s, v7.4s, v25.s[3]
+	VDUP V25.S[1], V6.S4
+	VFMLA V7.S4, V3.S4, V6.S4
+	VDUP V25.S[0], V3.S4
+	VFMLA V7.S4, V6.S4, V3.S4
+	VDUP V24.S[3], V6.S4
+	VFMLA V7.S4, V3.S4, V6.S4
+	VMOV V27.B16, V3.B16
+	VFMLA V7.S4, V6.S4, V3.S4
 	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x4ea584c6 // add v6.4s, v6.4s, v5.4s
-	WORD $0x4e3cd4c6 // fadd v6.4s, v6.4s, v28.4s
-	WORD $0x6e26ffa6 // fdiv v6.4s, v29.4s, v6.4s
-	WORD $0x4ea6d786 // fsub v6.4s, v28.4s, v6.4s
-	WORD $0x6ea2e7c5 // fcmgt v5.4s, v30.4s, v2.4s
-	WORD $0x6ee51cc4 // bif v4.16b, v6.16b, v5.16b
-	WORD $0x6e3fe445 // fcmge v5.4s, v2.4s, v31.4s
-	WORD $0x6ea51f84 // bit v4.16b, v28.16b, v5.16b
+	WORD $0x4ea58463 // add v3.4s, v3.4s, v5.4s
+	WORD $0x4e3bd463 // fadd v3.4s, v3.4s, v27.4s
+	WORD $0x6e23ff83 // fdiv v3.4s, v28.4s, v3.4s
+	WORD $0x4ea3d763 // fsub v3.4s, v27.4s, v3.4s
+	WORD $0x6e3de445 // fcmge v5.4s, v2.4s, v29.4s
+	WORD $0x6ea51c64 // bit v4.16b, v3.16b, v5.16b
 	WORD $0x6e221c05 // eor v5.16b, v0.16b, v2.16b
 	WORD $0x4ea51c84 // orr v4.16b, v4.16b, v5.16b
-	WORD $0x4e20e405 // fcmeq v5.4s, v0.4s, v0.4s
-	WORD $0x6ee51c04 // bif v4.16b, v0.16b, v5.16b
 	VST1.P [V4.S4], 16(R1)
 tanhNEON4Done:
 	AND $3, R2, R2
@@ -371,51 +338,42 @@ tanhNEON1Loop:
 	FMOVS.P 4(R0), F0
 	WORD $0x4ea0f802 // fabs v2.4s, v0.4s
 	WORD $0x6e22dc43 // fmul v3.4s, v2.4s, v2.4s
-	VDUP V26.S[1], V5.S4
-	WORD $0x4f9a1865 // fmla v5.4s, v3.4s, v26.s[2]
-	VDUP V26.S[0], V6.S4
+	VDUP V23.S[3], V5.S4
+	WORD $0x4f981065 // fmla v5.4s, v3.4s, v24.s[0]
+	VDUP V23.S[2], V6.S4
 	VFMLA V3.S4, V5.S4, V6.S4
-	VDUP V25.S[3], V5.S4
+	VDUP V23.S[1], V5.S4
 	VFMLA V3.S4, V6.S4, V5.S4
-	VDUP V25.S[2], V6.S4
+	VDUP V23.S[0], V6.S4
 	VFMLA V3.S4, V5.S4, V6.S4
-	VDUP V25.S[1], V5.S4
-	VFMLA V3.S4, V6.S4, V5.S4
 	WORD $0x6e23dc43 // fmul v3.4s, v2.4s, v3.4s
 	VMOV V2.B16, V4.B16
-	VFMLA V5.S4, V3.S4, V4.S4
-	WORD $0x4e22d443 // fadd v3.4s, v2.4s, v2.4s
-	VMOV V27.B16, V5.B16
-	WORD $0x4f971065 // fmla v5.4s, v3.4s, v23.s[0]
-	WORD $0x4ebbd4a6 // fsub v6.4s, v5.4s, v27.4s
+	VFMLA V6.S4, V3.S4, V4.S4
+	WORD $0x4ebef443 // fmin v3.4s, v2.4s, v30.4s
+	VMOV V26.B16, V5.B16
+	WORD $0x4fb81065 // fmla v5.4s, v3.4s, v24.s[1]
+	WORD $0x4ebad4a6 // fsub v6.4s, v5.4s, v26.4s
 	VMOV V3.B16, V7.B16
-	WORD $0x4fb750c7 // fmls v7.4s, v6.4s, v23.s[1]
-	WORD $0x4f9758c7 // fmls v7.4s, v6.4s, v23.s[2]
-	VDUP V24.S[3], V8.S4
-	WORD $0x4f9910e8 // fmla v8.4s, v7.4s, v25.s[0]
-	VDUP V24.S[2], V6.S4
-	VFMLA V7.S4, V8.S4, V6.S4
-	VDUP V24.S[1], V8.S4
-	VFMLA V7.S4, V6.S4, V8.S4
-	VDUP V24.S[0], V6.S4
-	VFMLA V7.S4, V8.S4, V6.S4
-	VDUP V23.S[3], V8.S4
-	VFMLA V7.S4, V6.S4, V8.S4
-	VMOV V28.B16, V6.B16
-	VFMLA V7.S4, V8.S4, V6.S4
+	WORD $0x4f9858c7 // fmls v7.4s, v6.4s, v24.s[2]
+	VDUP V25.S[2], V3.S4
+	WORD $0x4fb918e3 // fmla v3.4s, v7.4s, v25.s[3]
+	VDUP V25.S[1], V6.S4
+	VFMLA V7.S4, V3.S4, V6.S4
+	VDUP V25.S[0], V3.S4
+	VFMLA V7.S4, V6.S4, V3.S4
+	VDUP V24.S[3], V6.S4
+	VFMLA V7.S4, V3.S4, V6.S4
+	VMOV V27.B16, V3.B16
+	VFMLA V7.S4, V6.S4, V3.S4
 	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x4ea584c6 // add v6.4s, v6.4s, v5.4s
-	WORD $0x4e3cd4c6 // fadd v6.4s, v6.4s, v28.4s
-	WORD $0x6e26ffa6 // fdiv v6.4s, v29.4s, v6.4s
-	WORD $0x4ea6d786 // fsub v6.4s, v28.4s, v6.4s
-	WORD $0x6ea2e7c5 // fcmgt v5.4s, v30.4s, v2.4s
-	WORD $0x6ee51cc4 // bif v4.16b, v6.16b, v5.16b
-	WORD $0x6e3fe445 // fcmge v5.4s, v2.4s, v31.4s
-	WORD $0x6ea51f84 // bit v4.16b, v28.16b, v5.16b
+	WORD $0x4ea58463 // add v3.4s, v3.4s, v5.4s
+	WORD $0x4e3bd463 // fadd v3.4s, v3.4s, v27.4s
+	WORD $0x6e23ff83 // fdiv v3.4s, v28.4s, v3.4s
+	WORD $0x4ea3d763 // fsub v3.4s, v27.4s, v3.4s
+	WORD $0x6e3de445 // fcmge v5.4s, v2.4s, v29.4s
+	WORD $0x6ea51c64 // bit v4.16b, v3.16b, v5.16b
 	WORD $0x6e221c05 // eor v5.16b, v0.16b, v2.16b
 	WORD $0x4ea51c84 // orr v4.16b, v4.16b, v5.16b
-	WORD $0x4e20e405 // fcmeq v5.4s, v0.4s, v0.4s
-	WORD $0x6ee51c04 // bif v4.16b, v0.16b, v5.16b
 	FMOVS.P F4, 4(R1)
 	SUBS $1, R2, R2
 	BNE tanhNEON1Loop

@@ -44,53 +44,53 @@ sm8Loop:
 	WORD $0x4eb6d400 // fsub v0.4s, v0.4s, v22.4s
 	WORD $0x4eb6d421 // fsub v1.4s, v1.4s, v22.4s
 	VMOV V26.B16, V2.B16
-	VMOV V26.B16, V9.B16
+	VMOV V26.B16, V8.B16
 	WORD $0x4f971002 // fmla v2.4s, v0.4s, v23.s[0]
-	WORD $0x4f971029 // fmla v9.4s, v1.4s, v23.s[0]
+	WORD $0x4f971028 // fmla v8.4s, v1.4s, v23.s[0]
 	WORD $0x4ebad443 // fsub v3.4s, v2.4s, v26.4s
-	WORD $0x4ebad52a // fsub v10.4s, v9.4s, v26.4s
+	WORD $0x4ebad509 // fsub v9.4s, v8.4s, v26.4s
 	VMOV V0.B16, V4.B16
-	VMOV V1.B16, V11.B16
+	VMOV V1.B16, V10.B16
 	WORD $0x4fb75064 // fmls v4.4s, v3.4s, v23.s[1]
-	WORD $0x4fb7514b // fmls v11.4s, v10.4s, v23.s[1]
+	WORD $0x4fb7512a // fmls v10.4s, v9.4s, v23.s[1]
 	WORD $0x4f975864 // fmls v4.4s, v3.4s, v23.s[2]
-	WORD $0x4f97594b // fmls v11.4s, v10.4s, v23.s[2]
+	WORD $0x4f97592a // fmls v10.4s, v9.4s, v23.s[2]
 	VDUP V24.S[3], V5.S4
-	VDUP V24.S[3], V12.S4
+	VDUP V24.S[3], V11.S4
 	WORD $0x4f991085 // fmla v5.4s, v4.4s, v25.s[0]
-	WORD $0x4f99116c // fmla v12.4s, v11.4s, v25.s[0]
+	WORD $0x4f99114b // fmla v11.4s, v10.4s, v25.s[0]
 	VDUP V24.S[2], V3.S4
-	VDUP V24.S[2], V10.S4
+	VDUP V24.S[2], V9.S4
 	VFMLA V4.S4, V5.S4, V3.S4
-	VFMLA V11.S4, V12.S4, V10.S4
+	VFMLA V10.S4, V11.S4, V9.S4
 	VDUP V24.S[1], V5.S4
-	VDUP V24.S[1], V12.S4
+	VDUP V24.S[1], V11.S4
 	VFMLA V4.S4, V3.S4, V5.S4
-	VFMLA V11.S4, V10.S4, V12.S4
+	VFMLA V10.S4, V9.S4, V11.S4
 	VDUP V24.S[0], V3.S4
-	VDUP V24.S[0], V10.S4
+	VDUP V24.S[0], V9.S4
 	VFMLA V4.S4, V5.S4, V3.S4
-	VFMLA V11.S4, V12.S4, V10.S4
+	VFMLA V10.S4, V11.S4, V9.S4
 	VDUP V23.S[3], V5.S4
-	VDUP V23.S[3], V12.S4
+	VDUP V23.S[3], V11.S4
 	VFMLA V4.S4, V3.S4, V5.S4
-	VFMLA V11.S4, V10.S4, V12.S4
+	VFMLA V10.S4, V9.S4, V11.S4
 	VMOV V27.B16, V3.B16
-	VMOV V27.B16, V10.B16
+	VMOV V27.B16, V9.B16
 	VFMLA V4.S4, V5.S4, V3.S4
-	VFMLA V11.S4, V12.S4, V10.S4
+	VFMLA V10.S4, V11.S4, V9.S4
 	WORD $0x4f375442 // shl v2.4s, v2.4s, #23
-	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
 	WORD $0x4ea28463 // add v3.4s, v3.4s, v2.4s
-	WORD $0x4ea9854a // add v10.4s, v10.4s, v9.4s
+	WORD $0x4ea88529 // add v9.4s, v9.4s, v8.4s
 	WORD $0x6e3ce402 // fcmge v2.4s, v0.4s, v28.4s
-	WORD $0x6e3ce429 // fcmge v9.4s, v1.4s, v28.4s
+	WORD $0x6e3ce428 // fcmge v8.4s, v1.4s, v28.4s
 	WORD $0x4e221c63 // and v3.16b, v3.16b, v2.16b
-	WORD $0x4e291d4a // and v10.16b, v10.16b, v9.16b
+	WORD $0x4e281d29 // and v9.16b, v9.16b, v8.16b
 	VST1.P [V3.S4], 16(R1)
-	VST1.P [V10.S4], 16(R1)
+	VST1.P [V9.S4], 16(R1)
 	WORD $0x4e23d694 // fadd v20.4s, v20.4s, v3.4s
-	WORD $0x4e2ad6b5 // fadd v21.4s, v21.4s, v10.4s
+	WORD $0x4e29d6b5 // fadd v21.4s, v21.4s, v9.4s
 	SUBS $1, R11, R11
 	BNE sm8Loop
 sm8Done:
