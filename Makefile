@@ -11,7 +11,7 @@ QEMU_ARM := qemu-aarch64
 all: test
 
 generate:
-	cd asmgen && $(GO) run .
+	cd asmgen && $(GO) run ./fit && $(GO) run .
 
 test: vet test-native test-purego test-arm64 test-haswell test-generated
 

@@ -41,44 +41,111 @@ func constBits(bits uint32) Mem {
 	return t.mem.Offset(off)
 }
 
-// vconst is a broadcast constant for ISA s: a memory operand on AVX2 (16
-// registers are too few to hold them), a register on AVX-512 (32 registers).
-// Its op is usable wherever an instruction accepts a memory source; reg is
-// the register form (loaded on demand for AVX2) for operands that must be one.
+// vconst is a broadcast float32 constant for ISA s, a memory operand: a
+// 32-byte replicated entry for AVX2, an embedded {1to16} broadcast of its
+// first 4 bytes for AVX-512 (no register and no setup per call, which
+// matters for short slices). Its methods emit the instruction forms that take
+// it as a source.
 type vconst struct {
 	s   *isa
 	mem Mem
-	r   VecVirtual // AVX-512 only
 }
 
-// newConst materialises v for s; for AVX-512 it emits a VBROADCASTSS here.
-func newConst(s *isa, v float32) vconst {
-	return newConstBits(s, math.Float32bits(v))
-}
+// newConst returns v as a constant for s.
+func newConst(s *isa, v float32) vconst { return newConstBits(s, math.Float32bits(v)) }
 
-func newConstBits(s *isa, bits uint32) vconst {
-	c := vconst{s: s, mem: constBits(bits)}
-	if s.wide {
-		c.r = s.vec()
-		VBROADCASTSS(c.mem, c.r)
-	}
-	return c
-}
+func newConstBits(s *isa, bits uint32) vconst { return vconst{s: s, mem: constBits(bits)} }
 
-// op returns the constant as an instruction source operand.
-func (c vconst) op() Op {
-	if c.s.wide {
-		return c.r
-	}
-	return c.mem
-}
-
-// reg returns the constant in a register (a fresh load on AVX2).
+// reg loads the constant into a new register.
 func (c vconst) reg() VecVirtual {
-	if c.s.wide {
-		return c.r
-	}
 	r := c.s.vec()
-	VMOVUPS(c.mem, r)
+	if c.s.wide {
+		VBROADCASTSS(c.mem, r)
+	} else {
+		VMOVUPS(c.mem, r)
+	}
 	return r
+}
+
+// fma213 emits p = p·v + c.
+func (c vconst) fma213(v, p VecVirtual) {
+	if c.s.wide {
+		VFMADD213PS_BCST(c.mem, v, p)
+	} else {
+		VFMADD213PS(c.mem, v, p)
+	}
+}
+
+// fnmadd231 emits r = r − v·c.
+func (c vconst) fnmadd231(v, r VecVirtual) {
+	if c.s.wide {
+		VFNMADD231PS_BCST(c.mem, v, r)
+	} else {
+		VFNMADD231PS(c.mem, v, r)
+	}
+}
+
+// mul emits dst = v·c.
+func (c vconst) mul(v, dst VecVirtual) {
+	if c.s.wide {
+		VMULPS_BCST(c.mem, v, dst)
+	} else {
+		VMULPS(c.mem, v, dst)
+	}
+}
+
+// add emits dst = v + c.
+func (c vconst) add(v, dst VecVirtual) {
+	if c.s.wide {
+		VADDPS_BCST(c.mem, v, dst)
+	} else {
+		VADDPS(c.mem, v, dst)
+	}
+}
+
+// sub emits dst = v − c.
+func (c vconst) sub(v, dst VecVirtual) {
+	if c.s.wide {
+		VSUBPS_BCST(c.mem, v, dst)
+	} else {
+		VSUBPS(c.mem, v, dst)
+	}
+}
+
+// and emits dst = v & c.
+func (c vconst) and(v, dst VecVirtual) {
+	if c.s.wide {
+		VANDPS_BCST(c.mem, v, dst)
+	} else {
+		VANDPS(c.mem, v, dst)
+	}
+}
+
+// min emits dst = v < c ? v : c: NaN lanes of v become c.
+func (c vconst) min(v, dst VecVirtual) {
+	if c.s.wide {
+		VMINPS_BCST(c.mem, v, dst)
+	} else {
+		VMINPS(c.mem, v, dst)
+	}
+}
+
+// cmp emits mask = v <pred> c: an opmask for AVX-512, a vector of all-ones
+// lanes for AVX2.
+func (c vconst) cmp(pred uint8, v VecVirtual, mask Register) {
+	if c.s.wide {
+		VCMPPS_BCST(U8(pred), c.mem, v, mask)
+	} else {
+		VCMPPS(U8(pred), c.mem, v, mask)
+	}
+}
+
+// horner emits c[last]·v^last + … + c[0] and returns the register holding it.
+func horner(s *isa, c []vconst, v VecVirtual) VecVirtual {
+	last := len(c) - 1
+	p := c[last].reg()
+	for k := last - 1; k >= 0; k-- {
+		c[k].fma213(v, p) // p = p·v + c_k
+	}
+	return p
 }

@@ -40,14 +40,14 @@ type expGen struct {
 	lo, hi, inf                  vconst
 }
 
-// newExpGen materialises the constants of exp for s.
+// newExpGen materialises the constants of exp for s (as RODATA: every
+// constant is a memory operand, so nothing is emitted here for now; the
+// constructor keeps the interface free to load registers).
 func newExpGen(s *isa) *expGen {
 	e := &expGen{s: s}
 	e.log2e, e.ln2hi, e.ln2lo = newConst(s, coef.Log2e), newConst(s, coef.Ln2Hi), newConst(s, coef.Ln2Lo)
-	if !s.wide {
-		e.shifter = newConst(s, coef.Shifter)
-		e.inf = newConstBits(s, 0x7f800000)
-	}
+	e.shifter = newConst(s, coef.Shifter)
+	e.inf = newConstBits(s, 0x7f800000)
 	for _, c := range []float32{1, coef.Exp1, coef.Exp2, coef.Exp3, coef.Exp4, coef.Exp5, coef.Exp6} {
 		e.c = append(e.c, newConst(s, c))
 	}
@@ -55,17 +55,12 @@ func newExpGen(s *isa) *expGen {
 	return e
 }
 
-// poly emits p = eʳ for r in the reduced range.
-func (e *expGen) poly(r VecVirtual) VecVirtual {
-	return horner(e.s, e.c, r)
-}
-
 // reduce emits r = x − n·ln2 for n (a float holding an integer).
 func (e *expGen) reduce(x, n VecVirtual) VecVirtual {
 	r := e.s.vec()
 	VMOVAPS(x, r)
-	VFNMADD231PS(e.ln2hi.op(), n, r) // exact
-	VFNMADD231PS(e.ln2lo.op(), n, r)
+	e.ln2hi.fnmadd231(n, r) // exact
+	e.ln2lo.fnmadd231(n, r)
 	return r
 }
 
@@ -76,29 +71,27 @@ func (e *expGen) apply(x VecVirtual) VecVirtual {
 	if s.wide {
 		// min(hi, x) keeps NaN (MINPS returns its second source then); every
 		// x ≥ ExpHi computes e^ExpHi, which overflows to +Inf in VSCALEFPS.
-		xc := s.vec()
-		VMINPS(x, e.hi.r, xc)
+		xc := e.hi.reg()
+		VMINPS(x, xc, xc)
 		n := s.vec()
-		VMULPS(e.log2e.r, xc, n)
+		e.log2e.mul(xc, n)
 		VRNDSCALEPS(U8(8), n, n) // round to nearest even, no precision exception
-		r := e.reduce(xc, n)
-		p := e.poly(r)
+		p := horner(s, e.c, e.reduce(xc, n))
 		k := K()
-		VCMPPS(U8(cmpNLTUQ), e.lo.r, x, k) // x ≥ ExpLo or NaN
+		e.lo.cmp(cmpNLTUQ, x, k) // x ≥ ExpLo or NaN
 		VSCALEFPS_Z(n, p, k, p)
 		return p
 	}
-	t, n := s.vec(), s.vec()
-	VMOVUPS(e.log2e.mem, t)
-	VFMADD213PS(e.shifter.mem, x, t) // t = x·log₂e + shifter: n in the low bits
-	VSUBPS(e.shifter.mem, t, n)
-	p := e.poly(e.reduce(x, n))
+	t, n := e.log2e.reg(), s.vec()
+	e.shifter.fma213(x, t) // t = x·log₂e + shifter: n in the low bits
+	e.shifter.sub(t, n)
+	p := horner(s, e.c, e.reduce(x, n))
 	VPSLLD(U8(23), t, t)
 	VPADDD(t, p, p) // p·2ⁿ: exact while the result is normal
 	m := n
-	VCMPPS(U8(cmpGEOQ), e.hi.mem, x, m)
+	e.hi.cmp(cmpGEOQ, x, m)
 	VBLENDVPS(m, e.inf.mem, p, p)
-	VCMPPS(U8(cmpNLTUQ), e.lo.mem, x, m)
+	e.lo.cmp(cmpNLTUQ, x, m)
 	VANDPS(m, p, p)
 	// NaN: the shift above may have moved payload bits into the exponent;
 	// max(p, x) is p for every other x (eˣ > x) and x itself for NaN (MAXPS

@@ -30,7 +30,7 @@ type tanhGen struct {
 	c        []vconst // 1, 2^k·TExp_k
 }
 
-// newTanhGen materialises the constants of tanh for s.
+// newTanhGen materialises the constants of tanh for s (as RODATA, see newExpGen).
 func newTanhGen(s *isa) *tanhGen {
 	t := &tanhGen{s: s}
 	t.abs = newConstBits(s, 0x7fffffff)
@@ -40,9 +40,7 @@ func newTanhGen(s *isa) *tanhGen {
 		t.p = append(t.p, newConst(s, c))
 	}
 	t.log2e2, t.ln2half = newConst(s, 2*coef.Log2e), newConst(s, coef.Ln2/2)
-	if !s.wide {
-		t.shifter = newConst(s, coef.Shifter)
-	}
+	t.shifter = newConst(s, coef.Shifter)
 	// Polynomial in r' = r/2: c_k·2^k, exact.
 	for _, c := range []float32{1, 2 * coef.TExp1, 4 * coef.TExp2, 8 * coef.TExp3, 16 * coef.TExp4, 32 * coef.TExp5} {
 		t.c = append(t.c, newConst(s, c))
@@ -50,28 +48,12 @@ func newTanhGen(s *isa) *tanhGen {
 	return t
 }
 
-// horner emits c[last]·v^last + … + c[0] (c[last] is loaded, the others are
-// FMA operands) and returns the register holding it.
-func horner(s *isa, c []vconst, v VecVirtual) VecVirtual {
-	p := s.vec()
-	last := len(c) - 1
-	if s.wide {
-		VMOVAPS(c[last].r, p)
-	} else {
-		VMOVUPS(c[last].mem, p)
-	}
-	for k := last - 1; k >= 0; k-- {
-		VFMADD213PS(c[k].op(), v, p) // p = p·v + c_k
-	}
-	return p
-}
-
 // apply emits dst = tanh(x) lane-wise with the full special-value semantics;
 // x is not modified.
 func (t *tanhGen) apply(x VecVirtual) VecVirtual {
 	s := t.s
 	a := s.vec()
-	VANDPS(t.abs.op(), x, a)
+	t.abs.and(x, a)
 
 	// Small: a + a·u·P(u), u = a².
 	u := s.vec()
@@ -83,46 +65,43 @@ func (t *tanhGen) apply(x VecVirtual) VecVirtual {
 	// Large: 1 − 2/(e²ᵃ+1), a clamped to TanhSat (NaN becomes TanhSat here,
 	// but NaN lanes take the polynomial).
 	ac := s.vec()
-	VMINPS(t.sat.op(), a, ac) // ac = a < sat ? a : sat
+	t.sat.min(a, ac)
 	n := s.vec()
 	var e VecVirtual
 	if s.wide {
-		VMULPS(t.log2e2.r, ac, n)
+		t.log2e2.mul(ac, n)
 		VRNDSCALEPS(U8(8), n, n)
-		r := s.vec()
-		VMOVAPS(ac, r)
-		VFNMADD231PS(t.ln2half.r, n, r) // r' = a − n·ln2/2
+		r := ac                   // ac is dead after this
+		t.ln2half.fnmadd231(n, r) // r' = a − n·ln2/2
 		e = horner(s, t.c, r)
 		VSCALEFPS(n, e, e)
 	} else {
-		tt := s.vec()
-		VMOVUPS(t.log2e2.mem, tt)
-		VFMADD213PS(t.shifter.mem, ac, tt) // n = round(2a·log₂e) in the low bits
-		VSUBPS(t.shifter.mem, tt, n)
-		r := s.vec()
-		VMOVAPS(ac, r)
-		VFNMADD231PS(t.ln2half.mem, n, r)
+		tt := t.log2e2.reg()
+		t.shifter.fma213(ac, tt) // n = round(2a·log₂e) in the low bits
+		t.shifter.sub(tt, n)
+		r := ac
+		t.ln2half.fnmadd231(n, r)
 		e = horner(s, t.c, r)
 		VPSLLD(U8(23), tt, tt)
 		VPADDD(tt, e, e)
 	}
-	VADDPS(t.one.op(), e, e)
-	two, d := t.two.reg(), s.vec()
-	VDIVPS(e, two, d) // d = 2/(e²ᵃ+1)
-	one, y := t.one.reg(), s.vec()
-	VSUBPS(d, one, y) // y = 1 − d
+	t.one.add(e, e)
+	d := t.two.reg()
+	VDIVPS(e, d, d) // d = 2/(e²ᵃ+1)
+	y := t.one.reg()
+	VSUBPS(d, y, y) // y = 1 − d
 
 	// Small lanes (and NaN): the polynomial.
 	if s.wide {
 		k := K()
-		VCMPPS(U8(cmpNGEUQ), t.small.r, a, k)
+		t.small.cmp(cmpNGEUQ, a, k)
 		VMOVAPS(q, k, y)
 		// y | (x ^ a): x's sign bit on y.
 		VPTERNLOGD(U8(0xf6), a, x, y)
 		return y
 	}
 	m := s.vec()
-	VCMPPS(U8(cmpNGEUQ), t.small.mem, a, m)
+	t.small.cmp(cmpNGEUQ, a, m)
 	VBLENDVPS(m, q, y, y)
 	VXORPS(a, x, a) // x's sign bit
 	VORPS(a, y, y)

@@ -428,7 +428,6 @@ tanhpair:
 	VMOVUPS      consts<>+704(SB), Y7
 	VFMADD213PS  consts<>+96(SB), Y4, Y7
 	VSUBPS       consts<>+96(SB), Y7, Y6
-	VMOVAPS      Y4, Y4
 	VFNMADD231PS consts<>+736(SB), Y6, Y4
 	VMOVUPS      consts<>+896(SB), Y6
 	VFMADD213PS  consts<>+864(SB), Y4, Y6
@@ -442,45 +441,44 @@ tanhpair:
 	VMOVUPS      consts<>+512(SB), Y4
 	VDIVPS       Y6, Y4, Y4
 	VMOVUPS      consts<>+160(SB), Y6
-	VSUBPS       Y4, Y6, Y4
-	VCMPPS       $0x19, consts<>+448(SB), Y3, Y6
-	VBLENDVPS    Y6, Y5, Y4, Y4
+	VSUBPS       Y4, Y6, Y6
+	VCMPPS       $0x19, consts<>+448(SB), Y3, Y4
+	VBLENDVPS    Y4, Y5, Y6, Y6
 	VXORPS       Y3, Y1, Y3
-	VORPS        Y3, Y4, Y4
+	VORPS        Y3, Y6, Y6
 	VANDPS       consts<>+416(SB), Y2, Y1
 	VMULPS       Y1, Y1, Y3
-	VMOVUPS      consts<>+672(SB), Y5
-	VFMADD213PS  consts<>+640(SB), Y3, Y5
-	VFMADD213PS  consts<>+608(SB), Y3, Y5
-	VFMADD213PS  consts<>+576(SB), Y3, Y5
-	VFMADD213PS  consts<>+544(SB), Y3, Y5
+	VMOVUPS      consts<>+672(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+608(SB), Y3, Y4
+	VFMADD213PS  consts<>+576(SB), Y3, Y4
+	VFMADD213PS  consts<>+544(SB), Y3, Y4
 	VMULPS       Y1, Y3, Y3
-	VFMADD213PS  Y1, Y3, Y5
+	VFMADD213PS  Y1, Y3, Y4
 	VMINPS       consts<>+480(SB), Y1, Y3
 	VMOVUPS      consts<>+704(SB), Y7
 	VFMADD213PS  consts<>+96(SB), Y3, Y7
-	VSUBPS       consts<>+96(SB), Y7, Y6
-	VMOVAPS      Y3, Y3
-	VFNMADD231PS consts<>+736(SB), Y6, Y3
-	VMOVUPS      consts<>+896(SB), Y6
-	VFMADD213PS  consts<>+864(SB), Y3, Y6
-	VFMADD213PS  consts<>+832(SB), Y3, Y6
-	VFMADD213PS  consts<>+800(SB), Y3, Y6
-	VFMADD213PS  consts<>+768(SB), Y3, Y6
-	VFMADD213PS  consts<>+160(SB), Y3, Y6
+	VSUBPS       consts<>+96(SB), Y7, Y5
+	VFNMADD231PS consts<>+736(SB), Y5, Y3
+	VMOVUPS      consts<>+896(SB), Y5
+	VFMADD213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+160(SB), Y3, Y5
 	VPSLLD       $0x17, Y7, Y7
-	VPADDD       Y7, Y6, Y6
-	VADDPS       consts<>+160(SB), Y6, Y6
+	VPADDD       Y7, Y5, Y5
+	VADDPS       consts<>+160(SB), Y5, Y5
 	VMOVUPS      consts<>+512(SB), Y3
-	VDIVPS       Y6, Y3, Y3
-	VMOVUPS      consts<>+160(SB), Y6
-	VSUBPS       Y3, Y6, Y3
-	VCMPPS       $0x19, consts<>+448(SB), Y1, Y6
-	VBLENDVPS    Y6, Y5, Y3, Y3
+	VDIVPS       Y5, Y3, Y3
+	VMOVUPS      consts<>+160(SB), Y5
+	VSUBPS       Y3, Y5, Y5
+	VCMPPS       $0x19, consts<>+448(SB), Y1, Y3
+	VBLENDVPS    Y3, Y4, Y5, Y5
 	VXORPS       Y1, Y2, Y1
-	VORPS        Y1, Y3, Y3
-	VMOVUPS      Y4, (AX)(SI*4)
-	VMOVUPS      Y3, 32(AX)(SI*4)
+	VORPS        Y1, Y5, Y5
+	VMOVUPS      Y6, (AX)(SI*4)
+	VMOVUPS      Y5, 32(AX)(SI*4)
 	ADDQ         $0x00000010, SI
 	JMP          tanhpair
 
@@ -503,7 +501,6 @@ tanhsingle:
 	VMOVUPS      consts<>+704(SB), Y6
 	VFMADD213PS  consts<>+96(SB), Y3, Y6
 	VSUBPS       consts<>+96(SB), Y6, Y5
-	VMOVAPS      Y3, Y3
 	VFNMADD231PS consts<>+736(SB), Y5, Y3
 	VMOVUPS      consts<>+896(SB), Y5
 	VFMADD213PS  consts<>+864(SB), Y3, Y5
@@ -517,12 +514,12 @@ tanhsingle:
 	VMOVUPS      consts<>+512(SB), Y3
 	VDIVPS       Y5, Y3, Y3
 	VMOVUPS      consts<>+160(SB), Y5
-	VSUBPS       Y3, Y5, Y3
-	VCMPPS       $0x19, consts<>+448(SB), Y2, Y5
-	VBLENDVPS    Y5, Y4, Y3, Y3
+	VSUBPS       Y3, Y5, Y5
+	VCMPPS       $0x19, consts<>+448(SB), Y2, Y3
+	VBLENDVPS    Y3, Y4, Y5, Y5
 	VXORPS       Y2, Y1, Y2
-	VORPS        Y2, Y3, Y3
-	VMOVUPS      Y3, (AX)(SI*4)
+	VORPS        Y2, Y5, Y5
+	VMOVUPS      Y5, (AX)(SI*4)
 	ADDQ         $0x00000008, SI
 
 tanhtail:
@@ -541,7 +538,6 @@ tanhtail:
 	VMOVUPS      consts<>+704(SB), Y5
 	VFMADD213PS  consts<>+96(SB), Y2, Y5
 	VSUBPS       consts<>+96(SB), Y5, Y4
-	VMOVAPS      Y2, Y2
 	VFNMADD231PS consts<>+736(SB), Y4, Y2
 	VMOVUPS      consts<>+896(SB), Y4
 	VFMADD213PS  consts<>+864(SB), Y2, Y4
@@ -555,12 +551,12 @@ tanhtail:
 	VMOVUPS      consts<>+512(SB), Y2
 	VDIVPS       Y4, Y2, Y2
 	VMOVUPS      consts<>+160(SB), Y4
-	VSUBPS       Y2, Y4, Y2
-	VCMPPS       $0x19, consts<>+448(SB), Y1, Y4
-	VBLENDVPS    Y4, Y3, Y2, Y2
+	VSUBPS       Y2, Y4, Y4
+	VCMPPS       $0x19, consts<>+448(SB), Y1, Y2
+	VBLENDVPS    Y2, Y3, Y4, Y4
 	VXORPS       Y1, Y0, Y1
-	VORPS        Y1, Y2, Y2
-	VMOVUPS      Y2, (BX)
+	VORPS        Y1, Y4, Y4
+	VMOVUPS      Y4, (BX)
 
 tanhdone:
 	VZEROUPPER
@@ -585,7 +581,6 @@ tanhscalarLoop:
 	VMOVUPS      consts<>+704(SB), Y5
 	VFMADD213PS  consts<>+96(SB), Y2, Y5
 	VSUBPS       consts<>+96(SB), Y5, Y4
-	VMOVAPS      Y2, Y2
 	VFNMADD231PS consts<>+736(SB), Y4, Y2
 	VMOVUPS      consts<>+896(SB), Y4
 	VFMADD213PS  consts<>+864(SB), Y2, Y4
@@ -599,12 +594,12 @@ tanhscalarLoop:
 	VMOVUPS      consts<>+512(SB), Y2
 	VDIVPS       Y4, Y2, Y2
 	VMOVUPS      consts<>+160(SB), Y4
-	VSUBPS       Y2, Y4, Y2
-	VCMPPS       $0x19, consts<>+448(SB), Y1, Y4
-	VBLENDVPS    Y4, Y3, Y2, Y2
+	VSUBPS       Y2, Y4, Y4
+	VCMPPS       $0x19, consts<>+448(SB), Y1, Y2
+	VBLENDVPS    Y2, Y3, Y4, Y4
 	VXORPS       Y1, Y0, Y1
-	VORPS        Y1, Y2, Y2
-	VMOVSS       X2, (AX)
+	VORPS        Y1, Y4, Y4
+	VMOVSS       X4, (AX)
 	ADDQ         $0x00000004, CX
 	ADDQ         $0x00000004, AX
 	DECQ         DX
@@ -617,112 +612,104 @@ tanhscalarDone:
 // func expAVX512(dst []float32, x []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·expAVX512(SB), NOSPLIT, $0-48
-	MOVQ         dst_base+0(FP), AX
-	MOVQ         x_base+24(FP), CX
-	MOVQ         x_len+32(FP), DX
-	VBROADCASTSS consts<>+0(SB), Z0
-	VBROADCASTSS consts<>+32(SB), Z1
-	VBROADCASTSS consts<>+64(SB), Z2
-	VBROADCASTSS consts<>+160(SB), Z3
-	VBROADCASTSS consts<>+160(SB), Z4
-	VBROADCASTSS consts<>+192(SB), Z5
-	VBROADCASTSS consts<>+224(SB), Z6
-	VBROADCASTSS consts<>+256(SB), Z7
-	VBROADCASTSS consts<>+288(SB), Z8
-	VBROADCASTSS consts<>+320(SB), Z9
-	VBROADCASTSS consts<>+352(SB), Z10
-	VBROADCASTSS consts<>+384(SB), Z11
-	XORQ         BX, BX
-	MOVQ         DX, SI
-	ANDQ         $-32, SI
+	MOVQ dst_base+0(FP), AX
+	MOVQ x_base+24(FP), CX
+	MOVQ x_len+32(FP), DX
+	XORQ BX, BX
+	MOVQ DX, SI
+	ANDQ $-32, SI
 
 exppair:
-	CMPQ         BX, SI
-	JAE          expsingle
-	VMOVUPS      (CX)(BX*4), Z12
-	VMOVUPS      64(CX)(BX*4), Z13
-	VMINPS       Z12, Z11, Z14
-	VMULPS       Z0, Z14, Z15
-	VRNDSCALEPS  $0x08, Z15, Z15
-	VMOVAPS      Z14, Z14
-	VFNMADD231PS Z1, Z15, Z14
-	VFNMADD231PS Z2, Z15, Z14
-	VMOVAPS      Z9, Z16
-	VFMADD213PS  Z8, Z14, Z16
-	VFMADD213PS  Z7, Z14, Z16
-	VFMADD213PS  Z6, Z14, Z16
-	VFMADD213PS  Z5, Z14, Z16
-	VFMADD213PS  Z4, Z14, Z16
-	VFMADD213PS  Z3, Z14, Z16
-	VCMPPS       $0x15, Z10, Z12, K1
-	VSCALEFPS.Z  Z15, Z16, K1, Z16
-	VMINPS       Z13, Z11, Z12
-	VMULPS       Z0, Z12, Z14
-	VRNDSCALEPS  $0x08, Z14, Z14
-	VMOVAPS      Z12, Z12
-	VFNMADD231PS Z1, Z14, Z12
-	VFNMADD231PS Z2, Z14, Z12
-	VMOVAPS      Z9, Z15
-	VFMADD213PS  Z8, Z12, Z15
-	VFMADD213PS  Z7, Z12, Z15
-	VFMADD213PS  Z6, Z12, Z15
-	VFMADD213PS  Z5, Z12, Z15
-	VFMADD213PS  Z4, Z12, Z15
-	VFMADD213PS  Z3, Z12, Z15
-	VCMPPS       $0x15, Z10, Z13, K1
-	VSCALEFPS.Z  Z14, Z15, K1, Z15
-	VMOVUPS      Z16, (AX)(BX*4)
-	VMOVUPS      Z15, 64(AX)(BX*4)
-	ADDQ         $0x00000020, BX
-	JMP          exppair
+	CMPQ              BX, SI
+	JAE               expsingle
+	VMOVUPS           (CX)(BX*4), Z0
+	VMOVUPS           64(CX)(BX*4), Z1
+	VBROADCASTSS      consts<>+384(SB), Z2
+	VMINPS            Z0, Z2, Z2
+	VMULPS.BCST       consts<>+0(SB), Z2, Z3
+	VRNDSCALEPS       $0x08, Z3, Z3
+	VMOVAPS           Z2, Z2
+	VFNMADD231PS.BCST consts<>+32(SB), Z3, Z2
+	VFNMADD231PS.BCST consts<>+64(SB), Z3, Z2
+	VBROADCASTSS      consts<>+320(SB), Z4
+	VFMADD213PS.BCST  consts<>+288(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+256(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+224(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+192(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z4
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z0, K1
+	VSCALEFPS.Z       Z3, Z4, K1, Z4
+	VBROADCASTSS      consts<>+384(SB), Z0
+	VMINPS            Z1, Z0, Z0
+	VMULPS.BCST       consts<>+0(SB), Z0, Z2
+	VRNDSCALEPS       $0x08, Z2, Z2
+	VMOVAPS           Z0, Z0
+	VFNMADD231PS.BCST consts<>+32(SB), Z2, Z0
+	VFNMADD231PS.BCST consts<>+64(SB), Z2, Z0
+	VBROADCASTSS      consts<>+320(SB), Z3
+	VFMADD213PS.BCST  consts<>+288(SB), Z0, Z3
+	VFMADD213PS.BCST  consts<>+256(SB), Z0, Z3
+	VFMADD213PS.BCST  consts<>+224(SB), Z0, Z3
+	VFMADD213PS.BCST  consts<>+192(SB), Z0, Z3
+	VFMADD213PS.BCST  consts<>+160(SB), Z0, Z3
+	VFMADD213PS.BCST  consts<>+160(SB), Z0, Z3
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z1, K1
+	VSCALEFPS.Z       Z2, Z3, K1, Z3
+	VMOVUPS           Z4, (AX)(BX*4)
+	VMOVUPS           Z3, 64(AX)(BX*4)
+	ADDQ              $0x00000020, BX
+	JMP               exppair
 
 expsingle:
-	MOVQ         DX, SI
-	ANDQ         $-16, SI
-	CMPQ         BX, SI
-	JAE          exptail
-	VMOVUPS      (CX)(BX*4), Z12
-	VMINPS       Z12, Z11, Z13
-	VMULPS       Z0, Z13, Z14
-	VRNDSCALEPS  $0x08, Z14, Z14
-	VMOVAPS      Z13, Z13
-	VFNMADD231PS Z1, Z14, Z13
-	VFNMADD231PS Z2, Z14, Z13
-	VMOVAPS      Z9, Z15
-	VFMADD213PS  Z8, Z13, Z15
-	VFMADD213PS  Z7, Z13, Z15
-	VFMADD213PS  Z6, Z13, Z15
-	VFMADD213PS  Z5, Z13, Z15
-	VFMADD213PS  Z4, Z13, Z15
-	VFMADD213PS  Z3, Z13, Z15
-	VCMPPS       $0x15, Z10, Z12, K1
-	VSCALEFPS.Z  Z14, Z15, K1, Z15
-	VMOVUPS      Z15, (AX)(BX*4)
-	ADDQ         $0x00000010, BX
+	MOVQ              DX, SI
+	ANDQ              $-16, SI
+	CMPQ              BX, SI
+	JAE               exptail
+	VMOVUPS           (CX)(BX*4), Z0
+	VBROADCASTSS      consts<>+384(SB), Z1
+	VMINPS            Z0, Z1, Z1
+	VMULPS.BCST       consts<>+0(SB), Z1, Z2
+	VRNDSCALEPS       $0x08, Z2, Z2
+	VMOVAPS           Z1, Z1
+	VFNMADD231PS.BCST consts<>+32(SB), Z2, Z1
+	VFNMADD231PS.BCST consts<>+64(SB), Z2, Z1
+	VBROADCASTSS      consts<>+320(SB), Z3
+	VFMADD213PS.BCST  consts<>+288(SB), Z1, Z3
+	VFMADD213PS.BCST  consts<>+256(SB), Z1, Z3
+	VFMADD213PS.BCST  consts<>+224(SB), Z1, Z3
+	VFMADD213PS.BCST  consts<>+192(SB), Z1, Z3
+	VFMADD213PS.BCST  consts<>+160(SB), Z1, Z3
+	VFMADD213PS.BCST  consts<>+160(SB), Z1, Z3
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z0, K1
+	VSCALEFPS.Z       Z2, Z3, K1, Z3
+	VMOVUPS           Z3, (AX)(BX*4)
+	ADDQ              $0x00000010, BX
 
 exptail:
-	SUBQ         BX, DX
-	JZ           expdone
-	MOVL         $0x0000ffff, SI
-	BZHIL        DX, SI, SI
-	KMOVW        SI, K1
-	VMOVUPS.Z    (CX)(BX*4), K1, Z12
-	VMINPS       Z12, Z11, Z11
-	VMULPS       Z0, Z11, Z0
-	VRNDSCALEPS  $0x08, Z0, Z0
-	VMOVAPS      Z11, Z11
-	VFNMADD231PS Z1, Z0, Z11
-	VFNMADD231PS Z2, Z0, Z11
-	VMOVAPS      Z9, Z1
-	VFMADD213PS  Z8, Z11, Z1
-	VFMADD213PS  Z7, Z11, Z1
-	VFMADD213PS  Z6, Z11, Z1
-	VFMADD213PS  Z5, Z11, Z1
-	VFMADD213PS  Z4, Z11, Z1
-	VFMADD213PS  Z3, Z11, Z1
-	VCMPPS       $0x15, Z10, Z12, K2
-	VSCALEFPS.Z  Z0, Z1, K2, Z1
-	VMOVUPS      Z1, K1, (AX)(BX*4)
+	SUBQ              BX, DX
+	JZ                expdone
+	MOVL              $0x0000ffff, SI
+	BZHIL             DX, SI, SI
+	KMOVW             SI, K1
+	VMOVUPS.Z         (CX)(BX*4), K1, Z0
+	VBROADCASTSS      consts<>+384(SB), Z1
+	VMINPS            Z0, Z1, Z1
+	VMULPS.BCST       consts<>+0(SB), Z1, Z2
+	VRNDSCALEPS       $0x08, Z2, Z2
+	VMOVAPS           Z1, Z1
+	VFNMADD231PS.BCST consts<>+32(SB), Z2, Z1
+	VFNMADD231PS.BCST consts<>+64(SB), Z2, Z1
+	VBROADCASTSS      consts<>+320(SB), Z3
+	VFMADD213PS.BCST  consts<>+288(SB), Z1, Z3
+	VFMADD213PS.BCST  consts<>+256(SB), Z1, Z3
+	VFMADD213PS.BCST  consts<>+224(SB), Z1, Z3
+	VFMADD213PS.BCST  consts<>+192(SB), Z1, Z3
+	VFMADD213PS.BCST  consts<>+160(SB), Z1, Z3
+	VFMADD213PS.BCST  consts<>+160(SB), Z1, Z3
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z0, K2
+	VSCALEFPS.Z       Z2, Z3, K2, Z3
+	VMOVUPS           Z3, K1, (AX)(BX*4)
 
 expdone:
 	VZEROUPPER
@@ -731,166 +718,152 @@ expdone:
 // func tanhAVX512(dst []float32, x []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·tanhAVX512(SB), NOSPLIT, $0-48
-	MOVQ         dst_base+0(FP), AX
-	MOVQ         x_base+24(FP), CX
-	MOVQ         x_len+32(FP), DX
-	VBROADCASTSS consts<>+416(SB), Z0
-	VBROADCASTSS consts<>+448(SB), Z1
-	VBROADCASTSS consts<>+480(SB), Z2
-	VBROADCASTSS consts<>+160(SB), Z3
-	VBROADCASTSS consts<>+512(SB), Z4
-	VBROADCASTSS consts<>+544(SB), Z5
-	VBROADCASTSS consts<>+576(SB), Z6
-	VBROADCASTSS consts<>+608(SB), Z7
-	VBROADCASTSS consts<>+640(SB), Z8
-	VBROADCASTSS consts<>+672(SB), Z9
-	VBROADCASTSS consts<>+704(SB), Z10
-	VBROADCASTSS consts<>+736(SB), Z11
-	VBROADCASTSS consts<>+160(SB), Z12
-	VBROADCASTSS consts<>+768(SB), Z13
-	VBROADCASTSS consts<>+800(SB), Z14
-	VBROADCASTSS consts<>+832(SB), Z15
-	VBROADCASTSS consts<>+864(SB), Z16
-	VBROADCASTSS consts<>+896(SB), Z17
-	XORQ         BX, BX
-	MOVQ         DX, SI
-	ANDQ         $-32, SI
+	MOVQ dst_base+0(FP), AX
+	MOVQ x_base+24(FP), CX
+	MOVQ x_len+32(FP), DX
+	XORQ BX, BX
+	MOVQ DX, SI
+	ANDQ $-32, SI
 
 tanhpair:
-	CMPQ         BX, SI
-	JAE          tanhsingle
-	VMOVUPS      (CX)(BX*4), Z18
-	VMOVUPS      64(CX)(BX*4), Z19
-	VANDPS       Z0, Z18, Z20
-	VMULPS       Z20, Z20, Z21
-	VMOVAPS      Z9, Z22
-	VFMADD213PS  Z8, Z21, Z22
-	VFMADD213PS  Z7, Z21, Z22
-	VFMADD213PS  Z6, Z21, Z22
-	VFMADD213PS  Z5, Z21, Z22
-	VMULPS       Z20, Z21, Z21
-	VFMADD213PS  Z20, Z21, Z22
-	VMINPS       Z2, Z20, Z21
-	VMULPS       Z10, Z21, Z23
-	VRNDSCALEPS  $0x08, Z23, Z23
-	VMOVAPS      Z21, Z21
-	VFNMADD231PS Z11, Z23, Z21
-	VMOVAPS      Z17, Z24
-	VFMADD213PS  Z16, Z21, Z24
-	VFMADD213PS  Z15, Z21, Z24
-	VFMADD213PS  Z14, Z21, Z24
-	VFMADD213PS  Z13, Z21, Z24
-	VFMADD213PS  Z12, Z21, Z24
-	VSCALEFPS    Z23, Z24, Z24
-	VADDPS       Z3, Z24, Z24
-	VDIVPS       Z24, Z4, Z21
-	VSUBPS       Z21, Z3, Z21
-	VCMPPS       $0x19, Z1, Z20, K1
-	VMOVAPS      Z22, K1, Z21
-	VPTERNLOGD   $0xf6, Z20, Z18, Z21
-	VANDPS       Z0, Z19, Z18
-	VMULPS       Z18, Z18, Z20
-	VMOVAPS      Z9, Z22
-	VFMADD213PS  Z8, Z20, Z22
-	VFMADD213PS  Z7, Z20, Z22
-	VFMADD213PS  Z6, Z20, Z22
-	VFMADD213PS  Z5, Z20, Z22
-	VMULPS       Z18, Z20, Z20
-	VFMADD213PS  Z18, Z20, Z22
-	VMINPS       Z2, Z18, Z20
-	VMULPS       Z10, Z20, Z23
-	VRNDSCALEPS  $0x08, Z23, Z23
-	VMOVAPS      Z20, Z20
-	VFNMADD231PS Z11, Z23, Z20
-	VMOVAPS      Z17, Z24
-	VFMADD213PS  Z16, Z20, Z24
-	VFMADD213PS  Z15, Z20, Z24
-	VFMADD213PS  Z14, Z20, Z24
-	VFMADD213PS  Z13, Z20, Z24
-	VFMADD213PS  Z12, Z20, Z24
-	VSCALEFPS    Z23, Z24, Z24
-	VADDPS       Z3, Z24, Z24
-	VDIVPS       Z24, Z4, Z20
-	VSUBPS       Z20, Z3, Z20
-	VCMPPS       $0x19, Z1, Z18, K1
-	VMOVAPS      Z22, K1, Z20
-	VPTERNLOGD   $0xf6, Z18, Z19, Z20
-	VMOVUPS      Z21, (AX)(BX*4)
-	VMOVUPS      Z20, 64(AX)(BX*4)
-	ADDQ         $0x00000020, BX
-	JMP          tanhpair
+	CMPQ              BX, SI
+	JAE               tanhsingle
+	VMOVUPS           (CX)(BX*4), Z0
+	VMOVUPS           64(CX)(BX*4), Z1
+	VANDPS.BCST       consts<>+416(SB), Z0, Z2
+	VMULPS            Z2, Z2, Z3
+	VBROADCASTSS      consts<>+672(SB), Z4
+	VFMADD213PS.BCST  consts<>+640(SB), Z3, Z4
+	VFMADD213PS.BCST  consts<>+608(SB), Z3, Z4
+	VFMADD213PS.BCST  consts<>+576(SB), Z3, Z4
+	VFMADD213PS.BCST  consts<>+544(SB), Z3, Z4
+	VMULPS            Z2, Z3, Z3
+	VFMADD213PS       Z2, Z3, Z4
+	VMINPS.BCST       consts<>+480(SB), Z2, Z3
+	VMULPS.BCST       consts<>+704(SB), Z3, Z5
+	VRNDSCALEPS       $0x08, Z5, Z5
+	VFNMADD231PS.BCST consts<>+736(SB), Z5, Z3
+	VBROADCASTSS      consts<>+896(SB), Z6
+	VFMADD213PS.BCST  consts<>+864(SB), Z3, Z6
+	VFMADD213PS.BCST  consts<>+832(SB), Z3, Z6
+	VFMADD213PS.BCST  consts<>+800(SB), Z3, Z6
+	VFMADD213PS.BCST  consts<>+768(SB), Z3, Z6
+	VFMADD213PS.BCST  consts<>+160(SB), Z3, Z6
+	VSCALEFPS         Z5, Z6, Z6
+	VADDPS.BCST       consts<>+160(SB), Z6, Z6
+	VBROADCASTSS      consts<>+512(SB), Z3
+	VDIVPS            Z6, Z3, Z3
+	VBROADCASTSS      consts<>+160(SB), Z5
+	VSUBPS            Z3, Z5, Z5
+	VCMPPS.BCST       $0x19, consts<>+448(SB), Z2, K1
+	VMOVAPS           Z4, K1, Z5
+	VPTERNLOGD        $0xf6, Z2, Z0, Z5
+	VANDPS.BCST       consts<>+416(SB), Z1, Z0
+	VMULPS            Z0, Z0, Z2
+	VBROADCASTSS      consts<>+672(SB), Z3
+	VFMADD213PS.BCST  consts<>+640(SB), Z2, Z3
+	VFMADD213PS.BCST  consts<>+608(SB), Z2, Z3
+	VFMADD213PS.BCST  consts<>+576(SB), Z2, Z3
+	VFMADD213PS.BCST  consts<>+544(SB), Z2, Z3
+	VMULPS            Z0, Z2, Z2
+	VFMADD213PS       Z0, Z2, Z3
+	VMINPS.BCST       consts<>+480(SB), Z0, Z2
+	VMULPS.BCST       consts<>+704(SB), Z2, Z4
+	VRNDSCALEPS       $0x08, Z4, Z4
+	VFNMADD231PS.BCST consts<>+736(SB), Z4, Z2
+	VBROADCASTSS      consts<>+896(SB), Z6
+	VFMADD213PS.BCST  consts<>+864(SB), Z2, Z6
+	VFMADD213PS.BCST  consts<>+832(SB), Z2, Z6
+	VFMADD213PS.BCST  consts<>+800(SB), Z2, Z6
+	VFMADD213PS.BCST  consts<>+768(SB), Z2, Z6
+	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z6
+	VSCALEFPS         Z4, Z6, Z6
+	VADDPS.BCST       consts<>+160(SB), Z6, Z6
+	VBROADCASTSS      consts<>+512(SB), Z2
+	VDIVPS            Z6, Z2, Z2
+	VBROADCASTSS      consts<>+160(SB), Z4
+	VSUBPS            Z2, Z4, Z4
+	VCMPPS.BCST       $0x19, consts<>+448(SB), Z0, K1
+	VMOVAPS           Z3, K1, Z4
+	VPTERNLOGD        $0xf6, Z0, Z1, Z4
+	VMOVUPS           Z5, (AX)(BX*4)
+	VMOVUPS           Z4, 64(AX)(BX*4)
+	ADDQ              $0x00000020, BX
+	JMP               tanhpair
 
 tanhsingle:
-	MOVQ         DX, SI
-	ANDQ         $-16, SI
-	CMPQ         BX, SI
-	JAE          tanhtail
-	VMOVUPS      (CX)(BX*4), Z18
-	VANDPS       Z0, Z18, Z19
-	VMULPS       Z19, Z19, Z20
-	VMOVAPS      Z9, Z21
-	VFMADD213PS  Z8, Z20, Z21
-	VFMADD213PS  Z7, Z20, Z21
-	VFMADD213PS  Z6, Z20, Z21
-	VFMADD213PS  Z5, Z20, Z21
-	VMULPS       Z19, Z20, Z20
-	VFMADD213PS  Z19, Z20, Z21
-	VMINPS       Z2, Z19, Z20
-	VMULPS       Z10, Z20, Z22
-	VRNDSCALEPS  $0x08, Z22, Z22
-	VMOVAPS      Z20, Z20
-	VFNMADD231PS Z11, Z22, Z20
-	VMOVAPS      Z17, Z23
-	VFMADD213PS  Z16, Z20, Z23
-	VFMADD213PS  Z15, Z20, Z23
-	VFMADD213PS  Z14, Z20, Z23
-	VFMADD213PS  Z13, Z20, Z23
-	VFMADD213PS  Z12, Z20, Z23
-	VSCALEFPS    Z22, Z23, Z23
-	VADDPS       Z3, Z23, Z23
-	VDIVPS       Z23, Z4, Z20
-	VSUBPS       Z20, Z3, Z20
-	VCMPPS       $0x19, Z1, Z19, K1
-	VMOVAPS      Z21, K1, Z20
-	VPTERNLOGD   $0xf6, Z19, Z18, Z20
-	VMOVUPS      Z20, (AX)(BX*4)
-	ADDQ         $0x00000010, BX
+	MOVQ              DX, SI
+	ANDQ              $-16, SI
+	CMPQ              BX, SI
+	JAE               tanhtail
+	VMOVUPS           (CX)(BX*4), Z0
+	VANDPS.BCST       consts<>+416(SB), Z0, Z1
+	VMULPS            Z1, Z1, Z2
+	VBROADCASTSS      consts<>+672(SB), Z3
+	VFMADD213PS.BCST  consts<>+640(SB), Z2, Z3
+	VFMADD213PS.BCST  consts<>+608(SB), Z2, Z3
+	VFMADD213PS.BCST  consts<>+576(SB), Z2, Z3
+	VFMADD213PS.BCST  consts<>+544(SB), Z2, Z3
+	VMULPS            Z1, Z2, Z2
+	VFMADD213PS       Z1, Z2, Z3
+	VMINPS.BCST       consts<>+480(SB), Z1, Z2
+	VMULPS.BCST       consts<>+704(SB), Z2, Z4
+	VRNDSCALEPS       $0x08, Z4, Z4
+	VFNMADD231PS.BCST consts<>+736(SB), Z4, Z2
+	VBROADCASTSS      consts<>+896(SB), Z5
+	VFMADD213PS.BCST  consts<>+864(SB), Z2, Z5
+	VFMADD213PS.BCST  consts<>+832(SB), Z2, Z5
+	VFMADD213PS.BCST  consts<>+800(SB), Z2, Z5
+	VFMADD213PS.BCST  consts<>+768(SB), Z2, Z5
+	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z5
+	VSCALEFPS         Z4, Z5, Z5
+	VADDPS.BCST       consts<>+160(SB), Z5, Z5
+	VBROADCASTSS      consts<>+512(SB), Z2
+	VDIVPS            Z5, Z2, Z2
+	VBROADCASTSS      consts<>+160(SB), Z4
+	VSUBPS            Z2, Z4, Z4
+	VCMPPS.BCST       $0x19, consts<>+448(SB), Z1, K1
+	VMOVAPS           Z3, K1, Z4
+	VPTERNLOGD        $0xf6, Z1, Z0, Z4
+	VMOVUPS           Z4, (AX)(BX*4)
+	ADDQ              $0x00000010, BX
 
 tanhtail:
-	SUBQ         BX, DX
-	JZ           tanhdone
-	MOVL         $0x0000ffff, SI
-	BZHIL        DX, SI, SI
-	KMOVW        SI, K1
-	VMOVUPS.Z    (CX)(BX*4), K1, Z18
-	VANDPS       Z0, Z18, Z0
-	VMULPS       Z0, Z0, Z19
-	VMOVAPS      Z9, Z9
-	VFMADD213PS  Z8, Z19, Z9
-	VFMADD213PS  Z7, Z19, Z9
-	VFMADD213PS  Z6, Z19, Z9
-	VFMADD213PS  Z5, Z19, Z9
-	VMULPS       Z0, Z19, Z19
-	VFMADD213PS  Z0, Z19, Z9
-	VMINPS       Z2, Z0, Z2
-	VMULPS       Z10, Z2, Z5
-	VRNDSCALEPS  $0x08, Z5, Z5
-	VMOVAPS      Z2, Z2
-	VFNMADD231PS Z11, Z5, Z2
-	VMOVAPS      Z17, Z6
-	VFMADD213PS  Z16, Z2, Z6
-	VFMADD213PS  Z15, Z2, Z6
-	VFMADD213PS  Z14, Z2, Z6
-	VFMADD213PS  Z13, Z2, Z6
-	VFMADD213PS  Z12, Z2, Z6
-	VSCALEFPS    Z5, Z6, Z6
-	VADDPS       Z3, Z6, Z6
-	VDIVPS       Z6, Z4, Z2
-	VSUBPS       Z2, Z3, Z2
-	VCMPPS       $0x19, Z1, Z0, K2
-	VMOVAPS      Z9, K2, Z2
-	VPTERNLOGD   $0xf6, Z0, Z18, Z2
-	VMOVUPS      Z2, K1, (AX)(BX*4)
+	SUBQ              BX, DX
+	JZ                tanhdone
+	MOVL              $0x0000ffff, SI
+	BZHIL             DX, SI, SI
+	KMOVW             SI, K1
+	VMOVUPS.Z         (CX)(BX*4), K1, Z0
+	VANDPS.BCST       consts<>+416(SB), Z0, Z1
+	VMULPS            Z1, Z1, Z2
+	VBROADCASTSS      consts<>+672(SB), Z3
+	VFMADD213PS.BCST  consts<>+640(SB), Z2, Z3
+	VFMADD213PS.BCST  consts<>+608(SB), Z2, Z3
+	VFMADD213PS.BCST  consts<>+576(SB), Z2, Z3
+	VFMADD213PS.BCST  consts<>+544(SB), Z2, Z3
+	VMULPS            Z1, Z2, Z2
+	VFMADD213PS       Z1, Z2, Z3
+	VMINPS.BCST       consts<>+480(SB), Z1, Z2
+	VMULPS.BCST       consts<>+704(SB), Z2, Z4
+	VRNDSCALEPS       $0x08, Z4, Z4
+	VFNMADD231PS.BCST consts<>+736(SB), Z4, Z2
+	VBROADCASTSS      consts<>+896(SB), Z5
+	VFMADD213PS.BCST  consts<>+864(SB), Z2, Z5
+	VFMADD213PS.BCST  consts<>+832(SB), Z2, Z5
+	VFMADD213PS.BCST  consts<>+800(SB), Z2, Z5
+	VFMADD213PS.BCST  consts<>+768(SB), Z2, Z5
+	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z5
+	VSCALEFPS         Z4, Z5, Z5
+	VADDPS.BCST       consts<>+160(SB), Z5, Z5
+	VBROADCASTSS      consts<>+512(SB), Z2
+	VDIVPS            Z5, Z2, Z2
+	VBROADCASTSS      consts<>+160(SB), Z4
+	VSUBPS            Z2, Z4, Z4
+	VCMPPS.BCST       $0x19, consts<>+448(SB), Z1, K2
+	VMOVAPS           Z3, K2, Z4
+	VPTERNLOGD        $0xf6, Z1, Z0, Z4
+	VMOVUPS           Z4, K1, (AX)(BX*4)
 
 tanhdone:
 	VZEROUPPER

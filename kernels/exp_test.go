@@ -84,7 +84,7 @@ var nans = []float32{
 // commonSample is part of every dense sample: all floats in [−1, 1] at a
 // stride, all float32 bit patterns at a coarser stride, and special values.
 func commonSample() []float32 {
-	s := both(floatsIn(0, 1, 97))
+	s := both(floatsIn(0, 1, 257))
 	for u := uint64(0); u < 1<<32; u += 4099 {
 		s = append(s, math.Float32frombits(uint32(u)))
 	}

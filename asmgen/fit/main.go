@@ -10,11 +10,17 @@
 //   - Exp: eʳ ≈ 1 + c₁r + … + c₆r⁶ on [−ln2/2, ln2/2] (the reduced range of
 //     r = x − n·ln2), with the constant term fixed at 1 so that the result is
 //     exact at r = 0.
-//   - Tanh: tanh(x) ≈ x + t₁x³ + … + t₆x¹³ on [0, TanhSmall], the range where
+//   - TExp: the same at degree 5, for Tanh's e²ᵃ (a ≥ TanhSmall), whose error
+//     1 − 2/(e²ᵃ+1) damps by 2e²ᵃ/(e⁴ᵃ−1) ≤ 0.62.
+//   - Tanh: tanh(x) ≈ x + t₁x³ + … + t₅x¹¹ on [0, TanhSmall], the range where
 //     heed uses the polynomial (beyond it, 1 − 2/(e²ˣ+1)).
 //
-// The coefficients are rounded to float32, and the reported error is that of
-// the rounded coefficients, evaluated in float64 on a dense grid.
+// Lawson's algorithm reweights a least-squares fit on a dense grid (8000
+// Chebyshev-spaced points) by the error at each point until the weights
+// concentrate on the equioscillation points of the minimax solution. The
+// coefficients are rounded to float32, and the reported error is that of the
+// rounded coefficients, evaluated in float64 on a denser grid. go run ./fit
+// -survey prints the error of each degree, which chose the degrees above.
 package main
 
 import (
