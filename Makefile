@@ -53,5 +53,5 @@ bench-full:
 	cd bench && $(GO) test -run '^$$' -bench . -count 6 ./... | tee bench-full.txt
 
 comma := ,
-ARM_ISAS ?= generic
+ARM_ISAS ?= generic,neon
 SHELL := /bin/bash

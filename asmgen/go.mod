@@ -2,7 +2,10 @@ module github.com/heedml/heed/asmgen
 
 go 1.26.0
 
-require github.com/mmcloughlin/avo v0.6.0
+require (
+	github.com/mmcloughlin/avo v0.6.0
+	golang.org/x/arch v0.6.0
+)
 
 require (
 	github.com/heedml/heed v0.0.0

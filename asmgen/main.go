@@ -7,7 +7,8 @@
 //
 //	go run . [-dir ../kernels]
 //
-// writes, for every family F, DIR/F_amd64.s and DIR/F_stub_amd64.go. With
+// writes, for every family F, DIR/F_amd64.s and DIR/F_stub_amd64.go, then the
+// arm64 NEON files DIR/F_arm64.s and DIR/F_stub_arm64.go (neon.go). With
 // -family F it writes just that family; avo's global builder holds one file,
 // so the driver runs itself once per family.
 package main
@@ -44,6 +45,10 @@ func main() {
 				fmt.Fprintf(os.Stderr, "asmgen: family %s: %v\n", name, err)
 				os.Exit(1)
 			}
+		}
+		if err := generateNEON(dir); err != nil {
+			fmt.Fprintf(os.Stderr, "asmgen: neon: %v\n", err)
+			os.Exit(1)
 		}
 		return
 	}

@@ -1,0 +1,171 @@
+// Package arm64 encodes the A64 Advanced SIMD and floating-point instructions
+// that heed's NEON kernels need and Go's arm64 assembler lacks. Each function
+// returns the instruction word together with its GNU mnemonic, so a generator
+// can write `WORD $0x…  // mnemonic` and a test can check the pair against a
+// disassembler.
+//
+// Vector forms use the 4S arrangement (four float32 or int32 lanes) unless the
+// function name says otherwise; bitwise forms use 16B, which is the same
+// operation on 128 bits.
+package arm64
+
+import "fmt"
+
+// Reg is a SIMD&FP register number, 0–31 (V0–V31, also S0–S31).
+type Reg uint8
+
+// Inst is one encoded instruction.
+type Inst struct {
+	Word uint32 // the instruction word
+	Asm  string // its GNU assembler spelling, lower case
+}
+
+// String returns the Go assembler line for i: WORD with the mnemonic as a comment.
+func (i Inst) String() string { return fmt.Sprintf("WORD $0x%08x // %s", i.Word, i.Asm) }
+
+func (r Reg) check() uint32 {
+	if r > 31 {
+		panic(fmt.Sprintf("arm64: register V%d out of range", r))
+	}
+	return uint32(r)
+}
+
+// threeSame encodes the "three registers of the same type" class:
+// base | Rm<<16 | Rn<<5 | Rd.
+func threeSame(name, arr string, base uint32, d, n, m Reg) Inst {
+	return Inst{
+		Word: base | m.check()<<16 | n.check()<<5 | d.check(),
+		Asm:  fmt.Sprintf("%s v%d.%s, v%d.%s, v%d.%s", name, d, arr, n, arr, m, arr),
+	}
+}
+
+// twoMisc encodes the "two-register miscellaneous" class: base | Rn<<5 | Rd.
+func twoMisc(name, arr string, base uint32, d, n Reg) Inst {
+	return Inst{
+		Word: base | n.check()<<5 | d.check(),
+		Asm:  fmt.Sprintf("%s v%d.%s, v%d.%s", name, d, arr, n, arr),
+	}
+}
+
+// Floating-point arithmetic, 4S.
+
+func FADD(d, n, m Reg) Inst   { return threeSame("fadd", "4s", 0x4e20d400, d, n, m) }
+func FSUB(d, n, m Reg) Inst   { return threeSame("fsub", "4s", 0x4ea0d400, d, n, m) }
+func FMUL(d, n, m Reg) Inst   { return threeSame("fmul", "4s", 0x6e20dc00, d, n, m) }
+func FDIV(d, n, m Reg) Inst   { return threeSame("fdiv", "4s", 0x6e20fc00, d, n, m) }
+func FMAX(d, n, m Reg) Inst   { return threeSame("fmax", "4s", 0x4e20f400, d, n, m) }
+func FMIN(d, n, m Reg) Inst   { return threeSame("fmin", "4s", 0x4ea0f400, d, n, m) }
+func FMLA(d, n, m Reg) Inst   { return threeSame("fmla", "4s", 0x4e20cc00, d, n, m) }
+func FMLS(d, n, m Reg) Inst   { return threeSame("fmls", "4s", 0x4ea0cc00, d, n, m) }
+func FADDP(d, n, m Reg) Inst  { return threeSame("faddp", "4s", 0x6e20d400, d, n, m) }
+func FMAXP(d, n, m Reg) Inst  { return threeSame("fmaxp", "4s", 0x6e20f400, d, n, m) }
+func FRECPS(d, n, m Reg) Inst { return threeSame("frecps", "4s", 0x4e20fc00, d, n, m) }
+
+// Floating-point compares, 4S: all-ones lanes where the relation holds.
+
+func FCMEQ(d, n, m Reg) Inst { return threeSame("fcmeq", "4s", 0x4e20e400, d, n, m) }
+func FCMGE(d, n, m Reg) Inst { return threeSame("fcmge", "4s", 0x6e20e400, d, n, m) }
+func FCMGT(d, n, m Reg) Inst { return threeSame("fcmgt", "4s", 0x6ea0e400, d, n, m) }
+func FACGT(d, n, m Reg) Inst { return threeSame("facgt", "4s", 0x6ea0ec00, d, n, m) }
+func FACGE(d, n, m Reg) Inst { return threeSame("facge", "4s", 0x6e20ec00, d, n, m) }
+
+// Integer arithmetic and compares, 4S.
+
+func ADD(d, n, m Reg) Inst  { return threeSame("add", "4s", 0x4ea08400, d, n, m) }
+func SUB(d, n, m Reg) Inst  { return threeSame("sub", "4s", 0x6ea08400, d, n, m) }
+func CMGT(d, n, m Reg) Inst { return threeSame("cmgt", "4s", 0x4ea03400, d, n, m) }
+func CMEQ(d, n, m Reg) Inst { return threeSame("cmeq", "4s", 0x6ea08c00, d, n, m) }
+
+// Bitwise, 16B.
+
+func AND(d, n, m Reg) Inst { return threeSame("and", "16b", 0x4e201c00, d, n, m) }
+func BIC(d, n, m Reg) Inst { return threeSame("bic", "16b", 0x4e601c00, d, n, m) }
+func ORR(d, n, m Reg) Inst { return threeSame("orr", "16b", 0x4ea01c00, d, n, m) }
+func EOR(d, n, m Reg) Inst { return threeSame("eor", "16b", 0x6e201c00, d, n, m) }
+
+// BSL sets d = (d & n) | (^d & m): d is the selector.
+func BSL(d, n, m Reg) Inst { return threeSame("bsl", "16b", 0x6e601c00, d, n, m) }
+
+// BIT sets d = (n & m) | (d & ^m): insert n where m is set.
+func BIT(d, n, m Reg) Inst { return threeSame("bit", "16b", 0x6ea01c00, d, n, m) }
+
+// BIF sets d = (d & m) | (n & ^m): insert n where m is clear.
+func BIF(d, n, m Reg) Inst { return threeSame("bif", "16b", 0x6ee01c00, d, n, m) }
+
+// Two-register forms, 4S.
+
+func FRINTN(d, n Reg) Inst { return twoMisc("frintn", "4s", 0x4e218800, d, n) }
+func FRINTM(d, n Reg) Inst { return twoMisc("frintm", "4s", 0x4e219800, d, n) }
+func FCVTZS(d, n Reg) Inst { return twoMisc("fcvtzs", "4s", 0x4ea1b800, d, n) }
+func FCVTNS(d, n Reg) Inst { return twoMisc("fcvtns", "4s", 0x4e21a800, d, n) }
+func SCVTF(d, n Reg) Inst  { return twoMisc("scvtf", "4s", 0x4e21d800, d, n) }
+func FABS(d, n Reg) Inst   { return twoMisc("fabs", "4s", 0x4ea0f800, d, n) }
+func FNEG(d, n Reg) Inst   { return twoMisc("fneg", "4s", 0x6ea0f800, d, n) }
+func FRECPE(d, n Reg) Inst { return twoMisc("frecpe", "4s", 0x4ea1d800, d, n) }
+
+// Shifts by an immediate, 4S.
+
+// SHL shifts each lane left by sh, 0 ≤ sh < 32.
+func SHL(d, n Reg, sh uint) Inst {
+	if sh > 31 {
+		panic("arm64: SHL shift out of range")
+	}
+	return Inst{
+		Word: 0x4f205400 | uint32(sh)<<16 | n.check()<<5 | d.check(),
+		Asm:  fmt.Sprintf("shl v%d.4s, v%d.4s, #%d", d, n, sh),
+	}
+}
+
+func shiftRight(name string, base uint32, d, n Reg, sh uint) Inst {
+	if sh < 1 || sh > 32 {
+		panic("arm64: " + name + " shift out of range")
+	}
+	return Inst{
+		Word: base | uint32(64-sh)<<16 | n.check()<<5 | d.check(),
+		Asm:  fmt.Sprintf("%s v%d.4s, v%d.4s, #%d", name, d, n, sh),
+	}
+}
+
+// USHR shifts each lane right logically by sh, 1 ≤ sh ≤ 32.
+func USHR(d, n Reg, sh uint) Inst { return shiftRight("ushr", 0x6f000400, d, n, sh) }
+
+// SSHR shifts each lane right arithmetically by sh, 1 ≤ sh ≤ 32.
+func SSHR(d, n Reg, sh uint) Inst { return shiftRight("sshr", 0x4f000400, d, n, sh) }
+
+// Reductions to a scalar S register.
+
+// FMAXV sets Sd to the largest of the four lanes of Vn (NaN if any is NaN).
+func FMAXV(d, n Reg) Inst {
+	return Inst{Word: 0x6e30f800 | n.check()<<5 | d.check(), Asm: fmt.Sprintf("fmaxv s%d, v%d.4s", d, n)}
+}
+
+// FADDPS sets Sd to the sum of the two low lanes of Vn (scalar FADDP).
+func FADDPS(d, n Reg) Inst {
+	return Inst{Word: 0x7e30d800 | n.check()<<5 | d.check(), Asm: fmt.Sprintf("faddp s%d, v%d.2s", d, n)}
+}
+
+// FMAXPS sets Sd to the larger of the two low lanes of Vn (scalar FMAXP).
+func FMAXPS(d, n Reg) Inst {
+	return Inst{Word: 0x7e30f800 | n.check()<<5 | d.check(), Asm: fmt.Sprintf("fmaxp s%d, v%d.2s", d, n)}
+}
+
+// byElement encodes the "vector × element" class, 4S: the multiplier is lane
+// i (0–3) of Vm.
+func byElement(name string, base uint32, d, n, m Reg, i uint) Inst {
+	if i > 3 {
+		panic("arm64: " + name + " lane out of range")
+	}
+	return Inst{
+		Word: base | uint32(i&1)<<21 | m.check()<<16 | uint32(i>>1)<<11 | n.check()<<5 | d.check(),
+		Asm:  fmt.Sprintf("%s v%d.4s, v%d.4s, v%d.s[%d]", name, d, n, m, i),
+	}
+}
+
+// FMLAE sets d += n · Vm.S[i] (FMLA by element).
+func FMLAE(d, n, m Reg, i uint) Inst { return byElement("fmla", 0x4f801000, d, n, m, i) }
+
+// FMLSE sets d −= n · Vm.S[i] (FMLS by element).
+func FMLSE(d, n, m Reg, i uint) Inst { return byElement("fmls", 0x4f805000, d, n, m, i) }
+
+// FMULE sets d = n · Vm.S[i] (FMUL by element).
+func FMULE(d, n, m Reg, i uint) Inst { return byElement("fmul", 0x4f809000, d, n, m, i) }
