@@ -119,15 +119,25 @@ func (m *Memory) transposeValues() {
 	}
 	S, dv := m.values.Rows, m.values.Cols
 	m.valT = kernels.Matrix{Rows: dv, Cols: S, Stride: S, Data: grow(m.valT.Data, S*dv)}
-	const blk = 32
-	for s0 := 0; s0 < S; s0 += blk {
-		for j0 := 0; j0 < dv; j0 += blk {
-			for s := s0; s < min(s0+blk, S); s++ {
-				r := row(m.values, s)
-				for j := j0; j < min(j0+blk, dv); j++ {
-					m.valT.Data[j*S+s] = r[j]
-				}
+	// Sixteen rows at a time: each destination write fills a whole 64-byte
+	// line of Vᵀ, and the sixteen source rows are read sequentially.
+	t := m.valT.Data
+	s := 0
+	for ; s+16 <= S; s += 16 {
+		var r [16][]float32
+		for i := range r {
+			r[i] = row(m.values, s+i)[:dv]
+		}
+		for j := range dv {
+			d := t[j*S+s : j*S+s+16 : j*S+s+16]
+			for i := range d {
+				d[i] = r[i][j]
 			}
+		}
+	}
+	for ; s < S; s++ {
+		for j, x := range row(m.values, s) {
+			t[j*S+s] = x
 		}
 	}
 	m.valTOK = true

@@ -12,17 +12,19 @@ import (
 // results are checked against (u = 2⁻²⁴, γₙ = n·u/(1−n·u)).
 //
 // Scores: each mechanism's score s has a bound E_s from the standard analysis
-// of the float32 computation (see scoreBound). Weights: perturbing the scores by
+// of the float32 computation (see oracle.score). Weights: perturbing the scores by
 // at most E = max E_s changes each softmax weight by a factor within e^{±2E},
 // and the Softmax kernel adds its own (|x_s − max| + n + 4)·u relative error, so
 //
-//	|α_s − α64_s| ≤ α64_s·((e^{2E} − 1) + e^{2E}·(|x_s − max| + 2E + n + 4 + x)·u)
+//	|α_s − α64_s| ≤ α64_s·((e^{2E} − 1) + e^{2E}·(|x_s − max| + 2E + n + 4 + x)·u) + 2⁻¹²⁶
 //
 // where x = 0 for a plain step and x = 4 + parts for a split step (the
 // subtraction of the part max, the merge factor and its Scale). Contexts:
 //
 //	|c_j − c64_j| ≤ Σ_s δα_s·|v_sj| + γ_{n+1+x}·Σ_s (α64_s + δα_s)·|v_sj|.
 //
+// Weights whose exact value is below 2⁻¹²⁶ may underflow: the Softmax
+// contract bounds them by tiny = 2⁻¹²⁶ absolute, which δα_s includes.
 // Masked keys and all weights of a fully masked query must be exactly 0.
 
 const u = 1.0 / (1 << 24)
@@ -32,6 +34,10 @@ func gamma(n int) float64 { return float64(n) * u / (1 - float64(n)*u) }
 // eta is the smallest positive subnormal float32, the absolute error a product
 // that underflows may add.
 const eta = 0x1p-149
+
+// tiny is the smallest normal float32: the absolute error the softmax allows
+// on weights whose exact value is subnormal (the exponential underflows).
+const tiny = 0x1p-126
 
 // forEachISA runs f as a subtest under every ISA this CPU supports.
 func forEachISA(t *testing.T, f func(t *testing.T)) {
@@ -213,7 +219,7 @@ func (o oracle) checkStep(t *testing.T, what string, weights, context, h []float
 			continue
 		}
 		alpha[s] /= sum
-		da[s] = alpha[s]*((grow-1)+grow*(math.Abs(x[s]-mx)+2*e+float64(n+4+extra))*u) + eta
+		da[s] = alpha[s]*((grow-1)+grow*(math.Abs(x[s]-mx)+2*e+float64(n+4+extra))*u) + tiny
 		if err := math.Abs(float64(weights[s]) - alpha[s]); !(err <= da[s]) {
 			t.Fatalf("%s: weights[%d] = %v, want %v ± %.3g (error %.3g; score bound %.3g)", what, s, weights[s], alpha[s], da[s], err, e)
 		}
