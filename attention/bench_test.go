@@ -219,3 +219,25 @@ func BenchmarkBatch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMultiHead is causal self-attention, T=S=128, d=d_v=512, 8 heads,
+// with the heads on one goroutine or spread over GOMAXPROCS.
+func BenchmarkMultiHead(b *testing.B) {
+	const T, d, heads = 128, 512, 8
+	q, out := rampMat(T, d), rampMat(T, d)
+	var ws Workspace
+	for _, par := range []bool{false, true} {
+		b.Run(fmt.Sprintf("T=S=%d,d=%d,h=%d/parallel=%v,procs=%d", T, d, heads, par, procs()), func(b *testing.B) {
+			old := multiHeadMinWork
+			if !par {
+				multiHeadMinWork = math.MaxInt
+			}
+			defer func() { multiHeadMinWork = old }()
+			benchISAs(b, func(b *testing.B) {
+				for b.Loop() {
+					MultiHead(out, q, q, q, heads, true, &ws)
+				}
+			})
+		})
+	}
+}

@@ -124,9 +124,9 @@ func TestNoAllocs(t *testing.T) {
 	t.Run("serial", run)
 	t.Run("parallel", func(t *testing.T) {
 		forceSplit(t, 8)
-		old := batchMinWork
-		batchMinWork = 0
-		defer func() { batchMinWork = old }()
+		oldB, oldM := batchMinWork, multiHeadMinWork
+		batchMinWork, multiHeadMinWork = 0, 0
+		defer func() { batchMinWork, multiHeadMinWork = oldB, oldM }()
 		if mems[0].splitParts() < 2 {
 			t.Fatal("the step is not split")
 		}

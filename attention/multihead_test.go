@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/heedml/heed/kernels"
@@ -13,6 +14,19 @@ import (
 // mask, against the float64 oracle of each head (the scaled-dot oracle on the
 // head's column blocks).
 func TestMultiHead(t *testing.T) {
+	for _, parallel := range []bool{false, true} {
+		t.Run(fmt.Sprint("parallel=", parallel), func(t *testing.T) {
+			if parallel {
+				old, p := multiHeadMinWork, runtime.GOMAXPROCS(3)
+				multiHeadMinWork = 0
+				defer func() { multiHeadMinWork = old; runtime.GOMAXPROCS(p) }()
+			}
+			testMultiHead(t)
+		})
+	}
+}
+
+func testMultiHead(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(9, 10))
 		var ws Workspace
