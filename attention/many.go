@@ -30,6 +30,10 @@ func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 	if B == 0 {
 		return
 	}
+	if B == 1 { // no reads to share: a plain step, without building Vᵀ
+		m.attend(row(weights, 0), row(context, 0), row(queries, 0))
+		return
+	}
 	n := m.valid
 	any := n > 0
 	if any && m.mask != nil {

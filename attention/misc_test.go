@@ -60,6 +60,8 @@ func TestPanics(t *testing.T) {
 		{"heed/attention: Bahdanau: len(query)=4, want 2", func() { NewMemory(add, keys, kernels.Matrix{}).Attend(v[:5], v[:4], v[:4]) }},
 		{"heed/attention: Luong dot: len(weights)=4, want S=5", func() { NewMemory(Dot(), keys, kernels.Matrix{}).Attend(v[:4], v[:4], v[:4]) }},
 		{"heed/attention: Luong dot: len(context)=3, want d_v=4", func() { NewMemory(Dot(), keys, kernels.Matrix{}).Attend(v[:5], v[:3], v[:4]) }},
+		{"heed/attention: Luong dot: len(scores)=4, want S=5", func() { NewMemory(Dot(), keys, kernels.Matrix{}).Scores(v[:4], v[:4]) }},
+		{"heed/attention: cosine: len(query)=3, want 4", func() { NewMemory(Cosine(), keys, kernels.Matrix{}).Scores(v[:5], v[:3]) }},
 		{"heed/attention: scaled dot: valid length 6 out of range [0, 5]", func() { NewMemory(ScaledDot(), keys, kernels.Matrix{}).SetValid(6) }},
 		{"heed/attention: scaled dot: len(mask)=4, want S=5", func() { NewMemory(ScaledDot(), keys, kernels.Matrix{}).SetMask(make([]bool, 4)) }},
 		{"heed/attention: Luong dot: queries is 2×4, weights 2×5, context 3×4; want queries B×4, weights B×5, context B×4", func() {
@@ -111,6 +113,7 @@ func TestNoAllocs(t *testing.T) {
 	for _, m := range mems {
 		calls["Attend "+m.sc.String()] = func() { m.Attend(w, c, h) }
 		calls["AttendMany "+m.sc.String()] = func() { m.AttendMany(wm, cm, qm) }
+		calls["Scores "+m.sc.String()] = func() { m.Scores(w, h) }
 	}
 	run := func(t *testing.T) {
 		forEachISA(t, func(t *testing.T) {

@@ -240,3 +240,21 @@ func (o oracle) checkStep(t *testing.T, what string, weights, context, h []float
 		}
 	}
 }
+
+// checkScores fails t unless the raw scores are within their bounds, and −Inf
+// for the keys not attended.
+func (o oracle) checkScores(t *testing.T, what string, scores, h []float32, keys kernels.Matrix, att []bool) {
+	t.Helper()
+	for s, got := range scores {
+		if !att[s] {
+			if !math.IsInf(float64(got), -1) {
+				t.Fatalf("%s: scores[%d] = %v for a masked key, want -Inf", what, s, got)
+			}
+			continue
+		}
+		x, b := o.score(h, keys, s)
+		if err := math.Abs(float64(got) - x); !(err <= b) {
+			t.Fatalf("%s: scores[%d] = %v, want %v ± %.3g (error %.3g)", what, s, got, x, b, err)
+		}
+	}
+}

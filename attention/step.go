@@ -26,7 +26,8 @@ import (
 // e^(m_p−M)/L and the contexts summed.
 //
 // It panics unless len(h) is the query length, len(weights) = S and
-// len(context) = d_v.
+// len(context) = d_v. weights and context must not overlap each other, h, or
+// the Memory's matrices.
 func (m *Memory) Attend(weights, context, h []float32) {
 	m.checkStep(weights, context, h)
 	if parts := m.splitParts(); parts > 1 {
@@ -34,6 +35,26 @@ func (m *Memory) Attend(weights, context, h []float32) {
 		return
 	}
 	m.attend(weights, context, h)
+}
+
+// Scores sets dst (length S) to the raw scores score(h, h̄_s) of the step for
+// query h, before the softmax: −Inf for masked and padding keys. It panics
+// unless len(h) is the query length and len(dst) = S.
+func (m *Memory) Scores(dst, h []float32) {
+	if qd := m.QueryDim(); len(h) != qd {
+		panicf("%s: len(query)=%d, want %d", m.sc, len(h), qd)
+	}
+	if len(dst) != m.keys.Rows {
+		panicf("%s: len(scores)=%d, want S=%d", m.sc, len(dst), m.keys.Rows)
+	}
+	n := m.valid
+	for i := n; i < len(dst); i++ {
+		dst[i] = float32(math.Inf(-1))
+	}
+	if n > 0 {
+		m.rowScores(dst[:n], m.prepareQuery(h), 0)
+		m.applyMask(dst[:n], 0)
+	}
 }
 
 // attend is a step on the calling goroutine, for validated arguments.

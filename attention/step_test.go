@@ -89,7 +89,10 @@ func TestAttend(t *testing.T) {
 						h := randVec(rng, qd)
 						weights, context := randVec(rng, S), randVec(rng, vals.Cols)
 						m.Attend(weights, context, h)
-						o.checkStep(t, fmt.Sprintf("%s S=%d d=%d dv=%d mode %d", sc, S, d, vals.Cols, mode), weights, context, h, keys, vals, att)
+						what := fmt.Sprintf("%s S=%d d=%d dv=%d mode %d", sc, S, d, vals.Cols, mode)
+						o.checkStep(t, what, weights, context, h, keys, vals, att)
+						m.Scores(weights, h)
+						o.checkScores(t, what, weights, h, keys, att)
 					}
 				}
 			}
