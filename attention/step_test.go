@@ -2,6 +2,7 @@ package attention
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -209,6 +210,55 @@ func TestBatch(t *testing.T) {
 				b.Attend(mems, w, c, q)
 				for i := range n {
 					os[i].checkStep(t, fmt.Sprintf("sequence %d (%s)", i, mems[i].sc), w[i], c[i], q[i], keys[i], keys[i], atts[i])
+				}
+			})
+		})
+	}
+}
+
+// TestAttendSpecial checks the softmax's special rules through a step, plain
+// and split: keys whose score is +Inf share the weight 1 (their values give the
+// context), and a NaN query gives NaN weights.
+func TestAttendSpecial(t *testing.T) {
+	for _, split := range []bool{false, true} {
+		t.Run(fmt.Sprint("split=", split), func(t *testing.T) {
+			if split {
+				forceSplit(t, 4)
+			}
+			forEachISA(t, func(t *testing.T) {
+				const S, d = 40, 3
+				keys := kernels.Matrix{Rows: S, Cols: d, Stride: d, Data: make([]float32, S*d)}
+				for i := range keys.Data {
+					keys.Data[i] = float32(i%7) / 7
+				}
+				inf := float32(math.Inf(1))
+				copy(row(keys, 5), []float32{inf, 1, 1})
+				copy(row(keys, 33), []float32{inf, 2, 0})
+				vals := kernels.Matrix{Rows: S, Cols: 1, Stride: 1, Data: make([]float32, S)}
+				vals.Data[5], vals.Data[33] = 2, 4
+				m := NewMemory(Dot(), keys, vals)
+				if split && m.splitParts() < 2 {
+					t.Fatal("not split")
+				}
+				w, c := make([]float32, S), make([]float32, 1)
+				m.Attend(w, c, []float32{1, 1, 1})
+				for s, x := range w {
+					want := float32(0)
+					if s == 5 || s == 33 {
+						want = 0.5
+					}
+					if x != want {
+						t.Fatalf("weights[%d] = %v, want %v", s, x, want)
+					}
+				}
+				if c[0] != 3 {
+					t.Fatalf("context = %v, want 3", c[0])
+				}
+				m.Attend(w, c, []float32{float32(math.NaN()), 1, 1})
+				for s, x := range w {
+					if !math.IsNaN(float64(x)) {
+						t.Fatalf("NaN query: weights[%d] = %v, want NaN", s, x)
+					}
 				}
 			})
 		})
