@@ -75,3 +75,43 @@ func ExampleMemory_SetMask() {
 	// α = [0.119 0.000 0.881 0.000]  c = [2.762]
 	// α = [0.000 0.000 0.000 0.000]  c = [0.000]
 }
+
+// Teacher forcing: every decoder state of a sentence attends to the encoder
+// states in one call, which reads each key and value once for several queries.
+func ExampleMemory_AttendMany() {
+	encoder := mat(3, 2,
+		1, 0,
+		0, 1,
+		1, 1)
+	mem := attention.NewMemory(attention.Dot(), encoder, kernels.Matrix{})
+	queries := mat(2, 2, // two decoder states
+		2, 0,
+		0, 2)
+	weights, context := mat(2, 3, make([]float32, 6)...), mat(2, 2, make([]float32, 4)...)
+	mem.AttendMany(weights, context, queries)
+	for b := range 2 {
+		fmt.Printf("α = %.3f  c = %.3f\n", weights.Row(b), context.Row(b))
+	}
+	// Output:
+	// α = [0.468 0.063 0.468]  c = [0.937 0.532]
+	// α = [0.063 0.468 0.468]  c = [0.532 0.937]
+}
+
+// Causal self-attention with two heads over a sequence of three positions:
+// head 0 uses columns 0–1 of q, k and v, head 1 columns 2–3.
+func ExampleMultiHead() {
+	x := mat(3, 4,
+		1, 0, 0, 1,
+		0, 1, 1, 0,
+		1, 1, 0, 0)
+	out := mat(3, 4, make([]float32, 12)...)
+	var ws attention.Workspace
+	attention.MultiHead(out, x, x, x, 2, true, &ws)
+	for t := range 3 {
+		fmt.Printf("%.3f\n", out.Row(t))
+	}
+	// Output:
+	// [1.000 0.000 0.000 1.000]
+	// [0.330 0.670 0.670 0.330]
+	// [0.752 0.752 0.333 0.333]
+}
