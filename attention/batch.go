@@ -40,8 +40,8 @@ func (b *Batch) Attend(mems []*Memory, weights, contexts, queries [][]float32) {
 		checkBatchStep(m, i, weights[i], contexts[i], queries[i])
 		work += m.valid * (m.keys.Cols + m.values.Cols)
 	}
-	parts := min(procs(), len(mems))
-	if work < batchMinWork || parts <= 1 {
+	parts := batchParts(work, len(mems))
+	if parts <= 1 {
 		for i, m := range mems {
 			m.attend(weights[i], contexts[i], queries[i])
 		}
@@ -51,6 +51,15 @@ func (b *Batch) Attend(mems []*Memory, weights, contexts, queries [][]float32) {
 	b.next.Store(0)
 	runParallel(b, parts, &b.wg)
 	b.mems, b.weights, b.contexts, b.queries = nil, nil, nil, nil
+}
+
+// batchParts returns how many goroutines a batch of n sequences with the given
+// total work uses: one below batchMinWork, else up to GOMAXPROCS.
+func batchParts(work, n int) int {
+	if work < batchMinWork {
+		return 1
+	}
+	return min(procs(), n)
 }
 
 // run takes sequences until none is left.

@@ -264,3 +264,24 @@ func TestAttendSpecial(t *testing.T) {
 		})
 	}
 }
+
+// TestParallelThresholds checks that small work stays on the caller's
+// goroutine and large work spreads over GOMAXPROCS.
+func TestParallelThresholds(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	for _, c := range []struct{ work, n, want int }{
+		{0, 10, 1}, {batchMinWork - 1, 10, 1}, {batchMinWork, 10, 4}, {batchMinWork, 3, 3}, {1 << 30, 1, 1},
+	} {
+		if got := batchParts(c.work, c.n); got != c.want {
+			t.Errorf("batchParts(%d, %d) = %d, want %d", c.work, c.n, got, c.want)
+		}
+	}
+	for _, c := range []struct{ S, d, want int }{
+		{128, 64, 1}, {1024, 256, 1}, {2047, 1024, 1}, {2048, 64, 1}, {2048, 128, 2}, {8192, 256, 4}, {100000, 4, 4}, {100000, 2, 1},
+	} {
+		m := NewMemory(Dot(), kernels.Matrix{Rows: c.S, Cols: c.d, Stride: c.d, Data: make([]float32, c.S*c.d)}, kernels.Matrix{})
+		if got := m.splitParts(); got != c.want {
+			t.Errorf("S=%d, d=%d: %d parts, want %d", c.S, c.d, got, c.want)
+		}
+	}
+}
