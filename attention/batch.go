@@ -7,7 +7,7 @@ import (
 
 // Batch runs one attention step for each of several independent sequences,
 // of any lengths (a batch of decoders). When the batch is large enough to gain
-// (about batchMinWork multiply-adds in all) the steps are spread over
+// (about 128K multiply-adds in all) the steps are spread over
 // GOMAXPROCS goroutines, each taking the next sequence as it finishes one, so
 // long and short sequences balance; otherwise they run on the caller's
 // goroutine. The zero Batch is ready to use; it keeps its synchronisation

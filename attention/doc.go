@@ -28,8 +28,12 @@
 // row-major views with a stride ([kernels.Matrix], gonum's blas32.General
 // layout), so column blocks and row ranges are used in place, without copies.
 //
+// Parallel calls (a long step split across keys, a large Batch or MultiHead)
+// run on a pool of GOMAXPROCS−1 long-lived goroutines started on first use,
+// so that they too allocate nothing per call.
+//
 // Accuracy: scores carry the error bounds of the kernels that compute them
 // (γₙ·Σ|terms| for the products); the tests check every mechanism against a
 // float64 evaluation of its formula within the bound propagated through the
-// softmax and the weighted sum (see attention_test.go).
+// softmax and the weighted sum (see oracle_test.go).
 package attention
