@@ -3,6 +3,7 @@ package attention
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/heedml/heed/kernels"
 )
@@ -19,7 +20,9 @@ import (
 // directly into weights, the softmax runs in place, and one transposed
 // matrix-vector pass forms the context. For long sequences (S in the
 // thousands, with GOMAXPROCS > 1) the keys are split into contiguous parts
-// scored on separate goroutines, each part keeping its own max m_p, sum
+// (a few per goroutine, taken dynamically so that a descheduled goroutine's
+// share is picked up by the others) scored on GOMAXPROCS goroutines, each part
+// keeping its own max m_p, sum
 // l_p = Σ e^(score−m_p) and unnormalised context; the parts are then merged
 // exactly (the flash-decoding rule): with M = max m_p and
 // L = Σ_p l_p·e^(m_p−M), part p's weights and context are scaled by
@@ -83,13 +86,15 @@ var (
 	splitMinWork = 1 << 19
 )
 
-// splitParts returns how many goroutines a step should use.
+// splitParts returns how many parts a step's keys are split into: 1 (no
+// split) on one processor or for short sequences, else at most four per
+// processor, each of at least splitMinRows keys.
 func (m *Memory) splitParts() int {
-	n := m.valid
-	if n < 2*splitMinRows || n*(m.keys.Cols+m.values.Cols) < splitMinWork {
+	n, p := m.valid, procs()
+	if p < 2 || n < 2*splitMinRows || n*(m.keys.Cols+m.values.Cols) < splitMinWork {
 		return 1
 	}
-	return min(procs(), n/splitMinRows)
+	return min(4*p, n/splitMinRows)
 }
 
 // splitter is the state of a split step: one part per goroutine.
@@ -97,11 +102,12 @@ type splitter struct {
 	m       *Memory
 	weights []float32
 	qv      []float32
-	parts   int
-	ones    []float32 // all 1: Axpy(−m, ones, x) subtracts m from x
-	ctx     []float32 // parts×d_v unnormalised partial contexts
-	max     []float32 // m_p, or −Inf for a fully masked part
-	sum     []float32 // l_p
+	parts   int          // parts of the keys
+	next    atomic.Int64 // the next part to take
+	ones    []float32    // all 1: Axpy(−m, ones, x) subtracts m from x
+	ctx     []float32    // parts×d_v unnormalised partial contexts
+	max     []float32    // m_p, or −Inf for a fully masked part
+	sum     []float32    // l_p
 	wg      sync.WaitGroup
 }
 
@@ -111,9 +117,20 @@ func (s *splitter) bounds(p int) (lo, hi int) {
 	return p * n / s.parts, (p + 1) * n / s.parts
 }
 
-// run scores part p and leaves e^(score−m_p) in its weights, m_p, l_p and the
+// run takes parts until none is left.
+func (s *splitter) run(int) {
+	for {
+		p := int(s.next.Add(1) - 1)
+		if p >= s.parts {
+			return
+		}
+		s.part(p)
+	}
+}
+
+// part scores part p and leaves e^(score−m_p) in its weights, m_p, l_p and the
 // unnormalised context Σ e^(score−m_p)·value_s.
-func (s *splitter) run(p int) {
+func (s *splitter) part(p int) {
 	m := s.m
 	lo, hi := s.bounds(p)
 	x := s.weights[lo:hi]
@@ -154,7 +171,8 @@ func (m *Memory) attendSplit(weights, context, h []float32, parts int) {
 	s.max = grow(s.max, parts)
 	s.sum = grow(s.sum, parts)
 	clear(weights[n:])
-	runParallel(s, parts, &s.wg)
+	s.next.Store(0)
+	runParallel(s, min(procs(), parts), &s.wg)
 	s.weights, s.qv = nil, nil
 
 	mx := float32(math.Inf(-1))

@@ -277,7 +277,7 @@ func TestParallelThresholds(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ S, d, want int }{
-		{128, 64, 1}, {1024, 256, 1}, {2047, 1024, 1}, {2048, 64, 1}, {2048, 128, 2}, {8192, 256, 4}, {100000, 4, 4}, {100000, 2, 1},
+		{128, 64, 1}, {1024, 256, 1}, {2047, 1024, 1}, {2048, 64, 1}, {2048, 128, 2}, {8192, 256, 8}, {100000, 4, 16}, {100000, 2, 1},
 	} {
 		m := NewMemory(Dot(), kernels.Matrix{Rows: c.S, Cols: c.d, Stride: c.d, Data: make([]float32, c.S*c.d)}, kernels.Matrix{})
 		if got := m.splitParts(); got != c.want {
