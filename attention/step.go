@@ -90,8 +90,12 @@ var (
 // split) on one processor or for short sequences, else at most four per
 // processor, each of at least splitMinRows keys.
 func (m *Memory) splitParts() int {
-	n, p := m.valid, procs()
-	if p < 2 || n < 2*splitMinRows || n*(m.keys.Cols+m.values.Cols) < splitMinWork {
+	n := m.valid
+	if n < 2*splitMinRows || n*(m.keys.Cols+m.values.Cols) < splitMinWork {
+		return 1
+	}
+	p := procs() // after the cheap tests: it takes the scheduler's lock
+	if p < 2 {
 		return 1
 	}
 	return min(4*p, n/splitMinRows)
