@@ -9,8 +9,8 @@ package kernels
 // the Rows×Cols elements, never the padding between rows or past the last one.
 type Matrix struct {
 	Rows, Cols int
-	Data       []float32
 	Stride     int
+	Data       []float32
 }
 
 // Row returns row i as a slice of length Cols.
