@@ -41,14 +41,40 @@ func constBits(bits uint32) Mem {
 	return t.mem.Offset(off)
 }
 
-// vconst is a broadcast float32 constant for ISA s, a memory operand: a
-// 32-byte replicated entry for AVX2, an embedded {1to16} broadcast of its
-// first 4 bytes for AVX-512 (no register and no setup per call, which
-// matters for short slices). Its methods emit the instruction forms that take
-// it as a source.
+// vconst is a broadcast float32 constant for ISA s, by default a memory
+// operand: a 32-byte replicated entry for AVX2, an embedded {1to16} broadcast
+// of its first 4 bytes for AVX-512 (no register and no setup per call, which
+// matters for short slices). After keep it is resident in a register instead,
+// which saves a load per use in loops that have the registers to spare. Its
+// methods emit the instruction forms that take it as a source.
 type vconst struct {
 	s   *isa
 	mem Mem
+	r   VecVirtual // non-nil once kept in a register
+}
+
+// keep loads each constant into a register, used from then on; constants
+// with the same value share one.
+func keep(cs ...*vconst) {
+	loaded := map[Mem]VecVirtual{}
+	for _, c := range cs {
+		if c.r == nil {
+			if r, ok := loaded[c.mem]; ok {
+				c.r = r
+				continue
+			}
+			c.r = c.reg()
+		}
+		loaded[c.mem] = c.r
+	}
+}
+
+// op is the constant as an AVX2 source operand: its register or its memory.
+func (c vconst) op() Op {
+	if c.r != nil {
+		return c.r
+	}
+	return c.mem
 }
 
 // newConst returns v as a constant for s.
@@ -59,7 +85,9 @@ func newConstBits(s *isa, bits uint32) vconst { return vconst{s: s, mem: constBi
 // reg loads the constant into a new register.
 func (c vconst) reg() VecVirtual {
 	r := c.s.vec()
-	if c.s.wide {
+	if c.r != nil {
+		VMOVAPS(c.r, r)
+	} else if c.s.wide {
 		VBROADCASTSS(c.mem, r)
 	} else {
 		VMOVUPS(c.mem, r)
@@ -69,7 +97,9 @@ func (c vconst) reg() VecVirtual {
 
 // fma213 emits p = p·v + c.
 func (c vconst) fma213(v, p VecVirtual) {
-	if c.s.wide {
+	if c.r != nil {
+		VFMADD213PS(c.r, v, p)
+	} else if c.s.wide {
 		VFMADD213PS_BCST(c.mem, v, p)
 	} else {
 		VFMADD213PS(c.mem, v, p)
@@ -78,7 +108,9 @@ func (c vconst) fma213(v, p VecVirtual) {
 
 // fnmadd231 emits r = r − v·c.
 func (c vconst) fnmadd231(v, r VecVirtual) {
-	if c.s.wide {
+	if c.r != nil {
+		VFNMADD231PS(c.r, v, r)
+	} else if c.s.wide {
 		VFNMADD231PS_BCST(c.mem, v, r)
 	} else {
 		VFNMADD231PS(c.mem, v, r)
@@ -87,7 +119,9 @@ func (c vconst) fnmadd231(v, r VecVirtual) {
 
 // mul emits dst = v·c.
 func (c vconst) mul(v, dst VecVirtual) {
-	if c.s.wide {
+	if c.r != nil {
+		VMULPS(c.r, v, dst)
+	} else if c.s.wide {
 		VMULPS_BCST(c.mem, v, dst)
 	} else {
 		VMULPS(c.mem, v, dst)
@@ -96,7 +130,9 @@ func (c vconst) mul(v, dst VecVirtual) {
 
 // add emits dst = v + c.
 func (c vconst) add(v, dst VecVirtual) {
-	if c.s.wide {
+	if c.r != nil {
+		VADDPS(c.r, v, dst)
+	} else if c.s.wide {
 		VADDPS_BCST(c.mem, v, dst)
 	} else {
 		VADDPS(c.mem, v, dst)
@@ -105,7 +141,9 @@ func (c vconst) add(v, dst VecVirtual) {
 
 // sub emits dst = v − c.
 func (c vconst) sub(v, dst VecVirtual) {
-	if c.s.wide {
+	if c.r != nil {
+		VSUBPS(c.r, v, dst)
+	} else if c.s.wide {
 		VSUBPS_BCST(c.mem, v, dst)
 	} else {
 		VSUBPS(c.mem, v, dst)
@@ -114,7 +152,9 @@ func (c vconst) sub(v, dst VecVirtual) {
 
 // and emits dst = v & c.
 func (c vconst) and(v, dst VecVirtual) {
-	if c.s.wide {
+	if c.r != nil {
+		VANDPS(c.r, v, dst)
+	} else if c.s.wide {
 		VANDPS_BCST(c.mem, v, dst)
 	} else {
 		VANDPS(c.mem, v, dst)
@@ -123,7 +163,9 @@ func (c vconst) and(v, dst VecVirtual) {
 
 // min emits dst = v < c ? v : c: NaN lanes of v become c.
 func (c vconst) min(v, dst VecVirtual) {
-	if c.s.wide {
+	if c.r != nil {
+		VMINPS(c.r, v, dst)
+	} else if c.s.wide {
 		VMINPS_BCST(c.mem, v, dst)
 	} else {
 		VMINPS(c.mem, v, dst)
@@ -133,7 +175,9 @@ func (c vconst) min(v, dst VecVirtual) {
 // cmp emits mask = v <pred> c: an opmask for AVX-512, a vector of all-ones
 // lanes for AVX2.
 func (c vconst) cmp(pred uint8, v VecVirtual, mask Register) {
-	if c.s.wide {
+	if c.r != nil {
+		VCMPPS(U8(pred), c.r, v, mask)
+	} else if c.s.wide {
 		VCMPPS_BCST(U8(pred), c.mem, v, mask)
 	} else {
 		VCMPPS(U8(pred), c.mem, v, mask)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/heedml/heed/internal/coef"
 
 	. "github.com/mmcloughlin/avo/build"
@@ -20,7 +22,11 @@ const (
 
 func genExpFamily() {
 	for _, s := range isas {
-		genElementwise(s, "exp", "e^x[i]", func(s *isa) func(VecVirtual) VecVirtual { return newExpGen(s).apply })
+		genElementwise(s, "exp", "e^x[i]", func(s *isa) func(VecVirtual) VecVirtual {
+			e := newExpGen(s)
+			e.keep()
+			return e.apply
+		})
 		genElementwise(s, "tanh", "tanh(x[i])", func(s *isa) func(VecVirtual) VecVirtual { return newTanhGen(s).apply })
 	}
 }
@@ -38,6 +44,8 @@ type expGen struct {
 	log2e, shifter, ln2hi, ln2lo vconst
 	c                            []vconst // c[0] = 1, c[k] = coef.Exp<k>
 	lo, hi, inf                  vconst
+	bias, lim                    vconst // AVX2 range check on the bits of x·log₂e + shifter
+	fixups                       int    // labels emitted by apply
 }
 
 // newExpGen materialises the constants of exp for s (as RODATA: every
@@ -52,7 +60,32 @@ func newExpGen(s *isa) *expGen {
 		e.c = append(e.c, newConst(s, c))
 	}
 	e.lo, e.hi = newConst(s, coef.ExpLo), newConst(s, coef.ExpHi)
+	e.bias, e.lim = newConstBits(s, expBias), newConstBits(s, expLim)
 	return e
+}
+
+// The AVX2 fast-path range: the bits of t = x·log₂e + shifter are
+// 0x4B400000 + n for |n| < 2²², and adding expBias maps n ∈ [−125, 127] to
+// the signed int32s [−2³¹, expLim], every other t (other n, ±Inf, NaN) above
+// expLim. There x ∈ (ExpLo, ExpHi), so the result is normal and finite and
+// the special-value fix-ups leave it unchanged.
+const (
+	expBias = 0x80000000 - 0x4B400000 + 125
+	expLim  = 0x80000000 + 127 + 125
+)
+
+// keep makes the constants of apply resident in registers (for loops with
+// registers to spare): all of them for AVX-512, those of the main path for
+// AVX2.
+func (e *expGen) keep() {
+	cs := []*vconst{&e.log2e, &e.shifter, &e.ln2hi, &e.ln2lo}
+	for i := range e.c {
+		cs = append(cs, &e.c[i])
+	}
+	if e.s.wide {
+		cs = append(cs, &e.lo, &e.hi)
+	}
+	keep(cs...)
 }
 
 // reduce emits r = x − n·ln2 for n (a float holding an integer).
@@ -71,8 +104,13 @@ func (e *expGen) apply(x VecVirtual) VecVirtual {
 	if s.wide {
 		// min(hi, x) keeps NaN (MINPS returns its second source then); every
 		// x ≥ ExpHi computes e^ExpHi, which overflows to +Inf in VSCALEFPS.
-		xc := e.hi.reg()
-		VMINPS(x, xc, xc)
+		xc := s.vec()
+		if e.hi.r != nil {
+			VMINPS(x, e.hi.r, xc)
+		} else {
+			xc = e.hi.reg()
+			VMINPS(x, xc, xc)
+		}
 		n := s.vec()
 		e.log2e.mul(xc, n)
 		VRNDSCALEPS(U8(8), n, n) // round to nearest even, no precision exception
@@ -86,9 +124,19 @@ func (e *expGen) apply(x VecVirtual) VecVirtual {
 	e.shifter.fma213(x, t) // t = x·log₂e + shifter: n in the low bits
 	e.shifter.sub(t, n)
 	p := horner(s, e.c, e.reduce(x, n))
+	out := s.vec()
+	VPADDD(e.bias.op(), t, out)
+	VPCMPGTD(e.lim.op(), out, out) // lanes outside the fast-path range
 	VPSLLD(U8(23), t, t)
 	VPADDD(t, p, p) // p·2ⁿ: exact while the result is normal
-	m := n
+	// The special-value fix-ups, only for vectors with a lane out of range.
+	bits := GP32()
+	VMOVMSKPS(out, bits)
+	e.fixups++
+	skip := fmt.Sprintf("expInRange%d", e.fixups)
+	TESTL(bits, bits)
+	JZ(LabelRef(skip))
+	m := s.vec()
 	e.hi.cmp(cmpGEOQ, x, m)
 	VBLENDVPS(m, e.inf.mem, p, p)
 	e.lo.cmp(cmpNLTUQ, x, m)
@@ -97,6 +145,7 @@ func (e *expGen) apply(x VecVirtual) VecVirtual {
 	// max(p, x) is p for every other x (eˣ > x) and x itself for NaN (MAXPS
 	// returns its second source when either is NaN).
 	VMAXPS(x, p, p)
+	Label(skip)
 	return p
 }
 

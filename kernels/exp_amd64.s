@@ -10,9 +10,19 @@ TEXT ·expAVX2(SB), NOSPLIT, $0-48
 	MOVQ    dst_base+0(FP), AX
 	MOVQ    x_base+24(FP), CX
 	MOVQ    x_len+32(FP), DX
+	VMOVUPS consts<>+0(SB), Y0
+	VMOVUPS consts<>+96(SB), Y1
+	VMOVUPS consts<>+32(SB), Y2
+	VMOVUPS consts<>+64(SB), Y3
+	VMOVUPS consts<>+160(SB), Y4
+	VMOVUPS consts<>+192(SB), Y5
+	VMOVUPS consts<>+224(SB), Y6
+	VMOVUPS consts<>+256(SB), Y7
+	VMOVUPS consts<>+288(SB), Y8
+	VMOVUPS consts<>+320(SB), Y9
 	CMPQ    DX, $0x00000008
 	JB      expscalar
-	VMOVUPS -32(CX)(DX*4), Y0
+	VMOVUPS -32(CX)(DX*4), Y10
 	LEAQ    -32(AX)(DX*4), BX
 	XORQ    SI, SI
 	MOVQ    DX, DI
@@ -21,106 +31,134 @@ TEXT ·expAVX2(SB), NOSPLIT, $0-48
 exppair:
 	CMPQ         SI, DI
 	JAE          expsingle
-	VMOVUPS      (CX)(SI*4), Y1
-	VMOVUPS      32(CX)(SI*4), Y2
-	VMOVUPS      consts<>+0(SB), Y3
-	VFMADD213PS  consts<>+96(SB), Y1, Y3
-	VSUBPS       consts<>+96(SB), Y3, Y4
-	VMOVAPS      Y1, Y5
-	VFNMADD231PS consts<>+32(SB), Y4, Y5
-	VFNMADD231PS consts<>+64(SB), Y4, Y5
-	VMOVUPS      consts<>+320(SB), Y6
-	VFMADD213PS  consts<>+288(SB), Y5, Y6
-	VFMADD213PS  consts<>+256(SB), Y5, Y6
-	VFMADD213PS  consts<>+224(SB), Y5, Y6
-	VFMADD213PS  consts<>+192(SB), Y5, Y6
-	VFMADD213PS  consts<>+160(SB), Y5, Y6
-	VFMADD213PS  consts<>+160(SB), Y5, Y6
-	VPSLLD       $0x17, Y3, Y3
-	VPADDD       Y3, Y6, Y6
-	VCMPPS       $0x1d, consts<>+384(SB), Y1, Y4
-	VBLENDVPS    Y4, consts<>+128(SB), Y6, Y6
-	VCMPPS       $0x15, consts<>+352(SB), Y1, Y4
-	VANDPS       Y4, Y6, Y6
-	VMAXPS       Y1, Y6, Y6
-	VMOVUPS      consts<>+0(SB), Y1
-	VFMADD213PS  consts<>+96(SB), Y2, Y1
-	VSUBPS       consts<>+96(SB), Y1, Y3
-	VMOVAPS      Y2, Y4
-	VFNMADD231PS consts<>+32(SB), Y3, Y4
-	VFNMADD231PS consts<>+64(SB), Y3, Y4
-	VMOVUPS      consts<>+320(SB), Y5
-	VFMADD213PS  consts<>+288(SB), Y4, Y5
-	VFMADD213PS  consts<>+256(SB), Y4, Y5
-	VFMADD213PS  consts<>+224(SB), Y4, Y5
-	VFMADD213PS  consts<>+192(SB), Y4, Y5
-	VFMADD213PS  consts<>+160(SB), Y4, Y5
-	VFMADD213PS  consts<>+160(SB), Y4, Y5
-	VPSLLD       $0x17, Y1, Y1
-	VPADDD       Y1, Y5, Y5
-	VCMPPS       $0x1d, consts<>+384(SB), Y2, Y3
-	VBLENDVPS    Y3, consts<>+128(SB), Y5, Y5
-	VCMPPS       $0x15, consts<>+352(SB), Y2, Y3
-	VANDPS       Y3, Y5, Y5
-	VMAXPS       Y2, Y5, Y5
-	VMOVUPS      Y6, (AX)(SI*4)
-	VMOVUPS      Y5, 32(AX)(SI*4)
-	ADDQ         $0x00000010, SI
-	JMP          exppair
+	VMOVUPS      (CX)(SI*4), Y11
+	VMOVUPS      32(CX)(SI*4), Y12
+	VMOVAPS      Y0, Y13
+	VFMADD213PS  Y1, Y11, Y13
+	VSUBPS       Y1, Y13, Y14
+	VMOVAPS      Y11, Y15
+	VFNMADD231PS Y2, Y14, Y15
+	VFNMADD231PS Y3, Y14, Y15
+	VMOVAPS      Y9, Y14
+	VFMADD213PS  Y8, Y15, Y14
+	VFMADD213PS  Y7, Y15, Y14
+	VFMADD213PS  Y6, Y15, Y14
+	VFMADD213PS  Y5, Y15, Y14
+	VFMADD213PS  Y4, Y15, Y14
+	VFMADD213PS  Y4, Y15, Y14
+	VPADDD       consts<>+416(SB), Y13, Y15
+	VPCMPGTD     consts<>+448(SB), Y15, Y15
+	VPSLLD       $0x17, Y13, Y13
+	VPADDD       Y13, Y14, Y14
+	VMOVMSKPS    Y15, R8
+	TESTL        R8, R8
+	JZ           expInRange1
+	VCMPPS       $0x1d, consts<>+384(SB), Y11, Y13
+	VBLENDVPS    Y13, consts<>+128(SB), Y14, Y14
+	VCMPPS       $0x15, consts<>+352(SB), Y11, Y13
+	VANDPS       Y13, Y14, Y14
+	VMAXPS       Y11, Y14, Y14
+
+expInRange1:
+	VMOVAPS      Y0, Y11
+	VFMADD213PS  Y1, Y12, Y11
+	VSUBPS       Y1, Y11, Y13
+	VMOVAPS      Y12, Y15
+	VFNMADD231PS Y2, Y13, Y15
+	VFNMADD231PS Y3, Y13, Y15
+	VMOVAPS      Y9, Y13
+	VFMADD213PS  Y8, Y15, Y13
+	VFMADD213PS  Y7, Y15, Y13
+	VFMADD213PS  Y6, Y15, Y13
+	VFMADD213PS  Y5, Y15, Y13
+	VFMADD213PS  Y4, Y15, Y13
+	VFMADD213PS  Y4, Y15, Y13
+	VPADDD       consts<>+416(SB), Y11, Y15
+	VPCMPGTD     consts<>+448(SB), Y15, Y15
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       Y11, Y13, Y13
+	VMOVMSKPS    Y15, R8
+	TESTL        R8, R8
+	JZ           expInRange2
+	VCMPPS       $0x1d, consts<>+384(SB), Y12, Y11
+	VBLENDVPS    Y11, consts<>+128(SB), Y13, Y13
+	VCMPPS       $0x15, consts<>+352(SB), Y12, Y11
+	VANDPS       Y11, Y13, Y13
+	VMAXPS       Y12, Y13, Y13
+
+expInRange2:
+	VMOVUPS Y14, (AX)(SI*4)
+	VMOVUPS Y13, 32(AX)(SI*4)
+	ADDQ    $0x00000010, SI
+	JMP     exppair
 
 expsingle:
 	MOVQ         DX, DI
 	ANDQ         $-8, DI
 	CMPQ         SI, DI
 	JAE          exptail
-	VMOVUPS      (CX)(SI*4), Y1
-	VMOVUPS      consts<>+0(SB), Y2
-	VFMADD213PS  consts<>+96(SB), Y1, Y2
-	VSUBPS       consts<>+96(SB), Y2, Y3
-	VMOVAPS      Y1, Y4
-	VFNMADD231PS consts<>+32(SB), Y3, Y4
-	VFNMADD231PS consts<>+64(SB), Y3, Y4
-	VMOVUPS      consts<>+320(SB), Y5
-	VFMADD213PS  consts<>+288(SB), Y4, Y5
-	VFMADD213PS  consts<>+256(SB), Y4, Y5
-	VFMADD213PS  consts<>+224(SB), Y4, Y5
-	VFMADD213PS  consts<>+192(SB), Y4, Y5
-	VFMADD213PS  consts<>+160(SB), Y4, Y5
-	VFMADD213PS  consts<>+160(SB), Y4, Y5
-	VPSLLD       $0x17, Y2, Y2
-	VPADDD       Y2, Y5, Y5
-	VCMPPS       $0x1d, consts<>+384(SB), Y1, Y3
-	VBLENDVPS    Y3, consts<>+128(SB), Y5, Y5
-	VCMPPS       $0x15, consts<>+352(SB), Y1, Y3
-	VANDPS       Y3, Y5, Y5
-	VMAXPS       Y1, Y5, Y5
-	VMOVUPS      Y5, (AX)(SI*4)
-	ADDQ         $0x00000008, SI
+	VMOVUPS      (CX)(SI*4), Y11
+	VMOVAPS      Y0, Y12
+	VFMADD213PS  Y1, Y11, Y12
+	VSUBPS       Y1, Y12, Y13
+	VMOVAPS      Y11, Y14
+	VFNMADD231PS Y2, Y13, Y14
+	VFNMADD231PS Y3, Y13, Y14
+	VMOVAPS      Y9, Y13
+	VFMADD213PS  Y8, Y14, Y13
+	VFMADD213PS  Y7, Y14, Y13
+	VFMADD213PS  Y6, Y14, Y13
+	VFMADD213PS  Y5, Y14, Y13
+	VFMADD213PS  Y4, Y14, Y13
+	VFMADD213PS  Y4, Y14, Y13
+	VPADDD       consts<>+416(SB), Y12, Y14
+	VPCMPGTD     consts<>+448(SB), Y14, Y14
+	VPSLLD       $0x17, Y12, Y12
+	VPADDD       Y12, Y13, Y13
+	VMOVMSKPS    Y14, CX
+	TESTL        CX, CX
+	JZ           expInRange3
+	VCMPPS       $0x1d, consts<>+384(SB), Y11, Y12
+	VBLENDVPS    Y12, consts<>+128(SB), Y13, Y13
+	VCMPPS       $0x15, consts<>+352(SB), Y11, Y12
+	VANDPS       Y12, Y13, Y13
+	VMAXPS       Y11, Y13, Y13
+
+expInRange3:
+	VMOVUPS Y13, (AX)(SI*4)
+	ADDQ    $0x00000008, SI
 
 exptail:
 	CMPQ         SI, DX
 	JAE          expdone
-	VMOVUPS      consts<>+0(SB), Y1
-	VFMADD213PS  consts<>+96(SB), Y0, Y1
-	VSUBPS       consts<>+96(SB), Y1, Y2
-	VMOVAPS      Y0, Y3
-	VFNMADD231PS consts<>+32(SB), Y2, Y3
-	VFNMADD231PS consts<>+64(SB), Y2, Y3
-	VMOVUPS      consts<>+320(SB), Y4
-	VFMADD213PS  consts<>+288(SB), Y3, Y4
-	VFMADD213PS  consts<>+256(SB), Y3, Y4
-	VFMADD213PS  consts<>+224(SB), Y3, Y4
-	VFMADD213PS  consts<>+192(SB), Y3, Y4
-	VFMADD213PS  consts<>+160(SB), Y3, Y4
-	VFMADD213PS  consts<>+160(SB), Y3, Y4
-	VPSLLD       $0x17, Y1, Y1
-	VPADDD       Y1, Y4, Y4
-	VCMPPS       $0x1d, consts<>+384(SB), Y0, Y2
-	VBLENDVPS    Y2, consts<>+128(SB), Y4, Y4
-	VCMPPS       $0x15, consts<>+352(SB), Y0, Y2
-	VANDPS       Y2, Y4, Y4
-	VMAXPS       Y0, Y4, Y4
-	VMOVUPS      Y4, (BX)
+	VMOVAPS      Y0, Y0
+	VFMADD213PS  Y1, Y10, Y0
+	VSUBPS       Y1, Y0, Y1
+	VMOVAPS      Y10, Y11
+	VFNMADD231PS Y2, Y1, Y11
+	VFNMADD231PS Y3, Y1, Y11
+	VMOVAPS      Y9, Y1
+	VFMADD213PS  Y8, Y11, Y1
+	VFMADD213PS  Y7, Y11, Y1
+	VFMADD213PS  Y6, Y11, Y1
+	VFMADD213PS  Y5, Y11, Y1
+	VFMADD213PS  Y4, Y11, Y1
+	VFMADD213PS  Y4, Y11, Y1
+	VPADDD       consts<>+416(SB), Y0, Y2
+	VPCMPGTD     consts<>+448(SB), Y2, Y2
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       Y0, Y1, Y1
+	VMOVMSKPS    Y2, AX
+	TESTL        AX, AX
+	JZ           expInRange4
+	VCMPPS       $0x1d, consts<>+384(SB), Y10, Y0
+	VBLENDVPS    Y0, consts<>+128(SB), Y1, Y1
+	VCMPPS       $0x15, consts<>+352(SB), Y10, Y0
+	VANDPS       Y0, Y1, Y1
+	VMAXPS       Y10, Y1, Y1
+
+expInRange4:
+	VMOVUPS Y1, (BX)
 
 expdone:
 	VZEROUPPER
@@ -131,32 +169,39 @@ expscalar:
 	JZ    expscalarDone
 
 expscalarLoop:
-	VMOVSS       (CX), X0
-	VMOVUPS      consts<>+0(SB), Y1
-	VFMADD213PS  consts<>+96(SB), Y0, Y1
-	VSUBPS       consts<>+96(SB), Y1, Y2
-	VMOVAPS      Y0, Y3
-	VFNMADD231PS consts<>+32(SB), Y2, Y3
-	VFNMADD231PS consts<>+64(SB), Y2, Y3
-	VMOVUPS      consts<>+320(SB), Y4
-	VFMADD213PS  consts<>+288(SB), Y3, Y4
-	VFMADD213PS  consts<>+256(SB), Y3, Y4
-	VFMADD213PS  consts<>+224(SB), Y3, Y4
-	VFMADD213PS  consts<>+192(SB), Y3, Y4
-	VFMADD213PS  consts<>+160(SB), Y3, Y4
-	VFMADD213PS  consts<>+160(SB), Y3, Y4
-	VPSLLD       $0x17, Y1, Y1
-	VPADDD       Y1, Y4, Y4
-	VCMPPS       $0x1d, consts<>+384(SB), Y0, Y2
-	VBLENDVPS    Y2, consts<>+128(SB), Y4, Y4
-	VCMPPS       $0x15, consts<>+352(SB), Y0, Y2
-	VANDPS       Y2, Y4, Y4
-	VMAXPS       Y0, Y4, Y4
-	VMOVSS       X4, (AX)
-	ADDQ         $0x00000004, CX
-	ADDQ         $0x00000004, AX
-	DECQ         DX
-	JNZ          expscalarLoop
+	VMOVSS       (CX), X10
+	VMOVAPS      Y0, Y11
+	VFMADD213PS  Y1, Y10, Y11
+	VSUBPS       Y1, Y11, Y12
+	VMOVAPS      Y10, Y13
+	VFNMADD231PS Y2, Y12, Y13
+	VFNMADD231PS Y3, Y12, Y13
+	VMOVAPS      Y9, Y12
+	VFMADD213PS  Y8, Y13, Y12
+	VFMADD213PS  Y7, Y13, Y12
+	VFMADD213PS  Y6, Y13, Y12
+	VFMADD213PS  Y5, Y13, Y12
+	VFMADD213PS  Y4, Y13, Y12
+	VFMADD213PS  Y4, Y13, Y12
+	VPADDD       consts<>+416(SB), Y11, Y13
+	VPCMPGTD     consts<>+448(SB), Y13, Y13
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       Y11, Y12, Y12
+	VMOVMSKPS    Y13, BX
+	TESTL        BX, BX
+	JZ           expInRange5
+	VCMPPS       $0x1d, consts<>+384(SB), Y10, Y11
+	VBLENDVPS    Y11, consts<>+128(SB), Y12, Y12
+	VCMPPS       $0x15, consts<>+352(SB), Y10, Y11
+	VANDPS       Y11, Y12, Y12
+	VMAXPS       Y10, Y12, Y12
+
+expInRange5:
+	VMOVSS X12, (AX)
+	ADDQ   $0x00000004, CX
+	ADDQ   $0x00000004, AX
+	DECQ   DX
+	JNZ    expscalarLoop
 
 expscalarDone:
 	VZEROUPPER
@@ -266,135 +311,151 @@ DATA consts<>+400(SB)/4, $0x42b17218
 DATA consts<>+404(SB)/4, $0x42b17218
 DATA consts<>+408(SB)/4, $0x42b17218
 DATA consts<>+412(SB)/4, $0x42b17218
-DATA consts<>+416(SB)/4, $0x7fffffff
-DATA consts<>+420(SB)/4, $0x7fffffff
-DATA consts<>+424(SB)/4, $0x7fffffff
-DATA consts<>+428(SB)/4, $0x7fffffff
-DATA consts<>+432(SB)/4, $0x7fffffff
-DATA consts<>+436(SB)/4, $0x7fffffff
-DATA consts<>+440(SB)/4, $0x7fffffff
-DATA consts<>+444(SB)/4, $0x7fffffff
-DATA consts<>+448(SB)/4, $0x3f200000
-DATA consts<>+452(SB)/4, $0x3f200000
-DATA consts<>+456(SB)/4, $0x3f200000
-DATA consts<>+460(SB)/4, $0x3f200000
-DATA consts<>+464(SB)/4, $0x3f200000
-DATA consts<>+468(SB)/4, $0x3f200000
-DATA consts<>+472(SB)/4, $0x3f200000
-DATA consts<>+476(SB)/4, $0x3f200000
-DATA consts<>+480(SB)/4, $0x41102cb4
-DATA consts<>+484(SB)/4, $0x41102cb4
-DATA consts<>+488(SB)/4, $0x41102cb4
-DATA consts<>+492(SB)/4, $0x41102cb4
-DATA consts<>+496(SB)/4, $0x41102cb4
-DATA consts<>+500(SB)/4, $0x41102cb4
-DATA consts<>+504(SB)/4, $0x41102cb4
-DATA consts<>+508(SB)/4, $0x41102cb4
-DATA consts<>+512(SB)/4, $0x40000000
-DATA consts<>+516(SB)/4, $0x40000000
-DATA consts<>+520(SB)/4, $0x40000000
-DATA consts<>+524(SB)/4, $0x40000000
-DATA consts<>+528(SB)/4, $0x40000000
-DATA consts<>+532(SB)/4, $0x40000000
-DATA consts<>+536(SB)/4, $0x40000000
-DATA consts<>+540(SB)/4, $0x40000000
-DATA consts<>+544(SB)/4, $0xbeaaaa99
-DATA consts<>+548(SB)/4, $0xbeaaaa99
-DATA consts<>+552(SB)/4, $0xbeaaaa99
-DATA consts<>+556(SB)/4, $0xbeaaaa99
-DATA consts<>+560(SB)/4, $0xbeaaaa99
-DATA consts<>+564(SB)/4, $0xbeaaaa99
-DATA consts<>+568(SB)/4, $0xbeaaaa99
-DATA consts<>+572(SB)/4, $0xbeaaaa99
-DATA consts<>+576(SB)/4, $0x3e088393
-DATA consts<>+580(SB)/4, $0x3e088393
-DATA consts<>+584(SB)/4, $0x3e088393
-DATA consts<>+588(SB)/4, $0x3e088393
-DATA consts<>+592(SB)/4, $0x3e088393
-DATA consts<>+596(SB)/4, $0x3e088393
-DATA consts<>+600(SB)/4, $0x3e088393
-DATA consts<>+604(SB)/4, $0x3e088393
-DATA consts<>+608(SB)/4, $0xbd5c1e2d
-DATA consts<>+612(SB)/4, $0xbd5c1e2d
-DATA consts<>+616(SB)/4, $0xbd5c1e2d
-DATA consts<>+620(SB)/4, $0xbd5c1e2d
-DATA consts<>+624(SB)/4, $0xbd5c1e2d
-DATA consts<>+628(SB)/4, $0xbd5c1e2d
-DATA consts<>+632(SB)/4, $0xbd5c1e2d
-DATA consts<>+636(SB)/4, $0xbd5c1e2d
-DATA consts<>+640(SB)/4, $0x3ca9134e
-DATA consts<>+644(SB)/4, $0x3ca9134e
-DATA consts<>+648(SB)/4, $0x3ca9134e
-DATA consts<>+652(SB)/4, $0x3ca9134e
-DATA consts<>+656(SB)/4, $0x3ca9134e
-DATA consts<>+660(SB)/4, $0x3ca9134e
-DATA consts<>+664(SB)/4, $0x3ca9134e
-DATA consts<>+668(SB)/4, $0x3ca9134e
-DATA consts<>+672(SB)/4, $0xbbbaf0e6
-DATA consts<>+676(SB)/4, $0xbbbaf0e6
-DATA consts<>+680(SB)/4, $0xbbbaf0e6
-DATA consts<>+684(SB)/4, $0xbbbaf0e6
-DATA consts<>+688(SB)/4, $0xbbbaf0e6
-DATA consts<>+692(SB)/4, $0xbbbaf0e6
-DATA consts<>+696(SB)/4, $0xbbbaf0e6
-DATA consts<>+700(SB)/4, $0xbbbaf0e6
-DATA consts<>+704(SB)/4, $0x4038aa3b
-DATA consts<>+708(SB)/4, $0x4038aa3b
-DATA consts<>+712(SB)/4, $0x4038aa3b
-DATA consts<>+716(SB)/4, $0x4038aa3b
-DATA consts<>+720(SB)/4, $0x4038aa3b
-DATA consts<>+724(SB)/4, $0x4038aa3b
-DATA consts<>+728(SB)/4, $0x4038aa3b
-DATA consts<>+732(SB)/4, $0x4038aa3b
-DATA consts<>+736(SB)/4, $0x3eb17218
-DATA consts<>+740(SB)/4, $0x3eb17218
-DATA consts<>+744(SB)/4, $0x3eb17218
-DATA consts<>+748(SB)/4, $0x3eb17218
-DATA consts<>+752(SB)/4, $0x3eb17218
-DATA consts<>+756(SB)/4, $0x3eb17218
-DATA consts<>+760(SB)/4, $0x3eb17218
-DATA consts<>+764(SB)/4, $0x3eb17218
-DATA consts<>+768(SB)/4, $0x3ffffffb
-DATA consts<>+772(SB)/4, $0x3ffffffb
-DATA consts<>+776(SB)/4, $0x3ffffffb
-DATA consts<>+780(SB)/4, $0x3ffffffb
-DATA consts<>+784(SB)/4, $0x3ffffffb
-DATA consts<>+788(SB)/4, $0x3ffffffb
-DATA consts<>+792(SB)/4, $0x3ffffffb
-DATA consts<>+796(SB)/4, $0x3ffffffb
-DATA consts<>+800(SB)/4, $0x3ffffee3
-DATA consts<>+804(SB)/4, $0x3ffffee3
-DATA consts<>+808(SB)/4, $0x3ffffee3
-DATA consts<>+812(SB)/4, $0x3ffffee3
-DATA consts<>+816(SB)/4, $0x3ffffee3
-DATA consts<>+820(SB)/4, $0x3ffffee3
-DATA consts<>+824(SB)/4, $0x3ffffee3
-DATA consts<>+828(SB)/4, $0x3ffffee3
-DATA consts<>+832(SB)/4, $0x3faaad35
-DATA consts<>+836(SB)/4, $0x3faaad35
-DATA consts<>+840(SB)/4, $0x3faaad35
-DATA consts<>+844(SB)/4, $0x3faaad35
-DATA consts<>+848(SB)/4, $0x3faaad35
-DATA consts<>+852(SB)/4, $0x3faaad35
-DATA consts<>+856(SB)/4, $0x3faaad35
-DATA consts<>+860(SB)/4, $0x3faaad35
-DATA consts<>+864(SB)/4, $0x3f2b9d2a
-DATA consts<>+868(SB)/4, $0x3f2b9d2a
-DATA consts<>+872(SB)/4, $0x3f2b9d2a
-DATA consts<>+876(SB)/4, $0x3f2b9d2a
-DATA consts<>+880(SB)/4, $0x3f2b9d2a
-DATA consts<>+884(SB)/4, $0x3f2b9d2a
-DATA consts<>+888(SB)/4, $0x3f2b9d2a
-DATA consts<>+892(SB)/4, $0x3f2b9d2a
-DATA consts<>+896(SB)/4, $0x3e87d41a
-DATA consts<>+900(SB)/4, $0x3e87d41a
-DATA consts<>+904(SB)/4, $0x3e87d41a
-DATA consts<>+908(SB)/4, $0x3e87d41a
-DATA consts<>+912(SB)/4, $0x3e87d41a
-DATA consts<>+916(SB)/4, $0x3e87d41a
-DATA consts<>+920(SB)/4, $0x3e87d41a
-DATA consts<>+924(SB)/4, $0x3e87d41a
-GLOBL consts<>(SB), RODATA|NOPTR, $928
+DATA consts<>+416(SB)/4, $0x34c0007d
+DATA consts<>+420(SB)/4, $0x34c0007d
+DATA consts<>+424(SB)/4, $0x34c0007d
+DATA consts<>+428(SB)/4, $0x34c0007d
+DATA consts<>+432(SB)/4, $0x34c0007d
+DATA consts<>+436(SB)/4, $0x34c0007d
+DATA consts<>+440(SB)/4, $0x34c0007d
+DATA consts<>+444(SB)/4, $0x34c0007d
+DATA consts<>+448(SB)/4, $0x800000fc
+DATA consts<>+452(SB)/4, $0x800000fc
+DATA consts<>+456(SB)/4, $0x800000fc
+DATA consts<>+460(SB)/4, $0x800000fc
+DATA consts<>+464(SB)/4, $0x800000fc
+DATA consts<>+468(SB)/4, $0x800000fc
+DATA consts<>+472(SB)/4, $0x800000fc
+DATA consts<>+476(SB)/4, $0x800000fc
+DATA consts<>+480(SB)/4, $0x7fffffff
+DATA consts<>+484(SB)/4, $0x7fffffff
+DATA consts<>+488(SB)/4, $0x7fffffff
+DATA consts<>+492(SB)/4, $0x7fffffff
+DATA consts<>+496(SB)/4, $0x7fffffff
+DATA consts<>+500(SB)/4, $0x7fffffff
+DATA consts<>+504(SB)/4, $0x7fffffff
+DATA consts<>+508(SB)/4, $0x7fffffff
+DATA consts<>+512(SB)/4, $0x3f200000
+DATA consts<>+516(SB)/4, $0x3f200000
+DATA consts<>+520(SB)/4, $0x3f200000
+DATA consts<>+524(SB)/4, $0x3f200000
+DATA consts<>+528(SB)/4, $0x3f200000
+DATA consts<>+532(SB)/4, $0x3f200000
+DATA consts<>+536(SB)/4, $0x3f200000
+DATA consts<>+540(SB)/4, $0x3f200000
+DATA consts<>+544(SB)/4, $0x41102cb4
+DATA consts<>+548(SB)/4, $0x41102cb4
+DATA consts<>+552(SB)/4, $0x41102cb4
+DATA consts<>+556(SB)/4, $0x41102cb4
+DATA consts<>+560(SB)/4, $0x41102cb4
+DATA consts<>+564(SB)/4, $0x41102cb4
+DATA consts<>+568(SB)/4, $0x41102cb4
+DATA consts<>+572(SB)/4, $0x41102cb4
+DATA consts<>+576(SB)/4, $0x40000000
+DATA consts<>+580(SB)/4, $0x40000000
+DATA consts<>+584(SB)/4, $0x40000000
+DATA consts<>+588(SB)/4, $0x40000000
+DATA consts<>+592(SB)/4, $0x40000000
+DATA consts<>+596(SB)/4, $0x40000000
+DATA consts<>+600(SB)/4, $0x40000000
+DATA consts<>+604(SB)/4, $0x40000000
+DATA consts<>+608(SB)/4, $0xbeaaaa99
+DATA consts<>+612(SB)/4, $0xbeaaaa99
+DATA consts<>+616(SB)/4, $0xbeaaaa99
+DATA consts<>+620(SB)/4, $0xbeaaaa99
+DATA consts<>+624(SB)/4, $0xbeaaaa99
+DATA consts<>+628(SB)/4, $0xbeaaaa99
+DATA consts<>+632(SB)/4, $0xbeaaaa99
+DATA consts<>+636(SB)/4, $0xbeaaaa99
+DATA consts<>+640(SB)/4, $0x3e088393
+DATA consts<>+644(SB)/4, $0x3e088393
+DATA consts<>+648(SB)/4, $0x3e088393
+DATA consts<>+652(SB)/4, $0x3e088393
+DATA consts<>+656(SB)/4, $0x3e088393
+DATA consts<>+660(SB)/4, $0x3e088393
+DATA consts<>+664(SB)/4, $0x3e088393
+DATA consts<>+668(SB)/4, $0x3e088393
+DATA consts<>+672(SB)/4, $0xbd5c1e2d
+DATA consts<>+676(SB)/4, $0xbd5c1e2d
+DATA consts<>+680(SB)/4, $0xbd5c1e2d
+DATA consts<>+684(SB)/4, $0xbd5c1e2d
+DATA consts<>+688(SB)/4, $0xbd5c1e2d
+DATA consts<>+692(SB)/4, $0xbd5c1e2d
+DATA consts<>+696(SB)/4, $0xbd5c1e2d
+DATA consts<>+700(SB)/4, $0xbd5c1e2d
+DATA consts<>+704(SB)/4, $0x3ca9134e
+DATA consts<>+708(SB)/4, $0x3ca9134e
+DATA consts<>+712(SB)/4, $0x3ca9134e
+DATA consts<>+716(SB)/4, $0x3ca9134e
+DATA consts<>+720(SB)/4, $0x3ca9134e
+DATA consts<>+724(SB)/4, $0x3ca9134e
+DATA consts<>+728(SB)/4, $0x3ca9134e
+DATA consts<>+732(SB)/4, $0x3ca9134e
+DATA consts<>+736(SB)/4, $0xbbbaf0e6
+DATA consts<>+740(SB)/4, $0xbbbaf0e6
+DATA consts<>+744(SB)/4, $0xbbbaf0e6
+DATA consts<>+748(SB)/4, $0xbbbaf0e6
+DATA consts<>+752(SB)/4, $0xbbbaf0e6
+DATA consts<>+756(SB)/4, $0xbbbaf0e6
+DATA consts<>+760(SB)/4, $0xbbbaf0e6
+DATA consts<>+764(SB)/4, $0xbbbaf0e6
+DATA consts<>+768(SB)/4, $0x4038aa3b
+DATA consts<>+772(SB)/4, $0x4038aa3b
+DATA consts<>+776(SB)/4, $0x4038aa3b
+DATA consts<>+780(SB)/4, $0x4038aa3b
+DATA consts<>+784(SB)/4, $0x4038aa3b
+DATA consts<>+788(SB)/4, $0x4038aa3b
+DATA consts<>+792(SB)/4, $0x4038aa3b
+DATA consts<>+796(SB)/4, $0x4038aa3b
+DATA consts<>+800(SB)/4, $0x3eb17218
+DATA consts<>+804(SB)/4, $0x3eb17218
+DATA consts<>+808(SB)/4, $0x3eb17218
+DATA consts<>+812(SB)/4, $0x3eb17218
+DATA consts<>+816(SB)/4, $0x3eb17218
+DATA consts<>+820(SB)/4, $0x3eb17218
+DATA consts<>+824(SB)/4, $0x3eb17218
+DATA consts<>+828(SB)/4, $0x3eb17218
+DATA consts<>+832(SB)/4, $0x3ffffffb
+DATA consts<>+836(SB)/4, $0x3ffffffb
+DATA consts<>+840(SB)/4, $0x3ffffffb
+DATA consts<>+844(SB)/4, $0x3ffffffb
+DATA consts<>+848(SB)/4, $0x3ffffffb
+DATA consts<>+852(SB)/4, $0x3ffffffb
+DATA consts<>+856(SB)/4, $0x3ffffffb
+DATA consts<>+860(SB)/4, $0x3ffffffb
+DATA consts<>+864(SB)/4, $0x3ffffee3
+DATA consts<>+868(SB)/4, $0x3ffffee3
+DATA consts<>+872(SB)/4, $0x3ffffee3
+DATA consts<>+876(SB)/4, $0x3ffffee3
+DATA consts<>+880(SB)/4, $0x3ffffee3
+DATA consts<>+884(SB)/4, $0x3ffffee3
+DATA consts<>+888(SB)/4, $0x3ffffee3
+DATA consts<>+892(SB)/4, $0x3ffffee3
+DATA consts<>+896(SB)/4, $0x3faaad35
+DATA consts<>+900(SB)/4, $0x3faaad35
+DATA consts<>+904(SB)/4, $0x3faaad35
+DATA consts<>+908(SB)/4, $0x3faaad35
+DATA consts<>+912(SB)/4, $0x3faaad35
+DATA consts<>+916(SB)/4, $0x3faaad35
+DATA consts<>+920(SB)/4, $0x3faaad35
+DATA consts<>+924(SB)/4, $0x3faaad35
+DATA consts<>+928(SB)/4, $0x3f2b9d2a
+DATA consts<>+932(SB)/4, $0x3f2b9d2a
+DATA consts<>+936(SB)/4, $0x3f2b9d2a
+DATA consts<>+940(SB)/4, $0x3f2b9d2a
+DATA consts<>+944(SB)/4, $0x3f2b9d2a
+DATA consts<>+948(SB)/4, $0x3f2b9d2a
+DATA consts<>+952(SB)/4, $0x3f2b9d2a
+DATA consts<>+956(SB)/4, $0x3f2b9d2a
+DATA consts<>+960(SB)/4, $0x3e87d41a
+DATA consts<>+964(SB)/4, $0x3e87d41a
+DATA consts<>+968(SB)/4, $0x3e87d41a
+DATA consts<>+972(SB)/4, $0x3e87d41a
+DATA consts<>+976(SB)/4, $0x3e87d41a
+DATA consts<>+980(SB)/4, $0x3e87d41a
+DATA consts<>+984(SB)/4, $0x3e87d41a
+DATA consts<>+988(SB)/4, $0x3e87d41a
+GLOBL consts<>(SB), RODATA|NOPTR, $992
 
 // func tanhAVX2(dst []float32, x []float32)
 // Requires: AVX, AVX2, FMA3
@@ -415,65 +476,65 @@ tanhpair:
 	JAE          tanhsingle
 	VMOVUPS      (CX)(SI*4), Y1
 	VMOVUPS      32(CX)(SI*4), Y2
-	VANDPS       consts<>+416(SB), Y1, Y3
+	VANDPS       consts<>+480(SB), Y1, Y3
 	VMULPS       Y3, Y3, Y4
-	VMOVUPS      consts<>+672(SB), Y5
+	VMOVUPS      consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+704(SB), Y4, Y5
+	VFMADD213PS  consts<>+672(SB), Y4, Y5
 	VFMADD213PS  consts<>+640(SB), Y4, Y5
 	VFMADD213PS  consts<>+608(SB), Y4, Y5
-	VFMADD213PS  consts<>+576(SB), Y4, Y5
-	VFMADD213PS  consts<>+544(SB), Y4, Y5
 	VMULPS       Y3, Y4, Y4
 	VFMADD213PS  Y3, Y4, Y5
-	VMINPS       consts<>+480(SB), Y3, Y4
-	VMOVUPS      consts<>+704(SB), Y7
+	VMINPS       consts<>+544(SB), Y3, Y4
+	VMOVUPS      consts<>+768(SB), Y7
 	VFMADD213PS  consts<>+96(SB), Y4, Y7
 	VSUBPS       consts<>+96(SB), Y7, Y6
-	VFNMADD231PS consts<>+736(SB), Y6, Y4
-	VMOVUPS      consts<>+896(SB), Y6
+	VFNMADD231PS consts<>+800(SB), Y6, Y4
+	VMOVUPS      consts<>+960(SB), Y6
+	VFMADD213PS  consts<>+928(SB), Y4, Y6
+	VFMADD213PS  consts<>+896(SB), Y4, Y6
 	VFMADD213PS  consts<>+864(SB), Y4, Y6
 	VFMADD213PS  consts<>+832(SB), Y4, Y6
-	VFMADD213PS  consts<>+800(SB), Y4, Y6
-	VFMADD213PS  consts<>+768(SB), Y4, Y6
 	VFMADD213PS  consts<>+160(SB), Y4, Y6
 	VPSLLD       $0x17, Y7, Y7
 	VPADDD       Y7, Y6, Y6
 	VADDPS       consts<>+160(SB), Y6, Y6
-	VMOVUPS      consts<>+512(SB), Y4
+	VMOVUPS      consts<>+576(SB), Y4
 	VDIVPS       Y6, Y4, Y4
 	VMOVUPS      consts<>+160(SB), Y6
 	VSUBPS       Y4, Y6, Y6
-	VCMPPS       $0x19, consts<>+448(SB), Y3, Y4
+	VCMPPS       $0x19, consts<>+512(SB), Y3, Y4
 	VBLENDVPS    Y4, Y5, Y6, Y6
 	VXORPS       Y3, Y1, Y3
 	VORPS        Y3, Y6, Y6
-	VANDPS       consts<>+416(SB), Y2, Y1
+	VANDPS       consts<>+480(SB), Y2, Y1
 	VMULPS       Y1, Y1, Y3
-	VMOVUPS      consts<>+672(SB), Y4
+	VMOVUPS      consts<>+736(SB), Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
 	VFMADD213PS  consts<>+640(SB), Y3, Y4
 	VFMADD213PS  consts<>+608(SB), Y3, Y4
-	VFMADD213PS  consts<>+576(SB), Y3, Y4
-	VFMADD213PS  consts<>+544(SB), Y3, Y4
 	VMULPS       Y1, Y3, Y3
 	VFMADD213PS  Y1, Y3, Y4
-	VMINPS       consts<>+480(SB), Y1, Y3
-	VMOVUPS      consts<>+704(SB), Y7
+	VMINPS       consts<>+544(SB), Y1, Y3
+	VMOVUPS      consts<>+768(SB), Y7
 	VFMADD213PS  consts<>+96(SB), Y3, Y7
 	VSUBPS       consts<>+96(SB), Y7, Y5
-	VFNMADD231PS consts<>+736(SB), Y5, Y3
-	VMOVUPS      consts<>+896(SB), Y5
+	VFNMADD231PS consts<>+800(SB), Y5, Y3
+	VMOVUPS      consts<>+960(SB), Y5
+	VFMADD213PS  consts<>+928(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
 	VFMADD213PS  consts<>+864(SB), Y3, Y5
 	VFMADD213PS  consts<>+832(SB), Y3, Y5
-	VFMADD213PS  consts<>+800(SB), Y3, Y5
-	VFMADD213PS  consts<>+768(SB), Y3, Y5
 	VFMADD213PS  consts<>+160(SB), Y3, Y5
 	VPSLLD       $0x17, Y7, Y7
 	VPADDD       Y7, Y5, Y5
 	VADDPS       consts<>+160(SB), Y5, Y5
-	VMOVUPS      consts<>+512(SB), Y3
+	VMOVUPS      consts<>+576(SB), Y3
 	VDIVPS       Y5, Y3, Y3
 	VMOVUPS      consts<>+160(SB), Y5
 	VSUBPS       Y3, Y5, Y5
-	VCMPPS       $0x19, consts<>+448(SB), Y1, Y3
+	VCMPPS       $0x19, consts<>+512(SB), Y1, Y3
 	VBLENDVPS    Y3, Y4, Y5, Y5
 	VXORPS       Y1, Y2, Y1
 	VORPS        Y1, Y5, Y5
@@ -488,34 +549,34 @@ tanhsingle:
 	CMPQ         SI, DI
 	JAE          tanhtail
 	VMOVUPS      (CX)(SI*4), Y1
-	VANDPS       consts<>+416(SB), Y1, Y2
+	VANDPS       consts<>+480(SB), Y1, Y2
 	VMULPS       Y2, Y2, Y3
-	VMOVUPS      consts<>+672(SB), Y4
+	VMOVUPS      consts<>+736(SB), Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
 	VFMADD213PS  consts<>+640(SB), Y3, Y4
 	VFMADD213PS  consts<>+608(SB), Y3, Y4
-	VFMADD213PS  consts<>+576(SB), Y3, Y4
-	VFMADD213PS  consts<>+544(SB), Y3, Y4
 	VMULPS       Y2, Y3, Y3
 	VFMADD213PS  Y2, Y3, Y4
-	VMINPS       consts<>+480(SB), Y2, Y3
-	VMOVUPS      consts<>+704(SB), Y6
+	VMINPS       consts<>+544(SB), Y2, Y3
+	VMOVUPS      consts<>+768(SB), Y6
 	VFMADD213PS  consts<>+96(SB), Y3, Y6
 	VSUBPS       consts<>+96(SB), Y6, Y5
-	VFNMADD231PS consts<>+736(SB), Y5, Y3
-	VMOVUPS      consts<>+896(SB), Y5
+	VFNMADD231PS consts<>+800(SB), Y5, Y3
+	VMOVUPS      consts<>+960(SB), Y5
+	VFMADD213PS  consts<>+928(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
 	VFMADD213PS  consts<>+864(SB), Y3, Y5
 	VFMADD213PS  consts<>+832(SB), Y3, Y5
-	VFMADD213PS  consts<>+800(SB), Y3, Y5
-	VFMADD213PS  consts<>+768(SB), Y3, Y5
 	VFMADD213PS  consts<>+160(SB), Y3, Y5
 	VPSLLD       $0x17, Y6, Y6
 	VPADDD       Y6, Y5, Y5
 	VADDPS       consts<>+160(SB), Y5, Y5
-	VMOVUPS      consts<>+512(SB), Y3
+	VMOVUPS      consts<>+576(SB), Y3
 	VDIVPS       Y5, Y3, Y3
 	VMOVUPS      consts<>+160(SB), Y5
 	VSUBPS       Y3, Y5, Y5
-	VCMPPS       $0x19, consts<>+448(SB), Y2, Y3
+	VCMPPS       $0x19, consts<>+512(SB), Y2, Y3
 	VBLENDVPS    Y3, Y4, Y5, Y5
 	VXORPS       Y2, Y1, Y2
 	VORPS        Y2, Y5, Y5
@@ -525,34 +586,34 @@ tanhsingle:
 tanhtail:
 	CMPQ         SI, DX
 	JAE          tanhdone
-	VANDPS       consts<>+416(SB), Y0, Y1
+	VANDPS       consts<>+480(SB), Y0, Y1
 	VMULPS       Y1, Y1, Y2
-	VMOVUPS      consts<>+672(SB), Y3
+	VMOVUPS      consts<>+736(SB), Y3
+	VFMADD213PS  consts<>+704(SB), Y2, Y3
+	VFMADD213PS  consts<>+672(SB), Y2, Y3
 	VFMADD213PS  consts<>+640(SB), Y2, Y3
 	VFMADD213PS  consts<>+608(SB), Y2, Y3
-	VFMADD213PS  consts<>+576(SB), Y2, Y3
-	VFMADD213PS  consts<>+544(SB), Y2, Y3
 	VMULPS       Y1, Y2, Y2
 	VFMADD213PS  Y1, Y2, Y3
-	VMINPS       consts<>+480(SB), Y1, Y2
-	VMOVUPS      consts<>+704(SB), Y5
+	VMINPS       consts<>+544(SB), Y1, Y2
+	VMOVUPS      consts<>+768(SB), Y5
 	VFMADD213PS  consts<>+96(SB), Y2, Y5
 	VSUBPS       consts<>+96(SB), Y5, Y4
-	VFNMADD231PS consts<>+736(SB), Y4, Y2
-	VMOVUPS      consts<>+896(SB), Y4
+	VFNMADD231PS consts<>+800(SB), Y4, Y2
+	VMOVUPS      consts<>+960(SB), Y4
+	VFMADD213PS  consts<>+928(SB), Y2, Y4
+	VFMADD213PS  consts<>+896(SB), Y2, Y4
 	VFMADD213PS  consts<>+864(SB), Y2, Y4
 	VFMADD213PS  consts<>+832(SB), Y2, Y4
-	VFMADD213PS  consts<>+800(SB), Y2, Y4
-	VFMADD213PS  consts<>+768(SB), Y2, Y4
 	VFMADD213PS  consts<>+160(SB), Y2, Y4
 	VPSLLD       $0x17, Y5, Y5
 	VPADDD       Y5, Y4, Y4
 	VADDPS       consts<>+160(SB), Y4, Y4
-	VMOVUPS      consts<>+512(SB), Y2
+	VMOVUPS      consts<>+576(SB), Y2
 	VDIVPS       Y4, Y2, Y2
 	VMOVUPS      consts<>+160(SB), Y4
 	VSUBPS       Y2, Y4, Y4
-	VCMPPS       $0x19, consts<>+448(SB), Y1, Y2
+	VCMPPS       $0x19, consts<>+512(SB), Y1, Y2
 	VBLENDVPS    Y2, Y3, Y4, Y4
 	VXORPS       Y1, Y0, Y1
 	VORPS        Y1, Y4, Y4
@@ -568,34 +629,34 @@ tanhscalar:
 
 tanhscalarLoop:
 	VMOVSS       (CX), X0
-	VANDPS       consts<>+416(SB), Y0, Y1
+	VANDPS       consts<>+480(SB), Y0, Y1
 	VMULPS       Y1, Y1, Y2
-	VMOVUPS      consts<>+672(SB), Y3
+	VMOVUPS      consts<>+736(SB), Y3
+	VFMADD213PS  consts<>+704(SB), Y2, Y3
+	VFMADD213PS  consts<>+672(SB), Y2, Y3
 	VFMADD213PS  consts<>+640(SB), Y2, Y3
 	VFMADD213PS  consts<>+608(SB), Y2, Y3
-	VFMADD213PS  consts<>+576(SB), Y2, Y3
-	VFMADD213PS  consts<>+544(SB), Y2, Y3
 	VMULPS       Y1, Y2, Y2
 	VFMADD213PS  Y1, Y2, Y3
-	VMINPS       consts<>+480(SB), Y1, Y2
-	VMOVUPS      consts<>+704(SB), Y5
+	VMINPS       consts<>+544(SB), Y1, Y2
+	VMOVUPS      consts<>+768(SB), Y5
 	VFMADD213PS  consts<>+96(SB), Y2, Y5
 	VSUBPS       consts<>+96(SB), Y5, Y4
-	VFNMADD231PS consts<>+736(SB), Y4, Y2
-	VMOVUPS      consts<>+896(SB), Y4
+	VFNMADD231PS consts<>+800(SB), Y4, Y2
+	VMOVUPS      consts<>+960(SB), Y4
+	VFMADD213PS  consts<>+928(SB), Y2, Y4
+	VFMADD213PS  consts<>+896(SB), Y2, Y4
 	VFMADD213PS  consts<>+864(SB), Y2, Y4
 	VFMADD213PS  consts<>+832(SB), Y2, Y4
-	VFMADD213PS  consts<>+800(SB), Y2, Y4
-	VFMADD213PS  consts<>+768(SB), Y2, Y4
 	VFMADD213PS  consts<>+160(SB), Y2, Y4
 	VPSLLD       $0x17, Y5, Y5
 	VPADDD       Y5, Y4, Y4
 	VADDPS       consts<>+160(SB), Y4, Y4
-	VMOVUPS      consts<>+512(SB), Y2
+	VMOVUPS      consts<>+576(SB), Y2
 	VDIVPS       Y4, Y2, Y2
 	VMOVUPS      consts<>+160(SB), Y4
 	VSUBPS       Y2, Y4, Y4
-	VCMPPS       $0x19, consts<>+448(SB), Y1, Y2
+	VCMPPS       $0x19, consts<>+512(SB), Y1, Y2
 	VBLENDVPS    Y2, Y3, Y4, Y4
 	VXORPS       Y1, Y0, Y1
 	VORPS        Y1, Y4, Y4
@@ -612,104 +673,112 @@ tanhscalarDone:
 // func expAVX512(dst []float32, x []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·expAVX512(SB), NOSPLIT, $0-48
-	MOVQ dst_base+0(FP), AX
-	MOVQ x_base+24(FP), CX
-	MOVQ x_len+32(FP), DX
-	XORQ BX, BX
-	MOVQ DX, SI
-	ANDQ $-32, SI
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         x_base+24(FP), CX
+	MOVQ         x_len+32(FP), DX
+	VBROADCASTSS consts<>+0(SB), Z0
+	VBROADCASTSS consts<>+96(SB), Z1
+	VBROADCASTSS consts<>+32(SB), Z1
+	VBROADCASTSS consts<>+64(SB), Z2
+	VBROADCASTSS consts<>+160(SB), Z3
+	VBROADCASTSS consts<>+192(SB), Z4
+	VBROADCASTSS consts<>+224(SB), Z5
+	VBROADCASTSS consts<>+256(SB), Z6
+	VBROADCASTSS consts<>+288(SB), Z7
+	VBROADCASTSS consts<>+320(SB), Z8
+	VBROADCASTSS consts<>+352(SB), Z9
+	VBROADCASTSS consts<>+384(SB), Z10
+	XORQ         BX, BX
+	MOVQ         DX, SI
+	ANDQ         $-32, SI
 
 exppair:
-	CMPQ              BX, SI
-	JAE               expsingle
-	VMOVUPS           (CX)(BX*4), Z0
-	VMOVUPS           64(CX)(BX*4), Z1
-	VBROADCASTSS      consts<>+384(SB), Z2
-	VMINPS            Z0, Z2, Z2
-	VMULPS.BCST       consts<>+0(SB), Z2, Z3
-	VRNDSCALEPS       $0x08, Z3, Z3
-	VMOVAPS           Z2, Z2
-	VFNMADD231PS.BCST consts<>+32(SB), Z3, Z2
-	VFNMADD231PS.BCST consts<>+64(SB), Z3, Z2
-	VBROADCASTSS      consts<>+320(SB), Z4
-	VFMADD213PS.BCST  consts<>+288(SB), Z2, Z4
-	VFMADD213PS.BCST  consts<>+256(SB), Z2, Z4
-	VFMADD213PS.BCST  consts<>+224(SB), Z2, Z4
-	VFMADD213PS.BCST  consts<>+192(SB), Z2, Z4
-	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z4
-	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z4
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Z0, K1
-	VSCALEFPS.Z       Z3, Z4, K1, Z4
-	VBROADCASTSS      consts<>+384(SB), Z0
-	VMINPS            Z1, Z0, Z0
-	VMULPS.BCST       consts<>+0(SB), Z0, Z2
-	VRNDSCALEPS       $0x08, Z2, Z2
-	VMOVAPS           Z0, Z0
-	VFNMADD231PS.BCST consts<>+32(SB), Z2, Z0
-	VFNMADD231PS.BCST consts<>+64(SB), Z2, Z0
-	VBROADCASTSS      consts<>+320(SB), Z3
-	VFMADD213PS.BCST  consts<>+288(SB), Z0, Z3
-	VFMADD213PS.BCST  consts<>+256(SB), Z0, Z3
-	VFMADD213PS.BCST  consts<>+224(SB), Z0, Z3
-	VFMADD213PS.BCST  consts<>+192(SB), Z0, Z3
-	VFMADD213PS.BCST  consts<>+160(SB), Z0, Z3
-	VFMADD213PS.BCST  consts<>+160(SB), Z0, Z3
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Z1, K1
-	VSCALEFPS.Z       Z2, Z3, K1, Z3
-	VMOVUPS           Z4, (AX)(BX*4)
-	VMOVUPS           Z3, 64(AX)(BX*4)
-	ADDQ              $0x00000020, BX
-	JMP               exppair
+	CMPQ         BX, SI
+	JAE          expsingle
+	VMOVUPS      (CX)(BX*4), Z11
+	VMOVUPS      64(CX)(BX*4), Z12
+	VMINPS       Z11, Z10, Z13
+	VMULPS       Z0, Z13, Z14
+	VRNDSCALEPS  $0x08, Z14, Z14
+	VMOVAPS      Z13, Z13
+	VFNMADD231PS Z1, Z14, Z13
+	VFNMADD231PS Z2, Z14, Z13
+	VMOVAPS      Z8, Z15
+	VFMADD213PS  Z7, Z13, Z15
+	VFMADD213PS  Z6, Z13, Z15
+	VFMADD213PS  Z5, Z13, Z15
+	VFMADD213PS  Z4, Z13, Z15
+	VFMADD213PS  Z3, Z13, Z15
+	VFMADD213PS  Z3, Z13, Z15
+	VCMPPS       $0x15, Z9, Z11, K1
+	VSCALEFPS.Z  Z14, Z15, K1, Z15
+	VMINPS       Z12, Z10, Z11
+	VMULPS       Z0, Z11, Z13
+	VRNDSCALEPS  $0x08, Z13, Z13
+	VMOVAPS      Z11, Z11
+	VFNMADD231PS Z1, Z13, Z11
+	VFNMADD231PS Z2, Z13, Z11
+	VMOVAPS      Z8, Z14
+	VFMADD213PS  Z7, Z11, Z14
+	VFMADD213PS  Z6, Z11, Z14
+	VFMADD213PS  Z5, Z11, Z14
+	VFMADD213PS  Z4, Z11, Z14
+	VFMADD213PS  Z3, Z11, Z14
+	VFMADD213PS  Z3, Z11, Z14
+	VCMPPS       $0x15, Z9, Z12, K1
+	VSCALEFPS.Z  Z13, Z14, K1, Z14
+	VMOVUPS      Z15, (AX)(BX*4)
+	VMOVUPS      Z14, 64(AX)(BX*4)
+	ADDQ         $0x00000020, BX
+	JMP          exppair
 
 expsingle:
-	MOVQ              DX, SI
-	ANDQ              $-16, SI
-	CMPQ              BX, SI
-	JAE               exptail
-	VMOVUPS           (CX)(BX*4), Z0
-	VBROADCASTSS      consts<>+384(SB), Z1
-	VMINPS            Z0, Z1, Z1
-	VMULPS.BCST       consts<>+0(SB), Z1, Z2
-	VRNDSCALEPS       $0x08, Z2, Z2
-	VMOVAPS           Z1, Z1
-	VFNMADD231PS.BCST consts<>+32(SB), Z2, Z1
-	VFNMADD231PS.BCST consts<>+64(SB), Z2, Z1
-	VBROADCASTSS      consts<>+320(SB), Z3
-	VFMADD213PS.BCST  consts<>+288(SB), Z1, Z3
-	VFMADD213PS.BCST  consts<>+256(SB), Z1, Z3
-	VFMADD213PS.BCST  consts<>+224(SB), Z1, Z3
-	VFMADD213PS.BCST  consts<>+192(SB), Z1, Z3
-	VFMADD213PS.BCST  consts<>+160(SB), Z1, Z3
-	VFMADD213PS.BCST  consts<>+160(SB), Z1, Z3
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Z0, K1
-	VSCALEFPS.Z       Z2, Z3, K1, Z3
-	VMOVUPS           Z3, (AX)(BX*4)
-	ADDQ              $0x00000010, BX
+	MOVQ         DX, SI
+	ANDQ         $-16, SI
+	CMPQ         BX, SI
+	JAE          exptail
+	VMOVUPS      (CX)(BX*4), Z11
+	VMINPS       Z11, Z10, Z12
+	VMULPS       Z0, Z12, Z13
+	VRNDSCALEPS  $0x08, Z13, Z13
+	VMOVAPS      Z12, Z12
+	VFNMADD231PS Z1, Z13, Z12
+	VFNMADD231PS Z2, Z13, Z12
+	VMOVAPS      Z8, Z14
+	VFMADD213PS  Z7, Z12, Z14
+	VFMADD213PS  Z6, Z12, Z14
+	VFMADD213PS  Z5, Z12, Z14
+	VFMADD213PS  Z4, Z12, Z14
+	VFMADD213PS  Z3, Z12, Z14
+	VFMADD213PS  Z3, Z12, Z14
+	VCMPPS       $0x15, Z9, Z11, K1
+	VSCALEFPS.Z  Z13, Z14, K1, Z14
+	VMOVUPS      Z14, (AX)(BX*4)
+	ADDQ         $0x00000010, BX
 
 exptail:
-	SUBQ              BX, DX
-	JZ                expdone
-	MOVL              $0x0000ffff, SI
-	BZHIL             DX, SI, SI
-	KMOVW             SI, K1
-	VMOVUPS.Z         (CX)(BX*4), K1, Z0
-	VBROADCASTSS      consts<>+384(SB), Z1
-	VMINPS            Z0, Z1, Z1
-	VMULPS.BCST       consts<>+0(SB), Z1, Z2
-	VRNDSCALEPS       $0x08, Z2, Z2
-	VMOVAPS           Z1, Z1
-	VFNMADD231PS.BCST consts<>+32(SB), Z2, Z1
-	VFNMADD231PS.BCST consts<>+64(SB), Z2, Z1
-	VBROADCASTSS      consts<>+320(SB), Z3
-	VFMADD213PS.BCST  consts<>+288(SB), Z1, Z3
-	VFMADD213PS.BCST  consts<>+256(SB), Z1, Z3
-	VFMADD213PS.BCST  consts<>+224(SB), Z1, Z3
-	VFMADD213PS.BCST  consts<>+192(SB), Z1, Z3
-	VFMADD213PS.BCST  consts<>+160(SB), Z1, Z3
-	VFMADD213PS.BCST  consts<>+160(SB), Z1, Z3
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Z0, K2
-	VSCALEFPS.Z       Z2, Z3, K2, Z3
-	VMOVUPS           Z3, K1, (AX)(BX*4)
+	SUBQ         BX, DX
+	JZ           expdone
+	MOVL         $0x0000ffff, SI
+	BZHIL        DX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPS.Z    (CX)(BX*4), K1, Z11
+	VMINPS       Z11, Z10, Z10
+	VMULPS       Z0, Z10, Z0
+	VRNDSCALEPS  $0x08, Z0, Z0
+	VMOVAPS      Z10, Z10
+	VFNMADD231PS Z1, Z0, Z10
+	VFNMADD231PS Z2, Z0, Z10
+	VMOVAPS      Z8, Z1
+	VFMADD213PS  Z7, Z10, Z1
+	VFMADD213PS  Z6, Z10, Z1
+	VFMADD213PS  Z5, Z10, Z1
+	VFMADD213PS  Z4, Z10, Z1
+	VFMADD213PS  Z3, Z10, Z1
+	VFMADD213PS  Z3, Z10, Z1
+	VCMPPS       $0x15, Z9, Z11, K2
+	VSCALEFPS.Z  Z0, Z1, K2, Z1
+	VMOVUPS      Z1, K1, (AX)(BX*4)
 
 expdone:
 	VZEROUPPER
@@ -730,60 +799,60 @@ tanhpair:
 	JAE               tanhsingle
 	VMOVUPS           (CX)(BX*4), Z0
 	VMOVUPS           64(CX)(BX*4), Z1
-	VANDPS.BCST       consts<>+416(SB), Z0, Z2
+	VANDPS.BCST       consts<>+480(SB), Z0, Z2
 	VMULPS            Z2, Z2, Z3
-	VBROADCASTSS      consts<>+672(SB), Z4
+	VBROADCASTSS      consts<>+736(SB), Z4
+	VFMADD213PS.BCST  consts<>+704(SB), Z3, Z4
+	VFMADD213PS.BCST  consts<>+672(SB), Z3, Z4
 	VFMADD213PS.BCST  consts<>+640(SB), Z3, Z4
 	VFMADD213PS.BCST  consts<>+608(SB), Z3, Z4
-	VFMADD213PS.BCST  consts<>+576(SB), Z3, Z4
-	VFMADD213PS.BCST  consts<>+544(SB), Z3, Z4
 	VMULPS            Z2, Z3, Z3
 	VFMADD213PS       Z2, Z3, Z4
-	VMINPS.BCST       consts<>+480(SB), Z2, Z3
-	VMULPS.BCST       consts<>+704(SB), Z3, Z5
+	VMINPS.BCST       consts<>+544(SB), Z2, Z3
+	VMULPS.BCST       consts<>+768(SB), Z3, Z5
 	VRNDSCALEPS       $0x08, Z5, Z5
-	VFNMADD231PS.BCST consts<>+736(SB), Z5, Z3
-	VBROADCASTSS      consts<>+896(SB), Z6
+	VFNMADD231PS.BCST consts<>+800(SB), Z5, Z3
+	VBROADCASTSS      consts<>+960(SB), Z6
+	VFMADD213PS.BCST  consts<>+928(SB), Z3, Z6
+	VFMADD213PS.BCST  consts<>+896(SB), Z3, Z6
 	VFMADD213PS.BCST  consts<>+864(SB), Z3, Z6
 	VFMADD213PS.BCST  consts<>+832(SB), Z3, Z6
-	VFMADD213PS.BCST  consts<>+800(SB), Z3, Z6
-	VFMADD213PS.BCST  consts<>+768(SB), Z3, Z6
 	VFMADD213PS.BCST  consts<>+160(SB), Z3, Z6
 	VSCALEFPS         Z5, Z6, Z6
 	VADDPS.BCST       consts<>+160(SB), Z6, Z6
-	VBROADCASTSS      consts<>+512(SB), Z3
+	VBROADCASTSS      consts<>+576(SB), Z3
 	VDIVPS            Z6, Z3, Z3
 	VBROADCASTSS      consts<>+160(SB), Z5
 	VSUBPS            Z3, Z5, Z5
-	VCMPPS.BCST       $0x19, consts<>+448(SB), Z2, K1
+	VCMPPS.BCST       $0x19, consts<>+512(SB), Z2, K1
 	VMOVAPS           Z4, K1, Z5
 	VPTERNLOGD        $0xf6, Z2, Z0, Z5
-	VANDPS.BCST       consts<>+416(SB), Z1, Z0
+	VANDPS.BCST       consts<>+480(SB), Z1, Z0
 	VMULPS            Z0, Z0, Z2
-	VBROADCASTSS      consts<>+672(SB), Z3
+	VBROADCASTSS      consts<>+736(SB), Z3
+	VFMADD213PS.BCST  consts<>+704(SB), Z2, Z3
+	VFMADD213PS.BCST  consts<>+672(SB), Z2, Z3
 	VFMADD213PS.BCST  consts<>+640(SB), Z2, Z3
 	VFMADD213PS.BCST  consts<>+608(SB), Z2, Z3
-	VFMADD213PS.BCST  consts<>+576(SB), Z2, Z3
-	VFMADD213PS.BCST  consts<>+544(SB), Z2, Z3
 	VMULPS            Z0, Z2, Z2
 	VFMADD213PS       Z0, Z2, Z3
-	VMINPS.BCST       consts<>+480(SB), Z0, Z2
-	VMULPS.BCST       consts<>+704(SB), Z2, Z4
+	VMINPS.BCST       consts<>+544(SB), Z0, Z2
+	VMULPS.BCST       consts<>+768(SB), Z2, Z4
 	VRNDSCALEPS       $0x08, Z4, Z4
-	VFNMADD231PS.BCST consts<>+736(SB), Z4, Z2
-	VBROADCASTSS      consts<>+896(SB), Z6
+	VFNMADD231PS.BCST consts<>+800(SB), Z4, Z2
+	VBROADCASTSS      consts<>+960(SB), Z6
+	VFMADD213PS.BCST  consts<>+928(SB), Z2, Z6
+	VFMADD213PS.BCST  consts<>+896(SB), Z2, Z6
 	VFMADD213PS.BCST  consts<>+864(SB), Z2, Z6
 	VFMADD213PS.BCST  consts<>+832(SB), Z2, Z6
-	VFMADD213PS.BCST  consts<>+800(SB), Z2, Z6
-	VFMADD213PS.BCST  consts<>+768(SB), Z2, Z6
 	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z6
 	VSCALEFPS         Z4, Z6, Z6
 	VADDPS.BCST       consts<>+160(SB), Z6, Z6
-	VBROADCASTSS      consts<>+512(SB), Z2
+	VBROADCASTSS      consts<>+576(SB), Z2
 	VDIVPS            Z6, Z2, Z2
 	VBROADCASTSS      consts<>+160(SB), Z4
 	VSUBPS            Z2, Z4, Z4
-	VCMPPS.BCST       $0x19, consts<>+448(SB), Z0, K1
+	VCMPPS.BCST       $0x19, consts<>+512(SB), Z0, K1
 	VMOVAPS           Z3, K1, Z4
 	VPTERNLOGD        $0xf6, Z0, Z1, Z4
 	VMOVUPS           Z5, (AX)(BX*4)
@@ -797,32 +866,32 @@ tanhsingle:
 	CMPQ              BX, SI
 	JAE               tanhtail
 	VMOVUPS           (CX)(BX*4), Z0
-	VANDPS.BCST       consts<>+416(SB), Z0, Z1
+	VANDPS.BCST       consts<>+480(SB), Z0, Z1
 	VMULPS            Z1, Z1, Z2
-	VBROADCASTSS      consts<>+672(SB), Z3
+	VBROADCASTSS      consts<>+736(SB), Z3
+	VFMADD213PS.BCST  consts<>+704(SB), Z2, Z3
+	VFMADD213PS.BCST  consts<>+672(SB), Z2, Z3
 	VFMADD213PS.BCST  consts<>+640(SB), Z2, Z3
 	VFMADD213PS.BCST  consts<>+608(SB), Z2, Z3
-	VFMADD213PS.BCST  consts<>+576(SB), Z2, Z3
-	VFMADD213PS.BCST  consts<>+544(SB), Z2, Z3
 	VMULPS            Z1, Z2, Z2
 	VFMADD213PS       Z1, Z2, Z3
-	VMINPS.BCST       consts<>+480(SB), Z1, Z2
-	VMULPS.BCST       consts<>+704(SB), Z2, Z4
+	VMINPS.BCST       consts<>+544(SB), Z1, Z2
+	VMULPS.BCST       consts<>+768(SB), Z2, Z4
 	VRNDSCALEPS       $0x08, Z4, Z4
-	VFNMADD231PS.BCST consts<>+736(SB), Z4, Z2
-	VBROADCASTSS      consts<>+896(SB), Z5
+	VFNMADD231PS.BCST consts<>+800(SB), Z4, Z2
+	VBROADCASTSS      consts<>+960(SB), Z5
+	VFMADD213PS.BCST  consts<>+928(SB), Z2, Z5
+	VFMADD213PS.BCST  consts<>+896(SB), Z2, Z5
 	VFMADD213PS.BCST  consts<>+864(SB), Z2, Z5
 	VFMADD213PS.BCST  consts<>+832(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+800(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+768(SB), Z2, Z5
 	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z5
 	VSCALEFPS         Z4, Z5, Z5
 	VADDPS.BCST       consts<>+160(SB), Z5, Z5
-	VBROADCASTSS      consts<>+512(SB), Z2
+	VBROADCASTSS      consts<>+576(SB), Z2
 	VDIVPS            Z5, Z2, Z2
 	VBROADCASTSS      consts<>+160(SB), Z4
 	VSUBPS            Z2, Z4, Z4
-	VCMPPS.BCST       $0x19, consts<>+448(SB), Z1, K1
+	VCMPPS.BCST       $0x19, consts<>+512(SB), Z1, K1
 	VMOVAPS           Z3, K1, Z4
 	VPTERNLOGD        $0xf6, Z1, Z0, Z4
 	VMOVUPS           Z4, (AX)(BX*4)
@@ -835,32 +904,32 @@ tanhtail:
 	BZHIL             DX, SI, SI
 	KMOVW             SI, K1
 	VMOVUPS.Z         (CX)(BX*4), K1, Z0
-	VANDPS.BCST       consts<>+416(SB), Z0, Z1
+	VANDPS.BCST       consts<>+480(SB), Z0, Z1
 	VMULPS            Z1, Z1, Z2
-	VBROADCASTSS      consts<>+672(SB), Z3
+	VBROADCASTSS      consts<>+736(SB), Z3
+	VFMADD213PS.BCST  consts<>+704(SB), Z2, Z3
+	VFMADD213PS.BCST  consts<>+672(SB), Z2, Z3
 	VFMADD213PS.BCST  consts<>+640(SB), Z2, Z3
 	VFMADD213PS.BCST  consts<>+608(SB), Z2, Z3
-	VFMADD213PS.BCST  consts<>+576(SB), Z2, Z3
-	VFMADD213PS.BCST  consts<>+544(SB), Z2, Z3
 	VMULPS            Z1, Z2, Z2
 	VFMADD213PS       Z1, Z2, Z3
-	VMINPS.BCST       consts<>+480(SB), Z1, Z2
-	VMULPS.BCST       consts<>+704(SB), Z2, Z4
+	VMINPS.BCST       consts<>+544(SB), Z1, Z2
+	VMULPS.BCST       consts<>+768(SB), Z2, Z4
 	VRNDSCALEPS       $0x08, Z4, Z4
-	VFNMADD231PS.BCST consts<>+736(SB), Z4, Z2
-	VBROADCASTSS      consts<>+896(SB), Z5
+	VFNMADD231PS.BCST consts<>+800(SB), Z4, Z2
+	VBROADCASTSS      consts<>+960(SB), Z5
+	VFMADD213PS.BCST  consts<>+928(SB), Z2, Z5
+	VFMADD213PS.BCST  consts<>+896(SB), Z2, Z5
 	VFMADD213PS.BCST  consts<>+864(SB), Z2, Z5
 	VFMADD213PS.BCST  consts<>+832(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+800(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+768(SB), Z2, Z5
 	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z5
 	VSCALEFPS         Z4, Z5, Z5
 	VADDPS.BCST       consts<>+160(SB), Z5, Z5
-	VBROADCASTSS      consts<>+512(SB), Z2
+	VBROADCASTSS      consts<>+576(SB), Z2
 	VDIVPS            Z5, Z2, Z2
 	VBROADCASTSS      consts<>+160(SB), Z4
 	VSUBPS            Z2, Z4, Z4
-	VCMPPS.BCST       $0x19, consts<>+448(SB), Z1, K2
+	VCMPPS.BCST       $0x19, consts<>+512(SB), Z1, K2
 	VMOVAPS           Z3, K2, Z4
 	VPTERNLOGD        $0xf6, Z1, Z0, Z4
 	VMOVUPS           Z4, K1, (AX)(BX*4)
