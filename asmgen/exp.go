@@ -22,14 +22,22 @@ const (
 
 func genExpFamily() {
 	for _, s := range isas {
-		genElementwise(s, "exp", "e^x[i]", func(s *isa) func(VecVirtual) VecVirtual {
+		genElementwise(s, "exp", "e^x[i]", true, func(s *isa) func(VecVirtual) VecVirtual {
 			e := newExpGen(s)
 			e.keep()
 			return e.apply
 		})
-		genElementwise(s, "tanh", "tanh(x[i])", func(s *isa) func(VecVirtual) VecVirtual { return newTanhGen(s).apply })
+		genElementwise(s, "tanh", "tanh(x[i])", true, func(s *isa) func(VecVirtual) VecVirtual {
+			t := newTanhGen(s)
+			t.keep(tanhKeepAVX2)
+			return t.apply
+		})
 	}
 }
+
+// tanhKeepAVX2 is how many of tanh's constants the AVX2 kernel keeps in
+// registers: as many as fit in 16 YMM beside two vectors in flight.
+const tanhKeepAVX2 = 9
 
 // expGen emits a lane-wise exp for ISA s; its constants are materialised once
 // by newExpGen (call it before the loop), so apply can sit in a loop body.
@@ -74,16 +82,16 @@ const (
 	expLim  = 0x80000000 + 127 + 125
 )
 
-// keep makes the constants of apply resident in registers (for loops with
-// registers to spare): all of them for AVX-512, those of the main path for
-// AVX2.
+// keep makes the constants of the AVX2 apply's main path resident in
+// registers (for loops with registers to spare). AVX-512 keeps its embedded
+// broadcasts: resident registers measured no faster there.
 func (e *expGen) keep() {
+	if e.s.wide {
+		return
+	}
 	cs := []*vconst{&e.log2e, &e.shifter, &e.ln2hi, &e.ln2lo}
 	for i := range e.c {
 		cs = append(cs, &e.c[i])
-	}
-	if e.s.wide {
-		cs = append(cs, &e.lo, &e.hi)
 	}
 	keep(cs...)
 }
@@ -157,7 +165,7 @@ func (e *expGen) apply(x VecVirtual) VecVirtual {
 // its original input, loaded before the loop could overwrite it in place, and
 // stores it over the end: the lanes stored twice get identical values.
 // Shorter slices go one lane at a time. AVX-512 finishes with an opmask tail.
-func genElementwise(s *isa, kernel, what string, newGen func(*isa) func(VecVirtual) VecVirtual) {
+func genElementwise(s *isa, kernel, what string, pairs bool, newGen func(*isa) func(VecVirtual) VecVirtual) {
 	name := s.name(kernel)
 	TEXT(name, NOSPLIT, "func(dst, x []float32)")
 	Doc(name + " sets dst[i] = " + what + " for i < len(x); len(dst) ≥ len(x), dst may be x.")
@@ -177,8 +185,12 @@ func genElementwise(s *isa, kernel, what string, newGen func(*isa) func(VecVirtu
 		i := GP64()
 		XORQ(i, i)
 		lim := GP64()
-		MOVQ(n, lim)
-		ANDQ(I32(-2*s.lanes), lim)
+		if pairs {
+			MOVQ(n, lim)
+			ANDQ(I32(-2*s.lanes), lim)
+		} else {
+			XORQ(lim, lim)
+		}
 		Label(lbl("pair"))
 		CMPQ(i, lim)
 		JAE(LabelRef(lbl("single")))
@@ -200,6 +212,7 @@ func genElementwise(s *isa, kernel, what string, newGen func(*isa) func(VecVirtu
 		VMOVUPS(Mem{Base: x, Index: i, Scale: 4}, v)
 		VMOVUPS(f(v), Mem{Base: dst, Index: i, Scale: 4})
 		ADDQ(U32(s.lanes), i)
+		JMP(LabelRef(lbl("single")))
 		Label(lbl("tail"))
 		CMPQ(i, n)
 		JAE(LabelRef(lbl("done")))
@@ -229,8 +242,12 @@ func genElementwise(s *isa, kernel, what string, newGen func(*isa) func(VecVirtu
 	i := GP64()
 	XORQ(i, i)
 	lim := GP64()
-	MOVQ(n, lim)
-	ANDQ(I32(-2*s.lanes), lim)
+	if pairs {
+		MOVQ(n, lim)
+		ANDQ(I32(-2*s.lanes), lim)
+	} else {
+		XORQ(lim, lim)
+	}
 	Label(lbl("pair"))
 	CMPQ(i, lim)
 	JAE(LabelRef(lbl("single")))
@@ -252,6 +269,7 @@ func genElementwise(s *isa, kernel, what string, newGen func(*isa) func(VecVirtu
 	VMOVUPS(Mem{Base: x, Index: i, Scale: 4}, v)
 	VMOVUPS(f(v), Mem{Base: dst, Index: i, Scale: 4})
 	ADDQ(U32(s.lanes), i)
+	JMP(LabelRef(lbl("single")))
 	Label(lbl("tail"))
 	rem := GP64()
 	MOVQ(n, rem)

@@ -48,6 +48,24 @@ func newTanhGen(s *isa) *tanhGen {
 	return t
 }
 
+// keep makes the n most used constants of the AVX2 apply resident in
+// registers (for loops with registers to spare). AVX-512 keeps its embedded
+// broadcasts: resident registers measured no faster there.
+func (t *tanhGen) keep(n int) {
+	cs := []*vconst{&t.one, &t.shifter, &t.c[0]}
+	for i := range t.c[1:] {
+		cs = append(cs, &t.c[len(t.c)-1-i])
+	}
+	for i := range t.p {
+		cs = append(cs, &t.p[len(t.p)-1-i])
+	}
+	cs = append(cs, &t.log2e2, &t.ln2half, &t.two, &t.abs, &t.small, &t.sat)
+	if t.s.wide {
+		return
+	}
+	keep(cs[:min(n, len(cs))]...)
+}
+
 // apply emits dst = tanh(x) lane-wise with the full special-value semantics;
 // x is not modified.
 func (t *tanhGen) apply(x VecVirtual) VecVirtual {
@@ -65,7 +83,13 @@ func (t *tanhGen) apply(x VecVirtual) VecVirtual {
 	// Large: 1 − 2/(e²ᵃ+1), a clamped to TanhSat (NaN becomes TanhSat here,
 	// but NaN lanes take the polynomial).
 	ac := s.vec()
-	t.sat.min(a, ac)
+	if s.wide {
+		t.sat.min(a, ac)
+	} else {
+		// The same as VMINPS (a ≥ +0 orders as int32, NaN above +Inf), but
+		// on any vector ALU port rather than the FP ones.
+		VPMINSD(t.sat.op(), a, ac)
+	}
 	n := s.vec()
 	var e VecVirtual
 	if s.wide {
@@ -86,10 +110,19 @@ func (t *tanhGen) apply(x VecVirtual) VecVirtual {
 		VPADDD(tt, e, e)
 	}
 	t.one.add(e, e)
-	d := t.two.reg()
-	VDIVPS(e, d, d) // d = 2/(e²ᵃ+1)
-	y := t.one.reg()
-	VSUBPS(d, y, y) // y = 1 − d
+	d, y := s.vec(), s.vec()
+	if t.two.r != nil {
+		VDIVPS(e, t.two.r, d) // d = 2/(e²ᵃ+1)
+	} else {
+		d = t.two.reg()
+		VDIVPS(e, d, d)
+	}
+	if t.one.r != nil {
+		VSUBPS(d, t.one.r, y) // y = 1 − d
+	} else {
+		y = t.one.reg()
+		VSUBPS(d, y, y)
+	}
 
 	// Small lanes (and NaN): the polynomial.
 	if s.wide {

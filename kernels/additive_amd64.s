@@ -54,7 +54,7 @@ blockVector:
 	VFMADD213PS  consts<>+160(SB), Y8, Y9
 	VMULPS       Y7, Y8, Y8
 	VFMADD213PS  Y7, Y8, Y9
-	VMINPS       consts<>+64(SB), Y7, Y8
+	VPMINSD      consts<>+64(SB), Y7, Y8
 	VMOVUPS      consts<>+320(SB), Y11
 	VFMADD213PS  consts<>+384(SB), Y8, Y11
 	VSUBPS       consts<>+384(SB), Y11, Y10
@@ -87,7 +87,7 @@ blockVector:
 	VFMADD213PS  consts<>+160(SB), Y8, Y9
 	VMULPS       Y7, Y8, Y8
 	VFMADD213PS  Y7, Y8, Y9
-	VMINPS       consts<>+64(SB), Y7, Y8
+	VPMINSD      consts<>+64(SB), Y7, Y8
 	VMOVUPS      consts<>+320(SB), Y11
 	VFMADD213PS  consts<>+384(SB), Y8, Y11
 	VSUBPS       consts<>+384(SB), Y11, Y10
@@ -120,7 +120,7 @@ blockVector:
 	VFMADD213PS  consts<>+160(SB), Y8, Y9
 	VMULPS       Y7, Y8, Y8
 	VFMADD213PS  Y7, Y8, Y9
-	VMINPS       consts<>+64(SB), Y7, Y8
+	VPMINSD      consts<>+64(SB), Y7, Y8
 	VMOVUPS      consts<>+320(SB), Y11
 	VFMADD213PS  consts<>+384(SB), Y8, Y11
 	VSUBPS       consts<>+384(SB), Y11, Y10
@@ -153,7 +153,7 @@ blockVector:
 	VFMADD213PS  consts<>+160(SB), Y7, Y8
 	VMULPS       Y6, Y7, Y7
 	VFMADD213PS  Y6, Y7, Y8
-	VMINPS       consts<>+64(SB), Y6, Y7
+	VPMINSD      consts<>+64(SB), Y6, Y7
 	VMOVUPS      consts<>+320(SB), Y10
 	VFMADD213PS  consts<>+384(SB), Y7, Y10
 	VSUBPS       consts<>+384(SB), Y10, Y9
@@ -195,7 +195,7 @@ blockTail:
 	VFMADD213PS  consts<>+160(SB), Y8, Y9
 	VMULPS       Y7, Y8, Y8
 	VFMADD213PS  Y7, Y8, Y9
-	VMINPS       consts<>+64(SB), Y7, Y8
+	VPMINSD      consts<>+64(SB), Y7, Y8
 	VMOVUPS      consts<>+320(SB), Y11
 	VFMADD213PS  consts<>+384(SB), Y8, Y11
 	VSUBPS       consts<>+384(SB), Y11, Y10
@@ -228,7 +228,7 @@ blockTail:
 	VFMADD213PS  consts<>+160(SB), Y8, Y9
 	VMULPS       Y7, Y8, Y8
 	VFMADD213PS  Y7, Y8, Y9
-	VMINPS       consts<>+64(SB), Y7, Y8
+	VPMINSD      consts<>+64(SB), Y7, Y8
 	VMOVUPS      consts<>+320(SB), Y11
 	VFMADD213PS  consts<>+384(SB), Y8, Y11
 	VSUBPS       consts<>+384(SB), Y11, Y10
@@ -261,7 +261,7 @@ blockTail:
 	VFMADD213PS  consts<>+160(SB), Y8, Y9
 	VMULPS       Y7, Y8, Y8
 	VFMADD213PS  Y7, Y8, Y9
-	VMINPS       consts<>+64(SB), Y7, Y8
+	VPMINSD      consts<>+64(SB), Y7, Y8
 	VMOVUPS      consts<>+320(SB), Y11
 	VFMADD213PS  consts<>+384(SB), Y8, Y11
 	VSUBPS       consts<>+384(SB), Y11, Y10
@@ -294,7 +294,7 @@ blockTail:
 	VFMADD213PS  consts<>+160(SB), Y7, Y8
 	VMULPS       Y6, Y7, Y7
 	VFMADD213PS  Y6, Y7, Y8
-	VMINPS       consts<>+64(SB), Y6, Y7
+	VPMINSD      consts<>+64(SB), Y6, Y7
 	VMOVUPS      consts<>+320(SB), Y10
 	VFMADD213PS  consts<>+384(SB), Y7, Y10
 	VSUBPS       consts<>+384(SB), Y10, Y9
@@ -352,7 +352,7 @@ singleVector:
 	VFMADD213PS  consts<>+160(SB), Y4, Y5
 	VMULPS       Y3, Y4, Y4
 	VFMADD213PS  Y3, Y4, Y5
-	VMINPS       consts<>+64(SB), Y3, Y4
+	VPMINSD      consts<>+64(SB), Y3, Y4
 	VMOVUPS      consts<>+320(SB), Y7
 	VFMADD213PS  consts<>+384(SB), Y4, Y7
 	VSUBPS       consts<>+384(SB), Y7, Y6
@@ -394,7 +394,7 @@ singleTail:
 	VFMADD213PS  consts<>+160(SB), Y4, Y5
 	VMULPS       Y3, Y4, Y4
 	VFMADD213PS  Y3, Y4, Y5
-	VMINPS       consts<>+64(SB), Y3, Y4
+	VPMINSD      consts<>+64(SB), Y3, Y4
 	VMOVUPS      consts<>+320(SB), Y7
 	VFMADD213PS  consts<>+384(SB), Y4, Y7
 	VSUBPS       consts<>+384(SB), Y7, Y6
@@ -476,7 +476,7 @@ shortRowCopy:
 	VFMADD213PS  consts<>+160(SB), Y3, Y4
 	VMULPS       Y2, Y3, Y3
 	VFMADD213PS  Y2, Y3, Y4
-	VMINPS       consts<>+64(SB), Y2, Y3
+	VPMINSD      consts<>+64(SB), Y2, Y3
 	VMOVUPS      consts<>+320(SB), Y6
 	VFMADD213PS  consts<>+384(SB), Y3, Y6
 	VSUBPS       consts<>+384(SB), Y6, Y5

@@ -115,8 +115,8 @@ expsingle:
 	VPCMPGTD     consts<>+448(SB), Y14, Y14
 	VPSLLD       $0x17, Y12, Y12
 	VPADDD       Y12, Y13, Y13
-	VMOVMSKPS    Y14, CX
-	TESTL        CX, CX
+	VMOVMSKPS    Y14, DI
+	TESTL        DI, DI
 	JZ           expInRange3
 	VCMPPS       $0x1d, consts<>+384(SB), Y11, Y12
 	VBLENDVPS    Y12, consts<>+128(SB), Y13, Y13
@@ -127,6 +127,7 @@ expsingle:
 expInRange3:
 	VMOVUPS Y13, (AX)(SI*4)
 	ADDQ    $0x00000008, SI
+	JMP     expsingle
 
 exptail:
 	CMPQ         SI, DX
@@ -463,9 +464,17 @@ TEXT ·tanhAVX2(SB), NOSPLIT, $0-48
 	MOVQ    dst_base+0(FP), AX
 	MOVQ    x_base+24(FP), CX
 	MOVQ    x_len+32(FP), DX
+	VMOVUPS consts<>+160(SB), Y0
+	VMOVUPS consts<>+96(SB), Y1
+	VMOVUPS consts<>+960(SB), Y2
+	VMOVUPS consts<>+928(SB), Y3
+	VMOVUPS consts<>+896(SB), Y4
+	VMOVUPS consts<>+864(SB), Y5
+	VMOVUPS consts<>+832(SB), Y6
+	VMOVUPS consts<>+736(SB), Y7
 	CMPQ    DX, $0x00000008
 	JB      tanhscalar
-	VMOVUPS -32(CX)(DX*4), Y0
+	VMOVUPS -32(CX)(DX*4), Y8
 	LEAQ    -32(AX)(DX*4), BX
 	XORQ    SI, SI
 	MOVQ    DX, DI
@@ -474,72 +483,70 @@ TEXT ·tanhAVX2(SB), NOSPLIT, $0-48
 tanhpair:
 	CMPQ         SI, DI
 	JAE          tanhsingle
-	VMOVUPS      (CX)(SI*4), Y1
-	VMOVUPS      32(CX)(SI*4), Y2
-	VANDPS       consts<>+480(SB), Y1, Y3
-	VMULPS       Y3, Y3, Y4
-	VMOVUPS      consts<>+736(SB), Y5
-	VFMADD213PS  consts<>+704(SB), Y4, Y5
-	VFMADD213PS  consts<>+672(SB), Y4, Y5
-	VFMADD213PS  consts<>+640(SB), Y4, Y5
-	VFMADD213PS  consts<>+608(SB), Y4, Y5
-	VMULPS       Y3, Y4, Y4
-	VFMADD213PS  Y3, Y4, Y5
-	VMINPS       consts<>+544(SB), Y3, Y4
-	VMOVUPS      consts<>+768(SB), Y7
-	VFMADD213PS  consts<>+96(SB), Y4, Y7
-	VSUBPS       consts<>+96(SB), Y7, Y6
-	VFNMADD231PS consts<>+800(SB), Y6, Y4
-	VMOVUPS      consts<>+960(SB), Y6
-	VFMADD213PS  consts<>+928(SB), Y4, Y6
-	VFMADD213PS  consts<>+896(SB), Y4, Y6
-	VFMADD213PS  consts<>+864(SB), Y4, Y6
-	VFMADD213PS  consts<>+832(SB), Y4, Y6
-	VFMADD213PS  consts<>+160(SB), Y4, Y6
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       Y7, Y6, Y6
-	VADDPS       consts<>+160(SB), Y6, Y6
-	VMOVUPS      consts<>+576(SB), Y4
-	VDIVPS       Y6, Y4, Y4
-	VMOVUPS      consts<>+160(SB), Y6
-	VSUBPS       Y4, Y6, Y6
-	VCMPPS       $0x19, consts<>+512(SB), Y3, Y4
-	VBLENDVPS    Y4, Y5, Y6, Y6
-	VXORPS       Y3, Y1, Y3
-	VORPS        Y3, Y6, Y6
-	VANDPS       consts<>+480(SB), Y2, Y1
-	VMULPS       Y1, Y1, Y3
-	VMOVUPS      consts<>+736(SB), Y4
-	VFMADD213PS  consts<>+704(SB), Y3, Y4
-	VFMADD213PS  consts<>+672(SB), Y3, Y4
-	VFMADD213PS  consts<>+640(SB), Y3, Y4
-	VFMADD213PS  consts<>+608(SB), Y3, Y4
-	VMULPS       Y1, Y3, Y3
-	VFMADD213PS  Y1, Y3, Y4
-	VMINPS       consts<>+544(SB), Y1, Y3
-	VMOVUPS      consts<>+768(SB), Y7
-	VFMADD213PS  consts<>+96(SB), Y3, Y7
-	VSUBPS       consts<>+96(SB), Y7, Y5
-	VFNMADD231PS consts<>+800(SB), Y5, Y3
-	VMOVUPS      consts<>+960(SB), Y5
-	VFMADD213PS  consts<>+928(SB), Y3, Y5
-	VFMADD213PS  consts<>+896(SB), Y3, Y5
-	VFMADD213PS  consts<>+864(SB), Y3, Y5
-	VFMADD213PS  consts<>+832(SB), Y3, Y5
-	VFMADD213PS  consts<>+160(SB), Y3, Y5
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       Y7, Y5, Y5
-	VADDPS       consts<>+160(SB), Y5, Y5
-	VMOVUPS      consts<>+576(SB), Y3
-	VDIVPS       Y5, Y3, Y3
-	VMOVUPS      consts<>+160(SB), Y5
-	VSUBPS       Y3, Y5, Y5
-	VCMPPS       $0x19, consts<>+512(SB), Y1, Y3
-	VBLENDVPS    Y3, Y4, Y5, Y5
-	VXORPS       Y1, Y2, Y1
-	VORPS        Y1, Y5, Y5
-	VMOVUPS      Y6, (AX)(SI*4)
-	VMOVUPS      Y5, 32(AX)(SI*4)
+	VMOVUPS      (CX)(SI*4), Y9
+	VMOVUPS      32(CX)(SI*4), Y10
+	VANDPS       consts<>+480(SB), Y9, Y11
+	VMULPS       Y11, Y11, Y12
+	VMOVAPS      Y7, Y13
+	VFMADD213PS  consts<>+704(SB), Y12, Y13
+	VFMADD213PS  consts<>+672(SB), Y12, Y13
+	VFMADD213PS  consts<>+640(SB), Y12, Y13
+	VFMADD213PS  consts<>+608(SB), Y12, Y13
+	VMULPS       Y11, Y12, Y12
+	VFMADD213PS  Y11, Y12, Y13
+	VPMINSD      consts<>+544(SB), Y11, Y12
+	VMOVUPS      consts<>+768(SB), Y15
+	VFMADD213PS  Y1, Y12, Y15
+	VSUBPS       Y1, Y15, Y14
+	VFNMADD231PS consts<>+800(SB), Y14, Y12
+	VMOVAPS      Y2, Y14
+	VFMADD213PS  Y3, Y12, Y14
+	VFMADD213PS  Y4, Y12, Y14
+	VFMADD213PS  Y5, Y12, Y14
+	VFMADD213PS  Y6, Y12, Y14
+	VFMADD213PS  Y0, Y12, Y14
+	VPSLLD       $0x17, Y15, Y15
+	VPADDD       Y15, Y14, Y14
+	VADDPS       Y0, Y14, Y14
+	VMOVUPS      consts<>+576(SB), Y12
+	VDIVPS       Y14, Y12, Y12
+	VSUBPS       Y12, Y0, Y12
+	VCMPPS       $0x19, consts<>+512(SB), Y11, Y14
+	VBLENDVPS    Y14, Y13, Y12, Y12
+	VXORPS       Y11, Y9, Y11
+	VORPS        Y11, Y12, Y12
+	VANDPS       consts<>+480(SB), Y10, Y9
+	VMULPS       Y9, Y9, Y11
+	VMOVAPS      Y7, Y13
+	VFMADD213PS  consts<>+704(SB), Y11, Y13
+	VFMADD213PS  consts<>+672(SB), Y11, Y13
+	VFMADD213PS  consts<>+640(SB), Y11, Y13
+	VFMADD213PS  consts<>+608(SB), Y11, Y13
+	VMULPS       Y9, Y11, Y11
+	VFMADD213PS  Y9, Y11, Y13
+	VPMINSD      consts<>+544(SB), Y9, Y11
+	VMOVUPS      consts<>+768(SB), Y15
+	VFMADD213PS  Y1, Y11, Y15
+	VSUBPS       Y1, Y15, Y14
+	VFNMADD231PS consts<>+800(SB), Y14, Y11
+	VMOVAPS      Y2, Y14
+	VFMADD213PS  Y3, Y11, Y14
+	VFMADD213PS  Y4, Y11, Y14
+	VFMADD213PS  Y5, Y11, Y14
+	VFMADD213PS  Y6, Y11, Y14
+	VFMADD213PS  Y0, Y11, Y14
+	VPSLLD       $0x17, Y15, Y15
+	VPADDD       Y15, Y14, Y14
+	VADDPS       Y0, Y14, Y14
+	VMOVUPS      consts<>+576(SB), Y11
+	VDIVPS       Y14, Y11, Y11
+	VSUBPS       Y11, Y0, Y11
+	VCMPPS       $0x19, consts<>+512(SB), Y9, Y14
+	VBLENDVPS    Y14, Y13, Y11, Y11
+	VXORPS       Y9, Y10, Y9
+	VORPS        Y9, Y11, Y11
+	VMOVUPS      Y12, (AX)(SI*4)
+	VMOVUPS      Y11, 32(AX)(SI*4)
 	ADDQ         $0x00000010, SI
 	JMP          tanhpair
 
@@ -548,76 +555,75 @@ tanhsingle:
 	ANDQ         $-8, DI
 	CMPQ         SI, DI
 	JAE          tanhtail
-	VMOVUPS      (CX)(SI*4), Y1
-	VANDPS       consts<>+480(SB), Y1, Y2
-	VMULPS       Y2, Y2, Y3
-	VMOVUPS      consts<>+736(SB), Y4
-	VFMADD213PS  consts<>+704(SB), Y3, Y4
-	VFMADD213PS  consts<>+672(SB), Y3, Y4
-	VFMADD213PS  consts<>+640(SB), Y3, Y4
-	VFMADD213PS  consts<>+608(SB), Y3, Y4
-	VMULPS       Y2, Y3, Y3
-	VFMADD213PS  Y2, Y3, Y4
-	VMINPS       consts<>+544(SB), Y2, Y3
-	VMOVUPS      consts<>+768(SB), Y6
-	VFMADD213PS  consts<>+96(SB), Y3, Y6
-	VSUBPS       consts<>+96(SB), Y6, Y5
-	VFNMADD231PS consts<>+800(SB), Y5, Y3
-	VMOVUPS      consts<>+960(SB), Y5
-	VFMADD213PS  consts<>+928(SB), Y3, Y5
-	VFMADD213PS  consts<>+896(SB), Y3, Y5
-	VFMADD213PS  consts<>+864(SB), Y3, Y5
-	VFMADD213PS  consts<>+832(SB), Y3, Y5
-	VFMADD213PS  consts<>+160(SB), Y3, Y5
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       Y6, Y5, Y5
-	VADDPS       consts<>+160(SB), Y5, Y5
-	VMOVUPS      consts<>+576(SB), Y3
-	VDIVPS       Y5, Y3, Y3
-	VMOVUPS      consts<>+160(SB), Y5
-	VSUBPS       Y3, Y5, Y5
-	VCMPPS       $0x19, consts<>+512(SB), Y2, Y3
-	VBLENDVPS    Y3, Y4, Y5, Y5
-	VXORPS       Y2, Y1, Y2
-	VORPS        Y2, Y5, Y5
-	VMOVUPS      Y5, (AX)(SI*4)
+	VMOVUPS      (CX)(SI*4), Y9
+	VANDPS       consts<>+480(SB), Y9, Y10
+	VMULPS       Y10, Y10, Y11
+	VMOVAPS      Y7, Y12
+	VFMADD213PS  consts<>+704(SB), Y11, Y12
+	VFMADD213PS  consts<>+672(SB), Y11, Y12
+	VFMADD213PS  consts<>+640(SB), Y11, Y12
+	VFMADD213PS  consts<>+608(SB), Y11, Y12
+	VMULPS       Y10, Y11, Y11
+	VFMADD213PS  Y10, Y11, Y12
+	VPMINSD      consts<>+544(SB), Y10, Y11
+	VMOVUPS      consts<>+768(SB), Y14
+	VFMADD213PS  Y1, Y11, Y14
+	VSUBPS       Y1, Y14, Y13
+	VFNMADD231PS consts<>+800(SB), Y13, Y11
+	VMOVAPS      Y2, Y13
+	VFMADD213PS  Y3, Y11, Y13
+	VFMADD213PS  Y4, Y11, Y13
+	VFMADD213PS  Y5, Y11, Y13
+	VFMADD213PS  Y6, Y11, Y13
+	VFMADD213PS  Y0, Y11, Y13
+	VPSLLD       $0x17, Y14, Y14
+	VPADDD       Y14, Y13, Y13
+	VADDPS       Y0, Y13, Y13
+	VMOVUPS      consts<>+576(SB), Y11
+	VDIVPS       Y13, Y11, Y11
+	VSUBPS       Y11, Y0, Y11
+	VCMPPS       $0x19, consts<>+512(SB), Y10, Y13
+	VBLENDVPS    Y13, Y12, Y11, Y11
+	VXORPS       Y10, Y9, Y10
+	VORPS        Y10, Y11, Y11
+	VMOVUPS      Y11, (AX)(SI*4)
 	ADDQ         $0x00000008, SI
+	JMP          tanhsingle
 
 tanhtail:
 	CMPQ         SI, DX
 	JAE          tanhdone
-	VANDPS       consts<>+480(SB), Y0, Y1
-	VMULPS       Y1, Y1, Y2
-	VMOVUPS      consts<>+736(SB), Y3
-	VFMADD213PS  consts<>+704(SB), Y2, Y3
-	VFMADD213PS  consts<>+672(SB), Y2, Y3
-	VFMADD213PS  consts<>+640(SB), Y2, Y3
-	VFMADD213PS  consts<>+608(SB), Y2, Y3
-	VMULPS       Y1, Y2, Y2
-	VFMADD213PS  Y1, Y2, Y3
-	VMINPS       consts<>+544(SB), Y1, Y2
-	VMOVUPS      consts<>+768(SB), Y5
-	VFMADD213PS  consts<>+96(SB), Y2, Y5
-	VSUBPS       consts<>+96(SB), Y5, Y4
-	VFNMADD231PS consts<>+800(SB), Y4, Y2
-	VMOVUPS      consts<>+960(SB), Y4
-	VFMADD213PS  consts<>+928(SB), Y2, Y4
-	VFMADD213PS  consts<>+896(SB), Y2, Y4
-	VFMADD213PS  consts<>+864(SB), Y2, Y4
-	VFMADD213PS  consts<>+832(SB), Y2, Y4
-	VFMADD213PS  consts<>+160(SB), Y2, Y4
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       Y5, Y4, Y4
-	VADDPS       consts<>+160(SB), Y4, Y4
+	VANDPS       consts<>+480(SB), Y8, Y9
+	VMULPS       Y9, Y9, Y10
+	VMOVAPS      Y7, Y7
+	VFMADD213PS  consts<>+704(SB), Y10, Y7
+	VFMADD213PS  consts<>+672(SB), Y10, Y7
+	VFMADD213PS  consts<>+640(SB), Y10, Y7
+	VFMADD213PS  consts<>+608(SB), Y10, Y7
+	VMULPS       Y9, Y10, Y10
+	VFMADD213PS  Y9, Y10, Y7
+	VPMINSD      consts<>+544(SB), Y9, Y10
+	VMOVUPS      consts<>+768(SB), Y11
+	VFMADD213PS  Y1, Y10, Y11
+	VSUBPS       Y1, Y11, Y1
+	VFNMADD231PS consts<>+800(SB), Y1, Y10
+	VMOVAPS      Y2, Y1
+	VFMADD213PS  Y3, Y10, Y1
+	VFMADD213PS  Y4, Y10, Y1
+	VFMADD213PS  Y5, Y10, Y1
+	VFMADD213PS  Y6, Y10, Y1
+	VFMADD213PS  Y0, Y10, Y1
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       Y11, Y1, Y1
+	VADDPS       Y0, Y1, Y1
 	VMOVUPS      consts<>+576(SB), Y2
-	VDIVPS       Y4, Y2, Y2
-	VMOVUPS      consts<>+160(SB), Y4
-	VSUBPS       Y2, Y4, Y4
-	VCMPPS       $0x19, consts<>+512(SB), Y1, Y2
-	VBLENDVPS    Y2, Y3, Y4, Y4
-	VXORPS       Y1, Y0, Y1
-	VORPS        Y1, Y4, Y4
-	VMOVUPS      Y4, (BX)
+	VDIVPS       Y1, Y2, Y2
+	VSUBPS       Y2, Y0, Y0
+	VCMPPS       $0x19, consts<>+512(SB), Y9, Y1
+	VBLENDVPS    Y1, Y7, Y0, Y0
+	VXORPS       Y9, Y8, Y9
+	VORPS        Y9, Y0, Y0
+	VMOVUPS      Y0, (BX)
 
 tanhdone:
 	VZEROUPPER
@@ -628,39 +634,38 @@ tanhscalar:
 	JZ    tanhscalarDone
 
 tanhscalarLoop:
-	VMOVSS       (CX), X0
-	VANDPS       consts<>+480(SB), Y0, Y1
-	VMULPS       Y1, Y1, Y2
-	VMOVUPS      consts<>+736(SB), Y3
-	VFMADD213PS  consts<>+704(SB), Y2, Y3
-	VFMADD213PS  consts<>+672(SB), Y2, Y3
-	VFMADD213PS  consts<>+640(SB), Y2, Y3
-	VFMADD213PS  consts<>+608(SB), Y2, Y3
-	VMULPS       Y1, Y2, Y2
-	VFMADD213PS  Y1, Y2, Y3
-	VMINPS       consts<>+544(SB), Y1, Y2
-	VMOVUPS      consts<>+768(SB), Y5
-	VFMADD213PS  consts<>+96(SB), Y2, Y5
-	VSUBPS       consts<>+96(SB), Y5, Y4
-	VFNMADD231PS consts<>+800(SB), Y4, Y2
-	VMOVUPS      consts<>+960(SB), Y4
-	VFMADD213PS  consts<>+928(SB), Y2, Y4
-	VFMADD213PS  consts<>+896(SB), Y2, Y4
-	VFMADD213PS  consts<>+864(SB), Y2, Y4
-	VFMADD213PS  consts<>+832(SB), Y2, Y4
-	VFMADD213PS  consts<>+160(SB), Y2, Y4
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       Y5, Y4, Y4
-	VADDPS       consts<>+160(SB), Y4, Y4
-	VMOVUPS      consts<>+576(SB), Y2
-	VDIVPS       Y4, Y2, Y2
-	VMOVUPS      consts<>+160(SB), Y4
-	VSUBPS       Y2, Y4, Y4
-	VCMPPS       $0x19, consts<>+512(SB), Y1, Y2
-	VBLENDVPS    Y2, Y3, Y4, Y4
-	VXORPS       Y1, Y0, Y1
-	VORPS        Y1, Y4, Y4
-	VMOVSS       X4, (AX)
+	VMOVSS       (CX), X8
+	VANDPS       consts<>+480(SB), Y8, Y9
+	VMULPS       Y9, Y9, Y10
+	VMOVAPS      Y7, Y11
+	VFMADD213PS  consts<>+704(SB), Y10, Y11
+	VFMADD213PS  consts<>+672(SB), Y10, Y11
+	VFMADD213PS  consts<>+640(SB), Y10, Y11
+	VFMADD213PS  consts<>+608(SB), Y10, Y11
+	VMULPS       Y9, Y10, Y10
+	VFMADD213PS  Y9, Y10, Y11
+	VPMINSD      consts<>+544(SB), Y9, Y10
+	VMOVUPS      consts<>+768(SB), Y13
+	VFMADD213PS  Y1, Y10, Y13
+	VSUBPS       Y1, Y13, Y12
+	VFNMADD231PS consts<>+800(SB), Y12, Y10
+	VMOVAPS      Y2, Y12
+	VFMADD213PS  Y3, Y10, Y12
+	VFMADD213PS  Y4, Y10, Y12
+	VFMADD213PS  Y5, Y10, Y12
+	VFMADD213PS  Y6, Y10, Y12
+	VFMADD213PS  Y0, Y10, Y12
+	VPSLLD       $0x17, Y13, Y13
+	VPADDD       Y13, Y12, Y12
+	VADDPS       Y0, Y12, Y12
+	VMOVUPS      consts<>+576(SB), Y10
+	VDIVPS       Y12, Y10, Y10
+	VSUBPS       Y10, Y0, Y10
+	VCMPPS       $0x19, consts<>+512(SB), Y9, Y12
+	VBLENDVPS    Y12, Y11, Y10, Y10
+	VXORPS       Y9, Y8, Y9
+	VORPS        Y9, Y10, Y10
+	VMOVSS       X10, (AX)
 	ADDQ         $0x00000004, CX
 	ADDQ         $0x00000004, AX
 	DECQ         DX
@@ -673,112 +678,105 @@ tanhscalarDone:
 // func expAVX512(dst []float32, x []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·expAVX512(SB), NOSPLIT, $0-48
-	MOVQ         dst_base+0(FP), AX
-	MOVQ         x_base+24(FP), CX
-	MOVQ         x_len+32(FP), DX
-	VBROADCASTSS consts<>+0(SB), Z0
-	VBROADCASTSS consts<>+96(SB), Z1
-	VBROADCASTSS consts<>+32(SB), Z1
-	VBROADCASTSS consts<>+64(SB), Z2
-	VBROADCASTSS consts<>+160(SB), Z3
-	VBROADCASTSS consts<>+192(SB), Z4
-	VBROADCASTSS consts<>+224(SB), Z5
-	VBROADCASTSS consts<>+256(SB), Z6
-	VBROADCASTSS consts<>+288(SB), Z7
-	VBROADCASTSS consts<>+320(SB), Z8
-	VBROADCASTSS consts<>+352(SB), Z9
-	VBROADCASTSS consts<>+384(SB), Z10
-	XORQ         BX, BX
-	MOVQ         DX, SI
-	ANDQ         $-32, SI
+	MOVQ dst_base+0(FP), AX
+	MOVQ x_base+24(FP), CX
+	MOVQ x_len+32(FP), DX
+	XORQ BX, BX
+	MOVQ DX, SI
+	ANDQ $-32, SI
 
 exppair:
-	CMPQ         BX, SI
-	JAE          expsingle
-	VMOVUPS      (CX)(BX*4), Z11
-	VMOVUPS      64(CX)(BX*4), Z12
-	VMINPS       Z11, Z10, Z13
-	VMULPS       Z0, Z13, Z14
-	VRNDSCALEPS  $0x08, Z14, Z14
-	VMOVAPS      Z13, Z13
-	VFNMADD231PS Z1, Z14, Z13
-	VFNMADD231PS Z2, Z14, Z13
-	VMOVAPS      Z8, Z15
-	VFMADD213PS  Z7, Z13, Z15
-	VFMADD213PS  Z6, Z13, Z15
-	VFMADD213PS  Z5, Z13, Z15
-	VFMADD213PS  Z4, Z13, Z15
-	VFMADD213PS  Z3, Z13, Z15
-	VFMADD213PS  Z3, Z13, Z15
-	VCMPPS       $0x15, Z9, Z11, K1
-	VSCALEFPS.Z  Z14, Z15, K1, Z15
-	VMINPS       Z12, Z10, Z11
-	VMULPS       Z0, Z11, Z13
-	VRNDSCALEPS  $0x08, Z13, Z13
-	VMOVAPS      Z11, Z11
-	VFNMADD231PS Z1, Z13, Z11
-	VFNMADD231PS Z2, Z13, Z11
-	VMOVAPS      Z8, Z14
-	VFMADD213PS  Z7, Z11, Z14
-	VFMADD213PS  Z6, Z11, Z14
-	VFMADD213PS  Z5, Z11, Z14
-	VFMADD213PS  Z4, Z11, Z14
-	VFMADD213PS  Z3, Z11, Z14
-	VFMADD213PS  Z3, Z11, Z14
-	VCMPPS       $0x15, Z9, Z12, K1
-	VSCALEFPS.Z  Z13, Z14, K1, Z14
-	VMOVUPS      Z15, (AX)(BX*4)
-	VMOVUPS      Z14, 64(AX)(BX*4)
-	ADDQ         $0x00000020, BX
-	JMP          exppair
+	CMPQ              BX, SI
+	JAE               expsingle
+	VMOVUPS           (CX)(BX*4), Z0
+	VMOVUPS           64(CX)(BX*4), Z1
+	VBROADCASTSS      consts<>+384(SB), Z2
+	VMINPS            Z0, Z2, Z2
+	VMULPS.BCST       consts<>+0(SB), Z2, Z3
+	VRNDSCALEPS       $0x08, Z3, Z3
+	VMOVAPS           Z2, Z2
+	VFNMADD231PS.BCST consts<>+32(SB), Z3, Z2
+	VFNMADD231PS.BCST consts<>+64(SB), Z3, Z2
+	VBROADCASTSS      consts<>+320(SB), Z4
+	VFMADD213PS.BCST  consts<>+288(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+256(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+224(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+192(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z4
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z0, K1
+	VSCALEFPS.Z       Z3, Z4, K1, Z4
+	VBROADCASTSS      consts<>+384(SB), Z0
+	VMINPS            Z1, Z0, Z0
+	VMULPS.BCST       consts<>+0(SB), Z0, Z2
+	VRNDSCALEPS       $0x08, Z2, Z2
+	VMOVAPS           Z0, Z0
+	VFNMADD231PS.BCST consts<>+32(SB), Z2, Z0
+	VFNMADD231PS.BCST consts<>+64(SB), Z2, Z0
+	VBROADCASTSS      consts<>+320(SB), Z3
+	VFMADD213PS.BCST  consts<>+288(SB), Z0, Z3
+	VFMADD213PS.BCST  consts<>+256(SB), Z0, Z3
+	VFMADD213PS.BCST  consts<>+224(SB), Z0, Z3
+	VFMADD213PS.BCST  consts<>+192(SB), Z0, Z3
+	VFMADD213PS.BCST  consts<>+160(SB), Z0, Z3
+	VFMADD213PS.BCST  consts<>+160(SB), Z0, Z3
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z1, K1
+	VSCALEFPS.Z       Z2, Z3, K1, Z3
+	VMOVUPS           Z4, (AX)(BX*4)
+	VMOVUPS           Z3, 64(AX)(BX*4)
+	ADDQ              $0x00000020, BX
+	JMP               exppair
 
 expsingle:
-	MOVQ         DX, SI
-	ANDQ         $-16, SI
-	CMPQ         BX, SI
-	JAE          exptail
-	VMOVUPS      (CX)(BX*4), Z11
-	VMINPS       Z11, Z10, Z12
-	VMULPS       Z0, Z12, Z13
-	VRNDSCALEPS  $0x08, Z13, Z13
-	VMOVAPS      Z12, Z12
-	VFNMADD231PS Z1, Z13, Z12
-	VFNMADD231PS Z2, Z13, Z12
-	VMOVAPS      Z8, Z14
-	VFMADD213PS  Z7, Z12, Z14
-	VFMADD213PS  Z6, Z12, Z14
-	VFMADD213PS  Z5, Z12, Z14
-	VFMADD213PS  Z4, Z12, Z14
-	VFMADD213PS  Z3, Z12, Z14
-	VFMADD213PS  Z3, Z12, Z14
-	VCMPPS       $0x15, Z9, Z11, K1
-	VSCALEFPS.Z  Z13, Z14, K1, Z14
-	VMOVUPS      Z14, (AX)(BX*4)
-	ADDQ         $0x00000010, BX
+	MOVQ              DX, SI
+	ANDQ              $-16, SI
+	CMPQ              BX, SI
+	JAE               exptail
+	VMOVUPS           (CX)(BX*4), Z0
+	VBROADCASTSS      consts<>+384(SB), Z1
+	VMINPS            Z0, Z1, Z1
+	VMULPS.BCST       consts<>+0(SB), Z1, Z2
+	VRNDSCALEPS       $0x08, Z2, Z2
+	VMOVAPS           Z1, Z1
+	VFNMADD231PS.BCST consts<>+32(SB), Z2, Z1
+	VFNMADD231PS.BCST consts<>+64(SB), Z2, Z1
+	VBROADCASTSS      consts<>+320(SB), Z3
+	VFMADD213PS.BCST  consts<>+288(SB), Z1, Z3
+	VFMADD213PS.BCST  consts<>+256(SB), Z1, Z3
+	VFMADD213PS.BCST  consts<>+224(SB), Z1, Z3
+	VFMADD213PS.BCST  consts<>+192(SB), Z1, Z3
+	VFMADD213PS.BCST  consts<>+160(SB), Z1, Z3
+	VFMADD213PS.BCST  consts<>+160(SB), Z1, Z3
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z0, K1
+	VSCALEFPS.Z       Z2, Z3, K1, Z3
+	VMOVUPS           Z3, (AX)(BX*4)
+	ADDQ              $0x00000010, BX
+	JMP               expsingle
 
 exptail:
-	SUBQ         BX, DX
-	JZ           expdone
-	MOVL         $0x0000ffff, SI
-	BZHIL        DX, SI, SI
-	KMOVW        SI, K1
-	VMOVUPS.Z    (CX)(BX*4), K1, Z11
-	VMINPS       Z11, Z10, Z10
-	VMULPS       Z0, Z10, Z0
-	VRNDSCALEPS  $0x08, Z0, Z0
-	VMOVAPS      Z10, Z10
-	VFNMADD231PS Z1, Z0, Z10
-	VFNMADD231PS Z2, Z0, Z10
-	VMOVAPS      Z8, Z1
-	VFMADD213PS  Z7, Z10, Z1
-	VFMADD213PS  Z6, Z10, Z1
-	VFMADD213PS  Z5, Z10, Z1
-	VFMADD213PS  Z4, Z10, Z1
-	VFMADD213PS  Z3, Z10, Z1
-	VFMADD213PS  Z3, Z10, Z1
-	VCMPPS       $0x15, Z9, Z11, K2
-	VSCALEFPS.Z  Z0, Z1, K2, Z1
-	VMOVUPS      Z1, K1, (AX)(BX*4)
+	SUBQ              BX, DX
+	JZ                expdone
+	MOVL              $0x0000ffff, SI
+	BZHIL             DX, SI, SI
+	KMOVW             SI, K1
+	VMOVUPS.Z         (CX)(BX*4), K1, Z0
+	VBROADCASTSS      consts<>+384(SB), Z1
+	VMINPS            Z0, Z1, Z1
+	VMULPS.BCST       consts<>+0(SB), Z1, Z2
+	VRNDSCALEPS       $0x08, Z2, Z2
+	VMOVAPS           Z1, Z1
+	VFNMADD231PS.BCST consts<>+32(SB), Z2, Z1
+	VFNMADD231PS.BCST consts<>+64(SB), Z2, Z1
+	VBROADCASTSS      consts<>+320(SB), Z3
+	VFMADD213PS.BCST  consts<>+288(SB), Z1, Z3
+	VFMADD213PS.BCST  consts<>+256(SB), Z1, Z3
+	VFMADD213PS.BCST  consts<>+224(SB), Z1, Z3
+	VFMADD213PS.BCST  consts<>+192(SB), Z1, Z3
+	VFMADD213PS.BCST  consts<>+160(SB), Z1, Z3
+	VFMADD213PS.BCST  consts<>+160(SB), Z1, Z3
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z0, K2
+	VSCALEFPS.Z       Z2, Z3, K2, Z3
+	VMOVUPS           Z3, K1, (AX)(BX*4)
 
 expdone:
 	VZEROUPPER
@@ -896,6 +894,7 @@ tanhsingle:
 	VPTERNLOGD        $0xf6, Z1, Z0, Z4
 	VMOVUPS           Z4, (AX)(BX*4)
 	ADDQ              $0x00000010, BX
+	JMP               tanhsingle
 
 tanhtail:
 	SUBQ              BX, DX
