@@ -39,8 +39,9 @@ func genExpFamily() {
 // registers: as many as fit in 16 YMM beside two vectors in flight.
 const tanhKeepAVX2 = 9
 
-// expGen emits a lane-wise exp for ISA s; its constants are materialised once
-// by newExpGen (call it before the loop), so apply can sit in a loop body.
+// expGen emits a lane-wise exp for ISA s; its constants are declared by
+// newExpGen and optionally loaded into registers by keep (call both before
+// the loop), so apply can sit in a loop body.
 //
 // The algorithm (the same as fallback.Exp): n = round(x·log₂e) by the 1.5·2²³
 // shifter, r = x − n·ln2 with the Cody–Waite split Ln2Hi + Ln2Lo, eʳ by the
@@ -56,9 +57,9 @@ type expGen struct {
 	fixups                       int    // labels emitted by apply
 }
 
-// newExpGen materialises the constants of exp for s (as RODATA: every
-// constant is a memory operand, so nothing is emitted here for now; the
-// constructor keeps the interface free to load registers).
+// newExpGen declares the constants of exp for s as RODATA memory operands
+// (nothing is emitted); keep, called before the loop, moves the hot ones into
+// registers where the caller has the registers to spare.
 func newExpGen(s *isa) *expGen {
 	e := &expGen{s: s}
 	e.log2e, e.ln2hi, e.ln2lo = newConst(s, coef.Log2e), newConst(s, coef.Ln2Hi), newConst(s, coef.Ln2Lo)
@@ -106,7 +107,9 @@ func (e *expGen) reduce(x, n VecVirtual) VecVirtual {
 }
 
 // apply emits dst = exp(x) lane-wise with the full special-value semantics;
-// x is not modified.
+// x is not modified. On AVX2 the fix-ups for ±Inf, NaN, overflow and
+// underflow are branched over when no lane needs them (one VMOVMSKPS test per
+// vector, labels numbered per expGen).
 func (e *expGen) apply(x VecVirtual) VecVirtual {
 	s := e.s
 	if s.wide {

@@ -8,8 +8,9 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// tanhGen emits a lane-wise tanh for ISA s; its constants are materialised
-// once by newTanhGen (call it before the loop), so apply can sit in a loop body.
+// tanhGen emits a lane-wise tanh for ISA s; its constants are declared by
+// newTanhGen and optionally loaded into registers by keep (call both before
+// the loop), so apply can sit in a loop body.
 //
 // The algorithm (the same as fallback.Tanh), on a = |x| with the sign of x put
 // back at the end: a + a³·P(a²) (internal/coef) for a < TanhSmall, else
@@ -30,7 +31,7 @@ type tanhGen struct {
 	c        []vconst // 1, 2^k·TExp_k
 }
 
-// newTanhGen materialises the constants of tanh for s (as RODATA, see newExpGen).
+// newTanhGen declares the constants of tanh for s (as RODATA, see newExpGen).
 func newTanhGen(s *isa) *tanhGen {
 	t := &tanhGen{s: s}
 	t.abs = newConstBits(s, 0x7fffffff)
