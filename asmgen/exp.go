@@ -22,12 +22,12 @@ const (
 
 func genExpFamily() {
 	for _, s := range isas {
-		genElementwise(s, "exp", "e^x[i]", true, func(s *isa) func(VecVirtual) VecVirtual {
+		genElementwise(s, "exp", "e^x[i]", func(s *isa) func(VecVirtual) VecVirtual {
 			e := newExpGen(s)
 			e.keep()
 			return e.apply
 		})
-		genElementwise(s, "tanh", "tanh(x[i])", true, func(s *isa) func(VecVirtual) VecVirtual {
+		genElementwise(s, "tanh", "tanh(x[i])", func(s *isa) func(VecVirtual) VecVirtual {
 			t := newTanhGen(s)
 			t.keep(tanhKeepAVX2)
 			return t.apply
@@ -53,7 +53,7 @@ type expGen struct {
 	log2e, shifter, ln2hi, ln2lo vconst
 	c                            []vconst // c[0] = 1, c[k] = coef.Exp<k>
 	lo, hi, inf                  vconst
-	bias, lim                    vconst // AVX2 range check on the bits of x·log₂e + shifter
+	bias, lim                    vconst // AVX2 range check on the bits of x·log₂e + shifter, declared by apply
 	fixups                       int    // labels emitted by apply
 }
 
@@ -69,7 +69,6 @@ func newExpGen(s *isa) *expGen {
 		e.c = append(e.c, newConst(s, c))
 	}
 	e.lo, e.hi = newConst(s, coef.ExpLo), newConst(s, coef.ExpHi)
-	e.bias, e.lim = newConstBits(s, expBias), newConstBits(s, expLim)
 	return e
 }
 
@@ -115,13 +114,8 @@ func (e *expGen) apply(x VecVirtual) VecVirtual {
 	if s.wide {
 		// min(hi, x) keeps NaN (MINPS returns its second source then); every
 		// x ≥ ExpHi computes e^ExpHi, which overflows to +Inf in VSCALEFPS.
-		xc := s.vec()
-		if e.hi.r != nil {
-			VMINPS(x, e.hi.r, xc)
-		} else {
-			xc = e.hi.reg()
-			VMINPS(x, xc, xc)
-		}
+		xc := e.hi.reg()
+		VMINPS(x, xc, xc)
 		n := s.vec()
 		e.log2e.mul(xc, n)
 		VRNDSCALEPS(U8(8), n, n) // round to nearest even, no precision exception
@@ -135,6 +129,9 @@ func (e *expGen) apply(x VecVirtual) VecVirtual {
 	e.shifter.fma213(x, t) // t = x·log₂e + shifter: n in the low bits
 	e.shifter.sub(t, n)
 	p := horner(s, e.c, e.reduce(x, n))
+	if e.fixups == 0 {
+		e.bias, e.lim = newConstBits(s, expBias), newConstBits(s, expLim)
+	}
 	out := s.vec()
 	VPADDD(e.bias.op(), t, out)
 	VPCMPGTD(e.lim.op(), out, out) // lanes outside the fast-path range
@@ -168,7 +165,7 @@ func (e *expGen) apply(x VecVirtual) VecVirtual {
 // its original input, loaded before the loop could overwrite it in place, and
 // stores it over the end: the lanes stored twice get identical values.
 // Shorter slices go one lane at a time. AVX-512 finishes with an opmask tail.
-func genElementwise(s *isa, kernel, what string, pairs bool, newGen func(*isa) func(VecVirtual) VecVirtual) {
+func genElementwise(s *isa, kernel, what string, newGen func(*isa) func(VecVirtual) VecVirtual) {
 	name := s.name(kernel)
 	TEXT(name, NOSPLIT, "func(dst, x []float32)")
 	Doc(name + " sets dst[i] = " + what + " for i < len(x); len(dst) ≥ len(x), dst may be x.")
@@ -188,12 +185,8 @@ func genElementwise(s *isa, kernel, what string, pairs bool, newGen func(*isa) f
 		i := GP64()
 		XORQ(i, i)
 		lim := GP64()
-		if pairs {
-			MOVQ(n, lim)
-			ANDQ(I32(-2*s.lanes), lim)
-		} else {
-			XORQ(lim, lim)
-		}
+		MOVQ(n, lim)
+		ANDQ(I32(-2*s.lanes), lim)
 		Label(lbl("pair"))
 		CMPQ(i, lim)
 		JAE(LabelRef(lbl("single")))
@@ -215,7 +208,6 @@ func genElementwise(s *isa, kernel, what string, pairs bool, newGen func(*isa) f
 		VMOVUPS(Mem{Base: x, Index: i, Scale: 4}, v)
 		VMOVUPS(f(v), Mem{Base: dst, Index: i, Scale: 4})
 		ADDQ(U32(s.lanes), i)
-		JMP(LabelRef(lbl("single")))
 		Label(lbl("tail"))
 		CMPQ(i, n)
 		JAE(LabelRef(lbl("done")))
@@ -245,12 +237,8 @@ func genElementwise(s *isa, kernel, what string, pairs bool, newGen func(*isa) f
 	i := GP64()
 	XORQ(i, i)
 	lim := GP64()
-	if pairs {
-		MOVQ(n, lim)
-		ANDQ(I32(-2*s.lanes), lim)
-	} else {
-		XORQ(lim, lim)
-	}
+	MOVQ(n, lim)
+	ANDQ(I32(-2*s.lanes), lim)
 	Label(lbl("pair"))
 	CMPQ(i, lim)
 	JAE(LabelRef(lbl("single")))
@@ -272,7 +260,6 @@ func genElementwise(s *isa, kernel, what string, pairs bool, newGen func(*isa) f
 	VMOVUPS(Mem{Base: x, Index: i, Scale: 4}, v)
 	VMOVUPS(f(v), Mem{Base: dst, Index: i, Scale: 4})
 	ADDQ(U32(s.lanes), i)
-	JMP(LabelRef(lbl("single")))
 	Label(lbl("tail"))
 	rem := GP64()
 	MOVQ(n, rem)

@@ -115,8 +115,8 @@ expsingle:
 	VPCMPGTD     consts<>+448(SB), Y14, Y14
 	VPSLLD       $0x17, Y12, Y12
 	VPADDD       Y12, Y13, Y13
-	VMOVMSKPS    Y14, DI
-	TESTL        DI, DI
+	VMOVMSKPS    Y14, CX
+	TESTL        CX, CX
 	JZ           expInRange3
 	VCMPPS       $0x1d, consts<>+384(SB), Y11, Y12
 	VBLENDVPS    Y12, consts<>+128(SB), Y13, Y13
@@ -127,7 +127,6 @@ expsingle:
 expInRange3:
 	VMOVUPS Y13, (AX)(SI*4)
 	ADDQ    $0x00000008, SI
-	JMP     expsingle
 
 exptail:
 	CMPQ         SI, DX
@@ -588,7 +587,6 @@ tanhsingle:
 	VORPS        Y10, Y11, Y11
 	VMOVUPS      Y11, (AX)(SI*4)
 	ADDQ         $0x00000008, SI
-	JMP          tanhsingle
 
 tanhtail:
 	CMPQ         SI, DX
@@ -751,7 +749,6 @@ expsingle:
 	VSCALEFPS.Z       Z2, Z3, K1, Z3
 	VMOVUPS           Z3, (AX)(BX*4)
 	ADDQ              $0x00000010, BX
-	JMP               expsingle
 
 exptail:
 	SUBQ              BX, DX
@@ -894,7 +891,6 @@ tanhsingle:
 	VPTERNLOGD        $0xf6, Z1, Z0, Z4
 	VMOVUPS           Z4, (AX)(BX*4)
 	ADDQ              $0x00000010, BX
-	JMP               tanhsingle
 
 tanhtail:
 	SUBQ              BX, DX

@@ -442,23 +442,7 @@ DATA consts<>+400(SB)/4, $0x42b17218
 DATA consts<>+404(SB)/4, $0x42b17218
 DATA consts<>+408(SB)/4, $0x42b17218
 DATA consts<>+412(SB)/4, $0x42b17218
-DATA consts<>+416(SB)/4, $0x34c0007d
-DATA consts<>+420(SB)/4, $0x34c0007d
-DATA consts<>+424(SB)/4, $0x34c0007d
-DATA consts<>+428(SB)/4, $0x34c0007d
-DATA consts<>+432(SB)/4, $0x34c0007d
-DATA consts<>+436(SB)/4, $0x34c0007d
-DATA consts<>+440(SB)/4, $0x34c0007d
-DATA consts<>+444(SB)/4, $0x34c0007d
-DATA consts<>+448(SB)/4, $0x800000fc
-DATA consts<>+452(SB)/4, $0x800000fc
-DATA consts<>+456(SB)/4, $0x800000fc
-DATA consts<>+460(SB)/4, $0x800000fc
-DATA consts<>+464(SB)/4, $0x800000fc
-DATA consts<>+468(SB)/4, $0x800000fc
-DATA consts<>+472(SB)/4, $0x800000fc
-DATA consts<>+476(SB)/4, $0x800000fc
-GLOBL consts<>(SB), RODATA|NOPTR, $480
+GLOBL consts<>(SB), RODATA|NOPTR, $416
 
 DATA tailmask<>+0(SB)/4, $0x00000000
 DATA tailmask<>+4(SB)/4, $0x00000000
