@@ -53,6 +53,9 @@ func newTanhGen(s *isa) *tanhGen {
 // registers (for loops with registers to spare). AVX-512 keeps its embedded
 // broadcasts: resident registers measured no faster there.
 func (t *tanhGen) keep(n int) {
+	if t.s.wide {
+		return
+	}
 	cs := []*vconst{&t.one, &t.shifter, &t.c[0]}
 	for i := range t.c[1:] {
 		cs = append(cs, &t.c[len(t.c)-1-i])
@@ -61,9 +64,6 @@ func (t *tanhGen) keep(n int) {
 		cs = append(cs, &t.p[len(t.p)-1-i])
 	}
 	cs = append(cs, &t.log2e2, &t.ln2half, &t.two, &t.abs, &t.small, &t.sat)
-	if t.s.wide {
-		return
-	}
 	keep(cs[:min(n, len(cs))]...)
 }
 
