@@ -17,8 +17,13 @@ import (
 // or a mask excluding every valid key) gets all-zero weights and context.
 //
 // The scores are computed in one matrix-vector pass (MatVec or AdditiveScore)
-// directly into weights, the softmax runs in place, and one transposed
-// matrix-vector pass forms the context. For long sequences (S in the
+// directly into weights, the softmax runs in place, and transposed
+// matrix-vector passes (MatTVec) over blocks of 64 KiB of values, the last
+// block first, form the context: when the values are the keys, the blocks the
+// score pass read last are still in L2. This is the fastest step the kernels
+// give: a single exp-sum-context pass would need a kernel of its own, as the
+// weights must be normalised before they are stored anyway, and MatVec,
+// Softmax and MatTVec are each at their own throughput. For long sequences (S in the
 // thousands, with GOMAXPROCS > 1) the keys are split into contiguous parts
 // (a few per goroutine, taken dynamically so that a descheduled goroutine's
 // share is picked up by the others) scored on GOMAXPROCS goroutines, each part
