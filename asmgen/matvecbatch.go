@@ -17,8 +17,8 @@ import (
 // AVX2 has 16 registers: a 3×4 tile (12 accumulators + 3 rows of A + 1 vector
 // of X, the tail mask read from memory) loads 7 vectors per 12 FMAs and reads
 // each panel of A from L2 once per 4 vectors; the former 4×2 tile loaded 6 per
-// 8 and read A twice as often, and measured 15–25% slower at 1024×256 and
-// 256×1024 with 8 vectors.
+// 8 and read A twice as often, and measured 9% slower at 1024×256 and 24%
+// at 256×1024 with 8 vectors.
 func batchTile(s *isa) (rows, vectors int) {
 	if s.wide {
 		return 4, 4 // 16 accumulators + 4 + 1 of 32 registers
@@ -100,8 +100,10 @@ func batchPanel(R int) int { return 64 / R * R }
 // genMatVecBatch emits matVecBatch<ISA>(d, ldd, a, lda, x, ldx, rows, cols,
 // batch): D = X·Aᵀ for the rows×cols matrix A, batch×cols X and batch×rows D
 // (strides in elements). A tile of R rows of A × B rows of X is computed in
-// R·B accumulators, each element of A loaded once per B vectors; leftover rows
-// and vectors take 1-wide tiles. The AVX2 kernel needs cols ≥ 8.
+// R·B accumulators, each element of A loaded once per B vectors; leftover
+// rows take 1-row tiles and leftover vectors tiles of B/2, B/4, …, 1. The
+// column loop takes two vectors of columns per iteration. The AVX2 kernel
+// needs cols ≥ 8.
 func genMatVecBatch(s *isa) {
 	TEXT(s.name("matVecBatch"), NOSPLIT, "func(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int)")
 	Doc(s.name("matVecBatch") + " sets D = X·Aᵀ for the rows×cols A, batch×cols X and batch×rows D.")
