@@ -13,11 +13,17 @@ import (
 // of X, one accumulator each. Each column step loads rows+vectors vectors for
 // rows·vectors FMAs, so the loop is FMA-bound, and the accumulators cover the
 // FMA latency (8 chains for 2 FMAs per cycle × 4 cycles).
+//
+// AVX2 has 16 registers: a 3×4 tile (12 accumulators + 3 rows of A + 1 vector
+// of X, the tail mask read from memory) loads 7 vectors per 12 FMAs and reads
+// each panel of A from L2 once per 4 vectors; the former 4×2 tile loaded 6 per
+// 8 and read A twice as often, and measured 9% slower at 1024×256 and 24%
+// at 256×1024 with 8 vectors.
 func batchTile(s *isa) (rows, vectors int) {
 	if s.wide {
 		return 4, 4 // 16 accumulators + 4 + 1 of 32 registers
 	}
-	return 4, 2 // 8 accumulators + 4 + 1 + the tail mask of 16 registers
+	return 3, 4 // 12 accumulators + 3 + 1 of 16 registers
 }
 
 // batchISA returns the ISA the matVecBatch kernel named for s computes in:
@@ -86,16 +92,18 @@ func (s *isa) hsumy(v VecVirtual) VecVirtual {
 	return x
 }
 
-// batchPanel is the number of rows of A in a panel of matVecBatch (a power
-// of two, a multiple of the tile's rows): 64 rows of 1024 columns are 256 KiB,
-// a quarter of Zen 4's L2.
-const batchPanel = 64
+// batchPanel returns the number of rows of A in a panel of matVecBatch with
+// tiles of R rows: the largest multiple of R up to 64 (64 rows of 1024 columns
+// are 256 KiB, a quarter of Zen 4's L2).
+func batchPanel(R int) int { return 64 / R * R }
 
 // genMatVecBatch emits matVecBatch<ISA>(d, ldd, a, lda, x, ldx, rows, cols,
 // batch): D = X·Aᵀ for the rows×cols matrix A, batch×cols X and batch×rows D
 // (strides in elements). A tile of R rows of A × B rows of X is computed in
-// R·B accumulators, each element of A loaded once per B vectors; leftover rows
-// and vectors take 1-wide tiles. The AVX2 kernel needs cols ≥ 8.
+// R·B accumulators, each element of A loaded once per B vectors; leftover
+// rows take 1-row tiles and leftover vectors tiles of B/2, B/4, …, 1. The
+// column loop takes two vectors of columns per iteration. The AVX2 kernel
+// needs cols ≥ 8.
 func genMatVecBatch(s *isa) {
 	TEXT(s.name("matVecBatch"), NOSPLIT, "func(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int)")
 	Doc(s.name("matVecBatch") + " sets D = X·Aᵀ for the rows×cols A, batch×cols X and batch×rows D.")
@@ -103,17 +111,32 @@ func genMatVecBatch(s *isa) {
 	s = batchISA(s)
 	rowsLeft, batchLeft := AllocLocal(8), AllocLocal(8)
 
+	// The AVX-512 tail mask lives in an opmask register for the whole call;
+	// the AVX2 one is read from the table in each tile's tail (all 16 vector
+	// registers hold the tile).
 	var t tail
-	rem := load(Param("cols"))
-	ANDQ(U32(s.lanes-1), rem)
-	JZ(LabelRef("maskDone"))
-	t = s.tailMask(rem)
-	Label("maskDone")
+	if s.wide {
+		rem := load(Param("cols"))
+		ANDQ(U32(s.lanes-1), rem)
+		JZ(LabelRef("maskDone"))
+		t = s.tailMask(rem)
+		Label("maskDone")
+	}
 
 	// stride loads the stride argument name in bytes, times 2^shift.
 	stride := func(name string, shift int) GPVirtual {
 		r := load(Param(name))
 		SHLQ(U8(2+shift), r)
+		return r
+	}
+
+	// scaled loads the stride argument name in bytes, times n.
+	scaled := func(name string, n int) GPVirtual {
+		if n&(n-1) == 0 {
+			return stride(name, bits.TrailingZeros(uint(n)))
+		}
+		r := load(Param(name))
+		IMUL3Q(U32(4*n), r, r)
 		return r
 	}
 
@@ -149,36 +172,60 @@ func genMatVecBatch(s *isa) {
 		for i := range av {
 			av[i] = s.vec()
 		}
-		off, cnt := GP64(), load(Param("cols"))
-		XORQ(off, off)
-		SHRQ(U8(bits.TrailingZeros(uint(s.lanes))), cnt)
-		JZ(LabelRef(pfx + "Tail"))
-		Label(pfx + "Loop")
-		for i := range ar {
-			VMOVUPS(Mem{Base: ar[i], Index: off, Scale: 1}, av[i])
-		}
-		for j := range xr {
-			xv := s.vec()
-			VMOVUPS(Mem{Base: xr[j], Index: off, Scale: 1}, xv)
+		// step emits one column step at byte offset off+disp.
+		step := func(off GPVirtual, disp int) {
 			for i := range ar {
-				VFMADD231PS(av[i], xv, acc[i][j])
+				VMOVUPS(Mem{Base: ar[i], Index: off, Scale: 1, Disp: disp}, av[i])
+			}
+			for j := range xr {
+				xv := s.vec()
+				VMOVUPS(Mem{Base: xr[j], Index: off, Scale: 1, Disp: disp}, xv)
+				for i := range ar {
+					VFMADD231PS(av[i], xv, acc[i][j])
+				}
 			}
 		}
-		ADDQ(U32(s.bytes()), off)
+		// Two column steps per iteration, then the odd one.
+		off, cnt := GP64(), load(Param("cols"))
+		XORQ(off, off)
+		SHRQ(U8(bits.TrailingZeros(uint(2*s.lanes))), cnt)
+		JZ(LabelRef(pfx + "Odd"))
+		Label(pfx + "Loop")
+		step(off, 0)
+		step(off, s.bytes())
+		ADDQ(U32(2*s.bytes()), off)
 		DECQ(cnt)
 		JNZ(LabelRef(pfx + "Loop"))
+
+		Label(pfx + "Odd")
+		odd := load(Param("cols"))
+		TESTQ(U32(s.lanes), odd)
+		JZ(LabelRef(pfx + "Tail"))
+		step(off, 0)
+		ADDQ(U32(s.bytes()), off)
 
 		Label(pfx + "Tail")
 		rem := load(Param("cols"))
 		ANDQ(U32(s.lanes-1), rem)
 		JZ(LabelRef(pfx + "Reduce"))
 		toff := s.tailOffset(off, rem)
+		loadTail := func(m Mem, dst VecVirtual) { s.loadTailAt(m, t, dst) }
+		if !s.wide {
+			// tailmask<> at rem: its 8 int32s end with rem all-ones lanes.
+			base := GP64()
+			LEAQ(tailTable(), base)
+			mask := Mem{Base: base, Index: rem, Scale: 4}
+			loadTail = func(m Mem, dst VecVirtual) {
+				VMOVUPS(m, dst)
+				VANDPS(mask, dst, dst)
+			}
+		}
 		for i := range ar {
-			s.loadTailAt(Mem{Base: ar[i], Index: toff, Scale: 1}, t, av[i])
+			loadTail(Mem{Base: ar[i], Index: toff, Scale: 1}, av[i])
 		}
 		for j := range xr {
 			xv := s.vec()
-			s.loadTailAt(Mem{Base: xr[j], Index: toff, Scale: 1}, t, xv)
+			loadTail(Mem{Base: xr[j], Index: toff, Scale: 1}, xv)
 			for i := range ar {
 				VFMADD231PS(av[i], xv, acc[i][j])
 			}
@@ -192,10 +239,17 @@ func genMatVecBatch(s *isa) {
 			lddB = stride("ldd", 0)
 		}
 		for j := 0; j < nb; j++ {
-			if nr == 4 {
+			switch nr {
+			case 4:
 				VMOVUPS(s.hsum4y(acc[0][j], acc[1][j], acc[2][j], acc[3][j]), Mem{Base: q})
-			} else {
+			case 3: // three sums: lanes 0–1 as a quadword, lane 2 alone
+				v := s.hsum4y(acc[0][j], acc[1][j], acc[2][j], acc[2][j])
+				VMOVQ(v, Mem{Base: q})
+				VEXTRACTPS(U8(2), v, Mem{Base: q, Disp: 8})
+			case 1:
 				VMOVSS(s.hsumy(acc[0][j]), Mem{Base: q})
+			default:
+				panic(fmt.Sprintf("matVecBatch: no reduction for %d-row tiles", nr))
 			}
 			if j+1 < nb {
 				ADDQ(lddB, q)
@@ -218,7 +272,7 @@ func genMatVecBatch(s *isa) {
 		MOVQ(rowsTotal, pr)
 		TESTQ(pr, pr)
 		JZ(LabelRef("done"))
-		MOVQ(U32(batchPanel), lim)
+		MOVQ(U32(batchPanel(R)), lim)
 		CMPQ(pr, lim)
 		CMOVQGT(lim, pr)
 		MOVQ(pr, panelRows)
@@ -227,7 +281,7 @@ func genMatVecBatch(s *isa) {
 	MOVQ(panelD, dBlk)
 	bl := load(Param("batch"))
 	MOVQ(bl, batchLeft)
-	for _, nb := range []int{B, 1} {
+	for _, nb := range halves(B) {
 		pfx := fmt.Sprintf("b%d", nb)
 		Label(pfx)
 		CMPQ(batchLeft, U32(nb))
@@ -244,7 +298,7 @@ func genMatVecBatch(s *isa) {
 			CMPQ(rowsLeft, U32(nr))
 			JB(LabelRef(rp + "End"))
 			tile(rp+"t", nr, nb, ap, xp, dp)
-			ADDQ(stride("lda", bits.TrailingZeros(uint(nr))), ap)
+			ADDQ(scaled("lda", nr), ap)
 			ADDQ(U32(4*nr), dp)
 			SUBQ(U32(nr), rowsLeft)
 			JMP(LabelRef(rp))
@@ -257,9 +311,8 @@ func genMatVecBatch(s *isa) {
 		Label(pfx + "End")
 	}
 	{
-		step := stride("lda", bits.TrailingZeros(uint(batchPanel)))
-		ADDQ(step, panelA)
-		ADDQ(U32(4*batchPanel), panelD)
+		ADDQ(scaled("lda", batchPanel(R)), panelA)
+		ADDQ(U32(4*batchPanel(R)), panelD)
 		pr := GP64()
 		MOVQ(panelRows, pr)
 		SUBQ(pr, rowsTotal)
@@ -268,4 +321,14 @@ func genMatVecBatch(s *isa) {
 	Label("done")
 	VZEROUPPER()
 	RET()
+}
+
+// halves returns n, n/2, n/4, …, 1: the widths of the tiles that cover n
+// vectors, then whatever is left of them.
+func halves(n int) []int {
+	var h []int
+	for ; n > 1; n /= 2 {
+		h = append(h, n)
+	}
+	return append(h, 1)
 }

@@ -122,7 +122,10 @@ func (m *Memory) transposeValues() {
 		return
 	}
 	S, dv := m.values.Rows, m.values.Cols
-	m.valT = kernels.Matrix{Rows: dv, Cols: S, Stride: S, Data: grow(m.valT.Data, S*dv)}
+	// The stride is a whole number of 64-byte lines plus one, so that the
+	// rows MatVecBatch reads together do not all map to the same L1 sets.
+	ld := (S+15)/16*16 + 16
+	m.valT = kernels.Matrix{Rows: dv, Cols: S, Stride: ld, Data: grow(m.valT.Data, ld*dv)}
 	// Sixteen rows at a time: each destination write fills a whole 64-byte
 	// line of Vᵀ, and the sixteen source rows are read sequentially.
 	t := m.valT.Data
@@ -133,7 +136,7 @@ func (m *Memory) transposeValues() {
 			r[i] = row(m.values, s+i)[:dv]
 		}
 		for j := range dv {
-			d := t[j*S+s : j*S+s+16 : j*S+s+16]
+			d := t[j*ld+s : j*ld+s+16 : j*ld+s+16]
 			for i := range d {
 				d[i] = r[i][j]
 			}
@@ -141,7 +144,7 @@ func (m *Memory) transposeValues() {
 	}
 	for ; s < S; s++ {
 		for j, x := range row(m.values, s) {
-			t[j*S+s] = x
+			t[j*ld+s] = x
 		}
 	}
 	m.valTOK = true

@@ -17,8 +17,13 @@ import (
 // or a mask excluding every valid key) gets all-zero weights and context.
 //
 // The scores are computed in one matrix-vector pass (MatVec or AdditiveScore)
-// directly into weights, the softmax runs in place, and one transposed
-// matrix-vector pass forms the context. For long sequences (S in the
+// directly into weights, the softmax runs in place, and transposed
+// matrix-vector passes (MatTVec) over blocks of 64 KiB of values, the last
+// block first, form the context: when the values are the keys, the blocks the
+// score pass read last are still in L2. This is the fastest step the kernels
+// give: a single exp-sum-context pass would need a kernel of its own, as the
+// weights must be normalised before they are stored anyway, and MatVec,
+// Softmax and MatTVec are each at their own throughput. For long sequences (S in the
 // thousands, with GOMAXPROCS > 1) the keys are split into contiguous parts
 // (a few per goroutine, taken dynamically so that a descheduled goroutine's
 // share is picked up by the others) scored on GOMAXPROCS goroutines, each part
@@ -32,10 +37,27 @@ import (
 // len(context) = d_v. weights and context must not overlap each other, h, or
 // the Memory's matrices.
 func (m *Memory) Attend(weights, context, h []float32) {
-	m.checkStep(weights, context, h)
-	if parts := m.splitParts(); parts > 1 {
-		m.attendSplit(weights, context, h, parts)
+	n := m.valid
+	if m.sc.kind == kindDot && m.mask == nil && n == len(weights) && n == m.keys.Rows && n > 0 &&
+		len(h) == m.keys.Cols && len(context) == m.values.Cols && n < 2*splitMinRows {
+		// The common Luong dot step, validated and without the general
+		// path's dispatch: MatVec, Softmax and MatTVec.
+		kernels.MatVec(weights, m.keys, h)
+		kernels.Softmax(weights, weights)
+		clear(context)
+		if n*m.values.Stride <= contextBlock/4 {
+			kernels.MatTVec(context, m.values, weights)
+		} else {
+			m.addContext(context, weights, 0)
+		}
 		return
+	}
+	m.checkStep(weights, context, h)
+	if n >= 2*splitMinRows {
+		if parts := m.splitParts(); parts > 1 {
+			m.attendSplit(weights, context, h, parts)
+			return
+		}
 	}
 	m.attend(weights, context, h)
 }
@@ -63,9 +85,9 @@ func (m *Memory) Scores(dst, h []float32) {
 // attend is a step on the calling goroutine, for validated arguments.
 func (m *Memory) attend(weights, context, h []float32) {
 	n := m.valid
+	clear(context)
 	x := weights[:n]
 	clear(weights[n:])
-	clear(context)
 	if n == 0 {
 		return
 	}
@@ -76,7 +98,30 @@ func (m *Memory) attend(weights, context, h []float32) {
 		return
 	}
 	kernels.Softmax(x, x)
-	kernels.MatTVec(context, rows(m.values, 0, n), x)
+	m.addContext(context, x, 0)
+}
+
+// contextBlock is the number of bytes of values addContext reads per call
+// (a variable so that tests can force blocks).
+var contextBlock = 64 << 10
+
+// addContext adds to ctx the x-weighted sum of the values of keys [lo,
+// lo+len(x)). The score pass has just read the keys in order, so when the
+// values are the keys the last ones read are still in L2: the values are
+// taken in blocks from the last, each block one MatTVec (accumulating into ctx
+// in a different order, within MatTVec's bound).
+func (m *Memory) addContext(ctx, x []float32, lo int) {
+	hi := lo + len(x)
+	if len(x)*m.values.Stride <= contextBlock/4 {
+		kernels.MatTVec(ctx, rows(m.values, lo, hi), x)
+		return
+	}
+	blk := max(1, contextBlock/(4*m.values.Stride))
+	for hi-lo > blk {
+		kernels.MatTVec(ctx, rows(m.values, hi-blk, hi), x[hi-blk-lo:hi-lo])
+		hi -= blk
+	}
+	kernels.MatTVec(ctx, rows(m.values, lo, hi), x[:hi-lo])
 }
 
 // Split thresholds: a part has at least splitMinRows keys and the step at
@@ -155,7 +200,7 @@ func (s *splitter) part(p int) {
 	kernels.Axpy(-mp, s.ones[:len(x)], x)
 	kernels.Exp(x, x)
 	s.sum[p] = kernels.Sum(x)
-	kernels.MatTVec(ctx, rows(m.values, lo, hi), x)
+	m.addContext(ctx, x, lo)
 }
 
 // attendSplit is Attend with the keys split into parts (flash decoding).

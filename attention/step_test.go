@@ -68,8 +68,25 @@ var (
 )
 
 // TestAttend checks one step of every mechanism against the float64 oracle,
-// over many shapes, strides, separate values and masks, under every ISA.
+// over many shapes, strides, separate values and masks, under every ISA, with
+// the context summed in one pass and in blocks of a few rows.
 func TestAttend(t *testing.T) {
+	for _, blk := range []int{contextBlock, 40} {
+		t.Run(fmt.Sprintf("block=%d", blk), func(t *testing.T) {
+			forceContextBlock(t, blk)
+			testAttend(t)
+		})
+	}
+}
+
+// forceContextBlock sets the bytes of values per context pass to blk.
+func forceContextBlock(t *testing.T, blk int) {
+	old := contextBlock
+	contextBlock = blk
+	t.Cleanup(func() { contextBlock = old })
+}
+
+func testAttend(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(1, 2))
 		for _, k := range allKinds {
@@ -112,6 +129,7 @@ func forceSplit(t *testing.T, rows int) {
 // including parts that are fully masked.
 func TestAttendSplit(t *testing.T) {
 	forceSplit(t, 5)
+	forceContextBlock(t, 40)
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(3, 4))
 		for _, k := range allKinds {

@@ -574,13 +574,6 @@ rows1End:
 // func matVecBatchAVX2(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int)
 // Requires: AVX, CMOV, FMA3
 TEXT ·matVecBatchAVX2(SB), NOSPLIT, $48-120
-	MOVQ    cols+104(FP), AX
-	ANDQ    $0x00000007, AX
-	JZ      maskDone
-	LEAQ    tailmask<>+0(SB), CX
-	VMOVDQU (CX)(AX*4), Y0
-
-maskDone:
 	MOVQ a_base+32(FP), AX
 	MOVQ d_base+0(FP), CX
 	MOVQ rows+96(FP), DX
@@ -593,7 +586,7 @@ panel:
 	MOVQ    40(SP), AX
 	TESTQ   AX, AX
 	JZ      done
-	MOVQ    $0x00000040, CX
+	MOVQ    $0x0000003f, CX
 	CMPQ    AX, CX
 	CMOVQGT CX, AX
 	MOVQ    AX, 32(SP)
@@ -602,25 +595,27 @@ panel:
 	MOVQ    batch+112(FP), DX
 	MOVQ    DX, 8(SP)
 
-b2:
-	CMPQ 8(SP), $0x00000002
-	JB   b2End
+b4:
+	CMPQ 8(SP), $0x00000004
+	JB   b4End
 	MOVQ 16(SP), DX
 	MOVQ CX, BX
 	MOVQ 32(SP), SI
 	MOVQ SI, (SP)
 
-b2r4:
-	CMPQ   (SP), $0x00000004
-	JB     b2r4End
+b4r3:
+	CMPQ   (SP), $0x00000003
+	JB     b4r3End
 	MOVQ   lda+56(FP), SI
 	SHLQ   $0x02, SI
 	LEAQ   (DX)(SI*1), DI
-	LEAQ   (DI)(SI*1), R8
-	LEAQ   (R8)(SI*1), SI
-	MOVQ   ldx+88(FP), R9
-	SHLQ   $0x02, R9
-	LEAQ   (AX)(R9*1), R9
+	LEAQ   (DI)(SI*1), SI
+	MOVQ   ldx+88(FP), R8
+	SHLQ   $0x02, R8
+	LEAQ   (AX)(R8*1), R9
+	LEAQ   (R9)(R8*1), R10
+	LEAQ   (R10)(R8*1), R8
+	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
 	VXORPS Y3, Y3, Y3
@@ -629,149 +624,519 @@ b2r4:
 	VXORPS Y6, Y6, Y6
 	VXORPS Y7, Y7, Y7
 	VXORPS Y8, Y8, Y8
-	MOVQ   cols+104(FP), R11
-	XORQ   R10, R10
-	SHRQ   $0x03, R11
-	JZ     b2r4tTail
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	MOVQ   cols+104(FP), R12
+	XORQ   R11, R11
+	SHRQ   $0x04, R12
+	JZ     b4r3tOdd
 
-b2r4tLoop:
-	VMOVUPS     (DX)(R10*1), Y9
-	VMOVUPS     (DI)(R10*1), Y10
-	VMOVUPS     (R8)(R10*1), Y11
-	VMOVUPS     (SI)(R10*1), Y12
-	VMOVUPS     (AX)(R10*1), Y13
-	VFMADD231PS Y9, Y13, Y1
-	VFMADD231PS Y10, Y13, Y3
-	VFMADD231PS Y11, Y13, Y5
-	VFMADD231PS Y12, Y13, Y7
-	VMOVUPS     (R9)(R10*1), Y13
-	VFMADD231PS Y9, Y13, Y2
-	VFMADD231PS Y10, Y13, Y4
-	VFMADD231PS Y11, Y13, Y6
-	VFMADD231PS Y12, Y13, Y8
-	ADDQ        $0x00000020, R10
-	DECQ        R11
-	JNZ         b2r4tLoop
+b4r3tLoop:
+	VMOVUPS     (DX)(R11*1), Y12
+	VMOVUPS     (DI)(R11*1), Y13
+	VMOVUPS     (SI)(R11*1), Y14
+	VMOVUPS     (AX)(R11*1), Y15
+	VFMADD231PS Y12, Y15, Y0
+	VFMADD231PS Y13, Y15, Y4
+	VFMADD231PS Y14, Y15, Y8
+	VMOVUPS     (R9)(R11*1), Y15
+	VFMADD231PS Y12, Y15, Y1
+	VFMADD231PS Y13, Y15, Y5
+	VFMADD231PS Y14, Y15, Y9
+	VMOVUPS     (R10)(R11*1), Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y6
+	VFMADD231PS Y14, Y15, Y10
+	VMOVUPS     (R8)(R11*1), Y15
+	VFMADD231PS Y12, Y15, Y3
+	VFMADD231PS Y13, Y15, Y7
+	VFMADD231PS Y14, Y15, Y11
+	VMOVUPS     32(DX)(R11*1), Y12
+	VMOVUPS     32(DI)(R11*1), Y13
+	VMOVUPS     32(SI)(R11*1), Y14
+	VMOVUPS     32(AX)(R11*1), Y15
+	VFMADD231PS Y12, Y15, Y0
+	VFMADD231PS Y13, Y15, Y4
+	VFMADD231PS Y14, Y15, Y8
+	VMOVUPS     32(R9)(R11*1), Y15
+	VFMADD231PS Y12, Y15, Y1
+	VFMADD231PS Y13, Y15, Y5
+	VFMADD231PS Y14, Y15, Y9
+	VMOVUPS     32(R10)(R11*1), Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y6
+	VFMADD231PS Y14, Y15, Y10
+	VMOVUPS     32(R8)(R11*1), Y15
+	VFMADD231PS Y12, Y15, Y3
+	VFMADD231PS Y13, Y15, Y7
+	VFMADD231PS Y14, Y15, Y11
+	ADDQ        $0x00000040, R11
+	DECQ        R12
+	JNZ         b4r3tLoop
 
-b2r4tTail:
-	MOVQ        cols+104(FP), R11
-	ANDQ        $0x00000007, R11
-	JZ          b2r4tReduce
-	LEAQ        -32(R10)(R11*4), R10
-	VMOVUPS     (DX)(R10*1), Y9
-	VANDPS      Y0, Y9, Y9
-	VMOVUPS     (DI)(R10*1), Y10
-	VANDPS      Y0, Y10, Y10
-	VMOVUPS     (R8)(R10*1), Y11
-	VANDPS      Y0, Y11, Y11
-	VMOVUPS     (SI)(R10*1), Y12
-	VANDPS      Y0, Y12, Y12
-	VMOVUPS     (AX)(R10*1), Y13
-	VANDPS      Y0, Y13, Y13
-	VFMADD231PS Y9, Y13, Y1
-	VFMADD231PS Y10, Y13, Y3
-	VFMADD231PS Y11, Y13, Y5
-	VFMADD231PS Y12, Y13, Y7
-	VMOVUPS     (R9)(R10*1), Y13
-	VANDPS      Y0, Y13, Y13
-	VFMADD231PS Y9, Y13, Y2
-	VFMADD231PS Y10, Y13, Y4
-	VFMADD231PS Y11, Y13, Y6
-	VFMADD231PS Y12, Y13, Y8
+b4r3tOdd:
+	MOVQ        cols+104(FP), R12
+	TESTQ       $0x00000008, R12
+	JZ          b4r3tTail
+	VMOVUPS     (DX)(R11*1), Y12
+	VMOVUPS     (DI)(R11*1), Y13
+	VMOVUPS     (SI)(R11*1), Y14
+	VMOVUPS     (AX)(R11*1), Y15
+	VFMADD231PS Y12, Y15, Y0
+	VFMADD231PS Y13, Y15, Y4
+	VFMADD231PS Y14, Y15, Y8
+	VMOVUPS     (R9)(R11*1), Y15
+	VFMADD231PS Y12, Y15, Y1
+	VFMADD231PS Y13, Y15, Y5
+	VFMADD231PS Y14, Y15, Y9
+	VMOVUPS     (R10)(R11*1), Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y6
+	VFMADD231PS Y14, Y15, Y10
+	VMOVUPS     (R8)(R11*1), Y15
+	VFMADD231PS Y12, Y15, Y3
+	VFMADD231PS Y13, Y15, Y7
+	VFMADD231PS Y14, Y15, Y11
+	ADDQ        $0x00000020, R11
 
-b2r4tReduce:
+b4r3tTail:
+	MOVQ        cols+104(FP), R12
+	ANDQ        $0x00000007, R12
+	JZ          b4r3tReduce
+	LEAQ        -32(R11)(R12*4), R11
+	LEAQ        tailmask<>+0(SB), R13
+	VMOVUPS     (DX)(R11*1), Y12
+	VANDPS      (R13)(R12*4), Y12, Y12
+	VMOVUPS     (DI)(R11*1), Y13
+	VANDPS      (R13)(R12*4), Y13, Y13
+	VMOVUPS     (SI)(R11*1), Y14
+	VANDPS      (R13)(R12*4), Y14, Y14
+	VMOVUPS     (AX)(R11*1), Y15
+	VANDPS      (R13)(R12*4), Y15, Y15
+	VFMADD231PS Y12, Y15, Y0
+	VFMADD231PS Y13, Y15, Y4
+	VFMADD231PS Y14, Y15, Y8
+	VMOVUPS     (R9)(R11*1), Y15
+	VANDPS      (R13)(R12*4), Y15, Y15
+	VFMADD231PS Y12, Y15, Y1
+	VFMADD231PS Y13, Y15, Y5
+	VFMADD231PS Y14, Y15, Y9
+	VMOVUPS     (R10)(R11*1), Y15
+	VANDPS      (R13)(R12*4), Y15, Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y6
+	VFMADD231PS Y14, Y15, Y10
+	VMOVUPS     (R8)(R11*1), Y15
+	VANDPS      (R13)(R12*4), Y15, Y15
+	VFMADD231PS Y12, Y15, Y3
+	VFMADD231PS Y13, Y15, Y7
+	VFMADD231PS Y14, Y15, Y11
+
+b4r3tReduce:
 	MOVQ         BX, SI
 	MOVQ         ldd+24(FP), DI
 	SHLQ         $0x02, DI
-	VSHUFPS      $0x88, Y3, Y1, Y9
-	VSHUFPS      $0xdd, Y3, Y1, Y1
-	VADDPS       Y1, Y9, Y9
-	VSHUFPS      $0x88, Y7, Y5, Y1
-	VSHUFPS      $0xdd, Y7, Y5, Y3
-	VADDPS       Y3, Y1, Y1
-	VSHUFPS      $0x88, Y1, Y9, Y3
-	VSHUFPS      $0xdd, Y1, Y9, Y1
-	VADDPS       Y1, Y3, Y3
-	VEXTRACTF128 $0x01, Y3, X1
-	VADDPS       X1, X3, X3
-	VMOVUPS      X3, (SI)
+	VSHUFPS      $0x88, Y4, Y0, Y12
+	VSHUFPS      $0xdd, Y4, Y0, Y0
+	VADDPS       Y0, Y12, Y12
+	VSHUFPS      $0x88, Y8, Y8, Y0
+	VSHUFPS      $0xdd, Y8, Y8, Y4
+	VADDPS       Y4, Y0, Y0
+	VSHUFPS      $0x88, Y0, Y12, Y4
+	VSHUFPS      $0xdd, Y0, Y12, Y0
+	VADDPS       Y0, Y4, Y4
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPS       X0, X4, X4
+	VMOVQ        X4, (SI)
+	VEXTRACTPS   $0x02, X4, 8(SI)
 	ADDQ         DI, SI
-	VSHUFPS      $0x88, Y4, Y2, Y1
-	VSHUFPS      $0xdd, Y4, Y2, Y2
+	VSHUFPS      $0x88, Y5, Y1, Y0
+	VSHUFPS      $0xdd, Y5, Y1, Y1
+	VADDPS       Y1, Y0, Y0
+	VSHUFPS      $0x88, Y9, Y9, Y1
+	VSHUFPS      $0xdd, Y9, Y9, Y4
+	VADDPS       Y4, Y1, Y1
+	VSHUFPS      $0x88, Y1, Y0, Y4
+	VSHUFPS      $0xdd, Y1, Y0, Y0
+	VADDPS       Y0, Y4, Y4
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPS       X0, X4, X4
+	VMOVQ        X4, (SI)
+	VEXTRACTPS   $0x02, X4, 8(SI)
+	ADDQ         DI, SI
+	VSHUFPS      $0x88, Y6, Y2, Y0
+	VSHUFPS      $0xdd, Y6, Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VSHUFPS      $0x88, Y10, Y10, Y1
+	VSHUFPS      $0xdd, Y10, Y10, Y2
 	VADDPS       Y2, Y1, Y1
-	VSHUFPS      $0x88, Y8, Y6, Y2
-	VSHUFPS      $0xdd, Y8, Y6, Y3
-	VADDPS       Y3, Y2, Y2
-	VSHUFPS      $0x88, Y2, Y1, Y3
-	VSHUFPS      $0xdd, Y2, Y1, Y1
-	VADDPS       Y1, Y3, Y3
-	VEXTRACTF128 $0x01, Y3, X1
-	VADDPS       X1, X3, X3
-	VMOVUPS      X3, (SI)
+	VSHUFPS      $0x88, Y1, Y0, Y2
+	VSHUFPS      $0xdd, Y1, Y0, Y0
+	VADDPS       Y0, Y2, Y2
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X2
+	VMOVQ        X2, (SI)
+	VEXTRACTPS   $0x02, X2, 8(SI)
+	ADDQ         DI, SI
+	VSHUFPS      $0x88, Y7, Y3, Y0
+	VSHUFPS      $0xdd, Y7, Y3, Y1
+	VADDPS       Y1, Y0, Y0
+	VSHUFPS      $0x88, Y11, Y11, Y1
+	VSHUFPS      $0xdd, Y11, Y11, Y2
+	VADDPS       Y2, Y1, Y1
+	VSHUFPS      $0x88, Y1, Y0, Y2
+	VSHUFPS      $0xdd, Y1, Y0, Y0
+	VADDPS       Y0, Y2, Y2
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X2
+	VMOVQ        X2, (SI)
+	VEXTRACTPS   $0x02, X2, 8(SI)
 	MOVQ         lda+56(FP), SI
-	SHLQ         $0x04, SI
+	IMUL3Q       $0x0000000c, SI, SI
 	ADDQ         SI, DX
-	ADDQ         $0x00000010, BX
-	SUBQ         $0x00000004, (SP)
-	JMP          b2r4
+	ADDQ         $0x0000000c, BX
+	SUBQ         $0x00000003, (SP)
+	JMP          b4r3
 
-b2r4End:
+b4r3End:
+b4r1:
+	CMPQ   (SP), $0x00000001
+	JB     b4r1End
+	MOVQ   ldx+88(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (AX)(SI*1), DI
+	LEAQ   (DI)(SI*1), R8
+	LEAQ   (R8)(SI*1), SI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ   cols+104(FP), R10
+	XORQ   R9, R9
+	SHRQ   $0x04, R10
+	JZ     b4r1tOdd
+
+b4r1tLoop:
+	VMOVUPS     (DX)(R9*1), Y4
+	VMOVUPS     (AX)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y0
+	VMOVUPS     (DI)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y1
+	VMOVUPS     (R8)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y2
+	VMOVUPS     (SI)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y3
+	VMOVUPS     32(DX)(R9*1), Y4
+	VMOVUPS     32(AX)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y0
+	VMOVUPS     32(DI)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y1
+	VMOVUPS     32(R8)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y2
+	VMOVUPS     32(SI)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y3
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         b4r1tLoop
+
+b4r1tOdd:
+	MOVQ        cols+104(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          b4r1tTail
+	VMOVUPS     (DX)(R9*1), Y4
+	VMOVUPS     (AX)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y0
+	VMOVUPS     (DI)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y1
+	VMOVUPS     (R8)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y2
+	VMOVUPS     (SI)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y3
+	ADDQ        $0x00000020, R9
+
+b4r1tTail:
+	MOVQ        cols+104(FP), R10
+	ANDQ        $0x00000007, R10
+	JZ          b4r1tReduce
+	LEAQ        -32(R9)(R10*4), R9
+	LEAQ        tailmask<>+0(SB), R11
+	VMOVUPS     (DX)(R9*1), Y4
+	VANDPS      (R11)(R10*4), Y4, Y4
+	VMOVUPS     (AX)(R9*1), Y5
+	VANDPS      (R11)(R10*4), Y5, Y5
+	VFMADD231PS Y4, Y5, Y0
+	VMOVUPS     (DI)(R9*1), Y5
+	VANDPS      (R11)(R10*4), Y5, Y5
+	VFMADD231PS Y4, Y5, Y1
+	VMOVUPS     (R8)(R9*1), Y5
+	VANDPS      (R11)(R10*4), Y5, Y5
+	VFMADD231PS Y4, Y5, Y2
+	VMOVUPS     (SI)(R9*1), Y5
+	VANDPS      (R11)(R10*4), Y5, Y5
+	VFMADD231PS Y4, Y5, Y3
+
+b4r1tReduce:
+	MOVQ         BX, SI
+	MOVQ         ldd+24(FP), DI
+	SHLQ         $0x02, DI
+	VEXTRACTF128 $0x01, Y0, X4
+	VADDPS       X4, X0, X0
+	VSHUFPS      $0x4e, X0, X0, X4
+	VADDPS       X4, X0, X0
+	VSHUFPS      $0xb1, X0, X0, X4
+	VADDPS       X4, X0, X0
+	VMOVSS       X0, (SI)
+	ADDQ         DI, SI
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VSHUFPS      $0x4e, X1, X1, X0
+	VADDPS       X0, X1, X1
+	VSHUFPS      $0xb1, X1, X1, X0
+	VADDPS       X0, X1, X1
+	VMOVSS       X1, (SI)
+	ADDQ         DI, SI
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X2
+	VSHUFPS      $0x4e, X2, X2, X0
+	VADDPS       X0, X2, X2
+	VSHUFPS      $0xb1, X2, X2, X0
+	VADDPS       X0, X2, X2
+	VMOVSS       X2, (SI)
+	ADDQ         DI, SI
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X3
+	VSHUFPS      $0x4e, X3, X3, X0
+	VADDPS       X0, X3, X3
+	VSHUFPS      $0xb1, X3, X3, X0
+	VADDPS       X0, X3, X3
+	VMOVSS       X3, (SI)
+	MOVQ         lda+56(FP), SI
+	SHLQ         $0x02, SI
+	ADDQ         SI, DX
+	ADDQ         $0x00000004, BX
+	SUBQ         $0x00000001, (SP)
+	JMP          b4r1
+
+b4r1End:
+	MOVQ ldx+88(FP), DX
+	SHLQ $0x04, DX
+	ADDQ DX, AX
+	MOVQ ldd+24(FP), DX
+	SHLQ $0x04, DX
+	ADDQ DX, CX
+	SUBQ $0x00000004, 8(SP)
+	JMP  b4
+
+b4End:
+b2:
+	CMPQ 8(SP), $0x00000002
+	JB   b2End
+	MOVQ 16(SP), DX
+	MOVQ CX, BX
+	MOVQ 32(SP), SI
+	MOVQ SI, (SP)
+
+b2r3:
+	CMPQ   (SP), $0x00000003
+	JB     b2r3End
+	MOVQ   lda+56(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(SI*1), SI
+	MOVQ   ldx+88(FP), R8
+	SHLQ   $0x02, R8
+	LEAQ   (AX)(R8*1), R8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	MOVQ   cols+104(FP), R10
+	XORQ   R9, R9
+	SHRQ   $0x04, R10
+	JZ     b2r3tOdd
+
+b2r3tLoop:
+	VMOVUPS     (DX)(R9*1), Y6
+	VMOVUPS     (DI)(R9*1), Y7
+	VMOVUPS     (SI)(R9*1), Y8
+	VMOVUPS     (AX)(R9*1), Y9
+	VFMADD231PS Y6, Y9, Y0
+	VFMADD231PS Y7, Y9, Y2
+	VFMADD231PS Y8, Y9, Y4
+	VMOVUPS     (R8)(R9*1), Y9
+	VFMADD231PS Y6, Y9, Y1
+	VFMADD231PS Y7, Y9, Y3
+	VFMADD231PS Y8, Y9, Y5
+	VMOVUPS     32(DX)(R9*1), Y6
+	VMOVUPS     32(DI)(R9*1), Y7
+	VMOVUPS     32(SI)(R9*1), Y8
+	VMOVUPS     32(AX)(R9*1), Y9
+	VFMADD231PS Y6, Y9, Y0
+	VFMADD231PS Y7, Y9, Y2
+	VFMADD231PS Y8, Y9, Y4
+	VMOVUPS     32(R8)(R9*1), Y9
+	VFMADD231PS Y6, Y9, Y1
+	VFMADD231PS Y7, Y9, Y3
+	VFMADD231PS Y8, Y9, Y5
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         b2r3tLoop
+
+b2r3tOdd:
+	MOVQ        cols+104(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          b2r3tTail
+	VMOVUPS     (DX)(R9*1), Y6
+	VMOVUPS     (DI)(R9*1), Y7
+	VMOVUPS     (SI)(R9*1), Y8
+	VMOVUPS     (AX)(R9*1), Y9
+	VFMADD231PS Y6, Y9, Y0
+	VFMADD231PS Y7, Y9, Y2
+	VFMADD231PS Y8, Y9, Y4
+	VMOVUPS     (R8)(R9*1), Y9
+	VFMADD231PS Y6, Y9, Y1
+	VFMADD231PS Y7, Y9, Y3
+	VFMADD231PS Y8, Y9, Y5
+	ADDQ        $0x00000020, R9
+
+b2r3tTail:
+	MOVQ        cols+104(FP), R10
+	ANDQ        $0x00000007, R10
+	JZ          b2r3tReduce
+	LEAQ        -32(R9)(R10*4), R9
+	LEAQ        tailmask<>+0(SB), R11
+	VMOVUPS     (DX)(R9*1), Y6
+	VANDPS      (R11)(R10*4), Y6, Y6
+	VMOVUPS     (DI)(R9*1), Y7
+	VANDPS      (R11)(R10*4), Y7, Y7
+	VMOVUPS     (SI)(R9*1), Y8
+	VANDPS      (R11)(R10*4), Y8, Y8
+	VMOVUPS     (AX)(R9*1), Y9
+	VANDPS      (R11)(R10*4), Y9, Y9
+	VFMADD231PS Y6, Y9, Y0
+	VFMADD231PS Y7, Y9, Y2
+	VFMADD231PS Y8, Y9, Y4
+	VMOVUPS     (R8)(R9*1), Y9
+	VANDPS      (R11)(R10*4), Y9, Y9
+	VFMADD231PS Y6, Y9, Y1
+	VFMADD231PS Y7, Y9, Y3
+	VFMADD231PS Y8, Y9, Y5
+
+b2r3tReduce:
+	MOVQ         BX, SI
+	MOVQ         ldd+24(FP), DI
+	SHLQ         $0x02, DI
+	VSHUFPS      $0x88, Y2, Y0, Y6
+	VSHUFPS      $0xdd, Y2, Y0, Y0
+	VADDPS       Y0, Y6, Y6
+	VSHUFPS      $0x88, Y4, Y4, Y0
+	VSHUFPS      $0xdd, Y4, Y4, Y2
+	VADDPS       Y2, Y0, Y0
+	VSHUFPS      $0x88, Y0, Y6, Y2
+	VSHUFPS      $0xdd, Y0, Y6, Y0
+	VADDPS       Y0, Y2, Y2
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X2
+	VMOVQ        X2, (SI)
+	VEXTRACTPS   $0x02, X2, 8(SI)
+	ADDQ         DI, SI
+	VSHUFPS      $0x88, Y3, Y1, Y0
+	VSHUFPS      $0xdd, Y3, Y1, Y1
+	VADDPS       Y1, Y0, Y0
+	VSHUFPS      $0x88, Y5, Y5, Y1
+	VSHUFPS      $0xdd, Y5, Y5, Y2
+	VADDPS       Y2, Y1, Y1
+	VSHUFPS      $0x88, Y1, Y0, Y2
+	VSHUFPS      $0xdd, Y1, Y0, Y0
+	VADDPS       Y0, Y2, Y2
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X2
+	VMOVQ        X2, (SI)
+	VEXTRACTPS   $0x02, X2, 8(SI)
+	MOVQ         lda+56(FP), SI
+	IMUL3Q       $0x0000000c, SI, SI
+	ADDQ         SI, DX
+	ADDQ         $0x0000000c, BX
+	SUBQ         $0x00000003, (SP)
+	JMP          b2r3
+
+b2r3End:
 b2r1:
 	CMPQ   (SP), $0x00000001
 	JB     b2r1End
 	MOVQ   ldx+88(FP), SI
 	SHLQ   $0x02, SI
 	LEAQ   (AX)(SI*1), SI
+	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
 	MOVQ   cols+104(FP), R8
 	XORQ   DI, DI
-	SHRQ   $0x03, R8
-	JZ     b2r1tTail
+	SHRQ   $0x04, R8
+	JZ     b2r1tOdd
 
 b2r1tLoop:
-	VMOVUPS     (DX)(DI*1), Y3
-	VMOVUPS     (AX)(DI*1), Y4
-	VFMADD231PS Y3, Y4, Y1
-	VMOVUPS     (SI)(DI*1), Y4
-	VFMADD231PS Y3, Y4, Y2
-	ADDQ        $0x00000020, DI
+	VMOVUPS     (DX)(DI*1), Y2
+	VMOVUPS     (AX)(DI*1), Y3
+	VFMADD231PS Y2, Y3, Y0
+	VMOVUPS     (SI)(DI*1), Y3
+	VFMADD231PS Y2, Y3, Y1
+	VMOVUPS     32(DX)(DI*1), Y2
+	VMOVUPS     32(AX)(DI*1), Y3
+	VFMADD231PS Y2, Y3, Y0
+	VMOVUPS     32(SI)(DI*1), Y3
+	VFMADD231PS Y2, Y3, Y1
+	ADDQ        $0x00000040, DI
 	DECQ        R8
 	JNZ         b2r1tLoop
+
+b2r1tOdd:
+	MOVQ        cols+104(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          b2r1tTail
+	VMOVUPS     (DX)(DI*1), Y2
+	VMOVUPS     (AX)(DI*1), Y3
+	VFMADD231PS Y2, Y3, Y0
+	VMOVUPS     (SI)(DI*1), Y3
+	VFMADD231PS Y2, Y3, Y1
+	ADDQ        $0x00000020, DI
 
 b2r1tTail:
 	MOVQ        cols+104(FP), R8
 	ANDQ        $0x00000007, R8
 	JZ          b2r1tReduce
 	LEAQ        -32(DI)(R8*4), DI
-	VMOVUPS     (DX)(DI*1), Y3
-	VANDPS      Y0, Y3, Y3
-	VMOVUPS     (AX)(DI*1), Y4
-	VANDPS      Y0, Y4, Y4
-	VFMADD231PS Y3, Y4, Y1
-	VMOVUPS     (SI)(DI*1), Y4
-	VANDPS      Y0, Y4, Y4
-	VFMADD231PS Y3, Y4, Y2
+	LEAQ        tailmask<>+0(SB), R9
+	VMOVUPS     (DX)(DI*1), Y2
+	VANDPS      (R9)(R8*4), Y2, Y2
+	VMOVUPS     (AX)(DI*1), Y3
+	VANDPS      (R9)(R8*4), Y3, Y3
+	VFMADD231PS Y2, Y3, Y0
+	VMOVUPS     (SI)(DI*1), Y3
+	VANDPS      (R9)(R8*4), Y3, Y3
+	VFMADD231PS Y2, Y3, Y1
 
 b2r1tReduce:
 	MOVQ         BX, SI
 	MOVQ         ldd+24(FP), DI
 	SHLQ         $0x02, DI
-	VEXTRACTF128 $0x01, Y1, X3
-	VADDPS       X3, X1, X1
-	VSHUFPS      $0x4e, X1, X1, X3
-	VADDPS       X3, X1, X1
-	VSHUFPS      $0xb1, X1, X1, X3
-	VADDPS       X3, X1, X1
-	VMOVSS       X1, (SI)
+	VEXTRACTF128 $0x01, Y0, X2
+	VADDPS       X2, X0, X0
+	VSHUFPS      $0x4e, X0, X0, X2
+	VADDPS       X2, X0, X0
+	VSHUFPS      $0xb1, X0, X0, X2
+	VADDPS       X2, X0, X0
+	VMOVSS       X0, (SI)
 	ADDQ         DI, SI
-	VEXTRACTF128 $0x01, Y2, X1
-	VADDPS       X1, X2, X2
-	VSHUFPS      $0x4e, X2, X2, X1
-	VADDPS       X1, X2, X2
-	VSHUFPS      $0xb1, X2, X2, X1
-	VADDPS       X1, X2, X2
-	VMOVSS       X2, (SI)
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VSHUFPS      $0x4e, X1, X1, X0
+	VADDPS       X0, X1, X1
+	VSHUFPS      $0xb1, X1, X1, X0
+	VADDPS       X0, X1, X1
+	VMOVSS       X1, (SI)
 	MOVQ         lda+56(FP), SI
 	SHLQ         $0x02, SI
 	ADDQ         SI, DX
@@ -798,116 +1163,144 @@ b1:
 	MOVQ 32(SP), SI
 	MOVQ SI, (SP)
 
-b1r4:
-	CMPQ   (SP), $0x00000004
-	JB     b1r4End
+b1r3:
+	CMPQ   (SP), $0x00000003
+	JB     b1r3End
 	MOVQ   lda+56(FP), SI
 	SHLQ   $0x02, SI
 	LEAQ   (DX)(SI*1), DI
-	LEAQ   (DI)(SI*1), R8
-	LEAQ   (R8)(SI*1), SI
+	LEAQ   (DI)(SI*1), SI
+	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	MOVQ   cols+104(FP), R10
-	XORQ   R9, R9
-	SHRQ   $0x03, R10
-	JZ     b1r4tTail
+	MOVQ   cols+104(FP), R9
+	XORQ   R8, R8
+	SHRQ   $0x04, R9
+	JZ     b1r3tOdd
 
-b1r4tLoop:
-	VMOVUPS     (DX)(R9*1), Y5
-	VMOVUPS     (DI)(R9*1), Y6
-	VMOVUPS     (R8)(R9*1), Y7
-	VMOVUPS     (SI)(R9*1), Y8
-	VMOVUPS     (AX)(R9*1), Y9
-	VFMADD231PS Y5, Y9, Y1
-	VFMADD231PS Y6, Y9, Y2
-	VFMADD231PS Y7, Y9, Y3
-	VFMADD231PS Y8, Y9, Y4
-	ADDQ        $0x00000020, R9
-	DECQ        R10
-	JNZ         b1r4tLoop
+b1r3tLoop:
+	VMOVUPS     (DX)(R8*1), Y3
+	VMOVUPS     (DI)(R8*1), Y4
+	VMOVUPS     (SI)(R8*1), Y5
+	VMOVUPS     (AX)(R8*1), Y6
+	VFMADD231PS Y3, Y6, Y0
+	VFMADD231PS Y4, Y6, Y1
+	VFMADD231PS Y5, Y6, Y2
+	VMOVUPS     32(DX)(R8*1), Y3
+	VMOVUPS     32(DI)(R8*1), Y4
+	VMOVUPS     32(SI)(R8*1), Y5
+	VMOVUPS     32(AX)(R8*1), Y6
+	VFMADD231PS Y3, Y6, Y0
+	VFMADD231PS Y4, Y6, Y1
+	VFMADD231PS Y5, Y6, Y2
+	ADDQ        $0x00000040, R8
+	DECQ        R9
+	JNZ         b1r3tLoop
 
-b1r4tTail:
-	MOVQ        cols+104(FP), R10
-	ANDQ        $0x00000007, R10
-	JZ          b1r4tReduce
-	LEAQ        -32(R9)(R10*4), R9
-	VMOVUPS     (DX)(R9*1), Y5
-	VANDPS      Y0, Y5, Y5
-	VMOVUPS     (DI)(R9*1), Y6
-	VANDPS      Y0, Y6, Y6
-	VMOVUPS     (R8)(R9*1), Y7
-	VANDPS      Y0, Y7, Y7
-	VMOVUPS     (SI)(R9*1), Y8
-	VANDPS      Y0, Y8, Y8
-	VMOVUPS     (AX)(R9*1), Y9
-	VANDPS      Y0, Y9, Y9
-	VFMADD231PS Y5, Y9, Y1
-	VFMADD231PS Y6, Y9, Y2
-	VFMADD231PS Y7, Y9, Y3
-	VFMADD231PS Y8, Y9, Y4
+b1r3tOdd:
+	MOVQ        cols+104(FP), R9
+	TESTQ       $0x00000008, R9
+	JZ          b1r3tTail
+	VMOVUPS     (DX)(R8*1), Y3
+	VMOVUPS     (DI)(R8*1), Y4
+	VMOVUPS     (SI)(R8*1), Y5
+	VMOVUPS     (AX)(R8*1), Y6
+	VFMADD231PS Y3, Y6, Y0
+	VFMADD231PS Y4, Y6, Y1
+	VFMADD231PS Y5, Y6, Y2
+	ADDQ        $0x00000020, R8
 
-b1r4tReduce:
+b1r3tTail:
+	MOVQ        cols+104(FP), R9
+	ANDQ        $0x00000007, R9
+	JZ          b1r3tReduce
+	LEAQ        -32(R8)(R9*4), R8
+	LEAQ        tailmask<>+0(SB), R10
+	VMOVUPS     (DX)(R8*1), Y3
+	VANDPS      (R10)(R9*4), Y3, Y3
+	VMOVUPS     (DI)(R8*1), Y4
+	VANDPS      (R10)(R9*4), Y4, Y4
+	VMOVUPS     (SI)(R8*1), Y5
+	VANDPS      (R10)(R9*4), Y5, Y5
+	VMOVUPS     (AX)(R8*1), Y6
+	VANDPS      (R10)(R9*4), Y6, Y6
+	VFMADD231PS Y3, Y6, Y0
+	VFMADD231PS Y4, Y6, Y1
+	VFMADD231PS Y5, Y6, Y2
+
+b1r3tReduce:
 	MOVQ         BX, SI
-	VSHUFPS      $0x88, Y2, Y1, Y5
-	VSHUFPS      $0xdd, Y2, Y1, Y1
-	VADDPS       Y1, Y5, Y5
-	VSHUFPS      $0x88, Y4, Y3, Y1
-	VSHUFPS      $0xdd, Y4, Y3, Y2
-	VADDPS       Y2, Y1, Y1
-	VSHUFPS      $0x88, Y1, Y5, Y2
-	VSHUFPS      $0xdd, Y1, Y5, Y1
-	VADDPS       Y1, Y2, Y2
-	VEXTRACTF128 $0x01, Y2, X1
-	VADDPS       X1, X2, X2
-	VMOVUPS      X2, (SI)
+	VSHUFPS      $0x88, Y1, Y0, Y3
+	VSHUFPS      $0xdd, Y1, Y0, Y0
+	VADDPS       Y0, Y3, Y3
+	VSHUFPS      $0x88, Y2, Y2, Y0
+	VSHUFPS      $0xdd, Y2, Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VSHUFPS      $0x88, Y0, Y3, Y1
+	VSHUFPS      $0xdd, Y0, Y3, Y0
+	VADDPS       Y0, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VMOVQ        X1, (SI)
+	VEXTRACTPS   $0x02, X1, 8(SI)
 	MOVQ         lda+56(FP), SI
-	SHLQ         $0x04, SI
+	IMUL3Q       $0x0000000c, SI, SI
 	ADDQ         SI, DX
-	ADDQ         $0x00000010, BX
-	SUBQ         $0x00000004, (SP)
-	JMP          b1r4
+	ADDQ         $0x0000000c, BX
+	SUBQ         $0x00000003, (SP)
+	JMP          b1r3
 
-b1r4End:
+b1r3End:
 b1r1:
 	CMPQ   (SP), $0x00000001
 	JB     b1r1End
-	VXORPS Y1, Y1, Y1
+	VXORPS Y0, Y0, Y0
 	MOVQ   cols+104(FP), DI
 	XORQ   SI, SI
-	SHRQ   $0x03, DI
-	JZ     b1r1tTail
+	SHRQ   $0x04, DI
+	JZ     b1r1tOdd
 
 b1r1tLoop:
-	VMOVUPS     (DX)(SI*1), Y2
-	VMOVUPS     (AX)(SI*1), Y3
-	VFMADD231PS Y2, Y3, Y1
-	ADDQ        $0x00000020, SI
+	VMOVUPS     (DX)(SI*1), Y1
+	VMOVUPS     (AX)(SI*1), Y2
+	VFMADD231PS Y1, Y2, Y0
+	VMOVUPS     32(DX)(SI*1), Y1
+	VMOVUPS     32(AX)(SI*1), Y2
+	VFMADD231PS Y1, Y2, Y0
+	ADDQ        $0x00000040, SI
 	DECQ        DI
 	JNZ         b1r1tLoop
+
+b1r1tOdd:
+	MOVQ        cols+104(FP), DI
+	TESTQ       $0x00000008, DI
+	JZ          b1r1tTail
+	VMOVUPS     (DX)(SI*1), Y1
+	VMOVUPS     (AX)(SI*1), Y2
+	VFMADD231PS Y1, Y2, Y0
+	ADDQ        $0x00000020, SI
 
 b1r1tTail:
 	MOVQ        cols+104(FP), DI
 	ANDQ        $0x00000007, DI
 	JZ          b1r1tReduce
 	LEAQ        -32(SI)(DI*4), SI
-	VMOVUPS     (DX)(SI*1), Y2
-	VANDPS      Y0, Y2, Y2
-	VMOVUPS     (AX)(SI*1), Y3
-	VANDPS      Y0, Y3, Y3
-	VFMADD231PS Y2, Y3, Y1
+	LEAQ        tailmask<>+0(SB), R8
+	VMOVUPS     (DX)(SI*1), Y1
+	VANDPS      (R8)(DI*4), Y1, Y1
+	VMOVUPS     (AX)(SI*1), Y2
+	VANDPS      (R8)(DI*4), Y2, Y2
+	VFMADD231PS Y1, Y2, Y0
 
 b1r1tReduce:
 	MOVQ         BX, SI
-	VEXTRACTF128 $0x01, Y1, X2
-	VADDPS       X2, X1, X1
-	VSHUFPS      $0x4e, X1, X1, X2
-	VADDPS       X2, X1, X1
-	VSHUFPS      $0xb1, X1, X1, X2
-	VADDPS       X2, X1, X1
-	VMOVSS       X1, (SI)
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VSHUFPS      $0x4e, X0, X0, X1
+	VADDPS       X1, X0, X0
+	VSHUFPS      $0xb1, X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSS       X0, (SI)
 	MOVQ         lda+56(FP), SI
 	SHLQ         $0x02, SI
 	ADDQ         SI, DX
@@ -926,13 +1319,13 @@ b1r1End:
 	JMP  b1
 
 b1End:
-	MOVQ lda+56(FP), AX
-	SHLQ $0x08, AX
-	ADDQ AX, 16(SP)
-	ADDQ $0x00000100, 24(SP)
-	MOVQ 32(SP), AX
-	SUBQ AX, 40(SP)
-	JMP  panel
+	MOVQ   lda+56(FP), AX
+	IMUL3Q $0x000000fc, AX, AX
+	ADDQ   AX, 16(SP)
+	ADDQ   $0x000000fc, 24(SP)
+	MOVQ   32(SP), AX
+	SUBQ   AX, 40(SP)
+	JMP    panel
 
 done:
 	VZEROUPPER
@@ -1009,8 +1402,8 @@ b4r4:
 	VXORPS Y15, Y15, Y15
 	MOVQ   cols+104(FP), R13
 	XORQ   R12, R12
-	SHRQ   $0x03, R13
-	JZ     b4r4tTail
+	SHRQ   $0x04, R13
+	JZ     b4r4tOdd
 
 b4r4tLoop:
 	VMOVUPS     (DX)(R12*1), Y16
@@ -1037,9 +1430,63 @@ b4r4tLoop:
 	VFMADD231PS Y17, Y20, Y7
 	VFMADD231PS Y18, Y20, Y11
 	VFMADD231PS Y19, Y20, Y15
-	ADDQ        $0x00000020, R12
+	VMOVUPS     32(DX)(R12*1), Y16
+	VMOVUPS     32(DI)(R12*1), Y17
+	VMOVUPS     32(R8)(R12*1), Y18
+	VMOVUPS     32(SI)(R12*1), Y19
+	VMOVUPS     32(AX)(R12*1), Y20
+	VFMADD231PS Y16, Y20, Y0
+	VFMADD231PS Y17, Y20, Y4
+	VFMADD231PS Y18, Y20, Y8
+	VFMADD231PS Y19, Y20, Y12
+	VMOVUPS     32(R10)(R12*1), Y20
+	VFMADD231PS Y16, Y20, Y1
+	VFMADD231PS Y17, Y20, Y5
+	VFMADD231PS Y18, Y20, Y9
+	VFMADD231PS Y19, Y20, Y13
+	VMOVUPS     32(R11)(R12*1), Y20
+	VFMADD231PS Y16, Y20, Y2
+	VFMADD231PS Y17, Y20, Y6
+	VFMADD231PS Y18, Y20, Y10
+	VFMADD231PS Y19, Y20, Y14
+	VMOVUPS     32(R9)(R12*1), Y20
+	VFMADD231PS Y16, Y20, Y3
+	VFMADD231PS Y17, Y20, Y7
+	VFMADD231PS Y18, Y20, Y11
+	VFMADD231PS Y19, Y20, Y15
+	ADDQ        $0x00000040, R12
 	DECQ        R13
 	JNZ         b4r4tLoop
+
+b4r4tOdd:
+	MOVQ        cols+104(FP), R13
+	TESTQ       $0x00000008, R13
+	JZ          b4r4tTail
+	VMOVUPS     (DX)(R12*1), Y16
+	VMOVUPS     (DI)(R12*1), Y17
+	VMOVUPS     (R8)(R12*1), Y18
+	VMOVUPS     (SI)(R12*1), Y19
+	VMOVUPS     (AX)(R12*1), Y20
+	VFMADD231PS Y16, Y20, Y0
+	VFMADD231PS Y17, Y20, Y4
+	VFMADD231PS Y18, Y20, Y8
+	VFMADD231PS Y19, Y20, Y12
+	VMOVUPS     (R10)(R12*1), Y20
+	VFMADD231PS Y16, Y20, Y1
+	VFMADD231PS Y17, Y20, Y5
+	VFMADD231PS Y18, Y20, Y9
+	VFMADD231PS Y19, Y20, Y13
+	VMOVUPS     (R11)(R12*1), Y20
+	VFMADD231PS Y16, Y20, Y2
+	VFMADD231PS Y17, Y20, Y6
+	VFMADD231PS Y18, Y20, Y10
+	VFMADD231PS Y19, Y20, Y14
+	VMOVUPS     (R9)(R12*1), Y20
+	VFMADD231PS Y16, Y20, Y3
+	VFMADD231PS Y17, Y20, Y7
+	VFMADD231PS Y18, Y20, Y11
+	VFMADD231PS Y19, Y20, Y15
+	ADDQ        $0x00000020, R12
 
 b4r4tTail:
 	MOVQ        cols+104(FP), R13
@@ -1147,8 +1594,8 @@ b4r1:
 	VXORPS Y3, Y3, Y3
 	MOVQ   cols+104(FP), R10
 	XORQ   R9, R9
-	SHRQ   $0x03, R10
-	JZ     b4r1tTail
+	SHRQ   $0x04, R10
+	JZ     b4r1tOdd
 
 b4r1tLoop:
 	VMOVUPS     (DX)(R9*1), Y4
@@ -1160,9 +1607,33 @@ b4r1tLoop:
 	VFMADD231PS Y4, Y5, Y2
 	VMOVUPS     (SI)(R9*1), Y5
 	VFMADD231PS Y4, Y5, Y3
-	ADDQ        $0x00000020, R9
+	VMOVUPS     32(DX)(R9*1), Y4
+	VMOVUPS     32(AX)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y0
+	VMOVUPS     32(DI)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y1
+	VMOVUPS     32(R8)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y2
+	VMOVUPS     32(SI)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y3
+	ADDQ        $0x00000040, R9
 	DECQ        R10
 	JNZ         b4r1tLoop
+
+b4r1tOdd:
+	MOVQ        cols+104(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          b4r1tTail
+	VMOVUPS     (DX)(R9*1), Y4
+	VMOVUPS     (AX)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y0
+	VMOVUPS     (DI)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y1
+	VMOVUPS     (R8)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y2
+	VMOVUPS     (SI)(R9*1), Y5
+	VFMADD231PS Y4, Y5, Y3
+	ADDQ        $0x00000020, R9
 
 b4r1tTail:
 	MOVQ        cols+104(FP), R10
@@ -1231,6 +1702,233 @@ b4r1End:
 	JMP  b4
 
 b4End:
+b2:
+	CMPQ 8(SP), $0x00000002
+	JB   b2End
+	MOVQ 16(SP), DX
+	MOVQ CX, BX
+	MOVQ 32(SP), SI
+	MOVQ SI, (SP)
+
+b2r4:
+	CMPQ   (SP), $0x00000004
+	JB     b2r4End
+	MOVQ   lda+56(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(SI*1), R8
+	LEAQ   (R8)(SI*1), SI
+	MOVQ   ldx+88(FP), R9
+	SHLQ   $0x02, R9
+	LEAQ   (AX)(R9*1), R9
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ   cols+104(FP), R11
+	XORQ   R10, R10
+	SHRQ   $0x04, R11
+	JZ     b2r4tOdd
+
+b2r4tLoop:
+	VMOVUPS     (DX)(R10*1), Y8
+	VMOVUPS     (DI)(R10*1), Y9
+	VMOVUPS     (R8)(R10*1), Y10
+	VMOVUPS     (SI)(R10*1), Y11
+	VMOVUPS     (AX)(R10*1), Y12
+	VFMADD231PS Y8, Y12, Y0
+	VFMADD231PS Y9, Y12, Y2
+	VFMADD231PS Y10, Y12, Y4
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     (R9)(R10*1), Y12
+	VFMADD231PS Y8, Y12, Y1
+	VFMADD231PS Y9, Y12, Y3
+	VFMADD231PS Y10, Y12, Y5
+	VFMADD231PS Y11, Y12, Y7
+	VMOVUPS     32(DX)(R10*1), Y8
+	VMOVUPS     32(DI)(R10*1), Y9
+	VMOVUPS     32(R8)(R10*1), Y10
+	VMOVUPS     32(SI)(R10*1), Y11
+	VMOVUPS     32(AX)(R10*1), Y12
+	VFMADD231PS Y8, Y12, Y0
+	VFMADD231PS Y9, Y12, Y2
+	VFMADD231PS Y10, Y12, Y4
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     32(R9)(R10*1), Y12
+	VFMADD231PS Y8, Y12, Y1
+	VFMADD231PS Y9, Y12, Y3
+	VFMADD231PS Y10, Y12, Y5
+	VFMADD231PS Y11, Y12, Y7
+	ADDQ        $0x00000040, R10
+	DECQ        R11
+	JNZ         b2r4tLoop
+
+b2r4tOdd:
+	MOVQ        cols+104(FP), R11
+	TESTQ       $0x00000008, R11
+	JZ          b2r4tTail
+	VMOVUPS     (DX)(R10*1), Y8
+	VMOVUPS     (DI)(R10*1), Y9
+	VMOVUPS     (R8)(R10*1), Y10
+	VMOVUPS     (SI)(R10*1), Y11
+	VMOVUPS     (AX)(R10*1), Y12
+	VFMADD231PS Y8, Y12, Y0
+	VFMADD231PS Y9, Y12, Y2
+	VFMADD231PS Y10, Y12, Y4
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     (R9)(R10*1), Y12
+	VFMADD231PS Y8, Y12, Y1
+	VFMADD231PS Y9, Y12, Y3
+	VFMADD231PS Y10, Y12, Y5
+	VFMADD231PS Y11, Y12, Y7
+	ADDQ        $0x00000020, R10
+
+b2r4tTail:
+	MOVQ        cols+104(FP), R11
+	ANDQ        $0x00000007, R11
+	JZ          b2r4tReduce
+	VMOVUPS.Z   (DX)(R10*1), K1, Y8
+	VMOVUPS.Z   (DI)(R10*1), K1, Y9
+	VMOVUPS.Z   (R8)(R10*1), K1, Y10
+	VMOVUPS.Z   (SI)(R10*1), K1, Y11
+	VMOVUPS.Z   (AX)(R10*1), K1, Y12
+	VFMADD231PS Y8, Y12, Y0
+	VFMADD231PS Y9, Y12, Y2
+	VFMADD231PS Y10, Y12, Y4
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS.Z   (R9)(R10*1), K1, Y12
+	VFMADD231PS Y8, Y12, Y1
+	VFMADD231PS Y9, Y12, Y3
+	VFMADD231PS Y10, Y12, Y5
+	VFMADD231PS Y11, Y12, Y7
+
+b2r4tReduce:
+	MOVQ          BX, SI
+	MOVQ          ldd+24(FP), DI
+	SHLQ          $0x02, DI
+	VSHUFPS       $0x88, Y2, Y0, Y8
+	VSHUFPS       $0xdd, Y2, Y0, Y0
+	VADDPS        Y0, Y8, Y8
+	VSHUFPS       $0x88, Y6, Y4, Y0
+	VSHUFPS       $0xdd, Y6, Y4, Y2
+	VADDPS        Y2, Y0, Y0
+	VSHUFPS       $0x88, Y0, Y8, Y2
+	VSHUFPS       $0xdd, Y0, Y8, Y0
+	VADDPS        Y0, Y2, Y2
+	VEXTRACTF32X4 $0x01, Y2, X0
+	VADDPS        X0, X2, X2
+	VMOVUPS       X2, (SI)
+	ADDQ          DI, SI
+	VSHUFPS       $0x88, Y3, Y1, Y0
+	VSHUFPS       $0xdd, Y3, Y1, Y1
+	VADDPS        Y1, Y0, Y0
+	VSHUFPS       $0x88, Y7, Y5, Y1
+	VSHUFPS       $0xdd, Y7, Y5, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y1, Y0, Y2
+	VSHUFPS       $0xdd, Y1, Y0, Y0
+	VADDPS        Y0, Y2, Y2
+	VEXTRACTF32X4 $0x01, Y2, X0
+	VADDPS        X0, X2, X2
+	VMOVUPS       X2, (SI)
+	MOVQ          lda+56(FP), SI
+	SHLQ          $0x04, SI
+	ADDQ          SI, DX
+	ADDQ          $0x00000010, BX
+	SUBQ          $0x00000004, (SP)
+	JMP           b2r4
+
+b2r4End:
+b2r1:
+	CMPQ   (SP), $0x00000001
+	JB     b2r1End
+	MOVQ   ldx+88(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (AX)(SI*1), SI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	MOVQ   cols+104(FP), R8
+	XORQ   DI, DI
+	SHRQ   $0x04, R8
+	JZ     b2r1tOdd
+
+b2r1tLoop:
+	VMOVUPS     (DX)(DI*1), Y2
+	VMOVUPS     (AX)(DI*1), Y3
+	VFMADD231PS Y2, Y3, Y0
+	VMOVUPS     (SI)(DI*1), Y3
+	VFMADD231PS Y2, Y3, Y1
+	VMOVUPS     32(DX)(DI*1), Y2
+	VMOVUPS     32(AX)(DI*1), Y3
+	VFMADD231PS Y2, Y3, Y0
+	VMOVUPS     32(SI)(DI*1), Y3
+	VFMADD231PS Y2, Y3, Y1
+	ADDQ        $0x00000040, DI
+	DECQ        R8
+	JNZ         b2r1tLoop
+
+b2r1tOdd:
+	MOVQ        cols+104(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          b2r1tTail
+	VMOVUPS     (DX)(DI*1), Y2
+	VMOVUPS     (AX)(DI*1), Y3
+	VFMADD231PS Y2, Y3, Y0
+	VMOVUPS     (SI)(DI*1), Y3
+	VFMADD231PS Y2, Y3, Y1
+	ADDQ        $0x00000020, DI
+
+b2r1tTail:
+	MOVQ        cols+104(FP), R8
+	ANDQ        $0x00000007, R8
+	JZ          b2r1tReduce
+	VMOVUPS.Z   (DX)(DI*1), K1, Y2
+	VMOVUPS.Z   (AX)(DI*1), K1, Y3
+	VFMADD231PS Y2, Y3, Y0
+	VMOVUPS.Z   (SI)(DI*1), K1, Y3
+	VFMADD231PS Y2, Y3, Y1
+
+b2r1tReduce:
+	MOVQ          BX, SI
+	MOVQ          ldd+24(FP), DI
+	SHLQ          $0x02, DI
+	VEXTRACTF32X4 $0x01, Y0, X2
+	VADDPS        X2, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X2
+	VADDPS        X2, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X2
+	VADDPS        X2, X0, X0
+	VMOVSS        X0, (SI)
+	ADDQ          DI, SI
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X1
+	VSHUFPS       $0x4e, X1, X1, X0
+	VADDPS        X0, X1, X1
+	VSHUFPS       $0xb1, X1, X1, X0
+	VADDPS        X0, X1, X1
+	VMOVSS        X1, (SI)
+	MOVQ          lda+56(FP), SI
+	SHLQ          $0x02, SI
+	ADDQ          SI, DX
+	ADDQ          $0x00000004, BX
+	SUBQ          $0x00000001, (SP)
+	JMP           b2r1
+
+b2r1End:
+	MOVQ ldx+88(FP), DX
+	SHLQ $0x03, DX
+	ADDQ DX, AX
+	MOVQ ldd+24(FP), DX
+	SHLQ $0x03, DX
+	ADDQ DX, CX
+	SUBQ $0x00000002, 8(SP)
+	JMP  b2
+
+b2End:
 b1:
 	CMPQ 8(SP), $0x00000001
 	JB   b1End
@@ -1253,8 +1951,8 @@ b1r4:
 	VXORPS Y3, Y3, Y3
 	MOVQ   cols+104(FP), R10
 	XORQ   R9, R9
-	SHRQ   $0x03, R10
-	JZ     b1r4tTail
+	SHRQ   $0x04, R10
+	JZ     b1r4tOdd
 
 b1r4tLoop:
 	VMOVUPS     (DX)(R9*1), Y4
@@ -1266,9 +1964,33 @@ b1r4tLoop:
 	VFMADD231PS Y5, Y8, Y1
 	VFMADD231PS Y6, Y8, Y2
 	VFMADD231PS Y7, Y8, Y3
-	ADDQ        $0x00000020, R9
+	VMOVUPS     32(DX)(R9*1), Y4
+	VMOVUPS     32(DI)(R9*1), Y5
+	VMOVUPS     32(R8)(R9*1), Y6
+	VMOVUPS     32(SI)(R9*1), Y7
+	VMOVUPS     32(AX)(R9*1), Y8
+	VFMADD231PS Y4, Y8, Y0
+	VFMADD231PS Y5, Y8, Y1
+	VFMADD231PS Y6, Y8, Y2
+	VFMADD231PS Y7, Y8, Y3
+	ADDQ        $0x00000040, R9
 	DECQ        R10
 	JNZ         b1r4tLoop
+
+b1r4tOdd:
+	MOVQ        cols+104(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          b1r4tTail
+	VMOVUPS     (DX)(R9*1), Y4
+	VMOVUPS     (DI)(R9*1), Y5
+	VMOVUPS     (R8)(R9*1), Y6
+	VMOVUPS     (SI)(R9*1), Y7
+	VMOVUPS     (AX)(R9*1), Y8
+	VFMADD231PS Y4, Y8, Y0
+	VFMADD231PS Y5, Y8, Y1
+	VFMADD231PS Y6, Y8, Y2
+	VFMADD231PS Y7, Y8, Y3
+	ADDQ        $0x00000020, R9
 
 b1r4tTail:
 	MOVQ        cols+104(FP), R10
@@ -1312,16 +2034,28 @@ b1r1:
 	VXORPS Y0, Y0, Y0
 	MOVQ   cols+104(FP), DI
 	XORQ   SI, SI
-	SHRQ   $0x03, DI
-	JZ     b1r1tTail
+	SHRQ   $0x04, DI
+	JZ     b1r1tOdd
 
 b1r1tLoop:
 	VMOVUPS     (DX)(SI*1), Y1
 	VMOVUPS     (AX)(SI*1), Y2
 	VFMADD231PS Y1, Y2, Y0
-	ADDQ        $0x00000020, SI
+	VMOVUPS     32(DX)(SI*1), Y1
+	VMOVUPS     32(AX)(SI*1), Y2
+	VFMADD231PS Y1, Y2, Y0
+	ADDQ        $0x00000040, SI
 	DECQ        DI
 	JNZ         b1r1tLoop
+
+b1r1tOdd:
+	MOVQ        cols+104(FP), DI
+	TESTQ       $0x00000008, DI
+	JZ          b1r1tTail
+	VMOVUPS     (DX)(SI*1), Y1
+	VMOVUPS     (AX)(SI*1), Y2
+	VFMADD231PS Y1, Y2, Y0
+	ADDQ        $0x00000020, SI
 
 b1r1tTail:
 	MOVQ        cols+104(FP), DI
