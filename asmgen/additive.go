@@ -85,11 +85,11 @@ func genAdditive(s *isa) {
 		}
 		additiveColumns(s, g, "block", r, acc, q, v, cols, rem, t, vtail)
 		for i := 0; i < additiveRows; {
-			if i+4 <= additiveRows && !s.wide { // hsum4 uses VEX-only VHADDPS
+			if i+4 <= additiveRows {
 				VMOVUPS(s.hsum4(acc[i], acc[i+1], acc[i+2], acc[i+3]), Mem{Base: dst, Disp: 4 * i})
 				i += 4
 			} else {
-				VMOVSS(laneSum(s, acc[i]), Mem{Base: dst, Disp: 4 * i})
+				VMOVSS(s.hsum(acc[i]), Mem{Base: dst, Disp: 4 * i})
 				i++
 			}
 		}
@@ -107,7 +107,7 @@ func genAdditive(s *isa) {
 		acc := s.vec()
 		s.zero(acc)
 		additiveColumns(s, g, "single", []GPVirtual{a}, []VecVirtual{acc}, q, v, cols, rem, t, vtail)
-		VMOVSS(laneSum(s, acc), Mem{Base: dst})
+		VMOVSS(s.hsum(acc), Mem{Base: dst})
 		ADDQ(U32(4), dst)
 		ADDQ(ldk, a)
 		DECQ(rows)
@@ -214,7 +214,7 @@ func additiveShort(s *isa, g *tanhGen, dst, rows, a, ldk, q, v, cols GPVirtual) 
 	VADDPS(qbuf, x, x)
 	th := g.apply(x)
 	VMULPS(vbuf, th, th)
-	VMOVSS(laneSum(s, th), Mem{Base: dst})
+	VMOVSS(s.hsum(th), Mem{Base: dst})
 	ADDQ(U32(4), dst)
 	ADDQ(ldk, a)
 	DECQ(rows)

@@ -36,7 +36,7 @@ func genDot(s *isa) {
 	}
 	acc := s.vec()
 	dotBody(s, x, y, n, acc)
-	Store(s.hsumy(acc), ReturnIndex(0))
+	Store(s.hsum(acc), ReturnIndex(0))
 	VZEROUPPER()
 	RET()
 	if !s.wide {

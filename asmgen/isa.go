@@ -94,42 +94,76 @@ func (s *isa) loadTailAt(m Mem, t tail, dst VecVirtual) {
 	VANDPS(t.y, dst, dst)
 }
 
-// half folds v into its lower 256 bits (AVX-512) and returns that YMM.
-func (s *isa) half(v VecVirtual) VecVirtual {
-	if !s.wide {
-		return v
+// fold reduces the lanes of v (a ZMM, YMM or XMM) with op, a lane-wise
+// operation where op(src, acc) sets acc, and returns an XMM holding the result
+// in lane 0. It works by the register's width, so it serves kernels that
+// compute in YMM on AVX-512 too, and on AVX-512 it uses only instructions with
+// EVEX forms, so any of the 32 registers may hold v.
+func (s *isa) fold(v VecVirtual, op func(src, acc VecVirtual)) VecVirtual {
+	if v.Size() == 64 {
+		hi := YMM()
+		VEXTRACTF64X4(U8(1), v, hi)
+		v = v.AsY().(VecVirtual)
+		op(hi, v)
 	}
-	hi := YMM()
-	VEXTRACTF64X4(U8(1), v, hi)
-	VADDPS(hi, v.AsY(), v.AsY())
-	return v.AsY().(VecVirtual)
+	if v.Size() == 32 {
+		hi := s.extractHi(v)
+		v = v.AsX().(VecVirtual)
+		op(hi, v)
+	}
+	for _, swap := range []uint8{0x4e, 0xb1} { // swap halves, then neighbours
+		t := XMM()
+		VSHUFPS(U8(swap), v, v, t)
+		op(t, v)
+	}
+	return v
 }
 
-// hsum adds the lanes of v and returns an XMM holding the sum in lane 0.
+// hsum returns an XMM holding the sum of the lanes of v in lane 0.
 func (s *isa) hsum(v VecVirtual) VecVirtual {
-	y := s.half(v)
-	hi := XMM()
-	VEXTRACTF128(U8(1), y, hi)
-	x := y.AsX().(VecVirtual)
+	return s.fold(v, func(src, acc VecVirtual) { VADDPS(src, acc, acc) })
+}
+
+// hsum4 returns an XMM holding the lane sums of a, b, c and d, in that order.
+// Like fold it works by register width and is valid on any AVX-512 register.
+func (s *isa) hsum4(a, b, c, d VecVirtual) VecVirtual {
+	y := make([]VecVirtual, 4)
+	for i, v := range []VecVirtual{a, b, c, d} {
+		if v.Size() == 64 {
+			hi := YMM()
+			VEXTRACTF64X4(U8(1), v, hi)
+			v = v.AsY().(VecVirtual)
+			VADDPS(hi, v, v)
+		}
+		y[i] = v
+	}
+	v := haddPairs(haddPairs(y[0], y[1]), haddPairs(y[2], y[3]))
+	hi := s.extractHi(v)
+	x := v.AsX().(VecVirtual)
 	VADDPS(hi, x, x)
-	VMOVHLPS(x, x, hi)
-	VADDPS(hi, x, x)
-	VMOVSHDUP(x, hi)
-	VADDSS(hi, x, x)
 	return x
 }
 
-// hsum4 adds the lanes of each of a, b, c, d and returns an XMM holding the
-// four sums in that order.
-func (s *isa) hsum4(a, b, c, d VecVirtual) VecVirtual {
-	ya, yb, yc, yd := s.half(a), s.half(b), s.half(c), s.half(d)
-	VHADDPS(yb, ya, ya) // a01 a23 b01 b23 | a45 a67 b45 b67
-	VHADDPS(yd, yc, yc)
-	VHADDPS(yc, ya, ya) // a0..3 b0..3 c0..3 d0..3 | a4..7 b4..7 c4..7 d4..7
+// haddPairs returns [a0+a1, a2+a3, b0+b1, b2+b3] in each 128-bit lane of the
+// YMMs a, b, as VHADDPS does, with instructions that have EVEX forms.
+func haddPairs(a, b VecVirtual) VecVirtual {
+	even, odd := YMM(), YMM()
+	VSHUFPS(U8(0x88), b, a, even)
+	VSHUFPS(U8(0xdd), b, a, odd)
+	VADDPS(odd, even, even)
+	return even
+}
+
+// extractHi returns an XMM holding the upper 128 bits of the YMM v: VEX
+// VEXTRACTF128 for AVX2, EVEX VEXTRACTF32X4 (any register) for AVX-512.
+func (s *isa) extractHi(v VecVirtual) VecVirtual {
 	hi := XMM()
-	VEXTRACTF128(U8(1), ya, hi)
-	VADDPS(hi, ya.AsX(), ya.AsX())
-	return ya.AsX().(VecVirtual)
+	if s.wide {
+		VEXTRACTF32X4(U8(1), v, hi)
+	} else {
+		VEXTRACTF128(U8(1), v, hi)
+	}
+	return hi
 }
 
 var tailTableMem *Mem

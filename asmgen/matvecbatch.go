@@ -38,58 +38,11 @@ func batchISA(s *isa) *isa { return ymmWide(s) }
 // with AVX-512's opmask tails and 32 registers (AVX512VL), under the same
 // kernel name; other ISAs are returned as they are. Generators use it where
 // 512-bit vectors measured slower on this CPU (Zen 4 splits them in two).
-// Horizontal sums of its vectors must use hsumy/hsum4y: isa.hsum assumes ZMM.
 func ymmWide(s *isa) *isa {
 	if s.wide && s.lanes == 16 {
 		return &isa{suffix: s.suffix, lanes: 8, vec: YMM, wide: true}
 	}
 	return s
-}
-
-// haddPairs returns [a0+a1, a2+a3, b0+b1, b2+b3] in each 128-bit lane of YMMs a,
-// b, as VHADDPS does, with instructions that have EVEX forms (registers
-// Y16–Y31).
-func haddPairs(a, b VecVirtual) VecVirtual {
-	even, odd := YMM(), YMM()
-	VSHUFPS(U8(0x88), b, a, even)
-	VSHUFPS(U8(0xdd), b, a, odd)
-	VADDPS(odd, even, even)
-	return even
-}
-
-// extractHi returns an XMM holding the upper 128 bits of the YMM v: VEX
-// VEXTRACTF128 for AVX2, EVEX VEXTRACTF32X4 (any register) for AVX-512.
-func (s *isa) extractHi(v VecVirtual) VecVirtual {
-	hi := XMM()
-	if s.wide {
-		VEXTRACTF32X4(U8(1), v, hi)
-	} else {
-		VEXTRACTF128(U8(1), v, hi)
-	}
-	return hi
-}
-
-// hsum4y returns an XMM holding the lane sums of the YMMs a, b, c, d.
-func (s *isa) hsum4y(a, b, c, d VecVirtual) VecVirtual {
-	v := haddPairs(haddPairs(a, b), haddPairs(c, d))
-	hi := s.extractHi(v)
-	x := v.AsX().(VecVirtual)
-	VADDPS(hi, x, x)
-	return x
-}
-
-// hsumy returns an XMM holding the lane sum of the YMM v in lane 0.
-func (s *isa) hsumy(v VecVirtual) VecVirtual {
-	hi := s.extractHi(v)
-	x := v.AsX().(VecVirtual)
-	VADDPS(hi, x, x)
-	t := XMM()
-	VSHUFPS(U8(0x4e), x, x, t)
-	VADDPS(t, x, x)
-	t = XMM()
-	VSHUFPS(U8(0xb1), x, x, t)
-	VADDPS(t, x, x)
-	return x
 }
 
 // batchPanel returns the number of rows of A in a panel of matVecBatch with
@@ -241,13 +194,13 @@ func genMatVecBatch(s *isa) {
 		for j := 0; j < nb; j++ {
 			switch nr {
 			case 4:
-				VMOVUPS(s.hsum4y(acc[0][j], acc[1][j], acc[2][j], acc[3][j]), Mem{Base: q})
+				VMOVUPS(s.hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]), Mem{Base: q})
 			case 3: // three sums: lanes 0–1 as a quadword, lane 2 alone
-				v := s.hsum4y(acc[0][j], acc[1][j], acc[2][j], acc[2][j])
+				v := s.hsum4(acc[0][j], acc[1][j], acc[2][j], acc[2][j])
 				VMOVQ(v, Mem{Base: q})
 				VEXTRACTPS(U8(2), v, Mem{Base: q, Disp: 8})
 			case 1:
-				VMOVSS(s.hsumy(acc[0][j]), Mem{Base: q})
+				VMOVSS(s.hsum(acc[0][j]), Mem{Base: q})
 			default:
 				panic(fmt.Sprintf("matVecBatch: no reduction for %d-row tiles", nr))
 			}

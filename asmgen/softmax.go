@@ -150,7 +150,7 @@ func softmaxFew(s *isa, dst, x, n GPVirtual) {
 	VMAXPS(v[1], v[0], mv)
 	VMAXPS(v[3], v[2], t2)
 	VMAXPS(t2, mv, mv)
-	mx := laneMax(s, mv)
+	mx := s.fold(mv, vmax)
 	t := XMM()
 	VSUBSS(mx, mx, t) // 0 when m is finite, NaN for ±Inf and NaN
 	VUCOMISS(t, t)
@@ -171,7 +171,7 @@ func softmaxFew(s *isa, dst, x, n GPVirtual) {
 		}
 	}
 	jumpIfNaN(s, chk, "nan")
-	total := laneSum(s, sum)
+	total := s.hsum(sum)
 	one, r := XMM(), XMM()
 	VMOVSS(f32Const("softmaxOne", 1), one)
 	VDIVSS(total, one, r)
@@ -223,7 +223,7 @@ func softmaxOne(s *isa, dst, x, n GPVirtual) {
 	}
 	c := s.vec()
 	VMOVAPS(v, c)
-	mx := laneMax(s, c)
+	mx := s.fold(c, vmax)
 	t := XMM()
 	VSUBSS(mx, mx, t) // 0 when m is finite, NaN for ±Inf and NaN
 	VUCOMISS(t, t)
@@ -235,7 +235,7 @@ func softmaxOne(s *isa, dst, x, n GPVirtual) {
 	jumpIfNaN(s, d, "nan")
 	ev := e.applyNonPositive(d)
 	VMOVAPS(ev, c)
-	sum := laneSum(s, c)
+	sum := s.hsum(c)
 	one, r := XMM(), XMM()
 	VMOVSS(f32Const("softmaxOne", 1), one)
 	VDIVSS(sum, one, r)
@@ -334,44 +334,7 @@ func softmaxMax(s *isa, x, n, rem GPVirtual, k tail) VecVirtual {
 			VMAXPS(acc[i+w], acc[i], acc[i])
 		}
 	}
-	return laneMax(s, acc[0])
-}
-
-// laneMax returns an XMM holding the largest lane of v in lane 0.
-func laneMax(s *isa, v VecVirtual) VecVirtual {
-	return reduceLanes(s, v, func(a, b, dst Op) { VMAXPS(a, b, dst) }, func(a, b, dst Op) { VMAXSS(a, b, dst) })
-}
-
-// laneSum returns an XMM holding the sum of the lanes of v in lane 0. Unlike
-// isa.hsum it is valid on the AVX-512 registers above 15 (no VEX-only
-// VEXTRACTF128).
-func laneSum(s *isa, v VecVirtual) VecVirtual {
-	return reduceLanes(s, v, func(a, b, dst Op) { VADDPS(a, b, dst) }, func(a, b, dst Op) { VADDSS(a, b, dst) })
-}
-
-// reduceLanes folds the lanes of v with the packed op and then the scalar op
-// sop, returning the XMM that holds the result in lane 0.
-func reduceLanes(s *isa, v VecVirtual, op, sop func(a, b, dst Op)) VecVirtual {
-	y := v
-	if s.wide {
-		hi := YMM()
-		VEXTRACTF64X4(U8(1), v, hi)
-		op(hi, v.AsY(), v.AsY())
-		y = v.AsY().(VecVirtual)
-	}
-	hi := XMM()
-	if s.wide {
-		VEXTRACTF32X4(U8(1), y, hi)
-	} else {
-		VEXTRACTF128(U8(1), y, hi)
-	}
-	x := y.AsX().(VecVirtual)
-	op(hi, x, x)
-	VMOVHLPS(x, x, hi)
-	op(hi, x, x)
-	VMOVSHDUP(x, hi)
-	sop(hi, x, x)
-	return x
+	return s.fold(acc[0], vmax)
 }
 
 // softmaxExpSum emits dst = exp(x + negM) over n floats and returns the XMM
@@ -461,7 +424,7 @@ func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, st
 	for i := 1; i < len(sums); i++ {
 		VADDPS(sums[i], sums[0], sums[0])
 	}
-	return laneSum(s, sums[0])
+	return s.hsum(sums[0])
 }
 
 // softmaxScale emits dst *= scale over n floats.
@@ -559,3 +522,6 @@ func (e *expGen) applyNonPositive(x VecVirtual) VecVirtual {
 	VANDPS(n, p, p)
 	return p
 }
+
+// vmax is the lane-wise maximum for fold.
+func vmax(src, acc VecVirtual) { VMAXPS(src, acc, acc) }

@@ -121,7 +121,7 @@ func genSum(s *isa) {
 			VADDPS(accs[i+w], accs[i], accs[i])
 		}
 	}
-	Store(s.hsumy(accs[0]), ReturnIndex(0))
+	Store(s.hsum(accs[0]), ReturnIndex(0))
 	VZEROUPPER()
 	RET()
 
@@ -234,7 +234,7 @@ func genMax(s *isa) {
 			maxOp(accs[i+w], accs[i])
 		}
 	}
-	m := s.hfold(accs[0], maxOp)
+	m := s.fold(accs[0], maxOp)
 	nanTest()
 	JNZ(LabelRef("isNaN"))
 	z := XMM()
@@ -356,29 +356,6 @@ func genMax(s *isa) {
 	Store(sm, ReturnIndex(0))
 	VZEROUPPER()
 	RET()
-}
-
-// hfold folds the lanes of v with op (a lane-wise maximum: op(src, acc) sets
-// acc) and returns an XMM holding the result in lane 0.
-func (s *isa) hfold(v VecVirtual, op func(src, acc VecVirtual)) VecVirtual {
-	y := v
-	if s.wide {
-		hi := YMM()
-		VEXTRACTF64X4(U8(1), v, hi)
-		y = v.AsY().(VecVirtual)
-		op(hi, y)
-	}
-	hi := XMM()
-	VEXTRACTF128(U8(1), y, hi)
-	x := y.AsX().(VecVirtual)
-	op(hi, x)
-	t := XMM()
-	VMOVHLPS(x, x, t)
-	op(t, x)
-	t = XMM()
-	VMOVSHDUP(x, t)
-	op(t, x)
-	return x
 }
 
 const axpyUnroll = 4

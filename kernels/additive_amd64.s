@@ -319,12 +319,18 @@ blockTail:
 	VFMADD231PS  Y9, Y5, Y3
 
 blockDone:
-	VHADDPS      Y1, Y0, Y0
-	VHADDPS      Y3, Y2, Y2
-	VHADDPS      Y2, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X1
-	VADDPS       X1, X0, X0
-	VMOVUPS      X0, (AX)
+	VSHUFPS      $0x88, Y1, Y0, Y4
+	VSHUFPS      $0xdd, Y1, Y0, Y0
+	VADDPS       Y0, Y4, Y4
+	VSHUFPS      $0x88, Y3, Y2, Y0
+	VSHUFPS      $0xdd, Y3, Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VSHUFPS      $0x88, Y0, Y4, Y1
+	VSHUFPS      $0xdd, Y0, Y4, Y0
+	VADDPS       Y0, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VMOVUPS      X1, (AX)
 	ADDQ         $0x00000010, AX
 	LEAQ         (R12)(BX*1), DX
 	SUBQ         $0x00000004, CX
@@ -421,10 +427,10 @@ singleTail:
 singleDone:
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X0
-	VMOVHLPS     X0, X0, X1
+	VSHUFPS      $0x4e, X0, X0, X1
 	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
+	VSHUFPS      $0xb1, X0, X0, X1
+	VADDPS       X1, X0, X0
 	VMOVSS       X0, (AX)
 	ADDQ         $0x00000004, AX
 	ADDQ         BX, DX
@@ -501,10 +507,10 @@ shortRowCopy:
 	VMULPS       64(SP), Y5, Y5
 	VEXTRACTF128 $0x01, Y5, X1
 	VADDPS       X1, X5, X5
-	VMOVHLPS     X5, X5, X1
+	VSHUFPS      $0x4e, X5, X5, X1
 	VADDPS       X1, X5, X5
-	VMOVSHDUP    X5, X1
-	VADDSS       X1, X5, X5
+	VSHUFPS      $0xb1, X5, X5, X1
+	VADDPS       X1, X5, X5
 	VMOVSS       X5, (AX)
 	ADDQ         $0x00000004, AX
 	ADDQ         BX, DX
@@ -1097,57 +1103,41 @@ blockTail:
 blockDone:
 	VEXTRACTF64X4 $0x01, Z0, Y6
 	VADDPS        Y6, Y0, Y0
-	VEXTRACTF32X4 $0x01, Y0, X6
-	VADDPS        X6, X0, X0
-	VMOVHLPS      X0, X0, X6
-	VADDPS        X6, X0, X0
-	VMOVSHDUP     X0, X6
-	VADDSS        X6, X0, X0
-	VMOVSS        X0, (AX)
-	VEXTRACTF64X4 $0x01, Z1, Y0
+	VEXTRACTF64X4 $0x01, Z1, Y6
+	VADDPS        Y6, Y1, Y1
+	VEXTRACTF64X4 $0x01, Z2, Y6
+	VADDPS        Y6, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z3, Y6
+	VADDPS        Y6, Y3, Y3
+	VSHUFPS       $0x88, Y1, Y0, Y6
+	VSHUFPS       $0xdd, Y1, Y0, Y0
+	VADDPS        Y0, Y6, Y6
+	VSHUFPS       $0x88, Y3, Y2, Y0
+	VSHUFPS       $0xdd, Y3, Y2, Y1
+	VADDPS        Y1, Y0, Y0
+	VSHUFPS       $0x88, Y0, Y6, Y1
+	VSHUFPS       $0xdd, Y0, Y6, Y0
 	VADDPS        Y0, Y1, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
 	VADDPS        X0, X1, X1
-	VMOVHLPS      X1, X1, X0
-	VADDPS        X0, X1, X1
-	VMOVSHDUP     X1, X0
-	VADDSS        X0, X1, X1
-	VMOVSS        X1, 4(AX)
-	VEXTRACTF64X4 $0x01, Z2, Y0
-	VADDPS        Y0, Y2, Y2
-	VEXTRACTF32X4 $0x01, Y2, X0
-	VADDPS        X0, X2, X2
-	VMOVHLPS      X2, X2, X0
-	VADDPS        X0, X2, X2
-	VMOVSHDUP     X2, X0
-	VADDSS        X0, X2, X2
-	VMOVSS        X2, 8(AX)
-	VEXTRACTF64X4 $0x01, Z3, Y0
-	VADDPS        Y0, Y3, Y3
-	VEXTRACTF32X4 $0x01, Y3, X0
-	VADDPS        X0, X3, X3
-	VMOVHLPS      X3, X3, X0
-	VADDPS        X0, X3, X3
-	VMOVSHDUP     X3, X0
-	VADDSS        X0, X3, X3
-	VMOVSS        X3, 12(AX)
+	VMOVUPS       X1, (AX)
 	VEXTRACTF64X4 $0x01, Z4, Y0
 	VADDPS        Y0, Y4, Y4
 	VEXTRACTF32X4 $0x01, Y4, X0
 	VADDPS        X0, X4, X4
-	VMOVHLPS      X4, X4, X0
+	VSHUFPS       $0x4e, X4, X4, X0
 	VADDPS        X0, X4, X4
-	VMOVSHDUP     X4, X0
-	VADDSS        X0, X4, X4
+	VSHUFPS       $0xb1, X4, X4, X0
+	VADDPS        X0, X4, X4
 	VMOVSS        X4, 16(AX)
 	VEXTRACTF64X4 $0x01, Z5, Y0
 	VADDPS        Y0, Y5, Y5
 	VEXTRACTF32X4 $0x01, Y5, X0
 	VADDPS        X0, X5, X5
-	VMOVHLPS      X5, X5, X0
+	VSHUFPS       $0x4e, X5, X5, X0
 	VADDPS        X0, X5, X5
-	VMOVSHDUP     X5, X0
-	VADDSS        X0, X5, X5
+	VSHUFPS       $0xb1, X5, X5, X0
+	VADDPS        X0, X5, X5
 	VMOVSS        X5, 20(AX)
 	ADDQ          $0x00000018, AX
 	LEAQ          (R14)(BX*1), DX
@@ -1242,10 +1232,10 @@ singleDone:
 	VADDPS        Y1, Y0, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
 	VADDPS        X1, X0, X0
-	VMOVHLPS      X0, X0, X1
+	VSHUFPS       $0x4e, X0, X0, X1
 	VADDPS        X1, X0, X0
-	VMOVSHDUP     X0, X1
-	VADDSS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
 	VMOVSS        X0, (AX)
 	ADDQ          $0x00000004, AX
 	ADDQ          BX, DX

@@ -95,12 +95,18 @@ blockReduce:
 	VADDPS       Y4, Y3, Y3
 	VADDPS       Y6, Y5, Y5
 	VADDPS       Y8, Y7, Y7
-	VHADDPS      Y3, Y1, Y1
-	VHADDPS      Y7, Y5, Y5
-	VHADDPS      Y5, Y1, Y1
-	VEXTRACTF128 $0x01, Y1, X2
-	VADDPS       X2, X1, X1
-	VMOVUPS      X1, (AX)
+	VSHUFPS      $0x88, Y3, Y1, Y2
+	VSHUFPS      $0xdd, Y3, Y1, Y1
+	VADDPS       Y1, Y2, Y2
+	VSHUFPS      $0x88, Y7, Y5, Y1
+	VSHUFPS      $0xdd, Y7, Y5, Y3
+	VADDPS       Y3, Y1, Y1
+	VSHUFPS      $0x88, Y1, Y2, Y3
+	VSHUFPS      $0xdd, Y1, Y2, Y1
+	VADDPS       Y1, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X1
+	VADDPS       X1, X3, X3
+	VMOVUPS      X3, (AX)
 	ADDQ         $0x00000010, AX
 	LEAQ         (R10)(BX*1), DX
 	SUBQ         $0x00000004, CX
@@ -137,10 +143,10 @@ singleReduce:
 	VADDPS       Y2, Y1, Y1
 	VEXTRACTF128 $0x01, Y1, X2
 	VADDPS       X2, X1, X1
-	VMOVHLPS     X1, X1, X2
+	VSHUFPS      $0x4e, X1, X1, X2
 	VADDPS       X2, X1, X1
-	VMOVSHDUP    X1, X2
-	VADDSS       X2, X1, X1
+	VSHUFPS      $0xb1, X1, X1, X2
+	VADDPS       X2, X1, X1
 	VMOVSS       X1, (AX)
 	ADDQ         $0x00000004, AX
 	ADDQ         BX, DX
@@ -200,7 +206,7 @@ DATA tailmask<>+60(SB)/4, $0xffffffff
 GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 
 // func matVecAVX512(dst []float32, a []float32, lda int, x []float32)
-// Requires: AVX, AVX512DQ, AVX512F, BMI2
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
 TEXT ·matVecAVX512(SB), NOSPLIT, $0-80
 	MOVQ  dst_base+0(FP), AX
 	MOVQ  dst_len+8(FP), CX
@@ -291,12 +297,18 @@ blockReduce:
 	VADDPS        Y1, Y4, Y4
 	VEXTRACTF64X4 $0x01, Z6, Y1
 	VADDPS        Y1, Y6, Y6
-	VHADDPS       Y2, Y0, Y0
-	VHADDPS       Y6, Y4, Y4
-	VHADDPS       Y4, Y0, Y0
-	VEXTRACTF128  $0x01, Y0, X1
-	VADDPS        X1, X0, X0
-	VMOVUPS       X0, (AX)
+	VSHUFPS       $0x88, Y2, Y0, Y1
+	VSHUFPS       $0xdd, Y2, Y0, Y0
+	VADDPS        Y0, Y1, Y1
+	VSHUFPS       $0x88, Y6, Y4, Y0
+	VSHUFPS       $0xdd, Y6, Y4, Y2
+	VADDPS        Y2, Y0, Y0
+	VSHUFPS       $0x88, Y0, Y1, Y2
+	VSHUFPS       $0xdd, Y0, Y1, Y0
+	VADDPS        Y0, Y2, Y2
+	VEXTRACTF32X4 $0x01, Y2, X0
+	VADDPS        X0, X2, X2
+	VMOVUPS       X2, (AX)
 	ADDQ          $0x00000010, AX
 	LEAQ          (R10)(BX*1), DX
 	SUBQ          $0x00000004, CX
@@ -330,12 +342,12 @@ singleReduce:
 	VADDPS        Z1, Z0, Z0
 	VEXTRACTF64X4 $0x01, Z0, Y1
 	VADDPS        Y1, Y0, Y0
-	VEXTRACTF128  $0x01, Y0, X1
+	VEXTRACTF32X4 $0x01, Y0, X1
 	VADDPS        X1, X0, X0
-	VMOVHLPS      X0, X0, X1
+	VSHUFPS       $0x4e, X0, X0, X1
 	VADDPS        X1, X0, X0
-	VMOVSHDUP     X0, X1
-	VADDSS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
 	VMOVSS        X0, (AX)
 	ADDQ          $0x00000004, AX
 	ADDQ          BX, DX

@@ -53,10 +53,10 @@ maxReduce:
 	VMAXPS       Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VMAXPS       X1, X0, X0
-	VMOVHLPS     X0, X0, X1
+	VSHUFPS      $0x4e, X0, X0, X1
 	VMAXPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VMAXSS       X1, X0, X0
+	VSHUFPS      $0xb1, X0, X0, X1
+	VMAXPS       X1, X0, X0
 	VSUBSS       X0, X0, X1
 	VUCOMISS     X1, X1
 	JP           special
@@ -190,10 +190,10 @@ expReduce:
 	VADDPS       Y2, Y1, Y1
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X1
-	VMOVHLPS     X1, X1, X0
+	VSHUFPS      $0x4e, X1, X1, X0
 	VADDPS       X0, X1, X1
-	VMOVSHDUP    X1, X0
-	VADDSS       X0, X1, X1
+	VSHUFPS      $0xb1, X1, X1, X0
+	VADDPS       X0, X1, X1
 	VMOVSS       softmaxOne<>+0(SB), X0
 	VDIVSS       X1, X0, X0
 	VBROADCASTSS X0, Y0
@@ -277,10 +277,10 @@ oneLoaded:
 	VMOVAPS      Y0, Y1
 	VEXTRACTF128 $0x01, Y1, X2
 	VMAXPS       X2, X1, X1
-	VMOVHLPS     X1, X1, X2
+	VSHUFPS      $0x4e, X1, X1, X2
 	VMAXPS       X2, X1, X1
-	VMOVSHDUP    X1, X2
-	VMAXSS       X2, X1, X1
+	VSHUFPS      $0xb1, X1, X1, X2
+	VMAXPS       X2, X1, X1
 	VSUBSS       X1, X1, X2
 	VUCOMISS     X2, X2
 	JP           special
@@ -310,10 +310,10 @@ oneLoaded:
 	VMOVAPS      Y0, Y1
 	VEXTRACTF128 $0x01, Y1, X2
 	VADDPS       X2, X1, X1
-	VMOVHLPS     X1, X1, X2
+	VSHUFPS      $0x4e, X1, X1, X2
 	VADDPS       X2, X1, X1
-	VMOVSHDUP    X1, X2
-	VADDSS       X2, X1, X1
+	VSHUFPS      $0xb1, X1, X1, X2
+	VADDPS       X2, X1, X1
 	VMOVSS       softmaxOne<>+0(SB), X2
 	VDIVSS       X1, X2, X1
 	VBROADCASTSS X1, Y1
@@ -522,10 +522,10 @@ maxReduce:
 	VMAXPS        Y1, Y0, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
 	VMAXPS        X1, X0, X0
-	VMOVHLPS      X0, X0, X1
+	VSHUFPS       $0x4e, X0, X0, X1
 	VMAXPS        X1, X0, X0
-	VMOVSHDUP     X0, X1
-	VMAXSS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VMAXPS        X1, X0, X0
 	VSUBSS        X0, X0, X1
 	VUCOMISS      X1, X1
 	JP            special
@@ -640,10 +640,10 @@ expReduce:
 	VADDPS        Y0, Y1, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
 	VADDPS        X0, X1, X1
-	VMOVHLPS      X1, X1, X0
+	VSHUFPS       $0x4e, X1, X1, X0
 	VADDPS        X0, X1, X1
-	VMOVSHDUP     X1, X0
-	VADDSS        X0, X1, X1
+	VSHUFPS       $0xb1, X1, X1, X0
+	VADDPS        X0, X1, X1
 	VMOVSS        softmaxOne<>+0(SB), X0
 	VDIVSS        X1, X0, X0
 	VBROADCASTSS  X0, Z0
@@ -710,10 +710,10 @@ one:
 	VMAXPS            Y2, Y1, Y1
 	VEXTRACTF32X4     $0x01, Y1, X2
 	VMAXPS            X2, X1, X1
-	VMOVHLPS          X1, X1, X2
+	VSHUFPS           $0x4e, X1, X1, X2
 	VMAXPS            X2, X1, X1
-	VMOVSHDUP         X1, X2
-	VMAXSS            X2, X1, X1
+	VSHUFPS           $0xb1, X1, X1, X2
+	VMAXPS            X2, X1, X1
 	VSUBSS            X1, X1, X2
 	VUCOMISS          X2, X2
 	JP                special
@@ -741,10 +741,10 @@ one:
 	VADDPS            Y2, Y1, Y1
 	VEXTRACTF32X4     $0x01, Y1, X2
 	VADDPS            X2, X1, X1
-	VMOVHLPS          X1, X1, X2
+	VSHUFPS           $0x4e, X1, X1, X2
 	VADDPS            X2, X1, X1
-	VMOVSHDUP         X1, X2
-	VADDSS            X2, X1, X1
+	VSHUFPS           $0xb1, X1, X1, X2
+	VADDPS            X2, X1, X1
 	VMOVSS            softmaxOne<>+0(SB), X2
 	VDIVSS            X1, X2, X1
 	VBROADCASTSS      X1, Z1
@@ -774,10 +774,10 @@ few:
 	VMAXPS            Y5, Y4, Y4
 	VEXTRACTF32X4     $0x01, Y4, X5
 	VMAXPS            X5, X4, X4
-	VMOVHLPS          X4, X4, X5
+	VSHUFPS           $0x4e, X4, X4, X5
 	VMAXPS            X5, X4, X4
-	VMOVSHDUP         X4, X5
-	VMAXSS            X5, X4, X4
+	VSHUFPS           $0xb1, X4, X4, X5
+	VMAXPS            X5, X4, X4
 	VSUBSS            X4, X4, X5
 	VUCOMISS          X5, X5
 	JP                special
@@ -857,10 +857,10 @@ few:
 	VADDPS            Y0, Y5, Y5
 	VEXTRACTF32X4     $0x01, Y5, X0
 	VADDPS            X0, X5, X5
-	VMOVHLPS          X5, X5, X0
+	VSHUFPS           $0x4e, X5, X5, X0
 	VADDPS            X0, X5, X5
-	VMOVSHDUP         X5, X0
-	VADDSS            X0, X5, X5
+	VSHUFPS           $0xb1, X5, X5, X0
+	VADDPS            X0, X5, X5
 	VMOVSS            softmaxOne<>+0(SB), X0
 	VDIVSS            X5, X0, X0
 	VBROADCASTSS      X0, Z0

@@ -294,9 +294,9 @@ reduce:
 	VMAXPS       Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VMAXPS       X1, X0, X0
-	VMOVHLPS     X0, X0, X1
+	VSHUFPS      $0x4e, X0, X0, X1
 	VMAXPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
+	VSHUFPS      $0xb1, X0, X0, X1
 	VMAXPS       X1, X0, X0
 	VMOVMSKPS    Y4, CX
 	TESTL        CX, CX
@@ -380,7 +380,7 @@ scalarDone:
 	RET
 
 // func maxAVX512(x []float32) float32
-// Requires: AVX, AVX512DQ, AVX512F, BMI2, SSE
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, SSE
 TEXT ·maxAVX512(SB), NOSPLIT, $0-28
 	MOVQ         x_base+0(FP), AX
 	MOVQ         x_len+8(FP), CX
@@ -476,11 +476,11 @@ reduce:
 	VMAXPS        Z1, Z0, Z0
 	VEXTRACTF64X4 $0x01, Z0, Y1
 	VMAXPS        Y1, Y0, Y0
-	VEXTRACTF128  $0x01, Y0, X1
+	VEXTRACTF32X4 $0x01, Y0, X1
 	VMAXPS        X1, X0, X0
-	VMOVHLPS      X0, X0, X1
+	VSHUFPS       $0x4e, X0, X0, X1
 	VMAXPS        X1, X0, X0
-	VMOVSHDUP     X0, X1
+	VSHUFPS       $0xb1, X0, X0, X1
 	VMAXPS        X1, X0, X0
 	KORTESTW      K1, K1
 	JNZ           isNaN
