@@ -1,5 +1,20 @@
 module github.com/heedml/heed/bench
 
-go 1.24
+go 1.26.0
 
 replace github.com/heedml/heed => ../
+
+require (
+	github.com/heedml/heed v0.0.0-00010101000000-000000000000
+	github.com/tphakala/simd v1.11.0
+	github.com/viterin/vek v0.4.3
+	gonum.org/v1/gonum v0.17.0
+)
+
+require (
+	github.com/chewxy/math32 v1.10.1 // indirect
+	github.com/klauspost/cpuid/v2 v2.4.2 // indirect
+	github.com/viterin/partial v1.1.0 // indirect
+	golang.org/x/exp v0.0.0-20230817173708-d852ddb80c63 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+)

@@ -1,0 +1,133 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/heedml/heed/kernels"
+)
+
+// Level is one read-only streaming bandwidth measurement.
+type Level struct {
+	Name  string  // L1, L2, L3, memory
+	Limit int64   // working sets up to this many bytes are bounded by it
+	Bytes int64   // buffer size measured
+	GBs   float64 // bytes per nanosecond
+}
+
+// Ceilings are the machine limits measured in this process.
+type Ceilings struct {
+	Loops  string  // which loops measured them
+	Levels []Level // L1 first
+	GFlops float64 // FMA throughput (one core)
+}
+
+// cacheSizes returns the data-cache sizes of CPU 0 from Linux sysfs (L1d, L2,
+// L3), or typical values where they cannot be read.
+func cacheSizes() []int64 {
+	sizes := []int64{32 << 10, 1 << 20, 32 << 20}
+	for i := 0; i < 8; i++ {
+		dir := fmt.Sprintf("/sys/devices/system/cpu/cpu0/cache/index%d/", i)
+		lvl, err1 := os.ReadFile(dir + "level")
+		typ, err2 := os.ReadFile(dir + "type")
+		sz, err3 := os.ReadFile(dir + "size")
+		if err1 != nil || err2 != nil || err3 != nil || strings.TrimSpace(string(typ)) == "Instruction" {
+			continue
+		}
+		l, _ := strconv.Atoi(strings.TrimSpace(string(lvl)))
+		s := strings.TrimSpace(string(sz))
+		mult := int64(1)
+		switch {
+		case strings.HasSuffix(s, "K"):
+			mult, s = 1<<10, strings.TrimSuffix(s, "K")
+		case strings.HasSuffix(s, "M"):
+			mult, s = 1<<20, strings.TrimSuffix(s, "M")
+		}
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err == nil && l >= 1 && l <= 3 {
+			sizes[l-1] = v * mult
+		}
+	}
+	return sizes
+}
+
+// MeasureCeilings measures read-only streaming bandwidth with buffers of half
+// of L1, L2 and L3 and of 4×L3 (memory), and the FMA throughput of one core.
+func MeasureCeilings(round time.Duration, rounds int) Ceilings {
+	name, stream, block, fma, flopsPerIter := ceilingLoops()
+	caches := cacheSizes()
+	c := Ceilings{Loops: name}
+	names := []string{"L1", "L2", "L3", "memory"}
+	for i, nm := range names {
+		var bytes, limit int64
+		if i < 3 {
+			bytes, limit = caches[i]/2, caches[i]
+		} else {
+			bytes, limit = 4*caches[2], 1<<62
+		}
+		n := int(bytes/4) / block * block
+		buf := make([]float32, n)
+		for j := range buf {
+			buf[j] = 1
+		}
+		ns := Measure(func(iters int) {
+			var s float32
+			for range iters {
+				s += stream(buf)
+			}
+			sink = s
+		}, round, rounds)
+		c.Levels = append(c.Levels, Level{Name: nm, Limit: limit, Bytes: int64(4 * n), GBs: float64(4*n) / ns})
+	}
+	ns := Measure(func(iters int) { sink = fma(iters*1000, 1) }, round, rounds)
+	c.GFlops = float64(1000*flopsPerIter) / ns
+	return c
+}
+
+// genericLoops uses heed's Sum as the streaming loop and a Go loop with eight
+// independent multiply-adds as the FMA loop.
+func genericLoops() (string, func([]float32) float32, int, func(int, float32) float32, int) {
+	return "heed kernels.Sum (" + kernels.Active().String() + ") and a Go loop", kernels.Sum, 1, goFMA, 16
+}
+
+func goFMA(iters int, a float32) float32 {
+	var s0, s1, s2, s3, s4, s5, s6, s7 float32
+	for range iters {
+		s0 = s0*a + a
+		s1 = s1*a + a
+		s2 = s2*a + a
+		s3 = s3*a + a
+		s4 = s4*a + a
+		s5 = s5*a + a
+		s6 = s6*a + a
+		s7 = s7*a + a
+	}
+	return s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7
+}
+
+// Level returns the level that bounds a working set of the given size.
+func (c Ceilings) Level(bytes int64) Level {
+	for _, l := range c.Levels {
+		if bytes <= l.Limit {
+			return l
+		}
+	}
+	return c.Levels[len(c.Levels)-1]
+}
+
+// Fraction returns how close a call of case cs taking ns nanoseconds comes to
+// its roofline: the larger of its bandwidth over the streaming ceiling of the
+// level its working set fits in, and its flop rate over the FMA ceiling. It
+// also names which bound it is.
+func (c Ceilings) Fraction(cs *Case, ns float64) (float64, string) {
+	l := c.Level(cs.Bytes)
+	bw := float64(cs.Bytes) / ns / l.GBs
+	fl := float64(cs.Flops) / ns / c.GFlops
+	if bw >= fl {
+		return bw, "BW " + l.Name
+	}
+	return fl, "FMA"
+}

@@ -1,0 +1,108 @@
+package bench
+
+import (
+	"sort"
+
+	"github.com/heedml/heed/kernels"
+)
+
+// Kernel names one operation that every implementation is measured on.
+type Kernel int
+
+const (
+	Dot         Kernel = iota // x·y
+	MatVec                    // dst = A·x
+	MatTVec                   // dst += Aᵀ·x
+	MatVecBatch               // dst = X·Aᵀ (batch vectors against one matrix)
+	Exp                       // dst = eˣ
+	Tanh                      // dst = tanh x
+	Softmax                   // dst = softmax x
+	Additive                  // dst[s] = Σ v·tanh(q + K[s])
+	numKernels
+)
+
+// Kernels lists every kernel in report order.
+var Kernels = []Kernel{Dot, MatVec, MatTVec, MatVecBatch, Exp, Tanh, Softmax, Additive}
+
+var kernelNames = [...]string{"Dot", "MatVec", "MatTVec", "MatVecBatch", "Exp", "Tanh", "Softmax", "AdditiveScore"}
+
+func (k Kernel) String() string { return kernelNames[k] }
+
+// Impl is one implementation of some of the kernels: heed under one ISA, or a
+// peer. A nil field means the implementation cannot do that work.
+type Impl struct {
+	Name string
+	// Heed marks heed's own implementations; ISA is the one they run under.
+	Heed bool
+	ISA  kernels.ISA
+	// Parallel marks implementations that use more than one goroutine; they
+	// are reported beside, not ranked against, the single-threaded ones.
+	Parallel bool
+	// Note says how the implementation does each kernel when it is a
+	// composition of the peer's primitives rather than one call.
+	Note map[Kernel]string
+	// Tol widens the comparison test's tolerance for a kernel whose accuracy
+	// the peer does not promise to match heed's (documented per use).
+	Tol map[Kernel]float64
+
+	Dot         func(x, y []float32) float32
+	MatVec      func(dst []float32, a kernels.Matrix, x []float32)
+	MatTVec     func(dst []float32, a kernels.Matrix, x []float32)
+	MatVecBatch func(dst, a, x kernels.Matrix)
+	Exp         func(dst, x []float32)
+	Tanh        func(dst, x []float32)
+	Softmax     func(dst, x []float32)
+	Additive    func(dst []float32, k kernels.Matrix, q, v []float32)
+
+	order int
+}
+
+// Has reports whether im implements k.
+func (im *Impl) Has(k Kernel) bool {
+	switch k {
+	case Dot:
+		return im.Dot != nil
+	case MatVec:
+		return im.MatVec != nil
+	case MatTVec:
+		return im.MatTVec != nil
+	case MatVecBatch:
+		return im.MatVecBatch != nil
+	case Exp:
+		return im.Exp != nil
+	case Tanh:
+		return im.Tanh != nil
+	case Softmax:
+		return im.Softmax != nil
+	case Additive:
+		return im.Additive != nil
+	}
+	return false
+}
+
+// enter prepares the process for running im: heed's implementations select
+// their ISA, every other restores heed's default.
+func (im *Impl) enter() {
+	if im.Heed {
+		if err := kernels.Use(im.ISA); err != nil {
+			panic(err)
+		}
+		return
+	}
+	kernels.Use(defaultISA)
+}
+
+var defaultISA = kernels.Active()
+
+var registry []*Impl
+
+// register adds im; files that build a peer (some behind build tags) call it
+// from init. order sorts the report's columns.
+func register(order int, im *Impl) {
+	im.order = order
+	registry = append(registry, im)
+	sort.SliceStable(registry, func(i, j int) bool { return registry[i].order < registry[j].order })
+}
+
+// Impls returns every implementation built into this binary, heed's first.
+func Impls() []*Impl { return append([]*Impl(nil), registry...) }
