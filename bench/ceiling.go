@@ -54,33 +54,43 @@ func cacheSizes() []int64 {
 	return sizes
 }
 
-// MeasureCeilings measures read-only streaming bandwidth with buffers of half
-// of L1, L2 and L3 and of 4×L3 (memory), and the FMA throughput of one core.
+// MeasureCeilings measures read-only streaming bandwidth for each cache level
+// and memory, and the FMA throughput of one core.
 func MeasureCeilings(round time.Duration, rounds int) Ceilings {
-	name, stream, block, fma, flopsPerIter := ceilingLoops()
+	name, streams, block, fma, flopsPerIter := ceilingLoops()
 	caches := cacheSizes()
 	c := Ceilings{Loops: name}
-	names := []string{"L1", "L2", "L3", "memory"}
-	for i, nm := range names {
-		var bytes, limit int64
-		if i < 3 {
-			bytes, limit = caches[i]/2, caches[i]
-		} else {
-			bytes, limit = 4*caches[2], 1<<62
-		}
-		n := int(bytes/4) / block * block
-		buf := make([]float32, n)
-		for j := range buf {
-			buf[j] = 1
-		}
-		ns := Measure(func(iters int) {
-			var s float32
-			for range iters {
-				s += stream(buf)
+	// Per level, the best of a few buffer sizes that fit it (for memory,
+	// 4× and 8× L3).
+	cands := [][]int64{
+		{caches[0] / 4, caches[0] / 2},
+		{caches[1] / 4, caches[1] / 2},
+		{caches[2] / 8, caches[2] / 4, caches[2] / 2},
+		{4 * caches[2], 8 * caches[2]},
+	}
+	limits := []int64{caches[0], caches[1], caches[2], 1 << 62}
+	for i, nm := range []string{"L1", "L2", "L3", "memory"} {
+		best := Level{Name: nm, Limit: limits[i]}
+		for _, bytes := range cands[i] {
+			n := max(block, int(bytes/4)/block*block)
+			buf := make([]float32, n)
+			for j := range buf {
+				buf[j] = 1
 			}
-			sink = s
-		}, round, rounds)
-		c.Levels = append(c.Levels, Level{Name: nm, Limit: limit, Bytes: int64(4 * n), GBs: float64(4*n) / ns})
+			for _, stream := range streams {
+				ns := Measure(func(iters int) {
+					var s float32
+					for range iters {
+						s += stream(buf)
+					}
+					sink = s
+				}, round, rounds)
+				if gbs := float64(4*n) / ns; gbs > best.GBs {
+					best.Bytes, best.GBs = int64(4*n), gbs
+				}
+			}
+		}
+		c.Levels = append(c.Levels, best)
 	}
 	ns := Measure(func(iters int) { sink = fma(iters*1000, 1) }, round, rounds)
 	c.GFlops = float64(1000*flopsPerIter) / ns
@@ -89,8 +99,8 @@ func MeasureCeilings(round time.Duration, rounds int) Ceilings {
 
 // genericLoops uses heed's Sum as the streaming loop and a Go loop with eight
 // independent multiply-adds as the FMA loop.
-func genericLoops() (string, func([]float32) float32, int, func(int, float32) float32, int) {
-	return "heed kernels.Sum (" + kernels.Active().String() + ") and a Go loop", kernels.Sum, 1, goFMA, 16
+func genericLoops() (string, []func([]float32) float32, int, func(int, float32) float32, int) {
+	return "heed kernels.Sum (" + kernels.Active().String() + ") and a Go loop", []func([]float32) float32{kernels.Sum}, 1, goFMA, 16
 }
 
 func goFMA(iters int, a float32) float32 {
@@ -119,13 +129,25 @@ func (c Ceilings) Level(bytes int64) Level {
 }
 
 // Fraction returns how close a call of case cs taking ns nanoseconds comes to
-// its roofline: the larger of its bandwidth over the streaming ceiling of the
-// level its working set fits in, and its flop rate over the FMA ceiling. It
-// also names which bound it is.
+// the ceiling that bounds it, and names that ceiling. For Dot and the matrix
+// kernels it is the roofline: the larger of the bandwidth over the streaming
+// ceiling of the level the working set fits in and the flop rate over the FMA
+// ceiling. Exp, Tanh and AdditiveScore are bounded by instruction throughput:
+// their fraction is elements per FMA slot (Flops counts one FMA per element),
+// so 1/fraction is the cost of an element in FMA slots. Softmax takes the
+// larger of that and its bandwidth fraction.
 func (c Ceilings) Fraction(cs *Case, ns float64) (float64, string) {
 	l := c.Level(cs.Bytes)
 	bw := float64(cs.Bytes) / ns / l.GBs
 	fl := float64(cs.Flops) / ns / c.GFlops
+	switch cs.Kernel {
+	case Exp, Tanh, Additive:
+		return fl, "FMA slot"
+	case Softmax:
+		if fl >= bw {
+			return fl, "FMA slot"
+		}
+	}
 	if bw >= fl {
 		return bw, "BW " + l.Name
 	}

@@ -44,6 +44,9 @@ type Impl struct {
 	// Tol widens the comparison test's tolerance for a kernel whose accuracy
 	// the peer does not promise to match heed's (documented per use).
 	Tol map[Kernel]float64
+	// Enter, if not nil, prepares the process before im is measured (for
+	// example the thread count of a C library).
+	Enter func()
 
 	Dot         func(x, y []float32) float32
 	MatVec      func(dst []float32, a kernels.Matrix, x []float32)
@@ -90,6 +93,9 @@ func (im *Impl) enter() {
 		return
 	}
 	kernels.Use(defaultISA)
+	if im.Enter != nil {
+		im.Enter()
+	}
 }
 
 var defaultISA = kernels.Active()

@@ -1,19 +1,78 @@
-// Command report runs heed's kernel benchmarks and prints them in benchstat's
-// format. `make bench` runs it.
+// Command report compares heed with its peers on this CPU: it measures the
+// machine's ceilings and every implementation built in (build with -tags
+// heedcgo for OpenBLAS and SLEEF, GOEXPERIMENT=simd for go-highway and
+// simd/archsimd), then writes a markdown table, a CSV and an SVG plot.
+// `make bench` runs it.
 package main
 
 import (
+	"bytes"
+	"flag"
 	"fmt"
 	"os"
-	"os/exec"
-	"runtime"
+	"strings"
+	"time"
+
+	"github.com/heedml/heed/bench"
 )
 
 func main() {
-	fmt.Fprintf(os.Stderr, "heed bench on %s/%s, %d CPUs\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "Dot|MatVec", "-count", "3", "github.com/heedml/heed/kernels")
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
+	full := flag.Bool("full", false, "every size (default: the representative subset)")
+	only := flag.String("kernels", "", "comma-separated kernels to run (default: all)")
+	round := flag.Duration("round", 10*time.Millisecond, "length of one timing round")
+	rounds := flag.Int("rounds", 5, "timing rounds per measurement (the median is kept)")
+	md := flag.String("md", "RESULTS.md", "markdown output")
+	csv := flag.String("csv", "results.csv", "CSV output")
+	svg := flag.String("svg", "results.svg", "SVG plot output")
+	cmdName := flag.String("command", "make bench", "command named in the report")
+	flag.Parse()
+
+	o := bench.Options{Full: *full, Round: *round, Rounds: *rounds, Progress: os.Stderr}
+	if *only != "" {
+		for _, name := range strings.Split(*only, ",") {
+			found := false
+			for _, k := range bench.Kernels {
+				if strings.EqualFold(k.String(), name) {
+					o.Kernels, found = append(o.Kernels, k), true
+				}
+			}
+			if !found {
+				fmt.Fprintf(os.Stderr, "report: unknown kernel %q\n", name)
+				os.Exit(2)
+			}
+		}
+	}
+	env := bench.CurrentEnv(*cmdName)
+	fmt.Fprintf(os.Stderr, "heed bench on %s, %s\nimplementations:", env.CPU, env.Go)
+	for _, im := range bench.Impls() {
+		fmt.Fprintf(os.Stderr, " %s", im.Name)
+	}
+	fmt.Fprintf(os.Stderr, "\nmeasuring ceilings...\n")
+	ceil := bench.MeasureCeilings(*round, *rounds)
+	rs := bench.Run(o, ceil)
+
+	var buf bytes.Buffer
+	bench.WriteMarkdown(&buf, env, ceil, rs)
+	os.Stdout.Write(buf.Bytes())
+	write(*md, buf.Bytes())
+	buf.Reset()
+	bench.WriteCSV(&buf, rs)
+	write(*csv, buf.Bytes())
+	buf.Reset()
+	bench.WriteSVG(&buf, "heed vs peers: "+env.CPU, rs)
+	write(*svg, buf.Bytes())
+	fmt.Fprintln(os.Stderr)
+	for _, s := range bench.Summary(rs) {
+		fmt.Fprintln(os.Stderr, s)
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s, %s, %s\n", *md, *csv, *svg)
+}
+
+func write(name string, b []byte) {
+	if name == "" {
+		return
+	}
+	if err := os.WriteFile(name, b, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(1)
 	}

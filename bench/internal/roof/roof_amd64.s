@@ -3,11 +3,12 @@
 // Read-only streaming and FMA-throughput loops that bound the kernels. Written
 // by hand (they are not kernels; asmgen does not generate them).
 
-// func streamAVX512(x []float32) float32
-// Sums x (len a multiple of 128) with eight independent accumulators.
-TEXT ·streamAVX512(SB), NOSPLIT, $0-28
-	MOVQ x_base+0(FP), SI
-	MOVQ x_len+8(FP), CX
+// func StreamAVX512(x []float32) float32
+// Sums x (len a multiple of 128) reading its two halves as two concurrent
+// streams (as Dot and MatVec read two or more), eight accumulators in all.
+TEXT ·StreamAVX512(SB), NOSPLIT, $0-28
+	MOVQ   x_base+0(FP), SI
+	MOVQ   x_len+8(FP), CX
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -16,19 +17,21 @@ TEXT ·streamAVX512(SB), NOSPLIT, $0-28
 	VPXORD Z5, Z5, Z5
 	VPXORD Z6, Z6, Z6
 	VPXORD Z7, Z7, Z7
-	SHRQ $7, CX
-	JZ   s512done
+	LEAQ   (SI)(CX*2), DI
+	SHRQ   $7, CX
+	JZ     s512done
 
 s512loop:
 	VADDPS 0(SI), Z0, Z0
-	VADDPS 64(SI), Z1, Z1
-	VADDPS 128(SI), Z2, Z2
-	VADDPS 192(SI), Z3, Z3
-	VADDPS 256(SI), Z4, Z4
-	VADDPS 320(SI), Z5, Z5
-	VADDPS 384(SI), Z6, Z6
-	VADDPS 448(SI), Z7, Z7
-	ADDQ   $512, SI
+	VADDPS 0(DI), Z1, Z1
+	VADDPS 64(SI), Z2, Z2
+	VADDPS 64(DI), Z3, Z3
+	VADDPS 128(SI), Z4, Z4
+	VADDPS 128(DI), Z5, Z5
+	VADDPS 192(SI), Z6, Z6
+	VADDPS 192(DI), Z7, Z7
+	ADDQ   $256, SI
+	ADDQ   $256, DI
 	DECQ   CX
 	JNZ    s512loop
 
@@ -50,9 +53,10 @@ s512done:
 	VZEROUPPER
 	RET
 
-// func streamAVX2(x []float32) float32
-// Sums x (len a multiple of 64) with eight independent accumulators.
-TEXT ·streamAVX2(SB), NOSPLIT, $0-28
+// func StreamAVX2(x []float32) float32
+// Sums x (len a multiple of 64) reading its two halves as two concurrent
+// streams, eight accumulators in all.
+TEXT ·StreamAVX2(SB), NOSPLIT, $0-28
 	MOVQ   x_base+0(FP), SI
 	MOVQ   x_len+8(FP), CX
 	VXORPS Y0, Y0, Y0
@@ -63,19 +67,21 @@ TEXT ·streamAVX2(SB), NOSPLIT, $0-28
 	VXORPS Y5, Y5, Y5
 	VXORPS Y6, Y6, Y6
 	VXORPS Y7, Y7, Y7
+	LEAQ   (SI)(CX*2), DI
 	SHRQ   $6, CX
 	JZ     s256done
 
 s256loop:
 	VADDPS 0(SI), Y0, Y0
-	VADDPS 32(SI), Y1, Y1
-	VADDPS 64(SI), Y2, Y2
-	VADDPS 96(SI), Y3, Y3
-	VADDPS 128(SI), Y4, Y4
-	VADDPS 160(SI), Y5, Y5
-	VADDPS 192(SI), Y6, Y6
-	VADDPS 224(SI), Y7, Y7
-	ADDQ   $256, SI
+	VADDPS 0(DI), Y1, Y1
+	VADDPS 32(SI), Y2, Y2
+	VADDPS 32(DI), Y3, Y3
+	VADDPS 64(SI), Y4, Y4
+	VADDPS 64(DI), Y5, Y5
+	VADDPS 96(SI), Y6, Y6
+	VADDPS 96(DI), Y7, Y7
+	ADDQ   $128, SI
+	ADDQ   $128, DI
 	DECQ   CX
 	JNZ    s256loop
 
@@ -95,9 +101,9 @@ s256done:
 	VZEROUPPER
 	RET
 
-// func fmaAVX512(iters int, a float32) float32
+// func FMAAVX512(iters int, a float32) float32
 // Runs iters × 12 independent 16-lane FMAs (384 flops per iteration).
-TEXT ·fmaAVX512(SB), NOSPLIT, $0-20
+TEXT ·FMAAVX512(SB), NOSPLIT, $0-20
 	MOVQ         iters+0(FP), CX
 	VBROADCASTSS a+8(FP), Z12
 	VMOVAPS      Z12, Z13
@@ -148,9 +154,9 @@ f512done:
 	VZEROUPPER
 	RET
 
-// func fmaAVX2(iters int, a float32) float32
+// func FMAAVX2(iters int, a float32) float32
 // Runs iters × 12 independent 8-lane FMAs (192 flops per iteration).
-TEXT ·fmaAVX2(SB), NOSPLIT, $0-20
+TEXT ·FMAAVX2(SB), NOSPLIT, $0-20
 	MOVQ         iters+0(FP), CX
 	VBROADCASTSS a+8(FP), Y12
 	VMOVAPS      Y12, Y13
