@@ -1,33 +1,94 @@
 package bench
 
 import (
+	"runtime"
 	"slices"
 	"time"
 )
 
-// Measure returns the median time per call of run over rounds rounds of about
-// round each (after one calibration), in nanoseconds.
-func Measure(run func(iters int), round time.Duration, rounds int) float64 {
+// calibrate returns an iteration count for which run takes about round.
+func calibrate(run func(iters int), round time.Duration) int {
 	iters := 1
 	for {
 		t := time.Now()
 		run(iters)
 		d := time.Since(t)
 		if d >= round/4 || iters >= 1<<30 {
-			// scale to about one round
 			if d > 0 {
 				iters = max(1, int(float64(iters)*float64(round)/float64(d)))
 			}
-			break
+			return iters
 		}
 		iters *= 4
 	}
-	ns := make([]float64, rounds)
-	for i := range ns {
-		t := time.Now()
-		run(iters)
-		ns[i] = float64(time.Since(t).Nanoseconds()) / float64(iters)
+}
+
+// timeRound returns the time per call of run(iters): the CPU time of the
+// calling thread when cpu is set and the OS provides it (the caller has
+// locked its goroutine to the thread), else the wall-clock time.
+func timeRound(run func(iters int), iters int, cpu bool) float64 {
+	if cpu {
+		if t0, ok := threadTime(); ok {
+			run(iters)
+			t1, _ := threadTime()
+			return float64(t1-t0) / float64(iters)
+		}
 	}
-	slices.Sort(ns)
-	return ns[len(ns)/2]
+	t := time.Now()
+	run(iters)
+	return float64(time.Since(t).Nanoseconds()) / float64(iters)
+}
+
+func median(ns []float64) float64 {
+	s := slices.Clone(ns)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// Measure returns the median time per call of run over rounds rounds of about
+// round each (after one calibration), in nanoseconds of wall-clock time.
+func Measure(run func(iters int), round time.Duration, rounds int) float64 {
+	return MeasureAll([]func(int){run}, []bool{false}, round, rounds)[0]
+}
+
+// MeasureAll measures several functions doing the same work round-robin — one
+// round of each in turn, rounds times — so that interference from the rest of
+// the machine falls on all of them alike, and returns each one's median time
+// per call in nanoseconds.
+//
+// Where cpu[i] is set, run i is single-threaded and is timed by the CPU time
+// of its thread (on Linux), so time spent waiting for a CPU that another
+// process holds does not count; multi-threaded runs use the wall clock.
+func MeasureAll(runs []func(iters int), cpu []bool, round time.Duration, rounds int) []float64 {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	iters := make([]int, len(runs))
+	for i, r := range runs {
+		iters[i] = calibrate(r, round)
+	}
+	ns := make([][]float64, len(runs))
+	for range rounds {
+		for i, r := range runs {
+			ns[i] = append(ns[i], timeRound(r, iters[i], cpu[i]))
+		}
+	}
+	med := make([]float64, len(runs))
+	for i := range ns {
+		med[i] = median(ns[i])
+	}
+	return med
+}
+
+// best returns the shortest time per call of run over rounds rounds: a
+// ceiling is an upper bound, which interference only ever lowers.
+// It uses the thread's CPU time, like MeasureAll for single-threaded runs.
+func best(run func(iters int), round time.Duration, rounds int) float64 {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	it := calibrate(run, round)
+	b := timeRound(run, it, true)
+	for range rounds - 1 {
+		b = min(b, timeRound(run, it, true))
+	}
+	return b
 }

@@ -47,42 +47,58 @@ type Options struct {
 	Progress io.Writer
 }
 
-// Run measures every implementation on every case, one at a time.
+// Run measures every implementation on every case. The implementations of
+// one case are measured together, round-robin (MeasureAll), so their ratios
+// hold even when the machine is busy; ceil gives the fractions.
 func Run(o Options, ceil Ceilings) []Result {
 	ks := o.Kernels
 	if ks == nil {
 		ks = Kernels
 	}
 	type job struct {
-		c  *Case
-		im *Impl
+		c   *Case
+		ims []*Impl
 	}
 	var jobs []job
+	total := 0
 	for _, k := range ks {
 		for _, n := range Sizes(k, o.Full) {
-			c := NewCase(k, n)
+			j := job{c: NewCase(k, n)}
 			for _, im := range Impls() {
 				if im.Has(k) && !(im.Parallel && n < 256) {
-					jobs = append(jobs, job{c, im})
+					j.ims = append(j.ims, im)
 				}
 			}
+			jobs, total = append(jobs, j), total+len(j.ims)
 		}
 	}
 	var res []Result
 	start := time.Now()
 	for i, j := range jobs {
 		if o.Progress != nil {
-			fmt.Fprintf(o.Progress, "\r\033[K[%3d/%d %3.0fs] %v %s %s", i+1, len(jobs), time.Since(start).Seconds(), j.c.Kernel, j.c.Label, j.im.Name)
+			fmt.Fprintf(o.Progress, "\r\033[K[%3d/%d cases, %3.0fs] %v %s: %d implementations", i+1, len(jobs), time.Since(start).Seconds(), j.c.Kernel, j.c.Label, len(j.ims))
 		}
-		ns := Measure(j.c.Bind(j.im), o.Round, o.Rounds)
-		f, b := ceil.Fraction(j.c, ns)
-		res = append(res, Result{Case: j.c, Impl: j.im, Ns: ns, Rate: rate(j.c, ns), Frac: f, Bound: b})
+		runs, cpu := make([]func(int), len(j.ims)), make([]bool, len(j.ims))
+		for k, im := range j.ims {
+			runs[k], cpu[k] = j.c.Bind(im), !im.Parallel
+		}
+		for k, ns := range MeasureAll(runs, cpu, o.Round, o.Rounds) {
+			f, b := ceil.Fraction(j.c, ns)
+			res = append(res, Result{Case: j.c, Impl: j.ims[k], Ns: ns, Rate: rate(j.c, ns), Frac: f, Bound: b})
+		}
 	}
 	kernelsUseDefault()
 	if o.Progress != nil {
-		fmt.Fprintf(o.Progress, "\r\033[K%d measurements in %.0fs\n", len(jobs), time.Since(start).Seconds())
+		fmt.Fprintf(o.Progress, "\r\033[K%d measurements of %d cases in %.0fs\n", total, len(jobs), time.Since(start).Seconds())
 	}
 	return res
 }
 
 func kernelsUseDefault() { (&Impl{}).enter() }
+
+// Refraction recomputes every result's fraction against ceil.
+func Refraction(rs []Result, ceil Ceilings) {
+	for i := range rs {
+		rs[i].Frac, rs[i].Bound = ceil.Fraction(rs[i].Case, rs[i].Ns)
+	}
+}
