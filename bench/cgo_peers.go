@@ -157,6 +157,7 @@ func init() {
 	oneThread()
 	register(500, &Impl{
 		Name:  "openblas",
+		CGo:   true,
 		Enter: oneThread,
 		Note: map[Kernel]string{
 			MatTVec:     "cblas_sgemv(RowMajor, Trans, …, β=1)",
@@ -188,11 +189,11 @@ func init() {
 	}
 	note := map[Kernel]string{Softmax: "C loop: max, SLEEF expf u10 of x−max, sum, scale", Additive: "C loop per row: SLEEF tanhf u10 of q+K[s], FMA with v, sum"}
 	if slices.Contains(isas, kernels.AVX2) {
-		register(600, &Impl{Name: "sleef-u10/avx2", Note: note, Exp: mapf(0), Tanh: mapf(1), Softmax: mapf(6), Additive: additive(0)})
-		register(602, &Impl{Name: "sleef-u35/avx2", Tanh: mapf(2), Tol: map[Kernel]float64{Tanh: 3.5 / (1 << 23)}})
+		register(600, &Impl{Name: "sleef-u10/avx2", CGo: true, Note: note, Exp: mapf(0), Tanh: mapf(1), Softmax: mapf(6), Additive: additive(0)})
+		register(602, &Impl{Name: "sleef-u35/avx2", CGo: true, Tanh: mapf(2), Tol: map[Kernel]float64{Tanh: 3.5 / (1 << 23)}})
 	}
 	if slices.Contains(isas, kernels.AVX512) {
-		register(601, &Impl{Name: "sleef-u10/avx512", Note: note, Exp: mapf(3), Tanh: mapf(4), Softmax: mapf(7), Additive: additive(1)})
-		register(603, &Impl{Name: "sleef-u35/avx512", Tanh: mapf(5), Tol: map[Kernel]float64{Tanh: 3.5 / (1 << 23)}})
+		register(601, &Impl{Name: "sleef-u10/avx512", CGo: true, Note: note, Exp: mapf(3), Tanh: mapf(4), Softmax: mapf(7), Additive: additive(1)})
+		register(603, &Impl{Name: "sleef-u35/avx512", CGo: true, Tanh: mapf(5), Tol: map[Kernel]float64{Tanh: 3.5 / (1 << 23)}})
 	}
 }

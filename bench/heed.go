@@ -34,7 +34,7 @@ func init() {
 func parallelHeed(p int) *Impl {
 	note := fmt.Sprintf("%d goroutine(s), each calling heed on a block of rows (MatTVec: columns)", p)
 	return &Impl{
-		Name: fmt.Sprintf("heed×%d", p), Heed: true, ISA: defaultISA, Parallel: true,
+		Name: fmt.Sprintf("heed×%d", p), Heed: true, ISA: defaultISA, Parallel: true, Threads: p,
 		Note: map[Kernel]string{MatVec: note, MatTVec: note, MatVecBatch: note, Additive: note},
 		MatVec: func(dst []float32, a kernels.Matrix, x []float32) {
 			split(p, a.Rows, func(lo, hi int) {

@@ -38,6 +38,13 @@ type Impl struct {
 	// Parallel marks implementations that use more than one goroutine; they
 	// are reported beside, not ranked against, the single-threaded ones.
 	Parallel bool
+	// Threads is how many threads a call may keep busy (0 means 1). Calls
+	// on one thread are timed by that thread's CPU time, others by the wall
+	// clock (see MeasureAll).
+	Threads int
+	// CGo marks peers reached through cgo (OpenBLAS, SLEEF): C libraries,
+	// not Go peers, in the targets.
+	CGo bool
 	// Note says how the implementation does each kernel when it is a
 	// composition of the peer's primitives rather than one call.
 	Note map[Kernel]string

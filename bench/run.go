@@ -80,7 +80,7 @@ func Run(o Options, ceil Ceilings) []Result {
 		}
 		runs, cpu := make([]func(int), len(j.ims)), make([]bool, len(j.ims))
 		for k, im := range j.ims {
-			runs[k], cpu[k] = j.c.Bind(im), !im.Parallel
+			runs[k], cpu[k] = j.c.Bind(im), im.Threads <= 1
 		}
 		for k, ns := range MeasureAll(runs, cpu, o.Round, o.Rounds) {
 			f, b := ceil.Fraction(j.c, ns)

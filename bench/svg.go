@@ -7,7 +7,10 @@ import (
 	"math"
 )
 
-var palette = []string{"#d62728", "#ff7f0e", "#8c564b", "#7f7f7f", "#1f77b4", "#2ca02c", "#9467bd", "#17becf", "#bcbd22", "#e377c2", "#393b79", "#637939", "#843c39", "#7b4173"}
+// palette: heed's ISAs first (warm), then peers; 20 distinct colours.
+var palette = []string{"#d62728", "#ff7f0e", "#8c1a1a", "#7f7f7f", "#1f77b4", "#2ca02c", "#9467bd", "#17becf",
+	"#bcbd22", "#e377c2", "#393b79", "#637939", "#8c6d31", "#7b4173", "#3182bd", "#31a354", "#756bb1", "#636363",
+	"#e6550d", "#843c39"}
 
 // WriteSVG draws one panel per kernel: throughput against size (both axes
 // logarithmic), one line per implementation, heed's lines solid and thick,

@@ -118,7 +118,28 @@ func WriteMarkdown(w io.Writer, env Env, ceil Ceilings, rs []Result) {
 		fmt.Fprintf(w, "| %s | %s | %.1f |\n", l.Name, fmtBytes(l.Bytes), l.GBs)
 	}
 	fmt.Fprintf(w, "| **FMA throughput** | | **%.1f GFLOP/s** |\n\n", ceil.GFlops)
-	fmt.Fprintf(w, "Each cell below is `throughput (fraction of roofline)`. The roofline of a call is the larger of its bytes/s over the streaming ceiling of the cache level its working set fits in (`BW L1` … `BW memory`) and its flops/s over the FMA ceiling (`FMA`). For Exp, Tanh, Softmax and AdditiveScore the flops are counted as one FMA (2 flops) per element, so the fraction is elements per FMA slot: 1/fraction is what one element costs in FMA slots.\n\n")
+	fmt.Fprintf(w, "## Summary\n\nheed's fastest single-threaded ISA against the fastest single-threaded peer, over the sizes measured:\n\n")
+	for _, l := range Summary(rs) {
+		fmt.Fprintf(w, "- %s\n", l)
+	}
+	fmt.Fprintf(w, "\nTargets (issue 5):\n\n")
+	WriteTargets(w, Targets(rs))
+	fmt.Fprintf(w, "\nImplementations in this build:")
+	hasC, hasSimd := false, false
+	for _, im := range Impls() {
+		fmt.Fprintf(w, " %s", im.Name)
+		hasC = hasC || im.CGo
+		hasSimd = hasSimd || strings.HasPrefix(im.Name, "highway")
+	}
+	fmt.Fprintf(w, ".")
+	if !hasC {
+		fmt.Fprintf(w, " OpenBLAS and SLEEF are not in this build: install libopenblas-dev and libsleef-dev and run `make bench-cgo`.")
+	}
+	if !hasSimd {
+		fmt.Fprintf(w, " go-highway and simd/archsimd are not in this build: run `make bench-all` (GOEXPERIMENT=simd, with the cgo peers).")
+	}
+	fmt.Fprintf(w, " heed/generic is package fallback/ (pure Go) reached through kernels' validation.\n\n")
+	fmt.Fprintf(w, "## Results\n\nEach cell below is `throughput (fraction of roofline)`. The roofline of a call is the larger of its bytes/s over the streaming ceiling of the cache level its working set fits in (`BW L1` … `BW memory`) and its flops/s over the FMA ceiling (`FMA`). Exp, Tanh and AdditiveScore are bounded by instruction throughput instead: their fraction (`FMA slot`) is elements per FMA slot of the FMA ceiling, so 1/fraction is what one element costs in FMA slots. Softmax takes the larger of that and its bandwidth fraction. The `bound` column names the ceiling of heed's best result.\n\n")
 
 	for _, k := range Kernels {
 		var kr []Result
@@ -131,7 +152,7 @@ func WriteMarkdown(w io.Writer, env Env, ceil Ceilings, rs []Result) {
 			continue
 		}
 		ims := columns(kr)
-		fmt.Fprintf(w, "## %v (%s)\n\n| size | bound |", k, Unit(k))
+		fmt.Fprintf(w, "### %v (%s)\n\n| size | bound |", k, Unit(k))
 		for _, im := range ims {
 			fmt.Fprintf(w, " %s |", im.Name)
 		}
@@ -180,7 +201,7 @@ func WriteMarkdown(w io.Writer, env Env, ceil Ceilings, rs []Result) {
 			fmt.Fprintf(w, "Compositions and accuracy: %s.\n\n", strings.Join(notes, "; "))
 		}
 	}
-	fmt.Fprintf(w, "Implementations marked ×P run P goroutines (vek-matmul: vek's own goroutines over all CPUs); they are shown beside the single-threaded ones but not ranked against them in `÷ best peer`.\n")
+	fmt.Fprintf(w, "Implementations marked ×P run P goroutines (vek-matmul: vek's own goroutines over all CPUs); they are shown beside the single-threaded ones but not ranked against them in `÷ best peer`. Single-threaded calls are timed by their thread's CPU time (Linux), multi-threaded ones by the wall clock, so on a busy machine the multi-threaded figures understate.\n")
 }
 
 func fmtBytes(b int64) string {

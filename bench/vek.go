@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"runtime"
+
 	"github.com/heedml/heed/kernels"
 	"github.com/viterin/vek/vek32"
 )
@@ -48,7 +50,7 @@ func init() {
 		},
 	})
 	register(301, &Impl{
-		Name: "vek-matmul", Parallel: true,
+		Name: "vek-matmul", Parallel: true, Threads: runtime.NumCPU(),
 		Note: map[Kernel]string{
 			MatVec:      "vek32.MatMul_Into(dst, A, x) (A·x as rows×cols·cols×1); goroutines over all CPUs when rows·cols ≥ 100000",
 			MatVecBatch: "vek32.MatMul_Into per vector",
