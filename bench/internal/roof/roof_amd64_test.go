@@ -34,10 +34,14 @@ func TestStreamLoops(t *testing.T) {
 		}
 	}
 	// The FMA loops return lane 0 of their twelve accumulators' sum.
-	if got, want := FMAAVX2(3, 1), float32(3*12); slices.Contains(kernels.Supported(), kernels.AVX2) && got != want {
-		t.Errorf("FMAAVX2(3, 1) = %v, want %v", got, want)
+	if slices.Contains(kernels.Supported(), kernels.AVX2) {
+		if got, want := FMAAVX2(3, 1), float32(3*12); got != want {
+			t.Errorf("FMAAVX2(3, 1) = %v, want %v", got, want)
+		}
 	}
-	if got, want := FMAAVX512(3, 1), float32(3*12); slices.Contains(kernels.Supported(), kernels.AVX512) && got != want {
-		t.Errorf("FMAAVX512(3, 1) = %v, want %v", got, want)
+	if slices.Contains(kernels.Supported(), kernels.AVX512) {
+		if got, want := FMAAVX512(3, 1), float32(3*12); got != want {
+			t.Errorf("FMAAVX512(3, 1) = %v, want %v", got, want)
+		}
 	}
 }
