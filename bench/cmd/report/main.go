@@ -1,7 +1,8 @@
 // Command report compares heed with its peers on this CPU: it measures the
 // machine's ceilings and every implementation built in (build with -tags
 // heedcgo for OpenBLAS and SLEEF, GOEXPERIMENT=simd for go-highway and
-// simd/archsimd), then writes a markdown table, a CSV and an SVG plot.
+// simd/archsimd), then writes a markdown table, a CSV, an SVG plot and a
+// short section for README (PERFORMANCE.md).
 // `make bench` runs it.
 package main
 
@@ -24,6 +25,7 @@ func main() {
 	md := flag.String("md", "RESULTS.md", "markdown output")
 	csv := flag.String("csv", "results.csv", "CSV output")
 	svg := flag.String("svg", "results.svg", "SVG plot output")
+	perf := flag.String("perf", "PERFORMANCE.md", "short section for README")
 	cmdName := flag.String("command", "make bench", "command named in the report")
 	flag.Parse()
 
@@ -66,11 +68,14 @@ func main() {
 	buf.Reset()
 	bench.WriteSVG(&buf, "heed vs peers: "+env.CPU, rs)
 	write(*svg, buf.Bytes())
+	buf.Reset()
+	bench.WritePerformance(&buf, env, rs)
+	write(*perf, buf.Bytes())
 	fmt.Fprintln(os.Stderr)
 	for _, s := range bench.Summary(rs) {
 		fmt.Fprintln(os.Stderr, s)
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s, %s, %s\n", *md, *csv, *svg)
+	fmt.Fprintf(os.Stderr, "wrote %s, %s, %s, %s\n", *md, *csv, *svg, *perf)
 }
 
 func write(name string, b []byte) {
