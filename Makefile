@@ -54,7 +54,7 @@ test-generated:
 BENCH_TAGS ?=
 BENCH_GOEXPERIMENT ?=
 BENCH_COUNT ?= 6
-BENCH_TIME ?= 200ms
+BENCH_TIME ?= 100ms
 bench:
 	cd bench && $(GO) run ./cmd/report -command 'make bench'
 

@@ -2,5 +2,5 @@
 
 package bench
 
-// threadTime is unavailable here: timings use the wall clock.
-func threadTime() (int64, bool) { return 0, false }
+// cpuTime is unavailable here: timings use the wall clock.
+func cpuTime() (int64, bool) { return 0, false }

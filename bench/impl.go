@@ -39,7 +39,7 @@ type Impl struct {
 	// are reported beside, not ranked against, the single-threaded ones.
 	Parallel bool
 	// Threads is how many threads a call may keep busy (0 means 1). Calls
-	// on one thread are timed by that thread's CPU time, others by the wall
+	// on one thread are timed by the process's CPU time, others by the wall
 	// clock (see MeasureAll).
 	Threads int
 	// CGo marks peers reached through cgo (OpenBLAS, SLEEF): C libraries,

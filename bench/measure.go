@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"runtime"
 	"slices"
 	"time"
 )
@@ -23,14 +22,13 @@ func calibrate(run func(iters int), round time.Duration) int {
 	}
 }
 
-// timeRound returns the time per call of run(iters): the CPU time of the
-// calling thread when cpu is set and the OS provides it (the caller has
-// locked its goroutine to the thread), else the wall-clock time.
+// timeRound returns the time per call of run(iters): the process's CPU time
+// when cpu is set and the OS provides it, else the wall-clock time.
 func timeRound(run func(iters int), iters int, cpu bool) float64 {
 	if cpu {
-		if t0, ok := threadTime(); ok {
+		if t0, ok := cpuTime(); ok {
 			run(iters)
-			t1, _ := threadTime()
+			t1, _ := cpuTime()
 			return float64(t1-t0) / float64(iters)
 		}
 	}
@@ -56,12 +54,11 @@ func Measure(run func(iters int), round time.Duration, rounds int) float64 {
 // the machine falls on all of them alike, and returns each one's median time
 // per call in nanoseconds.
 //
-// Where cpu[i] is set, run i is single-threaded and is timed by the CPU time
-// of its thread (on Linux), so time spent waiting for a CPU that another
-// process holds does not count; multi-threaded runs use the wall clock.
+// Where cpu[i] is set, run i is meant to be single-threaded and is timed by
+// the process's CPU time (on Linux), so time spent waiting for a CPU that
+// another process holds does not count (and work an implementation hands to
+// other goroutines still does); multi-threaded runs use the wall clock.
 func MeasureAll(runs []func(iters int), cpu []bool, round time.Duration, rounds int) []float64 {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	iters := make([]int, len(runs))
 	for i, r := range runs {
 		iters[i] = calibrate(r, round)
@@ -81,10 +78,8 @@ func MeasureAll(runs []func(iters int), cpu []bool, round time.Duration, rounds 
 
 // best returns the shortest time per call of run over rounds rounds: a
 // ceiling is an upper bound, which interference only ever lowers.
-// It uses the thread's CPU time, like MeasureAll for single-threaded runs.
+// It uses the process's CPU time, like MeasureAll for single-threaded runs.
 func best(run func(iters int), round time.Duration, rounds int) float64 {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	it := calibrate(run, round)
 	b := timeRound(run, it, true)
 	for range rounds - 1 {

@@ -14,8 +14,10 @@ var palette = []string{"#d62728", "#ff7f0e", "#8c1a1a", "#7f7f7f", "#1f77b4", "#
 
 // WriteSVG draws one panel per kernel: throughput against size (both axes
 // logarithmic), one line per implementation, heed's lines solid and thick,
-// peers' dashed. It is plain SVG with no dependencies.
-func WriteSVG(w io.Writer, title string, rs []Result) {
+// peers' dashed, and the ceilings as thin grey lines (streaming bandwidth
+// per level for GB/s, FMA peak for GFLOP/s, one element per FMA slot for
+// Gelem/s). It is plain SVG with no dependencies.
+func WriteSVG(w io.Writer, title string, ceil Ceilings, rs []Result) {
 	const pw, ph, cols = 480, 300, 2
 	const ml, mr, mt, mb = 60, 10, 28, 40
 	var ks []Kernel
@@ -53,6 +55,24 @@ func WriteSVG(w io.Writer, title string, rs []Result) {
 				ymin, ymax = math.Min(ymin, r.Rate), math.Max(ymax, r.Rate)
 			}
 		}
+		type hline struct {
+			v     float64
+			label string
+		}
+		var ceils []hline
+		switch Unit(k) {
+		case "GB/s":
+			for _, l := range ceil.Levels {
+				ceils = append(ceils, hline{l.GBs, l.Name})
+			}
+		case "GFLOP/s":
+			ceils = append(ceils, hline{ceil.GFlops, "FMA peak"})
+		default:
+			ceils = append(ceils, hline{ceil.GFlops / 2, "1 elem/FMA slot"})
+		}
+		for _, h := range ceils {
+			ymin, ymax = math.Min(ymin, h.v), math.Max(ymax, h.v)
+		}
 		lx0, lx1 := math.Log2(xmin), math.Log2(xmax)
 		if lx1 == lx0 {
 			lx1++
@@ -71,6 +91,11 @@ func WriteSVG(w io.Writer, title string, rs []Result) {
 			y := py(math.Pow(10, e))
 			fmt.Fprintf(w, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end">%g</text>`+"\n",
 				ox+ml, y, ox+pw-mr, y, ox+ml-4, y+4, math.Pow(10, e))
+		}
+		for _, h := range ceils {
+			y := py(h.v)
+			fmt.Fprintf(w, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#999" stroke-width="0.8"/><text x="%d" y="%.1f" text-anchor="end" fill="#777" font-size="9">%s</text>`+"\n",
+				ox+ml, y, ox+pw-mr, y, ox+pw-mr-2, y-2, html.EscapeString(h.label))
 		}
 		seen := map[int]bool{}
 		for _, r := range kr {

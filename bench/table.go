@@ -201,7 +201,7 @@ func WriteMarkdown(w io.Writer, env Env, ceil Ceilings, rs []Result) {
 			fmt.Fprintf(w, "Compositions and accuracy: %s.\n\n", strings.Join(notes, "; "))
 		}
 	}
-	fmt.Fprintf(w, "Implementations marked ×P run P goroutines (vek-matmul: vek's own goroutines over all CPUs); they are shown beside the single-threaded ones but not ranked against them in `÷ best peer`. Single-threaded calls are timed by their thread's CPU time (Linux), multi-threaded ones by the wall clock, so on a busy machine the multi-threaded figures understate.\n")
+	fmt.Fprintf(w, "Implementations marked ×P run P goroutines (vek-matmul: vek's own goroutines over all CPUs); they are shown beside the single-threaded ones but not ranked against them in `÷ best peer`. Single-threaded implementations are timed by the process's CPU time (Linux), so waiting for a CPU held by another process does not count; multi-threaded ones by the wall clock, so on a busy machine the multi-threaded figures understate.\n")
 }
 
 func fmtBytes(b int64) string {

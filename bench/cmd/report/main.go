@@ -66,7 +66,7 @@ func main() {
 	bench.WriteCSV(&buf, rs)
 	write(*csv, buf.Bytes())
 	buf.Reset()
-	bench.WriteSVG(&buf, "heed vs peers: "+env.CPU, rs)
+	bench.WriteSVG(&buf, "heed vs peers: "+env.CPU, ceil, rs)
 	write(*svg, buf.Bytes())
 	buf.Reset()
 	bench.WritePerformance(&buf, env, rs)
