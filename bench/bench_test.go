@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/heedml/heed/kernels"
 )
 
 // The whole matrix as go test benchmarks, for benchstat (make bench-full):
@@ -13,7 +11,7 @@ import (
 // bandwidth, and the ceilings as BenchmarkCeiling/<level> and /fma.
 
 func benchKernel(b *testing.B, k Kernel) {
-	defer kernels.Use(defaultISA)
+	defer kernelsUseDefault()
 	for _, n := range Sizes(k, true) {
 		c := NewCase(k, n)
 		b.Run(strings.ReplaceAll(c.Label, "×", "x"), func(b *testing.B) {

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"runtime"
 	"sort"
 
 	"github.com/heedml/heed/kernels"
@@ -90,9 +91,14 @@ func (im *Impl) Has(k Kernel) bool {
 	return false
 }
 
-// enter prepares the process for running im: heed's implementations select
-// their ISA, every other restores heed's default.
+// enter prepares the process for running im: GOMAXPROCS is set to the
+// threads it may use (1 for single-threaded implementations, so that nothing
+// — heed's attention package included — spreads work over goroutines), heed's
+// implementations select their ISA, every other restores heed's default.
 func (im *Impl) enter() {
+	if want := max(1, im.Threads); runtime.GOMAXPROCS(0) != want {
+		runtime.GOMAXPROCS(want)
+	}
 	if im.Heed {
 		if err := kernels.Use(im.ISA); err != nil {
 			panic(err)

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"testing"
-
-	"github.com/heedml/heed/kernels"
 )
 
 // TestPeersMatchHeed runs every implementation through the same Bind path the
@@ -24,7 +22,7 @@ func TestPeersMatchHeed(t *testing.T) {
 	if ref == nil {
 		t.Fatal("no heed implementation for the default ISA")
 	}
-	defer kernels.Use(defaultISA)
+	defer kernelsUseDefault()
 	for _, k := range Kernels {
 		for _, n := range testSizes(k) {
 			want := result(NewCase(k, n), ref)

@@ -3,7 +3,10 @@ package bench
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"time"
+
+	"github.com/heedml/heed/kernels"
 )
 
 // Result is one implementation measured on one case.
@@ -56,14 +59,15 @@ func Run(o Options, ceil Ceilings) []Result {
 		ks = Kernels
 	}
 	type job struct {
-		c   *Case
+		k   Kernel
+		n   int
 		ims []*Impl
 	}
 	var jobs []job
 	total := 0
 	for _, k := range ks {
 		for _, n := range Sizes(k, o.Full) {
-			j := job{c: NewCase(k, n)}
+			j := job{k: k, n: n}
 			for _, im := range Impls() {
 				if im.Has(k) && !(im.Parallel && n < 256) {
 					j.ims = append(j.ims, im)
@@ -75,17 +79,19 @@ func Run(o Options, ceil Ceilings) []Result {
 	var res []Result
 	start := time.Now()
 	for i, j := range jobs {
+		c := NewCase(j.k, j.n) // inputs live only while measured
 		if o.Progress != nil {
-			fmt.Fprintf(o.Progress, "\r\033[K[%3d/%d cases, %3.0fs] %v %s: %d implementations", i+1, len(jobs), time.Since(start).Seconds(), j.c.Kernel, j.c.Label, len(j.ims))
+			fmt.Fprintf(o.Progress, "\r\033[K[%3d/%d cases, %3.0fs] %v %s: %d implementations", i+1, len(jobs), time.Since(start).Seconds(), c.Kernel, c.Label, len(j.ims))
 		}
 		runs, cpu := make([]func(int), len(j.ims)), make([]bool, len(j.ims))
 		for k, im := range j.ims {
-			runs[k], cpu[k] = j.c.Bind(im), im.Threads <= 1
+			runs[k], cpu[k] = c.Bind(im), im.Threads <= 1
 		}
 		for k, ns := range MeasureAll(runs, cpu, o.Round, o.Rounds) {
-			f, b := ceil.Fraction(j.c, ns)
-			res = append(res, Result{Case: j.c, Impl: j.ims[k], Ns: ns, Rate: rate(j.c, ns), Frac: f, Bound: b})
+			f, b := ceil.Fraction(c, ns)
+			res = append(res, Result{Case: c, Impl: j.ims[k], Ns: ns, Rate: rate(c, ns), Frac: f, Bound: b})
 		}
+		c.release()
 	}
 	kernelsUseDefault()
 	if o.Progress != nil {
@@ -94,7 +100,14 @@ func Run(o Options, ceil Ceilings) []Result {
 	return res
 }
 
-func kernelsUseDefault() { (&Impl{}).enter() }
+// kernelsUseDefault restores heed's default ISA and the GOMAXPROCS the
+// process started with.
+func kernelsUseDefault() {
+	kernels.Use(defaultISA)
+	runtime.GOMAXPROCS(defaultProcs)
+}
+
+var defaultProcs = runtime.GOMAXPROCS(0)
 
 // Refraction recomputes every result's fraction against ceil.
 func Refraction(rs []Result, ceil Ceilings) {
