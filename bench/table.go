@@ -194,7 +194,7 @@ func WriteMarkdown(w io.Writer, env Env, ceil Ceilings, rs []Result) {
 				notes = append(notes, fmt.Sprintf("%s: %s", im.Name, n))
 			}
 			if t := im.Tol[k]; t > 0 {
-				notes = append(notes, fmt.Sprintf("%s: accuracy %.1g relative per element (heed: 2 ULP ≈ 1.2e-7), checked by TestPeersMatchHeed", im.Name, t))
+				notes = append(notes, fmt.Sprintf("%s: its e^x or tanh is accurate to %.1g relative (heed: 2 ULP ≈ 1.2e-7), the tolerance TestPeersMatchHeed allows it", im.Name, t))
 			}
 		}
 		if len(notes) > 0 {
