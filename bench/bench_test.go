@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -21,6 +22,7 @@ func benchKernel(b *testing.B, k Kernel) {
 					continue
 				}
 				b.Run(strings.ReplaceAll(im.Name, "/", "-"), func(b *testing.B) {
+					defer runtime.GOMAXPROCS(defaultProcs) // run sets it per implementation
 					b.SetBytes(c.Bytes)
 					run(1)
 					b.ResetTimer()
