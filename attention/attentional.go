@@ -1,0 +1,37 @@
+package attention
+
+import "github.com/heedml/heed/kernels"
+
+// Attentional computes Luong's attentional state h̃ = tanh(W_c[c; h]) from a
+// context c and a decoder state h, for W_c of size d_out×(d_c+d_h). It keeps
+// the concatenation buffer, so Apply allocates nothing; it is not safe for
+// concurrent use.
+type Attentional struct {
+	wc kernels.Matrix
+	dc int
+	x  []float32
+}
+
+// NewAttentional returns the attentional-state layer with weights wc
+// (d_out×(d_c+d_h)) for contexts of length dc. It panics unless
+// 0 ≤ dc ≤ wc.Cols.
+func NewAttentional(wc kernels.Matrix, dc int) *Attentional {
+	checkMatrix("Attentional", "Wc", wc)
+	if dc < 0 || dc > wc.Cols {
+		panicf("Attentional: context length %d out of range [0, %d] for Wc %d×%d", dc, wc.Cols, wc.Rows, wc.Cols)
+	}
+	return &Attentional{wc: wc, dc: dc, x: make([]float32, wc.Cols)}
+}
+
+// Apply sets dst = tanh(W_c[c; h]). It panics unless len(c) = d_c,
+// len(h) = W_c.Cols − d_c and len(dst) = W_c.Rows.
+func (a *Attentional) Apply(dst, c, h []float32) {
+	if len(c) != a.dc || len(h) != a.wc.Cols-a.dc || len(dst) != a.wc.Rows {
+		panicf("Attentional: Wc is %d×%d with context length %d; got len(dst)=%d, len(c)=%d, len(h)=%d, want %d, %d, %d",
+			a.wc.Rows, a.wc.Cols, a.dc, len(dst), len(c), len(h), a.wc.Rows, a.dc, a.wc.Cols-a.dc)
+	}
+	copy(a.x, c)
+	copy(a.x[a.dc:], h)
+	kernels.MatVec(dst, a.wc, a.x)
+	kernels.Tanh(dst, dst)
+}

@@ -1,0 +1,68 @@
+package attention
+
+import (
+	"fmt"
+
+	"github.com/heedml/heed/kernels"
+)
+
+// panicf panics with a message prefixed by the package name.
+//
+//go:noinline
+func panicf(format string, args ...any) {
+	panic(fmt.Sprintf("heed/attention: "+format, args...))
+}
+
+// checkMatrix panics unless m is a valid matrix (see kernels.Matrix); mech and
+// name say whose argument it is.
+func checkMatrix(mech, name string, m kernels.Matrix) {
+	if m.Rows < 0 || m.Cols < 0 {
+		panicf("%s: %s is %d×%d: negative size", mech, name, m.Rows, m.Cols)
+	}
+	if m.Rows == 0 || m.Cols == 0 {
+		return
+	}
+	if m.Rows > 1 && m.Stride < m.Cols {
+		panicf("%s: %s is %d×%d with stride %d < %d columns", mech, name, m.Rows, m.Cols, m.Stride, m.Cols)
+	}
+	if m.Rows > 1 && m.Stride > (maxInt-m.Cols)/(m.Rows-1) {
+		panicf("%s: %s is %d×%d with stride %d: size overflows int", mech, name, m.Rows, m.Cols, m.Stride)
+	}
+	if need := (m.Rows-1)*m.Stride + m.Cols; len(m.Data) < need {
+		panicf("%s: %s is %d×%d with stride %d: len(Data)=%d < %d", mech, name, m.Rows, m.Cols, m.Stride, len(m.Data), need)
+	}
+}
+
+const maxInt = int(^uint(0) >> 1)
+
+// rows returns rows [lo, hi) of m as a matrix view.
+func rows(m kernels.Matrix, lo, hi int) kernels.Matrix {
+	if hi <= lo || m.Cols == 0 {
+		return kernels.Matrix{Rows: hi - lo, Cols: m.Cols, Stride: m.Stride}
+	}
+	return kernels.Matrix{Rows: hi - lo, Cols: m.Cols, Stride: m.Stride, Data: m.Data[lo*m.Stride : (hi-1)*m.Stride+m.Cols]}
+}
+
+// cols returns columns [lo, hi) of m as a matrix view (a head's block).
+func cols(m kernels.Matrix, lo, hi int) kernels.Matrix {
+	if m.Rows == 0 || hi <= lo {
+		return kernels.Matrix{Rows: m.Rows, Cols: hi - lo, Stride: m.Stride}
+	}
+	return kernels.Matrix{Rows: m.Rows, Cols: hi - lo, Stride: m.Stride, Data: m.Data[lo : (m.Rows-1)*m.Stride+hi]}
+}
+
+// row returns row i of m (length m.Cols; nil when m.Cols is 0).
+func row(m kernels.Matrix, i int) []float32 {
+	if m.Cols == 0 {
+		return nil
+	}
+	return m.Data[i*m.Stride : i*m.Stride+m.Cols : i*m.Stride+m.Cols]
+}
+
+// grow returns buf resliced to n, reallocated only when its capacity is short.
+func grow(buf []float32, n int) []float32 {
+	if cap(buf) < n {
+		return make([]float32, n)
+	}
+	return buf[:n]
+}

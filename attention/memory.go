@@ -1,0 +1,189 @@
+package attention
+
+import (
+	"math"
+
+	"github.com/heedml/heed/kernels"
+)
+
+// Memory is one sequence prepared for attention: its S keys (encoder states,
+// the rows of an S×d_k matrix), its values (S×d_v, by default the keys
+// themselves), an optional mask, the scorer's per-sequence caches (key norms
+// for Cosine, K = H̄W₂ᵀ for Additive) and the scratch space of a step. A
+// decoder builds it once per sequence (or Resets it, reusing its buffers) and
+// then pays per step only for the step.
+//
+// The keys and values are referenced, not copied: they must not change while
+// the Memory is in use (call Reset after changing them). A Memory is not safe
+// for concurrent use; distinct Memories are independent.
+type Memory struct {
+	sc     Scorer
+	keys   kernels.Matrix
+	values kernels.Matrix
+	valid  int    // keys [valid, S) are padding
+	mask   []bool // nil, or mask[s] reports whether key s is attended
+
+	invNorm []float32      // Cosine: 1/‖h̄_s‖ (0 for a zero key)
+	proj    kernels.Matrix // Additive: K = H̄W₂ᵀ, S×d_a
+	valT    kernels.Matrix // Vᵀ (d_v×S), built by the first AttendMany after Reset
+	valTOK  bool
+
+	q    []float32 // a step's query-side vector (scaled query, Wᵀh or W₁h)
+	qInv float32   // Cosine: 1/‖h‖ of the step's query
+	qm   []float32 // AttendMany's projected queries
+
+	split splitter
+}
+
+// NewMemory prepares keys (S×d_k) and values (S×d_v) for attention with sc. A
+// zero values matrix (kernels.Matrix{}) means the values are the keys. It
+// panics if the shapes do not fit sc: General needs d_k = W.Cols, Additive
+// d_k = W₂.Cols, and values must have S rows.
+func NewMemory(sc Scorer, keys, values kernels.Matrix) *Memory {
+	m := &Memory{sc: sc}
+	m.Reset(keys, values)
+	return m
+}
+
+// Reset prepares the Memory for another sequence with the same scorer,
+// reusing its buffers (it allocates only when they are too small). It clears
+// the mask and the valid length.
+func (m *Memory) Reset(keys, values kernels.Matrix) {
+	name := m.sc.String()
+	checkMatrix(name, "keys", keys)
+	if values.Rows == 0 && values.Cols == 0 && values.Data == nil {
+		values = keys
+	}
+	checkMatrix(name, "values", values)
+	if values.Rows != keys.Rows {
+		panicf("%s: keys have %d rows but values have %d", name, keys.Rows, values.Rows)
+	}
+	if dk := m.sc.keyDim(); dk >= 0 && keys.Cols != dk {
+		panicf("%s: keys have %d columns, want %d (the scorer's key length)", name, keys.Cols, dk)
+	}
+	m.keys, m.values = keys, values
+	m.valid, m.mask, m.valTOK = keys.Rows, nil, false
+	S := keys.Rows
+	m.q = grow(m.q, m.sc.projDim(keys.Cols))
+	switch m.sc.kind {
+	case kindCosine:
+		m.invNorm = grow(m.invNorm, S)
+		for s := range S {
+			k := row(keys, s)
+			n := math.Sqrt(float64(kernels.Dot(k, k)))
+			m.invNorm[s] = 0
+			if n > 0 {
+				m.invNorm[s] = float32(1 / n)
+			}
+		}
+	case kindAdditive:
+		da := m.sc.w2.Rows
+		m.proj = kernels.Matrix{Rows: S, Cols: da, Stride: da, Data: grow(m.proj.Data, S*da)}
+		kernels.MatVecBatch(m.proj, m.sc.w2, keys)
+	}
+}
+
+// Len returns S, the number of keys.
+func (m *Memory) Len() int { return m.keys.Rows }
+
+// QueryDim returns the length of a query.
+func (m *Memory) QueryDim() int { return m.sc.queryDim(m.keys.Cols) }
+
+// ValueDim returns d_v, the length of a context.
+func (m *Memory) ValueDim() int { return m.values.Cols }
+
+// SetValid makes only the first n keys attended: keys [n, S) are padding and
+// get weight 0 (and are not read). It panics unless 0 ≤ n ≤ S.
+func (m *Memory) SetValid(n int) {
+	if n < 0 || n > m.keys.Rows {
+		panicf("%s: valid length %d out of range [0, %d]", m.sc, n, m.keys.Rows)
+	}
+	m.valid = n
+}
+
+// SetMask sets the boolean mask: key s is attended only if mask[s] (and s is
+// below the valid length). nil clears it. The slice is referenced, so its
+// contents may change between steps. Masked keys get weight exactly 0; their
+// values are still multiplied by that 0 and should be finite. It panics unless
+// mask is nil or has length S.
+func (m *Memory) SetMask(mask []bool) {
+	if mask != nil && len(mask) != m.keys.Rows {
+		panicf("%s: len(mask)=%d, want S=%d", m.sc, len(mask), m.keys.Rows)
+	}
+	m.mask = mask
+}
+
+// prepareQuery computes the query-side vector of a step and returns the vector
+// the keys (or K) are multiplied with.
+func (m *Memory) prepareQuery(h []float32) []float32 {
+	switch m.sc.kind {
+	case kindScaled:
+		copy(m.q, h)
+		kernels.Scale(float32(1/math.Sqrt(float64(len(h)))), m.q)
+		return m.q
+	case kindCosine:
+		m.qInv = 0
+		if n := math.Sqrt(float64(kernels.Dot(h, h))); n > 0 {
+			m.qInv = float32(1 / n)
+		}
+		return h
+	case kindGeneral:
+		clear(m.q)
+		kernels.MatTVec(m.q, m.sc.w, h)
+		return m.q
+	case kindAdditive:
+		kernels.MatVec(m.q, m.sc.w, h)
+		return m.q
+	}
+	return h
+}
+
+// rowScores sets dst to the scores of keys [lo, lo+len(dst)) against the
+// prepared query vector qv. It only reads the Memory, so parts of one step may
+// run concurrently.
+func (m *Memory) rowScores(dst, qv []float32, lo int) {
+	hi := lo + len(dst)
+	switch m.sc.kind {
+	case kindAdditive:
+		kernels.AdditiveScore(dst, rows(m.proj, lo, hi), qv, m.sc.v)
+	case kindCosine:
+		kernels.MatVec(dst, rows(m.keys, lo, hi), qv)
+		inv := m.invNorm[lo:hi]
+		for i := range dst {
+			dst[i] *= inv[i] * m.qInv
+		}
+	default:
+		kernels.MatVec(dst, rows(m.keys, lo, hi), qv)
+	}
+}
+
+// applyMask sets to −Inf the scores x of keys [lo, lo+len(x)) that the mask
+// excludes and reports whether any key is attended.
+func (m *Memory) applyMask(x []float32, lo int) bool {
+	if m.mask == nil {
+		return len(x) > 0
+	}
+	any := false
+	ninf := float32(math.Inf(-1))
+	for i, ok := range m.mask[lo : lo+len(x)] {
+		if ok {
+			any = true
+		} else {
+			x[i] = ninf
+		}
+	}
+	return any
+}
+
+// checkStep panics unless weights, context and query fit the Memory.
+func (m *Memory) checkStep(weights, context, query []float32) {
+	if qd := m.QueryDim(); len(query) != qd {
+		panicf("%s: len(query)=%d, want %d", m.sc, len(query), qd)
+	}
+	if len(weights) != m.keys.Rows {
+		panicf("%s: len(weights)=%d, want S=%d", m.sc, len(weights), m.keys.Rows)
+	}
+	if len(context) != m.values.Cols {
+		panicf("%s: len(context)=%d, want d_v=%d", m.sc, len(context), m.values.Cols)
+	}
+}

@@ -1,0 +1,138 @@
+package attention
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/heedml/heed/kernels"
+)
+
+// TestAttentional checks h̃ = tanh(W_c[c; h]) against float64: the product is
+// within γ_n·Σ|W·x| and Tanh adds 2 ULP (≤ 4u relative).
+func TestAttentional(t *testing.T) {
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(11, 12))
+		for _, sh := range [][3]int{{1, 1, 0}, {1, 0, 1}, {3, 2, 5}, {16, 8, 8}, {33, 17, 64}} {
+			dout, dc, dh := sh[0], sh[1], sh[2]
+			wc := randMat(rng, dout, dc+dh, 3)
+			c, h, dst := randVec(rng, dc), randVec(rng, dh), make([]float32, dout)
+			a := NewAttentional(wc, dc)
+			a.Apply(dst, c, h)
+			x := append(append([]float32{}, c...), h...)
+			for i := range dout {
+				var z, abs float64
+				for j := range dc + dh {
+					p := at(wc, i, j) * float64(x[j])
+					z += p
+					abs += math.Abs(p)
+				}
+				want := math.Tanh(z)
+				bound := gamma(dc+dh)*abs + 4*u*math.Abs(want) + float64(dc+dh)*eta
+				if err := math.Abs(float64(dst[i]) - want); !(err <= bound) {
+					t.Fatalf("%v: dst[%d] = %v, want %v ± %.3g", sh, i, dst[i], want, bound)
+				}
+			}
+		}
+	})
+}
+
+// TestPanics checks that wrong shapes panic before any work, naming the
+// mechanism and the sizes.
+func TestPanics(t *testing.T) {
+	m := func(r, c int) kernels.Matrix {
+		return kernels.Matrix{Rows: r, Cols: c, Stride: c, Data: make([]float32, r*c)}
+	}
+	v := make([]float32, 8)
+	keys := m(5, 4)
+	add := Additive(m(3, 2), m(3, 4), v[:3])
+	for _, c := range []struct {
+		want string
+		f    func()
+	}{
+		{"heed/attention: Bahdanau: W1 is 3×2 and W2 is 2×4 but len(v)=3; want both with len(v) rows", func() { Additive(m(3, 2), m(2, 4), v[:3]) }},
+		{"heed/attention: Bahdanau: keys have 5 columns, want 4 (the scorer's key length)", func() { NewMemory(add, m(2, 5), kernels.Matrix{}) }},
+		{"heed/attention: Luong general: keys have 4 columns, want 3 (the scorer's key length)", func() { NewMemory(General(m(2, 3)), keys, kernels.Matrix{}) }},
+		{"heed/attention: Luong dot: keys have 5 rows but values have 4", func() { NewMemory(Dot(), keys, m(4, 4)) }},
+		{"heed/attention: cosine: keys is 5×4 with stride 4: len(Data)=19 < 20", func() {
+			NewMemory(Cosine(), kernels.Matrix{Rows: 5, Cols: 4, Stride: 4, Data: make([]float32, 19)}, kernels.Matrix{})
+		}},
+		{"heed/attention: Bahdanau: len(query)=4, want 2", func() { NewMemory(add, keys, kernels.Matrix{}).Attend(v[:5], v[:4], v[:4]) }},
+		{"heed/attention: Luong dot: len(weights)=4, want S=5", func() { NewMemory(Dot(), keys, kernels.Matrix{}).Attend(v[:4], v[:4], v[:4]) }},
+		{"heed/attention: Luong dot: len(context)=3, want d_v=4", func() { NewMemory(Dot(), keys, kernels.Matrix{}).Attend(v[:5], v[:3], v[:4]) }},
+		{"heed/attention: Luong dot: len(scores)=4, want S=5", func() { NewMemory(Dot(), keys, kernels.Matrix{}).Scores(v[:4], v[:4]) }},
+		{"heed/attention: cosine: len(query)=3, want 4", func() { NewMemory(Cosine(), keys, kernels.Matrix{}).Scores(v[:5], v[:3]) }},
+		{"heed/attention: scaled dot: valid length 6 out of range [0, 5]", func() { NewMemory(ScaledDot(), keys, kernels.Matrix{}).SetValid(6) }},
+		{"heed/attention: scaled dot: len(mask)=4, want S=5", func() { NewMemory(ScaledDot(), keys, kernels.Matrix{}).SetMask(make([]bool, 4)) }},
+		{"heed/attention: Luong dot: queries is 2×4, weights 2×5, context 3×4; want queries B×4, weights B×5, context B×4", func() {
+			NewMemory(Dot(), keys, kernels.Matrix{}).AttendMany(m(2, 5), m(3, 4), m(2, 4))
+		}},
+		{"heed/attention: Batch: 1 memories but 1 weights, 0 contexts, 1 queries", func() {
+			new(Batch).Attend([]*Memory{NewMemory(Dot(), keys, kernels.Matrix{})}, [][]float32{v[:5]}, nil, [][]float32{v[:4]})
+		}},
+		{"heed/attention: Batch: sequence 1 (Luong dot, S=5): len(weights)=5, len(context)=4, len(query)=3; want 5, 4, 4", func() {
+			d := NewMemory(Dot(), keys, kernels.Matrix{})
+			new(Batch).Attend([]*Memory{d, NewMemory(Dot(), keys, kernels.Matrix{})}, [][]float32{v[:5], v[:5]}, [][]float32{v[:4], v[:4]}, [][]float32{v[:4], v[:3]})
+		}},
+		{"heed/attention: Attentional: context length 5 out of range [0, 4] for Wc 2×4", func() { NewAttentional(m(2, 4), 5) }},
+		{"heed/attention: Attentional: Wc is 2×4 with context length 1; got len(dst)=2, len(c)=1, len(h)=2, want 2, 1, 3", func() {
+			NewAttentional(m(2, 4), 1).Apply(v[:2], v[:1], v[:2])
+		}},
+	} {
+		mustPanic(t, c.want, c.f)
+	}
+}
+
+// TestNoAllocs checks that steps, many-query calls, batches (also when spread
+// over goroutines), split steps, multi-head calls and the attentional state
+// allocate nothing once their buffers exist.
+func TestNoAllocs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	keys := randMat(rng, 64, 16, 0)
+	var mems []*Memory
+	for _, k := range allKinds {
+		sc, _, _ := newScorer(rng, k, 16, 16, 16)
+		mems = append(mems, NewMemory(sc, keys, kernels.Matrix{}))
+	}
+	w, c, h := make([]float32, 64), make([]float32, 16), randVec(rng, 16)
+	ws, cs, hs := make([][]float32, len(mems)), make([][]float32, len(mems)), make([][]float32, len(mems))
+	for i := range mems {
+		ws[i], cs[i], hs[i] = make([]float32, 64), make([]float32, 16), h
+	}
+	wm, cm, qm := randMat(rng, 8, 64, 0), randMat(rng, 8, 16, 0), randMat(rng, 8, 16, 0)
+	var b Batch
+	var mh Workspace
+	att := NewAttentional(randMat(rng, 8, 32, 0), 16)
+	calls := map[string]func(){
+		"Batch": func() { b.Attend(mems, ws, cs, hs) },
+		"MultiHead": func() {
+			MultiHead(cm, qm, keys, keys, 4, true, &mh)
+		},
+		"Attentional": func() { att.Apply(c[:8], c, h) },
+	}
+	for _, m := range mems {
+		calls["Attend "+m.sc.String()] = func() { m.Attend(w, c, h) }
+		calls["AttendMany "+m.sc.String()] = func() { m.AttendMany(wm, cm, qm) }
+		calls["Scores "+m.sc.String()] = func() { m.Scores(w, h) }
+	}
+	run := func(t *testing.T) {
+		forEachISA(t, func(t *testing.T) {
+			for name, f := range calls {
+				if got := testing.AllocsPerRun(20, f); got != 0 {
+					t.Errorf("%s allocates %v times per call", name, got)
+				}
+			}
+		})
+	}
+	t.Run("serial", run)
+	t.Run("parallel", func(t *testing.T) {
+		forceSplit(t, 8)
+		oldB, oldM := batchMinWork, multiHeadMinWork
+		batchMinWork, multiHeadMinWork = 0, 0
+		defer func() { batchMinWork, multiHeadMinWork = oldB, oldM }()
+		if mems[0].splitParts() < 2 {
+			t.Fatal("the step is not split")
+		}
+		run(t)
+	})
+}
