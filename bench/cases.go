@@ -17,6 +17,7 @@ type Case struct {
 	Bytes  int64  // bytes each call must read or write at least once
 	Flops  int64  // floating-point operations; for Exp/Tanh/Softmax/Additive one FMA slot (2) per element, see Ceilings
 	in     *inputs
+	attn   *attnInputs
 }
 
 type inputs struct {
@@ -33,6 +34,10 @@ const BatchSize = 8
 func NewCase(k Kernel, n int) *Case {
 	r := rand.New(rand.NewPCG(uint64(k), uint64(n)))
 	c := &Case{Kernel: k, N: n, in: &inputs{}}
+	if isStep(k) {
+		newAttnCase(c, r)
+		return c
+	}
 	in := c.in
 	nn := int64(n)
 	switch k {
@@ -95,6 +100,13 @@ func (c *Case) Bind(im *Impl) func(iters int) {
 	in := c.in
 	var run func(iters int)
 	switch c.Kernel {
+	case StepDot, StepScaled, StepGeneral, StepAdditive, StepBatch, MultiHead:
+		f := c.bindStep(im)
+		run = func(iters int) {
+			for range iters {
+				f()
+			}
+		}
 	case Dot:
 		f, x, y := im.Dot, in.x, in.y
 		run = func(iters int) {
@@ -184,6 +196,21 @@ func Sizes(k Kernel, full bool) []int {
 			return []int{16, 32, 64, 128, 256, 512, 1024, 4096}
 		}
 		return []int{16, 64, 256, 1024}
+	case StepDot, StepScaled, StepGeneral, StepAdditive:
+		if full {
+			return []int{16, 64, 128, 512, 1024, 2048, 4096, 8192}
+		}
+		return []int{16, 128, 512, 2048, 8192}
+	case StepBatch:
+		if full {
+			return []int{16, 128, 512, 1024, 2048}
+		}
+		return []int{16, 128, 512, 2048}
+	case MultiHead:
+		if full {
+			return []int{16, 64, 128, 256, 512}
+		}
+		return []int{16, 128, 512}
 	}
 	return nil
 }

@@ -143,7 +143,7 @@ func (c Ceilings) Fraction(cs *Case, ns float64) (float64, string) {
 	bw := float64(cs.Bytes) / ns / l.GBs
 	fl := float64(cs.Flops) / ns / c.GFlops
 	switch cs.Kernel {
-	case Exp, Tanh, Additive:
+	case Exp, Tanh, Additive, StepAdditive:
 		return fl, "FMA slot"
 	case Softmax:
 		if fl >= bw {

@@ -19,13 +19,22 @@ const (
 	Tanh                      // dst = tanh x
 	Softmax                   // dst = softmax x
 	Additive                  // dst[s] = Σ v·tanh(q + K[s])
+	// Attention steps (package attention), see attention.go.
+	StepDot      // Luong dot step: scores, softmax, context
+	StepScaled   // scaled dot-product step
+	StepGeneral  // Luong general step (u = Wᵀh, then as dot)
+	StepAdditive // Bahdanau step (q = W₁h, fused scores, softmax, context)
+	StepBatch    // a batch of Luong dot steps over independent sequences
+	MultiHead    // causal multi-head scaled dot-product self-attention
 	numKernels
 )
 
 // Kernels lists every kernel in report order.
-var Kernels = []Kernel{Dot, MatVec, MatTVec, MatVecBatch, Exp, Tanh, Softmax, Additive}
+var Kernels = []Kernel{Dot, MatVec, MatTVec, MatVecBatch, Exp, Tanh, Softmax, Additive,
+	StepDot, StepScaled, StepGeneral, StepAdditive, StepBatch, MultiHead}
 
-var kernelNames = [...]string{"Dot", "MatVec", "MatTVec", "MatVecBatch", "Exp", "Tanh", "Softmax", "AdditiveScore"}
+var kernelNames = [...]string{"Dot", "MatVec", "MatTVec", "MatVecBatch", "Exp", "Tanh", "Softmax", "AdditiveScore",
+	"Step Luong dot", "Step scaled dot", "Step Luong general", "Step Bahdanau", "Batch of dot steps", "MultiHead causal"}
 
 func (k Kernel) String() string { return kernelNames[k] }
 
@@ -88,7 +97,7 @@ func (im *Impl) Has(k Kernel) bool {
 	case Additive:
 		return im.Additive != nil
 	}
-	return false
+	return im.hasStep(k)
 }
 
 // enter prepares the process for running im: GOMAXPROCS is set to the

@@ -22,9 +22,9 @@ type Result struct {
 // Unit is the throughput unit the report gives kernel k in.
 func Unit(k Kernel) string {
 	switch k {
-	case Dot, MatVec, MatTVec:
+	case Dot, MatVec, MatTVec, StepDot, StepScaled, StepGeneral, StepBatch:
 		return "GB/s"
-	case MatVecBatch:
+	case MatVecBatch, MultiHead:
 		return "GFLOP/s"
 	}
 	return "Gelem/s"

@@ -22,8 +22,9 @@ func init() {
 	register(700, &Impl{
 		Name: "highway",
 		Note: map[Kernel]string{
+			MatVec:      "matvec.MatVecFloat32 (vec.DotFloat32 per row for a strided matrix)",
 			MatTVec:     "vec.MulConstAddToFloat32(dst, x[r], row r) per row",
-			MatVecBatch: "matvec.MatVecFloat32 per vector",
+			MatVecBatch: "matvec.MatVecFloat32 per vector (vec.DotFloat32 per row for a strided matrix)",
 			Exp:         "algo.ExpTransformFloat32",
 			Tanh:        "activation.TanhFloat32",
 			Softmax:     "nn.SoftmaxFloat32",
@@ -36,6 +37,12 @@ func init() {
 		Tol: map[Kernel]float64{Exp: 3e-5, Tanh: 4e-4, Softmax: 3e-5},
 		Dot: vec.DotFloat32,
 		MatVec: func(dst []float32, a kernels.Matrix, x []float32) {
+			if !dense(a) {
+				for r := range dst {
+					dst[r] = vec.DotFloat32(a.Row(r), x)
+				}
+				return
+			}
 			matvec.MatVecFloat32(contiguous(a), a.Rows, a.Cols, x, dst)
 		},
 		MatTVec: func(dst []float32, a kernels.Matrix, x []float32) {
@@ -44,9 +51,14 @@ func init() {
 			}
 		},
 		MatVecBatch: func(dst, a, x kernels.Matrix) {
-			m := contiguous(a)
 			for b := 0; b < x.Rows; b++ {
-				matvec.MatVecFloat32(m, a.Rows, a.Cols, x.Row(b), dst.Row(b))
+				if !dense(a) {
+					for r, row := 0, dst.Row(b); r < a.Rows; r++ {
+						row[r] = vec.DotFloat32(a.Row(r), x.Row(b))
+					}
+					continue
+				}
+				matvec.MatVecFloat32(contiguous(a), a.Rows, a.Cols, x.Row(b), dst.Row(b))
 			}
 		},
 		Exp:     func(dst, x []float32) { algo.ExpTransformFloat32(x, dst) },

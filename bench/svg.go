@@ -155,6 +155,10 @@ func axisLabel(k Kernel) string {
 		return "n (n×n matrix)"
 	case MatVecBatch:
 		return fmt.Sprintf("n (%d vectors, n×n matrix)", BatchSize)
+	case StepDot, StepScaled, StepGeneral, StepAdditive, StepBatch:
+		return "S keys (d grows with S: see the tables)"
+	case MultiHead:
+		return "T = S (d grows with S: see the tables)"
 	}
 	return "n (vector length)"
 }

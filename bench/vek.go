@@ -15,7 +15,7 @@ func init() {
 		Name: "vek",
 		Note: map[Kernel]string{
 			MatVec:      "vek32.Dot per row",
-			MatTVec:     "vek32.MatMul_Into(tmp, xᵀ, A) (1×rows·rows×cols, single-threaded at m=1) then vek32.Add_Inplace(dst, tmp)",
+			MatTVec:     "vek32.MatMul_Into(tmp, xᵀ, A) (1×rows·rows×cols, single-threaded at m=1) then vek32.Add_Inplace(dst, tmp); for a strided A (multi-head column blocks), MulNumber_Into and Add_Inplace per row",
 			MatVecBatch: "vek32.Dot per row per vector",
 			Softmax:     "vek32.Max, SubNumber_Into, Exp_Inplace, Sum, MulNumber_Inplace",
 		},
@@ -31,6 +31,13 @@ func init() {
 		},
 		MatTVec: func(dst []float32, a kernels.Matrix, x []float32) {
 			tmp := scratch(&vekTmp, len(dst))
+			if !dense(a) {
+				for r, w := range x {
+					vek32.MulNumber_Into(tmp, a.Row(r), w)
+					vek32.Add_Inplace(dst, tmp)
+				}
+				return
+			}
 			vek32.MatMul_Into(tmp, x, contiguous(a), a.Rows)
 			vek32.Add_Inplace(dst, tmp)
 		},
@@ -77,6 +84,9 @@ func scratch(buf *[]float32, n int) []float32 {
 	}
 	return (*buf)[:n]
 }
+
+// dense reports whether a's rows are contiguous (Stride = Cols).
+func dense(a kernels.Matrix) bool { return a.Rows <= 1 || a.Stride == a.Cols }
 
 // contiguous returns a's elements as one rows×cols slice; peers that take a
 // dense matrix need Stride = Cols, which every benchmark input has.
