@@ -88,7 +88,7 @@ func matrix(r *rand.Rand, rows, cols int, scale float32) kernels.Matrix {
 var sink float32
 
 // release drops the case's inputs, keeping its description for the results.
-func (c *Case) release() { c.in = nil }
+func (c *Case) release() { c.in, c.attn = nil, nil }
 
 // Bind returns a function that runs im's implementation of the case iters
 // times, or nil if im cannot do the work. Results go to the case's dst (and
