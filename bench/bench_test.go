@@ -66,3 +66,12 @@ func BenchmarkCeiling(b *testing.B) {
 		b.ReportMetric(float64(flops)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	})
 }
+
+// BenchmarkSteps runs the attention steps: BenchmarkSteps/<step>/<size>/<impl>.
+func BenchmarkSteps(b *testing.B) {
+	for _, k := range Kernels {
+		if isStep(k) {
+			b.Run(strings.ReplaceAll(k.String(), " ", "_"), func(b *testing.B) { benchKernel(b, k) })
+		}
+	}
+}
