@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"runtime"
 	"sort"
 	"strings"
@@ -14,6 +15,7 @@ import (
 // Env describes where the results were measured.
 type Env struct {
 	CPU, Go, Command string
+	Commit           string // heed's git commit, "+dirty" if modified; "" outside a checkout
 	When             time.Time
 }
 
@@ -32,7 +34,14 @@ func CurrentEnv(command string) Env {
 		}
 	}
 	cpu = fmt.Sprintf("%s, %d logical CPUs (%s/%s)", cpu, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
-	return Env{CPU: cpu, Go: runtime.Version(), Command: command, When: time.Now().UTC()}
+	commit := ""
+	if out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
+		commit = strings.TrimSpace(string(out))
+		if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+			commit += "+dirty"
+		}
+	}
+	return Env{CPU: cpu, Go: runtime.Version(), Command: command, Commit: commit, When: time.Now().UTC()}
 }
 
 // columns returns the implementations that appear in rs, in registry order.
@@ -109,7 +118,11 @@ func byCase(rs []Result) [][]Result {
 // best time and its speed-up over the best single-threaded peer), and notes.
 func WriteMarkdown(w io.Writer, env Env, ceil Ceilings, rs []Result) {
 	fmt.Fprintf(w, "# heed benchmark results\n\n")
-	fmt.Fprintf(w, "Measured %s on **%s** with %s by `%s`.\n", env.When.Format("2006-01-02 15:04 MST"), env.CPU, env.Go, env.Command)
+	fmt.Fprintf(w, "Measured %s on **%s** with %s by `%s`", env.When.Format("2006-01-02 15:04 MST"), env.CPU, env.Go, env.Command)
+	if env.Commit != "" {
+		fmt.Fprintf(w, " at heed commit %s", env.Commit)
+	}
+	fmt.Fprintf(w, ".\n")
 	fmt.Fprintf(w, "Each figure is the median of several timing rounds in one process, one measurement at a time; the machine may be shared, so read ratios rather than absolute numbers.\n\n")
 
 	fmt.Fprintf(w, "## Ceilings (one core, measured in the same process with %s)\n\n", ceil.Loops)
