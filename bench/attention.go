@@ -76,6 +76,7 @@ func newAttnCase(c *Case, r *rand.Rand) {
 	nd := int64(S) * int64(d)
 	c.Label = fmt.Sprintf("S=%d,d=%d", S, d)
 	c.Elems, c.Bytes, c.Flops = nd, 8*nd, 4*nd // keys read twice (scores, context)
+	c.Footprint = 4 * nd
 	switch k {
 	case StepScaled:
 		sc = attention.ScaledDot()
@@ -83,6 +84,7 @@ func newAttnCase(c *Case, r *rand.Rand) {
 		a.w = matrix(r, d, d, float32(1/math.Sqrt(float64(d))))
 		sc = attention.General(a.w)
 		c.Bytes += 4 * int64(d*d)
+		c.Footprint += 4 * int64(d*d)
 		c.Flops += 2 * int64(d*d)
 	case StepAdditive:
 		s := float32(1 / math.Sqrt(float64(d)))
@@ -91,6 +93,7 @@ func newAttnCase(c *Case, r *rand.Rand) {
 		a.kproj = kernels.Matrix{Rows: S, Cols: d, Stride: d, Data: make([]float32, S*d)}
 		kernels.MatVecBatch(a.kproj, a.w2, a.keys) // K = H̄W₂ᵀ, cached per sequence
 		c.Bytes += 4 * int64(d*d+S*d)
+		c.Footprint += 4 * int64(d*d+S*d)
 		c.Flops = 2 * nd // one FMA slot per tanh: bounded by instruction throughput
 	case StepBatch:
 		for range BatchSeqs {
@@ -100,6 +103,7 @@ func newAttnCase(c *Case, r *rand.Rand) {
 		}
 		c.Label = fmt.Sprintf("%d×(S=%d,d=%d)", BatchSeqs, S, d)
 		c.Elems, c.Bytes, c.Flops = BatchSeqs*nd, BatchSeqs*8*nd, BatchSeqs*4*nd
+		c.Footprint = BatchSeqs * 4 * nd
 	}
 	a.mem = attention.NewMemory(sc, a.keys, kernels.Matrix{})
 }

@@ -14,10 +14,13 @@ type Case struct {
 	Batch  int    // vectors per call (MatVecBatch)
 	Label  string // "n=4096", "1024×1024", "8×(256×256)"
 	Elems  int64  // elements produced or reduced (Gelem/s)
-	Bytes  int64  // bytes each call must read or write at least once
-	Flops  int64  // floating-point operations; for Exp/Tanh/Softmax/Additive one FMA slot (2) per element, see Ceilings
-	in     *inputs
-	attn   *attnInputs
+	Bytes  int64  // bytes each call moves (attention steps read the keys twice)
+	// Footprint is the distinct data a call touches, which decides the cache
+	// level whose bandwidth bounds it; 0 means Bytes.
+	Footprint int64
+	Flops     int64 // floating-point operations; for Exp/Tanh/Softmax/Additive one FMA slot (2) per element, see Ceilings
+	in        *inputs
+	attn      *attnInputs
 }
 
 type inputs struct {

@@ -139,7 +139,11 @@ func (c Ceilings) Level(bytes int64) Level {
 // so 1/fraction is the cost of an element in FMA slots. Softmax takes the
 // larger of that and its bandwidth fraction.
 func (c Ceilings) Fraction(cs *Case, ns float64) (float64, string) {
-	l := c.Level(cs.Bytes)
+	fp := cs.Footprint
+	if fp == 0 {
+		fp = cs.Bytes
+	}
+	l := c.Level(fp)
 	bw := float64(cs.Bytes) / ns / l.GBs
 	fl := float64(cs.Flops) / ns / c.GFlops
 	switch cs.Kernel {
