@@ -6,7 +6,7 @@ NATIVE_ISAS ?= $(if $(CI),generic$(comma)avx2$(comma)avx512,generic)
 QEMU_X86 := qemu-x86_64 -cpu Haswell
 QEMU_ARM := qemu-aarch64
 
-.PHONY: all generate test vet test-native test-purego test-arm64 test-haswell test-generated bench bench-full
+.PHONY: all generate test vet test-native test-purego test-arm64 test-haswell test-generated bench bench-full bench-cgo bench-all
 
 all: test
 
@@ -46,11 +46,26 @@ test-haswell:
 test-generated:
 	cd asmgen && $(GO) test ./...
 
+# bench: heed beside the pure-Go peers; bench-cgo adds OpenBLAS and SLEEF
+# (apt-get install libopenblas-dev libsleef-dev); bench-all adds go-highway and
+# simd/archsimd too (GOEXPERIMENT=simd). Each writes bench/RESULTS.md,
+# bench/results.csv and bench/results.svg. bench-full runs every size as go test
+# benchmarks for benchstat (BENCH_TAGS=heedcgo, BENCH_GOEXPERIMENT=simd add peers).
+BENCH_TAGS ?=
+BENCH_GOEXPERIMENT ?=
+BENCH_COUNT ?= 6
+BENCH_TIME ?= 100ms
 bench:
-	cd bench && $(GO) run ./cmd/report
+	cd bench && $(GO) run ./cmd/report -command 'make bench'
+
+bench-cgo:
+	cd bench && OPENBLAS_NUM_THREADS=1 $(GO) run -tags heedcgo ./cmd/report -command 'make bench-cgo'
+
+bench-all:
+	cd bench && OPENBLAS_NUM_THREADS=1 GOEXPERIMENT=simd $(GO) run -tags heedcgo ./cmd/report -command 'make bench-all'
 
 bench-full:
-	cd bench && $(GO) test -run '^$$' -bench . -count 6 ./... | tee bench-full.txt
+	cd bench && OPENBLAS_NUM_THREADS=1 GOEXPERIMENT=$(BENCH_GOEXPERIMENT) $(GO) test -tags '$(BENCH_TAGS)' -run '^$$' -bench . -benchtime $(BENCH_TIME) -count $(BENCH_COUNT) -timeout 0 ./... | tee bench-full.txt
 
 comma := ,
 ARM_ISAS ?= generic,neon

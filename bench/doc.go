@@ -1,4 +1,23 @@
-// Package bench compares heed's kernels with the Go peers and OpenBLAS, side by
-// side in one process. It is its own module so that the peers never enter the
-// module graph of code that imports heed.
+// Package bench compares heed's kernels with the Go peers, OpenBLAS and SLEEF,
+// side by side in one process, against the machine's own ceilings. It is its
+// own module so that the peers never enter the module graph of code that
+// imports heed.
+//
+//	make bench       heed (every ISA) beside goloop, gonum, vek, tphakala
+//	make bench-cgo   … and OpenBLAS and SLEEF (apt-get install libopenblas-dev libsleef-dev)
+//	make bench-all   … and go-highway and simd/archsimd (GOEXPERIMENT=simd)
+//	make bench-full  every size as go test benchmarks, -count 6, for benchstat
+//
+// The report (cmd/report) writes RESULTS.md (tables, targets), results.csv
+// and results.svg (throughput against size, one line per implementation).
+//
+// Files: impl.go (the registry: one Impl per implementation, nil fields for
+// kernels it lacks), heed.go (heed under each ISA and split over goroutines),
+// goloop.go, gonum.go, vek.go, tphakala.go (pure-Go peers), cgo_peers.go
+// (tag heedcgo), simd_peers.go (GOEXPERIMENT=simd), cases.go (inputs and the
+// work per call), measure.go (round-robin timing on thread CPU time),
+// ceiling.go and internal/roof (streaming and FMA ceilings), run.go, table.go,
+// targets.go, svg.go (the report). peers_test.go checks that every
+// implementation's result matches heed's within the error bounds, so the
+// comparison compares equal work.
 package bench

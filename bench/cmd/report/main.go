@@ -1,19 +1,88 @@
-// Command report runs heed's kernel benchmarks and prints them in benchstat's
-// format. `make bench` runs it.
+// Command report compares heed with its peers on this CPU: it measures the
+// machine's ceilings and every implementation built in (build with -tags
+// heedcgo for OpenBLAS and SLEEF, GOEXPERIMENT=simd for go-highway and
+// simd/archsimd), then writes a markdown table, a CSV, an SVG plot and a
+// short section for README (PERFORMANCE.md).
+// `make bench` runs it.
 package main
 
 import (
+	"bytes"
+	"flag"
 	"fmt"
 	"os"
-	"os/exec"
-	"runtime"
+	"strings"
+	"time"
+
+	"github.com/heedml/heed/bench"
 )
 
 func main() {
-	fmt.Fprintf(os.Stderr, "heed bench on %s/%s, %d CPUs\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "Dot|MatVec", "-count", "3", "github.com/heedml/heed/kernels")
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
+	full := flag.Bool("full", false, "every size (default: the representative subset)")
+	only := flag.String("kernels", "", "comma-separated kernels to run (default: all)")
+	round := flag.Duration("round", 10*time.Millisecond, "length of one timing round")
+	rounds := flag.Int("rounds", 7, "timing rounds per measurement (the median is kept)")
+	md := flag.String("md", "RESULTS.md", "markdown output")
+	csv := flag.String("csv", "results.csv", "CSV output")
+	svg := flag.String("svg", "results.svg", "SVG plot output")
+	perf := flag.String("perf", "PERFORMANCE.md", "short section for README")
+	cmdName := flag.String("command", "make bench", "command named in the report")
+	flag.Parse()
+
+	o := bench.Options{Full: *full, Round: *round, Rounds: *rounds, Progress: os.Stderr}
+	if *only != "" {
+		for _, name := range strings.Split(*only, ",") {
+			found := false
+			for _, k := range bench.Kernels {
+				if strings.EqualFold(k.String(), name) {
+					o.Kernels, found = append(o.Kernels, k), true
+				}
+			}
+			if !found {
+				fmt.Fprintf(os.Stderr, "report: unknown kernel %q\n", name)
+				os.Exit(2)
+			}
+		}
+	}
+	env := bench.CurrentEnv(*cmdName)
+	fmt.Fprintf(os.Stderr, "heed bench on %s, %s\nimplementations:", env.CPU, env.Go)
+	for _, im := range bench.Impls() {
+		fmt.Fprintf(os.Stderr, " %s", im.Name)
+	}
+	fmt.Fprintf(os.Stderr, "\nmeasuring ceilings...\n")
+	ceil := bench.MeasureCeilings(*round, *rounds)
+	rs := bench.Run(o, ceil)
+	// Ceilings again after the kernels: keep the best of both, and recompute
+	// the fractions against it.
+	fmt.Fprintf(os.Stderr, "measuring ceilings again...\n")
+	ceil = ceil.Max(bench.MeasureCeilings(*round, *rounds))
+	bench.Refraction(rs, ceil)
+
+	var buf bytes.Buffer
+	bench.WriteMarkdown(&buf, env, ceil, rs)
+	os.Stdout.Write(buf.Bytes())
+	write(*md, buf.Bytes())
+	buf.Reset()
+	bench.WriteCSV(&buf, rs)
+	write(*csv, buf.Bytes())
+	buf.Reset()
+	bench.WriteSVG(&buf, "heed vs peers: "+env.CPU, ceil, rs)
+	write(*svg, buf.Bytes())
+	buf.Reset()
+	bench.WritePerformance(&buf, env, rs)
+	write(*perf, buf.Bytes())
+	fmt.Fprintln(os.Stderr)
+	for _, s := range bench.Summary(rs) {
+		fmt.Fprintln(os.Stderr, s)
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s, %s, %s, %s\n", *md, *csv, *svg, *perf)
+}
+
+func write(name string, b []byte) {
+	if name == "" {
+		return
+	}
+	if err := os.WriteFile(name, b, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(1)
 	}

@@ -1,0 +1,175 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/heedml/heed/kernels"
+)
+
+// Level is one read-only streaming bandwidth measurement.
+type Level struct {
+	Name  string  // L1, L2, L3, memory
+	Limit int64   // working sets up to this many bytes are bounded by it
+	Bytes int64   // buffer size measured
+	GBs   float64 // bytes per nanosecond
+}
+
+// Ceilings are the machine limits measured in this process.
+type Ceilings struct {
+	Loops  string  // which loops measured them
+	Levels []Level // L1 first
+	GFlops float64 // FMA throughput (one core)
+}
+
+// cacheSizes returns the data-cache sizes of CPU 0 from Linux sysfs (L1d, L2,
+// L3), or typical values where they cannot be read.
+func cacheSizes() []int64 {
+	sizes := []int64{32 << 10, 1 << 20, 32 << 20}
+	for i := 0; i < 8; i++ {
+		dir := fmt.Sprintf("/sys/devices/system/cpu/cpu0/cache/index%d/", i)
+		lvl, err1 := os.ReadFile(dir + "level")
+		typ, err2 := os.ReadFile(dir + "type")
+		sz, err3 := os.ReadFile(dir + "size")
+		if err1 != nil || err2 != nil || err3 != nil || strings.TrimSpace(string(typ)) == "Instruction" {
+			continue
+		}
+		l, _ := strconv.Atoi(strings.TrimSpace(string(lvl)))
+		s := strings.TrimSpace(string(sz))
+		mult := int64(1)
+		switch {
+		case strings.HasSuffix(s, "K"):
+			mult, s = 1<<10, strings.TrimSuffix(s, "K")
+		case strings.HasSuffix(s, "M"):
+			mult, s = 1<<20, strings.TrimSuffix(s, "M")
+		}
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err == nil && l >= 1 && l <= 3 {
+			sizes[l-1] = v * mult
+		}
+	}
+	return sizes
+}
+
+// MeasureCeilings measures read-only streaming bandwidth for each cache level
+// and memory, and the FMA throughput of one core, each the best of 2×rounds
+// rounds (a ceiling is an upper bound; interference only lowers it).
+func MeasureCeilings(round time.Duration, rounds int) Ceilings {
+	name, streams, block, fma, flopsPerIter := ceilingLoops()
+	caches := cacheSizes()
+	c := Ceilings{Loops: name}
+	// Per level, the best of a few buffer sizes that fit it (for memory,
+	// 4× and 8× L3).
+	cands := [][]int64{
+		{caches[0] / 4, caches[0] / 2},
+		{caches[1] / 4, caches[1] / 2},
+		{caches[2] / 8, caches[2] / 4, caches[2] / 2},
+		{4 * caches[2], 8 * caches[2]},
+	}
+	limits := []int64{caches[0], caches[1], caches[2], 1 << 62}
+	for i, nm := range []string{"L1", "L2", "L3", "memory"} {
+		top := Level{Name: nm, Limit: limits[i]}
+		for _, bytes := range cands[i] {
+			n := max(block, int(bytes/4)/block*block)
+			buf := make([]float32, n)
+			for j := range buf {
+				buf[j] = 1
+			}
+			for _, stream := range streams {
+				ns := best(func(iters int) {
+					var s float32
+					for range iters {
+						s += stream(buf)
+					}
+					sink = s
+				}, round, 2*rounds)
+				if gbs := float64(4*n) / ns; gbs > top.GBs {
+					top.Bytes, top.GBs = int64(4*n), gbs
+				}
+			}
+		}
+		c.Levels = append(c.Levels, top)
+	}
+	ns := best(func(iters int) { sink = fma(iters*1000, 1) }, round, 2*rounds)
+	c.GFlops = float64(1000*flopsPerIter) / ns
+	return c
+}
+
+// genericLoops uses heed's Sum as the streaming loop and a Go loop with eight
+// independent multiply-adds as the FMA loop.
+func genericLoops() (string, []func([]float32) float32, int, func(int, float32) float32, int) {
+	return "heed kernels.Sum (" + kernels.Active().String() + ") and a Go loop", []func([]float32) float32{kernels.Sum}, 1, goFMA, 16
+}
+
+func goFMA(iters int, a float32) float32 {
+	var s0, s1, s2, s3, s4, s5, s6, s7 float32
+	for range iters {
+		s0 = s0*a + a
+		s1 = s1*a + a
+		s2 = s2*a + a
+		s3 = s3*a + a
+		s4 = s4*a + a
+		s5 = s5*a + a
+		s6 = s6*a + a
+		s7 = s7*a + a
+	}
+	return s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7
+}
+
+// Level returns the level that bounds a working set of the given size.
+func (c Ceilings) Level(bytes int64) Level {
+	for _, l := range c.Levels {
+		if bytes <= l.Limit {
+			return l
+		}
+	}
+	return c.Levels[len(c.Levels)-1]
+}
+
+// Fraction returns how close a call of case cs taking ns nanoseconds comes to
+// the ceiling that bounds it, and names that ceiling. For Dot and the matrix
+// kernels it is the roofline: the larger of the bandwidth over the streaming
+// ceiling of the level the working set fits in and the flop rate over the FMA
+// ceiling. Exp, Tanh and AdditiveScore are bounded by instruction throughput:
+// their fraction is elements per FMA slot (Flops counts one FMA per element),
+// so 1/fraction is the cost of an element in FMA slots. Softmax takes the
+// larger of that and its bandwidth fraction.
+func (c Ceilings) Fraction(cs *Case, ns float64) (float64, string) {
+	fp := cs.Footprint
+	if fp == 0 {
+		fp = cs.Bytes
+	}
+	l := c.Level(fp)
+	bw := float64(cs.Bytes) / ns / l.GBs
+	fl := float64(cs.Flops) / ns / c.GFlops
+	switch cs.Kernel {
+	case Exp, Tanh, Additive, StepAdditive:
+		return fl, "FMA slot"
+	case Softmax:
+		if fl >= bw {
+			return fl, "FMA slot"
+		}
+	}
+	if bw >= fl {
+		return bw, "BW " + l.Name
+	}
+	return fl, "FMA"
+}
+
+// Max returns the larger of c and d level by level: the report measures the
+// ceilings before and after the kernels and keeps the best.
+func (c Ceilings) Max(d Ceilings) Ceilings {
+	out := c
+	out.Levels = slices.Clone(c.Levels)
+	for i := range out.Levels {
+		if i < len(d.Levels) && d.Levels[i].GBs > out.Levels[i].GBs {
+			out.Levels[i] = d.Levels[i]
+		}
+	}
+	out.GFlops = max(c.GFlops, d.GFlops)
+	return out
+}

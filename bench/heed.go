@@ -1,0 +1,96 @@
+package bench
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/heedml/heed/kernels"
+)
+
+// heed under every ISA this CPU and build support (generic is package
+// fallback/ reached through kernels' validation), and goroutine-parallel
+// variants that split the rows of one call over P goroutines.
+func init() {
+	for i, isa := range kernels.Supported() {
+		register(i, &Impl{
+			Name: "heed/" + isa.String(), Heed: true, ISA: isa,
+			Dot: kernels.Dot, MatVec: kernels.MatVec, MatTVec: kernels.MatTVec,
+			MatVecBatch: kernels.MatVecBatch, Exp: kernels.Exp, Tanh: kernels.Tanh,
+			Softmax: kernels.Softmax, Additive: kernels.AdditiveScore,
+		})
+	}
+	procs := []int{1, runtime.NumCPU()}
+	if procs[1] == 1 {
+		procs = procs[:1]
+	}
+	for _, p := range procs {
+		register(900+p, parallelHeed(p))
+	}
+}
+
+// parallelHeed splits MatVec, MatTVec, MatVecBatch and AdditiveScore into p
+// row (MatTVec: column) blocks, one goroutine each, under heed's default ISA.
+func parallelHeed(p int) *Impl {
+	note := fmt.Sprintf("%d goroutine(s), each calling heed on a block of rows (MatTVec: columns)", p)
+	return &Impl{
+		Name: fmt.Sprintf("heed×%d", p), Heed: true, ISA: defaultISA, Parallel: true, Threads: p,
+		Note: map[Kernel]string{MatVec: note, MatTVec: note, MatVecBatch: note, Additive: note},
+		MatVec: func(dst []float32, a kernels.Matrix, x []float32) {
+			split(p, a.Rows, func(lo, hi int) {
+				kernels.MatVec(dst[lo:hi], rowBlock(a, lo, hi), x)
+			})
+		},
+		MatTVec: func(dst []float32, a kernels.Matrix, x []float32) {
+			split(p, a.Cols, func(lo, hi int) {
+				kernels.MatTVec(dst[lo:hi], colBlock(a, lo, hi), x)
+			})
+		},
+		MatVecBatch: func(dst, a, x kernels.Matrix) {
+			split(p, a.Rows, func(lo, hi int) {
+				kernels.MatVecBatch(colBlock(dst, lo, hi), rowBlock(a, lo, hi), x)
+			})
+		},
+		Additive: func(dst []float32, k kernels.Matrix, q, v []float32) {
+			split(p, k.Rows, func(lo, hi int) {
+				kernels.AdditiveScore(dst[lo:hi], rowBlock(k, lo, hi), q, v)
+			})
+		},
+	}
+}
+
+// split runs f on p nearly equal blocks of [0, n), on p goroutines (the
+// caller's goroutine takes the last block).
+func split(p, n int, f func(lo, hi int)) {
+	if p <= 1 || n < 2*p {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	lo := 0
+	for i := 0; i < p; i++ {
+		hi := lo + (n-lo)/(p-i)
+		if i == p-1 {
+			f(lo, hi)
+			break
+		}
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			f(lo, hi)
+		}(lo, hi)
+		lo = hi
+	}
+	wg.Wait()
+}
+
+func rowBlock(a kernels.Matrix, lo, hi int) kernels.Matrix {
+	if hi == lo {
+		return kernels.Matrix{Cols: a.Cols, Stride: a.Stride}
+	}
+	return kernels.Matrix{Rows: hi - lo, Cols: a.Cols, Stride: a.Stride, Data: a.Data[lo*a.Stride:]}
+}
+
+func colBlock(a kernels.Matrix, lo, hi int) kernels.Matrix {
+	return kernels.Matrix{Rows: a.Rows, Cols: hi - lo, Stride: a.Stride, Data: a.Data[lo:]}
+}
