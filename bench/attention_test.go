@@ -32,11 +32,9 @@ func gonumStep(w, c []float32, keys blas32.General, h []float32) {
 	blas32.Gemv(blas.Trans, 1, keys, blas32.Vector{N: len(w), Data: w, Inc: 1}, 0, blas32.Vector{N: len(c), Data: c, Inc: 1})
 }
 
-// toMatrix views a blas32.General as a kernels.Matrix (same layout, fields in
-// another order).
-func toMatrix(g blas32.General) kernels.Matrix {
-	return kernels.Matrix{Rows: g.Rows, Cols: g.Cols, Stride: g.Stride, Data: g.Data}
-}
+// toMatrix views a blas32.General as a kernels.Matrix: the layouts are the
+// same, so the types convert directly.
+func toMatrix(g blas32.General) kernels.Matrix { return kernels.Matrix(g) }
 
 func attnRamp(n int) []float32 {
 	s := make([]float32, n)

@@ -46,8 +46,6 @@ func init() {
 
 func vec32(x []float32) blas32.Vector { return blas32.Vector{N: len(x), Inc: 1, Data: x} }
 
-// gen32 converts a to gonum's layout. (The field order differs — gonum has
-// Stride before Data — so a plain type conversion does not compile.)
-func gen32(a kernels.Matrix) blas32.General {
-	return blas32.General{Rows: a.Rows, Cols: a.Cols, Stride: a.Stride, Data: a.Data}
-}
+// gen32 views a as gonum's matrix: kernels.Matrix has blas32.General's layout,
+// so the two convert directly.
+func gen32(a kernels.Matrix) blas32.General { return blas32.General(a) }
