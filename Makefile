@@ -6,14 +6,14 @@ NATIVE_ISAS ?= $(if $(CI),generic$(comma)avx2$(comma)avx512,generic)
 QEMU_X86 := qemu-x86_64 -cpu Haswell
 QEMU_ARM := qemu-aarch64
 
-.PHONY: all generate test vet test-native test-purego test-arm64 test-haswell test-generated bench bench-full bench-cgo bench-all
+.PHONY: all generate test vet test-native test-purego test-arm64 test-haswell test-generated test-bench bench bench-full bench-cgo bench-all
 
 all: test
 
 generate:
 	cd asmgen && $(GO) run ./fit && $(GO) run .
 
-test: vet test-native test-purego test-arm64 test-haswell test-generated
+test: vet test-native test-purego test-arm64 test-haswell test-generated test-bench
 
 vet:
 	$(GO) vet ./...
@@ -45,6 +45,10 @@ test-haswell:
 
 test-generated:
 	cd asmgen && $(GO) test ./...
+
+# bench/'s own tests: every peer computes what heed computes (no timing).
+test-bench:
+	cd bench && $(GO) test ./...
 
 # bench: heed beside the pure-Go peers; bench-cgo adds OpenBLAS and SLEEF
 # (apt-get install libopenblas-dev libsleef-dev); bench-all adds go-highway and
