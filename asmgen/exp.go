@@ -116,27 +116,16 @@ func (e *expGen) apply(x VecVirtual) VecVirtual {
 		// x ≥ ExpHi computes e^ExpHi, which overflows to +Inf in VSCALEFPS.
 		xc := e.hi.reg()
 		VMINPS(x, xc, xc)
-		n := s.vec()
-		e.log2e.mul(xc, n)
-		VRNDSCALEPS(U8(8), n, n) // round to nearest even, no precision exception
-		p := horner(s, e.c, e.reduce(xc, n))
-		k := K()
-		e.lo.cmp(cmpNLTUQ, x, k) // x ≥ ExpLo or NaN
-		VSCALEFPS_Z(n, p, k, p)
-		return p
+		return e.scaled(xc, x)
 	}
-	t, n := e.log2e.reg(), s.vec()
-	e.shifter.fma213(x, t) // t = x·log₂e + shifter: n in the low bits
-	e.shifter.sub(t, n)
-	p := horner(s, e.c, e.reduce(x, n))
+	t, p := e.poly(x)
 	if e.fixups == 0 {
 		e.bias, e.lim = newConstBits(s, expBias), newConstBits(s, expLim)
 	}
 	out := s.vec()
 	VPADDD(e.bias.op(), t, out)
 	VPCMPGTD(e.lim.op(), out, out) // lanes outside the fast-path range
-	VPSLLD(U8(23), t, t)
-	VPADDD(t, p, p) // p·2ⁿ: exact while the result is normal
+	e.scale(t, p)
 	// The special-value fix-ups, only for vectors with a lane out of range.
 	bits := GP32()
 	VMOVMSKPS(out, bits)
@@ -155,6 +144,53 @@ func (e *expGen) apply(x VecVirtual) VecVirtual {
 	VMAXPS(x, p, p)
 	Label(skip)
 	return p
+}
+
+// applyNonPositive is apply for lanes ≤ 0, such as softmax's x − max: apply
+// without the overflow handling (the clamp to ExpHi and the +Inf blend), which
+// cannot change such lanes, so it gives the same bits with fewer instructions.
+// A NaN lane gives an unspecified value (on AVX2 the exponent shift can turn a
+// NaN with payload into a number): callers check their input for NaN.
+func (e *expGen) applyNonPositive(x VecVirtual) VecVirtual {
+	if e.s.wide {
+		return e.scaled(x, x)
+	}
+	t, p := e.poly(x)
+	e.scale(t, p)
+	m := e.s.vec()
+	e.lo.cmp(cmpNLTUQ, x, m)
+	VANDPS(m, p, p)
+	return p
+}
+
+// scaled emits, for AVX-512, eˣ for the lanes of xr by VRNDSCALEPS and
+// VSCALEFPS, with the lanes where x < ExpLo zeroed (x ≥ ExpLo or NaN kept).
+func (e *expGen) scaled(xr, x VecVirtual) VecVirtual {
+	s := e.s
+	n := s.vec()
+	e.log2e.mul(xr, n)
+	VRNDSCALEPS(U8(8), n, n) // round to nearest even, no precision exception
+	p := horner(s, e.c, e.reduce(xr, n))
+	k := K()
+	e.lo.cmp(cmpNLTUQ, x, k) // x ≥ ExpLo or NaN
+	VSCALEFPS_Z(n, p, k, p)
+	return p
+}
+
+// poly emits, for AVX2, t = x·log₂e + shifter (n in its low bits) and p = eʳ
+// for r = x − n·ln2, the polynomial before scaling by 2ⁿ.
+func (e *expGen) poly(x VecVirtual) (t, p VecVirtual) {
+	t, n := e.log2e.reg(), e.s.vec()
+	e.shifter.fma213(x, t)
+	e.shifter.sub(t, n)
+	return t, horner(e.s, e.c, e.reduce(x, n))
+}
+
+// scale emits p = p·2ⁿ for AVX2 by adding n (the low bits of t) to p's
+// exponent bits: exact while the result is normal. It clobbers t.
+func (e *expGen) scale(t, p VecVirtual) {
+	VPSLLD(U8(23), t, t)
+	VPADDD(t, p, p)
 }
 
 // genElementwise emits name<ISA>(dst, x []float32), dst[i] = f(x[i]) for

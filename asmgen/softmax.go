@@ -494,34 +494,5 @@ func f32Const(name string, v float32) Mem {
 	return m
 }
 
-// applyNonPositive is expGen.apply for lanes ≤ 0, such as softmax's x − max:
-// it is apply without the overflow handling (the clamp to ExpHi and the +Inf
-// blend), which cannot change such lanes, so it gives the same bits with fewer
-// instructions. A NaN lane gives an unspecified value (on AVX2 the exponent
-// shift can turn a NaN with payload into a number): softmax checks its input
-// for NaN itself.
-func (e *expGen) applyNonPositive(x VecVirtual) VecVirtual {
-	s := e.s
-	if s.wide {
-		n := s.vec()
-		e.log2e.mul(x, n)
-		VRNDSCALEPS(U8(8), n, n) // round to nearest even, no precision exception
-		p := horner(s, e.c, e.reduce(x, n))
-		k := K()
-		e.lo.cmp(cmpNLTUQ, x, k) // x ≥ ExpLo or NaN
-		VSCALEFPS_Z(n, p, k, p)
-		return p
-	}
-	t, n := e.log2e.reg(), s.vec()
-	e.shifter.fma213(x, t) // t = x·log₂e + shifter: n in the low bits
-	e.shifter.sub(t, n)
-	p := horner(s, e.c, e.reduce(x, n))
-	VPSLLD(U8(23), t, t)
-	VPADDD(t, p, p) // p·2ⁿ: exact while the result is normal
-	e.lo.cmp(cmpNLTUQ, x, n)
-	VANDPS(n, p, p)
-	return p
-}
-
 // vmax is the lane-wise maximum for fold.
 func vmax(src, acc VecVirtual) { VMAXPS(src, acc, acc) }

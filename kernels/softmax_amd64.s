@@ -76,22 +76,22 @@ maxReduce:
 	VMOVAPS      Y5, Y8
 	VFNMADD231PS consts<>+32(SB), Y7, Y8
 	VFNMADD231PS consts<>+64(SB), Y7, Y8
-	VMOVUPS      consts<>+320(SB), Y9
-	VFMADD213PS  consts<>+288(SB), Y8, Y9
-	VFMADD213PS  consts<>+256(SB), Y8, Y9
-	VFMADD213PS  consts<>+224(SB), Y8, Y9
-	VFMADD213PS  consts<>+192(SB), Y8, Y9
-	VFMADD213PS  consts<>+160(SB), Y8, Y9
-	VFMADD213PS  consts<>+160(SB), Y8, Y9
+	VMOVUPS      consts<>+320(SB), Y7
+	VFMADD213PS  consts<>+288(SB), Y8, Y7
+	VFMADD213PS  consts<>+256(SB), Y8, Y7
+	VFMADD213PS  consts<>+224(SB), Y8, Y7
+	VFMADD213PS  consts<>+192(SB), Y8, Y7
+	VFMADD213PS  consts<>+160(SB), Y8, Y7
+	VFMADD213PS  consts<>+160(SB), Y8, Y7
 	VPSLLD       $0x17, Y6, Y6
-	VPADDD       Y6, Y9, Y9
-	VCMPPS       $0x15, consts<>+352(SB), Y5, Y7
-	VANDPS       Y7, Y9, Y9
-	VMOVUPS      Y9, (SP)
+	VPADDD       Y6, Y7, Y7
+	VCMPPS       $0x15, consts<>+352(SB), Y5, Y5
+	VANDPS       Y5, Y7, Y7
+	VMOVUPS      Y7, (SP)
 	LEAQ         tailmask<>+0(SB), SI
 	VMOVDQU      (SI)(BX*4), Y5
-	VANDPS       Y5, Y9, Y9
-	VADDPS       Y9, Y1, Y1
+	VANDPS       Y5, Y7, Y7
+	VADDPS       Y7, Y1, Y1
 
 expMain:
 	MOVQ AX, SI
@@ -108,19 +108,19 @@ expBlock:
 	VMOVAPS      Y5, Y8
 	VFNMADD231PS consts<>+32(SB), Y7, Y8
 	VFNMADD231PS consts<>+64(SB), Y7, Y8
-	VMOVUPS      consts<>+320(SB), Y9
-	VFMADD213PS  consts<>+288(SB), Y8, Y9
-	VFMADD213PS  consts<>+256(SB), Y8, Y9
-	VFMADD213PS  consts<>+224(SB), Y8, Y9
-	VFMADD213PS  consts<>+192(SB), Y8, Y9
-	VFMADD213PS  consts<>+160(SB), Y8, Y9
-	VFMADD213PS  consts<>+160(SB), Y8, Y9
+	VMOVUPS      consts<>+320(SB), Y7
+	VFMADD213PS  consts<>+288(SB), Y8, Y7
+	VFMADD213PS  consts<>+256(SB), Y8, Y7
+	VFMADD213PS  consts<>+224(SB), Y8, Y7
+	VFMADD213PS  consts<>+192(SB), Y8, Y7
+	VFMADD213PS  consts<>+160(SB), Y8, Y7
+	VFMADD213PS  consts<>+160(SB), Y8, Y7
 	VPSLLD       $0x17, Y6, Y6
-	VPADDD       Y6, Y9, Y9
-	VCMPPS       $0x15, consts<>+352(SB), Y5, Y7
-	VANDPS       Y7, Y9, Y9
-	VMOVUPS      Y9, (SI)
-	VADDPS       Y9, Y1, Y1
+	VPADDD       Y6, Y7, Y7
+	VCMPPS       $0x15, consts<>+352(SB), Y5, Y5
+	VANDPS       Y5, Y7, Y7
+	VMOVUPS      Y7, (SI)
+	VADDPS       Y7, Y1, Y1
 	VADDPS       32(CX), Y0, Y5
 	VADDPS       Y5, Y3, Y3
 	VMOVUPS      consts<>+0(SB), Y6
@@ -129,19 +129,19 @@ expBlock:
 	VMOVAPS      Y5, Y8
 	VFNMADD231PS consts<>+32(SB), Y7, Y8
 	VFNMADD231PS consts<>+64(SB), Y7, Y8
-	VMOVUPS      consts<>+320(SB), Y9
-	VFMADD213PS  consts<>+288(SB), Y8, Y9
-	VFMADD213PS  consts<>+256(SB), Y8, Y9
-	VFMADD213PS  consts<>+224(SB), Y8, Y9
-	VFMADD213PS  consts<>+192(SB), Y8, Y9
-	VFMADD213PS  consts<>+160(SB), Y8, Y9
-	VFMADD213PS  consts<>+160(SB), Y8, Y9
+	VMOVUPS      consts<>+320(SB), Y7
+	VFMADD213PS  consts<>+288(SB), Y8, Y7
+	VFMADD213PS  consts<>+256(SB), Y8, Y7
+	VFMADD213PS  consts<>+224(SB), Y8, Y7
+	VFMADD213PS  consts<>+192(SB), Y8, Y7
+	VFMADD213PS  consts<>+160(SB), Y8, Y7
+	VFMADD213PS  consts<>+160(SB), Y8, Y7
 	VPSLLD       $0x17, Y6, Y6
-	VPADDD       Y6, Y9, Y9
-	VCMPPS       $0x15, consts<>+352(SB), Y5, Y7
-	VANDPS       Y7, Y9, Y9
-	VMOVUPS      Y9, 32(SI)
-	VADDPS       Y9, Y2, Y2
+	VPADDD       Y6, Y7, Y7
+	VCMPPS       $0x15, consts<>+352(SB), Y5, Y5
+	VANDPS       Y5, Y7, Y7
+	VMOVUPS      Y7, 32(SI)
+	VADDPS       Y7, Y2, Y2
 	ADDQ         $0x00000040, CX
 	ADDQ         $0x00000040, SI
 	SUBQ         $0x00000010, DI
@@ -158,19 +158,19 @@ expVector:
 	VMOVAPS      Y5, Y8
 	VFNMADD231PS consts<>+32(SB), Y7, Y8
 	VFNMADD231PS consts<>+64(SB), Y7, Y8
-	VMOVUPS      consts<>+320(SB), Y9
-	VFMADD213PS  consts<>+288(SB), Y8, Y9
-	VFMADD213PS  consts<>+256(SB), Y8, Y9
-	VFMADD213PS  consts<>+224(SB), Y8, Y9
-	VFMADD213PS  consts<>+192(SB), Y8, Y9
-	VFMADD213PS  consts<>+160(SB), Y8, Y9
-	VFMADD213PS  consts<>+160(SB), Y8, Y9
+	VMOVUPS      consts<>+320(SB), Y7
+	VFMADD213PS  consts<>+288(SB), Y8, Y7
+	VFMADD213PS  consts<>+256(SB), Y8, Y7
+	VFMADD213PS  consts<>+224(SB), Y8, Y7
+	VFMADD213PS  consts<>+192(SB), Y8, Y7
+	VFMADD213PS  consts<>+160(SB), Y8, Y7
+	VFMADD213PS  consts<>+160(SB), Y8, Y7
 	VPSLLD       $0x17, Y6, Y6
-	VPADDD       Y6, Y9, Y9
-	VCMPPS       $0x15, consts<>+352(SB), Y5, Y7
-	VANDPS       Y7, Y9, Y9
-	VMOVUPS      Y9, (SI)
-	VADDPS       Y9, Y1, Y1
+	VPADDD       Y6, Y7, Y7
+	VCMPPS       $0x15, consts<>+352(SB), Y5, Y5
+	VANDPS       Y5, Y7, Y7
+	VMOVUPS      Y7, (SI)
+	VADDPS       Y7, Y1, Y1
 	ADDQ         $0x00000020, CX
 	ADDQ         $0x00000020, SI
 	SUBQ         $0x00000008, DI
@@ -292,21 +292,21 @@ oneLoaded:
 	JNZ          nan
 	VMOVUPS      consts<>+0(SB), Y2
 	VFMADD213PS  consts<>+96(SB), Y1, Y2
-	VSUBPS       consts<>+96(SB), Y2, Y3
-	VMOVAPS      Y1, Y4
-	VFNMADD231PS consts<>+32(SB), Y3, Y4
-	VFNMADD231PS consts<>+64(SB), Y3, Y4
+	VSUBPS       consts<>+96(SB), Y2, Y0
+	VMOVAPS      Y1, Y3
+	VFNMADD231PS consts<>+32(SB), Y0, Y3
+	VFNMADD231PS consts<>+64(SB), Y0, Y3
 	VMOVUPS      consts<>+320(SB), Y0
-	VFMADD213PS  consts<>+288(SB), Y4, Y0
-	VFMADD213PS  consts<>+256(SB), Y4, Y0
-	VFMADD213PS  consts<>+224(SB), Y4, Y0
-	VFMADD213PS  consts<>+192(SB), Y4, Y0
-	VFMADD213PS  consts<>+160(SB), Y4, Y0
-	VFMADD213PS  consts<>+160(SB), Y4, Y0
+	VFMADD213PS  consts<>+288(SB), Y3, Y0
+	VFMADD213PS  consts<>+256(SB), Y3, Y0
+	VFMADD213PS  consts<>+224(SB), Y3, Y0
+	VFMADD213PS  consts<>+192(SB), Y3, Y0
+	VFMADD213PS  consts<>+160(SB), Y3, Y0
+	VFMADD213PS  consts<>+160(SB), Y3, Y0
 	VPSLLD       $0x17, Y2, Y2
 	VPADDD       Y2, Y0, Y0
-	VCMPPS       $0x15, consts<>+352(SB), Y1, Y3
-	VANDPS       Y3, Y0, Y0
+	VCMPPS       $0x15, consts<>+352(SB), Y1, Y1
+	VANDPS       Y1, Y0, Y0
 	VMOVAPS      Y0, Y1
 	VEXTRACTF128 $0x01, Y1, X2
 	VADDPS       X2, X1, X1
