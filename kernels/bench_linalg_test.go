@@ -211,3 +211,52 @@ func (c cpuClock) stop() {
 		c.b.ReportMetric(float64(end-c.start)/float64(c.b.N), "cpu-ns/op")
 	}
 }
+
+// shapes are the rows×cols of the MatVecShape and MatTVecShape benchmarks:
+// square ones in cache, then 16 MiB and 64 MiB ones from memory with short and
+// long rows.
+var shapes = [][2]int{{64, 64}, {256, 256}, {1024, 1024}, {8192, 512}, {512, 8192}, {4096, 4096}}
+
+// benchShapes runs f (MatVec or MatTVec) under every ISA at every shape, with
+// bytes/s counting the bytes of A, beside Sum over the same bytes (the
+// streaming-read ceiling).
+func benchShapes(b *testing.B, f func(a Matrix, x, y []float32)) {
+	for _, sh := range shapes {
+		r, c := sh[0], sh[1]
+		a := Matrix{Rows: r, Cols: c, Stride: c, Data: ramp(r * c)}
+		x, y := ramp(c), ramp(r)
+		for i := range x {
+			x[i] *= 1e-3
+		}
+		for i := range y {
+			y[i] *= 1e-3
+		}
+		b.Run(fmt.Sprintf("%dx%d", r, c), func(b *testing.B) {
+			// The streaming-read ceiling: Sum over the same bytes.
+			b.Run("sum", func(b *testing.B) {
+				b.SetBytes(int64(4 * r * c))
+				cl := startCPU(b)
+				for b.Loop() {
+					sink = Sum(a.Data)
+				}
+				cl.stop()
+			})
+			benchISAs(b, func(b *testing.B) {
+				b.SetBytes(int64(4 * r * c))
+				cl := startCPU(b)
+				for b.Loop() {
+					f(a, x, y)
+				}
+				cl.stop()
+			})
+		})
+	}
+}
+
+func BenchmarkMatVecShape(b *testing.B) {
+	benchShapes(b, func(a Matrix, x, y []float32) { MatVec(y, a, x) })
+}
+
+func BenchmarkMatTVecShape(b *testing.B) {
+	benchShapes(b, func(a Matrix, x, y []float32) { MatTVec(x, a, y) })
+}

@@ -4,7 +4,12 @@ package kernels
 
 import "github.com/heedml/heed/fallback"
 
-func dot(x, y []float32) float32                     { return fallback.Dot(x, y) }
+// dot checks len(x) == len(y) for Dot, which inlines to a call of dot.
+func dot(x, y []float32) float32 {
+	checkSameLen("Dot", "x", "y", len(x), len(y))
+	return fallback.Dot(x, y)
+}
+
 func axpy(alpha float32, x, y []float32)             { fallback.Axpy(alpha, x, y) }
 func scale(alpha float32, x []float32)               { fallback.Scale(alpha, x) }
 func sum(x []float32) float32                        { return fallback.Sum(x) }

@@ -64,6 +64,29 @@ func TestMatVec(t *testing.T) {
 	})
 }
 
+// TestMatVecLarge covers the shapes for which the kernels prefetch rows ahead:
+// short rows of a matrix beyond L2, and long rows of one beyond L3.
+func TestMatVecLarge(t *testing.T) {
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(7, 8))
+		for _, sh := range [][2]int{{1030, 257}, {1031, 1000}, {6, 1<<21 + 3}} {
+			rows, cols := sh[0], sh[1]
+			a, aok := newMatrix(t, rng, rows, cols, 3, rng.IntN(16))
+			x, xok := slab(t, cols, rng.IntN(16))
+			fill(rng, x)
+			dst, dok := slab(t, rows, rng.IntN(16))
+			MatVec(dst, a, x)
+			for r := range dst {
+				exact, abs := dot64(a.Row(r), x)
+				checkDot(t, "MatVec", dst[r], exact, abs, cols)
+			}
+			aok()
+			xok()
+			dok()
+		}
+	})
+}
+
 func TestMatVecGuard(t *testing.T) {
 	forEachGuarded(t, 257*5, 3, func(t *testing.T, n int, get func(int) []float32) {
 		rows := 1 + n%5 // every row count of the 4-row blocks and the single rows

@@ -4,7 +4,8 @@ package kernels
 // Error ≤ γₙ·Σ|x[i]·y[i]|; a NaN or an Inf in either input propagates as in
 // IEEE arithmetic (Inf·0 = NaN).
 func Dot(x, y []float32) float32 {
-	checkSameLen("Dot", "x", "y", len(x), len(y))
+	// dot checks the lengths: a Dot of a single call inlines into its caller,
+	// which saves a call level (1 ns of the 6.6 ns of a length-64 Dot).
 	return dot(x, y)
 }
 
