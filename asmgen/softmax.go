@@ -17,9 +17,8 @@ func genSoftmaxFamily() {
 }
 
 const (
-	softmaxMaxUnroll   = 4 // max-pass accumulators
-	softmaxExpUnroll   = 2 // vectors per iteration of the exp-and-sum pass
-	softmaxScaleUnroll = 4 // vectors per iteration of the scale pass
+	softmaxMaxUnroll = 4 // max-pass accumulators
+	softmaxExpUnroll = 2 // vectors per iteration of the exp-and-sum pass
 )
 
 // Status codes returned by the softmax kernels (kernels/softmax.go).
@@ -95,7 +94,10 @@ func genSoftmax(s *isa) {
 	VDIVSS(total, one, r)
 	scale := s.vec()
 	VBROADCASTSS(r, scale)
-	softmaxScale(s, dst, n, rem, k, scale)
+	q, c := GP64(), GP64()
+	MOVQ(dst, q)
+	MOVQ(n, c)
+	s.scaleBody("scale", q, c, scale)
 
 	Label("done")
 	for _, ret := range []struct {
@@ -425,60 +427,6 @@ func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, st
 		VADDPS(sums[i], sums[0], sums[0])
 	}
 	return s.hsum(sums[0])
-}
-
-// softmaxScale emits dst *= scale over n floats.
-func softmaxScale(s *isa, dst, n, rem GPVirtual, k tail, scale VecVirtual) {
-	var last VecVirtual
-	if !s.wide {
-		// The overlapping last vector, scaled before the loop scales its head.
-		TESTQ(rem, rem)
-		JZ(LabelRef("scaleMain"))
-		last = s.vec()
-		VMULPS(Mem{Base: dst, Index: n, Scale: 4, Disp: -s.bytes()}, scale, last)
-		Label("scaleMain")
-	}
-	q, c := GP64(), GP64()
-	MOVQ(dst, q)
-	MOVQ(n, c)
-	block := softmaxScaleUnroll * s.lanes
-
-	Label("scaleBlock")
-	CMPQ(c, U32(block))
-	JB(LabelRef("scaleVector"))
-	for i := 0; i < softmaxScaleUnroll; i++ {
-		v := s.vec()
-		VMULPS(Mem{Base: q, Disp: i * s.bytes()}, scale, v)
-		VMOVUPS(v, Mem{Base: q, Disp: i * s.bytes()})
-	}
-	ADDQ(U32(block*4), q)
-	SUBQ(U32(block), c)
-	JMP(LabelRef("scaleBlock"))
-
-	Label("scaleVector")
-	CMPQ(c, U32(s.lanes))
-	JB(LabelRef("scaleTail"))
-	{
-		v := s.vec()
-		VMULPS(Mem{Base: q}, scale, v)
-		VMOVUPS(v, Mem{Base: q})
-		ADDQ(U32(s.bytes()), q)
-		SUBQ(U32(s.lanes), c)
-		JMP(LabelRef("scaleVector"))
-	}
-
-	Label("scaleTail")
-	TESTQ(rem, rem)
-	JZ(LabelRef("scaleDone"))
-	if s.wide {
-		v := s.vec()
-		VMOVUPS_Z(Mem{Base: q}, k.k, v)
-		VMULPS(scale, v, v)
-		VMOVUPS(v, k.k, Mem{Base: q})
-	} else {
-		VMOVUPS(last, Mem{Base: dst, Index: n, Scale: 4, Disp: -s.bytes()})
-	}
-	Label("scaleDone")
 }
 
 var f32Consts = map[string]Mem{}

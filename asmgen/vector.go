@@ -432,30 +432,11 @@ func genScale(s *isa) {
 	a := s.broadcast("alpha")
 	x := load(Param("x").Base())
 	n := load(Param("x").Len())
-	var last VecVirtual
-	var lastAt GPVirtual
 	if !s.wide {
 		CMPQ(n, U32(s.lanes))
 		JB(LabelRef("scalar"))
-		last, lastAt = s.vec(), GP64()
-		LEAQ(Mem{Base: x, Index: n, Scale: 4, Disp: -s.bytes()}, lastAt)
-		VMULPS(Mem{Base: lastAt}, a, last)
 	}
-	s.stream("scale", n, []GPVirtual{x}, axpyUnroll, func(j, d int, _ bool) {
-		v := s.vec()
-		VMULPS(Mem{Base: x, Disp: d}, a, v)
-		VMOVUPS(v, Mem{Base: x, Disp: d})
-	})
-	JZ(LabelRef("done"))
-	if s.wide {
-		t := s.tailMask(n)
-		v := s.vec()
-		VMOVUPS_Z(Mem{Base: x}, t.k, v)
-		VMULPS(v, a, v)
-		VMOVUPS(v, t.k, Mem{Base: x})
-	} else {
-		VMOVUPS(last, Mem{Base: lastAt})
-	}
+	s.scaleBody("scale", x, n, a)
 	Label("done")
 	VZEROUPPER()
 	RET()
@@ -474,4 +455,34 @@ func genScale(s *isa) {
 		JNZ(LabelRef("scalarLoop"))
 		JMP(LabelRef("done"))
 	}
+}
+
+// scaleBody emits x[i] *= a over the n floats at x, tail included, with labels
+// named after prefix; it advances x and consumes n. AVX2 needs n ≥ lanes: its
+// tail rewrites the slice's last full vector, scaled before the loop scales
+// its head (so the overlap is scaled once).
+func (s *isa) scaleBody(prefix string, x, n GPVirtual, a VecVirtual) {
+	var last VecVirtual
+	var lastAt GPVirtual
+	if !s.wide {
+		last, lastAt = s.vec(), GP64()
+		LEAQ(Mem{Base: x, Index: n, Scale: 4, Disp: -s.bytes()}, lastAt)
+		VMULPS(Mem{Base: lastAt}, a, last)
+	}
+	s.stream(prefix, n, []GPVirtual{x}, axpyUnroll, func(j, d int, _ bool) {
+		v := s.vec()
+		VMULPS(Mem{Base: x, Disp: d}, a, v)
+		VMOVUPS(v, Mem{Base: x, Disp: d})
+	})
+	JZ(LabelRef(prefix + "Done"))
+	if s.wide {
+		t := s.tailMask(n)
+		v := s.vec()
+		VMOVUPS_Z(Mem{Base: x}, t.k, v)
+		VMULPS(v, a, v)
+		VMOVUPS(v, t.k, Mem{Base: x})
+	} else {
+		VMOVUPS(last, Mem{Base: lastAt})
+	}
+	Label(prefix + "Done")
 }

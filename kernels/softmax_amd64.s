@@ -68,30 +68,30 @@ maxReduce:
 	VXORPS       Y3, Y3, Y3
 	TESTQ        BX, BX
 	JZ           expMain
-	VADDPS       -32(CX)(DX*4), Y0, Y5
-	VADDPS       Y5, Y3, Y3
-	VMOVUPS      consts<>+0(SB), Y6
-	VFMADD213PS  consts<>+96(SB), Y5, Y6
-	VSUBPS       consts<>+96(SB), Y6, Y7
-	VMOVAPS      Y5, Y8
-	VFNMADD231PS consts<>+32(SB), Y7, Y8
-	VFNMADD231PS consts<>+64(SB), Y7, Y8
-	VMOVUPS      consts<>+320(SB), Y7
-	VFMADD213PS  consts<>+288(SB), Y8, Y7
-	VFMADD213PS  consts<>+256(SB), Y8, Y7
-	VFMADD213PS  consts<>+224(SB), Y8, Y7
-	VFMADD213PS  consts<>+192(SB), Y8, Y7
-	VFMADD213PS  consts<>+160(SB), Y8, Y7
-	VFMADD213PS  consts<>+160(SB), Y8, Y7
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       Y6, Y7, Y7
-	VCMPPS       $0x15, consts<>+352(SB), Y5, Y5
-	VANDPS       Y5, Y7, Y7
-	VMOVUPS      Y7, (SP)
+	VADDPS       -32(CX)(DX*4), Y0, Y4
+	VADDPS       Y4, Y3, Y3
+	VMOVUPS      consts<>+0(SB), Y5
+	VFMADD213PS  consts<>+96(SB), Y4, Y5
+	VSUBPS       consts<>+96(SB), Y5, Y6
+	VMOVAPS      Y4, Y7
+	VFNMADD231PS consts<>+32(SB), Y6, Y7
+	VFNMADD231PS consts<>+64(SB), Y6, Y7
+	VMOVUPS      consts<>+320(SB), Y6
+	VFMADD213PS  consts<>+288(SB), Y7, Y6
+	VFMADD213PS  consts<>+256(SB), Y7, Y6
+	VFMADD213PS  consts<>+224(SB), Y7, Y6
+	VFMADD213PS  consts<>+192(SB), Y7, Y6
+	VFMADD213PS  consts<>+160(SB), Y7, Y6
+	VFMADD213PS  consts<>+160(SB), Y7, Y6
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       Y5, Y6, Y6
+	VCMPPS       $0x15, consts<>+352(SB), Y4, Y4
+	VANDPS       Y4, Y6, Y6
+	VMOVUPS      Y6, (SP)
 	LEAQ         tailmask<>+0(SB), SI
-	VMOVDQU      (SI)(BX*4), Y5
-	VANDPS       Y5, Y7, Y7
-	VADDPS       Y7, Y1, Y1
+	VMOVDQU      (SI)(BX*4), Y4
+	VANDPS       Y4, Y6, Y6
+	VADDPS       Y6, Y1, Y1
 
 expMain:
 	MOVQ AX, SI
@@ -100,48 +100,48 @@ expMain:
 expBlock:
 	CMPQ         DI, $0x00000010
 	JB           expVector
-	VADDPS       (CX), Y0, Y5
-	VADDPS       Y5, Y3, Y3
-	VMOVUPS      consts<>+0(SB), Y6
-	VFMADD213PS  consts<>+96(SB), Y5, Y6
-	VSUBPS       consts<>+96(SB), Y6, Y7
-	VMOVAPS      Y5, Y8
-	VFNMADD231PS consts<>+32(SB), Y7, Y8
-	VFNMADD231PS consts<>+64(SB), Y7, Y8
-	VMOVUPS      consts<>+320(SB), Y7
-	VFMADD213PS  consts<>+288(SB), Y8, Y7
-	VFMADD213PS  consts<>+256(SB), Y8, Y7
-	VFMADD213PS  consts<>+224(SB), Y8, Y7
-	VFMADD213PS  consts<>+192(SB), Y8, Y7
-	VFMADD213PS  consts<>+160(SB), Y8, Y7
-	VFMADD213PS  consts<>+160(SB), Y8, Y7
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       Y6, Y7, Y7
-	VCMPPS       $0x15, consts<>+352(SB), Y5, Y5
-	VANDPS       Y5, Y7, Y7
-	VMOVUPS      Y7, (SI)
-	VADDPS       Y7, Y1, Y1
-	VADDPS       32(CX), Y0, Y5
-	VADDPS       Y5, Y3, Y3
-	VMOVUPS      consts<>+0(SB), Y6
-	VFMADD213PS  consts<>+96(SB), Y5, Y6
-	VSUBPS       consts<>+96(SB), Y6, Y7
-	VMOVAPS      Y5, Y8
-	VFNMADD231PS consts<>+32(SB), Y7, Y8
-	VFNMADD231PS consts<>+64(SB), Y7, Y8
-	VMOVUPS      consts<>+320(SB), Y7
-	VFMADD213PS  consts<>+288(SB), Y8, Y7
-	VFMADD213PS  consts<>+256(SB), Y8, Y7
-	VFMADD213PS  consts<>+224(SB), Y8, Y7
-	VFMADD213PS  consts<>+192(SB), Y8, Y7
-	VFMADD213PS  consts<>+160(SB), Y8, Y7
-	VFMADD213PS  consts<>+160(SB), Y8, Y7
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       Y6, Y7, Y7
-	VCMPPS       $0x15, consts<>+352(SB), Y5, Y5
-	VANDPS       Y5, Y7, Y7
-	VMOVUPS      Y7, 32(SI)
-	VADDPS       Y7, Y2, Y2
+	VADDPS       (CX), Y0, Y4
+	VADDPS       Y4, Y3, Y3
+	VMOVUPS      consts<>+0(SB), Y5
+	VFMADD213PS  consts<>+96(SB), Y4, Y5
+	VSUBPS       consts<>+96(SB), Y5, Y6
+	VMOVAPS      Y4, Y7
+	VFNMADD231PS consts<>+32(SB), Y6, Y7
+	VFNMADD231PS consts<>+64(SB), Y6, Y7
+	VMOVUPS      consts<>+320(SB), Y6
+	VFMADD213PS  consts<>+288(SB), Y7, Y6
+	VFMADD213PS  consts<>+256(SB), Y7, Y6
+	VFMADD213PS  consts<>+224(SB), Y7, Y6
+	VFMADD213PS  consts<>+192(SB), Y7, Y6
+	VFMADD213PS  consts<>+160(SB), Y7, Y6
+	VFMADD213PS  consts<>+160(SB), Y7, Y6
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       Y5, Y6, Y6
+	VCMPPS       $0x15, consts<>+352(SB), Y4, Y4
+	VANDPS       Y4, Y6, Y6
+	VMOVUPS      Y6, (SI)
+	VADDPS       Y6, Y1, Y1
+	VADDPS       32(CX), Y0, Y4
+	VADDPS       Y4, Y3, Y3
+	VMOVUPS      consts<>+0(SB), Y5
+	VFMADD213PS  consts<>+96(SB), Y4, Y5
+	VSUBPS       consts<>+96(SB), Y5, Y6
+	VMOVAPS      Y4, Y7
+	VFNMADD231PS consts<>+32(SB), Y6, Y7
+	VFNMADD231PS consts<>+64(SB), Y6, Y7
+	VMOVUPS      consts<>+320(SB), Y6
+	VFMADD213PS  consts<>+288(SB), Y7, Y6
+	VFMADD213PS  consts<>+256(SB), Y7, Y6
+	VFMADD213PS  consts<>+224(SB), Y7, Y6
+	VFMADD213PS  consts<>+192(SB), Y7, Y6
+	VFMADD213PS  consts<>+160(SB), Y7, Y6
+	VFMADD213PS  consts<>+160(SB), Y7, Y6
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       Y5, Y6, Y6
+	VCMPPS       $0x15, consts<>+352(SB), Y4, Y4
+	VANDPS       Y4, Y6, Y6
+	VMOVUPS      Y6, 32(SI)
+	VADDPS       Y6, Y2, Y2
 	ADDQ         $0x00000040, CX
 	ADDQ         $0x00000040, SI
 	SUBQ         $0x00000010, DI
@@ -150,27 +150,27 @@ expBlock:
 expVector:
 	CMPQ         DI, $0x00000008
 	JB           expTail
-	VADDPS       (CX), Y0, Y5
-	VADDPS       Y5, Y3, Y3
-	VMOVUPS      consts<>+0(SB), Y6
-	VFMADD213PS  consts<>+96(SB), Y5, Y6
-	VSUBPS       consts<>+96(SB), Y6, Y7
-	VMOVAPS      Y5, Y8
-	VFNMADD231PS consts<>+32(SB), Y7, Y8
-	VFNMADD231PS consts<>+64(SB), Y7, Y8
-	VMOVUPS      consts<>+320(SB), Y7
-	VFMADD213PS  consts<>+288(SB), Y8, Y7
-	VFMADD213PS  consts<>+256(SB), Y8, Y7
-	VFMADD213PS  consts<>+224(SB), Y8, Y7
-	VFMADD213PS  consts<>+192(SB), Y8, Y7
-	VFMADD213PS  consts<>+160(SB), Y8, Y7
-	VFMADD213PS  consts<>+160(SB), Y8, Y7
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       Y6, Y7, Y7
-	VCMPPS       $0x15, consts<>+352(SB), Y5, Y5
-	VANDPS       Y5, Y7, Y7
-	VMOVUPS      Y7, (SI)
-	VADDPS       Y7, Y1, Y1
+	VADDPS       (CX), Y0, Y4
+	VADDPS       Y4, Y3, Y3
+	VMOVUPS      consts<>+0(SB), Y5
+	VFMADD213PS  consts<>+96(SB), Y4, Y5
+	VSUBPS       consts<>+96(SB), Y5, Y6
+	VMOVAPS      Y4, Y7
+	VFNMADD231PS consts<>+32(SB), Y6, Y7
+	VFNMADD231PS consts<>+64(SB), Y6, Y7
+	VMOVUPS      consts<>+320(SB), Y6
+	VFMADD213PS  consts<>+288(SB), Y7, Y6
+	VFMADD213PS  consts<>+256(SB), Y7, Y6
+	VFMADD213PS  consts<>+224(SB), Y7, Y6
+	VFMADD213PS  consts<>+192(SB), Y7, Y6
+	VFMADD213PS  consts<>+160(SB), Y7, Y6
+	VFMADD213PS  consts<>+160(SB), Y7, Y6
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       Y5, Y6, Y6
+	VCMPPS       $0x15, consts<>+352(SB), Y4, Y4
+	VANDPS       Y4, Y6, Y6
+	VMOVUPS      Y6, (SI)
+	VADDPS       Y6, Y1, Y1
 	ADDQ         $0x00000020, CX
 	ADDQ         $0x00000020, SI
 	SUBQ         $0x00000008, DI
@@ -197,42 +197,53 @@ expReduce:
 	VMOVSS       softmaxOne<>+0(SB), X0
 	VDIVSS       X1, X0, X0
 	VBROADCASTSS X0, Y0
-	TESTQ        BX, BX
-	JZ           scaleMain
-	VMULPS       -32(AX)(DX*4), Y0, Y4
-
-scaleMain:
-	MOVQ AX, CX
-	MOVQ DX, SI
+	MOVQ         DX, CX
+	LEAQ         -32(AX)(CX*4), DX
+	VMULPS       (DX), Y0, Y1
+	MOVQ         CX, BX
+	SHRQ         $0x05, BX
+	JZ           scaleHalf
 
 scaleBlock:
-	CMPQ    SI, $0x00000020
-	JB      scaleVector
-	VMULPS  (CX), Y0, Y1
-	VMOVUPS Y1, (CX)
-	VMULPS  32(CX), Y0, Y1
-	VMOVUPS Y1, 32(CX)
-	VMULPS  64(CX), Y0, Y1
-	VMOVUPS Y1, 64(CX)
-	VMULPS  96(CX), Y0, Y1
-	VMOVUPS Y1, 96(CX)
-	ADDQ    $0x00000080, CX
-	SUBQ    $0x00000020, SI
-	JMP     scaleBlock
+	VMULPS  (AX), Y0, Y2
+	VMOVUPS Y2, (AX)
+	VMULPS  32(AX), Y0, Y2
+	VMOVUPS Y2, 32(AX)
+	VMULPS  64(AX), Y0, Y2
+	VMOVUPS Y2, 64(AX)
+	VMULPS  96(AX), Y0, Y2
+	VMOVUPS Y2, 96(AX)
+	ADDQ    $0x00000080, AX
+	DECQ    BX
+	JNZ     scaleBlock
 
-scaleVector:
-	CMPQ    SI, $0x00000008
-	JB      scaleTail
-	VMULPS  (CX), Y0, Y1
-	VMOVUPS Y1, (CX)
-	ADDQ    $0x00000020, CX
-	SUBQ    $0x00000008, SI
-	JMP     scaleVector
+scaleHalf:
+	ANDQ    $0x0000001f, CX
+	TESTQ   $0x00000010, CX
+	JZ      scaleSingle
+	VMULPS  (AX), Y0, Y2
+	VMOVUPS Y2, (AX)
+	VMULPS  32(AX), Y0, Y2
+	VMOVUPS Y2, 32(AX)
+	ADDQ    $0x00000040, AX
+	ANDQ    $0x0000000f, CX
 
-scaleTail:
-	TESTQ   BX, BX
+scaleSingle:
+	MOVQ CX, BX
+	SHRQ $0x03, BX
+	JZ   scaleRest
+
+scaleSingleLoop:
+	VMULPS  (AX), Y0, Y2
+	VMOVUPS Y2, (AX)
+	ADDQ    $0x00000020, AX
+	DECQ    BX
+	JNZ     scaleSingleLoop
+
+scaleRest:
+	ANDQ    $0x00000007, CX
 	JZ      scaleDone
-	VMOVUPS Y4, -32(AX)(DX*4)
+	VMOVUPS Y1, (DX)
 
 scaleDone:
 done:
@@ -632,8 +643,8 @@ expTail:
 	VADDPS            Z6, Z1, K1, Z1
 
 expReduce:
-	VCMPPS        $0x03, Z3, Z3, K2
-	KORTESTW      K2, K2
+	VCMPPS        $0x03, Z3, Z3, K1
+	KORTESTW      K1, K1
 	JNZ           nan
 	VADDPS        Z2, Z1, Z1
 	VEXTRACTF64X4 $0x01, Z1, Y0
@@ -648,10 +659,11 @@ expReduce:
 	VDIVSS        X1, X0, X0
 	VBROADCASTSS  X0, Z0
 	MOVQ          DX, CX
+	MOVQ          CX, DX
+	SHRQ          $0x06, DX
+	JZ            scaleHalf
 
 scaleBlock:
-	CMPQ    CX, $0x00000040
-	JB      scaleVector
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	VMULPS  64(AX), Z0, Z1
@@ -661,23 +673,40 @@ scaleBlock:
 	VMULPS  192(AX), Z0, Z1
 	VMOVUPS Z1, 192(AX)
 	ADDQ    $0x00000100, AX
-	SUBQ    $0x00000040, CX
-	JMP     scaleBlock
+	DECQ    DX
+	JNZ     scaleBlock
 
-scaleVector:
-	CMPQ    CX, $0x00000010
-	JB      scaleTail
+scaleHalf:
+	ANDQ    $0x0000003f, CX
+	TESTQ   $0x00000020, CX
+	JZ      scaleSingle
+	VMULPS  (AX), Z0, Z1
+	VMOVUPS Z1, (AX)
+	VMULPS  64(AX), Z0, Z1
+	VMOVUPS Z1, 64(AX)
+	ADDQ    $0x00000080, AX
+	ANDQ    $0x0000001f, CX
+
+scaleSingle:
+	MOVQ CX, DX
+	SHRQ $0x04, DX
+	JZ   scaleRest
+
+scaleSingleLoop:
 	VMULPS  (AX), Z0, Z1
 	VMOVUPS Z1, (AX)
 	ADDQ    $0x00000040, AX
-	SUBQ    $0x00000010, CX
-	JMP     scaleVector
+	DECQ    DX
+	JNZ     scaleSingleLoop
 
-scaleTail:
-	TESTQ     BX, BX
+scaleRest:
+	ANDQ      $0x0000000f, CX
 	JZ        scaleDone
+	MOVL      $0x0000ffff, DX
+	BZHIL     CX, DX, DX
+	KMOVW     DX, K1
 	VMOVUPS.Z (AX), K1, Z1
-	VMULPS    Z0, Z1, Z1
+	VMULPS    Z1, Z0, Z1
 	VMOVUPS   Z1, K1, (AX)
 
 scaleDone:

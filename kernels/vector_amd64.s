@@ -750,9 +750,10 @@ scaleSingleLoop:
 
 scaleRest:
 	ANDQ    $0x00000007, CX
-	JZ      done
+	JZ      scaleDone
 	VMOVUPS Y1, (DX)
 
+scaleDone:
 done:
 	VZEROUPPER
 	RET
@@ -819,7 +820,7 @@ scaleSingleLoop:
 
 scaleRest:
 	ANDQ      $0x00000007, CX
-	JZ        done
+	JZ        scaleDone
 	MOVL      $0x0000ffff, DX
 	BZHIL     CX, DX, DX
 	KMOVW     DX, K1
@@ -827,6 +828,6 @@ scaleRest:
 	VMULPS    Y1, Y0, Y1
 	VMOVUPS   Y1, K1, (AX)
 
-done:
+scaleDone:
 	VZEROUPPER
 	RET
