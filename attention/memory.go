@@ -25,8 +25,9 @@ type Memory struct {
 
 	invNorm []float32      // Cosine: 1/‖h̄_s‖ (0 for a zero key)
 	proj    kernels.Matrix // Additive: K = H̄W₂ᵀ, S×d_a
-	valT    kernels.Matrix // Vᵀ (d_v×S), built by the first AttendMany after Reset
+	valT    kernels.Matrix // Vᵀ (d_v×S), built by the second AttendMany after Reset
 	valTOK  bool
+	many    bool // AttendMany has run since Reset
 
 	q    []float32 // a step's query-side vector (scaled query, Wᵀh or W₁h)
 	qInv float32   // Cosine: 1/‖h‖ of the step's query
@@ -62,7 +63,7 @@ func (m *Memory) Reset(keys, values kernels.Matrix) {
 		panicf("%s: keys have %d columns, want %d (the scorer's key length)", name, keys.Cols, dk)
 	}
 	m.keys, m.values = keys, values
-	m.valid, m.mask, m.valTOK = keys.Rows, nil, false
+	m.valid, m.mask, m.valTOK, m.many = keys.Rows, nil, false, false
 	S := keys.Rows
 	m.q = grow(m.q, m.sc.projDim(keys.Cols))
 	switch m.sc.kind {

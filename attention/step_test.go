@@ -158,8 +158,21 @@ func TestAttendSplit(t *testing.T) {
 	})
 }
 
-// TestAttendMany checks many queries in one call against the oracle.
+// TestAttendMany checks many queries in one call against the oracle: first
+// calls after Reset (blocked MatTVec contexts) and later ones (Vᵀ), with the
+// default block and with blocks of a row or two.
 func TestAttendMany(t *testing.T) {
+	for _, blk := range []int{manyBlock, 40} {
+		t.Run(fmt.Sprintf("block=%d", blk), func(t *testing.T) {
+			old := manyBlock
+			manyBlock = blk
+			t.Cleanup(func() { manyBlock = old })
+			testAttendMany(t)
+		})
+	}
+}
+
+func testAttendMany(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(5, 6))
 		for _, k := range allKinds {
@@ -175,6 +188,9 @@ func TestAttendMany(t *testing.T) {
 						}
 						m := NewMemory(sc, keys, values)
 						for mode := range 5 {
+							if mode%2 == 0 {
+								m.Reset(keys, values) // the next call is a first one
+							}
 							att := setMask(rng, m, mode)
 							q := randMat(rng, B, qd, 1)
 							w := randMat(rng, B, S, 2)
