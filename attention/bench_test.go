@@ -177,26 +177,33 @@ func BenchmarkFused(b *testing.B) {
 	}
 }
 
-// BenchmarkLong is a single Luong dot query against S=8192, d=256, the keys
-// split across goroutines (flash decoding) or not.
+// BenchmarkLong is a single Luong dot query against S=8192 keys of d=256 and
+// 512 (8 and 16 MiB), the values being the keys: read twice ("serial"), in
+// L2-sized parts on one goroutine ("chunks", the default on one processor),
+// or split across goroutines as well ("split", the default on several).
 func BenchmarkLong(b *testing.B) {
-	const S, d = 8192, 256
-	keys := rampMat(S, d)
-	m := NewMemory(Dot(), keys, kernels.Matrix{})
-	w, c, h := make([]float32, S), make([]float32, d), ramp(d)
-	for _, split := range []bool{false, true} {
-		b.Run(fmt.Sprintf("S=%d,d=%d/split=%v,procs=%d", S, d, split, procs()), func(b *testing.B) {
-			old := splitMinRows
-			if !split {
-				splitMinRows = S
-			}
-			defer func() { splitMinRows = old }()
-			benchISAs(b, func(b *testing.B) {
-				for b.Loop() {
-					m.Attend(w, c, h)
+	for _, d := range []int{256, 512} {
+		const S = 8192
+		keys := rampMat(S, d)
+		m := NewMemory(Dot(), keys, kernels.Matrix{})
+		w, c, h := make([]float32, S), make([]float32, d), ramp(d)
+		for _, mode := range []string{"serial", "chunks", "split"} {
+			b.Run(fmt.Sprintf("S=%d,d=%d,procs=%d/%s", S, d, procs(), mode), func(b *testing.B) {
+				rows, chunk := splitMinRows, chunkBytes
+				if mode != "split" {
+					splitMinRows = S
 				}
+				if mode == "serial" {
+					chunkBytes = S * d * 4
+				}
+				defer func() { splitMinRows, chunkBytes = rows, chunk }()
+				benchISAs(b, func(b *testing.B) {
+					for b.Loop() {
+						m.Attend(w, c, h)
+					}
+				})
 			})
-		})
+		}
 	}
 }
 

@@ -29,6 +29,8 @@ type Memory struct {
 	valTOK  bool
 	many    bool // AttendMany has run since Reset
 
+	sameValues bool // the values are the keys
+
 	q    []float32 // a step's query-side vector (scaled query, Wᵀh or W₁h)
 	qInv float32   // Cosine: 1/‖h‖ of the step's query
 	qm   []float32 // AttendMany's projected queries
@@ -63,6 +65,8 @@ func (m *Memory) Reset(keys, values kernels.Matrix) {
 		panicf("%s: keys have %d columns, want %d (the scorer's key length)", name, keys.Cols, dk)
 	}
 	m.keys, m.values = keys, values
+	m.sameValues = keys.Stride == values.Stride && keys.Cols == values.Cols &&
+		len(keys.Data) > 0 && len(values.Data) > 0 && &keys.Data[0] == &values.Data[0]
 	m.valid, m.mask, m.valTOK, m.many = keys.Rows, nil, false, false
 	S := keys.Rows
 	m.q = grow(m.q, m.sc.projDim(keys.Cols))

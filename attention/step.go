@@ -23,15 +23,19 @@ import (
 // score pass read last are still in L2. This is the fastest step the kernels
 // give: a single exp-sum-context pass would need a kernel of its own, as the
 // weights must be normalised before they are stored anyway, and MatVec,
-// Softmax and MatTVec are each at their own throughput. For long sequences (S in the
-// thousands, with GOMAXPROCS > 1) the keys are split into contiguous parts
-// (a few per goroutine, taken dynamically so that a descheduled goroutine's
-// share is picked up by the others) scored on GOMAXPROCS goroutines, each part
-// keeping its own max m_p, sum
-// l_p = Σ e^(score−m_p) and unnormalised context; the parts are then merged
-// exactly (the flash-decoding rule): with M = max m_p and
+// Softmax and MatTVec are each at their own throughput.
+//
+// Long steps are split into contiguous parts of the keys, each part keeping
+// its own max m_p, sum l_p = Σ e^(score−m_p) and unnormalised context, merged
+// exactly at the end (the flash-decoding rule): with M = max m_p and
 // L = Σ_p l_p·e^(m_p−M), part p's weights and context are scaled by
-// e^(m_p−M)/L and the contexts summed.
+// e^(m_p−M)/L and the contexts summed. For S in the thousands with
+// GOMAXPROCS > 1 the parts (a few per goroutine, taken dynamically so that a
+// descheduled goroutine's share is picked up by the others) run on GOMAXPROCS
+// goroutines. When the values are the keys and those attended exceed L2 (1
+// MiB), the parts are also at most 256 KiB of keys each, on one processor
+// too: a part's context pass then finds its keys in L2, and the keys are read
+// from L3 or memory once instead of twice.
 //
 // It panics unless len(h) is the query length, len(weights) = S and
 // len(context) = d_v. weights and context must not overlap each other, h, or
@@ -39,7 +43,8 @@ import (
 func (m *Memory) Attend(weights, context, h []float32) {
 	n := m.valid
 	if m.sc.kind == kindDot && m.mask == nil && n == len(weights) && n == m.keys.Rows && n > 0 &&
-		len(h) == m.keys.Cols && len(context) == m.values.Cols && n < 2*splitMinRows {
+		len(h) == m.keys.Cols && len(context) == m.values.Cols && n < 2*splitMinRows &&
+		n*m.keys.Stride*4 <= 4*chunkBytes { // no chunks: see splitParts
 		// The common Luong dot step, validated and without the general
 		// path's dispatch: MatVec, Softmax and MatTVec.
 		kernels.MatVec(weights, m.keys, h)
@@ -53,11 +58,9 @@ func (m *Memory) Attend(weights, context, h []float32) {
 		return
 	}
 	m.checkStep(weights, context, h)
-	if n >= 2*splitMinRows {
-		if parts := m.splitParts(); parts > 1 {
-			m.attendSplit(weights, context, h, parts)
-			return
-		}
+	if parts := m.splitParts(); parts > 1 {
+		m.attendSplit(weights, context, h, parts)
+		return
 	}
 	m.attend(weights, context, h)
 }
@@ -131,19 +134,34 @@ var (
 	splitMinWork = 1 << 19
 )
 
+// chunkBytes is the size of keys a part of a long step holds at most when the
+// values are the keys (a variable so that tests can force chunks): small
+// enough that the context pass finds the part's keys still in L2, where the
+// score pass left them, rather than reading them again from L3 or memory.
+var chunkBytes = 256 << 10
+
 // splitParts returns how many parts a step's keys are split into: 1 (no
-// split) on one processor or for short sequences, else at most four per
-// processor, each of at least splitMinRows keys.
+// split) for short sequences; on several processors at most four parts per
+// processor, each of at least splitMinRows keys; and, when the values are the
+// keys and more than four parts' chunkBytes of them are attended, at least
+// enough parts for each to stay within chunkBytes, also on one processor
+// (where the parts run in turn).
 func (m *Memory) splitParts() int {
 	n := m.valid
+	parts := 1
+	if m.sameValues {
+		if b := n * m.keys.Stride * 4; b > 4*chunkBytes {
+			parts = min(n, (b+chunkBytes-1)/chunkBytes)
+		}
+	}
 	if n < 2*splitMinRows || n*(m.keys.Cols+m.values.Cols) < splitMinWork {
-		return 1
+		return parts
 	}
 	p := procs() // after the cheap tests: it takes the scheduler's lock
 	if p < 2 {
-		return 1
+		return parts
 	}
-	return min(4*p, n/splitMinRows)
+	return max(parts, min(4*p, n/splitMinRows))
 }
 
 // splitter is the state of a split step: one part per goroutine.

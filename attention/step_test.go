@@ -125,6 +125,34 @@ func forceSplit(t *testing.T, rows int) {
 	t.Cleanup(func() { splitMinRows, splitMinWork = r, w; runtime.GOMAXPROCS(p) })
 }
 
+// TestAttendChunks checks long steps whose values are the keys, run in
+// L2-sized parts one after another on one processor, against the oracle.
+func TestAttendChunks(t *testing.T) {
+	old, p := chunkBytes, runtime.GOMAXPROCS(1)
+	chunkBytes = 256
+	t.Cleanup(func() { chunkBytes = old; runtime.GOMAXPROCS(p) })
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(9, 10))
+		for _, k := range allKinds {
+			for _, S := range []int{10, 40, 301} {
+				for _, d := range []int{1, 9, 32} {
+					sc, o, qd := newScorer(rng, k, 1+rng.IntN(20), d, 1+rng.IntN(20))
+					keys := randMat(rng, S, d, rng.IntN(3))
+					m := NewMemory(sc, keys, kernels.Matrix{})
+					for mode := range 5 {
+						att := setMask(rng, m, mode)
+						o.splits = m.splitParts()
+						h := randVec(rng, qd)
+						weights, context := randVec(rng, S), randVec(rng, d)
+						m.Attend(weights, context, h)
+						o.checkStep(t, fmt.Sprintf("%s S=%d d=%d mode %d parts %d", sc, S, d, mode, o.splits), weights, context, h, keys, keys, att)
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestAttendSplit checks the flash-decoding split against the oracle,
 // including parts that are fully masked.
 func TestAttendSplit(t *testing.T) {
@@ -300,7 +328,8 @@ func TestAttendSpecial(t *testing.T) {
 }
 
 // TestParallelThresholds checks that small work stays on the caller's
-// goroutine and large work spreads over GOMAXPROCS.
+// goroutine, large work spreads over GOMAXPROCS, and long steps whose values
+// are the keys run in L2-sized parts.
 func TestParallelThresholds(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	for _, c := range []struct{ work, n, want int }{
@@ -310,12 +339,24 @@ func TestParallelThresholds(t *testing.T) {
 			t.Errorf("batchParts(%d, %d) = %d, want %d", c.work, c.n, got, c.want)
 		}
 	}
-	for _, c := range []struct{ S, d, want int }{
-		{128, 64, 1}, {1024, 256, 1}, {2047, 1024, 1}, {2048, 64, 1}, {2048, 128, 2}, {8192, 256, 8}, {100000, 4, 16}, {100000, 2, 1},
+	for _, c := range []struct {
+		procs, S, d int
+		sep         bool // separate values: no chunks
+		want        int
+	}{
+		{4, 128, 64, false, 1}, {4, 1024, 256, false, 1}, {4, 2047, 1024, false, 32}, {4, 2047, 1024, true, 1},
+		{4, 2048, 64, false, 1}, {4, 2048, 128, false, 2}, {4, 8192, 256, false, 32}, {4, 8192, 256, true, 8},
+		{4, 100000, 4, false, 16}, {4, 100000, 2, false, 1},
+		{1, 8192, 256, false, 32}, {1, 8192, 256, true, 1}, {1, 1025, 256, false, 5},
 	} {
-		m := NewMemory(Dot(), kernels.Matrix{Rows: c.S, Cols: c.d, Stride: c.d, Data: make([]float32, c.S*c.d)}, kernels.Matrix{})
-		if got := m.splitParts(); got != c.want {
-			t.Errorf("S=%d, d=%d: %d parts, want %d", c.S, c.d, got, c.want)
+		runtime.GOMAXPROCS(c.procs)
+		keys := kernels.Matrix{Rows: c.S, Cols: c.d, Stride: c.d, Data: make([]float32, c.S*c.d)}
+		values := kernels.Matrix{}
+		if c.sep {
+			values = kernels.Matrix{Rows: c.S, Cols: c.d, Stride: c.d, Data: make([]float32, c.S*c.d)}
+		}
+		if got := NewMemory(Dot(), keys, values).splitParts(); got != c.want {
+			t.Errorf("procs=%d S=%d, d=%d, separate values %v: %d parts, want %d", c.procs, c.S, c.d, c.sep, got, c.want)
 		}
 	}
 }
