@@ -32,8 +32,9 @@ import (
 // e^(m_p−M)/L and the contexts summed. For S in the thousands with
 // GOMAXPROCS > 1 the parts (a few per goroutine, taken dynamically so that a
 // descheduled goroutine's share is picked up by the others) run on GOMAXPROCS
-// goroutines. When the values are the keys and those attended exceed L2 (1
-// MiB), the parts are also at most 256 KiB of keys each, on one processor
+// goroutines. When the values are the keys, the scorer reads them (all but
+// Additive) and those attended exceed L2 (1 MiB), the parts are also at most
+// 256 KiB of keys each, on one processor
 // too: a part's context pass then finds its keys in L2, and the keys are read
 // from L3 or memory once instead of twice.
 //
@@ -142,14 +143,15 @@ var chunkBytes = 256 << 10
 
 // splitParts returns how many parts a step's keys are split into: 1 (no
 // split) for short sequences; on several processors at most four parts per
-// processor, each of at least splitMinRows keys; and, when the values are the
-// keys and more than four parts' chunkBytes of them are attended, at least
+// processor, each of at least splitMinRows keys; and, when the score pass
+// reads the values (they are the keys, and the scorer is not Additive) and
+// more than four parts' chunkBytes of them are attended, at least
 // enough parts for each to stay within chunkBytes, also on one processor
 // (where the parts run in turn).
 func (m *Memory) splitParts() int {
 	n := m.valid
 	parts := 1
-	if m.sameValues {
+	if m.sameValues && m.sc.kind != kindAdditive { // Additive scores read K, not the keys
 		if b := n * m.keys.Stride * 4; b > 4*chunkBytes {
 			parts = min(n, (b+chunkBytes-1)/chunkBytes)
 		}
