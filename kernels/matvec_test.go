@@ -11,14 +11,17 @@ import (
 )
 
 // matShapes are the rows×cols shapes the matrix-vector tests cover: every
-// small shape around the 4-row block and the vector widths, then larger ones.
+// small shape around the 4-row block and the vector widths, the widths of the
+// register panels (up to 64 columns on AVX2, 128 on AVX-512), then larger ones.
 func matShapes() [][2]int {
 	var s [][2]int
 	for _, r := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 13} {
 		for c := 0; c <= 70; c++ {
 			s = append(s, [2]int{r, c})
 		}
-		s = append(s, [2]int{r, 255}, [2]int{r, 256}, [2]int{r, 257})
+		for _, c := range []int{72, 73, 95, 100, 120, 127, 128, 129, 255, 256, 257} {
+			s = append(s, [2]int{r, c})
+		}
 	}
 	return append(s, [2]int{64, 64}, [2]int{256, 256}, [2]int{129, 1000}, [2]int{1000, 33})
 }
