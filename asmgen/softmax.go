@@ -48,10 +48,25 @@ func genSoftmax(s *isa) {
 	dst := load(Param("dst").Base())
 	x := load(Param("x").Base())
 	n := load(Param("x").Len())
-	status := GP64()
 	TESTQ(n, n)
 	JZ(LabelRef("done"))
+	softmaxPasses(s, dst, x, n, "done", nil)
+	Label("done")
+	softmaxReturn(softmaxDone)
+	softmaxExits()
+	softmaxOne(s, dst, x, n, "done")
+	if s.wide {
+		softmaxFew(s, dst, x, n, "done")
+	}
+}
 
+// softmaxPasses emits the softmax of the n ≥ 1 floats at x into dst and
+// jumps (or falls through) to done; it jumps to special when max x is not
+// finite and to nan when x holds a NaN (softmaxExits). The caller also emits
+// softmaxOne and, for AVX-512, softmaxFew, out of line. afterMax, if not nil,
+// is emitted where a row of more than softmaxOne's or softmaxFew's floats has
+// its finite maximum m (lane 0 of an XMM), and may jump elsewhere.
+func softmaxPasses(s *isa, dst, x, n GPVirtual, done string, afterMax func(m VecVirtual)) {
 	// Rows of at most one vector stay in a register: softmaxOne; AVX-512
 	// rows of at most softmaxFewVectors in registers too: softmaxFew.
 	CMPQ(n, U32(s.lanes))
@@ -79,6 +94,9 @@ func genSoftmax(s *isa) {
 	VSUBSS(m, m, t) // 0 when m is finite, NaN for ±Inf and NaN
 	VUCOMISS(t, t)
 	JP(LabelRef("special"))
+	if afterMax != nil {
+		afterMax(m)
+	}
 
 	// Pass 2: dst = exp(x − m), summed.
 	nm, zero := XMM(), XMM()
@@ -98,24 +116,24 @@ func genSoftmax(s *isa) {
 	MOVQ(dst, q)
 	MOVQ(n, c)
 	s.scaleBody("scale", q, c, scale)
+	JMP(LabelRef(done))
+}
 
-	Label("done")
-	for _, ret := range []struct {
-		label string
-		code  int
-	}{{"", softmaxDone}, {"special", softmaxSpecial}, {"nan", softmaxNaN}} {
-		if ret.label != "" {
-			Label(ret.label)
-		}
-		MOVQ(U32(ret.code), status)
-		Store(status, ReturnIndex(0))
-		VZEROUPPER()
-		RET()
-	}
-	softmaxOne(s, dst, x, n)
-	if s.wide {
-		softmaxFew(s, dst, x, n)
-	}
+// softmaxReturn emits the return of status code.
+func softmaxReturn(code int) {
+	status := GP64()
+	MOVQ(U32(code), status)
+	Store(status, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// softmaxExits emits the special and nan exits of softmaxPasses.
+func softmaxExits() {
+	Label("special")
+	softmaxReturn(softmaxSpecial)
+	Label("nan")
+	softmaxReturn(softmaxNaN)
 }
 
 // softmaxFewVectors is the most vectors softmaxFew keeps in registers.
@@ -125,9 +143,9 @@ const softmaxFewVectors = 4
 // softmaxFewVectors·lanes floats held in registers: every vector is loaded
 // once, merge-masked into −Inf (which adds e^−Inf = 0), before anything is
 // stored, and stored once; the opmasks come from one 64-bit mask of n ones
-// shifted by 16 per vector (all-zero masks access no memory). It jumps to the
-// special and nan exits.
-func softmaxFew(s *isa, dst, x, n GPVirtual) {
+// shifted by 16 per vector (all-zero masks access no memory). It jumps to
+// done, or to the special and nan exits.
+func softmaxFew(s *isa, dst, x, n GPVirtual, done string) {
 	Label("few")
 	e := newExpGen(s)
 	bits := GP64()
@@ -183,16 +201,16 @@ func softmaxFew(s *isa, dst, x, n GPVirtual) {
 		VMULPS(scale, ev[i], ev[i])
 		VMOVUPS(ev[i], k[i], Mem{Base: dst, Disp: i * s.bytes()})
 	}
-	JMP(LabelRef("done"))
+	JMP(LabelRef(done))
 }
 
 // softmaxOne emits the softmax of a row of 1 ≤ n ≤ lanes floats in one
 // register, loaded and stored once: a shorter chain than the three passes.
 // The lanes past n hold −Inf, which adds e^−Inf = 0: AVX-512 loads them
 // merge-masked into a −Inf vector; AVX2 copies a row shorter than a vector into
-// a −Inf-padded local vector and the results back. It jumps to the special and
-// nan exits.
-func softmaxOne(s *isa, dst, x, n GPVirtual) {
+// a −Inf-padded local vector and the results back. It jumps to done, or to
+// the special and nan exits.
+func softmaxOne(s *isa, dst, x, n GPVirtual, done string) {
 	Label("one")
 	e := newExpGen(s)
 	v := s.vec()
@@ -250,7 +268,7 @@ func softmaxOne(s *isa, dst, x, n GPVirtual) {
 		CMPQ(n, U32(s.lanes))
 		JB(LabelRef("oneCopyOut"))
 		VMOVUPS(ev, Mem{Base: dst})
-		JMP(LabelRef("done"))
+		JMP(LabelRef(done))
 		Label("oneCopyOut")
 		VMOVUPS(ev, buf)
 		i, t := GP64(), XMM()
@@ -262,7 +280,7 @@ func softmaxOne(s *isa, dst, x, n GPVirtual) {
 		CMPQ(i, n)
 		JB(LabelRef("oneCopyOutLoop"))
 	}
-	JMP(LabelRef("done"))
+	JMP(LabelRef(done))
 }
 
 // jumpIfNaN jumps to label if any lane of v is NaN.

@@ -34,9 +34,10 @@ var multiHeadMinWork = 1 << 18
 // where, if causal, M[t][s] = −∞ for s > t + S − T (query t sees the keys up to
 // its own position, the last query the last key), and M = 0 otherwise. A query
 // that sees no key (T > S, causal) gets a zero output. The scores of each head
-// come from one kernels.MatVecBatch; each output row from one MatTVec over the
-// keys it sees. Large calls spread the heads over GOMAXPROCS goroutines. ws holds the T×S scores; nil allocates them. out must not
-// overlap the inputs. It panics unless heads ≥ 1 divides d and d_v, k and v
+// come from one kernels.MatVecBatch; each output row from one
+// kernels.SoftmaxMatTVec over the keys it sees. Large calls spread the heads
+// over GOMAXPROCS goroutines. ws holds the T×S scores; nil allocates them. out
+// must not overlap the inputs. It panics unless heads ≥ 1 divides d and d_v, k and v
 // have the same rows, q and k the same columns, and out is T×d_v.
 func MultiHead(out, q, k, v kernels.Matrix, heads int, causal bool, ws *Workspace) {
 	const name = "MultiHead"
@@ -91,8 +92,7 @@ func (ws *Workspace) run(p int) {
 			}
 			x := row(scores, t)[:n]
 			kernels.Scale(scale, x)
-			kernels.Softmax(x, x)
-			kernels.MatTVec(o, rows(vi, 0, n), x)
+			kernels.SoftmaxMatTVec(o, rows(vi, 0, n), x)
 		}
 	}
 }

@@ -17,13 +17,14 @@ import (
 // or a mask excluding every valid key) gets all-zero weights and context.
 //
 // The scores are computed in one matrix-vector pass (MatVec or AdditiveScore)
-// directly into weights, the softmax runs in place, and transposed
-// matrix-vector passes (MatTVec) over blocks of 64 KiB of values, the last
-// block first, form the context: when the values are the keys, the blocks the
-// score pass read last are still in L2. This is the fastest step the kernels
-// give: a single exp-sum-context pass would need a kernel of its own, as the
-// weights must be normalised before they are stored anyway, and MatVec,
-// Softmax and MatTVec are each at their own throughput.
+// directly into weights. Up to 64 KiB of values, one SoftmaxMatTVec then
+// turns them into the weights and forms the context: for up to 64 (AVX2) or
+// 128 (AVX-512) values per key, after a max pass over the scores, one pass
+// computes the exponentials eight keys at a time and adds those keys' values,
+// held in registers, then scales the weights and the context by 1/Σ. Longer
+// values take the softmax in place and then transposed matrix-vector passes
+// (MatTVec) over blocks of 64 KiB of values, the last block first: when the
+// values are the keys, the blocks the score pass read last are still in L2.
 //
 // Long steps are split into contiguous parts of the keys, each part keeping
 // its own max m_p, sum l_p = Σ e^(score−m_p) and unnormalised context, merged
@@ -47,15 +48,10 @@ func (m *Memory) Attend(weights, context, h []float32) {
 		len(h) == m.keys.Cols && len(context) == m.values.Cols && n < 2*splitMinRows &&
 		n*m.keys.Stride*4 <= 4*chunkBytes { // no chunks: see splitParts
 		// The common Luong dot step, validated and without the general
-		// path's dispatch: MatVec, Softmax and MatTVec.
+		// path's dispatch: MatVec, then SoftmaxMatTVec.
 		kernels.MatVec(weights, m.keys, h)
-		kernels.Softmax(weights, weights)
 		clear(context)
-		if n*m.values.Stride <= contextBlock/4 {
-			kernels.MatTVec(context, m.values, weights)
-		} else {
-			m.addContext(context, weights, 0)
-		}
+		m.softmaxContext(context, weights)
 		return
 	}
 	m.checkStep(weights, context, h)
@@ -101,8 +97,20 @@ func (m *Memory) attend(weights, context, h []float32) {
 		clear(x)
 		return
 	}
+	m.softmaxContext(context, x)
+}
+
+// softmaxContext sets the scores x of the first len(x) keys to their softmax
+// and adds the x-weighted sum of their values to ctx: in one call
+// (SoftmaxMatTVec) when the values fit in one of addContext's blocks, else the
+// softmax and then addContext.
+func (m *Memory) softmaxContext(ctx, x []float32) {
+	if len(x)*m.values.Stride <= contextBlock/4 {
+		kernels.SoftmaxMatTVec(ctx, rows(m.values, 0, len(x)), x)
+		return
+	}
 	kernels.Softmax(x, x)
-	m.addContext(context, x, 0)
+	m.addContext(ctx, x, 0)
 }
 
 // contextBlock is the number of bytes of values addContext reads per call

@@ -13,18 +13,19 @@ func TestNoAllocs(t *testing.T) {
 	xb := Matrix{Rows: 4, Cols: 15, Stride: 15, Data: y[:60]}
 	db := Matrix{Rows: 4, Cols: 20, Stride: 20, Data: z[:80]}
 	calls := map[string]func(){
-		"Dot":           func() { Dot(x, y) },
-		"Axpy":          func() { Axpy(0.5, x, z) },
-		"Scale":         func() { Scale(0.5, z) },
-		"Sum":           func() { Sum(x) },
-		"Max":           func() { Max(x) },
-		"MatVec":        func() { MatVec(z[:20], a, y[:15]) },
-		"MatTVec":       func() { MatTVec(z[:15], a, y[:20]) },
-		"MatVecBatch":   func() { MatVecBatch(db, a, xb) },
-		"Exp":           func() { Exp(z, y) },
-		"Tanh":          func() { Tanh(z, y) },
-		"Softmax":       func() { Softmax(z, x) },
-		"AdditiveScore": func() { AdditiveScore(z[:20], a, y[:15], y[15:30]) },
+		"Dot":            func() { Dot(x, y) },
+		"Axpy":           func() { Axpy(0.5, x, z) },
+		"Scale":          func() { Scale(0.5, z) },
+		"Sum":            func() { Sum(x) },
+		"Max":            func() { Max(x) },
+		"MatVec":         func() { MatVec(z[:20], a, y[:15]) },
+		"MatTVec":        func() { MatTVec(z[:15], a, y[:20]) },
+		"MatVecBatch":    func() { MatVecBatch(db, a, xb) },
+		"Exp":            func() { Exp(z, y) },
+		"Tanh":           func() { Tanh(z, y) },
+		"Softmax":        func() { Softmax(z, x) },
+		"SoftmaxMatTVec": func() { copy(z[:20], x); SoftmaxMatTVec(y[:15], a, z[:20]) },
+		"AdditiveScore":  func() { AdditiveScore(z[:20], a, y[:15], y[15:30]) },
 	}
 	forEachISA(t, func(t *testing.T) {
 		for name, f := range calls {

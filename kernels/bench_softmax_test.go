@@ -85,3 +85,33 @@ func BenchmarkAdditiveScore(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSoftmaxMatTVec is an attention step's softmax and context: the
+// fused kernel against Softmax then MatTVec, side by side under each ISA.
+func BenchmarkSoftmaxMatTVec(b *testing.B) {
+	for _, sz := range [][2]int{{128, 64}, {512, 128}, {1024, 256}} {
+		S, d := sz[0], sz[1]
+		a := Matrix{Rows: S, Cols: d, Stride: d, Data: ramp(S * d)}
+		scores, w, dst := ramp(S), make([]float32, S), make([]float32, d)
+		for i := range scores {
+			scores[i] *= 8
+		}
+		b.Run(fmt.Sprintf("S=%d,d=%d", S, d), func(b *testing.B) {
+			benchISAs(b, func(b *testing.B) {
+				b.Run("separate", func(b *testing.B) {
+					for b.Loop() {
+						copy(w, scores)
+						Softmax(w, w)
+						MatTVec(dst, a, w)
+					}
+				})
+				b.Run("fused", func(b *testing.B) {
+					for b.Loop() {
+						copy(w, scores)
+						SoftmaxMatTVec(dst, a, w)
+					}
+				})
+			})
+		})
+	}
+}

@@ -1,0 +1,267 @@
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func init() { register("softmaxmattvec", genSoftmaxMatTVecFamily) }
+
+func genSoftmaxMatTVecFamily() {
+	for _, s := range isas {
+		genSoftmaxMatTVec(s)
+	}
+}
+
+// genSoftmaxMatTVec emits softmaxMatTVec<ISA>(dst, a []float32, lda int,
+// x []float32) int, an attention step's softmax and context in one call: x =
+// softmax(x) in place and dst += Aᵀ·x. It returns softmax's status; for any
+// status but 0 dst is untouched and the Go wrapper finishes the softmax and
+// adds the context. len(x) ≥ 1, and for AVX2 len(dst) ≥ 8.
+//
+// A matrix of at most a register panel of columns (narrowVectors) and a row
+// longer than softmaxOne's or softmaxFew's takes softmaxContext: after the max
+// pass, one pass computes the exponentials eight rows at a time and adds
+// their rows to the panel right away, then scales the weights and the
+// context by 1/Σ. Otherwise the kernel runs softmax's passes and then
+// matTVec's body, giving their results bit for bit.
+func genSoftmaxMatTVec(s *isa) {
+	name := s.name("softmaxMatTVec")
+	TEXT(name, NOSPLIT, "func(dst, a []float32, lda int, x []float32) int")
+	Doc(name+" sets x to its softmax and dst += Aᵀ·x for the len(x)×len(dst)",
+		"matrix A with row stride lda, and returns 0; for max x not finite it returns 1",
+		"(nothing written), for a NaN in x 2 (x clobbered, dst untouched).")
+	x := load(Param("x").Base())
+	n := load(Param("x").Len())
+	var mx VecVirtual
+	softmaxPasses(s, x, x, n, "context", func(m VecVirtual) {
+		cols := load(Param("dst").Len())
+		CMPQ(cols, U32(narrowVectors(ymmWide(s))*8))
+		JBE(LabelRef("fused"))
+		mx = m
+	})
+	Label("context")
+	matTVecBody(s, "done")
+	Label("done")
+	softmaxReturn(softmaxDone)
+	softmaxExits()
+	softmaxOne(s, x, x, n, "context")
+	if s.wide {
+		softmaxFew(s, x, x, n, "context")
+	}
+	Label("fused")
+	softmaxContext(s, x, n, mx)
+}
+
+// softmaxContext emits the fused softmax and context for the n > 8 weights
+// at x whose finite maximum is lane 0 of m, and a matrix of at most a panel
+// of columns; it jumps to done, or to nan when x holds a NaN.
+//
+// Each block of eight rows: e = exp(x − m) in one vector, stored over x and
+// summed, then its eight rows of A added to the panel with weights e. At the
+// end inv = 1/Σe, x *= inv and dst += inv·acc. The e have the bits of
+// Softmax's exponentials; the sum runs in a different order, so the weights
+// may differ from Softmax's in the last place, and the context, formed from
+// unnormalised weights and scaled once, is within γₙ₊₂·(|dst| + Σ|xᵣ·A[r,·]|)
+// of dst + Σ xᵣ·A[r,·] for the weights x returned. AVX2 takes the rows past
+// the last whole block from the last full vector of x, exponentiated before
+// the loop and stored after it (the lanes stored twice get the same bits);
+// AVX-512 masks them. Both ISAs compute in YMM vectors.
+func softmaxContext(s *isa, x, n GPVirtual, m VecVirtual) {
+	y := ymmWide(s)
+	const lanes = 8
+	negM := y.vec()
+	{
+		nm, zero := XMM(), XMM()
+		VXORPS(zero, zero, zero)
+		VSUBSS(m, zero, nm)
+		VBROADCASTSS(nm, negM)
+	}
+	// AVX2 keeps −m, the running sum and the NaN check in memory: its 16
+	// registers hold the panel and the exponential.
+	var negMem, sumMem, chkMem, stash Mem
+	if !y.wide {
+		negMem, sumMem, chkMem, stash = AllocLocal(32), AllocLocal(32), AllocLocal(32), AllocLocal(32)
+		VMOVUPS(negM, negMem)
+	}
+	d := load(Param("dst").Base())
+	a := load(Param("a").Base())
+	lda := load(Param("lda"))
+	SHLQ(U8(2), lda)
+	cols := load(Param("dst").Len())
+	reserve := 10
+	if y.wide {
+		reserve = 14
+	}
+	forEachPanel(y, "fused", cols, reserve, func(p *panel) {
+		lbl := p.label
+		e := newExpGen(y)
+		p.zero()
+		var sum, chk VecVirtual
+		if y.wide {
+			sum, chk = y.vec(), y.vec()
+			y.zero(sum)
+			y.zero(chk)
+		} else {
+			z := y.vec()
+			y.zero(z)
+			VMOVUPS(z, sumMem)
+			VMOVUPS(z, chkMem)
+		}
+		// addExp adds e (and v = x − m) to the running sum (and check).
+		addExp := func(ev, v VecVirtual, k OpmaskVirtual) {
+			if y.wide {
+				VADDPS(v, chk, chk) // masked-out lanes add −m, finite
+				if k != nil {
+					VADDPS(ev, sum, k, sum)
+				} else {
+					VADDPS(ev, sum, sum)
+				}
+				return
+			}
+			VADDPS(chkMem, v, v)
+			VMOVUPS(v, chkMem)
+			t := y.vec()
+			VADDPS(sumMem, ev, t)
+			VMOVUPS(t, sumMem)
+		}
+		// subM returns a new vector x − m for the x in v.
+		subM := func(v VecVirtual) {
+			if y.wide {
+				VADDPS(negM, v, v)
+			} else {
+				VADDPS(negMem, v, v)
+			}
+		}
+
+		rem := GP64()
+		MOVQ(n, rem)
+		ANDQ(U32(lanes-1), rem)
+		if !y.wide {
+			// The last full vector of x, before the loop overwrites it.
+			JZ(LabelRef(lbl("Main")))
+			v := y.vec()
+			VMOVUPS(Mem{Base: x, Index: n, Scale: 4, Disp: -32}, v)
+			subM(v)
+			ev := e.applyNonPositive(v)
+			VMOVUPS(ev, stash)
+			mask := y.tailMask(rem)
+			VANDPS(mask.y, ev, ev)
+			addExp(ev, v, nil)
+			Label(lbl("Main"))
+		}
+		xp, ap, cnt := GP64(), GP64(), GP64()
+		MOVQ(x, xp)
+		MOVQ(a, ap)
+		MOVQ(n, cnt)
+		SHRQ(U8(3), cnt)
+		// expBlock exponentiates the block at xp+disp in place and sums it.
+		expBlock := func(disp int) VecVirtual {
+			v := y.vec()
+			VMOVUPS(Mem{Base: xp, Disp: disp}, v)
+			subM(v)
+			ev := e.applyNonPositive(v)
+			VMOVUPS(ev, Mem{Base: xp, Disp: disp})
+			addExp(ev, v, nil)
+			return ev
+		}
+		// addBlock adds the block's eight rows at ap with the weights ev,
+		// each broadcast from ev: its 128-bit half in both halves, then its
+		// lane in all four.
+		addBlock := func(ev VecVirtual) {
+			half := [2]VecVirtual{y.vec(), y.vec()}
+			for h := range half {
+				if y.wide {
+					VSHUFF32X4(U8(3*h), ev, ev, half[h])
+				} else {
+					VPERM2F128(U8(0x11*h), ev, ev, half[h])
+				}
+			}
+			for j := 0; j < lanes; j++ {
+				b := y.vec()
+				VSHUFPS(U8(0x55*(j%4)), half[j/4], half[j/4], b)
+				p.fma(ap, b, j%len(p.acc))
+				ADDQ(lda, ap)
+			}
+			ADDQ(U32(4*lanes), xp)
+		}
+		// Software-pipelined: the next block's exponentials come before
+		// this block's rows in program order, so that their latency overlaps
+		// the FMA chains rather than adding to them.
+		ev := expBlock(0)
+		DECQ(cnt)
+		JZ(LabelRef(lbl("LastBlock")))
+		Label(lbl("Block"))
+		next := expBlock(4 * lanes)
+		addBlock(ev)
+		VMOVAPS(next, ev)
+		DECQ(cnt)
+		JNZ(LabelRef(lbl("Block")))
+		Label(lbl("LastBlock"))
+		addBlock(ev)
+		// The rows past the last block.
+		TESTQ(rem, rem)
+		JZ(LabelRef(lbl("Sum")))
+		if y.wide {
+			t := y.tailMask(rem)
+			v := y.vec()
+			VMOVUPS_Z(Mem{Base: xp}, t.k, v)
+			subM(v)
+			ev := e.applyNonPositive(v)
+			VMOVUPS(ev, t.k, Mem{Base: xp})
+			addExp(ev, v, t.k)
+		} else {
+			v := y.vec()
+			VMOVUPS(stash, v)
+			VMOVUPS(v, Mem{Base: x, Index: n, Scale: 4, Disp: -32})
+		}
+		Label(lbl("Rest"))
+		b := y.vec()
+		VBROADCASTSS(Mem{Base: xp}, b)
+		p.fma(ap, b, 0)
+		ADDQ(lda, ap)
+		ADDQ(U32(4), xp)
+		DECQ(rem)
+		JNZ(LabelRef(lbl("Rest")))
+
+		Label(lbl("Sum"))
+		if !y.wide {
+			sum, chk = y.vec(), y.vec()
+			VMOVUPS(sumMem, sum)
+			VMOVUPS(chkMem, chk)
+		}
+		jumpIfNaN(y, chk, "nan")
+		total := y.hsum(sum)
+		one, r := XMM(), XMM()
+		VMOVSS(f32Const("softmaxOne", 1), one)
+		VDIVSS(total, one, r)
+		inv := y.vec()
+		VBROADCASTSS(r, inv)
+		q, c := GP64(), GP64()
+		MOVQ(x, q)
+		MOVQ(n, c)
+		y.scaleBody(lbl("Scale"), q, c, inv)
+		// dst += inv·acc, every vector of dst read before any is stored
+		// (the AVX2 last vector overlaps the one before).
+		p.merge()
+		last := len(p.acc[0]) - 1
+		for j, acc := range p.acc[0] {
+			if j == last && y.wide {
+				t := y.vec()
+				VMOVUPS_Z(p.at(d, j), p.k, t)
+				VFMADD213PS(t, inv, acc)
+				continue
+			}
+			VFMADD213PS(p.at(d, j), inv, acc)
+		}
+		for j, acc := range p.acc[0] {
+			if j == last && y.wide {
+				VMOVUPS(acc, p.k, p.at(d, j))
+				continue
+			}
+			VMOVUPS(acc, p.at(d, j))
+		}
+		JMP(LabelRef("done"))
+	})
+}

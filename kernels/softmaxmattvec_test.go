@@ -1,0 +1,121 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// checkSoftmaxMatTVec runs SoftmaxMatTVec(dst, a, x) and checks it against
+// Softmax(x, x) then MatTVec(dst, a, x) under the same ISA: the same bits for a
+// row with a NaN or a non-finite maximum; otherwise weights within Softmax's
+// bounds of the oracle, and a context within γₙ₊₂·(|dst| + Σ|xᵣ·A[r,c]|) of
+// dst + Σ xᵣ·A[r,c] for the weights x returned (special values in A or dst as
+// MatTVec gives them).
+func checkSoftmaxMatTVec(t *testing.T, what string, dst []float32, a Matrix, x []float32) {
+	t.Helper()
+	x0, dst0 := slices.Clone(x), slices.Clone(dst)
+	a0 := bits(a.Data)
+	wantX, wantDst := slices.Clone(x), slices.Clone(dst)
+	Softmax(wantX, wantX)
+	MatTVec(wantDst, a, wantX)
+	SoftmaxMatTVec(dst, a, x)
+	if !slices.Equal(bits(a.Data), a0) {
+		t.Fatalf("%s: a changed", what)
+	}
+	if softmaxSpecialRow(x0) {
+		if !slices.Equal(bits(x), bits(wantX)) {
+			t.Fatalf("%s: weights %v, want Softmax's %v (scores %v)", what, x, wantX, x0)
+		}
+		if !slices.Equal(bits(dst), bits(wantDst)) {
+			t.Fatalf("%s: dst %v, want MatTVec's %v", what, dst, wantDst)
+		}
+		return
+	}
+	checkSoftmaxAny(t, what+" weights", x, x0)
+	// dst0[c] is one more term (weight 1), and a zero term makes the bound
+	// γₙ₊₂: the context is formed from the unnormalised weights and scaled.
+	xs := append(slices.Clone(x), 1, 0)
+	for c := range dst {
+		checkDotAny(t, fmt.Sprintf("%s context[%d]", what, c), dst[c], wantDst[c], xs, append(column(a, c), dst0[c], 0))
+	}
+}
+
+func TestSoftmaxMatTVec(t *testing.T) {
+	ninf := float32(math.Inf(-1))
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(41, 42))
+		for _, rows := range []int{1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 100, 128, 257} {
+			for _, cols := range []int{0, 1, 5, 7, 8, 9, 15, 16, 17, 63, 64, 65, 100, 256} {
+				for trial := 0; trial < 6; trial++ {
+					pad := trial % 2 * 3
+					a, aok := newMatrix(t, rng, rows, cols, pad, rng.IntN(16))
+					x, xok := slab(t, rows, rng.IntN(16))
+					dst, dok := slab(t, cols, rng.IntN(16))
+					fill(rng, x)
+					fill(rng, dst)
+					switch trial {
+					case 2: // a special score
+						x[rng.IntN(rows)] = specials[rng.IntN(len(specials))]
+					case 3: // masked keys: a run of −Inf
+						lo := rng.IntN(rows)
+						for i := lo; i < lo+rng.IntN(rows-lo+1); i++ {
+							x[i] = ninf
+						}
+					case 4: // fully masked
+						for i := range x {
+							x[i] = ninf
+						}
+					}
+					checkSoftmaxMatTVec(t, fmt.Sprintf("SoftmaxMatTVec %d×%d trial %d", rows, cols, trial), dst, a, x)
+					aok()
+					xok()
+					dok()
+				}
+			}
+		}
+	})
+}
+
+func TestSoftmaxMatTVecGuard(t *testing.T) {
+	forEachGuarded(t, 257*11, 6, func(t *testing.T, n int, get func(int) []float32) {
+		// n rows of few columns, and few rows of n columns.
+		for _, sh := range [][2]int{{n, 1 + n%11}, {1 + n%5, n}} {
+			rows, cols := sh[0], sh[1]
+			a := Matrix{Rows: rows, Cols: cols, Stride: cols, Data: get(rows * cols)}
+			x, dst := get(rows), get(cols)
+			checkSoftmaxMatTVec(t, fmt.Sprintf("SoftmaxMatTVec %d×%d", rows, cols), dst, a, x)
+		}
+	})
+}
+
+func TestSoftmaxMatTVecPanics(t *testing.T) {
+	a := Matrix{Rows: 3, Cols: 4, Stride: 5, Data: make([]float32, 14)}
+	mustPanic(t, "heed/kernels: SoftmaxMatTVec: a is 3×4 but len(dst)=3, len(x)=3",
+		func() { SoftmaxMatTVec(make([]float32, 3), a, make([]float32, 3)) })
+	mustPanic(t, "heed/kernels: SoftmaxMatTVec: a is 3×4 with stride 3 < 4 columns",
+		func() { SoftmaxMatTVec(nil, Matrix{Rows: 3, Cols: 4, Stride: 3, Data: a.Data}, nil) })
+}
+
+func FuzzSoftmaxMatTVec(f *testing.F) {
+	f.Add([]byte("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\xc0\x7f\x00\x00\x80\x7f\x00\x00\x80\x3f"), uint8(2))
+	f.Add([]byte("\x00\x00\x80\xff\x00\x00\x80\xff\x00\x00\x80\x7f\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\x00\x40"), uint8(8))
+	f.Fuzz(func(t *testing.T, data []byte, cols uint8) {
+		v := floats(data)
+		c := int(cols)%19 + 1
+		if len(v) < 3*c {
+			return
+		}
+		rows := (len(v) - 2*c) / (c + 1)
+		a := Matrix{Rows: rows, Cols: c, Stride: c, Data: v[:rows*c]}
+		x0, dst0 := v[rows*c:rows*c+rows], v[rows*c+rows:rows*c+rows+c]
+		prev := Active()
+		defer Use(prev)
+		for _, isa := range Supported() {
+			Use(isa)
+			checkSoftmaxMatTVec(t, isa.String()+" SoftmaxMatTVec", slices.Clone(dst0), a, slices.Clone(x0))
+		}
+	})
+}
