@@ -2,6 +2,7 @@ package kernels_test
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/heedml/heed/kernels"
 )
@@ -45,4 +46,17 @@ func ExampleMatTVec() {
 	kernels.MatTVec(context, values, weights)
 	fmt.Println(context)
 	// Output: [3.25 6.5 9.75]
+}
+
+func ExampleSoftmaxMatTVec() {
+	// One attention step after the scores: weights and context in one call.
+	values := kernels.Matrix{Rows: 2, Cols: 3, Stride: 3, Data: []float32{
+		1, 2, 3,
+		10, 20, 30,
+	}}
+	scores := []float32{0, float32(math.Log(3))} // weights 1/4 and 3/4
+	context := make([]float32, 3)
+	kernels.SoftmaxMatTVec(context, values, scores)
+	fmt.Printf("%.4f %.4f\n", scores, context)
+	// Output: [0.2500 0.7500] [7.7500 15.5000 23.2500]
 }
