@@ -65,8 +65,9 @@ func genSoftmax(s *isa) {
 // finite and to nan when x holds a NaN (softmaxExits). The caller also emits
 // softmaxOne and, for AVX-512, softmaxFew, out of line. afterMax, if not nil,
 // is emitted where a row of more than softmaxOne's or softmaxFew's floats has
-// its finite maximum m (lane 0 of an XMM), and may jump elsewhere.
-func softmaxPasses(s *isa, dst, x, n GPVirtual, done string, afterMax func(m VecVirtual)) {
+// its finite maximum m (lane 0 of an XMM), with nan the max pass's record of
+// NaNs, and may jump elsewhere.
+func softmaxPasses(s *isa, dst, x, n GPVirtual, done string, afterMax func(m VecVirtual, nan *nanFlag)) {
 	// Rows of at most one vector stay in a register: softmaxOne; AVX-512
 	// rows of at most softmaxFewVectors in registers too: softmaxFew.
 	CMPQ(n, U32(s.lanes))
@@ -89,13 +90,17 @@ func softmaxPasses(s *isa, dst, x, n GPVirtual, done string, afterMax func(m Vec
 	}
 
 	// Pass 1: the maximum.
-	m := softmaxMax(s, x, n, rem, k)
+	var nan *nanFlag
+	if afterMax != nil {
+		nan = newNaNFlag(s)
+	}
+	m := softmaxMax(s, x, n, rem, k, nan)
 	t := XMM()
 	VSUBSS(m, m, t) // 0 when m is finite, NaN for ±Inf and NaN
 	VUCOMISS(t, t)
 	JP(LabelRef("special"))
 	if afterMax != nil {
-		afterMax(m)
+		afterMax(m, nan)
 	}
 
 	// Pass 2: dst = exp(x − m), summed.
@@ -301,9 +306,63 @@ func jumpIfNaN(s *isa, v VecVirtual, label string) {
 // cmpUnord is the VCMPPS predicate true when either operand is NaN.
 const cmpUnord = 0x03
 
+// nanFlag records whether any vector tested holds a NaN: for AVX2 a vector
+// whose lanes become all ones (themselves a NaN) where one is met, by the
+// unordered VCMPPS of the flag against each vector, one instruction that keeps
+// the flag once set; for AVX-512 an opmask ORed with each vector's unordered
+// compare against zero.
+type nanFlag struct {
+	s    *isa
+	v    VecVirtual    // AVX2
+	zero VecVirtual    // AVX-512
+	k    OpmaskVirtual // AVX-512
+}
+
+func newNaNFlag(s *isa) *nanFlag {
+	f := &nanFlag{s: s}
+	if s.wide {
+		f.zero, f.k = s.vec(), K()
+		s.zero(f.zero)
+		KXORW(f.k, f.k, f.k)
+	} else {
+		f.v = s.vec()
+		s.zero(f.v)
+	}
+	return f
+}
+
+// test records a NaN in the vector m (a register or memory).
+func (f *nanFlag) test(m Op) {
+	if f.s.wide {
+		t := K()
+		VCMPPS(U8(cmpUnord), m, f.zero, t)
+		KORW(t, f.k, f.k)
+		return
+	}
+	VCMPPS(U8(cmpUnord), m, f.v, f.v)
+}
+
+// jumpIfSet jumps to label if a NaN was recorded.
+func (f *nanFlag) jumpIfSet(label string) {
+	if f.s.wide {
+		KORTESTW(f.k, f.k)
+	} else {
+		bits := GP32()
+		VMOVMSKPS(f.v, bits)
+		TESTL(bits, bits)
+	}
+	JNZ(LabelRef(label))
+}
+
 // softmaxMax emits the maximum of the n floats at x (n ≥ one vector for AVX2)
 // and returns the XMM holding it in lane 0. A NaN may or may not survive.
-func softmaxMax(s *isa, x, n, rem GPVirtual, k tail) VecVirtual {
+// If nan is not nil, it records whether x holds a NaN.
+func softmaxMax(s *isa, x, n, rem GPVirtual, k tail, nan *nanFlag) VecVirtual {
+	flag := func(m Op) {
+		if nan != nil {
+			nan.test(m)
+		}
+	}
 	acc := make([]VecVirtual, softmaxMaxUnroll)
 	for i := range acc {
 		acc[i] = s.vec()
@@ -323,6 +382,7 @@ func softmaxMax(s *isa, x, n, rem GPVirtual, k tail) VecVirtual {
 	JB(LabelRef("maxVector"))
 	for i, a := range acc {
 		VMAXPS(Mem{Base: p, Disp: i * s.bytes()}, a, a)
+		flag(Mem{Base: p, Disp: i * s.bytes()})
 	}
 	ADDQ(U32(block*4), p)
 	SUBQ(U32(block), c)
@@ -332,6 +392,7 @@ func softmaxMax(s *isa, x, n, rem GPVirtual, k tail) VecVirtual {
 	CMPQ(c, U32(s.lanes))
 	JB(LabelRef("maxTail"))
 	VMAXPS(Mem{Base: p}, acc[0], acc[0])
+	flag(Mem{Base: p})
 	ADDQ(U32(s.bytes()), p)
 	SUBQ(U32(s.lanes), c)
 	JMP(LabelRef("maxVector"))
@@ -343,9 +404,11 @@ func softmaxMax(s *isa, x, n, rem GPVirtual, k tail) VecVirtual {
 		v := s.vec()
 		VMOVUPS_Z(Mem{Base: p}, k.k, v)
 		VMAXPS(v, acc[1], k.k, acc[1])
+		flag(v) // masked-out lanes are 0
 	} else {
 		// The last full vector: its extra lanes are elements already seen.
 		VMAXPS(Mem{Base: p, Index: rem, Scale: 4, Disp: -s.bytes()}, acc[1], acc[1])
+		flag(Mem{Base: p, Index: rem, Scale: 4, Disp: -s.bytes()})
 	}
 
 	Label("maxReduce")

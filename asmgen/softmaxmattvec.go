@@ -35,10 +35,13 @@ func genSoftmaxMatTVec(s *isa) {
 	x := load(Param("x").Base())
 	n := load(Param("x").Len())
 	var mx VecVirtual
-	softmaxPasses(s, x, x, n, "context", func(m VecVirtual) {
+	softmaxPasses(s, x, x, n, "context", func(m VecVirtual, nan *nanFlag) {
 		cols := load(Param("dst").Len())
 		CMPQ(cols, U32(narrowVectors(ymmWide(s))*8))
-		JBE(LabelRef("fused"))
+		JA(LabelRef("wide"))
+		nan.jumpIfSet("nan")
+		JMP(LabelRef("fused"))
+		Label("wide")
 		mx = m
 	})
 	Label("context")
@@ -55,8 +58,8 @@ func genSoftmaxMatTVec(s *isa) {
 }
 
 // softmaxContext emits the fused softmax and context for the n > 8 weights
-// at x whose finite maximum is lane 0 of m, and a matrix of at most a panel
-// of columns; it jumps to done, or to nan when x holds a NaN.
+// at x, free of NaN, whose finite maximum is lane 0 of m, and a matrix of at
+// most a panel of columns; it jumps to done.
 //
 // Each block of eight rows: e = exp(x − m) in one vector, stored over x and
 // summed, then its eight rows of A added to the panel with weights e. At the
@@ -78,11 +81,11 @@ func softmaxContext(s *isa, x, n GPVirtual, m VecVirtual) {
 		VSUBSS(m, zero, nm)
 		VBROADCASTSS(nm, negM)
 	}
-	// AVX2 keeps −m, the running sum and the NaN check in memory: its 16
-	// registers hold the panel and the exponential.
-	var negMem, sumMem, chkMem, stash Mem
+	// AVX2 keeps −m in memory: its 16 registers hold the panel, the running
+	// sum and the exponential.
+	var negMem, stash Mem
 	if !y.wide {
-		negMem, sumMem, chkMem, stash = AllocLocal(32), AllocLocal(32), AllocLocal(32), AllocLocal(32)
+		negMem, stash = AllocLocal(32), AllocLocal(32)
 		VMOVUPS(negM, negMem)
 	}
 	d := load(Param("dst").Base())
@@ -90,41 +93,23 @@ func softmaxContext(s *isa, x, n GPVirtual, m VecVirtual) {
 	lda := load(Param("lda"))
 	SHLQ(U8(2), lda)
 	cols := load(Param("dst").Len())
-	reserve := 10
+	reserve := 8 // AVX2: the sum, the exponential's five temporaries, two in flight
 	if y.wide {
-		reserve = 14
+		reserve = 10 // and −m
 	}
 	forEachPanel(y, "fused", cols, reserve, func(p *panel) {
 		lbl := p.label
 		e := newExpGen(y)
 		p.zero()
-		var sum, chk VecVirtual
-		if y.wide {
-			sum, chk = y.vec(), y.vec()
-			y.zero(sum)
-			y.zero(chk)
-		} else {
-			z := y.vec()
-			y.zero(z)
-			VMOVUPS(z, sumMem)
-			VMOVUPS(z, chkMem)
-		}
-		// addExp adds e (and v = x − m) to the running sum (and check).
-		addExp := func(ev, v VecVirtual, k OpmaskVirtual) {
-			if y.wide {
-				VADDPS(v, chk, chk) // masked-out lanes add −m, finite
-				if k != nil {
-					VADDPS(ev, sum, k, sum)
-				} else {
-					VADDPS(ev, sum, sum)
-				}
+		sum := y.vec()
+		y.zero(sum)
+		// addExp adds e to the running sum (the lanes of k only).
+		addExp := func(ev VecVirtual, k OpmaskVirtual) {
+			if k != nil {
+				VADDPS(ev, sum, k, sum)
 				return
 			}
-			VADDPS(chkMem, v, v)
-			VMOVUPS(v, chkMem)
-			t := y.vec()
-			VADDPS(sumMem, ev, t)
-			VMOVUPS(t, sumMem)
+			VADDPS(ev, sum, sum)
 		}
 		// subM returns a new vector x − m for the x in v.
 		subM := func(v VecVirtual) {
@@ -148,7 +133,7 @@ func softmaxContext(s *isa, x, n GPVirtual, m VecVirtual) {
 			VMOVUPS(ev, stash)
 			mask := y.tailMask(rem)
 			VANDPS(mask.y, ev, ev)
-			addExp(ev, v, nil)
+			addExp(ev, nil)
 			Label(lbl("Main"))
 		}
 		xp, ap, cnt := GP64(), GP64(), GP64()
@@ -163,7 +148,7 @@ func softmaxContext(s *isa, x, n GPVirtual, m VecVirtual) {
 			subM(v)
 			ev := e.applyNonPositive(v)
 			VMOVUPS(ev, Mem{Base: xp, Disp: disp})
-			addExp(ev, v, nil)
+			addExp(ev, nil)
 			return ev
 		}
 		// addBlock adds the block's eight rows at ap with the weights ev,
@@ -210,7 +195,7 @@ func softmaxContext(s *isa, x, n GPVirtual, m VecVirtual) {
 			subM(v)
 			ev := e.applyNonPositive(v)
 			VMOVUPS(ev, t.k, Mem{Base: xp})
-			addExp(ev, v, t.k)
+			addExp(ev, t.k)
 		} else {
 			v := y.vec()
 			VMOVUPS(stash, v)
@@ -226,12 +211,6 @@ func softmaxContext(s *isa, x, n GPVirtual, m VecVirtual) {
 		JNZ(LabelRef(lbl("Rest")))
 
 		Label(lbl("Sum"))
-		if !y.wide {
-			sum, chk = y.vec(), y.vec()
-			VMOVUPS(sumMem, sum)
-			VMOVUPS(chkMem, chk)
-		}
-		jumpIfNaN(y, chk, "nan")
 		total := y.hsum(sum)
 		one, r := XMM(), XMM()
 		VMOVSS(f32Const("softmaxOne", 1), one)

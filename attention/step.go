@@ -51,7 +51,11 @@ func (m *Memory) Attend(weights, context, h []float32) {
 		// path's dispatch: MatVec, then SoftmaxMatTVec.
 		kernels.MatVec(weights, m.keys, h)
 		clear(context)
-		m.softmaxContext(context, weights)
+		if n*m.values.Stride <= contextBlock/4 {
+			kernels.SoftmaxMatTVec(context, m.values, weights)
+		} else {
+			m.softmaxContext(context, weights)
+		}
 		return
 	}
 	m.checkStep(weights, context, h)

@@ -1,5 +1,7 @@
 package kernels
 
+import mathbits "math/bits"
+
 // Matrix is a row-major view of a float32 matrix: element (i, j) is
 // Data[i*Stride+j]. Its layout is that of gonum's blas32.General, which
 // converts to Matrix directly: kernels.Matrix(g).
@@ -36,8 +38,9 @@ func (m Matrix) check(kernel, name string) {
 	if m.Rows > 1 && m.Stride < m.Cols {
 		panicf("%s: %s is %d×%d with stride %d < %d columns", kernel, name, m.Rows, m.Cols, m.Stride, m.Cols)
 	}
-	// need = (Rows−1)·Stride + Cols, computed without overflow.
-	if m.Rows > 1 && m.Stride > (maxInt-m.Cols)/(m.Rows-1) {
+	// need = (Rows−1)·Stride + Cols, checked for overflow with a full
+	// 128-bit product (a division would cost more than a small kernel call).
+	if hi, lo := mathbits.Mul64(uint64(m.Rows-1), uint64(m.Stride)); hi != 0 || lo > uint64(maxInt-m.Cols) {
 		panicf("%s: %s is %d×%d with stride %d: size overflows int", kernel, name, m.Rows, m.Cols, m.Stride)
 	}
 	if need := (m.Rows-1)*m.Stride + m.Cols; len(m.Data) < need {

@@ -114,6 +114,10 @@ func TestMatVecPanics(t *testing.T) {
 		{"heed/kernels: MatVec: a is -1×4: negative size", func() { MatVec(nil, Matrix{Rows: -1, Cols: 4}, nil) }},
 		{"heed/kernels: MatVec: a is 3×4 with stride 3 < 4 columns", func() { MatVec(nil, Matrix{Rows: 3, Cols: 4, Stride: 3, Data: a.Data}, nil) }},
 		{"heed/kernels: MatVec: a is 3×4 with stride 5: len(a.Data)=13 < 14", func() { MatVec(nil, Matrix{Rows: 3, Cols: 4, Stride: 5, Data: a.Data[:13]}, nil) }},
+		// (Rows−1)·Stride + Cols just past the largest int, and far past it.
+		{fmt.Sprintf("heed/kernels: MatVec: a is 3×4 with stride %d: size overflows int", maxInt/2-1), func() { MatVec(nil, Matrix{Rows: 3, Cols: 4, Stride: maxInt/2 - 1, Data: a.Data}, nil) }},
+		{fmt.Sprintf("heed/kernels: MatVec: a is 5×4 with stride %d: size overflows int", maxInt/2), func() { MatVec(nil, Matrix{Rows: 5, Cols: 4, Stride: maxInt / 2, Data: a.Data}, nil) }},
+		{fmt.Sprintf("heed/kernels: MatVec: a is 3×4 with stride %d: len(a.Data)=14 < %d", maxInt/2-2, maxInt-1), func() { MatVec(nil, Matrix{Rows: 3, Cols: 4, Stride: maxInt/2 - 2, Data: a.Data}, nil) }},
 	} {
 		mustPanic(t, c.want, c.f)
 	}
