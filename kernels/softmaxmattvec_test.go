@@ -49,7 +49,7 @@ func TestSoftmaxMatTVec(t *testing.T) {
 		rng := rand.New(rand.NewPCG(41, 42))
 		for _, rows := range []int{1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 100, 128, 257} {
 			for _, cols := range []int{0, 1, 5, 7, 8, 9, 15, 16, 17, 63, 64, 65, 100, 256} {
-				for trial := 0; trial < 6; trial++ {
+				for trial := 0; trial < 7; trial++ {
 					pad := trial % 2 * 3
 					a, aok := newMatrix(t, rng, rows, cols, pad, rng.IntN(16))
 					x, xok := slab(t, rows, rng.IntN(16))
@@ -68,6 +68,8 @@ func TestSoftmaxMatTVec(t *testing.T) {
 						for i := range x {
 							x[i] = ninf
 						}
+					case 5: // a NaN with a payload: every weight the default NaN
+						x[rng.IntN(rows)] = math.Float32frombits([]uint32{0x7fc12345, 0xffc00001, 0x7f800001}[rng.IntN(3)])
 					}
 					checkSoftmaxMatTVec(t, fmt.Sprintf("SoftmaxMatTVec %d×%d trial %d", rows, cols, trial), dst, a, x)
 					aok()
