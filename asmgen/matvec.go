@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math/bits"
 
 	. "github.com/mmcloughlin/avo/build"
@@ -84,6 +85,10 @@ func genMatVec(s *isa) {
 		MOVQ(U64(1<<62), huge)
 		CMPQ(big, U32(matVecPrefetchBytes))
 		CMOVQCC(huge, lim)
+	}
+
+	if s.wide {
+		matVecNarrow(ymmWide(s), dst, rows, a, lda, x0, cols)
 	}
 
 	// Blocks of four rows.
@@ -251,3 +256,94 @@ func genMatVec(s *isa) {
 }
 
 func matVecPF(m Mem) { PREFETCHT1(m) }
+
+// matVecNarrowRows is the number of rows matVecNarrow scores per block.
+const matVecNarrowRows = 8
+
+// matVecNarrow emits, for AVX-512 (s in YMM vectors) and rows of at most
+// narrowVectors(avx2)·8 = 64 columns, matVec's rows in blocks of eight with x
+// held in registers: each row is its V loads of A, FMAs into two
+// accumulators, and no reload of x, where the four-row blocks load x once per
+// four rows and reduce four rows at a time. It advances dst, a and rows past
+// the blocks and falls through to the four-row code for the rest (and for
+// wider rows at once).
+func matVecNarrow(s *isa, dst, rows, a, lda, x, cols GPVirtual) {
+	const maxV = 8
+	CMPQ(cols, U32(maxV*s.lanes))
+	JA(LabelRef("rowBlock"))
+	nv := GP64()
+	LEAQ(Mem{Base: cols, Disp: s.lanes - 1}, nv)
+	SHRQ(U8(3), nv)
+	for v := 1; v < maxV; v++ {
+		CMPQ(nv, U32(v))
+		JE(LabelRef(fmt.Sprintf("mvNarrow%d", v)))
+	}
+	for v := maxV; v >= 1; v-- {
+		lbl := func(what string) string { return fmt.Sprintf("mvNarrow%d%s", v, what) }
+		Label(lbl(""))
+		// x in registers, its last vector masked to (cols−1) mod 8 + 1 lanes.
+		n, ones := GP64(), GP32()
+		LEAQ(Mem{Base: cols, Disp: -1}, n)
+		ANDQ(U32(s.lanes-1), n)
+		INCQ(n)
+		MOVL(U32(0xff), ones)
+		BZHIL(n.As32(), ones, ones)
+		k := K()
+		KMOVW(ones, k)
+		xv := make([]VecVirtual, v)
+		for j := range xv {
+			xv[j] = s.vec()
+			if j == v-1 {
+				VMOVUPS_Z(Mem{Base: x, Disp: 32 * j}, k, xv[j])
+			} else {
+				VMOVUPS(Mem{Base: x, Disp: 32 * j}, xv[j])
+			}
+		}
+		sets := 1
+		if v > 1 {
+			sets = 2
+		}
+		Label(lbl("Block"))
+		CMPQ(rows, U32(matVecNarrowRows))
+		JB(LabelRef("rowBlock"))
+		acc := make([][]VecVirtual, matVecNarrowRows)
+		p := GP64()
+		MOVQ(a, p)
+		for i := range acc {
+			acc[i] = make([]VecVirtual, sets)
+			for j := range acc[i] {
+				acc[i][j] = s.vec()
+			}
+			for j := 0; j < v; j++ {
+				m := Mem{Base: p, Disp: 32 * j}
+				switch {
+				case j < sets:
+					if j == v-1 {
+						VMULPS_Z(m, xv[j], k, acc[i][j]) // zero-masked: the other lanes 0, their loads suppressed
+					} else {
+						VMULPS(m, xv[j], acc[i][j])
+					}
+				case j == v-1:
+					VFMADD231PS(m, xv[j], k, acc[i][j%sets])
+				default:
+					VFMADD231PS(m, xv[j], acc[i][j%sets])
+				}
+			}
+			if i < matVecNarrowRows-1 {
+				ADDQ(lda, p)
+			}
+		}
+		for i := range acc {
+			if sets == 2 {
+				VADDPS(acc[i][1], acc[i][0], acc[i][0])
+			}
+		}
+		for h := 0; h < matVecNarrowRows; h += 4 {
+			VMOVUPS(s.hsum4(acc[h][0], acc[h+1][0], acc[h+2][0], acc[h+3][0]), Mem{Base: dst, Disp: 4 * h})
+		}
+		ADDQ(U32(4*matVecNarrowRows), dst)
+		LEAQ(Mem{Base: p, Index: lda, Scale: 1}, a)
+		SUBQ(U32(matVecNarrowRows), rows)
+		JMP(LabelRef(lbl("Block")))
+	}
+}

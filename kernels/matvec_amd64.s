@@ -243,7 +243,7 @@ DATA tailmask<>+60(SB)/4, $0xffffffff
 GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 
 // func matVecAVX512(dst []float32, a []float32, lda int, x []float32)
-// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV, MMX+
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV, FMA3, MMX+
 TEXT ·matVecAVX512(SB), NOSPLIT, $0-80
 	MOVQ  dst_base+0(FP), AX
 	MOVQ  dst_len+8(FP), CX
@@ -260,15 +260,787 @@ TEXT ·matVecAVX512(SB), NOSPLIT, $0-80
 	KMOVW R9, K1
 
 maskDone:
-	MOVQ    CX, R9
-	IMULQ   BX, R9
-	XORQ    R8, R8
-	MOVQ    $0x00000400, R10
-	CMPQ    R9, $0x00100000
-	CMOVQCC R10, R8
-	MOVQ    $0x4000000000000000, R10
-	CMPQ    R9, $0x02000000
-	CMOVQCC R10, R8
+	MOVQ      CX, R9
+	IMULQ     BX, R9
+	XORQ      R8, R8
+	MOVQ      $0x00000400, R10
+	CMPQ      R9, $0x00100000
+	CMOVQCC   R10, R8
+	MOVQ      $0x4000000000000000, R10
+	CMPQ      R9, $0x02000000
+	CMOVQCC   R10, R8
+	CMPQ      DI, $0x00000040
+	JA        rowBlock
+	LEAQ      7(DI), R9
+	SHRQ      $0x03, R9
+	CMPQ      R9, $0x00000001
+	JE        mvNarrow1
+	CMPQ      R9, $0x00000002
+	JE        mvNarrow2
+	CMPQ      R9, $0x00000003
+	JE        mvNarrow3
+	CMPQ      R9, $0x00000004
+	JE        mvNarrow4
+	CMPQ      R9, $0x00000005
+	JE        mvNarrow5
+	CMPQ      R9, $0x00000006
+	JE        mvNarrow6
+	CMPQ      R9, $0x00000007
+	JE        mvNarrow7
+	LEAQ      -1(DI), R9
+	ANDQ      $0x00000007, R9
+	INCQ      R9
+	MOVL      $0x000000ff, R10
+	BZHIL     R9, R10, R10
+	KMOVW     R10, K2
+	VMOVUPS   (SI), Y0
+	VMOVUPS   32(SI), Y1
+	VMOVUPS   64(SI), Y2
+	VMOVUPS   96(SI), Y3
+	VMOVUPS   128(SI), Y4
+	VMOVUPS   160(SI), Y5
+	VMOVUPS   192(SI), Y6
+	VMOVUPS.Z 224(SI), K2, Y7
+
+mvNarrow8Block:
+	CMPQ          CX, $0x00000008
+	JB            rowBlock
+	VMULPS        (DX), Y0, Y8
+	VMULPS        32(DX), Y1, Y9
+	VFMADD231PS   64(DX), Y2, Y8
+	VFMADD231PS   96(DX), Y3, Y9
+	VFMADD231PS   128(DX), Y4, Y8
+	VFMADD231PS   160(DX), Y5, Y9
+	VFMADD231PS   192(DX), Y6, Y8
+	VFMADD231PS   224(DX), Y7, K2, Y9
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y10
+	VMULPS        32(DX), Y1, Y11
+	VFMADD231PS   64(DX), Y2, Y10
+	VFMADD231PS   96(DX), Y3, Y11
+	VFMADD231PS   128(DX), Y4, Y10
+	VFMADD231PS   160(DX), Y5, Y11
+	VFMADD231PS   192(DX), Y6, Y10
+	VFMADD231PS   224(DX), Y7, K2, Y11
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y12
+	VMULPS        32(DX), Y1, Y13
+	VFMADD231PS   64(DX), Y2, Y12
+	VFMADD231PS   96(DX), Y3, Y13
+	VFMADD231PS   128(DX), Y4, Y12
+	VFMADD231PS   160(DX), Y5, Y13
+	VFMADD231PS   192(DX), Y6, Y12
+	VFMADD231PS   224(DX), Y7, K2, Y13
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y14
+	VMULPS        32(DX), Y1, Y15
+	VFMADD231PS   64(DX), Y2, Y14
+	VFMADD231PS   96(DX), Y3, Y15
+	VFMADD231PS   128(DX), Y4, Y14
+	VFMADD231PS   160(DX), Y5, Y15
+	VFMADD231PS   192(DX), Y6, Y14
+	VFMADD231PS   224(DX), Y7, K2, Y15
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y16
+	VMULPS        32(DX), Y1, Y17
+	VFMADD231PS   64(DX), Y2, Y16
+	VFMADD231PS   96(DX), Y3, Y17
+	VFMADD231PS   128(DX), Y4, Y16
+	VFMADD231PS   160(DX), Y5, Y17
+	VFMADD231PS   192(DX), Y6, Y16
+	VFMADD231PS   224(DX), Y7, K2, Y17
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y18
+	VMULPS        32(DX), Y1, Y19
+	VFMADD231PS   64(DX), Y2, Y18
+	VFMADD231PS   96(DX), Y3, Y19
+	VFMADD231PS   128(DX), Y4, Y18
+	VFMADD231PS   160(DX), Y5, Y19
+	VFMADD231PS   192(DX), Y6, Y18
+	VFMADD231PS   224(DX), Y7, K2, Y19
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y20
+	VMULPS        32(DX), Y1, Y21
+	VFMADD231PS   64(DX), Y2, Y20
+	VFMADD231PS   96(DX), Y3, Y21
+	VFMADD231PS   128(DX), Y4, Y20
+	VFMADD231PS   160(DX), Y5, Y21
+	VFMADD231PS   192(DX), Y6, Y20
+	VFMADD231PS   224(DX), Y7, K2, Y21
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y22
+	VMULPS        32(DX), Y1, Y23
+	VFMADD231PS   64(DX), Y2, Y22
+	VFMADD231PS   96(DX), Y3, Y23
+	VFMADD231PS   128(DX), Y4, Y22
+	VFMADD231PS   160(DX), Y5, Y23
+	VFMADD231PS   192(DX), Y6, Y22
+	VFMADD231PS   224(DX), Y7, K2, Y23
+	VADDPS        Y9, Y8, Y8
+	VADDPS        Y11, Y10, Y10
+	VADDPS        Y13, Y12, Y12
+	VADDPS        Y15, Y14, Y14
+	VADDPS        Y17, Y16, Y16
+	VADDPS        Y19, Y18, Y18
+	VADDPS        Y21, Y20, Y20
+	VADDPS        Y23, Y22, Y22
+	VSHUFPS       $0x88, Y10, Y8, Y9
+	VSHUFPS       $0xdd, Y10, Y8, Y8
+	VADDPS        Y8, Y9, Y9
+	VSHUFPS       $0x88, Y14, Y12, Y8
+	VSHUFPS       $0xdd, Y14, Y12, Y10
+	VADDPS        Y10, Y8, Y8
+	VSHUFPS       $0x88, Y8, Y9, Y10
+	VSHUFPS       $0xdd, Y8, Y9, Y8
+	VADDPS        Y8, Y10, Y10
+	VEXTRACTF32X4 $0x01, Y10, X8
+	VADDPS        X8, X10, X10
+	VMOVUPS       X10, (AX)
+	VSHUFPS       $0x88, Y18, Y16, Y8
+	VSHUFPS       $0xdd, Y18, Y16, Y9
+	VADDPS        Y9, Y8, Y8
+	VSHUFPS       $0x88, Y22, Y20, Y9
+	VSHUFPS       $0xdd, Y22, Y20, Y10
+	VADDPS        Y10, Y9, Y9
+	VSHUFPS       $0x88, Y9, Y8, Y10
+	VSHUFPS       $0xdd, Y9, Y8, Y8
+	VADDPS        Y8, Y10, Y10
+	VEXTRACTF32X4 $0x01, Y10, X8
+	VADDPS        X8, X10, X10
+	VMOVUPS       X10, 16(AX)
+	ADDQ          $0x00000020, AX
+	LEAQ          (DX)(BX*1), DX
+	SUBQ          $0x00000008, CX
+	JMP           mvNarrow8Block
+
+mvNarrow7:
+	LEAQ      -1(DI), R9
+	ANDQ      $0x00000007, R9
+	INCQ      R9
+	MOVL      $0x000000ff, R10
+	BZHIL     R9, R10, R10
+	KMOVW     R10, K2
+	VMOVUPS   (SI), Y0
+	VMOVUPS   32(SI), Y1
+	VMOVUPS   64(SI), Y2
+	VMOVUPS   96(SI), Y3
+	VMOVUPS   128(SI), Y4
+	VMOVUPS   160(SI), Y5
+	VMOVUPS.Z 192(SI), K2, Y6
+
+mvNarrow7Block:
+	CMPQ          CX, $0x00000008
+	JB            rowBlock
+	VMULPS        (DX), Y0, Y7
+	VMULPS        32(DX), Y1, Y8
+	VFMADD231PS   64(DX), Y2, Y7
+	VFMADD231PS   96(DX), Y3, Y8
+	VFMADD231PS   128(DX), Y4, Y7
+	VFMADD231PS   160(DX), Y5, Y8
+	VFMADD231PS   192(DX), Y6, K2, Y7
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y9
+	VMULPS        32(DX), Y1, Y10
+	VFMADD231PS   64(DX), Y2, Y9
+	VFMADD231PS   96(DX), Y3, Y10
+	VFMADD231PS   128(DX), Y4, Y9
+	VFMADD231PS   160(DX), Y5, Y10
+	VFMADD231PS   192(DX), Y6, K2, Y9
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y11
+	VMULPS        32(DX), Y1, Y12
+	VFMADD231PS   64(DX), Y2, Y11
+	VFMADD231PS   96(DX), Y3, Y12
+	VFMADD231PS   128(DX), Y4, Y11
+	VFMADD231PS   160(DX), Y5, Y12
+	VFMADD231PS   192(DX), Y6, K2, Y11
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y13
+	VMULPS        32(DX), Y1, Y14
+	VFMADD231PS   64(DX), Y2, Y13
+	VFMADD231PS   96(DX), Y3, Y14
+	VFMADD231PS   128(DX), Y4, Y13
+	VFMADD231PS   160(DX), Y5, Y14
+	VFMADD231PS   192(DX), Y6, K2, Y13
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y15
+	VMULPS        32(DX), Y1, Y16
+	VFMADD231PS   64(DX), Y2, Y15
+	VFMADD231PS   96(DX), Y3, Y16
+	VFMADD231PS   128(DX), Y4, Y15
+	VFMADD231PS   160(DX), Y5, Y16
+	VFMADD231PS   192(DX), Y6, K2, Y15
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y17
+	VMULPS        32(DX), Y1, Y18
+	VFMADD231PS   64(DX), Y2, Y17
+	VFMADD231PS   96(DX), Y3, Y18
+	VFMADD231PS   128(DX), Y4, Y17
+	VFMADD231PS   160(DX), Y5, Y18
+	VFMADD231PS   192(DX), Y6, K2, Y17
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y19
+	VMULPS        32(DX), Y1, Y20
+	VFMADD231PS   64(DX), Y2, Y19
+	VFMADD231PS   96(DX), Y3, Y20
+	VFMADD231PS   128(DX), Y4, Y19
+	VFMADD231PS   160(DX), Y5, Y20
+	VFMADD231PS   192(DX), Y6, K2, Y19
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y21
+	VMULPS        32(DX), Y1, Y22
+	VFMADD231PS   64(DX), Y2, Y21
+	VFMADD231PS   96(DX), Y3, Y22
+	VFMADD231PS   128(DX), Y4, Y21
+	VFMADD231PS   160(DX), Y5, Y22
+	VFMADD231PS   192(DX), Y6, K2, Y21
+	VADDPS        Y8, Y7, Y7
+	VADDPS        Y10, Y9, Y9
+	VADDPS        Y12, Y11, Y11
+	VADDPS        Y14, Y13, Y13
+	VADDPS        Y16, Y15, Y15
+	VADDPS        Y18, Y17, Y17
+	VADDPS        Y20, Y19, Y19
+	VADDPS        Y22, Y21, Y21
+	VSHUFPS       $0x88, Y9, Y7, Y8
+	VSHUFPS       $0xdd, Y9, Y7, Y7
+	VADDPS        Y7, Y8, Y8
+	VSHUFPS       $0x88, Y13, Y11, Y7
+	VSHUFPS       $0xdd, Y13, Y11, Y9
+	VADDPS        Y9, Y7, Y7
+	VSHUFPS       $0x88, Y7, Y8, Y9
+	VSHUFPS       $0xdd, Y7, Y8, Y7
+	VADDPS        Y7, Y9, Y9
+	VEXTRACTF32X4 $0x01, Y9, X7
+	VADDPS        X7, X9, X9
+	VMOVUPS       X9, (AX)
+	VSHUFPS       $0x88, Y17, Y15, Y7
+	VSHUFPS       $0xdd, Y17, Y15, Y8
+	VADDPS        Y8, Y7, Y7
+	VSHUFPS       $0x88, Y21, Y19, Y8
+	VSHUFPS       $0xdd, Y21, Y19, Y9
+	VADDPS        Y9, Y8, Y8
+	VSHUFPS       $0x88, Y8, Y7, Y9
+	VSHUFPS       $0xdd, Y8, Y7, Y7
+	VADDPS        Y7, Y9, Y9
+	VEXTRACTF32X4 $0x01, Y9, X7
+	VADDPS        X7, X9, X9
+	VMOVUPS       X9, 16(AX)
+	ADDQ          $0x00000020, AX
+	LEAQ          (DX)(BX*1), DX
+	SUBQ          $0x00000008, CX
+	JMP           mvNarrow7Block
+
+mvNarrow6:
+	LEAQ      -1(DI), R9
+	ANDQ      $0x00000007, R9
+	INCQ      R9
+	MOVL      $0x000000ff, R10
+	BZHIL     R9, R10, R10
+	KMOVW     R10, K2
+	VMOVUPS   (SI), Y0
+	VMOVUPS   32(SI), Y1
+	VMOVUPS   64(SI), Y2
+	VMOVUPS   96(SI), Y3
+	VMOVUPS   128(SI), Y4
+	VMOVUPS.Z 160(SI), K2, Y5
+
+mvNarrow6Block:
+	CMPQ          CX, $0x00000008
+	JB            rowBlock
+	VMULPS        (DX), Y0, Y6
+	VMULPS        32(DX), Y1, Y7
+	VFMADD231PS   64(DX), Y2, Y6
+	VFMADD231PS   96(DX), Y3, Y7
+	VFMADD231PS   128(DX), Y4, Y6
+	VFMADD231PS   160(DX), Y5, K2, Y7
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y8
+	VMULPS        32(DX), Y1, Y9
+	VFMADD231PS   64(DX), Y2, Y8
+	VFMADD231PS   96(DX), Y3, Y9
+	VFMADD231PS   128(DX), Y4, Y8
+	VFMADD231PS   160(DX), Y5, K2, Y9
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y10
+	VMULPS        32(DX), Y1, Y11
+	VFMADD231PS   64(DX), Y2, Y10
+	VFMADD231PS   96(DX), Y3, Y11
+	VFMADD231PS   128(DX), Y4, Y10
+	VFMADD231PS   160(DX), Y5, K2, Y11
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y12
+	VMULPS        32(DX), Y1, Y13
+	VFMADD231PS   64(DX), Y2, Y12
+	VFMADD231PS   96(DX), Y3, Y13
+	VFMADD231PS   128(DX), Y4, Y12
+	VFMADD231PS   160(DX), Y5, K2, Y13
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y14
+	VMULPS        32(DX), Y1, Y15
+	VFMADD231PS   64(DX), Y2, Y14
+	VFMADD231PS   96(DX), Y3, Y15
+	VFMADD231PS   128(DX), Y4, Y14
+	VFMADD231PS   160(DX), Y5, K2, Y15
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y16
+	VMULPS        32(DX), Y1, Y17
+	VFMADD231PS   64(DX), Y2, Y16
+	VFMADD231PS   96(DX), Y3, Y17
+	VFMADD231PS   128(DX), Y4, Y16
+	VFMADD231PS   160(DX), Y5, K2, Y17
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y18
+	VMULPS        32(DX), Y1, Y19
+	VFMADD231PS   64(DX), Y2, Y18
+	VFMADD231PS   96(DX), Y3, Y19
+	VFMADD231PS   128(DX), Y4, Y18
+	VFMADD231PS   160(DX), Y5, K2, Y19
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y20
+	VMULPS        32(DX), Y1, Y21
+	VFMADD231PS   64(DX), Y2, Y20
+	VFMADD231PS   96(DX), Y3, Y21
+	VFMADD231PS   128(DX), Y4, Y20
+	VFMADD231PS   160(DX), Y5, K2, Y21
+	VADDPS        Y7, Y6, Y6
+	VADDPS        Y9, Y8, Y8
+	VADDPS        Y11, Y10, Y10
+	VADDPS        Y13, Y12, Y12
+	VADDPS        Y15, Y14, Y14
+	VADDPS        Y17, Y16, Y16
+	VADDPS        Y19, Y18, Y18
+	VADDPS        Y21, Y20, Y20
+	VSHUFPS       $0x88, Y8, Y6, Y7
+	VSHUFPS       $0xdd, Y8, Y6, Y6
+	VADDPS        Y6, Y7, Y7
+	VSHUFPS       $0x88, Y12, Y10, Y6
+	VSHUFPS       $0xdd, Y12, Y10, Y8
+	VADDPS        Y8, Y6, Y6
+	VSHUFPS       $0x88, Y6, Y7, Y8
+	VSHUFPS       $0xdd, Y6, Y7, Y6
+	VADDPS        Y6, Y8, Y8
+	VEXTRACTF32X4 $0x01, Y8, X6
+	VADDPS        X6, X8, X8
+	VMOVUPS       X8, (AX)
+	VSHUFPS       $0x88, Y16, Y14, Y6
+	VSHUFPS       $0xdd, Y16, Y14, Y7
+	VADDPS        Y7, Y6, Y6
+	VSHUFPS       $0x88, Y20, Y18, Y7
+	VSHUFPS       $0xdd, Y20, Y18, Y8
+	VADDPS        Y8, Y7, Y7
+	VSHUFPS       $0x88, Y7, Y6, Y8
+	VSHUFPS       $0xdd, Y7, Y6, Y6
+	VADDPS        Y6, Y8, Y8
+	VEXTRACTF32X4 $0x01, Y8, X6
+	VADDPS        X6, X8, X8
+	VMOVUPS       X8, 16(AX)
+	ADDQ          $0x00000020, AX
+	LEAQ          (DX)(BX*1), DX
+	SUBQ          $0x00000008, CX
+	JMP           mvNarrow6Block
+
+mvNarrow5:
+	LEAQ      -1(DI), R9
+	ANDQ      $0x00000007, R9
+	INCQ      R9
+	MOVL      $0x000000ff, R10
+	BZHIL     R9, R10, R10
+	KMOVW     R10, K2
+	VMOVUPS   (SI), Y0
+	VMOVUPS   32(SI), Y1
+	VMOVUPS   64(SI), Y2
+	VMOVUPS   96(SI), Y3
+	VMOVUPS.Z 128(SI), K2, Y4
+
+mvNarrow5Block:
+	CMPQ          CX, $0x00000008
+	JB            rowBlock
+	VMULPS        (DX), Y0, Y5
+	VMULPS        32(DX), Y1, Y6
+	VFMADD231PS   64(DX), Y2, Y5
+	VFMADD231PS   96(DX), Y3, Y6
+	VFMADD231PS   128(DX), Y4, K2, Y5
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y7
+	VMULPS        32(DX), Y1, Y8
+	VFMADD231PS   64(DX), Y2, Y7
+	VFMADD231PS   96(DX), Y3, Y8
+	VFMADD231PS   128(DX), Y4, K2, Y7
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y9
+	VMULPS        32(DX), Y1, Y10
+	VFMADD231PS   64(DX), Y2, Y9
+	VFMADD231PS   96(DX), Y3, Y10
+	VFMADD231PS   128(DX), Y4, K2, Y9
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y11
+	VMULPS        32(DX), Y1, Y12
+	VFMADD231PS   64(DX), Y2, Y11
+	VFMADD231PS   96(DX), Y3, Y12
+	VFMADD231PS   128(DX), Y4, K2, Y11
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y13
+	VMULPS        32(DX), Y1, Y14
+	VFMADD231PS   64(DX), Y2, Y13
+	VFMADD231PS   96(DX), Y3, Y14
+	VFMADD231PS   128(DX), Y4, K2, Y13
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y15
+	VMULPS        32(DX), Y1, Y16
+	VFMADD231PS   64(DX), Y2, Y15
+	VFMADD231PS   96(DX), Y3, Y16
+	VFMADD231PS   128(DX), Y4, K2, Y15
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y17
+	VMULPS        32(DX), Y1, Y18
+	VFMADD231PS   64(DX), Y2, Y17
+	VFMADD231PS   96(DX), Y3, Y18
+	VFMADD231PS   128(DX), Y4, K2, Y17
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y19
+	VMULPS        32(DX), Y1, Y20
+	VFMADD231PS   64(DX), Y2, Y19
+	VFMADD231PS   96(DX), Y3, Y20
+	VFMADD231PS   128(DX), Y4, K2, Y19
+	VADDPS        Y6, Y5, Y5
+	VADDPS        Y8, Y7, Y7
+	VADDPS        Y10, Y9, Y9
+	VADDPS        Y12, Y11, Y11
+	VADDPS        Y14, Y13, Y13
+	VADDPS        Y16, Y15, Y15
+	VADDPS        Y18, Y17, Y17
+	VADDPS        Y20, Y19, Y19
+	VSHUFPS       $0x88, Y7, Y5, Y6
+	VSHUFPS       $0xdd, Y7, Y5, Y5
+	VADDPS        Y5, Y6, Y6
+	VSHUFPS       $0x88, Y11, Y9, Y5
+	VSHUFPS       $0xdd, Y11, Y9, Y7
+	VADDPS        Y7, Y5, Y5
+	VSHUFPS       $0x88, Y5, Y6, Y7
+	VSHUFPS       $0xdd, Y5, Y6, Y5
+	VADDPS        Y5, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X5
+	VADDPS        X5, X7, X7
+	VMOVUPS       X7, (AX)
+	VSHUFPS       $0x88, Y15, Y13, Y5
+	VSHUFPS       $0xdd, Y15, Y13, Y6
+	VADDPS        Y6, Y5, Y5
+	VSHUFPS       $0x88, Y19, Y17, Y6
+	VSHUFPS       $0xdd, Y19, Y17, Y7
+	VADDPS        Y7, Y6, Y6
+	VSHUFPS       $0x88, Y6, Y5, Y7
+	VSHUFPS       $0xdd, Y6, Y5, Y5
+	VADDPS        Y5, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X5
+	VADDPS        X5, X7, X7
+	VMOVUPS       X7, 16(AX)
+	ADDQ          $0x00000020, AX
+	LEAQ          (DX)(BX*1), DX
+	SUBQ          $0x00000008, CX
+	JMP           mvNarrow5Block
+
+mvNarrow4:
+	LEAQ      -1(DI), R9
+	ANDQ      $0x00000007, R9
+	INCQ      R9
+	MOVL      $0x000000ff, R10
+	BZHIL     R9, R10, R10
+	KMOVW     R10, K2
+	VMOVUPS   (SI), Y0
+	VMOVUPS   32(SI), Y1
+	VMOVUPS   64(SI), Y2
+	VMOVUPS.Z 96(SI), K2, Y3
+
+mvNarrow4Block:
+	CMPQ          CX, $0x00000008
+	JB            rowBlock
+	VMULPS        (DX), Y0, Y4
+	VMULPS        32(DX), Y1, Y5
+	VFMADD231PS   64(DX), Y2, Y4
+	VFMADD231PS   96(DX), Y3, K2, Y5
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y6
+	VMULPS        32(DX), Y1, Y7
+	VFMADD231PS   64(DX), Y2, Y6
+	VFMADD231PS   96(DX), Y3, K2, Y7
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y8
+	VMULPS        32(DX), Y1, Y9
+	VFMADD231PS   64(DX), Y2, Y8
+	VFMADD231PS   96(DX), Y3, K2, Y9
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y10
+	VMULPS        32(DX), Y1, Y11
+	VFMADD231PS   64(DX), Y2, Y10
+	VFMADD231PS   96(DX), Y3, K2, Y11
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y12
+	VMULPS        32(DX), Y1, Y13
+	VFMADD231PS   64(DX), Y2, Y12
+	VFMADD231PS   96(DX), Y3, K2, Y13
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y14
+	VMULPS        32(DX), Y1, Y15
+	VFMADD231PS   64(DX), Y2, Y14
+	VFMADD231PS   96(DX), Y3, K2, Y15
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y16
+	VMULPS        32(DX), Y1, Y17
+	VFMADD231PS   64(DX), Y2, Y16
+	VFMADD231PS   96(DX), Y3, K2, Y17
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y18
+	VMULPS        32(DX), Y1, Y19
+	VFMADD231PS   64(DX), Y2, Y18
+	VFMADD231PS   96(DX), Y3, K2, Y19
+	VADDPS        Y5, Y4, Y4
+	VADDPS        Y7, Y6, Y6
+	VADDPS        Y9, Y8, Y8
+	VADDPS        Y11, Y10, Y10
+	VADDPS        Y13, Y12, Y12
+	VADDPS        Y15, Y14, Y14
+	VADDPS        Y17, Y16, Y16
+	VADDPS        Y19, Y18, Y18
+	VSHUFPS       $0x88, Y6, Y4, Y5
+	VSHUFPS       $0xdd, Y6, Y4, Y4
+	VADDPS        Y4, Y5, Y5
+	VSHUFPS       $0x88, Y10, Y8, Y4
+	VSHUFPS       $0xdd, Y10, Y8, Y6
+	VADDPS        Y6, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y5, Y6
+	VSHUFPS       $0xdd, Y4, Y5, Y4
+	VADDPS        Y4, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X4
+	VADDPS        X4, X6, X6
+	VMOVUPS       X6, (AX)
+	VSHUFPS       $0x88, Y14, Y12, Y4
+	VSHUFPS       $0xdd, Y14, Y12, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y18, Y16, Y5
+	VSHUFPS       $0xdd, Y18, Y16, Y6
+	VADDPS        Y6, Y5, Y5
+	VSHUFPS       $0x88, Y5, Y4, Y6
+	VSHUFPS       $0xdd, Y5, Y4, Y4
+	VADDPS        Y4, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X4
+	VADDPS        X4, X6, X6
+	VMOVUPS       X6, 16(AX)
+	ADDQ          $0x00000020, AX
+	LEAQ          (DX)(BX*1), DX
+	SUBQ          $0x00000008, CX
+	JMP           mvNarrow4Block
+
+mvNarrow3:
+	LEAQ      -1(DI), R9
+	ANDQ      $0x00000007, R9
+	INCQ      R9
+	MOVL      $0x000000ff, R10
+	BZHIL     R9, R10, R10
+	KMOVW     R10, K2
+	VMOVUPS   (SI), Y0
+	VMOVUPS   32(SI), Y1
+	VMOVUPS.Z 64(SI), K2, Y2
+
+mvNarrow3Block:
+	CMPQ          CX, $0x00000008
+	JB            rowBlock
+	VMULPS        (DX), Y0, Y3
+	VMULPS        32(DX), Y1, Y4
+	VFMADD231PS   64(DX), Y2, K2, Y3
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y5
+	VMULPS        32(DX), Y1, Y6
+	VFMADD231PS   64(DX), Y2, K2, Y5
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y7
+	VMULPS        32(DX), Y1, Y8
+	VFMADD231PS   64(DX), Y2, K2, Y7
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y9
+	VMULPS        32(DX), Y1, Y10
+	VFMADD231PS   64(DX), Y2, K2, Y9
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y11
+	VMULPS        32(DX), Y1, Y12
+	VFMADD231PS   64(DX), Y2, K2, Y11
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y13
+	VMULPS        32(DX), Y1, Y14
+	VFMADD231PS   64(DX), Y2, K2, Y13
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y15
+	VMULPS        32(DX), Y1, Y16
+	VFMADD231PS   64(DX), Y2, K2, Y15
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y17
+	VMULPS        32(DX), Y1, Y18
+	VFMADD231PS   64(DX), Y2, K2, Y17
+	VADDPS        Y4, Y3, Y3
+	VADDPS        Y6, Y5, Y5
+	VADDPS        Y8, Y7, Y7
+	VADDPS        Y10, Y9, Y9
+	VADDPS        Y12, Y11, Y11
+	VADDPS        Y14, Y13, Y13
+	VADDPS        Y16, Y15, Y15
+	VADDPS        Y18, Y17, Y17
+	VSHUFPS       $0x88, Y5, Y3, Y4
+	VSHUFPS       $0xdd, Y5, Y3, Y3
+	VADDPS        Y3, Y4, Y4
+	VSHUFPS       $0x88, Y9, Y7, Y3
+	VSHUFPS       $0xdd, Y9, Y7, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y4, Y5
+	VSHUFPS       $0xdd, Y3, Y4, Y3
+	VADDPS        Y3, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X3
+	VADDPS        X3, X5, X5
+	VMOVUPS       X5, (AX)
+	VSHUFPS       $0x88, Y13, Y11, Y3
+	VSHUFPS       $0xdd, Y13, Y11, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y17, Y15, Y4
+	VSHUFPS       $0xdd, Y17, Y15, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y3, Y5
+	VSHUFPS       $0xdd, Y4, Y3, Y3
+	VADDPS        Y3, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X3
+	VADDPS        X3, X5, X5
+	VMOVUPS       X5, 16(AX)
+	ADDQ          $0x00000020, AX
+	LEAQ          (DX)(BX*1), DX
+	SUBQ          $0x00000008, CX
+	JMP           mvNarrow3Block
+
+mvNarrow2:
+	LEAQ      -1(DI), R9
+	ANDQ      $0x00000007, R9
+	INCQ      R9
+	MOVL      $0x000000ff, R10
+	BZHIL     R9, R10, R10
+	KMOVW     R10, K2
+	VMOVUPS   (SI), Y0
+	VMOVUPS.Z 32(SI), K2, Y1
+
+mvNarrow2Block:
+	CMPQ          CX, $0x00000008
+	JB            rowBlock
+	VMULPS        (DX), Y0, Y2
+	VMULPS.Z      32(DX), Y1, K2, Y3
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y4
+	VMULPS.Z      32(DX), Y1, K2, Y5
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y6
+	VMULPS.Z      32(DX), Y1, K2, Y7
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y8
+	VMULPS.Z      32(DX), Y1, K2, Y9
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y10
+	VMULPS.Z      32(DX), Y1, K2, Y11
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y12
+	VMULPS.Z      32(DX), Y1, K2, Y13
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y14
+	VMULPS.Z      32(DX), Y1, K2, Y15
+	ADDQ          BX, DX
+	VMULPS        (DX), Y0, Y16
+	VMULPS.Z      32(DX), Y1, K2, Y17
+	VADDPS        Y3, Y2, Y2
+	VADDPS        Y5, Y4, Y4
+	VADDPS        Y7, Y6, Y6
+	VADDPS        Y9, Y8, Y8
+	VADDPS        Y11, Y10, Y10
+	VADDPS        Y13, Y12, Y12
+	VADDPS        Y15, Y14, Y14
+	VADDPS        Y17, Y16, Y16
+	VSHUFPS       $0x88, Y4, Y2, Y3
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y3, Y3
+	VSHUFPS       $0x88, Y8, Y6, Y2
+	VSHUFPS       $0xdd, Y8, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y3, Y4
+	VSHUFPS       $0xdd, Y2, Y3, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X2
+	VADDPS        X2, X4, X4
+	VMOVUPS       X4, (AX)
+	VSHUFPS       $0x88, Y12, Y10, Y2
+	VSHUFPS       $0xdd, Y12, Y10, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y16, Y14, Y3
+	VSHUFPS       $0xdd, Y16, Y14, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y4
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X2
+	VADDPS        X2, X4, X4
+	VMOVUPS       X4, 16(AX)
+	ADDQ          $0x00000020, AX
+	LEAQ          (DX)(BX*1), DX
+	SUBQ          $0x00000008, CX
+	JMP           mvNarrow2Block
+
+mvNarrow1:
+	LEAQ      -1(DI), R9
+	ANDQ      $0x00000007, R9
+	INCQ      R9
+	MOVL      $0x000000ff, R10
+	BZHIL     R9, R10, R10
+	KMOVW     R10, K2
+	VMOVUPS.Z (SI), K2, Y0
+
+mvNarrow1Block:
+	CMPQ          CX, $0x00000008
+	JB            rowBlock
+	VMULPS.Z      (DX), Y0, K2, Y1
+	ADDQ          BX, DX
+	VMULPS.Z      (DX), Y0, K2, Y2
+	ADDQ          BX, DX
+	VMULPS.Z      (DX), Y0, K2, Y3
+	ADDQ          BX, DX
+	VMULPS.Z      (DX), Y0, K2, Y4
+	ADDQ          BX, DX
+	VMULPS.Z      (DX), Y0, K2, Y5
+	ADDQ          BX, DX
+	VMULPS.Z      (DX), Y0, K2, Y6
+	ADDQ          BX, DX
+	VMULPS.Z      (DX), Y0, K2, Y7
+	ADDQ          BX, DX
+	VMULPS.Z      (DX), Y0, K2, Y8
+	VSHUFPS       $0x88, Y2, Y1, Y9
+	VSHUFPS       $0xdd, Y2, Y1, Y1
+	VADDPS        Y1, Y9, Y9
+	VSHUFPS       $0x88, Y4, Y3, Y1
+	VSHUFPS       $0xdd, Y4, Y3, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y1, Y9, Y2
+	VSHUFPS       $0xdd, Y1, Y9, Y1
+	VADDPS        Y1, Y2, Y2
+	VEXTRACTF32X4 $0x01, Y2, X1
+	VADDPS        X1, X2, X2
+	VMOVUPS       X2, (AX)
+	VSHUFPS       $0x88, Y6, Y5, Y1
+	VSHUFPS       $0xdd, Y6, Y5, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y8, Y7, Y2
+	VSHUFPS       $0xdd, Y8, Y7, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y1, Y3
+	VSHUFPS       $0xdd, Y2, Y1, Y1
+	VADDPS        Y1, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X1
+	VADDPS        X1, X3, X3
+	VMOVUPS       X3, 16(AX)
+	ADDQ          $0x00000020, AX
+	LEAQ          (DX)(BX*1), DX
+	SUBQ          $0x00000008, CX
+	JMP           mvNarrow1Block
 
 rowBlock:
 	CMPQ   CX, $0x00000004

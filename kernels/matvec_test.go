@@ -91,14 +91,17 @@ func TestMatVecLarge(t *testing.T) {
 }
 
 func TestMatVecGuard(t *testing.T) {
-	forEachGuarded(t, 257*5, 3, func(t *testing.T, n int, get func(int) []float32) {
-		rows := 1 + n%5 // every row count of the 4-row blocks and the single rows
-		a := Matrix{Rows: rows, Cols: n, Stride: n, Data: get(rows * n)}
-		x, dst := get(n), get(rows)
-		MatVec(dst, a, x)
-		for r := range dst {
-			exact, abs := dot64(a.Row(r), x)
-			checkDot(t, "MatVec", dst[r], exact, abs, n)
+	forEachGuarded(t, 257*13, 6, func(t *testing.T, n int, get func(int) []float32) {
+		// Every row count of the 4-row blocks and the single rows; then 8 to
+		// 13 rows, for the AVX-512 eight-row blocks of rows up to 64 columns.
+		for _, rows := range []int{1 + n%5, 8 + n%6} {
+			a := Matrix{Rows: rows, Cols: n, Stride: n, Data: get(rows * n)}
+			x, dst := get(n), get(rows)
+			MatVec(dst, a, x)
+			for r := range dst {
+				exact, abs := dot64(a.Row(r), x)
+				checkDot(t, "MatVec", dst[r], exact, abs, n)
+			}
 		}
 	})
 }
