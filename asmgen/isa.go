@@ -60,6 +60,20 @@ func (s *isa) tailMask(rem GPVirtual) tail {
 	return tail{y: m}
 }
 
+// lastMask returns, for AVX-512, the opmask of the lanes of the last vector of
+// cols ≥ 1 elements: ((cols−1) mod lanes) + 1 of them, all when it is full.
+func (s *isa) lastMask(cols GPVirtual) OpmaskVirtual {
+	n, ones := GP64(), GP32()
+	LEAQ(Mem{Base: cols, Disp: -1}, n)
+	ANDQ(U32(s.lanes-1), n)
+	INCQ(n)
+	MOVL(U32(0xffff), ones)
+	BZHIL(n.As32(), ones, ones)
+	k := K()
+	KMOVW(ones, k)
+	return k
+}
+
 // loadTail loads the rem-element tail that starts at ptr into dst, with the
 // lanes that hold no tail element zeroed (see tailMask for where they are).
 // Nothing outside [ptr, ptr+4·rem) is read, except, for AVX2, the elements just

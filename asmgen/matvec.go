@@ -281,15 +281,8 @@ func matVecNarrow(s *isa, dst, rows, a, lda, x, cols GPVirtual) {
 	for v := maxV; v >= 1; v-- {
 		lbl := func(what string) string { return fmt.Sprintf("mvNarrow%d%s", v, what) }
 		Label(lbl(""))
-		// x in registers, its last vector masked to (cols−1) mod 8 + 1 lanes.
-		n, ones := GP64(), GP32()
-		LEAQ(Mem{Base: cols, Disp: -1}, n)
-		ANDQ(U32(s.lanes-1), n)
-		INCQ(n)
-		MOVL(U32(0xff), ones)
-		BZHIL(n.As32(), ones, ones)
-		k := K()
-		KMOVW(ones, k)
+		// x in registers, its last vector masked.
+		k := s.lastMask(cols)
 		xv := make([]VecVirtual, v)
 		for j := range xv {
 			xv[j] = s.vec()

@@ -253,15 +253,7 @@ func forEachPanel(s *isa, prefix string, cols GPVirtual, reserve int, body func(
 		Label(fmt.Sprintf("%s%d", prefix, v))
 		p := &panel{s: s, prefix: prefix}
 		if s.wide {
-			// Lanes ((cols−1) mod lanes) + 1 of the last vector: all when full.
-			n, ones := GP64(), GP32()
-			LEAQ(Mem{Base: cols, Disp: -1}, n)
-			ANDQ(U32(s.lanes-1), n)
-			INCQ(n)
-			MOVL(U32(0xffff), ones)
-			BZHIL(n.As32(), ones, ones)
-			p.k = K()
-			KMOVW(ones, p.k)
+			p.k = s.lastMask(cols)
 		} else {
 			off := GP64()
 			MOVQ(cols, off)
@@ -359,14 +351,7 @@ func (p *panel) store(dst GPVirtual) {
 func (p *panel) addRows(ap, lda, xp, rows GPVirtual) {
 	s := p.s
 	if len(p.acc) == 1 {
-		Label(p.label("Row"))
-		b := s.vec()
-		VBROADCASTSS(Mem{Base: xp}, b)
-		p.fma(ap, b, 0)
-		ADDQ(lda, ap)
-		ADDQ(U32(4), xp)
-		DECQ(rows)
-		JNZ(LabelRef(p.label("Row")))
+		p.rowLoop("Row", ap, lda, xp, rows)
 		return
 	}
 	cnt := GP64()
@@ -391,6 +376,20 @@ func (p *panel) addRows(ap, lda, xp, rows GPVirtual) {
 	VBROADCASTSS(Mem{Base: xp}, b)
 	p.fma(ap, b, 0)
 	Label(p.label("End"))
+}
+
+// rowLoop emits a loop, labelled label, adding the cnt ≥ 1 rows at ap
+// (stride lda bytes) with the weights at xp to the first set of
+// accumulators; ap, xp and cnt are consumed.
+func (p *panel) rowLoop(label string, ap, lda, xp, cnt GPVirtual) {
+	Label(p.label(label))
+	b := p.s.vec()
+	VBROADCASTSS(Mem{Base: xp}, b)
+	p.fma(ap, b, 0)
+	ADDQ(lda, ap)
+	ADDQ(U32(4), xp)
+	DECQ(cnt)
+	JNZ(LabelRef(p.label(label)))
 }
 
 // label returns a label unique to the panel's vector count.

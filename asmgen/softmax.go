@@ -53,17 +53,13 @@ func genSoftmax(s *isa) {
 	softmaxPasses(s, dst, x, n, "done", nil)
 	Label("done")
 	softmaxReturn(softmaxDone)
-	softmaxExits()
-	softmaxOne(s, dst, x, n, "done")
-	if s.wide {
-		softmaxFew(s, dst, x, n, "done")
-	}
+	softmaxOutOfLine(s, dst, x, n, "done")
 }
 
 // softmaxPasses emits the softmax of the n ≥ 1 floats at x into dst and
 // jumps (or falls through) to done; it jumps to special when max x is not
-// finite and to nan when x holds a NaN (softmaxExits). The caller also emits
-// softmaxOne and, for AVX-512, softmaxFew, out of line. afterMax, if not nil,
+// finite and to nan when x holds a NaN. The caller also emits
+// softmaxOutOfLine. afterMax, if not nil,
 // is emitted where a row of more than softmaxOne's or softmaxFew's floats has
 // its finite maximum m (lane 0 of an XMM), with nan the max pass's record of
 // NaNs, and may jump elsewhere.
@@ -133,12 +129,17 @@ func softmaxReturn(code int) {
 	RET()
 }
 
-// softmaxExits emits the special and nan exits of softmaxPasses.
-func softmaxExits() {
+// softmaxOutOfLine emits what softmaxPasses jumps to out of line: the
+// special and nan exits, and softmaxOne and softmaxFew, which go on to done.
+func softmaxOutOfLine(s *isa, dst, x, n GPVirtual, done string) {
 	Label("special")
 	softmaxReturn(softmaxSpecial)
 	Label("nan")
 	softmaxReturn(softmaxNaN)
+	softmaxOne(s, dst, x, n, done)
+	if s.wide {
+		softmaxFew(s, dst, x, n, done)
+	}
 }
 
 // softmaxFewVectors is the most vectors softmaxFew keeps in registers.

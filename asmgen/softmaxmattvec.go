@@ -48,11 +48,7 @@ func genSoftmaxMatTVec(s *isa) {
 	matTVecBody(s, "done")
 	Label("done")
 	softmaxReturn(softmaxDone)
-	softmaxExits()
-	softmaxOne(s, x, x, n, "context")
-	if s.wide {
-		softmaxFew(s, x, x, n, "context")
-	}
+	softmaxOutOfLine(s, x, x, n, "context")
 	Label("fused")
 	softmaxContext(s, x, n, mx)
 }
@@ -201,14 +197,7 @@ func softmaxContext(s *isa, x, n GPVirtual, m VecVirtual) {
 			VMOVUPS(stash, v)
 			VMOVUPS(v, Mem{Base: x, Index: n, Scale: 4, Disp: -32})
 		}
-		Label(lbl("Rest"))
-		b := y.vec()
-		VBROADCASTSS(Mem{Base: xp}, b)
-		p.fma(ap, b, 0)
-		ADDQ(lda, ap)
-		ADDQ(U32(4), xp)
-		DECQ(rem)
-		JNZ(LabelRef(lbl("Rest")))
+		p.rowLoop("Rest", ap, lda, xp, rem)
 
 		Label(lbl("Sum"))
 		total := y.hsum(sum)

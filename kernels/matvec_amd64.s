@@ -290,7 +290,7 @@ maskDone:
 	LEAQ      -1(DI), R9
 	ANDQ      $0x00000007, R9
 	INCQ      R9
-	MOVL      $0x000000ff, R10
+	MOVL      $0x0000ffff, R10
 	BZHIL     R9, R10, R10
 	KMOVW     R10, K2
 	VMOVUPS   (SI), Y0
@@ -417,7 +417,7 @@ mvNarrow7:
 	LEAQ      -1(DI), R9
 	ANDQ      $0x00000007, R9
 	INCQ      R9
-	MOVL      $0x000000ff, R10
+	MOVL      $0x0000ffff, R10
 	BZHIL     R9, R10, R10
 	KMOVW     R10, K2
 	VMOVUPS   (SI), Y0
@@ -535,7 +535,7 @@ mvNarrow6:
 	LEAQ      -1(DI), R9
 	ANDQ      $0x00000007, R9
 	INCQ      R9
-	MOVL      $0x000000ff, R10
+	MOVL      $0x0000ffff, R10
 	BZHIL     R9, R10, R10
 	KMOVW     R10, K2
 	VMOVUPS   (SI), Y0
@@ -644,7 +644,7 @@ mvNarrow5:
 	LEAQ      -1(DI), R9
 	ANDQ      $0x00000007, R9
 	INCQ      R9
-	MOVL      $0x000000ff, R10
+	MOVL      $0x0000ffff, R10
 	BZHIL     R9, R10, R10
 	KMOVW     R10, K2
 	VMOVUPS   (SI), Y0
@@ -744,7 +744,7 @@ mvNarrow4:
 	LEAQ      -1(DI), R9
 	ANDQ      $0x00000007, R9
 	INCQ      R9
-	MOVL      $0x000000ff, R10
+	MOVL      $0x0000ffff, R10
 	BZHIL     R9, R10, R10
 	KMOVW     R10, K2
 	VMOVUPS   (SI), Y0
@@ -835,7 +835,7 @@ mvNarrow3:
 	LEAQ      -1(DI), R9
 	ANDQ      $0x00000007, R9
 	INCQ      R9
-	MOVL      $0x000000ff, R10
+	MOVL      $0x0000ffff, R10
 	BZHIL     R9, R10, R10
 	KMOVW     R10, K2
 	VMOVUPS   (SI), Y0
@@ -917,7 +917,7 @@ mvNarrow2:
 	LEAQ      -1(DI), R9
 	ANDQ      $0x00000007, R9
 	INCQ      R9
-	MOVL      $0x000000ff, R10
+	MOVL      $0x0000ffff, R10
 	BZHIL     R9, R10, R10
 	KMOVW     R10, K2
 	VMOVUPS   (SI), Y0
@@ -990,7 +990,7 @@ mvNarrow1:
 	LEAQ      -1(DI), R9
 	ANDQ      $0x00000007, R9
 	INCQ      R9
-	MOVL      $0x000000ff, R10
+	MOVL      $0x0000ffff, R10
 	BZHIL     R9, R10, R10
 	KMOVW     R10, K2
 	VMOVUPS.Z (SI), K2, Y0
