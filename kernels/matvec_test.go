@@ -275,19 +275,28 @@ func TestMatTVecPanics(t *testing.T) {
 	}
 }
 
+// fuzzMatTVec splits a fuzzer's floats into A (with 1 + cols mod 19 columns,
+// as many rows as fit), x (a weight per row) and dst (a value per column).
+func fuzzMatTVec(data []byte, cols uint8) (a Matrix, x, dst []float32, ok bool) {
+	v := floats(data)
+	c := int(cols)%19 + 1
+	if len(v) < 3*c {
+		return Matrix{}, nil, nil, false
+	}
+	rows := (len(v) - 2*c) / (c + 1)
+	a = Matrix{Rows: rows, Cols: c, Stride: c, Data: v[:rows*c]}
+	return a, v[rows*c : rows*c+rows], v[rows*c+rows : rows*c+rows+c], true
+}
+
 func FuzzMatTVec(f *testing.F) {
 	f.Add([]byte("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\xc0\x7f\x00\x00\x80\x7f\x00\x00\x80\x3f"), uint8(2))
 	f.Fuzz(func(t *testing.T, data []byte, cols uint8) {
-		v := floats(data)
-		c := int(cols)%19 + 1
-		if len(v) < 3*c {
+		a, x, dst0, ok := fuzzMatTVec(data, cols)
+		if !ok {
 			return
 		}
-		rows := (len(v) - 2*c) / (c + 1)
-		a := Matrix{Rows: rows, Cols: c, Stride: c, Data: v[:rows*c]}
-		x, dst0 := v[rows*c:rows*c+rows], v[rows*c+rows:rows*c+rows+c]
 		want := slices.Clone(dst0)
-		fallback.MatTVec(want, a.Data, c, x)
+		fallback.MatTVec(want, a.Data, a.Stride, x)
 		prev := Active()
 		defer Use(prev)
 		for _, isa := range Supported() {

@@ -105,14 +105,10 @@ func FuzzSoftmaxMatTVec(f *testing.F) {
 	f.Add([]byte("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\xc0\x7f\x00\x00\x80\x7f\x00\x00\x80\x3f"), uint8(2))
 	f.Add([]byte("\x00\x00\x80\xff\x00\x00\x80\xff\x00\x00\x80\x7f\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\x00\x40"), uint8(8))
 	f.Fuzz(func(t *testing.T, data []byte, cols uint8) {
-		v := floats(data)
-		c := int(cols)%19 + 1
-		if len(v) < 3*c {
+		a, x0, dst0, ok := fuzzMatTVec(data, cols)
+		if !ok {
 			return
 		}
-		rows := (len(v) - 2*c) / (c + 1)
-		a := Matrix{Rows: rows, Cols: c, Stride: c, Data: v[:rows*c]}
-		x0, dst0 := v[rows*c:rows*c+rows], v[rows*c+rows:rows*c+rows+c]
 		prev := Active()
 		defer Use(prev)
 		for _, isa := range Supported() {
