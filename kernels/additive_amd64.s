@@ -45,101 +45,101 @@ blockVector:
 	VMOVUPS      (SI)(R14*1), Y4
 	VMOVUPS      (DI)(R14*1), Y5
 	VADDPS       (DX)(R14*1), Y4, Y6
-	VANDPS       consts<>+0(SB), Y6, Y7
-	VMOVUPS      consts<>+32(SB), Y8
-	VMINPS       Y7, Y8, Y8
-	VXORPS       Y7, Y6, Y7
-	VMOVUPS      consts<>+64(SB), Y9
-	VFMADD213PS  consts<>+128(SB), Y8, Y9
-	VSUBPS       consts<>+128(SB), Y9, Y6
-	VFNMADD231PS consts<>+96(SB), Y6, Y8
-	VMOVUPS      consts<>+288(SB), Y10
-	VFMADD213PS  consts<>+256(SB), Y8, Y10
-	VFMADD213PS  consts<>+224(SB), Y8, Y10
-	VFMADD213PS  consts<>+192(SB), Y8, Y10
-	VFMADD213PS  consts<>+160(SB), Y8, Y10
-	VMULPS       Y8, Y8, Y6
-	VFMADD213PS  Y8, Y6, Y10
-	VPSLLD       $0x17, Y9, Y9
+	VADDPS       (R10)(R14*1), Y4, Y7
+	VANDPS       consts<>+0(SB), Y6, Y8
+	VANDPS       consts<>+0(SB), Y7, Y9
+	VMOVUPS      consts<>+32(SB), Y10
+	VMINPS       Y8, Y10, Y10
+	VMOVUPS      consts<>+32(SB), Y11
+	VMINPS       Y9, Y11, Y11
+	VXORPS       Y8, Y6, Y8
+	VXORPS       Y9, Y7, Y9
+	VMOVUPS      consts<>+64(SB), Y12
+	VMOVUPS      consts<>+64(SB), Y13
+	VFMADD213PS  consts<>+128(SB), Y10, Y12
+	VFMADD213PS  consts<>+128(SB), Y11, Y13
+	VSUBPS       consts<>+128(SB), Y12, Y6
+	VSUBPS       consts<>+128(SB), Y13, Y7
+	VFNMADD231PS consts<>+96(SB), Y6, Y10
+	VFNMADD231PS consts<>+96(SB), Y7, Y11
+	VMOVUPS      consts<>+288(SB), Y14
+	VMOVUPS      consts<>+288(SB), Y15
+	VFMADD213PS  consts<>+256(SB), Y10, Y14
+	VFMADD213PS  consts<>+256(SB), Y11, Y15
+	VFMADD213PS  consts<>+224(SB), Y10, Y14
+	VFMADD213PS  consts<>+224(SB), Y11, Y15
+	VFMADD213PS  consts<>+192(SB), Y10, Y14
+	VFMADD213PS  consts<>+192(SB), Y11, Y15
+	VFMADD213PS  consts<>+160(SB), Y10, Y14
+	VFMADD213PS  consts<>+160(SB), Y11, Y15
+	VMULPS       Y10, Y10, Y6
+	VMULPS       Y11, Y11, Y7
+	VFMADD213PS  Y10, Y6, Y14
+	VFMADD213PS  Y11, Y7, Y15
+	VPSLLD       $0x17, Y12, Y12
+	VPSLLD       $0x17, Y13, Y13
 	VMOVUPS      consts<>+320(SB), Y6
-	VFMSUB213PS  consts<>+160(SB), Y9, Y6
-	VFMADD231PS  Y9, Y10, Y6
-	VADDPS       consts<>+352(SB), Y6, Y8
-	VDIVPS       Y8, Y6, Y6
-	VORPS        Y7, Y6, Y6
+	VMOVUPS      consts<>+320(SB), Y7
+	VFMSUB213PS  consts<>+160(SB), Y12, Y6
+	VFMSUB213PS  consts<>+160(SB), Y13, Y7
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y15, Y7
+	VADDPS       consts<>+352(SB), Y6, Y10
+	VADDPS       consts<>+352(SB), Y7, Y11
+	VDIVPS       Y10, Y6, Y6
+	VDIVPS       Y11, Y7, Y7
+	VORPS        Y8, Y6, Y6
+	VORPS        Y9, Y7, Y7
 	VFMADD231PS  Y6, Y5, Y0
-	VADDPS       (R10)(R14*1), Y4, Y6
-	VANDPS       consts<>+0(SB), Y6, Y7
-	VMOVUPS      consts<>+32(SB), Y8
-	VMINPS       Y7, Y8, Y8
-	VXORPS       Y7, Y6, Y7
-	VMOVUPS      consts<>+64(SB), Y9
-	VFMADD213PS  consts<>+128(SB), Y8, Y9
-	VSUBPS       consts<>+128(SB), Y9, Y6
-	VFNMADD231PS consts<>+96(SB), Y6, Y8
-	VMOVUPS      consts<>+288(SB), Y10
-	VFMADD213PS  consts<>+256(SB), Y8, Y10
-	VFMADD213PS  consts<>+224(SB), Y8, Y10
-	VFMADD213PS  consts<>+192(SB), Y8, Y10
-	VFMADD213PS  consts<>+160(SB), Y8, Y10
-	VMULPS       Y8, Y8, Y6
-	VFMADD213PS  Y8, Y6, Y10
-	VPSLLD       $0x17, Y9, Y9
-	VMOVUPS      consts<>+320(SB), Y6
-	VFMSUB213PS  consts<>+160(SB), Y9, Y6
-	VFMADD231PS  Y9, Y10, Y6
-	VADDPS       consts<>+352(SB), Y6, Y8
-	VDIVPS       Y8, Y6, Y6
-	VORPS        Y7, Y6, Y6
-	VFMADD231PS  Y6, Y5, Y1
+	VFMADD231PS  Y7, Y5, Y1
 	VADDPS       (R11)(R14*1), Y4, Y6
-	VANDPS       consts<>+0(SB), Y6, Y7
-	VMOVUPS      consts<>+32(SB), Y8
-	VMINPS       Y7, Y8, Y8
-	VXORPS       Y7, Y6, Y7
-	VMOVUPS      consts<>+64(SB), Y9
-	VFMADD213PS  consts<>+128(SB), Y8, Y9
-	VSUBPS       consts<>+128(SB), Y9, Y6
-	VFNMADD231PS consts<>+96(SB), Y6, Y8
-	VMOVUPS      consts<>+288(SB), Y10
-	VFMADD213PS  consts<>+256(SB), Y8, Y10
-	VFMADD213PS  consts<>+224(SB), Y8, Y10
-	VFMADD213PS  consts<>+192(SB), Y8, Y10
-	VFMADD213PS  consts<>+160(SB), Y8, Y10
-	VMULPS       Y8, Y8, Y6
-	VFMADD213PS  Y8, Y6, Y10
-	VPSLLD       $0x17, Y9, Y9
-	VMOVUPS      consts<>+320(SB), Y6
-	VFMSUB213PS  consts<>+160(SB), Y9, Y6
-	VFMADD231PS  Y9, Y10, Y6
-	VADDPS       consts<>+352(SB), Y6, Y8
-	VDIVPS       Y8, Y6, Y6
-	VORPS        Y7, Y6, Y6
-	VFMADD231PS  Y6, Y5, Y2
 	VADDPS       (R12)(R14*1), Y4, Y4
-	VANDPS       consts<>+0(SB), Y4, Y6
-	VMOVUPS      consts<>+32(SB), Y7
-	VMINPS       Y6, Y7, Y7
-	VXORPS       Y6, Y4, Y6
-	VMOVUPS      consts<>+64(SB), Y8
-	VFMADD213PS  consts<>+128(SB), Y7, Y8
-	VSUBPS       consts<>+128(SB), Y8, Y4
-	VFNMADD231PS consts<>+96(SB), Y4, Y7
-	VMOVUPS      consts<>+288(SB), Y9
-	VFMADD213PS  consts<>+256(SB), Y7, Y9
-	VFMADD213PS  consts<>+224(SB), Y7, Y9
-	VFMADD213PS  consts<>+192(SB), Y7, Y9
-	VFMADD213PS  consts<>+160(SB), Y7, Y9
-	VMULPS       Y7, Y7, Y4
-	VFMADD213PS  Y7, Y4, Y9
-	VPSLLD       $0x17, Y8, Y8
+	VANDPS       consts<>+0(SB), Y6, Y7
+	VANDPS       consts<>+0(SB), Y4, Y8
+	VMOVUPS      consts<>+32(SB), Y9
+	VMINPS       Y7, Y9, Y9
+	VMOVUPS      consts<>+32(SB), Y10
+	VMINPS       Y8, Y10, Y10
+	VXORPS       Y7, Y6, Y7
+	VXORPS       Y8, Y4, Y8
+	VMOVUPS      consts<>+64(SB), Y11
+	VMOVUPS      consts<>+64(SB), Y12
+	VFMADD213PS  consts<>+128(SB), Y9, Y11
+	VFMADD213PS  consts<>+128(SB), Y10, Y12
+	VSUBPS       consts<>+128(SB), Y11, Y4
+	VSUBPS       consts<>+128(SB), Y12, Y6
+	VFNMADD231PS consts<>+96(SB), Y4, Y9
+	VFNMADD231PS consts<>+96(SB), Y6, Y10
+	VMOVUPS      consts<>+288(SB), Y13
+	VMOVUPS      consts<>+288(SB), Y14
+	VFMADD213PS  consts<>+256(SB), Y9, Y13
+	VFMADD213PS  consts<>+256(SB), Y10, Y14
+	VFMADD213PS  consts<>+224(SB), Y9, Y13
+	VFMADD213PS  consts<>+224(SB), Y10, Y14
+	VFMADD213PS  consts<>+192(SB), Y9, Y13
+	VFMADD213PS  consts<>+192(SB), Y10, Y14
+	VFMADD213PS  consts<>+160(SB), Y9, Y13
+	VFMADD213PS  consts<>+160(SB), Y10, Y14
+	VMULPS       Y9, Y9, Y4
+	VMULPS       Y10, Y10, Y6
+	VFMADD213PS  Y9, Y4, Y13
+	VFMADD213PS  Y10, Y6, Y14
+	VPSLLD       $0x17, Y11, Y11
+	VPSLLD       $0x17, Y12, Y12
 	VMOVUPS      consts<>+320(SB), Y4
-	VFMSUB213PS  consts<>+160(SB), Y8, Y4
-	VFMADD231PS  Y8, Y9, Y4
-	VADDPS       consts<>+352(SB), Y4, Y7
-	VDIVPS       Y7, Y4, Y4
-	VORPS        Y6, Y4, Y4
-	VFMADD231PS  Y4, Y5, Y3
+	VMOVUPS      consts<>+320(SB), Y6
+	VFMSUB213PS  consts<>+160(SB), Y11, Y4
+	VFMSUB213PS  consts<>+160(SB), Y12, Y6
+	VFMADD231PS  Y11, Y13, Y4
+	VFMADD231PS  Y12, Y14, Y6
+	VADDPS       consts<>+352(SB), Y4, Y9
+	VADDPS       consts<>+352(SB), Y6, Y10
+	VDIVPS       Y9, Y4, Y4
+	VDIVPS       Y10, Y6, Y6
+	VORPS        Y7, Y4, Y4
+	VORPS        Y8, Y6, Y6
+	VFMADD231PS  Y4, Y5, Y2
+	VFMADD231PS  Y6, Y5, Y3
 	ADDQ         $0x00000020, R14
 	SUBQ         $0x00000008, R13
 	JMP          blockVector
@@ -150,101 +150,101 @@ blockTail:
 	VMOVUPS      -32(SI)(R8*4), Y4
 	VMOVUPS      (SP), Y5
 	VADDPS       -32(DX)(R8*4), Y4, Y6
-	VANDPS       consts<>+0(SB), Y6, Y7
-	VMOVUPS      consts<>+32(SB), Y8
-	VMINPS       Y7, Y8, Y8
-	VXORPS       Y7, Y6, Y7
-	VMOVUPS      consts<>+64(SB), Y9
-	VFMADD213PS  consts<>+128(SB), Y8, Y9
-	VSUBPS       consts<>+128(SB), Y9, Y6
-	VFNMADD231PS consts<>+96(SB), Y6, Y8
-	VMOVUPS      consts<>+288(SB), Y10
-	VFMADD213PS  consts<>+256(SB), Y8, Y10
-	VFMADD213PS  consts<>+224(SB), Y8, Y10
-	VFMADD213PS  consts<>+192(SB), Y8, Y10
-	VFMADD213PS  consts<>+160(SB), Y8, Y10
-	VMULPS       Y8, Y8, Y6
-	VFMADD213PS  Y8, Y6, Y10
-	VPSLLD       $0x17, Y9, Y9
+	VADDPS       -32(R10)(R8*4), Y4, Y7
+	VANDPS       consts<>+0(SB), Y6, Y8
+	VANDPS       consts<>+0(SB), Y7, Y9
+	VMOVUPS      consts<>+32(SB), Y10
+	VMINPS       Y8, Y10, Y10
+	VMOVUPS      consts<>+32(SB), Y11
+	VMINPS       Y9, Y11, Y11
+	VXORPS       Y8, Y6, Y8
+	VXORPS       Y9, Y7, Y9
+	VMOVUPS      consts<>+64(SB), Y12
+	VMOVUPS      consts<>+64(SB), Y13
+	VFMADD213PS  consts<>+128(SB), Y10, Y12
+	VFMADD213PS  consts<>+128(SB), Y11, Y13
+	VSUBPS       consts<>+128(SB), Y12, Y6
+	VSUBPS       consts<>+128(SB), Y13, Y7
+	VFNMADD231PS consts<>+96(SB), Y6, Y10
+	VFNMADD231PS consts<>+96(SB), Y7, Y11
+	VMOVUPS      consts<>+288(SB), Y14
+	VMOVUPS      consts<>+288(SB), Y15
+	VFMADD213PS  consts<>+256(SB), Y10, Y14
+	VFMADD213PS  consts<>+256(SB), Y11, Y15
+	VFMADD213PS  consts<>+224(SB), Y10, Y14
+	VFMADD213PS  consts<>+224(SB), Y11, Y15
+	VFMADD213PS  consts<>+192(SB), Y10, Y14
+	VFMADD213PS  consts<>+192(SB), Y11, Y15
+	VFMADD213PS  consts<>+160(SB), Y10, Y14
+	VFMADD213PS  consts<>+160(SB), Y11, Y15
+	VMULPS       Y10, Y10, Y6
+	VMULPS       Y11, Y11, Y7
+	VFMADD213PS  Y10, Y6, Y14
+	VFMADD213PS  Y11, Y7, Y15
+	VPSLLD       $0x17, Y12, Y12
+	VPSLLD       $0x17, Y13, Y13
 	VMOVUPS      consts<>+320(SB), Y6
-	VFMSUB213PS  consts<>+160(SB), Y9, Y6
-	VFMADD231PS  Y9, Y10, Y6
-	VADDPS       consts<>+352(SB), Y6, Y8
-	VDIVPS       Y8, Y6, Y6
-	VORPS        Y7, Y6, Y6
+	VMOVUPS      consts<>+320(SB), Y7
+	VFMSUB213PS  consts<>+160(SB), Y12, Y6
+	VFMSUB213PS  consts<>+160(SB), Y13, Y7
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y15, Y7
+	VADDPS       consts<>+352(SB), Y6, Y10
+	VADDPS       consts<>+352(SB), Y7, Y11
+	VDIVPS       Y10, Y6, Y6
+	VDIVPS       Y11, Y7, Y7
+	VORPS        Y8, Y6, Y6
+	VORPS        Y9, Y7, Y7
 	VFMADD231PS  Y6, Y5, Y0
-	VADDPS       -32(R10)(R8*4), Y4, Y6
-	VANDPS       consts<>+0(SB), Y6, Y7
-	VMOVUPS      consts<>+32(SB), Y8
-	VMINPS       Y7, Y8, Y8
-	VXORPS       Y7, Y6, Y7
-	VMOVUPS      consts<>+64(SB), Y9
-	VFMADD213PS  consts<>+128(SB), Y8, Y9
-	VSUBPS       consts<>+128(SB), Y9, Y6
-	VFNMADD231PS consts<>+96(SB), Y6, Y8
-	VMOVUPS      consts<>+288(SB), Y10
-	VFMADD213PS  consts<>+256(SB), Y8, Y10
-	VFMADD213PS  consts<>+224(SB), Y8, Y10
-	VFMADD213PS  consts<>+192(SB), Y8, Y10
-	VFMADD213PS  consts<>+160(SB), Y8, Y10
-	VMULPS       Y8, Y8, Y6
-	VFMADD213PS  Y8, Y6, Y10
-	VPSLLD       $0x17, Y9, Y9
-	VMOVUPS      consts<>+320(SB), Y6
-	VFMSUB213PS  consts<>+160(SB), Y9, Y6
-	VFMADD231PS  Y9, Y10, Y6
-	VADDPS       consts<>+352(SB), Y6, Y8
-	VDIVPS       Y8, Y6, Y6
-	VORPS        Y7, Y6, Y6
-	VFMADD231PS  Y6, Y5, Y1
+	VFMADD231PS  Y7, Y5, Y1
 	VADDPS       -32(R11)(R8*4), Y4, Y6
-	VANDPS       consts<>+0(SB), Y6, Y7
-	VMOVUPS      consts<>+32(SB), Y8
-	VMINPS       Y7, Y8, Y8
-	VXORPS       Y7, Y6, Y7
-	VMOVUPS      consts<>+64(SB), Y9
-	VFMADD213PS  consts<>+128(SB), Y8, Y9
-	VSUBPS       consts<>+128(SB), Y9, Y6
-	VFNMADD231PS consts<>+96(SB), Y6, Y8
-	VMOVUPS      consts<>+288(SB), Y10
-	VFMADD213PS  consts<>+256(SB), Y8, Y10
-	VFMADD213PS  consts<>+224(SB), Y8, Y10
-	VFMADD213PS  consts<>+192(SB), Y8, Y10
-	VFMADD213PS  consts<>+160(SB), Y8, Y10
-	VMULPS       Y8, Y8, Y6
-	VFMADD213PS  Y8, Y6, Y10
-	VPSLLD       $0x17, Y9, Y9
-	VMOVUPS      consts<>+320(SB), Y6
-	VFMSUB213PS  consts<>+160(SB), Y9, Y6
-	VFMADD231PS  Y9, Y10, Y6
-	VADDPS       consts<>+352(SB), Y6, Y8
-	VDIVPS       Y8, Y6, Y6
-	VORPS        Y7, Y6, Y6
-	VFMADD231PS  Y6, Y5, Y2
 	VADDPS       -32(R12)(R8*4), Y4, Y4
-	VANDPS       consts<>+0(SB), Y4, Y6
-	VMOVUPS      consts<>+32(SB), Y7
-	VMINPS       Y6, Y7, Y7
-	VXORPS       Y6, Y4, Y6
-	VMOVUPS      consts<>+64(SB), Y8
-	VFMADD213PS  consts<>+128(SB), Y7, Y8
-	VSUBPS       consts<>+128(SB), Y8, Y4
-	VFNMADD231PS consts<>+96(SB), Y4, Y7
-	VMOVUPS      consts<>+288(SB), Y9
-	VFMADD213PS  consts<>+256(SB), Y7, Y9
-	VFMADD213PS  consts<>+224(SB), Y7, Y9
-	VFMADD213PS  consts<>+192(SB), Y7, Y9
-	VFMADD213PS  consts<>+160(SB), Y7, Y9
-	VMULPS       Y7, Y7, Y4
-	VFMADD213PS  Y7, Y4, Y9
-	VPSLLD       $0x17, Y8, Y8
+	VANDPS       consts<>+0(SB), Y6, Y7
+	VANDPS       consts<>+0(SB), Y4, Y8
+	VMOVUPS      consts<>+32(SB), Y9
+	VMINPS       Y7, Y9, Y9
+	VMOVUPS      consts<>+32(SB), Y10
+	VMINPS       Y8, Y10, Y10
+	VXORPS       Y7, Y6, Y7
+	VXORPS       Y8, Y4, Y8
+	VMOVUPS      consts<>+64(SB), Y11
+	VMOVUPS      consts<>+64(SB), Y12
+	VFMADD213PS  consts<>+128(SB), Y9, Y11
+	VFMADD213PS  consts<>+128(SB), Y10, Y12
+	VSUBPS       consts<>+128(SB), Y11, Y4
+	VSUBPS       consts<>+128(SB), Y12, Y6
+	VFNMADD231PS consts<>+96(SB), Y4, Y9
+	VFNMADD231PS consts<>+96(SB), Y6, Y10
+	VMOVUPS      consts<>+288(SB), Y13
+	VMOVUPS      consts<>+288(SB), Y14
+	VFMADD213PS  consts<>+256(SB), Y9, Y13
+	VFMADD213PS  consts<>+256(SB), Y10, Y14
+	VFMADD213PS  consts<>+224(SB), Y9, Y13
+	VFMADD213PS  consts<>+224(SB), Y10, Y14
+	VFMADD213PS  consts<>+192(SB), Y9, Y13
+	VFMADD213PS  consts<>+192(SB), Y10, Y14
+	VFMADD213PS  consts<>+160(SB), Y9, Y13
+	VFMADD213PS  consts<>+160(SB), Y10, Y14
+	VMULPS       Y9, Y9, Y4
+	VMULPS       Y10, Y10, Y6
+	VFMADD213PS  Y9, Y4, Y13
+	VFMADD213PS  Y10, Y6, Y14
+	VPSLLD       $0x17, Y11, Y11
+	VPSLLD       $0x17, Y12, Y12
 	VMOVUPS      consts<>+320(SB), Y4
-	VFMSUB213PS  consts<>+160(SB), Y8, Y4
-	VFMADD231PS  Y8, Y9, Y4
-	VADDPS       consts<>+352(SB), Y4, Y7
-	VDIVPS       Y7, Y4, Y4
-	VORPS        Y6, Y4, Y4
-	VFMADD231PS  Y4, Y5, Y3
+	VMOVUPS      consts<>+320(SB), Y6
+	VFMSUB213PS  consts<>+160(SB), Y11, Y4
+	VFMSUB213PS  consts<>+160(SB), Y12, Y6
+	VFMADD231PS  Y11, Y13, Y4
+	VFMADD231PS  Y12, Y14, Y6
+	VADDPS       consts<>+352(SB), Y4, Y9
+	VADDPS       consts<>+352(SB), Y6, Y10
+	VDIVPS       Y9, Y4, Y4
+	VDIVPS       Y10, Y6, Y6
+	VORPS        Y7, Y4, Y4
+	VORPS        Y8, Y6, Y6
+	VFMADD231PS  Y4, Y5, Y2
+	VFMADD231PS  Y6, Y5, Y3
 
 blockDone:
 	VSHUFPS      $0x88, Y1, Y0, Y4
@@ -578,143 +578,143 @@ blockVector:
 	VMOVUPS           (SI)(BP*1), Z6
 	VMOVUPS           (DI)(BP*1), Z7
 	VADDPS            (DX)(BP*1), Z6, Z8
-	VANDPS.BCST       consts<>+0(SB), Z8, Z9
-	VBROADCASTSS      consts<>+32(SB), Z10
-	VMINPS            Z9, Z10, Z10
-	VBROADCASTSS      consts<>+64(SB), Z12
-	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z12
-	VSUBPS.BCST       consts<>+128(SB), Z12, Z11
-	VFNMADD231PS.BCST consts<>+96(SB), Z11, Z10
-	VBROADCASTSS      consts<>+288(SB), Z13
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+224(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+192(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+160(SB), Z10, Z13
-	VMULPS            Z10, Z10, Z11
-	VFMADD213PS       Z10, Z11, Z13
-	VPSLLD            $0x17, Z12, Z12
-	VBROADCASTSS      consts<>+320(SB), Z10
-	VFMSUB213PS.BCST  consts<>+160(SB), Z12, Z10
-	VFMADD231PS       Z12, Z13, Z10
-	VADDPS.BCST       consts<>+352(SB), Z10, Z11
-	VDIVPS            Z11, Z10, Z10
-	VPTERNLOGD        $0xf6, Z9, Z8, Z10
-	VFMADD231PS       Z10, Z7, Z0
-	VADDPS            (R10)(BP*1), Z6, Z8
-	VANDPS.BCST       consts<>+0(SB), Z8, Z9
-	VBROADCASTSS      consts<>+32(SB), Z10
-	VMINPS            Z9, Z10, Z10
-	VBROADCASTSS      consts<>+64(SB), Z12
-	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z12
-	VSUBPS.BCST       consts<>+128(SB), Z12, Z11
-	VFNMADD231PS.BCST consts<>+96(SB), Z11, Z10
-	VBROADCASTSS      consts<>+288(SB), Z13
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+224(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+192(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+160(SB), Z10, Z13
-	VMULPS            Z10, Z10, Z11
-	VFMADD213PS       Z10, Z11, Z13
-	VPSLLD            $0x17, Z12, Z12
-	VBROADCASTSS      consts<>+320(SB), Z10
-	VFMSUB213PS.BCST  consts<>+160(SB), Z12, Z10
-	VFMADD231PS       Z12, Z13, Z10
-	VADDPS.BCST       consts<>+352(SB), Z10, Z11
-	VDIVPS            Z11, Z10, Z10
-	VPTERNLOGD        $0xf6, Z9, Z8, Z10
-	VFMADD231PS       Z10, Z7, Z1
-	VADDPS            (R11)(BP*1), Z6, Z8
-	VANDPS.BCST       consts<>+0(SB), Z8, Z9
-	VBROADCASTSS      consts<>+32(SB), Z10
-	VMINPS            Z9, Z10, Z10
-	VBROADCASTSS      consts<>+64(SB), Z12
-	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z12
-	VSUBPS.BCST       consts<>+128(SB), Z12, Z11
-	VFNMADD231PS.BCST consts<>+96(SB), Z11, Z10
-	VBROADCASTSS      consts<>+288(SB), Z13
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+224(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+192(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+160(SB), Z10, Z13
-	VMULPS            Z10, Z10, Z11
-	VFMADD213PS       Z10, Z11, Z13
-	VPSLLD            $0x17, Z12, Z12
-	VBROADCASTSS      consts<>+320(SB), Z10
-	VFMSUB213PS.BCST  consts<>+160(SB), Z12, Z10
-	VFMADD231PS       Z12, Z13, Z10
-	VADDPS.BCST       consts<>+352(SB), Z10, Z11
-	VDIVPS            Z11, Z10, Z10
-	VPTERNLOGD        $0xf6, Z9, Z8, Z10
-	VFMADD231PS       Z10, Z7, Z2
+	VADDPS            (R10)(BP*1), Z6, Z9
+	VADDPS            (R11)(BP*1), Z6, Z10
+	VANDPS.BCST       consts<>+0(SB), Z8, Z11
+	VANDPS.BCST       consts<>+0(SB), Z9, Z12
+	VANDPS.BCST       consts<>+0(SB), Z10, Z13
+	VBROADCASTSS      consts<>+32(SB), Z14
+	VMINPS            Z11, Z14, Z14
+	VBROADCASTSS      consts<>+32(SB), Z15
+	VMINPS            Z12, Z15, Z15
+	VBROADCASTSS      consts<>+32(SB), Z16
+	VMINPS            Z13, Z16, Z16
+	VBROADCASTSS      consts<>+64(SB), Z20
+	VBROADCASTSS      consts<>+64(SB), Z21
+	VBROADCASTSS      consts<>+64(SB), Z22
+	VFMADD213PS.BCST  consts<>+128(SB), Z14, Z20
+	VFMADD213PS.BCST  consts<>+128(SB), Z15, Z21
+	VFMADD213PS.BCST  consts<>+128(SB), Z16, Z22
+	VSUBPS.BCST       consts<>+128(SB), Z20, Z17
+	VSUBPS.BCST       consts<>+128(SB), Z21, Z18
+	VSUBPS.BCST       consts<>+128(SB), Z22, Z19
+	VFNMADD231PS.BCST consts<>+96(SB), Z17, Z14
+	VFNMADD231PS.BCST consts<>+96(SB), Z18, Z15
+	VFNMADD231PS.BCST consts<>+96(SB), Z19, Z16
+	VBROADCASTSS      consts<>+288(SB), Z23
+	VBROADCASTSS      consts<>+288(SB), Z24
+	VBROADCASTSS      consts<>+288(SB), Z25
+	VFMADD213PS.BCST  consts<>+256(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+256(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+256(SB), Z16, Z25
+	VFMADD213PS.BCST  consts<>+224(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+224(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+224(SB), Z16, Z25
+	VFMADD213PS.BCST  consts<>+192(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+192(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+192(SB), Z16, Z25
+	VFMADD213PS.BCST  consts<>+160(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+160(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+160(SB), Z16, Z25
+	VMULPS            Z14, Z14, Z17
+	VMULPS            Z15, Z15, Z18
+	VMULPS            Z16, Z16, Z19
+	VFMADD213PS       Z14, Z17, Z23
+	VFMADD213PS       Z15, Z18, Z24
+	VFMADD213PS       Z16, Z19, Z25
+	VPSLLD            $0x17, Z20, Z20
+	VPSLLD            $0x17, Z21, Z21
+	VPSLLD            $0x17, Z22, Z22
+	VBROADCASTSS      consts<>+320(SB), Z14
+	VBROADCASTSS      consts<>+320(SB), Z15
+	VBROADCASTSS      consts<>+320(SB), Z16
+	VFMSUB213PS.BCST  consts<>+160(SB), Z20, Z14
+	VFMSUB213PS.BCST  consts<>+160(SB), Z21, Z15
+	VFMSUB213PS.BCST  consts<>+160(SB), Z22, Z16
+	VFMADD231PS       Z20, Z23, Z14
+	VFMADD231PS       Z21, Z24, Z15
+	VFMADD231PS       Z22, Z25, Z16
+	VADDPS.BCST       consts<>+352(SB), Z14, Z17
+	VADDPS.BCST       consts<>+352(SB), Z15, Z18
+	VADDPS.BCST       consts<>+352(SB), Z16, Z19
+	VDIVPS            Z17, Z14, Z14
+	VDIVPS            Z18, Z15, Z15
+	VDIVPS            Z19, Z16, Z16
+	VPTERNLOGD        $0xf6, Z11, Z8, Z14
+	VPTERNLOGD        $0xf6, Z12, Z9, Z15
+	VPTERNLOGD        $0xf6, Z13, Z10, Z16
+	VFMADD231PS       Z14, Z7, Z0
+	VFMADD231PS       Z15, Z7, Z1
+	VFMADD231PS       Z16, Z7, Z2
 	VADDPS            (R12)(BP*1), Z6, Z8
-	VANDPS.BCST       consts<>+0(SB), Z8, Z9
-	VBROADCASTSS      consts<>+32(SB), Z10
-	VMINPS            Z9, Z10, Z10
-	VBROADCASTSS      consts<>+64(SB), Z12
-	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z12
-	VSUBPS.BCST       consts<>+128(SB), Z12, Z11
-	VFNMADD231PS.BCST consts<>+96(SB), Z11, Z10
-	VBROADCASTSS      consts<>+288(SB), Z13
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+224(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+192(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+160(SB), Z10, Z13
-	VMULPS            Z10, Z10, Z11
-	VFMADD213PS       Z10, Z11, Z13
-	VPSLLD            $0x17, Z12, Z12
-	VBROADCASTSS      consts<>+320(SB), Z10
-	VFMSUB213PS.BCST  consts<>+160(SB), Z12, Z10
-	VFMADD231PS       Z12, Z13, Z10
-	VADDPS.BCST       consts<>+352(SB), Z10, Z11
-	VDIVPS            Z11, Z10, Z10
-	VPTERNLOGD        $0xf6, Z9, Z8, Z10
-	VFMADD231PS       Z10, Z7, Z3
-	VADDPS            (R13)(BP*1), Z6, Z8
-	VANDPS.BCST       consts<>+0(SB), Z8, Z9
-	VBROADCASTSS      consts<>+32(SB), Z10
-	VMINPS            Z9, Z10, Z10
-	VBROADCASTSS      consts<>+64(SB), Z12
-	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z12
-	VSUBPS.BCST       consts<>+128(SB), Z12, Z11
-	VFNMADD231PS.BCST consts<>+96(SB), Z11, Z10
-	VBROADCASTSS      consts<>+288(SB), Z13
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+224(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+192(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+160(SB), Z10, Z13
-	VMULPS            Z10, Z10, Z11
-	VFMADD213PS       Z10, Z11, Z13
-	VPSLLD            $0x17, Z12, Z12
-	VBROADCASTSS      consts<>+320(SB), Z10
-	VFMSUB213PS.BCST  consts<>+160(SB), Z12, Z10
-	VFMADD231PS       Z12, Z13, Z10
-	VADDPS.BCST       consts<>+352(SB), Z10, Z11
-	VDIVPS            Z11, Z10, Z10
-	VPTERNLOGD        $0xf6, Z9, Z8, Z10
-	VFMADD231PS       Z10, Z7, Z4
+	VADDPS            (R13)(BP*1), Z6, Z9
 	VADDPS            (R14)(BP*1), Z6, Z6
-	VANDPS.BCST       consts<>+0(SB), Z6, Z8
-	VBROADCASTSS      consts<>+32(SB), Z9
-	VMINPS            Z8, Z9, Z9
-	VBROADCASTSS      consts<>+64(SB), Z11
-	VFMADD213PS.BCST  consts<>+128(SB), Z9, Z11
-	VSUBPS.BCST       consts<>+128(SB), Z11, Z10
-	VFNMADD231PS.BCST consts<>+96(SB), Z10, Z9
-	VBROADCASTSS      consts<>+288(SB), Z12
-	VFMADD213PS.BCST  consts<>+256(SB), Z9, Z12
-	VFMADD213PS.BCST  consts<>+224(SB), Z9, Z12
-	VFMADD213PS.BCST  consts<>+192(SB), Z9, Z12
-	VFMADD213PS.BCST  consts<>+160(SB), Z9, Z12
-	VMULPS            Z9, Z9, Z10
-	VFMADD213PS       Z9, Z10, Z12
-	VPSLLD            $0x17, Z11, Z11
-	VBROADCASTSS      consts<>+320(SB), Z9
-	VFMSUB213PS.BCST  consts<>+160(SB), Z11, Z9
-	VFMADD231PS       Z11, Z12, Z9
-	VADDPS.BCST       consts<>+352(SB), Z9, Z10
-	VDIVPS            Z10, Z9, Z9
-	VPTERNLOGD        $0xf6, Z8, Z6, Z9
-	VFMADD231PS       Z9, Z7, Z5
+	VANDPS.BCST       consts<>+0(SB), Z8, Z10
+	VANDPS.BCST       consts<>+0(SB), Z9, Z11
+	VANDPS.BCST       consts<>+0(SB), Z6, Z12
+	VBROADCASTSS      consts<>+32(SB), Z13
+	VMINPS            Z10, Z13, Z13
+	VBROADCASTSS      consts<>+32(SB), Z14
+	VMINPS            Z11, Z14, Z14
+	VBROADCASTSS      consts<>+32(SB), Z15
+	VMINPS            Z12, Z15, Z15
+	VBROADCASTSS      consts<>+64(SB), Z19
+	VBROADCASTSS      consts<>+64(SB), Z20
+	VBROADCASTSS      consts<>+64(SB), Z21
+	VFMADD213PS.BCST  consts<>+128(SB), Z13, Z19
+	VFMADD213PS.BCST  consts<>+128(SB), Z14, Z20
+	VFMADD213PS.BCST  consts<>+128(SB), Z15, Z21
+	VSUBPS.BCST       consts<>+128(SB), Z19, Z16
+	VSUBPS.BCST       consts<>+128(SB), Z20, Z17
+	VSUBPS.BCST       consts<>+128(SB), Z21, Z18
+	VFNMADD231PS.BCST consts<>+96(SB), Z16, Z13
+	VFNMADD231PS.BCST consts<>+96(SB), Z17, Z14
+	VFNMADD231PS.BCST consts<>+96(SB), Z18, Z15
+	VBROADCASTSS      consts<>+288(SB), Z22
+	VBROADCASTSS      consts<>+288(SB), Z23
+	VBROADCASTSS      consts<>+288(SB), Z24
+	VFMADD213PS.BCST  consts<>+256(SB), Z13, Z22
+	VFMADD213PS.BCST  consts<>+256(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+256(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+224(SB), Z13, Z22
+	VFMADD213PS.BCST  consts<>+224(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+224(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+192(SB), Z13, Z22
+	VFMADD213PS.BCST  consts<>+192(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+192(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+160(SB), Z13, Z22
+	VFMADD213PS.BCST  consts<>+160(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+160(SB), Z15, Z24
+	VMULPS            Z13, Z13, Z16
+	VMULPS            Z14, Z14, Z17
+	VMULPS            Z15, Z15, Z18
+	VFMADD213PS       Z13, Z16, Z22
+	VFMADD213PS       Z14, Z17, Z23
+	VFMADD213PS       Z15, Z18, Z24
+	VPSLLD            $0x17, Z19, Z19
+	VPSLLD            $0x17, Z20, Z20
+	VPSLLD            $0x17, Z21, Z21
+	VBROADCASTSS      consts<>+320(SB), Z13
+	VBROADCASTSS      consts<>+320(SB), Z14
+	VBROADCASTSS      consts<>+320(SB), Z15
+	VFMSUB213PS.BCST  consts<>+160(SB), Z19, Z13
+	VFMSUB213PS.BCST  consts<>+160(SB), Z20, Z14
+	VFMSUB213PS.BCST  consts<>+160(SB), Z21, Z15
+	VFMADD231PS       Z19, Z22, Z13
+	VFMADD231PS       Z20, Z23, Z14
+	VFMADD231PS       Z21, Z24, Z15
+	VADDPS.BCST       consts<>+352(SB), Z13, Z16
+	VADDPS.BCST       consts<>+352(SB), Z14, Z17
+	VADDPS.BCST       consts<>+352(SB), Z15, Z18
+	VDIVPS            Z16, Z13, Z13
+	VDIVPS            Z17, Z14, Z14
+	VDIVPS            Z18, Z15, Z15
+	VPTERNLOGD        $0xf6, Z10, Z8, Z13
+	VPTERNLOGD        $0xf6, Z11, Z9, Z14
+	VPTERNLOGD        $0xf6, Z12, Z6, Z15
+	VFMADD231PS       Z13, Z7, Z3
+	VFMADD231PS       Z14, Z7, Z4
+	VFMADD231PS       Z15, Z7, Z5
 	ADDQ              $0x00000040, BP
 	SUBQ              $0x00000010, R15
 	JMP               blockVector
@@ -726,148 +726,148 @@ blockTail:
 	VMOVUPS.Z         (DI)(BP*1), K1, Z7
 	VMOVUPS.Z         (DX)(BP*1), K1, Z8
 	VADDPS            Z6, Z8, Z8
-	VANDPS.BCST       consts<>+0(SB), Z8, Z9
-	VBROADCASTSS      consts<>+32(SB), Z10
-	VMINPS            Z9, Z10, Z10
-	VBROADCASTSS      consts<>+64(SB), Z12
-	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z12
-	VSUBPS.BCST       consts<>+128(SB), Z12, Z11
-	VFNMADD231PS.BCST consts<>+96(SB), Z11, Z10
-	VBROADCASTSS      consts<>+288(SB), Z13
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+224(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+192(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+160(SB), Z10, Z13
-	VMULPS            Z10, Z10, Z11
-	VFMADD213PS       Z10, Z11, Z13
-	VPSLLD            $0x17, Z12, Z12
-	VBROADCASTSS      consts<>+320(SB), Z10
-	VFMSUB213PS.BCST  consts<>+160(SB), Z12, Z10
-	VFMADD231PS       Z12, Z13, Z10
-	VADDPS.BCST       consts<>+352(SB), Z10, Z11
-	VDIVPS            Z11, Z10, Z10
-	VPTERNLOGD        $0xf6, Z9, Z8, Z10
-	VFMADD231PS       Z10, Z7, Z0
-	VMOVUPS.Z         (R10)(BP*1), K1, Z8
-	VADDPS            Z6, Z8, Z8
-	VANDPS.BCST       consts<>+0(SB), Z8, Z9
-	VBROADCASTSS      consts<>+32(SB), Z10
-	VMINPS            Z9, Z10, Z10
-	VBROADCASTSS      consts<>+64(SB), Z12
-	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z12
-	VSUBPS.BCST       consts<>+128(SB), Z12, Z11
-	VFNMADD231PS.BCST consts<>+96(SB), Z11, Z10
-	VBROADCASTSS      consts<>+288(SB), Z13
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+224(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+192(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+160(SB), Z10, Z13
-	VMULPS            Z10, Z10, Z11
-	VFMADD213PS       Z10, Z11, Z13
-	VPSLLD            $0x17, Z12, Z12
-	VBROADCASTSS      consts<>+320(SB), Z10
-	VFMSUB213PS.BCST  consts<>+160(SB), Z12, Z10
-	VFMADD231PS       Z12, Z13, Z10
-	VADDPS.BCST       consts<>+352(SB), Z10, Z11
-	VDIVPS            Z11, Z10, Z10
-	VPTERNLOGD        $0xf6, Z9, Z8, Z10
-	VFMADD231PS       Z10, Z7, Z1
-	VMOVUPS.Z         (R11)(BP*1), K1, Z8
-	VADDPS            Z6, Z8, Z8
-	VANDPS.BCST       consts<>+0(SB), Z8, Z9
-	VBROADCASTSS      consts<>+32(SB), Z10
-	VMINPS            Z9, Z10, Z10
-	VBROADCASTSS      consts<>+64(SB), Z12
-	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z12
-	VSUBPS.BCST       consts<>+128(SB), Z12, Z11
-	VFNMADD231PS.BCST consts<>+96(SB), Z11, Z10
-	VBROADCASTSS      consts<>+288(SB), Z13
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+224(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+192(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+160(SB), Z10, Z13
-	VMULPS            Z10, Z10, Z11
-	VFMADD213PS       Z10, Z11, Z13
-	VPSLLD            $0x17, Z12, Z12
-	VBROADCASTSS      consts<>+320(SB), Z10
-	VFMSUB213PS.BCST  consts<>+160(SB), Z12, Z10
-	VFMADD231PS       Z12, Z13, Z10
-	VADDPS.BCST       consts<>+352(SB), Z10, Z11
-	VDIVPS            Z11, Z10, Z10
-	VPTERNLOGD        $0xf6, Z9, Z8, Z10
-	VFMADD231PS       Z10, Z7, Z2
+	VMOVUPS.Z         (R10)(BP*1), K1, Z9
+	VADDPS            Z6, Z9, Z9
+	VMOVUPS.Z         (R11)(BP*1), K1, Z10
+	VADDPS            Z6, Z10, Z10
+	VANDPS.BCST       consts<>+0(SB), Z8, Z11
+	VANDPS.BCST       consts<>+0(SB), Z9, Z12
+	VANDPS.BCST       consts<>+0(SB), Z10, Z13
+	VBROADCASTSS      consts<>+32(SB), Z14
+	VMINPS            Z11, Z14, Z14
+	VBROADCASTSS      consts<>+32(SB), Z15
+	VMINPS            Z12, Z15, Z15
+	VBROADCASTSS      consts<>+32(SB), Z16
+	VMINPS            Z13, Z16, Z16
+	VBROADCASTSS      consts<>+64(SB), Z20
+	VBROADCASTSS      consts<>+64(SB), Z21
+	VBROADCASTSS      consts<>+64(SB), Z22
+	VFMADD213PS.BCST  consts<>+128(SB), Z14, Z20
+	VFMADD213PS.BCST  consts<>+128(SB), Z15, Z21
+	VFMADD213PS.BCST  consts<>+128(SB), Z16, Z22
+	VSUBPS.BCST       consts<>+128(SB), Z20, Z17
+	VSUBPS.BCST       consts<>+128(SB), Z21, Z18
+	VSUBPS.BCST       consts<>+128(SB), Z22, Z19
+	VFNMADD231PS.BCST consts<>+96(SB), Z17, Z14
+	VFNMADD231PS.BCST consts<>+96(SB), Z18, Z15
+	VFNMADD231PS.BCST consts<>+96(SB), Z19, Z16
+	VBROADCASTSS      consts<>+288(SB), Z23
+	VBROADCASTSS      consts<>+288(SB), Z24
+	VBROADCASTSS      consts<>+288(SB), Z25
+	VFMADD213PS.BCST  consts<>+256(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+256(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+256(SB), Z16, Z25
+	VFMADD213PS.BCST  consts<>+224(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+224(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+224(SB), Z16, Z25
+	VFMADD213PS.BCST  consts<>+192(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+192(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+192(SB), Z16, Z25
+	VFMADD213PS.BCST  consts<>+160(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+160(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+160(SB), Z16, Z25
+	VMULPS            Z14, Z14, Z17
+	VMULPS            Z15, Z15, Z18
+	VMULPS            Z16, Z16, Z19
+	VFMADD213PS       Z14, Z17, Z23
+	VFMADD213PS       Z15, Z18, Z24
+	VFMADD213PS       Z16, Z19, Z25
+	VPSLLD            $0x17, Z20, Z20
+	VPSLLD            $0x17, Z21, Z21
+	VPSLLD            $0x17, Z22, Z22
+	VBROADCASTSS      consts<>+320(SB), Z14
+	VBROADCASTSS      consts<>+320(SB), Z15
+	VBROADCASTSS      consts<>+320(SB), Z16
+	VFMSUB213PS.BCST  consts<>+160(SB), Z20, Z14
+	VFMSUB213PS.BCST  consts<>+160(SB), Z21, Z15
+	VFMSUB213PS.BCST  consts<>+160(SB), Z22, Z16
+	VFMADD231PS       Z20, Z23, Z14
+	VFMADD231PS       Z21, Z24, Z15
+	VFMADD231PS       Z22, Z25, Z16
+	VADDPS.BCST       consts<>+352(SB), Z14, Z17
+	VADDPS.BCST       consts<>+352(SB), Z15, Z18
+	VADDPS.BCST       consts<>+352(SB), Z16, Z19
+	VDIVPS            Z17, Z14, Z14
+	VDIVPS            Z18, Z15, Z15
+	VDIVPS            Z19, Z16, Z16
+	VPTERNLOGD        $0xf6, Z11, Z8, Z14
+	VPTERNLOGD        $0xf6, Z12, Z9, Z15
+	VPTERNLOGD        $0xf6, Z13, Z10, Z16
+	VFMADD231PS       Z14, Z7, Z0
+	VFMADD231PS       Z15, Z7, Z1
+	VFMADD231PS       Z16, Z7, Z2
 	VMOVUPS.Z         (R12)(BP*1), K1, Z8
 	VADDPS            Z6, Z8, Z8
-	VANDPS.BCST       consts<>+0(SB), Z8, Z9
-	VBROADCASTSS      consts<>+32(SB), Z10
-	VMINPS            Z9, Z10, Z10
-	VBROADCASTSS      consts<>+64(SB), Z12
-	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z12
-	VSUBPS.BCST       consts<>+128(SB), Z12, Z11
-	VFNMADD231PS.BCST consts<>+96(SB), Z11, Z10
-	VBROADCASTSS      consts<>+288(SB), Z13
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+224(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+192(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+160(SB), Z10, Z13
-	VMULPS            Z10, Z10, Z11
-	VFMADD213PS       Z10, Z11, Z13
-	VPSLLD            $0x17, Z12, Z12
-	VBROADCASTSS      consts<>+320(SB), Z10
-	VFMSUB213PS.BCST  consts<>+160(SB), Z12, Z10
-	VFMADD231PS       Z12, Z13, Z10
-	VADDPS.BCST       consts<>+352(SB), Z10, Z11
-	VDIVPS            Z11, Z10, Z10
-	VPTERNLOGD        $0xf6, Z9, Z8, Z10
-	VFMADD231PS       Z10, Z7, Z3
-	VMOVUPS.Z         (R13)(BP*1), K1, Z8
-	VADDPS            Z6, Z8, Z8
-	VANDPS.BCST       consts<>+0(SB), Z8, Z9
-	VBROADCASTSS      consts<>+32(SB), Z10
-	VMINPS            Z9, Z10, Z10
-	VBROADCASTSS      consts<>+64(SB), Z12
-	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z12
-	VSUBPS.BCST       consts<>+128(SB), Z12, Z11
-	VFNMADD231PS.BCST consts<>+96(SB), Z11, Z10
-	VBROADCASTSS      consts<>+288(SB), Z13
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+224(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+192(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+160(SB), Z10, Z13
-	VMULPS            Z10, Z10, Z11
-	VFMADD213PS       Z10, Z11, Z13
-	VPSLLD            $0x17, Z12, Z12
-	VBROADCASTSS      consts<>+320(SB), Z10
-	VFMSUB213PS.BCST  consts<>+160(SB), Z12, Z10
-	VFMADD231PS       Z12, Z13, Z10
-	VADDPS.BCST       consts<>+352(SB), Z10, Z11
-	VDIVPS            Z11, Z10, Z10
-	VPTERNLOGD        $0xf6, Z9, Z8, Z10
-	VFMADD231PS       Z10, Z7, Z4
-	VMOVUPS.Z         (R14)(BP*1), K1, Z8
-	VADDPS            Z6, Z8, Z8
+	VMOVUPS.Z         (R13)(BP*1), K1, Z9
+	VADDPS            Z6, Z9, Z9
+	VMOVUPS.Z         (R14)(BP*1), K1, Z10
+	VADDPS            Z6, Z10, Z10
 	VANDPS.BCST       consts<>+0(SB), Z8, Z6
-	VBROADCASTSS      consts<>+32(SB), Z9
-	VMINPS            Z6, Z9, Z9
-	VBROADCASTSS      consts<>+64(SB), Z11
-	VFMADD213PS.BCST  consts<>+128(SB), Z9, Z11
-	VSUBPS.BCST       consts<>+128(SB), Z11, Z10
-	VFNMADD231PS.BCST consts<>+96(SB), Z10, Z9
-	VBROADCASTSS      consts<>+288(SB), Z12
-	VFMADD213PS.BCST  consts<>+256(SB), Z9, Z12
-	VFMADD213PS.BCST  consts<>+224(SB), Z9, Z12
-	VFMADD213PS.BCST  consts<>+192(SB), Z9, Z12
-	VFMADD213PS.BCST  consts<>+160(SB), Z9, Z12
-	VMULPS            Z9, Z9, Z10
-	VFMADD213PS       Z9, Z10, Z12
-	VPSLLD            $0x17, Z11, Z11
-	VBROADCASTSS      consts<>+320(SB), Z9
-	VFMSUB213PS.BCST  consts<>+160(SB), Z11, Z9
-	VFMADD231PS       Z11, Z12, Z9
-	VADDPS.BCST       consts<>+352(SB), Z9, Z10
-	VDIVPS            Z10, Z9, Z9
-	VPTERNLOGD        $0xf6, Z6, Z8, Z9
-	VFMADD231PS       Z9, Z7, Z5
+	VANDPS.BCST       consts<>+0(SB), Z9, Z11
+	VANDPS.BCST       consts<>+0(SB), Z10, Z12
+	VBROADCASTSS      consts<>+32(SB), Z13
+	VMINPS            Z6, Z13, Z13
+	VBROADCASTSS      consts<>+32(SB), Z14
+	VMINPS            Z11, Z14, Z14
+	VBROADCASTSS      consts<>+32(SB), Z15
+	VMINPS            Z12, Z15, Z15
+	VBROADCASTSS      consts<>+64(SB), Z19
+	VBROADCASTSS      consts<>+64(SB), Z20
+	VBROADCASTSS      consts<>+64(SB), Z21
+	VFMADD213PS.BCST  consts<>+128(SB), Z13, Z19
+	VFMADD213PS.BCST  consts<>+128(SB), Z14, Z20
+	VFMADD213PS.BCST  consts<>+128(SB), Z15, Z21
+	VSUBPS.BCST       consts<>+128(SB), Z19, Z16
+	VSUBPS.BCST       consts<>+128(SB), Z20, Z17
+	VSUBPS.BCST       consts<>+128(SB), Z21, Z18
+	VFNMADD231PS.BCST consts<>+96(SB), Z16, Z13
+	VFNMADD231PS.BCST consts<>+96(SB), Z17, Z14
+	VFNMADD231PS.BCST consts<>+96(SB), Z18, Z15
+	VBROADCASTSS      consts<>+288(SB), Z22
+	VBROADCASTSS      consts<>+288(SB), Z23
+	VBROADCASTSS      consts<>+288(SB), Z24
+	VFMADD213PS.BCST  consts<>+256(SB), Z13, Z22
+	VFMADD213PS.BCST  consts<>+256(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+256(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+224(SB), Z13, Z22
+	VFMADD213PS.BCST  consts<>+224(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+224(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+192(SB), Z13, Z22
+	VFMADD213PS.BCST  consts<>+192(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+192(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+160(SB), Z13, Z22
+	VFMADD213PS.BCST  consts<>+160(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+160(SB), Z15, Z24
+	VMULPS            Z13, Z13, Z16
+	VMULPS            Z14, Z14, Z17
+	VMULPS            Z15, Z15, Z18
+	VFMADD213PS       Z13, Z16, Z22
+	VFMADD213PS       Z14, Z17, Z23
+	VFMADD213PS       Z15, Z18, Z24
+	VPSLLD            $0x17, Z19, Z19
+	VPSLLD            $0x17, Z20, Z20
+	VPSLLD            $0x17, Z21, Z21
+	VBROADCASTSS      consts<>+320(SB), Z13
+	VBROADCASTSS      consts<>+320(SB), Z14
+	VBROADCASTSS      consts<>+320(SB), Z15
+	VFMSUB213PS.BCST  consts<>+160(SB), Z19, Z13
+	VFMSUB213PS.BCST  consts<>+160(SB), Z20, Z14
+	VFMSUB213PS.BCST  consts<>+160(SB), Z21, Z15
+	VFMADD231PS       Z19, Z22, Z13
+	VFMADD231PS       Z20, Z23, Z14
+	VFMADD231PS       Z21, Z24, Z15
+	VADDPS.BCST       consts<>+352(SB), Z13, Z16
+	VADDPS.BCST       consts<>+352(SB), Z14, Z17
+	VADDPS.BCST       consts<>+352(SB), Z15, Z18
+	VDIVPS            Z16, Z13, Z13
+	VDIVPS            Z17, Z14, Z14
+	VDIVPS            Z18, Z15, Z15
+	VPTERNLOGD        $0xf6, Z6, Z8, Z13
+	VPTERNLOGD        $0xf6, Z11, Z9, Z14
+	VPTERNLOGD        $0xf6, Z12, Z10, Z15
+	VFMADD231PS       Z13, Z7, Z3
+	VFMADD231PS       Z14, Z7, Z4
+	VFMADD231PS       Z15, Z7, Z5
 
 blockDone:
 	VEXTRACTF64X4 $0x01, Z0, Y6
