@@ -137,11 +137,9 @@ func additiveColumns(s *isa, g *tanhGen, name string, r []GPVirtual, acc []VecVi
 		qv, vv := s.vec(), s.vec()
 		VMOVUPS(Mem{Base: q, Index: off, Scale: 1}, qv)
 		VMOVUPS(Mem{Base: v, Index: off, Scale: 1}, vv)
-		for i := range r {
-			x := s.vec()
+		additiveTanhRows(s, g, len(r), func(i int, x VecVirtual) {
 			VADDPS(Mem{Base: r[i], Index: off, Scale: 1}, qv, x)
-			VFMADD231PS(g.apply(x), vv, acc[i])
-		}
+		}, func(i int, y VecVirtual) { VFMADD231PS(y, vv, acc[i]) })
 		ADDQ(U32(s.bytes()), off)
 		SUBQ(U32(s.lanes), n)
 		JMP(LabelRef(name + "Vector"))
@@ -154,24 +152,46 @@ func additiveColumns(s *isa, g *tanhGen, name string, r []GPVirtual, acc []VecVi
 	if s.wide {
 		VMOVUPS_Z(Mem{Base: q, Index: off, Scale: 1}, t.k, qv)
 		VMOVUPS_Z(Mem{Base: v, Index: off, Scale: 1}, t.k, vv)
-		for i := range r {
-			x := s.vec()
+		additiveTanhRows(s, g, len(r), func(i int, x VecVirtual) {
 			VMOVUPS_Z(Mem{Base: r[i], Index: off, Scale: 1}, t.k, x)
 			VADDPS(qv, x, x)
-			VFMADD231PS(g.apply(x), vv, acc[i])
-		}
+		}, func(i int, y VecVirtual) { VFMADD231PS(y, vv, acc[i]) })
 	} else {
 		last := Mem{Base: q, Index: cols, Scale: 4, Disp: -s.bytes()}
 		VMOVUPS(last, qv)
 		VMOVUPS(vtail, vv)
-		for i := range r {
-			x := s.vec()
-			last.Base = r[i]
-			VADDPS(last, qv, x)
-			VFMADD231PS(g.apply(x), vv, acc[i])
-		}
+		additiveTanhRows(s, g, len(r), func(i int, x VecVirtual) {
+			m := last
+			m.Base = r[i]
+			VADDPS(m, qv, x)
+		}, func(i int, y VecVirtual) { VFMADD231PS(y, vv, acc[i]) })
 	}
 	Label(name + "Done")
+}
+
+// additiveTanhGroupAVX2 and additiveTanhGroupAVX512 are how many rows' tanh
+// chains are interleaved instruction by instruction (tanhGen.applyN): as many
+// as the registers hold beside the accumulators, q and v.
+var additiveTanhGroupAVX2, additiveTanhGroupAVX512 = 2, 3
+
+// additiveTanhRows emits, for the rows i < rows in groups, x_i = load(i, x_i),
+// then tanh of the group's x interleaved, then use(i, tanh(x_i)).
+func additiveTanhRows(s *isa, g *tanhGen, rows int, load func(i int, x VecVirtual), use func(i int, y VecVirtual)) {
+	group := additiveTanhGroupAVX2
+	if s.wide {
+		group = additiveTanhGroupAVX512
+	}
+	for i0 := 0; i0 < rows; i0 += group {
+		xs := make([]VecVirtual, 0, group)
+		for i := i0; i < min(i0+group, rows); i++ {
+			x := s.vec()
+			load(i, x)
+			xs = append(xs, x)
+		}
+		for j, y := range g.applyN(xs...) {
+			use(i0+j, y)
+		}
+	}
 }
 
 // additiveShort emits the AVX2 path for rows shorter than a vector: q, v and

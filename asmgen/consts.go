@@ -193,3 +193,14 @@ func horner(s *isa, c []vconst, v VecVirtual) VecVirtual {
 	}
 	return p
 }
+
+// fmsub213 emits p = p·v − c.
+func (c vconst) fmsub213(v, p VecVirtual) {
+	if c.r != nil {
+		VFMSUB213PS(c.r, v, p)
+	} else if c.s.wide {
+		VFMSUB213PS_BCST(c.mem, v, p)
+	} else {
+		VFMSUB213PS(c.mem, v, p)
+	}
+}

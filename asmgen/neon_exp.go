@@ -54,12 +54,9 @@ func newNEONMath(f *neonFile, kind int) *neonMath {
 	}
 	var lanes, full []kv
 	if kind == neonTanh {
-		// tanh's e²ᵃ: 2a reduced by ln2 alone, its degree-5 polynomial in
-		// r/2 (the products by powers of two are exact, as in fallback).
-		lanes = []kv{{"t1", coef.Tanh1}, {"t2", coef.Tanh2}, {"t3", coef.Tanh3}, {"t4", coef.Tanh4}, {"t5", coef.Tanh5},
-			{"log2e", 2 * coef.Log2e}, {"ln2hi", coef.Ln2 / 2},
-			{"e1", 2 * coef.TExp1}, {"e2", 4 * coef.TExp2}, {"e3", 8 * coef.TExp3}, {"e4", 16 * coef.TExp4}, {"e5", 32 * coef.TExp5}}
-		full = []kv{{"shifter", coef.Shifter}, {"one", 1}, {"two", 2}, {"small", coef.TanhSmall}, {"sat", coef.TanhSat}}
+		lanes = []kv{{"log2e2", 2 * coef.Log2e}, {"ln2half", coef.Ln2 / 2}, {"half", 0.5},
+			{"e1", coef.TanhE1}, {"e2", coef.TanhE2}, {"e3", coef.TanhE3}, {"e4", coef.TanhE4}}
+		full = []kv{{"shifter", coef.TanhShifter}, {"one", 1}, {"two", 2}, {"sat", coef.TanhSat}}
 	} else {
 		lanes = []kv{{"log2e", coef.Log2e}, {"ln2hi", coef.Ln2Hi}, {"ln2lo", coef.Ln2Lo},
 			{"e1", coef.Exp1}, {"e2", coef.Exp2}, {"e3", coef.Exp3}, {"e4", coef.Exp4}, {"e5", coef.Exp5}, {"e6", coef.Exp6}}
@@ -130,9 +127,7 @@ func (m *neonMath) horner(z, a, b []Reg, c []string) []Reg {
 // expCore emits e^x for every x_j in [ExpLo, ExpHi) (other lanes get
 // garbage), as fallback's expCore: n = round(x·log₂e) by the shifter,
 // r = x − n·Ln2Hi − n·Ln2Lo, the degree-6 polynomial, 2ⁿ through the exponent
-// bits. For a neonTanh it is fallback's exp2a instead: x·2log₂e, r = x − n·ln2/2
-// and the degree-5 polynomial (its constants pre-scaled). tmp[j] needs 4
-// registers; the result is in one of tmp[j][1:].
+// bits. tmp[j] needs 4 registers; the result is in one of tmp[j][1:].
 func (m *neonMath) expCore(x []Reg, tmp [][]Reg) []Reg {
 	f, k := m.f, len(x)
 	t, n, r, a := neonCol(tmp, 0), neonCol(tmp, 1), neonCol(tmp, 2), neonCol(tmp, 3)
@@ -143,12 +138,9 @@ func (m *neonMath) expCore(x []Reg, tmp [][]Reg) []Reg {
 	neonEach(k, func(j int) { f.w(FSUB(n[j], t[j], sh)) })            // n = round(x·log₂e)
 	neonEach(k, func(j int) { m.mov(r[j], x[j]) })
 	neonEach(k, func(j int) { f.w(FMLSE(r[j], n[j], hi.r, hi.i)) }) // r = x − n·Ln2Hi, exact
-	poly := []string{"one", "e1", "e2", "e3", "e4", "e5"}
-	if m.kind != neonTanh {
-		lo := m.lane["ln2lo"]
-		neonEach(k, func(j int) { f.w(FMLSE(r[j], n[j], lo.r, lo.i)) }) // r −= n·Ln2Lo
-		poly = append(poly, "e6")
-	}
+	lo := m.lane["ln2lo"]
+	neonEach(k, func(j int) { f.w(FMLSE(r[j], n[j], lo.r, lo.i)) }) // r −= n·Ln2Lo
+	poly := []string{"one", "e1", "e2", "e3", "e4", "e5", "e6"}
 	// The polynomial alternates between a and n's register.
 	p := m.horner(r, a, n, poly)
 	neonEach(k, func(j int) { f.w(SHL(t[j], t[j], 23)) })
@@ -185,38 +177,36 @@ func (m *neonMath) exp(x []Reg, tmp [][]Reg, specials bool) []Reg {
 	return p
 }
 
-// tanh emits tanh(x_j) as fallback.Tanh: with a = |x|, a + a·u·P(u), u = a²,
-// for a < TanhSmall (and NaN, which stays NaN through it); else
-// 1 − 2/(e²ᵃ+1) with a clamped to TanhSat, where it is exactly 1; then the
-// sign of x put back. tmp[j] needs 6 registers.
+// tanh emits tanh(x_j) as fallback.Tanh, operation for operation: on
+// a = |x| clamped to TanhSat (FMIN keeps NaN), E/(E+2) with
+// E = expm1(2a) = 2ⁿ⁺¹·h + 2ⁿ − 1, n = round(2a·log₂e) by TanhShifter,
+// r = a − n·ln2/2, h = r + r²·(1 + r·(E1 + … + r·E4)); then the sign of x put
+// back. x is not modified; tmp[j] needs 6 registers.
 func (m *neonMath) tanh(x []Reg, tmp [][]Reg) []Reg {
 	f, k := m.f, len(x)
-	a, u, y := neonCol(tmp, 0), neonCol(tmp, 1), neonCol(tmp, 2)
-	neonEach(k, func(j int) { f.w(FABS(a[j], x[j])) })
-	neonEach(k, func(j int) { f.w(FMUL(u[j], a[j], a[j])) })
-	p := m.horner(u, neonCol(tmp, 3), neonCol(tmp, 4), []string{"t1", "t2", "t3", "t4", "t5"})
-	neonEach(k, func(j int) { f.w(FMUL(u[j], a[j], u[j])) }) // a·u
-	neonEach(k, func(j int) { m.mov(y[j], a[j]) })
-	neonEach(k, func(j int) { f.fmla(y[j], u[j], p[j]) }) // y = a + (a·u)·P
-	// 1 − 2/(e²ᵃ + 1) on min(a, TanhSat), in registers 1 and 3–5.
-	c := u
-	one, two := m.full["one"], m.full["two"]
-	neonEach(k, func(j int) { f.w(FMIN(c[j], a[j], m.full["sat"])) })
-	etmp := make([][]Reg, k)
-	for j := range etmp {
-		etmp[j] = []Reg{tmp[j][3], tmp[j][4], tmp[j][5], tmp[j][1]}
-	}
-	e := m.expCore(c, etmp)
-	neonEach(k, func(j int) { f.w(FADD(e[j], e[j], one)) })
-	neonEach(k, func(j int) { f.w(FDIV(e[j], two, e[j])) })
-	neonEach(k, func(j int) { f.w(FSUB(e[j], one, e[j])) })
-	// expCore's t is free again.
-	mask := neonCol(tmp, 3)
-	neonEach(k, func(j int) { f.w(FCMGE(mask[j], a[j], m.full["small"])) }) // false on NaN
-	neonEach(k, func(j int) { f.w(BIT(y[j], e[j], mask[j])) })
-	neonEach(k, func(j int) { f.w(EOR(mask[j], x[j], a[j])) }) // the sign bit of x
-	neonEach(k, func(j int) { f.w(ORR(y[j], y[j], mask[j])) })
-	return y
+	sign, r, t, n := neonCol(tmp, 0), neonCol(tmp, 1), neonCol(tmp, 2), neonCol(tmp, 3)
+	r2 := neonCol(tmp, 5)
+	sh, one, two := m.full["shifter"], m.full["one"], m.full["two"]
+	l2e, c, half := m.lane["log2e2"], m.lane["ln2half"], m.lane["half"]
+	neonEach(k, func(j int) { f.w(FABS(sign[j], x[j])) })
+	neonEach(k, func(j int) { f.w(FMIN(r[j], sign[j], m.full["sat"])) })
+	neonEach(k, func(j int) { f.w(EOR(sign[j], x[j], sign[j])) }) // x's sign bit
+	neonEach(k, func(j int) { m.mov(t[j], sh) })
+	neonEach(k, func(j int) { f.w(FMLAE(t[j], r[j], l2e.r, l2e.i)) }) // n + 128 in the low bits
+	neonEach(k, func(j int) { f.w(FSUB(n[j], t[j], sh)) })
+	neonEach(k, func(j int) { f.w(FMLSE(r[j], n[j], c.r, c.i)) }) // r = a − n·ln2/2
+	q := m.horner(r, n, neonCol(tmp, 4), []string{"one", "e1", "e2", "e3", "e4"})
+	neonEach(k, func(j int) { f.w(FMUL(r2[j], r[j], r[j])) })
+	neonEach(k, func(j int) { f.fmla(r[j], r2[j], q[j]) }) // h = r + r²·q
+	h, e := r, r2
+	neonEach(k, func(j int) { f.w(SHL(t[j], t[j], 23)) }) // 2ⁿ⁺¹
+	neonEach(k, func(j int) { f.w(FMULE(e[j], t[j], half.r, half.i)) })
+	neonEach(k, func(j int) { f.w(FSUB(e[j], e[j], one)) }) // 2ⁿ − 1 (one rounding, as fallback's FMA)
+	neonEach(k, func(j int) { f.fmla(e[j], t[j], h[j]) })   // E = 2ⁿ⁺¹·h + 2ⁿ − 1
+	neonEach(k, func(j int) { f.w(FADD(q[j], e[j], two)) }) // E + 2
+	neonEach(k, func(j int) { f.w(FDIV(e[j], e[j], q[j])) })
+	neonEach(k, func(j int) { f.w(ORR(e[j], e[j], sign[j])) })
+	return e
 }
 
 // genElementwiseNEON emits name(dst, x []float32), dst[i] = what for

@@ -45,137 +45,101 @@ blockVector:
 	VMOVUPS      (SI)(R14*1), Y4
 	VMOVUPS      (DI)(R14*1), Y5
 	VADDPS       (DX)(R14*1), Y4, Y6
-	VANDPS       consts<>+0(SB), Y6, Y7
-	VMULPS       Y7, Y7, Y8
-	VMOVUPS      consts<>+288(SB), Y9
-	VFMADD213PS  consts<>+256(SB), Y8, Y9
-	VFMADD213PS  consts<>+224(SB), Y8, Y9
-	VFMADD213PS  consts<>+192(SB), Y8, Y9
-	VFMADD213PS  consts<>+160(SB), Y8, Y9
-	VMULPS       Y7, Y8, Y8
-	VFMADD213PS  Y7, Y8, Y9
-	VPMINSD      consts<>+64(SB), Y7, Y8
-	VMOVUPS      consts<>+320(SB), Y11
-	VFMADD213PS  consts<>+384(SB), Y8, Y11
-	VSUBPS       consts<>+384(SB), Y11, Y10
-	VFNMADD231PS consts<>+352(SB), Y10, Y8
-	VMOVUPS      consts<>+544(SB), Y10
-	VFMADD213PS  consts<>+512(SB), Y8, Y10
-	VFMADD213PS  consts<>+480(SB), Y8, Y10
-	VFMADD213PS  consts<>+448(SB), Y8, Y10
-	VFMADD213PS  consts<>+416(SB), Y8, Y10
-	VFMADD213PS  consts<>+96(SB), Y8, Y10
-	VPSLLD       $0x17, Y11, Y11
-	VPADDD       Y11, Y10, Y10
-	VADDPS       consts<>+96(SB), Y10, Y10
-	VMOVUPS      consts<>+128(SB), Y8
-	VDIVPS       Y10, Y8, Y8
-	VMOVUPS      consts<>+96(SB), Y10
-	VSUBPS       Y8, Y10, Y10
-	VCMPPS       $0x19, consts<>+32(SB), Y7, Y8
-	VBLENDVPS    Y8, Y9, Y10, Y10
-	VXORPS       Y7, Y6, Y7
-	VORPS        Y7, Y10, Y10
-	VFMADD231PS  Y10, Y5, Y0
-	VADDPS       (R10)(R14*1), Y4, Y6
-	VANDPS       consts<>+0(SB), Y6, Y7
-	VMULPS       Y7, Y7, Y8
-	VMOVUPS      consts<>+288(SB), Y9
-	VFMADD213PS  consts<>+256(SB), Y8, Y9
-	VFMADD213PS  consts<>+224(SB), Y8, Y9
-	VFMADD213PS  consts<>+192(SB), Y8, Y9
-	VFMADD213PS  consts<>+160(SB), Y8, Y9
-	VMULPS       Y7, Y8, Y8
-	VFMADD213PS  Y7, Y8, Y9
-	VPMINSD      consts<>+64(SB), Y7, Y8
-	VMOVUPS      consts<>+320(SB), Y11
-	VFMADD213PS  consts<>+384(SB), Y8, Y11
-	VSUBPS       consts<>+384(SB), Y11, Y10
-	VFNMADD231PS consts<>+352(SB), Y10, Y8
-	VMOVUPS      consts<>+544(SB), Y10
-	VFMADD213PS  consts<>+512(SB), Y8, Y10
-	VFMADD213PS  consts<>+480(SB), Y8, Y10
-	VFMADD213PS  consts<>+448(SB), Y8, Y10
-	VFMADD213PS  consts<>+416(SB), Y8, Y10
-	VFMADD213PS  consts<>+96(SB), Y8, Y10
-	VPSLLD       $0x17, Y11, Y11
-	VPADDD       Y11, Y10, Y10
-	VADDPS       consts<>+96(SB), Y10, Y10
-	VMOVUPS      consts<>+128(SB), Y8
-	VDIVPS       Y10, Y8, Y8
-	VMOVUPS      consts<>+96(SB), Y10
-	VSUBPS       Y8, Y10, Y10
-	VCMPPS       $0x19, consts<>+32(SB), Y7, Y8
-	VBLENDVPS    Y8, Y9, Y10, Y10
-	VXORPS       Y7, Y6, Y7
-	VORPS        Y7, Y10, Y10
-	VFMADD231PS  Y10, Y5, Y1
+	VADDPS       (R10)(R14*1), Y4, Y7
+	VANDPS       consts<>+0(SB), Y6, Y8
+	VANDPS       consts<>+0(SB), Y7, Y9
+	VMOVUPS      consts<>+32(SB), Y10
+	VMINPS       Y8, Y10, Y10
+	VMOVUPS      consts<>+32(SB), Y11
+	VMINPS       Y9, Y11, Y11
+	VXORPS       Y8, Y6, Y8
+	VXORPS       Y9, Y7, Y9
+	VMOVUPS      consts<>+64(SB), Y12
+	VMOVUPS      consts<>+64(SB), Y13
+	VFMADD213PS  consts<>+128(SB), Y10, Y12
+	VFMADD213PS  consts<>+128(SB), Y11, Y13
+	VSUBPS       consts<>+128(SB), Y12, Y6
+	VSUBPS       consts<>+128(SB), Y13, Y7
+	VFNMADD231PS consts<>+96(SB), Y6, Y10
+	VFNMADD231PS consts<>+96(SB), Y7, Y11
+	VMOVUPS      consts<>+288(SB), Y14
+	VMOVUPS      consts<>+288(SB), Y15
+	VFMADD213PS  consts<>+256(SB), Y10, Y14
+	VFMADD213PS  consts<>+256(SB), Y11, Y15
+	VFMADD213PS  consts<>+224(SB), Y10, Y14
+	VFMADD213PS  consts<>+224(SB), Y11, Y15
+	VFMADD213PS  consts<>+192(SB), Y10, Y14
+	VFMADD213PS  consts<>+192(SB), Y11, Y15
+	VFMADD213PS  consts<>+160(SB), Y10, Y14
+	VFMADD213PS  consts<>+160(SB), Y11, Y15
+	VMULPS       Y10, Y10, Y6
+	VMULPS       Y11, Y11, Y7
+	VFMADD213PS  Y10, Y6, Y14
+	VFMADD213PS  Y11, Y7, Y15
+	VPSLLD       $0x17, Y12, Y12
+	VPSLLD       $0x17, Y13, Y13
+	VMOVUPS      consts<>+320(SB), Y6
+	VMOVUPS      consts<>+320(SB), Y7
+	VFMSUB213PS  consts<>+160(SB), Y12, Y6
+	VFMSUB213PS  consts<>+160(SB), Y13, Y7
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y15, Y7
+	VADDPS       consts<>+352(SB), Y6, Y10
+	VADDPS       consts<>+352(SB), Y7, Y11
+	VDIVPS       Y10, Y6, Y6
+	VDIVPS       Y11, Y7, Y7
+	VORPS        Y8, Y6, Y6
+	VORPS        Y9, Y7, Y7
+	VFMADD231PS  Y6, Y5, Y0
+	VFMADD231PS  Y7, Y5, Y1
 	VADDPS       (R11)(R14*1), Y4, Y6
-	VANDPS       consts<>+0(SB), Y6, Y7
-	VMULPS       Y7, Y7, Y8
-	VMOVUPS      consts<>+288(SB), Y9
-	VFMADD213PS  consts<>+256(SB), Y8, Y9
-	VFMADD213PS  consts<>+224(SB), Y8, Y9
-	VFMADD213PS  consts<>+192(SB), Y8, Y9
-	VFMADD213PS  consts<>+160(SB), Y8, Y9
-	VMULPS       Y7, Y8, Y8
-	VFMADD213PS  Y7, Y8, Y9
-	VPMINSD      consts<>+64(SB), Y7, Y8
-	VMOVUPS      consts<>+320(SB), Y11
-	VFMADD213PS  consts<>+384(SB), Y8, Y11
-	VSUBPS       consts<>+384(SB), Y11, Y10
-	VFNMADD231PS consts<>+352(SB), Y10, Y8
-	VMOVUPS      consts<>+544(SB), Y10
-	VFMADD213PS  consts<>+512(SB), Y8, Y10
-	VFMADD213PS  consts<>+480(SB), Y8, Y10
-	VFMADD213PS  consts<>+448(SB), Y8, Y10
-	VFMADD213PS  consts<>+416(SB), Y8, Y10
-	VFMADD213PS  consts<>+96(SB), Y8, Y10
-	VPSLLD       $0x17, Y11, Y11
-	VPADDD       Y11, Y10, Y10
-	VADDPS       consts<>+96(SB), Y10, Y10
-	VMOVUPS      consts<>+128(SB), Y8
-	VDIVPS       Y10, Y8, Y8
-	VMOVUPS      consts<>+96(SB), Y10
-	VSUBPS       Y8, Y10, Y10
-	VCMPPS       $0x19, consts<>+32(SB), Y7, Y8
-	VBLENDVPS    Y8, Y9, Y10, Y10
-	VXORPS       Y7, Y6, Y7
-	VORPS        Y7, Y10, Y10
-	VFMADD231PS  Y10, Y5, Y2
 	VADDPS       (R12)(R14*1), Y4, Y4
-	VANDPS       consts<>+0(SB), Y4, Y6
-	VMULPS       Y6, Y6, Y7
-	VMOVUPS      consts<>+288(SB), Y8
-	VFMADD213PS  consts<>+256(SB), Y7, Y8
-	VFMADD213PS  consts<>+224(SB), Y7, Y8
-	VFMADD213PS  consts<>+192(SB), Y7, Y8
-	VFMADD213PS  consts<>+160(SB), Y7, Y8
-	VMULPS       Y6, Y7, Y7
-	VFMADD213PS  Y6, Y7, Y8
-	VPMINSD      consts<>+64(SB), Y6, Y7
-	VMOVUPS      consts<>+320(SB), Y10
-	VFMADD213PS  consts<>+384(SB), Y7, Y10
-	VSUBPS       consts<>+384(SB), Y10, Y9
-	VFNMADD231PS consts<>+352(SB), Y9, Y7
-	VMOVUPS      consts<>+544(SB), Y9
-	VFMADD213PS  consts<>+512(SB), Y7, Y9
-	VFMADD213PS  consts<>+480(SB), Y7, Y9
-	VFMADD213PS  consts<>+448(SB), Y7, Y9
-	VFMADD213PS  consts<>+416(SB), Y7, Y9
-	VFMADD213PS  consts<>+96(SB), Y7, Y9
-	VPSLLD       $0x17, Y10, Y10
-	VPADDD       Y10, Y9, Y9
-	VADDPS       consts<>+96(SB), Y9, Y9
-	VMOVUPS      consts<>+128(SB), Y7
-	VDIVPS       Y9, Y7, Y7
-	VMOVUPS      consts<>+96(SB), Y9
-	VSUBPS       Y7, Y9, Y9
-	VCMPPS       $0x19, consts<>+32(SB), Y6, Y7
-	VBLENDVPS    Y7, Y8, Y9, Y9
-	VXORPS       Y6, Y4, Y6
-	VORPS        Y6, Y9, Y9
-	VFMADD231PS  Y9, Y5, Y3
+	VANDPS       consts<>+0(SB), Y6, Y7
+	VANDPS       consts<>+0(SB), Y4, Y8
+	VMOVUPS      consts<>+32(SB), Y9
+	VMINPS       Y7, Y9, Y9
+	VMOVUPS      consts<>+32(SB), Y10
+	VMINPS       Y8, Y10, Y10
+	VXORPS       Y7, Y6, Y7
+	VXORPS       Y8, Y4, Y8
+	VMOVUPS      consts<>+64(SB), Y11
+	VMOVUPS      consts<>+64(SB), Y12
+	VFMADD213PS  consts<>+128(SB), Y9, Y11
+	VFMADD213PS  consts<>+128(SB), Y10, Y12
+	VSUBPS       consts<>+128(SB), Y11, Y4
+	VSUBPS       consts<>+128(SB), Y12, Y6
+	VFNMADD231PS consts<>+96(SB), Y4, Y9
+	VFNMADD231PS consts<>+96(SB), Y6, Y10
+	VMOVUPS      consts<>+288(SB), Y13
+	VMOVUPS      consts<>+288(SB), Y14
+	VFMADD213PS  consts<>+256(SB), Y9, Y13
+	VFMADD213PS  consts<>+256(SB), Y10, Y14
+	VFMADD213PS  consts<>+224(SB), Y9, Y13
+	VFMADD213PS  consts<>+224(SB), Y10, Y14
+	VFMADD213PS  consts<>+192(SB), Y9, Y13
+	VFMADD213PS  consts<>+192(SB), Y10, Y14
+	VFMADD213PS  consts<>+160(SB), Y9, Y13
+	VFMADD213PS  consts<>+160(SB), Y10, Y14
+	VMULPS       Y9, Y9, Y4
+	VMULPS       Y10, Y10, Y6
+	VFMADD213PS  Y9, Y4, Y13
+	VFMADD213PS  Y10, Y6, Y14
+	VPSLLD       $0x17, Y11, Y11
+	VPSLLD       $0x17, Y12, Y12
+	VMOVUPS      consts<>+320(SB), Y4
+	VMOVUPS      consts<>+320(SB), Y6
+	VFMSUB213PS  consts<>+160(SB), Y11, Y4
+	VFMSUB213PS  consts<>+160(SB), Y12, Y6
+	VFMADD231PS  Y11, Y13, Y4
+	VFMADD231PS  Y12, Y14, Y6
+	VADDPS       consts<>+352(SB), Y4, Y9
+	VADDPS       consts<>+352(SB), Y6, Y10
+	VDIVPS       Y9, Y4, Y4
+	VDIVPS       Y10, Y6, Y6
+	VORPS        Y7, Y4, Y4
+	VORPS        Y8, Y6, Y6
+	VFMADD231PS  Y4, Y5, Y2
+	VFMADD231PS  Y6, Y5, Y3
 	ADDQ         $0x00000020, R14
 	SUBQ         $0x00000008, R13
 	JMP          blockVector
@@ -186,137 +150,101 @@ blockTail:
 	VMOVUPS      -32(SI)(R8*4), Y4
 	VMOVUPS      (SP), Y5
 	VADDPS       -32(DX)(R8*4), Y4, Y6
-	VANDPS       consts<>+0(SB), Y6, Y7
-	VMULPS       Y7, Y7, Y8
-	VMOVUPS      consts<>+288(SB), Y9
-	VFMADD213PS  consts<>+256(SB), Y8, Y9
-	VFMADD213PS  consts<>+224(SB), Y8, Y9
-	VFMADD213PS  consts<>+192(SB), Y8, Y9
-	VFMADD213PS  consts<>+160(SB), Y8, Y9
-	VMULPS       Y7, Y8, Y8
-	VFMADD213PS  Y7, Y8, Y9
-	VPMINSD      consts<>+64(SB), Y7, Y8
-	VMOVUPS      consts<>+320(SB), Y11
-	VFMADD213PS  consts<>+384(SB), Y8, Y11
-	VSUBPS       consts<>+384(SB), Y11, Y10
-	VFNMADD231PS consts<>+352(SB), Y10, Y8
-	VMOVUPS      consts<>+544(SB), Y10
-	VFMADD213PS  consts<>+512(SB), Y8, Y10
-	VFMADD213PS  consts<>+480(SB), Y8, Y10
-	VFMADD213PS  consts<>+448(SB), Y8, Y10
-	VFMADD213PS  consts<>+416(SB), Y8, Y10
-	VFMADD213PS  consts<>+96(SB), Y8, Y10
-	VPSLLD       $0x17, Y11, Y11
-	VPADDD       Y11, Y10, Y10
-	VADDPS       consts<>+96(SB), Y10, Y10
-	VMOVUPS      consts<>+128(SB), Y8
-	VDIVPS       Y10, Y8, Y8
-	VMOVUPS      consts<>+96(SB), Y10
-	VSUBPS       Y8, Y10, Y10
-	VCMPPS       $0x19, consts<>+32(SB), Y7, Y8
-	VBLENDVPS    Y8, Y9, Y10, Y10
-	VXORPS       Y7, Y6, Y7
-	VORPS        Y7, Y10, Y10
-	VFMADD231PS  Y10, Y5, Y0
-	VADDPS       -32(R10)(R8*4), Y4, Y6
-	VANDPS       consts<>+0(SB), Y6, Y7
-	VMULPS       Y7, Y7, Y8
-	VMOVUPS      consts<>+288(SB), Y9
-	VFMADD213PS  consts<>+256(SB), Y8, Y9
-	VFMADD213PS  consts<>+224(SB), Y8, Y9
-	VFMADD213PS  consts<>+192(SB), Y8, Y9
-	VFMADD213PS  consts<>+160(SB), Y8, Y9
-	VMULPS       Y7, Y8, Y8
-	VFMADD213PS  Y7, Y8, Y9
-	VPMINSD      consts<>+64(SB), Y7, Y8
-	VMOVUPS      consts<>+320(SB), Y11
-	VFMADD213PS  consts<>+384(SB), Y8, Y11
-	VSUBPS       consts<>+384(SB), Y11, Y10
-	VFNMADD231PS consts<>+352(SB), Y10, Y8
-	VMOVUPS      consts<>+544(SB), Y10
-	VFMADD213PS  consts<>+512(SB), Y8, Y10
-	VFMADD213PS  consts<>+480(SB), Y8, Y10
-	VFMADD213PS  consts<>+448(SB), Y8, Y10
-	VFMADD213PS  consts<>+416(SB), Y8, Y10
-	VFMADD213PS  consts<>+96(SB), Y8, Y10
-	VPSLLD       $0x17, Y11, Y11
-	VPADDD       Y11, Y10, Y10
-	VADDPS       consts<>+96(SB), Y10, Y10
-	VMOVUPS      consts<>+128(SB), Y8
-	VDIVPS       Y10, Y8, Y8
-	VMOVUPS      consts<>+96(SB), Y10
-	VSUBPS       Y8, Y10, Y10
-	VCMPPS       $0x19, consts<>+32(SB), Y7, Y8
-	VBLENDVPS    Y8, Y9, Y10, Y10
-	VXORPS       Y7, Y6, Y7
-	VORPS        Y7, Y10, Y10
-	VFMADD231PS  Y10, Y5, Y1
+	VADDPS       -32(R10)(R8*4), Y4, Y7
+	VANDPS       consts<>+0(SB), Y6, Y8
+	VANDPS       consts<>+0(SB), Y7, Y9
+	VMOVUPS      consts<>+32(SB), Y10
+	VMINPS       Y8, Y10, Y10
+	VMOVUPS      consts<>+32(SB), Y11
+	VMINPS       Y9, Y11, Y11
+	VXORPS       Y8, Y6, Y8
+	VXORPS       Y9, Y7, Y9
+	VMOVUPS      consts<>+64(SB), Y12
+	VMOVUPS      consts<>+64(SB), Y13
+	VFMADD213PS  consts<>+128(SB), Y10, Y12
+	VFMADD213PS  consts<>+128(SB), Y11, Y13
+	VSUBPS       consts<>+128(SB), Y12, Y6
+	VSUBPS       consts<>+128(SB), Y13, Y7
+	VFNMADD231PS consts<>+96(SB), Y6, Y10
+	VFNMADD231PS consts<>+96(SB), Y7, Y11
+	VMOVUPS      consts<>+288(SB), Y14
+	VMOVUPS      consts<>+288(SB), Y15
+	VFMADD213PS  consts<>+256(SB), Y10, Y14
+	VFMADD213PS  consts<>+256(SB), Y11, Y15
+	VFMADD213PS  consts<>+224(SB), Y10, Y14
+	VFMADD213PS  consts<>+224(SB), Y11, Y15
+	VFMADD213PS  consts<>+192(SB), Y10, Y14
+	VFMADD213PS  consts<>+192(SB), Y11, Y15
+	VFMADD213PS  consts<>+160(SB), Y10, Y14
+	VFMADD213PS  consts<>+160(SB), Y11, Y15
+	VMULPS       Y10, Y10, Y6
+	VMULPS       Y11, Y11, Y7
+	VFMADD213PS  Y10, Y6, Y14
+	VFMADD213PS  Y11, Y7, Y15
+	VPSLLD       $0x17, Y12, Y12
+	VPSLLD       $0x17, Y13, Y13
+	VMOVUPS      consts<>+320(SB), Y6
+	VMOVUPS      consts<>+320(SB), Y7
+	VFMSUB213PS  consts<>+160(SB), Y12, Y6
+	VFMSUB213PS  consts<>+160(SB), Y13, Y7
+	VFMADD231PS  Y12, Y14, Y6
+	VFMADD231PS  Y13, Y15, Y7
+	VADDPS       consts<>+352(SB), Y6, Y10
+	VADDPS       consts<>+352(SB), Y7, Y11
+	VDIVPS       Y10, Y6, Y6
+	VDIVPS       Y11, Y7, Y7
+	VORPS        Y8, Y6, Y6
+	VORPS        Y9, Y7, Y7
+	VFMADD231PS  Y6, Y5, Y0
+	VFMADD231PS  Y7, Y5, Y1
 	VADDPS       -32(R11)(R8*4), Y4, Y6
-	VANDPS       consts<>+0(SB), Y6, Y7
-	VMULPS       Y7, Y7, Y8
-	VMOVUPS      consts<>+288(SB), Y9
-	VFMADD213PS  consts<>+256(SB), Y8, Y9
-	VFMADD213PS  consts<>+224(SB), Y8, Y9
-	VFMADD213PS  consts<>+192(SB), Y8, Y9
-	VFMADD213PS  consts<>+160(SB), Y8, Y9
-	VMULPS       Y7, Y8, Y8
-	VFMADD213PS  Y7, Y8, Y9
-	VPMINSD      consts<>+64(SB), Y7, Y8
-	VMOVUPS      consts<>+320(SB), Y11
-	VFMADD213PS  consts<>+384(SB), Y8, Y11
-	VSUBPS       consts<>+384(SB), Y11, Y10
-	VFNMADD231PS consts<>+352(SB), Y10, Y8
-	VMOVUPS      consts<>+544(SB), Y10
-	VFMADD213PS  consts<>+512(SB), Y8, Y10
-	VFMADD213PS  consts<>+480(SB), Y8, Y10
-	VFMADD213PS  consts<>+448(SB), Y8, Y10
-	VFMADD213PS  consts<>+416(SB), Y8, Y10
-	VFMADD213PS  consts<>+96(SB), Y8, Y10
-	VPSLLD       $0x17, Y11, Y11
-	VPADDD       Y11, Y10, Y10
-	VADDPS       consts<>+96(SB), Y10, Y10
-	VMOVUPS      consts<>+128(SB), Y8
-	VDIVPS       Y10, Y8, Y8
-	VMOVUPS      consts<>+96(SB), Y10
-	VSUBPS       Y8, Y10, Y10
-	VCMPPS       $0x19, consts<>+32(SB), Y7, Y8
-	VBLENDVPS    Y8, Y9, Y10, Y10
-	VXORPS       Y7, Y6, Y7
-	VORPS        Y7, Y10, Y10
-	VFMADD231PS  Y10, Y5, Y2
 	VADDPS       -32(R12)(R8*4), Y4, Y4
-	VANDPS       consts<>+0(SB), Y4, Y6
-	VMULPS       Y6, Y6, Y7
-	VMOVUPS      consts<>+288(SB), Y8
-	VFMADD213PS  consts<>+256(SB), Y7, Y8
-	VFMADD213PS  consts<>+224(SB), Y7, Y8
-	VFMADD213PS  consts<>+192(SB), Y7, Y8
-	VFMADD213PS  consts<>+160(SB), Y7, Y8
-	VMULPS       Y6, Y7, Y7
-	VFMADD213PS  Y6, Y7, Y8
-	VPMINSD      consts<>+64(SB), Y6, Y7
-	VMOVUPS      consts<>+320(SB), Y10
-	VFMADD213PS  consts<>+384(SB), Y7, Y10
-	VSUBPS       consts<>+384(SB), Y10, Y9
-	VFNMADD231PS consts<>+352(SB), Y9, Y7
-	VMOVUPS      consts<>+544(SB), Y9
-	VFMADD213PS  consts<>+512(SB), Y7, Y9
-	VFMADD213PS  consts<>+480(SB), Y7, Y9
-	VFMADD213PS  consts<>+448(SB), Y7, Y9
-	VFMADD213PS  consts<>+416(SB), Y7, Y9
-	VFMADD213PS  consts<>+96(SB), Y7, Y9
-	VPSLLD       $0x17, Y10, Y10
-	VPADDD       Y10, Y9, Y9
-	VADDPS       consts<>+96(SB), Y9, Y9
-	VMOVUPS      consts<>+128(SB), Y7
-	VDIVPS       Y9, Y7, Y7
-	VMOVUPS      consts<>+96(SB), Y9
-	VSUBPS       Y7, Y9, Y9
-	VCMPPS       $0x19, consts<>+32(SB), Y6, Y7
-	VBLENDVPS    Y7, Y8, Y9, Y9
-	VXORPS       Y6, Y4, Y6
-	VORPS        Y6, Y9, Y9
-	VFMADD231PS  Y9, Y5, Y3
+	VANDPS       consts<>+0(SB), Y6, Y7
+	VANDPS       consts<>+0(SB), Y4, Y8
+	VMOVUPS      consts<>+32(SB), Y9
+	VMINPS       Y7, Y9, Y9
+	VMOVUPS      consts<>+32(SB), Y10
+	VMINPS       Y8, Y10, Y10
+	VXORPS       Y7, Y6, Y7
+	VXORPS       Y8, Y4, Y8
+	VMOVUPS      consts<>+64(SB), Y11
+	VMOVUPS      consts<>+64(SB), Y12
+	VFMADD213PS  consts<>+128(SB), Y9, Y11
+	VFMADD213PS  consts<>+128(SB), Y10, Y12
+	VSUBPS       consts<>+128(SB), Y11, Y4
+	VSUBPS       consts<>+128(SB), Y12, Y6
+	VFNMADD231PS consts<>+96(SB), Y4, Y9
+	VFNMADD231PS consts<>+96(SB), Y6, Y10
+	VMOVUPS      consts<>+288(SB), Y13
+	VMOVUPS      consts<>+288(SB), Y14
+	VFMADD213PS  consts<>+256(SB), Y9, Y13
+	VFMADD213PS  consts<>+256(SB), Y10, Y14
+	VFMADD213PS  consts<>+224(SB), Y9, Y13
+	VFMADD213PS  consts<>+224(SB), Y10, Y14
+	VFMADD213PS  consts<>+192(SB), Y9, Y13
+	VFMADD213PS  consts<>+192(SB), Y10, Y14
+	VFMADD213PS  consts<>+160(SB), Y9, Y13
+	VFMADD213PS  consts<>+160(SB), Y10, Y14
+	VMULPS       Y9, Y9, Y4
+	VMULPS       Y10, Y10, Y6
+	VFMADD213PS  Y9, Y4, Y13
+	VFMADD213PS  Y10, Y6, Y14
+	VPSLLD       $0x17, Y11, Y11
+	VPSLLD       $0x17, Y12, Y12
+	VMOVUPS      consts<>+320(SB), Y4
+	VMOVUPS      consts<>+320(SB), Y6
+	VFMSUB213PS  consts<>+160(SB), Y11, Y4
+	VFMSUB213PS  consts<>+160(SB), Y12, Y6
+	VFMADD231PS  Y11, Y13, Y4
+	VFMADD231PS  Y12, Y14, Y6
+	VADDPS       consts<>+352(SB), Y4, Y9
+	VADDPS       consts<>+352(SB), Y6, Y10
+	VDIVPS       Y9, Y4, Y4
+	VDIVPS       Y10, Y6, Y6
+	VORPS        Y7, Y4, Y4
+	VORPS        Y8, Y6, Y6
+	VFMADD231PS  Y4, Y5, Y2
+	VFMADD231PS  Y6, Y5, Y3
 
 blockDone:
 	VSHUFPS      $0x88, Y1, Y0, Y4
@@ -350,37 +278,28 @@ singleVector:
 	VMOVUPS      (DI)(R11*1), Y2
 	VADDPS       (DX)(R11*1), Y1, Y1
 	VANDPS       consts<>+0(SB), Y1, Y3
-	VMULPS       Y3, Y3, Y4
-	VMOVUPS      consts<>+288(SB), Y5
-	VFMADD213PS  consts<>+256(SB), Y4, Y5
-	VFMADD213PS  consts<>+224(SB), Y4, Y5
-	VFMADD213PS  consts<>+192(SB), Y4, Y5
-	VFMADD213PS  consts<>+160(SB), Y4, Y5
-	VMULPS       Y3, Y4, Y4
-	VFMADD213PS  Y3, Y4, Y5
-	VPMINSD      consts<>+64(SB), Y3, Y4
-	VMOVUPS      consts<>+320(SB), Y7
-	VFMADD213PS  consts<>+384(SB), Y4, Y7
-	VSUBPS       consts<>+384(SB), Y7, Y6
-	VFNMADD231PS consts<>+352(SB), Y6, Y4
-	VMOVUPS      consts<>+544(SB), Y6
-	VFMADD213PS  consts<>+512(SB), Y4, Y6
-	VFMADD213PS  consts<>+480(SB), Y4, Y6
-	VFMADD213PS  consts<>+448(SB), Y4, Y6
-	VFMADD213PS  consts<>+416(SB), Y4, Y6
-	VFMADD213PS  consts<>+96(SB), Y4, Y6
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       Y7, Y6, Y6
-	VADDPS       consts<>+96(SB), Y6, Y6
-	VMOVUPS      consts<>+128(SB), Y4
-	VDIVPS       Y6, Y4, Y4
-	VMOVUPS      consts<>+96(SB), Y6
-	VSUBPS       Y4, Y6, Y6
-	VCMPPS       $0x19, consts<>+32(SB), Y3, Y4
-	VBLENDVPS    Y4, Y5, Y6, Y6
+	VMOVUPS      consts<>+32(SB), Y4
+	VMINPS       Y3, Y4, Y4
 	VXORPS       Y3, Y1, Y3
-	VORPS        Y3, Y6, Y6
-	VFMADD231PS  Y6, Y2, Y0
+	VMOVUPS      consts<>+64(SB), Y5
+	VFMADD213PS  consts<>+128(SB), Y4, Y5
+	VSUBPS       consts<>+128(SB), Y5, Y1
+	VFNMADD231PS consts<>+96(SB), Y1, Y4
+	VMOVUPS      consts<>+288(SB), Y6
+	VFMADD213PS  consts<>+256(SB), Y4, Y6
+	VFMADD213PS  consts<>+224(SB), Y4, Y6
+	VFMADD213PS  consts<>+192(SB), Y4, Y6
+	VFMADD213PS  consts<>+160(SB), Y4, Y6
+	VMULPS       Y4, Y4, Y1
+	VFMADD213PS  Y4, Y1, Y6
+	VPSLLD       $0x17, Y5, Y5
+	VMOVUPS      consts<>+320(SB), Y1
+	VFMSUB213PS  consts<>+160(SB), Y5, Y1
+	VFMADD231PS  Y5, Y6, Y1
+	VADDPS       consts<>+352(SB), Y1, Y4
+	VDIVPS       Y4, Y1, Y1
+	VORPS        Y3, Y1, Y1
+	VFMADD231PS  Y1, Y2, Y0
 	ADDQ         $0x00000020, R11
 	SUBQ         $0x00000008, R10
 	JMP          singleVector
@@ -392,37 +311,28 @@ singleTail:
 	VMOVUPS      (SP), Y2
 	VADDPS       -32(DX)(R8*4), Y1, Y1
 	VANDPS       consts<>+0(SB), Y1, Y3
-	VMULPS       Y3, Y3, Y4
-	VMOVUPS      consts<>+288(SB), Y5
-	VFMADD213PS  consts<>+256(SB), Y4, Y5
-	VFMADD213PS  consts<>+224(SB), Y4, Y5
-	VFMADD213PS  consts<>+192(SB), Y4, Y5
-	VFMADD213PS  consts<>+160(SB), Y4, Y5
-	VMULPS       Y3, Y4, Y4
-	VFMADD213PS  Y3, Y4, Y5
-	VPMINSD      consts<>+64(SB), Y3, Y4
-	VMOVUPS      consts<>+320(SB), Y7
-	VFMADD213PS  consts<>+384(SB), Y4, Y7
-	VSUBPS       consts<>+384(SB), Y7, Y6
-	VFNMADD231PS consts<>+352(SB), Y6, Y4
-	VMOVUPS      consts<>+544(SB), Y6
-	VFMADD213PS  consts<>+512(SB), Y4, Y6
-	VFMADD213PS  consts<>+480(SB), Y4, Y6
-	VFMADD213PS  consts<>+448(SB), Y4, Y6
-	VFMADD213PS  consts<>+416(SB), Y4, Y6
-	VFMADD213PS  consts<>+96(SB), Y4, Y6
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       Y7, Y6, Y6
-	VADDPS       consts<>+96(SB), Y6, Y6
-	VMOVUPS      consts<>+128(SB), Y4
-	VDIVPS       Y6, Y4, Y4
-	VMOVUPS      consts<>+96(SB), Y6
-	VSUBPS       Y4, Y6, Y6
-	VCMPPS       $0x19, consts<>+32(SB), Y3, Y4
-	VBLENDVPS    Y4, Y5, Y6, Y6
+	VMOVUPS      consts<>+32(SB), Y4
+	VMINPS       Y3, Y4, Y4
 	VXORPS       Y3, Y1, Y3
-	VORPS        Y3, Y6, Y6
-	VFMADD231PS  Y6, Y2, Y0
+	VMOVUPS      consts<>+64(SB), Y5
+	VFMADD213PS  consts<>+128(SB), Y4, Y5
+	VSUBPS       consts<>+128(SB), Y5, Y1
+	VFNMADD231PS consts<>+96(SB), Y1, Y4
+	VMOVUPS      consts<>+288(SB), Y6
+	VFMADD213PS  consts<>+256(SB), Y4, Y6
+	VFMADD213PS  consts<>+224(SB), Y4, Y6
+	VFMADD213PS  consts<>+192(SB), Y4, Y6
+	VFMADD213PS  consts<>+160(SB), Y4, Y6
+	VMULPS       Y4, Y4, Y1
+	VFMADD213PS  Y4, Y1, Y6
+	VPSLLD       $0x17, Y5, Y5
+	VMOVUPS      consts<>+320(SB), Y1
+	VFMSUB213PS  consts<>+160(SB), Y5, Y1
+	VFMADD231PS  Y5, Y6, Y1
+	VADDPS       consts<>+352(SB), Y1, Y4
+	VDIVPS       Y4, Y1, Y1
+	VORPS        Y3, Y1, Y1
+	VFMADD231PS  Y1, Y2, Y0
 
 singleDone:
 	VEXTRACTF128 $0x01, Y0, X1
@@ -474,44 +384,35 @@ shortRowCopy:
 	VMOVUPS      96(SP), Y1
 	VADDPS       32(SP), Y1, Y1
 	VANDPS       consts<>+0(SB), Y1, Y2
-	VMULPS       Y2, Y2, Y3
-	VMOVUPS      consts<>+288(SB), Y4
-	VFMADD213PS  consts<>+256(SB), Y3, Y4
-	VFMADD213PS  consts<>+224(SB), Y3, Y4
-	VFMADD213PS  consts<>+192(SB), Y3, Y4
-	VFMADD213PS  consts<>+160(SB), Y3, Y4
-	VMULPS       Y2, Y3, Y3
-	VFMADD213PS  Y2, Y3, Y4
-	VPMINSD      consts<>+64(SB), Y2, Y3
-	VMOVUPS      consts<>+320(SB), Y6
-	VFMADD213PS  consts<>+384(SB), Y3, Y6
-	VSUBPS       consts<>+384(SB), Y6, Y5
-	VFNMADD231PS consts<>+352(SB), Y5, Y3
-	VMOVUPS      consts<>+544(SB), Y5
-	VFMADD213PS  consts<>+512(SB), Y3, Y5
-	VFMADD213PS  consts<>+480(SB), Y3, Y5
-	VFMADD213PS  consts<>+448(SB), Y3, Y5
-	VFMADD213PS  consts<>+416(SB), Y3, Y5
-	VFMADD213PS  consts<>+96(SB), Y3, Y5
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       Y6, Y5, Y5
-	VADDPS       consts<>+96(SB), Y5, Y5
-	VMOVUPS      consts<>+128(SB), Y3
-	VDIVPS       Y5, Y3, Y3
-	VMOVUPS      consts<>+96(SB), Y5
-	VSUBPS       Y3, Y5, Y5
-	VCMPPS       $0x19, consts<>+32(SB), Y2, Y3
-	VBLENDVPS    Y3, Y4, Y5, Y5
+	VMOVUPS      consts<>+32(SB), Y3
+	VMINPS       Y2, Y3, Y3
 	VXORPS       Y2, Y1, Y2
-	VORPS        Y2, Y5, Y5
-	VMULPS       64(SP), Y5, Y5
-	VEXTRACTF128 $0x01, Y5, X1
-	VADDPS       X1, X5, X5
-	VSHUFPS      $0x4e, X5, X5, X1
-	VADDPS       X1, X5, X5
-	VSHUFPS      $0xb1, X5, X5, X1
-	VADDPS       X1, X5, X5
-	VMOVSS       X5, (AX)
+	VMOVUPS      consts<>+64(SB), Y4
+	VFMADD213PS  consts<>+128(SB), Y3, Y4
+	VSUBPS       consts<>+128(SB), Y4, Y1
+	VFNMADD231PS consts<>+96(SB), Y1, Y3
+	VMOVUPS      consts<>+288(SB), Y5
+	VFMADD213PS  consts<>+256(SB), Y3, Y5
+	VFMADD213PS  consts<>+224(SB), Y3, Y5
+	VFMADD213PS  consts<>+192(SB), Y3, Y5
+	VFMADD213PS  consts<>+160(SB), Y3, Y5
+	VMULPS       Y3, Y3, Y1
+	VFMADD213PS  Y3, Y1, Y5
+	VPSLLD       $0x17, Y4, Y4
+	VMOVUPS      consts<>+320(SB), Y1
+	VFMSUB213PS  consts<>+160(SB), Y4, Y1
+	VFMADD231PS  Y4, Y5, Y1
+	VADDPS       consts<>+352(SB), Y1, Y3
+	VDIVPS       Y3, Y1, Y1
+	VORPS        Y2, Y1, Y1
+	VMULPS       64(SP), Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDPS       X2, X1, X1
+	VSHUFPS      $0x4e, X1, X1, X2
+	VADDPS       X2, X1, X1
+	VSHUFPS      $0xb1, X1, X1, X2
+	VADDPS       X2, X1, X1
+	VMOVSS       X1, (AX)
 	ADDQ         $0x00000004, AX
 	ADDQ         BX, DX
 	DECQ         CX
@@ -529,143 +430,95 @@ DATA consts<>+16(SB)/4, $0x7fffffff
 DATA consts<>+20(SB)/4, $0x7fffffff
 DATA consts<>+24(SB)/4, $0x7fffffff
 DATA consts<>+28(SB)/4, $0x7fffffff
-DATA consts<>+32(SB)/4, $0x3f200000
-DATA consts<>+36(SB)/4, $0x3f200000
-DATA consts<>+40(SB)/4, $0x3f200000
-DATA consts<>+44(SB)/4, $0x3f200000
-DATA consts<>+48(SB)/4, $0x3f200000
-DATA consts<>+52(SB)/4, $0x3f200000
-DATA consts<>+56(SB)/4, $0x3f200000
-DATA consts<>+60(SB)/4, $0x3f200000
-DATA consts<>+64(SB)/4, $0x41102cb4
-DATA consts<>+68(SB)/4, $0x41102cb4
-DATA consts<>+72(SB)/4, $0x41102cb4
-DATA consts<>+76(SB)/4, $0x41102cb4
-DATA consts<>+80(SB)/4, $0x41102cb4
-DATA consts<>+84(SB)/4, $0x41102cb4
-DATA consts<>+88(SB)/4, $0x41102cb4
-DATA consts<>+92(SB)/4, $0x41102cb4
-DATA consts<>+96(SB)/4, $0x3f800000
-DATA consts<>+100(SB)/4, $0x3f800000
-DATA consts<>+104(SB)/4, $0x3f800000
-DATA consts<>+108(SB)/4, $0x3f800000
-DATA consts<>+112(SB)/4, $0x3f800000
-DATA consts<>+116(SB)/4, $0x3f800000
-DATA consts<>+120(SB)/4, $0x3f800000
-DATA consts<>+124(SB)/4, $0x3f800000
-DATA consts<>+128(SB)/4, $0x40000000
-DATA consts<>+132(SB)/4, $0x40000000
-DATA consts<>+136(SB)/4, $0x40000000
-DATA consts<>+140(SB)/4, $0x40000000
-DATA consts<>+144(SB)/4, $0x40000000
-DATA consts<>+148(SB)/4, $0x40000000
-DATA consts<>+152(SB)/4, $0x40000000
-DATA consts<>+156(SB)/4, $0x40000000
-DATA consts<>+160(SB)/4, $0xbeaaaa99
-DATA consts<>+164(SB)/4, $0xbeaaaa99
-DATA consts<>+168(SB)/4, $0xbeaaaa99
-DATA consts<>+172(SB)/4, $0xbeaaaa99
-DATA consts<>+176(SB)/4, $0xbeaaaa99
-DATA consts<>+180(SB)/4, $0xbeaaaa99
-DATA consts<>+184(SB)/4, $0xbeaaaa99
-DATA consts<>+188(SB)/4, $0xbeaaaa99
-DATA consts<>+192(SB)/4, $0x3e088393
-DATA consts<>+196(SB)/4, $0x3e088393
-DATA consts<>+200(SB)/4, $0x3e088393
-DATA consts<>+204(SB)/4, $0x3e088393
-DATA consts<>+208(SB)/4, $0x3e088393
-DATA consts<>+212(SB)/4, $0x3e088393
-DATA consts<>+216(SB)/4, $0x3e088393
-DATA consts<>+220(SB)/4, $0x3e088393
-DATA consts<>+224(SB)/4, $0xbd5c1e2d
-DATA consts<>+228(SB)/4, $0xbd5c1e2d
-DATA consts<>+232(SB)/4, $0xbd5c1e2d
-DATA consts<>+236(SB)/4, $0xbd5c1e2d
-DATA consts<>+240(SB)/4, $0xbd5c1e2d
-DATA consts<>+244(SB)/4, $0xbd5c1e2d
-DATA consts<>+248(SB)/4, $0xbd5c1e2d
-DATA consts<>+252(SB)/4, $0xbd5c1e2d
-DATA consts<>+256(SB)/4, $0x3ca9134e
-DATA consts<>+260(SB)/4, $0x3ca9134e
-DATA consts<>+264(SB)/4, $0x3ca9134e
-DATA consts<>+268(SB)/4, $0x3ca9134e
-DATA consts<>+272(SB)/4, $0x3ca9134e
-DATA consts<>+276(SB)/4, $0x3ca9134e
-DATA consts<>+280(SB)/4, $0x3ca9134e
-DATA consts<>+284(SB)/4, $0x3ca9134e
-DATA consts<>+288(SB)/4, $0xbbbaf0e6
-DATA consts<>+292(SB)/4, $0xbbbaf0e6
-DATA consts<>+296(SB)/4, $0xbbbaf0e6
-DATA consts<>+300(SB)/4, $0xbbbaf0e6
-DATA consts<>+304(SB)/4, $0xbbbaf0e6
-DATA consts<>+308(SB)/4, $0xbbbaf0e6
-DATA consts<>+312(SB)/4, $0xbbbaf0e6
-DATA consts<>+316(SB)/4, $0xbbbaf0e6
-DATA consts<>+320(SB)/4, $0x4038aa3b
-DATA consts<>+324(SB)/4, $0x4038aa3b
-DATA consts<>+328(SB)/4, $0x4038aa3b
-DATA consts<>+332(SB)/4, $0x4038aa3b
-DATA consts<>+336(SB)/4, $0x4038aa3b
-DATA consts<>+340(SB)/4, $0x4038aa3b
-DATA consts<>+344(SB)/4, $0x4038aa3b
-DATA consts<>+348(SB)/4, $0x4038aa3b
-DATA consts<>+352(SB)/4, $0x3eb17218
-DATA consts<>+356(SB)/4, $0x3eb17218
-DATA consts<>+360(SB)/4, $0x3eb17218
-DATA consts<>+364(SB)/4, $0x3eb17218
-DATA consts<>+368(SB)/4, $0x3eb17218
-DATA consts<>+372(SB)/4, $0x3eb17218
-DATA consts<>+376(SB)/4, $0x3eb17218
-DATA consts<>+380(SB)/4, $0x3eb17218
-DATA consts<>+384(SB)/4, $0x4b400000
-DATA consts<>+388(SB)/4, $0x4b400000
-DATA consts<>+392(SB)/4, $0x4b400000
-DATA consts<>+396(SB)/4, $0x4b400000
-DATA consts<>+400(SB)/4, $0x4b400000
-DATA consts<>+404(SB)/4, $0x4b400000
-DATA consts<>+408(SB)/4, $0x4b400000
-DATA consts<>+412(SB)/4, $0x4b400000
-DATA consts<>+416(SB)/4, $0x3ffffffb
-DATA consts<>+420(SB)/4, $0x3ffffffb
-DATA consts<>+424(SB)/4, $0x3ffffffb
-DATA consts<>+428(SB)/4, $0x3ffffffb
-DATA consts<>+432(SB)/4, $0x3ffffffb
-DATA consts<>+436(SB)/4, $0x3ffffffb
-DATA consts<>+440(SB)/4, $0x3ffffffb
-DATA consts<>+444(SB)/4, $0x3ffffffb
-DATA consts<>+448(SB)/4, $0x3ffffee3
-DATA consts<>+452(SB)/4, $0x3ffffee3
-DATA consts<>+456(SB)/4, $0x3ffffee3
-DATA consts<>+460(SB)/4, $0x3ffffee3
-DATA consts<>+464(SB)/4, $0x3ffffee3
-DATA consts<>+468(SB)/4, $0x3ffffee3
-DATA consts<>+472(SB)/4, $0x3ffffee3
-DATA consts<>+476(SB)/4, $0x3ffffee3
-DATA consts<>+480(SB)/4, $0x3faaad35
-DATA consts<>+484(SB)/4, $0x3faaad35
-DATA consts<>+488(SB)/4, $0x3faaad35
-DATA consts<>+492(SB)/4, $0x3faaad35
-DATA consts<>+496(SB)/4, $0x3faaad35
-DATA consts<>+500(SB)/4, $0x3faaad35
-DATA consts<>+504(SB)/4, $0x3faaad35
-DATA consts<>+508(SB)/4, $0x3faaad35
-DATA consts<>+512(SB)/4, $0x3f2b9d2a
-DATA consts<>+516(SB)/4, $0x3f2b9d2a
-DATA consts<>+520(SB)/4, $0x3f2b9d2a
-DATA consts<>+524(SB)/4, $0x3f2b9d2a
-DATA consts<>+528(SB)/4, $0x3f2b9d2a
-DATA consts<>+532(SB)/4, $0x3f2b9d2a
-DATA consts<>+536(SB)/4, $0x3f2b9d2a
-DATA consts<>+540(SB)/4, $0x3f2b9d2a
-DATA consts<>+544(SB)/4, $0x3e87d41a
-DATA consts<>+548(SB)/4, $0x3e87d41a
-DATA consts<>+552(SB)/4, $0x3e87d41a
-DATA consts<>+556(SB)/4, $0x3e87d41a
-DATA consts<>+560(SB)/4, $0x3e87d41a
-DATA consts<>+564(SB)/4, $0x3e87d41a
-DATA consts<>+568(SB)/4, $0x3e87d41a
-DATA consts<>+572(SB)/4, $0x3e87d41a
-GLOBL consts<>(SB), RODATA|NOPTR, $576
+DATA consts<>+32(SB)/4, $0x41102cb4
+DATA consts<>+36(SB)/4, $0x41102cb4
+DATA consts<>+40(SB)/4, $0x41102cb4
+DATA consts<>+44(SB)/4, $0x41102cb4
+DATA consts<>+48(SB)/4, $0x41102cb4
+DATA consts<>+52(SB)/4, $0x41102cb4
+DATA consts<>+56(SB)/4, $0x41102cb4
+DATA consts<>+60(SB)/4, $0x41102cb4
+DATA consts<>+64(SB)/4, $0x4038aa3b
+DATA consts<>+68(SB)/4, $0x4038aa3b
+DATA consts<>+72(SB)/4, $0x4038aa3b
+DATA consts<>+76(SB)/4, $0x4038aa3b
+DATA consts<>+80(SB)/4, $0x4038aa3b
+DATA consts<>+84(SB)/4, $0x4038aa3b
+DATA consts<>+88(SB)/4, $0x4038aa3b
+DATA consts<>+92(SB)/4, $0x4038aa3b
+DATA consts<>+96(SB)/4, $0x3eb17218
+DATA consts<>+100(SB)/4, $0x3eb17218
+DATA consts<>+104(SB)/4, $0x3eb17218
+DATA consts<>+108(SB)/4, $0x3eb17218
+DATA consts<>+112(SB)/4, $0x3eb17218
+DATA consts<>+116(SB)/4, $0x3eb17218
+DATA consts<>+120(SB)/4, $0x3eb17218
+DATA consts<>+124(SB)/4, $0x3eb17218
+DATA consts<>+128(SB)/4, $0x4b400080
+DATA consts<>+132(SB)/4, $0x4b400080
+DATA consts<>+136(SB)/4, $0x4b400080
+DATA consts<>+140(SB)/4, $0x4b400080
+DATA consts<>+144(SB)/4, $0x4b400080
+DATA consts<>+148(SB)/4, $0x4b400080
+DATA consts<>+152(SB)/4, $0x4b400080
+DATA consts<>+156(SB)/4, $0x4b400080
+DATA consts<>+160(SB)/4, $0x3f800000
+DATA consts<>+164(SB)/4, $0x3f800000
+DATA consts<>+168(SB)/4, $0x3f800000
+DATA consts<>+172(SB)/4, $0x3f800000
+DATA consts<>+176(SB)/4, $0x3f800000
+DATA consts<>+180(SB)/4, $0x3f800000
+DATA consts<>+184(SB)/4, $0x3f800000
+DATA consts<>+188(SB)/4, $0x3f800000
+DATA consts<>+192(SB)/4, $0x3f2aaa5c
+DATA consts<>+196(SB)/4, $0x3f2aaa5c
+DATA consts<>+200(SB)/4, $0x3f2aaa5c
+DATA consts<>+204(SB)/4, $0x3f2aaa5c
+DATA consts<>+208(SB)/4, $0x3f2aaa5c
+DATA consts<>+212(SB)/4, $0x3f2aaa5c
+DATA consts<>+216(SB)/4, $0x3f2aaa5c
+DATA consts<>+220(SB)/4, $0x3f2aaa5c
+DATA consts<>+224(SB)/4, $0x3eaaaadd
+DATA consts<>+228(SB)/4, $0x3eaaaadd
+DATA consts<>+232(SB)/4, $0x3eaaaadd
+DATA consts<>+236(SB)/4, $0x3eaaaadd
+DATA consts<>+240(SB)/4, $0x3eaaaadd
+DATA consts<>+244(SB)/4, $0x3eaaaadd
+DATA consts<>+248(SB)/4, $0x3eaaaadd
+DATA consts<>+252(SB)/4, $0x3eaaaadd
+DATA consts<>+256(SB)/4, $0x3e0911b1
+DATA consts<>+260(SB)/4, $0x3e0911b1
+DATA consts<>+264(SB)/4, $0x3e0911b1
+DATA consts<>+268(SB)/4, $0x3e0911b1
+DATA consts<>+272(SB)/4, $0x3e0911b1
+DATA consts<>+276(SB)/4, $0x3e0911b1
+DATA consts<>+280(SB)/4, $0x3e0911b1
+DATA consts<>+284(SB)/4, $0x3e0911b1
+DATA consts<>+288(SB)/4, $0x3d362ab3
+DATA consts<>+292(SB)/4, $0x3d362ab3
+DATA consts<>+296(SB)/4, $0x3d362ab3
+DATA consts<>+300(SB)/4, $0x3d362ab3
+DATA consts<>+304(SB)/4, $0x3d362ab3
+DATA consts<>+308(SB)/4, $0x3d362ab3
+DATA consts<>+312(SB)/4, $0x3d362ab3
+DATA consts<>+316(SB)/4, $0x3d362ab3
+DATA consts<>+320(SB)/4, $0x3f000000
+DATA consts<>+324(SB)/4, $0x3f000000
+DATA consts<>+328(SB)/4, $0x3f000000
+DATA consts<>+332(SB)/4, $0x3f000000
+DATA consts<>+336(SB)/4, $0x3f000000
+DATA consts<>+340(SB)/4, $0x3f000000
+DATA consts<>+344(SB)/4, $0x3f000000
+DATA consts<>+348(SB)/4, $0x3f000000
+DATA consts<>+352(SB)/4, $0x40000000
+DATA consts<>+356(SB)/4, $0x40000000
+DATA consts<>+360(SB)/4, $0x40000000
+DATA consts<>+364(SB)/4, $0x40000000
+DATA consts<>+368(SB)/4, $0x40000000
+DATA consts<>+372(SB)/4, $0x40000000
+DATA consts<>+376(SB)/4, $0x40000000
+DATA consts<>+380(SB)/4, $0x40000000
+GLOBL consts<>(SB), RODATA|NOPTR, $384
 
 DATA tailmask<>+0(SB)/4, $0x00000000
 DATA tailmask<>+4(SB)/4, $0x00000000
@@ -725,185 +578,143 @@ blockVector:
 	VMOVUPS           (SI)(BP*1), Z6
 	VMOVUPS           (DI)(BP*1), Z7
 	VADDPS            (DX)(BP*1), Z6, Z8
-	VANDPS.BCST       consts<>+0(SB), Z8, Z9
-	VMULPS            Z9, Z9, Z10
-	VBROADCASTSS      consts<>+288(SB), Z11
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+224(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+192(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+160(SB), Z10, Z11
-	VMULPS            Z9, Z10, Z10
-	VFMADD213PS       Z9, Z10, Z11
-	VMINPS.BCST       consts<>+64(SB), Z9, Z10
-	VMULPS.BCST       consts<>+320(SB), Z10, Z12
-	VRNDSCALEPS       $0x08, Z12, Z12
-	VFNMADD231PS.BCST consts<>+352(SB), Z12, Z10
-	VBROADCASTSS      consts<>+544(SB), Z13
-	VFMADD213PS.BCST  consts<>+512(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+480(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+448(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+416(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+96(SB), Z10, Z13
-	VSCALEFPS         Z12, Z13, Z13
-	VADDPS.BCST       consts<>+96(SB), Z13, Z13
-	VBROADCASTSS      consts<>+128(SB), Z10
-	VDIVPS            Z13, Z10, Z10
-	VBROADCASTSS      consts<>+96(SB), Z12
-	VSUBPS            Z10, Z12, Z12
-	VCMPPS.BCST       $0x19, consts<>+32(SB), Z9, K2
-	VMOVAPS           Z11, K2, Z12
-	VPTERNLOGD        $0xf6, Z9, Z8, Z12
-	VFMADD231PS       Z12, Z7, Z0
-	VADDPS            (R10)(BP*1), Z6, Z8
-	VANDPS.BCST       consts<>+0(SB), Z8, Z9
-	VMULPS            Z9, Z9, Z10
-	VBROADCASTSS      consts<>+288(SB), Z11
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+224(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+192(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+160(SB), Z10, Z11
-	VMULPS            Z9, Z10, Z10
-	VFMADD213PS       Z9, Z10, Z11
-	VMINPS.BCST       consts<>+64(SB), Z9, Z10
-	VMULPS.BCST       consts<>+320(SB), Z10, Z12
-	VRNDSCALEPS       $0x08, Z12, Z12
-	VFNMADD231PS.BCST consts<>+352(SB), Z12, Z10
-	VBROADCASTSS      consts<>+544(SB), Z13
-	VFMADD213PS.BCST  consts<>+512(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+480(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+448(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+416(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+96(SB), Z10, Z13
-	VSCALEFPS         Z12, Z13, Z13
-	VADDPS.BCST       consts<>+96(SB), Z13, Z13
-	VBROADCASTSS      consts<>+128(SB), Z10
-	VDIVPS            Z13, Z10, Z10
-	VBROADCASTSS      consts<>+96(SB), Z12
-	VSUBPS            Z10, Z12, Z12
-	VCMPPS.BCST       $0x19, consts<>+32(SB), Z9, K2
-	VMOVAPS           Z11, K2, Z12
-	VPTERNLOGD        $0xf6, Z9, Z8, Z12
-	VFMADD231PS       Z12, Z7, Z1
-	VADDPS            (R11)(BP*1), Z6, Z8
-	VANDPS.BCST       consts<>+0(SB), Z8, Z9
-	VMULPS            Z9, Z9, Z10
-	VBROADCASTSS      consts<>+288(SB), Z11
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+224(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+192(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+160(SB), Z10, Z11
-	VMULPS            Z9, Z10, Z10
-	VFMADD213PS       Z9, Z10, Z11
-	VMINPS.BCST       consts<>+64(SB), Z9, Z10
-	VMULPS.BCST       consts<>+320(SB), Z10, Z12
-	VRNDSCALEPS       $0x08, Z12, Z12
-	VFNMADD231PS.BCST consts<>+352(SB), Z12, Z10
-	VBROADCASTSS      consts<>+544(SB), Z13
-	VFMADD213PS.BCST  consts<>+512(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+480(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+448(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+416(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+96(SB), Z10, Z13
-	VSCALEFPS         Z12, Z13, Z13
-	VADDPS.BCST       consts<>+96(SB), Z13, Z13
-	VBROADCASTSS      consts<>+128(SB), Z10
-	VDIVPS            Z13, Z10, Z10
-	VBROADCASTSS      consts<>+96(SB), Z12
-	VSUBPS            Z10, Z12, Z12
-	VCMPPS.BCST       $0x19, consts<>+32(SB), Z9, K2
-	VMOVAPS           Z11, K2, Z12
-	VPTERNLOGD        $0xf6, Z9, Z8, Z12
-	VFMADD231PS       Z12, Z7, Z2
+	VADDPS            (R10)(BP*1), Z6, Z9
+	VADDPS            (R11)(BP*1), Z6, Z10
+	VANDPS.BCST       consts<>+0(SB), Z8, Z11
+	VANDPS.BCST       consts<>+0(SB), Z9, Z12
+	VANDPS.BCST       consts<>+0(SB), Z10, Z13
+	VBROADCASTSS      consts<>+32(SB), Z14
+	VMINPS            Z11, Z14, Z14
+	VBROADCASTSS      consts<>+32(SB), Z15
+	VMINPS            Z12, Z15, Z15
+	VBROADCASTSS      consts<>+32(SB), Z16
+	VMINPS            Z13, Z16, Z16
+	VBROADCASTSS      consts<>+64(SB), Z20
+	VBROADCASTSS      consts<>+64(SB), Z21
+	VBROADCASTSS      consts<>+64(SB), Z22
+	VFMADD213PS.BCST  consts<>+128(SB), Z14, Z20
+	VFMADD213PS.BCST  consts<>+128(SB), Z15, Z21
+	VFMADD213PS.BCST  consts<>+128(SB), Z16, Z22
+	VSUBPS.BCST       consts<>+128(SB), Z20, Z17
+	VSUBPS.BCST       consts<>+128(SB), Z21, Z18
+	VSUBPS.BCST       consts<>+128(SB), Z22, Z19
+	VFNMADD231PS.BCST consts<>+96(SB), Z17, Z14
+	VFNMADD231PS.BCST consts<>+96(SB), Z18, Z15
+	VFNMADD231PS.BCST consts<>+96(SB), Z19, Z16
+	VBROADCASTSS      consts<>+288(SB), Z23
+	VBROADCASTSS      consts<>+288(SB), Z24
+	VBROADCASTSS      consts<>+288(SB), Z25
+	VFMADD213PS.BCST  consts<>+256(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+256(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+256(SB), Z16, Z25
+	VFMADD213PS.BCST  consts<>+224(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+224(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+224(SB), Z16, Z25
+	VFMADD213PS.BCST  consts<>+192(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+192(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+192(SB), Z16, Z25
+	VFMADD213PS.BCST  consts<>+160(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+160(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+160(SB), Z16, Z25
+	VMULPS            Z14, Z14, Z17
+	VMULPS            Z15, Z15, Z18
+	VMULPS            Z16, Z16, Z19
+	VFMADD213PS       Z14, Z17, Z23
+	VFMADD213PS       Z15, Z18, Z24
+	VFMADD213PS       Z16, Z19, Z25
+	VPSLLD            $0x17, Z20, Z20
+	VPSLLD            $0x17, Z21, Z21
+	VPSLLD            $0x17, Z22, Z22
+	VBROADCASTSS      consts<>+320(SB), Z14
+	VBROADCASTSS      consts<>+320(SB), Z15
+	VBROADCASTSS      consts<>+320(SB), Z16
+	VFMSUB213PS.BCST  consts<>+160(SB), Z20, Z14
+	VFMSUB213PS.BCST  consts<>+160(SB), Z21, Z15
+	VFMSUB213PS.BCST  consts<>+160(SB), Z22, Z16
+	VFMADD231PS       Z20, Z23, Z14
+	VFMADD231PS       Z21, Z24, Z15
+	VFMADD231PS       Z22, Z25, Z16
+	VADDPS.BCST       consts<>+352(SB), Z14, Z17
+	VADDPS.BCST       consts<>+352(SB), Z15, Z18
+	VADDPS.BCST       consts<>+352(SB), Z16, Z19
+	VDIVPS            Z17, Z14, Z14
+	VDIVPS            Z18, Z15, Z15
+	VDIVPS            Z19, Z16, Z16
+	VPTERNLOGD        $0xf6, Z11, Z8, Z14
+	VPTERNLOGD        $0xf6, Z12, Z9, Z15
+	VPTERNLOGD        $0xf6, Z13, Z10, Z16
+	VFMADD231PS       Z14, Z7, Z0
+	VFMADD231PS       Z15, Z7, Z1
+	VFMADD231PS       Z16, Z7, Z2
 	VADDPS            (R12)(BP*1), Z6, Z8
-	VANDPS.BCST       consts<>+0(SB), Z8, Z9
-	VMULPS            Z9, Z9, Z10
-	VBROADCASTSS      consts<>+288(SB), Z11
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+224(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+192(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+160(SB), Z10, Z11
-	VMULPS            Z9, Z10, Z10
-	VFMADD213PS       Z9, Z10, Z11
-	VMINPS.BCST       consts<>+64(SB), Z9, Z10
-	VMULPS.BCST       consts<>+320(SB), Z10, Z12
-	VRNDSCALEPS       $0x08, Z12, Z12
-	VFNMADD231PS.BCST consts<>+352(SB), Z12, Z10
-	VBROADCASTSS      consts<>+544(SB), Z13
-	VFMADD213PS.BCST  consts<>+512(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+480(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+448(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+416(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+96(SB), Z10, Z13
-	VSCALEFPS         Z12, Z13, Z13
-	VADDPS.BCST       consts<>+96(SB), Z13, Z13
-	VBROADCASTSS      consts<>+128(SB), Z10
-	VDIVPS            Z13, Z10, Z10
-	VBROADCASTSS      consts<>+96(SB), Z12
-	VSUBPS            Z10, Z12, Z12
-	VCMPPS.BCST       $0x19, consts<>+32(SB), Z9, K2
-	VMOVAPS           Z11, K2, Z12
-	VPTERNLOGD        $0xf6, Z9, Z8, Z12
-	VFMADD231PS       Z12, Z7, Z3
-	VADDPS            (R13)(BP*1), Z6, Z8
-	VANDPS.BCST       consts<>+0(SB), Z8, Z9
-	VMULPS            Z9, Z9, Z10
-	VBROADCASTSS      consts<>+288(SB), Z11
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+224(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+192(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+160(SB), Z10, Z11
-	VMULPS            Z9, Z10, Z10
-	VFMADD213PS       Z9, Z10, Z11
-	VMINPS.BCST       consts<>+64(SB), Z9, Z10
-	VMULPS.BCST       consts<>+320(SB), Z10, Z12
-	VRNDSCALEPS       $0x08, Z12, Z12
-	VFNMADD231PS.BCST consts<>+352(SB), Z12, Z10
-	VBROADCASTSS      consts<>+544(SB), Z13
-	VFMADD213PS.BCST  consts<>+512(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+480(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+448(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+416(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+96(SB), Z10, Z13
-	VSCALEFPS         Z12, Z13, Z13
-	VADDPS.BCST       consts<>+96(SB), Z13, Z13
-	VBROADCASTSS      consts<>+128(SB), Z10
-	VDIVPS            Z13, Z10, Z10
-	VBROADCASTSS      consts<>+96(SB), Z12
-	VSUBPS            Z10, Z12, Z12
-	VCMPPS.BCST       $0x19, consts<>+32(SB), Z9, K2
-	VMOVAPS           Z11, K2, Z12
-	VPTERNLOGD        $0xf6, Z9, Z8, Z12
-	VFMADD231PS       Z12, Z7, Z4
+	VADDPS            (R13)(BP*1), Z6, Z9
 	VADDPS            (R14)(BP*1), Z6, Z6
-	VANDPS.BCST       consts<>+0(SB), Z6, Z8
-	VMULPS            Z8, Z8, Z9
-	VBROADCASTSS      consts<>+288(SB), Z10
-	VFMADD213PS.BCST  consts<>+256(SB), Z9, Z10
-	VFMADD213PS.BCST  consts<>+224(SB), Z9, Z10
-	VFMADD213PS.BCST  consts<>+192(SB), Z9, Z10
-	VFMADD213PS.BCST  consts<>+160(SB), Z9, Z10
-	VMULPS            Z8, Z9, Z9
-	VFMADD213PS       Z8, Z9, Z10
-	VMINPS.BCST       consts<>+64(SB), Z8, Z9
-	VMULPS.BCST       consts<>+320(SB), Z9, Z11
-	VRNDSCALEPS       $0x08, Z11, Z11
-	VFNMADD231PS.BCST consts<>+352(SB), Z11, Z9
-	VBROADCASTSS      consts<>+544(SB), Z12
-	VFMADD213PS.BCST  consts<>+512(SB), Z9, Z12
-	VFMADD213PS.BCST  consts<>+480(SB), Z9, Z12
-	VFMADD213PS.BCST  consts<>+448(SB), Z9, Z12
-	VFMADD213PS.BCST  consts<>+416(SB), Z9, Z12
-	VFMADD213PS.BCST  consts<>+96(SB), Z9, Z12
-	VSCALEFPS         Z11, Z12, Z12
-	VADDPS.BCST       consts<>+96(SB), Z12, Z12
-	VBROADCASTSS      consts<>+128(SB), Z9
-	VDIVPS            Z12, Z9, Z9
-	VBROADCASTSS      consts<>+96(SB), Z11
-	VSUBPS            Z9, Z11, Z11
-	VCMPPS.BCST       $0x19, consts<>+32(SB), Z8, K2
-	VMOVAPS           Z10, K2, Z11
-	VPTERNLOGD        $0xf6, Z8, Z6, Z11
-	VFMADD231PS       Z11, Z7, Z5
+	VANDPS.BCST       consts<>+0(SB), Z8, Z10
+	VANDPS.BCST       consts<>+0(SB), Z9, Z11
+	VANDPS.BCST       consts<>+0(SB), Z6, Z12
+	VBROADCASTSS      consts<>+32(SB), Z13
+	VMINPS            Z10, Z13, Z13
+	VBROADCASTSS      consts<>+32(SB), Z14
+	VMINPS            Z11, Z14, Z14
+	VBROADCASTSS      consts<>+32(SB), Z15
+	VMINPS            Z12, Z15, Z15
+	VBROADCASTSS      consts<>+64(SB), Z19
+	VBROADCASTSS      consts<>+64(SB), Z20
+	VBROADCASTSS      consts<>+64(SB), Z21
+	VFMADD213PS.BCST  consts<>+128(SB), Z13, Z19
+	VFMADD213PS.BCST  consts<>+128(SB), Z14, Z20
+	VFMADD213PS.BCST  consts<>+128(SB), Z15, Z21
+	VSUBPS.BCST       consts<>+128(SB), Z19, Z16
+	VSUBPS.BCST       consts<>+128(SB), Z20, Z17
+	VSUBPS.BCST       consts<>+128(SB), Z21, Z18
+	VFNMADD231PS.BCST consts<>+96(SB), Z16, Z13
+	VFNMADD231PS.BCST consts<>+96(SB), Z17, Z14
+	VFNMADD231PS.BCST consts<>+96(SB), Z18, Z15
+	VBROADCASTSS      consts<>+288(SB), Z22
+	VBROADCASTSS      consts<>+288(SB), Z23
+	VBROADCASTSS      consts<>+288(SB), Z24
+	VFMADD213PS.BCST  consts<>+256(SB), Z13, Z22
+	VFMADD213PS.BCST  consts<>+256(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+256(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+224(SB), Z13, Z22
+	VFMADD213PS.BCST  consts<>+224(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+224(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+192(SB), Z13, Z22
+	VFMADD213PS.BCST  consts<>+192(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+192(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+160(SB), Z13, Z22
+	VFMADD213PS.BCST  consts<>+160(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+160(SB), Z15, Z24
+	VMULPS            Z13, Z13, Z16
+	VMULPS            Z14, Z14, Z17
+	VMULPS            Z15, Z15, Z18
+	VFMADD213PS       Z13, Z16, Z22
+	VFMADD213PS       Z14, Z17, Z23
+	VFMADD213PS       Z15, Z18, Z24
+	VPSLLD            $0x17, Z19, Z19
+	VPSLLD            $0x17, Z20, Z20
+	VPSLLD            $0x17, Z21, Z21
+	VBROADCASTSS      consts<>+320(SB), Z13
+	VBROADCASTSS      consts<>+320(SB), Z14
+	VBROADCASTSS      consts<>+320(SB), Z15
+	VFMSUB213PS.BCST  consts<>+160(SB), Z19, Z13
+	VFMSUB213PS.BCST  consts<>+160(SB), Z20, Z14
+	VFMSUB213PS.BCST  consts<>+160(SB), Z21, Z15
+	VFMADD231PS       Z19, Z22, Z13
+	VFMADD231PS       Z20, Z23, Z14
+	VFMADD231PS       Z21, Z24, Z15
+	VADDPS.BCST       consts<>+352(SB), Z13, Z16
+	VADDPS.BCST       consts<>+352(SB), Z14, Z17
+	VADDPS.BCST       consts<>+352(SB), Z15, Z18
+	VDIVPS            Z16, Z13, Z13
+	VDIVPS            Z17, Z14, Z14
+	VDIVPS            Z18, Z15, Z15
+	VPTERNLOGD        $0xf6, Z10, Z8, Z13
+	VPTERNLOGD        $0xf6, Z11, Z9, Z14
+	VPTERNLOGD        $0xf6, Z12, Z6, Z15
+	VFMADD231PS       Z13, Z7, Z3
+	VFMADD231PS       Z14, Z7, Z4
+	VFMADD231PS       Z15, Z7, Z5
 	ADDQ              $0x00000040, BP
 	SUBQ              $0x00000010, R15
 	JMP               blockVector
@@ -915,190 +726,148 @@ blockTail:
 	VMOVUPS.Z         (DI)(BP*1), K1, Z7
 	VMOVUPS.Z         (DX)(BP*1), K1, Z8
 	VADDPS            Z6, Z8, Z8
-	VANDPS.BCST       consts<>+0(SB), Z8, Z9
-	VMULPS            Z9, Z9, Z10
-	VBROADCASTSS      consts<>+288(SB), Z11
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+224(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+192(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+160(SB), Z10, Z11
-	VMULPS            Z9, Z10, Z10
-	VFMADD213PS       Z9, Z10, Z11
-	VMINPS.BCST       consts<>+64(SB), Z9, Z10
-	VMULPS.BCST       consts<>+320(SB), Z10, Z12
-	VRNDSCALEPS       $0x08, Z12, Z12
-	VFNMADD231PS.BCST consts<>+352(SB), Z12, Z10
-	VBROADCASTSS      consts<>+544(SB), Z13
-	VFMADD213PS.BCST  consts<>+512(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+480(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+448(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+416(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+96(SB), Z10, Z13
-	VSCALEFPS         Z12, Z13, Z13
-	VADDPS.BCST       consts<>+96(SB), Z13, Z13
-	VBROADCASTSS      consts<>+128(SB), Z10
-	VDIVPS            Z13, Z10, Z10
-	VBROADCASTSS      consts<>+96(SB), Z12
-	VSUBPS            Z10, Z12, Z12
-	VCMPPS.BCST       $0x19, consts<>+32(SB), Z9, K2
-	VMOVAPS           Z11, K2, Z12
-	VPTERNLOGD        $0xf6, Z9, Z8, Z12
-	VFMADD231PS       Z12, Z7, Z0
-	VMOVUPS.Z         (R10)(BP*1), K1, Z8
-	VADDPS            Z6, Z8, Z8
-	VANDPS.BCST       consts<>+0(SB), Z8, Z9
-	VMULPS            Z9, Z9, Z10
-	VBROADCASTSS      consts<>+288(SB), Z11
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+224(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+192(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+160(SB), Z10, Z11
-	VMULPS            Z9, Z10, Z10
-	VFMADD213PS       Z9, Z10, Z11
-	VMINPS.BCST       consts<>+64(SB), Z9, Z10
-	VMULPS.BCST       consts<>+320(SB), Z10, Z12
-	VRNDSCALEPS       $0x08, Z12, Z12
-	VFNMADD231PS.BCST consts<>+352(SB), Z12, Z10
-	VBROADCASTSS      consts<>+544(SB), Z13
-	VFMADD213PS.BCST  consts<>+512(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+480(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+448(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+416(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+96(SB), Z10, Z13
-	VSCALEFPS         Z12, Z13, Z13
-	VADDPS.BCST       consts<>+96(SB), Z13, Z13
-	VBROADCASTSS      consts<>+128(SB), Z10
-	VDIVPS            Z13, Z10, Z10
-	VBROADCASTSS      consts<>+96(SB), Z12
-	VSUBPS            Z10, Z12, Z12
-	VCMPPS.BCST       $0x19, consts<>+32(SB), Z9, K2
-	VMOVAPS           Z11, K2, Z12
-	VPTERNLOGD        $0xf6, Z9, Z8, Z12
-	VFMADD231PS       Z12, Z7, Z1
-	VMOVUPS.Z         (R11)(BP*1), K1, Z8
-	VADDPS            Z6, Z8, Z8
-	VANDPS.BCST       consts<>+0(SB), Z8, Z9
-	VMULPS            Z9, Z9, Z10
-	VBROADCASTSS      consts<>+288(SB), Z11
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+224(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+192(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+160(SB), Z10, Z11
-	VMULPS            Z9, Z10, Z10
-	VFMADD213PS       Z9, Z10, Z11
-	VMINPS.BCST       consts<>+64(SB), Z9, Z10
-	VMULPS.BCST       consts<>+320(SB), Z10, Z12
-	VRNDSCALEPS       $0x08, Z12, Z12
-	VFNMADD231PS.BCST consts<>+352(SB), Z12, Z10
-	VBROADCASTSS      consts<>+544(SB), Z13
-	VFMADD213PS.BCST  consts<>+512(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+480(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+448(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+416(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+96(SB), Z10, Z13
-	VSCALEFPS         Z12, Z13, Z13
-	VADDPS.BCST       consts<>+96(SB), Z13, Z13
-	VBROADCASTSS      consts<>+128(SB), Z10
-	VDIVPS            Z13, Z10, Z10
-	VBROADCASTSS      consts<>+96(SB), Z12
-	VSUBPS            Z10, Z12, Z12
-	VCMPPS.BCST       $0x19, consts<>+32(SB), Z9, K2
-	VMOVAPS           Z11, K2, Z12
-	VPTERNLOGD        $0xf6, Z9, Z8, Z12
-	VFMADD231PS       Z12, Z7, Z2
+	VMOVUPS.Z         (R10)(BP*1), K1, Z9
+	VADDPS            Z6, Z9, Z9
+	VMOVUPS.Z         (R11)(BP*1), K1, Z10
+	VADDPS            Z6, Z10, Z10
+	VANDPS.BCST       consts<>+0(SB), Z8, Z11
+	VANDPS.BCST       consts<>+0(SB), Z9, Z12
+	VANDPS.BCST       consts<>+0(SB), Z10, Z13
+	VBROADCASTSS      consts<>+32(SB), Z14
+	VMINPS            Z11, Z14, Z14
+	VBROADCASTSS      consts<>+32(SB), Z15
+	VMINPS            Z12, Z15, Z15
+	VBROADCASTSS      consts<>+32(SB), Z16
+	VMINPS            Z13, Z16, Z16
+	VBROADCASTSS      consts<>+64(SB), Z20
+	VBROADCASTSS      consts<>+64(SB), Z21
+	VBROADCASTSS      consts<>+64(SB), Z22
+	VFMADD213PS.BCST  consts<>+128(SB), Z14, Z20
+	VFMADD213PS.BCST  consts<>+128(SB), Z15, Z21
+	VFMADD213PS.BCST  consts<>+128(SB), Z16, Z22
+	VSUBPS.BCST       consts<>+128(SB), Z20, Z17
+	VSUBPS.BCST       consts<>+128(SB), Z21, Z18
+	VSUBPS.BCST       consts<>+128(SB), Z22, Z19
+	VFNMADD231PS.BCST consts<>+96(SB), Z17, Z14
+	VFNMADD231PS.BCST consts<>+96(SB), Z18, Z15
+	VFNMADD231PS.BCST consts<>+96(SB), Z19, Z16
+	VBROADCASTSS      consts<>+288(SB), Z23
+	VBROADCASTSS      consts<>+288(SB), Z24
+	VBROADCASTSS      consts<>+288(SB), Z25
+	VFMADD213PS.BCST  consts<>+256(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+256(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+256(SB), Z16, Z25
+	VFMADD213PS.BCST  consts<>+224(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+224(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+224(SB), Z16, Z25
+	VFMADD213PS.BCST  consts<>+192(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+192(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+192(SB), Z16, Z25
+	VFMADD213PS.BCST  consts<>+160(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+160(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+160(SB), Z16, Z25
+	VMULPS            Z14, Z14, Z17
+	VMULPS            Z15, Z15, Z18
+	VMULPS            Z16, Z16, Z19
+	VFMADD213PS       Z14, Z17, Z23
+	VFMADD213PS       Z15, Z18, Z24
+	VFMADD213PS       Z16, Z19, Z25
+	VPSLLD            $0x17, Z20, Z20
+	VPSLLD            $0x17, Z21, Z21
+	VPSLLD            $0x17, Z22, Z22
+	VBROADCASTSS      consts<>+320(SB), Z14
+	VBROADCASTSS      consts<>+320(SB), Z15
+	VBROADCASTSS      consts<>+320(SB), Z16
+	VFMSUB213PS.BCST  consts<>+160(SB), Z20, Z14
+	VFMSUB213PS.BCST  consts<>+160(SB), Z21, Z15
+	VFMSUB213PS.BCST  consts<>+160(SB), Z22, Z16
+	VFMADD231PS       Z20, Z23, Z14
+	VFMADD231PS       Z21, Z24, Z15
+	VFMADD231PS       Z22, Z25, Z16
+	VADDPS.BCST       consts<>+352(SB), Z14, Z17
+	VADDPS.BCST       consts<>+352(SB), Z15, Z18
+	VADDPS.BCST       consts<>+352(SB), Z16, Z19
+	VDIVPS            Z17, Z14, Z14
+	VDIVPS            Z18, Z15, Z15
+	VDIVPS            Z19, Z16, Z16
+	VPTERNLOGD        $0xf6, Z11, Z8, Z14
+	VPTERNLOGD        $0xf6, Z12, Z9, Z15
+	VPTERNLOGD        $0xf6, Z13, Z10, Z16
+	VFMADD231PS       Z14, Z7, Z0
+	VFMADD231PS       Z15, Z7, Z1
+	VFMADD231PS       Z16, Z7, Z2
 	VMOVUPS.Z         (R12)(BP*1), K1, Z8
 	VADDPS            Z6, Z8, Z8
-	VANDPS.BCST       consts<>+0(SB), Z8, Z9
-	VMULPS            Z9, Z9, Z10
-	VBROADCASTSS      consts<>+288(SB), Z11
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+224(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+192(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+160(SB), Z10, Z11
-	VMULPS            Z9, Z10, Z10
-	VFMADD213PS       Z9, Z10, Z11
-	VMINPS.BCST       consts<>+64(SB), Z9, Z10
-	VMULPS.BCST       consts<>+320(SB), Z10, Z12
-	VRNDSCALEPS       $0x08, Z12, Z12
-	VFNMADD231PS.BCST consts<>+352(SB), Z12, Z10
-	VBROADCASTSS      consts<>+544(SB), Z13
-	VFMADD213PS.BCST  consts<>+512(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+480(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+448(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+416(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+96(SB), Z10, Z13
-	VSCALEFPS         Z12, Z13, Z13
-	VADDPS.BCST       consts<>+96(SB), Z13, Z13
-	VBROADCASTSS      consts<>+128(SB), Z10
-	VDIVPS            Z13, Z10, Z10
-	VBROADCASTSS      consts<>+96(SB), Z12
-	VSUBPS            Z10, Z12, Z12
-	VCMPPS.BCST       $0x19, consts<>+32(SB), Z9, K2
-	VMOVAPS           Z11, K2, Z12
-	VPTERNLOGD        $0xf6, Z9, Z8, Z12
-	VFMADD231PS       Z12, Z7, Z3
-	VMOVUPS.Z         (R13)(BP*1), K1, Z8
-	VADDPS            Z6, Z8, Z8
-	VANDPS.BCST       consts<>+0(SB), Z8, Z9
-	VMULPS            Z9, Z9, Z10
-	VBROADCASTSS      consts<>+288(SB), Z11
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+224(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+192(SB), Z10, Z11
-	VFMADD213PS.BCST  consts<>+160(SB), Z10, Z11
-	VMULPS            Z9, Z10, Z10
-	VFMADD213PS       Z9, Z10, Z11
-	VMINPS.BCST       consts<>+64(SB), Z9, Z10
-	VMULPS.BCST       consts<>+320(SB), Z10, Z12
-	VRNDSCALEPS       $0x08, Z12, Z12
-	VFNMADD231PS.BCST consts<>+352(SB), Z12, Z10
-	VBROADCASTSS      consts<>+544(SB), Z13
-	VFMADD213PS.BCST  consts<>+512(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+480(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+448(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+416(SB), Z10, Z13
-	VFMADD213PS.BCST  consts<>+96(SB), Z10, Z13
-	VSCALEFPS         Z12, Z13, Z13
-	VADDPS.BCST       consts<>+96(SB), Z13, Z13
-	VBROADCASTSS      consts<>+128(SB), Z10
-	VDIVPS            Z13, Z10, Z10
-	VBROADCASTSS      consts<>+96(SB), Z12
-	VSUBPS            Z10, Z12, Z12
-	VCMPPS.BCST       $0x19, consts<>+32(SB), Z9, K2
-	VMOVAPS           Z11, K2, Z12
-	VPTERNLOGD        $0xf6, Z9, Z8, Z12
-	VFMADD231PS       Z12, Z7, Z4
-	VMOVUPS.Z         (R14)(BP*1), K1, Z8
-	VADDPS            Z6, Z8, Z8
+	VMOVUPS.Z         (R13)(BP*1), K1, Z9
+	VADDPS            Z6, Z9, Z9
+	VMOVUPS.Z         (R14)(BP*1), K1, Z10
+	VADDPS            Z6, Z10, Z10
 	VANDPS.BCST       consts<>+0(SB), Z8, Z6
-	VMULPS            Z6, Z6, Z9
-	VBROADCASTSS      consts<>+288(SB), Z10
-	VFMADD213PS.BCST  consts<>+256(SB), Z9, Z10
-	VFMADD213PS.BCST  consts<>+224(SB), Z9, Z10
-	VFMADD213PS.BCST  consts<>+192(SB), Z9, Z10
-	VFMADD213PS.BCST  consts<>+160(SB), Z9, Z10
-	VMULPS            Z6, Z9, Z9
-	VFMADD213PS       Z6, Z9, Z10
-	VMINPS.BCST       consts<>+64(SB), Z6, Z9
-	VMULPS.BCST       consts<>+320(SB), Z9, Z11
-	VRNDSCALEPS       $0x08, Z11, Z11
-	VFNMADD231PS.BCST consts<>+352(SB), Z11, Z9
-	VBROADCASTSS      consts<>+544(SB), Z12
-	VFMADD213PS.BCST  consts<>+512(SB), Z9, Z12
-	VFMADD213PS.BCST  consts<>+480(SB), Z9, Z12
-	VFMADD213PS.BCST  consts<>+448(SB), Z9, Z12
-	VFMADD213PS.BCST  consts<>+416(SB), Z9, Z12
-	VFMADD213PS.BCST  consts<>+96(SB), Z9, Z12
-	VSCALEFPS         Z11, Z12, Z12
-	VADDPS.BCST       consts<>+96(SB), Z12, Z12
-	VBROADCASTSS      consts<>+128(SB), Z9
-	VDIVPS            Z12, Z9, Z9
-	VBROADCASTSS      consts<>+96(SB), Z11
-	VSUBPS            Z9, Z11, Z11
-	VCMPPS.BCST       $0x19, consts<>+32(SB), Z6, K2
-	VMOVAPS           Z10, K2, Z11
-	VPTERNLOGD        $0xf6, Z6, Z8, Z11
-	VFMADD231PS       Z11, Z7, Z5
+	VANDPS.BCST       consts<>+0(SB), Z9, Z11
+	VANDPS.BCST       consts<>+0(SB), Z10, Z12
+	VBROADCASTSS      consts<>+32(SB), Z13
+	VMINPS            Z6, Z13, Z13
+	VBROADCASTSS      consts<>+32(SB), Z14
+	VMINPS            Z11, Z14, Z14
+	VBROADCASTSS      consts<>+32(SB), Z15
+	VMINPS            Z12, Z15, Z15
+	VBROADCASTSS      consts<>+64(SB), Z19
+	VBROADCASTSS      consts<>+64(SB), Z20
+	VBROADCASTSS      consts<>+64(SB), Z21
+	VFMADD213PS.BCST  consts<>+128(SB), Z13, Z19
+	VFMADD213PS.BCST  consts<>+128(SB), Z14, Z20
+	VFMADD213PS.BCST  consts<>+128(SB), Z15, Z21
+	VSUBPS.BCST       consts<>+128(SB), Z19, Z16
+	VSUBPS.BCST       consts<>+128(SB), Z20, Z17
+	VSUBPS.BCST       consts<>+128(SB), Z21, Z18
+	VFNMADD231PS.BCST consts<>+96(SB), Z16, Z13
+	VFNMADD231PS.BCST consts<>+96(SB), Z17, Z14
+	VFNMADD231PS.BCST consts<>+96(SB), Z18, Z15
+	VBROADCASTSS      consts<>+288(SB), Z22
+	VBROADCASTSS      consts<>+288(SB), Z23
+	VBROADCASTSS      consts<>+288(SB), Z24
+	VFMADD213PS.BCST  consts<>+256(SB), Z13, Z22
+	VFMADD213PS.BCST  consts<>+256(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+256(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+224(SB), Z13, Z22
+	VFMADD213PS.BCST  consts<>+224(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+224(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+192(SB), Z13, Z22
+	VFMADD213PS.BCST  consts<>+192(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+192(SB), Z15, Z24
+	VFMADD213PS.BCST  consts<>+160(SB), Z13, Z22
+	VFMADD213PS.BCST  consts<>+160(SB), Z14, Z23
+	VFMADD213PS.BCST  consts<>+160(SB), Z15, Z24
+	VMULPS            Z13, Z13, Z16
+	VMULPS            Z14, Z14, Z17
+	VMULPS            Z15, Z15, Z18
+	VFMADD213PS       Z13, Z16, Z22
+	VFMADD213PS       Z14, Z17, Z23
+	VFMADD213PS       Z15, Z18, Z24
+	VPSLLD            $0x17, Z19, Z19
+	VPSLLD            $0x17, Z20, Z20
+	VPSLLD            $0x17, Z21, Z21
+	VBROADCASTSS      consts<>+320(SB), Z13
+	VBROADCASTSS      consts<>+320(SB), Z14
+	VBROADCASTSS      consts<>+320(SB), Z15
+	VFMSUB213PS.BCST  consts<>+160(SB), Z19, Z13
+	VFMSUB213PS.BCST  consts<>+160(SB), Z20, Z14
+	VFMSUB213PS.BCST  consts<>+160(SB), Z21, Z15
+	VFMADD231PS       Z19, Z22, Z13
+	VFMADD231PS       Z20, Z23, Z14
+	VFMADD231PS       Z21, Z24, Z15
+	VADDPS.BCST       consts<>+352(SB), Z13, Z16
+	VADDPS.BCST       consts<>+352(SB), Z14, Z17
+	VADDPS.BCST       consts<>+352(SB), Z15, Z18
+	VDIVPS            Z16, Z13, Z13
+	VDIVPS            Z17, Z14, Z14
+	VDIVPS            Z18, Z15, Z15
+	VPTERNLOGD        $0xf6, Z6, Z8, Z13
+	VPTERNLOGD        $0xf6, Z11, Z9, Z14
+	VPTERNLOGD        $0xf6, Z12, Z10, Z15
+	VFMADD231PS       Z13, Z7, Z3
+	VFMADD231PS       Z14, Z7, Z4
+	VFMADD231PS       Z15, Z7, Z5
 
 blockDone:
 	VEXTRACTF64X4 $0x01, Z0, Y6
@@ -1158,34 +927,27 @@ singleVector:
 	VMOVUPS           (DI)(R11*1), Z2
 	VADDPS            (DX)(R11*1), Z1, Z1
 	VANDPS.BCST       consts<>+0(SB), Z1, Z3
-	VMULPS            Z3, Z3, Z4
-	VBROADCASTSS      consts<>+288(SB), Z5
-	VFMADD213PS.BCST  consts<>+256(SB), Z4, Z5
-	VFMADD213PS.BCST  consts<>+224(SB), Z4, Z5
-	VFMADD213PS.BCST  consts<>+192(SB), Z4, Z5
-	VFMADD213PS.BCST  consts<>+160(SB), Z4, Z5
-	VMULPS            Z3, Z4, Z4
-	VFMADD213PS       Z3, Z4, Z5
-	VMINPS.BCST       consts<>+64(SB), Z3, Z4
-	VMULPS.BCST       consts<>+320(SB), Z4, Z6
-	VRNDSCALEPS       $0x08, Z6, Z6
-	VFNMADD231PS.BCST consts<>+352(SB), Z6, Z4
-	VBROADCASTSS      consts<>+544(SB), Z7
-	VFMADD213PS.BCST  consts<>+512(SB), Z4, Z7
-	VFMADD213PS.BCST  consts<>+480(SB), Z4, Z7
-	VFMADD213PS.BCST  consts<>+448(SB), Z4, Z7
-	VFMADD213PS.BCST  consts<>+416(SB), Z4, Z7
-	VFMADD213PS.BCST  consts<>+96(SB), Z4, Z7
-	VSCALEFPS         Z6, Z7, Z7
-	VADDPS.BCST       consts<>+96(SB), Z7, Z7
-	VBROADCASTSS      consts<>+128(SB), Z4
-	VDIVPS            Z7, Z4, Z4
-	VBROADCASTSS      consts<>+96(SB), Z6
-	VSUBPS            Z4, Z6, Z6
-	VCMPPS.BCST       $0x19, consts<>+32(SB), Z3, K2
-	VMOVAPS           Z5, K2, Z6
-	VPTERNLOGD        $0xf6, Z3, Z1, Z6
-	VFMADD231PS       Z6, Z2, Z0
+	VBROADCASTSS      consts<>+32(SB), Z4
+	VMINPS            Z3, Z4, Z4
+	VBROADCASTSS      consts<>+64(SB), Z6
+	VFMADD213PS.BCST  consts<>+128(SB), Z4, Z6
+	VSUBPS.BCST       consts<>+128(SB), Z6, Z5
+	VFNMADD231PS.BCST consts<>+96(SB), Z5, Z4
+	VBROADCASTSS      consts<>+288(SB), Z7
+	VFMADD213PS.BCST  consts<>+256(SB), Z4, Z7
+	VFMADD213PS.BCST  consts<>+224(SB), Z4, Z7
+	VFMADD213PS.BCST  consts<>+192(SB), Z4, Z7
+	VFMADD213PS.BCST  consts<>+160(SB), Z4, Z7
+	VMULPS            Z4, Z4, Z5
+	VFMADD213PS       Z4, Z5, Z7
+	VPSLLD            $0x17, Z6, Z6
+	VBROADCASTSS      consts<>+320(SB), Z4
+	VFMSUB213PS.BCST  consts<>+160(SB), Z6, Z4
+	VFMADD231PS       Z6, Z7, Z4
+	VADDPS.BCST       consts<>+352(SB), Z4, Z5
+	VDIVPS            Z5, Z4, Z4
+	VPTERNLOGD        $0xf6, Z3, Z1, Z4
+	VFMADD231PS       Z4, Z2, Z0
 	ADDQ              $0x00000040, R11
 	SUBQ              $0x00000010, R10
 	JMP               singleVector
@@ -1198,34 +960,27 @@ singleTail:
 	VMOVUPS.Z         (DX)(R11*1), K1, Z3
 	VADDPS            Z1, Z3, Z3
 	VANDPS.BCST       consts<>+0(SB), Z3, Z1
-	VMULPS            Z1, Z1, Z4
-	VBROADCASTSS      consts<>+288(SB), Z5
-	VFMADD213PS.BCST  consts<>+256(SB), Z4, Z5
-	VFMADD213PS.BCST  consts<>+224(SB), Z4, Z5
-	VFMADD213PS.BCST  consts<>+192(SB), Z4, Z5
-	VFMADD213PS.BCST  consts<>+160(SB), Z4, Z5
-	VMULPS            Z1, Z4, Z4
-	VFMADD213PS       Z1, Z4, Z5
-	VMINPS.BCST       consts<>+64(SB), Z1, Z4
-	VMULPS.BCST       consts<>+320(SB), Z4, Z6
-	VRNDSCALEPS       $0x08, Z6, Z6
-	VFNMADD231PS.BCST consts<>+352(SB), Z6, Z4
-	VBROADCASTSS      consts<>+544(SB), Z7
-	VFMADD213PS.BCST  consts<>+512(SB), Z4, Z7
-	VFMADD213PS.BCST  consts<>+480(SB), Z4, Z7
-	VFMADD213PS.BCST  consts<>+448(SB), Z4, Z7
-	VFMADD213PS.BCST  consts<>+416(SB), Z4, Z7
-	VFMADD213PS.BCST  consts<>+96(SB), Z4, Z7
-	VSCALEFPS         Z6, Z7, Z7
-	VADDPS.BCST       consts<>+96(SB), Z7, Z7
-	VBROADCASTSS      consts<>+128(SB), Z4
-	VDIVPS            Z7, Z4, Z4
-	VBROADCASTSS      consts<>+96(SB), Z6
-	VSUBPS            Z4, Z6, Z6
-	VCMPPS.BCST       $0x19, consts<>+32(SB), Z1, K2
-	VMOVAPS           Z5, K2, Z6
-	VPTERNLOGD        $0xf6, Z1, Z3, Z6
-	VFMADD231PS       Z6, Z2, Z0
+	VBROADCASTSS      consts<>+32(SB), Z4
+	VMINPS            Z1, Z4, Z4
+	VBROADCASTSS      consts<>+64(SB), Z6
+	VFMADD213PS.BCST  consts<>+128(SB), Z4, Z6
+	VSUBPS.BCST       consts<>+128(SB), Z6, Z5
+	VFNMADD231PS.BCST consts<>+96(SB), Z5, Z4
+	VBROADCASTSS      consts<>+288(SB), Z7
+	VFMADD213PS.BCST  consts<>+256(SB), Z4, Z7
+	VFMADD213PS.BCST  consts<>+224(SB), Z4, Z7
+	VFMADD213PS.BCST  consts<>+192(SB), Z4, Z7
+	VFMADD213PS.BCST  consts<>+160(SB), Z4, Z7
+	VMULPS            Z4, Z4, Z5
+	VFMADD213PS       Z4, Z5, Z7
+	VPSLLD            $0x17, Z6, Z6
+	VBROADCASTSS      consts<>+320(SB), Z4
+	VFMSUB213PS.BCST  consts<>+160(SB), Z6, Z4
+	VFMADD231PS       Z6, Z7, Z4
+	VADDPS.BCST       consts<>+352(SB), Z4, Z5
+	VDIVPS            Z5, Z4, Z4
+	VPTERNLOGD        $0xf6, Z1, Z3, Z4
+	VFMADD231PS       Z4, Z2, Z0
 
 singleDone:
 	VEXTRACTF64X4 $0x01, Z0, Y1

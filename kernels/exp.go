@@ -39,27 +39,30 @@ func Exp(dst, x []float32) {
 // x, but must not otherwise overlap it.
 //
 // Accuracy: within 2 ULP of the correctly rounded result for every input
-// (measured over all 2³² inputs on every ISA: at most 2 ULP, near |x| = 0.625,
-// for about one input in a million; 1 ULP elsewhere).
+// (measured over all 2³² inputs on every ISA, with identical results: at most
+// 2 ULP, for about one input in 3000, e.g. at x = 0.000117587; 1 ULP
+// elsewhere).
 //
 // Special values, the same on every ISA: Tanh(±0) = ±0, Tanh(±Inf) = ±1,
 // Tanh(NaN) = NaN, the result has the sign of x, and it is exactly ±1 wherever
 // the float32 rounding of tanh is (|x| ≥ 9.010914).
 //
-// Formulation, split by range on a = |x|, with x's sign put back: for
-// a < 0.625 an odd minimax polynomial a + a³·P(a²) of degree 11; beyond,
-// 1 − 2/(e²ᵃ+1) with a clamped to 9.010914 (where it rounds to exactly 1) and
-// e²ᵃ from Exp's reduction (one-constant ln2: its error is damped by
-// 2e²ᵃ/(e⁴ᵃ−1) ≤ 0.62) and a degree-5 polynomial. Both branches run on every
-// lane and a blend picks one. An expm1-based form, em1/(em1+2), costs fewer
-// operations but measured 3 ULP near zero (three roundings in a quotient of
-// size x); a rational approximation needs a division too and more care to stay
-// within 2 ULP. Speed at n = 4096 on the Zen 4 development machine (medians of
-// 5, shared CPU): AVX2 0.42 ns/element, AVX-512 0.34, fallback 5.9, a Go loop
-// calling math.Tanh 24. The two branches take 14 multiplies and FMAs, a
-// division, a compare and a blend per vector: on AVX2, leaving out four of the
-// FMAs measured 12% faster and the compare and blend 8%, while keeping
-// constants in registers (fewer loads) gained only 0.47 → 0.42.
+// Formulation, one branch-free formula on a = |x| with x's sign put back:
+// tanh(a) = E/(E+2) with E = expm1(2a), a clamped to 9.010914 (where the
+// quotient rounds to exactly 1). n = round(2a·log₂e), r = a − n·ln2/2 (one
+// constant), h = expm1(2r)/2 by a polynomial r + r²·(1 + r·P(r)), P of degree
+// 3, fitted relative to expm1 so that it stays accurate as r → 0 (no separate
+// branch for small a), and E = 2ⁿ⁺¹·h + (2ⁿ − 1) with 2ⁿ⁺¹ built from the
+// rounding's bits. That is 18 vector operations per AVX2 vector (one a
+// division), against 26 for the former blend of an odd polynomial below 0.625
+// with 1 − 2/(e²ᵃ+1). A free constant term in P (one more coefficient of the
+// same degree) measured 3 ULP for 8 inputs, Estrin's scheme for P 3 ULP for
+// one (in a float32 emulation of the sweep): E/(E+2) rounds three times in a
+// quotient of the size of x, and the budget is tight. The generator interleaves two vectors' chains (AVX2) to
+// hide the latency ending in the division. Speed at n = 4096 on the Zen 4
+// development machine (medians of 5, shared CPU): AVX2 0.29 ns/element,
+// AVX-512 0.24, fallback 18 (it emulates each FMA exactly), a Go loop calling
+// math.Tanh 24.
 func Tanh(dst, x []float32) {
 	checkSameLen("Tanh", "dst", "x", len(dst), len(x))
 	tanh(dst, x)

@@ -335,127 +335,87 @@ DATA consts<>+496(SB)/4, $0x7fffffff
 DATA consts<>+500(SB)/4, $0x7fffffff
 DATA consts<>+504(SB)/4, $0x7fffffff
 DATA consts<>+508(SB)/4, $0x7fffffff
-DATA consts<>+512(SB)/4, $0x3f200000
-DATA consts<>+516(SB)/4, $0x3f200000
-DATA consts<>+520(SB)/4, $0x3f200000
-DATA consts<>+524(SB)/4, $0x3f200000
-DATA consts<>+528(SB)/4, $0x3f200000
-DATA consts<>+532(SB)/4, $0x3f200000
-DATA consts<>+536(SB)/4, $0x3f200000
-DATA consts<>+540(SB)/4, $0x3f200000
-DATA consts<>+544(SB)/4, $0x41102cb4
-DATA consts<>+548(SB)/4, $0x41102cb4
-DATA consts<>+552(SB)/4, $0x41102cb4
-DATA consts<>+556(SB)/4, $0x41102cb4
-DATA consts<>+560(SB)/4, $0x41102cb4
-DATA consts<>+564(SB)/4, $0x41102cb4
-DATA consts<>+568(SB)/4, $0x41102cb4
-DATA consts<>+572(SB)/4, $0x41102cb4
-DATA consts<>+576(SB)/4, $0x40000000
-DATA consts<>+580(SB)/4, $0x40000000
-DATA consts<>+584(SB)/4, $0x40000000
-DATA consts<>+588(SB)/4, $0x40000000
-DATA consts<>+592(SB)/4, $0x40000000
-DATA consts<>+596(SB)/4, $0x40000000
-DATA consts<>+600(SB)/4, $0x40000000
-DATA consts<>+604(SB)/4, $0x40000000
-DATA consts<>+608(SB)/4, $0xbeaaaa99
-DATA consts<>+612(SB)/4, $0xbeaaaa99
-DATA consts<>+616(SB)/4, $0xbeaaaa99
-DATA consts<>+620(SB)/4, $0xbeaaaa99
-DATA consts<>+624(SB)/4, $0xbeaaaa99
-DATA consts<>+628(SB)/4, $0xbeaaaa99
-DATA consts<>+632(SB)/4, $0xbeaaaa99
-DATA consts<>+636(SB)/4, $0xbeaaaa99
-DATA consts<>+640(SB)/4, $0x3e088393
-DATA consts<>+644(SB)/4, $0x3e088393
-DATA consts<>+648(SB)/4, $0x3e088393
-DATA consts<>+652(SB)/4, $0x3e088393
-DATA consts<>+656(SB)/4, $0x3e088393
-DATA consts<>+660(SB)/4, $0x3e088393
-DATA consts<>+664(SB)/4, $0x3e088393
-DATA consts<>+668(SB)/4, $0x3e088393
-DATA consts<>+672(SB)/4, $0xbd5c1e2d
-DATA consts<>+676(SB)/4, $0xbd5c1e2d
-DATA consts<>+680(SB)/4, $0xbd5c1e2d
-DATA consts<>+684(SB)/4, $0xbd5c1e2d
-DATA consts<>+688(SB)/4, $0xbd5c1e2d
-DATA consts<>+692(SB)/4, $0xbd5c1e2d
-DATA consts<>+696(SB)/4, $0xbd5c1e2d
-DATA consts<>+700(SB)/4, $0xbd5c1e2d
-DATA consts<>+704(SB)/4, $0x3ca9134e
-DATA consts<>+708(SB)/4, $0x3ca9134e
-DATA consts<>+712(SB)/4, $0x3ca9134e
-DATA consts<>+716(SB)/4, $0x3ca9134e
-DATA consts<>+720(SB)/4, $0x3ca9134e
-DATA consts<>+724(SB)/4, $0x3ca9134e
-DATA consts<>+728(SB)/4, $0x3ca9134e
-DATA consts<>+732(SB)/4, $0x3ca9134e
-DATA consts<>+736(SB)/4, $0xbbbaf0e6
-DATA consts<>+740(SB)/4, $0xbbbaf0e6
-DATA consts<>+744(SB)/4, $0xbbbaf0e6
-DATA consts<>+748(SB)/4, $0xbbbaf0e6
-DATA consts<>+752(SB)/4, $0xbbbaf0e6
-DATA consts<>+756(SB)/4, $0xbbbaf0e6
-DATA consts<>+760(SB)/4, $0xbbbaf0e6
-DATA consts<>+764(SB)/4, $0xbbbaf0e6
-DATA consts<>+768(SB)/4, $0x4038aa3b
-DATA consts<>+772(SB)/4, $0x4038aa3b
-DATA consts<>+776(SB)/4, $0x4038aa3b
-DATA consts<>+780(SB)/4, $0x4038aa3b
-DATA consts<>+784(SB)/4, $0x4038aa3b
-DATA consts<>+788(SB)/4, $0x4038aa3b
-DATA consts<>+792(SB)/4, $0x4038aa3b
-DATA consts<>+796(SB)/4, $0x4038aa3b
-DATA consts<>+800(SB)/4, $0x3eb17218
-DATA consts<>+804(SB)/4, $0x3eb17218
-DATA consts<>+808(SB)/4, $0x3eb17218
-DATA consts<>+812(SB)/4, $0x3eb17218
-DATA consts<>+816(SB)/4, $0x3eb17218
-DATA consts<>+820(SB)/4, $0x3eb17218
-DATA consts<>+824(SB)/4, $0x3eb17218
-DATA consts<>+828(SB)/4, $0x3eb17218
-DATA consts<>+832(SB)/4, $0x3ffffffb
-DATA consts<>+836(SB)/4, $0x3ffffffb
-DATA consts<>+840(SB)/4, $0x3ffffffb
-DATA consts<>+844(SB)/4, $0x3ffffffb
-DATA consts<>+848(SB)/4, $0x3ffffffb
-DATA consts<>+852(SB)/4, $0x3ffffffb
-DATA consts<>+856(SB)/4, $0x3ffffffb
-DATA consts<>+860(SB)/4, $0x3ffffffb
-DATA consts<>+864(SB)/4, $0x3ffffee3
-DATA consts<>+868(SB)/4, $0x3ffffee3
-DATA consts<>+872(SB)/4, $0x3ffffee3
-DATA consts<>+876(SB)/4, $0x3ffffee3
-DATA consts<>+880(SB)/4, $0x3ffffee3
-DATA consts<>+884(SB)/4, $0x3ffffee3
-DATA consts<>+888(SB)/4, $0x3ffffee3
-DATA consts<>+892(SB)/4, $0x3ffffee3
-DATA consts<>+896(SB)/4, $0x3faaad35
-DATA consts<>+900(SB)/4, $0x3faaad35
-DATA consts<>+904(SB)/4, $0x3faaad35
-DATA consts<>+908(SB)/4, $0x3faaad35
-DATA consts<>+912(SB)/4, $0x3faaad35
-DATA consts<>+916(SB)/4, $0x3faaad35
-DATA consts<>+920(SB)/4, $0x3faaad35
-DATA consts<>+924(SB)/4, $0x3faaad35
-DATA consts<>+928(SB)/4, $0x3f2b9d2a
-DATA consts<>+932(SB)/4, $0x3f2b9d2a
-DATA consts<>+936(SB)/4, $0x3f2b9d2a
-DATA consts<>+940(SB)/4, $0x3f2b9d2a
-DATA consts<>+944(SB)/4, $0x3f2b9d2a
-DATA consts<>+948(SB)/4, $0x3f2b9d2a
-DATA consts<>+952(SB)/4, $0x3f2b9d2a
-DATA consts<>+956(SB)/4, $0x3f2b9d2a
-DATA consts<>+960(SB)/4, $0x3e87d41a
-DATA consts<>+964(SB)/4, $0x3e87d41a
-DATA consts<>+968(SB)/4, $0x3e87d41a
-DATA consts<>+972(SB)/4, $0x3e87d41a
-DATA consts<>+976(SB)/4, $0x3e87d41a
-DATA consts<>+980(SB)/4, $0x3e87d41a
-DATA consts<>+984(SB)/4, $0x3e87d41a
-DATA consts<>+988(SB)/4, $0x3e87d41a
-GLOBL consts<>(SB), RODATA|NOPTR, $992
+DATA consts<>+512(SB)/4, $0x41102cb4
+DATA consts<>+516(SB)/4, $0x41102cb4
+DATA consts<>+520(SB)/4, $0x41102cb4
+DATA consts<>+524(SB)/4, $0x41102cb4
+DATA consts<>+528(SB)/4, $0x41102cb4
+DATA consts<>+532(SB)/4, $0x41102cb4
+DATA consts<>+536(SB)/4, $0x41102cb4
+DATA consts<>+540(SB)/4, $0x41102cb4
+DATA consts<>+544(SB)/4, $0x4038aa3b
+DATA consts<>+548(SB)/4, $0x4038aa3b
+DATA consts<>+552(SB)/4, $0x4038aa3b
+DATA consts<>+556(SB)/4, $0x4038aa3b
+DATA consts<>+560(SB)/4, $0x4038aa3b
+DATA consts<>+564(SB)/4, $0x4038aa3b
+DATA consts<>+568(SB)/4, $0x4038aa3b
+DATA consts<>+572(SB)/4, $0x4038aa3b
+DATA consts<>+576(SB)/4, $0x3eb17218
+DATA consts<>+580(SB)/4, $0x3eb17218
+DATA consts<>+584(SB)/4, $0x3eb17218
+DATA consts<>+588(SB)/4, $0x3eb17218
+DATA consts<>+592(SB)/4, $0x3eb17218
+DATA consts<>+596(SB)/4, $0x3eb17218
+DATA consts<>+600(SB)/4, $0x3eb17218
+DATA consts<>+604(SB)/4, $0x3eb17218
+DATA consts<>+608(SB)/4, $0x4b400080
+DATA consts<>+612(SB)/4, $0x4b400080
+DATA consts<>+616(SB)/4, $0x4b400080
+DATA consts<>+620(SB)/4, $0x4b400080
+DATA consts<>+624(SB)/4, $0x4b400080
+DATA consts<>+628(SB)/4, $0x4b400080
+DATA consts<>+632(SB)/4, $0x4b400080
+DATA consts<>+636(SB)/4, $0x4b400080
+DATA consts<>+640(SB)/4, $0x3f2aaa5c
+DATA consts<>+644(SB)/4, $0x3f2aaa5c
+DATA consts<>+648(SB)/4, $0x3f2aaa5c
+DATA consts<>+652(SB)/4, $0x3f2aaa5c
+DATA consts<>+656(SB)/4, $0x3f2aaa5c
+DATA consts<>+660(SB)/4, $0x3f2aaa5c
+DATA consts<>+664(SB)/4, $0x3f2aaa5c
+DATA consts<>+668(SB)/4, $0x3f2aaa5c
+DATA consts<>+672(SB)/4, $0x3eaaaadd
+DATA consts<>+676(SB)/4, $0x3eaaaadd
+DATA consts<>+680(SB)/4, $0x3eaaaadd
+DATA consts<>+684(SB)/4, $0x3eaaaadd
+DATA consts<>+688(SB)/4, $0x3eaaaadd
+DATA consts<>+692(SB)/4, $0x3eaaaadd
+DATA consts<>+696(SB)/4, $0x3eaaaadd
+DATA consts<>+700(SB)/4, $0x3eaaaadd
+DATA consts<>+704(SB)/4, $0x3e0911b1
+DATA consts<>+708(SB)/4, $0x3e0911b1
+DATA consts<>+712(SB)/4, $0x3e0911b1
+DATA consts<>+716(SB)/4, $0x3e0911b1
+DATA consts<>+720(SB)/4, $0x3e0911b1
+DATA consts<>+724(SB)/4, $0x3e0911b1
+DATA consts<>+728(SB)/4, $0x3e0911b1
+DATA consts<>+732(SB)/4, $0x3e0911b1
+DATA consts<>+736(SB)/4, $0x3d362ab3
+DATA consts<>+740(SB)/4, $0x3d362ab3
+DATA consts<>+744(SB)/4, $0x3d362ab3
+DATA consts<>+748(SB)/4, $0x3d362ab3
+DATA consts<>+752(SB)/4, $0x3d362ab3
+DATA consts<>+756(SB)/4, $0x3d362ab3
+DATA consts<>+760(SB)/4, $0x3d362ab3
+DATA consts<>+764(SB)/4, $0x3d362ab3
+DATA consts<>+768(SB)/4, $0x3f000000
+DATA consts<>+772(SB)/4, $0x3f000000
+DATA consts<>+776(SB)/4, $0x3f000000
+DATA consts<>+780(SB)/4, $0x3f000000
+DATA consts<>+784(SB)/4, $0x3f000000
+DATA consts<>+788(SB)/4, $0x3f000000
+DATA consts<>+792(SB)/4, $0x3f000000
+DATA consts<>+796(SB)/4, $0x3f000000
+DATA consts<>+800(SB)/4, $0x40000000
+DATA consts<>+804(SB)/4, $0x40000000
+DATA consts<>+808(SB)/4, $0x40000000
+DATA consts<>+812(SB)/4, $0x40000000
+DATA consts<>+816(SB)/4, $0x40000000
+DATA consts<>+820(SB)/4, $0x40000000
+DATA consts<>+824(SB)/4, $0x40000000
+DATA consts<>+828(SB)/4, $0x40000000
+GLOBL consts<>(SB), RODATA|NOPTR, $832
 
 // func tanhAVX2(dst []float32, x []float32)
 // Requires: AVX, AVX2, FMA3
@@ -463,17 +423,12 @@ TEXT ·tanhAVX2(SB), NOSPLIT, $0-48
 	MOVQ    dst_base+0(FP), AX
 	MOVQ    x_base+24(FP), CX
 	MOVQ    x_len+32(FP), DX
-	VMOVUPS consts<>+160(SB), Y0
-	VMOVUPS consts<>+96(SB), Y1
-	VMOVUPS consts<>+960(SB), Y2
-	VMOVUPS consts<>+928(SB), Y3
-	VMOVUPS consts<>+896(SB), Y4
-	VMOVUPS consts<>+864(SB), Y5
-	VMOVUPS consts<>+832(SB), Y6
-	VMOVUPS consts<>+736(SB), Y7
+	VMOVUPS consts<>+608(SB), Y0
+	VMOVUPS consts<>+160(SB), Y1
+	VMOVUPS consts<>+512(SB), Y2
 	CMPQ    DX, $0x00000008
 	JB      tanhscalar
-	VMOVUPS -32(CX)(DX*4), Y8
+	VMOVUPS -32(CX)(DX*4), Y3
 	LEAQ    -32(AX)(DX*4), BX
 	XORQ    SI, SI
 	MOVQ    DX, DI
@@ -482,70 +437,52 @@ TEXT ·tanhAVX2(SB), NOSPLIT, $0-48
 tanhpair:
 	CMPQ         SI, DI
 	JAE          tanhsingle
-	VMOVUPS      (CX)(SI*4), Y9
-	VMOVUPS      32(CX)(SI*4), Y10
-	VANDPS       consts<>+480(SB), Y9, Y11
-	VMULPS       Y11, Y11, Y12
-	VMOVAPS      Y7, Y13
-	VFMADD213PS  consts<>+704(SB), Y12, Y13
-	VFMADD213PS  consts<>+672(SB), Y12, Y13
-	VFMADD213PS  consts<>+640(SB), Y12, Y13
-	VFMADD213PS  consts<>+608(SB), Y12, Y13
-	VMULPS       Y11, Y12, Y12
-	VFMADD213PS  Y11, Y12, Y13
-	VPMINSD      consts<>+544(SB), Y11, Y12
-	VMOVUPS      consts<>+768(SB), Y15
-	VFMADD213PS  Y1, Y12, Y15
-	VSUBPS       Y1, Y15, Y14
-	VFNMADD231PS consts<>+800(SB), Y14, Y12
-	VMOVAPS      Y2, Y14
-	VFMADD213PS  Y3, Y12, Y14
-	VFMADD213PS  Y4, Y12, Y14
-	VFMADD213PS  Y5, Y12, Y14
-	VFMADD213PS  Y6, Y12, Y14
-	VFMADD213PS  Y0, Y12, Y14
-	VPSLLD       $0x17, Y15, Y15
-	VPADDD       Y15, Y14, Y14
-	VADDPS       Y0, Y14, Y14
-	VMOVUPS      consts<>+576(SB), Y12
-	VDIVPS       Y14, Y12, Y12
-	VSUBPS       Y12, Y0, Y12
-	VCMPPS       $0x19, consts<>+512(SB), Y11, Y14
-	VBLENDVPS    Y14, Y13, Y12, Y12
-	VXORPS       Y11, Y9, Y11
-	VORPS        Y11, Y12, Y12
-	VANDPS       consts<>+480(SB), Y10, Y9
-	VMULPS       Y9, Y9, Y11
-	VMOVAPS      Y7, Y13
-	VFMADD213PS  consts<>+704(SB), Y11, Y13
-	VFMADD213PS  consts<>+672(SB), Y11, Y13
-	VFMADD213PS  consts<>+640(SB), Y11, Y13
-	VFMADD213PS  consts<>+608(SB), Y11, Y13
-	VMULPS       Y9, Y11, Y11
-	VFMADD213PS  Y9, Y11, Y13
-	VPMINSD      consts<>+544(SB), Y9, Y11
-	VMOVUPS      consts<>+768(SB), Y15
-	VFMADD213PS  Y1, Y11, Y15
-	VSUBPS       Y1, Y15, Y14
-	VFNMADD231PS consts<>+800(SB), Y14, Y11
-	VMOVAPS      Y2, Y14
-	VFMADD213PS  Y3, Y11, Y14
-	VFMADD213PS  Y4, Y11, Y14
-	VFMADD213PS  Y5, Y11, Y14
-	VFMADD213PS  Y6, Y11, Y14
-	VFMADD213PS  Y0, Y11, Y14
-	VPSLLD       $0x17, Y15, Y15
-	VPADDD       Y15, Y14, Y14
-	VADDPS       Y0, Y14, Y14
-	VMOVUPS      consts<>+576(SB), Y11
-	VDIVPS       Y14, Y11, Y11
-	VSUBPS       Y11, Y0, Y11
-	VCMPPS       $0x19, consts<>+512(SB), Y9, Y14
-	VBLENDVPS    Y14, Y13, Y11, Y11
-	VXORPS       Y9, Y10, Y9
-	VORPS        Y9, Y11, Y11
-	VMOVUPS      Y12, (AX)(SI*4)
-	VMOVUPS      Y11, 32(AX)(SI*4)
+	VMOVUPS      (CX)(SI*4), Y4
+	VMOVUPS      32(CX)(SI*4), Y5
+	VANDPS       consts<>+480(SB), Y4, Y6
+	VANDPS       consts<>+480(SB), Y5, Y7
+	VMINPS       Y6, Y2, Y8
+	VMINPS       Y7, Y2, Y9
+	VXORPS       Y6, Y4, Y6
+	VXORPS       Y7, Y5, Y7
+	VMOVUPS      consts<>+544(SB), Y10
+	VMOVUPS      consts<>+544(SB), Y11
+	VFMADD213PS  Y0, Y8, Y10
+	VFMADD213PS  Y0, Y9, Y11
+	VSUBPS       Y0, Y10, Y4
+	VSUBPS       Y0, Y11, Y5
+	VFNMADD231PS consts<>+576(SB), Y4, Y8
+	VFNMADD231PS consts<>+576(SB), Y5, Y9
+	VMOVUPS      consts<>+736(SB), Y12
+	VMOVUPS      consts<>+736(SB), Y13
+	VFMADD213PS  consts<>+704(SB), Y8, Y12
+	VFMADD213PS  consts<>+704(SB), Y9, Y13
+	VFMADD213PS  consts<>+672(SB), Y8, Y12
+	VFMADD213PS  consts<>+672(SB), Y9, Y13
+	VFMADD213PS  consts<>+640(SB), Y8, Y12
+	VFMADD213PS  consts<>+640(SB), Y9, Y13
+	VFMADD213PS  Y1, Y8, Y12
+	VFMADD213PS  Y1, Y9, Y13
+	VMULPS       Y8, Y8, Y4
+	VMULPS       Y9, Y9, Y5
+	VFMADD213PS  Y8, Y4, Y12
+	VFMADD213PS  Y9, Y5, Y13
+	VPSLLD       $0x17, Y10, Y10
+	VPSLLD       $0x17, Y11, Y11
+	VMOVUPS      consts<>+768(SB), Y4
+	VMOVUPS      consts<>+768(SB), Y5
+	VFMSUB213PS  Y1, Y10, Y4
+	VFMSUB213PS  Y1, Y11, Y5
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y13, Y5
+	VADDPS       consts<>+800(SB), Y4, Y8
+	VADDPS       consts<>+800(SB), Y5, Y9
+	VDIVPS       Y8, Y4, Y4
+	VDIVPS       Y9, Y5, Y5
+	VORPS        Y6, Y4, Y4
+	VORPS        Y7, Y5, Y5
+	VMOVUPS      Y4, (AX)(SI*4)
+	VMOVUPS      Y5, 32(AX)(SI*4)
 	ADDQ         $0x00000010, SI
 	JMP          tanhpair
 
@@ -554,73 +491,55 @@ tanhsingle:
 	ANDQ         $-8, DI
 	CMPQ         SI, DI
 	JAE          tanhtail
-	VMOVUPS      (CX)(SI*4), Y9
-	VANDPS       consts<>+480(SB), Y9, Y10
-	VMULPS       Y10, Y10, Y11
-	VMOVAPS      Y7, Y12
-	VFMADD213PS  consts<>+704(SB), Y11, Y12
-	VFMADD213PS  consts<>+672(SB), Y11, Y12
-	VFMADD213PS  consts<>+640(SB), Y11, Y12
-	VFMADD213PS  consts<>+608(SB), Y11, Y12
-	VMULPS       Y10, Y11, Y11
-	VFMADD213PS  Y10, Y11, Y12
-	VPMINSD      consts<>+544(SB), Y10, Y11
-	VMOVUPS      consts<>+768(SB), Y14
-	VFMADD213PS  Y1, Y11, Y14
-	VSUBPS       Y1, Y14, Y13
-	VFNMADD231PS consts<>+800(SB), Y13, Y11
-	VMOVAPS      Y2, Y13
-	VFMADD213PS  Y3, Y11, Y13
-	VFMADD213PS  Y4, Y11, Y13
-	VFMADD213PS  Y5, Y11, Y13
-	VFMADD213PS  Y6, Y11, Y13
-	VFMADD213PS  Y0, Y11, Y13
-	VPSLLD       $0x17, Y14, Y14
-	VPADDD       Y14, Y13, Y13
-	VADDPS       Y0, Y13, Y13
-	VMOVUPS      consts<>+576(SB), Y11
-	VDIVPS       Y13, Y11, Y11
-	VSUBPS       Y11, Y0, Y11
-	VCMPPS       $0x19, consts<>+512(SB), Y10, Y13
-	VBLENDVPS    Y13, Y12, Y11, Y11
-	VXORPS       Y10, Y9, Y10
-	VORPS        Y10, Y11, Y11
-	VMOVUPS      Y11, (AX)(SI*4)
+	VMOVUPS      (CX)(SI*4), Y4
+	VANDPS       consts<>+480(SB), Y4, Y5
+	VMINPS       Y5, Y2, Y6
+	VXORPS       Y5, Y4, Y5
+	VMOVUPS      consts<>+544(SB), Y7
+	VFMADD213PS  Y0, Y6, Y7
+	VSUBPS       Y0, Y7, Y4
+	VFNMADD231PS consts<>+576(SB), Y4, Y6
+	VMOVUPS      consts<>+736(SB), Y8
+	VFMADD213PS  consts<>+704(SB), Y6, Y8
+	VFMADD213PS  consts<>+672(SB), Y6, Y8
+	VFMADD213PS  consts<>+640(SB), Y6, Y8
+	VFMADD213PS  Y1, Y6, Y8
+	VMULPS       Y6, Y6, Y4
+	VFMADD213PS  Y6, Y4, Y8
+	VPSLLD       $0x17, Y7, Y7
+	VMOVUPS      consts<>+768(SB), Y4
+	VFMSUB213PS  Y1, Y7, Y4
+	VFMADD231PS  Y7, Y8, Y4
+	VADDPS       consts<>+800(SB), Y4, Y6
+	VDIVPS       Y6, Y4, Y4
+	VORPS        Y5, Y4, Y4
+	VMOVUPS      Y4, (AX)(SI*4)
 	ADDQ         $0x00000008, SI
 
 tanhtail:
 	CMPQ         SI, DX
 	JAE          tanhdone
-	VANDPS       consts<>+480(SB), Y8, Y9
-	VMULPS       Y9, Y9, Y10
-	VMOVAPS      Y7, Y7
-	VFMADD213PS  consts<>+704(SB), Y10, Y7
-	VFMADD213PS  consts<>+672(SB), Y10, Y7
-	VFMADD213PS  consts<>+640(SB), Y10, Y7
-	VFMADD213PS  consts<>+608(SB), Y10, Y7
-	VMULPS       Y9, Y10, Y10
-	VFMADD213PS  Y9, Y10, Y7
-	VPMINSD      consts<>+544(SB), Y9, Y10
-	VMOVUPS      consts<>+768(SB), Y11
-	VFMADD213PS  Y1, Y10, Y11
-	VSUBPS       Y1, Y11, Y1
-	VFNMADD231PS consts<>+800(SB), Y1, Y10
-	VMOVAPS      Y2, Y1
-	VFMADD213PS  Y3, Y10, Y1
-	VFMADD213PS  Y4, Y10, Y1
-	VFMADD213PS  Y5, Y10, Y1
-	VFMADD213PS  Y6, Y10, Y1
-	VFMADD213PS  Y0, Y10, Y1
-	VPSLLD       $0x17, Y11, Y11
-	VPADDD       Y11, Y1, Y1
-	VADDPS       Y0, Y1, Y1
-	VMOVUPS      consts<>+576(SB), Y2
-	VDIVPS       Y1, Y2, Y2
-	VSUBPS       Y2, Y0, Y0
-	VCMPPS       $0x19, consts<>+512(SB), Y9, Y1
-	VBLENDVPS    Y1, Y7, Y0, Y0
-	VXORPS       Y9, Y8, Y9
-	VORPS        Y9, Y0, Y0
+	VANDPS       consts<>+480(SB), Y3, Y4
+	VMINPS       Y4, Y2, Y2
+	VXORPS       Y4, Y3, Y4
+	VMOVUPS      consts<>+544(SB), Y3
+	VFMADD213PS  Y0, Y2, Y3
+	VSUBPS       Y0, Y3, Y0
+	VFNMADD231PS consts<>+576(SB), Y0, Y2
+	VMOVUPS      consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+704(SB), Y2, Y5
+	VFMADD213PS  consts<>+672(SB), Y2, Y5
+	VFMADD213PS  consts<>+640(SB), Y2, Y5
+	VFMADD213PS  Y1, Y2, Y5
+	VMULPS       Y2, Y2, Y0
+	VFMADD213PS  Y2, Y0, Y5
+	VPSLLD       $0x17, Y3, Y3
+	VMOVUPS      consts<>+768(SB), Y0
+	VFMSUB213PS  Y1, Y3, Y0
+	VFMADD231PS  Y3, Y5, Y0
+	VADDPS       consts<>+800(SB), Y0, Y1
+	VDIVPS       Y1, Y0, Y0
+	VORPS        Y4, Y0, Y0
 	VMOVUPS      Y0, (BX)
 
 tanhdone:
@@ -632,38 +551,29 @@ tanhscalar:
 	JZ    tanhscalarDone
 
 tanhscalarLoop:
-	VMOVSS       (CX), X8
-	VANDPS       consts<>+480(SB), Y8, Y9
-	VMULPS       Y9, Y9, Y10
-	VMOVAPS      Y7, Y11
-	VFMADD213PS  consts<>+704(SB), Y10, Y11
-	VFMADD213PS  consts<>+672(SB), Y10, Y11
-	VFMADD213PS  consts<>+640(SB), Y10, Y11
-	VFMADD213PS  consts<>+608(SB), Y10, Y11
-	VMULPS       Y9, Y10, Y10
-	VFMADD213PS  Y9, Y10, Y11
-	VPMINSD      consts<>+544(SB), Y9, Y10
-	VMOVUPS      consts<>+768(SB), Y13
-	VFMADD213PS  Y1, Y10, Y13
-	VSUBPS       Y1, Y13, Y12
-	VFNMADD231PS consts<>+800(SB), Y12, Y10
-	VMOVAPS      Y2, Y12
-	VFMADD213PS  Y3, Y10, Y12
-	VFMADD213PS  Y4, Y10, Y12
-	VFMADD213PS  Y5, Y10, Y12
-	VFMADD213PS  Y6, Y10, Y12
-	VFMADD213PS  Y0, Y10, Y12
-	VPSLLD       $0x17, Y13, Y13
-	VPADDD       Y13, Y12, Y12
-	VADDPS       Y0, Y12, Y12
-	VMOVUPS      consts<>+576(SB), Y10
-	VDIVPS       Y12, Y10, Y10
-	VSUBPS       Y10, Y0, Y10
-	VCMPPS       $0x19, consts<>+512(SB), Y9, Y12
-	VBLENDVPS    Y12, Y11, Y10, Y10
-	VXORPS       Y9, Y8, Y9
-	VORPS        Y9, Y10, Y10
-	VMOVSS       X10, (AX)
+	VMOVSS       (CX), X3
+	VANDPS       consts<>+480(SB), Y3, Y4
+	VMINPS       Y4, Y2, Y5
+	VXORPS       Y4, Y3, Y4
+	VMOVUPS      consts<>+544(SB), Y7
+	VFMADD213PS  Y0, Y5, Y7
+	VSUBPS       Y0, Y7, Y6
+	VFNMADD231PS consts<>+576(SB), Y6, Y5
+	VMOVUPS      consts<>+736(SB), Y8
+	VFMADD213PS  consts<>+704(SB), Y5, Y8
+	VFMADD213PS  consts<>+672(SB), Y5, Y8
+	VFMADD213PS  consts<>+640(SB), Y5, Y8
+	VFMADD213PS  Y1, Y5, Y8
+	VMULPS       Y5, Y5, Y6
+	VFMADD213PS  Y5, Y6, Y8
+	VPSLLD       $0x17, Y7, Y7
+	VMOVUPS      consts<>+768(SB), Y5
+	VFMSUB213PS  Y1, Y7, Y5
+	VFMADD231PS  Y7, Y8, Y5
+	VADDPS       consts<>+800(SB), Y5, Y6
+	VDIVPS       Y6, Y5, Y5
+	VORPS        Y4, Y5, Y5
+	VMOVSS       X5, (AX)
 	ADDQ         $0x00000004, CX
 	ADDQ         $0x00000004, AX
 	DECQ         DX
@@ -795,63 +705,49 @@ tanhpair:
 	VMOVUPS           (CX)(BX*4), Z0
 	VMOVUPS           64(CX)(BX*4), Z1
 	VANDPS.BCST       consts<>+480(SB), Z0, Z2
-	VMULPS            Z2, Z2, Z3
-	VBROADCASTSS      consts<>+736(SB), Z4
-	VFMADD213PS.BCST  consts<>+704(SB), Z3, Z4
-	VFMADD213PS.BCST  consts<>+672(SB), Z3, Z4
-	VFMADD213PS.BCST  consts<>+640(SB), Z3, Z4
-	VFMADD213PS.BCST  consts<>+608(SB), Z3, Z4
-	VMULPS            Z2, Z3, Z3
-	VFMADD213PS       Z2, Z3, Z4
-	VMINPS.BCST       consts<>+544(SB), Z2, Z3
-	VMULPS.BCST       consts<>+768(SB), Z3, Z5
-	VRNDSCALEPS       $0x08, Z5, Z5
-	VFNMADD231PS.BCST consts<>+800(SB), Z5, Z3
-	VBROADCASTSS      consts<>+960(SB), Z6
-	VFMADD213PS.BCST  consts<>+928(SB), Z3, Z6
-	VFMADD213PS.BCST  consts<>+896(SB), Z3, Z6
-	VFMADD213PS.BCST  consts<>+864(SB), Z3, Z6
-	VFMADD213PS.BCST  consts<>+832(SB), Z3, Z6
-	VFMADD213PS.BCST  consts<>+160(SB), Z3, Z6
-	VSCALEFPS         Z5, Z6, Z6
-	VADDPS.BCST       consts<>+160(SB), Z6, Z6
-	VBROADCASTSS      consts<>+576(SB), Z3
-	VDIVPS            Z6, Z3, Z3
-	VBROADCASTSS      consts<>+160(SB), Z5
-	VSUBPS            Z3, Z5, Z5
-	VCMPPS.BCST       $0x19, consts<>+512(SB), Z2, K1
-	VMOVAPS           Z4, K1, Z5
-	VPTERNLOGD        $0xf6, Z2, Z0, Z5
-	VANDPS.BCST       consts<>+480(SB), Z1, Z0
-	VMULPS            Z0, Z0, Z2
-	VBROADCASTSS      consts<>+736(SB), Z3
-	VFMADD213PS.BCST  consts<>+704(SB), Z2, Z3
-	VFMADD213PS.BCST  consts<>+672(SB), Z2, Z3
-	VFMADD213PS.BCST  consts<>+640(SB), Z2, Z3
-	VFMADD213PS.BCST  consts<>+608(SB), Z2, Z3
-	VMULPS            Z0, Z2, Z2
-	VFMADD213PS       Z0, Z2, Z3
-	VMINPS.BCST       consts<>+544(SB), Z0, Z2
-	VMULPS.BCST       consts<>+768(SB), Z2, Z4
-	VRNDSCALEPS       $0x08, Z4, Z4
-	VFNMADD231PS.BCST consts<>+800(SB), Z4, Z2
-	VBROADCASTSS      consts<>+960(SB), Z6
-	VFMADD213PS.BCST  consts<>+928(SB), Z2, Z6
-	VFMADD213PS.BCST  consts<>+896(SB), Z2, Z6
-	VFMADD213PS.BCST  consts<>+864(SB), Z2, Z6
-	VFMADD213PS.BCST  consts<>+832(SB), Z2, Z6
-	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z6
-	VSCALEFPS         Z4, Z6, Z6
-	VADDPS.BCST       consts<>+160(SB), Z6, Z6
-	VBROADCASTSS      consts<>+576(SB), Z2
-	VDIVPS            Z6, Z2, Z2
-	VBROADCASTSS      consts<>+160(SB), Z4
-	VSUBPS            Z2, Z4, Z4
-	VCMPPS.BCST       $0x19, consts<>+512(SB), Z0, K1
-	VMOVAPS           Z3, K1, Z4
-	VPTERNLOGD        $0xf6, Z0, Z1, Z4
-	VMOVUPS           Z5, (AX)(BX*4)
-	VMOVUPS           Z4, 64(AX)(BX*4)
+	VANDPS.BCST       consts<>+480(SB), Z1, Z3
+	VBROADCASTSS      consts<>+512(SB), Z4
+	VMINPS            Z2, Z4, Z4
+	VBROADCASTSS      consts<>+512(SB), Z5
+	VMINPS            Z3, Z5, Z5
+	VBROADCASTSS      consts<>+544(SB), Z8
+	VBROADCASTSS      consts<>+544(SB), Z9
+	VFMADD213PS.BCST  consts<>+608(SB), Z4, Z8
+	VFMADD213PS.BCST  consts<>+608(SB), Z5, Z9
+	VSUBPS.BCST       consts<>+608(SB), Z8, Z6
+	VSUBPS.BCST       consts<>+608(SB), Z9, Z7
+	VFNMADD231PS.BCST consts<>+576(SB), Z6, Z4
+	VFNMADD231PS.BCST consts<>+576(SB), Z7, Z5
+	VBROADCASTSS      consts<>+736(SB), Z10
+	VBROADCASTSS      consts<>+736(SB), Z11
+	VFMADD213PS.BCST  consts<>+704(SB), Z4, Z10
+	VFMADD213PS.BCST  consts<>+704(SB), Z5, Z11
+	VFMADD213PS.BCST  consts<>+672(SB), Z4, Z10
+	VFMADD213PS.BCST  consts<>+672(SB), Z5, Z11
+	VFMADD213PS.BCST  consts<>+640(SB), Z4, Z10
+	VFMADD213PS.BCST  consts<>+640(SB), Z5, Z11
+	VFMADD213PS.BCST  consts<>+160(SB), Z4, Z10
+	VFMADD213PS.BCST  consts<>+160(SB), Z5, Z11
+	VMULPS            Z4, Z4, Z6
+	VMULPS            Z5, Z5, Z7
+	VFMADD213PS       Z4, Z6, Z10
+	VFMADD213PS       Z5, Z7, Z11
+	VPSLLD            $0x17, Z8, Z8
+	VPSLLD            $0x17, Z9, Z9
+	VBROADCASTSS      consts<>+768(SB), Z4
+	VBROADCASTSS      consts<>+768(SB), Z5
+	VFMSUB213PS.BCST  consts<>+160(SB), Z8, Z4
+	VFMSUB213PS.BCST  consts<>+160(SB), Z9, Z5
+	VFMADD231PS       Z8, Z10, Z4
+	VFMADD231PS       Z9, Z11, Z5
+	VADDPS.BCST       consts<>+800(SB), Z4, Z6
+	VADDPS.BCST       consts<>+800(SB), Z5, Z7
+	VDIVPS            Z6, Z4, Z4
+	VDIVPS            Z7, Z5, Z5
+	VPTERNLOGD        $0xf6, Z2, Z0, Z4
+	VPTERNLOGD        $0xf6, Z3, Z1, Z5
+	VMOVUPS           Z4, (AX)(BX*4)
+	VMOVUPS           Z5, 64(AX)(BX*4)
 	ADDQ              $0x00000020, BX
 	JMP               tanhpair
 
@@ -862,34 +758,27 @@ tanhsingle:
 	JAE               tanhtail
 	VMOVUPS           (CX)(BX*4), Z0
 	VANDPS.BCST       consts<>+480(SB), Z0, Z1
-	VMULPS            Z1, Z1, Z2
-	VBROADCASTSS      consts<>+736(SB), Z3
-	VFMADD213PS.BCST  consts<>+704(SB), Z2, Z3
-	VFMADD213PS.BCST  consts<>+672(SB), Z2, Z3
-	VFMADD213PS.BCST  consts<>+640(SB), Z2, Z3
-	VFMADD213PS.BCST  consts<>+608(SB), Z2, Z3
-	VMULPS            Z1, Z2, Z2
-	VFMADD213PS       Z1, Z2, Z3
-	VMINPS.BCST       consts<>+544(SB), Z1, Z2
-	VMULPS.BCST       consts<>+768(SB), Z2, Z4
-	VRNDSCALEPS       $0x08, Z4, Z4
-	VFNMADD231PS.BCST consts<>+800(SB), Z4, Z2
-	VBROADCASTSS      consts<>+960(SB), Z5
-	VFMADD213PS.BCST  consts<>+928(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+896(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+864(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+832(SB), Z2, Z5
+	VBROADCASTSS      consts<>+512(SB), Z2
+	VMINPS            Z1, Z2, Z2
+	VBROADCASTSS      consts<>+544(SB), Z4
+	VFMADD213PS.BCST  consts<>+608(SB), Z2, Z4
+	VSUBPS.BCST       consts<>+608(SB), Z4, Z3
+	VFNMADD231PS.BCST consts<>+576(SB), Z3, Z2
+	VBROADCASTSS      consts<>+736(SB), Z5
+	VFMADD213PS.BCST  consts<>+704(SB), Z2, Z5
+	VFMADD213PS.BCST  consts<>+672(SB), Z2, Z5
+	VFMADD213PS.BCST  consts<>+640(SB), Z2, Z5
 	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z5
-	VSCALEFPS         Z4, Z5, Z5
-	VADDPS.BCST       consts<>+160(SB), Z5, Z5
-	VBROADCASTSS      consts<>+576(SB), Z2
-	VDIVPS            Z5, Z2, Z2
-	VBROADCASTSS      consts<>+160(SB), Z4
-	VSUBPS            Z2, Z4, Z4
-	VCMPPS.BCST       $0x19, consts<>+512(SB), Z1, K1
-	VMOVAPS           Z3, K1, Z4
-	VPTERNLOGD        $0xf6, Z1, Z0, Z4
-	VMOVUPS           Z4, (AX)(BX*4)
+	VMULPS            Z2, Z2, Z3
+	VFMADD213PS       Z2, Z3, Z5
+	VPSLLD            $0x17, Z4, Z4
+	VBROADCASTSS      consts<>+768(SB), Z2
+	VFMSUB213PS.BCST  consts<>+160(SB), Z4, Z2
+	VFMADD231PS       Z4, Z5, Z2
+	VADDPS.BCST       consts<>+800(SB), Z2, Z3
+	VDIVPS            Z3, Z2, Z2
+	VPTERNLOGD        $0xf6, Z1, Z0, Z2
+	VMOVUPS           Z2, (AX)(BX*4)
 	ADDQ              $0x00000010, BX
 
 tanhtail:
@@ -900,34 +789,27 @@ tanhtail:
 	KMOVW             SI, K1
 	VMOVUPS.Z         (CX)(BX*4), K1, Z0
 	VANDPS.BCST       consts<>+480(SB), Z0, Z1
-	VMULPS            Z1, Z1, Z2
-	VBROADCASTSS      consts<>+736(SB), Z3
-	VFMADD213PS.BCST  consts<>+704(SB), Z2, Z3
-	VFMADD213PS.BCST  consts<>+672(SB), Z2, Z3
-	VFMADD213PS.BCST  consts<>+640(SB), Z2, Z3
-	VFMADD213PS.BCST  consts<>+608(SB), Z2, Z3
-	VMULPS            Z1, Z2, Z2
-	VFMADD213PS       Z1, Z2, Z3
-	VMINPS.BCST       consts<>+544(SB), Z1, Z2
-	VMULPS.BCST       consts<>+768(SB), Z2, Z4
-	VRNDSCALEPS       $0x08, Z4, Z4
-	VFNMADD231PS.BCST consts<>+800(SB), Z4, Z2
-	VBROADCASTSS      consts<>+960(SB), Z5
-	VFMADD213PS.BCST  consts<>+928(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+896(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+864(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+832(SB), Z2, Z5
+	VBROADCASTSS      consts<>+512(SB), Z2
+	VMINPS            Z1, Z2, Z2
+	VBROADCASTSS      consts<>+544(SB), Z4
+	VFMADD213PS.BCST  consts<>+608(SB), Z2, Z4
+	VSUBPS.BCST       consts<>+608(SB), Z4, Z3
+	VFNMADD231PS.BCST consts<>+576(SB), Z3, Z2
+	VBROADCASTSS      consts<>+736(SB), Z5
+	VFMADD213PS.BCST  consts<>+704(SB), Z2, Z5
+	VFMADD213PS.BCST  consts<>+672(SB), Z2, Z5
+	VFMADD213PS.BCST  consts<>+640(SB), Z2, Z5
 	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z5
-	VSCALEFPS         Z4, Z5, Z5
-	VADDPS.BCST       consts<>+160(SB), Z5, Z5
-	VBROADCASTSS      consts<>+576(SB), Z2
-	VDIVPS            Z5, Z2, Z2
-	VBROADCASTSS      consts<>+160(SB), Z4
-	VSUBPS            Z2, Z4, Z4
-	VCMPPS.BCST       $0x19, consts<>+512(SB), Z1, K2
-	VMOVAPS           Z3, K2, Z4
-	VPTERNLOGD        $0xf6, Z1, Z0, Z4
-	VMOVUPS           Z4, K1, (AX)(BX*4)
+	VMULPS            Z2, Z2, Z3
+	VFMADD213PS       Z2, Z3, Z5
+	VPSLLD            $0x17, Z4, Z4
+	VBROADCASTSS      consts<>+768(SB), Z2
+	VFMSUB213PS.BCST  consts<>+160(SB), Z4, Z2
+	VFMADD231PS       Z4, Z5, Z2
+	VADDPS.BCST       consts<>+800(SB), Z2, Z3
+	VDIVPS            Z3, Z2, Z2
+	VPTERNLOGD        $0xf6, Z1, Z0, Z2
+	VMOVUPS           Z2, K1, (AX)(BX*4)
 
 tanhdone:
 	VZEROUPPER

@@ -170,122 +170,82 @@ TEXT ·tanhNEON(SB), NOSPLIT, $0-48
 	MOVD dst_base+0(FP), R1
 	MOVD x_base+24(FP), R0
 	MOVD x_len+32(FP), R2
-	MOVW $0xbeaaaa99, R27 // t1 = -0.3333328
+	MOVW $0x4038aa3b, R27 // log2e2 = 2.88539
 	VMOV R27, V23.S[0]
-	MOVW $0x3e088393, R27 // t2 = 0.13331442
+	MOVW $0x3eb17218, R27 // ln2half = 0.3465736
 	VMOV R27, V23.S[1]
-	MOVW $0xbd5c1e2d, R27 // t3 = -0.053739715
+	MOVW $0x3f000000, R27 // half = 0.5
 	VMOV R27, V23.S[2]
-	MOVW $0x3ca9134e, R27 // t4 = 0.020639088
+	MOVW $0x3f2aaa5c, R27 // e1 = 0.666662
 	VMOV R27, V23.S[3]
-	MOVW $0xbbbaf0e6, R27 // t5 = -0.005704987
+	MOVW $0x3eaaaadd, R27 // e2 = 0.33333483
 	VMOV R27, V24.S[0]
-	MOVW $0x4038aa3b, R27 // log2e = 2.88539
+	MOVW $0x3e0911b1, R27 // e3 = 0.13385655
 	VMOV R27, V24.S[1]
-	MOVW $0x3eb17218, R27 // ln2hi = 0.3465736
+	MOVW $0x3d362ab3, R27 // e4 = 0.044474315
 	VMOV R27, V24.S[2]
-	MOVW $0x3ffffffb, R27 // e1 = 1.9999994
-	VMOV R27, V24.S[3]
-	MOVW $0x3ffffee3, R27 // e2 = 1.999966
-	VMOV R27, V25.S[0]
-	MOVW $0x3faaad35, R27 // e3 = 1.3334109
-	VMOV R27, V25.S[1]
-	MOVW $0x3f2b9d2a, R27 // e4 = 0.6703669
-	VMOV R27, V25.S[2]
-	MOVW $0x3e87d41a, R27 // e5 = 0.26529008
-	VMOV R27, V25.S[3]
-	MOVW $0x4b400000, R27 // shifter
-	VDUP R27, V26.S4
+	MOVW $0x4b400080, R27 // shifter
+	VDUP R27, V25.S4
 	MOVW $0x3f800000, R27 // one
-	VDUP R27, V27.S4
+	VDUP R27, V26.S4
 	MOVW $0x40000000, R27 // two
-	VDUP R27, V28.S4
-	MOVW $0x3f200000, R27 // small
-	VDUP R27, V29.S4
+	VDUP R27, V27.S4
 	MOVW $0x41102cb4, R27 // sat
-	VDUP R27, V30.S4
+	VDUP R27, V28.S4
 	LSR $3, R2, R11
 	CBZ R11, tanhNEON8Done
 tanhNEON8Loop:
 	VLD1.P 32(R0), [V0.S4, V1.S4]
 	WORD $0x4ea0f802 // fabs v2.4s, v0.4s
 	WORD $0x4ea0f828 // fabs v8.4s, v1.4s
-	WORD $0x6e22dc43 // fmul v3.4s, v2.4s, v2.4s
-	WORD $0x6e28dd09 // fmul v9.4s, v8.4s, v8.4s
+	WORD $0x4ebcf443 // fmin v3.4s, v2.4s, v28.4s
+	WORD $0x4ebcf509 // fmin v9.4s, v8.4s, v28.4s
+	WORD $0x6e221c02 // eor v2.16b, v0.16b, v2.16b
+	WORD $0x6e281c28 // eor v8.16b, v1.16b, v8.16b
+	VMOV V25.B16, V4.B16
+	VMOV V25.B16, V10.B16
+	WORD $0x4f971064 // fmla v4.4s, v3.4s, v23.s[0]
+	WORD $0x4f97112a // fmla v10.4s, v9.4s, v23.s[0]
+	WORD $0x4eb9d485 // fsub v5.4s, v4.4s, v25.4s
+	WORD $0x4eb9d54b // fsub v11.4s, v10.4s, v25.4s
+	WORD $0x4fb750a3 // fmls v3.4s, v5.4s, v23.s[1]
+	WORD $0x4fb75169 // fmls v9.4s, v11.4s, v23.s[1]
+	VDUP V24.S[1], V5.S4
+	VDUP V24.S[1], V11.S4
+	WORD $0x4f981865 // fmla v5.4s, v3.4s, v24.s[2]
+	WORD $0x4f98192b // fmla v11.4s, v9.4s, v24.s[2]
+	VDUP V24.S[0], V6.S4
+	VDUP V24.S[0], V12.S4
+	VFMLA V3.S4, V5.S4, V6.S4
+	VFMLA V9.S4, V11.S4, V12.S4
 	VDUP V23.S[3], V5.S4
 	VDUP V23.S[3], V11.S4
-	WORD $0x4f981065 // fmla v5.4s, v3.4s, v24.s[0]
-	WORD $0x4f98112b // fmla v11.4s, v9.4s, v24.s[0]
-	VDUP V23.S[2], V6.S4
-	VDUP V23.S[2], V12.S4
-	VFMLA V3.S4, V5.S4, V6.S4
-	VFMLA V9.S4, V11.S4, V12.S4
-	VDUP V23.S[1], V5.S4
-	VDUP V23.S[1], V11.S4
 	VFMLA V3.S4, V6.S4, V5.S4
 	VFMLA V9.S4, V12.S4, V11.S4
-	VDUP V23.S[0], V6.S4
-	VDUP V23.S[0], V12.S4
+	VMOV V26.B16, V6.B16
+	VMOV V26.B16, V12.B16
 	VFMLA V3.S4, V5.S4, V6.S4
 	VFMLA V9.S4, V11.S4, V12.S4
-	WORD $0x6e23dc43 // fmul v3.4s, v2.4s, v3.4s
-	WORD $0x6e29dd09 // fmul v9.4s, v8.4s, v9.4s
-	VMOV V2.B16, V4.B16
-	VMOV V8.B16, V10.B16
-	VFMLA V6.S4, V3.S4, V4.S4
-	VFMLA V12.S4, V9.S4, V10.S4
-	WORD $0x4ebef443 // fmin v3.4s, v2.4s, v30.4s
-	WORD $0x4ebef509 // fmin v9.4s, v8.4s, v30.4s
-	VMOV V26.B16, V5.B16
-	VMOV V26.B16, V11.B16
-	WORD $0x4fb81065 // fmla v5.4s, v3.4s, v24.s[1]
-	WORD $0x4fb8112b // fmla v11.4s, v9.4s, v24.s[1]
-	WORD $0x4ebad4a6 // fsub v6.4s, v5.4s, v26.4s
-	WORD $0x4ebad56c // fsub v12.4s, v11.4s, v26.4s
-	VMOV V3.B16, V7.B16
-	VMOV V9.B16, V13.B16
-	WORD $0x4f9858c7 // fmls v7.4s, v6.4s, v24.s[2]
-	WORD $0x4f98598d // fmls v13.4s, v12.4s, v24.s[2]
-	VDUP V25.S[2], V3.S4
-	VDUP V25.S[2], V9.S4
-	WORD $0x4fb918e3 // fmla v3.4s, v7.4s, v25.s[3]
-	WORD $0x4fb919a9 // fmla v9.4s, v13.4s, v25.s[3]
-	VDUP V25.S[1], V6.S4
-	VDUP V25.S[1], V12.S4
-	VFMLA V7.S4, V3.S4, V6.S4
-	VFMLA V13.S4, V9.S4, V12.S4
-	VDUP V25.S[0], V3.S4
-	VDUP V25.S[0], V9.S4
-	VFMLA V7.S4, V6.S4, V3.S4
-	VFMLA V13.S4, V12.S4, V9.S4
-	VDUP V24.S[3], V6.S4
-	VDUP V24.S[3], V12.S4
-	VFMLA V7.S4, V3.S4, V6.S4
-	VFMLA V13.S4, V9.S4, V12.S4
-	VMOV V27.B16, V3.B16
-	VMOV V27.B16, V9.B16
-	VFMLA V7.S4, V6.S4, V3.S4
-	VFMLA V13.S4, V12.S4, V9.S4
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x4f37556b // shl v11.4s, v11.4s, #23
-	WORD $0x4ea58463 // add v3.4s, v3.4s, v5.4s
-	WORD $0x4eab8529 // add v9.4s, v9.4s, v11.4s
-	WORD $0x4e3bd463 // fadd v3.4s, v3.4s, v27.4s
-	WORD $0x4e3bd529 // fadd v9.4s, v9.4s, v27.4s
-	WORD $0x6e23ff83 // fdiv v3.4s, v28.4s, v3.4s
-	WORD $0x6e29ff89 // fdiv v9.4s, v28.4s, v9.4s
-	WORD $0x4ea3d763 // fsub v3.4s, v27.4s, v3.4s
-	WORD $0x4ea9d769 // fsub v9.4s, v27.4s, v9.4s
-	WORD $0x6e3de445 // fcmge v5.4s, v2.4s, v29.4s
-	WORD $0x6e3de50b // fcmge v11.4s, v8.4s, v29.4s
-	WORD $0x6ea51c64 // bit v4.16b, v3.16b, v5.16b
-	WORD $0x6eab1d2a // bit v10.16b, v9.16b, v11.16b
-	WORD $0x6e221c05 // eor v5.16b, v0.16b, v2.16b
-	WORD $0x6e281c2b // eor v11.16b, v1.16b, v8.16b
-	WORD $0x4ea51c84 // orr v4.16b, v4.16b, v5.16b
-	WORD $0x4eab1d4a // orr v10.16b, v10.16b, v11.16b
-	VST1.P [V4.S4], 16(R1)
-	VST1.P [V10.S4], 16(R1)
+	WORD $0x6e23dc67 // fmul v7.4s, v3.4s, v3.4s
+	WORD $0x6e29dd2d // fmul v13.4s, v9.4s, v9.4s
+	VFMLA V6.S4, V7.S4, V3.S4
+	VFMLA V12.S4, V13.S4, V9.S4
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x4f37554a // shl v10.4s, v10.4s, #23
+	WORD $0x4f979887 // fmul v7.4s, v4.4s, v23.s[2]
+	WORD $0x4f97994d // fmul v13.4s, v10.4s, v23.s[2]
+	WORD $0x4ebad4e7 // fsub v7.4s, v7.4s, v26.4s
+	WORD $0x4ebad5ad // fsub v13.4s, v13.4s, v26.4s
+	VFMLA V3.S4, V4.S4, V7.S4
+	VFMLA V9.S4, V10.S4, V13.S4
+	WORD $0x4e3bd4e6 // fadd v6.4s, v7.4s, v27.4s
+	WORD $0x4e3bd5ac // fadd v12.4s, v13.4s, v27.4s
+	WORD $0x6e26fce7 // fdiv v7.4s, v7.4s, v6.4s
+	WORD $0x6e2cfdad // fdiv v13.4s, v13.4s, v12.4s
+	WORD $0x4ea21ce7 // orr v7.16b, v7.16b, v2.16b
+	WORD $0x4ea81dad // orr v13.16b, v13.16b, v8.16b
+	VST1.P [V7.S4], 16(R1)
+	VST1.P [V13.S4], 16(R1)
 	SUBS $1, R11, R11
 	BNE tanhNEON8Loop
 tanhNEON8Done:
@@ -293,88 +253,60 @@ tanhNEON8Done:
 	TBZ $2, R2, tanhNEON4Done
 	VLD1.P 16(R0), [V0.S4]
 	WORD $0x4ea0f802 // fabs v2.4s, v0.4s
-	WORD $0x6e22dc43 // fmul v3.4s, v2.4s, v2.4s
+	WORD $0x4ebcf443 // fmin v3.4s, v2.4s, v28.4s
+	WORD $0x6e221c02 // eor v2.16b, v0.16b, v2.16b
+	VMOV V25.B16, V4.B16
+	WORD $0x4f971064 // fmla v4.4s, v3.4s, v23.s[0]
+	WORD $0x4eb9d485 // fsub v5.4s, v4.4s, v25.4s
+	WORD $0x4fb750a3 // fmls v3.4s, v5.4s, v23.s[1]
+	VDUP V24.S[1], V5.S4
+	WORD $0x4f981865 // fmla v5.4s, v3.4s, v24.s[2]
+	VDUP V24.S[0], V6.S4
+	VFMLA V3.S4, V5.S4, V6.S4
 	VDUP V23.S[3], V5.S4
-	WORD $0x4f981065 // fmla v5.4s, v3.4s, v24.s[0]
-	VDUP V23.S[2], V6.S4
-	VFMLA V3.S4, V5.S4, V6.S4
-	VDUP V23.S[1], V5.S4
 	VFMLA V3.S4, V6.S4, V5.S4
-	VDUP V23.S[0], V6.S4
+	VMOV V26.B16, V6.B16
 	VFMLA V3.S4, V5.S4, V6.S4
-	WORD $0x6e23dc43 // fmul v3.4s, v2.4s, v3.4s
-	VMOV V2.B16, V4.B16
-	VFMLA V6.S4, V3.S4, V4.S4
-	WORD $0x4ebef443 // fmin v3.4s, v2.4s, v30.4s
-	VMOV V26.B16, V5.B16
-	WORD $0x4fb81065 // fmla v5.4s, v3.4s, v24.s[1]
-	WORD $0x4ebad4a6 // fsub v6.4s, v5.4s, v26.4s
-	VMOV V3.B16, V7.B16
-	WORD $0x4f9858c7 // fmls v7.4s, v6.4s, v24.s[2]
-	VDUP V25.S[2], V3.S4
-	WORD $0x4fb918e3 // fmla v3.4s, v7.4s, v25.s[3]
-	VDUP V25.S[1], V6.S4
-	VFMLA V7.S4, V3.S4, V6.S4
-	VDUP V25.S[0], V3.S4
-	VFMLA V7.S4, V6.S4, V3.S4
-	VDUP V24.S[3], V6.S4
-	VFMLA V7.S4, V3.S4, V6.S4
-	VMOV V27.B16, V3.B16
-	VFMLA V7.S4, V6.S4, V3.S4
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x4ea58463 // add v3.4s, v3.4s, v5.4s
-	WORD $0x4e3bd463 // fadd v3.4s, v3.4s, v27.4s
-	WORD $0x6e23ff83 // fdiv v3.4s, v28.4s, v3.4s
-	WORD $0x4ea3d763 // fsub v3.4s, v27.4s, v3.4s
-	WORD $0x6e3de445 // fcmge v5.4s, v2.4s, v29.4s
-	WORD $0x6ea51c64 // bit v4.16b, v3.16b, v5.16b
-	WORD $0x6e221c05 // eor v5.16b, v0.16b, v2.16b
-	WORD $0x4ea51c84 // orr v4.16b, v4.16b, v5.16b
-	VST1.P [V4.S4], 16(R1)
+	WORD $0x6e23dc67 // fmul v7.4s, v3.4s, v3.4s
+	VFMLA V6.S4, V7.S4, V3.S4
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x4f979887 // fmul v7.4s, v4.4s, v23.s[2]
+	WORD $0x4ebad4e7 // fsub v7.4s, v7.4s, v26.4s
+	VFMLA V3.S4, V4.S4, V7.S4
+	WORD $0x4e3bd4e6 // fadd v6.4s, v7.4s, v27.4s
+	WORD $0x6e26fce7 // fdiv v7.4s, v7.4s, v6.4s
+	WORD $0x4ea21ce7 // orr v7.16b, v7.16b, v2.16b
+	VST1.P [V7.S4], 16(R1)
 tanhNEON4Done:
 	AND $3, R2, R2
 	CBZ R2, tanhNEON1Done
 tanhNEON1Loop:
 	FMOVS.P 4(R0), F0
 	WORD $0x4ea0f802 // fabs v2.4s, v0.4s
-	WORD $0x6e22dc43 // fmul v3.4s, v2.4s, v2.4s
+	WORD $0x4ebcf443 // fmin v3.4s, v2.4s, v28.4s
+	WORD $0x6e221c02 // eor v2.16b, v0.16b, v2.16b
+	VMOV V25.B16, V4.B16
+	WORD $0x4f971064 // fmla v4.4s, v3.4s, v23.s[0]
+	WORD $0x4eb9d485 // fsub v5.4s, v4.4s, v25.4s
+	WORD $0x4fb750a3 // fmls v3.4s, v5.4s, v23.s[1]
+	VDUP V24.S[1], V5.S4
+	WORD $0x4f981865 // fmla v5.4s, v3.4s, v24.s[2]
+	VDUP V24.S[0], V6.S4
+	VFMLA V3.S4, V5.S4, V6.S4
 	VDUP V23.S[3], V5.S4
-	WORD $0x4f981065 // fmla v5.4s, v3.4s, v24.s[0]
-	VDUP V23.S[2], V6.S4
-	VFMLA V3.S4, V5.S4, V6.S4
-	VDUP V23.S[1], V5.S4
 	VFMLA V3.S4, V6.S4, V5.S4
-	VDUP V23.S[0], V6.S4
+	VMOV V26.B16, V6.B16
 	VFMLA V3.S4, V5.S4, V6.S4
-	WORD $0x6e23dc43 // fmul v3.4s, v2.4s, v3.4s
-	VMOV V2.B16, V4.B16
-	VFMLA V6.S4, V3.S4, V4.S4
-	WORD $0x4ebef443 // fmin v3.4s, v2.4s, v30.4s
-	VMOV V26.B16, V5.B16
-	WORD $0x4fb81065 // fmla v5.4s, v3.4s, v24.s[1]
-	WORD $0x4ebad4a6 // fsub v6.4s, v5.4s, v26.4s
-	VMOV V3.B16, V7.B16
-	WORD $0x4f9858c7 // fmls v7.4s, v6.4s, v24.s[2]
-	VDUP V25.S[2], V3.S4
-	WORD $0x4fb918e3 // fmla v3.4s, v7.4s, v25.s[3]
-	VDUP V25.S[1], V6.S4
-	VFMLA V7.S4, V3.S4, V6.S4
-	VDUP V25.S[0], V3.S4
-	VFMLA V7.S4, V6.S4, V3.S4
-	VDUP V24.S[3], V6.S4
-	VFMLA V7.S4, V3.S4, V6.S4
-	VMOV V27.B16, V3.B16
-	VFMLA V7.S4, V6.S4, V3.S4
-	WORD $0x4f3754a5 // shl v5.4s, v5.4s, #23
-	WORD $0x4ea58463 // add v3.4s, v3.4s, v5.4s
-	WORD $0x4e3bd463 // fadd v3.4s, v3.4s, v27.4s
-	WORD $0x6e23ff83 // fdiv v3.4s, v28.4s, v3.4s
-	WORD $0x4ea3d763 // fsub v3.4s, v27.4s, v3.4s
-	WORD $0x6e3de445 // fcmge v5.4s, v2.4s, v29.4s
-	WORD $0x6ea51c64 // bit v4.16b, v3.16b, v5.16b
-	WORD $0x6e221c05 // eor v5.16b, v0.16b, v2.16b
-	WORD $0x4ea51c84 // orr v4.16b, v4.16b, v5.16b
-	FMOVS.P F4, 4(R1)
+	WORD $0x6e23dc67 // fmul v7.4s, v3.4s, v3.4s
+	VFMLA V6.S4, V7.S4, V3.S4
+	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
+	WORD $0x4f979887 // fmul v7.4s, v4.4s, v23.s[2]
+	WORD $0x4ebad4e7 // fsub v7.4s, v7.4s, v26.4s
+	VFMLA V3.S4, V4.S4, V7.S4
+	WORD $0x4e3bd4e6 // fadd v6.4s, v7.4s, v27.4s
+	WORD $0x6e26fce7 // fdiv v7.4s, v7.4s, v6.4s
+	WORD $0x4ea21ce7 // orr v7.16b, v7.16b, v2.16b
+	FMOVS.P F7, 4(R1)
 	SUBS $1, R2, R2
 	BNE tanhNEON1Loop
 tanhNEON1Done:

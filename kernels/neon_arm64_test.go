@@ -193,14 +193,15 @@ func TestNEONGuard(t *testing.T) {
 }
 
 // neonExpTanhInputs returns a dense sample: floats in [−1, 1] at a stride, every
-// float near the thresholds of internal/coef (underflow, overflow, the tanh
-// polynomial bound and saturation), a stride over all floats, and specials.
+// float near the thresholds of internal/coef (underflow, overflow, tanh's
+// first step of its reduction, ln2/4, and saturation), a stride over all
+// floats, and specials.
 func neonExpTanhInputs() []float32 {
 	var xs []float32
 	for b := uint32(0); b < 0x3f800000; b += 997 {
 		xs = append(xs, math.Float32frombits(b), -math.Float32frombits(b))
 	}
-	for _, c := range []float32{coef.ExpLo, coef.ExpHi, coef.TanhSmall, coef.TanhSat, -103.97, 0.5, 1, 2} {
+	for _, c := range []float32{coef.ExpLo, coef.ExpHi, coef.Ln2 / 4, coef.TanhSat, -103.97, 0.5, 0.625, 1, 2} {
 		b := math.Float32bits(c)
 		for d := uint32(0); d < 3000; d++ {
 			xs = append(xs, math.Float32frombits(b-1500+d), -math.Float32frombits(b-1500+d))

@@ -15,25 +15,12 @@ const (
 	Exp6 float32 = 0x1.6ae73p-10  // 0x3ab57398
 )
 
-// eʳ ≈ 1 + r·(TExp1 + … + r·TExp5) on [−ln2/2, ln2/2], for Tanh's e²ᵃ with
-// a ≥ TanhSmall; max relative error of the float32 coefficients 9.51e-08 (2^-23.3).
+// expm1(2r)/2 ≈ r + r²·(1 + r·(TanhE1 + r·(TanhE2 + … + r·TanhE4))) on
+// [−ln2/4, ln2/4], for Tanh's expm1(2a) (a reduced by n·ln2/2); max relative
+// error of the float32 coefficients 1.47e-08 (2^-26.0).
 const (
-	TExp1 float32 = 0x1.fffff6p-01 // 0x3f7ffffb
-	TExp2 float32 = 0x1.fffdc6p-02 // 0x3efffee3
-	TExp3 float32 = 0x1.555a6ap-03 // 0x3e2aad35
-	TExp4 float32 = 0x1.573a54p-05 // 0x3d2b9d2a
-	TExp5 float32 = 0x1.0fa834p-07 // 0x3c07d41a
-)
-
-// TanhSmall bounds the polynomial range of tanh.
-const TanhSmall float32 = 0x1.4p-01
-
-// tanh(x) ≈ x + x·u·(Tanh1 + u·(Tanh2 + … + u·Tanh5)), u = x², for |x| ≤ TanhSmall;
-// max relative error of the float32 coefficients 8.6e-09 (2^-26.8).
-const (
-	Tanh1 float32 = -0x1.555532p-02 // 0xbeaaaa99
-	Tanh2 float32 = 0x1.110726p-03  // 0x3e088393
-	Tanh3 float32 = -0x1.b83c5ap-05 // 0xbd5c1e2d
-	Tanh4 float32 = 0x1.52269cp-06  // 0x3ca9134e
-	Tanh5 float32 = -0x1.75e1ccp-08 // 0xbbbaf0e6
+	TanhE1 float32 = 0x1.5554b8p-01 // 0x3f2aaa5c
+	TanhE2 float32 = 0x1.5555bap-02 // 0x3eaaaadd
+	TanhE3 float32 = 0x1.122362p-03 // 0x3e0911b1
+	TanhE4 float32 = 0x1.6c5566p-05 // 0x3d362ab3
 )
