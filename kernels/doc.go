@@ -1,6 +1,7 @@
 // Package kernels holds heed's float32 SIMD kernels for attention: dot
 // products, matrix-vector products (plain, transposed, batched), vector exp and
-// tanh, a numerically stable softmax and the fused additive (Bahdanau) score.
+// tanh, a numerically stable softmax, the softmax and context of an attention
+// step in one call (SoftmaxMatTVec) and the fused additive (Bahdanau) score.
 //
 // Every kernel validates its shapes in Go and panics, before touching memory,
 // with a message that names the kernel and the sizes. It then calls the best
@@ -15,6 +16,7 @@
 //   - Dot, Sum and the matrix-vector products: |error| ≤ γₙ·Σ|xᵢ·yᵢ|, γₙ = n·u/(1−n·u).
 //   - Exp and Tanh: ≤ 2 ULP.
 //   - Softmax: each output within (|xᵢ − max| + n + 4)·u relative, and Σ = 1 within (n+2)·u.
+//   - SoftmaxMatTVec: Softmax's bounds for the weights, γₙ₊₂ for the context they give.
 //
 // Results may differ in the last bits between ISAs (summation order, FMA);
 // special values (NaN, ±Inf, ±0) give the same results on every ISA.
