@@ -36,13 +36,13 @@ func genSoftmaxMatTVec(s *isa) {
 	n := load(Param("x").Len())
 	var mx VecVirtual
 	softmaxPasses(s, x, x, n, "context", func(m VecVirtual, nan *nanFlag) {
+		mx = m // used by softmaxContext, emitted out of line below
 		cols := load(Param("dst").Len())
 		CMPQ(cols, U32(narrowVectors(ymmWide(s))*8))
 		JA(LabelRef("wide"))
 		nan.jumpIfSet("nan")
 		JMP(LabelRef("fused"))
 		Label("wide")
-		mx = m
 	})
 	Label("context")
 	matTVecBody(s, "done")

@@ -2,10 +2,10 @@
 
 package kernels
 
-// softmaxMatTVec is Softmax(x, x) then MatTVec(dst, A, x) for len(x) ≥ 1 and
-// len(dst) ≥ 1. The AVX2 kernel needs a full vector of columns, as matTVecAVX2
-// does; a row whose max is not finite or that holds a NaN is finished by the
-// Go softmax and then given its context.
+// softmaxMatTVec is SoftmaxMatTVec for len(x) ≥ 1 and len(dst) ≥ 1. The AVX2
+// kernel needs a full vector of columns, as matTVecAVX2 does; a row whose max
+// is not finite or that holds a NaN is finished by the Go softmax and then
+// given its context.
 func softmaxMatTVec(dst, a []float32, lda int, x []float32) {
 	var st int
 	switch {
