@@ -108,11 +108,7 @@ func softmaxPasses(s *isa, dst, x, n GPVirtual, done string, afterMax func(m Vec
 	total := softmaxExpSum(s, dst, x, n, rem, k, negM, stash)
 
 	// Pass 3: dst *= 1/Σ.
-	one, r := XMM(), XMM()
-	VMOVSS(f32Const("softmaxOne", 1), one)
-	VDIVSS(total, one, r)
-	scale := s.vec()
-	VBROADCASTSS(r, scale)
+	scale := broadcastReciprocal(s, total)
 	q, c := GP64(), GP64()
 	MOVQ(dst, q)
 	MOVQ(n, c)
@@ -198,11 +194,7 @@ func softmaxFew(s *isa, dst, x, n GPVirtual, done string) {
 	}
 	jumpIfNaN(s, chk, "nan")
 	total := s.hsum(sum)
-	one, r := XMM(), XMM()
-	VMOVSS(f32Const("softmaxOne", 1), one)
-	VDIVSS(total, one, r)
-	scale := s.vec()
-	VBROADCASTSS(r, scale)
+	scale := broadcastReciprocal(s, total)
 	for i := range ev {
 		VMULPS(scale, ev[i], ev[i])
 		VMOVUPS(ev[i], k[i], Mem{Base: dst, Disp: i * s.bytes()})
@@ -262,11 +254,7 @@ func softmaxOne(s *isa, dst, x, n GPVirtual, done string) {
 	ev := e.applyNonPositive(d)
 	VMOVAPS(ev, c)
 	sum := s.hsum(c)
-	one, r := XMM(), XMM()
-	VMOVSS(f32Const("softmaxOne", 1), one)
-	VDIVSS(sum, one, r)
-	scale := s.vec()
-	VBROADCASTSS(r, scale)
+	scale := broadcastReciprocal(s, sum)
 	VMULPS(scale, ev, ev)
 	if s.wide {
 		VMOVUPS(ev, k.k, Mem{Base: dst})
@@ -522,6 +510,17 @@ func f32Const(name string, v float32) Mem {
 	DATA(0, U32(math.Float32bits(v)))
 	f32Consts[name] = m
 	return m
+}
+
+// broadcastReciprocal returns a vector of s holding 1/t in every lane, for t
+// in lane 0 of an XMM.
+func broadcastReciprocal(s *isa, t VecVirtual) VecVirtual {
+	one, r := XMM(), XMM()
+	VMOVSS(f32Const("softmaxOne", 1), one)
+	VDIVSS(t, one, r)
+	v := s.vec()
+	VBROADCASTSS(r, v)
+	return v
 }
 
 // vmax is the lane-wise maximum for fold.

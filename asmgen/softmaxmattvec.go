@@ -200,12 +200,7 @@ func softmaxContext(s *isa, x, n GPVirtual, m VecVirtual) {
 		p.rowLoop("Rest", ap, lda, xp, rem)
 
 		Label(lbl("Sum"))
-		total := y.hsum(sum)
-		one, r := XMM(), XMM()
-		VMOVSS(f32Const("softmaxOne", 1), one)
-		VDIVSS(total, one, r)
-		inv := y.vec()
-		VBROADCASTSS(r, inv)
+		inv := broadcastReciprocal(y, y.hsum(sum))
 		q, c := GP64(), GP64()
 		MOVQ(x, q)
 		MOVQ(n, c)

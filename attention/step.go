@@ -51,11 +51,7 @@ func (m *Memory) Attend(weights, context, h []float32) {
 		// path's dispatch: MatVec, then SoftmaxMatTVec.
 		kernels.MatVec(weights, m.keys, h)
 		clear(context)
-		if n*m.values.Stride <= contextBlock/4 {
-			kernels.SoftmaxMatTVec(context, m.values, weights)
-		} else {
-			m.softmaxContext(context, weights)
-		}
+		m.softmaxContext(context, weights)
 		return
 	}
 	m.checkStep(weights, context, h)
@@ -110,7 +106,11 @@ func (m *Memory) attend(weights, context, h []float32) {
 // softmax and then addContext.
 func (m *Memory) softmaxContext(ctx, x []float32) {
 	if len(x)*m.values.Stride <= contextBlock/4 {
-		kernels.SoftmaxMatTVec(ctx, rows(m.values, 0, len(x)), x)
+		v := m.values
+		if len(x) != v.Rows { // masked or padded: the first len(x) keys
+			v = rows(v, 0, len(x))
+		}
+		kernels.SoftmaxMatTVec(ctx, v, x)
 		return
 	}
 	kernels.Softmax(x, x)
