@@ -1,6 +1,9 @@
 package kernels
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // TestNoAllocs checks that no kernel allocates, under every ISA.
 func TestNoAllocs(t *testing.T) {
@@ -25,7 +28,15 @@ func TestNoAllocs(t *testing.T) {
 		"Tanh":           func() { Tanh(z, y) },
 		"Softmax":        func() { Softmax(z, x) },
 		"SoftmaxMatTVec": func() { copy(z[:20], x); SoftmaxMatTVec(y[:15], a, z[:20]) },
-		"AdditiveScore":  func() { AdditiveScore(z[:20], a, y[:15], y[15:30]) },
+		"DotSoftmaxMatTVec": func() {
+			st := SoftmaxState{Max: float32(math.Inf(-1))}
+			DotSoftmaxMatTVec(y[:15], z[:20], a, y[15:30], &st)
+		},
+		"DotSoftmaxMatTVec/vectors": func() {
+			st := SoftmaxState{Max: float32(math.Inf(-1))}
+			DotSoftmaxMatTVec(y[:16], z[:17], Matrix{Rows: 17, Cols: 16, Stride: 16, Data: x[:272]}, y[16:32], &st)
+		},
+		"AdditiveScore": func() { AdditiveScore(z[:20], a, y[:15], y[15:30]) },
 	}
 	forEachISA(t, func(t *testing.T) {
 		for name, f := range calls {

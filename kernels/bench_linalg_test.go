@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"testing"
 )
@@ -259,4 +260,36 @@ func BenchmarkMatVecShape(b *testing.B) {
 
 func BenchmarkMatTVecShape(b *testing.B) {
 	benchShapes(b, func(a Matrix, x, y []float32) { MatTVec(x, a, y) })
+}
+
+// BenchmarkDotSoftmaxMatTVec is a dot-product attention step over A (keys and
+// values) in one streaming pass, beside the three kernels it replaces (MatVec,
+// Softmax, MatTVec), which read A twice; bytes/s counts A once.
+func BenchmarkDotSoftmaxMatTVec(b *testing.B) {
+	for _, sh := range [][2]int{{512, 128}, {2048, 256}, {8192, 256}, {8192, 512}} {
+		r, c := sh[0], sh[1]
+		a := Matrix{Rows: r, Cols: c, Stride: c, Data: ramp(r * c)}
+		h, ctx, w := ramp(c), make([]float32, c), make([]float32, r)
+		b.Run(fmt.Sprintf("%dx%d", r, c), func(b *testing.B) {
+			benchISAs(b, func(b *testing.B) {
+				b.Run("fused", func(b *testing.B) {
+					b.SetBytes(int64(4 * r * c))
+					for b.Loop() {
+						clear(ctx)
+						st := SoftmaxState{Max: float32(math.Inf(-1))}
+						DotSoftmaxMatTVec(ctx, w, a, h, &st)
+					}
+				})
+				b.Run("separate", func(b *testing.B) {
+					b.SetBytes(int64(4 * r * c))
+					for b.Loop() {
+						MatVec(w, a, h)
+						Softmax(w, w)
+						clear(ctx)
+						MatTVec(ctx, a, w)
+					}
+				})
+			})
+		})
+	}
 }

@@ -1,0 +1,86 @@
+package kernels
+
+import "math"
+
+// SoftmaxState is the running state of a softmax over a stream of scores: Max
+// is the largest score so far and Sum = Σ e^(score−Max). The empty state is
+// {Max: −Inf, Sum: 0}.
+type SoftmaxState struct{ Max, Sum float32 }
+
+// DotSoftmaxMatTVec is one streaming pass of a dot-product attention step over
+// the matrix A, whose rows are both the keys and the values (the inner loop of
+// flash decoding). It sets scores = A·h and, with (m, l) = *st and M the larger
+// of m and the largest score,
+//
+//	ctx = e^(m−M)·ctx + Σᵣ e^(scores[r]−M)·A[r,·]
+//	*st = {M, e^(m−M)·l + Σᵣ e^(scores[r]−M)}.
+//
+// From st = {−Inf, 0} and ctx = 0, calls over consecutive blocks of rows
+// leave the step's softmax as e^(scores[r]−st.Max)/st.Sum and its context as
+// ctx/st.Sum, with each row of A read once.
+//
+// On AVX2 and AVX-512, for a.Cols a multiple of 8, one kernel takes the rows
+// eight at a time: their scores (one load of h for eight FMAs); if their max
+// exceeds the state's, ctx and the sum scaled by e^(m−M); their exponentials;
+// then the eight rows, now in L1, added to ctx, while the next eight are
+// prefetched, so that the arithmetic on one block overlaps the transfer of
+// the next from L3 or memory. Elsewhere (and for the last a.Rows mod 8 rows)
+// each row is Dot and Axpy, with its exponential rounded from float64.
+//
+// Accuracy: each score is within γ_d·Σᵢ|A[r,i]·h[i]| of the exact dot product
+// (d = a.Cols), each exponential within Exp's 1 ULP, and each rescaling of ctx
+// and the sum by e^(m−M) adds one rounding and that factor's error: one per
+// new maximum, a handful for scores in random order, one per block when they
+// rise steadily.
+//
+// It returns false as soon as a score is NaN or ±Inf, leaving ctx, scores and
+// *st partly updated: the caller then takes the softmax's special-value rules
+// (Softmax, then MatTVec).
+//
+// It panics unless len(scores) = a.Rows and len(ctx) = len(h) = a.Cols. ctx
+// must not overlap scores, h or a.Data, nor scores h or a.Data.
+func DotSoftmaxMatTVec(ctx, scores []float32, a Matrix, h []float32, st *SoftmaxState) bool {
+	a.check("DotSoftmaxMatTVec", "a")
+	if len(scores) != a.Rows || len(ctx) != a.Cols || len(h) != a.Cols {
+		panicf("DotSoftmaxMatTVec: a is %d×%d but len(scores)=%d, len(ctx)=%d, len(h)=%d",
+			a.Rows, a.Cols, len(scores), len(ctx), len(h))
+	}
+	if a.Rows == 0 {
+		return true
+	}
+	if a.Cols == 0 { // every score is 0
+		return dotSoftmaxRows(ctx, scores, a.Data, a.Stride, h, st)
+	}
+	return dotSoftmaxMatTVec(ctx, scores, a.Data, a.Stride, h, st)
+}
+
+// dotSoftmaxRows is DotSoftmaxMatTVec for the len(scores) rows at a with
+// stride lda, a row at a time: Dot, then Axpy of the row into ctx with weight
+// e^(score−max), the exponential rounded from float64.
+func dotSoftmaxRows(ctx, scores, a []float32, lda int, h []float32, st *SoftmaxState) bool {
+	d := len(ctx)
+	for r := range scores {
+		var row []float32
+		s := float32(0)
+		if d > 0 {
+			row = a[r*lda : r*lda+d]
+			s = Dot(row, h)
+		}
+		scores[r] = s
+		if s-s != 0 { // NaN or ±Inf
+			return false
+		}
+		if s > st.Max {
+			f := float32(math.Exp(float64(st.Max - s)))
+			scale(f, ctx)
+			st.Sum *= f
+			st.Max = s
+		}
+		e := float32(math.Exp(float64(s - st.Max)))
+		st.Sum += e
+		if d > 0 {
+			axpy(e, row, ctx)
+		}
+	}
+	return true
+}
