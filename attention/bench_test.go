@@ -3,6 +3,7 @@ package attention
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/heedml/heed/kernels"
@@ -178,25 +179,29 @@ func BenchmarkFused(b *testing.B) {
 }
 
 // BenchmarkLong is a single Luong dot query against S=8192 keys of d=256 and
-// 512 (8 and 16 MiB), the values being the keys: read twice ("serial"), in
-// L2-sized parts on one goroutine ("chunks", the default on one processor),
-// or split across goroutines as well ("split", the default on several).
+// 512 (8 and 16 MiB), the values being the keys, on one goroutine: read twice
+// ("serial": MatVec, then Softmax and MatTVec), in L2-sized parts ("chunks"),
+// or in one streaming pass ("stream", the default); and the default split
+// across GOMAXPROCS goroutines ("split").
 func BenchmarkLong(b *testing.B) {
 	for _, d := range []int{256, 512} {
 		const S = 8192
 		keys := rampMat(S, d)
 		m := NewMemory(Dot(), keys, kernels.Matrix{})
 		w, c, h := make([]float32, S), make([]float32, d), ramp(d)
-		for _, mode := range []string{"serial", "chunks", "split"} {
-			b.Run(fmt.Sprintf("S=%d,d=%d,procs=%d/%s", S, d, procs(), mode), func(b *testing.B) {
-				rows, chunk := splitMinRows, chunkBytes
+		for _, mode := range []string{"serial", "chunks", "stream", "split"} {
+			b.Run(fmt.Sprintf("S=%d,d=%d/%s", S, d, mode), func(b *testing.B) {
+				rows, chunk, stream := splitMinRows, chunkBytes, streamMin
 				if mode != "split" {
-					splitMinRows = S
+					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+				}
+				if mode == "serial" || mode == "chunks" {
+					streamMin = math.MaxInt
 				}
 				if mode == "serial" {
 					chunkBytes = S * d * 4
 				}
-				defer func() { splitMinRows, chunkBytes = rows, chunk }()
+				defer func() { splitMinRows, chunkBytes, streamMin = rows, chunk, stream }()
 				benchISAs(b, func(b *testing.B) {
 					for b.Loop() {
 						m.Attend(w, c, h)

@@ -33,11 +33,20 @@ import (
 // e^(m_p−M)/L and the contexts summed. For S in the thousands with
 // GOMAXPROCS > 1 the parts (a few per goroutine, taken dynamically so that a
 // descheduled goroutine's share is picked up by the others) run on GOMAXPROCS
-// goroutines. When the values are the keys, the scorer reads them (all but
-// Additive) and those attended exceed L2 (1 MiB), the parts are also at most
-// 256 KiB of keys each, on one processor
-// too: a part's context pass then finds its keys in L2, and the keys are read
-// from L3 or memory once instead of twice.
+// goroutines.
+//
+// When the values are the keys, the score is a dot product (Dot, ScaledDot,
+// General), no key is masked and the values exceed 64 KiB, each part (the
+// whole step on one processor) is one streaming pass (DotSoftmaxMatTVec):
+// eight keys' scores, their exponentials against the running max (rescaling
+// what came before when it rises) and their rows added to the context while
+// they are in L1, so that the keys are read from L3 or memory once. The
+// weights are then the softmax of the scores, and the context is scaled by
+// the pass's 1/Σ. A score that is not finite sends the step to the rules
+// above on one goroutine. Other steps whose values are the keys, and whose
+// scorer reads them (all but Additive), are split into parts of at most
+// 256 KiB of keys once those attended exceed 1 MiB, on one processor too: a
+// part's context pass then finds its keys in L2.
 //
 // It panics unless len(h) is the query length, len(weights) = S and
 // len(context) = d_v. weights and context must not overlap each other, h, or
@@ -46,7 +55,7 @@ func (m *Memory) Attend(weights, context, h []float32) {
 	n := m.valid
 	if m.sc.kind == kindDot && m.mask == nil && n == len(weights) && n == m.keys.Rows && n > 0 &&
 		len(h) == m.keys.Cols && len(context) == m.values.Cols && n < 2*splitMinRows &&
-		n*m.keys.Stride*4 <= 4*chunkBytes { // no chunks: see splitParts
+		n*m.values.Stride*4 <= streamMin { // no split, no stream: see splitParts and attend
 		// The common Luong dot step, validated and without the general
 		// path's dispatch: MatVec, then SoftmaxMatTVec.
 		kernels.MatVec(weights, m.keys, h)
@@ -92,6 +101,15 @@ func (m *Memory) attend(weights, context, h []float32) {
 		return
 	}
 	qv := m.prepareQuery(h)
+	if m.streams() && n*m.values.Stride*4 > streamMin {
+		st := kernels.SoftmaxState{Max: float32(math.Inf(-1))}
+		if kernels.DotSoftmaxMatTVec(context, x, rows(m.keys, 0, n), qv, &st) {
+			kernels.Softmax(x, x)
+			kernels.Scale(1/st.Sum, context)
+			return
+		}
+		clear(context) // a score is not finite: the softmax's rules below
+	}
 	m.rowScores(x, qv, 0)
 	if !m.applyMask(x, 0) {
 		clear(x)
@@ -163,7 +181,7 @@ var chunkBytes = 256 << 10
 func (m *Memory) splitParts() int {
 	n := m.valid
 	parts := 1
-	if m.sameValues && m.sc.kind != kindAdditive { // Additive scores read K, not the keys
+	if m.sameValues && m.sc.kind != kindAdditive && !m.streams() { // Additive scores read K, not the keys
 		if b := n * m.keys.Stride * 4; b > 4*chunkBytes {
 			parts = min(n, (b+chunkBytes-1)/chunkBytes)
 		}
@@ -176,6 +194,20 @@ func (m *Memory) splitParts() int {
 		return parts
 	}
 	return max(parts, min(4*p, n/splitMinRows))
+}
+
+// streamMin is the bytes of values above which a step that streams takes one
+// pass over the keys (a variable so that tests can force or prevent it): from
+// there the pass saves more than its rescalings cost.
+var streamMin = 64 << 10
+
+// streams reports whether the step's context can be formed in the same pass
+// over the keys as its scores (DotSoftmaxMatTVec): the values are the keys,
+// the score is the keys' dot product with the prepared query (Dot, ScaledDot,
+// General), and no key is masked.
+func (m *Memory) streams() bool {
+	k := m.sc.kind
+	return m.sameValues && m.mask == nil && (k == kindDot || k == kindScaled || k == kindGeneral)
 }
 
 // splitter is the state of a split step: one part per goroutine.
@@ -219,6 +251,19 @@ func (s *splitter) part(p int) {
 	ctx := s.ctx[p*dv : (p+1)*dv]
 	clear(ctx)
 	s.max[p], s.sum[p] = float32(math.Inf(-1)), 0
+	if m.streams() {
+		st := kernels.SoftmaxState{Max: float32(math.Inf(-1))}
+		if !kernels.DotSoftmaxMatTVec(ctx, x, rows(m.keys, lo, hi), s.qv, &st) {
+			s.max[p] = float32(math.NaN()) // the merge redoes the step serially
+			return
+		}
+		s.max[p] = st.Max
+		kernels.Axpy(-st.Max, s.ones[:len(x)], x)
+		kernels.Exp(x, x)
+		s.sum[p] = kernels.Sum(x)
+		kernels.Scale(s.sum[p]/st.Sum, ctx) // relative to the weights' sum
+		return
+	}
 	m.rowScores(x, s.qv, lo)
 	if !m.applyMask(x, lo) {
 		clear(x)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/heedml/heed/kernels"
@@ -329,7 +330,7 @@ func TestAttendSpecial(t *testing.T) {
 
 // TestParallelThresholds checks that small work stays on the caller's
 // goroutine, large work spreads over GOMAXPROCS, and long steps whose values
-// are the keys run in L2-sized parts.
+// are the keys run in L2-sized parts unless they stream (a dot-product score).
 func TestParallelThresholds(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	for _, c := range []struct{ work, n, want int }{
@@ -342,12 +343,16 @@ func TestParallelThresholds(t *testing.T) {
 	for _, c := range []struct {
 		procs, S, d int
 		sep         bool // separate values: no chunks
+		cosine      bool // a score that does not stream: chunks
 		want        int
 	}{
-		{4, 128, 64, false, 1}, {4, 1024, 256, false, 1}, {4, 2047, 1024, false, 32}, {4, 2047, 1024, true, 1},
-		{4, 2048, 64, false, 1}, {4, 2048, 128, false, 2}, {4, 8192, 256, false, 32}, {4, 8192, 256, true, 8},
-		{4, 100000, 4, false, 16}, {4, 100000, 2, false, 1},
-		{1, 8192, 256, false, 32}, {1, 8192, 256, true, 1}, {1, 1025, 256, false, 5},
+		{4, 128, 64, false, false, 1}, {4, 1024, 256, false, false, 1}, {4, 2047, 1024, false, false, 1},
+		{4, 2047, 1024, false, true, 32}, {4, 2047, 1024, true, true, 1},
+		{4, 2048, 64, false, false, 1}, {4, 2048, 128, false, false, 2}, {4, 8192, 256, false, false, 8},
+		{4, 8192, 256, false, true, 32}, {4, 8192, 256, true, false, 8},
+		{4, 100000, 4, false, false, 16}, {4, 100000, 2, false, false, 1},
+		{1, 8192, 256, false, false, 1}, {1, 8192, 256, false, true, 32}, {1, 8192, 256, true, true, 1},
+		{1, 1025, 256, false, true, 5}, {1, 1025, 256, false, false, 1},
 	} {
 		runtime.GOMAXPROCS(c.procs)
 		keys := kernels.Matrix{Rows: c.S, Cols: c.d, Stride: c.d, Data: make([]float32, c.S*c.d)}
@@ -355,8 +360,84 @@ func TestParallelThresholds(t *testing.T) {
 		if c.sep {
 			values = kernels.Matrix{Rows: c.S, Cols: c.d, Stride: c.d, Data: make([]float32, c.S*c.d)}
 		}
-		if got := NewMemory(Dot(), keys, values).splitParts(); got != c.want {
-			t.Errorf("procs=%d S=%d, d=%d, separate values %v: %d parts, want %d", c.procs, c.S, c.d, c.sep, got, c.want)
+		sc := Dot()
+		if c.cosine {
+			sc = Cosine()
+		}
+		if got := NewMemory(sc, keys, values).splitParts(); got != c.want {
+			t.Errorf("procs=%d S=%d, d=%d, separate values %v, %s: %d parts, want %d", c.procs, c.S, c.d, c.sep, sc, got, c.want)
 		}
 	}
+}
+
+// TestAttendStream checks steps whose values are the keys taken in one
+// streaming pass (DotSoftmaxMatTVec), on one goroutine and split, against the
+// oracle; masked steps and the other scores take their usual paths. A key
+// holding ±Inf or NaN makes a score that is not finite: the step then gives
+// the bits of the unstreamed step on one goroutine.
+func TestAttendStream(t *testing.T) {
+	for _, split := range []bool{false, true} {
+		t.Run(fmt.Sprint("split=", split), func(t *testing.T) {
+			if split {
+				forceSplit(t, 5)
+			} else {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+			}
+			forceContextBlock(t, 40)
+			old := streamMin
+			streamMin = 40
+			t.Cleanup(func() { streamMin = old })
+			forEachISA(t, func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(13, 14))
+				for _, k := range allKinds {
+					for _, S := range []int{10, 17, 40, 301} {
+						for _, d := range []int{1, 8, 9, 32} {
+							sc, o, qd := newScorer(rng, k, 1+rng.IntN(20), d, 1+rng.IntN(20))
+							keys := randMat(rng, S, d, rng.IntN(3))
+							m := NewMemory(sc, keys, kernels.Matrix{})
+							for mode := range 5 {
+								att := setMask(rng, m, mode)
+								if mode == 0 && (k == kindDot || k == kindScaled || k == kindGeneral) && !m.streams() {
+									t.Fatalf("%s S=%d d=%d does not stream", sc, S, d)
+								}
+								o.splits = m.splitParts()
+								h := randVec(rng, qd)
+								weights, context := randVec(rng, S), randVec(rng, d)
+								m.Attend(weights, context, h)
+								o.checkStep(t, fmt.Sprintf("%s S=%d d=%d mode %d parts %d", sc, S, d, mode, o.splits), weights, context, h, keys, keys, att)
+							}
+						}
+					}
+				}
+				for _, v := range []float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())} {
+					const S, d = 40, 8
+					keys := randMat(rng, S, d, 0)
+					keys.Data[5*d+rng.IntN(d)], keys.Data[33*d] = v, v
+					m := NewMemory(Dot(), keys, kernels.Matrix{})
+					h := randVec(rng, d)
+					for i := range h {
+						h[i] = float32(math.Abs(float64(h[i]))) + 0.5 // the special score has v's sign
+					}
+					w, c := make([]float32, S), make([]float32, d)
+					m.Attend(w, c, h)
+					stream, rows := streamMin, splitMinRows
+					streamMin, splitMinRows = 1<<30, 1<<30
+					wantW, wantC := make([]float32, S), make([]float32, d)
+					m.Attend(wantW, wantC, h)
+					streamMin, splitMinRows = stream, rows
+					if !slices.Equal(f32bits(w), f32bits(wantW)) || !slices.Equal(f32bits(c), f32bits(wantC)) {
+						t.Fatalf("key %v: weights %v context %v, want %v %v", v, w, c, wantW, wantC)
+					}
+				}
+			})
+		})
+	}
+}
+
+func f32bits(s []float32) []uint32 {
+	b := make([]uint32, len(s))
+	for i, v := range s {
+		b[i] = math.Float32bits(v)
+	}
+	return b
 }
