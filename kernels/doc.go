@@ -1,7 +1,9 @@
 // Package kernels holds heed's float32 SIMD kernels for attention: dot
 // products, matrix-vector products (plain, transposed, batched), vector exp and
 // tanh, a numerically stable softmax, the softmax and context of an attention
-// step in one call (SoftmaxMatTVec) and the fused additive (Bahdanau) score.
+// step in one call (SoftmaxMatTVec), a whole dot-product step in one streaming
+// pass over keys that are also the values (DotSoftmaxMatTVec) and the fused
+// additive (Bahdanau) score.
 //
 // Every kernel validates its shapes in Go and panics, before touching memory,
 // with a message that names the kernel and the sizes. It then calls the best
@@ -17,6 +19,8 @@
 //   - Exp and Tanh: ≤ 2 ULP.
 //   - Softmax: each output within (|xᵢ − max| + n + 4)·u relative, and Σ = 1 within (n+2)·u.
 //   - SoftmaxMatTVec: Softmax's bounds for the weights, γₙ₊₂ for the context they give.
+//   - DotSoftmaxMatTVec: Dot's bound for the scores; γₖ for the sum and context, k counting
+//     the rows, two roundings per exponential and three per rescaling.
 //
 // Results may differ in the last bits between ISAs (summation order, FMA);
 // special values (NaN, ±Inf, ±0) give the same results on every ISA.

@@ -60,3 +60,22 @@ func ExampleSoftmaxMatTVec() {
 	fmt.Printf("%.4f %.4f\n", scores, context)
 	// Output: [0.2500 0.7500] [7.7500 15.5000 23.2500]
 }
+
+func ExampleDotSoftmaxMatTVec() {
+	// A Luong dot step whose values are the keys, in two streaming calls.
+	keys := kernels.Matrix{Rows: 2, Cols: 2, Stride: 2, Data: []float32{
+		0, 0,
+		float32(math.Log(3)), 0, // its score is ln 3: weights 1/4 and 3/4
+	}}
+	h := []float32{1, 5}
+	scores, context := make([]float32, 2), make([]float32, 2)
+	st := kernels.SoftmaxState{Max: float32(math.Inf(-1))}
+	for r := range 2 { // one row per call: the state carries over
+		row := kernels.Matrix{Rows: 1, Cols: 2, Stride: 2, Data: keys.Data[2*r : 2*r+2]}
+		kernels.DotSoftmaxMatTVec(context, scores[r:r+1], row, h, &st)
+	}
+	kernels.Softmax(scores, scores) // the weights
+	kernels.Scale(1/st.Sum, context)
+	fmt.Printf("%.4f %.4f\n", scores, context)
+	// Output: [0.2500 0.7500] [0.8240 0.0000]
+}
