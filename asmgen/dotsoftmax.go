@@ -129,7 +129,10 @@ func genDotSoftmaxMatTVec(s *isa) {
 	VADDPS(negM, sv, sv)
 	ev := e.applyNonPositive(sv)
 	VADDPS(ev, lsum, lsum)
-	b := broadcastLanes(y, ev)
+	lane, b := laneBroadcaster(y, ev), make([]VecVirtual, 8)
+	for i := range b {
+		b[i] = lane(i)
+	}
 	// pf is the next block (this one for the last block: no access past A).
 	pf, pq := GP64(), GP64()
 	LEAQ(Mem{Base: a, Index: lda, Scale: 8}, pf)
@@ -199,14 +202,6 @@ func genDotSoftmaxMatTVec(s *isa) {
 	RET()
 }
 
-// negate broadcasts −(the float32 at m) into v.
-func negate(m Mem, v VecVirtual) {
-	t, zero := XMM(), XMM()
-	VXORPS(zero, zero, zero)
-	VSUBSS(m, zero, t)
-	VBROADCASTSS(t, v)
-}
-
 // joinHalves sets the YMM dst to the XMMs lo and hi side by side.
 func joinHalves(s *isa, lo, hi, dst VecVirtual) {
 	if s.wide {
@@ -232,23 +227,4 @@ func jumpIfNotFinite(s *isa, v VecVirtual, label string) {
 		TESTL(r, r)
 	}
 	JNZ(LabelRef(label))
-}
-
-// broadcastLanes returns eight YMMs, each holding one lane of the YMM v in
-// every lane: its 128-bit half in both halves, then its lane in all four.
-func broadcastLanes(s *isa, v VecVirtual) []VecVirtual {
-	half := [2]VecVirtual{s.vec(), s.vec()}
-	for h := range half {
-		if s.wide {
-			VSHUFF32X4(U8(3*h), v, v, half[h])
-		} else {
-			VPERM2F128(U8(0x11*h), v, v, half[h])
-		}
-	}
-	b := make([]VecVirtual, 8)
-	for j := range b {
-		b[j] = s.vec()
-		VSHUFPS(U8(0x55*(j%4)), half[j/4], half[j/4], b[j])
-	}
-	return b
 }

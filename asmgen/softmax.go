@@ -100,11 +100,8 @@ func softmaxPasses(s *isa, dst, x, n GPVirtual, done string, afterMax func(m Vec
 	}
 
 	// Pass 2: dst = exp(x − m), summed.
-	nm, zero := XMM(), XMM()
-	VXORPS(zero, zero, zero)
-	VSUBSS(m, zero, nm)
 	negM := s.vec()
-	VBROADCASTSS(nm, negM)
+	negate(m, negM)
 	total := softmaxExpSum(s, dst, x, n, rem, k, negM, stash)
 
 	// Pass 3: dst *= 1/Σ.
@@ -525,3 +522,30 @@ func broadcastReciprocal(s *isa, t VecVirtual) VecVirtual {
 
 // vmax is the lane-wise maximum for fold.
 func vmax(src, acc VecVirtual) { VMAXPS(src, acc, acc) }
+
+// negate broadcasts −m into v, for m a float32 in memory or lane 0 of an XMM.
+func negate(m Op, v VecVirtual) {
+	t, zero := XMM(), XMM()
+	VXORPS(zero, zero, zero)
+	VSUBSS(m, zero, t)
+	VBROADCASTSS(t, v)
+}
+
+// laneBroadcaster emits the two 128-bit halves of the YMM v, each in both
+// halves, and returns a function that emits and returns a YMM holding lane j
+// of v in every lane: its half's lane in all four.
+func laneBroadcaster(s *isa, v VecVirtual) func(j int) VecVirtual {
+	half := [2]VecVirtual{s.vec(), s.vec()}
+	for h := range half {
+		if s.wide {
+			VSHUFF32X4(U8(3*h), v, v, half[h])
+		} else {
+			VPERM2F128(U8(0x11*h), v, v, half[h])
+		}
+	}
+	return func(j int) VecVirtual {
+		b := s.vec()
+		VSHUFPS(U8(0x55*(j%4)), half[j/4], half[j/4], b)
+		return b
+	}
+}

@@ -71,12 +71,7 @@ func softmaxContext(s *isa, x, n GPVirtual, m VecVirtual) {
 	y := ymmWide(s)
 	const lanes = 8
 	negM := y.vec()
-	{
-		nm, zero := XMM(), XMM()
-		VXORPS(zero, zero, zero)
-		VSUBSS(m, zero, nm)
-		VBROADCASTSS(nm, negM)
-	}
+	negate(m, negM)
 	// AVX2 keeps −m in memory: its 16 registers hold the panel, the running
 	// sum and the exponential.
 	var negMem, stash Mem
@@ -151,18 +146,9 @@ func softmaxContext(s *isa, x, n GPVirtual, m VecVirtual) {
 		// each broadcast from ev: its 128-bit half in both halves, then its
 		// lane in all four.
 		addBlock := func(ev VecVirtual) {
-			half := [2]VecVirtual{y.vec(), y.vec()}
-			for h := range half {
-				if y.wide {
-					VSHUFF32X4(U8(3*h), ev, ev, half[h])
-				} else {
-					VPERM2F128(U8(0x11*h), ev, ev, half[h])
-				}
-			}
+			lane := laneBroadcaster(y, ev)
 			for j := 0; j < lanes; j++ {
-				b := y.vec()
-				VSHUFPS(U8(0x55*(j%4)), half[j/4], half[j/4], b)
-				p.fma(ap, b, j%len(p.acc))
+				p.fma(ap, lane(j), j%len(p.acc))
 				ADDQ(lda, ap)
 			}
 			ADDQ(U32(4*lanes), xp)

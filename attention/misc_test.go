@@ -135,4 +135,15 @@ func TestNoAllocs(t *testing.T) {
 		}
 		run(t)
 	})
+	t.Run("streamed", func(t *testing.T) { // values are the keys: one pass, serial and split
+		old := streamMin
+		streamMin = 0
+		defer func() { streamMin = old }()
+		if !mems[0].streams() {
+			t.Fatal("the step does not stream")
+		}
+		run(t)
+		forceSplit(t, 8)
+		run(t)
+	})
 }

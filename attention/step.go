@@ -102,8 +102,7 @@ func (m *Memory) attend(weights, context, h []float32) {
 	}
 	qv := m.prepareQuery(h)
 	if m.streams() && n*m.values.Stride*4 > streamMin {
-		st := kernels.SoftmaxState{Max: float32(math.Inf(-1))}
-		if kernels.DotSoftmaxMatTVec(context, x, rows(m.keys, 0, n), qv, &st) {
+		if st, ok := m.stream(context, x, qv, 0); ok {
 			kernels.Softmax(x, x)
 			kernels.Scale(1/st.Sum, context)
 			return
@@ -210,6 +209,14 @@ func (m *Memory) streams() bool {
 	return m.sameValues && m.mask == nil && (k == kindDot || k == kindScaled || k == kindGeneral)
 }
 
+// stream runs DotSoftmaxMatTVec over keys [lo, lo+len(x)) from the empty
+// state: the scores in x, their unnormalised context added to ctx.
+func (m *Memory) stream(ctx, x, qv []float32, lo int) (kernels.SoftmaxState, bool) {
+	st := kernels.SoftmaxState{Max: float32(math.Inf(-1))}
+	ok := kernels.DotSoftmaxMatTVec(ctx, x, rows(m.keys, lo, lo+len(x)), qv, &st)
+	return st, ok
+}
+
 // splitter is the state of a split step: one part per goroutine.
 type splitter struct {
 	m       *Memory
@@ -251,32 +258,34 @@ func (s *splitter) part(p int) {
 	ctx := s.ctx[p*dv : (p+1)*dv]
 	clear(ctx)
 	s.max[p], s.sum[p] = float32(math.Inf(-1)), 0
-	if m.streams() {
-		st := kernels.SoftmaxState{Max: float32(math.Inf(-1))}
-		if !kernels.DotSoftmaxMatTVec(ctx, x, rows(m.keys, lo, hi), s.qv, &st) {
+	var st kernels.SoftmaxState
+	streamed := m.streams()
+	if streamed {
+		var ok bool
+		if st, ok = m.stream(ctx, x, s.qv, lo); !ok {
 			s.max[p] = float32(math.NaN()) // the merge redoes the step serially
 			return
 		}
 		s.max[p] = st.Max
-		kernels.Axpy(-st.Max, s.ones[:len(x)], x)
-		kernels.Exp(x, x)
-		s.sum[p] = kernels.Sum(x)
-		kernels.Scale(s.sum[p]/st.Sum, ctx) // relative to the weights' sum
-		return
+	} else {
+		m.rowScores(x, s.qv, lo)
+		if !m.applyMask(x, lo) {
+			clear(x)
+			return
+		}
+		s.max[p] = kernels.Max(x)
 	}
-	m.rowScores(x, s.qv, lo)
-	if !m.applyMask(x, lo) {
-		clear(x)
-		return
-	}
-	mp := kernels.Max(x)
-	s.max[p] = mp
+	mp := s.max[p]
 	if math.IsNaN(float64(mp)) || math.IsInf(float64(mp), 0) {
 		return // the merge redoes the step serially
 	}
 	kernels.Axpy(-mp, s.ones[:len(x)], x)
 	kernels.Exp(x, x)
 	s.sum[p] = kernels.Sum(x)
+	if streamed {
+		kernels.Scale(s.sum[p]/st.Sum, ctx) // relative to the weights' sum
+		return
+	}
 	m.addContext(ctx, x, lo)
 }
 
