@@ -24,7 +24,8 @@ func genDotSoftmaxFamily() {
 // one load of h for eight FMAs), stored to scores; if their max mb exceeds m,
 // ctx and l are scaled by e^(m−mb) and m = mb; then e = exp(s − m) is added to
 // l and the eight rows, now in L1, are added to ctx with weights e, while the
-// next block's rows are prefetched: the core computes on one block while the
+// next block's rows are prefetched (unless the rows are a multiple of 4 KiB
+// apart): the core computes on one block while the
 // next streams in, and A is read from memory or L3 once. It returns 0, or 1
 // as soon as a block holds a score that is not finite (ctx partly updated). Both ISAs compute in YMM vectors.
 func genDotSoftmaxMatTVec(s *isa) {
@@ -146,24 +147,40 @@ func genDotSoftmaxMatTVec(s *isa) {
 	Load(Param("ctx").Len(), cnt)
 	SHRQ(U8(4), cnt) // pairs of vectors: one cache line of each row
 	JZ(LabelRef("ctxOne"))
-	Label("ctxPair")
-	for j := 0; j < 2; j++ {
-		v := y.vec()
-		VMOVUPS(Mem{Base: cp, Disp: 32 * j}, v)
-		for i, m := range rowsAt(p, q, 32*j) {
-			VFMADD231PS(m, b[i], v)
+	// Rows a multiple of 4 KiB apart share their L1 sets, the next block's
+	// too: prefetching it would evict this one's rows before they are added.
+	TESTQ(U32(4095), lda)
+	JZ(LabelRef("ctxPairNear"))
+	for _, prefetch := range []bool{true, false} {
+		loop := "ctxPair"
+		if !prefetch {
+			loop = "ctxPairNear"
 		}
-		VMOVUPS(v, Mem{Base: cp, Disp: 32 * j})
+		Label(loop)
+		for j := 0; j < 2; j++ {
+			v := y.vec()
+			VMOVUPS(Mem{Base: cp, Disp: 32 * j}, v)
+			for i, m := range rowsAt(p, q, 32*j) {
+				VFMADD231PS(m, b[i], v)
+			}
+			VMOVUPS(v, Mem{Base: cp, Disp: 32 * j})
+		}
+		ptrs := []GPVirtual{p, q, cp}
+		if prefetch {
+			for _, m := range rowsAt(pf, pq, 0) {
+				PREFETCHT0(m)
+			}
+			ptrs = append(ptrs, pf, pq)
+		}
+		for _, r := range ptrs {
+			ADDQ(U32(64), r)
+		}
+		DECQ(cnt)
+		JNZ(LabelRef(loop))
+		if prefetch {
+			JMP(LabelRef("ctxOne"))
+		}
 	}
-	for _, m := range rowsAt(pf, pq, 0) {
-		PREFETCHT0(m)
-	}
-	for _, r := range []GPVirtual{p, q, pf, pq} {
-		ADDQ(U32(64), r)
-	}
-	ADDQ(U32(64), cp)
-	DECQ(cnt)
-	JNZ(LabelRef("ctxPair"))
 	Label("ctxOne")
 	Load(Param("ctx").Len(), cnt)
 	TESTQ(U32(8), cnt)

@@ -266,7 +266,7 @@ func BenchmarkMatTVecShape(b *testing.B) {
 // values) in one streaming pass, beside the three kernels it replaces (MatVec,
 // Softmax, MatTVec), which read A twice; bytes/s counts A once.
 func BenchmarkDotSoftmaxMatTVec(b *testing.B) {
-	for _, sh := range [][2]int{{512, 128}, {2048, 256}, {8192, 256}, {8192, 512}} {
+	for _, sh := range [][2]int{{512, 128}, {2048, 256}, {8192, 256}, {8192, 512}, {2048, 1024}, {64, 4096}} {
 		r, c := sh[0], sh[1]
 		a := Matrix{Rows: r, Cols: c, Stride: c, Data: ramp(r * c)}
 		h, ctx, w := ramp(c), make([]float32, c), make([]float32, r)

@@ -19,8 +19,9 @@
 //   - Exp and Tanh: ≤ 2 ULP.
 //   - Softmax: each output within (|xᵢ − max| + n + 4)·u relative, and Σ = 1 within (n+2)·u.
 //   - SoftmaxMatTVec: Softmax's bounds for the weights, γₙ₊₂ for the context they give.
-//   - DotSoftmaxMatTVec: Dot's bound for the scores; γₖ for the sum and context, k counting
-//     the rows, two roundings per exponential and three per rescaling.
+//   - DotSoftmaxMatTVec: Dot's bound for the scores; each term of the sum and context within
+//     γₖ + (|scoreᵣ − max| + D)·u, k counting the rows, two roundings per exponential and
+//     three per rescaling, D the largest |scoreᵣ − max|.
 //
 // Results may differ in the last bits between ISAs (summation order, FMA);
 // special values (NaN, ±Inf, ±0) give the same results on every ISA.

@@ -28,10 +28,14 @@ type SoftmaxState struct{ Max, Sum float32 }
 // each row is Dot and Axpy, with its exponential rounded from float64.
 //
 // Accuracy: each score is within γ_d·Σᵢ|A[r,i]·h[i]| of the exact dot product
-// (d = a.Cols), each exponential within Exp's 1 ULP, and each rescaling of ctx
-// and the sum by e^(m−M) adds one rounding and that factor's error: one per
-// new maximum, a handful for scores in random order, one per block when they
-// rise steadily.
+// (d = a.Cols). Each weight e^(score−M) is within Exp's 1 ULP of e to its
+// rounded argument, off by |score−M|·u relative (u = 2⁻²⁴, as in Softmax's
+// bound), and each rescaling of ctx and the sum by e^(m−M) adds one rounding,
+// that factor's error and its argument's |m−M|·u: one per new maximum, a
+// handful for scores in random order, one per block when they rise steadily.
+// The tests check every term within γ_k + (|score−M| + D)·u, k counting the
+// rows, two roundings per exponential and three per rescaling, and D the
+// largest |score−M|.
 //
 // It returns false as soon as a score is NaN or ±Inf, leaving ctx, scores and
 // *st partly updated: the caller then takes the softmax's special-value rules

@@ -166,6 +166,8 @@ weights:
 	MOVQ         ctx_len+8(FP), R10
 	SHRQ         $0x04, R10
 	JZ           ctxOne
+	TESTQ        $0x00000fff, BX
+	JZ           ctxPairNear
 
 ctxPair:
 	VMOVUPS     (R12), Y10
@@ -198,11 +200,39 @@ ctxPair:
 	PREFETCHT0  (R11)(SI*1)
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R12
 	ADDQ        $0x00000040, R9
 	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
 	DECQ        R10
 	JNZ         ctxPair
+	JMP         ctxOne
+
+ctxPairNear:
+	VMOVUPS     (R12), Y10
+	VFMADD231PS (DI), Y4, Y10
+	VFMADD231PS (DI)(BX*1), Y5, Y10
+	VFMADD231PS (DI)(BX*2), Y6, Y10
+	VFMADD231PS (DI)(SI*1), Y2, Y10
+	VFMADD231PS (R8), Y7, Y10
+	VFMADD231PS (R8)(BX*1), Y8, Y10
+	VFMADD231PS (R8)(BX*2), Y9, Y10
+	VFMADD231PS (R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R12)
+	VMOVUPS     32(R12), Y10
+	VFMADD231PS 32(DI), Y4, Y10
+	VFMADD231PS 32(DI)(BX*1), Y5, Y10
+	VFMADD231PS 32(DI)(BX*2), Y6, Y10
+	VFMADD231PS 32(DI)(SI*1), Y2, Y10
+	VFMADD231PS 32(R8), Y7, Y10
+	VFMADD231PS 32(R8)(BX*1), Y8, Y10
+	VFMADD231PS 32(R8)(BX*2), Y9, Y10
+	VFMADD231PS 32(R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, 32(R12)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         ctxPairNear
 
 ctxOne:
 	MOVQ        ctx_len+8(FP), R10
@@ -507,6 +537,8 @@ weights:
 	MOVQ              ctx_len+8(FP), R10
 	SHRQ              $0x04, R10
 	JZ                ctxOne
+	TESTQ             $0x00000fff, BX
+	JZ                ctxPairNear
 
 ctxPair:
 	VMOVUPS     (R12), Y10
@@ -539,11 +571,39 @@ ctxPair:
 	PREFETCHT0  (R11)(SI*1)
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R12
 	ADDQ        $0x00000040, R9
 	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
 	DECQ        R10
 	JNZ         ctxPair
+	JMP         ctxOne
+
+ctxPairNear:
+	VMOVUPS     (R12), Y10
+	VFMADD231PS (DI), Y4, Y10
+	VFMADD231PS (DI)(BX*1), Y5, Y10
+	VFMADD231PS (DI)(BX*2), Y6, Y10
+	VFMADD231PS (DI)(SI*1), Y2, Y10
+	VFMADD231PS (R8), Y7, Y10
+	VFMADD231PS (R8)(BX*1), Y8, Y10
+	VFMADD231PS (R8)(BX*2), Y9, Y10
+	VFMADD231PS (R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R12)
+	VMOVUPS     32(R12), Y10
+	VFMADD231PS 32(DI), Y4, Y10
+	VFMADD231PS 32(DI)(BX*1), Y5, Y10
+	VFMADD231PS 32(DI)(BX*2), Y6, Y10
+	VFMADD231PS 32(DI)(SI*1), Y2, Y10
+	VFMADD231PS 32(R8), Y7, Y10
+	VFMADD231PS 32(R8)(BX*1), Y8, Y10
+	VFMADD231PS 32(R8)(BX*2), Y9, Y10
+	VFMADD231PS 32(R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, 32(R12)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         ctxPairNear
 
 ctxOne:
 	MOVQ        ctx_len+8(FP), R10

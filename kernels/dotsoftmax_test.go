@@ -12,11 +12,13 @@ import (
 // call per range), from the state st0 and context ctx0, and checks it against
 // a float64 oracle. A true result needs every score finite and within Dot's
 // bound of h·A[r,·], st.Max the largest of st0.Max and the scores, and st.Sum
-// and ctx within γ_k of e^(m0−M)·(l0, ctx0) + Σᵣ e^(scores[r]−M)·(1, A[r,·]),
-// relative to the sum of the terms' magnitudes, where k counts the terms, two
-// roundings per exponential and three per rescaling (at most one per block
-// of eight rows and per call), plus 2⁻¹²⁶ per weight: Exp flushes results
-// below it to zero. A false result needs a score that is not finite among
+// and ctx within the bound of e^(m0−M)·(l0, ctx0) + Σᵣ e^(scores[r]−M)·(1, A[r,·]):
+// each term within γ_k + (|scores[r]−M| + D)·u relative, where k counts the
+// terms, two roundings per exponential and three per rescaling (at most one
+// per block of eight rows and per call), |scores[r]−M|·u is the rounding of
+// the exponential's argument (as in Softmax's bound) and D = max(|x − M|) over
+// the scores and m0 bounds the rounding of the rescalings' arguments, which
+// sum to M − m0; plus 2⁻¹²⁶ per weight: Exp flushes results below it to zero. A false result needs a score that is not finite among
 // those written.
 func checkDotSoftmax(t *testing.T, what string, a Matrix, h []float32, cuts []int, st0 SoftmaxState, ctx0 []float32) {
 	t.Helper()
@@ -59,25 +61,41 @@ func checkDotSoftmax(t *testing.T, what string, a Matrix, h []float32, cuts []in
 	if float64(st0.Max) != M {
 		f0 = math.Exp(float64(st0.Max) - M)
 	}
-	w := make([]float64, a.Rows)
-	sum := f0 * float64(st0.Sum)
+	D, m0 := 0.0, isFinite(st0.Max) // an empty state (−Inf) has no term
+	if m0 {
+		D = M - float64(st0.Max)
+	}
+	for _, s := range scores {
+		D = max(D, M-float64(s))
+	}
+	// rel returns the relative bound of a term whose exponential's argument is x − M.
+	rel := func(x float64) float64 { return gamma(k) + (M-x+D)*u }
+	w, wrel := make([]float64, a.Rows), make([]float64, a.Rows)
+	sum, bound := f0*float64(st0.Sum), 0.0
+	if m0 {
+		bound = rel(float64(st0.Max)) * f0 * float64(st0.Sum)
+	}
 	for r, s := range scores {
 		w[r] = math.Exp(float64(s) - M) // M finite: there is a row
+		wrel[r] = rel(float64(s))
 		sum += w[r]
+		bound += wrel[r] * w[r]
 	}
 	const tiny = 0x1p-126 // Exp's flush-to-zero threshold
-	if err, bound := math.Abs(float64(st.Sum)-sum), gamma(k)*sum+float64(k)*tiny; !(err <= bound) {
+	if err, bound := math.Abs(float64(st.Sum)-sum), bound+float64(k)*tiny; !(err <= bound) {
 		t.Fatalf("%s: sum %v, want %v ± %.3g (error %.3g)", what, st.Sum, sum, bound, err)
 	}
 	for c := range ctx {
-		want, abs, flush := f0*float64(ctx0[c]), math.Abs(f0*float64(ctx0[c])), 0.0
+		want, bound := f0*float64(ctx0[c]), 0.0
+		if m0 {
+			bound = rel(float64(st0.Max)) * math.Abs(f0*float64(ctx0[c]))
+		}
 		for r := range w {
 			v := float64(a.Data[r*a.Stride+c])
 			want += w[r] * v
-			abs += math.Abs(w[r] * v)
-			flush += tiny * math.Abs(v)
+			bound += wrel[r]*math.Abs(w[r]*v) + tiny*math.Abs(v)
 		}
-		if err, bound := math.Abs(float64(ctx[c])-want), gamma(k)*abs+flush+float64(k)*eta; !(err <= bound) {
+		if err, bound := math.Abs(float64(ctx[c])-want), bound+float64(k)*eta; !(err <= bound) {
 			t.Fatalf("%s: ctx[%d] = %v, want %v ± %.3g (error %.3g)", what, c, ctx[c], want, bound, err)
 		}
 	}
@@ -96,7 +114,7 @@ func TestDotSoftmaxMatTVec(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(61, 62))
 		for _, nr := range []int{1, 2, 7, 8, 9, 15, 16, 17, 24, 63, 64, 65, 200} {
-			for _, cols := range []int{0, 1, 7, 8, 9, 16, 24, 64, 72, 256, 520} {
+			for _, cols := range []int{0, 1, 7, 8, 9, 16, 24, 64, 72, 256, 520, 1024} { // 1024: rows 4 KiB apart
 				for trial := 0; trial < 8; trial++ {
 					a, aok := newMatrix(t, rng, nr, cols, trial%2*3, rng.IntN(16))
 					h, hok := slab(t, cols, rng.IntN(16))
