@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -10,7 +12,8 @@ func init() { register("dotsoftmax", genDotSoftmaxFamily) }
 
 func genDotSoftmaxFamily() {
 	for _, s := range isas {
-		genDotSoftmaxMatTVec(s)
+		genDotSoftmaxMatTVec(s, false)
+		genDotSoftmaxMatTVec(s, true)
 	}
 }
 
@@ -24,13 +27,26 @@ func genDotSoftmaxFamily() {
 // one load of h for eight FMAs), stored to scores; if their max mb exceeds m,
 // ctx and l are scaled by e^(m−mb) and m = mb; then e = exp(s − m) is added to
 // l and the eight rows, now in L1, are added to ctx with weights e, while the
-// next block's rows are prefetched (unless the rows are a multiple of 4 KiB
-// apart): the core computes on one block while the
-// next streams in, and A is read from memory or L3 once. It returns 0, or 1
-// as soon as a block holds a score that is not finite (ctx partly updated). Both ISAs compute in YMM vectors.
-func genDotSoftmaxMatTVec(s *isa) {
+// next block's rows are prefetched: the core computes on one block while the
+// next streams in from L2 or L3, and A is read once. It returns 0, or 1 as
+// soon as a block holds a score that is not finite (ctx partly updated). Both
+// ISAs compute in YMM vectors.
+//
+// far emits dotSoftmaxMatTVecFar<ISA>, the same pass for an A that streams
+// from memory, or whose rows are a multiple of 4 KiB apart (they share L1
+// sets, and the next block's prefetched lines would evict the current one's):
+// each block's scores are taken row after row (four accumulators, h reloaded
+// from L1), so that A is read in address order, and nothing is prefetched by
+// software, so that the hardware prefetcher keeps the lines in flight.
+// Measured on Zen 4, six matrices in turn (from memory): 8192×512 728 µs
+// against 1248 µs for the interleaved rows with PREFETCHT0, 32768×128 585
+// against 1756 µs; one matrix of 8 MiB in L3: 154 against 133 µs.
+func genDotSoftmaxMatTVec(s *isa, far bool) {
 	y := ymmWide(s)
 	name := s.name("dotSoftmaxMatTVec")
+	if far {
+		name = s.name("dotSoftmaxMatTVecFar")
+	}
 	TEXT(name, NOSPLIT, "func(ctx, scores, a []float32, lda int, h []float32, m, l float32) (float32, float32, int)")
 	Doc(name+" adds one streaming-softmax pass of a dot-product attention step over",
 		"the rows of A (keys and values) to ctx and the running max m and sum l, and returns them",
@@ -80,17 +96,23 @@ func genDotSoftmaxMatTVec(s *isa) {
 		acc[i] = y.vec()
 		y.zero(acc[i])
 	}
-	Label("dot")
-	xv := y.vec()
-	VMOVUPS(Mem{Base: hp}, xv)
-	for i, m := range rowsAt(p, q, 0) {
-		VFMADD231PS(m, xv, acc[i])
+	if far {
+		for i, m := range rowsAt(p, q, 0) {
+			rowDot(y, acc[i], m, hp, cnt, i)
+		}
+	} else {
+		Label("dot")
+		xv := y.vec()
+		VMOVUPS(Mem{Base: hp}, xv)
+		for i, m := range rowsAt(p, q, 0) {
+			VFMADD231PS(m, xv, acc[i])
+		}
+		ADDQ(U32(32), p)
+		ADDQ(U32(32), q)
+		ADDQ(U32(32), hp)
+		DECQ(cnt)
+		JNZ(LabelRef("dot"))
 	}
-	ADDQ(U32(32), p)
-	ADDQ(U32(32), q)
-	ADDQ(U32(32), hp)
-	DECQ(cnt)
-	JNZ(LabelRef("dot"))
 	sv := y.vec()
 	joinHalves(y, y.hsum4(acc[0], acc[1], acc[2], acc[3]), y.hsum4(acc[4], acc[5], acc[6], acc[7]), sv)
 	VMOVUPS(sv, Mem{Base: sc})
@@ -136,10 +158,12 @@ func genDotSoftmaxMatTVec(s *isa) {
 	}
 	// pf is the next block (this one for the last block: no access past A).
 	pf, pq := GP64(), GP64()
-	LEAQ(Mem{Base: a, Index: lda, Scale: 8}, pf)
-	CMPQ(n, U32(16))
-	CMOVQCS(a, pf)
-	LEAQ(Mem{Base: pf, Index: lda, Scale: 4}, pq)
+	if !far {
+		LEAQ(Mem{Base: a, Index: lda, Scale: 8}, pf)
+		CMPQ(n, U32(16))
+		CMOVQCS(a, pf)
+		LEAQ(Mem{Base: pf, Index: lda, Scale: 4}, pq)
+	}
 	cp := GP64()
 	MOVQ(a, p)
 	LEAQ(Mem{Base: a, Index: lda, Scale: 4}, q)
@@ -147,40 +171,28 @@ func genDotSoftmaxMatTVec(s *isa) {
 	Load(Param("ctx").Len(), cnt)
 	SHRQ(U8(4), cnt) // pairs of vectors: one cache line of each row
 	JZ(LabelRef("ctxOne"))
-	// Rows a multiple of 4 KiB apart share their L1 sets, the next block's
-	// too: prefetching it would evict this one's rows before they are added.
-	TESTQ(U32(4095), lda)
-	JZ(LabelRef("ctxPairNear"))
-	for _, prefetch := range []bool{true, false} {
-		loop := "ctxPair"
-		if !prefetch {
-			loop = "ctxPairNear"
+	Label("ctxPair")
+	for j := 0; j < 2; j++ {
+		v := y.vec()
+		VMOVUPS(Mem{Base: cp, Disp: 32 * j}, v)
+		for i, m := range rowsAt(p, q, 32*j) {
+			VFMADD231PS(m, b[i], v)
 		}
-		Label(loop)
-		for j := 0; j < 2; j++ {
-			v := y.vec()
-			VMOVUPS(Mem{Base: cp, Disp: 32 * j}, v)
-			for i, m := range rowsAt(p, q, 32*j) {
-				VFMADD231PS(m, b[i], v)
-			}
-			VMOVUPS(v, Mem{Base: cp, Disp: 32 * j})
-		}
-		ptrs := []GPVirtual{p, q, cp}
-		if prefetch {
-			for _, m := range rowsAt(pf, pq, 0) {
-				PREFETCHT0(m)
-			}
-			ptrs = append(ptrs, pf, pq)
-		}
-		for _, r := range ptrs {
-			ADDQ(U32(64), r)
-		}
-		DECQ(cnt)
-		JNZ(LabelRef(loop))
-		if prefetch {
-			JMP(LabelRef("ctxOne"))
-		}
+		VMOVUPS(v, Mem{Base: cp, Disp: 32 * j})
 	}
+	ptrs := []GPVirtual{p, q, cp}
+	if !far {
+		for _, m := range rowsAt(pf, pq, 0) {
+			PREFETCHT0(m)
+		}
+		ptrs = append(ptrs, pf, pq)
+	}
+	for _, r := range ptrs {
+		ADDQ(U32(64), r)
+	}
+	DECQ(cnt)
+	JNZ(LabelRef("ctxPair"))
+
 	Label("ctxOne")
 	Load(Param("ctx").Len(), cnt)
 	TESTQ(U32(8), cnt)
@@ -244,4 +256,48 @@ func jumpIfNotFinite(s *isa, v VecVirtual, label string) {
 		TESTL(r, r)
 	}
 	JNZ(LabelRef(label))
+}
+
+// rowDot adds to acc the dot product of the row at m with the vector at h, in
+// lanes (summed later): len(ctx)/8 vectors, four accumulators while four
+// remain, then one at a time. i tells the labels of row i apart.
+func rowDot(y *isa, acc VecVirtual, m Mem, h, cnt GPVirtual, i int) {
+	rp, hp := GP64(), GP64()
+	LEAQ(m, rp)
+	MOVQ(h, hp)
+	t := []VecVirtual{acc, y.vec(), y.vec(), y.vec()}
+	for _, v := range t[1:] {
+		y.zero(v)
+	}
+	four, one, done := fmt.Sprintf("row%dFour", i), fmt.Sprintf("row%dOne", i), fmt.Sprintf("row%dDone", i)
+	Load(Param("ctx").Len(), cnt)
+	SHRQ(U8(5), cnt)
+	JZ(LabelRef(one + "s"))
+	Label(four)
+	for j, v := range t {
+		xv := y.vec()
+		VMOVUPS(Mem{Base: hp, Disp: 32 * j}, xv)
+		VFMADD231PS(Mem{Base: rp, Disp: 32 * j}, xv, v)
+	}
+	ADDQ(U32(128), rp)
+	ADDQ(U32(128), hp)
+	DECQ(cnt)
+	JNZ(LabelRef(four))
+	Label(one + "s")
+	Load(Param("ctx").Len(), cnt)
+	SHRQ(U8(3), cnt)
+	ANDQ(U32(3), cnt)
+	JZ(LabelRef(done))
+	Label(one)
+	xv := y.vec()
+	VMOVUPS(Mem{Base: hp}, xv)
+	VFMADD231PS(Mem{Base: rp}, xv, acc)
+	ADDQ(U32(32), rp)
+	ADDQ(U32(32), hp)
+	DECQ(cnt)
+	JNZ(LabelRef(one))
+	Label(done)
+	VADDPS(t[1], t[0], t[0])
+	VADDPS(t[3], t[2], t[2])
+	VADDPS(t[2], t[0], t[0])
 }

@@ -263,30 +263,47 @@ func BenchmarkMatTVecShape(b *testing.B) {
 }
 
 // BenchmarkDotSoftmaxMatTVec is a dot-product attention step over A (keys and
-// values) in one streaming pass, beside the three kernels it replaces (MatVec,
-// Softmax, MatTVec), which read A twice; bytes/s counts A once.
+// values) in one streaming pass, under each of its kernels, beside the three
+// kernels it replaces (MatVec, Softmax, MatTVec), which read A twice; bytes/s
+// counts A once. An R×C×M shape takes M matrices in turn, so that each comes
+// from memory (M·R·C·4 bytes exceed the L3).
 func BenchmarkDotSoftmaxMatTVec(b *testing.B) {
-	for _, sh := range [][2]int{{512, 128}, {2048, 256}, {8192, 256}, {8192, 512}, {2048, 1024}, {64, 4096}} {
-		r, c := sh[0], sh[1]
-		a := Matrix{Rows: r, Cols: c, Stride: c, Data: ramp(r * c)}
+	for _, sh := range [][3]int{{512, 128, 1}, {2048, 256, 1}, {8192, 256, 1}, {8192, 512, 1}, {2048, 1024, 1}, {64, 4096, 1}, {8192, 512, 6}, {32768, 128, 6}} {
+		r, c, m := sh[0], sh[1], sh[2]
+		as := make([]Matrix, m)
+		for i := range as {
+			as[i] = Matrix{Rows: r, Cols: c, Stride: c, Data: ramp(r * c)}
+		}
 		h, ctx, w := ramp(c), make([]float32, c), make([]float32, r)
-		b.Run(fmt.Sprintf("%dx%d", r, c), func(b *testing.B) {
+		name := fmt.Sprintf("%dx%d", r, c)
+		if m > 1 {
+			name += fmt.Sprintf("x%d", m)
+		}
+		b.Run(name, func(b *testing.B) {
 			benchISAs(b, func(b *testing.B) {
-				b.Run("fused", func(b *testing.B) {
-					b.SetBytes(int64(4 * r * c))
-					for b.Loop() {
-						clear(ctx)
-						st := SoftmaxState{Max: float32(math.Inf(-1))}
-						DotSoftmaxMatTVec(ctx, w, a, h, &st)
-					}
-				})
+				for _, k := range dotSoftmaxKernels {
+					restore := useDotSoftmaxKernel(k)
+					b.Run("fused-"+k, func(b *testing.B) {
+						b.SetBytes(int64(4 * r * c))
+						i := 0
+						for b.Loop() {
+							clear(ctx)
+							st := SoftmaxState{Max: float32(math.Inf(-1))}
+							DotSoftmaxMatTVec(ctx, w, as[i], h, &st)
+							i = (i + 1) % m
+						}
+					})
+					restore()
+				}
 				b.Run("separate", func(b *testing.B) {
 					b.SetBytes(int64(4 * r * c))
+					i := 0
 					for b.Loop() {
-						MatVec(w, a, h)
+						MatVec(w, as[i], h)
 						Softmax(w, w)
 						clear(ctx)
-						MatTVec(ctx, a, w)
+						MatTVec(ctx, as[i], w)
+						i = (i + 1) % m
 					}
 				})
 			})

@@ -112,53 +112,68 @@ func rows(a Matrix, lo, hi int) Matrix {
 func TestDotSoftmaxMatTVec(t *testing.T) {
 	ninf := float32(math.Inf(-1))
 	forEachISA(t, func(t *testing.T) {
-		rng := rand.New(rand.NewPCG(61, 62))
-		for _, nr := range []int{1, 2, 7, 8, 9, 15, 16, 17, 24, 63, 64, 65, 200} {
-			for _, cols := range []int{0, 1, 7, 8, 9, 16, 24, 64, 72, 256, 520, 1024} { // 1024: rows 4 KiB apart
-				for trial := 0; trial < 8; trial++ {
-					a, aok := newMatrix(t, rng, nr, cols, trial%2*3, rng.IntN(16))
-					h, hok := slab(t, cols, rng.IntN(16))
-					fill(rng, h)
-					ctx0 := make([]float32, cols)
-					st0 := SoftmaxState{Max: ninf}
-					cuts := []int{0, nr}
-					switch trial {
-					case 1: // three calls, from a state with a context
-						cuts = []int{0, rng.IntN(nr + 1), 0, nr}
-						cuts[2] = cuts[1] + rng.IntN(nr-cuts[1]+1)
-						fill(rng, ctx0)
-						st0 = SoftmaxState{Max: float32(rng.NormFloat64() * 4), Sum: 1 + rng.Float32()}
-					case 2, 3: // scores rising (a new max every block) or falling
-						for r := 0; r < nr && cols > 0; r++ {
-							f := float32(r+1) / float32(nr)
-							if trial == 3 {
-								f = 1 - f
+		forEachDotSoftmaxKernel(t, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(61, 62))
+			for _, nr := range []int{1, 2, 7, 8, 9, 15, 16, 17, 24, 63, 64, 65, 200} {
+				for _, cols := range []int{0, 1, 7, 8, 9, 16, 24, 64, 72, 256, 520, 1024} { // 1024: rows 4 KiB apart
+					for trial := 0; trial < 8; trial++ {
+						a, aok := newMatrix(t, rng, nr, cols, trial%2*3, rng.IntN(16))
+						h, hok := slab(t, cols, rng.IntN(16))
+						fill(rng, h)
+						ctx0 := make([]float32, cols)
+						st0 := SoftmaxState{Max: ninf}
+						cuts := []int{0, nr}
+						switch trial {
+						case 1: // three calls, from a state with a context
+							cuts = []int{0, rng.IntN(nr + 1), 0, nr}
+							cuts[2] = cuts[1] + rng.IntN(nr-cuts[1]+1)
+							fill(rng, ctx0)
+							st0 = SoftmaxState{Max: float32(rng.NormFloat64() * 4), Sum: 1 + rng.Float32()}
+						case 2, 3: // scores rising (a new max every block) or falling
+							for r := 0; r < nr && cols > 0; r++ {
+								f := float32(r+1) / float32(nr)
+								if trial == 3 {
+									f = 1 - f
+								}
+								for c := range cols {
+									a.Data[r*a.Stride+c] = 4 * f * h[c]
+								}
 							}
-							for c := range cols {
-								a.Data[r*a.Stride+c] = 4 * f * h[c]
+						case 4, 5: // a special value in a or h
+							v := specials[rng.IntN(len(specials))]
+							if cols > 0 && trial == 4 {
+								a.Data[rng.IntN(nr)*a.Stride+rng.IntN(cols)] = v
+							} else if cols > 0 {
+								h[rng.IntN(cols)] = v
 							}
+						case 6: // a state whose max exceeds every score
+							st0 = SoftmaxState{Max: 1e3, Sum: 2}
+							fill(rng, ctx0)
 						}
-					case 4, 5: // a special value in a or h
-						v := specials[rng.IntN(len(specials))]
-						if cols > 0 && trial == 4 {
-							a.Data[rng.IntN(nr)*a.Stride+rng.IntN(cols)] = v
-						} else if cols > 0 {
-							h[rng.IntN(cols)] = v
-						}
-					case 6: // a state whose max exceeds every score
-						st0 = SoftmaxState{Max: 1e3, Sum: 2}
-						fill(rng, ctx0)
+						checkDotSoftmax(t, fmt.Sprintf("DotSoftmaxMatTVec %d×%d trial %d", nr, cols, trial), a, h, cuts, st0, ctx0)
+						aok()
+						hok()
 					}
-					checkDotSoftmax(t, fmt.Sprintf("DotSoftmaxMatTVec %d×%d trial %d", nr, cols, trial), a, h, cuts, st0, ctx0)
-					aok()
-					hok()
 				}
 			}
-		}
+		})
 	})
 }
 
 func TestDotSoftmaxMatTVecGuard(t *testing.T) {
+	forEachDotSoftmaxKernel(t, func(t *testing.T) { testDotSoftmaxMatTVecGuard(t) })
+}
+
+// forEachDotSoftmaxKernel runs fn under each kernel of DotSoftmaxMatTVec.
+func forEachDotSoftmaxKernel(t *testing.T, fn func(t *testing.T)) {
+	for _, k := range dotSoftmaxKernels {
+		restore := useDotSoftmaxKernel(k)
+		t.Run(k, fn)
+		restore()
+	}
+}
+
+func testDotSoftmaxMatTVecGuard(t *testing.T) {
 	forEachGuarded(t, 257*24, 6, func(t *testing.T, n int, get func(int) []float32) {
 		// n rows of a few vectors of columns, and few rows of n columns.
 		for _, sh := range [][2]int{{n, 8 * (1 + n%3)}, {1 + n%17, n}} {

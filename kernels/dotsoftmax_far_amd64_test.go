@@ -1,0 +1,15 @@
+//go:build !purego
+
+package kernels
+
+// dotSoftmaxKernels names the kernels DotSoftmaxMatTVec chooses between by
+// the span of A: the one for A in L2 or L3, and the one for A from memory.
+var dotSoftmaxKernels = []string{"near", "far"}
+
+// useDotSoftmaxKernel makes DotSoftmaxMatTVec take kernel k at every size and
+// returns the function that restores the choice by size.
+func useDotSoftmaxKernel(k string) (restore func()) {
+	old := dotSoftmaxFar
+	dotSoftmaxFar = func(int, int) bool { return k == "far" }
+	return func() { dotSoftmaxFar = old }
+}
