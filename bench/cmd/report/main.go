@@ -21,7 +21,7 @@ func main() {
 	full := flag.Bool("full", false, "every size (default: the representative subset)")
 	only := flag.String("kernels", "", "comma-separated kernels to run (default: all)")
 	round := flag.Duration("round", 10*time.Millisecond, "length of one timing round")
-	rounds := flag.Int("rounds", 7, "timing rounds per measurement (the median is kept)")
+	rounds := flag.Int("rounds", 11, "timing rounds per measurement (the median is kept)")
 	md := flag.String("md", "RESULTS.md", "markdown output")
 	csv := flag.String("csv", "results.csv", "CSV output")
 	svg := flag.String("svg", "results.svg", "SVG plot output")
