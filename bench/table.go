@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -229,10 +230,13 @@ func fmtBytes(b int64) string {
 
 // WriteCSV writes every result, one per line.
 func WriteCSV(w io.Writer, rs []Result) {
-	fmt.Fprintln(w, "kernel,size,impl,ns_per_call,rate,unit,fraction_of_roofline,bound")
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"kernel", "size", "impl", "ns_per_call", "rate", "unit", "fraction_of_roofline", "bound"})
 	for _, r := range rs {
-		fmt.Fprintf(w, "%v,%s,%s,%.2f,%.4g,%s,%.4f,%s\n", r.Case.Kernel, r.Case.Label, r.Impl.Name, r.Ns, r.Rate, Unit(r.Case.Kernel), r.Frac, r.Bound)
+		cw.Write([]string{r.Case.Kernel.String(), r.Case.Label, r.Impl.Name, fmt.Sprintf("%.2f", r.Ns),
+			fmt.Sprintf("%.4g", r.Rate), Unit(r.Case.Kernel), fmt.Sprintf("%.4f", r.Frac), r.Bound})
 	}
+	cw.Flush()
 }
 
 // Summary returns one line per kernel: heed's speed-up over the best
