@@ -28,7 +28,7 @@ type SoftmaxState struct{ Max, Sum float32 }
 // from memory, and a second kernel takes each block's scores row after row
 // instead, with no software prefetch: A is then read in address order, which
 // the hardware prefetcher follows with more lines in flight (from memory,
-// 1.7–3× the first kernel). Rows a multiple of 4 KiB apart also take the
+// 1.6–3× the first kernel). Rows a multiple of 4 KiB apart also take the
 // second kernel: they share L1 sets, which the first one's prefetches of
 // the next block would thrash. Elsewhere (and for the last a.Rows mod 8
 // rows) each row is Dot and Axpy, with its exponential rounded from float64.
