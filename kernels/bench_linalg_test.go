@@ -268,7 +268,7 @@ func BenchmarkMatTVecShape(b *testing.B) {
 // counts A once. An R×C×M shape takes M matrices in turn, so that each comes
 // from memory (M·R·C·4 bytes exceed the L3).
 func BenchmarkDotSoftmaxMatTVec(b *testing.B) {
-	for _, sh := range [][3]int{{512, 128, 1}, {2048, 256, 1}, {8192, 256, 1}, {8192, 512, 1}, {2048, 1024, 1}, {64, 4096, 1}, {8192, 512, 6}, {32768, 128, 6}} {
+	for _, sh := range [][3]int{{512, 128, 1}, {2048, 256, 1}, {8192, 256, 1}, {8192, 512, 1}, {2048, 1024, 1}, {64, 4096, 1}, {1024, 256, 1}, {1024, 256, 48}, {2048, 256, 24}, {8192, 512, 6}, {32768, 128, 6}} {
 		r, c, m := sh[0], sh[1], sh[2]
 		as := make([]Matrix, m)
 		for i := range as {

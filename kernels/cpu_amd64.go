@@ -15,3 +15,12 @@ func detect() []ISA {
 	}
 	return isas
 }
+
+// l2Bytes returns the size of one core's L2 cache, or 1 MiB if cpuid cannot
+// tell.
+func l2Bytes() int {
+	if n := cpuid.CPU.Cache.L2; n > 0 {
+		return n
+	}
+	return 1 << 20
+}

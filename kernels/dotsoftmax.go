@@ -24,14 +24,16 @@ type SoftmaxState struct{ Max, Sum float32 }
 // exceeds the state's, ctx and the sum scaled by e^(m−M); their exponentials;
 // then the eight rows, now in L1, added to ctx, while the next eight are
 // prefetched, so that the arithmetic on one block overlaps the transfer of
-// the next from L2 or L3. When A spans more than 8 MiB it is taken to stream
-// from memory, and a second kernel takes each block's scores row after row
-// instead, with no software prefetch: A is then read in address order, which
-// the hardware prefetcher follows with more lines in flight (from memory,
-// 1.6–3× the first kernel). Rows a multiple of 4 KiB apart also take the
-// second kernel: they share L1 sets, which the first one's prefetches of
-// the next block would thrash. Elsewhere (and for the last a.Rows mod 8
-// rows) each row is Dot and Axpy, with its exponential rounded from float64.
+// the next from L2 or L3. When A spans more than the core's L2 it may come
+// from memory, where that kernel runs at 30–45% of the memory's speed, so a
+// second kernel takes each block's scores row after row instead, with no
+// software prefetch: A is then read in address order, which the hardware
+// prefetcher follows at the memory's speed (1.5–2.8× the first kernel; 8–33%
+// slower than it when A is in L2 or L3 after all). Rows a multiple of 4 KiB
+// apart also take the second kernel: they share L1 sets, which the first
+// one's prefetches of the next block would thrash. Elsewhere (and for the
+// last a.Rows mod 8 rows) each row is Dot and Axpy, with its exponential
+// rounded from float64.
 //
 // Accuracy: each score is within γ_d·Σᵢ|A[r,i]·h[i]| of the exact dot product
 // (d = a.Cols). Each weight e^(score−M) is within Exp's 1 ULP of e to its
