@@ -30,7 +30,8 @@ func genVectorFamily() {
 // then single vectors. body(j, disp, last) emits the work on vector j of the
 // current group at byte displacement disp from every pointer; last marks the
 // group's final vector. Afterwards the pointers address the tail, n holds its
-// length (< lanes) and the flags are set by that length (JZ: no tail).
+// length (< lanes) and the flags are set by that length (JZ: no tail); a
+// length of whole blocks skips the half and single steps.
 func (s *isa) stream(prefix string, n GPVirtual, ptrs []GPVirtual, unroll int, body func(j, disp int, last bool)) {
 	block := unroll * s.lanes
 	cnt := GP64()
@@ -49,6 +50,7 @@ func (s *isa) stream(prefix string, n GPVirtual, ptrs []GPVirtual, unroll int, b
 
 	Label(prefix + "Half")
 	ANDQ(U32(block-1), n)
+	JZ(LabelRef(prefix + "Whole")) // whole blocks only (d = 64, 128, …)
 	if unroll >= 4 {
 		half := unroll / 2
 		TESTQ(U32(half*s.lanes), n)
@@ -76,6 +78,7 @@ func (s *isa) stream(prefix string, n GPVirtual, ptrs []GPVirtual, unroll int, b
 	JNZ(LabelRef(prefix + "SingleLoop"))
 	Label(prefix + "Rest")
 	ANDQ(U32(s.lanes-1), n)
+	Label(prefix + "Whole")
 }
 
 // broadcast loads the float32 argument name and returns a vector of it.

@@ -36,6 +36,7 @@ dotBlock:
 
 dotHalf:
 	ANDQ        $0x0000001f, DX
+	JZ          dotWhole
 	TESTQ       $0x00000010, DX
 	JZ          dotSingle
 	VMOVUPS     (AX), Y4
@@ -60,7 +61,9 @@ dotSingleLoop:
 	JNZ         dotSingleLoop
 
 dotRest:
-	ANDQ        $0x00000007, DX
+	ANDQ $0x00000007, DX
+
+dotWhole:
 	JZ          dotReduce
 	LEAQ        tailmask<>+0(SB), BX
 	VMOVDQU     (BX)(DX*4), Y4
@@ -151,6 +154,7 @@ dotBlock:
 
 dotHalf:
 	ANDQ        $0x0000001f, DX
+	JZ          dotWhole
 	TESTQ       $0x00000010, DX
 	JZ          dotSingle
 	VMOVUPS     (AX), Y4
@@ -175,7 +179,9 @@ dotSingleLoop:
 	JNZ         dotSingleLoop
 
 dotRest:
-	ANDQ        $0x00000007, DX
+	ANDQ $0x00000007, DX
+
+dotWhole:
 	JZ          dotReduce
 	MOVL        $0x0000ffff, BX
 	BZHIL       DX, BX, BX

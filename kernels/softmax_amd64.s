@@ -219,6 +219,7 @@ scaleBlock:
 
 scaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      scaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      scaleSingle
 	VMULPS  (AX), Y0, Y2
@@ -241,7 +242,9 @@ scaleSingleLoop:
 	JNZ     scaleSingleLoop
 
 scaleRest:
-	ANDQ    $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+scaleWhole:
 	JZ      scaleDone
 	VMOVUPS Y1, (DX)
 
@@ -678,6 +681,7 @@ scaleBlock:
 
 scaleHalf:
 	ANDQ    $0x0000003f, CX
+	JZ      scaleWhole
 	TESTQ   $0x00000020, CX
 	JZ      scaleSingle
 	VMULPS  (AX), Z0, Z1
@@ -700,7 +704,9 @@ scaleSingleLoop:
 	JNZ     scaleSingleLoop
 
 scaleRest:
-	ANDQ      $0x0000000f, CX
+	ANDQ $0x0000000f, CX
+
+scaleWhole:
 	JZ        scaleDone
 	MOVL      $0x0000ffff, DX
 	BZHIL     CX, DX, DX

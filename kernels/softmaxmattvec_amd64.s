@@ -233,6 +233,7 @@ scaleBlock:
 
 scaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      scaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      scaleSingle
 	VMULPS  (AX), Y0, Y2
@@ -255,7 +256,9 @@ scaleSingleLoop:
 	JNZ     scaleSingleLoop
 
 scaleRest:
-	ANDQ    $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+scaleWhole:
 	JZ      scaleDone
 	VMOVUPS Y1, (DX)
 
@@ -1235,6 +1238,7 @@ fused8ScaleBlock:
 
 fused8ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused8ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused8ScaleSingle
 	VMULPS  (AX), Y8, Y10
@@ -1257,7 +1261,9 @@ fused8ScaleSingleLoop:
 	JNZ     fused8ScaleSingleLoop
 
 fused8ScaleRest:
-	ANDQ    $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused8ScaleWhole:
 	JZ      fused8ScaleDone
 	VMOVUPS Y9, (BX)
 
@@ -1575,6 +1581,7 @@ fused7ScaleBlock:
 
 fused7ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused7ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused7ScaleSingle
 	VMULPS  (AX), Y7, Y9
@@ -1597,7 +1604,9 @@ fused7ScaleSingleLoop:
 	JNZ     fused7ScaleSingleLoop
 
 fused7ScaleRest:
-	ANDQ    $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused7ScaleWhole:
 	JZ      fused7ScaleDone
 	VMOVUPS Y8, (BX)
 
@@ -1895,6 +1904,7 @@ fused6ScaleBlock:
 
 fused6ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused6ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused6ScaleSingle
 	VMULPS  (AX), Y6, Y8
@@ -1917,7 +1927,9 @@ fused6ScaleSingleLoop:
 	JNZ     fused6ScaleSingleLoop
 
 fused6ScaleRest:
-	ANDQ    $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused6ScaleWhole:
 	JZ      fused6ScaleDone
 	VMOVUPS Y7, (BX)
 
@@ -2195,6 +2207,7 @@ fused5ScaleBlock:
 
 fused5ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused5ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused5ScaleSingle
 	VMULPS  (AX), Y5, Y7
@@ -2217,7 +2230,9 @@ fused5ScaleSingleLoop:
 	JNZ     fused5ScaleSingleLoop
 
 fused5ScaleRest:
-	ANDQ    $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused5ScaleWhole:
 	JZ      fused5ScaleDone
 	VMOVUPS Y6, (BX)
 
@@ -2479,6 +2494,7 @@ fused4ScaleBlock:
 
 fused4ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused4ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused4ScaleSingle
 	VMULPS  (AX), Y8, Y10
@@ -2501,7 +2517,9 @@ fused4ScaleSingleLoop:
 	JNZ     fused4ScaleSingleLoop
 
 fused4ScaleRest:
-	ANDQ    $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused4ScaleWhole:
 	JZ      fused4ScaleDone
 	VMOVUPS Y9, (BX)
 
@@ -2746,6 +2764,7 @@ fused3ScaleBlock:
 
 fused3ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused3ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused3ScaleSingle
 	VMULPS  (AX), Y6, Y8
@@ -2768,7 +2787,9 @@ fused3ScaleSingleLoop:
 	JNZ     fused3ScaleSingleLoop
 
 fused3ScaleRest:
-	ANDQ    $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused3ScaleWhole:
 	JZ      fused3ScaleDone
 	VMOVUPS Y7, (BX)
 
@@ -2991,6 +3012,7 @@ fused2ScaleBlock:
 
 fused2ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused2ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused2ScaleSingle
 	VMULPS  (AX), Y4, Y6
@@ -3013,7 +3035,9 @@ fused2ScaleSingleLoop:
 	JNZ     fused2ScaleSingleLoop
 
 fused2ScaleRest:
-	ANDQ    $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused2ScaleWhole:
 	JZ      fused2ScaleDone
 	VMOVUPS Y5, (BX)
 
@@ -3214,6 +3238,7 @@ fused1ScaleBlock:
 
 fused1ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused1ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused1ScaleSingle
 	VMULPS  (AX), Y2, Y4
@@ -3236,7 +3261,9 @@ fused1ScaleSingleLoop:
 	JNZ     fused1ScaleSingleLoop
 
 fused1ScaleRest:
-	ANDQ    $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused1ScaleWhole:
 	JZ      fused1ScaleDone
 	VMOVUPS Y3, (BX)
 
@@ -3598,6 +3625,7 @@ scaleBlock:
 
 scaleHalf:
 	ANDQ    $0x0000003f, CX
+	JZ      scaleWhole
 	TESTQ   $0x00000020, CX
 	JZ      scaleSingle
 	VMULPS  (AX), Z0, Z1
@@ -3620,7 +3648,9 @@ scaleSingleLoop:
 	JNZ     scaleSingleLoop
 
 scaleRest:
-	ANDQ      $0x0000000f, CX
+	ANDQ $0x0000000f, CX
+
+scaleWhole:
 	JZ        scaleDone
 	MOVL      $0x0000ffff, DX
 	BZHIL     CX, DX, DX
@@ -5802,6 +5832,7 @@ fused16ScaleBlock:
 
 fused16ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused16ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused16ScaleSingle
 	VMULPS  (AX), Y0, Y17
@@ -5824,7 +5855,9 @@ fused16ScaleSingleLoop:
 	JNZ     fused16ScaleSingleLoop
 
 fused16ScaleRest:
-	ANDQ      $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused16ScaleWhole:
 	JZ        fused16ScaleDone
 	MOVL      $0x0000ffff, BX
 	BZHIL     CX, BX, BX
@@ -6296,6 +6329,7 @@ fused15ScaleBlock:
 
 fused15ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused15ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused15ScaleSingle
 	VMULPS  (AX), Y0, Y16
@@ -6318,7 +6352,9 @@ fused15ScaleSingleLoop:
 	JNZ     fused15ScaleSingleLoop
 
 fused15ScaleRest:
-	ANDQ      $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused15ScaleWhole:
 	JZ        fused15ScaleDone
 	MOVL      $0x0000ffff, BX
 	BZHIL     CX, BX, BX
@@ -6770,6 +6806,7 @@ fused14ScaleBlock:
 
 fused14ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused14ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused14ScaleSingle
 	VMULPS  (AX), Y0, Y15
@@ -6792,7 +6829,9 @@ fused14ScaleSingleLoop:
 	JNZ     fused14ScaleSingleLoop
 
 fused14ScaleRest:
-	ANDQ      $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused14ScaleWhole:
 	JZ        fused14ScaleDone
 	MOVL      $0x0000ffff, BX
 	BZHIL     CX, BX, BX
@@ -7224,6 +7263,7 @@ fused13ScaleBlock:
 
 fused13ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused13ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused13ScaleSingle
 	VMULPS  (AX), Y0, Y14
@@ -7246,7 +7286,9 @@ fused13ScaleSingleLoop:
 	JNZ     fused13ScaleSingleLoop
 
 fused13ScaleRest:
-	ANDQ      $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused13ScaleWhole:
 	JZ        fused13ScaleDone
 	MOVL      $0x0000ffff, BX
 	BZHIL     CX, BX, BX
@@ -7658,6 +7700,7 @@ fused12ScaleBlock:
 
 fused12ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused12ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused12ScaleSingle
 	VMULPS  (AX), Y0, Y13
@@ -7680,7 +7723,9 @@ fused12ScaleSingleLoop:
 	JNZ     fused12ScaleSingleLoop
 
 fused12ScaleRest:
-	ANDQ      $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused12ScaleWhole:
 	JZ        fused12ScaleDone
 	MOVL      $0x0000ffff, BX
 	BZHIL     CX, BX, BX
@@ -8083,6 +8128,7 @@ fused11ScaleBlock:
 
 fused11ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused11ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused11ScaleSingle
 	VMULPS  (AX), Y0, Y23
@@ -8105,7 +8151,9 @@ fused11ScaleSingleLoop:
 	JNZ     fused11ScaleSingleLoop
 
 fused11ScaleRest:
-	ANDQ      $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused11ScaleWhole:
 	JZ        fused11ScaleDone
 	MOVL      $0x0000ffff, BX
 	BZHIL     CX, BX, BX
@@ -8498,6 +8546,7 @@ fused10ScaleBlock:
 
 fused10ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused10ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused10ScaleSingle
 	VMULPS  (AX), Y0, Y21
@@ -8520,7 +8569,9 @@ fused10ScaleSingleLoop:
 	JNZ     fused10ScaleSingleLoop
 
 fused10ScaleRest:
-	ANDQ      $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused10ScaleWhole:
 	JZ        fused10ScaleDone
 	MOVL      $0x0000ffff, BX
 	BZHIL     CX, BX, BX
@@ -8891,6 +8942,7 @@ fused9ScaleBlock:
 
 fused9ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused9ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused9ScaleSingle
 	VMULPS  (AX), Y0, Y19
@@ -8913,7 +8965,9 @@ fused9ScaleSingleLoop:
 	JNZ     fused9ScaleSingleLoop
 
 fused9ScaleRest:
-	ANDQ      $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused9ScaleWhole:
 	JZ        fused9ScaleDone
 	MOVL      $0x0000ffff, BX
 	BZHIL     CX, BX, BX
@@ -9262,6 +9316,7 @@ fused8ScaleBlock:
 
 fused8ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused8ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused8ScaleSingle
 	VMULPS  (AX), Y0, Y17
@@ -9284,7 +9339,9 @@ fused8ScaleSingleLoop:
 	JNZ     fused8ScaleSingleLoop
 
 fused8ScaleRest:
-	ANDQ      $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused8ScaleWhole:
 	JZ        fused8ScaleDone
 	MOVL      $0x0000ffff, BX
 	BZHIL     CX, BX, BX
@@ -9611,6 +9668,7 @@ fused7ScaleBlock:
 
 fused7ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused7ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused7ScaleSingle
 	VMULPS  (AX), Y0, Y15
@@ -9633,7 +9691,9 @@ fused7ScaleSingleLoop:
 	JNZ     fused7ScaleSingleLoop
 
 fused7ScaleRest:
-	ANDQ      $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused7ScaleWhole:
 	JZ        fused7ScaleDone
 	MOVL      $0x0000ffff, BX
 	BZHIL     CX, BX, BX
@@ -9938,6 +9998,7 @@ fused6ScaleBlock:
 
 fused6ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused6ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused6ScaleSingle
 	VMULPS  (AX), Y0, Y13
@@ -9960,7 +10021,9 @@ fused6ScaleSingleLoop:
 	JNZ     fused6ScaleSingleLoop
 
 fused6ScaleRest:
-	ANDQ      $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused6ScaleWhole:
 	JZ        fused6ScaleDone
 	MOVL      $0x0000ffff, BX
 	BZHIL     CX, BX, BX
@@ -10243,6 +10306,7 @@ fused5ScaleBlock:
 
 fused5ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused5ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused5ScaleSingle
 	VMULPS  (AX), Y0, Y11
@@ -10265,7 +10329,9 @@ fused5ScaleSingleLoop:
 	JNZ     fused5ScaleSingleLoop
 
 fused5ScaleRest:
-	ANDQ      $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused5ScaleWhole:
 	JZ        fused5ScaleDone
 	MOVL      $0x0000ffff, BX
 	BZHIL     CX, BX, BX
@@ -10526,6 +10592,7 @@ fused4ScaleBlock:
 
 fused4ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused4ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused4ScaleSingle
 	VMULPS  (AX), Y0, Y9
@@ -10548,7 +10615,9 @@ fused4ScaleSingleLoop:
 	JNZ     fused4ScaleSingleLoop
 
 fused4ScaleRest:
-	ANDQ      $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused4ScaleWhole:
 	JZ        fused4ScaleDone
 	MOVL      $0x0000ffff, BX
 	BZHIL     CX, BX, BX
@@ -10787,6 +10856,7 @@ fused3ScaleBlock:
 
 fused3ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused3ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused3ScaleSingle
 	VMULPS  (AX), Y0, Y7
@@ -10809,7 +10879,9 @@ fused3ScaleSingleLoop:
 	JNZ     fused3ScaleSingleLoop
 
 fused3ScaleRest:
-	ANDQ      $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused3ScaleWhole:
 	JZ        fused3ScaleDone
 	MOVL      $0x0000ffff, BX
 	BZHIL     CX, BX, BX
@@ -11026,6 +11098,7 @@ fused2ScaleBlock:
 
 fused2ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused2ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused2ScaleSingle
 	VMULPS  (AX), Y0, Y5
@@ -11048,7 +11121,9 @@ fused2ScaleSingleLoop:
 	JNZ     fused2ScaleSingleLoop
 
 fused2ScaleRest:
-	ANDQ      $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused2ScaleWhole:
 	JZ        fused2ScaleDone
 	MOVL      $0x0000ffff, BX
 	BZHIL     CX, BX, BX
@@ -11243,6 +11318,7 @@ fused1ScaleBlock:
 
 fused1ScaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      fused1ScaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      fused1ScaleSingle
 	VMULPS  (AX), Y0, Y3
@@ -11265,7 +11341,9 @@ fused1ScaleSingleLoop:
 	JNZ     fused1ScaleSingleLoop
 
 fused1ScaleRest:
-	ANDQ      $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+fused1ScaleWhole:
 	JZ        fused1ScaleDone
 	MOVL      $0x0000ffff, BX
 	BZHIL     CX, BX, BX

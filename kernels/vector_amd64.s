@@ -38,6 +38,7 @@ sumBlock:
 
 sumHalf:
 	ANDQ   $0x0000003f, CX
+	JZ     sumWhole
 	TESTQ  $0x00000020, CX
 	JZ     sumSingle
 	VADDPS (AX), Y0, Y0
@@ -59,7 +60,9 @@ sumSingleLoop:
 	JNZ    sumSingleLoop
 
 sumRest:
-	ANDQ    $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+sumWhole:
 	JZ      reduce
 	LEAQ    tailmask<>+0(SB), DX
 	VMOVDQU (DX)(CX*4), Y8
@@ -152,6 +155,7 @@ sumBlock:
 
 sumHalf:
 	ANDQ   $0x0000003f, CX
+	JZ     sumWhole
 	TESTQ  $0x00000020, CX
 	JZ     sumSingle
 	VADDPS (AX), Y0, Y0
@@ -173,7 +177,9 @@ sumSingleLoop:
 	JNZ    sumSingleLoop
 
 sumRest:
-	ANDQ      $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+sumWhole:
 	JZ        reduce
 	MOVL      $0x0000ffff, DX
 	BZHIL     CX, DX, DX
@@ -249,6 +255,7 @@ maxBlock:
 
 maxHalf:
 	ANDQ    $0x0000003f, CX
+	JZ      maxWhole
 	TESTQ   $0x00000020, CX
 	JZ      maxSingle
 	VMOVUPS (DX), Y5
@@ -281,7 +288,9 @@ maxSingleLoop:
 	JNZ     maxSingleLoop
 
 maxRest:
-	ANDQ    $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+maxWhole:
 	JZ      reduce
 	VMOVUPS -32(DX)(CX*4), Y5
 	VCMPPS  $0x03, Y5, Y5, Y6
@@ -427,6 +436,7 @@ maxBlock:
 
 maxHalf:
 	ANDQ    $0x0000007f, CX
+	JZ      maxWhole
 	TESTQ   $0x00000040, CX
 	JZ      maxSingle
 	VMOVUPS (DX), Z4
@@ -459,7 +469,9 @@ maxSingleLoop:
 	JNZ     maxSingleLoop
 
 maxRest:
-	ANDQ    $0x0000000f, CX
+	ANDQ $0x0000000f, CX
+
+maxWhole:
 	JZ      reduce
 	MOVL    $0x0000ffff, BX
 	BZHIL   CX, BX, BX
@@ -574,6 +586,7 @@ axpyBlock:
 
 axpyHalf:
 	ANDQ        $0x0000001f, DX
+	JZ          axpyWhole
 	TESTQ       $0x00000010, DX
 	JZ          axpySingle
 	VMOVUPS     (CX), Y2
@@ -601,7 +614,9 @@ axpySingleLoop:
 	JNZ         axpySingleLoop
 
 axpyRest:
-	ANDQ    $0x00000007, DX
+	ANDQ $0x00000007, DX
+
+axpyWhole:
 	JZ      done
 	VMOVUPS Y1, (BX)
 
@@ -656,6 +671,7 @@ axpyBlock:
 
 axpyHalf:
 	ANDQ        $0x0000001f, DX
+	JZ          axpyWhole
 	TESTQ       $0x00000010, DX
 	JZ          axpySingle
 	VMOVUPS     (CX), Y1
@@ -683,7 +699,9 @@ axpySingleLoop:
 	JNZ         axpySingleLoop
 
 axpyRest:
-	ANDQ        $0x00000007, DX
+	ANDQ $0x00000007, DX
+
+axpyWhole:
 	JZ          done
 	MOVL        $0x0000ffff, BX
 	BZHIL       DX, BX, BX
@@ -727,6 +745,7 @@ scaleBlock:
 
 scaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      scaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      scaleSingle
 	VMULPS  (AX), Y0, Y2
@@ -749,7 +768,9 @@ scaleSingleLoop:
 	JNZ     scaleSingleLoop
 
 scaleRest:
-	ANDQ    $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+scaleWhole:
 	JZ      scaleDone
 	VMOVUPS Y1, (DX)
 
@@ -797,6 +818,7 @@ scaleBlock:
 
 scaleHalf:
 	ANDQ    $0x0000001f, CX
+	JZ      scaleWhole
 	TESTQ   $0x00000010, CX
 	JZ      scaleSingle
 	VMULPS  (AX), Y0, Y1
@@ -819,7 +841,9 @@ scaleSingleLoop:
 	JNZ     scaleSingleLoop
 
 scaleRest:
-	ANDQ      $0x00000007, CX
+	ANDQ $0x00000007, CX
+
+scaleWhole:
 	JZ        scaleDone
 	MOVL      $0x0000ffff, DX
 	BZHIL     CX, DX, DX
