@@ -65,13 +65,10 @@ func FuzzDot(f *testing.F) {
 		v := floats(data)
 		n := len(v) / 2
 		x, y := v[:n], v[n:2*n]
-		prev := Active()
-		defer Use(prev)
 		want := fallback.Dot(x, y)
-		for _, isa := range Supported() {
-			Use(isa)
+		eachISA(func(isa ISA) {
 			checkDotAny(t, isa.String()+" Dot", Dot(x, y), want, x, y)
-		}
+		})
 	})
 }
 

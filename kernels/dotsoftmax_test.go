@@ -204,12 +204,9 @@ func FuzzDotSoftmaxMatTVec(f *testing.F) {
 		if !ok {
 			return
 		}
-		prev := Active()
-		defer Use(prev)
-		for _, isa := range Supported() {
-			Use(isa)
+		eachISA(func(isa ISA) {
 			checkDotSoftmax(t, isa.String()+" DotSoftmaxMatTVec", a, h, []int{0, a.Rows},
 				SoftmaxState{Max: float32(math.Inf(-1))}, make([]float32, a.Cols))
-		}
+		})
 	})
 }

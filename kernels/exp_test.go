@@ -190,10 +190,7 @@ func fuzzUnary(t *testing.T, u unary, data []byte) {
 	want := make([]float32, len(x))
 	u.ref(want, x)
 	got := make([]float32, len(x))
-	prev := Active()
-	defer Use(prev)
-	for _, isa := range Supported() {
-		Use(isa)
+	eachISA(func(isa ISA) {
 		u.kernel(got, x)
 		for i, v := range x {
 			if msg := u.check(v, got[i]); msg != "" {
@@ -203,7 +200,7 @@ func fuzzUnary(t *testing.T, u unary, data []byte) {
 				t.Fatalf("%v %s(%v) = %v, fallback %v", isa, u.name, v, got[i], want[i])
 			}
 		}
-	}
+	})
 }
 
 func TestExpDense(t *testing.T)   { testDense(t, expUnary) }

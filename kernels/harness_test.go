@@ -29,6 +29,17 @@ func forEachISA(t *testing.T, f func(t *testing.T)) {
 	}
 }
 
+// eachISA calls f with each supported ISA active in turn, then restores the
+// active one (for fuzz targets, which run no subtests).
+func eachISA(f func(isa ISA)) {
+	prev := Active()
+	defer Use(prev)
+	for _, isa := range Supported() {
+		Use(isa)
+		f(isa)
+	}
+}
+
 // lengths returns every length 0..4·max+1 followed by larger ones.
 func lengths(max int) []int {
 	var ns []int

@@ -139,16 +139,13 @@ func FuzzMatVec(f *testing.F) {
 		x := v[rows*c : rows*c+c]
 		want := make([]float32, rows)
 		fallback.MatVec(want, a.Data, c, x)
-		prev := Active()
-		defer Use(prev)
 		got := make([]float32, rows)
-		for _, isa := range Supported() {
-			Use(isa)
+		eachISA(func(isa ISA) {
 			MatVec(got, a, x)
 			for r := range got {
 				checkDotAny(t, isa.String()+" MatVec", got[r], want[r], a.Row(r), x)
 			}
-		}
+		})
 	})
 }
 
@@ -297,14 +294,11 @@ func FuzzMatTVec(f *testing.F) {
 		}
 		want := slices.Clone(dst0)
 		fallback.MatTVec(want, a.Data, a.Stride, x)
-		prev := Active()
-		defer Use(prev)
-		for _, isa := range Supported() {
-			Use(isa)
+		eachISA(func(isa ISA) {
 			got := slices.Clone(dst0)
 			MatTVec(got, a, x)
 			checkMatTVec(t, isa.String()+" MatTVec", got, want, dst0, a, x)
-		}
+		})
 	})
 }
 
@@ -419,14 +413,11 @@ func FuzzMatVecBatch(f *testing.F) {
 		x := Matrix{Rows: nb, Cols: c, Stride: c, Data: v[rows*c : (rows+nb)*c]}
 		want := Matrix{Rows: nb, Cols: rows, Stride: rows, Data: make([]float32, nb*rows)}
 		fallback.MatVecBatch(want.Data, rows, a.Data, c, x.Data, c, rows, c, nb)
-		prev := Active()
-		defer Use(prev)
-		for _, isa := range Supported() {
-			Use(isa)
+		eachISA(func(isa ISA) {
 			d := Matrix{Rows: nb, Cols: rows, Stride: rows, Data: make([]float32, nb*rows)}
 			MatVecBatch(d, a, x)
 			checkMatVecBatch(t, d, want, a, x)
-		}
+		})
 	})
 }
 

@@ -290,10 +290,7 @@ func FuzzSoftmax(f *testing.F) {
 	f.Add([]byte("\x00\x00\x80\xff\x00\x00\x80\xff\x00\x00\x80\x7f\x00\x00\x80\x3f"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		x := floats(data)
-		prev := Active()
-		defer Use(prev)
-		for _, isa := range Supported() {
-			Use(isa)
+		eachISA(func(isa ISA) {
 			dst := make([]float32, len(x))
 			Softmax(dst, x)
 			checkSoftmaxAny(t, isa.String()+" Softmax", dst, x)
@@ -304,6 +301,6 @@ func FuzzSoftmax(f *testing.F) {
 					t.Fatalf("%v: in place p[%d] = %v, out of place %v", isa, i, y[i], dst[i])
 				}
 			}
-		}
+		})
 	})
 }

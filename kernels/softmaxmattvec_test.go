@@ -109,11 +109,8 @@ func FuzzSoftmaxMatTVec(f *testing.F) {
 		if !ok {
 			return
 		}
-		prev := Active()
-		defer Use(prev)
-		for _, isa := range Supported() {
-			Use(isa)
+		eachISA(func(isa ISA) {
 			checkSoftmaxMatTVec(t, isa.String()+" SoftmaxMatTVec", slices.Clone(dst0), a, slices.Clone(x0))
-		}
+		})
 	})
 }

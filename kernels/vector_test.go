@@ -93,12 +93,9 @@ func FuzzSum(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		x := floats(data)
 		want := fallback.Sum(x)
-		prev := Active()
-		defer Use(prev)
-		for _, isa := range Supported() {
-			Use(isa)
+		eachISA(func(isa ISA) {
 			checkDotAny(t, isa.String()+" Sum", Sum(x), want, x, ones(len(x)))
-		}
+		})
 	})
 }
 
@@ -167,12 +164,9 @@ func FuzzMax(f *testing.F) {
 	f.Add([]byte("\x00\x00\x00\x80\x00\x00\x00\x00\x00\x00\x80\xff\x00\x00\xc0\x7f"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		x := floats(data)
-		prev := Active()
-		defer Use(prev)
-		for _, isa := range Supported() {
-			Use(isa)
+		eachISA(func(isa ISA) {
 			checkMax(t, x)
-		}
+		})
 	})
 }
 
@@ -268,14 +262,11 @@ func FuzzAxpy(f *testing.F) {
 		v := floats(data)
 		n := len(v) / 2
 		x, y0 := v[:n], v[n:2*n]
-		prev := Active()
-		defer Use(prev)
-		for _, isa := range Supported() {
-			Use(isa)
+		eachISA(func(isa ISA) {
 			y := slices.Clone(y0)
 			Axpy(alpha, x, y)
 			checkAxpy(t, y, alpha, x, y0)
-		}
+		})
 	})
 }
 
@@ -327,13 +318,10 @@ func FuzzScale(f *testing.F) {
 	f.Add([]byte("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\xc0\x7f\x00\x00\x80\x7f"), float32(-2))
 	f.Fuzz(func(t *testing.T, data []byte, alpha float32) {
 		x0 := floats(data)
-		prev := Active()
-		defer Use(prev)
-		for _, isa := range Supported() {
-			Use(isa)
+		eachISA(func(isa ISA) {
 			x := slices.Clone(x0)
 			Scale(alpha, x)
 			checkScale(t, x, alpha, x0)
-		}
+		})
 	})
 }
