@@ -6,14 +6,14 @@ NATIVE_ISAS ?= $(if $(CI),generic$(comma)avx2$(comma)avx512,generic)
 QEMU_X86 := qemu-x86_64 -cpu Haswell
 QEMU_ARM := qemu-aarch64
 
-.PHONY: all generate test vet test-native test-purego test-arm64 test-haswell test-generated test-bench bench bench-full bench-cgo bench-all
+.PHONY: all generate test vet test-native test-purego test-arm64 test-haswell test-generated test-bench test-mingo bench bench-full bench-cgo bench-all
 
 all: test
 
 generate:
 	cd asmgen && $(GO) run ./fit && $(GO) run .
 
-test: vet test-native test-purego test-arm64 test-haswell test-generated test-bench
+test: vet test-native test-purego test-arm64 test-haswell test-generated test-bench test-mingo
 
 vet:
 	$(GO) vet ./...
@@ -45,6 +45,13 @@ test-haswell:
 
 test-generated:
 	cd asmgen && $(GO) test ./...
+
+# The oldest Go the core module declares (go.mod's go line): the toolchain comes
+# through the module proxy (GOTOOLCHAIN), and the core packages must build and pass with it.
+GO_MIN ?= go1.24.11
+test-mingo:
+	GOTOOLCHAIN=$(GO_MIN) $(GO) vet ./...
+	GOTOOLCHAIN=$(GO_MIN) HEED_REQUIRE_ISA=$(NATIVE_ISAS) $(GO) test ./...
 
 # bench/'s own tests: every peer computes what heed computes (no timing).
 test-bench:

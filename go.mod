@@ -1,7 +1,7 @@
 module github.com/heedml/heed
 
-go 1.26.0
+go 1.24.0
 
 require github.com/klauspost/cpuid/v2 v2.4.2
 
-require golang.org/x/sys v0.50.0 // indirect
+require golang.org/x/sys v0.41.0
