@@ -31,7 +31,9 @@ package kernels
 // VRNDSCALEPS/VSCALEFPS. Gradual underflow on AVX2 (two floating-point
 // scalings) measured 21% slower.
 func Exp(dst, x []float32) {
-	checkSameLen("Exp", "dst", "x", len(dst), len(x))
+	if len(dst) != len(x) {
+		panic(expLen{len(dst), len(x)})
+	}
 	exp(dst, x)
 }
 
@@ -64,6 +66,8 @@ func Exp(dst, x []float32) {
 // AVX-512 0.24, fallback 18 (it emulates each FMA exactly), a Go loop calling
 // math.Tanh 24.
 func Tanh(dst, x []float32) {
-	checkSameLen("Tanh", "dst", "x", len(dst), len(x))
+	if len(dst) != len(x) {
+		panic(tanhLen{len(dst), len(x)})
+	}
 	tanh(dst, x)
 }

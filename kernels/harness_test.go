@@ -183,7 +183,11 @@ func mustPanic(t *testing.T, want string, f func()) {
 		if r == nil {
 			t.Fatalf("no panic; want %q", want)
 		}
-		if msg, _ := r.(string); msg != want {
+		msg, _ := r.(string)
+		if err, ok := r.(error); ok {
+			msg = err.Error()
+		}
+		if msg != want {
 			t.Fatalf("panic %q; want %q", r, want)
 		}
 	}()
