@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// Target is one of issue 5's goals checked against measured results.
+// Target is one of the performance goals (README, bench/PERFORMANCE.md)
+// checked against measured results.
 type Target struct {
 	Goal   string
 	Met    bool

@@ -199,10 +199,10 @@ func FuzzAdditiveScore(f *testing.F) {
 		q, v, kd := x[:d], x[d:2*d], x[2*d:]
 		rows := len(kd) / d
 		k := Matrix{Rows: rows, Cols: d, Stride: d, Data: kd[:rows*d]}
-		eachISA(func(isa ISA) {
+		forEachISA(t, func(t *testing.T) {
 			dst := make([]float32, rows)
 			AdditiveScore(dst, k, q, v)
-			checkAdditive(t, isa.String()+" AdditiveScore", dst, k, q, v)
+			checkAdditive(t, "AdditiveScore", dst, k, q, v)
 		})
 	})
 }

@@ -35,7 +35,7 @@ func benchElementwise(b *testing.B, span float32, kernel, loop func(dst, x []flo
 					loop(dst, x)
 				}
 			})
-			benchISAs(b, func(b *testing.B) {
+			forEachISA(b, func(b *testing.B) {
 				b.SetBytes(int64(8 * n))
 				for b.Loop() {
 					kernel(dst, x)
@@ -60,7 +60,7 @@ func BenchmarkExpRandom(b *testing.B) {
 			x[i] = (r.Float32() - 0.5) * span
 		}
 		b.Run(fmt.Sprint("span=", span), func(b *testing.B) {
-			benchISAs(b, func(b *testing.B) {
+			forEachISA(b, func(b *testing.B) {
 				b.SetBytes(int64(8 * len(x)))
 				for b.Loop() {
 					Exp(dst, x)

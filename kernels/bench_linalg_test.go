@@ -25,7 +25,7 @@ func benchVec(b *testing.B, bytesPerElem int, goloop, kernel func(n int) func())
 				}
 				c.stop()
 			})
-			benchISAs(b, func(b *testing.B) {
+			forEachISA(b, func(b *testing.B) {
 				f := kernel(n)
 				b.SetBytes(int64(bytesPerElem * n))
 				c := startCPU(b)
@@ -131,7 +131,7 @@ func BenchmarkMatTVec(b *testing.B) {
 				}
 				c.stop()
 			})
-			benchISAs(b, func(b *testing.B) {
+			forEachISA(b, func(b *testing.B) {
 				b.SetBytes(int64(4 * n * n))
 				c := startCPU(b)
 				for b.Loop() {
@@ -178,7 +178,7 @@ func BenchmarkMatVecBatch(b *testing.B) {
 				}
 				c.stop()
 			})
-			benchISAs(b, func(b *testing.B) {
+			forEachISA(b, func(b *testing.B) {
 				b.SetBytes(bytes)
 				c := startCPU(b)
 				for b.Loop() {
@@ -242,7 +242,7 @@ func benchShapes(b *testing.B, f func(a Matrix, x, y []float32)) {
 				}
 				cl.stop()
 			})
-			benchISAs(b, func(b *testing.B) {
+			forEachISA(b, func(b *testing.B) {
 				b.SetBytes(int64(4 * r * c))
 				cl := startCPU(b)
 				for b.Loop() {
@@ -280,7 +280,7 @@ func BenchmarkDotSoftmaxMatTVec(b *testing.B) {
 			name += fmt.Sprintf("x%d", m)
 		}
 		b.Run(name, func(b *testing.B) {
-			benchISAs(b, func(b *testing.B) {
+			forEachISA(b, func(b *testing.B) {
 				for _, k := range dotSoftmaxKernels {
 					restore := useDotSoftmaxKernel(k)
 					b.Run("fused-"+k, func(b *testing.B) {

@@ -51,7 +51,7 @@ func BenchmarkSoftmax(b *testing.B) {
 					softmaxGo(dst, x)
 				}
 			})
-			benchISAs(b, func(b *testing.B) {
+			forEachISA(b, func(b *testing.B) {
 				b.SetBytes(int64(8 * n))
 				for b.Loop() {
 					Softmax(dst, x)
@@ -76,7 +76,7 @@ func BenchmarkAdditiveScore(b *testing.B) {
 					additiveGo(dst, k, q, v)
 				}
 			})
-			benchISAs(b, func(b *testing.B) {
+			forEachISA(b, func(b *testing.B) {
 				b.SetBytes(int64(4 * rows * d))
 				for b.Loop() {
 					AdditiveScore(dst, k, q, v)
@@ -97,7 +97,7 @@ func BenchmarkSoftmaxMatTVec(b *testing.B) {
 			scores[i] *= 8
 		}
 		b.Run(fmt.Sprintf("S=%d,d=%d", S, d), func(b *testing.B) {
-			benchISAs(b, func(b *testing.B) {
+			forEachISA(b, func(b *testing.B) {
 				b.Run("separate", func(b *testing.B) {
 					for b.Loop() {
 						copy(w, scores)

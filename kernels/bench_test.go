@@ -12,16 +12,6 @@ var vecSizes = []int{16, 64, 256, 1024, 4096, 65536}
 
 var matSizes = []int{64, 128, 256, 512, 1024}
 
-// benchISAs runs f as a sub-benchmark per ISA.
-func benchISAs(b *testing.B, f func(b *testing.B)) {
-	prev := Active()
-	defer Use(prev)
-	for _, isa := range Supported() {
-		Use(isa)
-		b.Run(isa.String(), f)
-	}
-}
-
 func ramp(n int) []float32 {
 	s := make([]float32, n)
 	for i := range s {
@@ -53,7 +43,7 @@ func BenchmarkDot(b *testing.B) {
 				}
 				c.stop()
 			})
-			benchISAs(b, func(b *testing.B) {
+			forEachISA(b, func(b *testing.B) {
 				b.SetBytes(int64(8 * n))
 				c := startCPU(b)
 				for b.Loop() {
@@ -80,7 +70,7 @@ func BenchmarkMatVec(b *testing.B) {
 				}
 				c.stop()
 			})
-			benchISAs(b, func(b *testing.B) {
+			forEachISA(b, func(b *testing.B) {
 				b.SetBytes(int64(4 * n * n))
 				c := startCPU(b)
 				for b.Loop() {

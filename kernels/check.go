@@ -10,8 +10,23 @@ func panicf(format string, args ...any) {
 	panic(fmt.Sprintf("heed/kernels: "+format, args...))
 }
 
-func checkSameLen(kernel, xn, yn string, x, y int) {
-	if x != y {
-		panicf("%s: len(%s)=%d != len(%s)=%d", kernel, xn, x, yn, y)
-	}
+// The panic values of the kernels given two slices of different lengths, one
+// type per kernel: they are formatted only when printed, which keeps the check
+// cheap enough for the exported wrappers to be inlined.
+type (
+	dotLen     struct{ x, y int }
+	axpyLen    struct{ x, y int }
+	expLen     struct{ dst, x int }
+	tanhLen    struct{ dst, x int }
+	softmaxLen struct{ dst, x int }
+)
+
+func (e dotLen) Error() string     { return lenMessage("Dot", "x", "y", e.x, e.y) }
+func (e axpyLen) Error() string    { return lenMessage("Axpy", "x", "y", e.x, e.y) }
+func (e expLen) Error() string     { return lenMessage("Exp", "dst", "x", e.dst, e.x) }
+func (e tanhLen) Error() string    { return lenMessage("Tanh", "dst", "x", e.dst, e.x) }
+func (e softmaxLen) Error() string { return lenMessage("Softmax", "dst", "x", e.dst, e.x) }
+
+func lenMessage(kernel, xn, yn string, x, y int) string {
+	return fmt.Sprintf("heed/kernels: %s: len(%s)=%d != len(%s)=%d", kernel, xn, x, yn, y)
 }

@@ -4,14 +4,12 @@ package kernels
 
 import "github.com/heedml/heed/fallback"
 
-// Dot returns Σ x[i]·y[i]. It panics if len(x) != len(y).
-// Error ≤ γₙ·Σ|x[i]·y[i]|; a NaN or an Inf in either input propagates as in
-// IEEE arithmetic (Inf·0 = NaN).
-func Dot(x, y []float32) float32 {
-	checkSameLen("Dot", "x", "y", len(x), len(y))
-	return fallback.Dot(x, y)
-}
+// This file is the dispatch where no assembly exists (other architectures, or
+// the purego build tag): every kernel is package fallback's.
 
+func detect() []ISA { return []ISA{Generic} }
+
+func dot(x, y []float32) float32                     { return fallback.Dot(x, y) }
 func axpy(alpha float32, x, y []float32)             { fallback.Axpy(alpha, x, y) }
 func scale(alpha float32, x []float32)               { fallback.Scale(alpha, x) }
 func sum(x []float32) float32                        { return fallback.Sum(x) }
@@ -24,6 +22,19 @@ func matVecBatch(d []float32, ldd int, a []float32, lda int, x []float32, ldx in
 func exp(dst, x []float32)     { fallback.Exp(dst, x) }
 func tanh(dst, x []float32)    { fallback.Tanh(dst, x) }
 func softmax(dst, x []float32) { fallback.Softmax(dst, x) }
+
+// softmaxMatTVec is Softmax(x, x) then MatTVec(dst, A, x).
+func softmaxMatTVec(dst, a []float32, lda int, x []float32) {
+	softmax(x, x)
+	matTVec(dst, a, lda, x)
+}
+
 func additiveScore(dst, k []float32, ldk int, q, v []float32) {
 	fallback.AdditiveScore(dst, k, ldk, q, v)
+}
+
+// dotSoftmaxMatTVec is DotSoftmaxMatTVec for len(scores) ≥ 1 and len(ctx) ≥ 1,
+// a row at a time.
+func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *SoftmaxState) bool {
+	return dotSoftmaxRows(ctx, scores, a, lda, h, st)
 }

@@ -11,20 +11,15 @@ import (
 func TestDot(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(1, 2))
-		for _, n := range smallLengths {
-			for off := 0; off < 16; off += 1 + n/64 {
-				x, xok := slab(t, n, off)
-				y, yok := slab(t, n, (off+5)%16)
-				fill(rng, x)
-				fill(rng, y)
-				got := Dot(x, y)
-				exact, abs := dot64(x, y)
-				checkDot(t, "Dot", got, exact, abs, n)
-				checkDot(t, "fallback.Dot", fallback.Dot(x, y), exact, abs, n)
-				xok()
-				yok()
-			}
-		}
+		forEachSlab(t, 64, []int{0, 5}, func(n, off int, s [][]float32) {
+			x, y := s[0], s[1]
+			fill(rng, x)
+			fill(rng, y)
+			got := Dot(x, y)
+			exact, abs := dot64(x, y)
+			checkDot(t, "Dot", got, exact, abs, n)
+			checkDot(t, "fallback.Dot", fallback.Dot(x, y), exact, abs, n)
+		})
 	})
 }
 
@@ -66,8 +61,8 @@ func FuzzDot(f *testing.F) {
 		n := len(v) / 2
 		x, y := v[:n], v[n:2*n]
 		want := fallback.Dot(x, y)
-		eachISA(func(isa ISA) {
-			checkDotAny(t, isa.String()+" Dot", Dot(x, y), want, x, y)
+		forEachISA(t, func(t *testing.T) {
+			checkDotAny(t, "Dot", Dot(x, y), want, x, y)
 		})
 	})
 }

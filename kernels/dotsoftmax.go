@@ -19,22 +19,6 @@ type SoftmaxState struct{ Max, Sum float32 }
 // leave the step's softmax as e^(scores[r]−st.Max)/st.Sum and its context as
 // ctx/st.Sum, with each row of A read once.
 //
-// On AVX2 and AVX-512, for a.Cols a multiple of 8, one kernel takes the rows
-// eight at a time: their scores (one load of h for eight FMAs); if their max
-// exceeds the state's, ctx and the sum scaled by e^(m−M); their exponentials;
-// then the eight rows, now in L1, added to ctx, while the next eight are
-// prefetched, so that the arithmetic on one block overlaps the transfer of
-// the next from L2 or L3. When A spans more than the core's L2 it may come
-// from memory, where that kernel runs at 30–45% of the memory's speed, so a
-// second kernel takes each block's scores row after row instead, with no
-// software prefetch: A is then read in address order, which the hardware
-// prefetcher follows at the memory's speed (1.5–2.8× the first kernel; 8–33%
-// slower than it when A is in L2 or L3 after all). Rows a multiple of 4 KiB
-// apart also take the second kernel: they share L1 sets, which the first
-// one's prefetches of the next block would thrash. Elsewhere (and for the
-// last a.Rows mod 8 rows) each row is Dot and Axpy, with its exponential
-// rounded from float64.
-//
 // Accuracy: each score is within γ_d·Σᵢ|A[r,i]·h[i]| of the exact dot product
 // (d = a.Cols). Each weight e^(score−M) is within Exp's 1 ULP of e to its
 // rounded argument, off by |score−M|·u relative (u = 2⁻²⁴, as in Softmax's
@@ -50,7 +34,8 @@ type SoftmaxState struct{ Max, Sum float32 }
 // (Softmax, then MatTVec).
 //
 // It panics unless len(scores) = a.Rows and len(ctx) = len(h) = a.Cols. ctx
-// must not overlap scores, h or a.Data, nor scores h or a.Data.
+// must not overlap scores, h or a.Data, nor scores h or a.Data. It does not
+// allocate, and is safe for concurrent use on disjoint ctx, scores and st.
 func DotSoftmaxMatTVec(ctx, scores []float32, a Matrix, h []float32, st *SoftmaxState) bool {
 	a.check("DotSoftmaxMatTVec", "a")
 	if len(scores) != a.Rows || len(ctx) != a.Cols || len(h) != a.Cols {

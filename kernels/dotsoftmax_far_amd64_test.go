@@ -9,7 +9,10 @@ var dotSoftmaxKernels = []string{"near", "far"}
 // useDotSoftmaxKernel makes DotSoftmaxMatTVec take kernel k at every size and
 // returns the function that restores the choice by size.
 func useDotSoftmaxKernel(k string) (restore func()) {
-	old := dotSoftmaxFar
-	dotSoftmaxFar = func(int, int) bool { return k == "far" }
-	return func() { dotSoftmaxFar = old }
+	old := dotSoftmaxKernel
+	dotSoftmaxKernel = kernelNear
+	if k == "far" {
+		dotSoftmaxKernel = kernelFar
+	}
+	return func() { dotSoftmaxKernel = old }
 }

@@ -132,39 +132,34 @@ func testDense(t *testing.T, u unary) {
 func testLengths(t *testing.T, u unary, scale float32) {
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(5, 6))
-		for _, n := range smallLengths {
-			for off := 0; off < 16; off += 1 + n/32 {
-				x, xok := slab(t, n, off)
-				dst, dok := slab(t, n, (off+3)%16)
-				fill(rng, x)
-				for i := range x {
-					x[i] *= scale
-					if rng.IntN(16) == 0 {
-						x[i] = specials[rng.IntN(len(specials))]
-					}
+		forEachSlab(t, 32, []int{0, 3}, func(n, off int, s [][]float32) {
+			x, dst := s[0], s[1]
+			fill(rng, x)
+			for i := range x {
+				x[i] *= scale
+				if rng.IntN(16) == 0 {
+					x[i] = specials[rng.IntN(len(specials))]
 				}
-				u.kernel(dst, x)
-				ref := make([]float32, n)
-				u.ref(ref, x)
-				for i, v := range x {
-					if msg := u.check(v, dst[i]); msg != "" {
-						t.Fatalf("n=%d off=%d: %s(x[%d]=%v) = %v: %s", n, off, u.name, i, v, dst[i], msg)
-					}
-					if (!isFinite(ref[i]) || ref[i] == 0) && !sameSpecial(dst[i], ref[i]) {
-						t.Fatalf("n=%d: %s(%v) = %v, fallback %v", n, u.name, v, dst[i], ref[i])
-					}
-				}
-				// In place: the same bits.
-				u.kernel(x, x)
-				for i := range x {
-					if math.Float32bits(x[i]) != math.Float32bits(dst[i]) {
-						t.Fatalf("n=%d off=%d: in place x[%d] = %v, out of place %v", n, off, i, x[i], dst[i])
-					}
-				}
-				xok()
-				dok()
 			}
-		}
+			u.kernel(dst, x)
+			ref := make([]float32, n)
+			u.ref(ref, x)
+			for i, v := range x {
+				if msg := u.check(v, dst[i]); msg != "" {
+					t.Fatalf("n=%d off=%d: %s(x[%d]=%v) = %v: %s", n, off, u.name, i, v, dst[i], msg)
+				}
+				if (!isFinite(ref[i]) || ref[i] == 0) && !sameSpecial(dst[i], ref[i]) {
+					t.Fatalf("n=%d: %s(%v) = %v, fallback %v", n, u.name, v, dst[i], ref[i])
+				}
+			}
+			// In place: the same bits.
+			u.kernel(x, x)
+			for i := range x {
+				if math.Float32bits(x[i]) != math.Float32bits(dst[i]) {
+					t.Fatalf("n=%d off=%d: in place x[%d] = %v, out of place %v", n, off, i, x[i], dst[i])
+				}
+			}
+		})
 	})
 }
 
@@ -190,14 +185,14 @@ func fuzzUnary(t *testing.T, u unary, data []byte) {
 	want := make([]float32, len(x))
 	u.ref(want, x)
 	got := make([]float32, len(x))
-	eachISA(func(isa ISA) {
+	forEachISA(t, func(t *testing.T) {
 		u.kernel(got, x)
 		for i, v := range x {
 			if msg := u.check(v, got[i]); msg != "" {
-				t.Fatalf("%v %s(%v [%#x]) = %v: %s", isa, u.name, v, math.Float32bits(v), got[i], msg)
+				t.Fatalf("%s(%v [%#x]) = %v: %s", u.name, v, math.Float32bits(v), got[i], msg)
 			}
 			if d := ulps(got[i], want[i]); d > maxULP || (!isFinite(want[i]) || want[i] == 0) && !sameSpecial(got[i], want[i]) {
-				t.Fatalf("%v %s(%v) = %v, fallback %v", isa, u.name, v, got[i], want[i])
+				t.Fatalf("%s(%v) = %v, fallback %v", u.name, v, got[i], want[i])
 			}
 		}
 	})

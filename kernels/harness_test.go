@@ -16,27 +16,22 @@ const u = 1.0 / (1 << 24) // unit roundoff of float32
 // sum of n products in float32.
 func gamma(n int) float64 { return float64(n) * u / (1 - float64(n)*u) }
 
-// forEachISA runs f as a subtest under every ISA this CPU supports.
-func forEachISA(t *testing.T, f func(t *testing.T)) {
-	t.Helper()
+// runner is *testing.T or *testing.B.
+type runner[T any] interface {
+	Run(name string, f func(T)) bool
+}
+
+// forEachISA runs f as a subtest or sub-benchmark named for each ISA this CPU
+// and build support, with that ISA active, then restores the active ISA. Fuzz
+// targets call it with their *testing.T: a failing subtest fails the input.
+func forEachISA[T runner[T]](r T, f func(T)) {
 	prev := Active()
 	defer Use(prev)
 	for _, isa := range Supported() {
 		if err := Use(isa); err != nil {
-			t.Fatal(err)
+			panic(err)
 		}
-		t.Run(isa.String(), f)
-	}
-}
-
-// eachISA calls f with each supported ISA active in turn, then restores the
-// active one (for fuzz targets, which run no subtests).
-func eachISA(f func(isa ISA)) {
-	prev := Active()
-	defer Use(prev)
-	for _, isa := range Supported() {
-		Use(isa)
-		f(isa)
+		r.Run(isa.String(), f)
 	}
 }
 
@@ -70,6 +65,28 @@ func slab(t *testing.T, n, off int) ([]float32, func()) {
 		for i, v := range buf {
 			if (i < off || i >= off+n) && math.Float32bits(v) != math.Float32bits(canary) {
 				t.Fatalf("element %d outside the slice [%d, %d) was written: %v", i, off, off+n, v)
+			}
+		}
+	}
+}
+
+// forEachSlab calls f for every length n of smallLengths and the offsets
+// off = 0, 1+n/per, 2·(1+n/per), … below 16, with len(shifts) slices of length
+// n, the i-th at offset (off+shifts[i]) mod 16 in a slab of canaries (their
+// contents are canaries: f fills them). After f returns it fails t if any
+// canary changed.
+func forEachSlab(t *testing.T, per int, shifts []int, f func(n, off int, s [][]float32)) {
+	t.Helper()
+	s := make([][]float32, len(shifts))
+	oks := make([]func(), len(shifts))
+	for _, n := range smallLengths {
+		for off := 0; off < 16; off += 1 + n/per {
+			for i, sh := range shifts {
+				s[i], oks[i] = slab(t, n, (off+sh)%16)
+			}
+			f(n, off, s)
+			for _, ok := range oks {
+				ok()
 			}
 		}
 	}
@@ -183,7 +200,11 @@ func mustPanic(t *testing.T, want string, f func()) {
 		if r == nil {
 			t.Fatalf("no panic; want %q", want)
 		}
-		if msg, _ := r.(string); msg != want {
+		msg, _ := r.(string)
+		if err, ok := r.(error); ok {
+			msg = err.Error()
+		}
+		if msg != want {
 			t.Fatalf("panic %q; want %q", r, want)
 		}
 	}()

@@ -140,10 +140,10 @@ func FuzzMatVec(f *testing.F) {
 		want := make([]float32, rows)
 		fallback.MatVec(want, a.Data, c, x)
 		got := make([]float32, rows)
-		eachISA(func(isa ISA) {
+		forEachISA(t, func(t *testing.T) {
 			MatVec(got, a, x)
 			for r := range got {
-				checkDotAny(t, isa.String()+" MatVec", got[r], want[r], a.Row(r), x)
+				checkDotAny(t, "MatVec", got[r], want[r], a.Row(r), x)
 			}
 		})
 	})
@@ -294,10 +294,10 @@ func FuzzMatTVec(f *testing.F) {
 		}
 		want := slices.Clone(dst0)
 		fallback.MatTVec(want, a.Data, a.Stride, x)
-		eachISA(func(isa ISA) {
+		forEachISA(t, func(t *testing.T) {
 			got := slices.Clone(dst0)
 			MatTVec(got, a, x)
-			checkMatTVec(t, isa.String()+" MatTVec", got, want, dst0, a, x)
+			checkMatTVec(t, "MatTVec", got, want, dst0, a, x)
 		})
 	})
 }
@@ -413,7 +413,7 @@ func FuzzMatVecBatch(f *testing.F) {
 		x := Matrix{Rows: nb, Cols: c, Stride: c, Data: v[rows*c : (rows+nb)*c]}
 		want := Matrix{Rows: nb, Cols: rows, Stride: rows, Data: make([]float32, nb*rows)}
 		fallback.MatVecBatch(want.Data, rows, a.Data, c, x.Data, c, rows, c, nb)
-		eachISA(func(isa ISA) {
+		forEachISA(t, func(t *testing.T) {
 			d := Matrix{Rows: nb, Cols: rows, Stride: rows, Data: make([]float32, nb*rows)}
 			MatVecBatch(d, a, x)
 			checkMatVecBatch(t, d, want, a, x)

@@ -15,7 +15,9 @@ import "github.com/heedml/heed/fallback"
 // they share the weight 1 equally and the rest get 0; −Inf entries of a row
 // with a finite maximum get 0.
 func Softmax(dst, x []float32) {
-	checkSameLen("Softmax", "dst", "x", len(dst), len(x))
+	if len(dst) != len(x) {
+		panic(softmaxLen{len(dst), len(x)})
+	}
 	softmax(dst, x)
 }
 

@@ -90,35 +90,33 @@ func checkSoftmaxAny(t *testing.T, what string, got, x []float32) {
 func TestSoftmax(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(5, 6))
-		for _, n := range smallLengths {
-			for off := 0; off < 16; off += 1 + n/64 {
-				for _, spread := range []float32{1, 30} {
-					x, xok := slab(t, n, off)
-					dst, dok := slab(t, n, (off+3)%16)
-					fill(rng, x)
-					for i := range x {
-						x[i] *= spread
+		forEachSlab(t, 64, []int{0, 3}, func(n, off int, s [][]float32) {
+			x, dst := s[0], s[1]
+			for _, spread := range []float32{1, 30} {
+				for i := range dst {
+					dst[i] = canary // as a fresh slab: an output not written shows
+				}
+				fill(rng, x)
+				for i := range x {
+					x[i] *= spread
+				}
+				orig := append([]float32(nil), x...)
+				Softmax(dst, x)
+				checkSoftmax(t, "Softmax", dst, orig)
+				for i := range x {
+					if math.Float32bits(x[i]) != math.Float32bits(orig[i]) {
+						t.Fatalf("n=%d: x[%d] changed", n, i)
 					}
-					orig := append([]float32(nil), x...)
-					Softmax(dst, x)
-					checkSoftmax(t, "Softmax", dst, orig)
-					for i := range x {
-						if math.Float32bits(x[i]) != math.Float32bits(orig[i]) {
-							t.Fatalf("n=%d: x[%d] changed", n, i)
-						}
+				}
+				// In place: the same bits as out of place.
+				Softmax(x, x)
+				for i := range x {
+					if math.Float32bits(x[i]) != math.Float32bits(dst[i]) {
+						t.Fatalf("n=%d: in place p[%d] = %v, out of place %v", n, i, x[i], dst[i])
 					}
-					// In place: the same bits as out of place.
-					Softmax(x, x)
-					for i := range x {
-						if math.Float32bits(x[i]) != math.Float32bits(dst[i]) {
-							t.Fatalf("n=%d: in place p[%d] = %v, out of place %v", n, i, x[i], dst[i])
-						}
-					}
-					xok()
-					dok()
 				}
 			}
-		}
+		})
 	})
 }
 
@@ -290,15 +288,15 @@ func FuzzSoftmax(f *testing.F) {
 	f.Add([]byte("\x00\x00\x80\xff\x00\x00\x80\xff\x00\x00\x80\x7f\x00\x00\x80\x3f"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		x := floats(data)
-		eachISA(func(isa ISA) {
+		forEachISA(t, func(t *testing.T) {
 			dst := make([]float32, len(x))
 			Softmax(dst, x)
-			checkSoftmaxAny(t, isa.String()+" Softmax", dst, x)
+			checkSoftmaxAny(t, "Softmax", dst, x)
 			y := append([]float32(nil), x...)
 			Softmax(y, y)
 			for i := range y {
 				if math.Float32bits(y[i]) != math.Float32bits(dst[i]) {
-					t.Fatalf("%v: in place p[%d] = %v, out of place %v", isa, i, y[i], dst[i])
+					t.Fatalf("in place p[%d] = %v, out of place %v", i, y[i], dst[i])
 				}
 			}
 		})

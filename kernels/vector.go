@@ -3,7 +3,9 @@ package kernels
 // Axpy sets y[i] += alpha·x[i]. It panics if len(x) != len(y). x and y must not
 // overlap unless they are the same slice.
 func Axpy(alpha float32, x, y []float32) {
-	checkSameLen("Axpy", "x", "y", len(x), len(y))
+	if len(x) != len(y) {
+		panic(axpyLen{len(x), len(y)})
+	}
 	axpy(alpha, x, y)
 }
 

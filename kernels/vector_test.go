@@ -51,17 +51,13 @@ func checkElem(t *testing.T, what string, i int, got, want float32, exact, scale
 func TestSum(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, 8))
-		for _, n := range smallLengths {
-			one := ones(n)
-			for off := 0; off < 16; off += 1 + n/64 {
-				x, ok := slab(t, n, off)
-				fill(rng, x)
-				exact, abs := dot64(x, one)
-				checkDot(t, "Sum", Sum(x), exact, abs, n)
-				checkDot(t, "fallback.Sum", fallback.Sum(x), exact, abs, n)
-				ok()
-			}
-		}
+		forEachSlab(t, 64, []int{0}, func(n, off int, s [][]float32) {
+			x := s[0]
+			fill(rng, x)
+			exact, abs := dot64(x, ones(n))
+			checkDot(t, "Sum", Sum(x), exact, abs, n)
+			checkDot(t, "fallback.Sum", fallback.Sum(x), exact, abs, n)
+		})
 	})
 }
 
@@ -93,8 +89,8 @@ func FuzzSum(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		x := floats(data)
 		want := fallback.Sum(x)
-		eachISA(func(isa ISA) {
-			checkDotAny(t, isa.String()+" Sum", Sum(x), want, x, ones(len(x)))
+		forEachISA(t, func(t *testing.T) {
+			checkDotAny(t, "Sum", Sum(x), want, x, ones(len(x)))
 		})
 	})
 }
@@ -112,13 +108,11 @@ func TestMax(t *testing.T) {
 	nan, negZero := float32(math.NaN()), float32(math.Copysign(0, -1))
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(11, 12))
+		forEachSlab(t, 64, []int{0}, func(n, off int, s [][]float32) {
+			fill(rng, s[0])
+			checkMax(t, s[0])
+		})
 		for _, n := range smallLengths {
-			for off := 0; off < 16; off += 1 + n/64 {
-				x, ok := slab(t, n, off)
-				fill(rng, x)
-				checkMax(t, x)
-				ok()
-			}
 			if n > 300 {
 				continue
 			}
@@ -146,6 +140,31 @@ func TestMax(t *testing.T) {
 	})
 }
 
+// TestMaxSpecialPositions places each special value at every position of
+// every vector lane and tail slot, among copies of a base value.
+func TestMaxSpecialPositions(t *testing.T) {
+	negZero := float32(math.Copysign(0, -1))
+	forEachISA(t, func(t *testing.T) {
+		for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 20, 33, 37} {
+			for pos := 0; pos < n; pos++ {
+				for _, base := range []float32{negZero, 0, -1, float32(math.Inf(-1))} {
+					for _, sp := range specials {
+						x := make([]float32, n)
+						for i := range x {
+							x[i] = base
+						}
+						x[pos] = sp
+						checkMax(t, x)
+					}
+				}
+			}
+		}
+		if got := Max(nil); !math.IsInf(float64(got), -1) {
+			t.Fatalf("Max(nil) = %v, want -Inf", got)
+		}
+	})
+}
+
 func TestMaxGuard(t *testing.T) {
 	forEachGuarded(t, 257, 1, func(t *testing.T, n int, get func(int) []float32) {
 		x := get(n)
@@ -164,7 +183,7 @@ func FuzzMax(f *testing.F) {
 	f.Add([]byte("\x00\x00\x00\x80\x00\x00\x00\x00\x00\x00\x80\xff\x00\x00\xc0\x7f"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		x := floats(data)
-		eachISA(func(isa ISA) {
+		forEachISA(t, func(t *testing.T) {
 			checkMax(t, x)
 		})
 	})
@@ -198,26 +217,21 @@ func checkScale(t *testing.T, got []float32, alpha float32, x0 []float32) {
 func TestAxpy(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(13, 14))
-		for _, n := range smallLengths {
-			for off := 0; off < 16; off += 1 + n/64 {
-				x, xok := slab(t, n, off)
-				y, yok := slab(t, n, (off+3)%16)
-				fill(rng, x)
-				fill(rng, y)
-				x0, y0 := slices.Clone(x), slices.Clone(y)
-				alpha := float32(rng.Float64()*4 - 2)
-				Axpy(alpha, x, y)
-				if !slices.Equal(x, x0) {
-					t.Fatalf("n=%d: Axpy changed x", n)
-				}
-				checkAxpy(t, y, alpha, x0, y0)
-				// In place: y += alpha·y.
-				Axpy(alpha, x, x)
-				checkAxpy(t, x, alpha, x0, x0)
-				xok()
-				yok()
+		forEachSlab(t, 64, []int{0, 3}, func(n, off int, s [][]float32) {
+			x, y := s[0], s[1]
+			fill(rng, x)
+			fill(rng, y)
+			x0, y0 := slices.Clone(x), slices.Clone(y)
+			alpha := float32(rng.Float64()*4 - 2)
+			Axpy(alpha, x, y)
+			if !slices.Equal(x, x0) {
+				t.Fatalf("n=%d: Axpy changed x", n)
 			}
-		}
+			checkAxpy(t, y, alpha, x0, y0)
+			// In place: y += alpha·y.
+			Axpy(alpha, x, x)
+			checkAxpy(t, x, alpha, x0, x0)
+		})
 	})
 }
 
@@ -262,7 +276,7 @@ func FuzzAxpy(f *testing.F) {
 		v := floats(data)
 		n := len(v) / 2
 		x, y0 := v[:n], v[n:2*n]
-		eachISA(func(isa ISA) {
+		forEachISA(t, func(t *testing.T) {
 			y := slices.Clone(y0)
 			Axpy(alpha, x, y)
 			checkAxpy(t, y, alpha, x, y0)
@@ -273,17 +287,14 @@ func FuzzAxpy(f *testing.F) {
 func TestScale(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(17, 18))
-		for _, n := range smallLengths {
-			for off := 0; off < 16; off += 1 + n/64 {
-				x, ok := slab(t, n, off)
-				fill(rng, x)
-				x0 := slices.Clone(x)
-				alpha := float32(rng.Float64()*4 - 2)
-				Scale(alpha, x)
-				checkScale(t, x, alpha, x0)
-				ok()
-			}
-		}
+		forEachSlab(t, 64, []int{0}, func(n, off int, s [][]float32) {
+			x := s[0]
+			fill(rng, x)
+			x0 := slices.Clone(x)
+			alpha := float32(rng.Float64()*4 - 2)
+			Scale(alpha, x)
+			checkScale(t, x, alpha, x0)
+		})
 	})
 }
 
@@ -318,7 +329,7 @@ func FuzzScale(f *testing.F) {
 	f.Add([]byte("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\xc0\x7f\x00\x00\x80\x7f"), float32(-2))
 	f.Fuzz(func(t *testing.T, data []byte, alpha float32) {
 		x0 := floats(data)
-		eachISA(func(isa ISA) {
+		forEachISA(t, func(t *testing.T) {
 			x := slices.Clone(x0)
 			Scale(alpha, x)
 			checkScale(t, x, alpha, x0)

@@ -1,0 +1,122 @@
+//go:build !purego
+
+package kernels
+
+import "github.com/heedml/heed/fallback"
+
+// This file is the arm64 dispatch: for each kernel the switch on the active
+// ISA that calls the generated NEON assembly (stubs in *_stub_arm64.go) or
+// package fallback. kernels/DESIGN.md explains the routes.
+
+// detect reports NEON on every arm64 CPU: Advanced SIMD is mandatory in ARMv8-A.
+func detect() []ISA { return []ISA{Generic, NEON} }
+
+func dot(x, y []float32) float32 {
+	if active == NEON {
+		return dotNEON(x, y)
+	}
+	return fallback.Dot(x, y)
+}
+
+func axpy(alpha float32, x, y []float32) {
+	if active == NEON {
+		axpyNEON(alpha, x, y)
+		return
+	}
+	fallback.Axpy(alpha, x, y)
+}
+
+func scale(alpha float32, x []float32) {
+	if active == NEON {
+		scaleNEON(alpha, x)
+		return
+	}
+	fallback.Scale(alpha, x)
+}
+
+func sum(x []float32) float32 {
+	if active == NEON {
+		return sumNEON(x)
+	}
+	return fallback.Sum(x)
+}
+
+func maxOf(x []float32) float32 {
+	if active == NEON {
+		return maxOfNEON(x)
+	}
+	return fallback.Max(x)
+}
+
+func matVec(dst, a []float32, lda int, x []float32) {
+	if active == NEON {
+		matVecNEON(dst, a, lda, x)
+		return
+	}
+	fallback.MatVec(dst, a, lda, x)
+}
+
+func matTVec(dst, a []float32, lda int, x []float32) {
+	if active == NEON {
+		matTVecNEON(dst, a, lda, x)
+		return
+	}
+	fallback.MatTVec(dst, a, lda, x)
+}
+
+func matVecBatch(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int) {
+	if active == NEON {
+		matVecBatchNEON(d, ldd, a, lda, x, ldx, rows, cols, batch)
+		return
+	}
+	fallback.MatVecBatch(d, ldd, a, lda, x, ldx, rows, cols, batch)
+}
+
+func exp(dst, x []float32) {
+	if active == NEON {
+		expNEON(dst, x)
+		return
+	}
+	fallback.Exp(dst, x)
+}
+
+func tanh(dst, x []float32) {
+	if active == NEON {
+		tanhNEON(dst, x)
+		return
+	}
+	fallback.Tanh(dst, x)
+}
+
+// softmax takes the NEON passes when the maximum is finite; a NaN, a +Inf or
+// an all −Inf row (and the empty one) go to fallback, which defines their
+// special values.
+func softmax(dst, x []float32) {
+	if active == NEON {
+		if m := maxOfNEON(x); m-m == 0 {
+			scaleNEON(1/expShiftSumNEON(dst, x, m), dst)
+			return
+		}
+	}
+	fallback.Softmax(dst, x)
+}
+
+// softmaxMatTVec is Softmax(x, x) then MatTVec(dst, A, x).
+func softmaxMatTVec(dst, a []float32, lda int, x []float32) {
+	softmax(x, x)
+	matTVec(dst, a, lda, x)
+}
+
+func additiveScore(dst, k []float32, ldk int, q, v []float32) {
+	if active == NEON && len(q) > 0 {
+		additiveScoreNEON(dst, k, ldk, q, v)
+		return
+	}
+	fallback.AdditiveScore(dst, k, ldk, q, v)
+}
+
+// dotSoftmaxMatTVec is DotSoftmaxMatTVec for len(scores) ≥ 1 and len(ctx) ≥ 1,
+// a row at a time.
+func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *SoftmaxState) bool {
+	return dotSoftmaxRows(ctx, scores, a, lda, h, st)
+}
