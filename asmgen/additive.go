@@ -1,7 +1,7 @@
 package main
 
 import (
-	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/attr"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -17,7 +17,7 @@ func genAdditiveFamily() {
 // additiveRowsAVX2 and additiveRowsAVX512 are the numbers of rows of K scored
 // together: their tanh chains are independent, so they overlap in the
 // pipeline, and they share each load of q and v. Tanh's throughput bounds the
-// kernel: 2 to 6 rows measured within 2% of each other on Zen 4.
+// kernel (DESIGN.md).
 var additiveRowsAVX2, additiveRowsAVX512 = 4, 6
 
 // genAdditive emits additiveScore<ISA>(dst, k []float32, ldk int, q, v []float32):
@@ -32,51 +32,51 @@ var additiveRowsAVX2, additiveRowsAVX512 = 4, 6
 func genAdditive(s *isa) {
 	name := s.name("additiveScore")
 	TEXT(name, NOSPLIT, "func(dst, k []float32, ldk int, q, v []float32)")
-	Doc(name+" sets dst[s] = Σ v[i]·tanh(q[i] + K[s,i]) for the len(dst)×len(q)",
+	asm.Doc(name+" sets dst[s] = Σ v[i]·tanh(q[i] + K[s,i]) for the len(dst)×len(q)",
 		"matrix K with row stride ldk; len(q) ≥ 1, len(v) ≥ len(q).")
-	dst := load(Param("dst").Base())
-	rows := load(Param("dst").Len())
-	a := load(Param("k").Base())
-	ldk := load(Param("ldk"))
-	SHLQ(U8(2), ldk) // row stride in bytes
-	q := load(Param("q").Base())
-	v := load(Param("v").Base())
-	cols := load(Param("q").Len())
+	dst := load(asm.Param("dst").Base())
+	rows := load(asm.Param("dst").Len())
+	a := load(asm.Param("k").Base())
+	ldk := load(asm.Param("ldk"))
+	asm.SHLQ(U8(2), ldk) // row stride in bytes
+	q := load(asm.Param("q").Base())
+	v := load(asm.Param("v").Base())
+	cols := load(asm.Param("q").Len())
 	g := newTanhGen(s)
 	additiveRows := additiveRowsAVX2
-	if s.wide {
+	if s.evex {
 		additiveRows = additiveRowsAVX512
 	}
 
 	var vtail Mem // AVX2: v's last full vector with the lanes before the tail zeroed
 	var t tail    // AVX-512: the tail's opmask
-	rem := GP64()
-	MOVQ(cols, rem)
-	ANDQ(U32(s.lanes-1), rem)
-	if s.wide {
+	rem := asm.GP64()
+	asm.MOVQ(cols, rem)
+	asm.ANDQ(U32(s.lanes-1), rem)
+	if s.evex {
 		t = s.tailMask(rem)
 	} else {
-		CMPQ(cols, U32(s.lanes))
-		JB(LabelRef("shortRows"))
-		vtail = AllocLocal(s.bytes())
-		TESTQ(rem, rem)
-		JZ(LabelRef("rowBlock"))
+		asm.CMPQ(cols, U32(s.lanes))
+		asm.JB(LabelRef("shortRows"))
+		vtail = asm.AllocLocal(s.bytes())
+		asm.TESTQ(rem, rem)
+		asm.JZ(LabelRef("rowBlock"))
 		m := s.tailMask(rem)
 		vt := s.vec()
-		VANDPS(Mem{Base: v, Index: cols, Scale: 4, Disp: -s.bytes()}, m.y, vt)
-		VMOVUPS(vt, vtail)
+		asm.VANDPS(Mem{Base: v, Index: cols, Scale: 4, Disp: -s.bytes()}, m.y, vt)
+		asm.VMOVUPS(vt, vtail)
 	}
 
 	// Blocks of additiveRows rows.
-	Label("rowBlock")
-	CMPQ(rows, U32(additiveRows))
-	JB(LabelRef("rowSingle"))
+	asm.Label("rowBlock")
+	asm.CMPQ(rows, U32(additiveRows))
+	asm.JB(LabelRef("rowSingle"))
 	{
 		r := make([]GPVirtual, additiveRows)
 		r[0] = a
 		for i := 1; i < additiveRows; i++ {
-			r[i] = GP64()
-			LEAQ(Mem{Base: r[i-1], Index: ldk, Scale: 1}, r[i])
+			r[i] = asm.GP64()
+			asm.LEAQ(Mem{Base: r[i-1], Index: ldk, Scale: 1}, r[i])
 		}
 		acc := make([]VecVirtual, additiveRows)
 		for i := range acc {
@@ -86,39 +86,40 @@ func genAdditive(s *isa) {
 		additiveColumns(s, g, "block", r, acc, q, v, cols, rem, t, vtail)
 		for i := 0; i < additiveRows; {
 			if i+4 <= additiveRows {
-				VMOVUPS(s.hsum4(acc[i], acc[i+1], acc[i+2], acc[i+3]), Mem{Base: dst, Disp: 4 * i})
+				asm.VMOVUPS(s.hsum4(acc[i], acc[i+1], acc[i+2], acc[i+3]), Mem{Base: dst, Disp: 4 * i})
 				i += 4
 			} else {
-				VMOVSS(s.hsum(acc[i]), Mem{Base: dst, Disp: 4 * i})
+				asm.VMOVSS(s.hsum(acc[i]), Mem{Base: dst, Disp: 4 * i})
 				i++
 			}
 		}
-		ADDQ(U32(4*additiveRows), dst)
-		LEAQ(Mem{Base: r[additiveRows-1], Index: ldk, Scale: 1}, a)
-		SUBQ(U32(additiveRows), rows)
-		JMP(LabelRef("rowBlock"))
+		asm.ADDQ(U32(4*additiveRows), dst)
+		asm.LEAQ(Mem{Base: r[additiveRows-1], Index: ldk, Scale: 1}, a)
+		asm.SUBQ(U32(additiveRows), rows)
+		asm.JMP(LabelRef("rowBlock"))
 	}
 
 	// The remaining rows one at a time.
-	Label("rowSingle")
-	TESTQ(rows, rows)
-	JZ(LabelRef("done"))
+	asm.Label("rowSingle")
+	asm.TESTQ(rows, rows)
+	asm.JZ(LabelRef("done"))
 	{
 		acc := s.vec()
 		s.zero(acc)
 		additiveColumns(s, g, "single", []GPVirtual{a}, []VecVirtual{acc}, q, v, cols, rem, t, vtail)
-		VMOVSS(s.hsum(acc), Mem{Base: dst})
-		ADDQ(U32(4), dst)
-		ADDQ(ldk, a)
-		DECQ(rows)
-		JMP(LabelRef("rowSingle"))
+		asm.VMOVSS(s.hsum(acc), Mem{Base: dst})
+		asm.ADDQ(U32(4), dst)
+		asm.ADDQ(ldk, a)
+		asm.DECQ(rows)
+		asm.JMP(LabelRef("rowSingle"))
 	}
 
-	Label("done")
-	VZEROUPPER()
-	RET()
+	asm.Label("done")
+	asm.VZEROUPPER()
+	asm.RET()
 
-	if !s.wide {
+	if !s.evex {
+		asm.Label("shortRows")
 		additiveShort(s, g, dst, rows, a, ldk, q, v, cols)
 	}
 }
@@ -126,47 +127,47 @@ func genAdditive(s *isa) {
 // additiveColumns emits acc[j] += v·tanh(q + row j) over the cols columns of
 // the rows at r, with labels prefixed by name.
 func additiveColumns(s *isa, g *tanhGen, name string, r []GPVirtual, acc []VecVirtual, q, v, cols, rem GPVirtual, t tail, vtail Mem) {
-	n, off := GP64(), GP64()
-	MOVQ(cols, n)
-	XORQ(off, off) // byte offset into q, v and the rows
+	n, off := asm.GP64(), asm.GP64()
+	asm.MOVQ(cols, n)
+	asm.XORQ(off, off) // byte offset into q, v and the rows
 
-	Label(name + "Vector")
-	CMPQ(n, U32(s.lanes))
-	JB(LabelRef(name + "Tail"))
+	asm.Label(name + "Vector")
+	asm.CMPQ(n, U32(s.lanes))
+	asm.JB(LabelRef(name + "Tail"))
 	{
 		qv, vv := s.vec(), s.vec()
-		VMOVUPS(Mem{Base: q, Index: off, Scale: 1}, qv)
-		VMOVUPS(Mem{Base: v, Index: off, Scale: 1}, vv)
+		asm.VMOVUPS(Mem{Base: q, Index: off, Scale: 1}, qv)
+		asm.VMOVUPS(Mem{Base: v, Index: off, Scale: 1}, vv)
 		additiveTanhRows(s, g, len(r), func(i int, x VecVirtual) {
-			VADDPS(Mem{Base: r[i], Index: off, Scale: 1}, qv, x)
-		}, func(i int, y VecVirtual) { VFMADD231PS(y, vv, acc[i]) })
-		ADDQ(U32(s.bytes()), off)
-		SUBQ(U32(s.lanes), n)
-		JMP(LabelRef(name + "Vector"))
+			asm.VADDPS(Mem{Base: r[i], Index: off, Scale: 1}, qv, x)
+		}, func(i int, y VecVirtual) { asm.VFMADD231PS(y, vv, acc[i]) })
+		asm.ADDQ(U32(s.bytes()), off)
+		asm.SUBQ(U32(s.lanes), n)
+		asm.JMP(LabelRef(name + "Vector"))
 	}
 
-	Label(name + "Tail")
-	TESTQ(rem, rem)
-	JZ(LabelRef(name + "Done"))
+	asm.Label(name + "Tail")
+	asm.TESTQ(rem, rem)
+	asm.JZ(LabelRef(name + "Done"))
 	qv, vv := s.vec(), s.vec()
-	if s.wide {
-		VMOVUPS_Z(Mem{Base: q, Index: off, Scale: 1}, t.k, qv)
-		VMOVUPS_Z(Mem{Base: v, Index: off, Scale: 1}, t.k, vv)
+	if s.evex {
+		asm.VMOVUPS_Z(Mem{Base: q, Index: off, Scale: 1}, t.k, qv)
+		asm.VMOVUPS_Z(Mem{Base: v, Index: off, Scale: 1}, t.k, vv)
 		additiveTanhRows(s, g, len(r), func(i int, x VecVirtual) {
-			VMOVUPS_Z(Mem{Base: r[i], Index: off, Scale: 1}, t.k, x)
-			VADDPS(qv, x, x)
-		}, func(i int, y VecVirtual) { VFMADD231PS(y, vv, acc[i]) })
+			asm.VMOVUPS_Z(Mem{Base: r[i], Index: off, Scale: 1}, t.k, x)
+			asm.VADDPS(qv, x, x)
+		}, func(i int, y VecVirtual) { asm.VFMADD231PS(y, vv, acc[i]) })
 	} else {
 		last := Mem{Base: q, Index: cols, Scale: 4, Disp: -s.bytes()}
-		VMOVUPS(last, qv)
-		VMOVUPS(vtail, vv)
+		asm.VMOVUPS(last, qv)
+		asm.VMOVUPS(vtail, vv)
 		additiveTanhRows(s, g, len(r), func(i int, x VecVirtual) {
 			m := last
 			m.Base = r[i]
-			VADDPS(m, qv, x)
-		}, func(i int, y VecVirtual) { VFMADD231PS(y, vv, acc[i]) })
+			asm.VADDPS(m, qv, x)
+		}, func(i int, y VecVirtual) { asm.VFMADD231PS(y, vv, acc[i]) })
 	}
-	Label(name + "Done")
+	asm.Label(name + "Done")
 }
 
 // additiveTanhGroupAVX2 and additiveTanhGroupAVX512 are how many rows' tanh
@@ -178,7 +179,7 @@ var additiveTanhGroupAVX2, additiveTanhGroupAVX512 = 2, 3
 // then tanh of the group's x interleaved, then use(i, tanh(x_i)).
 func additiveTanhRows(s *isa, g *tanhGen, rows int, load func(i int, x VecVirtual), use func(i int, y VecVirtual)) {
 	group := additiveTanhGroupAVX2
-	if s.wide {
+	if s.evex {
 		group = additiveTanhGroupAVX512
 	}
 	for i0 := 0; i0 < rows; i0 += group {
@@ -197,50 +198,49 @@ func additiveTanhRows(s *isa, g *tanhGen, rows int, load func(i int, x VecVirtua
 // additiveShort emits the AVX2 path for rows shorter than a vector: q, v and
 // each row are copied into zero-padded local vectors (tanh(0)·0 adds 0).
 func additiveShort(s *isa, g *tanhGen, dst, rows, a, ldk, q, v, cols GPVirtual) {
-	Label("shortRows")
-	qbuf, vbuf, kbuf := AllocLocal(s.bytes()), AllocLocal(s.bytes()), AllocLocal(s.bytes())
+	qbuf, vbuf, kbuf := asm.AllocLocal(s.bytes()), asm.AllocLocal(s.bytes()), asm.AllocLocal(s.bytes())
 	z := s.vec()
 	s.zero(z)
-	VMOVUPS(z, qbuf)
-	VMOVUPS(z, vbuf)
-	qb, vb, kb := GP64(), GP64(), GP64()
-	LEAQ(qbuf, qb)
-	LEAQ(vbuf, vb)
-	LEAQ(kbuf, kb)
-	i, e := GP64(), XMM()
-	XORQ(i, i)
-	Label("shortCopy")
-	VMOVSS(Mem{Base: q, Index: i, Scale: 4}, e)
-	VMOVSS(e, Mem{Base: qb, Index: i, Scale: 4})
-	VMOVSS(Mem{Base: v, Index: i, Scale: 4}, e)
-	VMOVSS(e, Mem{Base: vb, Index: i, Scale: 4})
-	INCQ(i)
-	CMPQ(i, cols)
-	JB(LabelRef("shortCopy"))
+	asm.VMOVUPS(z, qbuf)
+	asm.VMOVUPS(z, vbuf)
+	qb, vb, kb := asm.GP64(), asm.GP64(), asm.GP64()
+	asm.LEAQ(qbuf, qb)
+	asm.LEAQ(vbuf, vb)
+	asm.LEAQ(kbuf, kb)
+	i, e := asm.GP64(), asm.XMM()
+	asm.XORQ(i, i)
+	asm.Label("shortCopy")
+	asm.VMOVSS(Mem{Base: q, Index: i, Scale: 4}, e)
+	asm.VMOVSS(e, Mem{Base: qb, Index: i, Scale: 4})
+	asm.VMOVSS(Mem{Base: v, Index: i, Scale: 4}, e)
+	asm.VMOVSS(e, Mem{Base: vb, Index: i, Scale: 4})
+	asm.INCQ(i)
+	asm.CMPQ(i, cols)
+	asm.JB(LabelRef("shortCopy"))
 
-	Label("shortRow")
-	TESTQ(rows, rows)
-	JZ(LabelRef("shortDone"))
-	VMOVUPS(z, kbuf)
-	XORQ(i, i)
-	Label("shortRowCopy")
-	VMOVSS(Mem{Base: a, Index: i, Scale: 4}, e)
-	VMOVSS(e, Mem{Base: kb, Index: i, Scale: 4})
-	INCQ(i)
-	CMPQ(i, cols)
-	JB(LabelRef("shortRowCopy"))
+	asm.Label("shortRow")
+	asm.TESTQ(rows, rows)
+	asm.JZ(LabelRef("shortDone"))
+	asm.VMOVUPS(z, kbuf)
+	asm.XORQ(i, i)
+	asm.Label("shortRowCopy")
+	asm.VMOVSS(Mem{Base: a, Index: i, Scale: 4}, e)
+	asm.VMOVSS(e, Mem{Base: kb, Index: i, Scale: 4})
+	asm.INCQ(i)
+	asm.CMPQ(i, cols)
+	asm.JB(LabelRef("shortRowCopy"))
 	x := s.vec()
-	VMOVUPS(kbuf, x)
-	VADDPS(qbuf, x, x)
+	asm.VMOVUPS(kbuf, x)
+	asm.VADDPS(qbuf, x, x)
 	th := g.apply(x)
-	VMULPS(vbuf, th, th)
-	VMOVSS(s.hsum(th), Mem{Base: dst})
-	ADDQ(U32(4), dst)
-	ADDQ(ldk, a)
-	DECQ(rows)
-	JMP(LabelRef("shortRow"))
+	asm.VMULPS(vbuf, th, th)
+	asm.VMOVSS(s.hsum(th), Mem{Base: dst})
+	asm.ADDQ(U32(4), dst)
+	asm.ADDQ(ldk, a)
+	asm.DECQ(rows)
+	asm.JMP(LabelRef("shortRow"))
 
-	Label("shortDone")
-	VZEROUPPER()
-	RET()
+	asm.Label("shortDone")
+	asm.VZEROUPPER()
+	asm.RET()
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"math"
 
-	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/attr"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -17,12 +17,7 @@ var constTable struct {
 	size   int
 }
 
-// constMem returns the 32-byte memory operand holding v in every lane.
-func constMem(v float32) Mem {
-	return constBits(math.Float32bits(v))
-}
-
-// constBits is constMem for a raw bit pattern.
+// constBits returns the 32-byte memory operand holding bits in every lane.
 func constBits(bits uint32) Mem {
 	t := &constTable
 	if t.mem == nil {
@@ -86,11 +81,11 @@ func newConstBits(s *isa, bits uint32) vconst { return vconst{s: s, mem: constBi
 func (c vconst) reg() VecVirtual {
 	r := c.s.vec()
 	if c.r != nil {
-		VMOVAPS(c.r, r)
-	} else if c.s.wide {
-		VBROADCASTSS(c.mem, r)
+		asm.VMOVAPS(c.r, r)
+	} else if c.s.evex {
+		asm.VBROADCASTSS(c.mem, r)
 	} else {
-		VMOVUPS(c.mem, r)
+		asm.VMOVUPS(c.mem, r)
 	}
 	return r
 }
@@ -98,77 +93,66 @@ func (c vconst) reg() VecVirtual {
 // fma213 emits p = p·v + c.
 func (c vconst) fma213(v, p VecVirtual) {
 	if c.r != nil {
-		VFMADD213PS(c.r, v, p)
-	} else if c.s.wide {
-		VFMADD213PS_BCST(c.mem, v, p)
+		asm.VFMADD213PS(c.r, v, p)
+	} else if c.s.evex {
+		asm.VFMADD213PS_BCST(c.mem, v, p)
 	} else {
-		VFMADD213PS(c.mem, v, p)
+		asm.VFMADD213PS(c.mem, v, p)
 	}
 }
 
 // fnmadd231 emits r = r − v·c.
 func (c vconst) fnmadd231(v, r VecVirtual) {
 	if c.r != nil {
-		VFNMADD231PS(c.r, v, r)
-	} else if c.s.wide {
-		VFNMADD231PS_BCST(c.mem, v, r)
+		asm.VFNMADD231PS(c.r, v, r)
+	} else if c.s.evex {
+		asm.VFNMADD231PS_BCST(c.mem, v, r)
 	} else {
-		VFNMADD231PS(c.mem, v, r)
+		asm.VFNMADD231PS(c.mem, v, r)
 	}
 }
 
 // mul emits dst = v·c.
 func (c vconst) mul(v, dst VecVirtual) {
 	if c.r != nil {
-		VMULPS(c.r, v, dst)
-	} else if c.s.wide {
-		VMULPS_BCST(c.mem, v, dst)
+		asm.VMULPS(c.r, v, dst)
+	} else if c.s.evex {
+		asm.VMULPS_BCST(c.mem, v, dst)
 	} else {
-		VMULPS(c.mem, v, dst)
+		asm.VMULPS(c.mem, v, dst)
 	}
 }
 
 // add emits dst = v + c.
 func (c vconst) add(v, dst VecVirtual) {
 	if c.r != nil {
-		VADDPS(c.r, v, dst)
-	} else if c.s.wide {
-		VADDPS_BCST(c.mem, v, dst)
+		asm.VADDPS(c.r, v, dst)
+	} else if c.s.evex {
+		asm.VADDPS_BCST(c.mem, v, dst)
 	} else {
-		VADDPS(c.mem, v, dst)
+		asm.VADDPS(c.mem, v, dst)
 	}
 }
 
 // sub emits dst = v − c.
 func (c vconst) sub(v, dst VecVirtual) {
 	if c.r != nil {
-		VSUBPS(c.r, v, dst)
-	} else if c.s.wide {
-		VSUBPS_BCST(c.mem, v, dst)
+		asm.VSUBPS(c.r, v, dst)
+	} else if c.s.evex {
+		asm.VSUBPS_BCST(c.mem, v, dst)
 	} else {
-		VSUBPS(c.mem, v, dst)
+		asm.VSUBPS(c.mem, v, dst)
 	}
 }
 
 // and emits dst = v & c.
 func (c vconst) and(v, dst VecVirtual) {
 	if c.r != nil {
-		VANDPS(c.r, v, dst)
-	} else if c.s.wide {
-		VANDPS_BCST(c.mem, v, dst)
+		asm.VANDPS(c.r, v, dst)
+	} else if c.s.evex {
+		asm.VANDPS_BCST(c.mem, v, dst)
 	} else {
-		VANDPS(c.mem, v, dst)
-	}
-}
-
-// min emits dst = v < c ? v : c: NaN lanes of v become c.
-func (c vconst) min(v, dst VecVirtual) {
-	if c.r != nil {
-		VMINPS(c.r, v, dst)
-	} else if c.s.wide {
-		VMINPS_BCST(c.mem, v, dst)
-	} else {
-		VMINPS(c.mem, v, dst)
+		asm.VANDPS(c.mem, v, dst)
 	}
 }
 
@@ -176,11 +160,11 @@ func (c vconst) min(v, dst VecVirtual) {
 // lanes for AVX2.
 func (c vconst) cmp(pred uint8, v VecVirtual, mask Register) {
 	if c.r != nil {
-		VCMPPS(U8(pred), c.r, v, mask)
-	} else if c.s.wide {
-		VCMPPS_BCST(U8(pred), c.mem, v, mask)
+		asm.VCMPPS(U8(pred), c.r, v, mask)
+	} else if c.s.evex {
+		asm.VCMPPS_BCST(U8(pred), c.mem, v, mask)
 	} else {
-		VCMPPS(U8(pred), c.mem, v, mask)
+		asm.VCMPPS(U8(pred), c.mem, v, mask)
 	}
 }
 
@@ -197,10 +181,10 @@ func horner(s *isa, c []vconst, v VecVirtual) VecVirtual {
 // fmsub213 emits p = p·v − c.
 func (c vconst) fmsub213(v, p VecVirtual) {
 	if c.r != nil {
-		VFMSUB213PS(c.r, v, p)
-	} else if c.s.wide {
-		VFMSUB213PS_BCST(c.mem, v, p)
+		asm.VFMSUB213PS(c.r, v, p)
+	} else if c.s.evex {
+		asm.VFMSUB213PS_BCST(c.mem, v, p)
 	} else {
-		VFMSUB213PS(c.mem, v, p)
+		asm.VFMSUB213PS(c.mem, v, p)
 	}
 }

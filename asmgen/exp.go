@@ -5,7 +5,7 @@ import (
 
 	"github.com/heedml/heed/internal/coef"
 
-	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/attr"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -43,8 +43,7 @@ func genExpFamily() {
 
 // tanhKeepAVX2 is how many of tanh's constants the AVX2 kernel keeps in
 // registers: its two vectors interleaved (tanhGen.applyN) leave room for 5 in
-// 16 YMM; 3 measured fastest on Zen 4 (n = 4096: 1190 ns against 1210 with 5
-// and 1255 with none).
+// 16 YMM; DESIGN.md says why 3.
 const tanhKeepAVX2 = 3
 
 // expGen emits a lane-wise exp for ISA s; its constants are declared by
@@ -92,9 +91,9 @@ const (
 
 // keep makes the constants of the AVX2 apply's main path resident in
 // registers (for loops with registers to spare). AVX-512 keeps its embedded
-// broadcasts: resident registers measured no faster there.
+// broadcasts (DESIGN.md).
 func (e *expGen) keep() {
-	if e.s.wide {
+	if e.s.evex {
 		return
 	}
 	cs := []*vconst{&e.log2e, &e.shifter, &e.ln2hi, &e.ln2lo}
@@ -107,7 +106,7 @@ func (e *expGen) keep() {
 // reduce emits r = x − n·ln2 for n (a float holding an integer).
 func (e *expGen) reduce(x, n VecVirtual) VecVirtual {
 	r := e.s.vec()
-	VMOVAPS(x, r)
+	asm.VMOVAPS(x, r)
 	e.ln2hi.fnmadd231(n, r) // exact
 	e.ln2lo.fnmadd231(n, r)
 	return r
@@ -119,11 +118,11 @@ func (e *expGen) reduce(x, n VecVirtual) VecVirtual {
 // vector, labels numbered per expGen).
 func (e *expGen) apply(x VecVirtual) VecVirtual {
 	s := e.s
-	if s.wide {
+	if s.evex {
 		// min(hi, x) keeps NaN (MINPS returns its second source then); every
 		// x ≥ ExpHi computes e^ExpHi, which overflows to +Inf in VSCALEFPS.
 		xc := e.hi.reg()
-		VMINPS(x, xc, xc)
+		asm.VMINPS(x, xc, xc)
 		return e.scaled(xc, x)
 	}
 	t, p := e.poly(x)
@@ -131,26 +130,26 @@ func (e *expGen) apply(x VecVirtual) VecVirtual {
 		e.bias, e.lim = newConstBits(s, expBias), newConstBits(s, expLim)
 	}
 	out := s.vec()
-	VPADDD(e.bias.op(), t, out)
-	VPCMPGTD(e.lim.op(), out, out) // lanes outside the fast-path range
+	asm.VPADDD(e.bias.op(), t, out)
+	asm.VPCMPGTD(e.lim.op(), out, out) // lanes outside the fast-path range
 	e.scale(t, p)
 	// The special-value fix-ups, only for vectors with a lane out of range.
-	bits := GP32()
-	VMOVMSKPS(out, bits)
+	bits := asm.GP32()
+	asm.VMOVMSKPS(out, bits)
 	e.fixups++
 	skip := fmt.Sprintf("expInRange%d", e.fixups)
-	TESTL(bits, bits)
-	JZ(LabelRef(skip))
+	asm.TESTL(bits, bits)
+	asm.JZ(LabelRef(skip))
 	m := s.vec()
 	e.hi.cmp(cmpGEOQ, x, m)
-	VBLENDVPS(m, e.inf.mem, p, p)
+	asm.VBLENDVPS(m, e.inf.mem, p, p)
 	e.lo.cmp(cmpNLTUQ, x, m)
-	VANDPS(m, p, p)
+	asm.VANDPS(m, p, p)
 	// NaN: the shift above may have moved payload bits into the exponent;
 	// max(p, x) is p for every other x (eˣ > x) and x itself for NaN (MAXPS
 	// returns its second source when either is NaN).
-	VMAXPS(x, p, p)
-	Label(skip)
+	asm.VMAXPS(x, p, p)
+	asm.Label(skip)
 	return p
 }
 
@@ -160,14 +159,14 @@ func (e *expGen) apply(x VecVirtual) VecVirtual {
 // A NaN lane gives an unspecified value (on AVX2 the exponent shift can turn a
 // NaN with payload into a number): callers check their input for NaN.
 func (e *expGen) applyNonPositive(x VecVirtual) VecVirtual {
-	if e.s.wide {
+	if e.s.evex {
 		return e.scaled(x, x)
 	}
 	t, p := e.poly(x)
 	e.scale(t, p)
 	m := e.s.vec()
 	e.lo.cmp(cmpNLTUQ, x, m)
-	VANDPS(m, p, p)
+	asm.VANDPS(m, p, p)
 	return p
 }
 
@@ -177,11 +176,11 @@ func (e *expGen) scaled(xr, x VecVirtual) VecVirtual {
 	s := e.s
 	n := s.vec()
 	e.log2e.mul(xr, n)
-	VRNDSCALEPS(U8(8), n, n) // round to nearest even, no precision exception
+	asm.VRNDSCALEPS(U8(8), n, n) // round to nearest even, no precision exception
 	p := horner(s, e.c, e.reduce(xr, n))
-	k := K()
+	k := asm.K()
 	e.lo.cmp(cmpNLTUQ, x, k) // x ≥ ExpLo or NaN
-	VSCALEFPS_Z(n, p, k, p)
+	asm.VSCALEFPS_Z(n, p, k, p)
 	return p
 }
 
@@ -197,8 +196,8 @@ func (e *expGen) poly(x VecVirtual) (t, p VecVirtual) {
 // scale emits p = p·2ⁿ for AVX2 by adding n (the low bits of t) to p's
 // exponent bits: exact while the result is normal. It clobbers t.
 func (e *expGen) scale(t, p VecVirtual) {
-	VPSLLD(U8(23), t, t)
-	VPADDD(t, p, p)
+	asm.VPSLLD(U8(23), t, t)
+	asm.VPADDD(t, p, p)
 }
 
 // genElementwise emits name<ISA>(dst, x []float32), dst[i] = f(x[i]) for
@@ -213,89 +212,89 @@ func (e *expGen) scale(t, p VecVirtual) {
 func genElementwise(s *isa, kernel, what string, newGen func(*isa) func(...VecVirtual) []VecVirtual) {
 	name := s.name(kernel)
 	TEXT(name, NOSPLIT, "func(dst, x []float32)")
-	Doc(name + " sets dst[i] = " + what + " for i < len(x); len(dst) ≥ len(x), dst may be x.")
-	dst := load(Param("dst").Base())
-	x := load(Param("x").Base())
-	n := load(Param("x").Len())
+	asm.Doc(name + " sets dst[i] = " + what + " for i < len(x); len(dst) ≥ len(x), dst may be x.")
+	dst := load(asm.Param("dst").Base())
+	x := load(asm.Param("x").Base())
+	n := load(asm.Param("x").Len())
 	f := newGen(s)
 	lbl := func(l string) string { return kernel + l }
-	if !s.wide {
-		CMPQ(n, U32(s.lanes))
-		JB(LabelRef(lbl("scalar")))
+	if !s.evex {
+		asm.CMPQ(n, U32(s.lanes))
+		asm.JB(LabelRef(lbl("scalar")))
 		// The last full vector, loaded before any store.
 		last := s.vec()
-		VMOVUPS(Mem{Base: x, Index: n, Scale: 4, Disp: -s.bytes()}, last)
-		end := GP64()
-		LEAQ(Mem{Base: dst, Index: n, Scale: 4, Disp: -s.bytes()}, end)
+		asm.VMOVUPS(Mem{Base: x, Index: n, Scale: 4, Disp: -s.bytes()}, last)
+		end := asm.GP64()
+		asm.LEAQ(Mem{Base: dst, Index: n, Scale: 4, Disp: -s.bytes()}, end)
 		i := elementwiseVectors(s, lbl, f, dst, x, n)
-		CMPQ(i, n)
-		JAE(LabelRef(lbl("done")))
-		VMOVUPS(f(last)[0], Mem{Base: end})
-		Label(lbl("done"))
-		VZEROUPPER()
-		RET()
+		asm.CMPQ(i, n)
+		asm.JAE(LabelRef(lbl("done")))
+		asm.VMOVUPS(f(last)[0], Mem{Base: end})
+		asm.Label(lbl("done"))
+		asm.VZEROUPPER()
+		asm.RET()
 
 		// Fewer than one vector: one element at a time in lane 0 (VMOVSS
 		// zeroes the other lanes; QEMU-safe: no wide memory operand).
-		Label(lbl("scalar"))
-		TESTQ(n, n)
-		JZ(LabelRef(lbl("scalarDone")))
-		Label(lbl("scalarLoop"))
+		asm.Label(lbl("scalar"))
+		asm.TESTQ(n, n)
+		asm.JZ(LabelRef(lbl("scalarDone")))
+		asm.Label(lbl("scalarLoop"))
 		w := s.vec()
-		VMOVSS(Mem{Base: x}, w.AsX())
-		VMOVSS(f(w)[0].AsX(), Mem{Base: dst})
-		ADDQ(U32(4), x)
-		ADDQ(U32(4), dst)
-		DECQ(n)
-		JNZ(LabelRef(lbl("scalarLoop")))
-		Label(lbl("scalarDone"))
-		VZEROUPPER()
-		RET()
+		asm.VMOVSS(Mem{Base: x}, w.AsX())
+		asm.VMOVSS(f(w)[0].AsX(), Mem{Base: dst})
+		asm.ADDQ(U32(4), x)
+		asm.ADDQ(U32(4), dst)
+		asm.DECQ(n)
+		asm.JNZ(LabelRef(lbl("scalarLoop")))
+		asm.Label(lbl("scalarDone"))
+		asm.VZEROUPPER()
+		asm.RET()
 		return
 	}
 	i := elementwiseVectors(s, lbl, f, dst, x, n)
-	rem := GP64()
-	MOVQ(n, rem)
-	SUBQ(i, rem)
-	JZ(LabelRef(lbl("done")))
+	rem := asm.GP64()
+	asm.MOVQ(n, rem)
+	asm.SUBQ(i, rem)
+	asm.JZ(LabelRef(lbl("done")))
 	t := s.tailMask(rem)
 	w := s.vec()
-	VMOVUPS_Z(Mem{Base: x, Index: i, Scale: 4}, t.k, w)
-	VMOVUPS(f(w)[0], t.k, Mem{Base: dst, Index: i, Scale: 4})
-	Label(lbl("done"))
-	VZEROUPPER()
-	RET()
+	asm.VMOVUPS_Z(Mem{Base: x, Index: i, Scale: 4}, t.k, w)
+	asm.VMOVUPS(f(w)[0], t.k, Mem{Base: dst, Index: i, Scale: 4})
+	asm.Label(lbl("done"))
+	asm.VZEROUPPER()
+	asm.RET()
 }
 
 // elementwiseVectors emits genElementwise's whole-vector loops, two vectors an
 // iteration and then one, and returns the index of the first element they
 // leave, at the label lbl("tail").
 func elementwiseVectors(s *isa, lbl func(string) string, f func(...VecVirtual) []VecVirtual, dst, x, n GPVirtual) GPVirtual {
-	i := GP64()
-	XORQ(i, i)
-	lim := GP64()
-	MOVQ(n, lim)
-	ANDQ(I32(-2*s.lanes), lim)
-	Label(lbl("pair"))
-	CMPQ(i, lim)
-	JAE(LabelRef(lbl("single")))
+	i := asm.GP64()
+	asm.XORQ(i, i)
+	lim := asm.GP64()
+	asm.MOVQ(n, lim)
+	asm.ANDQ(I32(-2*s.lanes), lim)
+	asm.Label(lbl("pair"))
+	asm.CMPQ(i, lim)
+	asm.JAE(LabelRef(lbl("single")))
 	v0, v1 := s.vec(), s.vec()
-	VMOVUPS(Mem{Base: x, Index: i, Scale: 4}, v0)
-	VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: s.bytes()}, v1)
+	asm.VMOVUPS(Mem{Base: x, Index: i, Scale: 4}, v0)
+	asm.VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: s.bytes()}, v1)
 	r := f(v0, v1)
-	VMOVUPS(r[0], Mem{Base: dst, Index: i, Scale: 4})
-	VMOVUPS(r[1], Mem{Base: dst, Index: i, Scale: 4, Disp: s.bytes()})
-	ADDQ(U32(2*s.lanes), i)
-	JMP(LabelRef(lbl("pair")))
-	Label(lbl("single"))
-	MOVQ(n, lim)
-	ANDQ(I32(-s.lanes), lim)
-	CMPQ(i, lim)
-	JAE(LabelRef(lbl("tail")))
+	asm.VMOVUPS(r[0], Mem{Base: dst, Index: i, Scale: 4})
+	asm.VMOVUPS(r[1], Mem{Base: dst, Index: i, Scale: 4, Disp: s.bytes()})
+	asm.ADDQ(U32(2*s.lanes), i)
+	asm.JMP(LabelRef(lbl("pair")))
+	asm.Label(lbl("single"))
+	asm.MOVQ(n, lim)
+	asm.ANDQ(I32(-s.lanes), lim)
+	asm.CMPQ(i, lim)
+	asm.JAE(LabelRef(lbl("tail")))
 	v := s.vec()
-	VMOVUPS(Mem{Base: x, Index: i, Scale: 4}, v)
-	VMOVUPS(f(v)[0], Mem{Base: dst, Index: i, Scale: 4})
-	ADDQ(U32(s.lanes), i)
-	Label(lbl("tail"))
+	asm.VMOVUPS(Mem{Base: x, Index: i, Scale: 4}, v)
+	asm.VMOVUPS(f(v)[0], Mem{Base: dst, Index: i, Scale: 4})
+	asm.ADDQ(U32(s.lanes), i)
+	asm.Label(lbl("tail"))
 	return i
 }

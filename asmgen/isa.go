@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"github.com/mmcloughlin/avo/gotypes"
 
-	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/attr"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -15,12 +15,12 @@ type isa struct {
 	suffix string            // appended to kernel names: dotAVX2, dotAVX512
 	lanes  int               // float32 lanes in a vector
 	vec    func() VecVirtual // allocates a vector register
-	wide   bool              // AVX-512: opmask tails, 32 vector registers
+	evex   bool              // EVEX encoding (AVX-512): opmask tails, 32 vector registers
 }
 
 var (
-	avx2   = &isa{suffix: "AVX2", lanes: 8, vec: YMM}
-	avx512 = &isa{suffix: "AVX512", lanes: 16, vec: ZMM, wide: true}
+	avx2   = &isa{suffix: "AVX2", lanes: 8, vec: ymm}
+	avx512 = &isa{suffix: "AVX512", lanes: 16, vec: zmm, evex: true}
 	isas   = []*isa{avx2, avx512}
 )
 
@@ -28,7 +28,7 @@ var (
 func (s *isa) bytes() int { return 4 * s.lanes }
 
 // zero clears v.
-func (s *isa) zero(v VecVirtual) { VXORPS(v, v, v) }
+func (s *isa) zero(v VecVirtual) { asm.VXORPS(v, v, v) }
 
 // tail is the lane mask of a partial vector: a YMM of all-ones int32 lanes for
 // AVX2, an opmask for AVX-512.
@@ -46,31 +46,31 @@ type tail struct {
 // slice's end, and the mask selects its last rem lanes. AVX2 kernels therefore
 // need the slice to hold at least one full vector and take a scalar path below.
 func (s *isa) tailMask(rem GPVirtual) tail {
-	if s.wide {
-		ones, k := GP32(), K()
-		MOVL(U32(0xffff), ones)
-		BZHIL(rem.As32(), ones, ones)
-		KMOVW(ones, k)
+	if s.evex {
+		ones, k := asm.GP32(), asm.K()
+		asm.MOVL(U32(0xffff), ones)
+		asm.BZHIL(rem.As32(), ones, ones)
+		asm.KMOVW(ones, k)
 		return tail{k: k}
 	}
 	// tailmask<> is 8 zero int32s then 8 all-ones: the 8 at index rem end with rem ones.
-	base, m := GP64(), YMM()
-	LEAQ(tailTable(), base)
-	VMOVDQU(Mem{Base: base, Index: rem, Scale: 4}, m)
+	base, m := asm.GP64(), asm.YMM()
+	asm.LEAQ(tailTable(), base)
+	asm.VMOVDQU(Mem{Base: base, Index: rem, Scale: 4}, m)
 	return tail{y: m}
 }
 
 // lastMask returns, for AVX-512, the opmask of the lanes of the last vector of
 // cols ≥ 1 elements: ((cols−1) mod lanes) + 1 of them, all when it is full.
 func (s *isa) lastMask(cols GPVirtual) OpmaskVirtual {
-	n, ones := GP64(), GP32()
-	LEAQ(Mem{Base: cols, Disp: -1}, n)
-	ANDQ(U32(s.lanes-1), n)
-	INCQ(n)
-	MOVL(U32(0xffff), ones)
-	BZHIL(n.As32(), ones, ones)
-	k := K()
-	KMOVW(ones, k)
+	n, ones := asm.GP64(), asm.GP32()
+	asm.LEAQ(Mem{Base: cols, Disp: -1}, n)
+	asm.ANDQ(U32(s.lanes-1), n)
+	asm.INCQ(n)
+	asm.MOVL(U32(0xffff), ones)
+	asm.BZHIL(n.As32(), ones, ones)
+	k := asm.K()
+	asm.KMOVW(ones, k)
 	return k
 }
 
@@ -79,7 +79,7 @@ func (s *isa) lastMask(cols GPVirtual) OpmaskVirtual {
 // Nothing outside [ptr, ptr+4·rem) is read, except, for AVX2, the elements just
 // before ptr, which belong to the same slice.
 func (s *isa) loadTail(ptr, rem GPVirtual, t tail, dst VecVirtual) {
-	if s.wide {
+	if s.evex {
 		s.loadTailAt(Mem{Base: ptr}, t, dst)
 		return
 	}
@@ -90,22 +90,22 @@ func (s *isa) loadTail(ptr, rem GPVirtual, t tail, dst VecVirtual) {
 // offset loadTailAt loads from: off itself for AVX-512, the last full vector
 // (off + 4·rem − vector bytes) for AVX2.
 func (s *isa) tailOffset(off, rem GPVirtual) GPVirtual {
-	if s.wide {
+	if s.evex {
 		return off
 	}
-	r := GP64()
-	LEAQ(Mem{Base: off, Index: rem, Scale: 4, Disp: -s.bytes()}, r)
+	r := asm.GP64()
+	asm.LEAQ(Mem{Base: off, Index: rem, Scale: 4, Disp: -s.bytes()}, r)
 	return r
 }
 
 // loadTailAt loads a tail vector from m, an address made with tailOffset.
 func (s *isa) loadTailAt(m Mem, t tail, dst VecVirtual) {
-	if s.wide {
-		VMOVUPS_Z(m, t.k, dst)
+	if s.evex {
+		asm.VMOVUPS_Z(m, t.k, dst)
 		return
 	}
-	VMOVUPS(m, dst)
-	VANDPS(t.y, dst, dst)
+	asm.VMOVUPS(m, dst)
+	asm.VANDPS(t.y, dst, dst)
 }
 
 // fold reduces the lanes of v (a ZMM, YMM or XMM) with op, a lane-wise
@@ -115,8 +115,8 @@ func (s *isa) loadTailAt(m Mem, t tail, dst VecVirtual) {
 // EVEX forms, so any of the 32 registers may hold v.
 func (s *isa) fold(v VecVirtual, op func(src, acc VecVirtual)) VecVirtual {
 	if v.Size() == 64 {
-		hi := YMM()
-		VEXTRACTF64X4(U8(1), v, hi)
+		hi := asm.YMM()
+		asm.VEXTRACTF64X4(U8(1), v, hi)
 		v = v.AsY().(VecVirtual)
 		op(hi, v)
 	}
@@ -126,8 +126,8 @@ func (s *isa) fold(v VecVirtual, op func(src, acc VecVirtual)) VecVirtual {
 		op(hi, v)
 	}
 	for _, swap := range []uint8{0x4e, 0xb1} { // swap halves, then neighbours
-		t := XMM()
-		VSHUFPS(U8(swap), v, v, t)
+		t := asm.XMM()
+		asm.VSHUFPS(U8(swap), v, v, t)
 		op(t, v)
 	}
 	return v
@@ -135,7 +135,7 @@ func (s *isa) fold(v VecVirtual, op func(src, acc VecVirtual)) VecVirtual {
 
 // hsum returns an XMM holding the sum of the lanes of v in lane 0.
 func (s *isa) hsum(v VecVirtual) VecVirtual {
-	return s.fold(v, func(src, acc VecVirtual) { VADDPS(src, acc, acc) })
+	return s.fold(v, func(src, acc VecVirtual) { asm.VADDPS(src, acc, acc) })
 }
 
 // hsum4 returns an XMM holding the lane sums of a, b, c and d, in that order.
@@ -144,38 +144,38 @@ func (s *isa) hsum4(a, b, c, d VecVirtual) VecVirtual {
 	y := make([]VecVirtual, 4)
 	for i, v := range []VecVirtual{a, b, c, d} {
 		if v.Size() == 64 {
-			hi := YMM()
-			VEXTRACTF64X4(U8(1), v, hi)
+			hi := asm.YMM()
+			asm.VEXTRACTF64X4(U8(1), v, hi)
 			v = v.AsY().(VecVirtual)
-			VADDPS(hi, v, v)
+			asm.VADDPS(hi, v, v)
 		}
 		y[i] = v
 	}
 	v := haddPairs(haddPairs(y[0], y[1]), haddPairs(y[2], y[3]))
 	hi := s.extractHi(v)
 	x := v.AsX().(VecVirtual)
-	VADDPS(hi, x, x)
+	asm.VADDPS(hi, x, x)
 	return x
 }
 
 // haddPairs returns [a0+a1, a2+a3, b0+b1, b2+b3] in each 128-bit lane of the
 // YMMs a, b, as VHADDPS does, with instructions that have EVEX forms.
 func haddPairs(a, b VecVirtual) VecVirtual {
-	even, odd := YMM(), YMM()
-	VSHUFPS(U8(0x88), b, a, even)
-	VSHUFPS(U8(0xdd), b, a, odd)
-	VADDPS(odd, even, even)
+	even, odd := asm.YMM(), asm.YMM()
+	asm.VSHUFPS(U8(0x88), b, a, even)
+	asm.VSHUFPS(U8(0xdd), b, a, odd)
+	asm.VADDPS(odd, even, even)
 	return even
 }
 
 // extractHi returns an XMM holding the upper 128 bits of the YMM v: VEX
 // VEXTRACTF128 for AVX2, EVEX VEXTRACTF32X4 (any register) for AVX-512.
 func (s *isa) extractHi(v VecVirtual) VecVirtual {
-	hi := XMM()
-	if s.wide {
-		VEXTRACTF32X4(U8(1), v, hi)
+	hi := asm.XMM()
+	if s.evex {
+		asm.VEXTRACTF32X4(U8(1), v, hi)
 	} else {
-		VEXTRACTF128(U8(1), v, hi)
+		asm.VEXTRACTF128(U8(1), v, hi)
 	}
 	return hi
 }
@@ -203,7 +203,23 @@ func (s *isa) name(kernel string) string { return fmt.Sprintf("%s%s", kernel, s.
 
 // load loads a Go argument into a new general-purpose register.
 func load(c gotypes.Component) GPVirtual {
-	r := GP64()
-	Load(c, r)
+	r := asm.GP64()
+	asm.Load(c, r)
 	return r
+}
+
+// ymm and zmm allocate a vector register of that width in the current file.
+func ymm() VecVirtual { return asm.YMM() }
+func zmm() VecVirtual { return asm.ZMM() }
+
+// evexYMM returns, for AVX-512, the ISA entry that computes in YMM vectors
+// with AVX-512's EVEX features (opmask tails, 32 registers: AVX512VL), under
+// the same kernel name; other entries are returned as they are. Generators use
+// it where 512-bit vectors are not worth their cost on every AVX-512 core
+// (DESIGN.md).
+func evexYMM(s *isa) *isa {
+	if s.evex && s.lanes == 16 {
+		return &isa{suffix: s.suffix, lanes: 8, vec: ymm, evex: true}
+	}
+	return s
 }

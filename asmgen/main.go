@@ -1,27 +1,30 @@
 // Command asmgen writes heed's amd64 assembly kernels and their Go declarations
 // with avo. Each kernel family (dot, matvec, exp, …) lives in one file that
 // registers a generator; the generator is table-driven over the ISAs in isa.go,
-// so one piece of code emits the AVX2 and the AVX-512 version of a kernel.
+// so one piece of code emits the AVX2 and the AVX-512 versions of a kernel.
 //
 // Run from this directory (make generate does):
 //
-//	go run . [-dir ../kernels]
+//	go run . [-dir ../kernels] [-family F]
 //
 // writes, for every family F, DIR/F_amd64.s and DIR/F_stub_amd64.go, then the
 // arm64 NEON files DIR/F_arm64.s and DIR/F_stub_arm64.go (neon.go). With
-// -family F it writes just that family; avo's global builder holds one file,
-// so the driver runs itself once per family.
+// -family F it writes just the amd64 family F. See DESIGN.md for how the
+// kernels are laid out and why.
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 
-	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/pass"
+	"github.com/mmcloughlin/avo/printer"
 )
 
 // families maps a family name to its generator.
@@ -29,46 +32,101 @@ var families = map[string]func(){}
 
 func register(name string, gen func()) { families[name] = gen }
 
+// asm is the avo build context of the file being generated: generateFamily
+// gives every family a fresh one, and the generators emit through it
+// (asm.VADDPS(…), asm.YMM(), …).
+var asm *build.Context
+
+// TEXT starts function name with attributes a and Go signature sig.
+func TEXT(name string, a Attribute, sig string) {
+	asm.Function(name)
+	asm.Attributes(a)
+	asm.SignatureExpr(sig)
+}
+
+// GLOBL starts a static data section and returns its address.
+func GLOBL(name string, a Attribute) Mem {
+	m := asm.StaticGlobal(name)
+	asm.DataAttributes(a)
+	return m
+}
+
+// DATA sets the constant at offset of the current data section.
+func DATA(offset int, v Constant) { asm.AddDatum(offset, v) }
+
+// printConfig names the generator in every amd64 file's header, the same
+// whichever family or directory it writes.
+var printConfig = printer.Config{Name: "command: go run . (asmgen)", Pkg: "kernels"}
+
 func main() {
-	family := flag.String("family", "", "generate only this kernel family")
+	dir := flag.String("dir", filepath.Join("..", "kernels"), "output directory")
+	family := flag.String("family", "", "generate only this amd64 kernel family")
 	flag.Parse()
-	dir := os.Getenv("ASMGEN_DIR") // set by the parent, kept out of argv so the header is stable
-	if dir == "" {
-		dir = filepath.Join("..", "kernels")
-	}
-	if *family == "" {
-		for _, name := range sortedFamilies() {
-			cmd := exec.Command(os.Args[0], "-family", name)
-			cmd.Env = append(os.Environ(), "ASMGEN_DIR="+dir)
-			cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-			if err := cmd.Run(); err != nil {
-				fmt.Fprintf(os.Stderr, "asmgen: family %s: %v\n", name, err)
-				os.Exit(1)
-			}
+	var err error
+	if *family != "" {
+		if _, ok := families[*family]; !ok {
+			fmt.Fprintf(os.Stderr, "asmgen: unknown family %q (have %v)\n", *family, sortedFamilies())
+			os.Exit(2)
 		}
-		if err := generateNEON(dir); err != nil {
-			fmt.Fprintf(os.Stderr, "asmgen: neon: %v\n", err)
-			os.Exit(1)
+		err = generateFamily(*dir, *family)
+	} else {
+		err = generateAll(*dir)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "asmgen: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// generateAll writes every amd64 and arm64 family into dir.
+func generateAll(dir string) error {
+	for _, name := range sortedFamilies() {
+		if err := generateFamily(dir, name); err != nil {
+			return err
 		}
-		return
 	}
-	gen, ok := families[*family]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "asmgen: unknown family %q (have %v)\n", *family, sortedFamilies())
-		os.Exit(2)
+	if err := generateNEON(dir); err != nil {
+		return fmt.Errorf("neon: %w", err)
 	}
-	for name, value := range map[string]string{
-		"out":   filepath.Join(dir, *family+"_amd64.s"),
-		"stubs": filepath.Join(dir, *family+"_stub_amd64.go"),
-		"pkg":   "kernels",
+	return nil
+}
+
+// generateFamily builds amd64 family name in a fresh context and writes its
+// assembly and stubs into dir.
+func generateFamily(dir, name string) error {
+	asm = build.NewContext()
+	defer func() { asm = nil }()
+	resetFileData()
+	asm.ConstraintExpr("!purego")
+	families[name]()
+	f, err := asm.Result()
+	if err != nil {
+		return fmt.Errorf("family %s: %w", name, err)
+	}
+	if err := pass.Compile.Execute(f); err != nil {
+		return fmt.Errorf("family %s: %w", name, err)
+	}
+	for suffix, p := range map[string]printer.Printer{
+		"_amd64.s":       printer.NewGoAsm(printConfig),
+		"_stub_amd64.go": printer.NewStubs(printConfig),
 	} {
-		if err := flag.Set(name, value); err != nil {
-			panic(err)
+		b, err := p.Print(f)
+		if err != nil {
+			return fmt.Errorf("family %s: %w", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+suffix), b, 0o644); err != nil {
+			return err
 		}
 	}
-	ConstraintExpr("!purego")
-	gen()
-	Generate()
+	return nil
+}
+
+// resetFileData forgets the data sections (constant tables) that are emitted
+// once per file, so the next family emits its own.
+func resetFileData() {
+	constTable.mem, constTable.offset, constTable.size = nil, nil, 0
+	tailTableMem = nil
+	clear(f32Consts)
 }
 
 func sortedFamilies() []string {

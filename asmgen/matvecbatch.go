@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 
-	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/attr"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -16,38 +16,24 @@ import (
 //
 // AVX2 has 16 registers: a 3×4 tile (12 accumulators + 3 rows of A + 1 vector
 // of X, the tail mask read from memory) loads 7 vectors per 12 FMAs and reads
-// each panel of A from L2 once per 4 vectors; the former 4×2 tile loaded 6 per
-// 8 and read A twice as often, and measured 9% slower at 1024×256 and 24%
-// at 256×1024 with 8 vectors.
+// each panel of A from L2 once per 4 vectors; a 4×2 tile loads 6 per 8 and
+// reads A twice as often (DESIGN.md).
 func batchTile(s *isa) (rows, vectors int) {
-	if s.wide {
+	if s.evex {
 		return 4, 4 // 16 accumulators + 4 + 1 of 32 registers
 	}
 	return 3, 4 // 12 accumulators + 3 + 1 of 16 registers
 }
 
 // batchISA returns the ISA the matVecBatch kernel named for s computes in:
-// ymmWide for AVX-512. Zen 4 executes a ZMM FMA as two YMM halves, so 512-bit
-// vectors compute no faster here, and they would double the cost of the
-// horizontal sums that end every tile (16 per 4×4 tile, a third of the time
-// at 64 columns); the 32 registers are what pays, holding a 4×4 tile that
-// reads A half as often as the AVX2 kernel's 4×2.
-func batchISA(s *isa) *isa { return ymmWide(s) }
-
-// ymmWide returns, for AVX-512, the ISA entry that computes in YMM vectors
-// with AVX-512's opmask tails and 32 registers (AVX512VL), under the same
-// kernel name; other ISAs are returned as they are. Generators use it where
-// 512-bit vectors measured slower on this CPU (Zen 4 splits them in two).
-func ymmWide(s *isa) *isa {
-	if s.wide && s.lanes == 16 {
-		return &isa{suffix: s.suffix, lanes: 8, vec: YMM, wide: true}
-	}
-	return s
-}
+// evexYMM for AVX-512. 512-bit vectors would double the cost of the
+// horizontal sums that end every tile (16 per 4×4 tile); the 32 registers are
+// what pays, holding a 4×4 tile that reads A half as often as a 4×2 one.
+func batchISA(s *isa) *isa { return evexYMM(s) }
 
 // batchPanel returns the number of rows of A in a panel of matVecBatch with
 // tiles of R rows: the largest multiple of R up to 64 (64 rows of 1024 columns
-// are 256 KiB, a quarter of Zen 4's L2).
+// are 256 KiB, a quarter of a 1 MiB L2).
 func batchPanel(R int) int { return 64 / R * R }
 
 // genMatVecBatch emits matVecBatch<ISA>(d, ldd, a, lda, x, ldx, rows, cols,
@@ -59,27 +45,27 @@ func batchPanel(R int) int { return 64 / R * R }
 // needs cols ≥ 8.
 func genMatVecBatch(s *isa) {
 	TEXT(s.name("matVecBatch"), NOSPLIT, "func(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int)")
-	Doc(s.name("matVecBatch") + " sets D = X·Aᵀ for the rows×cols A, batch×cols X and batch×rows D.")
+	asm.Doc(s.name("matVecBatch") + " sets D = X·Aᵀ for the rows×cols A, batch×cols X and batch×rows D.")
 	R, B := batchTile(s)
 	s = batchISA(s)
-	rowsLeft, batchLeft := AllocLocal(8), AllocLocal(8)
+	rowsLeft, batchLeft := asm.AllocLocal(8), asm.AllocLocal(8)
 
 	// The AVX-512 tail mask lives in an opmask register for the whole call;
 	// the AVX2 one is read from the table in each tile's tail (all 16 vector
 	// registers hold the tile).
 	var t tail
-	if s.wide {
-		rem := load(Param("cols"))
-		ANDQ(U32(s.lanes-1), rem)
-		JZ(LabelRef("maskDone"))
+	if s.evex {
+		rem := load(asm.Param("cols"))
+		asm.ANDQ(U32(s.lanes-1), rem)
+		asm.JZ(LabelRef("maskDone"))
 		t = s.tailMask(rem)
-		Label("maskDone")
+		asm.Label("maskDone")
 	}
 
 	// stride loads the stride argument name in bytes, times 2^shift.
 	stride := func(name string, shift int) GPVirtual {
-		r := load(Param(name))
-		SHLQ(U8(2+shift), r)
+		r := load(asm.Param(name))
+		asm.SHLQ(U8(2+shift), r)
 		return r
 	}
 
@@ -88,8 +74,8 @@ func genMatVecBatch(s *isa) {
 		if n&(n-1) == 0 {
 			return stride(name, bits.TrailingZeros(uint(n)))
 		}
-		r := load(Param(name))
-		IMUL3Q(U32(4*n), r, r)
+		r := load(asm.Param(name))
+		asm.IMUL3Q(U32(4*n), r, r)
 		return r
 	}
 
@@ -100,16 +86,16 @@ func genMatVecBatch(s *isa) {
 		if nr > 1 {
 			ldaB := stride("lda", 0)
 			for len(ar) < nr {
-				r := GP64()
-				LEAQ(Mem{Base: ar[len(ar)-1], Index: ldaB, Scale: 1}, r)
+				r := asm.GP64()
+				asm.LEAQ(Mem{Base: ar[len(ar)-1], Index: ldaB, Scale: 1}, r)
 				ar = append(ar, r)
 			}
 		}
 		if nb > 1 {
 			ldxB := stride("ldx", 0)
 			for len(xr) < nb {
-				r := GP64()
-				LEAQ(Mem{Base: xr[len(xr)-1], Index: ldxB, Scale: 1}, r)
+				r := asm.GP64()
+				asm.LEAQ(Mem{Base: xr[len(xr)-1], Index: ldxB, Scale: 1}, r)
 				xr = append(xr, r)
 			}
 		}
@@ -128,49 +114,49 @@ func genMatVecBatch(s *isa) {
 		// step emits one column step at byte offset off+disp.
 		step := func(off GPVirtual, disp int) {
 			for i := range ar {
-				VMOVUPS(Mem{Base: ar[i], Index: off, Scale: 1, Disp: disp}, av[i])
+				asm.VMOVUPS(Mem{Base: ar[i], Index: off, Scale: 1, Disp: disp}, av[i])
 			}
 			for j := range xr {
 				xv := s.vec()
-				VMOVUPS(Mem{Base: xr[j], Index: off, Scale: 1, Disp: disp}, xv)
+				asm.VMOVUPS(Mem{Base: xr[j], Index: off, Scale: 1, Disp: disp}, xv)
 				for i := range ar {
-					VFMADD231PS(av[i], xv, acc[i][j])
+					asm.VFMADD231PS(av[i], xv, acc[i][j])
 				}
 			}
 		}
 		// Two column steps per iteration, then the odd one.
-		off, cnt := GP64(), load(Param("cols"))
-		XORQ(off, off)
-		SHRQ(U8(bits.TrailingZeros(uint(2*s.lanes))), cnt)
-		JZ(LabelRef(pfx + "Odd"))
-		Label(pfx + "Loop")
+		off, cnt := asm.GP64(), load(asm.Param("cols"))
+		asm.XORQ(off, off)
+		asm.SHRQ(U8(bits.TrailingZeros(uint(2*s.lanes))), cnt)
+		asm.JZ(LabelRef(pfx + "Odd"))
+		asm.Label(pfx + "Loop")
 		step(off, 0)
 		step(off, s.bytes())
-		ADDQ(U32(2*s.bytes()), off)
-		DECQ(cnt)
-		JNZ(LabelRef(pfx + "Loop"))
+		asm.ADDQ(U32(2*s.bytes()), off)
+		asm.DECQ(cnt)
+		asm.JNZ(LabelRef(pfx + "Loop"))
 
-		Label(pfx + "Odd")
-		odd := load(Param("cols"))
-		TESTQ(U32(s.lanes), odd)
-		JZ(LabelRef(pfx + "Tail"))
+		asm.Label(pfx + "Odd")
+		odd := load(asm.Param("cols"))
+		asm.TESTQ(U32(s.lanes), odd)
+		asm.JZ(LabelRef(pfx + "Tail"))
 		step(off, 0)
-		ADDQ(U32(s.bytes()), off)
+		asm.ADDQ(U32(s.bytes()), off)
 
-		Label(pfx + "Tail")
-		rem := load(Param("cols"))
-		ANDQ(U32(s.lanes-1), rem)
-		JZ(LabelRef(pfx + "Reduce"))
+		asm.Label(pfx + "Tail")
+		rem := load(asm.Param("cols"))
+		asm.ANDQ(U32(s.lanes-1), rem)
+		asm.JZ(LabelRef(pfx + "Reduce"))
 		toff := s.tailOffset(off, rem)
 		loadTail := func(m Mem, dst VecVirtual) { s.loadTailAt(m, t, dst) }
-		if !s.wide {
+		if !s.evex {
 			// tailmask<> at rem: its 8 int32s end with rem all-ones lanes.
-			base := GP64()
-			LEAQ(tailTable(), base)
+			base := asm.GP64()
+			asm.LEAQ(tailTable(), base)
 			mask := Mem{Base: base, Index: rem, Scale: 4}
 			loadTail = func(m Mem, dst VecVirtual) {
-				VMOVUPS(m, dst)
-				VANDPS(mask, dst, dst)
+				asm.VMOVUPS(m, dst)
+				asm.VANDPS(mask, dst, dst)
 			}
 		}
 		for i := range ar {
@@ -180,13 +166,13 @@ func genMatVecBatch(s *isa) {
 			xv := s.vec()
 			loadTail(Mem{Base: xr[j], Index: toff, Scale: 1}, xv)
 			for i := range ar {
-				VFMADD231PS(av[i], xv, acc[i][j])
+				asm.VFMADD231PS(av[i], xv, acc[i][j])
 			}
 		}
 
-		Label(pfx + "Reduce")
-		q := GP64()
-		MOVQ(dp, q)
+		asm.Label(pfx + "Reduce")
+		q := asm.GP64()
+		asm.MOVQ(dp, q)
 		var lddB GPVirtual
 		if nb > 1 {
 			lddB = stride("ldd", 0)
@@ -194,86 +180,86 @@ func genMatVecBatch(s *isa) {
 		for j := 0; j < nb; j++ {
 			switch nr {
 			case 4:
-				VMOVUPS(s.hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]), Mem{Base: q})
+				asm.VMOVUPS(s.hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]), Mem{Base: q})
 			case 3: // three sums: lanes 0–1 as a quadword, lane 2 alone
 				v := s.hsum4(acc[0][j], acc[1][j], acc[2][j], acc[2][j])
-				VMOVQ(v, Mem{Base: q})
-				VEXTRACTPS(U8(2), v, Mem{Base: q, Disp: 8})
+				asm.VMOVQ(v, Mem{Base: q})
+				asm.VEXTRACTPS(U8(2), v, Mem{Base: q, Disp: 8})
 			case 1:
-				VMOVSS(s.hsum(acc[0][j]), Mem{Base: q})
+				asm.VMOVSS(s.hsum(acc[0][j]), Mem{Base: q})
 			default:
 				panic(fmt.Sprintf("matVecBatch: no reduction for %d-row tiles", nr))
 			}
 			if j+1 < nb {
-				ADDQ(lddB, q)
+				asm.ADDQ(lddB, q)
 			}
 		}
 	}
 
 	// Panels of batchPanel rows of A: every vector of X goes through a panel
 	// while it is in L2, so A comes from memory once whatever the batch.
-	panelA, panelD, panelRows, rowsTotal := AllocLocal(8), AllocLocal(8), AllocLocal(8), AllocLocal(8)
+	panelA, panelD, panelRows, rowsTotal := asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8)
 	{
-		pa, pd, rt := load(Param("a").Base()), load(Param("d").Base()), load(Param("rows"))
-		MOVQ(pa, panelA)
-		MOVQ(pd, panelD)
-		MOVQ(rt, rowsTotal)
+		pa, pd, rt := load(asm.Param("a").Base()), load(asm.Param("d").Base()), load(asm.Param("rows"))
+		asm.MOVQ(pa, panelA)
+		asm.MOVQ(pd, panelD)
+		asm.MOVQ(rt, rowsTotal)
 	}
-	Label("panel")
+	asm.Label("panel")
 	{
-		pr, lim := load(Param("rows")), GP64()
-		MOVQ(rowsTotal, pr)
-		TESTQ(pr, pr)
-		JZ(LabelRef("done"))
-		MOVQ(U32(batchPanel(R)), lim)
-		CMPQ(pr, lim)
-		CMOVQGT(lim, pr)
-		MOVQ(pr, panelRows)
+		pr, lim := load(asm.Param("rows")), asm.GP64()
+		asm.MOVQ(rowsTotal, pr)
+		asm.TESTQ(pr, pr)
+		asm.JZ(LabelRef("done"))
+		asm.MOVQ(U32(batchPanel(R)), lim)
+		asm.CMPQ(pr, lim)
+		asm.CMOVQGT(lim, pr)
+		asm.MOVQ(pr, panelRows)
 	}
-	xp, dBlk := load(Param("x").Base()), GP64()
-	MOVQ(panelD, dBlk)
-	bl := load(Param("batch"))
-	MOVQ(bl, batchLeft)
+	xp, dBlk := load(asm.Param("x").Base()), asm.GP64()
+	asm.MOVQ(panelD, dBlk)
+	bl := load(asm.Param("batch"))
+	asm.MOVQ(bl, batchLeft)
 	for _, nb := range halves(B) {
 		pfx := fmt.Sprintf("b%d", nb)
-		Label(pfx)
-		CMPQ(batchLeft, U32(nb))
-		JB(LabelRef(pfx + "End"))
-		ap, dp := GP64(), GP64()
-		MOVQ(panelA, ap)
-		MOVQ(dBlk, dp)
-		rl := GP64()
-		MOVQ(panelRows, rl)
-		MOVQ(rl, rowsLeft)
+		asm.Label(pfx)
+		asm.CMPQ(batchLeft, U32(nb))
+		asm.JB(LabelRef(pfx + "End"))
+		ap, dp := asm.GP64(), asm.GP64()
+		asm.MOVQ(panelA, ap)
+		asm.MOVQ(dBlk, dp)
+		rl := asm.GP64()
+		asm.MOVQ(panelRows, rl)
+		asm.MOVQ(rl, rowsLeft)
 		for _, nr := range []int{R, 1} {
 			rp := fmt.Sprintf("%sr%d", pfx, nr)
-			Label(rp)
-			CMPQ(rowsLeft, U32(nr))
-			JB(LabelRef(rp + "End"))
+			asm.Label(rp)
+			asm.CMPQ(rowsLeft, U32(nr))
+			asm.JB(LabelRef(rp + "End"))
 			tile(rp+"t", nr, nb, ap, xp, dp)
-			ADDQ(scaled("lda", nr), ap)
-			ADDQ(U32(4*nr), dp)
-			SUBQ(U32(nr), rowsLeft)
-			JMP(LabelRef(rp))
-			Label(rp + "End")
+			asm.ADDQ(scaled("lda", nr), ap)
+			asm.ADDQ(U32(4*nr), dp)
+			asm.SUBQ(U32(nr), rowsLeft)
+			asm.JMP(LabelRef(rp))
+			asm.Label(rp + "End")
 		}
-		ADDQ(stride("ldx", bits.TrailingZeros(uint(nb))), xp)
-		ADDQ(stride("ldd", bits.TrailingZeros(uint(nb))), dBlk)
-		SUBQ(U32(nb), batchLeft)
-		JMP(LabelRef(pfx))
-		Label(pfx + "End")
+		asm.ADDQ(stride("ldx", bits.TrailingZeros(uint(nb))), xp)
+		asm.ADDQ(stride("ldd", bits.TrailingZeros(uint(nb))), dBlk)
+		asm.SUBQ(U32(nb), batchLeft)
+		asm.JMP(LabelRef(pfx))
+		asm.Label(pfx + "End")
 	}
 	{
-		ADDQ(scaled("lda", batchPanel(R)), panelA)
-		ADDQ(U32(4*batchPanel(R)), panelD)
-		pr := GP64()
-		MOVQ(panelRows, pr)
-		SUBQ(pr, rowsTotal)
-		JMP(LabelRef("panel"))
+		asm.ADDQ(scaled("lda", batchPanel(R)), panelA)
+		asm.ADDQ(U32(4*batchPanel(R)), panelD)
+		pr := asm.GP64()
+		asm.MOVQ(panelRows, pr)
+		asm.SUBQ(pr, rowsTotal)
+		asm.JMP(LabelRef("panel"))
 	}
-	Label("done")
-	VZEROUPPER()
-	RET()
+	asm.Label("done")
+	asm.VZEROUPPER()
+	asm.RET()
 }
 
 // halves returns n, n/2, n/4, …, 1: the widths of the tiles that cover n

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 
-	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/attr"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -12,7 +12,7 @@ import (
 // matTVecRows is the number of rows of A that matTVec adds to each vector of
 // dst between its load and its store. Eight saves dst traffic, but with rows a
 // multiple of 4 KiB apart eight row streams and dst alias to the same sets of
-// the 8-way L1; four keep the 1024×1024 product near 50 µs.
+// the 8-way L1, so four (DESIGN.md).
 const matTVecRows = 4
 
 // matTVecBlocks returns the row-block heights: matTVecRows, then 4 if
@@ -36,96 +36,96 @@ func matTVecBlocks() []int {
 // blocks run and stored last; AVX-512 masks its tail.
 func genMatTVec(s *isa) {
 	TEXT(s.name("matTVec"), NOSPLIT, "func(dst, a []float32, lda int, x []float32)")
-	Doc(s.name("matTVec") + " sets dst += Aᵀ·x for the len(x)×len(dst) matrix A with row stride lda.")
+	asm.Doc(s.name("matTVec") + " sets dst += Aᵀ·x for the len(x)×len(dst) matrix A with row stride lda.")
 	matTVecBody(s, "done")
-	Label("done")
-	VZEROUPPER()
-	RET()
+	asm.Label("done")
+	asm.VZEROUPPER()
+	asm.RET()
 }
 
 // matTVecBody emits the body of matTVec for a function whose parameters
 // include dst, a, lda and x as matTVec's, then jumps (or falls through) to
 // done; x's elements are read after every store the function made before.
 func matTVecBody(s *isa, done string) {
-	s = ymmWide(s) // ZMM measured 3% slower at 64×64 on Zen 4
-	d := load(Param("dst").Base())
-	cols := load(Param("dst").Len())
-	a := load(Param("a").Base())
-	lda := load(Param("lda"))
-	SHLQ(U8(2), lda)
-	x := load(Param("x").Base())
-	rows := load(Param("x").Len())
-	CMPQ(cols, U32(narrowVectors(s)*s.lanes))
-	JBE(LabelRef("narrow"))
+	s = evexYMM(s)
+	d := load(asm.Param("dst").Base())
+	cols := load(asm.Param("dst").Len())
+	a := load(asm.Param("a").Base())
+	lda := load(asm.Param("lda"))
+	asm.SHLQ(U8(2), lda)
+	x := load(asm.Param("x").Base())
+	rows := load(asm.Param("x").Len())
+	asm.CMPQ(cols, U32(narrowVectors(s)*s.lanes))
+	asm.JBE(LabelRef("narrow"))
 
 	// lastVector returns the sum dst[col:] + Σᵣ x[r]·A[r, col:] for the one
 	// vector of columns at byte offset col, two rows per step into two sets
 	// of accumulators (one FMA chain would wait on its latency).
 	lastVector := func(col GPVirtual) VecVirtual {
 		acc, odd := s.vec(), s.vec()
-		VMOVUPS(Mem{Base: d, Index: col, Scale: 1}, acc)
+		asm.VMOVUPS(Mem{Base: d, Index: col, Scale: 1}, acc)
 		s.zero(odd)
-		p, xp, cnt := GP64(), GP64(), GP64()
-		LEAQ(Mem{Base: a, Index: col, Scale: 1}, p)
-		MOVQ(x, xp)
-		MOVQ(rows, cnt)
-		SHRQ(U8(1), cnt)
-		JZ(LabelRef("lastOdd"))
-		Label("lastPair")
+		p, xp, cnt := asm.GP64(), asm.GP64(), asm.GP64()
+		asm.LEAQ(Mem{Base: a, Index: col, Scale: 1}, p)
+		asm.MOVQ(x, xp)
+		asm.MOVQ(rows, cnt)
+		asm.SHRQ(U8(1), cnt)
+		asm.JZ(LabelRef("lastOdd"))
+		asm.Label("lastPair")
 		b0, b1 := s.vec(), s.vec()
-		VBROADCASTSS(Mem{Base: xp}, b0)
-		VBROADCASTSS(Mem{Base: xp, Disp: 4}, b1)
-		VFMADD231PS(Mem{Base: p}, b0, acc)
-		VFMADD231PS(Mem{Base: p, Index: lda, Scale: 1}, b1, odd)
-		LEAQ(Mem{Base: p, Index: lda, Scale: 2}, p)
-		ADDQ(U32(8), xp)
-		DECQ(cnt)
-		JNZ(LabelRef("lastPair"))
-		Label("lastOdd")
-		TESTQ(U32(1), rows)
-		JZ(LabelRef("lastSum"))
+		asm.VBROADCASTSS(Mem{Base: xp}, b0)
+		asm.VBROADCASTSS(Mem{Base: xp, Disp: 4}, b1)
+		asm.VFMADD231PS(Mem{Base: p}, b0, acc)
+		asm.VFMADD231PS(Mem{Base: p, Index: lda, Scale: 1}, b1, odd)
+		asm.LEAQ(Mem{Base: p, Index: lda, Scale: 2}, p)
+		asm.ADDQ(U32(8), xp)
+		asm.DECQ(cnt)
+		asm.JNZ(LabelRef("lastPair"))
+		asm.Label("lastOdd")
+		asm.TESTQ(U32(1), rows)
+		asm.JZ(LabelRef("lastSum"))
 		b := s.vec()
-		VBROADCASTSS(Mem{Base: xp}, b)
-		VFMADD231PS(Mem{Base: p}, b, acc)
-		Label("lastSum")
-		VADDPS(odd, acc, acc)
+		asm.VBROADCASTSS(Mem{Base: xp}, b)
+		asm.VFMADD231PS(Mem{Base: p}, b, acc)
+		asm.Label("lastSum")
+		asm.VADDPS(odd, acc, acc)
 		return acc
 	}
 
-	rem := GP64()
-	MOVQ(cols, rem)
-	ANDQ(U32(s.lanes-1), rem)
+	rem := asm.GP64()
+	asm.MOVQ(cols, rem)
+	asm.ANDQ(U32(s.lanes-1), rem)
 	var last VecVirtual
 	var lastAt GPVirtual
 	var t tail
-	if s.wide {
-		JZ(LabelRef("maskDone"))
+	if s.evex {
+		asm.JZ(LabelRef("maskDone"))
 		t = s.tailMask(rem)
-		Label("maskDone")
+		asm.Label("maskDone")
 	} else {
 		// The last full vector of columns, from the original dst.
-		JZ(LabelRef("lastDone"))
-		lastAt = GP64()
-		MOVQ(cols, lastAt)
-		SUBQ(U32(s.lanes), lastAt)
-		SHLQ(U8(2), lastAt)
+		asm.JZ(LabelRef("lastDone"))
+		lastAt = asm.GP64()
+		asm.MOVQ(cols, lastAt)
+		asm.SUBQ(U32(s.lanes), lastAt)
+		asm.SHLQ(U8(2), lastAt)
 		last = lastVector(lastAt)
-		Label("lastDone")
+		asm.Label("lastDone")
 	}
 
 	// Blocks of matTVecRows rows: dst[c] += Σᵢ x[r+i]·A[r+i, c] for every
 	// whole vector of columns, A streamed row after row.
-	ap, xp, left := GP64(), GP64(), GP64()
-	MOVQ(a, ap)
-	MOVQ(x, xp)
-	MOVQ(rows, left)
-	nvec := GP64()
-	MOVQ(cols, nvec)
-	SHRQ(U8(bits.TrailingZeros(uint(s.lanes))), nvec)
-	lda3, lda5, lda7 := GP64(), GP64(), GP64()
-	LEAQ(Mem{Base: lda, Index: lda, Scale: 2}, lda3)
-	LEAQ(Mem{Base: lda, Index: lda, Scale: 4}, lda5)
-	LEAQ(Mem{Base: lda3, Index: lda, Scale: 4}, lda7)
+	ap, xp, left := asm.GP64(), asm.GP64(), asm.GP64()
+	asm.MOVQ(a, ap)
+	asm.MOVQ(x, xp)
+	asm.MOVQ(rows, left)
+	nvec := asm.GP64()
+	asm.MOVQ(cols, nvec)
+	asm.SHRQ(U8(bits.TrailingZeros(uint(s.lanes))), nvec)
+	lda3, lda5, lda7 := asm.GP64(), asm.GP64(), asm.GP64()
+	asm.LEAQ(Mem{Base: lda, Index: lda, Scale: 2}, lda3)
+	asm.LEAQ(Mem{Base: lda, Index: lda, Scale: 4}, lda5)
+	asm.LEAQ(Mem{Base: lda3, Index: lda, Scale: 4}, lda7)
 	// rowsAt returns the addresses of the rows of the block at p.
 	rowsAt := func(p GPVirtual) []Mem {
 		return []Mem{
@@ -141,72 +141,72 @@ func matTVecBody(s *isa, done string) {
 	}
 	for _, nr := range matTVecBlocks() {
 		pfx := fmt.Sprintf("rows%d", nr)
-		Label(pfx)
-		CMPQ(left, U32(nr))
-		JB(LabelRef(pfx + "End"))
+		asm.Label(pfx)
+		asm.CMPQ(left, U32(nr))
+		asm.JB(LabelRef(pfx + "End"))
 		b := make([]VecVirtual, nr)
 		for i := range b {
 			b[i] = s.vec()
-			VBROADCASTSS(Mem{Base: xp, Disp: 4 * i}, b[i])
+			asm.VBROADCASTSS(Mem{Base: xp, Disp: 4 * i}, b[i])
 		}
-		p, dp, cnt := GP64(), GP64(), GP64()
-		MOVQ(ap, p)
-		MOVQ(d, dp)
-		MOVQ(nvec, cnt)
-		TESTQ(cnt, cnt)
-		JZ(LabelRef(pfx + "Tail"))
-		Label(pfx + "Loop")
+		p, dp, cnt := asm.GP64(), asm.GP64(), asm.GP64()
+		asm.MOVQ(ap, p)
+		asm.MOVQ(d, dp)
+		asm.MOVQ(nvec, cnt)
+		asm.TESTQ(cnt, cnt)
+		asm.JZ(LabelRef(pfx + "Tail"))
+		asm.Label(pfx + "Loop")
 		v := s.vec()
-		VMOVUPS(Mem{Base: dp}, v)
+		asm.VMOVUPS(Mem{Base: dp}, v)
 		for i, m := range rowsAt(p)[:nr] {
-			VFMADD231PS(m, b[i], v)
+			asm.VFMADD231PS(m, b[i], v)
 		}
-		VMOVUPS(v, Mem{Base: dp})
-		ADDQ(U32(s.bytes()), p)
-		ADDQ(U32(s.bytes()), dp)
-		DECQ(cnt)
-		JNZ(LabelRef(pfx + "Loop"))
-		Label(pfx + "Tail")
-		if s.wide {
-			TESTQ(rem, rem)
-			JZ(LabelRef(pfx + "Next"))
+		asm.VMOVUPS(v, Mem{Base: dp})
+		asm.ADDQ(U32(s.bytes()), p)
+		asm.ADDQ(U32(s.bytes()), dp)
+		asm.DECQ(cnt)
+		asm.JNZ(LabelRef(pfx + "Loop"))
+		asm.Label(pfx + "Tail")
+		if s.evex {
+			asm.TESTQ(rem, rem)
+			asm.JZ(LabelRef(pfx + "Next"))
 			v := s.vec()
-			VMOVUPS_Z(Mem{Base: dp}, t.k, v)
+			asm.VMOVUPS_Z(Mem{Base: dp}, t.k, v)
 			for i, m := range rowsAt(p)[:nr] {
 				w := s.vec()
-				VMOVUPS_Z(m, t.k, w)
-				VFMADD231PS(w, b[i], v)
+				asm.VMOVUPS_Z(m, t.k, w)
+				asm.VFMADD231PS(w, b[i], v)
 			}
-			VMOVUPS(v, t.k, Mem{Base: dp})
+			asm.VMOVUPS(v, t.k, Mem{Base: dp})
 		}
-		Label(pfx + "Next")
+		asm.Label(pfx + "Next")
 		if nr == 1 {
-			ADDQ(lda, ap)
+			asm.ADDQ(lda, ap)
 		} else {
-			LEAQ(Mem{Base: ap, Index: lda, Scale: uint8(nr)}, ap) // nr ≤ 8
+			asm.LEAQ(Mem{Base: ap, Index: lda, Scale: uint8(nr)}, ap) // nr ≤ 8
 		}
-		ADDQ(U32(4*nr), xp)
-		SUBQ(U32(nr), left)
-		JMP(LabelRef(pfx))
-		Label(pfx + "End")
+		asm.ADDQ(U32(4*nr), xp)
+		asm.SUBQ(U32(nr), left)
+		asm.JMP(LabelRef(pfx))
+		asm.Label(pfx + "End")
 	}
 
-	if !s.wide {
-		TESTQ(rem, rem)
-		JZ(LabelRef(done))
-		VMOVUPS(last, Mem{Base: d, Index: lastAt, Scale: 1})
+	if !s.evex {
+		asm.TESTQ(rem, rem)
+		asm.JZ(LabelRef(done))
+		asm.VMOVUPS(last, Mem{Base: d, Index: lastAt, Scale: 1})
 	}
-	JMP(LabelRef(done))
+	asm.JMP(LabelRef(done))
 
-	Label("narrow")
+	asm.Label("narrow")
 	forEachPanel(s, "narrow", cols, 2, func(p *panel) {
 		p.load(d)
-		ap, xp := GP64(), GP64()
-		MOVQ(a, ap)
-		MOVQ(x, xp)
+		ap, xp := asm.GP64(), asm.GP64()
+		asm.MOVQ(a, ap)
+		asm.MOVQ(x, xp)
 		p.addRows(ap, lda, xp, rows)
 		p.store(d)
-		JMP(LabelRef(done))
+		asm.JMP(LabelRef(done))
 	})
 }
 
@@ -214,7 +214,7 @@ func matTVecBody(s *isa, done string) {
 // (s as given to matTVecBody, YMM lanes): 8 of AVX2's 16 registers, 16 of
 // AVX-512's 32.
 func narrowVectors(s *isa) int {
-	if s.wide {
+	if s.evex {
 		return 16
 	}
 	return 8
@@ -242,23 +242,23 @@ type panel struct {
 // needs besides fit in the register file.
 func forEachPanel(s *isa, prefix string, cols GPVirtual, reserve int, body func(p *panel)) {
 	maxV := narrowVectors(s)
-	nv := GP64()
-	LEAQ(Mem{Base: cols, Disp: s.lanes - 1}, nv)
-	SHRQ(U8(bits.TrailingZeros(uint(s.lanes))), nv)
+	nv := asm.GP64()
+	asm.LEAQ(Mem{Base: cols, Disp: s.lanes - 1}, nv)
+	asm.SHRQ(U8(bits.TrailingZeros(uint(s.lanes))), nv)
 	for v := 1; v < maxV; v++ {
-		CMPQ(nv, U32(v))
-		JE(LabelRef(fmt.Sprintf("%s%d", prefix, v)))
+		asm.CMPQ(nv, U32(v))
+		asm.JE(LabelRef(fmt.Sprintf("%s%d", prefix, v)))
 	}
 	for v := maxV; v >= 1; v-- {
-		Label(fmt.Sprintf("%s%d", prefix, v))
+		asm.Label(fmt.Sprintf("%s%d", prefix, v))
 		p := &panel{s: s, prefix: prefix}
-		if s.wide {
+		if s.evex {
 			p.k = s.lastMask(cols)
 		} else {
-			off := GP64()
-			MOVQ(cols, off)
-			SHLQ(U8(2), off)
-			SUBQ(U32(s.bytes()), off)
+			off := asm.GP64()
+			asm.MOVQ(cols, off)
+			asm.SHLQ(U8(2), off)
+			asm.SUBQ(U32(s.bytes()), off)
 			p.last = off
 		}
 		sets := 1
@@ -278,7 +278,7 @@ func forEachPanel(s *isa, prefix string, cols GPVirtual, reserve int, body func(
 
 // at returns the address of vector j of the panel in the row at base.
 func (p *panel) at(base GPVirtual, j int) Mem {
-	if j == len(p.acc[0])-1 && !p.s.wide {
+	if j == len(p.acc[0])-1 && !p.s.evex {
 		return Mem{Base: base, Index: p.last, Scale: 1}
 	}
 	return Mem{Base: base, Disp: j * p.s.bytes()}
@@ -287,11 +287,11 @@ func (p *panel) at(base GPVirtual, j int) Mem {
 // fma emits acc[set] += b·(the panel of the row at base).
 func (p *panel) fma(base GPVirtual, b VecVirtual, set int) {
 	for j, acc := range p.acc[set] {
-		if j == len(p.acc[set])-1 && p.s.wide {
-			VFMADD231PS(p.at(base, j), b, p.k, acc) // merge-masked: the other lanes stay 0
+		if j == len(p.acc[set])-1 && p.s.evex {
+			asm.VFMADD231PS(p.at(base, j), b, p.k, acc) // merge-masked: the other lanes stay 0
 			continue
 		}
-		VFMADD231PS(p.at(base, j), b, acc)
+		asm.VFMADD231PS(p.at(base, j), b, acc)
 	}
 }
 
@@ -308,11 +308,11 @@ func (p *panel) zero() {
 // others.
 func (p *panel) load(dst GPVirtual) {
 	for j, acc := range p.acc[0] {
-		if j == len(p.acc[0])-1 && p.s.wide {
-			VMOVUPS_Z(p.at(dst, j), p.k, acc)
+		if j == len(p.acc[0])-1 && p.s.evex {
+			asm.VMOVUPS_Z(p.at(dst, j), p.k, acc)
 			continue
 		}
-		VMOVUPS(p.at(dst, j), acc)
+		asm.VMOVUPS(p.at(dst, j), acc)
 	}
 	for _, set := range p.acc[1:] {
 		for _, acc := range set {
@@ -325,7 +325,7 @@ func (p *panel) load(dst GPVirtual) {
 func (p *panel) merge() {
 	for _, set := range p.acc[1:] {
 		for j, acc := range set {
-			VADDPS(acc, p.acc[0][j], p.acc[0][j])
+			asm.VADDPS(acc, p.acc[0][j], p.acc[0][j])
 		}
 	}
 }
@@ -336,11 +336,11 @@ func (p *panel) merge() {
 func (p *panel) store(dst GPVirtual) {
 	p.merge()
 	for j, acc := range p.acc[0] {
-		if j == len(p.acc[0])-1 && p.s.wide {
-			VMOVUPS(acc, p.k, p.at(dst, j))
+		if j == len(p.acc[0])-1 && p.s.evex {
+			asm.VMOVUPS(acc, p.k, p.at(dst, j))
 			continue
 		}
-		VMOVUPS(acc, p.at(dst, j))
+		asm.VMOVUPS(acc, p.at(dst, j))
 	}
 }
 
@@ -354,42 +354,42 @@ func (p *panel) addRows(ap, lda, xp, rows GPVirtual) {
 		p.rowLoop("Row", ap, lda, xp, rows)
 		return
 	}
-	cnt := GP64()
-	MOVQ(rows, cnt)
-	SHRQ(U8(1), cnt)
-	JZ(LabelRef(p.label("Odd")))
-	Label(p.label("Pair"))
+	cnt := asm.GP64()
+	asm.MOVQ(rows, cnt)
+	asm.SHRQ(U8(1), cnt)
+	asm.JZ(LabelRef(p.label("Odd")))
+	asm.Label(p.label("Pair"))
 	b0, b1 := s.vec(), s.vec()
-	VBROADCASTSS(Mem{Base: xp}, b0)
-	VBROADCASTSS(Mem{Base: xp, Disp: 4}, b1)
+	asm.VBROADCASTSS(Mem{Base: xp}, b0)
+	asm.VBROADCASTSS(Mem{Base: xp, Disp: 4}, b1)
 	p.fma(ap, b0, 0)
-	ADDQ(lda, ap)
+	asm.ADDQ(lda, ap)
 	p.fma(ap, b1, 1)
-	ADDQ(lda, ap)
-	ADDQ(U32(8), xp)
-	DECQ(cnt)
-	JNZ(LabelRef(p.label("Pair")))
-	Label(p.label("Odd"))
-	TESTQ(U32(1), rows)
-	JZ(LabelRef(p.label("End")))
+	asm.ADDQ(lda, ap)
+	asm.ADDQ(U32(8), xp)
+	asm.DECQ(cnt)
+	asm.JNZ(LabelRef(p.label("Pair")))
+	asm.Label(p.label("Odd"))
+	asm.TESTQ(U32(1), rows)
+	asm.JZ(LabelRef(p.label("End")))
 	b := s.vec()
-	VBROADCASTSS(Mem{Base: xp}, b)
+	asm.VBROADCASTSS(Mem{Base: xp}, b)
 	p.fma(ap, b, 0)
-	Label(p.label("End"))
+	asm.Label(p.label("End"))
 }
 
 // rowLoop emits a loop, labelled label, adding the cnt ≥ 1 rows at ap
 // (stride lda bytes) with the weights at xp to the first set of
 // accumulators; ap, xp and cnt are consumed.
 func (p *panel) rowLoop(label string, ap, lda, xp, cnt GPVirtual) {
-	Label(p.label(label))
+	asm.Label(p.label(label))
 	b := p.s.vec()
-	VBROADCASTSS(Mem{Base: xp}, b)
+	asm.VBROADCASTSS(Mem{Base: xp}, b)
 	p.fma(ap, b, 0)
-	ADDQ(lda, ap)
-	ADDQ(U32(4), xp)
-	DECQ(cnt)
-	JNZ(LabelRef(p.label(label)))
+	asm.ADDQ(lda, ap)
+	asm.ADDQ(U32(4), xp)
+	asm.DECQ(cnt)
+	asm.JNZ(LabelRef(p.label(label)))
 }
 
 // label returns a label unique to the panel's vector count.

@@ -12,11 +12,12 @@ import (
 )
 
 // The NEON kernels are written as Go arm64 assembly by a small text builder:
-// avo emits amd64 only. Instructions Go's assembler knows (loads, stores,
-// integer and scalar floating-point ops, VFMLA, VEOR, VDUP) are written by
-// name; the vector floating-point instructions it lacks come from package
-// arm64, which encodes them, and are written as WORD $0x… with the mnemonic in
-// a comment.
+// avo emits amd64 only. Every vector (SIMD&FP register) operation is encoded
+// by package arm64 and emitted with neonFile.v, as WORD $0x… with the
+// mnemonic in a comment, or in Go's spelling for the few the package gives
+// one (tested to assemble to the same word). Loads, stores, general-purpose
+// and scalar floating-point instructions are written as Go assembler text
+// with neonFile.op.
 
 // neonFamilies maps an arm64 family name to its generator.
 var neonFamilies = map[string]func(f *neonFile){}
@@ -65,14 +66,33 @@ func (f *neonFile) op(format string, args ...any) {
 	fmt.Fprintf(&f.asm, "\t"+format+"\n", args...)
 }
 
-// w writes an encoded instruction.
-func (f *neonFile) w(in arm64.Inst) { f.asm.WriteString("\t" + in.String() + "\n") }
+// v writes a vector instruction encoded by package arm64.
+func (f *neonFile) v(in arm64.Inst) { f.asm.WriteString("\t" + in.String() + "\n") }
 
 // label places a label (labels are local to a TEXT block).
 func (f *neonFile) label(name string) { fmt.Fprintf(&f.asm, "%s:\n", name) }
 
 // comment writes a comment line.
 func (f *neonFile) comment(s string) { f.asm.WriteString("\t// " + s + "\n") }
+
+// The register plan of the NEON kernels, by role. Kernels name their
+// registers from these bases rather than by number.
+const (
+	vIn    arm64.Reg = 0  // V0–V15: loaded data and temporaries
+	vAcc   arm64.Reg = 16 // V16–V23: accumulators
+	vBcast arm64.Reg = 24 // V24–V31: broadcast scalars
+	vAlpha arm64.Reg = 31 // axpy's and scale's broadcast alpha
+	vConst arm64.Reg = 23 // V23–V31: neonMath's constants; its users accumulate in V16–V22
+)
+
+// neonSeq returns the n registers r, r+1, …, r+n−1.
+func neonSeq(r arm64.Reg, n int) []arm64.Reg {
+	s := make([]arm64.Reg, n)
+	for i := range s {
+		s[i] = r + arm64.Reg(i)
+	}
+	return s
+}
 
 // v is a vector register as a 4S operand of a Go instruction.
 func neonVec(r arm64.Reg) string { return fmt.Sprintf("V%d.S4", r) }
@@ -89,38 +109,36 @@ func neonList(r arm64.Reg, n int) string {
 // zero clears vector registers.
 func (f *neonFile) zero(regs ...arm64.Reg) {
 	for _, r := range regs {
-		f.op("VEOR V%d.B16, V%d.B16, V%d.B16", r, r, r)
+		f.v(arm64.EOR(r, r, r))
 	}
-}
-
-// fmla emits acc += a·b (Go's VFMLA takes its operands in reverse).
-func (f *neonFile) fmla(acc, a, b arm64.Reg) {
-	f.op("VFMLA %s, %s, %s", neonVec(b), neonVec(a), neonVec(acc))
 }
 
 // fmlaS emits the scalar FMA Sacc += Sa·Sb.
 func (f *neonFile) fmlaS(acc, a, b arm64.Reg) { f.op("FMADDS F%d, F%d, F%d, F%d", b, acc, a, acc) }
 
-// dupConst sets every lane of vector r to the float32 with bits c, using R27
-// (the assembler temporary) as scratch.
+// neonScratch is the general-purpose register constants pass through: R27,
+// the assembler temporary, which no kernel holds anything in.
+const neonScratch arm64.GP = 27
+
+// dupConst sets every lane of vector r to the float32 with bits c.
 func (f *neonFile) dupConst(r arm64.Reg, c uint32, what string) {
-	f.op("MOVW $0x%08x, R27 // %s", c, what)
-	f.op("VDUP R27, %s", neonVec(r))
+	f.op("MOVW $0x%08x, R%d // %s", c, neonScratch, what)
+	f.v(arm64.DUPW(r, neonScratch))
 }
 
 // sumTree adds regs pairwise into regs[0] with vector FADD.
 func (f *neonFile) sumTree(op func(d, n, m arm64.Reg) arm64.Inst, regs ...arm64.Reg) {
 	for step := 1; step < len(regs); step *= 2 {
 		for i := 0; i+step < len(regs); i += 2 * step {
-			f.w(op(regs[i], regs[i], regs[i+step]))
+			f.v(op(regs[i], regs[i], regs[i+step]))
 		}
 	}
 }
 
 // hsum sets Sr to the sum of the lanes of Vr.
 func (f *neonFile) hsum(r arm64.Reg) {
-	f.w(arm64.FADDP(r, r, r))
-	f.w(arm64.FADDPS(r, r))
+	f.v(arm64.FADDP(r, r, r))
+	f.v(arm64.FADDPS(r, r))
 }
 
 // countLoop emits a loop that runs body n>>shift times using counter register

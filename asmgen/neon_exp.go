@@ -20,7 +20,7 @@ func init() {
 // neonMath emits the lane-wise exp and tanh of fallback.Exp and fallback.Tanh
 // (the algorithm and the constants of internal/coef, FMA where fallback's Go
 // fuses on arm64) on k vectors at once, interleaved for instruction-level
-// parallelism. Its constants live in V23–V31: scalars four to a register,
+// parallelism. Its constants live in vConst up (V23–V31): scalars four to a register,
 // used through by-element FMLA/FMLS and DUP; compare operands and the like as
 // whole vectors.
 type neonMath struct {
@@ -34,9 +34,6 @@ type neonLane struct {
 	r Reg
 	i uint
 }
-
-// neonConstBase is the first register neonMath's constants occupy.
-const neonConstBase = 23
 
 // What a neonMath computes, which decides the constants it materialises.
 const (
@@ -66,12 +63,12 @@ func newNEONMath(f *neonFile, kind int) *neonMath {
 		}
 	}
 	m.kind = kind
-	r := Reg(neonConstBase)
+	r := vConst
 	for i, c := range lanes {
 		ref := neonLane{r + Reg(i/4), uint(i % 4)}
 		m.lane[c.name] = ref
-		f.op("MOVW $0x%08x, R27 // %s = %v", math.Float32bits(c.v), c.name, c.v)
-		f.op("VMOV R27, V%d.S[%d]", ref.r, ref.i)
+		f.op("MOVW $0x%08x, R%d // %s = %v", math.Float32bits(c.v), neonScratch, c.name, c.v)
+		f.v(INSW(ref.r, ref.i, neonScratch))
 	}
 	r += Reg((len(lanes) + 3) / 4)
 	for _, c := range full {
@@ -88,11 +85,11 @@ func newNEONMath(f *neonFile, kind int) *neonMath {
 // dupLane sets every lane of d to the scalar constant name.
 func (m *neonMath) dupLane(d Reg, name string) {
 	c := m.lane[name]
-	m.f.op("VDUP V%d.S[%d], %s", c.r, c.i, neonVec(d))
+	m.f.v(DUPE(d, c.r, c.i))
 }
 
 // mov copies vector s to d.
-func (m *neonMath) mov(d, s Reg) { m.f.op("VMOV V%d.B16, V%d.B16", s, d) }
+func (m *neonMath) mov(d, s Reg) { m.f.v(MOV(d, s)) }
 
 // each runs op for every vector j.
 func neonEach(k int, op func(j int)) {
@@ -108,7 +105,7 @@ func (m *neonMath) horner(z, a, b []Reg, c []string) []Reg {
 	f, k := m.f, len(z)
 	last := len(c) - 1
 	neonEach(k, func(j int) { m.dupLane(a[j], c[last-1]) })
-	neonEach(k, func(j int) { l := m.lane[c[last]]; f.w(FMLAE(a[j], z[j], l.r, l.i)) })
+	neonEach(k, func(j int) { l := m.lane[c[last]]; f.v(FMLAE(a[j], z[j], l.r, l.i)) })
 	p, q := a, b
 	for i := last - 2; i >= 0; i-- {
 		neonEach(k, func(j int) {
@@ -118,7 +115,7 @@ func (m *neonMath) horner(z, a, b []Reg, c []string) []Reg {
 				m.dupLane(q[j], c[i])
 			}
 		})
-		neonEach(k, func(j int) { f.fmla(q[j], p[j], z[j]) })
+		neonEach(k, func(j int) { f.v(FMLA(q[j], p[j], z[j])) })
 		p, q = q, p
 	}
 	return p
@@ -134,17 +131,17 @@ func (m *neonMath) expCore(x []Reg, tmp [][]Reg) []Reg {
 	sh := m.full["shifter"]
 	l2e, hi := m.lane["log2e"], m.lane["ln2hi"]
 	neonEach(k, func(j int) { m.mov(t[j], sh) })
-	neonEach(k, func(j int) { f.w(FMLAE(t[j], x[j], l2e.r, l2e.i)) }) // t = x·log₂e + shifter
-	neonEach(k, func(j int) { f.w(FSUB(n[j], t[j], sh)) })            // n = round(x·log₂e)
+	neonEach(k, func(j int) { f.v(FMLAE(t[j], x[j], l2e.r, l2e.i)) }) // t = x·log₂e + shifter
+	neonEach(k, func(j int) { f.v(FSUB(n[j], t[j], sh)) })            // n = round(x·log₂e)
 	neonEach(k, func(j int) { m.mov(r[j], x[j]) })
-	neonEach(k, func(j int) { f.w(FMLSE(r[j], n[j], hi.r, hi.i)) }) // r = x − n·Ln2Hi, exact
+	neonEach(k, func(j int) { f.v(FMLSE(r[j], n[j], hi.r, hi.i)) }) // r = x − n·Ln2Hi, exact
 	lo := m.lane["ln2lo"]
-	neonEach(k, func(j int) { f.w(FMLSE(r[j], n[j], lo.r, lo.i)) }) // r −= n·Ln2Lo
+	neonEach(k, func(j int) { f.v(FMLSE(r[j], n[j], lo.r, lo.i)) }) // r −= n·Ln2Lo
 	poly := []string{"one", "e1", "e2", "e3", "e4", "e5", "e6"}
 	// The polynomial alternates between a and n's register.
 	p := m.horner(r, a, n, poly)
-	neonEach(k, func(j int) { f.w(SHL(t[j], t[j], 23)) })
-	neonEach(k, func(j int) { f.w(ADD(p[j], p[j], t[j])) }) // p·2ⁿ through the exponent bits
+	neonEach(k, func(j int) { f.v(SHL(t[j], t[j], 23)) })
+	neonEach(k, func(j int) { f.v(ADD(p[j], p[j], t[j])) }) // p·2ⁿ through the exponent bits
 	return p
 }
 
@@ -165,15 +162,15 @@ func (m *neonMath) exp(x []Reg, tmp [][]Reg, specials bool) []Reg {
 	f, k := m.f, len(x)
 	p := m.expCore(x, tmp)
 	mask := neonCol(tmp, 0)
-	neonEach(k, func(j int) { f.w(FCMGE(mask[j], x[j], m.full["lo"])) }) // false on NaN
-	neonEach(k, func(j int) { f.w(AND(p[j], p[j], mask[j])) })
+	neonEach(k, func(j int) { f.v(FCMGE(mask[j], x[j], m.full["lo"])) }) // false on NaN
+	neonEach(k, func(j int) { f.v(AND(p[j], p[j], mask[j])) })
 	if !specials {
 		return p
 	}
-	neonEach(k, func(j int) { f.w(FCMGE(mask[j], x[j], m.full["hi"])) })
-	neonEach(k, func(j int) { f.w(BIT(p[j], m.full["inf"], mask[j])) })
-	neonEach(k, func(j int) { f.w(FCMEQ(mask[j], x[j], x[j])) })
-	neonEach(k, func(j int) { f.w(BIF(p[j], x[j], mask[j])) }) // NaN: x itself
+	neonEach(k, func(j int) { f.v(FCMGE(mask[j], x[j], m.full["hi"])) })
+	neonEach(k, func(j int) { f.v(BIT(p[j], m.full["inf"], mask[j])) })
+	neonEach(k, func(j int) { f.v(FCMEQ(mask[j], x[j], x[j])) })
+	neonEach(k, func(j int) { f.v(BIF(p[j], x[j], mask[j])) }) // NaN: x itself
 	return p
 }
 
@@ -188,24 +185,24 @@ func (m *neonMath) tanh(x []Reg, tmp [][]Reg) []Reg {
 	r2 := neonCol(tmp, 5)
 	sh, one, two := m.full["shifter"], m.full["one"], m.full["two"]
 	l2e, c, half := m.lane["log2e2"], m.lane["ln2half"], m.lane["half"]
-	neonEach(k, func(j int) { f.w(FABS(sign[j], x[j])) })
-	neonEach(k, func(j int) { f.w(FMIN(r[j], sign[j], m.full["sat"])) })
-	neonEach(k, func(j int) { f.w(EOR(sign[j], x[j], sign[j])) }) // x's sign bit
+	neonEach(k, func(j int) { f.v(FABS(sign[j], x[j])) })
+	neonEach(k, func(j int) { f.v(FMIN(r[j], sign[j], m.full["sat"])) })
+	neonEach(k, func(j int) { f.v(EOR(sign[j], x[j], sign[j])) }) // x's sign bit
 	neonEach(k, func(j int) { m.mov(t[j], sh) })
-	neonEach(k, func(j int) { f.w(FMLAE(t[j], r[j], l2e.r, l2e.i)) }) // n + 128 in the low bits
-	neonEach(k, func(j int) { f.w(FSUB(n[j], t[j], sh)) })
-	neonEach(k, func(j int) { f.w(FMLSE(r[j], n[j], c.r, c.i)) }) // r = a − n·ln2/2
+	neonEach(k, func(j int) { f.v(FMLAE(t[j], r[j], l2e.r, l2e.i)) }) // n + 128 in the low bits
+	neonEach(k, func(j int) { f.v(FSUB(n[j], t[j], sh)) })
+	neonEach(k, func(j int) { f.v(FMLSE(r[j], n[j], c.r, c.i)) }) // r = a − n·ln2/2
 	q := m.horner(r, n, neonCol(tmp, 4), []string{"one", "e1", "e2", "e3", "e4"})
-	neonEach(k, func(j int) { f.w(FMUL(r2[j], r[j], r[j])) })
-	neonEach(k, func(j int) { f.fmla(r[j], r2[j], q[j]) }) // h = r + r²·q
+	neonEach(k, func(j int) { f.v(FMUL(r2[j], r[j], r[j])) })
+	neonEach(k, func(j int) { f.v(FMLA(r[j], r2[j], q[j])) }) // h = r + r²·q
 	h, e := r, r2
-	neonEach(k, func(j int) { f.w(SHL(t[j], t[j], 23)) }) // 2ⁿ⁺¹
-	neonEach(k, func(j int) { f.w(FMULE(e[j], t[j], half.r, half.i)) })
-	neonEach(k, func(j int) { f.w(FSUB(e[j], e[j], one)) }) // 2ⁿ − 1 (one rounding, as fallback's FMA)
-	neonEach(k, func(j int) { f.fmla(e[j], t[j], h[j]) })   // E = 2ⁿ⁺¹·h + 2ⁿ − 1
-	neonEach(k, func(j int) { f.w(FADD(q[j], e[j], two)) }) // E + 2
-	neonEach(k, func(j int) { f.w(FDIV(e[j], e[j], q[j])) })
-	neonEach(k, func(j int) { f.w(ORR(e[j], e[j], sign[j])) })
+	neonEach(k, func(j int) { f.v(SHL(t[j], t[j], 23)) }) // 2ⁿ⁺¹
+	neonEach(k, func(j int) { f.v(FMULE(e[j], t[j], half.r, half.i)) })
+	neonEach(k, func(j int) { f.v(FSUB(e[j], e[j], one)) })  // 2ⁿ − 1 (one rounding, as fallback's FMA)
+	neonEach(k, func(j int) { f.v(FMLA(e[j], t[j], h[j])) }) // E = 2ⁿ⁺¹·h + 2ⁿ − 1
+	neonEach(k, func(j int) { f.v(FADD(q[j], e[j], two)) })  // E + 2
+	neonEach(k, func(j int) { f.v(FDIV(e[j], e[j], q[j])) })
+	neonEach(k, func(j int) { f.v(ORR(e[j], e[j], sign[j])) })
 	return e
 }
 
@@ -222,21 +219,22 @@ func genElementwiseNEON(f *neonFile, name, what string, setup func() *neonMath,
 	f.op("MOVD x_len+32(FP), R2")
 	m := setup()
 	tmp := neonMathTmp
+	x := neonSeq(vIn, 2) // the inputs, below neonMathTmp's temporaries
 	f.countLoop(name+"8", "R2", "R11", 3, func() {
-		f.op("VLD1.P 32(R0), %s", neonList(0, 2))
-		res := apply(m, []Reg{0, 1}, tmp(2))
+		f.op("VLD1.P 32(R0), %s", neonList(x[0], 2))
+		res := apply(m, x, tmp(2))
 		f.op("VST1.P [%s], 16(R1)", neonVec(res[0]))
 		f.op("VST1.P [%s], 16(R1)", neonVec(res[1]))
 	})
 	f.op("TBZ $2, R2, %s4Done", name)
-	f.op("VLD1.P 16(R0), %s", neonList(0, 1))
-	res := apply(m, []Reg{0}, tmp(1))
+	f.op("VLD1.P 16(R0), %s", neonList(x[0], 1))
+	res := apply(m, x[:1], tmp(1))
 	f.op("VST1.P [%s], 16(R1)", neonVec(res[0]))
 	f.label(name + "4Done")
 	f.op("AND $3, R2, R2")
 	f.tailLoop(name+"1", "R2", func() {
-		f.op("FMOVS.P 4(R0), F0")
-		res := apply(m, []Reg{0}, tmp(1))
+		f.op("FMOVS.P 4(R0), F%d", x[0])
+		res := apply(m, x[:1], tmp(1))
 		f.op("FMOVS.P F%d, 4(R1)", res[0])
 	})
 	f.op("RET")

@@ -33,6 +33,9 @@ func genMatVecNEON(f *neonFile) {
 // go together, sharing each load of x; the rest one at a time. It uses R6–R13
 // and V0–V23.
 func matVecBodyNEON(f *neonFile, p string) {
+	xv := vIn                                       // two vectors of x
+	row := func(r Reg) Reg { return vIn + 2 + 2*r } // two vectors of row r
+	acc := func(r, h Reg) Reg { return vAcc + 2*r + h }
 	f.op("LSR $2, R5, R13")
 	f.op("CBZ R13, %srows1", p)
 	f.label(p + "rows4")
@@ -42,42 +45,42 @@ func matVecBodyNEON(f *neonFile, p string) {
 	f.op("ADD R2, R8, R9")
 	f.op("MOVD R3, R10")
 	f.op("MOVD R4, R12")
-	f.zero(16, 17, 18, 19, 20, 21, 22, 23)
+	f.zero(neonSeq(vAcc, 8)...)
 	f.comment("8 columns of 4 rows per iteration; V16+2r, V17+2r accumulate row r")
 	f.countLoop(p+"cols8", "R12", "R11", 3, func() {
-		f.op("VLD1.P 32(R10), %s", neonList(0, 2))
+		f.op("VLD1.P 32(R10), %s", neonList(xv, 2))
 		for r := Reg(0); r < 4; r++ {
-			f.op("VLD1.P 32(R%d), %s", 6+r, neonList(2+2*r, 2))
+			f.op("VLD1.P 32(R%d), %s", 6+r, neonList(row(r), 2))
 		}
 		for r := Reg(0); r < 4; r++ {
-			f.fmla(16+2*r, 2+2*r, 0)
-			f.fmla(17+2*r, 3+2*r, 1)
+			f.v(FMLA(acc(r, 0), row(r), xv))
+			f.v(FMLA(acc(r, 1), row(r)+1, xv+1))
 		}
 	})
 	f.op("TBZ $2, R12, %scols4", p)
-	f.op("VLD1.P 16(R10), %s", neonList(0, 1))
+	f.op("VLD1.P 16(R10), %s", neonList(xv, 1))
 	for r := Reg(0); r < 4; r++ {
-		f.op("VLD1.P 16(R%d), %s", 6+r, neonList(2+2*r, 1))
-		f.fmla(16+2*r, 2+2*r, 0)
+		f.op("VLD1.P 16(R%d), %s", 6+r, neonList(row(r), 1))
+		f.v(FMLA(acc(r, 0), row(r), xv))
 	}
 	f.label(p + "cols4")
 	f.op("AND $3, R12, R12")
 	for r := Reg(0); r < 4; r++ {
-		f.w(FADD(16+2*r, 16+2*r, 17+2*r))
+		f.v(FADD(acc(r, 0), acc(r, 0), acc(r, 1)))
 	}
 	f.comment("V16 = the four row sums")
-	f.w(FADDP(16, 16, 18))
-	f.w(FADDP(20, 20, 22))
-	f.w(FADDP(16, 16, 20))
+	f.v(FADDP(acc(0, 0), acc(0, 0), acc(1, 0)))
+	f.v(FADDP(acc(2, 0), acc(2, 0), acc(3, 0)))
+	f.v(FADDP(acc(0, 0), acc(0, 0), acc(2, 0)))
 	f.comment("last cols%4 columns: gather a column of the 4 rows, times x[c]")
 	f.tailLoop(p+"cols1", "R12", func() {
 		for r := Reg(0); r < 4; r++ {
-			f.op("VLD1.P 4(R%d), V2.S[%d]", 6+r, r)
+			f.op("VLD1.P 4(R%d), V%d.S[%d]", 6+r, row(0), r)
 		}
-		f.op("VLD1R.P 4(R10), %s", neonList(0, 1))
-		f.fmla(16, 2, 0)
+		f.op("VLD1R.P 4(R10), %s", neonList(xv, 1))
+		f.v(FMLA(acc(0, 0), row(0), xv))
 	})
-	f.op("VST1.P %s, 16(R0)", neonList(16, 1))
+	f.op("VST1.P %s, 16(R0)", neonList(acc(0, 0), 1))
 	f.op("ADD R2<<2, R1, R1")
 	f.op("SUBS $1, R13, R13")
 	f.op("BNE %srows4", p)
@@ -89,7 +92,7 @@ func matVecBodyNEON(f *neonFile, p string) {
 		f.op("MOVD R3, R10")
 		f.op("MOVD R4, R12")
 		dotBodyNEON(f, p+"dot", "R10", "R6", "R12")
-		f.op("FMOVS.P F16, 4(R0)")
+		f.op("FMOVS.P F%d, 4(R0)", vAcc)
 		f.op("ADD R2, R1, R1")
 	})
 }
@@ -142,7 +145,9 @@ func genMatVecBatchNEON(f *neonFile) {
 // R5 = rows (consumed): tiles of 4 rows × 2 vectors with 16 accumulators,
 // acc(r, b, h) = V16 + 4r + 2b + h. It uses R6–R13, R25 and V0–V31.
 func matVecPairNEON(f *neonFile) {
-	acc := func(r, b, h Reg) Reg { return 16 + 4*r + 2*b + h }
+	acc := func(r, b, h Reg) Reg { return vAcc + 4*r + 2*b + h }
+	xv := func(b Reg) Reg { return vIn + 2*b }      // two vectors of x_b
+	row := func(r Reg) Reg { return vIn + 4 + 2*r } // two vectors of row r
 	f.op("LSR $2, R5, R13")
 	f.op("CBZ R13, prows1")
 	f.label("prows4")
@@ -153,53 +158,51 @@ func matVecPairNEON(f *neonFile) {
 	f.op("MOVD R3, R10")
 	f.op("MOVD R15, R25")
 	f.op("MOVD R4, R12")
-	for r := Reg(16); r < 32; r++ {
-		f.zero(r)
-	}
+	f.zero(neonSeq(acc(0, 0, 0), 16)...)
 	f.countLoop("pcols8", "R12", "R11", 3, func() {
-		f.op("VLD1.P 32(R10), %s", neonList(0, 2))
-		f.op("VLD1.P 32(R25), %s", neonList(2, 2))
+		f.op("VLD1.P 32(R10), %s", neonList(xv(0), 2))
+		f.op("VLD1.P 32(R25), %s", neonList(xv(1), 2))
 		for r := Reg(0); r < 4; r++ {
-			f.op("VLD1.P 32(R%d), %s", 6+r, neonList(4+2*r, 2))
+			f.op("VLD1.P 32(R%d), %s", 6+r, neonList(row(r), 2))
 		}
 		for r := Reg(0); r < 4; r++ {
 			for b := Reg(0); b < 2; b++ {
 				for h := Reg(0); h < 2; h++ {
-					f.fmla(acc(r, b, h), 4+2*r+h, 2*b+h)
+					f.v(FMLA(acc(r, b, h), row(r)+h, xv(b)+h))
 				}
 			}
 		}
 	})
 	f.op("TBZ $2, R12, pcols4")
-	f.op("VLD1.P 16(R10), %s", neonList(0, 1))
-	f.op("VLD1.P 16(R25), %s", neonList(2, 1))
+	f.op("VLD1.P 16(R10), %s", neonList(xv(0), 1))
+	f.op("VLD1.P 16(R25), %s", neonList(xv(1), 1))
 	for r := Reg(0); r < 4; r++ {
-		f.op("VLD1.P 16(R%d), %s", 6+r, neonList(4+2*r, 1))
+		f.op("VLD1.P 16(R%d), %s", 6+r, neonList(row(r), 1))
 		for b := Reg(0); b < 2; b++ {
-			f.fmla(acc(r, b, 0), 4+2*r, 2*b)
+			f.v(FMLA(acc(r, b, 0), row(r), xv(b)))
 		}
 	}
 	f.label("pcols4")
 	f.op("AND $3, R12, R12")
 	for r := Reg(0); r < 4; r++ {
 		for b := Reg(0); b < 2; b++ {
-			f.w(FADD(acc(r, b, 0), acc(r, b, 0), acc(r, b, 1)))
+			f.v(FADD(acc(r, b, 0), acc(r, b, 0), acc(r, b, 1)))
 		}
 	}
 	for b := Reg(0); b < 2; b++ {
-		f.w(FADDP(acc(0, b, 0), acc(0, b, 0), acc(1, b, 0)))
-		f.w(FADDP(acc(2, b, 0), acc(2, b, 0), acc(3, b, 0)))
-		f.w(FADDP(acc(0, b, 0), acc(0, b, 0), acc(2, b, 0)))
+		f.v(FADDP(acc(0, b, 0), acc(0, b, 0), acc(1, b, 0)))
+		f.v(FADDP(acc(2, b, 0), acc(2, b, 0), acc(3, b, 0)))
+		f.v(FADDP(acc(0, b, 0), acc(0, b, 0), acc(2, b, 0)))
 	}
 	f.comment("V16, V18 = the four row sums for x0, x1; last cols%4 columns by gathering")
 	f.tailLoop("pcols1", "R12", func() {
 		for r := Reg(0); r < 4; r++ {
-			f.op("VLD1.P 4(R%d), V4.S[%d]", 6+r, r)
+			f.op("VLD1.P 4(R%d), V%d.S[%d]", 6+r, row(0), r)
 		}
-		f.op("VLD1R.P 4(R10), %s", neonList(0, 1))
-		f.op("VLD1R.P 4(R25), %s", neonList(2, 1))
-		f.fmla(acc(0, 0, 0), 4, 0)
-		f.fmla(acc(0, 1, 0), 4, 2)
+		f.op("VLD1R.P 4(R10), %s", neonList(xv(0), 1))
+		f.op("VLD1R.P 4(R25), %s", neonList(xv(1), 1))
+		f.v(FMLA(acc(0, 0, 0), row(0), xv(0)))
+		f.v(FMLA(acc(0, 1, 0), row(0), xv(1)))
 	})
 	f.op("VST1.P %s, 16(R0)", neonList(acc(0, 0, 0), 1))
 	f.op("VST1.P %s, 16(R14)", neonList(acc(0, 1, 0), 1))
@@ -215,7 +218,7 @@ func matVecPairNEON(f *neonFile) {
 			f.op("MOVD %s, R10", pair[0])
 			f.op("MOVD R4, R12")
 			dotBodyNEON(f, fmt.Sprintf("pdot%d", b), "R10", "R6", "R12")
-			f.op("FMOVS.P F16, 4(%s)", pair[1])
+			f.op("FMOVS.P F%d, 4(%s)", vAcc, pair[1])
 		}
 		f.op("ADD R2, R1, R1")
 	})
@@ -235,9 +238,10 @@ func genMatTVecNEON(f *neonFile) {
 	f.op("LSR $2, R5, R13")
 	f.op("CBZ R13, rows1")
 	f.label("rows4")
-	f.op("VLD1.P 16(R3), %s", neonList(28, 1))
+	xs := vBcast + 4 // four elements of x, broadcast to vBcast+r
+	f.op("VLD1.P 16(R3), %s", neonList(xs, 1))
 	for r := Reg(0); r < 4; r++ {
-		f.op("VDUP V28.S[%d], %s", r, neonVec(24+r))
+		f.v(DUPE(vBcast+r, xs, uint(r)))
 	}
 	f.op("MOVD R1, R6")
 	f.op("ADD R2, R6, R7")
@@ -252,7 +256,7 @@ func genMatTVecNEON(f *neonFile) {
 	f.label("rows1")
 	f.op("AND $3, R5, R5")
 	f.tailLoop("row", "R5", func() {
-		f.op("VLD1R.P 4(R3), %s", neonList(24, 1))
+		f.op("VLD1R.P 4(R3), %s", neonList(vBcast, 1))
 		f.op("MOVD R1, R6")
 		f.op("MOVD R0, R10")
 		f.op("MOVD R4, R12")
@@ -263,39 +267,42 @@ func genMatTVecNEON(f *neonFile) {
 }
 
 // matTVecColsNEON emits dst[c] += Σ_r x_r·A[r,c] over R12 columns for the
-// first rows rows at R6, R7, … (advanced), with x_r broadcast in V24+r and
+// first rows rows at R6, R7, … (advanced), with x_r broadcast in vBcast+r and
 // dst at R10 (advanced).
 func matTVecColsNEON(f *neonFile, p string, rows Reg) {
+	d := vIn                                        // four vectors of dst
+	row := func(r Reg) Reg { return vIn + 4 + 4*r } // four vectors of row r
+	x := func(r Reg) Reg { return vBcast + r }
 	f.countLoop(p+"cols16", "R12", "R11", 4, func() {
-		f.op("VLD1 (R10), %s", neonList(0, 4))
+		f.op("VLD1 (R10), %s", neonList(d, 4))
 		for r := Reg(0); r < rows; r++ {
-			f.op("VLD1.P 64(R%d), %s", 6+r, neonList(4+4*r, 4))
+			f.op("VLD1.P 64(R%d), %s", 6+r, neonList(row(r), 4))
 		}
 		for r := Reg(0); r < rows; r++ {
 			for j := Reg(0); j < 4; j++ {
-				f.fmla(j, 4+4*r+j, 24+r)
+				f.v(FMLA(d+j, row(r)+j, x(r)))
 			}
 		}
-		f.op("VST1.P %s, 64(R10)", neonList(0, 4))
+		f.op("VST1.P %s, 64(R10)", neonList(d, 4))
 	})
 	f.countLoop(p+"cols4", "R12", "R11", 2, func() {
-		f.op("VLD1 (R10), %s", neonList(0, 1))
+		f.op("VLD1 (R10), %s", neonList(d, 1))
 		for r := Reg(0); r < rows; r++ {
-			f.op("VLD1.P 16(R%d), %s", 6+r, neonList(4+4*r, 1))
+			f.op("VLD1.P 16(R%d), %s", 6+r, neonList(row(r), 1))
 		}
 		for r := Reg(0); r < rows; r++ {
-			f.fmla(0, 4+4*r, 24+r)
+			f.v(FMLA(d, row(r), x(r)))
 		}
-		f.op("VST1.P %s, 16(R10)", neonList(0, 1))
+		f.op("VST1.P %s, 16(R10)", neonList(d, 1))
 	})
 	f.tailLoop(p+"cols1", "R12", func() {
-		f.op("FMOVS (R10), F0")
+		f.op("FMOVS (R10), F%d", d)
 		for r := Reg(0); r < rows; r++ {
-			f.op("FMOVS.P 4(R%d), F%d", 6+r, 4+4*r)
+			f.op("FMOVS.P 4(R%d), F%d", 6+r, row(r))
 		}
 		for r := Reg(0); r < rows; r++ {
-			f.fmlaS(0, 4+4*r, 24+r)
+			f.fmlaS(d, row(r), x(r))
 		}
-		f.op("FMOVS.P F0, 4(R10)")
+		f.op("FMOVS.P F%d, 4(R10)", d)
 	})
 }

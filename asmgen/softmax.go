@@ -3,7 +3,7 @@ package main
 import (
 	"math"
 
-	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/attr"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -42,46 +42,57 @@ const (
 func genSoftmax(s *isa) {
 	name := s.name("softmax")
 	TEXT(name, NOSPLIT, "func(dst, x []float32) int")
-	Doc(name+" sets dst to the softmax of x when max x is finite and returns 0;",
+	asm.Doc(name+" sets dst to the softmax of x when max x is finite and returns 0;",
 		"it returns 1 (nothing written) when max x is not finite and 2 (dst clobbered)",
 		"when x holds a NaN. len(dst) ≥ len(x); dst may be x.")
-	dst := load(Param("dst").Base())
-	x := load(Param("x").Base())
-	n := load(Param("x").Len())
-	TESTQ(n, n)
-	JZ(LabelRef("done"))
-	softmaxPasses(s, dst, x, n, "done", nil)
-	Label("done")
+	dst := load(asm.Param("dst").Base())
+	x := load(asm.Param("x").Base())
+	n := load(asm.Param("x").Len())
+	ex := softmaxExits{done: "done", special: "special", nan: "nan", one: "one", few: "few"}
+	asm.TESTQ(n, n)
+	asm.JZ(LabelRef(ex.done))
+	softmaxPasses(s, dst, x, n, ex, nil)
+	asm.Label(ex.done)
 	softmaxReturn(softmaxDone)
-	softmaxOutOfLine(s, dst, x, n, "done")
+	softmaxOutOfLine(s, dst, x, n, ex)
+}
+
+// softmaxExits names the labels softmaxPasses jumps to. The generator of the
+// function owns them: it places done, and softmaxOutOfLine places the others.
+type softmaxExits struct {
+	done    string // the softmax is in dst
+	special string // max x is not finite: nothing written
+	nan     string // x holds a NaN: dst clobbered
+	one     string // softmaxOne's row of at most one vector
+	few     string // softmaxFew's row of at most softmaxFewVectors (AVX-512)
 }
 
 // softmaxPasses emits the softmax of the n ≥ 1 floats at x into dst and
-// jumps (or falls through) to done; it jumps to special when max x is not
-// finite and to nan when x holds a NaN. The caller also emits
-// softmaxOutOfLine. afterMax, if not nil,
+// jumps to ex.done; it jumps to ex.special when max x is not finite and to
+// ex.nan when x holds a NaN. The caller also emits softmaxOutOfLine with the
+// same exits. afterMax, if not nil,
 // is emitted where a row of more than softmaxOne's or softmaxFew's floats has
 // its finite maximum m (lane 0 of an XMM), with nan the max pass's record of
 // NaNs, and may jump elsewhere.
-func softmaxPasses(s *isa, dst, x, n GPVirtual, done string, afterMax func(m VecVirtual, nan *nanFlag)) {
+func softmaxPasses(s *isa, dst, x, n GPVirtual, ex softmaxExits, afterMax func(m VecVirtual, nan *nanFlag)) {
 	// Rows of at most one vector stay in a register: softmaxOne; AVX-512
 	// rows of at most softmaxFewVectors in registers too: softmaxFew.
-	CMPQ(n, U32(s.lanes))
-	JBE(LabelRef("one"))
-	if s.wide {
-		CMPQ(n, U32(softmaxFewVectors*s.lanes))
-		JBE(LabelRef("few"))
+	asm.CMPQ(n, U32(s.lanes))
+	asm.JBE(LabelRef(ex.one))
+	if s.evex {
+		asm.CMPQ(n, U32(softmaxFewVectors*s.lanes))
+		asm.JBE(LabelRef(ex.few))
 	}
 	var stash Mem
-	if !s.wide {
-		stash = AllocLocal(s.bytes())
+	if !s.evex {
+		stash = asm.AllocLocal(s.bytes())
 	}
 
-	rem := GP64()
-	MOVQ(n, rem)
-	ANDQ(U32(s.lanes-1), rem)
+	rem := asm.GP64()
+	asm.MOVQ(n, rem)
+	asm.ANDQ(U32(s.lanes-1), rem)
 	var k tail
-	if s.wide {
+	if s.evex {
 		k = s.tailMask(rem) // all-zero when rem = 0
 	}
 
@@ -91,10 +102,10 @@ func softmaxPasses(s *isa, dst, x, n GPVirtual, done string, afterMax func(m Vec
 		nan = newNaNFlag(s)
 	}
 	m := softmaxMax(s, x, n, rem, k, nan)
-	t := XMM()
-	VSUBSS(m, m, t) // 0 when m is finite, NaN for ±Inf and NaN
-	VUCOMISS(t, t)
-	JP(LabelRef("special"))
+	t := asm.XMM()
+	asm.VSUBSS(m, m, t) // 0 when m is finite, NaN for ±Inf and NaN
+	asm.VUCOMISS(t, t)
+	asm.JP(LabelRef(ex.special))
 	if afterMax != nil {
 		afterMax(m, nan)
 	}
@@ -106,32 +117,34 @@ func softmaxPasses(s *isa, dst, x, n GPVirtual, done string, afterMax func(m Vec
 
 	// Pass 3: dst *= 1/Σ.
 	scale := broadcastReciprocal(s, total)
-	q, c := GP64(), GP64()
-	MOVQ(dst, q)
-	MOVQ(n, c)
+	q, c := asm.GP64(), asm.GP64()
+	asm.MOVQ(dst, q)
+	asm.MOVQ(n, c)
 	s.scaleBody("scale", q, c, scale)
-	JMP(LabelRef(done))
+	asm.JMP(LabelRef(ex.done))
 }
 
 // softmaxReturn emits the return of status code.
 func softmaxReturn(code int) {
-	status := GP64()
-	MOVQ(U32(code), status)
-	Store(status, ReturnIndex(0))
-	VZEROUPPER()
-	RET()
+	status := asm.GP64()
+	asm.MOVQ(U32(code), status)
+	asm.Store(status, asm.ReturnIndex(0))
+	asm.VZEROUPPER()
+	asm.RET()
 }
 
 // softmaxOutOfLine emits what softmaxPasses jumps to out of line: the
 // special and nan exits, and softmaxOne and softmaxFew, which go on to done.
-func softmaxOutOfLine(s *isa, dst, x, n GPVirtual, done string) {
-	Label("special")
+func softmaxOutOfLine(s *isa, dst, x, n GPVirtual, ex softmaxExits) {
+	asm.Label(ex.special)
 	softmaxReturn(softmaxSpecial)
-	Label("nan")
+	asm.Label(ex.nan)
 	softmaxReturn(softmaxNaN)
-	softmaxOne(s, dst, x, n, done)
-	if s.wide {
-		softmaxFew(s, dst, x, n, done)
+	asm.Label(ex.one)
+	softmaxOne(s, dst, x, n, ex)
+	if s.evex {
+		asm.Label(ex.few)
+		softmaxFew(s, dst, x, n, ex)
 	}
 }
 
@@ -143,150 +156,148 @@ const softmaxFewVectors = 4
 // once, merge-masked into −Inf (which adds e^−Inf = 0), before anything is
 // stored, and stored once; the opmasks come from one 64-bit mask of n ones
 // shifted by 16 per vector (all-zero masks access no memory). It jumps to
-// done, or to the special and nan exits.
-func softmaxFew(s *isa, dst, x, n GPVirtual, done string) {
-	Label("few")
+// ex.done, or to ex.special or ex.nan.
+func softmaxFew(s *isa, dst, x, n GPVirtual, ex softmaxExits) {
 	e := newExpGen(s)
-	bits := GP64()
-	MOVQ(I32(-1), bits)
-	BZHIQ(n, bits, bits) // n ≤ 64 low bits set
+	bits := asm.GP64()
+	asm.MOVQ(I32(-1), bits)
+	asm.BZHIQ(n, bits, bits) // n ≤ 64 low bits set
 	k := make([]OpmaskVirtual, softmaxFewVectors)
 	for i := range k {
-		k[i] = K()
+		k[i] = asm.K()
 		if i == 0 {
-			KMOVQ(bits, k[0])
+			asm.KMOVQ(bits, k[0])
 		} else {
-			KSHIFTRQ(U8(s.lanes*i), k[0], k[i])
+			asm.KSHIFTRQ(U8(s.lanes*i), k[0], k[i])
 		}
 	}
 	v := make([]VecVirtual, softmaxFewVectors)
 	for i := range v {
 		v[i] = s.vec()
-		VBROADCASTSS(f32Const("softmaxNegInf", float32(math.Inf(-1))), v[i])
-		VMOVUPS(Mem{Base: x, Disp: i * s.bytes()}, k[i], v[i])
+		asm.VBROADCASTSS(f32Const("softmaxNegInf", float32(math.Inf(-1))), v[i])
+		asm.VMOVUPS(Mem{Base: x, Disp: i * s.bytes()}, k[i], v[i])
 	}
 	mv, t2 := s.vec(), s.vec()
-	VMAXPS(v[1], v[0], mv)
-	VMAXPS(v[3], v[2], t2)
-	VMAXPS(t2, mv, mv)
+	asm.VMAXPS(v[1], v[0], mv)
+	asm.VMAXPS(v[3], v[2], t2)
+	asm.VMAXPS(t2, mv, mv)
 	mx := s.fold(mv, vmax)
-	t := XMM()
-	VSUBSS(mx, mx, t) // 0 when m is finite, NaN for ±Inf and NaN
-	VUCOMISS(t, t)
-	JP(LabelRef("special"))
+	t := asm.XMM()
+	asm.VSUBSS(mx, mx, t) // 0 when m is finite, NaN for ±Inf and NaN
+	asm.VUCOMISS(t, t)
+	asm.JP(LabelRef(ex.special))
 	m := s.vec()
-	VBROADCASTSS(mx, m)
+	asm.VBROADCASTSS(mx, m)
 	chk, sum := s.vec(), s.vec()
 	ev := make([]VecVirtual, len(v))
 	for i := range v {
-		VSUBPS(m, v[i], v[i]) // x − m, the same bits as x + (−m) in the main path
+		asm.VSUBPS(m, v[i], v[i]) // x − m, the same bits as x + (−m) in the main path
 		ev[i] = e.applyNonPositive(v[i])
 		if i == 0 {
-			VMOVAPS(v[0], chk)
-			VMOVAPS(ev[0], sum)
+			asm.VMOVAPS(v[0], chk)
+			asm.VMOVAPS(ev[0], sum)
 		} else {
-			VADDPS(v[i], chk, chk) // NaN exactly when x holds one (−Inf lanes stay −Inf)
-			VADDPS(ev[i], sum, sum)
+			asm.VADDPS(v[i], chk, chk) // NaN exactly when x holds one (−Inf lanes stay −Inf)
+			asm.VADDPS(ev[i], sum, sum)
 		}
 	}
-	jumpIfNaN(s, chk, "nan")
+	jumpIfNaN(s, chk, ex.nan)
 	total := s.hsum(sum)
 	scale := broadcastReciprocal(s, total)
 	for i := range ev {
-		VMULPS(scale, ev[i], ev[i])
-		VMOVUPS(ev[i], k[i], Mem{Base: dst, Disp: i * s.bytes()})
+		asm.VMULPS(scale, ev[i], ev[i])
+		asm.VMOVUPS(ev[i], k[i], Mem{Base: dst, Disp: i * s.bytes()})
 	}
-	JMP(LabelRef(done))
+	asm.JMP(LabelRef(ex.done))
 }
 
 // softmaxOne emits the softmax of a row of 1 ≤ n ≤ lanes floats in one
 // register, loaded and stored once: a shorter chain than the three passes.
 // The lanes past n hold −Inf, which adds e^−Inf = 0: AVX-512 loads them
 // merge-masked into a −Inf vector; AVX2 copies a row shorter than a vector into
-// a −Inf-padded local vector and the results back. It jumps to done, or to
-// the special and nan exits.
-func softmaxOne(s *isa, dst, x, n GPVirtual, done string) {
-	Label("one")
+// a −Inf-padded local vector and the results back. It jumps to ex.done, or
+// to ex.special or ex.nan.
+func softmaxOne(s *isa, dst, x, n GPVirtual, ex softmaxExits) {
 	e := newExpGen(s)
 	v := s.vec()
-	VBROADCASTSS(f32Const("softmaxNegInf", float32(math.Inf(-1))), v)
+	asm.VBROADCASTSS(f32Const("softmaxNegInf", float32(math.Inf(-1))), v)
 	var k tail
 	var buf Mem
 	var b GPVirtual
-	if s.wide {
+	if s.evex {
 		k = s.tailMask(n) // n = 16 gives all ones
-		VMOVUPS(Mem{Base: x}, k.k, v)
+		asm.VMOVUPS(Mem{Base: x}, k.k, v)
 	} else {
-		buf, b = AllocLocal(s.bytes()), GP64()
-		LEAQ(buf, b)
-		CMPQ(n, U32(s.lanes))
-		JB(LabelRef("oneCopyIn"))
-		VMOVUPS(Mem{Base: x}, v)
-		JMP(LabelRef("oneLoaded"))
-		Label("oneCopyIn")
-		VMOVUPS(v, buf)
-		i, t := GP64(), XMM()
-		XORQ(i, i)
-		Label("oneCopyInLoop")
-		VMOVSS(Mem{Base: x, Index: i, Scale: 4}, t)
-		VMOVSS(t, Mem{Base: b, Index: i, Scale: 4})
-		INCQ(i)
-		CMPQ(i, n)
-		JB(LabelRef("oneCopyInLoop"))
-		VMOVUPS(buf, v)
-		Label("oneLoaded")
+		buf, b = asm.AllocLocal(s.bytes()), asm.GP64()
+		asm.LEAQ(buf, b)
+		asm.CMPQ(n, U32(s.lanes))
+		asm.JB(LabelRef("oneCopyIn"))
+		asm.VMOVUPS(Mem{Base: x}, v)
+		asm.JMP(LabelRef("oneLoaded"))
+		asm.Label("oneCopyIn")
+		asm.VMOVUPS(v, buf)
+		i, t := asm.GP64(), asm.XMM()
+		asm.XORQ(i, i)
+		asm.Label("oneCopyInLoop")
+		asm.VMOVSS(Mem{Base: x, Index: i, Scale: 4}, t)
+		asm.VMOVSS(t, Mem{Base: b, Index: i, Scale: 4})
+		asm.INCQ(i)
+		asm.CMPQ(i, n)
+		asm.JB(LabelRef("oneCopyInLoop"))
+		asm.VMOVUPS(buf, v)
+		asm.Label("oneLoaded")
 	}
 	c := s.vec()
-	VMOVAPS(v, c)
+	asm.VMOVAPS(v, c)
 	mx := s.fold(c, vmax)
-	t := XMM()
-	VSUBSS(mx, mx, t) // 0 when m is finite, NaN for ±Inf and NaN
-	VUCOMISS(t, t)
-	JP(LabelRef("special"))
+	t := asm.XMM()
+	asm.VSUBSS(mx, mx, t) // 0 when m is finite, NaN for ±Inf and NaN
+	asm.VUCOMISS(t, t)
+	asm.JP(LabelRef(ex.special))
 	m := s.vec()
-	VBROADCASTSS(mx, m)
+	asm.VBROADCASTSS(mx, m)
 	d := s.vec()
-	VSUBPS(m, v, d) // x − m, the same bits as x + (−m) in the main path
-	jumpIfNaN(s, d, "nan")
+	asm.VSUBPS(m, v, d) // x − m, the same bits as x + (−m) in the main path
+	jumpIfNaN(s, d, ex.nan)
 	ev := e.applyNonPositive(d)
-	VMOVAPS(ev, c)
+	asm.VMOVAPS(ev, c)
 	sum := s.hsum(c)
 	scale := broadcastReciprocal(s, sum)
-	VMULPS(scale, ev, ev)
-	if s.wide {
-		VMOVUPS(ev, k.k, Mem{Base: dst})
+	asm.VMULPS(scale, ev, ev)
+	if s.evex {
+		asm.VMOVUPS(ev, k.k, Mem{Base: dst})
 	} else {
-		CMPQ(n, U32(s.lanes))
-		JB(LabelRef("oneCopyOut"))
-		VMOVUPS(ev, Mem{Base: dst})
-		JMP(LabelRef(done))
-		Label("oneCopyOut")
-		VMOVUPS(ev, buf)
-		i, t := GP64(), XMM()
-		XORQ(i, i)
-		Label("oneCopyOutLoop")
-		VMOVSS(Mem{Base: b, Index: i, Scale: 4}, t)
-		VMOVSS(t, Mem{Base: dst, Index: i, Scale: 4})
-		INCQ(i)
-		CMPQ(i, n)
-		JB(LabelRef("oneCopyOutLoop"))
+		asm.CMPQ(n, U32(s.lanes))
+		asm.JB(LabelRef("oneCopyOut"))
+		asm.VMOVUPS(ev, Mem{Base: dst})
+		asm.JMP(LabelRef(ex.done))
+		asm.Label("oneCopyOut")
+		asm.VMOVUPS(ev, buf)
+		i, t := asm.GP64(), asm.XMM()
+		asm.XORQ(i, i)
+		asm.Label("oneCopyOutLoop")
+		asm.VMOVSS(Mem{Base: b, Index: i, Scale: 4}, t)
+		asm.VMOVSS(t, Mem{Base: dst, Index: i, Scale: 4})
+		asm.INCQ(i)
+		asm.CMPQ(i, n)
+		asm.JB(LabelRef("oneCopyOutLoop"))
 	}
-	JMP(LabelRef(done))
+	asm.JMP(LabelRef(ex.done))
 }
 
 // jumpIfNaN jumps to label if any lane of v is NaN.
 func jumpIfNaN(s *isa, v VecVirtual, label string) {
-	if s.wide {
-		k := K()
-		VCMPPS(U8(cmpUnord), v, v, k)
-		KORTESTW(k, k)
+	if s.evex {
+		k := asm.K()
+		asm.VCMPPS(U8(cmpUnord), v, v, k)
+		asm.KORTESTW(k, k)
 	} else {
-		m, bits := s.vec(), GP32()
-		VCMPPS(U8(cmpUnord), v, v, m)
-		VMOVMSKPS(m, bits)
-		TESTL(bits, bits)
+		m, bits := s.vec(), asm.GP32()
+		asm.VCMPPS(U8(cmpUnord), v, v, m)
+		asm.VMOVMSKPS(m, bits)
+		asm.TESTL(bits, bits)
 	}
-	JNZ(LabelRef(label))
+	asm.JNZ(LabelRef(label))
 }
 
 // cmpUnord is the VCMPPS predicate true when either operand is NaN.
@@ -306,10 +317,10 @@ type nanFlag struct {
 
 func newNaNFlag(s *isa) *nanFlag {
 	f := &nanFlag{s: s}
-	if s.wide {
-		f.zero, f.k = s.vec(), K()
+	if s.evex {
+		f.zero, f.k = s.vec(), asm.K()
 		s.zero(f.zero)
-		KXORW(f.k, f.k, f.k)
+		asm.KXORW(f.k, f.k, f.k)
 	} else {
 		f.v = s.vec()
 		s.zero(f.v)
@@ -319,25 +330,25 @@ func newNaNFlag(s *isa) *nanFlag {
 
 // test records a NaN in the vector m (a register or memory).
 func (f *nanFlag) test(m Op) {
-	if f.s.wide {
-		t := K()
-		VCMPPS(U8(cmpUnord), m, f.zero, t)
-		KORW(t, f.k, f.k)
+	if f.s.evex {
+		t := asm.K()
+		asm.VCMPPS(U8(cmpUnord), m, f.zero, t)
+		asm.KORW(t, f.k, f.k)
 		return
 	}
-	VCMPPS(U8(cmpUnord), m, f.v, f.v)
+	asm.VCMPPS(U8(cmpUnord), m, f.v, f.v)
 }
 
 // jumpIfSet jumps to label if a NaN was recorded.
 func (f *nanFlag) jumpIfSet(label string) {
-	if f.s.wide {
-		KORTESTW(f.k, f.k)
+	if f.s.evex {
+		asm.KORTESTW(f.k, f.k)
 	} else {
-		bits := GP32()
-		VMOVMSKPS(f.v, bits)
-		TESTL(bits, bits)
+		bits := asm.GP32()
+		asm.VMOVMSKPS(f.v, bits)
+		asm.TESTL(bits, bits)
 	}
-	JNZ(LabelRef(label))
+	asm.JNZ(LabelRef(label))
 }
 
 // softmaxMax emits the maximum of the n floats at x (n ≥ one vector for AVX2)
@@ -353,54 +364,54 @@ func softmaxMax(s *isa, x, n, rem GPVirtual, k tail, nan *nanFlag) VecVirtual {
 	for i := range acc {
 		acc[i] = s.vec()
 		if i == 0 {
-			VBROADCASTSS(f32Const("softmaxNegInf", float32(math.Inf(-1))), acc[0])
+			asm.VBROADCASTSS(f32Const("softmaxNegInf", float32(math.Inf(-1))), acc[0])
 		} else {
-			VMOVAPS(acc[0], acc[i])
+			asm.VMOVAPS(acc[0], acc[i])
 		}
 	}
-	p, c := GP64(), GP64()
-	MOVQ(x, p)
-	MOVQ(n, c)
+	p, c := asm.GP64(), asm.GP64()
+	asm.MOVQ(x, p)
+	asm.MOVQ(n, c)
 	block := softmaxMaxUnroll * s.lanes
 
-	Label("maxBlock")
-	CMPQ(c, U32(block))
-	JB(LabelRef("maxVector"))
+	asm.Label("maxBlock")
+	asm.CMPQ(c, U32(block))
+	asm.JB(LabelRef("maxVector"))
 	for i, a := range acc {
-		VMAXPS(Mem{Base: p, Disp: i * s.bytes()}, a, a)
+		asm.VMAXPS(Mem{Base: p, Disp: i * s.bytes()}, a, a)
 		flag(Mem{Base: p, Disp: i * s.bytes()})
 	}
-	ADDQ(U32(block*4), p)
-	SUBQ(U32(block), c)
-	JMP(LabelRef("maxBlock"))
+	asm.ADDQ(U32(block*4), p)
+	asm.SUBQ(U32(block), c)
+	asm.JMP(LabelRef("maxBlock"))
 
-	Label("maxVector")
-	CMPQ(c, U32(s.lanes))
-	JB(LabelRef("maxTail"))
-	VMAXPS(Mem{Base: p}, acc[0], acc[0])
+	asm.Label("maxVector")
+	asm.CMPQ(c, U32(s.lanes))
+	asm.JB(LabelRef("maxTail"))
+	asm.VMAXPS(Mem{Base: p}, acc[0], acc[0])
 	flag(Mem{Base: p})
-	ADDQ(U32(s.bytes()), p)
-	SUBQ(U32(s.lanes), c)
-	JMP(LabelRef("maxVector"))
+	asm.ADDQ(U32(s.bytes()), p)
+	asm.SUBQ(U32(s.lanes), c)
+	asm.JMP(LabelRef("maxVector"))
 
-	Label("maxTail")
-	TESTQ(rem, rem)
-	JZ(LabelRef("maxReduce"))
-	if s.wide {
+	asm.Label("maxTail")
+	asm.TESTQ(rem, rem)
+	asm.JZ(LabelRef("maxReduce"))
+	if s.evex {
 		v := s.vec()
-		VMOVUPS_Z(Mem{Base: p}, k.k, v)
-		VMAXPS(v, acc[1], k.k, acc[1])
+		asm.VMOVUPS_Z(Mem{Base: p}, k.k, v)
+		asm.VMAXPS(v, acc[1], k.k, acc[1])
 		flag(v) // masked-out lanes are 0
 	} else {
 		// The last full vector: its extra lanes are elements already seen.
-		VMAXPS(Mem{Base: p, Index: rem, Scale: 4, Disp: -s.bytes()}, acc[1], acc[1])
+		asm.VMAXPS(Mem{Base: p, Index: rem, Scale: 4, Disp: -s.bytes()}, acc[1], acc[1])
 		flag(Mem{Base: p, Index: rem, Scale: 4, Disp: -s.bytes()})
 	}
 
-	Label("maxReduce")
+	asm.Label("maxReduce")
 	for w := len(acc) / 2; w >= 1; w /= 2 {
 		for i := 0; i < w; i++ {
-			VMAXPS(acc[i+w], acc[i], acc[i])
+			asm.VMAXPS(acc[i+w], acc[i], acc[i])
 		}
 	}
 	return s.fold(acc[0], vmax)
@@ -419,79 +430,79 @@ func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, st
 	// whatever exp makes of NaN.
 	chk := s.vec()
 	s.zero(chk)
-	if !s.wide {
+	if !s.evex {
 		// The tail first, before any store: dst may be x.
-		TESTQ(rem, rem)
-		JZ(LabelRef("expMain"))
+		asm.TESTQ(rem, rem)
+		asm.JZ(LabelRef("expMain"))
 		v := s.vec()
-		VADDPS(Mem{Base: x, Index: n, Scale: 4, Disp: -s.bytes()}, negM, v)
-		VADDPS(v, chk, chk)
+		asm.VADDPS(Mem{Base: x, Index: n, Scale: 4, Disp: -s.bytes()}, negM, v)
+		asm.VADDPS(v, chk, chk)
 		ev := e.applyNonPositive(v)
-		VMOVUPS(ev, stash)
+		asm.VMOVUPS(ev, stash)
 		mask := s.tailMask(rem)
-		VANDPS(mask.y, ev, ev)
-		VADDPS(ev, sums[0], sums[0])
-		Label("expMain")
+		asm.VANDPS(mask.y, ev, ev)
+		asm.VADDPS(ev, sums[0], sums[0])
+		asm.Label("expMain")
 	}
-	p, q, c := GP64(), GP64(), GP64()
-	MOVQ(x, p)
-	MOVQ(dst, q)
-	MOVQ(n, c)
+	p, q, c := asm.GP64(), asm.GP64(), asm.GP64()
+	asm.MOVQ(x, p)
+	asm.MOVQ(dst, q)
+	asm.MOVQ(n, c)
 	block := softmaxExpUnroll * s.lanes
 
-	Label("expBlock")
-	CMPQ(c, U32(block))
-	JB(LabelRef("expVector"))
+	asm.Label("expBlock")
+	asm.CMPQ(c, U32(block))
+	asm.JB(LabelRef("expVector"))
 	for i, sum := range sums {
 		v := s.vec()
-		VADDPS(Mem{Base: p, Disp: i * s.bytes()}, negM, v)
-		VADDPS(v, chk, chk)
+		asm.VADDPS(Mem{Base: p, Disp: i * s.bytes()}, negM, v)
+		asm.VADDPS(v, chk, chk)
 		ev := e.applyNonPositive(v)
-		VMOVUPS(ev, Mem{Base: q, Disp: i * s.bytes()})
-		VADDPS(ev, sum, sum)
+		asm.VMOVUPS(ev, Mem{Base: q, Disp: i * s.bytes()})
+		asm.VADDPS(ev, sum, sum)
 	}
-	ADDQ(U32(block*4), p)
-	ADDQ(U32(block*4), q)
-	SUBQ(U32(block), c)
-	JMP(LabelRef("expBlock"))
+	asm.ADDQ(U32(block*4), p)
+	asm.ADDQ(U32(block*4), q)
+	asm.SUBQ(U32(block), c)
+	asm.JMP(LabelRef("expBlock"))
 
-	Label("expVector")
-	CMPQ(c, U32(s.lanes))
-	JB(LabelRef("expTail"))
+	asm.Label("expVector")
+	asm.CMPQ(c, U32(s.lanes))
+	asm.JB(LabelRef("expTail"))
 	{
 		v := s.vec()
-		VADDPS(Mem{Base: p}, negM, v)
-		VADDPS(v, chk, chk)
+		asm.VADDPS(Mem{Base: p}, negM, v)
+		asm.VADDPS(v, chk, chk)
 		ev := e.applyNonPositive(v)
-		VMOVUPS(ev, Mem{Base: q})
-		VADDPS(ev, sums[0], sums[0])
-		ADDQ(U32(s.bytes()), p)
-		ADDQ(U32(s.bytes()), q)
-		SUBQ(U32(s.lanes), c)
-		JMP(LabelRef("expVector"))
+		asm.VMOVUPS(ev, Mem{Base: q})
+		asm.VADDPS(ev, sums[0], sums[0])
+		asm.ADDQ(U32(s.bytes()), p)
+		asm.ADDQ(U32(s.bytes()), q)
+		asm.SUBQ(U32(s.lanes), c)
+		asm.JMP(LabelRef("expVector"))
 	}
 
-	Label("expTail")
-	TESTQ(rem, rem)
-	JZ(LabelRef("expReduce"))
-	if s.wide {
+	asm.Label("expTail")
+	asm.TESTQ(rem, rem)
+	asm.JZ(LabelRef("expReduce"))
+	if s.evex {
 		v := s.vec()
-		VMOVUPS_Z(Mem{Base: p}, k.k, v)
-		VADDPS(negM, v, v)
-		VADDPS(v, chk, chk) // masked lanes add −m, finite
+		asm.VMOVUPS_Z(Mem{Base: p}, k.k, v)
+		asm.VADDPS(negM, v, v)
+		asm.VADDPS(v, chk, chk) // masked lanes add −m, finite
 		ev := e.applyNonPositive(v)
-		VMOVUPS(ev, k.k, Mem{Base: q})
-		VADDPS(ev, sums[0], k.k, sums[0])
+		asm.VMOVUPS(ev, k.k, Mem{Base: q})
+		asm.VADDPS(ev, sums[0], k.k, sums[0])
 	} else {
 		v := s.vec()
-		VMOVUPS(stash, v)
-		VMOVUPS(v, Mem{Base: dst, Index: n, Scale: 4, Disp: -s.bytes()})
+		asm.VMOVUPS(stash, v)
+		asm.VMOVUPS(v, Mem{Base: dst, Index: n, Scale: 4, Disp: -s.bytes()})
 	}
 
-	Label("expReduce")
+	asm.Label("expReduce")
 	jumpIfNaN(s, chk, "nan")
 	for i := 1; i < len(sums); i++ {
-		VADDPS(sums[i], sums[0], sums[0])
+		asm.VADDPS(sums[i], sums[0], sums[0])
 	}
 	return s.hsum(sums[0])
 }
@@ -512,23 +523,23 @@ func f32Const(name string, v float32) Mem {
 // broadcastReciprocal returns a vector of s holding 1/t in every lane, for t
 // in lane 0 of an XMM.
 func broadcastReciprocal(s *isa, t VecVirtual) VecVirtual {
-	one, r := XMM(), XMM()
-	VMOVSS(f32Const("softmaxOne", 1), one)
-	VDIVSS(t, one, r)
+	one, r := asm.XMM(), asm.XMM()
+	asm.VMOVSS(f32Const("softmaxOne", 1), one)
+	asm.VDIVSS(t, one, r)
 	v := s.vec()
-	VBROADCASTSS(r, v)
+	asm.VBROADCASTSS(r, v)
 	return v
 }
 
 // vmax is the lane-wise maximum for fold.
-func vmax(src, acc VecVirtual) { VMAXPS(src, acc, acc) }
+func vmax(src, acc VecVirtual) { asm.VMAXPS(src, acc, acc) }
 
 // negate broadcasts −m into v, for m a float32 in memory or lane 0 of an XMM.
 func negate(m Op, v VecVirtual) {
-	t, zero := XMM(), XMM()
-	VXORPS(zero, zero, zero)
-	VSUBSS(m, zero, t)
-	VBROADCASTSS(t, v)
+	t, zero := asm.XMM(), asm.XMM()
+	asm.VXORPS(zero, zero, zero)
+	asm.VSUBSS(m, zero, t)
+	asm.VBROADCASTSS(t, v)
 }
 
 // laneBroadcaster emits the two 128-bit halves of the YMM v, each in both
@@ -537,15 +548,15 @@ func negate(m Op, v VecVirtual) {
 func laneBroadcaster(s *isa, v VecVirtual) func(j int) VecVirtual {
 	half := [2]VecVirtual{s.vec(), s.vec()}
 	for h := range half {
-		if s.wide {
-			VSHUFF32X4(U8(3*h), v, v, half[h])
+		if s.evex {
+			asm.VSHUFF32X4(U8(3*h), v, v, half[h])
 		} else {
-			VPERM2F128(U8(0x11*h), v, v, half[h])
+			asm.VPERM2F128(U8(0x11*h), v, v, half[h])
 		}
 	}
 	return func(j int) VecVirtual {
 		b := s.vec()
-		VSHUFPS(U8(0x55*(j%4)), half[j/4], half[j/4], b)
+		asm.VSHUFPS(U8(0x55*(j%4)), half[j/4], half[j/4], b)
 		return b
 	}
 }

@@ -1,7 +1,7 @@
 package main
 
 import (
-	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/attr"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -29,33 +29,34 @@ func genSoftmaxMatTVecFamily() {
 func genSoftmaxMatTVec(s *isa) {
 	name := s.name("softmaxMatTVec")
 	TEXT(name, NOSPLIT, "func(dst, a []float32, lda int, x []float32) int")
-	Doc(name+" sets x to its softmax and dst += Aᵀ·x for the len(x)×len(dst)",
+	asm.Doc(name+" sets x to its softmax and dst += Aᵀ·x for the len(x)×len(dst)",
 		"matrix A with row stride lda, and returns 0; for max x not finite it returns 1",
 		"(nothing written), for a NaN in x 2 (x clobbered, dst untouched).")
-	x := load(Param("x").Base())
-	n := load(Param("x").Len())
+	x := load(asm.Param("x").Base())
+	n := load(asm.Param("x").Len())
 	var mx VecVirtual
-	softmaxPasses(s, x, x, n, "context", func(m VecVirtual, nan *nanFlag) {
+	ex := softmaxExits{done: "context", special: "special", nan: "nan", one: "one", few: "few"}
+	softmaxPasses(s, x, x, n, ex, func(m VecVirtual, nan *nanFlag) {
 		mx = m // used by softmaxContext, emitted out of line below
-		cols := load(Param("dst").Len())
-		CMPQ(cols, U32(narrowVectors(ymmWide(s))*8))
-		JA(LabelRef("wide"))
-		nan.jumpIfSet("nan")
-		JMP(LabelRef("fused"))
-		Label("wide")
+		cols := load(asm.Param("dst").Len())
+		asm.CMPQ(cols, U32(narrowVectors(evexYMM(s))*8))
+		asm.JA(LabelRef("wide"))
+		nan.jumpIfSet(ex.nan)
+		asm.JMP(LabelRef("fused"))
+		asm.Label("wide")
 	})
-	Label("context")
+	asm.Label(ex.done)
 	matTVecBody(s, "done")
-	Label("done")
+	asm.Label("done")
 	softmaxReturn(softmaxDone)
-	softmaxOutOfLine(s, x, x, n, "context")
-	Label("fused")
-	softmaxContext(s, x, n, mx)
+	softmaxOutOfLine(s, x, x, n, ex)
+	asm.Label("fused")
+	softmaxContext(s, x, n, mx, "done")
 }
 
 // softmaxContext emits the fused softmax and context for the n > 8 weights
 // at x, free of NaN, whose finite maximum is lane 0 of m, and a matrix of at
-// most a panel of columns; it jumps to done.
+// most a panel of columns, and jumps to done.
 //
 // Each block of eight rows: e = exp(x − m) in one vector, stored over x and
 // summed, then its eight rows of A added to the panel with weights e. At the
@@ -67,25 +68,25 @@ func genSoftmaxMatTVec(s *isa) {
 // the last whole block from the last full vector of x, exponentiated before
 // the loop and stored after it (the lanes stored twice get the same bits);
 // AVX-512 masks them. Both ISAs compute in YMM vectors.
-func softmaxContext(s *isa, x, n GPVirtual, m VecVirtual) {
-	y := ymmWide(s)
+func softmaxContext(s *isa, x, n GPVirtual, m VecVirtual, done string) {
+	y := evexYMM(s)
 	const lanes = 8
 	negM := y.vec()
 	negate(m, negM)
 	// AVX2 keeps −m in memory: its 16 registers hold the panel, the running
 	// sum and the exponential.
 	var negMem, stash Mem
-	if !y.wide {
-		negMem, stash = AllocLocal(32), AllocLocal(32)
-		VMOVUPS(negM, negMem)
+	if !y.evex {
+		negMem, stash = asm.AllocLocal(32), asm.AllocLocal(32)
+		asm.VMOVUPS(negM, negMem)
 	}
-	d := load(Param("dst").Base())
-	a := load(Param("a").Base())
-	lda := load(Param("lda"))
-	SHLQ(U8(2), lda)
-	cols := load(Param("dst").Len())
+	d := load(asm.Param("dst").Base())
+	a := load(asm.Param("a").Base())
+	lda := load(asm.Param("lda"))
+	asm.SHLQ(U8(2), lda)
+	cols := load(asm.Param("dst").Len())
 	reserve := 8 // AVX2: the sum, the exponential's five temporaries, two in flight
-	if y.wide {
+	if y.evex {
 		reserve = 10 // and −m
 	}
 	forEachPanel(y, "fused", cols, reserve, func(p *panel) {
@@ -97,48 +98,48 @@ func softmaxContext(s *isa, x, n GPVirtual, m VecVirtual) {
 		// addExp adds e to the running sum (the lanes of k only).
 		addExp := func(ev VecVirtual, k OpmaskVirtual) {
 			if k != nil {
-				VADDPS(ev, sum, k, sum)
+				asm.VADDPS(ev, sum, k, sum)
 				return
 			}
-			VADDPS(ev, sum, sum)
+			asm.VADDPS(ev, sum, sum)
 		}
 		// subM returns a new vector x − m for the x in v.
 		subM := func(v VecVirtual) {
-			if y.wide {
-				VADDPS(negM, v, v)
+			if y.evex {
+				asm.VADDPS(negM, v, v)
 			} else {
-				VADDPS(negMem, v, v)
+				asm.VADDPS(negMem, v, v)
 			}
 		}
 
-		rem := GP64()
-		MOVQ(n, rem)
-		ANDQ(U32(lanes-1), rem)
-		if !y.wide {
+		rem := asm.GP64()
+		asm.MOVQ(n, rem)
+		asm.ANDQ(U32(lanes-1), rem)
+		if !y.evex {
 			// The last full vector of x, before the loop overwrites it.
-			JZ(LabelRef(lbl("Main")))
+			asm.JZ(LabelRef(lbl("Main")))
 			v := y.vec()
-			VMOVUPS(Mem{Base: x, Index: n, Scale: 4, Disp: -32}, v)
+			asm.VMOVUPS(Mem{Base: x, Index: n, Scale: 4, Disp: -32}, v)
 			subM(v)
 			ev := e.applyNonPositive(v)
-			VMOVUPS(ev, stash)
+			asm.VMOVUPS(ev, stash)
 			mask := y.tailMask(rem)
-			VANDPS(mask.y, ev, ev)
+			asm.VANDPS(mask.y, ev, ev)
 			addExp(ev, nil)
-			Label(lbl("Main"))
+			asm.Label(lbl("Main"))
 		}
-		xp, ap, cnt := GP64(), GP64(), GP64()
-		MOVQ(x, xp)
-		MOVQ(a, ap)
-		MOVQ(n, cnt)
-		SHRQ(U8(3), cnt)
+		xp, ap, cnt := asm.GP64(), asm.GP64(), asm.GP64()
+		asm.MOVQ(x, xp)
+		asm.MOVQ(a, ap)
+		asm.MOVQ(n, cnt)
+		asm.SHRQ(U8(3), cnt)
 		// expBlock exponentiates the block at xp+disp in place and sums it.
 		expBlock := func(disp int) VecVirtual {
 			v := y.vec()
-			VMOVUPS(Mem{Base: xp, Disp: disp}, v)
+			asm.VMOVUPS(Mem{Base: xp, Disp: disp}, v)
 			subM(v)
 			ev := e.applyNonPositive(v)
-			VMOVUPS(ev, Mem{Base: xp, Disp: disp})
+			asm.VMOVUPS(ev, Mem{Base: xp, Disp: disp})
 			addExp(ev, nil)
 			return ev
 		}
@@ -149,68 +150,68 @@ func softmaxContext(s *isa, x, n GPVirtual, m VecVirtual) {
 			lane := laneBroadcaster(y, ev)
 			for j := 0; j < lanes; j++ {
 				p.fma(ap, lane(j), j%len(p.acc))
-				ADDQ(lda, ap)
+				asm.ADDQ(lda, ap)
 			}
-			ADDQ(U32(4*lanes), xp)
+			asm.ADDQ(U32(4*lanes), xp)
 		}
 		// Software-pipelined: the next block's exponentials come before
 		// this block's rows in program order, so that their latency overlaps
 		// the FMA chains rather than adding to them.
 		ev := expBlock(0)
-		DECQ(cnt)
-		JZ(LabelRef(lbl("LastBlock")))
-		Label(lbl("Block"))
+		asm.DECQ(cnt)
+		asm.JZ(LabelRef(lbl("LastBlock")))
+		asm.Label(lbl("Block"))
 		next := expBlock(4 * lanes)
 		addBlock(ev)
-		VMOVAPS(next, ev)
-		DECQ(cnt)
-		JNZ(LabelRef(lbl("Block")))
-		Label(lbl("LastBlock"))
+		asm.VMOVAPS(next, ev)
+		asm.DECQ(cnt)
+		asm.JNZ(LabelRef(lbl("Block")))
+		asm.Label(lbl("LastBlock"))
 		addBlock(ev)
 		// The rows past the last block.
-		TESTQ(rem, rem)
-		JZ(LabelRef(lbl("Sum")))
-		if y.wide {
+		asm.TESTQ(rem, rem)
+		asm.JZ(LabelRef(lbl("Sum")))
+		if y.evex {
 			t := y.tailMask(rem)
 			v := y.vec()
-			VMOVUPS_Z(Mem{Base: xp}, t.k, v)
+			asm.VMOVUPS_Z(Mem{Base: xp}, t.k, v)
 			subM(v)
 			ev := e.applyNonPositive(v)
-			VMOVUPS(ev, t.k, Mem{Base: xp})
+			asm.VMOVUPS(ev, t.k, Mem{Base: xp})
 			addExp(ev, t.k)
 		} else {
 			v := y.vec()
-			VMOVUPS(stash, v)
-			VMOVUPS(v, Mem{Base: x, Index: n, Scale: 4, Disp: -32})
+			asm.VMOVUPS(stash, v)
+			asm.VMOVUPS(v, Mem{Base: x, Index: n, Scale: 4, Disp: -32})
 		}
 		p.rowLoop("Rest", ap, lda, xp, rem)
 
-		Label(lbl("Sum"))
+		asm.Label(lbl("Sum"))
 		inv := broadcastReciprocal(y, y.hsum(sum))
-		q, c := GP64(), GP64()
-		MOVQ(x, q)
-		MOVQ(n, c)
+		q, c := asm.GP64(), asm.GP64()
+		asm.MOVQ(x, q)
+		asm.MOVQ(n, c)
 		y.scaleBody(lbl("Scale"), q, c, inv)
 		// dst += inv·acc, every vector of dst read before any is stored
 		// (the AVX2 last vector overlaps the one before).
 		p.merge()
 		last := len(p.acc[0]) - 1
 		for j, acc := range p.acc[0] {
-			if j == last && y.wide {
+			if j == last && y.evex {
 				t := y.vec()
-				VMOVUPS_Z(p.at(d, j), p.k, t)
-				VFMADD213PS(t, inv, acc)
+				asm.VMOVUPS_Z(p.at(d, j), p.k, t)
+				asm.VFMADD213PS(t, inv, acc)
 				continue
 			}
-			VFMADD213PS(p.at(d, j), inv, acc)
+			asm.VFMADD213PS(p.at(d, j), inv, acc)
 		}
 		for j, acc := range p.acc[0] {
-			if j == last && y.wide {
-				VMOVUPS(acc, p.k, p.at(d, j))
+			if j == last && y.evex {
+				asm.VMOVUPS(acc, p.k, p.at(d, j))
 				continue
 			}
-			VMOVUPS(acc, p.at(d, j))
+			asm.VMOVUPS(acc, p.at(d, j))
 		}
-		JMP(LabelRef("done"))
+		asm.JMP(LabelRef(done))
 	})
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/heedml/heed/internal/coef"
 
-	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -49,12 +48,12 @@ func newTanhGen(s *isa) *tanhGen {
 // keep makes the first n constants of the list below resident in registers
 // for AVX2 (for loops with registers to spare): the shifter and 1 are used
 // twice a vector, and a resident TanhSat saves its load before VMINPS, which
-// needs it in a register. AVX-512 keeps its embedded broadcasts: resident
-// registers measured no faster there. The constants apply loads into a
+// needs it in a register. AVX-512 keeps its embedded broadcasts (DESIGN.md).
+// The constants apply loads into a
 // register it then overwrites (2·log₂e, ½ and TanhE4) come last: a register
 // copy saves no more than the load.
 func (t *tanhGen) keep(n int) {
-	if t.s.wide {
+	if t.s.evex {
 		return
 	}
 	cs := []*vconst{&t.shifter, &t.c[0], &t.sat, &t.ln2half, &t.c[1], &t.c[2], &t.c[3], &t.two, &t.abs,
@@ -91,14 +90,14 @@ func (t *tanhGen) applyN(xs ...VecVirtual) []VecVirtual {
 	each(func(j int) {
 		if t.sat.r != nil {
 			ac[j] = s.vec()
-			VMINPS(a[j], t.sat.r, ac[j])
+			asm.VMINPS(a[j], t.sat.r, ac[j])
 		} else {
 			ac[j] = t.sat.reg()
-			VMINPS(a[j], ac[j], ac[j])
+			asm.VMINPS(a[j], ac[j], ac[j])
 		}
 	})
-	if !s.wide {
-		each(func(j int) { sign[j] = a[j]; VXORPS(a[j], xs[j], sign[j]) }) // x's sign bit; a is dead
+	if !s.evex {
+		each(func(j int) { sign[j] = a[j]; asm.VXORPS(a[j], xs[j], sign[j]) }) // x's sign bit; a is dead
 	}
 
 	tt, n := make([]VecVirtual, len(xs)), vecs()
@@ -113,25 +112,25 @@ func (t *tanhGen) applyN(xs ...VecVirtual) []VecVirtual {
 		each(func(j int) { t.c[k].fma213(r[j], q[j]) })
 	}
 	r2 := n
-	each(func(j int) { VMULPS(r[j], r[j], r2[j]) })
-	each(func(j int) { VFMADD213PS(r[j], r2[j], q[j]) }) // h = r²·q + r = expm1(2r)/2
+	each(func(j int) { asm.VMULPS(r[j], r[j], r2[j]) })
+	each(func(j int) { asm.VFMADD213PS(r[j], r2[j], q[j]) }) // h = r²·q + r = expm1(2r)/2
 	h := q
 
 	p := tt
-	each(func(j int) { VPSLLD(U8(23), p[j], p[j]) }) // 2ⁿ⁺¹
+	each(func(j int) { asm.VPSLLD(U8(23), p[j], p[j]) }) // 2ⁿ⁺¹
 	e := make([]VecVirtual, len(xs))
 	each(func(j int) { e[j] = t.half.reg() })
-	each(func(j int) { t.c[0].fmsub213(p[j], e[j]) })   // 2ⁿ − 1 = 2ⁿ⁺¹·½ − 1
-	each(func(j int) { VFMADD231PS(p[j], h[j], e[j]) }) // E = 2ⁿ⁺¹·h + 2ⁿ − 1
+	each(func(j int) { t.c[0].fmsub213(p[j], e[j]) })       // 2ⁿ − 1 = 2ⁿ⁺¹·½ − 1
+	each(func(j int) { asm.VFMADD231PS(p[j], h[j], e[j]) }) // E = 2ⁿ⁺¹·h + 2ⁿ − 1
 	d := vecs()
 	each(func(j int) { t.two.add(e[j], d[j]) })
-	each(func(j int) { VDIVPS(d[j], e[j], e[j]) }) // E/(E+2)
+	each(func(j int) { asm.VDIVPS(d[j], e[j], e[j]) }) // E/(E+2)
 
-	if s.wide {
+	if s.evex {
 		// e | (x ^ a): x's sign bit on the result.
-		each(func(j int) { VPTERNLOGD(U8(0xf6), a[j], xs[j], e[j]) })
+		each(func(j int) { asm.VPTERNLOGD(U8(0xf6), a[j], xs[j], e[j]) })
 	} else {
-		each(func(j int) { VORPS(sign[j], e[j], e[j]) })
+		each(func(j int) { asm.VORPS(sign[j], e[j], e[j]) })
 	}
 	return e
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"math/bits"
 
-	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/attr"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -34,76 +34,75 @@ func genVectorFamily() {
 // length of whole blocks skips the half and single steps.
 func (s *isa) stream(prefix string, n GPVirtual, ptrs []GPVirtual, unroll int, body func(j, disp int, last bool)) {
 	block := unroll * s.lanes
-	cnt := GP64()
-	MOVQ(n, cnt)
-	SHRQ(U8(bits.TrailingZeros(uint(block))), cnt)
-	JZ(LabelRef(prefix + "Half"))
-	Label(prefix + "Block")
+	cnt := asm.GP64()
+	asm.MOVQ(n, cnt)
+	asm.SHRQ(U8(bits.TrailingZeros(uint(block))), cnt)
+	asm.JZ(LabelRef(prefix + "Half"))
+	asm.Label(prefix + "Block")
 	for j := 0; j < unroll; j++ {
 		body(j, j*s.bytes(), j == unroll-1)
 	}
 	for _, p := range ptrs {
-		ADDQ(U32(block*4), p)
+		asm.ADDQ(U32(block*4), p)
 	}
-	DECQ(cnt)
-	JNZ(LabelRef(prefix + "Block"))
+	asm.DECQ(cnt)
+	asm.JNZ(LabelRef(prefix + "Block"))
 
-	Label(prefix + "Half")
-	ANDQ(U32(block-1), n)
-	JZ(LabelRef(prefix + "Whole")) // whole blocks only (d = 64, 128, …)
+	asm.Label(prefix + "Half")
+	asm.ANDQ(U32(block-1), n)
+	asm.JZ(LabelRef(prefix + "Whole")) // whole blocks only (d = 64, 128, …)
 	if unroll >= 4 {
 		half := unroll / 2
-		TESTQ(U32(half*s.lanes), n)
-		JZ(LabelRef(prefix + "Single"))
+		asm.TESTQ(U32(half*s.lanes), n)
+		asm.JZ(LabelRef(prefix + "Single"))
 		for j := 0; j < half; j++ {
 			body(j, j*s.bytes(), j == half-1)
 		}
 		for _, p := range ptrs {
-			ADDQ(U32(half*s.bytes()), p)
+			asm.ADDQ(U32(half*s.bytes()), p)
 		}
 		block = half * s.lanes
-		ANDQ(U32(block-1), n)
+		asm.ANDQ(U32(block-1), n)
 	}
 
-	Label(prefix + "Single")
-	MOVQ(n, cnt)
-	SHRQ(U8(bits.TrailingZeros(uint(s.lanes))), cnt)
-	JZ(LabelRef(prefix + "Rest"))
-	Label(prefix + "SingleLoop")
+	asm.Label(prefix + "Single")
+	asm.MOVQ(n, cnt)
+	asm.SHRQ(U8(bits.TrailingZeros(uint(s.lanes))), cnt)
+	asm.JZ(LabelRef(prefix + "Rest"))
+	asm.Label(prefix + "SingleLoop")
 	body(0, 0, true)
 	for _, p := range ptrs {
-		ADDQ(U32(s.bytes()), p)
+		asm.ADDQ(U32(s.bytes()), p)
 	}
-	DECQ(cnt)
-	JNZ(LabelRef(prefix + "SingleLoop"))
-	Label(prefix + "Rest")
-	ANDQ(U32(s.lanes-1), n)
-	Label(prefix + "Whole")
+	asm.DECQ(cnt)
+	asm.JNZ(LabelRef(prefix + "SingleLoop"))
+	asm.Label(prefix + "Rest")
+	asm.ANDQ(U32(s.lanes-1), n)
+	asm.Label(prefix + "Whole")
 }
 
 // broadcast loads the float32 argument name and returns a vector of it.
 func (s *isa) broadcast(name string) VecVirtual {
-	x, v := XMM(), s.vec()
-	Load(Param(name), x)
-	VBROADCASTSS(x, v)
+	x, v := asm.XMM(), s.vec()
+	asm.Load(asm.Param(name), x)
+	asm.VBROADCASTSS(x, v)
 	return v
 }
 
 // sumAccs is the number of accumulators of the sum and max loops: VADDPS
-// latency 3 × 2 per cycle needs 6 chains (measured on Zen 4: 4 ZMM chains run
-// Sum n=1024 20% slower than 8).
+// latency 3 × 2 per cycle needs 6 chains.
 const sumAccs = 8
 
 // genSum emits sum<ISA>(x []float32) float32 = Σ x[i].
 func genSum(s *isa) {
 	TEXT(s.name("sum"), NOSPLIT, "func(x []float32) float32")
-	Doc(s.name("sum") + " returns Σ x[i].")
-	s = ymmWide(s) // ZMM measured 2-4% slower at n=1024, 4096 on Zen 4
-	x := load(Param("x").Base())
-	n := load(Param("x").Len())
-	if !s.wide {
-		CMPQ(n, U32(s.lanes))
-		JB(LabelRef("scalar"))
+	asm.Doc(s.name("sum") + " returns Σ x[i].")
+	s = evexYMM(s)
+	x := load(asm.Param("x").Base())
+	n := load(asm.Param("x").Len())
+	if !s.evex {
+		asm.CMPQ(n, U32(s.lanes))
+		asm.JB(LabelRef("scalar"))
 	}
 	accs := make([]VecVirtual, sumAccs)
 	for i := range accs {
@@ -111,39 +110,39 @@ func genSum(s *isa) {
 		s.zero(accs[i])
 	}
 	s.stream("sum", n, []GPVirtual{x}, len(accs), func(j, d int, _ bool) {
-		VADDPS(Mem{Base: x, Disp: d}, accs[j], accs[j])
+		asm.VADDPS(Mem{Base: x, Disp: d}, accs[j], accs[j])
 	})
-	JZ(LabelRef("reduce"))
+	asm.JZ(LabelRef("reduce"))
 	t := s.tailMask(n)
 	v := s.vec()
 	s.loadTail(x, n, t, v)
-	VADDPS(v, accs[1], accs[1])
-	Label("reduce")
+	asm.VADDPS(v, accs[1], accs[1])
+	asm.Label("reduce")
 	for w := len(accs) / 2; w > 0; w /= 2 {
 		for i := 0; i < w; i++ {
-			VADDPS(accs[i+w], accs[i], accs[i])
+			asm.VADDPS(accs[i+w], accs[i], accs[i])
 		}
 	}
-	Store(s.hsum(accs[0]), ReturnIndex(0))
-	VZEROUPPER()
-	RET()
+	asm.Store(s.hsum(accs[0]), asm.ReturnIndex(0))
+	asm.VZEROUPPER()
+	asm.RET()
 
-	if !s.wide {
-		Label("scalar")
-		acc, e := XMM(), XMM()
-		VXORPS(acc, acc, acc)
-		TESTQ(n, n)
-		JZ(LabelRef("scalarDone"))
-		Label("scalarLoop")
-		VMOVSS(Mem{Base: x}, e)
-		VADDSS(e, acc, acc)
-		ADDQ(U32(4), x)
-		DECQ(n)
-		JNZ(LabelRef("scalarLoop"))
-		Label("scalarDone")
-		Store(acc, ReturnIndex(0))
-		VZEROUPPER()
-		RET()
+	if !s.evex {
+		asm.Label("scalar")
+		acc, e := asm.XMM(), asm.XMM()
+		asm.VXORPS(acc, acc, acc)
+		asm.TESTQ(n, n)
+		asm.JZ(LabelRef("scalarDone"))
+		asm.Label("scalarLoop")
+		asm.VMOVSS(Mem{Base: x}, e)
+		asm.VADDSS(e, acc, acc)
+		asm.ADDQ(U32(4), x)
+		asm.DECQ(n)
+		asm.JNZ(LabelRef("scalarLoop"))
+		asm.Label("scalarDone")
+		asm.Store(acc, asm.ReturnIndex(0))
+		asm.VZEROUPPER()
+		asm.RET()
 	}
 }
 
@@ -153,62 +152,61 @@ func genSum(s *isa) {
 // VMAXPS returns its second source when either is NaN or both are zeros, so
 // the kernel also ORs an unordered compare of each pair of vectors into a NaN
 // flag, and when the maximum is a zero rescans x for a +0. (AVX-512's VRANGEPS
-// orders −0 below +0 but drops quiet NaNs too, and on Zen 4 it halves the
-// throughput of the loop.)
+// orders −0 below +0 but drops quiet NaNs too, and is slower: DESIGN.md.)
 func genMax(s *isa) {
 	TEXT(s.name("max"), NOSPLIT, "func(x []float32) float32")
-	Doc(s.name("max") + " returns the largest element of x (see fallback.Max).")
-	x0 := load(Param("x").Base())
-	n := load(Param("x").Len())
-	x := GP64()
-	MOVQ(x0, x)
-	ninf := GP32()
-	MOVL(U32(0xff800000), ninf)
-	if !s.wide {
-		CMPQ(n, U32(s.lanes))
-		JB(LabelRef("scalar"))
+	asm.Doc(s.name("max") + " returns the largest element of x (see fallback.Max).")
+	x0 := load(asm.Param("x").Base())
+	n := load(asm.Param("x").Len())
+	x := asm.GP64()
+	asm.MOVQ(x0, x)
+	ninf := asm.GP32()
+	asm.MOVL(U32(0xff800000), ninf)
+	if !s.evex {
+		asm.CMPQ(n, U32(s.lanes))
+		asm.JB(LabelRef("scalar"))
 	}
 	const accN = sumAccs / 2 // two vectors per accumulator per block
 	accs := make([]VecVirtual, accN)
 	accs[0] = s.vec()
-	VMOVD(ninf, accs[0].AsX())
-	VBROADCASTSS(accs[0].AsX(), accs[0])
+	asm.VMOVD(ninf, accs[0].AsX())
+	asm.VBROADCASTSS(accs[0].AsX(), accs[0])
 	for i := 1; i < accN; i++ {
 		accs[i] = s.vec()
-		VMOVAPS(accs[0], accs[i])
+		asm.VMOVAPS(accs[0], accs[i])
 	}
-	maxOp := func(src, acc VecVirtual) { VMAXPS(src, acc, acc) }
+	maxOp := func(src, acc VecVirtual) { asm.VMAXPS(src, acc, acc) }
 	// unord ORs into the NaN flag the lanes where a or b is NaN.
 	// nanTest sets ZF unless the flag has a lane set.
 	var unord func(a, b VecVirtual)
 	var nanTest func()
-	if s.wide {
-		nan := K()
-		KXORW(nan, nan, nan)
+	if s.evex {
+		nan := asm.K()
+		asm.KXORW(nan, nan, nan)
 		unord = func(a, b VecVirtual) {
-			c := K()
-			VCMPPS(U8(3), b, a, c) // UNORD_Q
-			KORW(c, nan, nan)
+			c := asm.K()
+			asm.VCMPPS(U8(3), b, a, c) // UNORD_Q
+			asm.KORW(c, nan, nan)
 		}
-		nanTest = func() { KORTESTW(nan, nan) }
+		nanTest = func() { asm.KORTESTW(nan, nan) }
 	} else {
 		nan := s.vec()
 		s.zero(nan)
 		unord = func(a, b VecVirtual) {
 			c := s.vec()
-			VCMPPS(U8(3), b, a, c) // UNORD_Q
-			VORPS(c, nan, nan)
+			asm.VCMPPS(U8(3), b, a, c) // UNORD_Q
+			asm.VORPS(c, nan, nan)
 		}
 		nanTest = func() {
-			mask := GP32()
-			VMOVMSKPS(nan, mask)
-			TESTL(mask, mask)
+			mask := asm.GP32()
+			asm.VMOVMSKPS(nan, mask)
+			asm.TESTL(mask, mask)
 		}
 	}
 	vs := make([]VecVirtual, 2*accN)
 	s.stream("max", n, []GPVirtual{x}, 2*accN, func(j, d int, last bool) {
 		vs[j] = s.vec()
-		VMOVUPS(Mem{Base: x, Disp: d}, vs[j])
+		asm.VMOVUPS(Mem{Base: x, Disp: d}, vs[j])
 		maxOp(vs[j], accs[j%accN])
 		switch {
 		case j%2 == 1:
@@ -217,21 +215,21 @@ func genMax(s *isa) {
 			unord(vs[j], vs[j])
 		}
 	})
-	JZ(LabelRef("reduce"))
+	asm.JZ(LabelRef("reduce"))
 	v := s.vec()
-	if s.wide {
+	if s.evex {
 		// Merge-masked: the lanes past the tail keep acc0's values.
 		t := s.tailMask(n)
-		VMOVAPS(accs[0], v)
-		VMOVUPS(Mem{Base: x}, t.k, v)
+		asm.VMOVAPS(accs[0], v)
+		asm.VMOVUPS(Mem{Base: x}, t.k, v)
 	} else {
 		// The last full vector: max is idempotent, so the overlap is harmless.
-		VMOVUPS(Mem{Base: x, Index: n, Scale: 4, Disp: -s.bytes()}, v)
+		asm.VMOVUPS(Mem{Base: x, Index: n, Scale: 4, Disp: -s.bytes()}, v)
 	}
 	unord(v, v)
 	maxOp(v, accs[1])
 
-	Label("reduce")
+	asm.Label("reduce")
 	for w := accN / 2; w > 0; w /= 2 {
 		for i := 0; i < w; i++ {
 			maxOp(accs[i+w], accs[i])
@@ -239,126 +237,126 @@ func genMax(s *isa) {
 	}
 	m := s.fold(accs[0], maxOp)
 	nanTest()
-	JNZ(LabelRef("isNaN"))
-	z := XMM()
-	VXORPS(z, z, z)
-	VUCOMISS(z, m)
-	JE(LabelRef("zero"))
-	Store(m, ReturnIndex(0))
-	VZEROUPPER()
-	RET()
+	asm.JNZ(LabelRef("isNaN"))
+	z := asm.XMM()
+	asm.VXORPS(z, z, z)
+	asm.VUCOMISS(z, m)
+	asm.JE(LabelRef("zero"))
+	asm.Store(m, asm.ReturnIndex(0))
+	asm.VZEROUPPER()
+	asm.RET()
 
-	Label("isNaN")
-	q, qx := GP32(), XMM()
-	MOVL(U32(0x7fc00000), q)
-	VMOVD(q, qx)
-	Store(qx, ReturnIndex(0))
-	VZEROUPPER()
-	RET()
+	asm.Label("isNaN")
+	q, qx := asm.GP32(), asm.XMM()
+	asm.MOVL(U32(0x7fc00000), q)
+	asm.VMOVD(q, qx)
+	asm.Store(qx, asm.ReturnIndex(0))
+	asm.VZEROUPPER()
+	asm.RET()
 
 	// The maximum is ±0, so every element is ≤ 0: it is +0 if any element's
 	// bits are all zero.
-	Label("zero")
+	asm.Label("zero")
 	zv := s.vec()
 	s.zero(zv)
 	var found VecVirtual
 	var foundK OpmaskVirtual
 	// isZero ORs into found the lanes of v that are +0; m masks them for AVX-512.
 	isZero := func(v Op, k OpmaskVirtual) {
-		if s.wide {
-			c := K()
+		if s.evex {
+			c := asm.K()
 			if k != nil {
-				VPCMPEQD(v, zv, k, c)
+				asm.VPCMPEQD(v, zv, k, c)
 			} else {
-				VPCMPEQD(v, zv, c)
+				asm.VPCMPEQD(v, zv, c)
 			}
-			KORW(c, foundK, foundK)
+			asm.KORW(c, foundK, foundK)
 			return
 		}
 		c := s.vec()
-		VPCMPEQD(v, zv, c)
-		VPOR(c, found, found)
+		asm.VPCMPEQD(v, zv, c)
+		asm.VPOR(c, found, found)
 	}
-	if s.wide {
-		foundK = K()
-		KXORW(foundK, foundK, foundK)
+	if s.evex {
+		foundK = asm.K()
+		asm.KXORW(foundK, foundK, foundK)
 	} else {
 		found = s.vec()
 		s.zero(found)
 	}
-	p, cnt := GP64(), load(Param("x").Len())
-	MOVQ(x0, p)
-	SHRQ(U8(bits.TrailingZeros(uint(s.lanes))), cnt)
-	JZ(LabelRef("zeroTail"))
-	Label("zeroLoop")
+	p, cnt := asm.GP64(), load(asm.Param("x").Len())
+	asm.MOVQ(x0, p)
+	asm.SHRQ(U8(bits.TrailingZeros(uint(s.lanes))), cnt)
+	asm.JZ(LabelRef("zeroTail"))
+	asm.Label("zeroLoop")
 	isZero(Mem{Base: p}, nil)
-	ADDQ(U32(s.bytes()), p)
-	DECQ(cnt)
-	JNZ(LabelRef("zeroLoop"))
-	Label("zeroTail")
-	rem := load(Param("x").Len())
-	ANDQ(U32(s.lanes-1), rem)
-	JZ(LabelRef("zeroCheck"))
-	if s.wide {
+	asm.ADDQ(U32(s.bytes()), p)
+	asm.DECQ(cnt)
+	asm.JNZ(LabelRef("zeroLoop"))
+	asm.Label("zeroTail")
+	rem := load(asm.Param("x").Len())
+	asm.ANDQ(U32(s.lanes-1), rem)
+	asm.JZ(LabelRef("zeroCheck"))
+	if s.evex {
 		t := s.tailMask(rem)
 		v := s.vec()
-		VMOVUPS_Z(Mem{Base: p}, t.k, v)
+		asm.VMOVUPS_Z(Mem{Base: p}, t.k, v)
 		isZero(v, t.k)
 	} else {
 		// The last full vector (x has ≥ 8 elements) covers the tail.
 		isZero(Mem{Base: p, Index: rem, Scale: 4, Disp: -s.bytes()}, nil)
 	}
-	Label("zeroCheck")
-	if s.wide {
-		KORTESTW(foundK, foundK)
+	asm.Label("zeroCheck")
+	if s.evex {
+		asm.KORTESTW(foundK, foundK)
 	} else {
-		VPTEST(found, found)
+		asm.VPTEST(found, found)
 	}
-	JNZ(LabelRef("plusZero"))
-	mz, mzx := GP32(), XMM()
-	MOVL(U32(0x80000000), mz)
-	VMOVD(mz, mzx)
-	Store(mzx, ReturnIndex(0))
-	VZEROUPPER()
-	RET()
-	Label("plusZero")
-	Store(z, ReturnIndex(0))
-	VZEROUPPER()
-	RET()
-	if s.wide {
+	asm.JNZ(LabelRef("plusZero"))
+	mz, mzx := asm.GP32(), asm.XMM()
+	asm.MOVL(U32(0x80000000), mz)
+	asm.VMOVD(mz, mzx)
+	asm.Store(mzx, asm.ReturnIndex(0))
+	asm.VZEROUPPER()
+	asm.RET()
+	asm.Label("plusZero")
+	asm.Store(z, asm.ReturnIndex(0))
+	asm.VZEROUPPER()
+	asm.RET()
+	if s.evex {
 		return
 	}
 
 	// Fewer than 8 elements: the same rules one at a time. VMAXSS(e, m) gives
 	// e when either is NaN or both are zero, so NaN is tested explicitly and a
 	// zero is taken unless it would replace +0.
-	Label("scalar")
-	sm, e := XMM(), XMM()
-	VMOVD(ninf, sm)
-	TESTQ(n, n)
-	JZ(LabelRef("scalarDone"))
-	Label("scalarLoop")
-	VMOVSS(Mem{Base: x}, e)
-	VUCOMISS(e, e)
-	JP(LabelRef("isNaN"))
-	VUCOMISS(sm, e)
-	JA(LabelRef("scalarTake"))
-	JNE(LabelRef("scalarNext"))
+	asm.Label("scalar")
+	sm, e := asm.XMM(), asm.XMM()
+	asm.VMOVD(ninf, sm)
+	asm.TESTQ(n, n)
+	asm.JZ(LabelRef("scalarDone"))
+	asm.Label("scalarLoop")
+	asm.VMOVSS(Mem{Base: x}, e)
+	asm.VUCOMISS(e, e)
+	asm.JP(LabelRef("isNaN"))
+	asm.VUCOMISS(sm, e)
+	asm.JA(LabelRef("scalarTake"))
+	asm.JNE(LabelRef("scalarNext"))
 	// Equal: take e only when it is +0 (bits zero).
-	eb := GP32()
-	VMOVD(e, eb)
-	TESTL(eb, eb)
-	JNZ(LabelRef("scalarNext"))
-	Label("scalarTake")
-	VMOVAPS(e, sm)
-	Label("scalarNext")
-	ADDQ(U32(4), x)
-	DECQ(n)
-	JNZ(LabelRef("scalarLoop"))
-	Label("scalarDone")
-	Store(sm, ReturnIndex(0))
-	VZEROUPPER()
-	RET()
+	eb := asm.GP32()
+	asm.VMOVD(e, eb)
+	asm.TESTL(eb, eb)
+	asm.JNZ(LabelRef("scalarNext"))
+	asm.Label("scalarTake")
+	asm.VMOVAPS(e, sm)
+	asm.Label("scalarNext")
+	asm.ADDQ(U32(4), x)
+	asm.DECQ(n)
+	asm.JNZ(LabelRef("scalarLoop"))
+	asm.Label("scalarDone")
+	asm.Store(sm, asm.ReturnIndex(0))
+	asm.VZEROUPPER()
+	asm.RET()
 }
 
 const axpyUnroll = 4
@@ -369,59 +367,59 @@ const axpyUnroll = 4
 // loop stores over it.
 func genAxpy(s *isa) {
 	TEXT(s.name("axpy"), NOSPLIT, "func(alpha float32, x, y []float32)")
-	Doc(s.name("axpy") + " sets y[i] += alpha·x[i] for i < len(x).")
-	s = ymmWide(s) // ZMM measured 14% slower at n=1024 on Zen 4
+	asm.Doc(s.name("axpy") + " sets y[i] += alpha·x[i] for i < len(x).")
+	s = evexYMM(s)
 
 	a := s.broadcast("alpha")
-	x := load(Param("x").Base())
-	y := load(Param("y").Base())
-	n := load(Param("x").Len())
+	x := load(asm.Param("x").Base())
+	y := load(asm.Param("y").Base())
+	n := load(asm.Param("x").Len())
 	var last VecVirtual
 	var lastAt GPVirtual
-	if !s.wide {
-		CMPQ(n, U32(s.lanes))
-		JB(LabelRef("scalar"))
-		last, lastAt = s.vec(), GP64()
-		LEAQ(Mem{Base: y, Index: n, Scale: 4, Disp: -s.bytes()}, lastAt)
-		VMOVUPS(Mem{Base: lastAt}, last)
-		VFMADD231PS(Mem{Base: x, Index: n, Scale: 4, Disp: -s.bytes()}, a, last)
+	if !s.evex {
+		asm.CMPQ(n, U32(s.lanes))
+		asm.JB(LabelRef("scalar"))
+		last, lastAt = s.vec(), asm.GP64()
+		asm.LEAQ(Mem{Base: y, Index: n, Scale: 4, Disp: -s.bytes()}, lastAt)
+		asm.VMOVUPS(Mem{Base: lastAt}, last)
+		asm.VFMADD231PS(Mem{Base: x, Index: n, Scale: 4, Disp: -s.bytes()}, a, last)
 	}
 	s.stream("axpy", n, []GPVirtual{x, y}, axpyUnroll, func(j, d int, _ bool) {
 		v := s.vec()
-		VMOVUPS(Mem{Base: y, Disp: d}, v)
-		VFMADD231PS(Mem{Base: x, Disp: d}, a, v)
-		VMOVUPS(v, Mem{Base: y, Disp: d})
+		asm.VMOVUPS(Mem{Base: y, Disp: d}, v)
+		asm.VFMADD231PS(Mem{Base: x, Disp: d}, a, v)
+		asm.VMOVUPS(v, Mem{Base: y, Disp: d})
 	})
-	JZ(LabelRef("done"))
-	if s.wide {
+	asm.JZ(LabelRef("done"))
+	if s.evex {
 		t := s.tailMask(n)
 		v, w := s.vec(), s.vec()
-		VMOVUPS_Z(Mem{Base: y}, t.k, v)
-		VMOVUPS_Z(Mem{Base: x}, t.k, w)
-		VFMADD231PS(w, a, v)
-		VMOVUPS(v, t.k, Mem{Base: y})
+		asm.VMOVUPS_Z(Mem{Base: y}, t.k, v)
+		asm.VMOVUPS_Z(Mem{Base: x}, t.k, w)
+		asm.VFMADD231PS(w, a, v)
+		asm.VMOVUPS(v, t.k, Mem{Base: y})
 	} else {
-		VMOVUPS(last, Mem{Base: lastAt})
+		asm.VMOVUPS(last, Mem{Base: lastAt})
 	}
-	Label("done")
-	VZEROUPPER()
-	RET()
+	asm.Label("done")
+	asm.VZEROUPPER()
+	asm.RET()
 
-	if !s.wide {
-		Label("scalar")
-		TESTQ(n, n)
-		JZ(LabelRef("done"))
-		Label("scalarLoop")
-		v, w := XMM(), XMM()
-		VMOVSS(Mem{Base: y}, v)
-		VMOVSS(Mem{Base: x}, w)
-		VFMADD231SS(w, a.AsX(), v)
-		VMOVSS(v, Mem{Base: y})
-		ADDQ(U32(4), x)
-		ADDQ(U32(4), y)
-		DECQ(n)
-		JNZ(LabelRef("scalarLoop"))
-		JMP(LabelRef("done"))
+	if !s.evex {
+		asm.Label("scalar")
+		asm.TESTQ(n, n)
+		asm.JZ(LabelRef("done"))
+		asm.Label("scalarLoop")
+		v, w := asm.XMM(), asm.XMM()
+		asm.VMOVSS(Mem{Base: y}, v)
+		asm.VMOVSS(Mem{Base: x}, w)
+		asm.VFMADD231SS(w, a.AsX(), v)
+		asm.VMOVSS(v, Mem{Base: y})
+		asm.ADDQ(U32(4), x)
+		asm.ADDQ(U32(4), y)
+		asm.DECQ(n)
+		asm.JNZ(LabelRef("scalarLoop"))
+		asm.JMP(LabelRef("done"))
 	}
 }
 
@@ -429,34 +427,34 @@ func genAxpy(s *isa) {
 // axpy, the AVX2 tail's last vector is computed before the loop.
 func genScale(s *isa) {
 	TEXT(s.name("scale"), NOSPLIT, "func(alpha float32, x []float32)")
-	Doc(s.name("scale") + " sets x[i] *= alpha.")
-	s = ymmWide(s) // ZMM measured 4% slower at n=1024 on Zen 4
+	asm.Doc(s.name("scale") + " sets x[i] *= alpha.")
+	s = evexYMM(s)
 
 	a := s.broadcast("alpha")
-	x := load(Param("x").Base())
-	n := load(Param("x").Len())
-	if !s.wide {
-		CMPQ(n, U32(s.lanes))
-		JB(LabelRef("scalar"))
+	x := load(asm.Param("x").Base())
+	n := load(asm.Param("x").Len())
+	if !s.evex {
+		asm.CMPQ(n, U32(s.lanes))
+		asm.JB(LabelRef("scalar"))
 	}
 	s.scaleBody("scale", x, n, a)
-	Label("done")
-	VZEROUPPER()
-	RET()
+	asm.Label("done")
+	asm.VZEROUPPER()
+	asm.RET()
 
-	if !s.wide {
-		Label("scalar")
-		TESTQ(n, n)
-		JZ(LabelRef("done"))
-		Label("scalarLoop")
-		v := XMM()
-		VMOVSS(Mem{Base: x}, v)
-		VMULSS(v, a.AsX(), v)
-		VMOVSS(v, Mem{Base: x})
-		ADDQ(U32(4), x)
-		DECQ(n)
-		JNZ(LabelRef("scalarLoop"))
-		JMP(LabelRef("done"))
+	if !s.evex {
+		asm.Label("scalar")
+		asm.TESTQ(n, n)
+		asm.JZ(LabelRef("done"))
+		asm.Label("scalarLoop")
+		v := asm.XMM()
+		asm.VMOVSS(Mem{Base: x}, v)
+		asm.VMULSS(v, a.AsX(), v)
+		asm.VMOVSS(v, Mem{Base: x})
+		asm.ADDQ(U32(4), x)
+		asm.DECQ(n)
+		asm.JNZ(LabelRef("scalarLoop"))
+		asm.JMP(LabelRef("done"))
 	}
 }
 
@@ -467,25 +465,25 @@ func genScale(s *isa) {
 func (s *isa) scaleBody(prefix string, x, n GPVirtual, a VecVirtual) {
 	var last VecVirtual
 	var lastAt GPVirtual
-	if !s.wide {
-		last, lastAt = s.vec(), GP64()
-		LEAQ(Mem{Base: x, Index: n, Scale: 4, Disp: -s.bytes()}, lastAt)
-		VMULPS(Mem{Base: lastAt}, a, last)
+	if !s.evex {
+		last, lastAt = s.vec(), asm.GP64()
+		asm.LEAQ(Mem{Base: x, Index: n, Scale: 4, Disp: -s.bytes()}, lastAt)
+		asm.VMULPS(Mem{Base: lastAt}, a, last)
 	}
 	s.stream(prefix, n, []GPVirtual{x}, axpyUnroll, func(j, d int, _ bool) {
 		v := s.vec()
-		VMULPS(Mem{Base: x, Disp: d}, a, v)
-		VMOVUPS(v, Mem{Base: x, Disp: d})
+		asm.VMULPS(Mem{Base: x, Disp: d}, a, v)
+		asm.VMOVUPS(v, Mem{Base: x, Disp: d})
 	})
-	JZ(LabelRef(prefix + "Done"))
-	if s.wide {
+	asm.JZ(LabelRef(prefix + "Done"))
+	if s.evex {
 		t := s.tailMask(n)
 		v := s.vec()
-		VMOVUPS_Z(Mem{Base: x}, t.k, v)
-		VMULPS(v, a, v)
-		VMOVUPS(v, t.k, Mem{Base: x})
+		asm.VMOVUPS_Z(Mem{Base: x}, t.k, v)
+		asm.VMULPS(v, a, v)
+		asm.VMOVUPS(v, t.k, Mem{Base: x})
 	} else {
-		VMOVUPS(last, Mem{Base: lastAt})
+		asm.VMOVUPS(last, Mem{Base: lastAt})
 	}
-	Label(prefix + "Done")
+	asm.Label(prefix + "Done")
 }

@@ -60,8 +60,8 @@ r2cols4Loop:
 	WORD $0x4ea0f828 // fabs v8.4s, v1.4s
 	WORD $0x4ebcf443 // fmin v3.4s, v2.4s, v28.4s
 	WORD $0x4ebcf509 // fmin v9.4s, v8.4s, v28.4s
-	WORD $0x6e221c02 // eor v2.16b, v0.16b, v2.16b
-	WORD $0x6e281c28 // eor v8.16b, v1.16b, v8.16b
+	VEOR V2.B16, V0.B16, V2.B16
+	VEOR V8.B16, V1.B16, V8.B16
 	VMOV V25.B16, V4.B16
 	VMOV V25.B16, V10.B16
 	WORD $0x4f971064 // fmla v4.4s, v3.4s, v23.s[0]
@@ -122,8 +122,8 @@ r2cols1Loop:
 	WORD $0x4ea0f828 // fabs v8.4s, v1.4s
 	WORD $0x4ebcf443 // fmin v3.4s, v2.4s, v28.4s
 	WORD $0x4ebcf509 // fmin v9.4s, v8.4s, v28.4s
-	WORD $0x6e221c02 // eor v2.16b, v0.16b, v2.16b
-	WORD $0x6e281c28 // eor v8.16b, v1.16b, v8.16b
+	VEOR V2.B16, V0.B16, V2.B16
+	VEOR V8.B16, V1.B16, V8.B16
 	VMOV V25.B16, V4.B16
 	VMOV V25.B16, V10.B16
 	WORD $0x4f971064 // fmla v4.4s, v3.4s, v23.s[0]
@@ -194,7 +194,7 @@ r1cols4Loop:
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4ea0f802 // fabs v2.4s, v0.4s
 	WORD $0x4ebcf443 // fmin v3.4s, v2.4s, v28.4s
-	WORD $0x6e221c02 // eor v2.16b, v0.16b, v2.16b
+	VEOR V2.B16, V0.B16, V2.B16
 	VMOV V25.B16, V4.B16
 	WORD $0x4f971064 // fmla v4.4s, v3.4s, v23.s[0]
 	WORD $0x4eb9d485 // fsub v5.4s, v4.4s, v25.4s
@@ -229,7 +229,7 @@ r1cols1Loop:
 	WORD $0x4e30d400 // fadd v0.4s, v0.4s, v16.4s
 	WORD $0x4ea0f802 // fabs v2.4s, v0.4s
 	WORD $0x4ebcf443 // fmin v3.4s, v2.4s, v28.4s
-	WORD $0x6e221c02 // eor v2.16b, v0.16b, v2.16b
+	VEOR V2.B16, V0.B16, V2.B16
 	VMOV V25.B16, V4.B16
 	WORD $0x4f971064 // fmla v4.4s, v3.4s, v23.s[0]
 	WORD $0x4eb9d485 // fsub v5.4s, v4.4s, v25.4s

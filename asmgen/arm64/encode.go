@@ -1,8 +1,10 @@
 // Package arm64 encodes the A64 Advanced SIMD and floating-point instructions
-// that heed's NEON kernels need and Go's arm64 assembler lacks. Each function
-// returns the instruction word together with its GNU mnemonic, so a generator
-// can write `WORD $0x…  // mnemonic` and a test can check the pair against a
-// disassembler.
+// of heed's NEON kernels. Each function returns the instruction word together
+// with its GNU mnemonic, so a generator can write `WORD $0x…  // mnemonic` and
+// a test can check the pair against a disassembler. The few instructions the
+// kernels write in Go assembler syntax (FMLA, EOR, DUP, MOV, INS) also carry
+// that spelling; a test assembles it with Go's assembler and compares the
+// words.
 //
 // Vector forms use the 4S arrangement (four float32 or int32 lanes) unless the
 // function name says otherwise; bitwise forms use 16B, which is the same
@@ -14,14 +16,38 @@ import "fmt"
 // Reg is a SIMD&FP register number, 0–31 (V0–V31, also S0–S31).
 type Reg uint8
 
+// GP is a general-purpose register number, 0–30 (R0–R30, W0–W30).
+type GP uint8
+
 // Inst is one encoded instruction.
 type Inst struct {
 	Word uint32 // the instruction word
 	Asm  string // its GNU assembler spelling, lower case
+	Go   string // its Go assembler spelling, if the kernels write it that way
 }
 
-// String returns the Go assembler line for i: WORD with the mnemonic as a comment.
-func (i Inst) String() string { return fmt.Sprintf("WORD $0x%08x // %s", i.Word, i.Asm) }
+// String returns the Go assembler line for i: its Go spelling if it has one,
+// else WORD with the mnemonic as a comment.
+func (i Inst) String() string {
+	if i.Go != "" {
+		return i.Go
+	}
+	return fmt.Sprintf("WORD $0x%08x // %s", i.Word, i.Asm)
+}
+
+func (r GP) check() uint32 {
+	if r > 30 {
+		panic(fmt.Sprintf("arm64: register R%d out of range", r))
+	}
+	return uint32(r)
+}
+
+// goThree is the Go spelling of a three-register vector instruction: Go
+// writes the operands in reverse order.
+func goThree(in Inst, op, arr string, d, n, m Reg) Inst {
+	in.Go = fmt.Sprintf("%s V%d.%s, V%d.%s, V%d.%s", op, m, arr, n, arr, d, arr)
+	return in
+}
 
 func (r Reg) check() uint32 {
 	if r > 31 {
@@ -49,13 +75,15 @@ func twoMisc(name, arr string, base uint32, d, n Reg) Inst {
 
 // Floating-point arithmetic, 4S.
 
-func FADD(d, n, m Reg) Inst   { return threeSame("fadd", "4s", 0x4e20d400, d, n, m) }
-func FSUB(d, n, m Reg) Inst   { return threeSame("fsub", "4s", 0x4ea0d400, d, n, m) }
-func FMUL(d, n, m Reg) Inst   { return threeSame("fmul", "4s", 0x6e20dc00, d, n, m) }
-func FDIV(d, n, m Reg) Inst   { return threeSame("fdiv", "4s", 0x6e20fc00, d, n, m) }
-func FMAX(d, n, m Reg) Inst   { return threeSame("fmax", "4s", 0x4e20f400, d, n, m) }
-func FMIN(d, n, m Reg) Inst   { return threeSame("fmin", "4s", 0x4ea0f400, d, n, m) }
-func FMLA(d, n, m Reg) Inst   { return threeSame("fmla", "4s", 0x4e20cc00, d, n, m) }
+func FADD(d, n, m Reg) Inst { return threeSame("fadd", "4s", 0x4e20d400, d, n, m) }
+func FSUB(d, n, m Reg) Inst { return threeSame("fsub", "4s", 0x4ea0d400, d, n, m) }
+func FMUL(d, n, m Reg) Inst { return threeSame("fmul", "4s", 0x6e20dc00, d, n, m) }
+func FDIV(d, n, m Reg) Inst { return threeSame("fdiv", "4s", 0x6e20fc00, d, n, m) }
+func FMAX(d, n, m Reg) Inst { return threeSame("fmax", "4s", 0x4e20f400, d, n, m) }
+func FMIN(d, n, m Reg) Inst { return threeSame("fmin", "4s", 0x4ea0f400, d, n, m) }
+func FMLA(d, n, m Reg) Inst {
+	return goThree(threeSame("fmla", "4s", 0x4e20cc00, d, n, m), "VFMLA", "S4", d, n, m)
+}
 func FMLS(d, n, m Reg) Inst   { return threeSame("fmls", "4s", 0x4ea0cc00, d, n, m) }
 func FADDP(d, n, m Reg) Inst  { return threeSame("faddp", "4s", 0x6e20d400, d, n, m) }
 func FMAXP(d, n, m Reg) Inst  { return threeSame("fmaxp", "4s", 0x6e20f400, d, n, m) }
@@ -81,7 +109,9 @@ func CMEQ(d, n, m Reg) Inst { return threeSame("cmeq", "4s", 0x6ea08c00, d, n, m
 func AND(d, n, m Reg) Inst { return threeSame("and", "16b", 0x4e201c00, d, n, m) }
 func BIC(d, n, m Reg) Inst { return threeSame("bic", "16b", 0x4e601c00, d, n, m) }
 func ORR(d, n, m Reg) Inst { return threeSame("orr", "16b", 0x4ea01c00, d, n, m) }
-func EOR(d, n, m Reg) Inst { return threeSame("eor", "16b", 0x6e201c00, d, n, m) }
+func EOR(d, n, m Reg) Inst {
+	return goThree(threeSame("eor", "16b", 0x6e201c00, d, n, m), "VEOR", "B16", d, n, m)
+}
 
 // BSL sets d = (d & n) | (^d & m): d is the selector.
 func BSL(d, n, m Reg) Inst { return threeSame("bsl", "16b", 0x6e601c00, d, n, m) }
@@ -169,3 +199,50 @@ func FMLSE(d, n, m Reg, i uint) Inst { return byElement("fmls", 0x4f805000, d, n
 
 // FMULE sets d = n · Vm.S[i] (FMUL by element).
 func FMULE(d, n, m Reg, i uint) Inst { return byElement("fmul", 0x4f809000, d, n, m, i) }
+
+// Moves and broadcasts.
+
+// MOV sets d = n (the ORR alias with both sources n).
+func MOV(d, n Reg) Inst {
+	return Inst{
+		Word: 0x4ea01c00 | n.check()<<16 | n.check()<<5 | d.check(),
+		Asm:  fmt.Sprintf("mov v%d.16b, v%d.16b", d, n),
+		Go:   fmt.Sprintf("VMOV V%d.B16, V%d.B16", n, d),
+	}
+}
+
+// lane4 is the imm5 field that selects 32-bit lane i (0–3).
+func lane4(name string, i uint) uint32 {
+	if i > 3 {
+		panic("arm64: " + name + " lane out of range")
+	}
+	return uint32(i)<<3 | 4
+}
+
+// DUPE sets every lane of d to lane i of n (DUP by element).
+func DUPE(d, n Reg, i uint) Inst {
+	return Inst{
+		Word: 0x4e000400 | lane4("DUP", i)<<16 | n.check()<<5 | d.check(),
+		Asm:  fmt.Sprintf("dup v%d.4s, v%d.s[%d]", d, n, i),
+		Go:   fmt.Sprintf("VDUP V%d.S[%d], V%d.S4", n, i, d),
+	}
+}
+
+// DUPW sets every lane of d to Wn (DUP from a general register).
+func DUPW(d Reg, n GP) Inst {
+	return Inst{
+		Word: 0x4e000c00 | 4<<16 | n.check()<<5 | d.check(),
+		Asm:  fmt.Sprintf("dup v%d.4s, w%d", d, n),
+		Go:   fmt.Sprintf("VDUP R%d, V%d.S4", n, d),
+	}
+}
+
+// INSW sets lane i of d to Wn, leaving the other lanes (INS from a general
+// register, alias MOV).
+func INSW(d Reg, i uint, n GP) Inst {
+	return Inst{
+		Word: 0x4e001c00 | lane4("INS", i)<<16 | n.check()<<5 | d.check(),
+		Asm:  fmt.Sprintf("mov v%d.s[%d], w%d", d, i, n),
+		Go:   fmt.Sprintf("VMOV R%d, V%d.S[%d]", n, d, i),
+	}
+}

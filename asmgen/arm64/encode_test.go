@@ -36,6 +36,10 @@ func samples() []Inst {
 			out = append(out, FMLAE(r[0], r[1], r[2], i), FMLSE(r[0], r[1], r[2], i), FMULE(r[0], r[1], r[2], i))
 		}
 		out = append(out, SHL(r[0], r[1], 0), USHR(r[0], r[1], 32), SSHR(r[0], r[1], 32))
+		out = append(out, MOV(r[0], r[1]), DUPW(r[0], GP(r[2]%31)))
+		for i := uint(0); i < 4; i++ {
+			out = append(out, DUPE(r[0], r[1], i), INSW(r[0], i, GP(r[2]%31)))
+		}
 	}
 	return out
 }
@@ -60,6 +64,10 @@ func TestKnown(t *testing.T) {
 		{FADDPS(0, 0), 0x7e30d800},
 		{FMLAE(0, 1, 2, 3), 0x4fa21820},
 		{FMULE(4, 5, 17, 1), 0x4fb190a4},
+		{MOV(2, 1), 0x4ea11c22},       // Go's VMOV V1.B16, V2.B16
+		{DUPE(31, 31, 0), 0x4e0407ff}, // Go's VDUP V31.S[0], V31.S4
+		{DUPW(23, 27), 0x4e040f77},    // Go's VDUP R27, V23.S4
+		{INSW(23, 2, 27), 0x4e141f77}, // Go's VMOV R27, V23.S[2]
 	} {
 		if c.got.Word != c.want {
 			t.Errorf("%s = %#08x, want %#08x", c.got.Asm, c.got.Word, c.want)
@@ -133,6 +141,64 @@ func TestGNUAssembler(t *testing.T) {
 	for i, in := range ins {
 		if w := binary.LittleEndian.Uint32(code[4*i:]); w != in.Word {
 			t.Errorf("%s: as gives %#08x, encoder %#08x", in.Asm, w, in.Word)
+		}
+	}
+}
+
+// TestGoAssembler assembles the Go spelling of every sample that has one with
+// Go's arm64 assembler and compares the words it lists (go tool asm -S).
+func TestGoAssembler(t *testing.T) {
+	var ins []Inst
+	for _, in := range samples() {
+		if in.Go != "" {
+			ins = append(ins, in)
+		}
+	}
+	if len(ins) == 0 {
+		t.Fatal("no sample has a Go spelling")
+	}
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Skipf("go env GOROOT: %v", err)
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "s.s")
+	var buf bytes.Buffer
+	buf.WriteString("TEXT ·f(SB), 4, $0-0\n")
+	for _, in := range ins {
+		buf.WriteString("\t" + in.Go + "\n")
+	}
+	if err := os.WriteFile(src, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "tool", "asm", "-S", "-p", "x", "-o", filepath.Join(dir, "s.o"),
+		"-I", filepath.Join(strings.TrimSpace(string(goroot)), "pkg", "include"), src)
+	cmd.Env = append(os.Environ(), "GOARCH=arm64", "GOOS=linux")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool asm: %v\n%s", err, out)
+	}
+	// The listing ends with a hex dump: "\t0x0010 22 1c a1 4e …  text".
+	var code []byte
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || !strings.HasPrefix(f[0], "0x") || len(f[1]) != 2 {
+			continue
+		}
+		for _, h := range f[1:min(len(f), 17)] {
+			b, err := strconv.ParseUint(h, 16, 8)
+			if err != nil || len(h) != 2 {
+				break
+			}
+			code = append(code, byte(b))
+		}
+	}
+	if len(code) < 4*len(ins) {
+		t.Fatalf("go tool asm listed %d bytes for %d instructions:\n%s", len(code), len(ins), out)
+	}
+	for i, in := range ins {
+		if w := binary.LittleEndian.Uint32(code[4*i:]); w != in.Word {
+			t.Errorf("%s: Go's assembler gives %#08x, encoder %#08x", in.Go, w, in.Word)
 		}
 	}
 }
