@@ -19,13 +19,11 @@ func FuzzAttend(f *testing.F) {
 		keys := randMat(rng, S, dk, rng.IntN(3))
 		vals := randMat(rng, S, 1+rng.IntN(20), rng.IntN(3))
 		if split {
-			r, w := splitMinRows, splitMinWork
-			splitMinRows, splitMinWork = 3, 0
-			defer func() { splitMinRows, splitMinWork = r, w }()
+			setTuning(t, func(t *tuning) { t.splitMinRows, t.splitMinWork = 3, 0 })
 		}
 		m := NewMemory(sc, keys, vals)
 		att := setMask(rng, m, int(mode)%5)
-		o.splits = m.splitParts()
+		o.splits = m.plan(callAttend, 1).parts
 		h := randVec(rng, qd)
 		w, c := randVec(rng, S), randVec(rng, vals.Cols)
 		m.Attend(w, c, h)

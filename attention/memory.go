@@ -8,10 +8,10 @@ import (
 
 // Memory is one sequence prepared for attention: its S keys (encoder states,
 // the rows of an S×d_k matrix), its values (S×d_v, by default the keys
-// themselves), an optional mask, the scorer's per-sequence caches (key norms
-// for Cosine, K = H̄W₂ᵀ for Additive) and the scratch space of a step. A
-// decoder builds it once per sequence (or Resets it, reusing its buffers) and
-// then pays per step only for the step.
+// themselves), an optional mask and valid length, the scorer's per-sequence
+// caches (key norms for Cosine, K = H̄W₂ᵀ for Additive, Vᵀ for AttendMany) and
+// the scratch space of its calls. Build it once per sequence, or Reset it to
+// reuse its buffers.
 //
 // The keys and values are referenced, not copied: they must not change while
 // the Memory is in use (call Reset after changing them). A Memory is not safe
@@ -38,19 +38,22 @@ type Memory struct {
 	split splitter
 }
 
-// NewMemory prepares keys (S×d_k) and values (S×d_v) for attention with sc. A
-// zero values matrix (kernels.Matrix{}) means the values are the keys. It
-// panics if the shapes do not fit sc: General needs d_k = W.Cols, Additive
-// d_k = W₂.Cols, and values must have S rows.
+// NewMemory prepares keys (S×d_k) and values (S×d_v) for attention with sc:
+// all keys attended, no mask. A zero values matrix (kernels.Matrix{}) means the
+// values are the keys. It allocates the Memory and the scorer's caches (S
+// floats for Cosine, S×d_a for Additive). It panics if the shapes do not fit
+// sc: General needs d_k = W.Cols, Additive d_k = W₂.Cols, and values must have
+// S rows.
 func NewMemory(sc Scorer, keys, values kernels.Matrix) *Memory {
 	m := &Memory{sc: sc}
 	m.Reset(keys, values)
 	return m
 }
 
-// Reset prepares the Memory for another sequence with the same scorer,
-// reusing its buffers (it allocates only when they are too small). It clears
-// the mask and the valid length.
+// Reset prepares the Memory for another sequence with the same scorer, as
+// NewMemory does, reusing its buffers (it allocates only when they are too
+// small). It clears the mask, makes every key attended and drops the Vᵀ cache.
+// It panics as NewMemory does.
 func (m *Memory) Reset(keys, values kernels.Matrix) {
 	name := m.sc.String()
 	checkMatrix(name, "keys", keys)

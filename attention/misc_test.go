@@ -127,23 +127,22 @@ func TestNoAllocs(t *testing.T) {
 	t.Run("serial", run)
 	t.Run("parallel", func(t *testing.T) {
 		forceSplit(t, 8)
-		oldB, oldM := batchMinWork, multiHeadMinWork
-		batchMinWork, multiHeadMinWork = 0, 0
-		defer func() { batchMinWork, multiHeadMinWork = oldB, oldM }()
-		if mems[0].splitParts() < 2 {
+		setTuning(t, func(t *tuning) { t.batchMinWork, t.multiHeadMinWork = 0, 0 })
+		if mems[0].plan(callAttend, 1).route != routeSplit {
 			t.Fatal("the step is not split")
 		}
 		run(t)
 	})
 	t.Run("streamed", func(t *testing.T) { // values are the keys: one pass, serial and split
-		old := streamMin
-		streamMin = 0
-		defer func() { streamMin = old }()
-		if !mems[0].streams() {
-			t.Fatal("the step does not stream")
+		setTuning(t, func(t *tuning) { t.streamMin = 0 })
+		if p := mems[0].plan(callAttend, 1); p.route != routeStream {
+			t.Fatalf("the step does not stream: %+v", p)
 		}
 		run(t)
 		forceSplit(t, 8)
+		if p := mems[0].plan(callAttend, 1); !p.stream {
+			t.Fatalf("the split step does not stream: %+v", p)
+		}
 		run(t)
 	})
 }

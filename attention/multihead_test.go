@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"testing"
 
 	"github.com/heedml/heed/kernels"
@@ -17,9 +16,8 @@ func TestMultiHead(t *testing.T) {
 	for _, parallel := range []bool{false, true} {
 		t.Run(fmt.Sprint("parallel=", parallel), func(t *testing.T) {
 			if parallel {
-				old, p := multiHeadMinWork, runtime.GOMAXPROCS(3)
-				multiHeadMinWork = 0
-				defer func() { multiHeadMinWork = old; runtime.GOMAXPROCS(p) }()
+				setTuning(t, func(t *tuning) { t.multiHeadMinWork = 0 })
+				setProcs(t, 3)
 			}
 			testMultiHead(t)
 		})

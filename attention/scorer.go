@@ -45,18 +45,17 @@ func ScaledDot() Scorer { return Scorer{kind: kindScaled} }
 func Cosine() Scorer { return Scorer{kind: kindCosine} }
 
 // General is Luong's general (multiplicative) score hᵀW h̄_s for the d_q×d_k
-// matrix W. A step computes u = Wᵀh once, then the S scores H̄·u: O(d_q·d_k +
-// S·d_k) work, never projecting the keys.
+// matrix W, computed as h̄_s·u with u = Wᵀh formed once per query. It panics
+// if W is not a valid matrix.
 func General(w kernels.Matrix) Scorer {
 	checkMatrix("Luong general", "W", w)
 	return Scorer{kind: kindGeneral, w: w}
 }
 
 // Additive is Bahdanau's score vᵀtanh(W₁h + W₂h̄_s) for W₁ (d_a×d_q), W₂
-// (d_a×d_k) and v (length d_a). A [Memory] computes K = H̄W₂ᵀ once per
-// sequence; a step computes q = W₁h and then every score in one fused pass
-// (kernels.AdditiveScore), without storing the tanh values. It panics unless
-// W₁ and W₂ have len(v) rows.
+// (d_a×d_k) and v (length d_a). A [Memory] caches K = H̄W₂ᵀ (S×d_a) when it is
+// built or Reset, so W₂ and the keys must not change in between. It panics
+// unless W₁ and W₂ have len(v) rows.
 func Additive(w1, w2 kernels.Matrix, v []float32) Scorer {
 	checkMatrix("Bahdanau", "W1", w1)
 	checkMatrix("Bahdanau", "W2", w2)

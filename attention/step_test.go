@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"testing"
 
@@ -72,19 +71,12 @@ var (
 // over many shapes, strides, separate values and masks, under every ISA, with
 // the context summed in one pass and in blocks of a few rows.
 func TestAttend(t *testing.T) {
-	for _, blk := range []int{contextBlock, 40} {
+	for _, blk := range []int{tune.contextBlock, 40} {
 		t.Run(fmt.Sprintf("block=%d", blk), func(t *testing.T) {
-			forceContextBlock(t, blk)
+			setTuning(t, func(t *tuning) { t.contextBlock = blk })
 			testAttend(t)
 		})
 	}
-}
-
-// forceContextBlock sets the bytes of values per context pass to blk.
-func forceContextBlock(t *testing.T, blk int) {
-	old := contextBlock
-	contextBlock = blk
-	t.Cleanup(func() { contextBlock = old })
 }
 
 func testAttend(t *testing.T) {
@@ -119,19 +111,11 @@ func testAttend(t *testing.T) {
 	})
 }
 
-// forceSplit makes every step of at least 2·rows keys split, on 3 goroutines.
-func forceSplit(t *testing.T, rows int) {
-	r, w, p := splitMinRows, splitMinWork, runtime.GOMAXPROCS(3)
-	splitMinRows, splitMinWork = rows, 0
-	t.Cleanup(func() { splitMinRows, splitMinWork = r, w; runtime.GOMAXPROCS(p) })
-}
-
 // TestAttendChunks checks long steps whose values are the keys, run in
 // L2-sized parts one after another on one processor, against the oracle.
 func TestAttendChunks(t *testing.T) {
-	old, p := chunkBytes, runtime.GOMAXPROCS(1)
-	chunkBytes = 256
-	t.Cleanup(func() { chunkBytes = old; runtime.GOMAXPROCS(p) })
+	setTuning(t, func(t *tuning) { t.chunkBytes = 256 })
+	setProcs(t, 1)
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(9, 10))
 		for _, k := range allKinds {
@@ -142,7 +126,7 @@ func TestAttendChunks(t *testing.T) {
 					m := NewMemory(sc, keys, kernels.Matrix{})
 					for mode := range 5 {
 						att := setMask(rng, m, mode)
-						o.splits = m.splitParts()
+						o.splits = m.plan(callAttend, 1).parts
 						h := randVec(rng, qd)
 						weights, context := randVec(rng, S), randVec(rng, d)
 						m.Attend(weights, context, h)
@@ -158,7 +142,7 @@ func TestAttendChunks(t *testing.T) {
 // including parts that are fully masked.
 func TestAttendSplit(t *testing.T) {
 	forceSplit(t, 5)
-	forceContextBlock(t, 40)
+	setTuning(t, func(t *tuning) { t.contextBlock = 40 })
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(3, 4))
 		for _, k := range allKinds {
@@ -175,7 +159,7 @@ func TestAttendSplit(t *testing.T) {
 								m.mask[s], att[s] = false, false
 							}
 						}
-						o.splits = m.splitParts()
+						o.splits = m.plan(callAttend, 1).parts
 						h := randVec(rng, qd)
 						weights, context := randVec(rng, S), randVec(rng, vals.Cols)
 						m.Attend(weights, context, h)
@@ -191,11 +175,9 @@ func TestAttendSplit(t *testing.T) {
 // calls after Reset (blocked MatTVec contexts) and later ones (Vᵀ), with the
 // default block and with blocks of a row or two.
 func TestAttendMany(t *testing.T) {
-	for _, blk := range []int{manyBlock, 40} {
+	for _, blk := range []int{tune.manyBlock, 40} {
 		t.Run(fmt.Sprintf("block=%d", blk), func(t *testing.T) {
-			old := manyBlock
-			manyBlock = blk
-			t.Cleanup(func() { manyBlock = old })
+			setTuning(t, func(t *tuning) { t.manyBlock = blk })
 			testAttendMany(t)
 		})
 	}
@@ -243,9 +225,8 @@ func TestBatch(t *testing.T) {
 	for _, parallel := range []bool{false, true} {
 		t.Run(fmt.Sprint("parallel=", parallel), func(t *testing.T) {
 			if parallel {
-				old, p := batchMinWork, runtime.GOMAXPROCS(3)
-				batchMinWork = 0
-				defer func() { batchMinWork = old; runtime.GOMAXPROCS(p) }()
+				setTuning(t, func(t *tuning) { t.batchMinWork = 0 })
+				setProcs(t, 3)
 			}
 			forEachISA(t, func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(7, 8))
@@ -300,7 +281,7 @@ func TestAttendSpecial(t *testing.T) {
 				vals := kernels.Matrix{Rows: S, Cols: 1, Stride: 1, Data: make([]float32, S)}
 				vals.Data[5], vals.Data[33] = 2, 4
 				m := NewMemory(Dot(), keys, vals)
-				if split && m.splitParts() < 2 {
+				if split && m.plan(callAttend, 1).route != routeSplit {
 					t.Fatal("not split")
 				}
 				w, c := make([]float32, S), make([]float32, 1)
@@ -323,50 +304,32 @@ func TestAttendSpecial(t *testing.T) {
 						t.Fatalf("NaN query: weights[%d] = %v, want NaN", s, x)
 					}
 				}
+				// Keys 0..19 (whole parts when split) score −Inf: weight 0;
+				// the step is the one over the other keys.
+				for s := range S {
+					copy(row(keys, s), []float32{float32(s%7) / 7, 1, 1})
+				}
+				for s := range 20 {
+					row(keys, s)[0] = float32(math.Inf(-1))
+				}
+				m.Attend(w, c, []float32{1, 1, 1})
+				sub := NewMemory(Dot(), rows(keys, 20, S), rows(vals, 20, S))
+				wantW, wantC := make([]float32, S-20), make([]float32, 1)
+				sub.step(sub.plan(callStep, 1), wantW, wantC, []float32{1, 1, 1})
+				for s, x := range w {
+					want := float32(0)
+					if s >= 20 {
+						want = wantW[s-20]
+					}
+					if math.Abs(float64(x-want)) > 1e-6 || math.IsNaN(float64(x)) {
+						t.Fatalf("−Inf scores: weights[%d] = %v, want %v", s, x, want)
+					}
+				}
+				if math.Abs(float64(c[0]-wantC[0])) > 1e-6 || math.IsNaN(float64(c[0])) {
+					t.Fatalf("−Inf scores: context = %v, want %v", c[0], wantC[0])
+				}
 			})
 		})
-	}
-}
-
-// TestParallelThresholds checks that small work stays on the caller's
-// goroutine, large work spreads over GOMAXPROCS, and long steps whose values
-// are the keys run in L2-sized parts unless they stream (a dot-product score).
-func TestParallelThresholds(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	for _, c := range []struct{ work, n, want int }{
-		{0, 10, 1}, {batchMinWork - 1, 10, 1}, {batchMinWork, 10, 4}, {batchMinWork, 3, 3}, {1 << 30, 1, 1},
-	} {
-		if got := batchParts(c.work, c.n); got != c.want {
-			t.Errorf("batchParts(%d, %d) = %d, want %d", c.work, c.n, got, c.want)
-		}
-	}
-	for _, c := range []struct {
-		procs, S, d int
-		sep         bool // separate values: no chunks
-		cosine      bool // a score that does not stream: chunks
-		want        int
-	}{
-		{4, 128, 64, false, false, 1}, {4, 1024, 256, false, false, 1}, {4, 2047, 1024, false, false, 1},
-		{4, 2047, 1024, false, true, 32}, {4, 2047, 1024, true, true, 1},
-		{4, 2048, 64, false, false, 1}, {4, 2048, 128, false, false, 2}, {4, 8192, 256, false, false, 8},
-		{4, 8192, 256, false, true, 32}, {4, 8192, 256, true, false, 8},
-		{4, 100000, 4, false, false, 16}, {4, 100000, 2, false, false, 1},
-		{1, 8192, 256, false, false, 1}, {1, 8192, 256, false, true, 32}, {1, 8192, 256, true, true, 1},
-		{1, 1025, 256, false, true, 5}, {1, 1025, 256, false, false, 1},
-	} {
-		runtime.GOMAXPROCS(c.procs)
-		keys := kernels.Matrix{Rows: c.S, Cols: c.d, Stride: c.d, Data: make([]float32, c.S*c.d)}
-		values := kernels.Matrix{}
-		if c.sep {
-			values = kernels.Matrix{Rows: c.S, Cols: c.d, Stride: c.d, Data: make([]float32, c.S*c.d)}
-		}
-		sc := Dot()
-		if c.cosine {
-			sc = Cosine()
-		}
-		if got := NewMemory(sc, keys, values).splitParts(); got != c.want {
-			t.Errorf("procs=%d S=%d, d=%d, separate values %v, %s: %d parts, want %d", c.procs, c.S, c.d, c.sep, sc, got, c.want)
-		}
 	}
 }
 
@@ -381,12 +344,9 @@ func TestAttendStream(t *testing.T) {
 			if split {
 				forceSplit(t, 5)
 			} else {
-				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+				setProcs(t, 1)
 			}
-			forceContextBlock(t, 40)
-			old := streamMin
-			streamMin = 40
-			t.Cleanup(func() { streamMin = old })
+			setTuning(t, func(t *tuning) { t.contextBlock, t.streamMin = 40, 40 })
 			forEachISA(t, func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(13, 14))
 				for _, k := range allKinds {
@@ -397,10 +357,12 @@ func TestAttendStream(t *testing.T) {
 							m := NewMemory(sc, keys, kernels.Matrix{})
 							for mode := range 5 {
 								att := setMask(rng, m, mode)
-								if mode == 0 && (k == kindDot || k == kindScaled || k == kindGeneral) && !m.streams() {
-									t.Fatalf("%s S=%d d=%d does not stream", sc, S, d)
+								p := m.plan(callAttend, 1)
+								if mode == 0 && (k == kindDot || k == kindScaled || k == kindGeneral) && S*d*4 > 40 &&
+									p.route != routeStream && !(p.route == routeSplit && p.stream) {
+									t.Fatalf("%s S=%d d=%d does not stream: %+v", sc, S, d, p)
 								}
-								o.splits = m.splitParts()
+								o.splits = p.parts
 								h := randVec(rng, qd)
 								weights, context := randVec(rng, S), randVec(rng, d)
 								m.Attend(weights, context, h)
@@ -420,11 +382,8 @@ func TestAttendStream(t *testing.T) {
 					}
 					w, c := make([]float32, S), make([]float32, d)
 					m.Attend(w, c, h)
-					stream, rows := streamMin, splitMinRows
-					streamMin, splitMinRows = 1<<30, 1<<30
 					wantW, wantC := make([]float32, S), make([]float32, d)
-					m.Attend(wantW, wantC, h)
-					streamMin, splitMinRows = stream, rows
+					m.step(m.plan(callPlain, 1), wantW, wantC, h)
 					if !slices.Equal(f32bits(w), f32bits(wantW)) || !slices.Equal(f32bits(c), f32bits(wantC)) {
 						t.Fatalf("key %v: weights %v context %v, want %v %v", v, w, c, wantW, wantC)
 					}
