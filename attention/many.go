@@ -90,16 +90,13 @@ func (m *Memory) manyScores(scores, queries kernels.Matrix, kblk int) {
 	case kindDot:
 		kernels.MatVecBatch(scores, keys, queries)
 	case kindCosine:
-		kernels.MatVecBatch(scores, keys, queries)
+		qm := m.manyBuf(B, dk)
 		for b := range B {
-			h, x := row(queries, b), row(scores, b)
-			inv := float32(0)
-			if nrm := math.Sqrt(float64(kernels.Dot(h, h))); nrm > 0 {
-				inv = float32(1 / nrm)
-			}
-			for s, k := range m.invNorm[:n] {
-				x[s] *= k * inv
-			}
+			unitQuery(row(qm, b), row(queries, b))
+		}
+		kernels.MatVecBatch(scores, keys, qm)
+		for b := range B {
+			m.cosineScores(row(scores, b), row(qm, b), 0)
 		}
 	case kindScaled:
 		qm := m.manyBuf(B, dk)

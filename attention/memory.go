@@ -23,7 +23,8 @@ type Memory struct {
 	valid  int    // keys [valid, S) are padding
 	mask   []bool // nil, or mask[s] reports whether key s is attended
 
-	invNorm []float32      // Cosine: 1/‖h̄_s‖ (0 for a zero key)
+	invNorm []float32      // Cosine: 1/‖h̄_s‖, or 0 for a zero or wide key (see cosine.go)
+	wide    []int32        // Cosine: the wide keys, scored in float64
 	proj    kernels.Matrix // Additive: K = H̄W₂ᵀ, S×d_a
 	valT    kernels.Matrix // Vᵀ (d_v×S), built by the second AttendMany after Reset
 	valTOK  bool
@@ -31,9 +32,8 @@ type Memory struct {
 
 	sameValues bool // the values are the keys
 
-	q    []float32 // a step's query-side vector (scaled query, Wᵀh or W₁h)
-	qInv float32   // Cosine: 1/‖h‖ of the step's query
-	qm   []float32 // AttendMany's projected queries
+	q  []float32 // a step's query-side vector (scaled query, Wᵀh or W₁h)
+	qm []float32 // AttendMany's projected queries
 
 	split splitter
 }
@@ -75,15 +75,7 @@ func (m *Memory) Reset(keys, values kernels.Matrix) {
 	m.q = grow(m.q, m.sc.projDim(keys.Cols))
 	switch m.sc.kind {
 	case kindCosine:
-		m.invNorm = grow(m.invNorm, S)
-		for s := range S {
-			k := row(keys, s)
-			n := math.Sqrt(float64(kernels.Dot(k, k)))
-			m.invNorm[s] = 0
-			if n > 0 {
-				m.invNorm[s] = float32(1 / n)
-			}
-		}
+		m.cosineKeys()
 	case kindAdditive:
 		da := m.sc.w2.Rows
 		m.proj = kernels.Matrix{Rows: S, Cols: da, Stride: da, Data: grow(m.proj.Data, S*da)}
@@ -130,11 +122,8 @@ func (m *Memory) prepareQuery(h []float32) []float32 {
 		kernels.Scale(float32(1/math.Sqrt(float64(len(h)))), m.q)
 		return m.q
 	case kindCosine:
-		m.qInv = 0
-		if n := math.Sqrt(float64(kernels.Dot(h, h))); n > 0 {
-			m.qInv = float32(1 / n)
-		}
-		return h
+		unitQuery(m.q, h)
+		return m.q
 	case kindGeneral:
 		clear(m.q)
 		kernels.MatTVec(m.q, m.sc.w, h)
@@ -156,10 +145,7 @@ func (m *Memory) rowScores(dst, qv []float32, lo int) {
 		kernels.AdditiveScore(dst, rows(m.proj, lo, hi), qv, m.sc.v)
 	case kindCosine:
 		kernels.MatVec(dst, rows(m.keys, lo, hi), qv)
-		inv := m.invNorm[lo:hi]
-		for i := range dst {
-			dst[i] *= inv[i] * m.qInv
-		}
+		m.cosineScores(dst, qv, lo)
 	default:
 		kernels.MatVec(dst, rows(m.keys, lo, hi), qv)
 	}

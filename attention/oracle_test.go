@@ -118,7 +118,7 @@ func (o oracle) score(h []float32, keys kernels.Matrix, s int) (x, bound float64
 			return 0, 0
 		}
 		n := math.Sqrt(hh) * math.Sqrt(kk)
-		return x / n, 3*gamma(d+6)*abs/n + float64(d)*eta/n
+		return x / n, 3*gamma(d+6)*abs/n + float64(d)*0x1p-100
 	case kindGeneral:
 		dq, dk := o.w.Rows, o.w.Cols
 		var abs float64

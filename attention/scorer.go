@@ -40,8 +40,12 @@ func Dot() Scorer { return Scorer{kind: kindDot} }
 // ScaledDot is the scaled dot-product score hᵀh̄_s/√d, d the key length.
 func ScaledDot() Scorer { return Scorer{kind: kindScaled} }
 
-// Cosine is the cosine similarity hᵀh̄_s/(‖h‖·‖h̄_s‖). The key norms are
-// cached per sequence; a zero query or key has similarity 0 with everything.
+// Cosine is the cosine similarity hᵀh̄_s/(‖h‖·‖h̄_s‖). A zero query or key has
+// similarity 0 with everything; an infinite or NaN element makes its scores
+// NaN. For any finite query and keys, whatever their magnitudes, each score is
+// within 3·γ_{d+6}·Σ_i|h_i·h̄_si|/(‖h‖·‖h̄_s‖) + d·2⁻¹⁰⁰ of the exact cosine
+// (nothing overflows or underflows beyond that). The key norms are cached
+// when a Memory is built or Reset.
 func Cosine() Scorer { return Scorer{kind: kindCosine} }
 
 // General is Luong's general (multiplicative) score hᵀW h̄_s for the d_q×d_k
@@ -89,10 +93,10 @@ func (s Scorer) queryDim(dk int) int {
 }
 
 // projDim returns the length of the query-side vector a step computes (the
-// scaled query, u = Wᵀh, q = W₁h), 0 when the query is used as it is.
+// scaled or unit query, u = Wᵀh, q = W₁h), 0 when the query is used as it is.
 func (s Scorer) projDim(dk int) int {
 	switch s.kind {
-	case kindScaled:
+	case kindScaled, kindCosine:
 		return dk
 	case kindGeneral:
 		return s.w.Cols

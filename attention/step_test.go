@@ -400,3 +400,65 @@ func f32bits(s []float32) []uint32 {
 	}
 	return b
 }
+
+// TestCosineMagnitudes checks cosine steps, scores and many-query calls
+// against the float64 oracle for keys and queries of magnitudes 1e-45 to 1e38
+// (each key its own), where a float32 ‖h‖² or ‖h̄_s‖², or the product of the
+// two norms, would overflow or underflow.
+func TestCosineMagnitudes(t *testing.T) {
+	mags := []float64{1e-45, 1e-38, 1e-30, 1e-25, 1e-20, 1e-10, 1, 1e10, 1e20, 1e30, 1e38}
+	forEachISA(t, func(t *testing.T) {
+		// The cases that gave NaN or equal weights, with their exact weights.
+		want := []float32{float32(math.E / (math.E + 1)), float32(1 / (math.E + 1))}
+		for _, a := range []float32{1e-20, 1e20, 1e-25, 1e-38, 1e38} {
+			keys := kernels.Matrix{Rows: 2, Cols: 2, Stride: 2, Data: []float32{a, 0, 0, a}}
+			w, c := make([]float32, 2), make([]float32, 2)
+			NewMemory(Cosine(), keys, kernels.Matrix{}).Attend(w, c, []float32{a, 0})
+			for s := range w {
+				if !(math.Abs(float64(w[s]-want[s])) <= 1e-6) {
+					t.Fatalf("keys [[%g 0] [0 %g]], query [%g 0]: weights %v, want %v", a, a, a, w, want)
+				}
+			}
+		}
+		rng := rand.New(rand.NewPCG(21, 22))
+		_, o, _ := newScorer(rng, kindCosine, 0, 0, 0)
+		for _, d := range []int{1, 2, 7, 33} {
+			for _, qa := range mags {
+				for _, mixed := range []bool{false, true} {
+					const S = 12
+					keys := kernels.Matrix{Rows: S, Cols: d, Stride: d, Data: make([]float32, S*d)}
+					for s := range S {
+						ka := mags[rng.IntN(len(mags))]
+						if !mixed {
+							ka = qa
+						}
+						for j := range row(keys, s) {
+							row(keys, s)[j] = float32((rng.Float64()*2 - 1) * ka)
+						}
+					}
+					h := make([]float32, d)
+					for j := range h {
+						h[j] = float32((rng.Float64()*2 - 1) * qa)
+					}
+					vals := randMat(rng, S, 3, 1)
+					m := NewMemory(Cosine(), keys, vals)
+					att := setMask(rng, m, 0)
+					what := fmt.Sprintf("d=%d query magnitude %g mixed keys %v", d, qa, mixed)
+					w, c := make([]float32, S), make([]float32, 3)
+					m.Attend(w, c, h)
+					o.checkStep(t, what, w, c, h, keys, vals, att)
+					m.Scores(w, h)
+					o.checkScores(t, what, w, h, keys, att)
+					q := kernels.Matrix{Rows: 2, Cols: d, Stride: d, Data: append(append([]float32{}, h...), h...)}
+					for range 2 { // the first call, then Vᵀ
+						wm, cm := randMat(rng, 2, S, 0), randMat(rng, 2, 3, 0)
+						m.AttendMany(wm, cm, q)
+						for b := range 2 {
+							o.checkStep(t, what+" AttendMany", row(wm, b), row(cm, b), h, keys, vals, att)
+						}
+					}
+				}
+			}
+		}
+	})
+}
