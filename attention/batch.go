@@ -20,9 +20,9 @@ type Batch struct {
 // Attend sets, for each i, weights[i] and contexts[i] to the step
 // mems[i].Attend(weights[i], contexts[i], queries[i]) defines (each
 // sequence's own scorer, mask and valid length), within Memory.Attend's error
-// bound. The Memories must be distinct, and no slice may overlap another or a
-// Memory's matrices. Every shape is checked before any work; it panics on the
-// first mismatch, naming the sequence.
+// bound. No slice may overlap another or a Memory's matrices. Every shape is
+// checked before any work; it panics on the first mismatch, naming the
+// sequence, and if a Memory appears twice, naming both sequences.
 func (b *Batch) Attend(mems []*Memory, weights, contexts, queries [][]float32) {
 	if len(weights) != len(mems) || len(contexts) != len(mems) || len(queries) != len(mems) {
 		panicf("Batch: %d memories but %d weights, %d contexts, %d queries", len(mems), len(weights), len(contexts), len(queries))
@@ -35,6 +35,7 @@ func (b *Batch) Attend(mems []*Memory, weights, contexts, queries [][]float32) {
 		checkBatchStep(m, i, weights[i], contexts[i], queries[i])
 		work += m.valid * (m.keys.Cols + m.values.Cols)
 	}
+	checkDistinct(mems)
 	workers := batchWorkers(work, len(mems))
 	if workers <= 1 {
 		for i, m := range mems {
@@ -57,6 +58,24 @@ func (b *Batch) run(int) {
 		}
 		m := b.mems[i]
 		m.step(m.plan(callStep, 1), b.weights[i], b.contexts[i], b.queries[i])
+	}
+}
+
+// checkDistinct panics if a Memory appears twice in mems, naming the two
+// sequences. It marks each Memory with its index (no allocation, one pass) and
+// clears every mark before it returns or panics.
+func checkDistinct(mems []*Memory) {
+	for i, m := range mems {
+		if j := m.batchMark - 1; j >= 0 {
+			for _, m := range mems[:i] {
+				m.batchMark = 0
+			}
+			panicf("Batch: sequences %d and %d are the same Memory", j, i)
+		}
+		m.batchMark = i + 1
+	}
+	for _, m := range mems {
+		m.batchMark = 0
 	}
 }
 

@@ -32,10 +32,12 @@ type Memory struct {
 
 	sameValues bool // the values are the keys
 
-	q  []float32 // a step's query-side vector (scaled query, Wᵀh or W₁h)
+	q  []float32 // a step's query-side vector (scaled or unit query, Wᵀh or W₁h)
 	qm []float32 // AttendMany's projected queries
 
 	split splitter
+
+	batchMark int // while a Batch checks its Memories: 1 + the index of this one, else 0
 }
 
 // NewMemory prepares keys (S×d_k) and values (S×d_v) for attention with sc:

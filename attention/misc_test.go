@@ -1,6 +1,7 @@
 package attention
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -145,4 +146,48 @@ func TestNoAllocs(t *testing.T) {
 		}
 		run(t)
 	})
+}
+
+// TestBatchDuplicate checks that a Batch given the same Memory twice panics,
+// naming both sequences, before any work, on one goroutine and spread over
+// several, and that the Memories are usable afterwards.
+func TestBatchDuplicate(t *testing.T) {
+	for _, parallel := range []bool{false, true} {
+		t.Run(fmt.Sprint("parallel=", parallel), func(t *testing.T) {
+			if parallel {
+				setTuning(t, func(t *tuning) { t.batchMinWork = 0 })
+				setProcs(t, 3)
+			}
+			rng := rand.New(rand.NewPCG(15, 16))
+			keys := randMat(rng, 50, 8, 0)
+			a, b := NewMemory(Dot(), keys, kernels.Matrix{}), NewMemory(Cosine(), keys, kernels.Matrix{})
+			h := randVec(rng, 8)
+			for _, c := range []struct {
+				mems []*Memory
+				want string
+			}{
+				{[]*Memory{a, a}, "heed/attention: Batch: sequences 0 and 1 are the same Memory"},
+				{[]*Memory{a, b, a}, "heed/attention: Batch: sequences 0 and 2 are the same Memory"},
+				{[]*Memory{b, a, a, b}, "heed/attention: Batch: sequences 1 and 2 are the same Memory"},
+			} {
+				n := len(c.mems)
+				w, cx, q := make([][]float32, n), make([][]float32, n), make([][]float32, n)
+				for i := range n {
+					w[i], cx[i], q[i] = make([]float32, 50), make([]float32, 8), h
+					w[i][0], cx[i][0] = 7, 7
+				}
+				var bt Batch
+				mustPanic(t, c.want, func() { bt.Attend(c.mems, w, cx, q) })
+				for i := range n {
+					if w[i][0] != 7 || cx[i][0] != 7 {
+						t.Fatalf("%s: sequence %d written before the panic", c.want, i)
+					}
+				}
+			}
+			// No mark is left behind: distinct Memories still run.
+			var bt Batch
+			w, cx := [][]float32{make([]float32, 50), make([]float32, 50)}, [][]float32{make([]float32, 8), make([]float32, 8)}
+			bt.Attend([]*Memory{a, b}, w, cx, [][]float32{h, h})
+		})
+	}
 }
