@@ -29,9 +29,11 @@
 // layout), so column blocks and row ranges are used in place, without copies.
 //
 // Parallel calls (a long step split across keys, a large Batch or MultiHead)
-// run on a pool of long-lived worker goroutines started on first use (as many
-// as the largest GOMAXPROCS−1 in effect during a parallel call), so that they
-// too allocate nothing per call.
+// run on a pool of long-lived worker goroutines started on first use, so that
+// they too allocate nothing per call. The pool grows to a call's need, at most
+// the GOMAXPROCS−1 in effect during that call; a worker idle for a second exits
+// if the pool holds more than the current GOMAXPROCS−1, so after GOMAXPROCS is
+// lowered the pool shrinks to it within about a second without work.
 //
 // Accuracy: scores carry the error bounds of the kernels that compute them
 // (γₙ·Σ|terms| for the products); [Memory.Attend] states the bound this gives
