@@ -8,8 +8,10 @@ import (
 
 // AttendMany runs B attention steps against the Memory in one call: row b of
 // queries (B×d_q) gives row b of weights (B×S) and of context (B×d_v), each
-// the step Attend defines for that query, within Attend's error bound (so the
-// two may differ in the last bits; see Attend for masks and special values).
+// the step Attend defines for that query (masks and special values included)
+// and within Attend's error bound of the exact step. It computes the scores
+// and sums in another order than Attend, so a row need not equal Attend's
+// result bit for bit: the two differ by at most the sum of their bounds.
 //
 // The Memory caches Vᵀ for later calls of the same sequence: the second call
 // with B > 1 after NewMemory or Reset builds it (S·d_v copies, allocating if

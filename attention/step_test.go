@@ -462,3 +462,64 @@ func TestCosineMagnitudes(t *testing.T) {
 		}
 	})
 }
+
+// TestAttendManyVsAttend checks AttendMany's contract against Attend: each
+// row is within Attend's error bound of the exact step, so a row of
+// AttendMany and the Attend step of the same query differ by at most the sum
+// of the two bounds (they are not promised to be equal bit for bit: the
+// largest relative difference seen is logged).
+func TestAttendManyVsAttend(t *testing.T) {
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(23, 24))
+		var worst float64
+		differ, rowsSeen := 0, 0
+		for _, k := range allKinds {
+			for _, S := range []int{3, 17, 64, 300} {
+				for _, d := range []int{5, 32, 64} {
+					B := 2 + rng.IntN(6)
+					sc, o, qd := newScorer(rng, k, 1+rng.IntN(20), d, 1+rng.IntN(20))
+					keys := randMat(rng, S, d, rng.IntN(2))
+					m := NewMemory(sc, keys, kernels.Matrix{})
+					for mode := range 5 {
+						if mode%2 == 0 {
+							m.Reset(keys, kernels.Matrix{}) // the next AttendMany is a first call
+						}
+						att := setMask(rng, m, mode)
+						q := randMat(rng, B, qd, 1)
+						wm, cm := randMat(rng, B, S, 0), randMat(rng, B, d, 0)
+						m.AttendMany(wm, cm, q)
+						stepO := o
+						stepO.splits = m.plan(callAttend, 1).parts
+						w, c := make([]float32, S), make([]float32, d)
+						for b := range B {
+							h := row(q, b)
+							m.Attend(w, c, h)
+							r, rs := o.step(h, keys, keys, att), stepO.step(h, keys, keys, att)
+							what := fmt.Sprintf("%s S=%d d=%d B=%d mode %d query %d", sc, S, d, B, mode, b)
+							rowsSeen++
+							if !slices.Equal(f32bits(w), f32bits(row(wm, b))) || !slices.Equal(f32bits(c), f32bits(row(cm, b))) {
+								differ++
+							}
+							for s := range S {
+								diff := math.Abs(float64(w[s]) - float64(row(wm, b)[s]))
+								if !(diff <= r.da[s]+rs.da[s]) {
+									t.Fatalf("%s: weights[%d]: Attend %v, AttendMany %v, differ by %.3g > %.3g", what, s, w[s], row(wm, b)[s], diff, r.da[s]+rs.da[s])
+								}
+								if w[s] >= 1e-3 {
+									worst = max(worst, diff/math.Abs(float64(w[s])))
+								}
+							}
+							for j := range d {
+								diff := math.Abs(float64(c[j]) - float64(row(cm, b)[j]))
+								if !(diff <= r.dc[j]+rs.dc[j]) {
+									t.Fatalf("%s: context[%d]: Attend %v, AttendMany %v, differ by %.3g > %.3g", what, j, c[j], row(cm, b)[j], diff, r.dc[j]+rs.dc[j])
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+		t.Logf("%d of %d rows differ from Attend in some bit; largest relative difference of a weight ≥ 0.001: %.3g", differ, rowsSeen, worst)
+	})
+}
