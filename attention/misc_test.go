@@ -15,27 +15,32 @@ func TestAttentional(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(11, 12))
 		for _, sh := range [][3]int{{1, 1, 0}, {1, 0, 1}, {3, 2, 5}, {16, 8, 8}, {33, 17, 64}} {
-			dout, dc, dh := sh[0], sh[1], sh[2]
-			wc := randMat(rng, dout, dc+dh, 3)
-			c, h, dst := randVec(rng, dc), randVec(rng, dh), make([]float32, dout)
-			a := NewAttentional(wc, dc)
-			a.Apply(dst, c, h)
-			x := append(append([]float32{}, c...), h...)
-			for i := range dout {
-				var z, abs float64
-				for j := range dc + dh {
-					p := at(wc, i, j) * float64(x[j])
-					z += p
-					abs += math.Abs(p)
-				}
-				want := math.Tanh(z)
-				bound := gamma(dc+dh)*abs + 4*u*math.Abs(want) + float64(dc+dh)*eta
-				if err := math.Abs(float64(dst[i]) - want); !(err <= bound) {
-					t.Fatalf("%v: dst[%d] = %v, want %v ± %.3g", sh, i, dst[i], want, bound)
-				}
-			}
+			checkAttentional(t, rng, sh[0], sh[1], sh[2])
 		}
 	})
+}
+
+// checkAttentional checks one random d_out×(d_c+d_h) Attentional.Apply.
+func checkAttentional(t *testing.T, rng *rand.Rand, dout, dc, dh int) {
+	t.Helper()
+	wc := randMat(rng, dout, dc+dh, 3)
+	c, h, dst := randVec(rng, dc), randVec(rng, dh), make([]float32, dout)
+	a := NewAttentional(wc, dc)
+	a.Apply(dst, c, h)
+	x := append(append([]float32{}, c...), h...)
+	for i := range dout {
+		var z, abs float64
+		for j := range dc + dh {
+			p := at(wc, i, j) * float64(x[j])
+			z += p
+			abs += math.Abs(p)
+		}
+		want := math.Tanh(z)
+		bound := gamma(dc+dh)*abs + 4*u*math.Abs(want) + float64(dc+dh)*eta
+		if err := math.Abs(float64(dst[i]) - want); !(err <= bound) {
+			t.Fatalf("d_out=%d d_c=%d d_h=%d: dst[%d] = %v, want %v ± %.3g", dout, dc, dh, i, dst[i], want, bound)
+		}
+	}
 }
 
 // TestPanics checks that wrong shapes panic before any work, naming the
