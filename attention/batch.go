@@ -6,12 +6,10 @@ import (
 )
 
 // Batch runs one attention step for each of several independent sequences,
-// of any lengths (a batch of decoders). When the batch is large enough to gain
-// (about 128K multiply-adds in all) the steps are spread over
-// GOMAXPROCS goroutines, each taking the next sequence as it finishes one, so
-// long and short sequences balance; otherwise they run on the caller's
-// goroutine. The zero Batch is ready to use; it keeps its synchronisation
-// state, so a call allocates nothing. A Batch is not safe for concurrent use.
+// of any lengths (a batch of decoders). The steps may run concurrently on the
+// package's worker goroutines; Attend returns when all are done. The zero
+// Batch is ready to use; it keeps its synchronisation state, so a call
+// allocates nothing. A Batch is not safe for concurrent use.
 type Batch struct {
 	mems                       []*Memory
 	weights, contexts, queries [][]float32
@@ -19,15 +17,12 @@ type Batch struct {
 	wg                         sync.WaitGroup
 }
 
-// batchMinWork is the total work (multiply-adds) below which a Batch runs on
-// one goroutine: a hand-off to another goroutine costs a few microseconds.
-var batchMinWork = 1 << 17
-
-// Attend sets, for each i, weights[i] and contexts[i] as mems[i].Attend(
-// weights[i], contexts[i], queries[i]) would (each sequence's own scorer, mask
-// and valid length; long sequences are not split further). The Memories must
-// be distinct. Every shape is checked before any work; it panics on the first
-// mismatch, naming the sequence.
+// Attend sets, for each i, weights[i] and contexts[i] to the step
+// mems[i].Attend(weights[i], contexts[i], queries[i]) defines (each
+// sequence's own scorer, mask and valid length), within Memory.Attend's error
+// bound. No slice may overlap another or a Memory's matrices. Every shape is
+// checked before any work; it panics on the first mismatch, naming the
+// sequence, and if a Memory appears twice, naming both sequences.
 func (b *Batch) Attend(mems []*Memory, weights, contexts, queries [][]float32) {
 	if len(weights) != len(mems) || len(contexts) != len(mems) || len(queries) != len(mems) {
 		panicf("Batch: %d memories but %d weights, %d contexts, %d queries", len(mems), len(weights), len(contexts), len(queries))
@@ -40,26 +35,18 @@ func (b *Batch) Attend(mems []*Memory, weights, contexts, queries [][]float32) {
 		checkBatchStep(m, i, weights[i], contexts[i], queries[i])
 		work += m.valid * (m.keys.Cols + m.values.Cols)
 	}
-	parts := batchParts(work, len(mems))
-	if parts <= 1 {
+	checkDistinct(mems)
+	workers := batchWorkers(work, len(mems))
+	if workers <= 1 {
 		for i, m := range mems {
-			m.attend(weights[i], contexts[i], queries[i])
+			m.step(m.plan(callStep, 1), weights[i], contexts[i], queries[i])
 		}
 		return
 	}
 	b.mems, b.weights, b.contexts, b.queries = mems, weights, contexts, queries
 	b.next.Store(0)
-	runParallel(b, parts, &b.wg)
+	runParallel(b, workers, &b.wg)
 	b.mems, b.weights, b.contexts, b.queries = nil, nil, nil, nil
-}
-
-// batchParts returns how many goroutines a batch of n sequences with the given
-// total work uses: one below batchMinWork, else up to GOMAXPROCS.
-func batchParts(work, n int) int {
-	if work < batchMinWork {
-		return 1
-	}
-	return min(procs(), n)
 }
 
 // run takes sequences until none is left.
@@ -69,7 +56,26 @@ func (b *Batch) run(int) {
 		if i >= len(b.mems) {
 			return
 		}
-		b.mems[i].attend(b.weights[i], b.contexts[i], b.queries[i])
+		m := b.mems[i]
+		m.step(m.plan(callStep, 1), b.weights[i], b.contexts[i], b.queries[i])
+	}
+}
+
+// checkDistinct panics if a Memory appears twice in mems, naming the two
+// sequences. It marks each Memory with its index (no allocation, one pass) and
+// clears every mark before it returns or panics.
+func checkDistinct(mems []*Memory) {
+	for i, m := range mems {
+		if j := m.batchMark - 1; j >= 0 {
+			for _, m := range mems[:i] {
+				m.batchMark = 0
+			}
+			panicf("Batch: sequences %d and %d are the same Memory", j, i)
+		}
+		m.batchMark = i + 1
+	}
+	for _, m := range mems {
+		m.batchMark = 0
 	}
 }
 

@@ -3,7 +3,6 @@ package attention
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"testing"
 
 	"github.com/heedml/heed/kernels"
@@ -191,17 +190,17 @@ func BenchmarkLong(b *testing.B) {
 		w, c, h := make([]float32, S), make([]float32, d), ramp(d)
 		for _, mode := range []string{"serial", "chunks", "stream", "split"} {
 			b.Run(fmt.Sprintf("S=%d,d=%d/%s", S, d, mode), func(b *testing.B) {
-				rows, chunk, stream := splitMinRows, chunkBytes, streamMin
 				if mode != "split" {
-					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+					setProcs(b, 1)
 				}
-				if mode == "serial" || mode == "chunks" {
-					streamMin = math.MaxInt
-				}
-				if mode == "serial" {
-					chunkBytes = S * d * 4
-				}
-				defer func() { splitMinRows, chunkBytes, streamMin = rows, chunk, stream }()
+				setTuning(b, func(t *tuning) {
+					if mode == "serial" || mode == "chunks" {
+						t.streamMin = math.MaxInt
+					}
+					if mode == "serial" {
+						t.chunkBytes = S * d * 4
+					}
+				})
 				benchISAs(b, func(b *testing.B) {
 					for b.Loop() {
 						m.Attend(w, c, h)
@@ -226,11 +225,9 @@ func BenchmarkBatch(b *testing.B) {
 	var bt Batch
 	for _, par := range []bool{false, true} {
 		b.Run(fmt.Sprintf("n=%d,d=%d/parallel=%v,procs=%d", n, d, par, procs()), func(b *testing.B) {
-			old := batchMinWork
 			if !par {
-				batchMinWork = math.MaxInt
+				setTuning(b, func(t *tuning) { t.batchMinWork = math.MaxInt })
 			}
-			defer func() { batchMinWork = old }()
 			benchISAs(b, func(b *testing.B) {
 				for b.Loop() {
 					bt.Attend(mems, ws, cs, qs)
@@ -248,11 +245,9 @@ func BenchmarkMultiHead(b *testing.B) {
 	var ws Workspace
 	for _, par := range []bool{false, true} {
 		b.Run(fmt.Sprintf("T=S=%d,d=%d,h=%d/parallel=%v,procs=%d", T, d, heads, par, procs()), func(b *testing.B) {
-			old := multiHeadMinWork
 			if !par {
-				multiHeadMinWork = math.MaxInt
+				setTuning(b, func(t *tuning) { t.multiHeadMinWork = math.MaxInt })
 			}
-			defer func() { multiHeadMinWork = old }()
 			benchISAs(b, func(b *testing.B) {
 				for b.Loop() {
 					MultiHead(out, q, q, q, heads, true, &ws)

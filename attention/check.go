@@ -60,9 +60,9 @@ func row(m kernels.Matrix, i int) []float32 {
 }
 
 // grow returns buf resliced to n, reallocated only when its capacity is short.
-func grow(buf []float32, n int) []float32 {
+func grow[T any](buf []T, n int) []T {
 	if cap(buf) < n {
-		return make([]float32, n)
+		return make([]T, n)
 	}
 	return buf[:n]
 }

@@ -29,11 +29,15 @@
 // layout), so column blocks and row ranges are used in place, without copies.
 //
 // Parallel calls (a long step split across keys, a large Batch or MultiHead)
-// run on a pool of GOMAXPROCS−1 long-lived goroutines started on first use,
-// so that they too allocate nothing per call.
+// run on a pool of long-lived worker goroutines started on first use, so that
+// they too allocate nothing per call. The pool grows to a call's need, at most
+// the GOMAXPROCS−1 in effect during that call; a worker idle for a second exits
+// if the pool holds more than the current GOMAXPROCS−1, so after GOMAXPROCS is
+// lowered the pool shrinks to it within about a second without work.
 //
 // Accuracy: scores carry the error bounds of the kernels that compute them
-// (γₙ·Σ|terms| for the products); the tests check every mechanism against a
-// float64 evaluation of its formula within the bound propagated through the
-// softmax and the weighted sum (see oracle_test.go).
+// (γₙ·Σ|terms| for the products); [Memory.Attend] states the bound this gives
+// the weights and the context, and the tests check every mechanism against a
+// float64 evaluation of its formula within it (see oracle_test.go). How the
+// calls run, and why, is in DESIGN.md.
 package attention

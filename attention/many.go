@@ -7,19 +7,19 @@ import (
 )
 
 // AttendMany runs B attention steps against the Memory in one call: row b of
-// queries (B×d_q) gives row b of weights (B×S) and of context (B×d_v), exactly
-// as Attend would. This is the call for teacher forcing or a beam search: the
-// scores of all queries come from one kernels.MatVecBatch over the keys (for
-// Bahdanau, q = W₁h for all queries from one MatVecBatch over W₁, then the
-// fused score of every query on each L1-sized block of K in turn) and the
-// contexts from one kernels.MatVecBatch over Vᵀ, so each key and value is read
-// from memory once for several queries.
+// queries (B×d_q) gives row b of weights (B×S) and of context (B×d_v), each
+// the step Attend defines for that query (masks and special values included)
+// and within Attend's error bound of the exact step. It computes the scores
+// and sums in another order than Attend, so a row need not equal Attend's
+// result bit for bit: the two differ by at most the sum of their bounds.
 //
-// Vᵀ is a per-sequence cache, built by the second AttendMany after NewMemory
-// or Reset (S·d_v copies, allocating if the buffer is too small): the first
-// call, all that teacher forcing makes, forms the contexts without it, one
-// kernels.MatTVec per query on each L1-sized block of values in turn. It
-// panics unless the three matrices have B rows and the widths above.
+// The Memory caches Vᵀ for later calls of the same sequence: the second call
+// with B > 1 after NewMemory or Reset builds it (S·d_v copies, allocating if
+// the buffer is too small). Otherwise AttendMany allocates nothing once its
+// query scratch (B×d_q) has grown. weights and context must not overlap each
+// other, queries, or the Memory's matrices. It panics unless the three
+// matrices have B rows and the widths above. A Memory is not safe for
+// concurrent use.
 func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 	name := m.sc.String()
 	checkMatrix(name, "weights", weights)
@@ -34,63 +34,45 @@ func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 		return
 	}
 	if B == 1 { // no reads to share: a plain step, without building Vᵀ
-		m.attend(row(weights, 0), row(context, 0), row(queries, 0))
+		m.step(m.plan(callStep, 1), row(weights, 0), row(context, 0), row(queries, 0))
 		return
 	}
-	n := m.valid
-	any := n > 0
-	if any && m.mask != nil {
-		any = false
-		for _, ok := range m.mask[:n] {
-			any = any || ok
-		}
-	}
-	for b := range B {
-		clear(row(weights, b)[n:])
-	}
-	if !any {
+	p := m.plan(callMany, B)
+	if p.route == routeNone {
 		for b := range B {
 			clear(row(weights, b))
 			clear(row(context, b))
 		}
 		return
 	}
+	n := m.valid
+	for b := range B {
+		clear(row(weights, b)[n:])
+	}
 	scores := cols(weights, 0, n)
-	m.manyScores(scores, queries)
+	m.manyScores(scores, queries, p.kblock)
 	for b := range B {
 		x := row(scores, b)
 		m.applyMask(x, 0)
 		kernels.Softmax(x, x)
 	}
-	if !m.many {
-		// The first call of a sequence (teacher forcing makes only one):
-		// cheaper without building Vᵀ.
-		m.many = true
-		m.manyContext(context, scores)
+	m.many = true
+	if p.route == routeManyBlocked {
+		m.manyContext(context, scores, p.block)
 		return
 	}
 	m.transposeValues()
 	kernels.MatVecBatch(context, cols(m.valT, 0, n), scores)
 }
 
-// manyBlock is the number of bytes of keys or values the block loops of
-// AttendMany read per block: small enough to stay in L1 while every query
-// uses them (a variable so that tests can force blocks).
-var manyBlock = 16 << 10
-
-// manyBlockRows returns the rows of a per-block loop over a with stride
-// stride: at least one.
-func manyBlockRows(stride int) int { return max(1, manyBlock/(4*max(stride, 1))) }
-
 // manyContext sets row b of context to the w-weighted sum of the values for
-// each row b of w (B×n), block by block of values, each block used by every
-// query while it is in L1.
-func (m *Memory) manyContext(context, w kernels.Matrix) {
+// each row b of w (B×n), blk rows of values at a time, each block used by every
+// query in turn.
+func (m *Memory) manyContext(context, w kernels.Matrix, blk int) {
 	n := w.Cols
 	for b := range w.Rows {
 		clear(row(context, b))
 	}
-	blk := manyBlockRows(m.values.Stride)
 	for lo := 0; lo < n; lo += blk {
 		hi := min(n, lo+blk)
 		v := rows(m.values, lo, hi)
@@ -101,24 +83,22 @@ func (m *Memory) manyContext(context, w kernels.Matrix) {
 }
 
 // manyScores sets row b of scores (B×n) to the scores of keys [0, n) against
-// query b.
-func (m *Memory) manyScores(scores, queries kernels.Matrix) {
+// query b; Bahdanau scores are taken kblk rows of K at a time, each block
+// scored for every query in turn.
+func (m *Memory) manyScores(scores, queries kernels.Matrix, kblk int) {
 	B, n, dk := queries.Rows, scores.Cols, m.keys.Cols
 	keys := rows(m.keys, 0, n)
 	switch m.sc.kind {
 	case kindDot:
 		kernels.MatVecBatch(scores, keys, queries)
 	case kindCosine:
-		kernels.MatVecBatch(scores, keys, queries)
+		qm := m.manyBuf(B, dk)
 		for b := range B {
-			h, x := row(queries, b), row(scores, b)
-			inv := float32(0)
-			if nrm := math.Sqrt(float64(kernels.Dot(h, h))); nrm > 0 {
-				inv = float32(1 / nrm)
-			}
-			for s, k := range m.invNorm[:n] {
-				x[s] *= k * inv
-			}
+			unitQuery(row(qm, b), row(queries, b))
+		}
+		kernels.MatVecBatch(scores, keys, qm)
+		for b := range B {
+			m.cosineScores(row(scores, b), row(qm, b), 0)
 		}
 	case kindScaled:
 		qm := m.manyBuf(B, dk)
@@ -140,11 +120,8 @@ func (m *Memory) manyScores(scores, queries kernels.Matrix) {
 	case kindAdditive:
 		qm := m.manyBuf(B, m.sc.w.Rows)
 		kernels.MatVecBatch(qm, m.sc.w, queries)
-		// Block by block of K, each block scored for every query while it
-		// is in L1.
-		blk := manyBlockRows(m.proj.Stride)
-		for lo := 0; lo < n; lo += blk {
-			hi := min(n, lo+blk)
+		for lo := 0; lo < n; lo += kblk {
+			hi := min(n, lo+kblk)
 			k := rows(m.proj, lo, hi)
 			for b := range B {
 				kernels.AdditiveScore(row(scores, b)[lo:hi], k, row(qm, b), m.sc.v)

@@ -8,10 +8,10 @@ import (
 
 // Memory is one sequence prepared for attention: its S keys (encoder states,
 // the rows of an S×d_k matrix), its values (S×d_v, by default the keys
-// themselves), an optional mask, the scorer's per-sequence caches (key norms
-// for Cosine, K = H̄W₂ᵀ for Additive) and the scratch space of a step. A
-// decoder builds it once per sequence (or Resets it, reusing its buffers) and
-// then pays per step only for the step.
+// themselves), an optional mask and valid length, the scorer's per-sequence
+// caches (key norms for Cosine, K = H̄W₂ᵀ for Additive, Vᵀ for AttendMany) and
+// the scratch space of its calls. Build it once per sequence, or Reset it to
+// reuse its buffers.
 //
 // The keys and values are referenced, not copied: they must not change while
 // the Memory is in use (call Reset after changing them). A Memory is not safe
@@ -23,7 +23,8 @@ type Memory struct {
 	valid  int    // keys [valid, S) are padding
 	mask   []bool // nil, or mask[s] reports whether key s is attended
 
-	invNorm []float32      // Cosine: 1/‖h̄_s‖ (0 for a zero key)
+	invNorm []float32      // Cosine: 1/‖h̄_s‖, or 0 for a zero or wide key (see cosine.go)
+	wide    []int32        // Cosine: the wide keys, scored in float64
 	proj    kernels.Matrix // Additive: K = H̄W₂ᵀ, S×d_a
 	valT    kernels.Matrix // Vᵀ (d_v×S), built by the second AttendMany after Reset
 	valTOK  bool
@@ -31,26 +32,30 @@ type Memory struct {
 
 	sameValues bool // the values are the keys
 
-	q    []float32 // a step's query-side vector (scaled query, Wᵀh or W₁h)
-	qInv float32   // Cosine: 1/‖h‖ of the step's query
-	qm   []float32 // AttendMany's projected queries
+	q  []float32 // a step's query-side vector (scaled or unit query, Wᵀh or W₁h)
+	qm []float32 // AttendMany's projected queries
 
 	split splitter
+
+	batchMark int // while a Batch checks its Memories: 1 + the index of this one, else 0
 }
 
-// NewMemory prepares keys (S×d_k) and values (S×d_v) for attention with sc. A
-// zero values matrix (kernels.Matrix{}) means the values are the keys. It
-// panics if the shapes do not fit sc: General needs d_k = W.Cols, Additive
-// d_k = W₂.Cols, and values must have S rows.
+// NewMemory prepares keys (S×d_k) and values (S×d_v) for attention with sc:
+// all keys attended, no mask. A zero values matrix (kernels.Matrix{}) means the
+// values are the keys. It allocates the Memory and the scorer's caches (S
+// floats for Cosine, S×d_a for Additive). It panics if the shapes do not fit
+// sc: General needs d_k = W.Cols, Additive d_k = W₂.Cols, and values must have
+// S rows.
 func NewMemory(sc Scorer, keys, values kernels.Matrix) *Memory {
 	m := &Memory{sc: sc}
 	m.Reset(keys, values)
 	return m
 }
 
-// Reset prepares the Memory for another sequence with the same scorer,
-// reusing its buffers (it allocates only when they are too small). It clears
-// the mask and the valid length.
+// Reset prepares the Memory for another sequence with the same scorer, as
+// NewMemory does, reusing its buffers (it allocates only when they are too
+// small). It clears the mask, makes every key attended and drops the Vᵀ cache.
+// It panics as NewMemory does.
 func (m *Memory) Reset(keys, values kernels.Matrix) {
 	name := m.sc.String()
 	checkMatrix(name, "keys", keys)
@@ -72,15 +77,7 @@ func (m *Memory) Reset(keys, values kernels.Matrix) {
 	m.q = grow(m.q, m.sc.projDim(keys.Cols))
 	switch m.sc.kind {
 	case kindCosine:
-		m.invNorm = grow(m.invNorm, S)
-		for s := range S {
-			k := row(keys, s)
-			n := math.Sqrt(float64(kernels.Dot(k, k)))
-			m.invNorm[s] = 0
-			if n > 0 {
-				m.invNorm[s] = float32(1 / n)
-			}
-		}
+		m.cosineKeys()
 	case kindAdditive:
 		da := m.sc.w2.Rows
 		m.proj = kernels.Matrix{Rows: S, Cols: da, Stride: da, Data: grow(m.proj.Data, S*da)}
@@ -127,11 +124,8 @@ func (m *Memory) prepareQuery(h []float32) []float32 {
 		kernels.Scale(float32(1/math.Sqrt(float64(len(h)))), m.q)
 		return m.q
 	case kindCosine:
-		m.qInv = 0
-		if n := math.Sqrt(float64(kernels.Dot(h, h))); n > 0 {
-			m.qInv = float32(1 / n)
-		}
-		return h
+		unitQuery(m.q, h)
+		return m.q
 	case kindGeneral:
 		clear(m.q)
 		kernels.MatTVec(m.q, m.sc.w, h)
@@ -153,10 +147,7 @@ func (m *Memory) rowScores(dst, qv []float32, lo int) {
 		kernels.AdditiveScore(dst, rows(m.proj, lo, hi), qv, m.sc.v)
 	case kindCosine:
 		kernels.MatVec(dst, rows(m.keys, lo, hi), qv)
-		inv := m.invNorm[lo:hi]
-		for i := range dst {
-			dst[i] *= inv[i] * m.qInv
-		}
+		m.cosineScores(dst, qv, lo)
 	default:
 		kernels.MatVec(dst, rows(m.keys, lo, hi), qv)
 	}

@@ -1,6 +1,7 @@
 package attention
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -14,27 +15,32 @@ func TestAttentional(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(11, 12))
 		for _, sh := range [][3]int{{1, 1, 0}, {1, 0, 1}, {3, 2, 5}, {16, 8, 8}, {33, 17, 64}} {
-			dout, dc, dh := sh[0], sh[1], sh[2]
-			wc := randMat(rng, dout, dc+dh, 3)
-			c, h, dst := randVec(rng, dc), randVec(rng, dh), make([]float32, dout)
-			a := NewAttentional(wc, dc)
-			a.Apply(dst, c, h)
-			x := append(append([]float32{}, c...), h...)
-			for i := range dout {
-				var z, abs float64
-				for j := range dc + dh {
-					p := at(wc, i, j) * float64(x[j])
-					z += p
-					abs += math.Abs(p)
-				}
-				want := math.Tanh(z)
-				bound := gamma(dc+dh)*abs + 4*u*math.Abs(want) + float64(dc+dh)*eta
-				if err := math.Abs(float64(dst[i]) - want); !(err <= bound) {
-					t.Fatalf("%v: dst[%d] = %v, want %v ± %.3g", sh, i, dst[i], want, bound)
-				}
-			}
+			checkAttentional(t, rng, sh[0], sh[1], sh[2])
 		}
 	})
+}
+
+// checkAttentional checks one random d_out×(d_c+d_h) Attentional.Apply.
+func checkAttentional(t *testing.T, rng *rand.Rand, dout, dc, dh int) {
+	t.Helper()
+	wc := randMat(rng, dout, dc+dh, 3)
+	c, h, dst := randVec(rng, dc), randVec(rng, dh), make([]float32, dout)
+	a := NewAttentional(wc, dc)
+	a.Apply(dst, c, h)
+	x := append(append([]float32{}, c...), h...)
+	for i := range dout {
+		var z, abs float64
+		for j := range dc + dh {
+			p := at(wc, i, j) * float64(x[j])
+			z += p
+			abs += math.Abs(p)
+		}
+		want := math.Tanh(z)
+		bound := gamma(dc+dh)*abs + 4*u*math.Abs(want) + float64(dc+dh)*eta
+		if err := math.Abs(float64(dst[i]) - want); !(err <= bound) {
+			t.Fatalf("d_out=%d d_c=%d d_h=%d: dst[%d] = %v, want %v ± %.3g", dout, dc, dh, i, dst[i], want, bound)
+		}
+	}
 }
 
 // TestPanics checks that wrong shapes panic before any work, naming the
@@ -127,23 +133,66 @@ func TestNoAllocs(t *testing.T) {
 	t.Run("serial", run)
 	t.Run("parallel", func(t *testing.T) {
 		forceSplit(t, 8)
-		oldB, oldM := batchMinWork, multiHeadMinWork
-		batchMinWork, multiHeadMinWork = 0, 0
-		defer func() { batchMinWork, multiHeadMinWork = oldB, oldM }()
-		if mems[0].splitParts() < 2 {
+		setTuning(t, func(t *tuning) { t.batchMinWork, t.multiHeadMinWork = 0, 0 })
+		if mems[0].plan(callAttend, 1).route != routeSplit {
 			t.Fatal("the step is not split")
 		}
 		run(t)
 	})
 	t.Run("streamed", func(t *testing.T) { // values are the keys: one pass, serial and split
-		old := streamMin
-		streamMin = 0
-		defer func() { streamMin = old }()
-		if !mems[0].streams() {
-			t.Fatal("the step does not stream")
+		setTuning(t, func(t *tuning) { t.streamMin = 0 })
+		if p := mems[0].plan(callAttend, 1); p.route != routeStream {
+			t.Fatalf("the step does not stream: %+v", p)
 		}
 		run(t)
 		forceSplit(t, 8)
+		if p := mems[0].plan(callAttend, 1); !p.stream {
+			t.Fatalf("the split step does not stream: %+v", p)
+		}
 		run(t)
 	})
+}
+
+// TestBatchDuplicate checks that a Batch given the same Memory twice panics,
+// naming both sequences, before any work, on one goroutine and spread over
+// several, and that the Memories are usable afterwards.
+func TestBatchDuplicate(t *testing.T) {
+	for _, parallel := range []bool{false, true} {
+		t.Run(fmt.Sprint("parallel=", parallel), func(t *testing.T) {
+			if parallel {
+				setTuning(t, func(t *tuning) { t.batchMinWork = 0 })
+				setProcs(t, 3)
+			}
+			rng := rand.New(rand.NewPCG(15, 16))
+			keys := randMat(rng, 50, 8, 0)
+			a, b := NewMemory(Dot(), keys, kernels.Matrix{}), NewMemory(Cosine(), keys, kernels.Matrix{})
+			h := randVec(rng, 8)
+			for _, c := range []struct {
+				mems []*Memory
+				want string
+			}{
+				{[]*Memory{a, a}, "heed/attention: Batch: sequences 0 and 1 are the same Memory"},
+				{[]*Memory{a, b, a}, "heed/attention: Batch: sequences 0 and 2 are the same Memory"},
+				{[]*Memory{b, a, a, b}, "heed/attention: Batch: sequences 1 and 2 are the same Memory"},
+			} {
+				n := len(c.mems)
+				w, cx, q := make([][]float32, n), make([][]float32, n), make([][]float32, n)
+				for i := range n {
+					w[i], cx[i], q[i] = make([]float32, 50), make([]float32, 8), h
+					w[i][0], cx[i][0] = 7, 7
+				}
+				var bt Batch
+				mustPanic(t, c.want, func() { bt.Attend(c.mems, w, cx, q) })
+				for i := range n {
+					if w[i][0] != 7 || cx[i][0] != 7 {
+						t.Fatalf("%s: sequence %d written before the panic", c.want, i)
+					}
+				}
+			}
+			// No mark is left behind: distinct Memories still run.
+			var bt Batch
+			w, cx := [][]float32{make([]float32, 50), make([]float32, 50)}, [][]float32{make([]float32, 8), make([]float32, 8)}
+			bt.Attend([]*Memory{a, b}, w, cx, [][]float32{h, h})
+		})
+	}
 }

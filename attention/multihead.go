@@ -8,9 +8,9 @@ import (
 )
 
 // Workspace is caller-owned scratch space for [MultiHead]: it grows to the
-// largest scores seen (T×S per goroutine) and is then reused, so calls
-// allocate nothing. The zero
-// value is ready to use; a Workspace is not safe for concurrent use.
+// largest scores seen (T×S floats per goroutine used, at most GOMAXPROCS) and
+// is then reused, so calls allocate nothing. The zero value is ready to use; a
+// Workspace is not safe for concurrent use.
 type Workspace struct {
 	scores             []float32 // parts×T×S
 	out, q, k, v       kernels.Matrix
@@ -18,10 +18,6 @@ type Workspace struct {
 	causal             bool
 	wg                 sync.WaitGroup
 }
-
-// multiHeadMinWork is the work (multiply-adds) from which MultiHead spreads
-// its heads over GOMAXPROCS goroutines.
-var multiHeadMinWork = 1 << 18
 
 // MultiHead sets out to multi-head scaled dot-product attention of the queries
 // q (T×d), keys k (S×d) and values v (S×d_v) with the given number of heads.
@@ -33,12 +29,15 @@ var multiHeadMinWork = 1 << 18
 //
 // where, if causal, M[t][s] = −∞ for s > t + S − T (query t sees the keys up to
 // its own position, the last query the last key), and M = 0 otherwise. A query
-// that sees no key (T > S, causal) gets a zero output. The scores of each head
-// come from one kernels.MatVecBatch; each output row from one
-// kernels.SoftmaxMatTVec over the keys it sees. Large calls spread the heads
-// over GOMAXPROCS goroutines. ws holds the T×S scores; nil allocates them. out
-// must not overlap the inputs. It panics unless heads ≥ 1 divides d and d_v, k and v
-// have the same rows, q and k the same columns, and out is T×d_v.
+// that sees no key (T > S, causal) gets a zero output. Each output row is
+// within Memory.Attend's context bound for the scaled-dot step of that row of
+// Q_i against the keys it sees (n = their number), and special values follow
+// Attend's. Only out's T×d_v elements are written; out must not overlap the
+// inputs. ws holds the scores; nil allocates them, otherwise nothing is
+// allocated once ws has grown. The heads may run concurrently on the
+// package's worker goroutines; MultiHead returns when all are done. It panics
+// unless heads ≥ 1 divides d and d_v, k and v have the same rows, q and k the
+// same columns, and out is T×d_v.
 func MultiHead(out, q, k, v kernels.Matrix, heads int, causal bool, ws *Workspace) {
 	const name = "MultiHead"
 	checkMatrix(name, "q", q)
@@ -59,10 +58,7 @@ func MultiHead(out, q, k, v kernels.Matrix, heads int, causal bool, ws *Workspac
 		ws = new(Workspace)
 	}
 	T, S := q.Rows, k.Rows
-	parts := 1
-	if T*S*(q.Cols+v.Cols) >= multiHeadMinWork {
-		parts = min(procs(), heads)
-	}
+	parts := multiHeadWorkers(T*S*(q.Cols+v.Cols), heads)
 	ws.scores = grow(ws.scores, parts*T*S)
 	ws.out, ws.q, ws.k, ws.v = out, q, k, v
 	ws.heads, ws.parts, ws.T, ws.S, ws.causal = heads, parts, T, S, causal

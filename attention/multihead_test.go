@@ -5,7 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/heedml/heed/kernels"
 )
@@ -17,9 +19,8 @@ func TestMultiHead(t *testing.T) {
 	for _, parallel := range []bool{false, true} {
 		t.Run(fmt.Sprint("parallel=", parallel), func(t *testing.T) {
 			if parallel {
-				old, p := multiHeadMinWork, runtime.GOMAXPROCS(3)
-				multiHeadMinWork = 0
-				defer func() { multiHeadMinWork = old; runtime.GOMAXPROCS(p) }()
+				setTuning(t, func(t *tuning) { t.multiHeadMinWork = 0 })
+				setProcs(t, 3)
 			}
 			testMultiHead(t)
 		})
@@ -105,4 +106,54 @@ func mustPanic(t *testing.T, want string, f func()) {
 		}
 	}()
 	f()
+}
+
+// TestPoolShrinks checks that the workers a 64-head MultiHead started under
+// GOMAXPROCS(64) exit once GOMAXPROCS is 1 and they are idle, and that the
+// pool grows again for the next parallel call.
+func TestPoolShrinks(t *testing.T) {
+	old := pool.idle.Swap(int64(time.Millisecond))
+	t.Cleanup(func() { pool.idle.Store(old) })
+	setTuning(t, func(t *tuning) { t.multiHeadMinWork = 0 })
+	setProcs(t, 64)
+	rng := rand.New(rand.NewPCG(17, 18))
+	const T, S, d, heads = 3, 4, 64, 64
+	q, k := randMat(rng, T, d, 0), randMat(rng, S, d, 0)
+	out := randMat(rng, T, d, 0)
+	var ws Workspace
+	before := runtime.NumGoroutine()
+	MultiHead(out, q, k, k, heads, false, &ws)
+	want := f32bits(out.Data)
+	pool.mu.Lock()
+	grown := pool.workers
+	pool.mu.Unlock()
+	if grown < heads-1 {
+		t.Fatalf("%d workers after a %d-head call under GOMAXPROCS(64), want ≥ %d", grown, heads, heads-1)
+	}
+	runtime.GOMAXPROCS(1)
+	// Every worker exits (the ones from earlier tests too): at most
+	// `before` goroutines remain once they have, after a bounded wait.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		pool.mu.Lock()
+		w := pool.workers
+		pool.mu.Unlock()
+		g := runtime.NumGoroutine()
+		if w == 0 && g <= before {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("under GOMAXPROCS(1): %d workers and %d goroutines remain (%d before the call)", w, g, before)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	runtime.GOMAXPROCS(4)
+	clear(out.Data)
+	MultiHead(out, q, k, k, heads, false, &ws)
+	pool.mu.Lock()
+	regrown := pool.workers
+	pool.mu.Unlock()
+	if same := slices.Equal(f32bits(out.Data), want); regrown != 3 || !same {
+		t.Fatalf("after shrinking, under GOMAXPROCS(4): %d workers (want 3); output as before: %v", regrown, same)
+	}
 }

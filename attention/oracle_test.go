@@ -118,7 +118,7 @@ func (o oracle) score(h []float32, keys kernels.Matrix, s int) (x, bound float64
 			return 0, 0
 		}
 		n := math.Sqrt(hh) * math.Sqrt(kk)
-		return x / n, 3*gamma(d+6)*abs/n + float64(d)*eta/n
+		return x / n, 3*gamma(d+6)*abs/n + float64(d)*0x1p-100
 	case kindGeneral:
 		dq, dk := o.w.Rows, o.w.Cols
 		var abs float64
@@ -169,22 +169,8 @@ func maxAbs(m kernels.Matrix, s int) float64 {
 // exact step of query h against keys/values with the attended set att.
 func (o oracle) checkStep(t *testing.T, what string, weights, context, h []float32, keys, values kernels.Matrix, att []bool) {
 	t.Helper()
-	S := keys.Rows
-	x := make([]float64, S)
-	e := 0.0
-	n := 0
-	mx := math.Inf(-1)
-	for s := range S {
-		if !att[s] {
-			continue
-		}
-		var b float64
-		x[s], b = o.score(h, keys, s)
-		e = max(e, b)
-		mx = max(mx, x[s])
-		n++
-	}
-	if n == 0 {
+	r := o.step(h, keys, values, att)
+	if r.n == 0 {
 		for s, w := range weights {
 			if w != 0 || math.Signbit(float64(w)) {
 				t.Fatalf("%s: fully masked, weights[%d] = %v, want 0", what, s, w)
@@ -197,8 +183,54 @@ func (o oracle) checkStep(t *testing.T, what string, weights, context, h []float
 		}
 		return
 	}
+	for s := range weights {
+		if !att[s] {
+			if weights[s] != 0 {
+				t.Fatalf("%s: weights[%d] = %v for a masked key, want 0", what, s, weights[s])
+			}
+			continue
+		}
+		if err := math.Abs(float64(weights[s]) - r.alpha[s]); !(err <= r.da[s]) {
+			t.Fatalf("%s: weights[%d] = %v, want %v ± %.3g (error %.3g; score bound %.3g)", what, s, weights[s], r.alpha[s], r.da[s], err, r.e)
+		}
+	}
+	for j := range context {
+		if err := math.Abs(float64(context[j]) - r.c[j]); !(err <= r.dc[j]) {
+			t.Fatalf("%s: context[%d] = %v, want %v ± %.3g (error %.3g)", what, j, context[j], r.c[j], r.dc[j], err)
+		}
+	}
+}
+
+// exactStep is a step in float64 and the bounds of the float32 one.
+type exactStep struct {
+	n         int       // attended keys
+	e         float64   // the largest score bound
+	alpha, da []float64 // weights and their bounds
+	c, dc     []float64 // context and its bounds
+}
+
+// step returns the exact step of query h against keys/values with the
+// attended set att, and the error bounds of the computed one.
+func (o oracle) step(h []float32, keys, values kernels.Matrix, att []bool) exactStep {
+	S := keys.Rows
+	x := make([]float64, S)
+	r := exactStep{alpha: make([]float64, S), da: make([]float64, S), c: make([]float64, values.Cols), dc: make([]float64, values.Cols)}
+	mx := math.Inf(-1)
+	for s := range S {
+		if !att[s] {
+			continue
+		}
+		var b float64
+		x[s], b = o.score(h, keys, s)
+		r.e = max(r.e, b)
+		mx = max(mx, x[s])
+		r.n++
+	}
+	if r.n == 0 {
+		return r
+	}
 	var sum float64
-	alpha := make([]float64, S)
+	alpha := r.alpha
 	for s := range S {
 		if att[s] {
 			alpha[s] = math.Exp(x[s] - mx)
@@ -209,19 +241,11 @@ func (o oracle) checkStep(t *testing.T, what string, weights, context, h []float
 	if o.splits > 1 {
 		extra = 4 + o.splits
 	}
-	grow := math.Exp(2 * e)
-	da := make([]float64, S)
+	grow := math.Exp(2 * r.e)
 	for s := range S {
-		if !att[s] {
-			if weights[s] != 0 {
-				t.Fatalf("%s: weights[%d] = %v for a masked key, want 0", what, s, weights[s])
-			}
-			continue
-		}
-		alpha[s] /= sum
-		da[s] = alpha[s]*((grow-1)+grow*(math.Abs(x[s]-mx)+2*e+float64(n+4+extra))*u) + tiny
-		if err := math.Abs(float64(weights[s]) - alpha[s]); !(err <= da[s]) {
-			t.Fatalf("%s: weights[%d] = %v, want %v ± %.3g (error %.3g; score bound %.3g)", what, s, weights[s], alpha[s], da[s], err, e)
+		if att[s] {
+			alpha[s] /= sum
+			r.da[s] = alpha[s]*((grow-1)+grow*(math.Abs(x[s]-mx)+2*r.e+float64(r.n+4+extra))*u) + tiny
 		}
 	}
 	for j := range values.Cols {
@@ -230,15 +254,13 @@ func (o oracle) checkStep(t *testing.T, what string, weights, context, h []float
 			if att[s] {
 				vj := at(values, s, j)
 				c += alpha[s] * vj
-				errA += da[s] * math.Abs(vj)
-				abs += (alpha[s] + da[s]) * math.Abs(vj)
+				errA += r.da[s] * math.Abs(vj)
+				abs += (alpha[s] + r.da[s]) * math.Abs(vj)
 			}
 		}
-		bound := errA + gamma(n+1+extra)*abs + float64(n)*eta
-		if err := math.Abs(float64(context[j]) - c); !(err <= bound) {
-			t.Fatalf("%s: context[%d] = %v, want %v ± %.3g (error %.3g)", what, j, context[j], c, bound, err)
-		}
+		r.c[j], r.dc[j] = c, errA+gamma(r.n+1+extra)*abs+float64(r.n)*eta
 	}
+	return r
 }
 
 // checkScores fails t unless the raw scores are within their bounds, and −Inf

@@ -3,6 +3,8 @@ package attention
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // runner is work split into parts that may run concurrently.
@@ -15,19 +17,47 @@ type job struct {
 }
 
 // pool is a set of long-lived worker goroutines, started on first use and
-// grown to GOMAXPROCS−1, so that a parallel call starts no goroutine and
-// allocates nothing.
+// grown to a parallel call's need (at most GOMAXPROCS−1), so that a parallel
+// call starts no goroutine and allocates nothing. A worker that has waited
+// idle (pool.idle) for a job exits if the pool holds more than GOMAXPROCS−1
+// workers and no job is waiting, so the pool shrinks when GOMAXPROCS falls.
 var pool struct {
 	mu      sync.Mutex
-	workers int
+	workers int          // guarded by mu
+	pending atomic.Int64 // jobs announced under mu and not yet received by a worker
 	jobs    chan job
+	idle    atomic.Int64 // nanoseconds
 }
 
+func init() { pool.idle.Store(int64(time.Second)) }
+
 func worker(jobs <-chan job) {
-	for j := range jobs {
-		j.r.run(j.part)
-		j.wg.Done()
+	t := time.NewTimer(time.Duration(pool.idle.Load()))
+	for {
+		select {
+		case j := <-jobs:
+			pool.pending.Add(-1)
+			j.r.run(j.part)
+			j.wg.Done()
+		case <-t.C:
+			if retire() {
+				return
+			}
+		}
+		t.Reset(time.Duration(pool.idle.Load()))
 	}
+}
+
+// retire reports whether an idle worker exits, counting it out if so: when
+// the pool holds more than GOMAXPROCS−1 workers and no job is waiting.
+func retire() bool {
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	if pool.pending.Load() == 0 && pool.workers > procs()-1 {
+		pool.workers--
+		return true
+	}
+	return false
 }
 
 // procs returns how many goroutines a parallel call may use.
@@ -52,6 +82,7 @@ func runParallel(r runner, parts int, wg *sync.WaitGroup) {
 		go worker(pool.jobs)
 		pool.workers++
 	}
+	pool.pending.Add(int64(parts - 1)) // before any worker may retire: see retire
 	jobs := pool.jobs
 	pool.mu.Unlock()
 	wg.Add(parts - 1)

@@ -40,23 +40,26 @@ func Dot() Scorer { return Scorer{kind: kindDot} }
 // ScaledDot is the scaled dot-product score hᵀh̄_s/√d, d the key length.
 func ScaledDot() Scorer { return Scorer{kind: kindScaled} }
 
-// Cosine is the cosine similarity hᵀh̄_s/(‖h‖·‖h̄_s‖). The key norms are
-// cached per sequence; a zero query or key has similarity 0 with everything.
+// Cosine is the cosine similarity hᵀh̄_s/(‖h‖·‖h̄_s‖). A zero query or key has
+// similarity 0 with everything; an infinite or NaN element makes its scores
+// NaN. For any finite query and keys, whatever their magnitudes, each score is
+// within 3·γ_{d+6}·Σ_i|h_i·h̄_si|/(‖h‖·‖h̄_s‖) + d·2⁻¹⁰⁰ of the exact cosine
+// (nothing overflows or underflows beyond that). The key norms are cached
+// when a Memory is built or Reset.
 func Cosine() Scorer { return Scorer{kind: kindCosine} }
 
 // General is Luong's general (multiplicative) score hᵀW h̄_s for the d_q×d_k
-// matrix W. A step computes u = Wᵀh once, then the S scores H̄·u: O(d_q·d_k +
-// S·d_k) work, never projecting the keys.
+// matrix W, computed as h̄_s·u with u = Wᵀh formed once per query. It panics
+// if W is not a valid matrix.
 func General(w kernels.Matrix) Scorer {
 	checkMatrix("Luong general", "W", w)
 	return Scorer{kind: kindGeneral, w: w}
 }
 
 // Additive is Bahdanau's score vᵀtanh(W₁h + W₂h̄_s) for W₁ (d_a×d_q), W₂
-// (d_a×d_k) and v (length d_a). A [Memory] computes K = H̄W₂ᵀ once per
-// sequence; a step computes q = W₁h and then every score in one fused pass
-// (kernels.AdditiveScore), without storing the tanh values. It panics unless
-// W₁ and W₂ have len(v) rows.
+// (d_a×d_k) and v (length d_a). A [Memory] caches K = H̄W₂ᵀ (S×d_a) when it is
+// built or Reset, so W₂ and the keys must not change in between. It panics
+// unless W₁ and W₂ have len(v) rows.
 func Additive(w1, w2 kernels.Matrix, v []float32) Scorer {
 	checkMatrix("Bahdanau", "W1", w1)
 	checkMatrix("Bahdanau", "W2", w2)
@@ -90,10 +93,10 @@ func (s Scorer) queryDim(dk int) int {
 }
 
 // projDim returns the length of the query-side vector a step computes (the
-// scaled query, u = Wᵀh, q = W₁h), 0 when the query is used as it is.
+// scaled or unit query, u = Wᵀh, q = W₁h), 0 when the query is used as it is.
 func (s Scorer) projDim(dk int) int {
 	switch s.kind {
-	case kindScaled:
+	case kindScaled, kindCosine:
 		return dk
 	case kindGeneral:
 		return s.w.Cols

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"testing"
 
@@ -72,19 +71,12 @@ var (
 // over many shapes, strides, separate values and masks, under every ISA, with
 // the context summed in one pass and in blocks of a few rows.
 func TestAttend(t *testing.T) {
-	for _, blk := range []int{contextBlock, 40} {
+	for _, blk := range []int{tune.contextBlock, 40} {
 		t.Run(fmt.Sprintf("block=%d", blk), func(t *testing.T) {
-			forceContextBlock(t, blk)
+			setTuning(t, func(t *tuning) { t.contextBlock = blk })
 			testAttend(t)
 		})
 	}
-}
-
-// forceContextBlock sets the bytes of values per context pass to blk.
-func forceContextBlock(t *testing.T, blk int) {
-	old := contextBlock
-	contextBlock = blk
-	t.Cleanup(func() { contextBlock = old })
 }
 
 func testAttend(t *testing.T) {
@@ -119,19 +111,11 @@ func testAttend(t *testing.T) {
 	})
 }
 
-// forceSplit makes every step of at least 2·rows keys split, on 3 goroutines.
-func forceSplit(t *testing.T, rows int) {
-	r, w, p := splitMinRows, splitMinWork, runtime.GOMAXPROCS(3)
-	splitMinRows, splitMinWork = rows, 0
-	t.Cleanup(func() { splitMinRows, splitMinWork = r, w; runtime.GOMAXPROCS(p) })
-}
-
 // TestAttendChunks checks long steps whose values are the keys, run in
 // L2-sized parts one after another on one processor, against the oracle.
 func TestAttendChunks(t *testing.T) {
-	old, p := chunkBytes, runtime.GOMAXPROCS(1)
-	chunkBytes = 256
-	t.Cleanup(func() { chunkBytes = old; runtime.GOMAXPROCS(p) })
+	setTuning(t, func(t *tuning) { t.chunkBytes = 256 })
+	setProcs(t, 1)
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(9, 10))
 		for _, k := range allKinds {
@@ -142,7 +126,7 @@ func TestAttendChunks(t *testing.T) {
 					m := NewMemory(sc, keys, kernels.Matrix{})
 					for mode := range 5 {
 						att := setMask(rng, m, mode)
-						o.splits = m.splitParts()
+						o.splits = m.plan(callAttend, 1).parts
 						h := randVec(rng, qd)
 						weights, context := randVec(rng, S), randVec(rng, d)
 						m.Attend(weights, context, h)
@@ -158,7 +142,7 @@ func TestAttendChunks(t *testing.T) {
 // including parts that are fully masked.
 func TestAttendSplit(t *testing.T) {
 	forceSplit(t, 5)
-	forceContextBlock(t, 40)
+	setTuning(t, func(t *tuning) { t.contextBlock = 40 })
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(3, 4))
 		for _, k := range allKinds {
@@ -175,7 +159,7 @@ func TestAttendSplit(t *testing.T) {
 								m.mask[s], att[s] = false, false
 							}
 						}
-						o.splits = m.splitParts()
+						o.splits = m.plan(callAttend, 1).parts
 						h := randVec(rng, qd)
 						weights, context := randVec(rng, S), randVec(rng, vals.Cols)
 						m.Attend(weights, context, h)
@@ -191,11 +175,9 @@ func TestAttendSplit(t *testing.T) {
 // calls after Reset (blocked MatTVec contexts) and later ones (Vᵀ), with the
 // default block and with blocks of a row or two.
 func TestAttendMany(t *testing.T) {
-	for _, blk := range []int{manyBlock, 40} {
+	for _, blk := range []int{tune.manyBlock, 40} {
 		t.Run(fmt.Sprintf("block=%d", blk), func(t *testing.T) {
-			old := manyBlock
-			manyBlock = blk
-			t.Cleanup(func() { manyBlock = old })
+			setTuning(t, func(t *tuning) { t.manyBlock = blk })
 			testAttendMany(t)
 		})
 	}
@@ -243,9 +225,8 @@ func TestBatch(t *testing.T) {
 	for _, parallel := range []bool{false, true} {
 		t.Run(fmt.Sprint("parallel=", parallel), func(t *testing.T) {
 			if parallel {
-				old, p := batchMinWork, runtime.GOMAXPROCS(3)
-				batchMinWork = 0
-				defer func() { batchMinWork = old; runtime.GOMAXPROCS(p) }()
+				setTuning(t, func(t *tuning) { t.batchMinWork = 0 })
+				setProcs(t, 3)
 			}
 			forEachISA(t, func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(7, 8))
@@ -300,7 +281,7 @@ func TestAttendSpecial(t *testing.T) {
 				vals := kernels.Matrix{Rows: S, Cols: 1, Stride: 1, Data: make([]float32, S)}
 				vals.Data[5], vals.Data[33] = 2, 4
 				m := NewMemory(Dot(), keys, vals)
-				if split && m.splitParts() < 2 {
+				if split && m.plan(callAttend, 1).route != routeSplit {
 					t.Fatal("not split")
 				}
 				w, c := make([]float32, S), make([]float32, 1)
@@ -323,50 +304,32 @@ func TestAttendSpecial(t *testing.T) {
 						t.Fatalf("NaN query: weights[%d] = %v, want NaN", s, x)
 					}
 				}
+				// Keys 0..19 (whole parts when split) score −Inf: weight 0;
+				// the step is the one over the other keys.
+				for s := range S {
+					copy(row(keys, s), []float32{float32(s%7) / 7, 1, 1})
+				}
+				for s := range 20 {
+					row(keys, s)[0] = float32(math.Inf(-1))
+				}
+				m.Attend(w, c, []float32{1, 1, 1})
+				sub := NewMemory(Dot(), rows(keys, 20, S), rows(vals, 20, S))
+				wantW, wantC := make([]float32, S-20), make([]float32, 1)
+				sub.step(sub.plan(callStep, 1), wantW, wantC, []float32{1, 1, 1})
+				for s, x := range w {
+					want := float32(0)
+					if s >= 20 {
+						want = wantW[s-20]
+					}
+					if math.Abs(float64(x-want)) > 1e-6 || math.IsNaN(float64(x)) {
+						t.Fatalf("−Inf scores: weights[%d] = %v, want %v", s, x, want)
+					}
+				}
+				if math.Abs(float64(c[0]-wantC[0])) > 1e-6 || math.IsNaN(float64(c[0])) {
+					t.Fatalf("−Inf scores: context = %v, want %v", c[0], wantC[0])
+				}
 			})
 		})
-	}
-}
-
-// TestParallelThresholds checks that small work stays on the caller's
-// goroutine, large work spreads over GOMAXPROCS, and long steps whose values
-// are the keys run in L2-sized parts unless they stream (a dot-product score).
-func TestParallelThresholds(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	for _, c := range []struct{ work, n, want int }{
-		{0, 10, 1}, {batchMinWork - 1, 10, 1}, {batchMinWork, 10, 4}, {batchMinWork, 3, 3}, {1 << 30, 1, 1},
-	} {
-		if got := batchParts(c.work, c.n); got != c.want {
-			t.Errorf("batchParts(%d, %d) = %d, want %d", c.work, c.n, got, c.want)
-		}
-	}
-	for _, c := range []struct {
-		procs, S, d int
-		sep         bool // separate values: no chunks
-		cosine      bool // a score that does not stream: chunks
-		want        int
-	}{
-		{4, 128, 64, false, false, 1}, {4, 1024, 256, false, false, 1}, {4, 2047, 1024, false, false, 1},
-		{4, 2047, 1024, false, true, 32}, {4, 2047, 1024, true, true, 1},
-		{4, 2048, 64, false, false, 1}, {4, 2048, 128, false, false, 2}, {4, 8192, 256, false, false, 8},
-		{4, 8192, 256, false, true, 32}, {4, 8192, 256, true, false, 8},
-		{4, 100000, 4, false, false, 16}, {4, 100000, 2, false, false, 1},
-		{1, 8192, 256, false, false, 1}, {1, 8192, 256, false, true, 32}, {1, 8192, 256, true, true, 1},
-		{1, 1025, 256, false, true, 5}, {1, 1025, 256, false, false, 1},
-	} {
-		runtime.GOMAXPROCS(c.procs)
-		keys := kernels.Matrix{Rows: c.S, Cols: c.d, Stride: c.d, Data: make([]float32, c.S*c.d)}
-		values := kernels.Matrix{}
-		if c.sep {
-			values = kernels.Matrix{Rows: c.S, Cols: c.d, Stride: c.d, Data: make([]float32, c.S*c.d)}
-		}
-		sc := Dot()
-		if c.cosine {
-			sc = Cosine()
-		}
-		if got := NewMemory(sc, keys, values).splitParts(); got != c.want {
-			t.Errorf("procs=%d S=%d, d=%d, separate values %v, %s: %d parts, want %d", c.procs, c.S, c.d, c.sep, sc, got, c.want)
-		}
 	}
 }
 
@@ -381,12 +344,9 @@ func TestAttendStream(t *testing.T) {
 			if split {
 				forceSplit(t, 5)
 			} else {
-				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+				setProcs(t, 1)
 			}
-			forceContextBlock(t, 40)
-			old := streamMin
-			streamMin = 40
-			t.Cleanup(func() { streamMin = old })
+			setTuning(t, func(t *tuning) { t.contextBlock, t.streamMin = 40, 40 })
 			forEachISA(t, func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(13, 14))
 				for _, k := range allKinds {
@@ -397,10 +357,12 @@ func TestAttendStream(t *testing.T) {
 							m := NewMemory(sc, keys, kernels.Matrix{})
 							for mode := range 5 {
 								att := setMask(rng, m, mode)
-								if mode == 0 && (k == kindDot || k == kindScaled || k == kindGeneral) && !m.streams() {
-									t.Fatalf("%s S=%d d=%d does not stream", sc, S, d)
+								p := m.plan(callAttend, 1)
+								if mode == 0 && (k == kindDot || k == kindScaled || k == kindGeneral) && S*d*4 > 40 &&
+									p.route != routeStream && !(p.route == routeSplit && p.stream) {
+									t.Fatalf("%s S=%d d=%d does not stream: %+v", sc, S, d, p)
 								}
-								o.splits = m.splitParts()
+								o.splits = p.parts
 								h := randVec(rng, qd)
 								weights, context := randVec(rng, S), randVec(rng, d)
 								m.Attend(weights, context, h)
@@ -420,11 +382,8 @@ func TestAttendStream(t *testing.T) {
 					}
 					w, c := make([]float32, S), make([]float32, d)
 					m.Attend(w, c, h)
-					stream, rows := streamMin, splitMinRows
-					streamMin, splitMinRows = 1<<30, 1<<30
 					wantW, wantC := make([]float32, S), make([]float32, d)
-					m.Attend(wantW, wantC, h)
-					streamMin, splitMinRows = stream, rows
+					m.step(m.plan(callPlain, 1), wantW, wantC, h)
 					if !slices.Equal(f32bits(w), f32bits(wantW)) || !slices.Equal(f32bits(c), f32bits(wantC)) {
 						t.Fatalf("key %v: weights %v context %v, want %v %v", v, w, c, wantW, wantC)
 					}
@@ -440,4 +399,127 @@ func f32bits(s []float32) []uint32 {
 		b[i] = math.Float32bits(v)
 	}
 	return b
+}
+
+// TestCosineMagnitudes checks cosine steps, scores and many-query calls
+// against the float64 oracle for keys and queries of magnitudes 1e-45 to 1e38
+// (each key its own), where a float32 ‖h‖² or ‖h̄_s‖², or the product of the
+// two norms, would overflow or underflow.
+func TestCosineMagnitudes(t *testing.T) {
+	mags := []float64{1e-45, 1e-38, 1e-30, 1e-25, 1e-20, 1e-10, 1, 1e10, 1e20, 1e30, 1e38}
+	forEachISA(t, func(t *testing.T) {
+		// The cases that gave NaN or equal weights, with their exact weights.
+		want := []float32{float32(math.E / (math.E + 1)), float32(1 / (math.E + 1))}
+		for _, a := range []float32{1e-20, 1e20, 1e-25, 1e-38, 1e38} {
+			keys := kernels.Matrix{Rows: 2, Cols: 2, Stride: 2, Data: []float32{a, 0, 0, a}}
+			w, c := make([]float32, 2), make([]float32, 2)
+			NewMemory(Cosine(), keys, kernels.Matrix{}).Attend(w, c, []float32{a, 0})
+			for s := range w {
+				if !(math.Abs(float64(w[s]-want[s])) <= 1e-6) {
+					t.Fatalf("keys [[%g 0] [0 %g]], query [%g 0]: weights %v, want %v", a, a, a, w, want)
+				}
+			}
+		}
+		rng := rand.New(rand.NewPCG(21, 22))
+		_, o, _ := newScorer(rng, kindCosine, 0, 0, 0)
+		for _, d := range []int{1, 2, 7, 33} {
+			for _, qa := range mags {
+				for _, mixed := range []bool{false, true} {
+					const S = 12
+					keys := kernels.Matrix{Rows: S, Cols: d, Stride: d, Data: make([]float32, S*d)}
+					for s := range S {
+						ka := mags[rng.IntN(len(mags))]
+						if !mixed {
+							ka = qa
+						}
+						for j := range row(keys, s) {
+							row(keys, s)[j] = float32((rng.Float64()*2 - 1) * ka)
+						}
+					}
+					h := make([]float32, d)
+					for j := range h {
+						h[j] = float32((rng.Float64()*2 - 1) * qa)
+					}
+					vals := randMat(rng, S, 3, 1)
+					m := NewMemory(Cosine(), keys, vals)
+					att := setMask(rng, m, 0)
+					what := fmt.Sprintf("d=%d query magnitude %g mixed keys %v", d, qa, mixed)
+					w, c := make([]float32, S), make([]float32, 3)
+					m.Attend(w, c, h)
+					o.checkStep(t, what, w, c, h, keys, vals, att)
+					m.Scores(w, h)
+					o.checkScores(t, what, w, h, keys, att)
+					q := kernels.Matrix{Rows: 2, Cols: d, Stride: d, Data: append(append([]float32{}, h...), h...)}
+					for range 2 { // the first call, then Vᵀ
+						wm, cm := randMat(rng, 2, S, 0), randMat(rng, 2, 3, 0)
+						m.AttendMany(wm, cm, q)
+						for b := range 2 {
+							o.checkStep(t, what+" AttendMany", row(wm, b), row(cm, b), h, keys, vals, att)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestAttendManyVsAttend checks AttendMany's contract against Attend: each
+// row is within Attend's error bound of the exact step, so a row of
+// AttendMany and the Attend step of the same query differ by at most the sum
+// of the two bounds (they are not promised to be equal bit for bit: the
+// largest relative difference seen is logged).
+func TestAttendManyVsAttend(t *testing.T) {
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(23, 24))
+		var worst float64
+		differ, rowsSeen := 0, 0
+		for _, k := range allKinds {
+			for _, S := range []int{3, 17, 64, 300} {
+				for _, d := range []int{5, 32, 64} {
+					B := 2 + rng.IntN(6)
+					sc, o, qd := newScorer(rng, k, 1+rng.IntN(20), d, 1+rng.IntN(20))
+					keys := randMat(rng, S, d, rng.IntN(2))
+					m := NewMemory(sc, keys, kernels.Matrix{})
+					for mode := range 5 {
+						if mode%2 == 0 {
+							m.Reset(keys, kernels.Matrix{}) // the next AttendMany is a first call
+						}
+						att := setMask(rng, m, mode)
+						q := randMat(rng, B, qd, 1)
+						wm, cm := randMat(rng, B, S, 0), randMat(rng, B, d, 0)
+						m.AttendMany(wm, cm, q)
+						stepO := o
+						stepO.splits = m.plan(callAttend, 1).parts
+						w, c := make([]float32, S), make([]float32, d)
+						for b := range B {
+							h := row(q, b)
+							m.Attend(w, c, h)
+							r, rs := o.step(h, keys, keys, att), stepO.step(h, keys, keys, att)
+							what := fmt.Sprintf("%s S=%d d=%d B=%d mode %d query %d", sc, S, d, B, mode, b)
+							rowsSeen++
+							if !slices.Equal(f32bits(w), f32bits(row(wm, b))) || !slices.Equal(f32bits(c), f32bits(row(cm, b))) {
+								differ++
+							}
+							for s := range S {
+								diff := math.Abs(float64(w[s]) - float64(row(wm, b)[s]))
+								if !(diff <= r.da[s]+rs.da[s]) {
+									t.Fatalf("%s: weights[%d]: Attend %v, AttendMany %v, differ by %.3g > %.3g", what, s, w[s], row(wm, b)[s], diff, r.da[s]+rs.da[s])
+								}
+								if w[s] >= 1e-3 {
+									worst = max(worst, diff/math.Abs(float64(w[s])))
+								}
+							}
+							for j := range d {
+								diff := math.Abs(float64(c[j]) - float64(row(cm, b)[j]))
+								if !(diff <= r.dc[j]+rs.dc[j]) {
+									t.Fatalf("%s: context[%d]: Attend %v, AttendMany %v, differ by %.3g > %.3g", what, j, c[j], row(cm, b)[j], diff, r.dc[j]+rs.dc[j])
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+		t.Logf("%d of %d rows differ from Attend in some bit; largest relative difference of a weight ≥ 0.001: %.3g", differ, rowsSeen, worst)
+	})
 }

@@ -1,0 +1,184 @@
+package attention
+
+// Every routing decision of the package is made in this file: Memory.plan
+// names the route of a Memory call, batchWorkers and multiHeadWorkers the
+// goroutines of a Batch or a MultiHead call. DESIGN.md explains each route
+// and each threshold, with the benchmark that places it.
+
+// tuning holds the thresholds that choose a route. Tests override them with
+// setTuning.
+type tuning struct {
+	contextBlock     int // bytes of values per MatTVec of a context pass; the most SoftmaxMatTVec takes in one call
+	streamMin        int // bytes of values above which a step that can stream takes one DotSoftmaxMatTVec pass
+	chunkBytes       int // bytes of keys per part of a long step whose score pass reads the values
+	splitMinRows     int // keys per part, at least, of a step split across goroutines
+	splitMinWork     int // multiply-adds, at least, of a step split across goroutines
+	manyBlock        int // bytes of keys, K or values per block of AttendMany's block loops
+	batchMinWork     int // multiply-adds, at least, of a Batch spread over goroutines
+	multiHeadMinWork int // multiply-adds, at least, of a MultiHead call spread over goroutines
+}
+
+var tune = tuning{
+	contextBlock:     64 << 10,
+	streamMin:        64 << 10,
+	chunkBytes:       256 << 10,
+	splitMinRows:     1024,
+	splitMinWork:     1 << 19,
+	manyBlock:        16 << 10,
+	batchMinWork:     1 << 17,
+	multiHeadMinWork: 1 << 18,
+}
+
+// route names how a call runs.
+type route uint8
+
+const (
+	routeNone           route = iota // no key attended: zero weights and context
+	routeScores                      // Scores: the raw scores, masked
+	routePanel                       // scores, then one SoftmaxMatTVec (softmax and context)
+	routeBlocked                     // scores, Softmax, then MatTVec per block of values, the last block first
+	routeStream                      // one DotSoftmaxMatTVec pass (scores, running softmax and context)
+	routeSplit                       // parts of the keys, each with its own max, sum and context, merged exactly
+	routeManyBlocked                 // AttendMany: MatVecBatch scores; MatTVec per query on each block of values
+	routeManyTransposed              // AttendMany: MatVecBatch scores; one MatVecBatch over the cached Vᵀ
+)
+
+var routeNames = [...]string{
+	routeNone:           "none",
+	routeScores:         "scores",
+	routePanel:          "panel",
+	routeBlocked:        "blocked",
+	routeStream:         "stream",
+	routeSplit:          "split",
+	routeManyBlocked:    "many/blocked",
+	routeManyTransposed: "many/transposed",
+}
+
+func (r route) String() string { return routeNames[r] }
+
+// call is what a Memory is asked for; it limits the routes a plan may take.
+type call uint8
+
+const (
+	callAttend call = iota // Attend: any single-query route
+	callStep               // one step on the caller's goroutine: no split (Batch, a split step redone)
+	callPlain              // a step without the streaming pass (a streamed step whose score is not finite)
+	callScores             // Scores
+	callMany               // AttendMany
+)
+
+// plan is the route of one call and its parameters.
+type plan struct {
+	route   route
+	block   int  // routeBlocked, routeSplit, routeMany*: rows of values per context block
+	kblock  int  // routeMany*: rows of K per Bahdanau score block
+	parts   int  // routeSplit: parts of the keys
+	workers int  // routeSplit: goroutines running the parts (1: in turn on the caller's)
+	stream  bool // routeSplit: each part is one DotSoftmaxMatTVec pass
+}
+
+// plan returns the route of call c with B queries (1 for single-query calls)
+// on the Memory's current state. Its arguments are already validated.
+func (m *Memory) plan(c call, B int) plan {
+	n := m.valid
+	t := &tune
+	if c == callMany && B > 1 {
+		if !m.anyAttended() {
+			return plan{route: routeNone}
+		}
+		p := plan{route: routeManyTransposed, block: blockRows(t.manyBlock, m.values.Stride), kblock: blockRows(t.manyBlock, m.proj.Stride)}
+		if !m.many { // the first call of a sequence: Vᵀ not built
+			p.route = routeManyBlocked
+		}
+		return p
+	}
+	if n == 0 {
+		return plan{route: routeNone}
+	}
+	if c == callScores {
+		return plan{route: routeScores}
+	}
+	ctx := blockRows(t.contextBlock, m.values.Stride)
+	if c == callAttend {
+		if parts := m.splitParts(n); parts > 1 {
+			return plan{route: routeSplit, block: ctx, parts: parts, workers: min(procs(), parts), stream: m.streams()}
+		}
+	}
+	if c != callPlain && m.streams() && n*m.values.Stride*4 > t.streamMin {
+		return plan{route: routeStream}
+	}
+	if n*m.values.Stride <= t.contextBlock/4 {
+		return plan{route: routePanel}
+	}
+	return plan{route: routeBlocked, block: ctx}
+}
+
+// blockRows returns the rows of a matrix with the given stride that fit in
+// bytes: at least one.
+func blockRows(bytes, stride int) int { return max(1, bytes/(4*max(stride, 1))) }
+
+// streams reports whether a step's context can be formed in the same pass
+// over the keys as its scores (DotSoftmaxMatTVec): the values are the keys,
+// the score is the keys' dot product with the prepared query (Dot, ScaledDot,
+// General), and no key is masked.
+func (m *Memory) streams() bool {
+	k := m.sc.kind
+	return m.sameValues && m.mask == nil && (k == kindDot || k == kindScaled || k == kindGeneral)
+}
+
+// splitParts returns how many parts the n attended keys of a step are split
+// into: 1 (no split) for short sequences; on several processors at most four
+// parts per processor, each of at least splitMinRows keys; and, when the score
+// pass reads the values (they are the keys, the scorer is not Additive, and
+// the step does not stream) and more than four chunks of them are attended,
+// enough parts for each to stay within a chunk, also on one processor.
+func (m *Memory) splitParts(n int) int {
+	t := &tune
+	parts := 1
+	if m.sameValues && m.sc.kind != kindAdditive && !m.streams() { // Additive scores read K, not the keys
+		if b := n * m.keys.Stride * 4; b > 4*t.chunkBytes {
+			parts = min(n, (b+t.chunkBytes-1)/t.chunkBytes)
+		}
+	}
+	if n < 2*t.splitMinRows || n*(m.keys.Cols+m.values.Cols) < t.splitMinWork {
+		return parts
+	}
+	p := procs() // after the cheap tests: it takes the scheduler's lock
+	if p < 2 {
+		return parts
+	}
+	return max(parts, min(4*p, n/t.splitMinRows))
+}
+
+// anyAttended reports whether any key of the Memory is attended.
+func (m *Memory) anyAttended() bool {
+	n := m.valid
+	if n == 0 || m.mask == nil {
+		return n > 0
+	}
+	for _, ok := range m.mask[:n] {
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// batchWorkers returns how many goroutines a Batch of n sequences with the
+// given total work (multiply-adds) uses: one below batchMinWork, else up to
+// GOMAXPROCS.
+func batchWorkers(work, n int) int {
+	if work < tune.batchMinWork {
+		return 1
+	}
+	return min(procs(), n)
+}
+
+// multiHeadWorkers returns how many goroutines a MultiHead call of the given
+// work uses: one below multiHeadMinWork, else up to GOMAXPROCS.
+func multiHeadWorkers(work, heads int) int {
+	if work < tune.multiHeadMinWork {
+		return 1
+	}
+	return min(procs(), heads)
+}
