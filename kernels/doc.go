@@ -29,4 +29,9 @@
 // follow: where a product of finite factors or a partial sum overflows, the
 // result may be NaN on one ISA and ±Inf (or finite) on another; and a zero
 // result from products that underflow may have either sign.
+//
+// A NaN input gives a NaN result. Max and Softmax return the default quiet
+// NaN (bits 0x7FC00000) and Exp and Tanh state what they keep of the input
+// NaN; elsewhere the sign and payload of a NaN result, and whether it is
+// quiet, are not specified and may differ between ISAs.
 package kernels

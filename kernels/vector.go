@@ -28,6 +28,13 @@ func Scale(alpha float32, x []float32) { scale(alpha, x) }
 // bound, depending on the ISA and the summation order.
 func Sum(x []float32) float32 { return sum(x) }
 
-// Max returns the largest element of x: −Inf for an empty slice, NaN if any
-// element is NaN, and +0 when the largest elements are zeros of both signs.
-func Max(x []float32) float32 { return maxOf(x) }
+// Max returns the largest element of x: −Inf for an empty slice, the default
+// quiet NaN (bits 0x7FC00000) if any element is NaN, whatever its sign and
+// payload, and +0 when the largest elements are zeros of both signs. The same
+// bits on every ISA.
+func Max(x []float32) float32 {
+	if m := maxOf(x); m == m {
+		return m
+	}
+	return defaultNaN()
+}
