@@ -1,6 +1,9 @@
 package kernels
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // panicf panics with a message prefixed by the package name. It is kept out of
 // line so that the checks in the kernels cost one compare and branch.
@@ -30,3 +33,6 @@ func (e softmaxLen) Error() string { return lenMessage("Softmax", "dst", "x", e.
 func lenMessage(kernel, xn, yn string, x, y int) string {
 	return fmt.Sprintf("heed/kernels: %s: len(%s)=%d != len(%s)=%d", kernel, xn, x, yn, y)
 }
+
+// defaultNaN returns the default quiet NaN, bits 0x7FC00000.
+func defaultNaN() float32 { return math.Float32frombits(0x7fc00000) }

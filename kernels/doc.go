@@ -23,6 +23,15 @@
 //     γₖ + (|scoreᵣ − max| + D)·u, k counting the rows, two roundings per exponential and
 //     three per rescaling, D the largest |scoreᵣ − max|.
 //
-// Results may differ in the last bits between ISAs (summation order, FMA);
-// special values (NaN, ±Inf, ±0) give the same results on every ISA.
+// Results may differ in the last bits between ISAs (summation order, FMA).
+// Special values (NaN, ±Inf, ±0) give the same results on every ISA, with two
+// exceptions that Dot and Axpy state precisely and the other kernels' sums
+// follow: where a product of finite factors or a partial sum overflows, the
+// result may be NaN on one ISA and ±Inf (or finite) on another; and a zero
+// result from products that underflow may have either sign.
+//
+// A NaN input gives a NaN result. Max and Softmax return the default quiet
+// NaN (bits 0x7FC00000) and Exp and Tanh state what they keep of the input
+// NaN; elsewhere the sign and payload of a NaN result, and whether it is
+// quiet, are not specified and may differ between ISAs.
 package kernels

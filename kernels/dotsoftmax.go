@@ -33,7 +33,8 @@ type SoftmaxState struct{ Max, Sum float32 }
 // *st partly updated: the caller then takes the softmax's special-value rules
 // (Softmax, then MatTVec).
 //
-// It panics unless len(scores) = a.Rows and len(ctx) = len(h) = a.Cols. ctx
+// It panics, before writing anything, unless len(scores) = a.Rows,
+// len(ctx) = len(h) = a.Cols and st is not nil. ctx
 // must not overlap scores, h or a.Data, nor scores h or a.Data. It does not
 // allocate, and is safe for concurrent use on disjoint ctx, scores and st.
 func DotSoftmaxMatTVec(ctx, scores []float32, a Matrix, h []float32, st *SoftmaxState) bool {
@@ -41,6 +42,9 @@ func DotSoftmaxMatTVec(ctx, scores []float32, a Matrix, h []float32, st *Softmax
 	if len(scores) != a.Rows || len(ctx) != a.Cols || len(h) != a.Cols {
 		panicf("DotSoftmaxMatTVec: a is %d×%d but len(scores)=%d, len(ctx)=%d, len(h)=%d",
 			a.Rows, a.Cols, len(scores), len(ctx), len(h))
+	}
+	if st == nil {
+		panicf("DotSoftmaxMatTVec: st is nil")
 	}
 	if a.Rows == 0 {
 		return true

@@ -196,6 +196,34 @@ func TestDotSoftmaxMatTVecPanics(t *testing.T) {
 		func() { DotSoftmaxMatTVec(nil, nil, Matrix{Rows: 3, Cols: 4, Stride: 3, Data: a.Data}, nil, &st) })
 }
 
+// TestDotSoftmaxMatTVecNilState checks that a nil state panics with a named
+// message before anything is written, on every ISA and route (columns a
+// multiple of 8 or not, a block of 8 rows or fewer, no rows).
+func TestDotSoftmaxMatTVecNilState(t *testing.T) {
+	forEachISA(t, func(t *testing.T) {
+		for _, sh := range [][2]int{{3, 4}, {8, 8}, {9, 16}, {16, 5}, {0, 8}, {2, 0}} {
+			rows, cols := sh[0], sh[1]
+			a := Matrix{Rows: rows, Cols: cols, Stride: cols, Data: ramp(rows * cols)}
+			h := ramp(cols)
+			ctx, scores := make([]float32, cols), make([]float32, rows)
+			for i := range ctx {
+				ctx[i] = canary
+			}
+			for i := range scores {
+				scores[i] = canary
+			}
+			mustPanic(t, "heed/kernels: DotSoftmaxMatTVec: st is nil", func() { DotSoftmaxMatTVec(ctx, scores, a, h, nil) })
+			for _, s := range [][]float32{ctx, scores} {
+				for i, v := range s {
+					if math.Float32bits(v) != math.Float32bits(canary) {
+						t.Fatalf("%d×%d: element %d written before the panic: %v", rows, cols, i, v)
+					}
+				}
+			}
+		}
+	})
+}
+
 func FuzzDotSoftmaxMatTVec(f *testing.F) {
 	f.Add([]byte("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\xc0\x7f\x00\x00\x80\x7f\x00\x00\x80\x3f"), uint8(2))
 	f.Add([]byte("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\x00\x40\x00\x00\x80\x3f\x00\x00\x80\x3f\x00\x00\x00\x40"), uint8(7))

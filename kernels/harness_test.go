@@ -164,30 +164,67 @@ func checkDot(t *testing.T, what string, got float32, exact, abs float64, n int)
 	}
 }
 
-// checkDotAny checks got = Σ x[i]·y[i] for any inputs: within the bound when
-// the inputs are finite, and the same special value as want (the fallback's)
-// otherwise. Sums that may overflow in some order but not another (Σ|x·y| near
-// MaxFloat32) have no order-free answer and are not checked.
+// checkDotAny checks that got, and fallback's result want, meet Dot's
+// contract for Σ x[i]·y[i] with any inputs:
+//   - NaN when an input is NaN, a product is Inf·0, or infinite products of
+//     both signs meet;
+//   - otherwise, with infinite products all of sign s, s·Inf, or when the
+//     finite products overflow (see below) s·Inf or NaN;
+//   - otherwise (every input finite) within γₙ·Σ|x[i]·y[i]| + n·η of the
+//     exact sum, and +0 if every product is zero; when the finite products
+//     overflow, NaN, ±Inf or a finite value within that bound.
+//
+// The finite products overflow when one of them exceeds MaxFloat32 in
+// magnitude or their magnitudes sum beyond MaxFloat32/2 (below that no
+// partial sum overflows in any order).
 func checkDotAny(t *testing.T, what string, got, want float32, x, y []float32) {
 	t.Helper()
+	var nan, posInf, negInf, overflow bool
 	var finite float64
-	special := false
+	allZero := true
 	for i := range x {
-		if p := float64(x[i]) * float64(y[i]); isFinite(x[i]) && isFinite(y[i]) {
+		p := float64(x[i]) * float64(y[i]) // exact for finite float32 factors
+		switch {
+		case p != p:
+			nan = true
+		case math.IsInf(p, 1):
+			posInf = true
+		case math.IsInf(p, -1):
+			negInf = true
+		default:
 			finite += math.Abs(p)
-		} else {
-			special = true
+			overflow = overflow || math.Abs(p) > math.MaxFloat32
 		}
+		allZero = allZero && p == 0
 	}
-	switch {
-	case finite > math.MaxFloat32/2:
-	case special:
-		if !sameSpecial(got, want) {
-			t.Fatalf("%s = %v, fallback %v", what, got, want)
+	overflow = overflow || finite > math.MaxFloat32/2
+	for _, c := range []struct {
+		who string
+		v   float32
+	}{{what, got}, {"fallback " + what, want}} {
+		v := c.v
+		switch {
+		case nan || posInf && negInf:
+			if v == v {
+				t.Fatalf("%s = %v, want NaN", c.who, v)
+			}
+		case posInf || negInf:
+			inf := float32(math.Inf(1))
+			if negInf {
+				inf = -inf
+			}
+			if v != inf && (!overflow || v == v) {
+				t.Fatalf("%s = %v, want %v (or NaN: finite products overflow %v)", c.who, v, inf, overflow)
+			}
+		case allZero:
+			if math.Float32bits(v) != 0 {
+				t.Fatalf("%s = %v (bits %#x), want +0: every product is zero", c.who, v, math.Float32bits(v))
+			}
+		case overflow && !isFinite(v):
+		default:
+			exact, abs := dot64(x, y)
+			checkDot(t, c.who, v, exact, abs, len(x))
 		}
-	default:
-		exact, abs := dot64(x, y)
-		checkDot(t, what, got, exact, abs, len(x))
 	}
 }
 

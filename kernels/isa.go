@@ -29,8 +29,10 @@ func (i ISA) String() string {
 	return fmt.Sprintf("ISA(%d)", uint8(i))
 }
 
-// ParseISA returns the ISA with the given name (generic, avx2, avx512, neon).
+// ParseISA returns the ISA with the given name (generic, avx2, avx512, neon),
+// ignoring case and surrounding white space.
 func ParseISA(name string) (ISA, error) {
+	name = strings.TrimSpace(name)
 	for i, n := range isaNames {
 		if strings.EqualFold(name, n) {
 			return ISA(i), nil
@@ -44,34 +46,54 @@ var (
 	supported = detect()
 	// active is the ISA the kernels dispatch to.
 	active = supported[len(supported)-1]
+	// isaRequested and isaErr are what ISAConfig reports.
+	isaRequested string
+	isaErr       error
 )
 
 func init() {
-	name := os.Getenv("HEED_ISA")
+	isaRequested, isaErr = capISA(os.Getenv("HEED_ISA"))
+}
+
+// capISA caps supported and active at the ISA named by env (HEED_ISA's value),
+// and returns the trimmed name and, if the value was ignored, why.
+func capISA(env string) (string, error) {
+	name := strings.TrimSpace(env)
 	if name == "" {
-		return
+		return "", nil
 	}
 	limit, err := ParseISA(name)
 	if err != nil {
-		panic(err.Error() + " in HEED_ISA")
+		return name, fmt.Errorf("%w in HEED_ISA; ignored, using %v", err, active)
 	}
 	for i, s := range supported {
 		if s == limit {
 			supported = supported[:i+1]
 			active = limit
-			return
+			return name, nil
 		}
 	}
-	// An ISA this CPU lacks caps nothing: the best available is kept.
+	return name, fmt.Errorf("heed/kernels: HEED_ISA=%s is not supported by this CPU and build (supported: %v); ignored, using %v", limit, supported, active)
 }
 
 // Active returns the ISA the kernels use.
 func Active() ISA { return active }
 
 // Supported returns the ISAs this CPU and build can run, Generic first and the
-// default last. HEED_ISA=generic|avx2|avx512|neon caps both this list and the
-// default; the purego build tag leaves only Generic.
+// default last. The purego build tag leaves only Generic.
+//
+// The environment variable HEED_ISA, read once at start-up, caps both this
+// list and the default: HEED_ISA=generic, avx2, avx512 or neon, in any case
+// and with surrounding white space ignored. A value that names no ISA, or one
+// this CPU and build cannot run, is ignored (the best ISA stays the default)
+// and reported by ISAConfig; it never stops the program.
 func Supported() []ISA { return append([]ISA(nil), supported...) }
+
+// ISAConfig reports HEED_ISA as read at start-up: requested is its value
+// without surrounding white space ("" when unset or blank), and err is non-nil
+// when that value was ignored because it names no ISA or one this CPU and
+// build cannot run.
+func ISAConfig() (requested string, err error) { return isaRequested, isaErr }
 
 // Use makes every kernel dispatch to isa, for tests and benchmarks that compare
 // implementations. It is not safe to call while kernels run on other goroutines.

@@ -1,7 +1,8 @@
 package kernels
 
 // MatVec sets dst = A·x. It panics unless len(dst) = a.Rows and len(x) = a.Cols.
-// dst must not overlap x or a.Data. Each dst[r] has the error bound of Dot.
+// dst must not overlap x or a.Data. Each dst[r] is Dot(row r of A, x): Dot's
+// error bound and special-value rules.
 func MatVec(dst []float32, a Matrix, x []float32) {
 	a.check("MatVec", "a")
 	if len(dst) != a.Rows || len(x) != a.Cols {
@@ -17,7 +18,8 @@ func MatVec(dst []float32, a Matrix, x []float32) {
 // MatTVec sets dst += Aᵀ·x, the x-weighted sum of the rows of A: with A the
 // values and x the attention weights it builds the context vector. It panics
 // unless len(dst) = a.Cols and len(x) = a.Rows. dst must not overlap x or a.Data.
-// Each dst[c] is within γₙ₊₁·(|dst[c]| + Σᵣ|x[r]·A[r,c]|) of the exact result.
+// Each dst[c] is within γₙ₊₁·(|dst[c]| + Σᵣ|x[r]·A[r,c]|) of the exact result,
+// and follows Dot's special-value rules for the sum dst[c]·1 + Σᵣ x[r]·A[r,c].
 func MatTVec(dst []float32, a Matrix, x []float32) {
 	a.check("MatTVec", "a")
 	if len(dst) != a.Cols || len(x) != a.Rows {
@@ -32,7 +34,9 @@ func MatTVec(dst []float32, a Matrix, x []float32) {
 // MatVecBatch sets each row b of dst to A·(row b of x), that is dst = x·Aᵀ: many
 // vectors against one matrix (several queries against one key matrix), reading
 // each element of A once for several vectors. It panics unless x is
-// batch×a.Cols and dst is batch×a.Rows. dst must not overlap x or a.
+// batch×a.Cols and dst is batch×a.Rows. dst must not overlap x or a. Each
+// element is a Dot of a row of A and a row of x: Dot's error bound and
+// special-value rules.
 func MatVecBatch(dst Matrix, a Matrix, x Matrix) {
 	a.check("MatVecBatch", "a")
 	x.check("MatVecBatch", "x")

@@ -1,5 +1,7 @@
 package kernels
 
+import "math"
+
 // SoftmaxMatTVec sets x to its softmax in place and adds to dst the x-weighted
 // sum of the rows of A: with x an attention step's scores and A its values, x
 // ends as the weights and dst gains the context, as Softmax(x, x) followed by
@@ -10,8 +12,8 @@ package kernels
 // γₙ₊₂·(|dst[c]| + Σᵣ|x[r]·A[r,c]|) of dst[c] + Σᵣ x[r]·A[r,c] for the
 // weights x returned (n = a.Rows, γₙ = n·u/(1−n·u), u = 2⁻²⁴). Special values
 // are Softmax's and MatTVec's on every ISA: a NaN score makes every weight, and
-// so dst, NaN; an all −Inf row gives zero weights and leaves dst unchanged;
-// +Inf scores share the weight 1.
+// so dst, NaN; a row of −Inf (fully masked) gives weights +0 and leaves dst
+// bit for bit unchanged, whatever A holds; +Inf scores share the weight 1.
 //
 // It panics unless len(dst) = a.Cols and len(x) = a.Rows. dst must not
 // overlap x or a.Data, nor x a.Data. It does not allocate, and is safe for
@@ -22,6 +24,10 @@ func SoftmaxMatTVec(dst []float32, a Matrix, x []float32) {
 		panicf("SoftmaxMatTVec: a is %d×%d but len(dst)=%d, len(x)=%d", a.Rows, a.Cols, len(dst), len(x))
 	}
 	if a.Rows == 0 {
+		return
+	}
+	if x[0] == float32(math.Inf(-1)) && maxOf(x) == x[0] {
+		clear(x) // a fully masked row: zero weights, no context pass
 		return
 	}
 	if a.Cols == 0 {

@@ -6,11 +6,19 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/heedml/heed/fallback"
 )
+
+// fullyMasked reports whether x is a non-empty row of −Inf.
+func fullyMasked(x []float32) bool {
+	return len(x) > 0 && fallback.Max(x) == float32(math.Inf(-1))
+}
 
 // checkSoftmaxMatTVec runs SoftmaxMatTVec(dst, a, x) and checks it against
 // Softmax(x, x) then MatTVec(dst, a, x) under the same ISA: the same bits for a
-// row with a NaN or a non-finite maximum; otherwise weights within Softmax's
+// row with a NaN or a non-finite maximum, except that a fully masked row (all
+// −Inf) leaves dst bit for bit unchanged; otherwise weights within Softmax's
 // bounds of the oracle, and a context within γₙ₊₂·(|dst| + Σ|xᵣ·A[r,c]|) of
 // dst + Σ xᵣ·A[r,c] for the weights x returned (special values in A or dst as
 // MatTVec gives them).
@@ -20,7 +28,9 @@ func checkSoftmaxMatTVec(t *testing.T, what string, dst []float32, a Matrix, x [
 	a0 := bits(a.Data)
 	wantX, wantDst := slices.Clone(x), slices.Clone(dst)
 	Softmax(wantX, wantX)
-	MatTVec(wantDst, a, wantX)
+	if !fullyMasked(x0) { // a fully masked row leaves dst unchanged
+		MatTVec(wantDst, a, wantX)
+	}
 	SoftmaxMatTVec(dst, a, x)
 	if !slices.Equal(bits(a.Data), a0) {
 		t.Fatalf("%s: a changed", what)
@@ -75,6 +85,43 @@ func TestSoftmaxMatTVec(t *testing.T) {
 					aok()
 					xok()
 					dok()
+				}
+			}
+		}
+	})
+}
+
+// TestSoftmaxMatTVecMasked checks that a fully masked row (all −Inf) gives
+// zero weights and leaves dst bit for bit unchanged, −0 and NaN payloads
+// included, even with Inf and NaN in A (where 0·A would be NaN), on every ISA
+// and route: panel widths, wide A, fewer than 8 columns.
+func TestSoftmaxMatTVecMasked(t *testing.T) {
+	ninf, negZero := float32(math.Inf(-1)), float32(math.Copysign(0, -1))
+	dstVals := []float32{negZero, 0, 1, -2.5, float32(math.Inf(1)), math.Float32frombits(0x7fc12345), math.Float32frombits(0xff800001)}
+	aVals := []float32{float32(math.Inf(1)), ninf, float32(math.NaN()), 1, negZero}
+	forEachISA(t, func(t *testing.T) {
+		for _, rows := range []int{1, 2, 7, 8, 9, 17, 64, 65} {
+			for _, cols := range []int{1, 3, 7, 8, 9, 16, 63, 64, 65, 127, 128, 129, 300} {
+				a := Matrix{Rows: rows, Cols: cols, Stride: cols, Data: make([]float32, rows*cols)}
+				for i := range a.Data {
+					a.Data[i] = aVals[i%len(aVals)]
+				}
+				x, dst := make([]float32, rows), make([]float32, cols)
+				for i := range x {
+					x[i] = ninf
+				}
+				for i := range dst {
+					dst[i] = dstVals[i%len(dstVals)]
+				}
+				dst0 := bits(dst)
+				SoftmaxMatTVec(dst, a, x)
+				if !slices.Equal(bits(dst), dst0) {
+					t.Fatalf("%d×%d: dst %v, want unchanged", rows, cols, dst)
+				}
+				for i, w := range x {
+					if math.Float32bits(w) != 0 {
+						t.Fatalf("%d×%d: weight %d = %v, want +0", rows, cols, i, w)
+					}
 				}
 			}
 		}

@@ -189,17 +189,29 @@ func FuzzMax(f *testing.F) {
 	})
 }
 
-// checkAxpy fails t unless got = y0 + alpha·x elementwise, within one rounding
-// of the fused or the unfused result (2u·(|y|+|alpha·x|)), or, for special
-// values, exactly as fallback.Axpy.
+// checkAxpy fails t unless every got[i], and fallback.Axpy's result, is
+// y0[i] + alpha·x[i] as Axpy's contract allows: the IEEE result of the fused
+// (one rounding) or the unfused (product rounded first) operation. A finite
+// result must be within 2u·(|y0[i]| + |alpha·x[i]|) + η of the exact value;
+// one that is not must be the fused or the unfused result's special value
+// (they differ only when alpha·x[i] or the sum overflows).
 func checkAxpy(t *testing.T, got []float32, alpha float32, x, y0 []float32) {
 	t.Helper()
 	want := slices.Clone(y0)
 	fallback.Axpy(alpha, x, want)
 	for i := range got {
-		p := float64(alpha) * float64(x[i])
-		checkElem(t, "Axpy", i, got[i], want[i], float64(y0[i])+p, math.Abs(float64(y0[i]))+math.Abs(p),
-			isFinite(alpha) && isFinite(x[i]) && isFinite(y0[i]))
+		p := float64(alpha) * float64(x[i]) // exact
+		exact, bound := float64(y0[i])+p, 2*u*(math.Abs(float64(y0[i]))+math.Abs(p))+eta
+		unfused := y0[i] + float32(alpha*x[i]) // the conversion rounds the product
+		fused := float32(math.FMA(float64(alpha), float64(x[i]), float64(y0[i])))
+		for _, v := range []float32{got[i], want[i]} {
+			switch {
+			case isFinite(v) && math.Abs(float64(v)-exact) <= bound:
+			case !isFinite(v) && (sameSpecial(v, unfused) || sameSpecial(v, fused)):
+			default:
+				t.Fatalf("Axpy[%d] = %v (fallback %v), want %v ± %.3g: fused %v, unfused %v", i, got[i], want[i], exact, bound, fused, unfused)
+			}
+		}
 	}
 }
 
@@ -334,5 +346,32 @@ func FuzzScale(f *testing.F) {
 			Scale(alpha, x)
 			checkScale(t, x, alpha, x0)
 		})
+	})
+}
+
+// TestAxpyOverflow puts an overflowing product alpha·x[i] against an infinite
+// or finite y[i] at every position of short vectors: the result must be what
+// the fused or the unfused IEEE operation gives (checkAxpy).
+func TestAxpyOverflow(t *testing.T) {
+	inf := float32(math.Inf(1))
+	cases := []struct{ alpha, x, y float32 }{
+		{1e38, 10, -inf}, {1e38, 10, inf}, {-1e38, 10, inf}, {1e38, -10, 3e38},
+		{math.MaxFloat32, 2, -math.MaxFloat32}, {2e38, 2, -3e38}, {1e38, 10, 1},
+	}
+	forEachISA(t, func(t *testing.T) {
+		for _, c := range cases {
+			for _, n := range []int{1, 7, 8, 9, 16, 17, 33} {
+				for pos := 0; pos < n; pos++ {
+					x, y := make([]float32, n), make([]float32, n)
+					for i := range x {
+						x[i], y[i] = float32(i%5)-2, float32(i%3)
+					}
+					x[pos], y[pos] = c.x, c.y
+					y0 := slices.Clone(y)
+					Axpy(c.alpha, x, y)
+					checkAxpy(t, y, c.alpha, x, y0)
+				}
+			}
+		}
 	})
 }
