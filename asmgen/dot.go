@@ -13,7 +13,7 @@ func init() { register("dot", genDotFamily) }
 const dotUnroll = 4
 
 func genDotFamily() {
-	for _, s := range isas {
+	for _, s := range dualISAs {
 		genDot(s)
 	}
 }
@@ -23,7 +23,7 @@ func genDotFamily() {
 func genDot(s *isa) {
 	TEXT(s.name("dot"), NOSPLIT, "func(x, y []float32) float32")
 	asm.Doc(s.name("dot") + " returns Σ x[i]·y[i] for i < len(x); len(y) ≥ len(x).")
-	// YMM on AVX-512 too (DESIGN.md); the AVX-512 kernel keeps its opmask tail.
+	// avx512 in YMM, avx512z in ZMM (DESIGN.md); both keep the opmask tail.
 	s = evexYMM(s)
 	x := load(asm.Param("x").Base())
 	y := load(asm.Param("y").Base())

@@ -12,16 +12,23 @@ import (
 // isa describes one x86 vector ISA for the generators: every kernel family
 // loops over isas and emits one function per entry, named with its suffix.
 type isa struct {
-	suffix string            // appended to kernel names: dotAVX2, dotAVX512
-	lanes  int               // float32 lanes in a vector
-	vec    func() VecVirtual // allocates a vector register
-	evex   bool              // EVEX encoding (AVX-512): opmask tails, 32 vector registers
+	suffix  string            // appended to kernel names: dotAVX2, dotAVX512
+	lanes   int               // float32 lanes in a vector
+	vec     func() VecVirtual // allocates a vector register
+	evex    bool              // EVEX encoding (AVX-512): opmask tails, 32 vector registers
+	keepZMM bool              // evexYMM leaves it in ZMM: the 512-bit twin of a dual-width kernel
 }
 
 var (
 	avx2   = &isa{suffix: "AVX2", lanes: 8, vec: ymm}
 	avx512 = &isa{suffix: "AVX512", lanes: 16, vec: zmm, evex: true}
-	isas   = []*isa{avx2, avx512}
+	// avx512z names the ZMM variants of the dual-width kernels: those whose
+	// avx512 version computes in YMM (evexYMM). The kernels package picks
+	// one width at start-up (AVX512Width).
+	avx512z = &isa{suffix: "AVX512Z", lanes: 16, vec: zmm, evex: true, keepZMM: true}
+
+	isas     = []*isa{avx2, avx512}
+	dualISAs = []*isa{avx2, avx512, avx512z} // for the dual-width kernels
 )
 
 // bytes is the size of a vector in bytes.
@@ -212,13 +219,13 @@ func load(c gotypes.Component) GPVirtual {
 func ymm() VecVirtual { return asm.YMM() }
 func zmm() VecVirtual { return asm.ZMM() }
 
-// evexYMM returns, for AVX-512, the ISA entry that computes in YMM vectors
+// evexYMM returns, for avx512, the ISA entry that computes in YMM vectors
 // with AVX-512's EVEX features (opmask tails, 32 registers: AVX512VL), under
-// the same kernel name; other entries are returned as they are. Generators use
-// it where 512-bit vectors are not worth their cost on every AVX-512 core
-// (DESIGN.md).
+// the same kernel name; other entries, avx512z among them, are returned as
+// they are. The dual-width kernels call it: 512-bit vectors are not worth
+// their cost on every AVX-512 core (DESIGN.md).
 func evexYMM(s *isa) *isa {
-	if s.evex && s.lanes == 16 {
+	if s.evex && s.lanes == 16 && !s.keepZMM {
 		return &isa{suffix: s.suffix, lanes: 8, vec: ymm, evex: true}
 	}
 	return s

@@ -15,10 +15,10 @@ func genMatVecFamily() {
 	for _, s := range isas {
 		genMatVec(s)
 	}
-	for _, s := range isas {
+	for _, s := range dualISAs {
 		genMatTVec(s)
 	}
-	for _, s := range isas {
+	for _, s := range dualISAs {
 		genMatVecBatch(s)
 	}
 }

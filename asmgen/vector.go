@@ -11,16 +11,16 @@ import (
 func init() { register("vector", genVectorFamily) }
 
 func genVectorFamily() {
-	for _, s := range isas {
+	for _, s := range dualISAs {
 		genSum(s)
 	}
 	for _, s := range isas {
 		genMax(s)
 	}
-	for _, s := range isas {
+	for _, s := range dualISAs {
 		genAxpy(s)
 	}
-	for _, s := range isas {
+	for _, s := range dualISAs {
 		genScale(s)
 	}
 }

@@ -24,6 +24,31 @@ func detect() []ISA {
 	return isas
 }
 
+// defaultAVX512Width is the width, in bits, of the AVX-512 kernels that come
+// in both (AVX512Width). Intel's AVX-512 cores load two 64-byte vectors per
+// cycle from L1 and execute 512-bit FMAs at full width, as do AMD's from
+// family 1Ah (Zen 5): 512. AMD family 19h (Zen 4) splits every 512-bit
+// operation into two 256-bit halves and loads 64 bytes per cycle whatever the
+// width, so YMM is as fast and its horizontal sums are shorter: 256. Other
+// CPUs keep 256. kernels/DESIGN.md has the measurements.
+func defaultAVX512Width() int {
+	return avx512WidthFor(cpuid.CPU.VendorID, cpuid.CPU.Family)
+}
+
+// avx512WidthFor is defaultAVX512Width's rule for a CPU vendor and family.
+func avx512WidthFor(vendor cpuid.Vendor, family int) int {
+	switch {
+	case vendor == cpuid.Intel:
+		return 512
+	case vendor == cpuid.AMD && family >= 0x1a:
+		return 512
+	}
+	return 256
+}
+
+// zmm reports whether the dual-width AVX-512 kernels take their ZMM variant.
+func zmm() bool { return avx512Width == 512 }
+
 // l2Bytes returns the size of one core's L2 cache, or 1 MiB if cpuid cannot
 // tell.
 func l2Bytes() int {
@@ -36,6 +61,9 @@ func l2Bytes() int {
 func dot(x, y []float32) float32 {
 	switch active {
 	case AVX512:
+		if zmm() {
+			return dotAVX512Z(x, y)
+		}
 		return dotAVX512(x, y)
 	case AVX2:
 		return dotAVX2(x, y)
@@ -46,7 +74,11 @@ func dot(x, y []float32) float32 {
 func axpy(alpha float32, x, y []float32) {
 	switch active {
 	case AVX512:
-		axpyAVX512(alpha, x, y)
+		if zmm() {
+			axpyAVX512Z(alpha, x, y)
+		} else {
+			axpyAVX512(alpha, x, y)
+		}
 	case AVX2:
 		axpyAVX2(alpha, x, y)
 	default:
@@ -57,7 +89,11 @@ func axpy(alpha float32, x, y []float32) {
 func scale(alpha float32, x []float32) {
 	switch active {
 	case AVX512:
-		scaleAVX512(alpha, x)
+		if zmm() {
+			scaleAVX512Z(alpha, x)
+		} else {
+			scaleAVX512(alpha, x)
+		}
 	case AVX2:
 		scaleAVX2(alpha, x)
 	default:
@@ -68,6 +104,9 @@ func scale(alpha float32, x []float32) {
 func sum(x []float32) float32 {
 	switch active {
 	case AVX512:
+		if zmm() {
+			return sumAVX512Z(x)
+		}
 		return sumAVX512(x)
 	case AVX2:
 		return sumAVX2(x)
@@ -101,6 +140,8 @@ func matVec(dst, a []float32, lda int, x []float32) {
 
 func matTVec(dst, a []float32, lda int, x []float32) {
 	switch {
+	case active == AVX512 && zmm():
+		matTVecAVX512Z(dst, a, lda, x)
 	case active == AVX512:
 		matTVecAVX512(dst, a, lda, x)
 	case active == AVX2 && len(dst) >= 8:
@@ -112,6 +153,8 @@ func matTVec(dst, a []float32, lda int, x []float32) {
 
 func matVecBatch(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int) {
 	switch {
+	case active == AVX512 && zmm():
+		matVecBatchAVX512Z(d, ldd, a, lda, x, ldx, rows, cols, batch)
 	case active == AVX512:
 		matVecBatchAVX512(d, ldd, a, lda, x, ldx, rows, cols, batch)
 	case active == AVX2 && cols >= 8:

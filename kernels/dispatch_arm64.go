@@ -11,6 +11,9 @@ import "github.com/heedml/heed/fallback"
 // detect reports NEON on every arm64 CPU: Advanced SIMD is mandatory in ARMv8-A.
 func detect() []ISA { return []ISA{Generic, NEON} }
 
+// defaultAVX512Width is irrelevant here: there is no AVX512.
+func defaultAVX512Width() int { return 256 }
+
 func dot(x, y []float32) float32 {
 	if active == NEON {
 		return dotNEON(x, y)

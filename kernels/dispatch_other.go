@@ -9,6 +9,9 @@ import "github.com/heedml/heed/fallback"
 
 func detect() []ISA { return []ISA{Generic} }
 
+// defaultAVX512Width is irrelevant here: there is no AVX512.
+func defaultAVX512Width() int { return 256 }
+
 func dot(x, y []float32) float32                     { return fallback.Dot(x, y) }
 func axpy(alpha float32, x, y []float32)             { fallback.Axpy(alpha, x, y) }
 func scale(alpha float32, x []float32)               { fallback.Scale(alpha, x) }

@@ -203,3 +203,85 @@ dotReduce:
 	MOVSS         X0, ret+48(FP)
 	VZEROUPPER
 	RET
+
+// func dotAVX512Z(x []float32, y []float32) float32
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, SSE
+TEXT ·dotAVX512Z(SB), NOSPLIT, $0-52
+	MOVQ   x_base+0(FP), AX
+	MOVQ   y_base+24(FP), CX
+	MOVQ   x_len+8(FP), DX
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	MOVQ   DX, BX
+	SHRQ   $0x06, BX
+	JZ     dotHalf
+
+dotBlock:
+	VMOVUPS     (AX), Z4
+	VFMADD231PS (CX), Z4, Z0
+	VMOVUPS     64(AX), Z4
+	VFMADD231PS 64(CX), Z4, Z1
+	VMOVUPS     128(AX), Z4
+	VFMADD231PS 128(CX), Z4, Z2
+	VMOVUPS     192(AX), Z4
+	VFMADD231PS 192(CX), Z4, Z3
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000100, CX
+	DECQ        BX
+	JNZ         dotBlock
+
+dotHalf:
+	ANDQ        $0x0000003f, DX
+	JZ          dotWhole
+	TESTQ       $0x00000020, DX
+	JZ          dotSingle
+	VMOVUPS     (AX), Z4
+	VFMADD231PS (CX), Z4, Z0
+	VMOVUPS     64(AX), Z4
+	VFMADD231PS 64(CX), Z4, Z1
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000080, CX
+	ANDQ        $0x0000001f, DX
+
+dotSingle:
+	MOVQ DX, BX
+	SHRQ $0x04, BX
+	JZ   dotRest
+
+dotSingleLoop:
+	VMOVUPS     (AX), Z4
+	VFMADD231PS (CX), Z4, Z0
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	DECQ        BX
+	JNZ         dotSingleLoop
+
+dotRest:
+	ANDQ $0x0000000f, DX
+
+dotWhole:
+	JZ          dotReduce
+	MOVL        $0x0000ffff, BX
+	BZHIL       DX, BX, BX
+	KMOVW       BX, K1
+	VMOVUPS.Z   (AX), K1, Z4
+	VMOVUPS.Z   (CX), K1, Z5
+	VFMADD231PS Z5, Z4, Z1
+
+dotReduce:
+	VADDPS        Z2, Z0, Z0
+	VADDPS        Z3, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret+48(FP)
+	VZEROUPPER
+	RET

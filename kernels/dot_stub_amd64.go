@@ -9,3 +9,6 @@ func dotAVX2(x []float32, y []float32) float32
 
 // dotAVX512 returns Σ x[i]·y[i] for i < len(x); len(y) ≥ len(x).
 func dotAVX512(x []float32, y []float32) float32
+
+// dotAVX512Z returns Σ x[i]·y[i] for i < len(x); len(y) ≥ len(x).
+func dotAVX512Z(x []float32, y []float32) float32

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -22,16 +23,27 @@ type runner[T any] interface {
 }
 
 // forEachISA runs f as a subtest or sub-benchmark named for each ISA this CPU
-// and build support, with that ISA active, then restores the active ISA. Fuzz
-// targets call it with their *testing.T: a failing subtest fails the input.
+// and build support, with that ISA active, then restores the active ISA.
+// AVX512 runs twice, once per width of its dual-width kernels: avx512-256 and
+// avx512-512 (AVX512Width). Fuzz targets call it with their *testing.T: a
+// failing subtest fails the input.
 func forEachISA[T runner[T]](r T, f func(T)) {
-	prev := Active()
-	defer Use(prev)
+	prev, prevWidth := Active(), avx512Width
+	defer func() { Use(prev); avx512Width = prevWidth }()
 	for _, isa := range Supported() {
 		if err := Use(isa); err != nil {
 			panic(err)
 		}
-		r.Run(isa.String(), f)
+		if isa != AVX512 {
+			r.Run(isa.String(), f)
+			continue
+		}
+		for _, w := range []int{256, 512} {
+			if err := UseAVX512Width(w); err != nil {
+				panic(err)
+			}
+			r.Run(fmt.Sprintf("%v-%d", isa, w), f)
+		}
 	}
 }
 

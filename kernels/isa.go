@@ -3,6 +3,7 @@ package kernels
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -94,6 +95,56 @@ func Supported() []ISA { return append([]ISA(nil), supported...) }
 // when that value was ignored because it names no ISA or one this CPU and
 // build cannot run.
 func ISAConfig() (requested string, err error) { return isaRequested, isaErr }
+
+// avx512Width is the vector width in bits, 256 or 512, of the AVX-512
+// kernels that come in both widths, chosen at init by the CPU (see
+// defaultAVX512Width in the dispatch files) or HEED_AVX512_WIDTH.
+var avx512Width = defaultAVX512Width()
+
+// widthErr is what AVX512WidthConfig reports.
+var widthErr error
+
+func init() {
+	switch w := strings.TrimSpace(os.Getenv("HEED_AVX512_WIDTH")); w {
+	case "":
+	case "256":
+		avx512Width = 256
+	case "512":
+		avx512Width = 512
+	default:
+		widthErr = fmt.Errorf("heed/kernels: HEED_AVX512_WIDTH=%q: want 256 or 512; ignored, using %d", w, avx512Width)
+	}
+}
+
+// AVX512WidthConfig reports whether HEED_AVX512_WIDTH, read at start-up, was
+// ignored: err is non-nil when its value (surrounding white space aside) was
+// neither 256 nor 512. A bad value never stops the program.
+func AVX512WidthConfig() error { return widthErr }
+
+// AVX512Width returns the vector width in bits, 256 or 512, that the AVX512
+// implementations of Dot, Sum, Axpy, Scale, MatTVec and MatVecBatch compute
+// in, or 0 where AVX512 is not supported. Both widths give results within
+// the same error bounds. It is chosen at start-up from the CPU: 512 on Intel
+// and on AMD family 1Ah (Zen 5) and later, 256 on AMD family 19h (Zen 4) and
+// other CPUs; HEED_AVX512_WIDTH=256|512 overrides the choice (a bad value is
+// ignored and reported by AVX512WidthConfig).
+func AVX512Width() int {
+	if !slices.Contains(supported, AVX512) {
+		return 0
+	}
+	return avx512Width
+}
+
+// UseAVX512Width makes the AVX512 kernels that come in both widths compute
+// in bits-wide vectors (256 or 512), for tests and benchmarks that compare
+// them. It is not safe to call while kernels run on other goroutines.
+func UseAVX512Width(bits int) error {
+	if bits != 256 && bits != 512 {
+		return fmt.Errorf("heed/kernels: AVX-512 width %d: want 256 or 512", bits)
+	}
+	avx512Width = bits
+	return nil
+}
 
 // Use makes every kernel dispatch to isa, for tests and benchmarks that compare
 // implementations. It is not safe to call while kernels run on other goroutines.

@@ -205,6 +205,90 @@ reduce:
 	VZEROUPPER
 	RET
 
+// func sumAVX512Z(x []float32) float32
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, SSE
+TEXT ·sumAVX512Z(SB), NOSPLIT, $0-28
+	MOVQ   x_base+0(FP), AX
+	MOVQ   x_len+8(FP), CX
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	MOVQ   CX, DX
+	SHRQ   $0x07, DX
+	JZ     sumHalf
+
+sumBlock:
+	VADDPS (AX), Z0, Z0
+	VADDPS 64(AX), Z1, Z1
+	VADDPS 128(AX), Z2, Z2
+	VADDPS 192(AX), Z3, Z3
+	VADDPS 256(AX), Z4, Z4
+	VADDPS 320(AX), Z5, Z5
+	VADDPS 384(AX), Z6, Z6
+	VADDPS 448(AX), Z7, Z7
+	ADDQ   $0x00000200, AX
+	DECQ   DX
+	JNZ    sumBlock
+
+sumHalf:
+	ANDQ   $0x0000007f, CX
+	JZ     sumWhole
+	TESTQ  $0x00000040, CX
+	JZ     sumSingle
+	VADDPS (AX), Z0, Z0
+	VADDPS 64(AX), Z1, Z1
+	VADDPS 128(AX), Z2, Z2
+	VADDPS 192(AX), Z3, Z3
+	ADDQ   $0x00000100, AX
+	ANDQ   $0x0000003f, CX
+
+sumSingle:
+	MOVQ CX, DX
+	SHRQ $0x04, DX
+	JZ   sumRest
+
+sumSingleLoop:
+	VADDPS (AX), Z0, Z0
+	ADDQ   $0x00000040, AX
+	DECQ   DX
+	JNZ    sumSingleLoop
+
+sumRest:
+	ANDQ $0x0000000f, CX
+
+sumWhole:
+	JZ        reduce
+	MOVL      $0x0000ffff, DX
+	BZHIL     CX, DX, DX
+	KMOVW     DX, K1
+	VMOVUPS.Z (AX), K1, Z8
+	VADDPS    Z8, Z1, Z1
+
+reduce:
+	VADDPS        Z4, Z0, Z0
+	VADDPS        Z5, Z1, Z1
+	VADDPS        Z6, Z2, Z2
+	VADDPS        Z7, Z3, Z3
+	VADDPS        Z2, Z0, Z0
+	VADDPS        Z3, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
 // func maxAVX2(x []float32) float32
 // Requires: AVX, AVX2, SSE
 TEXT ·maxAVX2(SB), NOSPLIT, $0-28
@@ -715,6 +799,82 @@ done:
 	VZEROUPPER
 	RET
 
+// func axpyAVX512Z(alpha float32, x []float32, y []float32)
+// Requires: AVX, AVX512F, BMI2, SSE
+TEXT ·axpyAVX512Z(SB), NOSPLIT, $0-56
+	MOVSS        alpha+0(FP), X0
+	VBROADCASTSS X0, Z0
+	MOVQ         x_base+8(FP), AX
+	MOVQ         y_base+32(FP), CX
+	MOVQ         x_len+16(FP), DX
+	MOVQ         DX, BX
+	SHRQ         $0x06, BX
+	JZ           axpyHalf
+
+axpyBlock:
+	VMOVUPS     (CX), Z1
+	VFMADD231PS (AX), Z0, Z1
+	VMOVUPS     Z1, (CX)
+	VMOVUPS     64(CX), Z1
+	VFMADD231PS 64(AX), Z0, Z1
+	VMOVUPS     Z1, 64(CX)
+	VMOVUPS     128(CX), Z1
+	VFMADD231PS 128(AX), Z0, Z1
+	VMOVUPS     Z1, 128(CX)
+	VMOVUPS     192(CX), Z1
+	VFMADD231PS 192(AX), Z0, Z1
+	VMOVUPS     Z1, 192(CX)
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000100, CX
+	DECQ        BX
+	JNZ         axpyBlock
+
+axpyHalf:
+	ANDQ        $0x0000003f, DX
+	JZ          axpyWhole
+	TESTQ       $0x00000020, DX
+	JZ          axpySingle
+	VMOVUPS     (CX), Z1
+	VFMADD231PS (AX), Z0, Z1
+	VMOVUPS     Z1, (CX)
+	VMOVUPS     64(CX), Z1
+	VFMADD231PS 64(AX), Z0, Z1
+	VMOVUPS     Z1, 64(CX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000080, CX
+	ANDQ        $0x0000001f, DX
+
+axpySingle:
+	MOVQ DX, BX
+	SHRQ $0x04, BX
+	JZ   axpyRest
+
+axpySingleLoop:
+	VMOVUPS     (CX), Z1
+	VFMADD231PS (AX), Z0, Z1
+	VMOVUPS     Z1, (CX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	DECQ        BX
+	JNZ         axpySingleLoop
+
+axpyRest:
+	ANDQ $0x0000000f, DX
+
+axpyWhole:
+	JZ          done
+	MOVL        $0x0000ffff, BX
+	BZHIL       DX, BX, BX
+	KMOVW       BX, K1
+	VMOVUPS.Z   (CX), K1, Z1
+	VMOVUPS.Z   (AX), K1, Z2
+	VFMADD231PS Z2, Z0, Z1
+	VMOVUPS     Z1, K1, (CX)
+
+done:
+	VZEROUPPER
+	RET
+
 // func scaleAVX2(alpha float32, x []float32)
 // Requires: AVX, AVX2, SSE
 TEXT ·scaleAVX2(SB), NOSPLIT, $0-32
@@ -851,6 +1011,70 @@ scaleWhole:
 	VMOVUPS.Z (AX), K1, Y1
 	VMULPS    Y1, Y0, Y1
 	VMOVUPS   Y1, K1, (AX)
+
+scaleDone:
+	VZEROUPPER
+	RET
+
+// func scaleAVX512Z(alpha float32, x []float32)
+// Requires: AVX, AVX512F, BMI2, SSE
+TEXT ·scaleAVX512Z(SB), NOSPLIT, $0-32
+	MOVSS        alpha+0(FP), X0
+	VBROADCASTSS X0, Z0
+	MOVQ         x_base+8(FP), AX
+	MOVQ         x_len+16(FP), CX
+	MOVQ         CX, DX
+	SHRQ         $0x06, DX
+	JZ           scaleHalf
+
+scaleBlock:
+	VMULPS  (AX), Z0, Z1
+	VMOVUPS Z1, (AX)
+	VMULPS  64(AX), Z0, Z1
+	VMOVUPS Z1, 64(AX)
+	VMULPS  128(AX), Z0, Z1
+	VMOVUPS Z1, 128(AX)
+	VMULPS  192(AX), Z0, Z1
+	VMOVUPS Z1, 192(AX)
+	ADDQ    $0x00000100, AX
+	DECQ    DX
+	JNZ     scaleBlock
+
+scaleHalf:
+	ANDQ    $0x0000003f, CX
+	JZ      scaleWhole
+	TESTQ   $0x00000020, CX
+	JZ      scaleSingle
+	VMULPS  (AX), Z0, Z1
+	VMOVUPS Z1, (AX)
+	VMULPS  64(AX), Z0, Z1
+	VMOVUPS Z1, 64(AX)
+	ADDQ    $0x00000080, AX
+	ANDQ    $0x0000001f, CX
+
+scaleSingle:
+	MOVQ CX, DX
+	SHRQ $0x04, DX
+	JZ   scaleRest
+
+scaleSingleLoop:
+	VMULPS  (AX), Z0, Z1
+	VMOVUPS Z1, (AX)
+	ADDQ    $0x00000040, AX
+	DECQ    DX
+	JNZ     scaleSingleLoop
+
+scaleRest:
+	ANDQ $0x0000000f, CX
+
+scaleWhole:
+	JZ        scaleDone
+	MOVL      $0x0000ffff, DX
+	BZHIL     CX, DX, DX
+	KMOVW     DX, K1
+	VMOVUPS.Z (AX), K1, Z1
+	VMULPS    Z1, Z0, Z1
+	VMOVUPS   Z1, K1, (AX)
 
 scaleDone:
 	VZEROUPPER

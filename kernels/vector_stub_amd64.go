@@ -10,6 +10,9 @@ func sumAVX2(x []float32) float32
 // sumAVX512 returns Σ x[i].
 func sumAVX512(x []float32) float32
 
+// sumAVX512Z returns Σ x[i].
+func sumAVX512Z(x []float32) float32
+
 // maxAVX2 returns the largest element of x (see fallback.Max).
 func maxAVX2(x []float32) float32
 
@@ -22,8 +25,14 @@ func axpyAVX2(alpha float32, x []float32, y []float32)
 // axpyAVX512 sets y[i] += alpha·x[i] for i < len(x).
 func axpyAVX512(alpha float32, x []float32, y []float32)
 
+// axpyAVX512Z sets y[i] += alpha·x[i] for i < len(x).
+func axpyAVX512Z(alpha float32, x []float32, y []float32)
+
 // scaleAVX2 sets x[i] *= alpha.
 func scaleAVX2(alpha float32, x []float32)
 
 // scaleAVX512 sets x[i] *= alpha.
 func scaleAVX512(alpha float32, x []float32)
+
+// scaleAVX512Z sets x[i] *= alpha.
+func scaleAVX512Z(alpha float32, x []float32)
