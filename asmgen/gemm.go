@@ -1,0 +1,173 @@
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func init() { register("gemm", genGemmFamily) }
+
+// gemmTile is the register tile of a GEMM micro-kernel: rows of packed A
+// (each broadcast from memory) × vecs vectors of packed B, one accumulator
+// per row and vector. kernels/GEMM.md records the measurements behind the
+// shapes.
+type gemmTile struct {
+	rows, vecs int
+}
+
+// gemmTiles maps each ISA to its micro-kernel tile. AVX2: 6×2 YMM, 12
+// accumulators + 2 vectors of B + 2 broadcasts fill the 16 registers.
+// AVX-512: 14×2 ZMM, 28 accumulators + 2 + 2 of 32.
+var gemmTiles = map[*isa]gemmTile{
+	avx2:   {rows: 6, vecs: 2},
+	avx512: {rows: 14, vecs: 2},
+}
+
+func genGemmFamily() {
+	for _, s := range isas {
+		t := gemmTiles[s]
+		genGemmMicro(s, s.name("gemmMicro"), t)
+	}
+}
+
+// gemmUnroll is the number of steps of the inner dimension per loop iteration.
+const gemmUnroll = 4
+
+// genGemmMicro emits name(k, a, b, c, ldc, alpha, beta): the rows×(vecs·lanes)
+// block of C at c (row stride ldc elements) is set to α·Σₚ a[p]⊗b[p] + β·C,
+// for the packed panels a (k×rows) and b (k×vecs·lanes); β = 0 (either sign)
+// does not read C. k ≥ 1.
+func genGemmMicro(s *isa, name string, t gemmTile) {
+	TEXT(name, NOSPLIT, "func(k int, a, b, c *float32, ldc int, alpha, beta float32)")
+	Doc(fmt.Sprintf("%s sets the %d×%d block of C at c to α·A·B + β·C for the packed k×%d panel a and k×%d panel b; β = 0 does not read C.",
+		name, t.rows, t.vecs*s.lanes, t.rows, t.vecs*s.lanes))
+	R, V := t.rows, t.vecs
+	nr := V * s.lanes
+	ap, bp, cnt := load(Param("a")), load(Param("b")), load(Param("k"))
+	cp, ldc := load(Param("c")), load(Param("ldc"))
+	SHLQ(U8(2), ldc)
+
+	// Prefetch the C tile: its rows are read (β ≠ 0) or written at the end.
+	{
+		q := GP64()
+		MOVQ(cp, q)
+		for i := 0; i < R; i++ {
+			PREFETCHT0(Mem{Base: q})
+			if nr*4 > 64 {
+				PREFETCHT0(Mem{Base: q, Disp: nr*4 - 4})
+			}
+			if i+1 < R {
+				ADDQ(ldc, q)
+			}
+		}
+	}
+
+	acc := make([][]VecVirtual, R)
+	for i := range acc {
+		acc[i] = make([]VecVirtual, V)
+		for j := range acc[i] {
+			acc[i][j] = s.vec()
+			s.zero(acc[i][j])
+		}
+	}
+	bv := make([]VecVirtual, V)
+	for j := range bv {
+		bv[j] = s.vec()
+	}
+	bc := []VecVirtual{s.vec(), s.vec()}
+
+	// step emits step u of the inner dimension from ap and bp.
+	step := func(u int) {
+		for j := range bv {
+			VMOVUPS(Mem{Base: bp, Disp: 4 * (u*nr + j*s.lanes)}, bv[j])
+		}
+		for i := 0; i < R; i++ {
+			x := bc[i%2]
+			VBROADCASTSS(Mem{Base: ap, Disp: 4 * (u*R + i)}, x)
+			for j := range bv {
+				VFMADD231PS(x, bv[j], acc[i][j])
+			}
+		}
+	}
+
+	n := GP64()
+	MOVQ(cnt, n)
+	SHRQ(U8(2), n) // gemmUnroll = 4
+	JZ(LabelRef(name + "Rest"))
+	Label(name + "Loop")
+	for u := 0; u < gemmUnroll; u++ {
+		step(u)
+	}
+	ADDQ(U32(4*R*gemmUnroll), ap)
+	ADDQ(U32(4*nr*gemmUnroll), bp)
+	DECQ(n)
+	JNZ(LabelRef(name + "Loop"))
+
+	Label(name + "Rest")
+	ANDQ(U32(gemmUnroll-1), cnt)
+	JZ(LabelRef(name + "Store"))
+	Label(name + "RestLoop")
+	step(0)
+	ADDQ(U32(4*R), ap)
+	ADDQ(U32(4*nr), bp)
+	DECQ(cnt)
+	JNZ(LabelRef(name + "RestLoop"))
+
+	Label(name + "Store")
+	va := s.vec()
+	VBROADCASTSS(paramAddr("alpha"), va)
+	bbits := GP32()
+	MOVL(paramAddr("beta"), bbits)
+	ANDL(U32(0x7fffffff), bbits)
+	JZ(LabelRef(name + "NoBeta"))
+
+	vb := s.vec()
+	VBROADCASTSS(paramAddr("beta"), vb)
+	{
+		q := GP64()
+		MOVQ(cp, q)
+		for i := 0; i < R; i++ {
+			for j := 0; j < V; j++ {
+				m := Mem{Base: q, Disp: 4 * j * s.lanes}
+				tv := bc[(i*V+j)%2]
+				VMULPS(m, vb, tv)
+				VFMADD231PS(va, acc[i][j], tv)
+				VMOVUPS(tv, m)
+			}
+			if i+1 < R {
+				ADDQ(ldc, q)
+			}
+		}
+	}
+	VZEROUPPER()
+	RET()
+
+	Label(name + "NoBeta")
+	{
+		q := GP64()
+		MOVQ(cp, q)
+		for i := 0; i < R; i++ {
+			for j := 0; j < V; j++ {
+				VMULPS(va, acc[i][j], acc[i][j])
+				VMOVUPS(acc[i][j], Mem{Base: q, Disp: 4 * j * s.lanes})
+			}
+			if i+1 < R {
+				ADDQ(ldc, q)
+			}
+		}
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// paramAddr returns the stack address of the scalar argument name.
+func paramAddr(name string) Mem {
+	b, err := Param(name).Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return b.Addr
+}
