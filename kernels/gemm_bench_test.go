@@ -3,6 +3,7 @@
 package kernels
 
 import (
+	"fmt"
 	"golang.org/x/sys/unix"
 	"math/rand/v2"
 	"testing"
@@ -64,4 +65,34 @@ func reportGflops(b *testing.B, t0 int64, flops float64) {
 	cpu := float64(processCPU() - t0)
 	b.ReportMetric(flops*float64(b.N)/cpu, "cpu-GFLOP/s")
 	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchmarkGemmBlocking times n=512 and n=1024 products on one goroutine with
+// the active micro-kernel under other blocking sizes kc×mc than the ones the
+// caches give: the measurement behind gemmBlocking.
+func BenchmarkGemmBlocking(b *testing.B) {
+	mk := gemmMicroFor(Active())
+	if mk == nil {
+		b.Skip("no micro-kernel")
+	}
+	saved := *mk
+	defer func() { *mk = saved }()
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, n := range []int{512, 1024} {
+		a, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
+		bm, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
+		c, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
+		for _, kc := range []int{128, 192, 256, 384, 512} {
+			for _, mc := range []int{saved.mr * 8, saved.mr * 24, saved.mr * 72} {
+				b.Run(fmt.Sprintf("n=%d/kc=%d/mc=%d", n, kc, mc), func(b *testing.B) {
+					mk.kc, mk.mc = kc, mc
+					t0 := processCPU()
+					for i := 0; i < b.N; i++ {
+						Gemm(false, false, 1, a, bm, 0, c)
+					}
+					reportGflops(b, t0, 2*float64(n)*float64(n)*float64(n))
+				})
+			}
+		}
+	}
 }
