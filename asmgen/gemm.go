@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
@@ -20,16 +21,27 @@ type gemmTile struct {
 
 // gemmTiles maps each ISA to its micro-kernel tile. AVX2: 6×2 YMM, 12
 // accumulators + 2 vectors of B + 2 broadcasts fill the 16 registers.
-// AVX-512: 14×2 ZMM, 28 accumulators + 2 + 2 of 32.
+// AVX-512: 6×4 ZMM, 24 accumulators + 4 + 2 of 32 (it measured ahead of
+// 14×2, 12×2 and 8×3 ZMM and of YMM tiles: kernels/GEMM.md).
 var gemmTiles = map[*isa]gemmTile{
 	avx2:   {rows: 6, vecs: 2},
-	avx512: {rows: 14, vecs: 2},
+	avx512: {rows: 6, vecs: 4},
 }
 
 func genGemmFamily() {
 	for _, s := range isas {
 		t := gemmTiles[s]
 		genGemmMicro(s, s.name("gemmMicro"), t)
+	}
+	// ASMGEN_GEMM_TRIAL=1 adds the candidate tiles that kernels/GEMM.md
+	// compares (go test -tags gemmtrial -run TestGemmTrial ./kernels).
+	if os.Getenv("ASMGEN_GEMM_TRIAL") != "" {
+		for _, t := range []gemmTile{{14, 2}, {12, 2}, {8, 3}} {
+			genGemmMicro(avx512, fmt.Sprintf("gemm%dx%dAVX512", t.rows, t.vecs*16), t)
+		}
+		for _, t := range []gemmTile{{12, 2}, {8, 3}, {14, 2}} {
+			genGemmMicro(ymmWide(avx512), fmt.Sprintf("gemm%dx%dYMM", t.rows, t.vecs*8), t)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package kernels
 import (
 	"runtime"
 	"sync"
+	"unsafe"
 
 	"github.com/heedml/heed/fallback"
 )
@@ -80,10 +81,11 @@ type gemmMicro struct {
 }
 
 // gemmBlocking derives the blocking sizes of a micro-kernel from the cache
-// sizes: a kc×nr panel of B takes half of L1, an mc×kc block of A half of L2,
-// and a kc×nc block of B a quarter of L3 (at most 4096 columns).
+// sizes: kc = L1d/128 (a kc×32 strip of float32 fills L1), so that a packed
+// mc×kc block of A takes half of L2, and a kc×nc block of B a quarter of L3
+// (at most 4096 columns). kernels/GEMM.md has the measurements.
 func (mk *gemmMicro) gemmBlocking(l1, l2, l3 int) {
-	mk.kc = max(64, min(512, l1/2/(4*mk.nr))/8*8)
+	mk.kc = max(128, min(512, l1/128)/8*8)
 	mk.mc = max(mk.mr, min(1024, l2/2/(4*mk.kc))/mk.mr*mk.mr)
 	mk.nc = max(mk.nr, min(4096, l3/4/(4*mk.kc))/mk.nr*mk.nr)
 }
@@ -198,17 +200,14 @@ func packA(dst []float32, trans bool, a []float32, lda, ic, pc, mb, kb, mr int) 
 			}
 			continue
 		}
+		// op(A)(i, p) = a[i·lda + p]: each row of the panel is a row of a,
+		// scattered with stride mr. The bounds are checked once per row.
 		for i := 0; i < h; i++ {
 			src := a[(ic+q+i)*lda+pc:]
-			src = src[:kb]
-			for p, v := range src {
-				panel[p*mr+i] = v
-			}
+			scatter(panel[i:], src[:kb], mr)
 		}
 		for i := h; i < mr; i++ {
-			for p := 0; p < kb; p++ {
-				panel[p*mr+i] = 0
-			}
+			zeroStrided(panel[i:], kb, mr)
 		}
 	}
 }
@@ -232,15 +231,10 @@ func packB(dst []float32, trans bool, b []float32, ldb, pc, jc, kb, nb, nr int) 
 		// op(B)(p, j) = b[j·ldb + p]: column j of the panel is a row of b.
 		for j := 0; j < w; j++ {
 			src := b[(jc+r+j)*ldb+pc:]
-			src = src[:kb]
-			for p, v := range src {
-				panel[p*nr+j] = v
-			}
+			scatter(panel[j:], src[:kb], nr)
 		}
 		for j := w; j < nr; j++ {
-			for p := 0; p < kb; p++ {
-				panel[p*nr+j] = 0
-			}
+			zeroStrided(panel[j:], kb, nr)
 		}
 	}
 }
@@ -330,4 +324,35 @@ func (j *gemmJob) run(part int) {
 	}
 	g.c = g.c[i0*g.ldc+j0:]
 	g.run()
+}
+
+// scatter sets dst[p·stride] = src[p] for every p. It panics, before writing,
+// unless dst holds them all; the loop itself runs without bounds checks.
+func scatter(dst, src []float32, stride int) {
+	n := len(src)
+	if n == 0 {
+		return
+	}
+	_ = dst[(n-1)*stride]
+	d := unsafe.Pointer(unsafe.SliceData(dst))
+	step := uintptr(stride) * 4
+	p := 0
+	for ; p+4 <= n; p += 4 {
+		s := (*[4]float32)(src[p:])
+		q := unsafe.Add(d, uintptr(p)*step)
+		*(*float32)(q) = s[0]
+		*(*float32)(unsafe.Add(q, step)) = s[1]
+		*(*float32)(unsafe.Add(q, 2*step)) = s[2]
+		*(*float32)(unsafe.Add(q, 3*step)) = s[3]
+	}
+	for ; p < n; p++ {
+		*(*float32)(unsafe.Add(d, uintptr(p)*step)) = src[p]
+	}
+}
+
+// zeroStrided sets dst[p·stride] = 0 for p < n.
+func zeroStrided(dst []float32, n, stride int) {
+	for p := 0; p < n; p++ {
+		dst[p*stride] = 0
+	}
 }

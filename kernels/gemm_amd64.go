@@ -8,7 +8,7 @@ import "github.com/klauspost/cpuid/v2"
 // caches (kernels/GEMM.md gives the tile shapes' measurements).
 var (
 	gemmAVX2   = newGemmMicro(6, 16, gemmMicroAVX2)
-	gemmAVX512 = newGemmMicro(14, 32, gemmMicroAVX512)
+	gemmAVX512 = newGemmMicro(6, 64, gemmMicroAVX512)
 )
 
 func newGemmMicro(mr, nr int, kern func(k int, a, b, c *float32, ldc int, alpha, beta float32)) *gemmMicro {
