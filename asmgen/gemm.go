@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/attr"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -40,7 +40,7 @@ func genGemmFamily() {
 			genGemmMicro(avx512, fmt.Sprintf("gemm%dx%dAVX512", t.rows, t.vecs*16), t)
 		}
 		for _, t := range []gemmTile{{12, 2}, {8, 3}, {14, 2}} {
-			genGemmMicro(ymmWide(avx512), fmt.Sprintf("gemm%dx%dYMM", t.rows, t.vecs*8), t)
+			genGemmMicro(evexYMM(avx512), fmt.Sprintf("gemm%dx%dYMM", t.rows, t.vecs*8), t)
 		}
 	}
 }
@@ -54,25 +54,25 @@ const gemmUnroll = 4
 // does not read C. k ≥ 1.
 func genGemmMicro(s *isa, name string, t gemmTile) {
 	TEXT(name, NOSPLIT, "func(k int, a, b, c *float32, ldc int, alpha, beta float32)")
-	Doc(fmt.Sprintf("%s sets the %d×%d block of C at c to α·A·B + β·C for the packed k×%d panel a and k×%d panel b; β = 0 does not read C.",
+	asm.Doc(fmt.Sprintf("%s sets the %d×%d block of C at c to α·A·B + β·C for the packed k×%d panel a and k×%d panel b; β = 0 does not read C.",
 		name, t.rows, t.vecs*s.lanes, t.rows, t.vecs*s.lanes))
 	R, V := t.rows, t.vecs
 	nr := V * s.lanes
-	ap, bp, cnt := load(Param("a")), load(Param("b")), load(Param("k"))
-	cp, ldc := load(Param("c")), load(Param("ldc"))
-	SHLQ(U8(2), ldc)
+	ap, bp, cnt := load(asm.Param("a")), load(asm.Param("b")), load(asm.Param("k"))
+	cp, ldc := load(asm.Param("c")), load(asm.Param("ldc"))
+	asm.SHLQ(U8(2), ldc)
 
 	// Prefetch the C tile: its rows are read (β ≠ 0) or written at the end.
 	{
-		q := GP64()
-		MOVQ(cp, q)
+		q := asm.GP64()
+		asm.MOVQ(cp, q)
 		for i := 0; i < R; i++ {
-			PREFETCHT0(Mem{Base: q})
+			asm.PREFETCHT0(Mem{Base: q})
 			if nr*4 > 64 {
-				PREFETCHT0(Mem{Base: q, Disp: nr*4 - 4})
+				asm.PREFETCHT0(Mem{Base: q, Disp: nr*4 - 4})
 			}
 			if i+1 < R {
-				ADDQ(ldc, q)
+				asm.ADDQ(ldc, q)
 			}
 		}
 	}
@@ -94,90 +94,90 @@ func genGemmMicro(s *isa, name string, t gemmTile) {
 	// step emits step u of the inner dimension from ap and bp.
 	step := func(u int) {
 		for j := range bv {
-			VMOVUPS(Mem{Base: bp, Disp: 4 * (u*nr + j*s.lanes)}, bv[j])
+			asm.VMOVUPS(Mem{Base: bp, Disp: 4 * (u*nr + j*s.lanes)}, bv[j])
 		}
 		for i := 0; i < R; i++ {
 			x := bc[i%2]
-			VBROADCASTSS(Mem{Base: ap, Disp: 4 * (u*R + i)}, x)
+			asm.VBROADCASTSS(Mem{Base: ap, Disp: 4 * (u*R + i)}, x)
 			for j := range bv {
-				VFMADD231PS(x, bv[j], acc[i][j])
+				asm.VFMADD231PS(x, bv[j], acc[i][j])
 			}
 		}
 	}
 
-	n := GP64()
-	MOVQ(cnt, n)
-	SHRQ(U8(2), n) // gemmUnroll = 4
-	JZ(LabelRef(name + "Rest"))
-	Label(name + "Loop")
+	n := asm.GP64()
+	asm.MOVQ(cnt, n)
+	asm.SHRQ(U8(2), n) // gemmUnroll = 4
+	asm.JZ(LabelRef(name + "Rest"))
+	asm.Label(name + "Loop")
 	for u := 0; u < gemmUnroll; u++ {
 		step(u)
 	}
-	ADDQ(U32(4*R*gemmUnroll), ap)
-	ADDQ(U32(4*nr*gemmUnroll), bp)
-	DECQ(n)
-	JNZ(LabelRef(name + "Loop"))
+	asm.ADDQ(U32(4*R*gemmUnroll), ap)
+	asm.ADDQ(U32(4*nr*gemmUnroll), bp)
+	asm.DECQ(n)
+	asm.JNZ(LabelRef(name + "Loop"))
 
-	Label(name + "Rest")
-	ANDQ(U32(gemmUnroll-1), cnt)
-	JZ(LabelRef(name + "Store"))
-	Label(name + "RestLoop")
+	asm.Label(name + "Rest")
+	asm.ANDQ(U32(gemmUnroll-1), cnt)
+	asm.JZ(LabelRef(name + "Store"))
+	asm.Label(name + "RestLoop")
 	step(0)
-	ADDQ(U32(4*R), ap)
-	ADDQ(U32(4*nr), bp)
-	DECQ(cnt)
-	JNZ(LabelRef(name + "RestLoop"))
+	asm.ADDQ(U32(4*R), ap)
+	asm.ADDQ(U32(4*nr), bp)
+	asm.DECQ(cnt)
+	asm.JNZ(LabelRef(name + "RestLoop"))
 
-	Label(name + "Store")
+	asm.Label(name + "Store")
 	va := s.vec()
-	VBROADCASTSS(paramAddr("alpha"), va)
-	bbits := GP32()
-	MOVL(paramAddr("beta"), bbits)
-	ANDL(U32(0x7fffffff), bbits)
-	JZ(LabelRef(name + "NoBeta"))
+	asm.VBROADCASTSS(paramAddr("alpha"), va)
+	bbits := asm.GP32()
+	asm.MOVL(paramAddr("beta"), bbits)
+	asm.ANDL(U32(0x7fffffff), bbits)
+	asm.JZ(LabelRef(name + "NoBeta"))
 
 	vb := s.vec()
-	VBROADCASTSS(paramAddr("beta"), vb)
+	asm.VBROADCASTSS(paramAddr("beta"), vb)
 	{
-		q := GP64()
-		MOVQ(cp, q)
+		q := asm.GP64()
+		asm.MOVQ(cp, q)
 		for i := 0; i < R; i++ {
 			for j := 0; j < V; j++ {
 				m := Mem{Base: q, Disp: 4 * j * s.lanes}
 				tv := bc[(i*V+j)%2]
-				VMULPS(m, vb, tv)
-				VFMADD231PS(va, acc[i][j], tv)
-				VMOVUPS(tv, m)
+				asm.VMULPS(m, vb, tv)
+				asm.VFMADD231PS(va, acc[i][j], tv)
+				asm.VMOVUPS(tv, m)
 			}
 			if i+1 < R {
-				ADDQ(ldc, q)
+				asm.ADDQ(ldc, q)
 			}
 		}
 	}
-	VZEROUPPER()
-	RET()
+	asm.VZEROUPPER()
+	asm.RET()
 
-	Label(name + "NoBeta")
+	asm.Label(name + "NoBeta")
 	{
-		q := GP64()
-		MOVQ(cp, q)
+		q := asm.GP64()
+		asm.MOVQ(cp, q)
 		for i := 0; i < R; i++ {
 			for j := 0; j < V; j++ {
-				VMULPS(va, acc[i][j], acc[i][j])
-				VMOVUPS(acc[i][j], Mem{Base: q, Disp: 4 * j * s.lanes})
+				asm.VMULPS(va, acc[i][j], acc[i][j])
+				asm.VMOVUPS(acc[i][j], Mem{Base: q, Disp: 4 * j * s.lanes})
 			}
 			if i+1 < R {
-				ADDQ(ldc, q)
+				asm.ADDQ(ldc, q)
 			}
 		}
 	}
-	VZEROUPPER()
-	RET()
+	asm.VZEROUPPER()
+	asm.RET()
 }
 
 // paramAddr returns the stack address of the scalar argument name.
 func paramAddr(name string) Mem {
-	b, err := Param(name).Resolve()
+	b, err := asm.Param(name).Resolve()
 	if err != nil {
 		panic(err)
 	}

@@ -412,7 +412,7 @@ func FuzzGemm(f *testing.F) {
 			alpha: gemmScalars[int(flags>>2&3)%3], beta: gemmScalars[int(flags>>4&3)%3],
 			pad: int(flags >> 6 & 1 * 3), off: int(flags >> 7 * 5),
 		}
-		eachISA(func(ISA) {
+		forEachISA(t, func(t *testing.T) {
 			checkGemm(t, rand.New(rand.NewPCG(seed, 11)), g)
 		})
 	})
