@@ -123,3 +123,6 @@ func additiveScore(dst, k []float32, ldk int, q, v []float32) {
 func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *SoftmaxState) bool {
 	return dotSoftmaxRows(ctx, scores, a, lda, h, st)
 }
+
+// gemmMicroFor returns nil: Gemm uses the fallback on this build.
+func gemmMicroFor(ISA) *gemmMicro { return nil }

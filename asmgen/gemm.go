@@ -1,0 +1,185 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	. "github.com/mmcloughlin/avo/attr"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func init() { register("gemm", genGemmFamily) }
+
+// gemmTile is the register tile of a GEMM micro-kernel: rows of packed A
+// (each broadcast from memory) × vecs vectors of packed B, one accumulator
+// per row and vector. kernels/GEMM.md records the measurements behind the
+// shapes.
+type gemmTile struct {
+	rows, vecs int
+}
+
+// gemmTiles maps each ISA to its micro-kernel tile. AVX2: 6×2 YMM, 12
+// accumulators + 2 vectors of B + 2 broadcasts fill the 16 registers.
+// AVX-512: 6×4 ZMM, 24 accumulators + 4 + 2 of 32 (it measured ahead of
+// 14×2, 12×2 and 8×3 ZMM and of YMM tiles: kernels/GEMM.md).
+var gemmTiles = map[*isa]gemmTile{
+	avx2:   {rows: 6, vecs: 2},
+	avx512: {rows: 6, vecs: 4},
+}
+
+func genGemmFamily() {
+	for _, s := range isas {
+		t := gemmTiles[s]
+		genGemmMicro(s, s.name("gemmMicro"), t)
+	}
+	// ASMGEN_GEMM_TRIAL=1 adds the candidate tiles that kernels/GEMM.md
+	// compares (go test -tags gemmtrial -run TestGemmTrial ./kernels).
+	if os.Getenv("ASMGEN_GEMM_TRIAL") != "" {
+		for _, t := range []gemmTile{{14, 2}, {12, 2}, {8, 3}} {
+			genGemmMicro(avx512, fmt.Sprintf("gemm%dx%dAVX512", t.rows, t.vecs*16), t)
+		}
+		for _, t := range []gemmTile{{12, 2}, {8, 3}, {14, 2}} {
+			genGemmMicro(evexYMM(avx512), fmt.Sprintf("gemm%dx%dYMM", t.rows, t.vecs*8), t)
+		}
+	}
+}
+
+// gemmUnroll is the number of steps of the inner dimension per loop iteration.
+const gemmUnroll = 4
+
+// genGemmMicro emits name(k, a, b, c, ldc, alpha, beta): the rows×(vecs·lanes)
+// block of C at c (row stride ldc elements) is set to α·Σₚ a[p]⊗b[p] + β·C,
+// for the packed panels a (k×rows) and b (k×vecs·lanes); β = 0 (either sign)
+// does not read C. k ≥ 1.
+func genGemmMicro(s *isa, name string, t gemmTile) {
+	TEXT(name, NOSPLIT, "func(k int, a, b, c *float32, ldc int, alpha, beta float32)")
+	asm.Doc(fmt.Sprintf("%s sets the %d×%d block of C at c to α·A·B + β·C for the packed k×%d panel a and k×%d panel b; β = 0 does not read C.",
+		name, t.rows, t.vecs*s.lanes, t.rows, t.vecs*s.lanes))
+	R, V := t.rows, t.vecs
+	nr := V * s.lanes
+	ap, bp, cnt := load(asm.Param("a")), load(asm.Param("b")), load(asm.Param("k"))
+	cp, ldc := load(asm.Param("c")), load(asm.Param("ldc"))
+	asm.SHLQ(U8(2), ldc)
+
+	// Prefetch the C tile: its rows are read (β ≠ 0) or written at the end.
+	{
+		q := asm.GP64()
+		asm.MOVQ(cp, q)
+		for i := 0; i < R; i++ {
+			asm.PREFETCHT0(Mem{Base: q})
+			if nr*4 > 64 {
+				asm.PREFETCHT0(Mem{Base: q, Disp: nr*4 - 4})
+			}
+			if i+1 < R {
+				asm.ADDQ(ldc, q)
+			}
+		}
+	}
+
+	acc := make([][]VecVirtual, R)
+	for i := range acc {
+		acc[i] = make([]VecVirtual, V)
+		for j := range acc[i] {
+			acc[i][j] = s.vec()
+			s.zero(acc[i][j])
+		}
+	}
+	bv := make([]VecVirtual, V)
+	for j := range bv {
+		bv[j] = s.vec()
+	}
+	bc := []VecVirtual{s.vec(), s.vec()}
+
+	// step emits step u of the inner dimension from ap and bp.
+	step := func(u int) {
+		for j := range bv {
+			asm.VMOVUPS(Mem{Base: bp, Disp: 4 * (u*nr + j*s.lanes)}, bv[j])
+		}
+		for i := 0; i < R; i++ {
+			x := bc[i%2]
+			asm.VBROADCASTSS(Mem{Base: ap, Disp: 4 * (u*R + i)}, x)
+			for j := range bv {
+				asm.VFMADD231PS(x, bv[j], acc[i][j])
+			}
+		}
+	}
+
+	n := asm.GP64()
+	asm.MOVQ(cnt, n)
+	asm.SHRQ(U8(2), n) // gemmUnroll = 4
+	asm.JZ(LabelRef(name + "Rest"))
+	asm.Label(name + "Loop")
+	for u := 0; u < gemmUnroll; u++ {
+		step(u)
+	}
+	asm.ADDQ(U32(4*R*gemmUnroll), ap)
+	asm.ADDQ(U32(4*nr*gemmUnroll), bp)
+	asm.DECQ(n)
+	asm.JNZ(LabelRef(name + "Loop"))
+
+	asm.Label(name + "Rest")
+	asm.ANDQ(U32(gemmUnroll-1), cnt)
+	asm.JZ(LabelRef(name + "Store"))
+	asm.Label(name + "RestLoop")
+	step(0)
+	asm.ADDQ(U32(4*R), ap)
+	asm.ADDQ(U32(4*nr), bp)
+	asm.DECQ(cnt)
+	asm.JNZ(LabelRef(name + "RestLoop"))
+
+	asm.Label(name + "Store")
+	va := s.vec()
+	asm.VBROADCASTSS(paramAddr("alpha"), va)
+	bbits := asm.GP32()
+	asm.MOVL(paramAddr("beta"), bbits)
+	asm.ANDL(U32(0x7fffffff), bbits)
+	asm.JZ(LabelRef(name + "NoBeta"))
+
+	vb := s.vec()
+	asm.VBROADCASTSS(paramAddr("beta"), vb)
+	{
+		q := asm.GP64()
+		asm.MOVQ(cp, q)
+		for i := 0; i < R; i++ {
+			for j := 0; j < V; j++ {
+				m := Mem{Base: q, Disp: 4 * j * s.lanes}
+				tv := bc[(i*V+j)%2]
+				asm.VMULPS(m, vb, tv)
+				asm.VFMADD231PS(va, acc[i][j], tv)
+				asm.VMOVUPS(tv, m)
+			}
+			if i+1 < R {
+				asm.ADDQ(ldc, q)
+			}
+		}
+	}
+	asm.VZEROUPPER()
+	asm.RET()
+
+	asm.Label(name + "NoBeta")
+	{
+		q := asm.GP64()
+		asm.MOVQ(cp, q)
+		for i := 0; i < R; i++ {
+			for j := 0; j < V; j++ {
+				asm.VMULPS(va, acc[i][j], acc[i][j])
+				asm.VMOVUPS(acc[i][j], Mem{Base: q, Disp: 4 * j * s.lanes})
+			}
+			if i+1 < R {
+				asm.ADDQ(ldc, q)
+			}
+		}
+	}
+	asm.VZEROUPPER()
+	asm.RET()
+}
+
+// paramAddr returns the stack address of the scalar argument name.
+func paramAddr(name string) Mem {
+	b, err := asm.Param(name).Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return b.Addr
+}

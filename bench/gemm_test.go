@@ -1,0 +1,108 @@
+//go:build amd64 && !purego
+
+package bench
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/heedml/heed/bench/internal/roof"
+	"github.com/heedml/heed/kernels"
+)
+
+// gemmCeilings measures, once, the FMA throughput of one core with AVX-512
+// (bench's FMA ceiling where the CPU has it) and with AVX2, in GFLOP/s.
+var gemmCeilings = sync.OnceValues(func() (avx512, avx2 float64) {
+	measure := func(fma func(int, float32) float32, flops int) float64 {
+		ns := best(func(iters int) { sink = fma(iters*1000, 1) }, 20*time.Millisecond, 10)
+		return float64(1000*flops) / ns
+	}
+	avx2 = measure(roof.FMAAVX2, 12*8*2)
+	avx512 = avx2
+	for _, isa := range kernels.Supported() {
+		if isa == kernels.AVX512 {
+			avx512 = measure(roof.FMAAVX512, 12*16*2)
+		}
+	}
+	return avx512, avx2
+})
+
+// BenchmarkGemmPeers times every GEMM row for heed (under each ISA) and each
+// peer of this build, single-threaded: run it with GOMAXPROCS=1 (gonum and vek
+// split over GOMAXPROCS goroutines), OPENBLAS_NUM_THREADS=1 and, for OpenBLAS
+// 0.3.21 on CPUs it misdetects, OPENBLAS_CORETYPE=SkylakeX, with -tags
+// heedcgo for OpenBLAS. It reports GFLOP/s of process CPU time (which waiting
+// for a busy CPU does not inflate) and that as a fraction of the FMA ceiling
+// of the widest ISA ("of-ceiling") and of AVX2 ("of-avx2-ceiling").
+func BenchmarkGemmPeers(b *testing.B) {
+	c512, c256 := gemmCeilings()
+	b.Logf("FMA ceiling: %.1f GFLOP/s (widest ISA), %.1f (AVX2)", c512, c256)
+	rng := rand.New(rand.NewPCG(1, 2))
+	type peer struct {
+		name string
+		isa  kernels.ISA
+		p    *GemmPeer
+	}
+	var peers []peer
+	for _, isa := range kernels.Supported() {
+		if isa != kernels.Generic {
+			peers = append(peers, peer{"heed-" + isa.String(), isa, GemmPeers[0]})
+		}
+	}
+	for _, p := range GemmPeers[1:] {
+		peers = append(peers, peer{p.Name, kernels.Active(), p})
+	}
+	prev := kernels.Active()
+	defer kernels.Use(prev)
+	for _, s := range GemmShapes {
+		a := matrix(rng, s.M, s.K, 1)
+		bm := matrix(rng, s.K, s.N, 1)
+		if s.TransB {
+			bm = matrix(rng, s.N, s.K, 1)
+		}
+		c := matrix(rng, s.M, s.N, 0)
+		for _, p := range peers {
+			b.Run(s.Name+"/"+p.name, func(b *testing.B) {
+				kernels.Use(p.isa)
+				if p.p.Enter != nil {
+					p.p.Enter()
+				}
+				if !p.p.Gemm(s.TransB, a, bm, c) {
+					b.Skip("shape not supported")
+				}
+				b.ResetTimer()
+				t0, _ := cpuTime()
+				for range b.N {
+					p.p.Gemm(s.TransB, a, bm, c)
+				}
+				t1, _ := cpuTime()
+				gf := s.Flops() * float64(b.N) / float64(t1-t0)
+				b.ReportMetric(gf, "cpu-GFLOP/s")
+				b.ReportMetric(gf/c512, "of-ceiling")
+				b.ReportMetric(gf/c256, "of-avx2-ceiling")
+			})
+		}
+	}
+}
+
+// BenchmarkGemmThreads times heed's n=1024 product with GOMAXPROCS 1 and 2 by
+// the wall clock: the ratio of the two is the speed-up of the split (only
+// meaningful on an otherwise idle machine).
+func BenchmarkGemmThreads(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 1024
+	a, bm, c := matrix(rng, n, n, 1), matrix(rng, n, n, 1), matrix(rng, n, n, 0)
+	for _, procs := range []int{1, 2} {
+		b.Run(map[int]string{1: "procs=1", 2: "procs=2"}[procs], func(b *testing.B) {
+			prev := runtime.GOMAXPROCS(procs)
+			defer runtime.GOMAXPROCS(prev)
+			for range b.N {
+				kernels.Gemm(false, false, 1, a, bm, 0, c)
+			}
+			b.ReportMetric(2*n*n*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}

@@ -1,0 +1,358 @@
+package kernels
+
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"github.com/heedml/heed/fallback"
+)
+
+// Gemm sets C = α·op(A)·op(B) + β·C, the general matrix product of BLAS's
+// sgemm on row-major matrices: op(A) is A, or Aᵀ when transA, and op(B) is B,
+// or Bᵀ when transB. op(A) must be m×k, op(B) k×n and C m×n; Gemm panics,
+// before any work, naming the sizes, if they do not agree or a Matrix is
+// invalid.
+//
+// Every element of C is within γₖ₊₁·(|α|·Σₚ|op(A)ᵢₚ·op(B)ₚⱼ| + |β·cᵢⱼ|) of
+// the exact result, γₙ = n·u/(1−n·u) with u = 2⁻²⁴ (away from underflow, where
+// each product may add 2⁻¹⁵⁰): the products of the inner dimension are summed
+// with fused multiply-adds in blocks, and α and β are applied by one more
+// fused multiply-add.
+//
+// As in BLAS, β = 0 does not read C, so NaN or Inf already in C is ignored,
+// and α = 0 (or k = 0) reads neither A nor B and sets C = β·C. Otherwise NaN
+// and Inf in A, B or C propagate as in IEEE arithmetic (Inf·0 = NaN). An empty
+// C (m = 0 or n = 0) is left as it is.
+//
+// C must not overlap A or B; A and B may overlap each other. Gemm allocates
+// nothing once its packing buffers are warm (they are kept in a sync.Pool).
+// Products of at least about 128×128×128 are split over up to GOMAXPROCS
+// goroutines, by blocks of rows and of columns of C; Gemm is safe for
+// concurrent use.
+func Gemm(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix) {
+	a.check("Gemm", "a")
+	b.check("Gemm", "b")
+	c.check("Gemm", "c")
+	m, k := a.Rows, a.Cols
+	if transA {
+		m, k = k, m
+	}
+	kb, n := b.Rows, b.Cols
+	if transB {
+		kb, n = n, kb
+	}
+	if kb != k || c.Rows != m || c.Cols != n {
+		panicf("Gemm: op(a) is %d×%d, op(b) is %d×%d, c is %d×%d (transA=%t, transB=%t)",
+			m, k, kb, n, c.Rows, c.Cols, transA, transB)
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	if alpha == 0 || k == 0 {
+		fallback.Gemm(false, false, m, n, 0, 0, nil, 0, nil, 0, beta, c.Data, c.Stride)
+		return
+	}
+	g := gemmOp{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, beta: beta,
+		a: a.Data, lda: a.Stride, b: b.Data, ldb: b.Stride, c: c.Data, ldc: c.Stride}
+	mk := gemmMicroFor(active)
+	if mk == nil {
+		g.fallback()
+		return
+	}
+	g.micro = mk
+	if parts := gemmParts(m, n, k); parts > 1 {
+		g.parallel(parts)
+		return
+	}
+	g.run()
+}
+
+// gemmMicro is a register-blocked micro-kernel: it sets the mr×nr block of C
+// at c (row stride ldc elements) to α·Aₚ·Bₚ + β·C, where Aₚ is a packed k×mr
+// panel of op(A) (a[p·mr+i]) and Bₚ a packed k×nr panel of op(B) (b[p·nr+j]);
+// β = 0 does not read C. k ≥ 1.
+type gemmMicro struct {
+	mr, nr int
+	kern   func(k int, a, b, c *float32, ldc int, alpha, beta float32)
+	// kc, mc and nc are the blocking sizes: a packed mc×kc block of op(A)
+	// and kc×nc block of op(B).
+	kc, mc, nc int
+}
+
+// gemmBlocking derives the blocking sizes of a micro-kernel from the cache
+// sizes: kc = L1d/128 (a kc×32 strip of float32 fills L1), so that a packed
+// mc×kc block of A takes half of L2, and a kc×nc block of B a quarter of L3
+// (at most 4096 columns). kernels/GEMM.md has the measurements.
+func (mk *gemmMicro) gemmBlocking(l1, l2, l3 int) {
+	mk.kc = max(128, min(512, l1/128)/8*8)
+	mk.mc = max(mk.mr, min(1024, l2/2/(4*mk.kc))/mk.mr*mk.mr)
+	mk.nc = max(mk.nr, min(4096, l3/4/(4*mk.kc))/mk.nr*mk.nr)
+}
+
+// gemmOp is one product, or the block of it that one goroutine computes.
+type gemmOp struct {
+	transA, transB bool
+	m, n, k        int
+	alpha, beta    float32
+	a              []float32
+	lda            int
+	b              []float32
+	ldb            int
+	c              []float32
+	ldc            int
+	micro          *gemmMicro
+}
+
+func (g *gemmOp) fallback() {
+	fallback.Gemm(g.transA, g.transB, g.m, g.n, g.k, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc)
+}
+
+// gemmBuf holds one goroutine's packing buffers and the edge tile.
+type gemmBuf struct {
+	a, b, tile []float32
+}
+
+var gemmBufs = sync.Pool{New: func() any { return new(gemmBuf) }}
+
+// grow returns s with length n, reusing its array when it is large enough.
+func grow(s []float32, n int) []float32 {
+	if cap(s) < n {
+		return make([]float32, n)
+	}
+	return s[:n]
+}
+
+// run computes the product on the calling goroutine: the loops of BLIS around
+// the micro-kernel. For each kc×nc block of op(B), packed into nr-column
+// panels, and each mc×kc block of op(A), packed into mr-row panels, every
+// mr×nr tile of C gets one micro-kernel call; the first block of the inner
+// dimension applies β, the later ones add to C.
+func (g *gemmOp) run() {
+	mk := g.micro
+	mr, nr := mk.mr, mk.nr
+	buf := gemmBufs.Get().(*gemmBuf)
+	kc := min(mk.kc, g.k)
+	mcMax := min(mk.mc, roundUp(g.m, mr))
+	ncMax := min(mk.nc, roundUp(g.n, nr))
+	buf.a = grow(buf.a, mcMax*kc)
+	buf.b = grow(buf.b, ncMax*kc)
+	buf.tile = grow(buf.tile, mr*nr)
+	for jc := 0; jc < g.n; jc += mk.nc {
+		nb := min(mk.nc, g.n-jc)
+		for pc := 0; pc < g.k; pc += kc {
+			kb := min(kc, g.k-pc)
+			packB(buf.b, g.transB, g.b, g.ldb, pc, jc, kb, nb, nr)
+			beta := g.beta
+			if pc > 0 {
+				beta = 1
+			}
+			for ic := 0; ic < g.m; ic += mk.mc {
+				mb := min(mk.mc, g.m-ic)
+				packA(buf.a, g.transA, g.a, g.lda, ic, pc, mb, kb, mr)
+				for jr := 0; jr < nb; jr += nr {
+					bp := &buf.b[jr*kb]
+					w := min(nr, nb-jr)
+					for ir := 0; ir < mb; ir += mr {
+						ap := &buf.a[ir*kb]
+						h := min(mr, mb-ir)
+						ci := (ic+ir)*g.ldc + jc + jr
+						if h == mr && w == nr {
+							mk.kern(kb, ap, bp, &g.c[ci], g.ldc, g.alpha, beta)
+							continue
+						}
+						// An edge tile goes through the full-size tile buffer,
+						// so the micro-kernel never touches C outside the matrix.
+						t := buf.tile
+						if beta != 0 {
+							for i := 0; i < h; i++ {
+								copy(t[i*nr:i*nr+w], g.c[ci+i*g.ldc:ci+i*g.ldc+w])
+							}
+						}
+						mk.kern(kb, ap, bp, &t[0], nr, g.alpha, beta)
+						for i := 0; i < h; i++ {
+							copy(g.c[ci+i*g.ldc:ci+i*g.ldc+w], t[i*nr:i*nr+w])
+						}
+					}
+				}
+			}
+		}
+	}
+	gemmBufs.Put(buf)
+}
+
+func roundUp(x, m int) int { return (x + m - 1) / m * m }
+
+// packA packs the mb×kb block of op(A) at (ic, pc) into dst as ⌈mb/mr⌉ panels
+// of kb×mr, panel q holding rows ic+q·mr…: dst[q·mr·kb + p·mr + i]. Rows past
+// mb are zero.
+func packA(dst []float32, trans bool, a []float32, lda, ic, pc, mb, kb, mr int) {
+	for q := 0; q < mb; q += mr {
+		h := min(mr, mb-q)
+		panel := dst[q*kb : q*kb+mr*kb]
+		if trans {
+			// op(A)(i, p) = a[p·lda + i]: each p is h contiguous elements.
+			for p := 0; p < kb; p++ {
+				src := a[(pc+p)*lda+ic+q:]
+				d := panel[p*mr : p*mr+mr]
+				copy(d[:h], src[:h])
+				clear(d[h:])
+			}
+			continue
+		}
+		// op(A)(i, p) = a[i·lda + p]: each row of the panel is a row of a,
+		// scattered with stride mr. The bounds are checked once per row.
+		for i := 0; i < h; i++ {
+			src := a[(ic+q+i)*lda+pc:]
+			scatter(panel[i:], src[:kb], mr)
+		}
+		for i := h; i < mr; i++ {
+			zeroStrided(panel[i:], kb, mr)
+		}
+	}
+}
+
+// packB packs the kb×nb block of op(B) at (pc, jc) into dst as ⌈nb/nr⌉ panels
+// of kb×nr: dst[r·nr·kb + p·nr + j] for columns jc+r·nr+j. Columns past nb
+// are zero.
+func packB(dst []float32, trans bool, b []float32, ldb, pc, jc, kb, nb, nr int) {
+	for r := 0; r < nb; r += nr {
+		w := min(nr, nb-r)
+		panel := dst[r*kb : r*kb+nr*kb]
+		if !trans {
+			for p := 0; p < kb; p++ {
+				src := b[(pc+p)*ldb+jc+r:]
+				d := panel[p*nr : p*nr+nr]
+				copy(d[:w], src[:w])
+				clear(d[w:])
+			}
+			continue
+		}
+		// op(B)(p, j) = b[j·ldb + p]: column j of the panel is a row of b.
+		for j := 0; j < w; j++ {
+			src := b[(jc+r+j)*ldb+pc:]
+			scatter(panel[j:], src[:kb], nr)
+		}
+		for j := w; j < nr; j++ {
+			zeroStrided(panel[j:], kb, nr)
+		}
+	}
+}
+
+// gemmParallelWork is the number of multiply-adds m·n·k from which Gemm splits
+// a product over goroutines, each part getting at least that much.
+const gemmParallelWork = 1 << 21
+
+// gemmParts returns how many goroutines an m×n×k product uses.
+func gemmParts(m, n, k int) int {
+	p := runtime.GOMAXPROCS(0)
+	if p <= 1 {
+		return 1
+	}
+	w := float64(m) * float64(n) * float64(k) / gemmParallelWork
+	if w < 2 {
+		return 1
+	}
+	return int(min(float64(p), w))
+}
+
+// parallel splits C into a grid of parts blocks, rows by columns with the
+// blocks as square as the grid allows, whole micro-tiles each, and computes
+// them concurrently, each with its own packing.
+func (g *gemmOp) parallel(parts int) {
+	mr, nr := g.micro.mr, g.micro.nr
+	tilesM, tilesN := (g.m+mr-1)/mr, (g.n+nr-1)/nr
+	// Choose the grid pm×pn ≤ parts with the least work per block.
+	pm, pn, best := 1, 1, -1.0
+	for i := 1; i <= parts; i++ {
+		j := parts / i
+		if i > tilesM || j > tilesN {
+			continue
+		}
+		// Per block: m·n/(i·j) multiply-adds per step of k, and packing
+		// that grows with the block's sides.
+		bm, bn := float64(g.m)/float64(i), float64(g.n)/float64(j)
+		score := bm*bn + 64*(bm+bn)
+		if best < 0 || score < best {
+			pm, pn, best = i, j, score
+		}
+	}
+	if pm*pn <= 1 {
+		g.run()
+		return
+	}
+	job := gemmJobs.Get().(*gemmJob)
+	job.op = *g
+	job.pm, job.pn = pm, pn
+	job.tilesM, job.tilesN = tilesM, tilesN
+	runParallel(job, pm*pn, &job.wg)
+	job.op = gemmOp{}
+	gemmJobs.Put(job)
+}
+
+// gemmJob is a product split into a grid of blocks of C.
+type gemmJob struct {
+	op             gemmOp
+	pm, pn         int
+	tilesM, tilesN int
+	wg             sync.WaitGroup
+}
+
+var gemmJobs = sync.Pool{New: func() any { return new(gemmJob) }}
+
+func (j *gemmJob) run(part int) {
+	g := j.op
+	bi, bj := part/j.pn, part%j.pn
+	mr, nr := g.micro.mr, g.micro.nr
+	i0 := min(g.m, j.tilesM*bi/j.pm*mr)
+	i1 := min(g.m, j.tilesM*(bi+1)/j.pm*mr)
+	j0 := min(g.n, j.tilesN*bj/j.pn*nr)
+	j1 := min(g.n, j.tilesN*(bj+1)/j.pn*nr)
+	if i0 >= i1 || j0 >= j1 {
+		return
+	}
+	g.m, g.n = i1-i0, j1-j0
+	if g.transA {
+		g.a = g.a[i0:]
+	} else {
+		g.a = g.a[i0*g.lda:]
+	}
+	if g.transB {
+		g.b = g.b[j0*g.ldb:]
+	} else {
+		g.b = g.b[j0:]
+	}
+	g.c = g.c[i0*g.ldc+j0:]
+	g.run()
+}
+
+// scatter sets dst[p·stride] = src[p] for every p. It panics, before writing,
+// unless dst holds them all; the loop itself runs without bounds checks.
+func scatter(dst, src []float32, stride int) {
+	n := len(src)
+	if n == 0 {
+		return
+	}
+	_ = dst[(n-1)*stride]
+	d := unsafe.Pointer(unsafe.SliceData(dst))
+	step := uintptr(stride) * 4
+	p := 0
+	for ; p+4 <= n; p += 4 {
+		s := (*[4]float32)(src[p:])
+		q := unsafe.Add(d, uintptr(p)*step)
+		*(*float32)(q) = s[0]
+		*(*float32)(unsafe.Add(q, step)) = s[1]
+		*(*float32)(unsafe.Add(q, 2*step)) = s[2]
+		*(*float32)(unsafe.Add(q, 3*step)) = s[3]
+	}
+	for ; p < n; p++ {
+		*(*float32)(unsafe.Add(d, uintptr(p)*step)) = src[p]
+	}
+}
+
+// zeroStrided sets dst[p·stride] = 0 for p < n.
+func zeroStrided(dst []float32, n, stride int) {
+	for p := 0; p < n; p++ {
+		dst[p*stride] = 0
+	}
+}

@@ -1,0 +1,419 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+)
+
+var nan32 = float32(math.NaN())
+
+// gemmCase is one product for the GEMM tests: op(A) m×k, op(B) k×n, with pad
+// extra elements between rows and off elements before each matrix.
+type gemmCase struct {
+	ta, tb      bool
+	m, n, k     int
+	alpha, beta float32
+	pad, off    int
+}
+
+func (g gemmCase) String() string {
+	return fmt.Sprintf("ta=%t tb=%t m=%d n=%d k=%d α=%v β=%v pad=%d off=%d", g.ta, g.tb, g.m, g.n, g.k, g.alpha, g.beta, g.pad, g.off)
+}
+
+// testMatrix returns a rows×cols Matrix with the given padding and offset,
+// whose elements are random (or all fill when fill is not 0) and whose
+// padding and the elements around it are outside.
+func testMatrix(rng *rand.Rand, rows, cols, pad, off int, fill, outside float32) (Matrix, []float32) {
+	stride := cols + pad
+	n := 0
+	if rows > 0 && cols > 0 {
+		n = (rows-1)*stride + cols
+	}
+	buf := make([]float32, off+n+pad+3)
+	for i := range buf {
+		buf[i] = outside
+	}
+	m := Matrix{Rows: rows, Cols: cols, Stride: stride, Data: buf[off : off+n : off+n]}
+	for i := 0; i < rows && n > 0; i++ {
+		r := m.Data[i*stride : i*stride+cols]
+		if fill != 0 {
+			for j := range r {
+				r[j] = fill
+			}
+		} else {
+			fillGemm(rng, r)
+		}
+	}
+	return m, buf
+}
+
+// fillGemm sets s to random values of both signs with magnitudes in
+// [2⁻⁴, 2⁴), so no product underflows.
+func fillGemm(rng *rand.Rand, s []float32) {
+	for i := range s {
+		v := float32(1+rng.Float64()) * float32(math.Ldexp(1, rng.IntN(8)-4))
+		if rng.IntN(2) == 0 {
+			v = -v
+		}
+		s[i] = v
+	}
+}
+
+// opAt returns element (i, j) of op(m).
+func opAt(m Matrix, trans bool, i, j int) float32 {
+	if trans {
+		i, j = j, i
+	}
+	return m.Data[i*m.Stride+j]
+}
+
+// checkGemm runs g on the active ISA and fails t unless every element of C is
+// within the bound of Gemm's contract of the float64 result, nothing outside C
+// changed, β = 0 ignored the NaN placed in C and α = 0 the NaN placed in A
+// and B.
+func checkGemm(t *testing.T, rng *rand.Rand, g gemmCase) {
+	t.Helper()
+	ar, ac := g.m, g.k
+	if g.ta {
+		ar, ac = ac, ar
+	}
+	br, bc := g.k, g.n
+	if g.tb {
+		br, bc = bc, br
+	}
+	var abFill, cFill float32
+	if g.alpha == 0 {
+		abFill = nan32 // α = 0 must read neither A nor B
+	}
+	if g.beta == 0 {
+		cFill = nan32 // β = 0 must not read C
+	}
+	a, _ := testMatrix(rng, ar, ac, g.pad, g.off, abFill, nan32)
+	b, _ := testMatrix(rng, br, bc, g.pad, g.off, abFill, nan32)
+	c, cbuf := testMatrix(rng, g.m, g.n, g.pad, g.off, cFill, canary)
+	c0 := append([]float32(nil), c.Data...)
+
+	Gemm(g.ta, g.tb, g.alpha, a, b, g.beta, c)
+
+	for i := 0; i < g.m; i++ {
+		for j := 0; j < g.n; j++ {
+			var exact, abs float64
+			if g.alpha != 0 {
+				var s float64
+				for p := 0; p < g.k; p++ {
+					prod := float64(opAt(a, g.ta, i, p)) * float64(opAt(b, g.tb, p, j))
+					s += prod
+					abs += math.Abs(prod)
+				}
+				exact = float64(g.alpha) * s
+				abs *= math.Abs(float64(g.alpha))
+			}
+			if g.beta != 0 {
+				bc := float64(g.beta) * float64(c0[i*c.Stride+j])
+				exact += bc
+				abs += math.Abs(bc)
+			}
+			got := c.Data[i*c.Stride+j]
+			bound := gamma(g.k+1)*abs + float64(g.k+2)*eta
+			if err := math.Abs(float64(got) - exact); !(err <= bound) {
+				t.Fatalf("%v: C[%d,%d] = %v, want %v ± %.3g (error %.3g)", g, i, j, got, exact, bound, err)
+			}
+		}
+	}
+	// Nothing outside C's elements may change: its padding and surroundings
+	// hold the canary.
+	inC := func(idx int) bool {
+		idx -= g.off
+		if idx < 0 || idx >= len(c.Data) {
+			return false
+		}
+		return idx%c.Stride < g.n
+	}
+	for idx, v := range cbuf {
+		if !inC(idx) && math.Float32bits(v) != math.Float32bits(canary) {
+			t.Fatalf("%v: element %d outside C was written: %v", g, idx, v)
+		}
+	}
+}
+
+// gemmScalars are the values of α and β every test combines.
+var gemmScalars = []float32{0, 1, -0.5}
+
+// gemmTileSizes returns the largest micro-tile of the supported ISAs.
+func gemmTileSizes() (mr, nr int) {
+	mr, nr = 4, 4
+	for _, isa := range Supported() {
+		if mk := gemmMicroFor(isa); mk != nil {
+			mr, nr = max(mr, mk.mr), max(nr, mk.nr)
+		}
+	}
+	return mr, nr
+}
+
+// gemmSweep returns the cases of the size sweep: every m through 3 tiles + 1
+// and every n likewise, with a few values of the other dimensions, and every
+// k through 13 and around the blocking size kc, under every op combination;
+// α, β, padding and offset cycle through their values so that each size meets
+// several of them and each combination of them many sizes.
+func gemmSweep(kc int) []gemmCase {
+	mr, nr := gemmTileSizes()
+	var shapes [][3]int
+	for m := 0; m <= 3*mr+1; m++ {
+		for _, n := range []int{1, 17, nr, nr + 1} {
+			for _, k := range []int{1, 5} {
+				shapes = append(shapes, [3]int{m, n, k})
+			}
+		}
+	}
+	for n := 0; n <= 3*nr+1; n++ {
+		for _, m := range []int{1, 7, mr, mr + 1} {
+			shapes = append(shapes, [3]int{m, n, 3})
+		}
+	}
+	ks := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, kc - 1, kc, kc + 1, 2*kc + 3}
+	for _, k := range ks {
+		for _, mn := range [][2]int{{mr + 1, nr + 1}, {2, 3}} {
+			shapes = append(shapes, [3]int{mn[0], mn[1], k})
+		}
+	}
+	var cases []gemmCase
+	i := 0
+	for _, s := range shapes {
+		for _, ta := range []bool{false, true} {
+			for _, tb := range []bool{false, true} {
+				cases = append(cases, gemmCase{
+					ta: ta, tb: tb, m: s[0], n: s[1], k: s[2],
+					alpha: gemmScalars[i%3], beta: gemmScalars[i/3%3],
+					pad: i / 9 % 2 * 3, off: i / 18 % 2 * 5,
+				})
+				i++
+			}
+		}
+	}
+	return cases
+}
+
+func TestGemmSweep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	forEachISA(t, func(t *testing.T) {
+		kc := 256
+		if mk := gemmMicroFor(Active()); mk != nil {
+			kc = mk.kc
+		}
+		for _, g := range gemmSweep(kc) {
+			checkGemm(t, rng, g)
+		}
+	})
+}
+
+// TestGemmScalars crosses every α and β with every op combination, padding
+// and offset on shapes with edges in every dimension.
+func TestGemmScalars(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	mr, nr := gemmTileSizes()
+	forEachISA(t, func(t *testing.T) {
+		for _, s := range [][3]int{{0, 3, 2}, {3, 0, 2}, {2, 3, 0}, {1, 1, 1}, {mr + 1, 2*nr + 3, 7}, {2*mr - 1, nr - 1, 9}} {
+			for _, ta := range []bool{false, true} {
+				for _, tb := range []bool{false, true} {
+					for _, alpha := range gemmScalars {
+						for _, beta := range gemmScalars {
+							for _, pad := range []int{0, 3} {
+								for _, off := range []int{0, 5} {
+									checkGemm(t, rng, gemmCase{ta, tb, s[0], s[1], s[2], alpha, beta, pad, off})
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestGemmBlocks shrinks the blocking sizes so that small products cross
+// every block boundary of kc, mc and nc, including partial blocks.
+func TestGemmBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	forEachISA(t, func(t *testing.T) {
+		mk := gemmMicroFor(Active())
+		if mk == nil {
+			t.Skip("no micro-kernel on this ISA")
+		}
+		saved := *mk
+		defer func() { *mk = saved }()
+		mk.kc, mk.mc, mk.nc = 5, 2*mk.mr, 2*mk.nr
+		for _, s := range [][3]int{{2*mk.mr + 1, 2*mk.nr + 1, 11}, {5*mk.mr - 1, 5*mk.nr + 3, 10}, {mk.mr, mk.nr, 5}, {1, 1, 16}} {
+			for _, ta := range []bool{false, true} {
+				for _, tb := range []bool{false, true} {
+					for _, beta := range gemmScalars {
+						checkGemm(t, rng, gemmCase{ta, tb, s[0], s[1], s[2], -0.5, beta, 2, 1})
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestGemmParallel runs products large enough to be split over goroutines,
+// with sizes that leave partial tiles in every block of the grid.
+func TestGemmParallel(t *testing.T) {
+	prev := runtime.GOMAXPROCS(4)
+	defer runtime.GOMAXPROCS(prev)
+	rng := rand.New(rand.NewPCG(7, 8))
+	forEachISA(t, func(t *testing.T) {
+		for _, s := range [][3]int{{301, 203, 97}, {37, 997, 131}, {997, 37, 131}, {256, 256, 200}} {
+			if gemmParts(s[0], s[1], s[2]) < 2 {
+				t.Fatalf("%v is not split", s)
+			}
+			for _, ta := range []bool{false, true} {
+				for _, tb := range []bool{false, true} {
+					checkGemm(t, rng, gemmCase{ta, tb, s[0], s[1], s[2], -0.5, 1, 1, 2})
+				}
+			}
+		}
+	})
+}
+
+// TestGemmSpecials checks that NaN and Inf in A, B and C propagate as in IEEE
+// arithmetic and the same way on every ISA.
+func TestGemmSpecials(t *testing.T) {
+	const m, n, k = 17, 35, 6
+	inf := float32(math.Inf(1))
+	forEachISA(t, func(t *testing.T) {
+		for _, tc := range []struct {
+			name       string
+			ai, bi, ci int // flat indices set to v in A, B, C
+			v          float32
+			beta       float32
+			// want reports what C[i,j] must be.
+			want func(i, j int) string
+		}{
+			{"NaN in A", 2*k + 3, -1, -1, nan32, 1, func(i, j int) string {
+				if i == 2 {
+					return "nan"
+				}
+				return "finite"
+			}},
+			{"NaN in B", -1, 4*n + 7, -1, nan32, 0, func(i, j int) string {
+				if j == 7 {
+					return "nan"
+				}
+				return "finite"
+			}},
+			{"Inf in A times 0 in B", 0, -1, -1, inf, 0, func(i, j int) string {
+				if i == 0 && j < n {
+					return "nan" // B's row 0 is zero
+				}
+				return "finite"
+			}},
+			{"NaN in C, β=1", -1, -1, 5*n + 9, nan32, 1, func(i, j int) string {
+				if i == 5 && j == 9 {
+					return "nan"
+				}
+				return "finite"
+			}},
+			{"NaN in C, β=0", -1, -1, 5*n + 9, nan32, 0, func(i, j int) string { return "finite" }},
+		} {
+			a := Matrix{Rows: m, Cols: k, Stride: k, Data: make([]float32, m*k)}
+			b := Matrix{Rows: k, Cols: n, Stride: n, Data: make([]float32, k*n)}
+			c := Matrix{Rows: m, Cols: n, Stride: n, Data: make([]float32, m*n)}
+			for i := range a.Data {
+				a.Data[i] = float32(i%5) + 1
+			}
+			for i := range b.Data {
+				b.Data[i] = float32(i%3) + 1
+			}
+			if tc.name == "Inf in A times 0 in B" {
+				clear(b.Data[:n])
+			}
+			for _, p := range []struct {
+				s []float32
+				i int
+			}{{a.Data, tc.ai}, {b.Data, tc.bi}, {c.Data, tc.ci}} {
+				if p.i >= 0 {
+					p.s[p.i] = tc.v
+				}
+			}
+			Gemm(false, false, 1, a, b, tc.beta, c)
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					v := c.Data[i*n+j]
+					switch tc.want(i, j) {
+					case "nan":
+						if v == v {
+							t.Fatalf("%s: C[%d,%d] = %v, want NaN", tc.name, i, j, v)
+						}
+					case "finite":
+						if !isFinite(v) {
+							t.Fatalf("%s: C[%d,%d] = %v, want finite", tc.name, i, j, v)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+func TestGemmPanics(t *testing.T) {
+	mat := func(r, c int) Matrix { return Matrix{Rows: r, Cols: c, Stride: c, Data: make([]float32, r*c)} }
+	for _, tc := range []struct {
+		name    string
+		ta, tb  bool
+		a, b, c Matrix
+		want    string
+	}{
+		{"inner", false, false, mat(2, 3), mat(4, 5), mat(2, 5), "heed/kernels: Gemm: op(a) is 2×3, op(b) is 4×5, c is 2×5 (transA=false, transB=false)"},
+		{"rows", true, false, mat(3, 2), mat(3, 5), mat(3, 5), "heed/kernels: Gemm: op(a) is 2×3, op(b) is 3×5, c is 3×5 (transA=true, transB=false)"},
+		{"cols", false, true, mat(2, 3), mat(5, 3), mat(2, 4), "heed/kernels: Gemm: op(a) is 2×3, op(b) is 3×5, c is 2×4 (transA=false, transB=true)"},
+		{"short c", false, false, mat(2, 3), mat(3, 5), Matrix{Rows: 2, Cols: 5, Stride: 5, Data: make([]float32, 9)}, "heed/kernels: Gemm: c is 2×5 with stride 5: len(c.Data)=9 < 10"},
+		{"stride a", false, false, Matrix{Rows: 2, Cols: 3, Stride: 2, Data: make([]float32, 9)}, mat(3, 5), mat(2, 5), "heed/kernels: Gemm: a is 2×3 with stride 2 < 3 columns"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r != tc.want {
+					t.Fatalf("panic %v, want %q", r, tc.want)
+				}
+			}()
+			Gemm(tc.ta, tc.tb, 1, tc.a, tc.b, 0, tc.c)
+		})
+	}
+}
+
+func TestGemmNoAllocs(t *testing.T) {
+	prev := runtime.GOMAXPROCS(2)
+	defer runtime.GOMAXPROCS(prev)
+	rng := rand.New(rand.NewPCG(9, 10))
+	forEachISA(t, func(t *testing.T) {
+		for _, n := range []int{37, 200} {
+			a, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
+			b, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
+			c, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
+			f := func() { Gemm(false, true, 1, a, b, 0.5, c) }
+			f()
+			if got := testing.AllocsPerRun(20, f); got != 0 {
+				t.Errorf("n=%d: Gemm allocates %v times per call", n, got)
+			}
+		}
+	})
+}
+
+// FuzzGemm checks small products of any shape, ops, scalars and layout
+// against the float64 oracle under every ISA.
+func FuzzGemm(f *testing.F) {
+	f.Add(uint8(5), uint8(17), uint8(3), uint8(0), uint64(1))
+	f.Add(uint8(15), uint8(33), uint8(9), uint8(0xff), uint64(2))
+	f.Fuzz(func(t *testing.T, m, n, k, flags uint8, seed uint64) {
+		g := gemmCase{
+			ta: flags&1 != 0, tb: flags&2 != 0,
+			m: int(m % 48), n: int(n % 100), k: int(k % 40),
+			alpha: gemmScalars[int(flags>>2&3)%3], beta: gemmScalars[int(flags>>4&3)%3],
+			pad: int(flags >> 6 & 1 * 3), off: int(flags >> 7 * 5),
+		}
+		forEachISA(t, func(t *testing.T) {
+			checkGemm(t, rand.New(rand.NewPCG(seed, 11)), g)
+		})
+	})
+}
