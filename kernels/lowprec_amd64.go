@@ -148,6 +148,9 @@ func q8Whole(n int) int {
 func matVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
 	n := q8Whole(len(x))
 	switch {
+	case active != AVX512 && active != AVX2:
+		fallback.MatVecQ8(dst, a, lda, x)
+		return
 	case n > 0 && active == AVX512:
 		matVecQ8AVX512(dst, q8Bytes(a), lda, x[:n])
 	case n > 0:
