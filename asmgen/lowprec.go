@@ -1,7 +1,7 @@
 package main
 
 import (
-	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/attr"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -47,17 +47,17 @@ type half struct {
 var (
 	bf16 = half{"BF16", func(m Mem, k Op, v VecVirtual) {
 		if k != nil {
-			VPMOVZXWD_Z(m, k, v)
+			asm.VPMOVZXWD_Z(m, k, v)
 		} else {
-			VPMOVZXWD(m, v)
+			asm.VPMOVZXWD(m, v)
 		}
-		VPSLLD(U8(16), v, v)
+		asm.VPSLLD(U8(16), v, v)
 	}}
 	f16 = half{"F16", func(m Mem, k Op, v VecVirtual) {
 		if k != nil {
-			VCVTPH2PS_Z(m, k, v)
+			asm.VCVTPH2PS_Z(m, k, v)
 		} else {
-			VCVTPH2PS(m, v)
+			asm.VCVTPH2PS(m, v)
 		}
 	}}
 )
@@ -65,14 +65,14 @@ var (
 // lowText declares a noescape kernel of this family.
 func lowText(s *isa, kernel, sig, doc string) {
 	TEXT(s.name(kernel), NOSPLIT, sig)
-	Pragma("noescape")
-	Doc(s.name(kernel) + " " + doc)
+	asm.Pragma("noescape")
+	asm.Doc(s.name(kernel) + " " + doc)
 }
 
 // bcastBits returns a vector with bits in every 32-bit lane.
 func bcastBits(s *isa, bits uint32) VecVirtual {
 	v := s.vec()
-	VPBROADCASTD(constBits(bits), v)
+	asm.VPBROADCASTD(constBits(bits), v)
 	return v
 }
 
@@ -81,34 +81,34 @@ func bcastBits(s *isa, bits uint32) VecVirtual {
 // 32-bit element; for AVX-512 a last masked call with k the opmask of the
 // remaining lanes (k is nil in the loop). AVX2 requires n a multiple of 8.
 func convLoop(s *isa, n GPVirtual, body func(i GPVirtual, k Op)) {
-	i := GP64()
-	XORQ(i, i)
-	lim := GP64()
-	MOVQ(n, lim)
-	ANDQ(I32(-s.lanes), lim)
-	Label("loop")
-	CMPQ(i, lim)
-	JAE(LabelRef("tail"))
+	i := asm.GP64()
+	asm.XORQ(i, i)
+	lim := asm.GP64()
+	asm.MOVQ(n, lim)
+	asm.ANDQ(I32(-s.lanes), lim)
+	asm.Label("loop")
+	asm.CMPQ(i, lim)
+	asm.JAE(LabelRef("tail"))
 	body(i, nil)
-	ADDQ(U32(s.lanes), i)
-	JMP(LabelRef("loop"))
-	Label("tail")
-	if s.wide {
-		rem := GP64()
-		MOVQ(n, rem)
-		SUBQ(i, rem)
-		JZ(LabelRef("done"))
+	asm.ADDQ(U32(s.lanes), i)
+	asm.JMP(LabelRef("loop"))
+	asm.Label("tail")
+	if s.evex {
+		rem := asm.GP64()
+		asm.MOVQ(n, rem)
+		asm.SUBQ(i, rem)
+		asm.JZ(LabelRef("done"))
 		t := s.tailMask(rem)
 		body(i, t.k)
 	}
-	Label("done")
-	VZEROUPPER()
-	RET()
+	asm.Label("done")
+	asm.VZEROUPPER()
+	asm.RET()
 }
 
 func genFromBF16(s *isa) {
 	lowText(s, "fromBF16", "func(dst []float32, src []uint16)", "sets dst[i] to the value of the bfloat16 src[i] for i < len(dst).")
-	dst, src, n := load(Param("dst").Base()), load(Param("src").Base()), load(Param("dst").Len())
+	dst, src, n := load(asm.Param("dst").Base()), load(asm.Param("src").Base()), load(asm.Param("dst").Len())
 	convLoop(s, n, func(i GPVirtual, k Op) {
 		v := s.vec()
 		bf16.widen(Mem{Base: src, Index: i, Scale: 2}, k, v)
@@ -118,7 +118,7 @@ func genFromBF16(s *isa) {
 
 func genFromF16(s *isa) {
 	lowText(s, "fromF16", "func(dst []float32, src []uint16)", "sets dst[i] to the value of the binary16 src[i] for i < len(dst).")
-	dst, src, n := load(Param("dst").Base()), load(Param("src").Base()), load(Param("dst").Len())
+	dst, src, n := load(asm.Param("dst").Base()), load(asm.Param("src").Base()), load(asm.Param("dst").Len())
 	convLoop(s, n, func(i GPVirtual, k Op) {
 		v := s.vec()
 		f16.widen(Mem{Base: src, Index: i, Scale: 2}, k, v)
@@ -129,9 +129,9 @@ func genFromF16(s *isa) {
 // store32 stores the float32 vector v at m, only the lanes of k if not nil.
 func store32(v VecVirtual, k Op, m Mem) {
 	if k != nil {
-		VMOVUPS(v, k, m)
+		asm.VMOVUPS(v, k, m)
 	} else {
-		VMOVUPS(v, m)
+		asm.VMOVUPS(v, m)
 	}
 }
 
@@ -139,9 +139,9 @@ func store32(v VecVirtual, k Op, m Mem) {
 // (zeroing the rest).
 func load32(m Mem, k Op, v VecVirtual) {
 	if k != nil {
-		VMOVUPS_Z(m, k, v)
+		asm.VMOVUPS_Z(m, k, v)
 	} else {
-		VMOVUPS(m, v)
+		asm.VMOVUPS(m, v)
 	}
 }
 
@@ -151,55 +151,55 @@ func load32(m Mem, k Op, v VecVirtual) {
 // subnormal inputs as zero, and the format keeps them.
 func genToBF16(s *isa) {
 	lowText(s, "toBF16", "func(dst []uint16, src []float32)", "sets dst[i] to src[i] rounded to bfloat16 (nearest even, NaN quiet) for i < len(src).")
-	dst, src, n := load(Param("dst").Base()), load(Param("src").Base()), load(Param("src").Len())
+	dst, src, n := load(asm.Param("dst").Base()), load(asm.Param("src").Base()), load(asm.Param("src").Len())
 	one, round, abs, inf, quiet := bcastBits(s, 1), bcastBits(s, 0x7fff), bcastBits(s, 0x7fffffff), bcastBits(s, 0x7f800000), bcastBits(s, 0x40)
 	convLoop(s, n, func(i GPVirtual, k Op) {
 		v, t, hi, a := s.vec(), s.vec(), s.vec(), s.vec()
 		load32(Mem{Base: src, Index: i, Scale: 4}, k, v)
-		VPSRLD(U8(16), v, hi)
-		and, or := func(a, b, c Op) { VPAND(a, b, c) }, func(a, b, c Op) { VPOR(a, b, c) }
-		if s.wide {
-			and, or = func(a, b, c Op) { VPANDD(a, b, c) }, func(a, b, c Op) { VPORD(a, b, c) }
+		asm.VPSRLD(U8(16), v, hi)
+		and, or := func(a, b, c Op) { asm.VPAND(a, b, c) }, func(a, b, c Op) { asm.VPOR(a, b, c) }
+		if s.evex {
+			and, or = func(a, b, c Op) { asm.VPANDD(a, b, c) }, func(a, b, c Op) { asm.VPORD(a, b, c) }
 		}
 		and(one, hi, t)
-		VPADDD(round, t, t)
-		VPADDD(v, t, t)
-		VPSRLD(U8(16), t, t)
+		asm.VPADDD(round, t, t)
+		asm.VPADDD(v, t, t)
+		asm.VPSRLD(U8(16), t, t)
 		and(abs, v, a)
 		or(quiet, hi, hi)
 		out := Mem{Base: dst, Index: i, Scale: 2}
-		if s.wide {
-			nan := K()
-			VPCMPGTD(inf, a, nan)
-			VMOVDQA32(hi, nan, t) // merge: NaN lanes take the quiet upper half
+		if s.evex {
+			nan := asm.K()
+			asm.VPCMPGTD(inf, a, nan)
+			asm.VMOVDQA32(hi, nan, t) // merge: NaN lanes take the quiet upper half
 			if k != nil {
-				VPMOVDW(t, k, out)
+				asm.VPMOVDW(t, k, out)
 			} else {
-				VPMOVDW(t, out)
+				asm.VPMOVDW(t, out)
 			}
 			return
 		}
-		VPCMPGTD(inf, a, a)
-		VPBLENDVB(a, hi, t, t)
-		h := XMM()
-		VEXTRACTI128(U8(1), t, h)
-		VPACKUSDW(h, t.AsX(), h)
-		VMOVDQU(h, out)
+		asm.VPCMPGTD(inf, a, a)
+		asm.VPBLENDVB(a, hi, t, t)
+		h := asm.XMM()
+		asm.VEXTRACTI128(U8(1), t, h)
+		asm.VPACKUSDW(h, t.AsX(), h)
+		asm.VMOVDQU(h, out)
 	})
 }
 
 // genToF16 narrows by VCVTPS2PH with immediate rounding to nearest even.
 func genToF16(s *isa) {
 	lowText(s, "toF16", "func(dst []uint16, src []float32)", "sets dst[i] to src[i] rounded to binary16 (nearest even) for i < len(src).")
-	dst, src, n := load(Param("dst").Base()), load(Param("src").Base()), load(Param("src").Len())
+	dst, src, n := load(asm.Param("dst").Base()), load(asm.Param("src").Base()), load(asm.Param("src").Len())
 	convLoop(s, n, func(i GPVirtual, k Op) {
 		v := s.vec()
 		load32(Mem{Base: src, Index: i, Scale: 4}, k, v)
 		out := Mem{Base: dst, Index: i, Scale: 2}
 		if k != nil {
-			VCVTPS2PH(U8(0), v, k, out)
+			asm.VCVTPS2PH(U8(0), v, k, out)
 		} else {
-			VCVTPS2PH(U8(0), v, out)
+			asm.VCVTPS2PH(U8(0), v, out)
 		}
 	})
 }
@@ -228,43 +228,43 @@ func rowAddr(p, lda, lda3 GPVirtual, r, disp int) Mem {
 // then single rows by single(a), with a the first row's address, advanced by
 // the loops; rows is consumed.
 func rowLoops(a, lda, rows GPVirtual, group, single func()) {
-	Label("group")
-	CMPQ(rows, U32(decodeRows))
-	JB(LabelRef("single"))
+	asm.Label("group")
+	asm.CMPQ(rows, U32(decodeRows))
+	asm.JB(LabelRef("single"))
 	group()
-	LEAQ(Mem{Base: a, Index: lda, Scale: 4}, a)
-	SUBQ(U32(decodeRows), rows)
-	JMP(LabelRef("group"))
-	Label("single")
-	TESTQ(rows, rows)
-	JZ(LabelRef("done"))
+	asm.LEAQ(Mem{Base: a, Index: lda, Scale: 4}, a)
+	asm.SUBQ(U32(decodeRows), rows)
+	asm.JMP(LabelRef("group"))
+	asm.Label("single")
+	asm.TESTQ(rows, rows)
+	asm.JZ(LabelRef("done"))
 	single()
-	ADDQ(lda, a)
-	DECQ(rows)
-	JMP(LabelRef("single"))
-	Label("done")
-	VZEROUPPER()
-	RET()
+	asm.ADDQ(lda, a)
+	asm.DECQ(rows)
+	asm.JMP(LabelRef("single"))
+	asm.Label("done")
+	asm.VZEROUPPER()
+	asm.RET()
 }
 
 // colLoop emits a loop over cols 16-bit columns, one vector a step: body(k)
 // with k nil, then for AVX-512 a masked body for the remaining columns;
 // advance moves the column pointers by one vector. cols is consumed.
 func colLoop(s *isa, prefix string, cols GPVirtual, body func(k Op), advance func()) {
-	Label(prefix + "cols")
-	CMPQ(cols, U32(s.lanes))
-	JB(LabelRef(prefix + "tail"))
+	asm.Label(prefix + "cols")
+	asm.CMPQ(cols, U32(s.lanes))
+	asm.JB(LabelRef(prefix + "tail"))
 	body(nil)
 	advance()
-	SUBQ(U32(s.lanes), cols)
-	JMP(LabelRef(prefix + "cols"))
-	Label(prefix + "tail")
-	if s.wide {
-		TESTQ(cols, cols)
-		JZ(LabelRef(prefix + "end"))
+	asm.SUBQ(U32(s.lanes), cols)
+	asm.JMP(LabelRef(prefix + "cols"))
+	asm.Label(prefix + "tail")
+	if s.evex {
+		asm.TESTQ(cols, cols)
+		asm.JZ(LabelRef(prefix + "end"))
 		body(s.tailMask(cols).k)
 	}
-	Label(prefix + "end")
+	asm.Label(prefix + "end")
 }
 
 // genMatVecHalf emits matVec<F><ISA>(dst, a, lda, x): dst[r] = Σ_c A[r,c]·x[c]
@@ -272,44 +272,44 @@ func colLoop(s *isa, prefix string, cols GPVirtual, body func(k Op), advance fun
 func genMatVecHalf(s *isa, f half) {
 	lowText(s, "matVec"+f.name, "func(dst []float32, a []uint16, lda int, x []float32)",
 		"sets dst = A·x for the len(dst)×len(x) "+f.name+" matrix A with row stride lda.")
-	dst, rows := load(Param("dst").Base()), load(Param("dst").Len())
-	a, lda := load(Param("a").Base()), load(Param("lda"))
-	x, ncols := load(Param("x").Base()), load(Param("x").Len())
-	SHLQ(U8(1), lda)
-	lda3 := GP64()
-	LEAQ(Mem{Base: lda, Index: lda, Scale: 2}, lda3)
+	dst, rows := load(asm.Param("dst").Base()), load(asm.Param("dst").Len())
+	a, lda := load(asm.Param("a").Base()), load(asm.Param("lda"))
+	x, ncols := load(asm.Param("x").Base()), load(asm.Param("x").Len())
+	asm.SHLQ(U8(1), lda)
+	lda3 := asm.GP64()
+	asm.LEAQ(Mem{Base: lda, Index: lda, Scale: 2}, lda3)
 	dot := func(prefix string, n int) []VecVirtual {
 		acc := make([]VecVirtual, n)
 		for r := range acc {
 			acc[r] = s.vec()
 			s.zero(acc[r])
 		}
-		p, xp, cols := GP64(), GP64(), GP64()
-		MOVQ(a, p)
-		MOVQ(x, xp)
-		MOVQ(ncols, cols)
+		p, xp, cols := asm.GP64(), asm.GP64(), asm.GP64()
+		asm.MOVQ(a, p)
+		asm.MOVQ(x, xp)
+		asm.MOVQ(ncols, cols)
 		colLoop(s, prefix, cols, func(k Op) {
 			xv := s.vec()
 			load32(Mem{Base: xp}, k, xv)
 			for r := range acc {
 				v := s.vec()
 				f.widen(rowAddr(p, lda, lda3, r, 0), k, v)
-				VFMADD231PS(v, xv, acc[r])
+				asm.VFMADD231PS(v, xv, acc[r])
 			}
 		}, func() {
-			ADDQ(U32(2*s.lanes), p)
-			ADDQ(U32(4*s.lanes), xp)
+			asm.ADDQ(U32(2*s.lanes), p)
+			asm.ADDQ(U32(4*s.lanes), xp)
 		})
 		return acc
 	}
 	rowLoops(a, lda, rows, func() {
 		acc := dot("g", decodeRows)
-		VMOVUPS(s.hsum4(acc[0], acc[1], acc[2], acc[3]), Mem{Base: dst})
-		ADDQ(U32(4*decodeRows), dst)
+		asm.VMOVUPS(s.hsum4(acc[0], acc[1], acc[2], acc[3]), Mem{Base: dst})
+		asm.ADDQ(U32(4*decodeRows), dst)
 	}, func() {
 		acc := dot("s", 1)
-		VMOVSS(s.hsum(acc[0]), Mem{Base: dst})
-		ADDQ(U32(4), dst)
+		asm.VMOVSS(s.hsum(acc[0]), Mem{Base: dst})
+		asm.ADDQ(U32(4), dst)
 	})
 }
 
@@ -319,36 +319,36 @@ func genMatVecHalf(s *isa, f half) {
 func genMatTVecHalf(s *isa, f half) {
 	lowText(s, "matTVec"+f.name, "func(dst []float32, a []uint16, lda int, x []float32)",
 		"sets dst += Aᵀ·x for the len(x)×len(dst) "+f.name+" matrix A with row stride lda.")
-	dst, ncols := load(Param("dst").Base()), load(Param("dst").Len())
-	a, lda := load(Param("a").Base()), load(Param("lda"))
-	x, rows := load(Param("x").Base()), load(Param("x").Len())
-	SHLQ(U8(1), lda)
-	lda3 := GP64()
-	LEAQ(Mem{Base: lda, Index: lda, Scale: 2}, lda3)
+	dst, ncols := load(asm.Param("dst").Base()), load(asm.Param("dst").Len())
+	a, lda := load(asm.Param("a").Base()), load(asm.Param("lda"))
+	x, rows := load(asm.Param("x").Base()), load(asm.Param("x").Len())
+	asm.SHLQ(U8(1), lda)
+	lda3 := asm.GP64()
+	asm.LEAQ(Mem{Base: lda, Index: lda, Scale: 2}, lda3)
 	add := func(prefix string, n int) {
 		w := make([]VecVirtual, n)
 		for r := range w {
 			w[r] = s.vec()
-			VBROADCASTSS(Mem{Base: x, Disp: 4 * r}, w[r])
+			asm.VBROADCASTSS(Mem{Base: x, Disp: 4 * r}, w[r])
 		}
-		p, dp, cols := GP64(), GP64(), GP64()
-		MOVQ(a, p)
-		MOVQ(dst, dp)
-		MOVQ(ncols, cols)
+		p, dp, cols := asm.GP64(), asm.GP64(), asm.GP64()
+		asm.MOVQ(a, p)
+		asm.MOVQ(dst, dp)
+		asm.MOVQ(ncols, cols)
 		colLoop(s, prefix, cols, func(k Op) {
 			y := s.vec()
 			load32(Mem{Base: dp}, k, y)
 			for r := range w {
 				v := s.vec()
 				f.widen(rowAddr(p, lda, lda3, r, 0), k, v)
-				VFMADD231PS(v, w[r], y)
+				asm.VFMADD231PS(v, w[r], y)
 			}
 			store32(y, k, Mem{Base: dp})
 		}, func() {
-			ADDQ(U32(2*s.lanes), p)
-			ADDQ(U32(4*s.lanes), dp)
+			asm.ADDQ(U32(2*s.lanes), p)
+			asm.ADDQ(U32(4*s.lanes), dp)
 		})
-		ADDQ(U32(4*n), x)
+		asm.ADDQ(U32(4*n), x)
 	}
 	rowLoops(a, lda, rows, func() { add("g", decodeRows) }, func() { add("s", 1) })
 }
@@ -359,8 +359,8 @@ const q8Bytes = 36
 // q8Widen loads the lanes int8 values at m as float32s into a new vector.
 func q8Widen(s *isa, m Mem) VecVirtual {
 	v := s.vec()
-	VPMOVSXBD(m, v)
-	VCVTDQ2PS(v, v)
+	asm.VPMOVSXBD(m, v)
+	asm.VCVTDQ2PS(v, v)
 	return v
 }
 
@@ -371,13 +371,13 @@ func q8Widen(s *isa, m Mem) VecVirtual {
 func genMatVecQ8(s *isa) {
 	lowText(s, "matVecQ8", "func(dst []float32, a []byte, lda int, x []float32)",
 		"sets dst = A·x for the len(dst)×len(x) matrix A of 8-bit blocks (len(x) a multiple of 32) with row stride lda blocks.")
-	dst, rows := load(Param("dst").Base()), load(Param("dst").Len())
-	a, lda := load(Param("a").Base()), load(Param("lda"))
-	x, ncols := load(Param("x").Base()), load(Param("x").Len())
-	IMUL3Q(U32(q8Bytes), lda, lda)
-	lda3 := GP64()
-	LEAQ(Mem{Base: lda, Index: lda, Scale: 2}, lda3)
-	SHRQ(U8(5), ncols)
+	dst, rows := load(asm.Param("dst").Base()), load(asm.Param("dst").Len())
+	a, lda := load(asm.Param("a").Base()), load(asm.Param("lda"))
+	x, ncols := load(asm.Param("x").Base()), load(asm.Param("x").Len())
+	asm.IMUL3Q(U32(q8Bytes), lda, lda)
+	lda3 := asm.GP64()
+	asm.LEAQ(Mem{Base: lda, Index: lda, Scale: 2}, lda3)
+	asm.SHRQ(U8(5), ncols)
 	per := 32 / s.lanes // vectors per block
 	dot := func(prefix string, n int) []VecVirtual {
 		acc := make([]VecVirtual, n)
@@ -385,18 +385,18 @@ func genMatVecQ8(s *isa) {
 			acc[r] = s.vec()
 			s.zero(acc[r])
 		}
-		p, xp, blocks := GP64(), GP64(), GP64()
-		MOVQ(a, p)
-		MOVQ(x, xp)
-		MOVQ(ncols, blocks)
-		Label(prefix + "blocks")
-		TESTQ(blocks, blocks)
-		JZ(LabelRef(prefix + "end"))
+		p, xp, blocks := asm.GP64(), asm.GP64(), asm.GP64()
+		asm.MOVQ(a, p)
+		asm.MOVQ(x, xp)
+		asm.MOVQ(ncols, blocks)
+		asm.Label(prefix + "blocks")
+		asm.TESTQ(blocks, blocks)
+		asm.JZ(LabelRef(prefix + "end"))
 		var xv []Op
 		for j := 0; j < per; j++ {
-			if s.wide {
+			if s.evex {
 				v := s.vec()
-				VMOVUPS(Mem{Base: xp, Disp: 4 * s.lanes * j}, v)
+				asm.VMOVUPS(Mem{Base: xp, Disp: 4 * s.lanes * j}, v)
 				xv = append(xv, v)
 			} else {
 				xv = append(xv, Mem{Base: xp, Disp: 4 * s.lanes * j})
@@ -407,31 +407,31 @@ func genMatVecQ8(s *isa) {
 			for j := 0; j < per; j++ {
 				q := q8Widen(s, rowAddr(p, lda, lda3, r, 4+s.lanes*j))
 				if j == 0 {
-					VMULPS(xv[j], q, q)
+					asm.VMULPS(xv[j], q, q)
 					p0 = q
 				} else {
-					VFMADD231PS(xv[j], q, p0)
+					asm.VFMADD231PS(xv[j], q, p0)
 				}
 			}
 			sc := s.vec()
-			VBROADCASTSS(rowAddr(p, lda, lda3, r, 0), sc)
-			VFMADD231PS(sc, p0, acc[r])
+			asm.VBROADCASTSS(rowAddr(p, lda, lda3, r, 0), sc)
+			asm.VFMADD231PS(sc, p0, acc[r])
 		}
-		ADDQ(U32(q8Bytes), p)
-		ADDQ(U32(4*32), xp)
-		DECQ(blocks)
-		JMP(LabelRef(prefix + "blocks"))
-		Label(prefix + "end")
+		asm.ADDQ(U32(q8Bytes), p)
+		asm.ADDQ(U32(4*32), xp)
+		asm.DECQ(blocks)
+		asm.JMP(LabelRef(prefix + "blocks"))
+		asm.Label(prefix + "end")
 		return acc
 	}
 	rowLoops(a, lda, rows, func() {
 		acc := dot("g", decodeRows)
-		VMOVUPS(s.hsum4(acc[0], acc[1], acc[2], acc[3]), Mem{Base: dst})
-		ADDQ(U32(4*decodeRows), dst)
+		asm.VMOVUPS(s.hsum4(acc[0], acc[1], acc[2], acc[3]), Mem{Base: dst})
+		asm.ADDQ(U32(4*decodeRows), dst)
 	}, func() {
 		acc := dot("s", 1)
-		VMOVSS(s.hsum(acc[0]), Mem{Base: dst})
-		ADDQ(U32(4), dst)
+		asm.VMOVSS(s.hsum(acc[0]), Mem{Base: dst})
+		asm.ADDQ(U32(4), dst)
 	})
 }
 
@@ -442,49 +442,49 @@ func genMatVecQ8(s *isa) {
 func genMatTVecQ8(s *isa) {
 	lowText(s, "matTVecQ8", "func(dst []float32, a []byte, lda int, x []float32)",
 		"sets dst += Aᵀ·x for the len(x)×len(dst) matrix A of 8-bit blocks (len(dst) a multiple of 32) with row stride lda blocks.")
-	dst, ncols := load(Param("dst").Base()), load(Param("dst").Len())
-	a, lda := load(Param("a").Base()), load(Param("lda"))
-	x, rows := load(Param("x").Base()), load(Param("x").Len())
-	IMUL3Q(U32(q8Bytes), lda, lda)
-	lda3 := GP64()
-	LEAQ(Mem{Base: lda, Index: lda, Scale: 2}, lda3)
-	SHRQ(U8(5), ncols)
+	dst, ncols := load(asm.Param("dst").Base()), load(asm.Param("dst").Len())
+	a, lda := load(asm.Param("a").Base()), load(asm.Param("lda"))
+	x, rows := load(asm.Param("x").Base()), load(asm.Param("x").Len())
+	asm.IMUL3Q(U32(q8Bytes), lda, lda)
+	lda3 := asm.GP64()
+	asm.LEAQ(Mem{Base: lda, Index: lda, Scale: 2}, lda3)
+	asm.SHRQ(U8(5), ncols)
 	per := 32 / s.lanes
 	add := func(prefix string, n int) {
 		xr := make([]VecVirtual, n)
 		for r := range xr {
-			xr[r] = XMM()
-			VMOVSS(Mem{Base: x, Disp: 4 * r}, xr[r])
+			xr[r] = asm.XMM()
+			asm.VMOVSS(Mem{Base: x, Disp: 4 * r}, xr[r])
 		}
-		p, dp, blocks := GP64(), GP64(), GP64()
-		MOVQ(a, p)
-		MOVQ(dst, dp)
-		MOVQ(ncols, blocks)
-		Label(prefix + "blocks")
-		TESTQ(blocks, blocks)
-		JZ(LabelRef(prefix + "end"))
+		p, dp, blocks := asm.GP64(), asm.GP64(), asm.GP64()
+		asm.MOVQ(a, p)
+		asm.MOVQ(dst, dp)
+		asm.MOVQ(ncols, blocks)
+		asm.Label(prefix + "blocks")
+		asm.TESTQ(blocks, blocks)
+		asm.JZ(LabelRef(prefix + "end"))
 		w := make([]VecVirtual, n)
 		for r := range w {
-			t := XMM()
-			VMULSS(rowAddr(p, lda, lda3, r, 0), xr[r], t)
+			t := asm.XMM()
+			asm.VMULSS(rowAddr(p, lda, lda3, r, 0), xr[r], t)
 			w[r] = s.vec()
-			VBROADCASTSS(t, w[r])
+			asm.VBROADCASTSS(t, w[r])
 		}
 		for j := 0; j < per; j++ {
 			y := s.vec()
-			VMOVUPS(Mem{Base: dp, Disp: 4 * s.lanes * j}, y)
+			asm.VMOVUPS(Mem{Base: dp, Disp: 4 * s.lanes * j}, y)
 			for r := range w {
 				q := q8Widen(s, rowAddr(p, lda, lda3, r, 4+s.lanes*j))
-				VFMADD231PS(q, w[r], y)
+				asm.VFMADD231PS(q, w[r], y)
 			}
-			VMOVUPS(y, Mem{Base: dp, Disp: 4 * s.lanes * j})
+			asm.VMOVUPS(y, Mem{Base: dp, Disp: 4 * s.lanes * j})
 		}
-		ADDQ(U32(q8Bytes), p)
-		ADDQ(U32(4*32), dp)
-		DECQ(blocks)
-		JMP(LabelRef(prefix + "blocks"))
-		Label(prefix + "end")
-		ADDQ(U32(4*n), x)
+		asm.ADDQ(U32(q8Bytes), p)
+		asm.ADDQ(U32(4*32), dp)
+		asm.DECQ(blocks)
+		asm.JMP(LabelRef(prefix + "blocks"))
+		asm.Label(prefix + "end")
+		asm.ADDQ(U32(4*n), x)
 	}
 	rowLoops(a, lda, rows, func() { add("g", decodeRows) }, func() { add("s", 1) })
 }
@@ -496,47 +496,47 @@ func genMatTVecQ8(s *isa) {
 func genExpShift(s *isa) {
 	lowText(s, "expShift", "func(dst, src []float32, m float32) float32",
 		"sets dst[i] = e^(src[i]−m) for i < len(src) and returns their sum; src[i] ≤ m, not NaN.")
-	dst, src, n := load(Param("dst").Base()), load(Param("src").Base()), load(Param("src").Len())
-	mx := XMM()
-	Load(Param("m"), mx)
+	dst, src, n := load(asm.Param("dst").Base()), load(asm.Param("src").Base()), load(asm.Param("src").Len())
+	mx := asm.XMM()
+	asm.Load(asm.Param("m"), mx)
 	mv := s.vec()
-	VBROADCASTSS(mx, mv)
+	asm.VBROADCASTSS(mx, mv)
 	e := newExpGen(s)
 	e.keep()
 	acc := s.vec()
 	s.zero(acc)
-	i := GP64()
-	XORQ(i, i)
-	lim := GP64()
-	MOVQ(n, lim)
-	ANDQ(I32(-s.lanes), lim)
-	Label("loop")
-	CMPQ(i, lim)
-	JAE(LabelRef("tail"))
+	i := asm.GP64()
+	asm.XORQ(i, i)
+	lim := asm.GP64()
+	asm.MOVQ(n, lim)
+	asm.ANDQ(I32(-s.lanes), lim)
+	asm.Label("loop")
+	asm.CMPQ(i, lim)
+	asm.JAE(LabelRef("tail"))
 	v := s.vec()
-	VMOVUPS(Mem{Base: src, Index: i, Scale: 4}, v)
-	VSUBPS(mv, v, v)
+	asm.VMOVUPS(Mem{Base: src, Index: i, Scale: 4}, v)
+	asm.VSUBPS(mv, v, v)
 	p := e.applyNonPositive(v)
-	VADDPS(p, acc, acc)
-	VMOVUPS(p, Mem{Base: dst, Index: i, Scale: 4})
-	ADDQ(U32(s.lanes), i)
-	JMP(LabelRef("loop"))
-	Label("tail")
-	if s.wide {
-		rem := GP64()
-		MOVQ(n, rem)
-		SUBQ(i, rem)
-		JZ(LabelRef("done"))
+	asm.VADDPS(p, acc, acc)
+	asm.VMOVUPS(p, Mem{Base: dst, Index: i, Scale: 4})
+	asm.ADDQ(U32(s.lanes), i)
+	asm.JMP(LabelRef("loop"))
+	asm.Label("tail")
+	if s.evex {
+		rem := asm.GP64()
+		asm.MOVQ(n, rem)
+		asm.SUBQ(i, rem)
+		asm.JZ(LabelRef("done"))
 		k := s.tailMask(rem).k
 		v := s.vec()
-		VMOVUPS_Z(Mem{Base: src, Index: i, Scale: 4}, k, v)
-		VSUBPS(mv, v, v)
+		asm.VMOVUPS_Z(Mem{Base: src, Index: i, Scale: 4}, k, v)
+		asm.VSUBPS(mv, v, v)
 		p := e.applyNonPositive(v)
-		VADDPS(p, acc, k, acc)
-		VMOVUPS(p, k, Mem{Base: dst, Index: i, Scale: 4})
+		asm.VADDPS(p, acc, k, acc)
+		asm.VMOVUPS(p, k, Mem{Base: dst, Index: i, Scale: 4})
 	}
-	Label("done")
-	Store(s.hsum(acc), ReturnIndex(0))
-	VZEROUPPER()
-	RET()
+	asm.Label("done")
+	asm.Store(s.hsum(acc), asm.ReturnIndex(0))
+	asm.VZEROUPPER()
+	asm.RET()
 }
