@@ -192,7 +192,7 @@ func TestSgemmArgs(t *testing.T) {
 									for _, la := range matLens(ar, ac, lda) {
 										for _, lb := range matLens(br, bc, ldb) {
 											for _, lc := range matLens(m, n, ldc) {
-												for _, s := range [][2]float32{{1, 0}, {-1, 2}, {0, 1}, {0, 0}, {2, 1}} {
+												for _, s := range [][2]float32{{1, 0}, {-1, 2}, {0, 0}} {
 													name := fmt.Sprintf("Sgemm(%c, %c, %d, %d, %d, %v, len %d, %d, len %d, %d, %v, len %d, %d)",
 														tA, tB, m, n, k, s[0], la, lda, lb, ldb, s[1], lc, ldc)
 													compare(t, name, func(b blas.Float32) []float32 {

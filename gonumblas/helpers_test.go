@@ -6,8 +6,22 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/heedml/heed/kernels"
 	"gonum.org/v1/gonum/blas/gonum"
 )
+
+// eachISA runs test once under every ISA kernels supports here (HEED_ISA and
+// -tags purego narrow the list), restoring the default after.
+func eachISA(t *testing.T, test func(*testing.T)) {
+	def := kernels.Active()
+	defer kernels.Use(def)
+	for _, isa := range kernels.Supported() {
+		if err := kernels.Use(isa); err != nil {
+			t.Fatal(err)
+		}
+		t.Run(isa.String(), test)
+	}
+}
 
 // ref is gonum's own implementation, the reference every test compares with.
 var ref gonum.Implementation

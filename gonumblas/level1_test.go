@@ -5,7 +5,9 @@ import (
 	"testing"
 )
 
-func TestSdot(t *testing.T) {
+func TestSdot(t *testing.T) { eachISA(t, testSdot) }
+
+func testSdot(t *testing.T) {
 	r := newRand(1)
 	for _, n := range vecSizes {
 		for _, incX := range incs {
@@ -30,7 +32,9 @@ func TestSdot(t *testing.T) {
 	}
 }
 
-func TestSaxpy(t *testing.T) {
+func TestSaxpy(t *testing.T) { eachISA(t, testSaxpy) }
+
+func testSaxpy(t *testing.T) {
 	r := newRand(2)
 	for _, n := range vecSizes {
 		for _, incX := range incs {
@@ -83,7 +87,9 @@ func checkAxpy(t *testing.T, name string, n int, alpha float32, x []float32, inc
 	}
 }
 
-func TestSscal(t *testing.T) {
+func TestSscal(t *testing.T) { eachISA(t, testSscal) }
+
+func testSscal(t *testing.T) {
 	r := newRand(3)
 	for _, n := range vecSizes {
 		for _, inc := range incs {
@@ -103,7 +109,9 @@ func TestSscal(t *testing.T) {
 	}
 }
 
-func TestSnrm2(t *testing.T) {
+func TestSnrm2(t *testing.T) { eachISA(t, testSnrm2) }
+
+func testSnrm2(t *testing.T) {
 	r := newRand(4)
 	for _, n := range vecSizes {
 		for _, inc := range incs {
@@ -140,7 +148,9 @@ func TestSnrm2(t *testing.T) {
 	}
 }
 
-func TestSasum(t *testing.T) {
+func TestSasum(t *testing.T) { eachISA(t, testSasum) }
+
+func testSasum(t *testing.T) {
 	r := newRand(5)
 	for _, n := range vecSizes {
 		for _, inc := range incs {

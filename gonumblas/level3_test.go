@@ -17,7 +17,9 @@ type gemmCase struct {
 // gemmDims are the sizes Sgemm's test sweeps in each of m, n and k.
 var gemmDims = []int{0, 1, 2, 3, 7, 16, 17, 33, 65}
 
-func TestSgemm(t *testing.T) {
+func TestSgemm(t *testing.T) { eachISA(t, testSgemm) }
+
+func testSgemm(t *testing.T) {
 	var cases []gemmCase
 	ab := [][2]float32{{1, 0}, {-2.25, 0.5}, {0.5, 1}, {0, 0.5}, {0, 0}, {1, -1}}
 	i := 0
@@ -107,11 +109,13 @@ func TestSgemm(t *testing.T) {
 // TestSgemmSpecial checks NaN and Inf in A or B against IEEE arithmetic: a
 // NaN factor makes its row (A) or column (B) of C NaN, as gonum does where it
 // multiplies; Inf·0 is NaN, where gonum may skip the zero factor.
-func TestSgemmSpecial(t *testing.T) {
+func TestSgemmSpecial(t *testing.T) { eachISA(t, testSgemmSpecial) }
+
+func testSgemmSpecial(t *testing.T) {
 	nan, inf := float32(math.NaN()), float32(math.Inf(1))
 	const m, n, k = 3, 4, 5
-	for _, tA := range transposes[:2] {
-		for _, tB := range transposes[:2] {
+	for _, tA := range transposes {
+		for _, tB := range transposes {
 			r := newRand(10)
 			a, b := randMat(r, m*k, 1, 1), randMat(r, k*n, 1, 1)
 			// A[1,2] = NaN; B[3,1] = +Inf with A[0,3] = 0 and A[2,3] = 1.
