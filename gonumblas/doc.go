@@ -31,7 +31,9 @@
 // Inf or a NaN in B meets a zero in A the two may differ (heed gives NaN).
 // For Sgemv with Trans and β = 0, gonum clears all of len(y) when incY = 1,
 // also past the n elements the call names; Implementation writes only those
-// n elements.
+// n elements. Calls passed to gonum keep gonum's defects too: gonum
+// v0.17.0's amd64 Sger walks a negative-increment x or y from the start of
+// the slice, backwards, reading memory before it.
 //
 // Allocation and concurrency. Sgemv with β ≠ 0 and α ≠ 1, Sgemv with Trans
 // and α ≠ 1, and Sgemm need scratch space; it comes from a sync.Pool, so a

@@ -15,7 +15,14 @@ type Implementation struct {
 	gonum.Implementation
 }
 
-var _ blas.Float32 = Implementation{}
+// Implementation is a whole BLAS: gorgonia's gorgonia.Use takes all four
+// precisions, and those heed does not compute are gonum's.
+var _ interface {
+	blas.Float32
+	blas.Float64
+	blas.Complex64
+	blas.Complex128
+} = Implementation{}
 
 // buffers holds scratch slices (*[]float32) for the routines that need them.
 var buffers sync.Pool
