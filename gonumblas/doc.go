@@ -4,14 +4,15 @@
 //	blas32.Use(gonumblas.Implementation{})
 //
 // Implementation implements gonum's blas.Float32 by embedding gonum's own
-// pure-Go implementation (gonum.org/v1/gonum/blas/gonum) and overriding Sdot,
-// Saxpy, Sscal, Snrm2, Sasum, Sgemv, Sger and Sgemm. An overridden routine
-// runs heed's kernels when every increment is 1, every size is positive, α ≠ 0,
-// the arguments are valid and the output does not overlap an input. Every
-// other call — a bad argument, a zero size, α = 0, a non-unit or negative
-// increment, overlapping slices — is passed to gonum unchanged, so the panics
-// (with gonum's messages), the quick returns and the results of those calls
-// are gonum's own. Every routine that is not overridden is gonum's.
+// implementation (gonum.org/v1/gonum/blas/gonum) and overriding Sdot, Saxpy,
+// Sscal, Snrm2, Sasum, Sgemv, Sger and Sgemm. An overridden routine runs heed's
+// kernels when every increment is 1, every size is positive (n ≥ 2 for
+// Snrm2), α ≠ 0 where the routine has an α, the arguments are valid and the
+// output does not overlap an input. Every other call — a bad argument, a zero
+// size, α = 0, a non-unit or negative increment, overlapping slices — is
+// passed to gonum unchanged, so the panics (with gonum's messages), the quick
+// returns and the results of those calls are gonum's own. The routines not
+// overridden, float64 and complex ones included, are gonum's.
 //
 // Storage is row-major, as in blas32. β = 0 never reads y or C: a NaN or an
 // Inf there is overwritten.
@@ -35,8 +36,10 @@
 // v0.17.0's amd64 Sger walks a negative-increment x or y from the start of
 // the slice, backwards, reading memory before it.
 //
-// Allocation and concurrency. Sgemv with β ≠ 0 and α ≠ 1, Sgemv with Trans
-// and α ≠ 1, and Sgemm need scratch space; it comes from a sync.Pool, so a
-// steady-state call allocates nothing. Implementation has no state: its
-// methods are safe for concurrent use, as gonum's are.
+// Allocation and concurrency. Sgemv with NoTrans and β ≠ 0 (m floats), Sgemv
+// with Trans and α ≠ 1 (m floats), and Sgemm (up to m·k + n·k + 64·n floats)
+// need scratch space; it comes from a sync.Pool, so a steady-state call
+// allocates nothing, and the pool keeps the largest scratch used until the
+// garbage collector frees it. Implementation has no other state: its methods
+// are safe for concurrent use, as gonum's are.
 package gonumblas

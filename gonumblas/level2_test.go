@@ -44,6 +44,9 @@ func testSgemv(t *testing.T) {
 				}
 			}
 		}
+		for s := 0; s <= 70; s++ { // every size in each dimension
+			cases = append(cases, gemvCase{tA, s, 17, 1, 1.5, 0.5, 1, 1}, gemvCase{tA, 17, s, 2, -0.5, 0, 1, 1})
+		}
 		cases = append(cases, gemvCase{tA, 256, 256, 0, 1, 0, 1, 1}, gemvCase{tA, 300, 129, 5, 0.5, 1, 1, 1},
 			gemvCase{tA, 129, 300, 0, -1, 0.5, 1, 1}, gemvCase{tA, 1000, 3, 2, 1, 1, -1, 1})
 	}

@@ -37,6 +37,10 @@ func testSgemm(t *testing.T) {
 			for _, s := range ab {
 				cases = append(cases, gemmCase{tA, tB, 70, 69, 67, 1, s[0], s[1]})
 			}
+			for s := 0; s <= 70; s++ { // every size in each dimension
+				cases = append(cases, gemmCase{tA, tB, s, 9, 13, 1, 1.5, 0.5},
+					gemmCase{tA, tB, 9, s, 13, 0, -1, 0}, gemmCase{tA, tB, 13, 9, s, 2, 1, 1})
+			}
 			cases = append(cases, gemmCase{tA, tB, 130, 129, 200, 0, 1, 0}, gemmCase{tA, tB, 1, 300, 129, 3, 0.5, 1})
 		}
 	}
