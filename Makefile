@@ -6,14 +6,14 @@ NATIVE_ISAS ?= $(if $(CI),generic$(comma)avx2$(comma)avx512,generic)
 QEMU_X86 := qemu-x86_64 -cpu Haswell
 QEMU_ARM := qemu-aarch64
 
-.PHONY: all generate test vet test-native test-purego test-arm64 test-haswell test-generated test-bench test-mingo bench bench-full bench-cgo bench-all
+.PHONY: all generate test vet test-native test-purego test-arm64 test-haswell test-generated test-bench test-mingo test-gonumblas bench bench-full bench-cgo bench-all
 
 all: test
 
 generate:
 	cd asmgen && $(GO) run ./fit && $(GO) run .
 
-test: vet test-native test-purego test-arm64 test-haswell test-generated test-bench test-mingo
+test: vet test-native test-purego test-arm64 test-haswell test-generated test-bench test-mingo test-gonumblas
 
 vet:
 	$(GO) vet ./...
@@ -21,6 +21,7 @@ vet:
 	$(GO) vet -tags purego ./...
 	cd asmgen && $(GO) vet ./...
 	cd bench && $(GO) vet ./...
+	cd gonumblas && $(GO) vet ./... && GOARCH=arm64 $(GO) vet ./... && $(GO) vet -tags purego ./...
 
 test-native:
 	HEED_REQUIRE_ISA=$(NATIVE_ISAS) $(GO) test ./...
@@ -56,6 +57,12 @@ test-mingo:
 # bench/'s own tests: every peer computes what heed computes (no timing).
 test-bench:
 	cd bench && $(GO) test ./...
+
+# gonumblas/ (heed behind gonum's blas.Float32) against gonum itself: every ISA
+# here, purego, and arm64 under qemu.
+test-gonumblas:
+	cd gonumblas && $(GO) test ./... && $(GO) test -tags purego ./...
+	$(call need,$(QEMU_ARM),gonumblas arm64 tests,cd gonumblas && GOARCH=arm64 $(GO) test -exec $(QEMU_ARM) ./...)
 
 # bench: heed beside the pure-Go peers; bench-cgo adds OpenBLAS and SLEEF
 # (apt-get install libopenblas-dev libsleef-dev); bench-all adds go-highway and

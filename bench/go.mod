@@ -7,6 +7,7 @@ replace github.com/heedml/heed => ../
 require (
 	github.com/ajroetker/go-highway v0.0.12
 	github.com/heedml/heed v0.0.0-00010101000000-000000000000
+	github.com/heedml/heed/gonumblas v0.0.0-00010101000000-000000000000
 	github.com/tphakala/simd v1.11.0
 	github.com/viterin/vek v0.4.3
 	golang.org/x/sys v0.50.0
@@ -19,3 +20,5 @@ require (
 	github.com/viterin/partial v1.1.0 // indirect
 	golang.org/x/exp v0.0.0-20230817173708-d852ddb80c63 // indirect
 )
+
+replace github.com/heedml/heed/gonumblas => ../gonumblas
