@@ -6,7 +6,7 @@ NATIVE_ISAS ?= $(if $(CI),generic$(comma)avx2$(comma)avx512,generic)
 QEMU_X86 := qemu-x86_64 -cpu Haswell
 QEMU_ARM := qemu-aarch64
 
-.PHONY: all generate test vet test-native test-purego test-arm64 test-haswell test-generated test-bench test-mingo test-gonumblas bench bench-full bench-cgo bench-all
+.PHONY: all generate test vet test-native test-purego test-arm64 test-haswell test-generated test-bench test-mingo test-gonumblas bench bench-full bench-cgo bench-all fuzz
 
 all: test
 
@@ -84,6 +84,24 @@ bench-all:
 
 bench-full:
 	cd bench && OPENBLAS_NUM_THREADS=1 GOEXPERIMENT=$(BENCH_GOEXPERIMENT) $(GO) test -tags '$(BENCH_TAGS)' -run '^$$' -bench . -benchtime $(BENCH_TIME) -count $(BENCH_COUNT) -timeout 0 ./... | tee bench-full.txt
+
+# fuzz: every fuzz target of every package, the nested modules' too, one after
+# another for FUZZTIME each (go test fuzzes one target per run), listed by
+# go test -list. Not part of make test. A failing input is kept under the
+# package's testdata/fuzz/<target>/; the targets that failed are listed at the
+# end and make fails.
+FUZZTIME ?= 1m
+fuzz:
+	@set -o pipefail; failed=; \
+	for mod in $$(find . -name go.mod -not -path '*/.*' -not -path '*/testdata/*' -exec dirname {} \; | sort); do \
+		list=$$(cd $$mod && $(GO) test -list '^Fuzz' ./... | awk '/^Fuzz/ { t[n++] = $$1; next } /^ok/ { for (i = 0; i < n; i++) print $$2 "," t[i]; n = 0 }') || exit 1; \
+		for pt in $$list; do \
+			pkg=$${pt%,*}; name=$${pt#*,}; \
+			echo "fuzz: $$pkg $$name for $(FUZZTIME)"; \
+			(cd $$mod && $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg) || failed="$$failed $$pkg.$$name"; \
+		done; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: failed:$$failed"; exit 1; fi
 
 comma := ,
 ARM_ISAS ?= generic,neon

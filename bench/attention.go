@@ -51,6 +51,10 @@ func isStep(k Kernel) bool { return k >= StepDot }
 
 func newAttnCase(c *Case, r *rand.Rand) {
 	k, S := c.Kernel, c.N
+	if k == StepMemory {
+		newDecodeCase(c, r)
+		return
+	}
 	a := &attnInputs{S: S}
 	c.attn = a
 	if k == MultiHead {
@@ -114,6 +118,9 @@ func (im *Impl) hasStep(k Kernel) bool {
 	if !isStep(k) {
 		return false
 	}
+	if im.Decode != decodeAttend {
+		return k == StepMemory
+	}
 	if im.Heed {
 		return true
 	}
@@ -147,6 +154,9 @@ func (im *Impl) softmax() func(dst, x []float32) {
 
 // bindStep returns one call of step k by im on the case's inputs.
 func (c *Case) bindStep(im *Impl) func() {
+	if c.Kernel == StepMemory {
+		return c.bindDecode(im)
+	}
 	a := c.attn
 	if im.Heed {
 		switch c.Kernel {

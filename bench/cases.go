@@ -103,7 +103,7 @@ func (c *Case) Bind(im *Impl) func(iters int) {
 	in := c.in
 	var run func(iters int)
 	switch c.Kernel {
-	case StepDot, StepScaled, StepGeneral, StepAdditive, StepBatch, MultiHead:
+	case StepDot, StepScaled, StepGeneral, StepAdditive, StepBatch, MultiHead, StepMemory:
 		f := c.bindStep(im)
 		run = func(iters int) {
 			for range iters {
@@ -214,6 +214,8 @@ func Sizes(k Kernel, full bool) []int {
 			return []int{16, 64, 128, 256, 512}
 		}
 		return []int{16, 128, 512}
+	case StepMemory:
+		return []int{32768}
 	}
 	return nil
 }

@@ -6,8 +6,9 @@ package bench
 // and tanhf u35, AVX2 and AVX-512) through cgo, from Debian's libopenblas-dev
 // and libsleef-dev: `make bench-cgo` (or go run -tags heedcgo ./cmd/report).
 // OpenBLAS runs single-threaded (OPENBLAS_NUM_THREADS=1, and
-// openblas_set_num_threads(1) before each measurement). Debian's SLEEF 3.5.1
-// has no u35 expf, so the u35 entries do Tanh only. Softmax and AdditiveScore
+// openblas_set_num_threads(1) before each measurement); the report and the
+// benchmarks run it on the core that matches the CPU (openblas.go). Debian's
+// SLEEF 3.5.1 has no u35 expf, so the u35 entries do Tanh only. Softmax and AdditiveScore
 // on SLEEF are the natural C loops around its vector exp and tanh, below.
 // Every call crosses cgo once per slice or matrix (tens of ns), which small
 // sizes show.
@@ -153,6 +154,9 @@ import (
 func fp(x []float32) *C.float { return (*C.float)(unsafe.Pointer(unsafe.SliceData(x))) }
 
 func init() {
+	openblasInfo = func() (config, core string) {
+		return C.GoString(C.openblas_get_config()), C.GoString(C.openblas_get_corename())
+	}
 	oneThread := func() { C.openblas_set_num_threads(1) }
 	oneThread()
 	register(500, &Impl{

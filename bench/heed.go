@@ -19,6 +19,9 @@ func init() {
 			MatVecBatch: kernels.MatVecBatch, Exp: kernels.Exp, Tanh: kernels.Tanh,
 			Softmax: kernels.Softmax, Additive: kernels.AdditiveScore,
 		})
+		for j, im := range decodeImpls(isa) {
+			register(50+10*j+i, im)
+		}
 	}
 	procs := []int{1, runtime.NumCPU()}
 	if procs[1] == 1 {

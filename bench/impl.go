@@ -26,15 +26,17 @@ const (
 	StepAdditive // Bahdanau step (q = W₁h, fused scores, softmax, context)
 	StepBatch    // a batch of Luong dot steps over independent sequences
 	MultiHead    // causal multi-head scaled dot-product self-attention
+	StepMemory   // Luong dot steps over Memories in turn, each from DRAM (decode.go)
 	numKernels
 )
 
 // Kernels lists every kernel in report order.
 var Kernels = []Kernel{Dot, MatVec, MatTVec, MatVecBatch, Exp, Tanh, Softmax, Additive,
-	StepDot, StepScaled, StepGeneral, StepAdditive, StepBatch, MultiHead}
+	StepDot, StepScaled, StepGeneral, StepAdditive, StepBatch, StepMemory, MultiHead}
 
 var kernelNames = [...]string{"Dot", "MatVec", "MatTVec", "MatVecBatch", "Exp", "Tanh", "Softmax", "AdditiveScore",
-	"Step Luong dot", "Step scaled dot", "Step Luong general", "Step Bahdanau", "Batch of dot steps", "MultiHead causal"}
+	"Step Luong dot", "Step scaled dot", "Step Luong general", "Step Bahdanau", "Batch of dot steps", "MultiHead causal",
+	"Decode step from memory"}
 
 func (k Kernel) String() string { return kernelNames[k] }
 
@@ -64,6 +66,9 @@ type Impl struct {
 	// Enter, if not nil, prepares the process before im is measured (for
 	// example the thread count of a C library).
 	Enter func()
+	// Decode, if not decodeAttend, makes im one of heed's kernel-level
+	// variants of the decode step from memory, which does that step only.
+	Decode decodeVariant
 
 	Dot         func(x, y []float32) float32
 	MatVec      func(dst []float32, a kernels.Matrix, x []float32)

@@ -11,8 +11,12 @@ import (
 // the best Go peer and the best C library), and the targets. RESULTS.md has
 // every figure.
 func WritePerformance(w io.Writer, env Env, rs []Result) {
-	fmt.Fprintf(w, "Measured with `%s` on %s, %s, %s, heed commit %s (full tables: bench/RESULTS.md, plot: bench/results.svg). Speed-up = peer time ÷ heed time, single-threaded.\n\n",
-		env.Command, env.CPU, env.Go, env.When.Format("2006-01-02"), env.Commit)
+	fmt.Fprintf(w, "Measured with `%s` on %s (%s), %s, %s, heed commit %s (full tables: bench/RESULTS.md, plots: bench/results.svg, bench/results-ratio.svg).",
+		env.Command, env.CPU, env.CPUID, env.Go, env.When.Format("2006-01-02"), env.Commit)
+	if env.OpenBLAS != "" {
+		fmt.Fprintf(w, " OpenBLAS: %s.", env.OpenBLAS)
+	}
+	fmt.Fprintf(w, " Speed-up = peer time ÷ heed time, single-threaded.\n\n")
 	fmt.Fprintf(w, "| kernel | size | heed | time | throughput | of ceiling | vs best Go peer | vs best C library |\n|---|---|---|---:|---:|---:|---:|---:|\n")
 	for _, k := range Kernels {
 		var gs [][]Result
@@ -61,4 +65,7 @@ func WritePerformance(w io.Writer, env Env, rs []Result) {
 	}
 	fmt.Fprintf(w, "\nTargets:\n\n")
 	WriteTargets(w, Targets(rs))
+	if hasResults(rs, StepMemory) {
+		WriteTargets(w, DecodeTargets(rs))
+	}
 }

@@ -159,6 +159,8 @@ func axisLabel(k Kernel) string {
 		return "S keys (d grows with S: see the tables)"
 	case MultiHead:
 		return "T = S (d grows with S: see the tables)"
+	case StepMemory:
+		return fmt.Sprintf("S keys (d=%d, %d Memories in turn)", decodeShapes[32768], DecodeMemories)
 	}
 	return "n (vector length)"
 }

@@ -16,12 +16,15 @@ import (
 // Env describes where the results were measured.
 type Env struct {
 	CPU, Go, Command string
+	CPUID            string // vendor, family and model (cpuid)
+	OpenBLAS         string // OpenBLAS's configuration and core; "" when not built in
 	Commit           string // heed's git commit, "+dirty" if modified; "" outside a checkout
 	When             time.Time
 }
 
-// CurrentEnv returns the CPU model (from /proc/cpuinfo where readable), the Go
-// version and the given command.
+// CurrentEnv returns the CPU model (from /proc/cpuinfo where readable), its
+// vendor, family and model, OpenBLAS's core, the Go version and the given
+// command.
 func CurrentEnv(command string) Env {
 	cpu := runtime.GOARCH
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
@@ -42,7 +45,7 @@ func CurrentEnv(command string) Env {
 			commit += "+dirty"
 		}
 	}
-	return Env{CPU: cpu, Go: runtime.Version(), Command: command, Commit: commit, When: time.Now().UTC()}
+	return Env{CPU: cpu, CPUID: CPUID(), OpenBLAS: OpenBLASLine(), Go: runtime.Version(), Command: command, Commit: commit, When: time.Now().UTC()}
 }
 
 // columns returns the implementations that appear in rs, in registry order.
@@ -123,7 +126,11 @@ func WriteMarkdown(w io.Writer, env Env, ceil Ceilings, rs []Result) {
 	if env.Commit != "" {
 		fmt.Fprintf(w, " at heed commit %s", env.Commit)
 	}
-	fmt.Fprintf(w, ".\n")
+	fmt.Fprintf(w, ".\nCPU: %s.", env.CPUID)
+	if env.OpenBLAS != "" {
+		fmt.Fprintf(w, " OpenBLAS: %s.", env.OpenBLAS)
+	}
+	fmt.Fprintf(w, "\n")
 	fmt.Fprintf(w, "Each figure is the median of several timing rounds in one process, one measurement at a time; the machine may be shared, so read ratios rather than absolute numbers.\n\n")
 
 	fmt.Fprintf(w, "## Ceilings (one core, measured in the same process with %s)\n\n", ceil.Loops)
@@ -138,6 +145,10 @@ func WriteMarkdown(w io.Writer, env Env, ceil Ceilings, rs []Result) {
 	}
 	fmt.Fprintf(w, "\nTargets (issue 5):\n\n")
 	WriteTargets(w, Targets(rs))
+	if hasResults(rs, StepMemory) {
+		fmt.Fprintf(w, "\nThe decode step from memory (issue 18):\n\n")
+		WriteTargets(w, DecodeTargets(rs))
+	}
 	fmt.Fprintf(w, "\nImplementations in this build:")
 	hasC, hasSimd := false, false
 	for _, im := range Impls() {
@@ -216,6 +227,16 @@ func WriteMarkdown(w io.Writer, env Env, ceil Ceilings, rs []Result) {
 		}
 	}
 	fmt.Fprintf(w, "Implementations marked ×P run P goroutines (vek-matmul: vek's own goroutines over all CPUs); they are shown beside the single-threaded ones but not ranked against them in `÷ best peer`. Single-threaded implementations are timed by the process's CPU time (Linux), so waiting for a CPU held by another process does not count; multi-threaded ones by the wall clock, so on a busy machine the multi-threaded figures understate.\n")
+}
+
+// hasResults reports whether rs holds results of kernel k.
+func hasResults(rs []Result, k Kernel) bool {
+	for _, r := range rs {
+		if r.Case.Kernel == k {
+			return true
+		}
+	}
+	return false
 }
 
 func fmtBytes(b int64) string {

@@ -27,7 +27,19 @@ func main() {
 	svg := flag.String("svg", "results.svg", "SVG plot output")
 	perf := flag.String("perf", "PERFORMANCE.md", "short section for README")
 	cmdName := flag.String("command", "make bench", "command named in the report")
+	obCore := flag.String("openblas-core", "auto", "auto: where OpenBLAS chose a core below this CPU's instruction set, run again with OPENBLAS_CORETYPE set to the matching one; native: keep OpenBLAS's choice")
 	flag.Parse()
+	switch *obCore {
+	case "auto":
+		if err := bench.ReexecForOpenBLAS(); err != nil {
+			fmt.Fprintln(os.Stderr, "report: re-executing with OPENBLAS_CORETYPE:", err)
+			os.Exit(1)
+		}
+	case "native":
+	default:
+		fmt.Fprintf(os.Stderr, "report: -openblas-core %q: want auto or native\n", *obCore)
+		os.Exit(2)
+	}
 
 	o := bench.Options{Full: *full, Round: *round, Rounds: *rounds, Progress: os.Stderr}
 	if *only != "" {
@@ -45,7 +57,11 @@ func main() {
 		}
 	}
 	env := bench.CurrentEnv(*cmdName)
-	fmt.Fprintf(os.Stderr, "heed bench on %s, %s\nimplementations:", env.CPU, env.Go)
+	fmt.Fprintf(os.Stderr, "heed bench on %s (%s), %s\n", env.CPU, env.CPUID, env.Go)
+	if env.OpenBLAS != "" {
+		fmt.Fprintf(os.Stderr, "OpenBLAS: %s\n", env.OpenBLAS)
+	}
+	fmt.Fprintf(os.Stderr, "implementations:")
 	for _, im := range bench.Impls() {
 		fmt.Fprintf(os.Stderr, " %s", im.Name)
 	}
