@@ -59,9 +59,11 @@ test-bench:
 	cd bench && $(GO) test ./...
 
 # gonumblas/ (heed behind gonum's blas.Float32) against gonum itself: every ISA
-# here, purego, and arm64 under qemu.
+# here, purego, and arm64 under qemu; it must also build with the oldest Go its
+# go.mod allows.
 test-gonumblas:
 	cd gonumblas && $(GO) test ./... && $(GO) test -tags purego ./...
+	cd gonumblas && GOTOOLCHAIN=$(GO_MIN) $(GO) vet ./...
 	$(call need,$(QEMU_ARM),gonumblas arm64 tests,cd gonumblas && GOARCH=arm64 $(GO) test -exec $(QEMU_ARM) ./...)
 
 # bench: heed beside the pure-Go peers; bench-cgo adds OpenBLAS and SLEEF

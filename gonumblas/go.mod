@@ -1,6 +1,6 @@
 module github.com/heedml/heed/gonumblas
 
-go 1.26.0
+go 1.24.0
 
 replace github.com/heedml/heed => ../
 
@@ -11,5 +11,5 @@ require (
 
 require (
 	github.com/klauspost/cpuid/v2 v2.4.2 // indirect
-	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/sys v0.41.0 // indirect
 )
