@@ -163,3 +163,42 @@ func testSgemmSpecial(t *testing.T) {
 		}
 	}
 }
+
+// TestSgemmShared checks C = α·A·Aᵀ + β·C and C = α·Aᵀ·A + β·C with A passed
+// as both operands (the same slice), against gonum within Sgemm's bound.
+func TestSgemmShared(t *testing.T) {
+	r := newRand(13)
+	for _, s := range []int{1, 5, 33, 70} {
+		const k = 19
+		a := randMat(r, s, k, k)
+		for _, tc := range []struct{ tA, tB blas.Transpose }{{blas.NoTrans, blas.Trans}, {blas.Trans, blas.NoTrans}} {
+			m, kk := s, k
+			if tc.tA == blas.Trans {
+				m, kk = k, s
+			}
+			c := randMat(r, m, m, m)
+			got, want := append([]float32(nil), c...), append([]float32(nil), c...)
+			impl.Sgemm(tc.tA, tc.tB, m, m, kk, -0.5, a, k, a, k, 2, got, m)
+			ref.Sgemm(tc.tA, tc.tB, m, m, kk, -0.5, a, k, a, k, 2, want, m)
+			for i := range m {
+				for j := range m {
+					exact := 2 * float64(c[i*m+j])
+					abs := math.Abs(exact)
+					for l := range kk {
+						var p float64
+						if tc.tA == blas.NoTrans {
+							p = -0.5 * float64(a[i*k+l]) * float64(a[j*k+l])
+						} else {
+							p = -0.5 * float64(a[l*k+i]) * float64(a[l*k+j])
+						}
+						exact += p
+						abs += math.Abs(p)
+					}
+					bound := gamma(kk+3) * abs
+					checkf(t, within(got[i*m+j], exact, bound) && within(want[i*m+j], exact, bound),
+						"Sgemm %c%c s=%d: C[%d,%d]=%v, gonum %v, exact %v", tc.tA, tc.tB, s, i, j, got[i*m+j], want[i*m+j], exact)
+				}
+			}
+		}
+	}
+}
