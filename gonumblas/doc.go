@@ -36,10 +36,11 @@
 // v0.17.0's amd64 Sger walks a negative-increment x or y from the start of
 // the slice, backwards, reading memory before it.
 //
-// Allocation and concurrency. Sgemv with NoTrans and β ≠ 0 (m floats), Sgemv
-// with Trans and α ≠ 1 (m floats), and Sgemm (up to m·k + n·k + 64·n floats)
-// need scratch space; it comes from a sync.Pool, so a steady-state call
-// allocates nothing, and the pool keeps the largest scratch used until the
-// garbage collector frees it. Implementation has no other state: its methods
-// are safe for concurrent use, as gonum's are.
+// Allocation and concurrency. Sgemv with NoTrans and β ≠ 0, and Sgemv with
+// Trans and α ≠ 1, need m floats of scratch space, and Sgemm packs its
+// operands into buffers of kernels.Gemm's; both come from a sync.Pool, so a
+// steady-state call allocates nothing, and the pool keeps the largest scratch
+// used until the garbage collector frees it. Sgemm splits large products over
+// GOMAXPROCS goroutines, as gonum's does. Implementation has no other state:
+// its methods are safe for concurrent use, as gonum's are.
 package gonumblas

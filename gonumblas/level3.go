@@ -8,8 +8,9 @@ import (
 // Sgemm sets C = α·op(A)·op(B) + β·C, op(A) m×k, op(B) k×n, C m×n, all
 // row-major, op(X) = X for NoTrans and Xᵀ for Trans or ConjTrans
 // (blas.Float32Level3). m, n, k ≥ 1, α ≠ 0, valid arguments and C disjoint
-// from A and B run heed's kernels (see gemm); every other call is gonum's.
-// β = 0 does not read C.
+// from A and B run heed's kernels.Gemm, which splits products of about
+// 128×128×128 and more over GOMAXPROCS goroutines, as gonum's Sgemm splits
+// large ones; every other call is gonum's. β = 0 does not read C.
 func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	aT, bT := isTrans(tA), isTrans(tB)
 	aRows, aCols := m, k
@@ -39,72 +40,20 @@ func fits(l, rows, cols, ld int) bool {
 	return ld >= cols && l >= cols && (l-cols)/ld >= rows-1
 }
 
-// gemmRowBlock is how many rows of C gemm computes into scratch at a time
-// when β ≠ 0.
-const gemmRowBlock = 64
-
 // gemm sets C = α·op(A)·op(B) + β·C for arguments Sgemm has validated: sizes
-// ≥ 1, α ≠ 0, C disjoint from A and B. It is the one place that chooses heed's
-// kernel. It writes op(A), scaled by α as gonum scales it, and op(B)ᵀ as rows
-// of length k into pooled scratch where they are not already so, and forms
-// C = X·Wᵀ with MatVecBatch; β ≠ 0 goes through a scratch block of rows.
+// ≥ 1, α ≠ 0, C disjoint from A and B; a, b and c hold exactly the stored
+// matrices. It is the one place that chooses heed's kernel.
 func gemm(aT, bT bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	x := kernels.Matrix{Rows: m, Cols: k, Stride: lda, Data: a}
-	if aT || alpha != 1 {
-		buf := getBuf(m * k)
-		defer putBuf(buf)
-		if aT {
-			transpose(*buf, k, a, lda, k, m)
-		} else {
-			for i := range m {
-				copy((*buf)[i*k:(i+1)*k], a[i*lda:i*lda+k])
-			}
-		}
-		if alpha != 1 {
-			kernels.Scale(alpha, *buf)
-		}
-		x = kernels.Matrix{Rows: m, Cols: k, Stride: k, Data: *buf}
+	ar, ac := m, k
+	if aT {
+		ar, ac = k, m
 	}
-	w := kernels.Matrix{Rows: n, Cols: k, Stride: ldb, Data: b}
-	if !bT {
-		buf := getBuf(n * k)
-		defer putBuf(buf)
-		transpose(*buf, k, b, ldb, k, n)
-		w = kernels.Matrix{Rows: n, Cols: k, Stride: k, Data: *buf}
+	br, bc := k, n
+	if bT {
+		br, bc = n, k
 	}
-	if beta == 0 {
-		kernels.MatVecBatch(kernels.Matrix{Rows: m, Cols: n, Stride: ldc, Data: c}, w, x)
-		return
-	}
-	rb := min(gemmRowBlock, m)
-	buf := getBuf(rb * n)
-	defer putBuf(buf)
-	for i0 := 0; i0 < m; i0 += rb {
-		r := min(rb, m-i0)
-		t := kernels.Matrix{Rows: r, Cols: n, Stride: n, Data: (*buf)[:r*n]}
-		kernels.MatVecBatch(t, w, kernels.Matrix{Rows: r, Cols: k, Stride: x.Stride, Data: x.Data[i0*x.Stride:]})
-		for i := range r {
-			row := c[(i0+i)*ldc : (i0+i)*ldc+n]
-			if beta != 1 {
-				kernels.Scale(beta, row)
-			}
-			kernels.Axpy(1, t.Data[i*n:(i+1)*n], row)
-		}
-	}
-}
-
-// transpose sets dst[j·ldd+i] = src[i·lds+j] for i < rows, j < cols.
-func transpose(dst []float32, ldd int, src []float32, lds int, rows, cols int) {
-	const tile = 16
-	for i0 := 0; i0 < rows; i0 += tile {
-		i1 := min(i0+tile, rows)
-		for j0 := 0; j0 < cols; j0 += tile {
-			j1 := min(j0+tile, cols)
-			for i := i0; i < i1; i++ {
-				for j, v := range src[i*lds+j0 : i*lds+j1] {
-					dst[(j0+j)*ldd+i] = v
-				}
-			}
-		}
-	}
+	kernels.Gemm(aT, bT, alpha,
+		kernels.Matrix{Rows: ar, Cols: ac, Stride: lda, Data: a},
+		kernels.Matrix{Rows: br, Cols: bc, Stride: ldb, Data: b},
+		beta, kernels.Matrix{Rows: m, Cols: n, Stride: ldc, Data: c})
 }

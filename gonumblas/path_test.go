@@ -46,21 +46,26 @@ func testHeedPath(t *testing.T) {
 	}
 	checkf(t, sameSlice(ga, wa) < 0, "Sger is not kernels.Axpy per row")
 
-	// C = A·Bᵀ is MatVecBatch as it stands; C = A·B is the same after B is
-	// transposed.
-	am, bt := randMat(r, m, k, k), randMat(r, n, k, k)
-	gc, wc := make([]float32, m*n), make([]float32, m*n)
-	impl.Sgemm(blas.NoTrans, blas.Trans, m, n, k, 1, am, k, bt, k, 0, gc, n)
-	kernels.MatVecBatch(kernels.Matrix{Rows: m, Cols: n, Stride: n, Data: wc},
-		kernels.Matrix{Rows: n, Cols: k, Stride: k, Data: bt}, kernels.Matrix{Rows: m, Cols: k, Stride: k, Data: am})
-	checkf(t, sameSlice(gc, wc) < 0, "Sgemm NoTrans·Trans is not kernels.MatVecBatch")
-	b := make([]float32, k*n)
-	for i := range n {
-		for l := range k {
-			b[l*n+i] = bt[i*k+l]
+	for _, tA := range transposes {
+		for _, tB := range transposes {
+			aT, bT := tA == blas.Trans, tB == blas.Trans
+			am := kernels.Matrix{Rows: m, Cols: k, Stride: k + 1}
+			if aT {
+				am = kernels.Matrix{Rows: k, Cols: m, Stride: m}
+			}
+			bm := kernels.Matrix{Rows: k, Cols: n, Stride: n}
+			if bT {
+				bm = kernels.Matrix{Rows: n, Cols: k, Stride: k + 2}
+			}
+			am.Data = randMat(r, am.Rows, am.Cols, am.Stride)
+			bm.Data = randMat(r, bm.Rows, bm.Cols, bm.Stride)
+			c := randMat(r, m, n, n)
+			for _, ab := range [][2]float32{{1, 0}, {-0.5, 2}} {
+				gc, wc := append([]float32(nil), c...), append([]float32(nil), c...)
+				impl.Sgemm(tA, tB, m, n, k, ab[0], am.Data, am.Stride, bm.Data, bm.Stride, ab[1], gc, n)
+				kernels.Gemm(aT, bT, ab[0], am, bm, ab[1], kernels.Matrix{Rows: m, Cols: n, Stride: n, Data: wc})
+				checkf(t, sameSlice(gc, wc) < 0, "Sgemm %c%c α=%v β=%v is not kernels.Gemm", tA, tB, ab[0], ab[1])
+			}
 		}
 	}
-	clear(gc)
-	impl.Sgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, am, k, b, n, 0, gc, n)
-	checkf(t, sameSlice(gc, wc) < 0, "Sgemm NoTrans·NoTrans is not kernels.MatVecBatch on Bᵀ")
 }
