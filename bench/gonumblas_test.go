@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/heedml/heed/gonumblas"
+	"github.com/heedml/heed/kernels"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -62,6 +63,48 @@ func BenchmarkGonumBLAS(b *testing.B) {
 			b.Run(fmt.Sprintf("Sgemm/N%c/%dx%dx%d/%s", tB, s, s, s, im.name), func(b *testing.B) {
 				ns := cpuLoop(b, func() { im.impl.Sgemm(blas.NoTrans, tB, s, s, s, 1, ga, s, gb, s, 0, gc, s) })
 				b.ReportMetric(2*s*s*s/ns, "GFLOP/s")
+			})
+		}
+	}
+}
+
+// BenchmarkGonumBLASSmall measures the smallest products, where fixed costs
+// decide: gonum, the adapter, and kernels.Gemm called directly (the adapter's
+// route above its size threshold), side by side, single-threaded:
+// BenchmarkGonumBLASSmall/<routine>/s=<s>/{gonum,heed,kernels}.
+func BenchmarkGonumBLASSmall(b *testing.B) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	r := rand.New(rand.NewPCG(3, 4))
+	fill := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(r.Float64()*2 - 1)
+		}
+		return v
+	}
+	ref, adapter := gonum.Implementation{}, gonumblas.Implementation{}
+	for _, s := range []int{2, 3, 4, 6, 8, 16} {
+		a, bm, c, x, y := fill(s*s), fill(s*s), fill(s*s), fill(s), fill(s)
+		mat := func(d []float32) kernels.Matrix { return kernels.Matrix{Rows: s, Cols: s, Stride: s, Data: d} }
+		for _, im := range []struct {
+			name string
+			f    func()
+		}{
+			{"gonum", func() { ref.Sgemm(blas.NoTrans, blas.NoTrans, s, s, s, 1, a, s, bm, s, 0, c, s) }},
+			{"heed", func() { adapter.Sgemm(blas.NoTrans, blas.NoTrans, s, s, s, 1, a, s, bm, s, 0, c, s) }},
+			{"kernels", func() { kernels.Gemm(false, false, 1, mat(a), mat(bm), 0, mat(c)) }},
+		} {
+			b.Run(fmt.Sprintf("Sgemm/s=%d/%s", s, im.name), func(b *testing.B) { cpuLoop(b, im.f) })
+		}
+		for _, im := range []struct {
+			name string
+			impl blas.Float32
+		}{{"gonum", ref}, {"heed", adapter}} {
+			b.Run(fmt.Sprintf("Sgemv-beta/s=%d/%s", s, im.name), func(b *testing.B) {
+				cpuLoop(b, func() { im.impl.Sgemv(blas.NoTrans, s, s, 1, a, s, x, 1, 0.5, y, 1) })
+			})
+			b.Run(fmt.Sprintf("Sgemv/s=%d/%s", s, im.name), func(b *testing.B) {
+				cpuLoop(b, func() { im.impl.Sgemv(blas.NoTrans, s, s, 1, a, s, x, 1, 0, y, 1) })
 			})
 		}
 	}

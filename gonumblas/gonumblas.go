@@ -24,6 +24,14 @@ var _ interface {
 	blas.Complex128
 } = Implementation{}
 
+// Below these sizes gonum's own loops cost less than the fixed cost of heed's
+// kernels, so the calls stay gonum's (DESIGN.md has the measurement). They are
+// variables so that the tests can route every size through heed.
+var (
+	gemvMinWork = 64  // Sgemv with m·n below it is gonum's
+	gemmMinWork = 128 // Sgemm with m·n·k below it is gonum's
+)
+
 // buffers holds scratch slices (*[]float32) for the routines that need them.
 var buffers sync.Pool
 

@@ -4,11 +4,20 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/heedml/heed/kernels"
 	"gonum.org/v1/gonum/blas/gonum"
 )
+
+// TestMain routes every size through heed's kernels, so that the tests
+// exercise them on the smallest shapes too; TestThresholds checks the
+// production thresholds.
+func TestMain(m *testing.M) {
+	gemvMinWork, gemmMinWork = 0, 0
+	os.Exit(m.Run())
+}
 
 // eachISA runs test once under every ISA kernels supports here (HEED_ISA and
 // -tags purego narrow the list), restoring the default after.

@@ -7,15 +7,16 @@ import (
 
 // Sgemv sets y = α·A·x + β·y (tA = NoTrans) or y = α·Aᵀ·x + β·y (Trans,
 // ConjTrans) for the m×n row-major A (blas.Float32Level2). Unit increments
-// with m, n ≥ 1, α ≠ 0, valid arguments and y disjoint from A and x run
-// heed's MatVec or MatTVec; every other call is gonum's. β = 0 does not read y.
+// with m·n ≥ 64, α ≠ 0, valid arguments and y disjoint from A and x run heed's
+// MatVec or MatTVec; every other call is gonum's. β = 0 does not read y.
 func (impl Implementation) Sgemv(tA blas.Transpose, m, n int, alpha float32, a []float32, lda int, x []float32, incX int, beta float32, y []float32, incY int) {
 	lenX, lenY := n, m
 	if isTrans(tA) {
 		lenX, lenY = m, n
 	}
 	if !validTrans(tA) || m < 1 || n < 1 || lda < n || incX != 1 || incY != 1 ||
-		len(x) < lenX || len(y) < lenY || len(a) < n || (len(a)-n)/lda < m-1 || alpha == 0 {
+		len(x) < lenX || len(y) < lenY || len(a) < n || (len(a)-n)/lda < m-1 || alpha == 0 ||
+		m*n < gemvMinWork {
 		impl.Implementation.Sgemv(tA, m, n, alpha, a, lda, x, incX, beta, y, incY)
 		return
 	}

@@ -69,3 +69,42 @@ func testHeedPath(t *testing.T) {
 		}
 	}
 }
+
+// TestThresholds checks the size thresholds: Sgemv with m·n below 64 and Sgemm
+// with m·n·k below 128 are gonum's bit for bit, and at the thresholds heed's.
+func TestThresholds(t *testing.T) {
+	gemvMinWork, gemmMinWork = 64, 128
+	defer func() { gemvMinWork, gemmMinWork = 0, 0 }()
+	r := newRand(14)
+	for _, tc := range []struct {
+		m, n int
+		heed bool
+	}{{1, 63, false}, {7, 9, false}, {63, 1, false}, {8, 8, true}, {1, 64, true}, {64, 1, true}} {
+		a, x := randMat(r, tc.m, tc.n, tc.n), randVec(r, tc.n, 1)
+		got, gonumY, heedY := make([]float32, tc.m), make([]float32, tc.m), make([]float32, tc.m)
+		impl.Sgemv(blas.NoTrans, tc.m, tc.n, 1, a, tc.n, x, 1, 0, got, 1)
+		ref.Sgemv(blas.NoTrans, tc.m, tc.n, 1, a, tc.n, x, 1, 0, gonumY, 1)
+		kernels.MatVec(heedY, kernels.Matrix{Rows: tc.m, Cols: tc.n, Stride: tc.n, Data: a}, x)
+		want := gonumY
+		if tc.heed {
+			want = heedY
+		}
+		checkf(t, sameSlice(got, want) < 0, "Sgemv %d×%d: not %s's (heed's route: %v)", tc.m, tc.n, map[bool]string{false: "gonum", true: "heed"}[tc.heed], tc.heed)
+	}
+	for _, tc := range []struct {
+		m, n, k int
+		heed    bool
+	}{{5, 5, 5, false}, {1, 127, 1, false}, {2, 2, 31, false}, {127, 1, 1, false}, {1, 128, 1, true}, {4, 4, 8, true}, {8, 16, 1, true}} {
+		a, b := randMat(r, tc.m, tc.k, tc.k), randMat(r, tc.k, tc.n, tc.n)
+		got, gonumC, heedC := make([]float32, tc.m*tc.n), make([]float32, tc.m*tc.n), make([]float32, tc.m*tc.n)
+		impl.Sgemm(blas.NoTrans, blas.NoTrans, tc.m, tc.n, tc.k, 1, a, tc.k, b, tc.n, 0, got, tc.n)
+		ref.Sgemm(blas.NoTrans, blas.NoTrans, tc.m, tc.n, tc.k, 1, a, tc.k, b, tc.n, 0, gonumC, tc.n)
+		kernels.Gemm(false, false, 1, kernels.Matrix{Rows: tc.m, Cols: tc.k, Stride: tc.k, Data: a},
+			kernels.Matrix{Rows: tc.k, Cols: tc.n, Stride: tc.n, Data: b}, 0, kernels.Matrix{Rows: tc.m, Cols: tc.n, Stride: tc.n, Data: heedC})
+		want := gonumC
+		if tc.heed {
+			want = heedC
+		}
+		checkf(t, sameSlice(got, want) < 0, "Sgemm %d×%d×%d: not the expected route (heed's: %v)", tc.m, tc.n, tc.k, tc.heed)
+	}
+}
