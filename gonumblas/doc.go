@@ -8,7 +8,7 @@
 // Sscal, Snrm2, Sasum, Sgemv, Sger and Sgemm. An overridden routine runs heed's
 // kernels when every increment is 1, every size is positive (n ≥ 2 for
 // Snrm2), the product is not among the smallest (m·n ≥ 64 for Sgemv,
-// m·n·k ≥ 128 or m·n ≥ 128 for Sgemm: below, gonum's loops cost less), α ≠ 0
+// m·n·k ≥ 128 for Sgemm: below, gonum's loops cost less), α ≠ 0
 // where the routine has an α, the arguments are valid and the output does not
 // overlap an input. Every other call — a bad argument, a zero size, α = 0, a
 // non-unit or negative increment, overlapping slices, a tiny product — is

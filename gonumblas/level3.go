@@ -7,7 +7,7 @@ import (
 
 // Sgemm sets C = α·op(A)·op(B) + β·C, op(A) m×k, op(B) k×n, C m×n, all
 // row-major, op(X) = X for NoTrans and Xᵀ for Trans or ConjTrans
-// (blas.Float32Level3). m, n, k ≥ 1 with m·n·k or m·n ≥ 128, α ≠ 0, valid arguments
+// (blas.Float32Level3). m, n, k ≥ 1 with m·n·k ≥ 128, α ≠ 0, valid arguments
 // and C disjoint from A and B run heed's kernels.Gemm, which splits products of about
 // 128×128×128 and more over GOMAXPROCS goroutines, as gonum's Sgemm splits
 // large ones; every other call is gonum's. β = 0 does not read C.
@@ -23,7 +23,7 @@ func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 	}
 	if !validTrans(tA) || !validTrans(tB) || m < 1 || n < 1 || k < 1 || alpha == 0 ||
 		!fits(len(a), aRows, aCols, lda) || !fits(len(b), bRows, bCols, ldb) || !fits(len(c), m, n, ldc) ||
-		m*n < gemmMinWork && m*n*k < gemmMinWork { // m·n ≤ len(c) + n cannot overflow
+		m*n < gemmMinWork && m*n*k < gemmMinWork { // m·n·k < 128; m·n first, so nothing overflows
 		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
