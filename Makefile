@@ -30,6 +30,7 @@ test-purego:
 	HEED_REQUIRE_ISA=generic $(GO) test -tags purego ./...
 
 # qemu steps: skipped with a message where qemu is missing, a failure under CI.
+# Emulation is slow, so they get a longer per-package timeout than go test's 10m.
 define need
 	@if ! command -v $(1) >/dev/null; then \
 		if [ -n "$(CI)" ]; then echo "FAIL: $(1) not installed (CI requires it)"; exit 1; fi; \
@@ -39,10 +40,10 @@ define need
 endef
 
 test-arm64:
-	$(call need,$(QEMU_ARM),arm64 tests,GOARCH=arm64 HEED_REQUIRE_ISA=$(ARM_ISAS) $(GO) test -exec $(QEMU_ARM) ./...)
+	$(call need,$(QEMU_ARM),arm64 tests,GOARCH=arm64 HEED_REQUIRE_ISA=$(ARM_ISAS) $(GO) test -timeout 40m -exec $(QEMU_ARM) ./...)
 
 test-haswell:
-	$(call need,qemu-x86_64,Haswell (AVX2-only) tests,HEED_REQUIRE_ISA=generic$(comma)avx2 $(GO) test -exec '$(QEMU_X86)' ./... 2>&1 | grep -v '^qemu-x86_64: warning: TCG' ; exit $${PIPESTATUS[0]})
+	$(call need,qemu-x86_64,Haswell (AVX2-only) tests,HEED_REQUIRE_ISA=generic$(comma)avx2 $(GO) test -timeout 40m -exec '$(QEMU_X86)' ./... 2>&1 | grep -v '^qemu-x86_64: warning: TCG' ; exit $${PIPESTATUS[0]})
 
 test-generated:
 	cd asmgen && $(GO) test ./...
@@ -64,7 +65,7 @@ test-bench:
 test-gonumblas:
 	cd gonumblas && $(GO) test ./... && $(GO) test -tags purego ./...
 	cd gonumblas && GOTOOLCHAIN=$(GO_MIN) $(GO) vet ./...
-	$(call need,$(QEMU_ARM),gonumblas arm64 tests,cd gonumblas && GOARCH=arm64 $(GO) test -exec $(QEMU_ARM) ./...)
+	$(call need,$(QEMU_ARM),gonumblas arm64 tests,cd gonumblas && GOARCH=arm64 $(GO) test -timeout 40m -exec $(QEMU_ARM) ./...)
 
 # bench: heed beside the pure-Go peers; bench-cgo adds OpenBLAS and SLEEF
 # (apt-get install libopenblas-dev libsleef-dev); bench-all adds go-highway and
