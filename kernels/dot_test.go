@@ -62,8 +62,8 @@ func FuzzDot(f *testing.F) {
 		n := len(v) / 2
 		x, y := v[:n], v[n:2*n]
 		want := fallback.Dot(x, y)
-		forEachISA(t, func(t *testing.T) {
-			checkDotAny(t, "Dot", Dot(x, y), want, x, y)
+		eachISA(func(isa string) {
+			checkDotAny(t, isa+" Dot", Dot(x, y), want, x, y)
 		})
 	})
 }

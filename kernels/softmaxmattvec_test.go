@@ -156,8 +156,8 @@ func FuzzSoftmaxMatTVec(f *testing.F) {
 		if !ok {
 			return
 		}
-		forEachISA(t, func(t *testing.T) {
-			checkSoftmaxMatTVec(t, "SoftmaxMatTVec", slices.Clone(dst0), a, slices.Clone(x0))
+		eachISA(func(isa string) {
+			checkSoftmaxMatTVec(t, isa+" SoftmaxMatTVec", slices.Clone(dst0), a, slices.Clone(x0))
 		})
 	})
 }
