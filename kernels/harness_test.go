@@ -190,13 +190,15 @@ func checkDot(t *testing.T, what string, got float32, exact, abs float64, n int)
 //   - otherwise, with infinite products all of sign s, s·Inf, or when the
 //     finite products overflow (see below) s·Inf or NaN;
 //   - otherwise (every input finite) within γₙ·Σ|x[i]·y[i]| + n·η of the
-//     exact sum, and +0 if every product is zero; when the finite products
-//     overflow, NaN, ±Inf or a finite value within that bound.
+//     exact sum, and +0 if every product is zero (a zero of either sign with
+//     signedZero, for sums that start from a value of the caller's, as
+//     MatTVec's dst); when the finite products overflow, NaN, ±Inf or a
+//     finite value within that bound.
 //
 // The finite products overflow when one of them exceeds MaxFloat32 in
 // magnitude or their magnitudes sum beyond MaxFloat32/2 (below that no
 // partial sum overflows in any order).
-func checkDotAny(t *testing.T, what string, got, want float32, x, y []float32) {
+func checkDotAny(t *testing.T, what string, got, want float32, x, y []float32, signedZero bool) {
 	t.Helper()
 	var nan, posInf, negInf, overflow bool
 	var finite float64
@@ -236,7 +238,7 @@ func checkDotAny(t *testing.T, what string, got, want float32, x, y []float32) {
 				t.Fatalf("%s = %v, want %v (or NaN: finite products overflow %v)", c.who, v, inf, overflow)
 			}
 		case allZero:
-			if math.Float32bits(v) != 0 {
+			if math.Float32bits(v) != 0 && !(signedZero && v == 0) {
 				t.Fatalf("%s = %v (bits %#x), want +0: every product is zero", c.who, v, math.Float32bits(v))
 			}
 		case overflow && !isFinite(v):

@@ -49,7 +49,7 @@ func checkSoftmaxMatTVec(t *testing.T, what string, dst []float32, a Matrix, x [
 	// γₙ₊₂: the context is formed from the unnormalised weights and scaled.
 	xs := append(slices.Clone(x), 1, 0)
 	for c := range dst {
-		checkDotAny(t, fmt.Sprintf("%s context[%d]", what, c), dst[c], wantDst[c], xs, append(column(a, c), dst0[c], 0))
+		checkDotAny(t, fmt.Sprintf("%s context[%d]", what, c), dst[c], wantDst[c], xs, append(column(a, c), dst0[c], 0), true)
 	}
 }
 
