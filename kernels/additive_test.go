@@ -197,12 +197,12 @@ func FuzzAdditiveScore(f *testing.F) {
 			return
 		}
 		q, v, kd := x[:d], x[d:2*d], x[2*d:]
-		rows := len(kd) / d
+		rows := min(len(kd)/d, maxFuzzRows/4)
 		k := Matrix{Rows: rows, Cols: d, Stride: d, Data: kd[:rows*d]}
-		forEachISA(t, func(t *testing.T) {
+		eachISA(func(isa string) {
 			dst := make([]float32, rows)
 			AdditiveScore(dst, k, q, v)
-			checkAdditive(t, "AdditiveScore", dst, k, q, v)
+			checkAdditive(t, isa+" AdditiveScore", dst, k, q, v)
 		})
 	})
 }

@@ -36,7 +36,7 @@ func TestDotSpecial(t *testing.T) {
 					x[rng.IntN(n)] = specials[rng.IntN(len(specials))]
 					y[rng.IntN(n)] = specials[rng.IntN(len(specials))]
 				}
-				checkDotAny(t, "Dot", Dot(x, y), fallback.Dot(x, y), x, y)
+				checkDotAny(t, "Dot", Dot(x, y), fallback.Dot(x, y), x, y, false)
 			}
 		}
 	})
@@ -62,8 +62,8 @@ func FuzzDot(f *testing.F) {
 		n := len(v) / 2
 		x, y := v[:n], v[n:2*n]
 		want := fallback.Dot(x, y)
-		forEachISA(t, func(t *testing.T) {
-			checkDotAny(t, "Dot", Dot(x, y), want, x, y)
+		eachISA(func(isa string) {
+			checkDotAny(t, isa+" Dot", Dot(x, y), want, x, y, false)
 		})
 	})
 }
@@ -107,14 +107,14 @@ func TestDotOverflow(t *testing.T) {
 					x, y := make([]float32, n), make([]float32, n) // zeros elsewhere
 					copy(x[pos:], c.x)
 					copy(y[pos:], c.y)
-					checkDotAny(t, fmt.Sprintf("Dot(%v at %d of %d)", c.x, pos, n), Dot(x, y), fallback.Dot(x, y), x, y)
+					checkDotAny(t, fmt.Sprintf("Dot(%v at %d of %d)", c.x, pos, n), Dot(x, y), fallback.Dot(x, y), x, y, false)
 					// Split across the vector: the first element at pos, the rest at the end.
 					x2, y2 := make([]float32, n), make([]float32, n)
 					x2[pos], y2[pos] = c.x[0], c.y[0]
 					copy(x2[n-len(c.x)+1:], c.x[1:])
 					copy(y2[n-len(c.y)+1:], c.y[1:])
 					if pos < n-len(c.x)+1 {
-						checkDotAny(t, fmt.Sprintf("Dot(%v split at %d of %d)", c.x, pos, n), Dot(x2, y2), fallback.Dot(x2, y2), x2, y2)
+						checkDotAny(t, fmt.Sprintf("Dot(%v split at %d of %d)", c.x, pos, n), Dot(x2, y2), fallback.Dot(x2, y2), x2, y2, false)
 					}
 				}
 			}

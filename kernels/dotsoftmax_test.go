@@ -232,8 +232,8 @@ func FuzzDotSoftmaxMatTVec(f *testing.F) {
 		if !ok {
 			return
 		}
-		forEachISA(t, func(t *testing.T) {
-			checkDotSoftmax(t, "DotSoftmaxMatTVec", a, h, []int{0, a.Rows},
+		eachISA(func(isa string) {
+			checkDotSoftmax(t, isa+" DotSoftmaxMatTVec", a, h, []int{0, a.Rows},
 				SoftmaxState{Max: float32(math.Inf(-1))}, make([]float32, a.Cols))
 		})
 	})

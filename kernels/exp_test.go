@@ -185,14 +185,14 @@ func fuzzUnary(t *testing.T, u unary, data []byte) {
 	want := make([]float32, len(x))
 	u.ref(want, x)
 	got := make([]float32, len(x))
-	forEachISA(t, func(t *testing.T) {
+	eachISA(func(isa string) {
 		u.kernel(got, x)
 		for i, v := range x {
 			if msg := u.check(v, got[i]); msg != "" {
-				t.Fatalf("%s(%v [%#x]) = %v: %s", u.name, v, math.Float32bits(v), got[i], msg)
+				t.Fatalf("%v %s(%v [%#x]) = %v: %s", isa, u.name, v, math.Float32bits(v), got[i], msg)
 			}
 			if d := ulps(got[i], want[i]); d > maxULP || (!isFinite(want[i]) || want[i] == 0) && !sameSpecial(got[i], want[i]) {
-				t.Fatalf("%s(%v) = %v, fallback %v", u.name, v, got[i], want[i])
+				t.Fatalf("%v %s(%v) = %v, fallback %v", isa, u.name, v, got[i], want[i])
 			}
 		}
 	})

@@ -17,17 +17,13 @@ const u = 1.0 / (1 << 24) // unit roundoff of float32
 // sum of n products in float32.
 func gamma(n int) float64 { return float64(n) * u / (1 - float64(n)*u) }
 
-// runner is *testing.T or *testing.B.
-type runner[T any] interface {
-	Run(name string, f func(T)) bool
-}
-
-// forEachISA runs f as a subtest or sub-benchmark named for each ISA this CPU
-// and build support, with that ISA active, then restores the active ISA.
-// AVX512 runs twice, once per width of its dual-width kernels: avx512-256 and
-// avx512-512 (AVX512Width). Fuzz targets call it with their *testing.T: a
-// failing subtest fails the input.
-func forEachISA[T runner[T]](r T, f func(T)) {
+// eachISA calls f with each ISA this CPU and build support active in turn,
+// then restores the active ISA: the one loop over ISAs. AVX512 runs twice,
+// once per width of its dual-width kernels (AVX512Width); f gets the name of
+// the ISA and width: generic, avx2, avx512-256, avx512-512, neon. Fuzz targets
+// call it directly, naming the ISA in their messages, as a subtest per ISA and
+// input costs more than many of their checks.
+func eachISA(f func(isa string)) {
 	prev, prevWidth := Active(), avx512Width
 	defer func() { Use(prev); avx512Width = prevWidth }()
 	for _, isa := range Supported() {
@@ -35,16 +31,27 @@ func forEachISA[T runner[T]](r T, f func(T)) {
 			panic(err)
 		}
 		if isa != AVX512 {
-			r.Run(isa.String(), f)
+			f(isa.String())
 			continue
 		}
 		for _, w := range []int{256, 512} {
 			if err := UseAVX512Width(w); err != nil {
 				panic(err)
 			}
-			r.Run(fmt.Sprintf("%v-%d", isa, w), f)
+			f(fmt.Sprintf("%v-%d", isa, w))
 		}
 	}
+}
+
+// runner is *testing.T or *testing.B.
+type runner[T any] interface {
+	Run(name string, f func(T)) bool
+}
+
+// forEachISA runs f under eachISA as a subtest or sub-benchmark named for the
+// ISA.
+func forEachISA[T runner[T]](r T, f func(T)) {
+	eachISA(func(isa string) { r.Run(isa, f) })
 }
 
 // lengths returns every length 0..4·max+1 followed by larger ones.
@@ -183,13 +190,15 @@ func checkDot(t *testing.T, what string, got float32, exact, abs float64, n int)
 //   - otherwise, with infinite products all of sign s, s·Inf, or when the
 //     finite products overflow (see below) s·Inf or NaN;
 //   - otherwise (every input finite) within γₙ·Σ|x[i]·y[i]| + n·η of the
-//     exact sum, and +0 if every product is zero; when the finite products
-//     overflow, NaN, ±Inf or a finite value within that bound.
+//     exact sum, and +0 if every product is zero (a zero of either sign with
+//     signedZero, for sums that start from a value of the caller's, as
+//     MatTVec's dst); when the finite products overflow, NaN, ±Inf or a
+//     finite value within that bound.
 //
 // The finite products overflow when one of them exceeds MaxFloat32 in
 // magnitude or their magnitudes sum beyond MaxFloat32/2 (below that no
 // partial sum overflows in any order).
-func checkDotAny(t *testing.T, what string, got, want float32, x, y []float32) {
+func checkDotAny(t *testing.T, what string, got, want float32, x, y []float32, signedZero bool) {
 	t.Helper()
 	var nan, posInf, negInf, overflow bool
 	var finite float64
@@ -229,7 +238,7 @@ func checkDotAny(t *testing.T, what string, got, want float32, x, y []float32) {
 				t.Fatalf("%s = %v, want %v (or NaN: finite products overflow %v)", c.who, v, inf, overflow)
 			}
 		case allZero:
-			if math.Float32bits(v) != 0 {
+			if math.Float32bits(v) != 0 && !(signedZero && v == 0) {
 				t.Fatalf("%s = %v (bits %#x), want +0: every product is zero", c.who, v, math.Float32bits(v))
 			}
 		case overflow && !isFinite(v):

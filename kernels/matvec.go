@@ -19,7 +19,8 @@ func MatVec(dst []float32, a Matrix, x []float32) {
 // values and x the attention weights it builds the context vector. It panics
 // unless len(dst) = a.Cols and len(x) = a.Rows. dst must not overlap x or a.Data.
 // Each dst[c] is within γₙ₊₁·(|dst[c]| + Σᵣ|x[r]·A[r,c]|) of the exact result,
-// and follows Dot's special-value rules for the sum dst[c]·1 + Σᵣ x[r]·A[r,c].
+// and follows Dot's special-value rules for the sum dst[c]·1 + Σᵣ x[r]·A[r,c],
+// except that where every term is zero the result is a zero of either sign.
 func MatTVec(dst []float32, a Matrix, x []float32) {
 	a.check("MatTVec", "a")
 	if len(dst) != a.Cols || len(x) != a.Rows {

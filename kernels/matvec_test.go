@@ -134,16 +134,16 @@ func FuzzMatVec(f *testing.F) {
 		if len(v) < 2*c {
 			return
 		}
-		rows := (len(v) - c) / c
+		rows := min((len(v)-c)/c, maxFuzzRows)
 		a := Matrix{Rows: rows, Cols: c, Stride: c, Data: v[:rows*c]}
 		x := v[rows*c : rows*c+c]
 		want := make([]float32, rows)
 		fallback.MatVec(want, a.Data, c, x)
 		got := make([]float32, rows)
-		forEachISA(t, func(t *testing.T) {
+		eachISA(func(isa string) {
 			MatVec(got, a, x)
 			for r := range got {
-				checkDotAny(t, "MatVec", got[r], want[r], a.Row(r), x)
+				checkDotAny(t, isa+" MatVec", got[r], want[r], a.Row(r), x, false)
 			}
 		})
 	})
@@ -180,7 +180,7 @@ func checkMatTVec(t *testing.T, what string, got, want, dst0 []float32, a Matrix
 	t.Helper()
 	xs := append(slices.Clone(x), 1)
 	for c := range got {
-		checkDotAny(t, fmt.Sprintf("%s[%d]", what, c), got[c], want[c], xs, append(column(a, c), dst0[c]))
+		checkDotAny(t, fmt.Sprintf("%s[%d]", what, c), got[c], want[c], xs, append(column(a, c), dst0[c]), true)
 	}
 }
 
@@ -272,15 +272,21 @@ func TestMatTVecPanics(t *testing.T) {
 	}
 }
 
+// maxFuzzRows bounds the rows of the fuzz targets' matrices, so that each
+// execution stays cheap and fuzzing explores values rather than sizes; it
+// covers several blocks of 8 rows and every row tail.
+const maxFuzzRows = 40
+
 // fuzzMatTVec splits a fuzzer's floats into A (with 1 + cols mod 19 columns,
-// as many rows as fit), x (a weight per row) and dst (a value per column).
+// as many rows as fit, at most maxFuzzRows), x (a weight per row) and dst (a
+// value per column).
 func fuzzMatTVec(data []byte, cols uint8) (a Matrix, x, dst []float32, ok bool) {
 	v := floats(data)
 	c := int(cols)%19 + 1
 	if len(v) < 3*c {
 		return Matrix{}, nil, nil, false
 	}
-	rows := (len(v) - 2*c) / (c + 1)
+	rows := min((len(v)-2*c)/(c+1), maxFuzzRows)
 	a = Matrix{Rows: rows, Cols: c, Stride: c, Data: v[:rows*c]}
 	return a, v[rows*c : rows*c+rows], v[rows*c+rows : rows*c+rows+c], true
 }
@@ -294,10 +300,10 @@ func FuzzMatTVec(f *testing.F) {
 		}
 		want := slices.Clone(dst0)
 		fallback.MatTVec(want, a.Data, a.Stride, x)
-		forEachISA(t, func(t *testing.T) {
+		eachISA(func(isa string) {
 			got := slices.Clone(dst0)
 			MatTVec(got, a, x)
-			checkMatTVec(t, "MatTVec", got, want, dst0, a, x)
+			checkMatTVec(t, isa+" MatTVec", got, want, dst0, a, x)
 		})
 	})
 }
@@ -308,7 +314,7 @@ func checkMatVecBatch(t *testing.T, got, want Matrix, a, x Matrix) {
 	t.Helper()
 	for b := 0; b < got.Rows; b++ {
 		for r := 0; r < got.Cols; r++ {
-			checkDotAny(t, fmt.Sprintf("MatVecBatch[%d][%d]", b, r), got.Data[b*got.Stride+r], want.Data[b*want.Stride+r], a.Row(r), x.Row(b))
+			checkDotAny(t, fmt.Sprintf("MatVecBatch[%d][%d]", b, r), got.Data[b*got.Stride+r], want.Data[b*want.Stride+r], a.Row(r), x.Row(b), false)
 		}
 	}
 }
@@ -408,12 +414,12 @@ func FuzzMatVecBatch(f *testing.F) {
 		if len(v) < (nb+1)*c {
 			return
 		}
-		rows := (len(v) - nb*c) / c
+		rows := min((len(v)-nb*c)/c, maxFuzzRows)
 		a := Matrix{Rows: rows, Cols: c, Stride: c, Data: v[:rows*c]}
 		x := Matrix{Rows: nb, Cols: c, Stride: c, Data: v[rows*c : (rows+nb)*c]}
 		want := Matrix{Rows: nb, Cols: rows, Stride: rows, Data: make([]float32, nb*rows)}
 		fallback.MatVecBatch(want.Data, rows, a.Data, c, x.Data, c, rows, c, nb)
-		forEachISA(t, func(t *testing.T) {
+		eachISA(func(isa string) {
 			d := Matrix{Rows: nb, Cols: rows, Stride: rows, Data: make([]float32, nb*rows)}
 			MatVecBatch(d, a, x)
 			checkMatVecBatch(t, d, want, a, x)

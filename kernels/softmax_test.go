@@ -288,15 +288,15 @@ func FuzzSoftmax(f *testing.F) {
 	f.Add([]byte("\x00\x00\x80\xff\x00\x00\x80\xff\x00\x00\x80\x7f\x00\x00\x80\x3f"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		x := floats(data)
-		forEachISA(t, func(t *testing.T) {
+		eachISA(func(isa string) {
 			dst := make([]float32, len(x))
 			Softmax(dst, x)
-			checkSoftmaxAny(t, "Softmax", dst, x)
+			checkSoftmaxAny(t, isa+" Softmax", dst, x)
 			y := append([]float32(nil), x...)
 			Softmax(y, y)
 			for i := range y {
 				if math.Float32bits(y[i]) != math.Float32bits(dst[i]) {
-					t.Fatalf("in place p[%d] = %v, out of place %v", i, y[i], dst[i])
+					t.Fatalf("%v: in place p[%d] = %v, out of place %v", isa, i, y[i], dst[i])
 				}
 			}
 		})

@@ -69,7 +69,7 @@ func TestSumSpecial(t *testing.T) {
 				x := make([]float32, n)
 				fill(rng, x)
 				x = withSpecials(rng, x, trial)
-				checkDotAny(t, "Sum", Sum(x), fallback.Sum(x), x, ones(n))
+				checkDotAny(t, "Sum", Sum(x), fallback.Sum(x), x, ones(n), false)
 			}
 		}
 	})
@@ -89,8 +89,8 @@ func FuzzSum(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		x := floats(data)
 		want := fallback.Sum(x)
-		forEachISA(t, func(t *testing.T) {
-			checkDotAny(t, "Sum", Sum(x), want, x, ones(len(x)))
+		eachISA(func(isa string) {
+			checkDotAny(t, isa+" Sum", Sum(x), want, x, ones(len(x)), false)
 		})
 	})
 }
@@ -183,7 +183,7 @@ func FuzzMax(f *testing.F) {
 	f.Add([]byte("\x00\x00\x00\x80\x00\x00\x00\x00\x00\x00\x80\xff\x00\x00\xc0\x7f"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		x := floats(data)
-		forEachISA(t, func(t *testing.T) {
+		eachISA(func(isa string) {
 			checkMax(t, x)
 		})
 	})
@@ -288,7 +288,7 @@ func FuzzAxpy(f *testing.F) {
 		v := floats(data)
 		n := len(v) / 2
 		x, y0 := v[:n], v[n:2*n]
-		forEachISA(t, func(t *testing.T) {
+		eachISA(func(isa string) {
 			y := slices.Clone(y0)
 			Axpy(alpha, x, y)
 			checkAxpy(t, y, alpha, x, y0)
@@ -341,7 +341,7 @@ func FuzzScale(f *testing.F) {
 	f.Add([]byte("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\xc0\x7f\x00\x00\x80\x7f"), float32(-2))
 	f.Fuzz(func(t *testing.T, data []byte, alpha float32) {
 		x0 := floats(data)
-		forEachISA(t, func(t *testing.T) {
+		eachISA(func(isa string) {
 			x := slices.Clone(x0)
 			Scale(alpha, x)
 			checkScale(t, x, alpha, x0)
