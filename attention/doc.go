@@ -31,9 +31,9 @@
 // Parallel calls (a long step split across keys, a large Batch or MultiHead)
 // run on a pool of long-lived worker goroutines started on first use, so that
 // they too allocate nothing per call. The pool grows to a call's need, at most
-// the GOMAXPROCS−1 in effect during that call; a worker idle for a second exits
-// if the pool holds more than the current GOMAXPROCS−1, so after GOMAXPROCS is
-// lowered the pool shrinks to it within about a second without work.
+// the GOMAXPROCS−1 in effect during that call; once a second, a worker between
+// jobs exits if the pool holds more than the current GOMAXPROCS−1, so after
+// GOMAXPROCS is lowered the pool shrinks to it within about a second.
 //
 // Accuracy: scores carry the error bounds of the kernels that compute them
 // (γₙ·Σ|terms| for the products); [Memory.Attend] states the bound this gives

@@ -16,7 +16,7 @@ import (
 // The Memory caches Vᵀ for later calls of the same sequence: the second call
 // with B > 1 after NewMemory or Reset builds it (S·d_v copies, allocating if
 // the buffer is too small). Otherwise AttendMany allocates nothing once its
-// query scratch (B×d_q) has grown. weights and context must not overlap each
+// query scratch (B rows of the projected or scaled queries) has grown. weights and context must not overlap each
 // other, queries, or the Memory's matrices. It panics unless the three
 // matrices have B rows and the widths above. A Memory is not safe for
 // concurrent use.

@@ -1,8 +1,9 @@
 package attention
 
 // Every routing decision of the package is made in this file: Memory.plan
-// names the route of a Memory call, batchWorkers and multiHeadWorkers the
-// goroutines of a Batch or a MultiHead call. DESIGN.md explains each route
+// names the route of a Memory call (dotPanel recognises its most common
+// route without planning), batchWorkers and multiHeadWorkers the goroutines
+// of a Batch or a MultiHead call. DESIGN.md explains each route
 // and each threshold, with the benchmark that places it.
 
 // tuning holds the thresholds that choose a route. Tests override them with
@@ -80,7 +81,6 @@ type plan struct {
 // plan returns the route of call c with B queries (1 for single-query calls)
 // on the Memory's current state. Its arguments are already validated.
 func (m *Memory) plan(c call, B int) plan {
-	n := m.valid
 	t := &tune
 	if c == callMany && B > 1 {
 		if !m.anyAttended() {
@@ -92,25 +92,37 @@ func (m *Memory) plan(c call, B int) plan {
 		}
 		return p
 	}
+	n := m.valid
 	if n == 0 {
 		return plan{route: routeNone}
 	}
 	if c == callScores {
 		return plan{route: routeScores}
 	}
-	ctx := blockRows(t.contextBlock, m.values.Stride)
 	if c == callAttend {
 		if parts := m.splitParts(n); parts > 1 {
-			return plan{route: routeSplit, block: ctx, parts: parts, workers: min(procs(), parts), stream: m.streams()}
+			return plan{route: routeSplit, block: blockRows(t.contextBlock, m.values.Stride), parts: parts, workers: min(procs(), parts), stream: m.streams()}
 		}
 	}
-	if c != callPlain && m.streams() && n*m.values.Stride*4 > t.streamMin {
+	vb := n * m.values.Stride * 4 // bytes of the attended values
+	if c != callPlain && vb > t.streamMin && m.streams() {
 		return plan{route: routeStream}
 	}
-	if n*m.values.Stride <= t.contextBlock/4 {
+	if vb <= t.contextBlock {
 		return plan{route: routePanel}
 	}
-	return plan{route: routeBlocked, block: ctx}
+	return plan{route: routeBlocked, block: blockRows(t.contextBlock, m.values.Stride)}
+}
+
+// dotPanel reports, without planning, whether plan(callAttend) is
+// routePanel for a Luong dot step with every key attended (no mask, valid
+// length S): such a step never chunks (it could stream), so it is on the panel
+// route when it is too short to split or stream and its values fit a context
+// block. Attend runs it directly; TestPlan checks that the two agree.
+func (m *Memory) dotPanel() bool {
+	n, t := m.valid, &tune
+	return m.sc.kind == kindDot && m.mask == nil && n == m.keys.Rows && n > 0 && n < 2*t.splitMinRows &&
+		n*m.values.Stride*4 <= min(t.contextBlock, t.streamMin)
 }
 
 // blockRows returns the rows of a matrix with the given stride that fit in

@@ -18,9 +18,9 @@ type job struct {
 
 // pool is a set of long-lived worker goroutines, started on first use and
 // grown to a parallel call's need (at most GOMAXPROCS−1), so that a parallel
-// call starts no goroutine and allocates nothing. A worker that has waited
-// idle (pool.idle) for a job exits if the pool holds more than GOMAXPROCS−1
-// workers and no job is waiting, so the pool shrinks when GOMAXPROCS falls.
+// call starts no goroutine and allocates nothing. Every pool.idle, each worker
+// between jobs exits if the pool holds more than GOMAXPROCS−1 workers and no
+// job is waiting, so the pool shrinks when GOMAXPROCS falls.
 var pool struct {
 	mu      sync.Mutex
 	workers int          // guarded by mu
@@ -32,24 +32,29 @@ var pool struct {
 func init() { pool.idle.Store(int64(time.Second)) }
 
 func worker(jobs <-chan job) {
-	t := time.NewTimer(time.Duration(pool.idle.Load()))
+	idle := time.Duration(pool.idle.Load())
+	tick := time.NewTicker(idle)
+	defer tick.Stop()
 	for {
 		select {
 		case j := <-jobs:
 			pool.pending.Add(-1)
 			j.r.run(j.part)
 			j.wg.Done()
-		case <-t.C:
+		case <-tick.C:
 			if retire() {
 				return
 			}
+			if d := time.Duration(pool.idle.Load()); d != idle {
+				idle = d
+				tick.Reset(idle)
+			}
 		}
-		t.Reset(time.Duration(pool.idle.Load()))
 	}
 }
 
-// retire reports whether an idle worker exits, counting it out if so: when
-// the pool holds more than GOMAXPROCS−1 workers and no job is waiting.
+// retire reports whether a worker between jobs exits, counting it out if so:
+// when the pool holds more than GOMAXPROCS−1 workers and no job is waiting.
 func retire() bool {
 	pool.mu.Lock()
 	defer pool.mu.Unlock()

@@ -39,6 +39,14 @@ import (
 // itself on the package's worker goroutines and returns when they are done.
 func (m *Memory) Attend(weights, context, h []float32) {
 	m.checkStep(weights, context, h)
+	if m.dotPanel() {
+		// The Luong dot step of routePanel with every key attended, without
+		// planning: the kernels scoreContext would run, on the same data.
+		kernels.MatVec(weights, m.keys, h)
+		clear(context)
+		kernels.SoftmaxMatTVec(context, m.values, weights)
+		return
+	}
 	m.step(m.plan(callAttend, 1), weights, context, h)
 }
 
@@ -85,25 +93,32 @@ func (m *Memory) step(p plan, weights, context, h []float32) {
 		}
 		m.step(m.plan(callPlain, 1), weights, context, h) // a score is not finite: the softmax's rules
 	default: // routePanel, routeBlocked
-		clear(weights[n:])
-		clear(context)
-		x := weights[:n]
-		m.rowScores(x, m.prepareQuery(h), 0)
-		if !m.applyMask(x, 0) {
-			clear(x)
-			return
-		}
-		if p.route == routePanel {
-			v := m.values
-			if n != v.Rows { // masked or padded: the first n keys
-				v = rows(v, 0, n)
-			}
-			kernels.SoftmaxMatTVec(context, v, x)
-			return
-		}
-		kernels.Softmax(x, x)
-		m.addContext(context, x, 0, p.block)
+		m.scoreContext(p, weights, context, h)
 	}
+}
+
+// scoreContext is a step along routePanel or routeBlocked: the scores into
+// the weights, then their softmax and the context.
+func (m *Memory) scoreContext(p plan, weights, context, h []float32) {
+	n := m.valid
+	clear(weights[n:])
+	clear(context)
+	x := weights[:n]
+	m.rowScores(x, m.prepareQuery(h), 0)
+	if !m.applyMask(x, 0) {
+		clear(x)
+		return
+	}
+	if p.route == routePanel {
+		v := m.values
+		if n != v.Rows { // masked or padded: the first n keys
+			v = rows(v, 0, n)
+		}
+		kernels.SoftmaxMatTVec(context, v, x)
+		return
+	}
+	kernels.Softmax(x, x)
+	m.addContext(context, x, 0, p.block)
 }
 
 // addContext adds to ctx the x-weighted sum of the values of keys [lo,
