@@ -46,7 +46,9 @@ func avx512WidthFor(vendor cpuid.Vendor, family int) int {
 	return 256
 }
 
-// zmm reports whether the dual-width AVX-512 kernels take their ZMM variant.
+// zmm reports whether the dual-width AVX-512 kernels (dot, sum, axpy, scale,
+// matTVec, matVecBatch, softmaxMatTVec, dotSoftmaxMatTVec) take their ZMM
+// variant, named with the suffix AVX512Z.
 func zmm() bool { return avx512Width == 512 }
 
 // l2Bytes returns the size of one core's L2 cache, or 1 MiB if cpuid cannot
@@ -208,6 +210,8 @@ func softmax(dst, x []float32) {
 func softmaxMatTVec(dst, a []float32, lda int, x []float32) {
 	var st int
 	switch {
+	case active == AVX512 && zmm():
+		st = softmaxMatTVecAVX512Z(dst, a, lda, x)
 	case active == AVX512:
 		st = softmaxMatTVecAVX512(dst, a, lda, x)
 	case active == AVX2 && len(dst) >= 8:
@@ -271,8 +275,12 @@ func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *Softm
 		if n > 0 {
 			kernel := dotSoftmaxMatTVecAVX2
 			switch far := dotSoftmaxFar(n, lda); {
+			case active == AVX512 && far && zmm():
+				kernel = dotSoftmaxMatTVecFarAVX512Z
 			case active == AVX512 && far:
 				kernel = dotSoftmaxMatTVecFarAVX512
+			case active == AVX512 && zmm():
+				kernel = dotSoftmaxMatTVecAVX512Z
 			case active == AVX512:
 				kernel = dotSoftmaxMatTVecAVX512
 			case far:

@@ -23,3 +23,13 @@ func dotSoftmaxMatTVecAVX512(ctx []float32, scores []float32, a []float32, lda i
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
 func dotSoftmaxMatTVecFarAVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
+// dotSoftmaxMatTVecAVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+func dotSoftmaxMatTVecAVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
+// dotSoftmaxMatTVecFarAVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+func dotSoftmaxMatTVecFarAVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)

@@ -92,8 +92,9 @@ func init() {
 }
 
 // AVX512Width returns the vector width in bits, 256 or 512, that the AVX512
-// implementations of Dot, Sum, Axpy, Scale, MatTVec and MatVecBatch compute
-// in, or 0 where AVX512 is not supported. Both widths give results within
+// implementations of Dot, Sum, Axpy, Scale, MatTVec, MatVecBatch,
+// SoftmaxMatTVec (its context pass) and DotSoftmaxMatTVec compute in, or 0
+// where AVX512 is not supported. Both widths give results within
 // the same error bounds. It is chosen at start-up from the CPU: 512 on Intel
 // and on AMD family 1Ah (Zen 5) and later, 256 on AMD family 19h (Zen 4) and
 // other CPUs; HEED_AVX512_WIDTH=256|512 overrides the choice.
