@@ -11,10 +11,17 @@ import (
 
 func init() { register("dotsoftmax", genDotSoftmaxFamily) }
 
+// dotSoftmaxFarPrefetch are the prefetch distances, in blocks of eight rows,
+// of the far kernel's variants dotSoftmaxMatTVecFarPF<d><ISA> (DESIGN.md).
+var dotSoftmaxFarPrefetch = []int{1, 2, 4}
+
 func genDotSoftmaxFamily() {
 	for _, s := range dualISAs {
-		genDotSoftmaxMatTVec(s, false)
-		genDotSoftmaxMatTVec(s, true)
+		genDotSoftmaxMatTVec(s, false, 0)
+		genDotSoftmaxMatTVec(s, true, 0)
+		for _, d := range dotSoftmaxFarPrefetch {
+			genDotSoftmaxMatTVec(s, true, d)
+		}
 	}
 }
 
@@ -42,7 +49,13 @@ func genDotSoftmaxFamily() {
 // from L1), so that A is read in address order, and nothing is prefetched by
 // software, so that the hardware prefetcher keeps the lines in flight (DESIGN.md
 // has the measurements behind this layout).
-func genDotSoftmaxMatTVec(s *isa, far bool) {
+//
+// With pfBlocks > 0, far emits dotSoftmaxMatTVecFarPF<pfBlocks><ISA>, which
+// also prefetches (PREFETCHT0), for every line of a row it reads, the line at
+// the same place pfBlocks blocks ahead, unless fewer than pfBlocks follow: it keeps
+// more lines in flight than the hardware prefetcher alone on cores whose
+// prefetcher falls behind a single stream (DESIGN.md).
+func genDotSoftmaxMatTVec(s *isa, far bool, pfBlocks int) {
 	y := ymmOf(s)   // the eight scores of a block
 	w := evexYMM(s) // the rows and ctx
 	wide := w.lanes == 16
@@ -58,7 +71,10 @@ func genDotSoftmaxMatTVec(s *isa, far bool) {
 		asm.JZ(LabelRef(skip))
 	}
 	name := s.name("dotSoftmaxMatTVec")
-	if far {
+	switch {
+	case far && pfBlocks > 0:
+		name = s.name(fmt.Sprintf("dotSoftmaxMatTVecFarPF%d", pfBlocks))
+	case far:
 		name = s.name("dotSoftmaxMatTVecFar")
 	}
 	TEXT(name, NOSPLIT, "func(ctx, scores, a []float32, lda int, h []float32, m, l float32) (float32, float32, int)")
@@ -114,8 +130,18 @@ func genDotSoftmaxMatTVec(s *isa, far bool) {
 		w.zero(acc[i])
 	}
 	if far {
+		var pfOff GPVirtual // the byte distance to prefetch at, 0 near the end of A
+		if pfBlocks > 0 {
+			pfOff = asm.GP64()
+			none := asm.GP64()
+			asm.XORQ(none, none)
+			asm.MOVQ(lda, pfOff)
+			asm.SHLQ(U8(3+bits.TrailingZeros(uint(pfBlocks))), pfOff) // 8·pfBlocks rows
+			asm.CMPQ(n, U32(8*(pfBlocks+1)))
+			asm.CMOVQCS(none, pfOff)
+		}
 		for i, m := range rowsAt(p, q, 0) {
-			rowDot(w, acc[i], m, hp, cnt, i, k8)
+			rowDot(w, acc[i], m, hp, cnt, i, k8, pfOff)
 		}
 	} else {
 		if wide {
@@ -316,8 +342,9 @@ func jumpIfNotFinite(s *isa, v VecVirtual, label string) {
 // rowDot adds to acc the dot product of the row at m with the vector at h, in
 // lanes (summed later): len(ctx)/lanes vectors of y, four accumulators while
 // four remain, then one at a time, then for a 16-lane y the last half vector
-// under the opmask k8. i tells the labels of row i apart.
-func rowDot(y *isa, acc VecVirtual, m Mem, h, cnt GPVirtual, i int, k8 OpmaskVirtual) {
+// under the opmask k8. i tells the labels of row i apart. If pfOff is not
+// nil, every line read is also prefetched pfOff bytes ahead.
+func rowDot(y *isa, acc VecVirtual, m Mem, h, cnt GPVirtual, i int, k8 OpmaskVirtual, pfOff GPVirtual) {
 	rp, hp := asm.GP64(), asm.GP64()
 	asm.LEAQ(m, rp)
 	asm.MOVQ(h, hp)
@@ -336,6 +363,11 @@ func rowDot(y *isa, acc VecVirtual, m Mem, h, cnt GPVirtual, i int, k8 OpmaskVir
 		asm.VMOVUPS(Mem{Base: hp, Disp: y.bytes() * j}, xv)
 		asm.VFMADD231PS(Mem{Base: rp, Disp: y.bytes() * j}, xv, v)
 	}
+	if pfOff != nil {
+		for d := 0; d < 4*y.bytes(); d += 64 {
+			asm.PREFETCHT0(Mem{Base: rp, Index: pfOff, Scale: 1, Disp: d})
+		}
+	}
 	asm.ADDQ(U32(4*y.bytes()), rp)
 	asm.ADDQ(U32(4*y.bytes()), hp)
 	asm.DECQ(cnt)
@@ -349,6 +381,9 @@ func rowDot(y *isa, acc VecVirtual, m Mem, h, cnt GPVirtual, i int, k8 OpmaskVir
 	xv := y.vec()
 	asm.VMOVUPS(Mem{Base: hp}, xv)
 	asm.VFMADD231PS(Mem{Base: rp}, xv, acc)
+	if pfOff != nil {
+		asm.PREFETCHT0(Mem{Base: rp, Index: pfOff, Scale: 1})
+	}
 	asm.ADDQ(U32(y.bytes()), rp)
 	asm.ADDQ(U32(y.bytes()), hp)
 	asm.DECQ(cnt)
