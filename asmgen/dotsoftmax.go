@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math/bits"
 
 	. "github.com/mmcloughlin/avo/attr"
 	. "github.com/mmcloughlin/avo/operand"
@@ -10,10 +11,17 @@ import (
 
 func init() { register("dotsoftmax", genDotSoftmaxFamily) }
 
+// dotSoftmaxFarPrefetch are the prefetch distances, in blocks of eight rows,
+// of the far kernel's variants dotSoftmaxMatTVecFarPF<d><ISA> (DESIGN.md).
+var dotSoftmaxFarPrefetch = []int{1, 2, 4}
+
 func genDotSoftmaxFamily() {
-	for _, s := range isas {
-		genDotSoftmaxMatTVec(s, false)
-		genDotSoftmaxMatTVec(s, true)
+	for _, s := range dualISAs {
+		genDotSoftmaxMatTVec(s, false, 0)
+		genDotSoftmaxMatTVec(s, true, 0)
+		for _, d := range dotSoftmaxFarPrefetch {
+			genDotSoftmaxMatTVec(s, true, d)
+		}
 	}
 }
 
@@ -29,8 +37,10 @@ func genDotSoftmaxFamily() {
 // l and the eight rows, now in L1, are added to ctx with weights e, while the
 // next block's rows are prefetched: the core computes on one block while the
 // next streams in from L2 or L3, and A is read once. It returns 0, or 1 as
-// soon as a block holds a score that is not finite (ctx partly updated). Both
-// ISAs compute in YMM vectors.
+// soon as a block holds a score that is not finite (ctx partly updated). The
+// scores of a block are one YMM; the rows and ctx are YMM vectors but for
+// avx512z, whose ZMM loops end with a masked half vector when len(ctx) is an
+// odd multiple of 8.
 //
 // far emits dotSoftmaxMatTVecFar<ISA>, the same pass for an A that streams
 // from memory, or whose rows are a multiple of 4 KiB apart (they share L1
@@ -39,16 +49,42 @@ func genDotSoftmaxFamily() {
 // from L1), so that A is read in address order, and nothing is prefetched by
 // software, so that the hardware prefetcher keeps the lines in flight (DESIGN.md
 // has the measurements behind this layout).
-func genDotSoftmaxMatTVec(s *isa, far bool) {
-	y := evexYMM(s)
+//
+// With pfBlocks > 0, far emits dotSoftmaxMatTVecFarPF<pfBlocks><ISA>, which
+// also prefetches (PREFETCHT0), for every line of a row it reads, the line at
+// the same place pfBlocks blocks ahead, unless fewer than pfBlocks follow: it keeps
+// more lines in flight than the hardware prefetcher alone on cores whose
+// prefetcher falls behind a single stream (DESIGN.md).
+func genDotSoftmaxMatTVec(s *isa, far bool, pfBlocks int) {
+	y := ymmOf(s)   // the eight scores of a block
+	w := evexYMM(s) // the rows and ctx
+	wide := w.lanes == 16
+	// ctxLoop sets cnt to the number of whole vectors of w in ctx.
+	ctxVectors := func(cnt GPVirtual) {
+		asm.Load(asm.Param("ctx").Len(), cnt)
+		asm.SHRQ(U8(bits.TrailingZeros(uint(w.lanes))), cnt)
+	}
+	// ctxHalf jumps to skip unless ctx ends with a half vector (wide only).
+	ctxHalf := func(cnt GPVirtual, skip string) {
+		asm.Load(asm.Param("ctx").Len(), cnt)
+		asm.TESTQ(U32(8), cnt)
+		asm.JZ(LabelRef(skip))
+	}
 	name := s.name("dotSoftmaxMatTVec")
-	if far {
+	switch {
+	case far && pfBlocks > 0:
+		name = s.name(fmt.Sprintf("dotSoftmaxMatTVecFarPF%d", pfBlocks))
+	case far:
 		name = s.name("dotSoftmaxMatTVecFar")
 	}
 	TEXT(name, NOSPLIT, "func(ctx, scores, a []float32, lda int, h []float32, m, l float32) (float32, float32, int)")
 	asm.Doc(name+" adds one streaming-softmax pass of a dot-product attention step over",
 		"the rows of A (keys and values) to ctx and the running max m and sum l, and returns them",
 		"with 0, or 1 on a score that is not finite.")
+	var k8 OpmaskVirtual // wide: the lanes of a half vector
+	if wide {
+		k8 = halfMask()
+	}
 	sc := load(asm.Param("scores").Base())
 	n := load(asm.Param("scores").Len())
 	a := load(asm.Param("a").Base())
@@ -87,29 +123,52 @@ func genDotSoftmaxMatTVec(s *isa, far bool) {
 	asm.MOVQ(a, p)
 	asm.LEAQ(Mem{Base: a, Index: lda, Scale: 4}, q)
 	asm.Load(asm.Param("h").Base(), hp)
-	asm.Load(asm.Param("ctx").Len(), cnt)
-	asm.SHRQ(U8(3), cnt)
+	ctxVectors(cnt)
 	acc := make([]VecVirtual, 8)
 	for i := range acc {
-		acc[i] = y.vec()
-		y.zero(acc[i])
+		acc[i] = w.vec()
+		w.zero(acc[i])
 	}
 	if far {
+		var pfOff GPVirtual // the byte distance to prefetch at, 0 near the end of A
+		if pfBlocks > 0 {
+			pfOff = asm.GP64()
+			none := asm.GP64()
+			asm.XORQ(none, none)
+			asm.MOVQ(lda, pfOff)
+			asm.SHLQ(U8(3+bits.TrailingZeros(uint(pfBlocks))), pfOff) // 8·pfBlocks rows
+			asm.CMPQ(n, U32(8*(pfBlocks+1)))
+			asm.CMOVQCS(none, pfOff)
+		}
 		for i, m := range rowsAt(p, q, 0) {
-			rowDot(y, acc[i], m, hp, cnt, i)
+			rowDot(w, acc[i], m, hp, cnt, i, k8, pfOff)
 		}
 	} else {
+		if wide {
+			asm.TESTQ(cnt, cnt)
+			asm.JZ(LabelRef("dotHalf"))
+		}
 		asm.Label("dot")
-		xv := y.vec()
+		xv := w.vec()
 		asm.VMOVUPS(Mem{Base: hp}, xv)
 		for i, m := range rowsAt(p, q, 0) {
 			asm.VFMADD231PS(m, xv, acc[i])
 		}
-		asm.ADDQ(U32(32), p)
-		asm.ADDQ(U32(32), q)
-		asm.ADDQ(U32(32), hp)
+		for _, r := range []GPVirtual{p, q, hp} {
+			asm.ADDQ(U32(w.bytes()), r)
+		}
 		asm.DECQ(cnt)
 		asm.JNZ(LabelRef("dot"))
+		if wide {
+			asm.Label("dotHalf")
+			ctxHalf(cnt, "dotDone")
+			xv := w.vec()
+			asm.VMOVUPS_Z(Mem{Base: hp}, k8, xv)
+			for i, m := range rowsAt(p, q, 0) {
+				asm.VFMADD231PS(m, xv, k8, acc[i])
+			}
+			asm.Label("dotDone")
+		}
 	}
 	sv := y.vec()
 	joinHalves(y, y.hsum4(acc[0], acc[1], acc[2], acc[3]), y.hsum4(acc[4], acc[5], acc[6], acc[7]), sv)
@@ -131,17 +190,33 @@ func genDotSoftmaxMatTVec(s *isa, far bool) {
 		asm.VBROADCASTSS(d, dv)
 		f := e.applyNonPositive(dv)
 		asm.VMULPS(f, lsum, lsum)
+		if wide {
+			fz := w.vec()
+			asm.VBROADCASTSS(f.AsX(), fz)
+			f = fz
+		}
 		cp := asm.GP64()
 		asm.Load(asm.Param("ctx").Base(), cp)
-		asm.Load(asm.Param("ctx").Len(), cnt)
-		asm.SHRQ(U8(3), cnt)
+		ctxVectors(cnt)
+		if wide {
+			asm.JZ(LabelRef("rescaleHalf"))
+		}
 		asm.Label("rescale")
-		v := y.vec()
+		v := w.vec()
 		asm.VMULPS(Mem{Base: cp}, f, v)
 		asm.VMOVUPS(v, Mem{Base: cp})
-		asm.ADDQ(U32(32), cp)
+		asm.ADDQ(U32(w.bytes()), cp)
 		asm.DECQ(cnt)
 		asm.JNZ(LabelRef("rescale"))
+		if wide {
+			asm.Label("rescaleHalf")
+			ctxHalf(cnt, "rescaleDone")
+			v := w.vec()
+			asm.VMOVUPS_Z(Mem{Base: cp}, k8, v)
+			asm.VMULPS(f, v, v)
+			asm.VMOVUPS(v, k8, Mem{Base: cp})
+			asm.Label("rescaleDone")
+		}
 		negate(mloc, negM)
 	}
 
@@ -150,7 +225,7 @@ func genDotSoftmaxMatTVec(s *isa, far bool) {
 	asm.VADDPS(negM, sv, sv)
 	ev := e.applyNonPositive(sv)
 	asm.VADDPS(ev, lsum, lsum)
-	lane, b := laneBroadcaster(y, ev), make([]VecVirtual, 8)
+	lane, b := laneBroadcaster(w, ev), make([]VecVirtual, 8)
 	for i := range b {
 		b[i] = lane(i)
 	}
@@ -170,13 +245,14 @@ func genDotSoftmaxMatTVec(s *isa, far bool) {
 	asm.SHRQ(U8(4), cnt) // pairs of vectors: one cache line of each row
 	asm.JZ(LabelRef("ctxOne"))
 	asm.Label("ctxPair")
-	for j := 0; j < 2; j++ {
-		v := y.vec()
-		asm.VMOVUPS(Mem{Base: cp, Disp: 32 * j}, v)
-		for i, m := range rowsAt(p, q, 32*j) {
+	for j := 0; j < 64/w.bytes(); j++ {
+		v := w.vec()
+		d := w.bytes() * j
+		asm.VMOVUPS(Mem{Base: cp, Disp: d}, v)
+		for i, m := range rowsAt(p, q, d) {
 			asm.VFMADD231PS(m, b[i], v)
 		}
-		asm.VMOVUPS(v, Mem{Base: cp, Disp: 32 * j})
+		asm.VMOVUPS(v, Mem{Base: cp, Disp: d})
 	}
 	ptrs := []GPVirtual{p, q, cp}
 	if !far {
@@ -195,7 +271,14 @@ func genDotSoftmaxMatTVec(s *isa, far bool) {
 	asm.Load(asm.Param("ctx").Len(), cnt)
 	asm.TESTQ(U32(8), cnt)
 	asm.JZ(LabelRef("next"))
-	{
+	if wide {
+		v := w.vec()
+		asm.VMOVUPS_Z(Mem{Base: cp}, k8, v)
+		for i, m := range rowsAt(p, q, 0) {
+			asm.VFMADD231PS(m, b[i], k8, v)
+		}
+		asm.VMOVUPS(v, k8, Mem{Base: cp})
+	} else {
 		v := y.vec()
 		asm.VMOVUPS(Mem{Base: cp}, v)
 		for i, m := range rowsAt(p, q, 0) {
@@ -257,9 +340,11 @@ func jumpIfNotFinite(s *isa, v VecVirtual, label string) {
 }
 
 // rowDot adds to acc the dot product of the row at m with the vector at h, in
-// lanes (summed later): len(ctx)/8 vectors, four accumulators while four
-// remain, then one at a time. i tells the labels of row i apart.
-func rowDot(y *isa, acc VecVirtual, m Mem, h, cnt GPVirtual, i int) {
+// lanes (summed later): len(ctx)/lanes vectors of y, four accumulators while
+// four remain, then one at a time, then for a 16-lane y the last half vector
+// under the opmask k8. i tells the labels of row i apart. If pfOff is not
+// nil, every line read is also prefetched pfOff bytes ahead.
+func rowDot(y *isa, acc VecVirtual, m Mem, h, cnt GPVirtual, i int, k8 OpmaskVirtual, pfOff GPVirtual) {
 	rp, hp := asm.GP64(), asm.GP64()
 	asm.LEAQ(m, rp)
 	asm.MOVQ(h, hp)
@@ -268,33 +353,52 @@ func rowDot(y *isa, acc VecVirtual, m Mem, h, cnt GPVirtual, i int) {
 		y.zero(v)
 	}
 	four, one, done := fmt.Sprintf("row%dFour", i), fmt.Sprintf("row%dOne", i), fmt.Sprintf("row%dDone", i)
+	shift := uint8(bits.TrailingZeros(uint(y.lanes)))
 	asm.Load(asm.Param("ctx").Len(), cnt)
-	asm.SHRQ(U8(5), cnt)
+	asm.SHRQ(U8(shift+2), cnt)
 	asm.JZ(LabelRef(one + "s"))
 	asm.Label(four)
 	for j, v := range t {
 		xv := y.vec()
-		asm.VMOVUPS(Mem{Base: hp, Disp: 32 * j}, xv)
-		asm.VFMADD231PS(Mem{Base: rp, Disp: 32 * j}, xv, v)
+		asm.VMOVUPS(Mem{Base: hp, Disp: y.bytes() * j}, xv)
+		asm.VFMADD231PS(Mem{Base: rp, Disp: y.bytes() * j}, xv, v)
 	}
-	asm.ADDQ(U32(128), rp)
-	asm.ADDQ(U32(128), hp)
+	if pfOff != nil {
+		for d := 0; d < 4*y.bytes(); d += 64 {
+			asm.PREFETCHT0(Mem{Base: rp, Index: pfOff, Scale: 1, Disp: d})
+		}
+	}
+	asm.ADDQ(U32(4*y.bytes()), rp)
+	asm.ADDQ(U32(4*y.bytes()), hp)
 	asm.DECQ(cnt)
 	asm.JNZ(LabelRef(four))
 	asm.Label(one + "s")
 	asm.Load(asm.Param("ctx").Len(), cnt)
-	asm.SHRQ(U8(3), cnt)
+	asm.SHRQ(U8(shift), cnt)
 	asm.ANDQ(U32(3), cnt)
 	asm.JZ(LabelRef(done))
 	asm.Label(one)
 	xv := y.vec()
 	asm.VMOVUPS(Mem{Base: hp}, xv)
 	asm.VFMADD231PS(Mem{Base: rp}, xv, acc)
-	asm.ADDQ(U32(32), rp)
-	asm.ADDQ(U32(32), hp)
+	if pfOff != nil {
+		asm.PREFETCHT0(Mem{Base: rp, Index: pfOff, Scale: 1})
+	}
+	asm.ADDQ(U32(y.bytes()), rp)
+	asm.ADDQ(U32(y.bytes()), hp)
 	asm.DECQ(cnt)
 	asm.JNZ(LabelRef(one))
 	asm.Label(done)
+	if y.lanes == 16 {
+		half := fmt.Sprintf("row%dHalf", i)
+		asm.Load(asm.Param("ctx").Len(), cnt)
+		asm.TESTQ(U32(8), cnt)
+		asm.JZ(LabelRef(half))
+		xv := y.vec()
+		asm.VMOVUPS_Z(Mem{Base: hp}, k8, xv)
+		asm.VFMADD231PS(Mem{Base: rp}, xv, k8, acc)
+		asm.Label(half)
+	}
 	asm.VADDPS(t[1], t[0], t[0])
 	asm.VADDPS(t[3], t[2], t[2])
 	asm.VADDPS(t[2], t[0], t[0])

@@ -219,6 +219,24 @@ func load(c gotypes.Component) GPVirtual {
 func ymm() VecVirtual { return asm.YMM() }
 func zmm() VecVirtual { return asm.ZMM() }
 
+// ymmOf returns the 8-lane entry of s: s itself for avx2, the EVEX YMM
+// entry for avx512 and avx512z.
+func ymmOf(s *isa) *isa {
+	if s.lanes == 8 {
+		return s
+	}
+	return &isa{suffix: s.suffix, lanes: 8, vec: ymm, evex: s.evex}
+}
+
+// halfMask returns an opmask of the low 8 lanes, for the last half vector of
+// a ZMM loop over a multiple of 8 floats.
+func halfMask() OpmaskVirtual {
+	r, k := asm.GP32(), asm.K()
+	asm.MOVL(U32(0xff), r)
+	asm.KMOVW(r, k)
+	return k
+}
+
 // evexYMM returns, for avx512, the ISA entry that computes in YMM vectors
 // with AVX-512's EVEX features (opmask tails, 32 registers: AVX512VL), under
 // the same kernel name; other entries, avx512z among them, are returned as

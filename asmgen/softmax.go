@@ -542,15 +542,20 @@ func negate(m Op, v VecVirtual) {
 	asm.VBROADCASTSS(t, v)
 }
 
-// laneBroadcaster emits the two 128-bit halves of the YMM v, each in both
-// halves, and returns a function that emits and returns a YMM holding lane j
-// of v in every lane: its half's lane in all four.
+// laneBroadcaster emits the two 128-bit halves of the YMM v, each in every
+// 128-bit block of a vector of s (YMM, or ZMM for a 16-lane s), and returns a
+// function that emits and returns a vector of s holding lane j of v in every
+// lane: its half's lane in all four of each block.
 func laneBroadcaster(s *isa, v VecVirtual) func(j int) VecVirtual {
 	half := [2]VecVirtual{s.vec(), s.vec()}
 	for h := range half {
-		if s.evex {
+		switch {
+		case s.lanes == 16:
+			vz := v.AsZ()
+			asm.VSHUFF32X4(U8(0x55*h), vz, vz, half[h])
+		case s.evex:
 			asm.VSHUFF32X4(U8(3*h), v, v, half[h])
-		} else {
+		default:
 			asm.VPERM2F128(U8(0x11*h), v, v, half[h])
 		}
 	}

@@ -9,7 +9,7 @@ import (
 func init() { register("softmaxmattvec", genSoftmaxMatTVecFamily) }
 
 func genSoftmaxMatTVecFamily() {
-	for _, s := range isas {
+	for _, s := range dualISAs {
 		genSoftmaxMatTVec(s)
 	}
 }
@@ -39,7 +39,8 @@ func genSoftmaxMatTVec(s *isa) {
 	softmaxPasses(s, x, x, n, ex, func(m VecVirtual, nan *nanFlag) {
 		mx = m // used by softmaxContext, emitted out of line below
 		cols := load(asm.Param("dst").Len())
-		asm.CMPQ(cols, U32(narrowVectors(evexYMM(s))*8))
+		w := evexYMM(s)
+		asm.CMPQ(cols, U32(narrowVectors(w)*w.lanes))
 		asm.JA(LabelRef("wide"))
 		nan.jumpIfSet(ex.nan)
 		asm.JMP(LabelRef("fused"))
@@ -67,9 +68,11 @@ func genSoftmaxMatTVec(s *isa) {
 // of dst + Σ xᵣ·A[r,·] for the weights x returned. AVX2 takes the rows past
 // the last whole block from the last full vector of x, exponentiated before
 // the loop and stored after it (the lanes stored twice get the same bits);
-// AVX-512 masks them. Both ISAs compute in YMM vectors.
+// AVX-512 masks them. The weights are computed in YMM vectors; so is the
+// panel of columns but for avx512z, whose panel is ZMM vectors.
 func softmaxContext(s *isa, x, n GPVirtual, m VecVirtual, done string) {
-	y := evexYMM(s)
+	y := ymmOf(s)   // the weights, a block of eight rows at a time
+	w := evexYMM(s) // the panel of columns
 	const lanes = 8
 	negM := y.vec()
 	negate(m, negM)
@@ -89,7 +92,7 @@ func softmaxContext(s *isa, x, n GPVirtual, m VecVirtual, done string) {
 	if y.evex {
 		reserve = 10 // and −m
 	}
-	forEachPanel(y, "fused", cols, reserve, func(p *panel) {
+	forEachPanel(w, "fused", cols, reserve, func(p *panel) {
 		lbl := p.label
 		e := newExpGen(y)
 		p.zero()
@@ -147,7 +150,7 @@ func softmaxContext(s *isa, x, n GPVirtual, m VecVirtual, done string) {
 		// each broadcast from ev: its 128-bit half in both halves, then its
 		// lane in all four.
 		addBlock := func(ev VecVirtual) {
-			lane := laneBroadcaster(y, ev)
+			lane := laneBroadcaster(w, ev)
 			for j := 0; j < lanes; j++ {
 				p.fma(ap, lane(j), j%len(p.acc))
 				asm.ADDQ(lda, ap)
@@ -192,13 +195,18 @@ func softmaxContext(s *isa, x, n GPVirtual, m VecVirtual, done string) {
 		asm.MOVQ(x, q)
 		asm.MOVQ(n, c)
 		y.scaleBody(lbl("Scale"), q, c, inv)
+		if w.lanes != y.lanes {
+			iw := w.vec()
+			asm.VBROADCASTSS(inv.AsX(), iw)
+			inv = iw
+		}
 		// dst += inv·acc, every vector of dst read before any is stored
 		// (the AVX2 last vector overlaps the one before).
 		p.merge()
 		last := len(p.acc[0]) - 1
 		for j, acc := range p.acc[0] {
 			if j == last && y.evex {
-				t := y.vec()
+				t := w.vec()
 				asm.VMOVUPS_Z(p.at(d, j), p.k, t)
 				asm.VFMADD213PS(t, inv, acc)
 				continue

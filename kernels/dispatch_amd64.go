@@ -3,6 +3,10 @@
 package kernels
 
 import (
+	"fmt"
+	"os"
+	"strings"
+
 	"github.com/heedml/heed/fallback"
 	"github.com/klauspost/cpuid/v2"
 )
@@ -30,7 +34,7 @@ func detect() []ISA {
 // family 1Ah (Zen 5): 512. AMD family 19h (Zen 4) splits every 512-bit
 // operation into two 256-bit halves and loads 64 bytes per cycle whatever the
 // width, so YMM is as fast and its horizontal sums are shorter: 256. Other
-// CPUs keep 256. kernels/DESIGN.md has the measurements.
+// CPUs keep 256. asmgen/DESIGN.md has the measurements.
 func defaultAVX512Width() int {
 	return avx512WidthFor(cpuid.CPU.VendorID, cpuid.CPU.Family)
 }
@@ -46,7 +50,9 @@ func avx512WidthFor(vendor cpuid.Vendor, family int) int {
 	return 256
 }
 
-// zmm reports whether the dual-width AVX-512 kernels take their ZMM variant.
+// zmm reports whether the dual-width AVX-512 kernels (dot, sum, axpy, scale,
+// matTVec, matVecBatch, softmaxMatTVec, dotSoftmaxMatTVec) take their ZMM
+// variant, named with the suffix AVX512Z.
 func zmm() bool { return avx512Width == 512 }
 
 // l2Bytes returns the size of one core's L2 cache, or 1 MiB if cpuid cannot
@@ -208,6 +214,8 @@ func softmax(dst, x []float32) {
 func softmaxMatTVec(dst, a []float32, lda int, x []float32) {
 	var st int
 	switch {
+	case active == AVX512 && zmm():
+		st = softmaxMatTVecAVX512Z(dst, a, lda, x)
 	case active == AVX512:
 		st = softmaxMatTVecAVX512(dst, a, lda, x)
 	case active == AVX2 && len(dst) >= 8:
@@ -271,12 +279,12 @@ func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *Softm
 		if n > 0 {
 			kernel := dotSoftmaxMatTVecAVX2
 			switch far := dotSoftmaxFar(n, lda); {
-			case active == AVX512 && far:
-				kernel = dotSoftmaxMatTVecFarAVX512
+			case far:
+				kernel = dotSoftmaxFarKernel()
+			case active == AVX512 && zmm():
+				kernel = dotSoftmaxMatTVecAVX512Z
 			case active == AVX512:
 				kernel = dotSoftmaxMatTVecAVX512
-			case far:
-				kernel = dotSoftmaxMatTVecFarAVX2
 			}
 			var r int
 			st.Max, st.Sum, r = kernel(ctx, scores[:n], a, lda, h, st.Max, st.Sum)
@@ -289,6 +297,57 @@ func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *Softm
 		}
 	}
 	return dotSoftmaxRows(ctx, scores[n:], a[n*lda:], lda, h, st)
+}
+
+// dotSoftmaxFarPF is the prefetch distance, in blocks of eight rows, of the
+// far DotSoftmaxMatTVec kernel: 0 (the hardware prefetcher alone), 1, 2 or 4.
+// HEED_DOTSOFTMAX_PF=0|1|2|4 overrides the choice by CPU for benchmarking.
+var dotSoftmaxFarPF = defaultDotSoftmaxFarPF(cpuid.CPU.VendorID)
+
+// defaultDotSoftmaxFarPF is dotSoftmaxFarPF's rule. Zen 4's prefetchers keep
+// one stream read in address order ahead of the kernel (software prefetches
+// measured slower there); Intel's L2 streamer falls behind a single stream
+// interrupted by the block's exp and context work, and prefetching the rows
+// one block ahead keeps the loads in flight. asmgen/DESIGN.md has the
+// measurements.
+func defaultDotSoftmaxFarPF(vendor cpuid.Vendor) int {
+	if vendor == cpuid.Intel {
+		return 1
+	}
+	return 0
+}
+
+func init() {
+	switch v := strings.TrimSpace(os.Getenv("HEED_DOTSOFTMAX_PF")); v {
+	case "":
+	case "0", "1", "2", "4":
+		dotSoftmaxFarPF = int(v[0] - '0')
+	default:
+		envErrs = append(envErrs, fmt.Errorf("heed/kernels: HEED_DOTSOFTMAX_PF=%q: want 0, 1, 2 or 4; ignored, using %d", v, dotSoftmaxFarPF))
+	}
+}
+
+type dotSoftmaxKernelFunc = func(ctx, scores, a []float32, lda int, h []float32, m, l float32) (float32, float32, int)
+
+// dotSoftmaxFarKernels are the far kernels by ISA (avx2, avx512 in YMM,
+// avx512 in ZMM) and prefetch distance (0, 1, 2, 4 blocks).
+var dotSoftmaxFarKernels = [3][4]dotSoftmaxKernelFunc{
+	{dotSoftmaxMatTVecFarAVX2, dotSoftmaxMatTVecFarPF1AVX2, dotSoftmaxMatTVecFarPF2AVX2, dotSoftmaxMatTVecFarPF4AVX2},
+	{dotSoftmaxMatTVecFarAVX512, dotSoftmaxMatTVecFarPF1AVX512, dotSoftmaxMatTVecFarPF2AVX512, dotSoftmaxMatTVecFarPF4AVX512},
+	{dotSoftmaxMatTVecFarAVX512Z, dotSoftmaxMatTVecFarPF1AVX512Z, dotSoftmaxMatTVecFarPF2AVX512Z, dotSoftmaxMatTVecFarPF4AVX512Z},
+}
+
+// dotSoftmaxFarKernel returns the far kernel for the active ISA, the AVX-512
+// width and dotSoftmaxFarPF.
+func dotSoftmaxFarKernel() dotSoftmaxKernelFunc {
+	i := 0
+	if active == AVX512 {
+		i = 1
+		if zmm() {
+			i = 2
+		}
+	}
+	return dotSoftmaxFarKernels[i][[5]int{0, 1, 2, 2, 3}[dotSoftmaxFarPF]]
 }
 
 // The GEMM micro-kernels of each ISA, with blocking sizes from this CPU's

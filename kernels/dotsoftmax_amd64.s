@@ -892,6 +892,1713 @@ special:
 	VZEROUPPER
 	RET
 
+// func dotSoftmaxMatTVecFarPF1AVX2(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, CMOV, FMA3, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarPF1AVX2(SB), NOSPLIT, $8-128
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ    CX, $0x00000008
+	JB      end
+	MOVQ    DX, DI
+	LEAQ    (DX)(BX*4), R8
+	MOVQ    h_base+80(FP), R9
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x03, R10
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	VXORPS  Y9, Y9, Y9
+	XORQ    R10, R10
+	MOVQ    BX, R11
+	SHLQ    $0x03, R11
+	CMPQ    CX, $0x00000010
+	CMOVQCS R10, R11
+	LEAQ    (DI), R12
+	MOVQ    R9, R13
+	VXORPS  Y10, Y10, Y10
+	VXORPS  Y11, Y11, Y11
+	VXORPS  Y12, Y12, Y12
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x05, R10
+	JZ      row0Ones
+
+row0Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y2
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row0Four
+
+row0Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row0Done
+
+row0One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y2
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row0One
+
+row0Done:
+	VADDPS Y10, Y2, Y2
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y2, Y2
+	LEAQ   (DI)(BX*1), R12
+	MOVQ   R9, R13
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row1Ones
+
+row1Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y3
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row1Four
+
+row1Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row1Done
+
+row1One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y3
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row1One
+
+row1Done:
+	VADDPS Y10, Y3, Y3
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y3, Y3
+	LEAQ   (DI)(BX*2), R12
+	MOVQ   R9, R13
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row2Ones
+
+row2Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y4
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row2Four
+
+row2Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row2Done
+
+row2One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y4
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row2One
+
+row2Done:
+	VADDPS Y10, Y4, Y4
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y4, Y4
+	LEAQ   (DI)(SI*1), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row3Ones
+
+row3Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y5
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row3Four
+
+row3Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row3Done
+
+row3One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y5
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row3One
+
+row3Done:
+	VADDPS Y10, Y5, Y5
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y5, Y5
+	LEAQ   (R8), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row4Ones
+
+row4Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y6
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row4Four
+
+row4Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row4Done
+
+row4One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y6
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row4One
+
+row4Done:
+	VADDPS Y10, Y6, Y6
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y6, Y6
+	LEAQ   (R8)(BX*1), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row5Ones
+
+row5Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y7
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row5Four
+
+row5Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row5Done
+
+row5One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y7
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row5One
+
+row5Done:
+	VADDPS Y10, Y7, Y7
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y7, Y7
+	LEAQ   (R8)(BX*2), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row6Ones
+
+row6Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y8
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row6Four
+
+row6Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row6Done
+
+row6One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y8
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row6One
+
+row6Done:
+	VADDPS Y10, Y8, Y8
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y8, Y8
+	LEAQ   (R8)(SI*1), DI
+	MOVQ   R9, R8
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row7Ones
+
+row7Four:
+	VMOVUPS     (R8), Y13
+	VFMADD231PS (DI), Y13, Y9
+	VMOVUPS     32(R8), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R8), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R8), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R8
+	DECQ        R10
+	JNZ         row7Four
+
+row7Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row7Done
+
+row7One:
+	VMOVUPS     (R8), Y13
+	VFMADD231PS (DI), Y13, Y9
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	DECQ        R10
+	JNZ         row7One
+
+row7Done:
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y12, Y11, Y11
+	VADDPS       Y11, Y9, Y9
+	VSHUFPS      $0x88, Y3, Y2, Y10
+	VSHUFPS      $0xdd, Y3, Y2, Y2
+	VADDPS       Y2, Y10, Y10
+	VSHUFPS      $0x88, Y5, Y4, Y2
+	VSHUFPS      $0xdd, Y5, Y4, Y3
+	VADDPS       Y3, Y2, Y2
+	VSHUFPS      $0x88, Y2, Y10, Y3
+	VSHUFPS      $0xdd, Y2, Y10, Y2
+	VADDPS       Y2, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X2
+	VADDPS       X2, X3, X3
+	VSHUFPS      $0x88, Y7, Y6, Y2
+	VSHUFPS      $0xdd, Y7, Y6, Y4
+	VADDPS       Y4, Y2, Y2
+	VSHUFPS      $0x88, Y9, Y8, Y4
+	VSHUFPS      $0xdd, Y9, Y8, Y5
+	VADDPS       Y5, Y4, Y4
+	VSHUFPS      $0x88, Y4, Y2, Y5
+	VSHUFPS      $0xdd, Y4, Y2, Y2
+	VADDPS       Y2, Y5, Y5
+	VEXTRACTF128 $0x01, Y5, X2
+	VADDPS       X2, X5, X5
+	VINSERTF128  $0x01, X5, Y3, Y2
+	VMOVUPS      Y2, (AX)
+	VSUBPS       Y2, Y2, Y3
+	VCMPPS       $0x03, Y3, Y3, Y3
+	VMOVMSKPS    Y3, DI
+	TESTL        DI, DI
+	JNZ          special
+	VMOVAPS      Y2, Y3
+	VEXTRACTF128 $0x01, Y3, X4
+	VMAXPS       X4, X3, X3
+	VSHUFPS      $0x4e, X3, X3, X4
+	VMAXPS       X4, X3, X3
+	VSHUFPS      $0xb1, X3, X3, X4
+	VMAXPS       X4, X3, X3
+	VUCOMISS     (SP), X3
+	JBE          weights
+	VMOVSS       (SP), X1
+	VSUBSS       X3, X1, X1
+	VMOVSS       X3, (SP)
+	VBROADCASTSS X1, Y1
+	VMOVUPS      consts<>+0(SB), Y3
+	VFMADD213PS  consts<>+96(SB), Y1, Y3
+	VSUBPS       consts<>+96(SB), Y3, Y4
+	VMOVAPS      Y1, Y5
+	VFNMADD231PS consts<>+32(SB), Y4, Y5
+	VFNMADD231PS consts<>+64(SB), Y4, Y5
+	VMOVUPS      consts<>+320(SB), Y4
+	VFMADD213PS  consts<>+288(SB), Y5, Y4
+	VFMADD213PS  consts<>+256(SB), Y5, Y4
+	VFMADD213PS  consts<>+224(SB), Y5, Y4
+	VFMADD213PS  consts<>+192(SB), Y5, Y4
+	VFMADD213PS  consts<>+160(SB), Y5, Y4
+	VFMADD213PS  consts<>+160(SB), Y5, Y4
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       Y3, Y4, Y4
+	VCMPPS       $0x15, consts<>+352(SB), Y1, Y1
+	VANDPS       Y1, Y4, Y4
+	VMULPS       Y4, Y0, Y0
+	MOVQ         ctx_base+0(FP), DI
+	MOVQ         ctx_len+8(FP), R10
+	SHRQ         $0x03, R10
+
+rescale:
+	VMULPS       (DI), Y4, Y1
+	VMOVUPS      Y1, (DI)
+	ADDQ         $0x00000020, DI
+	DECQ         R10
+	JNZ          rescale
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS       Y1, Y2, Y2
+	VMOVUPS      consts<>+0(SB), Y3
+	VFMADD213PS  consts<>+96(SB), Y2, Y3
+	VSUBPS       consts<>+96(SB), Y3, Y4
+	VMOVAPS      Y2, Y5
+	VFNMADD231PS consts<>+32(SB), Y4, Y5
+	VFNMADD231PS consts<>+64(SB), Y4, Y5
+	VMOVUPS      consts<>+320(SB), Y4
+	VFMADD213PS  consts<>+288(SB), Y5, Y4
+	VFMADD213PS  consts<>+256(SB), Y5, Y4
+	VFMADD213PS  consts<>+224(SB), Y5, Y4
+	VFMADD213PS  consts<>+192(SB), Y5, Y4
+	VFMADD213PS  consts<>+160(SB), Y5, Y4
+	VFMADD213PS  consts<>+160(SB), Y5, Y4
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       Y3, Y4, Y4
+	VCMPPS       $0x15, consts<>+352(SB), Y2, Y2
+	VANDPS       Y2, Y4, Y4
+	VADDPS       Y4, Y0, Y0
+	VPERM2F128   $0x00, Y4, Y4, Y2
+	VPERM2F128   $0x11, Y4, Y4, Y3
+	VSHUFPS      $0x00, Y2, Y2, Y4
+	VSHUFPS      $0x55, Y2, Y2, Y5
+	VSHUFPS      $0xaa, Y2, Y2, Y6
+	VSHUFPS      $0xff, Y2, Y2, Y2
+	VSHUFPS      $0x00, Y3, Y3, Y7
+	VSHUFPS      $0x55, Y3, Y3, Y8
+	VSHUFPS      $0xaa, Y3, Y3, Y9
+	VSHUFPS      $0xff, Y3, Y3, Y3
+	MOVQ         DX, DI
+	LEAQ         (DX)(BX*4), R8
+	MOVQ         ctx_base+0(FP), R9
+	MOVQ         ctx_len+8(FP), R10
+	SHRQ         $0x04, R10
+	JZ           ctxOne
+
+ctxPair:
+	VMOVUPS     (R9), Y10
+	VFMADD231PS (DI), Y4, Y10
+	VFMADD231PS (DI)(BX*1), Y5, Y10
+	VFMADD231PS (DI)(BX*2), Y6, Y10
+	VFMADD231PS (DI)(SI*1), Y2, Y10
+	VFMADD231PS (R8), Y7, Y10
+	VFMADD231PS (R8)(BX*1), Y8, Y10
+	VFMADD231PS (R8)(BX*2), Y9, Y10
+	VFMADD231PS (R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R9)
+	VMOVUPS     32(R9), Y10
+	VFMADD231PS 32(DI), Y4, Y10
+	VFMADD231PS 32(DI)(BX*1), Y5, Y10
+	VFMADD231PS 32(DI)(BX*2), Y6, Y10
+	VFMADD231PS 32(DI)(SI*1), Y2, Y10
+	VFMADD231PS 32(R8), Y7, Y10
+	VFMADD231PS 32(R8)(BX*1), Y8, Y10
+	VFMADD231PS 32(R8)(BX*2), Y9, Y10
+	VFMADD231PS 32(R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, 32(R9)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          next
+	VMOVUPS     (R9), Y10
+	VFMADD231PS (DI), Y4, Y10
+	VFMADD231PS (DI)(BX*1), Y5, Y10
+	VFMADD231PS (DI)(BX*2), Y6, Y10
+	VFMADD231PS (DI)(SI*1), Y2, Y10
+	VFMADD231PS (R8), Y7, Y10
+	VFMADD231PS (R8)(BX*1), Y8, Y10
+	VFMADD231PS (R8)(BX*2), Y9, Y10
+	VFMADD231PS (R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R9)
+
+next:
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS       (SP), X1
+	MOVSS        X1, ret+112(FP)
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VSHUFPS      $0x4e, X0, X0, X1
+	VADDPS       X1, X0, X0
+	VSHUFPS      $0xb1, X0, X0, X1
+	VADDPS       X1, X0, X0
+	MOVSS        X0, ret1+116(FP)
+	XORQ         AX, AX
+	MOVQ         AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarPF2AVX2(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, CMOV, FMA3, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarPF2AVX2(SB), NOSPLIT, $8-128
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ    CX, $0x00000008
+	JB      end
+	MOVQ    DX, DI
+	LEAQ    (DX)(BX*4), R8
+	MOVQ    h_base+80(FP), R9
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x03, R10
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	VXORPS  Y9, Y9, Y9
+	XORQ    R10, R10
+	MOVQ    BX, R11
+	SHLQ    $0x04, R11
+	CMPQ    CX, $0x00000018
+	CMOVQCS R10, R11
+	LEAQ    (DI), R12
+	MOVQ    R9, R13
+	VXORPS  Y10, Y10, Y10
+	VXORPS  Y11, Y11, Y11
+	VXORPS  Y12, Y12, Y12
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x05, R10
+	JZ      row0Ones
+
+row0Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y2
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row0Four
+
+row0Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row0Done
+
+row0One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y2
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row0One
+
+row0Done:
+	VADDPS Y10, Y2, Y2
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y2, Y2
+	LEAQ   (DI)(BX*1), R12
+	MOVQ   R9, R13
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row1Ones
+
+row1Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y3
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row1Four
+
+row1Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row1Done
+
+row1One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y3
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row1One
+
+row1Done:
+	VADDPS Y10, Y3, Y3
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y3, Y3
+	LEAQ   (DI)(BX*2), R12
+	MOVQ   R9, R13
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row2Ones
+
+row2Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y4
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row2Four
+
+row2Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row2Done
+
+row2One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y4
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row2One
+
+row2Done:
+	VADDPS Y10, Y4, Y4
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y4, Y4
+	LEAQ   (DI)(SI*1), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row3Ones
+
+row3Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y5
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row3Four
+
+row3Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row3Done
+
+row3One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y5
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row3One
+
+row3Done:
+	VADDPS Y10, Y5, Y5
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y5, Y5
+	LEAQ   (R8), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row4Ones
+
+row4Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y6
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row4Four
+
+row4Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row4Done
+
+row4One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y6
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row4One
+
+row4Done:
+	VADDPS Y10, Y6, Y6
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y6, Y6
+	LEAQ   (R8)(BX*1), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row5Ones
+
+row5Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y7
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row5Four
+
+row5Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row5Done
+
+row5One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y7
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row5One
+
+row5Done:
+	VADDPS Y10, Y7, Y7
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y7, Y7
+	LEAQ   (R8)(BX*2), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row6Ones
+
+row6Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y8
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row6Four
+
+row6Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row6Done
+
+row6One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y8
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row6One
+
+row6Done:
+	VADDPS Y10, Y8, Y8
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y8, Y8
+	LEAQ   (R8)(SI*1), DI
+	MOVQ   R9, R8
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row7Ones
+
+row7Four:
+	VMOVUPS     (R8), Y13
+	VFMADD231PS (DI), Y13, Y9
+	VMOVUPS     32(R8), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R8), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R8), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R8
+	DECQ        R10
+	JNZ         row7Four
+
+row7Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row7Done
+
+row7One:
+	VMOVUPS     (R8), Y13
+	VFMADD231PS (DI), Y13, Y9
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	DECQ        R10
+	JNZ         row7One
+
+row7Done:
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y12, Y11, Y11
+	VADDPS       Y11, Y9, Y9
+	VSHUFPS      $0x88, Y3, Y2, Y10
+	VSHUFPS      $0xdd, Y3, Y2, Y2
+	VADDPS       Y2, Y10, Y10
+	VSHUFPS      $0x88, Y5, Y4, Y2
+	VSHUFPS      $0xdd, Y5, Y4, Y3
+	VADDPS       Y3, Y2, Y2
+	VSHUFPS      $0x88, Y2, Y10, Y3
+	VSHUFPS      $0xdd, Y2, Y10, Y2
+	VADDPS       Y2, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X2
+	VADDPS       X2, X3, X3
+	VSHUFPS      $0x88, Y7, Y6, Y2
+	VSHUFPS      $0xdd, Y7, Y6, Y4
+	VADDPS       Y4, Y2, Y2
+	VSHUFPS      $0x88, Y9, Y8, Y4
+	VSHUFPS      $0xdd, Y9, Y8, Y5
+	VADDPS       Y5, Y4, Y4
+	VSHUFPS      $0x88, Y4, Y2, Y5
+	VSHUFPS      $0xdd, Y4, Y2, Y2
+	VADDPS       Y2, Y5, Y5
+	VEXTRACTF128 $0x01, Y5, X2
+	VADDPS       X2, X5, X5
+	VINSERTF128  $0x01, X5, Y3, Y2
+	VMOVUPS      Y2, (AX)
+	VSUBPS       Y2, Y2, Y3
+	VCMPPS       $0x03, Y3, Y3, Y3
+	VMOVMSKPS    Y3, DI
+	TESTL        DI, DI
+	JNZ          special
+	VMOVAPS      Y2, Y3
+	VEXTRACTF128 $0x01, Y3, X4
+	VMAXPS       X4, X3, X3
+	VSHUFPS      $0x4e, X3, X3, X4
+	VMAXPS       X4, X3, X3
+	VSHUFPS      $0xb1, X3, X3, X4
+	VMAXPS       X4, X3, X3
+	VUCOMISS     (SP), X3
+	JBE          weights
+	VMOVSS       (SP), X1
+	VSUBSS       X3, X1, X1
+	VMOVSS       X3, (SP)
+	VBROADCASTSS X1, Y1
+	VMOVUPS      consts<>+0(SB), Y3
+	VFMADD213PS  consts<>+96(SB), Y1, Y3
+	VSUBPS       consts<>+96(SB), Y3, Y4
+	VMOVAPS      Y1, Y5
+	VFNMADD231PS consts<>+32(SB), Y4, Y5
+	VFNMADD231PS consts<>+64(SB), Y4, Y5
+	VMOVUPS      consts<>+320(SB), Y4
+	VFMADD213PS  consts<>+288(SB), Y5, Y4
+	VFMADD213PS  consts<>+256(SB), Y5, Y4
+	VFMADD213PS  consts<>+224(SB), Y5, Y4
+	VFMADD213PS  consts<>+192(SB), Y5, Y4
+	VFMADD213PS  consts<>+160(SB), Y5, Y4
+	VFMADD213PS  consts<>+160(SB), Y5, Y4
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       Y3, Y4, Y4
+	VCMPPS       $0x15, consts<>+352(SB), Y1, Y1
+	VANDPS       Y1, Y4, Y4
+	VMULPS       Y4, Y0, Y0
+	MOVQ         ctx_base+0(FP), DI
+	MOVQ         ctx_len+8(FP), R10
+	SHRQ         $0x03, R10
+
+rescale:
+	VMULPS       (DI), Y4, Y1
+	VMOVUPS      Y1, (DI)
+	ADDQ         $0x00000020, DI
+	DECQ         R10
+	JNZ          rescale
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS       Y1, Y2, Y2
+	VMOVUPS      consts<>+0(SB), Y3
+	VFMADD213PS  consts<>+96(SB), Y2, Y3
+	VSUBPS       consts<>+96(SB), Y3, Y4
+	VMOVAPS      Y2, Y5
+	VFNMADD231PS consts<>+32(SB), Y4, Y5
+	VFNMADD231PS consts<>+64(SB), Y4, Y5
+	VMOVUPS      consts<>+320(SB), Y4
+	VFMADD213PS  consts<>+288(SB), Y5, Y4
+	VFMADD213PS  consts<>+256(SB), Y5, Y4
+	VFMADD213PS  consts<>+224(SB), Y5, Y4
+	VFMADD213PS  consts<>+192(SB), Y5, Y4
+	VFMADD213PS  consts<>+160(SB), Y5, Y4
+	VFMADD213PS  consts<>+160(SB), Y5, Y4
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       Y3, Y4, Y4
+	VCMPPS       $0x15, consts<>+352(SB), Y2, Y2
+	VANDPS       Y2, Y4, Y4
+	VADDPS       Y4, Y0, Y0
+	VPERM2F128   $0x00, Y4, Y4, Y2
+	VPERM2F128   $0x11, Y4, Y4, Y3
+	VSHUFPS      $0x00, Y2, Y2, Y4
+	VSHUFPS      $0x55, Y2, Y2, Y5
+	VSHUFPS      $0xaa, Y2, Y2, Y6
+	VSHUFPS      $0xff, Y2, Y2, Y2
+	VSHUFPS      $0x00, Y3, Y3, Y7
+	VSHUFPS      $0x55, Y3, Y3, Y8
+	VSHUFPS      $0xaa, Y3, Y3, Y9
+	VSHUFPS      $0xff, Y3, Y3, Y3
+	MOVQ         DX, DI
+	LEAQ         (DX)(BX*4), R8
+	MOVQ         ctx_base+0(FP), R9
+	MOVQ         ctx_len+8(FP), R10
+	SHRQ         $0x04, R10
+	JZ           ctxOne
+
+ctxPair:
+	VMOVUPS     (R9), Y10
+	VFMADD231PS (DI), Y4, Y10
+	VFMADD231PS (DI)(BX*1), Y5, Y10
+	VFMADD231PS (DI)(BX*2), Y6, Y10
+	VFMADD231PS (DI)(SI*1), Y2, Y10
+	VFMADD231PS (R8), Y7, Y10
+	VFMADD231PS (R8)(BX*1), Y8, Y10
+	VFMADD231PS (R8)(BX*2), Y9, Y10
+	VFMADD231PS (R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R9)
+	VMOVUPS     32(R9), Y10
+	VFMADD231PS 32(DI), Y4, Y10
+	VFMADD231PS 32(DI)(BX*1), Y5, Y10
+	VFMADD231PS 32(DI)(BX*2), Y6, Y10
+	VFMADD231PS 32(DI)(SI*1), Y2, Y10
+	VFMADD231PS 32(R8), Y7, Y10
+	VFMADD231PS 32(R8)(BX*1), Y8, Y10
+	VFMADD231PS 32(R8)(BX*2), Y9, Y10
+	VFMADD231PS 32(R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, 32(R9)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          next
+	VMOVUPS     (R9), Y10
+	VFMADD231PS (DI), Y4, Y10
+	VFMADD231PS (DI)(BX*1), Y5, Y10
+	VFMADD231PS (DI)(BX*2), Y6, Y10
+	VFMADD231PS (DI)(SI*1), Y2, Y10
+	VFMADD231PS (R8), Y7, Y10
+	VFMADD231PS (R8)(BX*1), Y8, Y10
+	VFMADD231PS (R8)(BX*2), Y9, Y10
+	VFMADD231PS (R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R9)
+
+next:
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS       (SP), X1
+	MOVSS        X1, ret+112(FP)
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VSHUFPS      $0x4e, X0, X0, X1
+	VADDPS       X1, X0, X0
+	VSHUFPS      $0xb1, X0, X0, X1
+	VADDPS       X1, X0, X0
+	MOVSS        X0, ret1+116(FP)
+	XORQ         AX, AX
+	MOVQ         AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarPF4AVX2(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, CMOV, FMA3, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarPF4AVX2(SB), NOSPLIT, $8-128
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ    CX, $0x00000008
+	JB      end
+	MOVQ    DX, DI
+	LEAQ    (DX)(BX*4), R8
+	MOVQ    h_base+80(FP), R9
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x03, R10
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	VXORPS  Y9, Y9, Y9
+	XORQ    R10, R10
+	MOVQ    BX, R11
+	SHLQ    $0x05, R11
+	CMPQ    CX, $0x00000028
+	CMOVQCS R10, R11
+	LEAQ    (DI), R12
+	MOVQ    R9, R13
+	VXORPS  Y10, Y10, Y10
+	VXORPS  Y11, Y11, Y11
+	VXORPS  Y12, Y12, Y12
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x05, R10
+	JZ      row0Ones
+
+row0Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y2
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row0Four
+
+row0Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row0Done
+
+row0One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y2
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row0One
+
+row0Done:
+	VADDPS Y10, Y2, Y2
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y2, Y2
+	LEAQ   (DI)(BX*1), R12
+	MOVQ   R9, R13
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row1Ones
+
+row1Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y3
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row1Four
+
+row1Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row1Done
+
+row1One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y3
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row1One
+
+row1Done:
+	VADDPS Y10, Y3, Y3
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y3, Y3
+	LEAQ   (DI)(BX*2), R12
+	MOVQ   R9, R13
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row2Ones
+
+row2Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y4
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row2Four
+
+row2Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row2Done
+
+row2One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y4
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row2One
+
+row2Done:
+	VADDPS Y10, Y4, Y4
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y4, Y4
+	LEAQ   (DI)(SI*1), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row3Ones
+
+row3Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y5
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row3Four
+
+row3Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row3Done
+
+row3One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y5
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row3One
+
+row3Done:
+	VADDPS Y10, Y5, Y5
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y5, Y5
+	LEAQ   (R8), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row4Ones
+
+row4Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y6
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row4Four
+
+row4Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row4Done
+
+row4One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y6
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row4One
+
+row4Done:
+	VADDPS Y10, Y6, Y6
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y6, Y6
+	LEAQ   (R8)(BX*1), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row5Ones
+
+row5Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y7
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row5Four
+
+row5Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row5Done
+
+row5One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y7
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row5One
+
+row5Done:
+	VADDPS Y10, Y7, Y7
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y7, Y7
+	LEAQ   (R8)(BX*2), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row6Ones
+
+row6Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y8
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row6Four
+
+row6Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row6Done
+
+row6One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y8
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row6One
+
+row6Done:
+	VADDPS Y10, Y8, Y8
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y8, Y8
+	LEAQ   (R8)(SI*1), DI
+	MOVQ   R9, R8
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row7Ones
+
+row7Four:
+	VMOVUPS     (R8), Y13
+	VFMADD231PS (DI), Y13, Y9
+	VMOVUPS     32(R8), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R8), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R8), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R8
+	DECQ        R10
+	JNZ         row7Four
+
+row7Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row7Done
+
+row7One:
+	VMOVUPS     (R8), Y13
+	VFMADD231PS (DI), Y13, Y9
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	DECQ        R10
+	JNZ         row7One
+
+row7Done:
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y12, Y11, Y11
+	VADDPS       Y11, Y9, Y9
+	VSHUFPS      $0x88, Y3, Y2, Y10
+	VSHUFPS      $0xdd, Y3, Y2, Y2
+	VADDPS       Y2, Y10, Y10
+	VSHUFPS      $0x88, Y5, Y4, Y2
+	VSHUFPS      $0xdd, Y5, Y4, Y3
+	VADDPS       Y3, Y2, Y2
+	VSHUFPS      $0x88, Y2, Y10, Y3
+	VSHUFPS      $0xdd, Y2, Y10, Y2
+	VADDPS       Y2, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X2
+	VADDPS       X2, X3, X3
+	VSHUFPS      $0x88, Y7, Y6, Y2
+	VSHUFPS      $0xdd, Y7, Y6, Y4
+	VADDPS       Y4, Y2, Y2
+	VSHUFPS      $0x88, Y9, Y8, Y4
+	VSHUFPS      $0xdd, Y9, Y8, Y5
+	VADDPS       Y5, Y4, Y4
+	VSHUFPS      $0x88, Y4, Y2, Y5
+	VSHUFPS      $0xdd, Y4, Y2, Y2
+	VADDPS       Y2, Y5, Y5
+	VEXTRACTF128 $0x01, Y5, X2
+	VADDPS       X2, X5, X5
+	VINSERTF128  $0x01, X5, Y3, Y2
+	VMOVUPS      Y2, (AX)
+	VSUBPS       Y2, Y2, Y3
+	VCMPPS       $0x03, Y3, Y3, Y3
+	VMOVMSKPS    Y3, DI
+	TESTL        DI, DI
+	JNZ          special
+	VMOVAPS      Y2, Y3
+	VEXTRACTF128 $0x01, Y3, X4
+	VMAXPS       X4, X3, X3
+	VSHUFPS      $0x4e, X3, X3, X4
+	VMAXPS       X4, X3, X3
+	VSHUFPS      $0xb1, X3, X3, X4
+	VMAXPS       X4, X3, X3
+	VUCOMISS     (SP), X3
+	JBE          weights
+	VMOVSS       (SP), X1
+	VSUBSS       X3, X1, X1
+	VMOVSS       X3, (SP)
+	VBROADCASTSS X1, Y1
+	VMOVUPS      consts<>+0(SB), Y3
+	VFMADD213PS  consts<>+96(SB), Y1, Y3
+	VSUBPS       consts<>+96(SB), Y3, Y4
+	VMOVAPS      Y1, Y5
+	VFNMADD231PS consts<>+32(SB), Y4, Y5
+	VFNMADD231PS consts<>+64(SB), Y4, Y5
+	VMOVUPS      consts<>+320(SB), Y4
+	VFMADD213PS  consts<>+288(SB), Y5, Y4
+	VFMADD213PS  consts<>+256(SB), Y5, Y4
+	VFMADD213PS  consts<>+224(SB), Y5, Y4
+	VFMADD213PS  consts<>+192(SB), Y5, Y4
+	VFMADD213PS  consts<>+160(SB), Y5, Y4
+	VFMADD213PS  consts<>+160(SB), Y5, Y4
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       Y3, Y4, Y4
+	VCMPPS       $0x15, consts<>+352(SB), Y1, Y1
+	VANDPS       Y1, Y4, Y4
+	VMULPS       Y4, Y0, Y0
+	MOVQ         ctx_base+0(FP), DI
+	MOVQ         ctx_len+8(FP), R10
+	SHRQ         $0x03, R10
+
+rescale:
+	VMULPS       (DI), Y4, Y1
+	VMOVUPS      Y1, (DI)
+	ADDQ         $0x00000020, DI
+	DECQ         R10
+	JNZ          rescale
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS       Y1, Y2, Y2
+	VMOVUPS      consts<>+0(SB), Y3
+	VFMADD213PS  consts<>+96(SB), Y2, Y3
+	VSUBPS       consts<>+96(SB), Y3, Y4
+	VMOVAPS      Y2, Y5
+	VFNMADD231PS consts<>+32(SB), Y4, Y5
+	VFNMADD231PS consts<>+64(SB), Y4, Y5
+	VMOVUPS      consts<>+320(SB), Y4
+	VFMADD213PS  consts<>+288(SB), Y5, Y4
+	VFMADD213PS  consts<>+256(SB), Y5, Y4
+	VFMADD213PS  consts<>+224(SB), Y5, Y4
+	VFMADD213PS  consts<>+192(SB), Y5, Y4
+	VFMADD213PS  consts<>+160(SB), Y5, Y4
+	VFMADD213PS  consts<>+160(SB), Y5, Y4
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       Y3, Y4, Y4
+	VCMPPS       $0x15, consts<>+352(SB), Y2, Y2
+	VANDPS       Y2, Y4, Y4
+	VADDPS       Y4, Y0, Y0
+	VPERM2F128   $0x00, Y4, Y4, Y2
+	VPERM2F128   $0x11, Y4, Y4, Y3
+	VSHUFPS      $0x00, Y2, Y2, Y4
+	VSHUFPS      $0x55, Y2, Y2, Y5
+	VSHUFPS      $0xaa, Y2, Y2, Y6
+	VSHUFPS      $0xff, Y2, Y2, Y2
+	VSHUFPS      $0x00, Y3, Y3, Y7
+	VSHUFPS      $0x55, Y3, Y3, Y8
+	VSHUFPS      $0xaa, Y3, Y3, Y9
+	VSHUFPS      $0xff, Y3, Y3, Y3
+	MOVQ         DX, DI
+	LEAQ         (DX)(BX*4), R8
+	MOVQ         ctx_base+0(FP), R9
+	MOVQ         ctx_len+8(FP), R10
+	SHRQ         $0x04, R10
+	JZ           ctxOne
+
+ctxPair:
+	VMOVUPS     (R9), Y10
+	VFMADD231PS (DI), Y4, Y10
+	VFMADD231PS (DI)(BX*1), Y5, Y10
+	VFMADD231PS (DI)(BX*2), Y6, Y10
+	VFMADD231PS (DI)(SI*1), Y2, Y10
+	VFMADD231PS (R8), Y7, Y10
+	VFMADD231PS (R8)(BX*1), Y8, Y10
+	VFMADD231PS (R8)(BX*2), Y9, Y10
+	VFMADD231PS (R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R9)
+	VMOVUPS     32(R9), Y10
+	VFMADD231PS 32(DI), Y4, Y10
+	VFMADD231PS 32(DI)(BX*1), Y5, Y10
+	VFMADD231PS 32(DI)(BX*2), Y6, Y10
+	VFMADD231PS 32(DI)(SI*1), Y2, Y10
+	VFMADD231PS 32(R8), Y7, Y10
+	VFMADD231PS 32(R8)(BX*1), Y8, Y10
+	VFMADD231PS 32(R8)(BX*2), Y9, Y10
+	VFMADD231PS 32(R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, 32(R9)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          next
+	VMOVUPS     (R9), Y10
+	VFMADD231PS (DI), Y4, Y10
+	VFMADD231PS (DI)(BX*1), Y5, Y10
+	VFMADD231PS (DI)(BX*2), Y6, Y10
+	VFMADD231PS (DI)(SI*1), Y2, Y10
+	VFMADD231PS (R8), Y7, Y10
+	VFMADD231PS (R8)(BX*1), Y8, Y10
+	VFMADD231PS (R8)(BX*2), Y9, Y10
+	VFMADD231PS (R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R9)
+
+next:
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS       (SP), X1
+	MOVSS        X1, ret+112(FP)
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VSHUFPS      $0x4e, X0, X0, X1
+	VADDPS       X1, X0, X0
+	VSHUFPS      $0xb1, X0, X0, X1
+	VADDPS       X1, X0, X0
+	MOVSS        X0, ret1+116(FP)
+	XORQ         AX, AX
+	MOVQ         AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
 // func dotSoftmaxMatTVecAVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, FMA3, MMX+, SSE
 TEXT ·dotSoftmaxMatTVecAVX512(SB), NOSPLIT, $8-128
@@ -1632,6 +3339,4536 @@ ctxOne:
 	VFMADD231PS (R8)(BX*2), Y9, Y10
 	VFMADD231PS (R8)(SI*1), Y3, Y10
 	VMOVUPS     Y10, (R9)
+
+next:
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarPF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, FMA3, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarPF1AVX512(SB), NOSPLIT, $8-128
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ    CX, $0x00000008
+	JB      end
+	MOVQ    DX, DI
+	LEAQ    (DX)(BX*4), R8
+	MOVQ    h_base+80(FP), R9
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x03, R10
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	VXORPS  Y9, Y9, Y9
+	XORQ    R10, R10
+	MOVQ    BX, R11
+	SHLQ    $0x03, R11
+	CMPQ    CX, $0x00000010
+	CMOVQCS R10, R11
+	LEAQ    (DI), R12
+	MOVQ    R9, R13
+	VXORPS  Y10, Y10, Y10
+	VXORPS  Y11, Y11, Y11
+	VXORPS  Y12, Y12, Y12
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x05, R10
+	JZ      row0Ones
+
+row0Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y2
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row0Four
+
+row0Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row0Done
+
+row0One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y2
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row0One
+
+row0Done:
+	VADDPS Y10, Y2, Y2
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y2, Y2
+	LEAQ   (DI)(BX*1), R12
+	MOVQ   R9, R13
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row1Ones
+
+row1Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y3
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row1Four
+
+row1Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row1Done
+
+row1One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y3
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row1One
+
+row1Done:
+	VADDPS Y10, Y3, Y3
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y3, Y3
+	LEAQ   (DI)(BX*2), R12
+	MOVQ   R9, R13
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row2Ones
+
+row2Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y4
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row2Four
+
+row2Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row2Done
+
+row2One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y4
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row2One
+
+row2Done:
+	VADDPS Y10, Y4, Y4
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y4, Y4
+	LEAQ   (DI)(SI*1), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row3Ones
+
+row3Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y5
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row3Four
+
+row3Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row3Done
+
+row3One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y5
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row3One
+
+row3Done:
+	VADDPS Y10, Y5, Y5
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y5, Y5
+	LEAQ   (R8), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row4Ones
+
+row4Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y6
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row4Four
+
+row4Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row4Done
+
+row4One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y6
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row4One
+
+row4Done:
+	VADDPS Y10, Y6, Y6
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y6, Y6
+	LEAQ   (R8)(BX*1), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row5Ones
+
+row5Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y7
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row5Four
+
+row5Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row5Done
+
+row5One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y7
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row5One
+
+row5Done:
+	VADDPS Y10, Y7, Y7
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y7, Y7
+	LEAQ   (R8)(BX*2), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row6Ones
+
+row6Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y8
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row6Four
+
+row6Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row6Done
+
+row6One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y8
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row6One
+
+row6Done:
+	VADDPS Y10, Y8, Y8
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y8, Y8
+	LEAQ   (R8)(SI*1), DI
+	MOVQ   R9, R8
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row7Ones
+
+row7Four:
+	VMOVUPS     (R8), Y13
+	VFMADD231PS (DI), Y13, Y9
+	VMOVUPS     32(R8), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R8), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R8), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R8
+	DECQ        R10
+	JNZ         row7Four
+
+row7Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row7Done
+
+row7One:
+	VMOVUPS     (R8), Y13
+	VFMADD231PS (DI), Y13, Y9
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	DECQ        R10
+	JNZ         row7One
+
+row7Done:
+	VADDPS            Y10, Y9, Y9
+	VADDPS            Y12, Y11, Y11
+	VADDPS            Y11, Y9, Y9
+	VSHUFPS           $0x88, Y3, Y2, Y10
+	VSHUFPS           $0xdd, Y3, Y2, Y2
+	VADDPS            Y2, Y10, Y10
+	VSHUFPS           $0x88, Y5, Y4, Y2
+	VSHUFPS           $0xdd, Y5, Y4, Y3
+	VADDPS            Y3, Y2, Y2
+	VSHUFPS           $0x88, Y2, Y10, Y3
+	VSHUFPS           $0xdd, Y2, Y10, Y2
+	VADDPS            Y2, Y3, Y3
+	VEXTRACTF32X4     $0x01, Y3, X2
+	VADDPS            X2, X3, X3
+	VSHUFPS           $0x88, Y7, Y6, Y2
+	VSHUFPS           $0xdd, Y7, Y6, Y4
+	VADDPS            Y4, Y2, Y2
+	VSHUFPS           $0x88, Y9, Y8, Y4
+	VSHUFPS           $0xdd, Y9, Y8, Y5
+	VADDPS            Y5, Y4, Y4
+	VSHUFPS           $0x88, Y4, Y2, Y5
+	VSHUFPS           $0xdd, Y4, Y2, Y2
+	VADDPS            Y2, Y5, Y5
+	VEXTRACTF32X4     $0x01, Y5, X2
+	VADDPS            X2, X5, X5
+	VINSERTF32X4      $0x01, X5, Y3, Y2
+	VMOVUPS           Y2, (AX)
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K1
+	KORTESTB          K1, K1
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VMULPS            Y5, Y0, Y0
+	MOVQ              ctx_base+0(FP), DI
+	MOVQ              ctx_len+8(FP), R10
+	SHRQ              $0x03, R10
+
+rescale:
+	VMULPS       (DI), Y5, Y1
+	VMOVUPS      Y1, (DI)
+	ADDQ         $0x00000020, DI
+	DECQ         R10
+	JNZ          rescale
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VADDPS            Y5, Y0, Y0
+	VSHUFF32X4        $0x00, Y5, Y5, Y2
+	VSHUFF32X4        $0x03, Y5, Y5, Y3
+	VSHUFPS           $0x00, Y2, Y2, Y4
+	VSHUFPS           $0x55, Y2, Y2, Y5
+	VSHUFPS           $0xaa, Y2, Y2, Y6
+	VSHUFPS           $0xff, Y2, Y2, Y2
+	VSHUFPS           $0x00, Y3, Y3, Y7
+	VSHUFPS           $0x55, Y3, Y3, Y8
+	VSHUFPS           $0xaa, Y3, Y3, Y9
+	VSHUFPS           $0xff, Y3, Y3, Y3
+	MOVQ              DX, DI
+	LEAQ              (DX)(BX*4), R8
+	MOVQ              ctx_base+0(FP), R9
+	MOVQ              ctx_len+8(FP), R10
+	SHRQ              $0x04, R10
+	JZ                ctxOne
+
+ctxPair:
+	VMOVUPS     (R9), Y10
+	VFMADD231PS (DI), Y4, Y10
+	VFMADD231PS (DI)(BX*1), Y5, Y10
+	VFMADD231PS (DI)(BX*2), Y6, Y10
+	VFMADD231PS (DI)(SI*1), Y2, Y10
+	VFMADD231PS (R8), Y7, Y10
+	VFMADD231PS (R8)(BX*1), Y8, Y10
+	VFMADD231PS (R8)(BX*2), Y9, Y10
+	VFMADD231PS (R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R9)
+	VMOVUPS     32(R9), Y10
+	VFMADD231PS 32(DI), Y4, Y10
+	VFMADD231PS 32(DI)(BX*1), Y5, Y10
+	VFMADD231PS 32(DI)(BX*2), Y6, Y10
+	VFMADD231PS 32(DI)(SI*1), Y2, Y10
+	VFMADD231PS 32(R8), Y7, Y10
+	VFMADD231PS 32(R8)(BX*1), Y8, Y10
+	VFMADD231PS 32(R8)(BX*2), Y9, Y10
+	VFMADD231PS 32(R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, 32(R9)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          next
+	VMOVUPS     (R9), Y10
+	VFMADD231PS (DI), Y4, Y10
+	VFMADD231PS (DI)(BX*1), Y5, Y10
+	VFMADD231PS (DI)(BX*2), Y6, Y10
+	VFMADD231PS (DI)(SI*1), Y2, Y10
+	VFMADD231PS (R8), Y7, Y10
+	VFMADD231PS (R8)(BX*1), Y8, Y10
+	VFMADD231PS (R8)(BX*2), Y9, Y10
+	VFMADD231PS (R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R9)
+
+next:
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarPF2AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, FMA3, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarPF2AVX512(SB), NOSPLIT, $8-128
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ    CX, $0x00000008
+	JB      end
+	MOVQ    DX, DI
+	LEAQ    (DX)(BX*4), R8
+	MOVQ    h_base+80(FP), R9
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x03, R10
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	VXORPS  Y9, Y9, Y9
+	XORQ    R10, R10
+	MOVQ    BX, R11
+	SHLQ    $0x04, R11
+	CMPQ    CX, $0x00000018
+	CMOVQCS R10, R11
+	LEAQ    (DI), R12
+	MOVQ    R9, R13
+	VXORPS  Y10, Y10, Y10
+	VXORPS  Y11, Y11, Y11
+	VXORPS  Y12, Y12, Y12
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x05, R10
+	JZ      row0Ones
+
+row0Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y2
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row0Four
+
+row0Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row0Done
+
+row0One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y2
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row0One
+
+row0Done:
+	VADDPS Y10, Y2, Y2
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y2, Y2
+	LEAQ   (DI)(BX*1), R12
+	MOVQ   R9, R13
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row1Ones
+
+row1Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y3
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row1Four
+
+row1Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row1Done
+
+row1One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y3
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row1One
+
+row1Done:
+	VADDPS Y10, Y3, Y3
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y3, Y3
+	LEAQ   (DI)(BX*2), R12
+	MOVQ   R9, R13
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row2Ones
+
+row2Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y4
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row2Four
+
+row2Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row2Done
+
+row2One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y4
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row2One
+
+row2Done:
+	VADDPS Y10, Y4, Y4
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y4, Y4
+	LEAQ   (DI)(SI*1), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row3Ones
+
+row3Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y5
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row3Four
+
+row3Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row3Done
+
+row3One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y5
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row3One
+
+row3Done:
+	VADDPS Y10, Y5, Y5
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y5, Y5
+	LEAQ   (R8), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row4Ones
+
+row4Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y6
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row4Four
+
+row4Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row4Done
+
+row4One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y6
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row4One
+
+row4Done:
+	VADDPS Y10, Y6, Y6
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y6, Y6
+	LEAQ   (R8)(BX*1), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row5Ones
+
+row5Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y7
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row5Four
+
+row5Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row5Done
+
+row5One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y7
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row5One
+
+row5Done:
+	VADDPS Y10, Y7, Y7
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y7, Y7
+	LEAQ   (R8)(BX*2), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row6Ones
+
+row6Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y8
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row6Four
+
+row6Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row6Done
+
+row6One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y8
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row6One
+
+row6Done:
+	VADDPS Y10, Y8, Y8
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y8, Y8
+	LEAQ   (R8)(SI*1), DI
+	MOVQ   R9, R8
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row7Ones
+
+row7Four:
+	VMOVUPS     (R8), Y13
+	VFMADD231PS (DI), Y13, Y9
+	VMOVUPS     32(R8), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R8), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R8), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R8
+	DECQ        R10
+	JNZ         row7Four
+
+row7Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row7Done
+
+row7One:
+	VMOVUPS     (R8), Y13
+	VFMADD231PS (DI), Y13, Y9
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	DECQ        R10
+	JNZ         row7One
+
+row7Done:
+	VADDPS            Y10, Y9, Y9
+	VADDPS            Y12, Y11, Y11
+	VADDPS            Y11, Y9, Y9
+	VSHUFPS           $0x88, Y3, Y2, Y10
+	VSHUFPS           $0xdd, Y3, Y2, Y2
+	VADDPS            Y2, Y10, Y10
+	VSHUFPS           $0x88, Y5, Y4, Y2
+	VSHUFPS           $0xdd, Y5, Y4, Y3
+	VADDPS            Y3, Y2, Y2
+	VSHUFPS           $0x88, Y2, Y10, Y3
+	VSHUFPS           $0xdd, Y2, Y10, Y2
+	VADDPS            Y2, Y3, Y3
+	VEXTRACTF32X4     $0x01, Y3, X2
+	VADDPS            X2, X3, X3
+	VSHUFPS           $0x88, Y7, Y6, Y2
+	VSHUFPS           $0xdd, Y7, Y6, Y4
+	VADDPS            Y4, Y2, Y2
+	VSHUFPS           $0x88, Y9, Y8, Y4
+	VSHUFPS           $0xdd, Y9, Y8, Y5
+	VADDPS            Y5, Y4, Y4
+	VSHUFPS           $0x88, Y4, Y2, Y5
+	VSHUFPS           $0xdd, Y4, Y2, Y2
+	VADDPS            Y2, Y5, Y5
+	VEXTRACTF32X4     $0x01, Y5, X2
+	VADDPS            X2, X5, X5
+	VINSERTF32X4      $0x01, X5, Y3, Y2
+	VMOVUPS           Y2, (AX)
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K1
+	KORTESTB          K1, K1
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VMULPS            Y5, Y0, Y0
+	MOVQ              ctx_base+0(FP), DI
+	MOVQ              ctx_len+8(FP), R10
+	SHRQ              $0x03, R10
+
+rescale:
+	VMULPS       (DI), Y5, Y1
+	VMOVUPS      Y1, (DI)
+	ADDQ         $0x00000020, DI
+	DECQ         R10
+	JNZ          rescale
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VADDPS            Y5, Y0, Y0
+	VSHUFF32X4        $0x00, Y5, Y5, Y2
+	VSHUFF32X4        $0x03, Y5, Y5, Y3
+	VSHUFPS           $0x00, Y2, Y2, Y4
+	VSHUFPS           $0x55, Y2, Y2, Y5
+	VSHUFPS           $0xaa, Y2, Y2, Y6
+	VSHUFPS           $0xff, Y2, Y2, Y2
+	VSHUFPS           $0x00, Y3, Y3, Y7
+	VSHUFPS           $0x55, Y3, Y3, Y8
+	VSHUFPS           $0xaa, Y3, Y3, Y9
+	VSHUFPS           $0xff, Y3, Y3, Y3
+	MOVQ              DX, DI
+	LEAQ              (DX)(BX*4), R8
+	MOVQ              ctx_base+0(FP), R9
+	MOVQ              ctx_len+8(FP), R10
+	SHRQ              $0x04, R10
+	JZ                ctxOne
+
+ctxPair:
+	VMOVUPS     (R9), Y10
+	VFMADD231PS (DI), Y4, Y10
+	VFMADD231PS (DI)(BX*1), Y5, Y10
+	VFMADD231PS (DI)(BX*2), Y6, Y10
+	VFMADD231PS (DI)(SI*1), Y2, Y10
+	VFMADD231PS (R8), Y7, Y10
+	VFMADD231PS (R8)(BX*1), Y8, Y10
+	VFMADD231PS (R8)(BX*2), Y9, Y10
+	VFMADD231PS (R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R9)
+	VMOVUPS     32(R9), Y10
+	VFMADD231PS 32(DI), Y4, Y10
+	VFMADD231PS 32(DI)(BX*1), Y5, Y10
+	VFMADD231PS 32(DI)(BX*2), Y6, Y10
+	VFMADD231PS 32(DI)(SI*1), Y2, Y10
+	VFMADD231PS 32(R8), Y7, Y10
+	VFMADD231PS 32(R8)(BX*1), Y8, Y10
+	VFMADD231PS 32(R8)(BX*2), Y9, Y10
+	VFMADD231PS 32(R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, 32(R9)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          next
+	VMOVUPS     (R9), Y10
+	VFMADD231PS (DI), Y4, Y10
+	VFMADD231PS (DI)(BX*1), Y5, Y10
+	VFMADD231PS (DI)(BX*2), Y6, Y10
+	VFMADD231PS (DI)(SI*1), Y2, Y10
+	VFMADD231PS (R8), Y7, Y10
+	VFMADD231PS (R8)(BX*1), Y8, Y10
+	VFMADD231PS (R8)(BX*2), Y9, Y10
+	VFMADD231PS (R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R9)
+
+next:
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarPF4AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, FMA3, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarPF4AVX512(SB), NOSPLIT, $8-128
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ    CX, $0x00000008
+	JB      end
+	MOVQ    DX, DI
+	LEAQ    (DX)(BX*4), R8
+	MOVQ    h_base+80(FP), R9
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x03, R10
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	VXORPS  Y9, Y9, Y9
+	XORQ    R10, R10
+	MOVQ    BX, R11
+	SHLQ    $0x05, R11
+	CMPQ    CX, $0x00000028
+	CMOVQCS R10, R11
+	LEAQ    (DI), R12
+	MOVQ    R9, R13
+	VXORPS  Y10, Y10, Y10
+	VXORPS  Y11, Y11, Y11
+	VXORPS  Y12, Y12, Y12
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x05, R10
+	JZ      row0Ones
+
+row0Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y2
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row0Four
+
+row0Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row0Done
+
+row0One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y2
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row0One
+
+row0Done:
+	VADDPS Y10, Y2, Y2
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y2, Y2
+	LEAQ   (DI)(BX*1), R12
+	MOVQ   R9, R13
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row1Ones
+
+row1Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y3
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row1Four
+
+row1Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row1Done
+
+row1One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y3
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row1One
+
+row1Done:
+	VADDPS Y10, Y3, Y3
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y3, Y3
+	LEAQ   (DI)(BX*2), R12
+	MOVQ   R9, R13
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row2Ones
+
+row2Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y4
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row2Four
+
+row2Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row2Done
+
+row2One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y4
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row2One
+
+row2Done:
+	VADDPS Y10, Y4, Y4
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y4, Y4
+	LEAQ   (DI)(SI*1), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row3Ones
+
+row3Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y5
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row3Four
+
+row3Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row3Done
+
+row3One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y5
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row3One
+
+row3Done:
+	VADDPS Y10, Y5, Y5
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y5, Y5
+	LEAQ   (R8), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row4Ones
+
+row4Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y6
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row4Four
+
+row4Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row4Done
+
+row4One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y6
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row4One
+
+row4Done:
+	VADDPS Y10, Y6, Y6
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y6, Y6
+	LEAQ   (R8)(BX*1), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row5Ones
+
+row5Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y7
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row5Four
+
+row5Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row5Done
+
+row5One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y7
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row5One
+
+row5Done:
+	VADDPS Y10, Y7, Y7
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y7, Y7
+	LEAQ   (R8)(BX*2), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row6Ones
+
+row6Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y8
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row6Four
+
+row6Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row6Done
+
+row6One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y8
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row6One
+
+row6Done:
+	VADDPS Y10, Y8, Y8
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y8, Y8
+	LEAQ   (R8)(SI*1), DI
+	MOVQ   R9, R8
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row7Ones
+
+row7Four:
+	VMOVUPS     (R8), Y13
+	VFMADD231PS (DI), Y13, Y9
+	VMOVUPS     32(R8), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R8), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R8), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R8
+	DECQ        R10
+	JNZ         row7Four
+
+row7Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row7Done
+
+row7One:
+	VMOVUPS     (R8), Y13
+	VFMADD231PS (DI), Y13, Y9
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	DECQ        R10
+	JNZ         row7One
+
+row7Done:
+	VADDPS            Y10, Y9, Y9
+	VADDPS            Y12, Y11, Y11
+	VADDPS            Y11, Y9, Y9
+	VSHUFPS           $0x88, Y3, Y2, Y10
+	VSHUFPS           $0xdd, Y3, Y2, Y2
+	VADDPS            Y2, Y10, Y10
+	VSHUFPS           $0x88, Y5, Y4, Y2
+	VSHUFPS           $0xdd, Y5, Y4, Y3
+	VADDPS            Y3, Y2, Y2
+	VSHUFPS           $0x88, Y2, Y10, Y3
+	VSHUFPS           $0xdd, Y2, Y10, Y2
+	VADDPS            Y2, Y3, Y3
+	VEXTRACTF32X4     $0x01, Y3, X2
+	VADDPS            X2, X3, X3
+	VSHUFPS           $0x88, Y7, Y6, Y2
+	VSHUFPS           $0xdd, Y7, Y6, Y4
+	VADDPS            Y4, Y2, Y2
+	VSHUFPS           $0x88, Y9, Y8, Y4
+	VSHUFPS           $0xdd, Y9, Y8, Y5
+	VADDPS            Y5, Y4, Y4
+	VSHUFPS           $0x88, Y4, Y2, Y5
+	VSHUFPS           $0xdd, Y4, Y2, Y2
+	VADDPS            Y2, Y5, Y5
+	VEXTRACTF32X4     $0x01, Y5, X2
+	VADDPS            X2, X5, X5
+	VINSERTF32X4      $0x01, X5, Y3, Y2
+	VMOVUPS           Y2, (AX)
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K1
+	KORTESTB          K1, K1
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VMULPS            Y5, Y0, Y0
+	MOVQ              ctx_base+0(FP), DI
+	MOVQ              ctx_len+8(FP), R10
+	SHRQ              $0x03, R10
+
+rescale:
+	VMULPS       (DI), Y5, Y1
+	VMOVUPS      Y1, (DI)
+	ADDQ         $0x00000020, DI
+	DECQ         R10
+	JNZ          rescale
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VADDPS            Y5, Y0, Y0
+	VSHUFF32X4        $0x00, Y5, Y5, Y2
+	VSHUFF32X4        $0x03, Y5, Y5, Y3
+	VSHUFPS           $0x00, Y2, Y2, Y4
+	VSHUFPS           $0x55, Y2, Y2, Y5
+	VSHUFPS           $0xaa, Y2, Y2, Y6
+	VSHUFPS           $0xff, Y2, Y2, Y2
+	VSHUFPS           $0x00, Y3, Y3, Y7
+	VSHUFPS           $0x55, Y3, Y3, Y8
+	VSHUFPS           $0xaa, Y3, Y3, Y9
+	VSHUFPS           $0xff, Y3, Y3, Y3
+	MOVQ              DX, DI
+	LEAQ              (DX)(BX*4), R8
+	MOVQ              ctx_base+0(FP), R9
+	MOVQ              ctx_len+8(FP), R10
+	SHRQ              $0x04, R10
+	JZ                ctxOne
+
+ctxPair:
+	VMOVUPS     (R9), Y10
+	VFMADD231PS (DI), Y4, Y10
+	VFMADD231PS (DI)(BX*1), Y5, Y10
+	VFMADD231PS (DI)(BX*2), Y6, Y10
+	VFMADD231PS (DI)(SI*1), Y2, Y10
+	VFMADD231PS (R8), Y7, Y10
+	VFMADD231PS (R8)(BX*1), Y8, Y10
+	VFMADD231PS (R8)(BX*2), Y9, Y10
+	VFMADD231PS (R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R9)
+	VMOVUPS     32(R9), Y10
+	VFMADD231PS 32(DI), Y4, Y10
+	VFMADD231PS 32(DI)(BX*1), Y5, Y10
+	VFMADD231PS 32(DI)(BX*2), Y6, Y10
+	VFMADD231PS 32(DI)(SI*1), Y2, Y10
+	VFMADD231PS 32(R8), Y7, Y10
+	VFMADD231PS 32(R8)(BX*1), Y8, Y10
+	VFMADD231PS 32(R8)(BX*2), Y9, Y10
+	VFMADD231PS 32(R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, 32(R9)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          next
+	VMOVUPS     (R9), Y10
+	VFMADD231PS (DI), Y4, Y10
+	VFMADD231PS (DI)(BX*1), Y5, Y10
+	VFMADD231PS (DI)(BX*2), Y6, Y10
+	VFMADD231PS (DI)(SI*1), Y2, Y10
+	VFMADD231PS (R8), Y7, Y10
+	VFMADD231PS (R8)(BX*1), Y8, Y10
+	VFMADD231PS (R8)(BX*2), Y9, Y10
+	VFMADD231PS (R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R9)
+
+next:
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecAVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecAVX512Z(SB), NOSPLIT, $8-128
+	MOVL         $0x000000ff, AX
+	KMOVW        AX, K1
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ   CX, $0x00000008
+	JB     end
+	MOVQ   DX, DI
+	LEAQ   (DX)(BX*4), R8
+	MOVQ   h_base+80(FP), R9
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x04, R10
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	TESTQ  R10, R10
+	JZ     dotHalf
+
+dot:
+	VMOVUPS     (R9), Z10
+	VFMADD231PS (DI), Z10, Z2
+	VFMADD231PS (DI)(BX*1), Z10, Z3
+	VFMADD231PS (DI)(BX*2), Z10, Z4
+	VFMADD231PS (DI)(SI*1), Z10, Z5
+	VFMADD231PS (R8), Z10, Z6
+	VFMADD231PS (R8)(BX*1), Z10, Z7
+	VFMADD231PS (R8)(BX*2), Z10, Z8
+	VFMADD231PS (R8)(SI*1), Z10, Z9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         dot
+
+dotHalf:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          dotDone
+	VMOVUPS.Z   (R9), K1, Z10
+	VFMADD231PS (DI), Z10, K1, Z2
+	VFMADD231PS (DI)(BX*1), Z10, K1, Z3
+	VFMADD231PS (DI)(BX*2), Z10, K1, Z4
+	VFMADD231PS (DI)(SI*1), Z10, K1, Z5
+	VFMADD231PS (R8), Z10, K1, Z6
+	VFMADD231PS (R8)(BX*1), Z10, K1, Z7
+	VFMADD231PS (R8)(BX*2), Z10, K1, Z8
+	VFMADD231PS (R8)(SI*1), Z10, K1, Z9
+
+dotDone:
+	VEXTRACTF64X4     $0x01, Z2, Y10
+	VADDPS            Y10, Y2, Y2
+	VEXTRACTF64X4     $0x01, Z3, Y10
+	VADDPS            Y10, Y3, Y3
+	VEXTRACTF64X4     $0x01, Z4, Y10
+	VADDPS            Y10, Y4, Y4
+	VEXTRACTF64X4     $0x01, Z5, Y10
+	VADDPS            Y10, Y5, Y5
+	VSHUFPS           $0x88, Y3, Y2, Y10
+	VSHUFPS           $0xdd, Y3, Y2, Y2
+	VADDPS            Y2, Y10, Y10
+	VSHUFPS           $0x88, Y5, Y4, Y2
+	VSHUFPS           $0xdd, Y5, Y4, Y3
+	VADDPS            Y3, Y2, Y2
+	VSHUFPS           $0x88, Y2, Y10, Y3
+	VSHUFPS           $0xdd, Y2, Y10, Y2
+	VADDPS            Y2, Y3, Y3
+	VEXTRACTF32X4     $0x01, Y3, X2
+	VADDPS            X2, X3, X3
+	VEXTRACTF64X4     $0x01, Z6, Y2
+	VADDPS            Y2, Y6, Y6
+	VEXTRACTF64X4     $0x01, Z7, Y2
+	VADDPS            Y2, Y7, Y7
+	VEXTRACTF64X4     $0x01, Z8, Y2
+	VADDPS            Y2, Y8, Y8
+	VEXTRACTF64X4     $0x01, Z9, Y2
+	VADDPS            Y2, Y9, Y9
+	VSHUFPS           $0x88, Y7, Y6, Y2
+	VSHUFPS           $0xdd, Y7, Y6, Y4
+	VADDPS            Y4, Y2, Y2
+	VSHUFPS           $0x88, Y9, Y8, Y4
+	VSHUFPS           $0xdd, Y9, Y8, Y5
+	VADDPS            Y5, Y4, Y4
+	VSHUFPS           $0x88, Y4, Y2, Y5
+	VSHUFPS           $0xdd, Y4, Y2, Y2
+	VADDPS            Y2, Y5, Y5
+	VEXTRACTF32X4     $0x01, Y5, X2
+	VADDPS            X2, X5, X5
+	VINSERTF32X4      $0x01, X5, Y3, Y2
+	VMOVUPS           Y2, (AX)
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K2
+	KORTESTB          K2, K2
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
+	VSCALEFPS.Z       Y3, Y5, K2, Y5
+	VMULPS            Y5, Y0, Y0
+	VBROADCASTSS      X5, Z1
+	MOVQ              ctx_base+0(FP), DI
+	MOVQ              ctx_len+8(FP), R10
+	SHRQ              $0x04, R10
+	JZ                rescaleHalf
+
+rescale:
+	VMULPS  (DI), Z1, Z3
+	VMOVUPS Z3, (DI)
+	ADDQ    $0x00000040, DI
+	DECQ    R10
+	JNZ     rescale
+
+rescaleHalf:
+	MOVQ      ctx_len+8(FP), R10
+	TESTQ     $0x00000008, R10
+	JZ        rescaleDone
+	VMOVUPS.Z (DI), K1, Z3
+	VMULPS    Z1, Z3, Z3
+	VMOVUPS   Z3, K1, (DI)
+
+rescaleDone:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y11
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y11
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y11
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y11
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y11
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y11
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y11
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K2
+	VSCALEFPS.Z       Y3, Y11, K2, Y11
+	VADDPS            Y11, Y0, Y0
+	VSHUFF32X4        $0x00, Z11, Z11, Z2
+	VSHUFF32X4        $0x55, Z11, Z11, Z3
+	VSHUFPS           $0x00, Z2, Z2, Z4
+	VSHUFPS           $0x55, Z2, Z2, Z5
+	VSHUFPS           $0xaa, Z2, Z2, Z6
+	VSHUFPS           $0xff, Z2, Z2, Z2
+	VSHUFPS           $0x00, Z3, Z3, Z7
+	VSHUFPS           $0x55, Z3, Z3, Z8
+	VSHUFPS           $0xaa, Z3, Z3, Z9
+	VSHUFPS           $0xff, Z3, Z3, Z3
+	LEAQ              (DX)(BX*8), R9
+	CMPQ              CX, $0x00000010
+	CMOVQCS           DX, R9
+	LEAQ              (R9)(BX*4), R11
+	MOVQ              DX, DI
+	LEAQ              (DX)(BX*4), R8
+	MOVQ              ctx_base+0(FP), R12
+	MOVQ              ctx_len+8(FP), R10
+	SHRQ              $0x04, R10
+	JZ                ctxOne
+
+ctxPair:
+	VMOVUPS     (R12), Z10
+	VFMADD231PS (DI), Z4, Z10
+	VFMADD231PS (DI)(BX*1), Z5, Z10
+	VFMADD231PS (DI)(BX*2), Z6, Z10
+	VFMADD231PS (DI)(SI*1), Z2, Z10
+	VFMADD231PS (R8), Z7, Z10
+	VFMADD231PS (R8)(BX*1), Z8, Z10
+	VFMADD231PS (R8)(BX*2), Z9, Z10
+	VFMADD231PS (R8)(SI*1), Z3, Z10
+	VMOVUPS     Z10, (R12)
+	PREFETCHT0  (R9)
+	PREFETCHT0  (R9)(BX*1)
+	PREFETCHT0  (R9)(BX*2)
+	PREFETCHT0  (R9)(SI*1)
+	PREFETCHT0  (R11)
+	PREFETCHT0  (R11)(BX*1)
+	PREFETCHT0  (R11)(BX*2)
+	PREFETCHT0  (R11)(SI*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R12
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R11
+	DECQ        R10
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          next
+	VMOVUPS.Z   (R12), K1, Z10
+	VFMADD231PS (DI), Z4, K1, Z10
+	VFMADD231PS (DI)(BX*1), Z5, K1, Z10
+	VFMADD231PS (DI)(BX*2), Z6, K1, Z10
+	VFMADD231PS (DI)(SI*1), Z2, K1, Z10
+	VFMADD231PS (R8), Z7, K1, Z10
+	VFMADD231PS (R8)(BX*1), Z8, K1, Z10
+	VFMADD231PS (R8)(BX*2), Z9, K1, Z10
+	VFMADD231PS (R8)(SI*1), Z3, K1, Z10
+	VMOVUPS     Z10, K1, (R12)
+
+next:
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarAVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·dotSoftmaxMatTVecFarAVX512Z(SB), NOSPLIT, $8-128
+	MOVL         $0x000000ff, AX
+	KMOVW        AX, K1
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ   CX, $0x00000008
+	JB     end
+	MOVQ   DX, DI
+	LEAQ   (DX)(BX*4), R8
+	MOVQ   h_base+80(FP), R9
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x04, R10
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	LEAQ   (DI), R11
+	MOVQ   R9, R12
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row0Ones
+
+row0Four:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (R11), Z13, Z2
+	VMOVUPS     64(R12), Z13
+	VFMADD231PS 64(R11), Z13, Z10
+	VMOVUPS     128(R12), Z13
+	VFMADD231PS 128(R11), Z13, Z11
+	VMOVUPS     192(R12), Z13
+	VFMADD231PS 192(R11), Z13, Z12
+	ADDQ        $0x00000100, R11
+	ADDQ        $0x00000100, R12
+	DECQ        R10
+	JNZ         row0Four
+
+row0Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row0Done
+
+row0One:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (R11), Z13, Z2
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         row0One
+
+row0Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row0Half
+	VMOVUPS.Z   (R12), K1, Z13
+	VFMADD231PS (R11), Z13, K1, Z2
+
+row0Half:
+	VADDPS Z10, Z2, Z2
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z2, Z2
+	LEAQ   (DI)(BX*1), R11
+	MOVQ   R9, R12
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row1Ones
+
+row1Four:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (R11), Z13, Z3
+	VMOVUPS     64(R12), Z13
+	VFMADD231PS 64(R11), Z13, Z10
+	VMOVUPS     128(R12), Z13
+	VFMADD231PS 128(R11), Z13, Z11
+	VMOVUPS     192(R12), Z13
+	VFMADD231PS 192(R11), Z13, Z12
+	ADDQ        $0x00000100, R11
+	ADDQ        $0x00000100, R12
+	DECQ        R10
+	JNZ         row1Four
+
+row1Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row1Done
+
+row1One:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (R11), Z13, Z3
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         row1One
+
+row1Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row1Half
+	VMOVUPS.Z   (R12), K1, Z13
+	VFMADD231PS (R11), Z13, K1, Z3
+
+row1Half:
+	VADDPS Z10, Z3, Z3
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z3, Z3
+	LEAQ   (DI)(BX*2), R11
+	MOVQ   R9, R12
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row2Ones
+
+row2Four:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (R11), Z13, Z4
+	VMOVUPS     64(R12), Z13
+	VFMADD231PS 64(R11), Z13, Z10
+	VMOVUPS     128(R12), Z13
+	VFMADD231PS 128(R11), Z13, Z11
+	VMOVUPS     192(R12), Z13
+	VFMADD231PS 192(R11), Z13, Z12
+	ADDQ        $0x00000100, R11
+	ADDQ        $0x00000100, R12
+	DECQ        R10
+	JNZ         row2Four
+
+row2Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row2Done
+
+row2One:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (R11), Z13, Z4
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         row2One
+
+row2Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row2Half
+	VMOVUPS.Z   (R12), K1, Z13
+	VFMADD231PS (R11), Z13, K1, Z4
+
+row2Half:
+	VADDPS Z10, Z4, Z4
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z4, Z4
+	LEAQ   (DI)(SI*1), DI
+	MOVQ   R9, R11
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row3Ones
+
+row3Four:
+	VMOVUPS     (R11), Z13
+	VFMADD231PS (DI), Z13, Z5
+	VMOVUPS     64(R11), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R11), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R11), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R11
+	DECQ        R10
+	JNZ         row3Four
+
+row3Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row3Done
+
+row3One:
+	VMOVUPS     (R11), Z13
+	VFMADD231PS (DI), Z13, Z5
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	DECQ        R10
+	JNZ         row3One
+
+row3Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row3Half
+	VMOVUPS.Z   (R11), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z5
+
+row3Half:
+	VADDPS Z10, Z5, Z5
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z5, Z5
+	LEAQ   (R8), DI
+	MOVQ   R9, R11
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row4Ones
+
+row4Four:
+	VMOVUPS     (R11), Z13
+	VFMADD231PS (DI), Z13, Z6
+	VMOVUPS     64(R11), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R11), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R11), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R11
+	DECQ        R10
+	JNZ         row4Four
+
+row4Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row4Done
+
+row4One:
+	VMOVUPS     (R11), Z13
+	VFMADD231PS (DI), Z13, Z6
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	DECQ        R10
+	JNZ         row4One
+
+row4Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row4Half
+	VMOVUPS.Z   (R11), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z6
+
+row4Half:
+	VADDPS Z10, Z6, Z6
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z6, Z6
+	LEAQ   (R8)(BX*1), DI
+	MOVQ   R9, R11
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row5Ones
+
+row5Four:
+	VMOVUPS     (R11), Z13
+	VFMADD231PS (DI), Z13, Z7
+	VMOVUPS     64(R11), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R11), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R11), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R11
+	DECQ        R10
+	JNZ         row5Four
+
+row5Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row5Done
+
+row5One:
+	VMOVUPS     (R11), Z13
+	VFMADD231PS (DI), Z13, Z7
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	DECQ        R10
+	JNZ         row5One
+
+row5Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row5Half
+	VMOVUPS.Z   (R11), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z7
+
+row5Half:
+	VADDPS Z10, Z7, Z7
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z7, Z7
+	LEAQ   (R8)(BX*2), DI
+	MOVQ   R9, R11
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row6Ones
+
+row6Four:
+	VMOVUPS     (R11), Z13
+	VFMADD231PS (DI), Z13, Z8
+	VMOVUPS     64(R11), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R11), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R11), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R11
+	DECQ        R10
+	JNZ         row6Four
+
+row6Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row6Done
+
+row6One:
+	VMOVUPS     (R11), Z13
+	VFMADD231PS (DI), Z13, Z8
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	DECQ        R10
+	JNZ         row6One
+
+row6Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row6Half
+	VMOVUPS.Z   (R11), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z8
+
+row6Half:
+	VADDPS Z10, Z8, Z8
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z8, Z8
+	LEAQ   (R8)(SI*1), DI
+	MOVQ   R9, R8
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row7Ones
+
+row7Four:
+	VMOVUPS     (R8), Z13
+	VFMADD231PS (DI), Z13, Z9
+	VMOVUPS     64(R8), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R8), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R8), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R8
+	DECQ        R10
+	JNZ         row7Four
+
+row7Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row7Done
+
+row7One:
+	VMOVUPS     (R8), Z13
+	VFMADD231PS (DI), Z13, Z9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	DECQ        R10
+	JNZ         row7One
+
+row7Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row7Half
+	VMOVUPS.Z   (R8), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z9
+
+row7Half:
+	VADDPS            Z10, Z9, Z9
+	VADDPS            Z12, Z11, Z11
+	VADDPS            Z11, Z9, Z9
+	VEXTRACTF64X4     $0x01, Z2, Y10
+	VADDPS            Y10, Y2, Y2
+	VEXTRACTF64X4     $0x01, Z3, Y10
+	VADDPS            Y10, Y3, Y3
+	VEXTRACTF64X4     $0x01, Z4, Y10
+	VADDPS            Y10, Y4, Y4
+	VEXTRACTF64X4     $0x01, Z5, Y10
+	VADDPS            Y10, Y5, Y5
+	VSHUFPS           $0x88, Y3, Y2, Y10
+	VSHUFPS           $0xdd, Y3, Y2, Y2
+	VADDPS            Y2, Y10, Y10
+	VSHUFPS           $0x88, Y5, Y4, Y2
+	VSHUFPS           $0xdd, Y5, Y4, Y3
+	VADDPS            Y3, Y2, Y2
+	VSHUFPS           $0x88, Y2, Y10, Y3
+	VSHUFPS           $0xdd, Y2, Y10, Y2
+	VADDPS            Y2, Y3, Y3
+	VEXTRACTF32X4     $0x01, Y3, X2
+	VADDPS            X2, X3, X3
+	VEXTRACTF64X4     $0x01, Z6, Y2
+	VADDPS            Y2, Y6, Y6
+	VEXTRACTF64X4     $0x01, Z7, Y2
+	VADDPS            Y2, Y7, Y7
+	VEXTRACTF64X4     $0x01, Z8, Y2
+	VADDPS            Y2, Y8, Y8
+	VEXTRACTF64X4     $0x01, Z9, Y2
+	VADDPS            Y2, Y9, Y9
+	VSHUFPS           $0x88, Y7, Y6, Y2
+	VSHUFPS           $0xdd, Y7, Y6, Y4
+	VADDPS            Y4, Y2, Y2
+	VSHUFPS           $0x88, Y9, Y8, Y4
+	VSHUFPS           $0xdd, Y9, Y8, Y5
+	VADDPS            Y5, Y4, Y4
+	VSHUFPS           $0x88, Y4, Y2, Y5
+	VSHUFPS           $0xdd, Y4, Y2, Y2
+	VADDPS            Y2, Y5, Y5
+	VEXTRACTF32X4     $0x01, Y5, X2
+	VADDPS            X2, X5, X5
+	VINSERTF32X4      $0x01, X5, Y3, Y2
+	VMOVUPS           Y2, (AX)
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K2
+	KORTESTB          K2, K2
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
+	VSCALEFPS.Z       Y3, Y5, K2, Y5
+	VMULPS            Y5, Y0, Y0
+	VBROADCASTSS      X5, Z1
+	MOVQ              ctx_base+0(FP), DI
+	MOVQ              ctx_len+8(FP), R10
+	SHRQ              $0x04, R10
+	JZ                rescaleHalf
+
+rescale:
+	VMULPS  (DI), Z1, Z3
+	VMOVUPS Z3, (DI)
+	ADDQ    $0x00000040, DI
+	DECQ    R10
+	JNZ     rescale
+
+rescaleHalf:
+	MOVQ      ctx_len+8(FP), R10
+	TESTQ     $0x00000008, R10
+	JZ        rescaleDone
+	VMOVUPS.Z (DI), K1, Z3
+	VMULPS    Z1, Z3, Z3
+	VMOVUPS   Z3, K1, (DI)
+
+rescaleDone:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y14
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y14
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K2
+	VSCALEFPS.Z       Y3, Y14, K2, Y14
+	VADDPS            Y14, Y0, Y0
+	VSHUFF32X4        $0x00, Z14, Z14, Z2
+	VSHUFF32X4        $0x55, Z14, Z14, Z3
+	VSHUFPS           $0x00, Z2, Z2, Z4
+	VSHUFPS           $0x55, Z2, Z2, Z5
+	VSHUFPS           $0xaa, Z2, Z2, Z6
+	VSHUFPS           $0xff, Z2, Z2, Z2
+	VSHUFPS           $0x00, Z3, Z3, Z7
+	VSHUFPS           $0x55, Z3, Z3, Z8
+	VSHUFPS           $0xaa, Z3, Z3, Z9
+	VSHUFPS           $0xff, Z3, Z3, Z3
+	MOVQ              DX, DI
+	LEAQ              (DX)(BX*4), R8
+	MOVQ              ctx_base+0(FP), R9
+	MOVQ              ctx_len+8(FP), R10
+	SHRQ              $0x04, R10
+	JZ                ctxOne
+
+ctxPair:
+	VMOVUPS     (R9), Z10
+	VFMADD231PS (DI), Z4, Z10
+	VFMADD231PS (DI)(BX*1), Z5, Z10
+	VFMADD231PS (DI)(BX*2), Z6, Z10
+	VFMADD231PS (DI)(SI*1), Z2, Z10
+	VFMADD231PS (R8), Z7, Z10
+	VFMADD231PS (R8)(BX*1), Z8, Z10
+	VFMADD231PS (R8)(BX*2), Z9, Z10
+	VFMADD231PS (R8)(SI*1), Z3, Z10
+	VMOVUPS     Z10, (R9)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          next
+	VMOVUPS.Z   (R9), K1, Z10
+	VFMADD231PS (DI), Z4, K1, Z10
+	VFMADD231PS (DI)(BX*1), Z5, K1, Z10
+	VFMADD231PS (DI)(BX*2), Z6, K1, Z10
+	VFMADD231PS (DI)(SI*1), Z2, K1, Z10
+	VFMADD231PS (R8), Z7, K1, Z10
+	VFMADD231PS (R8)(BX*1), Z8, K1, Z10
+	VFMADD231PS (R8)(BX*2), Z9, K1, Z10
+	VFMADD231PS (R8)(SI*1), Z3, K1, Z10
+	VMOVUPS     Z10, K1, (R9)
+
+next:
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarPF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarPF1AVX512Z(SB), NOSPLIT, $8-128
+	MOVL         $0x000000ff, AX
+	KMOVW        AX, K1
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ    CX, $0x00000008
+	JB      end
+	MOVQ    DX, DI
+	LEAQ    (DX)(BX*4), R8
+	MOVQ    h_base+80(FP), R9
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x04, R10
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	XORQ    R10, R10
+	MOVQ    BX, R11
+	SHLQ    $0x03, R11
+	CMPQ    CX, $0x00000010
+	CMOVQCS R10, R11
+	LEAQ    (DI), R12
+	MOVQ    R9, R13
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x06, R10
+	JZ      row0Ones
+
+row0Four:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z2
+	VMOVUPS     64(R13), Z13
+	VFMADD231PS 64(R12), Z13, Z10
+	VMOVUPS     128(R13), Z13
+	VFMADD231PS 128(R12), Z13, Z11
+	VMOVUPS     192(R13), Z13
+	VFMADD231PS 192(R12), Z13, Z12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	PREFETCHT0  128(R12)(R11*1)
+	PREFETCHT0  192(R12)(R11*1)
+	ADDQ        $0x00000100, R12
+	ADDQ        $0x00000100, R13
+	DECQ        R10
+	JNZ         row0Four
+
+row0Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row0Done
+
+row0One:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z2
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000040, R12
+	ADDQ        $0x00000040, R13
+	DECQ        R10
+	JNZ         row0One
+
+row0Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row0Half
+	VMOVUPS.Z   (R13), K1, Z13
+	VFMADD231PS (R12), Z13, K1, Z2
+
+row0Half:
+	VADDPS Z10, Z2, Z2
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z2, Z2
+	LEAQ   (DI)(BX*1), R12
+	MOVQ   R9, R13
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row1Ones
+
+row1Four:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z3
+	VMOVUPS     64(R13), Z13
+	VFMADD231PS 64(R12), Z13, Z10
+	VMOVUPS     128(R13), Z13
+	VFMADD231PS 128(R12), Z13, Z11
+	VMOVUPS     192(R13), Z13
+	VFMADD231PS 192(R12), Z13, Z12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	PREFETCHT0  128(R12)(R11*1)
+	PREFETCHT0  192(R12)(R11*1)
+	ADDQ        $0x00000100, R12
+	ADDQ        $0x00000100, R13
+	DECQ        R10
+	JNZ         row1Four
+
+row1Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row1Done
+
+row1One:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z3
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000040, R12
+	ADDQ        $0x00000040, R13
+	DECQ        R10
+	JNZ         row1One
+
+row1Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row1Half
+	VMOVUPS.Z   (R13), K1, Z13
+	VFMADD231PS (R12), Z13, K1, Z3
+
+row1Half:
+	VADDPS Z10, Z3, Z3
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z3, Z3
+	LEAQ   (DI)(BX*2), R12
+	MOVQ   R9, R13
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row2Ones
+
+row2Four:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z4
+	VMOVUPS     64(R13), Z13
+	VFMADD231PS 64(R12), Z13, Z10
+	VMOVUPS     128(R13), Z13
+	VFMADD231PS 128(R12), Z13, Z11
+	VMOVUPS     192(R13), Z13
+	VFMADD231PS 192(R12), Z13, Z12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	PREFETCHT0  128(R12)(R11*1)
+	PREFETCHT0  192(R12)(R11*1)
+	ADDQ        $0x00000100, R12
+	ADDQ        $0x00000100, R13
+	DECQ        R10
+	JNZ         row2Four
+
+row2Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row2Done
+
+row2One:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z4
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000040, R12
+	ADDQ        $0x00000040, R13
+	DECQ        R10
+	JNZ         row2One
+
+row2Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row2Half
+	VMOVUPS.Z   (R13), K1, Z13
+	VFMADD231PS (R12), Z13, K1, Z4
+
+row2Half:
+	VADDPS Z10, Z4, Z4
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z4, Z4
+	LEAQ   (DI)(SI*1), DI
+	MOVQ   R9, R12
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row3Ones
+
+row3Four:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z5
+	VMOVUPS     64(R12), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R12), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R12), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	PREFETCHT0  128(DI)(R11*1)
+	PREFETCHT0  192(DI)(R11*1)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R12
+	DECQ        R10
+	JNZ         row3Four
+
+row3Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row3Done
+
+row3One:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z5
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         row3One
+
+row3Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row3Half
+	VMOVUPS.Z   (R12), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z5
+
+row3Half:
+	VADDPS Z10, Z5, Z5
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z5, Z5
+	LEAQ   (R8), DI
+	MOVQ   R9, R12
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row4Ones
+
+row4Four:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z6
+	VMOVUPS     64(R12), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R12), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R12), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	PREFETCHT0  128(DI)(R11*1)
+	PREFETCHT0  192(DI)(R11*1)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R12
+	DECQ        R10
+	JNZ         row4Four
+
+row4Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row4Done
+
+row4One:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z6
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         row4One
+
+row4Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row4Half
+	VMOVUPS.Z   (R12), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z6
+
+row4Half:
+	VADDPS Z10, Z6, Z6
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z6, Z6
+	LEAQ   (R8)(BX*1), DI
+	MOVQ   R9, R12
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row5Ones
+
+row5Four:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z7
+	VMOVUPS     64(R12), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R12), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R12), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	PREFETCHT0  128(DI)(R11*1)
+	PREFETCHT0  192(DI)(R11*1)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R12
+	DECQ        R10
+	JNZ         row5Four
+
+row5Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row5Done
+
+row5One:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z7
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         row5One
+
+row5Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row5Half
+	VMOVUPS.Z   (R12), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z7
+
+row5Half:
+	VADDPS Z10, Z7, Z7
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z7, Z7
+	LEAQ   (R8)(BX*2), DI
+	MOVQ   R9, R12
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row6Ones
+
+row6Four:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z8
+	VMOVUPS     64(R12), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R12), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R12), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	PREFETCHT0  128(DI)(R11*1)
+	PREFETCHT0  192(DI)(R11*1)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R12
+	DECQ        R10
+	JNZ         row6Four
+
+row6Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row6Done
+
+row6One:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z8
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         row6One
+
+row6Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row6Half
+	VMOVUPS.Z   (R12), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z8
+
+row6Half:
+	VADDPS Z10, Z8, Z8
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z8, Z8
+	LEAQ   (R8)(SI*1), DI
+	MOVQ   R9, R8
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row7Ones
+
+row7Four:
+	VMOVUPS     (R8), Z13
+	VFMADD231PS (DI), Z13, Z9
+	VMOVUPS     64(R8), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R8), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R8), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	PREFETCHT0  128(DI)(R11*1)
+	PREFETCHT0  192(DI)(R11*1)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R8
+	DECQ        R10
+	JNZ         row7Four
+
+row7Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row7Done
+
+row7One:
+	VMOVUPS     (R8), Z13
+	VFMADD231PS (DI), Z13, Z9
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	DECQ        R10
+	JNZ         row7One
+
+row7Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row7Half
+	VMOVUPS.Z   (R8), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z9
+
+row7Half:
+	VADDPS            Z10, Z9, Z9
+	VADDPS            Z12, Z11, Z11
+	VADDPS            Z11, Z9, Z9
+	VEXTRACTF64X4     $0x01, Z2, Y10
+	VADDPS            Y10, Y2, Y2
+	VEXTRACTF64X4     $0x01, Z3, Y10
+	VADDPS            Y10, Y3, Y3
+	VEXTRACTF64X4     $0x01, Z4, Y10
+	VADDPS            Y10, Y4, Y4
+	VEXTRACTF64X4     $0x01, Z5, Y10
+	VADDPS            Y10, Y5, Y5
+	VSHUFPS           $0x88, Y3, Y2, Y10
+	VSHUFPS           $0xdd, Y3, Y2, Y2
+	VADDPS            Y2, Y10, Y10
+	VSHUFPS           $0x88, Y5, Y4, Y2
+	VSHUFPS           $0xdd, Y5, Y4, Y3
+	VADDPS            Y3, Y2, Y2
+	VSHUFPS           $0x88, Y2, Y10, Y3
+	VSHUFPS           $0xdd, Y2, Y10, Y2
+	VADDPS            Y2, Y3, Y3
+	VEXTRACTF32X4     $0x01, Y3, X2
+	VADDPS            X2, X3, X3
+	VEXTRACTF64X4     $0x01, Z6, Y2
+	VADDPS            Y2, Y6, Y6
+	VEXTRACTF64X4     $0x01, Z7, Y2
+	VADDPS            Y2, Y7, Y7
+	VEXTRACTF64X4     $0x01, Z8, Y2
+	VADDPS            Y2, Y8, Y8
+	VEXTRACTF64X4     $0x01, Z9, Y2
+	VADDPS            Y2, Y9, Y9
+	VSHUFPS           $0x88, Y7, Y6, Y2
+	VSHUFPS           $0xdd, Y7, Y6, Y4
+	VADDPS            Y4, Y2, Y2
+	VSHUFPS           $0x88, Y9, Y8, Y4
+	VSHUFPS           $0xdd, Y9, Y8, Y5
+	VADDPS            Y5, Y4, Y4
+	VSHUFPS           $0x88, Y4, Y2, Y5
+	VSHUFPS           $0xdd, Y4, Y2, Y2
+	VADDPS            Y2, Y5, Y5
+	VEXTRACTF32X4     $0x01, Y5, X2
+	VADDPS            X2, X5, X5
+	VINSERTF32X4      $0x01, X5, Y3, Y2
+	VMOVUPS           Y2, (AX)
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K2
+	KORTESTB          K2, K2
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
+	VSCALEFPS.Z       Y3, Y5, K2, Y5
+	VMULPS            Y5, Y0, Y0
+	VBROADCASTSS      X5, Z1
+	MOVQ              ctx_base+0(FP), DI
+	MOVQ              ctx_len+8(FP), R10
+	SHRQ              $0x04, R10
+	JZ                rescaleHalf
+
+rescale:
+	VMULPS  (DI), Z1, Z3
+	VMOVUPS Z3, (DI)
+	ADDQ    $0x00000040, DI
+	DECQ    R10
+	JNZ     rescale
+
+rescaleHalf:
+	MOVQ      ctx_len+8(FP), R10
+	TESTQ     $0x00000008, R10
+	JZ        rescaleDone
+	VMOVUPS.Z (DI), K1, Z3
+	VMULPS    Z1, Z3, Z3
+	VMOVUPS   Z3, K1, (DI)
+
+rescaleDone:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y14
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y14
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K2
+	VSCALEFPS.Z       Y3, Y14, K2, Y14
+	VADDPS            Y14, Y0, Y0
+	VSHUFF32X4        $0x00, Z14, Z14, Z2
+	VSHUFF32X4        $0x55, Z14, Z14, Z3
+	VSHUFPS           $0x00, Z2, Z2, Z4
+	VSHUFPS           $0x55, Z2, Z2, Z5
+	VSHUFPS           $0xaa, Z2, Z2, Z6
+	VSHUFPS           $0xff, Z2, Z2, Z2
+	VSHUFPS           $0x00, Z3, Z3, Z7
+	VSHUFPS           $0x55, Z3, Z3, Z8
+	VSHUFPS           $0xaa, Z3, Z3, Z9
+	VSHUFPS           $0xff, Z3, Z3, Z3
+	MOVQ              DX, DI
+	LEAQ              (DX)(BX*4), R8
+	MOVQ              ctx_base+0(FP), R9
+	MOVQ              ctx_len+8(FP), R10
+	SHRQ              $0x04, R10
+	JZ                ctxOne
+
+ctxPair:
+	VMOVUPS     (R9), Z10
+	VFMADD231PS (DI), Z4, Z10
+	VFMADD231PS (DI)(BX*1), Z5, Z10
+	VFMADD231PS (DI)(BX*2), Z6, Z10
+	VFMADD231PS (DI)(SI*1), Z2, Z10
+	VFMADD231PS (R8), Z7, Z10
+	VFMADD231PS (R8)(BX*1), Z8, Z10
+	VFMADD231PS (R8)(BX*2), Z9, Z10
+	VFMADD231PS (R8)(SI*1), Z3, Z10
+	VMOVUPS     Z10, (R9)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          next
+	VMOVUPS.Z   (R9), K1, Z10
+	VFMADD231PS (DI), Z4, K1, Z10
+	VFMADD231PS (DI)(BX*1), Z5, K1, Z10
+	VFMADD231PS (DI)(BX*2), Z6, K1, Z10
+	VFMADD231PS (DI)(SI*1), Z2, K1, Z10
+	VFMADD231PS (R8), Z7, K1, Z10
+	VFMADD231PS (R8)(BX*1), Z8, K1, Z10
+	VFMADD231PS (R8)(BX*2), Z9, K1, Z10
+	VFMADD231PS (R8)(SI*1), Z3, K1, Z10
+	VMOVUPS     Z10, K1, (R9)
+
+next:
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarPF2AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarPF2AVX512Z(SB), NOSPLIT, $8-128
+	MOVL         $0x000000ff, AX
+	KMOVW        AX, K1
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ    CX, $0x00000008
+	JB      end
+	MOVQ    DX, DI
+	LEAQ    (DX)(BX*4), R8
+	MOVQ    h_base+80(FP), R9
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x04, R10
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	XORQ    R10, R10
+	MOVQ    BX, R11
+	SHLQ    $0x04, R11
+	CMPQ    CX, $0x00000018
+	CMOVQCS R10, R11
+	LEAQ    (DI), R12
+	MOVQ    R9, R13
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x06, R10
+	JZ      row0Ones
+
+row0Four:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z2
+	VMOVUPS     64(R13), Z13
+	VFMADD231PS 64(R12), Z13, Z10
+	VMOVUPS     128(R13), Z13
+	VFMADD231PS 128(R12), Z13, Z11
+	VMOVUPS     192(R13), Z13
+	VFMADD231PS 192(R12), Z13, Z12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	PREFETCHT0  128(R12)(R11*1)
+	PREFETCHT0  192(R12)(R11*1)
+	ADDQ        $0x00000100, R12
+	ADDQ        $0x00000100, R13
+	DECQ        R10
+	JNZ         row0Four
+
+row0Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row0Done
+
+row0One:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z2
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000040, R12
+	ADDQ        $0x00000040, R13
+	DECQ        R10
+	JNZ         row0One
+
+row0Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row0Half
+	VMOVUPS.Z   (R13), K1, Z13
+	VFMADD231PS (R12), Z13, K1, Z2
+
+row0Half:
+	VADDPS Z10, Z2, Z2
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z2, Z2
+	LEAQ   (DI)(BX*1), R12
+	MOVQ   R9, R13
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row1Ones
+
+row1Four:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z3
+	VMOVUPS     64(R13), Z13
+	VFMADD231PS 64(R12), Z13, Z10
+	VMOVUPS     128(R13), Z13
+	VFMADD231PS 128(R12), Z13, Z11
+	VMOVUPS     192(R13), Z13
+	VFMADD231PS 192(R12), Z13, Z12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	PREFETCHT0  128(R12)(R11*1)
+	PREFETCHT0  192(R12)(R11*1)
+	ADDQ        $0x00000100, R12
+	ADDQ        $0x00000100, R13
+	DECQ        R10
+	JNZ         row1Four
+
+row1Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row1Done
+
+row1One:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z3
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000040, R12
+	ADDQ        $0x00000040, R13
+	DECQ        R10
+	JNZ         row1One
+
+row1Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row1Half
+	VMOVUPS.Z   (R13), K1, Z13
+	VFMADD231PS (R12), Z13, K1, Z3
+
+row1Half:
+	VADDPS Z10, Z3, Z3
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z3, Z3
+	LEAQ   (DI)(BX*2), R12
+	MOVQ   R9, R13
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row2Ones
+
+row2Four:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z4
+	VMOVUPS     64(R13), Z13
+	VFMADD231PS 64(R12), Z13, Z10
+	VMOVUPS     128(R13), Z13
+	VFMADD231PS 128(R12), Z13, Z11
+	VMOVUPS     192(R13), Z13
+	VFMADD231PS 192(R12), Z13, Z12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	PREFETCHT0  128(R12)(R11*1)
+	PREFETCHT0  192(R12)(R11*1)
+	ADDQ        $0x00000100, R12
+	ADDQ        $0x00000100, R13
+	DECQ        R10
+	JNZ         row2Four
+
+row2Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row2Done
+
+row2One:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z4
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000040, R12
+	ADDQ        $0x00000040, R13
+	DECQ        R10
+	JNZ         row2One
+
+row2Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row2Half
+	VMOVUPS.Z   (R13), K1, Z13
+	VFMADD231PS (R12), Z13, K1, Z4
+
+row2Half:
+	VADDPS Z10, Z4, Z4
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z4, Z4
+	LEAQ   (DI)(SI*1), DI
+	MOVQ   R9, R12
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row3Ones
+
+row3Four:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z5
+	VMOVUPS     64(R12), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R12), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R12), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	PREFETCHT0  128(DI)(R11*1)
+	PREFETCHT0  192(DI)(R11*1)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R12
+	DECQ        R10
+	JNZ         row3Four
+
+row3Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row3Done
+
+row3One:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z5
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         row3One
+
+row3Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row3Half
+	VMOVUPS.Z   (R12), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z5
+
+row3Half:
+	VADDPS Z10, Z5, Z5
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z5, Z5
+	LEAQ   (R8), DI
+	MOVQ   R9, R12
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row4Ones
+
+row4Four:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z6
+	VMOVUPS     64(R12), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R12), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R12), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	PREFETCHT0  128(DI)(R11*1)
+	PREFETCHT0  192(DI)(R11*1)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R12
+	DECQ        R10
+	JNZ         row4Four
+
+row4Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row4Done
+
+row4One:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z6
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         row4One
+
+row4Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row4Half
+	VMOVUPS.Z   (R12), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z6
+
+row4Half:
+	VADDPS Z10, Z6, Z6
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z6, Z6
+	LEAQ   (R8)(BX*1), DI
+	MOVQ   R9, R12
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row5Ones
+
+row5Four:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z7
+	VMOVUPS     64(R12), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R12), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R12), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	PREFETCHT0  128(DI)(R11*1)
+	PREFETCHT0  192(DI)(R11*1)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R12
+	DECQ        R10
+	JNZ         row5Four
+
+row5Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row5Done
+
+row5One:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z7
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         row5One
+
+row5Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row5Half
+	VMOVUPS.Z   (R12), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z7
+
+row5Half:
+	VADDPS Z10, Z7, Z7
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z7, Z7
+	LEAQ   (R8)(BX*2), DI
+	MOVQ   R9, R12
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row6Ones
+
+row6Four:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z8
+	VMOVUPS     64(R12), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R12), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R12), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	PREFETCHT0  128(DI)(R11*1)
+	PREFETCHT0  192(DI)(R11*1)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R12
+	DECQ        R10
+	JNZ         row6Four
+
+row6Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row6Done
+
+row6One:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z8
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         row6One
+
+row6Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row6Half
+	VMOVUPS.Z   (R12), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z8
+
+row6Half:
+	VADDPS Z10, Z8, Z8
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z8, Z8
+	LEAQ   (R8)(SI*1), DI
+	MOVQ   R9, R8
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row7Ones
+
+row7Four:
+	VMOVUPS     (R8), Z13
+	VFMADD231PS (DI), Z13, Z9
+	VMOVUPS     64(R8), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R8), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R8), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	PREFETCHT0  128(DI)(R11*1)
+	PREFETCHT0  192(DI)(R11*1)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R8
+	DECQ        R10
+	JNZ         row7Four
+
+row7Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row7Done
+
+row7One:
+	VMOVUPS     (R8), Z13
+	VFMADD231PS (DI), Z13, Z9
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	DECQ        R10
+	JNZ         row7One
+
+row7Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row7Half
+	VMOVUPS.Z   (R8), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z9
+
+row7Half:
+	VADDPS            Z10, Z9, Z9
+	VADDPS            Z12, Z11, Z11
+	VADDPS            Z11, Z9, Z9
+	VEXTRACTF64X4     $0x01, Z2, Y10
+	VADDPS            Y10, Y2, Y2
+	VEXTRACTF64X4     $0x01, Z3, Y10
+	VADDPS            Y10, Y3, Y3
+	VEXTRACTF64X4     $0x01, Z4, Y10
+	VADDPS            Y10, Y4, Y4
+	VEXTRACTF64X4     $0x01, Z5, Y10
+	VADDPS            Y10, Y5, Y5
+	VSHUFPS           $0x88, Y3, Y2, Y10
+	VSHUFPS           $0xdd, Y3, Y2, Y2
+	VADDPS            Y2, Y10, Y10
+	VSHUFPS           $0x88, Y5, Y4, Y2
+	VSHUFPS           $0xdd, Y5, Y4, Y3
+	VADDPS            Y3, Y2, Y2
+	VSHUFPS           $0x88, Y2, Y10, Y3
+	VSHUFPS           $0xdd, Y2, Y10, Y2
+	VADDPS            Y2, Y3, Y3
+	VEXTRACTF32X4     $0x01, Y3, X2
+	VADDPS            X2, X3, X3
+	VEXTRACTF64X4     $0x01, Z6, Y2
+	VADDPS            Y2, Y6, Y6
+	VEXTRACTF64X4     $0x01, Z7, Y2
+	VADDPS            Y2, Y7, Y7
+	VEXTRACTF64X4     $0x01, Z8, Y2
+	VADDPS            Y2, Y8, Y8
+	VEXTRACTF64X4     $0x01, Z9, Y2
+	VADDPS            Y2, Y9, Y9
+	VSHUFPS           $0x88, Y7, Y6, Y2
+	VSHUFPS           $0xdd, Y7, Y6, Y4
+	VADDPS            Y4, Y2, Y2
+	VSHUFPS           $0x88, Y9, Y8, Y4
+	VSHUFPS           $0xdd, Y9, Y8, Y5
+	VADDPS            Y5, Y4, Y4
+	VSHUFPS           $0x88, Y4, Y2, Y5
+	VSHUFPS           $0xdd, Y4, Y2, Y2
+	VADDPS            Y2, Y5, Y5
+	VEXTRACTF32X4     $0x01, Y5, X2
+	VADDPS            X2, X5, X5
+	VINSERTF32X4      $0x01, X5, Y3, Y2
+	VMOVUPS           Y2, (AX)
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K2
+	KORTESTB          K2, K2
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
+	VSCALEFPS.Z       Y3, Y5, K2, Y5
+	VMULPS            Y5, Y0, Y0
+	VBROADCASTSS      X5, Z1
+	MOVQ              ctx_base+0(FP), DI
+	MOVQ              ctx_len+8(FP), R10
+	SHRQ              $0x04, R10
+	JZ                rescaleHalf
+
+rescale:
+	VMULPS  (DI), Z1, Z3
+	VMOVUPS Z3, (DI)
+	ADDQ    $0x00000040, DI
+	DECQ    R10
+	JNZ     rescale
+
+rescaleHalf:
+	MOVQ      ctx_len+8(FP), R10
+	TESTQ     $0x00000008, R10
+	JZ        rescaleDone
+	VMOVUPS.Z (DI), K1, Z3
+	VMULPS    Z1, Z3, Z3
+	VMOVUPS   Z3, K1, (DI)
+
+rescaleDone:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y14
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y14
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K2
+	VSCALEFPS.Z       Y3, Y14, K2, Y14
+	VADDPS            Y14, Y0, Y0
+	VSHUFF32X4        $0x00, Z14, Z14, Z2
+	VSHUFF32X4        $0x55, Z14, Z14, Z3
+	VSHUFPS           $0x00, Z2, Z2, Z4
+	VSHUFPS           $0x55, Z2, Z2, Z5
+	VSHUFPS           $0xaa, Z2, Z2, Z6
+	VSHUFPS           $0xff, Z2, Z2, Z2
+	VSHUFPS           $0x00, Z3, Z3, Z7
+	VSHUFPS           $0x55, Z3, Z3, Z8
+	VSHUFPS           $0xaa, Z3, Z3, Z9
+	VSHUFPS           $0xff, Z3, Z3, Z3
+	MOVQ              DX, DI
+	LEAQ              (DX)(BX*4), R8
+	MOVQ              ctx_base+0(FP), R9
+	MOVQ              ctx_len+8(FP), R10
+	SHRQ              $0x04, R10
+	JZ                ctxOne
+
+ctxPair:
+	VMOVUPS     (R9), Z10
+	VFMADD231PS (DI), Z4, Z10
+	VFMADD231PS (DI)(BX*1), Z5, Z10
+	VFMADD231PS (DI)(BX*2), Z6, Z10
+	VFMADD231PS (DI)(SI*1), Z2, Z10
+	VFMADD231PS (R8), Z7, Z10
+	VFMADD231PS (R8)(BX*1), Z8, Z10
+	VFMADD231PS (R8)(BX*2), Z9, Z10
+	VFMADD231PS (R8)(SI*1), Z3, Z10
+	VMOVUPS     Z10, (R9)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          next
+	VMOVUPS.Z   (R9), K1, Z10
+	VFMADD231PS (DI), Z4, K1, Z10
+	VFMADD231PS (DI)(BX*1), Z5, K1, Z10
+	VFMADD231PS (DI)(BX*2), Z6, K1, Z10
+	VFMADD231PS (DI)(SI*1), Z2, K1, Z10
+	VFMADD231PS (R8), Z7, K1, Z10
+	VFMADD231PS (R8)(BX*1), Z8, K1, Z10
+	VFMADD231PS (R8)(BX*2), Z9, K1, Z10
+	VFMADD231PS (R8)(SI*1), Z3, K1, Z10
+	VMOVUPS     Z10, K1, (R9)
+
+next:
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarPF4AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarPF4AVX512Z(SB), NOSPLIT, $8-128
+	MOVL         $0x000000ff, AX
+	KMOVW        AX, K1
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ    CX, $0x00000008
+	JB      end
+	MOVQ    DX, DI
+	LEAQ    (DX)(BX*4), R8
+	MOVQ    h_base+80(FP), R9
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x04, R10
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	XORQ    R10, R10
+	MOVQ    BX, R11
+	SHLQ    $0x05, R11
+	CMPQ    CX, $0x00000028
+	CMOVQCS R10, R11
+	LEAQ    (DI), R12
+	MOVQ    R9, R13
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x06, R10
+	JZ      row0Ones
+
+row0Four:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z2
+	VMOVUPS     64(R13), Z13
+	VFMADD231PS 64(R12), Z13, Z10
+	VMOVUPS     128(R13), Z13
+	VFMADD231PS 128(R12), Z13, Z11
+	VMOVUPS     192(R13), Z13
+	VFMADD231PS 192(R12), Z13, Z12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	PREFETCHT0  128(R12)(R11*1)
+	PREFETCHT0  192(R12)(R11*1)
+	ADDQ        $0x00000100, R12
+	ADDQ        $0x00000100, R13
+	DECQ        R10
+	JNZ         row0Four
+
+row0Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row0Done
+
+row0One:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z2
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000040, R12
+	ADDQ        $0x00000040, R13
+	DECQ        R10
+	JNZ         row0One
+
+row0Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row0Half
+	VMOVUPS.Z   (R13), K1, Z13
+	VFMADD231PS (R12), Z13, K1, Z2
+
+row0Half:
+	VADDPS Z10, Z2, Z2
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z2, Z2
+	LEAQ   (DI)(BX*1), R12
+	MOVQ   R9, R13
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row1Ones
+
+row1Four:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z3
+	VMOVUPS     64(R13), Z13
+	VFMADD231PS 64(R12), Z13, Z10
+	VMOVUPS     128(R13), Z13
+	VFMADD231PS 128(R12), Z13, Z11
+	VMOVUPS     192(R13), Z13
+	VFMADD231PS 192(R12), Z13, Z12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	PREFETCHT0  128(R12)(R11*1)
+	PREFETCHT0  192(R12)(R11*1)
+	ADDQ        $0x00000100, R12
+	ADDQ        $0x00000100, R13
+	DECQ        R10
+	JNZ         row1Four
+
+row1Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row1Done
+
+row1One:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z3
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000040, R12
+	ADDQ        $0x00000040, R13
+	DECQ        R10
+	JNZ         row1One
+
+row1Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row1Half
+	VMOVUPS.Z   (R13), K1, Z13
+	VFMADD231PS (R12), Z13, K1, Z3
+
+row1Half:
+	VADDPS Z10, Z3, Z3
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z3, Z3
+	LEAQ   (DI)(BX*2), R12
+	MOVQ   R9, R13
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row2Ones
+
+row2Four:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z4
+	VMOVUPS     64(R13), Z13
+	VFMADD231PS 64(R12), Z13, Z10
+	VMOVUPS     128(R13), Z13
+	VFMADD231PS 128(R12), Z13, Z11
+	VMOVUPS     192(R13), Z13
+	VFMADD231PS 192(R12), Z13, Z12
+	PREFETCHT0  (R12)(R11*1)
+	PREFETCHT0  64(R12)(R11*1)
+	PREFETCHT0  128(R12)(R11*1)
+	PREFETCHT0  192(R12)(R11*1)
+	ADDQ        $0x00000100, R12
+	ADDQ        $0x00000100, R13
+	DECQ        R10
+	JNZ         row2Four
+
+row2Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row2Done
+
+row2One:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z4
+	PREFETCHT0  (R12)(R11*1)
+	ADDQ        $0x00000040, R12
+	ADDQ        $0x00000040, R13
+	DECQ        R10
+	JNZ         row2One
+
+row2Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row2Half
+	VMOVUPS.Z   (R13), K1, Z13
+	VFMADD231PS (R12), Z13, K1, Z4
+
+row2Half:
+	VADDPS Z10, Z4, Z4
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z4, Z4
+	LEAQ   (DI)(SI*1), DI
+	MOVQ   R9, R12
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row3Ones
+
+row3Four:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z5
+	VMOVUPS     64(R12), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R12), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R12), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	PREFETCHT0  128(DI)(R11*1)
+	PREFETCHT0  192(DI)(R11*1)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R12
+	DECQ        R10
+	JNZ         row3Four
+
+row3Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row3Done
+
+row3One:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z5
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         row3One
+
+row3Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row3Half
+	VMOVUPS.Z   (R12), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z5
+
+row3Half:
+	VADDPS Z10, Z5, Z5
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z5, Z5
+	LEAQ   (R8), DI
+	MOVQ   R9, R12
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row4Ones
+
+row4Four:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z6
+	VMOVUPS     64(R12), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R12), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R12), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	PREFETCHT0  128(DI)(R11*1)
+	PREFETCHT0  192(DI)(R11*1)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R12
+	DECQ        R10
+	JNZ         row4Four
+
+row4Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row4Done
+
+row4One:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z6
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         row4One
+
+row4Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row4Half
+	VMOVUPS.Z   (R12), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z6
+
+row4Half:
+	VADDPS Z10, Z6, Z6
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z6, Z6
+	LEAQ   (R8)(BX*1), DI
+	MOVQ   R9, R12
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row5Ones
+
+row5Four:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z7
+	VMOVUPS     64(R12), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R12), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R12), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	PREFETCHT0  128(DI)(R11*1)
+	PREFETCHT0  192(DI)(R11*1)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R12
+	DECQ        R10
+	JNZ         row5Four
+
+row5Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row5Done
+
+row5One:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z7
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         row5One
+
+row5Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row5Half
+	VMOVUPS.Z   (R12), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z7
+
+row5Half:
+	VADDPS Z10, Z7, Z7
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z7, Z7
+	LEAQ   (R8)(BX*2), DI
+	MOVQ   R9, R12
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row6Ones
+
+row6Four:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z8
+	VMOVUPS     64(R12), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R12), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R12), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	PREFETCHT0  128(DI)(R11*1)
+	PREFETCHT0  192(DI)(R11*1)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R12
+	DECQ        R10
+	JNZ         row6Four
+
+row6Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row6Done
+
+row6One:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z8
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         row6One
+
+row6Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row6Half
+	VMOVUPS.Z   (R12), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z8
+
+row6Half:
+	VADDPS Z10, Z8, Z8
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z8, Z8
+	LEAQ   (R8)(SI*1), DI
+	MOVQ   R9, R8
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row7Ones
+
+row7Four:
+	VMOVUPS     (R8), Z13
+	VFMADD231PS (DI), Z13, Z9
+	VMOVUPS     64(R8), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R8), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R8), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	PREFETCHT0  (DI)(R11*1)
+	PREFETCHT0  64(DI)(R11*1)
+	PREFETCHT0  128(DI)(R11*1)
+	PREFETCHT0  192(DI)(R11*1)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R8
+	DECQ        R10
+	JNZ         row7Four
+
+row7Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row7Done
+
+row7One:
+	VMOVUPS     (R8), Z13
+	VFMADD231PS (DI), Z13, Z9
+	PREFETCHT0  (DI)(R11*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	DECQ        R10
+	JNZ         row7One
+
+row7Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row7Half
+	VMOVUPS.Z   (R8), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z9
+
+row7Half:
+	VADDPS            Z10, Z9, Z9
+	VADDPS            Z12, Z11, Z11
+	VADDPS            Z11, Z9, Z9
+	VEXTRACTF64X4     $0x01, Z2, Y10
+	VADDPS            Y10, Y2, Y2
+	VEXTRACTF64X4     $0x01, Z3, Y10
+	VADDPS            Y10, Y3, Y3
+	VEXTRACTF64X4     $0x01, Z4, Y10
+	VADDPS            Y10, Y4, Y4
+	VEXTRACTF64X4     $0x01, Z5, Y10
+	VADDPS            Y10, Y5, Y5
+	VSHUFPS           $0x88, Y3, Y2, Y10
+	VSHUFPS           $0xdd, Y3, Y2, Y2
+	VADDPS            Y2, Y10, Y10
+	VSHUFPS           $0x88, Y5, Y4, Y2
+	VSHUFPS           $0xdd, Y5, Y4, Y3
+	VADDPS            Y3, Y2, Y2
+	VSHUFPS           $0x88, Y2, Y10, Y3
+	VSHUFPS           $0xdd, Y2, Y10, Y2
+	VADDPS            Y2, Y3, Y3
+	VEXTRACTF32X4     $0x01, Y3, X2
+	VADDPS            X2, X3, X3
+	VEXTRACTF64X4     $0x01, Z6, Y2
+	VADDPS            Y2, Y6, Y6
+	VEXTRACTF64X4     $0x01, Z7, Y2
+	VADDPS            Y2, Y7, Y7
+	VEXTRACTF64X4     $0x01, Z8, Y2
+	VADDPS            Y2, Y8, Y8
+	VEXTRACTF64X4     $0x01, Z9, Y2
+	VADDPS            Y2, Y9, Y9
+	VSHUFPS           $0x88, Y7, Y6, Y2
+	VSHUFPS           $0xdd, Y7, Y6, Y4
+	VADDPS            Y4, Y2, Y2
+	VSHUFPS           $0x88, Y9, Y8, Y4
+	VSHUFPS           $0xdd, Y9, Y8, Y5
+	VADDPS            Y5, Y4, Y4
+	VSHUFPS           $0x88, Y4, Y2, Y5
+	VSHUFPS           $0xdd, Y4, Y2, Y2
+	VADDPS            Y2, Y5, Y5
+	VEXTRACTF32X4     $0x01, Y5, X2
+	VADDPS            X2, X5, X5
+	VINSERTF32X4      $0x01, X5, Y3, Y2
+	VMOVUPS           Y2, (AX)
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K2
+	KORTESTB          K2, K2
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
+	VSCALEFPS.Z       Y3, Y5, K2, Y5
+	VMULPS            Y5, Y0, Y0
+	VBROADCASTSS      X5, Z1
+	MOVQ              ctx_base+0(FP), DI
+	MOVQ              ctx_len+8(FP), R10
+	SHRQ              $0x04, R10
+	JZ                rescaleHalf
+
+rescale:
+	VMULPS  (DI), Z1, Z3
+	VMOVUPS Z3, (DI)
+	ADDQ    $0x00000040, DI
+	DECQ    R10
+	JNZ     rescale
+
+rescaleHalf:
+	MOVQ      ctx_len+8(FP), R10
+	TESTQ     $0x00000008, R10
+	JZ        rescaleDone
+	VMOVUPS.Z (DI), K1, Z3
+	VMULPS    Z1, Z3, Z3
+	VMOVUPS   Z3, K1, (DI)
+
+rescaleDone:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y14
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y14
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K2
+	VSCALEFPS.Z       Y3, Y14, K2, Y14
+	VADDPS            Y14, Y0, Y0
+	VSHUFF32X4        $0x00, Z14, Z14, Z2
+	VSHUFF32X4        $0x55, Z14, Z14, Z3
+	VSHUFPS           $0x00, Z2, Z2, Z4
+	VSHUFPS           $0x55, Z2, Z2, Z5
+	VSHUFPS           $0xaa, Z2, Z2, Z6
+	VSHUFPS           $0xff, Z2, Z2, Z2
+	VSHUFPS           $0x00, Z3, Z3, Z7
+	VSHUFPS           $0x55, Z3, Z3, Z8
+	VSHUFPS           $0xaa, Z3, Z3, Z9
+	VSHUFPS           $0xff, Z3, Z3, Z3
+	MOVQ              DX, DI
+	LEAQ              (DX)(BX*4), R8
+	MOVQ              ctx_base+0(FP), R9
+	MOVQ              ctx_len+8(FP), R10
+	SHRQ              $0x04, R10
+	JZ                ctxOne
+
+ctxPair:
+	VMOVUPS     (R9), Z10
+	VFMADD231PS (DI), Z4, Z10
+	VFMADD231PS (DI)(BX*1), Z5, Z10
+	VFMADD231PS (DI)(BX*2), Z6, Z10
+	VFMADD231PS (DI)(SI*1), Z2, Z10
+	VFMADD231PS (R8), Z7, Z10
+	VFMADD231PS (R8)(BX*1), Z8, Z10
+	VFMADD231PS (R8)(BX*2), Z9, Z10
+	VFMADD231PS (R8)(SI*1), Z3, Z10
+	VMOVUPS     Z10, (R9)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          next
+	VMOVUPS.Z   (R9), K1, Z10
+	VFMADD231PS (DI), Z4, K1, Z10
+	VFMADD231PS (DI)(BX*1), Z5, K1, Z10
+	VFMADD231PS (DI)(BX*2), Z6, K1, Z10
+	VFMADD231PS (DI)(SI*1), Z2, K1, Z10
+	VFMADD231PS (R8), Z7, K1, Z10
+	VFMADD231PS (R8)(BX*1), Z8, K1, Z10
+	VFMADD231PS (R8)(BX*2), Z9, K1, Z10
+	VFMADD231PS (R8)(SI*1), Z3, K1, Z10
+	VMOVUPS     Z10, K1, (R9)
 
 next:
 	LEAQ (DX)(BX*8), DX

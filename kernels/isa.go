@@ -101,8 +101,9 @@ func ISAConfig() (requested string, err error) { return isaRequested, isaErr }
 // defaultAVX512Width in the dispatch files) or HEED_AVX512_WIDTH.
 var avx512Width = defaultAVX512Width()
 
-// widthErr is what AVX512WidthConfig reports.
-var widthErr error
+// envErrs lists the HEED_* tuning variables that were set but ignored, for
+// EnvErrors.
+var envErrs []error
 
 func init() {
 	switch w := strings.TrimSpace(os.Getenv("HEED_AVX512_WIDTH")); w {
@@ -112,22 +113,25 @@ func init() {
 	case "512":
 		avx512Width = 512
 	default:
-		widthErr = fmt.Errorf("heed/kernels: HEED_AVX512_WIDTH=%q: want 256 or 512; ignored, using %d", w, avx512Width)
+		envErrs = append(envErrs, fmt.Errorf("heed/kernels: HEED_AVX512_WIDTH=%q: want 256 or 512; ignored, using %d", w, avx512Width))
 	}
 }
 
-// AVX512WidthConfig reports whether HEED_AVX512_WIDTH, read at start-up, was
-// ignored: err is non-nil when its value (surrounding white space aside) was
-// neither 256 nor 512. A bad value never stops the program.
-func AVX512WidthConfig() error { return widthErr }
+// EnvErrors reports the tuning variables read at start-up that were set to a
+// value they do not take and were therefore ignored: HEED_AVX512_WIDTH (256 or
+// 512) and, on amd64, HEED_DOTSOFTMAX_PF (0, 1, 2 or 4). Surrounding white
+// space is ignored. A bad value never stops the program; HEED_ISA is reported
+// by ISAConfig.
+func EnvErrors() []error { return append([]error(nil), envErrs...) }
 
 // AVX512Width returns the vector width in bits, 256 or 512, that the AVX512
-// implementations of Dot, Sum, Axpy, Scale, MatTVec and MatVecBatch compute
-// in, or 0 where AVX512 is not supported. Both widths give results within
+// implementations of Dot, Sum, Axpy, Scale, MatTVec, MatVecBatch,
+// SoftmaxMatTVec (its context pass) and DotSoftmaxMatTVec compute in, or 0
+// where AVX512 is not supported. Both widths give results within
 // the same error bounds. It is chosen at start-up from the CPU: 512 on Intel
 // and on AMD family 1Ah (Zen 5) and later, 256 on AMD family 19h (Zen 4) and
 // other CPUs; HEED_AVX512_WIDTH=256|512 overrides the choice (a bad value is
-// ignored and reported by AVX512WidthConfig).
+// ignored and reported by EnvErrors).
 func AVX512Width() int {
 	if !slices.Contains(supported, AVX512) {
 		return 0
