@@ -32,6 +32,7 @@ func genGemmFamily() {
 	for _, s := range isas {
 		t := gemmTiles[s]
 		genGemmMicro(s, s.name("gemmMicro"), t)
+		genGemmMicroRows(s, s.name("gemmMicroRows"), t)
 	}
 	// ASMGEN_GEMM_TRIAL=1 adds the candidate tiles that kernels/GEMM.md
 	// compares (go test -tags gemmtrial -run TestGemmTrial ./kernels).
@@ -56,9 +57,48 @@ func genGemmMicro(s *isa, name string, t gemmTile) {
 	TEXT(name, NOSPLIT, "func(k int, a, b, c *float32, ldc int, alpha, beta float32)")
 	asm.Doc(fmt.Sprintf("%s sets the %d×%d block of C at c to α·A·B + β·C for the packed k×%d panel a and k×%d panel b; β = 0 does not read C.",
 		name, t.rows, t.vecs*s.lanes, t.rows, t.vecs*s.lanes))
+	ap := load(asm.Param("a"))
+	genGemmBody(s, name, t, func(i, u int) Mem { return Mem{Base: ap, Disp: 4 * (u*t.rows + i)} },
+		func(steps int) { asm.ADDQ(U32(4*t.rows*steps), ap) })
+}
+
+// genGemmMicroRows emits name(k, a, lda, b, c, ldc, alpha, beta), the
+// micro-kernel of genGemmMicro reading A unpacked: row i of the rows×k block
+// of A is a[i·lda : i·lda+k], so a row-major op(A) needs no packing. Rows are
+// addressed from one base per three rows with lda as the index (scale 1, 2).
+func genGemmMicroRows(s *isa, name string, t gemmTile) {
+	TEXT(name, NOSPLIT, "func(k int, a *float32, lda int, b, c *float32, ldc int, alpha, beta float32)")
+	asm.Doc(fmt.Sprintf("%s sets the %d×%d block of C at c to α·A·B + β·C for the %d×k block a of A (row stride lda) and packed k×%d panel b; β = 0 does not read C.",
+		name, t.rows, t.vecs*s.lanes, t.rows, t.vecs*s.lanes))
+	lda := load(asm.Param("lda"))
+	asm.SHLQ(U8(2), lda)
+	bases := []GPVirtual{load(asm.Param("a"))}
+	for len(bases)*3 < t.rows {
+		b := asm.GP64()
+		asm.LEAQ(Mem{Base: bases[len(bases)-1], Index: lda, Scale: 2}, b)
+		asm.ADDQ(lda, b)
+		bases = append(bases, b)
+	}
+	genGemmBody(s, name, t, func(i, u int) Mem {
+		m := Mem{Base: bases[i/3], Disp: 4 * u}
+		if i%3 > 0 {
+			m.Index, m.Scale = lda, uint8(i%3)
+		}
+		return m
+	}, func(steps int) {
+		for _, b := range bases {
+			asm.ADDQ(U32(4*steps), b)
+		}
+	})
+}
+
+// genGemmBody emits the loop and the store of a micro-kernel whose element i
+// of A at step u of an iteration is aAt(i, u), and advances the A pointers
+// by steps steps with aNext.
+func genGemmBody(s *isa, name string, t gemmTile, aAt func(i, u int) Mem, aNext func(steps int)) {
 	R, V := t.rows, t.vecs
 	nr := V * s.lanes
-	ap, bp, cnt := load(asm.Param("a")), load(asm.Param("b")), load(asm.Param("k"))
+	bp, cnt := load(asm.Param("b")), load(asm.Param("k"))
 	cp, ldc := load(asm.Param("c")), load(asm.Param("ldc"))
 	asm.SHLQ(U8(2), ldc)
 
@@ -98,7 +138,7 @@ func genGemmMicro(s *isa, name string, t gemmTile) {
 		}
 		for i := 0; i < R; i++ {
 			x := bc[i%2]
-			asm.VBROADCASTSS(Mem{Base: ap, Disp: 4 * (u*R + i)}, x)
+			asm.VBROADCASTSS(aAt(i, u), x)
 			for j := range bv {
 				asm.VFMADD231PS(x, bv[j], acc[i][j])
 			}
@@ -113,7 +153,7 @@ func genGemmMicro(s *isa, name string, t gemmTile) {
 	for u := 0; u < gemmUnroll; u++ {
 		step(u)
 	}
-	asm.ADDQ(U32(4*R*gemmUnroll), ap)
+	aNext(gemmUnroll)
 	asm.ADDQ(U32(4*nr*gemmUnroll), bp)
 	asm.DECQ(n)
 	asm.JNZ(LabelRef(name + "Loop"))
@@ -123,7 +163,7 @@ func genGemmMicro(s *isa, name string, t gemmTile) {
 	asm.JZ(LabelRef(name + "Store"))
 	asm.Label(name + "RestLoop")
 	step(0)
-	asm.ADDQ(U32(4*R), ap)
+	aNext(1)
 	asm.ADDQ(U32(4*nr), bp)
 	asm.DECQ(cnt)
 	asm.JNZ(LabelRef(name + "RestLoop"))

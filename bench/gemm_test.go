@@ -3,6 +3,7 @@
 package bench
 
 import (
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -104,5 +105,44 @@ func BenchmarkGemmThreads(b *testing.B) {
 			}
 			b.ReportMetric(2*n*n*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
+	}
+}
+
+// TestGemmPeersMatch checks every GEMM peer against a float64 product on a
+// small shape of each kind, so the rows time the same work.
+func TestGemmPeersMatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tb := range []bool{false, true} {
+		const m, k, n = 37, 29, 41
+		a, c := matrix(rng, m, k, 1), matrix(rng, m, n, 0)
+		b := matrix(rng, k, n, 1)
+		if tb {
+			b = matrix(rng, n, k, 1)
+		}
+		for _, p := range GemmPeers {
+			if p.Enter != nil {
+				p.Enter()
+			}
+			if !p.Gemm(tb, a, b, c) {
+				continue
+			}
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					var s, abs float64
+					for q := 0; q < k; q++ {
+						bv := b.Data[q*b.Stride+j]
+						if tb {
+							bv = b.Data[j*b.Stride+q]
+						}
+						prod := float64(a.Data[i*a.Stride+q]) * float64(bv)
+						s += prod
+						abs += math.Abs(prod)
+					}
+					if got := float64(c.Data[i*c.Stride+j]); math.Abs(got-s) > 2*float64(k)*abs/(1<<24) {
+						t.Fatalf("%s (transB=%t): C[%d,%d] = %v, want %v", p.Name, tb, i, j, got, s)
+					}
+				}
+			}
+		}
 	}
 }

@@ -353,12 +353,13 @@ func dotSoftmaxFarKernel() dotSoftmaxKernelFunc {
 // The GEMM micro-kernels of each ISA, with blocking sizes from this CPU's
 // caches (kernels/GEMM.md gives the tile shapes' measurements).
 var (
-	gemmAVX2   = newGemmMicro(6, 16, gemmMicroAVX2)
-	gemmAVX512 = newGemmMicro(6, 64, gemmMicroAVX512)
+	gemmAVX2   = newGemmMicro(6, 16, gemmMicroAVX2, gemmMicroRowsAVX2)
+	gemmAVX512 = newGemmMicro(6, 64, gemmMicroAVX512, gemmMicroRowsAVX512)
 )
 
-func newGemmMicro(mr, nr int, kern func(k int, a, b, c *float32, ldc int, alpha, beta float32)) *gemmMicro {
-	mk := &gemmMicro{mr: mr, nr: nr, kern: kern}
+func newGemmMicro(mr, nr int, kern func(k int, a, b, c *float32, ldc int, alpha, beta float32),
+	rows func(k int, a *float32, lda int, b, c *float32, ldc int, alpha, beta float32)) *gemmMicro {
+	mk := &gemmMicro{mr: mr, nr: nr, kern: kern, rows: rows}
 	l1, l2, l3 := cpuid.CPU.Cache.L1D, cpuid.CPU.Cache.L2, cpuid.CPU.Cache.L3
 	if l1 <= 0 {
 		l1 = 32 << 10

@@ -75,6 +75,9 @@ func Gemm(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matri
 type gemmMicro struct {
 	mr, nr int
 	kern   func(k int, a, b, c *float32, ldc int, alpha, beta float32)
+	// rows is kern reading an mr×k block of A in place, row i at a[i·lda:]:
+	// a row-major op(A) needs no packing for its whole panels.
+	rows func(k int, a *float32, lda int, b, c *float32, ldc int, alpha, beta float32)
 	// kc, mc and nc are the blocking sizes: a packed mc×kc block of op(A)
 	// and kc×nc block of op(B).
 	kc, mc, nc int
@@ -149,29 +152,43 @@ func (g *gemmOp) run() {
 			}
 			for ic := 0; ic < g.m; ic += mk.mc {
 				mb := min(mk.mc, g.m-ic)
-				packA(buf.a, g.transA, g.a, g.lda, ic, pc, mb, kb, mr)
+				// A row-major op(A) is read in place by whole panels; only
+				// the last, partial one is packed.
+				direct := !g.transA && mk.rows != nil
+				if full := mb / mr * mr; !direct {
+					packA(buf.a, g.transA, g.a, g.lda, ic, pc, mb, kb, mr)
+				} else if full < mb {
+					packA(buf.a[full*kb:], false, g.a, g.lda, ic+full, pc, mb-full, kb, mr)
+				}
 				for jr := 0; jr < nb; jr += nr {
 					bp := &buf.b[jr*kb]
 					w := min(nr, nb-jr)
 					for ir := 0; ir < mb; ir += mr {
-						ap := &buf.a[ir*kb]
 						h := min(mr, mb-ir)
 						ci := (ic+ir)*g.ldc + jc + jr
-						if h == mr && w == nr {
-							mk.kern(kb, ap, bp, &g.c[ci], g.ldc, g.alpha, beta)
-							continue
-						}
-						// An edge tile goes through the full-size tile buffer,
-						// so the micro-kernel never touches C outside the matrix.
+						c, ldc := &g.c[ci], g.ldc
 						t := buf.tile
-						if beta != 0 {
-							for i := 0; i < h; i++ {
-								copy(t[i*nr:i*nr+w], g.c[ci+i*g.ldc:ci+i*g.ldc+w])
+						edge := w < nr || h < mr
+						if edge {
+							// An edge tile goes through the full-size tile
+							// buffer, so the micro-kernel never touches C
+							// outside the matrix.
+							if beta != 0 {
+								for i := 0; i < h; i++ {
+									copy(t[i*nr:i*nr+w], g.c[ci+i*g.ldc:ci+i*g.ldc+w])
+								}
 							}
+							c, ldc = &t[0], nr
 						}
-						mk.kern(kb, ap, bp, &t[0], nr, g.alpha, beta)
-						for i := 0; i < h; i++ {
-							copy(g.c[ci+i*g.ldc:ci+i*g.ldc+w], t[i*nr:i*nr+w])
+						if direct && h == mr {
+							mk.rows(kb, &g.a[(ic+ir)*g.lda+pc], g.lda, bp, c, ldc, g.alpha, beta)
+						} else {
+							mk.kern(kb, &buf.a[ir*kb], bp, c, ldc, g.alpha, beta)
+						}
+						if edge {
+							for i := 0; i < h; i++ {
+								copy(g.c[ci+i*g.ldc:ci+i*g.ldc+w], t[i*nr:i*nr+w])
+							}
 						}
 					}
 				}

@@ -22,17 +22,17 @@ func TestGemmTrial(t *testing.T) {
 		name string
 		mk   *gemmMicro
 	}{
-		{"avx512 6x64", withKC(newGemmMicro(6, 64, gemmMicroAVX512), 256)},
-		{"avx512 6x64", withKC(newGemmMicro(6, 64, gemmMicroAVX512), 384)},
-		{"avx512 6x64", withKC(newGemmMicro(6, 64, gemmMicroAVX512), 512)},
-		{"avx512 14x32", withKC(newGemmMicro(14, 32, gemm14x32AVX512), 384)},
-		{"avx512 12x32", withKC(newGemmMicro(12, 32, gemm12x32AVX512), 384)},
-		{"avx512 8x48", withKC(newGemmMicro(8, 48, gemm8x48AVX512), 384)},
-		{"ymm32 14x16", withKC(newGemmMicro(14, 16, gemm14x16YMM), 384)},
-		{"ymm32 12x16", withKC(newGemmMicro(12, 16, gemm12x16YMM), 384)},
-		{"ymm32 8x24", withKC(newGemmMicro(8, 24, gemm8x24YMM), 384)},
-		{"avx2 6x16", withKC(newGemmMicro(6, 16, gemmMicroAVX2), 256)},
-		{"avx2 6x16", withKC(newGemmMicro(6, 16, gemmMicroAVX2), 512)},
+		{"avx512 6x64", withKC(newGemmMicro(6, 64, gemmMicroAVX512, gemmMicroRowsAVX512), 256)},
+		{"avx512 6x64", withKC(newGemmMicro(6, 64, gemmMicroAVX512, gemmMicroRowsAVX512), 384)},
+		{"avx512 6x64", withKC(newGemmMicro(6, 64, gemmMicroAVX512, gemmMicroRowsAVX512), 512)},
+		{"avx512 14x32", withKC(newGemmMicro(14, 32, gemm14x32AVX512, nil), 384)},
+		{"avx512 12x32", withKC(newGemmMicro(12, 32, gemm12x32AVX512, nil), 384)},
+		{"avx512 8x48", withKC(newGemmMicro(8, 48, gemm8x48AVX512, nil), 384)},
+		{"ymm32 14x16", withKC(newGemmMicro(14, 16, gemm14x16YMM, nil), 384)},
+		{"ymm32 12x16", withKC(newGemmMicro(12, 16, gemm12x16YMM, nil), 384)},
+		{"ymm32 8x24", withKC(newGemmMicro(8, 24, gemm8x24YMM, nil), 384)},
+		{"avx2 6x16", withKC(newGemmMicro(6, 16, gemmMicroAVX2, gemmMicroRowsAVX2), 256)},
+		{"avx2 6x16", withKC(newGemmMicro(6, 16, gemmMicroAVX2, gemmMicroRowsAVX2), 512)},
 	}
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, n := range []int{64, 256, 512, 1024} {
