@@ -1,8 +1,11 @@
 // Command report compares heed with its peers on this CPU: it measures the
 // machine's ceilings and every implementation built in (build with -tags
 // heedcgo for OpenBLAS and SLEEF, GOEXPERIMENT=simd for go-highway and
-// simd/archsimd), then writes a markdown table, a CSV, an SVG plot and a
-// short section for README (PERFORMANCE.md).
+// simd/archsimd), then writes a markdown table, a CSV, two SVG plots
+// (throughput against size; heed ÷ the best peer) and a short section for
+// README (PERFORMANCE.md). With OpenBLAS built in, it first re-executes itself
+// with OPENBLAS_CORETYPE set where OpenBLAS does not know the CPU (see
+// bench.ReexecForOpenBLAS).
 // `make bench` runs it.
 package main
 
@@ -25,6 +28,7 @@ func main() {
 	md := flag.String("md", "RESULTS.md", "markdown output")
 	csv := flag.String("csv", "results.csv", "CSV output")
 	svg := flag.String("svg", "results.svg", "SVG plot output")
+	ratioSVG := flag.String("ratio-svg", "results-ratio.svg", "SVG plot of heed ÷ best peer")
 	perf := flag.String("perf", "PERFORMANCE.md", "short section for README")
 	cmdName := flag.String("command", "make bench", "command named in the report")
 	obCore := flag.String("openblas-core", "auto", "auto: where OpenBLAS chose a core below this CPU's instruction set, run again with OPENBLAS_CORETYPE set to the matching one; native: keep OpenBLAS's choice")
@@ -85,13 +89,16 @@ func main() {
 	bench.WriteSVG(&buf, "heed vs peers: "+env.CPU, ceil, rs)
 	write(*svg, buf.Bytes())
 	buf.Reset()
+	bench.WriteRatioSVG(&buf, "heed ÷ best peer: "+env.CPU, rs)
+	write(*ratioSVG, buf.Bytes())
+	buf.Reset()
 	bench.WritePerformance(&buf, env, rs)
 	write(*perf, buf.Bytes())
 	fmt.Fprintln(os.Stderr)
 	for _, s := range bench.Summary(rs) {
 		fmt.Fprintln(os.Stderr, s)
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s, %s, %s, %s\n", *md, *csv, *svg, *perf)
+	fmt.Fprintf(os.Stderr, "wrote %s, %s, %s, %s, %s\n", *md, *csv, *svg, *ratioSVG, *perf)
 }
 
 func write(name string, b []byte) {
