@@ -31,8 +31,14 @@ func main() {
 	ratioSVG := flag.String("ratio-svg", "results-ratio.svg", "SVG plot of heed ÷ best peer")
 	perf := flag.String("perf", "PERFORMANCE.md", "short section for README")
 	cmdName := flag.String("command", "make bench", "command named in the report")
+	from := flag.String("from", "", "draw the ratio plot (-ratio-svg) from this results CSV instead of measuring")
+	title := flag.String("title", "", "with -from: the machine named in the plot's title")
 	obCore := flag.String("openblas-core", "auto", "auto: where OpenBLAS chose a core below this CPU's instruction set, run again with OPENBLAS_CORETYPE set to the matching one; native: keep OpenBLAS's choice")
 	flag.Parse()
+	if *from != "" {
+		redraw(*from, *title, *ratioSVG)
+		return
+	}
 	switch *obCore {
 	case "auto":
 		if err := bench.ReexecForOpenBLAS(); err != nil {
@@ -99,6 +105,29 @@ func main() {
 		fmt.Fprintln(os.Stderr, s)
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s, %s, %s, %s, %s\n", *md, *csv, *svg, *ratioSVG, *perf)
+}
+
+// redraw writes the ratio plot of the results in a CSV that the report wrote
+// (the throughput plot needs the ceilings, which the CSV does not hold).
+func redraw(from, title, ratioSVG string) {
+	f, err := os.Open(from)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		os.Exit(1)
+	}
+	rs, err := bench.ReadCSV(f)
+	f.Close()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		os.Exit(1)
+	}
+	if title == "" {
+		title = from
+	}
+	var buf bytes.Buffer
+	bench.WriteRatioSVG(&buf, "heed ÷ best peer: "+title, rs)
+	write(ratioSVG, buf.Bytes())
+	fmt.Fprintf(os.Stderr, "wrote %s from %s\n", ratioSVG, from)
 }
 
 func write(name string, b []byte) {
