@@ -147,7 +147,7 @@ func WriteMarkdown(w io.Writer, env Env, ceil Ceilings, rs []Result) {
 	fmt.Fprintf(w, "\nTargets (issue 5):\n\n")
 	WriteTargets(w, Targets(rs))
 	if hasResults(rs, StepMemory) {
-		fmt.Fprintf(w, "\nThe decode step from memory (issue 18):\n\n")
+		fmt.Fprintf(w, "\nThe decode step from memory:\n\n")
 		WriteTargets(w, DecodeTargets(rs))
 	}
 	fmt.Fprintf(w, "\nImplementations in this build:")
