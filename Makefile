@@ -70,8 +70,12 @@ test-gonumblas:
 # bench: heed beside the pure-Go peers; bench-cgo adds OpenBLAS and SLEEF
 # (apt-get install libopenblas-dev libsleef-dev); bench-all adds go-highway and
 # simd/archsimd too (GOEXPERIMENT=simd). Each writes bench/RESULTS.md,
-# bench/results.csv and bench/results.svg. bench-full runs every size as go test
-# benchmarks for benchstat (BENCH_TAGS=heedcgo, BENCH_GOEXPERIMENT=simd add peers).
+# bench/results.csv, bench/results.svg and bench/results-ratio.svg. bench-full
+# runs every size as go test benchmarks for benchstat (BENCH_TAGS=heedcgo,
+# BENCH_GOEXPERIMENT=simd add peers). Where OpenBLAS does not know the CPU and
+# picks a core below its instruction set, the report and the benchmarks run
+# again with OPENBLAS_CORETYPE set to the matching core (bench/openblas.go);
+# set OPENBLAS_CORETYPE yourself to choose another.
 BENCH_TAGS ?=
 BENCH_GOEXPERIMENT ?=
 BENCH_COUNT ?= 6

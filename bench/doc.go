@@ -8,8 +8,12 @@
 //	make bench-all   … and go-highway and simd/archsimd (GOEXPERIMENT=simd)
 //	make bench-full  every size as go test benchmarks, -count 6, for benchstat
 //
-// The report (cmd/report) writes RESULTS.md (tables, targets), results.csv
-// and results.svg (throughput against size, one line per implementation).
+// The report (cmd/report) writes RESULTS.md (tables, targets), results.csv,
+// results.svg (throughput against size, one line per implementation) and
+// results-ratio.svg (heed ÷ the best single-threaded peer per kernel and
+// size). It prints the CPU's vendor, family and model and OpenBLAS's core,
+// which it sets (OPENBLAS_CORETYPE) where OpenBLAS does not know the CPU
+// (openblas.go).
 //
 // Files: impl.go (the registry: one Impl per implementation, nil fields for
 // kernels it lacks), heed.go (heed under each ISA and split over goroutines),
@@ -18,7 +22,7 @@
 // work per call), attention.go and decode.go (attention steps; the decode
 // step from memory, Memories in turn), measure.go (round-robin timing on thread CPU time),
 // ceiling.go and internal/roof (streaming and FMA ceilings), run.go, table.go,
-// targets.go, svg.go (the report). peers_test.go checks that every
+// targets.go, svg.go, svg_ratio.go (the report). peers_test.go checks that every
 // implementation's result matches heed's within the error bounds, so the
 // comparison compares equal work.
 package bench

@@ -74,8 +74,8 @@ func WriteSVG(w io.Writer, title string, ceil Ceilings, rs []Result) {
 			ymin, ymax = math.Min(ymin, h.v), math.Max(ymax, h.v)
 		}
 		lx0, lx1 := math.Log2(xmin), math.Log2(xmax)
-		if lx1 == lx0 {
-			lx1++
+		if lx1 == lx0 { // one size: in the middle
+			lx0, lx1 = lx0-1, lx1+1
 		}
 		ly0, ly1 := math.Floor(math.Log10(ymin)), math.Ceil(math.Log10(ymax))
 		if ly1 == ly0 {
@@ -108,13 +108,19 @@ func WriteSVG(w io.Writer, title string, ceil Ceilings, rs []Result) {
 		}
 		fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="middle" fill="#444">%s</text>`+"\n", ox+ml+(pw-ml-mr)/2, oy+ph-8, axisLabel(k))
 		for _, im := range ims {
-			pts := ""
+			pts, n := "", 0
+			var x, y float64
 			for _, r := range kr {
 				if r.Impl == im {
-					pts += fmt.Sprintf("%.1f,%.1f ", px(float64(r.Case.N)), py(r.Rate))
+					x, y = px(float64(r.Case.N)), py(r.Rate)
+					pts += fmt.Sprintf("%.1f,%.1f ", x, y)
+					n++
 				}
 			}
-			if pts != "" {
+			switch {
+			case n == 1: // one size: a point
+				fmt.Fprintf(w, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"/>`+"\n", x, y, color[im])
+			case n > 1:
 				fmt.Fprintf(w, `<polyline points="%s" fill="none" stroke="%s" stroke-width="%s" %s/>`+"\n", pts, color[im], width(im), dash(im))
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -146,7 +147,7 @@ func WriteMarkdown(w io.Writer, env Env, ceil Ceilings, rs []Result) {
 	fmt.Fprintf(w, "\nTargets (issue 5):\n\n")
 	WriteTargets(w, Targets(rs))
 	if hasResults(rs, StepMemory) {
-		fmt.Fprintf(w, "\nThe decode step from memory (issue 18):\n\n")
+		fmt.Fprintf(w, "\nThe decode step from memory:\n\n")
 		WriteTargets(w, DecodeTargets(rs))
 	}
 	fmt.Fprintf(w, "\nImplementations in this build:")
@@ -258,6 +259,79 @@ func WriteCSV(w io.Writer, rs []Result) {
 			fmt.Sprintf("%.4g", r.Rate), Unit(r.Case.Kernel), fmt.Sprintf("%.4f", r.Frac), r.Bound})
 	}
 	cw.Flush()
+}
+
+// ReadCSV reads results that WriteCSV wrote, for redrawing the plots. Each
+// implementation is this build's of that name, or a single-threaded peer
+// standing in for one built elsewhere; each case has the kernel, label and
+// size (from the label) that the plots need, and no inputs.
+func ReadCSV(r io.Reader) ([]Result, error) {
+	recs, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 || len(recs[0]) < 8 || recs[0][0] != "kernel" {
+		return nil, fmt.Errorf("bench: not a results CSV (header %q)", recs[:min(1, len(recs))])
+	}
+	byName := map[string]Kernel{}
+	for _, k := range Kernels {
+		byName[k.String()] = k
+	}
+	ims := map[string]*Impl{}
+	for _, im := range Impls() {
+		ims[im.Name] = im
+	}
+	cases := map[[2]string]*Case{}
+	var rs []Result
+	for i, rec := range recs[1:] {
+		k, ok := byName[rec[0]]
+		if !ok {
+			return nil, fmt.Errorf("bench: line %d: unknown kernel %q", i+2, rec[0])
+		}
+		c := cases[[2]string{rec[0], rec[1]}]
+		if c == nil {
+			n, err := labelSize(rec[1])
+			if err != nil {
+				return nil, fmt.Errorf("bench: line %d: %v", i+2, err)
+			}
+			c = &Case{Kernel: k, N: n, Label: rec[1]}
+			cases[[2]string{rec[0], rec[1]}] = c
+		}
+		im := ims[rec[2]]
+		if im == nil {
+			im = &Impl{Name: rec[2], Heed: strings.HasPrefix(rec[2], "heed"), order: 1000 + i}
+			ims[rec[2]] = im
+		}
+		res := Result{Case: c, Impl: im, Bound: rec[7]}
+		for j, f := range []*float64{&res.Ns, &res.Rate, &res.Frac} {
+			if *f, err = strconv.ParseFloat(rec[3+j+j/2], 64); err != nil {
+				return nil, fmt.Errorf("bench: line %d: %v", i+2, err)
+			}
+		}
+		rs = append(rs, res)
+	}
+	return rs, nil
+}
+
+// labelSize returns the size a case label names: n in "n=4096", "64×64",
+// "8×(256×256)", "S=512,d=128", "8×(S=512,d=128)", "T=S=128,d=256,4h".
+func labelSize(label string) (int, error) {
+	s := label
+	if i := strings.LastIndex(s, "("); i >= 0 {
+		s = s[i+1:]
+	}
+	for _, p := range []string{"T=", "S=", "n="} {
+		s = strings.TrimPrefix(s, p)
+	}
+	end := 0
+	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+		end++
+	}
+	n, err := strconv.Atoi(s[:end])
+	if err != nil {
+		return 0, fmt.Errorf("no size in label %q", label)
+	}
+	return n, nil
 }
 
 // Summary returns one line per kernel: heed's speed-up over the best

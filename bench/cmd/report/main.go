@@ -1,8 +1,11 @@
 // Command report compares heed with its peers on this CPU: it measures the
 // machine's ceilings and every implementation built in (build with -tags
 // heedcgo for OpenBLAS and SLEEF, GOEXPERIMENT=simd for go-highway and
-// simd/archsimd), then writes a markdown table, a CSV, an SVG plot and a
-// short section for README (PERFORMANCE.md).
+// simd/archsimd), then writes a markdown table, a CSV, two SVG plots
+// (throughput against size; heed ÷ the best peer) and a short section for
+// README (PERFORMANCE.md). With OpenBLAS built in, it first re-executes itself
+// with OPENBLAS_CORETYPE set where OpenBLAS does not know the CPU (see
+// bench.ReexecForOpenBLAS).
 // `make bench` runs it.
 package main
 
@@ -25,10 +28,17 @@ func main() {
 	md := flag.String("md", "RESULTS.md", "markdown output")
 	csv := flag.String("csv", "results.csv", "CSV output")
 	svg := flag.String("svg", "results.svg", "SVG plot output")
+	ratioSVG := flag.String("ratio-svg", "results-ratio.svg", "SVG plot of heed ÷ best peer")
 	perf := flag.String("perf", "PERFORMANCE.md", "short section for README")
 	cmdName := flag.String("command", "make bench", "command named in the report")
+	from := flag.String("from", "", "draw the ratio plot (-ratio-svg) from this results CSV instead of measuring")
+	title := flag.String("title", "", "with -from: the machine named in the plot's title")
 	obCore := flag.String("openblas-core", "auto", "auto: where OpenBLAS chose a core below this CPU's instruction set, run again with OPENBLAS_CORETYPE set to the matching one; native: keep OpenBLAS's choice")
 	flag.Parse()
+	if *from != "" {
+		redraw(*from, *title, *ratioSVG)
+		return
+	}
 	switch *obCore {
 	case "auto":
 		if err := bench.ReexecForOpenBLAS(); err != nil {
@@ -85,13 +95,39 @@ func main() {
 	bench.WriteSVG(&buf, "heed vs peers: "+env.CPU, ceil, rs)
 	write(*svg, buf.Bytes())
 	buf.Reset()
+	bench.WriteRatioSVG(&buf, "heed ÷ best peer: "+env.CPU, rs)
+	write(*ratioSVG, buf.Bytes())
+	buf.Reset()
 	bench.WritePerformance(&buf, env, rs)
 	write(*perf, buf.Bytes())
 	fmt.Fprintln(os.Stderr)
 	for _, s := range bench.Summary(rs) {
 		fmt.Fprintln(os.Stderr, s)
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s, %s, %s, %s\n", *md, *csv, *svg, *perf)
+	fmt.Fprintf(os.Stderr, "wrote %s, %s, %s, %s, %s\n", *md, *csv, *svg, *ratioSVG, *perf)
+}
+
+// redraw writes the ratio plot of the results in a CSV that the report wrote
+// (the throughput plot needs the ceilings, which the CSV does not hold).
+func redraw(from, title, ratioSVG string) {
+	f, err := os.Open(from)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		os.Exit(1)
+	}
+	rs, err := bench.ReadCSV(f)
+	f.Close()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		os.Exit(1)
+	}
+	if title == "" {
+		title = from
+	}
+	var buf bytes.Buffer
+	bench.WriteRatioSVG(&buf, "heed ÷ best peer: "+title, rs)
+	write(ratioSVG, buf.Bytes())
+	fmt.Fprintf(os.Stderr, "wrote %s from %s\n", ratioSVG, from)
 }
 
 func write(name string, b []byte) {
