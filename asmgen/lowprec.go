@@ -20,6 +20,7 @@ import (
 func init() { register("lowprec", genLowprecFamily) }
 
 func genLowprecFamily() {
+	evenOddIdx = nil
 	for _, s := range isas {
 		genFromBF16(s)
 		genToBF16(s)
@@ -288,6 +289,9 @@ func genMatVecHalf(s *isa, f half) {
 		asm.MOVQ(a, p)
 		asm.MOVQ(x, xp)
 		asm.MOVQ(ncols, cols)
+		if f.name == "BF16" {
+			bf16Pairs(s, prefix, acc, p, xp, cols, lda, lda3)
+		}
 		colLoop(s, prefix, cols, func(k Op) {
 			xv := s.vec()
 			load32(Mem{Base: xp}, k, xv)
@@ -311,6 +315,87 @@ func genMatVecHalf(s *isa, f half) {
 		asm.VMOVSS(s.hsum(acc[0]), Mem{Base: dst})
 		asm.ADDQ(U32(4), dst)
 	})
+}
+
+// bf16Pairs emits the bfloat16 dot products of len(acc) rows two vectors of
+// columns at a time, while cols ≥ 2·lanes: one load of lanes 32-bit words
+// holds 2·lanes values, the even ones widened by a shift left by 16 and the
+// odd ones by clearing the low half, each multiplied by the matching
+// elements of x, gathered once per step for all rows (AVX-512: VPERMI2PS;
+// AVX2: VSHUFPS then VPERMPD). It replaces VPMOVZXWD, a shuffle per vector
+// per row, by an AND; the order of the products changes, not their bound.
+// Advances p by 4·lanes bytes and xp by 8·lanes per step and consumes cols.
+func bf16Pairs(s *isa, prefix string, acc []VecVirtual, p, xp, cols, lda, lda3 GPVirtual) {
+	odd := make([]VecVirtual, len(acc))
+	for r := range odd {
+		odd[r] = s.vec()
+		s.zero(odd[r])
+	}
+	hiMask := bcastBits(s, 0xffff0000)
+	var ie, io VecVirtual
+	if s.evex {
+		ie, io = s.vec(), s.vec()
+		asm.VMOVDQU32(evenOdd().Offset(0), ie)
+		asm.VMOVDQU32(evenOdd().Offset(64), io)
+	}
+	asm.Label(prefix + "pairs")
+	asm.CMPQ(cols, U32(2*s.lanes))
+	asm.JB(LabelRef(prefix + "pairsEnd"))
+	xe, xo := s.vec(), s.vec()
+	x1 := Mem{Base: xp, Disp: 4 * s.lanes}
+	if s.evex {
+		x0 := s.vec()
+		asm.VMOVUPS(Mem{Base: xp}, x0)
+		asm.VMOVDQA32(ie, xe)
+		asm.VMOVDQA32(io, xo)
+		asm.VPERMI2PS(x1, x0, xe)
+		asm.VPERMI2PS(x1, x0, xo)
+	} else {
+		x0, x1r := s.vec(), s.vec()
+		asm.VMOVUPS(Mem{Base: xp}, x0)
+		asm.VMOVUPS(x1, x1r)
+		asm.VSHUFPS(U8(0x88), x1r, x0, xe) // [x0 x2 x8 x10 | x4 x6 x12 x14]
+		asm.VSHUFPS(U8(0xdd), x1r, x0, xo)
+		asm.VPERMPD(U8(0xd8), xe, xe) // quadwords 0 2 1 3: [x0 x2 x4 … x14]
+		asm.VPERMPD(U8(0xd8), xo, xo)
+	}
+	for r := range acc {
+		v, e := s.vec(), s.vec()
+		if s.evex {
+			asm.VMOVDQU32(rowAddr(p, lda, lda3, r, 0), v)
+			asm.VPSLLD(U8(16), v, e)
+			asm.VPANDD(hiMask, v, v)
+		} else {
+			asm.VMOVDQU(rowAddr(p, lda, lda3, r, 0), v)
+			asm.VPSLLD(U8(16), v, e)
+			asm.VPAND(hiMask, v, v)
+		}
+		asm.VFMADD231PS(e, xe, acc[r])
+		asm.VFMADD231PS(v, xo, odd[r])
+	}
+	asm.ADDQ(U32(4*s.lanes), p)
+	asm.ADDQ(U32(8*s.lanes), xp)
+	asm.SUBQ(U32(2*s.lanes), cols)
+	asm.JMP(LabelRef(prefix + "pairs"))
+	asm.Label(prefix + "pairsEnd")
+	for r := range acc {
+		asm.VADDPS(odd[r], acc[r], acc[r])
+	}
+}
+
+// evenOddIdx is the VPERMI2PS index table of bf16Pairs: 0, 2, …, 30 then
+// 1, 3, …, 31, emitted once per file.
+var evenOddIdx *Mem
+
+func evenOdd() Mem {
+	if evenOddIdx == nil {
+		m := GLOBL("evenodd", RODATA|NOPTR)
+		for i := 0; i < 32; i++ {
+			DATA(4*i, U32(2*(i%16)+i/16))
+		}
+		evenOddIdx = &m
+	}
+	return *evenOddIdx
 }
 
 // genMatTVecHalf emits matTVec<F><ISA>(dst, a, lda, x): dst[c] += Σ_r

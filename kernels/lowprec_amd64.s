@@ -103,103 +103,111 @@ DATA consts<>+144(SB)/4, $0x00000040
 DATA consts<>+148(SB)/4, $0x00000040
 DATA consts<>+152(SB)/4, $0x00000040
 DATA consts<>+156(SB)/4, $0x00000040
-DATA consts<>+160(SB)/4, $0x3fb8aa3b
-DATA consts<>+164(SB)/4, $0x3fb8aa3b
-DATA consts<>+168(SB)/4, $0x3fb8aa3b
-DATA consts<>+172(SB)/4, $0x3fb8aa3b
-DATA consts<>+176(SB)/4, $0x3fb8aa3b
-DATA consts<>+180(SB)/4, $0x3fb8aa3b
-DATA consts<>+184(SB)/4, $0x3fb8aa3b
-DATA consts<>+188(SB)/4, $0x3fb8aa3b
-DATA consts<>+192(SB)/4, $0x3f318000
-DATA consts<>+196(SB)/4, $0x3f318000
-DATA consts<>+200(SB)/4, $0x3f318000
-DATA consts<>+204(SB)/4, $0x3f318000
-DATA consts<>+208(SB)/4, $0x3f318000
-DATA consts<>+212(SB)/4, $0x3f318000
-DATA consts<>+216(SB)/4, $0x3f318000
-DATA consts<>+220(SB)/4, $0x3f318000
-DATA consts<>+224(SB)/4, $0xb95e8083
-DATA consts<>+228(SB)/4, $0xb95e8083
-DATA consts<>+232(SB)/4, $0xb95e8083
-DATA consts<>+236(SB)/4, $0xb95e8083
-DATA consts<>+240(SB)/4, $0xb95e8083
-DATA consts<>+244(SB)/4, $0xb95e8083
-DATA consts<>+248(SB)/4, $0xb95e8083
-DATA consts<>+252(SB)/4, $0xb95e8083
-DATA consts<>+256(SB)/4, $0x4b400000
-DATA consts<>+260(SB)/4, $0x4b400000
-DATA consts<>+264(SB)/4, $0x4b400000
-DATA consts<>+268(SB)/4, $0x4b400000
-DATA consts<>+272(SB)/4, $0x4b400000
-DATA consts<>+276(SB)/4, $0x4b400000
-DATA consts<>+280(SB)/4, $0x4b400000
-DATA consts<>+284(SB)/4, $0x4b400000
-DATA consts<>+288(SB)/4, $0x3f800000
-DATA consts<>+292(SB)/4, $0x3f800000
-DATA consts<>+296(SB)/4, $0x3f800000
-DATA consts<>+300(SB)/4, $0x3f800000
-DATA consts<>+304(SB)/4, $0x3f800000
-DATA consts<>+308(SB)/4, $0x3f800000
-DATA consts<>+312(SB)/4, $0x3f800000
-DATA consts<>+316(SB)/4, $0x3f800000
-DATA consts<>+320(SB)/4, $0x3efffffe
-DATA consts<>+324(SB)/4, $0x3efffffe
-DATA consts<>+328(SB)/4, $0x3efffffe
-DATA consts<>+332(SB)/4, $0x3efffffe
-DATA consts<>+336(SB)/4, $0x3efffffe
-DATA consts<>+340(SB)/4, $0x3efffffe
-DATA consts<>+344(SB)/4, $0x3efffffe
-DATA consts<>+348(SB)/4, $0x3efffffe
-DATA consts<>+352(SB)/4, $0x3e2aaa0d
-DATA consts<>+356(SB)/4, $0x3e2aaa0d
-DATA consts<>+360(SB)/4, $0x3e2aaa0d
-DATA consts<>+364(SB)/4, $0x3e2aaa0d
-DATA consts<>+368(SB)/4, $0x3e2aaa0d
-DATA consts<>+372(SB)/4, $0x3e2aaa0d
-DATA consts<>+376(SB)/4, $0x3e2aaa0d
-DATA consts<>+380(SB)/4, $0x3e2aaa0d
-DATA consts<>+384(SB)/4, $0x3d2aac11
-DATA consts<>+388(SB)/4, $0x3d2aac11
-DATA consts<>+392(SB)/4, $0x3d2aac11
-DATA consts<>+396(SB)/4, $0x3d2aac11
-DATA consts<>+400(SB)/4, $0x3d2aac11
-DATA consts<>+404(SB)/4, $0x3d2aac11
-DATA consts<>+408(SB)/4, $0x3d2aac11
-DATA consts<>+412(SB)/4, $0x3d2aac11
-DATA consts<>+416(SB)/4, $0x3c0933c1
-DATA consts<>+420(SB)/4, $0x3c0933c1
-DATA consts<>+424(SB)/4, $0x3c0933c1
-DATA consts<>+428(SB)/4, $0x3c0933c1
-DATA consts<>+432(SB)/4, $0x3c0933c1
-DATA consts<>+436(SB)/4, $0x3c0933c1
-DATA consts<>+440(SB)/4, $0x3c0933c1
-DATA consts<>+444(SB)/4, $0x3c0933c1
-DATA consts<>+448(SB)/4, $0x3ab57398
-DATA consts<>+452(SB)/4, $0x3ab57398
-DATA consts<>+456(SB)/4, $0x3ab57398
-DATA consts<>+460(SB)/4, $0x3ab57398
-DATA consts<>+464(SB)/4, $0x3ab57398
-DATA consts<>+468(SB)/4, $0x3ab57398
-DATA consts<>+472(SB)/4, $0x3ab57398
-DATA consts<>+476(SB)/4, $0x3ab57398
-DATA consts<>+480(SB)/4, $0xc2aeac4f
-DATA consts<>+484(SB)/4, $0xc2aeac4f
-DATA consts<>+488(SB)/4, $0xc2aeac4f
-DATA consts<>+492(SB)/4, $0xc2aeac4f
-DATA consts<>+496(SB)/4, $0xc2aeac4f
-DATA consts<>+500(SB)/4, $0xc2aeac4f
-DATA consts<>+504(SB)/4, $0xc2aeac4f
-DATA consts<>+508(SB)/4, $0xc2aeac4f
-DATA consts<>+512(SB)/4, $0x42b17218
-DATA consts<>+516(SB)/4, $0x42b17218
-DATA consts<>+520(SB)/4, $0x42b17218
-DATA consts<>+524(SB)/4, $0x42b17218
-DATA consts<>+528(SB)/4, $0x42b17218
-DATA consts<>+532(SB)/4, $0x42b17218
-DATA consts<>+536(SB)/4, $0x42b17218
-DATA consts<>+540(SB)/4, $0x42b17218
-GLOBL consts<>(SB), RODATA|NOPTR, $544
+DATA consts<>+160(SB)/4, $0xffff0000
+DATA consts<>+164(SB)/4, $0xffff0000
+DATA consts<>+168(SB)/4, $0xffff0000
+DATA consts<>+172(SB)/4, $0xffff0000
+DATA consts<>+176(SB)/4, $0xffff0000
+DATA consts<>+180(SB)/4, $0xffff0000
+DATA consts<>+184(SB)/4, $0xffff0000
+DATA consts<>+188(SB)/4, $0xffff0000
+DATA consts<>+192(SB)/4, $0x3fb8aa3b
+DATA consts<>+196(SB)/4, $0x3fb8aa3b
+DATA consts<>+200(SB)/4, $0x3fb8aa3b
+DATA consts<>+204(SB)/4, $0x3fb8aa3b
+DATA consts<>+208(SB)/4, $0x3fb8aa3b
+DATA consts<>+212(SB)/4, $0x3fb8aa3b
+DATA consts<>+216(SB)/4, $0x3fb8aa3b
+DATA consts<>+220(SB)/4, $0x3fb8aa3b
+DATA consts<>+224(SB)/4, $0x3f318000
+DATA consts<>+228(SB)/4, $0x3f318000
+DATA consts<>+232(SB)/4, $0x3f318000
+DATA consts<>+236(SB)/4, $0x3f318000
+DATA consts<>+240(SB)/4, $0x3f318000
+DATA consts<>+244(SB)/4, $0x3f318000
+DATA consts<>+248(SB)/4, $0x3f318000
+DATA consts<>+252(SB)/4, $0x3f318000
+DATA consts<>+256(SB)/4, $0xb95e8083
+DATA consts<>+260(SB)/4, $0xb95e8083
+DATA consts<>+264(SB)/4, $0xb95e8083
+DATA consts<>+268(SB)/4, $0xb95e8083
+DATA consts<>+272(SB)/4, $0xb95e8083
+DATA consts<>+276(SB)/4, $0xb95e8083
+DATA consts<>+280(SB)/4, $0xb95e8083
+DATA consts<>+284(SB)/4, $0xb95e8083
+DATA consts<>+288(SB)/4, $0x4b400000
+DATA consts<>+292(SB)/4, $0x4b400000
+DATA consts<>+296(SB)/4, $0x4b400000
+DATA consts<>+300(SB)/4, $0x4b400000
+DATA consts<>+304(SB)/4, $0x4b400000
+DATA consts<>+308(SB)/4, $0x4b400000
+DATA consts<>+312(SB)/4, $0x4b400000
+DATA consts<>+316(SB)/4, $0x4b400000
+DATA consts<>+320(SB)/4, $0x3f800000
+DATA consts<>+324(SB)/4, $0x3f800000
+DATA consts<>+328(SB)/4, $0x3f800000
+DATA consts<>+332(SB)/4, $0x3f800000
+DATA consts<>+336(SB)/4, $0x3f800000
+DATA consts<>+340(SB)/4, $0x3f800000
+DATA consts<>+344(SB)/4, $0x3f800000
+DATA consts<>+348(SB)/4, $0x3f800000
+DATA consts<>+352(SB)/4, $0x3efffffe
+DATA consts<>+356(SB)/4, $0x3efffffe
+DATA consts<>+360(SB)/4, $0x3efffffe
+DATA consts<>+364(SB)/4, $0x3efffffe
+DATA consts<>+368(SB)/4, $0x3efffffe
+DATA consts<>+372(SB)/4, $0x3efffffe
+DATA consts<>+376(SB)/4, $0x3efffffe
+DATA consts<>+380(SB)/4, $0x3efffffe
+DATA consts<>+384(SB)/4, $0x3e2aaa0d
+DATA consts<>+388(SB)/4, $0x3e2aaa0d
+DATA consts<>+392(SB)/4, $0x3e2aaa0d
+DATA consts<>+396(SB)/4, $0x3e2aaa0d
+DATA consts<>+400(SB)/4, $0x3e2aaa0d
+DATA consts<>+404(SB)/4, $0x3e2aaa0d
+DATA consts<>+408(SB)/4, $0x3e2aaa0d
+DATA consts<>+412(SB)/4, $0x3e2aaa0d
+DATA consts<>+416(SB)/4, $0x3d2aac11
+DATA consts<>+420(SB)/4, $0x3d2aac11
+DATA consts<>+424(SB)/4, $0x3d2aac11
+DATA consts<>+428(SB)/4, $0x3d2aac11
+DATA consts<>+432(SB)/4, $0x3d2aac11
+DATA consts<>+436(SB)/4, $0x3d2aac11
+DATA consts<>+440(SB)/4, $0x3d2aac11
+DATA consts<>+444(SB)/4, $0x3d2aac11
+DATA consts<>+448(SB)/4, $0x3c0933c1
+DATA consts<>+452(SB)/4, $0x3c0933c1
+DATA consts<>+456(SB)/4, $0x3c0933c1
+DATA consts<>+460(SB)/4, $0x3c0933c1
+DATA consts<>+464(SB)/4, $0x3c0933c1
+DATA consts<>+468(SB)/4, $0x3c0933c1
+DATA consts<>+472(SB)/4, $0x3c0933c1
+DATA consts<>+476(SB)/4, $0x3c0933c1
+DATA consts<>+480(SB)/4, $0x3ab57398
+DATA consts<>+484(SB)/4, $0x3ab57398
+DATA consts<>+488(SB)/4, $0x3ab57398
+DATA consts<>+492(SB)/4, $0x3ab57398
+DATA consts<>+496(SB)/4, $0x3ab57398
+DATA consts<>+500(SB)/4, $0x3ab57398
+DATA consts<>+504(SB)/4, $0x3ab57398
+DATA consts<>+508(SB)/4, $0x3ab57398
+DATA consts<>+512(SB)/4, $0xc2aeac4f
+DATA consts<>+516(SB)/4, $0xc2aeac4f
+DATA consts<>+520(SB)/4, $0xc2aeac4f
+DATA consts<>+524(SB)/4, $0xc2aeac4f
+DATA consts<>+528(SB)/4, $0xc2aeac4f
+DATA consts<>+532(SB)/4, $0xc2aeac4f
+DATA consts<>+536(SB)/4, $0xc2aeac4f
+DATA consts<>+540(SB)/4, $0xc2aeac4f
+DATA consts<>+544(SB)/4, $0x42b17218
+DATA consts<>+548(SB)/4, $0x42b17218
+DATA consts<>+552(SB)/4, $0x42b17218
+DATA consts<>+556(SB)/4, $0x42b17218
+DATA consts<>+560(SB)/4, $0x42b17218
+DATA consts<>+564(SB)/4, $0x42b17218
+DATA consts<>+568(SB)/4, $0x42b17218
+DATA consts<>+572(SB)/4, $0x42b17218
+GLOBL consts<>(SB), RODATA|NOPTR, $576
 
 // func fromF16AVX2(dst []float32, src []uint16)
 // Requires: AVX, F16C
@@ -256,15 +264,60 @@ TEXT ·matVecBF16AVX2(SB), NOSPLIT, $0-80
 	LEAQ (BX)(BX*2), R8
 
 group:
-	CMPQ   CX, $0x00000004
-	JB     single
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	MOVQ   DX, R9
-	MOVQ   SI, R10
-	MOVQ   DI, R11
+	CMPQ         CX, $0x00000004
+	JB           single
+	VXORPS       Y0, Y0, Y0
+	VXORPS       Y1, Y1, Y1
+	VXORPS       Y2, Y2, Y2
+	VXORPS       Y3, Y3, Y3
+	MOVQ         DX, R9
+	MOVQ         SI, R10
+	MOVQ         DI, R11
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+	VPBROADCASTD consts<>+160(SB), Y8
+
+gpairs:
+	CMPQ        R11, $0x00000010
+	JB          gpairsEnd
+	VMOVUPS     (R10), Y10
+	VMOVUPS     32(R10), Y11
+	VSHUFPS     $0x88, Y11, Y10, Y9
+	VSHUFPS     $0xdd, Y11, Y10, Y10
+	VPERMPD     $0xd8, Y9, Y9
+	VPERMPD     $0xd8, Y10, Y10
+	VMOVDQU     (R9), Y11
+	VPSLLD      $0x10, Y11, Y12
+	VPAND       Y8, Y11, Y11
+	VFMADD231PS Y12, Y9, Y0
+	VFMADD231PS Y11, Y10, Y4
+	VMOVDQU     (R9)(BX*1), Y11
+	VPSLLD      $0x10, Y11, Y12
+	VPAND       Y8, Y11, Y11
+	VFMADD231PS Y12, Y9, Y1
+	VFMADD231PS Y11, Y10, Y5
+	VMOVDQU     (R9)(BX*2), Y11
+	VPSLLD      $0x10, Y11, Y12
+	VPAND       Y8, Y11, Y11
+	VFMADD231PS Y12, Y9, Y2
+	VFMADD231PS Y11, Y10, Y6
+	VMOVDQU     (R9)(R8*1), Y11
+	VPSLLD      $0x10, Y11, Y12
+	VPAND       Y8, Y11, Y11
+	VFMADD231PS Y12, Y9, Y3
+	VFMADD231PS Y11, Y10, Y7
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000040, R10
+	SUBQ        $0x00000010, R11
+	JMP         gpairs
+
+gpairsEnd:
+	VADDPS Y4, Y0, Y0
+	VADDPS Y5, Y1, Y1
+	VADDPS Y6, Y2, Y2
+	VADDPS Y7, Y3, Y3
 
 gcols:
 	CMPQ        R11, $0x00000008
@@ -306,12 +359,36 @@ gtail:
 	JMP          group
 
 single:
-	TESTQ  CX, CX
-	JZ     done
-	VXORPS Y0, Y0, Y0
-	MOVQ   DX, R8
-	MOVQ   SI, R9
-	MOVQ   DI, R10
+	TESTQ        CX, CX
+	JZ           done
+	VXORPS       Y0, Y0, Y0
+	MOVQ         DX, R8
+	MOVQ         SI, R9
+	MOVQ         DI, R10
+	VXORPS       Y1, Y1, Y1
+	VPBROADCASTD consts<>+160(SB), Y2
+
+spairs:
+	CMPQ        R10, $0x00000010
+	JB          spairsEnd
+	VMOVUPS     (R9), Y4
+	VMOVUPS     32(R9), Y5
+	VSHUFPS     $0x88, Y5, Y4, Y3
+	VSHUFPS     $0xdd, Y5, Y4, Y4
+	VPERMPD     $0xd8, Y3, Y3
+	VPERMPD     $0xd8, Y4, Y4
+	VMOVDQU     (R8), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VPAND       Y2, Y5, Y5
+	VFMADD231PS Y6, Y3, Y0
+	VFMADD231PS Y5, Y4, Y1
+	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000040, R9
+	SUBQ        $0x00000010, R10
+	JMP         spairs
+
+spairsEnd:
+	VADDPS Y1, Y0, Y0
 
 scols:
 	CMPQ        R10, $0x00000008
@@ -906,16 +983,16 @@ TEXT ·expShiftAVX2(SB), NOSPLIT, $0-60
 	MOVQ         src_len+32(FP), DX
 	MOVSS        m+48(FP), X0
 	VBROADCASTSS X0, Y0
-	VMOVUPS      consts<>+160(SB), Y1
-	VMOVUPS      consts<>+256(SB), Y2
-	VMOVUPS      consts<>+192(SB), Y3
-	VMOVUPS      consts<>+224(SB), Y4
-	VMOVUPS      consts<>+288(SB), Y5
-	VMOVUPS      consts<>+320(SB), Y6
-	VMOVUPS      consts<>+352(SB), Y7
-	VMOVUPS      consts<>+384(SB), Y8
-	VMOVUPS      consts<>+416(SB), Y9
-	VMOVUPS      consts<>+448(SB), Y10
+	VMOVUPS      consts<>+192(SB), Y1
+	VMOVUPS      consts<>+288(SB), Y2
+	VMOVUPS      consts<>+224(SB), Y3
+	VMOVUPS      consts<>+256(SB), Y4
+	VMOVUPS      consts<>+320(SB), Y5
+	VMOVUPS      consts<>+352(SB), Y6
+	VMOVUPS      consts<>+384(SB), Y7
+	VMOVUPS      consts<>+416(SB), Y8
+	VMOVUPS      consts<>+448(SB), Y9
+	VMOVUPS      consts<>+480(SB), Y10
 	VXORPS       Y11, Y11, Y11
 	XORQ         BX, BX
 	ANDQ         $-8, DX
@@ -940,7 +1017,7 @@ loop:
 	VFMADD213PS  Y5, Y15, Y14
 	VPSLLD       $0x17, Y13, Y13
 	VPADDD       Y13, Y14, Y14
-	VCMPPS       $0x15, consts<>+480(SB), Y12, Y12
+	VCMPPS       $0x15, consts<>+512(SB), Y12, Y12
 	VANDPS       Y12, Y14, Y14
 	VADDPS       Y14, Y11, Y11
 	VMOVUPS      Y14, (AX)(BX*4)
@@ -1120,15 +1197,61 @@ TEXT ·matVecBF16AVX512(SB), NOSPLIT, $0-80
 	LEAQ (BX)(BX*2), R8
 
 group:
-	CMPQ   CX, $0x00000004
-	JB     single
-	VXORPS Z0, Z0, Z0
-	VXORPS Z1, Z1, Z1
-	VXORPS Z2, Z2, Z2
-	VXORPS Z3, Z3, Z3
-	MOVQ   DX, R9
-	MOVQ   SI, R10
-	MOVQ   DI, R11
+	CMPQ         CX, $0x00000004
+	JB           single
+	VXORPS       Z0, Z0, Z0
+	VXORPS       Z1, Z1, Z1
+	VXORPS       Z2, Z2, Z2
+	VXORPS       Z3, Z3, Z3
+	MOVQ         DX, R9
+	MOVQ         SI, R10
+	MOVQ         DI, R11
+	VXORPS       Z4, Z4, Z4
+	VXORPS       Z5, Z5, Z5
+	VXORPS       Z6, Z6, Z6
+	VXORPS       Z7, Z7, Z7
+	VPBROADCASTD consts<>+160(SB), Z8
+	VMOVDQU32    evenodd<>+0(SB), Z9
+	VMOVDQU32    evenodd<>+64(SB), Z10
+
+gpairs:
+	CMPQ        R11, $0x00000020
+	JB          gpairsEnd
+	VMOVUPS     (R10), Z13
+	VMOVDQA32   Z9, Z11
+	VMOVDQA32   Z10, Z12
+	VPERMI2PS   64(R10), Z13, Z11
+	VPERMI2PS   64(R10), Z13, Z12
+	VMOVDQU32   (R9), Z13
+	VPSLLD      $0x10, Z13, Z14
+	VPANDD      Z8, Z13, Z13
+	VFMADD231PS Z14, Z11, Z0
+	VFMADD231PS Z13, Z12, Z4
+	VMOVDQU32   (R9)(BX*1), Z13
+	VPSLLD      $0x10, Z13, Z14
+	VPANDD      Z8, Z13, Z13
+	VFMADD231PS Z14, Z11, Z1
+	VFMADD231PS Z13, Z12, Z5
+	VMOVDQU32   (R9)(BX*2), Z13
+	VPSLLD      $0x10, Z13, Z14
+	VPANDD      Z8, Z13, Z13
+	VFMADD231PS Z14, Z11, Z2
+	VFMADD231PS Z13, Z12, Z6
+	VMOVDQU32   (R9)(R8*1), Z13
+	VPSLLD      $0x10, Z13, Z14
+	VPANDD      Z8, Z13, Z13
+	VFMADD231PS Z14, Z11, Z3
+	VFMADD231PS Z13, Z12, Z7
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000080, R10
+	SUBQ        $0x00000020, R11
+	JMP         gpairs
+
+gpairsEnd:
+	VADDPS Z4, Z0, Z0
+	VADDPS Z5, Z1, Z1
+	VADDPS Z6, Z2, Z2
+	VADDPS Z7, Z3, Z3
 
 gcols:
 	CMPQ        R11, $0x00000010
@@ -1198,12 +1321,37 @@ gend:
 	JMP           group
 
 single:
-	TESTQ  CX, CX
-	JZ     done
-	VXORPS Z0, Z0, Z0
-	MOVQ   DX, R8
-	MOVQ   SI, R9
-	MOVQ   DI, R10
+	TESTQ        CX, CX
+	JZ           done
+	VXORPS       Z0, Z0, Z0
+	MOVQ         DX, R8
+	MOVQ         SI, R9
+	MOVQ         DI, R10
+	VXORPS       Z1, Z1, Z1
+	VPBROADCASTD consts<>+160(SB), Z2
+	VMOVDQU32    evenodd<>+0(SB), Z3
+	VMOVDQU32    evenodd<>+64(SB), Z4
+
+spairs:
+	CMPQ        R10, $0x00000020
+	JB          spairsEnd
+	VMOVUPS     (R9), Z7
+	VMOVDQA32   Z3, Z5
+	VMOVDQA32   Z4, Z6
+	VPERMI2PS   64(R9), Z7, Z5
+	VPERMI2PS   64(R9), Z7, Z6
+	VMOVDQU32   (R8), Z7
+	VPSLLD      $0x10, Z7, Z8
+	VPANDD      Z2, Z7, Z7
+	VFMADD231PS Z8, Z5, Z0
+	VFMADD231PS Z7, Z6, Z1
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000080, R9
+	SUBQ        $0x00000020, R10
+	JMP         spairs
+
+spairsEnd:
+	VADDPS Z1, Z0, Z0
 
 scols:
 	CMPQ        R10, $0x00000010
@@ -1246,6 +1394,40 @@ send:
 done:
 	VZEROUPPER
 	RET
+
+DATA evenodd<>+0(SB)/4, $0x00000000
+DATA evenodd<>+4(SB)/4, $0x00000002
+DATA evenodd<>+8(SB)/4, $0x00000004
+DATA evenodd<>+12(SB)/4, $0x00000006
+DATA evenodd<>+16(SB)/4, $0x00000008
+DATA evenodd<>+20(SB)/4, $0x0000000a
+DATA evenodd<>+24(SB)/4, $0x0000000c
+DATA evenodd<>+28(SB)/4, $0x0000000e
+DATA evenodd<>+32(SB)/4, $0x00000010
+DATA evenodd<>+36(SB)/4, $0x00000012
+DATA evenodd<>+40(SB)/4, $0x00000014
+DATA evenodd<>+44(SB)/4, $0x00000016
+DATA evenodd<>+48(SB)/4, $0x00000018
+DATA evenodd<>+52(SB)/4, $0x0000001a
+DATA evenodd<>+56(SB)/4, $0x0000001c
+DATA evenodd<>+60(SB)/4, $0x0000001e
+DATA evenodd<>+64(SB)/4, $0x00000001
+DATA evenodd<>+68(SB)/4, $0x00000003
+DATA evenodd<>+72(SB)/4, $0x00000005
+DATA evenodd<>+76(SB)/4, $0x00000007
+DATA evenodd<>+80(SB)/4, $0x00000009
+DATA evenodd<>+84(SB)/4, $0x0000000b
+DATA evenodd<>+88(SB)/4, $0x0000000d
+DATA evenodd<>+92(SB)/4, $0x0000000f
+DATA evenodd<>+96(SB)/4, $0x00000011
+DATA evenodd<>+100(SB)/4, $0x00000013
+DATA evenodd<>+104(SB)/4, $0x00000015
+DATA evenodd<>+108(SB)/4, $0x00000017
+DATA evenodd<>+112(SB)/4, $0x00000019
+DATA evenodd<>+116(SB)/4, $0x0000001b
+DATA evenodd<>+120(SB)/4, $0x0000001d
+DATA evenodd<>+124(SB)/4, $0x0000001f
+GLOBL evenodd<>(SB), RODATA|NOPTR, $128
 
 // func matTVecBF16AVX512(dst []float32, a []uint16, lda int, x []float32)
 // Requires: AVX, AVX512F, BMI2
@@ -1864,19 +2046,19 @@ loop:
 	JAE               tail
 	VMOVUPS           (CX)(BX*4), Z2
 	VSUBPS            Z0, Z2, Z2
-	VMULPS.BCST       consts<>+160(SB), Z2, Z3
+	VMULPS.BCST       consts<>+192(SB), Z2, Z3
 	VRNDSCALEPS       $0x08, Z3, Z3
 	VMOVAPS           Z2, Z4
-	VFNMADD231PS.BCST consts<>+192(SB), Z3, Z4
 	VFNMADD231PS.BCST consts<>+224(SB), Z3, Z4
-	VBROADCASTSS      consts<>+448(SB), Z5
+	VFNMADD231PS.BCST consts<>+256(SB), Z3, Z4
+	VBROADCASTSS      consts<>+480(SB), Z5
+	VFMADD213PS.BCST  consts<>+448(SB), Z4, Z5
 	VFMADD213PS.BCST  consts<>+416(SB), Z4, Z5
 	VFMADD213PS.BCST  consts<>+384(SB), Z4, Z5
 	VFMADD213PS.BCST  consts<>+352(SB), Z4, Z5
 	VFMADD213PS.BCST  consts<>+320(SB), Z4, Z5
-	VFMADD213PS.BCST  consts<>+288(SB), Z4, Z5
-	VFMADD213PS.BCST  consts<>+288(SB), Z4, Z5
-	VCMPPS.BCST       $0x15, consts<>+480(SB), Z2, K1
+	VFMADD213PS.BCST  consts<>+320(SB), Z4, Z5
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Z2, K1
 	VSCALEFPS.Z       Z3, Z5, K1, Z5
 	VADDPS            Z5, Z1, Z1
 	VMOVUPS           Z5, (AX)(BX*4)
@@ -1891,19 +2073,19 @@ tail:
 	KMOVW             SI, K1
 	VMOVUPS.Z         (CX)(BX*4), K1, Z2
 	VSUBPS            Z0, Z2, Z2
-	VMULPS.BCST       consts<>+160(SB), Z2, Z0
+	VMULPS.BCST       consts<>+192(SB), Z2, Z0
 	VRNDSCALEPS       $0x08, Z0, Z0
 	VMOVAPS           Z2, Z3
-	VFNMADD231PS.BCST consts<>+192(SB), Z0, Z3
 	VFNMADD231PS.BCST consts<>+224(SB), Z0, Z3
-	VBROADCASTSS      consts<>+448(SB), Z4
+	VFNMADD231PS.BCST consts<>+256(SB), Z0, Z3
+	VBROADCASTSS      consts<>+480(SB), Z4
+	VFMADD213PS.BCST  consts<>+448(SB), Z3, Z4
 	VFMADD213PS.BCST  consts<>+416(SB), Z3, Z4
 	VFMADD213PS.BCST  consts<>+384(SB), Z3, Z4
 	VFMADD213PS.BCST  consts<>+352(SB), Z3, Z4
 	VFMADD213PS.BCST  consts<>+320(SB), Z3, Z4
-	VFMADD213PS.BCST  consts<>+288(SB), Z3, Z4
-	VFMADD213PS.BCST  consts<>+288(SB), Z3, Z4
-	VCMPPS.BCST       $0x15, consts<>+480(SB), Z2, K2
+	VFMADD213PS.BCST  consts<>+320(SB), Z3, Z4
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Z2, K2
 	VSCALEFPS.Z       Z0, Z4, K2, Z4
 	VADDPS            Z4, Z1, K1, Z1
 	VMOVUPS           Z4, K1, (AX)(BX*4)

@@ -1,0 +1,179 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// decodeSet is a working set of key/value matrix pairs of one format, used in
+// turn so that, when their total exceeds the caches, each step reads its
+// pair from memory.
+type decodeSet struct {
+	format string
+	bytes  int // bytes of one matrix
+	step   func(i int, ctx, scores, h []float32, shared bool)
+	scores func(i int, dst, h []float32)
+	ctx    func(i int, dst, w []float32)
+}
+
+// newDecodeSets returns pairs of S×d matrices in each format, enough pairs
+// that together they hold at least total bytes.
+func newDecodeSets(S, d, total int) []decodeSet {
+	rng := rand.New(rand.NewPCG(1, 1))
+	a := randMatrix(rng, S, d)
+	bf, f, q := NewBF16Matrix(a), NewF16Matrix(a), NewQ8Matrix(a)
+	pairs := func(bytes int) int { return max(1, (total+2*bytes-1)/(2*bytes)) }
+	var sets []decodeSet
+	{
+		n := 2 * pairs(4*S*d)
+		ms := make([]Matrix, n)
+		for i := range ms {
+			ms[i] = Matrix{S, d, d, append([]float32(nil), a.Data...)}
+		}
+		sets = append(sets, decodeSet{"f32", 4 * S * d,
+			func(i int, ctx, scores, h []float32, shared bool) {
+				i %= n / 2
+				st := SoftmaxState{Max: float32(math.Inf(-1))}
+				if shared {
+					DotSoftmaxMatTVec(ctx, scores, ms[2*i], h, &st)
+					return
+				}
+				// Keys and values apart: no float32 fused kernel exists, so the
+				// three passes (what attention does for them).
+				MatVec(scores, ms[2*i], h)
+				Softmax(scores, scores)
+				MatTVec(ctx, ms[2*i+1], scores)
+			},
+			func(i int, dst, h []float32) { MatVec(dst, ms[2*(i%(n/2))], h) },
+			func(i int, dst, w []float32) { MatTVec(dst, ms[2*(i%(n/2))+1], w) }})
+	}
+	{
+		n := 2 * pairs(2*S*d)
+		ms := make([]BF16Matrix, n)
+		for i := range ms {
+			ms[i] = BF16Matrix{S, d, d, append([]BF16(nil), bf.Data...)}
+		}
+		sets = append(sets, decodeSet{"bf16", 2 * S * d,
+			func(i int, ctx, scores, h []float32, shared bool) {
+				i %= n / 2
+				st := SoftmaxState{Max: float32(math.Inf(-1))}
+				v := ms[2*i+1]
+				if shared {
+					v = ms[2*i]
+				}
+				DotSoftmaxMatTVecBF16(ctx, scores, ms[2*i], v, h, &st)
+			},
+			func(i int, dst, h []float32) { MatVecBF16(dst, ms[2*(i%(n/2))], h) },
+			func(i int, dst, w []float32) { MatTVecBF16(dst, ms[2*(i%(n/2))+1], w) }})
+	}
+	{
+		n := 2 * pairs(2*S*d)
+		ms := make([]F16Matrix, n)
+		for i := range ms {
+			ms[i] = F16Matrix{S, d, d, append([]F16(nil), f.Data...)}
+		}
+		sets = append(sets, decodeSet{"f16", 2 * S * d,
+			func(i int, ctx, scores, h []float32, shared bool) {
+				i %= n / 2
+				st := SoftmaxState{Max: float32(math.Inf(-1))}
+				v := ms[2*i+1]
+				if shared {
+					v = ms[2*i]
+				}
+				DotSoftmaxMatTVecF16(ctx, scores, ms[2*i], v, h, &st)
+			},
+			func(i int, dst, h []float32) { MatVecF16(dst, ms[2*(i%(n/2))], h) },
+			func(i int, dst, w []float32) { MatTVecF16(dst, ms[2*(i%(n/2))+1], w) }})
+	}
+	{
+		qb := 36 * S * Q8Blocks(d)
+		n := 2 * pairs(qb)
+		ms := make([]Q8Matrix, n)
+		for i := range ms {
+			ms[i] = Q8Matrix{S, d, q.Stride, append([]Q8Block(nil), q.Data...)}
+		}
+		sets = append(sets, decodeSet{"q8", qb,
+			func(i int, ctx, scores, h []float32, shared bool) {
+				i %= n / 2
+				st := SoftmaxState{Max: float32(math.Inf(-1))}
+				v := ms[2*i+1]
+				if shared {
+					v = ms[2*i]
+				}
+				DotSoftmaxMatTVecQ8(ctx, scores, ms[2*i], v, h, &st)
+			},
+			func(i int, dst, h []float32) { MatVecQ8(dst, ms[2*(i%(n/2))], h) },
+			func(i int, dst, w []float32) { MatTVecQ8(dst, ms[2*(i%(n/2))+1], w) }})
+	}
+	return sets
+}
+
+// BenchmarkDecode measures the decode step (keys and values apart, and one
+// matrix as both), the scores and the context per storage format, on the
+// active ISA: BenchmarkDecode/<where>/<op>/<format>. "L2" is one 1024×128
+// pair, "mem" 32768×128 pairs cycled through 768 MiB (beyond this machine's
+// L3). MB/s counts the bytes of the matrices read.
+func BenchmarkDecode(b *testing.B) {
+	for _, w := range []struct {
+		name        string
+		S, d, total int
+	}{{"L2", 1024, 128, 0}, {"mem", 32768, 128, 768 << 20}} {
+		b.Run(w.name, func(b *testing.B) { benchDecode(b, w.S, w.d, w.total) })
+	}
+}
+
+func benchDecode(b *testing.B, S, d, total int) {
+	w := struct{ S, d int }{S, d}
+	{
+		sets := newDecodeSets(w.S, w.d, total)
+		rng := rand.New(rand.NewPCG(2, 2))
+		h, ctx, scores := make([]float32, w.d), make([]float32, w.d), make([]float32, w.S)
+		fill(rng, h)
+		for i := range h {
+			h[i] *= 0.1
+		}
+		weights := make([]float32, w.S)
+		for i := range weights {
+			weights[i] = 1 / float32(w.S)
+		}
+		for _, op := range []string{"step", "step-shared", "scores", "context"} {
+			for _, s := range sets {
+				bytes := s.bytes
+				if op == "step" {
+					bytes *= 2
+				}
+				b.Run(fmt.Sprintf("%s/%s", op, s.format), func(b *testing.B) {
+					b.SetBytes(int64(bytes))
+					i := 0
+					for b.Loop() {
+						switch op {
+						case "step", "step-shared":
+							clear(ctx)
+							s.step(i, ctx, scores, h, op == "step-shared")
+						case "scores":
+							s.scores(i, scores, h)
+						default:
+							s.ctx(i, ctx, weights)
+						}
+						i++
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkDecodeCeiling is the read-only streaming rate from memory of this
+// process (Sum over 768 MiB), the roofline for BenchmarkDecode/mem.
+func BenchmarkDecodeCeiling(b *testing.B) {
+	x := make([]float32, 192<<20)
+	for i := range x {
+		x[i] = 1
+	}
+	b.SetBytes(int64(4 * len(x)))
+	for b.Loop() {
+		Sum(x)
+	}
+}
