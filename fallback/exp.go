@@ -3,7 +3,7 @@ package fallback
 import (
 	"math"
 
-	. "github.com/heedml/heed/internal/coef"
+	"github.com/heedml/heed/internal/coef"
 )
 
 // Exp sets dst[i] = eˣ⁽ⁱ⁾; len(dst) ≥ len(x), and dst may be x.
@@ -19,13 +19,13 @@ func Exp(dst, x []float32) {
 }
 
 func exp32(x float32) float32 {
-	if !(x >= ExpLo) { // x < ExpLo or NaN
+	if !(x >= coef.ExpLo) { // x < ExpLo or NaN
 		if x != x {
 			return x
 		}
 		return 0
 	}
-	if x >= ExpHi {
+	if x >= coef.ExpHi {
 		return float32(math.Inf(1))
 	}
 	return expCore(x)
@@ -34,10 +34,10 @@ func exp32(x float32) float32 {
 // expCore returns eˣ for ExpLo ≤ x < ExpHi (the result is then normal, or
 // within an ULP of 2⁻¹²⁶).
 func expCore(x float32) float32 {
-	t := x*Log2e + Shifter
-	n := t - Shifter
-	r := x - n*Ln2Hi
-	r -= n * Ln2Lo
-	p := 1 + r*(Exp1+r*(Exp2+r*(Exp3+r*(Exp4+r*(Exp5+r*Exp6)))))
+	t := x*coef.Log2e + coef.Shifter
+	n := t - coef.Shifter
+	r := x - n*coef.Ln2Hi
+	r -= n * coef.Ln2Lo
+	p := 1 + r*(coef.Exp1+r*(coef.Exp2+r*(coef.Exp3+r*(coef.Exp4+r*(coef.Exp5+r*coef.Exp6)))))
 	return math.Float32frombits(math.Float32bits(p) + math.Float32bits(t)<<23)
 }

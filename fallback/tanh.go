@@ -3,7 +3,7 @@ package fallback
 import (
 	"math"
 
-	. "github.com/heedml/heed/internal/coef"
+	"github.com/heedml/heed/internal/coef"
 )
 
 // Tanh sets dst[i] = tanh(x[i]); len(dst) ≥ len(x), and dst may be x.
@@ -35,18 +35,18 @@ func Tanh(dst, x []float32) {
 
 func tanh32(x float32) float32 {
 	const sign = 1 << 31
-	a := min(math.Float32frombits(math.Float32bits(x)&^sign), TanhSat) // NaN stays NaN
-	t := fma32(a, 2*Log2e, TanhShifter)
-	n := t - TanhShifter
+	a := min(math.Float32frombits(math.Float32bits(x)&^sign), coef.TanhSat) // NaN stays NaN
+	t := fma32(a, 2*coef.Log2e, coef.TanhShifter)
+	n := t - coef.TanhShifter
 	// The FMAs whose float64 evaluation is exact round once as written: for
 	// n ≥ 1, a ≥ ln2/4 and r, h are multiples of 2⁻²⁶ and 2⁻⁵⁰ (for n = 0,
 	// r = a and E = 2h), so a − n·ln2/2 and 2ⁿ⁺¹·h + 2ⁿ − 1 fit 53 bits.
-	r := float32(float64(a) - float64(n)*float64(Ln2/2))
-	q := fma32(fma32(fma32(fma32(TanhE4, r, TanhE3), r, TanhE2), r, TanhE1), r, 1) // 1 + r·(E1 + … + r·E4)
-	h := fma32(float32(r*r), q, r)                                                 // expm1(2r)/2
-	p := math.Float32frombits(math.Float32bits(t) << 23)                           // 2ⁿ⁺¹
-	m := float32(float64(p)*0.5 - 1)                                               // 2ⁿ − 1
-	e := float32(float64(p)*float64(h) + float64(m))                               // expm1(2a)
+	r := float32(float64(a) - float64(n)*float64(coef.Ln2/2))
+	q := fma32(fma32(fma32(fma32(coef.TanhE4, r, coef.TanhE3), r, coef.TanhE2), r, coef.TanhE1), r, 1) // 1 + r·(E1 + … + r·E4)
+	h := fma32(float32(r*r), q, r)                                                                     // expm1(2r)/2
+	p := math.Float32frombits(math.Float32bits(t) << 23)                                               // 2ⁿ⁺¹
+	m := float32(float64(p)*0.5 - 1)                                                                   // 2ⁿ − 1
+	e := float32(float64(p)*float64(h) + float64(m))                                                   // expm1(2a)
 	y := float32(e / float32(e+2))
 	return math.Float32frombits(math.Float32bits(y) | math.Float32bits(x)&sign)
 }
