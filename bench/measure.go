@@ -5,16 +5,18 @@ import (
 	"time"
 )
 
-// calibrate returns an iteration count for which run takes about round.
-func calibrate(run func(iters int), round time.Duration) int {
+// calibrate returns an iteration count for which run takes about round, by
+// the clock that will time it (timeRound): with the wall clock, a busy
+// machine that descheduled one short trial would leave a handful of
+// iterations per round, whose fixed costs (entering the implementation, the
+// clock itself) then dominate the time per call.
+func calibrate(run func(iters int), round time.Duration, cpu bool) int {
 	iters := 1
 	for {
-		t := time.Now()
-		run(iters)
-		d := time.Since(t)
-		if d >= round/4 || iters >= 1<<30 {
+		d := timeRound(run, iters, cpu) * float64(iters)
+		if d >= float64(round)/4 || iters >= 1<<30 {
 			if d > 0 {
-				iters = max(1, int(float64(iters)*float64(round)/float64(d)))
+				iters = max(1, int(float64(iters)*float64(round)/d))
 			}
 			return iters
 		}
@@ -61,7 +63,7 @@ func Measure(run func(iters int), round time.Duration, rounds int) float64 {
 func MeasureAll(runs []func(iters int), cpu []bool, round time.Duration, rounds int) []float64 {
 	iters := make([]int, len(runs))
 	for i, r := range runs {
-		iters[i] = calibrate(r, round)
+		iters[i] = calibrate(r, round, cpu[i])
 	}
 	ns := make([][]float64, len(runs))
 	for range rounds {
@@ -80,7 +82,7 @@ func MeasureAll(runs []func(iters int), cpu []bool, round time.Duration, rounds 
 // ceiling is an upper bound, which interference only ever lowers.
 // It uses the process's CPU time, like MeasureAll for single-threaded runs.
 func best(run func(iters int), round time.Duration, rounds int) float64 {
-	it := calibrate(run, round)
+	it := calibrate(run, round, true)
 	b := timeRound(run, it, true)
 	for range rounds - 1 {
 		b = min(b, timeRound(run, it, true))
