@@ -16,8 +16,8 @@ func init() {
 // B, V3–V4 take turns holding a broadcast element of packed A, V5 and V6 α
 // and β.
 const (
-	gemmNEONRows = 8
-	gemmNEONVecs = 3
+	gemmNEONRows     = 8
+	gemmNEONVecs     = 3
 	vGemmB       Reg = 0
 	vGemmA       Reg = 3
 	vGemmAlpha   Reg = 5
