@@ -124,8 +124,22 @@ func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *Softm
 	return dotSoftmaxRows(ctx, scores, a, lda, h, st)
 }
 
-// gemmMicroFor returns nil: Gemm uses the fallback on this build.
-func gemmMicroFor(ISA) *gemmMicro { return nil }
+// gemmNEON is the NEON GEMM micro-kernel, 8×12. Its blocking assumes a 32 KiB
+// L1d, 1 MiB L2 and 8 MiB L3 (arm64 has no portable way to read the cache
+// sizes from user space).
+var gemmNEON = func() *gemmMicro {
+	mk := &gemmMicro{mr: 8, nr: 12, kern: gemmMicroNEON}
+	mk.gemmBlocking(32<<10, 1<<20, 8<<20)
+	return mk
+}()
+
+// gemmMicroFor returns the micro-kernel of isa, or nil for the fallback.
+func gemmMicroFor(isa ISA) *gemmMicro {
+	if isa == NEON {
+		return gemmNEON
+	}
+	return nil
+}
 
 // The reduced-precision family: package fallback (no NEON kernels yet).
 

@@ -27,9 +27,9 @@ import (
 //
 // C must not overlap A or B; A and B may overlap each other. Gemm allocates
 // nothing once its packing buffers are warm (they are kept in a sync.Pool).
-// Products of at least about 128×128×128 are split over up to GOMAXPROCS
-// goroutines, by blocks of rows and of columns of C; Gemm is safe for
-// concurrent use.
+// With a SIMD micro-kernel (AVX2, AVX-512, NEON), products of at least 2²²
+// multiply-adds (about 161³) are split over up to GOMAXPROCS goroutines, by
+// blocks of rows and of columns of C. Gemm is safe for concurrent use.
 func Gemm(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix) {
 	a.check("Gemm", "a")
 	b.check("Gemm", "b")
