@@ -304,12 +304,12 @@ func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *Softm
 // HEED_DOTSOFTMAX_PF=0|1|2|4 overrides the choice by CPU for benchmarking.
 var dotSoftmaxFarPF = defaultDotSoftmaxFarPF(cpuid.CPU.VendorID)
 
-// defaultDotSoftmaxFarPF is dotSoftmaxFarPF's rule. Zen 4's prefetchers keep
-// one stream read in address order ahead of the kernel (software prefetches
-// measured slower there); Intel's L2 streamer falls behind a single stream
-// interrupted by the block's exp and context work, and prefetching the rows
-// one block ahead keeps the loads in flight. asmgen/DESIGN.md has the
-// measurements.
+// defaultDotSoftmaxFarPF is dotSoftmaxFarPF's rule: 1 on Intel, where the
+// hardware prefetcher alone fell behind the one stream of rows and
+// prefetching one block ahead read it faster (no further distance helped);
+// 0 elsewhere, as on Zen 4, where the far kernel without software prefetch
+// streamed near the memory ceiling (the prefetching variants have not been
+// measured there). asmgen/DESIGN.md has the measurements.
 func defaultDotSoftmaxFarPF(vendor cpuid.Vendor) int {
 	if vendor == cpuid.Intel {
 		return 1
