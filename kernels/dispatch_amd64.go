@@ -337,9 +337,21 @@ var dotSoftmaxFarKernels = [3][4]dotSoftmaxKernelFunc{
 	{dotSoftmaxMatTVecFarAVX512Z, dotSoftmaxMatTVecFarPF1AVX512Z, dotSoftmaxMatTVecFarPF2AVX512Z, dotSoftmaxMatTVecFarPF4AVX512Z},
 }
 
+// dotSoftmaxFarAhead makes the far kernel, on AVX-512, the variant that
+// scores each block before it adds the previous block's context (and
+// prefetches one block ahead), whatever dotSoftmaxFarPF says.
+// HEED_DOTSOFTMAX_AHEAD=1 sets it, for benchmarking.
+var dotSoftmaxFarAhead = strings.TrimSpace(os.Getenv("HEED_DOTSOFTMAX_AHEAD")) == "1"
+
 // dotSoftmaxFarKernel returns the far kernel for the active ISA, the AVX-512
-// width and dotSoftmaxFarPF.
+// width, dotSoftmaxFarAhead and dotSoftmaxFarPF.
 func dotSoftmaxFarKernel() dotSoftmaxKernelFunc {
+	if dotSoftmaxFarAhead && active == AVX512 {
+		if zmm() {
+			return dotSoftmaxMatTVecFarAheadPF1AVX512Z
+		}
+		return dotSoftmaxMatTVecFarAheadPF1AVX512
+	}
 	i := 0
 	if active == AVX512 {
 		i = 1
