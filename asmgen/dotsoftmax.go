@@ -17,10 +17,13 @@ var dotSoftmaxFarPrefetch = []int{1, 2, 4}
 
 func genDotSoftmaxFamily() {
 	for _, s := range dualISAs {
-		genDotSoftmaxMatTVec(s, false, 0)
-		genDotSoftmaxMatTVec(s, true, 0)
+		genDotSoftmaxMatTVec(s, false, 0, false)
+		genDotSoftmaxMatTVec(s, true, 0, false)
 		for _, d := range dotSoftmaxFarPrefetch {
-			genDotSoftmaxMatTVec(s, true, d)
+			genDotSoftmaxMatTVec(s, true, d, false)
+		}
+		if s.evex {
+			genDotSoftmaxMatTVec(s, true, 1, true)
 		}
 	}
 }
@@ -55,7 +58,7 @@ func genDotSoftmaxFamily() {
 // the same place pfBlocks blocks ahead, unless fewer than pfBlocks follow: it keeps
 // more lines in flight than the hardware prefetcher alone on cores whose
 // prefetcher falls behind a single stream (DESIGN.md).
-func genDotSoftmaxMatTVec(s *isa, far bool, pfBlocks int) {
+func genDotSoftmaxMatTVec(s *isa, far bool, pfBlocks int, ahead bool) {
 	y := ymmOf(s)   // the eight scores of a block
 	w := evexYMM(s) // the rows and ctx
 	wide := w.lanes == 16
@@ -72,6 +75,8 @@ func genDotSoftmaxMatTVec(s *isa, far bool, pfBlocks int) {
 	}
 	name := s.name("dotSoftmaxMatTVec")
 	switch {
+	case far && ahead:
+		name = s.name(fmt.Sprintf("dotSoftmaxMatTVecFarAheadPF%d", pfBlocks))
 	case far && pfBlocks > 0:
 		name = s.name(fmt.Sprintf("dotSoftmaxMatTVecFarPF%d", pfBlocks))
 	case far:
@@ -114,183 +119,238 @@ func genDotSoftmaxMatTVec(s *isa, far bool, pfBlocks int) {
 	negM := y.vec()
 	negate(mloc, negM)
 
-	asm.Label("block")
-	asm.CMPQ(n, U32(8))
-	asm.JB(LabelRef("end"))
-
-	// s = the eight rows' dot products with h.
-	p, q, hp, cnt := asm.GP64(), asm.GP64(), asm.GP64(), asm.GP64()
-	asm.MOVQ(a, p)
-	asm.LEAQ(Mem{Base: a, Index: lda, Scale: 4}, q)
-	asm.Load(asm.Param("h").Base(), hp)
-	ctxVectors(cnt)
-	acc := make([]VecVirtual, 8)
-	for i := range acc {
-		acc[i] = w.vec()
-		w.zero(acc[i])
-	}
-	if far {
-		var pfOff GPVirtual // the byte distance to prefetch at, 0 near the end of A
-		if pfBlocks > 0 {
-			pfOff = asm.GP64()
-			none := asm.GP64()
-			asm.XORQ(none, none)
-			asm.MOVQ(lda, pfOff)
-			asm.SHLQ(U8(3+bits.TrailingZeros(uint(pfBlocks))), pfOff) // 8·pfBlocks rows
-			asm.CMPQ(n, U32(8*(pfBlocks+1)))
-			asm.CMOVQCS(none, pfOff)
+	var p, q, hp, cnt GPVirtual
+	var sv VecVirtual
+	var b []VecVirtual
+	// scores emits sv = the scores of the block at a, stored to sc.
+	scores := func() {
+		// s = the eight rows' dot products with h.
+		p, q, hp, cnt = asm.GP64(), asm.GP64(), asm.GP64(), asm.GP64()
+		asm.MOVQ(a, p)
+		asm.LEAQ(Mem{Base: a, Index: lda, Scale: 4}, q)
+		asm.Load(asm.Param("h").Base(), hp)
+		ctxVectors(cnt)
+		acc := make([]VecVirtual, 8)
+		for i := range acc {
+			acc[i] = w.vec()
+			w.zero(acc[i])
 		}
-		for i, m := range rowsAt(p, q, 0) {
-			rowDot(w, acc[i], m, hp, cnt, i, k8, pfOff)
-		}
-	} else {
-		if wide {
-			asm.TESTQ(cnt, cnt)
-			asm.JZ(LabelRef("dotHalf"))
-		}
-		asm.Label("dot")
-		xv := w.vec()
-		asm.VMOVUPS(Mem{Base: hp}, xv)
-		for i, m := range rowsAt(p, q, 0) {
-			asm.VFMADD231PS(m, xv, acc[i])
-		}
-		for _, r := range []GPVirtual{p, q, hp} {
-			asm.ADDQ(U32(w.bytes()), r)
-		}
-		asm.DECQ(cnt)
-		asm.JNZ(LabelRef("dot"))
-		if wide {
-			asm.Label("dotHalf")
-			ctxHalf(cnt, "dotDone")
-			xv := w.vec()
-			asm.VMOVUPS_Z(Mem{Base: hp}, k8, xv)
-			for i, m := range rowsAt(p, q, 0) {
-				asm.VFMADD231PS(m, xv, k8, acc[i])
+		if far {
+			var pfOff GPVirtual // the byte distance to prefetch at, 0 near the end of A
+			if pfBlocks > 0 {
+				pfOff = asm.GP64()
+				none := asm.GP64()
+				asm.XORQ(none, none)
+				asm.MOVQ(lda, pfOff)
+				asm.SHLQ(U8(3+bits.TrailingZeros(uint(pfBlocks))), pfOff) // 8·pfBlocks rows
+				asm.CMPQ(n, U32(8*(pfBlocks+1)))
+				asm.CMOVQCS(none, pfOff)
 			}
-			asm.Label("dotDone")
+			for i, m := range rowsAt(p, q, 0) {
+				rowDot(w, acc[i], m, hp, cnt, i, k8, pfOff)
+			}
+		} else {
+			if wide {
+				asm.TESTQ(cnt, cnt)
+				asm.JZ(LabelRef("dotHalf"))
+			}
+			asm.Label("dot")
+			xv := w.vec()
+			asm.VMOVUPS(Mem{Base: hp}, xv)
+			for i, m := range rowsAt(p, q, 0) {
+				asm.VFMADD231PS(m, xv, acc[i])
+			}
+			for _, r := range []GPVirtual{p, q, hp} {
+				asm.ADDQ(U32(w.bytes()), r)
+			}
+			asm.DECQ(cnt)
+			asm.JNZ(LabelRef("dot"))
+			if wide {
+				asm.Label("dotHalf")
+				ctxHalf(cnt, "dotDone")
+				xv := w.vec()
+				asm.VMOVUPS_Z(Mem{Base: hp}, k8, xv)
+				for i, m := range rowsAt(p, q, 0) {
+					asm.VFMADD231PS(m, xv, k8, acc[i])
+				}
+				asm.Label("dotDone")
+			}
+		}
+		sv = y.vec()
+		joinHalves(y, y.hsum4(acc[0], acc[1], acc[2], acc[3]), y.hsum4(acc[4], acc[5], acc[6], acc[7]), sv)
+		asm.VMOVUPS(sv, Mem{Base: sc})
+		jumpIfNotFinite(y, sv, "special")
+	}
+
+	// weights emits the block's weights b (broadcast, one per row) from sv,
+	// rescaling ctx and l first if the block raises the max.
+	weights := func() {
+		// A larger max rescales what came before.
+		mb := y.vec()
+		asm.VMOVAPS(sv, mb)
+		mbx := y.fold(mb, func(src, acc VecVirtual) { asm.VMAXPS(src, acc, acc) })
+		asm.VUCOMISS(mloc, mbx)
+		asm.JBE(LabelRef("weights"))
+		{
+			d := asm.XMM()
+			asm.VMOVSS(mloc, d)
+			asm.VSUBSS(mbx, d, d) // m − mb < 0, −Inf for the first block
+			asm.VMOVSS(mbx, mloc)
+			dv := y.vec()
+			asm.VBROADCASTSS(d, dv)
+			f := e.applyNonPositive(dv)
+			asm.VMULPS(f, lsum, lsum)
+			if wide {
+				fz := w.vec()
+				asm.VBROADCASTSS(f.AsX(), fz)
+				f = fz
+			}
+			cp := asm.GP64()
+			asm.Load(asm.Param("ctx").Base(), cp)
+			ctxVectors(cnt)
+			if wide {
+				asm.JZ(LabelRef("rescaleHalf"))
+			}
+			asm.Label("rescale")
+			v := w.vec()
+			asm.VMULPS(Mem{Base: cp}, f, v)
+			asm.VMOVUPS(v, Mem{Base: cp})
+			asm.ADDQ(U32(w.bytes()), cp)
+			asm.DECQ(cnt)
+			asm.JNZ(LabelRef("rescale"))
+			if wide {
+				asm.Label("rescaleHalf")
+				ctxHalf(cnt, "rescaleDone")
+				v := w.vec()
+				asm.VMOVUPS_Z(Mem{Base: cp}, k8, v)
+				asm.VMULPS(f, v, v)
+				asm.VMOVUPS(v, k8, Mem{Base: cp})
+				asm.Label("rescaleDone")
+			}
+			negate(mloc, negM)
+		}
+
+		// e = exp(s − m), summed, and ctx += Σᵢ eᵢ·rowᵢ.
+		asm.Label("weights")
+		asm.VADDPS(negM, sv, sv)
+		ev := e.applyNonPositive(sv)
+		asm.VADDPS(ev, lsum, lsum)
+		lane := laneBroadcaster(w, ev)
+		if b != nil { // allocated before the context that uses them was emitted
+			for i := range b {
+				asm.VMOVAPS(lane(i), b[i])
+			}
+			return
+		}
+		b = make([]VecVirtual, 8)
+		for i := range b {
+			b[i] = lane(i)
 		}
 	}
-	sv := y.vec()
-	joinHalves(y, y.hsum4(acc[0], acc[1], acc[2], acc[3]), y.hsum4(acc[4], acc[5], acc[6], acc[7]), sv)
-	asm.VMOVUPS(sv, Mem{Base: sc})
-	jumpIfNotFinite(y, sv, "special")
 
-	// A larger max rescales what came before.
-	mb := y.vec()
-	asm.VMOVAPS(sv, mb)
-	mbx := y.fold(mb, func(src, acc VecVirtual) { asm.VMAXPS(src, acc, acc) })
-	asm.VUCOMISS(mloc, mbx)
-	asm.JBE(LabelRef("weights"))
-	{
-		d := asm.XMM()
-		asm.VMOVSS(mloc, d)
-		asm.VSUBSS(mbx, d, d) // m − mb < 0, −Inf for the first block
-		asm.VMOVSS(mbx, mloc)
-		dv := y.vec()
-		asm.VBROADCASTSS(d, dv)
-		f := e.applyNonPositive(dv)
-		asm.VMULPS(f, lsum, lsum)
-		if wide {
-			fz := w.vec()
-			asm.VBROADCASTSS(f.AsX(), fz)
-			f = fz
+	// context emits ctx += Σᵢ bᵢ·rowᵢ for the block at base.
+	context := func(base GPVirtual) {
+		// pf is the next block (this one for the last block: no access past A).
+		pf, pq := asm.GP64(), asm.GP64()
+		if !far {
+			asm.LEAQ(Mem{Base: a, Index: lda, Scale: 8}, pf)
+			asm.CMPQ(n, U32(16))
+			asm.CMOVQCS(a, pf)
+			asm.LEAQ(Mem{Base: pf, Index: lda, Scale: 4}, pq)
 		}
 		cp := asm.GP64()
+		asm.MOVQ(base, p)
+		asm.LEAQ(Mem{Base: base, Index: lda, Scale: 4}, q)
 		asm.Load(asm.Param("ctx").Base(), cp)
-		ctxVectors(cnt)
-		if wide {
-			asm.JZ(LabelRef("rescaleHalf"))
+		asm.Load(asm.Param("ctx").Len(), cnt)
+		asm.SHRQ(U8(4), cnt) // pairs of vectors: one cache line of each row
+		asm.JZ(LabelRef("ctxOne"))
+		asm.Label("ctxPair")
+		for j := 0; j < 64/w.bytes(); j++ {
+			v := w.vec()
+			d := w.bytes() * j
+			asm.VMOVUPS(Mem{Base: cp, Disp: d}, v)
+			for i, m := range rowsAt(p, q, d) {
+				asm.VFMADD231PS(m, b[i], v)
+			}
+			asm.VMOVUPS(v, Mem{Base: cp, Disp: d})
 		}
-		asm.Label("rescale")
-		v := w.vec()
-		asm.VMULPS(Mem{Base: cp}, f, v)
-		asm.VMOVUPS(v, Mem{Base: cp})
-		asm.ADDQ(U32(w.bytes()), cp)
+		ptrs := []GPVirtual{p, q, cp}
+		if !far {
+			for _, m := range rowsAt(pf, pq, 0) {
+				asm.PREFETCHT0(m)
+			}
+			ptrs = append(ptrs, pf, pq)
+		}
+		for _, r := range ptrs {
+			asm.ADDQ(U32(64), r)
+		}
 		asm.DECQ(cnt)
-		asm.JNZ(LabelRef("rescale"))
+		asm.JNZ(LabelRef("ctxPair"))
+
+		asm.Label("ctxOne")
+		asm.Load(asm.Param("ctx").Len(), cnt)
+		asm.TESTQ(U32(8), cnt)
+		asm.JZ(LabelRef("next"))
 		if wide {
-			asm.Label("rescaleHalf")
-			ctxHalf(cnt, "rescaleDone")
 			v := w.vec()
 			asm.VMOVUPS_Z(Mem{Base: cp}, k8, v)
-			asm.VMULPS(f, v, v)
+			for i, m := range rowsAt(p, q, 0) {
+				asm.VFMADD231PS(m, b[i], k8, v)
+			}
 			asm.VMOVUPS(v, k8, Mem{Base: cp})
-			asm.Label("rescaleDone")
+		} else {
+			v := y.vec()
+			asm.VMOVUPS(Mem{Base: cp}, v)
+			for i, m := range rowsAt(p, q, 0) {
+				asm.VFMADD231PS(m, b[i], v)
+			}
+			asm.VMOVUPS(v, Mem{Base: cp})
 		}
-		negate(mloc, negM)
+		asm.Label("next")
 	}
 
-	// e = exp(s − m), summed, and ctx += Σᵢ eᵢ·rowᵢ.
-	asm.Label("weights")
-	asm.VADDPS(negM, sv, sv)
-	ev := e.applyNonPositive(sv)
-	asm.VADDPS(ev, lsum, lsum)
-	lane, b := laneBroadcaster(w, ev), make([]VecVirtual, 8)
-	for i := range b {
-		b[i] = lane(i)
-	}
-	// pf is the next block (this one for the last block: no access past A).
-	pf, pq := asm.GP64(), asm.GP64()
-	if !far {
-		asm.LEAQ(Mem{Base: a, Index: lda, Scale: 8}, pf)
-		asm.CMPQ(n, U32(16))
-		asm.CMOVQCS(a, pf)
-		asm.LEAQ(Mem{Base: pf, Index: lda, Scale: 4}, pq)
-	}
-	cp := asm.GP64()
-	asm.MOVQ(a, p)
-	asm.LEAQ(Mem{Base: a, Index: lda, Scale: 4}, q)
-	asm.Load(asm.Param("ctx").Base(), cp)
-	asm.Load(asm.Param("ctx").Len(), cnt)
-	asm.SHRQ(U8(4), cnt) // pairs of vectors: one cache line of each row
-	asm.JZ(LabelRef("ctxOne"))
-	asm.Label("ctxPair")
-	for j := 0; j < 64/w.bytes(); j++ {
-		v := w.vec()
-		d := w.bytes() * j
-		asm.VMOVUPS(Mem{Base: cp, Disp: d}, v)
-		for i, m := range rowsAt(p, q, d) {
-			asm.VFMADD231PS(m, b[i], v)
-		}
-		asm.VMOVUPS(v, Mem{Base: cp, Disp: d})
-	}
-	ptrs := []GPVirtual{p, q, cp}
-	if !far {
-		for _, m := range rowsAt(pf, pq, 0) {
-			asm.PREFETCHT0(m)
-		}
-		ptrs = append(ptrs, pf, pq)
-	}
-	for _, r := range ptrs {
-		asm.ADDQ(U32(64), r)
-	}
-	asm.DECQ(cnt)
-	asm.JNZ(LabelRef("ctxPair"))
-
-	asm.Label("ctxOne")
-	asm.Load(asm.Param("ctx").Len(), cnt)
-	asm.TESTQ(U32(8), cnt)
-	asm.JZ(LabelRef("next"))
-	if wide {
-		v := w.vec()
-		asm.VMOVUPS_Z(Mem{Base: cp}, k8, v)
-		for i, m := range rowsAt(p, q, 0) {
-			asm.VFMADD231PS(m, b[i], k8, v)
-		}
-		asm.VMOVUPS(v, k8, Mem{Base: cp})
+	if !ahead {
+		asm.Label("block")
+		asm.CMPQ(n, U32(8))
+		asm.JB(LabelRef("end"))
+		scores()
+		weights()
+		context(a)
+		asm.LEAQ(Mem{Base: a, Index: lda, Scale: 8}, a)
+		asm.ADDQ(U32(32), sc)
+		asm.SUBQ(U32(8), n)
+		asm.JMP(LabelRef("block"))
 	} else {
-		v := y.vec()
-		asm.VMOVUPS(Mem{Base: cp}, v)
-		for i, m := range rowsAt(p, q, 0) {
-			asm.VFMADD231PS(m, b[i], v)
+		// Each pass scores the block at a, then adds the context of the
+		// block before it (pending, at ac), whose rows are in L1 while the
+		// new block's loads are in flight, then computes the new block's
+		// weights.
+		pending, ac := asm.GP64(), asm.GP64()
+		asm.XORQ(pending, pending)
+		b = make([]VecVirtual, 8)
+		for i := range b {
+			b[i] = w.vec()
 		}
-		asm.VMOVUPS(v, Mem{Base: cp})
+		asm.Label("block")
+		asm.CMPQ(n, U32(8))
+		asm.JB(LabelRef("noScores"))
+		scores()
+		asm.Label("noScores")
+		asm.TESTQ(pending, pending)
+		asm.JZ(LabelRef("noContext"))
+		context(ac)
+		asm.Label("noContext")
+		asm.CMPQ(n, U32(8))
+		asm.JB(LabelRef("end"))
+		weights()
+		asm.MOVQ(a, ac)
+		asm.MOVQ(U32(1), pending)
+		asm.LEAQ(Mem{Base: a, Index: lda, Scale: 8}, a)
+		asm.ADDQ(U32(32), sc)
+		asm.SUBQ(U32(8), n)
+		asm.JMP(LabelRef("block"))
 	}
-	asm.Label("next")
-	asm.LEAQ(Mem{Base: a, Index: lda, Scale: 8}, a)
-	asm.ADDQ(U32(32), sc)
-	asm.SUBQ(U32(8), n)
-	asm.JMP(LabelRef("block"))
 
 	asm.Label("end")
 	{

@@ -304,12 +304,12 @@ func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *Softm
 // HEED_DOTSOFTMAX_PF=0|1|2|4 overrides the choice by CPU for benchmarking.
 var dotSoftmaxFarPF = defaultDotSoftmaxFarPF(cpuid.CPU.VendorID)
 
-// defaultDotSoftmaxFarPF is dotSoftmaxFarPF's rule. Zen 4's prefetchers keep
-// one stream read in address order ahead of the kernel (software prefetches
-// measured slower there); Intel's L2 streamer falls behind a single stream
-// interrupted by the block's exp and context work, and prefetching the rows
-// one block ahead keeps the loads in flight. asmgen/DESIGN.md has the
-// measurements.
+// defaultDotSoftmaxFarPF is dotSoftmaxFarPF's rule: 1 on Intel, where the
+// hardware prefetcher alone fell behind the one stream of rows and
+// prefetching one block ahead read it faster (no further distance helped);
+// 0 elsewhere, as on Zen 4, where the far kernel without software prefetch
+// streamed near the memory ceiling (the prefetching variants have not been
+// measured there). asmgen/DESIGN.md has the measurements.
 func defaultDotSoftmaxFarPF(vendor cpuid.Vendor) int {
 	if vendor == cpuid.Intel {
 		return 1
@@ -337,9 +337,21 @@ var dotSoftmaxFarKernels = [3][4]dotSoftmaxKernelFunc{
 	{dotSoftmaxMatTVecFarAVX512Z, dotSoftmaxMatTVecFarPF1AVX512Z, dotSoftmaxMatTVecFarPF2AVX512Z, dotSoftmaxMatTVecFarPF4AVX512Z},
 }
 
+// dotSoftmaxFarAhead makes the far kernel, on AVX-512, the variant that
+// scores each block before it adds the previous block's context (and
+// prefetches one block ahead), whatever dotSoftmaxFarPF says.
+// HEED_DOTSOFTMAX_AHEAD=1 sets it, for benchmarking.
+var dotSoftmaxFarAhead = strings.TrimSpace(os.Getenv("HEED_DOTSOFTMAX_AHEAD")) == "1"
+
 // dotSoftmaxFarKernel returns the far kernel for the active ISA, the AVX-512
-// width and dotSoftmaxFarPF.
+// width, dotSoftmaxFarAhead and dotSoftmaxFarPF.
 func dotSoftmaxFarKernel() dotSoftmaxKernelFunc {
+	if dotSoftmaxFarAhead && active == AVX512 {
+		if zmm() {
+			return dotSoftmaxMatTVecFarAheadPF1AVX512Z
+		}
+		return dotSoftmaxMatTVecFarAheadPF1AVX512
+	}
 	i := 0
 	if active == AVX512 {
 		i = 1

@@ -5053,6 +5053,586 @@ special:
 	VZEROUPPER
 	RET
 
+// func dotSoftmaxMatTVecFarAheadPF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, FMA3, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarAheadPF1AVX512(SB), NOSPLIT, $8-128
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X10, X10, X10
+	VSUBSS       (SP), X10, X10
+	VBROADCASTSS X10, Y10
+	XORQ         DI, DI
+
+block:
+	CMPQ    CX, $0x00000008
+	JB      noScores
+	MOVQ    DX, R9
+	LEAQ    (DX)(BX*4), R10
+	MOVQ    h_base+80(FP), R11
+	MOVQ    ctx_len+8(FP), R12
+	SHRQ    $0x03, R12
+	VXORPS  Y9, Y9, Y9
+	VXORPS  Y11, Y11, Y11
+	VXORPS  Y12, Y12, Y12
+	VXORPS  Y13, Y13, Y13
+	VXORPS  Y14, Y14, Y14
+	VXORPS  Y15, Y15, Y15
+	VXORPS  Y16, Y16, Y16
+	VXORPS  Y17, Y17, Y17
+	XORQ    R12, R12
+	MOVQ    BX, R13
+	SHLQ    $0x03, R13
+	CMPQ    CX, $0x00000010
+	CMOVQCS R12, R13
+	LEAQ    (R9), R14
+	MOVQ    R11, R15
+	VXORPS  Y18, Y18, Y18
+	VXORPS  Y19, Y19, Y19
+	VXORPS  Y20, Y20, Y20
+	MOVQ    ctx_len+8(FP), R12
+	SHRQ    $0x05, R12
+	JZ      row0Ones
+
+row0Four:
+	VMOVUPS     (R15), Y21
+	VFMADD231PS (R14), Y21, Y9
+	VMOVUPS     32(R15), Y21
+	VFMADD231PS 32(R14), Y21, Y18
+	VMOVUPS     64(R15), Y21
+	VFMADD231PS 64(R14), Y21, Y19
+	VMOVUPS     96(R15), Y21
+	VFMADD231PS 96(R14), Y21, Y20
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, R14
+	ADDQ        $0x00000080, R15
+	DECQ        R12
+	JNZ         row0Four
+
+row0Ones:
+	MOVQ ctx_len+8(FP), R12
+	SHRQ $0x03, R12
+	ANDQ $0x00000003, R12
+	JZ   row0Done
+
+row0One:
+	VMOVUPS     (R15), Y21
+	VFMADD231PS (R14), Y21, Y9
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000020, R14
+	ADDQ        $0x00000020, R15
+	DECQ        R12
+	JNZ         row0One
+
+row0Done:
+	VADDPS Y18, Y9, Y9
+	VADDPS Y20, Y19, Y19
+	VADDPS Y19, Y9, Y9
+	LEAQ   (R9)(BX*1), R14
+	MOVQ   R11, R15
+	VXORPS Y18, Y18, Y18
+	VXORPS Y19, Y19, Y19
+	VXORPS Y20, Y20, Y20
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	JZ     row1Ones
+
+row1Four:
+	VMOVUPS     (R15), Y21
+	VFMADD231PS (R14), Y21, Y11
+	VMOVUPS     32(R15), Y21
+	VFMADD231PS 32(R14), Y21, Y18
+	VMOVUPS     64(R15), Y21
+	VFMADD231PS 64(R14), Y21, Y19
+	VMOVUPS     96(R15), Y21
+	VFMADD231PS 96(R14), Y21, Y20
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, R14
+	ADDQ        $0x00000080, R15
+	DECQ        R12
+	JNZ         row1Four
+
+row1Ones:
+	MOVQ ctx_len+8(FP), R12
+	SHRQ $0x03, R12
+	ANDQ $0x00000003, R12
+	JZ   row1Done
+
+row1One:
+	VMOVUPS     (R15), Y21
+	VFMADD231PS (R14), Y21, Y11
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000020, R14
+	ADDQ        $0x00000020, R15
+	DECQ        R12
+	JNZ         row1One
+
+row1Done:
+	VADDPS Y18, Y11, Y11
+	VADDPS Y20, Y19, Y19
+	VADDPS Y19, Y11, Y11
+	LEAQ   (R9)(BX*2), R14
+	MOVQ   R11, R15
+	VXORPS Y18, Y18, Y18
+	VXORPS Y19, Y19, Y19
+	VXORPS Y20, Y20, Y20
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	JZ     row2Ones
+
+row2Four:
+	VMOVUPS     (R15), Y21
+	VFMADD231PS (R14), Y21, Y12
+	VMOVUPS     32(R15), Y21
+	VFMADD231PS 32(R14), Y21, Y18
+	VMOVUPS     64(R15), Y21
+	VFMADD231PS 64(R14), Y21, Y19
+	VMOVUPS     96(R15), Y21
+	VFMADD231PS 96(R14), Y21, Y20
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, R14
+	ADDQ        $0x00000080, R15
+	DECQ        R12
+	JNZ         row2Four
+
+row2Ones:
+	MOVQ ctx_len+8(FP), R12
+	SHRQ $0x03, R12
+	ANDQ $0x00000003, R12
+	JZ   row2Done
+
+row2One:
+	VMOVUPS     (R15), Y21
+	VFMADD231PS (R14), Y21, Y12
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000020, R14
+	ADDQ        $0x00000020, R15
+	DECQ        R12
+	JNZ         row2One
+
+row2Done:
+	VADDPS Y18, Y12, Y12
+	VADDPS Y20, Y19, Y19
+	VADDPS Y19, Y12, Y12
+	LEAQ   (R9)(SI*1), R9
+	MOVQ   R11, R14
+	VXORPS Y18, Y18, Y18
+	VXORPS Y19, Y19, Y19
+	VXORPS Y20, Y20, Y20
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	JZ     row3Ones
+
+row3Four:
+	VMOVUPS     (R14), Y21
+	VFMADD231PS (R9), Y21, Y13
+	VMOVUPS     32(R14), Y21
+	VFMADD231PS 32(R9), Y21, Y18
+	VMOVUPS     64(R14), Y21
+	VFMADD231PS 64(R9), Y21, Y19
+	VMOVUPS     96(R14), Y21
+	VFMADD231PS 96(R9), Y21, Y20
+	PREFETCHT0  (R9)(R13*1)
+	PREFETCHT0  64(R9)(R13*1)
+	ADDQ        $0x00000080, R9
+	ADDQ        $0x00000080, R14
+	DECQ        R12
+	JNZ         row3Four
+
+row3Ones:
+	MOVQ ctx_len+8(FP), R12
+	SHRQ $0x03, R12
+	ANDQ $0x00000003, R12
+	JZ   row3Done
+
+row3One:
+	VMOVUPS     (R14), Y21
+	VFMADD231PS (R9), Y21, Y13
+	PREFETCHT0  (R9)(R13*1)
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000020, R14
+	DECQ        R12
+	JNZ         row3One
+
+row3Done:
+	VADDPS Y18, Y13, Y13
+	VADDPS Y20, Y19, Y19
+	VADDPS Y19, Y13, Y13
+	LEAQ   (R10), R9
+	MOVQ   R11, R14
+	VXORPS Y18, Y18, Y18
+	VXORPS Y19, Y19, Y19
+	VXORPS Y20, Y20, Y20
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	JZ     row4Ones
+
+row4Four:
+	VMOVUPS     (R14), Y21
+	VFMADD231PS (R9), Y21, Y14
+	VMOVUPS     32(R14), Y21
+	VFMADD231PS 32(R9), Y21, Y18
+	VMOVUPS     64(R14), Y21
+	VFMADD231PS 64(R9), Y21, Y19
+	VMOVUPS     96(R14), Y21
+	VFMADD231PS 96(R9), Y21, Y20
+	PREFETCHT0  (R9)(R13*1)
+	PREFETCHT0  64(R9)(R13*1)
+	ADDQ        $0x00000080, R9
+	ADDQ        $0x00000080, R14
+	DECQ        R12
+	JNZ         row4Four
+
+row4Ones:
+	MOVQ ctx_len+8(FP), R12
+	SHRQ $0x03, R12
+	ANDQ $0x00000003, R12
+	JZ   row4Done
+
+row4One:
+	VMOVUPS     (R14), Y21
+	VFMADD231PS (R9), Y21, Y14
+	PREFETCHT0  (R9)(R13*1)
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000020, R14
+	DECQ        R12
+	JNZ         row4One
+
+row4Done:
+	VADDPS Y18, Y14, Y14
+	VADDPS Y20, Y19, Y19
+	VADDPS Y19, Y14, Y14
+	LEAQ   (R10)(BX*1), R9
+	MOVQ   R11, R14
+	VXORPS Y18, Y18, Y18
+	VXORPS Y19, Y19, Y19
+	VXORPS Y20, Y20, Y20
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	JZ     row5Ones
+
+row5Four:
+	VMOVUPS     (R14), Y21
+	VFMADD231PS (R9), Y21, Y15
+	VMOVUPS     32(R14), Y21
+	VFMADD231PS 32(R9), Y21, Y18
+	VMOVUPS     64(R14), Y21
+	VFMADD231PS 64(R9), Y21, Y19
+	VMOVUPS     96(R14), Y21
+	VFMADD231PS 96(R9), Y21, Y20
+	PREFETCHT0  (R9)(R13*1)
+	PREFETCHT0  64(R9)(R13*1)
+	ADDQ        $0x00000080, R9
+	ADDQ        $0x00000080, R14
+	DECQ        R12
+	JNZ         row5Four
+
+row5Ones:
+	MOVQ ctx_len+8(FP), R12
+	SHRQ $0x03, R12
+	ANDQ $0x00000003, R12
+	JZ   row5Done
+
+row5One:
+	VMOVUPS     (R14), Y21
+	VFMADD231PS (R9), Y21, Y15
+	PREFETCHT0  (R9)(R13*1)
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000020, R14
+	DECQ        R12
+	JNZ         row5One
+
+row5Done:
+	VADDPS Y18, Y15, Y15
+	VADDPS Y20, Y19, Y19
+	VADDPS Y19, Y15, Y15
+	LEAQ   (R10)(BX*2), R9
+	MOVQ   R11, R14
+	VXORPS Y18, Y18, Y18
+	VXORPS Y19, Y19, Y19
+	VXORPS Y20, Y20, Y20
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	JZ     row6Ones
+
+row6Four:
+	VMOVUPS     (R14), Y21
+	VFMADD231PS (R9), Y21, Y16
+	VMOVUPS     32(R14), Y21
+	VFMADD231PS 32(R9), Y21, Y18
+	VMOVUPS     64(R14), Y21
+	VFMADD231PS 64(R9), Y21, Y19
+	VMOVUPS     96(R14), Y21
+	VFMADD231PS 96(R9), Y21, Y20
+	PREFETCHT0  (R9)(R13*1)
+	PREFETCHT0  64(R9)(R13*1)
+	ADDQ        $0x00000080, R9
+	ADDQ        $0x00000080, R14
+	DECQ        R12
+	JNZ         row6Four
+
+row6Ones:
+	MOVQ ctx_len+8(FP), R12
+	SHRQ $0x03, R12
+	ANDQ $0x00000003, R12
+	JZ   row6Done
+
+row6One:
+	VMOVUPS     (R14), Y21
+	VFMADD231PS (R9), Y21, Y16
+	PREFETCHT0  (R9)(R13*1)
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000020, R14
+	DECQ        R12
+	JNZ         row6One
+
+row6Done:
+	VADDPS Y18, Y16, Y16
+	VADDPS Y20, Y19, Y19
+	VADDPS Y19, Y16, Y16
+	LEAQ   (R10)(SI*1), R9
+	MOVQ   R11, R10
+	VXORPS Y18, Y18, Y18
+	VXORPS Y19, Y19, Y19
+	VXORPS Y20, Y20, Y20
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	JZ     row7Ones
+
+row7Four:
+	VMOVUPS     (R10), Y21
+	VFMADD231PS (R9), Y21, Y17
+	VMOVUPS     32(R10), Y21
+	VFMADD231PS 32(R9), Y21, Y18
+	VMOVUPS     64(R10), Y21
+	VFMADD231PS 64(R9), Y21, Y19
+	VMOVUPS     96(R10), Y21
+	VFMADD231PS 96(R9), Y21, Y20
+	PREFETCHT0  (R9)(R13*1)
+	PREFETCHT0  64(R9)(R13*1)
+	ADDQ        $0x00000080, R9
+	ADDQ        $0x00000080, R10
+	DECQ        R12
+	JNZ         row7Four
+
+row7Ones:
+	MOVQ ctx_len+8(FP), R12
+	SHRQ $0x03, R12
+	ANDQ $0x00000003, R12
+	JZ   row7Done
+
+row7One:
+	VMOVUPS     (R10), Y21
+	VFMADD231PS (R9), Y21, Y17
+	PREFETCHT0  (R9)(R13*1)
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000020, R10
+	DECQ        R12
+	JNZ         row7One
+
+row7Done:
+	VADDPS        Y18, Y17, Y17
+	VADDPS        Y20, Y19, Y19
+	VADDPS        Y19, Y17, Y17
+	VSHUFPS       $0x88, Y11, Y9, Y18
+	VSHUFPS       $0xdd, Y11, Y9, Y9
+	VADDPS        Y9, Y18, Y18
+	VSHUFPS       $0x88, Y13, Y12, Y9
+	VSHUFPS       $0xdd, Y13, Y12, Y11
+	VADDPS        Y11, Y9, Y9
+	VSHUFPS       $0x88, Y9, Y18, Y11
+	VSHUFPS       $0xdd, Y9, Y18, Y9
+	VADDPS        Y9, Y11, Y11
+	VEXTRACTF32X4 $0x01, Y11, X9
+	VADDPS        X9, X11, X11
+	VSHUFPS       $0x88, Y15, Y14, Y9
+	VSHUFPS       $0xdd, Y15, Y14, Y12
+	VADDPS        Y12, Y9, Y9
+	VSHUFPS       $0x88, Y17, Y16, Y12
+	VSHUFPS       $0xdd, Y17, Y16, Y13
+	VADDPS        Y13, Y12, Y12
+	VSHUFPS       $0x88, Y12, Y9, Y13
+	VSHUFPS       $0xdd, Y12, Y9, Y9
+	VADDPS        Y9, Y13, Y13
+	VEXTRACTF32X4 $0x01, Y13, X9
+	VADDPS        X9, X13, X13
+	VINSERTF32X4  $0x01, X13, Y11, Y9
+	VMOVUPS       Y9, (AX)
+	VSUBPS        Y9, Y9, Y11
+	VCMPPS        $0x03, Y11, Y11, K1
+	KORTESTB      K1, K1
+	JNZ           special
+
+noScores:
+	TESTQ DI, DI
+	JZ    noContext
+	MOVQ  R8, R9
+	LEAQ  (R8)(BX*4), R10
+	MOVQ  ctx_base+0(FP), DI
+	MOVQ  ctx_len+8(FP), R12
+	SHRQ  $0x04, R12
+	JZ    ctxOne
+
+ctxPair:
+	VMOVUPS     (DI), Y11
+	VFMADD231PS (R9), Y1, Y11
+	VFMADD231PS (R9)(BX*1), Y2, Y11
+	VFMADD231PS (R9)(BX*2), Y3, Y11
+	VFMADD231PS (R9)(SI*1), Y4, Y11
+	VFMADD231PS (R10), Y5, Y11
+	VFMADD231PS (R10)(BX*1), Y6, Y11
+	VFMADD231PS (R10)(BX*2), Y7, Y11
+	VFMADD231PS (R10)(SI*1), Y8, Y11
+	VMOVUPS     Y11, (DI)
+	VMOVUPS     32(DI), Y11
+	VFMADD231PS 32(R9), Y1, Y11
+	VFMADD231PS 32(R9)(BX*1), Y2, Y11
+	VFMADD231PS 32(R9)(BX*2), Y3, Y11
+	VFMADD231PS 32(R9)(SI*1), Y4, Y11
+	VFMADD231PS 32(R10), Y5, Y11
+	VFMADD231PS 32(R10)(BX*1), Y6, Y11
+	VFMADD231PS 32(R10)(BX*2), Y7, Y11
+	VFMADD231PS 32(R10)(SI*1), Y8, Y11
+	VMOVUPS     Y11, 32(DI)
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	ADDQ        $0x00000040, DI
+	DECQ        R12
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R12
+	TESTQ       $0x00000008, R12
+	JZ          next
+	VMOVUPS     (DI), Y11
+	VFMADD231PS (R9), Y1, Y11
+	VFMADD231PS (R9)(BX*1), Y2, Y11
+	VFMADD231PS (R9)(BX*2), Y3, Y11
+	VFMADD231PS (R9)(SI*1), Y4, Y11
+	VFMADD231PS (R10), Y5, Y11
+	VFMADD231PS (R10)(BX*1), Y6, Y11
+	VFMADD231PS (R10)(BX*2), Y7, Y11
+	VFMADD231PS (R10)(SI*1), Y8, Y11
+	VMOVUPS     Y11, (DI)
+
+next:
+noContext:
+	CMPQ              CX, $0x00000008
+	JB                end
+	VMOVAPS           Y9, Y1
+	VEXTRACTF32X4     $0x01, Y1, X2
+	VMAXPS            X2, X1, X1
+	VSHUFPS           $0x4e, X1, X1, X2
+	VMAXPS            X2, X1, X1
+	VSHUFPS           $0xb1, X1, X1, X2
+	VMAXPS            X2, X1, X1
+	VUCOMISS          (SP), X1
+	JBE               weights
+	VMOVSS            (SP), X2
+	VSUBSS            X1, X2, X2
+	VMOVSS            X1, (SP)
+	VBROADCASTSS      X2, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y2
+	VRNDSCALEPS       $0x08, Y2, Y2
+	VMOVAPS           Y1, Y3
+	VFNMADD231PS.BCST consts<>+32(SB), Y2, Y3
+	VFNMADD231PS.BCST consts<>+64(SB), Y2, Y3
+	VBROADCASTSS      consts<>+320(SB), Y4
+	VFMADD213PS.BCST  consts<>+288(SB), Y3, Y4
+	VFMADD213PS.BCST  consts<>+256(SB), Y3, Y4
+	VFMADD213PS.BCST  consts<>+224(SB), Y3, Y4
+	VFMADD213PS.BCST  consts<>+192(SB), Y3, Y4
+	VFMADD213PS.BCST  consts<>+160(SB), Y3, Y4
+	VFMADD213PS.BCST  consts<>+160(SB), Y3, Y4
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K1
+	VSCALEFPS.Z       Y2, Y4, K1, Y4
+	VMULPS            Y4, Y0, Y0
+	MOVQ              ctx_base+0(FP), DI
+	MOVQ              ctx_len+8(FP), R12
+	SHRQ              $0x03, R12
+
+rescale:
+	VMULPS       (DI), Y4, Y1
+	VMOVUPS      Y1, (DI)
+	ADDQ         $0x00000020, DI
+	DECQ         R12
+	JNZ          rescale
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y10
+
+weights:
+	VADDPS            Y10, Y9, Y9
+	VMULPS.BCST       consts<>+0(SB), Y9, Y2
+	VRNDSCALEPS       $0x08, Y2, Y2
+	VMOVAPS           Y9, Y3
+	VFNMADD231PS.BCST consts<>+32(SB), Y2, Y3
+	VFNMADD231PS.BCST consts<>+64(SB), Y2, Y3
+	VBROADCASTSS      consts<>+320(SB), Y1
+	VFMADD213PS.BCST  consts<>+288(SB), Y3, Y1
+	VFMADD213PS.BCST  consts<>+256(SB), Y3, Y1
+	VFMADD213PS.BCST  consts<>+224(SB), Y3, Y1
+	VFMADD213PS.BCST  consts<>+192(SB), Y3, Y1
+	VFMADD213PS.BCST  consts<>+160(SB), Y3, Y1
+	VFMADD213PS.BCST  consts<>+160(SB), Y3, Y1
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y9, K1
+	VSCALEFPS.Z       Y2, Y1, K1, Y1
+	VADDPS            Y1, Y0, Y0
+	VSHUFF32X4        $0x00, Y1, Y1, Y4
+	VSHUFF32X4        $0x03, Y1, Y1, Y8
+	VSHUFPS           $0x00, Y4, Y4, Y1
+	VMOVAPS           Y1, Y1
+	VSHUFPS           $0x55, Y4, Y4, Y2
+	VMOVAPS           Y2, Y2
+	VSHUFPS           $0xaa, Y4, Y4, Y3
+	VMOVAPS           Y3, Y3
+	VSHUFPS           $0xff, Y4, Y4, Y4
+	VMOVAPS           Y4, Y4
+	VSHUFPS           $0x00, Y8, Y8, Y5
+	VMOVAPS           Y5, Y5
+	VSHUFPS           $0x55, Y8, Y8, Y6
+	VMOVAPS           Y6, Y6
+	VSHUFPS           $0xaa, Y8, Y8, Y7
+	VMOVAPS           Y7, Y7
+	VSHUFPS           $0xff, Y8, Y8, Y8
+	VMOVAPS           Y8, Y8
+	MOVQ              DX, R8
+	MOVQ              $0x00000001, DI
+	LEAQ              (DX)(BX*8), DX
+	ADDQ              $0x00000020, AX
+	SUBQ              $0x00000008, CX
+	JMP               block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
 // func dotSoftmaxMatTVecAVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, MMX+, SSE
 TEXT ·dotSoftmaxMatTVecAVX512Z(SB), NOSPLIT, $8-128
@@ -7875,6 +8455,678 @@ next:
 	ADDQ $0x00000020, AX
 	SUBQ $0x00000008, CX
 	JMP  block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarAheadPF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarAheadPF1AVX512Z(SB), NOSPLIT, $8-128
+	MOVL         $0x000000ff, AX
+	KMOVW        AX, K1
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), DX
+	MOVQ         a_base+48(FP), BX
+	MOVQ         lda+72(FP), SI
+	SHLQ         $0x02, SI
+	LEAQ         (SI)(SI*2), DI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X10, X10, X10
+	VSUBSS       (SP), X10, X10
+	VBROADCASTSS X10, Y10
+	XORQ         R8, R8
+
+block:
+	CMPQ    DX, $0x00000008
+	JB      noScores
+	MOVQ    BX, R9
+	LEAQ    (BX)(SI*4), R10
+	MOVQ    h_base+80(FP), R11
+	MOVQ    ctx_len+8(FP), R12
+	SHRQ    $0x04, R12
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z13, Z13, Z13
+	VXORPS  Z14, Z14, Z14
+	VXORPS  Z15, Z15, Z15
+	VXORPS  Z16, Z16, Z16
+	VXORPS  Z17, Z17, Z17
+	VXORPS  Z18, Z18, Z18
+	XORQ    R12, R12
+	MOVQ    SI, R13
+	SHLQ    $0x03, R13
+	CMPQ    DX, $0x00000010
+	CMOVQCS R12, R13
+	LEAQ    (R9), R14
+	MOVQ    R11, R15
+	VXORPS  Z19, Z19, Z19
+	VXORPS  Z20, Z20, Z20
+	VXORPS  Z21, Z21, Z21
+	MOVQ    ctx_len+8(FP), R12
+	SHRQ    $0x06, R12
+	JZ      row0Ones
+
+row0Four:
+	VMOVUPS     (R15), Z22
+	VFMADD231PS (R14), Z22, Z9
+	VMOVUPS     64(R15), Z22
+	VFMADD231PS 64(R14), Z22, Z19
+	VMOVUPS     128(R15), Z22
+	VFMADD231PS 128(R14), Z22, Z20
+	VMOVUPS     192(R15), Z22
+	VFMADD231PS 192(R14), Z22, Z21
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)(R13*1)
+	PREFETCHT0  128(R14)(R13*1)
+	PREFETCHT0  192(R14)(R13*1)
+	ADDQ        $0x00000100, R14
+	ADDQ        $0x00000100, R15
+	DECQ        R12
+	JNZ         row0Four
+
+row0Ones:
+	MOVQ ctx_len+8(FP), R12
+	SHRQ $0x04, R12
+	ANDQ $0x00000003, R12
+	JZ   row0Done
+
+row0One:
+	VMOVUPS     (R15), Z22
+	VFMADD231PS (R14), Z22, Z9
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, R14
+	ADDQ        $0x00000040, R15
+	DECQ        R12
+	JNZ         row0One
+
+row0Done:
+	MOVQ        ctx_len+8(FP), R12
+	TESTQ       $0x00000008, R12
+	JZ          row0Half
+	VMOVUPS.Z   (R15), K1, Z22
+	VFMADD231PS (R14), Z22, K1, Z9
+
+row0Half:
+	VADDPS Z19, Z9, Z9
+	VADDPS Z21, Z20, Z20
+	VADDPS Z20, Z9, Z9
+	LEAQ   (R9)(SI*1), R14
+	MOVQ   R11, R15
+	VXORPS Z19, Z19, Z19
+	VXORPS Z20, Z20, Z20
+	VXORPS Z21, Z21, Z21
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x06, R12
+	JZ     row1Ones
+
+row1Four:
+	VMOVUPS     (R15), Z22
+	VFMADD231PS (R14), Z22, Z11
+	VMOVUPS     64(R15), Z22
+	VFMADD231PS 64(R14), Z22, Z19
+	VMOVUPS     128(R15), Z22
+	VFMADD231PS 128(R14), Z22, Z20
+	VMOVUPS     192(R15), Z22
+	VFMADD231PS 192(R14), Z22, Z21
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)(R13*1)
+	PREFETCHT0  128(R14)(R13*1)
+	PREFETCHT0  192(R14)(R13*1)
+	ADDQ        $0x00000100, R14
+	ADDQ        $0x00000100, R15
+	DECQ        R12
+	JNZ         row1Four
+
+row1Ones:
+	MOVQ ctx_len+8(FP), R12
+	SHRQ $0x04, R12
+	ANDQ $0x00000003, R12
+	JZ   row1Done
+
+row1One:
+	VMOVUPS     (R15), Z22
+	VFMADD231PS (R14), Z22, Z11
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, R14
+	ADDQ        $0x00000040, R15
+	DECQ        R12
+	JNZ         row1One
+
+row1Done:
+	MOVQ        ctx_len+8(FP), R12
+	TESTQ       $0x00000008, R12
+	JZ          row1Half
+	VMOVUPS.Z   (R15), K1, Z22
+	VFMADD231PS (R14), Z22, K1, Z11
+
+row1Half:
+	VADDPS Z19, Z11, Z11
+	VADDPS Z21, Z20, Z20
+	VADDPS Z20, Z11, Z11
+	LEAQ   (R9)(SI*2), R14
+	MOVQ   R11, R15
+	VXORPS Z19, Z19, Z19
+	VXORPS Z20, Z20, Z20
+	VXORPS Z21, Z21, Z21
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x06, R12
+	JZ     row2Ones
+
+row2Four:
+	VMOVUPS     (R15), Z22
+	VFMADD231PS (R14), Z22, Z13
+	VMOVUPS     64(R15), Z22
+	VFMADD231PS 64(R14), Z22, Z19
+	VMOVUPS     128(R15), Z22
+	VFMADD231PS 128(R14), Z22, Z20
+	VMOVUPS     192(R15), Z22
+	VFMADD231PS 192(R14), Z22, Z21
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)(R13*1)
+	PREFETCHT0  128(R14)(R13*1)
+	PREFETCHT0  192(R14)(R13*1)
+	ADDQ        $0x00000100, R14
+	ADDQ        $0x00000100, R15
+	DECQ        R12
+	JNZ         row2Four
+
+row2Ones:
+	MOVQ ctx_len+8(FP), R12
+	SHRQ $0x04, R12
+	ANDQ $0x00000003, R12
+	JZ   row2Done
+
+row2One:
+	VMOVUPS     (R15), Z22
+	VFMADD231PS (R14), Z22, Z13
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, R14
+	ADDQ        $0x00000040, R15
+	DECQ        R12
+	JNZ         row2One
+
+row2Done:
+	MOVQ        ctx_len+8(FP), R12
+	TESTQ       $0x00000008, R12
+	JZ          row2Half
+	VMOVUPS.Z   (R15), K1, Z22
+	VFMADD231PS (R14), Z22, K1, Z13
+
+row2Half:
+	VADDPS Z19, Z13, Z13
+	VADDPS Z21, Z20, Z20
+	VADDPS Z20, Z13, Z13
+	LEAQ   (R9)(DI*1), R9
+	MOVQ   R11, R14
+	VXORPS Z19, Z19, Z19
+	VXORPS Z20, Z20, Z20
+	VXORPS Z21, Z21, Z21
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x06, R12
+	JZ     row3Ones
+
+row3Four:
+	VMOVUPS     (R14), Z22
+	VFMADD231PS (R9), Z22, Z14
+	VMOVUPS     64(R14), Z22
+	VFMADD231PS 64(R9), Z22, Z19
+	VMOVUPS     128(R14), Z22
+	VFMADD231PS 128(R9), Z22, Z20
+	VMOVUPS     192(R14), Z22
+	VFMADD231PS 192(R9), Z22, Z21
+	PREFETCHT0  (R9)(R13*1)
+	PREFETCHT0  64(R9)(R13*1)
+	PREFETCHT0  128(R9)(R13*1)
+	PREFETCHT0  192(R9)(R13*1)
+	ADDQ        $0x00000100, R9
+	ADDQ        $0x00000100, R14
+	DECQ        R12
+	JNZ         row3Four
+
+row3Ones:
+	MOVQ ctx_len+8(FP), R12
+	SHRQ $0x04, R12
+	ANDQ $0x00000003, R12
+	JZ   row3Done
+
+row3One:
+	VMOVUPS     (R14), Z22
+	VFMADD231PS (R9), Z22, Z14
+	PREFETCHT0  (R9)(R13*1)
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R14
+	DECQ        R12
+	JNZ         row3One
+
+row3Done:
+	MOVQ        ctx_len+8(FP), R12
+	TESTQ       $0x00000008, R12
+	JZ          row3Half
+	VMOVUPS.Z   (R14), K1, Z22
+	VFMADD231PS (R9), Z22, K1, Z14
+
+row3Half:
+	VADDPS Z19, Z14, Z14
+	VADDPS Z21, Z20, Z20
+	VADDPS Z20, Z14, Z14
+	LEAQ   (R10), R9
+	MOVQ   R11, R14
+	VXORPS Z19, Z19, Z19
+	VXORPS Z20, Z20, Z20
+	VXORPS Z21, Z21, Z21
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x06, R12
+	JZ     row4Ones
+
+row4Four:
+	VMOVUPS     (R14), Z22
+	VFMADD231PS (R9), Z22, Z15
+	VMOVUPS     64(R14), Z22
+	VFMADD231PS 64(R9), Z22, Z19
+	VMOVUPS     128(R14), Z22
+	VFMADD231PS 128(R9), Z22, Z20
+	VMOVUPS     192(R14), Z22
+	VFMADD231PS 192(R9), Z22, Z21
+	PREFETCHT0  (R9)(R13*1)
+	PREFETCHT0  64(R9)(R13*1)
+	PREFETCHT0  128(R9)(R13*1)
+	PREFETCHT0  192(R9)(R13*1)
+	ADDQ        $0x00000100, R9
+	ADDQ        $0x00000100, R14
+	DECQ        R12
+	JNZ         row4Four
+
+row4Ones:
+	MOVQ ctx_len+8(FP), R12
+	SHRQ $0x04, R12
+	ANDQ $0x00000003, R12
+	JZ   row4Done
+
+row4One:
+	VMOVUPS     (R14), Z22
+	VFMADD231PS (R9), Z22, Z15
+	PREFETCHT0  (R9)(R13*1)
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R14
+	DECQ        R12
+	JNZ         row4One
+
+row4Done:
+	MOVQ        ctx_len+8(FP), R12
+	TESTQ       $0x00000008, R12
+	JZ          row4Half
+	VMOVUPS.Z   (R14), K1, Z22
+	VFMADD231PS (R9), Z22, K1, Z15
+
+row4Half:
+	VADDPS Z19, Z15, Z15
+	VADDPS Z21, Z20, Z20
+	VADDPS Z20, Z15, Z15
+	LEAQ   (R10)(SI*1), R9
+	MOVQ   R11, R14
+	VXORPS Z19, Z19, Z19
+	VXORPS Z20, Z20, Z20
+	VXORPS Z21, Z21, Z21
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x06, R12
+	JZ     row5Ones
+
+row5Four:
+	VMOVUPS     (R14), Z22
+	VFMADD231PS (R9), Z22, Z16
+	VMOVUPS     64(R14), Z22
+	VFMADD231PS 64(R9), Z22, Z19
+	VMOVUPS     128(R14), Z22
+	VFMADD231PS 128(R9), Z22, Z20
+	VMOVUPS     192(R14), Z22
+	VFMADD231PS 192(R9), Z22, Z21
+	PREFETCHT0  (R9)(R13*1)
+	PREFETCHT0  64(R9)(R13*1)
+	PREFETCHT0  128(R9)(R13*1)
+	PREFETCHT0  192(R9)(R13*1)
+	ADDQ        $0x00000100, R9
+	ADDQ        $0x00000100, R14
+	DECQ        R12
+	JNZ         row5Four
+
+row5Ones:
+	MOVQ ctx_len+8(FP), R12
+	SHRQ $0x04, R12
+	ANDQ $0x00000003, R12
+	JZ   row5Done
+
+row5One:
+	VMOVUPS     (R14), Z22
+	VFMADD231PS (R9), Z22, Z16
+	PREFETCHT0  (R9)(R13*1)
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R14
+	DECQ        R12
+	JNZ         row5One
+
+row5Done:
+	MOVQ        ctx_len+8(FP), R12
+	TESTQ       $0x00000008, R12
+	JZ          row5Half
+	VMOVUPS.Z   (R14), K1, Z22
+	VFMADD231PS (R9), Z22, K1, Z16
+
+row5Half:
+	VADDPS Z19, Z16, Z16
+	VADDPS Z21, Z20, Z20
+	VADDPS Z20, Z16, Z16
+	LEAQ   (R10)(SI*2), R9
+	MOVQ   R11, R14
+	VXORPS Z19, Z19, Z19
+	VXORPS Z20, Z20, Z20
+	VXORPS Z21, Z21, Z21
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x06, R12
+	JZ     row6Ones
+
+row6Four:
+	VMOVUPS     (R14), Z22
+	VFMADD231PS (R9), Z22, Z17
+	VMOVUPS     64(R14), Z22
+	VFMADD231PS 64(R9), Z22, Z19
+	VMOVUPS     128(R14), Z22
+	VFMADD231PS 128(R9), Z22, Z20
+	VMOVUPS     192(R14), Z22
+	VFMADD231PS 192(R9), Z22, Z21
+	PREFETCHT0  (R9)(R13*1)
+	PREFETCHT0  64(R9)(R13*1)
+	PREFETCHT0  128(R9)(R13*1)
+	PREFETCHT0  192(R9)(R13*1)
+	ADDQ        $0x00000100, R9
+	ADDQ        $0x00000100, R14
+	DECQ        R12
+	JNZ         row6Four
+
+row6Ones:
+	MOVQ ctx_len+8(FP), R12
+	SHRQ $0x04, R12
+	ANDQ $0x00000003, R12
+	JZ   row6Done
+
+row6One:
+	VMOVUPS     (R14), Z22
+	VFMADD231PS (R9), Z22, Z17
+	PREFETCHT0  (R9)(R13*1)
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R14
+	DECQ        R12
+	JNZ         row6One
+
+row6Done:
+	MOVQ        ctx_len+8(FP), R12
+	TESTQ       $0x00000008, R12
+	JZ          row6Half
+	VMOVUPS.Z   (R14), K1, Z22
+	VFMADD231PS (R9), Z22, K1, Z17
+
+row6Half:
+	VADDPS Z19, Z17, Z17
+	VADDPS Z21, Z20, Z20
+	VADDPS Z20, Z17, Z17
+	LEAQ   (R10)(DI*1), R9
+	MOVQ   R11, R10
+	VXORPS Z19, Z19, Z19
+	VXORPS Z20, Z20, Z20
+	VXORPS Z21, Z21, Z21
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x06, R12
+	JZ     row7Ones
+
+row7Four:
+	VMOVUPS     (R10), Z22
+	VFMADD231PS (R9), Z22, Z18
+	VMOVUPS     64(R10), Z22
+	VFMADD231PS 64(R9), Z22, Z19
+	VMOVUPS     128(R10), Z22
+	VFMADD231PS 128(R9), Z22, Z20
+	VMOVUPS     192(R10), Z22
+	VFMADD231PS 192(R9), Z22, Z21
+	PREFETCHT0  (R9)(R13*1)
+	PREFETCHT0  64(R9)(R13*1)
+	PREFETCHT0  128(R9)(R13*1)
+	PREFETCHT0  192(R9)(R13*1)
+	ADDQ        $0x00000100, R9
+	ADDQ        $0x00000100, R10
+	DECQ        R12
+	JNZ         row7Four
+
+row7Ones:
+	MOVQ ctx_len+8(FP), R12
+	SHRQ $0x04, R12
+	ANDQ $0x00000003, R12
+	JZ   row7Done
+
+row7One:
+	VMOVUPS     (R10), Z22
+	VFMADD231PS (R9), Z22, Z18
+	PREFETCHT0  (R9)(R13*1)
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	DECQ        R12
+	JNZ         row7One
+
+row7Done:
+	MOVQ        ctx_len+8(FP), R12
+	TESTQ       $0x00000008, R12
+	JZ          row7Half
+	VMOVUPS.Z   (R10), K1, Z22
+	VFMADD231PS (R9), Z22, K1, Z18
+
+row7Half:
+	VADDPS        Z19, Z18, Z18
+	VADDPS        Z21, Z20, Z20
+	VADDPS        Z20, Z18, Z18
+	VEXTRACTF64X4 $0x01, Z9, Y12
+	VADDPS        Y12, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z11, Y12
+	VADDPS        Y12, Y11, Y11
+	VEXTRACTF64X4 $0x01, Z13, Y12
+	VADDPS        Y12, Y13, Y13
+	VEXTRACTF64X4 $0x01, Z14, Y12
+	VADDPS        Y12, Y14, Y14
+	VSHUFPS       $0x88, Y11, Y9, Y12
+	VSHUFPS       $0xdd, Y11, Y9, Y9
+	VADDPS        Y9, Y12, Y12
+	VSHUFPS       $0x88, Y14, Y13, Y9
+	VSHUFPS       $0xdd, Y14, Y13, Y11
+	VADDPS        Y11, Y9, Y9
+	VSHUFPS       $0x88, Y9, Y12, Y11
+	VSHUFPS       $0xdd, Y9, Y12, Y9
+	VADDPS        Y9, Y11, Y11
+	VEXTRACTF32X4 $0x01, Y11, X9
+	VADDPS        X9, X11, X11
+	VEXTRACTF64X4 $0x01, Z15, Y9
+	VADDPS        Y9, Y15, Y15
+	VEXTRACTF64X4 $0x01, Z16, Y9
+	VADDPS        Y9, Y16, Y16
+	VEXTRACTF64X4 $0x01, Z17, Y9
+	VADDPS        Y9, Y17, Y17
+	VEXTRACTF64X4 $0x01, Z18, Y9
+	VADDPS        Y9, Y18, Y18
+	VSHUFPS       $0x88, Y16, Y15, Y9
+	VSHUFPS       $0xdd, Y16, Y15, Y12
+	VADDPS        Y12, Y9, Y9
+	VSHUFPS       $0x88, Y18, Y17, Y12
+	VSHUFPS       $0xdd, Y18, Y17, Y13
+	VADDPS        Y13, Y12, Y12
+	VSHUFPS       $0x88, Y12, Y9, Y13
+	VSHUFPS       $0xdd, Y12, Y9, Y9
+	VADDPS        Y9, Y13, Y13
+	VEXTRACTF32X4 $0x01, Y13, X9
+	VADDPS        X9, X13, X13
+	VINSERTF32X4  $0x01, X13, Y11, Y9
+	VMOVUPS       Y9, (AX)
+	VSUBPS        Y9, Y9, Y11
+	VCMPPS        $0x03, Y11, Y11, K2
+	KORTESTB      K2, K2
+	JNZ           special
+
+noScores:
+	TESTQ R8, R8
+	JZ    noContext
+	MOVQ  CX, R9
+	LEAQ  (CX)(SI*4), R10
+	MOVQ  ctx_base+0(FP), CX
+	MOVQ  ctx_len+8(FP), R12
+	SHRQ  $0x04, R12
+	JZ    ctxOne
+
+ctxPair:
+	VMOVUPS     (CX), Z11
+	VFMADD231PS (R9), Z1, Z11
+	VFMADD231PS (R9)(SI*1), Z2, Z11
+	VFMADD231PS (R9)(SI*2), Z3, Z11
+	VFMADD231PS (R9)(DI*1), Z4, Z11
+	VFMADD231PS (R10), Z5, Z11
+	VFMADD231PS (R10)(SI*1), Z6, Z11
+	VFMADD231PS (R10)(SI*2), Z7, Z11
+	VFMADD231PS (R10)(DI*1), Z8, Z11
+	VMOVUPS     Z11, (CX)
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	ADDQ        $0x00000040, CX
+	DECQ        R12
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R12
+	TESTQ       $0x00000008, R12
+	JZ          next
+	VMOVUPS.Z   (CX), K1, Z11
+	VFMADD231PS (R9), Z1, K1, Z11
+	VFMADD231PS (R9)(SI*1), Z2, K1, Z11
+	VFMADD231PS (R9)(SI*2), Z3, K1, Z11
+	VFMADD231PS (R9)(DI*1), Z4, K1, Z11
+	VFMADD231PS (R10), Z5, K1, Z11
+	VFMADD231PS (R10)(SI*1), Z6, K1, Z11
+	VFMADD231PS (R10)(SI*2), Z7, K1, Z11
+	VFMADD231PS (R10)(DI*1), Z8, K1, Z11
+	VMOVUPS     Z11, K1, (CX)
+
+next:
+noContext:
+	CMPQ              DX, $0x00000008
+	JB                end
+	VMOVAPS           Y9, Y1
+	VEXTRACTF32X4     $0x01, Y1, X2
+	VMAXPS            X2, X1, X1
+	VSHUFPS           $0x4e, X1, X1, X2
+	VMAXPS            X2, X1, X1
+	VSHUFPS           $0xb1, X1, X1, X2
+	VMAXPS            X2, X1, X1
+	VUCOMISS          (SP), X1
+	JBE               weights
+	VMOVSS            (SP), X2
+	VSUBSS            X1, X2, X2
+	VMOVSS            X1, (SP)
+	VBROADCASTSS      X2, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y2
+	VRNDSCALEPS       $0x08, Y2, Y2
+	VMOVAPS           Y1, Y3
+	VFNMADD231PS.BCST consts<>+32(SB), Y2, Y3
+	VFNMADD231PS.BCST consts<>+64(SB), Y2, Y3
+	VBROADCASTSS      consts<>+320(SB), Y4
+	VFMADD213PS.BCST  consts<>+288(SB), Y3, Y4
+	VFMADD213PS.BCST  consts<>+256(SB), Y3, Y4
+	VFMADD213PS.BCST  consts<>+224(SB), Y3, Y4
+	VFMADD213PS.BCST  consts<>+192(SB), Y3, Y4
+	VFMADD213PS.BCST  consts<>+160(SB), Y3, Y4
+	VFMADD213PS.BCST  consts<>+160(SB), Y3, Y4
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
+	VSCALEFPS.Z       Y2, Y4, K2, Y4
+	VMULPS            Y4, Y0, Y0
+	VBROADCASTSS      X4, Z1
+	MOVQ              ctx_base+0(FP), CX
+	MOVQ              ctx_len+8(FP), R12
+	SHRQ              $0x04, R12
+	JZ                rescaleHalf
+
+rescale:
+	VMULPS  (CX), Z1, Z2
+	VMOVUPS Z2, (CX)
+	ADDQ    $0x00000040, CX
+	DECQ    R12
+	JNZ     rescale
+
+rescaleHalf:
+	MOVQ      ctx_len+8(FP), R12
+	TESTQ     $0x00000008, R12
+	JZ        rescaleDone
+	VMOVUPS.Z (CX), K1, Z2
+	VMULPS    Z1, Z2, Z2
+	VMOVUPS   Z2, K1, (CX)
+
+rescaleDone:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y10
+
+weights:
+	VADDPS            Y10, Y9, Y9
+	VMULPS.BCST       consts<>+0(SB), Y9, Y1
+	VRNDSCALEPS       $0x08, Y1, Y1
+	VMOVAPS           Y9, Y2
+	VFNMADD231PS.BCST consts<>+32(SB), Y1, Y2
+	VFNMADD231PS.BCST consts<>+64(SB), Y1, Y2
+	VBROADCASTSS      consts<>+320(SB), Y12
+	VFMADD213PS.BCST  consts<>+288(SB), Y2, Y12
+	VFMADD213PS.BCST  consts<>+256(SB), Y2, Y12
+	VFMADD213PS.BCST  consts<>+224(SB), Y2, Y12
+	VFMADD213PS.BCST  consts<>+192(SB), Y2, Y12
+	VFMADD213PS.BCST  consts<>+160(SB), Y2, Y12
+	VFMADD213PS.BCST  consts<>+160(SB), Y2, Y12
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y9, K2
+	VSCALEFPS.Z       Y1, Y12, K2, Y12
+	VADDPS            Y12, Y0, Y0
+	VSHUFF32X4        $0x00, Z12, Z12, Z4
+	VSHUFF32X4        $0x55, Z12, Z12, Z8
+	VSHUFPS           $0x00, Z4, Z4, Z1
+	VMOVAPS           Z1, Z1
+	VSHUFPS           $0x55, Z4, Z4, Z2
+	VMOVAPS           Z2, Z2
+	VSHUFPS           $0xaa, Z4, Z4, Z3
+	VMOVAPS           Z3, Z3
+	VSHUFPS           $0xff, Z4, Z4, Z4
+	VMOVAPS           Z4, Z4
+	VSHUFPS           $0x00, Z8, Z8, Z5
+	VMOVAPS           Z5, Z5
+	VSHUFPS           $0x55, Z8, Z8, Z6
+	VMOVAPS           Z6, Z6
+	VSHUFPS           $0xaa, Z8, Z8, Z7
+	VMOVAPS           Z7, Z7
+	VSHUFPS           $0xff, Z8, Z8, Z8
+	VMOVAPS           Z8, Z8
+	MOVQ              BX, CX
+	MOVQ              $0x00000001, R8
+	LEAQ              (BX)(SI*8), BX
+	ADDQ              $0x00000020, AX
+	SUBQ              $0x00000008, DX
+	JMP               block
 
 end:
 	VMOVSS        (SP), X1

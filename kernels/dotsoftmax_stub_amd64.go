@@ -54,6 +54,11 @@ func dotSoftmaxMatTVecFarPF2AVX512(ctx []float32, scores []float32, a []float32,
 // with 0, or 1 on a score that is not finite.
 func dotSoftmaxMatTVecFarPF4AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
+// dotSoftmaxMatTVecFarAheadPF1AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+func dotSoftmaxMatTVecFarAheadPF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
 // dotSoftmaxMatTVecAVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
@@ -78,3 +83,8 @@ func dotSoftmaxMatTVecFarPF2AVX512Z(ctx []float32, scores []float32, a []float32
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
 func dotSoftmaxMatTVecFarPF4AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
+// dotSoftmaxMatTVecFarAheadPF1AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+func dotSoftmaxMatTVecFarAheadPF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
