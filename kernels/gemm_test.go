@@ -417,3 +417,26 @@ func FuzzGemm(f *testing.F) {
 		})
 	})
 }
+
+// TestGemmConcurrent runs products, split and not, from several goroutines at
+// once: they share the packing-buffer pool and the workers.
+func TestGemmConcurrent(t *testing.T) {
+	prev := runtime.GOMAXPROCS(4)
+	defer runtime.GOMAXPROCS(prev)
+	cases := []gemmCase{
+		{false, false, 301, 203, 97, 1, 0, 0, 0},
+		{true, true, 37, 45, 29, -0.5, 1, 1, 2},
+		{false, true, 203, 167, 131, 1, -0.5, 0, 1},
+	}
+	t.Run("group", func(t *testing.T) {
+		for w := 0; w < 4; w++ {
+			t.Run(fmt.Sprint(w), func(t *testing.T) {
+				t.Parallel()
+				rng := rand.New(rand.NewPCG(uint64(w), 12))
+				for i := 0; i < 3; i++ {
+					checkGemm(t, rng, cases[(w+i)%len(cases)])
+				}
+			})
+		}
+	})
+}
