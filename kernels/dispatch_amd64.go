@@ -340,8 +340,19 @@ var dotSoftmaxFarKernels = [3][4]dotSoftmaxKernelFunc{
 // dotSoftmaxFarAhead makes the far kernel, on AVX-512, the variant that
 // scores each block before it adds the previous block's context (and
 // prefetches one block ahead), whatever dotSoftmaxFarPF says.
-// HEED_DOTSOFTMAX_AHEAD=1 sets it, for benchmarking.
-var dotSoftmaxFarAhead = strings.TrimSpace(os.Getenv("HEED_DOTSOFTMAX_AHEAD")) == "1"
+// HEED_DOTSOFTMAX_AHEAD=1 sets it, for benchmarking; no CPU takes it by
+// default (asmgen/DESIGN.md).
+var dotSoftmaxFarAhead bool
+
+func init() {
+	switch v := strings.TrimSpace(os.Getenv("HEED_DOTSOFTMAX_AHEAD")); v {
+	case "", "0":
+	case "1":
+		dotSoftmaxFarAhead = true
+	default:
+		envErrs = append(envErrs, fmt.Errorf("heed/kernels: HEED_DOTSOFTMAX_AHEAD=%q: want 0 or 1; ignored", v))
+	}
+}
 
 // dotSoftmaxFarKernel returns the far kernel for the active ISA, the AVX-512
 // width, dotSoftmaxFarAhead and dotSoftmaxFarPF.
