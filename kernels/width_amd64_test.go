@@ -34,24 +34,33 @@ func TestAVX512WidthRule(t *testing.T) {
 }
 
 // TestAVX512WidthEnv runs this test binary with HEED_AVX512_WIDTH set and
-// checks that the child sees that width (and that a bad value panics).
+// checks the width the child chose and what EnvErrors reports: a good value
+// (surrounding spaces allowed) sets the width; a bad one is ignored, leaving
+// the CPU's default, and reported.
 func TestAVX512WidthEnv(t *testing.T) {
 	if want := os.Getenv("HEED_TEST_WANT_WIDTH"); want != "" {
 		w, _ := strconv.Atoi(want)
 		if avx512Width != w {
-			t.Fatalf("HEED_AVX512_WIDTH=%s: avx512Width = %d", os.Getenv("HEED_AVX512_WIDTH"), avx512Width)
+			t.Fatalf("HEED_AVX512_WIDTH=%q: avx512Width = %d, want %d", os.Getenv("HEED_AVX512_WIDTH"), avx512Width, w)
+		}
+		if got, want := len(EnvErrors()) > 0, os.Getenv("HEED_TEST_WANT_ENVERR") == "1"; got != want {
+			t.Fatalf("HEED_AVX512_WIDTH=%q: EnvErrors() = %v, want an error: %v", os.Getenv("HEED_AVX512_WIDTH"), EnvErrors(), want)
 		}
 		return
 	}
+	def := strconv.Itoa(defaultAVX512Width())
 	for _, c := range []struct {
-		env    string
-		wantOK bool
-	}{{"256", true}, {"512", true}, {"384", false}} {
+		env, width string
+		bad        bool
+	}{{"256", "256", false}, {"512", "512", false}, {" 256 ", "256", false}, {"384", def, true}, {"wide", def, true}} {
+		bad := "0"
+		if c.bad {
+			bad = "1"
+		}
 		cmd := exec.Command(os.Args[0], "-test.run", "^TestAVX512WidthEnv$", "-test.count", "1")
-		cmd.Env = append(os.Environ(), "HEED_AVX512_WIDTH="+c.env, "HEED_TEST_WANT_WIDTH="+c.env)
-		out, err := cmd.CombinedOutput()
-		if (err == nil) != c.wantOK {
-			t.Errorf("HEED_AVX512_WIDTH=%s: err %v, want ok=%v\n%s", c.env, err, c.wantOK, out)
+		cmd.Env = append(os.Environ(), "HEED_AVX512_WIDTH="+c.env, "HEED_TEST_WANT_WIDTH="+c.width, "HEED_TEST_WANT_ENVERR="+bad, "HEED_DOTSOFTMAX_PF=", "HEED_DOTSOFTMAX_AHEAD=")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("HEED_AVX512_WIDTH=%q: %v\n%s", c.env, err, out)
 		}
 	}
 	if err := UseAVX512Width(300); err == nil {
