@@ -18,8 +18,8 @@ import (
 //
 // A decode kernel on stored matrices computes in float32 on the stored values
 // x̂, exactly as the float32 kernel would on the dequantised matrix, within the
-// float32 kernel's bound (γₙ·Σ|x̂·y| for a dot product; Q8 adds one rounding per
-// term for the block's scale). Against the float32 inputs that were stored,
+// float32 kernel's bound (γₙ·Σ|x̂·y| for a dot product of n terms; Q8 has
+// γₙ₊₂, for the block's scale). Against the float32 inputs that were stored,
 // the error is that bound plus the storage term Σ|x̂ − x|·|y|.
 
 // BF16 is a bfloat16 value: the upper 16 bits of a float32 (sign, 8-bit
