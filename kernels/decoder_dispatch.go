@@ -1,0 +1,10 @@
+package kernels
+
+import "github.com/heedml/heed/fallback"
+
+// Dispatch of the decoder-step families (Sigmoid, Log, LogSoftmax, the
+// element-wise kernels, TopK): pure Go on every ISA for now.
+
+func sigmoid(dst, x []float32)    { fallback.Sigmoid(dst, x) }
+func log(dst, x []float32)        { fallback.Log(dst, x) }
+func logSoftmax(dst, x []float32) { fallback.LogSoftmax(dst, x) }
