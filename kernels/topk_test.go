@@ -32,9 +32,9 @@ func TestTopK(t *testing.T) {
 	}
 	gens := []gen{
 		{"normal", func(int) float32 { return float32(rng.NormFloat64()) }},
-		{"ties", func(int) float32 { return float32(rng.IntN(5)) }},   // many equal values
-		{"ascending", func(i int) float32 { return float32(i) }},      // every element enters
-		{"descending", func(i int) float32 { return float32(-i) }},    // none after the first k
+		{"ties", func(int) float32 { return float32(rng.IntN(5)) }}, // many equal values
+		{"ascending", func(i int) float32 { return float32(i) }},    // every element enters
+		{"descending", func(i int) float32 { return float32(-i) }},  // none after the first k
 		{"zeros", func(int) float32 { return float32(math.Copysign(0, float64(rng.IntN(2)*2-1))) }},
 		{"specials", func(int) float32 { return specials[rng.IntN(len(specials))] }},
 		{"rare NaN", func(int) float32 {
