@@ -168,7 +168,9 @@ func TestPanics(t *testing.T) {
 		func() { NewLSTM(3, 2, w, make([]float32, 7)) })
 	l := NewLSTM(3, 2, w, make([]float32, 8))
 	mustPanic(t, "heed/rnn: LSTM.Step: in=3, hidden=2 but len(x)=2, len(h)=2, len(c)=2, len(hOut)=2, len(cOut)=2",
-		func() { l.Step(make([]float32, 2), make([]float32, 2), make([]float32, 2), make([]float32, 2), make([]float32, 2)) })
+		func() {
+			l.Step(make([]float32, 2), make([]float32, 2), make([]float32, 2), make([]float32, 2), make([]float32, 2))
+		})
 	mustPanic(t, "heed/rnn: NewGRU: in=3, hidden=2: w is 8×5 (stride 5, len 40), len(bx)=6, len(bh)=6; want w 6×5, len(bx)=len(bh)=6",
 		func() { NewGRU(3, 2, w, make([]float32, 6), make([]float32, 6)) })
 	g := NewGRU(3, 2, kernels.Matrix{Rows: 6, Cols: 5, Stride: 5, Data: make([]float32, 30)}, make([]float32, 6), make([]float32, 6))
