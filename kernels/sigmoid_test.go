@@ -104,3 +104,22 @@ func FuzzSigmoid(f *testing.F) {
 	f.Add([]byte("\x00\x00\x20\x3f\x23\xa1\x8a\x41\x00\x00\x00\x80\x4f\xac\xae\xc2"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzUnary(t, sigmoidUnary, data) })
 }
+
+// TestSigmoidSameBits checks that every ISA gives fallback's bits on the dense
+// sample (the assembly is the fallback's algorithm operation for operation),
+// NaN for NaN.
+func TestSigmoidSameBits(t *testing.T) {
+	x := sigmoidSample()
+	want := make([]float32, len(x))
+	fallback.Sigmoid(want, x)
+	got := make([]float32, len(x))
+	forEachISA(t, func(t *testing.T) {
+		Sigmoid(got, x)
+		for i := range x {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+				t.Fatalf("Sigmoid(%v [%#x]) = %v [%#x], fallback %v [%#x]", x[i], math.Float32bits(x[i]),
+					got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+			}
+		}
+	})
+}

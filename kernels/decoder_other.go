@@ -1,9 +1,10 @@
+//go:build purego || !amd64
+
 package kernels
 
 import "github.com/heedml/heed/fallback"
 
-// Dispatch of the decoder-step families (Sigmoid, Log, LogSoftmax, the
-// element-wise kernels, TopK): pure Go on every ISA for now.
+// Dispatch of the decoder-step families (Sigmoid, Log, LogSoftmax): pure Go.
 
 func sigmoid(dst, x []float32)    { fallback.Sigmoid(dst, x) }
 func log(dst, x []float32)        { fallback.Log(dst, x) }
