@@ -17,5 +17,15 @@ func sigmoid(dst, x []float32) {
 	}
 }
 
-func log(dst, x []float32)        { fallback.Log(dst, x) }
+func log(dst, x []float32) {
+	switch active {
+	case AVX512:
+		logAVX512(dst, x)
+	case AVX2:
+		logAVX2(dst, x)
+	default:
+		fallback.Log(dst, x)
+	}
+}
+
 func logSoftmax(dst, x []float32) { fallback.LogSoftmax(dst, x) }

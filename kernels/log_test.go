@@ -90,3 +90,21 @@ func FuzzLog(f *testing.F) {
 	f.Add([]byte("\x00\x00\x80\x3f\xf3\x04\x35\x3f\x00\x00\x00\x80\x01\x00\x00\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzUnary(t, logUnary, data) })
 }
+
+// TestLogSameBits checks that every ISA gives fallback's bits on the dense
+// sample (the assembly is the fallback's algorithm operation for operation).
+func TestLogSameBits(t *testing.T) {
+	x := logSample()
+	want := make([]float32, len(x))
+	fallback.Log(want, x)
+	got := make([]float32, len(x))
+	forEachISA(t, func(t *testing.T) {
+		Log(got, x)
+		for i := range x {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("Log(%v [%#x]) = %v [%#x], fallback %v [%#x]", x[i], math.Float32bits(x[i]),
+					got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+			}
+		}
+	})
+}
