@@ -50,3 +50,6 @@ func log32(x float32) float32 {
 	s := fma32(e, coef.Ln2Lo32, f*f*t)
 	return fma32(e, coef.Ln2, f+s)
 }
+
+// Ln returns ln x for one float32, with Log's algorithm and bits.
+func Ln(x float32) float32 { return log32(x) }

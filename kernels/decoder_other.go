@@ -9,3 +9,5 @@ import "github.com/heedml/heed/fallback"
 func sigmoid(dst, x []float32)    { fallback.Sigmoid(dst, x) }
 func log(dst, x []float32)        { fallback.Log(dst, x) }
 func logSoftmax(dst, x []float32) { fallback.LogSoftmax(dst, x) }
+
+func addConstTo(dst []float32, c float32, x []float32) { fallback.AddConstTo(dst, c, x) }

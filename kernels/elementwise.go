@@ -27,7 +27,7 @@ func AxpyTo(dst []float32, alpha float32, x, y []float32) {
 // AddConstTo sets dst[i] = x[i] + c.
 func AddConstTo(dst []float32, c float32, x []float32) {
 	checkSameLen("AddConstTo", "dst", "x", len(dst), len(x))
-	fallback.AddConstTo(dst, c, x)
+	addConstTo(dst, c, x)
 }
 
 // Add sets dst[i] = x[i] + y[i].

@@ -12,7 +12,8 @@ import (
 // under every ISA against the float64 oracle (and their special-value
 // contracts: checkSigmoid, checkLog), logging the largest ULP error and where
 // it occurs, over the inputs whose correctly rounded result is a normal or
-// zero float32. It runs only with HEED_EXHAUSTIVE=1:
+// zero float32. It runs only with HEED_EXHAUSTIVE=1, and HEED_SWEEP_ISA=name
+// limits it to one ISA:
 //
 //	HEED_EXHAUSTIVE=1 go test -run ExhaustiveSigmoidLog -v -timeout 1h ./kernels
 func TestExhaustiveSigmoidLog(t *testing.T) {
@@ -26,7 +27,11 @@ func TestExhaustiveSigmoidLog(t *testing.T) {
 	for _, u := range []unary{sigmoidUnary, logUnary} {
 		t.Run(u.name, func(t *testing.T) {
 			oracle := oracles[u.name]
+			only := os.Getenv("HEED_SWEEP_ISA")
 			forEachISA(t, func(t *testing.T) {
+				if only != "" && Active().String() != only {
+					t.Skip("HEED_SWEEP_ISA=" + only)
+				}
 				sweepWith(t, u, func(x float32) (float32, bool) {
 					w := oracle(x)
 					return w, x == x && isFinite(w) && (w == 0 || math.Abs(float64(w)) >= 0x1p-126)

@@ -191,3 +191,22 @@ func FuzzLogSoftmax(f *testing.F) {
 		})
 	})
 }
+
+// TestLogSoftmaxGuard runs LogSoftmax and AddConstTo (whose passes it shares)
+// on slices flush against PROT_NONE pages, out of place and in place.
+func TestLogSoftmaxGuard(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	forEachGuarded(t, 257, 2, func(t *testing.T, n int, get func(int) []float32) {
+		x, dst := get(n), get(n)
+		fill(rng, x)
+		LogSoftmax(dst, x)
+		checkLogSoftmax(t, "LogSoftmax", dst, x)
+		AddConstTo(dst, 1.5, x)
+		for i := range x {
+			if dst[i] != x[i]+1.5 {
+				t.Fatalf("n=%d: AddConstTo: dst[%d] = %v, want %v", n, i, dst[i], x[i]+1.5)
+			}
+		}
+		LogSoftmax(x, x)
+	})
+}
