@@ -65,3 +65,14 @@ func addConstTo(dst []float32, c float32, x []float32) {
 		fallback.AddConstTo(dst, c, x)
 	}
 }
+
+// firstAbove is TopK's scan: the smallest i with !(x[i] ≤ t), or len(x).
+func firstAbove(x []float32, t float32) int {
+	switch active {
+	case AVX512:
+		return firstAboveAVX512(x, t)
+	case AVX2:
+		return firstAboveAVX2(x, t)
+	}
+	return firstAboveBlocks(x, t)
+}

@@ -10,8 +10,8 @@ import "github.com/heedml/heed/fallback"
 // idx and val must not overlap x. It allocates nothing.
 //
 // After the first k elements only an element above the k-th value so far can
-// enter, and TopK skips the rest in blocks whose maximum (Max) is at most that
-// value; the work is a read of x plus O(k) per entry, about k·ln(n/k)
+// enter, and TopK scans for the next such element with vector compares (or,
+// in pure Go, skips blocks whose Max is at most that value); the work is a read of x plus O(k) per entry, about k·ln(n/k)
 // entries for values in random order.
 func TopK(idx []int, val []float32, x []float32) {
 	if len(val) != len(idx) || len(idx) > len(x) {
@@ -20,12 +20,13 @@ func TopK(idx []int, val []float32, x []float32) {
 	fallback.TopKWith(idx, val, x, firstAbove)
 }
 
-// topKBlock is the length of the blocks that firstAbove skips by their Max.
+// topKBlock is the length of the blocks that firstAboveBlocks skips by their
+// Max.
 const topKBlock = 128
 
-// firstAbove returns fallback.FirstAbove(x, t), skipping blocks whose maximum
-// is at most t.
-func firstAbove(x []float32, t float32) int {
+// firstAboveBlocks returns fallback.FirstAbove(x, t), skipping blocks whose
+// maximum is at most t: TopK's scan where no assembly scan exists.
+func firstAboveBlocks(x []float32, t float32) int {
 	i := 0
 	for ; i+topKBlock <= len(x); i += topKBlock {
 		b := x[i : i+topKBlock]

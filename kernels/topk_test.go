@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"testing"
+
+	"github.com/heedml/heed/fallback"
 )
 
 // topKOracle returns the indices of the k best elements of x by sorting:
@@ -111,4 +113,54 @@ func itoa(v int) string {
 		return string(rune('0' + v))
 	}
 	return itoa(v/10) + string(rune('0'+v%10))
+}
+
+// TestFirstAbove checks TopK's scan on every ISA against fallback.FirstAbove
+// at every length and position of the first hit, with canaries around.
+func TestFirstAbove(t *testing.T) {
+	nan := float32(math.NaN())
+	forEachISA(t, func(t *testing.T) {
+		for _, n := range smallLengths[:200] {
+			for _, hit := range []int{-1, 0, n / 3, n - 1} {
+				for _, hv := range []float32{2, nan} {
+					x, ok := slab(t, n, 3)
+					for i := range x {
+						x[i] = float32(i%7) / 7 // ≤ t = 1
+					}
+					if hit >= 0 && n > 0 {
+						x[hit] = hv
+						if hit+1 < n {
+							x[hit+1] = 5
+						}
+					}
+					if got, want := firstAbove(x, 1), fallback.FirstAbove(x, 1); got != want {
+						t.Fatalf("n=%d hit=%d (%v): firstAbove = %d, want %d", n, hit, hv, got, want)
+					}
+					ok()
+				}
+			}
+		}
+	})
+}
+
+// TestTopKGuard runs TopK and its scan on slices flush against PROT_NONE
+// pages.
+func TestTopKGuard(t *testing.T) {
+	forEachGuarded(t, 257, 2, func(t *testing.T, n int, get func(int) []float32) {
+		x := get(n)
+		for i := range x {
+			x[i] = float32(-i)
+		}
+		if got := firstAbove(x, 0); got != n && got != 1-min(n, 1) {
+			t.Fatalf("n=%d: firstAbove = %d", n, got)
+		}
+		k := min(n, 8)
+		idx, val := make([]int, k), make([]float32, k)
+		TopK(idx, val, x)
+		for j := range idx {
+			if idx[j] != j {
+				t.Fatalf("n=%d: TopK idx[%d] = %d", n, j, idx[j])
+			}
+		}
+	})
 }
