@@ -9,22 +9,12 @@
 TEXT ·expSumAVX2(SB), NOSPLIT, $0-36
 	MOVQ         x_base+0(FP), AX
 	MOVQ         x_len+8(FP), CX
-	VMOVUPS      consts<>+0(SB), Y0
-	VMOVUPS      consts<>+96(SB), Y1
-	VMOVUPS      consts<>+32(SB), Y2
-	VMOVUPS      consts<>+64(SB), Y3
-	VMOVUPS      consts<>+160(SB), Y4
-	VMOVUPS      consts<>+192(SB), Y5
-	VMOVUPS      consts<>+224(SB), Y6
-	VMOVUPS      consts<>+256(SB), Y7
-	VMOVUPS      consts<>+288(SB), Y8
-	VMOVUPS      consts<>+320(SB), Y9
-	MOVSS        m+24(FP), X10
-	VXORPS       X11, X11, X11
-	VSUBSS       X10, X11, X10
-	VBROADCASTSS X10, Y10
-	VXORPS       Y11, Y11, Y11
-	VXORPS       Y12, Y12, Y12
+	MOVSS        m+24(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       X0, X1, X0
+	VBROADCASTSS X0, Y0
+	VXORPS       Y1, Y1, Y1
+	VXORPS       Y2, Y2, Y2
 	CMPQ         CX, $0x00000008
 	JB           expSumscalar
 	XORQ         DX, DX
@@ -34,44 +24,44 @@ TEXT ·expSumAVX2(SB), NOSPLIT, $0-36
 expSumpair:
 	CMPQ         DX, BX
 	JAE          expSumsingle
-	VADDPS       (AX)(DX*4), Y10, Y13
-	VADDPS       32(AX)(DX*4), Y10, Y14
-	VMOVAPS      Y0, Y15
-	VFMADD213PS  Y1, Y13, Y15
-	VSUBPS       Y1, Y15, Y16
-	VMOVAPS      Y13, Y17
-	VFNMADD231PS Y2, Y16, Y17
-	VFNMADD231PS Y3, Y16, Y17
-	VMOVAPS      Y9, Y16
-	VFMADD213PS  Y8, Y17, Y16
-	VFMADD213PS  Y7, Y17, Y16
-	VFMADD213PS  Y6, Y17, Y16
-	VFMADD213PS  Y5, Y17, Y16
-	VFMADD213PS  Y4, Y17, Y16
-	VFMADD213PS  Y4, Y17, Y16
-	VPSLLD       $0x17, Y15, Y15
-	VPADDD       Y15, Y16, Y16
-	VCMPPS       $0x15, consts<>+352(SB), Y13, Y13
-	VANDPS       Y13, Y16, Y16
-	VADDPS       Y16, Y11, Y11
-	VMOVAPS      Y0, Y13
-	VFMADD213PS  Y1, Y14, Y13
-	VSUBPS       Y1, Y13, Y15
-	VMOVAPS      Y14, Y16
-	VFNMADD231PS Y2, Y15, Y16
-	VFNMADD231PS Y3, Y15, Y16
-	VMOVAPS      Y9, Y15
-	VFMADD213PS  Y8, Y16, Y15
-	VFMADD213PS  Y7, Y16, Y15
-	VFMADD213PS  Y6, Y16, Y15
-	VFMADD213PS  Y5, Y16, Y15
-	VFMADD213PS  Y4, Y16, Y15
-	VFMADD213PS  Y4, Y16, Y15
-	VPSLLD       $0x17, Y13, Y13
-	VPADDD       Y13, Y15, Y15
-	VCMPPS       $0x15, consts<>+352(SB), Y14, Y13
-	VANDPS       Y13, Y15, Y15
-	VADDPS       Y15, Y12, Y12
+	VADDPS       (AX)(DX*4), Y0, Y3
+	VADDPS       32(AX)(DX*4), Y0, Y4
+	VMOVUPS      consts<>+0(SB), Y5
+	VFMADD213PS  consts<>+96(SB), Y3, Y5
+	VSUBPS       consts<>+96(SB), Y5, Y6
+	VMOVAPS      Y3, Y7
+	VFNMADD231PS consts<>+32(SB), Y6, Y7
+	VFNMADD231PS consts<>+64(SB), Y6, Y7
+	VMOVUPS      consts<>+320(SB), Y6
+	VFMADD213PS  consts<>+288(SB), Y7, Y6
+	VFMADD213PS  consts<>+256(SB), Y7, Y6
+	VFMADD213PS  consts<>+224(SB), Y7, Y6
+	VFMADD213PS  consts<>+192(SB), Y7, Y6
+	VFMADD213PS  consts<>+160(SB), Y7, Y6
+	VFMADD213PS  consts<>+160(SB), Y7, Y6
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       Y5, Y6, Y6
+	VCMPPS       $0x15, consts<>+352(SB), Y3, Y3
+	VANDPS       Y3, Y6, Y6
+	VADDPS       Y6, Y1, Y1
+	VMOVUPS      consts<>+0(SB), Y3
+	VFMADD213PS  consts<>+96(SB), Y4, Y3
+	VSUBPS       consts<>+96(SB), Y3, Y5
+	VMOVAPS      Y4, Y6
+	VFNMADD231PS consts<>+32(SB), Y5, Y6
+	VFNMADD231PS consts<>+64(SB), Y5, Y6
+	VMOVUPS      consts<>+320(SB), Y5
+	VFMADD213PS  consts<>+288(SB), Y6, Y5
+	VFMADD213PS  consts<>+256(SB), Y6, Y5
+	VFMADD213PS  consts<>+224(SB), Y6, Y5
+	VFMADD213PS  consts<>+192(SB), Y6, Y5
+	VFMADD213PS  consts<>+160(SB), Y6, Y5
+	VFMADD213PS  consts<>+160(SB), Y6, Y5
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       Y3, Y5, Y5
+	VCMPPS       $0x15, consts<>+352(SB), Y4, Y3
+	VANDPS       Y3, Y5, Y5
+	VADDPS       Y5, Y2, Y2
 	ADDQ         $0x00000010, DX
 	JMP          expSumpair
 
@@ -80,25 +70,25 @@ expSumsingle:
 	ANDQ         $-8, BX
 	CMPQ         DX, BX
 	JAE          expSumtail
-	VADDPS       (AX)(DX*4), Y10, Y13
-	VMOVAPS      Y0, Y14
-	VFMADD213PS  Y1, Y13, Y14
-	VSUBPS       Y1, Y14, Y15
-	VMOVAPS      Y13, Y16
-	VFNMADD231PS Y2, Y15, Y16
-	VFNMADD231PS Y3, Y15, Y16
-	VMOVAPS      Y9, Y15
-	VFMADD213PS  Y8, Y16, Y15
-	VFMADD213PS  Y7, Y16, Y15
-	VFMADD213PS  Y6, Y16, Y15
-	VFMADD213PS  Y5, Y16, Y15
-	VFMADD213PS  Y4, Y16, Y15
-	VFMADD213PS  Y4, Y16, Y15
-	VPSLLD       $0x17, Y14, Y14
-	VPADDD       Y14, Y15, Y15
-	VCMPPS       $0x15, consts<>+352(SB), Y13, Y13
-	VANDPS       Y13, Y15, Y15
-	VADDPS       Y15, Y11, Y11
+	VADDPS       (AX)(DX*4), Y0, Y3
+	VMOVUPS      consts<>+0(SB), Y4
+	VFMADD213PS  consts<>+96(SB), Y3, Y4
+	VSUBPS       consts<>+96(SB), Y4, Y5
+	VMOVAPS      Y3, Y6
+	VFNMADD231PS consts<>+32(SB), Y5, Y6
+	VFNMADD231PS consts<>+64(SB), Y5, Y6
+	VMOVUPS      consts<>+320(SB), Y5
+	VFMADD213PS  consts<>+288(SB), Y6, Y5
+	VFMADD213PS  consts<>+256(SB), Y6, Y5
+	VFMADD213PS  consts<>+224(SB), Y6, Y5
+	VFMADD213PS  consts<>+192(SB), Y6, Y5
+	VFMADD213PS  consts<>+160(SB), Y6, Y5
+	VFMADD213PS  consts<>+160(SB), Y6, Y5
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       Y4, Y5, Y5
+	VCMPPS       $0x15, consts<>+352(SB), Y3, Y3
+	VANDPS       Y3, Y5, Y5
+	VADDPS       Y5, Y1, Y1
 	ADDQ         $0x00000008, DX
 
 expSumtail:
@@ -106,73 +96,73 @@ expSumtail:
 	SUBQ         DX, BX
 	JZ           expSumreduce
 	LEAQ         tailmask<>+0(SB), DX
-	VMOVDQU      (DX)(BX*4), Y13
-	VMOVUPS      -32(AX)(CX*4), Y14
-	VADDPS       Y10, Y14, Y14
-	VMOVAPS      Y0, Y0
-	VFMADD213PS  Y1, Y14, Y0
-	VSUBPS       Y1, Y0, Y1
-	VMOVAPS      Y14, Y10
-	VFNMADD231PS Y2, Y1, Y10
-	VFNMADD231PS Y3, Y1, Y10
-	VMOVAPS      Y9, Y1
-	VFMADD213PS  Y8, Y10, Y1
-	VFMADD213PS  Y7, Y10, Y1
-	VFMADD213PS  Y6, Y10, Y1
-	VFMADD213PS  Y5, Y10, Y1
-	VFMADD213PS  Y4, Y10, Y1
-	VFMADD213PS  Y4, Y10, Y1
+	VMOVDQU      (DX)(BX*4), Y3
+	VMOVUPS      -32(AX)(CX*4), Y4
+	VADDPS       Y0, Y4, Y4
+	VMOVUPS      consts<>+0(SB), Y0
+	VFMADD213PS  consts<>+96(SB), Y4, Y0
+	VSUBPS       consts<>+96(SB), Y0, Y5
+	VMOVAPS      Y4, Y6
+	VFNMADD231PS consts<>+32(SB), Y5, Y6
+	VFNMADD231PS consts<>+64(SB), Y5, Y6
+	VMOVUPS      consts<>+320(SB), Y5
+	VFMADD213PS  consts<>+288(SB), Y6, Y5
+	VFMADD213PS  consts<>+256(SB), Y6, Y5
+	VFMADD213PS  consts<>+224(SB), Y6, Y5
+	VFMADD213PS  consts<>+192(SB), Y6, Y5
+	VFMADD213PS  consts<>+160(SB), Y6, Y5
+	VFMADD213PS  consts<>+160(SB), Y6, Y5
 	VPSLLD       $0x17, Y0, Y0
-	VPADDD       Y0, Y1, Y1
-	VCMPPS       $0x15, consts<>+352(SB), Y14, Y0
-	VANDPS       Y0, Y1, Y1
-	VANDPS       Y13, Y1, Y1
-	VADDPS       Y1, Y12, Y12
+	VPADDD       Y0, Y5, Y5
+	VCMPPS       $0x15, consts<>+352(SB), Y4, Y0
+	VANDPS       Y0, Y5, Y5
+	VANDPS       Y3, Y5, Y5
+	VADDPS       Y5, Y2, Y2
 
 expSumreduce:
-	VADDPS       Y12, Y11, Y11
-	VEXTRACTF128 $0x01, Y11, X0
-	VADDPS       X0, X11, X11
-	VSHUFPS      $0x4e, X11, X11, X0
-	VADDPS       X0, X11, X11
-	VSHUFPS      $0xb1, X11, X11, X0
-	VADDPS       X0, X11, X11
-	MOVSS        X11, ret+32(FP)
+	VADDPS       Y2, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VSHUFPS      $0x4e, X1, X1, X0
+	VADDPS       X0, X1, X1
+	VSHUFPS      $0xb1, X1, X1, X0
+	VADDPS       X0, X1, X1
+	MOVSS        X1, ret+32(FP)
 	VZEROUPPER
 	RET
 
 expSumscalar:
-	VXORPS X11, X11, X11
+	VXORPS X1, X1, X1
 	TESTQ  CX, CX
 	JZ     expSumscalarDone
 
 expSumscalarLoop:
-	VMOVSS       (AX), X13
-	VADDPS       Y10, Y13, Y13
-	VMOVAPS      Y0, Y12
-	VFMADD213PS  Y1, Y13, Y12
-	VSUBPS       Y1, Y12, Y14
-	VMOVAPS      Y13, Y15
-	VFNMADD231PS Y2, Y14, Y15
-	VFNMADD231PS Y3, Y14, Y15
-	VMOVAPS      Y9, Y14
-	VFMADD213PS  Y8, Y15, Y14
-	VFMADD213PS  Y7, Y15, Y14
-	VFMADD213PS  Y6, Y15, Y14
-	VFMADD213PS  Y5, Y15, Y14
-	VFMADD213PS  Y4, Y15, Y14
-	VFMADD213PS  Y4, Y15, Y14
-	VPSLLD       $0x17, Y12, Y12
-	VPADDD       Y12, Y14, Y14
-	VCMPPS       $0x15, consts<>+352(SB), Y13, Y12
-	VANDPS       Y12, Y14, Y14
-	VADDSS       X14, X11, X11
+	VMOVSS       (AX), X3
+	VADDPS       Y0, Y3, Y3
+	VMOVUPS      consts<>+0(SB), Y2
+	VFMADD213PS  consts<>+96(SB), Y3, Y2
+	VSUBPS       consts<>+96(SB), Y2, Y4
+	VMOVAPS      Y3, Y5
+	VFNMADD231PS consts<>+32(SB), Y4, Y5
+	VFNMADD231PS consts<>+64(SB), Y4, Y5
+	VMOVUPS      consts<>+320(SB), Y4
+	VFMADD213PS  consts<>+288(SB), Y5, Y4
+	VFMADD213PS  consts<>+256(SB), Y5, Y4
+	VFMADD213PS  consts<>+224(SB), Y5, Y4
+	VFMADD213PS  consts<>+192(SB), Y5, Y4
+	VFMADD213PS  consts<>+160(SB), Y5, Y4
+	VFMADD213PS  consts<>+160(SB), Y5, Y4
+	VPSLLD       $0x17, Y2, Y2
+	VPADDD       Y2, Y4, Y4
+	VCMPPS       $0x15, consts<>+352(SB), Y3, Y2
+	VANDPS       Y2, Y4, Y4
+	VADDSS       X4, X1, X1
 	ADDQ         $0x00000004, AX
 	DECQ         CX
 	JNZ          expSumscalarLoop
 
 expSumscalarDone:
-	MOVSS X11, ret+32(FP)
+	MOVSS X1, ret+32(FP)
 	VZEROUPPER
 	RET
 
