@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/heedml/heed/internal/coef"
 
-	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -28,7 +27,7 @@ func genLogFamily() {
 // logGen emits a lane-wise natural logarithm for ISA s, the algorithm of
 // fallback.Log operation for operation: subnormal lanes scaled by 2²³ (their
 // exponent lowered by 23), x = 2ᵉ·m with m ∈ [√½, √2) from the bits, f = m − 1,
-// ln x = e·ln2 + f + (f²·(−½ + f·P(f)) + e·Ln2Lo32), then the special
+// ln x = e·ln2 + f + (f²·(−½ + f·asm.P(f)) + e·Ln2Lo32), then the special
 // values blended in: x = ±0 → −Inf, x < 0 → the default NaN, +Inf and NaN
 // → x. The scaling and the blends run on every vector (no branch).
 type logGen struct {
@@ -55,62 +54,62 @@ func newLogGen(s *isa) *logGen {
 func (g *logGen) apply(x VecVirtual) VecVirtual {
 	s := g.s
 	xs, k := s.vec(), s.vec()
-	if s.wide {
-		m := K()
+	if s.evex {
+		m := asm.K()
 		g.minNormal.cmp(cmpLTOQ, x, m) // x < 2⁻¹²⁶ (also ≤ 0)
-		VMOVAPS(x, xs)
+		asm.VMOVAPS(x, xs)
 		g.scale.mul(x, k)
-		VMOVAPS(k, m, xs)
-		VMOVAPS_Z(g.m23.reg(), m, k)
+		asm.VMOVAPS(k, m, xs)
+		asm.VMOVAPS_Z(g.m23.reg(), m, k)
 	} else {
 		m := s.vec()
 		g.minNormal.cmp(cmpLTOQ, x, m)
 		g.scale.mul(x, k)
-		VBLENDVPS(m, k, x, xs)
+		asm.VBLENDVPS(m, k, x, xs)
 		g.m23.and(m, k) // −23 where scaled
 	}
 	// e = (bits − bits(√½)) >> 23 (arithmetic), m's bits = low 23 + bits(√½).
 	sh := g.sqrtHalf.reg()
-	VPSUBD(sh, xs, xs)
+	asm.VPSUBD(sh, xs, xs)
 	e := s.vec()
-	VPSRAD(U8(23), xs, e)
-	VCVTDQ2PS(e, e)
-	VADDPS(k, e, e)
+	asm.VPSRAD(U8(23), xs, e)
+	asm.VCVTDQ2PS(e, e)
+	asm.VADDPS(k, e, e)
 	g.mant.and(xs, xs)
-	VPADDD(sh, xs, xs)
+	asm.VPADDD(sh, xs, xs)
 	f := xs
 	g.one.sub(f, f)
 	p := horner(s, g.p, f)
 	g.mhalf.fma213(f, p) // t = −½ + f·P
 	f2 := k
-	VMULPS(f, f, f2)
-	VMULPS(p, f2, f2) // f²·t
+	asm.VMULPS(f, f, f2)
+	asm.VMULPS(p, f2, f2) // f²·t
 	lo := g.ln2lo.reg()
-	VFMADD231PS(e, lo, f2) // + e·Ln2Lo32
-	VADDPS(f, f2, f2)      // f + …
+	asm.VFMADD231PS(e, lo, f2) // + e·Ln2Lo32
+	asm.VADDPS(f, f2, f2)      // f + …
 	y := g.ln2.reg()
-	VFMADD213PS(f2, e, y) // e·ln2 + …
+	asm.VFMADD213PS(f2, e, y) // e·ln2 + …
 	// Special values.
-	if s.wide {
-		m := K()
+	if s.evex {
+		m := asm.K()
 		g.inf.cmp(cmpNLTUQ, x, m) // +Inf or NaN: x itself
-		VMOVAPS(x, m, y)
+		asm.VMOVAPS(x, m, y)
 		zero := s.vec()
 		s.zero(zero)
-		VCMPPS(U8(cmpLTOQ), zero, x, m) // x < 0
-		VMOVAPS(g.nan.reg(), m, y)
-		VCMPPS(U8(0x00), zero, x, m) // x == ±0 (EQ_OQ)
-		VMOVAPS(g.ninf.reg(), m, y)
+		asm.VCMPPS(U8(cmpLTOQ), zero, x, m) // x < 0
+		asm.VMOVAPS(g.nan.reg(), m, y)
+		asm.VCMPPS(U8(0x00), zero, x, m) // x == ±0 (EQ_OQ)
+		asm.VMOVAPS(g.ninf.reg(), m, y)
 		return y
 	}
 	m := s.vec()
 	g.inf.cmp(cmpNLTUQ, x, m)
-	VBLENDVPS(m, x, y, y)
+	asm.VBLENDVPS(m, x, y, y)
 	zero := s.vec()
 	s.zero(zero)
-	VCMPPS(U8(cmpLTOQ), zero, x, m)
-	VBLENDVPS(m, g.nan.mem, y, y)
-	VCMPPS(U8(0x00), zero, x, m)
-	VBLENDVPS(m, g.ninf.mem, y, y)
+	asm.VCMPPS(U8(cmpLTOQ), zero, x, m)
+	asm.VBLENDVPS(m, g.nan.mem, y, y)
+	asm.VCMPPS(U8(0x00), zero, x, m)
+	asm.VBLENDVPS(m, g.ninf.mem, y, y)
 	return y
 }

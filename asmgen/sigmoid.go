@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/heedml/heed/internal/coef"
 
-	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -56,12 +55,12 @@ func newSigmoidGen(s *isa) *sigmoidGen {
 func (g *sigmoidGen) apply(x VecVirtual) VecVirtual {
 	s := g.s
 	t := g.sign.reg()
-	VXORPS(x, t, t) // −x
+	asm.VXORPS(x, t, t) // −x
 	// min then max, each returning Go's first operand (t) when it is NaN.
 	c := g.thi.reg()
-	VMINPS(t, c, t)
+	asm.VMINPS(t, c, t)
 	c = g.nclamp.reg()
-	VMAXPS(t, c, t)
+	asm.VMAXPS(t, c, t)
 	e := g.log2e.reg()
 	g.shifter.fma213(t, e) // n in the low bits
 	n := s.vec()
@@ -70,27 +69,27 @@ func (g *sigmoidGen) apply(x VecVirtual) VecVirtual {
 	g.ln2lo.fnmadd231(n, t)
 	r := t
 	q := horner(s, g.q, r)
-	VMULPS(q, r, q) // r·q
-	VPSLLD(U8(23), e, e)
+	asm.VMULPS(q, r, q) // r·q
+	asm.VPSLLD(U8(23), e, e)
 	one := g.one.reg()
 	a, w := s.vec(), s.vec()
-	VPSUBD(e, one, a) // 2⁻ⁿ
-	VPADDD(e, one, w) // 2ⁿ
-	VMINPS(a, one, a) // min(1, ·), NaN kept
-	VMINPS(w, one, w)
+	asm.VPSUBD(e, one, a) // 2⁻ⁿ
+	asm.VPADDD(e, one, w) // 2ⁿ
+	asm.VMINPS(a, one, a) // min(1, ·), NaN kept
+	asm.VMINPS(w, one, w)
 	d := n
-	VMULPS(a, w, d)
-	VADDPS(one, d, d)    // 1 + A·w
-	VFMADD231PS(w, q, d) // + w·(r·q)
-	VDIVPS(d, a, a)      // A / d
-	if s.wide {
-		k := K()
+	asm.VMULPS(a, w, d)
+	asm.VADDPS(one, d, d)    // 1 + A·w
+	asm.VFMADD231PS(w, q, d) // + w·(r·q)
+	asm.VDIVPS(d, a, a)      // A / d
+	if s.evex {
+		k := asm.K()
 		g.lo.cmp(cmpNLTUQ, x, k) // x ≥ SigmoidLo or NaN
-		VMOVAPS_Z(a, k, a)
+		asm.VMOVAPS_Z(a, k, a)
 		return a
 	}
 	m := s.vec()
 	g.lo.cmp(cmpLTOQ, x, m)
-	VANDNPS(a, m, a)
+	asm.VANDNPS(a, m, a)
 	return a
 }

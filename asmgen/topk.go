@@ -1,7 +1,7 @@
 package main
 
 import (
-	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/attr"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -26,120 +26,120 @@ const cmpNLEUQ = 0x16
 func genFirstAbove(s *isa) {
 	name := s.name("firstAbove")
 	TEXT(name, NOSPLIT, "func(x []float32, t float32) int")
-	Doc(name + " returns the smallest i with !(x[i] ≤ t), or len(x).")
-	x := load(Param("x").Base())
-	n := load(Param("x").Len())
+	asm.Doc(name + " returns the smallest i with !(x[i] ≤ t), or len(x).")
+	x := load(asm.Param("x").Base())
+	n := load(asm.Param("x").Len())
 	tv := s.broadcast("t")
 	lbl := func(l string) string { return "firstAbove" + l }
-	i, lim := GP64(), GP64()
-	XORQ(i, i)
+	i, lim := asm.GP64(), asm.GP64()
+	asm.XORQ(i, i)
 	cmpVec := func(disp int) (VecVirtual, OpmaskVirtual) {
 		v := s.vec()
-		VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: disp}, v)
-		if s.wide {
-			k := K()
-			VCMPPS(U8(cmpNLEUQ), tv, v, k)
+		asm.VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: disp}, v)
+		if s.evex {
+			k := asm.K()
+			asm.VCMPPS(U8(cmpNLEUQ), tv, v, k)
 			return nil, k
 		}
-		VCMPPS(U8(cmpNLEUQ), tv, v, v)
+		asm.VCMPPS(U8(cmpNLEUQ), tv, v, v)
 		return v, nil
 	}
 	found := func(v VecVirtual, k OpmaskVirtual, disp int, tag string) {
-		b := GP32()
-		if s.wide {
-			KMOVW(k, b)
+		b := asm.GP32()
+		if s.evex {
+			asm.KMOVW(k, b)
 		} else {
-			VMOVMSKPS(v, b)
+			asm.VMOVMSKPS(v, b)
 		}
-		TESTL(b, b)
+		asm.TESTL(b, b)
 		skip := lbl("miss") + tag
-		JZ(LabelRef(skip))
-		TZCNTL(b, b)
-		r := GP64()
-		MOVL(b, r.As32())
+		asm.JZ(LabelRef(skip))
+		asm.TZCNTL(b, b)
+		r := asm.GP64()
+		asm.MOVL(b, r.As32())
 		if disp != 0 {
-			ADDQ(U32(disp/4), r)
+			asm.ADDQ(U32(disp/4), r)
 		}
-		ADDQ(i, r)
-		Store(r, ReturnIndex(0))
-		VZEROUPPER()
-		RET()
-		Label(skip)
+		asm.ADDQ(i, r)
+		asm.Store(r, asm.ReturnIndex(0))
+		asm.VZEROUPPER()
+		asm.RET()
+		asm.Label(skip)
 	}
 	const unroll = 4
-	MOVQ(n, lim)
-	ANDQ(I32(-unroll*s.lanes), lim)
-	Label(lbl("block"))
-	CMPQ(i, lim)
-	JAE(LabelRef(lbl("single")))
+	asm.MOVQ(n, lim)
+	asm.ANDQ(I32(-unroll*s.lanes), lim)
+	asm.Label(lbl("block"))
+	asm.CMPQ(i, lim)
+	asm.JAE(LabelRef(lbl("single")))
 	vs := make([]VecVirtual, unroll)
 	ks := make([]OpmaskVirtual, unroll)
 	for j := range vs {
 		vs[j], ks[j] = cmpVec(j * s.bytes())
 	}
-	any := GP32()
-	if s.wide {
-		ka, kb := K(), K()
-		KORW(ks[1], ks[0], ka)
-		KORW(ks[3], ks[2], kb)
-		KORTESTW(kb, ka)
-		JNZ(LabelRef(lbl("locate")))
+	any := asm.GP32()
+	if s.evex {
+		ka, kb := asm.K(), asm.K()
+		asm.KORW(ks[1], ks[0], ka)
+		asm.KORW(ks[3], ks[2], kb)
+		asm.KORTESTW(kb, ka)
+		asm.JNZ(LabelRef(lbl("locate")))
 	} else {
 		a, b := s.vec(), s.vec()
-		VORPS(vs[1], vs[0], a)
-		VORPS(vs[3], vs[2], b)
-		VORPS(b, a, a)
-		VMOVMSKPS(a, any)
-		TESTL(any, any)
-		JNZ(LabelRef(lbl("locate")))
+		asm.VORPS(vs[1], vs[0], a)
+		asm.VORPS(vs[3], vs[2], b)
+		asm.VORPS(b, a, a)
+		asm.VMOVMSKPS(a, any)
+		asm.TESTL(any, any)
+		asm.JNZ(LabelRef(lbl("locate")))
 	}
-	ADDQ(U32(unroll*s.lanes), i)
-	JMP(LabelRef(lbl("block")))
-	Label(lbl("locate"))
+	asm.ADDQ(U32(unroll*s.lanes), i)
+	asm.JMP(LabelRef(lbl("block")))
+	asm.Label(lbl("locate"))
 	for j := range vs {
 		found(vs[j], ks[j], j*s.bytes(), itoaGen(j))
 	}
-	Label(lbl("single"))
-	MOVQ(n, lim)
-	ANDQ(I32(-s.lanes), lim)
-	Label(lbl("singleLoop"))
-	CMPQ(i, lim)
-	JAE(LabelRef(lbl("tail")))
+	asm.Label(lbl("single"))
+	asm.MOVQ(n, lim)
+	asm.ANDQ(I32(-s.lanes), lim)
+	asm.Label(lbl("singleLoop"))
+	asm.CMPQ(i, lim)
+	asm.JAE(LabelRef(lbl("tail")))
 	v, k := cmpVec(0)
 	found(v, k, 0, "Single")
-	ADDQ(U32(s.lanes), i)
-	JMP(LabelRef(lbl("singleLoop")))
-	Label(lbl("tail"))
-	if s.wide {
-		rem := GP64()
-		MOVQ(n, rem)
-		SUBQ(i, rem)
-		JZ(LabelRef(lbl("none")))
+	asm.ADDQ(U32(s.lanes), i)
+	asm.JMP(LabelRef(lbl("singleLoop")))
+	asm.Label(lbl("tail"))
+	if s.evex {
+		rem := asm.GP64()
+		asm.MOVQ(n, rem)
+		asm.SUBQ(i, rem)
+		asm.JZ(LabelRef(lbl("none")))
 		t := s.tailMask(rem)
-		w, kc := s.vec(), K()
-		VMOVUPS_Z(Mem{Base: x, Index: i, Scale: 4}, t.k, w)
-		VCMPPS(U8(cmpNLEUQ), tv, w, t.k, kc)
+		w, kc := s.vec(), asm.K()
+		asm.VMOVUPS_Z(Mem{Base: x, Index: i, Scale: 4}, t.k, w)
+		asm.VCMPPS(U8(cmpNLEUQ), tv, w, t.k, kc)
 		found(nil, kc, 0, "Tail")
 	} else {
-		Label(lbl("scalarLoop"))
-		CMPQ(i, n)
-		JAE(LabelRef(lbl("none")))
-		w := XMM()
-		VMOVSS(Mem{Base: x, Index: i, Scale: 4}, w)
-		VUCOMISS(tv.AsX(), w)
-		JA(LabelRef(lbl("scalarHit")))
-		JP(LabelRef(lbl("scalarHit")))
-		INCQ(i)
-		JMP(LabelRef(lbl("scalarLoop")))
-		Label(lbl("scalarHit"))
-		Store(i, ReturnIndex(0))
-		VZEROUPPER()
-		RET()
+		asm.Label(lbl("scalarLoop"))
+		asm.CMPQ(i, n)
+		asm.JAE(LabelRef(lbl("none")))
+		w := asm.XMM()
+		asm.VMOVSS(Mem{Base: x, Index: i, Scale: 4}, w)
+		asm.VUCOMISS(tv.AsX(), w)
+		asm.JA(LabelRef(lbl("scalarHit")))
+		asm.JP(LabelRef(lbl("scalarHit")))
+		asm.INCQ(i)
+		asm.JMP(LabelRef(lbl("scalarLoop")))
+		asm.Label(lbl("scalarHit"))
+		asm.Store(i, asm.ReturnIndex(0))
+		asm.VZEROUPPER()
+		asm.RET()
 	}
-	Label(lbl("none"))
-	Store(n, ReturnIndex(0))
-	VZEROUPPER()
-	RET()
+	asm.Label(lbl("none"))
+	asm.Store(n, asm.ReturnIndex(0))
+	asm.VZEROUPPER()
+	asm.RET()
 }
 
 func itoaGen(v int) string {

@@ -59,3 +59,10 @@ func check3(kernel string, dst, x, y int) {
 		panicf("%s: len(dst)=%d, len(x)=%d, len(y)=%d; want equal lengths", kernel, dst, x, y)
 	}
 }
+
+// checkSameLen panics unless x = y, naming kernel and the two slices.
+func checkSameLen(kernel, xn, yn string, x, y int) {
+	if x != y {
+		panicf("%s: len(%s)=%d != len(%s)=%d", kernel, xn, x, yn, y)
+	}
+}
