@@ -4,7 +4,9 @@ package kernels
 // len(dst) != len(x); dst may be x, but must not otherwise overlap it.
 //
 // Accuracy: within 2 ULP of the correctly rounded result for every finite
-// positive input, subnormals included.
+// positive input, subnormals included (measured over all of them with AVX2 and
+// AVX-512: at most 1 ULP). Every ISA computes the same operations, and gives
+// the same bits on the tests' samples.
 //
 // Special values, the same on every ISA: Log(±0) = −Inf, Log(x) = NaN for
 // x < 0 (−Inf included), Log(+Inf) = +Inf, Log(NaN) = NaN, Log(1) = +0.
