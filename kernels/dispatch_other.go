@@ -77,3 +77,14 @@ func matTVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
 }
 
 func expShift(w, s []float32, m float32) float32 { return expShiftGo(w, s, m) }
+
+// The decoder-step families (Sigmoid, Log, LogSoftmax, AddConstTo, TopK's
+// scan): pure Go.
+
+func sigmoid(dst, x []float32)    { fallback.Sigmoid(dst, x) }
+func log(dst, x []float32)        { fallback.Log(dst, x) }
+func logSoftmax(dst, x []float32) { fallback.LogSoftmax(dst, x) }
+
+func addConstTo(dst []float32, c float32, x []float32) { fallback.AddConstTo(dst, c, x) }
+
+func firstAbove(x []float32, t float32) int { return firstAboveBlocks(x, t) }

@@ -35,6 +35,7 @@ import (
 	"go/format"
 	"math"
 	"os"
+	"path/filepath"
 )
 
 const (
@@ -269,6 +270,10 @@ func main() {
 			_, e := fitTanhE(d)
 			fmt.Printf("tanh expm1 degree %d: max rel error %.3g (2^%.2f)\n", d, e, math.Log2(e))
 		}
+		for d := 4; d <= 9; d++ {
+			_, e := fitLog(d)
+			fmt.Printf("log1p degree %d: max rel error %.3g (2^%.2f)\n", d, e, math.Log2(e))
+		}
 		return
 	}
 	ec, ee := fitExp(expDegree)
@@ -301,6 +306,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	le, err := writeLog(filepath.Dir(*out))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Printf("log: log1p tail degree %d on [sqrt(1/2)-1, sqrt(2)-1], max rel error %.3g (2^%.2f)\n", logDegree, le, math.Log2(le))
 	fmt.Printf("exp: degree %d on [-ln2/2, ln2/2], max rel error %.3g (2^%.2f)\n", expDegree, ee, math.Log2(ee))
 	fmt.Printf("tanh: expm1(2r)/2, degree %d on [-ln2/4, ln2/4], max rel error %.3g (2^%.2f)\n", tanhEDeg, te, math.Log2(te))
 }

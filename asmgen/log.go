@@ -1,0 +1,115 @@
+package main
+
+import (
+	"github.com/heedml/heed/internal/coef"
+
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func init() { register("log", genLogFamily) }
+
+func genLogFamily() {
+	for _, s := range isas {
+		genElementwise(s, "log", "ln x[i]", func(s *isa) func(...VecVirtual) []VecVirtual {
+			g := newLogGen(s)
+			return func(xs ...VecVirtual) []VecVirtual {
+				var ys []VecVirtual
+				for _, x := range xs {
+					ys = append(ys, g.apply(x))
+				}
+				return ys
+			}
+		})
+	}
+}
+
+// logGen emits a lane-wise natural logarithm for ISA s, the algorithm of
+// fallback.Log operation for operation: subnormal lanes scaled by 2²³ (their
+// exponent lowered by 23), x = 2ᵉ·m with m ∈ [√½, √2) from the bits, f = m − 1,
+// ln x = e·ln2 + f + (f²·(−½ + f·asm.P(f)) + e·Ln2Lo32), then the special
+// values blended in: x = ±0 → −Inf, x < 0 → the default NaN, +Inf and NaN
+// → x. The scaling and the blends run on every vector (no branch).
+type logGen struct {
+	s                                      *isa
+	minNormal, scale, m23, sqrtHalf, mant  vconst
+	one, mhalf, ln2, ln2lo, inf, nan, ninf vconst
+	p                                      []vconst // Log0..Log7
+}
+
+func newLogGen(s *isa) *logGen {
+	g := &logGen{s: s}
+	g.minNormal, g.scale, g.m23 = newConst(s, 0x1p-126), newConst(s, 0x1p23), newConst(s, -23)
+	g.sqrtHalf, g.mant = newConstBits(s, coef.LogSqrtHalf), newConstBits(s, 1<<23-1)
+	g.one, g.mhalf = newConst(s, 1), newConst(s, -0.5)
+	g.ln2, g.ln2lo = newConst(s, coef.Ln2), newConst(s, coef.Ln2Lo32)
+	g.inf, g.nan, g.ninf = newConstBits(s, 0x7f800000), newConstBits(s, 0x7fc00000), newConstBits(s, 0xff800000)
+	for _, c := range []float32{coef.Log0, coef.Log1, coef.Log2, coef.Log3, coef.Log4, coef.Log5, coef.Log6, coef.Log7} {
+		g.p = append(g.p, newConst(s, c))
+	}
+	return g
+}
+
+// apply emits ln x lane-wise; x is not modified.
+func (g *logGen) apply(x VecVirtual) VecVirtual {
+	s := g.s
+	xs, k := s.vec(), s.vec()
+	if s.evex {
+		m := asm.K()
+		g.minNormal.cmp(cmpLTOQ, x, m) // x < 2⁻¹²⁶ (also ≤ 0)
+		asm.VMOVAPS(x, xs)
+		g.scale.mul(x, k)
+		asm.VMOVAPS(k, m, xs)
+		asm.VMOVAPS_Z(g.m23.reg(), m, k)
+	} else {
+		m := s.vec()
+		g.minNormal.cmp(cmpLTOQ, x, m)
+		g.scale.mul(x, k)
+		asm.VBLENDVPS(m, k, x, xs)
+		g.m23.and(m, k) // −23 where scaled
+	}
+	// e = (bits − bits(√½)) >> 23 (arithmetic), m's bits = low 23 + bits(√½).
+	sh := g.sqrtHalf.reg()
+	asm.VPSUBD(sh, xs, xs)
+	e := s.vec()
+	asm.VPSRAD(U8(23), xs, e)
+	asm.VCVTDQ2PS(e, e)
+	asm.VADDPS(k, e, e)
+	g.mant.and(xs, xs)
+	asm.VPADDD(sh, xs, xs)
+	f := xs
+	g.one.sub(f, f)
+	p := horner(s, g.p, f)
+	g.mhalf.fma213(f, p) // t = −½ + f·P
+	f2 := k
+	asm.VMULPS(f, f, f2)
+	asm.VMULPS(p, f2, f2) // f²·t
+	lo := g.ln2lo.reg()
+	asm.VFMADD231PS(e, lo, f2) // + e·Ln2Lo32
+	asm.VADDPS(f, f2, f2)      // f + …
+	y := g.ln2.reg()
+	asm.VFMADD213PS(f2, e, y) // e·ln2 + …
+	// Special values.
+	if s.evex {
+		m := asm.K()
+		g.inf.cmp(cmpNLTUQ, x, m) // +Inf or NaN: x itself
+		asm.VMOVAPS(x, m, y)
+		zero := s.vec()
+		s.zero(zero)
+		asm.VCMPPS(U8(cmpLTOQ), zero, x, m) // x < 0
+		asm.VMOVAPS(g.nan.reg(), m, y)
+		asm.VCMPPS(U8(0x00), zero, x, m) // x == ±0 (EQ_OQ)
+		asm.VMOVAPS(g.ninf.reg(), m, y)
+		return y
+	}
+	m := s.vec()
+	g.inf.cmp(cmpNLTUQ, x, m)
+	asm.VBLENDVPS(m, x, y, y)
+	zero := s.vec()
+	s.zero(zero)
+	asm.VCMPPS(U8(cmpLTOQ), zero, x, m)
+	asm.VBLENDVPS(m, g.nan.mem, y, y)
+	asm.VCMPPS(U8(0x00), zero, x, m)
+	asm.VBLENDVPS(m, g.ninf.mem, y, y)
+	return y
+}

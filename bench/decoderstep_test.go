@@ -1,0 +1,208 @@
+package bench
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/heedml/heed/attention"
+	"github.com/heedml/heed/kernels"
+	"github.com/heedml/heed/rnn"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+)
+
+// One decoder step of an LSTM encoder–decoder with Luong (dot) attention and
+// a beam of 8, single-threaded: embedding lookup → LSTM cell → Attend over
+// S = 50 encoder states → h̃ = tanh(W_c[c; h]) → logits over a 32k vocabulary
+// → LogSoftmax → the top 8. heed's composition beside the same step on
+// gonum's blas32 (Sgemv) with Go loops for the element-wise work:
+//
+//	go test -run XXX -bench 'DecoderStep' -count 5 .
+const (
+	stepVocab  = 32000
+	stepHidden = 512
+	stepEmbed  = 512
+	stepS      = 50
+	stepBeam   = 8
+)
+
+type stepModel struct {
+	emb, wLSTM, keys, wc, wOut kernels.Matrix
+	bLSTM                      []float32
+}
+
+func newStepModel() *stepModel {
+	rng := rand.New(rand.NewPCG(7, 8))
+	mat := func(r, c int, s float64) kernels.Matrix {
+		m := kernels.Matrix{Rows: r, Cols: c, Stride: c, Data: make([]float32, r*c)}
+		for i := range m.Data {
+			m.Data[i] = float32((rng.Float64()*2 - 1) * s)
+		}
+		return m
+	}
+	H, E := stepHidden, stepEmbed
+	m := &stepModel{
+		emb:   mat(stepVocab, E, 1),
+		wLSTM: mat(4*H, E+H, 1/math.Sqrt(float64(E+H))),
+		keys:  mat(stepS, H, 1),
+		wc:    mat(H, 2*H, 1/math.Sqrt(float64(2*H))),
+		wOut:  mat(stepVocab, H, 4/math.Sqrt(float64(H))),
+	}
+	m.bLSTM = mat(1, 4*H, 0.1).Data
+	return m
+}
+
+// heedStep holds heed's per-sequence state and buffers.
+type heedStep struct {
+	m                        *stepModel
+	cell                     *rnn.LSTM
+	mem                      *attention.Memory
+	att                      *attention.Attentional
+	h, c, w, ctx, ht, logits []float32
+	idx                      []int
+	val                      []float32
+}
+
+func newHeedStep(m *stepModel) *heedStep {
+	H := stepHidden
+	return &heedStep{m: m,
+		cell: rnn.NewLSTM(stepEmbed, H, m.wLSTM, m.bLSTM),
+		mem:  attention.NewMemory(attention.Dot(), m.keys, kernels.Matrix{}),
+		att:  attention.NewAttentional(m.wc, H),
+		h:    make([]float32, H), c: make([]float32, H), w: make([]float32, stepS),
+		ctx: make([]float32, H), ht: make([]float32, H), logits: make([]float32, stepVocab),
+		idx: make([]int, stepBeam), val: make([]float32, stepBeam)}
+}
+
+func (s *heedStep) lstm(tok int) { s.cell.Step(s.h, s.c, s.m.emb.Row(tok), s.h, s.c) }
+func (s *heedStep) attend()      { s.mem.Attend(s.w, s.ctx, s.h) }
+func (s *heedStep) attentional() { s.att.Apply(s.ht, s.ctx, s.h) }
+func (s *heedStep) project()     { kernels.MatVec(s.logits, s.m.wOut, s.ht) }
+func (s *heedStep) logSoftmax()  { kernels.LogSoftmax(s.logits, s.logits) }
+func (s *heedStep) topK()        { kernels.TopK(s.idx, s.val, s.logits) }
+func (s *heedStep) step(tok int) int {
+	s.lstm(tok)
+	s.attend()
+	s.attentional()
+	s.project()
+	s.logSoftmax()
+	s.topK()
+	return s.idx[0]
+}
+
+// gonumDecoderStep is the same step on blas32 and Go loops.
+type gonumDecoderStep struct {
+	m                                  *stepModel
+	h, c, g, xh, w, ctx, hc, ht, logit []float32
+	idx                                []int
+	val                                []float32
+}
+
+func newGonumDecoderStep(m *stepModel) *gonumDecoderStep {
+	H := stepHidden
+	return &gonumDecoderStep{m: m, h: make([]float32, H), c: make([]float32, H), g: make([]float32, 4*H),
+		xh: make([]float32, stepEmbed+H), w: make([]float32, stepS), ctx: make([]float32, H),
+		hc: make([]float32, 2*H), ht: make([]float32, H), logit: make([]float32, stepVocab),
+		idx: make([]int, stepBeam), val: make([]float32, stepBeam)}
+}
+
+func stepGen(m kernels.Matrix) blas32.General {
+	return blas32.General{Rows: m.Rows, Cols: m.Cols, Stride: m.Stride, Data: m.Data}
+}
+func stepVec(x []float32) blas32.Vector { return blas32.Vector{N: len(x), Inc: 1, Data: x} }
+
+func stepSig(v float32) float32 { return float32(1 / (1 + math.Exp(-float64(v)))) }
+
+func (s *gonumDecoderStep) step(tok int) int {
+	H := stepHidden
+	copy(s.xh, s.m.emb.Row(tok))
+	copy(s.xh[stepEmbed:], s.h)
+	copy(s.g, s.m.bLSTM)
+	blas32.Gemv(blas.NoTrans, 1, stepGen(s.m.wLSTM), stepVec(s.xh), 1, stepVec(s.g))
+	for j := 0; j < H; j++ {
+		i, f, g, o := stepSig(s.g[j]), stepSig(s.g[H+j]), float32(math.Tanh(float64(s.g[2*H+j]))), stepSig(s.g[3*H+j])
+		s.c[j] = f*s.c[j] + i*g
+		s.h[j] = o * float32(math.Tanh(float64(s.c[j])))
+	}
+	blas32.Gemv(blas.NoTrans, 1, stepGen(s.m.keys), stepVec(s.h), 0, stepVec(s.w))
+	mx := float32(math.Inf(-1))
+	for _, v := range s.w {
+		mx = max(mx, v)
+	}
+	var sum float32
+	for i, v := range s.w {
+		s.w[i] = float32(math.Exp(float64(v - mx)))
+		sum += s.w[i]
+	}
+	for i := range s.w {
+		s.w[i] /= sum
+	}
+	blas32.Gemv(blas.Trans, 1, stepGen(s.m.keys), stepVec(s.w), 0, stepVec(s.ctx))
+	copy(s.hc, s.ctx)
+	copy(s.hc[H:], s.h)
+	blas32.Gemv(blas.NoTrans, 1, stepGen(s.m.wc), stepVec(s.hc), 0, stepVec(s.ht))
+	for j, v := range s.ht {
+		s.ht[j] = float32(math.Tanh(float64(v)))
+	}
+	blas32.Gemv(blas.NoTrans, 1, stepGen(s.m.wOut), stepVec(s.ht), 0, stepVec(s.logit))
+	mx = float32(math.Inf(-1))
+	for _, v := range s.logit {
+		mx = max(mx, v)
+	}
+	var se float64
+	for _, v := range s.logit {
+		se += math.Exp(float64(v - mx))
+	}
+	l := float32(math.Log(se))
+	for i, v := range s.logit {
+		s.logit[i] = v - mx - l
+	}
+	// Top k by insertion (the simple Go way).
+	k := stepBeam
+	for j := range s.val {
+		s.val[j] = float32(math.Inf(-1))
+	}
+	for i, v := range s.logit {
+		if v <= s.val[k-1] {
+			continue
+		}
+		p := k - 1
+		for p > 0 && v > s.val[p-1] {
+			s.val[p], s.idx[p] = s.val[p-1], s.idx[p-1]
+			p--
+		}
+		s.val[p], s.idx[p] = v, i
+	}
+	return s.idx[0]
+}
+
+func BenchmarkDecoderStep(b *testing.B) {
+	m := newStepModel()
+	hs := newHeedStep(m)
+	gs := newGonumDecoderStep(m)
+	b.Run("heed", func(b *testing.B) {
+		tok := 1
+		timeCPU(b, func() { tok = hs.step(tok) })
+	})
+	b.Run("gonum", func(b *testing.B) {
+		tok := 1
+		timeCPU(b, func() { tok = gs.step(tok) })
+	})
+	hs.step(1)
+	scratch := make([]float32, stepVocab)
+	parts := []struct {
+		name string
+		f    func()
+	}{
+		{"lstm", func() { hs.lstm(3) }},
+		{"attend", hs.attend},
+		{"attentional", hs.attentional},
+		{"projection", hs.project},
+		{"logsoftmax", func() { kernels.LogSoftmax(scratch, hs.logits) }},
+		{"topk", hs.topK},
+	}
+	for _, p := range parts {
+		b.Run("heed-part/"+p.name, func(b *testing.B) { timeCPU(b, p.f) })
+	}
+}

@@ -1,0 +1,68 @@
+package kernels
+
+import "github.com/heedml/heed/fallback"
+
+// The element-wise kernels write dst from x (and y) element by element. Each
+// panics, naming itself and the lengths, unless all its slices have the same
+// length. dst may be x or y (the same slice: same first element and length),
+// for an in-place update; it must not otherwise overlap them (a shifted
+// overlap gives unspecified results). x and y may overlap each other in any
+// way. Each result is the IEEE float32 operation correctly rounded (AxpyTo:
+// one rounding of the exact alpha·x + y, a fused multiply-add), so results
+// are the same on every ISA, special values included, except that a NaN
+// result's payload is unspecified (it is a quiet NaN).
+
+// ScaleTo sets dst[i] = alpha·x[i]: Scale out of place.
+func ScaleTo(dst []float32, alpha float32, x []float32) {
+	checkSameLen("ScaleTo", "dst", "x", len(dst), len(x))
+	fallback.ScaleTo(dst, alpha, x)
+}
+
+// AxpyTo sets dst[i] = alpha·x[i] + y[i], rounded once: Axpy out of place.
+func AxpyTo(dst []float32, alpha float32, x, y []float32) {
+	check3("AxpyTo", len(dst), len(x), len(y))
+	fallback.AxpyTo(dst, alpha, x, y)
+}
+
+// AddConstTo sets dst[i] = x[i] + c.
+func AddConstTo(dst []float32, c float32, x []float32) {
+	checkSameLen("AddConstTo", "dst", "x", len(dst), len(x))
+	addConstTo(dst, c, x)
+}
+
+// Add sets dst[i] = x[i] + y[i].
+func Add(dst, x, y []float32) {
+	check3("Add", len(dst), len(x), len(y))
+	fallback.Add(dst, x, y)
+}
+
+// Sub sets dst[i] = x[i] − y[i].
+func Sub(dst, x, y []float32) {
+	check3("Sub", len(dst), len(x), len(y))
+	fallback.Sub(dst, x, y)
+}
+
+// Mul sets dst[i] = x[i]·y[i], the element-wise (Hadamard) product.
+func Mul(dst, x, y []float32) {
+	check3("Mul", len(dst), len(x), len(y))
+	fallback.Mul(dst, x, y)
+}
+
+// Div sets dst[i] = x[i]/y[i] (IEEE division: x/±0 is ±Inf or NaN).
+func Div(dst, x, y []float32) {
+	check3("Div", len(dst), len(x), len(y))
+	fallback.Div(dst, x, y)
+}
+
+func check3(kernel string, dst, x, y int) {
+	if dst != x || x != y {
+		panicf("%s: len(dst)=%d, len(x)=%d, len(y)=%d; want equal lengths", kernel, dst, x, y)
+	}
+}
+
+// checkSameLen panics unless x = y, naming kernel and the two slices.
+func checkSameLen(kernel, xn, yn string, x, y int) {
+	if x != y {
+		panicf("%s: len(%s)=%d != len(%s)=%d", kernel, xn, x, yn, y)
+	}
+}

@@ -1,0 +1,177 @@
+package kernels
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+)
+
+// binaryOp is an element-wise kernel with its exact oracle.
+type binaryOp struct {
+	name   string
+	kernel func(dst, x, y []float32)
+	want   func(x, y float32) float32 // correctly rounded
+}
+
+// fmaExact returns a·b + c rounded once to float32.
+func fmaExact(a, b, c float32) float32 {
+	if !isFinite(a) || !isFinite(b) || !isFinite(c) {
+		return float32(float64(a)*float64(b) + float64(c)) // IEEE special values
+	}
+	p := new(big.Float).SetPrec(300).SetFloat64(float64(a))
+	p.Mul(p, new(big.Float).SetFloat64(float64(b)))
+	p.Add(p, new(big.Float).SetFloat64(float64(c)))
+	f, _ := p.Float32()
+	if f == 0 && math.Signbit(float64(float32(float64(a)*float64(b)+float64(c)))) {
+		return float32(math.Copysign(0, -1)) // the sign of an exact zero sum
+	}
+	return f
+}
+
+const testAlpha, testConst = float32(-1.7), float32(0.3)
+
+// The float64 operations below round correctly once converted to float32
+// (53 ≥ 2·24 + 2 bits).
+var binaryOps = []binaryOp{
+	{"Add", Add, func(x, y float32) float32 { return float32(float64(x) + float64(y)) }},
+	{"Sub", Sub, func(x, y float32) float32 { return float32(float64(x) - float64(y)) }},
+	{"Mul", Mul, func(x, y float32) float32 { return float32(float64(x) * float64(y)) }},
+	{"Div", Div, func(x, y float32) float32 { return float32(float64(x) / float64(y)) }},
+	{"AxpyTo", func(dst, x, y []float32) { AxpyTo(dst, testAlpha, x, y) },
+		func(x, y float32) float32 { return fmaExact(testAlpha, x, y) }},
+	{"ScaleTo", func(dst, x, _ []float32) { ScaleTo(dst, testAlpha, x) },
+		func(x, _ float32) float32 { return float32(float64(testAlpha) * float64(x)) }},
+	{"AddConstTo", func(dst, x, _ []float32) { AddConstTo(dst, testConst, x) },
+		func(x, _ float32) float32 { return float32(float64(x) + float64(testConst)) }},
+}
+
+// sameResult reports whether got is want bit for bit, any NaN matching any NaN.
+func sameResult(got, want float32) bool {
+	if want != want {
+		return got != got
+	}
+	return math.Float32bits(got) == math.Float32bits(want)
+}
+
+func TestElementwise(t *testing.T) {
+	for _, op := range binaryOps {
+		t.Run(op.name, func(t *testing.T) {
+			forEachISA(t, func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(11, 12))
+				for _, n := range smallLengths {
+					for off := 0; off < 16; off += 1 + n/32 {
+						x, xok := slab(t, n, off)
+						y, yok := slab(t, n, (off+7)%16)
+						dst, dok := slab(t, n, (off+3)%16)
+						fill(rng, x)
+						fill(rng, y)
+						for i := range x {
+							if rng.IntN(16) == 0 {
+								x[i] = specials[rng.IntN(len(specials))]
+							}
+							if rng.IntN(16) == 0 {
+								y[i] = specials[rng.IntN(len(specials))]
+							}
+						}
+						want := make([]float32, n)
+						for i := range want {
+							want[i] = op.want(x[i], y[i])
+						}
+						check := func(how string, got []float32) {
+							t.Helper()
+							for i := range got {
+								if !sameResult(got[i], want[i]) {
+									t.Fatalf("%s n=%d off=%d: %s(x=%v, y=%v)[%d] = %v, want %v", how, n, off, op.name, x[i], y[i], i, got[i], want[i])
+								}
+							}
+						}
+						op.kernel(dst, x, y)
+						check("out of place", dst)
+						// dst = y, then dst = x: in place.
+						yc := append([]float32(nil), y...)
+						op.kernel(y, x, y)
+						check("dst=y", y)
+						copy(y, yc)
+						op.kernel(x, x, y)
+						check("dst=x", x)
+						xok()
+						yok()
+						dok()
+					}
+				}
+			})
+		})
+	}
+}
+
+func TestElementwisePanics(t *testing.T) {
+	a, b := make([]float32, 3), make([]float32, 4)
+	mustPanic(t, "heed/kernels: Add: len(dst)=3, len(x)=4, len(y)=4; want equal lengths", func() { Add(a, b, b) })
+	mustPanic(t, "heed/kernels: Sub: len(dst)=4, len(x)=3, len(y)=4; want equal lengths", func() { Sub(b, a, b) })
+	mustPanic(t, "heed/kernels: Mul: len(dst)=4, len(x)=4, len(y)=3; want equal lengths", func() { Mul(b, b, a) })
+	mustPanic(t, "heed/kernels: Div: len(dst)=3, len(x)=4, len(y)=4; want equal lengths", func() { Div(a, b, b) })
+	mustPanic(t, "heed/kernels: AxpyTo: len(dst)=3, len(x)=4, len(y)=4; want equal lengths", func() { AxpyTo(a, 1, b, b) })
+	mustPanic(t, "heed/kernels: ScaleTo: len(dst)=3 != len(x)=4", func() { ScaleTo(a, 1, b) })
+	mustPanic(t, "heed/kernels: AddConstTo: len(dst)=3 != len(x)=4", func() { AddConstTo(a, 1, b) })
+}
+
+func TestStrided(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	incs := []int{1, 2, 3, -1, -2, -5}
+	forEachISA(t, func(t *testing.T) {
+		for _, n := range []int{0, 1, 2, 7, 33, 100} {
+			for _, incX := range incs {
+				for _, incY := range incs {
+					abs := func(i int) int { return max(i, -i) }
+					x := make([]float32, 1+max(n-1, 0)*abs(incX))
+					y := make([]float32, 1+max(n-1, 0)*abs(incY))
+					fill(rng, x)
+					fill(rng, y)
+					// Element k of a BLAS vector with increment inc.
+					at := func(inc, k int) int {
+						if inc < 0 {
+							return (n - 1 - k) * -inc
+						}
+						return k * inc
+					}
+					var exact, sabs float64
+					for k := 0; k < n; k++ {
+						p := float64(x[at(incX, k)]) * float64(y[at(incY, k)])
+						exact += p
+						sabs += math.Abs(p)
+					}
+					checkDot(t, "DotInc", DotInc(n, x, incX, y, incY), exact, sabs, n)
+					// Exact results and bounds: one rounding of the product
+					// and one of the sum, or one fused.
+					want := make([]float64, len(y))
+					bound := make([]float64, len(y))
+					for i, v := range y {
+						want[i] = float64(v)
+					}
+					for k := 0; k < n; k++ {
+						i := at(incY, k)
+						p := float64(testAlpha) * float64(x[at(incX, k)])
+						want[i] += p
+						bound[i] = u * (math.Abs(p) + math.Abs(want[i]))
+					}
+					AxpyInc(n, testAlpha, x, incX, y, incY)
+					for i := range y {
+						if err := math.Abs(float64(y[i]) - want[i]); !(err <= bound[i]) {
+							t.Fatalf("AxpyInc n=%d incX=%d incY=%d: y[%d] = %v, want %v ± %.3g", n, incX, incY, i, y[i], want[i], bound[i])
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+func TestStridedPanics(t *testing.T) {
+	x := make([]float32, 5)
+	mustPanic(t, "heed/kernels: DotInc: n=-1 < 0", func() { DotInc(-1, x, 1, x, 1) })
+	mustPanic(t, "heed/kernels: DotInc: incX=0, incY=1; want nonzero increments", func() { DotInc(1, x, 0, x, 1) })
+	mustPanic(t, "heed/kernels: DotInc: n=3, incX=2, incY=3 need len(x), len(y) ≥ 1 + (n−1)·|inc|; have 5, 5", func() { DotInc(3, x, 2, x, 3) })
+	mustPanic(t, "heed/kernels: AxpyInc: n=3, incX=-3, incY=1 need len(x), len(y) ≥ 1 + (n−1)·|inc|; have 5, 5", func() { AxpyInc(3, 1, x, -3, x, 1) })
+	mustPanic(t, "heed/kernels: AxpyInc: n=2, incX=1, incY=9223372036854775807 need len(x), len(y) ≥ 1 + (n−1)·|inc|; have 5, 5", func() { AxpyInc(2, 1, x, 1, x, math.MaxInt) })
+}

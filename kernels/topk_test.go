@@ -1,0 +1,166 @@
+package kernels
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	"github.com/heedml/heed/fallback"
+)
+
+// topKOracle returns the indices of the k best elements of x by sorting:
+// NaN first, then by value descending (−0 = +0), ties by lower index.
+func topKOracle(x []float32, k int) []int {
+	p := make([]int, len(x))
+	for i := range p {
+		p[i] = i
+	}
+	sort.SliceStable(p, func(a, b int) bool {
+		va, vb := x[p[a]], x[p[b]]
+		if va != va || vb != vb {
+			return va != va && vb == vb
+		}
+		return va > vb
+	})
+	return p[:k]
+}
+
+func TestTopK(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	type gen struct {
+		name string
+		f    func(i int) float32
+	}
+	gens := []gen{
+		{"normal", func(int) float32 { return float32(rng.NormFloat64()) }},
+		{"ties", func(int) float32 { return float32(rng.IntN(5)) }}, // many equal values
+		{"ascending", func(i int) float32 { return float32(i) }},    // every element enters
+		{"descending", func(i int) float32 { return float32(-i) }},  // none after the first k
+		{"zeros", func(int) float32 { return float32(math.Copysign(0, float64(rng.IntN(2)*2-1))) }},
+		{"specials", func(int) float32 { return specials[rng.IntN(len(specials))] }},
+		{"rare NaN", func(int) float32 {
+			if rng.IntN(500) == 0 {
+				return float32(math.NaN())
+			}
+			return float32(rng.NormFloat64())
+		}},
+	}
+	forEachISA(t, func(t *testing.T) {
+		for _, g := range gens {
+			for _, n := range []int{0, 1, 5, 64, 127, 128, 129, 1000, 32000} {
+				x := make([]float32, n)
+				for i := range x {
+					x[i] = g.f(i)
+				}
+				for _, k := range []int{0, 1, 2, 8, 64, 100} {
+					if k > n {
+						continue
+					}
+					idx, val := make([]int, k), make([]float32, k)
+					TopK(idx, val, x)
+					want := topKOracle(x, k)
+					for j := range want {
+						if idx[j] != want[j] || math.Float32bits(val[j]) != math.Float32bits(x[want[j]]) {
+							t.Fatalf("%s n=%d k=%d: entry %d = (%d, %v), want (%d, %v)", g.name, n, k, j, idx[j], val[j], want[j], x[want[j]])
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+func TestTopKAllocs(t *testing.T) {
+	x := make([]float32, 32000)
+	fill(rand.New(rand.NewPCG(1, 2)), x)
+	idx, val := make([]int, 8), make([]float32, 8)
+	if a := testing.AllocsPerRun(10, func() { TopK(idx, val, x) }); a != 0 {
+		t.Fatalf("TopK allocates %v times", a)
+	}
+}
+
+func TestTopKPanics(t *testing.T) {
+	mustPanic(t, "heed/kernels: TopK: len(idx)=3, len(val)=2, len(x)=5; want len(idx) = len(val) ≤ len(x)",
+		func() { TopK(make([]int, 3), make([]float32, 2), make([]float32, 5)) })
+	mustPanic(t, "heed/kernels: TopK: len(idx)=6, len(val)=6, len(x)=5; want len(idx) = len(val) ≤ len(x)",
+		func() { TopK(make([]int, 6), make([]float32, 6), make([]float32, 5)) })
+}
+
+func BenchmarkTopK(b *testing.B) {
+	for _, n := range []int{32000, 100000} {
+		x := make([]float32, n)
+		rng := rand.New(rand.NewPCG(3, 4))
+		for i := range x {
+			x[i] = float32(rng.NormFloat64())
+		}
+		for _, k := range []int{8, 64} {
+			idx, val := make([]int, k), make([]float32, k)
+			b.Run(benchName(n, k), func(b *testing.B) {
+				b.SetBytes(int64(4 * n))
+				for i := 0; i < b.N; i++ {
+					TopK(idx, val, x)
+				}
+			})
+		}
+	}
+}
+
+func benchName(n, k int) string { return "n=" + itoa(n) + "/k=" + itoa(k) }
+
+func itoa(v int) string {
+	if v < 10 {
+		return string(rune('0' + v))
+	}
+	return itoa(v/10) + string(rune('0'+v%10))
+}
+
+// TestFirstAbove checks TopK's scan on every ISA against fallback.FirstAbove
+// at every length and position of the first hit, with canaries around.
+func TestFirstAbove(t *testing.T) {
+	nan := float32(math.NaN())
+	forEachISA(t, func(t *testing.T) {
+		for _, n := range smallLengths[:200] {
+			for _, hit := range []int{-1, 0, n / 3, n - 1} {
+				for _, hv := range []float32{2, nan} {
+					x, ok := slab(t, n, 3)
+					for i := range x {
+						x[i] = float32(i%7) / 7 // ≤ t = 1
+					}
+					if hit >= 0 && n > 0 {
+						x[hit] = hv
+						if hit+1 < n {
+							x[hit+1] = 5
+						}
+					}
+					if got, want := firstAbove(x, 1), fallback.FirstAbove(x, 1); got != want {
+						t.Fatalf("n=%d hit=%d (%v): firstAbove = %d, want %d", n, hit, hv, got, want)
+					}
+					ok()
+				}
+			}
+		}
+	})
+}
+
+// TestTopKGuard runs TopK and its scan on slices flush against PROT_NONE
+// pages.
+func TestTopKGuard(t *testing.T) {
+	forEachGuarded(t, 257, 2, func(t *testing.T, n int, get func(int) []float32) {
+		x := get(n)
+		for i := range x {
+			x[i] = float32(-i)
+		}
+		if got := firstAbove(x, 0); got != n && got != 1-min(n, 1) {
+			t.Fatalf("n=%d: firstAbove = %d", n, got)
+		}
+		k := min(n, 8)
+		idx, val := make([]int, k), make([]float32, k)
+		TopK(idx, val, x)
+		for j := range idx {
+			if idx[j] != j {
+				t.Fatalf("n=%d: TopK idx[%d] = %d", n, j, idx[j])
+			}
+		}
+	})
+}

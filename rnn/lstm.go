@@ -1,0 +1,71 @@
+package rnn
+
+import (
+	"fmt"
+
+	"github.com/heedml/heed/kernels"
+)
+
+// LSTM is one step of a long short-term memory cell with input size In and
+// hidden size Hidden, in PyTorch's convention (gate order i, f, g, o):
+//
+//	[i; f; g; o] = W·[x; h] + b
+//	i = σ(i), f = σ(f), g = tanh(g), o = σ(o)
+//	c' = f⊙c + i⊙g
+//	h' = o⊙tanh(c')
+//
+// W is 4·Hidden × (In+Hidden): rows [0, H) are the input gate i, [H, 2H) the
+// forget gate f, [2H, 3H) the cell candidate g, [3H, 4H) the output gate o;
+// columns [0, In) multiply x and [In, In+H) multiply h. PyTorch's weight_ih
+// and weight_hh are its column blocks, and b is bias_ih + bias_hh.
+type LSTM struct {
+	In, Hidden int
+	w          kernels.Matrix
+	b          []float32
+	xh         []float32 // [x; h]
+	gates      []float32 // 4H
+}
+
+// NewLSTM returns an LSTM cell with weights w (4H × (in+H)) and bias b (4H),
+// which it keeps (not copies): they must not change while the cell steps. It
+// panics if the shapes disagree.
+func NewLSTM(in, hidden int, w kernels.Matrix, b []float32) *LSTM {
+	if in < 0 || hidden < 1 || w.Rows != 4*hidden || w.Cols != in+hidden || len(b) != 4*hidden ||
+		(w.Rows > 1 && w.Stride < w.Cols) || len(w.Data) < (w.Rows-1)*w.Stride+w.Cols {
+		panic(fmt.Sprintf("heed/rnn: NewLSTM: in=%d, hidden=%d: w is %d×%d (stride %d, len %d), len(b)=%d; want w %d×%d, len(b)=%d",
+			in, hidden, w.Rows, w.Cols, w.Stride, len(w.Data), len(b), 4*hidden, in+hidden, 4*hidden))
+	}
+	return &LSTM{In: in, Hidden: hidden, w: w, b: b,
+		xh: make([]float32, in+hidden), gates: make([]float32, 4*hidden)}
+}
+
+// Step computes one step: from the input x (In), the hidden state h and the
+// cell state c (Hidden each) it writes the new states into hOut and cOut
+// (Hidden each). hOut may be h and cOut may be c (in place); other overlaps
+// are not allowed. It panics on wrong lengths and allocates nothing.
+//
+// Accuracy: each gate pre-activation has the error bound of kernels.Dot over
+// In+Hidden+1 terms (the bias added last), the nonlinearities are within
+// 2 ULP, and the update rounds each product and sum once.
+func (l *LSTM) Step(hOut, cOut, x, h, c []float32) {
+	H := l.Hidden
+	if len(x) != l.In || len(h) != H || len(c) != H || len(hOut) != H || len(cOut) != H {
+		panic(fmt.Sprintf("heed/rnn: LSTM.Step: in=%d, hidden=%d but len(x)=%d, len(h)=%d, len(c)=%d, len(hOut)=%d, len(cOut)=%d",
+			l.In, H, len(x), len(h), len(c), len(hOut), len(cOut)))
+	}
+	copy(l.xh, x)
+	copy(l.xh[l.In:], h)
+	g := l.gates
+	kernels.MatVec(g, l.w, l.xh)
+	kernels.Add(g, g, l.b)
+	kernels.Sigmoid(g[:2*H], g[:2*H]) // i, f
+	kernels.Tanh(g[2*H:3*H], g[2*H:3*H])
+	kernels.Sigmoid(g[3*H:], g[3*H:]) // o
+	ig, fg, gg, og := g[:H:H], g[H:2*H:2*H], g[2*H:3*H:3*H], g[3*H:4*H:4*H]
+	cOut, c = cOut[:H:H], c[:H:H]
+	for j := range cOut {
+		cOut[j] = fg[j]*c[j] + ig[j]*gg[j]
+	}
+	kernels.Tanh(fg, cOut) // f is spent: tanh(c') in its place
+	kernels.Mul(hOut, og, fg)
+}
