@@ -3,7 +3,13 @@
 // tanh, a numerically stable softmax, the softmax and context of an attention
 // step in one call (SoftmaxMatTVec), a whole dot-product step in one streaming
 // pass over keys that are also the values (DotSoftmaxMatTVec) and the fused
-// additive (Bahdanau) score.
+// additive (Bahdanau) score. For many queries, a packed general matrix product
+// (Gemm). For reduced-precision keys and values, bfloat16, binary16 and 8-bit
+// block storage ([BF16], [F16], [Q8Block]) with the decode kernels over them
+// (MatVecBF16, DotSoftmaxMatTVecQ8, …). For the rest of a decoder step,
+// Sigmoid, Log, LogSoftmax, TopK, and out-of-place element-wise kernels
+// (ScaleTo, AxpyTo, AddConstTo, Add, Sub, Mul, Div) with BLAS-strided DotInc and
+// AxpyInc.
 //
 // Every kernel validates its shapes in Go and panics, before touching memory,
 // with a message that names the kernel and the sizes. It then calls the best
