@@ -21,8 +21,8 @@ type gemmTile struct {
 
 // gemmTiles maps each ISA to its micro-kernel tile. AVX2: 6×2 YMM, 12
 // accumulators + 2 vectors of B + 2 broadcasts fill the 16 registers.
-// AVX-512: 6×4 ZMM, 24 accumulators + 4 + 2 of 32 (it measured ahead of
-// 14×2, 12×2 and 8×3 ZMM and of YMM tiles: kernels/GEMM.md).
+// AVX-512: 6×4 ZMM, 24 accumulators + 4 + 2 of 32. kernels/GEMM.md gives the
+// candidate tiles and how the choice was made.
 var gemmTiles = map[*isa]gemmTile{
 	avx2:   {rows: 6, vecs: 2},
 	avx512: {rows: 6, vecs: 4},
