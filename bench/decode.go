@@ -42,15 +42,16 @@ const (
 )
 
 // decodeImpls returns heed's kernel-level variants of the decode step under
-// isa: implementations that do StepMemory only.
-func decodeImpls(isa kernels.ISA) []*Impl {
+// isa at the AVX-512 width bits (0: the package's choice): implementations
+// that do StepMemory only.
+func decodeImpls(isa kernels.ISA, bits int) []*Impl {
 	return []*Impl{
 		{
-			Name: "heed/" + isa.String() + " DotSoftmaxMatTVec", Heed: true, ISA: isa, Decode: decodeFused,
+			Name: heedName(isa, bits) + " DotSoftmaxMatTVec", Heed: true, ISA: isa, Width: bits, Decode: decodeFused,
 			Note: map[Kernel]string{StepMemory: "one kernels.DotSoftmaxMatTVec pass (scores and the context, A read once), then the context times 1/Σ; the weights stay scores"},
 		},
 		{
-			Name: "heed/" + isa.String() + " MatVec+MatTVec", Heed: true, ISA: isa, Decode: decodeSeparate,
+			Name: heedName(isa, bits) + " MatVec+MatTVec", Heed: true, ISA: isa, Width: bits, Decode: decodeSeparate,
 			Note: map[Kernel]string{StepMemory: "kernels.MatVec, Softmax, MatTVec (A read twice)"},
 		},
 	}
@@ -126,14 +127,18 @@ func DecodeTargets(rs []Result) []Target {
 		}
 		found = true
 		var best *Result // Attend or the fused kernel, whichever is faster
-		sep := map[kernels.ISA]*Result{}
+		type variant struct {
+			isa   kernels.ISA
+			width int
+		}
+		sep := map[variant]*Result{}
 		for i := range g {
 			r := &g[i]
 			if !r.Impl.Heed || r.Impl.Parallel {
 				continue
 			}
 			if r.Impl.Decode == decodeSeparate {
-				sep[r.Impl.ISA] = r
+				sep[variant{r.Impl.ISA, r.Impl.Width}] = r
 			} else if best == nil || r.Ns < best.Ns {
 				best = r
 			}
@@ -143,7 +148,7 @@ func DecodeTargets(rs []Result) []Target {
 		}
 		frac.Met = best.Frac >= 0.85
 		frac.Detail = fmt.Sprintf("%s %s: %.2f of ceiling", best.Impl.Name, fmtNs(best.Ns), best.Frac)
-		if s := sep[best.Impl.ISA]; s != nil {
+		if s := sep[variant{best.Impl.ISA, best.Impl.Width}]; s != nil {
 			x := s.Ns / best.Ns
 			pair.Met = x >= 1.5
 			pair.Detail = fmt.Sprintf("%s %s vs %s %s: %.2f×", best.Impl.Name, fmtNs(best.Ns), s.Impl.Name, fmtNs(s.Ns), x)

@@ -9,18 +9,23 @@ import (
 )
 
 // heed under every ISA this CPU and build support (generic is package
-// fallback/ reached through kernels' validation), and goroutine-parallel
-// variants that split the rows of one call over P goroutines.
+// fallback/ reached through kernels' validation), under AVX512 also at the
+// vector width the package did not choose for this CPU (named
+// heed/avx512-256 or heed/avx512-512; heed/avx512 is the chosen one), and
+// goroutine-parallel variants that split the rows of one call over P
+// goroutines.
 func init() {
 	for i, isa := range kernels.Supported() {
-		register(i, &Impl{
-			Name: "heed/" + isa.String(), Heed: true, ISA: isa,
-			Dot: kernels.Dot, MatVec: kernels.MatVec, MatTVec: kernels.MatTVec,
-			MatVecBatch: kernels.MatVecBatch, Exp: kernels.Exp, Tanh: kernels.Tanh,
-			Softmax: kernels.Softmax, Additive: kernels.AdditiveScore,
-		})
-		for j, im := range decodeImpls(isa) {
+		register(i, heedImpl(isa, 0))
+		for j, im := range decodeImpls(isa, 0) {
 			register(50+10*j+i, im)
+		}
+		if isa == kernels.AVX512 && defaultWidth != 0 {
+			alt := 768 - defaultWidth // the other of 256 and 512
+			register(10, heedImpl(isa, alt))
+			for j, im := range decodeImpls(isa, alt) {
+				register(50+10*j+9, im)
+			}
 		}
 	}
 	procs := []int{1, runtime.NumCPU()}
@@ -30,6 +35,31 @@ func init() {
 	for _, p := range procs {
 		register(900+p, parallelHeed(p))
 	}
+}
+
+// heedImpl returns heed's kernels under isa, at the AVX-512 width bits (0:
+// the package's choice).
+func heedImpl(isa kernels.ISA, bits int) *Impl {
+	im := &Impl{
+		Name: heedName(isa, bits), Heed: true, ISA: isa, Width: bits,
+		Dot: kernels.Dot, MatVec: kernels.MatVec, MatTVec: kernels.MatTVec,
+		MatVecBatch: kernels.MatVecBatch, Exp: kernels.Exp, Tanh: kernels.Tanh,
+		Softmax: kernels.Softmax, Additive: kernels.AdditiveScore,
+	}
+	if bits != 0 {
+		note := fmt.Sprintf("AVX-512 kernels that come in two widths computing in %d-bit vectors (HEED_AVX512_WIDTH=%d); this CPU's default is %d", bits, bits, defaultWidth)
+		im.Note = map[Kernel]string{Dot: note, MatTVec: note, MatVecBatch: note, StepMemory: note}
+	}
+	return im
+}
+
+// heedName is "heed/" and the ISA, with the AVX-512 width when it is not
+// the package's choice.
+func heedName(isa kernels.ISA, bits int) string {
+	if bits != 0 {
+		return fmt.Sprintf("heed/%s-%d", isa, bits)
+	}
+	return "heed/" + isa.String()
 }
 
 // parallelHeed splits MatVec, MatTVec, MatVecBatch and AdditiveScore into p

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"runtime"
 	"sort"
 
@@ -47,6 +48,10 @@ type Impl struct {
 	// Heed marks heed's own implementations; ISA is the one they run under.
 	Heed bool
 	ISA  kernels.ISA
+	// Width, for heed under AVX512, is the vector width in bits (256 or 512)
+	// of the kernels that come in both widths; 0 means the package's choice
+	// for this CPU (kernels.AVX512Width).
+	Width int
 	// Parallel marks implementations that use more than one goroutine; they
 	// are reported beside, not ranked against, the single-threaded ones.
 	Parallel bool
@@ -117,15 +122,25 @@ func (im *Impl) enter() {
 		if err := kernels.Use(im.ISA); err != nil {
 			panic(err)
 		}
+		if defaultWidth != 0 {
+			kernels.UseAVX512Width(cmp.Or(im.Width, defaultWidth))
+		}
 		return
 	}
 	kernels.Use(defaultISA)
+	if defaultWidth != 0 {
+		kernels.UseAVX512Width(defaultWidth)
+	}
 	if im.Enter != nil {
 		im.Enter()
 	}
 }
 
 var defaultISA = kernels.Active()
+
+// defaultWidth is the AVX-512 width heed chose for this CPU (0 without
+// AVX-512).
+var defaultWidth = kernels.AVX512Width()
 
 var registry []*Impl
 

@@ -100,10 +100,13 @@ func Run(o Options, ceil Ceilings) []Result {
 	return res
 }
 
-// kernelsUseDefault restores heed's default ISA and the GOMAXPROCS the
-// process started with.
+// kernelsUseDefault restores heed's default ISA and AVX-512 width and the
+// GOMAXPROCS the process started with.
 func kernelsUseDefault() {
 	kernels.Use(defaultISA)
+	if defaultWidth != 0 {
+		kernels.UseAVX512Width(defaultWidth)
+	}
 	runtime.GOMAXPROCS(defaultProcs)
 }
 

@@ -19,6 +19,7 @@ type Env struct {
 	CPU, Go, Command string
 	CPUID            string // vendor, family and model (cpuid)
 	OpenBLAS         string // OpenBLAS's configuration and core; "" when not built in
+	Heed             string // heed's default ISA and, with AVX-512, its vector width
 	Commit           string // heed's git commit, "+dirty" if modified; "" outside a checkout
 	When             time.Time
 }
@@ -46,7 +47,15 @@ func CurrentEnv(command string) Env {
 			commit += "+dirty"
 		}
 	}
-	return Env{CPU: cpu, CPUID: CPUID(), OpenBLAS: OpenBLASLine(), Go: runtime.Version(), Command: command, Commit: commit, When: time.Now().UTC()}
+	return Env{CPU: cpu, CPUID: CPUID(), Heed: heedDefault(), OpenBLAS: OpenBLASLine(), Go: runtime.Version(), Command: command, Commit: commit, When: time.Now().UTC()}
+}
+
+// heedDefault describes the ISA and AVX-512 width heed chose for this CPU.
+func heedDefault() string {
+	if defaultWidth != 0 {
+		return fmt.Sprintf("%s, %d-bit vectors for the kernels that come in both widths", defaultISA, defaultWidth)
+	}
+	return defaultISA.String()
 }
 
 // columns returns the implementations that appear in rs, in registry order.
@@ -128,6 +137,9 @@ func WriteMarkdown(w io.Writer, env Env, ceil Ceilings, rs []Result) {
 		fmt.Fprintf(w, " at heed commit %s", env.Commit)
 	}
 	fmt.Fprintf(w, ".\nCPU: %s.", env.CPUID)
+	if env.Heed != "" {
+		fmt.Fprintf(w, " heed's default: %s.", env.Heed)
+	}
 	if env.OpenBLAS != "" {
 		fmt.Fprintf(w, " OpenBLAS: %s.", env.OpenBLAS)
 	}
