@@ -94,18 +94,29 @@ bench-full:
 
 # fuzz: every fuzz target of every package, the nested modules' too, one after
 # another for FUZZTIME each (go test fuzzes one target per run), listed by
-# go test -list. Not part of make test. A failing input is kept under the
-# package's testdata/fuzz/<target>/; the targets that failed are listed at the
-# end and make fails.
+# go test -list; FUZZPARALLEL sets go test's -parallel (default GOMAXPROCS).
+# Not part of make test. A failing input is kept under the package's
+# testdata/fuzz/<target>/; the targets that failed are listed at the end and
+# make fails. A run that ends in "context deadline exceeded" without writing a
+# failing input is Go's end-of-fuzztime race (golang/go#75804, fixed in Go
+# 1.27), reported but not counted as a failure.
 FUZZTIME ?= 1m
+FUZZPARALLEL ?=
 fuzz:
-	@set -o pipefail; failed=; \
+	@set -o pipefail; failed=; out=$$(mktemp); trap 'rm -f $$out' EXIT; \
 	for mod in $$(find . -name go.mod -not -path '*/.*' -not -path '*/testdata/*' -exec dirname {} \; | sort); do \
 		list=$$(cd $$mod && $(GO) test -list '^Fuzz' ./... | awk '/^Fuzz/ { t[n++] = $$1; next } /^ok/ { for (i = 0; i < n; i++) print $$2 "," t[i]; n = 0 }') || exit 1; \
 		for pt in $$list; do \
 			pkg=$${pt%,*}; name=$${pt#*,}; \
 			echo "fuzz: $$pkg $$name for $(FUZZTIME)"; \
-			(cd $$mod && $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg) || failed="$$failed $$pkg.$$name"; \
+			(cd $$mod && $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -timeout 0 $(if $(FUZZPARALLEL),-parallel $(FUZZPARALLEL)) $$pkg) 2>&1 | tee $$out; \
+			if [ $${PIPESTATUS[0]} -ne 0 ]; then \
+				if ! grep -q 'Failing input written' $$out && tail -n 5 $$out | grep -qx '    context deadline exceeded'; then \
+					echo "fuzz: $$name: go's end-of-fuzztime race (golang/go#75804), no failing input: not counted"; \
+				else \
+					failed="$$failed $$pkg.$$name"; \
+				fi; \
+			fi; \
 		done; \
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz: failed:$$failed"; exit 1; fi
