@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -27,6 +30,9 @@ func eachISA(f func(isa string)) {
 	prev, prevWidth := Active(), avx512Width
 	defer func() { Use(prev); avx512Width = prevWidth }()
 	for _, isa := range Supported() {
+		if testISAs != nil && !slices.Contains(testISAs, isa) {
+			continue
+		}
 		if err := Use(isa); err != nil {
 			panic(err)
 		}
@@ -42,6 +48,26 @@ func eachISA(f func(isa string)) {
 		}
 	}
 }
+
+// testISAs, from HEED_TEST_ISAS (comma-separated ISA names), limits eachISA
+// to those ISAs; nil (unset) means every supported one. make test runs the
+// suite under qemu's Haswell with HEED_TEST_ISAS=avx2: the generic path there
+// is the Go code the native run has already tested.
+var testISAs = func() []ISA {
+	v := os.Getenv("HEED_TEST_ISAS")
+	if v == "" {
+		return nil
+	}
+	var isas []ISA
+	for _, name := range strings.Split(v, ",") {
+		isa, err := ParseISA(name)
+		if err != nil {
+			panic(fmt.Sprintf("HEED_TEST_ISAS=%q: %v", v, err))
+		}
+		isas = append(isas, isa)
+	}
+	return isas
+}()
 
 // runner is *testing.T or *testing.B.
 type runner[T any] interface {
