@@ -13,13 +13,16 @@ import (
 // and sums in another order than Attend, so a row need not equal Attend's
 // result bit for bit: the two differ by at most the sum of their bounds.
 //
-// The Memory caches Vᵀ for later calls of the same sequence: the second call
-// with B > 1 after NewMemory or Reset builds it (S·d_v copies, allocating if
-// the buffer is too small). Otherwise AttendMany allocates nothing once its
-// query scratch (B rows of the projected or scaled queries) has grown. weights and context must not overlap each
-// other, queries, or the Memory's matrices. It panics unless the three
-// matrices have B rows and the widths above. A Memory is not safe for
-// concurrent use.
+// With many queries the contexts are one matrix product (kernels.Gemm), which
+// may run on kernels' worker goroutines and returns when they are done. With
+// fewer (but B > 1) a later call of the same sequence reads a Vᵀ cache held
+// by the Memory: the first such call after another AttendMany with B > 1
+// since NewMemory or Reset builds it (S·d_v copies, allocating if the buffer
+// is too small). Otherwise AttendMany allocates nothing once its query scratch
+// (B rows of the projected or scaled queries) has grown and kernels.Gemm's
+// packing buffers are warm. weights and context must not overlap each other,
+// queries, or the Memory's matrices. It panics unless the three matrices have
+// B rows and the widths above. A Memory is not safe for concurrent use.
 func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 	name := m.sc.String()
 	checkMatrix(name, "weights", weights)
@@ -50,14 +53,18 @@ func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 		clear(row(weights, b)[n:])
 	}
 	scores := cols(weights, 0, n)
-	m.manyScores(scores, queries, p.kblock)
+	m.manyScores(scores, queries, p)
 	for b := range B {
 		x := row(scores, b)
 		m.applyMask(x, 0)
 		kernels.Softmax(x, x)
 	}
 	m.many = true
-	if p.route == routeManyBlocked {
+	switch p.route {
+	case routeManyGemm:
+		kernels.Gemm(false, false, 1, scores, rows(m.values, 0, n), 0, context)
+		return
+	case routeManyBlocked:
 		m.manyContext(context, scores, p.block)
 		return
 	}
@@ -85,7 +92,8 @@ func (m *Memory) manyContext(context, w kernels.Matrix, blk int) {
 // manyScores sets row b of scores (B×n) to the scores of keys [0, n) against
 // query b; Bahdanau scores are taken kblk rows of K at a time, each block
 // scored for every query in turn.
-func (m *Memory) manyScores(scores, queries kernels.Matrix, kblk int) {
+func (m *Memory) manyScores(scores, queries kernels.Matrix, p plan) {
+	kblk := p.kblock
 	B, n, dk := queries.Rows, scores.Cols, m.keys.Cols
 	keys := rows(m.keys, 0, n)
 	switch m.sc.kind {
@@ -111,10 +119,14 @@ func (m *Memory) manyScores(scores, queries kernels.Matrix, kblk int) {
 		kernels.MatVecBatch(scores, keys, qm)
 	case kindGeneral:
 		qm := m.manyBuf(B, dk)
-		for b := range B {
-			u := row(qm, b)
-			clear(u)
-			kernels.MatTVec(u, m.sc.w, row(queries, b))
+		if p.route == routeManyGemm {
+			kernels.Gemm(false, false, 1, queries, m.sc.w, 0, qm)
+		} else {
+			for b := range B {
+				u := row(qm, b)
+				clear(u)
+				kernels.MatTVec(u, m.sc.w, row(queries, b))
+			}
 		}
 		kernels.MatVecBatch(scores, keys, qm)
 	case kindAdditive:

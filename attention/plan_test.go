@@ -128,6 +128,21 @@ func TestPlan(t *testing.T) {
 	if got := m.plan(callMany, 3).route; got != routeManyTransposed {
 		t.Errorf("second AttendMany: route %v, want %v", got, routeManyTransposed)
 	}
+	// Many queries: contexts by one Gemm, on the first call and later ones.
+	for _, first := range []bool{true, false} {
+		mm := NewMemory(Dot(), zeros(10, 4), kernels.Matrix{})
+		if !first {
+			mm.AttendMany(w, cx, q)
+		}
+		for _, c := range []struct {
+			B    int
+			want route
+		}{{tune.manyGemmMin - 1, map[bool]route{true: routeManyBlocked, false: routeManyTransposed}[first]}, {tune.manyGemmMin, routeManyGemm}, {1000, routeManyGemm}} {
+			if got := mm.plan(callMany, c.B).route; got != c.want {
+				t.Errorf("AttendMany of %d queries (first call %v): route %v, want %v", c.B, first, got, c.want)
+			}
+		}
+	}
 	for _, c := range []struct {
 		valid int
 		mask  []bool
