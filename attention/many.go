@@ -14,15 +14,17 @@ import (
 // result bit for bit: the two differ by at most the sum of their bounds.
 //
 // With many queries the contexts are one matrix product (kernels.Gemm), which
-// may run on kernels' worker goroutines and returns when they are done. With
-// fewer (but B > 1) a later call of the same sequence reads a Vᵀ cache held
-// by the Memory: the first such call after another AttendMany with B > 1
-// since NewMemory or Reset builds it (S·d_v copies, allocating if the buffer
-// is too small). Otherwise AttendMany allocates nothing once its query scratch
-// (B rows of the projected or scaled queries) has grown and kernels.Gemm's
-// packing buffers are warm. weights and context must not overlap each other,
-// queries, or the Memory's matrices. It panics unless the three matrices have
-// B rows and the widths above. A Memory is not safe for concurrent use.
+// may run on kernels' worker goroutines and returns when they are done, and
+// so are the scores of a later call of the same sequence (an AttendMany with
+// B > 1 has run since NewMemory or Reset), over a Kᵀ cache held by the Memory
+// (the Vᵀ cache below when the values are the keys). With fewer queries (but
+// B > 1) a later call reads a Vᵀ cache. The call that first needs a cache
+// builds it (S·d_k or S·d_v copies, allocating if the buffer is too small).
+// Otherwise AttendMany allocates nothing once its query scratch (B rows of
+// the projected or scaled queries) has grown and kernels.Gemm's packing
+// buffers are warm. weights and context must not overlap each other, queries,
+// or the Memory's matrices. It panics unless the three matrices have B rows
+// and the widths above. A Memory is not safe for concurrent use.
 func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 	name := m.sc.String()
 	checkMatrix(name, "weights", weights)
@@ -98,13 +100,13 @@ func (m *Memory) manyScores(scores, queries kernels.Matrix, p plan) {
 	keys := rows(m.keys, 0, n)
 	switch m.sc.kind {
 	case kindDot:
-		kernels.MatVecBatch(scores, keys, queries)
+		m.queryKeys(scores, queries, keys, p)
 	case kindCosine:
 		qm := m.manyBuf(B, dk)
 		for b := range B {
 			unitQuery(row(qm, b), row(queries, b))
 		}
-		kernels.MatVecBatch(scores, keys, qm)
+		m.queryKeys(scores, qm, keys, p)
 		for b := range B {
 			m.cosineScores(row(scores, b), row(qm, b), 0)
 		}
@@ -116,7 +118,7 @@ func (m *Memory) manyScores(scores, queries kernels.Matrix, p plan) {
 			copy(q, row(queries, b))
 			kernels.Scale(scale, q)
 		}
-		kernels.MatVecBatch(scores, keys, qm)
+		m.queryKeys(scores, qm, keys, p)
 	case kindGeneral:
 		qm := m.manyBuf(B, dk)
 		if p.route == routeManyGemm {
@@ -128,7 +130,7 @@ func (m *Memory) manyScores(scores, queries kernels.Matrix, p plan) {
 				kernels.MatTVec(u, m.sc.w, row(queries, b))
 			}
 		}
-		kernels.MatVecBatch(scores, keys, qm)
+		m.queryKeys(scores, qm, keys, p)
 	case kindAdditive:
 		qm := m.manyBuf(B, m.sc.w.Rows)
 		kernels.MatVecBatch(qm, m.sc.w, queries)
@@ -140,6 +142,33 @@ func (m *Memory) manyScores(scores, queries kernels.Matrix, p plan) {
 			}
 		}
 	}
+}
+
+// queryKeys sets scores (B×n) to q·keysᵀ (keys n×d_k): one Gemm over the
+// cached Kᵀ when the plan says so (p.keysT), else MatVecBatch.
+func (m *Memory) queryKeys(scores, q, keys kernels.Matrix, p plan) {
+	if !p.keysT {
+		kernels.MatVecBatch(scores, keys, q)
+		return
+	}
+	kt := m.transposeKeys()
+	kernels.Gemm(false, false, 1, q, cols(kt, 0, keys.Rows), 0, scores)
+}
+
+// transposeKeys returns the Kᵀ cache (d_k×S), building it unless it is
+// current: Vᵀ's when the values are the keys.
+func (m *Memory) transposeKeys() kernels.Matrix {
+	if m.sameValues {
+		m.transposeValues()
+		return m.valT
+	}
+	if !m.keyTOK {
+		S, dk := m.keys.Rows, m.keys.Cols
+		m.keyT = kernels.Matrix{Rows: dk, Cols: S, Stride: S, Data: grow(m.keyT.Data, S*dk)}
+		transpose(m.keyT.Data, S, m.keys)
+		m.keyTOK = true
+	}
+	return m.keyT
 }
 
 // manyBuf returns a B×d scratch matrix owned by the Memory.

@@ -79,6 +79,7 @@ type plan struct {
 	route   route
 	block   int  // routeBlocked, routeSplit, routeMany*: rows of values per context block
 	kblock  int  // routeMany*: rows of K per Bahdanau score block
+	keysT   bool // routeManyGemm: scores by one Gemm over the cached Kᵀ
 	parts   int  // routeSplit: parts of the keys
 	workers int  // routeSplit: goroutines running the parts (1: in turn on the caller's)
 	stream  bool // routeSplit: each part is one DotSoftmaxMatTVec pass
@@ -96,6 +97,7 @@ func (m *Memory) plan(c call, B int) plan {
 		switch {
 		case B >= t.manyGemmMin && kernels.Active() != kernels.Generic: // fallback.Gemm is slower than its MatVecBatch
 			p.route = routeManyGemm
+			p.keysT = m.many && m.sc.kind != kindAdditive // a later call: Kᵀ pays for its transpose
 		case !m.many: // the first call of a sequence: Vᵀ not built
 			p.route = routeManyBlocked
 		}
