@@ -66,3 +66,22 @@ func (c cpuClock) stop(flops float64) {
 		}
 	}
 }
+
+// BenchmarkAdditiveReset is Reset of a Bahdanau Memory (d=256, d_a=256): its
+// cost is K = H̄W₂ᵀ, one MatVecBatch of S vectors.
+func BenchmarkAdditiveReset(b *testing.B) {
+	const d, da = 256, 256
+	for _, S := range []int{512, 1024} {
+		keys := rampMat(S, d)
+		m := NewMemory(Additive(rampMat(da, d), rampMat(da, d), ramp(da)), keys, kernels.Matrix{})
+		b.Run(fmt.Sprintf("S=%d,d=%d,da=%d", S, d, da), func(b *testing.B) {
+			benchISAs(b, func(b *testing.B) {
+				c0 := startCPU(b)
+				for b.Loop() {
+					m.Reset(keys, kernels.Matrix{})
+				}
+				c0.stop(2.0 * float64(S*d*da))
+			})
+		})
+	}
+}
