@@ -82,7 +82,8 @@ func FuzzScores(f *testing.F) {
 }
 
 // FuzzAttendMany checks many queries in one call, the first call of a
-// sequence and the next (Vᵀ), with small blocks or the default ones.
+// sequence and the next (Vᵀ), with small blocks or the default ones, or
+// (odd seeds) with every call of B > 1 on the Gemm route.
 func FuzzAttendMany(f *testing.F) {
 	f.Add(uint64(1), uint8(1), uint8(1), uint8(0), uint8(0), uint8(0), uint8(2), false, false)
 	f.Add(uint64(2), uint8(70), uint8(33), uint8(4), uint8(2), uint8(1), uint8(5), true, true)
@@ -90,6 +91,9 @@ func FuzzAttendMany(f *testing.F) {
 		useISA(t, isa)
 		if small {
 			setTuning(t, func(t *tuning) { t.manyBlock = 40 })
+		}
+		if seed%2 == 1 {
+			setTuning(t, func(t *tuning) { t.manyGemmMin = 2 })
 		}
 		S, dk, B := 1+int(s)%100, 1+int(d)%40, int(b)%9
 		rng := rand.New(rand.NewPCG(seed, 97))

@@ -13,13 +13,18 @@ import (
 // and sums in another order than Attend, so a row need not equal Attend's
 // result bit for bit: the two differ by at most the sum of their bounds.
 //
-// The Memory caches Vᵀ for later calls of the same sequence: the second call
-// with B > 1 after NewMemory or Reset builds it (S·d_v copies, allocating if
-// the buffer is too small). Otherwise AttendMany allocates nothing once its
-// query scratch (B rows of the projected or scaled queries) has grown. weights and context must not overlap each
-// other, queries, or the Memory's matrices. It panics unless the three
-// matrices have B rows and the widths above. A Memory is not safe for
-// concurrent use.
+// With many queries the contexts are one matrix product (kernels.Gemm), which
+// may run on kernels' worker goroutines and returns when they are done, and
+// so are the scores of a later call of the same sequence (an AttendMany with
+// B > 1 has run since NewMemory or Reset), over a Kᵀ cache held by the Memory
+// (the Vᵀ cache below when the values are the keys). With fewer queries (but
+// B > 1) a later call reads a Vᵀ cache. The call that first needs a cache
+// builds it (S·d_k or S·d_v copies, allocating if the buffer is too small).
+// Otherwise AttendMany allocates nothing once its query scratch (B rows of
+// the projected or scaled queries) has grown and kernels.Gemm's packing
+// buffers are warm. weights and context must not overlap each other, queries,
+// or the Memory's matrices. It panics unless the three matrices have B rows
+// and the widths above. A Memory is not safe for concurrent use.
 func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 	name := m.sc.String()
 	checkMatrix(name, "weights", weights)
@@ -50,14 +55,18 @@ func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 		clear(row(weights, b)[n:])
 	}
 	scores := cols(weights, 0, n)
-	m.manyScores(scores, queries, p.kblock)
+	m.manyScores(scores, queries, p)
 	for b := range B {
 		x := row(scores, b)
 		m.applyMask(x, 0)
 		kernels.Softmax(x, x)
 	}
 	m.many = true
-	if p.route == routeManyBlocked {
+	switch p.route {
+	case routeManyGemm:
+		kernels.Gemm(false, false, 1, scores, rows(m.values, 0, n), 0, context)
+		return
+	case routeManyBlocked:
 		m.manyContext(context, scores, p.block)
 		return
 	}
@@ -85,18 +94,19 @@ func (m *Memory) manyContext(context, w kernels.Matrix, blk int) {
 // manyScores sets row b of scores (B×n) to the scores of keys [0, n) against
 // query b; Bahdanau scores are taken kblk rows of K at a time, each block
 // scored for every query in turn.
-func (m *Memory) manyScores(scores, queries kernels.Matrix, kblk int) {
+func (m *Memory) manyScores(scores, queries kernels.Matrix, p plan) {
+	kblk := p.kblock
 	B, n, dk := queries.Rows, scores.Cols, m.keys.Cols
 	keys := rows(m.keys, 0, n)
 	switch m.sc.kind {
 	case kindDot:
-		kernels.MatVecBatch(scores, keys, queries)
+		m.queryKeys(scores, queries, keys, p)
 	case kindCosine:
 		qm := m.manyBuf(B, dk)
 		for b := range B {
 			unitQuery(row(qm, b), row(queries, b))
 		}
-		kernels.MatVecBatch(scores, keys, qm)
+		m.queryKeys(scores, qm, keys, p)
 		for b := range B {
 			m.cosineScores(row(scores, b), row(qm, b), 0)
 		}
@@ -108,15 +118,19 @@ func (m *Memory) manyScores(scores, queries kernels.Matrix, kblk int) {
 			copy(q, row(queries, b))
 			kernels.Scale(scale, q)
 		}
-		kernels.MatVecBatch(scores, keys, qm)
+		m.queryKeys(scores, qm, keys, p)
 	case kindGeneral:
 		qm := m.manyBuf(B, dk)
-		for b := range B {
-			u := row(qm, b)
-			clear(u)
-			kernels.MatTVec(u, m.sc.w, row(queries, b))
+		if p.route == routeManyGemm {
+			kernels.Gemm(false, false, 1, queries, m.sc.w, 0, qm)
+		} else {
+			for b := range B {
+				u := row(qm, b)
+				clear(u)
+				kernels.MatTVec(u, m.sc.w, row(queries, b))
+			}
 		}
-		kernels.MatVecBatch(scores, keys, qm)
+		m.queryKeys(scores, qm, keys, p)
 	case kindAdditive:
 		qm := m.manyBuf(B, m.sc.w.Rows)
 		kernels.MatVecBatch(qm, m.sc.w, queries)
@@ -128,6 +142,33 @@ func (m *Memory) manyScores(scores, queries kernels.Matrix, kblk int) {
 			}
 		}
 	}
+}
+
+// queryKeys sets scores (B×n) to q·keysᵀ (keys n×d_k): one Gemm over the
+// cached Kᵀ when the plan says so (p.keysT), else MatVecBatch.
+func (m *Memory) queryKeys(scores, q, keys kernels.Matrix, p plan) {
+	if !p.keysT {
+		kernels.MatVecBatch(scores, keys, q)
+		return
+	}
+	kt := m.transposeKeys()
+	kernels.Gemm(false, false, 1, q, cols(kt, 0, keys.Rows), 0, scores)
+}
+
+// transposeKeys returns the Kᵀ cache (d_k×S), building it unless it is
+// current: Vᵀ's when the values are the keys.
+func (m *Memory) transposeKeys() kernels.Matrix {
+	if m.sameValues {
+		m.transposeValues()
+		return m.valT
+	}
+	if !m.keyTOK {
+		S, dk := m.keys.Rows, m.keys.Cols
+		m.keyT = kernels.Matrix{Rows: dk, Cols: S, Stride: S, Data: grow(m.keyT.Data, S*dk)}
+		transpose(m.keyT.Data, S, m.keys)
+		m.keyTOK = true
+	}
+	return m.keyT
 }
 
 // manyBuf returns a B×d scratch matrix owned by the Memory.

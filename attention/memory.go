@@ -9,7 +9,7 @@ import (
 // Memory is one sequence prepared for attention: its S keys (encoder states,
 // the rows of an S×d_k matrix), its values (S×d_v, by default the keys
 // themselves), an optional mask and valid length, the scorer's per-sequence
-// caches (key norms for Cosine, K = H̄W₂ᵀ for Additive, Vᵀ for AttendMany) and
+// caches (key norms for Cosine, K = H̄W₂ᵀ for Additive, Vᵀ and Kᵀ for AttendMany) and
 // the scratch space of its calls. Build it once per sequence, or Reset it to
 // reuse its buffers.
 //
@@ -28,6 +28,8 @@ type Memory struct {
 	proj    kernels.Matrix // Additive: K = H̄W₂ᵀ, S×d_a
 	valT    kernels.Matrix // Vᵀ (d_v×S), built by the second AttendMany after Reset
 	valTOK  bool
+	keyT    kernels.Matrix // Kᵀ (d_k×S) of separate values, built by the second AttendMany of many queries
+	keyTOK  bool
 	many    bool // AttendMany has run since Reset
 
 	sameValues bool // the values are the keys
@@ -54,7 +56,8 @@ func NewMemory(sc Scorer, keys, values kernels.Matrix) *Memory {
 
 // Reset prepares the Memory for another sequence with the same scorer, as
 // NewMemory does, reusing its buffers (it allocates only when they are too
-// small). It clears the mask, makes every key attended and drops the Vᵀ cache.
+// small). It clears the mask, makes every key attended and drops the Vᵀ and
+// Kᵀ caches.
 // It panics as NewMemory does.
 func (m *Memory) Reset(keys, values kernels.Matrix) {
 	name := m.sc.String()
@@ -72,7 +75,7 @@ func (m *Memory) Reset(keys, values kernels.Matrix) {
 	m.keys, m.values = keys, values
 	m.sameValues = keys.Stride == values.Stride && keys.Cols == values.Cols &&
 		len(keys.Data) > 0 && len(values.Data) > 0 && &keys.Data[0] == &values.Data[0]
-	m.valid, m.mask, m.valTOK, m.many = keys.Rows, nil, false, false
+	m.valid, m.mask, m.valTOK, m.keyTOK, m.many = keys.Rows, nil, false, false, false
 	S := keys.Rows
 	m.q = grow(m.q, m.sc.projDim(keys.Cols))
 	switch m.sc.kind {

@@ -119,6 +119,12 @@ func TestNoAllocs(t *testing.T) {
 	for _, m := range mems {
 		calls["Attend "+m.sc.String()] = func() { m.Attend(w, c, h) }
 		calls["AttendMany "+m.sc.String()] = func() { m.AttendMany(wm, cm, qm) }
+		calls["AttendMany/gemm "+m.sc.String()] = func() {
+			old := tune.manyGemmMin
+			tune.manyGemmMin = 2
+			m.AttendMany(wm, cm, qm)
+			tune.manyGemmMin = old
+		}
 		calls["Scores "+m.sc.String()] = func() { m.Scores(w, h) }
 	}
 	run := func(t *testing.T) {

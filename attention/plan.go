@@ -1,5 +1,7 @@
 package attention
 
+import "github.com/heedml/heed/kernels"
+
 // Every routing decision of the package is made in this file: Memory.plan
 // names the route of a Memory call (dotPanel recognises its most common
 // route without planning), batchWorkers and multiHeadWorkers the goroutines
@@ -15,6 +17,7 @@ type tuning struct {
 	splitMinRows     int // keys per part, at least, of a step split across goroutines
 	splitMinWork     int // multiply-adds, at least, of a step split across goroutines
 	manyBlock        int // bytes of keys, K or values per block of AttendMany's block loops
+	manyGemmMin      int // queries, at least, of an AttendMany whose contexts (and General's projections) are one Gemm
 	batchMinWork     int // multiply-adds, at least, of a Batch spread over goroutines
 	multiHeadMinWork int // multiply-adds, at least, of a MultiHead call spread over goroutines
 }
@@ -26,6 +29,7 @@ var tune = tuning{
 	splitMinRows:     1024,
 	splitMinWork:     1 << 19,
 	manyBlock:        16 << 10,
+	manyGemmMin:      64,
 	batchMinWork:     1 << 17,
 	multiHeadMinWork: 1 << 18,
 }
@@ -42,6 +46,7 @@ const (
 	routeSplit                       // parts of the keys, each with its own max, sum and context, merged exactly
 	routeManyBlocked                 // AttendMany: MatVecBatch scores; MatTVec per query on each block of values
 	routeManyTransposed              // AttendMany: MatVecBatch scores; one MatVecBatch over the cached Vᵀ
+	routeManyGemm                    // AttendMany: MatVecBatch scores; contexts W·V by one Gemm
 )
 
 var routeNames = [...]string{
@@ -53,6 +58,7 @@ var routeNames = [...]string{
 	routeSplit:          "split",
 	routeManyBlocked:    "many/blocked",
 	routeManyTransposed: "many/transposed",
+	routeManyGemm:       "many/gemm",
 }
 
 func (r route) String() string { return routeNames[r] }
@@ -73,6 +79,7 @@ type plan struct {
 	route   route
 	block   int  // routeBlocked, routeSplit, routeMany*: rows of values per context block
 	kblock  int  // routeMany*: rows of K per Bahdanau score block
+	keysT   bool // routeManyGemm: scores by one Gemm over the cached Kᵀ
 	parts   int  // routeSplit: parts of the keys
 	workers int  // routeSplit: goroutines running the parts (1: in turn on the caller's)
 	stream  bool // routeSplit: each part is one DotSoftmaxMatTVec pass
@@ -87,7 +94,11 @@ func (m *Memory) plan(c call, B int) plan {
 			return plan{route: routeNone}
 		}
 		p := plan{route: routeManyTransposed, block: blockRows(t.manyBlock, m.values.Stride), kblock: blockRows(t.manyBlock, m.proj.Stride)}
-		if !m.many { // the first call of a sequence: Vᵀ not built
+		switch {
+		case B >= t.manyGemmMin && kernels.Active() != kernels.Generic: // fallback.Gemm is slower than its MatVecBatch
+			p.route = routeManyGemm
+			p.keysT = m.many && m.sc.kind != kindAdditive // a later call: Kᵀ pays for its transpose
+		case !m.many: // the first call of a sequence: Vᵀ not built
 			p.route = routeManyBlocked
 		}
 		return p

@@ -128,6 +128,41 @@ func TestPlan(t *testing.T) {
 	if got := m.plan(callMany, 3).route; got != routeManyTransposed {
 		t.Errorf("second AttendMany: route %v, want %v", got, routeManyTransposed)
 	}
+	// Many queries: contexts by one Gemm, on the first call and later ones
+	// (with a SIMD ISA: fallback.Gemm is slower than the other routes).
+	for _, first := range []bool{true, false} {
+		if kernels.Active() == kernels.Generic {
+			mm := NewMemory(Dot(), zeros(10, 4), kernels.Matrix{})
+			if p := mm.plan(callMany, 1000); p.route != routeManyBlocked || p.keysT {
+				t.Errorf("generic AttendMany of 1000 queries: %+v, want the blocked route", p)
+			}
+			break
+		}
+		mm := NewMemory(Dot(), zeros(10, 4), kernels.Matrix{})
+		if !first {
+			mm.AttendMany(w, cx, q)
+		}
+		for _, c := range []struct {
+			B    int
+			want route
+		}{{tune.manyGemmMin - 1, map[bool]route{true: routeManyBlocked, false: routeManyTransposed}[first]}, {tune.manyGemmMin, routeManyGemm}, {1000, routeManyGemm}} {
+			if got := mm.plan(callMany, c.B).route; got != c.want {
+				t.Errorf("AttendMany of %d queries (first call %v): route %v, want %v", c.B, first, got, c.want)
+			}
+		}
+		// Later calls of many queries take their scores over Kᵀ, except
+		// Bahdanau's (they read K = H̄W₂ᵀ).
+		if got := mm.plan(callMany, tune.manyGemmMin).keysT; got == first {
+			t.Errorf("AttendMany of %d queries (first call %v): keysT %v", tune.manyGemmMin, first, got)
+		}
+		ma := NewMemory(Additive(zeros(4, 4), zeros(4, 4), make([]float32, 4)), zeros(10, 4), kernels.Matrix{})
+		if !first {
+			ma.AttendMany(w, cx, q)
+		}
+		if p := ma.plan(callMany, tune.manyGemmMin); p.route != routeManyGemm || p.keysT {
+			t.Errorf("Bahdanau AttendMany of %d queries (first call %v): %+v, want the Gemm route without Kᵀ", tune.manyGemmMin, first, p)
+		}
+	}
 	for _, c := range []struct {
 		valid int
 		mask  []bool

@@ -173,14 +173,27 @@ func TestAttendSplit(t *testing.T) {
 
 // TestAttendMany checks many queries in one call against the oracle: first
 // calls after Reset (blocked MatTVec contexts) and later ones (Vᵀ), with the
-// default block and with blocks of a row or two.
+// default block and with blocks of a row or two, and every call with B > 1
+// on the Gemm route.
 func TestAttendMany(t *testing.T) {
-	for _, blk := range []int{tune.manyBlock, 40} {
-		t.Run(fmt.Sprintf("block=%d", blk), func(t *testing.T) {
-			setTuning(t, func(t *tuning) { t.manyBlock = blk })
-			testAttendMany(t)
-		})
-	}
+	forEachManyRoute(t, func(t *testing.T) {
+		for _, blk := range []int{tune.manyBlock, 40} {
+			t.Run(fmt.Sprintf("block=%d", blk), func(t *testing.T) {
+				setTuning(t, func(t *tuning) { t.manyBlock = blk })
+				testAttendMany(t)
+			})
+		}
+	})
+}
+
+// forEachManyRoute runs f with AttendMany's default routes, then with every
+// call of B > 1 queries on the Gemm route (manyGemmMin = 2).
+func forEachManyRoute(t *testing.T, f func(t *testing.T)) {
+	t.Run("routes=default", f)
+	t.Run("routes=gemm", func(t *testing.T) {
+		setTuning(t, func(t *tuning) { t.manyGemmMin = 2 })
+		f(t)
+	})
 }
 
 func testAttendMany(t *testing.T) {
@@ -450,9 +463,16 @@ func TestCosineMagnitudes(t *testing.T) {
 					m.Scores(w, h)
 					o.checkScores(t, what, w, h, keys, att)
 					q := kernels.Matrix{Rows: 2, Cols: d, Stride: d, Data: append(append([]float32{}, h...), h...)}
-					for range 2 { // the first call, then Vᵀ
+					for call := range 3 { // the first call, then Vᵀ, then Gemm
 						wm, cm := randMat(rng, 2, S, 0), randMat(rng, 2, 3, 0)
-						m.AttendMany(wm, cm, q)
+						if call == 2 {
+							old := tune
+							tune.manyGemmMin = 2
+							m.AttendMany(wm, cm, q)
+							tune = old
+						} else {
+							m.AttendMany(wm, cm, q)
+						}
 						for b := range 2 {
 							o.checkStep(t, what+" AttendMany", row(wm, b), row(cm, b), h, keys, vals, att)
 						}
@@ -469,6 +489,10 @@ func TestCosineMagnitudes(t *testing.T) {
 // of the two bounds (they are not promised to be equal bit for bit: the
 // largest relative difference seen is logged).
 func TestAttendManyVsAttend(t *testing.T) {
+	forEachManyRoute(t, testAttendManyVsAttend)
+}
+
+func testAttendManyVsAttend(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(23, 24))
 		var worst float64

@@ -37,7 +37,11 @@ func MatTVec(dst []float32, a Matrix, x []float32) {
 // each element of A once for several vectors. It panics unless x is
 // batch×a.Cols and dst is batch×a.Rows. dst must not overlap x or a. Each
 // element is a Dot of a row of A and a row of x: Dot's error bound and
-// special-value rules.
+// special-value rules. Large batches are computed as Gemm(false, true, 1, x,
+// a, 0, dst), whose products are summed with fused multiply-adds and α = 1
+// and β = 0 add no rounding, so the same bound and rules hold; such a call
+// may run on several goroutines as Gemm does. MatVecBatch allocates nothing
+// once Gemm's buffers are warm and is safe for concurrent use.
 func MatVecBatch(dst Matrix, a Matrix, x Matrix) {
 	a.check("MatVecBatch", "a")
 	x.check("MatVecBatch", "x")
@@ -55,5 +59,36 @@ func MatVecBatch(dst Matrix, a Matrix, x Matrix) {
 		}
 		return
 	}
+	if matVecBatchGemm(a.Rows, a.Cols, x.Rows) {
+		Gemm(false, true, 1, x, a, 0, dst)
+		return
+	}
 	matVecBatch(dst.Data, dst.Stride, a.Data, a.Stride, x.Data, x.Stride, a.Rows, a.Cols, x.Rows)
+}
+
+// matVecBatchGemmMin holds where MatVecBatch takes Gemm: A of at least
+// dim×dim and a batch of at least the ISA's and AVX-512 width's entry (0:
+// never). Tests override it; kernels/DESIGN.md has the measurements.
+var matVecBatchGemmMin = struct{ dim, avx2, avx512ymm, avx512zmm int }{64, 1024, 256, 1024}
+
+// matVecBatchGemm reports whether MatVecBatch of a rows×cols A and batch
+// vectors runs as Gemm (matVecBatchGemmMin).
+func matVecBatchGemm(rows, cols, batch int) bool {
+	lo := matVecBatchGemmBatch()
+	return lo > 0 && batch >= lo && rows >= matVecBatchGemmMin.dim && cols >= matVecBatchGemmMin.dim
+}
+
+// matVecBatchGemmBatch returns the smallest batch that MatVecBatch takes to
+// Gemm under the active ISA, or 0 for none: AVX2 and AVX-512 only; NEON (not
+// measured) and Generic keep the batch kernel.
+func matVecBatchGemmBatch() int {
+	switch {
+	case active == AVX2:
+		return matVecBatchGemmMin.avx2
+	case active == AVX512 && avx512Width == 512:
+		return matVecBatchGemmMin.avx512zmm
+	case active == AVX512:
+		return matVecBatchGemmMin.avx512ymm
+	}
+	return 0
 }

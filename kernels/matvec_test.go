@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -319,7 +320,26 @@ func checkMatVecBatch(t *testing.T, got, want Matrix, a, x Matrix) {
 	}
 }
 
+// forEachMatVecBatchRoute runs f with MatVecBatch on each of its routes: the
+// batch kernel always, then Gemm always (where the ISA takes Gemm at all).
+// TestMatVecBatchRoutes checks the measured switch between them.
+func forEachMatVecBatchRoute(t *testing.T, f func(t *testing.T)) {
+	old := matVecBatchGemmMin
+	defer func() { matVecBatchGemmMin = old }()
+	for _, r := range []struct {
+		name string
+		min  int
+	}{{"kernel", 0}, {"gemm", 1}} {
+		matVecBatchGemmMin.dim, matVecBatchGemmMin.avx2, matVecBatchGemmMin.avx512ymm, matVecBatchGemmMin.avx512zmm = 0, r.min, r.min, r.min
+		t.Run(r.name, f)
+	}
+}
+
 func TestMatVecBatch(t *testing.T) {
+	forEachMatVecBatchRoute(t, testMatVecBatch)
+}
+
+func testMatVecBatch(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(25, 26))
 		for si, sh := range matShapes() {
@@ -347,7 +367,69 @@ func TestMatVecBatch(t *testing.T) {
 	})
 }
 
+// TestMatVecBatchRoutes checks MatVecBatch on both sides of its switch to
+// Gemm, with the measured thresholds: under each ISA that switches, batches
+// just below and at its entry, for A at and just below the smallest size that
+// may take Gemm.
+func TestMatVecBatchRoutes(t *testing.T) {
+	dim := matVecBatchGemmMin.dim
+	forEachISA(t, func(t *testing.T) {
+		lo := matVecBatchGemmBatch()
+		if lo == 0 {
+			t.Skip("no Gemm route under this ISA")
+		}
+		rng := rand.New(rand.NewPCG(31, 32))
+		for _, batch := range []int{lo - 1, lo} {
+			for _, sh := range [][2]int{{dim, dim}, {dim + 3, dim - 1}, {dim - 1, 2 * dim}} {
+				rows, cols := sh[0], sh[1]
+				if want := batch >= lo && rows >= dim && cols >= dim; matVecBatchGemm(rows, cols, batch) != want {
+					t.Errorf("%d×%d, batch %d: Gemm route %v, want %v", rows, cols, batch, !want, want)
+				}
+				a, aok := newMatrix(t, rng, rows, cols, 1, 3)
+				x, xok := newMatrix(t, rng, batch, cols, 0, 5)
+				d, dok := newMatrix(t, rng, batch, rows, 2, 7)
+				want := Matrix{Rows: batch, Cols: rows, Stride: rows, Data: make([]float32, batch*rows)}
+				fallback.MatVecBatch(want.Data, want.Stride, a.Data, a.Stride, x.Data, x.Stride, rows, cols, batch)
+				MatVecBatch(d, a, x)
+				checkMatVecBatch(t, d, want, a, x)
+				checkPad(t, "MatVecBatch dst", d)
+				aok()
+				xok()
+				dok()
+			}
+		}
+	})
+}
+
+// TestMatVecBatchNoAllocs checks that MatVecBatch allocates nothing once
+// warm, on each route (a batch of 7 forced to the kernel or to Gemm, and a
+// batch of 1024, which the measured switch gives Gemm on AVX2 and AVX-512),
+// serial and with Gemm's goroutines.
+func TestMatVecBatchNoAllocs(t *testing.T) {
+	prev := runtime.GOMAXPROCS(2)
+	defer runtime.GOMAXPROCS(prev)
+	const rows, cols = 64, 64
+	forEachMatVecBatchRoute(t, func(t *testing.T) {
+		forEachISA(t, func(t *testing.T) {
+			for _, batch := range []int{7, 1024} {
+				a := Matrix{Rows: rows, Cols: cols, Stride: cols, Data: ramp(rows * cols)}
+				x := Matrix{Rows: batch, Cols: cols, Stride: cols, Data: ramp(batch * cols)}
+				d := Matrix{Rows: batch, Cols: rows, Stride: rows, Data: make([]float32, batch*rows)}
+				f := func() { MatVecBatch(d, a, x) }
+				f()
+				if got := testing.AllocsPerRun(5, f); got != 0 {
+					t.Errorf("batch=%d: MatVecBatch allocates %v times per call", batch, got)
+				}
+			}
+		})
+	})
+}
+
 func TestMatVecBatchSpecial(t *testing.T) {
+	forEachMatVecBatchRoute(t, testMatVecBatchSpecial)
+}
+
+func testMatVecBatchSpecial(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(27, 28))
 		for _, sh := range [][3]int{{1, 1, 1}, {3, 7, 2}, {5, 8, 5}, {4, 9, 4}, {9, 33, 3}, {7, 64, 9}, {3, 100, 1}, {6, 257, 6}} {
@@ -369,6 +451,10 @@ func TestMatVecBatchSpecial(t *testing.T) {
 }
 
 func TestMatVecBatchGuard(t *testing.T) {
+	forEachMatVecBatchRoute(t, testMatVecBatchGuard)
+}
+
+func testMatVecBatchGuard(t *testing.T) {
 	forEachGuarded(t, 257*6, 3, func(t *testing.T, n int, get func(int) []float32) {
 		rows, batch := 1+n%6, 1+(n/3)%6
 		a := Matrix{Rows: rows, Cols: n, Stride: n, Data: get(rows * n)}
