@@ -302,6 +302,14 @@ func (m Q8Matrix) stored() stored {
 	return stored{format: fmtQ8, cols: m.Cols, lda: m.Stride, q8: m.Data}
 }
 
+// bytes returns the matrix's data as bytes and its row stride in bytes.
+func (m stored) bytes() ([]byte, int) {
+	if m.format == fmtQ8 {
+		return q8Bytes(m.q8), 36 * m.lda
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(m.u16))), 2*len(m.u16)), 2 * m.lda
+}
+
 // rowBytes is the number of bytes a row holds.
 func (m stored) rowBytes() int {
 	if m.format == fmtQ8 {
@@ -353,8 +361,12 @@ func decodeStep(ctx, scores []float32, k, v stored, h []float32, st *SoftmaxStat
 	if b := k.rowBytes() + v.rowBytes(); b > 0 {
 		bs = min(stepBlockMax, max(8, stepBlockBytes/b/8*8))
 	}
+	r0, ok := decodeStepAsm(ctx, scores, k, v, h, st)
+	if !ok {
+		return false
+	}
 	var wbuf [stepBlockMax]float32
-	for r0 := 0; r0 < n; r0 += bs {
+	for ; r0 < n; r0 += bs {
 		s := scores[r0:min(n, r0+bs)]
 		if len(h) > 0 {
 			k.scoreRows(s, r0, h)
