@@ -129,11 +129,19 @@ func genDecodeStep(s *isa, f stepFormat) {
 		asm.MOVQ(kp, p)
 		asm.LEAQ(Mem{Base: kp, Index: ldk, Scale: 4}, q)
 		asm.Load(asm.Param("h").Base(), hp)
-		vectors("h", cnt)
 		acc := make([]VecVirtual, 8)
 		for i := range acc {
 			acc[i] = w.vec()
 			w.zero(acc[i])
+		}
+		if f.name == "BF16" {
+			// Pairs of vectors first, by the even/odd widening; cnt is the
+			// columns left, then their whole vectors.
+			asm.Load(asm.Param("h").Len(), cnt)
+			bf16PairsStep(w, acc, rowsAt(p, q, ldk, ldk3, 0), []GPVirtual{p, q}, hp, cnt)
+			asm.SHRQ(U8(bits.TrailingZeros(uint(w.lanes))), cnt)
+		} else {
+			vectors("h", cnt)
 		}
 		asm.Label("dot")
 		asm.TESTQ(cnt, cnt)
@@ -342,4 +350,65 @@ func genDecodeStep(s *isa, f stepFormat) {
 	asm.Store(ret, asm.ReturnIndex(2))
 	asm.VZEROUPPER()
 	asm.RET()
+}
+
+// bf16PairsStep adds to acc[i] the bfloat16 dot products of rows[i] with the
+// vector at xp two vectors of columns at a time while cols ≥ 2·lanes, as
+// bf16Pairs does for the matrix-vector product but with one accumulator per
+// row (the fused step's eight rows are eight independent chains, and AVX2
+// has no registers for eight more): one load of lanes 32-bit words holds
+// 2·lanes values, the even ones widened by a shift left by 16 and the odd ones
+// by clearing the low half, each multiplied by the matching elements of x,
+// gathered once per step for all rows. Advances ptrs by 4·lanes bytes and xp
+// by 8·lanes per step and leaves in cols the columns left.
+func bf16PairsStep(s *isa, acc []VecVirtual, rows []Mem, ptrs []GPVirtual, xp, cols GPVirtual) {
+	hiMask := bcastBits(s, 0xffff0000)
+	var ie, io VecVirtual
+	if s.evex {
+		ie, io = s.vec(), s.vec()
+		asm.VMOVDQU32(evenOdd().Offset(0), ie)
+		asm.VMOVDQU32(evenOdd().Offset(64), io)
+	}
+	asm.Label("pairs")
+	asm.CMPQ(cols, U32(2*s.lanes))
+	asm.JB(LabelRef("pairsEnd"))
+	xe, xo := s.vec(), s.vec()
+	x1 := Mem{Base: xp, Disp: 4 * s.lanes}
+	if s.evex {
+		x0 := s.vec()
+		asm.VMOVUPS(Mem{Base: xp}, x0)
+		asm.VMOVDQA32(ie, xe)
+		asm.VMOVDQA32(io, xo)
+		asm.VPERMI2PS(x1, x0, xe)
+		asm.VPERMI2PS(x1, x0, xo)
+	} else {
+		x0, x1r := s.vec(), s.vec()
+		asm.VMOVUPS(Mem{Base: xp}, x0)
+		asm.VMOVUPS(x1, x1r)
+		asm.VSHUFPS(U8(0x88), x1r, x0, xe) // [x0 x2 x8 x10 | x4 x6 x12 x14]
+		asm.VSHUFPS(U8(0xdd), x1r, x0, xo)
+		asm.VPERMPD(U8(0xd8), xe, xe) // quadwords 0 2 1 3: [x0 x2 x4 … x14]
+		asm.VPERMPD(U8(0xd8), xo, xo)
+	}
+	for r, m := range rows {
+		v, e := s.vec(), s.vec()
+		if s.evex {
+			asm.VMOVDQU32(m, v)
+			asm.VPSLLD(U8(16), v, e)
+			asm.VPANDD(hiMask, v, v)
+		} else {
+			asm.VMOVDQU(m, v)
+			asm.VPSLLD(U8(16), v, e)
+			asm.VPAND(hiMask, v, v)
+		}
+		asm.VFMADD231PS(e, xe, acc[r])
+		asm.VFMADD231PS(v, xo, acc[r])
+	}
+	for _, p := range ptrs {
+		asm.ADDQ(U32(4*s.lanes), p)
+	}
+	asm.ADDQ(U32(8*s.lanes), xp)
+	asm.SUBQ(U32(2*s.lanes), cols)
+	asm.JMP(LabelRef("pairs"))
+	asm.Label("pairsEnd")
 }
