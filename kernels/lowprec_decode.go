@@ -223,10 +223,12 @@ func MatTVecQ8(dst []float32, a Q8Matrix, x []float32) {
 // as DotSoftmaxMatTVec does for one float32 matrix: from st = {−Inf, 0} and
 // ctx = 0, calls over consecutive blocks of rows leave the softmax as
 // e^(scores[r]−st.Max)/st.Sum and the context as ctx/st.Sum, each row of K
-// and V read once. The rows go in blocks: their scores (MatVecBF16), a
+// and V read once. The rows go in blocks: their scores (as MatVecBF16), a
 // rescaling of ctx and the sum when the block raises the maximum, their
-// weights by the vector exponential of Exp, then the weighted values
-// (MatTVecBF16).
+// weights by the vector exponential of Exp, then the weighted values (as
+// MatTVecBF16). On AVX2 and AVX-512, when len(h) and len(ctx) are multiples
+// of 8 (of 32 for Q8), one kernel takes the blocks of eight rows and the rest
+// go as on other CPUs (blocks of up to 32 KiB of keys and values).
 //
 // Accuracy on the stored values: each score within MatVecBF16's bound; each
 // weight within Exp's bound of e to its rounded argument, off by |score−M|·u
