@@ -15,6 +15,10 @@ import (
 // structure of dotSoftmaxMatTVec, with keys and values apart and widened as
 // they are read).
 
+// stepPrefetchBlocks is how many blocks of eight rows ahead the fused step
+// prefetches its key and value rows (0: none), a power of 2.
+const stepPrefetchBlocks = 2
+
 // stepFormat is what the fused step needs to know of a storage format.
 type stepFormat struct {
 	name string
@@ -320,9 +324,54 @@ func genDecodeStep(s *isa, f stepFormat) {
 		asm.Label("ctxDone")
 	}
 
+	// prefetch emits PREFETCHT0 for every line of the eight rows from base
+	// (stride ld, rowBytes bytes each) stepPrefetchBlocks blocks ahead, or of
+	// the current block when fewer blocks follow (nothing past the matrix).
+	prefetch := func(base, ld GPVirtual, rowBytes func(GPVirtual), label string) {
+		t, u, left := asm.GP64(), asm.GP64(), asm.GP64()
+		asm.MOVQ(base, t)
+		asm.CMPQ(n, U32(8*(stepPrefetchBlocks+1)))
+		asm.JB(LabelRef(label + "Near"))
+		asm.MOVQ(ld, u)
+		asm.SHLQ(U8(3+bits.TrailingZeros(stepPrefetchBlocks)), u)
+		asm.ADDQ(u, t)
+		asm.Label(label + "Near")
+		asm.LEAQ(Mem{Base: t, Index: ld, Scale: 4}, u)
+		rowBytes(left)
+		asm.Label(label)
+		for _, m := range rowsAt(t, u, ld, func() GPVirtual {
+			l3 := ldk3
+			if ld == ldv {
+				l3 = ldv3
+			}
+			return l3
+		}(), 0) {
+			asm.PREFETCHT0(m)
+		}
+		asm.ADDQ(U32(64), t)
+		asm.ADDQ(U32(64), u)
+		asm.SUBQ(U32(64), left)
+		asm.JA(LabelRef(label))
+	}
+	rowBytes := func(param string) func(GPVirtual) {
+		return func(r GPVirtual) {
+			asm.Load(asm.Param(param).Len(), r)
+			if f.q8 {
+				asm.SHRQ(U8(5), r)
+				asm.IMUL3Q(U32(q8Bytes), r, r)
+			} else {
+				asm.SHLQ(U8(1), r)
+			}
+		}
+	}
+
 	asm.Label("block")
 	asm.CMPQ(n, U32(8))
 	asm.JB(LabelRef("end"))
+	if stepPrefetchBlocks > 0 {
+		prefetch(kp, ldk, rowBytes("h"), "pfK")
+		prefetch(vp, ldv, rowBytes("ctx"), "pfV")
+	}
 	scores()
 	weights()
 	context()

@@ -2104,7 +2104,7 @@ done:
 	RET
 
 // func decodeStepBF16AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
-// Requires: AVX, AVX2, FMA3, SSE
+// Requires: AVX, AVX2, FMA3, MMX+, SSE
 TEXT ·decodeStepBF16AVX2(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
@@ -2122,8 +2122,58 @@ TEXT ·decodeStepBF16AVX2(SB), NOSPLIT, $40-160
 	VBROADCASTSS X1, Y1
 
 block:
-	CMPQ         CX, $0x00000008
-	JB           end
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000018
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfK:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(BX*1)
+	PREFETCHT0 (R10)(BX*2)
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(BX*1)
+	PREFETCHT0 (R11)(BX*2)
+	PREFETCHT0 (R11)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       SI, R10
+	CMPQ       CX, $0x00000018
+	JB         pfVNear
+	MOVQ       DI, R11
+	SHLQ       $0x04, R11
+	ADDQ       R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT0   (R10)
+	PREFETCHT0   (R10)(DI*1)
+	PREFETCHT0   (R10)(DI*2)
+	PREFETCHT0   (R10)(R9*1)
+	PREFETCHT0   (R11)
+	PREFETCHT0   (R11)(DI*1)
+	PREFETCHT0   (R11)(DI*2)
+	PREFETCHT0   (R11)(R9*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfV
 	MOVQ         DX, R10
 	LEAQ         (DX)(BX*4), R11
 	MOVQ         h_base+112(FP), R12
@@ -2409,7 +2459,7 @@ special:
 	RET
 
 // func decodeStepF16AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
-// Requires: AVX, AVX2, F16C, FMA3, SSE
+// Requires: AVX, AVX2, F16C, FMA3, MMX+, SSE
 TEXT ·decodeStepF16AVX2(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
@@ -2427,21 +2477,71 @@ TEXT ·decodeStepF16AVX2(SB), NOSPLIT, $40-160
 	VBROADCASTSS X1, Y1
 
 block:
-	CMPQ   CX, $0x00000008
-	JB     end
-	MOVQ   DX, R10
-	LEAQ   (DX)(BX*4), R11
-	MOVQ   h_base+112(FP), R12
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	VXORPS Y8, Y8, Y8
-	VXORPS Y9, Y9, Y9
-	MOVQ   h_len+120(FP), R13
-	SHRQ   $0x03, R13
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000018
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfK:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(BX*1)
+	PREFETCHT0 (R10)(BX*2)
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(BX*1)
+	PREFETCHT0 (R11)(BX*2)
+	PREFETCHT0 (R11)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       SI, R10
+	CMPQ       CX, $0x00000018
+	JB         pfVNear
+	MOVQ       DI, R11
+	SHLQ       $0x04, R11
+	ADDQ       R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       DX, R10
+	LEAQ       (DX)(BX*4), R11
+	MOVQ       h_base+112(FP), R12
+	VXORPS     Y2, Y2, Y2
+	VXORPS     Y3, Y3, Y3
+	VXORPS     Y4, Y4, Y4
+	VXORPS     Y5, Y5, Y5
+	VXORPS     Y6, Y6, Y6
+	VXORPS     Y7, Y7, Y7
+	VXORPS     Y8, Y8, Y8
+	VXORPS     Y9, Y9, Y9
+	MOVQ       h_len+120(FP), R13
+	SHRQ       $0x03, R13
 
 dot:
 	TESTQ       R13, R13
@@ -2640,7 +2740,7 @@ special:
 	RET
 
 // func decodeStepQ8AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
-// Requires: AVX, AVX2, FMA3, SSE
+// Requires: AVX, AVX2, FMA3, MMX+, SSE
 TEXT ·decodeStepQ8AVX2(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
@@ -2658,21 +2758,73 @@ TEXT ·decodeStepQ8AVX2(SB), NOSPLIT, $40-160
 	VBROADCASTSS X1, Y1
 
 block:
-	CMPQ   CX, $0x00000008
-	JB     end
-	MOVQ   DX, R10
-	LEAQ   (DX)(BX*4), R11
-	MOVQ   h_base+112(FP), R12
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	VXORPS Y8, Y8, Y8
-	VXORPS Y9, Y9, Y9
-	MOVQ   h_len+120(FP), R13
-	SHRQ   $0x05, R13
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000018
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfK:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(BX*1)
+	PREFETCHT0 (R10)(BX*2)
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(BX*1)
+	PREFETCHT0 (R11)(BX*2)
+	PREFETCHT0 (R11)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       SI, R10
+	CMPQ       CX, $0x00000018
+	JB         pfVNear
+	MOVQ       DI, R11
+	SHLQ       $0x04, R11
+	ADDQ       R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       DX, R10
+	LEAQ       (DX)(BX*4), R11
+	MOVQ       h_base+112(FP), R12
+	VXORPS     Y2, Y2, Y2
+	VXORPS     Y3, Y3, Y3
+	VXORPS     Y4, Y4, Y4
+	VXORPS     Y5, Y5, Y5
+	VXORPS     Y6, Y6, Y6
+	VXORPS     Y7, Y7, Y7
+	VXORPS     Y8, Y8, Y8
+	VXORPS     Y9, Y9, Y9
+	MOVQ       h_len+120(FP), R13
+	SHRQ       $0x05, R13
 
 dot:
 	TESTQ        R13, R13
@@ -3067,7 +3219,7 @@ special:
 	RET
 
 // func decodeStepBF16AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
-// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, SSE
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, MMX+, SSE
 TEXT ·decodeStepBF16AVX512(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
@@ -3085,8 +3237,58 @@ TEXT ·decodeStepBF16AVX512(SB), NOSPLIT, $40-160
 	VBROADCASTSS X1, Y1
 
 block:
-	CMPQ         CX, $0x00000008
-	JB           end
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000018
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfK:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(BX*1)
+	PREFETCHT0 (R10)(BX*2)
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(BX*1)
+	PREFETCHT0 (R11)(BX*2)
+	PREFETCHT0 (R11)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       SI, R10
+	CMPQ       CX, $0x00000018
+	JB         pfVNear
+	MOVQ       DI, R11
+	SHLQ       $0x04, R11
+	ADDQ       R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT0   (R10)
+	PREFETCHT0   (R10)(DI*1)
+	PREFETCHT0   (R10)(DI*2)
+	PREFETCHT0   (R10)(R9*1)
+	PREFETCHT0   (R11)
+	PREFETCHT0   (R11)(DI*1)
+	PREFETCHT0   (R11)(DI*2)
+	PREFETCHT0   (R11)(R9*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfV
 	MOVQ         DX, R10
 	LEAQ         (DX)(BX*4), R11
 	MOVQ         h_base+112(FP), R12
@@ -3366,7 +3568,7 @@ special:
 	RET
 
 // func decodeStepF16AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
-// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, F16C, FMA3, SSE
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, F16C, FMA3, MMX+, SSE
 TEXT ·decodeStepF16AVX512(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
@@ -3384,21 +3586,71 @@ TEXT ·decodeStepF16AVX512(SB), NOSPLIT, $40-160
 	VBROADCASTSS X1, Y1
 
 block:
-	CMPQ   CX, $0x00000008
-	JB     end
-	MOVQ   DX, R10
-	LEAQ   (DX)(BX*4), R11
-	MOVQ   h_base+112(FP), R12
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	VXORPS Y8, Y8, Y8
-	VXORPS Y9, Y9, Y9
-	MOVQ   h_len+120(FP), R13
-	SHRQ   $0x03, R13
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000018
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfK:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(BX*1)
+	PREFETCHT0 (R10)(BX*2)
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(BX*1)
+	PREFETCHT0 (R11)(BX*2)
+	PREFETCHT0 (R11)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       SI, R10
+	CMPQ       CX, $0x00000018
+	JB         pfVNear
+	MOVQ       DI, R11
+	SHLQ       $0x04, R11
+	ADDQ       R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       DX, R10
+	LEAQ       (DX)(BX*4), R11
+	MOVQ       h_base+112(FP), R12
+	VXORPS     Y2, Y2, Y2
+	VXORPS     Y3, Y3, Y3
+	VXORPS     Y4, Y4, Y4
+	VXORPS     Y5, Y5, Y5
+	VXORPS     Y6, Y6, Y6
+	VXORPS     Y7, Y7, Y7
+	VXORPS     Y8, Y8, Y8
+	VXORPS     Y9, Y9, Y9
+	MOVQ       h_len+120(FP), R13
+	SHRQ       $0x03, R13
 
 dot:
 	TESTQ       R13, R13
@@ -3590,7 +3842,7 @@ special:
 	RET
 
 // func decodeStepQ8AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
-// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, SSE
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, MMX+, SSE
 TEXT ·decodeStepQ8AVX512(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
@@ -3608,21 +3860,73 @@ TEXT ·decodeStepQ8AVX512(SB), NOSPLIT, $40-160
 	VBROADCASTSS X1, Y1
 
 block:
-	CMPQ   CX, $0x00000008
-	JB     end
-	MOVQ   DX, R10
-	LEAQ   (DX)(BX*4), R11
-	MOVQ   h_base+112(FP), R12
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	VXORPS Y8, Y8, Y8
-	VXORPS Y9, Y9, Y9
-	MOVQ   h_len+120(FP), R13
-	SHRQ   $0x05, R13
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000018
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfK:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(BX*1)
+	PREFETCHT0 (R10)(BX*2)
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(BX*1)
+	PREFETCHT0 (R11)(BX*2)
+	PREFETCHT0 (R11)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       SI, R10
+	CMPQ       CX, $0x00000018
+	JB         pfVNear
+	MOVQ       DI, R11
+	SHLQ       $0x04, R11
+	ADDQ       R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       DX, R10
+	LEAQ       (DX)(BX*4), R11
+	MOVQ       h_base+112(FP), R12
+	VXORPS     Y2, Y2, Y2
+	VXORPS     Y3, Y3, Y3
+	VXORPS     Y4, Y4, Y4
+	VXORPS     Y5, Y5, Y5
+	VXORPS     Y6, Y6, Y6
+	VXORPS     Y7, Y7, Y7
+	VXORPS     Y8, Y8, Y8
+	VXORPS     Y9, Y9, Y9
+	MOVQ       h_len+120(FP), R13
+	SHRQ       $0x05, R13
 
 dot:
 	TESTQ        R13, R13
@@ -4014,7 +4318,7 @@ special:
 	RET
 
 // func decodeStepBF16AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
-// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, SSE
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+, SSE
 TEXT ·decodeStepBF16AVX512Z(SB), NOSPLIT, $40-160
 	MOVL         $0x000000ff, AX
 	KMOVW        AX, K1
@@ -4034,8 +4338,58 @@ TEXT ·decodeStepBF16AVX512Z(SB), NOSPLIT, $40-160
 	VBROADCASTSS X1, Y1
 
 block:
-	CMPQ         CX, $0x00000008
-	JB           end
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000018
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfK:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(BX*1)
+	PREFETCHT0 (R10)(BX*2)
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(BX*1)
+	PREFETCHT0 (R11)(BX*2)
+	PREFETCHT0 (R11)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       SI, R10
+	CMPQ       CX, $0x00000018
+	JB         pfVNear
+	MOVQ       DI, R11
+	SHLQ       $0x04, R11
+	ADDQ       R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT0   (R10)
+	PREFETCHT0   (R10)(DI*1)
+	PREFETCHT0   (R10)(DI*2)
+	PREFETCHT0   (R10)(R9*1)
+	PREFETCHT0   (R11)
+	PREFETCHT0   (R11)(DI*1)
+	PREFETCHT0   (R11)(DI*2)
+	PREFETCHT0   (R11)(R9*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfV
 	MOVQ         DX, R10
 	LEAQ         (DX)(BX*4), R11
 	MOVQ         h_base+112(FP), R12
@@ -4401,7 +4755,7 @@ special:
 	RET
 
 // func decodeStepF16AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
-// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, SSE
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+, SSE
 TEXT ·decodeStepF16AVX512Z(SB), NOSPLIT, $40-160
 	MOVL         $0x000000ff, AX
 	KMOVW        AX, K1
@@ -4421,21 +4775,71 @@ TEXT ·decodeStepF16AVX512Z(SB), NOSPLIT, $40-160
 	VBROADCASTSS X1, Y1
 
 block:
-	CMPQ   CX, $0x00000008
-	JB     end
-	MOVQ   DX, R10
-	LEAQ   (DX)(BX*4), R11
-	MOVQ   h_base+112(FP), R12
-	VXORPS Z2, Z2, Z2
-	VXORPS Z3, Z3, Z3
-	VXORPS Z4, Z4, Z4
-	VXORPS Z5, Z5, Z5
-	VXORPS Z6, Z6, Z6
-	VXORPS Z7, Z7, Z7
-	VXORPS Z8, Z8, Z8
-	VXORPS Z9, Z9, Z9
-	MOVQ   h_len+120(FP), R13
-	SHRQ   $0x04, R13
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000018
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfK:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(BX*1)
+	PREFETCHT0 (R10)(BX*2)
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(BX*1)
+	PREFETCHT0 (R11)(BX*2)
+	PREFETCHT0 (R11)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       SI, R10
+	CMPQ       CX, $0x00000018
+	JB         pfVNear
+	MOVQ       DI, R11
+	SHLQ       $0x04, R11
+	ADDQ       R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       DX, R10
+	LEAQ       (DX)(BX*4), R11
+	MOVQ       h_base+112(FP), R12
+	VXORPS     Z2, Z2, Z2
+	VXORPS     Z3, Z3, Z3
+	VXORPS     Z4, Z4, Z4
+	VXORPS     Z5, Z5, Z5
+	VXORPS     Z6, Z6, Z6
+	VXORPS     Z7, Z7, Z7
+	VXORPS     Z8, Z8, Z8
+	VXORPS     Z9, Z9, Z9
+	MOVQ       h_len+120(FP), R13
+	SHRQ       $0x04, R13
 
 dot:
 	TESTQ       R13, R13
@@ -4697,7 +5101,7 @@ special:
 	RET
 
 // func decodeStepQ8AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
-// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, SSE
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+, SSE
 TEXT ·decodeStepQ8AVX512Z(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
@@ -4715,21 +5119,73 @@ TEXT ·decodeStepQ8AVX512Z(SB), NOSPLIT, $40-160
 	VBROADCASTSS X1, Y1
 
 block:
-	CMPQ   CX, $0x00000008
-	JB     end
-	MOVQ   DX, R10
-	LEAQ   (DX)(BX*4), R11
-	MOVQ   h_base+112(FP), R12
-	VXORPS Z2, Z2, Z2
-	VXORPS Z3, Z3, Z3
-	VXORPS Z4, Z4, Z4
-	VXORPS Z5, Z5, Z5
-	VXORPS Z6, Z6, Z6
-	VXORPS Z7, Z7, Z7
-	VXORPS Z8, Z8, Z8
-	VXORPS Z9, Z9, Z9
-	MOVQ   h_len+120(FP), R13
-	SHRQ   $0x05, R13
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000018
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfK:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(BX*1)
+	PREFETCHT0 (R10)(BX*2)
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(BX*1)
+	PREFETCHT0 (R11)(BX*2)
+	PREFETCHT0 (R11)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       SI, R10
+	CMPQ       CX, $0x00000018
+	JB         pfVNear
+	MOVQ       DI, R11
+	SHLQ       $0x04, R11
+	ADDQ       R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       DX, R10
+	LEAQ       (DX)(BX*4), R11
+	MOVQ       h_base+112(FP), R12
+	VXORPS     Z2, Z2, Z2
+	VXORPS     Z3, Z3, Z3
+	VXORPS     Z4, Z4, Z4
+	VXORPS     Z5, Z5, Z5
+	VXORPS     Z6, Z6, Z6
+	VXORPS     Z7, Z7, Z7
+	VXORPS     Z8, Z8, Z8
+	VXORPS     Z9, Z9, Z9
+	MOVQ       h_len+120(FP), R13
+	SHRQ       $0x05, R13
 
 dot:
 	TESTQ        R13, R13
