@@ -15,8 +15,9 @@ import (
 // structure of dotSoftmaxMatTVec, with keys and values apart and widened as
 // they are read).
 
-// stepPrefetchBlocks is how many blocks of eight rows ahead the fused step
-// prefetches its key and value rows (0: none), a power of 2.
+// stepPrefetchBlocks is how many blocks of eight rows ahead the prefetching
+// variant of the fused step prefetches its key and value rows, a power of 2
+// (LOWPREC.md has the measurements behind 2).
 const stepPrefetchBlocks = 2
 
 // stepFormat is what the fused step needs to know of a storage format.
@@ -33,7 +34,8 @@ type stepFormat struct {
 func genDecodeSteps() {
 	for _, s := range dualISAs {
 		for _, f := range []stepFormat{{name: "BF16", half: bf16}, {name: "F16", half: f16}, {name: "Q8", q8: true}} {
-			genDecodeStep(s, f)
+			genDecodeStep(s, f, false)
+			genDecodeStep(s, f, true)
 		}
 	}
 }
@@ -53,11 +55,19 @@ func genDecodeSteps() {
 // rows, widened, to ctx with those weights. Q8 scores sum each 32-value
 // block's products in one vector and add it times the block's scale; the Q8
 // context multiplies each row's weight by the block's scale once per block.
-func genDecodeStep(s *isa, f stepFormat) {
+//
+// With pf, it emits decodeStep<F>PF<ISA>, which also prefetches (PREFETCHT0)
+// every line of the next block's key and value rows stepPrefetchBlocks
+// blocks ahead at the start of each block (the current block's when fewer
+// follow): for keys and values streamed from memory.
+func genDecodeStep(s *isa, f stepFormat, pf bool) {
 	y := ymmOf(s)   // the eight scores of a block
 	w := evexYMM(s) // the rows and ctx
 	wide := w.lanes == 16
 	name := s.name("decodeStep" + f.name)
+	if pf {
+		name = s.name("decodeStep" + f.name + "PF")
+	}
 	TEXT(name, NOSPLIT, "func(ctx, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m, l float32) (float32, float32, int)")
 	asm.Pragma("noescape")
 	asm.Doc(name+" adds one streaming-softmax pass of a dot-product attention step over",
@@ -368,7 +378,7 @@ func genDecodeStep(s *isa, f stepFormat) {
 	asm.Label("block")
 	asm.CMPQ(n, U32(8))
 	asm.JB(LabelRef("end"))
-	if stepPrefetchBlocks > 0 {
+	if pf {
 		prefetch(kp, ldk, rowBytes("h"), "pfK")
 		prefetch(vp, ldv, rowBytes("ctx"), "pfV")
 	}

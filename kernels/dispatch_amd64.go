@@ -580,6 +580,19 @@ func matTVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
 	}
 }
 
+// decodeStepPrefetch reports whether the fused step takes its prefetching
+// variant for n rows of rowBytes bytes of keys and values: when they span
+// more than dotSoftmaxFarBytes (this core's L2), unless a test forces it.
+func decodeStepPrefetch(n, rowBytes int) bool {
+	switch decodeStepKernel {
+	case stepNear:
+		return false
+	case stepPF:
+		return true
+	}
+	return n*rowBytes > dotSoftmaxFarBytes
+}
+
 // decodeStepAsm runs the fused step kernel of the active ISA over the leading
 // whole blocks of eight rows, when the kernel takes the shapes (columns whole
 // vectors of 8, whole 32-value blocks for Q8), and returns how many rows it
@@ -598,25 +611,62 @@ func decodeStepAsm(ctx, scores []float32, k, v stored, h []float32, st *SoftmaxS
 	vb, vl := v.bytes()
 	var r int
 	z := active == AVX512 && zmm()
+	pf := decodeStepPrefetch(n, kl+vl)
 	switch {
 	case k.format == fmtBF16 && z:
-		st.Max, st.Sum, r = decodeStepBF16AVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		if pf {
+			st.Max, st.Sum, r = decodeStepBF16PFAVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		} else {
+			st.Max, st.Sum, r = decodeStepBF16AVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		}
 	case k.format == fmtBF16 && active == AVX512:
-		st.Max, st.Sum, r = decodeStepBF16AVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		if pf {
+			st.Max, st.Sum, r = decodeStepBF16PFAVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		} else {
+			st.Max, st.Sum, r = decodeStepBF16AVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		}
 	case k.format == fmtBF16:
-		st.Max, st.Sum, r = decodeStepBF16AVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		if pf {
+			st.Max, st.Sum, r = decodeStepBF16PFAVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		} else {
+			st.Max, st.Sum, r = decodeStepBF16AVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		}
 	case k.format == fmtF16 && z:
-		st.Max, st.Sum, r = decodeStepF16AVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		if pf {
+			st.Max, st.Sum, r = decodeStepF16PFAVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		} else {
+			st.Max, st.Sum, r = decodeStepF16AVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		}
 	case k.format == fmtF16 && active == AVX512:
-		st.Max, st.Sum, r = decodeStepF16AVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		if pf {
+			st.Max, st.Sum, r = decodeStepF16PFAVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		} else {
+			st.Max, st.Sum, r = decodeStepF16AVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		}
 	case k.format == fmtF16:
-		st.Max, st.Sum, r = decodeStepF16AVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		if pf {
+			st.Max, st.Sum, r = decodeStepF16PFAVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		} else {
+			st.Max, st.Sum, r = decodeStepF16AVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		}
 	case z:
-		st.Max, st.Sum, r = decodeStepQ8AVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		if pf {
+			st.Max, st.Sum, r = decodeStepQ8PFAVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		} else {
+			st.Max, st.Sum, r = decodeStepQ8AVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		}
 	case active == AVX512:
-		st.Max, st.Sum, r = decodeStepQ8AVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		if pf {
+			st.Max, st.Sum, r = decodeStepQ8PFAVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		} else {
+			st.Max, st.Sum, r = decodeStepQ8AVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		}
 	default:
-		st.Max, st.Sum, r = decodeStepQ8AVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		if pf {
+			st.Max, st.Sum, r = decodeStepQ8PFAVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		} else {
+			st.Max, st.Sum, r = decodeStepQ8AVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		}
 	}
 	return n, r == 0
 }

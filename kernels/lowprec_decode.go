@@ -344,6 +344,17 @@ func (m stored) addRows(dst []float32, r0 int, w []float32) {
 	}
 }
 
+// decodeStepKernel, when not stepBySpan, makes the fused step kernels
+// (amd64) take their prefetching variant (stepPF) or the other (stepNear) at
+// every size, for tests.
+var decodeStepKernel = stepBySpan
+
+const (
+	stepBySpan = iota
+	stepNear
+	stepPF
+)
+
 // stepBlockBytes is the size of one block of key and value rows in the
 // streaming step, and stepBlockMax the most rows in a block (the weights
 // live in a stack array of that size).

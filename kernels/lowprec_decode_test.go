@@ -304,7 +304,22 @@ func TestDecodeGuard(t *testing.T) {
 // TestDecodeStepGuard runs the streaming step with keys, values, query,
 // scores and context each ending (or starting) at a PROT_NONE page, over the
 // shapes of the fused kernels and those around them, on every ISA.
-func TestDecodeStepGuard(t *testing.T) {
+func TestDecodeStepGuard(t *testing.T) { forEachStepKernel(t, testDecodeStepGuard) }
+
+// forEachStepKernel runs f with the fused step's prefetching variant forced
+// on and off.
+func forEachStepKernel(t *testing.T, f func(t *testing.T)) {
+	defer func(k int) { decodeStepKernel = k }(decodeStepKernel)
+	for _, k := range []struct {
+		name string
+		kind int
+	}{{"near", stepNear}, {"pf", stepPF}} {
+		decodeStepKernel = k.kind
+		t.Run(k.name, f)
+	}
+}
+
+func testDecodeStepGuard(t *testing.T) {
 	const maxCols, maxRows = 72, 17
 	gs := make([]*guard, 7)
 	for i := range gs {
@@ -466,7 +481,9 @@ func checkDecodeStep(t *testing.T, what string, k, v storedMatrix, h []float32, 
 	}
 }
 
-func TestDecodeStep(t *testing.T) {
+func TestDecodeStep(t *testing.T) { forEachStepKernel(t, testDecodeStep) }
+
+func testDecodeStep(t *testing.T) {
 	ninf := float32(math.Inf(-1))
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(13, 14))
