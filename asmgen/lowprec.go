@@ -34,6 +34,7 @@ func genLowprecFamily() {
 		genMatTVecQ8(s)
 		genExpShift(s)
 	}
+	genDecodeSteps()
 }
 
 // half is a 16-bit storage format: name and how to widen it to float32.

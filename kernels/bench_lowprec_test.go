@@ -114,7 +114,8 @@ func newDecodeSets(S, d, total int) []decodeSet {
 // matrix as both), the scores and the context per storage format, on the
 // active ISA: BenchmarkDecode/<where>/<op>/<format>. "L2" is one 1024×128
 // pair, "mem" 32768×128 pairs cycled through 768 MiB (beyond this machine's
-// L3). MB/s counts the bytes of the matrices read.
+// L3). MB/s counts the bytes of the matrices read; cpu-ns/op is the thread's
+// CPU time per operation (cpuClock).
 func BenchmarkDecode(b *testing.B) {
 	for _, w := range []struct {
 		name        string
@@ -150,6 +151,7 @@ func benchDecode(b *testing.B, S, d, total int) {
 				b.Run(fmt.Sprintf("%s/%s", op, s.format), func(b *testing.B) {
 					b.SetBytes(int64(bytes))
 					i := 0
+					c := startCPU(b)
 					for b.Loop() {
 						switch op {
 						case "step", "step-shared":
@@ -162,6 +164,7 @@ func benchDecode(b *testing.B, S, d, total int) {
 						}
 						i++
 					}
+					c.stop()
 				})
 			}
 		}

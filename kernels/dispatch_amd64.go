@@ -580,6 +580,97 @@ func matTVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
 	}
 }
 
+// decodeStepPrefetch reports whether the fused step takes its prefetching
+// variant for n rows of rowBytes bytes of keys and values: when they span
+// more than dotSoftmaxFarBytes (this core's L2), unless a test forces it.
+func decodeStepPrefetch(n, rowBytes int) bool {
+	switch decodeStepKernel {
+	case stepNear:
+		return false
+	case stepPF:
+		return true
+	}
+	return n*rowBytes > dotSoftmaxFarBytes
+}
+
+// decodeStepAsm runs the fused step kernel of the active ISA over the leading
+// whole blocks of eight rows, when the kernel takes the shapes (columns whole
+// vectors of 8, whole 32-value blocks for Q8), and returns how many rows it
+// took and false on a score that is not finite.
+func decodeStepAsm(ctx, scores []float32, k, v stored, h []float32, st *SoftmaxState) (int, bool) {
+	n := len(scores) &^ 7
+	unit := 8
+	if k.format == fmtQ8 {
+		unit = Q8BlockLen
+	}
+	if n == 0 || len(h) == 0 || len(ctx) == 0 || len(h)%unit != 0 || len(ctx)%unit != 0 ||
+		lowVec(8, k.format == fmtF16) != 8 {
+		return 0, true
+	}
+	kb, kl := k.bytes()
+	vb, vl := v.bytes()
+	var r int
+	z := active == AVX512 && zmm()
+	pf := decodeStepPrefetch(n, kl+vl)
+	switch {
+	case k.format == fmtBF16 && z:
+		if pf {
+			st.Max, st.Sum, r = decodeStepBF16PFAVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		} else {
+			st.Max, st.Sum, r = decodeStepBF16AVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		}
+	case k.format == fmtBF16 && active == AVX512:
+		if pf {
+			st.Max, st.Sum, r = decodeStepBF16PFAVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		} else {
+			st.Max, st.Sum, r = decodeStepBF16AVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		}
+	case k.format == fmtBF16:
+		if pf {
+			st.Max, st.Sum, r = decodeStepBF16PFAVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		} else {
+			st.Max, st.Sum, r = decodeStepBF16AVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		}
+	case k.format == fmtF16 && z:
+		if pf {
+			st.Max, st.Sum, r = decodeStepF16PFAVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		} else {
+			st.Max, st.Sum, r = decodeStepF16AVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		}
+	case k.format == fmtF16 && active == AVX512:
+		if pf {
+			st.Max, st.Sum, r = decodeStepF16PFAVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		} else {
+			st.Max, st.Sum, r = decodeStepF16AVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		}
+	case k.format == fmtF16:
+		if pf {
+			st.Max, st.Sum, r = decodeStepF16PFAVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		} else {
+			st.Max, st.Sum, r = decodeStepF16AVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		}
+	case z:
+		if pf {
+			st.Max, st.Sum, r = decodeStepQ8PFAVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		} else {
+			st.Max, st.Sum, r = decodeStepQ8AVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		}
+	case active == AVX512:
+		if pf {
+			st.Max, st.Sum, r = decodeStepQ8PFAVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		} else {
+			st.Max, st.Sum, r = decodeStepQ8AVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		}
+	default:
+		if pf {
+			st.Max, st.Sum, r = decodeStepQ8PFAVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		} else {
+			st.Max, st.Sum, r = decodeStepQ8AVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+		}
+	}
+	return n, r == 0
+}
+
 // expShift sets w[i] = e^(s[i]−m) and returns Σ w[i], for s[i] ≤ m, none NaN.
 func expShift(w, s []float32, m float32) float32 {
 	n := lowVec(len(s), false)

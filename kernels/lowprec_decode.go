@@ -223,10 +223,12 @@ func MatTVecQ8(dst []float32, a Q8Matrix, x []float32) {
 // as DotSoftmaxMatTVec does for one float32 matrix: from st = {−Inf, 0} and
 // ctx = 0, calls over consecutive blocks of rows leave the softmax as
 // e^(scores[r]−st.Max)/st.Sum and the context as ctx/st.Sum, each row of K
-// and V read once. The rows go in blocks: their scores (MatVecBF16), a
+// and V read once. The rows go in blocks: their scores (as MatVecBF16), a
 // rescaling of ctx and the sum when the block raises the maximum, their
-// weights by the vector exponential of Exp, then the weighted values
-// (MatTVecBF16).
+// weights by the vector exponential of Exp, then the weighted values (as
+// MatTVecBF16). On AVX2 and AVX-512, when len(h) and len(ctx) are multiples
+// of 8 (of 32 for Q8), one kernel takes the blocks of eight rows and the rest
+// go as on other CPUs (blocks of up to 32 KiB of keys and values).
 //
 // Accuracy on the stored values: each score within MatVecBF16's bound; each
 // weight within Exp's bound of e to its rounded argument, off by |score−M|·u
@@ -302,6 +304,14 @@ func (m Q8Matrix) stored() stored {
 	return stored{format: fmtQ8, cols: m.Cols, lda: m.Stride, q8: m.Data}
 }
 
+// bytes returns the matrix's data as bytes and its row stride in bytes.
+func (m stored) bytes() ([]byte, int) {
+	if m.format == fmtQ8 {
+		return q8Bytes(m.q8), 36 * m.lda
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(m.u16))), 2*len(m.u16)), 2 * m.lda
+}
+
 // rowBytes is the number of bytes a row holds.
 func (m stored) rowBytes() int {
 	if m.format == fmtQ8 {
@@ -334,6 +344,17 @@ func (m stored) addRows(dst []float32, r0 int, w []float32) {
 	}
 }
 
+// decodeStepKernel, when not stepBySpan, makes the fused step kernels
+// (amd64) take their prefetching variant (stepPF) or the other (stepNear) at
+// every size, for tests.
+var decodeStepKernel = stepBySpan
+
+const (
+	stepBySpan = iota
+	stepNear
+	stepPF
+)
+
 // stepBlockBytes is the size of one block of key and value rows in the
 // streaming step, and stepBlockMax the most rows in a block (the weights
 // live in a stack array of that size).
@@ -353,8 +374,12 @@ func decodeStep(ctx, scores []float32, k, v stored, h []float32, st *SoftmaxStat
 	if b := k.rowBytes() + v.rowBytes(); b > 0 {
 		bs = min(stepBlockMax, max(8, stepBlockBytes/b/8*8))
 	}
+	r0, ok := decodeStepAsm(ctx, scores, k, v, h, st)
+	if !ok {
+		return false
+	}
 	var wbuf [stepBlockMax]float32
-	for r0 := 0; r0 < n; r0 += bs {
+	for ; r0 < n; r0 += bs {
 		s := scores[r0:min(n, r0+bs)]
 		if len(h) > 0 {
 			k.scoreRows(s, r0, h)

@@ -301,6 +301,90 @@ func TestDecodeGuard(t *testing.T) {
 	})
 }
 
+// TestDecodeStepGuard runs the streaming step with keys, values, query,
+// scores and context each ending (or starting) at a PROT_NONE page, over the
+// shapes of the fused kernels and those around them, on every ISA.
+func TestDecodeStepGuard(t *testing.T) { forEachStepKernel(t, testDecodeStepGuard) }
+
+// forEachStepKernel runs f with the fused step's prefetching variant forced
+// on and off.
+func forEachStepKernel(t *testing.T, f func(t *testing.T)) {
+	defer func(k int) { decodeStepKernel = k }(decodeStepKernel)
+	for _, k := range []struct {
+		name string
+		kind int
+	}{{"near", stepNear}, {"pf", stepPF}} {
+		decodeStepKernel = k.kind
+		t.Run(k.name, f)
+	}
+}
+
+func testDecodeStepGuard(t *testing.T) {
+	const maxCols, maxRows = 72, 17
+	gs := make([]*guard, 7)
+	for i := range gs {
+		gs[i] = newGuard(t, 36*maxRows*(maxCols/32+1))
+	}
+	bytesAt := func(g *guard, n int, atEnd bool) unsafe.Pointer {
+		if atEnd {
+			return unsafe.Pointer(&g.mem[g.page+g.size-n])
+		}
+		return unsafe.Pointer(&g.mem[g.page])
+	}
+	ninf := float32(math.Inf(-1))
+	forEachISA(t, func(t *testing.T) {
+		for _, rows := range []int{1, 7, 8, 9, 16, 17} {
+			for _, kc := range []int{7, 8, 16, 24, 32, 64, 72} {
+				for _, vc := range []int{8, 16, 32, 40, 64} {
+					for _, atEnd := range []bool{false, true} {
+						h := gs[4].at(kc, atEnd)
+						scores := gs[5].at(rows, atEnd)
+						ctx := gs[6].at(vc, atEnd)
+						for i := range h {
+							h[i] = float32(i%5-2) * 0.25
+						}
+						for _, format := range []string{"bf16", "f16", "q8"} {
+							clear(ctx)
+							st := SoftmaxState{Max: ninf}
+							var ok bool
+							switch format {
+							case "q8":
+								kb, vb := Q8Blocks(kc), Q8Blocks(vc)
+								k := unsafe.Slice((*Q8Block)(bytesAt(gs[2], 36*rows*kb, atEnd)), rows*kb)
+								v := unsafe.Slice((*Q8Block)(bytesAt(gs[3], 36*rows*vb, atEnd)), rows*vb)
+								for i := range k {
+									k[i] = Q8Block{Scale: 0.5, Q: [32]int8{1, -2, 3}}
+								}
+								for i := range v {
+									v[i] = Q8Block{Scale: 0.25, Q: [32]int8{3, 2, 1}}
+								}
+								ok = DotSoftmaxMatTVecQ8(ctx, scores, Q8Matrix{rows, kc, kb, k}, Q8Matrix{rows, vc, vb, v}, h, &st)
+							default:
+								k := unsafe.Slice((*uint16)(bytesAt(gs[0], 2*rows*kc, atEnd)), rows*kc)
+								v := unsafe.Slice((*uint16)(bytesAt(gs[1], 2*rows*vc, atEnd)), rows*vc)
+								for i := range k {
+									k[i] = uint16(0x3f80 + i%7) // bf16 near 1; f16 near 1.9
+								}
+								for i := range v {
+									v[i] = uint16(0x3c00 + i%5)
+								}
+								if format == "bf16" {
+									ok = DotSoftmaxMatTVecBF16(ctx, scores, BF16Matrix{rows, kc, kc, bf16s(k)}, BF16Matrix{rows, vc, vc, bf16s(v)}, h, &st)
+								} else {
+									ok = DotSoftmaxMatTVecF16(ctx, scores, F16Matrix{rows, kc, kc, f16s(k)}, F16Matrix{rows, vc, vc, f16s(v)}, h, &st)
+								}
+							}
+							if !ok || !isFinite(st.Sum) || st.Sum < 1 {
+								t.Fatalf("%s %d rows, %d/%d cols: ok %v, state %+v", format, rows, kc, vc, ok, st)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
 // checkDecodeStep runs the streaming step over keys k and values v (the
 // same matrix twice, or two) split at cuts, and checks it against a float64
 // oracle on the stored values, with checkDotSoftmax's bound: the scores
@@ -397,7 +481,9 @@ func checkDecodeStep(t *testing.T, what string, k, v storedMatrix, h []float32, 
 	}
 }
 
-func TestDecodeStep(t *testing.T) {
+func TestDecodeStep(t *testing.T) { forEachStepKernel(t, testDecodeStep) }
+
+func testDecodeStep(t *testing.T) {
 	ninf := float32(math.Inf(-1))
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(13, 14))
@@ -407,7 +493,11 @@ func TestDecodeStep(t *testing.T) {
 					a := randMatrix(rng, nr, cols)
 					b := a
 					if trial%2 == 1 { // separate values, of another width
-						b = randMatrix(rng, nr, cols+rng.IntN(40))
+						extra := rng.IntN(40)
+						if trial == 1 { // whole 32-value blocks more: the fused kernels' shapes
+							extra = 32 * rng.IntN(3)
+						}
+						b = randMatrix(rng, nr, cols+extra)
 					}
 					if trial == 2 { // scores rising: a new max every block
 						for r := 0; r < nr; r++ {

@@ -113,3 +113,129 @@ func matTVecQ8AVX512(dst []float32, a []byte, lda int, x []float32)
 //
 //go:noescape
 func expShiftAVX512(dst []float32, src []float32, m float32) float32
+
+// decodeStepBF16AVX2 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the BF16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepBF16AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepBF16PFAVX2 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the BF16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepBF16PFAVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepF16AVX2 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the F16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepF16AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepF16PFAVX2 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the F16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepF16PFAVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8AVX2 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8PFAVX2 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8PFAVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepBF16AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the BF16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepBF16AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepBF16PFAVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the BF16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepBF16PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepF16AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the F16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepF16AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepF16PFAVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the F16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepF16PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8PFAVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepBF16AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the BF16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepBF16AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepBF16PFAVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the BF16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepBF16PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepF16AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the F16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepF16AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepF16PFAVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the F16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepF16PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8PFAVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
