@@ -12,64 +12,117 @@ import (
 	"github.com/heedml/heed/kernels"
 )
 
-// TestMultiHead checks multi-head attention, with and without the causal
-// mask, against the float64 oracle of each head (the scaled-dot oracle on the
-// head's column blocks).
+// TestMultiHead checks tiled multi-head and grouped-query attention, with and
+// without the causal mask, T < S, T = S and T > S (queries that see no key),
+// sizes that are not multiples of the blocks, padded rows and offset data,
+// against the float64 oracle of each head (the scaled-dot oracle on the
+// head's column blocks, with the tiled bound), on one goroutine and on
+// several, for several block sizes, under every ISA.
 func TestMultiHead(t *testing.T) {
-	for _, parallel := range []bool{false, true} {
-		t.Run(fmt.Sprint("parallel=", parallel), func(t *testing.T) {
-			if parallel {
-				setTuning(t, func(t *tuning) { t.multiHeadMinWork = 0 })
-				setProcs(t, 3)
-			}
-			testMultiHead(t)
-		})
+	for _, tiles := range [][2]int{{0, 0}, {1, 1}, {5, 7}, {6, 64}, {16, 16}} {
+		for _, parallel := range []bool{false, true} {
+			t.Run(fmt.Sprintf("tiles=%v/parallel=%v", tiles, parallel), func(t *testing.T) {
+				if tiles[0] > 0 {
+					setTiles(t, tiles[0], tiles[1])
+				}
+				if parallel {
+					setTuning(t, func(t *tuning) { t.multiHeadMinWork = 0 })
+					setProcs(t, 3)
+				}
+				testMultiHead(t)
+			})
+		}
 	}
+}
+
+// setTiles sets the block sizes of the tiled attention for the test.
+func setTiles(tb testing.TB, rows, keys int) {
+	old := tileSize
+	tileSize.rows, tileSize.keys = rows, keys
+	tb.Cleanup(func() { tileSize = old })
+}
+
+// mhShape is one MultiHead/GroupedQuery case: kv = 0 calls MultiHead.
+type mhShape struct{ T, S, dk, dh, heads, kv int }
+
+var mhShapes = []mhShape{
+	{1, 1, 1, 1, 1, 0}, {1, 5, 2, 3, 2, 0}, {3, 3, 2, 2, 4, 0}, {7, 5, 2, 1, 3, 0},
+	{4, 9, 12, 12, 1, 0}, {16, 16, 8, 8, 4, 0}, {5, 33, 3, 5, 3, 0}, {2, 1, 1, 1, 2, 0},
+	{33, 20, 5, 4, 2, 0}, {20, 47, 9, 7, 2, 0},
+	{9, 9, 4, 4, 4, 2}, {13, 29, 6, 5, 6, 3}, {29, 13, 6, 5, 4, 1}, {17, 17, 3, 8, 8, 1},
+	{30, 70, 8, 8, 4, 4}, {70, 30, 7, 9, 6, 2}, {12, 12, 4, 4, 1, 1},
 }
 
 func testMultiHead(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(9, 10))
 		var ws Workspace
-		for _, shape := range []struct{ T, S, d, dv, heads int }{
-			{1, 1, 1, 1, 1}, {1, 5, 4, 6, 2}, {3, 3, 8, 8, 4}, {7, 5, 6, 3, 3},
-			{4, 9, 12, 12, 1}, {16, 16, 32, 32, 4}, {5, 33, 9, 15, 3}, {2, 1, 2, 2, 2},
-		} {
+		for _, sh := range mhShapes {
 			for _, causal := range []bool{false, true} {
-				q := randMat(rng, shape.T, shape.d, rng.IntN(3))
-				k := randMat(rng, shape.S, shape.d, rng.IntN(3))
-				v := randMat(rng, shape.S, shape.dv, rng.IntN(3))
-				out := randMat(rng, shape.T, shape.dv, 2)
-				MultiHead(out, q, k, v, shape.heads, causal, &ws)
-				dk, dh := shape.d/shape.heads, shape.dv/shape.heads
-				o := oracle{sc: ScaledDot()}
-				for i := range shape.heads {
-					qi, ki := cols(q, i*dk, (i+1)*dk), cols(k, i*dk, (i+1)*dk)
-					vi, oi := cols(v, i*dh, (i+1)*dh), cols(out, i*dh, (i+1)*dh)
-					for tq := range shape.T {
-						att := make([]bool, shape.S)
-						for s := range att {
-							att[s] = !causal || s <= tq+shape.S-shape.T
-						}
-						// MultiHead returns no weights: checkStep checks the
-						// weights of an equivalent Memory step (also against the
-						// oracle) and MultiHead's output row as the context.
-						weights := make([]float32, shape.S)
-						m := NewMemory(ScaledDot(), ki, vi)
-						m.SetMask(att)
-						m.Attend(weights, make([]float32, dh), row(qi, tq))
-						o.checkStep(t, fmt.Sprintf("%+v causal=%v head %d row %d", shape, causal, i, tq), weights, row(oi, tq), row(qi, tq), ki, vi, att)
-					}
+				kv := sh.kv
+				if kv == 0 {
+					kv = sh.heads
 				}
-				// Padding between rows of out is never written.
-				for j := range len(out.Data) {
-					if j%out.Stride >= out.Cols && !math.IsNaN(float64(out.Data[j])) {
-						t.Fatalf("%+v: out padding %d written", shape, j)
-					}
+				q := offsetMat(rng, sh.T, sh.heads*sh.dk, rng.IntN(3), rng.IntN(3))
+				k := offsetMat(rng, sh.S, kv*sh.dk, rng.IntN(3), rng.IntN(3))
+				v := offsetMat(rng, sh.S, kv*sh.dh, rng.IntN(3), rng.IntN(3))
+				out := randMat(rng, sh.T, sh.heads*sh.dh, 2)
+				if sh.kv == 0 {
+					MultiHead(out, q, k, v, sh.heads, causal, &ws)
+				} else {
+					GroupedQuery(out, q, k, v, sh.heads, sh.kv, causal, &ws)
 				}
+				checkMultiHead(t, fmt.Sprintf("%+v causal=%v", sh, causal), out, q, k, v, sh.heads, kv, causal)
 			}
 		}
 	})
+}
+
+// offsetMat is randMat with its data starting off elements into a larger
+// buffer of NaNs.
+func offsetMat(rng *rand.Rand, r, c, pad, off int) kernels.Matrix {
+	m := randMat(rng, r, c, pad)
+	buf := make([]float32, off+len(m.Data))
+	for i := range off {
+		buf[i] = float32(math.NaN())
+	}
+	copy(buf[off:], m.Data)
+	m.Data = buf[off:]
+	return m
+}
+
+// checkMultiHead checks every output row of every head of a MultiHead or
+// GroupedQuery call against the oracle with the tiled bound for the blocks in
+// use, and that the padding of out was not written.
+func checkMultiHead(t *testing.T, what string, out, q, k, v kernels.Matrix, heads, kv int, causal bool) {
+	t.Helper()
+	T, S := q.Rows, k.Rows
+	dk, dh := q.Cols/heads, v.Cols/kv
+	o := oracle{sc: ScaledDot(), tiled: max(1, tileSize.keys)}
+	for i := range heads {
+		j := i / (heads / kv)
+		qi, ki := cols(q, i*dk, (i+1)*dk), cols(k, j*dk, (j+1)*dk)
+		vi, oi := cols(v, j*dh, (j+1)*dh), cols(out, i*dh, (i+1)*dh)
+		for tq := range T {
+			att := make([]bool, S)
+			for s := range att {
+				att[s] = !causal || s <= tq+S-T
+			}
+			// MultiHead returns no weights: checkStep checks the weights
+			// of an equivalent Memory step (also against the oracle) and
+			// MultiHead's output row as the context.
+			weights := make([]float32, S)
+			m := NewMemory(ScaledDot(), ki, vi)
+			m.SetMask(att)
+			m.Attend(weights, make([]float32, dh), row(qi, tq))
+			o.checkStep(t, fmt.Sprintf("%s head %d row %d", what, i, tq), weights, row(oi, tq), row(qi, tq), ki, vi, att)
+		}
+	}
+	for j := range len(out.Data) {
+		if j%out.Stride >= out.Cols && !math.IsNaN(float64(out.Data[j])) {
+			t.Fatalf("%s: out padding %d written", what, j)
+		}
+	}
 }
 
 // TestMultiHeadPanics checks the shape errors.
