@@ -39,7 +39,7 @@ type tileScratch struct {
 // tileSize holds the blocks of the tiled attention: queries per block
 // (rows) and keys per block (keys). Tests shrink them to cross block
 // boundaries on small inputs; attention/DESIGN.md has the measurements.
-var tileSize = struct{ rows, keys int }{rows: 96, keys: 256}
+var tileSize = struct{ rows, keys int }{rows: 192, keys: 256}
 
 // MultiHead sets out to multi-head scaled dot-product attention of the queries
 // q (T×d), keys k (S×d) and values v (S×d_v) with the given number of heads.
@@ -232,10 +232,16 @@ func (ws *Workspace) block(t *tileScratch, i, qb int) {
 	for s0 := 0; s0 < last; s0 += ws.bk {
 		s1 := min(last, s0+ws.bk)
 		w := s1 - s0
-		sc := kernels.Matrix{Rows: h, Cols: w, Stride: ws.bk, Data: t.scores[:(h-1)*ws.bk+w]}
-		t.gemm.Gemm(false, true, ws.alpha, qi, rows(ki, s0, s1), 0, sc)
-		for r := range h {
-			x := row(sc, r)
+		// Rows before lo see no key of this block (causal): they are left
+		// out of both products.
+		lo := 0
+		if ws.causal {
+			lo = min(h-1, max(0, s0+ws.T-ws.S-t0))
+		}
+		sc := kernels.Matrix{Rows: h - lo, Cols: w, Stride: ws.bk, Data: t.scores[:(h-lo-1)*ws.bk+w]}
+		t.gemm.Gemm(false, true, ws.alpha, rows(qi, lo, h), rows(ki, s0, s1), 0, sc)
+		for r := lo; r < h; r++ {
+			x := row(sc, r-lo)
 			n := min(w, max(0, ws.seen(t0+r)-s0))
 			clear(x[n:])
 			if n > 0 {
@@ -243,14 +249,14 @@ func (ws *Workspace) block(t *tileScratch, i, qb int) {
 			}
 		}
 		if s1 <= first || ws.vFinite {
-			t.gemm.Gemm(false, false, 1, sc, rows(vi, s0, s1), 1, oi)
+			t.gemm.Gemm(false, false, 1, sc, rows(vi, s0, s1), 1, rows(oi, lo, h))
 			continue
 		}
 		// Some values are not finite: a query's output takes only the
 		// keys it sees.
-		for r := range h {
+		for r := lo; r < h; r++ {
 			if n := min(w, max(0, ws.seen(t0+r)-s0)); n > 0 {
-				kernels.MatTVec(row(oi, r), rows(vi, s0, s0+n), row(sc, r)[:n])
+				kernels.MatTVec(row(oi, r), rows(vi, s0, s0+n), row(sc, r-lo)[:n])
 			}
 		}
 	}

@@ -40,3 +40,33 @@ func BenchmarkPrefill(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPrefillTiles sweeps the block sizes of the tiled attention on one
+// causal head (attention/DESIGN.md records the choice).
+func BenchmarkPrefillTiles(b *testing.B) {
+	for _, c := range []struct{ T, dk int }{{512, 64}, {2048, 128}} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		q, k, v := randMat(rng, c.T, c.dk, 0), randMat(rng, c.T, c.dk, 0), randMat(rng, c.T, c.dk, 0)
+		out := randMat(rng, c.T, c.dk, 0)
+		flops := 2 * float64(c.T) * float64(c.T) * float64(2*c.dk) / 2
+		var ws Workspace
+		for _, rows := range []int{96, 192, 288, 384, 512} {
+			for _, keys := range []int{64, 128, 256} {
+				b.Run(fmt.Sprintf("T=S=%d,dk=%d/rows=%d,keys=%d", c.T, c.dk, rows, keys), func(b *testing.B) {
+					setTiles(b, rows, keys)
+					benchISAs(b, func(b *testing.B) {
+						MultiHead(out, q, k, v, 1, true, &ws)
+						b.ResetTimer()
+						c0 := processCPU()
+						for range b.N {
+							MultiHead(out, q, k, v, 1, true, &ws)
+						}
+						if c1 := processCPU(); c0 >= 0 && c1 > c0 {
+							b.ReportMetric(flops*float64(b.N)/float64(c1-c0), "cpu-GFLOP/s")
+						}
+					})
+				})
+			}
+		}
+	}
+}
