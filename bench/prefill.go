@@ -48,7 +48,6 @@ type PrefillInputs struct {
 	ws      attention.Workspace
 	scores  kernels.Matrix // T×S, for the compositions
 	p       []float32
-	peer    any // a PrefillPeer's own buffers
 }
 
 // NewPrefillInputs returns random inputs for s.
