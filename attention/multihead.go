@@ -10,11 +10,12 @@ import (
 
 // Workspace is caller-owned scratch space for [MultiHead] and [GroupedQuery].
 // It holds, for each goroutine a call uses (at most GOMAXPROCS), one block of
-// scores and the products' packing buffers: about bq·bk + bk·(d_k+d_h) +
-// bq·d_k floats for blocks of bq queries and bk keys (attention/DESIGN.md
-// gives the sizes), never the T×S scores. It grows to the largest call seen
-// and is then reused, so calls allocate nothing. The zero value is ready to
-// use; a Workspace is not safe for concurrent use.
+// scores, the running max and sum of its queries and the packing buffers of
+// its two products: about 2·bq·bk + bk·max(d_k, d_h) + 2·bq floats for blocks
+// of bq queries and bk keys (192 and 256: attention/DESIGN.md), never the T×S
+// scores; and d_v + bk floats shared by them. It grows to the largest call
+// seen and is then reused, so calls allocate nothing. The zero value is ready
+// to use; a Workspace is not safe for concurrent use.
 type Workspace struct {
 	tiles           []tileScratch // one per goroutine
 	zeros           []float32     // d_v zeros: Dot(row, zeros) is NaN for a row that is not finite
@@ -66,11 +67,10 @@ var tileSize = struct{ rows, keys int }{rows: 192, keys: 256}
 // attention/DESIGN.md): a weight's relative error
 // (|x_s−max| + n + 4)·u from the softmax becomes (|x_s−max| + 2n + 6b + 4)·u,
 // and the context's γ_{n+1} becomes γ_{n+2b+2} (u = 2⁻²⁴,
-// γ_j = j·u/(1−j·u)). The terms: per block, one rounding of the
-// subtraction of the running max and ≤ 4u of the exponential, and for every
-// later block where the max rises, the factor e^(m_old−m) (its argument's
-// rounding telescopes with the subtraction's into |x_s−max|·u) and one
-// rounding each of the scaled sum and the scaled output; the product's own
+// γ_j = j·u/(1−j·u)). The terms: per block, one rounding of the subtraction
+// of the running max and ≤ 4u of the exponential; for every later block
+// where the max rises, the factor e^(m_old−m) (rounded once) and one
+// rounding each of the scaled sum and the scaled output; the products' own
 // γ_{k+1} per block; the final division (two roundings).
 //
 // Special values follow Attend's: a NaN score makes the row NaN; keys scoring

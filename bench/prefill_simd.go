@@ -10,7 +10,7 @@ import (
 
 func init() {
 	PrefillPeers = append(PrefillPeers, &PrefillPeer{
-		Name: "highway",
+		Name: "highway-sdpa",
 		Note: "nn.MultiHeadSDPAAuto (no pool, causal) on head-major copies of q, k, v made outside the timing; its output copied back to heed's layout inside",
 		Bind: func(in *PrefillInputs) func() {
 			s := in.Shape

@@ -59,8 +59,9 @@ type GemmScratch struct{ buf gemmBuf }
 // panics (with the kernel named "GemmScratch.Gemm"), but never split over
 // goroutines and without the shared buffer pool. It allocates nothing once s
 // has grown to the largest product it has computed: at most
-// (mc + nc + mr·nr)·kc floats for the active micro-kernel's tile mr×nr and
-// blocking sizes (kernels/GEMM.md), and less for small products.
+// (mc + nc)·kc + mr·nr floats for the active micro-kernel's tile mr×nr and
+// blocking sizes (kernels/GEMM.md), about (m + n)·k for an m×n×k product
+// smaller than the blocks.
 func (s *GemmScratch) Gemm(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix) {
 	g, ok := gemmPrepare("GemmScratch.Gemm", transA, transB, alpha, a, b, beta, c)
 	if !ok {
