@@ -365,3 +365,21 @@ func TestGroupedQueryPanics(t *testing.T) {
 		mustPanic(t, c.want, func() { GroupedQuery(c.out, c.q, c.k, c.v, c.heads, c.kv, false, nil) })
 	}
 }
+
+// TestMultiHeadEmpty checks T = 0 (nothing written) and S = 0 (every query
+// sees no key: zero outputs), causal or not.
+func TestMultiHeadEmpty(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, causal := range []bool{false, true} {
+		out := randMat(rng, 3, 4, 1)
+		GroupedQuery(out, randMat(rng, 3, 6, 0), randMat(rng, 0, 3, 0), randMat(rng, 0, 2, 0), 2, 1, causal, nil)
+		for r := range 3 {
+			for _, x := range row(out, r) {
+				if x != 0 || math.Signbit(float64(x)) {
+					t.Fatalf("causal=%v S=0: out row %d = %v, want +0", causal, r, row(out, r))
+				}
+			}
+		}
+		MultiHead(randMat(rng, 0, 4, 0), randMat(rng, 0, 6, 0), randMat(rng, 5, 6, 0), randMat(rng, 5, 4, 0), 2, causal, nil)
+	}
+}
