@@ -2,5 +2,8 @@
 
 package attention
 
-// threadCPU is unavailable here: the cpu-ns/op metric is not reported.
+// threadCPU and processCPU are unavailable here: the CPU-time metrics are not
+// reported.
 func threadCPU() int64 { return -1 }
+
+func processCPU() int64 { return -1 }

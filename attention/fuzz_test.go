@@ -145,43 +145,44 @@ func FuzzBatch(f *testing.F) {
 	})
 }
 
-// FuzzMultiHead checks multi-head attention, causal or not, one head per
-// goroutine or all on one, each output row against the oracle of its head.
+// FuzzMultiHead checks multi-head and grouped-query attention, causal or
+// not, on one goroutine or several, with the default or small blocks, each
+// output row against the oracle of its head with the tiled bound. The count of
+// KV heads is a divisor of the heads chosen by h/8 (all of them: MultiHead);
+// the block sizes by dk/12.
 func FuzzMultiHead(f *testing.F) {
 	f.Add(uint64(1), uint8(1), uint8(1), uint8(1), uint8(1), uint8(1), uint8(0), false, false)
 	f.Add(uint64(2), uint8(5), uint8(9), uint8(4), uint8(3), uint8(3), uint8(1), true, true)
+	f.Add(uint64(3), uint8(20), uint8(33), uint8(16), uint8(5), uint8(11), uint8(2), true, false)
 	f.Fuzz(func(t *testing.T, seed uint64, tq, s, dk, dh, h, isa uint8, causal, parallel bool) {
 		useISA(t, isa)
 		if parallel {
 			setTuning(t, func(t *tuning) { t.multiHeadMinWork = 0 })
 			setProcs(t, 3)
 		}
+		if tiles := [][2]int{{0, 0}, {5, 7}, {1, 3}}[int(dk/12)%3]; tiles[0] > 0 {
+			setTiles(t, tiles[0], tiles[1])
+		}
 		T, S, heads := 1+int(tq)%24, 1+int(s)%40, 1+int(h)%6
-		d, dv := heads*(1+int(dk)%12), heads*(1+int(dh)%12)
-		rng := rand.New(rand.NewPCG(seed, 95))
-		q, k, v := randMat(rng, T, d, rng.IntN(2)), randMat(rng, S, d, rng.IntN(2)), randMat(rng, S, dv, rng.IntN(2))
-		out := randMat(rng, T, dv, 1)
-		MultiHead(out, q, k, v, heads, causal, nil)
-		dkh, dvh := d/heads, dv/heads
-		o := oracle{sc: ScaledDot()}
-		for i := range heads {
-			qi, ki := cols(q, i*dkh, (i+1)*dkh), cols(k, i*dkh, (i+1)*dkh)
-			vi, oi := cols(v, i*dvh, (i+1)*dvh), cols(out, i*dvh, (i+1)*dvh)
-			for r := range T {
-				att := make([]bool, S)
-				for j := range att {
-					att[j] = !causal || j <= r+S-T
-				}
-				// MultiHead returns no weights: those of the equivalent Memory
-				// step are checked with its output row as the context.
-				m := NewMemory(ScaledDot(), ki, vi)
-				m.SetMask(att)
-				weights := make([]float32, S)
-				m.Attend(weights, make([]float32, dvh), row(qi, r))
-				o.checkStep(t, fmt.Sprintf("T=%d S=%d d=%d dv=%d heads=%d causal=%v head %d row %d", T, S, d, dv, heads, causal, i, r),
-					weights, row(oi, r), row(qi, r), ki, vi, att)
+		var divisors []int
+		for kv := 1; kv <= heads; kv++ {
+			if heads%kv == 0 {
+				divisors = append(divisors, kv)
 			}
 		}
+		kv := divisors[len(divisors)-1-int(h/8)%len(divisors)]
+		dkh, dvh := 1+int(dk)%12, 1+int(dh)%12
+		rng := rand.New(rand.NewPCG(seed, 95))
+		q := randMat(rng, T, heads*dkh, rng.IntN(2))
+		k, v := randMat(rng, S, kv*dkh, rng.IntN(2)), randMat(rng, S, kv*dvh, rng.IntN(2))
+		out := randMat(rng, T, heads*dvh, 1)
+		if kv == heads {
+			MultiHead(out, q, k, v, heads, causal, nil)
+		} else {
+			GroupedQuery(out, q, k, v, heads, kv, causal, nil)
+		}
+		checkMultiHead(t, fmt.Sprintf("T=%d S=%d dk=%d dh=%d heads=%d kv=%d causal=%v", T, S, dkh, dvh, heads, kv, causal),
+			out, q, k, v, heads, kv, causal)
 	})
 }
 

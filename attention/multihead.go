@@ -3,21 +3,44 @@ package attention
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/heedml/heed/kernels"
 )
 
-// Workspace is caller-owned scratch space for [MultiHead]: it grows to the
-// largest scores seen (T×S floats per goroutine used, at most GOMAXPROCS) and
-// is then reused, so calls allocate nothing. The zero value is ready to use; a
-// Workspace is not safe for concurrent use.
+// Workspace is caller-owned scratch space for [MultiHead] and [GroupedQuery].
+// It holds, for each goroutine a call uses (at most GOMAXPROCS), one block of
+// scores, the running max and sum of its queries and the packing buffers of
+// its two products: about 2·bq·bk + bk·max(d_k, d_h) + 2·bq floats for blocks
+// of bq queries and bk keys (192 and 256: attention/DESIGN.md), never the T×S
+// scores; and d_v + bk floats shared by them. It grows to the largest call
+// seen and is then reused, so calls allocate nothing. The zero value is ready
+// to use; a Workspace is not safe for concurrent use.
 type Workspace struct {
-	scores             []float32 // parts×T×S
-	out, q, k, v       kernels.Matrix
-	heads, parts, T, S int
-	causal             bool
-	wg                 sync.WaitGroup
+	tiles           []tileScratch // one per goroutine
+	zeros           []float32     // d_v zeros: Dot(row, zeros) is NaN for a row that is not finite
+	ones            []float32     // bk ones: Axpy(−m, ones, x) subtracts m from x
+	out, q, k, v    kernels.Matrix
+	heads, group    int // query heads, query heads per KV head
+	T, S, bq, bk    int
+	qblocks         int
+	causal, vFinite bool // vFinite: every value is finite
+	alpha           float32
+	next            atomic.Int64 // the next job: a head and a block of queries
+	wg              sync.WaitGroup
 }
+
+// tileScratch is one goroutine's share of a Workspace.
+type tileScratch struct {
+	gemm     kernels.GemmScratch
+	scores   []float32 // bq×bk
+	max, sum []float32 // bq: running max and Σ e^(score−max) of each query
+}
+
+// tileSize holds the blocks of the tiled attention: queries per block
+// (rows) and keys per block (keys). Tests shrink them to cross block
+// boundaries on small inputs; attention/DESIGN.md has the measurements.
+var tileSize = struct{ rows, keys int }{rows: 192, keys: 256}
 
 // MultiHead sets out to multi-head scaled dot-product attention of the queries
 // q (T×d), keys k (S×d) and values v (S×d_v) with the given number of heads.
@@ -29,13 +52,37 @@ type Workspace struct {
 //
 // where, if causal, M[t][s] = −∞ for s > t + S − T (query t sees the keys up to
 // its own position, the last query the last key), and M = 0 otherwise. A query
-// that sees no key (T > S, causal) gets a zero output. Each output row is
-// within Memory.Attend's context bound for the scaled-dot step of that row of
-// Q_i against the keys it sees (n = their number), and special values follow
-// Attend's. Only out's T×d_v elements are written; out must not overlap the
-// inputs. ws holds the scores; nil allocates them, otherwise nothing is
-// allocated once ws has grown. The heads may run concurrently on the
-// package's worker goroutines; MultiHead returns when all are done. It panics
+// that sees no key (T > S, causal) gets a zero output.
+//
+// The attention is tiled: for a block of queries, the scores against one
+// block of keys at a time are formed by a matrix product, folded into a
+// running maximum m and sum l = Σ e^(score−m) per query, and their weights'
+// product with the block of values added to the output rows, which are scaled
+// by e^(m_old−m) when the maximum rises; each row is divided by its l at the
+// end. Blocks of keys that no query of the block sees are skipped.
+//
+// Accuracy: each output row is within the bound of the scaled-dot context of
+// Memory.Attend for that row of Q_i against the n keys it sees, with two
+// changes for the b ≤ ⌈n/bk⌉ blocks of keys it meets (the block sizes are in
+// attention/DESIGN.md): a weight's relative error
+// (|x_s−max| + n + 4)·u from the softmax becomes (|x_s−max| + 2n + 6b + 4)·u,
+// and the context's γ_{n+1} becomes γ_{n+2b+2} (u = 2⁻²⁴,
+// γ_j = j·u/(1−j·u)). The terms: per block, one rounding of the subtraction
+// of the running max and ≤ 4u of the exponential; for every later block
+// where the max rises, the factor e^(m_old−m) (rounded once) and one
+// rounding each of the scaled sum and the scaled output; the products' own
+// γ_{k+1} per block; the final division (two roundings).
+//
+// Special values follow Attend's: a NaN score makes the row NaN; keys scoring
+// +Inf share the weight 1 equally; −Inf scores get weight 0; the output is the
+// weighted sum as written over the keys the query sees (a NaN or infinite
+// value times a weight of 0 is NaN), while keys it does not see never enter
+// it, whatever their values.
+//
+// Only out's T×d_v elements are written; out must not overlap the inputs. ws
+// holds the scratch space; nil allocates it, otherwise nothing is allocated
+// once ws has grown. The work is spread over the package's worker goroutines
+// by (head, block of queries); MultiHead returns when all are done. It panics
 // unless heads ≥ 1 divides d and d_v, k and v have the same rows, q and k the
 // same columns, and out is T×d_v.
 func MultiHead(out, q, k, v kernels.Matrix, heads int, causal bool, ws *Workspace) {
@@ -54,41 +101,207 @@ func MultiHead(out, q, k, v kernels.Matrix, heads int, causal bool, ws *Workspac
 	case out.Rows != q.Rows || out.Cols != v.Cols:
 		panicf("%s: out is %d×%d, want T×d_v = %d×%d", name, out.Rows, out.Cols, q.Rows, v.Cols)
 	}
+	ws.attend(out, q, k, v, heads, heads, causal)
+}
+
+// GroupedQuery is [MultiHead] with fewer key/value heads than query heads
+// (grouped-query attention; kvHeads = 1 is multi-query attention). q is
+// T×(heads·d_k), k is S×(kvHeads·d_k), v is S×(kvHeads·d_h) and out is
+// T×(heads·d_h); query head i uses KV head i/(heads/kvHeads), so consecutive
+// query heads share a KV head:
+//
+//	O_i = softmax(Q_i K_jᵀ / √d_k + M) · V_j,   j = i/(heads/kvHeads)
+//
+// with Q_i = q[:, i·d_k:(i+1)·d_k], K_j = k[:, j·d_k:(j+1)·d_k],
+// V_j = v[:, j·d_h:(j+1)·d_h] and O_i = out[:, i·d_h:(i+1)·d_h]. Mask,
+// accuracy, special values, aliasing, allocation and concurrency are
+// MultiHead's; GroupedQuery(out, q, k, v, h, h, causal, ws) is
+// MultiHead(out, q, k, v, h, causal, ws). It panics, before any work, unless
+// kvHeads ≥ 1 divides heads and the shapes agree.
+func GroupedQuery(out, q, k, v kernels.Matrix, heads, kvHeads int, causal bool, ws *Workspace) {
+	const name = "GroupedQuery"
+	checkMatrix(name, "q", q)
+	checkMatrix(name, "k", k)
+	checkMatrix(name, "v", v)
+	checkMatrix(name, "out", out)
+	switch {
+	case kvHeads < 1 || heads < kvHeads || heads%kvHeads != 0:
+		panicf("%s: %d KV heads do not divide %d heads", name, kvHeads, heads)
+	case q.Cols%heads != 0 || v.Cols%kvHeads != 0:
+		panicf("%s: q is %d×%d, v is %d×%d: %d heads do not divide d=%d or %d KV heads d_v=%d", name, q.Rows, q.Cols, v.Rows, v.Cols, heads, q.Cols, kvHeads, v.Cols)
+	case k.Cols != q.Cols/heads*kvHeads || k.Rows != v.Rows:
+		panicf("%s: q is %d×%d, k is %d×%d, v is %d×%d; want q T×(%d·d_k), k S×(%d·d_k), v S×(%d·d_h)", name, q.Rows, q.Cols, k.Rows, k.Cols, v.Rows, v.Cols, heads, kvHeads, kvHeads)
+	case out.Rows != q.Rows || out.Cols != v.Cols/kvHeads*heads:
+		panicf("%s: out is %d×%d, want T×(%d·d_h) = %d×%d", name, out.Rows, out.Cols, heads, q.Rows, v.Cols/kvHeads*heads)
+	}
+	ws.attend(out, q, k, v, heads, kvHeads, causal)
+}
+
+// attend runs a validated call.
+func (ws *Workspace) attend(out, q, k, v kernels.Matrix, heads, kvHeads int, causal bool) {
 	if ws == nil {
 		ws = new(Workspace)
 	}
 	T, S := q.Rows, k.Rows
-	parts := multiHeadWorkers(T*S*(q.Cols+v.Cols), heads)
-	ws.scores = grow(ws.scores, parts*T*S)
+	if T == 0 || out.Cols == 0 {
+		return
+	}
+	dk := q.Cols / heads
+	bq, bk := max(1, tileSize.rows), max(1, tileSize.keys)
+	qblocks := (T + bq - 1) / bq
+	jobs := heads * qblocks
+	parts := multiHeadWorkers(T*S*(q.Cols+out.Cols), jobs)
+	if len(ws.tiles) < parts {
+		ws.tiles = append(ws.tiles, make([]tileScratch, parts-len(ws.tiles))...)
+	}
+	for i := range ws.tiles[:parts] {
+		t := &ws.tiles[i]
+		t.scores = grow(t.scores, bq*bk)
+		t.max = grow(t.max, bq)
+		t.sum = grow(t.sum, bq)
+	}
+	if len(ws.ones) < bk {
+		ws.ones = grow(ws.ones, bk)
+		for i := range ws.ones {
+			ws.ones[i] = 1
+		}
+	}
+	vFinite := true
+	if causal {
+		// Keys a query does not see must not enter its output even when
+		// their values are not finite (0·Inf): the blocks on the diagonal
+		// then take the rows' visible keys one row at a time.
+		ws.zeros = grow(ws.zeros, v.Cols)
+		clear(ws.zeros)
+		for s := range S {
+			if d := kernels.Dot(row(v, s), ws.zeros); d != 0 {
+				vFinite = false
+				break
+			}
+		}
+	}
 	ws.out, ws.q, ws.k, ws.v = out, q, k, v
-	ws.heads, ws.parts, ws.T, ws.S, ws.causal = heads, parts, T, S, causal
+	ws.heads, ws.group, ws.T, ws.S, ws.bq, ws.bk = heads, heads/kvHeads, T, S, bq, bk
+	ws.qblocks, ws.causal, ws.vFinite = qblocks, causal, vFinite
+	ws.alpha = float32(1 / math.Sqrt(float64(dk)))
+	ws.next.Store(0)
 	runParallel(ws, parts, &ws.wg)
 	ws.out, ws.q, ws.k, ws.v = kernels.Matrix{}, kernels.Matrix{}, kernels.Matrix{}, kernels.Matrix{}
 }
 
-// run computes heads p, p+parts, p+2·parts, … with its own T×S scores.
+// run takes jobs until none is left: job j is head j mod heads of query block
+// qblocks−1−j/heads, the blocks with the most keys first (when causal).
 func (ws *Workspace) run(p int) {
-	T, S, q, k, v, out := ws.T, ws.S, ws.q, ws.k, ws.v, ws.out
-	dk, dh := q.Cols/ws.heads, v.Cols/ws.heads
-	scores := kernels.Matrix{Rows: T, Cols: S, Stride: S, Data: ws.scores[p*T*S : (p+1)*T*S]}
-	scale := float32(1 / math.Sqrt(float64(dk)))
-	for i := p; i < ws.heads; i += ws.parts {
-		qi, ki := cols(q, i*dk, (i+1)*dk), cols(k, i*dk, (i+1)*dk)
-		vi, oi := cols(v, i*dh, (i+1)*dh), cols(out, i*dh, (i+1)*dh)
-		kernels.MatVecBatch(scores, ki, qi)
-		for t := range T {
-			n := S
-			if ws.causal {
-				n = min(S, max(0, t+S-T+1))
+	t := &ws.tiles[p]
+	jobs := int64(ws.heads * ws.qblocks)
+	for {
+		j := ws.next.Add(1) - 1
+		if j >= jobs {
+			return
+		}
+		ws.block(t, int(j)%ws.heads, ws.qblocks-1-int(j)/ws.heads)
+	}
+}
+
+// seen returns how many keys query t sees.
+func (ws *Workspace) seen(t int) int {
+	if !ws.causal {
+		return ws.S
+	}
+	return min(ws.S, max(0, t+ws.S-ws.T+1))
+}
+
+// block computes the output rows of query block qb for head i.
+func (ws *Workspace) block(t *tileScratch, i, qb int) {
+	heads := ws.heads
+	dk, dh := ws.q.Cols/heads, ws.out.Cols/heads
+	kv := i / ws.group
+	t0, t1 := qb*ws.bq, min(ws.T, (qb+1)*ws.bq)
+	h := t1 - t0
+	qi := rows(cols(ws.q, i*dk, (i+1)*dk), t0, t1)
+	ki := cols(ws.k, kv*dk, (kv+1)*dk)
+	vi := cols(ws.v, kv*dh, (kv+1)*dh)
+	oi := rows(cols(ws.out, i*dh, (i+1)*dh), t0, t1)
+	mx, sum := t.max[:h], t.sum[:h]
+	ninf := float32(math.Inf(-1))
+	for r := range h {
+		clear(row(oi, r))
+		mx[r], sum[r] = ninf, 0
+	}
+	first, last := ws.seen(t0), ws.seen(t1-1) // keys seen by the first and last query
+	for s0 := 0; s0 < last; s0 += ws.bk {
+		s1 := min(last, s0+ws.bk)
+		w := s1 - s0
+		// Rows before lo see no key of this block (causal): they are left
+		// out of both products.
+		lo := 0
+		if ws.causal {
+			lo = min(h-1, max(0, s0+ws.T-ws.S-t0))
+		}
+		sc := kernels.Matrix{Rows: h - lo, Cols: w, Stride: ws.bk, Data: t.scores[:(h-lo-1)*ws.bk+w]}
+		t.gemm.Gemm(false, true, ws.alpha, rows(qi, lo, h), rows(ki, s0, s1), 0, sc)
+		for r := lo; r < h; r++ {
+			x := row(sc, r-lo)
+			n := min(w, max(0, ws.seen(t0+r)-s0))
+			clear(x[n:])
+			if n > 0 {
+				online(x[:n], ws.ones[:n], &mx[r], &sum[r], row(oi, r))
 			}
-			o := row(oi, t)
-			clear(o)
-			if n == 0 {
-				continue
+		}
+		if s1 <= first || ws.vFinite {
+			t.gemm.Gemm(false, false, 1, sc, rows(vi, s0, s1), 1, rows(oi, lo, h))
+			continue
+		}
+		// Some values are not finite: a query's output takes only the
+		// keys it sees.
+		for r := lo; r < h; r++ {
+			if n := min(w, max(0, ws.seen(t0+r)-s0)); n > 0 {
+				kernels.MatTVec(row(oi, r), rows(vi, s0, s0+n), row(sc, r-lo)[:n])
 			}
-			x := row(scores, t)[:n]
-			kernels.Scale(scale, x)
-			kernels.SoftmaxMatTVec(o, rows(vi, 0, n), x)
 		}
 	}
+	for r := range h {
+		if l := sum[r]; l != 0 {
+			kernels.Scale(float32(1/float64(l)), row(oi, r))
+		}
+	}
+}
+
+// online folds the scores x (ones is as long, all 1) of one query against a block of keys into its
+// running max m and sum l: x becomes the weights e^(x−m') against the new max
+// m', and the output row o accumulated so far is scaled by e^(m−m') when the
+// max rises. Special values: a NaN makes m, l and o NaN; +Inf scores get
+// weight 1 and the others 0 (the softmax's rule, folded the same way); while
+// every score so far is −Inf the weights are 0.
+func online(x, ones []float32, m, l *float32, o []float32) {
+	mOld := *m
+	mNew := max(mOld, kernels.Max(x))
+	switch {
+	case math.IsInf(float64(mNew), -1):
+		clear(x)
+		return
+	case math.IsInf(float64(mNew), 1):
+		for s, v := range x {
+			if math.IsInf(float64(v), 1) {
+				x[s] = 1
+			} else {
+				x[s] = 0
+			}
+		}
+	default:
+		kernels.Axpy(-mNew, ones, x)
+		kernels.Exp(x, x)
+	}
+	add := kernels.Sum(x)
+	switch {
+	case mNew == mOld:
+		*l += add
+	case math.IsInf(float64(mOld), -1):
+		*l = add // o is still zero
+	default:
+		f := float32(math.Exp(float64(mOld) - float64(mNew)))
+		kernels.Scale(f, o)
+		*l = *l*f + add
+	}
+	*m = mNew
 }

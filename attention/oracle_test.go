@@ -87,6 +87,10 @@ type oracle struct {
 	w, w2  kernels.Matrix
 	v      []float32
 	splits int // the step may be split into this many parts (0: not split)
+	// tiled is the keys per block of a tiled (online-softmax) computation
+	// (0: not tiled): MultiHead's bound replaces the softmax's n + 4 by
+	// 2n + 6b + 4 and the context's γ_{n+1} by γ_{n+2b+2}, b = ⌈n/tiled⌉.
+	tiled int
 }
 
 // score returns the exact score of query h against key s and its error bound.
@@ -241,6 +245,11 @@ func (o oracle) step(h []float32, keys, values kernels.Matrix, att []bool) exact
 	if o.splits > 1 {
 		extra = 4 + o.splits
 	}
+	ctxN := r.n + 1 + extra
+	if o.tiled > 0 {
+		b := (r.n + o.tiled - 1) / o.tiled
+		extra, ctxN = r.n+6*b, r.n+2*b+2
+	}
 	grow := math.Exp(2 * r.e)
 	for s := range S {
 		if att[s] {
@@ -258,7 +267,7 @@ func (o oracle) step(h []float32, keys, values kernels.Matrix, att []bool) exact
 				abs += (alpha[s] + r.da[s]) * math.Abs(vj)
 			}
 		}
-		r.c[j], r.dc[j] = c, errA+gamma(r.n+1+extra)*abs+float64(r.n)*eta
+		r.c[j], r.dc[j] = c, errA+gamma(ctxN)*abs+float64(r.n)*eta
 	}
 	return r
 }

@@ -20,7 +20,9 @@
 // goloop.go, gonum.go, vek.go, tphakala.go (pure-Go peers), cgo_peers.go
 // (tag heedcgo), simd_peers.go (GOEXPERIMENT=simd), cases.go (inputs and the
 // work per call), attention.go and decode.go (attention steps; the decode
-// step from memory, Memories in turn), measure.go (round-robin timing on thread CPU time),
+// step from memory, Memories in turn), prefill.go and prefill_simd.go (causal
+// multi-head and grouped-query prefill rows, timed by BenchmarkPrefillPeers),
+// measure.go (round-robin timing on thread CPU time),
 // ceiling.go and internal/roof (streaming and FMA ceilings), run.go, table.go,
 // targets.go, svg.go, svg_ratio.go (the report). peers_test.go checks that every
 // implementation's result matches heed's within the error bounds, so the

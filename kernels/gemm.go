@@ -31,9 +31,56 @@ import (
 // multiply-adds (about 161³) are split over up to GOMAXPROCS goroutines, by
 // blocks of rows and of columns of C. Gemm is safe for concurrent use.
 func Gemm(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix) {
-	a.check("Gemm", "a")
-	b.check("Gemm", "b")
-	c.check("Gemm", "c")
+	g, ok := gemmPrepare("Gemm", transA, transB, alpha, a, b, beta, c)
+	if !ok {
+		return
+	}
+	if g.micro == nil {
+		g.fallback()
+		return
+	}
+	if parts := gemmParts(g.m, g.n, g.k); parts > 1 {
+		g.parallel(parts)
+		return
+	}
+	buf := gemmBufs.Get().(*gemmBuf)
+	g.run(buf)
+	gemmBufs.Put(buf)
+}
+
+// GemmScratch holds the packing buffers of products computed on one
+// goroutine, for callers that run many small products from their own
+// goroutines (a block of tiled attention, say). The zero value is ready to
+// use; a GemmScratch must not be used by two goroutines at once.
+type GemmScratch struct{ buf gemmBuf }
+
+// Gemm is [Gemm] computed entirely on the calling goroutine with the buffers
+// of s: the same product, accuracy, special values, aliasing rules and named
+// panics (with the kernel named "GemmScratch.Gemm"), but never split over
+// goroutines and without the shared buffer pool. It allocates nothing once s
+// has grown to the largest product it has computed: at most
+// (mc + nc)·kc + mr·nr floats for the active micro-kernel's tile mr×nr and
+// blocking sizes (kernels/GEMM.md), about (m + n)·k for an m×n×k product
+// smaller than the blocks.
+func (s *GemmScratch) Gemm(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix) {
+	g, ok := gemmPrepare("GemmScratch.Gemm", transA, transB, alpha, a, b, beta, c)
+	if !ok {
+		return
+	}
+	if g.micro == nil {
+		g.fallback()
+		return
+	}
+	g.run(&s.buf)
+}
+
+// gemmPrepare validates a product, handles the products that need no
+// micro-kernel (empty C, α = 0, k = 0) and returns the others, ok = true, with
+// the active micro-kernel (nil for the fallback).
+func gemmPrepare(name string, transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix) (g gemmOp, ok bool) {
+	a.check(name, "a")
+	b.check(name, "b")
+	c.check(name, "c")
 	m, k := a.Rows, a.Cols
 	if transA {
 		m, k = k, m
@@ -43,29 +90,19 @@ func Gemm(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matri
 		kb, n = n, kb
 	}
 	if kb != k || c.Rows != m || c.Cols != n {
-		panicf("Gemm: op(a) is %d×%d, op(b) is %d×%d, c is %d×%d (transA=%t, transB=%t)",
-			m, k, kb, n, c.Rows, c.Cols, transA, transB)
+		panicf("%s: op(a) is %d×%d, op(b) is %d×%d, c is %d×%d (transA=%t, transB=%t)",
+			name, m, k, kb, n, c.Rows, c.Cols, transA, transB)
 	}
 	if m == 0 || n == 0 {
-		return
+		return g, false
 	}
 	if alpha == 0 || k == 0 {
 		fallback.Gemm(false, false, m, n, 0, 0, nil, 0, nil, 0, beta, c.Data, c.Stride)
-		return
+		return g, false
 	}
-	g := gemmOp{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, beta: beta,
-		a: a.Data, lda: a.Stride, b: b.Data, ldb: b.Stride, c: c.Data, ldc: c.Stride}
-	mk := gemmMicroFor(active)
-	if mk == nil {
-		g.fallback()
-		return
-	}
-	g.micro = mk
-	if parts := gemmParts(m, n, k); parts > 1 {
-		g.parallel(parts)
-		return
-	}
-	g.run()
+	return gemmOp{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, beta: beta,
+		a: a.Data, lda: a.Stride, b: b.Data, ldb: b.Stride, c: c.Data, ldc: c.Stride,
+		micro: gemmMicroFor(active)}, true
 }
 
 // gemmMicro is a register-blocked micro-kernel: it sets the mr×nr block of C
@@ -131,10 +168,9 @@ func grow(s []float32, n int) []float32 {
 // panels, and each mc×kc block of op(A), packed into mr-row panels, every
 // mr×nr tile of C gets one micro-kernel call; the first block of the inner
 // dimension applies β, the later ones add to C.
-func (g *gemmOp) run() {
+func (g *gemmOp) run(buf *gemmBuf) {
 	mk := g.micro
 	mr, nr := mk.mr, mk.nr
-	buf := gemmBufs.Get().(*gemmBuf)
 	kc := min(mk.kc, g.k)
 	mcMax := min(mk.mc, roundUp(g.m, mr))
 	ncMax := min(mk.nc, roundUp(g.n, nr))
@@ -195,7 +231,6 @@ func (g *gemmOp) run() {
 			}
 		}
 	}
-	gemmBufs.Put(buf)
 }
 
 func roundUp(x, m int) int { return (x + m - 1) / m * m }
@@ -295,7 +330,9 @@ func (g *gemmOp) parallel(parts int) {
 		}
 	}
 	if pm*pn <= 1 {
-		g.run()
+		buf := gemmBufs.Get().(*gemmBuf)
+		g.run(buf)
+		gemmBufs.Put(buf)
 		return
 	}
 	job := gemmJobs.Get().(*gemmJob)
@@ -340,7 +377,9 @@ func (j *gemmJob) run(part int) {
 		g.b = g.b[j0:]
 	}
 	g.c = g.c[i0*g.ldc+j0:]
-	g.run()
+	buf := gemmBufs.Get().(*gemmBuf)
+	g.run(buf)
+	gemmBufs.Put(buf)
 }
 
 // scatter sets dst[p·stride] = src[p] for every p. It panics, before writing,

@@ -33,7 +33,7 @@ func TestGemmSplitTrial(t *testing.T) {
 				t0 := time.Now()
 				for j := 0; j < reps; j++ {
 					if parts == 1 {
-						g.run()
+						g.run(&trialBuf)
 					} else {
 						g.parallel(2)
 					}
@@ -46,3 +46,6 @@ func TestGemmSplitTrial(t *testing.T) {
 		t.Logf("n=%4d: one goroutine %v, two %v: speed-up %.2f", n, best[0], best[1], float64(best[0])/float64(best[1]))
 	}
 }
+
+// trialBuf holds the packing buffers of the serial products the trials time.
+var trialBuf gemmBuf

@@ -96,7 +96,7 @@ func checkGemm(t *testing.T, rng *rand.Rand, g gemmCase) {
 	c, cbuf := testMatrix(rng, g.m, g.n, g.pad, g.off, cFill, canary)
 	c0 := append([]float32(nil), c.Data...)
 
-	Gemm(g.ta, g.tb, g.alpha, a, b, g.beta, c)
+	gemmUnderTest(g.ta, g.tb, g.alpha, a, b, g.beta, c)
 
 	for i := 0; i < g.m; i++ {
 		for j := 0; j < g.n; j++ {
@@ -194,6 +194,45 @@ func gemmSweep(kc int) []gemmCase {
 		}
 	}
 	return cases
+}
+
+// gemmUnderTest is the entry checkGemm runs: Gemm, or GemmScratch.Gemm in
+// TestGemmScratch.
+var gemmUnderTest = Gemm
+
+// TestGemmScratch runs the sweep and the scalar crossings through one
+// GemmScratch, reused across all products and ISAs.
+func TestGemmScratch(t *testing.T) {
+	var s GemmScratch
+	gemmUnderTest = s.Gemm
+	defer func() { gemmUnderTest = Gemm }()
+	t.Run("sweep", TestGemmSweep)
+	t.Run("scalars", TestGemmScalars)
+	t.Run("allocs", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(9, 10))
+		forEachISA(t, func(t *testing.T) {
+			for _, n := range []int{37, 200} {
+				a, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
+				b, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
+				c, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
+				f := func() { s.Gemm(false, true, 1, a, b, 0.5, c) }
+				f()
+				if got := testing.AllocsPerRun(20, f); got != 0 {
+					t.Errorf("n=%d: GemmScratch.Gemm allocates %v times per call", n, got)
+				}
+			}
+		})
+	})
+	t.Run("panics", func(t *testing.T) {
+		defer func() {
+			want := "heed/kernels: GemmScratch.Gemm: op(a) is 2×3, op(b) is 4×5, c is 2×5 (transA=false, transB=false)"
+			if r := recover(); r != want {
+				t.Fatalf("panic %v, want %q", r, want)
+			}
+		}()
+		m := func(r, c int) Matrix { return Matrix{Rows: r, Cols: c, Stride: c, Data: make([]float32, r*c)} }
+		s.Gemm(false, false, 1, m(2, 3), m(4, 5), 0, m(2, 5))
+	})
 }
 
 func TestGemmSweep(t *testing.T) {

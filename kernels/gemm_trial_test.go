@@ -46,7 +46,7 @@ func TestGemmTrial(t *testing.T) {
 				g := gemmOp{m: n, n: n, k: n, alpha: 1, a: a.Data, lda: n, b: b.Data, ldb: n, c: c.Data, ldc: n, micro: v.mk}
 				t0 := processCPU()
 				for j := 0; j < reps; j++ {
-					g.run()
+					g.run(&trialBuf)
 				}
 				if d := (processCPU() - t0) / int64(reps); best[i] == 0 || d < best[i] {
 					best[i] = d
