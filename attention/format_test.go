@@ -406,3 +406,27 @@ func TestFormatAppendNoAllocs(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFormat checks a step of a stored Memory (random format, dot-product
+// scorer, shape, mask, ISA and route, built by conversion or Append across
+// its capacity) against the oracle, on the stored values and on the given
+// ones with the storage bound (go test -run '^$' -fuzz '^FuzzFormat$'
+// ./attention).
+func FuzzFormat(f *testing.F) {
+	f.Add(uint64(1), uint8(1), uint8(1), uint8(0), uint8(0), uint8(0), uint8(1), uint8(0), false)
+	f.Add(uint64(2), uint8(130), uint8(33), uint8(1), uint8(2), uint8(1), uint8(2), uint8(1), true)
+	f.Add(uint64(3), uint8(40), uint8(64), uint8(2), uint8(3), uint8(2), uint8(3), uint8(2), true)
+	f.Fuzz(func(t *testing.T, seed uint64, s, d, k, mode, isa, format, route uint8, byAppend bool) {
+		useISA(t, isa)
+		S, dk := 1+int(s)%160, 1+int(d)%72
+		switch route % 3 {
+		case 1:
+			forceSplit(t, 3)
+			setTuning(t, func(t *tuning) { t.contextBlock = 64 })
+		case 2:
+			setTuning(t, func(t *tuning) { t.contextBlock = 100 })
+		}
+		rng := rand.New(rand.NewPCG(seed, 97))
+		testFormatStep(t, rng, allFormats[int(format)%len(allFormats)], storedKinds[int(k)%len(storedKinds)], S, dk, rng.IntN(2) == 0, byAppend, int(mode)%5)
+	})
+}
