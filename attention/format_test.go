@@ -162,8 +162,8 @@ func TestFormatAttend(t *testing.T) {
 				rng := rand.New(rand.NewPCG(7, 17))
 				for _, f := range allFormats {
 					for _, k := range storedKinds {
-						for _, S := range []int{1, 3, 17, 64, 300} {
-							for _, dk := range []int{1, 7, 32, 40, 128} {
+						for _, S := range []int{1, 17, 300} {
+							for _, dk := range []int{1, 40, 128} {
 								for mode := range 5 {
 									testFormatStep(t, rng, f, k, S, dk, rng.IntN(2) == 0, (S+dk+mode)%2 == 0, mode)
 								}
