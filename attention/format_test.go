@@ -430,3 +430,48 @@ func FuzzFormat(f *testing.F) {
 		testFormatStep(t, rng, allFormats[int(format)%len(allFormats)], storedKinds[int(k)%len(storedKinds)], S, dk, rng.IntN(2) == 0, byAppend, int(mode)%5)
 	})
 }
+
+// TestFormatReset checks that Reset on a stored Memory stores the new
+// matrices in its format (growing the capacity when they are longer), as
+// NewMemoryFormat would, and clears the mask and valid length.
+func TestFormatReset(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	for _, f := range allFormats {
+		for _, sep := range []bool{false, true} {
+			k1, v1 := randMat(rng, 20, 33, 1), randMat(rng, 20, 9, 0)
+			k2, v2 := randMat(rng, 70, 33, 2), randMat(rng, 70, 9, 1)
+			if !sep {
+				v1, v2 = kernels.Matrix{}, kernels.Matrix{}
+			}
+			m := NewMemoryFormat(Dot(), f, k1, v1)
+			m.SetMask(make([]bool, 20))
+			m.Reset(k2, v2)
+			want := NewMemoryFormat(Dot(), f, k2, v2)
+			if m.Len() != 70 || m.Cap() < 70 || m.valid != 70 || m.mask != nil {
+				t.Fatalf("%s: after Reset: Len %d Cap %d valid %d mask %v", f, m.Len(), m.Cap(), m.valid, m.mask != nil)
+			}
+			h := randVec(rng, 33)
+			dv := m.ValueDim()
+			w, c, w2, c2 := make([]float32, 70), make([]float32, dv), make([]float32, 70), make([]float32, dv)
+			m.Attend(w, c, h)
+			want.Attend(w2, c2, h)
+			for i := range w {
+				if math.Float32bits(w[i]) != math.Float32bits(w2[i]) {
+					t.Fatalf("%s sep=%v: weights[%d] %v after Reset, %v by NewMemoryFormat", f, sep, i, w[i], w2[i])
+				}
+			}
+			for j := range c {
+				if math.Float32bits(c[j]) != math.Float32bits(c2[j]) {
+					t.Fatalf("%s sep=%v: context[%d] %v after Reset, %v by NewMemoryFormat", f, sep, j, c[j], c2[j])
+				}
+			}
+			other := kernels.Matrix{} // the values are the keys
+			if !sep {
+				other = randMat(rng, 70, 9, 0)
+			}
+			if msg := panicMessage(func() { m.Reset(k2, other) }); !strings.Contains(msg, "Reset: a stored Memory keeps its values and keys shared or apart as built") {
+				t.Fatalf("%s sep=%v: Reset with the other sharing: panic %q", f, sep, msg)
+			}
+		}
+	}
+}
