@@ -122,6 +122,9 @@ func (m *Memory) SetValid(n int) {
 // Append).
 func (m *Memory) SetMask(mask []bool) {
 	if mask != nil && len(mask) != m.keys.Rows && len(mask) != m.Cap() {
+		if m.st == nil {
+			panicf("%s: len(mask)=%d, want S=%d", m.sc, len(mask), m.keys.Rows)
+		}
 		panicf("%s: len(mask)=%d, want S=%d or Cap=%d", m.sc, len(mask), m.keys.Rows, m.Cap())
 	}
 	m.mask = mask
