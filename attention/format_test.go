@@ -160,10 +160,14 @@ func TestFormatAttend(t *testing.T) {
 			}
 			forEachISA(t, func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(7, 17))
+				sizes, dims := []int{1, 17, 300}, []int{1, 40, 128}
+				if testing.Short() { // under emulation
+					sizes, dims = []int{17, 300}, []int{40}
+				}
 				for _, f := range allFormats {
 					for _, k := range storedKinds {
-						for _, S := range []int{1, 17, 300} {
-							for _, dk := range []int{1, 40, 128} {
+						for _, S := range sizes {
+							for _, dk := range dims {
 								for mode := range 5 {
 									testFormatStep(t, rng, f, k, S, dk, rng.IntN(2) == 0, (S+dk+mode)%2 == 0, mode)
 								}
