@@ -2,6 +2,7 @@ package attention
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/heedml/heed/kernels"
 )
@@ -45,20 +46,7 @@ func (f Format) String() string {
 	if int(f) < len(formatNames) {
 		return formatNames[f]
 	}
-	return "Format(" + itoa(int(f)) + ")"
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for ; n > 0; n /= 10 {
-		i--
-		b[i] = byte('0' + n%10)
-	}
-	return string(b[i:])
+	return "Format(" + strconv.Itoa(int(f)) + ")"
 }
 
 // rowBytes returns the bytes a row of cols elements occupies in format f.
