@@ -13,9 +13,11 @@ import (
 // the scratch space of its calls. Build it once per sequence, or Reset it to
 // reuse its buffers.
 //
-// The keys and values are referenced, not copied: they must not change while
-// the Memory is in use (call Reset after changing them). A Memory is not safe
-// for concurrent use; distinct Memories are independent.
+// NewMemory references the keys and values, not copies: they must not change
+// while the Memory is in use (call Reset after changing them). NewCache and
+// NewMemoryFormat store them instead, in a chosen Format, with room reserved
+// for Append. A Memory is not safe for concurrent use; distinct Memories are
+// independent.
 type Memory struct {
 	sc     Scorer
 	keys   kernels.Matrix
@@ -33,6 +35,8 @@ type Memory struct {
 	many    bool // AttendMany has run since Reset
 
 	sameValues bool // the values are the keys
+
+	st *store // NewCache, NewMemoryFormat: the stored keys and values (format.go); nil for NewMemory
 
 	q  []float32 // a step's query-side vector (scaled or unit query, Wᵀh or W₁h)
 	qm []float32 // AttendMany's projected queries
@@ -57,9 +61,15 @@ func NewMemory(sc Scorer, keys, values kernels.Matrix) *Memory {
 // Reset prepares the Memory for another sequence with the same scorer, as
 // NewMemory does, reusing its buffers (it allocates only when they are too
 // small). It clears the mask, makes every key attended and drops the Vᵀ and
-// Kᵀ caches.
-// It panics as NewMemory does.
+// Kᵀ caches. It panics as NewMemory does. On a Memory built by NewCache or
+// NewMemoryFormat, Reset stores keys and values in its format instead,
+// replacing the stored ones and growing its capacity if needed (allocating
+// then); the values are the keys only if they were at construction.
 func (m *Memory) Reset(keys, values kernels.Matrix) {
+	if m.st != nil {
+		m.resetStored(keys, values)
+		return
+	}
 	name := m.sc.String()
 	checkMatrix(name, "keys", keys)
 	if values.Rows == 0 && values.Cols == 0 && values.Data == nil {
@@ -110,10 +120,14 @@ func (m *Memory) SetValid(n int) {
 // below the valid length). nil clears it. The slice is referenced, so its
 // contents may change between steps. Masked keys get weight exactly 0; their
 // values are still multiplied by that 0 and should be finite. It panics unless
-// mask is nil or has length S.
+// mask is nil or has length S or Cap (a mask of Cap keys stays valid across
+// Append).
 func (m *Memory) SetMask(mask []bool) {
-	if mask != nil && len(mask) != m.keys.Rows {
-		panicf("%s: len(mask)=%d, want S=%d", m.sc, len(mask), m.keys.Rows)
+	if mask != nil && len(mask) != m.keys.Rows && len(mask) != m.Cap() {
+		if m.st == nil {
+			panicf("%s: len(mask)=%d, want S=%d", m.sc, len(mask), m.keys.Rows)
+		}
+		panicf("%s: len(mask)=%d, want S=%d or Cap=%d", m.sc, len(mask), m.keys.Rows, m.Cap())
 	}
 	m.mask = mask
 }
@@ -152,7 +166,7 @@ func (m *Memory) rowScores(dst, qv []float32, lo int) {
 		kernels.MatVec(dst, rows(m.keys, lo, hi), qv)
 		m.cosineScores(dst, qv, lo)
 	default:
-		kernels.MatVec(dst, rows(m.keys, lo, hi), qv)
+		m.matVec(dst, qv, lo)
 	}
 }
 

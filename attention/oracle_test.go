@@ -91,10 +91,28 @@ type oracle struct {
 	// (0: not tiled): MultiHead's bound replaces the softmax's n + 4 by
 	// 2n + 6b + 4 and the context's γ_{n+1} by γ_{n+2b+2}, b = ⌈n/tiled⌉.
 	tiled int
+
+	// Stored keys and values (format_test.go): rounds is the extra roundings
+	// per score and context term of the format's kernels (2 for Q8's scale),
+	// store the format whose storage rounding of the given float32 keys and
+	// values is added to the bounds (Float32: none, the matrices are what
+	// the kernels read).
+	rounds int
+	store  Format
 }
 
 // score returns the exact score of query h against key s and its error bound.
 func (o oracle) score(h []float32, keys kernels.Matrix, s int) (x, bound float64) {
+	x, bound = o.score32(h, keys, s)
+	if o.store != Float32 {
+		e := o.storeScore(h, keys, s)
+		bound += (1+gamma(keys.Cols+o.rounds+4))*e + float64(keys.Cols)*eta
+	}
+	return x, bound
+}
+
+// score32 is score for the float32 computation on keys as given.
+func (o oracle) score32(h []float32, keys kernels.Matrix, s int) (x, bound float64) {
 	d := keys.Cols
 	switch o.sc.kind {
 	case kindDot, kindScaled:
@@ -105,10 +123,10 @@ func (o oracle) score(h []float32, keys kernels.Matrix, s int) (x, bound float64
 			abs += math.Abs(p)
 		}
 		if o.sc.kind == kindDot {
-			return x, gamma(d)*abs + float64(d)*eta
+			return x, gamma(d+o.rounds)*abs + float64(d)*eta
 		}
 		c := 1 / math.Sqrt(float64(d))
-		return x * c, gamma(d+2)*abs*c + float64(d+2)*eta
+		return x * c, gamma(d+2+o.rounds)*abs*c + float64(d+2)*eta
 	case kindCosine:
 		var abs, hh, kk float64
 		for i := range d {
@@ -133,7 +151,7 @@ func (o oracle) score(h []float32, keys kernels.Matrix, s int) (x, bound float64
 				abs += math.Abs(p)
 			}
 		}
-		return x, gamma(dq+dk+4)*abs + float64(dq+dk)*eta*(1+maxAbs(keys, s))
+		return x, gamma(dq+dk+4+o.rounds)*abs + float64(dq+dk)*eta*(1+maxAbs(keys, s))
 	case kindAdditive:
 		da, dq := o.w.Rows, o.w.Cols
 		var errSum, absVT float64
@@ -267,7 +285,16 @@ func (o oracle) step(h []float32, keys, values kernels.Matrix, att []bool) exact
 				abs += (alpha[s] + r.da[s]) * math.Abs(vj)
 			}
 		}
-		r.c[j], r.dc[j] = c, errA+gamma(ctxN)*abs+float64(r.n)*eta
+		r.c[j], r.dc[j] = c, errA+gamma(ctxN+o.rounds)*abs+float64(r.n)*eta
+		if o.store != Float32 {
+			var es float64
+			for s := range S {
+				if att[s] {
+					es += (alpha[s] + r.da[s]) * storeErr(o.store, values, s, j)
+				}
+			}
+			r.dc[j] += (1+gamma(ctxN+o.rounds))*es + float64(r.n)*eta
+		}
 	}
 	return r
 }

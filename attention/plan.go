@@ -89,6 +89,9 @@ type plan struct {
 // on the Memory's current state. Its arguments are already validated.
 func (m *Memory) plan(c call, B int) plan {
 	t := &tune
+	if c == callMany && B > 1 && m.narrow() {
+		panicf("%s: AttendMany with %d queries: keys stored as %s are read by Attend only (call it per query)", m.sc, B, m.st.f)
+	}
 	if c == callMany && B > 1 {
 		if !m.anyAttended() {
 			return plan{route: routeNone}
@@ -110,19 +113,46 @@ func (m *Memory) plan(c call, B int) plan {
 	if c == callScores {
 		return plan{route: routeScores}
 	}
+	vr := m.valueRowBytes()
 	if c == callAttend {
 		if parts := m.splitParts(n); parts > 1 {
-			return plan{route: routeSplit, block: blockRows(t.contextBlock, m.values.Stride), parts: parts, workers: min(procs(), parts), stream: m.streams()}
+			return plan{route: routeSplit, block: max(1, t.contextBlock/vr), parts: parts, workers: min(procs(), parts), stream: m.streams()}
 		}
 	}
-	vb := n * m.values.Stride * 4 // bytes of the attended values
+	vb := n * vr // bytes of the attended values
+	if m.narrow() {
+		// Stored keys and values: the format's streaming step reads each row
+		// once at any length; no panel kernel takes them.
+		if c != callPlain && m.streams() {
+			return plan{route: routeStream}
+		}
+		return plan{route: routeBlocked, block: max(1, t.contextBlock/vr)}
+	}
 	if c != callPlain && vb > t.streamMin && m.streams() {
 		return plan{route: routeStream}
 	}
 	if vb <= t.contextBlock {
 		return plan{route: routePanel}
 	}
-	return plan{route: routeBlocked, block: blockRows(t.contextBlock, m.values.Stride)}
+	return plan{route: routeBlocked, block: max(1, t.contextBlock/vr)}
+}
+
+// keyRowBytes returns the bytes a key row occupies in memory: its stride in
+// float32, its row in a narrow format.
+func (m *Memory) keyRowBytes() int {
+	if m.narrow() {
+		return m.st.f.rowBytes(m.keys.Cols)
+	}
+	return 4 * m.keys.Stride
+}
+
+// valueRowBytes returns the bytes a value row occupies in memory, at least 1
+// (4 for float32, as blockRows counts).
+func (m *Memory) valueRowBytes() int {
+	if m.narrow() {
+		return max(1, m.st.f.rowBytes(m.values.Cols))
+	}
+	return 4 * max(1, m.values.Stride)
 }
 
 // dotPanel reports, without planning, whether plan(callAttend) is
@@ -133,7 +163,7 @@ func (m *Memory) plan(c call, B int) plan {
 func (m *Memory) dotPanel() bool {
 	n, t := m.valid, &tune
 	return m.sc.kind == kindDot && m.mask == nil && n == m.keys.Rows && n > 0 && n < 2*t.splitMinRows &&
-		n*m.values.Stride*4 <= min(t.contextBlock, t.streamMin)
+		n*m.values.Stride*4 <= min(t.contextBlock, t.streamMin) && !m.narrow()
 }
 
 // blockRows returns the rows of a matrix with the given stride that fit in
@@ -141,12 +171,13 @@ func (m *Memory) dotPanel() bool {
 func blockRows(bytes, stride int) int { return max(1, bytes/(4*max(stride, 1))) }
 
 // streams reports whether a step's context can be formed in the same pass
-// over the keys as its scores (DotSoftmaxMatTVec): the values are the keys,
-// the score is the keys' dot product with the prepared query (Dot, ScaledDot,
-// General), and no key is masked.
+// over the keys as its scores (DotSoftmaxMatTVec, or a narrow format's, which
+// takes keys and values apart): the values are the keys or are stored in a
+// narrow format, the score is the keys' dot product with the prepared query
+// (Dot, ScaledDot, General), and no key is masked.
 func (m *Memory) streams() bool {
 	k := m.sc.kind
-	return m.sameValues && m.mask == nil && (k == kindDot || k == kindScaled || k == kindGeneral)
+	return (m.sameValues || m.narrow()) && m.mask == nil && (k == kindDot || k == kindScaled || k == kindGeneral)
 }
 
 // splitParts returns how many parts the n attended keys of a step are split
@@ -159,7 +190,7 @@ func (m *Memory) splitParts(n int) int {
 	t := &tune
 	parts := 1
 	if m.sameValues && m.sc.kind != kindAdditive && !m.streams() { // Additive scores read K, not the keys
-		if b := n * m.keys.Stride * 4; b > 4*t.chunkBytes {
+		if b := n * m.keyRowBytes(); b > 4*t.chunkBytes {
 			parts = min(n, (b+t.chunkBytes-1)/t.chunkBytes)
 		}
 	}

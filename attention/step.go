@@ -127,16 +127,19 @@ func (m *Memory) scoreContext(p plan, weights, context, h []float32) {
 func (m *Memory) addContext(ctx, x []float32, lo, blk int) {
 	hi := lo + len(x)
 	for hi-lo > blk {
-		kernels.MatTVec(ctx, rows(m.values, hi-blk, hi), x[hi-blk-lo:hi-lo])
+		m.matTVec(ctx, x[hi-blk-lo:hi-lo], hi-blk)
 		hi -= blk
 	}
-	kernels.MatTVec(ctx, rows(m.values, lo, hi), x[:hi-lo])
+	m.matTVec(ctx, x[:hi-lo], lo)
 }
 
 // stream runs DotSoftmaxMatTVec over keys [lo, lo+len(x)) from the empty
 // state: the scores in x, their unnormalised context added to ctx. It reports
 // false when a score is not finite.
 func (m *Memory) stream(ctx, x, qv []float32, lo int) (kernels.SoftmaxState, bool) {
+	if m.narrow() {
+		return m.streamNarrow(ctx, x, qv, lo)
+	}
 	st := kernels.SoftmaxState{Max: float32(math.Inf(-1))}
 	ok := kernels.DotSoftmaxMatTVec(ctx, x, rows(m.keys, lo, lo+len(x)), qv, &st)
 	return st, ok
