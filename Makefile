@@ -30,7 +30,9 @@ test-purego:
 	HEED_REQUIRE_ISA=generic $(GO) test -tags purego ./...
 
 # qemu steps: skipped with a message where qemu is missing, a failure under CI.
-# Emulation is slow, so they get a longer per-package timeout than go test's 10m.
+# Emulation is slow, so they get a longer per-package timeout than go test's 10m,
+# and -short: tests whose inputs only repeat what the native run checks take
+# fewer shapes there (each says so where it reads testing.Short).
 define need
 	@if ! command -v $(1) >/dev/null; then \
 		if [ -n "$(CI)" ]; then echo "FAIL: $(1) not installed (CI requires it)"; exit 1; fi; \
@@ -40,10 +42,10 @@ define need
 endef
 
 test-arm64:
-	$(call need,$(QEMU_ARM),arm64 tests,GOARCH=arm64 HEED_REQUIRE_ISA=$(ARM_ISAS) $(GO) test -timeout 40m -exec $(QEMU_ARM) ./...)
+	$(call need,$(QEMU_ARM),arm64 tests,GOARCH=arm64 HEED_REQUIRE_ISA=$(ARM_ISAS) $(GO) test -short -timeout 40m -exec $(QEMU_ARM) ./...)
 
 test-haswell:
-	$(call need,qemu-x86_64,Haswell (AVX2-only) tests,HEED_REQUIRE_ISA=generic$(comma)avx2 HEED_TEST_ISAS=avx2 $(GO) test -timeout 40m -exec '$(QEMU_X86)' ./... 2>&1 | grep -v '^qemu-x86_64: warning: TCG' ; exit $${PIPESTATUS[0]})
+	$(call need,qemu-x86_64,Haswell (AVX2-only) tests,HEED_REQUIRE_ISA=generic$(comma)avx2 HEED_TEST_ISAS=avx2 $(GO) test -short -timeout 40m -exec '$(QEMU_X86)' ./... 2>&1 | grep -v '^qemu-x86_64: warning: TCG' ; exit $${PIPESTATUS[0]})
 
 test-generated:
 	cd asmgen && $(GO) test ./...

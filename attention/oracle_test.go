@@ -3,6 +3,9 @@ package attention
 import (
 	"math"
 	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/heedml/heed/kernels"
@@ -39,12 +42,28 @@ const eta = 0x1p-149
 // on weights whose exact value is subnormal (the exponential underflows).
 const tiny = 0x1p-126
 
-// forEachISA runs f as a subtest under every ISA this CPU supports.
+// forEachISA runs f as a subtest under every ISA this CPU supports, or only
+// those HEED_TEST_ISAS names (comma-separated) when it is set: make test runs
+// the suite under qemu's Haswell with HEED_TEST_ISAS=avx2, since the generic
+// path there is the Go code the native run has already tested.
 func forEachISA(t *testing.T, f func(t *testing.T)) {
 	t.Helper()
 	prev := kernels.Active()
 	defer kernels.Use(prev)
-	for _, isa := range kernels.Supported() {
+	isas := kernels.Supported()
+	if only := os.Getenv("HEED_TEST_ISAS"); only != "" {
+		isas = nil
+		for _, name := range strings.Split(only, ",") {
+			isa, err := kernels.ParseISA(name)
+			if err != nil {
+				t.Fatalf("HEED_TEST_ISAS=%q: %v", only, err)
+			}
+			if slices.Contains(kernels.Supported(), isa) {
+				isas = append(isas, isa)
+			}
+		}
+	}
+	for _, isa := range isas {
 		if err := kernels.Use(isa); err != nil {
 			t.Fatal(err)
 		}
