@@ -174,22 +174,69 @@ func matTVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
 
 func expShift(w, s []float32, m float32) float32 { return expShiftGo(w, s, m) }
 
-// The decoder-step families (Sigmoid, Log, LogSoftmax, AddConstTo, TopK's
-// scan): pure Go.
+// The decoder-step families (Sigmoid, Log, LogSoftmax, TopK's scan): pure
+// Go; AddConstTo is NEON.
 
 func sigmoid(dst, x []float32)    { fallback.Sigmoid(dst, x) }
 func log(dst, x []float32)        { fallback.Log(dst, x) }
 func logSoftmax(dst, x []float32) { fallback.LogSoftmax(dst, x) }
 
-func addConstTo(dst []float32, c float32, x []float32) { fallback.AddConstTo(dst, c, x) }
+func addConstTo(dst []float32, c float32, x []float32) {
+	if active == NEON {
+		addConstToNEON(dst, c, x)
+		return
+	}
+	fallback.AddConstTo(dst, c, x)
+}
 
 func firstAbove(x []float32, t float32) int { return firstAboveBlocks(x, t) }
 
-// The element-wise kernels: pure Go.
+// The element-wise kernels.
 
-func scaleTo(dst []float32, alpha float32, x []float32)   { fallback.ScaleTo(dst, alpha, x) }
-func axpyTo(dst []float32, alpha float32, x, y []float32) { fallback.AxpyTo(dst, alpha, x, y) }
-func add(dst, x, y []float32)                             { fallback.Add(dst, x, y) }
-func sub(dst, x, y []float32)                             { fallback.Sub(dst, x, y) }
-func mul(dst, x, y []float32)                             { fallback.Mul(dst, x, y) }
-func div(dst, x, y []float32)                             { fallback.Div(dst, x, y) }
+func scaleTo(dst []float32, alpha float32, x []float32) {
+	if active == NEON {
+		scaleToNEON(dst, alpha, x)
+		return
+	}
+	fallback.ScaleTo(dst, alpha, x)
+}
+
+func axpyTo(dst []float32, alpha float32, x, y []float32) {
+	if active == NEON {
+		axpyToNEON(dst, alpha, x, y)
+		return
+	}
+	fallback.AxpyTo(dst, alpha, x, y)
+}
+
+func add(dst, x, y []float32) {
+	if active == NEON {
+		addNEON(dst, x, y)
+		return
+	}
+	fallback.Add(dst, x, y)
+}
+
+func sub(dst, x, y []float32) {
+	if active == NEON {
+		subNEON(dst, x, y)
+		return
+	}
+	fallback.Sub(dst, x, y)
+}
+
+func mul(dst, x, y []float32) {
+	if active == NEON {
+		mulNEON(dst, x, y)
+		return
+	}
+	fallback.Mul(dst, x, y)
+}
+
+func div(dst, x, y []float32) {
+	if active == NEON {
+		divNEON(dst, x, y)
+		return
+	}
+	fallback.Div(dst, x, y)
+}
