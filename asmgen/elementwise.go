@@ -15,10 +15,10 @@ type binOp struct {
 	kernel string // assembly name before the ISA suffix
 	sig    string // Go signature
 	what   string // the doc's formula
-	alpha  bool   // has a float32 parameter named alpha
+	param  string // the name of its float32 parameter, if any
 	unary  bool   // reads x only
 	// vec sets v = f(x, y) for whole vectors; x and y are memory or vector
-	// operands, a the broadcast alpha (nil without one).
+	// operands, a the broadcast parameter (nil without one).
 	vec func(a VecVirtual, x, y Op, v VecVirtual)
 	// scalar does the same in lane 0 of the XMM v, from x and y in lane 0
 	// of XMM registers (QEMU emulates some scalar memory operands as 16-byte
@@ -43,13 +43,13 @@ func scalarOp(op func(y, x, dst Op)) func(a, x, y, v VecVirtual) {
 var binOps = []binOp{
 	{
 		kernel: "scaleTo", sig: "func(dst []float32, alpha float32, x []float32)",
-		what: "alpha·x[i]", alpha: true, unary: true,
+		what: "alpha·x[i]", param: "alpha", unary: true,
 		vec:    func(a VecVirtual, x, _ Op, v VecVirtual) { asm.VMULPS(x, a, v) },
 		scalar: func(a, x, _, v VecVirtual) { asm.VMULSS(x, a.AsX(), v) },
 	},
 	{
 		kernel: "axpyTo", sig: "func(dst []float32, alpha float32, x, y []float32)",
-		what: "alpha·x[i] + y[i] (fused, rounded once)", alpha: true,
+		what: "alpha·x[i] + y[i] (fused, rounded once)", param: "alpha",
 		vec: func(a VecVirtual, x, y Op, v VecVirtual) {
 			asm.VMOVUPS(y, v)
 			asm.VFMADD231PS(x, a, v)
@@ -58,6 +58,12 @@ var binOps = []binOp{
 			asm.VMOVAPS(y, v)
 			asm.VFMADD231SS(x, a.AsX(), v)
 		},
+	},
+	{
+		kernel: "addConstTo", sig: "func(dst []float32, c float32, x []float32)",
+		what: "x[i] + c", param: "c", unary: true,
+		vec:    func(c VecVirtual, x, _ Op, v VecVirtual) { asm.VADDPS(x, c, v) },
+		scalar: func(c, x, _, v VecVirtual) { asm.VADDSS(c.AsX(), x, v) },
 	},
 	{
 		kernel: "add", sig: "func(dst, x, y []float32)", what: "x[i] + y[i]",
@@ -110,8 +116,8 @@ func genBinOp(s *isa, op binOp) {
 	asm.Doc(name + " sets dst[i] = " + op.what + " for i < len(x); " + alias)
 	s = evexYMM(s)
 	var a VecVirtual
-	if op.alpha {
-		a = s.broadcast("alpha")
+	if op.param != "" {
+		a = s.broadcast(op.param)
 	}
 	dst := load(asm.Param("dst").Base())
 	x := load(asm.Param("x").Base())

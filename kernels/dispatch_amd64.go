@@ -643,18 +643,6 @@ func logSoftmax(dst, x []float32) {
 	}
 }
 
-// addConstTo is dst = (x − (−c)) − 0, the same bits as x + c.
-func addConstTo(dst []float32, c float32, x []float32) {
-	switch active {
-	case AVX512:
-		shift2AVX512(dst, x, -c, 0)
-	case AVX2:
-		shift2AVX2(dst, x, -c, 0)
-	default:
-		fallback.AddConstTo(dst, c, x)
-	}
-}
-
 // The element-wise kernels: dual-width on AVX-512, like scale and axpy.
 
 func scaleTo(dst []float32, alpha float32, x []float32) {
@@ -669,6 +657,21 @@ func scaleTo(dst []float32, alpha float32, x []float32) {
 		scaleToAVX2(dst, alpha, x)
 	default:
 		fallback.ScaleTo(dst, alpha, x)
+	}
+}
+
+func addConstTo(dst []float32, c float32, x []float32) {
+	switch active {
+	case AVX512:
+		if zmm() {
+			addConstToAVX512Z(dst, c, x)
+		} else {
+			addConstToAVX512(dst, c, x)
+		}
+	case AVX2:
+		addConstToAVX2(dst, c, x)
+	default:
+		fallback.AddConstTo(dst, c, x)
 	}
 }
 

@@ -479,6 +479,223 @@ axpyToDone:
 	VZEROUPPER
 	RET
 
+// func addConstToAVX2(dst []float32, c float32, x []float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·addConstToAVX2(SB), NOSPLIT, $0-56
+	MOVSS        c+24(FP), X0
+	VBROADCASTSS X0, Y0
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         x_base+32(FP), CX
+	MOVQ         x_len+40(FP), DX
+	CMPQ         DX, $0x00000008
+	JB           addConstToScalar
+	VADDPS       -32(CX)(DX*4), Y0, Y1
+	LEAQ         -32(AX)(DX*4), BX
+	MOVQ         DX, SI
+	SHRQ         $0x05, SI
+	JZ           addConstToHalf
+
+addConstToBlock:
+	VADDPS  (CX), Y0, Y2
+	VMOVUPS Y2, (AX)
+	VADDPS  32(CX), Y0, Y2
+	VMOVUPS Y2, 32(AX)
+	VADDPS  64(CX), Y0, Y2
+	VMOVUPS Y2, 64(AX)
+	VADDPS  96(CX), Y0, Y2
+	VMOVUPS Y2, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	DECQ    SI
+	JNZ     addConstToBlock
+
+addConstToHalf:
+	ANDQ    $0x0000001f, DX
+	JZ      addConstToWhole
+	TESTQ   $0x00000010, DX
+	JZ      addConstToSingle
+	VADDPS  (CX), Y0, Y2
+	VMOVUPS Y2, (AX)
+	VADDPS  32(CX), Y0, Y2
+	VMOVUPS Y2, 32(AX)
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000040, CX
+	ANDQ    $0x0000000f, DX
+
+addConstToSingle:
+	MOVQ DX, SI
+	SHRQ $0x03, SI
+	JZ   addConstToRest
+
+addConstToSingleLoop:
+	VADDPS  (CX), Y0, Y2
+	VMOVUPS Y2, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	DECQ    SI
+	JNZ     addConstToSingleLoop
+
+addConstToRest:
+	ANDQ $0x00000007, DX
+
+addConstToWhole:
+	JZ      addConstToDone
+	VMOVUPS Y1, (BX)
+
+addConstToDone:
+	VZEROUPPER
+	RET
+
+addConstToScalar:
+	TESTQ DX, DX
+	JZ    addConstToDone
+
+addConstToScalarLoop:
+	VMOVSS (CX), X1
+	VADDSS X0, X1, X1
+	VMOVSS X1, (AX)
+	ADDQ   $0x00000004, AX
+	ADDQ   $0x00000004, CX
+	DECQ   DX
+	JNZ    addConstToScalarLoop
+	JMP    addConstToDone
+
+// func addConstToAVX512(dst []float32, c float32, x []float32)
+// Requires: AVX, AVX2, AVX512F, AVX512VL, BMI2, SSE
+TEXT ·addConstToAVX512(SB), NOSPLIT, $0-56
+	MOVSS        c+24(FP), X0
+	VBROADCASTSS X0, Y0
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         x_base+32(FP), CX
+	MOVQ         x_len+40(FP), DX
+	MOVQ         DX, BX
+	SHRQ         $0x05, BX
+	JZ           addConstToHalf
+
+addConstToBlock:
+	VADDPS  (CX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	VADDPS  32(CX), Y0, Y1
+	VMOVUPS Y1, 32(AX)
+	VADDPS  64(CX), Y0, Y1
+	VMOVUPS Y1, 64(AX)
+	VADDPS  96(CX), Y0, Y1
+	VMOVUPS Y1, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	DECQ    BX
+	JNZ     addConstToBlock
+
+addConstToHalf:
+	ANDQ    $0x0000001f, DX
+	JZ      addConstToWhole
+	TESTQ   $0x00000010, DX
+	JZ      addConstToSingle
+	VADDPS  (CX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	VADDPS  32(CX), Y0, Y1
+	VMOVUPS Y1, 32(AX)
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000040, CX
+	ANDQ    $0x0000000f, DX
+
+addConstToSingle:
+	MOVQ DX, BX
+	SHRQ $0x03, BX
+	JZ   addConstToRest
+
+addConstToSingleLoop:
+	VADDPS  (CX), Y0, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	DECQ    BX
+	JNZ     addConstToSingleLoop
+
+addConstToRest:
+	ANDQ $0x00000007, DX
+
+addConstToWhole:
+	JZ        addConstToDone
+	MOVL      $0x0000ffff, BX
+	BZHIL     DX, BX, BX
+	KMOVW     BX, K1
+	VMOVUPS.Z (CX), K1, Y1
+	VADDPS    Y1, Y0, Y0
+	VMOVUPS   Y0, K1, (AX)
+
+addConstToDone:
+	VZEROUPPER
+	RET
+
+// func addConstToAVX512Z(dst []float32, c float32, x []float32)
+// Requires: AVX, AVX512F, BMI2, SSE
+TEXT ·addConstToAVX512Z(SB), NOSPLIT, $0-56
+	MOVSS        c+24(FP), X0
+	VBROADCASTSS X0, Z0
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         x_base+32(FP), CX
+	MOVQ         x_len+40(FP), DX
+	MOVQ         DX, BX
+	SHRQ         $0x06, BX
+	JZ           addConstToHalf
+
+addConstToBlock:
+	VADDPS  (CX), Z0, Z1
+	VMOVUPS Z1, (AX)
+	VADDPS  64(CX), Z0, Z1
+	VMOVUPS Z1, 64(AX)
+	VADDPS  128(CX), Z0, Z1
+	VMOVUPS Z1, 128(AX)
+	VADDPS  192(CX), Z0, Z1
+	VMOVUPS Z1, 192(AX)
+	ADDQ    $0x00000100, AX
+	ADDQ    $0x00000100, CX
+	DECQ    BX
+	JNZ     addConstToBlock
+
+addConstToHalf:
+	ANDQ    $0x0000003f, DX
+	JZ      addConstToWhole
+	TESTQ   $0x00000020, DX
+	JZ      addConstToSingle
+	VADDPS  (CX), Z0, Z1
+	VMOVUPS Z1, (AX)
+	VADDPS  64(CX), Z0, Z1
+	VMOVUPS Z1, 64(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	ANDQ    $0x0000001f, DX
+
+addConstToSingle:
+	MOVQ DX, BX
+	SHRQ $0x04, BX
+	JZ   addConstToRest
+
+addConstToSingleLoop:
+	VADDPS  (CX), Z0, Z1
+	VMOVUPS Z1, (AX)
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000040, CX
+	DECQ    BX
+	JNZ     addConstToSingleLoop
+
+addConstToRest:
+	ANDQ $0x0000000f, DX
+
+addConstToWhole:
+	JZ        addConstToDone
+	MOVL      $0x0000ffff, BX
+	BZHIL     DX, BX, BX
+	KMOVW     BX, K1
+	VMOVUPS.Z (CX), K1, Z1
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)
+
+addConstToDone:
+	VZEROUPPER
+	RET
+
 // func addAVX2(dst []float32, x []float32, y []float32)
 // Requires: AVX
 TEXT ·addAVX2(SB), NOSPLIT, $0-72

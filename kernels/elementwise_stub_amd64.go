@@ -22,6 +22,15 @@ func axpyToAVX512(dst []float32, alpha float32, x []float32, y []float32)
 // axpyToAVX512Z sets dst[i] = alpha·x[i] + y[i] (fused, rounded once) for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
 func axpyToAVX512Z(dst []float32, alpha float32, x []float32, y []float32)
 
+// addConstToAVX2 sets dst[i] = x[i] + c for i < len(x); len(dst) ≥ len(x); dst may be x.
+func addConstToAVX2(dst []float32, c float32, x []float32)
+
+// addConstToAVX512 sets dst[i] = x[i] + c for i < len(x); len(dst) ≥ len(x); dst may be x.
+func addConstToAVX512(dst []float32, c float32, x []float32)
+
+// addConstToAVX512Z sets dst[i] = x[i] + c for i < len(x); len(dst) ≥ len(x); dst may be x.
+func addConstToAVX512Z(dst []float32, c float32, x []float32)
+
 // addAVX2 sets dst[i] = x[i] + y[i] for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
 func addAVX2(dst []float32, x []float32, y []float32)
 
