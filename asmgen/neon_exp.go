@@ -40,6 +40,7 @@ const (
 	neonExpFlush = iota // exp of arguments that are ≤ 0 or −Inf: only the flush to +0
 	neonExp             // exp with every special value
 	neonTanh            // tanh
+	neonSigmoid         // sigmoid (neon_sigmoid.go)
 )
 
 // newNEONMath materialises the constants for kind.
@@ -61,6 +62,10 @@ func newNEONMath(f *neonFile, kind int) *neonMath {
 		if kind == neonExp {
 			full = append(full, kv{"hi", coef.ExpHi}, kv{"inf", float32(math.Inf(1))})
 		}
+	}
+	if kind == neonSigmoid {
+		full = []kv{{"shifter", coef.Shifter}, {"one", 1}, {"thi", coef.SigmoidTHi},
+			{"nclamp", -coef.SigmoidClamp}, {"lo", coef.SigmoidLo}}
 	}
 	m.kind = kind
 	r := vConst

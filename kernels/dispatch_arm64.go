@@ -174,10 +174,17 @@ func matTVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
 
 func expShift(w, s []float32, m float32) float32 { return expShiftGo(w, s, m) }
 
-// The decoder-step families (Sigmoid, Log, LogSoftmax, TopK's scan): pure
-// Go; AddConstTo is NEON.
+// The decoder-step families: Sigmoid and AddConstTo in NEON; Log, LogSoftmax
+// and TopK's scan pure Go.
 
-func sigmoid(dst, x []float32)    { fallback.Sigmoid(dst, x) }
+func sigmoid(dst, x []float32) {
+	if active == NEON {
+		sigmoidNEON(dst, x)
+		return
+	}
+	fallback.Sigmoid(dst, x)
+}
+
 func log(dst, x []float32)        { fallback.Log(dst, x) }
 func logSoftmax(dst, x []float32) { fallback.LogSoftmax(dst, x) }
 
