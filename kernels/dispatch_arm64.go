@@ -174,7 +174,7 @@ func matTVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
 
 func expShift(w, s []float32, m float32) float32 { return expShiftGo(w, s, m) }
 
-// The decoder-step families: Sigmoid and AddConstTo in NEON; Log, LogSoftmax
+// The decoder-step families: Sigmoid, Log and AddConstTo in NEON; LogSoftmax
 // and TopK's scan pure Go.
 
 func sigmoid(dst, x []float32) {
@@ -185,7 +185,14 @@ func sigmoid(dst, x []float32) {
 	fallback.Sigmoid(dst, x)
 }
 
-func log(dst, x []float32)        { fallback.Log(dst, x) }
+func log(dst, x []float32) {
+	if active == NEON {
+		logNEON(dst, x)
+		return
+	}
+	fallback.Log(dst, x)
+}
+
 func logSoftmax(dst, x []float32) { fallback.LogSoftmax(dst, x) }
 
 func addConstTo(dst []float32, c float32, x []float32) {
