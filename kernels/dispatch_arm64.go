@@ -174,8 +174,8 @@ func matTVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
 
 func expShift(w, s []float32, m float32) float32 { return expShiftGo(w, s, m) }
 
-// The decoder-step families: Sigmoid, Log and AddConstTo in NEON; LogSoftmax
-// and TopK's scan pure Go.
+// The decoder-step families: Sigmoid, Log, LogSoftmax and AddConstTo in NEON;
+// TopK's scan pure Go.
 
 func sigmoid(dst, x []float32) {
 	if active == NEON {
@@ -193,7 +193,20 @@ func log(dst, x []float32) {
 	fallback.Log(dst, x)
 }
 
-func logSoftmax(dst, x []float32) { fallback.LogSoftmax(dst, x) }
+// logSoftmax takes Max, then on rows with a finite maximum Σ e^(x−m) in one
+// pass and (x − m) − ln Σ in another; other rows (NaN, ±Inf) go to fallback.
+func logSoftmax(dst, x []float32) {
+	if active != NEON || len(x) == 0 {
+		fallback.LogSoftmax(dst, x)
+		return
+	}
+	m := maxOfNEON(x)
+	if m-m != 0 { // ±Inf or NaN
+		fallback.LogSoftmax(dst, x)
+		return
+	}
+	shift2NEON(dst, x, m, fallback.Ln(expSumNEON(x, m)))
+}
 
 func addConstTo(dst []float32, c float32, x []float32) {
 	if active == NEON {
