@@ -11,8 +11,7 @@ import (
 func init() { register("logsoftmax", genLogSoftmaxFamily) }
 
 // genLogSoftmaxFamily emits the two passes that LogSoftmax adds to Max:
-// expSum, Σ e^(x[i] − m), and shift2, dst[i] = (x[i] − a) − b (also
-// AddConstTo, with a = −c and b = 0).
+// expSum, Σ e^(x[i] − m), and shift2, dst[i] = (x[i] − a) − b.
 func genLogSoftmaxFamily() {
 	for _, s := range isas {
 		genExpSum(s)

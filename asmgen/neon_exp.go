@@ -40,6 +40,8 @@ const (
 	neonExpFlush = iota // exp of arguments that are ≤ 0 or −Inf: only the flush to +0
 	neonExp             // exp with every special value
 	neonTanh            // tanh
+	neonSigmoid         // sigmoid (neon_sigmoid.go)
+	neonLog             // natural logarithm (neon_log.go)
 )
 
 // newNEONMath materialises the constants for kind.
@@ -61,6 +63,18 @@ func newNEONMath(f *neonFile, kind int) *neonMath {
 		if kind == neonExp {
 			full = append(full, kv{"hi", coef.ExpHi}, kv{"inf", float32(math.Inf(1))})
 		}
+	}
+	if kind == neonSigmoid {
+		full = []kv{{"shifter", coef.Shifter}, {"one", 1}, {"thi", coef.SigmoidTHi},
+			{"nclamp", -coef.SigmoidClamp}, {"lo", coef.SigmoidLo}}
+	}
+	if kind == neonLog {
+		lanes = []kv{{"l0", coef.Log0}, {"l1", coef.Log1}, {"l2", coef.Log2}, {"l3", coef.Log3},
+			{"l4", coef.Log4}, {"l5", coef.Log5}, {"l6", coef.Log6}, {"l7", coef.Log7},
+			{"ln2", coef.Ln2}, {"ln2lo", coef.Ln2Lo32}, {"scale", 0x1p23}, {"m23", -23},
+			{"minNormal", 0x1p-126}, {"mhalf", -0.5}, {"one", 1}}
+		full = []kv{{"sqrtHalf", math.Float32frombits(coef.LogSqrtHalf)}, {"mant", math.Float32frombits(1<<23 - 1)},
+			{"inf", float32(math.Inf(1))}, {"nan", math.Float32frombits(0x7fc00000)}, {"ninf", float32(math.Inf(-1))}}
 	}
 	m.kind = kind
 	r := vConst

@@ -734,17 +734,73 @@ func logSoftmax(dst, x []float32) {
 	}
 }
 
-// addConstTo is dst = (x − (−c)) − 0, the same bits as x + c.
+// The element-wise kernels: dual-width on AVX-512, like scale and axpy.
+
+func scaleTo(dst []float32, alpha float32, x []float32) {
+	switch active {
+	case AVX512:
+		if zmm() {
+			scaleToAVX512Z(dst, alpha, x)
+		} else {
+			scaleToAVX512(dst, alpha, x)
+		}
+	case AVX2:
+		scaleToAVX2(dst, alpha, x)
+	default:
+		fallback.ScaleTo(dst, alpha, x)
+	}
+}
+
 func addConstTo(dst []float32, c float32, x []float32) {
 	switch active {
 	case AVX512:
-		shift2AVX512(dst, x, -c, 0)
+		if zmm() {
+			addConstToAVX512Z(dst, c, x)
+		} else {
+			addConstToAVX512(dst, c, x)
+		}
 	case AVX2:
-		shift2AVX2(dst, x, -c, 0)
+		addConstToAVX2(dst, c, x)
 	default:
 		fallback.AddConstTo(dst, c, x)
 	}
 }
+
+func axpyTo(dst []float32, alpha float32, x, y []float32) {
+	switch active {
+	case AVX512:
+		if zmm() {
+			axpyToAVX512Z(dst, alpha, x, y)
+		} else {
+			axpyToAVX512(dst, alpha, x, y)
+		}
+	case AVX2:
+		axpyToAVX2(dst, alpha, x, y)
+	default:
+		fallback.AxpyTo(dst, alpha, x, y)
+	}
+}
+
+// binary picks the ISA's version of an element-wise kernel of two operands.
+func binary(dst, x, y []float32, avx2, avx512, avx512z, generic func(dst, x, y []float32)) {
+	switch active {
+	case AVX512:
+		if zmm() {
+			avx512z(dst, x, y)
+		} else {
+			avx512(dst, x, y)
+		}
+	case AVX2:
+		avx2(dst, x, y)
+	default:
+		generic(dst, x, y)
+	}
+}
+
+func add(dst, x, y []float32) { binary(dst, x, y, addAVX2, addAVX512, addAVX512Z, fallback.Add) }
+func sub(dst, x, y []float32) { binary(dst, x, y, subAVX2, subAVX512, subAVX512Z, fallback.Sub) }
+func mul(dst, x, y []float32) { binary(dst, x, y, mulAVX2, mulAVX512, mulAVX512Z, fallback.Mul) }
+func div(dst, x, y []float32) { binary(dst, x, y, divAVX2, divAVX512, divAVX512Z, fallback.Div) }
 
 // firstAbove is TopK's scan: the smallest i with !(x[i] ≤ t), or len(x).
 func firstAbove(x []float32, t float32) int {

@@ -178,13 +178,96 @@ func decodeStepAsm(ctx, scores []float32, k, v stored, h []float32, st *SoftmaxS
 	return 0, true
 }
 
-// The decoder-step families (Sigmoid, Log, LogSoftmax, AddConstTo, TopK's
-// scan): pure Go.
+// The decoder-step families: Sigmoid, Log, LogSoftmax and AddConstTo in NEON;
+// TopK's scan pure Go.
 
-func sigmoid(dst, x []float32)    { fallback.Sigmoid(dst, x) }
-func log(dst, x []float32)        { fallback.Log(dst, x) }
-func logSoftmax(dst, x []float32) { fallback.LogSoftmax(dst, x) }
+func sigmoid(dst, x []float32) {
+	if active == NEON {
+		sigmoidNEON(dst, x)
+		return
+	}
+	fallback.Sigmoid(dst, x)
+}
 
-func addConstTo(dst []float32, c float32, x []float32) { fallback.AddConstTo(dst, c, x) }
+func log(dst, x []float32) {
+	if active == NEON {
+		logNEON(dst, x)
+		return
+	}
+	fallback.Log(dst, x)
+}
+
+// logSoftmax takes Max, then on rows with a finite maximum Σ e^(x−m) in one
+// pass and (x − m) − ln Σ in another; other rows (NaN, ±Inf) go to fallback.
+func logSoftmax(dst, x []float32) {
+	if active != NEON || len(x) == 0 {
+		fallback.LogSoftmax(dst, x)
+		return
+	}
+	m := maxOfNEON(x)
+	if m-m != 0 { // ±Inf or NaN
+		fallback.LogSoftmax(dst, x)
+		return
+	}
+	shift2NEON(dst, x, m, fallback.Ln(expSumNEON(x, m)))
+}
+
+func addConstTo(dst []float32, c float32, x []float32) {
+	if active == NEON {
+		addConstToNEON(dst, c, x)
+		return
+	}
+	fallback.AddConstTo(dst, c, x)
+}
 
 func firstAbove(x []float32, t float32) int { return firstAboveBlocks(x, t) }
+
+// The element-wise kernels.
+
+func scaleTo(dst []float32, alpha float32, x []float32) {
+	if active == NEON {
+		scaleToNEON(dst, alpha, x)
+		return
+	}
+	fallback.ScaleTo(dst, alpha, x)
+}
+
+func axpyTo(dst []float32, alpha float32, x, y []float32) {
+	if active == NEON {
+		axpyToNEON(dst, alpha, x, y)
+		return
+	}
+	fallback.AxpyTo(dst, alpha, x, y)
+}
+
+func add(dst, x, y []float32) {
+	if active == NEON {
+		addNEON(dst, x, y)
+		return
+	}
+	fallback.Add(dst, x, y)
+}
+
+func sub(dst, x, y []float32) {
+	if active == NEON {
+		subNEON(dst, x, y)
+		return
+	}
+	fallback.Sub(dst, x, y)
+}
+
+func mul(dst, x, y []float32) {
+	if active == NEON {
+		mulNEON(dst, x, y)
+		return
+	}
+	fallback.Mul(dst, x, y)
+}
+
+func div(dst, x, y []float32) {
+	if active == NEON {
+		divNEON(dst, x, y)
+		return
+	}
+	fallback.Div(dst, x, y)
+}

@@ -92,3 +92,12 @@ func logSoftmax(dst, x []float32) { fallback.LogSoftmax(dst, x) }
 func addConstTo(dst []float32, c float32, x []float32) { fallback.AddConstTo(dst, c, x) }
 
 func firstAbove(x []float32, t float32) int { return firstAboveBlocks(x, t) }
+
+// The element-wise kernels: pure Go.
+
+func scaleTo(dst []float32, alpha float32, x []float32)   { fallback.ScaleTo(dst, alpha, x) }
+func axpyTo(dst []float32, alpha float32, x, y []float32) { fallback.AxpyTo(dst, alpha, x, y) }
+func add(dst, x, y []float32)                             { fallback.Add(dst, x, y) }
+func sub(dst, x, y []float32)                             { fallback.Sub(dst, x, y) }
+func mul(dst, x, y []float32)                             { fallback.Mul(dst, x, y) }
+func div(dst, x, y []float32)                             { fallback.Div(dst, x, y) }

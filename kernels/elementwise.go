@@ -1,7 +1,5 @@
 package kernels
 
-import "github.com/heedml/heed/fallback"
-
 // The element-wise kernels write dst from x (and y) element by element. Each
 // panics, naming itself and the lengths, unless all its slices have the same
 // length. dst may be x or y (the same slice: same first element and length),
@@ -15,13 +13,13 @@ import "github.com/heedml/heed/fallback"
 // ScaleTo sets dst[i] = alpha·x[i]: Scale out of place.
 func ScaleTo(dst []float32, alpha float32, x []float32) {
 	checkSameLen("ScaleTo", "dst", "x", len(dst), len(x))
-	fallback.ScaleTo(dst, alpha, x)
+	scaleTo(dst, alpha, x)
 }
 
 // AxpyTo sets dst[i] = alpha·x[i] + y[i], rounded once: Axpy out of place.
 func AxpyTo(dst []float32, alpha float32, x, y []float32) {
 	check3("AxpyTo", len(dst), len(x), len(y))
-	fallback.AxpyTo(dst, alpha, x, y)
+	axpyTo(dst, alpha, x, y)
 }
 
 // AddConstTo sets dst[i] = x[i] + c.
@@ -33,25 +31,25 @@ func AddConstTo(dst []float32, c float32, x []float32) {
 // Add sets dst[i] = x[i] + y[i].
 func Add(dst, x, y []float32) {
 	check3("Add", len(dst), len(x), len(y))
-	fallback.Add(dst, x, y)
+	add(dst, x, y)
 }
 
 // Sub sets dst[i] = x[i] − y[i].
 func Sub(dst, x, y []float32) {
 	check3("Sub", len(dst), len(x), len(y))
-	fallback.Sub(dst, x, y)
+	sub(dst, x, y)
 }
 
 // Mul sets dst[i] = x[i]·y[i], the element-wise (Hadamard) product.
 func Mul(dst, x, y []float32) {
 	check3("Mul", len(dst), len(x), len(y))
-	fallback.Mul(dst, x, y)
+	mul(dst, x, y)
 }
 
 // Div sets dst[i] = x[i]/y[i] (IEEE division: x/±0 is ±Inf or NaN).
 func Div(dst, x, y []float32) {
 	check3("Div", len(dst), len(x), len(y))
-	fallback.Div(dst, x, y)
+	div(dst, x, y)
 }
 
 func check3(kernel string, dst, x, y int) {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -103,6 +104,36 @@ func TestElementwise(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestElementwiseGuard runs every element-wise kernel on slices flush against
+// PROT_NONE pages, out of place and in place (dst = x, dst = y).
+func TestElementwiseGuard(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	forEachGuarded(t, 257, 3, func(t *testing.T, n int, get func(int) []float32) {
+		x, y, dst := get(n), get(n), get(n)
+		fill(rng, x)
+		fill(rng, y)
+		x0, y0 := slices.Clone(x), slices.Clone(y)
+		for _, op := range binaryOps {
+			check := func(how string, got []float32) {
+				t.Helper()
+				for i := range got {
+					if want := op.want(x0[i], y0[i]); !sameResult(got[i], want) {
+						t.Fatalf("%s n=%d: %s(x=%v, y=%v)[%d] = %v, want %v", how, n, op.name, x0[i], y0[i], i, got[i], want)
+					}
+				}
+			}
+			op.kernel(dst, x, y)
+			check("out of place", dst)
+			op.kernel(x, x, y)
+			check("dst=x", x)
+			copy(x, x0)
+			op.kernel(y, x, y)
+			check("dst=y", y)
+			copy(y, y0)
+		}
+	})
 }
 
 func TestElementwisePanics(t *testing.T) {

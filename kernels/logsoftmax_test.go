@@ -192,8 +192,8 @@ func FuzzLogSoftmax(f *testing.F) {
 	})
 }
 
-// TestLogSoftmaxGuard runs LogSoftmax and AddConstTo (whose passes it shares)
-// on slices flush against PROT_NONE pages, out of place and in place.
+// TestLogSoftmaxGuard runs LogSoftmax and AddConstTo on slices flush against
+// PROT_NONE pages, out of place and in place.
 func TestLogSoftmaxGuard(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 18))
 	forEachGuarded(t, 257, 2, func(t *testing.T, n int, get func(int) []float32) {

@@ -62,10 +62,11 @@ func (l *LSTM) Step(hOut, cOut, x, h, c []float32) {
 	kernels.Tanh(g[2*H:3*H], g[2*H:3*H])
 	kernels.Sigmoid(g[3*H:], g[3*H:]) // o
 	ig, fg, gg, og := g[:H:H], g[H:2*H:2*H], g[2*H:3*H:3*H], g[3*H:4*H:4*H]
-	cOut, c = cOut[:H:H], c[:H:H]
-	for j := range cOut {
-		cOut[j] = fg[j]*c[j] + ig[j]*gg[j]
-	}
+	// c' = f⊙c + i⊙g, each product and the sum rounded once on every
+	// architecture (a Go loop may fuse one product into the sum on arm64).
+	kernels.Mul(ig, ig, gg)  // i⊙g in i's place
+	kernels.Mul(cOut, fg, c) // cOut may be c
+	kernels.Add(cOut, cOut, ig)
 	kernels.Tanh(fg, cOut) // f is spent: tanh(c') in its place
 	kernels.Mul(hOut, og, fg)
 }
