@@ -64,10 +64,9 @@ var (
 	}}
 )
 
-// lowText declares a noescape kernel of this family.
+// lowText declares a kernel of this family.
 func lowText(s *isa, kernel, sig, doc string) {
 	TEXT(s.name(kernel), NOSPLIT, sig)
-	asm.Pragma("noescape")
 	asm.Doc(s.name(kernel) + " " + doc)
 }
 

@@ -69,7 +69,6 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 		name = s.name("decodeStep" + f.name + "PF")
 	}
 	TEXT(name, NOSPLIT, "func(ctx, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m, l float32) (float32, float32, int)")
-	asm.Pragma("noescape")
 	asm.Doc(name+" adds one streaming-softmax pass of a dot-product attention step over",
 		"the rows of the "+f.name+" keys K and values V (row strides ldk, ldv bytes) to ctx and",
 		"the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.")

@@ -37,11 +37,14 @@ func register(name string, gen func()) { families[name] = gen }
 // (asm.VADDPS(…), asm.YMM(), …).
 var asm *build.Context
 
-// TEXT starts function name with attributes a and Go signature sig.
+// TEXT starts function name with attributes a and Go signature sig. Every
+// kernel is noescape: none keeps a pointer it is given, so callers' stack
+// buffers stay on the stack.
 func TEXT(name string, a Attribute, sig string) {
 	asm.Function(name)
 	asm.Attributes(a)
 	asm.SignatureExpr(sig)
+	asm.Pragma("noescape")
 }
 
 // GLOBL starts a static data section and returns its address.

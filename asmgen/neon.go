@@ -55,9 +55,9 @@ func generateNEON(dir string) error {
 }
 
 // text starts function name with Go signature sig (for the stub) and frame,
-// the "$0-N" argument-size string.
+// the "$0-N" argument-size string. Every kernel is noescape, as on amd64.
 func (f *neonFile) text(name, sig, frame, doc string) {
-	fmt.Fprintf(&f.stubs, "\n// %s %s\nfunc %s%s\n", name, doc, name, sig)
+	fmt.Fprintf(&f.stubs, "\n// %s %s\n//\n//go:noescape\nfunc %s%s\n", name, doc, name, sig)
 	fmt.Fprintf(&f.asm, "\n// func %s%s\nTEXT ·%s(SB), NOSPLIT, %s\n", name, sig, name, frame)
 }
 

@@ -6,8 +6,12 @@ package kernels
 
 // additiveScoreAVX2 sets dst[s] = Σ v[i]·tanh(q[i] + K[s,i]) for the len(dst)×len(q)
 // matrix K with row stride ldk; len(q) ≥ 1, len(v) ≥ len(q).
+//
+//go:noescape
 func additiveScoreAVX2(dst []float32, k []float32, ldk int, q []float32, v []float32)
 
 // additiveScoreAVX512 sets dst[s] = Σ v[i]·tanh(q[i] + K[s,i]) for the len(dst)×len(q)
 // matrix K with row stride ldk; len(q) ≥ 1, len(v) ≥ len(q).
+//
+//go:noescape
 func additiveScoreAVX512(dst []float32, k []float32, ldk int, q []float32, v []float32)

@@ -5,4 +5,6 @@
 package kernels
 
 // additiveScoreNEON sets dst[s] = Σ_i v[i]·tanh(q[i] + k[s·ldk+i]) for s < len(dst), i < len(q) (≥ 1).
+//
+//go:noescape
 func additiveScoreNEON(dst []float32, k []float32, ldk int, q []float32, v []float32)

@@ -5,10 +5,16 @@
 package kernels
 
 // dotAVX2 returns Σ x[i]·y[i] for i < len(x); len(y) ≥ len(x).
+//
+//go:noescape
 func dotAVX2(x []float32, y []float32) float32
 
 // dotAVX512 returns Σ x[i]·y[i] for i < len(x); len(y) ≥ len(x).
+//
+//go:noescape
 func dotAVX512(x []float32, y []float32) float32
 
 // dotAVX512Z returns Σ x[i]·y[i] for i < len(x); len(y) ≥ len(x).
+//
+//go:noescape
 func dotAVX512Z(x []float32, y []float32) float32

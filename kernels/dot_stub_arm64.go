@@ -5,4 +5,6 @@
 package kernels
 
 // dotNEON returns Σ x[i]·y[i] for i < len(x); len(y) ≥ len(x).
+//
+//go:noescape
 func dotNEON(x []float32, y []float32) float32

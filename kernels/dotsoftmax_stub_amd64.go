@@ -7,84 +7,118 @@ package kernels
 // dotSoftmaxMatTVecAVX2 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
+//
+//go:noescape
 func dotSoftmaxMatTVecAVX2(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
 // dotSoftmaxMatTVecFarAVX2 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
+//
+//go:noescape
 func dotSoftmaxMatTVecFarAVX2(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
 // dotSoftmaxMatTVecFarPF1AVX2 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
+//
+//go:noescape
 func dotSoftmaxMatTVecFarPF1AVX2(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
 // dotSoftmaxMatTVecFarPF2AVX2 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
+//
+//go:noescape
 func dotSoftmaxMatTVecFarPF2AVX2(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
 // dotSoftmaxMatTVecFarPF4AVX2 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
+//
+//go:noescape
 func dotSoftmaxMatTVecFarPF4AVX2(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
 // dotSoftmaxMatTVecAVX512 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
+//
+//go:noescape
 func dotSoftmaxMatTVecAVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
 // dotSoftmaxMatTVecFarAVX512 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
+//
+//go:noescape
 func dotSoftmaxMatTVecFarAVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
 // dotSoftmaxMatTVecFarPF1AVX512 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
+//
+//go:noescape
 func dotSoftmaxMatTVecFarPF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
 // dotSoftmaxMatTVecFarPF2AVX512 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
+//
+//go:noescape
 func dotSoftmaxMatTVecFarPF2AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
 // dotSoftmaxMatTVecFarPF4AVX512 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
+//
+//go:noescape
 func dotSoftmaxMatTVecFarPF4AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
 // dotSoftmaxMatTVecFarAheadPF1AVX512 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
+//
+//go:noescape
 func dotSoftmaxMatTVecFarAheadPF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
 // dotSoftmaxMatTVecAVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
+//
+//go:noescape
 func dotSoftmaxMatTVecAVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
 // dotSoftmaxMatTVecFarAVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
+//
+//go:noescape
 func dotSoftmaxMatTVecFarAVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
 // dotSoftmaxMatTVecFarPF1AVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
+//
+//go:noescape
 func dotSoftmaxMatTVecFarPF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
 // dotSoftmaxMatTVecFarPF2AVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
+//
+//go:noescape
 func dotSoftmaxMatTVecFarPF2AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
 // dotSoftmaxMatTVecFarPF4AVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
+//
+//go:noescape
 func dotSoftmaxMatTVecFarPF4AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
 // dotSoftmaxMatTVecFarAheadPF1AVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
+//
+//go:noescape
 func dotSoftmaxMatTVecFarAheadPF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)

@@ -5,64 +5,106 @@
 package kernels
 
 // scaleToAVX2 sets dst[i] = alpha·x[i] for i < len(x); len(dst) ≥ len(x); dst may be x.
+//
+//go:noescape
 func scaleToAVX2(dst []float32, alpha float32, x []float32)
 
 // scaleToAVX512 sets dst[i] = alpha·x[i] for i < len(x); len(dst) ≥ len(x); dst may be x.
+//
+//go:noescape
 func scaleToAVX512(dst []float32, alpha float32, x []float32)
 
 // scaleToAVX512Z sets dst[i] = alpha·x[i] for i < len(x); len(dst) ≥ len(x); dst may be x.
+//
+//go:noescape
 func scaleToAVX512Z(dst []float32, alpha float32, x []float32)
 
 // axpyToAVX2 sets dst[i] = alpha·x[i] + y[i] (fused, rounded once) for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
+//
+//go:noescape
 func axpyToAVX2(dst []float32, alpha float32, x []float32, y []float32)
 
 // axpyToAVX512 sets dst[i] = alpha·x[i] + y[i] (fused, rounded once) for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
+//
+//go:noescape
 func axpyToAVX512(dst []float32, alpha float32, x []float32, y []float32)
 
 // axpyToAVX512Z sets dst[i] = alpha·x[i] + y[i] (fused, rounded once) for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
+//
+//go:noescape
 func axpyToAVX512Z(dst []float32, alpha float32, x []float32, y []float32)
 
 // addConstToAVX2 sets dst[i] = x[i] + c for i < len(x); len(dst) ≥ len(x); dst may be x.
+//
+//go:noescape
 func addConstToAVX2(dst []float32, c float32, x []float32)
 
 // addConstToAVX512 sets dst[i] = x[i] + c for i < len(x); len(dst) ≥ len(x); dst may be x.
+//
+//go:noescape
 func addConstToAVX512(dst []float32, c float32, x []float32)
 
 // addConstToAVX512Z sets dst[i] = x[i] + c for i < len(x); len(dst) ≥ len(x); dst may be x.
+//
+//go:noescape
 func addConstToAVX512Z(dst []float32, c float32, x []float32)
 
 // addAVX2 sets dst[i] = x[i] + y[i] for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
+//
+//go:noescape
 func addAVX2(dst []float32, x []float32, y []float32)
 
 // addAVX512 sets dst[i] = x[i] + y[i] for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
+//
+//go:noescape
 func addAVX512(dst []float32, x []float32, y []float32)
 
 // addAVX512Z sets dst[i] = x[i] + y[i] for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
+//
+//go:noescape
 func addAVX512Z(dst []float32, x []float32, y []float32)
 
 // subAVX2 sets dst[i] = x[i] − y[i] for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
+//
+//go:noescape
 func subAVX2(dst []float32, x []float32, y []float32)
 
 // subAVX512 sets dst[i] = x[i] − y[i] for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
+//
+//go:noescape
 func subAVX512(dst []float32, x []float32, y []float32)
 
 // subAVX512Z sets dst[i] = x[i] − y[i] for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
+//
+//go:noescape
 func subAVX512Z(dst []float32, x []float32, y []float32)
 
 // mulAVX2 sets dst[i] = x[i]·y[i] for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
+//
+//go:noescape
 func mulAVX2(dst []float32, x []float32, y []float32)
 
 // mulAVX512 sets dst[i] = x[i]·y[i] for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
+//
+//go:noescape
 func mulAVX512(dst []float32, x []float32, y []float32)
 
 // mulAVX512Z sets dst[i] = x[i]·y[i] for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
+//
+//go:noescape
 func mulAVX512Z(dst []float32, x []float32, y []float32)
 
 // divAVX2 sets dst[i] = x[i]/y[i] for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
+//
+//go:noescape
 func divAVX2(dst []float32, x []float32, y []float32)
 
 // divAVX512 sets dst[i] = x[i]/y[i] for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
+//
+//go:noescape
 func divAVX512(dst []float32, x []float32, y []float32)
 
 // divAVX512Z sets dst[i] = x[i]/y[i] for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
+//
+//go:noescape
 func divAVX512Z(dst []float32, x []float32, y []float32)

@@ -5,22 +5,36 @@
 package kernels
 
 // scaleToNEON sets dst[i] = alpha·x[i] for i < len(x); len(dst) ≥ len(x); dst may be x.
+//
+//go:noescape
 func scaleToNEON(dst []float32, alpha float32, x []float32)
 
 // axpyToNEON sets dst[i] = alpha·x[i] + y[i] (fused, rounded once) for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
+//
+//go:noescape
 func axpyToNEON(dst []float32, alpha float32, x []float32, y []float32)
 
 // addConstToNEON sets dst[i] = x[i] + c for i < len(x); len(dst) ≥ len(x); dst may be x.
+//
+//go:noescape
 func addConstToNEON(dst []float32, c float32, x []float32)
 
 // addNEON sets dst[i] = x[i] + y[i] for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
+//
+//go:noescape
 func addNEON(dst []float32, x []float32, y []float32)
 
 // subNEON sets dst[i] = x[i] − y[i] for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
+//
+//go:noescape
 func subNEON(dst []float32, x []float32, y []float32)
 
 // mulNEON sets dst[i] = x[i]·y[i] for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
+//
+//go:noescape
 func mulNEON(dst []float32, x []float32, y []float32)
 
 // divNEON sets dst[i] = x[i]/y[i] for i < len(x); len(dst), len(y) ≥ len(x); dst may be x or y.
+//
+//go:noescape
 func divNEON(dst []float32, x []float32, y []float32)

@@ -5,13 +5,21 @@
 package kernels
 
 // expAVX2 sets dst[i] = e^x[i] for i < len(x); len(dst) ≥ len(x), dst may be x.
+//
+//go:noescape
 func expAVX2(dst []float32, x []float32)
 
 // tanhAVX2 sets dst[i] = tanh(x[i]) for i < len(x); len(dst) ≥ len(x), dst may be x.
+//
+//go:noescape
 func tanhAVX2(dst []float32, x []float32)
 
 // expAVX512 sets dst[i] = e^x[i] for i < len(x); len(dst) ≥ len(x), dst may be x.
+//
+//go:noescape
 func expAVX512(dst []float32, x []float32)
 
 // tanhAVX512 sets dst[i] = tanh(x[i]) for i < len(x); len(dst) ≥ len(x), dst may be x.
+//
+//go:noescape
 func tanhAVX512(dst []float32, x []float32)

@@ -5,7 +5,11 @@
 package kernels
 
 // expNEON sets dst[i] = e^x[i] for i < len(x); len(dst) ≥ len(x), dst may be x.
+//
+//go:noescape
 func expNEON(dst []float32, x []float32)
 
 // tanhNEON sets dst[i] = tanh(x[i]) for i < len(x); len(dst) ≥ len(x), dst may be x.
+//
+//go:noescape
 func tanhNEON(dst []float32, x []float32)

@@ -5,13 +5,21 @@
 package kernels
 
 // gemmMicroAVX2 sets the 6×16 block of C at c to α·A·B + β·C for the packed k×6 panel a and k×16 panel b; β = 0 does not read C.
+//
+//go:noescape
 func gemmMicroAVX2(k int, a *float32, b *float32, c *float32, ldc int, alpha float32, beta float32)
 
 // gemmMicroRowsAVX2 sets the 6×16 block of C at c to α·A·B + β·C for the 6×k block a of A (row stride lda) and packed k×16 panel b; β = 0 does not read C.
+//
+//go:noescape
 func gemmMicroRowsAVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32)
 
 // gemmMicroAVX512 sets the 6×64 block of C at c to α·A·B + β·C for the packed k×6 panel a and k×64 panel b; β = 0 does not read C.
+//
+//go:noescape
 func gemmMicroAVX512(k int, a *float32, b *float32, c *float32, ldc int, alpha float32, beta float32)
 
 // gemmMicroRowsAVX512 sets the 6×64 block of C at c to α·A·B + β·C for the 6×k block a of A (row stride lda) and packed k×64 panel b; β = 0 does not read C.
+//
+//go:noescape
 func gemmMicroRowsAVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32)

@@ -5,4 +5,6 @@
 package kernels
 
 // gemmMicroNEON sets the 8×12 block of C at c to α·A·B + β·C for the packed k×8 panel a and k×12 panel b; β = 0 does not read C.
+//
+//go:noescape
 func gemmMicroNEON(k int, a *float32, b *float32, c *float32, ldc int, alpha float32, beta float32)

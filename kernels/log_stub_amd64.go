@@ -5,7 +5,11 @@
 package kernels
 
 // logAVX2 sets dst[i] = ln x[i] for i < len(x); len(dst) ≥ len(x), dst may be x.
+//
+//go:noescape
 func logAVX2(dst []float32, x []float32)
 
 // logAVX512 sets dst[i] = ln x[i] for i < len(x); len(dst) ≥ len(x), dst may be x.
+//
+//go:noescape
 func logAVX512(dst []float32, x []float32)

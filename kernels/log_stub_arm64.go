@@ -5,4 +5,6 @@
 package kernels
 
 // logNEON sets dst[i] = ln x[i] for i < len(x); len(dst) ≥ len(x), dst may be x.
+//
+//go:noescape
 func logNEON(dst []float32, x []float32)

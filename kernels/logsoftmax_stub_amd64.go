@@ -5,13 +5,21 @@
 package kernels
 
 // expSumAVX2 returns Σ e^(x[i]−m) for a finite m ≥ max x and x free of NaN.
+//
+//go:noescape
 func expSumAVX2(x []float32, m float32) float32
 
 // shift2AVX2 sets dst[i] = (x[i] − a) − b for i < len(x); len(dst) ≥ len(x), dst may be x.
+//
+//go:noescape
 func shift2AVX2(dst []float32, x []float32, a float32, b float32)
 
 // expSumAVX512 returns Σ e^(x[i]−m) for a finite m ≥ max x and x free of NaN.
+//
+//go:noescape
 func expSumAVX512(x []float32, m float32) float32
 
 // shift2AVX512 sets dst[i] = (x[i] − a) − b for i < len(x); len(dst) ≥ len(x), dst may be x.
+//
+//go:noescape
 func shift2AVX512(dst []float32, x []float32, a float32, b float32)

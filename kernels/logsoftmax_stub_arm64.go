@@ -5,7 +5,11 @@
 package kernels
 
 // expSumNEON returns Σ e^(x[i]−m) for a finite m ≥ max x and x free of NaN.
+//
+//go:noescape
 func expSumNEON(x []float32, m float32) float32
 
 // shift2NEON sets dst[i] = (x[i] − a) − b for i < len(x); len(dst) ≥ len(x), dst may be x.
+//
+//go:noescape
 func shift2NEON(dst []float32, x []float32, a float32, b float32)

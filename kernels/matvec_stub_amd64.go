@@ -5,25 +5,41 @@
 package kernels
 
 // matVecAVX2 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda.
+//
+//go:noescape
 func matVecAVX2(dst []float32, a []float32, lda int, x []float32)
 
 // matVecAVX512 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda.
+//
+//go:noescape
 func matVecAVX512(dst []float32, a []float32, lda int, x []float32)
 
 // matTVecAVX2 sets dst += Aᵀ·x for the len(x)×len(dst) matrix A with row stride lda.
+//
+//go:noescape
 func matTVecAVX2(dst []float32, a []float32, lda int, x []float32)
 
 // matTVecAVX512 sets dst += Aᵀ·x for the len(x)×len(dst) matrix A with row stride lda.
+//
+//go:noescape
 func matTVecAVX512(dst []float32, a []float32, lda int, x []float32)
 
 // matTVecAVX512Z sets dst += Aᵀ·x for the len(x)×len(dst) matrix A with row stride lda.
+//
+//go:noescape
 func matTVecAVX512Z(dst []float32, a []float32, lda int, x []float32)
 
 // matVecBatchAVX2 sets D = X·Aᵀ for the rows×cols A, batch×cols X and batch×rows D.
+//
+//go:noescape
 func matVecBatchAVX2(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int)
 
 // matVecBatchAVX512 sets D = X·Aᵀ for the rows×cols A, batch×cols X and batch×rows D.
+//
+//go:noescape
 func matVecBatchAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int)
 
 // matVecBatchAVX512Z sets D = X·Aᵀ for the rows×cols A, batch×cols X and batch×rows D.
+//
+//go:noescape
 func matVecBatchAVX512Z(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int)

@@ -5,10 +5,16 @@
 package kernels
 
 // matVecNEON sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda.
+//
+//go:noescape
 func matVecNEON(dst []float32, a []float32, lda int, x []float32)
 
 // matTVecNEON sets dst += Aᵀ·x for the len(x)×len(dst) matrix A with row stride lda.
+//
+//go:noescape
 func matTVecNEON(dst []float32, a []float32, lda int, x []float32)
 
 // matVecBatchNEON sets row b of D to A·(row b of X) for b < batch.
+//
+//go:noescape
 func matVecBatchNEON(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int)

@@ -5,7 +5,11 @@
 package kernels
 
 // sigmoidAVX2 sets dst[i] = 1/(1+e^−x[i]) for i < len(x); len(dst) ≥ len(x), dst may be x.
+//
+//go:noescape
 func sigmoidAVX2(dst []float32, x []float32)
 
 // sigmoidAVX512 sets dst[i] = 1/(1+e^−x[i]) for i < len(x); len(dst) ≥ len(x), dst may be x.
+//
+//go:noescape
 func sigmoidAVX512(dst []float32, x []float32)

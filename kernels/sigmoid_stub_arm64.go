@@ -5,4 +5,6 @@
 package kernels
 
 // sigmoidNEON sets dst[i] = 1/(1+e^−x[i]) for i < len(x); len(dst) ≥ len(x), dst may be x.
+//
+//go:noescape
 func sigmoidNEON(dst []float32, x []float32)

@@ -7,9 +7,13 @@ package kernels
 // softmaxAVX2 sets dst to the softmax of x when max x is finite and returns 0;
 // it returns 1 (nothing written) when max x is not finite and 2 (dst clobbered)
 // when x holds a NaN. len(dst) ≥ len(x); dst may be x.
+//
+//go:noescape
 func softmaxAVX2(dst []float32, x []float32) int
 
 // softmaxAVX512 sets dst to the softmax of x when max x is finite and returns 0;
 // it returns 1 (nothing written) when max x is not finite and 2 (dst clobbered)
 // when x holds a NaN. len(dst) ≥ len(x); dst may be x.
+//
+//go:noescape
 func softmaxAVX512(dst []float32, x []float32) int

@@ -5,4 +5,6 @@
 package kernels
 
 // expShiftSumNEON sets dst[i] = e^(x[i]−m) for i < len(x) and returns their sum; m is finite and ≥ every x[i]; dst may be x.
+//
+//go:noescape
 func expShiftSumNEON(dst []float32, x []float32, m float32) float32

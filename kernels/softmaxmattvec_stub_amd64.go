@@ -7,14 +7,20 @@ package kernels
 // softmaxMatTVecAVX2 sets x to its softmax and dst += Aᵀ·x for the len(x)×len(dst)
 // matrix A with row stride lda, and returns 0; for max x not finite it returns 1
 // (nothing written), for a NaN in x 2 (x clobbered, dst untouched).
+//
+//go:noescape
 func softmaxMatTVecAVX2(dst []float32, a []float32, lda int, x []float32) int
 
 // softmaxMatTVecAVX512 sets x to its softmax and dst += Aᵀ·x for the len(x)×len(dst)
 // matrix A with row stride lda, and returns 0; for max x not finite it returns 1
 // (nothing written), for a NaN in x 2 (x clobbered, dst untouched).
+//
+//go:noescape
 func softmaxMatTVecAVX512(dst []float32, a []float32, lda int, x []float32) int
 
 // softmaxMatTVecAVX512Z sets x to its softmax and dst += Aᵀ·x for the len(x)×len(dst)
 // matrix A with row stride lda, and returns 0; for max x not finite it returns 1
 // (nothing written), for a NaN in x 2 (x clobbered, dst untouched).
+//
+//go:noescape
 func softmaxMatTVecAVX512Z(dst []float32, a []float32, lda int, x []float32) int

@@ -5,7 +5,11 @@
 package kernels
 
 // firstAboveAVX2 returns the smallest i with !(x[i] ≤ t), or len(x).
+//
+//go:noescape
 func firstAboveAVX2(x []float32, t float32) int
 
 // firstAboveAVX512 returns the smallest i with !(x[i] ≤ t), or len(x).
+//
+//go:noescape
 func firstAboveAVX512(x []float32, t float32) int

@@ -5,34 +5,56 @@
 package kernels
 
 // sumAVX2 returns Σ x[i].
+//
+//go:noescape
 func sumAVX2(x []float32) float32
 
 // sumAVX512 returns Σ x[i].
+//
+//go:noescape
 func sumAVX512(x []float32) float32
 
 // sumAVX512Z returns Σ x[i].
+//
+//go:noescape
 func sumAVX512Z(x []float32) float32
 
 // maxAVX2 returns the largest element of x (see fallback.Max).
+//
+//go:noescape
 func maxAVX2(x []float32) float32
 
 // maxAVX512 returns the largest element of x (see fallback.Max).
+//
+//go:noescape
 func maxAVX512(x []float32) float32
 
 // axpyAVX2 sets y[i] += alpha·x[i] for i < len(x).
+//
+//go:noescape
 func axpyAVX2(alpha float32, x []float32, y []float32)
 
 // axpyAVX512 sets y[i] += alpha·x[i] for i < len(x).
+//
+//go:noescape
 func axpyAVX512(alpha float32, x []float32, y []float32)
 
 // axpyAVX512Z sets y[i] += alpha·x[i] for i < len(x).
+//
+//go:noescape
 func axpyAVX512Z(alpha float32, x []float32, y []float32)
 
 // scaleAVX2 sets x[i] *= alpha.
+//
+//go:noescape
 func scaleAVX2(alpha float32, x []float32)
 
 // scaleAVX512 sets x[i] *= alpha.
+//
+//go:noescape
 func scaleAVX512(alpha float32, x []float32)
 
 // scaleAVX512Z sets x[i] *= alpha.
+//
+//go:noescape
 func scaleAVX512Z(alpha float32, x []float32)

@@ -5,13 +5,21 @@
 package kernels
 
 // axpyNEON sets y[i] += alpha·x[i] for i < len(x); len(y) ≥ len(x); x and y are disjoint or equal.
+//
+//go:noescape
 func axpyNEON(alpha float32, x []float32, y []float32)
 
 // scaleNEON sets x[i] *= alpha.
+//
+//go:noescape
 func scaleNEON(alpha float32, x []float32)
 
 // sumNEON returns Σ x[i].
+//
+//go:noescape
 func sumNEON(x []float32) float32
 
 // maxOfNEON returns the largest x[i]: −Inf if x is empty, NaN if any is NaN, +0 over −0.
+//
+//go:noescape
 func maxOfNEON(x []float32) float32
