@@ -352,24 +352,7 @@ func genDotSoftmaxMatTVec(s *isa, far bool, pfBlocks int, ahead bool) {
 		asm.JMP(LabelRef("block"))
 	}
 
-	asm.Label("end")
-	{
-		t := asm.XMM()
-		asm.VMOVSS(mloc, t)
-		asm.Store(t, asm.ReturnIndex(0))
-	}
-	asm.Store(y.hsum(lsum), asm.ReturnIndex(1))
-	ret := asm.GP64()
-	asm.XORQ(ret, ret)
-	asm.Store(ret, asm.ReturnIndex(2))
-	asm.VZEROUPPER()
-	asm.RET()
-
-	asm.Label("special")
-	asm.MOVQ(U32(1), ret)
-	asm.Store(ret, asm.ReturnIndex(2))
-	asm.VZEROUPPER()
-	asm.RET()
+	stepReturn(y, mloc, lsum)
 }
 
 // joinHalves sets the YMM dst to the XMMs lo and hi side by side.
@@ -462,4 +445,28 @@ func rowDot(y *isa, acc VecVirtual, m Mem, h, cnt GPVirtual, i int, k8 OpmaskVir
 	asm.VADDPS(t[1], t[0], t[0])
 	asm.VADDPS(t[3], t[2], t[2])
 	asm.VADDPS(t[2], t[0], t[0])
+}
+
+// stepReturn emits the two exits of a streaming-softmax kernel: at "end" it
+// returns the running max (kept at mloc), the sum of lsum's lanes and 0; at
+// "special" (a score that is not finite) it returns 1.
+func stepReturn(y *isa, mloc Mem, lsum VecVirtual) {
+	asm.Label("end")
+	{
+		t := asm.XMM()
+		asm.VMOVSS(mloc, t)
+		asm.Store(t, asm.ReturnIndex(0))
+	}
+	asm.Store(y.hsum(lsum), asm.ReturnIndex(1))
+	ret := asm.GP64()
+	asm.XORQ(ret, ret)
+	asm.Store(ret, asm.ReturnIndex(2))
+	asm.VZEROUPPER()
+	asm.RET()
+
+	asm.Label("special")
+	asm.MOVQ(U32(1), ret)
+	asm.Store(ret, asm.ReturnIndex(2))
+	asm.VZEROUPPER()
+	asm.RET()
 }

@@ -390,24 +390,7 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 	asm.SUBQ(U32(8), n)
 	asm.JMP(LabelRef("block"))
 
-	asm.Label("end")
-	{
-		t := asm.XMM()
-		asm.VMOVSS(mloc, t)
-		asm.Store(t, asm.ReturnIndex(0))
-	}
-	asm.Store(y.hsum(lsum), asm.ReturnIndex(1))
-	ret := asm.GP64()
-	asm.XORQ(ret, ret)
-	asm.Store(ret, asm.ReturnIndex(2))
-	asm.VZEROUPPER()
-	asm.RET()
-
-	asm.Label("special")
-	asm.MOVQ(U32(1), ret)
-	asm.Store(ret, asm.ReturnIndex(2))
-	asm.VZEROUPPER()
-	asm.RET()
+	stepReturn(y, mloc, lsum)
 }
 
 // bf16PairsStep adds to acc[i] the bfloat16 dot products of rows[i] with the
