@@ -341,24 +341,7 @@ func bf16Pairs(s *isa, prefix string, acc []VecVirtual, p, xp, cols, lda, lda3 G
 	asm.Label(prefix + "pairs")
 	asm.CMPQ(cols, U32(2*s.lanes))
 	asm.JB(LabelRef(prefix + "pairsEnd"))
-	xe, xo := s.vec(), s.vec()
-	x1 := Mem{Base: xp, Disp: 4 * s.lanes}
-	if s.evex {
-		x0 := s.vec()
-		asm.VMOVUPS(Mem{Base: xp}, x0)
-		asm.VMOVDQA32(ie, xe)
-		asm.VMOVDQA32(io, xo)
-		asm.VPERMI2PS(x1, x0, xe)
-		asm.VPERMI2PS(x1, x0, xo)
-	} else {
-		x0, x1r := s.vec(), s.vec()
-		asm.VMOVUPS(Mem{Base: xp}, x0)
-		asm.VMOVUPS(x1, x1r)
-		asm.VSHUFPS(U8(0x88), x1r, x0, xe) // [x0 x2 x8 x10 | x4 x6 x12 x14]
-		asm.VSHUFPS(U8(0xdd), x1r, x0, xo)
-		asm.VPERMPD(U8(0xd8), xe, xe) // quadwords 0 2 1 3: [x0 x2 x4 … x14]
-		asm.VPERMPD(U8(0xd8), xo, xo)
-	}
+	xe, xo := evenOddX(s, xp, ie, io)
 	for r := range acc {
 		v, e := s.vec(), s.vec()
 		if s.evex {
@@ -624,4 +607,30 @@ func genExpShift(s *isa) {
 	asm.Store(s.hsum(acc), asm.ReturnIndex(0))
 	asm.VZEROUPPER()
 	asm.RET()
+}
+
+// evenOddX loads the 2·lanes values of x at xp and returns them split: xe
+// holds the even-indexed ones and xo the odd-indexed ones, each in order. On
+// AVX-512 ie and io are the VPERMI2PS indexes (evenOdd); on AVX2 they are
+// unused.
+func evenOddX(s *isa, xp GPVirtual, ie, io VecVirtual) (xe, xo VecVirtual) {
+	xe, xo = s.vec(), s.vec()
+	x1 := Mem{Base: xp, Disp: 4 * s.lanes}
+	if s.evex {
+		x0 := s.vec()
+		asm.VMOVUPS(Mem{Base: xp}, x0)
+		asm.VMOVDQA32(ie, xe)
+		asm.VMOVDQA32(io, xo)
+		asm.VPERMI2PS(x1, x0, xe)
+		asm.VPERMI2PS(x1, x0, xo)
+	} else {
+		x0, x1r := s.vec(), s.vec()
+		asm.VMOVUPS(Mem{Base: xp}, x0)
+		asm.VMOVUPS(x1, x1r)
+		asm.VSHUFPS(U8(0x88), x1r, x0, xe) // [x0 x2 x8 x10 | x4 x6 x12 x14]
+		asm.VSHUFPS(U8(0xdd), x1r, x0, xo)
+		asm.VPERMPD(U8(0xd8), xe, xe) // quadwords 0 2 1 3: [x0 x2 x4 … x14]
+		asm.VPERMPD(U8(0xd8), xo, xo)
+	}
+	return xe, xo
 }
