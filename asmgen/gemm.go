@@ -34,6 +34,7 @@ func genGemmFamily() {
 		genGemmMicro(s, s.name("gemmMicro"), t)
 		genGemmMicroRows(s, s.name("gemmMicroRows"), t)
 	}
+	genGemmTranspose8()
 	// ASMGEN_GEMM_TRIAL=1 adds the candidate tiles that kernels/GEMM.md
 	// compares (go test -tags gemmtrial -run TestGemmTrial ./kernels).
 	if os.Getenv("ASMGEN_GEMM_TRIAL") != "" {
@@ -222,4 +223,75 @@ func paramAddr(name string) Mem {
 		panic(err)
 	}
 	return b.Addr
+}
+
+// genGemmTranspose8 emits gemmTranspose8AVX2(dst, ldd, src, lds, blocks), the
+// transposing pack of a GEMM operand: for q < blocks it sets
+// dst[(8q+p)·ldd + j] = src[j·lds + 8q+p] for p, j < 8, reading the 8×8 block
+// at column 8q of eight rows of src and writing it transposed to eight rows
+// of dst. Each input register holds four elements of row j in its low lane
+// and four of row j+4 in its high lane (VINSERTF128), so an in-lane 4×4
+// transpose of four registers yields whole rows of dst: 16 shuffles and 8
+// inserts per block, no lane-crossing permute. VEX encoding only, so the
+// AVX2 and the AVX-512 paths share it. blocks ≥ 1.
+func genGemmTranspose8() {
+	TEXT("gemmTranspose8AVX2", NOSPLIT, "func(dst *float32, ldd int, src *float32, lds int, blocks int)")
+	asm.Doc("gemmTranspose8AVX2 sets dst[(8q+p)·ldd + j] = src[j·lds + 8q+p] for q < blocks and p, j < 8; blocks ≥ 1.")
+	dst, ldd := load(asm.Param("dst")), load(asm.Param("ldd"))
+	src, lds := load(asm.Param("src")), load(asm.Param("lds"))
+	n := load(asm.Param("blocks"))
+	asm.SHLQ(U8(2), ldd)
+	asm.SHLQ(U8(2), lds)
+	lds3, ldd3 := asm.GP64(), asm.GP64()
+	asm.LEAQ(Mem{Base: lds, Index: lds, Scale: 2}, lds3)
+	asm.LEAQ(Mem{Base: ldd, Index: ldd, Scale: 2}, ldd3)
+	src4, dst4 := asm.GP64(), asm.GP64()
+	asm.LEAQ(Mem{Base: src, Index: lds, Scale: 4}, src4)
+	asm.LEAQ(Mem{Base: dst, Index: ldd, Scale: 4}, dst4)
+	// row returns element disp of row i (0…7) of a block addressed from
+	// base (rows 0…3) and base4 (rows 4…7) with stride st (st3 = 3·st).
+	row := func(base, base4, st, st3 GPVirtual, i, disp int) Mem {
+		b := base
+		if i >= 4 {
+			b, i = base4, i-4
+		}
+		switch i {
+		case 0:
+			return Mem{Base: b, Disp: disp}
+		case 3:
+			return Mem{Base: b, Index: st3, Scale: 1, Disp: disp}
+		}
+		return Mem{Base: b, Index: st, Scale: uint8(i), Disp: disp}
+	}
+	asm.Label("gemmTranspose8AVX2Loop")
+	for half := 0; half < 2; half++ {
+		// Columns 4·half…4·half+3 of the block: rows p = 4·half+i of dst.
+		in := make([]VecVirtual, 4)
+		for j := range in {
+			in[j] = asm.YMM()
+			asm.VMOVUPS(row(src, src4, lds, lds3, j, 16*half), in[j].AsX())
+			asm.VINSERTF128(U8(1), row(src, src4, lds, lds3, j+4, 16*half), in[j], in[j])
+		}
+		t := []VecVirtual{asm.YMM(), asm.YMM(), asm.YMM(), asm.YMM()}
+		asm.VUNPCKLPS(in[1], in[0], t[0])
+		asm.VUNPCKHPS(in[1], in[0], t[1])
+		asm.VUNPCKLPS(in[3], in[2], t[2])
+		asm.VUNPCKHPS(in[3], in[2], t[3])
+		asm.VUNPCKLPD(t[2], t[0], in[0])
+		asm.VUNPCKHPD(t[2], t[0], in[1])
+		asm.VUNPCKLPD(t[3], t[1], in[2])
+		asm.VUNPCKHPD(t[3], t[1], in[3])
+		for i := range in {
+			asm.VMOVUPS(in[i], row(dst, dst4, ldd, ldd3, 4*half+i, 0))
+		}
+	}
+	asm.ADDQ(U8(32), src)
+	asm.ADDQ(U8(32), src4)
+	for _, d := range []GPVirtual{dst, dst4} {
+		asm.LEAQ(Mem{Base: d, Index: ldd, Scale: 8}, d)
+	}
+	asm.DECQ(n)
+	asm.JNZ(LabelRef("gemmTranspose8AVX2Loop"))
+	asm.VZEROUPPER()
+	asm.RET()
 }

@@ -115,6 +115,10 @@ type gemmMicro struct {
 	// rows is kern reading an mr×k block of A in place, row i at a[i·lda:]:
 	// a row-major op(A) needs no packing for its whole panels.
 	rows func(k int, a *float32, lda int, b, c *float32, ldc int, alpha, beta float32)
+	// transpose8, when set, packs a transposed op(B): for q < blocks it sets
+	// dst[(8q+p)·ldd + j] = src[j·lds + 8q+p], p, j < 8 (an 8×8 register
+	// transpose per block). blocks ≥ 1.
+	transpose8 func(dst *float32, ldd int, src *float32, lds int, blocks int)
 	// kc, mc and nc are the blocking sizes: a packed mc×kc block of op(A)
 	// and kc×nc block of op(B).
 	kc, mc, nc int
@@ -181,7 +185,7 @@ func (g *gemmOp) run(buf *gemmBuf) {
 		nb := min(mk.nc, g.n-jc)
 		for pc := 0; pc < g.k; pc += kc {
 			kb := min(kc, g.k-pc)
-			packB(buf.b, g.transB, g.b, g.ldb, pc, jc, kb, nb, nr)
+			packB(buf.b, g.transB, g.b, g.ldb, pc, jc, kb, nb, nr, mk.transpose8)
 			beta := g.beta
 			if pc > 0 {
 				beta = 1
@@ -266,8 +270,10 @@ func packA(dst []float32, trans bool, a []float32, lda, ic, pc, mb, kb, mr int) 
 
 // packB packs the kb×nb block of op(B) at (pc, jc) into dst as ⌈nb/nr⌉ panels
 // of kb×nr: dst[r·nr·kb + p·nr + j] for columns jc+r·nr+j. Columns past nb
-// are zero.
-func packB(dst []float32, trans bool, b []float32, ldb, pc, jc, kb, nb, nr int) {
+// are zero. A transposed op(B) goes through t8 (gemmMicro.transpose8) in
+// blocks of 8×8 when it is set.
+func packB(dst []float32, trans bool, b []float32, ldb, pc, jc, kb, nb, nr int,
+	t8 func(dst *float32, ldd int, src *float32, lds int, blocks int)) {
 	for r := 0; r < nb; r += nr {
 		w := min(nr, nb-r)
 		panel := dst[r*kb : r*kb+nr*kb]
@@ -281,7 +287,25 @@ func packB(dst []float32, trans bool, b []float32, ldb, pc, jc, kb, nb, nr int) 
 			continue
 		}
 		// op(B)(p, j) = b[j·ldb + p]: column j of the panel is a row of b.
-		for j := 0; j < w; j++ {
+		j := 0
+		if t8 != nil && kb >= 8 {
+			kb8 := kb &^ 7
+			for ; j+8 <= w; j += 8 {
+				row := (jc + r + j) * ldb
+				// The slices are the exact extents t8 reads and writes, so
+				// a short one panics here rather than in the assembly.
+				src := b[row+pc : row+7*ldb+pc+kb]
+				d := panel[j : (kb8-1)*nr+j+8]
+				t8(&d[0], nr, &src[0], ldb, kb8/8)
+				for p := kb8; p < kb; p++ {
+					dp := panel[p*nr+j : p*nr+j+8]
+					for i := range dp {
+						dp[i] = src[i*ldb+p]
+					}
+				}
+			}
+		}
+		for ; j < w; j++ {
 			src := b[(jc+r+j)*ldb+pc:]
 			scatter(panel[j:], src[:kb], nr)
 		}

@@ -1263,3 +1263,68 @@ gemmMicroRowsAVX512NoBeta:
 	VMOVUPS Z23, 192(AX)
 	VZEROUPPER
 	RET
+
+// func gemmTranspose8AVX2(dst *float32, ldd int, src *float32, lds int, blocks int)
+// Requires: AVX
+TEXT ·gemmTranspose8AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), AX
+	MOVQ ldd+8(FP), CX
+	MOVQ src+16(FP), DX
+	MOVQ lds+24(FP), BX
+	MOVQ blocks+32(FP), SI
+	SHLQ $0x02, CX
+	SHLQ $0x02, BX
+	LEAQ (BX)(BX*2), DI
+	LEAQ (CX)(CX*2), R8
+	LEAQ (DX)(BX*4), R9
+	LEAQ (AX)(CX*4), R10
+
+gemmTranspose8AVX2Loop:
+	VMOVUPS     (DX), X0
+	VINSERTF128 $0x01, (R9), Y0, Y0
+	VMOVUPS     (DX)(BX*1), X1
+	VINSERTF128 $0x01, (R9)(BX*1), Y1, Y1
+	VMOVUPS     (DX)(BX*2), X2
+	VINSERTF128 $0x01, (R9)(BX*2), Y2, Y2
+	VMOVUPS     (DX)(DI*1), X3
+	VINSERTF128 $0x01, (R9)(DI*1), Y3, Y3
+	VUNPCKLPS   Y1, Y0, Y4
+	VUNPCKHPS   Y1, Y0, Y5
+	VUNPCKLPS   Y3, Y2, Y1
+	VUNPCKHPS   Y3, Y2, Y3
+	VUNPCKLPD   Y1, Y4, Y0
+	VUNPCKHPD   Y1, Y4, Y1
+	VUNPCKLPD   Y3, Y5, Y2
+	VUNPCKHPD   Y3, Y5, Y3
+	VMOVUPS     Y0, (AX)
+	VMOVUPS     Y1, (AX)(CX*1)
+	VMOVUPS     Y2, (AX)(CX*2)
+	VMOVUPS     Y3, (AX)(R8*1)
+	VMOVUPS     16(DX), X6
+	VINSERTF128 $0x01, 16(R9), Y6, Y6
+	VMOVUPS     16(DX)(BX*1), X7
+	VINSERTF128 $0x01, 16(R9)(BX*1), Y7, Y7
+	VMOVUPS     16(DX)(BX*2), X8
+	VINSERTF128 $0x01, 16(R9)(BX*2), Y8, Y8
+	VMOVUPS     16(DX)(DI*1), X9
+	VINSERTF128 $0x01, 16(R9)(DI*1), Y9, Y9
+	VUNPCKLPS   Y7, Y6, Y4
+	VUNPCKHPS   Y7, Y6, Y5
+	VUNPCKLPS   Y9, Y8, Y7
+	VUNPCKHPS   Y9, Y8, Y9
+	VUNPCKLPD   Y7, Y4, Y6
+	VUNPCKHPD   Y7, Y4, Y7
+	VUNPCKLPD   Y9, Y5, Y8
+	VUNPCKHPD   Y9, Y5, Y9
+	VMOVUPS     Y6, (R10)
+	VMOVUPS     Y7, (R10)(CX*1)
+	VMOVUPS     Y8, (R10)(CX*2)
+	VMOVUPS     Y9, (R10)(R8*1)
+	ADDQ        $0x20, DX
+	ADDQ        $0x20, R9
+	LEAQ        (AX)(CX*8), AX
+	LEAQ        (R10)(CX*8), R10
+	DECQ        SI
+	JNZ         gemmTranspose8AVX2Loop
+	VZEROUPPER
+	RET

@@ -8,7 +8,8 @@ import (
 )
 
 // TestGemmGuard places A, B and C flush against PROT_NONE pages, at both ends,
-// with shapes that leave partial tiles in every dimension: a read or write
+// with shapes that leave partial tiles in every dimension and partial 8×8
+// blocks of the transposing pack of Bᵀ (k = 8, 13): a read or write
 // outside the matrices crashes the test.
 func TestGemmGuard(t *testing.T) {
 	mr, nr := gemmTileSizes()
@@ -17,7 +18,7 @@ func TestGemmGuard(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		for _, m := range []int{1, mr - 1, mr + 1, 2*mr + 3} {
 			for _, n := range []int{1, nr - 1, nr + 3, 2*nr - 5} {
-				for _, k := range []int{1, 3, 6} {
+				for _, k := range []int{1, 3, 6, 8, 13} {
 					for _, ta := range []bool{false, true} {
 						for _, tb := range []bool{false, true} {
 							for _, atEnd := range []bool{false, true} {

@@ -23,3 +23,8 @@ func gemmMicroAVX512(k int, a *float32, b *float32, c *float32, ldc int, alpha f
 //
 //go:noescape
 func gemmMicroRowsAVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32)
+
+// gemmTranspose8AVX2 sets dst[(8q+p)·ldd + j] = src[j·lds + 8q+p] for q < blocks and p, j < 8; blocks ≥ 1.
+//
+//go:noescape
+func gemmTranspose8AVX2(dst *float32, ldd int, src *float32, lds int, blocks int)
