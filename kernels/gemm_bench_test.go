@@ -96,3 +96,36 @@ func BenchmarkGemmBlocking(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGemmPackBT times packing a transposed op(B) (packB with transB) for
+// the active micro-kernel: by the 8×8 register transpose (t8) and by the Go
+// scatter it replaces (go), side by side. kb×nb is the block packed: keys ×
+// d_k of a block of tiled attention, and a kc×nc block of a large product.
+func BenchmarkGemmPackBT(b *testing.B) {
+	mk := gemmMicroFor(Active())
+	if mk == nil {
+		b.Skip("no micro-kernel")
+	}
+	for _, s := range [][2]int{{64, 256}, {128, 256}, {mk.kc, 1024}} {
+		kb, nb := s[0], s[1]
+		src := make([]float32, nb*kb)
+		for i := range src {
+			src[i] = float32(i)
+		}
+		dst := make([]float32, roundUp(nb, mk.nr)*kb)
+		for _, v := range []struct {
+			name string
+			t8   func(dst *float32, ldd int, src *float32, lds int, blocks int)
+		}{{"go", nil}, {"t8", mk.transpose8}} {
+			if v.name == "t8" && v.t8 == nil {
+				continue
+			}
+			b.Run(fmt.Sprintf("kb=%d,nb=%d/%s", kb, nb, v.name), func(b *testing.B) {
+				b.SetBytes(int64(4 * kb * nb))
+				for i := 0; i < b.N; i++ {
+					packB(dst, true, src, kb, 0, 0, kb, nb, mk.nr, v.t8)
+				}
+			})
+		}
+	}
+}
