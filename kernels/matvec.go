@@ -69,7 +69,7 @@ func MatVecBatch(dst Matrix, a Matrix, x Matrix) {
 // matVecBatchGemmMin holds where MatVecBatch takes Gemm: A of at least
 // dim×dim and a batch of at least the ISA's and AVX-512 width's entry (0:
 // never). Tests override it; kernels/DESIGN.md has the measurements.
-var matVecBatchGemmMin = struct{ dim, avx2, avx512ymm, avx512zmm int }{64, 1024, 256, 1024}
+var matVecBatchGemmMin = struct{ dim, avx2, avx512ymm, avx512zmm int }{64, 512, 64, 512}
 
 // matVecBatchGemm reports whether MatVecBatch of a rows×cols A and batch
 // vectors runs as Gemm (matVecBatchGemmMin).
