@@ -36,7 +36,7 @@ func genExpSum(s *isa) {
 	// No keep: on AVX2 the resident constants and this loop's vectors would
 	// need more than 16 YMM (TestAVX2RegistersVEX).
 	mx := asm.XMM()
-	asm.Load(asm.Param("m"), mx)
+	asm.VMOVSS(paramAddr("m"), mx)
 	negM := s.vec()
 	negate(mx, negM)
 	lbl := func(l string) string { return "expSum" + l }
@@ -92,7 +92,7 @@ func genExpSum(s *isa) {
 	asm.Label(lbl("reduce"))
 	asm.VADDPS(acc1, acc0, acc0)
 	r := s.hsum(acc0)
-	asm.Store(r, asm.ReturnIndex(0))
+	vexStoreReturn(r)
 	asm.VZEROUPPER()
 	asm.RET()
 	if s.evex {
@@ -113,7 +113,7 @@ func genExpSum(s *isa) {
 	asm.DECQ(n)
 	asm.JNZ(LabelRef(lbl("scalarLoop")))
 	asm.Label(lbl("scalarDone"))
-	asm.Store(sum, asm.ReturnIndex(0))
+	vexStoreReturn(sum)
 	asm.VZEROUPPER()
 	asm.RET()
 }
@@ -128,7 +128,7 @@ func genShift2(s *isa) {
 	dst := load(asm.Param("dst").Base())
 	x := load(asm.Param("x").Base())
 	n := load(asm.Param("x").Len())
-	a, b := s.broadcast("a"), s.broadcast("b")
+	a, b := vexBroadcast(s, "a"), vexBroadcast(s, "b")
 	f := func(vs ...VecVirtual) []VecVirtual {
 		for _, v := range vs {
 			asm.VSUBPS(a, v, v)
@@ -181,4 +181,25 @@ func genShift2(s *isa) {
 	asm.Label(lbl("done"))
 	asm.VZEROUPPER()
 	asm.RET()
+}
+
+// vexBroadcast returns the float32 argument name broadcast to every lane,
+// loaded by the broadcast itself. s.broadcast's legacy-SSE MOVSS is an
+// SSE instruction; run while the upper halves of the vector registers are
+// dirty (after an earlier broadcast, say) it costs a state transition of
+// hundreds of cycles on some Intel cores (see kernels/ELEMENTWISE.md).
+func vexBroadcast(s *isa, name string) VecVirtual {
+	v := s.vec()
+	asm.VBROADCASTSS(paramAddr(name), v)
+	return v
+}
+
+// vexStoreReturn stores the float32 in lane 0 of x as the first result with
+// the VEX VMOVSS: asm.Store's MOVSS is legacy SSE, see vexBroadcast.
+func vexStoreReturn(x VecVirtual) {
+	b, err := asm.ReturnIndex(0).Resolve()
+	if err != nil {
+		panic(err)
+	}
+	asm.VMOVSS(x.AsX(), b.Addr)
 }

@@ -11,7 +11,109 @@ func init() { register("topk", genTopKFamily) }
 func genTopKFamily() {
 	for _, s := range isas {
 		genFirstAbove(s)
+		genSpanMax(s)
 	}
+}
+
+// topKSpan is kernels.topKSpan, the length of the spans whose maxima bound
+// TopK's search (kernels' TestSpanMax checks that the two agree).
+const topKSpan = 512
+
+// genSpanMax emits spanMax<ISA>(dst, x []float32) bool: dst[j] = the largest
+// of x[j·topKSpan : (j+1)·topKSpan] for j < len(dst), which needs len(x) ≥
+// topKSpan·len(dst), and reports whether any of those elements is NaN (the
+// maxima are then meaningless). TopK's first pass in one call: four
+// accumulators per span, NaNs found by compares of pairs of loaded vectors
+// gathered into one flag for the whole call, the span reduced to a scalar.
+func genSpanMax(s *isa) {
+	name := s.name("spanMax")
+	TEXT(name, NOSPLIT, "func(dst, x []float32) bool")
+	asm.Doc(name + " sets dst[j] = max x[j·512 : (j+1)·512] for j < len(dst) (len(x) ≥ 512·len(dst)) and reports whether any of those x is NaN.")
+	dst := load(asm.Param("dst").Base())
+	nb := load(asm.Param("dst").Len())
+	x := load(asm.Param("x").Base())
+	lbl := func(l string) string { return "spanMax" + l }
+	const unroll = 4
+	if topKSpan%(unroll*s.lanes) != 0 {
+		panic("spanMax: span not a multiple of the unrolled block")
+	}
+	// AVX-512: two opmask chains, each lane staying set while the pairs
+	// compared into it are ordered (ORD_Q under its own mask), one
+	// instruction per pair of vectors; AVX2: unordered compares ORed into a
+	// vector.
+	var kok [2]OpmaskVirtual
+	var vnan VecVirtual
+	if s.evex {
+		for c := range kok {
+			kok[c] = asm.K()
+			asm.KXNORW(kok[c], kok[c], kok[c])
+		}
+	} else {
+		vnan = s.vec()
+		s.zero(vnan)
+	}
+	pair := 0
+	unord := func(a, b VecVirtual) {
+		if s.evex {
+			k := kok[pair%2]
+			pair++
+			asm.VCMPPS(U8(7), b, a, k, k) // ORD_Q
+			return
+		}
+		c := s.vec()
+		asm.VCMPPS(U8(3), b, a, c) // UNORD_Q
+		asm.VORPS(c, vnan, vnan)
+	}
+	j := asm.GP64()
+	asm.XORQ(j, j)
+	asm.Label(lbl("span"))
+	asm.CMPQ(j, nb)
+	asm.JAE(LabelRef(lbl("done")))
+	accs := make([]VecVirtual, unroll)
+	for u := range accs {
+		accs[u] = s.vec()
+		asm.VMOVUPS(Mem{Base: x, Disp: u * s.bytes()}, accs[u])
+	}
+	unord(accs[0], accs[1])
+	unord(accs[2], accs[3])
+	cnt := asm.GP64()
+	asm.MOVQ(U32(topKSpan/(unroll*s.lanes)-1), cnt)
+	asm.ADDQ(U32(unroll*s.bytes()), x)
+	asm.Label(lbl("block"))
+	vs := make([]VecVirtual, unroll)
+	for u := range vs {
+		vs[u] = s.vec()
+		asm.VMOVUPS(Mem{Base: x, Disp: u * s.bytes()}, vs[u])
+		asm.VMAXPS(vs[u], accs[u], accs[u])
+	}
+	unord(vs[0], vs[1])
+	unord(vs[2], vs[3])
+	asm.ADDQ(U32(unroll*s.bytes()), x)
+	asm.DECQ(cnt)
+	asm.JNZ(LabelRef(lbl("block")))
+	asm.VMAXPS(accs[1], accs[0], accs[0])
+	asm.VMAXPS(accs[3], accs[2], accs[2])
+	asm.VMAXPS(accs[2], accs[0], accs[0])
+	m := s.fold(accs[0], func(src, acc VecVirtual) { asm.VMAXPS(src, acc, acc) })
+	asm.VMOVSS(m, Mem{Base: dst, Index: j, Scale: 4})
+	asm.INCQ(j)
+	asm.JMP(LabelRef(lbl("span")))
+	asm.Label(lbl("done"))
+	r := asm.GP8()
+	if s.evex {
+		ok := asm.GP32()
+		asm.KANDW(kok[1], kok[0], kok[0])
+		asm.KMOVW(kok[0], ok)
+		asm.CMPL(ok, U32(0xffff))
+	} else {
+		mask := asm.GP32()
+		asm.VMOVMSKPS(vnan, mask)
+		asm.TESTL(mask, mask)
+	}
+	asm.SETNE(r)
+	asm.Store(r, asm.ReturnIndex(0))
+	asm.VZEROUPPER()
+	asm.RET()
 }
 
 // cmpNLEUQ is the VCMPPS predicate "not ≤", true on NaN.

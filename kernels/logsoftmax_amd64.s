@@ -5,11 +5,11 @@
 #include "textflag.h"
 
 // func expSumAVX2(x []float32, m float32) float32
-// Requires: AVX, AVX2, FMA3, SSE
+// Requires: AVX, AVX2, FMA3
 TEXT ·expSumAVX2(SB), NOSPLIT, $0-36
 	MOVQ         x_base+0(FP), AX
 	MOVQ         x_len+8(FP), CX
-	MOVSS        m+24(FP), X0
+	VMOVSS       m+24(FP), X0
 	VXORPS       X1, X1, X1
 	VSUBSS       X0, X1, X0
 	VBROADCASTSS X0, Y0
@@ -127,7 +127,7 @@ expSumreduce:
 	VADDPS       X0, X1, X1
 	VSHUFPS      $0xb1, X1, X1, X0
 	VADDPS       X0, X1, X1
-	MOVSS        X1, ret+32(FP)
+	VMOVSS       X1, ret+32(FP)
 	VZEROUPPER
 	RET
 
@@ -162,7 +162,7 @@ expSumscalarLoop:
 	JNZ          expSumscalarLoop
 
 expSumscalarDone:
-	MOVSS X1, ret+32(FP)
+	VMOVSS X1, ret+32(FP)
 	VZEROUPPER
 	RET
 
@@ -291,15 +291,13 @@ DATA tailmask<>+60(SB)/4, $0xffffffff
 GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 
 // func shift2AVX2(dst []float32, x []float32, a float32, b float32)
-// Requires: AVX, AVX2, SSE
+// Requires: AVX
 TEXT ·shift2AVX2(SB), NOSPLIT, $0-56
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+24(FP), CX
 	MOVQ         x_len+32(FP), DX
-	MOVSS        a+48(FP), X0
-	VBROADCASTSS X0, Y0
-	MOVSS        b+52(FP), X1
-	VBROADCASTSS X1, Y1
+	VBROADCASTSS a+48(FP), Y0
+	VBROADCASTSS b+52(FP), Y1
 	CMPQ         DX, $0x00000008
 	JB           shift2scalar
 	VMOVUPS      -32(CX)(DX*4), Y2
@@ -363,11 +361,11 @@ shift2scalarDone:
 	RET
 
 // func expSumAVX512(x []float32, m float32) float32
-// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, SSE
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
 TEXT ·expSumAVX512(SB), NOSPLIT, $0-36
 	MOVQ         x_base+0(FP), AX
 	MOVQ         x_len+8(FP), CX
-	MOVSS        m+24(FP), X0
+	VMOVSS       m+24(FP), X0
 	VXORPS       X1, X1, X1
 	VSUBSS       X0, X1, X0
 	VBROADCASTSS X0, Z0
@@ -473,7 +471,7 @@ expSumreduce:
 	VADDPS        X0, X1, X1
 	VSHUFPS       $0xb1, X1, X1, X0
 	VADDPS        X0, X1, X1
-	MOVSS         X1, ret+32(FP)
+	VMOVSS        X1, ret+32(FP)
 	VZEROUPPER
 	RET
 
@@ -481,15 +479,13 @@ DATA expSumNegInf<>+0(SB)/4, $0xff800000
 GLOBL expSumNegInf<>(SB), RODATA|NOPTR, $4
 
 // func shift2AVX512(dst []float32, x []float32, a float32, b float32)
-// Requires: AVX, AVX512F, BMI2, SSE
+// Requires: AVX, AVX512F, BMI2
 TEXT ·shift2AVX512(SB), NOSPLIT, $0-56
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+24(FP), CX
 	MOVQ         x_len+32(FP), DX
-	MOVSS        a+48(FP), X0
-	VBROADCASTSS X0, Z0
-	MOVSS        b+52(FP), X1
-	VBROADCASTSS X1, Z1
+	VBROADCASTSS a+48(FP), Z0
+	VBROADCASTSS b+52(FP), Z1
 	XORQ         BX, BX
 	MOVQ         DX, SI
 	ANDQ         $-32, SI

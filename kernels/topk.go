@@ -51,17 +51,12 @@ type topKScan struct {
 func (sc *topKScan) init(x []float32, k, nb int) {
 	sc.x, sc.nb = x, nb
 	sc.floor = float32(math.Inf(-1))
-	for j := 0; j < nb; j++ {
-		m := maxOf(x[j*topKSpan : (j+1)*topKSpan])
-		if m != m {
-			sc.bm[j] = m
-			sc.floor = float32(math.NaN()) // marks: no floor
-			continue
+	if spanMaxima(sc.bm[:nb], x) {
+		// A NaN somewhere: no floor, and every span is searched (a NaN
+		// maximum is not ≤ any bound).
+		for j := range sc.bm[:nb] {
+			sc.bm[j] = float32(math.NaN())
 		}
-		sc.bm[j] = m
-	}
-	if sc.floor != sc.floor {
-		sc.floor = float32(math.Inf(-1))
 		return
 	}
 	// The k-th largest span maximum, by insertion into top[:k].
@@ -107,6 +102,17 @@ func (sc *topKScan) above(xs []float32, t float32) int {
 		i = end
 	}
 	return i + firstAbove(sc.x[i:], te) - base
+}
+
+// spanMaxGo is spanMaxima with Max over each span.
+func spanMaxGo(dst, x []float32) bool {
+	nan := false
+	for j := range dst {
+		m := maxOf(x[j*topKSpan : (j+1)*topKSpan])
+		nan = nan || m != m
+		dst[j] = m
+	}
+	return nan
 }
 
 // topKBlock is the length of the blocks that firstAboveBlocks skips by their

@@ -127,6 +127,66 @@ firstAbovenone:
 	VZEROUPPER
 	RET
 
+// func spanMaxAVX2(dst []float32, x []float32) bool
+// Requires: AVX
+TEXT ·spanMaxAVX2(SB), NOSPLIT, $0-49
+	MOVQ   dst_base+0(FP), AX
+	MOVQ   dst_len+8(FP), CX
+	MOVQ   x_base+24(FP), DX
+	VXORPS Y0, Y0, Y0
+	XORQ   BX, BX
+
+spanMaxspan:
+	CMPQ    BX, CX
+	JAE     spanMaxdone
+	VMOVUPS (DX), Y1
+	VMOVUPS 32(DX), Y2
+	VMOVUPS 64(DX), Y3
+	VMOVUPS 96(DX), Y4
+	VCMPPS  $0x03, Y2, Y1, Y5
+	VORPS   Y5, Y0, Y0
+	VCMPPS  $0x03, Y4, Y3, Y5
+	VORPS   Y5, Y0, Y0
+	MOVQ    $0x0000000f, SI
+	ADDQ    $0x00000080, DX
+
+spanMaxblock:
+	VMOVUPS      (DX), Y5
+	VMAXPS       Y5, Y1, Y1
+	VMOVUPS      32(DX), Y6
+	VMAXPS       Y6, Y2, Y2
+	VMOVUPS      64(DX), Y7
+	VMAXPS       Y7, Y3, Y3
+	VMOVUPS      96(DX), Y8
+	VMAXPS       Y8, Y4, Y4
+	VCMPPS       $0x03, Y6, Y5, Y5
+	VORPS        Y5, Y0, Y0
+	VCMPPS       $0x03, Y8, Y7, Y5
+	VORPS        Y5, Y0, Y0
+	ADDQ         $0x00000080, DX
+	DECQ         SI
+	JNZ          spanMaxblock
+	VMAXPS       Y2, Y1, Y1
+	VMAXPS       Y4, Y3, Y3
+	VMAXPS       Y3, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VMAXPS       X2, X1, X1
+	VSHUFPS      $0x4e, X1, X1, X2
+	VMAXPS       X2, X1, X1
+	VSHUFPS      $0xb1, X1, X1, X2
+	VMAXPS       X2, X1, X1
+	VMOVSS       X1, (AX)(BX*4)
+	INCQ         BX
+	JMP          spanMaxspan
+
+spanMaxdone:
+	VMOVMSKPS Y0, AX
+	TESTL     AX, AX
+	SETNE     AL
+	MOVB      AL, ret+48(FP)
+	VZEROUPPER
+	RET
+
 // func firstAboveAVX512(x []float32, t float32) int
 // Requires: AVX, AVX512F, BMI, BMI2, SSE
 TEXT ·firstAboveAVX512(SB), NOSPLIT, $0-40
@@ -248,5 +308,65 @@ firstAbovetail:
 firstAbovemissTail:
 firstAbovenone:
 	MOVQ CX, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func spanMaxAVX512(dst []float32, x []float32) bool
+// Requires: AVX, AVX512F, AVX512VL
+TEXT ·spanMaxAVX512(SB), NOSPLIT, $0-49
+	MOVQ   dst_base+0(FP), AX
+	MOVQ   dst_len+8(FP), CX
+	MOVQ   x_base+24(FP), DX
+	KXNORW K1, K1, K1
+	KXNORW K2, K2, K2
+	XORQ   BX, BX
+
+spanMaxspan:
+	CMPQ    BX, CX
+	JAE     spanMaxdone
+	VMOVUPS (DX), Z0
+	VMOVUPS 64(DX), Z1
+	VMOVUPS 128(DX), Z2
+	VMOVUPS 192(DX), Z3
+	VCMPPS  $0x07, Z1, Z0, K1, K1
+	VCMPPS  $0x07, Z3, Z2, K2, K2
+	MOVQ    $0x00000007, SI
+	ADDQ    $0x00000100, DX
+
+spanMaxblock:
+	VMOVUPS       (DX), Z4
+	VMAXPS        Z4, Z0, Z0
+	VMOVUPS       64(DX), Z5
+	VMAXPS        Z5, Z1, Z1
+	VMOVUPS       128(DX), Z6
+	VMAXPS        Z6, Z2, Z2
+	VMOVUPS       192(DX), Z7
+	VMAXPS        Z7, Z3, Z3
+	VCMPPS        $0x07, Z5, Z4, K1, K1
+	VCMPPS        $0x07, Z7, Z6, K2, K2
+	ADDQ          $0x00000100, DX
+	DECQ          SI
+	JNZ           spanMaxblock
+	VMAXPS        Z1, Z0, Z0
+	VMAXPS        Z3, Z2, Z2
+	VMAXPS        Z2, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VMAXPS        Y1, Y0, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VMAXPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VMAXPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VMAXPS        X1, X0, X0
+	VMOVSS        X0, (AX)(BX*4)
+	INCQ          BX
+	JMP           spanMaxspan
+
+spanMaxdone:
+	KANDW K2, K1, K1
+	KMOVW K1, AX
+	CMPL  AX, $0x0000ffff
+	SETNE AL
+	MOVB  AL, ret+48(FP)
 	VZEROUPPER
 	RET

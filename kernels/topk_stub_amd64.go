@@ -9,7 +9,17 @@ package kernels
 //go:noescape
 func firstAboveAVX2(x []float32, t float32) int
 
+// spanMaxAVX2 sets dst[j] = max x[j·512 : (j+1)·512] for j < len(dst) (len(x) ≥ 512·len(dst)) and reports whether any of those x is NaN.
+//
+//go:noescape
+func spanMaxAVX2(dst []float32, x []float32) bool
+
 // firstAboveAVX512 returns the smallest i with !(x[i] ≤ t), or len(x).
 //
 //go:noescape
 func firstAboveAVX512(x []float32, t float32) int
+
+// spanMaxAVX512 sets dst[j] = max x[j·512 : (j+1)·512] for j < len(dst) (len(x) ≥ 512·len(dst)) and reports whether any of those x is NaN.
+//
+//go:noescape
+func spanMaxAVX512(dst []float32, x []float32) bool

@@ -87,6 +87,9 @@ func TestTopKPanics(t *testing.T) {
 		func() { TopK(make([]int, 6), make([]float32, 6), make([]float32, 5)) })
 }
 
+// BenchmarkTopK times TopK beside Sum over the same vector, the proxy for
+// one read of it (its target is at most 1.5× that read), under every ISA,
+// with the thread CPU time per call.
 func BenchmarkTopK(b *testing.B) {
 	for _, n := range []int{32000, 100000} {
 		x := make([]float32, n)
@@ -94,13 +97,27 @@ func BenchmarkTopK(b *testing.B) {
 		for i := range x {
 			x[i] = float32(rng.NormFloat64())
 		}
+		b.Run("n="+itoa(n)+"/Sum", func(b *testing.B) {
+			forEachISA(b, func(b *testing.B) {
+				b.SetBytes(int64(4 * n))
+				c := startCPU(b)
+				for b.Loop() {
+					sink = Sum(x)
+				}
+				c.stop()
+			})
+		})
 		for _, k := range []int{8, 64} {
 			idx, val := make([]int, k), make([]float32, k)
 			b.Run(benchName(n, k), func(b *testing.B) {
-				b.SetBytes(int64(4 * n))
-				for i := 0; i < b.N; i++ {
-					TopK(idx, val, x)
-				}
+				forEachISA(b, func(b *testing.B) {
+					b.SetBytes(int64(4 * n))
+					c := startCPU(b)
+					for b.Loop() {
+						TopK(idx, val, x)
+					}
+					c.stop()
+				})
 			})
 		}
 	}
@@ -160,6 +177,52 @@ func TestTopKGuard(t *testing.T) {
 		for j := range idx {
 			if idx[j] != j {
 				t.Fatalf("n=%d: TopK idx[%d] = %d", n, j, idx[j])
+			}
+		}
+	})
+}
+
+// TestSpanMax checks TopK's first pass on every ISA: the maximum of each span
+// of topKSpan elements against fallback.Max, and its NaN report for a NaN at
+// the start, inside and at the end of a span, and none for a NaN just past
+// the last span (which it must not read into the result).
+func TestSpanMax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	nan := float32(math.NaN())
+	forEachISA(t, func(t *testing.T) {
+		for _, nb := range []int{0, 1, 2, 3, 62, 195} {
+			for _, nanAt := range []int{-1, 0, 1, 17, topKSpan - 1, topKSpan, nb*topKSpan - 1, nb * topKSpan} {
+				if nanAt >= nb*topKSpan+1 {
+					continue
+				}
+				x := make([]float32, nb*topKSpan+1)
+				for i := range x {
+					x[i] = float32(rng.NormFloat64() * 100)
+				}
+				if nb > 0 {
+					x[rng.IntN(nb*topKSpan)] = float32(math.Inf(1))
+				}
+				if nanAt >= 0 {
+					x[nanAt] = nan
+				}
+				dst := make([]float32, nb+1)
+				dst[nb] = canary
+				gotNaN := spanMaxima(dst[:nb], x)
+				wantNaN := nanAt >= 0 && nanAt < nb*topKSpan
+				if gotNaN != wantNaN {
+					t.Fatalf("nb=%d NaN at %d: spanMaxima reports NaN = %v, want %v", nb, nanAt, gotNaN, wantNaN)
+				}
+				if math.Float32bits(dst[nb]) != math.Float32bits(canary) {
+					t.Fatalf("nb=%d: spanMaxima wrote past len(dst)", nb)
+				}
+				if wantNaN {
+					continue
+				}
+				for j := 0; j < nb; j++ {
+					if want := fallback.Max(x[j*topKSpan : (j+1)*topKSpan]); dst[j] != want {
+						t.Fatalf("nb=%d: span %d max = %v, want %v", nb, j, dst[j], want)
+					}
+				}
 			}
 		}
 	})

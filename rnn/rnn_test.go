@@ -137,6 +137,49 @@ func TestGRU(t *testing.T) {
 	}
 }
 
+// TestGRURounding checks that GRU.Step rounds each operation of its update
+// once: against the same kernels for the products and nonlinearities and a
+// scalar update whose explicit conversions forbid fused multiply-adds, the
+// bits must agree on every architecture.
+func TestGRURounding(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, sh := range shapes {
+		H, In := sh.hidden, sh.in
+		w := randMatrix(rng, 3*H, In+H, sh.pad, 0.5)
+		bx, bh := randVec(rng, 3*H, 0.5), randVec(rng, 3*H, 0.5)
+		x, h := randVec(rng, In, 1), randVec(rng, H, 1)
+		xh := append(append([]float32(nil), x...), h...)
+		s, nh := make([]float32, 3*H), make([]float32, H)
+		kernels.MatVec(s[:2*H], kernels.Matrix{Rows: 2 * H, Cols: In + H, Stride: w.Stride, Data: w.Data}, xh)
+		nRows := w.Data[2*H*w.Stride:]
+		kernels.MatVec(s[2*H:], kernels.Matrix{Rows: H, Cols: In, Stride: w.Stride, Data: nRows}, x)
+		kernels.MatVec(nh, kernels.Matrix{Rows: H, Cols: H, Stride: w.Stride, Data: nRows[In:]}, h)
+		for j := range s {
+			s[j] = float32(s[j] + bx[j])
+			if j < 2*H {
+				s[j] = float32(s[j] + bh[j])
+			}
+		}
+		kernels.Sigmoid(s[:2*H], s[:2*H])
+		r, z, n := s[:H], s[H:2*H], s[2*H:]
+		for j := range n {
+			n[j] = float32(n[j] + float32(r[j]*float32(nh[j]+bh[2*H+j])))
+		}
+		kernels.Tanh(n, n)
+		want := make([]float32, H)
+		for j := range want {
+			want[j] = float32(n[j] + float32(z[j]*float32(h[j]-n[j])))
+		}
+		got := make([]float32, H)
+		NewGRU(In, H, w, bx, bh).Step(got, x, h)
+		for j := range got {
+			if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
+				t.Fatalf("in=%d H=%d: h'[%d] = %v, want %v (each operation rounded once)", In, H, j, got[j], want[j])
+			}
+		}
+	}
+}
+
 func TestAllocs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	H, In := 64, 32
