@@ -47,6 +47,7 @@ const (
 	routeManyBlocked                 // AttendMany: MatVecBatch scores; MatTVec per query on each block of values
 	routeManyTransposed              // AttendMany: MatVecBatch scores; one MatVecBatch over the cached Vᵀ
 	routeManyGemm                    // AttendMany: MatVecBatch scores; contexts W·V by one Gemm
+	routeManyWidened                 // AttendMany on stored keys and values: each block of rows widened to float32, then MatVecBatch scores; MatTVec per query or one Gemm per block
 )
 
 var routeNames = [...]string{
@@ -59,6 +60,7 @@ var routeNames = [...]string{
 	routeManyBlocked:    "many/blocked",
 	routeManyTransposed: "many/transposed",
 	routeManyGemm:       "many/gemm",
+	routeManyWidened:    "many/widened",
 }
 
 func (r route) String() string { return routeNames[r] }
@@ -80,6 +82,7 @@ type plan struct {
 	block   int  // routeBlocked, routeSplit, routeMany*: rows of values per context block
 	kblock  int  // routeMany*: rows of K per Bahdanau score block
 	keysT   bool // routeManyGemm: scores by one Gemm over the cached Kᵀ
+	gemm    bool // routeManyWidened: each block's contexts (and General's projections) by one Gemm
 	parts   int  // routeSplit: parts of the keys
 	workers int  // routeSplit: goroutines running the parts (1: in turn on the caller's)
 	stream  bool // routeSplit: each part is one DotSoftmaxMatTVec pass
@@ -90,7 +93,13 @@ type plan struct {
 func (m *Memory) plan(c call, B int) plan {
 	t := &tune
 	if c == callMany && B > 1 && m.narrow() {
-		panicf("%s: AttendMany with %d queries: keys stored as %s are read by Attend only (call it per query)", m.sc, B, m.st.f)
+		if !m.anyAttended() {
+			return plan{route: routeNone}
+		}
+		// Stored keys and values: blocks of rows widened once into a float32
+		// scratch of about contextBlock bytes, used by every query.
+		w := max(1, m.keys.Cols, m.values.Cols)
+		return plan{route: routeManyWidened, block: blockRows(t.contextBlock, w), gemm: B >= t.manyGemmMin && kernels.Active() != kernels.Generic}
 	}
 	if c == callMany && B > 1 {
 		if !m.anyAttended() {
