@@ -524,6 +524,9 @@ func TestFormatAttendMany(t *testing.T) {
 			case "gemm":
 				setTuning(t, func(t *tuning) { t.manyGemmMin, t.contextBlock = 2, 1 })
 			}
+			if route != "default" { // the widened route at every B
+				setTuning(t, func(t *tuning) { t.manyWidenMin, t.manyWidenQ8Min = 2, 2 })
+			}
 			forEachISA(t, func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(21, 22))
 				sizes, dims, bs := []int{1, 17, 300}, []int{1, 40, 128}, []int{2, 3, 7}
@@ -552,11 +555,12 @@ func TestFormatAttendMany(t *testing.T) {
 
 // TestFormatAttendManyNoAllocs checks that Append and an AttendMany of
 // several queries that follows allocate nothing once the capacity is reserved
-// and the scratch is warm, for every format, the contexts by MatTVec or Gemm.
+// and the scratch is warm, for every format and route (a step per query;
+// widened blocks, the contexts by MatTVec or Gemm).
 func TestFormatAttendManyNoAllocs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	for _, f := range allFormats {
-		for _, B := range []int{4, 64} {
+		for _, B := range []int{2, 8, 64} {
 			t.Run(fmt.Sprintf("%s/B=%d", f, B), func(t *testing.T) {
 				S, dk, dv := 1024, 64, 64
 				m := NewCache(ScaledDot(), f, dk, dv, S)
@@ -593,9 +597,9 @@ func FuzzFormatMany(f *testing.F) {
 		useISA(t, isa)
 		switch route % 3 {
 		case 1:
-			setTuning(t, func(t *tuning) { t.contextBlock = 100 })
+			setTuning(t, func(t *tuning) { t.contextBlock, t.manyWidenMin, t.manyWidenQ8Min = 100, 2, 2 })
 		case 2:
-			setTuning(t, func(t *tuning) { t.manyGemmMin, t.contextBlock = 2, 200 })
+			setTuning(t, func(t *tuning) { t.manyGemmMin, t.contextBlock, t.manyWidenMin, t.manyWidenQ8Min = 2, 200, 2, 2 })
 		}
 		S, dk, B := 1+int(s)%160, 1+int(d)%72, 2+int(b)%8
 		rng := rand.New(rand.NewPCG(seed, 98))

@@ -22,7 +22,9 @@ import (
 // builds it (S·d_k or S·d_v copies, allocating if the buffer is too small).
 //
 // On keys and values stored in a narrower Format (NewCache, NewMemoryFormat)
-// each row is within the bound the Format states for Attend: Attend's bound
+// a few queries run as Attend steps in turn (then a row equals Attend's
+// result); more queries share the reads as below. Either way each row is
+// within the bound the Format states for Attend: Attend's bound
 // for the float32 step on the stored values, plus the storage rounding (the
 // scores' term Σ_i|k̂_si − k_si|·|q_i| as part of E, the context's
 // Σ_s α_s·|v̂_sj − v_sj|); a Q8 value, widened as kernels.FromQ8 does, is
@@ -54,6 +56,12 @@ func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 		return
 	}
 	p := m.plan(callMany, B)
+	if p.route == routeManySteps {
+		for b := range B {
+			m.step(m.plan(callAttend, 1), row(weights, b), row(context, b), row(queries, b))
+		}
+		return
+	}
 	if p.route == routeNone {
 		for b := range B {
 			clear(row(weights, b))

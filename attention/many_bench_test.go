@@ -85,3 +85,35 @@ func BenchmarkAdditiveReset(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkManyFormat is AttendMany of B ScaledDot queries against a cache of
+// S=4096 keys and values (d=128) stored in each format ("many": blocks
+// widened once for every query), against B Attend calls ("steps": each query
+// its own streaming pass over the stored rows).
+func BenchmarkManyFormat(b *testing.B) {
+	const S, d = 4096, 128
+	keys, vals := rampMat(S, d), rampMat(S, d)
+	for _, f := range allFormats[1:] {
+		m := NewMemoryFormat(ScaledDot(), f, keys, vals)
+		for _, B := range []int{2, 8, 64} {
+			w, c, q := rampMat(B, S), rampMat(B, d), rampMat(B, d)
+			b.Run(fmt.Sprintf("%s/B=%d/many", f, B), func(b *testing.B) {
+				m.AttendMany(w, c, q)
+				c0 := startCPU(b)
+				for b.Loop() {
+					m.AttendMany(w, c, q)
+				}
+				c0.stop(0)
+			})
+			b.Run(fmt.Sprintf("%s/B=%d/steps", f, B), func(b *testing.B) {
+				c0 := startCPU(b)
+				for b.Loop() {
+					for i := range B {
+						m.Attend(row(w, i), row(c, i), row(q, i))
+					}
+				}
+				c0.stop(0)
+			})
+		}
+	}
+}
