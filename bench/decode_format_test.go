@@ -46,8 +46,10 @@ func TestDecodeFormat(t *testing.T) {
 	for k, f := range formatKernels {
 		const S = 300
 		c := NewCase(k, S)
-		if want := 2 * int64(S) * int64(formatD) * map[attention.Format]int64{attention.Float32: 4, attention.BFloat16: 2, attention.Float16: 2, attention.Q8: 1}[f]; f != attention.Q8 && c.Bytes != want || f == attention.Q8 && c.Bytes != 2*S*36*4 {
-			t.Errorf("%v: %d bytes per step, want %d", k, c.Bytes, want)
+		// Bytes of one stored row of 128: 4 or 2 per element, 4 Q8 blocks of 36.
+		rowBytes := map[attention.Format]int64{attention.Float32: 512, attention.BFloat16: 256, attention.Float16: 256, attention.Q8: 144}[f]
+		if want := 2 * S * rowBytes; c.Bytes != want {
+			t.Errorf("%v: %d bytes per step, want %d (keys and values)", k, c.Bytes, want)
 		}
 		a := c.attn
 		kv := storedKeys(f, a.keys)
@@ -70,10 +72,12 @@ func TestDecodeFormat(t *testing.T) {
 				ctx[j] += sc[s] / sum * kv[s][j]
 			}
 		}
+		ran := 0
 		for _, im := range Impls() {
 			if !im.Has(k) {
 				continue
 			}
+			ran++
 			if !im.Heed || im.Parallel {
 				t.Errorf("%v: %s runs it: only heed's single-threaded steps should", k, im.Name)
 			}
@@ -87,6 +91,9 @@ func TestDecodeFormat(t *testing.T) {
 					t.Fatalf("%v %s: context[%d] = %v, want %v (stored keys, float64)", k, im.Name, j, a.ctx[j], want)
 				}
 			}
+		}
+		if ran == 0 {
+			t.Errorf("%v: no implementation runs it", k)
 		}
 	}
 }
