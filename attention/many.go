@@ -22,22 +22,24 @@ import (
 // builds it (S·d_k or S·d_v copies, allocating if the buffer is too small).
 //
 // On keys and values stored in a narrower Format (NewCache, NewMemoryFormat)
-// a few queries run as Attend steps in turn (then a row equals Attend's
-// result); more queries share the reads as below. Either way each row is
-// within the bound the Format states for Attend: Attend's bound
-// for the float32 step on the stored values, plus the storage rounding (the
-// scores' term Σ_i|k̂_si − k_si|·|q_i| as part of E, the context's
-// Σ_s α_s·|v̂_sj − v_sj|); a Q8 value, widened as kernels.FromQ8 does, is
-// Scale·Q rounded once to float32, which that bound covers. The stored rows
-// are read twice (keys, then values), a block of rows at a time widened into
-// a float32 scratch the Memory keeps (about 64 KiB, at least one row), which
-// every query then uses; no Vᵀ or Kᵀ cache is built.
+// a few queries run as Attend steps in turn (then each row is Attend's
+// result, and a long step may split over the worker goroutines as Attend
+// does). More queries share the reads: the stored rows are read twice (keys,
+// then values), a block at a time widened into a float32 scratch the Memory
+// keeps (about 64 KiB, at least one row) that every query then uses, the
+// contexts of many queries by one Gemm per block; no Kᵀ or Vᵀ cache is
+// built. Either way each row is within the bound the Format states for
+// Attend: Attend's bound for the float32 step on the stored values, plus the
+// storage rounding (the scores' term Σ_i|k̂_si − k_si|·|q_i| as part of E, the
+// context's Σ_s α_s·|v̂_sj − v_sj|); a Q8 value, widened as kernels.FromQ8
+// does, is Scale·Q rounded once to float32, which that bound covers.
 //
-// Otherwise AttendMany allocates nothing once its query scratch (B rows of
-// the projected or scaled queries), the widening scratch of a stored Memory
-// and kernels.Gemm's packing buffers are warm. weights and context must not overlap each other, queries,
-// or the Memory's matrices. It panics unless the three matrices have B rows
-// and the widths above. A Memory is not safe for concurrent use.
+// Beyond building a cache, AttendMany allocates nothing once its query
+// scratch (B rows of the projected or scaled queries), the widening scratch
+// of a stored Memory and kernels.Gemm's packing buffers are warm. weights and
+// context must not overlap each other, queries, or the Memory's matrices. It
+// panics unless the three matrices have B rows and the widths above. A Memory
+// is not safe for concurrent use.
 func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 	name := m.sc.String()
 	checkMatrix(name, "weights", weights)
