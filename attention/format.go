@@ -141,8 +141,31 @@ func (s *stored) q8Rows(lo, hi int) kernels.Q8Matrix {
 // NewMemoryFormat.
 type store struct {
 	f    Format
-	cap  int    // rows reserved
-	k, v stored // v is unused when the values are the keys
+	cap  int       // rows reserved
+	k, v stored    // v is unused when the values are the keys
+	wide []float32 // AttendMany's scratch: one block of rows widened to float32
+}
+
+// widened returns rows [lo, hi) of s (the store's keys or values) widened to
+// float32 in the store's scratch, which it overwrites (and grows if short).
+func (st *store) widened(s *stored, lo, hi int) kernels.Matrix {
+	c := s.cols
+	st.wide = grow(st.wide, (hi-lo)*c)
+	w := st.wide
+	switch st.f {
+	case BFloat16:
+		kernels.FromBF16(w, s.bf16[lo*c:hi*c])
+	case Float16:
+		kernels.FromF16(w, s.f16[lo*c:hi*c])
+	case Q8:
+		nb := kernels.Q8Blocks(c)
+		for r := lo; r < hi; r++ {
+			kernels.FromQ8(w[(r-lo)*c:(r-lo+1)*c], s.q8[r*nb:(r+1)*nb])
+		}
+	default:
+		copy(w, s.f32[lo*c:hi*c])
+	}
+	return kernels.Matrix{Rows: hi - lo, Cols: c, Stride: c, Data: w}
 }
 
 // NewCache returns an empty Memory for keys of length dk and values of length

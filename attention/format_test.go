@@ -294,14 +294,6 @@ func TestFormatContracts(t *testing.T) {
 				t.Errorf("%s: panic %q, want it to contain %q", f, msg, c.want)
 			}
 		}
-		if f != Float32 {
-			q := kernels.Matrix{Rows: 2, Cols: 8, Stride: 8, Data: make([]float32, 16)}
-			out := kernels.Matrix{Rows: 2, Cols: 2, Stride: 2, Data: make([]float32, 4)}
-			cx := kernels.Matrix{Rows: 2, Cols: 4, Stride: 4, Data: make([]float32, 8)}
-			if msg := panicMessage(func() { m.AttendMany(out, cx, q) }); !strings.Contains(msg, "AttendMany with 2 queries: keys stored as "+f.String()) {
-				t.Errorf("%s: AttendMany: panic %q", f, msg)
-			}
-		}
 	}
 }
 
@@ -478,4 +470,139 @@ func TestFormatReset(t *testing.T) {
 			}
 		}
 	}
+}
+
+// testFormatMany checks one AttendMany of B queries on a stored Memory
+// against the oracle, each row on the stored values within the float32 bound
+// and on the given values with the storage bound added, then a second call
+// after one more Append (the widening scratch reused, the new key attended).
+func testFormatMany(t *testing.T, rng *rand.Rand, f Format, k kind, S, dk, B int, sep, byAppend bool, mode int) {
+	t.Helper()
+	sc, o, qd := newScorer(rng, k, 1+rng.IntN(20), dk, 0)
+	keys := randMat(rng, S+1, dk, rng.IntN(3))
+	vals := keys
+	if sep || byAppend {
+		vals = randMat(rng, S+1, 1+rng.IntN(40), rng.IntN(3))
+		sep = true
+	}
+	m := storedMemory(sc, f, rows(keys, 0, S), rows(vals, 0, S), sep, byAppend)
+	for call := range 2 {
+		if call == 1 {
+			if !byAppend {
+				return
+			}
+			m.SetMask(nil)
+			m.SetValid(m.Len())
+			m.Append(row(keys, S), row(vals, S))
+		}
+		n := m.Len()
+		kn, vn := rows(keys, 0, n), rows(vals, 0, n)
+		att := setMask(rng, m, mode)
+		q := randMat(rng, B, qd, rng.IntN(2))
+		w, c := randMat(rng, B, n, 0), randMat(rng, B, vals.Cols, 0)
+		m.AttendMany(w, c, q)
+		what := fmt.Sprintf("%s %s S=%d d=%d B=%d sep=%v append=%v mode %d call %d plan %+v", f, sc, n, dk, B, sep, byAppend, mode, call, m.plan(callMany, B))
+		for i := range B {
+			o.rounds, o.store = 0, Float32
+			o.checkStep(t, fmt.Sprintf("%s query %d (stored values)", what, i), row(w, i), row(c, i), row(q, i), widen(f, kn), widen(f, vn), att)
+			o.rounds, o.store = formatRounds(f), f
+			o.checkStep(t, fmt.Sprintf("%s query %d (float32 values + storage)", what, i), row(w, i), row(c, i), row(q, i), kn, vn, att)
+		}
+	}
+}
+
+// TestFormatAttendMany checks AttendMany of several queries on every format
+// and dot-product scorer, with masks and valid lengths, built by conversion
+// or by Append, with blocks of one row, a few rows or the default, the
+// contexts by MatTVec per query or by one Gemm per block, under every ISA.
+func TestFormatAttendMany(t *testing.T) {
+	for _, route := range []string{"default", "rows", "gemm"} {
+		t.Run(route, func(t *testing.T) {
+			switch route {
+			case "rows":
+				setTuning(t, func(t *tuning) { t.contextBlock = 300 })
+			case "gemm":
+				setTuning(t, func(t *tuning) { t.manyGemmMin, t.contextBlock = 2, 1 })
+			}
+			if route != "default" { // the widened route at every B
+				setTuning(t, func(t *tuning) { t.manyWidenMin, t.manyWidenQ8Min = 2, 2 })
+			}
+			forEachISA(t, func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(21, 22))
+				sizes, dims, bs := []int{1, 17, 300}, []int{1, 40, 128}, []int{2, 3, 7}
+				if route != "default" {
+					sizes, dims = []int{17, 300}, []int{33, 128}
+				}
+				if testing.Short() { // under emulation
+					sizes, dims, bs = []int{17, 300}, []int{40}, []int{3}
+				}
+				for _, f := range allFormats {
+					for _, k := range storedKinds {
+						for _, S := range sizes {
+							for _, dk := range dims {
+								for mode := range 5 {
+									B := bs[(S+dk+mode)%len(bs)]
+									testFormatMany(t, rng, f, k, S, dk, B, rng.IntN(2) == 0, (S+dk+mode)%2 == 0, mode)
+								}
+							}
+						}
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestFormatAttendManyNoAllocs checks that Append and an AttendMany of
+// several queries that follows allocate nothing once the capacity is reserved
+// and the scratch is warm, for every format and route (a step per query;
+// widened blocks, the contexts by MatTVec or Gemm).
+func TestFormatAttendManyNoAllocs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, f := range allFormats {
+		for _, B := range []int{2, 8, 64} {
+			t.Run(fmt.Sprintf("%s/B=%d", f, B), func(t *testing.T) {
+				S, dk, dv := 1024, 64, 64
+				m := NewCache(ScaledDot(), f, dk, dv, S)
+				for range S - 10 {
+					m.Append(randVec(rng, dk), randVec(rng, dv))
+				}
+				k, v := randVec(rng, dk), randVec(rng, dv)
+				q, w, c := randMat(rng, B, dk, 0), randMat(rng, B, S, 0), randMat(rng, B, dv, 0)
+				n0 := m.Len()
+				m.Append(k, v)
+				w1 := cols(w, 0, n0+1)
+				m.AttendMany(w1, c, q) // warm the scratch and Gemm's buffers
+				allocs := testing.AllocsPerRun(20, func() {
+					m.Truncate(n0)
+					m.Append(k, v)
+					m.AttendMany(w1, c, q)
+				})
+				if allocs != 0 {
+					t.Fatalf("Append + AttendMany: %v allocations per run (plan %+v)", allocs, m.plan(callMany, B))
+				}
+			})
+		}
+	}
+}
+
+// FuzzFormatMany checks AttendMany on a stored Memory (random format,
+// dot-product scorer, shape, batch, mask, ISA and block size, built by
+// conversion or Append) against the oracle (go test -run '^$' -fuzz
+// '^FuzzFormatMany$' ./attention).
+func FuzzFormatMany(f *testing.F) {
+	f.Add(uint64(1), uint8(1), uint8(1), uint8(0), uint8(0), uint8(0), uint8(1), uint8(2), uint8(0), false)
+	f.Add(uint64(2), uint8(130), uint8(33), uint8(1), uint8(2), uint8(1), uint8(3), uint8(7), uint8(1), true)
+	f.Fuzz(func(t *testing.T, seed uint64, s, d, k, mode, isa, format, b, route uint8, byAppend bool) {
+		useISA(t, isa)
+		switch route % 3 {
+		case 1:
+			setTuning(t, func(t *tuning) { t.contextBlock, t.manyWidenMin, t.manyWidenQ8Min = 100, 2, 2 })
+		case 2:
+			setTuning(t, func(t *tuning) { t.manyGemmMin, t.contextBlock, t.manyWidenMin, t.manyWidenQ8Min = 2, 200, 2, 2 })
+		}
+		S, dk, B := 1+int(s)%160, 1+int(d)%72, 2+int(b)%8
+		rng := rand.New(rand.NewPCG(seed, 98))
+		testFormatMany(t, rng, allFormats[int(format)%len(allFormats)], storedKinds[int(k)%len(storedKinds)], S, dk, B, rng.IntN(2) == 0, byAppend, int(mode)%5)
+	})
 }

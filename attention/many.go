@@ -20,11 +20,26 @@ import (
 // (the Vᵀ cache below when the values are the keys). With fewer queries (but
 // B > 1) a later call reads a Vᵀ cache. The call that first needs a cache
 // builds it (S·d_k or S·d_v copies, allocating if the buffer is too small).
-// Otherwise AttendMany allocates nothing once its query scratch (B rows of
-// the projected or scaled queries) has grown and kernels.Gemm's packing
-// buffers are warm. weights and context must not overlap each other, queries,
-// or the Memory's matrices. It panics unless the three matrices have B rows
-// and the widths above. A Memory is not safe for concurrent use.
+//
+// On keys and values stored in a narrower Format (NewCache, NewMemoryFormat)
+// a few queries run as Attend steps in turn (then each row is Attend's
+// result, and a long step may split over the worker goroutines as Attend
+// does). More queries share the reads: the stored rows are read twice (keys,
+// then values), a block at a time widened into a float32 scratch the Memory
+// keeps (about 64 KiB, at least one row) that every query then uses, the
+// contexts of many queries by one Gemm per block; no Kᵀ or Vᵀ cache is
+// built. Either way each row is within the bound the Format states for
+// Attend: Attend's bound for the float32 step on the stored values, plus the
+// storage rounding (the scores' term Σ_i|k̂_si − k_si|·|q_i| as part of E, the
+// context's Σ_s α_s·|v̂_sj − v_sj|); a Q8 value, widened as kernels.FromQ8
+// does, is Scale·Q rounded once to float32, which that bound covers.
+//
+// Beyond building a cache, AttendMany allocates nothing once its query
+// scratch (B rows of the projected or scaled queries), the widening scratch
+// of a stored Memory and kernels.Gemm's packing buffers are warm. weights and
+// context must not overlap each other, queries, or the Memory's matrices. It
+// panics unless the three matrices have B rows and the widths above. A Memory
+// is not safe for concurrent use.
 func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 	name := m.sc.String()
 	checkMatrix(name, "weights", weights)
@@ -43,6 +58,12 @@ func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 		return
 	}
 	p := m.plan(callMany, B)
+	if p.route == routeManySteps {
+		for b := range B {
+			m.step(m.plan(callAttend, 1), row(weights, b), row(context, b), row(queries, b))
+		}
+		return
+	}
 	if p.route == routeNone {
 		for b := range B {
 			clear(row(weights, b))
@@ -63,6 +84,9 @@ func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 	}
 	m.many = true
 	switch p.route {
+	case routeManyWidened:
+		m.widenedContext(context, scores, p)
+		return
 	case routeManyGemm:
 		kernels.Gemm(false, false, 1, scores, rows(m.values, 0, n), 0, context)
 		return
@@ -97,16 +121,15 @@ func (m *Memory) manyContext(context, w kernels.Matrix, blk int) {
 func (m *Memory) manyScores(scores, queries kernels.Matrix, p plan) {
 	kblk := p.kblock
 	B, n, dk := queries.Rows, scores.Cols, m.keys.Cols
-	keys := rows(m.keys, 0, n)
 	switch m.sc.kind {
 	case kindDot:
-		m.queryKeys(scores, queries, keys, p)
+		m.queryKeys(scores, queries, p)
 	case kindCosine:
 		qm := m.manyBuf(B, dk)
 		for b := range B {
 			unitQuery(row(qm, b), row(queries, b))
 		}
-		m.queryKeys(scores, qm, keys, p)
+		m.queryKeys(scores, qm, p)
 		for b := range B {
 			m.cosineScores(row(scores, b), row(qm, b), 0)
 		}
@@ -118,10 +141,10 @@ func (m *Memory) manyScores(scores, queries kernels.Matrix, p plan) {
 			copy(q, row(queries, b))
 			kernels.Scale(scale, q)
 		}
-		m.queryKeys(scores, qm, keys, p)
+		m.queryKeys(scores, qm, p)
 	case kindGeneral:
 		qm := m.manyBuf(B, dk)
-		if p.route == routeManyGemm {
+		if p.route == routeManyGemm || p.gemm {
 			kernels.Gemm(false, false, 1, queries, m.sc.w, 0, qm)
 		} else {
 			for b := range B {
@@ -130,7 +153,7 @@ func (m *Memory) manyScores(scores, queries kernels.Matrix, p plan) {
 				kernels.MatTVec(u, m.sc.w, row(queries, b))
 			}
 		}
-		m.queryKeys(scores, qm, keys, p)
+		m.queryKeys(scores, qm, p)
 	case kindAdditive:
 		qm := m.manyBuf(B, m.sc.w.Rows)
 		kernels.MatVecBatch(qm, m.sc.w, queries)
@@ -144,15 +167,46 @@ func (m *Memory) manyScores(scores, queries kernels.Matrix, p plan) {
 	}
 }
 
-// queryKeys sets scores (B×n) to q·keysᵀ (keys n×d_k): one Gemm over the
-// cached Kᵀ when the plan says so (p.keysT), else MatVecBatch.
-func (m *Memory) queryKeys(scores, q, keys kernels.Matrix, p plan) {
-	if !p.keysT {
-		kernels.MatVecBatch(scores, keys, q)
-		return
+// queryKeys sets scores (B×n) to q·keysᵀ for keys [0, n): one Gemm over the
+// cached Kᵀ when the plan says so (p.keysT), one MatVecBatch over each
+// widened block of stored keys (routeManyWidened), else one MatVecBatch.
+func (m *Memory) queryKeys(scores, q kernels.Matrix, p plan) {
+	n := scores.Cols
+	switch {
+	case p.route == routeManyWidened:
+		for lo := 0; lo < n; lo += p.block {
+			hi := min(n, lo+p.block)
+			kernels.MatVecBatch(cols(scores, lo, hi), m.st.widened(&m.st.k, lo, hi), q)
+		}
+	case p.keysT:
+		kt := m.transposeKeys()
+		kernels.Gemm(false, false, 1, q, cols(kt, 0, n), 0, scores)
+	default:
+		kernels.MatVecBatch(scores, rows(m.keys, 0, n), q)
 	}
-	kt := m.transposeKeys()
-	kernels.Gemm(false, false, 1, q, cols(kt, 0, keys.Rows), 0, scores)
+}
+
+// widenedContext sets row b of context to the w-weighted sum of the stored
+// values for each row b of w (B×n), p.block rows of values at a time, each
+// block widened to float32 once and used by every query: by one Gemm per
+// block that adds to the context (p.gemm), else by MatTVec per query.
+func (m *Memory) widenedContext(context, w kernels.Matrix, p plan) {
+	n := w.Cols
+	for b := range w.Rows {
+		clear(row(context, b))
+	}
+	vs := m.storedValues()
+	for lo := 0; lo < n; lo += p.block {
+		hi := min(n, lo+p.block)
+		v := m.st.widened(vs, lo, hi)
+		if p.gemm {
+			kernels.Gemm(false, false, 1, cols(w, lo, hi), v, 1, context)
+			continue
+		}
+		for b := range w.Rows {
+			kernels.MatTVec(row(context, b), v, row(w, b)[lo:hi])
+		}
+	}
 }
 
 // transposeKeys returns the Kᵀ cache (d_k×S), building it unless it is

@@ -85,3 +85,37 @@ func BenchmarkAdditiveReset(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkManyFormat is AttendMany of B ScaledDot queries against S=4096
+// keys and values (d=128) stored in each format on the widened route
+// ("widened": blocks widened once for every query, whatever B), against B
+// Attend calls ("steps": each query its own streaming pass over the stored
+// rows): the two routes AttendMany chooses between.
+func BenchmarkManyFormat(b *testing.B) {
+	const S, d = 4096, 128
+	keys, vals := rampMat(S, d), rampMat(S, d)
+	for _, f := range allFormats[1:] {
+		m := NewMemoryFormat(ScaledDot(), f, keys, vals)
+		for _, B := range []int{2, 4, 8, 32, 64} {
+			w, c, q := rampMat(B, S), rampMat(B, d), rampMat(B, d)
+			b.Run(fmt.Sprintf("%s/B=%d/widened", f, B), func(b *testing.B) {
+				setTuning(b, func(t *tuning) { t.manyWidenMin, t.manyWidenQ8Min = 2, 2 })
+				m.AttendMany(w, c, q)
+				c0 := startCPU(b)
+				for b.Loop() {
+					m.AttendMany(w, c, q)
+				}
+				c0.stop(0)
+			})
+			b.Run(fmt.Sprintf("%s/B=%d/steps", f, B), func(b *testing.B) {
+				c0 := startCPU(b)
+				for b.Loop() {
+					for i := range B {
+						m.Attend(row(w, i), row(c, i), row(q, i))
+					}
+				}
+				c0.stop(0)
+			})
+		}
+	}
+}

@@ -18,6 +18,8 @@ type tuning struct {
 	splitMinWork     int // multiply-adds, at least, of a step split across goroutines
 	manyBlock        int // bytes of keys, K or values per block of AttendMany's block loops
 	manyGemmMin      int // queries, at least, of an AttendMany whose contexts (and General's projections) are one Gemm
+	manyWidenMin     int // queries, at least, of an AttendMany on 16-bit stored keys that widens blocks (else a step per query)
+	manyWidenQ8Min   int // the same for Q8, whose widening is scalar
 	batchMinWork     int // multiply-adds, at least, of a Batch spread over goroutines
 	multiHeadMinWork int // multiply-adds, at least, of a MultiHead call spread over goroutines
 }
@@ -30,6 +32,8 @@ var tune = tuning{
 	splitMinWork:     1 << 19,
 	manyBlock:        16 << 10,
 	manyGemmMin:      64,
+	manyWidenMin:     4,
+	manyWidenQ8Min:   32,
 	batchMinWork:     1 << 17,
 	multiHeadMinWork: 1 << 18,
 }
@@ -47,6 +51,8 @@ const (
 	routeManyBlocked                 // AttendMany: MatVecBatch scores; MatTVec per query on each block of values
 	routeManyTransposed              // AttendMany: MatVecBatch scores; one MatVecBatch over the cached Vᵀ
 	routeManyGemm                    // AttendMany: MatVecBatch scores; contexts W·V by one Gemm
+	routeManySteps                   // AttendMany on stored keys and values, few queries: one Attend step per query
+	routeManyWidened                 // AttendMany on stored keys and values: each block of rows widened to float32, then MatVecBatch scores; MatTVec per query or one Gemm per block
 )
 
 var routeNames = [...]string{
@@ -59,6 +65,8 @@ var routeNames = [...]string{
 	routeManyBlocked:    "many/blocked",
 	routeManyTransposed: "many/transposed",
 	routeManyGemm:       "many/gemm",
+	routeManySteps:      "many/steps",
+	routeManyWidened:    "many/widened",
 }
 
 func (r route) String() string { return routeNames[r] }
@@ -80,6 +88,7 @@ type plan struct {
 	block   int  // routeBlocked, routeSplit, routeMany*: rows of values per context block
 	kblock  int  // routeMany*: rows of K per Bahdanau score block
 	keysT   bool // routeManyGemm: scores by one Gemm over the cached Kᵀ
+	gemm    bool // routeManyWidened: each block's contexts (and General's projections) by one Gemm
 	parts   int  // routeSplit: parts of the keys
 	workers int  // routeSplit: goroutines running the parts (1: in turn on the caller's)
 	stream  bool // routeSplit: each part is one DotSoftmaxMatTVec pass
@@ -90,7 +99,17 @@ type plan struct {
 func (m *Memory) plan(c call, B int) plan {
 	t := &tune
 	if c == callMany && B > 1 && m.narrow() {
-		panicf("%s: AttendMany with %d queries: keys stored as %s are read by Attend only (call it per query)", m.sc, B, m.st.f)
+		if !m.anyAttended() {
+			return plan{route: routeNone}
+		}
+		// Stored keys and values: with few queries each streams the stored
+		// rows itself; with more, blocks of rows are widened once into a
+		// float32 scratch of about contextBlock bytes, used by every query.
+		if B < t.manyWidenMin || m.st.f == Q8 && B < t.manyWidenQ8Min {
+			return plan{route: routeManySteps}
+		}
+		w := max(1, m.keys.Cols, m.values.Cols)
+		return plan{route: routeManyWidened, block: blockRows(t.contextBlock, w), gemm: B >= t.manyGemmMin && kernels.Active() != kernels.Generic}
 	}
 	if c == callMany && B > 1 {
 		if !m.anyAttended() {

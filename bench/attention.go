@@ -55,6 +55,10 @@ func newAttnCase(c *Case, r *rand.Rand) {
 		newDecodeCase(c, r)
 		return
 	}
+	if isFormatStep(k) {
+		newFormatCase(c, r)
+		return
+	}
 	a := &attnInputs{S: S}
 	c.attn = a
 	if k == MultiHead {
@@ -121,6 +125,9 @@ func (im *Impl) hasStep(k Kernel) bool {
 	if im.Decode != decodeAttend {
 		return k == StepMemory
 	}
+	if isFormatStep(k) {
+		return im.Heed && !im.Parallel
+	}
 	if im.Heed {
 		return true
 	}
@@ -156,6 +163,9 @@ func (im *Impl) softmax() func(dst, x []float32) {
 func (c *Case) bindStep(im *Impl) func() {
 	if c.Kernel == StepMemory {
 		return c.bindDecode(im)
+	}
+	if isFormatStep(c.Kernel) {
+		return c.bindFormat()
 	}
 	a := c.attn
 	if im.Heed {

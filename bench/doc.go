@@ -20,7 +20,8 @@
 // goloop.go, gonum.go, vek.go, tphakala.go (pure-Go peers), cgo_peers.go
 // (tag heedcgo), simd_peers.go (GOEXPERIMENT=simd), cases.go (inputs and the
 // work per call), attention.go and decode.go (attention steps; the decode
-// step from memory, Memories in turn), prefill.go and prefill_simd.go (causal
+// step from memory, Memories in turn), decode_format.go (the decode step on a
+// cache stored as float32, bfloat16, float16 or q8, in L2 and from memory), prefill.go and prefill_simd.go (causal
 // multi-head and grouped-query prefill rows, timed by BenchmarkPrefillPeers),
 // measure.go (round-robin timing on thread CPU time),
 // ceiling.go and internal/roof (streaming and FMA ceilings), run.go, table.go,

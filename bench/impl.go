@@ -28,16 +28,20 @@ const (
 	StepBatch    // a batch of Luong dot steps over independent sequences
 	MultiHead    // causal multi-head scaled dot-product self-attention
 	StepMemory   // Luong dot steps over Memories in turn, each from DRAM (decode.go)
+	DecodeF32    // Luong dot step on a float32 cache (decode_format.go)
+	DecodeBF16   // … on a bfloat16 cache
+	DecodeF16    // … on a float16 cache
+	DecodeQ8     // … on a q8 cache
 	numKernels
 )
 
 // Kernels lists every kernel in report order.
 var Kernels = []Kernel{Dot, MatVec, MatTVec, MatVecBatch, Exp, Tanh, Softmax, Additive,
-	StepDot, StepScaled, StepGeneral, StepAdditive, StepBatch, StepMemory, MultiHead}
+	StepDot, StepScaled, StepGeneral, StepAdditive, StepBatch, StepMemory, DecodeF32, DecodeBF16, DecodeF16, DecodeQ8, MultiHead}
 
 var kernelNames = [...]string{"Dot", "MatVec", "MatTVec", "MatVecBatch", "Exp", "Tanh", "Softmax", "AdditiveScore",
 	"Step Luong dot", "Step scaled dot", "Step Luong general", "Step Bahdanau", "Batch of dot steps", "MultiHead causal",
-	"Decode step from memory"}
+	"Decode step from memory", "Decode float32 cache", "Decode bfloat16 cache", "Decode float16 cache", "Decode q8 cache"}
 
 func (k Kernel) String() string { return kernelNames[k] }
 
