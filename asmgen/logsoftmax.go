@@ -128,7 +128,7 @@ func genShift2(s *isa) {
 	dst := load(asm.Param("dst").Base())
 	x := load(asm.Param("x").Base())
 	n := load(asm.Param("x").Len())
-	a, b := vexBroadcast(s, "a"), vexBroadcast(s, "b")
+	a, b := s.broadcast("a"), s.broadcast("b")
 	f := func(vs ...VecVirtual) []VecVirtual {
 		for _, v := range vs {
 			asm.VSUBPS(a, v, v)
@@ -183,19 +183,8 @@ func genShift2(s *isa) {
 	asm.RET()
 }
 
-// vexBroadcast returns the float32 argument name broadcast to every lane,
-// loaded by the broadcast itself. s.broadcast's legacy-SSE MOVSS is an
-// SSE instruction; run while the upper halves of the vector registers are
-// dirty (after an earlier broadcast, say) it costs a state transition of
-// hundreds of cycles on some Intel cores (see kernels/ELEMENTWISE.md).
-func vexBroadcast(s *isa, name string) VecVirtual {
-	v := s.vec()
-	asm.VBROADCASTSS(paramAddr(name), v)
-	return v
-}
-
 // vexStoreReturn stores the float32 in lane 0 of x as the first result with
-// the VEX VMOVSS: asm.Store's MOVSS is legacy SSE, see vexBroadcast.
+// the VEX VMOVSS: asm.Store's MOVSS is legacy SSE, see isa.broadcast.
 func vexStoreReturn(x VecVirtual) {
 	b, err := asm.ReturnIndex(0).Resolve()
 	if err != nil {

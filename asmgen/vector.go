@@ -81,11 +81,13 @@ func (s *isa) stream(prefix string, n GPVirtual, ptrs []GPVirtual, unroll int, b
 	asm.Label(prefix + "Whole")
 }
 
-// broadcast loads the float32 argument name and returns a vector of it.
+// broadcast returns a vector of the float32 argument name, loaded by the
+// (VEX or EVEX) broadcast itself: a legacy-SSE MOVSS load while the upper
+// halves of the vector registers are dirty costs a state transition of
+// hundreds of cycles on some Intel cores (kernels/ELEMENTWISE.md).
 func (s *isa) broadcast(name string) VecVirtual {
-	x, v := asm.XMM(), s.vec()
-	asm.Load(asm.Param(name), x)
-	asm.VBROADCASTSS(x, v)
+	v := s.vec()
+	asm.VBROADCASTSS(paramAddr(name), v)
 	return v
 }
 

@@ -5,10 +5,9 @@
 #include "textflag.h"
 
 // func scaleToAVX2(dst []float32, alpha float32, x []float32)
-// Requires: AVX, AVX2, SSE
+// Requires: AVX
 TEXT ·scaleToAVX2(SB), NOSPLIT, $0-56
-	MOVSS        alpha+24(FP), X0
-	VBROADCASTSS X0, Y0
+	VBROADCASTSS alpha+24(FP), Y0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+32(FP), CX
 	MOVQ         x_len+40(FP), DX
@@ -86,10 +85,9 @@ scaleToScalarLoop:
 	JMP    scaleToDone
 
 // func scaleToAVX512(dst []float32, alpha float32, x []float32)
-// Requires: AVX, AVX2, AVX512F, AVX512VL, BMI2, SSE
+// Requires: AVX, AVX512F, AVX512VL, BMI2
 TEXT ·scaleToAVX512(SB), NOSPLIT, $0-56
-	MOVSS        alpha+24(FP), X0
-	VBROADCASTSS X0, Y0
+	VBROADCASTSS alpha+24(FP), Y0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+32(FP), CX
 	MOVQ         x_len+40(FP), DX
@@ -154,10 +152,9 @@ scaleToDone:
 	RET
 
 // func scaleToAVX512Z(dst []float32, alpha float32, x []float32)
-// Requires: AVX, AVX512F, BMI2, SSE
+// Requires: AVX, AVX512F, BMI2
 TEXT ·scaleToAVX512Z(SB), NOSPLIT, $0-56
-	MOVSS        alpha+24(FP), X0
-	VBROADCASTSS X0, Z0
+	VBROADCASTSS alpha+24(FP), Z0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+32(FP), CX
 	MOVQ         x_len+40(FP), DX
@@ -222,10 +219,9 @@ scaleToDone:
 	RET
 
 // func axpyToAVX2(dst []float32, alpha float32, x []float32, y []float32)
-// Requires: AVX, AVX2, FMA3, SSE
+// Requires: AVX, FMA3
 TEXT ·axpyToAVX2(SB), NOSPLIT, $0-80
-	MOVSS        alpha+24(FP), X0
-	VBROADCASTSS X0, Y0
+	VBROADCASTSS alpha+24(FP), Y0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+32(FP), CX
 	MOVQ         x_len+40(FP), DX
@@ -318,10 +314,9 @@ axpyToScalarLoop:
 	JMP         axpyToDone
 
 // func axpyToAVX512(dst []float32, alpha float32, x []float32, y []float32)
-// Requires: AVX, AVX2, AVX512F, AVX512VL, BMI2, FMA3, SSE
+// Requires: AVX, AVX512F, AVX512VL, BMI2, FMA3
 TEXT ·axpyToAVX512(SB), NOSPLIT, $0-80
-	MOVSS        alpha+24(FP), X0
-	VBROADCASTSS X0, Y0
+	VBROADCASTSS alpha+24(FP), Y0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+32(FP), CX
 	MOVQ         x_len+40(FP), DX
@@ -399,10 +394,9 @@ axpyToDone:
 	RET
 
 // func axpyToAVX512Z(dst []float32, alpha float32, x []float32, y []float32)
-// Requires: AVX, AVX512F, BMI2, SSE
+// Requires: AVX, AVX512F, BMI2
 TEXT ·axpyToAVX512Z(SB), NOSPLIT, $0-80
-	MOVSS        alpha+24(FP), X0
-	VBROADCASTSS X0, Z0
+	VBROADCASTSS alpha+24(FP), Z0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+32(FP), CX
 	MOVQ         x_len+40(FP), DX
@@ -480,10 +474,9 @@ axpyToDone:
 	RET
 
 // func addConstToAVX2(dst []float32, c float32, x []float32)
-// Requires: AVX, AVX2, SSE
+// Requires: AVX
 TEXT ·addConstToAVX2(SB), NOSPLIT, $0-56
-	MOVSS        c+24(FP), X0
-	VBROADCASTSS X0, Y0
+	VBROADCASTSS c+24(FP), Y0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+32(FP), CX
 	MOVQ         x_len+40(FP), DX
@@ -561,10 +554,9 @@ addConstToScalarLoop:
 	JMP    addConstToDone
 
 // func addConstToAVX512(dst []float32, c float32, x []float32)
-// Requires: AVX, AVX2, AVX512F, AVX512VL, BMI2, SSE
+// Requires: AVX, AVX512F, AVX512VL, BMI2
 TEXT ·addConstToAVX512(SB), NOSPLIT, $0-56
-	MOVSS        c+24(FP), X0
-	VBROADCASTSS X0, Y0
+	VBROADCASTSS c+24(FP), Y0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+32(FP), CX
 	MOVQ         x_len+40(FP), DX
@@ -629,10 +621,9 @@ addConstToDone:
 	RET
 
 // func addConstToAVX512Z(dst []float32, c float32, x []float32)
-// Requires: AVX, AVX512F, BMI2, SSE
+// Requires: AVX, AVX512F, BMI2
 TEXT ·addConstToAVX512Z(SB), NOSPLIT, $0-56
-	MOVSS        c+24(FP), X0
-	VBROADCASTSS X0, Z0
+	VBROADCASTSS c+24(FP), Z0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+32(FP), CX
 	MOVQ         x_len+40(FP), DX

@@ -5,12 +5,11 @@
 #include "textflag.h"
 
 // func firstAboveAVX2(x []float32, t float32) int
-// Requires: AVX, AVX2, BMI, SSE
+// Requires: AVX, BMI
 TEXT ·firstAboveAVX2(SB), NOSPLIT, $0-40
 	MOVQ         x_base+0(FP), AX
 	MOVQ         x_len+8(FP), CX
-	MOVSS        t+24(FP), X0
-	VBROADCASTSS X0, Y0
+	VBROADCASTSS t+24(FP), Y0
 	XORQ         DX, DX
 	MOVQ         CX, BX
 	ANDQ         $-32, BX
@@ -188,12 +187,11 @@ spanMaxdone:
 	RET
 
 // func firstAboveAVX512(x []float32, t float32) int
-// Requires: AVX, AVX512F, BMI, BMI2, SSE
+// Requires: AVX, AVX512F, BMI, BMI2
 TEXT ·firstAboveAVX512(SB), NOSPLIT, $0-40
 	MOVQ         x_base+0(FP), AX
 	MOVQ         x_len+8(FP), CX
-	MOVSS        t+24(FP), X0
-	VBROADCASTSS X0, Z0
+	VBROADCASTSS t+24(FP), Z0
 	XORQ         DX, DX
 	MOVQ         CX, BX
 	ANDQ         $-64, BX

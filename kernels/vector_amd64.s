@@ -634,10 +634,9 @@ plusZero:
 	RET
 
 // func axpyAVX2(alpha float32, x []float32, y []float32)
-// Requires: AVX, AVX2, FMA3, SSE
+// Requires: AVX, FMA3
 TEXT ·axpyAVX2(SB), NOSPLIT, $0-56
-	MOVSS        alpha+0(FP), X0
-	VBROADCASTSS X0, Y0
+	VBROADCASTSS alpha+0(FP), Y0
 	MOVQ         x_base+8(FP), AX
 	MOVQ         y_base+32(FP), CX
 	MOVQ         x_len+16(FP), DX
@@ -724,10 +723,9 @@ scalarLoop:
 	JMP         done
 
 // func axpyAVX512(alpha float32, x []float32, y []float32)
-// Requires: AVX, AVX2, AVX512F, AVX512VL, BMI2, FMA3, SSE
+// Requires: AVX, AVX512F, AVX512VL, BMI2, FMA3
 TEXT ·axpyAVX512(SB), NOSPLIT, $0-56
-	MOVSS        alpha+0(FP), X0
-	VBROADCASTSS X0, Y0
+	VBROADCASTSS alpha+0(FP), Y0
 	MOVQ         x_base+8(FP), AX
 	MOVQ         y_base+32(FP), CX
 	MOVQ         x_len+16(FP), DX
@@ -800,10 +798,9 @@ done:
 	RET
 
 // func axpyAVX512Z(alpha float32, x []float32, y []float32)
-// Requires: AVX, AVX512F, BMI2, SSE
+// Requires: AVX, AVX512F, BMI2
 TEXT ·axpyAVX512Z(SB), NOSPLIT, $0-56
-	MOVSS        alpha+0(FP), X0
-	VBROADCASTSS X0, Z0
+	VBROADCASTSS alpha+0(FP), Z0
 	MOVQ         x_base+8(FP), AX
 	MOVQ         y_base+32(FP), CX
 	MOVQ         x_len+16(FP), DX
@@ -876,10 +873,9 @@ done:
 	RET
 
 // func scaleAVX2(alpha float32, x []float32)
-// Requires: AVX, AVX2, SSE
+// Requires: AVX
 TEXT ·scaleAVX2(SB), NOSPLIT, $0-32
-	MOVSS        alpha+0(FP), X0
-	VBROADCASTSS X0, Y0
+	VBROADCASTSS alpha+0(FP), Y0
 	MOVQ         x_base+8(FP), AX
 	MOVQ         x_len+16(FP), CX
 	CMPQ         CX, $0x00000008
@@ -953,10 +949,9 @@ scalarLoop:
 	JMP    done
 
 // func scaleAVX512(alpha float32, x []float32)
-// Requires: AVX, AVX2, AVX512F, AVX512VL, BMI2, SSE
+// Requires: AVX, AVX512F, AVX512VL, BMI2
 TEXT ·scaleAVX512(SB), NOSPLIT, $0-32
-	MOVSS        alpha+0(FP), X0
-	VBROADCASTSS X0, Y0
+	VBROADCASTSS alpha+0(FP), Y0
 	MOVQ         x_base+8(FP), AX
 	MOVQ         x_len+16(FP), CX
 	MOVQ         CX, DX
@@ -1017,10 +1012,9 @@ scaleDone:
 	RET
 
 // func scaleAVX512Z(alpha float32, x []float32)
-// Requires: AVX, AVX512F, BMI2, SSE
+// Requires: AVX, AVX512F, BMI2
 TEXT ·scaleAVX512Z(SB), NOSPLIT, $0-32
-	MOVSS        alpha+0(FP), X0
-	VBROADCASTSS X0, Z0
+	VBROADCASTSS alpha+0(FP), Z0
 	MOVQ         x_base+8(FP), AX
 	MOVQ         x_len+16(FP), CX
 	MOVQ         CX, DX
