@@ -3,6 +3,7 @@ package bench
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sort"
 	"strconv"
 	"testing"
@@ -19,14 +20,22 @@ import (
 //	go test -run XXX -bench 'Decoder' -count 5 .            (Go peers)
 //	go test -tags heedcgo -run XXX -bench 'Decoder' -count 5 .  (and SLEEF)
 
-// timeCPU runs f b.N times and reports cpu-ns/op.
+// timeCPU runs f b.N times and reports the process CPU time per call
+// (cpu-ns/op) and the calling thread's (thread-ns/op, the goroutine locked to
+// its thread), the better measure of these single-threaded kernels.
 func timeCPU(b *testing.B, f func()) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	t0, ok := cpuTime()
+	th0, okt := threadCPUTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		f()
 	}
 	b.StopTimer()
+	if th1, ok1 := threadCPUTime(); okt && ok1 {
+		b.ReportMetric(float64(th1-th0)/float64(b.N), "thread-ns/op")
+	}
 	if t1, ok1 := cpuTime(); ok && ok1 {
 		b.ReportMetric(float64(t1-t0)/float64(b.N), "cpu-ns/op")
 	}
@@ -79,7 +88,7 @@ func unaryPeers(kernel string, heed func(dst, x []float32)) map[string]func(dst,
 }
 
 func benchUnaryPeers(b *testing.B, kernel string, heed func(dst, x []float32), gen func(*rand.Rand) float32) {
-	for _, n := range []int{4096, 32768} {
+	for _, n := range []int{256, 4096, 32768} {
 		rng := rand.New(rand.NewPCG(1, 2))
 		x, dst := make([]float32, n), make([]float32, n)
 		for i := range x {

@@ -10,9 +10,13 @@ TEXT ·sigmoidAVX2(SB), NOSPLIT, $0-48
 	MOVQ    dst_base+0(FP), AX
 	MOVQ    x_base+24(FP), CX
 	MOVQ    x_len+32(FP), DX
+	VMOVUPS consts<>+160(SB), Y0
+	VMOVUPS consts<>+192(SB), Y1
+	VMOVUPS consts<>+128(SB), Y2
+	VMOVUPS consts<>+0(SB), Y3
 	CMPQ    DX, $0x00000008
 	JB      sigmoidscalar
-	VMOVUPS -32(CX)(DX*4), Y0
+	VMOVUPS -32(CX)(DX*4), Y4
 	LEAQ    -32(AX)(DX*4), BX
 	XORQ    SI, SI
 	MOVQ    DX, DI
@@ -21,70 +25,60 @@ TEXT ·sigmoidAVX2(SB), NOSPLIT, $0-48
 sigmoidpair:
 	CMPQ         SI, DI
 	JAE          sigmoidsingle
-	VMOVUPS      (CX)(SI*4), Y1
-	VMOVUPS      32(CX)(SI*4), Y2
-	VMOVUPS      consts<>+0(SB), Y3
-	VXORPS       Y1, Y3, Y3
-	VMOVUPS      consts<>+32(SB), Y4
-	VMINPS       Y3, Y4, Y3
-	VMOVUPS      consts<>+64(SB), Y4
-	VMAXPS       Y3, Y4, Y3
-	VMOVUPS      consts<>+96(SB), Y4
-	VFMADD213PS  consts<>+128(SB), Y3, Y4
-	VSUBPS       consts<>+128(SB), Y4, Y5
-	VFNMADD231PS consts<>+160(SB), Y5, Y3
-	VFNMADD231PS consts<>+192(SB), Y5, Y3
-	VMOVUPS      consts<>+416(SB), Y6
-	VFMADD213PS  consts<>+384(SB), Y3, Y6
-	VFMADD213PS  consts<>+352(SB), Y3, Y6
-	VFMADD213PS  consts<>+320(SB), Y3, Y6
-	VFMADD213PS  consts<>+288(SB), Y3, Y6
-	VFMADD213PS  consts<>+256(SB), Y3, Y6
-	VMULPS       Y6, Y3, Y6
-	VPSLLD       $0x17, Y4, Y4
-	VMOVUPS      consts<>+256(SB), Y3
-	VPSUBD       Y4, Y3, Y7
-	VPADDD       Y4, Y3, Y4
-	VMINPS       Y7, Y3, Y7
-	VMINPS       Y4, Y3, Y4
-	VMULPS       Y7, Y4, Y5
-	VADDPS       Y3, Y5, Y5
-	VFMADD231PS  Y4, Y6, Y5
-	VDIVPS       Y5, Y7, Y7
-	VCMPPS       $0x11, consts<>+224(SB), Y1, Y1
-	VANDNPS      Y7, Y1, Y7
-	VMOVUPS      consts<>+0(SB), Y1
-	VXORPS       Y2, Y1, Y1
-	VMOVUPS      consts<>+32(SB), Y3
-	VMINPS       Y1, Y3, Y1
-	VMOVUPS      consts<>+64(SB), Y3
-	VMAXPS       Y1, Y3, Y1
-	VMOVUPS      consts<>+96(SB), Y3
-	VFMADD213PS  consts<>+128(SB), Y1, Y3
-	VSUBPS       consts<>+128(SB), Y3, Y4
-	VFNMADD231PS consts<>+160(SB), Y4, Y1
-	VFNMADD231PS consts<>+192(SB), Y4, Y1
-	VMOVUPS      consts<>+416(SB), Y5
-	VFMADD213PS  consts<>+384(SB), Y1, Y5
-	VFMADD213PS  consts<>+352(SB), Y1, Y5
-	VFMADD213PS  consts<>+320(SB), Y1, Y5
-	VFMADD213PS  consts<>+288(SB), Y1, Y5
-	VFMADD213PS  consts<>+256(SB), Y1, Y5
-	VMULPS       Y5, Y1, Y5
-	VPSLLD       $0x17, Y3, Y3
-	VMOVUPS      consts<>+256(SB), Y1
-	VPSUBD       Y3, Y1, Y6
-	VPADDD       Y3, Y1, Y3
-	VMINPS       Y6, Y1, Y6
-	VMINPS       Y3, Y1, Y3
-	VMULPS       Y6, Y3, Y4
-	VADDPS       Y1, Y4, Y4
-	VFMADD231PS  Y3, Y5, Y4
-	VDIVPS       Y4, Y6, Y6
-	VCMPPS       $0x11, consts<>+224(SB), Y2, Y1
-	VANDNPS      Y6, Y1, Y6
+	VMOVUPS      (CX)(SI*4), Y5
+	VMOVUPS      32(CX)(SI*4), Y6
+	VMAXPS       Y5, Y0, Y7
+	VMAXPS       Y6, Y0, Y8
+	VMINPS       Y7, Y1, Y7
+	VMINPS       Y8, Y1, Y8
+	VMOVUPS      consts<>+224(SB), Y9
+	VMOVUPS      consts<>+224(SB), Y10
+	VFMADD213PS  Y3, Y7, Y9
+	VFMADD213PS  Y3, Y8, Y10
+	VSUBPS       Y3, Y9, Y11
+	VSUBPS       Y3, Y10, Y12
+	VFNMSUB231PS consts<>+32(SB), Y11, Y7
+	VFNMSUB231PS consts<>+32(SB), Y12, Y8
+	VFNMADD231PS consts<>+64(SB), Y11, Y7
+	VFNMADD231PS consts<>+64(SB), Y12, Y8
+	VMOVUPS      consts<>+384(SB), Y11
+	VMOVUPS      consts<>+384(SB), Y12
+	VFMADD213PS  consts<>+352(SB), Y7, Y11
+	VFMADD213PS  consts<>+352(SB), Y8, Y12
+	VFMADD213PS  consts<>+320(SB), Y7, Y11
+	VFMADD213PS  consts<>+320(SB), Y8, Y12
+	VFMADD213PS  consts<>+288(SB), Y7, Y11
+	VFMADD213PS  consts<>+288(SB), Y8, Y12
+	VFMADD213PS  consts<>+256(SB), Y7, Y11
+	VFMADD213PS  consts<>+256(SB), Y8, Y12
+	VFMADD213PS  consts<>+128(SB), Y7, Y11
+	VFMADD213PS  consts<>+128(SB), Y8, Y12
+	VMULPS       Y11, Y7, Y11
+	VMULPS       Y12, Y8, Y12
+	VPSLLD       $0x17, Y9, Y9
+	VPSLLD       $0x17, Y10, Y10
+	VPSUBD       Y9, Y2, Y7
+	VPSUBD       Y10, Y2, Y8
+	VPADDD       Y9, Y2, Y9
+	VPADDD       Y10, Y2, Y10
+	VMINPS       Y7, Y2, Y7
+	VMINPS       Y8, Y2, Y8
+	VMINPS       Y9, Y2, Y9
+	VMINPS       Y10, Y2, Y10
+	VMULPS       Y7, Y9, Y13
+	VMULPS       Y8, Y10, Y14
+	VADDPS       Y2, Y13, Y13
+	VADDPS       Y2, Y14, Y14
+	VFMADD231PS  Y9, Y11, Y13
+	VFMADD231PS  Y10, Y12, Y14
+	VDIVPS       Y13, Y7, Y7
+	VDIVPS       Y14, Y8, Y8
+	VCMPPS       $0x11, consts<>+96(SB), Y5, Y5
+	VCMPPS       $0x11, consts<>+96(SB), Y6, Y6
+	VANDNPS      Y7, Y5, Y7
+	VANDNPS      Y8, Y6, Y8
 	VMOVUPS      Y7, (AX)(SI*4)
-	VMOVUPS      Y6, 32(AX)(SI*4)
+	VMOVUPS      Y8, 32(AX)(SI*4)
 	ADDQ         $0x00000010, SI
 	JMP          sigmoidpair
 
@@ -93,74 +87,64 @@ sigmoidsingle:
 	ANDQ         $-8, DI
 	CMPQ         SI, DI
 	JAE          sigmoidtail
-	VMOVUPS      (CX)(SI*4), Y1
-	VMOVUPS      consts<>+0(SB), Y2
-	VXORPS       Y1, Y2, Y2
-	VMOVUPS      consts<>+32(SB), Y3
-	VMINPS       Y2, Y3, Y2
-	VMOVUPS      consts<>+64(SB), Y3
-	VMAXPS       Y2, Y3, Y2
-	VMOVUPS      consts<>+96(SB), Y3
-	VFMADD213PS  consts<>+128(SB), Y2, Y3
-	VSUBPS       consts<>+128(SB), Y3, Y4
-	VFNMADD231PS consts<>+160(SB), Y4, Y2
-	VFNMADD231PS consts<>+192(SB), Y4, Y2
-	VMOVUPS      consts<>+416(SB), Y5
-	VFMADD213PS  consts<>+384(SB), Y2, Y5
-	VFMADD213PS  consts<>+352(SB), Y2, Y5
-	VFMADD213PS  consts<>+320(SB), Y2, Y5
-	VFMADD213PS  consts<>+288(SB), Y2, Y5
-	VFMADD213PS  consts<>+256(SB), Y2, Y5
-	VMULPS       Y5, Y2, Y5
-	VPSLLD       $0x17, Y3, Y3
-	VMOVUPS      consts<>+256(SB), Y2
-	VPSUBD       Y3, Y2, Y6
-	VPADDD       Y3, Y2, Y3
+	VMOVUPS      (CX)(SI*4), Y5
+	VMAXPS       Y5, Y0, Y6
+	VMINPS       Y6, Y1, Y6
+	VMOVUPS      consts<>+224(SB), Y7
+	VFMADD213PS  Y3, Y6, Y7
+	VSUBPS       Y3, Y7, Y8
+	VFNMSUB231PS consts<>+32(SB), Y8, Y6
+	VFNMADD231PS consts<>+64(SB), Y8, Y6
+	VMOVUPS      consts<>+384(SB), Y8
+	VFMADD213PS  consts<>+352(SB), Y6, Y8
+	VFMADD213PS  consts<>+320(SB), Y6, Y8
+	VFMADD213PS  consts<>+288(SB), Y6, Y8
+	VFMADD213PS  consts<>+256(SB), Y6, Y8
+	VFMADD213PS  consts<>+128(SB), Y6, Y8
+	VMULPS       Y8, Y6, Y8
+	VPSLLD       $0x17, Y7, Y7
+	VPSUBD       Y7, Y2, Y6
+	VPADDD       Y7, Y2, Y7
 	VMINPS       Y6, Y2, Y6
-	VMINPS       Y3, Y2, Y3
-	VMULPS       Y6, Y3, Y4
-	VADDPS       Y2, Y4, Y4
-	VFMADD231PS  Y3, Y5, Y4
-	VDIVPS       Y4, Y6, Y6
-	VCMPPS       $0x11, consts<>+224(SB), Y1, Y1
-	VANDNPS      Y6, Y1, Y6
+	VMINPS       Y7, Y2, Y7
+	VMULPS       Y6, Y7, Y9
+	VADDPS       Y2, Y9, Y9
+	VFMADD231PS  Y7, Y8, Y9
+	VDIVPS       Y9, Y6, Y6
+	VCMPPS       $0x11, consts<>+96(SB), Y5, Y5
+	VANDNPS      Y6, Y5, Y6
 	VMOVUPS      Y6, (AX)(SI*4)
 	ADDQ         $0x00000008, SI
 
 sigmoidtail:
 	CMPQ         SI, DX
 	JAE          sigmoiddone
-	VMOVUPS      consts<>+0(SB), Y1
-	VXORPS       Y0, Y1, Y1
-	VMOVUPS      consts<>+32(SB), Y2
+	VMAXPS       Y4, Y0, Y0
+	VMINPS       Y0, Y1, Y0
+	VMOVUPS      consts<>+224(SB), Y1
+	VFMADD213PS  Y3, Y0, Y1
+	VSUBPS       Y3, Y1, Y3
+	VFNMSUB231PS consts<>+32(SB), Y3, Y0
+	VFNMADD231PS consts<>+64(SB), Y3, Y0
+	VMOVUPS      consts<>+384(SB), Y3
+	VFMADD213PS  consts<>+352(SB), Y0, Y3
+	VFMADD213PS  consts<>+320(SB), Y0, Y3
+	VFMADD213PS  consts<>+288(SB), Y0, Y3
+	VFMADD213PS  consts<>+256(SB), Y0, Y3
+	VFMADD213PS  consts<>+128(SB), Y0, Y3
+	VMULPS       Y3, Y0, Y3
+	VPSLLD       $0x17, Y1, Y1
+	VPSUBD       Y1, Y2, Y0
+	VPADDD       Y1, Y2, Y1
+	VMINPS       Y0, Y2, Y0
 	VMINPS       Y1, Y2, Y1
-	VMOVUPS      consts<>+64(SB), Y2
-	VMAXPS       Y1, Y2, Y1
-	VMOVUPS      consts<>+96(SB), Y2
-	VFMADD213PS  consts<>+128(SB), Y1, Y2
-	VSUBPS       consts<>+128(SB), Y2, Y3
-	VFNMADD231PS consts<>+160(SB), Y3, Y1
-	VFNMADD231PS consts<>+192(SB), Y3, Y1
-	VMOVUPS      consts<>+416(SB), Y4
-	VFMADD213PS  consts<>+384(SB), Y1, Y4
-	VFMADD213PS  consts<>+352(SB), Y1, Y4
-	VFMADD213PS  consts<>+320(SB), Y1, Y4
-	VFMADD213PS  consts<>+288(SB), Y1, Y4
-	VFMADD213PS  consts<>+256(SB), Y1, Y4
-	VMULPS       Y4, Y1, Y4
-	VPSLLD       $0x17, Y2, Y2
-	VMOVUPS      consts<>+256(SB), Y1
-	VPSUBD       Y2, Y1, Y5
-	VPADDD       Y2, Y1, Y2
-	VMINPS       Y5, Y1, Y5
-	VMINPS       Y2, Y1, Y2
-	VMULPS       Y5, Y2, Y3
-	VADDPS       Y1, Y3, Y3
-	VFMADD231PS  Y2, Y4, Y3
-	VDIVPS       Y3, Y5, Y5
-	VCMPPS       $0x11, consts<>+224(SB), Y0, Y0
-	VANDNPS      Y5, Y0, Y5
-	VMOVUPS      Y5, (BX)
+	VMULPS       Y0, Y1, Y5
+	VADDPS       Y2, Y5, Y5
+	VFMADD231PS  Y1, Y3, Y5
+	VDIVPS       Y5, Y0, Y0
+	VCMPPS       $0x11, consts<>+96(SB), Y4, Y1
+	VANDNPS      Y0, Y1, Y0
+	VMOVUPS      Y0, (BX)
 
 sigmoiddone:
 	VZEROUPPER
@@ -171,37 +155,32 @@ sigmoidscalar:
 	JZ    sigmoidscalarDone
 
 sigmoidscalarLoop:
-	VMOVSS       (CX), X0
-	VMOVUPS      consts<>+0(SB), Y1
-	VXORPS       Y0, Y1, Y1
-	VMOVUPS      consts<>+32(SB), Y2
-	VMINPS       Y1, Y2, Y1
-	VMOVUPS      consts<>+64(SB), Y2
-	VMAXPS       Y1, Y2, Y1
-	VMOVUPS      consts<>+96(SB), Y2
-	VFMADD213PS  consts<>+128(SB), Y1, Y2
-	VSUBPS       consts<>+128(SB), Y2, Y3
-	VFNMADD231PS consts<>+160(SB), Y3, Y1
-	VFNMADD231PS consts<>+192(SB), Y3, Y1
-	VMOVUPS      consts<>+416(SB), Y4
-	VFMADD213PS  consts<>+384(SB), Y1, Y4
-	VFMADD213PS  consts<>+352(SB), Y1, Y4
-	VFMADD213PS  consts<>+320(SB), Y1, Y4
-	VFMADD213PS  consts<>+288(SB), Y1, Y4
-	VFMADD213PS  consts<>+256(SB), Y1, Y4
-	VMULPS       Y4, Y1, Y4
-	VPSLLD       $0x17, Y2, Y2
-	VMOVUPS      consts<>+256(SB), Y1
-	VPSUBD       Y2, Y1, Y5
-	VPADDD       Y2, Y1, Y2
+	VMOVSS       (CX), X4
+	VMAXPS       Y4, Y0, Y5
 	VMINPS       Y5, Y1, Y5
-	VMINPS       Y2, Y1, Y2
-	VMULPS       Y5, Y2, Y3
-	VADDPS       Y1, Y3, Y3
-	VFMADD231PS  Y2, Y4, Y3
-	VDIVPS       Y3, Y5, Y5
-	VCMPPS       $0x11, consts<>+224(SB), Y0, Y1
-	VANDNPS      Y5, Y1, Y5
+	VMOVUPS      consts<>+224(SB), Y6
+	VFMADD213PS  Y3, Y5, Y6
+	VSUBPS       Y3, Y6, Y7
+	VFNMSUB231PS consts<>+32(SB), Y7, Y5
+	VFNMADD231PS consts<>+64(SB), Y7, Y5
+	VMOVUPS      consts<>+384(SB), Y7
+	VFMADD213PS  consts<>+352(SB), Y5, Y7
+	VFMADD213PS  consts<>+320(SB), Y5, Y7
+	VFMADD213PS  consts<>+288(SB), Y5, Y7
+	VFMADD213PS  consts<>+256(SB), Y5, Y7
+	VFMADD213PS  consts<>+128(SB), Y5, Y7
+	VMULPS       Y7, Y5, Y7
+	VPSLLD       $0x17, Y6, Y6
+	VPSUBD       Y6, Y2, Y5
+	VPADDD       Y6, Y2, Y6
+	VMINPS       Y5, Y2, Y5
+	VMINPS       Y6, Y2, Y6
+	VMULPS       Y5, Y6, Y8
+	VADDPS       Y2, Y8, Y8
+	VFMADD231PS  Y6, Y7, Y8
+	VDIVPS       Y8, Y5, Y5
+	VCMPPS       $0x11, consts<>+96(SB), Y4, Y6
+	VANDNPS      Y5, Y6, Y5
 	VMOVSS       X5, (AX)
 	ADDQ         $0x00000004, CX
 	ADDQ         $0x00000004, AX
@@ -212,197 +191,183 @@ sigmoidscalarDone:
 	VZEROUPPER
 	RET
 
-DATA consts<>+0(SB)/4, $0x80000000
-DATA consts<>+4(SB)/4, $0x80000000
-DATA consts<>+8(SB)/4, $0x80000000
-DATA consts<>+12(SB)/4, $0x80000000
-DATA consts<>+16(SB)/4, $0x80000000
-DATA consts<>+20(SB)/4, $0x80000000
-DATA consts<>+24(SB)/4, $0x80000000
-DATA consts<>+28(SB)/4, $0x80000000
-DATA consts<>+32(SB)/4, $0x42af0000
-DATA consts<>+36(SB)/4, $0x42af0000
-DATA consts<>+40(SB)/4, $0x42af0000
-DATA consts<>+44(SB)/4, $0x42af0000
-DATA consts<>+48(SB)/4, $0x42af0000
-DATA consts<>+52(SB)/4, $0x42af0000
-DATA consts<>+56(SB)/4, $0x42af0000
-DATA consts<>+60(SB)/4, $0x42af0000
-DATA consts<>+64(SB)/4, $0xc1a00000
-DATA consts<>+68(SB)/4, $0xc1a00000
-DATA consts<>+72(SB)/4, $0xc1a00000
-DATA consts<>+76(SB)/4, $0xc1a00000
-DATA consts<>+80(SB)/4, $0xc1a00000
-DATA consts<>+84(SB)/4, $0xc1a00000
-DATA consts<>+88(SB)/4, $0xc1a00000
-DATA consts<>+92(SB)/4, $0xc1a00000
-DATA consts<>+96(SB)/4, $0x3fb8aa3b
-DATA consts<>+100(SB)/4, $0x3fb8aa3b
-DATA consts<>+104(SB)/4, $0x3fb8aa3b
-DATA consts<>+108(SB)/4, $0x3fb8aa3b
-DATA consts<>+112(SB)/4, $0x3fb8aa3b
-DATA consts<>+116(SB)/4, $0x3fb8aa3b
-DATA consts<>+120(SB)/4, $0x3fb8aa3b
-DATA consts<>+124(SB)/4, $0x3fb8aa3b
-DATA consts<>+128(SB)/4, $0x4b400000
-DATA consts<>+132(SB)/4, $0x4b400000
-DATA consts<>+136(SB)/4, $0x4b400000
-DATA consts<>+140(SB)/4, $0x4b400000
-DATA consts<>+144(SB)/4, $0x4b400000
-DATA consts<>+148(SB)/4, $0x4b400000
-DATA consts<>+152(SB)/4, $0x4b400000
-DATA consts<>+156(SB)/4, $0x4b400000
-DATA consts<>+160(SB)/4, $0x3f318000
-DATA consts<>+164(SB)/4, $0x3f318000
-DATA consts<>+168(SB)/4, $0x3f318000
-DATA consts<>+172(SB)/4, $0x3f318000
-DATA consts<>+176(SB)/4, $0x3f318000
-DATA consts<>+180(SB)/4, $0x3f318000
-DATA consts<>+184(SB)/4, $0x3f318000
-DATA consts<>+188(SB)/4, $0x3f318000
-DATA consts<>+192(SB)/4, $0xb95e8083
-DATA consts<>+196(SB)/4, $0xb95e8083
-DATA consts<>+200(SB)/4, $0xb95e8083
-DATA consts<>+204(SB)/4, $0xb95e8083
-DATA consts<>+208(SB)/4, $0xb95e8083
-DATA consts<>+212(SB)/4, $0xb95e8083
-DATA consts<>+216(SB)/4, $0xb95e8083
-DATA consts<>+220(SB)/4, $0xb95e8083
-DATA consts<>+224(SB)/4, $0xc2aeac4f
-DATA consts<>+228(SB)/4, $0xc2aeac4f
-DATA consts<>+232(SB)/4, $0xc2aeac4f
-DATA consts<>+236(SB)/4, $0xc2aeac4f
-DATA consts<>+240(SB)/4, $0xc2aeac4f
-DATA consts<>+244(SB)/4, $0xc2aeac4f
-DATA consts<>+248(SB)/4, $0xc2aeac4f
-DATA consts<>+252(SB)/4, $0xc2aeac4f
-DATA consts<>+256(SB)/4, $0x3f800000
-DATA consts<>+260(SB)/4, $0x3f800000
-DATA consts<>+264(SB)/4, $0x3f800000
-DATA consts<>+268(SB)/4, $0x3f800000
-DATA consts<>+272(SB)/4, $0x3f800000
-DATA consts<>+276(SB)/4, $0x3f800000
-DATA consts<>+280(SB)/4, $0x3f800000
-DATA consts<>+284(SB)/4, $0x3f800000
-DATA consts<>+288(SB)/4, $0x3efffffe
-DATA consts<>+292(SB)/4, $0x3efffffe
-DATA consts<>+296(SB)/4, $0x3efffffe
-DATA consts<>+300(SB)/4, $0x3efffffe
-DATA consts<>+304(SB)/4, $0x3efffffe
-DATA consts<>+308(SB)/4, $0x3efffffe
-DATA consts<>+312(SB)/4, $0x3efffffe
-DATA consts<>+316(SB)/4, $0x3efffffe
-DATA consts<>+320(SB)/4, $0x3e2aaa0d
-DATA consts<>+324(SB)/4, $0x3e2aaa0d
-DATA consts<>+328(SB)/4, $0x3e2aaa0d
-DATA consts<>+332(SB)/4, $0x3e2aaa0d
-DATA consts<>+336(SB)/4, $0x3e2aaa0d
-DATA consts<>+340(SB)/4, $0x3e2aaa0d
-DATA consts<>+344(SB)/4, $0x3e2aaa0d
-DATA consts<>+348(SB)/4, $0x3e2aaa0d
-DATA consts<>+352(SB)/4, $0x3d2aac11
-DATA consts<>+356(SB)/4, $0x3d2aac11
-DATA consts<>+360(SB)/4, $0x3d2aac11
-DATA consts<>+364(SB)/4, $0x3d2aac11
-DATA consts<>+368(SB)/4, $0x3d2aac11
-DATA consts<>+372(SB)/4, $0x3d2aac11
-DATA consts<>+376(SB)/4, $0x3d2aac11
-DATA consts<>+380(SB)/4, $0x3d2aac11
-DATA consts<>+384(SB)/4, $0x3c0933c1
-DATA consts<>+388(SB)/4, $0x3c0933c1
-DATA consts<>+392(SB)/4, $0x3c0933c1
-DATA consts<>+396(SB)/4, $0x3c0933c1
-DATA consts<>+400(SB)/4, $0x3c0933c1
-DATA consts<>+404(SB)/4, $0x3c0933c1
-DATA consts<>+408(SB)/4, $0x3c0933c1
-DATA consts<>+412(SB)/4, $0x3c0933c1
-DATA consts<>+416(SB)/4, $0x3ab57398
-DATA consts<>+420(SB)/4, $0x3ab57398
-DATA consts<>+424(SB)/4, $0x3ab57398
-DATA consts<>+428(SB)/4, $0x3ab57398
-DATA consts<>+432(SB)/4, $0x3ab57398
-DATA consts<>+436(SB)/4, $0x3ab57398
-DATA consts<>+440(SB)/4, $0x3ab57398
-DATA consts<>+444(SB)/4, $0x3ab57398
-GLOBL consts<>(SB), RODATA|NOPTR, $448
+DATA consts<>+0(SB)/4, $0x4b400000
+DATA consts<>+4(SB)/4, $0x4b400000
+DATA consts<>+8(SB)/4, $0x4b400000
+DATA consts<>+12(SB)/4, $0x4b400000
+DATA consts<>+16(SB)/4, $0x4b400000
+DATA consts<>+20(SB)/4, $0x4b400000
+DATA consts<>+24(SB)/4, $0x4b400000
+DATA consts<>+28(SB)/4, $0x4b400000
+DATA consts<>+32(SB)/4, $0x3f318000
+DATA consts<>+36(SB)/4, $0x3f318000
+DATA consts<>+40(SB)/4, $0x3f318000
+DATA consts<>+44(SB)/4, $0x3f318000
+DATA consts<>+48(SB)/4, $0x3f318000
+DATA consts<>+52(SB)/4, $0x3f318000
+DATA consts<>+56(SB)/4, $0x3f318000
+DATA consts<>+60(SB)/4, $0x3f318000
+DATA consts<>+64(SB)/4, $0xb95e8083
+DATA consts<>+68(SB)/4, $0xb95e8083
+DATA consts<>+72(SB)/4, $0xb95e8083
+DATA consts<>+76(SB)/4, $0xb95e8083
+DATA consts<>+80(SB)/4, $0xb95e8083
+DATA consts<>+84(SB)/4, $0xb95e8083
+DATA consts<>+88(SB)/4, $0xb95e8083
+DATA consts<>+92(SB)/4, $0xb95e8083
+DATA consts<>+96(SB)/4, $0xc2aeac4f
+DATA consts<>+100(SB)/4, $0xc2aeac4f
+DATA consts<>+104(SB)/4, $0xc2aeac4f
+DATA consts<>+108(SB)/4, $0xc2aeac4f
+DATA consts<>+112(SB)/4, $0xc2aeac4f
+DATA consts<>+116(SB)/4, $0xc2aeac4f
+DATA consts<>+120(SB)/4, $0xc2aeac4f
+DATA consts<>+124(SB)/4, $0xc2aeac4f
+DATA consts<>+128(SB)/4, $0x3f800000
+DATA consts<>+132(SB)/4, $0x3f800000
+DATA consts<>+136(SB)/4, $0x3f800000
+DATA consts<>+140(SB)/4, $0x3f800000
+DATA consts<>+144(SB)/4, $0x3f800000
+DATA consts<>+148(SB)/4, $0x3f800000
+DATA consts<>+152(SB)/4, $0x3f800000
+DATA consts<>+156(SB)/4, $0x3f800000
+DATA consts<>+160(SB)/4, $0xc2af0000
+DATA consts<>+164(SB)/4, $0xc2af0000
+DATA consts<>+168(SB)/4, $0xc2af0000
+DATA consts<>+172(SB)/4, $0xc2af0000
+DATA consts<>+176(SB)/4, $0xc2af0000
+DATA consts<>+180(SB)/4, $0xc2af0000
+DATA consts<>+184(SB)/4, $0xc2af0000
+DATA consts<>+188(SB)/4, $0xc2af0000
+DATA consts<>+192(SB)/4, $0x41a00000
+DATA consts<>+196(SB)/4, $0x41a00000
+DATA consts<>+200(SB)/4, $0x41a00000
+DATA consts<>+204(SB)/4, $0x41a00000
+DATA consts<>+208(SB)/4, $0x41a00000
+DATA consts<>+212(SB)/4, $0x41a00000
+DATA consts<>+216(SB)/4, $0x41a00000
+DATA consts<>+220(SB)/4, $0x41a00000
+DATA consts<>+224(SB)/4, $0xbfb8aa3b
+DATA consts<>+228(SB)/4, $0xbfb8aa3b
+DATA consts<>+232(SB)/4, $0xbfb8aa3b
+DATA consts<>+236(SB)/4, $0xbfb8aa3b
+DATA consts<>+240(SB)/4, $0xbfb8aa3b
+DATA consts<>+244(SB)/4, $0xbfb8aa3b
+DATA consts<>+248(SB)/4, $0xbfb8aa3b
+DATA consts<>+252(SB)/4, $0xbfb8aa3b
+DATA consts<>+256(SB)/4, $0x3efffffe
+DATA consts<>+260(SB)/4, $0x3efffffe
+DATA consts<>+264(SB)/4, $0x3efffffe
+DATA consts<>+268(SB)/4, $0x3efffffe
+DATA consts<>+272(SB)/4, $0x3efffffe
+DATA consts<>+276(SB)/4, $0x3efffffe
+DATA consts<>+280(SB)/4, $0x3efffffe
+DATA consts<>+284(SB)/4, $0x3efffffe
+DATA consts<>+288(SB)/4, $0x3e2aaa0d
+DATA consts<>+292(SB)/4, $0x3e2aaa0d
+DATA consts<>+296(SB)/4, $0x3e2aaa0d
+DATA consts<>+300(SB)/4, $0x3e2aaa0d
+DATA consts<>+304(SB)/4, $0x3e2aaa0d
+DATA consts<>+308(SB)/4, $0x3e2aaa0d
+DATA consts<>+312(SB)/4, $0x3e2aaa0d
+DATA consts<>+316(SB)/4, $0x3e2aaa0d
+DATA consts<>+320(SB)/4, $0x3d2aac11
+DATA consts<>+324(SB)/4, $0x3d2aac11
+DATA consts<>+328(SB)/4, $0x3d2aac11
+DATA consts<>+332(SB)/4, $0x3d2aac11
+DATA consts<>+336(SB)/4, $0x3d2aac11
+DATA consts<>+340(SB)/4, $0x3d2aac11
+DATA consts<>+344(SB)/4, $0x3d2aac11
+DATA consts<>+348(SB)/4, $0x3d2aac11
+DATA consts<>+352(SB)/4, $0x3c0933c1
+DATA consts<>+356(SB)/4, $0x3c0933c1
+DATA consts<>+360(SB)/4, $0x3c0933c1
+DATA consts<>+364(SB)/4, $0x3c0933c1
+DATA consts<>+368(SB)/4, $0x3c0933c1
+DATA consts<>+372(SB)/4, $0x3c0933c1
+DATA consts<>+376(SB)/4, $0x3c0933c1
+DATA consts<>+380(SB)/4, $0x3c0933c1
+DATA consts<>+384(SB)/4, $0x3ab57398
+DATA consts<>+388(SB)/4, $0x3ab57398
+DATA consts<>+392(SB)/4, $0x3ab57398
+DATA consts<>+396(SB)/4, $0x3ab57398
+DATA consts<>+400(SB)/4, $0x3ab57398
+DATA consts<>+404(SB)/4, $0x3ab57398
+DATA consts<>+408(SB)/4, $0x3ab57398
+DATA consts<>+412(SB)/4, $0x3ab57398
+GLOBL consts<>(SB), RODATA|NOPTR, $416
 
 // func sigmoidAVX512(dst []float32, x []float32)
-// Requires: AVX, AVX512DQ, AVX512F, BMI2
+// Requires: AVX, AVX512F, BMI2
 TEXT ·sigmoidAVX512(SB), NOSPLIT, $0-48
-	MOVQ dst_base+0(FP), AX
-	MOVQ x_base+24(FP), CX
-	MOVQ x_len+32(FP), DX
-	XORQ BX, BX
-	MOVQ DX, SI
-	ANDQ $-32, SI
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         x_base+24(FP), CX
+	MOVQ         x_len+32(FP), DX
+	VBROADCASTSS consts<>+160(SB), Z0
+	VBROADCASTSS consts<>+192(SB), Z1
+	VBROADCASTSS consts<>+128(SB), Z2
+	VBROADCASTSS consts<>+0(SB), Z3
+	VBROADCASTSS consts<>+224(SB), Z4
+	VBROADCASTSS consts<>+384(SB), Z5
+	XORQ         BX, BX
+	MOVQ         DX, SI
+	ANDQ         $-32, SI
 
 sigmoidpair:
 	CMPQ              BX, SI
 	JAE               sigmoidsingle
-	VMOVUPS           (CX)(BX*4), Z0
-	VMOVUPS           64(CX)(BX*4), Z1
-	VBROADCASTSS      consts<>+0(SB), Z2
-	VXORPS            Z0, Z2, Z2
-	VBROADCASTSS      consts<>+32(SB), Z3
-	VMINPS            Z2, Z3, Z2
-	VBROADCASTSS      consts<>+64(SB), Z3
-	VMAXPS            Z2, Z3, Z2
-	VBROADCASTSS      consts<>+96(SB), Z3
-	VFMADD213PS.BCST  consts<>+128(SB), Z2, Z3
-	VSUBPS.BCST       consts<>+128(SB), Z3, Z4
-	VFNMADD231PS.BCST consts<>+160(SB), Z4, Z2
-	VFNMADD231PS.BCST consts<>+192(SB), Z4, Z2
-	VBROADCASTSS      consts<>+416(SB), Z5
-	VFMADD213PS.BCST  consts<>+384(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+352(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+320(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+288(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+256(SB), Z2, Z5
-	VMULPS            Z5, Z2, Z5
-	VPSLLD            $0x17, Z3, Z3
-	VBROADCASTSS      consts<>+256(SB), Z2
-	VPSUBD            Z3, Z2, Z6
-	VPADDD            Z3, Z2, Z3
-	VMINPS            Z6, Z2, Z6
-	VMINPS            Z3, Z2, Z3
-	VMULPS            Z6, Z3, Z4
-	VADDPS            Z2, Z4, Z4
-	VFMADD231PS       Z3, Z5, Z4
-	VDIVPS            Z4, Z6, Z6
-	VCMPPS.BCST       $0x15, consts<>+224(SB), Z0, K1
-	VMOVAPS.Z         Z6, K1, Z6
-	VBROADCASTSS      consts<>+0(SB), Z0
-	VXORPS            Z1, Z0, Z0
-	VBROADCASTSS      consts<>+32(SB), Z2
-	VMINPS            Z0, Z2, Z0
-	VBROADCASTSS      consts<>+64(SB), Z2
-	VMAXPS            Z0, Z2, Z0
-	VBROADCASTSS      consts<>+96(SB), Z2
-	VFMADD213PS.BCST  consts<>+128(SB), Z0, Z2
-	VSUBPS.BCST       consts<>+128(SB), Z2, Z3
-	VFNMADD231PS.BCST consts<>+160(SB), Z3, Z0
-	VFNMADD231PS.BCST consts<>+192(SB), Z3, Z0
-	VBROADCASTSS      consts<>+416(SB), Z4
-	VFMADD213PS.BCST  consts<>+384(SB), Z0, Z4
-	VFMADD213PS.BCST  consts<>+352(SB), Z0, Z4
-	VFMADD213PS.BCST  consts<>+320(SB), Z0, Z4
-	VFMADD213PS.BCST  consts<>+288(SB), Z0, Z4
-	VFMADD213PS.BCST  consts<>+256(SB), Z0, Z4
-	VMULPS            Z4, Z0, Z4
-	VPSLLD            $0x17, Z2, Z2
-	VBROADCASTSS      consts<>+256(SB), Z0
-	VPSUBD            Z2, Z0, Z5
-	VPADDD            Z2, Z0, Z2
-	VMINPS            Z5, Z0, Z5
-	VMINPS            Z2, Z0, Z2
-	VMULPS            Z5, Z2, Z3
-	VADDPS            Z0, Z3, Z3
-	VFMADD231PS       Z2, Z4, Z3
-	VDIVPS            Z3, Z5, Z5
-	VCMPPS.BCST       $0x15, consts<>+224(SB), Z1, K1
-	VMOVAPS.Z         Z5, K1, Z5
-	VMOVUPS           Z6, (AX)(BX*4)
-	VMOVUPS           Z5, 64(AX)(BX*4)
+	VMOVUPS           (CX)(BX*4), Z6
+	VMOVUPS           64(CX)(BX*4), Z7
+	VMAXPS            Z6, Z0, Z8
+	VMAXPS            Z7, Z0, Z9
+	VMINPS            Z8, Z1, Z8
+	VMINPS            Z9, Z1, Z9
+	VMOVAPS           Z4, Z10
+	VMOVAPS           Z4, Z11
+	VFMADD213PS       Z3, Z8, Z10
+	VFMADD213PS       Z3, Z9, Z11
+	VSUBPS            Z3, Z10, Z12
+	VSUBPS            Z3, Z11, Z13
+	VFNMSUB231PS.BCST consts<>+32(SB), Z12, Z8
+	VFNMSUB231PS.BCST consts<>+32(SB), Z13, Z9
+	VFNMADD231PS.BCST consts<>+64(SB), Z12, Z8
+	VFNMADD231PS.BCST consts<>+64(SB), Z13, Z9
+	VMOVAPS           Z5, Z12
+	VMOVAPS           Z5, Z13
+	VFMADD213PS.BCST  consts<>+352(SB), Z8, Z12
+	VFMADD213PS.BCST  consts<>+352(SB), Z9, Z13
+	VFMADD213PS.BCST  consts<>+320(SB), Z8, Z12
+	VFMADD213PS.BCST  consts<>+320(SB), Z9, Z13
+	VFMADD213PS.BCST  consts<>+288(SB), Z8, Z12
+	VFMADD213PS.BCST  consts<>+288(SB), Z9, Z13
+	VFMADD213PS.BCST  consts<>+256(SB), Z8, Z12
+	VFMADD213PS.BCST  consts<>+256(SB), Z9, Z13
+	VFMADD213PS.BCST  consts<>+128(SB), Z8, Z12
+	VFMADD213PS.BCST  consts<>+128(SB), Z9, Z13
+	VMULPS            Z12, Z8, Z12
+	VMULPS            Z13, Z9, Z13
+	VPSLLD            $0x17, Z10, Z10
+	VPSLLD            $0x17, Z11, Z11
+	VPSUBD            Z10, Z2, Z8
+	VPSUBD            Z11, Z2, Z9
+	VPADDD            Z10, Z2, Z10
+	VPADDD            Z11, Z2, Z11
+	VMINPS            Z8, Z2, Z8
+	VMINPS            Z9, Z2, Z9
+	VMINPS            Z10, Z2, Z10
+	VMINPS            Z11, Z2, Z11
+	VMULPS            Z8, Z10, Z14
+	VMULPS            Z9, Z11, Z15
+	VADDPS            Z2, Z14, Z14
+	VADDPS            Z2, Z15, Z15
+	VFMADD231PS       Z10, Z12, Z14
+	VFMADD231PS       Z11, Z13, Z15
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K1
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z7, K2
+	VDIVPS.Z          Z14, Z8, K1, Z8
+	VDIVPS.Z          Z15, Z9, K2, Z9
+	VMOVUPS           Z8, (AX)(BX*4)
+	VMOVUPS           Z9, 64(AX)(BX*4)
 	ADDQ              $0x00000020, BX
 	JMP               sigmoidpair
 
@@ -411,38 +376,32 @@ sigmoidsingle:
 	ANDQ              $-16, SI
 	CMPQ              BX, SI
 	JAE               sigmoidtail
-	VMOVUPS           (CX)(BX*4), Z0
-	VBROADCASTSS      consts<>+0(SB), Z1
-	VXORPS            Z0, Z1, Z1
-	VBROADCASTSS      consts<>+32(SB), Z2
-	VMINPS            Z1, Z2, Z1
-	VBROADCASTSS      consts<>+64(SB), Z2
-	VMAXPS            Z1, Z2, Z1
-	VBROADCASTSS      consts<>+96(SB), Z2
-	VFMADD213PS.BCST  consts<>+128(SB), Z1, Z2
-	VSUBPS.BCST       consts<>+128(SB), Z2, Z3
-	VFNMADD231PS.BCST consts<>+160(SB), Z3, Z1
-	VFNMADD231PS.BCST consts<>+192(SB), Z3, Z1
-	VBROADCASTSS      consts<>+416(SB), Z4
-	VFMADD213PS.BCST  consts<>+384(SB), Z1, Z4
-	VFMADD213PS.BCST  consts<>+352(SB), Z1, Z4
-	VFMADD213PS.BCST  consts<>+320(SB), Z1, Z4
-	VFMADD213PS.BCST  consts<>+288(SB), Z1, Z4
-	VFMADD213PS.BCST  consts<>+256(SB), Z1, Z4
-	VMULPS            Z4, Z1, Z4
-	VPSLLD            $0x17, Z2, Z2
-	VBROADCASTSS      consts<>+256(SB), Z1
-	VPSUBD            Z2, Z1, Z5
-	VPADDD            Z2, Z1, Z2
-	VMINPS            Z5, Z1, Z5
-	VMINPS            Z2, Z1, Z2
-	VMULPS            Z5, Z2, Z3
-	VADDPS            Z1, Z3, Z3
-	VFMADD231PS       Z2, Z4, Z3
-	VDIVPS            Z3, Z5, Z5
-	VCMPPS.BCST       $0x15, consts<>+224(SB), Z0, K1
-	VMOVAPS.Z         Z5, K1, Z5
-	VMOVUPS           Z5, (AX)(BX*4)
+	VMOVUPS           (CX)(BX*4), Z6
+	VMAXPS            Z6, Z0, Z7
+	VMINPS            Z7, Z1, Z7
+	VMOVAPS           Z4, Z8
+	VFMADD213PS       Z3, Z7, Z8
+	VSUBPS            Z3, Z8, Z9
+	VFNMSUB231PS.BCST consts<>+32(SB), Z9, Z7
+	VFNMADD231PS.BCST consts<>+64(SB), Z9, Z7
+	VMOVAPS           Z5, Z9
+	VFMADD213PS.BCST  consts<>+352(SB), Z7, Z9
+	VFMADD213PS.BCST  consts<>+320(SB), Z7, Z9
+	VFMADD213PS.BCST  consts<>+288(SB), Z7, Z9
+	VFMADD213PS.BCST  consts<>+256(SB), Z7, Z9
+	VFMADD213PS.BCST  consts<>+128(SB), Z7, Z9
+	VMULPS            Z9, Z7, Z9
+	VPSLLD            $0x17, Z8, Z8
+	VPSUBD            Z8, Z2, Z7
+	VPADDD            Z8, Z2, Z8
+	VMINPS            Z7, Z2, Z7
+	VMINPS            Z8, Z2, Z8
+	VMULPS            Z7, Z8, Z10
+	VADDPS            Z2, Z10, Z10
+	VFMADD231PS       Z8, Z9, Z10
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K1
+	VDIVPS.Z          Z10, Z7, K1, Z7
+	VMOVUPS           Z7, (AX)(BX*4)
 	ADDQ              $0x00000010, BX
 
 sigmoidtail:
@@ -451,38 +410,32 @@ sigmoidtail:
 	MOVL              $0x0000ffff, SI
 	BZHIL             DX, SI, SI
 	KMOVW             SI, K1
-	VMOVUPS.Z         (CX)(BX*4), K1, Z0
-	VBROADCASTSS      consts<>+0(SB), Z1
-	VXORPS            Z0, Z1, Z1
-	VBROADCASTSS      consts<>+32(SB), Z2
+	VMOVUPS.Z         (CX)(BX*4), K1, Z6
+	VMAXPS            Z6, Z0, Z0
+	VMINPS            Z0, Z1, Z0
+	VMOVAPS           Z4, Z1
+	VFMADD213PS       Z3, Z0, Z1
+	VSUBPS            Z3, Z1, Z3
+	VFNMSUB231PS.BCST consts<>+32(SB), Z3, Z0
+	VFNMADD231PS.BCST consts<>+64(SB), Z3, Z0
+	VMOVAPS           Z5, Z3
+	VFMADD213PS.BCST  consts<>+352(SB), Z0, Z3
+	VFMADD213PS.BCST  consts<>+320(SB), Z0, Z3
+	VFMADD213PS.BCST  consts<>+288(SB), Z0, Z3
+	VFMADD213PS.BCST  consts<>+256(SB), Z0, Z3
+	VFMADD213PS.BCST  consts<>+128(SB), Z0, Z3
+	VMULPS            Z3, Z0, Z3
+	VPSLLD            $0x17, Z1, Z1
+	VPSUBD            Z1, Z2, Z0
+	VPADDD            Z1, Z2, Z1
+	VMINPS            Z0, Z2, Z0
 	VMINPS            Z1, Z2, Z1
-	VBROADCASTSS      consts<>+64(SB), Z2
-	VMAXPS            Z1, Z2, Z1
-	VBROADCASTSS      consts<>+96(SB), Z2
-	VFMADD213PS.BCST  consts<>+128(SB), Z1, Z2
-	VSUBPS.BCST       consts<>+128(SB), Z2, Z3
-	VFNMADD231PS.BCST consts<>+160(SB), Z3, Z1
-	VFNMADD231PS.BCST consts<>+192(SB), Z3, Z1
-	VBROADCASTSS      consts<>+416(SB), Z4
-	VFMADD213PS.BCST  consts<>+384(SB), Z1, Z4
-	VFMADD213PS.BCST  consts<>+352(SB), Z1, Z4
-	VFMADD213PS.BCST  consts<>+320(SB), Z1, Z4
-	VFMADD213PS.BCST  consts<>+288(SB), Z1, Z4
-	VFMADD213PS.BCST  consts<>+256(SB), Z1, Z4
-	VMULPS            Z4, Z1, Z4
-	VPSLLD            $0x17, Z2, Z2
-	VBROADCASTSS      consts<>+256(SB), Z1
-	VPSUBD            Z2, Z1, Z5
-	VPADDD            Z2, Z1, Z2
-	VMINPS            Z5, Z1, Z5
-	VMINPS            Z2, Z1, Z2
-	VMULPS            Z5, Z2, Z3
-	VADDPS            Z1, Z3, Z3
-	VFMADD231PS       Z2, Z4, Z3
-	VDIVPS            Z3, Z5, Z5
-	VCMPPS.BCST       $0x15, consts<>+224(SB), Z0, K2
-	VMOVAPS.Z         Z5, K2, Z5
-	VMOVUPS           Z5, K1, (AX)(BX*4)
+	VMULPS            Z0, Z1, Z4
+	VADDPS            Z2, Z4, Z4
+	VFMADD231PS       Z1, Z3, Z4
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K2
+	VDIVPS.Z          Z4, Z0, K2, Z0
+	VMOVUPS           Z0, K1, (AX)(BX*4)
 
 sigmoiddone:
 	VZEROUPPER
