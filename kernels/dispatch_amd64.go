@@ -726,7 +726,7 @@ func logSoftmax(dst, x []float32) {
 	} else {
 		s = expSumAVX2(x, m)
 	}
-	l := fallback.Ln(s)
+	l := lnOne(s)
 	if active == AVX512 {
 		shift2AVX512(dst, x, m, l)
 	} else {
