@@ -12,6 +12,7 @@ func genTopKFamily() {
 	for _, s := range isas {
 		genFirstAbove(s)
 		genSpanMax(s)
+		genAboveAll(s)
 	}
 }
 
@@ -249,4 +250,147 @@ func itoaGen(v int) string {
 		return string(rune('0' + v))
 	}
 	return itoaGen(v/10) + string(rune('0'+v%10))
+}
+
+// genAboveAll emits aboveAll<ISA>(dst []int32, x []float32, t float32) int:
+// the indices i with !(x[i] ≤ t) (x[i] > t or NaN), in increasing order, into
+// dst, returning how many, or −1 as soon as there are more than len(dst)
+// (dst then holds the first len(dst)). TopK's search of a span in one call:
+// four vectors an iteration compared with t and their masks ORed into one
+// test, as firstAbove; a vector with hits gives them up one bit at a time
+// (TZCNT, BLSR). Then single vectors, then the tail (AVX-512: an opmask
+// compare of a masked load; AVX2: one element at a time).
+func genAboveAll(s *isa) {
+	name := s.name("aboveAll")
+	TEXT(name, NOSPLIT, "func(dst []int32, x []float32, t float32) int")
+	asm.Doc(name + " stores the indices i with !(x[i] ≤ t) into dst in order and returns how many, or −1 if more than len(dst).")
+	dst := load(asm.Param("dst").Base())
+	capa := load(asm.Param("dst").Len())
+	x := load(asm.Param("x").Base())
+	n := load(asm.Param("x").Len())
+	tv := s.broadcast("t")
+	lbl := func(l string) string { return "aboveAll" + l }
+	i, lim, cnt := asm.GP64(), asm.GP64(), asm.GP64()
+	asm.XORQ(i, i)
+	asm.XORQ(cnt, cnt)
+	cmpVec := func(disp int) (VecVirtual, OpmaskVirtual) {
+		v := s.vec()
+		asm.VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: disp}, v)
+		if s.evex {
+			k := asm.K()
+			asm.VCMPPS(U8(cmpNLEUQ), tv, v, k)
+			return nil, k
+		}
+		asm.VCMPPS(U8(cmpNLEUQ), tv, v, v)
+		return v, nil
+	}
+	// emit stores the index of every set bit of the mask of v (or k), the
+	// vector at element i + off.
+	emit := func(v VecVirtual, k OpmaskVirtual, off int, tag string) {
+		b := asm.GP32()
+		if s.evex {
+			asm.KMOVW(k, b)
+		} else {
+			asm.VMOVMSKPS(v, b)
+		}
+		loop, next := lbl("bits")+tag, lbl("bitsDone")+tag
+		asm.Label(loop)
+		asm.TESTL(b, b)
+		asm.JZ(LabelRef(next))
+		asm.CMPQ(cnt, capa)
+		asm.JAE(LabelRef(lbl("full")))
+		r := asm.GP32()
+		asm.TZCNTL(b, r)
+		asm.BLSRL(b, b)
+		asm.ADDL(i.As32(), r)
+		if off != 0 {
+			asm.ADDL(U32(off), r)
+		}
+		asm.MOVL(r, Mem{Base: dst, Index: cnt, Scale: 4})
+		asm.INCQ(cnt)
+		asm.JMP(LabelRef(loop))
+		asm.Label(next)
+	}
+	const unroll = 4
+	asm.MOVQ(n, lim)
+	asm.ANDQ(I32(-unroll*s.lanes), lim)
+	asm.Label(lbl("block"))
+	asm.CMPQ(i, lim)
+	asm.JAE(LabelRef(lbl("single")))
+	vs := make([]VecVirtual, unroll)
+	ks := make([]OpmaskVirtual, unroll)
+	for j := range vs {
+		vs[j], ks[j] = cmpVec(j * s.bytes())
+	}
+	if s.evex {
+		ka, kb := asm.K(), asm.K()
+		asm.KORW(ks[1], ks[0], ka)
+		asm.KORW(ks[3], ks[2], kb)
+		asm.KORTESTW(kb, ka)
+		asm.JZ(LabelRef(lbl("blockNext")))
+	} else {
+		a, b := s.vec(), s.vec()
+		any := asm.GP32()
+		asm.VORPS(vs[1], vs[0], a)
+		asm.VORPS(vs[3], vs[2], b)
+		asm.VORPS(b, a, a)
+		asm.VMOVMSKPS(a, any)
+		asm.TESTL(any, any)
+		asm.JZ(LabelRef(lbl("blockNext")))
+	}
+	for j := range vs {
+		emit(vs[j], ks[j], j*s.lanes, itoaGen(j))
+	}
+	asm.Label(lbl("blockNext"))
+	asm.ADDQ(U32(unroll*s.lanes), i)
+	asm.JMP(LabelRef(lbl("block")))
+	asm.Label(lbl("single"))
+	asm.MOVQ(n, lim)
+	asm.ANDQ(I32(-s.lanes), lim)
+	asm.Label(lbl("singleLoop"))
+	asm.CMPQ(i, lim)
+	asm.JAE(LabelRef(lbl("tail")))
+	v, k := cmpVec(0)
+	emit(v, k, 0, "Single")
+	asm.ADDQ(U32(s.lanes), i)
+	asm.JMP(LabelRef(lbl("singleLoop")))
+	asm.Label(lbl("tail"))
+	if s.evex {
+		rem := asm.GP64()
+		asm.MOVQ(n, rem)
+		asm.SUBQ(i, rem)
+		asm.JZ(LabelRef(lbl("done")))
+		t := s.tailMask(rem)
+		w, kc := s.vec(), asm.K()
+		asm.VMOVUPS_Z(Mem{Base: x, Index: i, Scale: 4}, t.k, w)
+		asm.VCMPPS(U8(cmpNLEUQ), tv, w, t.k, kc)
+		emit(nil, kc, 0, "Tail")
+	} else {
+		asm.Label(lbl("scalarLoop"))
+		asm.CMPQ(i, n)
+		asm.JAE(LabelRef(lbl("done")))
+		w := asm.XMM()
+		asm.VMOVSS(Mem{Base: x, Index: i, Scale: 4}, w)
+		asm.VUCOMISS(tv.AsX(), w)
+		asm.JA(LabelRef(lbl("scalarHit")))
+		asm.JP(LabelRef(lbl("scalarHit")))
+		asm.Label(lbl("scalarNext"))
+		asm.INCQ(i)
+		asm.JMP(LabelRef(lbl("scalarLoop")))
+		asm.Label(lbl("scalarHit"))
+		asm.CMPQ(cnt, capa)
+		asm.JAE(LabelRef(lbl("full")))
+		asm.MOVL(i.As32(), Mem{Base: dst, Index: cnt, Scale: 4})
+		asm.INCQ(cnt)
+		asm.JMP(LabelRef(lbl("scalarNext")))
+	}
+	asm.Label(lbl("done"))
+	asm.Store(cnt, asm.ReturnIndex(0))
+	asm.VZEROUPPER()
+	asm.RET()
+	asm.Label(lbl("full"))
+	asm.MOVQ(I32(-1), cnt)
+	asm.Store(cnt, asm.ReturnIndex(0))
+	asm.VZEROUPPER()
+	asm.RET()
 }

@@ -28,7 +28,9 @@ func TopK(idx []int, val []float32, x []float32) {
 		return
 	}
 	var sc topKScan
-	sc.init(x, k, nb)
+	if !sc.init(x, k, nb) && sc.search(idx, val) {
+		return
+	}
 	fallback.TopKWith(idx, val, x, sc.above)
 }
 
@@ -48,7 +50,9 @@ type topKScan struct {
 	top   [64]float32
 }
 
-func (sc *topKScan) init(x []float32, k, nb int) {
+// init takes the span maxima and the floor; it reports whether x holds a NaN
+// in its spans (then every span is searched, without a floor).
+func (sc *topKScan) init(x []float32, k, nb int) (nan bool) {
 	sc.x, sc.nb = x, nb
 	sc.floor = float32(math.Inf(-1))
 	if spanMaxima(sc.bm[:nb], x) {
@@ -57,7 +61,7 @@ func (sc *topKScan) init(x []float32, k, nb int) {
 		for j := range sc.bm[:nb] {
 			sc.bm[j] = float32(math.NaN())
 		}
-		return
+		return true
 	}
 	// The k-th largest span maximum, by insertion into top[:k].
 	top := sc.top[:k]
@@ -77,6 +81,88 @@ func (sc *topKScan) init(x []float32, k, nb int) {
 	}
 	if f := top[k-1]; f > float32(math.Inf(-1)) {
 		sc.floor = math.Nextafter32(f, float32(math.Inf(-1)))
+	}
+	return false
+}
+
+// topKCands bounds the candidates search collects.
+const topKCands = 512
+
+// search is TopK for x free of NaN in its spans: it collects every element
+// above the floor, in index order, with one aboveAll call per span whose
+// maximum is above it (and one over the elements after the last span), then
+// keeps the k best of them by TopKWith's insertion. The k largest are among
+// them, as no element at or below the floor can be. It reports false, having
+// written nothing, if there are more than topKCands candidates.
+func (sc *topKScan) search(idx []int, val []float32) bool {
+	var cands [topKCands]int32
+	nc := 0
+	x, te := sc.x, sc.floor
+	for j := range sc.bm[:sc.nb] {
+		if sc.bm[j] <= te {
+			continue
+		}
+		start := j * topKSpan
+		r := aboveAll(cands[nc:], x[start:start+topKSpan], te)
+		if r < 0 {
+			return false
+		}
+		for q := nc; q < nc+r; q++ {
+			cands[q] += int32(start)
+		}
+		nc += r
+	}
+	start := sc.nb * topKSpan
+	r := aboveAll(cands[nc:], x[start:], te)
+	if r < 0 {
+		return false
+	}
+	for q := nc; q < nc+r; q++ {
+		cands[q] += int32(start)
+	}
+	nc += r
+	// At least k candidates: the k span maxima at or above the k-th.
+	k := len(idx)
+	for q, c := range cands[:nc] {
+		i, v := int(c), x[c]
+		n := k - 1
+		if q < k {
+			n = q
+		} else if !topKBeats(v, val[k-1]) {
+			continue
+		}
+		p := n
+		for p > 0 && topKBeats(v, val[p-1]) {
+			idx[p], val[p] = idx[p-1], val[p-1]
+			p--
+		}
+		idx[p], val[p] = i, v
+	}
+	return true
+}
+
+// topKBeats reports whether v ranks above w, v's index being the higher: NaN
+// above numbers, equal values keep their order (fallback's rule).
+func topKBeats(v, w float32) bool {
+	if v != v {
+		return w == w
+	}
+	return v > w
+}
+
+// aboveAllGo is aboveAll by firstAbove.
+func aboveAllGo(dst []int32, x []float32, t float32) int {
+	n := 0
+	for i := 0; ; i++ {
+		i += firstAbove(x[i:], t)
+		if i >= len(x) {
+			return n
+		}
+		if n == len(dst) {
+			return -1
+		}
+		dst[n] = int32(i)
+		n++
 	}
 }
 

@@ -15,3 +15,15 @@ func spanMaxima(dst, x []float32) bool {
 	}
 	return spanMaxGo(dst, x)
 }
+
+// aboveAll stores the indices i of x with !(x[i] ≤ t), in increasing order,
+// into dst and returns how many, or −1 if there are more than len(dst).
+func aboveAll(dst []int32, x []float32, t float32) int {
+	switch active {
+	case AVX512:
+		return aboveAllAVX512(dst, x, t)
+	case AVX2:
+		return aboveAllAVX2(dst, x, t)
+	}
+	return aboveAllGo(dst, x, t)
+}

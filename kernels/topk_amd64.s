@@ -186,6 +186,161 @@ spanMaxdone:
 	VZEROUPPER
 	RET
 
+// func aboveAllAVX2(dst []int32, x []float32, t float32) int
+// Requires: AVX, BMI
+TEXT ·aboveAllAVX2(SB), NOSPLIT, $0-64
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         x_len+32(FP), BX
+	VBROADCASTSS t+48(FP), Y0
+	XORQ         SI, SI
+	XORQ         R8, R8
+	MOVQ         BX, DI
+	ANDQ         $-32, DI
+
+aboveAllblock:
+	CMPQ      SI, DI
+	JAE       aboveAllsingle
+	VMOVUPS   (DX)(SI*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVUPS   32(DX)(SI*4), Y2
+	VCMPPS    $0x16, Y0, Y2, Y2
+	VMOVUPS   64(DX)(SI*4), Y3
+	VCMPPS    $0x16, Y0, Y3, Y3
+	VMOVUPS   96(DX)(SI*4), Y4
+	VCMPPS    $0x16, Y0, Y4, Y4
+	VORPS     Y2, Y1, Y5
+	VORPS     Y4, Y3, Y6
+	VORPS     Y6, Y5, Y5
+	VMOVMSKPS Y5, R9
+	TESTL     R9, R9
+	JZ        aboveAllblockNext
+	VMOVMSKPS Y1, R9
+
+aboveAllbits0:
+	TESTL  R9, R9
+	JZ     aboveAllbitsDone0
+	CMPQ   R8, CX
+	JAE    aboveAllfull
+	TZCNTL R9, R10
+	BLSRL  R9, R9
+	ADDL   SI, R10
+	MOVL   R10, (AX)(R8*4)
+	INCQ   R8
+	JMP    aboveAllbits0
+
+aboveAllbitsDone0:
+	VMOVMSKPS Y2, R9
+
+aboveAllbits1:
+	TESTL  R9, R9
+	JZ     aboveAllbitsDone1
+	CMPQ   R8, CX
+	JAE    aboveAllfull
+	TZCNTL R9, R10
+	BLSRL  R9, R9
+	ADDL   SI, R10
+	ADDL   $0x00000008, R10
+	MOVL   R10, (AX)(R8*4)
+	INCQ   R8
+	JMP    aboveAllbits1
+
+aboveAllbitsDone1:
+	VMOVMSKPS Y3, R9
+
+aboveAllbits2:
+	TESTL  R9, R9
+	JZ     aboveAllbitsDone2
+	CMPQ   R8, CX
+	JAE    aboveAllfull
+	TZCNTL R9, R10
+	BLSRL  R9, R9
+	ADDL   SI, R10
+	ADDL   $0x00000010, R10
+	MOVL   R10, (AX)(R8*4)
+	INCQ   R8
+	JMP    aboveAllbits2
+
+aboveAllbitsDone2:
+	VMOVMSKPS Y4, R9
+
+aboveAllbits3:
+	TESTL  R9, R9
+	JZ     aboveAllbitsDone3
+	CMPQ   R8, CX
+	JAE    aboveAllfull
+	TZCNTL R9, R10
+	BLSRL  R9, R9
+	ADDL   SI, R10
+	ADDL   $0x00000018, R10
+	MOVL   R10, (AX)(R8*4)
+	INCQ   R8
+	JMP    aboveAllbits3
+
+aboveAllbitsDone3:
+aboveAllblockNext:
+	ADDQ $0x00000020, SI
+	JMP  aboveAllblock
+
+aboveAllsingle:
+	MOVQ BX, DI
+	ANDQ $-8, DI
+
+aboveAllsingleLoop:
+	CMPQ      SI, DI
+	JAE       aboveAlltail
+	VMOVUPS   (DX)(SI*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R9
+
+aboveAllbitsSingle:
+	TESTL  R9, R9
+	JZ     aboveAllbitsDoneSingle
+	CMPQ   R8, CX
+	JAE    aboveAllfull
+	TZCNTL R9, R10
+	BLSRL  R9, R9
+	ADDL   SI, R10
+	MOVL   R10, (AX)(R8*4)
+	INCQ   R8
+	JMP    aboveAllbitsSingle
+
+aboveAllbitsDoneSingle:
+	ADDQ $0x00000008, SI
+	JMP  aboveAllsingleLoop
+
+aboveAlltail:
+aboveAllscalarLoop:
+	CMPQ     SI, BX
+	JAE      aboveAlldone
+	VMOVSS   (DX)(SI*4), X1
+	VUCOMISS X0, X1
+	JA       aboveAllscalarHit
+	JP       aboveAllscalarHit
+
+aboveAllscalarNext:
+	INCQ SI
+	JMP  aboveAllscalarLoop
+
+aboveAllscalarHit:
+	CMPQ R8, CX
+	JAE  aboveAllfull
+	MOVL SI, (AX)(R8*4)
+	INCQ R8
+	JMP  aboveAllscalarNext
+
+aboveAlldone:
+	MOVQ R8, ret+56(FP)
+	VZEROUPPER
+	RET
+
+aboveAllfull:
+	MOVQ $-1, R8
+	MOVQ R8, ret+56(FP)
+	VZEROUPPER
+	RET
+
 // func firstAboveAVX512(x []float32, t float32) int
 // Requires: AVX, AVX512F, BMI, BMI2
 TEXT ·firstAboveAVX512(SB), NOSPLIT, $0-40
@@ -366,5 +521,161 @@ spanMaxdone:
 	CMPL  AX, $0x0000ffff
 	SETNE AL
 	MOVB  AL, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func aboveAllAVX512(dst []int32, x []float32, t float32) int
+// Requires: AVX, AVX512F, BMI, BMI2
+TEXT ·aboveAllAVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         x_len+32(FP), BX
+	VBROADCASTSS t+48(FP), Z0
+	XORQ         SI, SI
+	XORQ         R8, R8
+	MOVQ         BX, DI
+	ANDQ         $-64, DI
+
+aboveAllblock:
+	CMPQ     SI, DI
+	JAE      aboveAllsingle
+	VMOVUPS  (DX)(SI*4), Z1
+	VCMPPS   $0x16, Z0, Z1, K1
+	VMOVUPS  64(DX)(SI*4), Z1
+	VCMPPS   $0x16, Z0, Z1, K2
+	VMOVUPS  128(DX)(SI*4), Z1
+	VCMPPS   $0x16, Z0, Z1, K3
+	VMOVUPS  192(DX)(SI*4), Z1
+	VCMPPS   $0x16, Z0, Z1, K4
+	KORW     K2, K1, K5
+	KORW     K4, K3, K6
+	KORTESTW K6, K5
+	JZ       aboveAllblockNext
+	KMOVW    K1, R9
+
+aboveAllbits0:
+	TESTL  R9, R9
+	JZ     aboveAllbitsDone0
+	CMPQ   R8, CX
+	JAE    aboveAllfull
+	TZCNTL R9, R10
+	BLSRL  R9, R9
+	ADDL   SI, R10
+	MOVL   R10, (AX)(R8*4)
+	INCQ   R8
+	JMP    aboveAllbits0
+
+aboveAllbitsDone0:
+	KMOVW K2, R9
+
+aboveAllbits1:
+	TESTL  R9, R9
+	JZ     aboveAllbitsDone1
+	CMPQ   R8, CX
+	JAE    aboveAllfull
+	TZCNTL R9, R10
+	BLSRL  R9, R9
+	ADDL   SI, R10
+	ADDL   $0x00000010, R10
+	MOVL   R10, (AX)(R8*4)
+	INCQ   R8
+	JMP    aboveAllbits1
+
+aboveAllbitsDone1:
+	KMOVW K3, R9
+
+aboveAllbits2:
+	TESTL  R9, R9
+	JZ     aboveAllbitsDone2
+	CMPQ   R8, CX
+	JAE    aboveAllfull
+	TZCNTL R9, R10
+	BLSRL  R9, R9
+	ADDL   SI, R10
+	ADDL   $0x00000020, R10
+	MOVL   R10, (AX)(R8*4)
+	INCQ   R8
+	JMP    aboveAllbits2
+
+aboveAllbitsDone2:
+	KMOVW K4, R9
+
+aboveAllbits3:
+	TESTL  R9, R9
+	JZ     aboveAllbitsDone3
+	CMPQ   R8, CX
+	JAE    aboveAllfull
+	TZCNTL R9, R10
+	BLSRL  R9, R9
+	ADDL   SI, R10
+	ADDL   $0x00000030, R10
+	MOVL   R10, (AX)(R8*4)
+	INCQ   R8
+	JMP    aboveAllbits3
+
+aboveAllbitsDone3:
+aboveAllblockNext:
+	ADDQ $0x00000040, SI
+	JMP  aboveAllblock
+
+aboveAllsingle:
+	MOVQ BX, DI
+	ANDQ $-16, DI
+
+aboveAllsingleLoop:
+	CMPQ    SI, DI
+	JAE     aboveAlltail
+	VMOVUPS (DX)(SI*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R9
+
+aboveAllbitsSingle:
+	TESTL  R9, R9
+	JZ     aboveAllbitsDoneSingle
+	CMPQ   R8, CX
+	JAE    aboveAllfull
+	TZCNTL R9, R10
+	BLSRL  R9, R9
+	ADDL   SI, R10
+	MOVL   R10, (AX)(R8*4)
+	INCQ   R8
+	JMP    aboveAllbitsSingle
+
+aboveAllbitsDoneSingle:
+	ADDQ $0x00000010, SI
+	JMP  aboveAllsingleLoop
+
+aboveAlltail:
+	SUBQ      SI, BX
+	JZ        aboveAlldone
+	MOVL      $0x0000ffff, DI
+	BZHIL     BX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z1
+	VCMPPS    $0x16, Z0, Z1, K1, K1
+	KMOVW     K1, DX
+
+aboveAllbitsTail:
+	TESTL  DX, DX
+	JZ     aboveAllbitsDoneTail
+	CMPQ   R8, CX
+	JAE    aboveAllfull
+	TZCNTL DX, BX
+	BLSRL  DX, DX
+	ADDL   SI, BX
+	MOVL   BX, (AX)(R8*4)
+	INCQ   R8
+	JMP    aboveAllbitsTail
+
+aboveAllbitsDoneTail:
+aboveAlldone:
+	MOVQ R8, ret+56(FP)
+	VZEROUPPER
+	RET
+
+aboveAllfull:
+	MOVQ $-1, R8
+	MOVQ R8, ret+56(FP)
 	VZEROUPPER
 	RET

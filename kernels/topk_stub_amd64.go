@@ -14,6 +14,11 @@ func firstAboveAVX2(x []float32, t float32) int
 //go:noescape
 func spanMaxAVX2(dst []float32, x []float32) bool
 
+// aboveAllAVX2 stores the indices i with !(x[i] ≤ t) into dst in order and returns how many, or −1 if more than len(dst).
+//
+//go:noescape
+func aboveAllAVX2(dst []int32, x []float32, t float32) int
+
 // firstAboveAVX512 returns the smallest i with !(x[i] ≤ t), or len(x).
 //
 //go:noescape
@@ -23,3 +28,8 @@ func firstAboveAVX512(x []float32, t float32) int
 //
 //go:noescape
 func spanMaxAVX512(dst []float32, x []float32) bool
+
+// aboveAllAVX512 stores the indices i with !(x[i] ≤ t) into dst in order and returns how many, or −1 if more than len(dst).
+//
+//go:noescape
+func aboveAllAVX512(dst []int32, x []float32, t float32) int

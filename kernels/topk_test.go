@@ -160,7 +160,7 @@ func TestFirstAbove(t *testing.T) {
 	})
 }
 
-// TestTopKGuard runs TopK and its scan on slices flush against PROT_NONE
+// TestTopKGuard runs TopK and its scans on slices flush against PROT_NONE
 // pages.
 func TestTopKGuard(t *testing.T) {
 	forEachGuarded(t, 257, 2, func(t *testing.T, n int, get func(int) []float32) {
@@ -170,6 +170,10 @@ func TestTopKGuard(t *testing.T) {
 		}
 		if got := firstAbove(x, 0); got != n && got != 1-min(n, 1) {
 			t.Fatalf("n=%d: firstAbove = %d", n, got)
+		}
+		var d [4]int32
+		if got := aboveAll(d[:], x, -1.5); got != min(n, 2) {
+			t.Fatalf("n=%d: aboveAll = %d, want %d", n, got, min(n, 2))
 		}
 		k := min(n, 8)
 		idx, val := make([]int, k), make([]float32, k)
@@ -221,6 +225,136 @@ func TestSpanMax(t *testing.T) {
 				for j := 0; j < nb; j++ {
 					if want := fallback.Max(x[j*topKSpan : (j+1)*topKSpan]); dst[j] != want {
 						t.Fatalf("nb=%d: span %d max = %v, want %v", nb, j, dst[j], want)
+					}
+				}
+			}
+		}
+	})
+}
+
+// aboveAllRef is aboveAll by fallback.FirstAbove.
+func aboveAllRef(dst []int32, x []float32, t float32) int {
+	n := 0
+	for i := 0; i < len(x); i++ {
+		if x[i] <= t {
+			continue
+		}
+		if n == len(dst) {
+			return -1
+		}
+		dst[n] = int32(i)
+		n++
+	}
+	return n
+}
+
+// TestAboveAll checks TopK's collecting scan on every ISA against a Go loop:
+// every length through four unrolled AVX-512 blocks, hits (numbers and NaN)
+// at the start, inside, in the tail and at the end, up to every lane of a
+// vector, and dst full (−1) or exactly full, with canaries around x and after
+// dst.
+func TestAboveAll(t *testing.T) {
+	nan := float32(math.NaN())
+	rng := rand.New(rand.NewPCG(19, 20))
+	forEachISA(t, func(t *testing.T) {
+		for _, n := range smallLengths[:260] {
+			for _, hits := range []int{0, 1, 3, 17, n} {
+				x, ok := slab(t, n, 3)
+				for i := range x {
+					x[i] = float32(i%7) / 7 // ≤ t = 1
+				}
+				for h := 0; h < min(hits, n); h++ {
+					p := rng.IntN(n)
+					if h == 0 {
+						p = n - 1
+					}
+					x[p] = []float32{2, nan, float32(math.Inf(1)), 1.0000001}[h%4]
+				}
+				want := make([]int32, n+1)
+				nw := aboveAllRef(want, x, 1)
+				for _, capa := range []int{0, 1, nw, nw + 1, n + 1} {
+					if capa < 0 {
+						continue
+					}
+					got := make([]int32, capa+1)
+					got[capa] = -7
+					ng := aboveAll(got[:capa], x, 1)
+					wn := nw
+					if nw > capa {
+						wn = -1
+					}
+					if ng != wn {
+						t.Fatalf("n=%d hits=%d cap=%d: aboveAll = %d, want %d", n, hits, capa, ng, wn)
+					}
+					for j := 0; j < min(capa, nw); j++ {
+						if got[j] != want[j] {
+							t.Fatalf("n=%d hits=%d cap=%d: dst[%d] = %d, want %d", n, hits, capa, j, got[j], want[j])
+						}
+					}
+					if got[capa] != -7 {
+						t.Fatalf("n=%d cap=%d: aboveAll wrote past len(dst)", n, capa)
+					}
+				}
+				ok()
+			}
+		}
+	})
+}
+
+// TestTopKSearch covers TopK's search by collecting: NaN and large values
+// after the last span (which spanMax does not read), ties across spans at
+// the floor, −0 and +0 as the k-th value, and more candidates than it
+// collects (it then scans as TopKWith does).
+func TestTopKSearch(t *testing.T) {
+	nan := float32(math.NaN())
+	rng := rand.New(rand.NewPCG(21, 22))
+	type tc struct {
+		name string
+		n    int
+		f    func(x []float32)
+	}
+	cases := []tc{
+		{"NaN after the spans", 32000, func(x []float32) { x[31990] = nan }},
+		{"two NaN after the spans", 32000, func(x []float32) { x[31999] = nan; x[31800] = nan }},
+		{"largest after the spans", 32100, func(x []float32) { x[32050] = 100; x[32099] = 99 }},
+		{"ties at the floor", 32000, func(x []float32) {
+			for j := 0; j < 62; j += 3 {
+				x[j*topKSpan+rng.IntN(topKSpan)] = 50
+			}
+		}},
+		{"signed zeros on top", 8192, func(x []float32) {
+			for i := range x {
+				x[i] = -1 - x[i]*x[i]
+			}
+			for j := 0; j < 16; j++ {
+				x[j*topKSpan+rng.IntN(topKSpan)] = float32(math.Copysign(0, float64(j%2*2-1)))
+			}
+		}},
+		{"many candidates", 100000, func(x []float32) {
+			for i := range x {
+				x[i] = float32(rng.IntN(3))
+			}
+		}},
+		{"all equal", 65536, func(x []float32) {
+			for i := range x {
+				x[i] = 1
+			}
+		}},
+	}
+	forEachISA(t, func(t *testing.T) {
+		for _, c := range cases {
+			x := make([]float32, c.n)
+			for i := range x {
+				x[i] = float32(rng.NormFloat64())
+			}
+			c.f(x)
+			for _, k := range []int{1, 8, 64} {
+				idx, val := make([]int, k), make([]float32, k)
+				TopK(idx, val, x)
+				want := topKOracle(x, k)
+				for j := range want {
+					if idx[j] != want[j] || math.Float32bits(val[j]) != math.Float32bits(x[want[j]]) {
+						t.Fatalf("%s k=%d: entry %d = (%d, %v), want (%d, %v)", c.name, k, j, idx[j], val[j], want[j], x[want[j]])
 					}
 				}
 			}
