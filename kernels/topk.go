@@ -15,8 +15,10 @@ import (
 //
 // After the first k elements only an element above the k-th value so far can
 // enter, and TopK scans for the next such element with vector compares (or,
-// in pure Go, skips blocks whose Max is at most that value); the work is a read of x plus O(k) per entry, about k·ln(n/k)
-// entries for values in random order.
+// in pure Go, skips blocks whose Max is at most that value); the work is a
+// read of x plus O(k) per entry, about k·ln(n/k) entries for values in random
+// order. For n from 1024·k to 2¹⁷ it first takes the maxima of spans of x,
+// and then reads only the spans that can hold one of the k largest.
 func TopK(idx []int, val []float32, x []float32) {
 	if len(val) != len(idx) || len(idx) > len(x) {
 		panicf("TopK: len(idx)=%d, len(val)=%d, len(x)=%d; want len(idx) = len(val) ≤ len(x)", len(idx), len(val), len(x))
