@@ -7,7 +7,8 @@ package kernels
 // Accuracy: within 2 ULP of the correctly rounded result wherever that is a
 // normal float32 (measured over all 2³² inputs with AVX2 and AVX-512: at most
 // 2 ULP, for 29185 inputs, e.g. x = −0.12128949; 1 ULP elsewhere). Every ISA
-// computes the same operations, and gives the same bits on the tests' samples.
+// computes the same values step for step, and gives the same bits on the
+// tests' samples.
 //
 // Special values, the same on every ISA: Sigmoid(±0) = 0.5 exactly,
 // Sigmoid(+Inf) = 1, Sigmoid(−Inf) = +0, Sigmoid(NaN) = NaN; the result is
