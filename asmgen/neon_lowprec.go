@@ -83,7 +83,7 @@ func genToBF16NEON(f *neonFile) {
 	f.dupConst(one, 1, "1")
 	f.dupConst(bias, 0x7fff, "rounding bias")
 	f.dupConst(quiet, 0x00400000, "bfloat16 quiet bit, in the upper half")
-	in := vIn            // two vectors of src
+	in := vIn                // two vectors of src
 	odd, ord := vIn+2, vIn+4 // per vector: bit 16, then the ordered mask
 	nan := vIn + 6
 	round := func(v Reg) {
