@@ -25,6 +25,7 @@ func init() {
 			genMatVecHalfNEON(f, h.name, h.widen)
 			genMatTVecHalfNEON(f, h.name, h.widen)
 		}
+		genFromQ8NEON(f)
 		genMatVecQ8NEON(f)
 		genMatTVecQ8NEON(f)
 	})
@@ -278,30 +279,55 @@ func genMatTVecHalfNEON(f *neonFile, format string, widen neonWiden) {
 const q8BlockBytes = 36
 
 // neonQ8Widened lists the registers that neonWidenQ8 leaves the 32 values of
-// a block in, in column order (four values each).
-var neonQ8Widened = [8]Reg{vIn + 8, vIn + 9, vIn + 10, vIn + 11, vIn + 14, vIn + 12, vIn + 15, vIn + 13}
+// a block in, in column order (four values each): V8–V15, consecutive, so
+// that they can be stored by two VST1 of four.
+var neonQ8Widened = [8]Reg{vIn + 8, vIn + 9, vIn + 10, vIn + 11, vIn + 12, vIn + 13, vIn + 14, vIn + 15}
 
 // neonWidenQ8 loads the 32 int8 of the block at ptr (past its scale;
 // advanced) and converts them to float32 in neonQ8Widened (exact: SXTL twice,
-// SCVTF). It uses V8–V15.
+// SCVTF). It uses V8–V15 only: the 8H halves go to V10, V11, V14, V15, and
+// each is widened into registers already consumed.
 func neonWidenQ8(f *neonFile, ptr string) {
 	f.op("VLD1.P 32(%s), [V8.B16, V9.B16]", ptr)
-	f.v(SXTLB(vIn+10, vIn+8))
-	f.v(SXTL2B(vIn+11, vIn+8))
-	f.v(SXTLB(vIn+12, vIn+9))
-	f.v(SXTL2B(vIn+13, vIn+9))
+	h := [4]Reg{vIn + 10, vIn + 11, vIn + 14, vIn + 15}
+	f.v(SXTLB(h[0], vIn+8))
+	f.v(SXTL2B(h[1], vIn+8))
+	f.v(SXTLB(h[2], vIn+9))
+	f.v(SXTL2B(h[3], vIn+9))
 	w := neonQ8Widened
-	f.v(SXTLH(w[0], vIn+10))
-	f.v(SXTL2H(w[1], vIn+10))
-	f.v(SXTLH(w[2], vIn+11))
-	f.v(SXTL2H(w[3], vIn+11))
-	f.v(SXTLH(w[4], vIn+12))
-	f.v(SXTL2H(w[5], vIn+12))
-	f.v(SXTLH(w[6], vIn+13))
-	f.v(SXTL2H(w[7], vIn+13))
+	for i, hr := range h {
+		f.v(SXTLH(w[2*i], hr))
+		f.v(SXTL2H(w[2*i+1], hr))
+	}
 	for _, r := range w {
 		f.v(SCVTF(r, r))
 	}
+}
+
+// genFromQ8NEON emits fromQ8NEON(dst []float32, src []byte): dst[i] =
+// Scale·Q[i] of block i/32, one rounding (FMUL by the broadcast scale, as
+// fallback.DequantizeQ8), for len(dst) a multiple of 32.
+func genFromQ8NEON(f *neonFile) {
+	f.text("fromQ8NEON", "(dst []float32, src []byte)", "$0-48",
+		"sets dst[i] = Scale·Q[i mod 32] of block i/32 of src for i < len(dst) (a multiple of 32).")
+	f.op("MOVD dst_base+0(FP), R0")
+	f.op("MOVD dst_len+8(FP), R2")
+	f.op("MOVD src_base+24(FP), R1")
+	f.op("LSR $5, R2, R2")
+	f.op("CBZ R2, done")
+	sc := vBcast
+	f.label("block")
+	f.op("VLD1R.P 4(R1), %s", neonList(sc, 1))
+	neonWidenQ8(f, "R1")
+	for _, r := range neonQ8Widened {
+		f.v(FMUL(r, r, sc))
+	}
+	f.op("VST1.P %s, 64(R0)", neonList(neonQ8Widened[0], 4))
+	f.op("VST1.P %s, 64(R0)", neonList(neonQ8Widened[4], 4))
+	f.op("SUBS $1, R2, R2")
+	f.op("BNE block")
+	f.label("done")
+	f.op("RET")
 }
 
 // genMatVecQ8NEON emits matVecQ8NEON(dst, a, lda, x): dst = A·x over len(x)

@@ -186,6 +186,18 @@ func fromF16(dst []float32, src []uint16) {
 	fallback.FromF16s(dst[n:], src[n:])
 }
 
+// fromQ8 is FromQ8: whole blocks in NEON, the last partial one in Go.
+func fromQ8(dst []float32, src []Q8Block) {
+	n := 0
+	if active == NEON {
+		n = len(dst) &^ (Q8BlockLen - 1)
+	}
+	if n > 0 {
+		fromQ8NEON(dst[:n], q8Bytes(src))
+	}
+	fallback.DequantizeQ8(dst[n:], src[n/Q8BlockLen:])
+}
+
 // The decode kernels below take len(dst) ≥ 1 rows (columns for the
 // transposed products) and len(x) ≥ 1 columns (rows).
 

@@ -472,6 +472,51 @@ rowDone:
 done:
 	RET
 
+// func fromQ8NEON(dst []float32, src []byte)
+TEXT ·fromQ8NEON(SB), NOSPLIT, $0-48
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R2
+	MOVD src_base+24(FP), R1
+	LSR $5, R2, R2
+	CBZ R2, done
+block:
+	VLD1R.P 4(R1), [V24.S4]
+	VLD1.P 32(R1), [V8.B16, V9.B16]
+	WORD $0x0f08a50a // sxtl v10.8h, v8.8b
+	WORD $0x4f08a50b // sxtl2 v11.8h, v8.16b
+	WORD $0x0f08a52e // sxtl v14.8h, v9.8b
+	WORD $0x4f08a52f // sxtl2 v15.8h, v9.16b
+	WORD $0x0f10a548 // sxtl v8.4s, v10.4h
+	WORD $0x4f10a549 // sxtl2 v9.4s, v10.8h
+	WORD $0x0f10a56a // sxtl v10.4s, v11.4h
+	WORD $0x4f10a56b // sxtl2 v11.4s, v11.8h
+	WORD $0x0f10a5cc // sxtl v12.4s, v14.4h
+	WORD $0x4f10a5cd // sxtl2 v13.4s, v14.8h
+	WORD $0x0f10a5ee // sxtl v14.4s, v15.4h
+	WORD $0x4f10a5ef // sxtl2 v15.4s, v15.8h
+	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
+	WORD $0x4e21d929 // scvtf v9.4s, v9.4s
+	WORD $0x4e21d94a // scvtf v10.4s, v10.4s
+	WORD $0x4e21d96b // scvtf v11.4s, v11.4s
+	WORD $0x4e21d98c // scvtf v12.4s, v12.4s
+	WORD $0x4e21d9ad // scvtf v13.4s, v13.4s
+	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
+	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
+	WORD $0x6e38dd08 // fmul v8.4s, v8.4s, v24.4s
+	WORD $0x6e38dd29 // fmul v9.4s, v9.4s, v24.4s
+	WORD $0x6e38dd4a // fmul v10.4s, v10.4s, v24.4s
+	WORD $0x6e38dd6b // fmul v11.4s, v11.4s, v24.4s
+	WORD $0x6e38dd8c // fmul v12.4s, v12.4s, v24.4s
+	WORD $0x6e38ddad // fmul v13.4s, v13.4s, v24.4s
+	WORD $0x6e38ddce // fmul v14.4s, v14.4s, v24.4s
+	WORD $0x6e38ddef // fmul v15.4s, v15.4s, v24.4s
+	VST1.P [V8.S4, V9.S4, V10.S4, V11.S4], 64(R0)
+	VST1.P [V12.S4, V13.S4, V14.S4, V15.S4], 64(R0)
+	SUBS $1, R2, R2
+	BNE block
+done:
+	RET
+
 // func matVecQ8NEON(dst []float32, a []byte, lda int, x []float32)
 TEXT ·matVecQ8NEON(SB), NOSPLIT, $0-80
 	MOVD dst_base+0(FP), R0
@@ -503,125 +548,125 @@ r4blocks:
 	VLD1.P 32(R6), [V8.B16, V9.B16]
 	WORD $0x0f08a50a // sxtl v10.8h, v8.8b
 	WORD $0x4f08a50b // sxtl2 v11.8h, v8.16b
-	WORD $0x0f08a52c // sxtl v12.8h, v9.8b
-	WORD $0x4f08a52d // sxtl2 v13.8h, v9.16b
+	WORD $0x0f08a52e // sxtl v14.8h, v9.8b
+	WORD $0x4f08a52f // sxtl2 v15.8h, v9.16b
 	WORD $0x0f10a548 // sxtl v8.4s, v10.4h
 	WORD $0x4f10a549 // sxtl2 v9.4s, v10.8h
 	WORD $0x0f10a56a // sxtl v10.4s, v11.4h
 	WORD $0x4f10a56b // sxtl2 v11.4s, v11.8h
-	WORD $0x0f10a58e // sxtl v14.4s, v12.4h
-	WORD $0x4f10a58c // sxtl2 v12.4s, v12.8h
-	WORD $0x0f10a5af // sxtl v15.4s, v13.4h
-	WORD $0x4f10a5ad // sxtl2 v13.4s, v13.8h
+	WORD $0x0f10a5cc // sxtl v12.4s, v14.4h
+	WORD $0x4f10a5cd // sxtl2 v13.4s, v14.8h
+	WORD $0x0f10a5ee // sxtl v14.4s, v15.4h
+	WORD $0x4f10a5ef // sxtl2 v15.4s, v15.8h
 	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
 	WORD $0x4e21d929 // scvtf v9.4s, v9.4s
 	WORD $0x4e21d94a // scvtf v10.4s, v10.4s
 	WORD $0x4e21d96b // scvtf v11.4s, v11.4s
-	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
 	WORD $0x4e21d98c // scvtf v12.4s, v12.4s
-	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
 	WORD $0x4e21d9ad // scvtf v13.4s, v13.4s
+	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
+	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
 	WORD $0x6e20dd10 // fmul v16.4s, v8.4s, v0.4s
 	VFMLA V1.S4, V9.S4, V16.S4
 	VFMLA V2.S4, V10.S4, V16.S4
 	VFMLA V3.S4, V11.S4, V16.S4
-	VFMLA V4.S4, V14.S4, V16.S4
-	VFMLA V5.S4, V12.S4, V16.S4
-	VFMLA V6.S4, V15.S4, V16.S4
-	VFMLA V7.S4, V13.S4, V16.S4
+	VFMLA V4.S4, V12.S4, V16.S4
+	VFMLA V5.S4, V13.S4, V16.S4
+	VFMLA V6.S4, V14.S4, V16.S4
+	VFMLA V7.S4, V15.S4, V16.S4
 	VFMLA V24.S4, V16.S4, V20.S4
 	VLD1R.P 4(R7), [V25.S4]
 	VLD1.P 32(R7), [V8.B16, V9.B16]
 	WORD $0x0f08a50a // sxtl v10.8h, v8.8b
 	WORD $0x4f08a50b // sxtl2 v11.8h, v8.16b
-	WORD $0x0f08a52c // sxtl v12.8h, v9.8b
-	WORD $0x4f08a52d // sxtl2 v13.8h, v9.16b
+	WORD $0x0f08a52e // sxtl v14.8h, v9.8b
+	WORD $0x4f08a52f // sxtl2 v15.8h, v9.16b
 	WORD $0x0f10a548 // sxtl v8.4s, v10.4h
 	WORD $0x4f10a549 // sxtl2 v9.4s, v10.8h
 	WORD $0x0f10a56a // sxtl v10.4s, v11.4h
 	WORD $0x4f10a56b // sxtl2 v11.4s, v11.8h
-	WORD $0x0f10a58e // sxtl v14.4s, v12.4h
-	WORD $0x4f10a58c // sxtl2 v12.4s, v12.8h
-	WORD $0x0f10a5af // sxtl v15.4s, v13.4h
-	WORD $0x4f10a5ad // sxtl2 v13.4s, v13.8h
+	WORD $0x0f10a5cc // sxtl v12.4s, v14.4h
+	WORD $0x4f10a5cd // sxtl2 v13.4s, v14.8h
+	WORD $0x0f10a5ee // sxtl v14.4s, v15.4h
+	WORD $0x4f10a5ef // sxtl2 v15.4s, v15.8h
 	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
 	WORD $0x4e21d929 // scvtf v9.4s, v9.4s
 	WORD $0x4e21d94a // scvtf v10.4s, v10.4s
 	WORD $0x4e21d96b // scvtf v11.4s, v11.4s
-	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
 	WORD $0x4e21d98c // scvtf v12.4s, v12.4s
-	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
 	WORD $0x4e21d9ad // scvtf v13.4s, v13.4s
+	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
+	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
 	WORD $0x6e20dd11 // fmul v17.4s, v8.4s, v0.4s
 	VFMLA V1.S4, V9.S4, V17.S4
 	VFMLA V2.S4, V10.S4, V17.S4
 	VFMLA V3.S4, V11.S4, V17.S4
-	VFMLA V4.S4, V14.S4, V17.S4
-	VFMLA V5.S4, V12.S4, V17.S4
-	VFMLA V6.S4, V15.S4, V17.S4
-	VFMLA V7.S4, V13.S4, V17.S4
+	VFMLA V4.S4, V12.S4, V17.S4
+	VFMLA V5.S4, V13.S4, V17.S4
+	VFMLA V6.S4, V14.S4, V17.S4
+	VFMLA V7.S4, V15.S4, V17.S4
 	VFMLA V25.S4, V17.S4, V21.S4
 	VLD1R.P 4(R8), [V26.S4]
 	VLD1.P 32(R8), [V8.B16, V9.B16]
 	WORD $0x0f08a50a // sxtl v10.8h, v8.8b
 	WORD $0x4f08a50b // sxtl2 v11.8h, v8.16b
-	WORD $0x0f08a52c // sxtl v12.8h, v9.8b
-	WORD $0x4f08a52d // sxtl2 v13.8h, v9.16b
+	WORD $0x0f08a52e // sxtl v14.8h, v9.8b
+	WORD $0x4f08a52f // sxtl2 v15.8h, v9.16b
 	WORD $0x0f10a548 // sxtl v8.4s, v10.4h
 	WORD $0x4f10a549 // sxtl2 v9.4s, v10.8h
 	WORD $0x0f10a56a // sxtl v10.4s, v11.4h
 	WORD $0x4f10a56b // sxtl2 v11.4s, v11.8h
-	WORD $0x0f10a58e // sxtl v14.4s, v12.4h
-	WORD $0x4f10a58c // sxtl2 v12.4s, v12.8h
-	WORD $0x0f10a5af // sxtl v15.4s, v13.4h
-	WORD $0x4f10a5ad // sxtl2 v13.4s, v13.8h
+	WORD $0x0f10a5cc // sxtl v12.4s, v14.4h
+	WORD $0x4f10a5cd // sxtl2 v13.4s, v14.8h
+	WORD $0x0f10a5ee // sxtl v14.4s, v15.4h
+	WORD $0x4f10a5ef // sxtl2 v15.4s, v15.8h
 	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
 	WORD $0x4e21d929 // scvtf v9.4s, v9.4s
 	WORD $0x4e21d94a // scvtf v10.4s, v10.4s
 	WORD $0x4e21d96b // scvtf v11.4s, v11.4s
-	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
 	WORD $0x4e21d98c // scvtf v12.4s, v12.4s
-	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
 	WORD $0x4e21d9ad // scvtf v13.4s, v13.4s
+	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
+	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
 	WORD $0x6e20dd12 // fmul v18.4s, v8.4s, v0.4s
 	VFMLA V1.S4, V9.S4, V18.S4
 	VFMLA V2.S4, V10.S4, V18.S4
 	VFMLA V3.S4, V11.S4, V18.S4
-	VFMLA V4.S4, V14.S4, V18.S4
-	VFMLA V5.S4, V12.S4, V18.S4
-	VFMLA V6.S4, V15.S4, V18.S4
-	VFMLA V7.S4, V13.S4, V18.S4
+	VFMLA V4.S4, V12.S4, V18.S4
+	VFMLA V5.S4, V13.S4, V18.S4
+	VFMLA V6.S4, V14.S4, V18.S4
+	VFMLA V7.S4, V15.S4, V18.S4
 	VFMLA V26.S4, V18.S4, V22.S4
 	VLD1R.P 4(R9), [V27.S4]
 	VLD1.P 32(R9), [V8.B16, V9.B16]
 	WORD $0x0f08a50a // sxtl v10.8h, v8.8b
 	WORD $0x4f08a50b // sxtl2 v11.8h, v8.16b
-	WORD $0x0f08a52c // sxtl v12.8h, v9.8b
-	WORD $0x4f08a52d // sxtl2 v13.8h, v9.16b
+	WORD $0x0f08a52e // sxtl v14.8h, v9.8b
+	WORD $0x4f08a52f // sxtl2 v15.8h, v9.16b
 	WORD $0x0f10a548 // sxtl v8.4s, v10.4h
 	WORD $0x4f10a549 // sxtl2 v9.4s, v10.8h
 	WORD $0x0f10a56a // sxtl v10.4s, v11.4h
 	WORD $0x4f10a56b // sxtl2 v11.4s, v11.8h
-	WORD $0x0f10a58e // sxtl v14.4s, v12.4h
-	WORD $0x4f10a58c // sxtl2 v12.4s, v12.8h
-	WORD $0x0f10a5af // sxtl v15.4s, v13.4h
-	WORD $0x4f10a5ad // sxtl2 v13.4s, v13.8h
+	WORD $0x0f10a5cc // sxtl v12.4s, v14.4h
+	WORD $0x4f10a5cd // sxtl2 v13.4s, v14.8h
+	WORD $0x0f10a5ee // sxtl v14.4s, v15.4h
+	WORD $0x4f10a5ef // sxtl2 v15.4s, v15.8h
 	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
 	WORD $0x4e21d929 // scvtf v9.4s, v9.4s
 	WORD $0x4e21d94a // scvtf v10.4s, v10.4s
 	WORD $0x4e21d96b // scvtf v11.4s, v11.4s
-	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
 	WORD $0x4e21d98c // scvtf v12.4s, v12.4s
-	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
 	WORD $0x4e21d9ad // scvtf v13.4s, v13.4s
+	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
+	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
 	WORD $0x6e20dd13 // fmul v19.4s, v8.4s, v0.4s
 	VFMLA V1.S4, V9.S4, V19.S4
 	VFMLA V2.S4, V10.S4, V19.S4
 	VFMLA V3.S4, V11.S4, V19.S4
-	VFMLA V4.S4, V14.S4, V19.S4
-	VFMLA V5.S4, V12.S4, V19.S4
-	VFMLA V6.S4, V15.S4, V19.S4
-	VFMLA V7.S4, V13.S4, V19.S4
+	VFMLA V4.S4, V12.S4, V19.S4
+	VFMLA V5.S4, V13.S4, V19.S4
+	VFMLA V6.S4, V14.S4, V19.S4
+	VFMLA V7.S4, V15.S4, V19.S4
 	VFMLA V27.S4, V19.S4, V23.S4
 	SUBS $1, R12, R12
 	BNE r4blocks
@@ -648,32 +693,32 @@ r1blocks:
 	VLD1.P 32(R6), [V8.B16, V9.B16]
 	WORD $0x0f08a50a // sxtl v10.8h, v8.8b
 	WORD $0x4f08a50b // sxtl2 v11.8h, v8.16b
-	WORD $0x0f08a52c // sxtl v12.8h, v9.8b
-	WORD $0x4f08a52d // sxtl2 v13.8h, v9.16b
+	WORD $0x0f08a52e // sxtl v14.8h, v9.8b
+	WORD $0x4f08a52f // sxtl2 v15.8h, v9.16b
 	WORD $0x0f10a548 // sxtl v8.4s, v10.4h
 	WORD $0x4f10a549 // sxtl2 v9.4s, v10.8h
 	WORD $0x0f10a56a // sxtl v10.4s, v11.4h
 	WORD $0x4f10a56b // sxtl2 v11.4s, v11.8h
-	WORD $0x0f10a58e // sxtl v14.4s, v12.4h
-	WORD $0x4f10a58c // sxtl2 v12.4s, v12.8h
-	WORD $0x0f10a5af // sxtl v15.4s, v13.4h
-	WORD $0x4f10a5ad // sxtl2 v13.4s, v13.8h
+	WORD $0x0f10a5cc // sxtl v12.4s, v14.4h
+	WORD $0x4f10a5cd // sxtl2 v13.4s, v14.8h
+	WORD $0x0f10a5ee // sxtl v14.4s, v15.4h
+	WORD $0x4f10a5ef // sxtl2 v15.4s, v15.8h
 	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
 	WORD $0x4e21d929 // scvtf v9.4s, v9.4s
 	WORD $0x4e21d94a // scvtf v10.4s, v10.4s
 	WORD $0x4e21d96b // scvtf v11.4s, v11.4s
-	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
 	WORD $0x4e21d98c // scvtf v12.4s, v12.4s
-	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
 	WORD $0x4e21d9ad // scvtf v13.4s, v13.4s
+	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
+	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
 	WORD $0x6e20dd10 // fmul v16.4s, v8.4s, v0.4s
 	VFMLA V1.S4, V9.S4, V16.S4
 	VFMLA V2.S4, V10.S4, V16.S4
 	VFMLA V3.S4, V11.S4, V16.S4
-	VFMLA V4.S4, V14.S4, V16.S4
-	VFMLA V5.S4, V12.S4, V16.S4
-	VFMLA V6.S4, V15.S4, V16.S4
-	VFMLA V7.S4, V13.S4, V16.S4
+	VFMLA V4.S4, V12.S4, V16.S4
+	VFMLA V5.S4, V13.S4, V16.S4
+	VFMLA V6.S4, V14.S4, V16.S4
+	VFMLA V7.S4, V15.S4, V16.S4
 	VFMLA V24.S4, V16.S4, V20.S4
 	SUBS $1, R12, R12
 	BNE r1blocks
@@ -725,125 +770,125 @@ r4blocks:
 	VLD1.P 32(R6), [V8.B16, V9.B16]
 	WORD $0x0f08a50a // sxtl v10.8h, v8.8b
 	WORD $0x4f08a50b // sxtl2 v11.8h, v8.16b
-	WORD $0x0f08a52c // sxtl v12.8h, v9.8b
-	WORD $0x4f08a52d // sxtl2 v13.8h, v9.16b
+	WORD $0x0f08a52e // sxtl v14.8h, v9.8b
+	WORD $0x4f08a52f // sxtl2 v15.8h, v9.16b
 	WORD $0x0f10a548 // sxtl v8.4s, v10.4h
 	WORD $0x4f10a549 // sxtl2 v9.4s, v10.8h
 	WORD $0x0f10a56a // sxtl v10.4s, v11.4h
 	WORD $0x4f10a56b // sxtl2 v11.4s, v11.8h
-	WORD $0x0f10a58e // sxtl v14.4s, v12.4h
-	WORD $0x4f10a58c // sxtl2 v12.4s, v12.8h
-	WORD $0x0f10a5af // sxtl v15.4s, v13.4h
-	WORD $0x4f10a5ad // sxtl2 v13.4s, v13.8h
+	WORD $0x0f10a5cc // sxtl v12.4s, v14.4h
+	WORD $0x4f10a5cd // sxtl2 v13.4s, v14.8h
+	WORD $0x0f10a5ee // sxtl v14.4s, v15.4h
+	WORD $0x4f10a5ef // sxtl2 v15.4s, v15.8h
 	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
 	WORD $0x4e21d929 // scvtf v9.4s, v9.4s
 	WORD $0x4e21d94a // scvtf v10.4s, v10.4s
 	WORD $0x4e21d96b // scvtf v11.4s, v11.4s
-	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
 	WORD $0x4e21d98c // scvtf v12.4s, v12.4s
-	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
 	WORD $0x4e21d9ad // scvtf v13.4s, v13.4s
+	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
+	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
 	VFMLA V16.S4, V8.S4, V0.S4
 	VFMLA V16.S4, V9.S4, V1.S4
 	VFMLA V16.S4, V10.S4, V2.S4
 	VFMLA V16.S4, V11.S4, V3.S4
-	VFMLA V16.S4, V14.S4, V4.S4
-	VFMLA V16.S4, V12.S4, V5.S4
-	VFMLA V16.S4, V15.S4, V6.S4
-	VFMLA V16.S4, V13.S4, V7.S4
+	VFMLA V16.S4, V12.S4, V4.S4
+	VFMLA V16.S4, V13.S4, V5.S4
+	VFMLA V16.S4, V14.S4, V6.S4
+	VFMLA V16.S4, V15.S4, V7.S4
 	VLD1R.P 4(R7), [V24.S4]
 	WORD $0x4fbc9310 // fmul v16.4s, v24.4s, v28.s[1]
 	VLD1.P 32(R7), [V8.B16, V9.B16]
 	WORD $0x0f08a50a // sxtl v10.8h, v8.8b
 	WORD $0x4f08a50b // sxtl2 v11.8h, v8.16b
-	WORD $0x0f08a52c // sxtl v12.8h, v9.8b
-	WORD $0x4f08a52d // sxtl2 v13.8h, v9.16b
+	WORD $0x0f08a52e // sxtl v14.8h, v9.8b
+	WORD $0x4f08a52f // sxtl2 v15.8h, v9.16b
 	WORD $0x0f10a548 // sxtl v8.4s, v10.4h
 	WORD $0x4f10a549 // sxtl2 v9.4s, v10.8h
 	WORD $0x0f10a56a // sxtl v10.4s, v11.4h
 	WORD $0x4f10a56b // sxtl2 v11.4s, v11.8h
-	WORD $0x0f10a58e // sxtl v14.4s, v12.4h
-	WORD $0x4f10a58c // sxtl2 v12.4s, v12.8h
-	WORD $0x0f10a5af // sxtl v15.4s, v13.4h
-	WORD $0x4f10a5ad // sxtl2 v13.4s, v13.8h
+	WORD $0x0f10a5cc // sxtl v12.4s, v14.4h
+	WORD $0x4f10a5cd // sxtl2 v13.4s, v14.8h
+	WORD $0x0f10a5ee // sxtl v14.4s, v15.4h
+	WORD $0x4f10a5ef // sxtl2 v15.4s, v15.8h
 	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
 	WORD $0x4e21d929 // scvtf v9.4s, v9.4s
 	WORD $0x4e21d94a // scvtf v10.4s, v10.4s
 	WORD $0x4e21d96b // scvtf v11.4s, v11.4s
-	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
 	WORD $0x4e21d98c // scvtf v12.4s, v12.4s
-	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
 	WORD $0x4e21d9ad // scvtf v13.4s, v13.4s
+	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
+	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
 	VFMLA V16.S4, V8.S4, V0.S4
 	VFMLA V16.S4, V9.S4, V1.S4
 	VFMLA V16.S4, V10.S4, V2.S4
 	VFMLA V16.S4, V11.S4, V3.S4
-	VFMLA V16.S4, V14.S4, V4.S4
-	VFMLA V16.S4, V12.S4, V5.S4
-	VFMLA V16.S4, V15.S4, V6.S4
-	VFMLA V16.S4, V13.S4, V7.S4
+	VFMLA V16.S4, V12.S4, V4.S4
+	VFMLA V16.S4, V13.S4, V5.S4
+	VFMLA V16.S4, V14.S4, V6.S4
+	VFMLA V16.S4, V15.S4, V7.S4
 	VLD1R.P 4(R8), [V24.S4]
 	WORD $0x4f9c9b10 // fmul v16.4s, v24.4s, v28.s[2]
 	VLD1.P 32(R8), [V8.B16, V9.B16]
 	WORD $0x0f08a50a // sxtl v10.8h, v8.8b
 	WORD $0x4f08a50b // sxtl2 v11.8h, v8.16b
-	WORD $0x0f08a52c // sxtl v12.8h, v9.8b
-	WORD $0x4f08a52d // sxtl2 v13.8h, v9.16b
+	WORD $0x0f08a52e // sxtl v14.8h, v9.8b
+	WORD $0x4f08a52f // sxtl2 v15.8h, v9.16b
 	WORD $0x0f10a548 // sxtl v8.4s, v10.4h
 	WORD $0x4f10a549 // sxtl2 v9.4s, v10.8h
 	WORD $0x0f10a56a // sxtl v10.4s, v11.4h
 	WORD $0x4f10a56b // sxtl2 v11.4s, v11.8h
-	WORD $0x0f10a58e // sxtl v14.4s, v12.4h
-	WORD $0x4f10a58c // sxtl2 v12.4s, v12.8h
-	WORD $0x0f10a5af // sxtl v15.4s, v13.4h
-	WORD $0x4f10a5ad // sxtl2 v13.4s, v13.8h
+	WORD $0x0f10a5cc // sxtl v12.4s, v14.4h
+	WORD $0x4f10a5cd // sxtl2 v13.4s, v14.8h
+	WORD $0x0f10a5ee // sxtl v14.4s, v15.4h
+	WORD $0x4f10a5ef // sxtl2 v15.4s, v15.8h
 	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
 	WORD $0x4e21d929 // scvtf v9.4s, v9.4s
 	WORD $0x4e21d94a // scvtf v10.4s, v10.4s
 	WORD $0x4e21d96b // scvtf v11.4s, v11.4s
-	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
 	WORD $0x4e21d98c // scvtf v12.4s, v12.4s
-	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
 	WORD $0x4e21d9ad // scvtf v13.4s, v13.4s
+	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
+	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
 	VFMLA V16.S4, V8.S4, V0.S4
 	VFMLA V16.S4, V9.S4, V1.S4
 	VFMLA V16.S4, V10.S4, V2.S4
 	VFMLA V16.S4, V11.S4, V3.S4
-	VFMLA V16.S4, V14.S4, V4.S4
-	VFMLA V16.S4, V12.S4, V5.S4
-	VFMLA V16.S4, V15.S4, V6.S4
-	VFMLA V16.S4, V13.S4, V7.S4
+	VFMLA V16.S4, V12.S4, V4.S4
+	VFMLA V16.S4, V13.S4, V5.S4
+	VFMLA V16.S4, V14.S4, V6.S4
+	VFMLA V16.S4, V15.S4, V7.S4
 	VLD1R.P 4(R9), [V24.S4]
 	WORD $0x4fbc9b10 // fmul v16.4s, v24.4s, v28.s[3]
 	VLD1.P 32(R9), [V8.B16, V9.B16]
 	WORD $0x0f08a50a // sxtl v10.8h, v8.8b
 	WORD $0x4f08a50b // sxtl2 v11.8h, v8.16b
-	WORD $0x0f08a52c // sxtl v12.8h, v9.8b
-	WORD $0x4f08a52d // sxtl2 v13.8h, v9.16b
+	WORD $0x0f08a52e // sxtl v14.8h, v9.8b
+	WORD $0x4f08a52f // sxtl2 v15.8h, v9.16b
 	WORD $0x0f10a548 // sxtl v8.4s, v10.4h
 	WORD $0x4f10a549 // sxtl2 v9.4s, v10.8h
 	WORD $0x0f10a56a // sxtl v10.4s, v11.4h
 	WORD $0x4f10a56b // sxtl2 v11.4s, v11.8h
-	WORD $0x0f10a58e // sxtl v14.4s, v12.4h
-	WORD $0x4f10a58c // sxtl2 v12.4s, v12.8h
-	WORD $0x0f10a5af // sxtl v15.4s, v13.4h
-	WORD $0x4f10a5ad // sxtl2 v13.4s, v13.8h
+	WORD $0x0f10a5cc // sxtl v12.4s, v14.4h
+	WORD $0x4f10a5cd // sxtl2 v13.4s, v14.8h
+	WORD $0x0f10a5ee // sxtl v14.4s, v15.4h
+	WORD $0x4f10a5ef // sxtl2 v15.4s, v15.8h
 	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
 	WORD $0x4e21d929 // scvtf v9.4s, v9.4s
 	WORD $0x4e21d94a // scvtf v10.4s, v10.4s
 	WORD $0x4e21d96b // scvtf v11.4s, v11.4s
-	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
 	WORD $0x4e21d98c // scvtf v12.4s, v12.4s
-	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
 	WORD $0x4e21d9ad // scvtf v13.4s, v13.4s
+	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
+	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
 	VFMLA V16.S4, V8.S4, V0.S4
 	VFMLA V16.S4, V9.S4, V1.S4
 	VFMLA V16.S4, V10.S4, V2.S4
 	VFMLA V16.S4, V11.S4, V3.S4
-	VFMLA V16.S4, V14.S4, V4.S4
-	VFMLA V16.S4, V12.S4, V5.S4
-	VFMLA V16.S4, V15.S4, V6.S4
-	VFMLA V16.S4, V13.S4, V7.S4
+	VFMLA V16.S4, V12.S4, V4.S4
+	VFMLA V16.S4, V13.S4, V5.S4
+	VFMLA V16.S4, V14.S4, V6.S4
+	VFMLA V16.S4, V15.S4, V7.S4
 	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R10)
 	VST1.P [V4.S4, V5.S4, V6.S4, V7.S4], 64(R10)
 	SUBS $1, R12, R12
@@ -868,32 +913,32 @@ r1blocks:
 	VLD1.P 32(R6), [V8.B16, V9.B16]
 	WORD $0x0f08a50a // sxtl v10.8h, v8.8b
 	WORD $0x4f08a50b // sxtl2 v11.8h, v8.16b
-	WORD $0x0f08a52c // sxtl v12.8h, v9.8b
-	WORD $0x4f08a52d // sxtl2 v13.8h, v9.16b
+	WORD $0x0f08a52e // sxtl v14.8h, v9.8b
+	WORD $0x4f08a52f // sxtl2 v15.8h, v9.16b
 	WORD $0x0f10a548 // sxtl v8.4s, v10.4h
 	WORD $0x4f10a549 // sxtl2 v9.4s, v10.8h
 	WORD $0x0f10a56a // sxtl v10.4s, v11.4h
 	WORD $0x4f10a56b // sxtl2 v11.4s, v11.8h
-	WORD $0x0f10a58e // sxtl v14.4s, v12.4h
-	WORD $0x4f10a58c // sxtl2 v12.4s, v12.8h
-	WORD $0x0f10a5af // sxtl v15.4s, v13.4h
-	WORD $0x4f10a5ad // sxtl2 v13.4s, v13.8h
+	WORD $0x0f10a5cc // sxtl v12.4s, v14.4h
+	WORD $0x4f10a5cd // sxtl2 v13.4s, v14.8h
+	WORD $0x0f10a5ee // sxtl v14.4s, v15.4h
+	WORD $0x4f10a5ef // sxtl2 v15.4s, v15.8h
 	WORD $0x4e21d908 // scvtf v8.4s, v8.4s
 	WORD $0x4e21d929 // scvtf v9.4s, v9.4s
 	WORD $0x4e21d94a // scvtf v10.4s, v10.4s
 	WORD $0x4e21d96b // scvtf v11.4s, v11.4s
-	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
 	WORD $0x4e21d98c // scvtf v12.4s, v12.4s
-	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
 	WORD $0x4e21d9ad // scvtf v13.4s, v13.4s
+	WORD $0x4e21d9ce // scvtf v14.4s, v14.4s
+	WORD $0x4e21d9ef // scvtf v15.4s, v15.4s
 	VFMLA V16.S4, V8.S4, V0.S4
 	VFMLA V16.S4, V9.S4, V1.S4
 	VFMLA V16.S4, V10.S4, V2.S4
 	VFMLA V16.S4, V11.S4, V3.S4
-	VFMLA V16.S4, V14.S4, V4.S4
-	VFMLA V16.S4, V12.S4, V5.S4
-	VFMLA V16.S4, V15.S4, V6.S4
-	VFMLA V16.S4, V13.S4, V7.S4
+	VFMLA V16.S4, V12.S4, V4.S4
+	VFMLA V16.S4, V13.S4, V5.S4
+	VFMLA V16.S4, V14.S4, V6.S4
+	VFMLA V16.S4, V15.S4, V7.S4
 	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R10)
 	VST1.P [V4.S4, V5.S4, V6.S4, V7.S4], 64(R10)
 	SUBS $1, R12, R12

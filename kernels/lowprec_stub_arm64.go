@@ -44,6 +44,11 @@ func matVecF16NEON(dst []float32, a []uint16, lda int, x []float32)
 //go:noescape
 func matTVecF16NEON(dst []float32, a []uint16, lda int, x []float32)
 
+// fromQ8NEON sets dst[i] = Scale·Q[i mod 32] of block i/32 of src for i < len(dst) (a multiple of 32).
+//
+//go:noescape
+func fromQ8NEON(dst []float32, src []byte)
+
 // matVecQ8NEON sets dst = A·x for the len(dst)×len(x) matrix A of 8-bit blocks (len(x) a multiple of 32) with row stride lda blocks.
 //
 //go:noescape

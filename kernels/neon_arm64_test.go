@@ -230,3 +230,29 @@ func TestNEONSpanMaxFirstAbove(t *testing.T) {
 		}
 	}
 }
+
+// TestNEONFromQ8 checks fromQ8NEON bit for bit against fallback.DequantizeQ8
+// (one FMUL per value) on random blocks, NaN scales among them.
+func TestNEONFromQ8(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	for _, nb := range []int{1, 2, 3, 7} {
+		src := make([]Q8Block, nb)
+		for b := range src {
+			src[b].Scale = float32(math.Ldexp(rng.Float64(), rng.IntN(300)-170))
+			if b == 2 {
+				src[b].Scale = float32(math.NaN())
+			}
+			for i := range src[b].Q {
+				src[b].Q[i] = int8(rng.IntN(256) - 128)
+			}
+		}
+		got, want := make([]float32, nb*Q8BlockLen+1), make([]float32, nb*Q8BlockLen)
+		got[len(want)] = canary
+		fromQ8NEON(got[:len(want)], q8Bytes(src))
+		fallback.DequantizeQ8(want, src)
+		neonSameBits(t, fmt.Sprintf("fromQ8NEON %d blocks", nb), got, want)
+		if math.Float32bits(got[len(want)]) != math.Float32bits(canary) {
+			t.Fatalf("fromQ8NEON %d blocks wrote past dst", nb)
+		}
+	}
+}
