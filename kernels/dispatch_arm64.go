@@ -276,7 +276,14 @@ func matTVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
 	}
 }
 
-func expShift(w, s []float32, m float32) float32 { return expShiftGo(w, s, m) }
+// expShift sets w[i] = e^(s[i]−m) and returns Σ w[i], for s[i] ≤ m, none NaN:
+// Softmax's exp-and-sum pass on NEON when m is finite.
+func expShift(w, s []float32, m float32) float32 {
+	if active == NEON && m-m == 0 {
+		return expShiftSumNEON(w[:len(s)], s, m)
+	}
+	return expShiftGo(w, s, m)
+}
 
 func decodeStepAsm(ctx, scores []float32, k, v stored, h []float32, st *SoftmaxState) (int, bool) {
 	return 0, true
