@@ -331,9 +331,9 @@ func genFromQ8NEON(f *neonFile) {
 }
 
 // genMatVecQ8NEON emits matVecQ8NEON(dst, a, lda, x): dst = A·x over len(x)
-// columns, a multiple of 32; for each row and block, p = Σ Q[i]·x[i] in one
-// vector (eight FMAs a lane), then the row's vector sum += Scale·p; four rows
-// share each block of x.
+// columns, a multiple of 32; for each row and block, p = Σ Q[i]·x[i] in two
+// vectors (four FMAs a lane each, then added), then the row's vector sum +=
+// Scale·p; four rows share each block of x.
 func genMatVecQ8NEON(f *neonFile) {
 	f.text("matVecQ8NEON", "(dst []float32, a []byte, lda int, x []float32)", "$0-80",
 		"sets dst = A·x for the len(dst)×len(x) matrix A of 8-bit blocks (len(x) a multiple of 32) with row stride lda blocks.")
@@ -345,8 +345,9 @@ func genMatVecQ8NEON(f *neonFile) {
 	f.op("MOVD x_len+64(FP), R4")
 	f.op("MOVD $%d, R11", q8BlockBytes)
 	f.op("MUL R11, R2, R2")
-	xv := vIn // eight vectors of x
-	p := func(r Reg) Reg { return vAcc + r }
+	xv := vIn                                       // eight vectors of x
+	p := func(r Reg) Reg { return vAcc + r }        // the block's products, even vectors
+	p2 := func(r Reg) Reg { return vBcast + 4 + r } // and odd ones
 	s := func(r Reg) Reg { return vAcc + 4 + r }
 	sc := func(r Reg) Reg { return vBcast + r }
 	body := func(pre string, rows Reg) {
@@ -360,9 +361,12 @@ func genMatVecQ8NEON(f *neonFile) {
 			f.op("VLD1R.P 4(R%d), %s", 6+r, neonList(sc(r), 1))
 			neonWidenQ8(f, fmt.Sprintf("R%d", 6+r))
 			f.v(FMUL(p(r), neonQ8Widened[0], xv))
-			for j := 1; j < 8; j++ {
+			f.v(FMUL(p2(r), neonQ8Widened[1], xv+1))
+			for j := 2; j < 8; j += 2 {
 				f.v(FMLA(p(r), neonQ8Widened[j], xv+Reg(j)))
+				f.v(FMLA(p2(r), neonQ8Widened[j+1], xv+Reg(j+1)))
 			}
+			f.v(FADD(p(r), p(r), p2(r)))
 			f.v(FMLA(s(r), p(r), sc(r)))
 		}
 		f.op("SUBS $1, R12, R12")
