@@ -5,6 +5,7 @@ package kernels
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/heedml/heed/fallback"
@@ -131,6 +132,10 @@ func maxOf(x []float32) float32 {
 }
 
 func matVec(dst, a []float32, lda int, x []float32) {
+	if (active == AVX2 || active == AVX512) && matVecFar(len(dst), lda, len(x)) {
+		matVecFarKernel()(dst, a, lda, x)
+		return
+	}
 	switch active {
 	case AVX512:
 		matVecAVX512(dst, a, lda, x)
@@ -139,6 +144,72 @@ func matVec(dst, a []float32, lda int, x []float32) {
 	default:
 		fallback.MatVec(dst, a, lda, x)
 	}
+}
+
+// matVecFarVariant is the matVec kernel for an A that spans more than
+// matVecFarBytes: "rows4" (the four-row kernel, as for any A), or "seq" with
+// a software prefetch distance ("seq", "seq-pf1k", "seq-pf2k", "seq-pf4k":
+// matVecSeq reads the rows one after another, in address order), computing
+// in the ISA's vectors, or with the suffix "-ymm" in YMM on AVX-512.
+// HEED_MATVEC_FAR overrides the choice by CPU (defaultMatVecFar) for
+// benchmarking.
+var matVecFarVariant = defaultMatVecFar(cpuid.CPU.VendorID)
+
+// matVecFarVariants are the values matVecFarVariant takes.
+var matVecFarVariants = []string{"rows4", "seq", "seq-pf1k", "seq-pf2k", "seq-pf4k", "seq-ymm", "seq-pf1k-ymm", "seq-pf2k-ymm", "seq-pf4k-ymm"}
+
+// matVecFarBytes is the span of A beyond which matVec takes matVecFarVariant:
+// this core's L2.
+var matVecFarBytes = l2Bytes()
+
+// defaultMatVecFar is matVecFarVariant's rule by CPU vendor.
+func defaultMatVecFar(vendor cpuid.Vendor) string {
+	return "rows4"
+}
+
+func init() {
+	v := strings.TrimSpace(os.Getenv("HEED_MATVEC_FAR"))
+	switch {
+	case v == "":
+	case slices.Contains(matVecFarVariants, v):
+		matVecFarVariant = v
+	default:
+		envErrs = append(envErrs, fmt.Errorf("heed/kernels: HEED_MATVEC_FAR=%q: want one of %s; ignored, using %s", v, strings.Join(matVecFarVariants, ", "), matVecFarVariant))
+	}
+}
+
+// matVecFar reports whether matVec of rows×cols at stride lda takes a
+// matVecSeq kernel: matVecFarVariant is not rows4, A spans more than
+// matVecFarBytes, and (AVX2 tails reload a whole vector) cols ≥ 8.
+func matVecFar(rows, lda, cols int) bool {
+	return matVecFarVariant != "rows4" && cols >= 8 && rows*lda*4 > matVecFarBytes
+}
+
+// matVecSeqKernels are the matVecSeq kernels by width (YMM, then the ISA's
+// own) and prefetch distance (0, 1, 2, 4 KiB).
+var matVecSeqKernels = [2][4]func(dst, a []float32, lda int, x []float32){
+	{matVecSeqAVX2, matVecSeqPF1KAVX2, matVecSeqPF2KAVX2, matVecSeqPF4KAVX2},
+	{matVecSeqAVX512, matVecSeqPF1KAVX512, matVecSeqPF2KAVX512, matVecSeqPF4KAVX512},
+}
+
+// matVecFarKernel returns the matVecSeq kernel that matVecFarVariant names
+// under the active ISA.
+func matVecFarKernel() func(dst, a []float32, lda int, x []float32) {
+	v, ymm := strings.CutSuffix(matVecFarVariant, "-ymm")
+	w := 0
+	if active == AVX512 && !ymm {
+		w = 1
+	}
+	pf := 0
+	switch v {
+	case "seq-pf1k":
+		pf = 1
+	case "seq-pf2k":
+		pf = 2
+	case "seq-pf4k":
+		pf = 3
+	}
+	return matVecSeqKernels[w][pf]
 }
 
 // The AVX2 matTVec, matVecBatch and softmaxMatTVec kernels need at least one

@@ -14,6 +14,46 @@ func matVecAVX2(dst []float32, a []float32, lda int, x []float32)
 //go:noescape
 func matVecAVX512(dst []float32, a []float32, lda int, x []float32)
 
+// matVecSeqAVX2 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A in address order.
+//
+//go:noescape
+func matVecSeqAVX2(dst []float32, a []float32, lda int, x []float32)
+
+// matVecSeqPF1KAVX2 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A in address order.
+//
+//go:noescape
+func matVecSeqPF1KAVX2(dst []float32, a []float32, lda int, x []float32)
+
+// matVecSeqPF2KAVX2 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A in address order.
+//
+//go:noescape
+func matVecSeqPF2KAVX2(dst []float32, a []float32, lda int, x []float32)
+
+// matVecSeqPF4KAVX2 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A in address order.
+//
+//go:noescape
+func matVecSeqPF4KAVX2(dst []float32, a []float32, lda int, x []float32)
+
+// matVecSeqAVX512 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A in address order.
+//
+//go:noescape
+func matVecSeqAVX512(dst []float32, a []float32, lda int, x []float32)
+
+// matVecSeqPF1KAVX512 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A in address order.
+//
+//go:noescape
+func matVecSeqPF1KAVX512(dst []float32, a []float32, lda int, x []float32)
+
+// matVecSeqPF2KAVX512 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A in address order.
+//
+//go:noescape
+func matVecSeqPF2KAVX512(dst []float32, a []float32, lda int, x []float32)
+
+// matVecSeqPF4KAVX512 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A in address order.
+//
+//go:noescape
+func matVecSeqPF4KAVX512(dst []float32, a []float32, lda int, x []float32)
+
 // matTVecAVX2 sets dst += Aᵀ·x for the len(x)×len(dst) matrix A with row stride lda.
 //
 //go:noescape
