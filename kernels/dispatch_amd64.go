@@ -156,7 +156,8 @@ func matVec(dst, a []float32, lda int, x []float32) {
 var matVecFarVariant = defaultMatVecFar(cpuid.CPU.VendorID)
 
 // matVecFarVariants are the values matVecFarVariant takes.
-var matVecFarVariants = []string{"rows4", "seq", "seq-pf1k", "seq-pf2k", "seq-pf4k", "seq-ymm", "seq-pf1k-ymm", "seq-pf2k-ymm", "seq-pf4k-ymm"}
+var matVecFarVariants = []string{"rows4", "seq", "seq-pf1k", "seq-pf2k", "seq-pf4k", "seq-ymm", "seq-pf1k-ymm", "seq-pf2k-ymm", "seq-pf4k-ymm",
+	"split4", "split4-pf1k", "split4-pf4k", "split4-ymm", "split4-pf1k-ymm", "split4-pf4k-ymm"}
 
 // matVecFarBytes is the span of A beyond which matVec takes matVecFarVariant:
 // this core's L2.
@@ -192,6 +193,13 @@ var matVecSeqKernels = [2][4]func(dst, a []float32, lda int, x []float32){
 	{matVecSeqAVX512, matVecSeqPF1KAVX512, matVecSeqPF2KAVX512, matVecSeqPF4KAVX512},
 }
 
+// matVecSplitKernels are the matVecSplit4 kernels by width (YMM, then the
+// ISA's own) and prefetch distance (0, 1, 4 KiB).
+var matVecSplitKernels = [2][3]func(dst, a []float32, lda int, x []float32){
+	{matVecSplit4AVX2, matVecSplit4PF1KAVX2, matVecSplit4PF4KAVX2},
+	{matVecSplit4AVX512, matVecSplit4PF1KAVX512, matVecSplit4PF4KAVX512},
+}
+
 // matVecFarKernel returns the matVecSeq kernel that matVecFarVariant names
 // under the active ISA.
 func matVecFarKernel() func(dst, a []float32, lda int, x []float32) {
@@ -199,6 +207,14 @@ func matVecFarKernel() func(dst, a []float32, lda int, x []float32) {
 	w := 0
 	if active == AVX512 && !ymm {
 		w = 1
+	}
+	switch v {
+	case "split4":
+		return matVecSplitKernels[w][0]
+	case "split4-pf1k":
+		return matVecSplitKernels[w][1]
+	case "split4-pf4k":
+		return matVecSplitKernels[w][2]
 	}
 	pf := 0
 	switch v {
