@@ -351,7 +351,7 @@ func matVecNarrow(s *isa, dst, rows, a, lda, x, cols GPVirtual, next string) {
 // matVecSeqPrefetch are the software prefetch distances, in bytes, of the
 // sequential matVec variants matVecSeqPF<d>K<ISA> (0: matVecSeq<ISA>, the
 // hardware prefetcher alone); kernels/DESIGN.md has the measurements.
-var matVecSeqPrefetch = []int{0, 1 << 10, 2 << 10, 4 << 10}
+var matVecSeqPrefetch = []int{0, 4 << 10}
 
 // matVecSeqName returns the name of the sequential matVec variant with
 // prefetch distance pf bytes on s.

@@ -147,24 +147,37 @@ func matVec(dst, a []float32, lda int, x []float32) {
 }
 
 // matVecFarVariant is the matVec kernel for an A that spans more than
-// matVecFarBytes: "rows4" (the four-row kernel, as for any A), or "seq" with
-// a software prefetch distance ("seq", "seq-pf1k", "seq-pf2k", "seq-pf4k":
-// matVecSeq reads the rows one after another, in address order), computing
-// in the ISA's vectors, or with the suffix "-ymm" in YMM on AVX-512.
-// HEED_MATVEC_FAR overrides the choice by CPU (defaultMatVecFar) for
+// matVecFarBytes (it streams from memory, or from L3):
+//
+//   - "rows4": matVecAVX2/AVX512, four adjacent rows side by side, as for any A;
+//   - "seq", "seq-pf4k": matVecSeq, the rows one after another in address
+//     order (one stream), without and with software prefetch 4 KiB ahead;
+//   - "split4", "split4-pf1k", "split4-pf4k": matVecSplit4, the rows in four
+//     chunks read side by side (four streams, each in address order), without
+//     and with software prefetch 1 or 4 KiB ahead in each; "split4-pf1k-ymm"
+//     is split4-pf1k in YMM vectors on AVX-512 (the AVX2 kernel).
+//
+// The choice by CPU is defaultMatVecFar; HEED_MATVEC_FAR overrides it for
 // benchmarking.
 var matVecFarVariant = defaultMatVecFar(cpuid.CPU.VendorID)
 
 // matVecFarVariants are the values matVecFarVariant takes.
-var matVecFarVariants = []string{"rows4", "seq", "seq-pf1k", "seq-pf2k", "seq-pf4k", "seq-ymm", "seq-pf1k-ymm", "seq-pf2k-ymm", "seq-pf4k-ymm",
-	"split4", "split4-pf1k", "split4-pf4k", "split4-ymm", "split4-pf1k-ymm", "split4-pf4k-ymm"}
+var matVecFarVariants = []string{"rows4", "seq", "seq-pf4k", "split4", "split4-pf1k", "split4-pf4k", "split4-pf1k-ymm"}
 
 // matVecFarBytes is the span of A beyond which matVec takes matVecFarVariant:
 // this core's L2.
 var matVecFarBytes = l2Bytes()
 
-// defaultMatVecFar is matVecFarVariant's rule by CPU vendor.
+// defaultMatVecFar is matVecFarVariant's rule: on Intel, "split4-pf1k",
+// where one core's bandwidth from memory grows with the number of streams
+// the L2 prefetcher follows (one per 4 KiB page) and four adjacent rows
+// share their pages; elsewhere "rows4", as on Zen 4, where the four-row
+// kernel with its PREFETCHT1 was measured and the split kernels were not.
+// kernels/DESIGN.md has the measurements.
 func defaultMatVecFar(vendor cpuid.Vendor) string {
+	if vendor == cpuid.Intel {
+		return "split4-pf1k"
+	}
 	return "rows4"
 }
 
@@ -179,53 +192,44 @@ func init() {
 	}
 }
 
-// matVecFar reports whether matVec of rows×cols at stride lda takes a
-// matVecSeq kernel: matVecFarVariant is not rows4, A spans more than
-// matVecFarBytes, and (AVX2 tails reload a whole vector) cols ≥ 8.
+// matVecFar reports whether matVec of rows×cols at stride lda takes
+// matVecFarKernel: matVecFarVariant is not rows4, A spans more than
+// matVecFarBytes, and cols ≥ 8 (AVX2 tails reload a whole vector).
 func matVecFar(rows, lda, cols int) bool {
 	return matVecFarVariant != "rows4" && cols >= 8 && rows*lda*4 > matVecFarBytes
 }
 
-// matVecSeqKernels are the matVecSeq kernels by width (YMM, then the ISA's
-// own) and prefetch distance (0, 1, 2, 4 KiB).
-var matVecSeqKernels = [2][4]func(dst, a []float32, lda int, x []float32){
-	{matVecSeqAVX2, matVecSeqPF1KAVX2, matVecSeqPF2KAVX2, matVecSeqPF4KAVX2},
-	{matVecSeqAVX512, matVecSeqPF1KAVX512, matVecSeqPF2KAVX512, matVecSeqPF4KAVX512},
-}
-
-// matVecSplitKernels are the matVecSplit4 kernels by width (YMM, then the
-// ISA's own) and prefetch distance (0, 1, 4 KiB).
-var matVecSplitKernels = [2][3]func(dst, a []float32, lda int, x []float32){
-	{matVecSplit4AVX2, matVecSplit4PF1KAVX2, matVecSplit4PF4KAVX2},
-	{matVecSplit4AVX512, matVecSplit4PF1KAVX512, matVecSplit4PF4KAVX512},
-}
-
-// matVecFarKernel returns the matVecSeq kernel that matVecFarVariant names
+// matVecFarKernel returns the kernel that matVecFarVariant (not rows4) names
 // under the active ISA.
 func matVecFarKernel() func(dst, a []float32, lda int, x []float32) {
-	v, ymm := strings.CutSuffix(matVecFarVariant, "-ymm")
-	w := 0
-	if active == AVX512 && !ymm {
-		w = 1
-	}
-	switch v {
-	case "split4":
-		return matVecSplitKernels[w][0]
-	case "split4-pf1k":
-		return matVecSplitKernels[w][1]
-	case "split4-pf4k":
-		return matVecSplitKernels[w][2]
-	}
-	pf := 0
-	switch v {
-	case "seq-pf1k":
-		pf = 1
-	case "seq-pf2k":
-		pf = 2
+	z := active == AVX512
+	switch matVecFarVariant {
+	case "seq":
+		if z {
+			return matVecSeqAVX512
+		}
+		return matVecSeqAVX2
 	case "seq-pf4k":
-		pf = 3
+		if z {
+			return matVecSeqPF4KAVX512
+		}
+		return matVecSeqPF4KAVX2
+	case "split4":
+		if z {
+			return matVecSplit4AVX512
+		}
+		return matVecSplit4AVX2
+	case "split4-pf4k":
+		if z {
+			return matVecSplit4PF4KAVX512
+		}
+		return matVecSplit4PF4KAVX2
+	case "split4-pf1k":
+		if z {
+			return matVecSplit4PF1KAVX512
+		}
 	}
-	return matVecSeqKernels[w][pf]
+	return matVecSplit4PF1KAVX2
 }
 
 // The AVX2 matTVec, matVecBatch and softmaxMatTVec kernels need at least one

@@ -19,16 +19,6 @@ func matVecAVX512(dst []float32, a []float32, lda int, x []float32)
 //go:noescape
 func matVecSeqAVX2(dst []float32, a []float32, lda int, x []float32)
 
-// matVecSeqPF1KAVX2 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A in address order.
-//
-//go:noescape
-func matVecSeqPF1KAVX2(dst []float32, a []float32, lda int, x []float32)
-
-// matVecSeqPF2KAVX2 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A in address order.
-//
-//go:noescape
-func matVecSeqPF2KAVX2(dst []float32, a []float32, lda int, x []float32)
-
 // matVecSeqPF4KAVX2 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A in address order.
 //
 //go:noescape
@@ -53,16 +43,6 @@ func matVecSplit4PF4KAVX2(dst []float32, a []float32, lda int, x []float32)
 //
 //go:noescape
 func matVecSeqAVX512(dst []float32, a []float32, lda int, x []float32)
-
-// matVecSeqPF1KAVX512 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A in address order.
-//
-//go:noescape
-func matVecSeqPF1KAVX512(dst []float32, a []float32, lda int, x []float32)
-
-// matVecSeqPF2KAVX512 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A in address order.
-//
-//go:noescape
-func matVecSeqPF2KAVX512(dst []float32, a []float32, lda int, x []float32)
 
 // matVecSeqPF4KAVX512 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A in address order.
 //
