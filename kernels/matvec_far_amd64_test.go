@@ -22,7 +22,6 @@ func forEachMatVecRoute(t *testing.T, f func(t *testing.T)) {
 	}
 }
 
-
 // TestMatVecFarRule checks defaultMatVecFar: split4-pf1k on Intel, rows4 (the
 // kernel for every span) elsewhere, and that every variant it names exists.
 func TestMatVecFarRule(t *testing.T) {
