@@ -369,7 +369,8 @@ func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *Softm
 		n = len(scores) &^ 7
 		if n > 0 {
 			kernel := dotSoftmaxMatTVecAVX2
-			switch far := dotSoftmaxFar(n, lda); {
+			far := dotSoftmaxFar(n, lda)
+			switch {
 			case far:
 				kernel = dotSoftmaxFarKernel()
 			case active == AVX512 && zmm():
@@ -377,10 +378,27 @@ func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *Softm
 			case active == AVX512:
 				kernel = dotSoftmaxMatTVecAVX512
 			}
-			var r int
-			st.Max, st.Sum, r = kernel(ctx, scores[:n], a, lda, h, st.Max, st.Sum)
-			if r != 0 {
-				return false
+			if far && dotSoftmaxFarSplit && active == AVX512 && n >= 16 && !dotSoftmaxFarAhead {
+				// The two-stream kernel takes a multiple of 16 rows, the
+				// one-stream kernel the last 8 if there are.
+				n2 := n &^ 15
+				var r int
+				st.Max, st.Sum, r = dotSoftmaxSplitKernel()(ctx, scores[:n2], a, lda, h, st.Max, st.Sum)
+				if r != 0 {
+					return false
+				}
+				if n2 < n {
+					st.Max, st.Sum, r = kernel(ctx, scores[n2:n], a[n2*lda:], lda, h, st.Max, st.Sum)
+					if r != 0 {
+						return false
+					}
+				}
+			} else {
+				var r int
+				st.Max, st.Sum, r = kernel(ctx, scores[:n], a, lda, h, st.Max, st.Sum)
+				if r != 0 {
+					return false
+				}
 			}
 		}
 		if n == len(scores) {
@@ -902,4 +920,45 @@ func firstAbove(x []float32, t float32) int {
 		return firstAboveAVX2(x, t)
 	}
 	return firstAboveBlocks(x, t)
+}
+
+// dotSoftmaxFarSplit makes the far kernel, on AVX-512, the two-stream
+// variant (dotSoftmaxMatTVecFarSplit[PF1]): the rows in two halves, a block
+// of each scored together, so that A is read as two streams in address order;
+// it prefetches one block ahead in each half when dotSoftmaxFarPF is not 0.
+// The choice by CPU is defaultDotSoftmaxFarSplit; HEED_DOTSOFTMAX_SPLIT=0|1
+// overrides it for benchmarking.
+var dotSoftmaxFarSplit = defaultDotSoftmaxFarSplit(cpuid.CPU.VendorID)
+
+// defaultDotSoftmaxFarSplit is dotSoftmaxFarSplit's rule: true on Intel,
+// where one core's bandwidth from memory grows with the number of streams the
+// L2 prefetcher follows; false elsewhere, as on Zen 4, where the one-stream
+// kernel streamed near the memory ceiling (the split kernel has not been
+// measured there). asmgen/DESIGN.md has the measurements.
+func defaultDotSoftmaxFarSplit(vendor cpuid.Vendor) bool {
+	return vendor == cpuid.Intel
+}
+
+func init() {
+	switch v := strings.TrimSpace(os.Getenv("HEED_DOTSOFTMAX_SPLIT")); v {
+	case "":
+	case "0", "1":
+		dotSoftmaxFarSplit = v == "1"
+	default:
+		envErrs = append(envErrs, fmt.Errorf("heed/kernels: HEED_DOTSOFTMAX_SPLIT=%q: want 0 or 1; ignored, using %v", v, dotSoftmaxFarSplit))
+	}
+}
+
+// dotSoftmaxSplitKernel returns the two-stream far kernel for the AVX-512
+// width and dotSoftmaxFarPF (0: none, else one block ahead).
+func dotSoftmaxSplitKernel() dotSoftmaxKernelFunc {
+	switch {
+	case zmm() && dotSoftmaxFarPF == 0:
+		return dotSoftmaxMatTVecFarSplitAVX512Z
+	case zmm():
+		return dotSoftmaxMatTVecFarSplitPF1AVX512Z
+	case dotSoftmaxFarPF == 0:
+		return dotSoftmaxMatTVecFarSplitAVX512
+	}
+	return dotSoftmaxMatTVecFarSplitPF1AVX512
 }
