@@ -3,7 +3,10 @@
 package kernels
 
 import (
+	"os"
+	"os/exec"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/klauspost/cpuid/v2"
@@ -35,6 +38,55 @@ func TestMatVecFarRule(t *testing.T) {
 		}
 		if !slices.Contains(matVecFarVariants, got) {
 			t.Errorf("defaultMatVecFar(%v) = %q: not in matVecFarVariants", c.vendor, got)
+		}
+	}
+}
+
+// TestDotSoftmaxFarSplitRule checks defaultDotSoftmaxFarSplit: the
+// two-stream far kernel on Intel only.
+func TestDotSoftmaxFarSplitRule(t *testing.T) {
+	for _, c := range []struct {
+		vendor cpuid.Vendor
+		want   bool
+	}{{cpuid.Intel, true}, {cpuid.AMD, false}, {cpuid.Hygon, false}, {cpuid.VendorUnknown, false}} {
+		if got := defaultDotSoftmaxFarSplit(c.vendor); got != c.want {
+			t.Errorf("defaultDotSoftmaxFarSplit(%v) = %v, want %v", c.vendor, got, c.want)
+		}
+	}
+}
+
+// TestStreamEnv runs this test binary with HEED_MATVEC_FAR and
+// HEED_DOTSOFTMAX_SPLIT set and checks what the child chose and whether
+// EnvErrors reports the value: a good one sets the choice, a bad one is
+// ignored (the CPU's default stays) and reported.
+func TestStreamEnv(t *testing.T) {
+	if want, ok := os.LookupEnv("HEED_TEST_WANT_STREAM"); ok {
+		got := matVecFarVariant + "," + strconv.FormatBool(dotSoftmaxFarSplit)
+		if got != want {
+			t.Fatalf("HEED_MATVEC_FAR=%q HEED_DOTSOFTMAX_SPLIT=%q: chose %s, want %s", os.Getenv("HEED_MATVEC_FAR"), os.Getenv("HEED_DOTSOFTMAX_SPLIT"), got, want)
+		}
+		if got, want := len(EnvErrors()), os.Getenv("HEED_TEST_WANT_ENVERRS"); strconv.Itoa(got) != want {
+			t.Fatalf("EnvErrors() = %v, want %s errors", EnvErrors(), want)
+		}
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts subprocesses")
+	}
+	defV := defaultMatVecFar(cpuid.CPU.VendorID)
+	defS := strconv.FormatBool(defaultDotSoftmaxFarSplit(cpuid.CPU.VendorID))
+	for _, c := range []struct{ matvec, split, want, errs string }{
+		{"split4", "0", "split4,false", "0"},
+		{" rows4 ", "1", "rows4,true", "0"},
+		{"seq-pf4k", "", "seq-pf4k," + defS, "0"},
+		{"split8", "2", defV + "," + defS, "2"},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestStreamEnv$", "-test.count", "1")
+		cmd.Env = append(os.Environ(), "HEED_MATVEC_FAR="+c.matvec, "HEED_DOTSOFTMAX_SPLIT="+c.split,
+			"HEED_TEST_WANT_STREAM="+c.want, "HEED_TEST_WANT_ENVERRS="+c.errs,
+			"HEED_AVX512_WIDTH=", "HEED_DOTSOFTMAX_PF=", "HEED_DOTSOFTMAX_AHEAD=", "HEED_ISA=")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("HEED_MATVEC_FAR=%q HEED_DOTSOFTMAX_SPLIT=%q: %v\n%s", c.matvec, c.split, err, out)
 		}
 	}
 }
