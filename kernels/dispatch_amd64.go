@@ -950,7 +950,8 @@ func init() {
 }
 
 // dotSoftmaxSplitKernel returns the two-stream far kernel for the AVX-512
-// width and dotSoftmaxFarPF (0: none, else one block ahead).
+// width and dotSoftmaxFarPF: none for 0, one block ahead otherwise (two and
+// four blocks measured no faster, kernels/DESIGN.md).
 func dotSoftmaxSplitKernel() dotSoftmaxKernelFunc {
 	switch {
 	case zmm() && dotSoftmaxFarPF == 0:
