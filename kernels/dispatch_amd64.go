@@ -378,10 +378,10 @@ func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *Softm
 			case active == AVX512:
 				kernel = dotSoftmaxMatTVecAVX512
 			}
-			if far && dotSoftmaxFarSplit && active == AVX512 && n >= 16 && !dotSoftmaxFarAhead {
-				// The two-stream kernel takes a multiple of 16 rows, the
-				// one-stream kernel the last 8 if there are.
-				n2 := n &^ 15
+			if k := dotSoftmaxFarSplit; far && k > 0 && active == AVX512 && n >= 8*k && !dotSoftmaxFarAhead {
+				// The k-stream kernel takes a multiple of 8·k rows, the
+				// one-stream kernel the rest.
+				n2 := n &^ (8*k - 1)
 				var r int
 				st.Max, st.Sum, r = dotSoftmaxSplitKernel()(ctx, scores[:n2], a, lda, h, st.Max, st.Sum)
 				if r != 0 {
@@ -922,38 +922,49 @@ func firstAbove(x []float32, t float32) int {
 	return firstAboveBlocks(x, t)
 }
 
-// dotSoftmaxFarSplit makes the far kernel, on AVX-512, the two-stream
-// variant (dotSoftmaxMatTVecFarSplit[PF1]): the rows in two halves, a block
-// of each scored together, so that A is read as two streams in address order;
-// it prefetches one block ahead in each half when dotSoftmaxFarPF is not 0.
-// The choice by CPU is defaultDotSoftmaxFarSplit; HEED_DOTSOFTMAX_SPLIT=0|1
-// overrides it for benchmarking.
+// dotSoftmaxFarSplit, when 2 or 4, makes the far kernel, on AVX-512, the
+// variant that reads the rows as that many streams
+// (dotSoftmaxMatTVecFarSplit[PF1], dotSoftmaxMatTVecFarSplit4PF1): the rows
+// in halves or quarters, a block of each scored together, each part read in
+// address order, with the one running state. The two-stream kernel prefetches
+// one block ahead in each half when dotSoftmaxFarPF is not 0, the four-stream
+// one always. The choice by CPU is defaultDotSoftmaxFarSplit;
+// HEED_DOTSOFTMAX_SPLIT=0|2|4 overrides it for benchmarking.
 var dotSoftmaxFarSplit = defaultDotSoftmaxFarSplit(cpuid.CPU.VendorID)
 
-// defaultDotSoftmaxFarSplit is dotSoftmaxFarSplit's rule: true on Intel,
-// where one core's bandwidth from memory grows with the number of streams the
-// L2 prefetcher follows; false elsewhere, as on Zen 4, where the one-stream
-// kernel streamed near the memory ceiling (the split kernel has not been
-// measured there). asmgen/DESIGN.md has the measurements.
-func defaultDotSoftmaxFarSplit(vendor cpuid.Vendor) bool {
-	return vendor == cpuid.Intel
+// defaultDotSoftmaxFarSplit is dotSoftmaxFarSplit's rule: 4 streams on
+// Intel, where one core's bandwidth from memory grows with the number of
+// streams the L2 prefetcher follows; 0 (one stream) elsewhere, as on Zen 4,
+// where the one-stream kernel streamed near the memory ceiling (the split
+// kernels have not been measured there). kernels/DESIGN.md has the
+// measurements.
+func defaultDotSoftmaxFarSplit(vendor cpuid.Vendor) int {
+	if vendor == cpuid.Intel {
+		return 4
+	}
+	return 0
 }
 
 func init() {
 	switch v := strings.TrimSpace(os.Getenv("HEED_DOTSOFTMAX_SPLIT")); v {
 	case "":
-	case "0", "1":
-		dotSoftmaxFarSplit = v == "1"
+	case "0", "2", "4":
+		dotSoftmaxFarSplit = int(v[0] - '0')
 	default:
-		envErrs = append(envErrs, fmt.Errorf("heed/kernels: HEED_DOTSOFTMAX_SPLIT=%q: want 0 or 1; ignored, using %v", v, dotSoftmaxFarSplit))
+		envErrs = append(envErrs, fmt.Errorf("heed/kernels: HEED_DOTSOFTMAX_SPLIT=%q: want 0, 2 or 4; ignored, using %d", v, dotSoftmaxFarSplit))
 	}
 }
 
-// dotSoftmaxSplitKernel returns the two-stream far kernel for the AVX-512
-// width and dotSoftmaxFarPF: none for 0, one block ahead otherwise (two and
-// four blocks measured no faster, kernels/DESIGN.md).
+// dotSoftmaxSplitKernel returns the split far kernel for dotSoftmaxFarSplit
+// (2 or 4), the AVX-512 width and, for two streams, dotSoftmaxFarPF: none for
+// 0, one block ahead otherwise (two and four blocks measured no faster,
+// kernels/DESIGN.md).
 func dotSoftmaxSplitKernel() dotSoftmaxKernelFunc {
 	switch {
+	case dotSoftmaxFarSplit == 4 && zmm():
+		return dotSoftmaxMatTVecFarSplit4PF1AVX512Z
+	case dotSoftmaxFarSplit == 4:
+		return dotSoftmaxMatTVecFarSplit4PF1AVX512
 	case zmm() && dotSoftmaxFarPF == 0:
 		return dotSoftmaxMatTVecFarSplitAVX512Z
 	case zmm():

@@ -43,14 +43,14 @@ func TestMatVecFarRule(t *testing.T) {
 }
 
 // TestDotSoftmaxFarSplitRule checks defaultDotSoftmaxFarSplit: the
-// two-stream far kernel on Intel only.
+// four-stream far kernel on Intel, one stream elsewhere.
 func TestDotSoftmaxFarSplitRule(t *testing.T) {
 	for _, c := range []struct {
 		vendor cpuid.Vendor
-		want   bool
-	}{{cpuid.Intel, true}, {cpuid.AMD, false}, {cpuid.Hygon, false}, {cpuid.VendorUnknown, false}} {
+		want   int
+	}{{cpuid.Intel, 4}, {cpuid.AMD, 0}, {cpuid.Hygon, 0}, {cpuid.VendorUnknown, 0}} {
 		if got := defaultDotSoftmaxFarSplit(c.vendor); got != c.want {
-			t.Errorf("defaultDotSoftmaxFarSplit(%v) = %v, want %v", c.vendor, got, c.want)
+			t.Errorf("defaultDotSoftmaxFarSplit(%v) = %d, want %d", c.vendor, got, c.want)
 		}
 	}
 }
@@ -61,7 +61,7 @@ func TestDotSoftmaxFarSplitRule(t *testing.T) {
 // ignored (the CPU's default stays) and reported.
 func TestStreamEnv(t *testing.T) {
 	if want, ok := os.LookupEnv("HEED_TEST_WANT_STREAM"); ok {
-		got := matVecFarVariant + "," + strconv.FormatBool(dotSoftmaxFarSplit)
+		got := matVecFarVariant + "," + strconv.Itoa(dotSoftmaxFarSplit)
 		if got != want {
 			t.Fatalf("HEED_MATVEC_FAR=%q HEED_DOTSOFTMAX_SPLIT=%q: chose %s, want %s", os.Getenv("HEED_MATVEC_FAR"), os.Getenv("HEED_DOTSOFTMAX_SPLIT"), got, want)
 		}
@@ -74,12 +74,13 @@ func TestStreamEnv(t *testing.T) {
 		t.Skip("starts subprocesses")
 	}
 	defV := defaultMatVecFar(cpuid.CPU.VendorID)
-	defS := strconv.FormatBool(defaultDotSoftmaxFarSplit(cpuid.CPU.VendorID))
+	defS := strconv.Itoa(defaultDotSoftmaxFarSplit(cpuid.CPU.VendorID))
 	for _, c := range []struct{ matvec, split, want, errs string }{
-		{"split4", "0", "split4,false", "0"},
-		{" rows4 ", "1", "rows4,true", "0"},
-		{"seq-pf4k", "", "seq-pf4k," + defS, "0"},
-		{"split8", "2", defV + "," + defS, "2"},
+		{"split4", "0", "split4,0", "0"},
+		{" rows4 ", "2", "rows4,2", "0"},
+		{"seq-pf4k", " 4", "seq-pf4k,4", "0"},
+		{"split4-pf1k", "", "split4-pf1k," + defS, "0"},
+		{"split8", "3", defV + "," + defS, "2"},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run", "^TestStreamEnv$", "-test.count", "1")
 		cmd.Env = append(os.Environ(), "HEED_MATVEC_FAR="+c.matvec, "HEED_DOTSOFTMAX_SPLIT="+c.split,
