@@ -3,6 +3,7 @@
 package kernels
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"slices"
@@ -89,5 +90,50 @@ func TestStreamEnv(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("HEED_MATVEC_FAR=%q HEED_DOTSOFTMAX_SPLIT=%q: %v\n%s", c.matvec, c.split, err, out)
 		}
+	}
+}
+
+// BenchmarkMatVecFar is MatVec from memory under each of matVecFarVariants
+// (taken at every size), beside Sum over one matrix (one stream, the same
+// bytes): R×C×M takes M matrices in turn, so that each comes from memory
+// (M·R·C·4 bytes beyond the L3 of the machine measured).
+func BenchmarkMatVecFar(b *testing.B) {
+	oldV, oldB := matVecFarVariant, matVecFarBytes
+	defer func() { matVecFarVariant, matVecFarBytes = oldV, oldB }()
+	for _, sh := range [][3]int{{32000, 512, 4}, {4096, 4096, 4}} {
+		r, c, m := sh[0], sh[1], sh[2]
+		as := make([]Matrix, m)
+		for i := range as {
+			as[i] = Matrix{Rows: r, Cols: c, Stride: c, Data: ramp(r * c)}
+		}
+		x, dst := ramp(c), make([]float32, r)
+		b.Run(fmt.Sprintf("%dx%dx%d", r, c, m), func(b *testing.B) {
+			forEachISA(b, func(b *testing.B) {
+				b.Run("sum", func(b *testing.B) {
+					b.SetBytes(int64(4 * r * c))
+					i := 0
+					cl := startCPU(b)
+					for b.Loop() {
+						sink = Sum(as[i].Data)
+						i = (i + 1) % m
+					}
+					cl.stop()
+				})
+				for _, v := range matVecFarVariants {
+					matVecFarVariant, matVecFarBytes = v, 0
+					b.Run(v, func(b *testing.B) {
+						b.SetBytes(int64(4 * r * c))
+						i := 0
+						cl := startCPU(b)
+						for b.Loop() {
+							MatVec(dst, as[i], x)
+							i = (i + 1) % m
+						}
+						cl.stop()
+					})
+				}
+				matVecFarVariant, matVecFarBytes = oldV, oldB
+			})
+		})
 	}
 }
