@@ -33,6 +33,18 @@ func genDotSoftmaxFamily() {
 	}
 }
 
+// dotSoftmaxSplitPrefetch are the prefetch distances, in blocks, of the
+// two-stream far variants dotSoftmaxMatTVecFarSplit[PF<d>]<ISA>.
+var dotSoftmaxSplitPrefetch = []int{0, 1}
+
+// The orders in which genDotSoftmaxMatTVec's kernels take the blocks.
+const (
+	orderBlocks = iota // each block's scores, weights and context in turn
+	orderAhead         // the next block's scores before this block's context
+	orderSplit         // two halves as two streams: a block of each scored together
+	orderSplit4        // four quarters as four streams
+)
+
 // genDotSoftmaxMatTVec emits dotSoftmaxMatTVec<ISA>(ctx, scores, a []float32,
 // lda int, h []float32, m, l float32) (float32, float32, int): one streaming pass of a dot-product
 // attention step over the len(scores)×len(ctx) matrix A, whose rows are both
@@ -63,18 +75,14 @@ func genDotSoftmaxFamily() {
 // the same place pfBlocks blocks ahead, unless fewer than pfBlocks follow: it keeps
 // more lines in flight than the hardware prefetcher alone on cores whose
 // prefetcher falls behind a single stream (DESIGN.md).
-// dotSoftmaxSplitPrefetch are the prefetch distances, in blocks, of the
-// two-stream far variants dotSoftmaxMatTVecFarSplit[PF<d>]<ISA>.
-var dotSoftmaxSplitPrefetch = []int{0, 1}
-
-// The orders in which genDotSoftmaxMatTVec's kernels take the blocks.
-const (
-	orderBlocks = iota // each block's scores, weights and context in turn
-	orderAhead         // the next block's scores before this block's context
-	orderSplit         // two halves as two streams: a block of each scored together
-	orderSplit4        // four quarters as four streams
-)
-
+//
+// order orderAhead emits dotSoftmaxMatTVecFarAheadPF<pfBlocks><ISA>, which
+// scores the next block before it adds this block's context. orderSplit and
+// orderSplit4 emit dotSoftmaxMatTVecFarSplit[PF<pfBlocks>]<ISA> and
+// dotSoftmaxMatTVecFarSplit4PF<pfBlocks><ISA> (AVX-512 only, len(scores) a
+// multiple of 16 and of 32): A read as two or four streams (splitBlocks,
+// splitBlocks4), for cores whose bandwidth from memory grows with the number
+// of streams (kernels/DESIGN.md).
 func genDotSoftmaxMatTVec(s *isa, far bool, pfBlocks int, order int) {
 	ahead, split := order == orderAhead, order == orderSplit || order == orderSplit4
 	y := ymmOf(s)   // the eight scores of a block
