@@ -30,7 +30,7 @@ type Workspace struct {
 	qblocks         int
 	kvHeads         int
 	kblocks         int
-	diag            int // rows per product on a block of keys the mask cuts
+	diag            int  // rows per product on a block of keys the mask cuts
 	causal, vFinite bool // vFinite: every value is finite
 	alpha           float32
 	next            atomic.Int64 // the next job: a head and a block of queries
