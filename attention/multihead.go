@@ -23,7 +23,6 @@ type Workspace struct {
 	// keys transposed (d_k×bk) and its values as they are (bk×d_h).
 	packK, packV    []kernels.PackedB
 	zeros           []float32 // d_v zeros: Dot(row, zeros) is NaN for a row that is not finite
-	ones            []float32 // bk ones: Axpy(−m, ones, x) subtracts m from x
 	out, q, k, v    kernels.Matrix
 	heads, group    int // query heads, query heads per KV head
 	T, S, bq, bk    int
@@ -173,12 +172,6 @@ func (ws *Workspace) attend(out, q, k, v kernels.Matrix, heads, kvHeads int, cau
 		t.max = grow(t.max, bq)
 		t.sum = grow(t.sum, bq)
 	}
-	if len(ws.ones) < bk {
-		ws.ones = grow(ws.ones, bk)
-		for i := range ws.ones {
-			ws.ones[i] = 1
-		}
-	}
 	vFinite := true
 	if causal {
 		// Keys a query does not see must not enter its output even when
@@ -291,7 +284,7 @@ func (ws *Workspace) block(t *tileScratch, i, qb int) {
 				n := min(w, max(0, ws.seen(t0+r)-s0))
 				clear(x[n:])
 				if n > 0 {
-					online(x[:n], ws.ones[:n], &mx[r], &sum[r], row(oi, r))
+					online(x[:n], &mx[r], &sum[r], row(oi, r))
 				}
 			}
 			if s0+w <= ws.seen(t0+r0) || ws.vFinite {
@@ -315,32 +308,15 @@ func (ws *Workspace) block(t *tileScratch, i, qb int) {
 	}
 }
 
-// online folds the scores x (ones is as long, all 1) of one query against a block of keys into its
+// online folds the scores x of one query against a block of keys into its
 // running max m and sum l: x becomes the weights e^(x−m') against the new max
-// m', and the output row o accumulated so far is scaled by e^(m−m') when the
-// max rises. Special values: a NaN makes m, l and o NaN; +Inf scores get
-// weight 1 and the others 0 (the softmax's rule, folded the same way); while
-// every score so far is −Inf the weights are 0.
-func online(x, ones []float32, m, l *float32, o []float32) {
+// m' (kernels.OnlineSoftmax), and the output row o accumulated so far is
+// scaled by e^(m−m') when the max rises. Special values: a NaN makes m, l and
+// o NaN; +Inf scores get weight 1 and the others 0 (the softmax's rule,
+// folded the same way); while every score so far is −Inf the weights are 0.
+func online(x []float32, m, l *float32, o []float32) {
 	mOld := *m
-	mNew := max(mOld, kernels.Max(x))
-	switch {
-	case math.IsInf(float64(mNew), -1):
-		clear(x)
-		return
-	case math.IsInf(float64(mNew), 1):
-		for s, v := range x {
-			if math.IsInf(float64(v), 1) {
-				x[s] = 1
-			} else {
-				x[s] = 0
-			}
-		}
-	default:
-		kernels.Axpy(-mNew, ones, x)
-		kernels.Exp(x, x)
-	}
-	add := kernels.Sum(x)
+	mNew, add := kernels.OnlineSoftmax(x, mOld)
 	switch {
 	case mNew == mOld:
 		*l += add
