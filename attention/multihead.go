@@ -9,13 +9,16 @@ import (
 )
 
 // Workspace is caller-owned scratch space for [MultiHead] and [GroupedQuery].
-// It holds, for each goroutine a call uses (at most GOMAXPROCS), one block of
-// scores, the running max and sum of its queries and the packing buffers of
-// its two products: about 2·bq·bk + bk·max(d_k, d_h) + 2·bq floats for blocks
-// of bq queries and bk keys (192 and 256: attention/DESIGN.md), never the T×S
-// scores; and d_v + bk floats shared by them. It grows to the largest call
-// seen and is then reused, so calls allocate nothing. The zero value is ready
-// to use; a Workspace is not safe for concurrent use.
+// It holds the keys and values of every KV head packed once per call for the
+// matrix products (about S·(d_k + d_h) floats per KV head, rounded up to the
+// micro-kernel's panels), and, for each goroutine a call uses (at most
+// GOMAXPROCS), one block of scores, the running max and sum of its queries
+// and the packing buffer of the products' left operands: about
+// bq·(bk + max(d_k, bk)) + 2·bq floats for blocks of bq queries and bk keys (192 and 256:
+// attention/DESIGN.md), never the T×S scores; and d_v floats shared by them.
+// It grows to the largest call seen and is then reused, so calls allocate
+// nothing. The zero value is ready to use; a Workspace is not safe for
+// concurrent use.
 type Workspace struct {
 	tiles []tileScratch // one per goroutine
 	// packK and packV hold each KV head's blocks of keys, packed once per
@@ -67,7 +70,9 @@ var tileSize = struct{ rows, keys, diag int }{rows: 192, keys: 256, diag: 48}
 // running maximum m and sum l = Σ e^(score−m) per query, and their weights'
 // product with the block of values added to the output rows, which are scaled
 // by e^(m_old−m) when the maximum rises; each row is divided by its l at the
-// end. Blocks of keys that no query of the block sees are skipped.
+// end. Blocks of keys that no query of the block sees are skipped, and on a
+// block the causal mask cuts, the queries go in groups, each against the keys
+// its last query sees.
 //
 // Accuracy: each output row is within the bound of the scaled-dot context of
 // Memory.Attend for that row of Q_i against the n keys it sees, with two
