@@ -11,14 +11,14 @@ import (
 // Workspace is caller-owned scratch space for [MultiHead] and [GroupedQuery].
 // It holds the keys and values of every KV head packed once per call for the
 // matrix products (about S·(d_k + d_h) floats per KV head, rounded up to the
-// micro-kernel's panels), and, for each goroutine a call uses (at most
+// micro-kernel's panels); for each goroutine a call uses (at most
 // GOMAXPROCS), one block of scores, the running max and sum of its queries
-// and the packing buffer of the products' left operands: about
-// bq·(bk + max(d_k, bk)) + 2·bq floats for blocks of bq queries and bk keys (192 and 256:
-// attention/DESIGN.md), never the T×S scores; and d_v floats shared by them.
-// It grows to the largest call seen and is then reused, so calls allocate
-// nothing. The zero value is ready to use; a Workspace is not safe for
-// concurrent use.
+// and the packing buffer of the products' left operands, about
+// bq·(bk + max(d_k, bk)) + 2·bq floats for blocks of bq queries and bk keys
+// (192 and 256: attention/DESIGN.md), never the T×S scores; and d_v floats
+// shared by them. It grows to the largest call seen and is then reused, so
+// calls allocate nothing. The zero value is ready to use; a Workspace is not
+// safe for concurrent use.
 type Workspace struct {
 	tiles []tileScratch // one per goroutine
 	// packK and packV hold each KV head's blocks of keys, packed once per
