@@ -19,11 +19,15 @@ import (
 // head's column blocks, with the tiled bound), on one goroutine and on
 // several, for several block sizes, under every ISA.
 func TestMultiHead(t *testing.T) {
-	for _, tiles := range [][2]int{{0, 0}, {1, 1}, {5, 7}, {6, 64}, {16, 16}} {
+	// tiles: rows, keys and, when not 0, the diagonal products' rows.
+	for _, tiles := range [][3]int{{0, 0, 0}, {1, 1, 0}, {5, 7, 0}, {6, 64, 0}, {16, 16, 0}, {0, 0, 1}, {5, 7, 2}, {16, 16, 5}, {16, 64, 6}} {
 		for _, parallel := range []bool{false, true} {
 			t.Run(fmt.Sprintf("tiles=%v/parallel=%v", tiles, parallel), func(t *testing.T) {
 				if tiles[0] > 0 {
 					setTiles(t, tiles[0], tiles[1])
+				}
+				if tiles[2] > 0 {
+					setDiag(t, tiles[2])
 				}
 				if parallel {
 					setTuning(t, func(t *tuning) { t.multiHeadMinWork = 0 })
@@ -39,6 +43,13 @@ func TestMultiHead(t *testing.T) {
 func setTiles(tb testing.TB, rows, keys int) {
 	old := tileSize
 	tileSize.rows, tileSize.keys = rows, keys
+	tb.Cleanup(func() { tileSize = old })
+}
+
+// setDiag sets the rows per product on blocks the causal mask cuts.
+func setDiag(tb testing.TB, n int) {
+	old := tileSize
+	tileSize.diag = n
 	tb.Cleanup(func() { tileSize = old })
 }
 
@@ -219,10 +230,13 @@ func TestPoolShrinks(t *testing.T) {
 func TestMultiHeadSpecial(t *testing.T) {
 	inf := float32(math.Inf(1))
 	nan := float32(math.NaN())
-	for _, tiles := range [][2]int{{0, 0}, {5, 7}, {1, 1}} {
+	for _, tiles := range [][3]int{{0, 0, 0}, {5, 7, 0}, {1, 1, 0}, {8, 8, 3}} {
 		t.Run(fmt.Sprint("tiles=", tiles), func(t *testing.T) {
 			if tiles[0] > 0 {
 				setTiles(t, tiles[0], tiles[1])
+			}
+			if tiles[2] > 0 {
+				setDiag(t, tiles[2])
 			}
 			forEachISA(t, func(t *testing.T) {
 				for _, sh := range []mhShape{{11, 13, 4, 3, 2, 1}, {13, 11, 4, 3, 2, 2}, {16, 9, 3, 5, 4, 2}} {
