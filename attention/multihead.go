@@ -16,7 +16,8 @@ import (
 // and the packing buffer of the products' left operands, about
 // bq·(bk + max(d_k, bk)) + 2·bq floats for blocks of bq queries and bk keys
 // (192 and 256: attention/DESIGN.md), never the T×S scores; and d_v floats
-// shared by them. It grows to the largest call seen and is then reused, so
+// shared by them. A call with T·S ≤ 3072, which runs without tiles, holds one
+// head's T×S scores instead. It grows to the largest call seen and is then reused, so
 // calls allocate nothing. The zero value is ready to use; a Workspace is not
 // safe for concurrent use.
 type Workspace struct {
@@ -26,6 +27,7 @@ type Workspace struct {
 	// keys transposed (d_k×bk) and its values as they are (bk×d_h).
 	packK, packV    []kernels.PackedB
 	zeros           []float32 // d_v zeros: Dot(row, zeros) is NaN for a row that is not finite
+	small           []float32 // the T×S scores of one head on the direct route (T·S small)
 	out, q, k, v    kernels.Matrix
 	heads, group    int // query heads, query heads per KV head
 	T, S, bq, bk    int
@@ -72,7 +74,9 @@ var tileSize = struct{ rows, keys, diag int }{rows: 192, keys: 256, diag: 48}
 // by e^(m_old−m) when the maximum rises; each row is divided by its l at the
 // end. Blocks of keys that no query of the block sees are skipped, and on a
 // block the causal mask cuts, the queries go in groups, each against the keys
-// its last query sees.
+// its last query sees. A call with T·S ≤ 3072 is not tiled: each head's
+// scores are one product, and each query's softmax and context one pass over
+// the values of the keys it sees (Attend's route), within the bounds below.
 //
 // Accuracy: each output row is within the bound of the scaled-dot context of
 // Memory.Attend for that row of Q_i against the n keys it sees, with two
@@ -157,6 +161,10 @@ func (ws *Workspace) attend(out, q, k, v kernels.Matrix, heads, kvHeads int, cau
 	}
 	T, S := q.Rows, k.Rows
 	if T == 0 || out.Cols == 0 {
+		return
+	}
+	if T*S <= tune.multiHeadDirect {
+		ws.direct(out, q, k, v, heads, kvHeads, causal)
 		return
 	}
 	dk := q.Cols / heads

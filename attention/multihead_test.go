@@ -23,6 +23,7 @@ func TestMultiHead(t *testing.T) {
 	for _, tiles := range [][3]int{{0, 0, 0}, {1, 1, 0}, {5, 7, 0}, {6, 64, 0}, {16, 16, 0}, {0, 0, 1}, {5, 7, 2}, {16, 16, 5}, {16, 64, 6}} {
 		for _, parallel := range []bool{false, true} {
 			t.Run(fmt.Sprintf("tiles=%v/parallel=%v", tiles, parallel), func(t *testing.T) {
+				setTuning(t, func(t *tuning) { t.multiHeadDirect = -1 })
 				if tiles[0] > 0 {
 					setTiles(t, tiles[0], tiles[1])
 				}
@@ -37,6 +38,10 @@ func TestMultiHead(t *testing.T) {
 			})
 		}
 	}
+	t.Run("direct", func(t *testing.T) {
+		setTuning(t, func(t *tuning) { t.multiHeadDirect = math.MaxInt })
+		testMultiHead(t)
+	})
 }
 
 // setTiles sets the block sizes of the tiled attention for the test.
@@ -178,7 +183,7 @@ func mustPanic(t *testing.T, want string, f func()) {
 func TestPoolShrinks(t *testing.T) {
 	old := pool.idle.Swap(int64(time.Millisecond))
 	t.Cleanup(func() { pool.idle.Store(old) })
-	setTuning(t, func(t *tuning) { t.multiHeadMinWork = 0 })
+	setTuning(t, func(t *tuning) { t.multiHeadMinWork, t.multiHeadDirect = 0, -1 })
 	setProcs(t, 64)
 	rng := rand.New(rand.NewPCG(17, 18))
 	const T, S, d, heads = 3, 4, 64, 64
@@ -350,6 +355,13 @@ func TestMultiHeadNoAllocs(t *testing.T) {
 					f()
 					if n := testing.AllocsPerRun(10, f); n != 0 {
 						t.Errorf("causal=%v: %v allocations per call", causal, n)
+					}
+					small := func() {
+						GroupedQuery(rows(out, 0, 20), rows(q, 0, 20), rows(k, 0, 30), rows(v, 0, 30), 4, 2, causal, &ws)
+					}
+					small()
+					if n := testing.AllocsPerRun(10, small); n != 0 {
+						t.Errorf("causal=%v, direct route: %v allocations per call", causal, n)
 					}
 				}
 			})
