@@ -15,6 +15,14 @@ func genMatVecFamily() {
 	for _, s := range isas {
 		genMatVec(s)
 	}
+	for _, s := range isas {
+		for _, pf := range matVecSeqPrefetch {
+			genMatVecSeq(s, pf)
+		}
+		for _, pf := range matVecSplitPrefetch {
+			genMatVecSplit(s, pf)
+		}
+	}
 	for _, s := range dualISAs {
 		genMatTVec(s)
 	}
@@ -338,4 +346,342 @@ func matVecNarrow(s *isa, dst, rows, a, lda, x, cols GPVirtual, next string) {
 		asm.SUBQ(U32(matVecNarrowRows), rows)
 		asm.JMP(LabelRef(lbl("Block")))
 	}
+}
+
+// matVecSeqPrefetch are the software prefetch distances, in bytes, of the
+// sequential matVec variants matVecSeqPF<d>K<ISA> (0: matVecSeq<ISA>, the
+// hardware prefetcher alone); kernels/DESIGN.md has the measurements.
+var matVecSeqPrefetch = []int{0, 4 << 10}
+
+// matVecSeqName returns the name of the sequential matVec variant with
+// prefetch distance pf bytes on s.
+func matVecSeqName(s *isa, pf int) string {
+	if pf == 0 {
+		return s.name("matVecSeq")
+	}
+	return s.name(fmt.Sprintf("matVecSeqPF%dK", pf>>10))
+}
+
+// genMatVecSeq emits matVecSeq<ISA>(dst, a []float32, lda int, x []float32),
+// dst = A·x like matVec, for an A that streams from memory: the rows are read
+// one after another, in address order, so that the hardware prefetcher sees
+// one stream, rather than four rows side by side (four streams, each a
+// quarter of the rate). Each row is a dot product with x (in L1) in four
+// accumulators; four rows' sums are reduced together. With pf > 0 every line
+// read in a block of four rows is also prefetched (PREFETCHT0) pf bytes
+// further on, while the rows after the block span at least pf bytes (no
+// prefetch beyond A). AVX2 needs len(x) ≥ 8 (the tail reloads the last
+// full vector).
+func genMatVecSeq(s *isa, pf int) {
+	name := matVecSeqName(s, pf)
+	TEXT(name, NOSPLIT, "func(dst, a []float32, lda int, x []float32)")
+	asm.Doc(name + " sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A in address order.")
+	dst := load(asm.Param("dst").Base())
+	rows := load(asm.Param("dst").Len())
+	a := load(asm.Param("a").Base())
+	lda := load(asm.Param("lda"))
+	asm.SHLQ(U8(2), lda) // row stride in bytes
+	x0 := load(asm.Param("x").Base())
+	cols := load(asm.Param("x").Len())
+
+	rem := asm.GP64()
+	asm.MOVQ(cols, rem)
+	asm.ANDQ(U32(s.lanes-1), rem)
+	var t tail
+	asm.JZ(LabelRef("maskDone"))
+	t = s.tailMask(rem)
+	asm.Label("maskDone")
+
+	var pfOff GPVirtual
+	if pf > 0 {
+		pfOff = asm.GP64()
+	}
+	asm.Label("rowBlock")
+	asm.CMPQ(rows, U32(4))
+	asm.JB(LabelRef("rowSingle"))
+	{
+		if pf > 0 {
+			// pfOff = pf while the rows after this block span at least pf
+			// bytes, else 0: nothing is prefetched past A's last row.
+			ahead, d := asm.GP64(), asm.GP64()
+			asm.LEAQ(Mem{Base: rows, Disp: -4}, ahead)
+			asm.IMULQ(lda, ahead)
+			asm.XORQ(pfOff, pfOff)
+			asm.MOVQ(U32(pf), d)
+			asm.CMPQ(ahead, d)
+			asm.CMOVQCC(d, pfOff)
+		}
+		acc := make([]VecVirtual, 4)
+		p := asm.GP64()
+		asm.MOVQ(a, p)
+		for i := range acc {
+			acc[i] = s.vec()
+			seqRowDot(s, acc[i], p, x0, cols, rem, t, pfOff, fmt.Sprintf("r%d", i))
+			asm.ADDQ(lda, p)
+		}
+		asm.VMOVUPS(s.hsum4(acc[0], acc[1], acc[2], acc[3]), Mem{Base: dst})
+		asm.ADDQ(U32(16), dst)
+		asm.MOVQ(p, a)
+		asm.SUBQ(U32(4), rows)
+		asm.JMP(LabelRef("rowBlock"))
+	}
+
+	asm.Label("rowSingle")
+	asm.TESTQ(rows, rows)
+	asm.JZ(LabelRef("done"))
+	{
+		acc := s.vec()
+		seqRowDot(s, acc, a, x0, cols, rem, t, nil, "s")
+		asm.VMOVSS(s.hsum(acc), Mem{Base: dst})
+		asm.ADDQ(U32(4), dst)
+		asm.ADDQ(lda, a)
+		asm.DECQ(rows)
+		asm.JMP(LabelRef("rowSingle"))
+	}
+
+	asm.Label("done")
+	asm.VZEROUPPER()
+	asm.RET()
+}
+
+// seqRowDot sets acc to the lane-wise partial sums of the dot product of the
+// row at p with x (cols elements, rem = cols mod lanes, t its tail mask): four
+// accumulators while four vectors remain, then one vector at a time, then the
+// tail. If pfOff is not nil, every line read in the four-vector loop is also
+// prefetched pfOff bytes further on. id tells the labels apart.
+func seqRowDot(s *isa, acc VecVirtual, p, x, cols, rem GPVirtual, t tail, pfOff GPVirtual, id string) {
+	rp, hp, cnt := asm.GP64(), asm.GP64(), asm.GP64()
+	asm.MOVQ(p, rp)
+	asm.MOVQ(x, hp)
+	acs := []VecVirtual{acc, s.vec(), s.vec(), s.vec()}
+	for _, v := range acs {
+		s.zero(v)
+	}
+	four, ones, one, tl, done := "seq"+id+"Four", "seq"+id+"Ones", "seq"+id+"One", "seq"+id+"Tail", "seq"+id+"Done"
+	shift := uint8(bits.TrailingZeros(uint(s.lanes)))
+	asm.MOVQ(cols, cnt)
+	asm.SHRQ(U8(shift+2), cnt)
+	asm.JZ(LabelRef(ones))
+	asm.Label(four)
+	for j, v := range acs {
+		xv := s.vec()
+		asm.VMOVUPS(Mem{Base: hp, Disp: s.bytes() * j}, xv)
+		asm.VFMADD231PS(Mem{Base: rp, Disp: s.bytes() * j}, xv, v)
+	}
+	if pfOff != nil {
+		for d := 0; d < 4*s.bytes(); d += 64 {
+			asm.PREFETCHT0(Mem{Base: rp, Index: pfOff, Scale: 1, Disp: d})
+		}
+	}
+	asm.ADDQ(U32(4*s.bytes()), rp)
+	asm.ADDQ(U32(4*s.bytes()), hp)
+	asm.DECQ(cnt)
+	asm.JNZ(LabelRef(four))
+	asm.Label(ones)
+	asm.MOVQ(cols, cnt)
+	asm.SHRQ(U8(shift), cnt)
+	asm.ANDQ(U32(3), cnt)
+	asm.JZ(LabelRef(tl))
+	asm.Label(one)
+	xv := s.vec()
+	asm.VMOVUPS(Mem{Base: hp}, xv)
+	asm.VFMADD231PS(Mem{Base: rp}, xv, acs[1])
+	asm.ADDQ(U32(s.bytes()), rp)
+	asm.ADDQ(U32(s.bytes()), hp)
+	asm.DECQ(cnt)
+	asm.JNZ(LabelRef(one))
+	asm.Label(tl)
+	asm.TESTQ(rem, rem)
+	asm.JZ(LabelRef(done))
+	{
+		xt, v := s.vec(), s.vec()
+		s.loadTail(hp, rem, t, xt)
+		s.loadTail(rp, rem, t, v)
+		asm.VFMADD231PS(v, xt, acs[2])
+	}
+	asm.Label(done)
+	asm.VADDPS(acs[1], acs[0], acs[0])
+	asm.VADDPS(acs[3], acs[2], acs[2])
+	asm.VADDPS(acs[2], acs[0], acs[0])
+}
+
+// matVecSplitPrefetch are the software prefetch distances, in bytes, of the
+// split matVec variants matVecSplit4PF<d>K<ISA> (0: matVecSplit4<ISA>).
+var matVecSplitPrefetch = []int{0, 1 << 10, 4 << 10}
+
+// matVecSplitName returns the name of the split matVec variant with prefetch
+// distance pf bytes on s.
+func matVecSplitName(s *isa, pf int) string {
+	if pf == 0 {
+		return s.name("matVecSplit4")
+	}
+	return s.name(fmt.Sprintf("matVecSplit4PF%dK", pf>>10))
+}
+
+// genMatVecSplit emits matVecSplit4<ISA>(dst, a []float32, lda int, x
+// []float32), dst = A·x like matVec, for an A that streams from memory: the
+// rows are split into four chunks of q = len(dst)/4 consecutive rows, and the
+// chunks are read side by side, row i of each at a time (one load of x for
+// four FMAs), so that A is read as four streams, each in address order, in
+// four distant places: each keeps a hardware prefetcher stream of its own,
+// where matVec's four adjacent rows share their pages. The last len(dst) mod
+// 4 rows go one at a time. With pf > 0 every line read is also prefetched
+// (PREFETCHT0) pf bytes further on in its chunk, while at least pf bytes of
+// rows follow in the chunk (no prefetch beyond A). AVX2 needs len(x) ≥ 8
+// (the tail reloads the last full vector).
+func genMatVecSplit(s *isa, pf int) {
+	name := matVecSplitName(s, pf)
+	TEXT(name, NOSPLIT, "func(dst, a []float32, lda int, x []float32)")
+	asm.Doc(name + " sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A as four streams.")
+	ldaMem, qbMem := asm.AllocLocal(8), asm.AllocLocal(8)
+	dst := load(asm.Param("dst").Base())
+	rows := load(asm.Param("dst").Len())
+	a := load(asm.Param("a").Base())
+	{
+		t := load(asm.Param("lda"))
+		asm.SHLQ(U8(2), t)
+		asm.MOVQ(t, ldaMem)
+	}
+	x0 := load(asm.Param("x").Base())
+	cols := load(asm.Param("x").Len())
+
+	var t tail
+	{
+		rem := asm.GP64()
+		asm.MOVQ(cols, rem)
+		asm.ANDQ(U32(s.lanes-1), rem)
+		asm.JZ(LabelRef("maskDone"))
+		t = s.tailMask(rem)
+		asm.Label("maskDone")
+	}
+
+	// q = rows/4 in rows (the block count), cs = q·lda bytes between chunks,
+	// q·4 bytes between their dst entries (qbMem).
+	q, cs, cs3 := asm.GP64(), asm.GP64(), asm.GP64()
+	asm.MOVQ(rows, q)
+	asm.SHRQ(U8(2), q)
+	{
+		qb := asm.GP64()
+		asm.MOVQ(q, qb)
+		asm.SHLQ(U8(2), qb)
+		asm.MOVQ(qb, qbMem)
+	}
+	asm.MOVQ(q, cs)
+	asm.IMULQ(ldaMem, cs)
+	asm.LEAQ(Mem{Base: cs, Index: cs, Scale: 2}, cs3)
+	asm.ANDQ(U32(3), rows) // the rows left after the chunks
+
+	var pfOff GPVirtual
+	if pf > 0 {
+		pfOff = asm.GP64()
+	}
+	asm.TESTQ(q, q)
+	asm.JZ(LabelRef("blocksDone"))
+	asm.Label("block")
+	{
+		if pf > 0 {
+			ahead, d := asm.GP64(), asm.GP64()
+			asm.LEAQ(Mem{Base: q, Disp: -1}, ahead)
+			asm.IMULQ(ldaMem, ahead)
+			asm.XORQ(pfOff, pfOff)
+			asm.MOVQ(U32(pf), d)
+			asm.CMPQ(ahead, d)
+			asm.CMOVQCC(d, pfOff)
+		}
+		p, hp, cnt := asm.GP64(), asm.GP64(), asm.GP64()
+		asm.MOVQ(a, p)
+		asm.MOVQ(x0, hp)
+		rowsAt := func(base GPVirtual, disp int) []Mem {
+			return []Mem{{Base: base, Disp: disp}, {Base: base, Index: cs, Scale: 1, Disp: disp},
+				{Base: base, Index: cs, Scale: 2, Disp: disp}, {Base: base, Index: cs3, Scale: 1, Disp: disp}}
+		}
+		acc := make([]VecVirtual, 4)
+		for i := range acc {
+			acc[i] = s.vec()
+			s.zero(acc[i])
+		}
+		var pp GPVirtual
+		if pf > 0 {
+			pp = asm.GP64()
+			asm.LEAQ(Mem{Base: p, Index: pfOff, Scale: 1}, pp)
+		}
+		asm.MOVQ(cols, cnt)
+		asm.SHRQ(U8(bits.TrailingZeros(uint(s.lanes))), cnt)
+		asm.JZ(LabelRef("blockTail"))
+		asm.Label("blockVector")
+		xv := s.vec()
+		asm.VMOVUPS(Mem{Base: hp}, xv)
+		for i, m := range rowsAt(p, 0) {
+			asm.VFMADD231PS(m, xv, acc[i])
+		}
+		ptrs := []GPVirtual{p, hp}
+		if pf > 0 {
+			for d := 0; d < s.bytes(); d += 64 {
+				for _, m := range rowsAt(pp, d) {
+					asm.PREFETCHT0(m)
+				}
+			}
+			ptrs = append(ptrs, pp)
+		}
+		for _, r := range ptrs {
+			asm.ADDQ(U32(s.bytes()), r)
+		}
+		asm.DECQ(cnt)
+		asm.JNZ(LabelRef("blockVector"))
+
+		asm.Label("blockTail")
+		rem := asm.GP64()
+		asm.MOVQ(cols, rem)
+		asm.ANDQ(U32(s.lanes-1), rem)
+		asm.JZ(LabelRef("blockReduce"))
+		xt := s.vec()
+		s.loadTail(hp, rem, t, xt)
+		for i, m := range rowsAt(p, 0) {
+			rp, v := asm.GP64(), s.vec()
+			asm.LEAQ(m, rp)
+			s.loadTail(rp, rem, t, v)
+			asm.VFMADD231PS(v, xt, acc[i])
+		}
+
+		asm.Label("blockReduce")
+		sums := s.hsum4(acc[0], acc[1], acc[2], acc[3])
+		qb, d2 := asm.GP64(), asm.GP64()
+		asm.MOVQ(qbMem, qb)
+		asm.VMOVSS(sums, Mem{Base: dst})
+		asm.VEXTRACTPS(U8(1), sums, Mem{Base: dst, Index: qb, Scale: 1})
+		asm.VEXTRACTPS(U8(2), sums, Mem{Base: dst, Index: qb, Scale: 2})
+		asm.LEAQ(Mem{Base: dst, Index: qb, Scale: 2}, d2)
+		asm.VEXTRACTPS(U8(3), sums, Mem{Base: d2, Index: qb, Scale: 1})
+		asm.ADDQ(U32(4), dst)
+		asm.ADDQ(ldaMem, a)
+		asm.DECQ(q)
+		asm.JNZ(LabelRef("block"))
+	}
+	asm.Label("blocksDone")
+	// a and dst are at the start of chunk 1; the rows left start after chunk 3.
+	asm.ADDQ(cs3, a)
+	{
+		qb := asm.GP64()
+		asm.MOVQ(qbMem, qb)
+		asm.LEAQ(Mem{Base: dst, Index: qb, Scale: 2}, dst)
+		asm.ADDQ(qb, dst)
+	}
+	asm.Label("rowSingle")
+	asm.TESTQ(rows, rows)
+	asm.JZ(LabelRef("done"))
+	{
+		rem := asm.GP64()
+		asm.MOVQ(cols, rem)
+		asm.ANDQ(U32(s.lanes-1), rem)
+		acc := s.vec()
+		seqRowDot(s, acc, a, x0, cols, rem, t, nil, "s")
+		asm.VMOVSS(s.hsum(acc), Mem{Base: dst})
+		asm.ADDQ(U32(4), dst)
+		asm.ADDQ(ldaMem, a)
+		asm.DECQ(rows)
+		asm.JMP(LabelRef("rowSingle"))
+	}
+	asm.Label("done")
+	asm.VZEROUPPER()
+	asm.RET()
 }

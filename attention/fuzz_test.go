@@ -149,7 +149,7 @@ func FuzzBatch(f *testing.F) {
 // not, on one goroutine or several, with the default or small blocks, each
 // output row against the oracle of its head with the tiled bound. The count of
 // KV heads is a divisor of the heads chosen by h/8 (all of them: MultiHead);
-// the block sizes by dk/12.
+// the block sizes by dk/12; the tiled or the direct (untiled) route by dh/12.
 func FuzzMultiHead(f *testing.F) {
 	f.Add(uint64(1), uint8(1), uint8(1), uint8(1), uint8(1), uint8(1), uint8(0), false, false)
 	f.Add(uint64(2), uint8(5), uint8(9), uint8(4), uint8(3), uint8(3), uint8(1), true, true)
@@ -162,6 +162,9 @@ func FuzzMultiHead(f *testing.F) {
 		}
 		if tiles := [][2]int{{0, 0}, {5, 7}, {1, 3}}[int(dk/12)%3]; tiles[0] > 0 {
 			setTiles(t, tiles[0], tiles[1])
+		}
+		if (dh/12)%2 == 0 {
+			setTuning(t, func(t *tuning) { t.multiHeadDirect = -1 })
 		}
 		T, S, heads := 1+int(tq)%24, 1+int(s)%40, 1+int(h)%6
 		var divisors []int

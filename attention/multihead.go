@@ -9,21 +9,32 @@ import (
 )
 
 // Workspace is caller-owned scratch space for [MultiHead] and [GroupedQuery].
-// It holds, for each goroutine a call uses (at most GOMAXPROCS), one block of
-// scores, the running max and sum of its queries and the packing buffers of
-// its two products: about 2·bq·bk + bk·max(d_k, d_h) + 2·bq floats for blocks
-// of bq queries and bk keys (192 and 256: attention/DESIGN.md), never the T×S
-// scores; and d_v + bk floats shared by them. It grows to the largest call
-// seen and is then reused, so calls allocate nothing. The zero value is ready
-// to use; a Workspace is not safe for concurrent use.
+// It holds the keys and values of every KV head packed once per call for the
+// matrix products (about S·(d_k + d_h) floats per KV head, rounded up to the
+// micro-kernel's panels); for each goroutine a call uses (at most
+// GOMAXPROCS), one block of scores, the running max and sum of its queries
+// and the packing buffer of the products' left operands, about
+// bq·(bk + max(d_k, bk)) + 2·bq floats for blocks of bq queries and bk keys
+// (192 and 256: attention/DESIGN.md), never the T×S scores; and d_v floats
+// shared by them. A call with T·S ≤ 3072, which runs without tiles, holds one
+// head's T×S scores instead. It grows to the largest call seen and is then reused, so
+// calls allocate nothing. The zero value is ready to use; a Workspace is not
+// safe for concurrent use.
 type Workspace struct {
-	tiles           []tileScratch // one per goroutine
-	zeros           []float32     // d_v zeros: Dot(row, zeros) is NaN for a row that is not finite
-	ones            []float32     // bk ones: Axpy(−m, ones, x) subtracts m from x
+	tiles []tileScratch // one per goroutine
+	// packK and packV hold each KV head's blocks of keys, packed once per
+	// call for the products: block b of KV head j at j·kblocks+b, its
+	// keys transposed (d_k×bk) and its values as they are (bk×d_h).
+	packK, packV    []kernels.PackedB
+	zeros           []float32 // d_v zeros: Dot(row, zeros) is NaN for a row that is not finite
+	small           []float32 // the T×S scores of one head on the direct route (T·S small)
 	out, q, k, v    kernels.Matrix
 	heads, group    int // query heads, query heads per KV head
 	T, S, bq, bk    int
 	qblocks         int
+	kvHeads         int
+	kblocks         int
+	diag            int  // rows per product on a block of keys the mask cuts
 	causal, vFinite bool // vFinite: every value is finite
 	alpha           float32
 	next            atomic.Int64 // the next job: a head and a block of queries
@@ -38,9 +49,11 @@ type tileScratch struct {
 }
 
 // tileSize holds the blocks of the tiled attention: queries per block
-// (rows) and keys per block (keys). Tests shrink them to cross block
-// boundaries on small inputs; attention/DESIGN.md has the measurements.
-var tileSize = struct{ rows, keys int }{rows: 192, keys: 256}
+// (rows), keys per block (keys) and, on a block of keys that the causal mask
+// cuts, the queries per product (diag), each against the keys its last query
+// sees. Tests shrink them to cross block boundaries on small inputs;
+// attention/DESIGN.md has the measurements.
+var tileSize = struct{ rows, keys, diag int }{rows: 192, keys: 256, diag: 48}
 
 // MultiHead sets out to multi-head scaled dot-product attention of the queries
 // q (T×d), keys k (S×d) and values v (S×d_v) with the given number of heads.
@@ -59,7 +72,11 @@ var tileSize = struct{ rows, keys int }{rows: 192, keys: 256}
 // running maximum m and sum l = Σ e^(score−m) per query, and their weights'
 // product with the block of values added to the output rows, which are scaled
 // by e^(m_old−m) when the maximum rises; each row is divided by its l at the
-// end. Blocks of keys that no query of the block sees are skipped.
+// end. Blocks of keys that no query of the block sees are skipped, and on a
+// block the causal mask cuts, the queries go in groups, each against the keys
+// its last query sees. A call with T·S ≤ 3072 is not tiled: each head's
+// scores are one product, and each query's softmax and context one pass over
+// the values of the keys it sees (Attend's route), within the bounds below.
 //
 // Accuracy: each output row is within the bound of the scaled-dot context of
 // Memory.Attend for that row of Q_i against the n keys it sees, with two
@@ -146,11 +163,19 @@ func (ws *Workspace) attend(out, q, k, v kernels.Matrix, heads, kvHeads int, cau
 	if T == 0 || out.Cols == 0 {
 		return
 	}
+	if T*S <= tune.multiHeadDirect {
+		ws.direct(out, q, k, v, heads, kvHeads, causal)
+		return
+	}
 	dk := q.Cols / heads
 	bq, bk := max(1, tileSize.rows), max(1, tileSize.keys)
-	qblocks := (T + bq - 1) / bq
+	qblocks, kblocks := (T+bq-1)/bq, (S+bk-1)/bk
 	jobs := heads * qblocks
 	parts := multiHeadWorkers(T*S*(q.Cols+out.Cols), jobs)
+	if n := kvHeads * kblocks; len(ws.packK) < n {
+		ws.packK = append(ws.packK, make([]kernels.PackedB, n-len(ws.packK))...)
+		ws.packV = append(ws.packV, make([]kernels.PackedB, n-len(ws.packV))...)
+	}
 	if len(ws.tiles) < parts {
 		ws.tiles = append(ws.tiles, make([]tileScratch, parts-len(ws.tiles))...)
 	}
@@ -159,12 +184,6 @@ func (ws *Workspace) attend(out, q, k, v kernels.Matrix, heads, kvHeads int, cau
 		t.scores = grow(t.scores, bq*bk)
 		t.max = grow(t.max, bq)
 		t.sum = grow(t.sum, bq)
-	}
-	if len(ws.ones) < bk {
-		ws.ones = grow(ws.ones, bk)
-		for i := range ws.ones {
-			ws.ones[i] = 1
-		}
 	}
 	vFinite := true
 	if causal {
@@ -183,7 +202,11 @@ func (ws *Workspace) attend(out, q, k, v kernels.Matrix, heads, kvHeads int, cau
 	ws.out, ws.q, ws.k, ws.v = out, q, k, v
 	ws.heads, ws.group, ws.T, ws.S, ws.bq, ws.bk = heads, heads/kvHeads, T, S, bq, bk
 	ws.qblocks, ws.causal, ws.vFinite = qblocks, causal, vFinite
+	ws.kvHeads, ws.kblocks, ws.diag = kvHeads, kblocks, max(1, tileSize.diag)
 	ws.alpha = float32(1 / math.Sqrt(float64(dk)))
+	// Pack every block of keys and values once, then run the jobs.
+	ws.next.Store(0)
+	runParallel((*wsPacker)(ws), min(parts, kvHeads*kblocks), &ws.wg)
 	ws.next.Store(0)
 	runParallel(ws, parts, &ws.wg)
 	ws.out, ws.q, ws.k, ws.v = kernels.Matrix{}, kernels.Matrix{}, kernels.Matrix{}, kernels.Matrix{}
@@ -203,6 +226,27 @@ func (ws *Workspace) run(p int) {
 	}
 }
 
+// wsPacker is a Workspace whose parts pack the blocks of keys and values.
+type wsPacker Workspace
+
+// run takes packing jobs until none is left: job j packs block j mod kblocks
+// of KV head j/kblocks.
+func (p *wsPacker) run(int) {
+	ws := (*Workspace)(p)
+	dk, dh := ws.k.Cols/ws.kvHeads, ws.v.Cols/ws.kvHeads
+	jobs := int64(ws.kvHeads * ws.kblocks)
+	for {
+		j := ws.next.Add(1) - 1
+		if j >= jobs {
+			return
+		}
+		kv, b := int(j)/ws.kblocks, int(j)%ws.kblocks
+		s0, s1 := b*ws.bk, min(ws.S, (b+1)*ws.bk)
+		ws.packK[j].Pack(true, rows(cols(ws.k, kv*dk, (kv+1)*dk), s0, s1))
+		ws.packV[j].Pack(false, rows(cols(ws.v, kv*dh, (kv+1)*dh), s0, s1))
+	}
+}
+
 // seen returns how many keys query t sees.
 func (ws *Workspace) seen(t int) int {
 	if !ws.causal {
@@ -219,7 +263,6 @@ func (ws *Workspace) block(t *tileScratch, i, qb int) {
 	t0, t1 := qb*ws.bq, min(ws.T, (qb+1)*ws.bq)
 	h := t1 - t0
 	qi := rows(cols(ws.q, i*dk, (i+1)*dk), t0, t1)
-	ki := cols(ws.k, kv*dk, (kv+1)*dk)
 	vi := cols(ws.v, kv*dh, (kv+1)*dh)
 	oi := rows(cols(ws.out, i*dh, (i+1)*dh), t0, t1)
 	mx, sum := t.max[:h], t.sum[:h]
@@ -228,36 +271,47 @@ func (ws *Workspace) block(t *tileScratch, i, qb int) {
 		clear(row(oi, r))
 		mx[r], sum[r] = ninf, 0
 	}
-	first, last := ws.seen(t0), ws.seen(t1-1) // keys seen by the first and last query
+	last := ws.seen(t1 - 1) // keys seen by the last query
 	for s0 := 0; s0 < last; s0 += ws.bk {
 		s1 := min(last, s0+ws.bk)
-		w := s1 - s0
+		pk, pv := &ws.packK[kv*ws.kblocks+s0/ws.bk], &ws.packV[kv*ws.kblocks+s0/ws.bk]
 		// Rows before lo see no key of this block (causal): they are left
 		// out of both products.
 		lo := 0
 		if ws.causal {
 			lo = min(h-1, max(0, s0+ws.T-ws.S-t0))
 		}
-		sc := kernels.Matrix{Rows: h - lo, Cols: w, Stride: ws.bk, Data: t.scores[:(h-lo-1)*ws.bk+w]}
-		t.gemm.Gemm(false, true, ws.alpha, rows(qi, lo, h), rows(ki, s0, s1), 0, sc)
-		for r := lo; r < h; r++ {
-			x := row(sc, r-lo)
-			n := min(w, max(0, ws.seen(t0+r)-s0))
-			clear(x[n:])
-			if n > 0 {
-				online(x[:n], ws.ones[:n], &mx[r], &sum[r], row(oi, r))
+		for r0 := lo; r0 < h; {
+			// Rows r0…r1−1 against the keys s0…s0+w−1 their last row sees:
+			// all remaining rows when row r0 sees the whole block, else
+			// ws.diag rows.
+			r1 := h
+			if ws.seen(t0+r0) < s1 {
+				r1 = min(h, r0+ws.diag)
 			}
-		}
-		if s1 <= first || ws.vFinite {
-			t.gemm.Gemm(false, false, 1, sc, rows(vi, s0, s1), 1, rows(oi, lo, h))
-			continue
-		}
-		// Some values are not finite: a query's output takes only the
-		// keys it sees.
-		for r := lo; r < h; r++ {
-			if n := min(w, max(0, ws.seen(t0+r)-s0)); n > 0 {
-				kernels.MatTVec(row(oi, r), rows(vi, s0, s0+n), row(sc, r-lo)[:n])
+			w := min(s1, ws.seen(t0+r1-1)) - s0
+			sc := kernels.Matrix{Rows: r1 - r0, Cols: w, Stride: ws.bk, Data: t.scores[:(r1-r0-1)*ws.bk+w]}
+			t.gemm.GemmPacked(false, ws.alpha, rows(qi, r0, r1), pk, 0, sc)
+			for r := r0; r < r1; r++ {
+				x := row(sc, r-r0)
+				n := min(w, max(0, ws.seen(t0+r)-s0))
+				clear(x[n:])
+				if n > 0 {
+					online(x[:n], &mx[r], &sum[r], row(oi, r))
+				}
 			}
+			if s0+w <= ws.seen(t0+r0) || ws.vFinite {
+				t.gemm.GemmPacked(false, 1, sc, pv, 1, rows(oi, r0, r1))
+			} else {
+				// Some values are not finite: a query's output takes only
+				// the keys it sees.
+				for r := r0; r < r1; r++ {
+					if n := min(w, max(0, ws.seen(t0+r)-s0)); n > 0 {
+						kernels.MatTVec(row(oi, r), rows(vi, s0, s0+n), row(sc, r-r0)[:n])
+					}
+				}
+			}
+			r0 = r1
 		}
 	}
 	for r := range h {
@@ -267,32 +321,15 @@ func (ws *Workspace) block(t *tileScratch, i, qb int) {
 	}
 }
 
-// online folds the scores x (ones is as long, all 1) of one query against a block of keys into its
+// online folds the scores x of one query against a block of keys into its
 // running max m and sum l: x becomes the weights e^(x−m') against the new max
-// m', and the output row o accumulated so far is scaled by e^(m−m') when the
-// max rises. Special values: a NaN makes m, l and o NaN; +Inf scores get
-// weight 1 and the others 0 (the softmax's rule, folded the same way); while
-// every score so far is −Inf the weights are 0.
-func online(x, ones []float32, m, l *float32, o []float32) {
+// m' (kernels.OnlineSoftmax), and the output row o accumulated so far is
+// scaled by e^(m−m') when the max rises. Special values: a NaN makes m, l and
+// o NaN; +Inf scores get weight 1 and the others 0 (the softmax's rule,
+// folded the same way); while every score so far is −Inf the weights are 0.
+func online(x []float32, m, l *float32, o []float32) {
 	mOld := *m
-	mNew := max(mOld, kernels.Max(x))
-	switch {
-	case math.IsInf(float64(mNew), -1):
-		clear(x)
-		return
-	case math.IsInf(float64(mNew), 1):
-		for s, v := range x {
-			if math.IsInf(float64(v), 1) {
-				x[s] = 1
-			} else {
-				x[s] = 0
-			}
-		}
-	default:
-		kernels.Axpy(-mNew, ones, x)
-		kernels.Exp(x, x)
-	}
-	add := kernels.Sum(x)
+	mNew, add := kernels.OnlineSoftmax(x, mOld)
 	switch {
 	case mNew == mOld:
 		*l += add

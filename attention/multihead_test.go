@@ -19,11 +19,16 @@ import (
 // head's column blocks, with the tiled bound), on one goroutine and on
 // several, for several block sizes, under every ISA.
 func TestMultiHead(t *testing.T) {
-	for _, tiles := range [][2]int{{0, 0}, {1, 1}, {5, 7}, {6, 64}, {16, 16}} {
+	// tiles: rows, keys and, when not 0, the diagonal products' rows.
+	for _, tiles := range [][3]int{{0, 0, 0}, {1, 1, 0}, {5, 7, 0}, {6, 64, 0}, {16, 16, 0}, {0, 0, 1}, {5, 7, 2}, {16, 16, 5}, {16, 64, 6}} {
 		for _, parallel := range []bool{false, true} {
 			t.Run(fmt.Sprintf("tiles=%v/parallel=%v", tiles, parallel), func(t *testing.T) {
+				setTuning(t, func(t *tuning) { t.multiHeadDirect = -1 })
 				if tiles[0] > 0 {
 					setTiles(t, tiles[0], tiles[1])
+				}
+				if tiles[2] > 0 {
+					setDiag(t, tiles[2])
 				}
 				if parallel {
 					setTuning(t, func(t *tuning) { t.multiHeadMinWork = 0 })
@@ -33,12 +38,23 @@ func TestMultiHead(t *testing.T) {
 			})
 		}
 	}
+	t.Run("direct", func(t *testing.T) {
+		setTuning(t, func(t *tuning) { t.multiHeadDirect = math.MaxInt })
+		testMultiHead(t)
+	})
 }
 
 // setTiles sets the block sizes of the tiled attention for the test.
 func setTiles(tb testing.TB, rows, keys int) {
 	old := tileSize
 	tileSize.rows, tileSize.keys = rows, keys
+	tb.Cleanup(func() { tileSize = old })
+}
+
+// setDiag sets the rows per product on blocks the causal mask cuts.
+func setDiag(tb testing.TB, n int) {
+	old := tileSize
+	tileSize.diag = n
 	tb.Cleanup(func() { tileSize = old })
 }
 
@@ -167,7 +183,7 @@ func mustPanic(t *testing.T, want string, f func()) {
 func TestPoolShrinks(t *testing.T) {
 	old := pool.idle.Swap(int64(time.Millisecond))
 	t.Cleanup(func() { pool.idle.Store(old) })
-	setTuning(t, func(t *tuning) { t.multiHeadMinWork = 0 })
+	setTuning(t, func(t *tuning) { t.multiHeadMinWork, t.multiHeadDirect = 0, -1 })
 	setProcs(t, 64)
 	rng := rand.New(rand.NewPCG(17, 18))
 	const T, S, d, heads = 3, 4, 64, 64
@@ -219,10 +235,13 @@ func TestPoolShrinks(t *testing.T) {
 func TestMultiHeadSpecial(t *testing.T) {
 	inf := float32(math.Inf(1))
 	nan := float32(math.NaN())
-	for _, tiles := range [][2]int{{0, 0}, {5, 7}, {1, 1}} {
+	for _, tiles := range [][3]int{{0, 0, 0}, {5, 7, 0}, {1, 1, 0}, {8, 8, 3}} {
 		t.Run(fmt.Sprint("tiles=", tiles), func(t *testing.T) {
 			if tiles[0] > 0 {
 				setTiles(t, tiles[0], tiles[1])
+			}
+			if tiles[2] > 0 {
+				setDiag(t, tiles[2])
 			}
 			forEachISA(t, func(t *testing.T) {
 				for _, sh := range []mhShape{{11, 13, 4, 3, 2, 1}, {13, 11, 4, 3, 2, 2}, {16, 9, 3, 5, 4, 2}} {
@@ -336,6 +355,13 @@ func TestMultiHeadNoAllocs(t *testing.T) {
 					f()
 					if n := testing.AllocsPerRun(10, f); n != 0 {
 						t.Errorf("causal=%v: %v allocations per call", causal, n)
+					}
+					small := func() {
+						GroupedQuery(rows(out, 0, 20), rows(q, 0, 20), rows(k, 0, 30), rows(v, 0, 30), 4, 2, causal, &ws)
+					}
+					small()
+					if n := testing.AllocsPerRun(10, small); n != 0 {
+						t.Errorf("causal=%v, direct route: %v allocations per call", causal, n)
 					}
 				}
 			})

@@ -22,6 +22,7 @@ type tuning struct {
 	manyWidenQ8Min   int // the same for Q8, whose widening is scalar
 	batchMinWork     int // multiply-adds, at least, of a Batch spread over goroutines
 	multiHeadMinWork int // multiply-adds, at least, of a MultiHead call spread over goroutines
+	multiHeadDirect  int // T·S, at most, of a MultiHead call computed without tiles (multihead_direct.go)
 }
 
 var tune = tuning{
@@ -36,6 +37,7 @@ var tune = tuning{
 	manyWidenQ8Min:   32,
 	batchMinWork:     1 << 17,
 	multiHeadMinWork: 1 << 18,
+	multiHeadDirect:  48 * 64,
 }
 
 // route names how a call runs.

@@ -5,6 +5,7 @@ package kernels
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/heedml/heed/fallback"
@@ -131,6 +132,10 @@ func maxOf(x []float32) float32 {
 }
 
 func matVec(dst, a []float32, lda int, x []float32) {
+	if (active == AVX2 || active == AVX512) && matVecFar(len(dst), lda, len(x)) {
+		matVecFarKernel()(dst, a, lda, x)
+		return
+	}
 	switch active {
 	case AVX512:
 		matVecAVX512(dst, a, lda, x)
@@ -139,6 +144,92 @@ func matVec(dst, a []float32, lda int, x []float32) {
 	default:
 		fallback.MatVec(dst, a, lda, x)
 	}
+}
+
+// matVecFarVariant is the matVec kernel for an A that spans more than
+// matVecFarBytes (it streams from memory, or from L3):
+//
+//   - "rows4": matVecAVX2/AVX512, four adjacent rows side by side, as for any A;
+//   - "seq", "seq-pf4k": matVecSeq, the rows one after another in address
+//     order (one stream), without and with software prefetch 4 KiB ahead;
+//   - "split4", "split4-pf1k", "split4-pf4k": matVecSplit4, the rows in four
+//     chunks read side by side (four streams, each in address order), without
+//     and with software prefetch 1 or 4 KiB ahead in each; "split4-pf1k-ymm"
+//     is split4-pf1k in YMM vectors on AVX-512 (the AVX2 kernel).
+//
+// The choice by CPU is defaultMatVecFar; HEED_MATVEC_FAR overrides it for
+// benchmarking.
+var matVecFarVariant = defaultMatVecFar(cpuid.CPU.VendorID)
+
+// matVecFarVariants are the values matVecFarVariant takes.
+var matVecFarVariants = []string{"rows4", "seq", "seq-pf4k", "split4", "split4-pf1k", "split4-pf4k", "split4-pf1k-ymm"}
+
+// matVecFarBytes is the span of A beyond which matVec takes matVecFarVariant:
+// this core's L2.
+var matVecFarBytes = l2Bytes()
+
+// defaultMatVecFar is matVecFarVariant's rule: on Intel, "split4-pf1k",
+// where one core's bandwidth from memory grows with the number of streams
+// the L2 prefetcher follows (one per 4 KiB page) and four adjacent rows
+// share their pages; elsewhere "rows4", as on Zen 4, where the four-row
+// kernel with its PREFETCHT1 was measured and the split kernels were not.
+// kernels/DESIGN.md has the measurements.
+func defaultMatVecFar(vendor cpuid.Vendor) string {
+	if vendor == cpuid.Intel {
+		return "split4-pf1k"
+	}
+	return "rows4"
+}
+
+func init() {
+	v := strings.TrimSpace(os.Getenv("HEED_MATVEC_FAR"))
+	switch {
+	case v == "":
+	case slices.Contains(matVecFarVariants, v):
+		matVecFarVariant = v
+	default:
+		envErrs = append(envErrs, fmt.Errorf("heed/kernels: HEED_MATVEC_FAR=%q: want one of %s; ignored, using %s", v, strings.Join(matVecFarVariants, ", "), matVecFarVariant))
+	}
+}
+
+// matVecFar reports whether matVec of rows×cols at stride lda takes
+// matVecFarKernel: matVecFarVariant is not rows4, A spans more than
+// matVecFarBytes, and cols ≥ 8 (AVX2 tails reload a whole vector).
+func matVecFar(rows, lda, cols int) bool {
+	return matVecFarVariant != "rows4" && cols >= 8 && rows*lda*4 > matVecFarBytes
+}
+
+// matVecFarKernel returns the kernel that matVecFarVariant (not rows4) names
+// under the active ISA.
+func matVecFarKernel() func(dst, a []float32, lda int, x []float32) {
+	z := active == AVX512
+	switch matVecFarVariant {
+	case "seq":
+		if z {
+			return matVecSeqAVX512
+		}
+		return matVecSeqAVX2
+	case "seq-pf4k":
+		if z {
+			return matVecSeqPF4KAVX512
+		}
+		return matVecSeqPF4KAVX2
+	case "split4":
+		if z {
+			return matVecSplit4AVX512
+		}
+		return matVecSplit4AVX2
+	case "split4-pf4k":
+		if z {
+			return matVecSplit4PF4KAVX512
+		}
+		return matVecSplit4PF4KAVX2
+	case "split4-pf1k":
+		if z {
+			return matVecSplit4PF1KAVX512
+		}
+	}
+	return matVecSplit4PF1KAVX2
 }
 
 // The AVX2 matTVec, matVecBatch and softmaxMatTVec kernels need at least one
@@ -278,7 +369,8 @@ func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *Softm
 		n = len(scores) &^ 7
 		if n > 0 {
 			kernel := dotSoftmaxMatTVecAVX2
-			switch far := dotSoftmaxFar(n, lda); {
+			far := dotSoftmaxFar(n, lda)
+			switch {
 			case far:
 				kernel = dotSoftmaxFarKernel()
 			case active == AVX512 && zmm():
@@ -286,10 +378,27 @@ func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *Softm
 			case active == AVX512:
 				kernel = dotSoftmaxMatTVecAVX512
 			}
-			var r int
-			st.Max, st.Sum, r = kernel(ctx, scores[:n], a, lda, h, st.Max, st.Sum)
-			if r != 0 {
-				return false
+			if k := dotSoftmaxFarSplit; far && k > 0 && active == AVX512 && n >= 8*k && !dotSoftmaxFarAhead {
+				// The k-stream kernel takes a multiple of 8·k rows, the
+				// one-stream kernel the rest.
+				n2 := n &^ (8*k - 1)
+				var r int
+				st.Max, st.Sum, r = dotSoftmaxSplitKernel()(ctx, scores[:n2], a, lda, h, st.Max, st.Sum)
+				if r != 0 {
+					return false
+				}
+				if n2 < n {
+					st.Max, st.Sum, r = kernel(ctx, scores[n2:n], a[n2*lda:], lda, h, st.Max, st.Sum)
+					if r != 0 {
+						return false
+					}
+				}
+			} else {
+				var r int
+				st.Max, st.Sum, r = kernel(ctx, scores[:n], a, lda, h, st.Max, st.Sum)
+				if r != 0 {
+					return false
+				}
 			}
 		}
 		if n == len(scores) {
@@ -811,4 +920,57 @@ func firstAbove(x []float32, t float32) int {
 		return firstAboveAVX2(x, t)
 	}
 	return firstAboveBlocks(x, t)
+}
+
+// dotSoftmaxFarSplit, when 2 or 4, makes the far kernel, on AVX-512, the
+// variant that reads the rows as that many streams
+// (dotSoftmaxMatTVecFarSplit[PF1], dotSoftmaxMatTVecFarSplit4PF1): the rows
+// in halves or quarters, a block of each scored together, each part read in
+// address order, with the one running state. The two-stream kernel prefetches
+// one block ahead in each half when dotSoftmaxFarPF is not 0, the four-stream
+// one always. The choice by CPU is defaultDotSoftmaxFarSplit;
+// HEED_DOTSOFTMAX_SPLIT=0|2|4 overrides it for benchmarking.
+var dotSoftmaxFarSplit = defaultDotSoftmaxFarSplit(cpuid.CPU.VendorID)
+
+// defaultDotSoftmaxFarSplit is dotSoftmaxFarSplit's rule: 4 streams on
+// Intel, where one core's bandwidth from memory grows with the number of
+// streams the L2 prefetcher follows; 0 (one stream) elsewhere, as on Zen 4,
+// where the one-stream kernel streamed near the memory ceiling (the split
+// kernels have not been measured there). kernels/DESIGN.md has the
+// measurements.
+func defaultDotSoftmaxFarSplit(vendor cpuid.Vendor) int {
+	if vendor == cpuid.Intel {
+		return 4
+	}
+	return 0
+}
+
+func init() {
+	switch v := strings.TrimSpace(os.Getenv("HEED_DOTSOFTMAX_SPLIT")); v {
+	case "":
+	case "0", "2", "4":
+		dotSoftmaxFarSplit = int(v[0] - '0')
+	default:
+		envErrs = append(envErrs, fmt.Errorf("heed/kernels: HEED_DOTSOFTMAX_SPLIT=%q: want 0, 2 or 4; ignored, using %d", v, dotSoftmaxFarSplit))
+	}
+}
+
+// dotSoftmaxSplitKernel returns the split far kernel for dotSoftmaxFarSplit
+// (2 or 4), the AVX-512 width and, for two streams, dotSoftmaxFarPF: none for
+// 0, one block ahead otherwise (two and four blocks measured no faster,
+// kernels/DESIGN.md).
+func dotSoftmaxSplitKernel() dotSoftmaxKernelFunc {
+	switch {
+	case dotSoftmaxFarSplit == 4 && zmm():
+		return dotSoftmaxMatTVecFarSplit4PF1AVX512Z
+	case dotSoftmaxFarSplit == 4:
+		return dotSoftmaxMatTVecFarSplit4PF1AVX512
+	case zmm() && dotSoftmaxFarPF == 0:
+		return dotSoftmaxMatTVecFarSplitAVX512Z
+	case zmm():
+		return dotSoftmaxMatTVecFarSplitPF1AVX512Z
+	case dotSoftmaxFarPF == 0:
+		return dotSoftmaxMatTVecFarSplitAVX512
+	}
+	return dotSoftmaxMatTVecFarSplitPF1AVX512
 }

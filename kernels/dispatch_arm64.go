@@ -141,45 +141,156 @@ func gemmMicroFor(isa ISA) *gemmMicro {
 	return nil
 }
 
-// The reduced-precision family: package fallback (no NEON kernels yet).
+// The reduced-precision family (lowprec.go, lowprec_decode.go); LOWPREC.md
+// explains the routes. The NEON kernels take whole vectors of 8 (whole blocks
+// of 32 for Q8); fallback, or the Go tails of lowprec_decode.go, the rest.
 
-func toBF16(dst []uint16, src []float32)   { fallback.BF16s(dst, src) }
-func fromBF16(dst []float32, src []uint16) { fallback.FromBF16s(dst, src) }
-func toF16(dst []uint16, src []float32)    { fallback.F16s(dst, src) }
-func fromF16(dst []float32, src []uint16)  { fallback.FromF16s(dst, src) }
+// lowVec returns the number of leading elements of n that the NEON kernels of
+// the reduced-precision family take: whole vectors of 8, none on Generic.
+func lowVec(n int) int {
+	if active == NEON {
+		return n &^ 7
+	}
+	return 0
+}
+
+func toBF16(dst []uint16, src []float32) {
+	n := lowVec(len(src))
+	if n > 0 {
+		toBF16NEON(dst[:n], src[:n])
+	}
+	fallback.BF16s(dst[n:], src[n:])
+}
+
+func fromBF16(dst []float32, src []uint16) {
+	n := lowVec(len(src))
+	if n > 0 {
+		fromBF16NEON(dst[:n], src[:n])
+	}
+	fallback.FromBF16s(dst[n:], src[n:])
+}
+
+func toF16(dst []uint16, src []float32) {
+	n := lowVec(len(src))
+	if n > 0 {
+		toF16NEON(dst[:n], src[:n])
+	}
+	fallback.F16s(dst[n:], src[n:])
+}
+
+func fromF16(dst []float32, src []uint16) {
+	n := lowVec(len(src))
+	if n > 0 {
+		fromF16NEON(dst[:n], src[:n])
+	}
+	fallback.FromF16s(dst[n:], src[n:])
+}
+
+// fromQ8 is FromQ8: whole blocks in NEON, the last partial one in Go.
+func fromQ8(dst []float32, src []Q8Block) {
+	n := 0
+	if active == NEON {
+		n = len(dst) &^ (Q8BlockLen - 1)
+	}
+	if n > 0 {
+		fromQ8NEON(dst[:n], q8Bytes(src))
+	}
+	fallback.DequantizeQ8(dst[n:], src[n/Q8BlockLen:])
+}
+
+// The decode kernels below take len(dst) ≥ 1 rows (columns for the
+// transposed products) and len(x) ≥ 1 columns (rows).
 
 func matVecBF16(dst []float32, a []uint16, lda int, x []float32) {
-	fallback.MatVecBF16(dst, a, lda, x)
+	n := lowVec(len(x))
+	if n == 0 {
+		fallback.MatVecBF16(dst, a, lda, x)
+		return
+	}
+	matVecBF16NEON(dst, a, lda, x[:n])
+	if n < len(x) {
+		matVecHalfTail(dst, a, lda, x, n, fallback.Float32FromBF16)
+	}
 }
 
 func matVecF16(dst []float32, a []uint16, lda int, x []float32) {
-	fallback.MatVecF16(dst, a, lda, x)
+	n := lowVec(len(x))
+	if n == 0 {
+		fallback.MatVecF16(dst, a, lda, x)
+		return
+	}
+	matVecF16NEON(dst, a, lda, x[:n])
+	if n < len(x) {
+		matVecHalfTail(dst, a, lda, x, n, fallback.Float32FromF16)
+	}
 }
 
 func matTVecBF16(dst []float32, a []uint16, lda int, x []float32) {
-	fallback.MatTVecBF16(dst, a, lda, x)
+	n := lowVec(len(dst))
+	if n > 0 {
+		matTVecBF16NEON(dst[:n], a, lda, x)
+	}
+	if n < len(dst) {
+		fallback.MatTVecBF16(dst[n:], a[n:], lda, x)
+	}
 }
 
 func matTVecF16(dst []float32, a []uint16, lda int, x []float32) {
-	fallback.MatTVecF16(dst, a, lda, x)
+	n := lowVec(len(dst))
+	if n > 0 {
+		matTVecF16NEON(dst[:n], a, lda, x)
+	}
+	if n < len(dst) {
+		fallback.MatTVecF16(dst[n:], a[n:], lda, x)
+	}
+}
+
+// q8Whole returns the number of leading columns of n in whole 32-value blocks
+// that the NEON Q8 kernels take.
+func q8Whole(n int) int {
+	if active == NEON {
+		return n &^ (Q8BlockLen - 1)
+	}
+	return 0
 }
 
 func matVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
-	fallback.MatVecQ8(dst, a, lda, x)
+	n := q8Whole(len(x))
+	if n == 0 {
+		fallback.MatVecQ8(dst, a, lda, x)
+		return
+	}
+	matVecQ8NEON(dst, q8Bytes(a), lda, x[:n])
+	if n < len(x) {
+		matVecQ8Tail(dst, a, lda, x, n)
+	}
 }
 
 func matTVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
-	fallback.MatTVecQ8(dst, a, lda, x)
+	n := q8Whole(len(dst))
+	if n > 0 {
+		matTVecQ8NEON(dst[:n], q8Bytes(a), lda, x)
+	}
+	if n < len(dst) {
+		fallback.MatTVecQ8(dst[n:], a[n/Q8BlockLen:], lda, x)
+	}
 }
 
-func expShift(w, s []float32, m float32) float32 { return expShiftGo(w, s, m) }
+// expShift sets w[i] = e^(s[i]−m) and returns Σ w[i], for s[i] ≤ m, none NaN:
+// Softmax's exp-and-sum pass on NEON when m is finite.
+func expShift(w, s []float32, m float32) float32 {
+	if active == NEON && m-m == 0 {
+		return expShiftSumNEON(w[:len(s)], s, m)
+	}
+	return expShiftGo(w, s, m)
+}
 
 func decodeStepAsm(ctx, scores []float32, k, v stored, h []float32, st *SoftmaxState) (int, bool) {
 	return 0, true
 }
 
-// The decoder-step families: Sigmoid, Log, LogSoftmax and AddConstTo in NEON;
-// TopK's scan pure Go.
+// The decoder-step families: Sigmoid, Log, LogSoftmax, AddConstTo and TopK's
+// scan in NEON.
 
 func sigmoid(dst, x []float32) {
 	if active == NEON {
@@ -220,7 +331,13 @@ func addConstTo(dst []float32, c float32, x []float32) {
 	fallback.AddConstTo(dst, c, x)
 }
 
-func firstAbove(x []float32, t float32) int { return firstAboveBlocks(x, t) }
+// firstAbove is TopK's scan: the smallest i with !(x[i] ≤ t), or len(x).
+func firstAbove(x []float32, t float32) int {
+	if active == NEON {
+		return firstAboveNEON(x, t)
+	}
+	return firstAboveBlocks(x, t)
+}
 
 // The element-wise kernels.
 

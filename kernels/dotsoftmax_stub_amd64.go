@@ -81,6 +81,27 @@ func dotSoftmaxMatTVecFarPF4AVX512(ctx []float32, scores []float32, a []float32,
 //go:noescape
 func dotSoftmaxMatTVecFarAheadPF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
+// dotSoftmaxMatTVecFarSplitAVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func dotSoftmaxMatTVecFarSplitAVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
+// dotSoftmaxMatTVecFarSplitPF1AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func dotSoftmaxMatTVecFarSplitPF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
+// dotSoftmaxMatTVecFarSplit4PF1AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func dotSoftmaxMatTVecFarSplit4PF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
 // dotSoftmaxMatTVecAVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
@@ -122,3 +143,24 @@ func dotSoftmaxMatTVecFarPF4AVX512Z(ctx []float32, scores []float32, a []float32
 //
 //go:noescape
 func dotSoftmaxMatTVecFarAheadPF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
+// dotSoftmaxMatTVecFarSplitAVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func dotSoftmaxMatTVecFarSplitAVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
+// dotSoftmaxMatTVecFarSplitPF1AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func dotSoftmaxMatTVecFarSplitPF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
+// dotSoftmaxMatTVecFarSplit4PF1AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func dotSoftmaxMatTVecFarSplit4PF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)

@@ -172,20 +172,33 @@ func grow(s []float32, n int) []float32 {
 // panels, and each mc×kc block of op(A), packed into mr-row panels, every
 // mr×nr tile of C gets one micro-kernel call; the first block of the inner
 // dimension applies β, the later ones add to C.
-func (g *gemmOp) run(buf *gemmBuf) {
+func (g *gemmOp) run(buf *gemmBuf) { g.runPacked(buf, nil, 0) }
+
+// runPacked is run with op(B) packed beforehand when packed is not nil: nr-column
+// panels of kp rows each (panel r at packed[r·nr·kp:], row p of it at
+// p·nr), of which the product uses the leading g.k rows and g.n columns.
+func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 	mk := g.micro
 	mr, nr := mk.mr, mk.nr
 	kc := min(mk.kc, g.k)
 	mcMax := min(mk.mc, roundUp(g.m, mr))
 	ncMax := min(mk.nc, roundUp(g.n, nr))
 	buf.a = grow(buf.a, mcMax*kc)
-	buf.b = grow(buf.b, ncMax*kc)
+	if packed == nil {
+		buf.b = grow(buf.b, ncMax*kc)
+	}
 	buf.tile = grow(buf.tile, mr*nr)
 	for jc := 0; jc < g.n; jc += mk.nc {
 		nb := min(mk.nc, g.n-jc)
 		for pc := 0; pc < g.k; pc += kc {
 			kb := min(kc, g.k-pc)
-			packB(buf.b, g.transB, g.b, g.ldb, pc, jc, kb, nb, nr, mk.transpose8)
+			// bp(jr) is the kb×nr panel of op(B) for columns jc+jr….
+			bs, panel, off := buf.b, nr*kb, 0
+			if packed == nil {
+				packB(buf.b, g.transB, g.b, g.ldb, pc, jc, kb, nb, nr, mk.transpose8)
+			} else {
+				bs, panel, off = packed, nr*kp, jc/nr*nr*kp+pc*nr
+			}
 			beta := g.beta
 			if pc > 0 {
 				beta = 1
@@ -201,7 +214,7 @@ func (g *gemmOp) run(buf *gemmBuf) {
 					packA(buf.a[full*kb:], false, g.a, g.lda, ic+full, pc, mb-full, kb, mr)
 				}
 				for jr := 0; jr < nb; jr += nr {
-					bp := &buf.b[jr*kb]
+					bp := &bs[off+jr/nr*panel]
 					w := min(nr, nb-jr)
 					for ir := 0; ir < mb; ir += mr {
 						h := min(mr, mb-ir)

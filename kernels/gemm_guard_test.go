@@ -11,7 +11,10 @@ import (
 // with shapes that leave partial tiles in every dimension and partial 8×8
 // blocks of the transposing pack of Bᵀ (k = 8, 13): a read or write
 // outside the matrices crashes the test.
-func TestGemmGuard(t *testing.T) {
+func TestGemmGuard(t *testing.T) { gemmGuard(t, Gemm) }
+
+// gemmGuard is TestGemmGuard's body with the product under test.
+func gemmGuard(t *testing.T, gemm func(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix)) {
 	mr, nr := gemmTileSizes()
 	const maxN = 4 * 64 * 64
 	ga, gb, gc := newGuard(t, maxN), newGuard(t, maxN), newGuard(t, maxN)
@@ -42,7 +45,7 @@ func TestGemmGuard(t *testing.T) {
 								for i := range c.Data {
 									c.Data[i] = 1
 								}
-								Gemm(ta, tb, 1, a, b, 1, c)
+								gemm(ta, tb, 1, a, b, 1, c)
 								// C[0,0] = 1 + Σₚ op(A)[0,p]·op(B)[p,0], exact in float32.
 								want := 1.0
 								for p := 0; p < k; p++ {

@@ -42,7 +42,9 @@ func newMatrix(t *testing.T, rng *rand.Rand, rows, cols, pad, off int) (Matrix, 
 	return m, ok
 }
 
-func TestMatVec(t *testing.T) {
+func TestMatVec(t *testing.T) { forEachMatVecRoute(t, testMatVec) }
+
+func testMatVec(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(5, 6))
 		for _, sh := range matShapes() {
@@ -70,7 +72,9 @@ func TestMatVec(t *testing.T) {
 
 // TestMatVecLarge covers the shapes for which the kernels prefetch rows ahead:
 // short rows of a matrix beyond L2, and long rows of one beyond L3.
-func TestMatVecLarge(t *testing.T) {
+func TestMatVecLarge(t *testing.T) { forEachMatVecRoute(t, testMatVecLarge) }
+
+func testMatVecLarge(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, 8))
 		for _, sh := range [][2]int{{1030, 257}, {1031, 1000}, {6, 1<<21 + 3}} {
@@ -91,7 +95,9 @@ func TestMatVecLarge(t *testing.T) {
 	})
 }
 
-func TestMatVecGuard(t *testing.T) {
+func TestMatVecGuard(t *testing.T) { forEachMatVecRoute(t, testMatVecGuard) }
+
+func testMatVecGuard(t *testing.T) {
 	forEachGuarded(t, 257*13, 6, func(t *testing.T, n int, get func(int) []float32) {
 		// Every row count of the 4-row blocks and the single rows; then 8 to
 		// 13 rows, for the AVX-512 eight-row blocks of rows up to 64 columns.

@@ -3,6 +3,7 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -136,5 +137,122 @@ func TestNEONExpTanh(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d inputs, max %d ULP", k.name, len(xs), worst)
+	}
+}
+
+// TestNEONLowPrecMatTVec checks the NEON transposed products over stored
+// matrices bit for bit against fallback, which does the same FMAs (and, for
+// Q8, the same rounding of x[r]·Scale per block) in the same order; the
+// kernels take whole vectors of 8 (blocks of 32) columns.
+func TestNEONLowPrecMatTVec(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, rows := range []int{1, 2, 3, 4, 5, 8, 13} {
+		for _, cols := range []int{8, 16, 32, 40, 64, 96, 128} {
+			for _, pad := range []int{0, 3} {
+				a := randMatrix(rng, rows, cols)
+				stride := cols + pad
+				h16 := make([]uint16, rows*stride)
+				for r := 0; r < rows; r++ {
+					for c := 0; c < cols; c++ {
+						h16[r*stride+c] = uint16(rng.Uint32()) // every bit pattern, NaNs too
+					}
+				}
+				x := make([]float32, rows)
+				fill(rng, x)
+				acc := make([]float32, cols)
+				fill(rng, acc)
+				for _, k := range []struct {
+					name string
+					asm  func(dst []float32, a []uint16, lda int, x []float32)
+					fb   func(dst []float32, a []uint16, lda int, x []float32)
+				}{
+					{"matTVecBF16NEON", matTVecBF16NEON, fallback.MatTVecBF16},
+					{"matTVecF16NEON", matTVecF16NEON, fallback.MatTVecF16},
+				} {
+					got := append([]float32(nil), acc...)
+					want := append([]float32(nil), acc...)
+					k.asm(got, h16, stride, x)
+					k.fb(want, h16, stride, x)
+					neonSameBits(t, fmt.Sprintf("%s %d×%d", k.name, rows, cols), got, want)
+				}
+				if cols%Q8BlockLen != 0 {
+					continue
+				}
+				nb := cols/Q8BlockLen + pad%2
+				q := make([]Q8Block, rows*nb)
+				for r := 0; r < rows; r++ {
+					fallback.QuantizeQ8(q[r*nb:], a.Data[r*cols:(r+1)*cols])
+				}
+				got := append([]float32(nil), acc...)
+				want := append([]float32(nil), acc...)
+				matTVecQ8NEON(got, q8Bytes(q), nb, x)
+				fallback.MatTVecQ8(want, q, nb, x)
+				neonSameBits(t, fmt.Sprintf("matTVecQ8NEON %d×%d", rows, cols), got, want)
+			}
+		}
+	}
+}
+
+// TestNEONSpanMaxFirstAbove calls TopK's NEON kernels directly: spanMaxNEON
+// against fallback.Max per span, and firstAboveNEON against
+// fallback.FirstAbove with the hit in each position of a 16-element step and
+// the tail.
+func TestNEONSpanMaxFirstAbove(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	x := make([]float32, 3*topKSpan)
+	fill(rng, x)
+	dst := make([]float32, 3)
+	if spanMaxNEON(dst, x) {
+		t.Fatal("spanMaxNEON reports a NaN in finite data")
+	}
+	for j := range dst {
+		if want := fallback.Max(x[j*topKSpan : (j+1)*topKSpan]); dst[j] != want {
+			t.Fatalf("span %d: %v, want %v", j, dst[j], want)
+		}
+	}
+	for _, n := range []int{0, 1, 15, 16, 17, 31, 32, 33, 64, 100} {
+		y := make([]float32, n)
+		for hit := -1; hit < n; hit++ {
+			for _, hv := range []float32{0.75, float32(math.NaN()), float32(math.Inf(1))} {
+				for i := range y {
+					y[i] = float32(i%5) / 10 // ≤ t = 0.5
+				}
+				if hit >= 0 {
+					y[hit] = hv
+				}
+				if got, want := firstAboveNEON(y, 0.5), fallback.FirstAbove(y, 0.5); got != want {
+					t.Fatalf("n=%d hit=%d (%v): firstAboveNEON = %d, want %d", n, hit, hv, got, want)
+				}
+			}
+		}
+		if got, want := firstAboveNEON(y, float32(math.NaN())), fallback.FirstAbove(y, float32(math.NaN())); got != want {
+			t.Fatalf("n=%d t=NaN: firstAboveNEON = %d, want %d", n, got, want)
+		}
+	}
+}
+
+// TestNEONFromQ8 checks fromQ8NEON bit for bit against fallback.DequantizeQ8
+// (one FMUL per value) on random blocks, NaN scales among them.
+func TestNEONFromQ8(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	for _, nb := range []int{1, 2, 3, 7} {
+		src := make([]Q8Block, nb)
+		for b := range src {
+			src[b].Scale = float32(math.Ldexp(rng.Float64(), rng.IntN(300)-170))
+			if b == 2 {
+				src[b].Scale = float32(math.NaN())
+			}
+			for i := range src[b].Q {
+				src[b].Q[i] = int8(rng.IntN(256) - 128)
+			}
+		}
+		got, want := make([]float32, nb*Q8BlockLen+1), make([]float32, nb*Q8BlockLen)
+		got[len(want)] = canary
+		fromQ8NEON(got[:len(want)], q8Bytes(src))
+		fallback.DequantizeQ8(want, src)
+		neonSameBits(t, fmt.Sprintf("fromQ8NEON %d blocks", nb), got, want)
+		if math.Float32bits(got[len(want)]) != math.Float32bits(canary) {
+			t.Fatalf("fromQ8NEON %d blocks wrote past dst", nb)
+		}
 	}
 }

@@ -246,3 +246,86 @@ func INSW(d Reg, i uint, n GP) Inst {
 		Go:   fmt.Sprintf("VMOV R%d, V%d.S[%d]", n, d, i),
 	}
 }
+
+// Widening, narrowing and integer forms of the reduced-precision kernels.
+// The arrangement is in the name or the doc: the low half of a register is
+// 4H (four 16-bit lanes) or 8B, the high half the "2" form.
+
+// FCVTL sets d (4S) to the four binary16 lanes of the low half of n (4H),
+// exactly; NaNs are quieted.
+func FCVTL(d, n Reg) Inst { return twoMiscArr("fcvtl", "4s", "4h", 0x0e217800, d, n) }
+
+// FCVTL2 sets d (4S) to the four binary16 lanes of the high half of n (8H).
+func FCVTL2(d, n Reg) Inst { return twoMiscArr("fcvtl2", "4s", "8h", 0x4e217800, d, n) }
+
+// FCVTN sets the low half of d (4H) to the four float32 lanes of n rounded
+// to binary16 (FPCR's mode, to nearest even in Go), clearing the high half.
+func FCVTN(d, n Reg) Inst { return twoMiscArr("fcvtn", "4h", "4s", 0x0e216800, d, n) }
+
+// FCVTN2 sets the high half of d (8H) to the four float32 lanes of n rounded
+// to binary16, keeping the low half.
+func FCVTN2(d, n Reg) Inst { return twoMiscArr("fcvtn2", "8h", "4s", 0x4e216800, d, n) }
+
+// SHLL sets d (4S) to the four 16-bit lanes of the low half of n shifted left
+// by 16: bfloat16 to float32.
+func SHLL(d, n Reg) Inst { return twoMiscShift("shll", "4s", "4h", 0x2e613800, d, n, 16) }
+
+// SHLL2 is SHLL on the high half of n (8H).
+func SHLL2(d, n Reg) Inst { return twoMiscShift("shll2", "4s", "8h", 0x6e613800, d, n, 16) }
+
+// XTN sets the low half of d (4H) to the low 16 bits of each lane of n (4S),
+// clearing the high half.
+func XTN(d, n Reg) Inst { return twoMiscArr("xtn", "4h", "4s", 0x0e612800, d, n) }
+
+// UZP2H sets d (8H) to the odd 16-bit lanes of n then of m (8H each): the
+// upper halves of the eight 32-bit lanes of n and m.
+func UZP2H(d, n, m Reg) Inst { return threeSame("uzp2", "8h", 0x4e405800, d, n, m) }
+
+// SXTLB sets d (8H) to the eight int8 lanes of the low half of n (8B),
+// sign-extended.
+func SXTLB(d, n Reg) Inst { return twoMiscArr("sxtl", "8h", "8b", 0x0f08a400, d, n) }
+
+// SXTL2B sets d (8H) to the eight int8 lanes of the high half of n (16B),
+// sign-extended.
+func SXTL2B(d, n Reg) Inst { return twoMiscArr("sxtl2", "8h", "16b", 0x4f08a400, d, n) }
+
+// SXTLH sets d (4S) to the four int16 lanes of the low half of n (4H),
+// sign-extended.
+func SXTLH(d, n Reg) Inst { return twoMiscArr("sxtl", "4s", "4h", 0x0f10a400, d, n) }
+
+// SXTL2H sets d (4S) to the four int16 lanes of the high half of n (8H),
+// sign-extended.
+func SXTL2H(d, n Reg) Inst { return twoMiscArr("sxtl2", "4s", "8h", 0x4f10a400, d, n) }
+
+// UMAXV sets Sd to the largest of the four unsigned 32-bit lanes of n.
+func UMAXV(d, n Reg) Inst {
+	return Inst{Word: 0x6eb0a800 | n.check()<<5 | d.check(), Asm: fmt.Sprintf("umaxv s%d, v%d.4s", d, n)}
+}
+
+// UMINV sets Sd to the smallest of the four unsigned 32-bit lanes of n.
+func UMINV(d, n Reg) Inst {
+	return Inst{Word: 0x6eb1a800 | n.check()<<5 | d.check(), Asm: fmt.Sprintf("uminv s%d, v%d.4s", d, n)}
+}
+
+// UMOVS sets Wd to lane i of n (4S) (UMOV, alias MOV Wd, Vn.S[i]).
+func UMOVS(d GP, n Reg, i uint) Inst {
+	return Inst{
+		Word: 0x0e003c00 | lane4("UMOV", i)<<16 | n.check()<<5 | d.check(),
+		Asm:  fmt.Sprintf("mov w%d, v%d.s[%d]", d, n, i),
+	}
+}
+
+// twoMiscArr is twoMisc with different arrangements for d and n.
+func twoMiscArr(name, ad, an string, base uint32, d, n Reg) Inst {
+	return Inst{
+		Word: base | n.check()<<5 | d.check(),
+		Asm:  fmt.Sprintf("%s v%d.%s, v%d.%s", name, d, ad, n, an),
+	}
+}
+
+// twoMiscShift is twoMiscArr with an immediate shift operand.
+func twoMiscShift(name, ad, an string, base uint32, d, n Reg, sh uint) Inst {
+	in := twoMiscArr(name, ad, an, base, d, n)
+	in.Asm += fmt.Sprintf(", #%d", sh)
+	return in
+}

@@ -36,6 +36,14 @@ func samples() []Inst {
 			out = append(out, FMLAE(r[0], r[1], r[2], i), FMLSE(r[0], r[1], r[2], i), FMULE(r[0], r[1], r[2], i))
 		}
 		out = append(out, SHL(r[0], r[1], 0), USHR(r[0], r[1], 32), SSHR(r[0], r[1], 32))
+		for _, f := range []func(d, n Reg) Inst{FCVTL, FCVTL2, FCVTN, FCVTN2, SHLL, SHLL2, XTN,
+			SXTLB, SXTL2B, SXTLH, SXTL2H, UMAXV, UMINV} {
+			out = append(out, f(r[0], r[1]))
+		}
+		out = append(out, UZP2H(r[0], r[1], r[2]))
+		for i := uint(0); i < 4; i++ {
+			out = append(out, UMOVS(GP(r[0]%31), r[1], i))
+		}
 		out = append(out, MOV(r[0], r[1]), DUPW(r[0], GP(r[2]%31)))
 		for i := uint(0); i < 4; i++ {
 			out = append(out, DUPE(r[0], r[1], i), INSW(r[0], i, GP(r[2]%31)))
@@ -68,6 +76,18 @@ func TestKnown(t *testing.T) {
 		{DUPE(31, 31, 0), 0x4e0407ff}, // Go's VDUP V31.S[0], V31.S4
 		{DUPW(23, 27), 0x4e040f77},    // Go's VDUP R27, V23.S4
 		{INSW(23, 2, 27), 0x4e141f77}, // Go's VMOV R27, V23.S[2]
+		{FCVTL(0, 1), 0x0e217820},     // fcvtl v0.4s, v1.4h
+		{FCVTL2(2, 3), 0x4e217862},    // fcvtl2 v2.4s, v3.8h
+		{FCVTN(0, 1), 0x0e216820},     // fcvtn v0.4h, v1.4s
+		{FCVTN2(0, 1), 0x4e216820},    // fcvtn2 v0.8h, v1.4s
+		{SHLL(0, 1), 0x2e613820},      // shll v0.4s, v1.4h, #16
+		{SHLL2(0, 1), 0x6e613820},     // shll2 v0.4s, v1.8h, #16
+		{XTN(0, 1), 0x0e612820},       // xtn v0.4h, v1.4s
+		{UZP2H(0, 1, 2), 0x4e425820},  // uzp2 v0.8h, v1.8h, v2.8h
+		{SXTLB(0, 1), 0x0f08a420},     // sxtl v0.8h, v1.8b (sshll #0)
+		{SXTL2H(0, 1), 0x4f10a420},    // sxtl2 v0.4s, v1.8h
+		{UMOVS(0, 1, 1), 0x0e0c3c20},  // mov w0, v1.s[1]
+		{UMINV(2, 3), 0x6eb1a862},     // uminv s2, v3.4s
 	} {
 		if c.got.Word != c.want {
 			t.Errorf("%s = %#08x, want %#08x", c.got.Asm, c.got.Word, c.want)

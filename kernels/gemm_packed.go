@@ -1,0 +1,95 @@
+package kernels
+
+import "github.com/heedml/heed/fallback"
+
+// PackedB is the right operand op(B) of matrix products, packed once in the
+// layout the micro-kernel of the ISA active at [PackedB.Pack] reads, for many
+// products against it or against its leading blocks
+// ([GemmScratch.GemmPacked]): a product then copies nothing of op(B). The
+// zero value is an empty 0×0 operand; Pack reuses the buffer, so a PackedB
+// packed again at most as large allocates nothing. A PackedB may be read by
+// many goroutines at once, but not while it is being packed.
+type PackedB struct {
+	data []float32
+	k, n int
+	// mk is the micro-kernel the layout is for: nr-column panels of k rows
+	// each (panel r at data[r·nr·k:], row p of it at p·nr), columns past n
+	// zero. nil: data is op(B) row-major with stride n (the fallback).
+	mk *gemmMicro
+}
+
+// Rows returns the rows k of the packed op(B).
+func (p *PackedB) Rows() int { return p.k }
+
+// Cols returns the columns n of the packed op(B).
+func (p *PackedB) Cols() int { return p.n }
+
+// Pack sets p to op(B): B, or Bᵀ when trans. It panics, naming the sizes, if
+// b is not a valid Matrix. NaN and Inf are copied as they are.
+func (p *PackedB) Pack(trans bool, b Matrix) {
+	b.check("PackedB.Pack", "b")
+	k, n := b.Rows, b.Cols
+	if trans {
+		k, n = n, k
+	}
+	p.k, p.n = k, n
+	p.mk = gemmMicroFor(active)
+	if k == 0 || n == 0 {
+		p.data = p.data[:0]
+		return
+	}
+	if p.mk == nil {
+		p.data = grow(p.data, k*n)
+		for i := 0; i < k; i++ {
+			d := p.data[i*n : i*n+n]
+			if !trans {
+				copy(d, b.Data[i*b.Stride:i*b.Stride+n])
+				continue
+			}
+			for j := range d {
+				d[j] = b.Data[j*b.Stride+i]
+			}
+		}
+		return
+	}
+	nr := p.mk.nr
+	p.data = grow(p.data, roundUp(n, nr)*k)
+	packB(p.data, trans, b.Data, b.Stride, 0, 0, k, n, nr, p.mk.transpose8)
+}
+
+// GemmPacked sets C = α·op(A)·P + β·C, where P is the leading k×n block of the
+// operand packed in p, k the columns of op(A) (A, or Aᵀ when transA) and n the
+// columns of C: what [GemmScratch.Gemm] computes with that block of op(B) as
+// a Matrix, with the same accuracy, special values (α = 0 or k = 0 reads
+// neither A nor p; β = 0 does not read C), aliasing rules (C must not overlap
+// A or p's operand) and allocation rule. It panics, before any work, naming
+// the sizes, unless op(A) is m×k and C is m×n with k ≤ p.Rows() and
+// n ≤ p.Cols().
+func (s *GemmScratch) GemmPacked(transA bool, alpha float32, a Matrix, p *PackedB, beta float32, c Matrix) {
+	const name = "GemmScratch.GemmPacked"
+	a.check(name, "a")
+	c.check(name, "c")
+	m, k := a.Rows, a.Cols
+	if transA {
+		m, k = k, m
+	}
+	n := c.Cols
+	if k > p.k || n > p.n || c.Rows != m {
+		panicf("%s: op(a) is %d×%d, packed op(b) is %d×%d, c is %d×%d (transA=%t): want op(a) m×k, c m×n, k and n within op(b)",
+			name, m, k, p.k, p.n, c.Rows, c.Cols, transA)
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	if alpha == 0 || k == 0 {
+		fallback.Gemm(false, false, m, n, 0, 0, nil, 0, nil, 0, beta, c.Data, c.Stride)
+		return
+	}
+	if p.mk == nil {
+		fallback.Gemm(transA, false, m, n, k, alpha, a.Data, a.Stride, p.data, p.n, beta, c.Data, c.Stride)
+		return
+	}
+	g := gemmOp{transA: transA, m: m, n: n, k: k, alpha: alpha, beta: beta,
+		a: a.Data, lda: a.Stride, c: c.Data, ldc: c.Stride, micro: p.mk}
+	g.runPacked(&s.buf, p.data, p.k)
+}

@@ -1,0 +1,140 @@
+package kernels
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// packedGemm returns a product with Gemm's signature computed by packing
+// op(B) into p and calling s.GemmPacked. With extra, op(B) is the leading
+// block of a larger operand, extra rows and columns larger, whose other
+// elements are NaN: a product that reads past its block, or writes the
+// columns past n, fails checkGemm.
+func packedGemm(s *GemmScratch, p *PackedB, extra int) func(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix) {
+	return func(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix) {
+		if extra > 0 {
+			r, cl := b.Rows+extra, b.Cols+extra
+			big := Matrix{Rows: r, Cols: cl, Stride: cl, Data: make([]float32, r*cl)}
+			for i := range big.Data {
+				big.Data[i] = nan32
+			}
+			for i := 0; i < b.Rows && b.Cols > 0; i++ {
+				copy(big.Data[i*cl:i*cl+b.Cols], b.Data[i*b.Stride:i*b.Stride+b.Cols])
+			}
+			b = big
+		}
+		p.Pack(transB, b)
+		s.GemmPacked(transA, alpha, a, p, beta, c)
+	}
+}
+
+// TestGemmPacked runs Gemm's sweep, scalar crossings and block crossings
+// through PackedB.Pack and GemmScratch.GemmPacked, the operand packed as it
+// is and as the leading block of a larger one, under every ISA.
+func TestGemmPacked(t *testing.T) {
+	var s GemmScratch
+	var p PackedB
+	defer func() { gemmUnderTest = Gemm }()
+	for _, extra := range []int{0, 7} {
+		gemmUnderTest = packedGemm(&s, &p, extra)
+		name := "exact"
+		if extra > 0 {
+			name = "leading"
+		}
+		t.Run(name+"/sweep", TestGemmSweep)
+		t.Run(name+"/scalars", TestGemmScalars)
+		t.Run(name+"/blocks", TestGemmBlocks)
+	}
+}
+
+// TestGemmPackedISA packs under one ISA and multiplies under another: the
+// packed layout belongs to the ISA active at Pack.
+func TestGemmPackedISA(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	var s GemmScratch
+	var p PackedB
+	prev := Active()
+	defer Use(prev)
+	for _, packISA := range Supported() {
+		for _, runISA := range Supported() {
+			Use(packISA)
+			gemmUnderTest = func(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix) {
+				p.Pack(transB, b)
+				Use(runISA)
+				s.GemmPacked(transA, alpha, a, &p, beta, c)
+				Use(packISA)
+			}
+			for _, tb := range []bool{false, true} {
+				checkGemm(t, rng, gemmCase{false, tb, 13, 70, 9, -0.5, 1, 1, 2})
+				checkGemm(t, rng, gemmCase{true, tb, 7, 33, 17, 1, 0, 0, 0})
+			}
+		}
+	}
+	gemmUnderTest = Gemm
+}
+
+func TestGemmPackedGuard(t *testing.T) {
+	var s GemmScratch
+	var p PackedB
+	gemmGuard(t, packedGemm(&s, &p, 0))
+}
+
+func TestGemmPackedAllocs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	var s GemmScratch
+	var p PackedB
+	forEachISA(t, func(t *testing.T) {
+		for _, n := range []int{37, 200} {
+			a, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
+			b, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
+			c, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
+			f := func() {
+				p.Pack(true, b)
+				s.GemmPacked(false, 1, a, &p, 0.5, c)
+			}
+			f()
+			if got := testing.AllocsPerRun(20, f); got != 0 {
+				t.Errorf("n=%d: Pack and GemmPacked allocate %v times per call", n, got)
+			}
+		}
+	})
+}
+
+func TestGemmPackedPanics(t *testing.T) {
+	mat := func(r, c int) Matrix { return Matrix{Rows: r, Cols: c, Stride: c, Data: make([]float32, r*c)} }
+	var p PackedB
+	p.Pack(false, mat(3, 5))
+	if p.Rows() != 3 || p.Cols() != 5 {
+		t.Fatalf("packed %d×%d, want 3×5", p.Rows(), p.Cols())
+	}
+	var s GemmScratch
+	for _, tc := range []struct {
+		name string
+		ta   bool
+		a, c Matrix
+		want string
+	}{
+		{"inner", false, mat(2, 4), mat(2, 5), "heed/kernels: GemmScratch.GemmPacked: op(a) is 2×4, packed op(b) is 3×5, c is 2×5 (transA=false): want op(a) m×k, c m×n, k and n within op(b)"},
+		{"cols", false, mat(2, 3), mat(2, 6), "heed/kernels: GemmScratch.GemmPacked: op(a) is 2×3, packed op(b) is 3×5, c is 2×6 (transA=false): want op(a) m×k, c m×n, k and n within op(b)"},
+		{"rows", true, mat(3, 2), mat(3, 5), "heed/kernels: GemmScratch.GemmPacked: op(a) is 2×3, packed op(b) is 3×5, c is 3×5 (transA=true): want op(a) m×k, c m×n, k and n within op(b)"},
+		{"short c", false, mat(2, 3), Matrix{Rows: 2, Cols: 5, Stride: 5, Data: make([]float32, 9)}, "heed/kernels: GemmScratch.GemmPacked: c is 2×5 with stride 5: len(c.Data)=9 < 10"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r != tc.want {
+					t.Fatalf("panic %v, want %q", r, tc.want)
+				}
+			}()
+			s.GemmPacked(tc.ta, 1, tc.a, &p, 0, tc.c)
+		})
+	}
+	t.Run("pack", func(t *testing.T) {
+		want := "heed/kernels: PackedB.Pack: b is 2×3 with stride 2 < 3 columns"
+		defer func() {
+			if r := recover(); r != want {
+				t.Fatalf("panic %v, want %q", r, want)
+			}
+		}()
+		p.Pack(false, Matrix{Rows: 2, Cols: 3, Stride: 2, Data: make([]float32, 9)})
+	})
+}

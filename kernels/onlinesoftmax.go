@@ -1,0 +1,80 @@
+package kernels
+
+import (
+	"math"
+
+	"github.com/heedml/heed/fallback"
+)
+
+// OnlineSoftmax folds x, the scores of one query against a block of keys, into
+// an online (blockwise) softmax whose running maximum is m (−Inf before the
+// first block): it sets m' = max(m, max x) and x[i] = e^(x[i]−m') in place,
+// and returns m' and Σᵢ x[i] of the new x. The caller rescales what it
+// accumulated against m by e^(m−m').
+//
+// Accuracy, when m' is finite: x[i] is within (|x[i]−m'| + 4)·u relative of
+// e^(x[i]−m') (u = 2⁻²⁴: one rounding of the difference, then Exp's 2 ULP), or
+// 2⁻¹²⁶ absolute where that is subnormal (Exp flushes to zero); the sum is
+// within γₙ·Σ of the new x[i] (n = len(x)).
+//
+// Special values, the same on every ISA: a NaN in x or m makes m', the sum and
+// every x[i] NaN; when m' = +Inf, the x[i] that are +Inf become 1 and the
+// others 0 (the softmax's rule), and the sum counts them; when m' = −Inf (m
+// and every x[i] −Inf) x becomes zeros and the sum 0. An empty x returns m
+// and 0.
+//
+// OnlineSoftmax does not allocate and is safe for concurrent use on disjoint x.
+func OnlineSoftmax(x []float32, m float32) (max, sum float32) {
+	if len(x) == 0 {
+		return m, 0
+	}
+	if m == m {
+		mx, s, st := onlineSoftmax(x, m)
+		switch st {
+		case softmaxDone:
+			return mx, s
+		case softmaxNaN:
+			return onlineSoftmaxNaN(x)
+		}
+	}
+	return onlineSoftmaxGo(x, m)
+}
+
+// onlineSoftmaxNaN is OnlineSoftmax's result when x or m holds a NaN.
+func onlineSoftmaxNaN(x []float32) (float32, float32) {
+	fallback.FillNaN(x)
+	nan := float32(math.NaN())
+	return nan, nan
+}
+
+// onlineSoftmaxGo is OnlineSoftmax from the package's kernels: every special
+// value, AVX2 rows shorter than a vector, and the ISAs without an
+// onlineSoftmax kernel.
+func onlineSoftmaxGo(x []float32, m float32) (float32, float32) {
+	mx := Max(x)
+	if m != m || mx != mx {
+		return onlineSoftmaxNaN(x)
+	}
+	mx = max(m, mx)
+	switch {
+	case math.IsInf(float64(mx), -1):
+		clear(x)
+		return mx, 0
+	case math.IsInf(float64(mx), 1):
+		var n float32
+		for i, v := range x {
+			if math.IsInf(float64(v), 1) {
+				x[i] = 1
+				n++
+			} else {
+				x[i] = 0
+			}
+		}
+		return mx, n
+	}
+	for i := range x {
+		x[i] -= mx
+	}
+	Exp(x, x)
+	return mx, Sum(x)
+}
