@@ -32,6 +32,9 @@ func genLowprecFamily() {
 		}
 		genMatVecQ8(s)
 		genMatTVecQ8(s)
+		if s.evex {
+			genMatVecQ8Q8(s)
+		}
 		genExpShift(s)
 	}
 	genDecodeSteps()

@@ -27,6 +27,9 @@ type stepFormat struct {
 	// float32 scale per block) from a 16-bit one (one column a vector lane).
 	q8   bool
 	half half // the 16-bit widening, if not q8
+	// vnni (Q8Q8): the query is 8-bit blocks too (h []byte, len(h)/36
+	// blocks), the scores by VPDPBUSD (lowprec_vnni.go); AVX-512 only.
+	vnni bool
 }
 
 // genDecodeSteps emits the fused steps of every format on the dual-width
@@ -34,6 +37,11 @@ type stepFormat struct {
 func genDecodeSteps() {
 	for _, s := range dualISAs {
 		for _, f := range []stepFormat{{name: "BF16", half: bf16}, {name: "F16", half: f16}, {name: "Q8", q8: true}} {
+			genDecodeStep(s, f, false)
+			genDecodeStep(s, f, true)
+		}
+		if s.evex {
+			f := stepFormat{name: "Q8Q8", q8: true, vnni: true}
 			genDecodeStep(s, f, false)
 			genDecodeStep(s, f, true)
 		}
@@ -68,7 +76,11 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 	if pf {
 		name = s.name("decodeStep" + f.name + "PF")
 	}
-	TEXT(name, NOSPLIT, "func(ctx, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m, l float32) (float32, float32, int)")
+	hType := "[]float32"
+	if f.vnni {
+		hType = "[]byte"
+	}
+	TEXT(name, NOSPLIT, "func(ctx, scores []float32, k []byte, ldk int, v []byte, ldv int, h "+hType+", m, l float32) (float32, float32, int)")
 	asm.Doc(name+" adds one streaming-softmax pass of a dot-product attention step over",
 		"the rows of the "+f.name+" keys K and values V (row strides ldk, ldv bytes) to ctx and",
 		"the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.")
@@ -136,26 +148,10 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 		return t
 	}
 
-	var sv VecVirtual
-	scores := func() {
-		p, q, hp, cnt := asm.GP64(), asm.GP64(), asm.GP64(), asm.GP64()
-		asm.MOVQ(kp, p)
-		asm.LEAQ(Mem{Base: kp, Index: ldk, Scale: 4}, q)
-		asm.Load(asm.Param("h").Base(), hp)
-		acc := make([]VecVirtual, 8)
-		for i := range acc {
-			acc[i] = w.vec()
-			w.zero(acc[i])
-		}
-		if f.name == "BF16" {
-			// Pairs of vectors first, by the even/odd widening; cnt is the
-			// columns left, then their whole vectors.
-			asm.Load(asm.Param("h").Len(), cnt)
-			bf16PairsStep(w, acc, rowsAt(p, q, ldk, ldk3, 0), []GPVirtual{p, q}, hp, cnt)
-			asm.SHRQ(U8(bits.TrailingZeros(uint(w.lanes))), cnt)
-		} else {
-			vectors("h", cnt)
-		}
+	// widenScores adds to acc the key rows' products with h by widening
+	// (every format but Q8Q8): cnt holds the whole vectors (Q8: blocks) of
+	// columns left.
+	widenScores := func(cnt, p, q, hp GPVirtual, acc []VecVirtual) {
 		asm.Label("dot")
 		asm.TESTQ(cnt, cnt)
 		asm.JZ(LabelRef("dotHalf"))
@@ -209,6 +205,51 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 			for i, m := range rowsAt(p, q, ldk, ldk3, 0) {
 				asm.VFMADD231PS(widen16(m, k8), xv, acc[i])
 			}
+		}
+	}
+
+	var vnni q8q8Consts
+	if f.vnni {
+		vnni = newQ8Q8Consts(y)
+	}
+	var sv VecVirtual
+	scores := func() {
+		p, q, hp, cnt := asm.GP64(), asm.GP64(), asm.GP64(), asm.GP64()
+		asm.MOVQ(kp, p)
+		asm.LEAQ(Mem{Base: kp, Index: ldk, Scale: 4}, q)
+		asm.Load(asm.Param("h").Base(), hp)
+		acc := make([]VecVirtual, 8)
+		for i := range acc {
+			if f.vnni {
+				acc[i] = y.vec() // one 32-value block a YMM
+			} else {
+				acc[i] = w.vec()
+			}
+			w.zero(acc[i])
+		}
+		if f.vnni {
+			// cnt counts the bytes of the query's blocks left.
+			asm.Load(asm.Param("h").Len(), cnt)
+			asm.Label("dot")
+			asm.TESTQ(cnt, cnt)
+			asm.JZ(LabelRef("dotDone"))
+			vnni.block(Mem{Base: hp}, rowsAt(p, q, ldk, ldk3, 0), acc)
+			asm.ADDQ(U32(q8Bytes), p)
+			asm.ADDQ(U32(q8Bytes), q)
+			asm.ADDQ(U32(q8Bytes), hp)
+			asm.SUBQ(U32(q8Bytes), cnt)
+			asm.JMP(LabelRef("dot"))
+		} else if f.name == "BF16" {
+			// Pairs of vectors first, by the even/odd widening; cnt is the
+			// columns left, then their whole vectors.
+			asm.Load(asm.Param("h").Len(), cnt)
+			bf16PairsStep(w, acc, rowsAt(p, q, ldk, ldk3, 0), []GPVirtual{p, q}, hp, cnt)
+			asm.SHRQ(U8(bits.TrailingZeros(uint(w.lanes))), cnt)
+		} else {
+			vectors("h", cnt)
+		}
+		if !f.vnni {
+			widenScores(cnt, p, q, hp, acc)
 		}
 		asm.Label("dotDone")
 		sv = y.vec()
