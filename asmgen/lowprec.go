@@ -30,6 +30,7 @@ func genLowprecFamily() {
 			genMatVecHalf(s, f)
 			genMatTVecHalf(s, f)
 		}
+		genFromQ8(s)
 		genMatVecQ8(s)
 		genMatTVecQ8(s)
 		if s.evex {

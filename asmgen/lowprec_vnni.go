@@ -116,3 +116,31 @@ func genMatVecQ8Q8(s *isa) {
 		asm.ADDQ(U32(4), dst)
 	})
 }
+
+// genFromQ8 emits fromQ8<ISA>(dst []float32, src []byte): dst[i] =
+// Scale·Q[i mod 32] of block i/32 of the 8-bit blocks at src, rounded to
+// float32 (one VMULPS: the fallback's product), for len(dst) a multiple of
+// 32.
+func genFromQ8(s *isa) {
+	lowText(s, "fromQ8", "func(dst []float32, src []byte)",
+		"sets dst[i] to the value of element i of the 8-bit blocks at src for len(dst) a multiple of 32.")
+	dst, src, n := load(asm.Param("dst").Base()), load(asm.Param("src").Base()), load(asm.Param("dst").Len())
+	asm.SHRQ(U8(5), n)
+	asm.Label("blocks")
+	asm.TESTQ(n, n)
+	asm.JZ(LabelRef("done"))
+	sc := s.vec()
+	asm.VBROADCASTSS(Mem{Base: src}, sc)
+	for j := 0; j < 32/s.lanes; j++ {
+		v := q8Widen(s, Mem{Base: src, Disp: 4 + s.lanes*j})
+		asm.VMULPS(sc, v, v)
+		asm.VMOVUPS(v, Mem{Base: dst, Disp: s.bytes() * j})
+	}
+	asm.ADDQ(U32(q8Bytes), src)
+	asm.ADDQ(U32(4*32), dst)
+	asm.DECQ(n)
+	asm.JMP(LabelRef("blocks"))
+	asm.Label("done")
+	asm.VZEROUPPER()
+	asm.RET()
+}

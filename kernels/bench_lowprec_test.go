@@ -106,6 +106,22 @@ func newDecodeSets(S, d, total int) []decodeSet {
 			},
 			func(i int, dst, h []float32) { MatVecQ8(dst, ms[2*(i%(n/2))], h) },
 			func(i int, dst, w []float32) { MatTVecQ8(dst, ms[2*(i%(n/2))+1], w) }})
+		// The same matrices with the query quantised (ToQ8 of h counted in
+		// each step and scores call).
+		hq := make([]Q8Block, Q8Blocks(d))
+		sets = append(sets, decodeSet{"q8q8", qb,
+			func(i int, ctx, scores, h []float32, shared bool) {
+				i %= n / 2
+				st := SoftmaxState{Max: float32(math.Inf(-1))}
+				v := ms[2*i+1]
+				if shared {
+					v = ms[2*i]
+				}
+				ToQ8(hq, h)
+				DotSoftmaxMatTVecQ8Q8(ctx, scores, ms[2*i], v, hq, &st)
+			},
+			func(i int, dst, h []float32) { ToQ8(hq, h); MatVecQ8Q8(dst, ms[2*(i%(n/2))], hq) },
+			func(i int, dst, w []float32) { MatTVecQ8(dst, ms[2*(i%(n/2))+1], w) }})
 	}
 	return sets
 }

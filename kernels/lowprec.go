@@ -122,7 +122,7 @@ func FromQ8(dst []float32, src []Q8Block) {
 	if Q8Blocks(len(dst)) != len(src) {
 		panicf("FromQ8: len(dst)=%d needs %d blocks but len(src)=%d", len(dst), Q8Blocks(len(dst)), len(src))
 	}
-	fallback.DequantizeQ8(dst, src)
+	fromQ8Blocks(dst, src)
 }
 
 // u16s views a slice of a 16-bit type as []uint16.

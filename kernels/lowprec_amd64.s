@@ -672,6 +672,43 @@ done:
 	VZEROUPPER
 	RET
 
+// func fromQ8AVX2(dst []float32, src []byte)
+// Requires: AVX, AVX2
+TEXT ·fromQ8AVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ src_base+24(FP), CX
+	MOVQ dst_len+8(FP), DX
+	SHRQ $0x05, DX
+
+blocks:
+	TESTQ        DX, DX
+	JZ           done
+	VBROADCASTSS (CX), Y0
+	VPMOVSXBD    4(CX), Y1
+	VCVTDQ2PS    Y1, Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, (AX)
+	VPMOVSXBD    12(CX), Y1
+	VCVTDQ2PS    Y1, Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 32(AX)
+	VPMOVSXBD    20(CX), Y1
+	VCVTDQ2PS    Y1, Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 64(AX)
+	VPMOVSXBD    28(CX), Y1
+	VCVTDQ2PS    Y1, Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 96(AX)
+	ADDQ         $0x00000024, CX
+	ADDQ         $0x00000080, AX
+	DECQ         DX
+	JMP          blocks
+
+done:
+	VZEROUPPER
+	RET
+
 // func matVecQ8AVX2(dst []float32, a []byte, lda int, x []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·matVecQ8AVX2(SB), NOSPLIT, $0-80
@@ -1774,6 +1811,35 @@ send:
 	ADDQ BX, DX
 	DECQ DI
 	JMP  single
+
+done:
+	VZEROUPPER
+	RET
+
+// func fromQ8AVX512(dst []float32, src []byte)
+// Requires: AVX, AVX512F
+TEXT ·fromQ8AVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ src_base+24(FP), CX
+	MOVQ dst_len+8(FP), DX
+	SHRQ $0x05, DX
+
+blocks:
+	TESTQ        DX, DX
+	JZ           done
+	VBROADCASTSS (CX), Z0
+	VPMOVSXBD    4(CX), Z1
+	VCVTDQ2PS    Z1, Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, (AX)
+	VPMOVSXBD    20(CX), Z1
+	VCVTDQ2PS    Z1, Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 64(AX)
+	ADDQ         $0x00000024, CX
+	ADDQ         $0x00000080, AX
+	DECQ         DX
+	JMP          blocks
 
 done:
 	VZEROUPPER

@@ -2,7 +2,10 @@
 
 package kernels
 
-import "github.com/klauspost/cpuid/v2"
+import (
+	"github.com/heedml/heed/fallback"
+	"github.com/klauspost/cpuid/v2"
+)
 
 // hasVNNI reports whether the CPU has AVX512_VNNI (VPDPBUSD on EVEX
 // vectors), which the Q8Q8 kernels need on top of the AVX-512 ISA.
@@ -47,4 +50,20 @@ func decodeStepQ8Q8Asm(ctx, scores []float32, k, v stored, st *SoftmaxState) (in
 		st.Max, st.Sum, r = decodeStepQ8Q8AVX512(ctx, scores[:n], kb, kl, vb, vl, hb, st.Max, st.Sum)
 	}
 	return n, r == 0
+}
+
+// fromQ8Blocks is FromQ8 with the sizes checked: the whole blocks by the
+// ISA's kernel, the last partial one in Go (the same product, bit for bit).
+func fromQ8Blocks(dst []float32, src []Q8Block) {
+	n := 0
+	if active == AVX512 || active == AVX2 {
+		n = len(dst) &^ (Q8BlockLen - 1)
+	}
+	switch {
+	case n > 0 && active == AVX512:
+		fromQ8AVX512(dst[:n], q8Bytes(src))
+	case n > 0:
+		fromQ8AVX2(dst[:n], q8Bytes(src))
+	}
+	fallback.DequantizeQ8(dst[n:], src[n/Q8BlockLen:])
 }

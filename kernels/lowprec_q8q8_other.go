@@ -2,6 +2,8 @@
 
 package kernels
 
+import "github.com/heedml/heed/fallback"
+
 // useVNNI has no effect here: the Q8Q8 kernels are Go.
 var useVNNI = false
 
@@ -12,3 +14,5 @@ func matVecQ8Q8(dst []float32, a []Q8Block, lda int, x []Q8Block) {
 func decodeStepQ8Q8Asm(ctx, scores []float32, k, v stored, st *SoftmaxState) (int, bool) {
 	return 0, true
 }
+
+func fromQ8Blocks(dst []float32, src []Q8Block) { fallback.DequantizeQ8(dst, src) }

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"unsafe"
+
+	"github.com/heedml/heed/fallback"
 )
 
 // vnniDefault is useVNNI as the package set it: whether this CPU runs the
@@ -269,5 +271,49 @@ func TestDecodeQ8Q8NoAllocs(t *testing.T) {
 				}
 			}
 		})
+	})
+}
+
+// TestFromQ8 checks FromQ8 bit for bit against the fallback on every ISA,
+// for every length through four blocks and some longer, with scales from
+// subnormal to huge, NaN scales and every int8 value; dst in a slab of
+// canaries, and the blocks and dst flush against a PROT_NONE page.
+func TestFromQ8(t *testing.T) {
+	rng := rand.New(rand.NewPCG(39, 40))
+	const maxN = 4*32 + 1
+	gb, gd := newGuard(t, 36*Q8Blocks(1000)), newGuard(t, 4*1000)
+	forEachISA(t, func(t *testing.T) {
+		for _, n := range append(lengths(maxN)[:maxN+1], 1000) {
+			nb := Q8Blocks(n)
+			src := make([]Q8Block, nb)
+			for b := range src {
+				src[b].Scale = float32(math.Ldexp(rng.Float64(), rng.IntN(300)-170))
+				if rng.IntN(9) == 0 {
+					src[b].Scale = float32(math.NaN())
+				}
+				for i := range src[b].Q {
+					src[b].Q[i] = int8(rng.IntN(256) - 128)
+				}
+			}
+			want := make([]float32, n)
+			fallback.DequantizeQ8(want, src)
+			dst, dstOK := slab(t, n, rng.IntN(8))
+			FromQ8(dst, src)
+			dstOK()
+			for _, atEnd := range []bool{false, true} {
+				gsrc := unsafe.Slice((*Q8Block)(unsafe.Pointer(&gb.mem[gb.page])), nb)
+				if atEnd {
+					gsrc = unsafe.Slice((*Q8Block)(unsafe.Pointer(&gb.mem[gb.page+gb.size-36*nb])), nb)
+				}
+				copy(gsrc, src)
+				gdst := gd.at(n, atEnd)
+				FromQ8(gdst, gsrc)
+				for i := range want {
+					if math.Float32bits(dst[i]) != math.Float32bits(want[i]) || math.Float32bits(gdst[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("n=%d [%d]: %v (guarded %v), want %v", n, i, dst[i], gdst[i], want[i])
+					}
+				}
+			}
+		}
 	})
 }

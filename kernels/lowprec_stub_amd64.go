@@ -44,6 +44,11 @@ func matVecF16AVX2(dst []float32, a []uint16, lda int, x []float32)
 //go:noescape
 func matTVecF16AVX2(dst []float32, a []uint16, lda int, x []float32)
 
+// fromQ8AVX2 sets dst[i] to the value of element i of the 8-bit blocks at src for len(dst) a multiple of 32.
+//
+//go:noescape
+func fromQ8AVX2(dst []float32, src []byte)
+
 // matVecQ8AVX2 sets dst = A·x for the len(dst)×len(x) matrix A of 8-bit blocks (len(x) a multiple of 32) with row stride lda blocks.
 //
 //go:noescape
@@ -98,6 +103,11 @@ func matVecF16AVX512(dst []float32, a []uint16, lda int, x []float32)
 //
 //go:noescape
 func matTVecF16AVX512(dst []float32, a []uint16, lda int, x []float32)
+
+// fromQ8AVX512 sets dst[i] to the value of element i of the 8-bit blocks at src for len(dst) a multiple of 32.
+//
+//go:noescape
+func fromQ8AVX512(dst []float32, src []byte)
 
 // matVecQ8AVX512 sets dst = A·x for the len(dst)×len(x) matrix A of 8-bit blocks (len(x) a multiple of 32) with row stride lda blocks.
 //
