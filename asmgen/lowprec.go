@@ -31,6 +31,7 @@ func genLowprecFamily() {
 			genMatTVecHalf(s, f)
 		}
 		genFromQ8(s)
+		genToQ8(s)
 		genMatVecQ8(s)
 		genMatTVecQ8(s)
 		if s.evex {

@@ -144,3 +144,132 @@ func genFromQ8(s *isa) {
 	asm.VZEROUPPER()
 	asm.RET()
 }
+
+// bcastGP returns a vector with bits in every 32-bit lane, broadcast from a
+// general-purpose register (no constant table: see newQ8Q8Consts).
+func bcastGP(s *isa, bits uint32) VecVirtual {
+	r, v := asm.GP32(), s.vec()
+	asm.MOVL(U32(bits), r)
+	if s.evex {
+		asm.VPBROADCASTD(r, v)
+		return v
+	}
+	x := asm.XMM()
+	asm.VMOVD(r, x)
+	asm.VPBROADCASTD(x, v)
+	return v
+}
+
+// genToQ8 emits toQ8<ISA>(dst []byte, src []float32): the len(src)/32 whole
+// blocks of src as 8-bit blocks at dst, bit for bit as the fallback
+// (fallback.QuantizeQ8): the block's largest magnitude m by an unsigned
+// integer max of the magnitudes' bits (which orders them, ±Inf and NaN
+// above every finite value); NaN or ±Inf → Scale NaN and Q 0; m = 0 → all 0;
+// else Scale = float32(float64(m)/127) (VCVTSD2SS, to nearest even), moved
+// up by one ulp if below m/127, and Q[i] = float64(x[i])/float64(Scale)
+// (VDIVPD, correctly rounded as Go's division) converted to nearest even by
+// VCVTPD2DQ (MXCSR's rounding, which Go keeps at nearest even), as
+// math.RoundToEven does.
+func genToQ8(s *isa) {
+	lowText(s, "toQ8", "func(dst []byte, src []float32)",
+		"stores the len(src)/32 whole blocks of src (len(src) a multiple of 32) at dst as 8-bit blocks, as fallback.QuantizeQ8.")
+	dst, src, n := load(asm.Param("dst").Base()), load(asm.Param("src").Base()), load(asm.Param("src").Len())
+	asm.SHRQ(U8(5), n)
+	absMask := bcastGP(s, 0x7fffffff)
+	c127, r127 := asm.XMM(), asm.GP64()
+	asm.MOVQ(U64(0x405fc00000000000), r127) // 127.0
+	asm.VMOVQ(r127, c127)
+	zeroQ := asm.YMM()
+	storeQ := func(m Mem) { asm.VMOVDQU(zeroQ, m) }
+	if s.evex {
+		asm.VPXORD(zeroQ, zeroQ, zeroQ)
+		storeQ = func(m Mem) { asm.VMOVDQU32(zeroQ, m) }
+	} else {
+		asm.VPXOR(zeroQ, zeroQ, zeroQ)
+	}
+	and := func(a, b, c Op) { asm.VPAND(a, b, c) }
+	if s.evex {
+		and = func(a, b, c Op) { asm.VPANDD(a, b, c) }
+	}
+	per := 32 / s.lanes
+	asm.Label("blocks")
+	asm.TESTQ(n, n)
+	asm.JZ(LabelRef("done"))
+	mxv := s.vec()
+	for j := 0; j < per; j++ {
+		t := s.vec()
+		asm.VMOVUPS(Mem{Base: src, Disp: s.bytes() * j}, t)
+		if j == 0 {
+			and(absMask, t, mxv)
+			continue
+		}
+		and(absMask, t, t)
+		asm.VPMAXUD(t, mxv, mxv)
+	}
+	mx := s.fold(mxv, func(src, acc VecVirtual) { asm.VPMAXUD(src, acc, acc) })
+	m := asm.GP32()
+	asm.VMOVD(mx, m)
+	asm.CMPL(m, U32(0x7f800000))
+	asm.JAE(LabelRef("special"))
+	asm.TESTL(m, m)
+	asm.JZ(LabelRef("zero"))
+	sd, ss, back := asm.XMM(), asm.XMM(), asm.XMM()
+	asm.VCVTSS2SD(mx, mx, sd)
+	asm.VDIVSD(c127, sd, sd) // m/127
+	asm.VCVTSD2SS(sd, sd, ss)
+	asm.VCVTSS2SD(ss, ss, back)
+	asm.VUCOMISD(sd, back)
+	asm.JAE(LabelRef("scaled")) // float64(Scale) ≥ m/127
+	{
+		r := asm.GP32()
+		asm.VMOVD(ss, r)
+		asm.INCL(r) // the next float32 up (Scale is positive and finite)
+		asm.VMOVD(r, ss)
+		asm.VCVTSS2SD(ss, ss, back)
+	}
+	asm.Label("scaled")
+	asm.VMOVSS(ss, Mem{Base: dst})
+	if s.evex {
+		d := asm.ZMM()
+		asm.VBROADCASTSD(back, d)
+		for j := 0; j < 4; j++ {
+			z, y := asm.ZMM(), asm.YMM()
+			asm.VCVTPS2PD(Mem{Base: src, Disp: 32 * j}, z)
+			asm.VDIVPD(d, z, z)
+			asm.VCVTPD2DQ(z, y)
+			asm.VPMOVDB(y, Mem{Base: dst, Disp: 4 + 8*j})
+		}
+	} else {
+		d := asm.YMM()
+		asm.VBROADCASTSD(back, d)
+		for j := 0; j < 4; j++ {
+			var x [2]VecVirtual
+			for h := range x {
+				y := asm.YMM()
+				asm.VCVTPS2PD(Mem{Base: src, Disp: 32*j + 16*h}, y)
+				asm.VDIVPD(d, y, y)
+				x[h] = asm.XMM()
+				asm.VCVTPD2DQY(y, x[h])
+			}
+			asm.VPACKSSDW(x[1], x[0], x[0]) // the eight int32 → int16, in order
+			asm.VPACKSSWB(x[0], x[0], x[0]) // → int8 (|Q| ≤ 127: no saturation)
+			asm.VMOVQ(x[0], Mem{Base: dst, Disp: 4 + 8*j})
+		}
+	}
+	asm.Label("next")
+	asm.ADDQ(U32(q8Bytes), dst)
+	asm.ADDQ(U32(4*32), src)
+	asm.DECQ(n)
+	asm.JMP(LabelRef("blocks"))
+	asm.Label("special") // NaN or ±Inf: Scale NaN (float32(math.NaN())), Q 0
+	asm.MOVL(U32(0x7fc00000), Mem{Base: dst})
+	storeQ(Mem{Base: dst, Disp: 4})
+	asm.JMP(LabelRef("next"))
+	asm.Label("zero")
+	asm.MOVL(U32(0), Mem{Base: dst})
+	storeQ(Mem{Base: dst, Disp: 4})
+	asm.JMP(LabelRef("next"))
+	asm.Label("done")
+	asm.VZEROUPPER()
+	asm.RET()
+}

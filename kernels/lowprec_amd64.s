@@ -709,6 +709,116 @@ done:
 	VZEROUPPER
 	RET
 
+// func toQ8AVX2(dst []byte, src []float32)
+// Requires: AVX, AVX2
+TEXT ·toQ8AVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         src_base+24(FP), CX
+	MOVQ         src_len+32(FP), DX
+	SHRQ         $0x05, DX
+	MOVL         $0x7fffffff, BX
+	VMOVD        BX, X0
+	VPBROADCASTD X0, Y0
+	MOVQ         $0x405fc00000000000, BX
+	VMOVQ        BX, X1
+	VPXOR        Y2, Y2, Y2
+
+blocks:
+	TESTQ        DX, DX
+	JZ           done
+	VMOVUPS      (CX), Y3
+	VPAND        Y0, Y3, Y3
+	VMOVUPS      32(CX), Y4
+	VPAND        Y0, Y4, Y4
+	VPMAXUD      Y4, Y3, Y3
+	VMOVUPS      64(CX), Y4
+	VPAND        Y0, Y4, Y4
+	VPMAXUD      Y4, Y3, Y3
+	VMOVUPS      96(CX), Y4
+	VPAND        Y0, Y4, Y4
+	VPMAXUD      Y4, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X4
+	VPMAXUD      X4, X3, X3
+	VSHUFPS      $0x4e, X3, X3, X4
+	VPMAXUD      X4, X3, X3
+	VSHUFPS      $0xb1, X3, X3, X4
+	VPMAXUD      X4, X3, X3
+	VMOVD        X3, BX
+	CMPL         BX, $0x7f800000
+	JAE          special
+	TESTL        BX, BX
+	JZ           zero
+	VCVTSS2SD    X3, X3, X3
+	VDIVSD       X1, X3, X3
+	VCVTSD2SS    X3, X3, X4
+	VCVTSS2SD    X4, X4, X5
+	VUCOMISD     X3, X5
+	JAE          scaled
+	VMOVD        X4, BX
+	INCL         BX
+	VMOVD        BX, X4
+	VCVTSS2SD    X4, X4, X5
+
+scaled:
+	VMOVSS       X4, (AX)
+	VBROADCASTSD X5, Y3
+	VCVTPS2PD    (CX), Y4
+	VDIVPD       Y3, Y4, Y4
+	VCVTPD2DQY   Y4, X4
+	VCVTPS2PD    16(CX), Y5
+	VDIVPD       Y3, Y5, Y5
+	VCVTPD2DQY   Y5, X5
+	VPACKSSDW    X5, X4, X4
+	VPACKSSWB    X4, X4, X4
+	VMOVQ        X4, 4(AX)
+	VCVTPS2PD    32(CX), Y4
+	VDIVPD       Y3, Y4, Y4
+	VCVTPD2DQY   Y4, X4
+	VCVTPS2PD    48(CX), Y5
+	VDIVPD       Y3, Y5, Y5
+	VCVTPD2DQY   Y5, X5
+	VPACKSSDW    X5, X4, X4
+	VPACKSSWB    X4, X4, X4
+	VMOVQ        X4, 12(AX)
+	VCVTPS2PD    64(CX), Y4
+	VDIVPD       Y3, Y4, Y4
+	VCVTPD2DQY   Y4, X4
+	VCVTPS2PD    80(CX), Y5
+	VDIVPD       Y3, Y5, Y5
+	VCVTPD2DQY   Y5, X5
+	VPACKSSDW    X5, X4, X4
+	VPACKSSWB    X4, X4, X4
+	VMOVQ        X4, 20(AX)
+	VCVTPS2PD    96(CX), Y4
+	VDIVPD       Y3, Y4, Y4
+	VCVTPD2DQY   Y4, X4
+	VCVTPS2PD    112(CX), Y5
+	VDIVPD       Y3, Y5, Y5
+	VCVTPD2DQY   Y5, X3
+	VPACKSSDW    X3, X4, X4
+	VPACKSSWB    X4, X4, X4
+	VMOVQ        X4, 28(AX)
+
+next:
+	ADDQ $0x00000024, AX
+	ADDQ $0x00000080, CX
+	DECQ DX
+	JMP  blocks
+
+special:
+	MOVL    $0x7fc00000, (AX)
+	VMOVDQU Y2, 4(AX)
+	JMP     next
+
+zero:
+	MOVL    $0x00000000, (AX)
+	VMOVDQU Y2, 4(AX)
+	JMP     next
+
+done:
+	VZEROUPPER
+	RET
+
 // func matVecQ8AVX2(dst []float32, a []byte, lda int, x []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·matVecQ8AVX2(SB), NOSPLIT, $0-80
@@ -1840,6 +1950,91 @@ blocks:
 	ADDQ         $0x00000080, AX
 	DECQ         DX
 	JMP          blocks
+
+done:
+	VZEROUPPER
+	RET
+
+// func toQ8AVX512(dst []byte, src []float32)
+// Requires: AVX, AVX2, AVX512F, AVX512VL
+TEXT ·toQ8AVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         src_base+24(FP), CX
+	MOVQ         src_len+32(FP), DX
+	SHRQ         $0x05, DX
+	MOVL         $0x7fffffff, BX
+	VPBROADCASTD BX, Z0
+	MOVQ         $0x405fc00000000000, BX
+	VMOVQ        BX, X1
+	VPXORD       Y2, Y2, Y2
+
+blocks:
+	TESTQ         DX, DX
+	JZ            done
+	VMOVUPS       (CX), Z3
+	VPANDD        Z0, Z3, Z3
+	VMOVUPS       64(CX), Z4
+	VPANDD        Z0, Z4, Z4
+	VPMAXUD       Z4, Z3, Z3
+	VEXTRACTF64X4 $0x01, Z3, Y4
+	VPMAXUD       Y4, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X4
+	VPMAXUD       X4, X3, X3
+	VSHUFPS       $0x4e, X3, X3, X4
+	VPMAXUD       X4, X3, X3
+	VSHUFPS       $0xb1, X3, X3, X4
+	VPMAXUD       X4, X3, X3
+	VMOVD         X3, BX
+	CMPL          BX, $0x7f800000
+	JAE           special
+	TESTL         BX, BX
+	JZ            zero
+	VCVTSS2SD     X3, X3, X3
+	VDIVSD        X1, X3, X3
+	VCVTSD2SS     X3, X3, X4
+	VCVTSS2SD     X4, X4, X5
+	VUCOMISD      X3, X5
+	JAE           scaled
+	VMOVD         X4, BX
+	INCL          BX
+	VMOVD         BX, X4
+	VCVTSS2SD     X4, X4, X5
+
+scaled:
+	VMOVSS       X4, (AX)
+	VBROADCASTSD X5, Z3
+	VCVTPS2PD    (CX), Z4
+	VDIVPD       Z3, Z4, Z4
+	VCVTPD2DQ    Z4, Y4
+	VPMOVDB      Y4, 4(AX)
+	VCVTPS2PD    32(CX), Z4
+	VDIVPD       Z3, Z4, Z4
+	VCVTPD2DQ    Z4, Y4
+	VPMOVDB      Y4, 12(AX)
+	VCVTPS2PD    64(CX), Z4
+	VDIVPD       Z3, Z4, Z4
+	VCVTPD2DQ    Z4, Y4
+	VPMOVDB      Y4, 20(AX)
+	VCVTPS2PD    96(CX), Z4
+	VDIVPD       Z3, Z4, Z4
+	VCVTPD2DQ    Z4, Y3
+	VPMOVDB      Y3, 28(AX)
+
+next:
+	ADDQ $0x00000024, AX
+	ADDQ $0x00000080, CX
+	DECQ DX
+	JMP  blocks
+
+special:
+	MOVL      $0x7fc00000, (AX)
+	VMOVDQU32 Y2, 4(AX)
+	JMP       next
+
+zero:
+	MOVL      $0x00000000, (AX)
+	VMOVDQU32 Y2, 4(AX)
+	JMP       next
 
 done:
 	VZEROUPPER

@@ -67,3 +67,19 @@ func fromQ8Blocks(dst []float32, src []Q8Block) {
 	}
 	fallback.DequantizeQ8(dst[n:], src[n/Q8BlockLen:])
 }
+
+// toQ8Blocks is ToQ8 with the sizes checked: the whole blocks by the ISA's
+// kernel, the last partial one in Go (the same bits).
+func toQ8Blocks(dst []Q8Block, src []float32) {
+	n := 0
+	if active == AVX512 || active == AVX2 {
+		n = len(src) &^ (Q8BlockLen - 1)
+	}
+	switch {
+	case n > 0 && active == AVX512:
+		toQ8AVX512(q8Bytes(dst), src[:n])
+	case n > 0:
+		toQ8AVX2(q8Bytes(dst), src[:n])
+	}
+	fallback.QuantizeQ8(dst[n/Q8BlockLen:], src[n:])
+}

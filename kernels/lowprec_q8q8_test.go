@@ -317,3 +317,66 @@ func TestFromQ8(t *testing.T) {
 		}
 	})
 }
+
+// TestToQ8 checks ToQ8 bit for bit against the fallback on every ISA: every
+// length through four blocks and some longer, magnitudes from subnormal to
+// the largest float32, exact ties, zeros of both signs, NaN and ±Inf in some
+// blocks, all-zero blocks; the blocks and src flush against a PROT_NONE page.
+func TestToQ8(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	const maxN = 4*32 + 1
+	gb, gs := newGuard(t, 36*Q8Blocks(1000)), newGuard(t, 1000)
+	forEachISA(t, func(t *testing.T) {
+		for trial := 0; trial < 6; trial++ {
+			for _, n := range append(lengths(maxN)[:maxN+1], 1000) {
+				x := make([]float32, n)
+				for b := 0; b < n; b += 32 {
+					e := rng.IntN(300) - 170
+					kind := rng.IntN(8)
+					for i := b; i < min(n, b+32); i++ {
+						if kind == 1 && i > b {
+							break // set with the tie at b
+						}
+						x[i] = float32(math.Ldexp(rng.Float64()*2-1, e))
+						switch {
+						case kind == 0:
+							x[i] = 0
+						case kind == 1 && i == b: // exact ties against the scale
+							s := float32(math.Ldexp(1, rng.IntN(40)-20))
+							x[i] = 127 * s
+							for j := i + 1; j < min(n, b+32); j++ {
+								x[j] = (float32(rng.IntN(254)-127) + 0.5) * s
+							}
+						case kind == 2 && rng.IntN(8) == 0:
+							x[i] = specials[rng.IntN(3)]
+						case kind == 3:
+							x[i] = specials[3+rng.IntN(len(specials)-3)]
+						}
+					}
+				}
+				nb := Q8Blocks(n)
+				want := make([]Q8Block, nb)
+				fallback.QuantizeQ8(want, x)
+				got := make([]Q8Block, nb)
+				ToQ8(got, x)
+				for _, atEnd := range []bool{false, true} {
+					gq := unsafe.Slice((*Q8Block)(unsafe.Pointer(&gb.mem[gb.page])), nb)
+					if atEnd {
+						gq = unsafe.Slice((*Q8Block)(unsafe.Pointer(&gb.mem[gb.page+gb.size-36*nb])), nb)
+					}
+					gx := gs.at(n, atEnd)
+					copy(gx, x)
+					ToQ8(gq, gx)
+					for b := range want {
+						w := want[b]
+						for _, g := range []Q8Block{got[b], gq[b]} {
+							if math.Float32bits(g.Scale) != math.Float32bits(w.Scale) || g.Q != w.Q {
+								t.Fatalf("trial %d n=%d block %d (%v): %v %v, want %v %v", trial, n, b, x[b*32:min(n, b*32+32)], g.Scale, g.Q, w.Scale, w.Q)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}

@@ -49,6 +49,11 @@ func matTVecF16AVX2(dst []float32, a []uint16, lda int, x []float32)
 //go:noescape
 func fromQ8AVX2(dst []float32, src []byte)
 
+// toQ8AVX2 stores the len(src)/32 whole blocks of src (len(src) a multiple of 32) at dst as 8-bit blocks, as fallback.QuantizeQ8.
+//
+//go:noescape
+func toQ8AVX2(dst []byte, src []float32)
+
 // matVecQ8AVX2 sets dst = A·x for the len(dst)×len(x) matrix A of 8-bit blocks (len(x) a multiple of 32) with row stride lda blocks.
 //
 //go:noescape
@@ -108,6 +113,11 @@ func matTVecF16AVX512(dst []float32, a []uint16, lda int, x []float32)
 //
 //go:noescape
 func fromQ8AVX512(dst []float32, src []byte)
+
+// toQ8AVX512 stores the len(src)/32 whole blocks of src (len(src) a multiple of 32) at dst as 8-bit blocks, as fallback.QuantizeQ8.
+//
+//go:noescape
+func toQ8AVX512(dst []byte, src []float32)
 
 // matVecQ8AVX512 sets dst = A·x for the len(dst)×len(x) matrix A of 8-bit blocks (len(x) a multiple of 32) with row stride lda blocks.
 //
