@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/heedml/heed/fallback"
 )
 
 // decodeSet is a working set of key/value matrix pairs of one format, used in
@@ -197,5 +199,37 @@ func BenchmarkDecodeCeiling(b *testing.B) {
 	b.SetBytes(int64(4 * len(x)))
 	for b.Loop() {
 		Sum(x)
+	}
+}
+
+// BenchmarkQ8Conversion is ToQ8 and FromQ8 on n values against the
+// fallback's scalar loops (fallback.QuantizeQ8, DequantizeQ8), on the
+// active ISA: n = 128 (one query per step, Q8Q8) and 4096 (a block of rows
+// widened by AttendMany). cpu-ns/op is the thread's CPU time.
+func BenchmarkQ8Conversion(b *testing.B) {
+	x := make([]float32, 4096)
+	for i := range x {
+		x[i] = float32(i%17) - 8.3
+	}
+	q := make([]Q8Block, Q8Blocks(len(x)))
+	for _, n := range []int{128, 4096} {
+		for _, v := range []string{"ToQ8/go", "ToQ8", "FromQ8/go", "FromQ8"} {
+			b.Run(fmt.Sprintf("%s/n=%d", v, n), func(b *testing.B) {
+				c := startCPU(b)
+				for b.Loop() {
+					switch v {
+					case "ToQ8/go":
+						fallback.QuantizeQ8(q[:n/32], x[:n])
+					case "ToQ8":
+						ToQ8(q[:n/32], x[:n])
+					case "FromQ8/go":
+						fallback.DequantizeQ8(x[:n], q[:n/32])
+					default:
+						FromQ8(x[:n], q[:n/32])
+					}
+				}
+				c.stop()
+			})
+		}
 	}
 }
