@@ -32,8 +32,9 @@ import (
 // (integer dot products, VPDPBUSD where the CPU has AVX512_VNNI), so that each
 // score moves by at most Σ_i|k̂_si|·Scale_q(i)/2 more (Scale_q(i) the scale
 // of q's block holding i), which enters the weights' bound as part of E
-// beside the storage rounding. Masked steps, AttendMany and keys longer than
-// 512 take the float32 query as Q8 does, within that bound.
+// beside the storage rounding. Masked steps, AttendMany, keys longer than
+// 512 and CPUs without AVX512_VNNI (kernels.Q8Q8Native) take the float32
+// query as Q8 does, within that bound.
 //
 // (see kernels.BF16, kernels.F16 and kernels.Q8Block for the exact formats).
 // Special values: BFloat16 keeps ±Inf and NaN; Float16 keeps them and rounds
@@ -485,7 +486,7 @@ func (m *Memory) streamNarrow(ctx, x, qv []float32, lo int) (kernels.SoftmaxStat
 	case Float16:
 		ok = kernels.DotSoftmaxMatTVecF16(ctx, x, k.f16Rows(lo, hi), v.f16Rows(lo, hi), qv, &st)
 	default:
-		if m.st.q8q8 && len(qv) <= 32*q8q8MaxBlocks {
+		if m.st.q8q8 && len(qv) <= 32*q8q8MaxBlocks && kernels.Q8Q8Native() {
 			var hb [q8q8MaxBlocks]kernels.Q8Block
 			hq := hb[:kernels.Q8Blocks(len(qv))]
 			kernels.ToQ8(hq, qv)

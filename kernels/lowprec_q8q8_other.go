@@ -18,3 +18,5 @@ func decodeStepQ8Q8Asm(ctx, scores []float32, k, v stored, st *SoftmaxState) (in
 func fromQ8Blocks(dst []float32, src []Q8Block) { fallback.DequantizeQ8(dst, src) }
 
 func toQ8Blocks(dst []Q8Block, src []float32) { fallback.QuantizeQ8(dst, src) }
+
+func vnniActive() bool { return false }
