@@ -30,8 +30,13 @@ func genLowprecFamily() {
 			genMatVecHalf(s, f)
 			genMatTVecHalf(s, f)
 		}
+		genFromQ8(s)
+		genToQ8(s)
 		genMatVecQ8(s)
 		genMatTVecQ8(s)
+		if s.evex {
+			genMatVecQ8Q8(s)
+		}
 		genExpShift(s)
 	}
 	genDecodeSteps()

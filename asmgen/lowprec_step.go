@@ -27,6 +27,9 @@ type stepFormat struct {
 	// float32 scale per block) from a 16-bit one (one column a vector lane).
 	q8   bool
 	half half // the 16-bit widening, if not q8
+	// vnni (Q8Q8): the query is 8-bit blocks too (h []byte, len(h)/36
+	// blocks), the scores by VPDPBUSD (lowprec_vnni.go); AVX-512 only.
+	vnni bool
 }
 
 // genDecodeSteps emits the fused steps of every format on the dual-width
@@ -34,6 +37,11 @@ type stepFormat struct {
 func genDecodeSteps() {
 	for _, s := range dualISAs {
 		for _, f := range []stepFormat{{name: "BF16", half: bf16}, {name: "F16", half: f16}, {name: "Q8", q8: true}} {
+			genDecodeStep(s, f, false)
+			genDecodeStep(s, f, true)
+		}
+		if s.evex {
+			f := stepFormat{name: "Q8Q8", q8: true, vnni: true}
 			genDecodeStep(s, f, false)
 			genDecodeStep(s, f, true)
 		}
@@ -68,7 +76,11 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 	if pf {
 		name = s.name("decodeStep" + f.name + "PF")
 	}
-	TEXT(name, NOSPLIT, "func(ctx, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m, l float32) (float32, float32, int)")
+	hType := "[]float32"
+	if f.vnni {
+		hType = "[]byte"
+	}
+	TEXT(name, NOSPLIT, "func(ctx, scores []float32, k []byte, ldk int, v []byte, ldv int, h "+hType+", m, l float32) (float32, float32, int)")
 	asm.Doc(name+" adds one streaming-softmax pass of a dot-product attention step over",
 		"the rows of the "+f.name+" keys K and values V (row strides ldk, ldv bytes) to ctx and",
 		"the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.")
@@ -92,6 +104,9 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 		}
 	}
 	e := newExpGen(y)
+	// evenOddCtx: the bfloat16 context by the even/odd widening, ctx
+	// permuted at entry and back at every exit.
+	evenOddCtx := f.name == "BF16"
 
 	mloc := asm.AllocLocal(8)
 	wloc := asm.AllocLocal(32) // Q8: the block's eight weights
@@ -136,26 +151,10 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 		return t
 	}
 
-	var sv VecVirtual
-	scores := func() {
-		p, q, hp, cnt := asm.GP64(), asm.GP64(), asm.GP64(), asm.GP64()
-		asm.MOVQ(kp, p)
-		asm.LEAQ(Mem{Base: kp, Index: ldk, Scale: 4}, q)
-		asm.Load(asm.Param("h").Base(), hp)
-		acc := make([]VecVirtual, 8)
-		for i := range acc {
-			acc[i] = w.vec()
-			w.zero(acc[i])
-		}
-		if f.name == "BF16" {
-			// Pairs of vectors first, by the even/odd widening; cnt is the
-			// columns left, then their whole vectors.
-			asm.Load(asm.Param("h").Len(), cnt)
-			bf16PairsStep(w, acc, rowsAt(p, q, ldk, ldk3, 0), []GPVirtual{p, q}, hp, cnt)
-			asm.SHRQ(U8(bits.TrailingZeros(uint(w.lanes))), cnt)
-		} else {
-			vectors("h", cnt)
-		}
+	// widenScores adds to acc the key rows' products with h by widening
+	// (every format but Q8Q8): cnt holds the whole vectors (Q8: blocks) of
+	// columns left.
+	widenScores := func(cnt, p, q, hp GPVirtual, acc []VecVirtual) {
 		asm.Label("dot")
 		asm.TESTQ(cnt, cnt)
 		asm.JZ(LabelRef("dotHalf"))
@@ -210,11 +209,60 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 				asm.VFMADD231PS(widen16(m, k8), xv, acc[i])
 			}
 		}
+	}
+
+	var vnni q8q8Consts
+	if f.vnni {
+		vnni = newQ8Q8Consts(y)
+	}
+	var sv VecVirtual
+	scores := func() {
+		p, q, hp, cnt := asm.GP64(), asm.GP64(), asm.GP64(), asm.GP64()
+		asm.MOVQ(kp, p)
+		asm.LEAQ(Mem{Base: kp, Index: ldk, Scale: 4}, q)
+		asm.Load(asm.Param("h").Base(), hp)
+		acc := make([]VecVirtual, 8)
+		for i := range acc {
+			if f.vnni {
+				acc[i] = y.vec() // one 32-value block a YMM
+			} else {
+				acc[i] = w.vec()
+			}
+			w.zero(acc[i])
+		}
+		if f.vnni {
+			// cnt counts the bytes of the query's blocks left.
+			asm.Load(asm.Param("h").Len(), cnt)
+			asm.Label("dot")
+			asm.TESTQ(cnt, cnt)
+			asm.JZ(LabelRef("dotDone"))
+			vnni.block(Mem{Base: hp}, rowsAt(p, q, ldk, ldk3, 0), acc)
+			asm.ADDQ(U32(q8Bytes), p)
+			asm.ADDQ(U32(q8Bytes), q)
+			asm.ADDQ(U32(q8Bytes), hp)
+			asm.SUBQ(U32(q8Bytes), cnt)
+			asm.JMP(LabelRef("dot"))
+		} else if f.name == "BF16" {
+			// Pairs of vectors first, by the even/odd widening; cnt is the
+			// columns left, then their whole vectors.
+			asm.Load(asm.Param("h").Len(), cnt)
+			bf16PairsStep(w, acc, rowsAt(p, q, ldk, ldk3, 0), []GPVirtual{p, q}, hp, cnt)
+			asm.SHRQ(U8(bits.TrailingZeros(uint(w.lanes))), cnt)
+		} else {
+			vectors("h", cnt)
+		}
+		if !f.vnni {
+			widenScores(cnt, p, q, hp, acc)
+		}
 		asm.Label("dotDone")
 		sv = y.vec()
 		joinHalves(y, y.hsum4(acc[0], acc[1], acc[2], acc[3]), y.hsum4(acc[4], acc[5], acc[6], acc[7]), sv)
 		asm.VMOVUPS(sv, Mem{Base: sc})
-		jumpIfNotFinite(y, sv, "special")
+		if evenOddCtx {
+			jumpIfNotFinite(y, sv, "restoreSpecial")
+		} else {
+			jumpIfNotFinite(y, sv, "special")
+		}
 	}
 
 	var b []VecVirtual // 16-bit formats: the block's weights, one per row, broadcast
@@ -282,7 +330,47 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 		asm.MOVQ(vp, p)
 		asm.LEAQ(Mem{Base: vp, Index: ldv, Scale: 4}, q)
 		asm.Load(asm.Param("ctx").Base(), cp)
-		vectors("ctx", cnt)
+		if evenOddCtx {
+			// Pairs of vectors of columns by the even/odd widening, into
+			// ctx held in even/odd order (permuteCtx); cnt is then the
+			// whole vectors left (0 or 1).
+			asm.Load(asm.Param("ctx").Len(), cnt)
+			asm.SHRQ(U8(bits.TrailingZeros(uint(2*w.lanes))), cnt)
+			hiMask := bcastBits(w, 0xffff0000)
+			asm.Label("ctxPairs")
+			asm.TESTQ(cnt, cnt)
+			asm.JZ(LabelRef("ctxPairsEnd"))
+			ae, ao := w.vec(), w.vec()
+			asm.VMOVUPS(Mem{Base: cp}, ae)
+			asm.VMOVUPS(Mem{Base: cp, Disp: w.bytes()}, ao)
+			for i, m := range rowsAt(p, q, ldv, ldv3, 0) {
+				v, e := w.vec(), w.vec()
+				if w.evex {
+					asm.VMOVDQU32(m, v)
+					asm.VPSLLD(U8(16), v, e)
+					asm.VPANDD(hiMask, v, v)
+				} else {
+					asm.VMOVDQU(m, v)
+					asm.VPSLLD(U8(16), v, e)
+					asm.VPAND(hiMask, v, v)
+				}
+				asm.VFMADD231PS(e, b[i], ae)
+				asm.VFMADD231PS(v, b[i], ao)
+			}
+			asm.VMOVUPS(ae, Mem{Base: cp})
+			asm.VMOVUPS(ao, Mem{Base: cp, Disp: w.bytes()})
+			asm.ADDQ(U32(4*w.lanes), p)
+			asm.ADDQ(U32(4*w.lanes), q)
+			asm.ADDQ(U32(2*w.bytes()), cp)
+			asm.DECQ(cnt)
+			asm.JMP(LabelRef("ctxPairs"))
+			asm.Label("ctxPairsEnd")
+			asm.Load(asm.Param("ctx").Len(), cnt)
+			asm.ANDQ(U32(2*w.lanes-1), cnt)
+			asm.SHRQ(U8(bits.TrailingZeros(uint(w.lanes))), cnt)
+		} else {
+			vectors("ctx", cnt)
+		}
 		asm.Label("ctxLoop")
 		asm.TESTQ(cnt, cnt)
 		asm.JZ(LabelRef("ctxHalf"))
@@ -374,9 +462,16 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 		}
 	}
 
+	if evenOddCtx {
+		permuteCtx(w, false, "permIn")
+	}
 	asm.Label("block")
 	asm.CMPQ(n, U32(8))
-	asm.JB(LabelRef("end"))
+	if evenOddCtx {
+		asm.JB(LabelRef("restore"))
+	} else {
+		asm.JB(LabelRef("end"))
+	}
 	if pf {
 		prefetch(kp, ldk, rowBytes("h"), "pfK")
 		prefetch(vp, ldv, rowBytes("ctx"), "pfV")
@@ -390,7 +485,65 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 	asm.SUBQ(U32(8), n)
 	asm.JMP(LabelRef("block"))
 
+	if evenOddCtx {
+		asm.Label("restore")
+		permuteCtx(w, true, "permOut")
+		asm.JMP(LabelRef("end"))
+		asm.Label("restoreSpecial")
+		permuteCtx(w, true, "permOutSpecial")
+		asm.JMP(LabelRef("special"))
+	}
 	stepReturn(y, mloc, lsum)
+}
+
+// permuteCtx emits a loop over the whole chunks of 2·lanes elements of the
+// ctx parameter that puts each chunk's even-indexed elements, in order, in
+// its first lanes and the odd-indexed ones in the rest (the order of
+// bfloat16 context by even/odd widening), or with back the reverse.
+func permuteCtx(s *isa, back bool, label string) {
+	cp, cnt := asm.GP64(), asm.GP64()
+	asm.Load(asm.Param("ctx").Base(), cp)
+	asm.Load(asm.Param("ctx").Len(), cnt)
+	asm.SHRQ(U8(bits.TrailingZeros(uint(2*s.lanes))), cnt)
+	var ie, io VecVirtual
+	if s.evex && !back {
+		ie, io = s.vec(), s.vec()
+		asm.VMOVDQU32(evenOdd().Offset(0), ie)
+		asm.VMOVDQU32(evenOdd().Offset(64), io)
+	}
+	asm.Label(label)
+	asm.TESTQ(cnt, cnt)
+	asm.JZ(LabelRef(label + "End"))
+	var lo, hi VecVirtual
+	if !back {
+		lo, hi = evenOddX(s, cp, ie, io)
+	} else {
+		e, o, a, b := s.vec(), s.vec(), s.vec(), s.vec()
+		asm.VMOVUPS(Mem{Base: cp}, e)
+		asm.VMOVUPS(Mem{Base: cp, Disp: s.bytes()}, o)
+		asm.VUNPCKLPS(o, e, a) // e0 o0 e1 o1 per 128-bit block
+		asm.VUNPCKHPS(o, e, b) // e2 o2 e3 o3 per 128-bit block
+		lo, hi = s.vec(), s.vec()
+		switch {
+		case s.lanes == 16: // blocks a0 b0 a1 b1, then a2 b2 a3 b3
+			asm.VSHUFF32X4(U8(0x44), b, a, lo)
+			asm.VSHUFF32X4(U8(0xd8), lo, lo, lo)
+			asm.VSHUFF32X4(U8(0xee), b, a, hi)
+			asm.VSHUFF32X4(U8(0xd8), hi, hi, hi)
+		case s.evex:
+			asm.VSHUFF32X4(U8(0), b, a, lo)
+			asm.VSHUFF32X4(U8(3), b, a, hi)
+		default:
+			asm.VPERM2F128(U8(0x20), b, a, lo)
+			asm.VPERM2F128(U8(0x31), b, a, hi)
+		}
+	}
+	asm.VMOVUPS(lo, Mem{Base: cp})
+	asm.VMOVUPS(hi, Mem{Base: cp, Disp: s.bytes()})
+	asm.ADDQ(U32(2*s.bytes()), cp)
+	asm.DECQ(cnt)
+	asm.JMP(LabelRef(label))
+	asm.Label(label + "End")
 }
 
 // bf16PairsStep adds to acc[i] the bfloat16 dot products of rows[i] with the

@@ -71,7 +71,7 @@ func testHeadCache(t *testing.T, rng *rand.Rand, f Format, heads, kvHeads, dk, d
 			g := i / group
 			kg, vg := cols(keys, g*dk, (g+1)*dk), cols(vals, g*dh, (g+1)*dh)
 			h := q[i*dk : (i+1)*dk]
-			o := oracle{sc: ScaledDot(), rounds: formatRounds(f)}
+			o := oracle{sc: ScaledDot(), rounds: formatRounds(f), qquery: f == Q8Q8}
 			what := fmt.Sprintf("%s heads=%d kv=%d d_k=%d d_h=%d S=%d mode %d: head %d", f, heads, kvHeads, dk, dh, S, mode, i)
 			checkContext(t, what+" (stored values)", out[i*dh:(i+1)*dh], o.step(h, widen(f, kg), widen(f, vg), att))
 			o.store = f

@@ -24,6 +24,17 @@ import (
 //	BFloat16  |x̂ − x| ≤ 2⁻⁸·|x| + 2⁻¹³⁴
 //	Float16   |x̂ − x| ≤ 2⁻¹¹·|x| + 2⁻²⁵  (|x| < 65520; from 65520 up x̂ = ±Inf)
 //	Q8        |x̂ − x| ≤ Scale/2  (absolute: half the quantisation step of x's block of 32)
+//	Q8Q8      as Q8
+//
+// Q8Q8 stores as Q8 and also rounds the query: the unmasked one-query step
+// quantises the prepared query q once per call into 8-bit blocks q̂
+// (kernels.ToQ8) and computes the scores k̂_s·q̂ by kernels.DotSoftmaxMatTVecQ8Q8
+// (integer dot products, VPDPBUSD where the CPU has AVX512_VNNI), so that each
+// score moves by at most Σ_i|k̂_si|·Scale_q(i)/2 more (Scale_q(i) the scale
+// of q's block holding i), which enters the weights' bound as part of E
+// beside the storage rounding. Masked steps, AttendMany, keys longer than
+// 512 and CPUs without AVX512_VNNI (kernels.Q8Q8Native) take the float32
+// query as Q8 does, within that bound.
 //
 // (see kernels.BF16, kernels.F16 and kernels.Q8Block for the exact formats).
 // Special values: BFloat16 keeps ±Inf and NaN; Float16 keeps them and rounds
@@ -37,9 +48,10 @@ const (
 	BFloat16               // kernels.BF16: 2 bytes per element
 	Float16                // kernels.F16 (IEEE binary16): 2 bytes per element
 	Q8                     // kernels.Q8Block: 36 bytes per 32 elements of a row
+	Q8Q8                   // Q8 storage, the query quantised to 8-bit blocks for the scores
 )
 
-var formatNames = [...]string{Float32: "float32", BFloat16: "bfloat16", Float16: "float16", Q8: "q8"}
+var formatNames = [...]string{Float32: "float32", BFloat16: "bfloat16", Float16: "float16", Q8: "q8", Q8Q8: "q8q8"}
 
 // String returns the format's name.
 func (f Format) String() string {
@@ -54,7 +66,7 @@ func (f Format) rowBytes(cols int) int {
 	switch f {
 	case BFloat16, Float16:
 		return 2 * cols
-	case Q8:
+	case Q8, Q8Q8:
 		return 36 * kernels.Q8Blocks(cols)
 	}
 	return 4 * cols
@@ -140,7 +152,8 @@ func (s *stored) q8Rows(lo, hi int) kernels.Q8Matrix {
 // store is the reserved storage of a Memory built by NewCache or
 // NewMemoryFormat.
 type store struct {
-	f    Format
+	f    Format    // the storage format (Q8 for Q8Q8)
+	q8q8 bool      // Q8Q8: the streaming step quantises the query
 	cap  int       // rows reserved
 	k, v stored    // v is unused when the values are the keys
 	wide []float32 // AttendMany's scratch: one block of rows widened to float32
@@ -221,6 +234,9 @@ func (m *Memory) initStore(fn string, f Format, dk, dv, capacity int, shared boo
 		panicf("%s: keys have %d columns, want %d (the scorer's key length)", name, dk, kd)
 	}
 	st := &store{f: f, k: stored{cols: dk}, v: stored{cols: dv}}
+	if f == Q8Q8 {
+		st.f, st.q8q8 = Q8, true
+	}
 	m.st = st
 	m.sameValues = shared
 	m.q = grow(m.q, m.sc.projDim(dk))
@@ -272,6 +288,9 @@ func (m *Memory) setLen(n int) {
 func (m *Memory) Format() Format {
 	if m.st == nil {
 		return Float32
+	}
+	if m.st.q8q8 {
+		return Q8Q8
 	}
 	return m.st.f
 }
@@ -467,7 +486,18 @@ func (m *Memory) streamNarrow(ctx, x, qv []float32, lo int) (kernels.SoftmaxStat
 	case Float16:
 		ok = kernels.DotSoftmaxMatTVecF16(ctx, x, k.f16Rows(lo, hi), v.f16Rows(lo, hi), qv, &st)
 	default:
+		if m.st.q8q8 && len(qv) <= 32*q8q8MaxBlocks && kernels.Q8Q8Native() {
+			var hb [q8q8MaxBlocks]kernels.Q8Block
+			hq := hb[:kernels.Q8Blocks(len(qv))]
+			kernels.ToQ8(hq, qv)
+			ok = kernels.DotSoftmaxMatTVecQ8Q8(ctx, x, k.q8Rows(lo, hi), v.q8Rows(lo, hi), hq, &st)
+			break
+		}
 		ok = kernels.DotSoftmaxMatTVecQ8(ctx, x, k.q8Rows(lo, hi), v.q8Rows(lo, hi), qv, &st)
 	}
 	return st, ok
 }
+
+// q8q8MaxBlocks is the most blocks of a Q8Q8 query quantised on the stack
+// (keys of up to 512 elements); longer keys take the float32 query.
+const q8q8MaxBlocks = 16

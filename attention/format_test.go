@@ -10,7 +10,7 @@ import (
 	"github.com/heedml/heed/kernels"
 )
 
-var allFormats = []Format{Float32, BFloat16, Float16, Q8}
+var allFormats = []Format{Float32, BFloat16, Float16, Q8, Q8Q8}
 
 var storedKinds = []kind{kindDot, kindScaled, kindGeneral}
 
@@ -26,7 +26,7 @@ func storeErr(f Format, m kernels.Matrix, s, j int) float64 {
 		return x*0x1p-8 + 0x1p-134
 	case Float16:
 		return x*0x1p-11 + 0x1p-25
-	case Q8:
+	case Q8, Q8Q8:
 		b := j / 32 * 32
 		var mx float64
 		for i := b; i < min(b+32, m.Cols); i++ {
@@ -48,18 +48,43 @@ func storeErr(f Format, m kernels.Matrix, s, j int) float64 {
 func (o oracle) storeScore(h []float32, keys kernels.Matrix, s int) float64 {
 	var e float64
 	for j := range keys.Cols {
-		var q float64
-		switch o.sc.kind {
-		case kindGeneral:
-			for i := range o.w.Rows {
-				q += math.Abs(float64(h[i]) * at(o.w, i, j))
-			}
-		case kindScaled:
-			q = math.Abs(float64(h[j])) / math.Sqrt(float64(keys.Cols))
-		default:
-			q = math.Abs(float64(h[j]))
+		e += storeErr(o.store, keys, s, j) * o.queryAbs(h, keys.Cols, j)
+	}
+	return e
+}
+
+// queryAbs bounds |q_j| for the prepared query q of h and keys of length d.
+func (o oracle) queryAbs(h []float32, d, j int) float64 {
+	var q float64
+	switch o.sc.kind {
+	case kindGeneral:
+		for i := range o.w.Rows {
+			q += math.Abs(float64(h[i]) * at(o.w, i, j))
 		}
-		e += storeErr(o.store, keys, s, j) * q
+	case kindScaled:
+		q = math.Abs(float64(h[j])) / math.Sqrt(float64(d))
+	default:
+		q = math.Abs(float64(h[j]))
+	}
+	return q
+}
+
+// queryScore bounds how far Q8Q8's rounding of the prepared query q moves the
+// score of key s: Σ_j|k̂_sj|·Scale_q(j)/2, with |k̂_sj| ≤ |k_sj| + its Q8
+// storage bound and Scale_q(j) the smallest float32 ≥ max|q_i|/127 over j's
+// block, q_i bounded by queryAbs (times 1 + 2⁻²⁰ for the float32 rounding of
+// the prepared query, which General computes with at most 1 + γ_{d_q}).
+func (o oracle) queryScore(h []float32, keys kernels.Matrix, s int) float64 {
+	var e float64
+	for b := 0; b < keys.Cols; b += 32 {
+		mx := 0.0
+		for j := b; j < min(b+32, keys.Cols); j++ {
+			mx = max(mx, o.queryAbs(h, keys.Cols, j))
+		}
+		scale := mx / 127 * (1 + 0x1p-20)
+		for j := b; j < min(b+32, keys.Cols); j++ {
+			e += (math.Abs(at(keys, s, j)) + storeErr(Q8, keys, s, j)) * scale / 2
+		}
 	}
 	return e
 }
@@ -78,7 +103,7 @@ func widen(f Format, m kernels.Matrix) kernels.Matrix {
 			b := make([]kernels.F16, m.Cols)
 			kernels.ToF16(b, src)
 			kernels.FromF16(dst, b)
-		case Q8:
+		case Q8, Q8Q8:
 			b := make([]kernels.Q8Block, kernels.Q8Blocks(m.Cols))
 			kernels.ToQ8(b, src)
 			kernels.FromQ8(dst, b)
@@ -90,7 +115,7 @@ func widen(f Format, m kernels.Matrix) kernels.Matrix {
 }
 
 func formatRounds(f Format) int {
-	if f == Q8 {
+	if f == Q8 || f == Q8Q8 {
 		return 2
 	}
 	return 0
@@ -132,7 +157,7 @@ func testFormatStep(t *testing.T, rng *rand.Rand, f Format, k kind, S, dk int, s
 	w, c := randVec(rng, S), randVec(rng, vals.Cols)
 	m.Attend(w, c, h)
 	what := fmt.Sprintf("%s %s S=%d d=%d sep=%v append=%v mode %d plan %+v", f, sc, S, dk, sep, byAppend, mode, m.plan(callAttend, 1))
-	o.rounds = formatRounds(f)
+	o.rounds, o.qquery = formatRounds(f), f == Q8Q8
 	o.checkStep(t, what+" (stored values)", w, c, h, widen(f, keys), widen(f, vals), att)
 	o.store = f
 	o.checkStep(t, what+" (float32 values + storage)", w, c, h, keys, vals, att)
@@ -330,6 +355,9 @@ func TestFormatSpecial(t *testing.T) {
 					w, cx := make([]float32, S), make([]float32, 16)
 					w2, cx2 := make([]float32, S), make([]float32, 16)
 					m.Attend(w, cx, h)
+					if f == Q8Q8 && kernels.Q8Q8Native() { // the reference takes the quantised query too
+						h = widen(Q8, kernels.Matrix{Rows: 1, Cols: len(h), Stride: len(h), Data: h}).Data
+					}
 					ref.Attend(w2, cx2, h)
 					what := fmt.Sprintf("%s %s S=%d", f, c.name, S)
 					sameClass(t, what+" weights", w, w2)
@@ -503,7 +531,7 @@ func testFormatMany(t *testing.T, rng *rand.Rand, f Format, k kind, S, dk, B int
 		m.AttendMany(w, c, q)
 		what := fmt.Sprintf("%s %s S=%d d=%d B=%d sep=%v append=%v mode %d call %d plan %+v", f, sc, n, dk, B, sep, byAppend, mode, call, m.plan(callMany, B))
 		for i := range B {
-			o.rounds, o.store = 0, Float32
+			o.rounds, o.store, o.qquery = 0, Float32, f == Q8Q8
 			o.checkStep(t, fmt.Sprintf("%s query %d (stored values)", what, i), row(w, i), row(c, i), row(q, i), widen(f, kn), widen(f, vn), att)
 			o.rounds, o.store = formatRounds(f), f
 			o.checkStep(t, fmt.Sprintf("%s query %d (float32 values + storage)", what, i), row(w, i), row(c, i), row(q, i), kn, vn, att)

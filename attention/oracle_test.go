@@ -118,11 +118,16 @@ type oracle struct {
 	// the kernels read).
 	rounds int
 	store  Format
+	// qquery adds Q8Q8's query rounding to the scores' bound (queryScore).
+	qquery bool
 }
 
 // score returns the exact score of query h against key s and its error bound.
 func (o oracle) score(h []float32, keys kernels.Matrix, s int) (x, bound float64) {
 	x, bound = o.score32(h, keys, s)
+	if o.qquery {
+		bound += (1 + gamma(keys.Cols+o.rounds+4)) * o.queryScore(h, keys, s)
+	}
 	if o.store != Float32 {
 		e := o.storeScore(h, keys, s)
 		bound += (1+gamma(keys.Cols+o.rounds+4))*e + float64(keys.Cols)*eta

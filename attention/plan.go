@@ -19,7 +19,7 @@ type tuning struct {
 	manyBlock        int // bytes of keys, K or values per block of AttendMany's block loops
 	manyGemmMin      int // queries, at least, of an AttendMany whose contexts (and General's projections) are one Gemm
 	manyWidenMin     int // queries, at least, of an AttendMany on 16-bit stored keys that widens blocks (else a step per query)
-	manyWidenQ8Min   int // the same for Q8, whose widening is scalar
+	manyWidenQ8Min   int // the same for Q8 (and Q8Q8)
 	batchMinWork     int // multiply-adds, at least, of a Batch spread over goroutines
 	multiHeadMinWork int // multiply-adds, at least, of a MultiHead call spread over goroutines
 	multiHeadDirect  int // T·S, at most, of a MultiHead call computed without tiles (multihead_direct.go)
@@ -34,7 +34,7 @@ var tune = tuning{
 	manyBlock:        16 << 10,
 	manyGemmMin:      64,
 	manyWidenMin:     4,
-	manyWidenQ8Min:   32,
+	manyWidenQ8Min:   5,
 	batchMinWork:     1 << 17,
 	multiHeadMinWork: 1 << 18,
 	multiHeadDirect:  48 * 64,

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/heedml/heed/fallback"
 )
 
 // decodeSet is a working set of key/value matrix pairs of one format, used in
@@ -106,6 +108,22 @@ func newDecodeSets(S, d, total int) []decodeSet {
 			},
 			func(i int, dst, h []float32) { MatVecQ8(dst, ms[2*(i%(n/2))], h) },
 			func(i int, dst, w []float32) { MatTVecQ8(dst, ms[2*(i%(n/2))+1], w) }})
+		// The same matrices with the query quantised (ToQ8 of h counted in
+		// each step and scores call).
+		hq := make([]Q8Block, Q8Blocks(d))
+		sets = append(sets, decodeSet{"q8q8", qb,
+			func(i int, ctx, scores, h []float32, shared bool) {
+				i %= n / 2
+				st := SoftmaxState{Max: float32(math.Inf(-1))}
+				v := ms[2*i+1]
+				if shared {
+					v = ms[2*i]
+				}
+				ToQ8(hq, h)
+				DotSoftmaxMatTVecQ8Q8(ctx, scores, ms[2*i], v, hq, &st)
+			},
+			func(i int, dst, h []float32) { ToQ8(hq, h); MatVecQ8Q8(dst, ms[2*(i%(n/2))], hq) },
+			func(i int, dst, w []float32) { MatTVecQ8(dst, ms[2*(i%(n/2))+1], w) }})
 	}
 	return sets
 }
@@ -181,5 +199,37 @@ func BenchmarkDecodeCeiling(b *testing.B) {
 	b.SetBytes(int64(4 * len(x)))
 	for b.Loop() {
 		Sum(x)
+	}
+}
+
+// BenchmarkQ8Conversion is ToQ8 and FromQ8 on n values against the
+// fallback's scalar loops (fallback.QuantizeQ8, DequantizeQ8), on the
+// active ISA: n = 128 (one query per step, Q8Q8) and 4096 (a block of rows
+// widened by AttendMany). cpu-ns/op is the thread's CPU time.
+func BenchmarkQ8Conversion(b *testing.B) {
+	x := make([]float32, 4096)
+	for i := range x {
+		x[i] = float32(i%17) - 8.3
+	}
+	q := make([]Q8Block, Q8Blocks(len(x)))
+	for _, n := range []int{128, 4096} {
+		for _, v := range []string{"ToQ8/go", "ToQ8", "FromQ8/go", "FromQ8"} {
+			b.Run(fmt.Sprintf("%s/n=%d", v, n), func(b *testing.B) {
+				c := startCPU(b)
+				for b.Loop() {
+					switch v {
+					case "ToQ8/go":
+						fallback.QuantizeQ8(q[:n/32], x[:n])
+					case "ToQ8":
+						ToQ8(q[:n/32], x[:n])
+					case "FromQ8/go":
+						fallback.DequantizeQ8(x[:n], q[:n/32])
+					default:
+						FromQ8(x[:n], q[:n/32])
+					}
+				}
+				c.stop()
+			})
+		}
 	}
 }

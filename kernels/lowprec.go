@@ -112,7 +112,7 @@ func ToQ8(dst []Q8Block, src []float32) {
 	if len(dst) != Q8Blocks(len(src)) {
 		panicf("ToQ8: len(dst)=%d blocks but len(src)=%d needs %d", len(dst), len(src), Q8Blocks(len(src)))
 	}
-	fallback.QuantizeQ8(dst, src)
+	toQ8Blocks(dst, src)
 }
 
 // FromQ8 sets dst[i] to Scale·Q[i mod 32] of block i/32 of src, rounded to

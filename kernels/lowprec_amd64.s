@@ -672,6 +672,153 @@ done:
 	VZEROUPPER
 	RET
 
+// func fromQ8AVX2(dst []float32, src []byte)
+// Requires: AVX, AVX2
+TEXT ·fromQ8AVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ src_base+24(FP), CX
+	MOVQ dst_len+8(FP), DX
+	SHRQ $0x05, DX
+
+blocks:
+	TESTQ        DX, DX
+	JZ           done
+	VBROADCASTSS (CX), Y0
+	VPMOVSXBD    4(CX), Y1
+	VCVTDQ2PS    Y1, Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, (AX)
+	VPMOVSXBD    12(CX), Y1
+	VCVTDQ2PS    Y1, Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 32(AX)
+	VPMOVSXBD    20(CX), Y1
+	VCVTDQ2PS    Y1, Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 64(AX)
+	VPMOVSXBD    28(CX), Y1
+	VCVTDQ2PS    Y1, Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 96(AX)
+	ADDQ         $0x00000024, CX
+	ADDQ         $0x00000080, AX
+	DECQ         DX
+	JMP          blocks
+
+done:
+	VZEROUPPER
+	RET
+
+// func toQ8AVX2(dst []byte, src []float32)
+// Requires: AVX, AVX2
+TEXT ·toQ8AVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         src_base+24(FP), CX
+	MOVQ         src_len+32(FP), DX
+	SHRQ         $0x05, DX
+	MOVL         $0x7fffffff, BX
+	VMOVD        BX, X0
+	VPBROADCASTD X0, Y0
+	MOVQ         $0x405fc00000000000, BX
+	VMOVQ        BX, X1
+	VPXOR        Y2, Y2, Y2
+
+blocks:
+	TESTQ        DX, DX
+	JZ           done
+	VMOVUPS      (CX), Y3
+	VPAND        Y0, Y3, Y3
+	VMOVUPS      32(CX), Y4
+	VPAND        Y0, Y4, Y4
+	VPMAXUD      Y4, Y3, Y3
+	VMOVUPS      64(CX), Y4
+	VPAND        Y0, Y4, Y4
+	VPMAXUD      Y4, Y3, Y3
+	VMOVUPS      96(CX), Y4
+	VPAND        Y0, Y4, Y4
+	VPMAXUD      Y4, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X4
+	VPMAXUD      X4, X3, X3
+	VSHUFPS      $0x4e, X3, X3, X4
+	VPMAXUD      X4, X3, X3
+	VSHUFPS      $0xb1, X3, X3, X4
+	VPMAXUD      X4, X3, X3
+	VMOVD        X3, BX
+	CMPL         BX, $0x7f800000
+	JAE          special
+	TESTL        BX, BX
+	JZ           zero
+	VCVTSS2SD    X3, X3, X3
+	VDIVSD       X1, X3, X3
+	VCVTSD2SS    X3, X3, X4
+	VCVTSS2SD    X4, X4, X5
+	VUCOMISD     X3, X5
+	JAE          scaled
+	VMOVD        X4, BX
+	INCL         BX
+	VMOVD        BX, X4
+	VCVTSS2SD    X4, X4, X5
+
+scaled:
+	VMOVSS       X4, (AX)
+	VBROADCASTSD X5, Y3
+	VCVTPS2PD    (CX), Y4
+	VDIVPD       Y3, Y4, Y4
+	VCVTPD2DQY   Y4, X4
+	VCVTPS2PD    16(CX), Y5
+	VDIVPD       Y3, Y5, Y5
+	VCVTPD2DQY   Y5, X5
+	VPACKSSDW    X5, X4, X4
+	VPACKSSWB    X4, X4, X4
+	VMOVQ        X4, 4(AX)
+	VCVTPS2PD    32(CX), Y4
+	VDIVPD       Y3, Y4, Y4
+	VCVTPD2DQY   Y4, X4
+	VCVTPS2PD    48(CX), Y5
+	VDIVPD       Y3, Y5, Y5
+	VCVTPD2DQY   Y5, X5
+	VPACKSSDW    X5, X4, X4
+	VPACKSSWB    X4, X4, X4
+	VMOVQ        X4, 12(AX)
+	VCVTPS2PD    64(CX), Y4
+	VDIVPD       Y3, Y4, Y4
+	VCVTPD2DQY   Y4, X4
+	VCVTPS2PD    80(CX), Y5
+	VDIVPD       Y3, Y5, Y5
+	VCVTPD2DQY   Y5, X5
+	VPACKSSDW    X5, X4, X4
+	VPACKSSWB    X4, X4, X4
+	VMOVQ        X4, 20(AX)
+	VCVTPS2PD    96(CX), Y4
+	VDIVPD       Y3, Y4, Y4
+	VCVTPD2DQY   Y4, X4
+	VCVTPS2PD    112(CX), Y5
+	VDIVPD       Y3, Y5, Y5
+	VCVTPD2DQY   Y5, X3
+	VPACKSSDW    X3, X4, X4
+	VPACKSSWB    X4, X4, X4
+	VMOVQ        X4, 28(AX)
+
+next:
+	ADDQ $0x00000024, AX
+	ADDQ $0x00000080, CX
+	DECQ DX
+	JMP  blocks
+
+special:
+	MOVL    $0x7fc00000, (AX)
+	VMOVDQU Y2, 4(AX)
+	JMP     next
+
+zero:
+	MOVL    $0x00000000, (AX)
+	VMOVDQU Y2, 4(AX)
+	JMP     next
+
+done:
+	VZEROUPPER
+	RET
+
 // func matVecQ8AVX2(dst []float32, a []byte, lda int, x []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·matVecQ8AVX2(SB), NOSPLIT, $0-80
@@ -1779,6 +1926,120 @@ done:
 	VZEROUPPER
 	RET
 
+// func fromQ8AVX512(dst []float32, src []byte)
+// Requires: AVX, AVX512F
+TEXT ·fromQ8AVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ src_base+24(FP), CX
+	MOVQ dst_len+8(FP), DX
+	SHRQ $0x05, DX
+
+blocks:
+	TESTQ        DX, DX
+	JZ           done
+	VBROADCASTSS (CX), Z0
+	VPMOVSXBD    4(CX), Z1
+	VCVTDQ2PS    Z1, Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, (AX)
+	VPMOVSXBD    20(CX), Z1
+	VCVTDQ2PS    Z1, Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, 64(AX)
+	ADDQ         $0x00000024, CX
+	ADDQ         $0x00000080, AX
+	DECQ         DX
+	JMP          blocks
+
+done:
+	VZEROUPPER
+	RET
+
+// func toQ8AVX512(dst []byte, src []float32)
+// Requires: AVX, AVX2, AVX512F, AVX512VL
+TEXT ·toQ8AVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         src_base+24(FP), CX
+	MOVQ         src_len+32(FP), DX
+	SHRQ         $0x05, DX
+	MOVL         $0x7fffffff, BX
+	VPBROADCASTD BX, Z0
+	MOVQ         $0x405fc00000000000, BX
+	VMOVQ        BX, X1
+	VPXORD       Y2, Y2, Y2
+
+blocks:
+	TESTQ         DX, DX
+	JZ            done
+	VMOVUPS       (CX), Z3
+	VPANDD        Z0, Z3, Z3
+	VMOVUPS       64(CX), Z4
+	VPANDD        Z0, Z4, Z4
+	VPMAXUD       Z4, Z3, Z3
+	VEXTRACTF64X4 $0x01, Z3, Y4
+	VPMAXUD       Y4, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X4
+	VPMAXUD       X4, X3, X3
+	VSHUFPS       $0x4e, X3, X3, X4
+	VPMAXUD       X4, X3, X3
+	VSHUFPS       $0xb1, X3, X3, X4
+	VPMAXUD       X4, X3, X3
+	VMOVD         X3, BX
+	CMPL          BX, $0x7f800000
+	JAE           special
+	TESTL         BX, BX
+	JZ            zero
+	VCVTSS2SD     X3, X3, X3
+	VDIVSD        X1, X3, X3
+	VCVTSD2SS     X3, X3, X4
+	VCVTSS2SD     X4, X4, X5
+	VUCOMISD      X3, X5
+	JAE           scaled
+	VMOVD         X4, BX
+	INCL          BX
+	VMOVD         BX, X4
+	VCVTSS2SD     X4, X4, X5
+
+scaled:
+	VMOVSS       X4, (AX)
+	VBROADCASTSD X5, Z3
+	VCVTPS2PD    (CX), Z4
+	VDIVPD       Z3, Z4, Z4
+	VCVTPD2DQ    Z4, Y4
+	VPMOVDB      Y4, 4(AX)
+	VCVTPS2PD    32(CX), Z4
+	VDIVPD       Z3, Z4, Z4
+	VCVTPD2DQ    Z4, Y4
+	VPMOVDB      Y4, 12(AX)
+	VCVTPS2PD    64(CX), Z4
+	VDIVPD       Z3, Z4, Z4
+	VCVTPD2DQ    Z4, Y4
+	VPMOVDB      Y4, 20(AX)
+	VCVTPS2PD    96(CX), Z4
+	VDIVPD       Z3, Z4, Z4
+	VCVTPD2DQ    Z4, Y3
+	VPMOVDB      Y3, 28(AX)
+
+next:
+	ADDQ $0x00000024, AX
+	ADDQ $0x00000080, CX
+	DECQ DX
+	JMP  blocks
+
+special:
+	MOVL      $0x7fc00000, (AX)
+	VMOVDQU32 Y2, 4(AX)
+	JMP       next
+
+zero:
+	MOVL      $0x00000000, (AX)
+	VMOVDQU32 Y2, 4(AX)
+	JMP       next
+
+done:
+	VZEROUPPER
+	RET
+
 // func matVecQ8AVX512(dst []float32, a []byte, lda int, x []float32)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL
 TEXT ·matVecQ8AVX512(SB), NOSPLIT, $0-80
@@ -2028,6 +2289,132 @@ done:
 	VZEROUPPER
 	RET
 
+// func matVecQ8Q8AVX512(dst []float32, a []byte, lda int, x []byte)
+// Requires: AVX, AVX2, AVX512F, AVX512VL, AVX512VNNI, FMA3
+TEXT ·matVecQ8Q8AVX512(SB), NOSPLIT, $0-80
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVQ         lda+48(FP), BX
+	MOVQ         x_base+56(FP), SI
+	MOVQ         x_len+64(FP), DI
+	IMUL3Q       $0x00000024, BX, BX
+	LEAQ         (BX)(BX*2), R8
+	MOVL         $0x80808080, R9
+	VPBROADCASTD R9, Y0
+
+group:
+	CMPQ   CX, $0x00000004
+	JB     single
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	MOVQ   DX, R9
+	MOVQ   SI, R10
+	MOVQ   DI, R11
+
+gblocks:
+	TESTQ        R11, R11
+	JZ           gend
+	VMOVDQU32    4(R10), Y5
+	VXORPS       Y6, Y6, Y6
+	VPDPBUSD     Y5, Y0, Y6
+	VXORPS       Y7, Y7, Y7
+	VPSUBD       Y6, Y7, Y6
+	VBROADCASTSS (R10), Y7
+	VMOVDQA32    Y6, Y8
+	VPXORD       4(R9), Y0, Y9
+	VPDPBUSD     Y5, Y9, Y8
+	VCVTDQ2PS    Y8, Y8
+	VMULPS.BCST  (R9), Y7, Y9
+	VFMADD231PS  Y9, Y8, Y1
+	VMOVDQA32    Y6, Y8
+	VPXORD       4(R9)(BX*1), Y0, Y9
+	VPDPBUSD     Y5, Y9, Y8
+	VCVTDQ2PS    Y8, Y8
+	VMULPS.BCST  (R9)(BX*1), Y7, Y9
+	VFMADD231PS  Y9, Y8, Y2
+	VMOVDQA32    Y6, Y8
+	VPXORD       4(R9)(BX*2), Y0, Y9
+	VPDPBUSD     Y5, Y9, Y8
+	VCVTDQ2PS    Y8, Y8
+	VMULPS.BCST  (R9)(BX*2), Y7, Y9
+	VFMADD231PS  Y9, Y8, Y3
+	VMOVDQA32    Y6, Y6
+	VPXORD       4(R9)(R8*1), Y0, Y8
+	VPDPBUSD     Y5, Y8, Y6
+	VCVTDQ2PS    Y6, Y6
+	VMULPS.BCST  (R9)(R8*1), Y7, Y5
+	VFMADD231PS  Y5, Y6, Y4
+	ADDQ         $0x00000024, R9
+	ADDQ         $0x00000024, R10
+	SUBQ         $0x00000024, R11
+	JMP          gblocks
+
+gend:
+	VSHUFPS       $0x88, Y2, Y1, Y5
+	VSHUFPS       $0xdd, Y2, Y1, Y1
+	VADDPS        Y1, Y5, Y5
+	VSHUFPS       $0x88, Y4, Y3, Y1
+	VSHUFPS       $0xdd, Y4, Y3, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y1, Y5, Y2
+	VSHUFPS       $0xdd, Y1, Y5, Y1
+	VADDPS        Y1, Y2, Y2
+	VEXTRACTF32X4 $0x01, Y2, X1
+	VADDPS        X1, X2, X2
+	VMOVUPS       X2, (AX)
+	ADDQ          $0x00000010, AX
+	LEAQ          (DX)(BX*4), DX
+	SUBQ          $0x00000004, CX
+	JMP           group
+
+single:
+	TESTQ  CX, CX
+	JZ     done
+	VXORPS Y1, Y1, Y1
+	MOVQ   DX, R8
+	MOVQ   SI, R9
+	MOVQ   DI, R10
+
+sblocks:
+	TESTQ        R10, R10
+	JZ           send
+	VMOVDQU32    4(R9), Y2
+	VXORPS       Y3, Y3, Y3
+	VPDPBUSD     Y2, Y0, Y3
+	VXORPS       Y4, Y4, Y4
+	VPSUBD       Y3, Y4, Y3
+	VBROADCASTSS (R9), Y4
+	VMOVDQA32    Y3, Y3
+	VPXORD       4(R8), Y0, Y5
+	VPDPBUSD     Y2, Y5, Y3
+	VCVTDQ2PS    Y3, Y3
+	VMULPS.BCST  (R8), Y4, Y2
+	VFMADD231PS  Y2, Y3, Y1
+	ADDQ         $0x00000024, R8
+	ADDQ         $0x00000024, R9
+	SUBQ         $0x00000024, R10
+	JMP          sblocks
+
+send:
+	VEXTRACTF32X4 $0x01, Y1, X2
+	VADDPS        X2, X1, X1
+	VSHUFPS       $0x4e, X1, X1, X2
+	VADDPS        X2, X1, X1
+	VSHUFPS       $0xb1, X1, X1, X2
+	VADDPS        X2, X1, X1
+	VMOVSS        X1, (AX)
+	ADDQ          $0x00000004, AX
+	ADDQ          BX, DX
+	DECQ          CX
+	JMP           single
+
+done:
+	VZEROUPPER
+	RET
+
 // func expShiftAVX512(dst []float32, src []float32, m float32) float32
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, SSE
 TEXT ·expShiftAVX512(SB), NOSPLIT, $0-60
@@ -2120,10 +2507,29 @@ TEXT ·decodeStepBF16AVX2(SB), NOSPLIT, $40-160
 	VXORPS       X1, X1, X1
 	VSUBSS       (SP), X1, X1
 	VBROADCASTSS X1, Y1
+	MOVQ         ctx_base+0(FP), R10
+	MOVQ         ctx_len+8(FP), R11
+	SHRQ         $0x04, R11
 
+permIn:
+	TESTQ   R11, R11
+	JZ      permInEnd
+	VMOVUPS (R10), Y3
+	VMOVUPS 32(R10), Y4
+	VSHUFPS $0x88, Y4, Y3, Y2
+	VSHUFPS $0xdd, Y4, Y3, Y3
+	VPERMPD $0xd8, Y2, Y2
+	VPERMPD $0xd8, Y3, Y3
+	VMOVUPS Y2, (R10)
+	VMOVUPS Y3, 32(R10)
+	ADDQ    $0x00000040, R10
+	DECQ    R11
+	JMP     permIn
+
+permInEnd:
 block:
 	CMPQ         CX, $0x00000008
-	JB           end
+	JB           restore
 	MOVQ         DX, R10
 	LEAQ         (DX)(BX*4), R11
 	MOVQ         h_base+112(FP), R12
@@ -2259,7 +2665,7 @@ dotHalf:
 	VCMPPS       $0x03, Y3, Y3, Y3
 	VMOVMSKPS    Y3, R10
 	TESTL        R10, R10
-	JNZ          special
+	JNZ          restoreSpecial
 	VMOVAPS      Y2, Y3
 	VEXTRACTF128 $0x01, Y3, X4
 	VMAXPS       X4, X3, X3
@@ -2343,7 +2749,66 @@ weights:
 	LEAQ         (SI)(DI*4), R11
 	MOVQ         ctx_base+0(FP), R12
 	MOVQ         ctx_len+8(FP), R13
-	SHRQ         $0x03, R13
+	SHRQ         $0x04, R13
+	VPBROADCASTD consts<>+160(SB), Y10
+
+ctxPairs:
+	TESTQ       R13, R13
+	JZ          ctxPairsEnd
+	VMOVUPS     (R12), Y11
+	VMOVUPS     32(R12), Y12
+	VMOVDQU     (R10), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y4, Y11
+	VFMADD231PS Y13, Y4, Y12
+	VMOVDQU     (R10)(DI*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y5, Y11
+	VFMADD231PS Y13, Y5, Y12
+	VMOVDQU     (R10)(DI*2), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y6, Y11
+	VFMADD231PS Y13, Y6, Y12
+	VMOVDQU     (R10)(R9*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y2, Y11
+	VFMADD231PS Y13, Y2, Y12
+	VMOVDQU     (R11), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y7, Y11
+	VFMADD231PS Y13, Y7, Y12
+	VMOVDQU     (R11)(DI*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y8, Y11
+	VFMADD231PS Y13, Y8, Y12
+	VMOVDQU     (R11)(DI*2), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y9, Y11
+	VFMADD231PS Y13, Y9, Y12
+	VMOVDQU     (R11)(R9*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y3, Y11
+	VFMADD231PS Y13, Y3, Y12
+	VMOVUPS     Y11, (R12)
+	VMOVUPS     Y12, 32(R12)
+	ADDQ        $0x00000020, R10
+	ADDQ        $0x00000020, R11
+	ADDQ        $0x00000040, R12
+	DECQ        R13
+	JMP         ctxPairs
+
+ctxPairsEnd:
+	MOVQ ctx_len+8(FP), R13
+	ANDQ $0x0000000f, R13
+	SHRQ $0x03, R13
 
 ctxLoop:
 	TESTQ       R13, R13
@@ -2387,6 +2852,52 @@ ctxHalf:
 	SUBQ $0x00000008, CX
 	JMP  block
 
+restore:
+	MOVQ ctx_base+0(FP), AX
+	MOVQ ctx_len+8(FP), CX
+	SHRQ $0x04, CX
+
+permOut:
+	TESTQ      CX, CX
+	JZ         permOutEnd
+	VMOVUPS    (AX), Y1
+	VMOVUPS    32(AX), Y2
+	VUNPCKLPS  Y2, Y1, Y3
+	VUNPCKHPS  Y2, Y1, Y1
+	VPERM2F128 $0x20, Y1, Y3, Y2
+	VPERM2F128 $0x31, Y1, Y3, Y1
+	VMOVUPS    Y2, (AX)
+	VMOVUPS    Y1, 32(AX)
+	ADDQ       $0x00000040, AX
+	DECQ       CX
+	JMP        permOut
+
+permOutEnd:
+	JMP end
+
+restoreSpecial:
+	MOVQ ctx_base+0(FP), AX
+	MOVQ ctx_len+8(FP), CX
+	SHRQ $0x04, CX
+
+permOutSpecial:
+	TESTQ      CX, CX
+	JZ         permOutSpecialEnd
+	VMOVUPS    (AX), Y0
+	VMOVUPS    32(AX), Y1
+	VUNPCKLPS  Y1, Y0, Y2
+	VUNPCKHPS  Y1, Y0, Y0
+	VPERM2F128 $0x20, Y0, Y2, Y1
+	VPERM2F128 $0x31, Y0, Y2, Y0
+	VMOVUPS    Y1, (AX)
+	VMOVUPS    Y0, 32(AX)
+	ADDQ       $0x00000040, AX
+	DECQ       CX
+	JMP        permOutSpecial
+
+permOutSpecialEnd:
+	JMP special
+
 end:
 	VMOVSS       (SP), X1
 	MOVSS        X1, ret+144(FP)
@@ -2425,10 +2936,29 @@ TEXT ·decodeStepBF16PFAVX2(SB), NOSPLIT, $40-160
 	VXORPS       X1, X1, X1
 	VSUBSS       (SP), X1, X1
 	VBROADCASTSS X1, Y1
+	MOVQ         ctx_base+0(FP), R10
+	MOVQ         ctx_len+8(FP), R11
+	SHRQ         $0x04, R11
 
+permIn:
+	TESTQ   R11, R11
+	JZ      permInEnd
+	VMOVUPS (R10), Y3
+	VMOVUPS 32(R10), Y4
+	VSHUFPS $0x88, Y4, Y3, Y2
+	VSHUFPS $0xdd, Y4, Y3, Y3
+	VPERMPD $0xd8, Y2, Y2
+	VPERMPD $0xd8, Y3, Y3
+	VMOVUPS Y2, (R10)
+	VMOVUPS Y3, 32(R10)
+	ADDQ    $0x00000040, R10
+	DECQ    R11
+	JMP     permIn
+
+permInEnd:
 block:
 	CMPQ CX, $0x00000008
-	JB   end
+	JB   restore
 	MOVQ DX, R10
 	CMPQ CX, $0x00000018
 	JB   pfKNear
@@ -2614,7 +3144,7 @@ dotHalf:
 	VCMPPS       $0x03, Y3, Y3, Y3
 	VMOVMSKPS    Y3, R10
 	TESTL        R10, R10
-	JNZ          special
+	JNZ          restoreSpecial
 	VMOVAPS      Y2, Y3
 	VEXTRACTF128 $0x01, Y3, X4
 	VMAXPS       X4, X3, X3
@@ -2698,7 +3228,66 @@ weights:
 	LEAQ         (SI)(DI*4), R11
 	MOVQ         ctx_base+0(FP), R12
 	MOVQ         ctx_len+8(FP), R13
-	SHRQ         $0x03, R13
+	SHRQ         $0x04, R13
+	VPBROADCASTD consts<>+160(SB), Y10
+
+ctxPairs:
+	TESTQ       R13, R13
+	JZ          ctxPairsEnd
+	VMOVUPS     (R12), Y11
+	VMOVUPS     32(R12), Y12
+	VMOVDQU     (R10), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y4, Y11
+	VFMADD231PS Y13, Y4, Y12
+	VMOVDQU     (R10)(DI*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y5, Y11
+	VFMADD231PS Y13, Y5, Y12
+	VMOVDQU     (R10)(DI*2), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y6, Y11
+	VFMADD231PS Y13, Y6, Y12
+	VMOVDQU     (R10)(R9*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y2, Y11
+	VFMADD231PS Y13, Y2, Y12
+	VMOVDQU     (R11), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y7, Y11
+	VFMADD231PS Y13, Y7, Y12
+	VMOVDQU     (R11)(DI*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y8, Y11
+	VFMADD231PS Y13, Y8, Y12
+	VMOVDQU     (R11)(DI*2), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y9, Y11
+	VFMADD231PS Y13, Y9, Y12
+	VMOVDQU     (R11)(R9*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y3, Y11
+	VFMADD231PS Y13, Y3, Y12
+	VMOVUPS     Y11, (R12)
+	VMOVUPS     Y12, 32(R12)
+	ADDQ        $0x00000020, R10
+	ADDQ        $0x00000020, R11
+	ADDQ        $0x00000040, R12
+	DECQ        R13
+	JMP         ctxPairs
+
+ctxPairsEnd:
+	MOVQ ctx_len+8(FP), R13
+	ANDQ $0x0000000f, R13
+	SHRQ $0x03, R13
 
 ctxLoop:
 	TESTQ       R13, R13
@@ -2741,6 +3330,52 @@ ctxHalf:
 	ADDQ $0x00000020, AX
 	SUBQ $0x00000008, CX
 	JMP  block
+
+restore:
+	MOVQ ctx_base+0(FP), AX
+	MOVQ ctx_len+8(FP), CX
+	SHRQ $0x04, CX
+
+permOut:
+	TESTQ      CX, CX
+	JZ         permOutEnd
+	VMOVUPS    (AX), Y1
+	VMOVUPS    32(AX), Y2
+	VUNPCKLPS  Y2, Y1, Y3
+	VUNPCKHPS  Y2, Y1, Y1
+	VPERM2F128 $0x20, Y1, Y3, Y2
+	VPERM2F128 $0x31, Y1, Y3, Y1
+	VMOVUPS    Y2, (AX)
+	VMOVUPS    Y1, 32(AX)
+	ADDQ       $0x00000040, AX
+	DECQ       CX
+	JMP        permOut
+
+permOutEnd:
+	JMP end
+
+restoreSpecial:
+	MOVQ ctx_base+0(FP), AX
+	MOVQ ctx_len+8(FP), CX
+	SHRQ $0x04, CX
+
+permOutSpecial:
+	TESTQ      CX, CX
+	JZ         permOutSpecialEnd
+	VMOVUPS    (AX), Y0
+	VMOVUPS    32(AX), Y1
+	VUNPCKLPS  Y1, Y0, Y2
+	VUNPCKHPS  Y1, Y0, Y0
+	VPERM2F128 $0x20, Y0, Y2, Y1
+	VPERM2F128 $0x31, Y0, Y2, Y0
+	VMOVUPS    Y1, (AX)
+	VMOVUPS    Y0, 32(AX)
+	ADDQ       $0x00000040, AX
+	DECQ       CX
+	JMP        permOutSpecial
+
+permOutSpecialEnd:
+	JMP special
 
 end:
 	VMOVSS       (SP), X1
@@ -4198,10 +4833,30 @@ TEXT ·decodeStepBF16AVX512(SB), NOSPLIT, $40-160
 	VXORPS       X1, X1, X1
 	VSUBSS       (SP), X1, X1
 	VBROADCASTSS X1, Y1
+	MOVQ         ctx_base+0(FP), R10
+	MOVQ         ctx_len+8(FP), R11
+	SHRQ         $0x04, R11
+	VMOVDQU32    evenodd<>+0(SB), Y2
+	VMOVDQU32    evenodd<>+64(SB), Y3
 
+permIn:
+	TESTQ     R11, R11
+	JZ        permInEnd
+	VMOVUPS   (R10), Y6
+	VMOVDQA32 Y2, Y4
+	VMOVDQA32 Y3, Y5
+	VPERMI2PS 32(R10), Y6, Y4
+	VPERMI2PS 32(R10), Y6, Y5
+	VMOVUPS   Y4, (R10)
+	VMOVUPS   Y5, 32(R10)
+	ADDQ      $0x00000040, R10
+	DECQ      R11
+	JMP       permIn
+
+permInEnd:
 block:
 	CMPQ         CX, $0x00000008
-	JB           end
+	JB           restore
 	MOVQ         DX, R10
 	LEAQ         (DX)(BX*4), R11
 	MOVQ         h_base+112(FP), R12
@@ -4337,7 +4992,7 @@ dotHalf:
 	VSUBPS            Y2, Y2, Y3
 	VCMPPS            $0x03, Y3, Y3, K1
 	KORTESTB          K1, K1
-	JNZ               special
+	JNZ               restoreSpecial
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -4415,7 +5070,66 @@ weights:
 	LEAQ              (SI)(DI*4), R11
 	MOVQ              ctx_base+0(FP), R12
 	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x03, R13
+	SHRQ              $0x04, R13
+	VPBROADCASTD      consts<>+160(SB), Y10
+
+ctxPairs:
+	TESTQ       R13, R13
+	JZ          ctxPairsEnd
+	VMOVUPS     (R12), Y11
+	VMOVUPS     32(R12), Y12
+	VMOVDQU32   (R10), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y4, Y11
+	VFMADD231PS Y13, Y4, Y12
+	VMOVDQU32   (R10)(DI*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y5, Y11
+	VFMADD231PS Y13, Y5, Y12
+	VMOVDQU32   (R10)(DI*2), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y6, Y11
+	VFMADD231PS Y13, Y6, Y12
+	VMOVDQU32   (R10)(R9*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y2, Y11
+	VFMADD231PS Y13, Y2, Y12
+	VMOVDQU32   (R11), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y7, Y11
+	VFMADD231PS Y13, Y7, Y12
+	VMOVDQU32   (R11)(DI*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y8, Y11
+	VFMADD231PS Y13, Y8, Y12
+	VMOVDQU32   (R11)(DI*2), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y9, Y11
+	VFMADD231PS Y13, Y9, Y12
+	VMOVDQU32   (R11)(R9*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y3, Y11
+	VFMADD231PS Y13, Y3, Y12
+	VMOVUPS     Y11, (R12)
+	VMOVUPS     Y12, 32(R12)
+	ADDQ        $0x00000020, R10
+	ADDQ        $0x00000020, R11
+	ADDQ        $0x00000040, R12
+	DECQ        R13
+	JMP         ctxPairs
+
+ctxPairsEnd:
+	MOVQ ctx_len+8(FP), R13
+	ANDQ $0x0000000f, R13
+	SHRQ $0x03, R13
 
 ctxLoop:
 	TESTQ       R13, R13
@@ -4459,6 +5173,52 @@ ctxHalf:
 	SUBQ $0x00000008, CX
 	JMP  block
 
+restore:
+	MOVQ ctx_base+0(FP), AX
+	MOVQ ctx_len+8(FP), CX
+	SHRQ $0x04, CX
+
+permOut:
+	TESTQ      CX, CX
+	JZ         permOutEnd
+	VMOVUPS    (AX), Y1
+	VMOVUPS    32(AX), Y2
+	VUNPCKLPS  Y2, Y1, Y3
+	VUNPCKHPS  Y2, Y1, Y1
+	VSHUFF32X4 $0x00, Y1, Y3, Y2
+	VSHUFF32X4 $0x03, Y1, Y3, Y1
+	VMOVUPS    Y2, (AX)
+	VMOVUPS    Y1, 32(AX)
+	ADDQ       $0x00000040, AX
+	DECQ       CX
+	JMP        permOut
+
+permOutEnd:
+	JMP end
+
+restoreSpecial:
+	MOVQ ctx_base+0(FP), AX
+	MOVQ ctx_len+8(FP), CX
+	SHRQ $0x04, CX
+
+permOutSpecial:
+	TESTQ      CX, CX
+	JZ         permOutSpecialEnd
+	VMOVUPS    (AX), Y0
+	VMOVUPS    32(AX), Y1
+	VUNPCKLPS  Y1, Y0, Y2
+	VUNPCKHPS  Y1, Y0, Y0
+	VSHUFF32X4 $0x00, Y0, Y2, Y1
+	VSHUFF32X4 $0x03, Y0, Y2, Y0
+	VMOVUPS    Y1, (AX)
+	VMOVUPS    Y0, 32(AX)
+	ADDQ       $0x00000040, AX
+	DECQ       CX
+	JMP        permOutSpecial
+
+permOutSpecialEnd:
+	JMP special
+
 end:
 	VMOVSS        (SP), X1
 	MOVSS         X1, ret+144(FP)
@@ -4497,10 +5257,30 @@ TEXT ·decodeStepBF16PFAVX512(SB), NOSPLIT, $40-160
 	VXORPS       X1, X1, X1
 	VSUBSS       (SP), X1, X1
 	VBROADCASTSS X1, Y1
+	MOVQ         ctx_base+0(FP), R10
+	MOVQ         ctx_len+8(FP), R11
+	SHRQ         $0x04, R11
+	VMOVDQU32    evenodd<>+0(SB), Y2
+	VMOVDQU32    evenodd<>+64(SB), Y3
 
+permIn:
+	TESTQ     R11, R11
+	JZ        permInEnd
+	VMOVUPS   (R10), Y6
+	VMOVDQA32 Y2, Y4
+	VMOVDQA32 Y3, Y5
+	VPERMI2PS 32(R10), Y6, Y4
+	VPERMI2PS 32(R10), Y6, Y5
+	VMOVUPS   Y4, (R10)
+	VMOVUPS   Y5, 32(R10)
+	ADDQ      $0x00000040, R10
+	DECQ      R11
+	JMP       permIn
+
+permInEnd:
 block:
 	CMPQ CX, $0x00000008
-	JB   end
+	JB   restore
 	MOVQ DX, R10
 	CMPQ CX, $0x00000018
 	JB   pfKNear
@@ -4686,7 +5466,7 @@ dotHalf:
 	VSUBPS            Y2, Y2, Y3
 	VCMPPS            $0x03, Y3, Y3, K1
 	KORTESTB          K1, K1
-	JNZ               special
+	JNZ               restoreSpecial
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -4764,7 +5544,66 @@ weights:
 	LEAQ              (SI)(DI*4), R11
 	MOVQ              ctx_base+0(FP), R12
 	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x03, R13
+	SHRQ              $0x04, R13
+	VPBROADCASTD      consts<>+160(SB), Y10
+
+ctxPairs:
+	TESTQ       R13, R13
+	JZ          ctxPairsEnd
+	VMOVUPS     (R12), Y11
+	VMOVUPS     32(R12), Y12
+	VMOVDQU32   (R10), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y4, Y11
+	VFMADD231PS Y13, Y4, Y12
+	VMOVDQU32   (R10)(DI*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y5, Y11
+	VFMADD231PS Y13, Y5, Y12
+	VMOVDQU32   (R10)(DI*2), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y6, Y11
+	VFMADD231PS Y13, Y6, Y12
+	VMOVDQU32   (R10)(R9*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y2, Y11
+	VFMADD231PS Y13, Y2, Y12
+	VMOVDQU32   (R11), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y7, Y11
+	VFMADD231PS Y13, Y7, Y12
+	VMOVDQU32   (R11)(DI*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y8, Y11
+	VFMADD231PS Y13, Y8, Y12
+	VMOVDQU32   (R11)(DI*2), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y9, Y11
+	VFMADD231PS Y13, Y9, Y12
+	VMOVDQU32   (R11)(R9*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y3, Y11
+	VFMADD231PS Y13, Y3, Y12
+	VMOVUPS     Y11, (R12)
+	VMOVUPS     Y12, 32(R12)
+	ADDQ        $0x00000020, R10
+	ADDQ        $0x00000020, R11
+	ADDQ        $0x00000040, R12
+	DECQ        R13
+	JMP         ctxPairs
+
+ctxPairsEnd:
+	MOVQ ctx_len+8(FP), R13
+	ANDQ $0x0000000f, R13
+	SHRQ $0x03, R13
 
 ctxLoop:
 	TESTQ       R13, R13
@@ -4807,6 +5646,52 @@ ctxHalf:
 	ADDQ $0x00000020, AX
 	SUBQ $0x00000008, CX
 	JMP  block
+
+restore:
+	MOVQ ctx_base+0(FP), AX
+	MOVQ ctx_len+8(FP), CX
+	SHRQ $0x04, CX
+
+permOut:
+	TESTQ      CX, CX
+	JZ         permOutEnd
+	VMOVUPS    (AX), Y1
+	VMOVUPS    32(AX), Y2
+	VUNPCKLPS  Y2, Y1, Y3
+	VUNPCKHPS  Y2, Y1, Y1
+	VSHUFF32X4 $0x00, Y1, Y3, Y2
+	VSHUFF32X4 $0x03, Y1, Y3, Y1
+	VMOVUPS    Y2, (AX)
+	VMOVUPS    Y1, 32(AX)
+	ADDQ       $0x00000040, AX
+	DECQ       CX
+	JMP        permOut
+
+permOutEnd:
+	JMP end
+
+restoreSpecial:
+	MOVQ ctx_base+0(FP), AX
+	MOVQ ctx_len+8(FP), CX
+	SHRQ $0x04, CX
+
+permOutSpecial:
+	TESTQ      CX, CX
+	JZ         permOutSpecialEnd
+	VMOVUPS    (AX), Y0
+	VMOVUPS    32(AX), Y1
+	VUNPCKLPS  Y1, Y0, Y2
+	VUNPCKHPS  Y1, Y0, Y0
+	VSHUFF32X4 $0x00, Y0, Y2, Y1
+	VSHUFF32X4 $0x03, Y0, Y2, Y0
+	VMOVUPS    Y1, (AX)
+	VMOVUPS    Y0, 32(AX)
+	ADDQ       $0x00000040, AX
+	DECQ       CX
+	JMP        permOutSpecial
+
+permOutSpecialEnd:
+	JMP special
 
 end:
 	VMOVSS        (SP), X1
@@ -6227,6 +7112,784 @@ special:
 	VZEROUPPER
 	RET
 
+// func decodeStepQ8Q8AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, FMA3, SSE
+TEXT ·decodeStepQ8Q8AVX512(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVL         $0x80808080, R10
+	VPBROADCASTD R10, Y2
+
+block:
+	CMPQ   CX, $0x00000008
+	JB     end
+	MOVQ   DX, R10
+	LEAQ   (DX)(BX*4), R11
+	MOVQ   h_base+112(FP), R12
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	MOVQ   h_len+120(FP), R13
+
+dot:
+	TESTQ        R13, R13
+	JZ           dotDone
+	VMOVDQU32    4(R12), Y11
+	VXORPS       Y12, Y12, Y12
+	VPDPBUSD     Y11, Y2, Y12
+	VXORPS       Y13, Y13, Y13
+	VPSUBD       Y12, Y13, Y12
+	VBROADCASTSS (R12), Y13
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y3
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(BX*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(BX*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y4
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(BX*2), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(BX*2), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y5
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(R8*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(R8*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y6
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y7
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11)(BX*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11)(BX*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y8
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11)(BX*2), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11)(BX*2), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y9
+	VMOVDQA32    Y12, Y12
+	VPXORD       4(R11)(R8*1), Y2, Y14
+	VPDPBUSD     Y11, Y14, Y12
+	VCVTDQ2PS    Y12, Y12
+	VMULPS.BCST  (R11)(R8*1), Y13, Y11
+	VFMADD231PS  Y11, Y12, Y10
+	ADDQ         $0x00000024, R10
+	ADDQ         $0x00000024, R11
+	ADDQ         $0x00000024, R12
+	SUBQ         $0x00000024, R13
+	JMP          dot
+
+dotDone:
+	VSHUFPS           $0x88, Y4, Y3, Y11
+	VSHUFPS           $0xdd, Y4, Y3, Y3
+	VADDPS            Y3, Y11, Y11
+	VSHUFPS           $0x88, Y6, Y5, Y3
+	VSHUFPS           $0xdd, Y6, Y5, Y4
+	VADDPS            Y4, Y3, Y3
+	VSHUFPS           $0x88, Y3, Y11, Y4
+	VSHUFPS           $0xdd, Y3, Y11, Y3
+	VADDPS            Y3, Y4, Y4
+	VEXTRACTF32X4     $0x01, Y4, X3
+	VADDPS            X3, X4, X4
+	VSHUFPS           $0x88, Y8, Y7, Y3
+	VSHUFPS           $0xdd, Y8, Y7, Y5
+	VADDPS            Y5, Y3, Y3
+	VSHUFPS           $0x88, Y10, Y9, Y5
+	VSHUFPS           $0xdd, Y10, Y9, Y6
+	VADDPS            Y6, Y5, Y5
+	VSHUFPS           $0x88, Y5, Y3, Y6
+	VSHUFPS           $0xdd, Y5, Y3, Y3
+	VADDPS            Y3, Y6, Y6
+	VEXTRACTF32X4     $0x01, Y6, X3
+	VADDPS            X3, X6, X6
+	VINSERTF32X4      $0x01, X6, Y4, Y3
+	VMOVUPS           Y3, (AX)
+	VSUBPS            Y3, Y3, Y4
+	VCMPPS            $0x03, Y4, Y4, K1
+	KORTESTB          K1, K1
+	JNZ               special
+	VMOVAPS           Y3, Y4
+	VEXTRACTF32X4     $0x01, Y4, X5
+	VMAXPS            X5, X4, X4
+	VSHUFPS           $0x4e, X4, X4, X5
+	VMAXPS            X5, X4, X4
+	VSHUFPS           $0xb1, X4, X4, X5
+	VMAXPS            X5, X4, X4
+	VUCOMISS          (SP), X4
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X4, X1, X1
+	VMOVSS            X4, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+192(SB), Y1, Y4
+	VRNDSCALEPS       $0x08, Y4, Y4
+	VMOVAPS           Y1, Y5
+	VFNMADD231PS.BCST consts<>+224(SB), Y4, Y5
+	VFNMADD231PS.BCST consts<>+256(SB), Y4, Y5
+	VBROADCASTSS      consts<>+480(SB), Y6
+	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K1
+	VSCALEFPS.Z       Y4, Y6, K1, Y6
+	VMULPS            Y6, Y0, Y0
+	MOVQ              ctx_base+0(FP), R10
+	MOVQ              ctx_len+8(FP), R11
+	SHRQ              $0x03, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Y6, Y1
+	VMOVUPS Y1, (R10)
+	ADDQ    $0x00000020, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y3, Y3
+	VMULPS.BCST       consts<>+192(SB), Y3, Y4
+	VRNDSCALEPS       $0x08, Y4, Y4
+	VMOVAPS           Y3, Y5
+	VFNMADD231PS.BCST consts<>+224(SB), Y4, Y5
+	VFNMADD231PS.BCST consts<>+256(SB), Y4, Y5
+	VBROADCASTSS      consts<>+480(SB), Y6
+	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y3, K1
+	VSCALEFPS.Z       Y4, Y6, K1, Y6
+	VADDPS            Y6, Y0, Y0
+	VMOVUPS           Y6, 8(SP)
+	MOVQ              SI, R10
+	LEAQ              (SI)(DI*4), R11
+	MOVQ              ctx_base+0(FP), R12
+	MOVQ              ctx_len+8(FP), R13
+	SHRQ              $0x05, R13
+
+ctxLoop:
+	TESTQ        R13, R13
+	JZ           ctxHalf
+	VBROADCASTSS 8(SP), Y3
+	VBROADCASTSS (R10), Y4
+	VMULPS       Y3, Y4, Y4
+	VBROADCASTSS 12(SP), Y3
+	VBROADCASTSS (R10)(DI*1), Y5
+	VMULPS       Y3, Y5, Y5
+	VBROADCASTSS 16(SP), Y3
+	VBROADCASTSS (R10)(DI*2), Y6
+	VMULPS       Y3, Y6, Y6
+	VBROADCASTSS 20(SP), Y3
+	VBROADCASTSS (R10)(R9*1), Y7
+	VMULPS       Y3, Y7, Y7
+	VBROADCASTSS 24(SP), Y3
+	VBROADCASTSS (R11), Y8
+	VMULPS       Y3, Y8, Y8
+	VBROADCASTSS 28(SP), Y3
+	VBROADCASTSS (R11)(DI*1), Y9
+	VMULPS       Y3, Y9, Y9
+	VBROADCASTSS 32(SP), Y3
+	VBROADCASTSS (R11)(DI*2), Y10
+	VMULPS       Y3, Y10, Y10
+	VBROADCASTSS 36(SP), Y3
+	VBROADCASTSS (R11)(R9*1), Y11
+	VMULPS       Y3, Y11, Y11
+	VMOVUPS      (R12), Y3
+	VPMOVSXBD    4(R10), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y4, Y3
+	VPMOVSXBD    4(R10)(DI*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y5, Y3
+	VPMOVSXBD    4(R10)(DI*2), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y6, Y3
+	VPMOVSXBD    4(R10)(R9*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y7, Y3
+	VPMOVSXBD    4(R11), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y8, Y3
+	VPMOVSXBD    4(R11)(DI*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y9, Y3
+	VPMOVSXBD    4(R11)(DI*2), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y10, Y3
+	VPMOVSXBD    4(R11)(R9*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y11, Y3
+	VMOVUPS      Y3, (R12)
+	VMOVUPS      32(R12), Y3
+	VPMOVSXBD    12(R10), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y4, Y3
+	VPMOVSXBD    12(R10)(DI*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y5, Y3
+	VPMOVSXBD    12(R10)(DI*2), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y6, Y3
+	VPMOVSXBD    12(R10)(R9*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y7, Y3
+	VPMOVSXBD    12(R11), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y8, Y3
+	VPMOVSXBD    12(R11)(DI*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y9, Y3
+	VPMOVSXBD    12(R11)(DI*2), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y10, Y3
+	VPMOVSXBD    12(R11)(R9*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y11, Y3
+	VMOVUPS      Y3, 32(R12)
+	VMOVUPS      64(R12), Y3
+	VPMOVSXBD    20(R10), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y4, Y3
+	VPMOVSXBD    20(R10)(DI*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y5, Y3
+	VPMOVSXBD    20(R10)(DI*2), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y6, Y3
+	VPMOVSXBD    20(R10)(R9*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y7, Y3
+	VPMOVSXBD    20(R11), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y8, Y3
+	VPMOVSXBD    20(R11)(DI*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y9, Y3
+	VPMOVSXBD    20(R11)(DI*2), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y10, Y3
+	VPMOVSXBD    20(R11)(R9*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y11, Y3
+	VMOVUPS      Y3, 64(R12)
+	VMOVUPS      96(R12), Y3
+	VPMOVSXBD    28(R10), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y4, Y3
+	VPMOVSXBD    28(R10)(DI*1), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y5, Y3
+	VPMOVSXBD    28(R10)(DI*2), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y6, Y3
+	VPMOVSXBD    28(R10)(R9*1), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y7, Y3
+	VPMOVSXBD    28(R11), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y8, Y3
+	VPMOVSXBD    28(R11)(DI*1), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y9, Y3
+	VPMOVSXBD    28(R11)(DI*2), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y10, Y3
+	VPMOVSXBD    28(R11)(R9*1), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y11, Y3
+	VMOVUPS      Y3, 96(R12)
+	ADDQ         $0x00000024, R10
+	ADDQ         $0x00000024, R11
+	ADDQ         $0x00000080, R12
+	DECQ         R13
+	JMP          ctxLoop
+
+ctxHalf:
+	LEAQ (DX)(BX*8), DX
+	LEAQ (SI)(DI*8), SI
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+144(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+148(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+// func decodeStepQ8Q8PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, FMA3, MMX+, SSE
+TEXT ·decodeStepQ8Q8PFAVX512(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVL         $0x80808080, R10
+	VPBROADCASTD R10, Y2
+
+block:
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000018
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfK:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(BX*1)
+	PREFETCHT0 (R10)(BX*2)
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(BX*1)
+	PREFETCHT0 (R11)(BX*2)
+	PREFETCHT0 (R11)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       SI, R10
+	CMPQ       CX, $0x00000018
+	JB         pfVNear
+	MOVQ       DI, R11
+	SHLQ       $0x04, R11
+	ADDQ       R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       DX, R10
+	LEAQ       (DX)(BX*4), R11
+	MOVQ       h_base+112(FP), R12
+	VXORPS     Y3, Y3, Y3
+	VXORPS     Y4, Y4, Y4
+	VXORPS     Y5, Y5, Y5
+	VXORPS     Y6, Y6, Y6
+	VXORPS     Y7, Y7, Y7
+	VXORPS     Y8, Y8, Y8
+	VXORPS     Y9, Y9, Y9
+	VXORPS     Y10, Y10, Y10
+	MOVQ       h_len+120(FP), R13
+
+dot:
+	TESTQ        R13, R13
+	JZ           dotDone
+	VMOVDQU32    4(R12), Y11
+	VXORPS       Y12, Y12, Y12
+	VPDPBUSD     Y11, Y2, Y12
+	VXORPS       Y13, Y13, Y13
+	VPSUBD       Y12, Y13, Y12
+	VBROADCASTSS (R12), Y13
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y3
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(BX*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(BX*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y4
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(BX*2), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(BX*2), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y5
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(R8*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(R8*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y6
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y7
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11)(BX*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11)(BX*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y8
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11)(BX*2), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11)(BX*2), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y9
+	VMOVDQA32    Y12, Y12
+	VPXORD       4(R11)(R8*1), Y2, Y14
+	VPDPBUSD     Y11, Y14, Y12
+	VCVTDQ2PS    Y12, Y12
+	VMULPS.BCST  (R11)(R8*1), Y13, Y11
+	VFMADD231PS  Y11, Y12, Y10
+	ADDQ         $0x00000024, R10
+	ADDQ         $0x00000024, R11
+	ADDQ         $0x00000024, R12
+	SUBQ         $0x00000024, R13
+	JMP          dot
+
+dotDone:
+	VSHUFPS           $0x88, Y4, Y3, Y11
+	VSHUFPS           $0xdd, Y4, Y3, Y3
+	VADDPS            Y3, Y11, Y11
+	VSHUFPS           $0x88, Y6, Y5, Y3
+	VSHUFPS           $0xdd, Y6, Y5, Y4
+	VADDPS            Y4, Y3, Y3
+	VSHUFPS           $0x88, Y3, Y11, Y4
+	VSHUFPS           $0xdd, Y3, Y11, Y3
+	VADDPS            Y3, Y4, Y4
+	VEXTRACTF32X4     $0x01, Y4, X3
+	VADDPS            X3, X4, X4
+	VSHUFPS           $0x88, Y8, Y7, Y3
+	VSHUFPS           $0xdd, Y8, Y7, Y5
+	VADDPS            Y5, Y3, Y3
+	VSHUFPS           $0x88, Y10, Y9, Y5
+	VSHUFPS           $0xdd, Y10, Y9, Y6
+	VADDPS            Y6, Y5, Y5
+	VSHUFPS           $0x88, Y5, Y3, Y6
+	VSHUFPS           $0xdd, Y5, Y3, Y3
+	VADDPS            Y3, Y6, Y6
+	VEXTRACTF32X4     $0x01, Y6, X3
+	VADDPS            X3, X6, X6
+	VINSERTF32X4      $0x01, X6, Y4, Y3
+	VMOVUPS           Y3, (AX)
+	VSUBPS            Y3, Y3, Y4
+	VCMPPS            $0x03, Y4, Y4, K1
+	KORTESTB          K1, K1
+	JNZ               special
+	VMOVAPS           Y3, Y4
+	VEXTRACTF32X4     $0x01, Y4, X5
+	VMAXPS            X5, X4, X4
+	VSHUFPS           $0x4e, X4, X4, X5
+	VMAXPS            X5, X4, X4
+	VSHUFPS           $0xb1, X4, X4, X5
+	VMAXPS            X5, X4, X4
+	VUCOMISS          (SP), X4
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X4, X1, X1
+	VMOVSS            X4, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+192(SB), Y1, Y4
+	VRNDSCALEPS       $0x08, Y4, Y4
+	VMOVAPS           Y1, Y5
+	VFNMADD231PS.BCST consts<>+224(SB), Y4, Y5
+	VFNMADD231PS.BCST consts<>+256(SB), Y4, Y5
+	VBROADCASTSS      consts<>+480(SB), Y6
+	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K1
+	VSCALEFPS.Z       Y4, Y6, K1, Y6
+	VMULPS            Y6, Y0, Y0
+	MOVQ              ctx_base+0(FP), R10
+	MOVQ              ctx_len+8(FP), R11
+	SHRQ              $0x03, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Y6, Y1
+	VMOVUPS Y1, (R10)
+	ADDQ    $0x00000020, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y3, Y3
+	VMULPS.BCST       consts<>+192(SB), Y3, Y4
+	VRNDSCALEPS       $0x08, Y4, Y4
+	VMOVAPS           Y3, Y5
+	VFNMADD231PS.BCST consts<>+224(SB), Y4, Y5
+	VFNMADD231PS.BCST consts<>+256(SB), Y4, Y5
+	VBROADCASTSS      consts<>+480(SB), Y6
+	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y3, K1
+	VSCALEFPS.Z       Y4, Y6, K1, Y6
+	VADDPS            Y6, Y0, Y0
+	VMOVUPS           Y6, 8(SP)
+	MOVQ              SI, R10
+	LEAQ              (SI)(DI*4), R11
+	MOVQ              ctx_base+0(FP), R12
+	MOVQ              ctx_len+8(FP), R13
+	SHRQ              $0x05, R13
+
+ctxLoop:
+	TESTQ        R13, R13
+	JZ           ctxHalf
+	VBROADCASTSS 8(SP), Y3
+	VBROADCASTSS (R10), Y4
+	VMULPS       Y3, Y4, Y4
+	VBROADCASTSS 12(SP), Y3
+	VBROADCASTSS (R10)(DI*1), Y5
+	VMULPS       Y3, Y5, Y5
+	VBROADCASTSS 16(SP), Y3
+	VBROADCASTSS (R10)(DI*2), Y6
+	VMULPS       Y3, Y6, Y6
+	VBROADCASTSS 20(SP), Y3
+	VBROADCASTSS (R10)(R9*1), Y7
+	VMULPS       Y3, Y7, Y7
+	VBROADCASTSS 24(SP), Y3
+	VBROADCASTSS (R11), Y8
+	VMULPS       Y3, Y8, Y8
+	VBROADCASTSS 28(SP), Y3
+	VBROADCASTSS (R11)(DI*1), Y9
+	VMULPS       Y3, Y9, Y9
+	VBROADCASTSS 32(SP), Y3
+	VBROADCASTSS (R11)(DI*2), Y10
+	VMULPS       Y3, Y10, Y10
+	VBROADCASTSS 36(SP), Y3
+	VBROADCASTSS (R11)(R9*1), Y11
+	VMULPS       Y3, Y11, Y11
+	VMOVUPS      (R12), Y3
+	VPMOVSXBD    4(R10), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y4, Y3
+	VPMOVSXBD    4(R10)(DI*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y5, Y3
+	VPMOVSXBD    4(R10)(DI*2), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y6, Y3
+	VPMOVSXBD    4(R10)(R9*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y7, Y3
+	VPMOVSXBD    4(R11), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y8, Y3
+	VPMOVSXBD    4(R11)(DI*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y9, Y3
+	VPMOVSXBD    4(R11)(DI*2), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y10, Y3
+	VPMOVSXBD    4(R11)(R9*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y11, Y3
+	VMOVUPS      Y3, (R12)
+	VMOVUPS      32(R12), Y3
+	VPMOVSXBD    12(R10), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y4, Y3
+	VPMOVSXBD    12(R10)(DI*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y5, Y3
+	VPMOVSXBD    12(R10)(DI*2), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y6, Y3
+	VPMOVSXBD    12(R10)(R9*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y7, Y3
+	VPMOVSXBD    12(R11), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y8, Y3
+	VPMOVSXBD    12(R11)(DI*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y9, Y3
+	VPMOVSXBD    12(R11)(DI*2), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y10, Y3
+	VPMOVSXBD    12(R11)(R9*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y11, Y3
+	VMOVUPS      Y3, 32(R12)
+	VMOVUPS      64(R12), Y3
+	VPMOVSXBD    20(R10), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y4, Y3
+	VPMOVSXBD    20(R10)(DI*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y5, Y3
+	VPMOVSXBD    20(R10)(DI*2), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y6, Y3
+	VPMOVSXBD    20(R10)(R9*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y7, Y3
+	VPMOVSXBD    20(R11), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y8, Y3
+	VPMOVSXBD    20(R11)(DI*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y9, Y3
+	VPMOVSXBD    20(R11)(DI*2), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y10, Y3
+	VPMOVSXBD    20(R11)(R9*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y11, Y3
+	VMOVUPS      Y3, 64(R12)
+	VMOVUPS      96(R12), Y3
+	VPMOVSXBD    28(R10), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y4, Y3
+	VPMOVSXBD    28(R10)(DI*1), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y5, Y3
+	VPMOVSXBD    28(R10)(DI*2), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y6, Y3
+	VPMOVSXBD    28(R10)(R9*1), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y7, Y3
+	VPMOVSXBD    28(R11), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y8, Y3
+	VPMOVSXBD    28(R11)(DI*1), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y9, Y3
+	VPMOVSXBD    28(R11)(DI*2), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y10, Y3
+	VPMOVSXBD    28(R11)(R9*1), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y11, Y3
+	VMOVUPS      Y3, 96(R12)
+	ADDQ         $0x00000024, R10
+	ADDQ         $0x00000024, R11
+	ADDQ         $0x00000080, R12
+	DECQ         R13
+	JMP          ctxLoop
+
+ctxHalf:
+	LEAQ (DX)(BX*8), DX
+	LEAQ (SI)(DI*8), SI
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+144(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+148(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
 // func decodeStepBF16AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, SSE
 TEXT ·decodeStepBF16AVX512Z(SB), NOSPLIT, $40-160
@@ -6246,10 +7909,30 @@ TEXT ·decodeStepBF16AVX512Z(SB), NOSPLIT, $40-160
 	VXORPS       X1, X1, X1
 	VSUBSS       (SP), X1, X1
 	VBROADCASTSS X1, Y1
+	MOVQ         ctx_base+0(FP), R10
+	MOVQ         ctx_len+8(FP), R11
+	SHRQ         $0x05, R11
+	VMOVDQU32    evenodd<>+0(SB), Z2
+	VMOVDQU32    evenodd<>+64(SB), Z3
 
+permIn:
+	TESTQ     R11, R11
+	JZ        permInEnd
+	VMOVUPS   (R10), Z6
+	VMOVDQA32 Z2, Z4
+	VMOVDQA32 Z3, Z5
+	VPERMI2PS 64(R10), Z6, Z4
+	VPERMI2PS 64(R10), Z6, Z5
+	VMOVUPS   Z4, (R10)
+	VMOVUPS   Z5, 64(R10)
+	ADDQ      $0x00000080, R10
+	DECQ      R11
+	JMP       permIn
+
+permInEnd:
 block:
 	CMPQ         CX, $0x00000008
-	JB           end
+	JB           restore
 	MOVQ         DX, R10
 	LEAQ         (DX)(BX*4), R11
 	MOVQ         h_base+112(FP), R12
@@ -6258,62 +7941,62 @@ block:
 	VXORPS       Z4, Z4, Z4
 	VXORPS       Z5, Z5, Z5
 	VXORPS       Z6, Z6, Z6
-	VXORPS       Z7, Z7, Z7
 	VXORPS       Z8, Z8, Z8
 	VXORPS       Z9, Z9, Z9
+	VXORPS       Z10, Z10, Z10
 	MOVQ         h_len+120(FP), R13
-	VPBROADCASTD consts<>+160(SB), Z10
-	VMOVDQU32    evenodd<>+0(SB), Z11
-	VMOVDQU32    evenodd<>+64(SB), Z12
+	VPBROADCASTD consts<>+160(SB), Z11
+	VMOVDQU32    evenodd<>+0(SB), Z12
+	VMOVDQU32    evenodd<>+64(SB), Z13
 
 pairs:
 	CMPQ        R13, $0x00000020
 	JB          pairsEnd
-	VMOVUPS     (R12), Z15
-	VMOVDQA32   Z11, Z13
+	VMOVUPS     (R12), Z16
 	VMOVDQA32   Z12, Z14
-	VPERMI2PS   64(R12), Z15, Z13
-	VPERMI2PS   64(R12), Z15, Z14
-	VMOVDQU32   (R10), Z15
-	VPSLLD      $0x10, Z15, Z17
-	VPANDD      Z10, Z15, Z15
-	VFMADD231PS Z17, Z13, Z2
-	VFMADD231PS Z15, Z14, Z2
-	VMOVDQU32   (R10)(BX*1), Z15
-	VPSLLD      $0x10, Z15, Z17
-	VPANDD      Z10, Z15, Z15
-	VFMADD231PS Z17, Z13, Z3
-	VFMADD231PS Z15, Z14, Z3
-	VMOVDQU32   (R10)(BX*2), Z15
-	VPSLLD      $0x10, Z15, Z17
-	VPANDD      Z10, Z15, Z15
-	VFMADD231PS Z17, Z13, Z4
-	VFMADD231PS Z15, Z14, Z4
-	VMOVDQU32   (R10)(R8*1), Z15
-	VPSLLD      $0x10, Z15, Z17
-	VPANDD      Z10, Z15, Z15
-	VFMADD231PS Z17, Z13, Z5
-	VFMADD231PS Z15, Z14, Z5
-	VMOVDQU32   (R11), Z15
-	VPSLLD      $0x10, Z15, Z17
-	VPANDD      Z10, Z15, Z15
-	VFMADD231PS Z17, Z13, Z6
-	VFMADD231PS Z15, Z14, Z6
-	VMOVDQU32   (R11)(BX*1), Z15
-	VPSLLD      $0x10, Z15, Z17
-	VPANDD      Z10, Z15, Z15
-	VFMADD231PS Z17, Z13, Z7
-	VFMADD231PS Z15, Z14, Z7
-	VMOVDQU32   (R11)(BX*2), Z15
-	VPSLLD      $0x10, Z15, Z17
-	VPANDD      Z10, Z15, Z15
-	VFMADD231PS Z17, Z13, Z8
-	VFMADD231PS Z15, Z14, Z8
-	VMOVDQU32   (R11)(R8*1), Z15
-	VPSLLD      $0x10, Z15, Z17
-	VPANDD      Z10, Z15, Z15
-	VFMADD231PS Z17, Z13, Z9
-	VFMADD231PS Z15, Z14, Z9
+	VMOVDQA32   Z13, Z15
+	VPERMI2PS   64(R12), Z16, Z14
+	VPERMI2PS   64(R12), Z16, Z15
+	VMOVDQU32   (R10), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z16, Z15, Z2
+	VMOVDQU32   (R10)(BX*1), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z16, Z15, Z3
+	VMOVDQU32   (R10)(BX*2), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z16, Z15, Z4
+	VMOVDQU32   (R10)(R8*1), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z16, Z15, Z5
+	VMOVDQU32   (R11), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z6
+	VFMADD231PS Z16, Z15, Z6
+	VMOVDQU32   (R11)(BX*1), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z8
+	VFMADD231PS Z16, Z15, Z8
+	VMOVDQU32   (R11)(BX*2), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z9
+	VFMADD231PS Z16, Z15, Z9
+	VMOVDQU32   (R11)(R8*1), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z10
+	VFMADD231PS Z16, Z15, Z10
 	ADDQ        $0x00000040, R10
 	ADDQ        $0x00000040, R11
 	ADDQ        $0x00000080, R12
@@ -6326,31 +8009,31 @@ pairsEnd:
 dot:
 	TESTQ       R13, R13
 	JZ          dotHalf
-	VMOVUPS     (R12), Z10
-	VPMOVZXWD   (R10), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z2
-	VPMOVZXWD   (R10)(BX*1), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z3
-	VPMOVZXWD   (R10)(BX*2), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z4
-	VPMOVZXWD   (R10)(R8*1), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z5
-	VPMOVZXWD   (R11), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z6
-	VPMOVZXWD   (R11)(BX*1), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z7
-	VPMOVZXWD   (R11)(BX*2), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z8
-	VPMOVZXWD   (R11)(R8*1), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z9
+	VMOVUPS     (R12), Z11
+	VPMOVZXWD   (R10), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z2
+	VPMOVZXWD   (R10)(BX*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z3
+	VPMOVZXWD   (R10)(BX*2), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z4
+	VPMOVZXWD   (R10)(R8*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z5
+	VPMOVZXWD   (R11), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z6
+	VPMOVZXWD   (R11)(BX*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z8
+	VPMOVZXWD   (R11)(BX*2), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z9
+	VPMOVZXWD   (R11)(R8*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z10
 	ADDQ        $0x00000020, R10
 	ADDQ        $0x00000020, R11
 	ADDQ        $0x00000040, R12
@@ -6361,65 +8044,65 @@ dotHalf:
 	MOVQ        h_len+120(FP), R13
 	TESTQ       $0x00000008, R13
 	JZ          dotDone
-	VMOVUPS.Z   (R12), K1, Z10
-	VPMOVZXWD.Z (R10), K1, Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z2
-	VPMOVZXWD.Z (R10)(BX*1), K1, Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z3
-	VPMOVZXWD.Z (R10)(BX*2), K1, Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z4
-	VPMOVZXWD.Z (R10)(R8*1), K1, Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z5
-	VPMOVZXWD.Z (R11), K1, Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z6
-	VPMOVZXWD.Z (R11)(BX*1), K1, Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z7
-	VPMOVZXWD.Z (R11)(BX*2), K1, Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z8
-	VPMOVZXWD.Z (R11)(R8*1), K1, Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z9
+	VMOVUPS.Z   (R12), K1, Z11
+	VPMOVZXWD.Z (R10), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z2
+	VPMOVZXWD.Z (R10)(BX*1), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z3
+	VPMOVZXWD.Z (R10)(BX*2), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z4
+	VPMOVZXWD.Z (R10)(R8*1), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z5
+	VPMOVZXWD.Z (R11), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z6
+	VPMOVZXWD.Z (R11)(BX*1), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z8
+	VPMOVZXWD.Z (R11)(BX*2), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z9
+	VPMOVZXWD.Z (R11)(R8*1), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z10
 
 dotDone:
-	VEXTRACTF64X4     $0x01, Z2, Y10
-	VADDPS            Y10, Y2, Y2
-	VEXTRACTF64X4     $0x01, Z3, Y10
-	VADDPS            Y10, Y3, Y3
-	VEXTRACTF64X4     $0x01, Z4, Y10
-	VADDPS            Y10, Y4, Y4
-	VEXTRACTF64X4     $0x01, Z5, Y10
-	VADDPS            Y10, Y5, Y5
-	VSHUFPS           $0x88, Y3, Y2, Y10
+	VEXTRACTF64X4     $0x01, Z2, Y7
+	VADDPS            Y7, Y2, Y2
+	VEXTRACTF64X4     $0x01, Z3, Y7
+	VADDPS            Y7, Y3, Y3
+	VEXTRACTF64X4     $0x01, Z4, Y7
+	VADDPS            Y7, Y4, Y4
+	VEXTRACTF64X4     $0x01, Z5, Y7
+	VADDPS            Y7, Y5, Y5
+	VSHUFPS           $0x88, Y3, Y2, Y7
 	VSHUFPS           $0xdd, Y3, Y2, Y2
-	VADDPS            Y2, Y10, Y10
+	VADDPS            Y2, Y7, Y7
 	VSHUFPS           $0x88, Y5, Y4, Y2
 	VSHUFPS           $0xdd, Y5, Y4, Y3
 	VADDPS            Y3, Y2, Y2
-	VSHUFPS           $0x88, Y2, Y10, Y3
-	VSHUFPS           $0xdd, Y2, Y10, Y2
+	VSHUFPS           $0x88, Y2, Y7, Y3
+	VSHUFPS           $0xdd, Y2, Y7, Y2
 	VADDPS            Y2, Y3, Y3
 	VEXTRACTF32X4     $0x01, Y3, X2
 	VADDPS            X2, X3, X3
 	VEXTRACTF64X4     $0x01, Z6, Y2
 	VADDPS            Y2, Y6, Y6
-	VEXTRACTF64X4     $0x01, Z7, Y2
-	VADDPS            Y2, Y7, Y7
 	VEXTRACTF64X4     $0x01, Z8, Y2
 	VADDPS            Y2, Y8, Y8
 	VEXTRACTF64X4     $0x01, Z9, Y2
 	VADDPS            Y2, Y9, Y9
-	VSHUFPS           $0x88, Y7, Y6, Y2
-	VSHUFPS           $0xdd, Y7, Y6, Y4
+	VEXTRACTF64X4     $0x01, Z10, Y2
+	VADDPS            Y2, Y10, Y10
+	VSHUFPS           $0x88, Y8, Y6, Y2
+	VSHUFPS           $0xdd, Y8, Y6, Y4
 	VADDPS            Y4, Y2, Y2
-	VSHUFPS           $0x88, Y9, Y8, Y4
-	VSHUFPS           $0xdd, Y9, Y8, Y5
+	VSHUFPS           $0x88, Y10, Y9, Y4
+	VSHUFPS           $0xdd, Y10, Y9, Y5
 	VADDPS            Y5, Y4, Y4
 	VSHUFPS           $0x88, Y4, Y2, Y5
 	VSHUFPS           $0xdd, Y4, Y2, Y2
@@ -6431,7 +8114,7 @@ dotDone:
 	VSUBPS            Y2, Y2, Y3
 	VCMPPS            $0x03, Y3, Y3, K2
 	KORTESTB          K2, K2
-	JNZ               special
+	JNZ               restoreSpecial
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -6494,61 +8177,120 @@ weights:
 	VMOVAPS           Y2, Y4
 	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
 	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
-	VBROADCASTSS      consts<>+480(SB), Y16
-	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y16
-	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y16
-	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y16
-	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y16
-	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y16
-	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y16
+	VBROADCASTSS      consts<>+480(SB), Y7
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y7
 	VCMPPS.BCST       $0x15, consts<>+512(SB), Y2, K2
-	VSCALEFPS.Z       Y3, Y16, K2, Y16
-	VADDPS            Y16, Y0, Y0
-	VSHUFF32X4        $0x00, Z16, Z16, Z2
-	VSHUFF32X4        $0x55, Z16, Z16, Z3
+	VSCALEFPS.Z       Y3, Y7, K2, Y7
+	VADDPS            Y7, Y0, Y0
+	VSHUFF32X4        $0x00, Z7, Z7, Z2
+	VSHUFF32X4        $0x55, Z7, Z7, Z3
 	VSHUFPS           $0x00, Z2, Z2, Z4
 	VSHUFPS           $0x55, Z2, Z2, Z5
 	VSHUFPS           $0xaa, Z2, Z2, Z6
 	VSHUFPS           $0xff, Z2, Z2, Z2
-	VSHUFPS           $0x00, Z3, Z3, Z7
-	VSHUFPS           $0x55, Z3, Z3, Z8
-	VSHUFPS           $0xaa, Z3, Z3, Z9
+	VSHUFPS           $0x00, Z3, Z3, Z8
+	VSHUFPS           $0x55, Z3, Z3, Z9
+	VSHUFPS           $0xaa, Z3, Z3, Z10
 	VSHUFPS           $0xff, Z3, Z3, Z3
 	MOVQ              SI, R10
 	LEAQ              (SI)(DI*4), R11
 	MOVQ              ctx_base+0(FP), R12
 	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x04, R13
+	SHRQ              $0x05, R13
+	VPBROADCASTD      consts<>+160(SB), Z11
+
+ctxPairs:
+	TESTQ       R13, R13
+	JZ          ctxPairsEnd
+	VMOVUPS     (R12), Z12
+	VMOVUPS     64(R12), Z13
+	VMOVDQU32   (R10), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z4, Z12
+	VFMADD231PS Z14, Z4, Z13
+	VMOVDQU32   (R10)(DI*1), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z5, Z12
+	VFMADD231PS Z14, Z5, Z13
+	VMOVDQU32   (R10)(DI*2), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z6, Z12
+	VFMADD231PS Z14, Z6, Z13
+	VMOVDQU32   (R10)(R9*1), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z2, Z12
+	VFMADD231PS Z14, Z2, Z13
+	VMOVDQU32   (R11), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z8, Z12
+	VFMADD231PS Z14, Z8, Z13
+	VMOVDQU32   (R11)(DI*1), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z9, Z12
+	VFMADD231PS Z14, Z9, Z13
+	VMOVDQU32   (R11)(DI*2), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z10, Z12
+	VFMADD231PS Z14, Z10, Z13
+	VMOVDQU32   (R11)(R9*1), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z3, Z12
+	VFMADD231PS Z14, Z3, Z13
+	VMOVUPS     Z12, (R12)
+	VMOVUPS     Z13, 64(R12)
+	ADDQ        $0x00000040, R10
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000080, R12
+	DECQ        R13
+	JMP         ctxPairs
+
+ctxPairsEnd:
+	MOVQ ctx_len+8(FP), R13
+	ANDQ $0x0000001f, R13
+	SHRQ $0x04, R13
 
 ctxLoop:
 	TESTQ       R13, R13
 	JZ          ctxHalf
-	VMOVUPS     (R12), Z10
-	VPMOVZXWD   (R10), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z4, Z10
-	VPMOVZXWD   (R10)(DI*1), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z5, Z10
-	VPMOVZXWD   (R10)(DI*2), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z6, Z10
-	VPMOVZXWD   (R10)(R9*1), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z2, Z10
-	VPMOVZXWD   (R11), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z7, Z10
-	VPMOVZXWD   (R11)(DI*1), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z8, Z10
-	VPMOVZXWD   (R11)(DI*2), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z9, Z10
-	VPMOVZXWD   (R11)(R9*1), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z3, Z10
-	VMOVUPS     Z10, (R12)
+	VMOVUPS     (R12), Z11
+	VPMOVZXWD   (R10), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z4, Z11
+	VPMOVZXWD   (R10)(DI*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z5, Z11
+	VPMOVZXWD   (R10)(DI*2), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z6, Z11
+	VPMOVZXWD   (R10)(R9*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z2, Z11
+	VPMOVZXWD   (R11), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z8, Z11
+	VPMOVZXWD   (R11)(DI*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z9, Z11
+	VPMOVZXWD   (R11)(DI*2), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z10, Z11
+	VPMOVZXWD   (R11)(R9*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z3, Z11
+	VMOVUPS     Z11, (R12)
 	ADDQ        $0x00000020, R10
 	ADDQ        $0x00000020, R11
 	ADDQ        $0x00000040, R12
@@ -6559,32 +8301,32 @@ ctxHalf:
 	MOVQ        ctx_len+8(FP), R13
 	TESTQ       $0x00000008, R13
 	JZ          ctxDone
-	VMOVUPS.Z   (R12), K1, Z10
-	VPMOVZXWD.Z (R10), K1, Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z4, Z10
+	VMOVUPS.Z   (R12), K1, Z11
+	VPMOVZXWD.Z (R10), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z4, Z11
 	VPMOVZXWD.Z (R10)(DI*1), K1, Z4
 	VPSLLD      $0x10, Z4, Z4
-	VFMADD231PS Z4, Z5, Z10
+	VFMADD231PS Z4, Z5, Z11
 	VPMOVZXWD.Z (R10)(DI*2), K1, Z4
 	VPSLLD      $0x10, Z4, Z4
-	VFMADD231PS Z4, Z6, Z10
+	VFMADD231PS Z4, Z6, Z11
 	VPMOVZXWD.Z (R10)(R9*1), K1, Z4
 	VPSLLD      $0x10, Z4, Z4
-	VFMADD231PS Z4, Z2, Z10
+	VFMADD231PS Z4, Z2, Z11
 	VPMOVZXWD.Z (R11), K1, Z2
 	VPSLLD      $0x10, Z2, Z2
-	VFMADD231PS Z2, Z7, Z10
+	VFMADD231PS Z2, Z8, Z11
 	VPMOVZXWD.Z (R11)(DI*1), K1, Z2
 	VPSLLD      $0x10, Z2, Z2
-	VFMADD231PS Z2, Z8, Z10
+	VFMADD231PS Z2, Z9, Z11
 	VPMOVZXWD.Z (R11)(DI*2), K1, Z2
 	VPSLLD      $0x10, Z2, Z2
-	VFMADD231PS Z2, Z9, Z10
+	VFMADD231PS Z2, Z10, Z11
 	VPMOVZXWD.Z (R11)(R9*1), K1, Z2
 	VPSLLD      $0x10, Z2, Z2
-	VFMADD231PS Z2, Z3, Z10
-	VMOVUPS     Z10, K1, (R12)
+	VFMADD231PS Z2, Z3, Z11
+	VMOVUPS     Z11, K1, (R12)
 
 ctxDone:
 	LEAQ (DX)(BX*8), DX
@@ -6592,6 +8334,56 @@ ctxDone:
 	ADDQ $0x00000020, AX
 	SUBQ $0x00000008, CX
 	JMP  block
+
+restore:
+	MOVQ ctx_base+0(FP), AX
+	MOVQ ctx_len+8(FP), CX
+	SHRQ $0x05, CX
+
+permOut:
+	TESTQ      CX, CX
+	JZ         permOutEnd
+	VMOVUPS    (AX), Z1
+	VMOVUPS    64(AX), Z2
+	VUNPCKLPS  Z2, Z1, Z3
+	VUNPCKHPS  Z2, Z1, Z1
+	VSHUFF32X4 $0x44, Z1, Z3, Z2
+	VSHUFF32X4 $0xd8, Z2, Z2, Z2
+	VSHUFF32X4 $0xee, Z1, Z3, Z1
+	VSHUFF32X4 $0xd8, Z1, Z1, Z1
+	VMOVUPS    Z2, (AX)
+	VMOVUPS    Z1, 64(AX)
+	ADDQ       $0x00000080, AX
+	DECQ       CX
+	JMP        permOut
+
+permOutEnd:
+	JMP end
+
+restoreSpecial:
+	MOVQ ctx_base+0(FP), AX
+	MOVQ ctx_len+8(FP), CX
+	SHRQ $0x05, CX
+
+permOutSpecial:
+	TESTQ      CX, CX
+	JZ         permOutSpecialEnd
+	VMOVUPS    (AX), Z0
+	VMOVUPS    64(AX), Z1
+	VUNPCKLPS  Z1, Z0, Z2
+	VUNPCKHPS  Z1, Z0, Z0
+	VSHUFF32X4 $0x44, Z0, Z2, Z1
+	VSHUFF32X4 $0xd8, Z1, Z1, Z1
+	VSHUFF32X4 $0xee, Z0, Z2, Z0
+	VSHUFF32X4 $0xd8, Z0, Z0, Z0
+	VMOVUPS    Z1, (AX)
+	VMOVUPS    Z0, 64(AX)
+	ADDQ       $0x00000080, AX
+	DECQ       CX
+	JMP        permOutSpecial
+
+permOutSpecialEnd:
+	JMP special
 
 end:
 	VMOVSS        (SP), X1
@@ -6633,10 +8425,30 @@ TEXT ·decodeStepBF16PFAVX512Z(SB), NOSPLIT, $40-160
 	VXORPS       X1, X1, X1
 	VSUBSS       (SP), X1, X1
 	VBROADCASTSS X1, Y1
+	MOVQ         ctx_base+0(FP), R10
+	MOVQ         ctx_len+8(FP), R11
+	SHRQ         $0x05, R11
+	VMOVDQU32    evenodd<>+0(SB), Z2
+	VMOVDQU32    evenodd<>+64(SB), Z3
 
+permIn:
+	TESTQ     R11, R11
+	JZ        permInEnd
+	VMOVUPS   (R10), Z6
+	VMOVDQA32 Z2, Z4
+	VMOVDQA32 Z3, Z5
+	VPERMI2PS 64(R10), Z6, Z4
+	VPERMI2PS 64(R10), Z6, Z5
+	VMOVUPS   Z4, (R10)
+	VMOVUPS   Z5, 64(R10)
+	ADDQ      $0x00000080, R10
+	DECQ      R11
+	JMP       permIn
+
+permInEnd:
 block:
 	CMPQ CX, $0x00000008
-	JB   end
+	JB   restore
 	MOVQ DX, R10
 	CMPQ CX, $0x00000018
 	JB   pfKNear
@@ -6695,62 +8507,62 @@ pfV:
 	VXORPS       Z4, Z4, Z4
 	VXORPS       Z5, Z5, Z5
 	VXORPS       Z6, Z6, Z6
-	VXORPS       Z7, Z7, Z7
 	VXORPS       Z8, Z8, Z8
 	VXORPS       Z9, Z9, Z9
+	VXORPS       Z10, Z10, Z10
 	MOVQ         h_len+120(FP), R13
-	VPBROADCASTD consts<>+160(SB), Z10
-	VMOVDQU32    evenodd<>+0(SB), Z11
-	VMOVDQU32    evenodd<>+64(SB), Z12
+	VPBROADCASTD consts<>+160(SB), Z11
+	VMOVDQU32    evenodd<>+0(SB), Z12
+	VMOVDQU32    evenodd<>+64(SB), Z13
 
 pairs:
 	CMPQ        R13, $0x00000020
 	JB          pairsEnd
-	VMOVUPS     (R12), Z15
-	VMOVDQA32   Z11, Z13
+	VMOVUPS     (R12), Z16
 	VMOVDQA32   Z12, Z14
-	VPERMI2PS   64(R12), Z15, Z13
-	VPERMI2PS   64(R12), Z15, Z14
-	VMOVDQU32   (R10), Z15
-	VPSLLD      $0x10, Z15, Z17
-	VPANDD      Z10, Z15, Z15
-	VFMADD231PS Z17, Z13, Z2
-	VFMADD231PS Z15, Z14, Z2
-	VMOVDQU32   (R10)(BX*1), Z15
-	VPSLLD      $0x10, Z15, Z17
-	VPANDD      Z10, Z15, Z15
-	VFMADD231PS Z17, Z13, Z3
-	VFMADD231PS Z15, Z14, Z3
-	VMOVDQU32   (R10)(BX*2), Z15
-	VPSLLD      $0x10, Z15, Z17
-	VPANDD      Z10, Z15, Z15
-	VFMADD231PS Z17, Z13, Z4
-	VFMADD231PS Z15, Z14, Z4
-	VMOVDQU32   (R10)(R8*1), Z15
-	VPSLLD      $0x10, Z15, Z17
-	VPANDD      Z10, Z15, Z15
-	VFMADD231PS Z17, Z13, Z5
-	VFMADD231PS Z15, Z14, Z5
-	VMOVDQU32   (R11), Z15
-	VPSLLD      $0x10, Z15, Z17
-	VPANDD      Z10, Z15, Z15
-	VFMADD231PS Z17, Z13, Z6
-	VFMADD231PS Z15, Z14, Z6
-	VMOVDQU32   (R11)(BX*1), Z15
-	VPSLLD      $0x10, Z15, Z17
-	VPANDD      Z10, Z15, Z15
-	VFMADD231PS Z17, Z13, Z7
-	VFMADD231PS Z15, Z14, Z7
-	VMOVDQU32   (R11)(BX*2), Z15
-	VPSLLD      $0x10, Z15, Z17
-	VPANDD      Z10, Z15, Z15
-	VFMADD231PS Z17, Z13, Z8
-	VFMADD231PS Z15, Z14, Z8
-	VMOVDQU32   (R11)(R8*1), Z15
-	VPSLLD      $0x10, Z15, Z17
-	VPANDD      Z10, Z15, Z15
-	VFMADD231PS Z17, Z13, Z9
-	VFMADD231PS Z15, Z14, Z9
+	VMOVDQA32   Z13, Z15
+	VPERMI2PS   64(R12), Z16, Z14
+	VPERMI2PS   64(R12), Z16, Z15
+	VMOVDQU32   (R10), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z16, Z15, Z2
+	VMOVDQU32   (R10)(BX*1), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z16, Z15, Z3
+	VMOVDQU32   (R10)(BX*2), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z16, Z15, Z4
+	VMOVDQU32   (R10)(R8*1), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z16, Z15, Z5
+	VMOVDQU32   (R11), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z6
+	VFMADD231PS Z16, Z15, Z6
+	VMOVDQU32   (R11)(BX*1), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z8
+	VFMADD231PS Z16, Z15, Z8
+	VMOVDQU32   (R11)(BX*2), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z9
+	VFMADD231PS Z16, Z15, Z9
+	VMOVDQU32   (R11)(R8*1), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z10
+	VFMADD231PS Z16, Z15, Z10
 	ADDQ        $0x00000040, R10
 	ADDQ        $0x00000040, R11
 	ADDQ        $0x00000080, R12
@@ -6763,31 +8575,31 @@ pairsEnd:
 dot:
 	TESTQ       R13, R13
 	JZ          dotHalf
-	VMOVUPS     (R12), Z10
-	VPMOVZXWD   (R10), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z2
-	VPMOVZXWD   (R10)(BX*1), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z3
-	VPMOVZXWD   (R10)(BX*2), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z4
-	VPMOVZXWD   (R10)(R8*1), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z5
-	VPMOVZXWD   (R11), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z6
-	VPMOVZXWD   (R11)(BX*1), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z7
-	VPMOVZXWD   (R11)(BX*2), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z8
-	VPMOVZXWD   (R11)(R8*1), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z9
+	VMOVUPS     (R12), Z11
+	VPMOVZXWD   (R10), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z2
+	VPMOVZXWD   (R10)(BX*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z3
+	VPMOVZXWD   (R10)(BX*2), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z4
+	VPMOVZXWD   (R10)(R8*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z5
+	VPMOVZXWD   (R11), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z6
+	VPMOVZXWD   (R11)(BX*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z8
+	VPMOVZXWD   (R11)(BX*2), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z9
+	VPMOVZXWD   (R11)(R8*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z10
 	ADDQ        $0x00000020, R10
 	ADDQ        $0x00000020, R11
 	ADDQ        $0x00000040, R12
@@ -6798,65 +8610,65 @@ dotHalf:
 	MOVQ        h_len+120(FP), R13
 	TESTQ       $0x00000008, R13
 	JZ          dotDone
-	VMOVUPS.Z   (R12), K1, Z10
-	VPMOVZXWD.Z (R10), K1, Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z2
-	VPMOVZXWD.Z (R10)(BX*1), K1, Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z3
-	VPMOVZXWD.Z (R10)(BX*2), K1, Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z4
-	VPMOVZXWD.Z (R10)(R8*1), K1, Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z5
-	VPMOVZXWD.Z (R11), K1, Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z6
-	VPMOVZXWD.Z (R11)(BX*1), K1, Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z7
-	VPMOVZXWD.Z (R11)(BX*2), K1, Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z8
-	VPMOVZXWD.Z (R11)(R8*1), K1, Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z10, Z9
+	VMOVUPS.Z   (R12), K1, Z11
+	VPMOVZXWD.Z (R10), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z2
+	VPMOVZXWD.Z (R10)(BX*1), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z3
+	VPMOVZXWD.Z (R10)(BX*2), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z4
+	VPMOVZXWD.Z (R10)(R8*1), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z5
+	VPMOVZXWD.Z (R11), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z6
+	VPMOVZXWD.Z (R11)(BX*1), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z8
+	VPMOVZXWD.Z (R11)(BX*2), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z9
+	VPMOVZXWD.Z (R11)(R8*1), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z10
 
 dotDone:
-	VEXTRACTF64X4     $0x01, Z2, Y10
-	VADDPS            Y10, Y2, Y2
-	VEXTRACTF64X4     $0x01, Z3, Y10
-	VADDPS            Y10, Y3, Y3
-	VEXTRACTF64X4     $0x01, Z4, Y10
-	VADDPS            Y10, Y4, Y4
-	VEXTRACTF64X4     $0x01, Z5, Y10
-	VADDPS            Y10, Y5, Y5
-	VSHUFPS           $0x88, Y3, Y2, Y10
+	VEXTRACTF64X4     $0x01, Z2, Y7
+	VADDPS            Y7, Y2, Y2
+	VEXTRACTF64X4     $0x01, Z3, Y7
+	VADDPS            Y7, Y3, Y3
+	VEXTRACTF64X4     $0x01, Z4, Y7
+	VADDPS            Y7, Y4, Y4
+	VEXTRACTF64X4     $0x01, Z5, Y7
+	VADDPS            Y7, Y5, Y5
+	VSHUFPS           $0x88, Y3, Y2, Y7
 	VSHUFPS           $0xdd, Y3, Y2, Y2
-	VADDPS            Y2, Y10, Y10
+	VADDPS            Y2, Y7, Y7
 	VSHUFPS           $0x88, Y5, Y4, Y2
 	VSHUFPS           $0xdd, Y5, Y4, Y3
 	VADDPS            Y3, Y2, Y2
-	VSHUFPS           $0x88, Y2, Y10, Y3
-	VSHUFPS           $0xdd, Y2, Y10, Y2
+	VSHUFPS           $0x88, Y2, Y7, Y3
+	VSHUFPS           $0xdd, Y2, Y7, Y2
 	VADDPS            Y2, Y3, Y3
 	VEXTRACTF32X4     $0x01, Y3, X2
 	VADDPS            X2, X3, X3
 	VEXTRACTF64X4     $0x01, Z6, Y2
 	VADDPS            Y2, Y6, Y6
-	VEXTRACTF64X4     $0x01, Z7, Y2
-	VADDPS            Y2, Y7, Y7
 	VEXTRACTF64X4     $0x01, Z8, Y2
 	VADDPS            Y2, Y8, Y8
 	VEXTRACTF64X4     $0x01, Z9, Y2
 	VADDPS            Y2, Y9, Y9
-	VSHUFPS           $0x88, Y7, Y6, Y2
-	VSHUFPS           $0xdd, Y7, Y6, Y4
+	VEXTRACTF64X4     $0x01, Z10, Y2
+	VADDPS            Y2, Y10, Y10
+	VSHUFPS           $0x88, Y8, Y6, Y2
+	VSHUFPS           $0xdd, Y8, Y6, Y4
 	VADDPS            Y4, Y2, Y2
-	VSHUFPS           $0x88, Y9, Y8, Y4
-	VSHUFPS           $0xdd, Y9, Y8, Y5
+	VSHUFPS           $0x88, Y10, Y9, Y4
+	VSHUFPS           $0xdd, Y10, Y9, Y5
 	VADDPS            Y5, Y4, Y4
 	VSHUFPS           $0x88, Y4, Y2, Y5
 	VSHUFPS           $0xdd, Y4, Y2, Y2
@@ -6868,7 +8680,7 @@ dotDone:
 	VSUBPS            Y2, Y2, Y3
 	VCMPPS            $0x03, Y3, Y3, K2
 	KORTESTB          K2, K2
-	JNZ               special
+	JNZ               restoreSpecial
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -6931,61 +8743,120 @@ weights:
 	VMOVAPS           Y2, Y4
 	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
 	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
-	VBROADCASTSS      consts<>+480(SB), Y16
-	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y16
-	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y16
-	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y16
-	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y16
-	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y16
-	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y16
+	VBROADCASTSS      consts<>+480(SB), Y7
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y7
 	VCMPPS.BCST       $0x15, consts<>+512(SB), Y2, K2
-	VSCALEFPS.Z       Y3, Y16, K2, Y16
-	VADDPS            Y16, Y0, Y0
-	VSHUFF32X4        $0x00, Z16, Z16, Z2
-	VSHUFF32X4        $0x55, Z16, Z16, Z3
+	VSCALEFPS.Z       Y3, Y7, K2, Y7
+	VADDPS            Y7, Y0, Y0
+	VSHUFF32X4        $0x00, Z7, Z7, Z2
+	VSHUFF32X4        $0x55, Z7, Z7, Z3
 	VSHUFPS           $0x00, Z2, Z2, Z4
 	VSHUFPS           $0x55, Z2, Z2, Z5
 	VSHUFPS           $0xaa, Z2, Z2, Z6
 	VSHUFPS           $0xff, Z2, Z2, Z2
-	VSHUFPS           $0x00, Z3, Z3, Z7
-	VSHUFPS           $0x55, Z3, Z3, Z8
-	VSHUFPS           $0xaa, Z3, Z3, Z9
+	VSHUFPS           $0x00, Z3, Z3, Z8
+	VSHUFPS           $0x55, Z3, Z3, Z9
+	VSHUFPS           $0xaa, Z3, Z3, Z10
 	VSHUFPS           $0xff, Z3, Z3, Z3
 	MOVQ              SI, R10
 	LEAQ              (SI)(DI*4), R11
 	MOVQ              ctx_base+0(FP), R12
 	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x04, R13
+	SHRQ              $0x05, R13
+	VPBROADCASTD      consts<>+160(SB), Z11
+
+ctxPairs:
+	TESTQ       R13, R13
+	JZ          ctxPairsEnd
+	VMOVUPS     (R12), Z12
+	VMOVUPS     64(R12), Z13
+	VMOVDQU32   (R10), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z4, Z12
+	VFMADD231PS Z14, Z4, Z13
+	VMOVDQU32   (R10)(DI*1), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z5, Z12
+	VFMADD231PS Z14, Z5, Z13
+	VMOVDQU32   (R10)(DI*2), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z6, Z12
+	VFMADD231PS Z14, Z6, Z13
+	VMOVDQU32   (R10)(R9*1), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z2, Z12
+	VFMADD231PS Z14, Z2, Z13
+	VMOVDQU32   (R11), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z8, Z12
+	VFMADD231PS Z14, Z8, Z13
+	VMOVDQU32   (R11)(DI*1), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z9, Z12
+	VFMADD231PS Z14, Z9, Z13
+	VMOVDQU32   (R11)(DI*2), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z10, Z12
+	VFMADD231PS Z14, Z10, Z13
+	VMOVDQU32   (R11)(R9*1), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z3, Z12
+	VFMADD231PS Z14, Z3, Z13
+	VMOVUPS     Z12, (R12)
+	VMOVUPS     Z13, 64(R12)
+	ADDQ        $0x00000040, R10
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000080, R12
+	DECQ        R13
+	JMP         ctxPairs
+
+ctxPairsEnd:
+	MOVQ ctx_len+8(FP), R13
+	ANDQ $0x0000001f, R13
+	SHRQ $0x04, R13
 
 ctxLoop:
 	TESTQ       R13, R13
 	JZ          ctxHalf
-	VMOVUPS     (R12), Z10
-	VPMOVZXWD   (R10), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z4, Z10
-	VPMOVZXWD   (R10)(DI*1), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z5, Z10
-	VPMOVZXWD   (R10)(DI*2), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z6, Z10
-	VPMOVZXWD   (R10)(R9*1), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z2, Z10
-	VPMOVZXWD   (R11), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z7, Z10
-	VPMOVZXWD   (R11)(DI*1), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z8, Z10
-	VPMOVZXWD   (R11)(DI*2), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z9, Z10
-	VPMOVZXWD   (R11)(R9*1), Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z3, Z10
-	VMOVUPS     Z10, (R12)
+	VMOVUPS     (R12), Z11
+	VPMOVZXWD   (R10), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z4, Z11
+	VPMOVZXWD   (R10)(DI*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z5, Z11
+	VPMOVZXWD   (R10)(DI*2), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z6, Z11
+	VPMOVZXWD   (R10)(R9*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z2, Z11
+	VPMOVZXWD   (R11), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z8, Z11
+	VPMOVZXWD   (R11)(DI*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z9, Z11
+	VPMOVZXWD   (R11)(DI*2), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z10, Z11
+	VPMOVZXWD   (R11)(R9*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z3, Z11
+	VMOVUPS     Z11, (R12)
 	ADDQ        $0x00000020, R10
 	ADDQ        $0x00000020, R11
 	ADDQ        $0x00000040, R12
@@ -6996,32 +8867,32 @@ ctxHalf:
 	MOVQ        ctx_len+8(FP), R13
 	TESTQ       $0x00000008, R13
 	JZ          ctxDone
-	VMOVUPS.Z   (R12), K1, Z10
-	VPMOVZXWD.Z (R10), K1, Z11
-	VPSLLD      $0x10, Z11, Z11
-	VFMADD231PS Z11, Z4, Z10
+	VMOVUPS.Z   (R12), K1, Z11
+	VPMOVZXWD.Z (R10), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z4, Z11
 	VPMOVZXWD.Z (R10)(DI*1), K1, Z4
 	VPSLLD      $0x10, Z4, Z4
-	VFMADD231PS Z4, Z5, Z10
+	VFMADD231PS Z4, Z5, Z11
 	VPMOVZXWD.Z (R10)(DI*2), K1, Z4
 	VPSLLD      $0x10, Z4, Z4
-	VFMADD231PS Z4, Z6, Z10
+	VFMADD231PS Z4, Z6, Z11
 	VPMOVZXWD.Z (R10)(R9*1), K1, Z4
 	VPSLLD      $0x10, Z4, Z4
-	VFMADD231PS Z4, Z2, Z10
+	VFMADD231PS Z4, Z2, Z11
 	VPMOVZXWD.Z (R11), K1, Z2
 	VPSLLD      $0x10, Z2, Z2
-	VFMADD231PS Z2, Z7, Z10
+	VFMADD231PS Z2, Z8, Z11
 	VPMOVZXWD.Z (R11)(DI*1), K1, Z2
 	VPSLLD      $0x10, Z2, Z2
-	VFMADD231PS Z2, Z8, Z10
+	VFMADD231PS Z2, Z9, Z11
 	VPMOVZXWD.Z (R11)(DI*2), K1, Z2
 	VPSLLD      $0x10, Z2, Z2
-	VFMADD231PS Z2, Z9, Z10
+	VFMADD231PS Z2, Z10, Z11
 	VPMOVZXWD.Z (R11)(R9*1), K1, Z2
 	VPSLLD      $0x10, Z2, Z2
-	VFMADD231PS Z2, Z3, Z10
-	VMOVUPS     Z10, K1, (R12)
+	VFMADD231PS Z2, Z3, Z11
+	VMOVUPS     Z11, K1, (R12)
 
 ctxDone:
 	LEAQ (DX)(BX*8), DX
@@ -7029,6 +8900,56 @@ ctxDone:
 	ADDQ $0x00000020, AX
 	SUBQ $0x00000008, CX
 	JMP  block
+
+restore:
+	MOVQ ctx_base+0(FP), AX
+	MOVQ ctx_len+8(FP), CX
+	SHRQ $0x05, CX
+
+permOut:
+	TESTQ      CX, CX
+	JZ         permOutEnd
+	VMOVUPS    (AX), Z1
+	VMOVUPS    64(AX), Z2
+	VUNPCKLPS  Z2, Z1, Z3
+	VUNPCKHPS  Z2, Z1, Z1
+	VSHUFF32X4 $0x44, Z1, Z3, Z2
+	VSHUFF32X4 $0xd8, Z2, Z2, Z2
+	VSHUFF32X4 $0xee, Z1, Z3, Z1
+	VSHUFF32X4 $0xd8, Z1, Z1, Z1
+	VMOVUPS    Z2, (AX)
+	VMOVUPS    Z1, 64(AX)
+	ADDQ       $0x00000080, AX
+	DECQ       CX
+	JMP        permOut
+
+permOutEnd:
+	JMP end
+
+restoreSpecial:
+	MOVQ ctx_base+0(FP), AX
+	MOVQ ctx_len+8(FP), CX
+	SHRQ $0x05, CX
+
+permOutSpecial:
+	TESTQ      CX, CX
+	JZ         permOutSpecialEnd
+	VMOVUPS    (AX), Z0
+	VMOVUPS    64(AX), Z1
+	VUNPCKLPS  Z1, Z0, Z2
+	VUNPCKHPS  Z1, Z0, Z0
+	VSHUFF32X4 $0x44, Z0, Z2, Z1
+	VSHUFF32X4 $0xd8, Z1, Z1, Z1
+	VSHUFF32X4 $0xee, Z0, Z2, Z0
+	VSHUFF32X4 $0xd8, Z0, Z0, Z0
+	VMOVUPS    Z1, (AX)
+	VMOVUPS    Z0, 64(AX)
+	ADDQ       $0x00000080, AX
+	DECQ       CX
+	JMP        permOutSpecial
+
+permOutSpecialEnd:
+	JMP special
 
 end:
 	VMOVSS        (SP), X1
@@ -8389,6 +10310,682 @@ ctxLoop:
 	VCVTDQ2PS    Z3, Z3
 	VFMADD231PS  Z3, Z10, Z2
 	VMOVUPS      Z2, 64(R12)
+	ADDQ         $0x00000024, R10
+	ADDQ         $0x00000024, R11
+	ADDQ         $0x00000080, R12
+	DECQ         R13
+	JMP          ctxLoop
+
+ctxHalf:
+	LEAQ (DX)(BX*8), DX
+	LEAQ (SI)(DI*8), SI
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+144(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+148(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+// func decodeStepQ8Q8AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, FMA3, SSE
+TEXT ·decodeStepQ8Q8AVX512Z(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVL         $0x80808080, R10
+	VPBROADCASTD R10, Y2
+
+block:
+	CMPQ   CX, $0x00000008
+	JB     end
+	MOVQ   DX, R10
+	LEAQ   (DX)(BX*4), R11
+	MOVQ   h_base+112(FP), R12
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	MOVQ   h_len+120(FP), R13
+
+dot:
+	TESTQ        R13, R13
+	JZ           dotDone
+	VMOVDQU32    4(R12), Y11
+	VXORPS       Y12, Y12, Y12
+	VPDPBUSD     Y11, Y2, Y12
+	VXORPS       Y13, Y13, Y13
+	VPSUBD       Y12, Y13, Y12
+	VBROADCASTSS (R12), Y13
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y3
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(BX*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(BX*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y4
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(BX*2), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(BX*2), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y5
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(R8*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(R8*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y6
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y7
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11)(BX*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11)(BX*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y8
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11)(BX*2), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11)(BX*2), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y9
+	VMOVDQA32    Y12, Y12
+	VPXORD       4(R11)(R8*1), Y2, Y14
+	VPDPBUSD     Y11, Y14, Y12
+	VCVTDQ2PS    Y12, Y12
+	VMULPS.BCST  (R11)(R8*1), Y13, Y11
+	VFMADD231PS  Y11, Y12, Y10
+	ADDQ         $0x00000024, R10
+	ADDQ         $0x00000024, R11
+	ADDQ         $0x00000024, R12
+	SUBQ         $0x00000024, R13
+	JMP          dot
+
+dotDone:
+	VSHUFPS           $0x88, Y4, Y3, Y11
+	VSHUFPS           $0xdd, Y4, Y3, Y3
+	VADDPS            Y3, Y11, Y11
+	VSHUFPS           $0x88, Y6, Y5, Y3
+	VSHUFPS           $0xdd, Y6, Y5, Y4
+	VADDPS            Y4, Y3, Y3
+	VSHUFPS           $0x88, Y3, Y11, Y4
+	VSHUFPS           $0xdd, Y3, Y11, Y3
+	VADDPS            Y3, Y4, Y4
+	VEXTRACTF32X4     $0x01, Y4, X3
+	VADDPS            X3, X4, X4
+	VSHUFPS           $0x88, Y8, Y7, Y3
+	VSHUFPS           $0xdd, Y8, Y7, Y5
+	VADDPS            Y5, Y3, Y3
+	VSHUFPS           $0x88, Y10, Y9, Y5
+	VSHUFPS           $0xdd, Y10, Y9, Y6
+	VADDPS            Y6, Y5, Y5
+	VSHUFPS           $0x88, Y5, Y3, Y6
+	VSHUFPS           $0xdd, Y5, Y3, Y3
+	VADDPS            Y3, Y6, Y6
+	VEXTRACTF32X4     $0x01, Y6, X3
+	VADDPS            X3, X6, X6
+	VINSERTF32X4      $0x01, X6, Y4, Y3
+	VMOVUPS           Y3, (AX)
+	VSUBPS            Y3, Y3, Y4
+	VCMPPS            $0x03, Y4, Y4, K1
+	KORTESTB          K1, K1
+	JNZ               special
+	VMOVAPS           Y3, Y4
+	VEXTRACTF32X4     $0x01, Y4, X5
+	VMAXPS            X5, X4, X4
+	VSHUFPS           $0x4e, X4, X4, X5
+	VMAXPS            X5, X4, X4
+	VSHUFPS           $0xb1, X4, X4, X5
+	VMAXPS            X5, X4, X4
+	VUCOMISS          (SP), X4
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X4, X1, X1
+	VMOVSS            X4, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+192(SB), Y1, Y4
+	VRNDSCALEPS       $0x08, Y4, Y4
+	VMOVAPS           Y1, Y5
+	VFNMADD231PS.BCST consts<>+224(SB), Y4, Y5
+	VFNMADD231PS.BCST consts<>+256(SB), Y4, Y5
+	VBROADCASTSS      consts<>+480(SB), Y6
+	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K1
+	VSCALEFPS.Z       Y4, Y6, K1, Y6
+	VMULPS            Y6, Y0, Y0
+	VBROADCASTSS      X6, Z1
+	MOVQ              ctx_base+0(FP), R10
+	MOVQ              ctx_len+8(FP), R11
+	SHRQ              $0x04, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Z1, Z4
+	VMOVUPS Z4, (R10)
+	ADDQ    $0x00000040, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y3, Y3
+	VMULPS.BCST       consts<>+192(SB), Y3, Y4
+	VRNDSCALEPS       $0x08, Y4, Y4
+	VMOVAPS           Y3, Y5
+	VFNMADD231PS.BCST consts<>+224(SB), Y4, Y5
+	VFNMADD231PS.BCST consts<>+256(SB), Y4, Y5
+	VBROADCASTSS      consts<>+480(SB), Y6
+	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y3, K1
+	VSCALEFPS.Z       Y4, Y6, K1, Y6
+	VADDPS            Y6, Y0, Y0
+	VMOVUPS           Y6, 8(SP)
+	MOVQ              SI, R10
+	LEAQ              (SI)(DI*4), R11
+	MOVQ              ctx_base+0(FP), R12
+	MOVQ              ctx_len+8(FP), R13
+	SHRQ              $0x05, R13
+
+ctxLoop:
+	TESTQ        R13, R13
+	JZ           ctxHalf
+	VBROADCASTSS 8(SP), Z3
+	VBROADCASTSS (R10), Z4
+	VMULPS       Z3, Z4, Z4
+	VBROADCASTSS 12(SP), Z3
+	VBROADCASTSS (R10)(DI*1), Z5
+	VMULPS       Z3, Z5, Z5
+	VBROADCASTSS 16(SP), Z3
+	VBROADCASTSS (R10)(DI*2), Z6
+	VMULPS       Z3, Z6, Z6
+	VBROADCASTSS 20(SP), Z3
+	VBROADCASTSS (R10)(R9*1), Z7
+	VMULPS       Z3, Z7, Z7
+	VBROADCASTSS 24(SP), Z3
+	VBROADCASTSS (R11), Z8
+	VMULPS       Z3, Z8, Z8
+	VBROADCASTSS 28(SP), Z3
+	VBROADCASTSS (R11)(DI*1), Z9
+	VMULPS       Z3, Z9, Z9
+	VBROADCASTSS 32(SP), Z3
+	VBROADCASTSS (R11)(DI*2), Z10
+	VMULPS       Z3, Z10, Z10
+	VBROADCASTSS 36(SP), Z3
+	VBROADCASTSS (R11)(R9*1), Z11
+	VMULPS       Z3, Z11, Z11
+	VMOVUPS      (R12), Z3
+	VPMOVSXBD    4(R10), Z12
+	VCVTDQ2PS    Z12, Z12
+	VFMADD231PS  Z12, Z4, Z3
+	VPMOVSXBD    4(R10)(DI*1), Z12
+	VCVTDQ2PS    Z12, Z12
+	VFMADD231PS  Z12, Z5, Z3
+	VPMOVSXBD    4(R10)(DI*2), Z12
+	VCVTDQ2PS    Z12, Z12
+	VFMADD231PS  Z12, Z6, Z3
+	VPMOVSXBD    4(R10)(R9*1), Z12
+	VCVTDQ2PS    Z12, Z12
+	VFMADD231PS  Z12, Z7, Z3
+	VPMOVSXBD    4(R11), Z12
+	VCVTDQ2PS    Z12, Z12
+	VFMADD231PS  Z12, Z8, Z3
+	VPMOVSXBD    4(R11)(DI*1), Z12
+	VCVTDQ2PS    Z12, Z12
+	VFMADD231PS  Z12, Z9, Z3
+	VPMOVSXBD    4(R11)(DI*2), Z12
+	VCVTDQ2PS    Z12, Z12
+	VFMADD231PS  Z12, Z10, Z3
+	VPMOVSXBD    4(R11)(R9*1), Z12
+	VCVTDQ2PS    Z12, Z12
+	VFMADD231PS  Z12, Z11, Z3
+	VMOVUPS      Z3, (R12)
+	VMOVUPS      64(R12), Z3
+	VPMOVSXBD    20(R10), Z12
+	VCVTDQ2PS    Z12, Z12
+	VFMADD231PS  Z12, Z4, Z3
+	VPMOVSXBD    20(R10)(DI*1), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z5, Z3
+	VPMOVSXBD    20(R10)(DI*2), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z6, Z3
+	VPMOVSXBD    20(R10)(R9*1), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z7, Z3
+	VPMOVSXBD    20(R11), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z8, Z3
+	VPMOVSXBD    20(R11)(DI*1), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z9, Z3
+	VPMOVSXBD    20(R11)(DI*2), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z10, Z3
+	VPMOVSXBD    20(R11)(R9*1), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z11, Z3
+	VMOVUPS      Z3, 64(R12)
+	ADDQ         $0x00000024, R10
+	ADDQ         $0x00000024, R11
+	ADDQ         $0x00000080, R12
+	DECQ         R13
+	JMP          ctxLoop
+
+ctxHalf:
+	LEAQ (DX)(BX*8), DX
+	LEAQ (SI)(DI*8), SI
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+144(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+148(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+// func decodeStepQ8Q8PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, FMA3, MMX+, SSE
+TEXT ·decodeStepQ8Q8PFAVX512Z(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVL         $0x80808080, R10
+	VPBROADCASTD R10, Y2
+
+block:
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000018
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfK:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(BX*1)
+	PREFETCHT0 (R10)(BX*2)
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(BX*1)
+	PREFETCHT0 (R11)(BX*2)
+	PREFETCHT0 (R11)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       SI, R10
+	CMPQ       CX, $0x00000018
+	JB         pfVNear
+	MOVQ       DI, R11
+	SHLQ       $0x04, R11
+	ADDQ       R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       DX, R10
+	LEAQ       (DX)(BX*4), R11
+	MOVQ       h_base+112(FP), R12
+	VXORPS     Y3, Y3, Y3
+	VXORPS     Y4, Y4, Y4
+	VXORPS     Y5, Y5, Y5
+	VXORPS     Y6, Y6, Y6
+	VXORPS     Y7, Y7, Y7
+	VXORPS     Y8, Y8, Y8
+	VXORPS     Y9, Y9, Y9
+	VXORPS     Y10, Y10, Y10
+	MOVQ       h_len+120(FP), R13
+
+dot:
+	TESTQ        R13, R13
+	JZ           dotDone
+	VMOVDQU32    4(R12), Y11
+	VXORPS       Y12, Y12, Y12
+	VPDPBUSD     Y11, Y2, Y12
+	VXORPS       Y13, Y13, Y13
+	VPSUBD       Y12, Y13, Y12
+	VBROADCASTSS (R12), Y13
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y3
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(BX*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(BX*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y4
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(BX*2), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(BX*2), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y5
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(R8*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(R8*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y6
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y7
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11)(BX*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11)(BX*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y8
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11)(BX*2), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11)(BX*2), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y9
+	VMOVDQA32    Y12, Y12
+	VPXORD       4(R11)(R8*1), Y2, Y14
+	VPDPBUSD     Y11, Y14, Y12
+	VCVTDQ2PS    Y12, Y12
+	VMULPS.BCST  (R11)(R8*1), Y13, Y11
+	VFMADD231PS  Y11, Y12, Y10
+	ADDQ         $0x00000024, R10
+	ADDQ         $0x00000024, R11
+	ADDQ         $0x00000024, R12
+	SUBQ         $0x00000024, R13
+	JMP          dot
+
+dotDone:
+	VSHUFPS           $0x88, Y4, Y3, Y11
+	VSHUFPS           $0xdd, Y4, Y3, Y3
+	VADDPS            Y3, Y11, Y11
+	VSHUFPS           $0x88, Y6, Y5, Y3
+	VSHUFPS           $0xdd, Y6, Y5, Y4
+	VADDPS            Y4, Y3, Y3
+	VSHUFPS           $0x88, Y3, Y11, Y4
+	VSHUFPS           $0xdd, Y3, Y11, Y3
+	VADDPS            Y3, Y4, Y4
+	VEXTRACTF32X4     $0x01, Y4, X3
+	VADDPS            X3, X4, X4
+	VSHUFPS           $0x88, Y8, Y7, Y3
+	VSHUFPS           $0xdd, Y8, Y7, Y5
+	VADDPS            Y5, Y3, Y3
+	VSHUFPS           $0x88, Y10, Y9, Y5
+	VSHUFPS           $0xdd, Y10, Y9, Y6
+	VADDPS            Y6, Y5, Y5
+	VSHUFPS           $0x88, Y5, Y3, Y6
+	VSHUFPS           $0xdd, Y5, Y3, Y3
+	VADDPS            Y3, Y6, Y6
+	VEXTRACTF32X4     $0x01, Y6, X3
+	VADDPS            X3, X6, X6
+	VINSERTF32X4      $0x01, X6, Y4, Y3
+	VMOVUPS           Y3, (AX)
+	VSUBPS            Y3, Y3, Y4
+	VCMPPS            $0x03, Y4, Y4, K1
+	KORTESTB          K1, K1
+	JNZ               special
+	VMOVAPS           Y3, Y4
+	VEXTRACTF32X4     $0x01, Y4, X5
+	VMAXPS            X5, X4, X4
+	VSHUFPS           $0x4e, X4, X4, X5
+	VMAXPS            X5, X4, X4
+	VSHUFPS           $0xb1, X4, X4, X5
+	VMAXPS            X5, X4, X4
+	VUCOMISS          (SP), X4
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X4, X1, X1
+	VMOVSS            X4, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+192(SB), Y1, Y4
+	VRNDSCALEPS       $0x08, Y4, Y4
+	VMOVAPS           Y1, Y5
+	VFNMADD231PS.BCST consts<>+224(SB), Y4, Y5
+	VFNMADD231PS.BCST consts<>+256(SB), Y4, Y5
+	VBROADCASTSS      consts<>+480(SB), Y6
+	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K1
+	VSCALEFPS.Z       Y4, Y6, K1, Y6
+	VMULPS            Y6, Y0, Y0
+	VBROADCASTSS      X6, Z1
+	MOVQ              ctx_base+0(FP), R10
+	MOVQ              ctx_len+8(FP), R11
+	SHRQ              $0x04, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Z1, Z4
+	VMOVUPS Z4, (R10)
+	ADDQ    $0x00000040, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y3, Y3
+	VMULPS.BCST       consts<>+192(SB), Y3, Y4
+	VRNDSCALEPS       $0x08, Y4, Y4
+	VMOVAPS           Y3, Y5
+	VFNMADD231PS.BCST consts<>+224(SB), Y4, Y5
+	VFNMADD231PS.BCST consts<>+256(SB), Y4, Y5
+	VBROADCASTSS      consts<>+480(SB), Y6
+	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y3, K1
+	VSCALEFPS.Z       Y4, Y6, K1, Y6
+	VADDPS            Y6, Y0, Y0
+	VMOVUPS           Y6, 8(SP)
+	MOVQ              SI, R10
+	LEAQ              (SI)(DI*4), R11
+	MOVQ              ctx_base+0(FP), R12
+	MOVQ              ctx_len+8(FP), R13
+	SHRQ              $0x05, R13
+
+ctxLoop:
+	TESTQ        R13, R13
+	JZ           ctxHalf
+	VBROADCASTSS 8(SP), Z3
+	VBROADCASTSS (R10), Z4
+	VMULPS       Z3, Z4, Z4
+	VBROADCASTSS 12(SP), Z3
+	VBROADCASTSS (R10)(DI*1), Z5
+	VMULPS       Z3, Z5, Z5
+	VBROADCASTSS 16(SP), Z3
+	VBROADCASTSS (R10)(DI*2), Z6
+	VMULPS       Z3, Z6, Z6
+	VBROADCASTSS 20(SP), Z3
+	VBROADCASTSS (R10)(R9*1), Z7
+	VMULPS       Z3, Z7, Z7
+	VBROADCASTSS 24(SP), Z3
+	VBROADCASTSS (R11), Z8
+	VMULPS       Z3, Z8, Z8
+	VBROADCASTSS 28(SP), Z3
+	VBROADCASTSS (R11)(DI*1), Z9
+	VMULPS       Z3, Z9, Z9
+	VBROADCASTSS 32(SP), Z3
+	VBROADCASTSS (R11)(DI*2), Z10
+	VMULPS       Z3, Z10, Z10
+	VBROADCASTSS 36(SP), Z3
+	VBROADCASTSS (R11)(R9*1), Z11
+	VMULPS       Z3, Z11, Z11
+	VMOVUPS      (R12), Z3
+	VPMOVSXBD    4(R10), Z12
+	VCVTDQ2PS    Z12, Z12
+	VFMADD231PS  Z12, Z4, Z3
+	VPMOVSXBD    4(R10)(DI*1), Z12
+	VCVTDQ2PS    Z12, Z12
+	VFMADD231PS  Z12, Z5, Z3
+	VPMOVSXBD    4(R10)(DI*2), Z12
+	VCVTDQ2PS    Z12, Z12
+	VFMADD231PS  Z12, Z6, Z3
+	VPMOVSXBD    4(R10)(R9*1), Z12
+	VCVTDQ2PS    Z12, Z12
+	VFMADD231PS  Z12, Z7, Z3
+	VPMOVSXBD    4(R11), Z12
+	VCVTDQ2PS    Z12, Z12
+	VFMADD231PS  Z12, Z8, Z3
+	VPMOVSXBD    4(R11)(DI*1), Z12
+	VCVTDQ2PS    Z12, Z12
+	VFMADD231PS  Z12, Z9, Z3
+	VPMOVSXBD    4(R11)(DI*2), Z12
+	VCVTDQ2PS    Z12, Z12
+	VFMADD231PS  Z12, Z10, Z3
+	VPMOVSXBD    4(R11)(R9*1), Z12
+	VCVTDQ2PS    Z12, Z12
+	VFMADD231PS  Z12, Z11, Z3
+	VMOVUPS      Z3, (R12)
+	VMOVUPS      64(R12), Z3
+	VPMOVSXBD    20(R10), Z12
+	VCVTDQ2PS    Z12, Z12
+	VFMADD231PS  Z12, Z4, Z3
+	VPMOVSXBD    20(R10)(DI*1), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z5, Z3
+	VPMOVSXBD    20(R10)(DI*2), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z6, Z3
+	VPMOVSXBD    20(R10)(R9*1), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z7, Z3
+	VPMOVSXBD    20(R11), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z8, Z3
+	VPMOVSXBD    20(R11)(DI*1), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z9, Z3
+	VPMOVSXBD    20(R11)(DI*2), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z10, Z3
+	VPMOVSXBD    20(R11)(R9*1), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z11, Z3
+	VMOVUPS      Z3, 64(R12)
 	ADDQ         $0x00000024, R10
 	ADDQ         $0x00000024, R11
 	ADDQ         $0x00000080, R12

@@ -284,6 +284,7 @@ type stored struct {
 	cols, lda int
 	u16       []uint16
 	q8        []Q8Block
+	hq        []Q8Block // Q8 keys only: the quantised query (Q8Q8), or nil
 }
 
 const (
@@ -320,7 +321,8 @@ func (m stored) rowBytes() int {
 	return 2 * m.cols
 }
 
-// scoreRows sets dst = rows [r0, r0+len(dst)) times x; m.cols ≥ 1.
+// scoreRows sets dst = rows [r0, r0+len(dst)) times x (times m.hq if not
+// nil); m.cols ≥ 1.
 func (m stored) scoreRows(dst []float32, r0 int, x []float32) {
 	switch m.format {
 	case fmtBF16:
@@ -328,6 +330,10 @@ func (m stored) scoreRows(dst []float32, r0 int, x []float32) {
 	case fmtF16:
 		matVecF16(dst, m.u16[r0*m.lda:], m.lda, x)
 	default:
+		if m.hq != nil {
+			matVecQ8Q8(dst, m.q8[r0*m.lda:], m.lda, m.hq)
+			return
+		}
 		matVecQ8(dst, m.q8[r0*m.lda:], m.lda, x)
 	}
 }
@@ -374,14 +380,20 @@ func decodeStep(ctx, scores []float32, k, v stored, h []float32, st *SoftmaxStat
 	if b := k.rowBytes() + v.rowBytes(); b > 0 {
 		bs = min(stepBlockMax, max(8, stepBlockBytes/b/8*8))
 	}
-	r0, ok := decodeStepAsm(ctx, scores, k, v, h, st)
+	var r0 int
+	var ok bool
+	if k.hq != nil {
+		r0, ok = decodeStepQ8Q8Asm(ctx, scores, k, v, st)
+	} else {
+		r0, ok = decodeStepAsm(ctx, scores, k, v, h, st)
+	}
 	if !ok {
 		return false
 	}
 	var wbuf [stepBlockMax]float32
 	for ; r0 < n; r0 += bs {
 		s := scores[r0:min(n, r0+bs)]
-		if len(h) > 0 {
+		if k.cols > 0 {
 			k.scoreRows(s, r0, h)
 		} else {
 			clear(s)

@@ -398,6 +398,14 @@ func checkDecodeStep(t *testing.T, what string, k, v storedMatrix, h []float32, 
 	for i := range scores {
 		scores[i] = canary
 	}
+	// hv is the query the scores multiply: h, or for q8q8 its blocks hq.
+	hv := func(c int) float64 { return float64(h[c]) }
+	var hq []Q8Block
+	if k.format == "q8q8" {
+		hq = make([]Q8Block, Q8Blocks(len(h)))
+		ToQ8(hq, h)
+		hv = func(c int) float64 { return float64(hq[c/32].Scale) * float64(hq[c/32].Q[c%32]) }
+	}
 	ok, calls := true, 0
 	for i := 0; i+1 < len(cuts) && ok; i++ {
 		lo, hi := cuts[i], cuts[i+1]
@@ -407,6 +415,8 @@ func checkDecodeStep(t *testing.T, what string, k, v storedMatrix, h []float32, 
 			ok = DotSoftmaxMatTVecBF16(ctx, scores[lo:hi], ka.bf, va.bf, h, &st)
 		case "f16":
 			ok = DotSoftmaxMatTVecF16(ctx, scores[lo:hi], ka.f, va.f, h, &st)
+		case "q8q8":
+			ok = DotSoftmaxMatTVecQ8Q8(ctx, scores[lo:hi], ka.q, va.q, hq, &st)
 		default:
 			ok = DotSoftmaxMatTVecQ8(ctx, scores[lo:hi], ka.q, va.q, h, &st)
 		}
@@ -422,14 +432,23 @@ func checkDecodeStep(t *testing.T, what string, k, v storedMatrix, h []float32, 
 	}
 	M := float64(st0.Max)
 	for r, s := range scores {
-		exact, abs := 0.0, 0.0
+		exact, abs, exactH, query := 0.0, 0.0, 0.0, 0.0
 		for c := range h {
-			p := k.val(r, c) * float64(h[c])
+			p := k.val(r, c) * hv(c)
 			exact += p
 			abs += math.Abs(p)
+			exactH += k.val(r, c) * float64(h[c])
+			if hq != nil {
+				query += math.Abs(k.val(r, c)) * float64(hq[c/32].Scale) / 2
+			}
 		}
-		if err, bound := math.Abs(float64(s)-exact), gamma(k.cols+k.extra)*abs+float64(k.cols)*eta; !(err <= bound) {
+		bound := gamma(k.cols+k.extra)*abs + float64(k.cols)*eta
+		if err := math.Abs(float64(s) - exact); !(err <= bound) {
 			t.Fatalf("%s: score[%d] = %v, want %v ± %.3g (error %.3g)", what, r, s, exact, bound, err)
+		}
+		// Against the float32 query (q8q8: plus the query's rounding).
+		if err := math.Abs(float64(s) - exactH); !(err <= bound+query) {
+			t.Fatalf("%s: score[%d] = %v, float32 query gives %v ± %.3g (error %.3g)", what, r, s, exactH, bound+query, err)
 		}
 		M = max(M, float64(s))
 	}
@@ -520,6 +539,13 @@ func testDecodeStep(t *testing.T) {
 						}
 						what := fmt.Sprintf("%s %d×%d trial %d", ks[f].format, nr, cols, trial)
 						checkDecodeStep(t, what, ks[f], vs[f], h, cuts, st0, ctx0)
+						if ks[f].format == "q8" {
+							kq := ks[f]
+							kq.format = "q8q8"
+							forEachVNNI(func(mode string) {
+								checkDecodeStep(t, what+" q8q8 "+mode, kq, vs[f], h, cuts, st0, ctx0)
+							})
+						}
 					}
 				}
 			}

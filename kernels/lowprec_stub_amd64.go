@@ -44,6 +44,16 @@ func matVecF16AVX2(dst []float32, a []uint16, lda int, x []float32)
 //go:noescape
 func matTVecF16AVX2(dst []float32, a []uint16, lda int, x []float32)
 
+// fromQ8AVX2 sets dst[i] to the value of element i of the 8-bit blocks at src for len(dst) a multiple of 32.
+//
+//go:noescape
+func fromQ8AVX2(dst []float32, src []byte)
+
+// toQ8AVX2 stores the len(src)/32 whole blocks of src (len(src) a multiple of 32) at dst as 8-bit blocks, as fallback.QuantizeQ8.
+//
+//go:noescape
+func toQ8AVX2(dst []byte, src []float32)
+
 // matVecQ8AVX2 sets dst = A·x for the len(dst)×len(x) matrix A of 8-bit blocks (len(x) a multiple of 32) with row stride lda blocks.
 //
 //go:noescape
@@ -99,6 +109,16 @@ func matVecF16AVX512(dst []float32, a []uint16, lda int, x []float32)
 //go:noescape
 func matTVecF16AVX512(dst []float32, a []uint16, lda int, x []float32)
 
+// fromQ8AVX512 sets dst[i] to the value of element i of the 8-bit blocks at src for len(dst) a multiple of 32.
+//
+//go:noescape
+func fromQ8AVX512(dst []float32, src []byte)
+
+// toQ8AVX512 stores the len(src)/32 whole blocks of src (len(src) a multiple of 32) at dst as 8-bit blocks, as fallback.QuantizeQ8.
+//
+//go:noescape
+func toQ8AVX512(dst []byte, src []float32)
+
 // matVecQ8AVX512 sets dst = A·x for the len(dst)×len(x) matrix A of 8-bit blocks (len(x) a multiple of 32) with row stride lda blocks.
 //
 //go:noescape
@@ -108,6 +128,11 @@ func matVecQ8AVX512(dst []float32, a []byte, lda int, x []float32)
 //
 //go:noescape
 func matTVecQ8AVX512(dst []float32, a []byte, lda int, x []float32)
+
+// matVecQ8Q8AVX512 sets dst = A·x for the len(dst) rows of 8-bit blocks A (row stride lda blocks) and the len(x)/36 8-bit blocks x, by VPDPBUSD (AVX512_VNNI).
+//
+//go:noescape
+func matVecQ8Q8AVX512(dst []float32, a []byte, lda int, x []byte)
 
 // expShiftAVX512 sets dst[i] = e^(src[i]−m) for i < len(src) and returns their sum; src[i] ≤ m, not NaN.
 //
@@ -198,6 +223,20 @@ func decodeStepQ8AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []
 //go:noescape
 func decodeStepQ8PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 
+// decodeStepQ8Q8AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8Q8AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8Q8PFAVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8Q8PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+
 // decodeStepBF16AVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of the BF16 keys K and values V (row strides ldk, ldv bytes) to ctx and
 // the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
@@ -239,3 +278,17 @@ func decodeStepQ8AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v [
 //
 //go:noescape
 func decodeStepQ8PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8Q8AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8Q8AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8Q8PFAVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8Q8PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
