@@ -1,7 +1,5 @@
 package kernels
 
-import "github.com/heedml/heed/fallback"
-
 // Softmax sets dst[i] = e^(x[i]−m) / Σⱼ e^(x[j]−m), m = max x: the numerically
 // stable softmax. It panics if len(dst) != len(x); dst may be x (in place), but
 // must not otherwise overlap it.
@@ -28,13 +26,3 @@ const (
 	softmaxSpecial = 1 // max x is ±Inf or NaN: nothing was written
 	softmaxNaN     = 2 // x holds a NaN: dst (possibly x itself) holds garbage
 )
-
-// softmaxFinish completes an assembly softmax that returned status st.
-func softmaxFinish(st int, dst, x []float32) {
-	switch st {
-	case softmaxSpecial:
-		fallback.Softmax(dst, x)
-	case softmaxNaN:
-		fallback.FillNaN(dst)
-	}
-}
