@@ -10,30 +10,45 @@ import (
 
 // constTable is the per-file RODATA table of broadcast float32 constants: each
 // value is stored once, replicated to 32 bytes, so AVX2 code can use it as a
-// YMM memory operand and AVX-512 code can VBROADCASTSS it into a ZMM.
+// YMM memory operand and AVX-512 code can VBROADCASTSS it into a ZMM. Entries
+// are collected as the kernels ask for them and the section is emitted once,
+// at the end of the file (emitConsts): avo's DATA writes to the data section
+// opened last, so a table that grew after another section (tailmask,
+// evenodd, …) was opened would put its new entries in that one.
 var constTable struct {
-	mem    *Mem
 	offset map[uint32]int
-	size   int
+	bits   []uint32 // in offset order, 32 bytes each
 }
+
+// constsSym is the symbol of the table.
+var constsSym = NewStaticSymbol("consts")
 
 // constBits returns the 32-byte memory operand holding bits in every lane.
 func constBits(bits uint32) Mem {
 	t := &constTable
-	if t.mem == nil {
-		m := GLOBL("consts", RODATA|NOPTR)
-		t.mem, t.offset = &m, map[uint32]int{}
+	if t.offset == nil {
+		t.offset = map[uint32]int{}
 	}
 	off, ok := t.offset[bits]
 	if !ok {
-		off = t.size
-		for i := 0; i < 8; i++ {
-			DATA(off+4*i, U32(bits))
-		}
+		off = 32 * len(t.bits)
 		t.offset[bits] = off
-		t.size += 32
+		t.bits = append(t.bits, bits)
 	}
-	return t.mem.Offset(off)
+	return NewDataAddr(constsSym, off)
+}
+
+// emitConsts emits the table, if the file used it.
+func emitConsts() {
+	if len(constTable.bits) == 0 {
+		return
+	}
+	GLOBL("consts", RODATA|NOPTR)
+	for i, bits := range constTable.bits {
+		for j := 0; j < 8; j++ {
+			DATA(32*i+4*j, U32(bits))
+		}
+	}
 }
 
 // vconst is a broadcast float32 constant for ISA s, by default a memory

@@ -102,6 +102,7 @@ func generateFamily(dir, name string) error {
 	resetFileData()
 	asm.ConstraintExpr("!purego")
 	families[name]()
+	emitConsts()
 	f, err := asm.Result()
 	if err != nil {
 		return fmt.Errorf("family %s: %w", name, err)
@@ -127,7 +128,7 @@ func generateFamily(dir, name string) error {
 // resetFileData forgets the data sections (constant tables) that are emitted
 // once per file, so the next family emits its own.
 func resetFileData() {
-	constTable.mem, constTable.offset, constTable.size = nil, nil, 0
+	constTable.offset, constTable.bits = nil, nil
 	tailTableMem = nil
 	clear(f32Consts)
 }
