@@ -93,7 +93,7 @@ func TestGemmPackedAllocs(t *testing.T) {
 				s.GemmPacked(false, 1, a, &p, 0.5, c)
 			}
 			f()
-			if got := testing.AllocsPerRun(20, f); got != 0 {
+			if got := testing.AllocsPerRun(gemmAllocRuns(), f); got != 0 {
 				t.Errorf("n=%d: Pack and GemmPacked allocate %v times per call", n, got)
 			}
 		}
