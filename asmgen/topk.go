@@ -202,28 +202,8 @@ func genFirstAbove(s *isa) {
 	for j := range vs {
 		found(vs[j], ks[j], j*s.bytes(), itoaGen(j))
 	}
-	asm.Label(lbl("single"))
-	asm.MOVQ(n, lim)
-	asm.ANDQ(I32(-s.lanes), lim)
-	asm.Label(lbl("singleLoop"))
-	asm.CMPQ(i, lim)
-	asm.JAE(LabelRef(lbl("tail")))
-	v, k := cmpVec(0)
-	found(v, k, 0, "Single")
-	asm.ADDQ(U32(s.lanes), i)
-	asm.JMP(LabelRef(lbl("singleLoop")))
-	asm.Label(lbl("tail"))
-	if s.evex {
-		rem := asm.GP64()
-		asm.MOVQ(n, rem)
-		asm.SUBQ(i, rem)
-		asm.JZ(LabelRef(lbl("none")))
-		t := s.tailMask(rem)
-		w, kc := s.vec(), asm.K()
-		asm.VMOVUPS_Z(Mem{Base: x, Index: i, Scale: 4}, t.k, w)
-		asm.VCMPPS(U8(cmpNLEUQ), tv, w, t.k, kc)
-		found(nil, kc, 0, "Tail")
-	} else {
+	scanRest(s, lbl, x, n, i, lim, tv, cmpVec, found, "none")
+	if !s.evex {
 		asm.Label(lbl("scalarLoop"))
 		asm.CMPQ(i, n)
 		asm.JAE(LabelRef(lbl("none")))
@@ -344,28 +324,8 @@ func genAboveAll(s *isa) {
 	asm.Label(lbl("blockNext"))
 	asm.ADDQ(U32(unroll*s.lanes), i)
 	asm.JMP(LabelRef(lbl("block")))
-	asm.Label(lbl("single"))
-	asm.MOVQ(n, lim)
-	asm.ANDQ(I32(-s.lanes), lim)
-	asm.Label(lbl("singleLoop"))
-	asm.CMPQ(i, lim)
-	asm.JAE(LabelRef(lbl("tail")))
-	v, k := cmpVec(0)
-	emit(v, k, 0, "Single")
-	asm.ADDQ(U32(s.lanes), i)
-	asm.JMP(LabelRef(lbl("singleLoop")))
-	asm.Label(lbl("tail"))
-	if s.evex {
-		rem := asm.GP64()
-		asm.MOVQ(n, rem)
-		asm.SUBQ(i, rem)
-		asm.JZ(LabelRef(lbl("done")))
-		t := s.tailMask(rem)
-		w, kc := s.vec(), asm.K()
-		asm.VMOVUPS_Z(Mem{Base: x, Index: i, Scale: 4}, t.k, w)
-		asm.VCMPPS(U8(cmpNLEUQ), tv, w, t.k, kc)
-		emit(nil, kc, 0, "Tail")
-	} else {
+	scanRest(s, lbl, x, n, i, lim, tv, cmpVec, emit, "done")
+	if !s.evex {
 		asm.Label(lbl("scalarLoop"))
 		asm.CMPQ(i, n)
 		asm.JAE(LabelRef(lbl("done")))
@@ -393,4 +353,35 @@ func genAboveAll(s *isa) {
 	asm.Store(cnt, asm.ReturnIndex(0))
 	asm.VZEROUPPER()
 	asm.RET()
+}
+
+// scanRest emits the scans' common end: the single vectors left after the
+// unrolled blocks, each compare handed to visit, then on AVX-512 the masked
+// last partial vector (to lbl(end) when nothing is left). The AVX2 tail, one
+// element at a time, is the caller's.
+func scanRest(s *isa, lbl func(string) string, x, n, i, lim GPVirtual, tv VecVirtual,
+	cmpVec func(disp int) (VecVirtual, OpmaskVirtual), visit func(VecVirtual, OpmaskVirtual, int, string), end string) {
+	asm.Label(lbl("single"))
+	asm.MOVQ(n, lim)
+	asm.ANDQ(I32(-s.lanes), lim)
+	asm.Label(lbl("singleLoop"))
+	asm.CMPQ(i, lim)
+	asm.JAE(LabelRef(lbl("tail")))
+	v, k := cmpVec(0)
+	visit(v, k, 0, "Single")
+	asm.ADDQ(U32(s.lanes), i)
+	asm.JMP(LabelRef(lbl("singleLoop")))
+	asm.Label(lbl("tail"))
+	if !s.evex {
+		return
+	}
+	rem := asm.GP64()
+	asm.MOVQ(n, rem)
+	asm.SUBQ(i, rem)
+	asm.JZ(LabelRef(lbl(end)))
+	t := s.tailMask(rem)
+	w, kc := s.vec(), asm.K()
+	asm.VMOVUPS_Z(Mem{Base: x, Index: i, Scale: 4}, t.k, w)
+	asm.VCMPPS(U8(cmpNLEUQ), tv, w, t.k, kc)
+	visit(nil, kc, 0, "Tail")
 }
