@@ -17,9 +17,9 @@ import (
 // bq·(bk + max(d_k, bk)) + 2·bq floats for blocks of bq queries and bk keys
 // (192 and 256: attention/DESIGN.md), never the T×S scores; and d_v floats
 // shared by them. A call with T·S ≤ 3072, which runs without tiles, holds one
-// head's T×S scores instead. It grows to the largest call seen and is then reused, so
-// calls allocate nothing. The zero value is ready to use; a Workspace is not
-// safe for concurrent use.
+// head's T×S scores instead. It grows to the largest call seen and is then
+// reused, so calls allocate nothing. The zero value is ready to use; a
+// Workspace is not safe for concurrent use.
 type Workspace struct {
 	tiles []tileScratch // one per goroutine
 	// packK and packV hold each KV head's blocks of keys, packed once per

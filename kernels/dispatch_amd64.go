@@ -957,8 +957,7 @@ func init() {
 
 // dotSoftmaxSplitKernel returns the split far kernel for dotSoftmaxFarSplit
 // (2 or 4), the AVX-512 width and, for two streams, dotSoftmaxFarPF: none for
-// 0, one block ahead otherwise (two and four blocks measured no faster,
-// kernels/DESIGN.md).
+// 0, one block ahead otherwise (kernels/DESIGN.md has why one).
 func dotSoftmaxSplitKernel() dotSoftmaxKernelFunc {
 	switch {
 	case dotSoftmaxFarSplit == 4 && zmm():
