@@ -113,7 +113,7 @@ func TestHeadCacheNoAllocs(t *testing.T) {
 				k, v, q, out := randVec(rng, 128), randVec(rng, 128), randVec(rng, 512), make([]float32, 512)
 				c.Append(k, v)
 				c.Attend(out, q)
-				allocs := testing.AllocsPerRun(50, func() {
+				allocs := testing.AllocsPerRun(allocRuns(50), func() {
 					c.Truncate(500)
 					c.Append(k, v)
 					c.Attend(out, q)

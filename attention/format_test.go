@@ -418,7 +418,7 @@ func TestFormatAppendNoAllocs(t *testing.T) {
 				n0 := m.Len()
 				m.Append(k, v)
 				m.Attend(w[:n0+1], c, h) // warm the scratch space and the pool
-				allocs := testing.AllocsPerRun(50, func() {
+				allocs := testing.AllocsPerRun(allocRuns(50), func() {
 					m.Truncate(n0)
 					m.Append(k, v)
 					m.Attend(w[:n0+1], c, h)
@@ -601,7 +601,7 @@ func TestFormatAttendManyNoAllocs(t *testing.T) {
 				m.Append(k, v)
 				w1 := cols(w, 0, n0+1)
 				m.AttendMany(w1, c, q) // warm the scratch and Gemm's buffers
-				allocs := testing.AllocsPerRun(20, func() {
+				allocs := testing.AllocsPerRun(allocRuns(20), func() {
 					m.Truncate(n0)
 					m.Append(k, v)
 					m.AttendMany(w1, c, q)

@@ -130,7 +130,7 @@ func TestNoAllocs(t *testing.T) {
 	run := func(t *testing.T) {
 		forEachISA(t, func(t *testing.T) {
 			for name, f := range calls {
-				if got := testing.AllocsPerRun(20, f); got != 0 {
+				if got := testing.AllocsPerRun(allocRuns(20), f); got != 0 {
 					t.Errorf("%s allocates %v times per call", name, got)
 				}
 			}

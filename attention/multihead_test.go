@@ -353,14 +353,14 @@ func TestMultiHeadNoAllocs(t *testing.T) {
 				for _, causal := range []bool{false, true} {
 					f := func() { GroupedQuery(out, q, k, v, 4, 2, causal, &ws) }
 					f()
-					if n := testing.AllocsPerRun(10, f); n != 0 {
+					if n := testing.AllocsPerRun(allocRuns(10), f); n != 0 {
 						t.Errorf("causal=%v: %v allocations per call", causal, n)
 					}
 					small := func() {
 						GroupedQuery(rows(out, 0, 20), rows(q, 0, 20), rows(k, 0, 30), rows(v, 0, 30), 4, 2, causal, &ws)
 					}
 					small()
-					if n := testing.AllocsPerRun(10, small); n != 0 {
+					if n := testing.AllocsPerRun(allocRuns(10), small); n != 0 {
 						t.Errorf("causal=%v, direct route: %v allocations per call", causal, n)
 					}
 				}
