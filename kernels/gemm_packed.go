@@ -6,8 +6,8 @@ import "github.com/heedml/heed/fallback"
 // layout the micro-kernel of the ISA active at [PackedB.Pack] reads, for many
 // products against it or against its leading blocks
 // ([GemmScratch.GemmPacked]): a product then copies nothing of op(B). The
-// zero value is an empty 0×0 operand; Pack reuses the buffer, so a PackedB
-// packed again at most as large allocates nothing. A PackedB may be read by
+// zero value is an empty operand (no rows, no columns); Pack reuses the
+// buffer, so a PackedB packed again at most as large allocates nothing. A PackedB may be read by
 // many goroutines at once, but not while it is being packed.
 type PackedB struct {
 	data []float32
