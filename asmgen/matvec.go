@@ -355,11 +355,15 @@ var matVecSeqPrefetch = []int{0, 4 << 10}
 
 // matVecSeqName returns the name of the sequential matVec variant with
 // prefetch distance pf bytes on s.
-func matVecSeqName(s *isa, pf int) string {
+func matVecSeqName(s *isa, pf int) string { return matVecPFName(s, "matVecSeq", pf) }
+
+// matVecPFName names the variant of kernel base with prefetch distance pf
+// bytes on s: base<ISA> without prefetch, basePF<d>K<ISA> with d KiB.
+func matVecPFName(s *isa, base string, pf int) string {
 	if pf == 0 {
-		return s.name("matVecSeq")
+		return s.name(base)
 	}
-	return s.name(fmt.Sprintf("matVecSeqPF%dK", pf>>10))
+	return s.name(fmt.Sprintf("%sPF%dK", base, pf>>10))
 }
 
 // genMatVecSeq emits matVecSeq<ISA>(dst, a []float32, lda int, x []float32),
@@ -511,12 +515,7 @@ var matVecSplitPrefetch = []int{0, 1 << 10, 4 << 10}
 
 // matVecSplitName returns the name of the split matVec variant with prefetch
 // distance pf bytes on s.
-func matVecSplitName(s *isa, pf int) string {
-	if pf == 0 {
-		return s.name("matVecSplit4")
-	}
-	return s.name(fmt.Sprintf("matVecSplit4PF%dK", pf>>10))
-}
+func matVecSplitName(s *isa, pf int) string { return matVecPFName(s, "matVecSplit4", pf) }
 
 // genMatVecSplit emits matVecSplit4<ISA>(dst, a []float32, lda int, x
 // []float32), dst = A·x like matVec, for an A that streams from memory: the
