@@ -126,7 +126,10 @@ func (im *Impl) hasStep(k Kernel) bool {
 		return k == StepMemory
 	}
 	if isFormatStep(k) {
-		return im.Heed && !im.Parallel
+		if im.Heed {
+			return !im.Parallel
+		}
+		return im.Format[k] != nil
 	}
 	if im.Heed {
 		return true
@@ -165,7 +168,7 @@ func (c *Case) bindStep(im *Impl) func() {
 		return c.bindDecode(im)
 	}
 	if isFormatStep(c.Kernel) {
-		return c.bindFormat()
+		return c.bindFormat(im)
 	}
 	a := c.attn
 	if im.Heed {

@@ -14,11 +14,34 @@ import (
 // attention.Format (attention.NewCache, filled by Append), S =
 // 1024 in L2 (one Memory) and S = 32768 from memory (Memories in turn, as
 // many as fill twice the last-level cache, at least six, as StepMemory).
-// Only heed runs it (Memory.Attend, single-threaded, every ISA): no peer in
-// this module reads 16-bit or 8-bit keys. Its bytes are those the step
-// actually reads, the stored keys and values once (2 bytes an element for bfloat16 and
-// float16, 36 per 32 for q8, 4 for float32), so that the fraction is of the
-// format's own streaming ceiling.
+// heed runs it as Memory.Attend (single-threaded, every ISA); a peer whose
+// library has 16- or 8-bit types runs its own composition (FormatStep) on its
+// own copies of the same keys and values, converted outside the timing. The
+// bytes are those heed's step actually reads, the stored keys and values once
+// (2 bytes an element for bfloat16 and float16, 36 per 32 for q8, 4 for
+// float32), so that the fraction is of the format's own streaming ceiling; a
+// peer's figure is those bytes over its time.
+
+// FormatStep is a peer's decode step on keys and values it stores in its own
+// library's 16- or 8-bit types.
+type FormatStep struct {
+	// Note says how the step is composed and stored.
+	Note string
+	// Bind converts the float32 keys of each Memory of a case (the values
+	// are the keys, stored apart as heed's cache stores them) and returns
+	// the step on copy i: the weights (where the peer returns them in
+	// float32) and the context of query h.
+	Bind func(keys []kernels.Matrix) func(i int, h, weights, ctx []float32)
+	// Stored returns the keys and values as the peer stores them, and Query
+	// the query as its scores read it, widened to float32 (TestDecodeFormat's
+	// float64 step runs on these).
+	Stored func(a kernels.Matrix) (k, v kernels.Matrix)
+	Query  func(h []float32) []float32
+	// The peer's arithmetic against that float64 step: a score may be off by
+	// ScoreRel·Σ|k̂·ĥ|, a weight by WeightAbs·max w, a context element by
+	// OutRel·max|v̂| besides its float32 sum.
+	ScoreRel, WeightAbs, OutRel float64
+}
 
 // formatKernels maps each stored-cache kernel to its format.
 var formatKernels = map[Kernel]attention.Format{
@@ -77,9 +100,17 @@ func newFormatCase(c *Case, r *rand.Rand) {
 	c.Footprint = int64(n) * 2 * bytes
 }
 
-// bindFormat returns one stored-cache step; each call takes the next Memory.
-func (c *Case) bindFormat() func() {
+// bindFormat returns im's stored-cache step; each call takes the next Memory
+// (heed) or the peer's next copy of its keys and values.
+func (c *Case) bindFormat(im *Impl) func() {
 	a, i := c.attn, 0
+	if !im.Heed {
+		step := im.Format[c.Kernel].Bind(a.batch)
+		return func() {
+			step(i, a.h, a.weights, a.ctx)
+			i = (i + 1) % len(a.batch)
+		}
+	}
 	return func() {
 		a.mems[i].Attend(a.weights, a.ctx, a.h)
 		i = (i + 1) % len(a.mems)

@@ -21,7 +21,8 @@
 // (tag heedcgo), simd_peers.go (GOEXPERIMENT=simd), cases.go (inputs and the
 // work per call), attention.go and decode.go (attention steps; the decode
 // step from memory, Memories in turn), decode_format.go (the decode step on a
-// cache stored as float32, bfloat16, float16 or q8, in L2 and from memory), prefill.go and prefill_simd.go (causal
+// cache stored as float32, bfloat16, float16 or q8, in L2 and from memory;
+// the peers' own 16- and 8-bit steps in tphakala_format.go and format_simd.go), prefill.go and prefill_simd.go (causal
 // multi-head and grouped-query prefill rows, timed by BenchmarkPrefillPeers),
 // measure.go (round-robin timing on thread CPU time),
 // ceiling.go and internal/roof (streaming and FMA ceilings), run.go, table.go,

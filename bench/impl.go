@@ -79,6 +79,10 @@ type Impl struct {
 	// variants of the decode step from memory, which does that step only.
 	Decode decodeVariant
 
+	// Format holds the peer's decode steps on stored caches (DecodeBF16,
+	// DecodeF16, DecodeQ8) in its own library's 16- or 8-bit types.
+	Format map[Kernel]*FormatStep
+
 	Dot         func(x, y []float32) float32
 	MatVec      func(dst []float32, a kernels.Matrix, x []float32)
 	MatTVec     func(dst []float32, a kernels.Matrix, x []float32)

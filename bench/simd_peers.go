@@ -34,8 +34,9 @@ func init() {
 		// its e^x reaches 2.8e-5 relative error (near −40) and its tanh
 		// 3.2e-4 (near 0), so those, not 4 ULP, bound its Exp, Tanh and
 		// Softmax in TestPeersMatchHeed; the report says so.
-		Tol: map[Kernel]float64{Exp: 3e-5, Tanh: 4e-4, Softmax: 3e-5},
-		Dot: vec.DotFloat32,
+		Tol:    map[Kernel]float64{Exp: 3e-5, Tanh: 4e-4, Softmax: 3e-5},
+		Format: highwayFormats,
+		Dot:    vec.DotFloat32,
 		MatVec: func(dst []float32, a kernels.Matrix, x []float32) {
 			if !dense(a) {
 				for r := range dst {

@@ -231,6 +231,9 @@ func WriteMarkdown(w io.Writer, env Env, ceil Ceilings, rs []Result) {
 			if n := im.Note[k]; n != "" {
 				notes = append(notes, fmt.Sprintf("%s: %s", im.Name, n))
 			}
+			if f := im.Format[k]; f != nil {
+				notes = append(notes, fmt.Sprintf("%s: %s", im.Name, f.Note))
+			}
 			if t := im.Tol[k]; t > 0 {
 				notes = append(notes, fmt.Sprintf("%s: its e^x or tanh is accurate to %.1g relative (heed: 2 ULP ≈ 1.2e-7), the tolerance TestPeersMatchHeed allows it", im.Name, t))
 			}

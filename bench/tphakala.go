@@ -20,8 +20,9 @@ func init() {
 		// Tanh documents a "fast approximation" (measured 1.7e-4 relative,
 		// near 0). These, not heed's 2 ULP, bound their results, and Exp's
 		// bounds Softmax, which is built on it.
-		Tol: map[Kernel]float64{Exp: 1e-5, Tanh: 2e-4, Softmax: 1e-5},
-		Dot: f32.DotProduct,
+		Tol:    map[Kernel]float64{Exp: 1e-5, Tanh: 2e-4, Softmax: 1e-5},
+		Format: map[Kernel]*FormatStep{DecodeF16: tphakalaF16, DecodeQ8: tphakalaQ8},
+		Dot:    f32.DotProduct,
 		MatVec: func(dst []float32, a kernels.Matrix, x []float32) {
 			f32.DotProductStrided(dst, a.Data, x, a.Rows, a.Cols, a.Stride)
 		},
@@ -35,14 +36,9 @@ func init() {
 				f32.DotProductStrided(dst.Row(b), a.Data, x.Row(b), a.Rows, a.Cols, a.Stride)
 			}
 		},
-		Exp:  f32.Exp,
-		Tanh: f32.Tanh,
-		Softmax: func(dst, x []float32) {
-			m := f32.Max(x)
-			f32.AddScalar(dst, x, -m)
-			f32.ExpInPlace(dst)
-			f32.Scale(dst, dst, 1/f32.Sum(dst))
-		},
+		Exp:     f32.Exp,
+		Tanh:    f32.Tanh,
+		Softmax: tphSoftmax,
 		Additive: func(dst []float32, k kernels.Matrix, q, v []float32) {
 			tmp := scratch(&tphTmp, len(q))
 			for s := range dst {
@@ -55,3 +51,11 @@ func init() {
 }
 
 var tphTmp []float32
+
+// tphSoftmax is the softmax a tphakala/simd user composes from f32's kernels.
+func tphSoftmax(dst, x []float32) {
+	m := f32.Max(x)
+	f32.AddScalar(dst, x, -m)
+	f32.ExpInPlace(dst)
+	f32.Scale(dst, dst, 1/f32.Sum(dst))
+}
