@@ -103,7 +103,7 @@ func (c *Case) Bind(im *Impl) func(iters int) {
 	in := c.in
 	var run func(iters int)
 	switch c.Kernel {
-	case StepDot, StepScaled, StepGeneral, StepAdditive, StepBatch, MultiHead, StepMemory, DecodeF32, DecodeBF16, DecodeF16, DecodeQ8:
+	case StepDot, StepScaled, StepGeneral, StepAdditive, StepBatch, MultiHead, StepMemory, DecodeF32, DecodeBF16, DecodeF16, DecodeQ8, DecodeQ8Q8:
 		f := c.bindStep(im)
 		run = func(iters int) {
 			for range iters {
@@ -216,7 +216,7 @@ func Sizes(k Kernel, full bool) []int {
 		return []int{16, 128, 512}
 	case StepMemory:
 		return []int{32768}
-	case DecodeF32, DecodeBF16, DecodeF16, DecodeQ8:
+	case DecodeF32, DecodeBF16, DecodeF16, DecodeQ8, DecodeQ8Q8:
 		return formatSizes
 	}
 	return nil

@@ -9,7 +9,7 @@ import (
 )
 
 // The decode step on a stored cache (DecodeF32, DecodeBF16, DecodeF16,
-// DecodeQ8): a Luong dot step on a Memory that stores its keys and values
+// DecodeQ8, DecodeQ8Q8): a Luong dot step on a Memory that stores its keys and values
 // (equal, but stored apart as a self-attention cache holds them) in one
 // attention.Format (attention.NewCache, filled by Append), S =
 // 1024 in L2 (one Memory) and S = 32768 from memory (Memories in turn, as
@@ -46,6 +46,7 @@ type FormatStep struct {
 // formatKernels maps each stored-cache kernel to its format.
 var formatKernels = map[Kernel]attention.Format{
 	DecodeF32: attention.Float32, DecodeBF16: attention.BFloat16, DecodeF16: attention.Float16, DecodeQ8: attention.Q8,
+	DecodeQ8Q8: attention.Q8Q8,
 }
 
 // isFormatStep reports whether k is a decode step on a stored cache.
@@ -63,7 +64,7 @@ func formatBytes(f attention.Format, S, d int) int64 {
 	switch f {
 	case attention.BFloat16, attention.Float16:
 		per = int64(2 * d)
-	case attention.Q8:
+	case attention.Q8, attention.Q8Q8:
 		per = int64(36 * kernels.Q8Blocks(d))
 	}
 	return int64(S) * per

@@ -23,7 +23,7 @@ func storedKeys(f attention.Format, keys kernels.Matrix) [][]float64 {
 			b := make([]kernels.F16, len(x))
 			kernels.ToF16(b, x)
 			kernels.FromF16(w, b)
-		case attention.Q8:
+		case attention.Q8, attention.Q8Q8:
 			b := make([]kernels.Q8Block, kernels.Q8Blocks(len(x)))
 			kernels.ToQ8(b, x)
 			kernels.FromQ8(w, b)
@@ -48,12 +48,17 @@ func TestDecodeFormat(t *testing.T) {
 		const S = 300
 		c := NewCase(k, S)
 		// Bytes of one stored row of 128: 4 or 2 per element, 4 Q8 blocks of 36.
-		rowBytes := map[attention.Format]int64{attention.Float32: 512, attention.BFloat16: 256, attention.Float16: 256, attention.Q8: 144}[f]
+		rowBytes := map[attention.Format]int64{attention.Float32: 512, attention.BFloat16: 256, attention.Float16: 256, attention.Q8: 144, attention.Q8Q8: 144}[f]
 		if want := 2 * S * rowBytes; c.Bytes != want {
 			t.Errorf("%v: %d bytes per step, want %d (keys and values)", k, c.Bytes, want)
 		}
 		a := c.attn
-		stored, _ := float64Step(storedKeys(f, a.keys), a.h)
+		kv := storedKeys(f, a.keys)
+		stored, w := float64Step(kv, a.h)
+		heedBound := 1e-4
+		if f == attention.Q8Q8 {
+			heedBound += queryQ8Bound(kv, a.h, w)
+		}
 		ran := 0
 		for _, im := range Impls() {
 			if !im.Has(k) {
@@ -70,7 +75,7 @@ func TestDecodeFormat(t *testing.T) {
 			c.Bind(im)(1)
 			want, bound := stored, make([]float64, len(stored))
 			for j := range bound {
-				bound[j] = 1e-4
+				bound[j] = heedBound
 			}
 			if !im.Heed {
 				want, bound = formatPeerBound(im.Format[k], a.keys, a.h)
@@ -111,6 +116,29 @@ func float64Step(kv [][]float64, h []float32) (ctx, w []float64) {
 		}
 	}
 	return ctx, w
+}
+
+// queryQ8Bound bounds how far quantising the query h to Q8 blocks moves a
+// step's context (heed's Q8Q8 steps do where the VNNI kernels run): each
+// score by Σ|k̂|·Scale/2 over each block, so each weight by a factor within
+// e^(±2·max δ), the context by (e^(2·max δ) − 1)·Σ w·max|v̂|.
+func queryQ8Bound(kv [][]float64, h []float32, w []float64) float64 {
+	hq := make([]kernels.Q8Block, kernels.Q8Blocks(len(h)))
+	kernels.ToQ8(hq, h)
+	var delta, vmax float64
+	for _, row := range kv {
+		var d float64
+		for j, x := range row {
+			d += math.Abs(x) * float64(hq[j/32].Scale) / 2
+			vmax = max(vmax, math.Abs(x))
+		}
+		delta = max(delta, d)
+	}
+	var sum float64
+	for _, x := range w {
+		sum += x
+	}
+	return math.Expm1(2*delta) * sum * vmax
 }
 
 // formatPeerBound returns the float64 step on the keys, values and query as

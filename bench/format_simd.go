@@ -40,6 +40,8 @@ var highwayFormats = map[Kernel]*FormatStep{
 	},
 }
 
+func init() { highwayFormats[DecodeQ8Q8] = highwayFormats[DecodeQ8] }
+
 // highwaySDPA16 is nn.SDPA on a 16-bit type T whose unit roundoff is u.
 func highwaySDPA16[T hwy.Float16 | hwy.BFloat16](to func(float32) T, from func(T) float32, u float64) *FormatStep {
 	widen := func(a kernels.Matrix) kernels.Matrix {

@@ -32,16 +32,18 @@ const (
 	DecodeBF16   // … on a bfloat16 cache
 	DecodeF16    // … on a float16 cache
 	DecodeQ8     // … on a q8 cache
+	DecodeQ8Q8   // … on a q8 cache whose steps quantise the query too
 	numKernels
 )
 
 // Kernels lists every kernel in report order.
 var Kernels = []Kernel{Dot, MatVec, MatTVec, MatVecBatch, Exp, Tanh, Softmax, Additive,
-	StepDot, StepScaled, StepGeneral, StepAdditive, StepBatch, StepMemory, DecodeF32, DecodeBF16, DecodeF16, DecodeQ8, MultiHead}
+	StepDot, StepScaled, StepGeneral, StepAdditive, StepBatch, StepMemory, DecodeF32, DecodeBF16, DecodeF16, DecodeQ8, DecodeQ8Q8, MultiHead}
 
 var kernelNames = [...]string{"Dot", "MatVec", "MatTVec", "MatVecBatch", "Exp", "Tanh", "Softmax", "AdditiveScore",
 	"Step Luong dot", "Step scaled dot", "Step Luong general", "Step Bahdanau", "Batch of dot steps", "MultiHead causal",
-	"Decode step from memory", "Decode float32 cache", "Decode bfloat16 cache", "Decode float16 cache", "Decode q8 cache"}
+	"Decode step from memory", "Decode float32 cache", "Decode bfloat16 cache", "Decode float16 cache", "Decode q8 cache",
+	"Decode q8q8 cache"}
 
 func (k Kernel) String() string { return kernelNames[k] }
 
@@ -80,7 +82,7 @@ type Impl struct {
 	Decode decodeVariant
 
 	// Format holds the peer's decode steps on stored caches (DecodeBF16,
-	// DecodeF16, DecodeQ8) in its own library's 16- or 8-bit types.
+	// DecodeF16, DecodeQ8, DecodeQ8Q8) in its own library's 16- or 8-bit types.
 	Format map[Kernel]*FormatStep
 
 	Dot         func(x, y []float32) float32

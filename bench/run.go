@@ -22,7 +22,7 @@ type Result struct {
 // Unit is the throughput unit the report gives kernel k in.
 func Unit(k Kernel) string {
 	switch k {
-	case Dot, MatVec, MatTVec, StepDot, StepScaled, StepGeneral, StepBatch, StepMemory, DecodeF32, DecodeBF16, DecodeF16, DecodeQ8:
+	case Dot, MatVec, MatTVec, StepDot, StepScaled, StepGeneral, StepBatch, StepMemory, DecodeF32, DecodeBF16, DecodeF16, DecodeQ8, DecodeQ8Q8:
 		return "GB/s"
 	case MatVecBatch, MultiHead:
 		return "GFLOP/s"

@@ -167,7 +167,7 @@ func axisLabel(k Kernel) string {
 		return "T = S (d grows with S: see the tables)"
 	case StepMemory:
 		return fmt.Sprintf("S keys (d=%d, %d Memories in turn)", decodeShapes[32768], DecodeMemories)
-	case DecodeF32, DecodeBF16, DecodeF16, DecodeQ8:
+	case DecodeF32, DecodeBF16, DecodeF16, DecodeQ8, DecodeQ8Q8:
 		return fmt.Sprintf("S keys (d=%d; the largest from memory, Memories in turn)", formatD)
 	}
 	return "n (vector length)"

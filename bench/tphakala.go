@@ -21,7 +21,7 @@ func init() {
 		// near 0). These, not heed's 2 ULP, bound their results, and Exp's
 		// bounds Softmax, which is built on it.
 		Tol:    map[Kernel]float64{Exp: 1e-5, Tanh: 2e-4, Softmax: 1e-5},
-		Format: map[Kernel]*FormatStep{DecodeF16: tphakalaF16, DecodeQ8: tphakalaQ8},
+		Format: map[Kernel]*FormatStep{DecodeF16: tphakalaF16, DecodeQ8: tphakalaQ8, DecodeQ8Q8: tphakalaQ8},
 		Dot:    f32.DotProduct,
 		MatVec: func(dst []float32, a kernels.Matrix, x []float32) {
 			f32.DotProductStrided(dst, a.Data, x, a.Rows, a.Cols, a.Stride)
