@@ -13,6 +13,8 @@ func genTopKFamily() {
 		genFirstAbove(s)
 		genSpanMax(s)
 		genAboveAll(s)
+		genKthLargest(s)
+		genAboveSpans(s)
 	}
 }
 
@@ -384,4 +386,227 @@ func scanRest(s *isa, lbl func(string) string, x, n, i, lim GPVirtual, tv VecVir
 	asm.VMOVUPS_Z(Mem{Base: x, Index: i, Scale: 4}, t.k, w)
 	asm.VCMPPS(U8(cmpNLEUQ), tv, w, t.k, kc)
 	visit(nil, kc, 0, "Tail")
+}
+
+// topKGroup is the number of span maxima the kernels below take at a time:
+// kthLargest's block and aboveSpans' mask word; TopK pads its maxima with
+// −Inf to a multiple of it.
+const topKGroup = 64
+
+// broadcastGP returns a vector with every int32 lane the low 32 bits of r.
+func (s *isa) broadcastGP(r GPVirtual) VecVirtual {
+	x, v := asm.XMM(), s.vec()
+	asm.VMOVD(r.As32(), x)
+	asm.VPBROADCASTD(x, v)
+	return v
+}
+
+// genKthLargest emits kthLargest<ISA>(m []float32, k int) float32: the k-th
+// largest of m (counting equal values), for m free of NaN, len(m) a positive
+// multiple of 64 and 1 ≤ k ≤ len(m). TopK's floor without a branch on the
+// data: each element's rank (the count of elements strictly greater) is
+// accumulated lane-wise, one broadcast element against four vectors of m at
+// a time, and the result is the least element whose rank is below k.
+func genKthLargest(s *isa) {
+	name := s.name("kthLargest")
+	TEXT(name, NOSPLIT, "func(m []float32, k int) float32")
+	asm.Doc(name + " returns the k-th largest of m (m free of NaN, len(m) a positive multiple of 64, 1 ≤ k ≤ len(m)).")
+	m := load(asm.Param("m").Base())
+	n := load(asm.Param("m").Len())
+	kr := load(asm.Param("k"))
+	lbl := func(l string) string { return "kthLargest" + l }
+	kv := s.broadcastGP(kr)
+	inf := asm.GP32()
+	asm.MOVL(U32(0x7f800000), inf)
+	best := s.broadcastGP(inf)
+	var one VecVirtual
+	if s.evex {
+		o := asm.GP32()
+		asm.MOVL(U32(1), o)
+		one = s.broadcastGP(o)
+	}
+	end := asm.GP64()
+	asm.LEAQ(Mem{Base: m, Index: n, Scale: 4}, end)
+	p := asm.GP64()
+	asm.MOVQ(m, p)
+	const unroll = 4
+	asm.Label(lbl("block"))
+	vs := make([]VecVirtual, unroll)
+	cs := make([]VecVirtual, unroll)
+	for u := range vs {
+		vs[u], cs[u] = s.vec(), s.vec()
+		asm.VMOVUPS(Mem{Base: p, Disp: u * s.bytes()}, vs[u])
+		s.zero(cs[u])
+	}
+	q := asm.GP64()
+	asm.MOVQ(m, q)
+	asm.Label(lbl("rank"))
+	for d := 0; d < 2; d++ { // two elements an iteration (len(m) is even)
+		b := s.vec()
+		asm.VBROADCASTSS(Mem{Base: q, Disp: 4 * d}, b)
+		for u := range vs {
+			if s.evex {
+				k := asm.K()
+				asm.VCMPPS(U8(1), b, vs[u], k) // LT_OS: v < b
+				asm.VPADDD(one, cs[u], k, cs[u])
+			} else {
+				c := s.vec()
+				asm.VCMPPS(U8(1), b, vs[u], c)
+				asm.VPSUBD(c, cs[u], cs[u]) // −1 where v < b
+			}
+		}
+	}
+	asm.ADDQ(U32(8), q)
+	asm.CMPQ(q, end)
+	asm.JB(LabelRef(lbl("rank")))
+	for u := range vs {
+		if s.evex {
+			k := asm.K()
+			asm.VPCMPD(U8(1), kv, cs[u], k) // LT: rank < k
+			asm.VMINPS(vs[u], best, k, best)
+		} else {
+			c := s.vec()
+			asm.VPCMPGTD(cs[u], kv, c) // k > rank
+			asm.VBLENDVPS(c, vs[u], best, c)
+			asm.VMINPS(c, best, best)
+		}
+	}
+	asm.ADDQ(U32(unroll*s.bytes()), p)
+	asm.CMPQ(p, end)
+	asm.JB(LabelRef(lbl("block")))
+	r := s.fold(best, func(src, acc VecVirtual) { asm.VMINPS(src, acc, acc) })
+	asm.Store(r.AsX(), asm.ReturnIndex(0))
+	asm.VZEROUPPER()
+	asm.RET()
+}
+
+// genAboveSpans emits aboveSpans<ISA>(dst []int32, x []float32, bm
+// []float32, t float32) int: aboveAll over every span j (x[j·512 :
+// (j+1)·512]) with !(bm[j] ≤ t), in increasing order of j, the indices
+// stored relative to x; len(bm) is a multiple of 64 and len(x) ≥ 512·(j+1)
+// for each such j. TopK's search in one call: bm is compared with t 64
+// maxima at a time into a bit mask of the spans to scan, which TZCNT and
+// BLSR walk, and each span is scanned as aboveAll's unrolled blocks.
+func genAboveSpans(s *isa) {
+	name := s.name("aboveSpans")
+	TEXT(name, NOSPLIT, "func(dst []int32, x []float32, bm []float32, t float32) int")
+	asm.Doc(name + " stores into dst, in order, the indices i with !(x[i] ≤ t) in every span j (x[j·512 : (j+1)·512]) with !(bm[j] ≤ t) and returns how many, or −1 if more than len(dst); len(bm) is a multiple of 64.")
+	dst := load(asm.Param("dst").Base())
+	capa := load(asm.Param("dst").Len())
+	x := load(asm.Param("x").Base())
+	bm := load(asm.Param("bm").Base())
+	nbm := load(asm.Param("bm").Len())
+	tv := s.broadcast("t")
+	lbl := func(l string) string { return "aboveSpans" + l }
+	c, cnt, mask, i, end := asm.GP64(), asm.GP64(), asm.GP64(), asm.GP64(), asm.GP64()
+	asm.XORQ(c, c)
+	asm.XORQ(cnt, cnt)
+	asm.Label(lbl("group"))
+	asm.CMPQ(c, nbm)
+	asm.JAE(LabelRef(lbl("done")))
+	// mask: bit j set when !(bm[c+j] ≤ t).
+	asm.XORQ(mask, mask)
+	for u := 0; u < topKGroup/s.lanes; u++ {
+		v, w := s.vec(), asm.GP64()
+		asm.VMOVUPS(Mem{Base: bm, Index: c, Scale: 4, Disp: u * s.bytes()}, v)
+		if s.evex {
+			k := asm.K()
+			asm.VCMPPS(U8(cmpNLEUQ), tv, v, k)
+			asm.KMOVW(k, w.As32())
+		} else {
+			asm.VCMPPS(U8(cmpNLEUQ), tv, v, v)
+			asm.VMOVMSKPS(v, w.As32())
+		}
+		if u > 0 {
+			asm.SHLQ(U8(u*s.lanes), w)
+		}
+		asm.ORQ(w, mask)
+	}
+	asm.Label(lbl("span"))
+	asm.TESTQ(mask, mask)
+	asm.JZ(LabelRef(lbl("groupNext")))
+	asm.TZCNTQ(mask, i)
+	asm.BLSRQ(mask, mask)
+	asm.ADDQ(c, i)
+	asm.SHLQ(U8(9), i) // × topKSpan
+	asm.LEAQ(Mem{Base: i, Disp: topKSpan}, end)
+	emit := func(v VecVirtual, k OpmaskVirtual, off int, tag string) {
+		b := asm.GP32()
+		if s.evex {
+			asm.KMOVW(k, b)
+		} else {
+			asm.VMOVMSKPS(v, b)
+		}
+		loop, next := lbl("bits")+tag, lbl("bitsDone")+tag
+		asm.Label(loop)
+		asm.TESTL(b, b)
+		asm.JZ(LabelRef(next))
+		asm.CMPQ(cnt, capa)
+		asm.JAE(LabelRef(lbl("full")))
+		r := asm.GP32()
+		asm.TZCNTL(b, r)
+		asm.BLSRL(b, b)
+		asm.ADDL(i.As32(), r)
+		if off != 0 {
+			asm.ADDL(U32(off), r)
+		}
+		asm.MOVL(r, Mem{Base: dst, Index: cnt, Scale: 4})
+		asm.INCQ(cnt)
+		asm.JMP(LabelRef(loop))
+		asm.Label(next)
+	}
+	const unroll = 4
+	if topKSpan%(unroll*s.lanes) != 0 {
+		panic("aboveSpans: span not a multiple of the unrolled block")
+	}
+	asm.Label(lbl("block"))
+	vs := make([]VecVirtual, unroll)
+	ks := make([]OpmaskVirtual, unroll)
+	for j := range vs {
+		v := s.vec()
+		asm.VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: j * s.bytes()}, v)
+		if s.evex {
+			ks[j] = asm.K()
+			asm.VCMPPS(U8(cmpNLEUQ), tv, v, ks[j])
+		} else {
+			asm.VCMPPS(U8(cmpNLEUQ), tv, v, v)
+			vs[j] = v
+		}
+	}
+	if s.evex {
+		ka, kb := asm.K(), asm.K()
+		asm.KORW(ks[1], ks[0], ka)
+		asm.KORW(ks[3], ks[2], kb)
+		asm.KORTESTW(kb, ka)
+		asm.JZ(LabelRef(lbl("blockNext")))
+	} else {
+		a, b := s.vec(), s.vec()
+		any := asm.GP32()
+		asm.VORPS(vs[1], vs[0], a)
+		asm.VORPS(vs[3], vs[2], b)
+		asm.VORPS(b, a, a)
+		asm.VMOVMSKPS(a, any)
+		asm.TESTL(any, any)
+		asm.JZ(LabelRef(lbl("blockNext")))
+	}
+	for j := range vs {
+		emit(vs[j], ks[j], j*s.lanes, itoaGen(j))
+	}
+	asm.Label(lbl("blockNext"))
+	asm.ADDQ(U32(unroll*s.lanes), i)
+	asm.CMPQ(i, end)
+	asm.JB(LabelRef(lbl("block")))
+	asm.JMP(LabelRef(lbl("span")))
+	asm.Label(lbl("groupNext"))
+	asm.ADDQ(U32(topKGroup), c)
+	asm.JMP(LabelRef(lbl("group")))
+	asm.Label(lbl("done"))
+	asm.Store(cnt, asm.ReturnIndex(0))
+	asm.VZEROUPPER()
+	asm.RET()
+	asm.Label(lbl("full"))
+	asm.MOVQ(I32(-1), cnt)
+	asm.Store(cnt, asm.ReturnIndex(0))
+	asm.VZEROUPPER()
+	asm.RET()
 }

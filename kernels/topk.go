@@ -52,9 +52,10 @@ type topKScan struct {
 	top   [64]float32
 }
 
-// init takes the span maxima and the floor; it reports whether x holds a NaN
-// in its spans (then every span is searched, without a floor).
-func (sc *topKScan) init(x []float32, k, nb int) (nan bool) {
+// init takes the span maxima and the floor; it reports whether search does
+// not apply: x holds a NaN in its spans (then every span is searched, without
+// a floor), or the floor is −Inf.
+func (sc *topKScan) init(x []float32, k, nb int) (noSearch bool) {
 	sc.x, sc.nb = x, nb
 	sc.floor = float32(math.Inf(-1))
 	if spanMaxima(sc.bm[:nb], x) {
@@ -65,54 +66,66 @@ func (sc *topKScan) init(x []float32, k, nb int) (nan bool) {
 		}
 		return true
 	}
-	// The k-th largest span maximum, by insertion into top[:k].
-	top := sc.top[:k]
+	// The k-th largest span maximum, over the maxima padded with −Inf to a
+	// whole group (which does not change it: nb ≥ k).
+	for j := nb; j < sc.groups(); j++ {
+		sc.bm[j] = float32(math.Inf(-1))
+	}
+	f := kthLargest(sc.bm[:sc.groups()], k)
+	if f == float32(math.Inf(-1)) {
+		// Fewer than k spans hold an element above −Inf: −Inf elements are
+		// among the k largest, and collecting those above the floor would
+		// miss them. TopKWith's scan takes them.
+		return true
+	}
+	sc.floor = math.Nextafter32(f, float32(math.Inf(-1)))
+	return false
+}
+
+// groups is the number of span maxima rounded up to whole topKGroups.
+func (sc *topKScan) groups() int { return (sc.nb + topKGroup - 1) &^ (topKGroup - 1) }
+
+// topKGroup is the number of span maxima kthLargest and aboveSpans take at a
+// time (asmgen's topKGroup); bm's length is a multiple of it.
+const topKGroup = 64
+
+// kthLargestGo is kthLargest by insertion into a list of the k largest.
+func kthLargestGo(m []float32, k int) float32 {
+	var buf [64]float32
+	top := buf[:k]
 	for j := range top {
 		top[j] = float32(math.Inf(-1))
 	}
-	for _, m := range sc.bm[:nb] {
-		if m <= top[k-1] {
+	for _, v := range m {
+		if v <= top[k-1] {
 			continue
 		}
 		p := k - 1
-		for p > 0 && m > top[p-1] {
+		for p > 0 && v > top[p-1] {
 			top[p] = top[p-1]
 			p--
 		}
-		top[p] = m
+		top[p] = v
 	}
-	if f := top[k-1]; f > float32(math.Inf(-1)) {
-		sc.floor = math.Nextafter32(f, float32(math.Inf(-1)))
-	}
-	return false
+	return top[k-1]
 }
 
 // topKCands bounds the candidates search collects.
 const topKCands = 512
 
 // search is TopK for x free of NaN in its spans: it collects every element
-// above the floor, in index order, with one aboveAll call per span whose
-// maximum is above it (and one over the elements after the last span), then
+// above the floor, in index order, with one aboveSpans call over the spans
+// whose maximum is above it and one aboveAll over the elements after the
+// last span, then
 // keeps the k best of them by TopKWith's insertion. The k largest are among
 // them, as no element at or below the floor can be. It reports false, having
 // written nothing, if there are more than topKCands candidates.
 func (sc *topKScan) search(idx []int, val []float32) bool {
 	var cands [topKCands]int32
-	nc := 0
 	x, te := sc.x, sc.floor
-	for j := range sc.bm[:sc.nb] {
-		if sc.bm[j] <= te {
-			continue
-		}
-		start := j * topKSpan
-		r := aboveAll(cands[nc:], x[start:start+topKSpan], te)
-		if r < 0 {
-			return false
-		}
-		for q := nc; q < nc+r; q++ {
-			cands[q] += int32(start)
-		}
-		nc += r
+	nc := aboveSpans(cands[:], x, sc.bm[:sc.groups()], te)
+	if nc < 0 {
+		return false
 	}
 	start := sc.nb * topKSpan
 	r := aboveAll(cands[nc:], x[start:], te)
@@ -150,6 +163,26 @@ func topKBeats(v, w float32) bool {
 		return w == w
 	}
 	return v > w
+}
+
+// aboveSpansGo is aboveSpans by one aboveAll call per span.
+func aboveSpansGo(dst []int32, x []float32, bm []float32, t float32) int {
+	nc := 0
+	for j, m := range bm {
+		if m <= t {
+			continue
+		}
+		start := j * topKSpan
+		r := aboveAll(dst[nc:], x[start:start+topKSpan], t)
+		if r < 0 {
+			return -1
+		}
+		for q := nc; q < nc+r; q++ {
+			dst[q] += int32(start)
+		}
+		nc += r
+	}
+	return nc
 }
 
 // aboveAllGo is aboveAll by firstAbove.

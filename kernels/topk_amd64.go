@@ -27,3 +27,32 @@ func aboveAll(dst []int32, x []float32, t float32) int {
 	}
 	return aboveAllGo(dst, x, t)
 }
+
+// kthLargest returns the k-th largest element of m, counting equal values:
+// m free of NaN, len(m) a positive multiple of topKGroup, 1 ≤ k ≤ min(len(m),
+// 64).
+func kthLargest(m []float32, k int) float32 {
+	switch active {
+	case AVX512:
+		return kthLargestAVX512(m, k)
+	case AVX2:
+		return kthLargestAVX2(m, k)
+	}
+	return kthLargestGo(m, k)
+}
+
+// aboveSpans is aboveAll over every span j of x (topKSpan elements from
+// j·topKSpan) with !(bm[j] ≤ t), in increasing order of j, the indices
+// relative to x: it stores them into dst and returns how many, or −1 if
+// there are more than len(dst) (whose contents are then unspecified).
+// len(bm) is a multiple of topKGroup, and x
+// holds every span so selected.
+func aboveSpans(dst []int32, x []float32, bm []float32, t float32) int {
+	switch active {
+	case AVX512:
+		return aboveSpansAVX512(dst, x, bm, t)
+	case AVX2:
+		return aboveSpansAVX2(dst, x, bm, t)
+	}
+	return aboveSpansGo(dst, x, bm, t)
+}

@@ -341,6 +341,242 @@ aboveAllfull:
 	VZEROUPPER
 	RET
 
+// func kthLargestAVX2(m []float32, k int) float32
+// Requires: AVX, AVX2, SSE
+TEXT ·kthLargestAVX2(SB), NOSPLIT, $0-36
+	MOVQ         m_base+0(FP), AX
+	MOVQ         m_len+8(FP), CX
+	MOVQ         k+24(FP), DX
+	VMOVD        DX, X0
+	VPBROADCASTD X0, Y0
+	MOVL         $0x7f800000, DX
+	VMOVD        DX, X1
+	VPBROADCASTD X1, Y1
+	LEAQ         (AX)(CX*4), CX
+	MOVQ         AX, DX
+
+kthLargestblock:
+	VMOVUPS (DX), Y2
+	VXORPS  Y3, Y3, Y3
+	VMOVUPS 32(DX), Y4
+	VXORPS  Y5, Y5, Y5
+	VMOVUPS 64(DX), Y6
+	VXORPS  Y7, Y7, Y7
+	VMOVUPS 96(DX), Y8
+	VXORPS  Y9, Y9, Y9
+	MOVQ    AX, BX
+
+kthLargestrank:
+	VBROADCASTSS (BX), Y10
+	VCMPPS       $0x01, Y10, Y2, Y11
+	VPSUBD       Y11, Y3, Y3
+	VCMPPS       $0x01, Y10, Y4, Y11
+	VPSUBD       Y11, Y5, Y5
+	VCMPPS       $0x01, Y10, Y6, Y11
+	VPSUBD       Y11, Y7, Y7
+	VCMPPS       $0x01, Y10, Y8, Y10
+	VPSUBD       Y10, Y9, Y9
+	VBROADCASTSS 4(BX), Y10
+	VCMPPS       $0x01, Y10, Y2, Y11
+	VPSUBD       Y11, Y3, Y3
+	VCMPPS       $0x01, Y10, Y4, Y11
+	VPSUBD       Y11, Y5, Y5
+	VCMPPS       $0x01, Y10, Y6, Y11
+	VPSUBD       Y11, Y7, Y7
+	VCMPPS       $0x01, Y10, Y8, Y10
+	VPSUBD       Y10, Y9, Y9
+	ADDQ         $0x00000008, BX
+	CMPQ         BX, CX
+	JB           kthLargestrank
+	VPCMPGTD     Y3, Y0, Y3
+	VBLENDVPS    Y3, Y2, Y1, Y3
+	VMINPS       Y3, Y1, Y1
+	VPCMPGTD     Y5, Y0, Y2
+	VBLENDVPS    Y2, Y4, Y1, Y2
+	VMINPS       Y2, Y1, Y1
+	VPCMPGTD     Y7, Y0, Y2
+	VBLENDVPS    Y2, Y6, Y1, Y2
+	VMINPS       Y2, Y1, Y1
+	VPCMPGTD     Y9, Y0, Y2
+	VBLENDVPS    Y2, Y8, Y1, Y2
+	VMINPS       Y2, Y1, Y1
+	ADDQ         $0x00000080, DX
+	CMPQ         DX, CX
+	JB           kthLargestblock
+	VEXTRACTF128 $0x01, Y1, X0
+	VMINPS       X0, X1, X1
+	VSHUFPS      $0x4e, X1, X1, X0
+	VMINPS       X0, X1, X1
+	VSHUFPS      $0xb1, X1, X1, X0
+	VMINPS       X0, X1, X1
+	MOVSS        X1, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func aboveSpansAVX2(dst []int32, x []float32, bm []float32, t float32) int
+// Requires: AVX, BMI
+TEXT ·aboveSpansAVX2(SB), NOSPLIT, $0-88
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         bm_base+48(FP), BX
+	MOVQ         bm_len+56(FP), SI
+	VBROADCASTSS t+72(FP), Y0
+	XORQ         DI, DI
+	XORQ         R8, R8
+
+aboveSpansgroup:
+	CMPQ      DI, SI
+	JAE       aboveSpansdone
+	XORQ      R9, R9
+	VMOVUPS   (BX)(DI*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R10
+	ORQ       R10, R9
+	VMOVUPS   32(BX)(DI*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R10
+	SHLQ      $0x08, R10
+	ORQ       R10, R9
+	VMOVUPS   64(BX)(DI*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R10
+	SHLQ      $0x10, R10
+	ORQ       R10, R9
+	VMOVUPS   96(BX)(DI*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R10
+	SHLQ      $0x18, R10
+	ORQ       R10, R9
+	VMOVUPS   128(BX)(DI*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R10
+	SHLQ      $0x20, R10
+	ORQ       R10, R9
+	VMOVUPS   160(BX)(DI*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R10
+	SHLQ      $0x28, R10
+	ORQ       R10, R9
+	VMOVUPS   192(BX)(DI*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R10
+	SHLQ      $0x30, R10
+	ORQ       R10, R9
+	VMOVUPS   224(BX)(DI*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R10
+	SHLQ      $0x38, R10
+	ORQ       R10, R9
+
+aboveSpansspan:
+	TESTQ  R9, R9
+	JZ     aboveSpansgroupNext
+	TZCNTQ R9, R10
+	BLSRQ  R9, R9
+	ADDQ   DI, R10
+	SHLQ   $0x09, R10
+	LEAQ   512(R10), R11
+
+aboveSpansblock:
+	VMOVUPS   (DX)(R10*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVUPS   32(DX)(R10*4), Y2
+	VCMPPS    $0x16, Y0, Y2, Y2
+	VMOVUPS   64(DX)(R10*4), Y3
+	VCMPPS    $0x16, Y0, Y3, Y3
+	VMOVUPS   96(DX)(R10*4), Y4
+	VCMPPS    $0x16, Y0, Y4, Y4
+	VORPS     Y2, Y1, Y5
+	VORPS     Y4, Y3, Y6
+	VORPS     Y6, Y5, Y5
+	VMOVMSKPS Y5, R12
+	TESTL     R12, R12
+	JZ        aboveSpansblockNext
+	VMOVMSKPS Y1, R12
+
+aboveSpansbits0:
+	TESTL  R12, R12
+	JZ     aboveSpansbitsDone0
+	CMPQ   R8, CX
+	JAE    aboveSpansfull
+	TZCNTL R12, R13
+	BLSRL  R12, R12
+	ADDL   R10, R13
+	MOVL   R13, (AX)(R8*4)
+	INCQ   R8
+	JMP    aboveSpansbits0
+
+aboveSpansbitsDone0:
+	VMOVMSKPS Y2, R12
+
+aboveSpansbits1:
+	TESTL  R12, R12
+	JZ     aboveSpansbitsDone1
+	CMPQ   R8, CX
+	JAE    aboveSpansfull
+	TZCNTL R12, R13
+	BLSRL  R12, R12
+	ADDL   R10, R13
+	ADDL   $0x00000008, R13
+	MOVL   R13, (AX)(R8*4)
+	INCQ   R8
+	JMP    aboveSpansbits1
+
+aboveSpansbitsDone1:
+	VMOVMSKPS Y3, R12
+
+aboveSpansbits2:
+	TESTL  R12, R12
+	JZ     aboveSpansbitsDone2
+	CMPQ   R8, CX
+	JAE    aboveSpansfull
+	TZCNTL R12, R13
+	BLSRL  R12, R12
+	ADDL   R10, R13
+	ADDL   $0x00000010, R13
+	MOVL   R13, (AX)(R8*4)
+	INCQ   R8
+	JMP    aboveSpansbits2
+
+aboveSpansbitsDone2:
+	VMOVMSKPS Y4, R12
+
+aboveSpansbits3:
+	TESTL  R12, R12
+	JZ     aboveSpansbitsDone3
+	CMPQ   R8, CX
+	JAE    aboveSpansfull
+	TZCNTL R12, R13
+	BLSRL  R12, R12
+	ADDL   R10, R13
+	ADDL   $0x00000018, R13
+	MOVL   R13, (AX)(R8*4)
+	INCQ   R8
+	JMP    aboveSpansbits3
+
+aboveSpansbitsDone3:
+aboveSpansblockNext:
+	ADDQ $0x00000020, R10
+	CMPQ R10, R11
+	JB   aboveSpansblock
+	JMP  aboveSpansspan
+
+aboveSpansgroupNext:
+	ADDQ $0x00000040, DI
+	JMP  aboveSpansgroup
+
+aboveSpansdone:
+	MOVQ R8, ret+80(FP)
+	VZEROUPPER
+	RET
+
+aboveSpansfull:
+	MOVQ $-1, R8
+	MOVQ R8, ret+80(FP)
+	VZEROUPPER
+	RET
+
 // func firstAboveAVX512(x []float32, t float32) int
 // Requires: AVX, AVX512F, BMI, BMI2
 TEXT ·firstAboveAVX512(SB), NOSPLIT, $0-40
@@ -677,5 +913,220 @@ aboveAlldone:
 aboveAllfull:
 	MOVQ $-1, R8
 	MOVQ R8, ret+56(FP)
+	VZEROUPPER
+	RET
+
+// func kthLargestAVX512(m []float32, k int) float32
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·kthLargestAVX512(SB), NOSPLIT, $0-36
+	MOVQ         m_base+0(FP), AX
+	MOVQ         m_len+8(FP), CX
+	MOVQ         k+24(FP), DX
+	VMOVD        DX, X0
+	VPBROADCASTD X0, Z0
+	MOVL         $0x7f800000, DX
+	VMOVD        DX, X1
+	VPBROADCASTD X1, Z1
+	MOVL         $0x00000001, DX
+	VMOVD        DX, X2
+	VPBROADCASTD X2, Z2
+	LEAQ         (AX)(CX*4), CX
+	MOVQ         AX, DX
+
+kthLargestblock:
+	VMOVUPS (DX), Z3
+	VXORPS  Z4, Z4, Z4
+	VMOVUPS 64(DX), Z5
+	VXORPS  Z6, Z6, Z6
+	VMOVUPS 128(DX), Z7
+	VXORPS  Z8, Z8, Z8
+	VMOVUPS 192(DX), Z9
+	VXORPS  Z10, Z10, Z10
+	MOVQ    AX, BX
+
+kthLargestrank:
+	VBROADCASTSS  (BX), Z11
+	VCMPPS        $0x01, Z11, Z3, K1
+	VPADDD        Z2, Z4, K1, Z4
+	VCMPPS        $0x01, Z11, Z5, K1
+	VPADDD        Z2, Z6, K1, Z6
+	VCMPPS        $0x01, Z11, Z7, K1
+	VPADDD        Z2, Z8, K1, Z8
+	VCMPPS        $0x01, Z11, Z9, K1
+	VPADDD        Z2, Z10, K1, Z10
+	VBROADCASTSS  4(BX), Z11
+	VCMPPS        $0x01, Z11, Z3, K1
+	VPADDD        Z2, Z4, K1, Z4
+	VCMPPS        $0x01, Z11, Z5, K1
+	VPADDD        Z2, Z6, K1, Z6
+	VCMPPS        $0x01, Z11, Z7, K1
+	VPADDD        Z2, Z8, K1, Z8
+	VCMPPS        $0x01, Z11, Z9, K1
+	VPADDD        Z2, Z10, K1, Z10
+	ADDQ          $0x00000008, BX
+	CMPQ          BX, CX
+	JB            kthLargestrank
+	VPCMPD        $0x01, Z0, Z4, K1
+	VMINPS        Z3, Z1, K1, Z1
+	VPCMPD        $0x01, Z0, Z6, K1
+	VMINPS        Z5, Z1, K1, Z1
+	VPCMPD        $0x01, Z0, Z8, K1
+	VMINPS        Z7, Z1, K1, Z1
+	VPCMPD        $0x01, Z0, Z10, K1
+	VMINPS        Z9, Z1, K1, Z1
+	ADDQ          $0x00000100, DX
+	CMPQ          DX, CX
+	JB            kthLargestblock
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VMINPS        Y0, Y1, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VMINPS        X0, X1, X1
+	VSHUFPS       $0x4e, X1, X1, X0
+	VMINPS        X0, X1, X1
+	VSHUFPS       $0xb1, X1, X1, X0
+	VMINPS        X0, X1, X1
+	MOVSS         X1, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func aboveSpansAVX512(dst []int32, x []float32, bm []float32, t float32) int
+// Requires: AVX, AVX512F, BMI
+TEXT ·aboveSpansAVX512(SB), NOSPLIT, $0-88
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         bm_base+48(FP), BX
+	MOVQ         bm_len+56(FP), SI
+	VBROADCASTSS t+72(FP), Z0
+	XORQ         DI, DI
+	XORQ         R8, R8
+
+aboveSpansgroup:
+	CMPQ    DI, SI
+	JAE     aboveSpansdone
+	XORQ    R9, R9
+	VMOVUPS (BX)(DI*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R10
+	ORQ     R10, R9
+	VMOVUPS 64(BX)(DI*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R10
+	SHLQ    $0x10, R10
+	ORQ     R10, R9
+	VMOVUPS 128(BX)(DI*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R10
+	SHLQ    $0x20, R10
+	ORQ     R10, R9
+	VMOVUPS 192(BX)(DI*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R10
+	SHLQ    $0x30, R10
+	ORQ     R10, R9
+
+aboveSpansspan:
+	TESTQ  R9, R9
+	JZ     aboveSpansgroupNext
+	TZCNTQ R9, R10
+	BLSRQ  R9, R9
+	ADDQ   DI, R10
+	SHLQ   $0x09, R10
+	LEAQ   512(R10), R11
+
+aboveSpansblock:
+	VMOVUPS  (DX)(R10*4), Z1
+	VCMPPS   $0x16, Z0, Z1, K1
+	VMOVUPS  64(DX)(R10*4), Z1
+	VCMPPS   $0x16, Z0, Z1, K2
+	VMOVUPS  128(DX)(R10*4), Z1
+	VCMPPS   $0x16, Z0, Z1, K3
+	VMOVUPS  192(DX)(R10*4), Z1
+	VCMPPS   $0x16, Z0, Z1, K4
+	KORW     K2, K1, K5
+	KORW     K4, K3, K6
+	KORTESTW K6, K5
+	JZ       aboveSpansblockNext
+	KMOVW    K1, R12
+
+aboveSpansbits0:
+	TESTL  R12, R12
+	JZ     aboveSpansbitsDone0
+	CMPQ   R8, CX
+	JAE    aboveSpansfull
+	TZCNTL R12, R13
+	BLSRL  R12, R12
+	ADDL   R10, R13
+	MOVL   R13, (AX)(R8*4)
+	INCQ   R8
+	JMP    aboveSpansbits0
+
+aboveSpansbitsDone0:
+	KMOVW K2, R12
+
+aboveSpansbits1:
+	TESTL  R12, R12
+	JZ     aboveSpansbitsDone1
+	CMPQ   R8, CX
+	JAE    aboveSpansfull
+	TZCNTL R12, R13
+	BLSRL  R12, R12
+	ADDL   R10, R13
+	ADDL   $0x00000010, R13
+	MOVL   R13, (AX)(R8*4)
+	INCQ   R8
+	JMP    aboveSpansbits1
+
+aboveSpansbitsDone1:
+	KMOVW K3, R12
+
+aboveSpansbits2:
+	TESTL  R12, R12
+	JZ     aboveSpansbitsDone2
+	CMPQ   R8, CX
+	JAE    aboveSpansfull
+	TZCNTL R12, R13
+	BLSRL  R12, R12
+	ADDL   R10, R13
+	ADDL   $0x00000020, R13
+	MOVL   R13, (AX)(R8*4)
+	INCQ   R8
+	JMP    aboveSpansbits2
+
+aboveSpansbitsDone2:
+	KMOVW K4, R12
+
+aboveSpansbits3:
+	TESTL  R12, R12
+	JZ     aboveSpansbitsDone3
+	CMPQ   R8, CX
+	JAE    aboveSpansfull
+	TZCNTL R12, R13
+	BLSRL  R12, R12
+	ADDL   R10, R13
+	ADDL   $0x00000030, R13
+	MOVL   R13, (AX)(R8*4)
+	INCQ   R8
+	JMP    aboveSpansbits3
+
+aboveSpansbitsDone3:
+aboveSpansblockNext:
+	ADDQ $0x00000040, R10
+	CMPQ R10, R11
+	JB   aboveSpansblock
+	JMP  aboveSpansspan
+
+aboveSpansgroupNext:
+	ADDQ $0x00000040, DI
+	JMP  aboveSpansgroup
+
+aboveSpansdone:
+	MOVQ R8, ret+80(FP)
+	VZEROUPPER
+	RET
+
+aboveSpansfull:
+	MOVQ $-1, R8
+	MOVQ R8, ret+80(FP)
 	VZEROUPPER
 	RET

@@ -19,6 +19,16 @@ func spanMaxAVX2(dst []float32, x []float32) bool
 //go:noescape
 func aboveAllAVX2(dst []int32, x []float32, t float32) int
 
+// kthLargestAVX2 returns the k-th largest of m (m free of NaN, len(m) a positive multiple of 64, 1 ≤ k ≤ len(m)).
+//
+//go:noescape
+func kthLargestAVX2(m []float32, k int) float32
+
+// aboveSpansAVX2 stores into dst, in order, the indices i with !(x[i] ≤ t) in every span j (x[j·512 : (j+1)·512]) with !(bm[j] ≤ t) and returns how many, or −1 if more than len(dst); len(bm) is a multiple of 64.
+//
+//go:noescape
+func aboveSpansAVX2(dst []int32, x []float32, bm []float32, t float32) int
+
 // firstAboveAVX512 returns the smallest i with !(x[i] ≤ t), or len(x).
 //
 //go:noescape
@@ -33,3 +43,13 @@ func spanMaxAVX512(dst []float32, x []float32) bool
 //
 //go:noescape
 func aboveAllAVX512(dst []int32, x []float32, t float32) int
+
+// kthLargestAVX512 returns the k-th largest of m (m free of NaN, len(m) a positive multiple of 64, 1 ≤ k ≤ len(m)).
+//
+//go:noescape
+func kthLargestAVX512(m []float32, k int) float32
+
+// aboveSpansAVX512 stores into dst, in order, the indices i with !(x[i] ≤ t) in every span j (x[j·512 : (j+1)·512]) with !(bm[j] ≤ t) and returns how many, or −1 if more than len(dst); len(bm) is a multiple of 64.
+//
+//go:noescape
+func aboveSpansAVX512(dst []int32, x []float32, bm []float32, t float32) int

@@ -1,8 +1,10 @@
 package kernels
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 
@@ -335,6 +337,17 @@ func TestTopKSearch(t *testing.T) {
 				x[i] = float32(rng.IntN(3))
 			}
 		}},
+		{"all −Inf", 32000, func(x []float32) {
+			for i := range x {
+				x[i] = float32(math.Inf(-1))
+			}
+		}},
+		{"few above −Inf", 32000, func(x []float32) {
+			for i := range x {
+				x[i] = float32(math.Inf(-1))
+			}
+			x[700], x[31000], x[20] = 1, 2, -1
+		}},
 		{"all equal", 65536, func(x []float32) {
 			for i := range x {
 				x[i] = 1
@@ -357,6 +370,162 @@ func TestTopKSearch(t *testing.T) {
 						t.Fatalf("%s k=%d: entry %d = (%d, %v), want (%d, %v)", c.name, k, j, idx[j], val[j], want[j], x[want[j]])
 					}
 				}
+			}
+		}
+	})
+}
+
+// kthLargestRef is the k-th largest of m by sorting a copy.
+func kthLargestRef(m []float32, k int) float32 {
+	s := slices.Clone(m)
+	slices.SortFunc(s, func(a, b float32) int { return cmp.Compare(b, a) })
+	return s[k-1]
+}
+
+// TestKthLargest checks TopK's floor on every ISA against sorting: one to
+// four groups of maxima, random, with ties, ±0, ±Inf, and the −Inf padding
+// TopK adds, for every k it uses.
+func TestKthLargest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	inf := float32(math.Inf(1))
+	fills := []struct {
+		name string
+		f    func(i int) float32
+	}{
+		{"normal", func(int) float32 { return float32(rng.NormFloat64()) }},
+		{"ties", func(int) float32 { return float32(rng.IntN(4)) }},
+		{"zeros", func(int) float32 { return float32(math.Copysign(0, float64(rng.IntN(2)*2-1))) }},
+		{"infinities", func(int) float32 { return []float32{inf, -inf, 1, -1}[rng.IntN(4)] }},
+		{"increasing", func(i int) float32 { return float32(i) }},
+		{"decreasing", func(i int) float32 { return float32(-i) }},
+	}
+	forEachISA(t, func(t *testing.T) {
+		for _, groups := range []int{1, 2, 4} {
+			for _, f := range fills {
+				for _, nb := range []int{groups * topKGroup, groups*topKGroup - 2, groups*topKGroup - 63} {
+					m := make([]float32, groups*topKGroup)
+					for i := range m {
+						m[i] = f.f(i)
+						if i >= nb {
+							m[i] = -inf
+						}
+					}
+					for _, k := range []int{1, 2, 7, 8, 31, 64} {
+						if k > nb {
+							continue
+						}
+						got, want := kthLargest(m, k), kthLargestRef(m, k)
+						if got != want {
+							t.Fatalf("%s, %d maxima of %d, k=%d: kthLargest = %v, want %v", f.name, nb, len(m), k, got, want)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestAboveSpans checks TopK's collection over the selected spans on every
+// ISA against aboveAll span by span: no span, the first, the last, all,
+// spans in different groups of maxima, hits at the spans' ends, NaN
+// elements and maxima, and dst full.
+func TestAboveSpans(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	nan := float32(math.NaN())
+	forEachISA(t, func(t *testing.T) {
+		for _, nb := range []int{1, 5, 64, 65, 130} {
+			groups := (nb + topKGroup - 1) / topKGroup * topKGroup
+			x, ok := slab(t, nb*topKSpan, 1)
+			for i := range x {
+				x[i] = float32(rng.NormFloat64())
+			}
+			x[0], x[topKSpan-1], x[len(x)-1] = 5, nan, 6
+			bm := make([]float32, groups)
+			for j := range bm {
+				bm[j] = float32(math.Inf(-1))
+			}
+			for _, sel := range []string{"none", "first", "last", "all", "random", "nan"} {
+				for j := 0; j < nb; j++ {
+					on := false
+					switch sel {
+					case "first":
+						on = j == 0
+					case "last":
+						on = j == nb-1
+					case "all", "nan":
+						on = true
+					case "random":
+						on = rng.IntN(3) == 0
+					}
+					bm[j] = 0
+					if on {
+						bm[j] = 2
+						if sel == "nan" && j%2 == 1 {
+							bm[j] = nan
+						}
+					}
+				}
+				var want []int32
+				for j := 0; j < nb; j++ {
+					if bm[j] <= 1 {
+						continue
+					}
+					d := make([]int32, topKSpan)
+					r := aboveAllRef(d, x[j*topKSpan:(j+1)*topKSpan], 1)
+					for _, i := range d[:r] {
+						want = append(want, i+int32(j*topKSpan))
+					}
+				}
+				for _, capa := range []int{0, len(want) - 1, len(want), len(want) + 5} {
+					if capa < 0 {
+						continue
+					}
+					got := make([]int32, capa+1)
+					got[capa] = -7
+					n := aboveSpans(got[:capa], x, bm, 1)
+					wn := len(want)
+					if wn > capa {
+						wn = -1
+					}
+					if n != wn {
+						t.Fatalf("nb=%d %s cap=%d: aboveSpans = %d, want %d", nb, sel, capa, n, wn)
+					}
+					if wn >= 0 && !slices.Equal(got[:n], want) {
+						t.Fatalf("nb=%d %s: aboveSpans gave %v, want %v", nb, sel, got[:n], want)
+					}
+					if got[capa] != -7 {
+						t.Fatalf("nb=%d %s cap=%d: aboveSpans wrote past len(dst)", nb, sel, capa)
+					}
+				}
+			}
+			ok()
+		}
+	})
+}
+
+// TestAboveSpansGuard runs aboveSpans and kthLargest on maxima and spans
+// flush against PROT_NONE pages, with the first and the last span selected.
+func TestAboveSpansGuard(t *testing.T) {
+	const nb = 3
+	gx, gm := newGuard(t, nb*topKSpan), newGuard(t, topKGroup)
+	forEachISA(t, func(t *testing.T) {
+		for _, atEnd := range []bool{false, true} {
+			x, bm := gx.at(nb*topKSpan, atEnd), gm.at(topKGroup, atEnd)
+			for i := range x {
+				x[i] = float32(i % 5)
+			}
+			for j := range bm {
+				bm[j] = float32(math.Inf(-1))
+			}
+			bm[0], bm[1], bm[nb-1] = 4, 0, 4
+			x[len(x)-1] = 4
+			var d [2 * topKSpan]int32
+			want := 102 + 104 // i%5 = 4 in spans 0 and 2, and the last element
+			if got := aboveSpans(d[:], x, bm, 3.5); got != want || d[0] != 4 || d[want-1] != int32(nb*topKSpan-1) {
+				t.Fatalf("atEnd=%v: aboveSpans = %d (first %d, last %d), want %d (4, %d)", atEnd, got, d[0], d[max(got-1, 0)], want, nb*topKSpan-1)
+			}
+			if got := kthLargest(bm, 2); got != 4 {
+				t.Fatalf("atEnd=%v: kthLargest = %v, want 4", atEnd, got)
 			}
 		}
 	})
