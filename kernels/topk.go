@@ -25,7 +25,7 @@ func TopK(idx []int, val []float32, x []float32) {
 	}
 	k, n := len(idx), len(x)
 	nb := n / topKSpan
-	if k == 0 || k > len(topKScan{}.top) || nb < 2*k || nb > len(topKScan{}.bm) {
+	if k == 0 || k > topKGroup || nb < 2*k || nb > len(topKScan{}.bm) {
 		fallback.TopKWith(idx, val, x, firstAbove)
 		return
 	}
@@ -40,16 +40,16 @@ func TopK(idx []int, val []float32, x []float32) {
 const topKSpan = 512
 
 // topKScan is TopK's scan over long vectors: the maxima of its spans of
-// topKSpan elements, and floor, the k-th largest of them. k spans hold an
-// element ≥ floor, so no element below it is among the k largest: the scan
-// skips spans whose maximum is at most max(t, just below floor) and looks for
-// elements above that within the others.
+// topKSpan elements, and floor, just below the k-th largest of them (or of a
+// lower bound of it, with more than topKGroup spans). k elements of x lie
+// above floor, so no element at or below it is among the k largest: the scan
+// skips spans whose maximum is at most max(t, floor) and looks for elements
+// above that within the others.
 type topKScan struct {
 	x     []float32
 	bm    [256]float32
 	nb    int
-	floor float32 // the largest float below the k-th largest span maximum
-	top   [64]float32
+	floor float32
 }
 
 // init takes the span maxima and the floor; it reports whether search does
@@ -66,16 +66,18 @@ func (sc *topKScan) init(x []float32, k, nb int) (noSearch bool) {
 		}
 		return true
 	}
-	// The k-th largest span maximum, over the maxima padded with −Inf to a
-	// whole group (which does not change it: nb ≥ k).
+	// The floor: the k-th largest span maximum (a lower bound of it when
+	// there are more than topKGroup spans: kthLargest folds the groups),
+	// over the maxima padded with −Inf to whole groups (which does not change
+	// it: nb ≥ k).
 	for j := nb; j < sc.groups(); j++ {
 		sc.bm[j] = float32(math.Inf(-1))
 	}
 	f := kthLargest(sc.bm[:sc.groups()], k)
 	if f == float32(math.Inf(-1)) {
-		// Fewer than k spans hold an element above −Inf: −Inf elements are
-		// among the k largest, and collecting those above the floor would
-		// miss them. TopKWith's scan takes them.
+		// Perhaps fewer than k spans hold an element above −Inf: −Inf
+		// elements may be among the k largest, and collecting those above
+		// the floor would miss them. TopKWith's scan takes them.
 		return true
 	}
 	sc.floor = math.Nextafter32(f, float32(math.Inf(-1)))
@@ -91,12 +93,18 @@ const topKGroup = 64
 
 // kthLargestGo is kthLargest by insertion into a list of the k largest.
 func kthLargestGo(m []float32, k int) float32 {
-	var buf [64]float32
+	var g, buf [topKGroup]float32
+	copy(g[:], m)
+	for j := topKGroup; j < len(m); j += topKGroup {
+		for i, v := range m[j : j+topKGroup] {
+			g[i] = max(g[i], v)
+		}
+	}
 	top := buf[:k]
 	for j := range top {
 		top[j] = float32(math.Inf(-1))
 	}
-	for _, v := range m {
+	for _, v := range g {
 		if v <= top[k-1] {
 			continue
 		}

@@ -19,7 +19,7 @@ func spanMaxAVX2(dst []float32, x []float32) bool
 //go:noescape
 func aboveAllAVX2(dst []int32, x []float32, t float32) int
 
-// kthLargestAVX2 returns the k-th largest of m (m free of NaN, len(m) a positive multiple of 64, 1 ≤ k ≤ len(m)).
+// kthLargestAVX2 returns the k-th largest of g[i] = max_j m[64j+i] (m free of NaN, len(m) a positive multiple of 64, 1 ≤ k ≤ 64).
 //
 //go:noescape
 func kthLargestAVX2(m []float32, k int) float32
@@ -44,7 +44,7 @@ func spanMaxAVX512(dst []float32, x []float32) bool
 //go:noescape
 func aboveAllAVX512(dst []int32, x []float32, t float32) int
 
-// kthLargestAVX512 returns the k-th largest of m (m free of NaN, len(m) a positive multiple of 64, 1 ≤ k ≤ len(m)).
+// kthLargestAVX512 returns the k-th largest of g[i] = max_j m[64j+i] (m free of NaN, len(m) a positive multiple of 64, 1 ≤ k ≤ 64).
 //
 //go:noescape
 func kthLargestAVX512(m []float32, k int) float32
