@@ -36,7 +36,14 @@ func genSpanMax(s *isa) {
 	nb := load(asm.Param("dst").Len())
 	x := load(asm.Param("x").Base())
 	lbl := func(l string) string { return "spanMax" + l }
-	const unroll = 4
+	// Four accumulators; AVX2 loads eight vectors a step and takes their
+	// maxima in pairs first, so that each accumulator's chain (VMAXPS
+	// latency 4) covers two vectors.
+	const accN = 4
+	unroll := accN
+	if !s.evex {
+		unroll = 2 * accN
+	}
 	if topKSpan%(unroll*s.lanes) != 0 {
 		panic("spanMax: span not a multiple of the unrolled block")
 	}
@@ -67,30 +74,36 @@ func genSpanMax(s *isa) {
 		asm.VCMPPS(U8(3), b, a, c) // UNORD_Q
 		asm.VORPS(c, vnan, vnan)
 	}
+	loadBlock := func() []VecVirtual {
+		vs := make([]VecVirtual, unroll)
+		for u := range vs {
+			vs[u] = s.vec()
+			asm.VMOVUPS(Mem{Base: x, Disp: u * s.bytes()}, vs[u])
+		}
+		for u := 0; u < unroll; u += 2 {
+			unord(vs[u], vs[u+1])
+		}
+		if unroll > accN {
+			for u := range accN {
+				asm.VMAXPS(vs[u+accN], vs[u], vs[u])
+			}
+		}
+		return vs[:accN]
+	}
 	j := asm.GP64()
 	asm.XORQ(j, j)
 	asm.Label(lbl("span"))
 	asm.CMPQ(j, nb)
 	asm.JAE(LabelRef(lbl("done")))
-	accs := make([]VecVirtual, unroll)
-	for u := range accs {
-		accs[u] = s.vec()
-		asm.VMOVUPS(Mem{Base: x, Disp: u * s.bytes()}, accs[u])
-	}
-	unord(accs[0], accs[1])
-	unord(accs[2], accs[3])
+	accs := loadBlock()
 	cnt := asm.GP64()
 	asm.MOVQ(U32(topKSpan/(unroll*s.lanes)-1), cnt)
 	asm.ADDQ(U32(unroll*s.bytes()), x)
 	asm.Label(lbl("block"))
-	vs := make([]VecVirtual, unroll)
+	vs := loadBlock()
 	for u := range vs {
-		vs[u] = s.vec()
-		asm.VMOVUPS(Mem{Base: x, Disp: u * s.bytes()}, vs[u])
 		asm.VMAXPS(vs[u], accs[u], accs[u])
 	}
-	unord(vs[0], vs[1])
-	unord(vs[2], vs[3])
 	asm.ADDQ(U32(unroll*s.bytes()), x)
 	asm.DECQ(cnt)
 	asm.JNZ(LabelRef(lbl("block")))

@@ -142,27 +142,51 @@ spanMaxspan:
 	VMOVUPS 32(DX), Y2
 	VMOVUPS 64(DX), Y3
 	VMOVUPS 96(DX), Y4
-	VCMPPS  $0x03, Y2, Y1, Y5
-	VORPS   Y5, Y0, Y0
-	VCMPPS  $0x03, Y4, Y3, Y5
-	VORPS   Y5, Y0, Y0
-	MOVQ    $0x0000000f, SI
-	ADDQ    $0x00000080, DX
+	VMOVUPS 128(DX), Y5
+	VMOVUPS 160(DX), Y6
+	VMOVUPS 192(DX), Y7
+	VMOVUPS 224(DX), Y8
+	VCMPPS  $0x03, Y2, Y1, Y9
+	VORPS   Y9, Y0, Y0
+	VCMPPS  $0x03, Y4, Y3, Y9
+	VORPS   Y9, Y0, Y0
+	VCMPPS  $0x03, Y6, Y5, Y9
+	VORPS   Y9, Y0, Y0
+	VCMPPS  $0x03, Y8, Y7, Y9
+	VORPS   Y9, Y0, Y0
+	VMAXPS  Y5, Y1, Y1
+	VMAXPS  Y6, Y2, Y2
+	VMAXPS  Y7, Y3, Y3
+	VMAXPS  Y8, Y4, Y4
+	MOVQ    $0x00000007, SI
+	ADDQ    $0x00000100, DX
 
 spanMaxblock:
 	VMOVUPS      (DX), Y5
-	VMAXPS       Y5, Y1, Y1
 	VMOVUPS      32(DX), Y6
-	VMAXPS       Y6, Y2, Y2
 	VMOVUPS      64(DX), Y7
-	VMAXPS       Y7, Y3, Y3
 	VMOVUPS      96(DX), Y8
+	VMOVUPS      128(DX), Y9
+	VMOVUPS      160(DX), Y10
+	VMOVUPS      192(DX), Y11
+	VMOVUPS      224(DX), Y12
+	VCMPPS       $0x03, Y6, Y5, Y13
+	VORPS        Y13, Y0, Y0
+	VCMPPS       $0x03, Y8, Y7, Y13
+	VORPS        Y13, Y0, Y0
+	VCMPPS       $0x03, Y10, Y9, Y13
+	VORPS        Y13, Y0, Y0
+	VCMPPS       $0x03, Y12, Y11, Y13
+	VORPS        Y13, Y0, Y0
+	VMAXPS       Y9, Y5, Y5
+	VMAXPS       Y10, Y6, Y6
+	VMAXPS       Y11, Y7, Y7
+	VMAXPS       Y12, Y8, Y8
+	VMAXPS       Y5, Y1, Y1
+	VMAXPS       Y6, Y2, Y2
+	VMAXPS       Y7, Y3, Y3
 	VMAXPS       Y8, Y4, Y4
-	VCMPPS       $0x03, Y6, Y5, Y5
-	VORPS        Y5, Y0, Y0
-	VCMPPS       $0x03, Y8, Y7, Y5
-	VORPS        Y5, Y0, Y0
-	ADDQ         $0x00000080, DX
+	ADDQ         $0x00000100, DX
 	DECQ         SI
 	JNZ          spanMaxblock
 	VMAXPS       Y2, Y1, Y1
@@ -822,15 +846,15 @@ spanMaxspan:
 
 spanMaxblock:
 	VMOVUPS       (DX), Z4
-	VMAXPS        Z4, Z0, Z0
 	VMOVUPS       64(DX), Z5
-	VMAXPS        Z5, Z1, Z1
 	VMOVUPS       128(DX), Z6
-	VMAXPS        Z6, Z2, Z2
 	VMOVUPS       192(DX), Z7
-	VMAXPS        Z7, Z3, Z3
 	VCMPPS        $0x07, Z5, Z4, K1, K1
 	VCMPPS        $0x07, Z7, Z6, K2, K2
+	VMAXPS        Z4, Z0, Z0
+	VMAXPS        Z5, Z1, Z1
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
 	ADDQ          $0x00000100, DX
 	DECQ          SI
 	JNZ           spanMaxblock
