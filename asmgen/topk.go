@@ -265,9 +265,16 @@ func genAboveAll(s *isa) {
 	n := load(asm.Param("x").Len())
 	tv := s.broadcast("t")
 	lbl := func(l string) string { return "aboveAll" + l }
-	i, lim, cnt := asm.GP64(), asm.GP64(), asm.GP64()
+	i, cnt := asm.GP64(), asm.GP64()
 	asm.XORQ(i, i)
 	asm.XORQ(cnt, cnt)
+	aboveAllFrom(s, lbl, dst, capa, x, n, i, cnt, tv)
+}
+
+// aboveAllFrom emits aboveAll's scan and return from element i of x (n
+// elements) on, with cnt indices already in dst (capacity capa).
+func aboveAllFrom(s *isa, lbl func(string) string, dst, capa, x, n, i, cnt GPVirtual, tv VecVirtual) {
+	lim := asm.GP64()
 	cmpVec := func(disp int) (VecVirtual, OpmaskVirtual) {
 		v := s.vec()
 		asm.VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: disp}, v)
@@ -517,19 +524,22 @@ func genKthLargest(s *isa) {
 }
 
 // genAboveSpans emits aboveSpans<ISA>(dst []int32, x []float32, bm
-// []float32, t float32) int: aboveAll over every span j (x[j·512 :
-// (j+1)·512]) with !(bm[j] ≤ t), in increasing order of j, the indices
-// stored relative to x; len(bm) is a multiple of 64 and len(x) ≥ 512·(j+1)
-// for each such j. TopK's search in one call: bm is compared with t 64
-// maxima at a time into a bit mask of the spans to scan, which TZCNT and
-// BLSR walk, and each span is scanned as aboveAll's unrolled blocks.
+// []float32, t float32) int: aboveAll over every whole span j of x
+// (x[j·512 : (j+1)·512], j < len(x)/512) with !(bm[j] ≤ t), in increasing
+// order of j, and then over the elements after the last whole span, the
+// indices stored relative to x; len(bm) is a multiple of 64 and at least
+// len(x)/512. TopK's search in one call: bm is compared with t 64 maxima at a
+// time into a bit mask of the spans to scan, which TZCNT and BLSR walk, each
+// span is scanned as aboveAll's unrolled blocks, and the rest of x as
+// aboveAll.
 func genAboveSpans(s *isa) {
 	name := s.name("aboveSpans")
 	TEXT(name, NOSPLIT, "func(dst []int32, x []float32, bm []float32, t float32) int")
-	asm.Doc(name + " stores into dst, in order, the indices i with !(x[i] ≤ t) in every span j (x[j·512 : (j+1)·512]) with !(bm[j] ≤ t) and returns how many, or −1 if more than len(dst); len(bm) is a multiple of 64.")
+	asm.Doc(name + " stores into dst, in order, the indices i with !(x[i] ≤ t) in every whole span j (x[j·512 : (j+1)·512]) with !(bm[j] ≤ t) and after the last whole span, and returns how many, or −1 if more than len(dst); len(bm) is a multiple of 64, at least len(x)/512.")
 	dst := load(asm.Param("dst").Base())
 	capa := load(asm.Param("dst").Len())
 	x := load(asm.Param("x").Base())
+	n := load(asm.Param("x").Len())
 	bm := load(asm.Param("bm").Base())
 	nbm := load(asm.Param("bm").Len())
 	tv := s.broadcast("t")
@@ -539,7 +549,7 @@ func genAboveSpans(s *isa) {
 	asm.XORQ(cnt, cnt)
 	asm.Label(lbl("group"))
 	asm.CMPQ(c, nbm)
-	asm.JAE(LabelRef(lbl("done")))
+	asm.JAE(LabelRef(lbl("spansDone")))
 	// mask: bit j set when !(bm[c+j] ≤ t).
 	asm.XORQ(mask, mask)
 	for u := 0; u < topKGroup/s.lanes; u++ {
@@ -566,6 +576,8 @@ func genAboveSpans(s *isa) {
 	asm.ADDQ(c, i)
 	asm.SHLQ(U8(9), i) // × topKSpan
 	asm.LEAQ(Mem{Base: i, Disp: topKSpan}, end)
+	asm.CMPQ(end, n) // a span past x's end (bm not ≤ t there) is skipped
+	asm.JA(LabelRef(lbl("span")))
 	emit := func(v VecVirtual, k OpmaskVirtual, off int, tag string) {
 		b := asm.GP32()
 		if s.evex {
@@ -578,7 +590,7 @@ func genAboveSpans(s *isa) {
 		asm.TESTL(b, b)
 		asm.JZ(LabelRef(next))
 		asm.CMPQ(cnt, capa)
-		asm.JAE(LabelRef(lbl("full")))
+		asm.JAE(LabelRef(lbl("Restfull"))) // aboveAllFrom's
 		r := asm.GP32()
 		asm.TZCNTL(b, r)
 		asm.BLSRL(b, b)
@@ -636,13 +648,9 @@ func genAboveSpans(s *isa) {
 	asm.Label(lbl("groupNext"))
 	asm.ADDQ(U32(topKGroup), c)
 	asm.JMP(LabelRef(lbl("group")))
-	asm.Label(lbl("done"))
-	asm.Store(cnt, asm.ReturnIndex(0))
-	asm.VZEROUPPER()
-	asm.RET()
-	asm.Label(lbl("full"))
-	asm.MOVQ(I32(-1), cnt)
-	asm.Store(cnt, asm.ReturnIndex(0))
-	asm.VZEROUPPER()
-	asm.RET()
+	// The elements after the last whole span.
+	asm.Label(lbl("spansDone"))
+	asm.MOVQ(n, i)
+	asm.ANDQ(I32(-topKSpan), i)
+	aboveAllFrom(s, func(l string) string { return lbl("Rest" + l) }, dst, capa, x, n, i, cnt, tv)
 }

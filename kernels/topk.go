@@ -122,9 +122,8 @@ func kthLargestGo(m []float32, k int) float32 {
 const topKCands = 512
 
 // search is TopK for x free of NaN in its spans: it collects every element
-// above the floor, in index order, with one aboveSpans call over the spans
-// whose maximum is above it and one aboveAll over the elements after the
-// last span, then
+// above the floor, in index order, with one aboveSpans call (over the spans
+// whose maximum is above it, and the elements after the last span), then
 // keeps the k best of them by TopKWith's insertion. The k largest are among
 // them, as no element at or below the floor can be. It reports false, having
 // written nothing, if there are more than topKCands candidates.
@@ -135,15 +134,6 @@ func (sc *topKScan) search(idx []int, val []float32) bool {
 	if nc < 0 {
 		return false
 	}
-	start := sc.nb * topKSpan
-	r := aboveAll(cands[nc:], x[start:], te)
-	if r < 0 {
-		return false
-	}
-	for q := nc; q < nc+r; q++ {
-		cands[q] += int32(start)
-	}
-	nc += r
 	// At least k candidates: the k span maxima at or above the k-th.
 	k := len(idx)
 	for q, c := range cands[:nc] {
@@ -176,19 +166,25 @@ func topKBeats(v, w float32) bool {
 // aboveSpansGo is aboveSpans by one aboveAll call per span.
 func aboveSpansGo(dst []int32, x []float32, bm []float32, t float32) int {
 	nc := 0
-	for j, m := range bm {
-		if m <= t {
-			continue
-		}
-		start := j * topKSpan
-		r := aboveAll(dst[nc:], x[start:start+topKSpan], t)
+	add := func(start, end int) bool {
+		r := aboveAll(dst[nc:], x[start:end], t)
 		if r < 0 {
-			return -1
+			return false
 		}
 		for q := nc; q < nc+r; q++ {
 			dst[q] += int32(start)
 		}
 		nc += r
+		return true
+	}
+	nb := len(x) / topKSpan
+	for j, m := range bm[:nb] {
+		if !(m <= t) && !add(j*topKSpan, (j+1)*topKSpan) {
+			return -1
+		}
+	}
+	if !add(nb*topKSpan, len(x)) {
+		return -1
 	}
 	return nc
 }

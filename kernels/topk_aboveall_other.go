@@ -13,12 +13,12 @@ func aboveAll(dst []int32, x []float32, t float32) int { return aboveAllGo(dst, 
 // topKGroup, and 1 ≤ k ≤ topKGroup.
 func kthLargest(m []float32, k int) float32 { return kthLargestGo(m, k) }
 
-// aboveSpans is aboveAll over every span j of x (topKSpan elements from
-// j·topKSpan) with !(bm[j] ≤ t), in increasing order of j, the indices
-// relative to x: it stores them into dst and returns how many, or −1 if
-// there are more than len(dst) (whose contents are then unspecified).
-// len(bm) is a multiple of topKGroup, and x
-// holds every span so selected.
+// aboveSpans is aboveAll over every whole span j of x (topKSpan elements
+// from j·topKSpan, j < len(x)/topKSpan) with !(bm[j] ≤ t), in increasing
+// order of j, and then over the elements after the last whole span, the
+// indices relative to x: it stores them into dst and returns how many, or −1
+// if there are more than len(dst) (whose contents are then unspecified).
+// len(bm) is a multiple of topKGroup, at least len(x)/topKSpan.
 func aboveSpans(dst []int32, x []float32, bm []float32, t float32) int {
 	return aboveSpansGo(dst, x, bm, t)
 }

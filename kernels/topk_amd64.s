@@ -219,12 +219,12 @@ TEXT ·aboveAllAVX2(SB), NOSPLIT, $0-64
 	MOVQ         x_len+32(FP), BX
 	VBROADCASTSS t+48(FP), Y0
 	XORQ         SI, SI
-	XORQ         R8, R8
-	MOVQ         BX, DI
-	ANDQ         $-32, DI
+	XORQ         DI, DI
+	MOVQ         BX, R8
+	ANDQ         $-32, R8
 
 aboveAllblock:
-	CMPQ      SI, DI
+	CMPQ      SI, R8
 	JAE       aboveAllsingle
 	VMOVUPS   (DX)(SI*4), Y1
 	VCMPPS    $0x16, Y0, Y1, Y1
@@ -245,13 +245,13 @@ aboveAllblock:
 aboveAllbits0:
 	TESTL  R9, R9
 	JZ     aboveAllbitsDone0
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL R9, R10
 	BLSRL  R9, R9
 	ADDL   SI, R10
-	MOVL   R10, (AX)(R8*4)
-	INCQ   R8
+	MOVL   R10, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbits0
 
 aboveAllbitsDone0:
@@ -260,14 +260,14 @@ aboveAllbitsDone0:
 aboveAllbits1:
 	TESTL  R9, R9
 	JZ     aboveAllbitsDone1
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL R9, R10
 	BLSRL  R9, R9
 	ADDL   SI, R10
 	ADDL   $0x00000008, R10
-	MOVL   R10, (AX)(R8*4)
-	INCQ   R8
+	MOVL   R10, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbits1
 
 aboveAllbitsDone1:
@@ -276,14 +276,14 @@ aboveAllbitsDone1:
 aboveAllbits2:
 	TESTL  R9, R9
 	JZ     aboveAllbitsDone2
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL R9, R10
 	BLSRL  R9, R9
 	ADDL   SI, R10
 	ADDL   $0x00000010, R10
-	MOVL   R10, (AX)(R8*4)
-	INCQ   R8
+	MOVL   R10, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbits2
 
 aboveAllbitsDone2:
@@ -292,14 +292,14 @@ aboveAllbitsDone2:
 aboveAllbits3:
 	TESTL  R9, R9
 	JZ     aboveAllbitsDone3
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL R9, R10
 	BLSRL  R9, R9
 	ADDL   SI, R10
 	ADDL   $0x00000018, R10
-	MOVL   R10, (AX)(R8*4)
-	INCQ   R8
+	MOVL   R10, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbits3
 
 aboveAllbitsDone3:
@@ -308,11 +308,11 @@ aboveAllblockNext:
 	JMP  aboveAllblock
 
 aboveAllsingle:
-	MOVQ BX, DI
-	ANDQ $-8, DI
+	MOVQ BX, R8
+	ANDQ $-8, R8
 
 aboveAllsingleLoop:
-	CMPQ      SI, DI
+	CMPQ      SI, R8
 	JAE       aboveAlltail
 	VMOVUPS   (DX)(SI*4), Y1
 	VCMPPS    $0x16, Y0, Y1, Y1
@@ -321,13 +321,13 @@ aboveAllsingleLoop:
 aboveAllbitsSingle:
 	TESTL  R9, R9
 	JZ     aboveAllbitsDoneSingle
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL R9, R10
 	BLSRL  R9, R9
 	ADDL   SI, R10
-	MOVL   R10, (AX)(R8*4)
-	INCQ   R8
+	MOVL   R10, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbitsSingle
 
 aboveAllbitsDoneSingle:
@@ -348,20 +348,20 @@ aboveAllscalarNext:
 	JMP  aboveAllscalarLoop
 
 aboveAllscalarHit:
-	CMPQ R8, CX
+	CMPQ DI, CX
 	JAE  aboveAllfull
-	MOVL SI, (AX)(R8*4)
-	INCQ R8
+	MOVL SI, (AX)(DI*4)
+	INCQ DI
 	JMP  aboveAllscalarNext
 
 aboveAlldone:
-	MOVQ R8, ret+56(FP)
+	MOVQ DI, ret+56(FP)
 	VZEROUPPER
 	RET
 
 aboveAllfull:
-	MOVQ $-1, R8
-	MOVQ R8, ret+56(FP)
+	MOVQ $-1, DI
+	MOVQ DI, ret+56(FP)
 	VZEROUPPER
 	RET
 
@@ -541,161 +541,301 @@ TEXT ·aboveSpansAVX2(SB), NOSPLIT, $0-88
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         x_base+24(FP), DX
-	MOVQ         bm_base+48(FP), BX
-	MOVQ         bm_len+56(FP), SI
+	MOVQ         x_len+32(FP), BX
+	MOVQ         bm_base+48(FP), SI
+	MOVQ         bm_len+56(FP), DI
 	VBROADCASTSS t+72(FP), Y0
-	XORQ         DI, DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 
 aboveSpansgroup:
-	CMPQ      DI, SI
-	JAE       aboveSpansdone
-	XORQ      R9, R9
-	VMOVUPS   (BX)(DI*4), Y1
+	CMPQ      R8, DI
+	JAE       aboveSpansspansDone
+	XORQ      R10, R10
+	VMOVUPS   (SI)(R8*4), Y1
 	VCMPPS    $0x16, Y0, Y1, Y1
-	VMOVMSKPS Y1, R10
-	ORQ       R10, R9
-	VMOVUPS   32(BX)(DI*4), Y1
+	VMOVMSKPS Y1, R11
+	ORQ       R11, R10
+	VMOVUPS   32(SI)(R8*4), Y1
 	VCMPPS    $0x16, Y0, Y1, Y1
-	VMOVMSKPS Y1, R10
-	SHLQ      $0x08, R10
-	ORQ       R10, R9
-	VMOVUPS   64(BX)(DI*4), Y1
+	VMOVMSKPS Y1, R11
+	SHLQ      $0x08, R11
+	ORQ       R11, R10
+	VMOVUPS   64(SI)(R8*4), Y1
 	VCMPPS    $0x16, Y0, Y1, Y1
-	VMOVMSKPS Y1, R10
-	SHLQ      $0x10, R10
-	ORQ       R10, R9
-	VMOVUPS   96(BX)(DI*4), Y1
+	VMOVMSKPS Y1, R11
+	SHLQ      $0x10, R11
+	ORQ       R11, R10
+	VMOVUPS   96(SI)(R8*4), Y1
 	VCMPPS    $0x16, Y0, Y1, Y1
-	VMOVMSKPS Y1, R10
-	SHLQ      $0x18, R10
-	ORQ       R10, R9
-	VMOVUPS   128(BX)(DI*4), Y1
+	VMOVMSKPS Y1, R11
+	SHLQ      $0x18, R11
+	ORQ       R11, R10
+	VMOVUPS   128(SI)(R8*4), Y1
 	VCMPPS    $0x16, Y0, Y1, Y1
-	VMOVMSKPS Y1, R10
-	SHLQ      $0x20, R10
-	ORQ       R10, R9
-	VMOVUPS   160(BX)(DI*4), Y1
+	VMOVMSKPS Y1, R11
+	SHLQ      $0x20, R11
+	ORQ       R11, R10
+	VMOVUPS   160(SI)(R8*4), Y1
 	VCMPPS    $0x16, Y0, Y1, Y1
-	VMOVMSKPS Y1, R10
-	SHLQ      $0x28, R10
-	ORQ       R10, R9
-	VMOVUPS   192(BX)(DI*4), Y1
+	VMOVMSKPS Y1, R11
+	SHLQ      $0x28, R11
+	ORQ       R11, R10
+	VMOVUPS   192(SI)(R8*4), Y1
 	VCMPPS    $0x16, Y0, Y1, Y1
-	VMOVMSKPS Y1, R10
-	SHLQ      $0x30, R10
-	ORQ       R10, R9
-	VMOVUPS   224(BX)(DI*4), Y1
+	VMOVMSKPS Y1, R11
+	SHLQ      $0x30, R11
+	ORQ       R11, R10
+	VMOVUPS   224(SI)(R8*4), Y1
 	VCMPPS    $0x16, Y0, Y1, Y1
-	VMOVMSKPS Y1, R10
-	SHLQ      $0x38, R10
-	ORQ       R10, R9
+	VMOVMSKPS Y1, R11
+	SHLQ      $0x38, R11
+	ORQ       R11, R10
 
 aboveSpansspan:
-	TESTQ  R9, R9
+	TESTQ  R10, R10
 	JZ     aboveSpansgroupNext
-	TZCNTQ R9, R10
-	BLSRQ  R9, R9
-	ADDQ   DI, R10
-	SHLQ   $0x09, R10
-	LEAQ   512(R10), R11
+	TZCNTQ R10, R11
+	BLSRQ  R10, R10
+	ADDQ   R8, R11
+	SHLQ   $0x09, R11
+	LEAQ   512(R11), R12
+	CMPQ   R12, BX
+	JA     aboveSpansspan
 
 aboveSpansblock:
-	VMOVUPS   (DX)(R10*4), Y1
+	VMOVUPS   (DX)(R11*4), Y1
 	VCMPPS    $0x16, Y0, Y1, Y1
-	VMOVUPS   32(DX)(R10*4), Y2
+	VMOVUPS   32(DX)(R11*4), Y2
 	VCMPPS    $0x16, Y0, Y2, Y2
-	VMOVUPS   64(DX)(R10*4), Y3
+	VMOVUPS   64(DX)(R11*4), Y3
 	VCMPPS    $0x16, Y0, Y3, Y3
-	VMOVUPS   96(DX)(R10*4), Y4
+	VMOVUPS   96(DX)(R11*4), Y4
 	VCMPPS    $0x16, Y0, Y4, Y4
 	VORPS     Y2, Y1, Y5
 	VORPS     Y4, Y3, Y6
 	VORPS     Y6, Y5, Y5
-	VMOVMSKPS Y5, R12
-	TESTL     R12, R12
+	VMOVMSKPS Y5, R13
+	TESTL     R13, R13
 	JZ        aboveSpansblockNext
-	VMOVMSKPS Y1, R12
+	VMOVMSKPS Y1, R13
 
 aboveSpansbits0:
-	TESTL  R12, R12
+	TESTL  R13, R13
 	JZ     aboveSpansbitsDone0
-	CMPQ   R8, CX
-	JAE    aboveSpansfull
-	TZCNTL R12, R13
-	BLSRL  R12, R12
-	ADDL   R10, R13
-	MOVL   R13, (AX)(R8*4)
-	INCQ   R8
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R13, R14
+	BLSRL  R13, R13
+	ADDL   R11, R14
+	MOVL   R14, (AX)(R9*4)
+	INCQ   R9
 	JMP    aboveSpansbits0
 
 aboveSpansbitsDone0:
-	VMOVMSKPS Y2, R12
+	VMOVMSKPS Y2, R13
 
 aboveSpansbits1:
-	TESTL  R12, R12
+	TESTL  R13, R13
 	JZ     aboveSpansbitsDone1
-	CMPQ   R8, CX
-	JAE    aboveSpansfull
-	TZCNTL R12, R13
-	BLSRL  R12, R12
-	ADDL   R10, R13
-	ADDL   $0x00000008, R13
-	MOVL   R13, (AX)(R8*4)
-	INCQ   R8
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R13, R14
+	BLSRL  R13, R13
+	ADDL   R11, R14
+	ADDL   $0x00000008, R14
+	MOVL   R14, (AX)(R9*4)
+	INCQ   R9
 	JMP    aboveSpansbits1
 
 aboveSpansbitsDone1:
-	VMOVMSKPS Y3, R12
+	VMOVMSKPS Y3, R13
 
 aboveSpansbits2:
-	TESTL  R12, R12
+	TESTL  R13, R13
 	JZ     aboveSpansbitsDone2
-	CMPQ   R8, CX
-	JAE    aboveSpansfull
-	TZCNTL R12, R13
-	BLSRL  R12, R12
-	ADDL   R10, R13
-	ADDL   $0x00000010, R13
-	MOVL   R13, (AX)(R8*4)
-	INCQ   R8
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R13, R14
+	BLSRL  R13, R13
+	ADDL   R11, R14
+	ADDL   $0x00000010, R14
+	MOVL   R14, (AX)(R9*4)
+	INCQ   R9
 	JMP    aboveSpansbits2
 
 aboveSpansbitsDone2:
-	VMOVMSKPS Y4, R12
+	VMOVMSKPS Y4, R13
 
 aboveSpansbits3:
-	TESTL  R12, R12
+	TESTL  R13, R13
 	JZ     aboveSpansbitsDone3
-	CMPQ   R8, CX
-	JAE    aboveSpansfull
-	TZCNTL R12, R13
-	BLSRL  R12, R12
-	ADDL   R10, R13
-	ADDL   $0x00000018, R13
-	MOVL   R13, (AX)(R8*4)
-	INCQ   R8
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R13, R14
+	BLSRL  R13, R13
+	ADDL   R11, R14
+	ADDL   $0x00000018, R14
+	MOVL   R14, (AX)(R9*4)
+	INCQ   R9
 	JMP    aboveSpansbits3
 
 aboveSpansbitsDone3:
 aboveSpansblockNext:
-	ADDQ $0x00000020, R10
-	CMPQ R10, R11
+	ADDQ $0x00000020, R11
+	CMPQ R11, R12
 	JB   aboveSpansblock
 	JMP  aboveSpansspan
 
 aboveSpansgroupNext:
-	ADDQ $0x00000040, DI
+	ADDQ $0x00000040, R8
 	JMP  aboveSpansgroup
 
-aboveSpansdone:
-	MOVQ R8, ret+80(FP)
+aboveSpansspansDone:
+	MOVQ BX, R11
+	ANDQ $-512, R11
+	MOVQ BX, SI
+	ANDQ $-32, SI
+
+aboveSpansRestblock:
+	CMPQ      R11, SI
+	JAE       aboveSpansRestsingle
+	VMOVUPS   (DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVUPS   32(DX)(R11*4), Y2
+	VCMPPS    $0x16, Y0, Y2, Y2
+	VMOVUPS   64(DX)(R11*4), Y3
+	VCMPPS    $0x16, Y0, Y3, Y3
+	VMOVUPS   96(DX)(R11*4), Y4
+	VCMPPS    $0x16, Y0, Y4, Y4
+	VORPS     Y2, Y1, Y5
+	VORPS     Y4, Y3, Y6
+	VORPS     Y6, Y5, Y5
+	VMOVMSKPS Y5, DI
+	TESTL     DI, DI
+	JZ        aboveSpansRestblockNext
+	VMOVMSKPS Y1, DI
+
+aboveSpansRestbits0:
+	TESTL  DI, DI
+	JZ     aboveSpansRestbitsDone0
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DI, R8
+	BLSRL  DI, DI
+	ADDL   R11, R8
+	MOVL   R8, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbits0
+
+aboveSpansRestbitsDone0:
+	VMOVMSKPS Y2, DI
+
+aboveSpansRestbits1:
+	TESTL  DI, DI
+	JZ     aboveSpansRestbitsDone1
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DI, R8
+	BLSRL  DI, DI
+	ADDL   R11, R8
+	ADDL   $0x00000008, R8
+	MOVL   R8, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbits1
+
+aboveSpansRestbitsDone1:
+	VMOVMSKPS Y3, DI
+
+aboveSpansRestbits2:
+	TESTL  DI, DI
+	JZ     aboveSpansRestbitsDone2
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DI, R8
+	BLSRL  DI, DI
+	ADDL   R11, R8
+	ADDL   $0x00000010, R8
+	MOVL   R8, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbits2
+
+aboveSpansRestbitsDone2:
+	VMOVMSKPS Y4, DI
+
+aboveSpansRestbits3:
+	TESTL  DI, DI
+	JZ     aboveSpansRestbitsDone3
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DI, R8
+	BLSRL  DI, DI
+	ADDL   R11, R8
+	ADDL   $0x00000018, R8
+	MOVL   R8, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbits3
+
+aboveSpansRestbitsDone3:
+aboveSpansRestblockNext:
+	ADDQ $0x00000020, R11
+	JMP  aboveSpansRestblock
+
+aboveSpansRestsingle:
+	MOVQ BX, SI
+	ANDQ $-8, SI
+
+aboveSpansRestsingleLoop:
+	CMPQ      R11, SI
+	JAE       aboveSpansResttail
+	VMOVUPS   (DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, DI
+
+aboveSpansRestbitsSingle:
+	TESTL  DI, DI
+	JZ     aboveSpansRestbitsDoneSingle
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DI, R8
+	BLSRL  DI, DI
+	ADDL   R11, R8
+	MOVL   R8, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbitsSingle
+
+aboveSpansRestbitsDoneSingle:
+	ADDQ $0x00000008, R11
+	JMP  aboveSpansRestsingleLoop
+
+aboveSpansResttail:
+aboveSpansRestscalarLoop:
+	CMPQ     R11, BX
+	JAE      aboveSpansRestdone
+	VMOVSS   (DX)(R11*4), X1
+	VUCOMISS X0, X1
+	JA       aboveSpansRestscalarHit
+	JP       aboveSpansRestscalarHit
+
+aboveSpansRestscalarNext:
+	INCQ R11
+	JMP  aboveSpansRestscalarLoop
+
+aboveSpansRestscalarHit:
+	CMPQ R9, CX
+	JAE  aboveSpansRestfull
+	MOVL R11, (AX)(R9*4)
+	INCQ R9
+	JMP  aboveSpansRestscalarNext
+
+aboveSpansRestdone:
+	MOVQ R9, ret+80(FP)
 	VZEROUPPER
 	RET
 
-aboveSpansfull:
-	MOVQ $-1, R8
-	MOVQ R8, ret+80(FP)
+aboveSpansRestfull:
+	MOVQ $-1, R9
+	MOVQ R9, ret+80(FP)
 	VZEROUPPER
 	RET
 
@@ -891,12 +1031,12 @@ TEXT ·aboveAllAVX512(SB), NOSPLIT, $0-64
 	MOVQ         x_len+32(FP), BX
 	VBROADCASTSS t+48(FP), Z0
 	XORQ         SI, SI
-	XORQ         R8, R8
-	MOVQ         BX, DI
-	ANDQ         $-64, DI
+	XORQ         DI, DI
+	MOVQ         BX, R8
+	ANDQ         $-64, R8
 
 aboveAllblock:
-	CMPQ     SI, DI
+	CMPQ     SI, R8
 	JAE      aboveAllsingle
 	VMOVUPS  (DX)(SI*4), Z1
 	VCMPPS   $0x16, Z0, Z1, K1
@@ -915,13 +1055,13 @@ aboveAllblock:
 aboveAllbits0:
 	TESTL  R9, R9
 	JZ     aboveAllbitsDone0
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL R9, R10
 	BLSRL  R9, R9
 	ADDL   SI, R10
-	MOVL   R10, (AX)(R8*4)
-	INCQ   R8
+	MOVL   R10, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbits0
 
 aboveAllbitsDone0:
@@ -930,14 +1070,14 @@ aboveAllbitsDone0:
 aboveAllbits1:
 	TESTL  R9, R9
 	JZ     aboveAllbitsDone1
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL R9, R10
 	BLSRL  R9, R9
 	ADDL   SI, R10
 	ADDL   $0x00000010, R10
-	MOVL   R10, (AX)(R8*4)
-	INCQ   R8
+	MOVL   R10, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbits1
 
 aboveAllbitsDone1:
@@ -946,14 +1086,14 @@ aboveAllbitsDone1:
 aboveAllbits2:
 	TESTL  R9, R9
 	JZ     aboveAllbitsDone2
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL R9, R10
 	BLSRL  R9, R9
 	ADDL   SI, R10
 	ADDL   $0x00000020, R10
-	MOVL   R10, (AX)(R8*4)
-	INCQ   R8
+	MOVL   R10, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbits2
 
 aboveAllbitsDone2:
@@ -962,14 +1102,14 @@ aboveAllbitsDone2:
 aboveAllbits3:
 	TESTL  R9, R9
 	JZ     aboveAllbitsDone3
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL R9, R10
 	BLSRL  R9, R9
 	ADDL   SI, R10
 	ADDL   $0x00000030, R10
-	MOVL   R10, (AX)(R8*4)
-	INCQ   R8
+	MOVL   R10, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbits3
 
 aboveAllbitsDone3:
@@ -978,11 +1118,11 @@ aboveAllblockNext:
 	JMP  aboveAllblock
 
 aboveAllsingle:
-	MOVQ BX, DI
-	ANDQ $-16, DI
+	MOVQ BX, R8
+	ANDQ $-16, R8
 
 aboveAllsingleLoop:
-	CMPQ    SI, DI
+	CMPQ    SI, R8
 	JAE     aboveAlltail
 	VMOVUPS (DX)(SI*4), Z1
 	VCMPPS  $0x16, Z0, Z1, K1
@@ -991,13 +1131,13 @@ aboveAllsingleLoop:
 aboveAllbitsSingle:
 	TESTL  R9, R9
 	JZ     aboveAllbitsDoneSingle
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL R9, R10
 	BLSRL  R9, R9
 	ADDL   SI, R10
-	MOVL   R10, (AX)(R8*4)
-	INCQ   R8
+	MOVL   R10, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbitsSingle
 
 aboveAllbitsDoneSingle:
@@ -1007,9 +1147,9 @@ aboveAllbitsDoneSingle:
 aboveAlltail:
 	SUBQ      SI, BX
 	JZ        aboveAlldone
-	MOVL      $0x0000ffff, DI
-	BZHIL     BX, DI, DI
-	KMOVW     DI, K1
+	MOVL      $0x0000ffff, R8
+	BZHIL     BX, R8, R8
+	KMOVW     R8, K1
 	VMOVUPS.Z (DX)(SI*4), K1, Z1
 	VCMPPS    $0x16, Z0, Z1, K1, K1
 	KMOVW     K1, DX
@@ -1017,24 +1157,24 @@ aboveAlltail:
 aboveAllbitsTail:
 	TESTL  DX, DX
 	JZ     aboveAllbitsDoneTail
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL DX, BX
 	BLSRL  DX, DX
 	ADDL   SI, BX
-	MOVL   BX, (AX)(R8*4)
-	INCQ   R8
+	MOVL   BX, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbitsTail
 
 aboveAllbitsDoneTail:
 aboveAlldone:
-	MOVQ R8, ret+56(FP)
+	MOVQ DI, ret+56(FP)
 	VZEROUPPER
 	RET
 
 aboveAllfull:
-	MOVQ $-1, R8
-	MOVQ R8, ret+56(FP)
+	MOVQ $-1, DI
+	MOVQ DI, ret+56(FP)
 	VZEROUPPER
 	RET
 
@@ -1162,143 +1302,284 @@ kthLargestrank:
 	RET
 
 // func aboveSpansAVX512(dst []int32, x []float32, bm []float32, t float32) int
-// Requires: AVX, AVX512F, BMI
+// Requires: AVX, AVX512F, BMI, BMI2
 TEXT ·aboveSpansAVX512(SB), NOSPLIT, $0-88
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         x_base+24(FP), DX
-	MOVQ         bm_base+48(FP), BX
-	MOVQ         bm_len+56(FP), SI
+	MOVQ         x_len+32(FP), BX
+	MOVQ         bm_base+48(FP), SI
+	MOVQ         bm_len+56(FP), DI
 	VBROADCASTSS t+72(FP), Z0
-	XORQ         DI, DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 
 aboveSpansgroup:
-	CMPQ    DI, SI
-	JAE     aboveSpansdone
-	XORQ    R9, R9
-	VMOVUPS (BX)(DI*4), Z1
+	CMPQ    R8, DI
+	JAE     aboveSpansspansDone
+	XORQ    R10, R10
+	VMOVUPS (SI)(R8*4), Z1
 	VCMPPS  $0x16, Z0, Z1, K1
-	KMOVW   K1, R10
-	ORQ     R10, R9
-	VMOVUPS 64(BX)(DI*4), Z1
+	KMOVW   K1, R11
+	ORQ     R11, R10
+	VMOVUPS 64(SI)(R8*4), Z1
 	VCMPPS  $0x16, Z0, Z1, K1
-	KMOVW   K1, R10
-	SHLQ    $0x10, R10
-	ORQ     R10, R9
-	VMOVUPS 128(BX)(DI*4), Z1
+	KMOVW   K1, R11
+	SHLQ    $0x10, R11
+	ORQ     R11, R10
+	VMOVUPS 128(SI)(R8*4), Z1
 	VCMPPS  $0x16, Z0, Z1, K1
-	KMOVW   K1, R10
-	SHLQ    $0x20, R10
-	ORQ     R10, R9
-	VMOVUPS 192(BX)(DI*4), Z1
+	KMOVW   K1, R11
+	SHLQ    $0x20, R11
+	ORQ     R11, R10
+	VMOVUPS 192(SI)(R8*4), Z1
 	VCMPPS  $0x16, Z0, Z1, K1
-	KMOVW   K1, R10
-	SHLQ    $0x30, R10
-	ORQ     R10, R9
+	KMOVW   K1, R11
+	SHLQ    $0x30, R11
+	ORQ     R11, R10
 
 aboveSpansspan:
-	TESTQ  R9, R9
+	TESTQ  R10, R10
 	JZ     aboveSpansgroupNext
-	TZCNTQ R9, R10
-	BLSRQ  R9, R9
-	ADDQ   DI, R10
-	SHLQ   $0x09, R10
-	LEAQ   512(R10), R11
+	TZCNTQ R10, R11
+	BLSRQ  R10, R10
+	ADDQ   R8, R11
+	SHLQ   $0x09, R11
+	LEAQ   512(R11), R12
+	CMPQ   R12, BX
+	JA     aboveSpansspan
 
 aboveSpansblock:
-	VMOVUPS  (DX)(R10*4), Z1
+	VMOVUPS  (DX)(R11*4), Z1
 	VCMPPS   $0x16, Z0, Z1, K1
-	VMOVUPS  64(DX)(R10*4), Z1
+	VMOVUPS  64(DX)(R11*4), Z1
 	VCMPPS   $0x16, Z0, Z1, K2
-	VMOVUPS  128(DX)(R10*4), Z1
+	VMOVUPS  128(DX)(R11*4), Z1
 	VCMPPS   $0x16, Z0, Z1, K3
-	VMOVUPS  192(DX)(R10*4), Z1
+	VMOVUPS  192(DX)(R11*4), Z1
 	VCMPPS   $0x16, Z0, Z1, K4
 	KORW     K2, K1, K5
 	KORW     K4, K3, K6
 	KORTESTW K6, K5
 	JZ       aboveSpansblockNext
-	KMOVW    K1, R12
+	KMOVW    K1, R13
 
 aboveSpansbits0:
-	TESTL  R12, R12
+	TESTL  R13, R13
 	JZ     aboveSpansbitsDone0
-	CMPQ   R8, CX
-	JAE    aboveSpansfull
-	TZCNTL R12, R13
-	BLSRL  R12, R12
-	ADDL   R10, R13
-	MOVL   R13, (AX)(R8*4)
-	INCQ   R8
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R13, R14
+	BLSRL  R13, R13
+	ADDL   R11, R14
+	MOVL   R14, (AX)(R9*4)
+	INCQ   R9
 	JMP    aboveSpansbits0
 
 aboveSpansbitsDone0:
-	KMOVW K2, R12
+	KMOVW K2, R13
 
 aboveSpansbits1:
-	TESTL  R12, R12
+	TESTL  R13, R13
 	JZ     aboveSpansbitsDone1
-	CMPQ   R8, CX
-	JAE    aboveSpansfull
-	TZCNTL R12, R13
-	BLSRL  R12, R12
-	ADDL   R10, R13
-	ADDL   $0x00000010, R13
-	MOVL   R13, (AX)(R8*4)
-	INCQ   R8
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R13, R14
+	BLSRL  R13, R13
+	ADDL   R11, R14
+	ADDL   $0x00000010, R14
+	MOVL   R14, (AX)(R9*4)
+	INCQ   R9
 	JMP    aboveSpansbits1
 
 aboveSpansbitsDone1:
-	KMOVW K3, R12
+	KMOVW K3, R13
 
 aboveSpansbits2:
-	TESTL  R12, R12
+	TESTL  R13, R13
 	JZ     aboveSpansbitsDone2
-	CMPQ   R8, CX
-	JAE    aboveSpansfull
-	TZCNTL R12, R13
-	BLSRL  R12, R12
-	ADDL   R10, R13
-	ADDL   $0x00000020, R13
-	MOVL   R13, (AX)(R8*4)
-	INCQ   R8
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R13, R14
+	BLSRL  R13, R13
+	ADDL   R11, R14
+	ADDL   $0x00000020, R14
+	MOVL   R14, (AX)(R9*4)
+	INCQ   R9
 	JMP    aboveSpansbits2
 
 aboveSpansbitsDone2:
-	KMOVW K4, R12
+	KMOVW K4, R13
 
 aboveSpansbits3:
-	TESTL  R12, R12
+	TESTL  R13, R13
 	JZ     aboveSpansbitsDone3
-	CMPQ   R8, CX
-	JAE    aboveSpansfull
-	TZCNTL R12, R13
-	BLSRL  R12, R12
-	ADDL   R10, R13
-	ADDL   $0x00000030, R13
-	MOVL   R13, (AX)(R8*4)
-	INCQ   R8
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R13, R14
+	BLSRL  R13, R13
+	ADDL   R11, R14
+	ADDL   $0x00000030, R14
+	MOVL   R14, (AX)(R9*4)
+	INCQ   R9
 	JMP    aboveSpansbits3
 
 aboveSpansbitsDone3:
 aboveSpansblockNext:
-	ADDQ $0x00000040, R10
-	CMPQ R10, R11
+	ADDQ $0x00000040, R11
+	CMPQ R11, R12
 	JB   aboveSpansblock
 	JMP  aboveSpansspan
 
 aboveSpansgroupNext:
-	ADDQ $0x00000040, DI
+	ADDQ $0x00000040, R8
 	JMP  aboveSpansgroup
 
-aboveSpansdone:
-	MOVQ R8, ret+80(FP)
+aboveSpansspansDone:
+	MOVQ BX, R11
+	ANDQ $-512, R11
+	MOVQ BX, SI
+	ANDQ $-64, SI
+
+aboveSpansRestblock:
+	CMPQ     R11, SI
+	JAE      aboveSpansRestsingle
+	VMOVUPS  (DX)(R11*4), Z1
+	VCMPPS   $0x16, Z0, Z1, K1
+	VMOVUPS  64(DX)(R11*4), Z1
+	VCMPPS   $0x16, Z0, Z1, K2
+	VMOVUPS  128(DX)(R11*4), Z1
+	VCMPPS   $0x16, Z0, Z1, K3
+	VMOVUPS  192(DX)(R11*4), Z1
+	VCMPPS   $0x16, Z0, Z1, K4
+	KORW     K2, K1, K5
+	KORW     K4, K3, K6
+	KORTESTW K6, K5
+	JZ       aboveSpansRestblockNext
+	KMOVW    K1, DI
+
+aboveSpansRestbits0:
+	TESTL  DI, DI
+	JZ     aboveSpansRestbitsDone0
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DI, R8
+	BLSRL  DI, DI
+	ADDL   R11, R8
+	MOVL   R8, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbits0
+
+aboveSpansRestbitsDone0:
+	KMOVW K2, DI
+
+aboveSpansRestbits1:
+	TESTL  DI, DI
+	JZ     aboveSpansRestbitsDone1
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DI, R8
+	BLSRL  DI, DI
+	ADDL   R11, R8
+	ADDL   $0x00000010, R8
+	MOVL   R8, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbits1
+
+aboveSpansRestbitsDone1:
+	KMOVW K3, DI
+
+aboveSpansRestbits2:
+	TESTL  DI, DI
+	JZ     aboveSpansRestbitsDone2
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DI, R8
+	BLSRL  DI, DI
+	ADDL   R11, R8
+	ADDL   $0x00000020, R8
+	MOVL   R8, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbits2
+
+aboveSpansRestbitsDone2:
+	KMOVW K4, DI
+
+aboveSpansRestbits3:
+	TESTL  DI, DI
+	JZ     aboveSpansRestbitsDone3
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DI, R8
+	BLSRL  DI, DI
+	ADDL   R11, R8
+	ADDL   $0x00000030, R8
+	MOVL   R8, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbits3
+
+aboveSpansRestbitsDone3:
+aboveSpansRestblockNext:
+	ADDQ $0x00000040, R11
+	JMP  aboveSpansRestblock
+
+aboveSpansRestsingle:
+	MOVQ BX, SI
+	ANDQ $-16, SI
+
+aboveSpansRestsingleLoop:
+	CMPQ    R11, SI
+	JAE     aboveSpansResttail
+	VMOVUPS (DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, DI
+
+aboveSpansRestbitsSingle:
+	TESTL  DI, DI
+	JZ     aboveSpansRestbitsDoneSingle
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DI, R8
+	BLSRL  DI, DI
+	ADDL   R11, R8
+	MOVL   R8, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbitsSingle
+
+aboveSpansRestbitsDoneSingle:
+	ADDQ $0x00000010, R11
+	JMP  aboveSpansRestsingleLoop
+
+aboveSpansResttail:
+	SUBQ      R11, BX
+	JZ        aboveSpansRestdone
+	MOVL      $0x0000ffff, SI
+	BZHIL     BX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(R11*4), K1, Z1
+	VCMPPS    $0x16, Z0, Z1, K1, K1
+	KMOVW     K1, DX
+
+aboveSpansRestbitsTail:
+	TESTL  DX, DX
+	JZ     aboveSpansRestbitsDoneTail
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DX, BX
+	BLSRL  DX, DX
+	ADDL   R11, BX
+	MOVL   BX, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbitsTail
+
+aboveSpansRestbitsDoneTail:
+aboveSpansRestdone:
+	MOVQ R9, ret+80(FP)
 	VZEROUPPER
 	RET
 
-aboveSpansfull:
-	MOVQ $-1, R8
-	MOVQ R8, ret+80(FP)
+aboveSpansRestfull:
+	MOVQ $-1, R9
+	MOVQ R9, ret+80(FP)
 	VZEROUPPER
 	RET

@@ -24,7 +24,7 @@ func aboveAllAVX2(dst []int32, x []float32, t float32) int
 //go:noescape
 func kthLargestAVX2(m []float32, k int) float32
 
-// aboveSpansAVX2 stores into dst, in order, the indices i with !(x[i] ≤ t) in every span j (x[j·512 : (j+1)·512]) with !(bm[j] ≤ t) and returns how many, or −1 if more than len(dst); len(bm) is a multiple of 64.
+// aboveSpansAVX2 stores into dst, in order, the indices i with !(x[i] ≤ t) in every whole span j (x[j·512 : (j+1)·512]) with !(bm[j] ≤ t) and after the last whole span, and returns how many, or −1 if more than len(dst); len(bm) is a multiple of 64, at least len(x)/512.
 //
 //go:noescape
 func aboveSpansAVX2(dst []int32, x []float32, bm []float32, t float32) int
@@ -49,7 +49,7 @@ func aboveAllAVX512(dst []int32, x []float32, t float32) int
 //go:noescape
 func kthLargestAVX512(m []float32, k int) float32
 
-// aboveSpansAVX512 stores into dst, in order, the indices i with !(x[i] ≤ t) in every span j (x[j·512 : (j+1)·512]) with !(bm[j] ≤ t) and returns how many, or −1 if more than len(dst); len(bm) is a multiple of 64.
+// aboveSpansAVX512 stores into dst, in order, the indices i with !(x[i] ≤ t) in every whole span j (x[j·512 : (j+1)·512]) with !(bm[j] ≤ t) and after the last whole span, and returns how many, or −1 if more than len(dst); len(bm) is a multiple of 64, at least len(x)/512.
 //
 //go:noescape
 func aboveSpansAVX512(dst []int32, x []float32, bm []float32, t float32) int

@@ -433,104 +433,121 @@ func TestKthLargest(t *testing.T) {
 // TestAboveSpans checks TopK's collection over the selected spans on every
 // ISA against aboveAll span by span: no span, the first, the last, all,
 // spans in different groups of maxima, hits at the spans' ends, NaN
-// elements and maxima, and dst full.
+// elements and maxima, maxima above t past the last whole span (not read),
+// every length of the rest after the last span through four unrolled
+// AVX-512 blocks, and dst full.
 func TestAboveSpans(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 26))
 	nan := float32(math.NaN())
 	forEachISA(t, func(t *testing.T) {
-		for _, nb := range []int{1, 5, 64, 65, 130} {
-			groups := (nb + topKGroup - 1) / topKGroup * topKGroup
-			x, ok := slab(t, nb*topKSpan, 1)
-			for i := range x {
-				x[i] = float32(rng.NormFloat64())
-			}
-			x[0], x[topKSpan-1], x[len(x)-1] = 5, nan, 6
-			bm := make([]float32, groups)
-			for j := range bm {
-				bm[j] = float32(math.Inf(-1))
-			}
-			for _, sel := range []string{"none", "first", "last", "all", "random", "nan"} {
-				for j := 0; j < nb; j++ {
-					on := false
-					switch sel {
-					case "first":
-						on = j == 0
-					case "last":
-						on = j == nb-1
-					case "all", "nan":
-						on = true
-					case "random":
-						on = rng.IntN(3) == 0
+		for _, nb := range []int{0, 1, 5, 64, 65, 130} {
+			for _, rest := range []int{0, 1, 7, 8, 9, 16, 63, 64, 65, 255, 256, 257, 511} {
+				if nb > 5 && rest%8 != 1 {
+					continue
+				}
+				groups := max(1, (nb+topKGroup-1)/topKGroup) * topKGroup
+				x, ok := slab(t, nb*topKSpan+rest, 1)
+				for i := range x {
+					x[i] = float32(rng.NormFloat64())
+				}
+				if nb > 0 {
+					x[0], x[topKSpan-1], x[nb*topKSpan-1] = 5, nan, 6
+				}
+				if rest > 0 {
+					x[len(x)-1] = nan
+					x[nb*topKSpan] = 3
+				}
+				bm := make([]float32, groups)
+				for _, sel := range []string{"none", "first", "last", "all", "random", "nan"} {
+					for j := range bm {
+						on := false
+						switch sel {
+						case "first":
+							on = j == 0
+						case "last":
+							on = j == nb-1
+						case "all", "nan":
+							on = true
+						case "random":
+							on = rng.IntN(3) == 0
+						}
+						bm[j] = 0
+						if on {
+							bm[j] = 2
+							if sel == "nan" && j%2 == 1 {
+								bm[j] = nan
+							}
+						}
 					}
-					bm[j] = 0
-					if on {
-						bm[j] = 2
-						if sel == "nan" && j%2 == 1 {
-							bm[j] = nan
+					var want []int32
+					add := func(start, end int) {
+						d := make([]int32, end-start)
+						r := aboveAllRef(d, x[start:end], 1)
+						for _, i := range d[:r] {
+							want = append(want, i+int32(start))
+						}
+					}
+					for j := 0; j < nb; j++ {
+						if !(bm[j] <= 1) {
+							add(j*topKSpan, (j+1)*topKSpan)
+						}
+					}
+					add(nb*topKSpan, len(x))
+					for _, capa := range []int{0, len(want) - 1, len(want), len(want) + 5} {
+						if capa < 0 {
+							continue
+						}
+						got := make([]int32, capa+1)
+						got[capa] = -7
+						n := aboveSpans(got[:capa], x, bm, 1)
+						wn := len(want)
+						if wn > capa {
+							wn = -1
+						}
+						if n != wn {
+							t.Fatalf("nb=%d rest=%d %s cap=%d: aboveSpans = %d, want %d", nb, rest, sel, capa, n, wn)
+						}
+						if wn >= 0 && !slices.Equal(got[:n], want) {
+							t.Fatalf("nb=%d rest=%d %s: aboveSpans gave %v, want %v", nb, rest, sel, got[:n], want)
+						}
+						if got[capa] != -7 {
+							t.Fatalf("nb=%d rest=%d %s cap=%d: aboveSpans wrote past len(dst)", nb, rest, sel, capa)
 						}
 					}
 				}
-				var want []int32
-				for j := 0; j < nb; j++ {
-					if bm[j] <= 1 {
-						continue
-					}
-					d := make([]int32, topKSpan)
-					r := aboveAllRef(d, x[j*topKSpan:(j+1)*topKSpan], 1)
-					for _, i := range d[:r] {
-						want = append(want, i+int32(j*topKSpan))
-					}
-				}
-				for _, capa := range []int{0, len(want) - 1, len(want), len(want) + 5} {
-					if capa < 0 {
-						continue
-					}
-					got := make([]int32, capa+1)
-					got[capa] = -7
-					n := aboveSpans(got[:capa], x, bm, 1)
-					wn := len(want)
-					if wn > capa {
-						wn = -1
-					}
-					if n != wn {
-						t.Fatalf("nb=%d %s cap=%d: aboveSpans = %d, want %d", nb, sel, capa, n, wn)
-					}
-					if wn >= 0 && !slices.Equal(got[:n], want) {
-						t.Fatalf("nb=%d %s: aboveSpans gave %v, want %v", nb, sel, got[:n], want)
-					}
-					if got[capa] != -7 {
-						t.Fatalf("nb=%d %s cap=%d: aboveSpans wrote past len(dst)", nb, sel, capa)
-					}
-				}
+				ok()
 			}
-			ok()
 		}
 	})
 }
 
 // TestAboveSpansGuard runs aboveSpans and kthLargest on maxima and spans
-// flush against PROT_NONE pages, with the first and the last span selected.
+// flush against PROT_NONE pages, with the first and the last whole span
+// selected (and maxima above t past them) and every length of the rest.
 func TestAboveSpansGuard(t *testing.T) {
 	const nb = 3
-	gx, gm := newGuard(t, nb*topKSpan), newGuard(t, topKGroup)
+	gx, gm := newGuard(t, nb*topKSpan+topKSpan), newGuard(t, topKGroup)
 	forEachISA(t, func(t *testing.T) {
-		for _, atEnd := range []bool{false, true} {
-			x, bm := gx.at(nb*topKSpan, atEnd), gm.at(topKGroup, atEnd)
-			for i := range x {
-				x[i] = float32(i % 5)
-			}
-			for j := range bm {
-				bm[j] = float32(math.Inf(-1))
-			}
-			bm[0], bm[1], bm[nb-1] = 4, 0, 4
-			x[len(x)-1] = 4
-			var d [2 * topKSpan]int32
-			want := 102 + 104 // i%5 = 4 in spans 0 and 2, and the last element
-			if got := aboveSpans(d[:], x, bm, 3.5); got != want || d[0] != 4 || d[want-1] != int32(nb*topKSpan-1) {
-				t.Fatalf("atEnd=%v: aboveSpans = %d (first %d, last %d), want %d (4, %d)", atEnd, got, d[0], d[max(got-1, 0)], want, nb*topKSpan-1)
-			}
-			if got := kthLargest(bm, 2); got != 4 {
-				t.Fatalf("atEnd=%v: kthLargest = %v, want 4", atEnd, got)
+		for rest := 0; rest < topKSpan; rest += 1 + rest/16 {
+			for _, atEnd := range []bool{false, true} {
+				x, bm := gx.at(nb*topKSpan+rest, atEnd), gm.at(topKGroup, atEnd)
+				for i := range x {
+					x[i] = float32(i % 5)
+				}
+				for j := range bm {
+					bm[j] = 4
+				}
+				bm[1] = 0
+				x[nb*topKSpan-1] = 4
+				var d [2 * topKSpan]int32
+				want := 102 + 103 + 1 + (rest+1)/5 // i%5 = 4 in spans 0 and 2, the last of span 2, and the rest
+				got := aboveSpans(d[:], x, bm, 3.5)
+				if got != want || d[0] != 4 || ((rest+1)/5 == 0 && d[want-1] != int32(nb*topKSpan-1)) {
+					t.Fatalf("rest=%d atEnd=%v: aboveSpans = %d (first %d, last %d), want %d", rest, atEnd, got, d[0], d[max(got-1, 0)], want)
+				}
+				if got := kthLargest(bm, 2); got != 4 {
+					t.Fatalf("atEnd=%v: kthLargest = %v, want 4", atEnd, got)
+				}
 			}
 		}
 	})
