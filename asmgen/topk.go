@@ -11,7 +11,8 @@ func init() { register("topk", genTopKFamily) }
 func genTopKFamily() {
 	for _, s := range isas {
 		genFirstAbove(s)
-		genSpanMax(s)
+		genSpanMax(s, false)
+		genSpanMax(s, true)
 		genAboveAll(s)
 		genKthLargest(s)
 		genAboveSpans(s)
@@ -28,14 +29,49 @@ const topKSpan = 512
 // maxima are then meaningless). TopK's first pass in one call: four
 // accumulators per span, NaNs found by compares of pairs of loaded vectors
 // gathered into one flag for the whole call, the span reduced to a scalar.
-func genSpanMax(s *isa) {
+//
+// With kth, spanMaxKth<ISA>(dst, x []float32, k int) (kth float32, nan bool)
+// also returns the k-th largest of the maxima (counting equal values; −Inf
+// if len(dst) < k), for 1 ≤ k ≤ lanes: it keeps the largest maxima so far
+// sorted in one vector, inserting each span's maximum without a branch (a
+// compare with the vector, the vector shifted up one lane, the minimum of
+// the two lanes' candidates where the maximum belongs above).
+func genSpanMax(s *isa, kth bool) {
 	name := s.name("spanMax")
-	TEXT(name, NOSPLIT, "func(dst, x []float32) bool")
-	asm.Doc(name + " sets dst[j] = max x[j·512 : (j+1)·512] for j < len(dst) (len(x) ≥ 512·len(dst)) and reports whether any of those x is NaN.")
+	if kth {
+		name = s.name("spanMaxKth")
+		TEXT(name, NOSPLIT, "func(dst, x []float32, k int) (kth float32, nan bool)")
+		asm.Doc(name + " is spanMax that also returns the k-th largest of the maxima (−Inf if len(dst) < k), 1 ≤ k ≤ " + itoaGen(s.lanes) + ".")
+	} else {
+		TEXT(name, NOSPLIT, "func(dst, x []float32) bool")
+		asm.Doc(name + " sets dst[j] = max x[j·512 : (j+1)·512] for j < len(dst) (len(x) ≥ 512·len(dst)) and reports whether any of those x is NaN.")
+	}
 	dst := load(asm.Param("dst").Base())
 	nb := load(asm.Param("dst").Len())
 	x := load(asm.Param("x").Base())
 	lbl := func(l string) string { return "spanMax" + l }
+	var top, infv, shIdx VecVirtual
+	var consts Mem // AVX2: −Inf and the shift indices, out of registers during the loop
+	if kth {
+		lbl = func(l string) string { return "spanMaxKth" + l }
+		inf := asm.GP32()
+		asm.MOVL(U32(0x7f800000), inf)
+		infv = s.broadcastGP(inf)
+		top = s.vec()
+		asm.VXORPS(top, top, top)
+		asm.VSUBPS(infv, top, top) // −Inf
+		if !s.evex {
+			// VPERMPS indices 0 0 1 2 3 4 5 6: the vector one lane up.
+			b, xi := asm.GP64(), asm.XMM()
+			asm.MOVQ(U64(0x0605040302010000), b)
+			asm.VMOVQ(b, xi)
+			shIdx = s.vec()
+			asm.VPMOVZXBD(xi, shIdx)
+			consts = asm.AllocLocal(2 * s.bytes())
+			asm.VMOVUPS(infv, consts)
+			asm.VMOVUPS(shIdx, consts.Offset(s.bytes()))
+		}
+	}
 	// Four accumulators; AVX2 loads eight vectors a step and takes their
 	// maxima in pairs first, so that each accumulator's chain (VMAXPS
 	// latency 4) covers two vectors.
@@ -112,9 +148,38 @@ func genSpanMax(s *isa) {
 	asm.VMAXPS(accs[2], accs[0], accs[0])
 	m := s.fold(accs[0], func(src, acc VecVirtual) { asm.VMAXPS(src, acc, acc) })
 	asm.VMOVSS(m, Mem{Base: dst, Index: j, Scale: 4})
+	if kth {
+		// Insert m into top, sorted descending: lanes where m is larger
+		// take min(m, the lane above) (+Inf above lane 0).
+		mb, sh := s.vec(), s.vec()
+		asm.VBROADCASTSS(m, mb)
+		if s.evex {
+			k := asm.K()
+			asm.VCMPPS(U8(1), mb, top, k) // LT_OS: top < m
+			asm.VALIGND(U8(15), infv, top, sh)
+			asm.VMINPS(mb, sh, k, top)
+		} else {
+			c, idx := s.vec(), s.vec()
+			asm.VCMPPS(U8(1), mb, top, c)
+			asm.VMOVUPS(consts.Offset(s.bytes()), idx)
+			asm.VPERMPS(top, idx, sh)
+			asm.VBLENDPS(U8(1), consts, sh, sh)
+			asm.VMINPS(mb, sh, sh)
+			asm.VBLENDVPS(c, sh, top, top)
+		}
+	}
 	asm.INCQ(j)
 	asm.JMP(LabelRef(lbl("span")))
 	asm.Label(lbl("done"))
+	if kth {
+		kr := load(asm.Param("k"))
+		asm.DECQ(kr)
+		xi, kv := asm.XMM(), s.vec()
+		asm.VMOVD(kr.As32(), xi)
+		asm.VMOVAPS(xi, kv.AsX()) // index k−1 in lane 0
+		asm.VPERMPS(top, kv, kv)
+		asm.Store(kv.AsX(), asm.ReturnIndex(0))
+	}
 	r := asm.GP8()
 	if s.evex {
 		ok := asm.GP32()
@@ -127,7 +192,11 @@ func genSpanMax(s *isa) {
 		asm.TESTL(mask, mask)
 	}
 	asm.SETNE(r)
-	asm.Store(r, asm.ReturnIndex(0))
+	if kth {
+		asm.Store(r, asm.ReturnIndex(1))
+	} else {
+		asm.Store(r, asm.ReturnIndex(0))
+	}
 	asm.VZEROUPPER()
 	asm.RET()
 }

@@ -58,7 +58,11 @@ type topKScan struct {
 func (sc *topKScan) init(x []float32, k, nb int) (noSearch bool) {
 	sc.x, sc.nb = x, nb
 	sc.floor = float32(math.Inf(-1))
-	if spanMaxima(sc.bm[:nb], x) {
+	f, nan, ok := spanMaxKth(sc.bm[:nb], x, k)
+	if !ok {
+		nan = spanMaxima(sc.bm[:nb], x)
+	}
+	if nan {
 		// A NaN somewhere: no floor, and every span is searched (a NaN
 		// maximum is not ≤ any bound).
 		for j := range sc.bm[:nb] {
@@ -73,7 +77,9 @@ func (sc *topKScan) init(x []float32, k, nb int) (noSearch bool) {
 	for j := nb; j < sc.groups(); j++ {
 		sc.bm[j] = float32(math.Inf(-1))
 	}
-	f := kthLargest(sc.bm[:sc.groups()], k)
+	if !ok {
+		f = kthLargest(sc.bm[:sc.groups()], k)
+	}
 	if f == float32(math.Inf(-1)) {
 		// Perhaps fewer than k spans hold an element above −Inf: −Inf
 		// elements may be among the k largest, and collecting those above

@@ -22,3 +22,8 @@ func kthLargest(m []float32, k int) float32 { return kthLargestGo(m, k) }
 func aboveSpans(dst []int32, x []float32, bm []float32, t float32) int {
 	return aboveSpansGo(dst, x, bm, t)
 }
+
+// spanMaxKth is spanMaxima that also returns the k-th largest of the maxima,
+// where a kernel takes it in the same pass; here ok is false, and nothing
+// done.
+func spanMaxKth(dst, x []float32, k int) (kth float32, nan, ok bool) { return 0, false, false }

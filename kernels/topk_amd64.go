@@ -16,6 +16,22 @@ func spanMaxima(dst, x []float32) bool {
 	return spanMaxGo(dst, x)
 }
 
+// spanMaxKth is spanMaxima that also returns the k-th largest of the maxima
+// (counting equal values), where a kernel takes it in the same pass (AVX-512
+// for k ≤ 16, AVX2 for k ≤ 8); ok is false, and nothing done, elsewhere.
+func spanMaxKth(dst, x []float32, k int) (kth float32, nan, ok bool) {
+	_ = x[:len(dst)*topKSpan] // the kernels do not check len(x)
+	switch {
+	case active == AVX512 && 1 <= k && k <= 16:
+		kth, nan = spanMaxKthAVX512(dst, x, k)
+		return kth, nan, true
+	case active == AVX2 && 1 <= k && k <= 8:
+		kth, nan = spanMaxKthAVX2(dst, x, k)
+		return kth, nan, true
+	}
+	return 0, false, false
+}
+
 // aboveAll stores the indices i of x with !(x[i] ≤ t), in increasing order,
 // into dst and returns how many, or −1 if there are more than len(dst).
 func aboveAll(dst []int32, x []float32, t float32) int {

@@ -210,6 +210,113 @@ spanMaxdone:
 	VZEROUPPER
 	RET
 
+// func spanMaxKthAVX2(dst []float32, x []float32, k int) (kth float32, nan bool)
+// Requires: AVX, AVX2, SSE
+TEXT ·spanMaxKthAVX2(SB), NOSPLIT, $64-61
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVL         $0x7f800000, BX
+	VMOVD        BX, X0
+	VPBROADCASTD X0, Y0
+	VXORPS       Y1, Y1, Y1
+	VSUBPS       Y0, Y1, Y1
+	MOVQ         $0x0605040302010000, BX
+	VMOVQ        BX, X2
+	VPMOVZXBD    X2, Y2
+	VMOVUPS      Y0, (SP)
+	VMOVUPS      Y2, 32(SP)
+	VXORPS       Y0, Y0, Y0
+	XORQ         BX, BX
+
+spanMaxKthspan:
+	CMPQ    BX, CX
+	JAE     spanMaxKthdone
+	VMOVUPS (DX), Y2
+	VMOVUPS 32(DX), Y4
+	VMOVUPS 64(DX), Y5
+	VMOVUPS 96(DX), Y6
+	VMOVUPS 128(DX), Y7
+	VMOVUPS 160(DX), Y8
+	VMOVUPS 192(DX), Y9
+	VMOVUPS 224(DX), Y10
+	VCMPPS  $0x03, Y4, Y2, Y11
+	VORPS   Y11, Y0, Y0
+	VCMPPS  $0x03, Y6, Y5, Y11
+	VORPS   Y11, Y0, Y0
+	VCMPPS  $0x03, Y8, Y7, Y11
+	VORPS   Y11, Y0, Y0
+	VCMPPS  $0x03, Y10, Y9, Y11
+	VORPS   Y11, Y0, Y0
+	VMAXPS  Y7, Y2, Y2
+	VMAXPS  Y8, Y4, Y4
+	VMAXPS  Y9, Y5, Y5
+	VMAXPS  Y10, Y6, Y6
+	MOVQ    $0x00000007, SI
+	ADDQ    $0x00000100, DX
+
+spanMaxKthblock:
+	VMOVUPS      (DX), Y7
+	VMOVUPS      32(DX), Y8
+	VMOVUPS      64(DX), Y9
+	VMOVUPS      96(DX), Y10
+	VMOVUPS      128(DX), Y11
+	VMOVUPS      160(DX), Y12
+	VMOVUPS      192(DX), Y13
+	VMOVUPS      224(DX), Y14
+	VCMPPS       $0x03, Y8, Y7, Y15
+	VORPS        Y15, Y0, Y0
+	VCMPPS       $0x03, Y10, Y9, Y15
+	VORPS        Y15, Y0, Y0
+	VCMPPS       $0x03, Y12, Y11, Y15
+	VORPS        Y15, Y0, Y0
+	VCMPPS       $0x03, Y14, Y13, Y15
+	VORPS        Y15, Y0, Y0
+	VMAXPS       Y11, Y7, Y7
+	VMAXPS       Y12, Y8, Y8
+	VMAXPS       Y13, Y9, Y9
+	VMAXPS       Y14, Y10, Y10
+	VMAXPS       Y7, Y2, Y2
+	VMAXPS       Y8, Y4, Y4
+	VMAXPS       Y9, Y5, Y5
+	VMAXPS       Y10, Y6, Y6
+	ADDQ         $0x00000100, DX
+	DECQ         SI
+	JNZ          spanMaxKthblock
+	VMAXPS       Y4, Y2, Y2
+	VMAXPS       Y6, Y5, Y5
+	VMAXPS       Y5, Y2, Y2
+	VEXTRACTF128 $0x01, Y2, X3
+	VMAXPS       X3, X2, X2
+	VSHUFPS      $0x4e, X2, X2, X3
+	VMAXPS       X3, X2, X2
+	VSHUFPS      $0xb1, X2, X2, X3
+	VMAXPS       X3, X2, X2
+	VMOVSS       X2, (AX)(BX*4)
+	VBROADCASTSS X2, Y2
+	VCMPPS       $0x01, Y2, Y1, Y5
+	VMOVUPS      32(SP), Y4
+	VPERMPS      Y1, Y4, Y4
+	VBLENDPS     $0x01, (SP), Y4, Y4
+	VMINPS       Y2, Y4, Y4
+	VBLENDVPS    Y5, Y4, Y1, Y1
+	INCQ         BX
+	JMP          spanMaxKthspan
+
+spanMaxKthdone:
+	MOVQ      k+48(FP), AX
+	DECQ      AX
+	VMOVD     AX, X2
+	VMOVAPS   X2, X3
+	VPERMPS   Y1, Y3, Y3
+	MOVSS     X3, kth+56(FP)
+	VMOVMSKPS Y0, AX
+	TESTL     AX, AX
+	SETNE     AL
+	MOVB      AL, nan+60(FP)
+	VZEROUPPER
+	RET
+
 // func aboveAllAVX2(dst []int32, x []float32, t float32) int
 // Requires: AVX, BMI
 TEXT ·aboveAllAVX2(SB), NOSPLIT, $0-64
@@ -1019,6 +1126,81 @@ spanMaxdone:
 	CMPL  AX, $0x0000ffff
 	SETNE AL
 	MOVB  AL, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func spanMaxKthAVX512(dst []float32, x []float32, k int) (kth float32, nan bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·spanMaxKthAVX512(SB), NOSPLIT, $0-61
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVL         $0x7f800000, BX
+	VMOVD        BX, X0
+	VPBROADCASTD X0, Z0
+	VXORPS       Z1, Z1, Z1
+	VSUBPS       Z0, Z1, Z1
+	KXNORW       K1, K1, K1
+	KXNORW       K2, K2, K2
+	XORQ         BX, BX
+
+spanMaxKthspan:
+	CMPQ    BX, CX
+	JAE     spanMaxKthdone
+	VMOVUPS (DX), Z2
+	VMOVUPS 64(DX), Z3
+	VMOVUPS 128(DX), Z4
+	VMOVUPS 192(DX), Z5
+	VCMPPS  $0x07, Z3, Z2, K1, K1
+	VCMPPS  $0x07, Z5, Z4, K2, K2
+	MOVQ    $0x00000007, SI
+	ADDQ    $0x00000100, DX
+
+spanMaxKthblock:
+	VMOVUPS       (DX), Z6
+	VMOVUPS       64(DX), Z7
+	VMOVUPS       128(DX), Z8
+	VMOVUPS       192(DX), Z9
+	VCMPPS        $0x07, Z7, Z6, K1, K1
+	VCMPPS        $0x07, Z9, Z8, K2, K2
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMAXPS        Z8, Z4, Z4
+	VMAXPS        Z9, Z5, Z5
+	ADDQ          $0x00000100, DX
+	DECQ          SI
+	JNZ           spanMaxKthblock
+	VMAXPS        Z3, Z2, Z2
+	VMAXPS        Z5, Z4, Z4
+	VMAXPS        Z4, Z2, Z2
+	VEXTRACTF64X4 $0x01, Z2, Y3
+	VMAXPS        Y3, Y2, Y2
+	VEXTRACTF32X4 $0x01, Y2, X3
+	VMAXPS        X3, X2, X2
+	VSHUFPS       $0x4e, X2, X2, X3
+	VMAXPS        X3, X2, X2
+	VSHUFPS       $0xb1, X2, X2, X3
+	VMAXPS        X3, X2, X2
+	VMOVSS        X2, (AX)(BX*4)
+	VBROADCASTSS  X2, Z2
+	VCMPPS        $0x01, Z2, Z1, K3
+	VALIGND       $0x0f, Z0, Z1, Z3
+	VMINPS        Z2, Z3, K3, Z1
+	INCQ          BX
+	JMP           spanMaxKthspan
+
+spanMaxKthdone:
+	MOVQ    k+48(FP), AX
+	DECQ    AX
+	VMOVD   AX, X0
+	VMOVAPS X0, X10
+	VPERMPS Z1, Z10, Z10
+	MOVSS   X10, kth+56(FP)
+	KANDW   K2, K1, K1
+	KMOVW   K1, AX
+	CMPL    AX, $0x0000ffff
+	SETNE   AL
+	MOVB    AL, nan+60(FP)
 	VZEROUPPER
 	RET
 

@@ -14,6 +14,11 @@ func firstAboveAVX2(x []float32, t float32) int
 //go:noescape
 func spanMaxAVX2(dst []float32, x []float32) bool
 
+// spanMaxKthAVX2 is spanMax that also returns the k-th largest of the maxima (−Inf if len(dst) < k), 1 ≤ k ≤ 8.
+//
+//go:noescape
+func spanMaxKthAVX2(dst []float32, x []float32, k int) (kth float32, nan bool)
+
 // aboveAllAVX2 stores the indices i with !(x[i] ≤ t) into dst in order and returns how many, or −1 if more than len(dst).
 //
 //go:noescape
@@ -38,6 +43,11 @@ func firstAboveAVX512(x []float32, t float32) int
 //
 //go:noescape
 func spanMaxAVX512(dst []float32, x []float32) bool
+
+// spanMaxKthAVX512 is spanMax that also returns the k-th largest of the maxima (−Inf if len(dst) < k), 1 ≤ k ≤ 16.
+//
+//go:noescape
+func spanMaxKthAVX512(dst []float32, x []float32, k int) (kth float32, nan bool)
 
 // aboveAllAVX512 stores the indices i with !(x[i] ≤ t) into dst in order and returns how many, or −1 if more than len(dst).
 //

@@ -552,3 +552,77 @@ func TestAboveSpansGuard(t *testing.T) {
 		}
 	})
 }
+
+// TestSpanMaxKth checks the k-th largest span maximum that spanMax takes in
+// the same pass where a kernel does (spanMaxKth's ok), against sorting the
+// maxima, for every k it takes, ties, ±0, ±Inf, fewer spans than k (−Inf),
+// and its maxima and NaN report against spanMaxima's.
+func TestSpanMaxKth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	inf := float32(math.Inf(1))
+	forEachISA(t, func(t *testing.T) {
+		for _, nb := range []int{0, 1, 7, 8, 9, 16, 17, 62, 195} {
+			for _, fill := range []string{"normal", "ties", "zeros", "infinities", "increasing", "decreasing", "nan"} {
+				x := make([]float32, nb*topKSpan+3)
+				for i := range x {
+					x[i] = float32(rng.NormFloat64())
+				}
+				for j := 0; j < nb; j++ {
+					var m float32
+					switch fill {
+					case "normal", "nan":
+						m = 10 + float32(rng.NormFloat64())
+					case "ties":
+						m = float32(10 + rng.IntN(3))
+					case "zeros":
+						m = float32(math.Copysign(0, float64(rng.IntN(2)*2-1)))
+						for i := j * topKSpan; i < (j+1)*topKSpan; i++ {
+							x[i] = -1 - float32(rng.IntN(5))
+						}
+					case "infinities":
+						m = []float32{inf, 10, 11}[rng.IntN(3)]
+					case "increasing":
+						m = 10 + float32(j)
+					case "decreasing":
+						m = 10 - float32(j)
+					}
+					x[j*topKSpan+rng.IntN(topKSpan)] = m
+				}
+				if fill == "nan" && nb > 0 {
+					x[rng.IntN(nb*topKSpan)] = float32(math.NaN())
+				}
+				want := make([]float32, nb)
+				wantNaN := spanMaxima(want, x)
+				for k := 1; k <= 16; k++ {
+					got := make([]float32, nb+1)
+					got[nb] = canary
+					kth, nan, ok := spanMaxKth(got[:nb], x, k)
+					if !ok {
+						continue
+					}
+					if nan != wantNaN {
+						t.Fatalf("nb=%d %s k=%d: NaN = %v, want %v", nb, fill, k, nan, wantNaN)
+					}
+					if math.Float32bits(got[nb]) != math.Float32bits(canary) {
+						t.Fatalf("nb=%d %s: spanMaxKth wrote past len(dst)", nb, fill)
+					}
+					if nan {
+						continue
+					}
+					if !slices.Equal(got[:nb], want) {
+						t.Fatalf("nb=%d %s k=%d: maxima %v, want %v", nb, fill, k, got[:nb], want)
+					}
+					w := float32(math.Inf(-1))
+					if k <= nb {
+						s := slices.Clone(want)
+						slices.SortFunc(s, func(a, b float32) int { return cmp.Compare(b, a) })
+						w = s[k-1]
+					}
+					if kth != w {
+						t.Fatalf("nb=%d %s k=%d: k-th largest maximum = %v, want %v", nb, fill, k, kth, w)
+					}
+				}
+			}
+		}
+	})
+}
