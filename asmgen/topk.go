@@ -491,44 +491,20 @@ func (s *isa) broadcastGP(r GPVirtual) VecVirtual {
 }
 
 // genKthLargest emits kthLargest<ISA>(m []float32, k int) float32: the k-th
-// largest (counting equal values) of g, g[i] = max_j m[64j + i], the
-// elementwise maxima of m's groups of 64, for m free of NaN, len(m) a
-// positive multiple of 64 and 1 ≤ k ≤ 64. That is a lower bound of the k-th
-// largest of m (k distinct elements of m are at least it), and equals it
-// when len(m) = 64. TopK's floor without a branch on the data: the groups
-// are folded into a local copy of g, then each element's rank (the count of
-// elements strictly greater) is accumulated lane-wise, one broadcast element
-// against four vectors of g at a time, and the result is the least element
-// whose rank is below k.
+// largest of m (counting equal values), for m free of NaN, len(m) a positive
+// multiple of 64 and 1 ≤ k ≤ len(m). TopK's floor without a branch on the
+// data: each element's rank (the count of elements strictly greater) is
+// accumulated lane-wise, one broadcast element against four vectors of m at
+// a time, and the result is the least element whose rank is below k. The
+// work grows as len(m)²: TopK calls it with 64 maxima.
 func genKthLargest(s *isa) {
 	name := s.name("kthLargest")
 	TEXT(name, NOSPLIT, "func(m []float32, k int) float32")
-	asm.Doc(name + " returns the k-th largest of g[i] = max_j m[64j+i] (m free of NaN, len(m) a positive multiple of 64, 1 ≤ k ≤ 64).")
-	mp := load(asm.Param("m").Base())
-	nm := load(asm.Param("m").Len())
+	asm.Doc(name + " returns the k-th largest of m (m free of NaN, len(m) a positive multiple of 64, 1 ≤ k ≤ len(m)).")
+	m := load(asm.Param("m").Base())
+	n := load(asm.Param("m").Len())
 	kr := load(asm.Param("k"))
 	lbl := func(l string) string { return "kthLargest" + l }
-	// Fold the groups into g, on the stack.
-	gbuf := asm.AllocLocal(4 * topKGroup)
-	mend := asm.GP64()
-	asm.LEAQ(Mem{Base: mp, Index: nm, Scale: 4}, mend)
-	for u := 0; u < topKGroup/s.lanes; u++ {
-		v, p := s.vec(), asm.GP64()
-		asm.VMOVUPS(Mem{Base: mp, Disp: u * s.bytes()}, v)
-		asm.LEAQ(Mem{Base: mp, Disp: 4*topKGroup + u*s.bytes()}, p)
-		tag := itoaGen(u)
-		asm.Label(lbl("fold") + tag)
-		asm.CMPQ(p, mend)
-		asm.JAE(LabelRef(lbl("folded") + tag))
-		asm.VMAXPS(Mem{Base: p}, v, v)
-		asm.ADDQ(U32(4*topKGroup), p)
-		asm.JMP(LabelRef(lbl("fold") + tag))
-		asm.Label(lbl("folded") + tag)
-		asm.VMOVUPS(v, gbuf.Offset(u*s.bytes()))
-	}
-	m, end := asm.GP64(), asm.GP64()
-	asm.LEAQ(gbuf, m)
-	asm.LEAQ(gbuf.Offset(4*topKGroup), end)
 	kv := s.broadcastGP(kr)
 	inf := asm.GP32()
 	asm.MOVL(U32(0x7f800000), inf)
@@ -539,6 +515,8 @@ func genKthLargest(s *isa) {
 		asm.MOVL(U32(1), o)
 		one = s.broadcastGP(o)
 	}
+	end := asm.GP64()
+	asm.LEAQ(Mem{Base: m, Index: n, Scale: 4}, end)
 	p := asm.GP64()
 	asm.MOVQ(m, p)
 	const unroll = 4

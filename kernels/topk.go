@@ -40,9 +40,8 @@ func TopK(idx []int, val []float32, x []float32) {
 const topKSpan = 512
 
 // topKScan is TopK's scan over long vectors: the maxima of its spans of
-// topKSpan elements, and floor, just below the k-th largest of them (or of a
-// lower bound of it, with more than topKGroup spans). k elements of x lie
-// above floor, so no element at or below it is among the k largest: the scan
+// topKSpan elements, and floor, just below the k-th largest of them. k
+// elements of x lie above floor, so no element at or below it is among the k largest: the scan
 // skips spans whose maximum is at most max(t, floor) and looks for elements
 // above that within the others.
 type topKScan struct {
@@ -70,15 +69,20 @@ func (sc *topKScan) init(x []float32, k, nb int) (noSearch bool) {
 		}
 		return true
 	}
-	// The floor: the k-th largest span maximum (a lower bound of it when
-	// there are more than topKGroup spans: kthLargest folds the groups),
-	// over the maxima padded with −Inf to whole groups (which does not change
-	// it: nb ≥ k).
+	// The maxima padded with −Inf to whole groups, for aboveSpans.
 	for j := nb; j < sc.groups(); j++ {
 		sc.bm[j] = float32(math.Inf(-1))
 	}
+	// The floor: the k-th largest span maximum, if spanMaxKth did not take
+	// it. kthLargest's work grows as the square of the maxima: beyond one
+	// group (over the padding, which does not change it: nb ≥ k) they are
+	// inserted into a sorted list in Go.
 	if !ok {
-		f = kthLargest(sc.bm[:sc.groups()], k)
+		if nb <= topKGroup {
+			f = kthLargest(sc.bm[:topKGroup], k)
+		} else {
+			f = kthLargestGo(sc.bm[:nb], k)
+		}
 	}
 	if f == float32(math.Inf(-1)) {
 		// Perhaps fewer than k spans hold an element above −Inf: −Inf
@@ -97,20 +101,15 @@ func (sc *topKScan) groups() int { return (sc.nb + topKGroup - 1) &^ (topKGroup 
 // time (asmgen's topKGroup); bm's length is a multiple of it.
 const topKGroup = 64
 
-// kthLargestGo is kthLargest by insertion into a list of the k largest.
+// kthLargestGo is kthLargest by insertion into a list of the k largest
+// (any len(m) ≥ k).
 func kthLargestGo(m []float32, k int) float32 {
-	var g, buf [topKGroup]float32
-	copy(g[:], m)
-	for j := topKGroup; j < len(m); j += topKGroup {
-		for i, v := range m[j : j+topKGroup] {
-			g[i] = max(g[i], v)
-		}
-	}
+	var buf [64]float32
 	top := buf[:k]
 	for j := range top {
 		top[j] = float32(math.Inf(-1))
 	}
-	for _, v := range g {
+	for _, v := range m {
 		if v <= top[k-1] {
 			continue
 		}

@@ -6,11 +6,9 @@ package kernels
 // into dst and returns how many, or −1 if there are more than len(dst).
 func aboveAll(dst []int32, x []float32, t float32) int { return aboveAllGo(dst, x, t) }
 
-// kthLargest returns the k-th largest (counting equal values) of g, g[i] =
-// max_j m[topKGroup·j + i], the elementwise maxima of m's groups of
-// topKGroup: a lower bound of the k-th largest of m, equal to it when
-// len(m) = topKGroup. m is free of NaN, len(m) a positive multiple of
-// topKGroup, and 1 ≤ k ≤ topKGroup.
+// kthLargest returns the k-th largest element of m, counting equal values:
+// m free of NaN, len(m) a positive multiple of topKGroup, 1 ≤ k ≤
+// min(len(m), 64). The kernels' work grows as len(m)².
 func kthLargest(m []float32, k int) float32 { return kthLargestGo(m, k) }
 
 // aboveSpans is aboveAll over every whole span j of x (topKSpan elements

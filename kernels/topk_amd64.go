@@ -44,11 +44,9 @@ func aboveAll(dst []int32, x []float32, t float32) int {
 	return aboveAllGo(dst, x, t)
 }
 
-// kthLargest returns the k-th largest (counting equal values) of g, g[i] =
-// max_j m[topKGroup·j + i], the elementwise maxima of m's groups of
-// topKGroup: a lower bound of the k-th largest of m, equal to it when
-// len(m) = topKGroup. m is free of NaN, len(m) a positive multiple of
-// topKGroup, and 1 ≤ k ≤ topKGroup.
+// kthLargest returns the k-th largest element of m, counting equal values:
+// m free of NaN, len(m) a positive multiple of topKGroup, 1 ≤ k ≤
+// min(len(m), 64). The kernels' work grows as len(m)².
 func kthLargest(m []float32, k int) float32 {
 	switch active {
 	case AVX512:

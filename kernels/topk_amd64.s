@@ -474,114 +474,16 @@ aboveAllfull:
 
 // func kthLargestAVX2(m []float32, k int) float32
 // Requires: AVX, AVX2, SSE
-TEXT ·kthLargestAVX2(SB), NOSPLIT, $256-36
-	MOVQ    m_base+0(FP), AX
-	MOVQ    m_len+8(FP), CX
-	MOVQ    k+24(FP), DX
-	LEAQ    (AX)(CX*4), CX
-	VMOVUPS (AX), Y0
-	LEAQ    256(AX), BX
-
-kthLargestfold0:
-	CMPQ   BX, CX
-	JAE    kthLargestfolded0
-	VMAXPS (BX), Y0, Y0
-	ADDQ   $0x00000100, BX
-	JMP    kthLargestfold0
-
-kthLargestfolded0:
-	VMOVUPS Y0, (SP)
-	VMOVUPS 32(AX), Y0
-	LEAQ    288(AX), BX
-
-kthLargestfold1:
-	CMPQ   BX, CX
-	JAE    kthLargestfolded1
-	VMAXPS (BX), Y0, Y0
-	ADDQ   $0x00000100, BX
-	JMP    kthLargestfold1
-
-kthLargestfolded1:
-	VMOVUPS Y0, 32(SP)
-	VMOVUPS 64(AX), Y0
-	LEAQ    320(AX), BX
-
-kthLargestfold2:
-	CMPQ   BX, CX
-	JAE    kthLargestfolded2
-	VMAXPS (BX), Y0, Y0
-	ADDQ   $0x00000100, BX
-	JMP    kthLargestfold2
-
-kthLargestfolded2:
-	VMOVUPS Y0, 64(SP)
-	VMOVUPS 96(AX), Y0
-	LEAQ    352(AX), BX
-
-kthLargestfold3:
-	CMPQ   BX, CX
-	JAE    kthLargestfolded3
-	VMAXPS (BX), Y0, Y0
-	ADDQ   $0x00000100, BX
-	JMP    kthLargestfold3
-
-kthLargestfolded3:
-	VMOVUPS Y0, 96(SP)
-	VMOVUPS 128(AX), Y0
-	LEAQ    384(AX), BX
-
-kthLargestfold4:
-	CMPQ   BX, CX
-	JAE    kthLargestfolded4
-	VMAXPS (BX), Y0, Y0
-	ADDQ   $0x00000100, BX
-	JMP    kthLargestfold4
-
-kthLargestfolded4:
-	VMOVUPS Y0, 128(SP)
-	VMOVUPS 160(AX), Y0
-	LEAQ    416(AX), BX
-
-kthLargestfold5:
-	CMPQ   BX, CX
-	JAE    kthLargestfolded5
-	VMAXPS (BX), Y0, Y0
-	ADDQ   $0x00000100, BX
-	JMP    kthLargestfold5
-
-kthLargestfolded5:
-	VMOVUPS Y0, 160(SP)
-	VMOVUPS 192(AX), Y0
-	LEAQ    448(AX), BX
-
-kthLargestfold6:
-	CMPQ   BX, CX
-	JAE    kthLargestfolded6
-	VMAXPS (BX), Y0, Y0
-	ADDQ   $0x00000100, BX
-	JMP    kthLargestfold6
-
-kthLargestfolded6:
-	VMOVUPS Y0, 192(SP)
-	VMOVUPS 224(AX), Y0
-	LEAQ    480(AX), AX
-
-kthLargestfold7:
-	CMPQ   AX, CX
-	JAE    kthLargestfolded7
-	VMAXPS (AX), Y0, Y0
-	ADDQ   $0x00000100, AX
-	JMP    kthLargestfold7
-
-kthLargestfolded7:
-	VMOVUPS      Y0, 224(SP)
-	LEAQ         (SP), AX
-	LEAQ         256(SP), CX
+TEXT ·kthLargestAVX2(SB), NOSPLIT, $0-36
+	MOVQ         m_base+0(FP), AX
+	MOVQ         m_len+8(FP), CX
+	MOVQ         k+24(FP), DX
 	VMOVD        DX, X0
 	VPBROADCASTD X0, Y0
 	MOVL         $0x7f800000, DX
 	VMOVD        DX, X1
 	VPBROADCASTD X1, Y1
+	LEAQ         (AX)(CX*4), CX
 	MOVQ         AX, DX
 
 kthLargestblock:
@@ -1362,61 +1264,10 @@ aboveAllfull:
 
 // func kthLargestAVX512(m []float32, k int) float32
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
-TEXT ·kthLargestAVX512(SB), NOSPLIT, $256-36
-	MOVQ    m_base+0(FP), AX
-	MOVQ    m_len+8(FP), CX
-	MOVQ    k+24(FP), DX
-	LEAQ    (AX)(CX*4), CX
-	VMOVUPS (AX), Z0
-	LEAQ    256(AX), BX
-
-kthLargestfold0:
-	CMPQ   BX, CX
-	JAE    kthLargestfolded0
-	VMAXPS (BX), Z0, Z0
-	ADDQ   $0x00000100, BX
-	JMP    kthLargestfold0
-
-kthLargestfolded0:
-	VMOVUPS Z0, (SP)
-	VMOVUPS 64(AX), Z0
-	LEAQ    320(AX), BX
-
-kthLargestfold1:
-	CMPQ   BX, CX
-	JAE    kthLargestfolded1
-	VMAXPS (BX), Z0, Z0
-	ADDQ   $0x00000100, BX
-	JMP    kthLargestfold1
-
-kthLargestfolded1:
-	VMOVUPS Z0, 64(SP)
-	VMOVUPS 128(AX), Z0
-	LEAQ    384(AX), BX
-
-kthLargestfold2:
-	CMPQ   BX, CX
-	JAE    kthLargestfolded2
-	VMAXPS (BX), Z0, Z0
-	ADDQ   $0x00000100, BX
-	JMP    kthLargestfold2
-
-kthLargestfolded2:
-	VMOVUPS Z0, 128(SP)
-	VMOVUPS 192(AX), Z0
-	LEAQ    448(AX), AX
-
-kthLargestfold3:
-	CMPQ   AX, CX
-	JAE    kthLargestfolded3
-	VMAXPS (AX), Z0, Z0
-	ADDQ   $0x00000100, AX
-	JMP    kthLargestfold3
-
-kthLargestfolded3:
-	VMOVUPS      Z0, 192(SP)
-	LEAQ         (SP), AX
-	LEAQ         256(SP), CX
+TEXT ·kthLargestAVX512(SB), NOSPLIT, $0-36
+	MOVQ         m_base+0(FP), AX
+	MOVQ         m_len+8(FP), CX
+	MOVQ         k+24(FP), DX
 	VMOVD        DX, X0
 	VPBROADCASTD X0, Z0
 	MOVL         $0x7f800000, DX
@@ -1425,6 +1276,7 @@ kthLargestfolded3:
 	MOVL         $0x00000001, DX
 	VMOVD        DX, X2
 	VPBROADCASTD X2, Z2
+	LEAQ         (AX)(CX*4), CX
 	MOVQ         AX, DX
 
 kthLargestblock:

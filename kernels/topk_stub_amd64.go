@@ -24,7 +24,7 @@ func spanMaxKthAVX2(dst []float32, x []float32, k int) (kth float32, nan bool)
 //go:noescape
 func aboveAllAVX2(dst []int32, x []float32, t float32) int
 
-// kthLargestAVX2 returns the k-th largest of g[i] = max_j m[64j+i] (m free of NaN, len(m) a positive multiple of 64, 1 ≤ k ≤ 64).
+// kthLargestAVX2 returns the k-th largest of m (m free of NaN, len(m) a positive multiple of 64, 1 ≤ k ≤ len(m)).
 //
 //go:noescape
 func kthLargestAVX2(m []float32, k int) float32
@@ -54,7 +54,7 @@ func spanMaxKthAVX512(dst []float32, x []float32, k int) (kth float32, nan bool)
 //go:noescape
 func aboveAllAVX512(dst []int32, x []float32, t float32) int
 
-// kthLargestAVX512 returns the k-th largest of g[i] = max_j m[64j+i] (m free of NaN, len(m) a positive multiple of 64, 1 ≤ k ≤ 64).
+// kthLargestAVX512 returns the k-th largest of m (m free of NaN, len(m) a positive multiple of 64, 1 ≤ k ≤ len(m)).
 //
 //go:noescape
 func kthLargestAVX512(m []float32, k int) float32
