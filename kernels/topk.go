@@ -41,9 +41,9 @@ const topKSpan = 512
 
 // topKScan is TopK's scan over long vectors: the maxima of its spans of
 // topKSpan elements, and floor, just below the k-th largest of them. k
-// elements of x lie above floor, so no element at or below it is among the k largest: the scan
-// skips spans whose maximum is at most max(t, floor) and looks for elements
-// above that within the others.
+// elements of x lie above floor, so no element at or below it is among the k
+// largest: the scan skips spans whose maximum is at most max(t, floor) and
+// looks for elements above that within the others.
 type topKScan struct {
 	x     []float32
 	bm    [256]float32

@@ -8,7 +8,7 @@ func aboveAll(dst []int32, x []float32, t float32) int { return aboveAllGo(dst, 
 
 // kthLargest returns the k-th largest element of m, counting equal values:
 // m free of NaN, len(m) a positive multiple of topKGroup, 1 ≤ k ≤
-// min(len(m), 64). The kernels' work grows as len(m)².
+// min(len(m), 64).
 func kthLargest(m []float32, k int) float32 { return kthLargestGo(m, k) }
 
 // aboveSpans is aboveAll over every whole span j of x (topKSpan elements

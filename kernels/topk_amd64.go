@@ -46,7 +46,7 @@ func aboveAll(dst []int32, x []float32, t float32) int {
 
 // kthLargest returns the k-th largest element of m, counting equal values:
 // m free of NaN, len(m) a positive multiple of topKGroup, 1 ≤ k ≤
-// min(len(m), 64). The kernels' work grows as len(m)².
+// min(len(m), 64). The assembly's work grows as len(m)².
 func kthLargest(m []float32, k int) float32 {
 	switch active {
 	case AVX512:
