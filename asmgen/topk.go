@@ -11,8 +11,11 @@ func init() { register("topk", genTopKFamily) }
 func genTopKFamily() {
 	for _, s := range isas {
 		genFirstAbove(s)
-		genSpanMax(s)
+		genSpanMax(s, false)
+		genSpanMax(s, true)
 		genAboveAll(s)
+		genKthLargest(s)
+		genAboveSpans(s)
 	}
 }
 
@@ -26,15 +29,57 @@ const topKSpan = 512
 // maxima are then meaningless). TopK's first pass in one call: four
 // accumulators per span, NaNs found by compares of pairs of loaded vectors
 // gathered into one flag for the whole call, the span reduced to a scalar.
-func genSpanMax(s *isa) {
+//
+// With kth, spanMaxKth<ISA>(dst, x []float32, k int) (kth float32, nan bool)
+// also returns the k-th largest of the maxima (counting equal values; −Inf
+// if len(dst) < k), for 1 ≤ k ≤ lanes: it keeps the largest maxima so far
+// sorted in one vector, inserting each span's maximum without a branch (a
+// compare with the vector, the vector shifted up one lane, the minimum of
+// the two lanes' candidates where the maximum belongs above).
+func genSpanMax(s *isa, kth bool) {
 	name := s.name("spanMax")
-	TEXT(name, NOSPLIT, "func(dst, x []float32) bool")
-	asm.Doc(name + " sets dst[j] = max x[j·512 : (j+1)·512] for j < len(dst) (len(x) ≥ 512·len(dst)) and reports whether any of those x is NaN.")
+	if kth {
+		name = s.name("spanMaxKth")
+		TEXT(name, NOSPLIT, "func(dst, x []float32, k int) (kth float32, nan bool)")
+		asm.Doc(name + " is spanMax that also returns the k-th largest of the maxima (−Inf if len(dst) < k), 1 ≤ k ≤ " + itoaGen(s.lanes) + ".")
+	} else {
+		TEXT(name, NOSPLIT, "func(dst, x []float32) bool")
+		asm.Doc(name + " sets dst[j] = max x[j·512 : (j+1)·512] for j < len(dst) (len(x) ≥ 512·len(dst)) and reports whether any of those x is NaN.")
+	}
 	dst := load(asm.Param("dst").Base())
 	nb := load(asm.Param("dst").Len())
 	x := load(asm.Param("x").Base())
 	lbl := func(l string) string { return "spanMax" + l }
-	const unroll = 4
+	var top, infv, shIdx VecVirtual
+	var consts Mem // AVX2: −Inf and the shift indices, out of registers during the loop
+	if kth {
+		lbl = func(l string) string { return "spanMaxKth" + l }
+		inf := asm.GP32()
+		asm.MOVL(U32(0x7f800000), inf)
+		infv = s.broadcastGP(inf)
+		top = s.vec()
+		asm.VXORPS(top, top, top)
+		asm.VSUBPS(infv, top, top) // −Inf
+		if !s.evex {
+			// VPERMPS indices 0 0 1 2 3 4 5 6: the vector one lane up.
+			b, xi := asm.GP64(), asm.XMM()
+			asm.MOVQ(U64(0x0605040302010000), b)
+			asm.VMOVQ(b, xi)
+			shIdx = s.vec()
+			asm.VPMOVZXBD(xi, shIdx)
+			consts = asm.AllocLocal(2 * s.bytes())
+			asm.VMOVUPS(infv, consts)
+			asm.VMOVUPS(shIdx, consts.Offset(s.bytes()))
+		}
+	}
+	// Four accumulators; AVX2 loads eight vectors a step and takes their
+	// maxima in pairs first, so that each accumulator's chain (VMAXPS
+	// latency 4) covers two vectors.
+	const accN = 4
+	unroll := accN
+	if !s.evex {
+		unroll = 2 * accN
+	}
 	if topKSpan%(unroll*s.lanes) != 0 {
 		panic("spanMax: span not a multiple of the unrolled block")
 	}
@@ -65,30 +110,36 @@ func genSpanMax(s *isa) {
 		asm.VCMPPS(U8(3), b, a, c) // UNORD_Q
 		asm.VORPS(c, vnan, vnan)
 	}
+	loadBlock := func() []VecVirtual {
+		vs := make([]VecVirtual, unroll)
+		for u := range vs {
+			vs[u] = s.vec()
+			asm.VMOVUPS(Mem{Base: x, Disp: u * s.bytes()}, vs[u])
+		}
+		for u := 0; u < unroll; u += 2 {
+			unord(vs[u], vs[u+1])
+		}
+		if unroll > accN {
+			for u := range accN {
+				asm.VMAXPS(vs[u+accN], vs[u], vs[u])
+			}
+		}
+		return vs[:accN]
+	}
 	j := asm.GP64()
 	asm.XORQ(j, j)
 	asm.Label(lbl("span"))
 	asm.CMPQ(j, nb)
 	asm.JAE(LabelRef(lbl("done")))
-	accs := make([]VecVirtual, unroll)
-	for u := range accs {
-		accs[u] = s.vec()
-		asm.VMOVUPS(Mem{Base: x, Disp: u * s.bytes()}, accs[u])
-	}
-	unord(accs[0], accs[1])
-	unord(accs[2], accs[3])
+	accs := loadBlock()
 	cnt := asm.GP64()
 	asm.MOVQ(U32(topKSpan/(unroll*s.lanes)-1), cnt)
 	asm.ADDQ(U32(unroll*s.bytes()), x)
 	asm.Label(lbl("block"))
-	vs := make([]VecVirtual, unroll)
+	vs := loadBlock()
 	for u := range vs {
-		vs[u] = s.vec()
-		asm.VMOVUPS(Mem{Base: x, Disp: u * s.bytes()}, vs[u])
 		asm.VMAXPS(vs[u], accs[u], accs[u])
 	}
-	unord(vs[0], vs[1])
-	unord(vs[2], vs[3])
 	asm.ADDQ(U32(unroll*s.bytes()), x)
 	asm.DECQ(cnt)
 	asm.JNZ(LabelRef(lbl("block")))
@@ -97,9 +148,38 @@ func genSpanMax(s *isa) {
 	asm.VMAXPS(accs[2], accs[0], accs[0])
 	m := s.fold(accs[0], func(src, acc VecVirtual) { asm.VMAXPS(src, acc, acc) })
 	asm.VMOVSS(m, Mem{Base: dst, Index: j, Scale: 4})
+	if kth {
+		// Insert m into top, sorted descending: lanes where m is larger
+		// take min(m, the lane above) (+Inf above lane 0).
+		mb, sh := s.vec(), s.vec()
+		asm.VBROADCASTSS(m, mb)
+		if s.evex {
+			k := asm.K()
+			asm.VCMPPS(U8(1), mb, top, k) // LT_OS: top < m
+			asm.VALIGND(U8(15), infv, top, sh)
+			asm.VMINPS(mb, sh, k, top)
+		} else {
+			c, idx := s.vec(), s.vec()
+			asm.VCMPPS(U8(1), mb, top, c)
+			asm.VMOVUPS(consts.Offset(s.bytes()), idx)
+			asm.VPERMPS(top, idx, sh)
+			asm.VBLENDPS(U8(1), consts, sh, sh)
+			asm.VMINPS(mb, sh, sh)
+			asm.VBLENDVPS(c, sh, top, top)
+		}
+	}
 	asm.INCQ(j)
 	asm.JMP(LabelRef(lbl("span")))
 	asm.Label(lbl("done"))
+	if kth {
+		kr := load(asm.Param("k"))
+		asm.DECQ(kr)
+		xi, kv := asm.XMM(), s.vec()
+		asm.VMOVD(kr.As32(), xi)
+		asm.VMOVAPS(xi, kv.AsX()) // index k−1 in lane 0
+		asm.VPERMPS(top, kv, kv)
+		asm.Store(kv.AsX(), asm.ReturnIndex(0))
+	}
 	r := asm.GP8()
 	if s.evex {
 		ok := asm.GP32()
@@ -112,7 +192,11 @@ func genSpanMax(s *isa) {
 		asm.TESTL(mask, mask)
 	}
 	asm.SETNE(r)
-	asm.Store(r, asm.ReturnIndex(0))
+	if kth {
+		asm.Store(r, asm.ReturnIndex(1))
+	} else {
+		asm.Store(r, asm.ReturnIndex(0))
+	}
 	asm.VZEROUPPER()
 	asm.RET()
 }
@@ -250,9 +334,16 @@ func genAboveAll(s *isa) {
 	n := load(asm.Param("x").Len())
 	tv := s.broadcast("t")
 	lbl := func(l string) string { return "aboveAll" + l }
-	i, lim, cnt := asm.GP64(), asm.GP64(), asm.GP64()
+	i, cnt := asm.GP64(), asm.GP64()
 	asm.XORQ(i, i)
 	asm.XORQ(cnt, cnt)
+	aboveAllFrom(s, lbl, dst, capa, x, n, i, cnt, tv)
+}
+
+// aboveAllFrom emits aboveAll's scan and return from element i of x (n
+// elements) on, with cnt indices already in dst (capacity capa).
+func aboveAllFrom(s *isa, lbl func(string) string, dst, capa, x, n, i, cnt GPVirtual, tv VecVirtual) {
+	lim := asm.GP64()
 	cmpVec := func(disp int) (VecVirtual, OpmaskVirtual) {
 		v := s.vec()
 		asm.VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: disp}, v)
@@ -384,4 +475,229 @@ func scanRest(s *isa, lbl func(string) string, x, n, i, lim GPVirtual, tv VecVir
 	asm.VMOVUPS_Z(Mem{Base: x, Index: i, Scale: 4}, t.k, w)
 	asm.VCMPPS(U8(cmpNLEUQ), tv, w, t.k, kc)
 	visit(nil, kc, 0, "Tail")
+}
+
+// topKGroup is the number of span maxima the kernels below take at a time:
+// kthLargest's block and aboveSpans' mask word; TopK pads its maxima with
+// −Inf to a multiple of it.
+const topKGroup = 64
+
+// broadcastGP returns a vector with every int32 lane the low 32 bits of r.
+func (s *isa) broadcastGP(r GPVirtual) VecVirtual {
+	x, v := asm.XMM(), s.vec()
+	asm.VMOVD(r.As32(), x)
+	asm.VPBROADCASTD(x, v)
+	return v
+}
+
+// genKthLargest emits kthLargest<ISA>(m []float32, k int) float32: the k-th
+// largest of m (counting equal values), for m free of NaN, len(m) a positive
+// multiple of 64 and 1 ≤ k ≤ len(m). TopK's floor without a branch on the
+// data: each element's rank (the count of elements strictly greater) is
+// accumulated lane-wise, one broadcast element against four vectors of m at
+// a time, and the result is the least element whose rank is below k. The
+// work grows as len(m)²: TopK calls it with 64 maxima.
+func genKthLargest(s *isa) {
+	name := s.name("kthLargest")
+	TEXT(name, NOSPLIT, "func(m []float32, k int) float32")
+	asm.Doc(name + " returns the k-th largest of m (m free of NaN, len(m) a positive multiple of 64, 1 ≤ k ≤ len(m)).")
+	m := load(asm.Param("m").Base())
+	n := load(asm.Param("m").Len())
+	kr := load(asm.Param("k"))
+	lbl := func(l string) string { return "kthLargest" + l }
+	kv := s.broadcastGP(kr)
+	inf := asm.GP32()
+	asm.MOVL(U32(0x7f800000), inf)
+	best := s.broadcastGP(inf)
+	var one VecVirtual
+	if s.evex {
+		o := asm.GP32()
+		asm.MOVL(U32(1), o)
+		one = s.broadcastGP(o)
+	}
+	end := asm.GP64()
+	asm.LEAQ(Mem{Base: m, Index: n, Scale: 4}, end)
+	p := asm.GP64()
+	asm.MOVQ(m, p)
+	const unroll = 4
+	asm.Label(lbl("block"))
+	vs := make([]VecVirtual, unroll)
+	cs := make([]VecVirtual, unroll)
+	for u := range vs {
+		vs[u], cs[u] = s.vec(), s.vec()
+		asm.VMOVUPS(Mem{Base: p, Disp: u * s.bytes()}, vs[u])
+		s.zero(cs[u])
+	}
+	q := asm.GP64()
+	asm.MOVQ(m, q)
+	asm.Label(lbl("rank"))
+	for d := 0; d < 2; d++ { // two elements an iteration (len(m) is even)
+		b := s.vec()
+		asm.VBROADCASTSS(Mem{Base: q, Disp: 4 * d}, b)
+		for u := range vs {
+			if s.evex {
+				k := asm.K()
+				asm.VCMPPS(U8(1), b, vs[u], k) // LT_OS: v < b
+				asm.VPADDD(one, cs[u], k, cs[u])
+			} else {
+				c := s.vec()
+				asm.VCMPPS(U8(1), b, vs[u], c)
+				asm.VPSUBD(c, cs[u], cs[u]) // −1 where v < b
+			}
+		}
+	}
+	asm.ADDQ(U32(8), q)
+	asm.CMPQ(q, end)
+	asm.JB(LabelRef(lbl("rank")))
+	for u := range vs {
+		if s.evex {
+			k := asm.K()
+			asm.VPCMPD(U8(1), kv, cs[u], k) // LT: rank < k
+			asm.VMINPS(vs[u], best, k, best)
+		} else {
+			c := s.vec()
+			asm.VPCMPGTD(cs[u], kv, c) // k > rank
+			asm.VBLENDVPS(c, vs[u], best, c)
+			asm.VMINPS(c, best, best)
+		}
+	}
+	asm.ADDQ(U32(unroll*s.bytes()), p)
+	asm.CMPQ(p, end)
+	asm.JB(LabelRef(lbl("block")))
+	r := s.fold(best, func(src, acc VecVirtual) { asm.VMINPS(src, acc, acc) })
+	asm.Store(r.AsX(), asm.ReturnIndex(0))
+	asm.VZEROUPPER()
+	asm.RET()
+}
+
+// genAboveSpans emits aboveSpans<ISA>(dst []int32, x []float32, bm
+// []float32, t float32) int: aboveAll over every whole span j of x
+// (x[j·512 : (j+1)·512], j < len(x)/512) with !(bm[j] ≤ t), in increasing
+// order of j, and then over the elements after the last whole span, the
+// indices stored relative to x; len(bm) is a multiple of 64 and at least
+// len(x)/512. TopK's search in one call: bm is compared with t 64 maxima at a
+// time into a bit mask of the spans to scan, which TZCNT and BLSR walk, each
+// span is scanned as aboveAll's unrolled blocks, and the rest of x as
+// aboveAll.
+func genAboveSpans(s *isa) {
+	name := s.name("aboveSpans")
+	TEXT(name, NOSPLIT, "func(dst []int32, x []float32, bm []float32, t float32) int")
+	asm.Doc(name + " stores into dst, in order, the indices i with !(x[i] ≤ t) in every whole span j (x[j·512 : (j+1)·512]) with !(bm[j] ≤ t) and after the last whole span, and returns how many, or −1 if more than len(dst); len(bm) is a multiple of 64, at least len(x)/512.")
+	dst := load(asm.Param("dst").Base())
+	capa := load(asm.Param("dst").Len())
+	x := load(asm.Param("x").Base())
+	n := load(asm.Param("x").Len())
+	bm := load(asm.Param("bm").Base())
+	nbm := load(asm.Param("bm").Len())
+	tv := s.broadcast("t")
+	lbl := func(l string) string { return "aboveSpans" + l }
+	c, cnt, mask, i, end := asm.GP64(), asm.GP64(), asm.GP64(), asm.GP64(), asm.GP64()
+	asm.XORQ(c, c)
+	asm.XORQ(cnt, cnt)
+	asm.Label(lbl("group"))
+	asm.CMPQ(c, nbm)
+	asm.JAE(LabelRef(lbl("spansDone")))
+	// mask: bit j set when !(bm[c+j] ≤ t).
+	asm.XORQ(mask, mask)
+	for u := 0; u < topKGroup/s.lanes; u++ {
+		v, w := s.vec(), asm.GP64()
+		asm.VMOVUPS(Mem{Base: bm, Index: c, Scale: 4, Disp: u * s.bytes()}, v)
+		if s.evex {
+			k := asm.K()
+			asm.VCMPPS(U8(cmpNLEUQ), tv, v, k)
+			asm.KMOVW(k, w.As32())
+		} else {
+			asm.VCMPPS(U8(cmpNLEUQ), tv, v, v)
+			asm.VMOVMSKPS(v, w.As32())
+		}
+		if u > 0 {
+			asm.SHLQ(U8(u*s.lanes), w)
+		}
+		asm.ORQ(w, mask)
+	}
+	asm.Label(lbl("span"))
+	asm.TESTQ(mask, mask)
+	asm.JZ(LabelRef(lbl("groupNext")))
+	asm.TZCNTQ(mask, i)
+	asm.BLSRQ(mask, mask)
+	asm.ADDQ(c, i)
+	asm.SHLQ(U8(9), i) // × topKSpan
+	asm.LEAQ(Mem{Base: i, Disp: topKSpan}, end)
+	asm.CMPQ(end, n) // a span past x's end (bm not ≤ t there) is skipped
+	asm.JA(LabelRef(lbl("span")))
+	emit := func(v VecVirtual, k OpmaskVirtual, off int, tag string) {
+		b := asm.GP32()
+		if s.evex {
+			asm.KMOVW(k, b)
+		} else {
+			asm.VMOVMSKPS(v, b)
+		}
+		loop, next := lbl("bits")+tag, lbl("bitsDone")+tag
+		asm.Label(loop)
+		asm.TESTL(b, b)
+		asm.JZ(LabelRef(next))
+		asm.CMPQ(cnt, capa)
+		asm.JAE(LabelRef(lbl("Restfull"))) // aboveAllFrom's
+		r := asm.GP32()
+		asm.TZCNTL(b, r)
+		asm.BLSRL(b, b)
+		asm.ADDL(i.As32(), r)
+		if off != 0 {
+			asm.ADDL(U32(off), r)
+		}
+		asm.MOVL(r, Mem{Base: dst, Index: cnt, Scale: 4})
+		asm.INCQ(cnt)
+		asm.JMP(LabelRef(loop))
+		asm.Label(next)
+	}
+	const unroll = 4
+	if topKSpan%(unroll*s.lanes) != 0 {
+		panic("aboveSpans: span not a multiple of the unrolled block")
+	}
+	asm.Label(lbl("block"))
+	vs := make([]VecVirtual, unroll)
+	ks := make([]OpmaskVirtual, unroll)
+	for j := range vs {
+		v := s.vec()
+		asm.VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: j * s.bytes()}, v)
+		if s.evex {
+			ks[j] = asm.K()
+			asm.VCMPPS(U8(cmpNLEUQ), tv, v, ks[j])
+		} else {
+			asm.VCMPPS(U8(cmpNLEUQ), tv, v, v)
+			vs[j] = v
+		}
+	}
+	if s.evex {
+		ka, kb := asm.K(), asm.K()
+		asm.KORW(ks[1], ks[0], ka)
+		asm.KORW(ks[3], ks[2], kb)
+		asm.KORTESTW(kb, ka)
+		asm.JZ(LabelRef(lbl("blockNext")))
+	} else {
+		a, b := s.vec(), s.vec()
+		any := asm.GP32()
+		asm.VORPS(vs[1], vs[0], a)
+		asm.VORPS(vs[3], vs[2], b)
+		asm.VORPS(b, a, a)
+		asm.VMOVMSKPS(a, any)
+		asm.TESTL(any, any)
+		asm.JZ(LabelRef(lbl("blockNext")))
+	}
+	for j := range vs {
+		emit(vs[j], ks[j], j*s.lanes, itoaGen(j))
+	}
+	asm.Label(lbl("blockNext"))
+	asm.ADDQ(U32(unroll*s.lanes), i)
+	asm.CMPQ(i, end)
+	asm.JB(LabelRef(lbl("block")))
+	asm.JMP(LabelRef(lbl("span")))
+	asm.Label(lbl("groupNext"))
+	asm.ADDQ(U32(topKGroup), c)
+	asm.JMP(LabelRef(lbl("group")))
+	// The elements after the last whole span.
+	asm.Label(lbl("spansDone"))
+	asm.MOVQ(n, i)
+	asm.ANDQ(I32(-topKSpan), i)
+	aboveAllFrom(s, func(l string) string { return lbl("Rest" + l) }, dst, capa, x, n, i, cnt, tv)
 }

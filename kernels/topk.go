@@ -25,7 +25,7 @@ func TopK(idx []int, val []float32, x []float32) {
 	}
 	k, n := len(idx), len(x)
 	nb := n / topKSpan
-	if k == 0 || k > len(topKScan{}.top) || nb < 2*k || nb > len(topKScan{}.bm) {
+	if k == 0 || k > topKGroup || nb < 2*k || nb > len(topKScan{}.bm) {
 		fallback.TopKWith(idx, val, x, firstAbove)
 		return
 	}
@@ -40,24 +40,28 @@ func TopK(idx []int, val []float32, x []float32) {
 const topKSpan = 512
 
 // topKScan is TopK's scan over long vectors: the maxima of its spans of
-// topKSpan elements, and floor, the k-th largest of them. k spans hold an
-// element ≥ floor, so no element below it is among the k largest: the scan
-// skips spans whose maximum is at most max(t, just below floor) and looks for
-// elements above that within the others.
+// topKSpan elements, and floor, just below the k-th largest of them. k
+// elements of x lie above floor, so no element at or below it is among the k
+// largest: the scan skips spans whose maximum is at most max(t, floor) and
+// looks for elements above that within the others.
 type topKScan struct {
 	x     []float32
 	bm    [256]float32
 	nb    int
-	floor float32 // the largest float below the k-th largest span maximum
-	top   [64]float32
+	floor float32
 }
 
-// init takes the span maxima and the floor; it reports whether x holds a NaN
-// in its spans (then every span is searched, without a floor).
-func (sc *topKScan) init(x []float32, k, nb int) (nan bool) {
+// init takes the span maxima and the floor; it reports whether search does
+// not apply: x holds a NaN in its spans (then every span is searched, without
+// a floor), or the floor is −Inf.
+func (sc *topKScan) init(x []float32, k, nb int) (noSearch bool) {
 	sc.x, sc.nb = x, nb
 	sc.floor = float32(math.Inf(-1))
-	if spanMaxima(sc.bm[:nb], x) {
+	f, nan, ok := spanMaxKth(sc.bm[:nb], x, k)
+	if !ok {
+		nan = spanMaxima(sc.bm[:nb], x)
+	}
+	if nan {
 		// A NaN somewhere: no floor, and every span is searched (a NaN
 		// maximum is not ≤ any bound).
 		for j := range sc.bm[:nb] {
@@ -65,64 +69,76 @@ func (sc *topKScan) init(x []float32, k, nb int) (nan bool) {
 		}
 		return true
 	}
-	// The k-th largest span maximum, by insertion into top[:k].
-	top := sc.top[:k]
+	// The maxima padded with −Inf to whole groups, for aboveSpans.
+	for j := nb; j < sc.groups(); j++ {
+		sc.bm[j] = float32(math.Inf(-1))
+	}
+	// The floor: the k-th largest span maximum, if spanMaxKth did not take
+	// it. kthLargest's work grows as the square of the maxima: beyond one
+	// group (over the padding, which does not change it: nb ≥ k) they are
+	// inserted into a sorted list in Go.
+	if !ok {
+		if nb <= topKGroup {
+			f = kthLargest(sc.bm[:topKGroup], k)
+		} else {
+			f = kthLargestGo(sc.bm[:nb], k)
+		}
+	}
+	if f == float32(math.Inf(-1)) {
+		// Perhaps fewer than k spans hold an element above −Inf: −Inf
+		// elements may be among the k largest, and collecting those above
+		// the floor would miss them. TopKWith's scan takes them.
+		return true
+	}
+	sc.floor = math.Nextafter32(f, float32(math.Inf(-1)))
+	return false
+}
+
+// groups is the number of span maxima rounded up to whole topKGroups.
+func (sc *topKScan) groups() int { return (sc.nb + topKGroup - 1) &^ (topKGroup - 1) }
+
+// topKGroup is the number of span maxima kthLargest and aboveSpans take at a
+// time (asmgen's topKGroup); bm's length is a multiple of it.
+const topKGroup = 64
+
+// kthLargestGo is kthLargest by insertion into a list of the k largest
+// (any len(m) ≥ k).
+func kthLargestGo(m []float32, k int) float32 {
+	var buf [64]float32
+	top := buf[:k]
 	for j := range top {
 		top[j] = float32(math.Inf(-1))
 	}
-	for _, m := range sc.bm[:nb] {
-		if m <= top[k-1] {
+	for _, v := range m {
+		if v <= top[k-1] {
 			continue
 		}
 		p := k - 1
-		for p > 0 && m > top[p-1] {
+		for p > 0 && v > top[p-1] {
 			top[p] = top[p-1]
 			p--
 		}
-		top[p] = m
+		top[p] = v
 	}
-	if f := top[k-1]; f > float32(math.Inf(-1)) {
-		sc.floor = math.Nextafter32(f, float32(math.Inf(-1)))
-	}
-	return false
+	return top[k-1]
 }
 
 // topKCands bounds the candidates search collects.
 const topKCands = 512
 
 // search is TopK for x free of NaN in its spans: it collects every element
-// above the floor, in index order, with one aboveAll call per span whose
-// maximum is above it (and one over the elements after the last span), then
+// above the floor, in index order, with one aboveSpans call (over the spans
+// whose maximum is above it, and the elements after the last span), then
 // keeps the k best of them by TopKWith's insertion. The k largest are among
 // them, as no element at or below the floor can be. It reports false, having
 // written nothing, if there are more than topKCands candidates.
 func (sc *topKScan) search(idx []int, val []float32) bool {
 	var cands [topKCands]int32
-	nc := 0
 	x, te := sc.x, sc.floor
-	for j := range sc.bm[:sc.nb] {
-		if sc.bm[j] <= te {
-			continue
-		}
-		start := j * topKSpan
-		r := aboveAll(cands[nc:], x[start:start+topKSpan], te)
-		if r < 0 {
-			return false
-		}
-		for q := nc; q < nc+r; q++ {
-			cands[q] += int32(start)
-		}
-		nc += r
-	}
-	start := sc.nb * topKSpan
-	r := aboveAll(cands[nc:], x[start:], te)
-	if r < 0 {
+	nc := aboveSpans(cands[:], x, sc.bm[:sc.groups()], te)
+	if nc < 0 {
 		return false
 	}
-	for q := nc; q < nc+r; q++ {
-		cands[q] += int32(start)
-	}
-	nc += r
 	// At least k candidates: the k span maxima at or above the k-th.
 	k := len(idx)
 	for q, c := range cands[:nc] {
@@ -150,6 +166,32 @@ func topKBeats(v, w float32) bool {
 		return w == w
 	}
 	return v > w
+}
+
+// aboveSpansGo is aboveSpans by one aboveAll call per span.
+func aboveSpansGo(dst []int32, x []float32, bm []float32, t float32) int {
+	nc := 0
+	add := func(start, end int) bool {
+		r := aboveAll(dst[nc:], x[start:end], t)
+		if r < 0 {
+			return false
+		}
+		for q := nc; q < nc+r; q++ {
+			dst[q] += int32(start)
+		}
+		nc += r
+		return true
+	}
+	nb := len(x) / topKSpan
+	for j, m := range bm[:nb] {
+		if !(m <= t) && !add(j*topKSpan, (j+1)*topKSpan) {
+			return -1
+		}
+	}
+	if !add(nb*topKSpan, len(x)) {
+		return -1
+	}
+	return nc
 }
 
 // aboveAllGo is aboveAll by firstAbove.

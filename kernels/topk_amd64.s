@@ -142,27 +142,51 @@ spanMaxspan:
 	VMOVUPS 32(DX), Y2
 	VMOVUPS 64(DX), Y3
 	VMOVUPS 96(DX), Y4
-	VCMPPS  $0x03, Y2, Y1, Y5
-	VORPS   Y5, Y0, Y0
-	VCMPPS  $0x03, Y4, Y3, Y5
-	VORPS   Y5, Y0, Y0
-	MOVQ    $0x0000000f, SI
-	ADDQ    $0x00000080, DX
+	VMOVUPS 128(DX), Y5
+	VMOVUPS 160(DX), Y6
+	VMOVUPS 192(DX), Y7
+	VMOVUPS 224(DX), Y8
+	VCMPPS  $0x03, Y2, Y1, Y9
+	VORPS   Y9, Y0, Y0
+	VCMPPS  $0x03, Y4, Y3, Y9
+	VORPS   Y9, Y0, Y0
+	VCMPPS  $0x03, Y6, Y5, Y9
+	VORPS   Y9, Y0, Y0
+	VCMPPS  $0x03, Y8, Y7, Y9
+	VORPS   Y9, Y0, Y0
+	VMAXPS  Y5, Y1, Y1
+	VMAXPS  Y6, Y2, Y2
+	VMAXPS  Y7, Y3, Y3
+	VMAXPS  Y8, Y4, Y4
+	MOVQ    $0x00000007, SI
+	ADDQ    $0x00000100, DX
 
 spanMaxblock:
 	VMOVUPS      (DX), Y5
-	VMAXPS       Y5, Y1, Y1
 	VMOVUPS      32(DX), Y6
-	VMAXPS       Y6, Y2, Y2
 	VMOVUPS      64(DX), Y7
-	VMAXPS       Y7, Y3, Y3
 	VMOVUPS      96(DX), Y8
+	VMOVUPS      128(DX), Y9
+	VMOVUPS      160(DX), Y10
+	VMOVUPS      192(DX), Y11
+	VMOVUPS      224(DX), Y12
+	VCMPPS       $0x03, Y6, Y5, Y13
+	VORPS        Y13, Y0, Y0
+	VCMPPS       $0x03, Y8, Y7, Y13
+	VORPS        Y13, Y0, Y0
+	VCMPPS       $0x03, Y10, Y9, Y13
+	VORPS        Y13, Y0, Y0
+	VCMPPS       $0x03, Y12, Y11, Y13
+	VORPS        Y13, Y0, Y0
+	VMAXPS       Y9, Y5, Y5
+	VMAXPS       Y10, Y6, Y6
+	VMAXPS       Y11, Y7, Y7
+	VMAXPS       Y12, Y8, Y8
+	VMAXPS       Y5, Y1, Y1
+	VMAXPS       Y6, Y2, Y2
+	VMAXPS       Y7, Y3, Y3
 	VMAXPS       Y8, Y4, Y4
-	VCMPPS       $0x03, Y6, Y5, Y5
-	VORPS        Y5, Y0, Y0
-	VCMPPS       $0x03, Y8, Y7, Y5
-	VORPS        Y5, Y0, Y0
-	ADDQ         $0x00000080, DX
+	ADDQ         $0x00000100, DX
 	DECQ         SI
 	JNZ          spanMaxblock
 	VMAXPS       Y2, Y1, Y1
@@ -186,6 +210,113 @@ spanMaxdone:
 	VZEROUPPER
 	RET
 
+// func spanMaxKthAVX2(dst []float32, x []float32, k int) (kth float32, nan bool)
+// Requires: AVX, AVX2, SSE
+TEXT ·spanMaxKthAVX2(SB), NOSPLIT, $64-61
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVL         $0x7f800000, BX
+	VMOVD        BX, X0
+	VPBROADCASTD X0, Y0
+	VXORPS       Y1, Y1, Y1
+	VSUBPS       Y0, Y1, Y1
+	MOVQ         $0x0605040302010000, BX
+	VMOVQ        BX, X2
+	VPMOVZXBD    X2, Y2
+	VMOVUPS      Y0, (SP)
+	VMOVUPS      Y2, 32(SP)
+	VXORPS       Y0, Y0, Y0
+	XORQ         BX, BX
+
+spanMaxKthspan:
+	CMPQ    BX, CX
+	JAE     spanMaxKthdone
+	VMOVUPS (DX), Y2
+	VMOVUPS 32(DX), Y4
+	VMOVUPS 64(DX), Y5
+	VMOVUPS 96(DX), Y6
+	VMOVUPS 128(DX), Y7
+	VMOVUPS 160(DX), Y8
+	VMOVUPS 192(DX), Y9
+	VMOVUPS 224(DX), Y10
+	VCMPPS  $0x03, Y4, Y2, Y11
+	VORPS   Y11, Y0, Y0
+	VCMPPS  $0x03, Y6, Y5, Y11
+	VORPS   Y11, Y0, Y0
+	VCMPPS  $0x03, Y8, Y7, Y11
+	VORPS   Y11, Y0, Y0
+	VCMPPS  $0x03, Y10, Y9, Y11
+	VORPS   Y11, Y0, Y0
+	VMAXPS  Y7, Y2, Y2
+	VMAXPS  Y8, Y4, Y4
+	VMAXPS  Y9, Y5, Y5
+	VMAXPS  Y10, Y6, Y6
+	MOVQ    $0x00000007, SI
+	ADDQ    $0x00000100, DX
+
+spanMaxKthblock:
+	VMOVUPS      (DX), Y7
+	VMOVUPS      32(DX), Y8
+	VMOVUPS      64(DX), Y9
+	VMOVUPS      96(DX), Y10
+	VMOVUPS      128(DX), Y11
+	VMOVUPS      160(DX), Y12
+	VMOVUPS      192(DX), Y13
+	VMOVUPS      224(DX), Y14
+	VCMPPS       $0x03, Y8, Y7, Y15
+	VORPS        Y15, Y0, Y0
+	VCMPPS       $0x03, Y10, Y9, Y15
+	VORPS        Y15, Y0, Y0
+	VCMPPS       $0x03, Y12, Y11, Y15
+	VORPS        Y15, Y0, Y0
+	VCMPPS       $0x03, Y14, Y13, Y15
+	VORPS        Y15, Y0, Y0
+	VMAXPS       Y11, Y7, Y7
+	VMAXPS       Y12, Y8, Y8
+	VMAXPS       Y13, Y9, Y9
+	VMAXPS       Y14, Y10, Y10
+	VMAXPS       Y7, Y2, Y2
+	VMAXPS       Y8, Y4, Y4
+	VMAXPS       Y9, Y5, Y5
+	VMAXPS       Y10, Y6, Y6
+	ADDQ         $0x00000100, DX
+	DECQ         SI
+	JNZ          spanMaxKthblock
+	VMAXPS       Y4, Y2, Y2
+	VMAXPS       Y6, Y5, Y5
+	VMAXPS       Y5, Y2, Y2
+	VEXTRACTF128 $0x01, Y2, X3
+	VMAXPS       X3, X2, X2
+	VSHUFPS      $0x4e, X2, X2, X3
+	VMAXPS       X3, X2, X2
+	VSHUFPS      $0xb1, X2, X2, X3
+	VMAXPS       X3, X2, X2
+	VMOVSS       X2, (AX)(BX*4)
+	VBROADCASTSS X2, Y2
+	VCMPPS       $0x01, Y2, Y1, Y5
+	VMOVUPS      32(SP), Y4
+	VPERMPS      Y1, Y4, Y4
+	VBLENDPS     $0x01, (SP), Y4, Y4
+	VMINPS       Y2, Y4, Y4
+	VBLENDVPS    Y5, Y4, Y1, Y1
+	INCQ         BX
+	JMP          spanMaxKthspan
+
+spanMaxKthdone:
+	MOVQ      k+48(FP), AX
+	DECQ      AX
+	VMOVD     AX, X2
+	VMOVAPS   X2, X3
+	VPERMPS   Y1, Y3, Y3
+	MOVSS     X3, kth+56(FP)
+	VMOVMSKPS Y0, AX
+	TESTL     AX, AX
+	SETNE     AL
+	MOVB      AL, nan+60(FP)
+	VZEROUPPER
+	RET
+
 // func aboveAllAVX2(dst []int32, x []float32, t float32) int
 // Requires: AVX, BMI
 TEXT ·aboveAllAVX2(SB), NOSPLIT, $0-64
@@ -195,12 +326,12 @@ TEXT ·aboveAllAVX2(SB), NOSPLIT, $0-64
 	MOVQ         x_len+32(FP), BX
 	VBROADCASTSS t+48(FP), Y0
 	XORQ         SI, SI
-	XORQ         R8, R8
-	MOVQ         BX, DI
-	ANDQ         $-32, DI
+	XORQ         DI, DI
+	MOVQ         BX, R8
+	ANDQ         $-32, R8
 
 aboveAllblock:
-	CMPQ      SI, DI
+	CMPQ      SI, R8
 	JAE       aboveAllsingle
 	VMOVUPS   (DX)(SI*4), Y1
 	VCMPPS    $0x16, Y0, Y1, Y1
@@ -221,13 +352,13 @@ aboveAllblock:
 aboveAllbits0:
 	TESTL  R9, R9
 	JZ     aboveAllbitsDone0
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL R9, R10
 	BLSRL  R9, R9
 	ADDL   SI, R10
-	MOVL   R10, (AX)(R8*4)
-	INCQ   R8
+	MOVL   R10, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbits0
 
 aboveAllbitsDone0:
@@ -236,14 +367,14 @@ aboveAllbitsDone0:
 aboveAllbits1:
 	TESTL  R9, R9
 	JZ     aboveAllbitsDone1
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL R9, R10
 	BLSRL  R9, R9
 	ADDL   SI, R10
 	ADDL   $0x00000008, R10
-	MOVL   R10, (AX)(R8*4)
-	INCQ   R8
+	MOVL   R10, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbits1
 
 aboveAllbitsDone1:
@@ -252,14 +383,14 @@ aboveAllbitsDone1:
 aboveAllbits2:
 	TESTL  R9, R9
 	JZ     aboveAllbitsDone2
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL R9, R10
 	BLSRL  R9, R9
 	ADDL   SI, R10
 	ADDL   $0x00000010, R10
-	MOVL   R10, (AX)(R8*4)
-	INCQ   R8
+	MOVL   R10, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbits2
 
 aboveAllbitsDone2:
@@ -268,14 +399,14 @@ aboveAllbitsDone2:
 aboveAllbits3:
 	TESTL  R9, R9
 	JZ     aboveAllbitsDone3
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL R9, R10
 	BLSRL  R9, R9
 	ADDL   SI, R10
 	ADDL   $0x00000018, R10
-	MOVL   R10, (AX)(R8*4)
-	INCQ   R8
+	MOVL   R10, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbits3
 
 aboveAllbitsDone3:
@@ -284,11 +415,11 @@ aboveAllblockNext:
 	JMP  aboveAllblock
 
 aboveAllsingle:
-	MOVQ BX, DI
-	ANDQ $-8, DI
+	MOVQ BX, R8
+	ANDQ $-8, R8
 
 aboveAllsingleLoop:
-	CMPQ      SI, DI
+	CMPQ      SI, R8
 	JAE       aboveAlltail
 	VMOVUPS   (DX)(SI*4), Y1
 	VCMPPS    $0x16, Y0, Y1, Y1
@@ -297,13 +428,13 @@ aboveAllsingleLoop:
 aboveAllbitsSingle:
 	TESTL  R9, R9
 	JZ     aboveAllbitsDoneSingle
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL R9, R10
 	BLSRL  R9, R9
 	ADDL   SI, R10
-	MOVL   R10, (AX)(R8*4)
-	INCQ   R8
+	MOVL   R10, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbitsSingle
 
 aboveAllbitsDoneSingle:
@@ -324,20 +455,396 @@ aboveAllscalarNext:
 	JMP  aboveAllscalarLoop
 
 aboveAllscalarHit:
-	CMPQ R8, CX
+	CMPQ DI, CX
 	JAE  aboveAllfull
-	MOVL SI, (AX)(R8*4)
-	INCQ R8
+	MOVL SI, (AX)(DI*4)
+	INCQ DI
 	JMP  aboveAllscalarNext
 
 aboveAlldone:
-	MOVQ R8, ret+56(FP)
+	MOVQ DI, ret+56(FP)
 	VZEROUPPER
 	RET
 
 aboveAllfull:
-	MOVQ $-1, R8
-	MOVQ R8, ret+56(FP)
+	MOVQ $-1, DI
+	MOVQ DI, ret+56(FP)
+	VZEROUPPER
+	RET
+
+// func kthLargestAVX2(m []float32, k int) float32
+// Requires: AVX, AVX2, SSE
+TEXT ·kthLargestAVX2(SB), NOSPLIT, $0-36
+	MOVQ         m_base+0(FP), AX
+	MOVQ         m_len+8(FP), CX
+	MOVQ         k+24(FP), DX
+	VMOVD        DX, X0
+	VPBROADCASTD X0, Y0
+	MOVL         $0x7f800000, DX
+	VMOVD        DX, X1
+	VPBROADCASTD X1, Y1
+	LEAQ         (AX)(CX*4), CX
+	MOVQ         AX, DX
+
+kthLargestblock:
+	VMOVUPS (DX), Y2
+	VXORPS  Y3, Y3, Y3
+	VMOVUPS 32(DX), Y4
+	VXORPS  Y5, Y5, Y5
+	VMOVUPS 64(DX), Y6
+	VXORPS  Y7, Y7, Y7
+	VMOVUPS 96(DX), Y8
+	VXORPS  Y9, Y9, Y9
+	MOVQ    AX, BX
+
+kthLargestrank:
+	VBROADCASTSS (BX), Y10
+	VCMPPS       $0x01, Y10, Y2, Y11
+	VPSUBD       Y11, Y3, Y3
+	VCMPPS       $0x01, Y10, Y4, Y11
+	VPSUBD       Y11, Y5, Y5
+	VCMPPS       $0x01, Y10, Y6, Y11
+	VPSUBD       Y11, Y7, Y7
+	VCMPPS       $0x01, Y10, Y8, Y10
+	VPSUBD       Y10, Y9, Y9
+	VBROADCASTSS 4(BX), Y10
+	VCMPPS       $0x01, Y10, Y2, Y11
+	VPSUBD       Y11, Y3, Y3
+	VCMPPS       $0x01, Y10, Y4, Y11
+	VPSUBD       Y11, Y5, Y5
+	VCMPPS       $0x01, Y10, Y6, Y11
+	VPSUBD       Y11, Y7, Y7
+	VCMPPS       $0x01, Y10, Y8, Y10
+	VPSUBD       Y10, Y9, Y9
+	ADDQ         $0x00000008, BX
+	CMPQ         BX, CX
+	JB           kthLargestrank
+	VPCMPGTD     Y3, Y0, Y3
+	VBLENDVPS    Y3, Y2, Y1, Y3
+	VMINPS       Y3, Y1, Y1
+	VPCMPGTD     Y5, Y0, Y2
+	VBLENDVPS    Y2, Y4, Y1, Y2
+	VMINPS       Y2, Y1, Y1
+	VPCMPGTD     Y7, Y0, Y2
+	VBLENDVPS    Y2, Y6, Y1, Y2
+	VMINPS       Y2, Y1, Y1
+	VPCMPGTD     Y9, Y0, Y2
+	VBLENDVPS    Y2, Y8, Y1, Y2
+	VMINPS       Y2, Y1, Y1
+	ADDQ         $0x00000080, DX
+	CMPQ         DX, CX
+	JB           kthLargestblock
+	VEXTRACTF128 $0x01, Y1, X0
+	VMINPS       X0, X1, X1
+	VSHUFPS      $0x4e, X1, X1, X0
+	VMINPS       X0, X1, X1
+	VSHUFPS      $0xb1, X1, X1, X0
+	VMINPS       X0, X1, X1
+	MOVSS        X1, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func aboveSpansAVX2(dst []int32, x []float32, bm []float32, t float32) int
+// Requires: AVX, BMI
+TEXT ·aboveSpansAVX2(SB), NOSPLIT, $0-88
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         x_len+32(FP), BX
+	MOVQ         bm_base+48(FP), SI
+	MOVQ         bm_len+56(FP), DI
+	VBROADCASTSS t+72(FP), Y0
+	XORQ         R8, R8
+	XORQ         R9, R9
+
+aboveSpansgroup:
+	CMPQ      R8, DI
+	JAE       aboveSpansspansDone
+	XORQ      R10, R10
+	VMOVUPS   (SI)(R8*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R11
+	ORQ       R11, R10
+	VMOVUPS   32(SI)(R8*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R11
+	SHLQ      $0x08, R11
+	ORQ       R11, R10
+	VMOVUPS   64(SI)(R8*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R11
+	SHLQ      $0x10, R11
+	ORQ       R11, R10
+	VMOVUPS   96(SI)(R8*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R11
+	SHLQ      $0x18, R11
+	ORQ       R11, R10
+	VMOVUPS   128(SI)(R8*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R11
+	SHLQ      $0x20, R11
+	ORQ       R11, R10
+	VMOVUPS   160(SI)(R8*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R11
+	SHLQ      $0x28, R11
+	ORQ       R11, R10
+	VMOVUPS   192(SI)(R8*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R11
+	SHLQ      $0x30, R11
+	ORQ       R11, R10
+	VMOVUPS   224(SI)(R8*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R11
+	SHLQ      $0x38, R11
+	ORQ       R11, R10
+
+aboveSpansspan:
+	TESTQ  R10, R10
+	JZ     aboveSpansgroupNext
+	TZCNTQ R10, R11
+	BLSRQ  R10, R10
+	ADDQ   R8, R11
+	SHLQ   $0x09, R11
+	LEAQ   512(R11), R12
+	CMPQ   R12, BX
+	JA     aboveSpansspan
+
+aboveSpansblock:
+	VMOVUPS   (DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVUPS   32(DX)(R11*4), Y2
+	VCMPPS    $0x16, Y0, Y2, Y2
+	VMOVUPS   64(DX)(R11*4), Y3
+	VCMPPS    $0x16, Y0, Y3, Y3
+	VMOVUPS   96(DX)(R11*4), Y4
+	VCMPPS    $0x16, Y0, Y4, Y4
+	VORPS     Y2, Y1, Y5
+	VORPS     Y4, Y3, Y6
+	VORPS     Y6, Y5, Y5
+	VMOVMSKPS Y5, R13
+	TESTL     R13, R13
+	JZ        aboveSpansblockNext
+	VMOVMSKPS Y1, R13
+
+aboveSpansbits0:
+	TESTL  R13, R13
+	JZ     aboveSpansbitsDone0
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R13, R14
+	BLSRL  R13, R13
+	ADDL   R11, R14
+	MOVL   R14, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits0
+
+aboveSpansbitsDone0:
+	VMOVMSKPS Y2, R13
+
+aboveSpansbits1:
+	TESTL  R13, R13
+	JZ     aboveSpansbitsDone1
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R13, R14
+	BLSRL  R13, R13
+	ADDL   R11, R14
+	ADDL   $0x00000008, R14
+	MOVL   R14, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits1
+
+aboveSpansbitsDone1:
+	VMOVMSKPS Y3, R13
+
+aboveSpansbits2:
+	TESTL  R13, R13
+	JZ     aboveSpansbitsDone2
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R13, R14
+	BLSRL  R13, R13
+	ADDL   R11, R14
+	ADDL   $0x00000010, R14
+	MOVL   R14, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits2
+
+aboveSpansbitsDone2:
+	VMOVMSKPS Y4, R13
+
+aboveSpansbits3:
+	TESTL  R13, R13
+	JZ     aboveSpansbitsDone3
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R13, R14
+	BLSRL  R13, R13
+	ADDL   R11, R14
+	ADDL   $0x00000018, R14
+	MOVL   R14, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits3
+
+aboveSpansbitsDone3:
+aboveSpansblockNext:
+	ADDQ $0x00000020, R11
+	CMPQ R11, R12
+	JB   aboveSpansblock
+	JMP  aboveSpansspan
+
+aboveSpansgroupNext:
+	ADDQ $0x00000040, R8
+	JMP  aboveSpansgroup
+
+aboveSpansspansDone:
+	MOVQ BX, R11
+	ANDQ $-512, R11
+	MOVQ BX, SI
+	ANDQ $-32, SI
+
+aboveSpansRestblock:
+	CMPQ      R11, SI
+	JAE       aboveSpansRestsingle
+	VMOVUPS   (DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVUPS   32(DX)(R11*4), Y2
+	VCMPPS    $0x16, Y0, Y2, Y2
+	VMOVUPS   64(DX)(R11*4), Y3
+	VCMPPS    $0x16, Y0, Y3, Y3
+	VMOVUPS   96(DX)(R11*4), Y4
+	VCMPPS    $0x16, Y0, Y4, Y4
+	VORPS     Y2, Y1, Y5
+	VORPS     Y4, Y3, Y6
+	VORPS     Y6, Y5, Y5
+	VMOVMSKPS Y5, DI
+	TESTL     DI, DI
+	JZ        aboveSpansRestblockNext
+	VMOVMSKPS Y1, DI
+
+aboveSpansRestbits0:
+	TESTL  DI, DI
+	JZ     aboveSpansRestbitsDone0
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DI, R8
+	BLSRL  DI, DI
+	ADDL   R11, R8
+	MOVL   R8, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbits0
+
+aboveSpansRestbitsDone0:
+	VMOVMSKPS Y2, DI
+
+aboveSpansRestbits1:
+	TESTL  DI, DI
+	JZ     aboveSpansRestbitsDone1
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DI, R8
+	BLSRL  DI, DI
+	ADDL   R11, R8
+	ADDL   $0x00000008, R8
+	MOVL   R8, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbits1
+
+aboveSpansRestbitsDone1:
+	VMOVMSKPS Y3, DI
+
+aboveSpansRestbits2:
+	TESTL  DI, DI
+	JZ     aboveSpansRestbitsDone2
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DI, R8
+	BLSRL  DI, DI
+	ADDL   R11, R8
+	ADDL   $0x00000010, R8
+	MOVL   R8, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbits2
+
+aboveSpansRestbitsDone2:
+	VMOVMSKPS Y4, DI
+
+aboveSpansRestbits3:
+	TESTL  DI, DI
+	JZ     aboveSpansRestbitsDone3
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DI, R8
+	BLSRL  DI, DI
+	ADDL   R11, R8
+	ADDL   $0x00000018, R8
+	MOVL   R8, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbits3
+
+aboveSpansRestbitsDone3:
+aboveSpansRestblockNext:
+	ADDQ $0x00000020, R11
+	JMP  aboveSpansRestblock
+
+aboveSpansRestsingle:
+	MOVQ BX, SI
+	ANDQ $-8, SI
+
+aboveSpansRestsingleLoop:
+	CMPQ      R11, SI
+	JAE       aboveSpansResttail
+	VMOVUPS   (DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, DI
+
+aboveSpansRestbitsSingle:
+	TESTL  DI, DI
+	JZ     aboveSpansRestbitsDoneSingle
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DI, R8
+	BLSRL  DI, DI
+	ADDL   R11, R8
+	MOVL   R8, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbitsSingle
+
+aboveSpansRestbitsDoneSingle:
+	ADDQ $0x00000008, R11
+	JMP  aboveSpansRestsingleLoop
+
+aboveSpansResttail:
+aboveSpansRestscalarLoop:
+	CMPQ     R11, BX
+	JAE      aboveSpansRestdone
+	VMOVSS   (DX)(R11*4), X1
+	VUCOMISS X0, X1
+	JA       aboveSpansRestscalarHit
+	JP       aboveSpansRestscalarHit
+
+aboveSpansRestscalarNext:
+	INCQ R11
+	JMP  aboveSpansRestscalarLoop
+
+aboveSpansRestscalarHit:
+	CMPQ R9, CX
+	JAE  aboveSpansRestfull
+	MOVL R11, (AX)(R9*4)
+	INCQ R9
+	JMP  aboveSpansRestscalarNext
+
+aboveSpansRestdone:
+	MOVQ R9, ret+80(FP)
+	VZEROUPPER
+	RET
+
+aboveSpansRestfull:
+	MOVQ $-1, R9
+	MOVQ R9, ret+80(FP)
 	VZEROUPPER
 	RET
 
@@ -488,15 +995,15 @@ spanMaxspan:
 
 spanMaxblock:
 	VMOVUPS       (DX), Z4
-	VMAXPS        Z4, Z0, Z0
 	VMOVUPS       64(DX), Z5
-	VMAXPS        Z5, Z1, Z1
 	VMOVUPS       128(DX), Z6
-	VMAXPS        Z6, Z2, Z2
 	VMOVUPS       192(DX), Z7
-	VMAXPS        Z7, Z3, Z3
 	VCMPPS        $0x07, Z5, Z4, K1, K1
 	VCMPPS        $0x07, Z7, Z6, K2, K2
+	VMAXPS        Z4, Z0, Z0
+	VMAXPS        Z5, Z1, Z1
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
 	ADDQ          $0x00000100, DX
 	DECQ          SI
 	JNZ           spanMaxblock
@@ -524,6 +1031,81 @@ spanMaxdone:
 	VZEROUPPER
 	RET
 
+// func spanMaxKthAVX512(dst []float32, x []float32, k int) (kth float32, nan bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·spanMaxKthAVX512(SB), NOSPLIT, $0-61
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVL         $0x7f800000, BX
+	VMOVD        BX, X0
+	VPBROADCASTD X0, Z0
+	VXORPS       Z1, Z1, Z1
+	VSUBPS       Z0, Z1, Z1
+	KXNORW       K1, K1, K1
+	KXNORW       K2, K2, K2
+	XORQ         BX, BX
+
+spanMaxKthspan:
+	CMPQ    BX, CX
+	JAE     spanMaxKthdone
+	VMOVUPS (DX), Z2
+	VMOVUPS 64(DX), Z3
+	VMOVUPS 128(DX), Z4
+	VMOVUPS 192(DX), Z5
+	VCMPPS  $0x07, Z3, Z2, K1, K1
+	VCMPPS  $0x07, Z5, Z4, K2, K2
+	MOVQ    $0x00000007, SI
+	ADDQ    $0x00000100, DX
+
+spanMaxKthblock:
+	VMOVUPS       (DX), Z6
+	VMOVUPS       64(DX), Z7
+	VMOVUPS       128(DX), Z8
+	VMOVUPS       192(DX), Z9
+	VCMPPS        $0x07, Z7, Z6, K1, K1
+	VCMPPS        $0x07, Z9, Z8, K2, K2
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMAXPS        Z8, Z4, Z4
+	VMAXPS        Z9, Z5, Z5
+	ADDQ          $0x00000100, DX
+	DECQ          SI
+	JNZ           spanMaxKthblock
+	VMAXPS        Z3, Z2, Z2
+	VMAXPS        Z5, Z4, Z4
+	VMAXPS        Z4, Z2, Z2
+	VEXTRACTF64X4 $0x01, Z2, Y3
+	VMAXPS        Y3, Y2, Y2
+	VEXTRACTF32X4 $0x01, Y2, X3
+	VMAXPS        X3, X2, X2
+	VSHUFPS       $0x4e, X2, X2, X3
+	VMAXPS        X3, X2, X2
+	VSHUFPS       $0xb1, X2, X2, X3
+	VMAXPS        X3, X2, X2
+	VMOVSS        X2, (AX)(BX*4)
+	VBROADCASTSS  X2, Z2
+	VCMPPS        $0x01, Z2, Z1, K3
+	VALIGND       $0x0f, Z0, Z1, Z3
+	VMINPS        Z2, Z3, K3, Z1
+	INCQ          BX
+	JMP           spanMaxKthspan
+
+spanMaxKthdone:
+	MOVQ    k+48(FP), AX
+	DECQ    AX
+	VMOVD   AX, X0
+	VMOVAPS X0, X10
+	VPERMPS Z1, Z10, Z10
+	MOVSS   X10, kth+56(FP)
+	KANDW   K2, K1, K1
+	KMOVW   K1, AX
+	CMPL    AX, $0x0000ffff
+	SETNE   AL
+	MOVB    AL, nan+60(FP)
+	VZEROUPPER
+	RET
+
 // func aboveAllAVX512(dst []int32, x []float32, t float32) int
 // Requires: AVX, AVX512F, BMI, BMI2
 TEXT ·aboveAllAVX512(SB), NOSPLIT, $0-64
@@ -533,12 +1115,12 @@ TEXT ·aboveAllAVX512(SB), NOSPLIT, $0-64
 	MOVQ         x_len+32(FP), BX
 	VBROADCASTSS t+48(FP), Z0
 	XORQ         SI, SI
-	XORQ         R8, R8
-	MOVQ         BX, DI
-	ANDQ         $-64, DI
+	XORQ         DI, DI
+	MOVQ         BX, R8
+	ANDQ         $-64, R8
 
 aboveAllblock:
-	CMPQ     SI, DI
+	CMPQ     SI, R8
 	JAE      aboveAllsingle
 	VMOVUPS  (DX)(SI*4), Z1
 	VCMPPS   $0x16, Z0, Z1, K1
@@ -557,13 +1139,13 @@ aboveAllblock:
 aboveAllbits0:
 	TESTL  R9, R9
 	JZ     aboveAllbitsDone0
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL R9, R10
 	BLSRL  R9, R9
 	ADDL   SI, R10
-	MOVL   R10, (AX)(R8*4)
-	INCQ   R8
+	MOVL   R10, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbits0
 
 aboveAllbitsDone0:
@@ -572,14 +1154,14 @@ aboveAllbitsDone0:
 aboveAllbits1:
 	TESTL  R9, R9
 	JZ     aboveAllbitsDone1
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL R9, R10
 	BLSRL  R9, R9
 	ADDL   SI, R10
 	ADDL   $0x00000010, R10
-	MOVL   R10, (AX)(R8*4)
-	INCQ   R8
+	MOVL   R10, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbits1
 
 aboveAllbitsDone1:
@@ -588,14 +1170,14 @@ aboveAllbitsDone1:
 aboveAllbits2:
 	TESTL  R9, R9
 	JZ     aboveAllbitsDone2
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL R9, R10
 	BLSRL  R9, R9
 	ADDL   SI, R10
 	ADDL   $0x00000020, R10
-	MOVL   R10, (AX)(R8*4)
-	INCQ   R8
+	MOVL   R10, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbits2
 
 aboveAllbitsDone2:
@@ -604,14 +1186,14 @@ aboveAllbitsDone2:
 aboveAllbits3:
 	TESTL  R9, R9
 	JZ     aboveAllbitsDone3
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL R9, R10
 	BLSRL  R9, R9
 	ADDL   SI, R10
 	ADDL   $0x00000030, R10
-	MOVL   R10, (AX)(R8*4)
-	INCQ   R8
+	MOVL   R10, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbits3
 
 aboveAllbitsDone3:
@@ -620,11 +1202,11 @@ aboveAllblockNext:
 	JMP  aboveAllblock
 
 aboveAllsingle:
-	MOVQ BX, DI
-	ANDQ $-16, DI
+	MOVQ BX, R8
+	ANDQ $-16, R8
 
 aboveAllsingleLoop:
-	CMPQ    SI, DI
+	CMPQ    SI, R8
 	JAE     aboveAlltail
 	VMOVUPS (DX)(SI*4), Z1
 	VCMPPS  $0x16, Z0, Z1, K1
@@ -633,13 +1215,13 @@ aboveAllsingleLoop:
 aboveAllbitsSingle:
 	TESTL  R9, R9
 	JZ     aboveAllbitsDoneSingle
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL R9, R10
 	BLSRL  R9, R9
 	ADDL   SI, R10
-	MOVL   R10, (AX)(R8*4)
-	INCQ   R8
+	MOVL   R10, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbitsSingle
 
 aboveAllbitsDoneSingle:
@@ -649,9 +1231,9 @@ aboveAllbitsDoneSingle:
 aboveAlltail:
 	SUBQ      SI, BX
 	JZ        aboveAlldone
-	MOVL      $0x0000ffff, DI
-	BZHIL     BX, DI, DI
-	KMOVW     DI, K1
+	MOVL      $0x0000ffff, R8
+	BZHIL     BX, R8, R8
+	KMOVW     R8, K1
 	VMOVUPS.Z (DX)(SI*4), K1, Z1
 	VCMPPS    $0x16, Z0, Z1, K1, K1
 	KMOVW     K1, DX
@@ -659,23 +1241,379 @@ aboveAlltail:
 aboveAllbitsTail:
 	TESTL  DX, DX
 	JZ     aboveAllbitsDoneTail
-	CMPQ   R8, CX
+	CMPQ   DI, CX
 	JAE    aboveAllfull
 	TZCNTL DX, BX
 	BLSRL  DX, DX
 	ADDL   SI, BX
-	MOVL   BX, (AX)(R8*4)
-	INCQ   R8
+	MOVL   BX, (AX)(DI*4)
+	INCQ   DI
 	JMP    aboveAllbitsTail
 
 aboveAllbitsDoneTail:
 aboveAlldone:
-	MOVQ R8, ret+56(FP)
+	MOVQ DI, ret+56(FP)
 	VZEROUPPER
 	RET
 
 aboveAllfull:
-	MOVQ $-1, R8
-	MOVQ R8, ret+56(FP)
+	MOVQ $-1, DI
+	MOVQ DI, ret+56(FP)
+	VZEROUPPER
+	RET
+
+// func kthLargestAVX512(m []float32, k int) float32
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·kthLargestAVX512(SB), NOSPLIT, $0-36
+	MOVQ         m_base+0(FP), AX
+	MOVQ         m_len+8(FP), CX
+	MOVQ         k+24(FP), DX
+	VMOVD        DX, X0
+	VPBROADCASTD X0, Z0
+	MOVL         $0x7f800000, DX
+	VMOVD        DX, X1
+	VPBROADCASTD X1, Z1
+	MOVL         $0x00000001, DX
+	VMOVD        DX, X2
+	VPBROADCASTD X2, Z2
+	LEAQ         (AX)(CX*4), CX
+	MOVQ         AX, DX
+
+kthLargestblock:
+	VMOVUPS (DX), Z3
+	VXORPS  Z4, Z4, Z4
+	VMOVUPS 64(DX), Z5
+	VXORPS  Z6, Z6, Z6
+	VMOVUPS 128(DX), Z7
+	VXORPS  Z8, Z8, Z8
+	VMOVUPS 192(DX), Z9
+	VXORPS  Z10, Z10, Z10
+	MOVQ    AX, BX
+
+kthLargestrank:
+	VBROADCASTSS  (BX), Z11
+	VCMPPS        $0x01, Z11, Z3, K1
+	VPADDD        Z2, Z4, K1, Z4
+	VCMPPS        $0x01, Z11, Z5, K1
+	VPADDD        Z2, Z6, K1, Z6
+	VCMPPS        $0x01, Z11, Z7, K1
+	VPADDD        Z2, Z8, K1, Z8
+	VCMPPS        $0x01, Z11, Z9, K1
+	VPADDD        Z2, Z10, K1, Z10
+	VBROADCASTSS  4(BX), Z11
+	VCMPPS        $0x01, Z11, Z3, K1
+	VPADDD        Z2, Z4, K1, Z4
+	VCMPPS        $0x01, Z11, Z5, K1
+	VPADDD        Z2, Z6, K1, Z6
+	VCMPPS        $0x01, Z11, Z7, K1
+	VPADDD        Z2, Z8, K1, Z8
+	VCMPPS        $0x01, Z11, Z9, K1
+	VPADDD        Z2, Z10, K1, Z10
+	ADDQ          $0x00000008, BX
+	CMPQ          BX, CX
+	JB            kthLargestrank
+	VPCMPD        $0x01, Z0, Z4, K1
+	VMINPS        Z3, Z1, K1, Z1
+	VPCMPD        $0x01, Z0, Z6, K1
+	VMINPS        Z5, Z1, K1, Z1
+	VPCMPD        $0x01, Z0, Z8, K1
+	VMINPS        Z7, Z1, K1, Z1
+	VPCMPD        $0x01, Z0, Z10, K1
+	VMINPS        Z9, Z1, K1, Z1
+	ADDQ          $0x00000100, DX
+	CMPQ          DX, CX
+	JB            kthLargestblock
+	VEXTRACTF64X4 $0x01, Z1, Y0
+	VMINPS        Y0, Y1, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VMINPS        X0, X1, X1
+	VSHUFPS       $0x4e, X1, X1, X0
+	VMINPS        X0, X1, X1
+	VSHUFPS       $0xb1, X1, X1, X0
+	VMINPS        X0, X1, X1
+	MOVSS         X1, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func aboveSpansAVX512(dst []int32, x []float32, bm []float32, t float32) int
+// Requires: AVX, AVX512F, BMI, BMI2
+TEXT ·aboveSpansAVX512(SB), NOSPLIT, $0-88
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         x_len+32(FP), BX
+	MOVQ         bm_base+48(FP), SI
+	MOVQ         bm_len+56(FP), DI
+	VBROADCASTSS t+72(FP), Z0
+	XORQ         R8, R8
+	XORQ         R9, R9
+
+aboveSpansgroup:
+	CMPQ    R8, DI
+	JAE     aboveSpansspansDone
+	XORQ    R10, R10
+	VMOVUPS (SI)(R8*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R11
+	ORQ     R11, R10
+	VMOVUPS 64(SI)(R8*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R11
+	SHLQ    $0x10, R11
+	ORQ     R11, R10
+	VMOVUPS 128(SI)(R8*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R11
+	SHLQ    $0x20, R11
+	ORQ     R11, R10
+	VMOVUPS 192(SI)(R8*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R11
+	SHLQ    $0x30, R11
+	ORQ     R11, R10
+
+aboveSpansspan:
+	TESTQ  R10, R10
+	JZ     aboveSpansgroupNext
+	TZCNTQ R10, R11
+	BLSRQ  R10, R10
+	ADDQ   R8, R11
+	SHLQ   $0x09, R11
+	LEAQ   512(R11), R12
+	CMPQ   R12, BX
+	JA     aboveSpansspan
+
+aboveSpansblock:
+	VMOVUPS  (DX)(R11*4), Z1
+	VCMPPS   $0x16, Z0, Z1, K1
+	VMOVUPS  64(DX)(R11*4), Z1
+	VCMPPS   $0x16, Z0, Z1, K2
+	VMOVUPS  128(DX)(R11*4), Z1
+	VCMPPS   $0x16, Z0, Z1, K3
+	VMOVUPS  192(DX)(R11*4), Z1
+	VCMPPS   $0x16, Z0, Z1, K4
+	KORW     K2, K1, K5
+	KORW     K4, K3, K6
+	KORTESTW K6, K5
+	JZ       aboveSpansblockNext
+	KMOVW    K1, R13
+
+aboveSpansbits0:
+	TESTL  R13, R13
+	JZ     aboveSpansbitsDone0
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R13, R14
+	BLSRL  R13, R13
+	ADDL   R11, R14
+	MOVL   R14, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits0
+
+aboveSpansbitsDone0:
+	KMOVW K2, R13
+
+aboveSpansbits1:
+	TESTL  R13, R13
+	JZ     aboveSpansbitsDone1
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R13, R14
+	BLSRL  R13, R13
+	ADDL   R11, R14
+	ADDL   $0x00000010, R14
+	MOVL   R14, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits1
+
+aboveSpansbitsDone1:
+	KMOVW K3, R13
+
+aboveSpansbits2:
+	TESTL  R13, R13
+	JZ     aboveSpansbitsDone2
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R13, R14
+	BLSRL  R13, R13
+	ADDL   R11, R14
+	ADDL   $0x00000020, R14
+	MOVL   R14, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits2
+
+aboveSpansbitsDone2:
+	KMOVW K4, R13
+
+aboveSpansbits3:
+	TESTL  R13, R13
+	JZ     aboveSpansbitsDone3
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R13, R14
+	BLSRL  R13, R13
+	ADDL   R11, R14
+	ADDL   $0x00000030, R14
+	MOVL   R14, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits3
+
+aboveSpansbitsDone3:
+aboveSpansblockNext:
+	ADDQ $0x00000040, R11
+	CMPQ R11, R12
+	JB   aboveSpansblock
+	JMP  aboveSpansspan
+
+aboveSpansgroupNext:
+	ADDQ $0x00000040, R8
+	JMP  aboveSpansgroup
+
+aboveSpansspansDone:
+	MOVQ BX, R11
+	ANDQ $-512, R11
+	MOVQ BX, SI
+	ANDQ $-64, SI
+
+aboveSpansRestblock:
+	CMPQ     R11, SI
+	JAE      aboveSpansRestsingle
+	VMOVUPS  (DX)(R11*4), Z1
+	VCMPPS   $0x16, Z0, Z1, K1
+	VMOVUPS  64(DX)(R11*4), Z1
+	VCMPPS   $0x16, Z0, Z1, K2
+	VMOVUPS  128(DX)(R11*4), Z1
+	VCMPPS   $0x16, Z0, Z1, K3
+	VMOVUPS  192(DX)(R11*4), Z1
+	VCMPPS   $0x16, Z0, Z1, K4
+	KORW     K2, K1, K5
+	KORW     K4, K3, K6
+	KORTESTW K6, K5
+	JZ       aboveSpansRestblockNext
+	KMOVW    K1, DI
+
+aboveSpansRestbits0:
+	TESTL  DI, DI
+	JZ     aboveSpansRestbitsDone0
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DI, R8
+	BLSRL  DI, DI
+	ADDL   R11, R8
+	MOVL   R8, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbits0
+
+aboveSpansRestbitsDone0:
+	KMOVW K2, DI
+
+aboveSpansRestbits1:
+	TESTL  DI, DI
+	JZ     aboveSpansRestbitsDone1
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DI, R8
+	BLSRL  DI, DI
+	ADDL   R11, R8
+	ADDL   $0x00000010, R8
+	MOVL   R8, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbits1
+
+aboveSpansRestbitsDone1:
+	KMOVW K3, DI
+
+aboveSpansRestbits2:
+	TESTL  DI, DI
+	JZ     aboveSpansRestbitsDone2
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DI, R8
+	BLSRL  DI, DI
+	ADDL   R11, R8
+	ADDL   $0x00000020, R8
+	MOVL   R8, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbits2
+
+aboveSpansRestbitsDone2:
+	KMOVW K4, DI
+
+aboveSpansRestbits3:
+	TESTL  DI, DI
+	JZ     aboveSpansRestbitsDone3
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DI, R8
+	BLSRL  DI, DI
+	ADDL   R11, R8
+	ADDL   $0x00000030, R8
+	MOVL   R8, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbits3
+
+aboveSpansRestbitsDone3:
+aboveSpansRestblockNext:
+	ADDQ $0x00000040, R11
+	JMP  aboveSpansRestblock
+
+aboveSpansRestsingle:
+	MOVQ BX, SI
+	ANDQ $-16, SI
+
+aboveSpansRestsingleLoop:
+	CMPQ    R11, SI
+	JAE     aboveSpansResttail
+	VMOVUPS (DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, DI
+
+aboveSpansRestbitsSingle:
+	TESTL  DI, DI
+	JZ     aboveSpansRestbitsDoneSingle
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DI, R8
+	BLSRL  DI, DI
+	ADDL   R11, R8
+	MOVL   R8, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbitsSingle
+
+aboveSpansRestbitsDoneSingle:
+	ADDQ $0x00000010, R11
+	JMP  aboveSpansRestsingleLoop
+
+aboveSpansResttail:
+	SUBQ      R11, BX
+	JZ        aboveSpansRestdone
+	MOVL      $0x0000ffff, SI
+	BZHIL     BX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(R11*4), K1, Z1
+	VCMPPS    $0x16, Z0, Z1, K1, K1
+	KMOVW     K1, DX
+
+aboveSpansRestbitsTail:
+	TESTL  DX, DX
+	JZ     aboveSpansRestbitsDoneTail
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL DX, BX
+	BLSRL  DX, DX
+	ADDL   R11, BX
+	MOVL   BX, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansRestbitsTail
+
+aboveSpansRestbitsDoneTail:
+aboveSpansRestdone:
+	MOVQ R9, ret+80(FP)
+	VZEROUPPER
+	RET
+
+aboveSpansRestfull:
+	MOVQ $-1, R9
+	MOVQ R9, ret+80(FP)
 	VZEROUPPER
 	RET

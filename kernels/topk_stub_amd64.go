@@ -14,10 +14,25 @@ func firstAboveAVX2(x []float32, t float32) int
 //go:noescape
 func spanMaxAVX2(dst []float32, x []float32) bool
 
+// spanMaxKthAVX2 is spanMax that also returns the k-th largest of the maxima (−Inf if len(dst) < k), 1 ≤ k ≤ 8.
+//
+//go:noescape
+func spanMaxKthAVX2(dst []float32, x []float32, k int) (kth float32, nan bool)
+
 // aboveAllAVX2 stores the indices i with !(x[i] ≤ t) into dst in order and returns how many, or −1 if more than len(dst).
 //
 //go:noescape
 func aboveAllAVX2(dst []int32, x []float32, t float32) int
+
+// kthLargestAVX2 returns the k-th largest of m (m free of NaN, len(m) a positive multiple of 64, 1 ≤ k ≤ len(m)).
+//
+//go:noescape
+func kthLargestAVX2(m []float32, k int) float32
+
+// aboveSpansAVX2 stores into dst, in order, the indices i with !(x[i] ≤ t) in every whole span j (x[j·512 : (j+1)·512]) with !(bm[j] ≤ t) and after the last whole span, and returns how many, or −1 if more than len(dst); len(bm) is a multiple of 64, at least len(x)/512.
+//
+//go:noescape
+func aboveSpansAVX2(dst []int32, x []float32, bm []float32, t float32) int
 
 // firstAboveAVX512 returns the smallest i with !(x[i] ≤ t), or len(x).
 //
@@ -29,7 +44,22 @@ func firstAboveAVX512(x []float32, t float32) int
 //go:noescape
 func spanMaxAVX512(dst []float32, x []float32) bool
 
+// spanMaxKthAVX512 is spanMax that also returns the k-th largest of the maxima (−Inf if len(dst) < k), 1 ≤ k ≤ 16.
+//
+//go:noescape
+func spanMaxKthAVX512(dst []float32, x []float32, k int) (kth float32, nan bool)
+
 // aboveAllAVX512 stores the indices i with !(x[i] ≤ t) into dst in order and returns how many, or −1 if more than len(dst).
 //
 //go:noescape
 func aboveAllAVX512(dst []int32, x []float32, t float32) int
+
+// kthLargestAVX512 returns the k-th largest of m (m free of NaN, len(m) a positive multiple of 64, 1 ≤ k ≤ len(m)).
+//
+//go:noescape
+func kthLargestAVX512(m []float32, k int) float32
+
+// aboveSpansAVX512 stores into dst, in order, the indices i with !(x[i] ≤ t) in every whole span j (x[j·512 : (j+1)·512]) with !(bm[j] ≤ t) and after the last whole span, and returns how many, or −1 if more than len(dst); len(bm) is a multiple of 64, at least len(x)/512.
+//
+//go:noescape
+func aboveSpansAVX512(dst []int32, x []float32, bm []float32, t float32) int

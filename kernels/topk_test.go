@@ -1,8 +1,10 @@
 package kernels
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 
@@ -335,6 +337,17 @@ func TestTopKSearch(t *testing.T) {
 				x[i] = float32(rng.IntN(3))
 			}
 		}},
+		{"all −Inf", 32000, func(x []float32) {
+			for i := range x {
+				x[i] = float32(math.Inf(-1))
+			}
+		}},
+		{"few above −Inf", 32000, func(x []float32) {
+			for i := range x {
+				x[i] = float32(math.Inf(-1))
+			}
+			x[700], x[31000], x[20] = 1, 2, -1
+		}},
 		{"all equal", 65536, func(x []float32) {
 			for i := range x {
 				x[i] = 1
@@ -355,6 +368,253 @@ func TestTopKSearch(t *testing.T) {
 				for j := range want {
 					if idx[j] != want[j] || math.Float32bits(val[j]) != math.Float32bits(x[want[j]]) {
 						t.Fatalf("%s k=%d: entry %d = (%d, %v), want (%d, %v)", c.name, k, j, idx[j], val[j], want[j], x[want[j]])
+					}
+				}
+			}
+		}
+	})
+}
+
+// kthLargestRef is the k-th largest of m by sorting a copy.
+func kthLargestRef(m []float32, k int) float32 {
+	s := slices.Clone(m)
+	slices.SortFunc(s, func(a, b float32) int { return cmp.Compare(b, a) })
+	return s[k-1]
+}
+
+// TestKthLargest checks TopK's floor on every ISA against sorting: one to
+// four groups of maxima, random, with ties, ±0, ±Inf, and the −Inf padding
+// TopK adds, for every k it uses.
+func TestKthLargest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	inf := float32(math.Inf(1))
+	fills := []struct {
+		name string
+		f    func(i int) float32
+	}{
+		{"normal", func(int) float32 { return float32(rng.NormFloat64()) }},
+		{"ties", func(int) float32 { return float32(rng.IntN(4)) }},
+		{"zeros", func(int) float32 { return float32(math.Copysign(0, float64(rng.IntN(2)*2-1))) }},
+		{"infinities", func(int) float32 { return []float32{inf, -inf, 1, -1}[rng.IntN(4)] }},
+		{"increasing", func(i int) float32 { return float32(i) }},
+		{"decreasing", func(i int) float32 { return float32(-i) }},
+	}
+	forEachISA(t, func(t *testing.T) {
+		for _, groups := range []int{1, 2, 4} {
+			for _, f := range fills {
+				for _, nb := range []int{groups * topKGroup, groups*topKGroup - 2, groups*topKGroup - 63} {
+					m := make([]float32, groups*topKGroup)
+					for i := range m {
+						m[i] = f.f(i)
+						if i >= nb {
+							m[i] = -inf
+						}
+					}
+					for _, k := range []int{1, 2, 7, 8, 31, 64} {
+						if k > nb {
+							continue
+						}
+						got, want := kthLargest(m, k), kthLargestRef(m, k)
+						if got != want {
+							t.Fatalf("%s, %d maxima of %d, k=%d: kthLargest = %v, want %v", f.name, nb, len(m), k, got, want)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestAboveSpans checks TopK's collection over the selected spans on every
+// ISA against aboveAll span by span: no span, the first, the last, all,
+// spans in different groups of maxima, hits at the spans' ends, NaN
+// elements and maxima, maxima above t past the last whole span (not read),
+// every length of the rest after the last span through four unrolled
+// AVX-512 blocks, and dst full.
+func TestAboveSpans(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	nan := float32(math.NaN())
+	forEachISA(t, func(t *testing.T) {
+		for _, nb := range []int{0, 1, 5, 64, 65, 130} {
+			for _, rest := range []int{0, 1, 7, 8, 9, 16, 63, 64, 65, 255, 256, 257, 511} {
+				if nb > 5 && rest%8 != 1 {
+					continue
+				}
+				groups := max(1, (nb+topKGroup-1)/topKGroup) * topKGroup
+				x, ok := slab(t, nb*topKSpan+rest, 1)
+				for i := range x {
+					x[i] = float32(rng.NormFloat64())
+				}
+				if nb > 0 {
+					x[0], x[topKSpan-1], x[nb*topKSpan-1] = 5, nan, 6
+				}
+				if rest > 0 {
+					x[len(x)-1] = nan
+					x[nb*topKSpan] = 3
+				}
+				bm := make([]float32, groups)
+				for _, sel := range []string{"none", "first", "last", "all", "random", "nan"} {
+					for j := range bm {
+						on := false
+						switch sel {
+						case "first":
+							on = j == 0
+						case "last":
+							on = j == nb-1
+						case "all", "nan":
+							on = true
+						case "random":
+							on = rng.IntN(3) == 0
+						}
+						bm[j] = 0
+						if on {
+							bm[j] = 2
+							if sel == "nan" && j%2 == 1 {
+								bm[j] = nan
+							}
+						}
+					}
+					var want []int32
+					add := func(start, end int) {
+						d := make([]int32, end-start)
+						r := aboveAllRef(d, x[start:end], 1)
+						for _, i := range d[:r] {
+							want = append(want, i+int32(start))
+						}
+					}
+					for j := 0; j < nb; j++ {
+						if !(bm[j] <= 1) {
+							add(j*topKSpan, (j+1)*topKSpan)
+						}
+					}
+					add(nb*topKSpan, len(x))
+					for _, capa := range []int{0, len(want) - 1, len(want), len(want) + 5} {
+						if capa < 0 {
+							continue
+						}
+						got := make([]int32, capa+1)
+						got[capa] = -7
+						n := aboveSpans(got[:capa], x, bm, 1)
+						wn := len(want)
+						if wn > capa {
+							wn = -1
+						}
+						if n != wn {
+							t.Fatalf("nb=%d rest=%d %s cap=%d: aboveSpans = %d, want %d", nb, rest, sel, capa, n, wn)
+						}
+						if wn >= 0 && !slices.Equal(got[:n], want) {
+							t.Fatalf("nb=%d rest=%d %s: aboveSpans gave %v, want %v", nb, rest, sel, got[:n], want)
+						}
+						if got[capa] != -7 {
+							t.Fatalf("nb=%d rest=%d %s cap=%d: aboveSpans wrote past len(dst)", nb, rest, sel, capa)
+						}
+					}
+				}
+				ok()
+			}
+		}
+	})
+}
+
+// TestAboveSpansGuard runs aboveSpans and kthLargest on maxima and spans
+// flush against PROT_NONE pages, with the first and the last whole span
+// selected (and maxima above t past them) and every length of the rest.
+func TestAboveSpansGuard(t *testing.T) {
+	const nb = 3
+	gx, gm := newGuard(t, nb*topKSpan+topKSpan), newGuard(t, topKGroup)
+	forEachISA(t, func(t *testing.T) {
+		for rest := 0; rest < topKSpan; rest += 1 + rest/16 {
+			for _, atEnd := range []bool{false, true} {
+				x, bm := gx.at(nb*topKSpan+rest, atEnd), gm.at(topKGroup, atEnd)
+				for i := range x {
+					x[i] = float32(i % 5)
+				}
+				for j := range bm {
+					bm[j] = 4
+				}
+				bm[1] = 0
+				x[nb*topKSpan-1] = 4
+				var d [2 * topKSpan]int32
+				want := 102 + 103 + 1 + (rest+1)/5 // i%5 = 4 in spans 0 and 2, the last of span 2, and the rest
+				got := aboveSpans(d[:], x, bm, 3.5)
+				if got != want || d[0] != 4 || ((rest+1)/5 == 0 && d[want-1] != int32(nb*topKSpan-1)) {
+					t.Fatalf("rest=%d atEnd=%v: aboveSpans = %d (first %d, last %d), want %d", rest, atEnd, got, d[0], d[max(got-1, 0)], want)
+				}
+				if got := kthLargest(bm, 2); got != 4 {
+					t.Fatalf("atEnd=%v: kthLargest = %v, want 4", atEnd, got)
+				}
+			}
+		}
+	})
+}
+
+// TestSpanMaxKth checks the k-th largest span maximum that spanMax takes in
+// the same pass where a kernel does (spanMaxKth's ok), against sorting the
+// maxima, for every k it takes, ties, ±0, ±Inf, fewer spans than k (−Inf),
+// and its maxima and NaN report against spanMaxima's.
+func TestSpanMaxKth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	inf := float32(math.Inf(1))
+	forEachISA(t, func(t *testing.T) {
+		for _, nb := range []int{0, 1, 7, 8, 9, 16, 17, 62, 195} {
+			for _, fill := range []string{"normal", "ties", "zeros", "infinities", "increasing", "decreasing", "nan"} {
+				x := make([]float32, nb*topKSpan+3)
+				for i := range x {
+					x[i] = float32(rng.NormFloat64())
+				}
+				for j := 0; j < nb; j++ {
+					var m float32
+					switch fill {
+					case "normal", "nan":
+						m = 10 + float32(rng.NormFloat64())
+					case "ties":
+						m = float32(10 + rng.IntN(3))
+					case "zeros":
+						m = float32(math.Copysign(0, float64(rng.IntN(2)*2-1)))
+						for i := j * topKSpan; i < (j+1)*topKSpan; i++ {
+							x[i] = -1 - float32(rng.IntN(5))
+						}
+					case "infinities":
+						m = []float32{inf, 10, 11}[rng.IntN(3)]
+					case "increasing":
+						m = 10 + float32(j)
+					case "decreasing":
+						m = 10 - float32(j)
+					}
+					x[j*topKSpan+rng.IntN(topKSpan)] = m
+				}
+				if fill == "nan" && nb > 0 {
+					x[rng.IntN(nb*topKSpan)] = float32(math.NaN())
+				}
+				want := make([]float32, nb)
+				wantNaN := spanMaxima(want, x)
+				for k := 1; k <= 16; k++ {
+					got := make([]float32, nb+1)
+					got[nb] = canary
+					kth, nan, ok := spanMaxKth(got[:nb], x, k)
+					if !ok {
+						continue
+					}
+					if nan != wantNaN {
+						t.Fatalf("nb=%d %s k=%d: NaN = %v, want %v", nb, fill, k, nan, wantNaN)
+					}
+					if math.Float32bits(got[nb]) != math.Float32bits(canary) {
+						t.Fatalf("nb=%d %s: spanMaxKth wrote past len(dst)", nb, fill)
+					}
+					if nan {
+						continue
+					}
+					if !slices.Equal(got[:nb], want) {
+						t.Fatalf("nb=%d %s k=%d: maxima %v, want %v", nb, fill, k, got[:nb], want)
+					}
+					w := float32(math.Inf(-1))
+					if k <= nb {
+						s := slices.Clone(want)
+						slices.SortFunc(s, func(a, b float32) int { return cmp.Compare(b, a) })
+						w = s[k-1]
+					}
+					if kth != w {
+						t.Fatalf("nb=%d %s k=%d: k-th largest maximum = %v, want %v", nb, fill, k, kth, w)
 					}
 				}
 			}
