@@ -490,3 +490,48 @@ func gemmAllocRuns() int {
 	}
 	return 20
 }
+
+// TestGemmDirectMC checks the rows of an in-place block of A (directMC) for
+// the blocking of a 2 MiB L2 and kc = 384, mr = 6.
+func TestGemmDirectMC(t *testing.T) {
+	mk := gemmMicro{mr: 6, nr: 64}
+	mk.gemmBlocking(48<<10, 2<<20, 32<<20)
+	if mk.kc != 384 || mk.mc != 678 {
+		t.Fatalf("kc, mc = %d, %d; want 384, 678", mk.kc, mk.mc)
+	}
+	for _, tc := range []struct{ lda, want int }{
+		{1, 678}, {1000, 678}, {384, 678}, {512, 510}, {1024, 252}, {4096, 60}, {1 << 16, 6}, {1 << 20, 6},
+	} {
+		if got := mk.directMC(tc.lda, 384); got != tc.want {
+			t.Errorf("directMC(lda=%d) = %d, want %d", tc.lda, got, tc.want)
+		}
+	}
+}
+
+// TestGemmDirectBlocks shrinks L2 so that a row-major A at a power-of-two
+// stride is read in place in blocks of fewer rows than mc (directMC), with
+// partial blocks.
+func TestGemmDirectBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	forEachISA(t, func(t *testing.T) {
+		mk := gemmMicroFor(Active())
+		if mk == nil {
+			t.Skip("no micro-kernel on this ISA")
+		}
+		saved := *mk
+		defer func() { *mk = saved }()
+		// k = 13 and pad 3: lda = 16 floats, 64 bytes, so that directMC is
+		// l2/2/64 = 2·mr rows.
+		mk.kc, mk.mc, mk.nc, mk.l2 = 5, 5*mk.mr, 2*mk.nr, 256*mk.mr
+		if got := mk.directMC(16, 5); got != 2*mk.mr {
+			t.Fatalf("directMC = %d, want %d", got, 2*mk.mr)
+		}
+		for _, m := range []int{2*mk.mr + 1, 5*mk.mr - 1, 7 * mk.mr} {
+			for _, tb := range []bool{false, true} {
+				for _, beta := range gemmScalars {
+					checkGemm(t, rng, gemmCase{false, tb, m, 2*mk.nr + 3, 13, -0.5, beta, 3, 1})
+				}
+			}
+		}
+	})
+}
