@@ -161,6 +161,10 @@ type gemmOp struct {
 	c              []float32
 	ldc            int
 	micro          *gemmMicro
+	// packed, when not nil, is op(B) packed beforehand (b and ldb unused):
+	// nr-column panels of kp rows each, as runPacked reads them.
+	packed []float32
+	kp     int
 }
 
 func (g *gemmOp) fallback() {
@@ -187,7 +191,7 @@ func grow(s []float32, n int) []float32 {
 // panels, and each mc×kc block of op(A), packed into mr-row panels, every
 // mr×nr tile of C gets one micro-kernel call; the first block of the inner
 // dimension applies β, the later ones add to C.
-func (g *gemmOp) run(buf *gemmBuf) { g.runPacked(buf, nil, 0) }
+func (g *gemmOp) run(buf *gemmBuf) { g.runPacked(buf, g.packed, g.kp) }
 
 // runPacked is run with op(B) packed beforehand when packed is not nil: nr-column
 // panels of kp rows each (panel r at packed[r·nr·kp:], row p of it at
@@ -427,9 +431,12 @@ func (j *gemmJob) run(part int) {
 	} else {
 		g.a = g.a[i0*g.lda:]
 	}
-	if g.transB {
+	switch {
+	case g.packed != nil: // j0 is a whole number of nr-column panels
+		g.packed = g.packed[j0*g.kp:]
+	case g.transB:
 		g.b = g.b[j0*g.ldb:]
-	} else {
+	default:
 		g.b = g.b[j0:]
 	}
 	g.c = g.c[i0*g.ldc+j0:]
