@@ -13,14 +13,14 @@ import (
 // and sums in another order than Attend, so a row need not equal Attend's
 // result bit for bit: the two differ by at most the sum of their bounds.
 //
-// With many queries the contexts are one matrix product (kernels.GemmPacked),
-// which may run on kernels' worker goroutines and returns when they are done,
-// over the values packed once into a kernels.PackedB the Memory keeps; so are
-// the scores of a later call of the same sequence (an AttendMany with B > 1
-// has run since NewMemory, Reset or Append), over Kᵀ packed the same way.
-// With fewer queries (but B > 1) a later call reads a Vᵀ cache. The call that
-// first needs a cache builds it (S·d_k or S·d_v copies, allocating if the
-// buffer is too small); a change of the keys (Reset, Append) drops them.
+// With many queries the scores and the contexts are each one matrix product
+// (kernels.GemmPacked), which may run on kernels' worker goroutines and
+// returns when they are done, over Kᵀ and the values packed once into
+// kernels.PackedB operands the Memory keeps (Bahdanau's scores are not a
+// product). With fewer queries (but B > 1) a later call (an AttendMany with
+// B > 1 has run since NewMemory, Reset or Append) reads a Vᵀ cache. The call
+// that first needs a cache builds it (S·d_k or S·d_v copies, allocating if
+// the buffer is too small); a change of the keys (Reset, Append) drops them.
 //
 // On keys and values stored in a narrower Format (NewCache, NewMemoryFormat)
 // a few queries run as Attend steps in turn (then each row is Attend's
@@ -76,15 +76,15 @@ func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 	for b := range B {
 		clear(row(weights, b)[n:])
 	}
+	if !m.many { // the first call since the keys changed: the packed caches are stale
+		m.packKOK, m.packVOK = false, false
+	}
 	scores := cols(weights, 0, n)
 	m.manyScores(scores, queries, p)
 	for b := range B {
 		x := row(scores, b)
 		m.applyMask(x, 0)
 		kernels.Softmax(x, x)
-	}
-	if !m.many { // the first call since the keys changed: the packed caches are stale
-		m.packKOK, m.packVOK = false, false
 	}
 	m.many = true
 	switch p.route {

@@ -32,7 +32,7 @@ type Memory struct {
 	valT    kernels.Matrix // Vᵀ (d_v×S), built by the second AttendMany after Reset
 	valTOK  bool
 	// Kᵀ and the values packed for kernels.GemmPacked (AttendMany's Gemm
-	// route: Kᵀ by its later calls, the values by every call). Current only
+	// route; Kᵀ not for Bahdanau). Current only
 	// while many is: AttendMany drops them when it finds many false, which
 	// every change of the keys sets.
 	packK, packV     kernels.PackedB
