@@ -96,3 +96,28 @@ func allTrue(n int) []bool {
 	}
 	return att
 }
+
+// TestAttendManyPackedNoAllocs checks that the Gemm route allocates nothing
+// once its packed caches are built, on later calls and on the first call
+// after a Reset to keys no larger (the caches repacked in place).
+func TestAttendManyPackedNoAllocs(t *testing.T) {
+	setTuning(t, func(t *tuning) { t.manyGemmMin = 4 })
+	rng := rand.New(rand.NewPCG(23, 24))
+	keys, vals := randMat(rng, 300, 24, 0), randMat(rng, 300, 40, 0)
+	q, w, c := randMat(rng, 70, 24, 0), randMat(rng, 70, 300, 0), randMat(rng, 70, 40, 0)
+	m := NewMemory(Dot(), keys, vals)
+	forEachISA(t, func(t *testing.T) {
+		for name, f := range map[string]func(){
+			"later": func() { m.AttendMany(w, c, q) },
+			"first": func() { m.Reset(keys, vals); m.AttendMany(w, c, q) },
+		} {
+			if m.plan(callMany, q.Rows).route != routeManyGemm && kernels.Active() != kernels.Generic {
+				t.Fatal("not the Gemm route")
+			}
+			f()
+			if got := testing.AllocsPerRun(allocRuns(20), f); got != 0 {
+				t.Errorf("%s call allocates %v times", name, got)
+			}
+		}
+	})
+}
