@@ -13,13 +13,14 @@ import (
 // and sums in another order than Attend, so a row need not equal Attend's
 // result bit for bit: the two differ by at most the sum of their bounds.
 //
-// With many queries the contexts are one matrix product (kernels.Gemm), which
-// may run on kernels' worker goroutines and returns when they are done, and
-// so are the scores of a later call of the same sequence (an AttendMany with
-// B > 1 has run since NewMemory or Reset), over a Kᵀ cache held by the Memory
-// (the Vᵀ cache below when the values are the keys). With fewer queries (but
-// B > 1) a later call reads a Vᵀ cache. The call that first needs a cache
-// builds it (S·d_k or S·d_v copies, allocating if the buffer is too small).
+// With many queries the scores and the contexts are each one matrix product
+// (kernels.GemmPacked), which may run on kernels' worker goroutines and
+// returns when they are done, over Kᵀ and the values packed once into
+// kernels.PackedB operands the Memory keeps (Bahdanau's scores are not a
+// product). With fewer queries (but B > 1) a later call (an AttendMany with
+// B > 1 has run since NewMemory, Reset or Append) reads a Vᵀ cache. The call
+// that first needs a cache builds it (S·d_k or S·d_v copies, allocating if
+// the buffer is too small); a change of the keys (Reset, Append) drops them.
 //
 // On keys and values stored in a narrower Format (NewCache, NewMemoryFormat)
 // a few queries run as Attend steps in turn (then each row is Attend's
@@ -75,6 +76,9 @@ func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 	for b := range B {
 		clear(row(weights, b)[n:])
 	}
+	if !m.many { // the first call since the keys changed: the packed caches are stale
+		m.packKOK, m.packVOK = false, false
+	}
 	scores := cols(weights, 0, n)
 	m.manyScores(scores, queries, p)
 	for b := range B {
@@ -88,7 +92,7 @@ func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 		m.widenedContext(context, scores, p)
 		return
 	case routeManyGemm:
-		kernels.Gemm(false, false, 1, scores, rows(m.values, 0, n), 0, context)
+		kernels.GemmPacked(false, 1, scores, m.packedValues(), 0, context)
 		return
 	case routeManyBlocked:
 		m.manyContext(context, scores, p.block)
@@ -167,9 +171,9 @@ func (m *Memory) manyScores(scores, queries kernels.Matrix, p plan) {
 	}
 }
 
-// queryKeys sets scores (B×n) to q·keysᵀ for keys [0, n): one Gemm over the
-// cached Kᵀ when the plan says so (p.keysT), one MatVecBatch over each
-// widened block of stored keys (routeManyWidened), else one MatVecBatch.
+// queryKeys sets scores (B×n) to q·keysᵀ for keys [0, n): one GemmPacked
+// over the packed Kᵀ when the plan says so (p.keysT), one MatVecBatch over
+// each widened block of stored keys (routeManyWidened), else one MatVecBatch.
 func (m *Memory) queryKeys(scores, q kernels.Matrix, p plan) {
 	n := scores.Cols
 	switch {
@@ -179,8 +183,7 @@ func (m *Memory) queryKeys(scores, q kernels.Matrix, p plan) {
 			kernels.MatVecBatch(cols(scores, lo, hi), m.st.widened(&m.st.k, lo, hi), q)
 		}
 	case p.keysT:
-		kt := m.transposeKeys()
-		kernels.Gemm(false, false, 1, q, cols(kt, 0, n), 0, scores)
+		kernels.GemmPacked(false, 1, q, m.packedKeys(), 0, scores)
 	default:
 		kernels.MatVecBatch(scores, rows(m.keys, 0, n), q)
 	}
@@ -209,20 +212,24 @@ func (m *Memory) widenedContext(context, w kernels.Matrix, p plan) {
 	}
 }
 
-// transposeKeys returns the Kᵀ cache (d_k×S), building it unless it is
-// current: Vᵀ's when the values are the keys.
-func (m *Memory) transposeKeys() kernels.Matrix {
-	if m.sameValues {
-		m.transposeValues()
-		return m.valT
+// packedKeys returns Kᵀ (d_k×S) packed for kernels.GemmPacked, packing it
+// unless it is current.
+func (m *Memory) packedKeys() *kernels.PackedB {
+	if !m.packKOK {
+		m.packK.Pack(true, m.keys)
+		m.packKOK = true
 	}
-	if !m.keyTOK {
-		S, dk := m.keys.Rows, m.keys.Cols
-		m.keyT = kernels.Matrix{Rows: dk, Cols: S, Stride: S, Data: grow(m.keyT.Data, S*dk)}
-		transpose(m.keyT.Data, S, m.keys)
-		m.keyTOK = true
+	return &m.packK
+}
+
+// packedValues returns the values (S×d_v) packed for kernels.GemmPacked,
+// packing them unless they are current.
+func (m *Memory) packedValues() *kernels.PackedB {
+	if !m.packVOK {
+		m.packV.Pack(false, m.values)
+		m.packVOK = true
 	}
-	return m.keyT
+	return &m.packV
 }
 
 // manyBuf returns a B×d scratch matrix owned by the Memory.

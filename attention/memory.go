@@ -9,7 +9,8 @@ import (
 // Memory is one sequence prepared for attention: its S keys (encoder states,
 // the rows of an S×d_k matrix), its values (S×d_v, by default the keys
 // themselves), an optional mask and valid length, the scorer's per-sequence
-// caches (key norms for Cosine, K = H̄W₂ᵀ for Additive, Vᵀ and Kᵀ for AttendMany) and
+// caches (key norms for Cosine, K = H̄W₂ᵀ for Additive, Vᵀ and packed Kᵀ and
+// values for AttendMany) and
 // the scratch space of its calls. Build it once per sequence, or Reset it to
 // reuse its buffers.
 //
@@ -30,9 +31,13 @@ type Memory struct {
 	proj    kernels.Matrix // Additive: K = H̄W₂ᵀ, S×d_a
 	valT    kernels.Matrix // Vᵀ (d_v×S), built by the second AttendMany after Reset
 	valTOK  bool
-	keyT    kernels.Matrix // Kᵀ (d_k×S) of separate values, built by the second AttendMany of many queries
-	keyTOK  bool
-	many    bool // AttendMany has run since Reset
+	// Kᵀ and the values packed for kernels.GemmPacked (AttendMany's Gemm
+	// route; Kᵀ not for Bahdanau). Current only
+	// while many is: AttendMany drops them when it finds many false, which
+	// every change of the keys sets.
+	packK, packV     kernels.PackedB
+	packKOK, packVOK bool
+	many             bool // AttendMany has run since Reset (or Append)
 
 	sameValues bool // the values are the keys
 
@@ -60,8 +65,8 @@ func NewMemory(sc Scorer, keys, values kernels.Matrix) *Memory {
 
 // Reset prepares the Memory for another sequence with the same scorer, as
 // NewMemory does, reusing its buffers (it allocates only when they are too
-// small). It clears the mask, makes every key attended and drops the Vᵀ and
-// Kᵀ caches. It panics as NewMemory does. On a Memory built by NewCache or
+// small). It clears the mask, makes every key attended and drops the Vᵀ
+// and packed caches. It panics as NewMemory does. On a Memory built by NewCache or
 // NewMemoryFormat, Reset stores keys and values in its format instead,
 // replacing the stored ones and growing its capacity if needed (allocating
 // then); the values are the keys only if they were at construction.
@@ -85,7 +90,7 @@ func (m *Memory) Reset(keys, values kernels.Matrix) {
 	m.keys, m.values = keys, values
 	m.sameValues = keys.Stride == values.Stride && keys.Cols == values.Cols &&
 		len(keys.Data) > 0 && len(values.Data) > 0 && &keys.Data[0] == &values.Data[0]
-	m.valid, m.mask, m.valTOK, m.keyTOK, m.many = keys.Rows, nil, false, false, false
+	m.valid, m.mask, m.valTOK, m.packKOK, m.packVOK, m.many = keys.Rows, nil, false, false, false, false
 	S := keys.Rows
 	m.q = grow(m.q, m.sc.projDim(keys.Cols))
 	switch m.sc.kind {

@@ -89,7 +89,7 @@ type plan struct {
 	route   route
 	block   int  // routeBlocked, routeSplit, routeMany*: rows of values per context block
 	kblock  int  // routeMany*: rows of K per Bahdanau score block
-	keysT   bool // routeManyGemm: scores by one Gemm over the cached Kᵀ
+	keysT   bool // routeManyGemm: scores by one GemmPacked over the packed Kᵀ
 	gemm    bool // routeManyWidened: each block's contexts (and General's projections) by one Gemm
 	parts   int  // routeSplit: parts of the keys
 	workers int  // routeSplit: goroutines running the parts (1: in turn on the caller's)
@@ -121,7 +121,7 @@ func (m *Memory) plan(c call, B int) plan {
 		switch {
 		case B >= t.manyGemmMin && kernels.Active() != kernels.Generic: // fallback.Gemm is slower than its MatVecBatch
 			p.route = routeManyGemm
-			p.keysT = m.many && m.sc.kind != kindAdditive // a later call: Kᵀ pays for its transpose
+			p.keysT = m.sc.kind != kindAdditive // Kᵀ packed by the first call pays on it already
 		case !m.many: // the first call of a sequence: Vᵀ not built
 			p.route = routeManyBlocked
 		}

@@ -91,7 +91,8 @@ func BenchmarkGemmPeers(b *testing.B) {
 
 // BenchmarkGemmThreads times heed's n=1024 product with GOMAXPROCS 1 and 2 by
 // the wall clock: the ratio of the two is the speed-up of the split (only
-// meaningful on an otherwise idle machine).
+// meaningful on an otherwise idle machine); and the FMA probe on one and two
+// goroutines, the speed-up the machine itself gives.
 func BenchmarkGemmThreads(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	const n = 1024
@@ -104,6 +105,38 @@ func BenchmarkGemmThreads(b *testing.B) {
 				kernels.Gemm(false, false, 1, a, bm, 0, c)
 			}
 			b.ReportMetric(2*n*n*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+	// The machine's own two-core speed-up, in the same run: the FMA probe of
+	// the widest ISA on one goroutine and on two at once (the same work per
+	// goroutine, GFLOP/s of both together). GEMM's ratio over this one is
+	// what the split achieves of what the cores give (frequency, the other
+	// jobs on the second core).
+	fma, flops := roof.FMAAVX2, 12*8*2
+	for _, isa := range kernels.Supported() {
+		if isa == kernels.AVX512 {
+			fma, flops = roof.FMAAVX512, 12*16*2
+		}
+	}
+	for _, procs := range []int{1, 2} {
+		b.Run(map[int]string{1: "fma/procs=1", 2: "fma/procs=2"}[procs], func(b *testing.B) {
+			prev := runtime.GOMAXPROCS(procs)
+			defer runtime.GOMAXPROCS(prev)
+			const iters = 1 << 20
+			var wg sync.WaitGroup
+			var out [2]float32
+			for range b.N {
+				for g := range procs {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						out[g] = fma(iters, 1)
+					}()
+				}
+				wg.Wait()
+			}
+			sink = out[0] + out[1]
+			b.ReportMetric(float64(procs*iters*flops)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
 	}
 }

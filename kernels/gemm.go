@@ -122,6 +122,31 @@ type gemmMicro struct {
 	// kc, mc and nc are the blocking sizes: a packed mc×kc block of op(A)
 	// and kc×nc block of op(B).
 	kc, mc, nc int
+	// l2 is the L2 size in bytes the blocking was derived from
+	// (directMC).
+	l2 int
+}
+
+// directMC returns the rows of a block of op(A) read in place (row stride
+// lda elements) for inner blocks of kc: mc, or fewer when lda is a multiple
+// of a large power of two. A row-major block of rows at such a stride does
+// not spread over L2's sets as a packed block does: with every row of kc
+// elements starting at a multiple of the stride's largest power-of-two
+// factor g bytes (g < kc·4 is the packed case), the rows fall on a 1/(g/(kc·4))
+// share of the sets, so the block holds as much of each set as a packed
+// block of max(kc·4, g) bytes a row would. The rows are therefore capped at
+// L2/2 / max(kc·4, g) (the L2/2 of mc's rule), independent of the
+// associativity as long as g is at most the bytes L2 maps onto one way,
+// which the cap of g at L2/16 keeps for caches of up to 16 ways.
+func (mk *gemmMicro) directMC(lda, kc int) int {
+	b := lda * 4
+	g := b & -b
+	if g == 0 {
+		return mk.mc
+	}
+	g = min(g, mk.l2/16)
+	rows := mk.l2 / 2 / max(kc*4, g)
+	return min(mk.mc, max(mk.mr, rows/mk.mr*mk.mr))
 }
 
 // gemmOp is one product, or the block of it that one goroutine computes.
@@ -136,6 +161,10 @@ type gemmOp struct {
 	c              []float32
 	ldc            int
 	micro          *gemmMicro
+	// packed, when not nil, is op(B) packed beforehand (b and ldb unused):
+	// nr-column panels of kp rows each, as runPacked reads them.
+	packed []float32
+	kp     int
 }
 
 func (g *gemmOp) fallback() {
@@ -162,7 +191,7 @@ func grow(s []float32, n int) []float32 {
 // panels, and each mc×kc block of op(A), packed into mr-row panels, every
 // mr×nr tile of C gets one micro-kernel call; the first block of the inner
 // dimension applies β, the later ones add to C.
-func (g *gemmOp) run(buf *gemmBuf) { g.runPacked(buf, nil, 0) }
+func (g *gemmOp) run(buf *gemmBuf) { g.runPacked(buf, g.packed, g.kp) }
 
 // runPacked is run with op(B) packed beforehand when packed is not nil: nr-column
 // panels of kp rows each (panel r at packed[r·nr·kp:], row p of it at
@@ -178,6 +207,13 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 		buf.b = grow(buf.b, ncMax*kc)
 	}
 	buf.tile = grow(buf.tile, mr*nr)
+	// A row-major op(A) is read in place by whole panels; only the last,
+	// partial one is packed.
+	direct := !g.transA && mk.rows != nil
+	mc := mk.mc
+	if direct {
+		mc = mk.directMC(g.lda, kc)
+	}
 	for jc := 0; jc < g.n; jc += mk.nc {
 		nb := min(mk.nc, g.n-jc)
 		for pc := 0; pc < g.k; pc += kc {
@@ -193,11 +229,8 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 			if pc > 0 {
 				beta = 1
 			}
-			for ic := 0; ic < g.m; ic += mk.mc {
-				mb := min(mk.mc, g.m-ic)
-				// A row-major op(A) is read in place by whole panels; only
-				// the last, partial one is packed.
-				direct := !g.transA && mk.rows != nil
+			for ic := 0; ic < g.m; ic += mc {
+				mb := min(mc, g.m-ic)
 				if full := mb / mr * mr; !direct {
 					packA(buf.a, g.transA, g.a, g.lda, ic, pc, mb, kb, mr)
 				} else if full < mb {
@@ -398,9 +431,12 @@ func (j *gemmJob) run(part int) {
 	} else {
 		g.a = g.a[i0*g.lda:]
 	}
-	if g.transB {
+	switch {
+	case g.packed != nil: // j0 is a whole number of nr-column panels
+		g.packed = g.packed[j0*g.kp:]
+	case g.transB:
 		g.b = g.b[j0*g.ldb:]
-	} else {
+	default:
 		g.b = g.b[j0:]
 	}
 	g.c = g.c[i0*g.ldc+j0:]

@@ -59,14 +59,43 @@ func (p *PackedB) Pack(trans bool, b Matrix) {
 
 // GemmPacked sets C = α·op(A)·P + β·C, where P is the leading k×n block of the
 // operand packed in p, k the columns of op(A) (A, or Aᵀ when transA) and n the
-// columns of C: what [GemmScratch.Gemm] computes with that block of op(B) as
-// a Matrix, with the same accuracy, special values (α = 0 or k = 0 reads
-// neither A nor p; β = 0 does not read C), aliasing rules (C must not overlap
-// A or p's operand) and allocation rule. It panics, before any work, naming
-// the sizes, unless op(A) is m×k and C is m×n with k ≤ p.Rows() and
-// n ≤ p.Cols().
+// columns of C: what [Gemm] computes with that block of op(B) as a Matrix,
+// with the same accuracy, special values (α = 0 or k = 0 reads neither A nor
+// p; β = 0 does not read C), aliasing rules (C must not overlap A or p's
+// operand), allocation rule and split over goroutines. It panics, before any
+// work, naming the sizes, unless op(A) is m×k and C is m×n with
+// k ≤ p.Rows() and n ≤ p.Cols(). It only reads p, so many products may use
+// one PackedB at once.
+func GemmPacked(transA bool, alpha float32, a Matrix, p *PackedB, beta float32, c Matrix) {
+	g, ok := gemmPackedPrepare("GemmPacked", transA, alpha, a, p, beta, c)
+	if !ok {
+		return
+	}
+	if parts := gemmParts(g.m, g.n, g.k); parts > 1 {
+		g.parallel(parts)
+		return
+	}
+	buf := gemmBufs.Get().(*gemmBuf)
+	g.run(buf)
+	gemmBufs.Put(buf)
+}
+
+// GemmPacked is [GemmPacked] computed entirely on the calling goroutine with
+// the buffers of s, as [GemmScratch.Gemm] is [Gemm]: never split over
+// goroutines, and allocating nothing once s is warm. It panics as GemmPacked
+// does, with the kernel named "GemmScratch.GemmPacked".
 func (s *GemmScratch) GemmPacked(transA bool, alpha float32, a Matrix, p *PackedB, beta float32, c Matrix) {
-	const name = "GemmScratch.GemmPacked"
+	g, ok := gemmPackedPrepare("GemmScratch.GemmPacked", transA, alpha, a, p, beta, c)
+	if !ok {
+		return
+	}
+	g.run(&s.buf)
+}
+
+// gemmPackedPrepare validates a product against a packed operand, computes
+// the products that need no micro-kernel (empty C, α = 0, k = 0, a PackedB of
+// the fallback) and returns the others, ok = true.
+func gemmPackedPrepare(name string, transA bool, alpha float32, a Matrix, p *PackedB, beta float32, c Matrix) (g gemmOp, ok bool) {
 	a.check(name, "a")
 	c.check(name, "c")
 	m, k := a.Rows, a.Cols
@@ -79,17 +108,16 @@ func (s *GemmScratch) GemmPacked(transA bool, alpha float32, a Matrix, p *Packed
 			name, m, k, p.k, p.n, c.Rows, c.Cols, transA)
 	}
 	if m == 0 || n == 0 {
-		return
+		return g, false
 	}
 	if alpha == 0 || k == 0 {
 		fallback.Gemm(false, false, m, n, 0, 0, nil, 0, nil, 0, beta, c.Data, c.Stride)
-		return
+		return g, false
 	}
 	if p.mk == nil {
 		fallback.Gemm(transA, false, m, n, k, alpha, a.Data, a.Stride, p.data, p.n, beta, c.Data, c.Stride)
-		return
+		return g, false
 	}
-	g := gemmOp{transA: transA, m: m, n: n, k: k, alpha: alpha, beta: beta,
-		a: a.Data, lda: a.Stride, c: c.Data, ldc: c.Stride, micro: p.mk}
-	g.runPacked(&s.buf, p.data, p.k)
+	return gemmOp{transA: transA, m: m, n: n, k: k, alpha: alpha, beta: beta,
+		a: a.Data, lda: a.Stride, c: c.Data, ldc: c.Stride, micro: p.mk, packed: p.data, kp: p.k}, true
 }

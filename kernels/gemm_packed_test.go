@@ -2,11 +2,12 @@ package kernels
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
 // packedGemm returns a product with Gemm's signature computed by packing
-// op(B) into p and calling s.GemmPacked. With extra, op(B) is the leading
+// op(B) into p and calling s.GemmPacked, or GemmPacked when s is nil. With extra, op(B) is the leading
 // block of a larger operand, extra rows and columns larger, whose other
 // elements are NaN: a product that reads past its block, or writes the
 // columns past n, fails checkGemm.
@@ -24,26 +25,40 @@ func packedGemm(s *GemmScratch, p *PackedB, extra int) func(transA, transB bool,
 			b = big
 		}
 		p.Pack(transB, b)
+		if s == nil {
+			GemmPacked(transA, alpha, a, p, beta, c)
+			return
+		}
 		s.GemmPacked(transA, alpha, a, p, beta, c)
 	}
 }
 
 // TestGemmPacked runs Gemm's sweep, scalar crossings and block crossings
-// through PackedB.Pack and GemmScratch.GemmPacked, the operand packed as it
-// is and as the leading block of a larger one, under every ISA.
+// through PackedB.Pack and GemmScratch.GemmPacked or GemmPacked, the operand
+// packed as it is and as the leading block of a larger one, under every ISA;
+// GemmPacked also through the products Gemm splits over goroutines.
 func TestGemmPacked(t *testing.T) {
 	var s GemmScratch
 	var p PackedB
 	defer func() { gemmUnderTest = Gemm }()
-	for _, extra := range []int{0, 7} {
-		gemmUnderTest = packedGemm(&s, &p, extra)
-		name := "exact"
-		if extra > 0 {
-			name = "leading"
+	for _, scratch := range []*GemmScratch{&s, nil} {
+		for _, extra := range []int{0, 7} {
+			gemmUnderTest = packedGemm(scratch, &p, extra)
+			name := "scratch/exact"
+			if extra > 0 {
+				name = "scratch/leading"
+			}
+			if scratch == nil {
+				name = name[len("scratch/"):]
+			}
+			t.Run(name+"/sweep", TestGemmSweep)
+			t.Run(name+"/scalars", TestGemmScalars)
+			t.Run(name+"/blocks", TestGemmBlocks)
+			t.Run(name+"/direct", TestGemmDirectBlocks)
+			if scratch == nil {
+				t.Run(name+"/parallel", TestGemmParallel)
+			}
 		}
-		t.Run(name+"/sweep", TestGemmSweep)
-		t.Run(name+"/scalars", TestGemmScalars)
-		t.Run(name+"/blocks", TestGemmBlocks)
 	}
 }
 
@@ -77,9 +92,12 @@ func TestGemmPackedGuard(t *testing.T) {
 	var s GemmScratch
 	var p PackedB
 	gemmGuard(t, packedGemm(&s, &p, 0))
+	gemmGuard(t, packedGemm(nil, &p, 0))
 }
 
 func TestGemmPackedAllocs(t *testing.T) {
+	prev := runtime.GOMAXPROCS(2) // n = 200 is split
+	defer runtime.GOMAXPROCS(prev)
 	rng := rand.New(rand.NewPCG(15, 16))
 	var s GemmScratch
 	var p PackedB
@@ -94,6 +112,14 @@ func TestGemmPackedAllocs(t *testing.T) {
 			}
 			f()
 			if got := testing.AllocsPerRun(gemmAllocRuns(), f); got != 0 {
+				t.Errorf("n=%d: Pack and GemmScratch.GemmPacked allocate %v times per call", n, got)
+			}
+			g := func() {
+				p.Pack(true, b)
+				GemmPacked(false, 1, a, &p, 0.5, c)
+			}
+			g()
+			if got := testing.AllocsPerRun(gemmAllocRuns(), g); got != 0 {
 				t.Errorf("n=%d: Pack and GemmPacked allocate %v times per call", n, got)
 			}
 		}
@@ -128,6 +154,15 @@ func TestGemmPackedPanics(t *testing.T) {
 			s.GemmPacked(tc.ta, 1, tc.a, &p, 0, tc.c)
 		})
 	}
+	t.Run("GemmPacked", func(t *testing.T) {
+		want := "heed/kernels: GemmPacked: op(a) is 2×4, packed op(b) is 3×5, c is 2×5 (transA=false): want op(a) m×k, c m×n, k and n within op(b)"
+		defer func() {
+			if r := recover(); r != want {
+				t.Fatalf("panic %v, want %q", r, want)
+			}
+		}()
+		GemmPacked(false, 1, mat(2, 4), &p, 0, mat(2, 5))
+	})
 	t.Run("pack", func(t *testing.T) {
 		want := "heed/kernels: PackedB.Pack: b is 2×3 with stride 2 < 3 columns"
 		defer func() {

@@ -490,3 +490,31 @@ func gemmAllocRuns() int {
 	}
 	return 20
 }
+
+// TestGemmDirectBlocks shrinks L2 so that a row-major A at a power-of-two
+// stride is read in place in blocks of fewer rows than mc (directMC), with
+// partial blocks.
+func TestGemmDirectBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	forEachISA(t, func(t *testing.T) {
+		mk := gemmMicroFor(Active())
+		if mk == nil {
+			t.Skip("no micro-kernel on this ISA")
+		}
+		saved := *mk
+		defer func() { *mk = saved }()
+		// k = 13 and pad 3: lda = 16 floats, 64 bytes, so that directMC is
+		// l2/2/64 = 2·mr rows.
+		mk.kc, mk.mc, mk.nc, mk.l2 = 5, 5*mk.mr, 2*mk.nr, 256*mk.mr
+		if got := mk.directMC(16, 5); got != 2*mk.mr {
+			t.Fatalf("directMC = %d, want %d", got, 2*mk.mr)
+		}
+		for _, m := range []int{2*mk.mr + 1, 5*mk.mr - 1, 7 * mk.mr} {
+			for _, tb := range []bool{false, true} {
+				for _, beta := range gemmScalars {
+					checkGemm(t, rng, gemmCase{false, tb, m, 2*mk.nr + 3, 13, -0.5, beta, 3, 1})
+				}
+			}
+		}
+	})
+}
