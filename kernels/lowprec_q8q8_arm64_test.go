@@ -5,6 +5,9 @@ package kernels
 import (
 	"math"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strconv"
 	"testing"
 	"unsafe"
 
@@ -50,6 +53,35 @@ func TestSDOTEnv(t *testing.T) {
 		envErrs = nil
 		if got := sdotEnv(c.env); got != c.want || (len(envErrs) != 0) != c.bad {
 			t.Errorf("HEED_SDOT=%q: on %v, errors %v; want on %v, an error %v", c.env, got, envErrs, c.want, c.bad)
+		}
+	}
+}
+
+// TestSDOTEnvChild runs this test binary with HEED_SDOT set: in the child,
+// useVNNI is hasSDOT unless the value is 0, and EnvErrors reports a bad
+// value. Under qemu the child needs binfmt_misc, so -short skips it.
+func TestSDOTEnvChild(t *testing.T) {
+	if want := os.Getenv("HEED_TEST_WANT_SDOT"); want != "" {
+		on := hasSDOT && want == "1"
+		if useVNNI != on || vnniDefault != on {
+			t.Fatalf("HEED_SDOT=%q: useVNNI %v, vnniDefault %v; want %v", os.Getenv("HEED_SDOT"), useVNNI, vnniDefault, on)
+		}
+		if got, want := len(EnvErrors()), os.Getenv("HEED_TEST_WANT_ENVERRS"); strconv.Itoa(got) != want {
+			t.Fatalf("HEED_SDOT=%q: EnvErrors() = %v, want %s errors", os.Getenv("HEED_SDOT"), EnvErrors(), want)
+		}
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts subprocesses")
+	}
+	for _, c := range []struct{ env, on, errs string }{
+		{"", "1", "0"}, {"1", "1", "0"}, {"0", "0", "0"}, {" 0\n", "0", "0"}, {"off", "1", "1"},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestSDOTEnvChild$", "-test.count", "1")
+		cmd.Env = append(os.Environ(), "HEED_SDOT="+c.env, "HEED_TEST_WANT_SDOT="+c.on, "HEED_TEST_WANT_ENVERRS="+c.errs,
+			"HEED_AVX512_WIDTH=", "HEED_ISA=")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("HEED_SDOT=%q: %v\n%s", c.env, err, out)
 		}
 	}
 }
