@@ -40,8 +40,12 @@ func genMatVecQ8Q8NEON(f *neonFile) {
 	// pairs, reused every four rows.
 	rowQ := func(r int) Reg { return vIn + 4 + Reg(2*(r%4)) }
 	acc := func(r int) Reg { return vAcc + Reg(r) } // row r's integer accumulator
+	// scale(h) takes the rows' key scales lane by lane; prod(h) their
+	// products with x's scale, in another register so that the next block's
+	// lane loads do not wait for the FMUL.
 	scale := func(h int) Reg { return vBcast + Reg(h) }
 	sum := func(h int) Reg { return vBcast + 2 + Reg(h) }
+	prod := func(h int) Reg { return vBcast + 4 + Reg(h) }
 	rowPtr := func(r int) string { return fmt.Sprintf("R%d", 6+r) }
 	// body computes rows rows (8, 4 or 1) whose pointers are in R6…: half h
 	// covers rows 4h to 4h+3 in lanes 0–3 of scale(h), acc(4h) and sum(h).
@@ -77,8 +81,8 @@ func genMatVecQ8Q8NEON(f *neonFile) {
 				f.v(ADDP(p, p, acc(4*h+2)))
 			}
 			f.v(SCVTF(p, p))
-			f.v(FMUL(scale(h), scale(h), sx))
-			f.v(FMLA(sum(h), scale(h), p))
+			f.v(FMUL(prod(h), scale(h), sx))
+			f.v(FMLA(sum(h), prod(h), p))
 		}
 		f.op("SUBS $%d, R14, R14", q8BlockBytes)
 		f.op("BNE %sblocks", pre)

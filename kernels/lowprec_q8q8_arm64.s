@@ -77,14 +77,14 @@ r8blocks:
 	WORD $0x4eb3be52 // addp v18.4s, v18.4s, v19.4s
 	WORD $0x4eb2be10 // addp v16.4s, v16.4s, v18.4s
 	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
-	WORD $0x6e22df18 // fmul v24.4s, v24.4s, v2.4s
-	VFMLA V16.S4, V24.S4, V26.S4
+	WORD $0x6e22df1c // fmul v28.4s, v24.4s, v2.4s
+	VFMLA V16.S4, V28.S4, V26.S4
 	WORD $0x4eb5be94 // addp v20.4s, v20.4s, v21.4s
 	WORD $0x4eb7bed6 // addp v22.4s, v22.4s, v23.4s
 	WORD $0x4eb6be94 // addp v20.4s, v20.4s, v22.4s
 	WORD $0x4e21da94 // scvtf v20.4s, v20.4s
-	WORD $0x6e22df39 // fmul v25.4s, v25.4s, v2.4s
-	VFMLA V20.S4, V25.S4, V27.S4
+	WORD $0x6e22df3d // fmul v29.4s, v25.4s, v2.4s
+	VFMLA V20.S4, V29.S4, V27.S4
 	SUBS $36, R14, R14
 	BNE r8blocks
 	VST1.P [V26.S4, V27.S4], 32(R0)
@@ -127,8 +127,8 @@ r4blocks:
 	WORD $0x4eb3be52 // addp v18.4s, v18.4s, v19.4s
 	WORD $0x4eb2be10 // addp v16.4s, v16.4s, v18.4s
 	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
-	WORD $0x6e22df18 // fmul v24.4s, v24.4s, v2.4s
-	VFMLA V16.S4, V24.S4, V26.S4
+	WORD $0x6e22df1c // fmul v28.4s, v24.4s, v2.4s
+	VFMLA V16.S4, V28.S4, V26.S4
 	SUBS $36, R14, R14
 	BNE r4blocks
 	VST1.P [V26.S4], 16(R0)
@@ -152,8 +152,8 @@ r1blocks:
 	WORD $0x4eb0be10 // addp v16.4s, v16.4s, v16.4s
 	WORD $0x4eb0be10 // addp v16.4s, v16.4s, v16.4s
 	WORD $0x4e21da10 // scvtf v16.4s, v16.4s
-	WORD $0x6e22df18 // fmul v24.4s, v24.4s, v2.4s
-	VFMLA V16.S4, V24.S4, V26.S4
+	WORD $0x6e22df1c // fmul v28.4s, v24.4s, v2.4s
+	VFMLA V16.S4, V28.S4, V26.S4
 	SUBS $36, R14, R14
 	BNE r1blocks
 	FMOVS.P F26, 4(R0)
