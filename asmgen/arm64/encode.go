@@ -329,3 +329,32 @@ func twoMiscShift(name, ad, an string, base uint32, d, n Reg, sh uint) Inst {
 	in.Asm += fmt.Sprintf(", #%d", sh)
 	return in
 }
+
+// Integer dot products (FEAT_DotProd: optional from Armv8.2-A, mandatory
+// from Armv8.4-A; Linux reports it as the asimddp hwcap). A CPU without the
+// extension raises SIGILL on them: kernels that use them run only where
+// the dispatch has checked the feature.
+
+// SDOT sets each lane i of d (4S) to d[i] + Σ_{j<4} n.B[4i+j]·m.B[4i+j]: the
+// signed bytes of n and m (16B) multiplied and summed exactly, modulo 2³².
+func SDOT(d, n, m Reg) Inst {
+	return Inst{
+		Word: 0x4e809400 | m.check()<<16 | n.check()<<5 | d.check(),
+		Asm:  fmt.Sprintf("sdot v%d.4s, v%d.16b, v%d.16b", d, n, m),
+	}
+}
+
+// ADDP sets d (4S) to the sums of adjacent int32 lanes of n, then of m:
+// {n0+n1, n2+n3, m0+m1, m2+m3}, modulo 2³².
+func ADDP(d, n, m Reg) Inst { return threeSame("addp", "4s", 0x4ea0bc00, d, n, m) }
+
+// DecodeExtra returns the GNU spelling of word if it is one of this
+// package's instructions that golang.org/x/arch's decoder does not know
+// (SDOT, vector form), as Inst.Asm spells it; ok is false for any other word.
+func DecodeExtra(word uint32) (asm string, ok bool) {
+	if word&0xffe0fc00 == 0x4e809400 {
+		d, n, m := word&31, word>>5&31, word>>16&31
+		return fmt.Sprintf("sdot v%d.4s, v%d.16b, v%d.16b", d, n, m), true
+	}
+	return "", false
+}

@@ -18,7 +18,7 @@ func samples() []Inst {
 	var out []Inst
 	regs := [][3]Reg{{0, 0, 0}, {1, 2, 3}, {31, 17, 8}, {5, 30, 31}}
 	three := []func(d, n, m Reg) Inst{FADD, FSUB, FMUL, FDIV, FMAX, FMIN, FMLA, FMLS, FADDP, FMAXP,
-		FRECPS, FCMEQ, FCMGE, FCMGT, FACGT, FACGE, ADD, SUB, CMGT, CMEQ, AND, BIC, EOR, BSL, BIT, BIF}
+		FRECPS, FCMEQ, FCMGE, FCMGT, FACGT, FACGE, ADD, SUB, CMGT, CMEQ, AND, BIC, EOR, BSL, BIT, BIF, ADDP}
 	two := []func(d, n Reg) Inst{FRINTN, FRINTM, FCVTZS, FCVTNS, SCVTF, FABS, FNEG, FRECPE, FMAXV, FADDPS, FMAXPS}
 	for _, r := range regs {
 		for _, f := range three {
@@ -48,6 +48,16 @@ func samples() []Inst {
 		for i := uint(0); i < 4; i++ {
 			out = append(out, DUPE(r[0], r[1], i), INSW(r[0], i, GP(r[2]%31)))
 		}
+	}
+	return out
+}
+
+// extraSamples returns the encoders of instructions that golang.org/x/arch
+// does not decode (DecodeExtra does), with registers that exercise each field.
+func extraSamples() []Inst {
+	var out []Inst
+	for _, r := range [][3]Reg{{0, 0, 0}, {1, 2, 3}, {31, 17, 8}, {5, 30, 31}, {16, 8, 4}} {
+		out = append(out, SDOT(r[0], r[1], r[2]))
 	}
 	return out
 }
@@ -88,6 +98,9 @@ func TestKnown(t *testing.T) {
 		{SXTL2H(0, 1), 0x4f10a420},    // sxtl2 v0.4s, v1.8h
 		{UMOVS(0, 1, 1), 0x0e0c3c20},  // mov w0, v1.s[1]
 		{UMINV(2, 3), 0x6eb1a862},     // uminv s2, v3.4s
+		{ADDP(0, 1, 2), 0x4ea2bc20},   // addp v0.4s, v1.4s, v2.4s
+		{SDOT(0, 1, 2), 0x4e829420},   // sdot v0.4s, v1.16b, v2.16b
+		{SDOT(31, 17, 8), 0x4e88963f}, // sdot v31.4s, v17.16b, v8.16b
 	} {
 		if c.got.Word != c.want {
 			t.Errorf("%s = %#08x, want %#08x", c.got.Asm, c.got.Word, c.want)
@@ -124,7 +137,30 @@ func TestDecode(t *testing.T) {
 	}
 }
 
-// TestGNUAssembler assembles every sample's mnemonic with binutils and
+// TestDecodeExtra checks DecodeExtra on the instructions golang.org/x/arch
+// does not know: it gives each one's spelling, and x/arch still does not
+// decode them (when it does, they belong in samples). It must not claim any
+// word of samples. TestGNUAssembler checks the words themselves.
+func TestDecodeExtra(t *testing.T) {
+	for _, in := range extraSamples() {
+		if got, ok := DecodeExtra(in.Word); !ok || got != in.Asm {
+			t.Errorf("DecodeExtra(%#08x) = %q, %v; want %q", in.Word, got, ok, in.Asm)
+		}
+		var b [4]byte
+		binary.LittleEndian.PutUint32(b[:], in.Word)
+		if d, err := arm64asm.Decode(b[:]); err == nil {
+			t.Errorf("x/arch now decodes %#08x as %q: move %s into samples", in.Word, arm64asm.GNUSyntax(d), in.Asm)
+		}
+	}
+	for _, in := range samples() {
+		if got, ok := DecodeExtra(in.Word); ok {
+			t.Errorf("DecodeExtra(%#08x) (%s) = %q, want not ok", in.Word, in.Asm, got)
+		}
+	}
+}
+
+// TestGNUAssembler assembles every sample's mnemonic and every extra
+// sample's (with the dotprod extension enabled) with binutils and
 // compares the words; it skips where aarch64-linux-gnu-as is not installed.
 func TestGNUAssembler(t *testing.T) {
 	as, err := exec.LookPath("aarch64-linux-gnu-as")
@@ -137,8 +173,9 @@ func TestGNUAssembler(t *testing.T) {
 	}
 	dir := t.TempDir()
 	src, obj, bin := filepath.Join(dir, "s.s"), filepath.Join(dir, "s.o"), filepath.Join(dir, "s.bin")
-	ins := samples()
+	ins := append(samples(), extraSamples()...)
 	var buf bytes.Buffer
+	buf.WriteString(".arch armv8.2-a+dotprod\n")
 	for _, in := range ins {
 		buf.WriteString(in.Asm + "\n")
 	}
