@@ -29,11 +29,12 @@ import (
 // Q8Q8 stores as Q8 and also rounds the query: the unmasked one-query step
 // quantises the prepared query q once per call into 8-bit blocks q̂
 // (kernels.ToQ8) and computes the scores k̂_s·q̂ by kernels.DotSoftmaxMatTVecQ8Q8
-// (integer dot products, VPDPBUSD where the CPU has AVX512_VNNI), so that each
+// (integer dot products: VPDPBUSD where the CPU has AVX512_VNNI, SDOT on arm64
+// with the dot-product extension), so that each
 // score moves by at most Σ_i|k̂_si|·Scale_q(i)/2 more (Scale_q(i) the scale
 // of q's block holding i), which enters the weights' bound as part of E
 // beside the storage rounding. Masked steps, AttendMany, keys longer than
-// 512 and CPUs without AVX512_VNNI (kernels.Q8Q8Native) take the float32
+// 512 and CPUs without those instructions (kernels.Q8Q8Native) take the float32
 // query as Q8 does, within that bound.
 //
 // (see kernels.BF16, kernels.F16 and kernels.Q8Block for the exact formats).
@@ -309,7 +310,8 @@ func (m *Memory) Cap() int {
 // touched or re-read. If every key was attended (the valid length was Len),
 // the new key is attended too; otherwise the valid length stays where
 // SetValid put it. A mask that is set must cover the new key (a mask of Cap
-// keys does); the Vᵀ cache of AttendMany is dropped.
+// keys does); AttendMany's caches (Vᵀ, and the packed keys and values) are
+// dropped.
 //
 // When the values are the keys (NewMemoryFormat with a zero values matrix),
 // value must be nil. Append copies key and value; it allocates nothing. It
