@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math/bits"
 
 	. "github.com/mmcloughlin/avo/attr"
@@ -36,17 +37,27 @@ type stepFormat struct {
 // ISAs (avx512 computes in YMM, avx512z in ZMM).
 func genDecodeSteps() {
 	for _, s := range dualISAs {
-		for _, f := range []stepFormat{{name: "BF16", half: bf16}, {name: "F16", half: f16}, {name: "Q8", q8: true}} {
-			genDecodeStep(s, f, false)
-			genDecodeStep(s, f, true)
+		formats := []stepFormat{{name: "BF16", half: bf16}, {name: "F16", half: f16}, {name: "Q8", q8: true}}
+		if s.evex {
+			formats = append(formats, stepFormat{name: "Q8Q8", q8: true, vnni: true})
+		}
+		for _, f := range formats {
+			genDecodeStep(s, f, false, 0)
+			genDecodeStep(s, f, true, 0)
 		}
 		if s.evex {
-			f := stepFormat{name: "Q8Q8", q8: true, vnni: true}
-			genDecodeStep(s, f, false)
-			genDecodeStep(s, f, true)
+			for _, f := range formats {
+				for _, parts := range stepSplits {
+					genDecodeStep(s, f, true, parts)
+				}
+			}
 		}
 	}
 }
+
+// stepSplits are the numbers of parts the multi-stream far steps read the
+// rows in (AVX-512 only, prefetching).
+var stepSplits = []int{2, 4}
 
 // genDecodeStep emits decodeStep<F><ISA>(ctx, scores []float32, k []byte, ldk
 // int, v []byte, ldv int, h []float32, m, l float32) (float32, float32, int):
@@ -68,12 +79,23 @@ func genDecodeSteps() {
 // every line of the next block's key and value rows stepPrefetchBlocks
 // blocks ahead at the start of each block (the current block's when fewer
 // follow): for keys and values streamed from memory.
-func genDecodeStep(s *isa, f stepFormat, pf bool) {
+//
+// With parts > 1 (pf only), it emits decodeStep<F>Split<parts>PF<ISA>, for
+// len(scores) a multiple of 8·parts: the rows taken as parts equal parts,
+// each read in address order, a block of each in turn (the key block's
+// scores, the weights, the value block) with the one running state, so that
+// keys and values are read as 2·parts streams, for cores whose bandwidth
+// from memory grows with the number of streams (as splitBlocks4 for the
+// float32 far kernel); each part prefetches its own rows ahead.
+func genDecodeStep(s *isa, f stepFormat, pf bool, parts int) {
 	y := ymmOf(s)   // the eight scores of a block
 	w := evexYMM(s) // the rows and ctx
 	wide := w.lanes == 16
 	name := s.name("decodeStep" + f.name)
-	if pf {
+	switch {
+	case parts > 1:
+		name = s.name(fmt.Sprintf("decodeStep%sSplit%dPF", f.name, parts))
+	case pf:
 		name = s.name("decodeStep" + f.name + "PF")
 	}
 	hType := "[]float32"
@@ -465,12 +487,38 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 	if evenOddCtx {
 		permuteCtx(w, false, "permIn")
 	}
+	// Split: n counts the rows left in each part; offK, offV and offS are
+	// the bytes from a part's rows (scores) to the next's; kS, vS and sS
+	// keep the first part's block while the parts are taken in turn.
+	var offK, offV, offS, kS, vS, sS, part Mem
+	if parts > 1 {
+		offK, offV, offS = asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8)
+		kS, vS, sS, part = asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8)
+		asm.SHRQ(U8(bits.TrailingZeros(uint(parts))), n)
+		t := asm.GP64()
+		asm.MOVQ(n, t)
+		asm.IMULQ(ldk, t)
+		asm.MOVQ(t, offK)
+		asm.MOVQ(n, t)
+		asm.IMULQ(ldv, t)
+		asm.MOVQ(t, offV)
+		asm.MOVQ(n, t)
+		asm.SHLQ(U8(2), t)
+		asm.MOVQ(t, offS)
+	}
 	asm.Label("block")
 	asm.CMPQ(n, U32(8))
 	if evenOddCtx {
 		asm.JB(LabelRef("restore"))
 	} else {
 		asm.JB(LabelRef("end"))
+	}
+	if parts > 1 {
+		asm.MOVQ(kp, kS)
+		asm.MOVQ(vp, vS)
+		asm.MOVQ(sc, sS)
+		asm.MOVQ(U32(0), part)
+		asm.Label("part")
 	}
 	if pf {
 		prefetch(kp, ldk, rowBytes("h"), "pfK")
@@ -479,6 +527,17 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 	scores()
 	weights()
 	context()
+	if parts > 1 {
+		asm.ADDQ(offK, kp)
+		asm.ADDQ(offV, vp)
+		asm.ADDQ(offS, sc)
+		asm.INCQ(part)
+		asm.CMPQ(part, U8(parts))
+		asm.JB(LabelRef("part"))
+		asm.MOVQ(kS, kp)
+		asm.MOVQ(vS, vp)
+		asm.MOVQ(sS, sc)
+	}
 	asm.LEAQ(Mem{Base: kp, Index: ldk, Scale: 8}, kp)
 	asm.LEAQ(Mem{Base: vp, Index: ldv, Scale: 8}, vp)
 	asm.ADDQ(U32(32), sc)
