@@ -76,9 +76,11 @@ var stepSplits = []int{2, 4}
 // context multiplies each row's weight by the block's scale once per block.
 //
 // With pf, it emits decodeStep<F>PF<ISA>, which also prefetches (PREFETCHT0)
-// every line of the next block's key and value rows stepPrefetchBlocks
-// blocks ahead at the start of each block (the current block's when fewer
-// follow): for keys and values streamed from memory.
+// every line of the key rows stepPrefetchBlocks blocks ahead at the start of
+// each block, and of the value rows as many blocks ahead before the block's
+// context (the current block's when fewer follow): for keys and values
+// streamed from memory. Issuing the value lines after the scores rather than
+// with the key lines halves each burst of prefetches.
 //
 // With parts > 1 (pf only), it emits decodeStep<F>Split<parts>PF<ISA>, for
 // len(scores) a multiple of 8·parts: the rows taken as parts equal parts,
@@ -522,10 +524,12 @@ func genDecodeStep(s *isa, f stepFormat, pf bool, parts int) {
 	}
 	if pf {
 		prefetch(kp, ldk, rowBytes("h"), "pfK")
-		prefetch(vp, ldv, rowBytes("ctx"), "pfV")
 	}
 	scores()
 	weights()
+	if pf {
+		prefetch(vp, ldv, rowBytes("ctx"), "pfV")
+	}
 	context()
 	if parts > 1 {
 		asm.ADDQ(offK, kp)

@@ -2826,43 +2826,18 @@ pfKNear:
 	SHLQ $0x01, R12
 
 pfK:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(BX*1)
-	PREFETCHT0 (R10)(BX*2)
-	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ (R10)(DI*4), R11
-	MOVQ ctx_len+8(FP), R12
-	SHLQ $0x01, R12
-
-pfV:
 	PREFETCHT0   (R10)
-	PREFETCHT0   (R10)(DI*1)
-	PREFETCHT0   (R10)(DI*2)
-	PREFETCHT0   (R10)(R9*1)
+	PREFETCHT0   (R10)(BX*1)
+	PREFETCHT0   (R10)(BX*2)
+	PREFETCHT0   (R10)(R8*1)
 	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(DI*1)
-	PREFETCHT0   (R11)(DI*2)
-	PREFETCHT0   (R11)(R9*1)
+	PREFETCHT0   (R11)(BX*1)
+	PREFETCHT0   (R11)(BX*2)
+	PREFETCHT0   (R11)(R8*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
-	JA           pfV
+	JA           pfK
 	MOVQ         DX, R10
 	LEAQ         (DX)(BX*4), R11
 	MOVQ         h_base+112(FP), R12
@@ -3078,6 +3053,31 @@ weights:
 	VSHUFPS      $0x55, Y3, Y3, Y8
 	VSHUFPS      $0xaa, Y3, Y3, Y9
 	VSHUFPS      $0xff, Y3, Y3, Y3
+	MOVQ         SI, R10
+	CMPQ         CX, $0x00000018
+	JB           pfVNear
+	MOVQ         DI, R11
+	SHLQ         $0x04, R11
+	ADDQ         R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT0   (R10)
+	PREFETCHT0   (R10)(DI*1)
+	PREFETCHT0   (R10)(DI*2)
+	PREFETCHT0   (R10)(R9*1)
+	PREFETCHT0   (R11)
+	PREFETCHT0   (R11)(DI*1)
+	PREFETCHT0   (R11)(DI*2)
+	PREFETCHT0   (R11)(R9*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfV
 	MOVQ         SI, R10
 	LEAQ         (SI)(DI*4), R11
 	MOVQ         ctx_base+0(FP), R12
@@ -3529,31 +3529,6 @@ pfK:
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
 	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ (R10)(DI*4), R11
-	MOVQ ctx_len+8(FP), R12
-	SHLQ $0x01, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
 	MOVQ       DX, R10
 	LEAQ       (DX)(BX*4), R11
 	MOVQ       h_base+112(FP), R12
@@ -3704,10 +3679,35 @@ weights:
 	VSHUFPS      $0xaa, Y3, Y3, Y9
 	VSHUFPS      $0xff, Y3, Y3, Y3
 	MOVQ         SI, R10
-	LEAQ         (SI)(DI*4), R11
-	MOVQ         ctx_base+0(FP), R12
-	MOVQ         ctx_len+8(FP), R13
-	SHRQ         $0x03, R13
+	CMPQ         CX, $0x00000018
+	JB           pfVNear
+	MOVQ         DI, R11
+	SHLQ         $0x04, R11
+	ADDQ         R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x03, R13
 
 ctxLoop:
 	TESTQ       R13, R13
@@ -4238,32 +4238,6 @@ pfK:
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
 	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
 	MOVQ       DX, R10
 	LEAQ       (DX)(BX*4), R11
 	MOVQ       h_base+112(FP), R12
@@ -4500,10 +4474,36 @@ weights:
 	VADDPS       Y4, Y0, Y0
 	VMOVUPS      Y4, 8(SP)
 	MOVQ         SI, R10
-	LEAQ         (SI)(DI*4), R11
-	MOVQ         ctx_base+0(FP), R12
-	MOVQ         ctx_len+8(FP), R13
-	SHRQ         $0x05, R13
+	CMPQ         CX, $0x00000018
+	JB           pfVNear
+	MOVQ         DI, R11
+	SHLQ         $0x04, R11
+	ADDQ         R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x05, R13
 
 ctxLoop:
 	TESTQ        R13, R13
@@ -5148,43 +5148,18 @@ pfKNear:
 	SHLQ $0x01, R12
 
 pfK:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(BX*1)
-	PREFETCHT0 (R10)(BX*2)
-	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ (R10)(DI*4), R11
-	MOVQ ctx_len+8(FP), R12
-	SHLQ $0x01, R12
-
-pfV:
 	PREFETCHT0   (R10)
-	PREFETCHT0   (R10)(DI*1)
-	PREFETCHT0   (R10)(DI*2)
-	PREFETCHT0   (R10)(R9*1)
+	PREFETCHT0   (R10)(BX*1)
+	PREFETCHT0   (R10)(BX*2)
+	PREFETCHT0   (R10)(R8*1)
 	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(DI*1)
-	PREFETCHT0   (R11)(DI*2)
-	PREFETCHT0   (R11)(R9*1)
+	PREFETCHT0   (R11)(BX*1)
+	PREFETCHT0   (R11)(BX*2)
+	PREFETCHT0   (R11)(R8*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
-	JA           pfV
+	JA           pfK
 	MOVQ         DX, R10
 	LEAQ         (DX)(BX*4), R11
 	MOVQ         h_base+112(FP), R12
@@ -5395,11 +5370,36 @@ weights:
 	VSHUFPS           $0xaa, Y3, Y3, Y9
 	VSHUFPS           $0xff, Y3, Y3, Y3
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x04, R13
-	VPBROADCASTD      consts<>+160(SB), Y10
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT0   (R10)
+	PREFETCHT0   (R10)(DI*1)
+	PREFETCHT0   (R10)(DI*2)
+	PREFETCHT0   (R10)(R9*1)
+	PREFETCHT0   (R11)
+	PREFETCHT0   (R11)(DI*1)
+	PREFETCHT0   (R11)(DI*2)
+	PREFETCHT0   (R11)(R9*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfV
+	MOVQ         SI, R10
+	LEAQ         (SI)(DI*4), R11
+	MOVQ         ctx_base+0(FP), R12
+	MOVQ         ctx_len+8(FP), R13
+	SHRQ         $0x04, R13
+	VPBROADCASTD consts<>+160(SB), Y10
 
 ctxPairs:
 	TESTQ       R13, R13
@@ -5838,31 +5838,6 @@ pfK:
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
 	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ (R10)(DI*4), R11
-	MOVQ ctx_len+8(FP), R12
-	SHLQ $0x01, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
 	MOVQ       DX, R10
 	LEAQ       (DX)(BX*4), R11
 	MOVQ       h_base+112(FP), R12
@@ -6006,10 +5981,35 @@ weights:
 	VSHUFPS           $0xaa, Y3, Y3, Y9
 	VSHUFPS           $0xff, Y3, Y3, Y3
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x03, R13
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x03, R13
 
 ctxLoop:
 	TESTQ       R13, R13
@@ -6537,32 +6537,6 @@ pfK:
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
 	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
 	MOVQ       DX, R10
 	LEAQ       (DX)(BX*4), R11
 	MOVQ       h_base+112(FP), R12
@@ -6796,10 +6770,36 @@ weights:
 	VADDPS            Y5, Y0, Y0
 	VMOVUPS           Y5, 8(SP)
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x05, R13
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x05, R13
 
 ctxLoop:
 	TESTQ        R13, R13
@@ -7378,32 +7378,6 @@ pfK:
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
 	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
 	MOVQ       DX, R10
 	LEAQ       (DX)(BX*4), R11
 	MOVQ       h_base+112(FP), R12
@@ -7574,10 +7548,36 @@ weights:
 	VADDPS            Y6, Y0, Y0
 	VMOVUPS           Y6, 8(SP)
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x05, R13
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x05, R13
 
 ctxLoop:
 	TESTQ        R13, R13
@@ -7815,43 +7815,18 @@ pfKNear:
 	SHLQ $0x01, R12
 
 pfK:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(BX*1)
-	PREFETCHT0 (R10)(BX*2)
-	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ (R10)(DI*4), R11
-	MOVQ ctx_len+8(FP), R12
-	SHLQ $0x01, R12
-
-pfV:
 	PREFETCHT0   (R10)
-	PREFETCHT0   (R10)(DI*1)
-	PREFETCHT0   (R10)(DI*2)
-	PREFETCHT0   (R10)(R9*1)
+	PREFETCHT0   (R10)(BX*1)
+	PREFETCHT0   (R10)(BX*2)
+	PREFETCHT0   (R10)(R8*1)
 	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(DI*1)
-	PREFETCHT0   (R11)(DI*2)
-	PREFETCHT0   (R11)(R9*1)
+	PREFETCHT0   (R11)(BX*1)
+	PREFETCHT0   (R11)(BX*2)
+	PREFETCHT0   (R11)(R8*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
-	JA           pfV
+	JA           pfK
 	MOVQ         DX, R10
 	LEAQ         (DX)(BX*4), R11
 	MOVQ         h_base+112(FP), R12
@@ -8062,11 +8037,36 @@ weights:
 	VSHUFPS           $0xaa, Y3, Y3, Y9
 	VSHUFPS           $0xff, Y3, Y3, Y3
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x04, R13
-	VPBROADCASTD      consts<>+160(SB), Y10
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT0   (R10)
+	PREFETCHT0   (R10)(DI*1)
+	PREFETCHT0   (R10)(DI*2)
+	PREFETCHT0   (R10)(R9*1)
+	PREFETCHT0   (R11)
+	PREFETCHT0   (R11)(DI*1)
+	PREFETCHT0   (R11)(DI*2)
+	PREFETCHT0   (R11)(R9*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfV
+	MOVQ         SI, R10
+	LEAQ         (SI)(DI*4), R11
+	MOVQ         ctx_base+0(FP), R12
+	MOVQ         ctx_len+8(FP), R13
+	SHRQ         $0x04, R13
+	VPBROADCASTD consts<>+160(SB), Y10
 
 ctxPairs:
 	TESTQ       R13, R13
@@ -8315,43 +8315,18 @@ pfKNear:
 	SHLQ $0x01, R12
 
 pfK:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(BX*1)
-	PREFETCHT0 (R10)(BX*2)
-	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ (R10)(DI*4), R11
-	MOVQ ctx_len+8(FP), R12
-	SHLQ $0x01, R12
-
-pfV:
 	PREFETCHT0   (R10)
-	PREFETCHT0   (R10)(DI*1)
-	PREFETCHT0   (R10)(DI*2)
-	PREFETCHT0   (R10)(R9*1)
+	PREFETCHT0   (R10)(BX*1)
+	PREFETCHT0   (R10)(BX*2)
+	PREFETCHT0   (R10)(R8*1)
 	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(DI*1)
-	PREFETCHT0   (R11)(DI*2)
-	PREFETCHT0   (R11)(R9*1)
+	PREFETCHT0   (R11)(BX*1)
+	PREFETCHT0   (R11)(BX*2)
+	PREFETCHT0   (R11)(R8*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
-	JA           pfV
+	JA           pfK
 	MOVQ         DX, R10
 	LEAQ         (DX)(BX*4), R11
 	MOVQ         h_base+112(FP), R12
@@ -8562,11 +8537,36 @@ weights:
 	VSHUFPS           $0xaa, Y3, Y3, Y9
 	VSHUFPS           $0xff, Y3, Y3, Y3
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x04, R13
-	VPBROADCASTD      consts<>+160(SB), Y10
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT0   (R10)
+	PREFETCHT0   (R10)(DI*1)
+	PREFETCHT0   (R10)(DI*2)
+	PREFETCHT0   (R10)(R9*1)
+	PREFETCHT0   (R11)
+	PREFETCHT0   (R11)(DI*1)
+	PREFETCHT0   (R11)(DI*2)
+	PREFETCHT0   (R11)(R9*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfV
+	MOVQ         SI, R10
+	LEAQ         (SI)(DI*4), R11
+	MOVQ         ctx_base+0(FP), R12
+	MOVQ         ctx_len+8(FP), R13
+	SHRQ         $0x04, R13
+	VPBROADCASTD consts<>+160(SB), Y10
 
 ctxPairs:
 	TESTQ       R13, R13
@@ -8806,31 +8806,6 @@ pfK:
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
 	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ (R10)(DI*4), R11
-	MOVQ ctx_len+8(FP), R12
-	SHLQ $0x01, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
 	MOVQ       DX, R10
 	LEAQ       (DX)(BX*4), R11
 	MOVQ       h_base+112(FP), R12
@@ -8974,10 +8949,35 @@ weights:
 	VSHUFPS           $0xaa, Y3, Y3, Y9
 	VSHUFPS           $0xff, Y3, Y3, Y3
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x03, R13
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x03, R13
 
 ctxLoop:
 	TESTQ       R13, R13
@@ -9105,31 +9105,6 @@ pfK:
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
 	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ (R10)(DI*4), R11
-	MOVQ ctx_len+8(FP), R12
-	SHLQ $0x01, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
 	MOVQ       DX, R10
 	LEAQ       (DX)(BX*4), R11
 	MOVQ       h_base+112(FP), R12
@@ -9273,10 +9248,35 @@ weights:
 	VSHUFPS           $0xaa, Y3, Y3, Y9
 	VSHUFPS           $0xff, Y3, Y3, Y3
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x03, R13
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x03, R13
 
 ctxLoop:
 	TESTQ       R13, R13
@@ -9405,32 +9405,6 @@ pfK:
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
 	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
 	MOVQ       DX, R10
 	LEAQ       (DX)(BX*4), R11
 	MOVQ       h_base+112(FP), R12
@@ -9664,10 +9638,36 @@ weights:
 	VADDPS            Y5, Y0, Y0
 	VMOVUPS           Y5, 8(SP)
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x05, R13
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x05, R13
 
 ctxLoop:
 	TESTQ        R13, R13
@@ -9906,32 +9906,6 @@ pfK:
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
 	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
 	MOVQ       DX, R10
 	LEAQ       (DX)(BX*4), R11
 	MOVQ       h_base+112(FP), R12
@@ -10165,10 +10139,36 @@ weights:
 	VADDPS            Y5, Y0, Y0
 	VMOVUPS           Y5, 8(SP)
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x05, R13
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x05, R13
 
 ctxLoop:
 	TESTQ        R13, R13
@@ -10409,32 +10409,6 @@ pfK:
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
 	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
 	MOVQ       DX, R10
 	LEAQ       (DX)(BX*4), R11
 	MOVQ       h_base+112(FP), R12
@@ -10605,10 +10579,36 @@ weights:
 	VADDPS            Y6, Y0, Y0
 	VMOVUPS           Y6, 8(SP)
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x05, R13
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x05, R13
 
 ctxLoop:
 	TESTQ        R13, R13
@@ -10849,32 +10849,6 @@ pfK:
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
 	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
 	MOVQ       DX, R10
 	LEAQ       (DX)(BX*4), R11
 	MOVQ       h_base+112(FP), R12
@@ -11045,10 +11019,36 @@ weights:
 	VADDPS            Y6, Y0, Y0
 	VMOVUPS           Y6, 8(SP)
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x05, R13
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x05, R13
 
 ctxLoop:
 	TESTQ        R13, R13
@@ -11796,43 +11796,18 @@ pfKNear:
 	SHLQ $0x01, R12
 
 pfK:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(BX*1)
-	PREFETCHT0 (R10)(BX*2)
-	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ (R10)(DI*4), R11
-	MOVQ ctx_len+8(FP), R12
-	SHLQ $0x01, R12
-
-pfV:
 	PREFETCHT0   (R10)
-	PREFETCHT0   (R10)(DI*1)
-	PREFETCHT0   (R10)(DI*2)
-	PREFETCHT0   (R10)(R9*1)
+	PREFETCHT0   (R10)(BX*1)
+	PREFETCHT0   (R10)(BX*2)
+	PREFETCHT0   (R10)(R8*1)
 	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(DI*1)
-	PREFETCHT0   (R11)(DI*2)
-	PREFETCHT0   (R11)(R9*1)
+	PREFETCHT0   (R11)(BX*1)
+	PREFETCHT0   (R11)(BX*2)
+	PREFETCHT0   (R11)(R8*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
-	JA           pfV
+	JA           pfK
 	MOVQ         DX, R10
 	LEAQ         (DX)(BX*4), R11
 	MOVQ         h_base+112(FP), R12
@@ -12098,11 +12073,36 @@ weights:
 	VSHUFPS           $0xaa, Z3, Z3, Z10
 	VSHUFPS           $0xff, Z3, Z3, Z3
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x05, R13
-	VPBROADCASTD      consts<>+160(SB), Z11
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT0   (R10)
+	PREFETCHT0   (R10)(DI*1)
+	PREFETCHT0   (R10)(DI*2)
+	PREFETCHT0   (R10)(R9*1)
+	PREFETCHT0   (R11)
+	PREFETCHT0   (R11)(DI*1)
+	PREFETCHT0   (R11)(DI*2)
+	PREFETCHT0   (R11)(R9*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfV
+	MOVQ         SI, R10
+	LEAQ         (SI)(DI*4), R11
+	MOVQ         ctx_base+0(FP), R12
+	MOVQ         ctx_len+8(FP), R13
+	SHRQ         $0x05, R13
+	VPBROADCASTD consts<>+160(SB), Z11
 
 ctxPairs:
 	TESTQ       R13, R13
@@ -12650,31 +12650,6 @@ pfK:
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
 	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ (R10)(DI*4), R11
-	MOVQ ctx_len+8(FP), R12
-	SHLQ $0x01, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
 	MOVQ       DX, R10
 	LEAQ       (DX)(BX*4), R11
 	MOVQ       h_base+112(FP), R12
@@ -12865,10 +12840,35 @@ weights:
 	VSHUFPS           $0xaa, Z3, Z3, Z9
 	VSHUFPS           $0xff, Z3, Z3, Z3
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x04, R13
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x04, R13
 
 ctxLoop:
 	TESTQ       R13, R13
@@ -13334,32 +13334,6 @@ pfK:
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
 	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
 	MOVQ       DX, R10
 	LEAQ       (DX)(BX*4), R11
 	MOVQ       h_base+112(FP), R12
@@ -13560,10 +13534,36 @@ weights:
 	VADDPS            Y5, Y0, Y0
 	VMOVUPS           Y5, 8(SP)
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x05, R13
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x05, R13
 
 ctxLoop:
 	TESTQ        R13, R13
@@ -14039,32 +14039,6 @@ pfK:
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
 	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
 	MOVQ       DX, R10
 	LEAQ       (DX)(BX*4), R11
 	MOVQ       h_base+112(FP), R12
@@ -14236,10 +14210,36 @@ weights:
 	VADDPS            Y6, Y0, Y0
 	VMOVUPS           Y6, 8(SP)
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x05, R13
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x05, R13
 
 ctxLoop:
 	TESTQ        R13, R13
@@ -14427,43 +14427,18 @@ pfKNear:
 	SHLQ $0x01, R12
 
 pfK:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(BX*1)
-	PREFETCHT0 (R10)(BX*2)
-	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ (R10)(DI*4), R11
-	MOVQ ctx_len+8(FP), R12
-	SHLQ $0x01, R12
-
-pfV:
 	PREFETCHT0   (R10)
-	PREFETCHT0   (R10)(DI*1)
-	PREFETCHT0   (R10)(DI*2)
-	PREFETCHT0   (R10)(R9*1)
+	PREFETCHT0   (R10)(BX*1)
+	PREFETCHT0   (R10)(BX*2)
+	PREFETCHT0   (R10)(R8*1)
 	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(DI*1)
-	PREFETCHT0   (R11)(DI*2)
-	PREFETCHT0   (R11)(R9*1)
+	PREFETCHT0   (R11)(BX*1)
+	PREFETCHT0   (R11)(BX*2)
+	PREFETCHT0   (R11)(R8*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
-	JA           pfV
+	JA           pfK
 	MOVQ         DX, R10
 	LEAQ         (DX)(BX*4), R11
 	MOVQ         h_base+112(FP), R12
@@ -14729,11 +14704,36 @@ weights:
 	VSHUFPS           $0xaa, Z3, Z3, Z10
 	VSHUFPS           $0xff, Z3, Z3, Z3
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x05, R13
-	VPBROADCASTD      consts<>+160(SB), Z11
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT0   (R10)
+	PREFETCHT0   (R10)(DI*1)
+	PREFETCHT0   (R10)(DI*2)
+	PREFETCHT0   (R10)(R9*1)
+	PREFETCHT0   (R11)
+	PREFETCHT0   (R11)(DI*1)
+	PREFETCHT0   (R11)(DI*2)
+	PREFETCHT0   (R11)(R9*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfV
+	MOVQ         SI, R10
+	LEAQ         (SI)(DI*4), R11
+	MOVQ         ctx_base+0(FP), R12
+	MOVQ         ctx_len+8(FP), R13
+	SHRQ         $0x05, R13
+	VPBROADCASTD consts<>+160(SB), Z11
 
 ctxPairs:
 	TESTQ       R13, R13
@@ -15019,43 +15019,18 @@ pfKNear:
 	SHLQ $0x01, R12
 
 pfK:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(BX*1)
-	PREFETCHT0 (R10)(BX*2)
-	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ (R10)(DI*4), R11
-	MOVQ ctx_len+8(FP), R12
-	SHLQ $0x01, R12
-
-pfV:
 	PREFETCHT0   (R10)
-	PREFETCHT0   (R10)(DI*1)
-	PREFETCHT0   (R10)(DI*2)
-	PREFETCHT0   (R10)(R9*1)
+	PREFETCHT0   (R10)(BX*1)
+	PREFETCHT0   (R10)(BX*2)
+	PREFETCHT0   (R10)(R8*1)
 	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(DI*1)
-	PREFETCHT0   (R11)(DI*2)
-	PREFETCHT0   (R11)(R9*1)
+	PREFETCHT0   (R11)(BX*1)
+	PREFETCHT0   (R11)(BX*2)
+	PREFETCHT0   (R11)(R8*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
-	JA           pfV
+	JA           pfK
 	MOVQ         DX, R10
 	LEAQ         (DX)(BX*4), R11
 	MOVQ         h_base+112(FP), R12
@@ -15321,11 +15296,36 @@ weights:
 	VSHUFPS           $0xaa, Z3, Z3, Z10
 	VSHUFPS           $0xff, Z3, Z3, Z3
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x05, R13
-	VPBROADCASTD      consts<>+160(SB), Z11
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT0   (R10)
+	PREFETCHT0   (R10)(DI*1)
+	PREFETCHT0   (R10)(DI*2)
+	PREFETCHT0   (R10)(R9*1)
+	PREFETCHT0   (R11)
+	PREFETCHT0   (R11)(DI*1)
+	PREFETCHT0   (R11)(DI*2)
+	PREFETCHT0   (R11)(R9*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfV
+	MOVQ         SI, R10
+	LEAQ         (SI)(DI*4), R11
+	MOVQ         ctx_base+0(FP), R12
+	MOVQ         ctx_len+8(FP), R13
+	SHRQ         $0x05, R13
+	VPBROADCASTD consts<>+160(SB), Z11
 
 ctxPairs:
 	TESTQ       R13, R13
@@ -15602,31 +15602,6 @@ pfK:
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
 	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ (R10)(DI*4), R11
-	MOVQ ctx_len+8(FP), R12
-	SHLQ $0x01, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
 	MOVQ       DX, R10
 	LEAQ       (DX)(BX*4), R11
 	MOVQ       h_base+112(FP), R12
@@ -15817,10 +15792,35 @@ weights:
 	VSHUFPS           $0xaa, Z3, Z3, Z9
 	VSHUFPS           $0xff, Z3, Z3, Z3
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x04, R13
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x04, R13
 
 ctxLoop:
 	TESTQ       R13, R13
@@ -15973,31 +15973,6 @@ pfK:
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
 	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ (R10)(DI*4), R11
-	MOVQ ctx_len+8(FP), R12
-	SHLQ $0x01, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
 	MOVQ       DX, R10
 	LEAQ       (DX)(BX*4), R11
 	MOVQ       h_base+112(FP), R12
@@ -16188,10 +16163,35 @@ weights:
 	VSHUFPS           $0xaa, Z3, Z3, Z9
 	VSHUFPS           $0xff, Z3, Z3, Z3
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x04, R13
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x04, R13
 
 ctxLoop:
 	TESTQ       R13, R13
@@ -16343,32 +16343,6 @@ pfK:
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
 	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
 	MOVQ       DX, R10
 	LEAQ       (DX)(BX*4), R11
 	MOVQ       h_base+112(FP), R12
@@ -16569,10 +16543,36 @@ weights:
 	VADDPS            Y5, Y0, Y0
 	VMOVUPS           Y5, 8(SP)
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x05, R13
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x05, R13
 
 ctxLoop:
 	TESTQ        R13, R13
@@ -16759,32 +16759,6 @@ pfK:
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
 	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
 	MOVQ       DX, R10
 	LEAQ       (DX)(BX*4), R11
 	MOVQ       h_base+112(FP), R12
@@ -16985,10 +16959,36 @@ weights:
 	VADDPS            Y5, Y0, Y0
 	VMOVUPS           Y5, 8(SP)
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x05, R13
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x05, R13
 
 ctxLoop:
 	TESTQ        R13, R13
@@ -17177,32 +17177,6 @@ pfK:
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
 	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
 	MOVQ       DX, R10
 	LEAQ       (DX)(BX*4), R11
 	MOVQ       h_base+112(FP), R12
@@ -17374,10 +17348,36 @@ weights:
 	VADDPS            Y6, Y0, Y0
 	VMOVUPS           Y6, 8(SP)
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x05, R13
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x05, R13
 
 ctxLoop:
 	TESTQ        R13, R13
@@ -17566,32 +17566,6 @@ pfK:
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
 	JA         pfK
-	MOVQ       SI, R10
-	CMPQ       CX, $0x00000018
-	JB         pfVNear
-	MOVQ       DI, R11
-	SHLQ       $0x04, R11
-	ADDQ       R11, R10
-
-pfVNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
 	MOVQ       DX, R10
 	LEAQ       (DX)(BX*4), R11
 	MOVQ       h_base+112(FP), R12
@@ -17763,10 +17737,36 @@ weights:
 	VADDPS            Y6, Y0, Y0
 	VMOVUPS           Y6, 8(SP)
 	MOVQ              SI, R10
-	LEAQ              (SI)(DI*4), R11
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R13
-	SHRQ              $0x05, R13
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(DI*1)
+	PREFETCHT0 (R10)(DI*2)
+	PREFETCHT0 (R10)(R9*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x05, R13
 
 ctxLoop:
 	TESTQ        R13, R13

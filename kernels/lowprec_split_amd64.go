@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-
-	"github.com/klauspost/cpuid/v2"
 )
 
 // decodeStepSplit, when 2 or 4, makes the reduced-precision step on AVX-512,
@@ -15,24 +13,15 @@ import (
 // (decodeStep<F>Split<k>PF<ISA>) for the leading multiple of 8·k rows: the
 // rows in k equal parts, a block of eight rows of each part in turn, each
 // part read in address order, keys and values, with the one running state.
-// The choice by CPU is defaultDecodeStepSplit; HEED_DECODESTEP_SPLIT=0|2|4
-// overrides it for benchmarking.
-var decodeStepSplit = defaultDecodeStepSplit(cpuid.CPU.VendorID)
+// It is 0 (one stream) on every CPU: unlike the float32 far kernel, whose
+// keys the hardware prefetcher follows, the fused step's rows are prefetched
+// by software two blocks ahead, and on the Intel core measured two or four
+// parts read no faster than one (kernels/LOWPREC.md). HEED_DECODESTEP_SPLIT=0|2|4
+// sets it, for benchmarking on other cores.
+var decodeStepSplit = 0
 
 // haveDecodeStepSplit tells whether the multi-stream step kernels exist.
 const haveDecodeStepSplit = true
-
-// defaultDecodeStepSplit is decodeStepSplit's rule, that of the float32 far
-// kernel (defaultDotSoftmaxFarSplit): 4 parts on Intel, where one core's
-// bandwidth from memory grows with the number of streams the L2 prefetcher
-// follows; 0 (one stream) elsewhere, as on Zen 4, where nothing was measured.
-// kernels/LOWPREC.md has the measurements.
-func defaultDecodeStepSplit(vendor cpuid.Vendor) int {
-	if vendor == cpuid.Intel {
-		return 4
-	}
-	return 0
-}
 
 func init() {
 	switch v := strings.TrimSpace(os.Getenv("HEED_DECODESTEP_SPLIT")); v {
