@@ -76,11 +76,12 @@ var stepSplits = []int{2, 4}
 // context multiplies each row's weight by the block's scale once per block.
 //
 // With pf, it emits decodeStep<F>PF<ISA>, which also prefetches (PREFETCHT0)
-// every line of the key rows stepPrefetchBlocks blocks ahead at the start of
-// each block, and of the value rows as many blocks ahead before the block's
-// context (the current block's when fewer follow): for keys and values
-// streamed from memory. Issuing the value lines after the scores rather than
-// with the key lines halves each burst of prefetches.
+// every line of the eight key and eight value rows stepPrefetchBlocks blocks
+// ahead (the current block's when fewer follow), for keys and values
+// streamed from memory, in four bursts of four rows: the first key rows
+// before the block's scores, the last after them, the first value rows
+// before its context and the last after it. One burst of all sixteen rows
+// at the block's start read slower from memory (kernels/LOWPREC.md).
 //
 // With parts > 1 (pf only), it emits decodeStep<F>Split<parts>PF<ISA>, for
 // len(scores) a multiple of 8·parts: the rows taken as parts equal parts,
@@ -445,10 +446,11 @@ func genDecodeStep(s *isa, f stepFormat, pf bool, parts int) {
 		asm.Label("ctxDone")
 	}
 
-	// prefetch emits PREFETCHT0 for every line of the eight rows from base
-	// (stride ld, rowBytes bytes each) stepPrefetchBlocks blocks ahead, or of
-	// the current block when fewer blocks follow (nothing past the matrix).
-	prefetch := func(base, ld GPVirtual, rowBytes func(GPVirtual), label string) {
+	// prefetch emits PREFETCHT0 for every line of rows lo to hi−1 of the
+	// eight from base (stride ld, rowBytes bytes each) stepPrefetchBlocks
+	// blocks ahead, or of the current block when fewer blocks follow
+	// (nothing past the matrix).
+	prefetch := func(base, ld GPVirtual, rowBytes func(GPVirtual), label string, lo, hi int) {
 		t, u, left := asm.GP64(), asm.GP64(), asm.GP64()
 		asm.MOVQ(base, t)
 		asm.CMPQ(n, U32(8*(stepPrefetchBlocks+1)))
@@ -466,7 +468,7 @@ func genDecodeStep(s *isa, f stepFormat, pf bool, parts int) {
 				l3 = ldv3
 			}
 			return l3
-		}(), 0) {
+		}(), 0)[lo:hi] {
 			asm.PREFETCHT0(m)
 		}
 		asm.ADDQ(U32(64), t)
@@ -522,15 +524,23 @@ func genDecodeStep(s *isa, f stepFormat, pf bool, parts int) {
 		asm.MOVQ(U32(0), part)
 		asm.Label("part")
 	}
+	// pf: a quarter of the block's prefetches (four rows of keys or values)
+	// before each of its phases.
 	if pf {
-		prefetch(kp, ldk, rowBytes("h"), "pfK")
+		prefetch(kp, ldk, rowBytes("h"), "pfK", 0, 4)
 	}
 	scores()
+	if pf {
+		prefetch(kp, ldk, rowBytes("h"), "pfKHi", 4, 8)
+	}
 	weights()
 	if pf {
-		prefetch(vp, ldv, rowBytes("ctx"), "pfV")
+		prefetch(vp, ldv, rowBytes("ctx"), "pfV", 0, 4)
 	}
 	context()
+	if pf {
+		prefetch(vp, ldv, rowBytes("ctx"), "pfVHi", 4, 8)
+	}
 	if parts > 1 {
 		asm.ADDQ(offK, kp)
 		asm.ADDQ(offV, vp)

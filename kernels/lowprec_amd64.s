@@ -2830,10 +2830,6 @@ pfK:
 	PREFETCHT0   (R10)(BX*1)
 	PREFETCHT0   (R10)(BX*2)
 	PREFETCHT0   (R10)(R8*1)
-	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(BX*1)
-	PREFETCHT0   (R11)(BX*2)
-	PREFETCHT0   (R11)(R8*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
@@ -2974,6 +2970,27 @@ dotHalf:
 	VMOVMSKPS    Y3, R10
 	TESTL        R10, R10
 	JNZ          restoreSpecial
+	MOVQ         DX, R10
+	CMPQ         CX, $0x00000018
+	JB           pfKHiNear
+	MOVQ         BX, R11
+	SHLQ         $0x04, R11
+	ADDQ         R11, R10
+
+pfKHiNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfKHi:
+	PREFETCHT0   (R11)
+	PREFETCHT0   (R11)(BX*1)
+	PREFETCHT0   (R11)(BX*2)
+	PREFETCHT0   (R11)(R8*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfKHi
 	VMOVAPS      Y2, Y3
 	VEXTRACTF128 $0x01, Y3, X4
 	VMAXPS       X4, X3, X3
@@ -3070,10 +3087,6 @@ pfV:
 	PREFETCHT0   (R10)(DI*1)
 	PREFETCHT0   (R10)(DI*2)
 	PREFETCHT0   (R10)(R9*1)
-	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(DI*1)
-	PREFETCHT0   (R11)(DI*2)
-	PREFETCHT0   (R11)(R9*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
@@ -3179,11 +3192,32 @@ ctxLoop:
 	JMP         ctxLoop
 
 ctxHalf:
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 restore:
 	MOVQ ctx_base+0(FP), AX
@@ -3521,10 +3555,6 @@ pfK:
 	PREFETCHT0 (R10)(BX*1)
 	PREFETCHT0 (R10)(BX*2)
 	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -3599,6 +3629,27 @@ dotHalf:
 	VMOVMSKPS    Y3, R10
 	TESTL        R10, R10
 	JNZ          special
+	MOVQ         DX, R10
+	CMPQ         CX, $0x00000018
+	JB           pfKHiNear
+	MOVQ         BX, R11
+	SHLQ         $0x04, R11
+	ADDQ         R11, R10
+
+pfKHiNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfKHi:
+	PREFETCHT0   (R11)
+	PREFETCHT0   (R11)(BX*1)
+	PREFETCHT0   (R11)(BX*2)
+	PREFETCHT0   (R11)(R8*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfKHi
 	VMOVAPS      Y2, Y3
 	VEXTRACTF128 $0x01, Y3, X4
 	VMAXPS       X4, X3, X3
@@ -3695,10 +3746,6 @@ pfV:
 	PREFETCHT0 (R10)(DI*1)
 	PREFETCHT0 (R10)(DI*2)
 	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -3737,11 +3784,32 @@ ctxLoop:
 	JMP         ctxLoop
 
 ctxHalf:
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 end:
 	VMOVSS       (SP), X1
@@ -4230,10 +4298,6 @@ pfK:
 	PREFETCHT0 (R10)(BX*1)
 	PREFETCHT0 (R10)(BX*2)
 	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -4403,6 +4467,28 @@ dotHalf:
 	VMOVMSKPS    Y3, R10
 	TESTL        R10, R10
 	JNZ          special
+	MOVQ         DX, R10
+	CMPQ         CX, $0x00000018
+	JB           pfKHiNear
+	MOVQ         BX, R11
+	SHLQ         $0x04, R11
+	ADDQ         R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT0   (R11)
+	PREFETCHT0   (R11)(BX*1)
+	PREFETCHT0   (R11)(BX*2)
+	PREFETCHT0   (R11)(R8*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfKHi
 	VMOVAPS      Y2, Y3
 	VEXTRACTF128 $0x01, Y3, X4
 	VMAXPS       X4, X3, X3
@@ -4491,10 +4577,6 @@ pfV:
 	PREFETCHT0 (R10)(DI*1)
 	PREFETCHT0 (R10)(DI*2)
 	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -4643,11 +4725,33 @@ ctxLoop:
 	JMP          ctxLoop
 
 ctxHalf:
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 end:
 	VMOVSS       (SP), X1
@@ -5152,10 +5256,6 @@ pfK:
 	PREFETCHT0   (R10)(BX*1)
 	PREFETCHT0   (R10)(BX*2)
 	PREFETCHT0   (R10)(R8*1)
-	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(BX*1)
-	PREFETCHT0   (R11)(BX*2)
-	PREFETCHT0   (R11)(R8*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
@@ -5268,34 +5368,55 @@ dot:
 	JMP         dot
 
 dotHalf:
-	VSHUFPS           $0x88, Y3, Y2, Y10
-	VSHUFPS           $0xdd, Y3, Y2, Y2
-	VADDPS            Y2, Y10, Y10
-	VSHUFPS           $0x88, Y5, Y4, Y2
-	VSHUFPS           $0xdd, Y5, Y4, Y3
-	VADDPS            Y3, Y2, Y2
-	VSHUFPS           $0x88, Y2, Y10, Y3
-	VSHUFPS           $0xdd, Y2, Y10, Y2
-	VADDPS            Y2, Y3, Y3
-	VEXTRACTF32X4     $0x01, Y3, X2
-	VADDPS            X2, X3, X3
-	VSHUFPS           $0x88, Y7, Y6, Y2
-	VSHUFPS           $0xdd, Y7, Y6, Y4
-	VADDPS            Y4, Y2, Y2
-	VSHUFPS           $0x88, Y9, Y8, Y4
-	VSHUFPS           $0xdd, Y9, Y8, Y5
-	VADDPS            Y5, Y4, Y4
-	VSHUFPS           $0x88, Y4, Y2, Y5
-	VSHUFPS           $0xdd, Y4, Y2, Y2
-	VADDPS            Y2, Y5, Y5
-	VEXTRACTF32X4     $0x01, Y5, X2
-	VADDPS            X2, X5, X5
-	VINSERTF32X4      $0x01, X5, Y3, Y2
-	VMOVUPS           Y2, (AX)
-	VSUBPS            Y2, Y2, Y3
-	VCMPPS            $0x03, Y3, Y3, K1
-	KORTESTB          K1, K1
-	JNZ               restoreSpecial
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K1
+	KORTESTB      K1, K1
+	JNZ           restoreSpecial
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -5386,10 +5507,6 @@ pfV:
 	PREFETCHT0   (R10)(DI*1)
 	PREFETCHT0   (R10)(DI*2)
 	PREFETCHT0   (R10)(R9*1)
-	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(DI*1)
-	PREFETCHT0   (R11)(DI*2)
-	PREFETCHT0   (R11)(R9*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
@@ -5495,11 +5612,32 @@ ctxLoop:
 	JMP         ctxLoop
 
 ctxHalf:
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 restore:
 	MOVQ ctx_base+0(FP), AX
@@ -5830,10 +5968,6 @@ pfK:
 	PREFETCHT0 (R10)(BX*1)
 	PREFETCHT0 (R10)(BX*2)
 	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -5879,34 +6013,55 @@ dot:
 	JMP         dot
 
 dotHalf:
-	VSHUFPS           $0x88, Y3, Y2, Y10
-	VSHUFPS           $0xdd, Y3, Y2, Y2
-	VADDPS            Y2, Y10, Y10
-	VSHUFPS           $0x88, Y5, Y4, Y2
-	VSHUFPS           $0xdd, Y5, Y4, Y3
-	VADDPS            Y3, Y2, Y2
-	VSHUFPS           $0x88, Y2, Y10, Y3
-	VSHUFPS           $0xdd, Y2, Y10, Y2
-	VADDPS            Y2, Y3, Y3
-	VEXTRACTF32X4     $0x01, Y3, X2
-	VADDPS            X2, X3, X3
-	VSHUFPS           $0x88, Y7, Y6, Y2
-	VSHUFPS           $0xdd, Y7, Y6, Y4
-	VADDPS            Y4, Y2, Y2
-	VSHUFPS           $0x88, Y9, Y8, Y4
-	VSHUFPS           $0xdd, Y9, Y8, Y5
-	VADDPS            Y5, Y4, Y4
-	VSHUFPS           $0x88, Y4, Y2, Y5
-	VSHUFPS           $0xdd, Y4, Y2, Y2
-	VADDPS            Y2, Y5, Y5
-	VEXTRACTF32X4     $0x01, Y5, X2
-	VADDPS            X2, X5, X5
-	VINSERTF32X4      $0x01, X5, Y3, Y2
-	VMOVUPS           Y2, (AX)
-	VSUBPS            Y2, Y2, Y3
-	VCMPPS            $0x03, Y3, Y3, K1
-	KORTESTB          K1, K1
-	JNZ               special
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -5997,10 +6152,6 @@ pfV:
 	PREFETCHT0 (R10)(DI*1)
 	PREFETCHT0 (R10)(DI*2)
 	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -6039,11 +6190,32 @@ ctxLoop:
 	JMP         ctxLoop
 
 ctxHalf:
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 end:
 	VMOVSS        (SP), X1
@@ -6529,10 +6701,6 @@ pfK:
 	PREFETCHT0 (R10)(BX*1)
 	PREFETCHT0 (R10)(BX*2)
 	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -6677,34 +6845,56 @@ dot:
 	JMP          dot
 
 dotHalf:
-	VSHUFPS           $0x88, Y3, Y2, Y10
-	VSHUFPS           $0xdd, Y3, Y2, Y2
-	VADDPS            Y2, Y10, Y10
-	VSHUFPS           $0x88, Y5, Y4, Y2
-	VSHUFPS           $0xdd, Y5, Y4, Y3
-	VADDPS            Y3, Y2, Y2
-	VSHUFPS           $0x88, Y2, Y10, Y3
-	VSHUFPS           $0xdd, Y2, Y10, Y2
-	VADDPS            Y2, Y3, Y3
-	VEXTRACTF32X4     $0x01, Y3, X2
-	VADDPS            X2, X3, X3
-	VSHUFPS           $0x88, Y7, Y6, Y2
-	VSHUFPS           $0xdd, Y7, Y6, Y4
-	VADDPS            Y4, Y2, Y2
-	VSHUFPS           $0x88, Y9, Y8, Y4
-	VSHUFPS           $0xdd, Y9, Y8, Y5
-	VADDPS            Y5, Y4, Y4
-	VSHUFPS           $0x88, Y4, Y2, Y5
-	VSHUFPS           $0xdd, Y4, Y2, Y2
-	VADDPS            Y2, Y5, Y5
-	VEXTRACTF32X4     $0x01, Y5, X2
-	VADDPS            X2, X5, X5
-	VINSERTF32X4      $0x01, X5, Y3, Y2
-	VMOVUPS           Y2, (AX)
-	VSUBPS            Y2, Y2, Y3
-	VCMPPS            $0x03, Y3, Y3, K1
-	KORTESTB          K1, K1
-	JNZ               special
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -6787,10 +6977,6 @@ pfV:
 	PREFETCHT0 (R10)(DI*1)
 	PREFETCHT0 (R10)(DI*2)
 	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -6939,11 +7125,33 @@ ctxLoop:
 	JMP          ctxLoop
 
 ctxHalf:
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 end:
 	VMOVSS        (SP), X1
@@ -7370,10 +7578,6 @@ pfK:
 	PREFETCHT0 (R10)(BX*1)
 	PREFETCHT0 (R10)(BX*2)
 	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -7455,34 +7659,56 @@ dot:
 	JMP          dot
 
 dotDone:
-	VSHUFPS           $0x88, Y4, Y3, Y11
-	VSHUFPS           $0xdd, Y4, Y3, Y3
-	VADDPS            Y3, Y11, Y11
-	VSHUFPS           $0x88, Y6, Y5, Y3
-	VSHUFPS           $0xdd, Y6, Y5, Y4
-	VADDPS            Y4, Y3, Y3
-	VSHUFPS           $0x88, Y3, Y11, Y4
-	VSHUFPS           $0xdd, Y3, Y11, Y3
-	VADDPS            Y3, Y4, Y4
-	VEXTRACTF32X4     $0x01, Y4, X3
-	VADDPS            X3, X4, X4
-	VSHUFPS           $0x88, Y8, Y7, Y3
-	VSHUFPS           $0xdd, Y8, Y7, Y5
-	VADDPS            Y5, Y3, Y3
-	VSHUFPS           $0x88, Y10, Y9, Y5
-	VSHUFPS           $0xdd, Y10, Y9, Y6
-	VADDPS            Y6, Y5, Y5
-	VSHUFPS           $0x88, Y5, Y3, Y6
-	VSHUFPS           $0xdd, Y5, Y3, Y3
-	VADDPS            Y3, Y6, Y6
-	VEXTRACTF32X4     $0x01, Y6, X3
-	VADDPS            X3, X6, X6
-	VINSERTF32X4      $0x01, X6, Y4, Y3
-	VMOVUPS           Y3, (AX)
-	VSUBPS            Y3, Y3, Y4
-	VCMPPS            $0x03, Y4, Y4, K1
-	KORTESTB          K1, K1
-	JNZ               special
+	VSHUFPS       $0x88, Y4, Y3, Y11
+	VSHUFPS       $0xdd, Y4, Y3, Y3
+	VADDPS        Y3, Y11, Y11
+	VSHUFPS       $0x88, Y6, Y5, Y3
+	VSHUFPS       $0xdd, Y6, Y5, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y11, Y4
+	VSHUFPS       $0xdd, Y3, Y11, Y3
+	VADDPS        Y3, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X3
+	VADDPS        X3, X4, X4
+	VSHUFPS       $0x88, Y8, Y7, Y3
+	VSHUFPS       $0xdd, Y8, Y7, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y10, Y9, Y5
+	VSHUFPS       $0xdd, Y10, Y9, Y6
+	VADDPS        Y6, Y5, Y5
+	VSHUFPS       $0x88, Y5, Y3, Y6
+	VSHUFPS       $0xdd, Y5, Y3, Y3
+	VADDPS        Y3, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X3
+	VADDPS        X3, X6, X6
+	VINSERTF32X4  $0x01, X6, Y4, Y3
+	VMOVUPS       Y3, (AX)
+	VSUBPS        Y3, Y3, Y4
+	VCMPPS        $0x03, Y4, Y4, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y3, Y4
 	VEXTRACTF32X4     $0x01, Y4, X5
 	VMAXPS            X5, X4, X4
@@ -7565,10 +7791,6 @@ pfV:
 	PREFETCHT0 (R10)(DI*1)
 	PREFETCHT0 (R10)(DI*2)
 	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -7717,11 +7939,33 @@ ctxLoop:
 	JMP          ctxLoop
 
 ctxHalf:
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 end:
 	VMOVSS        (SP), X1
@@ -7819,10 +8063,6 @@ pfK:
 	PREFETCHT0   (R10)(BX*1)
 	PREFETCHT0   (R10)(BX*2)
 	PREFETCHT0   (R10)(R8*1)
-	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(BX*1)
-	PREFETCHT0   (R11)(BX*2)
-	PREFETCHT0   (R11)(R8*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
@@ -7935,34 +8175,55 @@ dot:
 	JMP         dot
 
 dotHalf:
-	VSHUFPS           $0x88, Y3, Y2, Y10
-	VSHUFPS           $0xdd, Y3, Y2, Y2
-	VADDPS            Y2, Y10, Y10
-	VSHUFPS           $0x88, Y5, Y4, Y2
-	VSHUFPS           $0xdd, Y5, Y4, Y3
-	VADDPS            Y3, Y2, Y2
-	VSHUFPS           $0x88, Y2, Y10, Y3
-	VSHUFPS           $0xdd, Y2, Y10, Y2
-	VADDPS            Y2, Y3, Y3
-	VEXTRACTF32X4     $0x01, Y3, X2
-	VADDPS            X2, X3, X3
-	VSHUFPS           $0x88, Y7, Y6, Y2
-	VSHUFPS           $0xdd, Y7, Y6, Y4
-	VADDPS            Y4, Y2, Y2
-	VSHUFPS           $0x88, Y9, Y8, Y4
-	VSHUFPS           $0xdd, Y9, Y8, Y5
-	VADDPS            Y5, Y4, Y4
-	VSHUFPS           $0x88, Y4, Y2, Y5
-	VSHUFPS           $0xdd, Y4, Y2, Y2
-	VADDPS            Y2, Y5, Y5
-	VEXTRACTF32X4     $0x01, Y5, X2
-	VADDPS            X2, X5, X5
-	VINSERTF32X4      $0x01, X5, Y3, Y2
-	VMOVUPS           Y2, (AX)
-	VSUBPS            Y2, Y2, Y3
-	VCMPPS            $0x03, Y3, Y3, K1
-	KORTESTB          K1, K1
-	JNZ               restoreSpecial
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K1
+	KORTESTB      K1, K1
+	JNZ           restoreSpecial
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -8053,10 +8314,6 @@ pfV:
 	PREFETCHT0   (R10)(DI*1)
 	PREFETCHT0   (R10)(DI*2)
 	PREFETCHT0   (R10)(R9*1)
-	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(DI*1)
-	PREFETCHT0   (R11)(DI*2)
-	PREFETCHT0   (R11)(R9*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
@@ -8162,20 +8419,41 @@ ctxLoop:
 	JMP         ctxLoop
 
 ctxHalf:
-	ADDQ 40(SP), DX
-	ADDQ 48(SP), SI
-	ADDQ 56(SP), AX
-	INCQ 88(SP)
-	CMPQ 88(SP), $0x02
-	JB   part
-	MOVQ 64(SP), DX
-	MOVQ 72(SP), SI
-	MOVQ 80(SP), AX
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	ADDQ       40(SP), DX
+	ADDQ       48(SP), SI
+	ADDQ       56(SP), AX
+	INCQ       88(SP)
+	CMPQ       88(SP), $0x02
+	JB         part
+	MOVQ       64(SP), DX
+	MOVQ       72(SP), SI
+	MOVQ       80(SP), AX
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 restore:
 	MOVQ ctx_base+0(FP), AX
@@ -8319,10 +8597,6 @@ pfK:
 	PREFETCHT0   (R10)(BX*1)
 	PREFETCHT0   (R10)(BX*2)
 	PREFETCHT0   (R10)(R8*1)
-	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(BX*1)
-	PREFETCHT0   (R11)(BX*2)
-	PREFETCHT0   (R11)(R8*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
@@ -8435,34 +8709,55 @@ dot:
 	JMP         dot
 
 dotHalf:
-	VSHUFPS           $0x88, Y3, Y2, Y10
-	VSHUFPS           $0xdd, Y3, Y2, Y2
-	VADDPS            Y2, Y10, Y10
-	VSHUFPS           $0x88, Y5, Y4, Y2
-	VSHUFPS           $0xdd, Y5, Y4, Y3
-	VADDPS            Y3, Y2, Y2
-	VSHUFPS           $0x88, Y2, Y10, Y3
-	VSHUFPS           $0xdd, Y2, Y10, Y2
-	VADDPS            Y2, Y3, Y3
-	VEXTRACTF32X4     $0x01, Y3, X2
-	VADDPS            X2, X3, X3
-	VSHUFPS           $0x88, Y7, Y6, Y2
-	VSHUFPS           $0xdd, Y7, Y6, Y4
-	VADDPS            Y4, Y2, Y2
-	VSHUFPS           $0x88, Y9, Y8, Y4
-	VSHUFPS           $0xdd, Y9, Y8, Y5
-	VADDPS            Y5, Y4, Y4
-	VSHUFPS           $0x88, Y4, Y2, Y5
-	VSHUFPS           $0xdd, Y4, Y2, Y2
-	VADDPS            Y2, Y5, Y5
-	VEXTRACTF32X4     $0x01, Y5, X2
-	VADDPS            X2, X5, X5
-	VINSERTF32X4      $0x01, X5, Y3, Y2
-	VMOVUPS           Y2, (AX)
-	VSUBPS            Y2, Y2, Y3
-	VCMPPS            $0x03, Y3, Y3, K1
-	KORTESTB          K1, K1
-	JNZ               restoreSpecial
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K1
+	KORTESTB      K1, K1
+	JNZ           restoreSpecial
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -8553,10 +8848,6 @@ pfV:
 	PREFETCHT0   (R10)(DI*1)
 	PREFETCHT0   (R10)(DI*2)
 	PREFETCHT0   (R10)(R9*1)
-	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(DI*1)
-	PREFETCHT0   (R11)(DI*2)
-	PREFETCHT0   (R11)(R9*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
@@ -8662,20 +8953,41 @@ ctxLoop:
 	JMP         ctxLoop
 
 ctxHalf:
-	ADDQ 40(SP), DX
-	ADDQ 48(SP), SI
-	ADDQ 56(SP), AX
-	INCQ 88(SP)
-	CMPQ 88(SP), $0x04
-	JB   part
-	MOVQ 64(SP), DX
-	MOVQ 72(SP), SI
-	MOVQ 80(SP), AX
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	ADDQ       40(SP), DX
+	ADDQ       48(SP), SI
+	ADDQ       56(SP), AX
+	INCQ       88(SP)
+	CMPQ       88(SP), $0x04
+	JB         part
+	MOVQ       64(SP), DX
+	MOVQ       72(SP), SI
+	MOVQ       80(SP), AX
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 restore:
 	MOVQ ctx_base+0(FP), AX
@@ -8798,10 +9110,6 @@ pfK:
 	PREFETCHT0 (R10)(BX*1)
 	PREFETCHT0 (R10)(BX*2)
 	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -8847,34 +9155,55 @@ dot:
 	JMP         dot
 
 dotHalf:
-	VSHUFPS           $0x88, Y3, Y2, Y10
-	VSHUFPS           $0xdd, Y3, Y2, Y2
-	VADDPS            Y2, Y10, Y10
-	VSHUFPS           $0x88, Y5, Y4, Y2
-	VSHUFPS           $0xdd, Y5, Y4, Y3
-	VADDPS            Y3, Y2, Y2
-	VSHUFPS           $0x88, Y2, Y10, Y3
-	VSHUFPS           $0xdd, Y2, Y10, Y2
-	VADDPS            Y2, Y3, Y3
-	VEXTRACTF32X4     $0x01, Y3, X2
-	VADDPS            X2, X3, X3
-	VSHUFPS           $0x88, Y7, Y6, Y2
-	VSHUFPS           $0xdd, Y7, Y6, Y4
-	VADDPS            Y4, Y2, Y2
-	VSHUFPS           $0x88, Y9, Y8, Y4
-	VSHUFPS           $0xdd, Y9, Y8, Y5
-	VADDPS            Y5, Y4, Y4
-	VSHUFPS           $0x88, Y4, Y2, Y5
-	VSHUFPS           $0xdd, Y4, Y2, Y2
-	VADDPS            Y2, Y5, Y5
-	VEXTRACTF32X4     $0x01, Y5, X2
-	VADDPS            X2, X5, X5
-	VINSERTF32X4      $0x01, X5, Y3, Y2
-	VMOVUPS           Y2, (AX)
-	VSUBPS            Y2, Y2, Y3
-	VCMPPS            $0x03, Y3, Y3, K1
-	KORTESTB          K1, K1
-	JNZ               special
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -8965,10 +9294,6 @@ pfV:
 	PREFETCHT0 (R10)(DI*1)
 	PREFETCHT0 (R10)(DI*2)
 	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -9007,20 +9332,41 @@ ctxLoop:
 	JMP         ctxLoop
 
 ctxHalf:
-	ADDQ 40(SP), DX
-	ADDQ 48(SP), SI
-	ADDQ 56(SP), AX
-	INCQ 88(SP)
-	CMPQ 88(SP), $0x02
-	JB   part
-	MOVQ 64(SP), DX
-	MOVQ 72(SP), SI
-	MOVQ 80(SP), AX
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	ADDQ       40(SP), DX
+	ADDQ       48(SP), SI
+	ADDQ       56(SP), AX
+	INCQ       88(SP)
+	CMPQ       88(SP), $0x02
+	JB         part
+	MOVQ       64(SP), DX
+	MOVQ       72(SP), SI
+	MOVQ       80(SP), AX
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 end:
 	VMOVSS        (SP), X1
@@ -9097,10 +9443,6 @@ pfK:
 	PREFETCHT0 (R10)(BX*1)
 	PREFETCHT0 (R10)(BX*2)
 	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -9146,34 +9488,55 @@ dot:
 	JMP         dot
 
 dotHalf:
-	VSHUFPS           $0x88, Y3, Y2, Y10
-	VSHUFPS           $0xdd, Y3, Y2, Y2
-	VADDPS            Y2, Y10, Y10
-	VSHUFPS           $0x88, Y5, Y4, Y2
-	VSHUFPS           $0xdd, Y5, Y4, Y3
-	VADDPS            Y3, Y2, Y2
-	VSHUFPS           $0x88, Y2, Y10, Y3
-	VSHUFPS           $0xdd, Y2, Y10, Y2
-	VADDPS            Y2, Y3, Y3
-	VEXTRACTF32X4     $0x01, Y3, X2
-	VADDPS            X2, X3, X3
-	VSHUFPS           $0x88, Y7, Y6, Y2
-	VSHUFPS           $0xdd, Y7, Y6, Y4
-	VADDPS            Y4, Y2, Y2
-	VSHUFPS           $0x88, Y9, Y8, Y4
-	VSHUFPS           $0xdd, Y9, Y8, Y5
-	VADDPS            Y5, Y4, Y4
-	VSHUFPS           $0x88, Y4, Y2, Y5
-	VSHUFPS           $0xdd, Y4, Y2, Y2
-	VADDPS            Y2, Y5, Y5
-	VEXTRACTF32X4     $0x01, Y5, X2
-	VADDPS            X2, X5, X5
-	VINSERTF32X4      $0x01, X5, Y3, Y2
-	VMOVUPS           Y2, (AX)
-	VSUBPS            Y2, Y2, Y3
-	VCMPPS            $0x03, Y3, Y3, K1
-	KORTESTB          K1, K1
-	JNZ               special
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -9264,10 +9627,6 @@ pfV:
 	PREFETCHT0 (R10)(DI*1)
 	PREFETCHT0 (R10)(DI*2)
 	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -9306,20 +9665,41 @@ ctxLoop:
 	JMP         ctxLoop
 
 ctxHalf:
-	ADDQ 40(SP), DX
-	ADDQ 48(SP), SI
-	ADDQ 56(SP), AX
-	INCQ 88(SP)
-	CMPQ 88(SP), $0x04
-	JB   part
-	MOVQ 64(SP), DX
-	MOVQ 72(SP), SI
-	MOVQ 80(SP), AX
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	ADDQ       40(SP), DX
+	ADDQ       48(SP), SI
+	ADDQ       56(SP), AX
+	INCQ       88(SP)
+	CMPQ       88(SP), $0x04
+	JB         part
+	MOVQ       64(SP), DX
+	MOVQ       72(SP), SI
+	MOVQ       80(SP), AX
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 end:
 	VMOVSS        (SP), X1
@@ -9397,10 +9777,6 @@ pfK:
 	PREFETCHT0 (R10)(BX*1)
 	PREFETCHT0 (R10)(BX*2)
 	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -9545,34 +9921,56 @@ dot:
 	JMP          dot
 
 dotHalf:
-	VSHUFPS           $0x88, Y3, Y2, Y10
-	VSHUFPS           $0xdd, Y3, Y2, Y2
-	VADDPS            Y2, Y10, Y10
-	VSHUFPS           $0x88, Y5, Y4, Y2
-	VSHUFPS           $0xdd, Y5, Y4, Y3
-	VADDPS            Y3, Y2, Y2
-	VSHUFPS           $0x88, Y2, Y10, Y3
-	VSHUFPS           $0xdd, Y2, Y10, Y2
-	VADDPS            Y2, Y3, Y3
-	VEXTRACTF32X4     $0x01, Y3, X2
-	VADDPS            X2, X3, X3
-	VSHUFPS           $0x88, Y7, Y6, Y2
-	VSHUFPS           $0xdd, Y7, Y6, Y4
-	VADDPS            Y4, Y2, Y2
-	VSHUFPS           $0x88, Y9, Y8, Y4
-	VSHUFPS           $0xdd, Y9, Y8, Y5
-	VADDPS            Y5, Y4, Y4
-	VSHUFPS           $0x88, Y4, Y2, Y5
-	VSHUFPS           $0xdd, Y4, Y2, Y2
-	VADDPS            Y2, Y5, Y5
-	VEXTRACTF32X4     $0x01, Y5, X2
-	VADDPS            X2, X5, X5
-	VINSERTF32X4      $0x01, X5, Y3, Y2
-	VMOVUPS           Y2, (AX)
-	VSUBPS            Y2, Y2, Y3
-	VCMPPS            $0x03, Y3, Y3, K1
-	KORTESTB          K1, K1
-	JNZ               special
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -9655,10 +10053,6 @@ pfV:
 	PREFETCHT0 (R10)(DI*1)
 	PREFETCHT0 (R10)(DI*2)
 	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -9807,20 +10201,42 @@ ctxLoop:
 	JMP          ctxLoop
 
 ctxHalf:
-	ADDQ 40(SP), DX
-	ADDQ 48(SP), SI
-	ADDQ 56(SP), AX
-	INCQ 88(SP)
-	CMPQ 88(SP), $0x02
-	JB   part
-	MOVQ 64(SP), DX
-	MOVQ 72(SP), SI
-	MOVQ 80(SP), AX
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	ADDQ       40(SP), DX
+	ADDQ       48(SP), SI
+	ADDQ       56(SP), AX
+	INCQ       88(SP)
+	CMPQ       88(SP), $0x02
+	JB         part
+	MOVQ       64(SP), DX
+	MOVQ       72(SP), SI
+	MOVQ       80(SP), AX
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 end:
 	VMOVSS        (SP), X1
@@ -9898,10 +10314,6 @@ pfK:
 	PREFETCHT0 (R10)(BX*1)
 	PREFETCHT0 (R10)(BX*2)
 	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -10046,34 +10458,56 @@ dot:
 	JMP          dot
 
 dotHalf:
-	VSHUFPS           $0x88, Y3, Y2, Y10
-	VSHUFPS           $0xdd, Y3, Y2, Y2
-	VADDPS            Y2, Y10, Y10
-	VSHUFPS           $0x88, Y5, Y4, Y2
-	VSHUFPS           $0xdd, Y5, Y4, Y3
-	VADDPS            Y3, Y2, Y2
-	VSHUFPS           $0x88, Y2, Y10, Y3
-	VSHUFPS           $0xdd, Y2, Y10, Y2
-	VADDPS            Y2, Y3, Y3
-	VEXTRACTF32X4     $0x01, Y3, X2
-	VADDPS            X2, X3, X3
-	VSHUFPS           $0x88, Y7, Y6, Y2
-	VSHUFPS           $0xdd, Y7, Y6, Y4
-	VADDPS            Y4, Y2, Y2
-	VSHUFPS           $0x88, Y9, Y8, Y4
-	VSHUFPS           $0xdd, Y9, Y8, Y5
-	VADDPS            Y5, Y4, Y4
-	VSHUFPS           $0x88, Y4, Y2, Y5
-	VSHUFPS           $0xdd, Y4, Y2, Y2
-	VADDPS            Y2, Y5, Y5
-	VEXTRACTF32X4     $0x01, Y5, X2
-	VADDPS            X2, X5, X5
-	VINSERTF32X4      $0x01, X5, Y3, Y2
-	VMOVUPS           Y2, (AX)
-	VSUBPS            Y2, Y2, Y3
-	VCMPPS            $0x03, Y3, Y3, K1
-	KORTESTB          K1, K1
-	JNZ               special
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -10156,10 +10590,6 @@ pfV:
 	PREFETCHT0 (R10)(DI*1)
 	PREFETCHT0 (R10)(DI*2)
 	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -10308,20 +10738,42 @@ ctxLoop:
 	JMP          ctxLoop
 
 ctxHalf:
-	ADDQ 40(SP), DX
-	ADDQ 48(SP), SI
-	ADDQ 56(SP), AX
-	INCQ 88(SP)
-	CMPQ 88(SP), $0x04
-	JB   part
-	MOVQ 64(SP), DX
-	MOVQ 72(SP), SI
-	MOVQ 80(SP), AX
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	ADDQ       40(SP), DX
+	ADDQ       48(SP), SI
+	ADDQ       56(SP), AX
+	INCQ       88(SP)
+	CMPQ       88(SP), $0x04
+	JB         part
+	MOVQ       64(SP), DX
+	MOVQ       72(SP), SI
+	MOVQ       80(SP), AX
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 end:
 	VMOVSS        (SP), X1
@@ -10401,10 +10853,6 @@ pfK:
 	PREFETCHT0 (R10)(BX*1)
 	PREFETCHT0 (R10)(BX*2)
 	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -10486,34 +10934,56 @@ dot:
 	JMP          dot
 
 dotDone:
-	VSHUFPS           $0x88, Y4, Y3, Y11
-	VSHUFPS           $0xdd, Y4, Y3, Y3
-	VADDPS            Y3, Y11, Y11
-	VSHUFPS           $0x88, Y6, Y5, Y3
-	VSHUFPS           $0xdd, Y6, Y5, Y4
-	VADDPS            Y4, Y3, Y3
-	VSHUFPS           $0x88, Y3, Y11, Y4
-	VSHUFPS           $0xdd, Y3, Y11, Y3
-	VADDPS            Y3, Y4, Y4
-	VEXTRACTF32X4     $0x01, Y4, X3
-	VADDPS            X3, X4, X4
-	VSHUFPS           $0x88, Y8, Y7, Y3
-	VSHUFPS           $0xdd, Y8, Y7, Y5
-	VADDPS            Y5, Y3, Y3
-	VSHUFPS           $0x88, Y10, Y9, Y5
-	VSHUFPS           $0xdd, Y10, Y9, Y6
-	VADDPS            Y6, Y5, Y5
-	VSHUFPS           $0x88, Y5, Y3, Y6
-	VSHUFPS           $0xdd, Y5, Y3, Y3
-	VADDPS            Y3, Y6, Y6
-	VEXTRACTF32X4     $0x01, Y6, X3
-	VADDPS            X3, X6, X6
-	VINSERTF32X4      $0x01, X6, Y4, Y3
-	VMOVUPS           Y3, (AX)
-	VSUBPS            Y3, Y3, Y4
-	VCMPPS            $0x03, Y4, Y4, K1
-	KORTESTB          K1, K1
-	JNZ               special
+	VSHUFPS       $0x88, Y4, Y3, Y11
+	VSHUFPS       $0xdd, Y4, Y3, Y3
+	VADDPS        Y3, Y11, Y11
+	VSHUFPS       $0x88, Y6, Y5, Y3
+	VSHUFPS       $0xdd, Y6, Y5, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y11, Y4
+	VSHUFPS       $0xdd, Y3, Y11, Y3
+	VADDPS        Y3, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X3
+	VADDPS        X3, X4, X4
+	VSHUFPS       $0x88, Y8, Y7, Y3
+	VSHUFPS       $0xdd, Y8, Y7, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y10, Y9, Y5
+	VSHUFPS       $0xdd, Y10, Y9, Y6
+	VADDPS        Y6, Y5, Y5
+	VSHUFPS       $0x88, Y5, Y3, Y6
+	VSHUFPS       $0xdd, Y5, Y3, Y3
+	VADDPS        Y3, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X3
+	VADDPS        X3, X6, X6
+	VINSERTF32X4  $0x01, X6, Y4, Y3
+	VMOVUPS       Y3, (AX)
+	VSUBPS        Y3, Y3, Y4
+	VCMPPS        $0x03, Y4, Y4, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y3, Y4
 	VEXTRACTF32X4     $0x01, Y4, X5
 	VMAXPS            X5, X4, X4
@@ -10596,10 +11066,6 @@ pfV:
 	PREFETCHT0 (R10)(DI*1)
 	PREFETCHT0 (R10)(DI*2)
 	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -10748,20 +11214,42 @@ ctxLoop:
 	JMP          ctxLoop
 
 ctxHalf:
-	ADDQ 40(SP), DX
-	ADDQ 48(SP), SI
-	ADDQ 56(SP), AX
-	INCQ 88(SP)
-	CMPQ 88(SP), $0x02
-	JB   part
-	MOVQ 64(SP), DX
-	MOVQ 72(SP), SI
-	MOVQ 80(SP), AX
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	ADDQ       40(SP), DX
+	ADDQ       48(SP), SI
+	ADDQ       56(SP), AX
+	INCQ       88(SP)
+	CMPQ       88(SP), $0x02
+	JB         part
+	MOVQ       64(SP), DX
+	MOVQ       72(SP), SI
+	MOVQ       80(SP), AX
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 end:
 	VMOVSS        (SP), X1
@@ -10841,10 +11329,6 @@ pfK:
 	PREFETCHT0 (R10)(BX*1)
 	PREFETCHT0 (R10)(BX*2)
 	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -10926,34 +11410,56 @@ dot:
 	JMP          dot
 
 dotDone:
-	VSHUFPS           $0x88, Y4, Y3, Y11
-	VSHUFPS           $0xdd, Y4, Y3, Y3
-	VADDPS            Y3, Y11, Y11
-	VSHUFPS           $0x88, Y6, Y5, Y3
-	VSHUFPS           $0xdd, Y6, Y5, Y4
-	VADDPS            Y4, Y3, Y3
-	VSHUFPS           $0x88, Y3, Y11, Y4
-	VSHUFPS           $0xdd, Y3, Y11, Y3
-	VADDPS            Y3, Y4, Y4
-	VEXTRACTF32X4     $0x01, Y4, X3
-	VADDPS            X3, X4, X4
-	VSHUFPS           $0x88, Y8, Y7, Y3
-	VSHUFPS           $0xdd, Y8, Y7, Y5
-	VADDPS            Y5, Y3, Y3
-	VSHUFPS           $0x88, Y10, Y9, Y5
-	VSHUFPS           $0xdd, Y10, Y9, Y6
-	VADDPS            Y6, Y5, Y5
-	VSHUFPS           $0x88, Y5, Y3, Y6
-	VSHUFPS           $0xdd, Y5, Y3, Y3
-	VADDPS            Y3, Y6, Y6
-	VEXTRACTF32X4     $0x01, Y6, X3
-	VADDPS            X3, X6, X6
-	VINSERTF32X4      $0x01, X6, Y4, Y3
-	VMOVUPS           Y3, (AX)
-	VSUBPS            Y3, Y3, Y4
-	VCMPPS            $0x03, Y4, Y4, K1
-	KORTESTB          K1, K1
-	JNZ               special
+	VSHUFPS       $0x88, Y4, Y3, Y11
+	VSHUFPS       $0xdd, Y4, Y3, Y3
+	VADDPS        Y3, Y11, Y11
+	VSHUFPS       $0x88, Y6, Y5, Y3
+	VSHUFPS       $0xdd, Y6, Y5, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y11, Y4
+	VSHUFPS       $0xdd, Y3, Y11, Y3
+	VADDPS        Y3, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X3
+	VADDPS        X3, X4, X4
+	VSHUFPS       $0x88, Y8, Y7, Y3
+	VSHUFPS       $0xdd, Y8, Y7, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y10, Y9, Y5
+	VSHUFPS       $0xdd, Y10, Y9, Y6
+	VADDPS        Y6, Y5, Y5
+	VSHUFPS       $0x88, Y5, Y3, Y6
+	VSHUFPS       $0xdd, Y5, Y3, Y3
+	VADDPS        Y3, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X3
+	VADDPS        X3, X6, X6
+	VINSERTF32X4  $0x01, X6, Y4, Y3
+	VMOVUPS       Y3, (AX)
+	VSUBPS        Y3, Y3, Y4
+	VCMPPS        $0x03, Y4, Y4, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y3, Y4
 	VEXTRACTF32X4     $0x01, Y4, X5
 	VMAXPS            X5, X4, X4
@@ -11036,10 +11542,6 @@ pfV:
 	PREFETCHT0 (R10)(DI*1)
 	PREFETCHT0 (R10)(DI*2)
 	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -11188,20 +11690,42 @@ ctxLoop:
 	JMP          ctxLoop
 
 ctxHalf:
-	ADDQ 40(SP), DX
-	ADDQ 48(SP), SI
-	ADDQ 56(SP), AX
-	INCQ 88(SP)
-	CMPQ 88(SP), $0x04
-	JB   part
-	MOVQ 64(SP), DX
-	MOVQ 72(SP), SI
-	MOVQ 80(SP), AX
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	ADDQ       40(SP), DX
+	ADDQ       48(SP), SI
+	ADDQ       56(SP), AX
+	INCQ       88(SP)
+	CMPQ       88(SP), $0x04
+	JB         part
+	MOVQ       64(SP), DX
+	MOVQ       72(SP), SI
+	MOVQ       80(SP), AX
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 end:
 	VMOVSS        (SP), X1
@@ -11800,10 +12324,6 @@ pfK:
 	PREFETCHT0   (R10)(BX*1)
 	PREFETCHT0   (R10)(BX*2)
 	PREFETCHT0   (R10)(R8*1)
-	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(BX*1)
-	PREFETCHT0   (R11)(BX*2)
-	PREFETCHT0   (R11)(R8*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
@@ -11946,50 +12466,71 @@ dotHalf:
 	VFMADD231PS Z12, Z11, Z10
 
 dotDone:
-	VEXTRACTF64X4     $0x01, Z2, Y7
-	VADDPS            Y7, Y2, Y2
-	VEXTRACTF64X4     $0x01, Z3, Y7
-	VADDPS            Y7, Y3, Y3
-	VEXTRACTF64X4     $0x01, Z4, Y7
-	VADDPS            Y7, Y4, Y4
-	VEXTRACTF64X4     $0x01, Z5, Y7
-	VADDPS            Y7, Y5, Y5
-	VSHUFPS           $0x88, Y3, Y2, Y7
-	VSHUFPS           $0xdd, Y3, Y2, Y2
-	VADDPS            Y2, Y7, Y7
-	VSHUFPS           $0x88, Y5, Y4, Y2
-	VSHUFPS           $0xdd, Y5, Y4, Y3
-	VADDPS            Y3, Y2, Y2
-	VSHUFPS           $0x88, Y2, Y7, Y3
-	VSHUFPS           $0xdd, Y2, Y7, Y2
-	VADDPS            Y2, Y3, Y3
-	VEXTRACTF32X4     $0x01, Y3, X2
-	VADDPS            X2, X3, X3
-	VEXTRACTF64X4     $0x01, Z6, Y2
-	VADDPS            Y2, Y6, Y6
-	VEXTRACTF64X4     $0x01, Z8, Y2
-	VADDPS            Y2, Y8, Y8
-	VEXTRACTF64X4     $0x01, Z9, Y2
-	VADDPS            Y2, Y9, Y9
-	VEXTRACTF64X4     $0x01, Z10, Y2
-	VADDPS            Y2, Y10, Y10
-	VSHUFPS           $0x88, Y8, Y6, Y2
-	VSHUFPS           $0xdd, Y8, Y6, Y4
-	VADDPS            Y4, Y2, Y2
-	VSHUFPS           $0x88, Y10, Y9, Y4
-	VSHUFPS           $0xdd, Y10, Y9, Y5
-	VADDPS            Y5, Y4, Y4
-	VSHUFPS           $0x88, Y4, Y2, Y5
-	VSHUFPS           $0xdd, Y4, Y2, Y2
-	VADDPS            Y2, Y5, Y5
-	VEXTRACTF32X4     $0x01, Y5, X2
-	VADDPS            X2, X5, X5
-	VINSERTF32X4      $0x01, X5, Y3, Y2
-	VMOVUPS           Y2, (AX)
-	VSUBPS            Y2, Y2, Y3
-	VCMPPS            $0x03, Y3, Y3, K2
-	KORTESTB          K2, K2
-	JNZ               restoreSpecial
+	VEXTRACTF64X4 $0x01, Z2, Y7
+	VADDPS        Y7, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z3, Y7
+	VADDPS        Y7, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z4, Y7
+	VADDPS        Y7, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z5, Y7
+	VADDPS        Y7, Y5, Y5
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y7, Y3
+	VSHUFPS       $0xdd, Y2, Y7, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VEXTRACTF64X4 $0x01, Z6, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z10, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y8, Y6, Y2
+	VSHUFPS       $0xdd, Y8, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y10, Y9, Y4
+	VSHUFPS       $0xdd, Y10, Y9, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K2
+	KORTESTB      K2, K2
+	JNZ           restoreSpecial
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -12089,10 +12630,6 @@ pfV:
 	PREFETCHT0   (R10)(DI*1)
 	PREFETCHT0   (R10)(DI*2)
 	PREFETCHT0   (R10)(R9*1)
-	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(DI*1)
-	PREFETCHT0   (R11)(DI*2)
-	PREFETCHT0   (R11)(R9*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
@@ -12229,11 +12766,32 @@ ctxHalf:
 	VMOVUPS     Z11, K1, (R12)
 
 ctxDone:
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 restore:
 	MOVQ ctx_base+0(FP), AX
@@ -12642,10 +13200,6 @@ pfK:
 	PREFETCHT0 (R10)(BX*1)
 	PREFETCHT0 (R10)(BX*2)
 	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -12713,50 +13267,71 @@ dotHalf:
 	VFMADD231PS Z11, Z10, Z9
 
 dotDone:
-	VEXTRACTF64X4     $0x01, Z2, Y10
-	VADDPS            Y10, Y2, Y2
-	VEXTRACTF64X4     $0x01, Z3, Y10
-	VADDPS            Y10, Y3, Y3
-	VEXTRACTF64X4     $0x01, Z4, Y10
-	VADDPS            Y10, Y4, Y4
-	VEXTRACTF64X4     $0x01, Z5, Y10
-	VADDPS            Y10, Y5, Y5
-	VSHUFPS           $0x88, Y3, Y2, Y10
-	VSHUFPS           $0xdd, Y3, Y2, Y2
-	VADDPS            Y2, Y10, Y10
-	VSHUFPS           $0x88, Y5, Y4, Y2
-	VSHUFPS           $0xdd, Y5, Y4, Y3
-	VADDPS            Y3, Y2, Y2
-	VSHUFPS           $0x88, Y2, Y10, Y3
-	VSHUFPS           $0xdd, Y2, Y10, Y2
-	VADDPS            Y2, Y3, Y3
-	VEXTRACTF32X4     $0x01, Y3, X2
-	VADDPS            X2, X3, X3
-	VEXTRACTF64X4     $0x01, Z6, Y2
-	VADDPS            Y2, Y6, Y6
-	VEXTRACTF64X4     $0x01, Z7, Y2
-	VADDPS            Y2, Y7, Y7
-	VEXTRACTF64X4     $0x01, Z8, Y2
-	VADDPS            Y2, Y8, Y8
-	VEXTRACTF64X4     $0x01, Z9, Y2
-	VADDPS            Y2, Y9, Y9
-	VSHUFPS           $0x88, Y7, Y6, Y2
-	VSHUFPS           $0xdd, Y7, Y6, Y4
-	VADDPS            Y4, Y2, Y2
-	VSHUFPS           $0x88, Y9, Y8, Y4
-	VSHUFPS           $0xdd, Y9, Y8, Y5
-	VADDPS            Y5, Y4, Y4
-	VSHUFPS           $0x88, Y4, Y2, Y5
-	VSHUFPS           $0xdd, Y4, Y2, Y2
-	VADDPS            Y2, Y5, Y5
-	VEXTRACTF32X4     $0x01, Y5, X2
-	VADDPS            X2, X5, X5
-	VINSERTF32X4      $0x01, X5, Y3, Y2
-	VMOVUPS           Y2, (AX)
-	VSUBPS            Y2, Y2, Y3
-	VCMPPS            $0x03, Y3, Y3, K2
-	KORTESTB          K2, K2
-	JNZ               special
+	VEXTRACTF64X4 $0x01, Z2, Y10
+	VADDPS        Y10, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z3, Y10
+	VADDPS        Y10, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z4, Y10
+	VADDPS        Y10, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z5, Y10
+	VADDPS        Y10, Y5, Y5
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VEXTRACTF64X4 $0x01, Z6, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z7, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K2
+	KORTESTB      K2, K2
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -12856,10 +13431,6 @@ pfV:
 	PREFETCHT0 (R10)(DI*1)
 	PREFETCHT0 (R10)(DI*2)
 	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -12921,11 +13492,32 @@ ctxHalf:
 	VMOVUPS     Z10, K1, (R12)
 
 ctxDone:
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 end:
 	VMOVSS        (SP), X1
@@ -13326,10 +13918,6 @@ pfK:
 	PREFETCHT0 (R10)(BX*1)
 	PREFETCHT0 (R10)(BX*2)
 	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -13424,50 +14012,72 @@ dot:
 	JMP          dot
 
 dotHalf:
-	VEXTRACTF64X4     $0x01, Z2, Y10
-	VADDPS            Y10, Y2, Y2
-	VEXTRACTF64X4     $0x01, Z3, Y10
-	VADDPS            Y10, Y3, Y3
-	VEXTRACTF64X4     $0x01, Z4, Y10
-	VADDPS            Y10, Y4, Y4
-	VEXTRACTF64X4     $0x01, Z5, Y10
-	VADDPS            Y10, Y5, Y5
-	VSHUFPS           $0x88, Y3, Y2, Y10
-	VSHUFPS           $0xdd, Y3, Y2, Y2
-	VADDPS            Y2, Y10, Y10
-	VSHUFPS           $0x88, Y5, Y4, Y2
-	VSHUFPS           $0xdd, Y5, Y4, Y3
-	VADDPS            Y3, Y2, Y2
-	VSHUFPS           $0x88, Y2, Y10, Y3
-	VSHUFPS           $0xdd, Y2, Y10, Y2
-	VADDPS            Y2, Y3, Y3
-	VEXTRACTF32X4     $0x01, Y3, X2
-	VADDPS            X2, X3, X3
-	VEXTRACTF64X4     $0x01, Z6, Y2
-	VADDPS            Y2, Y6, Y6
-	VEXTRACTF64X4     $0x01, Z7, Y2
-	VADDPS            Y2, Y7, Y7
-	VEXTRACTF64X4     $0x01, Z8, Y2
-	VADDPS            Y2, Y8, Y8
-	VEXTRACTF64X4     $0x01, Z9, Y2
-	VADDPS            Y2, Y9, Y9
-	VSHUFPS           $0x88, Y7, Y6, Y2
-	VSHUFPS           $0xdd, Y7, Y6, Y4
-	VADDPS            Y4, Y2, Y2
-	VSHUFPS           $0x88, Y9, Y8, Y4
-	VSHUFPS           $0xdd, Y9, Y8, Y5
-	VADDPS            Y5, Y4, Y4
-	VSHUFPS           $0x88, Y4, Y2, Y5
-	VSHUFPS           $0xdd, Y4, Y2, Y2
-	VADDPS            Y2, Y5, Y5
-	VEXTRACTF32X4     $0x01, Y5, X2
-	VADDPS            X2, X5, X5
-	VINSERTF32X4      $0x01, X5, Y3, Y2
-	VMOVUPS           Y2, (AX)
-	VSUBPS            Y2, Y2, Y3
-	VCMPPS            $0x03, Y3, Y3, K1
-	KORTESTB          K1, K1
-	JNZ               special
+	VEXTRACTF64X4 $0x01, Z2, Y10
+	VADDPS        Y10, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z3, Y10
+	VADDPS        Y10, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z4, Y10
+	VADDPS        Y10, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z5, Y10
+	VADDPS        Y10, Y5, Y5
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VEXTRACTF64X4 $0x01, Z6, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z7, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -13551,10 +14161,6 @@ pfV:
 	PREFETCHT0 (R10)(DI*1)
 	PREFETCHT0 (R10)(DI*2)
 	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -13651,11 +14257,33 @@ ctxLoop:
 	JMP          ctxLoop
 
 ctxHalf:
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 end:
 	VMOVSS        (SP), X1
@@ -14031,10 +14659,6 @@ pfK:
 	PREFETCHT0 (R10)(BX*1)
 	PREFETCHT0 (R10)(BX*2)
 	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -14116,34 +14740,56 @@ dot:
 	JMP          dot
 
 dotDone:
-	VSHUFPS           $0x88, Y4, Y3, Y11
-	VSHUFPS           $0xdd, Y4, Y3, Y3
-	VADDPS            Y3, Y11, Y11
-	VSHUFPS           $0x88, Y6, Y5, Y3
-	VSHUFPS           $0xdd, Y6, Y5, Y4
-	VADDPS            Y4, Y3, Y3
-	VSHUFPS           $0x88, Y3, Y11, Y4
-	VSHUFPS           $0xdd, Y3, Y11, Y3
-	VADDPS            Y3, Y4, Y4
-	VEXTRACTF32X4     $0x01, Y4, X3
-	VADDPS            X3, X4, X4
-	VSHUFPS           $0x88, Y8, Y7, Y3
-	VSHUFPS           $0xdd, Y8, Y7, Y5
-	VADDPS            Y5, Y3, Y3
-	VSHUFPS           $0x88, Y10, Y9, Y5
-	VSHUFPS           $0xdd, Y10, Y9, Y6
-	VADDPS            Y6, Y5, Y5
-	VSHUFPS           $0x88, Y5, Y3, Y6
-	VSHUFPS           $0xdd, Y5, Y3, Y3
-	VADDPS            Y3, Y6, Y6
-	VEXTRACTF32X4     $0x01, Y6, X3
-	VADDPS            X3, X6, X6
-	VINSERTF32X4      $0x01, X6, Y4, Y3
-	VMOVUPS           Y3, (AX)
-	VSUBPS            Y3, Y3, Y4
-	VCMPPS            $0x03, Y4, Y4, K1
-	KORTESTB          K1, K1
-	JNZ               special
+	VSHUFPS       $0x88, Y4, Y3, Y11
+	VSHUFPS       $0xdd, Y4, Y3, Y3
+	VADDPS        Y3, Y11, Y11
+	VSHUFPS       $0x88, Y6, Y5, Y3
+	VSHUFPS       $0xdd, Y6, Y5, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y11, Y4
+	VSHUFPS       $0xdd, Y3, Y11, Y3
+	VADDPS        Y3, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X3
+	VADDPS        X3, X4, X4
+	VSHUFPS       $0x88, Y8, Y7, Y3
+	VSHUFPS       $0xdd, Y8, Y7, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y10, Y9, Y5
+	VSHUFPS       $0xdd, Y10, Y9, Y6
+	VADDPS        Y6, Y5, Y5
+	VSHUFPS       $0x88, Y5, Y3, Y6
+	VSHUFPS       $0xdd, Y5, Y3, Y3
+	VADDPS        Y3, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X3
+	VADDPS        X3, X6, X6
+	VINSERTF32X4  $0x01, X6, Y4, Y3
+	VMOVUPS       Y3, (AX)
+	VSUBPS        Y3, Y3, Y4
+	VCMPPS        $0x03, Y4, Y4, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y3, Y4
 	VEXTRACTF32X4     $0x01, Y4, X5
 	VMAXPS            X5, X4, X4
@@ -14227,10 +14873,6 @@ pfV:
 	PREFETCHT0 (R10)(DI*1)
 	PREFETCHT0 (R10)(DI*2)
 	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -14327,11 +14969,33 @@ ctxLoop:
 	JMP          ctxLoop
 
 ctxHalf:
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 end:
 	VMOVSS        (SP), X1
@@ -14431,10 +15095,6 @@ pfK:
 	PREFETCHT0   (R10)(BX*1)
 	PREFETCHT0   (R10)(BX*2)
 	PREFETCHT0   (R10)(R8*1)
-	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(BX*1)
-	PREFETCHT0   (R11)(BX*2)
-	PREFETCHT0   (R11)(R8*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
@@ -14577,50 +15237,71 @@ dotHalf:
 	VFMADD231PS Z12, Z11, Z10
 
 dotDone:
-	VEXTRACTF64X4     $0x01, Z2, Y7
-	VADDPS            Y7, Y2, Y2
-	VEXTRACTF64X4     $0x01, Z3, Y7
-	VADDPS            Y7, Y3, Y3
-	VEXTRACTF64X4     $0x01, Z4, Y7
-	VADDPS            Y7, Y4, Y4
-	VEXTRACTF64X4     $0x01, Z5, Y7
-	VADDPS            Y7, Y5, Y5
-	VSHUFPS           $0x88, Y3, Y2, Y7
-	VSHUFPS           $0xdd, Y3, Y2, Y2
-	VADDPS            Y2, Y7, Y7
-	VSHUFPS           $0x88, Y5, Y4, Y2
-	VSHUFPS           $0xdd, Y5, Y4, Y3
-	VADDPS            Y3, Y2, Y2
-	VSHUFPS           $0x88, Y2, Y7, Y3
-	VSHUFPS           $0xdd, Y2, Y7, Y2
-	VADDPS            Y2, Y3, Y3
-	VEXTRACTF32X4     $0x01, Y3, X2
-	VADDPS            X2, X3, X3
-	VEXTRACTF64X4     $0x01, Z6, Y2
-	VADDPS            Y2, Y6, Y6
-	VEXTRACTF64X4     $0x01, Z8, Y2
-	VADDPS            Y2, Y8, Y8
-	VEXTRACTF64X4     $0x01, Z9, Y2
-	VADDPS            Y2, Y9, Y9
-	VEXTRACTF64X4     $0x01, Z10, Y2
-	VADDPS            Y2, Y10, Y10
-	VSHUFPS           $0x88, Y8, Y6, Y2
-	VSHUFPS           $0xdd, Y8, Y6, Y4
-	VADDPS            Y4, Y2, Y2
-	VSHUFPS           $0x88, Y10, Y9, Y4
-	VSHUFPS           $0xdd, Y10, Y9, Y5
-	VADDPS            Y5, Y4, Y4
-	VSHUFPS           $0x88, Y4, Y2, Y5
-	VSHUFPS           $0xdd, Y4, Y2, Y2
-	VADDPS            Y2, Y5, Y5
-	VEXTRACTF32X4     $0x01, Y5, X2
-	VADDPS            X2, X5, X5
-	VINSERTF32X4      $0x01, X5, Y3, Y2
-	VMOVUPS           Y2, (AX)
-	VSUBPS            Y2, Y2, Y3
-	VCMPPS            $0x03, Y3, Y3, K2
-	KORTESTB          K2, K2
-	JNZ               restoreSpecial
+	VEXTRACTF64X4 $0x01, Z2, Y7
+	VADDPS        Y7, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z3, Y7
+	VADDPS        Y7, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z4, Y7
+	VADDPS        Y7, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z5, Y7
+	VADDPS        Y7, Y5, Y5
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y7, Y3
+	VSHUFPS       $0xdd, Y2, Y7, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VEXTRACTF64X4 $0x01, Z6, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z10, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y8, Y6, Y2
+	VSHUFPS       $0xdd, Y8, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y10, Y9, Y4
+	VSHUFPS       $0xdd, Y10, Y9, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K2
+	KORTESTB      K2, K2
+	JNZ           restoreSpecial
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -14720,10 +15401,6 @@ pfV:
 	PREFETCHT0   (R10)(DI*1)
 	PREFETCHT0   (R10)(DI*2)
 	PREFETCHT0   (R10)(R9*1)
-	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(DI*1)
-	PREFETCHT0   (R11)(DI*2)
-	PREFETCHT0   (R11)(R9*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
@@ -14860,20 +15537,41 @@ ctxHalf:
 	VMOVUPS     Z11, K1, (R12)
 
 ctxDone:
-	ADDQ 40(SP), DX
-	ADDQ 48(SP), SI
-	ADDQ 56(SP), AX
-	INCQ 88(SP)
-	CMPQ 88(SP), $0x02
-	JB   part
-	MOVQ 64(SP), DX
-	MOVQ 72(SP), SI
-	MOVQ 80(SP), AX
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	ADDQ       40(SP), DX
+	ADDQ       48(SP), SI
+	ADDQ       56(SP), AX
+	INCQ       88(SP)
+	CMPQ       88(SP), $0x02
+	JB         part
+	MOVQ       64(SP), DX
+	MOVQ       72(SP), SI
+	MOVQ       80(SP), AX
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 restore:
 	MOVQ ctx_base+0(FP), AX
@@ -15023,10 +15721,6 @@ pfK:
 	PREFETCHT0   (R10)(BX*1)
 	PREFETCHT0   (R10)(BX*2)
 	PREFETCHT0   (R10)(R8*1)
-	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(BX*1)
-	PREFETCHT0   (R11)(BX*2)
-	PREFETCHT0   (R11)(R8*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
@@ -15169,50 +15863,71 @@ dotHalf:
 	VFMADD231PS Z12, Z11, Z10
 
 dotDone:
-	VEXTRACTF64X4     $0x01, Z2, Y7
-	VADDPS            Y7, Y2, Y2
-	VEXTRACTF64X4     $0x01, Z3, Y7
-	VADDPS            Y7, Y3, Y3
-	VEXTRACTF64X4     $0x01, Z4, Y7
-	VADDPS            Y7, Y4, Y4
-	VEXTRACTF64X4     $0x01, Z5, Y7
-	VADDPS            Y7, Y5, Y5
-	VSHUFPS           $0x88, Y3, Y2, Y7
-	VSHUFPS           $0xdd, Y3, Y2, Y2
-	VADDPS            Y2, Y7, Y7
-	VSHUFPS           $0x88, Y5, Y4, Y2
-	VSHUFPS           $0xdd, Y5, Y4, Y3
-	VADDPS            Y3, Y2, Y2
-	VSHUFPS           $0x88, Y2, Y7, Y3
-	VSHUFPS           $0xdd, Y2, Y7, Y2
-	VADDPS            Y2, Y3, Y3
-	VEXTRACTF32X4     $0x01, Y3, X2
-	VADDPS            X2, X3, X3
-	VEXTRACTF64X4     $0x01, Z6, Y2
-	VADDPS            Y2, Y6, Y6
-	VEXTRACTF64X4     $0x01, Z8, Y2
-	VADDPS            Y2, Y8, Y8
-	VEXTRACTF64X4     $0x01, Z9, Y2
-	VADDPS            Y2, Y9, Y9
-	VEXTRACTF64X4     $0x01, Z10, Y2
-	VADDPS            Y2, Y10, Y10
-	VSHUFPS           $0x88, Y8, Y6, Y2
-	VSHUFPS           $0xdd, Y8, Y6, Y4
-	VADDPS            Y4, Y2, Y2
-	VSHUFPS           $0x88, Y10, Y9, Y4
-	VSHUFPS           $0xdd, Y10, Y9, Y5
-	VADDPS            Y5, Y4, Y4
-	VSHUFPS           $0x88, Y4, Y2, Y5
-	VSHUFPS           $0xdd, Y4, Y2, Y2
-	VADDPS            Y2, Y5, Y5
-	VEXTRACTF32X4     $0x01, Y5, X2
-	VADDPS            X2, X5, X5
-	VINSERTF32X4      $0x01, X5, Y3, Y2
-	VMOVUPS           Y2, (AX)
-	VSUBPS            Y2, Y2, Y3
-	VCMPPS            $0x03, Y3, Y3, K2
-	KORTESTB          K2, K2
-	JNZ               restoreSpecial
+	VEXTRACTF64X4 $0x01, Z2, Y7
+	VADDPS        Y7, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z3, Y7
+	VADDPS        Y7, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z4, Y7
+	VADDPS        Y7, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z5, Y7
+	VADDPS        Y7, Y5, Y5
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y7, Y3
+	VSHUFPS       $0xdd, Y2, Y7, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VEXTRACTF64X4 $0x01, Z6, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z10, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y8, Y6, Y2
+	VSHUFPS       $0xdd, Y8, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y10, Y9, Y4
+	VSHUFPS       $0xdd, Y10, Y9, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K2
+	KORTESTB      K2, K2
+	JNZ           restoreSpecial
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -15312,10 +16027,6 @@ pfV:
 	PREFETCHT0   (R10)(DI*1)
 	PREFETCHT0   (R10)(DI*2)
 	PREFETCHT0   (R10)(R9*1)
-	PREFETCHT0   (R11)
-	PREFETCHT0   (R11)(DI*1)
-	PREFETCHT0   (R11)(DI*2)
-	PREFETCHT0   (R11)(R9*1)
 	ADDQ         $0x00000040, R10
 	ADDQ         $0x00000040, R11
 	SUBQ         $0x00000040, R12
@@ -15452,20 +16163,41 @@ ctxHalf:
 	VMOVUPS     Z11, K1, (R12)
 
 ctxDone:
-	ADDQ 40(SP), DX
-	ADDQ 48(SP), SI
-	ADDQ 56(SP), AX
-	INCQ 88(SP)
-	CMPQ 88(SP), $0x04
-	JB   part
-	MOVQ 64(SP), DX
-	MOVQ 72(SP), SI
-	MOVQ 80(SP), AX
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	ADDQ       40(SP), DX
+	ADDQ       48(SP), SI
+	ADDQ       56(SP), AX
+	INCQ       88(SP)
+	CMPQ       88(SP), $0x04
+	JB         part
+	MOVQ       64(SP), DX
+	MOVQ       72(SP), SI
+	MOVQ       80(SP), AX
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 restore:
 	MOVQ ctx_base+0(FP), AX
@@ -15594,10 +16326,6 @@ pfK:
 	PREFETCHT0 (R10)(BX*1)
 	PREFETCHT0 (R10)(BX*2)
 	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -15665,50 +16393,71 @@ dotHalf:
 	VFMADD231PS Z11, Z10, Z9
 
 dotDone:
-	VEXTRACTF64X4     $0x01, Z2, Y10
-	VADDPS            Y10, Y2, Y2
-	VEXTRACTF64X4     $0x01, Z3, Y10
-	VADDPS            Y10, Y3, Y3
-	VEXTRACTF64X4     $0x01, Z4, Y10
-	VADDPS            Y10, Y4, Y4
-	VEXTRACTF64X4     $0x01, Z5, Y10
-	VADDPS            Y10, Y5, Y5
-	VSHUFPS           $0x88, Y3, Y2, Y10
-	VSHUFPS           $0xdd, Y3, Y2, Y2
-	VADDPS            Y2, Y10, Y10
-	VSHUFPS           $0x88, Y5, Y4, Y2
-	VSHUFPS           $0xdd, Y5, Y4, Y3
-	VADDPS            Y3, Y2, Y2
-	VSHUFPS           $0x88, Y2, Y10, Y3
-	VSHUFPS           $0xdd, Y2, Y10, Y2
-	VADDPS            Y2, Y3, Y3
-	VEXTRACTF32X4     $0x01, Y3, X2
-	VADDPS            X2, X3, X3
-	VEXTRACTF64X4     $0x01, Z6, Y2
-	VADDPS            Y2, Y6, Y6
-	VEXTRACTF64X4     $0x01, Z7, Y2
-	VADDPS            Y2, Y7, Y7
-	VEXTRACTF64X4     $0x01, Z8, Y2
-	VADDPS            Y2, Y8, Y8
-	VEXTRACTF64X4     $0x01, Z9, Y2
-	VADDPS            Y2, Y9, Y9
-	VSHUFPS           $0x88, Y7, Y6, Y2
-	VSHUFPS           $0xdd, Y7, Y6, Y4
-	VADDPS            Y4, Y2, Y2
-	VSHUFPS           $0x88, Y9, Y8, Y4
-	VSHUFPS           $0xdd, Y9, Y8, Y5
-	VADDPS            Y5, Y4, Y4
-	VSHUFPS           $0x88, Y4, Y2, Y5
-	VSHUFPS           $0xdd, Y4, Y2, Y2
-	VADDPS            Y2, Y5, Y5
-	VEXTRACTF32X4     $0x01, Y5, X2
-	VADDPS            X2, X5, X5
-	VINSERTF32X4      $0x01, X5, Y3, Y2
-	VMOVUPS           Y2, (AX)
-	VSUBPS            Y2, Y2, Y3
-	VCMPPS            $0x03, Y3, Y3, K2
-	KORTESTB          K2, K2
-	JNZ               special
+	VEXTRACTF64X4 $0x01, Z2, Y10
+	VADDPS        Y10, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z3, Y10
+	VADDPS        Y10, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z4, Y10
+	VADDPS        Y10, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z5, Y10
+	VADDPS        Y10, Y5, Y5
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VEXTRACTF64X4 $0x01, Z6, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z7, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K2
+	KORTESTB      K2, K2
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -15808,10 +16557,6 @@ pfV:
 	PREFETCHT0 (R10)(DI*1)
 	PREFETCHT0 (R10)(DI*2)
 	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -15873,20 +16618,41 @@ ctxHalf:
 	VMOVUPS     Z10, K1, (R12)
 
 ctxDone:
-	ADDQ 40(SP), DX
-	ADDQ 48(SP), SI
-	ADDQ 56(SP), AX
-	INCQ 88(SP)
-	CMPQ 88(SP), $0x02
-	JB   part
-	MOVQ 64(SP), DX
-	MOVQ 72(SP), SI
-	MOVQ 80(SP), AX
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	ADDQ       40(SP), DX
+	ADDQ       48(SP), SI
+	ADDQ       56(SP), AX
+	INCQ       88(SP)
+	CMPQ       88(SP), $0x02
+	JB         part
+	MOVQ       64(SP), DX
+	MOVQ       72(SP), SI
+	MOVQ       80(SP), AX
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 end:
 	VMOVSS        (SP), X1
@@ -15965,10 +16731,6 @@ pfK:
 	PREFETCHT0 (R10)(BX*1)
 	PREFETCHT0 (R10)(BX*2)
 	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -16036,50 +16798,71 @@ dotHalf:
 	VFMADD231PS Z11, Z10, Z9
 
 dotDone:
-	VEXTRACTF64X4     $0x01, Z2, Y10
-	VADDPS            Y10, Y2, Y2
-	VEXTRACTF64X4     $0x01, Z3, Y10
-	VADDPS            Y10, Y3, Y3
-	VEXTRACTF64X4     $0x01, Z4, Y10
-	VADDPS            Y10, Y4, Y4
-	VEXTRACTF64X4     $0x01, Z5, Y10
-	VADDPS            Y10, Y5, Y5
-	VSHUFPS           $0x88, Y3, Y2, Y10
-	VSHUFPS           $0xdd, Y3, Y2, Y2
-	VADDPS            Y2, Y10, Y10
-	VSHUFPS           $0x88, Y5, Y4, Y2
-	VSHUFPS           $0xdd, Y5, Y4, Y3
-	VADDPS            Y3, Y2, Y2
-	VSHUFPS           $0x88, Y2, Y10, Y3
-	VSHUFPS           $0xdd, Y2, Y10, Y2
-	VADDPS            Y2, Y3, Y3
-	VEXTRACTF32X4     $0x01, Y3, X2
-	VADDPS            X2, X3, X3
-	VEXTRACTF64X4     $0x01, Z6, Y2
-	VADDPS            Y2, Y6, Y6
-	VEXTRACTF64X4     $0x01, Z7, Y2
-	VADDPS            Y2, Y7, Y7
-	VEXTRACTF64X4     $0x01, Z8, Y2
-	VADDPS            Y2, Y8, Y8
-	VEXTRACTF64X4     $0x01, Z9, Y2
-	VADDPS            Y2, Y9, Y9
-	VSHUFPS           $0x88, Y7, Y6, Y2
-	VSHUFPS           $0xdd, Y7, Y6, Y4
-	VADDPS            Y4, Y2, Y2
-	VSHUFPS           $0x88, Y9, Y8, Y4
-	VSHUFPS           $0xdd, Y9, Y8, Y5
-	VADDPS            Y5, Y4, Y4
-	VSHUFPS           $0x88, Y4, Y2, Y5
-	VSHUFPS           $0xdd, Y4, Y2, Y2
-	VADDPS            Y2, Y5, Y5
-	VEXTRACTF32X4     $0x01, Y5, X2
-	VADDPS            X2, X5, X5
-	VINSERTF32X4      $0x01, X5, Y3, Y2
-	VMOVUPS           Y2, (AX)
-	VSUBPS            Y2, Y2, Y3
-	VCMPPS            $0x03, Y3, Y3, K2
-	KORTESTB          K2, K2
-	JNZ               special
+	VEXTRACTF64X4 $0x01, Z2, Y10
+	VADDPS        Y10, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z3, Y10
+	VADDPS        Y10, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z4, Y10
+	VADDPS        Y10, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z5, Y10
+	VADDPS        Y10, Y5, Y5
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VEXTRACTF64X4 $0x01, Z6, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z7, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K2
+	KORTESTB      K2, K2
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -16179,10 +16962,6 @@ pfV:
 	PREFETCHT0 (R10)(DI*1)
 	PREFETCHT0 (R10)(DI*2)
 	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -16244,20 +17023,41 @@ ctxHalf:
 	VMOVUPS     Z10, K1, (R12)
 
 ctxDone:
-	ADDQ 40(SP), DX
-	ADDQ 48(SP), SI
-	ADDQ 56(SP), AX
-	INCQ 88(SP)
-	CMPQ 88(SP), $0x04
-	JB   part
-	MOVQ 64(SP), DX
-	MOVQ 72(SP), SI
-	MOVQ 80(SP), AX
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	ADDQ       40(SP), DX
+	ADDQ       48(SP), SI
+	ADDQ       56(SP), AX
+	INCQ       88(SP)
+	CMPQ       88(SP), $0x04
+	JB         part
+	MOVQ       64(SP), DX
+	MOVQ       72(SP), SI
+	MOVQ       80(SP), AX
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 end:
 	VMOVSS        (SP), X1
@@ -16335,10 +17135,6 @@ pfK:
 	PREFETCHT0 (R10)(BX*1)
 	PREFETCHT0 (R10)(BX*2)
 	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -16433,50 +17229,72 @@ dot:
 	JMP          dot
 
 dotHalf:
-	VEXTRACTF64X4     $0x01, Z2, Y10
-	VADDPS            Y10, Y2, Y2
-	VEXTRACTF64X4     $0x01, Z3, Y10
-	VADDPS            Y10, Y3, Y3
-	VEXTRACTF64X4     $0x01, Z4, Y10
-	VADDPS            Y10, Y4, Y4
-	VEXTRACTF64X4     $0x01, Z5, Y10
-	VADDPS            Y10, Y5, Y5
-	VSHUFPS           $0x88, Y3, Y2, Y10
-	VSHUFPS           $0xdd, Y3, Y2, Y2
-	VADDPS            Y2, Y10, Y10
-	VSHUFPS           $0x88, Y5, Y4, Y2
-	VSHUFPS           $0xdd, Y5, Y4, Y3
-	VADDPS            Y3, Y2, Y2
-	VSHUFPS           $0x88, Y2, Y10, Y3
-	VSHUFPS           $0xdd, Y2, Y10, Y2
-	VADDPS            Y2, Y3, Y3
-	VEXTRACTF32X4     $0x01, Y3, X2
-	VADDPS            X2, X3, X3
-	VEXTRACTF64X4     $0x01, Z6, Y2
-	VADDPS            Y2, Y6, Y6
-	VEXTRACTF64X4     $0x01, Z7, Y2
-	VADDPS            Y2, Y7, Y7
-	VEXTRACTF64X4     $0x01, Z8, Y2
-	VADDPS            Y2, Y8, Y8
-	VEXTRACTF64X4     $0x01, Z9, Y2
-	VADDPS            Y2, Y9, Y9
-	VSHUFPS           $0x88, Y7, Y6, Y2
-	VSHUFPS           $0xdd, Y7, Y6, Y4
-	VADDPS            Y4, Y2, Y2
-	VSHUFPS           $0x88, Y9, Y8, Y4
-	VSHUFPS           $0xdd, Y9, Y8, Y5
-	VADDPS            Y5, Y4, Y4
-	VSHUFPS           $0x88, Y4, Y2, Y5
-	VSHUFPS           $0xdd, Y4, Y2, Y2
-	VADDPS            Y2, Y5, Y5
-	VEXTRACTF32X4     $0x01, Y5, X2
-	VADDPS            X2, X5, X5
-	VINSERTF32X4      $0x01, X5, Y3, Y2
-	VMOVUPS           Y2, (AX)
-	VSUBPS            Y2, Y2, Y3
-	VCMPPS            $0x03, Y3, Y3, K1
-	KORTESTB          K1, K1
-	JNZ               special
+	VEXTRACTF64X4 $0x01, Z2, Y10
+	VADDPS        Y10, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z3, Y10
+	VADDPS        Y10, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z4, Y10
+	VADDPS        Y10, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z5, Y10
+	VADDPS        Y10, Y5, Y5
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VEXTRACTF64X4 $0x01, Z6, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z7, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -16560,10 +17378,6 @@ pfV:
 	PREFETCHT0 (R10)(DI*1)
 	PREFETCHT0 (R10)(DI*2)
 	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -16660,20 +17474,42 @@ ctxLoop:
 	JMP          ctxLoop
 
 ctxHalf:
-	ADDQ 40(SP), DX
-	ADDQ 48(SP), SI
-	ADDQ 56(SP), AX
-	INCQ 88(SP)
-	CMPQ 88(SP), $0x02
-	JB   part
-	MOVQ 64(SP), DX
-	MOVQ 72(SP), SI
-	MOVQ 80(SP), AX
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	ADDQ       40(SP), DX
+	ADDQ       48(SP), SI
+	ADDQ       56(SP), AX
+	INCQ       88(SP)
+	CMPQ       88(SP), $0x02
+	JB         part
+	MOVQ       64(SP), DX
+	MOVQ       72(SP), SI
+	MOVQ       80(SP), AX
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 end:
 	VMOVSS        (SP), X1
@@ -16751,10 +17587,6 @@ pfK:
 	PREFETCHT0 (R10)(BX*1)
 	PREFETCHT0 (R10)(BX*2)
 	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -16849,50 +17681,72 @@ dot:
 	JMP          dot
 
 dotHalf:
-	VEXTRACTF64X4     $0x01, Z2, Y10
-	VADDPS            Y10, Y2, Y2
-	VEXTRACTF64X4     $0x01, Z3, Y10
-	VADDPS            Y10, Y3, Y3
-	VEXTRACTF64X4     $0x01, Z4, Y10
-	VADDPS            Y10, Y4, Y4
-	VEXTRACTF64X4     $0x01, Z5, Y10
-	VADDPS            Y10, Y5, Y5
-	VSHUFPS           $0x88, Y3, Y2, Y10
-	VSHUFPS           $0xdd, Y3, Y2, Y2
-	VADDPS            Y2, Y10, Y10
-	VSHUFPS           $0x88, Y5, Y4, Y2
-	VSHUFPS           $0xdd, Y5, Y4, Y3
-	VADDPS            Y3, Y2, Y2
-	VSHUFPS           $0x88, Y2, Y10, Y3
-	VSHUFPS           $0xdd, Y2, Y10, Y2
-	VADDPS            Y2, Y3, Y3
-	VEXTRACTF32X4     $0x01, Y3, X2
-	VADDPS            X2, X3, X3
-	VEXTRACTF64X4     $0x01, Z6, Y2
-	VADDPS            Y2, Y6, Y6
-	VEXTRACTF64X4     $0x01, Z7, Y2
-	VADDPS            Y2, Y7, Y7
-	VEXTRACTF64X4     $0x01, Z8, Y2
-	VADDPS            Y2, Y8, Y8
-	VEXTRACTF64X4     $0x01, Z9, Y2
-	VADDPS            Y2, Y9, Y9
-	VSHUFPS           $0x88, Y7, Y6, Y2
-	VSHUFPS           $0xdd, Y7, Y6, Y4
-	VADDPS            Y4, Y2, Y2
-	VSHUFPS           $0x88, Y9, Y8, Y4
-	VSHUFPS           $0xdd, Y9, Y8, Y5
-	VADDPS            Y5, Y4, Y4
-	VSHUFPS           $0x88, Y4, Y2, Y5
-	VSHUFPS           $0xdd, Y4, Y2, Y2
-	VADDPS            Y2, Y5, Y5
-	VEXTRACTF32X4     $0x01, Y5, X2
-	VADDPS            X2, X5, X5
-	VINSERTF32X4      $0x01, X5, Y3, Y2
-	VMOVUPS           Y2, (AX)
-	VSUBPS            Y2, Y2, Y3
-	VCMPPS            $0x03, Y3, Y3, K1
-	KORTESTB          K1, K1
-	JNZ               special
+	VEXTRACTF64X4 $0x01, Z2, Y10
+	VADDPS        Y10, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z3, Y10
+	VADDPS        Y10, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z4, Y10
+	VADDPS        Y10, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z5, Y10
+	VADDPS        Y10, Y5, Y5
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VEXTRACTF64X4 $0x01, Z6, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z7, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y2, Y3
 	VEXTRACTF32X4     $0x01, Y3, X4
 	VMAXPS            X4, X3, X3
@@ -16976,10 +17830,6 @@ pfV:
 	PREFETCHT0 (R10)(DI*1)
 	PREFETCHT0 (R10)(DI*2)
 	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -17076,20 +17926,42 @@ ctxLoop:
 	JMP          ctxLoop
 
 ctxHalf:
-	ADDQ 40(SP), DX
-	ADDQ 48(SP), SI
-	ADDQ 56(SP), AX
-	INCQ 88(SP)
-	CMPQ 88(SP), $0x04
-	JB   part
-	MOVQ 64(SP), DX
-	MOVQ 72(SP), SI
-	MOVQ 80(SP), AX
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	ADDQ       40(SP), DX
+	ADDQ       48(SP), SI
+	ADDQ       56(SP), AX
+	INCQ       88(SP)
+	CMPQ       88(SP), $0x04
+	JB         part
+	MOVQ       64(SP), DX
+	MOVQ       72(SP), SI
+	MOVQ       80(SP), AX
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 end:
 	VMOVSS        (SP), X1
@@ -17169,10 +18041,6 @@ pfK:
 	PREFETCHT0 (R10)(BX*1)
 	PREFETCHT0 (R10)(BX*2)
 	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -17254,34 +18122,56 @@ dot:
 	JMP          dot
 
 dotDone:
-	VSHUFPS           $0x88, Y4, Y3, Y11
-	VSHUFPS           $0xdd, Y4, Y3, Y3
-	VADDPS            Y3, Y11, Y11
-	VSHUFPS           $0x88, Y6, Y5, Y3
-	VSHUFPS           $0xdd, Y6, Y5, Y4
-	VADDPS            Y4, Y3, Y3
-	VSHUFPS           $0x88, Y3, Y11, Y4
-	VSHUFPS           $0xdd, Y3, Y11, Y3
-	VADDPS            Y3, Y4, Y4
-	VEXTRACTF32X4     $0x01, Y4, X3
-	VADDPS            X3, X4, X4
-	VSHUFPS           $0x88, Y8, Y7, Y3
-	VSHUFPS           $0xdd, Y8, Y7, Y5
-	VADDPS            Y5, Y3, Y3
-	VSHUFPS           $0x88, Y10, Y9, Y5
-	VSHUFPS           $0xdd, Y10, Y9, Y6
-	VADDPS            Y6, Y5, Y5
-	VSHUFPS           $0x88, Y5, Y3, Y6
-	VSHUFPS           $0xdd, Y5, Y3, Y3
-	VADDPS            Y3, Y6, Y6
-	VEXTRACTF32X4     $0x01, Y6, X3
-	VADDPS            X3, X6, X6
-	VINSERTF32X4      $0x01, X6, Y4, Y3
-	VMOVUPS           Y3, (AX)
-	VSUBPS            Y3, Y3, Y4
-	VCMPPS            $0x03, Y4, Y4, K1
-	KORTESTB          K1, K1
-	JNZ               special
+	VSHUFPS       $0x88, Y4, Y3, Y11
+	VSHUFPS       $0xdd, Y4, Y3, Y3
+	VADDPS        Y3, Y11, Y11
+	VSHUFPS       $0x88, Y6, Y5, Y3
+	VSHUFPS       $0xdd, Y6, Y5, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y11, Y4
+	VSHUFPS       $0xdd, Y3, Y11, Y3
+	VADDPS        Y3, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X3
+	VADDPS        X3, X4, X4
+	VSHUFPS       $0x88, Y8, Y7, Y3
+	VSHUFPS       $0xdd, Y8, Y7, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y10, Y9, Y5
+	VSHUFPS       $0xdd, Y10, Y9, Y6
+	VADDPS        Y6, Y5, Y5
+	VSHUFPS       $0x88, Y5, Y3, Y6
+	VSHUFPS       $0xdd, Y5, Y3, Y3
+	VADDPS        Y3, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X3
+	VADDPS        X3, X6, X6
+	VINSERTF32X4  $0x01, X6, Y4, Y3
+	VMOVUPS       Y3, (AX)
+	VSUBPS        Y3, Y3, Y4
+	VCMPPS        $0x03, Y4, Y4, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y3, Y4
 	VEXTRACTF32X4     $0x01, Y4, X5
 	VMAXPS            X5, X4, X4
@@ -17365,10 +18255,6 @@ pfV:
 	PREFETCHT0 (R10)(DI*1)
 	PREFETCHT0 (R10)(DI*2)
 	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -17465,20 +18351,42 @@ ctxLoop:
 	JMP          ctxLoop
 
 ctxHalf:
-	ADDQ 40(SP), DX
-	ADDQ 48(SP), SI
-	ADDQ 56(SP), AX
-	INCQ 88(SP)
-	CMPQ 88(SP), $0x02
-	JB   part
-	MOVQ 64(SP), DX
-	MOVQ 72(SP), SI
-	MOVQ 80(SP), AX
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	ADDQ       40(SP), DX
+	ADDQ       48(SP), SI
+	ADDQ       56(SP), AX
+	INCQ       88(SP)
+	CMPQ       88(SP), $0x02
+	JB         part
+	MOVQ       64(SP), DX
+	MOVQ       72(SP), SI
+	MOVQ       80(SP), AX
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 end:
 	VMOVSS        (SP), X1
@@ -17558,10 +18466,6 @@ pfK:
 	PREFETCHT0 (R10)(BX*1)
 	PREFETCHT0 (R10)(BX*2)
 	PREFETCHT0 (R10)(R8*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(BX*1)
-	PREFETCHT0 (R11)(BX*2)
-	PREFETCHT0 (R11)(R8*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -17643,34 +18547,56 @@ dot:
 	JMP          dot
 
 dotDone:
-	VSHUFPS           $0x88, Y4, Y3, Y11
-	VSHUFPS           $0xdd, Y4, Y3, Y3
-	VADDPS            Y3, Y11, Y11
-	VSHUFPS           $0x88, Y6, Y5, Y3
-	VSHUFPS           $0xdd, Y6, Y5, Y4
-	VADDPS            Y4, Y3, Y3
-	VSHUFPS           $0x88, Y3, Y11, Y4
-	VSHUFPS           $0xdd, Y3, Y11, Y3
-	VADDPS            Y3, Y4, Y4
-	VEXTRACTF32X4     $0x01, Y4, X3
-	VADDPS            X3, X4, X4
-	VSHUFPS           $0x88, Y8, Y7, Y3
-	VSHUFPS           $0xdd, Y8, Y7, Y5
-	VADDPS            Y5, Y3, Y3
-	VSHUFPS           $0x88, Y10, Y9, Y5
-	VSHUFPS           $0xdd, Y10, Y9, Y6
-	VADDPS            Y6, Y5, Y5
-	VSHUFPS           $0x88, Y5, Y3, Y6
-	VSHUFPS           $0xdd, Y5, Y3, Y3
-	VADDPS            Y3, Y6, Y6
-	VEXTRACTF32X4     $0x01, Y6, X3
-	VADDPS            X3, X6, X6
-	VINSERTF32X4      $0x01, X6, Y4, Y3
-	VMOVUPS           Y3, (AX)
-	VSUBPS            Y3, Y3, Y4
-	VCMPPS            $0x03, Y4, Y4, K1
-	KORTESTB          K1, K1
-	JNZ               special
+	VSHUFPS       $0x88, Y4, Y3, Y11
+	VSHUFPS       $0xdd, Y4, Y3, Y3
+	VADDPS        Y3, Y11, Y11
+	VSHUFPS       $0x88, Y6, Y5, Y3
+	VSHUFPS       $0xdd, Y6, Y5, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y11, Y4
+	VSHUFPS       $0xdd, Y3, Y11, Y3
+	VADDPS        Y3, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X3
+	VADDPS        X3, X4, X4
+	VSHUFPS       $0x88, Y8, Y7, Y3
+	VSHUFPS       $0xdd, Y8, Y7, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y10, Y9, Y5
+	VSHUFPS       $0xdd, Y10, Y9, Y6
+	VADDPS        Y6, Y5, Y5
+	VSHUFPS       $0x88, Y5, Y3, Y6
+	VSHUFPS       $0xdd, Y5, Y3, Y3
+	VADDPS        Y3, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X3
+	VADDPS        X3, X6, X6
+	VINSERTF32X4  $0x01, X6, Y4, Y3
+	VMOVUPS       Y3, (AX)
+	VSUBPS        Y3, Y3, Y4
+	VCMPPS        $0x03, Y4, Y4, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
 	VMOVAPS           Y3, Y4
 	VEXTRACTF32X4     $0x01, Y4, X5
 	VMAXPS            X5, X4, X4
@@ -17754,10 +18680,6 @@ pfV:
 	PREFETCHT0 (R10)(DI*1)
 	PREFETCHT0 (R10)(DI*2)
 	PREFETCHT0 (R10)(R9*1)
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -17854,20 +18776,42 @@ ctxLoop:
 	JMP          ctxLoop
 
 ctxHalf:
-	ADDQ 40(SP), DX
-	ADDQ 48(SP), SI
-	ADDQ 56(SP), AX
-	INCQ 88(SP)
-	CMPQ 88(SP), $0x04
-	JB   part
-	MOVQ 64(SP), DX
-	MOVQ 72(SP), SI
-	MOVQ 80(SP), AX
-	LEAQ (DX)(BX*8), DX
-	LEAQ (SI)(DI*8), SI
-	ADDQ $0x00000020, AX
-	SUBQ $0x00000008, CX
-	JMP  block
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	ADDQ       40(SP), DX
+	ADDQ       48(SP), SI
+	ADDQ       56(SP), AX
+	INCQ       88(SP)
+	CMPQ       88(SP), $0x04
+	JB         part
+	MOVQ       64(SP), DX
+	MOVQ       72(SP), SI
+	MOVQ       80(SP), AX
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
 
 end:
 	VMOVSS        (SP), X1
