@@ -237,7 +237,15 @@ func genDecodeStep(s *isa, f stepFormat, pf bool, parts int) {
 	}
 
 	var vnni q8q8Consts
-	if f.vnni {
+	var khi OpmaskVirtual // ZMM Q8Q8: the high eight lanes
+	switch {
+	case f.vnni && wide:
+		vnni = newQ8Q8Consts(w)
+		r := asm.GP32()
+		khi = asm.K()
+		asm.MOVL(U32(0xff00), r)
+		asm.KMOVW(r, khi)
+	case f.vnni:
 		vnni = newQ8Q8Consts(y)
 	}
 	var sv VecVirtual
@@ -247,8 +255,11 @@ func genDecodeStep(s *isa, f stepFormat, pf bool, parts int) {
 		asm.LEAQ(Mem{Base: kp, Index: ldk, Scale: 4}, q)
 		asm.Load(asm.Param("h").Base(), hp)
 		acc := make([]VecVirtual, 8)
+		if f.vnni && wide {
+			acc = acc[:4] // rows i and i+4 in the halves of a ZMM
+		}
 		for i := range acc {
-			if f.vnni {
+			if f.vnni && !wide {
 				acc[i] = y.vec() // one 32-value block a YMM
 			} else {
 				acc[i] = w.vec()
@@ -261,7 +272,11 @@ func genDecodeStep(s *isa, f stepFormat, pf bool, parts int) {
 			asm.Label("dot")
 			asm.TESTQ(cnt, cnt)
 			asm.JZ(LabelRef("dotDone"))
-			vnni.block(Mem{Base: hp}, rowsAt(p, q, ldk, ldk3, 0), acc)
+			if wide {
+				vnni.blockPairs(Mem{Base: hp}, rowsAt(p, q, ldk, ldk3, 0), acc, khi)
+			} else {
+				vnni.block(Mem{Base: hp}, rowsAt(p, q, ldk, ldk3, 0), acc)
+			}
 			asm.ADDQ(U32(q8Bytes), p)
 			asm.ADDQ(U32(q8Bytes), q)
 			asm.ADDQ(U32(q8Bytes), hp)
@@ -280,6 +295,14 @@ func genDecodeStep(s *isa, f stepFormat, pf bool, parts int) {
 			widenScores(cnt, p, q, hp, acc)
 		}
 		asm.Label("dotDone")
+		if len(acc) == 4 {
+			for i := range 4 {
+				hi := y.vec()
+				asm.VEXTRACTF64X4(U8(1), acc[i], hi)
+				acc[i] = acc[i].AsY().(VecVirtual)
+				acc = append(acc, hi)
+			}
+		}
 		sv = y.vec()
 		joinHalves(y, y.hsum4(acc[0], acc[1], acc[2], acc[3]), y.hsum4(acc[4], acc[5], acc[6], acc[7]), sv)
 		asm.VMOVUPS(sv, Mem{Base: sc})
