@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math/bits"
 
 	. "github.com/mmcloughlin/avo/attr"
@@ -36,17 +37,27 @@ type stepFormat struct {
 // ISAs (avx512 computes in YMM, avx512z in ZMM).
 func genDecodeSteps() {
 	for _, s := range dualISAs {
-		for _, f := range []stepFormat{{name: "BF16", half: bf16}, {name: "F16", half: f16}, {name: "Q8", q8: true}} {
-			genDecodeStep(s, f, false)
-			genDecodeStep(s, f, true)
+		formats := []stepFormat{{name: "BF16", half: bf16}, {name: "F16", half: f16}, {name: "Q8", q8: true}}
+		if s.evex {
+			formats = append(formats, stepFormat{name: "Q8Q8", q8: true, vnni: true})
+		}
+		for _, f := range formats {
+			genDecodeStep(s, f, false, 0)
+			genDecodeStep(s, f, true, 0)
 		}
 		if s.evex {
-			f := stepFormat{name: "Q8Q8", q8: true, vnni: true}
-			genDecodeStep(s, f, false)
-			genDecodeStep(s, f, true)
+			for _, f := range formats {
+				for _, parts := range stepSplits {
+					genDecodeStep(s, f, true, parts)
+				}
+			}
 		}
 	}
 }
+
+// stepSplits are the numbers of parts the multi-stream far steps read the
+// rows in (AVX-512 only, prefetching).
+var stepSplits = []int{2, 4}
 
 // genDecodeStep emits decodeStep<F><ISA>(ctx, scores []float32, k []byte, ldk
 // int, v []byte, ldv int, h []float32, m, l float32) (float32, float32, int):
@@ -65,15 +76,29 @@ func genDecodeSteps() {
 // context multiplies each row's weight by the block's scale once per block.
 //
 // With pf, it emits decodeStep<F>PF<ISA>, which also prefetches (PREFETCHT0)
-// every line of the next block's key and value rows stepPrefetchBlocks
-// blocks ahead at the start of each block (the current block's when fewer
-// follow): for keys and values streamed from memory.
-func genDecodeStep(s *isa, f stepFormat, pf bool) {
+// every line of the eight key and eight value rows stepPrefetchBlocks blocks
+// ahead (the current block's when fewer follow), for keys and values
+// streamed from memory, in four bursts of four rows: the first key rows
+// before the block's scores, the last after them, the first value rows
+// before its context and the last after it. One burst of all sixteen rows
+// at the block's start read slower from memory (kernels/LOWPREC.md).
+//
+// With parts > 1 (pf only), it emits decodeStep<F>Split<parts>PF<ISA>, for
+// len(scores) a multiple of 8·parts: the rows taken as parts equal parts,
+// each read in address order, a block of each in turn (the key block's
+// scores, the weights, the value block) with the one running state, so that
+// keys and values are read as 2·parts streams, for cores whose bandwidth
+// from memory grows with the number of streams (as splitBlocks4 for the
+// float32 far kernel); each part prefetches its own rows ahead.
+func genDecodeStep(s *isa, f stepFormat, pf bool, parts int) {
 	y := ymmOf(s)   // the eight scores of a block
 	w := evexYMM(s) // the rows and ctx
 	wide := w.lanes == 16
 	name := s.name("decodeStep" + f.name)
-	if pf {
+	switch {
+	case parts > 1:
+		name = s.name(fmt.Sprintf("decodeStep%sSplit%dPF", f.name, parts))
+	case pf:
 		name = s.name("decodeStep" + f.name + "PF")
 	}
 	hType := "[]float32"
@@ -212,7 +237,15 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 	}
 
 	var vnni q8q8Consts
-	if f.vnni {
+	var khi OpmaskVirtual // ZMM Q8Q8: the high eight lanes
+	switch {
+	case f.vnni && wide:
+		vnni = newQ8Q8Consts(w)
+		r := asm.GP32()
+		khi = asm.K()
+		asm.MOVL(U32(0xff00), r)
+		asm.KMOVW(r, khi)
+	case f.vnni:
 		vnni = newQ8Q8Consts(y)
 	}
 	var sv VecVirtual
@@ -222,8 +255,11 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 		asm.LEAQ(Mem{Base: kp, Index: ldk, Scale: 4}, q)
 		asm.Load(asm.Param("h").Base(), hp)
 		acc := make([]VecVirtual, 8)
+		if f.vnni && wide {
+			acc = acc[:4] // rows i and i+4 in the halves of a ZMM
+		}
 		for i := range acc {
-			if f.vnni {
+			if f.vnni && !wide {
 				acc[i] = y.vec() // one 32-value block a YMM
 			} else {
 				acc[i] = w.vec()
@@ -236,7 +272,11 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 			asm.Label("dot")
 			asm.TESTQ(cnt, cnt)
 			asm.JZ(LabelRef("dotDone"))
-			vnni.block(Mem{Base: hp}, rowsAt(p, q, ldk, ldk3, 0), acc)
+			if wide {
+				vnni.blockPairs(Mem{Base: hp}, rowsAt(p, q, ldk, ldk3, 0), acc, khi)
+			} else {
+				vnni.block(Mem{Base: hp}, rowsAt(p, q, ldk, ldk3, 0), acc)
+			}
 			asm.ADDQ(U32(q8Bytes), p)
 			asm.ADDQ(U32(q8Bytes), q)
 			asm.ADDQ(U32(q8Bytes), hp)
@@ -255,6 +295,14 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 			widenScores(cnt, p, q, hp, acc)
 		}
 		asm.Label("dotDone")
+		if len(acc) == 4 {
+			for i := range 4 {
+				hi := y.vec()
+				asm.VEXTRACTF64X4(U8(1), acc[i], hi)
+				acc[i] = acc[i].AsY().(VecVirtual)
+				acc = append(acc, hi)
+			}
+		}
 		sv = y.vec()
 		joinHalves(y, y.hsum4(acc[0], acc[1], acc[2], acc[3]), y.hsum4(acc[4], acc[5], acc[6], acc[7]), sv)
 		asm.VMOVUPS(sv, Mem{Base: sc})
@@ -421,10 +469,11 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 		asm.Label("ctxDone")
 	}
 
-	// prefetch emits PREFETCHT0 for every line of the eight rows from base
-	// (stride ld, rowBytes bytes each) stepPrefetchBlocks blocks ahead, or of
-	// the current block when fewer blocks follow (nothing past the matrix).
-	prefetch := func(base, ld GPVirtual, rowBytes func(GPVirtual), label string) {
+	// prefetch emits PREFETCHT0 for every line of rows lo to hi−1 of the
+	// eight from base (stride ld, rowBytes bytes each) stepPrefetchBlocks
+	// blocks ahead, or of the current block when fewer blocks follow
+	// (nothing past the matrix).
+	prefetch := func(base, ld GPVirtual, rowBytes func(GPVirtual), label string, lo, hi int) {
 		t, u, left := asm.GP64(), asm.GP64(), asm.GP64()
 		asm.MOVQ(base, t)
 		asm.CMPQ(n, U32(8*(stepPrefetchBlocks+1)))
@@ -442,7 +491,7 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 				l3 = ldv3
 			}
 			return l3
-		}(), 0) {
+		}(), 0)[lo:hi] {
 			asm.PREFETCHT0(m)
 		}
 		asm.ADDQ(U32(64), t)
@@ -465,6 +514,25 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 	if evenOddCtx {
 		permuteCtx(w, false, "permIn")
 	}
+	// Split: n counts the rows left in each part; offK, offV and offS are
+	// the bytes from a part's rows (scores) to the next's; kS, vS and sS
+	// keep the first part's block while the parts are taken in turn.
+	var offK, offV, offS, kS, vS, sS, part Mem
+	if parts > 1 {
+		offK, offV, offS = asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8)
+		kS, vS, sS, part = asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8)
+		asm.SHRQ(U8(bits.TrailingZeros(uint(parts))), n)
+		t := asm.GP64()
+		asm.MOVQ(n, t)
+		asm.IMULQ(ldk, t)
+		asm.MOVQ(t, offK)
+		asm.MOVQ(n, t)
+		asm.IMULQ(ldv, t)
+		asm.MOVQ(t, offV)
+		asm.MOVQ(n, t)
+		asm.SHLQ(U8(2), t)
+		asm.MOVQ(t, offS)
+	}
 	asm.Label("block")
 	asm.CMPQ(n, U32(8))
 	if evenOddCtx {
@@ -472,13 +540,41 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 	} else {
 		asm.JB(LabelRef("end"))
 	}
+	if parts > 1 {
+		asm.MOVQ(kp, kS)
+		asm.MOVQ(vp, vS)
+		asm.MOVQ(sc, sS)
+		asm.MOVQ(U32(0), part)
+		asm.Label("part")
+	}
+	// pf: a quarter of the block's prefetches (four rows of keys or values)
+	// before each of its phases.
 	if pf {
-		prefetch(kp, ldk, rowBytes("h"), "pfK")
-		prefetch(vp, ldv, rowBytes("ctx"), "pfV")
+		prefetch(kp, ldk, rowBytes("h"), "pfK", 0, 4)
 	}
 	scores()
+	if pf {
+		prefetch(kp, ldk, rowBytes("h"), "pfKHi", 4, 8)
+	}
 	weights()
+	if pf {
+		prefetch(vp, ldv, rowBytes("ctx"), "pfV", 0, 4)
+	}
 	context()
+	if pf {
+		prefetch(vp, ldv, rowBytes("ctx"), "pfVHi", 4, 8)
+	}
+	if parts > 1 {
+		asm.ADDQ(offK, kp)
+		asm.ADDQ(offV, vp)
+		asm.ADDQ(offS, sc)
+		asm.INCQ(part)
+		asm.CMPQ(part, U8(parts))
+		asm.JB(LabelRef("part"))
+		asm.MOVQ(kS, kp)
+		asm.MOVQ(vS, vp)
+		asm.MOVQ(sS, sc)
+	}
 	asm.LEAQ(Mem{Base: kp, Index: ldk, Scale: 8}, kp)
 	asm.LEAQ(Mem{Base: vp, Index: ldv, Scale: 8}, vp)
 	asm.ADDQ(U32(32), sc)

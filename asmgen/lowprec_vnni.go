@@ -66,6 +66,37 @@ func (c q8q8Consts) block(hb Mem, rows []Mem, acc []VecVirtual) {
 	}
 }
 
+// blockPairs is block for a ZMM step (c.y 16 lanes): rows i and i+4 share
+// one ZMM, row i in the low half and row i+4 in the high half of acc[i]
+// (i < 4), the query block broadcast to both halves. Each lane takes the same
+// operations as block's, so the sums are the same bits; half the
+// instructions, in 512-bit vectors, which leaves port 1 idle anyway once
+// the step's 512-bit context runs. khi selects the high eight lanes.
+func (c q8q8Consts) blockPairs(hb Mem, rows []Mem, acc []VecVirtual, khi OpmaskVirtual) {
+	z := c.y
+	h, corr, shv := z.vec(), z.vec(), z.vec()
+	asm.VBROADCASTI64X4(hb.Offset(4), h)
+	z.zero(corr)
+	asm.VPDPBUSD(h, c.c80, corr) // 128·Σh per lane
+	zero := z.vec()
+	z.zero(zero)
+	asm.VPSUBD(corr, zero, corr) // −128·Σh
+	asm.VBROADCASTSS(hb, shv)
+	for i := 0; i < 4; i++ {
+		t, u, sc := z.vec(), z.vec(), z.vec()
+		asm.VMOVDQA32(corr, t)
+		asm.VMOVDQU32(rows[i].Offset(4), u.AsY())
+		asm.VINSERTI64X4(U8(1), rows[i+4].Offset(4), u, u)
+		asm.VPXORD(u, c.c80, u)
+		asm.VPDPBUSD(h, u, t)
+		asm.VCVTDQ2PS(t, t)
+		asm.VBROADCASTSS(rows[i], sc)
+		asm.VBROADCASTSS(rows[i+4], khi, sc)
+		asm.VMULPS(shv, sc, sc)
+		asm.VFMADD231PS(sc, t, acc[i])
+	}
+}
+
 // genMatVecQ8Q8 emits matVecQ8Q8<ISA>(dst []float32, a []byte, lda int, x
 // []byte) for AVX-512 (with AVX512_VNNI): dst[r] = Σ_b Scale_a·Scale_x·(Σ_i
 // Q_a[i]·Q_x[i]) for the len(dst) rows of 8-bit blocks at a (stride lda

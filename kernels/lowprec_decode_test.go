@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"unsafe"
 )
@@ -307,20 +308,41 @@ func TestDecodeGuard(t *testing.T) {
 func TestDecodeStepGuard(t *testing.T) { forEachStepKernel(t, testDecodeStepGuard) }
 
 // forEachStepKernel runs f with the fused step's prefetching variant forced
-// on and off.
+// on and off, and, where the multi-stream variants run (amd64 with AVX-512
+// among the ISAs tested), with each of them forced.
 func forEachStepKernel(t *testing.T, f func(t *testing.T)) {
-	defer func(k int) { decodeStepKernel = k }(decodeStepKernel)
-	for _, k := range []struct {
-		name string
-		kind int
-	}{{"near", stepNear}, {"pf", stepPF}} {
-		decodeStepKernel = k.kind
+	defer func(k, s int) { decodeStepKernel, decodeStepSplit = k, s }(decodeStepKernel, decodeStepSplit)
+	kinds := []struct {
+		name        string
+		kind, split int
+	}{{"near", stepNear, 0}, {"pf", stepPF, 0}}
+	if haveDecodeStepSplit && slices.Contains(Supported(), AVX512) &&
+		(testISAs == nil || slices.Contains(testISAs, AVX512)) {
+		kinds = append(kinds, struct {
+			name        string
+			kind, split int
+		}{"split2", stepPF, 2}, struct {
+			name        string
+			kind, split int
+		}{"split4", stepPF, 4})
+	}
+	for _, k := range kinds {
+		decodeStepKernel, decodeStepSplit = k.kind, k.split
 		t.Run(k.name, f)
 	}
 }
 
+// stepRows adds to rows, for a multi-stream step, the fewest rows it takes
+// and a count it takes all but 9 of.
+func stepRows(rows []int) []int {
+	if k := decodeStepSplit; k > 0 {
+		return append(slices.Clone(rows), 8*k, 8*k+9)
+	}
+	return rows
+}
+
 func testDecodeStepGuard(t *testing.T) {
-	const maxCols, maxRows = 72, 17
+	const maxCols, maxRows = 72, 41 // stepRows: at most 8·4 + 9
 	gs := make([]*guard, 7)
 	for i := range gs {
 		gs[i] = newGuard(t, 36*maxRows*(maxCols/32+1))
@@ -333,7 +355,7 @@ func testDecodeStepGuard(t *testing.T) {
 	}
 	ninf := float32(math.Inf(-1))
 	forEachISA(t, func(t *testing.T) {
-		for _, rows := range []int{1, 7, 8, 9, 16, 17} {
+		for _, rows := range stepRows([]int{1, 7, 8, 9, 16, 17}) {
 			for _, kc := range []int{7, 8, 16, 24, 32, 64, 72} {
 				for _, vc := range []int{8, 16, 32, 40, 64} {
 					for _, atEnd := range []bool{false, true} {
@@ -506,8 +528,17 @@ func testDecodeStep(t *testing.T) {
 	ninf := float32(math.Inf(-1))
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(13, 14))
-		for _, nr := range []int{1, 2, 7, 8, 9, 63, 64, 65, 200, 700} {
-			for _, cols := range []int{1, 7, 8, 9, 16, 31, 32, 33, 64, 80, 128, 256} {
+		rows := []int{1, 2, 7, 8, 9, 63, 64, 65, 200, 700}
+		widths := []int{1, 7, 8, 9, 16, 31, 32, 33, 64, 80, 128, 256}
+		if testing.Short() {
+			// The emulated CI steps: 700 rows repeat what 200 cover (many
+			// blocks of eight, a rising maximum, kernel plus Go tail rows,
+			// every multi-stream split with a remainder), and 256 columns
+			// what 128 cover (whole vectors, pairs, several Q8 blocks).
+			rows, widths = rows[:len(rows)-1], widths[:len(widths)-1]
+		}
+		for _, nr := range rows {
+			for _, cols := range widths {
 				for trial := 0; trial < 4; trial++ {
 					a := randMatrix(rng, nr, cols)
 					b := a

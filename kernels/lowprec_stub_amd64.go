@@ -237,6 +237,62 @@ func decodeStepQ8Q8AVX512(ctx []float32, scores []float32, k []byte, ldk int, v 
 //go:noescape
 func decodeStepQ8Q8PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
 
+// decodeStepBF16Split2PFAVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the BF16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepBF16Split2PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepBF16Split4PFAVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the BF16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepBF16Split4PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepF16Split2PFAVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the F16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepF16Split2PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepF16Split4PFAVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the F16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepF16Split4PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8Split2PFAVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8Split2PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8Split4PFAVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8Split4PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8Q8Split2PFAVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8Q8Split2PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8Q8Split4PFAVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8Q8Split4PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+
 // decodeStepBF16AVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of the BF16 keys K and values V (row strides ldk, ldv bytes) to ctx and
 // the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
@@ -292,3 +348,59 @@ func decodeStepQ8Q8AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v
 //
 //go:noescape
 func decodeStepQ8Q8PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+
+// decodeStepBF16Split2PFAVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the BF16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepBF16Split2PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepBF16Split4PFAVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the BF16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepBF16Split4PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepF16Split2PFAVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the F16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepF16Split2PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepF16Split4PFAVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the F16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepF16Split4PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8Split2PFAVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8Split2PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8Split4PFAVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8Split4PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8Q8Split2PFAVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8Q8Split2PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8Q8Split4PFAVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8Q8Split4PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
