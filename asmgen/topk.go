@@ -264,22 +264,8 @@ func genFirstAbove(s *isa) {
 	for j := range vs {
 		vs[j], ks[j] = cmpVec(j * s.bytes())
 	}
-	any := asm.GP32()
-	if s.evex {
-		ka, kb := asm.K(), asm.K()
-		asm.KORW(ks[1], ks[0], ka)
-		asm.KORW(ks[3], ks[2], kb)
-		asm.KORTESTW(kb, ka)
-		asm.JNZ(LabelRef(lbl("locate")))
-	} else {
-		a, b := s.vec(), s.vec()
-		asm.VORPS(vs[1], vs[0], a)
-		asm.VORPS(vs[3], vs[2], b)
-		asm.VORPS(b, a, a)
-		asm.VMOVMSKPS(a, any)
-		asm.TESTL(any, any)
-		asm.JNZ(LabelRef(lbl("locate")))
-	}
+	anyHit(s, vs, ks)
+	asm.JNZ(LabelRef(lbl("locate")))
 	asm.ADDQ(U32(unroll*s.lanes), i)
 	asm.JMP(LabelRef(lbl("block")))
 	asm.Label(lbl("locate"))
@@ -307,6 +293,25 @@ func genFirstAbove(s *isa) {
 	asm.Store(n, asm.ReturnIndex(0))
 	asm.VZEROUPPER()
 	asm.RET()
+}
+
+// anyHit sets ZF when none of four compares has a lane set: the opmasks ks
+// under EVEX, else the all-ones lanes of the vectors vs.
+func anyHit(s *isa, vs []VecVirtual, ks []OpmaskVirtual) {
+	if s.evex {
+		ka, kb := asm.K(), asm.K()
+		asm.KORW(ks[1], ks[0], ka)
+		asm.KORW(ks[3], ks[2], kb)
+		asm.KORTESTW(kb, ka)
+		return
+	}
+	a, b := s.vec(), s.vec()
+	any := asm.GP32()
+	asm.VORPS(vs[1], vs[0], a)
+	asm.VORPS(vs[3], vs[2], b)
+	asm.VORPS(b, a, a)
+	asm.VMOVMSKPS(a, any)
+	asm.TESTL(any, any)
 }
 
 func itoaGen(v int) string {
@@ -393,22 +398,8 @@ func aboveAllFrom(s *isa, lbl func(string) string, dst, capa, x, n, i, cnt GPVir
 	for j := range vs {
 		vs[j], ks[j] = cmpVec(j * s.bytes())
 	}
-	if s.evex {
-		ka, kb := asm.K(), asm.K()
-		asm.KORW(ks[1], ks[0], ka)
-		asm.KORW(ks[3], ks[2], kb)
-		asm.KORTESTW(kb, ka)
-		asm.JZ(LabelRef(lbl("blockNext")))
-	} else {
-		a, b := s.vec(), s.vec()
-		any := asm.GP32()
-		asm.VORPS(vs[1], vs[0], a)
-		asm.VORPS(vs[3], vs[2], b)
-		asm.VORPS(b, a, a)
-		asm.VMOVMSKPS(a, any)
-		asm.TESTL(any, any)
-		asm.JZ(LabelRef(lbl("blockNext")))
-	}
+	anyHit(s, vs, ks)
+	asm.JZ(LabelRef(lbl("blockNext")))
 	for j := range vs {
 		emit(vs[j], ks[j], j*s.lanes, itoaGen(j))
 	}
@@ -668,22 +659,8 @@ func genAboveSpans(s *isa) {
 			vs[j] = v
 		}
 	}
-	if s.evex {
-		ka, kb := asm.K(), asm.K()
-		asm.KORW(ks[1], ks[0], ka)
-		asm.KORW(ks[3], ks[2], kb)
-		asm.KORTESTW(kb, ka)
-		asm.JZ(LabelRef(lbl("blockNext")))
-	} else {
-		a, b := s.vec(), s.vec()
-		any := asm.GP32()
-		asm.VORPS(vs[1], vs[0], a)
-		asm.VORPS(vs[3], vs[2], b)
-		asm.VORPS(b, a, a)
-		asm.VMOVMSKPS(a, any)
-		asm.TESTL(any, any)
-		asm.JZ(LabelRef(lbl("blockNext")))
-	}
+	anyHit(s, vs, ks)
+	asm.JZ(LabelRef(lbl("blockNext")))
 	for j := range vs {
 		emit(vs[j], ks[j], j*s.lanes, itoaGen(j))
 	}
