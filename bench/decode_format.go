@@ -32,11 +32,10 @@ type FormatStep struct {
 	// the step on copy i: the weights (where the peer returns them in
 	// float32) and the context of query h.
 	Bind func(keys []kernels.Matrix) func(i int, h, weights, ctx []float32)
-	// Stored returns the keys and values as the peer stores them, and Query
-	// the query as its scores read it, widened to float32 (TestDecodeFormat's
-	// float64 step runs on these).
-	Stored func(a kernels.Matrix) (k, v kernels.Matrix)
-	Query  func(h []float32) []float32
+	// Widen returns a as the peer stores it — the keys, the values (each one
+	// matrix) or the query (a matrix of one row) — widened to float32:
+	// TestDecodeFormat's float64 step runs on these.
+	Widen func(a kernels.Matrix) kernels.Matrix
 	// The peer's arithmetic against that float64 step: a score may be off by
 	// ScoreRel·Σ|k̂·ĥ|, a weight by WeightAbs·max w, a context element by
 	// OutRel·max|v̂| besides its float32 sum.

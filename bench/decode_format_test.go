@@ -148,8 +148,9 @@ func queryQ8Bound(kv [][]float64, h []float32, w []float64) float64 {
 // the output is off by p.OutRel·max|v̂| and the context's float32 sum by
 // (S+4)·u per term.
 func formatPeerBound(p *FormatStep, keys kernels.Matrix, h []float32) (ctx, bound []float64) {
-	k, v := p.Stored(keys)
-	hq := p.Query(h)
+	k := p.Widen(keys)
+	v := k
+	hq := p.Widen(kernels.Matrix{Rows: 1, Cols: len(h), Stride: len(h), Data: h}).Data
 	S, d := k.Rows, k.Cols
 	kw, vw := make([][]float64, S), make([][]float64, S)
 	var delta, vmax float64

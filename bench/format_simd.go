@@ -29,10 +29,7 @@ var highwayFormats = map[Kernel]*FormatStep{
 				nn.QuantizedSDPA(h, cs[i].k, cs[i].v, nil, ctx, 1, S, d, 1)
 			}
 		},
-		Stored: func(a kernels.Matrix) (k, v kernels.Matrix) { k = affine8(a); return k, k },
-		Query: func(h []float32) []float32 {
-			return affine8(kernels.Matrix{Rows: 1, Cols: len(h), Stride: len(h), Data: h}).Data
-		},
+		Widen: affine8,
 		// Exact int32 products scaled once in float32; the weights quantised
 		// to uint8 over [min w, max w], half a step each (and e^x's error);
 		// the output scaled once in float32.
@@ -83,10 +80,7 @@ func highwaySDPA16[T hwy.Float16 | hwy.BFloat16](to func(float32) T, from func(T
 				}
 			}
 		},
-		Stored: func(a kernels.Matrix) (k, v kernels.Matrix) { k = widen(a); return k, k },
-		Query: func(h []float32) []float32 {
-			return widen(kernels.Matrix{Rows: 1, Cols: len(h), Stride: len(h), Data: h}).Data
-		},
+		Widen: widen,
 		// Products summed in float32, each score rounded to T; the weights
 		// stored in T (and e^x's error); the output rounded to T.
 		ScoreRel: u + 130*0x1p-24, WeightAbs: u + 1e-4, OutRel: u,

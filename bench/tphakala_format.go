@@ -41,10 +41,7 @@ var tphakalaF16 = &FormatStep{
 			}
 		}
 	},
-	Stored: func(a kernels.Matrix) (k, v kernels.Matrix) { k = widenF16(a); return k, k },
-	Query: func(h []float32) []float32 {
-		return widenF16(kernels.Matrix{Rows: 1, Cols: len(h), Stride: len(h), Data: h}).Data
-	},
+	Widen: widenF16,
 	// Exact products of binary16 values summed in float32; f32's e^x to
 	// 7.3e-6 relative.
 	ScoreRel: 130 * u24, WeightAbs: 1e-5,
@@ -104,10 +101,7 @@ var tphakalaQ8 = &FormatStep{
 			}
 		}
 	},
-	Stored: func(a kernels.Matrix) (k, v kernels.Matrix) { k = widenQ8(a); return k, k },
-	Query: func(h []float32) []float32 {
-		return widenQ8(kernels.Matrix{Rows: 1, Cols: len(h), Stride: len(h), Data: h}).Data
-	},
+	Widen: widenQ8,
 	// Exact int32 dot products; each block's times the two scales and the
 	// sum of the blocks in float32; f32's e^x to 7.3e-6 relative.
 	ScoreRel: 8 * u24, WeightAbs: 1e-5,
