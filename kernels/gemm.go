@@ -39,6 +39,12 @@ func Gemm(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matri
 		g.fallback()
 		return
 	}
+	g.exec()
+}
+
+// exec runs g: over goroutines where gemmParts splits it, else on the
+// calling goroutine with a pooled buffer.
+func (g *gemmOp) exec() {
 	if parts := gemmParts(g.m, g.n, g.k); parts > 1 {
 		g.parallel(parts)
 		return

@@ -71,13 +71,7 @@ func GemmPacked(transA bool, alpha float32, a Matrix, p *PackedB, beta float32, 
 	if !ok {
 		return
 	}
-	if parts := gemmParts(g.m, g.n, g.k); parts > 1 {
-		g.parallel(parts)
-		return
-	}
-	buf := gemmBufs.Get().(*gemmBuf)
-	g.run(buf)
-	gemmBufs.Put(buf)
+	g.exec()
 }
 
 // GemmPacked is [GemmPacked] computed entirely on the calling goroutine with
