@@ -17,15 +17,15 @@ var dotSoftmaxFarPrefetch = []int{1, 2, 4}
 
 func genDotSoftmaxFamily() {
 	for _, s := range dualISAs {
-		genDotSoftmaxMatTVec(s, false, 0, orderBlocks, 1)
-		genDotSoftmaxMatTVec(s, true, 0, orderBlocks, 1)
+		genDotSoftmaxMatTVec(s, false, 0, orderBlocks, splitShape{})
+		genDotSoftmaxMatTVec(s, true, 0, orderBlocks, splitShape{})
 		for _, d := range dotSoftmaxFarPrefetch {
-			genDotSoftmaxMatTVec(s, true, d, orderBlocks, 1)
+			genDotSoftmaxMatTVec(s, true, d, orderBlocks, splitShape{})
 		}
 		if s.evex {
-			genDotSoftmaxMatTVec(s, true, 1, orderAhead, 1)
+			genDotSoftmaxMatTVec(s, true, 1, orderAhead, splitShape{})
 			for _, v := range dotSoftmaxSplits {
-				genDotSoftmaxMatTVec(s, true, v.pfBlocks, orderSplit, v.parts)
+				genDotSoftmaxMatTVec(s, true, v.pfBlocks, orderSplit, v)
 			}
 		}
 	}
@@ -35,7 +35,19 @@ func genDotSoftmaxFamily() {
 // parts read as that many streams, each line also prefetched pfBlocks blocks
 // ahead in its part (none for 0): dotSoftmaxMatTVecFarSplit[PF<pfBlocks>]<ISA>
 // for two parts, dotSoftmaxMatTVecFarSplit<parts>PF<pfBlocks><ISA> for more.
-var dotSoftmaxSplits = []struct{ parts, pfBlocks int }{{2, 0}, {2, 1}, {4, 1}}
+var dotSoftmaxSplits = []splitShape{
+	{2, 0, ""}, {2, 1, ""}, {4, 1, ""},
+	{4, 2, ""}, {4, 4, ""}, {4, 1, "T2"}, {4, 1, "NTA"},
+	{6, 1, ""}, {6, 1, "T2"}, {8, 0, ""}, {8, 1, ""}, {8, 1, "T2"},
+}
+
+// splitShape is a split far variant: the rows in parts, each line also
+// prefetched pfBlocks blocks ahead in its part with PREFETCHT0, or with the
+// PREFETCH<hint> instruction hint names ("T2", "NTA").
+type splitShape struct {
+	parts, pfBlocks int
+	hint            string
+}
 
 // The orders in which genDotSoftmaxMatTVec's kernels take the blocks.
 const (
@@ -77,12 +89,13 @@ const (
 //
 // order orderAhead emits dotSoftmaxMatTVecFarAheadPF<pfBlocks><ISA>, which
 // scores the next block before it adds this block's context. orderSplit
-// emits dotSoftmaxMatTVecFarSplit[PF<pfBlocks>]<ISA> for parts = 2 and
-// dotSoftmaxMatTVecFarSplit<parts>PF<pfBlocks><ISA> for more (AVX-512 only,
-// len(scores) a multiple of 8·parts): A read as parts streams (splitBlocks),
-// for cores whose bandwidth from memory grows with the number of streams
-// (kernels/DESIGN.md). parts is 1 for the other orders.
-func genDotSoftmaxMatTVec(s *isa, far bool, pfBlocks int, order int, parts int) {
+// emits dotSoftmaxMatTVecFarSplit[PF<pfBlocks>]<ISA> for sp.parts = 2 and
+// dotSoftmaxMatTVecFarSplit<parts>PF<pfBlocks>[<hint>]<ISA> for more
+// (AVX-512 only, len(scores) a multiple of 8·parts): A read as parts streams
+// (splitBlocks), for cores whose bandwidth from memory grows with the number
+// of streams (kernels/DESIGN.md). sp is the zero splitShape for the other
+// orders.
+func genDotSoftmaxMatTVec(s *isa, far bool, pfBlocks int, order int, sp splitShape) {
 	ahead, split := order == orderAhead, order == orderSplit
 	y := ymmOf(s)   // the eight scores of a block
 	w := evexYMM(s) // the rows and ctx
@@ -100,8 +113,8 @@ func genDotSoftmaxMatTVec(s *isa, far bool, pfBlocks int, order int, parts int) 
 	}
 	name := s.name("dotSoftmaxMatTVec")
 	switch {
-	case split && parts > 2:
-		name = s.name(fmt.Sprintf("dotSoftmaxMatTVecFarSplit%dPF%d", parts, pfBlocks))
+	case split && sp.parts > 2:
+		name = s.name(fmt.Sprintf("dotSoftmaxMatTVecFarSplit%dPF%d%s", sp.parts, pfBlocks, sp.hint))
 	case split && pfBlocks > 0:
 		name = s.name(fmt.Sprintf("dotSoftmaxMatTVecFarSplitPF%d", pfBlocks))
 	case split:
@@ -342,7 +355,7 @@ func genDotSoftmaxMatTVec(s *isa, far bool, pfBlocks int, order int, parts int) 
 	}
 
 	if split {
-		splitBlocks(y, w, a, lda, lda3, sc, n, parts, pfBlocks, k8, &p, &q, &cnt, &sv, weights, context)
+		splitBlocks(y, w, a, lda, lda3, sc, n, sp, k8, &p, &q, &cnt, &sv, weights, context)
 	} else if !ahead {
 		asm.Label("block")
 		asm.CMPQ(n, U32(8))
@@ -516,8 +529,9 @@ func stepReturn(y *isa, mloc Mem, lsum VecVirtual) {
 // pfBlocks blocks further on in its part, while more than pfBlocks passes
 // remain. It sets p, q and cnt for context and sv for weights, and ends with
 // a jump to "end".
-func splitBlocks(y, w *isa, a, lda, lda3, sc, n GPVirtual, parts, pfBlocks int, k8 OpmaskVirtual,
+func splitBlocks(y, w *isa, a, lda, lda3, sc, n GPVirtual, sp splitShape, k8 OpmaskVirtual,
 	p, q, cnt *GPVirtual, sv *VecVirtual, weights func(), context func(GPVirtual)) {
+	parts, pfBlocks := sp.parts, sp.pfBlocks
 	*p, *q, *cnt = asm.GP64(), asm.GP64(), asm.GP64()
 	// nd = n/(8·parts) passes; off = (n/parts)·lda bytes between the parts'
 	// rows; scOff = (n/parts)·4 bytes between their scores.
@@ -585,7 +599,7 @@ func splitBlocks(y, w *isa, a, lda, lda3, sc, n GPVirtual, parts, pfBlocks int, 
 				if s0 > 0 {
 					asm.LEAQ(Mem{Base: rp, Index: off, Scale: uint8(s0)}, rp)
 				}
-				rowDotParts(w, row, nacc, rp, off, *cnt, 8*s0+i, k8, pfA)
+				rowDotParts(w, row, nacc, rp, off, *cnt, 8*s0+i, k8, pfA, sp.hint)
 			}
 			for s := range half {
 				half[s][g] = y.hsum4(acc[s][0], acc[s][1], acc[s][2], acc[s][3])
@@ -650,8 +664,10 @@ func splitRowAddr(rp, a, lda, lda3 GPVirtual, i int) {
 // half vector under the opmask k8. With nacc = 2 each part sums the two
 // vectors of a pair in two accumulators, added at the end. It advances rp.
 // If pfA is not nil, every line read is also prefetched pfA bytes further on
-// in its part. i tells the labels of row i apart.
-func rowDotParts(y *isa, acc []VecVirtual, nacc int, rp, off, cnt GPVirtual, i int, k8 OpmaskVirtual, pfA GPVirtual) {
+// in its part, by PREFETCH<hint> (T0 for ""). i tells the labels of row i
+// apart.
+func rowDotParts(y *isa, acc []VecVirtual, nacc int, rp, off, cnt GPVirtual, i int, k8 OpmaskVirtual, pfA GPVirtual, hint string) {
+	prefetch := map[string]func(Op){"": asm.PREFETCHT0, "T2": asm.PREFETCHT2, "NTA": asm.PREFETCHNTA}[hint]
 	hp := load(asm.Param("h").Base())
 	t := make([][]VecVirtual, len(acc)) // t[s][j]: part s's accumulator j
 	for s := range t {
@@ -702,7 +718,7 @@ func rowDotParts(y *isa, acc []VecVirtual, nacc int, rp, off, cnt GPVirtual, i i
 	if pfA != nil {
 		for d := 0; d < 2*y.bytes(); d += 64 {
 			for s := range acc {
-				asm.PREFETCHT0(at(pp, s, d))
+				prefetch(at(pp, s, d))
 			}
 		}
 		ptrs = append(ptrs, pp)
