@@ -949,20 +949,15 @@ type dotSoftmaxSplit struct {
 // kernel); "2" two streams, prefetching one block ahead in each when
 // dotSoftmaxFarPF is not 0 (kernels/DESIGN.md has why one), none otherwise;
 // "4", "6", "8" that many streams, each line also prefetched (PREFETCHT0)
-// one block ahead in its part; "4-pf2" two blocks ahead; "8-pf0" without
-// software prefetch; "8-t2" with PREFETCHT2.
+// one block ahead in its part; "4-pf2" two blocks ahead; "8-t2" with
+// PREFETCHT2 (into L2).
 var dotSoftmaxSplits = []dotSoftmaxSplit{
 	{"0", 0, nil, nil},
 	{"2", 2, dotSoftmaxMatTVecFarSplitPF1AVX512, dotSoftmaxMatTVecFarSplitPF1AVX512Z},
 	{"4", 4, dotSoftmaxMatTVecFarSplit4PF1AVX512, dotSoftmaxMatTVecFarSplit4PF1AVX512Z},
 	{"4-pf2", 4, dotSoftmaxMatTVecFarSplit4PF2AVX512, dotSoftmaxMatTVecFarSplit4PF2AVX512Z},
-	{"4-pf4", 4, dotSoftmaxMatTVecFarSplit4PF4AVX512, dotSoftmaxMatTVecFarSplit4PF4AVX512Z},
-	{"4-t2", 4, dotSoftmaxMatTVecFarSplit4PF1T2AVX512, dotSoftmaxMatTVecFarSplit4PF1T2AVX512Z},
-	{"4-nta", 4, dotSoftmaxMatTVecFarSplit4PF1NTAAVX512, dotSoftmaxMatTVecFarSplit4PF1NTAAVX512Z},
 	{"6", 6, dotSoftmaxMatTVecFarSplit6PF1AVX512, dotSoftmaxMatTVecFarSplit6PF1AVX512Z},
-	{"6-t2", 6, dotSoftmaxMatTVecFarSplit6PF1T2AVX512, dotSoftmaxMatTVecFarSplit6PF1T2AVX512Z},
 	{"8", 8, dotSoftmaxMatTVecFarSplit8PF1AVX512, dotSoftmaxMatTVecFarSplit8PF1AVX512Z},
-	{"8-pf0", 8, dotSoftmaxMatTVecFarSplit8PF0AVX512, dotSoftmaxMatTVecFarSplit8PF0AVX512Z},
 	{"8-t2", 8, dotSoftmaxMatTVecFarSplit8PF1T2AVX512, dotSoftmaxMatTVecFarSplit8PF1T2AVX512Z},
 }
 

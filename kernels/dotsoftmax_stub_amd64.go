@@ -109,47 +109,12 @@ func dotSoftmaxMatTVecFarSplit4PF1AVX512(ctx []float32, scores []float32, a []fl
 //go:noescape
 func dotSoftmaxMatTVecFarSplit4PF2AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
-// dotSoftmaxMatTVecFarSplit4PF4AVX512 adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplit4PF4AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarSplit4PF1T2AVX512 adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplit4PF1T2AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarSplit4PF1NTAAVX512 adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplit4PF1NTAAVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
 // dotSoftmaxMatTVecFarSplit6PF1AVX512 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
 //
 //go:noescape
 func dotSoftmaxMatTVecFarSplit6PF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarSplit6PF1T2AVX512 adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplit6PF1T2AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarSplit8PF0AVX512 adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplit8PF0AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
 // dotSoftmaxMatTVecFarSplit8PF1AVX512 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
@@ -235,47 +200,12 @@ func dotSoftmaxMatTVecFarSplit4PF1AVX512Z(ctx []float32, scores []float32, a []f
 //go:noescape
 func dotSoftmaxMatTVecFarSplit4PF2AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
-// dotSoftmaxMatTVecFarSplit4PF4AVX512Z adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplit4PF4AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarSplit4PF1T2AVX512Z adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplit4PF1T2AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarSplit4PF1NTAAVX512Z adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplit4PF1NTAAVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
 // dotSoftmaxMatTVecFarSplit6PF1AVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
 //
 //go:noescape
 func dotSoftmaxMatTVecFarSplit6PF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarSplit6PF1T2AVX512Z adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplit6PF1T2AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarSplit8PF0AVX512Z adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplit8PF0AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
 // dotSoftmaxMatTVecFarSplit8PF1AVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them

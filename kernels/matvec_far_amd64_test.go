@@ -94,7 +94,8 @@ func TestStreamEnv(t *testing.T) {
 		{" rows4 ", "2", "rows4,2", "0"},
 		{"seq-pf4k", " 4", "seq-pf4k,4", "0"},
 		{"split4-pf1k", "", "split4-pf1k," + defS, "0"},
-		{"split4", "8-pf0", "split4,8-pf0", "0"},
+		{"split4", "8-t2", "split4,8-t2", "0"},
+		{"split4", "8-pf0", "split4," + defS, "1"},
 		{"split8", "3", defV + "," + defS, "2"},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run", "^TestStreamEnv$", "-test.count", "1")
