@@ -120,7 +120,7 @@ func init() {
 // EnvErrors reports the tuning variables read at start-up that were set to a
 // value they do not take and were therefore ignored: HEED_AVX512_WIDTH (256 or
 // 512) and, on amd64, HEED_DOTSOFTMAX_PF (0, 1, 2 or 4),
-// HEED_DOTSOFTMAX_SPLIT (0, 2 or 4) and HEED_MATVEC_FAR (a variant name:
+// HEED_DOTSOFTMAX_SPLIT and HEED_MATVEC_FAR (variant names:
 // README.md lists them). Surrounding white
 // space is ignored. A bad value never stops the program; HEED_ISA is reported
 // by ISAConfig.
