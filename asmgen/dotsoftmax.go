@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math/bits"
-	"slices"
 
 	. "github.com/mmcloughlin/avo/attr"
 	. "github.com/mmcloughlin/avo/operand"
@@ -18,31 +17,41 @@ var dotSoftmaxFarPrefetch = []int{1, 2, 4}
 
 func genDotSoftmaxFamily() {
 	for _, s := range dualISAs {
-		genDotSoftmaxMatTVec(s, false, 0, orderBlocks)
-		genDotSoftmaxMatTVec(s, true, 0, orderBlocks)
+		genDotSoftmaxMatTVec(s, false, 0, orderBlocks, splitShape{})
+		genDotSoftmaxMatTVec(s, true, 0, orderBlocks, splitShape{})
 		for _, d := range dotSoftmaxFarPrefetch {
-			genDotSoftmaxMatTVec(s, true, d, orderBlocks)
+			genDotSoftmaxMatTVec(s, true, d, orderBlocks, splitShape{})
 		}
 		if s.evex {
-			genDotSoftmaxMatTVec(s, true, 1, orderAhead)
-			for _, d := range dotSoftmaxSplitPrefetch {
-				genDotSoftmaxMatTVec(s, true, d, orderSplit)
+			genDotSoftmaxMatTVec(s, true, 1, orderAhead, splitShape{})
+			for _, v := range dotSoftmaxSplits {
+				genDotSoftmaxMatTVec(s, true, v.pfBlocks, orderSplit, v)
 			}
-			genDotSoftmaxMatTVec(s, true, 1, orderSplit4)
 		}
 	}
 }
 
-// dotSoftmaxSplitPrefetch are the prefetch distances, in blocks, of the
-// two-stream far variants dotSoftmaxMatTVecFarSplit[PF<d>]<ISA>.
-var dotSoftmaxSplitPrefetch = []int{0, 1}
+// dotSoftmaxSplits are the split far variants (AVX-512 only), named
+// dotSoftmaxMatTVecFarSplit[PF<pfBlocks>]<ISA> for two parts and
+// dotSoftmaxMatTVecFarSplit<parts>PF<pfBlocks>[<hint>]<ISA> for more
+// (kernels/DESIGN.md has the measurements behind the set).
+var dotSoftmaxSplits = []splitShape{
+	{2, 0, ""}, {2, 1, ""}, {4, 1, ""}, {4, 2, ""}, {6, 1, ""}, {8, 1, ""}, {8, 1, "T2"},
+}
+
+// splitShape is a split far variant: the rows in parts read as that many
+// streams, each line also prefetched pfBlocks blocks ahead in its part (none
+// for 0) with PREFETCHT0, or PREFETCHT2 for hint "T2".
+type splitShape struct {
+	parts, pfBlocks int
+	hint            string
+}
 
 // The orders in which genDotSoftmaxMatTVec's kernels take the blocks.
 const (
 	orderBlocks = iota // each block's scores, weights and context in turn
 	orderAhead         // the next block's scores before this block's context
-	orderSplit         // two halves as two streams: a block of each scored together
-	orderSplit4        // four quarters as four streams
+	orderSplit         // parts of the rows as streams: a block of each scored together
 )
 
 // genDotSoftmaxMatTVec emits dotSoftmaxMatTVec<ISA>(ctx, scores, a []float32,
@@ -77,14 +86,15 @@ const (
 // prefetcher falls behind a single stream (DESIGN.md).
 //
 // order orderAhead emits dotSoftmaxMatTVecFarAheadPF<pfBlocks><ISA>, which
-// scores the next block before it adds this block's context. orderSplit and
-// orderSplit4 emit dotSoftmaxMatTVecFarSplit[PF<pfBlocks>]<ISA> and
-// dotSoftmaxMatTVecFarSplit4PF<pfBlocks><ISA> (AVX-512 only, len(scores) a
-// multiple of 16 and of 32): A read as two or four streams (splitBlocks,
-// splitBlocks4), for cores whose bandwidth from memory grows with the number
-// of streams (kernels/DESIGN.md).
-func genDotSoftmaxMatTVec(s *isa, far bool, pfBlocks int, order int) {
-	ahead, split := order == orderAhead, order == orderSplit || order == orderSplit4
+// scores the next block before it adds this block's context. orderSplit
+// emits dotSoftmaxMatTVecFarSplit[PF<pfBlocks>]<ISA> for sp.parts = 2 and
+// dotSoftmaxMatTVecFarSplit<parts>PF<pfBlocks>[<hint>]<ISA> for more
+// (AVX-512 only, len(scores) a multiple of 8·parts): A read as parts streams
+// (splitBlocks), for cores whose bandwidth from memory grows with the number
+// of streams (kernels/DESIGN.md). sp is the zero splitShape for the other
+// orders.
+func genDotSoftmaxMatTVec(s *isa, far bool, pfBlocks int, order int, sp splitShape) {
+	ahead, split := order == orderAhead, order == orderSplit
 	y := ymmOf(s)   // the eight scores of a block
 	w := evexYMM(s) // the rows and ctx
 	wide := w.lanes == 16
@@ -101,8 +111,8 @@ func genDotSoftmaxMatTVec(s *isa, far bool, pfBlocks int, order int) {
 	}
 	name := s.name("dotSoftmaxMatTVec")
 	switch {
-	case order == orderSplit4:
-		name = s.name(fmt.Sprintf("dotSoftmaxMatTVecFarSplit4PF%d", pfBlocks))
+	case split && sp.parts > 2:
+		name = s.name(fmt.Sprintf("dotSoftmaxMatTVecFarSplit%dPF%d%s", sp.parts, pfBlocks, sp.hint))
 	case split && pfBlocks > 0:
 		name = s.name(fmt.Sprintf("dotSoftmaxMatTVecFarSplitPF%d", pfBlocks))
 	case split:
@@ -342,10 +352,8 @@ func genDotSoftmaxMatTVec(s *isa, far bool, pfBlocks int, order int) {
 		asm.Label("next")
 	}
 
-	if order == orderSplit4 {
-		splitBlocks4(y, w, a, lda, lda3, sc, n, pfBlocks, k8, &p, &q, &cnt, &sv, weights, context)
-	} else if split {
-		splitBlocks(y, w, a, lda, lda3, sc, n, pfBlocks, k8, &p, &q, &cnt, &sv, weights, context)
+	if split {
+		splitBlocks(y, w, a, lda, lda3, sc, n, sp, k8, &p, &q, &cnt, &sv, weights, context)
 	} else if !ahead {
 		asm.Label("block")
 		asm.CMPQ(n, U32(8))
@@ -507,41 +515,53 @@ func stepReturn(y *isa, mloc Mem, lsum VecVirtual) {
 	asm.RET()
 }
 
-// splitBlocks emits the loop of the two-stream far kernel (orderSplit) over
-// n rows at a, n a multiple of 16: the first n/2 rows and the last n/2 are
-// two halves, and each pass takes block j of both, their scores together
-// (rowDot2: a row of each half at a time, one load of h for both), so that A
-// is read as two streams, each in address order, in two distant places; then
-// the weights and context of the first half's block, then of the second's,
-// with the one running state (the order in which blocks are added does not
-// change the pass's result beyond rounding). With pfBlocks > 0 every line read
-// is also prefetched pfBlocks blocks further on in its half, while more than
-// pfBlocks passes remain. It sets p, q and cnt for context and sv for
-// weights, and ends with a jump to "end".
-func splitBlocks(y, w *isa, a, lda, lda3, sc, n GPVirtual, pfBlocks int, k8 OpmaskVirtual,
+// splitBlocks emits the loop of the k-stream far kernel (orderSplit, k =
+// parts) over n rows at a, n a multiple of 8·k: the rows are k parts of n/k
+// rows, and each pass scores block j of every part (rowDotParts: a row of each
+// part at a time, one load of h for them all, at most four parts at once, so
+// that six or eight parts are scored four, then the rest), so that A is read
+// as k streams, each in address order, in distant places; then it adds the
+// weights and context of the parts' blocks in turn to the one running state
+// (the order in which blocks are added does not change the pass's result
+// beyond rounding). With pfBlocks > 0 every line read is also prefetched
+// pfBlocks blocks further on in its part, while more than pfBlocks passes
+// remain. It sets p, q and cnt for context and sv for weights, and ends with
+// a jump to "end".
+func splitBlocks(y, w *isa, a, lda, lda3, sc, n GPVirtual, sp splitShape, k8 OpmaskVirtual,
 	p, q, cnt *GPVirtual, sv *VecVirtual, weights func(), context func(GPVirtual)) {
+	parts, pfBlocks := sp.parts, sp.pfBlocks
 	*p, *q, *cnt = asm.GP64(), asm.GP64(), asm.GP64()
-	// nd = n/16 passes; off = (n/2)·lda bytes between the halves' rows;
-	// scOff = (n/2)·4 bytes between their scores.
+	// nd = n/(8·parts) passes; off = (n/parts)·lda bytes between the parts'
+	// rows; scOff = (n/parts)·4 bytes between their scores.
 	nd, off := asm.GP64(), asm.GP64()
 	scOff := asm.AllocLocal(8)
-	asm.MOVQ(n, nd)
-	asm.SHRQ(U8(4), nd)
-	asm.MOVQ(n, off)
-	asm.SHRQ(U8(1), off)
+	if parts&(parts-1) == 0 {
+		asm.MOVQ(n, nd)
+		asm.SHRQ(U8(3+bits.TrailingZeros(uint(parts))), nd)
+	} else {
+		// n/(8·parts) in float64: exact, as the quotient is an integer
+		// and n < 2⁵³.
+		t, d, c := asm.XMM(), asm.XMM(), asm.GP64()
+		asm.VCVTSI2SDQ(n, t, t)
+		asm.MOVQ(U32(8*parts), c)
+		asm.VCVTSI2SDQ(c, d, d)
+		asm.VDIVSD(d, t, t)
+		asm.VCVTTSD2SIQ(t, nd)
+	}
 	{
 		t := asm.GP64()
-		asm.MOVQ(off, t)
-		asm.SHLQ(U8(2), t)
+		asm.MOVQ(nd, t)
+		asm.SHLQ(U8(5), t)
 		asm.MOVQ(t, scOff)
 	}
+	asm.MOVQ(nd, off)
+	asm.SHLQ(U8(3), off)
 	asm.IMULQ(lda, off)
-	var pfA, pfB GPVirtual
+	var pfA GPVirtual
 	if pfBlocks > 0 {
-		pfA, pfB = asm.GP64(), asm.GP64()
+		pfA = asm.GP64()
 	}
-	cur, pass := asm.GP64(), asm.GP64()
-	svB := y.vec()
+	cur, scp, pass := asm.GP64(), asm.GP64(), asm.GP64()
 
 	asm.Label("split")
 	asm.TESTQ(nd, nd)
@@ -553,38 +573,58 @@ func splitBlocks(y, w *isa, a, lda, lda3, sc, n GPVirtual, pfBlocks int, k8 Opma
 		asm.SHLQ(U8(3+bits.TrailingZeros(uint(pfBlocks))), pfA) // 8·pfBlocks rows
 		asm.CMPQ(nd, U32(pfBlocks+1))
 		asm.CMOVQCS(none, pfA)
-		asm.LEAQ(Mem{Base: off, Index: pfA, Scale: 1}, pfB)
 	}
-	accA, accB := make([]VecVirtual, 8), make([]VecVirtual, 8)
+	// The scores of each part, stored to sc + s·scOff.
+	asm.MOVQ(sc, scp)
 	rp := asm.GP64()
-	for i := range accA {
-		accA[i], accB[i] = w.vec(), w.vec()
-		splitRowAddr(rp, a, lda, lda3, i)
-		rowDot2(w, accA[i], accB[i], rp, off, *cnt, i, k8, pfA, pfB)
+	for s0 := 0; s0 < parts; s0 += 4 {
+		c := min(parts-s0, 4) // parts scored at once
+		nacc := 1             // accumulators per part and row
+		if c <= 2 {
+			nacc = 2
+		}
+		half := make([][2]VecVirtual, c) // each part's first and last four scores
+		for g := 0; g < 2; g++ {
+			acc := make([][4]VecVirtual, c)
+			for r := 0; r < 4; r++ {
+				i := 4*g + r
+				row := make([]VecVirtual, c)
+				for s := range row {
+					row[s] = w.vec()
+					acc[s][r] = row[s]
+				}
+				splitRowAddr(rp, a, lda, lda3, i)
+				if s0 > 0 {
+					asm.LEAQ(Mem{Base: rp, Index: off, Scale: uint8(s0)}, rp)
+				}
+				rowDotParts(w, row, nacc, rp, off, *cnt, 8*s0+i, k8, pfA, sp.hint)
+			}
+			for s := range half {
+				half[s][g] = y.hsum4(acc[s][0], acc[s][1], acc[s][2], acc[s][3])
+			}
+		}
+		for s := range half {
+			v := y.vec()
+			joinHalves(y, half[s][0], half[s][1], v)
+			asm.VMOVUPS(v, Mem{Base: scp})
+			asm.ADDQ(scOff, scp)
+		}
 	}
+	// The parts' blocks in turn: their scores reloaded, the weights and the
+	// context.
 	*sv = y.vec()
-	joinHalves(y, y.hsum4(accA[0], accA[1], accA[2], accA[3]), y.hsum4(accA[4], accA[5], accA[6], accA[7]), *sv)
-	asm.VMOVUPS(*sv, Mem{Base: sc})
-	joinHalves(y, y.hsum4(accB[0], accB[1], accB[2], accB[3]), y.hsum4(accB[4], accB[5], accB[6], accB[7]), svB)
-	{
-		t := asm.GP64()
-		asm.MOVQ(scOff, t)
-		asm.VMOVUPS(svB, Mem{Base: sc, Index: t, Scale: 1})
-	}
-	jumpIfNotFinite(y, *sv, "special")
-	jumpIfNotFinite(y, svB, "special")
 	asm.MOVQ(a, cur)
-	asm.XORQ(pass, pass)
+	asm.MOVQ(sc, scp)
+	asm.MOVQ(U32(parts), pass)
 	asm.Label("splitPass")
+	asm.VMOVUPS(Mem{Base: scp}, *sv)
+	jumpIfNotFinite(y, *sv, "special")
 	weights()
 	context(cur)
-	asm.TESTQ(pass, pass)
-	asm.JNZ(LabelRef("splitNext"))
-	asm.MOVQ(U32(1), pass)
-	asm.VMOVAPS(svB, *sv)
-	asm.LEAQ(Mem{Base: a, Index: off, Scale: 1}, cur)
-	asm.JMP(LabelRef("splitPass"))
-	asm.Label("splitNext")
+	asm.ADDQ(off, cur)
+	asm.ADDQ(scOff, scp)
+	asm.DECQ(pass)
+	asm.JNZ(LabelRef("splitPass"))
 	asm.LEAQ(Mem{Base: a, Index: lda, Scale: 8}, a)
 	asm.ADDQ(U32(32), sc)
 	asm.DECQ(nd)
@@ -616,183 +656,34 @@ func splitRowAddr(rp, a, lda, lda3 GPVirtual, i int) {
 	}
 }
 
-// rowDot2 sets accA and accB to the lane-wise partial dot products of h
-// with the row at rp and with the row off bytes further on (the other
-// half's): two vectors of each at a time, one load of h for both, then one,
-// then for a 16-lane y the last half vector under the opmask k8. It advances
-// rp. If pfA is not nil, every line read is also prefetched pfA bytes
-// further on (pfB from the first row: off + pfA). i tells the labels of row
-// i apart.
-func rowDot2(y *isa, accA, accB VecVirtual, rp, off, cnt GPVirtual, i int, k8 OpmaskVirtual, pfA, pfB GPVirtual) {
+// rowDotParts sets acc[s] to the lane-wise partial dot products of h with
+// the row at rp + s·off, for up to four parts s: two vectors of each at a
+// time, one load of h for them all, then one, then for a 16-lane y the last
+// half vector under the opmask k8. With nacc = 2 each part sums the two
+// vectors of a pair in two accumulators, added at the end. It advances rp.
+// If pfA is not nil, every line read is also prefetched pfA bytes further on
+// in its part, by PREFETCHT0, or PREFETCHT2 for hint "T2". i tells the labels of row i
+// apart.
+func rowDotParts(y *isa, acc []VecVirtual, nacc int, rp, off, cnt GPVirtual, i int, k8 OpmaskVirtual, pfA GPVirtual, hint string) {
+	prefetch := asm.PREFETCHT0
+	if hint == "T2" {
+		prefetch = asm.PREFETCHT2
+	}
 	hp := load(asm.Param("h").Base())
-	tA := []VecVirtual{accA, y.vec()}
-	tB := []VecVirtual{accB, y.vec()}
-	for _, v := range append(slices.Clone(tA), tB...) {
-		y.zero(v)
-	}
-	two, one, half, done := fmt.Sprintf("split%dTwo", i), fmt.Sprintf("split%dOne", i), fmt.Sprintf("split%dHalf", i), fmt.Sprintf("split%dDone", i)
-	shift := uint8(bits.TrailingZeros(uint(y.lanes)))
-	asm.Load(asm.Param("ctx").Len(), cnt)
-	asm.SHRQ(U8(shift+1), cnt)
-	asm.JZ(LabelRef(one))
-	asm.Label(two)
-	for j := 0; j < 2; j++ {
-		xv := y.vec()
-		d := y.bytes() * j
-		asm.VMOVUPS(Mem{Base: hp, Disp: d}, xv)
-		asm.VFMADD231PS(Mem{Base: rp, Disp: d}, xv, tA[j])
-		asm.VFMADD231PS(Mem{Base: rp, Index: off, Scale: 1, Disp: d}, xv, tB[j])
-	}
-	if pfA != nil {
-		for d := 0; d < 2*y.bytes(); d += 64 {
-			asm.PREFETCHT0(Mem{Base: rp, Index: pfA, Scale: 1, Disp: d})
-			asm.PREFETCHT0(Mem{Base: rp, Index: pfB, Scale: 1, Disp: d})
+	t := make([][]VecVirtual, len(acc)) // t[s][j]: part s's accumulator j
+	for s := range t {
+		t[s] = []VecVirtual{acc[s]}
+		for len(t[s]) < nacc {
+			t[s] = append(t[s], y.vec())
+		}
+		for _, v := range t[s] {
+			y.zero(v)
 		}
 	}
-	asm.ADDQ(U32(2*y.bytes()), rp)
-	asm.ADDQ(U32(2*y.bytes()), hp)
-	asm.DECQ(cnt)
-	asm.JNZ(LabelRef(two))
-	asm.Label(one)
-	asm.Load(asm.Param("ctx").Len(), cnt)
-	asm.SHRQ(U8(shift), cnt)
-	asm.TESTQ(U32(1), cnt)
-	asm.JZ(LabelRef(half))
-	{
-		xv := y.vec()
-		asm.VMOVUPS(Mem{Base: hp}, xv)
-		asm.VFMADD231PS(Mem{Base: rp}, xv, tA[0])
-		asm.VFMADD231PS(Mem{Base: rp, Index: off, Scale: 1}, xv, tB[0])
-		asm.ADDQ(U32(y.bytes()), rp)
-		asm.ADDQ(U32(y.bytes()), hp)
-	}
-	asm.Label(half)
-	if y.lanes == 16 {
-		asm.Load(asm.Param("ctx").Len(), cnt)
-		asm.TESTQ(U32(8), cnt)
-		asm.JZ(LabelRef(done))
-		xv := y.vec()
-		asm.VMOVUPS_Z(Mem{Base: hp}, k8, xv)
-		asm.VFMADD231PS(Mem{Base: rp}, xv, k8, tA[1])
-		asm.VFMADD231PS(Mem{Base: rp, Index: off, Scale: 1}, xv, k8, tB[1])
-	}
-	asm.Label(done)
-	asm.VADDPS(tA[1], tA[0], tA[0])
-	asm.VADDPS(tB[1], tB[0], tB[0])
-}
-
-// splitBlocks4 is splitBlocks for four quarters of n rows (n a multiple of
-// 32) read as four streams: each pass scores block j of every quarter
-// (rowDot4: a row of each quarter at a time, one load of h for the four),
-// then adds the weights and context of the four blocks in turn.
-func splitBlocks4(y, w *isa, a, lda, lda3, sc, n GPVirtual, pfBlocks int, k8 OpmaskVirtual,
-	p, q, cnt *GPVirtual, sv *VecVirtual, weights func(), context func(GPVirtual)) {
-	*p, *q, *cnt = asm.GP64(), asm.GP64(), asm.GP64()
-	// nd = n/32 passes; off = (n/4)·lda bytes between the quarters' rows;
-	// scOff = (n/4)·4 bytes between their scores.
-	nd, off, off3 := asm.GP64(), asm.GP64(), asm.GP64()
-	scOff := asm.AllocLocal(8)
-	asm.MOVQ(n, nd)
-	asm.SHRQ(U8(5), nd)
-	asm.MOVQ(n, off)
-	asm.SHRQ(U8(2), off)
-	{
-		t := asm.GP64()
-		asm.MOVQ(off, t)
-		asm.SHLQ(U8(2), t)
-		asm.MOVQ(t, scOff)
-	}
-	asm.IMULQ(lda, off)
-	asm.LEAQ(Mem{Base: off, Index: off, Scale: 2}, off3)
-	var pfA GPVirtual
-	if pfBlocks > 0 {
-		pfA = asm.GP64()
-	}
-	cur, pass := asm.GP64(), asm.GP64()
-	svs := []VecVirtual{nil, y.vec(), y.vec(), y.vec()}
-
-	asm.Label("split")
-	asm.TESTQ(nd, nd)
-	asm.JZ(LabelRef("end"))
-	if pfBlocks > 0 {
-		none := asm.GP64()
-		asm.XORQ(none, none)
-		asm.MOVQ(lda, pfA)
-		asm.SHLQ(U8(3+bits.TrailingZeros(uint(pfBlocks))), pfA) // 8·pfBlocks rows
-		asm.CMPQ(nd, U32(pfBlocks+1))
-		asm.CMOVQCS(none, pfA)
-	}
-	parts := [4][2]VecVirtual{}
-	rp := asm.GP64()
-	for g := 0; g < 2; g++ {
-		acc := [4][4]VecVirtual{}
-		for r := 0; r < 4; r++ {
-			i := 4*g + r
-			row := []VecVirtual{w.vec(), w.vec(), w.vec(), w.vec()}
-			for s := range row {
-				acc[s][r] = row[s]
-			}
-			splitRowAddr(rp, a, lda, lda3, i)
-			rowDot4(w, row, rp, off, off3, *cnt, i, k8, pfA)
-		}
-		for s := range parts {
-			parts[s][g] = y.hsum4(acc[s][0], acc[s][1], acc[s][2], acc[s][3])
-		}
-	}
-	*sv = y.vec()
-	joinHalves(y, parts[0][0], parts[0][1], *sv)
-	asm.VMOVUPS(*sv, Mem{Base: sc})
-	{
-		t, t3 := asm.GP64(), asm.GP64()
-		asm.MOVQ(scOff, t)
-		asm.LEAQ(Mem{Base: t, Index: t, Scale: 2}, t3)
-		for s := 1; s < 4; s++ {
-			joinHalves(y, parts[s][0], parts[s][1], svs[s])
-		}
-		asm.VMOVUPS(svs[1], Mem{Base: sc, Index: t, Scale: 1})
-		asm.VMOVUPS(svs[2], Mem{Base: sc, Index: t, Scale: 2})
-		asm.VMOVUPS(svs[3], Mem{Base: sc, Index: t3, Scale: 1})
-	}
-	jumpIfNotFinite(y, *sv, "special")
-	for s := 1; s < 4; s++ {
-		jumpIfNotFinite(y, svs[s], "special")
-	}
-	asm.MOVQ(a, cur)
-	asm.XORQ(pass, pass)
-	asm.Label("splitPass")
-	weights()
-	context(cur)
-	asm.CMPQ(pass, U32(0))
-	asm.JE(LabelRef("splitTo1"))
-	asm.CMPQ(pass, U32(1))
-	asm.JE(LabelRef("splitTo2"))
-	asm.CMPQ(pass, U32(2))
-	asm.JE(LabelRef("splitTo3"))
-	asm.JMP(LabelRef("splitNext"))
-	for s, m := range []Mem{{Base: a, Index: off, Scale: 1}, {Base: a, Index: off, Scale: 2}, {Base: a, Index: off3, Scale: 1}} {
-		asm.Label(fmt.Sprintf("splitTo%d", s+1))
-		asm.VMOVAPS(svs[s+1], *sv)
-		asm.LEAQ(m, cur)
-		asm.MOVQ(U32(s+1), pass)
-		asm.JMP(LabelRef("splitPass"))
-	}
-	asm.Label("splitNext")
-	asm.LEAQ(Mem{Base: a, Index: lda, Scale: 8}, a)
-	asm.ADDQ(U32(32), sc)
-	asm.DECQ(nd)
-	asm.JMP(LabelRef("split"))
-}
-
-// rowDot4 sets acc[s] to the lane-wise partial dot products of h with the
-// row at rp + s·off (off3 = 3·off): two vectors of each at a time, one load
-// of h for the four, then one, then for a 16-lane y the last half vector
-// under the opmask k8. It advances rp. If pfA is not nil, every line read is
-// also prefetched pfA bytes further on in its quarter. i tells the labels of
-// row i apart.
-func rowDot4(y *isa, acc []VecVirtual, rp, off, off3, cnt GPVirtual, i int, k8 OpmaskVirtual, pfA GPVirtual) {
-	hp := load(asm.Param("h").Base())
-	for _, v := range acc {
-		y.zero(v)
+	var off3 GPVirtual
+	if len(acc) > 3 {
+		off3 = asm.GP64()
+		asm.LEAQ(Mem{Base: off, Index: off, Scale: 2}, off3)
 	}
 	var pp GPVirtual
 	if pfA != nil {
@@ -821,14 +712,14 @@ func rowDot4(y *isa, acc []VecVirtual, rp, off, off3, cnt GPVirtual, i int, k8 O
 		d := y.bytes() * j
 		asm.VMOVUPS(Mem{Base: hp, Disp: d}, xv)
 		for s := range acc {
-			asm.VFMADD231PS(at(rp, s, d), xv, acc[s])
+			asm.VFMADD231PS(at(rp, s, d), xv, t[s][j%nacc])
 		}
 	}
 	ptrs := []GPVirtual{rp, hp}
 	if pfA != nil {
 		for d := 0; d < 2*y.bytes(); d += 64 {
 			for s := range acc {
-				asm.PREFETCHT0(at(pp, s, d))
+				prefetch(at(pp, s, d))
 			}
 		}
 		ptrs = append(ptrs, pp)
@@ -847,7 +738,7 @@ func rowDot4(y *isa, acc []VecVirtual, rp, off, off3, cnt GPVirtual, i int, k8 O
 		xv := y.vec()
 		asm.VMOVUPS(Mem{Base: hp}, xv)
 		for s := range acc {
-			asm.VFMADD231PS(at(rp, s, 0), xv, acc[s])
+			asm.VFMADD231PS(at(rp, s, 0), xv, t[s][0])
 		}
 		asm.ADDQ(U32(y.bytes()), rp)
 		asm.ADDQ(U32(y.bytes()), hp)
@@ -860,8 +751,13 @@ func rowDot4(y *isa, acc []VecVirtual, rp, off, off3, cnt GPVirtual, i int, k8 O
 		xv := y.vec()
 		asm.VMOVUPS_Z(Mem{Base: hp}, k8, xv)
 		for s := range acc {
-			asm.VFMADD231PS(at(rp, s, 0), xv, k8, acc[s])
+			asm.VFMADD231PS(at(rp, s, 0), xv, k8, t[s][nacc-1])
 		}
 	}
 	asm.Label(done)
+	for s := range t {
+		for _, v := range t[s][1:] {
+			asm.VADDPS(v, t[s][0], t[s][0])
+		}
+	}
 }

@@ -378,12 +378,17 @@ func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *Softm
 			case active == AVX512:
 				kernel = dotSoftmaxMatTVecAVX512
 			}
-			if k := dotSoftmaxFarSplit; far && k > 0 && active == AVX512 && n >= 8*k && !dotSoftmaxFarAhead {
+			var split dotSoftmaxKernelFunc
+			k := 0
+			if far && active == AVX512 && !dotSoftmaxFarAhead {
+				split, k = dotSoftmaxSplitKernel()
+			}
+			if k > 0 && n >= 8*k {
 				// The k-stream kernel takes a multiple of 8·k rows, the
 				// one-stream kernel the rest.
-				n2 := n &^ (8*k - 1)
+				n2 := n - n%(8*k)
 				var r int
-				st.Max, st.Sum, r = dotSoftmaxSplitKernel()(ctx, scores[:n2], a, lda, h, st.Max, st.Sum)
+				st.Max, st.Sum, r = split(ctx, scores[:n2], a, lda, h, st.Max, st.Sum)
 				if r != 0 {
 					return false
 				}
@@ -932,54 +937,83 @@ func firstAbove(x []float32, t float32) int {
 	return firstAboveBlocks(x, t)
 }
 
-// dotSoftmaxFarSplit, when 2 or 4, makes the far kernel, on AVX-512, the
-// variant that reads the rows as that many streams
-// (dotSoftmaxMatTVecFarSplit[PF1], dotSoftmaxMatTVecFarSplit4PF1): the rows
-// in halves or quarters, a block of each scored together, each part read in
-// address order, with the one running state. The two-stream kernel prefetches
-// one block ahead in each half when dotSoftmaxFarPF is not 0, the four-stream
-// one always. The choice by CPU is defaultDotSoftmaxFarSplit;
-// HEED_DOTSOFTMAX_SPLIT=0|2|4 overrides it for benchmarking.
+// dotSoftmaxFarSplit, when not "0", makes the far kernel, on AVX-512, the
+// variant of dotSoftmaxSplits it names, which reads the rows as that many
+// streams (dotSoftmaxMatTVecFarSplit*): the rows in parts, a block of each
+// scored together, each part read in address order, with the one running
+// state. The choice by CPU is defaultDotSoftmaxFarSplit;
+// HEED_DOTSOFTMAX_SPLIT (a name in dotSoftmaxSplits) overrides it for
+// benchmarking.
 var dotSoftmaxFarSplit = defaultDotSoftmaxFarSplit(cpuid.CPU.VendorID)
 
-// defaultDotSoftmaxFarSplit is dotSoftmaxFarSplit's rule: 4 streams on
-// Intel, where one core's bandwidth from memory grows with the number of
-// streams the L2 prefetcher follows; 0 (one stream) elsewhere, as on Zen 4,
-// where the one-stream kernel streamed near the memory ceiling (the split
-// kernels have not been measured there). kernels/DESIGN.md has the
-// measurements.
-func defaultDotSoftmaxFarSplit(vendor cpuid.Vendor) int {
+// dotSoftmaxSplit is a split far kernel: its name (HEED_DOTSOFTMAX_SPLIT),
+// its number of parts (the rows it takes are a multiple of 8·parts), and
+// the kernel in YMM and in ZMM vectors.
+type dotSoftmaxSplit struct {
+	name     string
+	parts    int
+	ymm, zmm dotSoftmaxKernelFunc
+}
+
+// dotSoftmaxSplits are the split far kernels: "0" is none (the one-stream
+// kernel); "2" two streams, prefetching one block ahead in each when
+// dotSoftmaxFarPF is not 0 (kernels/DESIGN.md has why one), none otherwise;
+// "4", "6", "8" that many streams, each line also prefetched (PREFETCHT0)
+// one block ahead in its part; "4-pf2" two blocks ahead; "8-t2" with
+// PREFETCHT2 (into L2).
+var dotSoftmaxSplits = []dotSoftmaxSplit{
+	{"0", 0, nil, nil},
+	{"2", 2, dotSoftmaxMatTVecFarSplitPF1AVX512, dotSoftmaxMatTVecFarSplitPF1AVX512Z},
+	{"4", 4, dotSoftmaxMatTVecFarSplit4PF1AVX512, dotSoftmaxMatTVecFarSplit4PF1AVX512Z},
+	{"4-pf2", 4, dotSoftmaxMatTVecFarSplit4PF2AVX512, dotSoftmaxMatTVecFarSplit4PF2AVX512Z},
+	{"6", 6, dotSoftmaxMatTVecFarSplit6PF1AVX512, dotSoftmaxMatTVecFarSplit6PF1AVX512Z},
+	{"8", 8, dotSoftmaxMatTVecFarSplit8PF1AVX512, dotSoftmaxMatTVecFarSplit8PF1AVX512Z},
+	{"8-t2", 8, dotSoftmaxMatTVecFarSplit8PF1T2AVX512, dotSoftmaxMatTVecFarSplit8PF1T2AVX512Z},
+}
+
+// defaultDotSoftmaxFarSplit is dotSoftmaxFarSplit's rule: "4" (four
+// streams) on Intel, where one core's bandwidth from memory grows with the
+// number of streams the L2 prefetcher follows; "0" (one stream) elsewhere,
+// as on Zen 4, where the one-stream kernel streamed near the memory ceiling
+// (the split kernels have not been measured there). kernels/DESIGN.md has
+// the measurements.
+func defaultDotSoftmaxFarSplit(vendor cpuid.Vendor) string {
 	if vendor == cpuid.Intel {
-		return 4
+		return "4"
 	}
-	return 0
+	return "0"
 }
 
 func init() {
-	switch v := strings.TrimSpace(os.Getenv("HEED_DOTSOFTMAX_SPLIT")); v {
-	case "":
-	case "0", "2", "4":
-		dotSoftmaxFarSplit = int(v[0] - '0')
+	v := strings.TrimSpace(os.Getenv("HEED_DOTSOFTMAX_SPLIT"))
+	switch {
+	case v == "":
+	case slices.ContainsFunc(dotSoftmaxSplits, func(k dotSoftmaxSplit) bool { return k.name == v }):
+		dotSoftmaxFarSplit = v
 	default:
-		envErrs = append(envErrs, fmt.Errorf("heed/kernels: HEED_DOTSOFTMAX_SPLIT=%q: want 0, 2 or 4; ignored, using %d", v, dotSoftmaxFarSplit))
+		names := make([]string, len(dotSoftmaxSplits))
+		for i, k := range dotSoftmaxSplits {
+			names[i] = k.name
+		}
+		envErrs = append(envErrs, fmt.Errorf("heed/kernels: HEED_DOTSOFTMAX_SPLIT=%q: want one of %s; ignored, using %s", v, strings.Join(names, ", "), dotSoftmaxFarSplit))
 	}
 }
 
-// dotSoftmaxSplitKernel returns the split far kernel for dotSoftmaxFarSplit
-// (2 or 4), the AVX-512 width and, for two streams, dotSoftmaxFarPF: none for
-// 0, one block ahead otherwise (kernels/DESIGN.md has why one).
-func dotSoftmaxSplitKernel() dotSoftmaxKernelFunc {
-	switch {
-	case dotSoftmaxFarSplit == 4 && zmm():
-		return dotSoftmaxMatTVecFarSplit4PF1AVX512Z
-	case dotSoftmaxFarSplit == 4:
-		return dotSoftmaxMatTVecFarSplit4PF1AVX512
-	case zmm() && dotSoftmaxFarPF == 0:
-		return dotSoftmaxMatTVecFarSplitAVX512Z
-	case zmm():
-		return dotSoftmaxMatTVecFarSplitPF1AVX512Z
-	case dotSoftmaxFarPF == 0:
-		return dotSoftmaxMatTVecFarSplitAVX512
+// dotSoftmaxSplitKernel returns the split far kernel dotSoftmaxFarSplit
+// names for the AVX-512 width, and its number of parts (0 for none).
+func dotSoftmaxSplitKernel() (dotSoftmaxKernelFunc, int) {
+	i := slices.IndexFunc(dotSoftmaxSplits, func(k dotSoftmaxSplit) bool { return k.name == dotSoftmaxFarSplit })
+	if i <= 0 {
+		return nil, 0
 	}
-	return dotSoftmaxMatTVecFarSplitPF1AVX512
+	k := dotSoftmaxSplits[i]
+	switch {
+	case k.parts == 2 && dotSoftmaxFarPF == 0 && zmm():
+		return dotSoftmaxMatTVecFarSplitAVX512Z, 2
+	case k.parts == 2 && dotSoftmaxFarPF == 0:
+		return dotSoftmaxMatTVecFarSplitAVX512, 2
+	case zmm():
+		return k.zmm, k.parts
+	}
+	return k.ymm, k.parts
 }

@@ -5542,500 +5542,496 @@ TEXT ·dotSoftmaxMatTVecFarSplitAVX512(SB), NOSPLIT, $16-128
 	VXORPS       X1, X1, X1
 	VSUBSS       (SP), X1, X1
 	VBROADCASTSS X1, Y1
-	MOVQ         CX, DI
-	SHRQ         $0x04, DI
-	MOVQ         CX, R10
-	SHRQ         $0x01, R10
-	MOVQ         R10, CX
-	SHLQ         $0x02, CX
+	MOVQ         CX, R9
+	SHRQ         $0x04, R9
+	MOVQ         R9, CX
+	SHLQ         $0x05, CX
 	MOVQ         CX, 8(SP)
+	MOVQ         R9, R10
+	SHLQ         $0x03, R10
 	IMULQ        BX, R10
 
 split:
-	TESTQ  DI, DI
+	TESTQ  R9, R9
 	JZ     end
+	MOVQ   AX, R12
 	MOVQ   DX, CX
-	MOVQ   h_base+80(FP), R8
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
+	MOVQ   h_base+80(FP), DI
 	VXORPS Y2, Y2, Y2
+	VXORPS Y4, Y4, Y4
+	VXORPS Y3, Y3, Y3
 	VXORPS Y5, Y5, Y5
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
 	JZ     split0One
 
 split0Two:
-	VMOVUPS     (R8), Y6
-	VFMADD231PS (CX), Y6, Y3
-	VFMADD231PS (CX)(R10*1), Y6, Y2
-	VMOVUPS     32(R8), Y6
+	VMOVUPS     (DI), Y6
+	VFMADD231PS (CX), Y6, Y2
+	VFMADD231PS (CX)(R10*1), Y6, Y3
+	VMOVUPS     32(DI), Y6
 	VFMADD231PS 32(CX), Y6, Y4
 	VFMADD231PS 32(CX)(R10*1), Y6, Y5
 	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
-	DECQ        R9
+	ADDQ        $0x00000040, DI
+	DECQ        R8
 	JNZ         split0Two
 
 split0One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
 	JZ          split0Half
-	VMOVUPS     (R8), Y6
-	VFMADD231PS (CX), Y6, Y3
-	VFMADD231PS (CX)(R10*1), Y6, Y2
+	VMOVUPS     (DI), Y6
+	VFMADD231PS (CX), Y6, Y2
+	VFMADD231PS (CX)(R10*1), Y6, Y3
 	ADDQ        $0x00000020, CX
-	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, DI
 
 split0Half:
-	VADDPS Y4, Y3, Y3
-	VADDPS Y5, Y2, Y2
+	VADDPS Y4, Y2, Y2
+	VADDPS Y5, Y3, Y3
 	LEAQ   (DX)(BX*1), CX
-	MOVQ   h_base+80(FP), R8
-	VXORPS Y11, Y11, Y11
-	VXORPS Y5, Y5, Y5
+	MOVQ   h_base+80(FP), DI
 	VXORPS Y4, Y4, Y4
 	VXORPS Y6, Y6, Y6
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
+	VXORPS Y5, Y5, Y5
+	VXORPS Y7, Y7, Y7
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
 	JZ     split1One
 
 split1Two:
-	VMOVUPS     (R8), Y7
-	VFMADD231PS (CX), Y7, Y11
-	VFMADD231PS (CX)(R10*1), Y7, Y4
-	VMOVUPS     32(R8), Y7
-	VFMADD231PS 32(CX), Y7, Y5
-	VFMADD231PS 32(CX)(R10*1), Y7, Y6
-	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
-	DECQ        R9
-	JNZ         split1Two
-
-split1One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
-	JZ          split1Half
-	VMOVUPS     (R8), Y7
-	VFMADD231PS (CX), Y7, Y11
-	VFMADD231PS (CX)(R10*1), Y7, Y4
-	ADDQ        $0x00000020, CX
-	ADDQ        $0x00000020, R8
-
-split1Half:
-	VADDPS Y5, Y11, Y11
-	VADDPS Y6, Y4, Y4
-	LEAQ   (DX)(BX*2), CX
-	MOVQ   h_base+80(FP), R8
-	VXORPS Y12, Y12, Y12
-	VXORPS Y6, Y6, Y6
-	VXORPS Y5, Y5, Y5
-	VXORPS Y7, Y7, Y7
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
-	JZ     split2One
-
-split2Two:
-	VMOVUPS     (R8), Y8
-	VFMADD231PS (CX), Y8, Y12
+	VMOVUPS     (DI), Y8
+	VFMADD231PS (CX), Y8, Y4
 	VFMADD231PS (CX)(R10*1), Y8, Y5
-	VMOVUPS     32(R8), Y8
+	VMOVUPS     32(DI), Y8
 	VFMADD231PS 32(CX), Y8, Y6
 	VFMADD231PS 32(CX)(R10*1), Y8, Y7
 	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
-	DECQ        R9
-	JNZ         split2Two
+	ADDQ        $0x00000040, DI
+	DECQ        R8
+	JNZ         split1Two
 
-split2One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
-	JZ          split2Half
-	VMOVUPS     (R8), Y8
-	VFMADD231PS (CX), Y8, Y12
+split1One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split1Half
+	VMOVUPS     (DI), Y8
+	VFMADD231PS (CX), Y8, Y4
 	VFMADD231PS (CX)(R10*1), Y8, Y5
 	ADDQ        $0x00000020, CX
-	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, DI
 
-split2Half:
-	VADDPS Y6, Y12, Y12
+split1Half:
+	VADDPS Y6, Y4, Y4
 	VADDPS Y7, Y5, Y5
-	LEAQ   (DX)(SI*1), CX
-	MOVQ   h_base+80(FP), R8
-	VXORPS Y13, Y13, Y13
-	VXORPS Y7, Y7, Y7
+	LEAQ   (DX)(BX*2), CX
+	MOVQ   h_base+80(FP), DI
 	VXORPS Y6, Y6, Y6
-	VXORPS Y8, Y8, Y8
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
-	JZ     split3One
-
-split3Two:
-	VMOVUPS     (R8), Y9
-	VFMADD231PS (CX), Y9, Y13
-	VFMADD231PS (CX)(R10*1), Y9, Y6
-	VMOVUPS     32(R8), Y9
-	VFMADD231PS 32(CX), Y9, Y7
-	VFMADD231PS 32(CX)(R10*1), Y9, Y8
-	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
-	DECQ        R9
-	JNZ         split3Two
-
-split3One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
-	JZ          split3Half
-	VMOVUPS     (R8), Y9
-	VFMADD231PS (CX), Y9, Y13
-	VFMADD231PS (CX)(R10*1), Y9, Y6
-	ADDQ        $0x00000020, CX
-	ADDQ        $0x00000020, R8
-
-split3Half:
-	VADDPS Y7, Y13, Y13
-	VADDPS Y8, Y6, Y6
-	LEAQ   (DX)(BX*4), CX
-	MOVQ   h_base+80(FP), R8
-	VXORPS Y14, Y14, Y14
 	VXORPS Y8, Y8, Y8
 	VXORPS Y7, Y7, Y7
 	VXORPS Y9, Y9, Y9
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
-	JZ     split4One
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split2One
 
-split4Two:
-	VMOVUPS     (R8), Y10
-	VFMADD231PS (CX), Y10, Y14
+split2Two:
+	VMOVUPS     (DI), Y10
+	VFMADD231PS (CX), Y10, Y6
 	VFMADD231PS (CX)(R10*1), Y10, Y7
-	VMOVUPS     32(R8), Y10
+	VMOVUPS     32(DI), Y10
 	VFMADD231PS 32(CX), Y10, Y8
 	VFMADD231PS 32(CX)(R10*1), Y10, Y9
 	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
-	DECQ        R9
-	JNZ         split4Two
+	ADDQ        $0x00000040, DI
+	DECQ        R8
+	JNZ         split2Two
 
-split4One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
-	JZ          split4Half
-	VMOVUPS     (R8), Y10
-	VFMADD231PS (CX), Y10, Y14
+split2One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split2Half
+	VMOVUPS     (DI), Y10
+	VFMADD231PS (CX), Y10, Y6
 	VFMADD231PS (CX)(R10*1), Y10, Y7
 	ADDQ        $0x00000020, CX
-	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, DI
 
-split4Half:
-	VADDPS Y8, Y14, Y14
+split2Half:
+	VADDPS Y8, Y6, Y6
 	VADDPS Y9, Y7, Y7
-	LEAQ   (DX)(BX*4), CX
-	ADDQ   BX, CX
-	MOVQ   h_base+80(FP), R8
-	VXORPS Y15, Y15, Y15
-	VXORPS Y9, Y9, Y9
+	LEAQ   (DX)(SI*1), CX
+	MOVQ   h_base+80(FP), DI
 	VXORPS Y8, Y8, Y8
 	VXORPS Y10, Y10, Y10
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
-	JZ     split5One
-
-split5Two:
-	VMOVUPS     (R8), Y16
-	VFMADD231PS (CX), Y16, Y15
-	VFMADD231PS (CX)(R10*1), Y16, Y8
-	VMOVUPS     32(R8), Y16
-	VFMADD231PS 32(CX), Y16, Y9
-	VFMADD231PS 32(CX)(R10*1), Y16, Y10
-	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
-	DECQ        R9
-	JNZ         split5Two
-
-split5One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
-	JZ          split5Half
-	VMOVUPS     (R8), Y16
-	VFMADD231PS (CX), Y16, Y15
-	VFMADD231PS (CX)(R10*1), Y16, Y8
-	ADDQ        $0x00000020, CX
-	ADDQ        $0x00000020, R8
-
-split5Half:
-	VADDPS Y9, Y15, Y15
-	VADDPS Y10, Y8, Y8
-	LEAQ   (DX)(BX*2), CX
-	LEAQ   (CX)(BX*4), CX
-	MOVQ   h_base+80(FP), R8
-	VXORPS Y16, Y16, Y16
-	VXORPS Y10, Y10, Y10
 	VXORPS Y9, Y9, Y9
-	VXORPS Y17, Y17, Y17
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
-	JZ     split6One
+	VXORPS Y11, Y11, Y11
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split3One
 
-split6Two:
-	VMOVUPS     (R8), Y18
-	VFMADD231PS (CX), Y18, Y16
-	VFMADD231PS (CX)(R10*1), Y18, Y9
-	VMOVUPS     32(R8), Y18
-	VFMADD231PS 32(CX), Y18, Y10
-	VFMADD231PS 32(CX)(R10*1), Y18, Y17
+split3Two:
+	VMOVUPS     (DI), Y12
+	VFMADD231PS (CX), Y12, Y8
+	VFMADD231PS (CX)(R10*1), Y12, Y9
+	VMOVUPS     32(DI), Y12
+	VFMADD231PS 32(CX), Y12, Y10
+	VFMADD231PS 32(CX)(R10*1), Y12, Y11
 	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
-	DECQ        R9
-	JNZ         split6Two
+	ADDQ        $0x00000040, DI
+	DECQ        R8
+	JNZ         split3Two
 
-split6One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
-	JZ          split6Half
-	VMOVUPS     (R8), Y18
-	VFMADD231PS (CX), Y18, Y16
-	VFMADD231PS (CX)(R10*1), Y18, Y9
+split3One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split3Half
+	VMOVUPS     (DI), Y12
+	VFMADD231PS (CX), Y12, Y8
+	VFMADD231PS (CX)(R10*1), Y12, Y9
 	ADDQ        $0x00000020, CX
-	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, DI
 
-split6Half:
-	VADDPS Y10, Y16, Y16
-	VADDPS Y17, Y9, Y9
-	LEAQ   (DX)(SI*1), CX
-	LEAQ   (CX)(BX*4), CX
-	MOVQ   h_base+80(FP), R8
-	VXORPS Y17, Y17, Y17
-	VXORPS Y18, Y18, Y18
-	VXORPS Y10, Y10, Y10
-	VXORPS Y19, Y19, Y19
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
-	JZ     split7One
-
-split7Two:
-	VMOVUPS     (R8), Y20
-	VFMADD231PS (CX), Y20, Y17
-	VFMADD231PS (CX)(R10*1), Y20, Y10
-	VMOVUPS     32(R8), Y20
-	VFMADD231PS 32(CX), Y20, Y18
-	VFMADD231PS 32(CX)(R10*1), Y20, Y19
-	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
-	DECQ        R9
-	JNZ         split7Two
-
-split7One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
-	JZ          split7Half
-	VMOVUPS     (R8), Y20
-	VFMADD231PS (CX), Y20, Y17
-	VFMADD231PS (CX)(R10*1), Y20, Y10
-	ADDQ        $0x00000020, CX
-	ADDQ        $0x00000020, R8
-
-split7Half:
-	VADDPS        Y18, Y17, Y17
-	VADDPS        Y19, Y10, Y10
-	VSHUFPS       $0x88, Y11, Y3, Y18
-	VSHUFPS       $0xdd, Y11, Y3, Y3
-	VADDPS        Y3, Y18, Y18
-	VSHUFPS       $0x88, Y13, Y12, Y3
-	VSHUFPS       $0xdd, Y13, Y12, Y11
-	VADDPS        Y11, Y3, Y3
-	VSHUFPS       $0x88, Y3, Y18, Y11
-	VSHUFPS       $0xdd, Y3, Y18, Y3
-	VADDPS        Y3, Y11, Y11
-	VEXTRACTF32X4 $0x01, Y11, X3
-	VADDPS        X3, X11, X11
-	VSHUFPS       $0x88, Y15, Y14, Y3
-	VSHUFPS       $0xdd, Y15, Y14, Y12
-	VADDPS        Y12, Y3, Y3
-	VSHUFPS       $0x88, Y17, Y16, Y12
-	VSHUFPS       $0xdd, Y17, Y16, Y13
-	VADDPS        Y13, Y12, Y12
-	VSHUFPS       $0x88, Y12, Y3, Y13
-	VSHUFPS       $0xdd, Y12, Y3, Y3
-	VADDPS        Y3, Y13, Y13
-	VEXTRACTF32X4 $0x01, Y13, X3
-	VADDPS        X3, X13, X13
-	VINSERTF32X4  $0x01, X13, Y11, Y3
-	VMOVUPS       Y3, (AX)
-	VSHUFPS       $0x88, Y4, Y2, Y11
+split3Half:
+	VADDPS        Y10, Y8, Y8
+	VADDPS        Y11, Y9, Y9
+	VSHUFPS       $0x88, Y4, Y2, Y10
 	VSHUFPS       $0xdd, Y4, Y2, Y2
-	VADDPS        Y2, Y11, Y11
-	VSHUFPS       $0x88, Y6, Y5, Y2
-	VSHUFPS       $0xdd, Y6, Y5, Y4
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y8, Y6, Y2
+	VSHUFPS       $0xdd, Y8, Y6, Y4
 	VADDPS        Y4, Y2, Y2
-	VSHUFPS       $0x88, Y2, Y11, Y4
-	VSHUFPS       $0xdd, Y2, Y11, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y4
+	VSHUFPS       $0xdd, Y2, Y10, Y2
 	VADDPS        Y2, Y4, Y4
 	VEXTRACTF32X4 $0x01, Y4, X2
 	VADDPS        X2, X4, X4
-	VSHUFPS       $0x88, Y8, Y7, Y2
-	VSHUFPS       $0xdd, Y8, Y7, Y5
-	VADDPS        Y5, Y2, Y2
-	VSHUFPS       $0x88, Y10, Y9, Y5
-	VSHUFPS       $0xdd, Y10, Y9, Y6
-	VADDPS        Y6, Y5, Y5
-	VSHUFPS       $0x88, Y5, Y2, Y6
-	VSHUFPS       $0xdd, Y5, Y2, Y2
+	VSHUFPS       $0x88, Y5, Y3, Y2
+	VSHUFPS       $0xdd, Y5, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y7, Y3
+	VSHUFPS       $0xdd, Y9, Y7, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y5
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	LEAQ          (DX)(BX*4), CX
+	MOVQ          h_base+80(FP), DI
+	VXORPS        Y2, Y2, Y2
+	VXORPS        Y6, Y6, Y6
+	VXORPS        Y3, Y3, Y3
+	VXORPS        Y7, Y7, Y7
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x04, R8
+	JZ            split4One
+
+split4Two:
+	VMOVUPS     (DI), Y8
+	VFMADD231PS (CX), Y8, Y2
+	VFMADD231PS (CX)(R10*1), Y8, Y3
+	VMOVUPS     32(DI), Y8
+	VFMADD231PS 32(CX), Y8, Y6
+	VFMADD231PS 32(CX)(R10*1), Y8, Y7
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DI
+	DECQ        R8
+	JNZ         split4Two
+
+split4One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split4Half
+	VMOVUPS     (DI), Y8
+	VFMADD231PS (CX), Y8, Y2
+	VFMADD231PS (CX)(R10*1), Y8, Y3
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DI
+
+split4Half:
+	VADDPS Y6, Y2, Y2
+	VADDPS Y7, Y3, Y3
+	LEAQ   (DX)(BX*4), CX
+	ADDQ   BX, CX
+	MOVQ   h_base+80(FP), DI
+	VXORPS Y6, Y6, Y6
+	VXORPS Y8, Y8, Y8
+	VXORPS Y7, Y7, Y7
+	VXORPS Y9, Y9, Y9
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split5One
+
+split5Two:
+	VMOVUPS     (DI), Y10
+	VFMADD231PS (CX), Y10, Y6
+	VFMADD231PS (CX)(R10*1), Y10, Y7
+	VMOVUPS     32(DI), Y10
+	VFMADD231PS 32(CX), Y10, Y8
+	VFMADD231PS 32(CX)(R10*1), Y10, Y9
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DI
+	DECQ        R8
+	JNZ         split5Two
+
+split5One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split5Half
+	VMOVUPS     (DI), Y10
+	VFMADD231PS (CX), Y10, Y6
+	VFMADD231PS (CX)(R10*1), Y10, Y7
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DI
+
+split5Half:
+	VADDPS Y8, Y6, Y6
+	VADDPS Y9, Y7, Y7
+	LEAQ   (DX)(BX*2), CX
+	LEAQ   (CX)(BX*4), CX
+	MOVQ   h_base+80(FP), DI
+	VXORPS Y8, Y8, Y8
+	VXORPS Y10, Y10, Y10
+	VXORPS Y9, Y9, Y9
+	VXORPS Y11, Y11, Y11
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split6One
+
+split6Two:
+	VMOVUPS     (DI), Y12
+	VFMADD231PS (CX), Y12, Y8
+	VFMADD231PS (CX)(R10*1), Y12, Y9
+	VMOVUPS     32(DI), Y12
+	VFMADD231PS 32(CX), Y12, Y10
+	VFMADD231PS 32(CX)(R10*1), Y12, Y11
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DI
+	DECQ        R8
+	JNZ         split6Two
+
+split6One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split6Half
+	VMOVUPS     (DI), Y12
+	VFMADD231PS (CX), Y12, Y8
+	VFMADD231PS (CX)(R10*1), Y12, Y9
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DI
+
+split6Half:
+	VADDPS Y10, Y8, Y8
+	VADDPS Y11, Y9, Y9
+	LEAQ   (DX)(SI*1), CX
+	LEAQ   (CX)(BX*4), CX
+	MOVQ   h_base+80(FP), DI
+	VXORPS Y10, Y10, Y10
+	VXORPS Y12, Y12, Y12
+	VXORPS Y11, Y11, Y11
+	VXORPS Y13, Y13, Y13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split7One
+
+split7Two:
+	VMOVUPS     (DI), Y14
+	VFMADD231PS (CX), Y14, Y10
+	VFMADD231PS (CX)(R10*1), Y14, Y11
+	VMOVUPS     32(DI), Y14
+	VFMADD231PS 32(CX), Y14, Y12
+	VFMADD231PS 32(CX)(R10*1), Y14, Y13
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DI
+	DECQ        R8
+	JNZ         split7Two
+
+split7One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split7Half
+	VMOVUPS     (DI), Y14
+	VFMADD231PS (CX), Y14, Y10
+	VFMADD231PS (CX)(R10*1), Y14, Y11
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DI
+
+split7Half:
+	VADDPS        Y12, Y10, Y10
+	VADDPS        Y13, Y11, Y11
+	VSHUFPS       $0x88, Y6, Y2, Y12
+	VSHUFPS       $0xdd, Y6, Y2, Y2
+	VADDPS        Y2, Y12, Y12
+	VSHUFPS       $0x88, Y10, Y8, Y2
+	VSHUFPS       $0xdd, Y10, Y8, Y6
+	VADDPS        Y6, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y12, Y6
+	VSHUFPS       $0xdd, Y2, Y12, Y2
 	VADDPS        Y2, Y6, Y6
 	VEXTRACTF32X4 $0x01, Y6, X2
 	VADDPS        X2, X6, X6
+	VSHUFPS       $0x88, Y7, Y3, Y2
+	VSHUFPS       $0xdd, Y7, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y11, Y9, Y3
+	VSHUFPS       $0xdd, Y11, Y9, Y7
+	VADDPS        Y7, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X2
+	VADDPS        X2, X7, X7
 	VINSERTF32X4  $0x01, X6, Y4, Y2
-	MOVQ          8(SP), CX
-	VMOVUPS       Y2, (AX)(CX*1)
-	VSUBPS        Y3, Y3, Y4
-	VCMPPS        $0x03, Y4, Y4, K1
-	KORTESTB      K1, K1
-	JNZ           special
-	VSUBPS        Y2, Y2, Y4
-	VCMPPS        $0x03, Y4, Y4, K1
-	KORTESTB      K1, K1
-	JNZ           special
-	MOVQ          DX, R8
-	XORQ          R11, R11
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X7, Y5, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, R11
+	MOVQ          AX, R12
+	MOVQ          $0x00000002, R13
 
 splitPass:
-	VMOVAPS           Y3, Y4
-	VEXTRACTF32X4     $0x01, Y4, X5
-	VMAXPS            X5, X4, X4
-	VSHUFPS           $0x4e, X4, X4, X5
-	VMAXPS            X5, X4, X4
-	VSHUFPS           $0xb1, X4, X4, X5
-	VMAXPS            X5, X4, X4
-	VUCOMISS          (SP), X4
+	VMOVUPS           (R12), Y2
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K1
+	KORTESTB          K1, K1
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
 	JBE               weights
 	VMOVSS            (SP), X1
-	VSUBSS            X4, X1, X1
-	VMOVSS            X4, (SP)
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
 	VBROADCASTSS      X1, Y1
-	VMULPS.BCST       consts<>+0(SB), Y1, Y4
-	VRNDSCALEPS       $0x08, Y4, Y4
-	VMOVAPS           Y1, Y5
-	VFNMADD231PS.BCST consts<>+32(SB), Y4, Y5
-	VFNMADD231PS.BCST consts<>+64(SB), Y4, Y5
-	VBROADCASTSS      consts<>+320(SB), Y6
-	VFMADD213PS.BCST  consts<>+288(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+256(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+224(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+192(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+160(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+160(SB), Y5, Y6
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
 	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K1
-	VSCALEFPS.Z       Y4, Y6, K1, Y6
-	VMULPS            Y6, Y0, Y0
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VMULPS            Y5, Y0, Y0
 	MOVQ              ctx_base+0(FP), CX
-	MOVQ              ctx_len+8(FP), R9
-	SHRQ              $0x03, R9
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x03, R8
 
 rescale:
-	VMULPS       (CX), Y6, Y1
+	VMULPS       (CX), Y5, Y1
 	VMOVUPS      Y1, (CX)
 	ADDQ         $0x00000020, CX
-	DECQ         R9
+	DECQ         R8
 	JNZ          rescale
 	VXORPS       X1, X1, X1
 	VSUBSS       (SP), X1, X1
 	VBROADCASTSS X1, Y1
 
 weights:
-	VADDPS            Y1, Y3, Y3
-	VMULPS.BCST       consts<>+0(SB), Y3, Y4
-	VRNDSCALEPS       $0x08, Y4, Y4
-	VMOVAPS           Y3, Y5
-	VFNMADD231PS.BCST consts<>+32(SB), Y4, Y5
-	VFNMADD231PS.BCST consts<>+64(SB), Y4, Y5
-	VBROADCASTSS      consts<>+320(SB), Y6
-	VFMADD213PS.BCST  consts<>+288(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+256(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+224(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+192(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+160(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+160(SB), Y5, Y6
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Y3, K1
-	VSCALEFPS.Z       Y4, Y6, K1, Y6
-	VADDPS            Y6, Y0, Y0
-	VSHUFF32X4        $0x00, Y6, Y6, Y3
-	VSHUFF32X4        $0x03, Y6, Y6, Y4
-	VSHUFPS           $0x00, Y3, Y3, Y5
-	VSHUFPS           $0x55, Y3, Y3, Y6
-	VSHUFPS           $0xaa, Y3, Y3, Y7
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VADDPS            Y5, Y0, Y0
+	VSHUFF32X4        $0x00, Y5, Y5, Y2
+	VSHUFF32X4        $0x03, Y5, Y5, Y3
+	VSHUFPS           $0x00, Y2, Y2, Y4
+	VSHUFPS           $0x55, Y2, Y2, Y5
+	VSHUFPS           $0xaa, Y2, Y2, Y6
+	VSHUFPS           $0xff, Y2, Y2, Y2
+	VSHUFPS           $0x00, Y3, Y3, Y7
+	VSHUFPS           $0x55, Y3, Y3, Y8
+	VSHUFPS           $0xaa, Y3, Y3, Y9
 	VSHUFPS           $0xff, Y3, Y3, Y3
-	VSHUFPS           $0x00, Y4, Y4, Y8
-	VSHUFPS           $0x55, Y4, Y4, Y9
-	VSHUFPS           $0xaa, Y4, Y4, Y10
-	VSHUFPS           $0xff, Y4, Y4, Y4
-	MOVQ              R8, CX
-	LEAQ              (R8)(BX*4), R8
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R9
-	SHRQ              $0x04, R9
+	MOVQ              R11, CX
+	LEAQ              (R11)(BX*4), DI
+	MOVQ              ctx_base+0(FP), R14
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
 	JZ                ctxOne
 
 ctxPair:
-	VMOVUPS     (R12), Y11
-	VFMADD231PS (CX), Y5, Y11
-	VFMADD231PS (CX)(BX*1), Y6, Y11
-	VFMADD231PS (CX)(BX*2), Y7, Y11
-	VFMADD231PS (CX)(SI*1), Y3, Y11
-	VFMADD231PS (R8), Y8, Y11
-	VFMADD231PS (R8)(BX*1), Y9, Y11
-	VFMADD231PS (R8)(BX*2), Y10, Y11
-	VFMADD231PS (R8)(SI*1), Y4, Y11
-	VMOVUPS     Y11, (R12)
-	VMOVUPS     32(R12), Y11
-	VFMADD231PS 32(CX), Y5, Y11
-	VFMADD231PS 32(CX)(BX*1), Y6, Y11
-	VFMADD231PS 32(CX)(BX*2), Y7, Y11
-	VFMADD231PS 32(CX)(SI*1), Y3, Y11
-	VFMADD231PS 32(R8), Y8, Y11
-	VFMADD231PS 32(R8)(BX*1), Y9, Y11
-	VFMADD231PS 32(R8)(BX*2), Y10, Y11
-	VFMADD231PS 32(R8)(SI*1), Y4, Y11
-	VMOVUPS     Y11, 32(R12)
+	VMOVUPS     (R14), Y10
+	VFMADD231PS (CX), Y4, Y10
+	VFMADD231PS (CX)(BX*1), Y5, Y10
+	VFMADD231PS (CX)(BX*2), Y6, Y10
+	VFMADD231PS (CX)(SI*1), Y2, Y10
+	VFMADD231PS (DI), Y7, Y10
+	VFMADD231PS (DI)(BX*1), Y8, Y10
+	VFMADD231PS (DI)(BX*2), Y9, Y10
+	VFMADD231PS (DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R14)
+	VMOVUPS     32(R14), Y10
+	VFMADD231PS 32(CX), Y4, Y10
+	VFMADD231PS 32(CX)(BX*1), Y5, Y10
+	VFMADD231PS 32(CX)(BX*2), Y6, Y10
+	VFMADD231PS 32(CX)(SI*1), Y2, Y10
+	VFMADD231PS 32(DI), Y7, Y10
+	VFMADD231PS 32(DI)(BX*1), Y8, Y10
+	VFMADD231PS 32(DI)(BX*2), Y9, Y10
+	VFMADD231PS 32(DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, 32(R14)
 	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R12
-	DECQ        R9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R14
+	DECQ        R8
 	JNZ         ctxPair
 
 ctxOne:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
 	JZ          next
-	VMOVUPS     (R12), Y11
-	VFMADD231PS (CX), Y5, Y11
-	VFMADD231PS (CX)(BX*1), Y6, Y11
-	VFMADD231PS (CX)(BX*2), Y7, Y11
-	VFMADD231PS (CX)(SI*1), Y3, Y11
-	VFMADD231PS (R8), Y8, Y11
-	VFMADD231PS (R8)(BX*1), Y9, Y11
-	VFMADD231PS (R8)(BX*2), Y10, Y11
-	VFMADD231PS (R8)(SI*1), Y4, Y11
-	VMOVUPS     Y11, (R12)
+	VMOVUPS     (R14), Y10
+	VFMADD231PS (CX), Y4, Y10
+	VFMADD231PS (CX)(BX*1), Y5, Y10
+	VFMADD231PS (CX)(BX*2), Y6, Y10
+	VFMADD231PS (CX)(SI*1), Y2, Y10
+	VFMADD231PS (DI), Y7, Y10
+	VFMADD231PS (DI)(BX*1), Y8, Y10
+	VFMADD231PS (DI)(BX*2), Y9, Y10
+	VFMADD231PS (DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R14)
 
 next:
-	TESTQ   R11, R11
-	JNZ     splitNext
-	MOVQ    $0x00000001, R11
-	VMOVAPS Y2, Y3
-	LEAQ    (DX)(R10*1), R8
-	JMP     splitPass
-
-splitNext:
+	ADDQ R10, R11
+	ADDQ 8(SP), R12
+	DECQ R13
+	JNZ  splitPass
 	LEAQ (DX)(BX*8), DX
 	ADDQ $0x00000020, AX
-	DECQ DI
+	DECQ R9
 	JMP  split
 
 end:
@@ -6074,522 +6070,533 @@ TEXT ·dotSoftmaxMatTVecFarSplitPF1AVX512(SB), NOSPLIT, $16-128
 	VXORPS       X1, X1, X1
 	VSUBSS       (SP), X1, X1
 	VBROADCASTSS X1, Y1
-	MOVQ         CX, DI
-	SHRQ         $0x04, DI
-	MOVQ         CX, R10
-	SHRQ         $0x01, R10
-	MOVQ         R10, CX
-	SHLQ         $0x02, CX
+	MOVQ         CX, R9
+	SHRQ         $0x04, R9
+	MOVQ         R9, CX
+	SHLQ         $0x05, CX
 	MOVQ         CX, 8(SP)
+	MOVQ         R9, R10
+	SHLQ         $0x03, R10
 	IMULQ        BX, R10
 
 split:
-	TESTQ   DI, DI
+	TESTQ   R9, R9
 	JZ      end
-	XORQ    R8, R8
+	XORQ    DI, DI
 	MOVQ    BX, CX
 	SHLQ    $0x03, CX
-	CMPQ    DI, $0x00000002
-	CMOVQCS R8, CX
-	LEAQ    (R10)(CX*1), R8
-	MOVQ    DX, R11
-	MOVQ    h_base+80(FP), R12
-	VXORPS  Y3, Y3, Y3
-	VXORPS  Y4, Y4, Y4
+	CMPQ    R9, $0x00000002
+	CMOVQCS DI, CX
+	MOVQ    AX, R12
+	MOVQ    DX, DI
+	MOVQ    h_base+80(FP), R11
 	VXORPS  Y2, Y2, Y2
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y3, Y3, Y3
 	VXORPS  Y5, Y5, Y5
-	MOVQ    ctx_len+8(FP), R9
-	SHRQ    $0x04, R9
+	LEAQ    (DI)(CX*1), R13
+	MOVQ    ctx_len+8(FP), R8
+	SHRQ    $0x04, R8
 	JZ      split0One
 
 split0Two:
-	VMOVUPS     (R12), Y6
-	VFMADD231PS (R11), Y6, Y3
-	VFMADD231PS (R11)(R10*1), Y6, Y2
-	VMOVUPS     32(R12), Y6
-	VFMADD231PS 32(R11), Y6, Y4
-	VFMADD231PS 32(R11)(R10*1), Y6, Y5
-	PREFETCHT0  (R11)(CX*1)
-	PREFETCHT0  (R11)(R8*1)
+	VMOVUPS     (R11), Y6
+	VFMADD231PS (DI), Y6, Y2
+	VFMADD231PS (DI)(R10*1), Y6, Y3
+	VMOVUPS     32(R11), Y6
+	VFMADD231PS 32(DI), Y6, Y4
+	VFMADD231PS 32(DI)(R10*1), Y6, Y5
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
-	DECQ        R9
+	ADDQ        $0x00000040, R13
+	DECQ        R8
 	JNZ         split0Two
 
 split0One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
 	JZ          split0Half
-	VMOVUPS     (R12), Y6
-	VFMADD231PS (R11), Y6, Y3
-	VFMADD231PS (R11)(R10*1), Y6, Y2
+	VMOVUPS     (R11), Y6
+	VFMADD231PS (DI), Y6, Y2
+	VFMADD231PS (DI)(R10*1), Y6, Y3
+	ADDQ        $0x00000020, DI
 	ADDQ        $0x00000020, R11
-	ADDQ        $0x00000020, R12
 
 split0Half:
-	VADDPS Y4, Y3, Y3
-	VADDPS Y5, Y2, Y2
-	LEAQ   (DX)(BX*1), R11
-	MOVQ   h_base+80(FP), R12
-	VXORPS Y11, Y11, Y11
-	VXORPS Y5, Y5, Y5
+	VADDPS Y4, Y2, Y2
+	VADDPS Y5, Y3, Y3
+	LEAQ   (DX)(BX*1), DI
+	MOVQ   h_base+80(FP), R11
 	VXORPS Y4, Y4, Y4
 	VXORPS Y6, Y6, Y6
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
+	VXORPS Y5, Y5, Y5
+	VXORPS Y7, Y7, Y7
+	LEAQ   (DI)(CX*1), R13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
 	JZ     split1One
 
 split1Two:
-	VMOVUPS     (R12), Y7
-	VFMADD231PS (R11), Y7, Y11
-	VFMADD231PS (R11)(R10*1), Y7, Y4
-	VMOVUPS     32(R12), Y7
-	VFMADD231PS 32(R11), Y7, Y5
-	VFMADD231PS 32(R11)(R10*1), Y7, Y6
-	PREFETCHT0  (R11)(CX*1)
-	PREFETCHT0  (R11)(R8*1)
+	VMOVUPS     (R11), Y8
+	VFMADD231PS (DI), Y8, Y4
+	VFMADD231PS (DI)(R10*1), Y8, Y5
+	VMOVUPS     32(R11), Y8
+	VFMADD231PS 32(DI), Y8, Y6
+	VFMADD231PS 32(DI)(R10*1), Y8, Y7
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
-	DECQ        R9
+	ADDQ        $0x00000040, R13
+	DECQ        R8
 	JNZ         split1Two
 
 split1One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
 	JZ          split1Half
-	VMOVUPS     (R12), Y7
-	VFMADD231PS (R11), Y7, Y11
-	VFMADD231PS (R11)(R10*1), Y7, Y4
+	VMOVUPS     (R11), Y8
+	VFMADD231PS (DI), Y8, Y4
+	VFMADD231PS (DI)(R10*1), Y8, Y5
+	ADDQ        $0x00000020, DI
 	ADDQ        $0x00000020, R11
-	ADDQ        $0x00000020, R12
 
 split1Half:
-	VADDPS Y5, Y11, Y11
 	VADDPS Y6, Y4, Y4
-	LEAQ   (DX)(BX*2), R11
-	MOVQ   h_base+80(FP), R12
-	VXORPS Y12, Y12, Y12
+	VADDPS Y7, Y5, Y5
+	LEAQ   (DX)(BX*2), DI
+	MOVQ   h_base+80(FP), R11
 	VXORPS Y6, Y6, Y6
-	VXORPS Y5, Y5, Y5
+	VXORPS Y8, Y8, Y8
 	VXORPS Y7, Y7, Y7
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
+	VXORPS Y9, Y9, Y9
+	LEAQ   (DI)(CX*1), R13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
 	JZ     split2One
 
 split2Two:
-	VMOVUPS     (R12), Y8
-	VFMADD231PS (R11), Y8, Y12
-	VFMADD231PS (R11)(R10*1), Y8, Y5
-	VMOVUPS     32(R12), Y8
-	VFMADD231PS 32(R11), Y8, Y6
-	VFMADD231PS 32(R11)(R10*1), Y8, Y7
-	PREFETCHT0  (R11)(CX*1)
-	PREFETCHT0  (R11)(R8*1)
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	VMOVUPS     32(R11), Y10
+	VFMADD231PS 32(DI), Y10, Y8
+	VFMADD231PS 32(DI)(R10*1), Y10, Y9
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
-	DECQ        R9
+	ADDQ        $0x00000040, R13
+	DECQ        R8
 	JNZ         split2Two
 
 split2One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
 	JZ          split2Half
-	VMOVUPS     (R12), Y8
-	VFMADD231PS (R11), Y8, Y12
-	VFMADD231PS (R11)(R10*1), Y8, Y5
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	ADDQ        $0x00000020, DI
 	ADDQ        $0x00000020, R11
-	ADDQ        $0x00000020, R12
 
 split2Half:
-	VADDPS Y6, Y12, Y12
-	VADDPS Y7, Y5, Y5
-	LEAQ   (DX)(SI*1), R11
-	MOVQ   h_base+80(FP), R12
-	VXORPS Y13, Y13, Y13
-	VXORPS Y7, Y7, Y7
-	VXORPS Y6, Y6, Y6
+	VADDPS Y8, Y6, Y6
+	VADDPS Y9, Y7, Y7
+	LEAQ   (DX)(SI*1), DI
+	MOVQ   h_base+80(FP), R11
 	VXORPS Y8, Y8, Y8
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y9, Y9, Y9
+	VXORPS Y11, Y11, Y11
+	LEAQ   (DI)(CX*1), R13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
 	JZ     split3One
 
 split3Two:
-	VMOVUPS     (R12), Y9
-	VFMADD231PS (R11), Y9, Y13
-	VFMADD231PS (R11)(R10*1), Y9, Y6
-	VMOVUPS     32(R12), Y9
-	VFMADD231PS 32(R11), Y9, Y7
-	VFMADD231PS 32(R11)(R10*1), Y9, Y8
-	PREFETCHT0  (R11)(CX*1)
-	PREFETCHT0  (R11)(R8*1)
+	VMOVUPS     (R11), Y12
+	VFMADD231PS (DI), Y12, Y8
+	VFMADD231PS (DI)(R10*1), Y12, Y9
+	VMOVUPS     32(R11), Y12
+	VFMADD231PS 32(DI), Y12, Y10
+	VFMADD231PS 32(DI)(R10*1), Y12, Y11
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
-	DECQ        R9
+	ADDQ        $0x00000040, R13
+	DECQ        R8
 	JNZ         split3Two
 
 split3One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
 	JZ          split3Half
-	VMOVUPS     (R12), Y9
-	VFMADD231PS (R11), Y9, Y13
-	VFMADD231PS (R11)(R10*1), Y9, Y6
+	VMOVUPS     (R11), Y12
+	VFMADD231PS (DI), Y12, Y8
+	VFMADD231PS (DI)(R10*1), Y12, Y9
+	ADDQ        $0x00000020, DI
 	ADDQ        $0x00000020, R11
-	ADDQ        $0x00000020, R12
 
 split3Half:
-	VADDPS Y7, Y13, Y13
-	VADDPS Y8, Y6, Y6
-	LEAQ   (DX)(BX*4), R11
-	MOVQ   h_base+80(FP), R12
-	VXORPS Y14, Y14, Y14
-	VXORPS Y8, Y8, Y8
-	VXORPS Y7, Y7, Y7
-	VXORPS Y9, Y9, Y9
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
-	JZ     split4One
-
-split4Two:
-	VMOVUPS     (R12), Y10
-	VFMADD231PS (R11), Y10, Y14
-	VFMADD231PS (R11)(R10*1), Y10, Y7
-	VMOVUPS     32(R12), Y10
-	VFMADD231PS 32(R11), Y10, Y8
-	VFMADD231PS 32(R11)(R10*1), Y10, Y9
-	PREFETCHT0  (R11)(CX*1)
-	PREFETCHT0  (R11)(R8*1)
-	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
-	DECQ        R9
-	JNZ         split4Two
-
-split4One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
-	JZ          split4Half
-	VMOVUPS     (R12), Y10
-	VFMADD231PS (R11), Y10, Y14
-	VFMADD231PS (R11)(R10*1), Y10, Y7
-	ADDQ        $0x00000020, R11
-	ADDQ        $0x00000020, R12
-
-split4Half:
-	VADDPS Y8, Y14, Y14
-	VADDPS Y9, Y7, Y7
-	LEAQ   (DX)(BX*4), R11
-	ADDQ   BX, R11
-	MOVQ   h_base+80(FP), R12
-	VXORPS Y15, Y15, Y15
-	VXORPS Y9, Y9, Y9
-	VXORPS Y8, Y8, Y8
-	VXORPS Y10, Y10, Y10
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
-	JZ     split5One
-
-split5Two:
-	VMOVUPS     (R12), Y16
-	VFMADD231PS (R11), Y16, Y15
-	VFMADD231PS (R11)(R10*1), Y16, Y8
-	VMOVUPS     32(R12), Y16
-	VFMADD231PS 32(R11), Y16, Y9
-	VFMADD231PS 32(R11)(R10*1), Y16, Y10
-	PREFETCHT0  (R11)(CX*1)
-	PREFETCHT0  (R11)(R8*1)
-	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
-	DECQ        R9
-	JNZ         split5Two
-
-split5One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
-	JZ          split5Half
-	VMOVUPS     (R12), Y16
-	VFMADD231PS (R11), Y16, Y15
-	VFMADD231PS (R11)(R10*1), Y16, Y8
-	ADDQ        $0x00000020, R11
-	ADDQ        $0x00000020, R12
-
-split5Half:
-	VADDPS Y9, Y15, Y15
-	VADDPS Y10, Y8, Y8
-	LEAQ   (DX)(BX*2), R11
-	LEAQ   (R11)(BX*4), R11
-	MOVQ   h_base+80(FP), R12
-	VXORPS Y16, Y16, Y16
-	VXORPS Y10, Y10, Y10
-	VXORPS Y9, Y9, Y9
-	VXORPS Y17, Y17, Y17
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
-	JZ     split6One
-
-split6Two:
-	VMOVUPS     (R12), Y18
-	VFMADD231PS (R11), Y18, Y16
-	VFMADD231PS (R11)(R10*1), Y18, Y9
-	VMOVUPS     32(R12), Y18
-	VFMADD231PS 32(R11), Y18, Y10
-	VFMADD231PS 32(R11)(R10*1), Y18, Y17
-	PREFETCHT0  (R11)(CX*1)
-	PREFETCHT0  (R11)(R8*1)
-	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
-	DECQ        R9
-	JNZ         split6Two
-
-split6One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
-	JZ          split6Half
-	VMOVUPS     (R12), Y18
-	VFMADD231PS (R11), Y18, Y16
-	VFMADD231PS (R11)(R10*1), Y18, Y9
-	ADDQ        $0x00000020, R11
-	ADDQ        $0x00000020, R12
-
-split6Half:
-	VADDPS Y10, Y16, Y16
-	VADDPS Y17, Y9, Y9
-	LEAQ   (DX)(SI*1), R11
-	LEAQ   (R11)(BX*4), R11
-	MOVQ   h_base+80(FP), R12
-	VXORPS Y17, Y17, Y17
-	VXORPS Y18, Y18, Y18
-	VXORPS Y10, Y10, Y10
-	VXORPS Y19, Y19, Y19
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
-	JZ     split7One
-
-split7Two:
-	VMOVUPS     (R12), Y20
-	VFMADD231PS (R11), Y20, Y17
-	VFMADD231PS (R11)(R10*1), Y20, Y10
-	VMOVUPS     32(R12), Y20
-	VFMADD231PS 32(R11), Y20, Y18
-	VFMADD231PS 32(R11)(R10*1), Y20, Y19
-	PREFETCHT0  (R11)(CX*1)
-	PREFETCHT0  (R11)(R8*1)
-	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
-	DECQ        R9
-	JNZ         split7Two
-
-split7One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
-	JZ          split7Half
-	VMOVUPS     (R12), Y20
-	VFMADD231PS (R11), Y20, Y17
-	VFMADD231PS (R11)(R10*1), Y20, Y10
-	ADDQ        $0x00000020, R11
-	ADDQ        $0x00000020, R12
-
-split7Half:
-	VADDPS        Y18, Y17, Y17
-	VADDPS        Y19, Y10, Y10
-	VSHUFPS       $0x88, Y11, Y3, Y18
-	VSHUFPS       $0xdd, Y11, Y3, Y3
-	VADDPS        Y3, Y18, Y18
-	VSHUFPS       $0x88, Y13, Y12, Y3
-	VSHUFPS       $0xdd, Y13, Y12, Y11
-	VADDPS        Y11, Y3, Y3
-	VSHUFPS       $0x88, Y3, Y18, Y11
-	VSHUFPS       $0xdd, Y3, Y18, Y3
-	VADDPS        Y3, Y11, Y11
-	VEXTRACTF32X4 $0x01, Y11, X3
-	VADDPS        X3, X11, X11
-	VSHUFPS       $0x88, Y15, Y14, Y3
-	VSHUFPS       $0xdd, Y15, Y14, Y12
-	VADDPS        Y12, Y3, Y3
-	VSHUFPS       $0x88, Y17, Y16, Y12
-	VSHUFPS       $0xdd, Y17, Y16, Y13
-	VADDPS        Y13, Y12, Y12
-	VSHUFPS       $0x88, Y12, Y3, Y13
-	VSHUFPS       $0xdd, Y12, Y3, Y3
-	VADDPS        Y3, Y13, Y13
-	VEXTRACTF32X4 $0x01, Y13, X3
-	VADDPS        X3, X13, X13
-	VINSERTF32X4  $0x01, X13, Y11, Y3
-	VMOVUPS       Y3, (AX)
-	VSHUFPS       $0x88, Y4, Y2, Y11
+	VADDPS        Y10, Y8, Y8
+	VADDPS        Y11, Y9, Y9
+	VSHUFPS       $0x88, Y4, Y2, Y10
 	VSHUFPS       $0xdd, Y4, Y2, Y2
-	VADDPS        Y2, Y11, Y11
-	VSHUFPS       $0x88, Y6, Y5, Y2
-	VSHUFPS       $0xdd, Y6, Y5, Y4
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y8, Y6, Y2
+	VSHUFPS       $0xdd, Y8, Y6, Y4
 	VADDPS        Y4, Y2, Y2
-	VSHUFPS       $0x88, Y2, Y11, Y4
-	VSHUFPS       $0xdd, Y2, Y11, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y4
+	VSHUFPS       $0xdd, Y2, Y10, Y2
 	VADDPS        Y2, Y4, Y4
 	VEXTRACTF32X4 $0x01, Y4, X2
 	VADDPS        X2, X4, X4
-	VSHUFPS       $0x88, Y8, Y7, Y2
-	VSHUFPS       $0xdd, Y8, Y7, Y5
-	VADDPS        Y5, Y2, Y2
-	VSHUFPS       $0x88, Y10, Y9, Y5
-	VSHUFPS       $0xdd, Y10, Y9, Y6
-	VADDPS        Y6, Y5, Y5
-	VSHUFPS       $0x88, Y5, Y2, Y6
-	VSHUFPS       $0xdd, Y5, Y2, Y2
+	VSHUFPS       $0x88, Y5, Y3, Y2
+	VSHUFPS       $0xdd, Y5, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y7, Y3
+	VSHUFPS       $0xdd, Y9, Y7, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y5
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	LEAQ          (DX)(BX*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Y2, Y2, Y2
+	VXORPS        Y6, Y6, Y6
+	VXORPS        Y3, Y3, Y3
+	VXORPS        Y7, Y7, Y7
+	LEAQ          (DI)(CX*1), R13
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x04, R8
+	JZ            split4One
+
+split4Two:
+	VMOVUPS     (R11), Y8
+	VFMADD231PS (DI), Y8, Y2
+	VFMADD231PS (DI)(R10*1), Y8, Y3
+	VMOVUPS     32(R11), Y8
+	VFMADD231PS 32(DI), Y8, Y6
+	VFMADD231PS 32(DI)(R10*1), Y8, Y7
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R13
+	DECQ        R8
+	JNZ         split4Two
+
+split4One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split4Half
+	VMOVUPS     (R11), Y8
+	VFMADD231PS (DI), Y8, Y2
+	VFMADD231PS (DI)(R10*1), Y8, Y3
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split4Half:
+	VADDPS Y6, Y2, Y2
+	VADDPS Y7, Y3, Y3
+	LEAQ   (DX)(BX*4), DI
+	ADDQ   BX, DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y6, Y6, Y6
+	VXORPS Y8, Y8, Y8
+	VXORPS Y7, Y7, Y7
+	VXORPS Y9, Y9, Y9
+	LEAQ   (DI)(CX*1), R13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split5One
+
+split5Two:
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	VMOVUPS     32(R11), Y10
+	VFMADD231PS 32(DI), Y10, Y8
+	VFMADD231PS 32(DI)(R10*1), Y10, Y9
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R13
+	DECQ        R8
+	JNZ         split5Two
+
+split5One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split5Half
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split5Half:
+	VADDPS Y8, Y6, Y6
+	VADDPS Y9, Y7, Y7
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y8, Y8, Y8
+	VXORPS Y10, Y10, Y10
+	VXORPS Y9, Y9, Y9
+	VXORPS Y11, Y11, Y11
+	LEAQ   (DI)(CX*1), R13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split6One
+
+split6Two:
+	VMOVUPS     (R11), Y12
+	VFMADD231PS (DI), Y12, Y8
+	VFMADD231PS (DI)(R10*1), Y12, Y9
+	VMOVUPS     32(R11), Y12
+	VFMADD231PS 32(DI), Y12, Y10
+	VFMADD231PS 32(DI)(R10*1), Y12, Y11
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R13
+	DECQ        R8
+	JNZ         split6Two
+
+split6One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split6Half
+	VMOVUPS     (R11), Y12
+	VFMADD231PS (DI), Y12, Y8
+	VFMADD231PS (DI)(R10*1), Y12, Y9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split6Half:
+	VADDPS Y10, Y8, Y8
+	VADDPS Y11, Y9, Y9
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y10, Y10, Y10
+	VXORPS Y12, Y12, Y12
+	VXORPS Y11, Y11, Y11
+	VXORPS Y13, Y13, Y13
+	LEAQ   (DI)(CX*1), CX
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split7One
+
+split7Two:
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VMOVUPS     32(R11), Y14
+	VFMADD231PS 32(DI), Y14, Y12
+	VFMADD231PS 32(DI)(R10*1), Y14, Y13
+	PREFETCHT0  (CX)
+	PREFETCHT0  (CX)(R10*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, CX
+	DECQ        R8
+	JNZ         split7Two
+
+split7One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split7Half
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split7Half:
+	VADDPS        Y12, Y10, Y10
+	VADDPS        Y13, Y11, Y11
+	VSHUFPS       $0x88, Y6, Y2, Y12
+	VSHUFPS       $0xdd, Y6, Y2, Y2
+	VADDPS        Y2, Y12, Y12
+	VSHUFPS       $0x88, Y10, Y8, Y2
+	VSHUFPS       $0xdd, Y10, Y8, Y6
+	VADDPS        Y6, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y12, Y6
+	VSHUFPS       $0xdd, Y2, Y12, Y2
 	VADDPS        Y2, Y6, Y6
 	VEXTRACTF32X4 $0x01, Y6, X2
 	VADDPS        X2, X6, X6
+	VSHUFPS       $0x88, Y7, Y3, Y2
+	VSHUFPS       $0xdd, Y7, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y11, Y9, Y3
+	VSHUFPS       $0xdd, Y11, Y9, Y7
+	VADDPS        Y7, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X2
+	VADDPS        X2, X7, X7
 	VINSERTF32X4  $0x01, X6, Y4, Y2
-	MOVQ          8(SP), CX
-	VMOVUPS       Y2, (AX)(CX*1)
-	VSUBPS        Y3, Y3, Y4
-	VCMPPS        $0x03, Y4, Y4, K1
-	KORTESTB      K1, K1
-	JNZ           special
-	VSUBPS        Y2, Y2, Y4
-	VCMPPS        $0x03, Y4, Y4, K1
-	KORTESTB      K1, K1
-	JNZ           special
-	MOVQ          DX, R8
-	XORQ          R11, R11
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X7, Y5, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, R11
+	MOVQ          AX, R12
+	MOVQ          $0x00000002, R13
 
 splitPass:
-	VMOVAPS           Y3, Y4
-	VEXTRACTF32X4     $0x01, Y4, X5
-	VMAXPS            X5, X4, X4
-	VSHUFPS           $0x4e, X4, X4, X5
-	VMAXPS            X5, X4, X4
-	VSHUFPS           $0xb1, X4, X4, X5
-	VMAXPS            X5, X4, X4
-	VUCOMISS          (SP), X4
+	VMOVUPS           (R12), Y2
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K1
+	KORTESTB          K1, K1
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
 	JBE               weights
 	VMOVSS            (SP), X1
-	VSUBSS            X4, X1, X1
-	VMOVSS            X4, (SP)
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
 	VBROADCASTSS      X1, Y1
-	VMULPS.BCST       consts<>+0(SB), Y1, Y4
-	VRNDSCALEPS       $0x08, Y4, Y4
-	VMOVAPS           Y1, Y5
-	VFNMADD231PS.BCST consts<>+32(SB), Y4, Y5
-	VFNMADD231PS.BCST consts<>+64(SB), Y4, Y5
-	VBROADCASTSS      consts<>+320(SB), Y6
-	VFMADD213PS.BCST  consts<>+288(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+256(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+224(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+192(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+160(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+160(SB), Y5, Y6
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
 	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K1
-	VSCALEFPS.Z       Y4, Y6, K1, Y6
-	VMULPS            Y6, Y0, Y0
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VMULPS            Y5, Y0, Y0
 	MOVQ              ctx_base+0(FP), CX
-	MOVQ              ctx_len+8(FP), R9
-	SHRQ              $0x03, R9
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x03, R8
 
 rescale:
-	VMULPS       (CX), Y6, Y1
+	VMULPS       (CX), Y5, Y1
 	VMOVUPS      Y1, (CX)
 	ADDQ         $0x00000020, CX
-	DECQ         R9
+	DECQ         R8
 	JNZ          rescale
 	VXORPS       X1, X1, X1
 	VSUBSS       (SP), X1, X1
 	VBROADCASTSS X1, Y1
 
 weights:
-	VADDPS            Y1, Y3, Y3
-	VMULPS.BCST       consts<>+0(SB), Y3, Y4
-	VRNDSCALEPS       $0x08, Y4, Y4
-	VMOVAPS           Y3, Y5
-	VFNMADD231PS.BCST consts<>+32(SB), Y4, Y5
-	VFNMADD231PS.BCST consts<>+64(SB), Y4, Y5
-	VBROADCASTSS      consts<>+320(SB), Y6
-	VFMADD213PS.BCST  consts<>+288(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+256(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+224(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+192(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+160(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+160(SB), Y5, Y6
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Y3, K1
-	VSCALEFPS.Z       Y4, Y6, K1, Y6
-	VADDPS            Y6, Y0, Y0
-	VSHUFF32X4        $0x00, Y6, Y6, Y3
-	VSHUFF32X4        $0x03, Y6, Y6, Y4
-	VSHUFPS           $0x00, Y3, Y3, Y5
-	VSHUFPS           $0x55, Y3, Y3, Y6
-	VSHUFPS           $0xaa, Y3, Y3, Y7
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VADDPS            Y5, Y0, Y0
+	VSHUFF32X4        $0x00, Y5, Y5, Y2
+	VSHUFF32X4        $0x03, Y5, Y5, Y3
+	VSHUFPS           $0x00, Y2, Y2, Y4
+	VSHUFPS           $0x55, Y2, Y2, Y5
+	VSHUFPS           $0xaa, Y2, Y2, Y6
+	VSHUFPS           $0xff, Y2, Y2, Y2
+	VSHUFPS           $0x00, Y3, Y3, Y7
+	VSHUFPS           $0x55, Y3, Y3, Y8
+	VSHUFPS           $0xaa, Y3, Y3, Y9
 	VSHUFPS           $0xff, Y3, Y3, Y3
-	VSHUFPS           $0x00, Y4, Y4, Y8
-	VSHUFPS           $0x55, Y4, Y4, Y9
-	VSHUFPS           $0xaa, Y4, Y4, Y10
-	VSHUFPS           $0xff, Y4, Y4, Y4
-	MOVQ              R8, CX
-	LEAQ              (R8)(BX*4), R8
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R9
-	SHRQ              $0x04, R9
+	MOVQ              R11, CX
+	LEAQ              (R11)(BX*4), DI
+	MOVQ              ctx_base+0(FP), R14
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
 	JZ                ctxOne
 
 ctxPair:
-	VMOVUPS     (R12), Y11
-	VFMADD231PS (CX), Y5, Y11
-	VFMADD231PS (CX)(BX*1), Y6, Y11
-	VFMADD231PS (CX)(BX*2), Y7, Y11
-	VFMADD231PS (CX)(SI*1), Y3, Y11
-	VFMADD231PS (R8), Y8, Y11
-	VFMADD231PS (R8)(BX*1), Y9, Y11
-	VFMADD231PS (R8)(BX*2), Y10, Y11
-	VFMADD231PS (R8)(SI*1), Y4, Y11
-	VMOVUPS     Y11, (R12)
-	VMOVUPS     32(R12), Y11
-	VFMADD231PS 32(CX), Y5, Y11
-	VFMADD231PS 32(CX)(BX*1), Y6, Y11
-	VFMADD231PS 32(CX)(BX*2), Y7, Y11
-	VFMADD231PS 32(CX)(SI*1), Y3, Y11
-	VFMADD231PS 32(R8), Y8, Y11
-	VFMADD231PS 32(R8)(BX*1), Y9, Y11
-	VFMADD231PS 32(R8)(BX*2), Y10, Y11
-	VFMADD231PS 32(R8)(SI*1), Y4, Y11
-	VMOVUPS     Y11, 32(R12)
+	VMOVUPS     (R14), Y10
+	VFMADD231PS (CX), Y4, Y10
+	VFMADD231PS (CX)(BX*1), Y5, Y10
+	VFMADD231PS (CX)(BX*2), Y6, Y10
+	VFMADD231PS (CX)(SI*1), Y2, Y10
+	VFMADD231PS (DI), Y7, Y10
+	VFMADD231PS (DI)(BX*1), Y8, Y10
+	VFMADD231PS (DI)(BX*2), Y9, Y10
+	VFMADD231PS (DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R14)
+	VMOVUPS     32(R14), Y10
+	VFMADD231PS 32(CX), Y4, Y10
+	VFMADD231PS 32(CX)(BX*1), Y5, Y10
+	VFMADD231PS 32(CX)(BX*2), Y6, Y10
+	VFMADD231PS 32(CX)(SI*1), Y2, Y10
+	VFMADD231PS 32(DI), Y7, Y10
+	VFMADD231PS 32(DI)(BX*1), Y8, Y10
+	VFMADD231PS 32(DI)(BX*2), Y9, Y10
+	VFMADD231PS 32(DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, 32(R14)
 	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R12
-	DECQ        R9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R14
+	DECQ        R8
 	JNZ         ctxPair
 
 ctxOne:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
 	JZ          next
-	VMOVUPS     (R12), Y11
-	VFMADD231PS (CX), Y5, Y11
-	VFMADD231PS (CX)(BX*1), Y6, Y11
-	VFMADD231PS (CX)(BX*2), Y7, Y11
-	VFMADD231PS (CX)(SI*1), Y3, Y11
-	VFMADD231PS (R8), Y8, Y11
-	VFMADD231PS (R8)(BX*1), Y9, Y11
-	VFMADD231PS (R8)(BX*2), Y10, Y11
-	VFMADD231PS (R8)(SI*1), Y4, Y11
-	VMOVUPS     Y11, (R12)
+	VMOVUPS     (R14), Y10
+	VFMADD231PS (CX), Y4, Y10
+	VFMADD231PS (CX)(BX*1), Y5, Y10
+	VFMADD231PS (CX)(BX*2), Y6, Y10
+	VFMADD231PS (CX)(SI*1), Y2, Y10
+	VFMADD231PS (DI), Y7, Y10
+	VFMADD231PS (DI)(BX*1), Y8, Y10
+	VFMADD231PS (DI)(BX*2), Y9, Y10
+	VFMADD231PS (DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R14)
 
 next:
-	TESTQ   R11, R11
-	JNZ     splitNext
-	MOVQ    $0x00000001, R11
-	VMOVAPS Y2, Y3
-	LEAQ    (DX)(R10*1), R8
-	JMP     splitPass
-
-splitNext:
+	ADDQ R10, R11
+	ADDQ 8(SP), R12
+	DECQ R13
+	JNZ  splitPass
 	LEAQ (DX)(BX*8), DX
 	ADDQ $0x00000020, AX
-	DECQ DI
+	DECQ R9
 	JMP  split
 
 end:
@@ -6628,662 +6635,4681 @@ TEXT ·dotSoftmaxMatTVecFarSplit4PF1AVX512(SB), NOSPLIT, $16-128
 	VXORPS       X1, X1, X1
 	VSUBSS       (SP), X1, X1
 	VBROADCASTSS X1, Y1
-	MOVQ         CX, DI
-	SHRQ         $0x05, DI
-	MOVQ         CX, R10
-	SHRQ         $0x02, R10
-	MOVQ         R10, CX
-	SHLQ         $0x02, CX
+	MOVQ         CX, R9
+	SHRQ         $0x05, R9
+	MOVQ         R9, CX
+	SHLQ         $0x05, CX
 	MOVQ         CX, 8(SP)
+	MOVQ         R9, R10
+	SHLQ         $0x03, R10
 	IMULQ        BX, R10
-	LEAQ         (R10)(R10*2), R11
 
 split:
-	TESTQ   DI, DI
+	TESTQ   R9, R9
 	JZ      end
-	XORQ    R8, R8
+	XORQ    DI, DI
 	MOVQ    BX, CX
 	SHLQ    $0x03, CX
-	CMPQ    DI, $0x00000002
-	CMOVQCS R8, CX
-	MOVQ    DX, R8
-	MOVQ    h_base+80(FP), R12
-	VXORPS  Y16, Y16, Y16
-	VXORPS  Y13, Y13, Y13
-	VXORPS  Y10, Y10, Y10
-	VXORPS  Y7, Y7, Y7
-	LEAQ    (R8)(CX*1), R13
-	MOVQ    ctx_len+8(FP), R9
-	SHRQ    $0x04, R9
+	CMPQ    R9, $0x00000002
+	CMOVQCS DI, CX
+	MOVQ    AX, R12
+	MOVQ    DX, DI
+	MOVQ    h_base+80(FP), R11
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	LEAQ    (R10)(R10*2), R13
+	LEAQ    (DI)(CX*1), R14
+	MOVQ    ctx_len+8(FP), R8
+	SHRQ    $0x04, R8
 	JZ      split0One
 
 split0Two:
-	VMOVUPS     (R12), Y2
-	VFMADD231PS (R8), Y2, Y16
-	VFMADD231PS (R8)(R10*1), Y2, Y13
-	VFMADD231PS (R8)(R10*2), Y2, Y10
-	VFMADD231PS (R8)(R11*1), Y2, Y7
-	VMOVUPS     32(R12), Y2
-	VFMADD231PS 32(R8), Y2, Y16
-	VFMADD231PS 32(R8)(R10*1), Y2, Y13
-	VFMADD231PS 32(R8)(R10*2), Y2, Y10
-	VFMADD231PS 32(R8)(R11*1), Y2, Y7
-	PREFETCHT0  (R13)
-	PREFETCHT0  (R13)(R10*1)
-	PREFETCHT0  (R13)(R10*2)
-	PREFETCHT0  (R13)(R11*1)
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R12
-	ADDQ        $0x00000040, R13
-	DECQ        R9
+	VMOVUPS     (R11), Y6
+	VFMADD231PS (DI), Y6, Y2
+	VFMADD231PS (DI)(R10*1), Y6, Y3
+	VFMADD231PS (DI)(R10*2), Y6, Y4
+	VFMADD231PS (DI)(R13*1), Y6, Y5
+	VMOVUPS     32(R11), Y6
+	VFMADD231PS 32(DI), Y6, Y2
+	VFMADD231PS 32(DI)(R10*1), Y6, Y3
+	VFMADD231PS 32(DI)(R10*2), Y6, Y4
+	VFMADD231PS 32(DI)(R13*1), Y6, Y5
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
 	JNZ         split0Two
 
 split0One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
 	JZ          split0Half
-	VMOVUPS     (R12), Y2
-	VFMADD231PS (R8), Y2, Y16
-	VFMADD231PS (R8)(R10*1), Y2, Y13
-	VFMADD231PS (R8)(R10*2), Y2, Y10
-	VFMADD231PS (R8)(R11*1), Y2, Y7
-	ADDQ        $0x00000020, R8
-	ADDQ        $0x00000020, R12
+	VMOVUPS     (R11), Y6
+	VFMADD231PS (DI), Y6, Y2
+	VFMADD231PS (DI)(R10*1), Y6, Y3
+	VFMADD231PS (DI)(R10*2), Y6, Y4
+	VFMADD231PS (DI)(R13*1), Y6, Y5
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
 
 split0Half:
-	LEAQ   (DX)(BX*1), R8
-	MOVQ   h_base+80(FP), R12
-	VXORPS Y18, Y18, Y18
-	VXORPS Y15, Y15, Y15
-	VXORPS Y12, Y12, Y12
+	LEAQ   (DX)(BX*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
 	VXORPS Y9, Y9, Y9
-	LEAQ   (R8)(CX*1), R13
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
 	JZ     split1One
 
 split1Two:
-	VMOVUPS     (R12), Y2
-	VFMADD231PS (R8), Y2, Y18
-	VFMADD231PS (R8)(R10*1), Y2, Y15
-	VFMADD231PS (R8)(R10*2), Y2, Y12
-	VFMADD231PS (R8)(R11*1), Y2, Y9
-	VMOVUPS     32(R12), Y2
-	VFMADD231PS 32(R8), Y2, Y18
-	VFMADD231PS 32(R8)(R10*1), Y2, Y15
-	VFMADD231PS 32(R8)(R10*2), Y2, Y12
-	VFMADD231PS 32(R8)(R11*1), Y2, Y9
-	PREFETCHT0  (R13)
-	PREFETCHT0  (R13)(R10*1)
-	PREFETCHT0  (R13)(R10*2)
-	PREFETCHT0  (R13)(R11*1)
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R12
-	ADDQ        $0x00000040, R13
-	DECQ        R9
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	VMOVUPS     32(R11), Y10
+	VFMADD231PS 32(DI), Y10, Y6
+	VFMADD231PS 32(DI)(R10*1), Y10, Y7
+	VFMADD231PS 32(DI)(R10*2), Y10, Y8
+	VFMADD231PS 32(DI)(R13*1), Y10, Y9
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
 	JNZ         split1Two
 
 split1One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
 	JZ          split1Half
-	VMOVUPS     (R12), Y2
-	VFMADD231PS (R8), Y2, Y18
-	VFMADD231PS (R8)(R10*1), Y2, Y15
-	VFMADD231PS (R8)(R10*2), Y2, Y12
-	VFMADD231PS (R8)(R11*1), Y2, Y9
-	ADDQ        $0x00000020, R8
-	ADDQ        $0x00000020, R12
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
 
 split1Half:
-	LEAQ   (DX)(BX*2), R8
-	MOVQ   h_base+80(FP), R12
-	VXORPS Y5, Y5, Y5
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	LEAQ   (R8)(CX*1), R13
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
+	LEAQ   (DX)(BX*2), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
 	JZ     split2One
 
 split2Two:
-	VMOVUPS     (R12), Y6
-	VFMADD231PS (R8), Y6, Y5
-	VFMADD231PS (R8)(R10*1), Y6, Y2
-	VFMADD231PS (R8)(R10*2), Y6, Y3
-	VFMADD231PS (R8)(R11*1), Y6, Y4
-	VMOVUPS     32(R12), Y6
-	VFMADD231PS 32(R8), Y6, Y5
-	VFMADD231PS 32(R8)(R10*1), Y6, Y2
-	VFMADD231PS 32(R8)(R10*2), Y6, Y3
-	VFMADD231PS 32(R8)(R11*1), Y6, Y4
-	PREFETCHT0  (R13)
-	PREFETCHT0  (R13)(R10*1)
-	PREFETCHT0  (R13)(R10*2)
-	PREFETCHT0  (R13)(R11*1)
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R12
-	ADDQ        $0x00000040, R13
-	DECQ        R9
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	VMOVUPS     32(R11), Y14
+	VFMADD231PS 32(DI), Y14, Y10
+	VFMADD231PS 32(DI)(R10*1), Y14, Y11
+	VFMADD231PS 32(DI)(R10*2), Y14, Y12
+	VFMADD231PS 32(DI)(R13*1), Y14, Y13
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
 	JNZ         split2Two
 
 split2One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
 	JZ          split2Half
-	VMOVUPS     (R12), Y6
-	VFMADD231PS (R8), Y6, Y5
-	VFMADD231PS (R8)(R10*1), Y6, Y2
-	VFMADD231PS (R8)(R10*2), Y6, Y3
-	VFMADD231PS (R8)(R11*1), Y6, Y4
-	ADDQ        $0x00000020, R8
-	ADDQ        $0x00000020, R12
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
 
 split2Half:
-	LEAQ   (DX)(SI*1), R8
-	MOVQ   h_base+80(FP), R12
-	VXORPS Y17, Y17, Y17
+	LEAQ   (DX)(SI*1), DI
+	MOVQ   h_base+80(FP), R11
 	VXORPS Y14, Y14, Y14
-	VXORPS Y11, Y11, Y11
-	VXORPS Y8, Y8, Y8
-	LEAQ   (R8)(CX*1), R13
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
+	VXORPS Y15, Y15, Y15
+	VXORPS Y16, Y16, Y16
+	VXORPS Y17, Y17, Y17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
 	JZ     split3One
 
 split3Two:
-	VMOVUPS     (R12), Y6
-	VFMADD231PS (R8), Y6, Y17
-	VFMADD231PS (R8)(R10*1), Y6, Y14
-	VFMADD231PS (R8)(R10*2), Y6, Y11
-	VFMADD231PS (R8)(R11*1), Y6, Y8
-	VMOVUPS     32(R12), Y6
-	VFMADD231PS 32(R8), Y6, Y17
-	VFMADD231PS 32(R8)(R10*1), Y6, Y14
-	VFMADD231PS 32(R8)(R10*2), Y6, Y11
-	VFMADD231PS 32(R8)(R11*1), Y6, Y8
-	PREFETCHT0  (R13)
-	PREFETCHT0  (R13)(R10*1)
-	PREFETCHT0  (R13)(R10*2)
-	PREFETCHT0  (R13)(R11*1)
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R12
-	ADDQ        $0x00000040, R13
-	DECQ        R9
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	VMOVUPS     32(R11), Y18
+	VFMADD231PS 32(DI), Y18, Y14
+	VFMADD231PS 32(DI)(R10*1), Y18, Y15
+	VFMADD231PS 32(DI)(R10*2), Y18, Y16
+	VFMADD231PS 32(DI)(R13*1), Y18, Y17
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
 	JNZ         split3Two
 
 split3One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
 	JZ          split3Half
-	VMOVUPS     (R12), Y6
-	VFMADD231PS (R8), Y6, Y17
-	VFMADD231PS (R8)(R10*1), Y6, Y14
-	VFMADD231PS (R8)(R10*2), Y6, Y11
-	VFMADD231PS (R8)(R11*1), Y6, Y8
-	ADDQ        $0x00000020, R8
-	ADDQ        $0x00000020, R12
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
 
 split3Half:
-	VSHUFPS       $0x88, Y18, Y16, Y6
-	VSHUFPS       $0xdd, Y18, Y16, Y16
-	VADDPS        Y16, Y6, Y6
-	VSHUFPS       $0x88, Y17, Y5, Y16
-	VSHUFPS       $0xdd, Y17, Y5, Y5
-	VADDPS        Y5, Y16, Y16
-	VSHUFPS       $0x88, Y16, Y6, Y5
-	VSHUFPS       $0xdd, Y16, Y6, Y6
-	VADDPS        Y6, Y5, Y5
-	VEXTRACTF32X4 $0x01, Y5, X6
-	VADDPS        X6, X5, X5
-	VSHUFPS       $0x88, Y15, Y13, Y6
-	VSHUFPS       $0xdd, Y15, Y13, Y13
-	VADDPS        Y13, Y6, Y6
-	VSHUFPS       $0x88, Y14, Y2, Y13
-	VSHUFPS       $0xdd, Y14, Y2, Y2
-	VADDPS        Y2, Y13, Y13
-	VSHUFPS       $0x88, Y13, Y6, Y2
-	VSHUFPS       $0xdd, Y13, Y6, Y6
+	VSHUFPS       $0x88, Y6, Y2, Y18
+	VSHUFPS       $0xdd, Y6, Y2, Y2
+	VADDPS        Y2, Y18, Y18
+	VSHUFPS       $0x88, Y14, Y10, Y2
+	VSHUFPS       $0xdd, Y14, Y10, Y6
 	VADDPS        Y6, Y2, Y2
-	VEXTRACTF32X4 $0x01, Y2, X6
-	VADDPS        X6, X2, X2
-	VSHUFPS       $0x88, Y12, Y10, Y6
-	VSHUFPS       $0xdd, Y12, Y10, Y10
-	VADDPS        Y10, Y6, Y6
-	VSHUFPS       $0x88, Y11, Y3, Y10
-	VSHUFPS       $0xdd, Y11, Y3, Y3
-	VADDPS        Y3, Y10, Y10
-	VSHUFPS       $0x88, Y10, Y6, Y3
-	VSHUFPS       $0xdd, Y10, Y6, Y6
-	VADDPS        Y6, Y3, Y3
-	VEXTRACTF32X4 $0x01, Y3, X6
-	VADDPS        X6, X3, X3
-	VSHUFPS       $0x88, Y9, Y7, Y6
-	VSHUFPS       $0xdd, Y9, Y7, Y7
-	VADDPS        Y7, Y6, Y6
-	VSHUFPS       $0x88, Y8, Y4, Y7
-	VSHUFPS       $0xdd, Y8, Y4, Y4
-	VADDPS        Y4, Y7, Y7
-	VSHUFPS       $0x88, Y7, Y6, Y4
-	VSHUFPS       $0xdd, Y7, Y6, Y6
-	VADDPS        Y6, Y4, Y4
-	VEXTRACTF32X4 $0x01, Y4, X6
-	VADDPS        X6, X4, X4
-	LEAQ          (DX)(BX*4), R8
-	MOVQ          h_base+80(FP), R12
-	VXORPS        Y20, Y20, Y20
-	VXORPS        Y17, Y17, Y17
-	VXORPS        Y14, Y14, Y14
-	VXORPS        Y11, Y11, Y11
-	LEAQ          (R8)(CX*1), R13
-	MOVQ          ctx_len+8(FP), R9
-	SHRQ          $0x04, R9
+	VSHUFPS       $0x88, Y2, Y18, Y6
+	VSHUFPS       $0xdd, Y2, Y18, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X2
+	VADDPS        X2, X6, X6
+	VSHUFPS       $0x88, Y7, Y3, Y2
+	VSHUFPS       $0xdd, Y7, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y15, Y11, Y3
+	VSHUFPS       $0xdd, Y15, Y11, Y7
+	VADDPS        Y7, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X2
+	VADDPS        X2, X7, X7
+	VSHUFPS       $0x88, Y8, Y4, Y2
+	VSHUFPS       $0xdd, Y8, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y16, Y12, Y3
+	VSHUFPS       $0xdd, Y16, Y12, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y4
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X2
+	VADDPS        X2, X4, X4
+	VSHUFPS       $0x88, Y9, Y5, Y2
+	VSHUFPS       $0xdd, Y9, Y5, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y17, Y13, Y3
+	VSHUFPS       $0xdd, Y17, Y13, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y5
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	LEAQ          (DX)(BX*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Y2, Y2, Y2
+	VXORPS        Y3, Y3, Y3
+	VXORPS        Y8, Y8, Y8
+	VXORPS        Y9, Y9, Y9
+	LEAQ          (R10)(R10*2), R13
+	LEAQ          (DI)(CX*1), R14
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x04, R8
 	JZ            split4One
 
 split4Two:
-	VMOVUPS     (R12), Y6
-	VFMADD231PS (R8), Y6, Y20
-	VFMADD231PS (R8)(R10*1), Y6, Y17
-	VFMADD231PS (R8)(R10*2), Y6, Y14
-	VFMADD231PS (R8)(R11*1), Y6, Y11
-	VMOVUPS     32(R12), Y6
-	VFMADD231PS 32(R8), Y6, Y20
-	VFMADD231PS 32(R8)(R10*1), Y6, Y17
-	VFMADD231PS 32(R8)(R10*2), Y6, Y14
-	VFMADD231PS 32(R8)(R11*1), Y6, Y11
-	PREFETCHT0  (R13)
-	PREFETCHT0  (R13)(R10*1)
-	PREFETCHT0  (R13)(R10*2)
-	PREFETCHT0  (R13)(R11*1)
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R12
-	ADDQ        $0x00000040, R13
-	DECQ        R9
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y2
+	VFMADD231PS (DI)(R10*1), Y10, Y3
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	VMOVUPS     32(R11), Y10
+	VFMADD231PS 32(DI), Y10, Y2
+	VFMADD231PS 32(DI)(R10*1), Y10, Y3
+	VFMADD231PS 32(DI)(R10*2), Y10, Y8
+	VFMADD231PS 32(DI)(R13*1), Y10, Y9
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
 	JNZ         split4Two
 
 split4One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
 	JZ          split4Half
-	VMOVUPS     (R12), Y6
-	VFMADD231PS (R8), Y6, Y20
-	VFMADD231PS (R8)(R10*1), Y6, Y17
-	VFMADD231PS (R8)(R10*2), Y6, Y14
-	VFMADD231PS (R8)(R11*1), Y6, Y11
-	ADDQ        $0x00000020, R8
-	ADDQ        $0x00000020, R12
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y2
+	VFMADD231PS (DI)(R10*1), Y10, Y3
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
 
 split4Half:
-	LEAQ   (DX)(BX*4), R8
-	ADDQ   BX, R8
-	MOVQ   h_base+80(FP), R12
-	VXORPS Y22, Y22, Y22
-	VXORPS Y19, Y19, Y19
-	VXORPS Y16, Y16, Y16
+	LEAQ   (DX)(BX*4), DI
+	ADDQ   BX, DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
 	VXORPS Y13, Y13, Y13
-	LEAQ   (R8)(CX*1), R13
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
 	JZ     split5One
 
 split5Two:
-	VMOVUPS     (R12), Y6
-	VFMADD231PS (R8), Y6, Y22
-	VFMADD231PS (R8)(R10*1), Y6, Y19
-	VFMADD231PS (R8)(R10*2), Y6, Y16
-	VFMADD231PS (R8)(R11*1), Y6, Y13
-	VMOVUPS     32(R12), Y6
-	VFMADD231PS 32(R8), Y6, Y22
-	VFMADD231PS 32(R8)(R10*1), Y6, Y19
-	VFMADD231PS 32(R8)(R10*2), Y6, Y16
-	VFMADD231PS 32(R8)(R11*1), Y6, Y13
-	PREFETCHT0  (R13)
-	PREFETCHT0  (R13)(R10*1)
-	PREFETCHT0  (R13)(R10*2)
-	PREFETCHT0  (R13)(R11*1)
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R12
-	ADDQ        $0x00000040, R13
-	DECQ        R9
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	VMOVUPS     32(R11), Y14
+	VFMADD231PS 32(DI), Y14, Y10
+	VFMADD231PS 32(DI)(R10*1), Y14, Y11
+	VFMADD231PS 32(DI)(R10*2), Y14, Y12
+	VFMADD231PS 32(DI)(R13*1), Y14, Y13
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
 	JNZ         split5Two
 
 split5One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
 	JZ          split5Half
-	VMOVUPS     (R12), Y6
-	VFMADD231PS (R8), Y6, Y22
-	VFMADD231PS (R8)(R10*1), Y6, Y19
-	VFMADD231PS (R8)(R10*2), Y6, Y16
-	VFMADD231PS (R8)(R11*1), Y6, Y13
-	ADDQ        $0x00000020, R8
-	ADDQ        $0x00000020, R12
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
 
 split5Half:
-	LEAQ   (DX)(BX*2), R8
-	LEAQ   (R8)(BX*4), R8
-	MOVQ   h_base+80(FP), R12
-	VXORPS Y9, Y9, Y9
-	VXORPS Y8, Y8, Y8
-	VXORPS Y7, Y7, Y7
-	VXORPS Y6, Y6, Y6
-	LEAQ   (R8)(CX*1), R13
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	VXORPS Y16, Y16, Y16
+	VXORPS Y17, Y17, Y17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
 	JZ     split6One
 
 split6Two:
-	VMOVUPS     (R12), Y10
-	VFMADD231PS (R8), Y10, Y9
-	VFMADD231PS (R8)(R10*1), Y10, Y8
-	VFMADD231PS (R8)(R10*2), Y10, Y7
-	VFMADD231PS (R8)(R11*1), Y10, Y6
-	VMOVUPS     32(R12), Y10
-	VFMADD231PS 32(R8), Y10, Y9
-	VFMADD231PS 32(R8)(R10*1), Y10, Y8
-	VFMADD231PS 32(R8)(R10*2), Y10, Y7
-	VFMADD231PS 32(R8)(R11*1), Y10, Y6
-	PREFETCHT0  (R13)
-	PREFETCHT0  (R13)(R10*1)
-	PREFETCHT0  (R13)(R10*2)
-	PREFETCHT0  (R13)(R11*1)
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R12
-	ADDQ        $0x00000040, R13
-	DECQ        R9
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	VMOVUPS     32(R11), Y18
+	VFMADD231PS 32(DI), Y18, Y14
+	VFMADD231PS 32(DI)(R10*1), Y18, Y15
+	VFMADD231PS 32(DI)(R10*2), Y18, Y16
+	VFMADD231PS 32(DI)(R13*1), Y18, Y17
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
 	JNZ         split6Two
 
 split6One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
 	JZ          split6Half
-	VMOVUPS     (R12), Y10
-	VFMADD231PS (R8), Y10, Y9
-	VFMADD231PS (R8)(R10*1), Y10, Y8
-	VFMADD231PS (R8)(R10*2), Y10, Y7
-	VFMADD231PS (R8)(R11*1), Y10, Y6
-	ADDQ        $0x00000020, R8
-	ADDQ        $0x00000020, R12
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
 
 split6Half:
-	LEAQ   (DX)(SI*1), R8
-	LEAQ   (R8)(BX*4), R8
-	MOVQ   h_base+80(FP), R12
-	VXORPS Y21, Y21, Y21
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
 	VXORPS Y18, Y18, Y18
-	VXORPS Y15, Y15, Y15
-	VXORPS Y12, Y12, Y12
-	LEAQ   (R8)(CX*1), CX
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x04, R9
+	VXORPS Y19, Y19, Y19
+	VXORPS Y20, Y20, Y20
+	VXORPS Y21, Y21, Y21
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), CX
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
 	JZ     split7One
 
 split7Two:
-	VMOVUPS     (R12), Y10
-	VFMADD231PS (R8), Y10, Y21
-	VFMADD231PS (R8)(R10*1), Y10, Y18
-	VFMADD231PS (R8)(R10*2), Y10, Y15
-	VFMADD231PS (R8)(R11*1), Y10, Y12
-	VMOVUPS     32(R12), Y10
-	VFMADD231PS 32(R8), Y10, Y21
-	VFMADD231PS 32(R8)(R10*1), Y10, Y18
-	VFMADD231PS 32(R8)(R10*2), Y10, Y15
-	VFMADD231PS 32(R8)(R11*1), Y10, Y12
+	VMOVUPS     (R11), Y22
+	VFMADD231PS (DI), Y22, Y18
+	VFMADD231PS (DI)(R10*1), Y22, Y19
+	VFMADD231PS (DI)(R10*2), Y22, Y20
+	VFMADD231PS (DI)(R13*1), Y22, Y21
+	VMOVUPS     32(R11), Y22
+	VFMADD231PS 32(DI), Y22, Y18
+	VFMADD231PS 32(DI)(R10*1), Y22, Y19
+	VFMADD231PS 32(DI)(R10*2), Y22, Y20
+	VFMADD231PS 32(DI)(R13*1), Y22, Y21
 	PREFETCHT0  (CX)
 	PREFETCHT0  (CX)(R10*1)
 	PREFETCHT0  (CX)(R10*2)
-	PREFETCHT0  (CX)(R11*1)
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R12
+	PREFETCHT0  (CX)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
 	ADDQ        $0x00000040, CX
-	DECQ        R9
+	DECQ        R8
 	JNZ         split7Two
 
 split7One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x03, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
 	JZ          split7Half
-	VMOVUPS     (R12), Y10
-	VFMADD231PS (R8), Y10, Y21
-	VFMADD231PS (R8)(R10*1), Y10, Y18
-	VFMADD231PS (R8)(R10*2), Y10, Y15
-	VFMADD231PS (R8)(R11*1), Y10, Y12
-	ADDQ        $0x00000020, R8
-	ADDQ        $0x00000020, R12
+	VMOVUPS     (R11), Y22
+	VFMADD231PS (DI), Y22, Y18
+	VFMADD231PS (DI)(R10*1), Y22, Y19
+	VFMADD231PS (DI)(R10*2), Y22, Y20
+	VFMADD231PS (DI)(R13*1), Y22, Y21
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
 
 split7Half:
-	VSHUFPS       $0x88, Y22, Y20, Y10
-	VSHUFPS       $0xdd, Y22, Y20, Y20
-	VADDPS        Y20, Y10, Y10
-	VSHUFPS       $0x88, Y21, Y9, Y20
-	VSHUFPS       $0xdd, Y21, Y9, Y9
-	VADDPS        Y9, Y20, Y20
-	VSHUFPS       $0x88, Y20, Y10, Y9
-	VSHUFPS       $0xdd, Y20, Y10, Y10
-	VADDPS        Y10, Y9, Y9
-	VEXTRACTF32X4 $0x01, Y9, X10
-	VADDPS        X10, X9, X9
-	VSHUFPS       $0x88, Y19, Y17, Y10
-	VSHUFPS       $0xdd, Y19, Y17, Y17
-	VADDPS        Y17, Y10, Y10
-	VSHUFPS       $0x88, Y18, Y8, Y17
-	VSHUFPS       $0xdd, Y18, Y8, Y8
-	VADDPS        Y8, Y17, Y17
-	VSHUFPS       $0x88, Y17, Y10, Y8
-	VSHUFPS       $0xdd, Y17, Y10, Y10
-	VADDPS        Y10, Y8, Y8
-	VEXTRACTF32X4 $0x01, Y8, X10
-	VADDPS        X10, X8, X8
-	VSHUFPS       $0x88, Y16, Y14, Y10
-	VSHUFPS       $0xdd, Y16, Y14, Y14
-	VADDPS        Y14, Y10, Y10
-	VSHUFPS       $0x88, Y15, Y7, Y14
-	VSHUFPS       $0xdd, Y15, Y7, Y7
-	VADDPS        Y7, Y14, Y14
-	VSHUFPS       $0x88, Y14, Y10, Y7
-	VSHUFPS       $0xdd, Y14, Y10, Y10
-	VADDPS        Y10, Y7, Y7
-	VEXTRACTF32X4 $0x01, Y7, X10
-	VADDPS        X10, X7, X7
-	VSHUFPS       $0x88, Y13, Y11, Y10
-	VSHUFPS       $0xdd, Y13, Y11, Y11
-	VADDPS        Y11, Y10, Y10
-	VSHUFPS       $0x88, Y12, Y6, Y11
-	VSHUFPS       $0xdd, Y12, Y6, Y6
-	VADDPS        Y6, Y11, Y11
-	VSHUFPS       $0x88, Y11, Y10, Y6
-	VSHUFPS       $0xdd, Y11, Y10, Y10
-	VADDPS        Y10, Y6, Y6
-	VEXTRACTF32X4 $0x01, Y6, X10
-	VADDPS        X10, X6, X6
-	VINSERTF32X4  $0x01, X9, Y5, Y5
-	VMOVUPS       Y5, (AX)
-	MOVQ          8(SP), CX
-	LEAQ          (CX)(CX*2), R8
-	VINSERTF32X4  $0x01, X8, Y2, Y2
-	VINSERTF32X4  $0x01, X7, Y3, Y3
-	VINSERTF32X4  $0x01, X6, Y4, Y4
-	VMOVUPS       Y2, (AX)(CX*1)
-	VMOVUPS       Y3, (AX)(CX*2)
-	VMOVUPS       Y4, (AX)(R8*1)
-	VSUBPS        Y5, Y5, Y6
-	VCMPPS        $0x03, Y6, Y6, K1
-	KORTESTB      K1, K1
-	JNZ           special
-	VSUBPS        Y2, Y2, Y6
-	VCMPPS        $0x03, Y6, Y6, K1
-	KORTESTB      K1, K1
-	JNZ           special
-	VSUBPS        Y3, Y3, Y6
-	VCMPPS        $0x03, Y6, Y6, K1
-	KORTESTB      K1, K1
-	JNZ           special
-	VSUBPS        Y4, Y4, Y6
-	VCMPPS        $0x03, Y6, Y6, K1
-	KORTESTB      K1, K1
-	JNZ           special
-	MOVQ          DX, R8
-	XORQ          R12, R12
+	VSHUFPS       $0x88, Y10, Y2, Y22
+	VSHUFPS       $0xdd, Y10, Y2, Y2
+	VADDPS        Y2, Y22, Y22
+	VSHUFPS       $0x88, Y18, Y14, Y2
+	VSHUFPS       $0xdd, Y18, Y14, Y10
+	VADDPS        Y10, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y22, Y10
+	VSHUFPS       $0xdd, Y2, Y22, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF32X4 $0x01, Y10, X2
+	VADDPS        X2, X10, X10
+	VSHUFPS       $0x88, Y11, Y3, Y2
+	VSHUFPS       $0xdd, Y11, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y19, Y15, Y3
+	VSHUFPS       $0xdd, Y19, Y15, Y11
+	VADDPS        Y11, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y11
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF32X4 $0x01, Y11, X2
+	VADDPS        X2, X11, X11
+	VSHUFPS       $0x88, Y12, Y8, Y2
+	VSHUFPS       $0xdd, Y12, Y8, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y20, Y16, Y3
+	VSHUFPS       $0xdd, Y20, Y16, Y8
+	VADDPS        Y8, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y8
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF32X4 $0x01, Y8, X2
+	VADDPS        X2, X8, X8
+	VSHUFPS       $0x88, Y13, Y9, Y2
+	VSHUFPS       $0xdd, Y13, Y9, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y21, Y17, Y3
+	VSHUFPS       $0xdd, Y21, Y17, Y9
+	VADDPS        Y9, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y9
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF32X4 $0x01, Y9, X2
+	VADDPS        X2, X9, X9
+	VINSERTF32X4  $0x01, X10, Y6, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X11, Y7, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X8, Y4, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X9, Y5, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, R11
+	MOVQ          AX, R12
+	MOVQ          $0x00000004, R13
 
 splitPass:
-	VMOVAPS           Y5, Y6
-	VEXTRACTF32X4     $0x01, Y6, X7
-	VMAXPS            X7, X6, X6
-	VSHUFPS           $0x4e, X6, X6, X7
-	VMAXPS            X7, X6, X6
-	VSHUFPS           $0xb1, X6, X6, X7
-	VMAXPS            X7, X6, X6
-	VUCOMISS          (SP), X6
+	VMOVUPS           (R12), Y2
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K1
+	KORTESTB          K1, K1
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
 	JBE               weights
 	VMOVSS            (SP), X1
-	VSUBSS            X6, X1, X1
-	VMOVSS            X6, (SP)
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
 	VBROADCASTSS      X1, Y1
-	VMULPS.BCST       consts<>+0(SB), Y1, Y6
-	VRNDSCALEPS       $0x08, Y6, Y6
-	VMOVAPS           Y1, Y7
-	VFNMADD231PS.BCST consts<>+32(SB), Y6, Y7
-	VFNMADD231PS.BCST consts<>+64(SB), Y6, Y7
-	VBROADCASTSS      consts<>+320(SB), Y8
-	VFMADD213PS.BCST  consts<>+288(SB), Y7, Y8
-	VFMADD213PS.BCST  consts<>+256(SB), Y7, Y8
-	VFMADD213PS.BCST  consts<>+224(SB), Y7, Y8
-	VFMADD213PS.BCST  consts<>+192(SB), Y7, Y8
-	VFMADD213PS.BCST  consts<>+160(SB), Y7, Y8
-	VFMADD213PS.BCST  consts<>+160(SB), Y7, Y8
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
 	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K1
-	VSCALEFPS.Z       Y6, Y8, K1, Y8
-	VMULPS            Y8, Y0, Y0
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VMULPS            Y5, Y0, Y0
 	MOVQ              ctx_base+0(FP), CX
-	MOVQ              ctx_len+8(FP), R9
-	SHRQ              $0x03, R9
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x03, R8
 
 rescale:
-	VMULPS       (CX), Y8, Y1
+	VMULPS       (CX), Y5, Y1
 	VMOVUPS      Y1, (CX)
 	ADDQ         $0x00000020, CX
-	DECQ         R9
+	DECQ         R8
 	JNZ          rescale
 	VXORPS       X1, X1, X1
 	VSUBSS       (SP), X1, X1
 	VBROADCASTSS X1, Y1
 
 weights:
-	VADDPS            Y1, Y5, Y5
-	VMULPS.BCST       consts<>+0(SB), Y5, Y6
-	VRNDSCALEPS       $0x08, Y6, Y6
-	VMOVAPS           Y5, Y7
-	VFNMADD231PS.BCST consts<>+32(SB), Y6, Y7
-	VFNMADD231PS.BCST consts<>+64(SB), Y6, Y7
-	VBROADCASTSS      consts<>+320(SB), Y8
-	VFMADD213PS.BCST  consts<>+288(SB), Y7, Y8
-	VFMADD213PS.BCST  consts<>+256(SB), Y7, Y8
-	VFMADD213PS.BCST  consts<>+224(SB), Y7, Y8
-	VFMADD213PS.BCST  consts<>+192(SB), Y7, Y8
-	VFMADD213PS.BCST  consts<>+160(SB), Y7, Y8
-	VFMADD213PS.BCST  consts<>+160(SB), Y7, Y8
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Y5, K1
-	VSCALEFPS.Z       Y6, Y8, K1, Y8
-	VADDPS            Y8, Y0, Y0
-	VSHUFF32X4        $0x00, Y8, Y8, Y5
-	VSHUFF32X4        $0x03, Y8, Y8, Y6
-	VSHUFPS           $0x00, Y5, Y5, Y7
-	VSHUFPS           $0x55, Y5, Y5, Y8
-	VSHUFPS           $0xaa, Y5, Y5, Y9
-	VSHUFPS           $0xff, Y5, Y5, Y5
-	VSHUFPS           $0x00, Y6, Y6, Y10
-	VSHUFPS           $0x55, Y6, Y6, Y11
-	VSHUFPS           $0xaa, Y6, Y6, Y12
-	VSHUFPS           $0xff, Y6, Y6, Y6
-	MOVQ              R8, CX
-	LEAQ              (R8)(BX*4), R8
-	MOVQ              ctx_base+0(FP), R13
-	MOVQ              ctx_len+8(FP), R9
-	SHRQ              $0x04, R9
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VADDPS            Y5, Y0, Y0
+	VSHUFF32X4        $0x00, Y5, Y5, Y2
+	VSHUFF32X4        $0x03, Y5, Y5, Y3
+	VSHUFPS           $0x00, Y2, Y2, Y4
+	VSHUFPS           $0x55, Y2, Y2, Y5
+	VSHUFPS           $0xaa, Y2, Y2, Y6
+	VSHUFPS           $0xff, Y2, Y2, Y2
+	VSHUFPS           $0x00, Y3, Y3, Y7
+	VSHUFPS           $0x55, Y3, Y3, Y8
+	VSHUFPS           $0xaa, Y3, Y3, Y9
+	VSHUFPS           $0xff, Y3, Y3, Y3
+	MOVQ              R11, CX
+	LEAQ              (R11)(BX*4), DI
+	MOVQ              ctx_base+0(FP), R14
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
 	JZ                ctxOne
 
 ctxPair:
-	VMOVUPS     (R13), Y13
-	VFMADD231PS (CX), Y7, Y13
-	VFMADD231PS (CX)(BX*1), Y8, Y13
-	VFMADD231PS (CX)(BX*2), Y9, Y13
-	VFMADD231PS (CX)(SI*1), Y5, Y13
-	VFMADD231PS (R8), Y10, Y13
-	VFMADD231PS (R8)(BX*1), Y11, Y13
-	VFMADD231PS (R8)(BX*2), Y12, Y13
-	VFMADD231PS (R8)(SI*1), Y6, Y13
-	VMOVUPS     Y13, (R13)
-	VMOVUPS     32(R13), Y13
-	VFMADD231PS 32(CX), Y7, Y13
-	VFMADD231PS 32(CX)(BX*1), Y8, Y13
-	VFMADD231PS 32(CX)(BX*2), Y9, Y13
-	VFMADD231PS 32(CX)(SI*1), Y5, Y13
-	VFMADD231PS 32(R8), Y10, Y13
-	VFMADD231PS 32(R8)(BX*1), Y11, Y13
-	VFMADD231PS 32(R8)(BX*2), Y12, Y13
-	VFMADD231PS 32(R8)(SI*1), Y6, Y13
-	VMOVUPS     Y13, 32(R13)
+	VMOVUPS     (R14), Y10
+	VFMADD231PS (CX), Y4, Y10
+	VFMADD231PS (CX)(BX*1), Y5, Y10
+	VFMADD231PS (CX)(BX*2), Y6, Y10
+	VFMADD231PS (CX)(SI*1), Y2, Y10
+	VFMADD231PS (DI), Y7, Y10
+	VFMADD231PS (DI)(BX*1), Y8, Y10
+	VFMADD231PS (DI)(BX*2), Y9, Y10
+	VFMADD231PS (DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R14)
+	VMOVUPS     32(R14), Y10
+	VFMADD231PS 32(CX), Y4, Y10
+	VFMADD231PS 32(CX)(BX*1), Y5, Y10
+	VFMADD231PS 32(CX)(BX*2), Y6, Y10
+	VFMADD231PS 32(CX)(SI*1), Y2, Y10
+	VFMADD231PS 32(DI), Y7, Y10
+	VFMADD231PS 32(DI)(BX*1), Y8, Y10
+	VFMADD231PS 32(DI)(BX*2), Y9, Y10
+	VFMADD231PS 32(DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, 32(R14)
 	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R13
-	DECQ        R9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R14
+	DECQ        R8
 	JNZ         ctxPair
 
 ctxOne:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
 	JZ          next
-	VMOVUPS     (R13), Y13
-	VFMADD231PS (CX), Y7, Y13
-	VFMADD231PS (CX)(BX*1), Y8, Y13
-	VFMADD231PS (CX)(BX*2), Y9, Y13
-	VFMADD231PS (CX)(SI*1), Y5, Y13
-	VFMADD231PS (R8), Y10, Y13
-	VFMADD231PS (R8)(BX*1), Y11, Y13
-	VFMADD231PS (R8)(BX*2), Y12, Y13
-	VFMADD231PS (R8)(SI*1), Y6, Y13
-	VMOVUPS     Y13, (R13)
+	VMOVUPS     (R14), Y10
+	VFMADD231PS (CX), Y4, Y10
+	VFMADD231PS (CX)(BX*1), Y5, Y10
+	VFMADD231PS (CX)(BX*2), Y6, Y10
+	VFMADD231PS (CX)(SI*1), Y2, Y10
+	VFMADD231PS (DI), Y7, Y10
+	VFMADD231PS (DI)(BX*1), Y8, Y10
+	VFMADD231PS (DI)(BX*2), Y9, Y10
+	VFMADD231PS (DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R14)
 
 next:
-	CMPQ R12, $0x00000000
-	JE   splitTo1
-	CMPQ R12, $0x00000001
-	JE   splitTo2
-	CMPQ R12, $0x00000002
-	JE   splitTo3
-	JMP  splitNext
-
-splitTo1:
-	VMOVAPS Y2, Y5
-	LEAQ    (DX)(R10*1), R8
-	MOVQ    $0x00000001, R12
-	JMP     splitPass
-
-splitTo2:
-	VMOVAPS Y3, Y5
-	LEAQ    (DX)(R10*2), R8
-	MOVQ    $0x00000002, R12
-	JMP     splitPass
-
-splitTo3:
-	VMOVAPS Y4, Y5
-	LEAQ    (DX)(R11*1), R8
-	MOVQ    $0x00000003, R12
-	JMP     splitPass
-
-splitNext:
+	ADDQ R10, R11
+	ADDQ 8(SP), R12
+	DECQ R13
+	JNZ  splitPass
 	LEAQ (DX)(BX*8), DX
 	ADDQ $0x00000020, AX
-	DECQ DI
+	DECQ R9
+	JMP  split
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarSplit4PF2AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, FMA3, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarSplit4PF2AVX512(SB), NOSPLIT, $16-128
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVQ         CX, R9
+	SHRQ         $0x05, R9
+	MOVQ         R9, CX
+	SHLQ         $0x05, CX
+	MOVQ         CX, 8(SP)
+	MOVQ         R9, R10
+	SHLQ         $0x03, R10
+	IMULQ        BX, R10
+
+split:
+	TESTQ   R9, R9
+	JZ      end
+	XORQ    DI, DI
+	MOVQ    BX, CX
+	SHLQ    $0x04, CX
+	CMPQ    R9, $0x00000003
+	CMOVQCS DI, CX
+	MOVQ    AX, R12
+	MOVQ    DX, DI
+	MOVQ    h_base+80(FP), R11
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	LEAQ    (R10)(R10*2), R13
+	LEAQ    (DI)(CX*1), R14
+	MOVQ    ctx_len+8(FP), R8
+	SHRQ    $0x04, R8
+	JZ      split0One
+
+split0Two:
+	VMOVUPS     (R11), Y6
+	VFMADD231PS (DI), Y6, Y2
+	VFMADD231PS (DI)(R10*1), Y6, Y3
+	VFMADD231PS (DI)(R10*2), Y6, Y4
+	VFMADD231PS (DI)(R13*1), Y6, Y5
+	VMOVUPS     32(R11), Y6
+	VFMADD231PS 32(DI), Y6, Y2
+	VFMADD231PS 32(DI)(R10*1), Y6, Y3
+	VFMADD231PS 32(DI)(R10*2), Y6, Y4
+	VFMADD231PS 32(DI)(R13*1), Y6, Y5
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split0Two
+
+split0One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split0Half
+	VMOVUPS     (R11), Y6
+	VFMADD231PS (DI), Y6, Y2
+	VFMADD231PS (DI)(R10*1), Y6, Y3
+	VFMADD231PS (DI)(R10*2), Y6, Y4
+	VFMADD231PS (DI)(R13*1), Y6, Y5
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split0Half:
+	LEAQ   (DX)(BX*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split1One
+
+split1Two:
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	VMOVUPS     32(R11), Y10
+	VFMADD231PS 32(DI), Y10, Y6
+	VFMADD231PS 32(DI)(R10*1), Y10, Y7
+	VFMADD231PS 32(DI)(R10*2), Y10, Y8
+	VFMADD231PS 32(DI)(R13*1), Y10, Y9
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split1Two
+
+split1One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split1Half
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split1Half:
+	LEAQ   (DX)(BX*2), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split2One
+
+split2Two:
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	VMOVUPS     32(R11), Y14
+	VFMADD231PS 32(DI), Y14, Y10
+	VFMADD231PS 32(DI)(R10*1), Y14, Y11
+	VFMADD231PS 32(DI)(R10*2), Y14, Y12
+	VFMADD231PS 32(DI)(R13*1), Y14, Y13
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split2Two
+
+split2One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split2Half
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split2Half:
+	LEAQ   (DX)(SI*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	VXORPS Y16, Y16, Y16
+	VXORPS Y17, Y17, Y17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split3One
+
+split3Two:
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	VMOVUPS     32(R11), Y18
+	VFMADD231PS 32(DI), Y18, Y14
+	VFMADD231PS 32(DI)(R10*1), Y18, Y15
+	VFMADD231PS 32(DI)(R10*2), Y18, Y16
+	VFMADD231PS 32(DI)(R13*1), Y18, Y17
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split3Two
+
+split3One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split3Half
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split3Half:
+	VSHUFPS       $0x88, Y6, Y2, Y18
+	VSHUFPS       $0xdd, Y6, Y2, Y2
+	VADDPS        Y2, Y18, Y18
+	VSHUFPS       $0x88, Y14, Y10, Y2
+	VSHUFPS       $0xdd, Y14, Y10, Y6
+	VADDPS        Y6, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y18, Y6
+	VSHUFPS       $0xdd, Y2, Y18, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X2
+	VADDPS        X2, X6, X6
+	VSHUFPS       $0x88, Y7, Y3, Y2
+	VSHUFPS       $0xdd, Y7, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y15, Y11, Y3
+	VSHUFPS       $0xdd, Y15, Y11, Y7
+	VADDPS        Y7, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X2
+	VADDPS        X2, X7, X7
+	VSHUFPS       $0x88, Y8, Y4, Y2
+	VSHUFPS       $0xdd, Y8, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y16, Y12, Y3
+	VSHUFPS       $0xdd, Y16, Y12, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y4
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X2
+	VADDPS        X2, X4, X4
+	VSHUFPS       $0x88, Y9, Y5, Y2
+	VSHUFPS       $0xdd, Y9, Y5, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y17, Y13, Y3
+	VSHUFPS       $0xdd, Y17, Y13, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y5
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	LEAQ          (DX)(BX*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Y2, Y2, Y2
+	VXORPS        Y3, Y3, Y3
+	VXORPS        Y8, Y8, Y8
+	VXORPS        Y9, Y9, Y9
+	LEAQ          (R10)(R10*2), R13
+	LEAQ          (DI)(CX*1), R14
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x04, R8
+	JZ            split4One
+
+split4Two:
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y2
+	VFMADD231PS (DI)(R10*1), Y10, Y3
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	VMOVUPS     32(R11), Y10
+	VFMADD231PS 32(DI), Y10, Y2
+	VFMADD231PS 32(DI)(R10*1), Y10, Y3
+	VFMADD231PS 32(DI)(R10*2), Y10, Y8
+	VFMADD231PS 32(DI)(R13*1), Y10, Y9
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split4Two
+
+split4One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split4Half
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y2
+	VFMADD231PS (DI)(R10*1), Y10, Y3
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split4Half:
+	LEAQ   (DX)(BX*4), DI
+	ADDQ   BX, DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split5One
+
+split5Two:
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	VMOVUPS     32(R11), Y14
+	VFMADD231PS 32(DI), Y14, Y10
+	VFMADD231PS 32(DI)(R10*1), Y14, Y11
+	VFMADD231PS 32(DI)(R10*2), Y14, Y12
+	VFMADD231PS 32(DI)(R13*1), Y14, Y13
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split5Two
+
+split5One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split5Half
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split5Half:
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	VXORPS Y16, Y16, Y16
+	VXORPS Y17, Y17, Y17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split6One
+
+split6Two:
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	VMOVUPS     32(R11), Y18
+	VFMADD231PS 32(DI), Y18, Y14
+	VFMADD231PS 32(DI)(R10*1), Y18, Y15
+	VFMADD231PS 32(DI)(R10*2), Y18, Y16
+	VFMADD231PS 32(DI)(R13*1), Y18, Y17
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split6Two
+
+split6One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split6Half
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split6Half:
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y18, Y18, Y18
+	VXORPS Y19, Y19, Y19
+	VXORPS Y20, Y20, Y20
+	VXORPS Y21, Y21, Y21
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), CX
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split7One
+
+split7Two:
+	VMOVUPS     (R11), Y22
+	VFMADD231PS (DI), Y22, Y18
+	VFMADD231PS (DI)(R10*1), Y22, Y19
+	VFMADD231PS (DI)(R10*2), Y22, Y20
+	VFMADD231PS (DI)(R13*1), Y22, Y21
+	VMOVUPS     32(R11), Y22
+	VFMADD231PS 32(DI), Y22, Y18
+	VFMADD231PS 32(DI)(R10*1), Y22, Y19
+	VFMADD231PS 32(DI)(R10*2), Y22, Y20
+	VFMADD231PS 32(DI)(R13*1), Y22, Y21
+	PREFETCHT0  (CX)
+	PREFETCHT0  (CX)(R10*1)
+	PREFETCHT0  (CX)(R10*2)
+	PREFETCHT0  (CX)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, CX
+	DECQ        R8
+	JNZ         split7Two
+
+split7One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split7Half
+	VMOVUPS     (R11), Y22
+	VFMADD231PS (DI), Y22, Y18
+	VFMADD231PS (DI)(R10*1), Y22, Y19
+	VFMADD231PS (DI)(R10*2), Y22, Y20
+	VFMADD231PS (DI)(R13*1), Y22, Y21
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split7Half:
+	VSHUFPS       $0x88, Y10, Y2, Y22
+	VSHUFPS       $0xdd, Y10, Y2, Y2
+	VADDPS        Y2, Y22, Y22
+	VSHUFPS       $0x88, Y18, Y14, Y2
+	VSHUFPS       $0xdd, Y18, Y14, Y10
+	VADDPS        Y10, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y22, Y10
+	VSHUFPS       $0xdd, Y2, Y22, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF32X4 $0x01, Y10, X2
+	VADDPS        X2, X10, X10
+	VSHUFPS       $0x88, Y11, Y3, Y2
+	VSHUFPS       $0xdd, Y11, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y19, Y15, Y3
+	VSHUFPS       $0xdd, Y19, Y15, Y11
+	VADDPS        Y11, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y11
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF32X4 $0x01, Y11, X2
+	VADDPS        X2, X11, X11
+	VSHUFPS       $0x88, Y12, Y8, Y2
+	VSHUFPS       $0xdd, Y12, Y8, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y20, Y16, Y3
+	VSHUFPS       $0xdd, Y20, Y16, Y8
+	VADDPS        Y8, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y8
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF32X4 $0x01, Y8, X2
+	VADDPS        X2, X8, X8
+	VSHUFPS       $0x88, Y13, Y9, Y2
+	VSHUFPS       $0xdd, Y13, Y9, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y21, Y17, Y3
+	VSHUFPS       $0xdd, Y21, Y17, Y9
+	VADDPS        Y9, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y9
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF32X4 $0x01, Y9, X2
+	VADDPS        X2, X9, X9
+	VINSERTF32X4  $0x01, X10, Y6, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X11, Y7, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X8, Y4, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X9, Y5, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, R11
+	MOVQ          AX, R12
+	MOVQ          $0x00000004, R13
+
+splitPass:
+	VMOVUPS           (R12), Y2
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K1
+	KORTESTB          K1, K1
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VMULPS            Y5, Y0, Y0
+	MOVQ              ctx_base+0(FP), CX
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x03, R8
+
+rescale:
+	VMULPS       (CX), Y5, Y1
+	VMOVUPS      Y1, (CX)
+	ADDQ         $0x00000020, CX
+	DECQ         R8
+	JNZ          rescale
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VADDPS            Y5, Y0, Y0
+	VSHUFF32X4        $0x00, Y5, Y5, Y2
+	VSHUFF32X4        $0x03, Y5, Y5, Y3
+	VSHUFPS           $0x00, Y2, Y2, Y4
+	VSHUFPS           $0x55, Y2, Y2, Y5
+	VSHUFPS           $0xaa, Y2, Y2, Y6
+	VSHUFPS           $0xff, Y2, Y2, Y2
+	VSHUFPS           $0x00, Y3, Y3, Y7
+	VSHUFPS           $0x55, Y3, Y3, Y8
+	VSHUFPS           $0xaa, Y3, Y3, Y9
+	VSHUFPS           $0xff, Y3, Y3, Y3
+	MOVQ              R11, CX
+	LEAQ              (R11)(BX*4), DI
+	MOVQ              ctx_base+0(FP), R14
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
+	JZ                ctxOne
+
+ctxPair:
+	VMOVUPS     (R14), Y10
+	VFMADD231PS (CX), Y4, Y10
+	VFMADD231PS (CX)(BX*1), Y5, Y10
+	VFMADD231PS (CX)(BX*2), Y6, Y10
+	VFMADD231PS (CX)(SI*1), Y2, Y10
+	VFMADD231PS (DI), Y7, Y10
+	VFMADD231PS (DI)(BX*1), Y8, Y10
+	VFMADD231PS (DI)(BX*2), Y9, Y10
+	VFMADD231PS (DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R14)
+	VMOVUPS     32(R14), Y10
+	VFMADD231PS 32(CX), Y4, Y10
+	VFMADD231PS 32(CX)(BX*1), Y5, Y10
+	VFMADD231PS 32(CX)(BX*2), Y6, Y10
+	VFMADD231PS 32(CX)(SI*1), Y2, Y10
+	VFMADD231PS 32(DI), Y7, Y10
+	VFMADD231PS 32(DI)(BX*1), Y8, Y10
+	VFMADD231PS 32(DI)(BX*2), Y9, Y10
+	VFMADD231PS 32(DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, 32(R14)
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          next
+	VMOVUPS     (R14), Y10
+	VFMADD231PS (CX), Y4, Y10
+	VFMADD231PS (CX)(BX*1), Y5, Y10
+	VFMADD231PS (CX)(BX*2), Y6, Y10
+	VFMADD231PS (CX)(SI*1), Y2, Y10
+	VFMADD231PS (DI), Y7, Y10
+	VFMADD231PS (DI)(BX*1), Y8, Y10
+	VFMADD231PS (DI)(BX*2), Y9, Y10
+	VFMADD231PS (DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R14)
+
+next:
+	ADDQ R10, R11
+	ADDQ 8(SP), R12
+	DECQ R13
+	JNZ  splitPass
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	DECQ R9
+	JMP  split
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarSplit6PF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, FMA3, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarSplit6PF1AVX512(SB), NOSPLIT, $16-128
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X3, X3, X3
+	VSUBSS       (SP), X3, X3
+	VBROADCASTSS X3, Y3
+	VCVTSI2SDQ   CX, X1, X1
+	MOVQ         $0x00000030, CX
+	VCVTSI2SDQ   CX, X2, X2
+	VDIVSD       X2, X1, X1
+	VCVTTSD2SIQ  X1, R9
+	MOVQ         R9, CX
+	SHLQ         $0x05, CX
+	MOVQ         CX, 8(SP)
+	MOVQ         R9, R10
+	SHLQ         $0x03, R10
+	IMULQ        BX, R10
+
+split:
+	TESTQ   R9, R9
+	JZ      end
+	XORQ    DI, DI
+	MOVQ    BX, CX
+	SHLQ    $0x03, CX
+	CMPQ    R9, $0x00000002
+	CMOVQCS DI, CX
+	MOVQ    AX, R12
+	MOVQ    DX, DI
+	MOVQ    h_base+80(FP), R11
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	LEAQ    (R10)(R10*2), R13
+	LEAQ    (DI)(CX*1), R14
+	MOVQ    ctx_len+8(FP), R8
+	SHRQ    $0x04, R8
+	JZ      split0One
+
+split0Two:
+	VMOVUPS     (R11), Y6
+	VFMADD231PS (DI), Y6, Y1
+	VFMADD231PS (DI)(R10*1), Y6, Y2
+	VFMADD231PS (DI)(R10*2), Y6, Y4
+	VFMADD231PS (DI)(R13*1), Y6, Y5
+	VMOVUPS     32(R11), Y6
+	VFMADD231PS 32(DI), Y6, Y1
+	VFMADD231PS 32(DI)(R10*1), Y6, Y2
+	VFMADD231PS 32(DI)(R10*2), Y6, Y4
+	VFMADD231PS 32(DI)(R13*1), Y6, Y5
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split0Two
+
+split0One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split0Half
+	VMOVUPS     (R11), Y6
+	VFMADD231PS (DI), Y6, Y1
+	VFMADD231PS (DI)(R10*1), Y6, Y2
+	VFMADD231PS (DI)(R10*2), Y6, Y4
+	VFMADD231PS (DI)(R13*1), Y6, Y5
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split0Half:
+	LEAQ   (DX)(BX*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split1One
+
+split1Two:
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	VMOVUPS     32(R11), Y10
+	VFMADD231PS 32(DI), Y10, Y6
+	VFMADD231PS 32(DI)(R10*1), Y10, Y7
+	VFMADD231PS 32(DI)(R10*2), Y10, Y8
+	VFMADD231PS 32(DI)(R13*1), Y10, Y9
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split1Two
+
+split1One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split1Half
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split1Half:
+	LEAQ   (DX)(BX*2), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split2One
+
+split2Two:
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	VMOVUPS     32(R11), Y14
+	VFMADD231PS 32(DI), Y14, Y10
+	VFMADD231PS 32(DI)(R10*1), Y14, Y11
+	VFMADD231PS 32(DI)(R10*2), Y14, Y12
+	VFMADD231PS 32(DI)(R13*1), Y14, Y13
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split2Two
+
+split2One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split2Half
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split2Half:
+	LEAQ   (DX)(SI*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	VXORPS Y16, Y16, Y16
+	VXORPS Y17, Y17, Y17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split3One
+
+split3Two:
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	VMOVUPS     32(R11), Y18
+	VFMADD231PS 32(DI), Y18, Y14
+	VFMADD231PS 32(DI)(R10*1), Y18, Y15
+	VFMADD231PS 32(DI)(R10*2), Y18, Y16
+	VFMADD231PS 32(DI)(R13*1), Y18, Y17
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split3Two
+
+split3One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split3Half
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split3Half:
+	VSHUFPS       $0x88, Y6, Y1, Y18
+	VSHUFPS       $0xdd, Y6, Y1, Y1
+	VADDPS        Y1, Y18, Y18
+	VSHUFPS       $0x88, Y14, Y10, Y1
+	VSHUFPS       $0xdd, Y14, Y10, Y6
+	VADDPS        Y6, Y1, Y1
+	VSHUFPS       $0x88, Y1, Y18, Y6
+	VSHUFPS       $0xdd, Y1, Y18, Y1
+	VADDPS        Y1, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X1
+	VADDPS        X1, X6, X6
+	VSHUFPS       $0x88, Y7, Y2, Y1
+	VSHUFPS       $0xdd, Y7, Y2, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y15, Y11, Y2
+	VSHUFPS       $0xdd, Y15, Y11, Y7
+	VADDPS        Y7, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y1, Y7
+	VSHUFPS       $0xdd, Y2, Y1, Y1
+	VADDPS        Y1, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X1
+	VADDPS        X1, X7, X7
+	VSHUFPS       $0x88, Y8, Y4, Y1
+	VSHUFPS       $0xdd, Y8, Y4, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y16, Y12, Y2
+	VSHUFPS       $0xdd, Y16, Y12, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y1, Y4
+	VSHUFPS       $0xdd, Y2, Y1, Y1
+	VADDPS        Y1, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X1
+	VADDPS        X1, X4, X4
+	VSHUFPS       $0x88, Y9, Y5, Y1
+	VSHUFPS       $0xdd, Y9, Y5, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y17, Y13, Y2
+	VSHUFPS       $0xdd, Y17, Y13, Y5
+	VADDPS        Y5, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y1, Y5
+	VSHUFPS       $0xdd, Y2, Y1, Y1
+	VADDPS        Y1, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X1
+	VADDPS        X1, X5, X5
+	LEAQ          (DX)(BX*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Y1, Y1, Y1
+	VXORPS        Y2, Y2, Y2
+	VXORPS        Y8, Y8, Y8
+	VXORPS        Y9, Y9, Y9
+	LEAQ          (R10)(R10*2), R13
+	LEAQ          (DI)(CX*1), R14
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x04, R8
+	JZ            split4One
+
+split4Two:
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y1
+	VFMADD231PS (DI)(R10*1), Y10, Y2
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	VMOVUPS     32(R11), Y10
+	VFMADD231PS 32(DI), Y10, Y1
+	VFMADD231PS 32(DI)(R10*1), Y10, Y2
+	VFMADD231PS 32(DI)(R10*2), Y10, Y8
+	VFMADD231PS 32(DI)(R13*1), Y10, Y9
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split4Two
+
+split4One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split4Half
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y1
+	VFMADD231PS (DI)(R10*1), Y10, Y2
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split4Half:
+	LEAQ   (DX)(BX*4), DI
+	ADDQ   BX, DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split5One
+
+split5Two:
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	VMOVUPS     32(R11), Y14
+	VFMADD231PS 32(DI), Y14, Y10
+	VFMADD231PS 32(DI)(R10*1), Y14, Y11
+	VFMADD231PS 32(DI)(R10*2), Y14, Y12
+	VFMADD231PS 32(DI)(R13*1), Y14, Y13
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split5Two
+
+split5One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split5Half
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split5Half:
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	VXORPS Y16, Y16, Y16
+	VXORPS Y17, Y17, Y17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split6One
+
+split6Two:
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	VMOVUPS     32(R11), Y18
+	VFMADD231PS 32(DI), Y18, Y14
+	VFMADD231PS 32(DI)(R10*1), Y18, Y15
+	VFMADD231PS 32(DI)(R10*2), Y18, Y16
+	VFMADD231PS 32(DI)(R13*1), Y18, Y17
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split6Two
+
+split6One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split6Half
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split6Half:
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y18, Y18, Y18
+	VXORPS Y19, Y19, Y19
+	VXORPS Y20, Y20, Y20
+	VXORPS Y21, Y21, Y21
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split7One
+
+split7Two:
+	VMOVUPS     (R11), Y22
+	VFMADD231PS (DI), Y22, Y18
+	VFMADD231PS (DI)(R10*1), Y22, Y19
+	VFMADD231PS (DI)(R10*2), Y22, Y20
+	VFMADD231PS (DI)(R13*1), Y22, Y21
+	VMOVUPS     32(R11), Y22
+	VFMADD231PS 32(DI), Y22, Y18
+	VFMADD231PS 32(DI)(R10*1), Y22, Y19
+	VFMADD231PS 32(DI)(R10*2), Y22, Y20
+	VFMADD231PS 32(DI)(R13*1), Y22, Y21
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split7Two
+
+split7One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split7Half
+	VMOVUPS     (R11), Y22
+	VFMADD231PS (DI), Y22, Y18
+	VFMADD231PS (DI)(R10*1), Y22, Y19
+	VFMADD231PS (DI)(R10*2), Y22, Y20
+	VFMADD231PS (DI)(R13*1), Y22, Y21
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split7Half:
+	VSHUFPS       $0x88, Y10, Y1, Y22
+	VSHUFPS       $0xdd, Y10, Y1, Y1
+	VADDPS        Y1, Y22, Y22
+	VSHUFPS       $0x88, Y18, Y14, Y1
+	VSHUFPS       $0xdd, Y18, Y14, Y10
+	VADDPS        Y10, Y1, Y1
+	VSHUFPS       $0x88, Y1, Y22, Y10
+	VSHUFPS       $0xdd, Y1, Y22, Y1
+	VADDPS        Y1, Y10, Y10
+	VEXTRACTF32X4 $0x01, Y10, X1
+	VADDPS        X1, X10, X10
+	VSHUFPS       $0x88, Y11, Y2, Y1
+	VSHUFPS       $0xdd, Y11, Y2, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y19, Y15, Y2
+	VSHUFPS       $0xdd, Y19, Y15, Y11
+	VADDPS        Y11, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y1, Y11
+	VSHUFPS       $0xdd, Y2, Y1, Y1
+	VADDPS        Y1, Y11, Y11
+	VEXTRACTF32X4 $0x01, Y11, X1
+	VADDPS        X1, X11, X11
+	VSHUFPS       $0x88, Y12, Y8, Y1
+	VSHUFPS       $0xdd, Y12, Y8, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y20, Y16, Y2
+	VSHUFPS       $0xdd, Y20, Y16, Y8
+	VADDPS        Y8, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y1, Y8
+	VSHUFPS       $0xdd, Y2, Y1, Y1
+	VADDPS        Y1, Y8, Y8
+	VEXTRACTF32X4 $0x01, Y8, X1
+	VADDPS        X1, X8, X8
+	VSHUFPS       $0x88, Y13, Y9, Y1
+	VSHUFPS       $0xdd, Y13, Y9, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y21, Y17, Y2
+	VSHUFPS       $0xdd, Y21, Y17, Y9
+	VADDPS        Y9, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y1, Y9
+	VSHUFPS       $0xdd, Y2, Y1, Y1
+	VADDPS        Y1, Y9, Y9
+	VEXTRACTF32X4 $0x01, Y9, X1
+	VADDPS        X1, X9, X9
+	VINSERTF32X4  $0x01, X10, Y6, Y1
+	VMOVUPS       Y1, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X11, Y7, Y1
+	VMOVUPS       Y1, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X8, Y4, Y1
+	VMOVUPS       Y1, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X9, Y5, Y1
+	VMOVUPS       Y1, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, DI
+	LEAQ          (DI)(R10*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Y1, Y1, Y1
+	VXORPS        Y4, Y4, Y4
+	VXORPS        Y2, Y2, Y2
+	VXORPS        Y5, Y5, Y5
+	LEAQ          (DI)(CX*1), R13
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x04, R8
+	JZ            split32One
+
+split32Two:
+	VMOVUPS     (R11), Y6
+	VFMADD231PS (DI), Y6, Y1
+	VFMADD231PS (DI)(R10*1), Y6, Y2
+	VMOVUPS     32(R11), Y6
+	VFMADD231PS 32(DI), Y6, Y4
+	VFMADD231PS 32(DI)(R10*1), Y6, Y5
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R13
+	DECQ        R8
+	JNZ         split32Two
+
+split32One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split32Half
+	VMOVUPS     (R11), Y6
+	VFMADD231PS (DI), Y6, Y1
+	VFMADD231PS (DI)(R10*1), Y6, Y2
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split32Half:
+	VADDPS Y4, Y1, Y1
+	VADDPS Y5, Y2, Y2
+	LEAQ   (DX)(BX*1), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y4, Y4, Y4
+	VXORPS Y6, Y6, Y6
+	VXORPS Y5, Y5, Y5
+	VXORPS Y7, Y7, Y7
+	LEAQ   (DI)(CX*1), R13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split33One
+
+split33Two:
+	VMOVUPS     (R11), Y8
+	VFMADD231PS (DI), Y8, Y4
+	VFMADD231PS (DI)(R10*1), Y8, Y5
+	VMOVUPS     32(R11), Y8
+	VFMADD231PS 32(DI), Y8, Y6
+	VFMADD231PS 32(DI)(R10*1), Y8, Y7
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R13
+	DECQ        R8
+	JNZ         split33Two
+
+split33One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split33Half
+	VMOVUPS     (R11), Y8
+	VFMADD231PS (DI), Y8, Y4
+	VFMADD231PS (DI)(R10*1), Y8, Y5
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split33Half:
+	VADDPS Y6, Y4, Y4
+	VADDPS Y7, Y5, Y5
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y6, Y6, Y6
+	VXORPS Y8, Y8, Y8
+	VXORPS Y7, Y7, Y7
+	VXORPS Y9, Y9, Y9
+	LEAQ   (DI)(CX*1), R13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split34One
+
+split34Two:
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	VMOVUPS     32(R11), Y10
+	VFMADD231PS 32(DI), Y10, Y8
+	VFMADD231PS 32(DI)(R10*1), Y10, Y9
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R13
+	DECQ        R8
+	JNZ         split34Two
+
+split34One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split34Half
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split34Half:
+	VADDPS Y8, Y6, Y6
+	VADDPS Y9, Y7, Y7
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y8, Y8, Y8
+	VXORPS Y10, Y10, Y10
+	VXORPS Y9, Y9, Y9
+	VXORPS Y11, Y11, Y11
+	LEAQ   (DI)(CX*1), R13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split35One
+
+split35Two:
+	VMOVUPS     (R11), Y12
+	VFMADD231PS (DI), Y12, Y8
+	VFMADD231PS (DI)(R10*1), Y12, Y9
+	VMOVUPS     32(R11), Y12
+	VFMADD231PS 32(DI), Y12, Y10
+	VFMADD231PS 32(DI)(R10*1), Y12, Y11
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R13
+	DECQ        R8
+	JNZ         split35Two
+
+split35One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split35Half
+	VMOVUPS     (R11), Y12
+	VFMADD231PS (DI), Y12, Y8
+	VFMADD231PS (DI)(R10*1), Y12, Y9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split35Half:
+	VADDPS        Y10, Y8, Y8
+	VADDPS        Y11, Y9, Y9
+	VSHUFPS       $0x88, Y4, Y1, Y10
+	VSHUFPS       $0xdd, Y4, Y1, Y1
+	VADDPS        Y1, Y10, Y10
+	VSHUFPS       $0x88, Y8, Y6, Y1
+	VSHUFPS       $0xdd, Y8, Y6, Y4
+	VADDPS        Y4, Y1, Y1
+	VSHUFPS       $0x88, Y1, Y10, Y4
+	VSHUFPS       $0xdd, Y1, Y10, Y1
+	VADDPS        Y1, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X1
+	VADDPS        X1, X4, X4
+	VSHUFPS       $0x88, Y5, Y2, Y1
+	VSHUFPS       $0xdd, Y5, Y2, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y9, Y7, Y2
+	VSHUFPS       $0xdd, Y9, Y7, Y5
+	VADDPS        Y5, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y1, Y5
+	VSHUFPS       $0xdd, Y2, Y1, Y1
+	VADDPS        Y1, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X1
+	VADDPS        X1, X5, X5
+	LEAQ          (DX)(BX*4), DI
+	LEAQ          (DI)(R10*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Y1, Y1, Y1
+	VXORPS        Y6, Y6, Y6
+	VXORPS        Y2, Y2, Y2
+	VXORPS        Y7, Y7, Y7
+	LEAQ          (DI)(CX*1), R13
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x04, R8
+	JZ            split36One
+
+split36Two:
+	VMOVUPS     (R11), Y8
+	VFMADD231PS (DI), Y8, Y1
+	VFMADD231PS (DI)(R10*1), Y8, Y2
+	VMOVUPS     32(R11), Y8
+	VFMADD231PS 32(DI), Y8, Y6
+	VFMADD231PS 32(DI)(R10*1), Y8, Y7
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R13
+	DECQ        R8
+	JNZ         split36Two
+
+split36One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split36Half
+	VMOVUPS     (R11), Y8
+	VFMADD231PS (DI), Y8, Y1
+	VFMADD231PS (DI)(R10*1), Y8, Y2
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split36Half:
+	VADDPS Y6, Y1, Y1
+	VADDPS Y7, Y2, Y2
+	LEAQ   (DX)(BX*4), DI
+	ADDQ   BX, DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y6, Y6, Y6
+	VXORPS Y8, Y8, Y8
+	VXORPS Y7, Y7, Y7
+	VXORPS Y9, Y9, Y9
+	LEAQ   (DI)(CX*1), R13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split37One
+
+split37Two:
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	VMOVUPS     32(R11), Y10
+	VFMADD231PS 32(DI), Y10, Y8
+	VFMADD231PS 32(DI)(R10*1), Y10, Y9
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R13
+	DECQ        R8
+	JNZ         split37Two
+
+split37One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split37Half
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split37Half:
+	VADDPS Y8, Y6, Y6
+	VADDPS Y9, Y7, Y7
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(BX*4), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y8, Y8, Y8
+	VXORPS Y10, Y10, Y10
+	VXORPS Y9, Y9, Y9
+	VXORPS Y11, Y11, Y11
+	LEAQ   (DI)(CX*1), R13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split38One
+
+split38Two:
+	VMOVUPS     (R11), Y12
+	VFMADD231PS (DI), Y12, Y8
+	VFMADD231PS (DI)(R10*1), Y12, Y9
+	VMOVUPS     32(R11), Y12
+	VFMADD231PS 32(DI), Y12, Y10
+	VFMADD231PS 32(DI)(R10*1), Y12, Y11
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R13
+	DECQ        R8
+	JNZ         split38Two
+
+split38One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split38Half
+	VMOVUPS     (R11), Y12
+	VFMADD231PS (DI), Y12, Y8
+	VFMADD231PS (DI)(R10*1), Y12, Y9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split38Half:
+	VADDPS Y10, Y8, Y8
+	VADDPS Y11, Y9, Y9
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(BX*4), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y10, Y10, Y10
+	VXORPS Y12, Y12, Y12
+	VXORPS Y11, Y11, Y11
+	VXORPS Y13, Y13, Y13
+	LEAQ   (DI)(CX*1), CX
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split39One
+
+split39Two:
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VMOVUPS     32(R11), Y14
+	VFMADD231PS 32(DI), Y14, Y12
+	VFMADD231PS 32(DI)(R10*1), Y14, Y13
+	PREFETCHT0  (CX)
+	PREFETCHT0  (CX)(R10*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, CX
+	DECQ        R8
+	JNZ         split39Two
+
+split39One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split39Half
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split39Half:
+	VADDPS        Y12, Y10, Y10
+	VADDPS        Y13, Y11, Y11
+	VSHUFPS       $0x88, Y6, Y1, Y12
+	VSHUFPS       $0xdd, Y6, Y1, Y1
+	VADDPS        Y1, Y12, Y12
+	VSHUFPS       $0x88, Y10, Y8, Y1
+	VSHUFPS       $0xdd, Y10, Y8, Y6
+	VADDPS        Y6, Y1, Y1
+	VSHUFPS       $0x88, Y1, Y12, Y6
+	VSHUFPS       $0xdd, Y1, Y12, Y1
+	VADDPS        Y1, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X1
+	VADDPS        X1, X6, X6
+	VSHUFPS       $0x88, Y7, Y2, Y1
+	VSHUFPS       $0xdd, Y7, Y2, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y11, Y9, Y2
+	VSHUFPS       $0xdd, Y11, Y9, Y7
+	VADDPS        Y7, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y1, Y7
+	VSHUFPS       $0xdd, Y2, Y1, Y1
+	VADDPS        Y1, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X1
+	VADDPS        X1, X7, X7
+	VINSERTF32X4  $0x01, X6, Y4, Y1
+	VMOVUPS       Y1, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X7, Y5, Y1
+	VMOVUPS       Y1, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, R11
+	MOVQ          AX, R12
+	MOVQ          $0x00000006, R13
+
+splitPass:
+	VMOVUPS           (R12), Y1
+	VSUBPS            Y1, Y1, Y2
+	VCMPPS            $0x03, Y2, Y2, K1
+	KORTESTB          K1, K1
+	JNZ               special
+	VMOVAPS           Y1, Y2
+	VEXTRACTF32X4     $0x01, Y2, X4
+	VMAXPS            X4, X2, X2
+	VSHUFPS           $0x4e, X2, X2, X4
+	VMAXPS            X4, X2, X2
+	VSHUFPS           $0xb1, X2, X2, X4
+	VMAXPS            X4, X2, X2
+	VUCOMISS          (SP), X2
+	JBE               weights
+	VMOVSS            (SP), X3
+	VSUBSS            X2, X3, X3
+	VMOVSS            X2, (SP)
+	VBROADCASTSS      X3, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VMULPS            Y5, Y0, Y0
+	MOVQ              ctx_base+0(FP), CX
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x03, R8
+
+rescale:
+	VMULPS       (CX), Y5, Y2
+	VMOVUPS      Y2, (CX)
+	ADDQ         $0x00000020, CX
+	DECQ         R8
+	JNZ          rescale
+	VXORPS       X2, X2, X2
+	VSUBSS       (SP), X2, X2
+	VBROADCASTSS X2, Y3
+
+weights:
+	VADDPS            Y3, Y1, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y2
+	VRNDSCALEPS       $0x08, Y2, Y2
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y2, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y2, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K1
+	VSCALEFPS.Z       Y2, Y5, K1, Y5
+	VADDPS            Y5, Y0, Y0
+	VSHUFF32X4        $0x00, Y5, Y5, Y1
+	VSHUFF32X4        $0x03, Y5, Y5, Y2
+	VSHUFPS           $0x00, Y1, Y1, Y4
+	VSHUFPS           $0x55, Y1, Y1, Y5
+	VSHUFPS           $0xaa, Y1, Y1, Y6
+	VSHUFPS           $0xff, Y1, Y1, Y1
+	VSHUFPS           $0x00, Y2, Y2, Y7
+	VSHUFPS           $0x55, Y2, Y2, Y8
+	VSHUFPS           $0xaa, Y2, Y2, Y9
+	VSHUFPS           $0xff, Y2, Y2, Y2
+	MOVQ              R11, CX
+	LEAQ              (R11)(BX*4), DI
+	MOVQ              ctx_base+0(FP), R14
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
+	JZ                ctxOne
+
+ctxPair:
+	VMOVUPS     (R14), Y10
+	VFMADD231PS (CX), Y4, Y10
+	VFMADD231PS (CX)(BX*1), Y5, Y10
+	VFMADD231PS (CX)(BX*2), Y6, Y10
+	VFMADD231PS (CX)(SI*1), Y1, Y10
+	VFMADD231PS (DI), Y7, Y10
+	VFMADD231PS (DI)(BX*1), Y8, Y10
+	VFMADD231PS (DI)(BX*2), Y9, Y10
+	VFMADD231PS (DI)(SI*1), Y2, Y10
+	VMOVUPS     Y10, (R14)
+	VMOVUPS     32(R14), Y10
+	VFMADD231PS 32(CX), Y4, Y10
+	VFMADD231PS 32(CX)(BX*1), Y5, Y10
+	VFMADD231PS 32(CX)(BX*2), Y6, Y10
+	VFMADD231PS 32(CX)(SI*1), Y1, Y10
+	VFMADD231PS 32(DI), Y7, Y10
+	VFMADD231PS 32(DI)(BX*1), Y8, Y10
+	VFMADD231PS 32(DI)(BX*2), Y9, Y10
+	VFMADD231PS 32(DI)(SI*1), Y2, Y10
+	VMOVUPS     Y10, 32(R14)
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          next
+	VMOVUPS     (R14), Y10
+	VFMADD231PS (CX), Y4, Y10
+	VFMADD231PS (CX)(BX*1), Y5, Y10
+	VFMADD231PS (CX)(BX*2), Y6, Y10
+	VFMADD231PS (CX)(SI*1), Y1, Y10
+	VFMADD231PS (DI), Y7, Y10
+	VFMADD231PS (DI)(BX*1), Y8, Y10
+	VFMADD231PS (DI)(BX*2), Y9, Y10
+	VFMADD231PS (DI)(SI*1), Y2, Y10
+	VMOVUPS     Y10, (R14)
+
+next:
+	ADDQ R10, R11
+	ADDQ 8(SP), R12
+	DECQ R13
+	JNZ  splitPass
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	DECQ R9
+	JMP  split
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarSplit8PF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, FMA3, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarSplit8PF1AVX512(SB), NOSPLIT, $16-128
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVQ         CX, R9
+	SHRQ         $0x06, R9
+	MOVQ         R9, CX
+	SHLQ         $0x05, CX
+	MOVQ         CX, 8(SP)
+	MOVQ         R9, R10
+	SHLQ         $0x03, R10
+	IMULQ        BX, R10
+
+split:
+	TESTQ   R9, R9
+	JZ      end
+	XORQ    DI, DI
+	MOVQ    BX, CX
+	SHLQ    $0x03, CX
+	CMPQ    R9, $0x00000002
+	CMOVQCS DI, CX
+	MOVQ    AX, R12
+	MOVQ    DX, DI
+	MOVQ    h_base+80(FP), R11
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	LEAQ    (R10)(R10*2), R13
+	LEAQ    (DI)(CX*1), R14
+	MOVQ    ctx_len+8(FP), R8
+	SHRQ    $0x04, R8
+	JZ      split0One
+
+split0Two:
+	VMOVUPS     (R11), Y6
+	VFMADD231PS (DI), Y6, Y2
+	VFMADD231PS (DI)(R10*1), Y6, Y3
+	VFMADD231PS (DI)(R10*2), Y6, Y4
+	VFMADD231PS (DI)(R13*1), Y6, Y5
+	VMOVUPS     32(R11), Y6
+	VFMADD231PS 32(DI), Y6, Y2
+	VFMADD231PS 32(DI)(R10*1), Y6, Y3
+	VFMADD231PS 32(DI)(R10*2), Y6, Y4
+	VFMADD231PS 32(DI)(R13*1), Y6, Y5
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split0Two
+
+split0One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split0Half
+	VMOVUPS     (R11), Y6
+	VFMADD231PS (DI), Y6, Y2
+	VFMADD231PS (DI)(R10*1), Y6, Y3
+	VFMADD231PS (DI)(R10*2), Y6, Y4
+	VFMADD231PS (DI)(R13*1), Y6, Y5
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split0Half:
+	LEAQ   (DX)(BX*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split1One
+
+split1Two:
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	VMOVUPS     32(R11), Y10
+	VFMADD231PS 32(DI), Y10, Y6
+	VFMADD231PS 32(DI)(R10*1), Y10, Y7
+	VFMADD231PS 32(DI)(R10*2), Y10, Y8
+	VFMADD231PS 32(DI)(R13*1), Y10, Y9
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split1Two
+
+split1One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split1Half
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split1Half:
+	LEAQ   (DX)(BX*2), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split2One
+
+split2Two:
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	VMOVUPS     32(R11), Y14
+	VFMADD231PS 32(DI), Y14, Y10
+	VFMADD231PS 32(DI)(R10*1), Y14, Y11
+	VFMADD231PS 32(DI)(R10*2), Y14, Y12
+	VFMADD231PS 32(DI)(R13*1), Y14, Y13
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split2Two
+
+split2One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split2Half
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split2Half:
+	LEAQ   (DX)(SI*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	VXORPS Y16, Y16, Y16
+	VXORPS Y17, Y17, Y17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split3One
+
+split3Two:
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	VMOVUPS     32(R11), Y18
+	VFMADD231PS 32(DI), Y18, Y14
+	VFMADD231PS 32(DI)(R10*1), Y18, Y15
+	VFMADD231PS 32(DI)(R10*2), Y18, Y16
+	VFMADD231PS 32(DI)(R13*1), Y18, Y17
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split3Two
+
+split3One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split3Half
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split3Half:
+	VSHUFPS       $0x88, Y6, Y2, Y18
+	VSHUFPS       $0xdd, Y6, Y2, Y2
+	VADDPS        Y2, Y18, Y18
+	VSHUFPS       $0x88, Y14, Y10, Y2
+	VSHUFPS       $0xdd, Y14, Y10, Y6
+	VADDPS        Y6, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y18, Y6
+	VSHUFPS       $0xdd, Y2, Y18, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X2
+	VADDPS        X2, X6, X6
+	VSHUFPS       $0x88, Y7, Y3, Y2
+	VSHUFPS       $0xdd, Y7, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y15, Y11, Y3
+	VSHUFPS       $0xdd, Y15, Y11, Y7
+	VADDPS        Y7, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X2
+	VADDPS        X2, X7, X7
+	VSHUFPS       $0x88, Y8, Y4, Y2
+	VSHUFPS       $0xdd, Y8, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y16, Y12, Y3
+	VSHUFPS       $0xdd, Y16, Y12, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y4
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X2
+	VADDPS        X2, X4, X4
+	VSHUFPS       $0x88, Y9, Y5, Y2
+	VSHUFPS       $0xdd, Y9, Y5, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y17, Y13, Y3
+	VSHUFPS       $0xdd, Y17, Y13, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y5
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	LEAQ          (DX)(BX*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Y2, Y2, Y2
+	VXORPS        Y3, Y3, Y3
+	VXORPS        Y8, Y8, Y8
+	VXORPS        Y9, Y9, Y9
+	LEAQ          (R10)(R10*2), R13
+	LEAQ          (DI)(CX*1), R14
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x04, R8
+	JZ            split4One
+
+split4Two:
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y2
+	VFMADD231PS (DI)(R10*1), Y10, Y3
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	VMOVUPS     32(R11), Y10
+	VFMADD231PS 32(DI), Y10, Y2
+	VFMADD231PS 32(DI)(R10*1), Y10, Y3
+	VFMADD231PS 32(DI)(R10*2), Y10, Y8
+	VFMADD231PS 32(DI)(R13*1), Y10, Y9
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split4Two
+
+split4One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split4Half
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y2
+	VFMADD231PS (DI)(R10*1), Y10, Y3
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split4Half:
+	LEAQ   (DX)(BX*4), DI
+	ADDQ   BX, DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split5One
+
+split5Two:
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	VMOVUPS     32(R11), Y14
+	VFMADD231PS 32(DI), Y14, Y10
+	VFMADD231PS 32(DI)(R10*1), Y14, Y11
+	VFMADD231PS 32(DI)(R10*2), Y14, Y12
+	VFMADD231PS 32(DI)(R13*1), Y14, Y13
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split5Two
+
+split5One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split5Half
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split5Half:
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	VXORPS Y16, Y16, Y16
+	VXORPS Y17, Y17, Y17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split6One
+
+split6Two:
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	VMOVUPS     32(R11), Y18
+	VFMADD231PS 32(DI), Y18, Y14
+	VFMADD231PS 32(DI)(R10*1), Y18, Y15
+	VFMADD231PS 32(DI)(R10*2), Y18, Y16
+	VFMADD231PS 32(DI)(R13*1), Y18, Y17
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split6Two
+
+split6One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split6Half
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split6Half:
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y18, Y18, Y18
+	VXORPS Y19, Y19, Y19
+	VXORPS Y20, Y20, Y20
+	VXORPS Y21, Y21, Y21
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split7One
+
+split7Two:
+	VMOVUPS     (R11), Y22
+	VFMADD231PS (DI), Y22, Y18
+	VFMADD231PS (DI)(R10*1), Y22, Y19
+	VFMADD231PS (DI)(R10*2), Y22, Y20
+	VFMADD231PS (DI)(R13*1), Y22, Y21
+	VMOVUPS     32(R11), Y22
+	VFMADD231PS 32(DI), Y22, Y18
+	VFMADD231PS 32(DI)(R10*1), Y22, Y19
+	VFMADD231PS 32(DI)(R10*2), Y22, Y20
+	VFMADD231PS 32(DI)(R13*1), Y22, Y21
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split7Two
+
+split7One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split7Half
+	VMOVUPS     (R11), Y22
+	VFMADD231PS (DI), Y22, Y18
+	VFMADD231PS (DI)(R10*1), Y22, Y19
+	VFMADD231PS (DI)(R10*2), Y22, Y20
+	VFMADD231PS (DI)(R13*1), Y22, Y21
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split7Half:
+	VSHUFPS       $0x88, Y10, Y2, Y22
+	VSHUFPS       $0xdd, Y10, Y2, Y2
+	VADDPS        Y2, Y22, Y22
+	VSHUFPS       $0x88, Y18, Y14, Y2
+	VSHUFPS       $0xdd, Y18, Y14, Y10
+	VADDPS        Y10, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y22, Y10
+	VSHUFPS       $0xdd, Y2, Y22, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF32X4 $0x01, Y10, X2
+	VADDPS        X2, X10, X10
+	VSHUFPS       $0x88, Y11, Y3, Y2
+	VSHUFPS       $0xdd, Y11, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y19, Y15, Y3
+	VSHUFPS       $0xdd, Y19, Y15, Y11
+	VADDPS        Y11, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y11
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF32X4 $0x01, Y11, X2
+	VADDPS        X2, X11, X11
+	VSHUFPS       $0x88, Y12, Y8, Y2
+	VSHUFPS       $0xdd, Y12, Y8, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y20, Y16, Y3
+	VSHUFPS       $0xdd, Y20, Y16, Y8
+	VADDPS        Y8, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y8
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF32X4 $0x01, Y8, X2
+	VADDPS        X2, X8, X8
+	VSHUFPS       $0x88, Y13, Y9, Y2
+	VSHUFPS       $0xdd, Y13, Y9, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y21, Y17, Y3
+	VSHUFPS       $0xdd, Y21, Y17, Y9
+	VADDPS        Y9, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y9
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF32X4 $0x01, Y9, X2
+	VADDPS        X2, X9, X9
+	VINSERTF32X4  $0x01, X10, Y6, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X11, Y7, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X8, Y4, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X9, Y5, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, DI
+	LEAQ          (DI)(R10*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Y2, Y2, Y2
+	VXORPS        Y3, Y3, Y3
+	VXORPS        Y4, Y4, Y4
+	VXORPS        Y5, Y5, Y5
+	LEAQ          (R10)(R10*2), R13
+	LEAQ          (DI)(CX*1), R14
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x04, R8
+	JZ            split32One
+
+split32Two:
+	VMOVUPS     (R11), Y6
+	VFMADD231PS (DI), Y6, Y2
+	VFMADD231PS (DI)(R10*1), Y6, Y3
+	VFMADD231PS (DI)(R10*2), Y6, Y4
+	VFMADD231PS (DI)(R13*1), Y6, Y5
+	VMOVUPS     32(R11), Y6
+	VFMADD231PS 32(DI), Y6, Y2
+	VFMADD231PS 32(DI)(R10*1), Y6, Y3
+	VFMADD231PS 32(DI)(R10*2), Y6, Y4
+	VFMADD231PS 32(DI)(R13*1), Y6, Y5
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split32Two
+
+split32One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split32Half
+	VMOVUPS     (R11), Y6
+	VFMADD231PS (DI), Y6, Y2
+	VFMADD231PS (DI)(R10*1), Y6, Y3
+	VFMADD231PS (DI)(R10*2), Y6, Y4
+	VFMADD231PS (DI)(R13*1), Y6, Y5
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split32Half:
+	LEAQ   (DX)(BX*1), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split33One
+
+split33Two:
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	VMOVUPS     32(R11), Y10
+	VFMADD231PS 32(DI), Y10, Y6
+	VFMADD231PS 32(DI)(R10*1), Y10, Y7
+	VFMADD231PS 32(DI)(R10*2), Y10, Y8
+	VFMADD231PS 32(DI)(R13*1), Y10, Y9
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split33Two
+
+split33One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split33Half
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split33Half:
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split34One
+
+split34Two:
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	VMOVUPS     32(R11), Y14
+	VFMADD231PS 32(DI), Y14, Y10
+	VFMADD231PS 32(DI)(R10*1), Y14, Y11
+	VFMADD231PS 32(DI)(R10*2), Y14, Y12
+	VFMADD231PS 32(DI)(R13*1), Y14, Y13
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split34Two
+
+split34One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split34Half
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split34Half:
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	VXORPS Y16, Y16, Y16
+	VXORPS Y17, Y17, Y17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split35One
+
+split35Two:
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	VMOVUPS     32(R11), Y18
+	VFMADD231PS 32(DI), Y18, Y14
+	VFMADD231PS 32(DI)(R10*1), Y18, Y15
+	VFMADD231PS 32(DI)(R10*2), Y18, Y16
+	VFMADD231PS 32(DI)(R13*1), Y18, Y17
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split35Two
+
+split35One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split35Half
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split35Half:
+	VSHUFPS       $0x88, Y6, Y2, Y18
+	VSHUFPS       $0xdd, Y6, Y2, Y2
+	VADDPS        Y2, Y18, Y18
+	VSHUFPS       $0x88, Y14, Y10, Y2
+	VSHUFPS       $0xdd, Y14, Y10, Y6
+	VADDPS        Y6, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y18, Y6
+	VSHUFPS       $0xdd, Y2, Y18, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X2
+	VADDPS        X2, X6, X6
+	VSHUFPS       $0x88, Y7, Y3, Y2
+	VSHUFPS       $0xdd, Y7, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y15, Y11, Y3
+	VSHUFPS       $0xdd, Y15, Y11, Y7
+	VADDPS        Y7, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X2
+	VADDPS        X2, X7, X7
+	VSHUFPS       $0x88, Y8, Y4, Y2
+	VSHUFPS       $0xdd, Y8, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y16, Y12, Y3
+	VSHUFPS       $0xdd, Y16, Y12, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y4
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X2
+	VADDPS        X2, X4, X4
+	VSHUFPS       $0x88, Y9, Y5, Y2
+	VSHUFPS       $0xdd, Y9, Y5, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y17, Y13, Y3
+	VSHUFPS       $0xdd, Y17, Y13, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y5
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	LEAQ          (DX)(BX*4), DI
+	LEAQ          (DI)(R10*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Y2, Y2, Y2
+	VXORPS        Y3, Y3, Y3
+	VXORPS        Y8, Y8, Y8
+	VXORPS        Y9, Y9, Y9
+	LEAQ          (R10)(R10*2), R13
+	LEAQ          (DI)(CX*1), R14
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x04, R8
+	JZ            split36One
+
+split36Two:
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y2
+	VFMADD231PS (DI)(R10*1), Y10, Y3
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	VMOVUPS     32(R11), Y10
+	VFMADD231PS 32(DI), Y10, Y2
+	VFMADD231PS 32(DI)(R10*1), Y10, Y3
+	VFMADD231PS 32(DI)(R10*2), Y10, Y8
+	VFMADD231PS 32(DI)(R13*1), Y10, Y9
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split36Two
+
+split36One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split36Half
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y2
+	VFMADD231PS (DI)(R10*1), Y10, Y3
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split36Half:
+	LEAQ   (DX)(BX*4), DI
+	ADDQ   BX, DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split37One
+
+split37Two:
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	VMOVUPS     32(R11), Y14
+	VFMADD231PS 32(DI), Y14, Y10
+	VFMADD231PS 32(DI)(R10*1), Y14, Y11
+	VFMADD231PS 32(DI)(R10*2), Y14, Y12
+	VFMADD231PS 32(DI)(R13*1), Y14, Y13
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split37Two
+
+split37One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split37Half
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split37Half:
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(BX*4), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	VXORPS Y16, Y16, Y16
+	VXORPS Y17, Y17, Y17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split38One
+
+split38Two:
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	VMOVUPS     32(R11), Y18
+	VFMADD231PS 32(DI), Y18, Y14
+	VFMADD231PS 32(DI)(R10*1), Y18, Y15
+	VFMADD231PS 32(DI)(R10*2), Y18, Y16
+	VFMADD231PS 32(DI)(R13*1), Y18, Y17
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split38Two
+
+split38One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split38Half
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split38Half:
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(BX*4), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y18, Y18, Y18
+	VXORPS Y19, Y19, Y19
+	VXORPS Y20, Y20, Y20
+	VXORPS Y21, Y21, Y21
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), CX
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split39One
+
+split39Two:
+	VMOVUPS     (R11), Y22
+	VFMADD231PS (DI), Y22, Y18
+	VFMADD231PS (DI)(R10*1), Y22, Y19
+	VFMADD231PS (DI)(R10*2), Y22, Y20
+	VFMADD231PS (DI)(R13*1), Y22, Y21
+	VMOVUPS     32(R11), Y22
+	VFMADD231PS 32(DI), Y22, Y18
+	VFMADD231PS 32(DI)(R10*1), Y22, Y19
+	VFMADD231PS 32(DI)(R10*2), Y22, Y20
+	VFMADD231PS 32(DI)(R13*1), Y22, Y21
+	PREFETCHT0  (CX)
+	PREFETCHT0  (CX)(R10*1)
+	PREFETCHT0  (CX)(R10*2)
+	PREFETCHT0  (CX)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, CX
+	DECQ        R8
+	JNZ         split39Two
+
+split39One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split39Half
+	VMOVUPS     (R11), Y22
+	VFMADD231PS (DI), Y22, Y18
+	VFMADD231PS (DI)(R10*1), Y22, Y19
+	VFMADD231PS (DI)(R10*2), Y22, Y20
+	VFMADD231PS (DI)(R13*1), Y22, Y21
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split39Half:
+	VSHUFPS       $0x88, Y10, Y2, Y22
+	VSHUFPS       $0xdd, Y10, Y2, Y2
+	VADDPS        Y2, Y22, Y22
+	VSHUFPS       $0x88, Y18, Y14, Y2
+	VSHUFPS       $0xdd, Y18, Y14, Y10
+	VADDPS        Y10, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y22, Y10
+	VSHUFPS       $0xdd, Y2, Y22, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF32X4 $0x01, Y10, X2
+	VADDPS        X2, X10, X10
+	VSHUFPS       $0x88, Y11, Y3, Y2
+	VSHUFPS       $0xdd, Y11, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y19, Y15, Y3
+	VSHUFPS       $0xdd, Y19, Y15, Y11
+	VADDPS        Y11, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y11
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF32X4 $0x01, Y11, X2
+	VADDPS        X2, X11, X11
+	VSHUFPS       $0x88, Y12, Y8, Y2
+	VSHUFPS       $0xdd, Y12, Y8, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y20, Y16, Y3
+	VSHUFPS       $0xdd, Y20, Y16, Y8
+	VADDPS        Y8, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y8
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF32X4 $0x01, Y8, X2
+	VADDPS        X2, X8, X8
+	VSHUFPS       $0x88, Y13, Y9, Y2
+	VSHUFPS       $0xdd, Y13, Y9, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y21, Y17, Y3
+	VSHUFPS       $0xdd, Y21, Y17, Y9
+	VADDPS        Y9, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y9
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF32X4 $0x01, Y9, X2
+	VADDPS        X2, X9, X9
+	VINSERTF32X4  $0x01, X10, Y6, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X11, Y7, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X8, Y4, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X9, Y5, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, R11
+	MOVQ          AX, R12
+	MOVQ          $0x00000008, R13
+
+splitPass:
+	VMOVUPS           (R12), Y2
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K1
+	KORTESTB          K1, K1
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VMULPS            Y5, Y0, Y0
+	MOVQ              ctx_base+0(FP), CX
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x03, R8
+
+rescale:
+	VMULPS       (CX), Y5, Y1
+	VMOVUPS      Y1, (CX)
+	ADDQ         $0x00000020, CX
+	DECQ         R8
+	JNZ          rescale
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VADDPS            Y5, Y0, Y0
+	VSHUFF32X4        $0x00, Y5, Y5, Y2
+	VSHUFF32X4        $0x03, Y5, Y5, Y3
+	VSHUFPS           $0x00, Y2, Y2, Y4
+	VSHUFPS           $0x55, Y2, Y2, Y5
+	VSHUFPS           $0xaa, Y2, Y2, Y6
+	VSHUFPS           $0xff, Y2, Y2, Y2
+	VSHUFPS           $0x00, Y3, Y3, Y7
+	VSHUFPS           $0x55, Y3, Y3, Y8
+	VSHUFPS           $0xaa, Y3, Y3, Y9
+	VSHUFPS           $0xff, Y3, Y3, Y3
+	MOVQ              R11, CX
+	LEAQ              (R11)(BX*4), DI
+	MOVQ              ctx_base+0(FP), R14
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
+	JZ                ctxOne
+
+ctxPair:
+	VMOVUPS     (R14), Y10
+	VFMADD231PS (CX), Y4, Y10
+	VFMADD231PS (CX)(BX*1), Y5, Y10
+	VFMADD231PS (CX)(BX*2), Y6, Y10
+	VFMADD231PS (CX)(SI*1), Y2, Y10
+	VFMADD231PS (DI), Y7, Y10
+	VFMADD231PS (DI)(BX*1), Y8, Y10
+	VFMADD231PS (DI)(BX*2), Y9, Y10
+	VFMADD231PS (DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R14)
+	VMOVUPS     32(R14), Y10
+	VFMADD231PS 32(CX), Y4, Y10
+	VFMADD231PS 32(CX)(BX*1), Y5, Y10
+	VFMADD231PS 32(CX)(BX*2), Y6, Y10
+	VFMADD231PS 32(CX)(SI*1), Y2, Y10
+	VFMADD231PS 32(DI), Y7, Y10
+	VFMADD231PS 32(DI)(BX*1), Y8, Y10
+	VFMADD231PS 32(DI)(BX*2), Y9, Y10
+	VFMADD231PS 32(DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, 32(R14)
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          next
+	VMOVUPS     (R14), Y10
+	VFMADD231PS (CX), Y4, Y10
+	VFMADD231PS (CX)(BX*1), Y5, Y10
+	VFMADD231PS (CX)(BX*2), Y6, Y10
+	VFMADD231PS (CX)(SI*1), Y2, Y10
+	VFMADD231PS (DI), Y7, Y10
+	VFMADD231PS (DI)(BX*1), Y8, Y10
+	VFMADD231PS (DI)(BX*2), Y9, Y10
+	VFMADD231PS (DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R14)
+
+next:
+	ADDQ R10, R11
+	ADDQ 8(SP), R12
+	DECQ R13
+	JNZ  splitPass
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	DECQ R9
+	JMP  split
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarSplit8PF1T2AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, FMA3, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarSplit8PF1T2AVX512(SB), NOSPLIT, $16-128
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVQ         CX, R9
+	SHRQ         $0x06, R9
+	MOVQ         R9, CX
+	SHLQ         $0x05, CX
+	MOVQ         CX, 8(SP)
+	MOVQ         R9, R10
+	SHLQ         $0x03, R10
+	IMULQ        BX, R10
+
+split:
+	TESTQ   R9, R9
+	JZ      end
+	XORQ    DI, DI
+	MOVQ    BX, CX
+	SHLQ    $0x03, CX
+	CMPQ    R9, $0x00000002
+	CMOVQCS DI, CX
+	MOVQ    AX, R12
+	MOVQ    DX, DI
+	MOVQ    h_base+80(FP), R11
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	LEAQ    (R10)(R10*2), R13
+	LEAQ    (DI)(CX*1), R14
+	MOVQ    ctx_len+8(FP), R8
+	SHRQ    $0x04, R8
+	JZ      split0One
+
+split0Two:
+	VMOVUPS     (R11), Y6
+	VFMADD231PS (DI), Y6, Y2
+	VFMADD231PS (DI)(R10*1), Y6, Y3
+	VFMADD231PS (DI)(R10*2), Y6, Y4
+	VFMADD231PS (DI)(R13*1), Y6, Y5
+	VMOVUPS     32(R11), Y6
+	VFMADD231PS 32(DI), Y6, Y2
+	VFMADD231PS 32(DI)(R10*1), Y6, Y3
+	VFMADD231PS 32(DI)(R10*2), Y6, Y4
+	VFMADD231PS 32(DI)(R13*1), Y6, Y5
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split0Two
+
+split0One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split0Half
+	VMOVUPS     (R11), Y6
+	VFMADD231PS (DI), Y6, Y2
+	VFMADD231PS (DI)(R10*1), Y6, Y3
+	VFMADD231PS (DI)(R10*2), Y6, Y4
+	VFMADD231PS (DI)(R13*1), Y6, Y5
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split0Half:
+	LEAQ   (DX)(BX*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split1One
+
+split1Two:
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	VMOVUPS     32(R11), Y10
+	VFMADD231PS 32(DI), Y10, Y6
+	VFMADD231PS 32(DI)(R10*1), Y10, Y7
+	VFMADD231PS 32(DI)(R10*2), Y10, Y8
+	VFMADD231PS 32(DI)(R13*1), Y10, Y9
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split1Two
+
+split1One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split1Half
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split1Half:
+	LEAQ   (DX)(BX*2), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split2One
+
+split2Two:
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	VMOVUPS     32(R11), Y14
+	VFMADD231PS 32(DI), Y14, Y10
+	VFMADD231PS 32(DI)(R10*1), Y14, Y11
+	VFMADD231PS 32(DI)(R10*2), Y14, Y12
+	VFMADD231PS 32(DI)(R13*1), Y14, Y13
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split2Two
+
+split2One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split2Half
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split2Half:
+	LEAQ   (DX)(SI*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	VXORPS Y16, Y16, Y16
+	VXORPS Y17, Y17, Y17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split3One
+
+split3Two:
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	VMOVUPS     32(R11), Y18
+	VFMADD231PS 32(DI), Y18, Y14
+	VFMADD231PS 32(DI)(R10*1), Y18, Y15
+	VFMADD231PS 32(DI)(R10*2), Y18, Y16
+	VFMADD231PS 32(DI)(R13*1), Y18, Y17
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split3Two
+
+split3One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split3Half
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split3Half:
+	VSHUFPS       $0x88, Y6, Y2, Y18
+	VSHUFPS       $0xdd, Y6, Y2, Y2
+	VADDPS        Y2, Y18, Y18
+	VSHUFPS       $0x88, Y14, Y10, Y2
+	VSHUFPS       $0xdd, Y14, Y10, Y6
+	VADDPS        Y6, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y18, Y6
+	VSHUFPS       $0xdd, Y2, Y18, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X2
+	VADDPS        X2, X6, X6
+	VSHUFPS       $0x88, Y7, Y3, Y2
+	VSHUFPS       $0xdd, Y7, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y15, Y11, Y3
+	VSHUFPS       $0xdd, Y15, Y11, Y7
+	VADDPS        Y7, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X2
+	VADDPS        X2, X7, X7
+	VSHUFPS       $0x88, Y8, Y4, Y2
+	VSHUFPS       $0xdd, Y8, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y16, Y12, Y3
+	VSHUFPS       $0xdd, Y16, Y12, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y4
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X2
+	VADDPS        X2, X4, X4
+	VSHUFPS       $0x88, Y9, Y5, Y2
+	VSHUFPS       $0xdd, Y9, Y5, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y17, Y13, Y3
+	VSHUFPS       $0xdd, Y17, Y13, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y5
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	LEAQ          (DX)(BX*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Y2, Y2, Y2
+	VXORPS        Y3, Y3, Y3
+	VXORPS        Y8, Y8, Y8
+	VXORPS        Y9, Y9, Y9
+	LEAQ          (R10)(R10*2), R13
+	LEAQ          (DI)(CX*1), R14
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x04, R8
+	JZ            split4One
+
+split4Two:
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y2
+	VFMADD231PS (DI)(R10*1), Y10, Y3
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	VMOVUPS     32(R11), Y10
+	VFMADD231PS 32(DI), Y10, Y2
+	VFMADD231PS 32(DI)(R10*1), Y10, Y3
+	VFMADD231PS 32(DI)(R10*2), Y10, Y8
+	VFMADD231PS 32(DI)(R13*1), Y10, Y9
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split4Two
+
+split4One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split4Half
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y2
+	VFMADD231PS (DI)(R10*1), Y10, Y3
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split4Half:
+	LEAQ   (DX)(BX*4), DI
+	ADDQ   BX, DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split5One
+
+split5Two:
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	VMOVUPS     32(R11), Y14
+	VFMADD231PS 32(DI), Y14, Y10
+	VFMADD231PS 32(DI)(R10*1), Y14, Y11
+	VFMADD231PS 32(DI)(R10*2), Y14, Y12
+	VFMADD231PS 32(DI)(R13*1), Y14, Y13
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split5Two
+
+split5One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split5Half
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split5Half:
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	VXORPS Y16, Y16, Y16
+	VXORPS Y17, Y17, Y17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split6One
+
+split6Two:
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	VMOVUPS     32(R11), Y18
+	VFMADD231PS 32(DI), Y18, Y14
+	VFMADD231PS 32(DI)(R10*1), Y18, Y15
+	VFMADD231PS 32(DI)(R10*2), Y18, Y16
+	VFMADD231PS 32(DI)(R13*1), Y18, Y17
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split6Two
+
+split6One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split6Half
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split6Half:
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y18, Y18, Y18
+	VXORPS Y19, Y19, Y19
+	VXORPS Y20, Y20, Y20
+	VXORPS Y21, Y21, Y21
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split7One
+
+split7Two:
+	VMOVUPS     (R11), Y22
+	VFMADD231PS (DI), Y22, Y18
+	VFMADD231PS (DI)(R10*1), Y22, Y19
+	VFMADD231PS (DI)(R10*2), Y22, Y20
+	VFMADD231PS (DI)(R13*1), Y22, Y21
+	VMOVUPS     32(R11), Y22
+	VFMADD231PS 32(DI), Y22, Y18
+	VFMADD231PS 32(DI)(R10*1), Y22, Y19
+	VFMADD231PS 32(DI)(R10*2), Y22, Y20
+	VFMADD231PS 32(DI)(R13*1), Y22, Y21
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split7Two
+
+split7One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split7Half
+	VMOVUPS     (R11), Y22
+	VFMADD231PS (DI), Y22, Y18
+	VFMADD231PS (DI)(R10*1), Y22, Y19
+	VFMADD231PS (DI)(R10*2), Y22, Y20
+	VFMADD231PS (DI)(R13*1), Y22, Y21
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split7Half:
+	VSHUFPS       $0x88, Y10, Y2, Y22
+	VSHUFPS       $0xdd, Y10, Y2, Y2
+	VADDPS        Y2, Y22, Y22
+	VSHUFPS       $0x88, Y18, Y14, Y2
+	VSHUFPS       $0xdd, Y18, Y14, Y10
+	VADDPS        Y10, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y22, Y10
+	VSHUFPS       $0xdd, Y2, Y22, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF32X4 $0x01, Y10, X2
+	VADDPS        X2, X10, X10
+	VSHUFPS       $0x88, Y11, Y3, Y2
+	VSHUFPS       $0xdd, Y11, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y19, Y15, Y3
+	VSHUFPS       $0xdd, Y19, Y15, Y11
+	VADDPS        Y11, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y11
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF32X4 $0x01, Y11, X2
+	VADDPS        X2, X11, X11
+	VSHUFPS       $0x88, Y12, Y8, Y2
+	VSHUFPS       $0xdd, Y12, Y8, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y20, Y16, Y3
+	VSHUFPS       $0xdd, Y20, Y16, Y8
+	VADDPS        Y8, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y8
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF32X4 $0x01, Y8, X2
+	VADDPS        X2, X8, X8
+	VSHUFPS       $0x88, Y13, Y9, Y2
+	VSHUFPS       $0xdd, Y13, Y9, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y21, Y17, Y3
+	VSHUFPS       $0xdd, Y21, Y17, Y9
+	VADDPS        Y9, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y9
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF32X4 $0x01, Y9, X2
+	VADDPS        X2, X9, X9
+	VINSERTF32X4  $0x01, X10, Y6, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X11, Y7, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X8, Y4, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X9, Y5, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, DI
+	LEAQ          (DI)(R10*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Y2, Y2, Y2
+	VXORPS        Y3, Y3, Y3
+	VXORPS        Y4, Y4, Y4
+	VXORPS        Y5, Y5, Y5
+	LEAQ          (R10)(R10*2), R13
+	LEAQ          (DI)(CX*1), R14
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x04, R8
+	JZ            split32One
+
+split32Two:
+	VMOVUPS     (R11), Y6
+	VFMADD231PS (DI), Y6, Y2
+	VFMADD231PS (DI)(R10*1), Y6, Y3
+	VFMADD231PS (DI)(R10*2), Y6, Y4
+	VFMADD231PS (DI)(R13*1), Y6, Y5
+	VMOVUPS     32(R11), Y6
+	VFMADD231PS 32(DI), Y6, Y2
+	VFMADD231PS 32(DI)(R10*1), Y6, Y3
+	VFMADD231PS 32(DI)(R10*2), Y6, Y4
+	VFMADD231PS 32(DI)(R13*1), Y6, Y5
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split32Two
+
+split32One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split32Half
+	VMOVUPS     (R11), Y6
+	VFMADD231PS (DI), Y6, Y2
+	VFMADD231PS (DI)(R10*1), Y6, Y3
+	VFMADD231PS (DI)(R10*2), Y6, Y4
+	VFMADD231PS (DI)(R13*1), Y6, Y5
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split32Half:
+	LEAQ   (DX)(BX*1), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split33One
+
+split33Two:
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	VMOVUPS     32(R11), Y10
+	VFMADD231PS 32(DI), Y10, Y6
+	VFMADD231PS 32(DI)(R10*1), Y10, Y7
+	VFMADD231PS 32(DI)(R10*2), Y10, Y8
+	VFMADD231PS 32(DI)(R13*1), Y10, Y9
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split33Two
+
+split33One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split33Half
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split33Half:
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split34One
+
+split34Two:
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	VMOVUPS     32(R11), Y14
+	VFMADD231PS 32(DI), Y14, Y10
+	VFMADD231PS 32(DI)(R10*1), Y14, Y11
+	VFMADD231PS 32(DI)(R10*2), Y14, Y12
+	VFMADD231PS 32(DI)(R13*1), Y14, Y13
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split34Two
+
+split34One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split34Half
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split34Half:
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	VXORPS Y16, Y16, Y16
+	VXORPS Y17, Y17, Y17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split35One
+
+split35Two:
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	VMOVUPS     32(R11), Y18
+	VFMADD231PS 32(DI), Y18, Y14
+	VFMADD231PS 32(DI)(R10*1), Y18, Y15
+	VFMADD231PS 32(DI)(R10*2), Y18, Y16
+	VFMADD231PS 32(DI)(R13*1), Y18, Y17
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split35Two
+
+split35One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split35Half
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split35Half:
+	VSHUFPS       $0x88, Y6, Y2, Y18
+	VSHUFPS       $0xdd, Y6, Y2, Y2
+	VADDPS        Y2, Y18, Y18
+	VSHUFPS       $0x88, Y14, Y10, Y2
+	VSHUFPS       $0xdd, Y14, Y10, Y6
+	VADDPS        Y6, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y18, Y6
+	VSHUFPS       $0xdd, Y2, Y18, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X2
+	VADDPS        X2, X6, X6
+	VSHUFPS       $0x88, Y7, Y3, Y2
+	VSHUFPS       $0xdd, Y7, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y15, Y11, Y3
+	VSHUFPS       $0xdd, Y15, Y11, Y7
+	VADDPS        Y7, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X2
+	VADDPS        X2, X7, X7
+	VSHUFPS       $0x88, Y8, Y4, Y2
+	VSHUFPS       $0xdd, Y8, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y16, Y12, Y3
+	VSHUFPS       $0xdd, Y16, Y12, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y4
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X2
+	VADDPS        X2, X4, X4
+	VSHUFPS       $0x88, Y9, Y5, Y2
+	VSHUFPS       $0xdd, Y9, Y5, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y17, Y13, Y3
+	VSHUFPS       $0xdd, Y17, Y13, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y5
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	LEAQ          (DX)(BX*4), DI
+	LEAQ          (DI)(R10*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Y2, Y2, Y2
+	VXORPS        Y3, Y3, Y3
+	VXORPS        Y8, Y8, Y8
+	VXORPS        Y9, Y9, Y9
+	LEAQ          (R10)(R10*2), R13
+	LEAQ          (DI)(CX*1), R14
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x04, R8
+	JZ            split36One
+
+split36Two:
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y2
+	VFMADD231PS (DI)(R10*1), Y10, Y3
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	VMOVUPS     32(R11), Y10
+	VFMADD231PS 32(DI), Y10, Y2
+	VFMADD231PS 32(DI)(R10*1), Y10, Y3
+	VFMADD231PS 32(DI)(R10*2), Y10, Y8
+	VFMADD231PS 32(DI)(R13*1), Y10, Y9
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split36Two
+
+split36One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split36Half
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y2
+	VFMADD231PS (DI)(R10*1), Y10, Y3
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split36Half:
+	LEAQ   (DX)(BX*4), DI
+	ADDQ   BX, DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split37One
+
+split37Two:
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	VMOVUPS     32(R11), Y14
+	VFMADD231PS 32(DI), Y14, Y10
+	VFMADD231PS 32(DI)(R10*1), Y14, Y11
+	VFMADD231PS 32(DI)(R10*2), Y14, Y12
+	VFMADD231PS 32(DI)(R13*1), Y14, Y13
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split37Two
+
+split37One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split37Half
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split37Half:
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(BX*4), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	VXORPS Y16, Y16, Y16
+	VXORPS Y17, Y17, Y17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split38One
+
+split38Two:
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	VMOVUPS     32(R11), Y18
+	VFMADD231PS 32(DI), Y18, Y14
+	VFMADD231PS 32(DI)(R10*1), Y18, Y15
+	VFMADD231PS 32(DI)(R10*2), Y18, Y16
+	VFMADD231PS 32(DI)(R13*1), Y18, Y17
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split38Two
+
+split38One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split38Half
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split38Half:
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(BX*4), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y18, Y18, Y18
+	VXORPS Y19, Y19, Y19
+	VXORPS Y20, Y20, Y20
+	VXORPS Y21, Y21, Y21
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), CX
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split39One
+
+split39Two:
+	VMOVUPS     (R11), Y22
+	VFMADD231PS (DI), Y22, Y18
+	VFMADD231PS (DI)(R10*1), Y22, Y19
+	VFMADD231PS (DI)(R10*2), Y22, Y20
+	VFMADD231PS (DI)(R13*1), Y22, Y21
+	VMOVUPS     32(R11), Y22
+	VFMADD231PS 32(DI), Y22, Y18
+	VFMADD231PS 32(DI)(R10*1), Y22, Y19
+	VFMADD231PS 32(DI)(R10*2), Y22, Y20
+	VFMADD231PS 32(DI)(R13*1), Y22, Y21
+	PREFETCHT2  (CX)
+	PREFETCHT2  (CX)(R10*1)
+	PREFETCHT2  (CX)(R10*2)
+	PREFETCHT2  (CX)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, CX
+	DECQ        R8
+	JNZ         split39Two
+
+split39One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split39Half
+	VMOVUPS     (R11), Y22
+	VFMADD231PS (DI), Y22, Y18
+	VFMADD231PS (DI)(R10*1), Y22, Y19
+	VFMADD231PS (DI)(R10*2), Y22, Y20
+	VFMADD231PS (DI)(R13*1), Y22, Y21
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split39Half:
+	VSHUFPS       $0x88, Y10, Y2, Y22
+	VSHUFPS       $0xdd, Y10, Y2, Y2
+	VADDPS        Y2, Y22, Y22
+	VSHUFPS       $0x88, Y18, Y14, Y2
+	VSHUFPS       $0xdd, Y18, Y14, Y10
+	VADDPS        Y10, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y22, Y10
+	VSHUFPS       $0xdd, Y2, Y22, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF32X4 $0x01, Y10, X2
+	VADDPS        X2, X10, X10
+	VSHUFPS       $0x88, Y11, Y3, Y2
+	VSHUFPS       $0xdd, Y11, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y19, Y15, Y3
+	VSHUFPS       $0xdd, Y19, Y15, Y11
+	VADDPS        Y11, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y11
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF32X4 $0x01, Y11, X2
+	VADDPS        X2, X11, X11
+	VSHUFPS       $0x88, Y12, Y8, Y2
+	VSHUFPS       $0xdd, Y12, Y8, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y20, Y16, Y3
+	VSHUFPS       $0xdd, Y20, Y16, Y8
+	VADDPS        Y8, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y8
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF32X4 $0x01, Y8, X2
+	VADDPS        X2, X8, X8
+	VSHUFPS       $0x88, Y13, Y9, Y2
+	VSHUFPS       $0xdd, Y13, Y9, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y21, Y17, Y3
+	VSHUFPS       $0xdd, Y21, Y17, Y9
+	VADDPS        Y9, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y9
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF32X4 $0x01, Y9, X2
+	VADDPS        X2, X9, X9
+	VINSERTF32X4  $0x01, X10, Y6, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X11, Y7, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X8, Y4, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X9, Y5, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, R11
+	MOVQ          AX, R12
+	MOVQ          $0x00000008, R13
+
+splitPass:
+	VMOVUPS           (R12), Y2
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K1
+	KORTESTB          K1, K1
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VMULPS            Y5, Y0, Y0
+	MOVQ              ctx_base+0(FP), CX
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x03, R8
+
+rescale:
+	VMULPS       (CX), Y5, Y1
+	VMOVUPS      Y1, (CX)
+	ADDQ         $0x00000020, CX
+	DECQ         R8
+	JNZ          rescale
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VADDPS            Y5, Y0, Y0
+	VSHUFF32X4        $0x00, Y5, Y5, Y2
+	VSHUFF32X4        $0x03, Y5, Y5, Y3
+	VSHUFPS           $0x00, Y2, Y2, Y4
+	VSHUFPS           $0x55, Y2, Y2, Y5
+	VSHUFPS           $0xaa, Y2, Y2, Y6
+	VSHUFPS           $0xff, Y2, Y2, Y2
+	VSHUFPS           $0x00, Y3, Y3, Y7
+	VSHUFPS           $0x55, Y3, Y3, Y8
+	VSHUFPS           $0xaa, Y3, Y3, Y9
+	VSHUFPS           $0xff, Y3, Y3, Y3
+	MOVQ              R11, CX
+	LEAQ              (R11)(BX*4), DI
+	MOVQ              ctx_base+0(FP), R14
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
+	JZ                ctxOne
+
+ctxPair:
+	VMOVUPS     (R14), Y10
+	VFMADD231PS (CX), Y4, Y10
+	VFMADD231PS (CX)(BX*1), Y5, Y10
+	VFMADD231PS (CX)(BX*2), Y6, Y10
+	VFMADD231PS (CX)(SI*1), Y2, Y10
+	VFMADD231PS (DI), Y7, Y10
+	VFMADD231PS (DI)(BX*1), Y8, Y10
+	VFMADD231PS (DI)(BX*2), Y9, Y10
+	VFMADD231PS (DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R14)
+	VMOVUPS     32(R14), Y10
+	VFMADD231PS 32(CX), Y4, Y10
+	VFMADD231PS 32(CX)(BX*1), Y5, Y10
+	VFMADD231PS 32(CX)(BX*2), Y6, Y10
+	VFMADD231PS 32(CX)(SI*1), Y2, Y10
+	VFMADD231PS 32(DI), Y7, Y10
+	VFMADD231PS 32(DI)(BX*1), Y8, Y10
+	VFMADD231PS 32(DI)(BX*2), Y9, Y10
+	VFMADD231PS 32(DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, 32(R14)
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          next
+	VMOVUPS     (R14), Y10
+	VFMADD231PS (CX), Y4, Y10
+	VFMADD231PS (CX)(BX*1), Y5, Y10
+	VFMADD231PS (CX)(BX*2), Y6, Y10
+	VFMADD231PS (CX)(SI*1), Y2, Y10
+	VFMADD231PS (DI), Y7, Y10
+	VFMADD231PS (DI)(BX*1), Y8, Y10
+	VFMADD231PS (DI)(BX*2), Y9, Y10
+	VFMADD231PS (DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R14)
+
+next:
+	ADDQ R10, R11
+	ADDQ 8(SP), R12
+	DECQ R13
+	JNZ  splitPass
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	DECQ R9
 	JMP  split
 
 end:
@@ -10840,514 +14866,514 @@ TEXT ·dotSoftmaxMatTVecFarSplitAVX512Z(SB), NOSPLIT, $16-128
 	VXORPS       X1, X1, X1
 	VSUBSS       (SP), X1, X1
 	VBROADCASTSS X1, Y1
-	MOVQ         CX, DI
-	SHRQ         $0x04, DI
-	MOVQ         CX, R10
-	SHRQ         $0x01, R10
-	MOVQ         R10, CX
-	SHLQ         $0x02, CX
+	MOVQ         CX, R9
+	SHRQ         $0x04, R9
+	MOVQ         R9, CX
+	SHLQ         $0x05, CX
 	MOVQ         CX, 8(SP)
+	MOVQ         R9, R10
+	SHLQ         $0x03, R10
 	IMULQ        BX, R10
 
 split:
-	TESTQ  DI, DI
+	TESTQ  R9, R9
 	JZ     end
+	MOVQ   AX, R12
 	MOVQ   DX, CX
-	MOVQ   h_base+80(FP), R8
-	VXORPS Z3, Z3, Z3
-	VXORPS Z4, Z4, Z4
+	MOVQ   h_base+80(FP), DI
 	VXORPS Z2, Z2, Z2
+	VXORPS Z4, Z4, Z4
+	VXORPS Z3, Z3, Z3
 	VXORPS Z5, Z5, Z5
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
 	JZ     split0One
 
 split0Two:
-	VMOVUPS     (R8), Z7
-	VFMADD231PS (CX), Z7, Z3
-	VFMADD231PS (CX)(R10*1), Z7, Z2
-	VMOVUPS     64(R8), Z7
-	VFMADD231PS 64(CX), Z7, Z4
-	VFMADD231PS 64(CX)(R10*1), Z7, Z5
+	VMOVUPS     (DI), Z6
+	VFMADD231PS (CX), Z6, Z2
+	VFMADD231PS (CX)(R10*1), Z6, Z3
+	VMOVUPS     64(DI), Z6
+	VFMADD231PS 64(CX), Z6, Z4
+	VFMADD231PS 64(CX)(R10*1), Z6, Z5
 	ADDQ        $0x00000080, CX
-	ADDQ        $0x00000080, R8
-	DECQ        R9
+	ADDQ        $0x00000080, DI
+	DECQ        R8
 	JNZ         split0Two
 
 split0One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
 	JZ          split0Half
-	VMOVUPS     (R8), Z7
-	VFMADD231PS (CX), Z7, Z3
-	VFMADD231PS (CX)(R10*1), Z7, Z2
+	VMOVUPS     (DI), Z6
+	VFMADD231PS (CX), Z6, Z2
+	VFMADD231PS (CX)(R10*1), Z6, Z3
 	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, DI
 
 split0Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
 	JZ          split0Done
-	VMOVUPS.Z   (R8), K1, Z7
-	VFMADD231PS (CX), Z7, K1, Z4
-	VFMADD231PS (CX)(R10*1), Z7, K1, Z5
+	VMOVUPS.Z   (DI), K1, Z6
+	VFMADD231PS (CX), Z6, K1, Z4
+	VFMADD231PS (CX)(R10*1), Z6, K1, Z5
 
 split0Done:
-	VADDPS Z4, Z3, Z3
-	VADDPS Z5, Z2, Z2
+	VADDPS Z4, Z2, Z2
+	VADDPS Z5, Z3, Z3
 	LEAQ   (DX)(BX*1), CX
-	MOVQ   h_base+80(FP), R8
-	VXORPS Z12, Z12, Z12
-	VXORPS Z5, Z5, Z5
+	MOVQ   h_base+80(FP), DI
 	VXORPS Z4, Z4, Z4
-	VXORPS Z7, Z7, Z7
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
+	VXORPS Z6, Z6, Z6
+	VXORPS Z5, Z5, Z5
+	VXORPS Z8, Z8, Z8
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
 	JZ     split1One
 
 split1Two:
-	VMOVUPS     (R8), Z8
-	VFMADD231PS (CX), Z8, Z12
-	VFMADD231PS (CX)(R10*1), Z8, Z4
-	VMOVUPS     64(R8), Z8
-	VFMADD231PS 64(CX), Z8, Z5
-	VFMADD231PS 64(CX)(R10*1), Z8, Z7
+	VMOVUPS     (DI), Z9
+	VFMADD231PS (CX), Z9, Z4
+	VFMADD231PS (CX)(R10*1), Z9, Z5
+	VMOVUPS     64(DI), Z9
+	VFMADD231PS 64(CX), Z9, Z6
+	VFMADD231PS 64(CX)(R10*1), Z9, Z8
 	ADDQ        $0x00000080, CX
-	ADDQ        $0x00000080, R8
-	DECQ        R9
+	ADDQ        $0x00000080, DI
+	DECQ        R8
 	JNZ         split1Two
 
 split1One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
 	JZ          split1Half
-	VMOVUPS     (R8), Z8
-	VFMADD231PS (CX), Z8, Z12
-	VFMADD231PS (CX)(R10*1), Z8, Z4
+	VMOVUPS     (DI), Z9
+	VFMADD231PS (CX), Z9, Z4
+	VFMADD231PS (CX)(R10*1), Z9, Z5
 	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, DI
 
 split1Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
 	JZ          split1Done
-	VMOVUPS.Z   (R8), K1, Z8
-	VFMADD231PS (CX), Z8, K1, Z5
-	VFMADD231PS (CX)(R10*1), Z8, K1, Z7
+	VMOVUPS.Z   (DI), K1, Z9
+	VFMADD231PS (CX), Z9, K1, Z6
+	VFMADD231PS (CX)(R10*1), Z9, K1, Z8
 
 split1Done:
-	VADDPS Z5, Z12, Z12
-	VADDPS Z7, Z4, Z4
+	VADDPS Z6, Z4, Z4
+	VADDPS Z8, Z5, Z5
 	LEAQ   (DX)(BX*2), CX
-	MOVQ   h_base+80(FP), R8
-	VXORPS Z13, Z13, Z13
-	VXORPS Z7, Z7, Z7
-	VXORPS Z5, Z5, Z5
+	MOVQ   h_base+80(FP), DI
+	VXORPS Z6, Z6, Z6
+	VXORPS Z9, Z9, Z9
 	VXORPS Z8, Z8, Z8
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
+	VXORPS Z10, Z10, Z10
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
 	JZ     split2One
 
 split2Two:
-	VMOVUPS     (R8), Z9
-	VFMADD231PS (CX), Z9, Z13
-	VFMADD231PS (CX)(R10*1), Z9, Z5
-	VMOVUPS     64(R8), Z9
-	VFMADD231PS 64(CX), Z9, Z7
-	VFMADD231PS 64(CX)(R10*1), Z9, Z8
-	ADDQ        $0x00000080, CX
-	ADDQ        $0x00000080, R8
-	DECQ        R9
-	JNZ         split2Two
-
-split2One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
-	JZ          split2Half
-	VMOVUPS     (R8), Z9
-	VFMADD231PS (CX), Z9, Z13
-	VFMADD231PS (CX)(R10*1), Z9, Z5
-	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
-
-split2Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
-	JZ          split2Done
-	VMOVUPS.Z   (R8), K1, Z9
-	VFMADD231PS (CX), Z9, K1, Z7
-	VFMADD231PS (CX)(R10*1), Z9, K1, Z8
-
-split2Done:
-	VADDPS Z7, Z13, Z13
-	VADDPS Z8, Z5, Z5
-	LEAQ   (DX)(SI*1), CX
-	MOVQ   h_base+80(FP), R8
-	VXORPS Z14, Z14, Z14
-	VXORPS Z8, Z8, Z8
-	VXORPS Z7, Z7, Z7
-	VXORPS Z9, Z9, Z9
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
-	JZ     split3One
-
-split3Two:
-	VMOVUPS     (R8), Z10
-	VFMADD231PS (CX), Z10, Z14
-	VFMADD231PS (CX)(R10*1), Z10, Z7
-	VMOVUPS     64(R8), Z10
-	VFMADD231PS 64(CX), Z10, Z8
-	VFMADD231PS 64(CX)(R10*1), Z10, Z9
-	ADDQ        $0x00000080, CX
-	ADDQ        $0x00000080, R8
-	DECQ        R9
-	JNZ         split3Two
-
-split3One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
-	JZ          split3Half
-	VMOVUPS     (R8), Z10
-	VFMADD231PS (CX), Z10, Z14
-	VFMADD231PS (CX)(R10*1), Z10, Z7
-	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
-
-split3Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
-	JZ          split3Done
-	VMOVUPS.Z   (R8), K1, Z10
-	VFMADD231PS (CX), Z10, K1, Z8
-	VFMADD231PS (CX)(R10*1), Z10, K1, Z9
-
-split3Done:
-	VADDPS Z8, Z14, Z14
-	VADDPS Z9, Z7, Z7
-	LEAQ   (DX)(BX*4), CX
-	MOVQ   h_base+80(FP), R8
-	VXORPS Z15, Z15, Z15
-	VXORPS Z9, Z9, Z9
-	VXORPS Z8, Z8, Z8
-	VXORPS Z10, Z10, Z10
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
-	JZ     split4One
-
-split4Two:
-	VMOVUPS     (R8), Z11
-	VFMADD231PS (CX), Z11, Z15
+	VMOVUPS     (DI), Z11
+	VFMADD231PS (CX), Z11, Z6
 	VFMADD231PS (CX)(R10*1), Z11, Z8
-	VMOVUPS     64(R8), Z11
+	VMOVUPS     64(DI), Z11
 	VFMADD231PS 64(CX), Z11, Z9
 	VFMADD231PS 64(CX)(R10*1), Z11, Z10
 	ADDQ        $0x00000080, CX
-	ADDQ        $0x00000080, R8
-	DECQ        R9
-	JNZ         split4Two
+	ADDQ        $0x00000080, DI
+	DECQ        R8
+	JNZ         split2Two
 
-split4One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
-	JZ          split4Half
-	VMOVUPS     (R8), Z11
-	VFMADD231PS (CX), Z11, Z15
+split2One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split2Half
+	VMOVUPS     (DI), Z11
+	VFMADD231PS (CX), Z11, Z6
 	VFMADD231PS (CX)(R10*1), Z11, Z8
 	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, DI
 
-split4Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
-	JZ          split4Done
-	VMOVUPS.Z   (R8), K1, Z11
+split2Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split2Done
+	VMOVUPS.Z   (DI), K1, Z11
 	VFMADD231PS (CX), Z11, K1, Z9
 	VFMADD231PS (CX)(R10*1), Z11, K1, Z10
 
-split4Done:
-	VADDPS Z9, Z15, Z15
+split2Done:
+	VADDPS Z9, Z6, Z6
 	VADDPS Z10, Z8, Z8
-	LEAQ   (DX)(BX*4), CX
-	ADDQ   BX, CX
-	MOVQ   h_base+80(FP), R8
-	VXORPS Z16, Z16, Z16
-	VXORPS Z10, Z10, Z10
+	LEAQ   (DX)(SI*1), CX
+	MOVQ   h_base+80(FP), DI
 	VXORPS Z9, Z9, Z9
 	VXORPS Z11, Z11, Z11
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
-	JZ     split5One
-
-split5Two:
-	VMOVUPS     (R8), Z17
-	VFMADD231PS (CX), Z17, Z16
-	VFMADD231PS (CX)(R10*1), Z17, Z9
-	VMOVUPS     64(R8), Z17
-	VFMADD231PS 64(CX), Z17, Z10
-	VFMADD231PS 64(CX)(R10*1), Z17, Z11
-	ADDQ        $0x00000080, CX
-	ADDQ        $0x00000080, R8
-	DECQ        R9
-	JNZ         split5Two
-
-split5One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
-	JZ          split5Half
-	VMOVUPS     (R8), Z17
-	VFMADD231PS (CX), Z17, Z16
-	VFMADD231PS (CX)(R10*1), Z17, Z9
-	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
-
-split5Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
-	JZ          split5Done
-	VMOVUPS.Z   (R8), K1, Z17
-	VFMADD231PS (CX), Z17, K1, Z10
-	VFMADD231PS (CX)(R10*1), Z17, K1, Z11
-
-split5Done:
-	VADDPS Z10, Z16, Z16
-	VADDPS Z11, Z9, Z9
-	LEAQ   (DX)(BX*2), CX
-	LEAQ   (CX)(BX*4), CX
-	MOVQ   h_base+80(FP), R8
-	VXORPS Z17, Z17, Z17
-	VXORPS Z11, Z11, Z11
 	VXORPS Z10, Z10, Z10
-	VXORPS Z18, Z18, Z18
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
-	JZ     split6One
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split3One
 
-split6Two:
-	VMOVUPS     (R8), Z19
-	VFMADD231PS (CX), Z19, Z17
-	VFMADD231PS (CX)(R10*1), Z19, Z10
-	VMOVUPS     64(R8), Z19
-	VFMADD231PS 64(CX), Z19, Z11
-	VFMADD231PS 64(CX)(R10*1), Z19, Z18
+split3Two:
+	VMOVUPS     (DI), Z13
+	VFMADD231PS (CX), Z13, Z9
+	VFMADD231PS (CX)(R10*1), Z13, Z10
+	VMOVUPS     64(DI), Z13
+	VFMADD231PS 64(CX), Z13, Z11
+	VFMADD231PS 64(CX)(R10*1), Z13, Z12
 	ADDQ        $0x00000080, CX
-	ADDQ        $0x00000080, R8
-	DECQ        R9
-	JNZ         split6Two
+	ADDQ        $0x00000080, DI
+	DECQ        R8
+	JNZ         split3Two
 
-split6One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
-	JZ          split6Half
-	VMOVUPS     (R8), Z19
-	VFMADD231PS (CX), Z19, Z17
-	VFMADD231PS (CX)(R10*1), Z19, Z10
+split3One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split3Half
+	VMOVUPS     (DI), Z13
+	VFMADD231PS (CX), Z13, Z9
+	VFMADD231PS (CX)(R10*1), Z13, Z10
 	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, DI
 
-split6Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
-	JZ          split6Done
-	VMOVUPS.Z   (R8), K1, Z19
-	VFMADD231PS (CX), Z19, K1, Z11
-	VFMADD231PS (CX)(R10*1), Z19, K1, Z18
+split3Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split3Done
+	VMOVUPS.Z   (DI), K1, Z13
+	VFMADD231PS (CX), Z13, K1, Z11
+	VFMADD231PS (CX)(R10*1), Z13, K1, Z12
 
-split6Done:
-	VADDPS Z11, Z17, Z17
-	VADDPS Z18, Z10, Z10
-	LEAQ   (DX)(SI*1), CX
-	LEAQ   (CX)(BX*4), CX
-	MOVQ   h_base+80(FP), R8
-	VXORPS Z18, Z18, Z18
-	VXORPS Z19, Z19, Z19
-	VXORPS Z11, Z11, Z11
-	VXORPS Z20, Z20, Z20
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
-	JZ     split7One
-
-split7Two:
-	VMOVUPS     (R8), Z21
-	VFMADD231PS (CX), Z21, Z18
-	VFMADD231PS (CX)(R10*1), Z21, Z11
-	VMOVUPS     64(R8), Z21
-	VFMADD231PS 64(CX), Z21, Z19
-	VFMADD231PS 64(CX)(R10*1), Z21, Z20
-	ADDQ        $0x00000080, CX
-	ADDQ        $0x00000080, R8
-	DECQ        R9
-	JNZ         split7Two
-
-split7One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
-	JZ          split7Half
-	VMOVUPS     (R8), Z21
-	VFMADD231PS (CX), Z21, Z18
-	VFMADD231PS (CX)(R10*1), Z21, Z11
-	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
-
-split7Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
-	JZ          split7Done
-	VMOVUPS.Z   (R8), K1, Z21
-	VFMADD231PS (CX), Z21, K1, Z19
-	VFMADD231PS (CX)(R10*1), Z21, K1, Z20
-
-split7Done:
-	VADDPS        Z19, Z18, Z18
-	VADDPS        Z20, Z11, Z11
-	VEXTRACTF64X4 $0x01, Z3, Y6
-	VADDPS        Y6, Y3, Y3
-	VEXTRACTF64X4 $0x01, Z12, Y6
-	VADDPS        Y6, Y12, Y12
-	VEXTRACTF64X4 $0x01, Z13, Y6
-	VADDPS        Y6, Y13, Y13
-	VEXTRACTF64X4 $0x01, Z14, Y6
-	VADDPS        Y6, Y14, Y14
-	VSHUFPS       $0x88, Y12, Y3, Y6
-	VSHUFPS       $0xdd, Y12, Y3, Y3
-	VADDPS        Y3, Y6, Y6
-	VSHUFPS       $0x88, Y14, Y13, Y3
-	VSHUFPS       $0xdd, Y14, Y13, Y12
-	VADDPS        Y12, Y3, Y3
-	VSHUFPS       $0x88, Y3, Y6, Y12
-	VSHUFPS       $0xdd, Y3, Y6, Y3
-	VADDPS        Y3, Y12, Y12
-	VEXTRACTF32X4 $0x01, Y12, X3
-	VADDPS        X3, X12, X12
-	VEXTRACTF64X4 $0x01, Z15, Y3
-	VADDPS        Y3, Y15, Y15
-	VEXTRACTF64X4 $0x01, Z16, Y3
-	VADDPS        Y3, Y16, Y16
-	VEXTRACTF64X4 $0x01, Z17, Y3
-	VADDPS        Y3, Y17, Y17
-	VEXTRACTF64X4 $0x01, Z18, Y3
-	VADDPS        Y3, Y18, Y18
-	VSHUFPS       $0x88, Y16, Y15, Y3
-	VSHUFPS       $0xdd, Y16, Y15, Y6
-	VADDPS        Y6, Y3, Y3
-	VSHUFPS       $0x88, Y18, Y17, Y6
-	VSHUFPS       $0xdd, Y18, Y17, Y13
-	VADDPS        Y13, Y6, Y6
-	VSHUFPS       $0x88, Y6, Y3, Y13
-	VSHUFPS       $0xdd, Y6, Y3, Y3
-	VADDPS        Y3, Y13, Y13
-	VEXTRACTF32X4 $0x01, Y13, X3
-	VADDPS        X3, X13, X13
-	VINSERTF32X4  $0x01, X13, Y12, Y3
-	VMOVUPS       Y3, (AX)
-	VEXTRACTF64X4 $0x01, Z2, Y6
-	VADDPS        Y6, Y2, Y2
-	VEXTRACTF64X4 $0x01, Z4, Y6
-	VADDPS        Y6, Y4, Y4
-	VEXTRACTF64X4 $0x01, Z5, Y6
-	VADDPS        Y6, Y5, Y5
-	VEXTRACTF64X4 $0x01, Z7, Y6
-	VADDPS        Y6, Y7, Y7
-	VSHUFPS       $0x88, Y4, Y2, Y6
+split3Done:
+	VADDPS        Z11, Z9, Z9
+	VADDPS        Z12, Z10, Z10
+	VEXTRACTF64X4 $0x01, Z2, Y7
+	VADDPS        Y7, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z4, Y7
+	VADDPS        Y7, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z6, Y7
+	VADDPS        Y7, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z9, Y7
+	VADDPS        Y7, Y9, Y9
+	VSHUFPS       $0x88, Y4, Y2, Y7
 	VSHUFPS       $0xdd, Y4, Y2, Y2
-	VADDPS        Y2, Y6, Y6
-	VSHUFPS       $0x88, Y7, Y5, Y2
-	VSHUFPS       $0xdd, Y7, Y5, Y4
+	VADDPS        Y2, Y7, Y7
+	VSHUFPS       $0x88, Y9, Y6, Y2
+	VSHUFPS       $0xdd, Y9, Y6, Y4
 	VADDPS        Y4, Y2, Y2
-	VSHUFPS       $0x88, Y2, Y6, Y4
-	VSHUFPS       $0xdd, Y2, Y6, Y2
+	VSHUFPS       $0x88, Y2, Y7, Y4
+	VSHUFPS       $0xdd, Y2, Y7, Y2
 	VADDPS        Y2, Y4, Y4
 	VEXTRACTF32X4 $0x01, Y4, X2
 	VADDPS        X2, X4, X4
+	VEXTRACTF64X4 $0x01, Z3, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z5, Y2
+	VADDPS        Y2, Y5, Y5
 	VEXTRACTF64X4 $0x01, Z8, Y2
 	VADDPS        Y2, Y8, Y8
-	VEXTRACTF64X4 $0x01, Z9, Y2
-	VADDPS        Y2, Y9, Y9
 	VEXTRACTF64X4 $0x01, Z10, Y2
 	VADDPS        Y2, Y10, Y10
-	VEXTRACTF64X4 $0x01, Z11, Y2
-	VADDPS        Y2, Y11, Y11
-	VSHUFPS       $0x88, Y9, Y8, Y2
-	VSHUFPS       $0xdd, Y9, Y8, Y5
-	VADDPS        Y5, Y2, Y2
-	VSHUFPS       $0x88, Y11, Y10, Y5
-	VSHUFPS       $0xdd, Y11, Y10, Y6
-	VADDPS        Y6, Y5, Y5
-	VSHUFPS       $0x88, Y5, Y2, Y6
-	VSHUFPS       $0xdd, Y5, Y2, Y2
+	VSHUFPS       $0x88, Y5, Y3, Y2
+	VSHUFPS       $0xdd, Y5, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y10, Y8, Y3
+	VSHUFPS       $0xdd, Y10, Y8, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y5
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	LEAQ          (DX)(BX*4), CX
+	MOVQ          h_base+80(FP), DI
+	VXORPS        Z2, Z2, Z2
+	VXORPS        Z6, Z6, Z6
+	VXORPS        Z3, Z3, Z3
+	VXORPS        Z8, Z8, Z8
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x05, R8
+	JZ            split4One
+
+split4Two:
+	VMOVUPS     (DI), Z9
+	VFMADD231PS (CX), Z9, Z2
+	VFMADD231PS (CX)(R10*1), Z9, Z3
+	VMOVUPS     64(DI), Z9
+	VFMADD231PS 64(CX), Z9, Z6
+	VFMADD231PS 64(CX)(R10*1), Z9, Z8
+	ADDQ        $0x00000080, CX
+	ADDQ        $0x00000080, DI
+	DECQ        R8
+	JNZ         split4Two
+
+split4One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split4Half
+	VMOVUPS     (DI), Z9
+	VFMADD231PS (CX), Z9, Z2
+	VFMADD231PS (CX)(R10*1), Z9, Z3
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DI
+
+split4Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split4Done
+	VMOVUPS.Z   (DI), K1, Z9
+	VFMADD231PS (CX), Z9, K1, Z6
+	VFMADD231PS (CX)(R10*1), Z9, K1, Z8
+
+split4Done:
+	VADDPS Z6, Z2, Z2
+	VADDPS Z8, Z3, Z3
+	LEAQ   (DX)(BX*4), CX
+	ADDQ   BX, CX
+	MOVQ   h_base+80(FP), DI
+	VXORPS Z6, Z6, Z6
+	VXORPS Z9, Z9, Z9
+	VXORPS Z8, Z8, Z8
+	VXORPS Z10, Z10, Z10
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split5One
+
+split5Two:
+	VMOVUPS     (DI), Z11
+	VFMADD231PS (CX), Z11, Z6
+	VFMADD231PS (CX)(R10*1), Z11, Z8
+	VMOVUPS     64(DI), Z11
+	VFMADD231PS 64(CX), Z11, Z9
+	VFMADD231PS 64(CX)(R10*1), Z11, Z10
+	ADDQ        $0x00000080, CX
+	ADDQ        $0x00000080, DI
+	DECQ        R8
+	JNZ         split5Two
+
+split5One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split5Half
+	VMOVUPS     (DI), Z11
+	VFMADD231PS (CX), Z11, Z6
+	VFMADD231PS (CX)(R10*1), Z11, Z8
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DI
+
+split5Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split5Done
+	VMOVUPS.Z   (DI), K1, Z11
+	VFMADD231PS (CX), Z11, K1, Z9
+	VFMADD231PS (CX)(R10*1), Z11, K1, Z10
+
+split5Done:
+	VADDPS Z9, Z6, Z6
+	VADDPS Z10, Z8, Z8
+	LEAQ   (DX)(BX*2), CX
+	LEAQ   (CX)(BX*4), CX
+	MOVQ   h_base+80(FP), DI
+	VXORPS Z9, Z9, Z9
+	VXORPS Z11, Z11, Z11
+	VXORPS Z10, Z10, Z10
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split6One
+
+split6Two:
+	VMOVUPS     (DI), Z13
+	VFMADD231PS (CX), Z13, Z9
+	VFMADD231PS (CX)(R10*1), Z13, Z10
+	VMOVUPS     64(DI), Z13
+	VFMADD231PS 64(CX), Z13, Z11
+	VFMADD231PS 64(CX)(R10*1), Z13, Z12
+	ADDQ        $0x00000080, CX
+	ADDQ        $0x00000080, DI
+	DECQ        R8
+	JNZ         split6Two
+
+split6One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split6Half
+	VMOVUPS     (DI), Z13
+	VFMADD231PS (CX), Z13, Z9
+	VFMADD231PS (CX)(R10*1), Z13, Z10
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DI
+
+split6Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split6Done
+	VMOVUPS.Z   (DI), K1, Z13
+	VFMADD231PS (CX), Z13, K1, Z11
+	VFMADD231PS (CX)(R10*1), Z13, K1, Z12
+
+split6Done:
+	VADDPS Z11, Z9, Z9
+	VADDPS Z12, Z10, Z10
+	LEAQ   (DX)(SI*1), CX
+	LEAQ   (CX)(BX*4), CX
+	MOVQ   h_base+80(FP), DI
+	VXORPS Z11, Z11, Z11
+	VXORPS Z13, Z13, Z13
+	VXORPS Z12, Z12, Z12
+	VXORPS Z14, Z14, Z14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split7One
+
+split7Two:
+	VMOVUPS     (DI), Z15
+	VFMADD231PS (CX), Z15, Z11
+	VFMADD231PS (CX)(R10*1), Z15, Z12
+	VMOVUPS     64(DI), Z15
+	VFMADD231PS 64(CX), Z15, Z13
+	VFMADD231PS 64(CX)(R10*1), Z15, Z14
+	ADDQ        $0x00000080, CX
+	ADDQ        $0x00000080, DI
+	DECQ        R8
+	JNZ         split7Two
+
+split7One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split7Half
+	VMOVUPS     (DI), Z15
+	VFMADD231PS (CX), Z15, Z11
+	VFMADD231PS (CX)(R10*1), Z15, Z12
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DI
+
+split7Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split7Done
+	VMOVUPS.Z   (DI), K1, Z15
+	VFMADD231PS (CX), Z15, K1, Z13
+	VFMADD231PS (CX)(R10*1), Z15, K1, Z14
+
+split7Done:
+	VADDPS        Z13, Z11, Z11
+	VADDPS        Z14, Z12, Z12
+	VEXTRACTF64X4 $0x01, Z2, Y7
+	VADDPS        Y7, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z6, Y7
+	VADDPS        Y7, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z9, Y7
+	VADDPS        Y7, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z11, Y7
+	VADDPS        Y7, Y11, Y11
+	VSHUFPS       $0x88, Y6, Y2, Y7
+	VSHUFPS       $0xdd, Y6, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VSHUFPS       $0x88, Y11, Y9, Y2
+	VSHUFPS       $0xdd, Y11, Y9, Y6
+	VADDPS        Y6, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y7, Y6
+	VSHUFPS       $0xdd, Y2, Y7, Y2
 	VADDPS        Y2, Y6, Y6
 	VEXTRACTF32X4 $0x01, Y6, X2
 	VADDPS        X2, X6, X6
+	VEXTRACTF64X4 $0x01, Z3, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z10, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z12, Y2
+	VADDPS        Y2, Y12, Y12
+	VSHUFPS       $0x88, Y8, Y3, Y2
+	VSHUFPS       $0xdd, Y8, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y12, Y10, Y3
+	VSHUFPS       $0xdd, Y12, Y10, Y7
+	VADDPS        Y7, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X2
+	VADDPS        X2, X7, X7
 	VINSERTF32X4  $0x01, X6, Y4, Y2
-	MOVQ          8(SP), CX
-	VMOVUPS       Y2, (AX)(CX*1)
-	VSUBPS        Y3, Y3, Y4
-	VCMPPS        $0x03, Y4, Y4, K2
-	KORTESTB      K2, K2
-	JNZ           special
-	VSUBPS        Y2, Y2, Y4
-	VCMPPS        $0x03, Y4, Y4, K2
-	KORTESTB      K2, K2
-	JNZ           special
-	MOVQ          DX, R8
-	XORQ          R11, R11
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X7, Y5, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, R11
+	MOVQ          AX, R12
+	MOVQ          $0x00000002, R13
 
 splitPass:
-	VMOVAPS           Y3, Y4
-	VEXTRACTF32X4     $0x01, Y4, X5
-	VMAXPS            X5, X4, X4
-	VSHUFPS           $0x4e, X4, X4, X5
-	VMAXPS            X5, X4, X4
-	VSHUFPS           $0xb1, X4, X4, X5
-	VMAXPS            X5, X4, X4
-	VUCOMISS          (SP), X4
+	VMOVUPS           (R12), Y2
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K2
+	KORTESTB          K2, K2
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
 	JBE               weights
 	VMOVSS            (SP), X1
-	VSUBSS            X4, X1, X1
-	VMOVSS            X4, (SP)
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
 	VBROADCASTSS      X1, Y1
-	VMULPS.BCST       consts<>+0(SB), Y1, Y4
-	VRNDSCALEPS       $0x08, Y4, Y4
-	VMOVAPS           Y1, Y5
-	VFNMADD231PS.BCST consts<>+32(SB), Y4, Y5
-	VFNMADD231PS.BCST consts<>+64(SB), Y4, Y5
-	VBROADCASTSS      consts<>+320(SB), Y6
-	VFMADD213PS.BCST  consts<>+288(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+256(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+224(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+192(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+160(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+160(SB), Y5, Y6
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
 	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
-	VSCALEFPS.Z       Y4, Y6, K2, Y6
-	VMULPS            Y6, Y0, Y0
-	VBROADCASTSS      X6, Z1
+	VSCALEFPS.Z       Y3, Y5, K2, Y5
+	VMULPS            Y5, Y0, Y0
+	VBROADCASTSS      X5, Z1
 	MOVQ              ctx_base+0(FP), CX
-	MOVQ              ctx_len+8(FP), R9
-	SHRQ              $0x04, R9
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
 	JZ                rescaleHalf
 
 rescale:
-	VMULPS  (CX), Z1, Z4
-	VMOVUPS Z4, (CX)
+	VMULPS  (CX), Z1, Z3
+	VMOVUPS Z3, (CX)
 	ADDQ    $0x00000040, CX
-	DECQ    R9
+	DECQ    R8
 	JNZ     rescale
 
 rescaleHalf:
-	MOVQ      ctx_len+8(FP), R9
-	TESTQ     $0x00000008, R9
+	MOVQ      ctx_len+8(FP), R8
+	TESTQ     $0x00000008, R8
 	JZ        rescaleDone
-	VMOVUPS.Z (CX), K1, Z4
-	VMULPS    Z1, Z4, Z4
-	VMOVUPS   Z4, K1, (CX)
+	VMOVUPS.Z (CX), K1, Z3
+	VMULPS    Z1, Z3, Z3
+	VMOVUPS   Z3, K1, (CX)
 
 rescaleDone:
 	VXORPS       X1, X1, X1
@@ -11355,83 +15381,79 @@ rescaleDone:
 	VBROADCASTSS X1, Y1
 
 weights:
-	VADDPS            Y1, Y3, Y3
-	VMULPS.BCST       consts<>+0(SB), Y3, Y4
-	VRNDSCALEPS       $0x08, Y4, Y4
-	VMOVAPS           Y3, Y5
-	VFNMADD231PS.BCST consts<>+32(SB), Y4, Y5
-	VFNMADD231PS.BCST consts<>+64(SB), Y4, Y5
-	VBROADCASTSS      consts<>+320(SB), Y6
-	VFMADD213PS.BCST  consts<>+288(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+256(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+224(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+192(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+160(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+160(SB), Y5, Y6
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Y3, K2
-	VSCALEFPS.Z       Y4, Y6, K2, Y6
-	VADDPS            Y6, Y0, Y0
-	VSHUFF32X4        $0x00, Z6, Z6, Z3
-	VSHUFF32X4        $0x55, Z6, Z6, Z4
-	VSHUFPS           $0x00, Z3, Z3, Z5
-	VSHUFPS           $0x55, Z3, Z3, Z7
-	VSHUFPS           $0xaa, Z3, Z3, Z8
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y7
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y7
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K2
+	VSCALEFPS.Z       Y3, Y7, K2, Y7
+	VADDPS            Y7, Y0, Y0
+	VSHUFF32X4        $0x00, Z7, Z7, Z2
+	VSHUFF32X4        $0x55, Z7, Z7, Z3
+	VSHUFPS           $0x00, Z2, Z2, Z4
+	VSHUFPS           $0x55, Z2, Z2, Z5
+	VSHUFPS           $0xaa, Z2, Z2, Z6
+	VSHUFPS           $0xff, Z2, Z2, Z2
+	VSHUFPS           $0x00, Z3, Z3, Z8
+	VSHUFPS           $0x55, Z3, Z3, Z9
+	VSHUFPS           $0xaa, Z3, Z3, Z10
 	VSHUFPS           $0xff, Z3, Z3, Z3
-	VSHUFPS           $0x00, Z4, Z4, Z9
-	VSHUFPS           $0x55, Z4, Z4, Z10
-	VSHUFPS           $0xaa, Z4, Z4, Z11
-	VSHUFPS           $0xff, Z4, Z4, Z4
-	MOVQ              R8, CX
-	LEAQ              (R8)(BX*4), R8
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R9
-	SHRQ              $0x04, R9
+	MOVQ              R11, CX
+	LEAQ              (R11)(BX*4), DI
+	MOVQ              ctx_base+0(FP), R14
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
 	JZ                ctxOne
 
 ctxPair:
-	VMOVUPS     (R12), Z12
-	VFMADD231PS (CX), Z5, Z12
-	VFMADD231PS (CX)(BX*1), Z7, Z12
-	VFMADD231PS (CX)(BX*2), Z8, Z12
-	VFMADD231PS (CX)(SI*1), Z3, Z12
-	VFMADD231PS (R8), Z9, Z12
-	VFMADD231PS (R8)(BX*1), Z10, Z12
-	VFMADD231PS (R8)(BX*2), Z11, Z12
-	VFMADD231PS (R8)(SI*1), Z4, Z12
-	VMOVUPS     Z12, (R12)
+	VMOVUPS     (R14), Z11
+	VFMADD231PS (CX), Z4, Z11
+	VFMADD231PS (CX)(BX*1), Z5, Z11
+	VFMADD231PS (CX)(BX*2), Z6, Z11
+	VFMADD231PS (CX)(SI*1), Z2, Z11
+	VFMADD231PS (DI), Z8, Z11
+	VFMADD231PS (DI)(BX*1), Z9, Z11
+	VFMADD231PS (DI)(BX*2), Z10, Z11
+	VFMADD231PS (DI)(SI*1), Z3, Z11
+	VMOVUPS     Z11, (R14)
 	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R12
-	DECQ        R9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R14
+	DECQ        R8
 	JNZ         ctxPair
 
 ctxOne:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
 	JZ          next
-	VMOVUPS.Z   (R12), K1, Z12
-	VFMADD231PS (CX), Z5, K1, Z12
-	VFMADD231PS (CX)(BX*1), Z7, K1, Z12
-	VFMADD231PS (CX)(BX*2), Z8, K1, Z12
-	VFMADD231PS (CX)(SI*1), Z3, K1, Z12
-	VFMADD231PS (R8), Z9, K1, Z12
-	VFMADD231PS (R8)(BX*1), Z10, K1, Z12
-	VFMADD231PS (R8)(BX*2), Z11, K1, Z12
-	VFMADD231PS (R8)(SI*1), Z4, K1, Z12
-	VMOVUPS     Z12, K1, (R12)
+	VMOVUPS.Z   (R14), K1, Z11
+	VFMADD231PS (CX), Z4, K1, Z11
+	VFMADD231PS (CX)(BX*1), Z5, K1, Z11
+	VFMADD231PS (CX)(BX*2), Z6, K1, Z11
+	VFMADD231PS (CX)(SI*1), Z2, K1, Z11
+	VFMADD231PS (DI), Z8, K1, Z11
+	VFMADD231PS (DI)(BX*1), Z9, K1, Z11
+	VFMADD231PS (DI)(BX*2), Z10, K1, Z11
+	VFMADD231PS (DI)(SI*1), Z3, K1, Z11
+	VMOVUPS     Z11, K1, (R14)
 
 next:
-	TESTQ   R11, R11
-	JNZ     splitNext
-	MOVQ    $0x00000001, R11
-	VMOVAPS Y2, Y3
-	LEAQ    (DX)(R10*1), R8
-	JMP     splitPass
-
-splitNext:
+	ADDQ R10, R11
+	ADDQ 8(SP), R12
+	DECQ R13
+	JNZ  splitPass
 	LEAQ (DX)(BX*8), DX
 	ADDQ $0x00000020, AX
-	DECQ DI
+	DECQ R9
 	JMP  split
 
 end:
@@ -11472,552 +15494,567 @@ TEXT ·dotSoftmaxMatTVecFarSplitPF1AVX512Z(SB), NOSPLIT, $16-128
 	VXORPS       X1, X1, X1
 	VSUBSS       (SP), X1, X1
 	VBROADCASTSS X1, Y1
-	MOVQ         CX, DI
-	SHRQ         $0x04, DI
-	MOVQ         CX, R10
-	SHRQ         $0x01, R10
-	MOVQ         R10, CX
-	SHLQ         $0x02, CX
+	MOVQ         CX, R9
+	SHRQ         $0x04, R9
+	MOVQ         R9, CX
+	SHLQ         $0x05, CX
 	MOVQ         CX, 8(SP)
+	MOVQ         R9, R10
+	SHLQ         $0x03, R10
 	IMULQ        BX, R10
 
 split:
-	TESTQ   DI, DI
+	TESTQ   R9, R9
 	JZ      end
-	XORQ    R8, R8
+	XORQ    DI, DI
 	MOVQ    BX, CX
 	SHLQ    $0x03, CX
-	CMPQ    DI, $0x00000002
-	CMOVQCS R8, CX
-	LEAQ    (R10)(CX*1), R8
-	MOVQ    DX, R11
-	MOVQ    h_base+80(FP), R12
-	VXORPS  Z3, Z3, Z3
-	VXORPS  Z4, Z4, Z4
+	CMPQ    R9, $0x00000002
+	CMOVQCS DI, CX
+	MOVQ    AX, R12
+	MOVQ    DX, DI
+	MOVQ    h_base+80(FP), R11
 	VXORPS  Z2, Z2, Z2
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z3, Z3, Z3
 	VXORPS  Z5, Z5, Z5
-	MOVQ    ctx_len+8(FP), R9
-	SHRQ    $0x05, R9
+	LEAQ    (DI)(CX*1), R13
+	MOVQ    ctx_len+8(FP), R8
+	SHRQ    $0x05, R8
 	JZ      split0One
 
 split0Two:
-	VMOVUPS     (R12), Z7
-	VFMADD231PS (R11), Z7, Z3
-	VFMADD231PS (R11)(R10*1), Z7, Z2
-	VMOVUPS     64(R12), Z7
-	VFMADD231PS 64(R11), Z7, Z4
-	VFMADD231PS 64(R11)(R10*1), Z7, Z5
-	PREFETCHT0  (R11)(CX*1)
-	PREFETCHT0  (R11)(R8*1)
-	PREFETCHT0  64(R11)(CX*1)
-	PREFETCHT0  64(R11)(R8*1)
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (DI), Z6, Z2
+	VFMADD231PS (DI)(R10*1), Z6, Z3
+	VMOVUPS     64(R11), Z6
+	VFMADD231PS 64(DI), Z6, Z4
+	VFMADD231PS 64(DI)(R10*1), Z6, Z5
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	PREFETCHT0  64(R13)
+	PREFETCHT0  64(R13)(R10*1)
+	ADDQ        $0x00000080, DI
 	ADDQ        $0x00000080, R11
-	ADDQ        $0x00000080, R12
-	DECQ        R9
+	ADDQ        $0x00000080, R13
+	DECQ        R8
 	JNZ         split0Two
 
 split0One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
 	JZ          split0Half
-	VMOVUPS     (R12), Z7
-	VFMADD231PS (R11), Z7, Z3
-	VFMADD231PS (R11)(R10*1), Z7, Z2
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (DI), Z6, Z2
+	VFMADD231PS (DI)(R10*1), Z6, Z3
+	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
 
 split0Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
 	JZ          split0Done
-	VMOVUPS.Z   (R12), K1, Z7
-	VFMADD231PS (R11), Z7, K1, Z4
-	VFMADD231PS (R11)(R10*1), Z7, K1, Z5
+	VMOVUPS.Z   (R11), K1, Z6
+	VFMADD231PS (DI), Z6, K1, Z4
+	VFMADD231PS (DI)(R10*1), Z6, K1, Z5
 
 split0Done:
-	VADDPS Z4, Z3, Z3
-	VADDPS Z5, Z2, Z2
-	LEAQ   (DX)(BX*1), R11
-	MOVQ   h_base+80(FP), R12
-	VXORPS Z12, Z12, Z12
-	VXORPS Z5, Z5, Z5
+	VADDPS Z4, Z2, Z2
+	VADDPS Z5, Z3, Z3
+	LEAQ   (DX)(BX*1), DI
+	MOVQ   h_base+80(FP), R11
 	VXORPS Z4, Z4, Z4
-	VXORPS Z7, Z7, Z7
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
+	VXORPS Z6, Z6, Z6
+	VXORPS Z5, Z5, Z5
+	VXORPS Z8, Z8, Z8
+	LEAQ   (DI)(CX*1), R13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
 	JZ     split1One
 
 split1Two:
-	VMOVUPS     (R12), Z8
-	VFMADD231PS (R11), Z8, Z12
-	VFMADD231PS (R11)(R10*1), Z8, Z4
-	VMOVUPS     64(R12), Z8
-	VFMADD231PS 64(R11), Z8, Z5
-	VFMADD231PS 64(R11)(R10*1), Z8, Z7
-	PREFETCHT0  (R11)(CX*1)
-	PREFETCHT0  (R11)(R8*1)
-	PREFETCHT0  64(R11)(CX*1)
-	PREFETCHT0  64(R11)(R8*1)
+	VMOVUPS     (R11), Z9
+	VFMADD231PS (DI), Z9, Z4
+	VFMADD231PS (DI)(R10*1), Z9, Z5
+	VMOVUPS     64(R11), Z9
+	VFMADD231PS 64(DI), Z9, Z6
+	VFMADD231PS 64(DI)(R10*1), Z9, Z8
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	PREFETCHT0  64(R13)
+	PREFETCHT0  64(R13)(R10*1)
+	ADDQ        $0x00000080, DI
 	ADDQ        $0x00000080, R11
-	ADDQ        $0x00000080, R12
-	DECQ        R9
+	ADDQ        $0x00000080, R13
+	DECQ        R8
 	JNZ         split1Two
 
 split1One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
 	JZ          split1Half
-	VMOVUPS     (R12), Z8
-	VFMADD231PS (R11), Z8, Z12
-	VFMADD231PS (R11)(R10*1), Z8, Z4
+	VMOVUPS     (R11), Z9
+	VFMADD231PS (DI), Z9, Z4
+	VFMADD231PS (DI)(R10*1), Z9, Z5
+	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
 
 split1Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
 	JZ          split1Done
-	VMOVUPS.Z   (R12), K1, Z8
-	VFMADD231PS (R11), Z8, K1, Z5
-	VFMADD231PS (R11)(R10*1), Z8, K1, Z7
+	VMOVUPS.Z   (R11), K1, Z9
+	VFMADD231PS (DI), Z9, K1, Z6
+	VFMADD231PS (DI)(R10*1), Z9, K1, Z8
 
 split1Done:
-	VADDPS Z5, Z12, Z12
-	VADDPS Z7, Z4, Z4
-	LEAQ   (DX)(BX*2), R11
-	MOVQ   h_base+80(FP), R12
-	VXORPS Z13, Z13, Z13
-	VXORPS Z7, Z7, Z7
-	VXORPS Z5, Z5, Z5
+	VADDPS Z6, Z4, Z4
+	VADDPS Z8, Z5, Z5
+	LEAQ   (DX)(BX*2), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z6, Z6, Z6
+	VXORPS Z9, Z9, Z9
 	VXORPS Z8, Z8, Z8
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
+	VXORPS Z10, Z10, Z10
+	LEAQ   (DI)(CX*1), R13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
 	JZ     split2One
 
 split2Two:
-	VMOVUPS     (R12), Z9
-	VFMADD231PS (R11), Z9, Z13
-	VFMADD231PS (R11)(R10*1), Z9, Z5
-	VMOVUPS     64(R12), Z9
-	VFMADD231PS 64(R11), Z9, Z7
-	VFMADD231PS 64(R11)(R10*1), Z9, Z8
-	PREFETCHT0  (R11)(CX*1)
-	PREFETCHT0  (R11)(R8*1)
-	PREFETCHT0  64(R11)(CX*1)
-	PREFETCHT0  64(R11)(R8*1)
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	VMOVUPS     64(R11), Z11
+	VFMADD231PS 64(DI), Z11, Z9
+	VFMADD231PS 64(DI)(R10*1), Z11, Z10
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	PREFETCHT0  64(R13)
+	PREFETCHT0  64(R13)(R10*1)
+	ADDQ        $0x00000080, DI
 	ADDQ        $0x00000080, R11
-	ADDQ        $0x00000080, R12
-	DECQ        R9
+	ADDQ        $0x00000080, R13
+	DECQ        R8
 	JNZ         split2Two
 
 split2One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
 	JZ          split2Half
-	VMOVUPS     (R12), Z9
-	VFMADD231PS (R11), Z9, Z13
-	VFMADD231PS (R11)(R10*1), Z9, Z5
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
 
 split2Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
 	JZ          split2Done
-	VMOVUPS.Z   (R12), K1, Z9
-	VFMADD231PS (R11), Z9, K1, Z7
-	VFMADD231PS (R11)(R10*1), Z9, K1, Z8
+	VMOVUPS.Z   (R11), K1, Z11
+	VFMADD231PS (DI), Z11, K1, Z9
+	VFMADD231PS (DI)(R10*1), Z11, K1, Z10
 
 split2Done:
-	VADDPS Z7, Z13, Z13
-	VADDPS Z8, Z5, Z5
-	LEAQ   (DX)(SI*1), R11
-	MOVQ   h_base+80(FP), R12
-	VXORPS Z14, Z14, Z14
-	VXORPS Z8, Z8, Z8
-	VXORPS Z7, Z7, Z7
+	VADDPS Z9, Z6, Z6
+	VADDPS Z10, Z8, Z8
+	LEAQ   (DX)(SI*1), DI
+	MOVQ   h_base+80(FP), R11
 	VXORPS Z9, Z9, Z9
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
+	VXORPS Z11, Z11, Z11
+	VXORPS Z10, Z10, Z10
+	VXORPS Z12, Z12, Z12
+	LEAQ   (DI)(CX*1), R13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
 	JZ     split3One
 
 split3Two:
-	VMOVUPS     (R12), Z10
-	VFMADD231PS (R11), Z10, Z14
-	VFMADD231PS (R11)(R10*1), Z10, Z7
-	VMOVUPS     64(R12), Z10
-	VFMADD231PS 64(R11), Z10, Z8
-	VFMADD231PS 64(R11)(R10*1), Z10, Z9
-	PREFETCHT0  (R11)(CX*1)
-	PREFETCHT0  (R11)(R8*1)
-	PREFETCHT0  64(R11)(CX*1)
-	PREFETCHT0  64(R11)(R8*1)
+	VMOVUPS     (R11), Z13
+	VFMADD231PS (DI), Z13, Z9
+	VFMADD231PS (DI)(R10*1), Z13, Z10
+	VMOVUPS     64(R11), Z13
+	VFMADD231PS 64(DI), Z13, Z11
+	VFMADD231PS 64(DI)(R10*1), Z13, Z12
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	PREFETCHT0  64(R13)
+	PREFETCHT0  64(R13)(R10*1)
+	ADDQ        $0x00000080, DI
 	ADDQ        $0x00000080, R11
-	ADDQ        $0x00000080, R12
-	DECQ        R9
+	ADDQ        $0x00000080, R13
+	DECQ        R8
 	JNZ         split3Two
 
 split3One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
 	JZ          split3Half
-	VMOVUPS     (R12), Z10
-	VFMADD231PS (R11), Z10, Z14
-	VFMADD231PS (R11)(R10*1), Z10, Z7
+	VMOVUPS     (R11), Z13
+	VFMADD231PS (DI), Z13, Z9
+	VFMADD231PS (DI)(R10*1), Z13, Z10
+	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
 
 split3Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
 	JZ          split3Done
-	VMOVUPS.Z   (R12), K1, Z10
-	VFMADD231PS (R11), Z10, K1, Z8
-	VFMADD231PS (R11)(R10*1), Z10, K1, Z9
+	VMOVUPS.Z   (R11), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z11
+	VFMADD231PS (DI)(R10*1), Z13, K1, Z12
 
 split3Done:
-	VADDPS Z8, Z14, Z14
-	VADDPS Z9, Z7, Z7
-	LEAQ   (DX)(BX*4), R11
-	MOVQ   h_base+80(FP), R12
-	VXORPS Z15, Z15, Z15
-	VXORPS Z9, Z9, Z9
-	VXORPS Z8, Z8, Z8
-	VXORPS Z10, Z10, Z10
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
-	JZ     split4One
-
-split4Two:
-	VMOVUPS     (R12), Z11
-	VFMADD231PS (R11), Z11, Z15
-	VFMADD231PS (R11)(R10*1), Z11, Z8
-	VMOVUPS     64(R12), Z11
-	VFMADD231PS 64(R11), Z11, Z9
-	VFMADD231PS 64(R11)(R10*1), Z11, Z10
-	PREFETCHT0  (R11)(CX*1)
-	PREFETCHT0  (R11)(R8*1)
-	PREFETCHT0  64(R11)(CX*1)
-	PREFETCHT0  64(R11)(R8*1)
-	ADDQ        $0x00000080, R11
-	ADDQ        $0x00000080, R12
-	DECQ        R9
-	JNZ         split4Two
-
-split4One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
-	JZ          split4Half
-	VMOVUPS     (R12), Z11
-	VFMADD231PS (R11), Z11, Z15
-	VFMADD231PS (R11)(R10*1), Z11, Z8
-	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
-
-split4Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
-	JZ          split4Done
-	VMOVUPS.Z   (R12), K1, Z11
-	VFMADD231PS (R11), Z11, K1, Z9
-	VFMADD231PS (R11)(R10*1), Z11, K1, Z10
-
-split4Done:
-	VADDPS Z9, Z15, Z15
-	VADDPS Z10, Z8, Z8
-	LEAQ   (DX)(BX*4), R11
-	ADDQ   BX, R11
-	MOVQ   h_base+80(FP), R12
-	VXORPS Z16, Z16, Z16
-	VXORPS Z10, Z10, Z10
-	VXORPS Z9, Z9, Z9
-	VXORPS Z11, Z11, Z11
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
-	JZ     split5One
-
-split5Two:
-	VMOVUPS     (R12), Z17
-	VFMADD231PS (R11), Z17, Z16
-	VFMADD231PS (R11)(R10*1), Z17, Z9
-	VMOVUPS     64(R12), Z17
-	VFMADD231PS 64(R11), Z17, Z10
-	VFMADD231PS 64(R11)(R10*1), Z17, Z11
-	PREFETCHT0  (R11)(CX*1)
-	PREFETCHT0  (R11)(R8*1)
-	PREFETCHT0  64(R11)(CX*1)
-	PREFETCHT0  64(R11)(R8*1)
-	ADDQ        $0x00000080, R11
-	ADDQ        $0x00000080, R12
-	DECQ        R9
-	JNZ         split5Two
-
-split5One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
-	JZ          split5Half
-	VMOVUPS     (R12), Z17
-	VFMADD231PS (R11), Z17, Z16
-	VFMADD231PS (R11)(R10*1), Z17, Z9
-	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
-
-split5Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
-	JZ          split5Done
-	VMOVUPS.Z   (R12), K1, Z17
-	VFMADD231PS (R11), Z17, K1, Z10
-	VFMADD231PS (R11)(R10*1), Z17, K1, Z11
-
-split5Done:
-	VADDPS Z10, Z16, Z16
-	VADDPS Z11, Z9, Z9
-	LEAQ   (DX)(BX*2), R11
-	LEAQ   (R11)(BX*4), R11
-	MOVQ   h_base+80(FP), R12
-	VXORPS Z17, Z17, Z17
-	VXORPS Z11, Z11, Z11
-	VXORPS Z10, Z10, Z10
-	VXORPS Z18, Z18, Z18
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
-	JZ     split6One
-
-split6Two:
-	VMOVUPS     (R12), Z19
-	VFMADD231PS (R11), Z19, Z17
-	VFMADD231PS (R11)(R10*1), Z19, Z10
-	VMOVUPS     64(R12), Z19
-	VFMADD231PS 64(R11), Z19, Z11
-	VFMADD231PS 64(R11)(R10*1), Z19, Z18
-	PREFETCHT0  (R11)(CX*1)
-	PREFETCHT0  (R11)(R8*1)
-	PREFETCHT0  64(R11)(CX*1)
-	PREFETCHT0  64(R11)(R8*1)
-	ADDQ        $0x00000080, R11
-	ADDQ        $0x00000080, R12
-	DECQ        R9
-	JNZ         split6Two
-
-split6One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
-	JZ          split6Half
-	VMOVUPS     (R12), Z19
-	VFMADD231PS (R11), Z19, Z17
-	VFMADD231PS (R11)(R10*1), Z19, Z10
-	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
-
-split6Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
-	JZ          split6Done
-	VMOVUPS.Z   (R12), K1, Z19
-	VFMADD231PS (R11), Z19, K1, Z11
-	VFMADD231PS (R11)(R10*1), Z19, K1, Z18
-
-split6Done:
-	VADDPS Z11, Z17, Z17
-	VADDPS Z18, Z10, Z10
-	LEAQ   (DX)(SI*1), R11
-	LEAQ   (R11)(BX*4), R11
-	MOVQ   h_base+80(FP), R12
-	VXORPS Z18, Z18, Z18
-	VXORPS Z19, Z19, Z19
-	VXORPS Z11, Z11, Z11
-	VXORPS Z20, Z20, Z20
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
-	JZ     split7One
-
-split7Two:
-	VMOVUPS     (R12), Z21
-	VFMADD231PS (R11), Z21, Z18
-	VFMADD231PS (R11)(R10*1), Z21, Z11
-	VMOVUPS     64(R12), Z21
-	VFMADD231PS 64(R11), Z21, Z19
-	VFMADD231PS 64(R11)(R10*1), Z21, Z20
-	PREFETCHT0  (R11)(CX*1)
-	PREFETCHT0  (R11)(R8*1)
-	PREFETCHT0  64(R11)(CX*1)
-	PREFETCHT0  64(R11)(R8*1)
-	ADDQ        $0x00000080, R11
-	ADDQ        $0x00000080, R12
-	DECQ        R9
-	JNZ         split7Two
-
-split7One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
-	JZ          split7Half
-	VMOVUPS     (R12), Z21
-	VFMADD231PS (R11), Z21, Z18
-	VFMADD231PS (R11)(R10*1), Z21, Z11
-	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
-
-split7Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
-	JZ          split7Done
-	VMOVUPS.Z   (R12), K1, Z21
-	VFMADD231PS (R11), Z21, K1, Z19
-	VFMADD231PS (R11)(R10*1), Z21, K1, Z20
-
-split7Done:
-	VADDPS        Z19, Z18, Z18
-	VADDPS        Z20, Z11, Z11
-	VEXTRACTF64X4 $0x01, Z3, Y6
-	VADDPS        Y6, Y3, Y3
-	VEXTRACTF64X4 $0x01, Z12, Y6
-	VADDPS        Y6, Y12, Y12
-	VEXTRACTF64X4 $0x01, Z13, Y6
-	VADDPS        Y6, Y13, Y13
-	VEXTRACTF64X4 $0x01, Z14, Y6
-	VADDPS        Y6, Y14, Y14
-	VSHUFPS       $0x88, Y12, Y3, Y6
-	VSHUFPS       $0xdd, Y12, Y3, Y3
-	VADDPS        Y3, Y6, Y6
-	VSHUFPS       $0x88, Y14, Y13, Y3
-	VSHUFPS       $0xdd, Y14, Y13, Y12
-	VADDPS        Y12, Y3, Y3
-	VSHUFPS       $0x88, Y3, Y6, Y12
-	VSHUFPS       $0xdd, Y3, Y6, Y3
-	VADDPS        Y3, Y12, Y12
-	VEXTRACTF32X4 $0x01, Y12, X3
-	VADDPS        X3, X12, X12
-	VEXTRACTF64X4 $0x01, Z15, Y3
-	VADDPS        Y3, Y15, Y15
-	VEXTRACTF64X4 $0x01, Z16, Y3
-	VADDPS        Y3, Y16, Y16
-	VEXTRACTF64X4 $0x01, Z17, Y3
-	VADDPS        Y3, Y17, Y17
-	VEXTRACTF64X4 $0x01, Z18, Y3
-	VADDPS        Y3, Y18, Y18
-	VSHUFPS       $0x88, Y16, Y15, Y3
-	VSHUFPS       $0xdd, Y16, Y15, Y6
-	VADDPS        Y6, Y3, Y3
-	VSHUFPS       $0x88, Y18, Y17, Y6
-	VSHUFPS       $0xdd, Y18, Y17, Y13
-	VADDPS        Y13, Y6, Y6
-	VSHUFPS       $0x88, Y6, Y3, Y13
-	VSHUFPS       $0xdd, Y6, Y3, Y3
-	VADDPS        Y3, Y13, Y13
-	VEXTRACTF32X4 $0x01, Y13, X3
-	VADDPS        X3, X13, X13
-	VINSERTF32X4  $0x01, X13, Y12, Y3
-	VMOVUPS       Y3, (AX)
-	VEXTRACTF64X4 $0x01, Z2, Y6
-	VADDPS        Y6, Y2, Y2
-	VEXTRACTF64X4 $0x01, Z4, Y6
-	VADDPS        Y6, Y4, Y4
-	VEXTRACTF64X4 $0x01, Z5, Y6
-	VADDPS        Y6, Y5, Y5
-	VEXTRACTF64X4 $0x01, Z7, Y6
-	VADDPS        Y6, Y7, Y7
-	VSHUFPS       $0x88, Y4, Y2, Y6
+	VADDPS        Z11, Z9, Z9
+	VADDPS        Z12, Z10, Z10
+	VEXTRACTF64X4 $0x01, Z2, Y7
+	VADDPS        Y7, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z4, Y7
+	VADDPS        Y7, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z6, Y7
+	VADDPS        Y7, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z9, Y7
+	VADDPS        Y7, Y9, Y9
+	VSHUFPS       $0x88, Y4, Y2, Y7
 	VSHUFPS       $0xdd, Y4, Y2, Y2
-	VADDPS        Y2, Y6, Y6
-	VSHUFPS       $0x88, Y7, Y5, Y2
-	VSHUFPS       $0xdd, Y7, Y5, Y4
+	VADDPS        Y2, Y7, Y7
+	VSHUFPS       $0x88, Y9, Y6, Y2
+	VSHUFPS       $0xdd, Y9, Y6, Y4
 	VADDPS        Y4, Y2, Y2
-	VSHUFPS       $0x88, Y2, Y6, Y4
-	VSHUFPS       $0xdd, Y2, Y6, Y2
+	VSHUFPS       $0x88, Y2, Y7, Y4
+	VSHUFPS       $0xdd, Y2, Y7, Y2
 	VADDPS        Y2, Y4, Y4
 	VEXTRACTF32X4 $0x01, Y4, X2
 	VADDPS        X2, X4, X4
+	VEXTRACTF64X4 $0x01, Z3, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z5, Y2
+	VADDPS        Y2, Y5, Y5
 	VEXTRACTF64X4 $0x01, Z8, Y2
 	VADDPS        Y2, Y8, Y8
-	VEXTRACTF64X4 $0x01, Z9, Y2
-	VADDPS        Y2, Y9, Y9
 	VEXTRACTF64X4 $0x01, Z10, Y2
 	VADDPS        Y2, Y10, Y10
-	VEXTRACTF64X4 $0x01, Z11, Y2
-	VADDPS        Y2, Y11, Y11
-	VSHUFPS       $0x88, Y9, Y8, Y2
-	VSHUFPS       $0xdd, Y9, Y8, Y5
-	VADDPS        Y5, Y2, Y2
-	VSHUFPS       $0x88, Y11, Y10, Y5
-	VSHUFPS       $0xdd, Y11, Y10, Y6
-	VADDPS        Y6, Y5, Y5
-	VSHUFPS       $0x88, Y5, Y2, Y6
-	VSHUFPS       $0xdd, Y5, Y2, Y2
+	VSHUFPS       $0x88, Y5, Y3, Y2
+	VSHUFPS       $0xdd, Y5, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y10, Y8, Y3
+	VSHUFPS       $0xdd, Y10, Y8, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y5
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	LEAQ          (DX)(BX*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Z2, Z2, Z2
+	VXORPS        Z6, Z6, Z6
+	VXORPS        Z3, Z3, Z3
+	VXORPS        Z8, Z8, Z8
+	LEAQ          (DI)(CX*1), R13
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x05, R8
+	JZ            split4One
+
+split4Two:
+	VMOVUPS     (R11), Z9
+	VFMADD231PS (DI), Z9, Z2
+	VFMADD231PS (DI)(R10*1), Z9, Z3
+	VMOVUPS     64(R11), Z9
+	VFMADD231PS 64(DI), Z9, Z6
+	VFMADD231PS 64(DI)(R10*1), Z9, Z8
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	PREFETCHT0  64(R13)
+	PREFETCHT0  64(R13)(R10*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R13
+	DECQ        R8
+	JNZ         split4Two
+
+split4One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split4Half
+	VMOVUPS     (R11), Z9
+	VFMADD231PS (DI), Z9, Z2
+	VFMADD231PS (DI)(R10*1), Z9, Z3
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split4Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split4Done
+	VMOVUPS.Z   (R11), K1, Z9
+	VFMADD231PS (DI), Z9, K1, Z6
+	VFMADD231PS (DI)(R10*1), Z9, K1, Z8
+
+split4Done:
+	VADDPS Z6, Z2, Z2
+	VADDPS Z8, Z3, Z3
+	LEAQ   (DX)(BX*4), DI
+	ADDQ   BX, DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z6, Z6, Z6
+	VXORPS Z9, Z9, Z9
+	VXORPS Z8, Z8, Z8
+	VXORPS Z10, Z10, Z10
+	LEAQ   (DI)(CX*1), R13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split5One
+
+split5Two:
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	VMOVUPS     64(R11), Z11
+	VFMADD231PS 64(DI), Z11, Z9
+	VFMADD231PS 64(DI)(R10*1), Z11, Z10
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	PREFETCHT0  64(R13)
+	PREFETCHT0  64(R13)(R10*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R13
+	DECQ        R8
+	JNZ         split5Two
+
+split5One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split5Half
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split5Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split5Done
+	VMOVUPS.Z   (R11), K1, Z11
+	VFMADD231PS (DI), Z11, K1, Z9
+	VFMADD231PS (DI)(R10*1), Z11, K1, Z10
+
+split5Done:
+	VADDPS Z9, Z6, Z6
+	VADDPS Z10, Z8, Z8
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z9, Z9, Z9
+	VXORPS Z11, Z11, Z11
+	VXORPS Z10, Z10, Z10
+	VXORPS Z12, Z12, Z12
+	LEAQ   (DI)(CX*1), R13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split6One
+
+split6Two:
+	VMOVUPS     (R11), Z13
+	VFMADD231PS (DI), Z13, Z9
+	VFMADD231PS (DI)(R10*1), Z13, Z10
+	VMOVUPS     64(R11), Z13
+	VFMADD231PS 64(DI), Z13, Z11
+	VFMADD231PS 64(DI)(R10*1), Z13, Z12
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	PREFETCHT0  64(R13)
+	PREFETCHT0  64(R13)(R10*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R13
+	DECQ        R8
+	JNZ         split6Two
+
+split6One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split6Half
+	VMOVUPS     (R11), Z13
+	VFMADD231PS (DI), Z13, Z9
+	VFMADD231PS (DI)(R10*1), Z13, Z10
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split6Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split6Done
+	VMOVUPS.Z   (R11), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z11
+	VFMADD231PS (DI)(R10*1), Z13, K1, Z12
+
+split6Done:
+	VADDPS Z11, Z9, Z9
+	VADDPS Z12, Z10, Z10
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z11, Z11, Z11
+	VXORPS Z13, Z13, Z13
+	VXORPS Z12, Z12, Z12
+	VXORPS Z14, Z14, Z14
+	LEAQ   (DI)(CX*1), CX
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split7One
+
+split7Two:
+	VMOVUPS     (R11), Z15
+	VFMADD231PS (DI), Z15, Z11
+	VFMADD231PS (DI)(R10*1), Z15, Z12
+	VMOVUPS     64(R11), Z15
+	VFMADD231PS 64(DI), Z15, Z13
+	VFMADD231PS 64(DI)(R10*1), Z15, Z14
+	PREFETCHT0  (CX)
+	PREFETCHT0  (CX)(R10*1)
+	PREFETCHT0  64(CX)
+	PREFETCHT0  64(CX)(R10*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, CX
+	DECQ        R8
+	JNZ         split7Two
+
+split7One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split7Half
+	VMOVUPS     (R11), Z15
+	VFMADD231PS (DI), Z15, Z11
+	VFMADD231PS (DI)(R10*1), Z15, Z12
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split7Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split7Done
+	VMOVUPS.Z   (R11), K1, Z15
+	VFMADD231PS (DI), Z15, K1, Z13
+	VFMADD231PS (DI)(R10*1), Z15, K1, Z14
+
+split7Done:
+	VADDPS        Z13, Z11, Z11
+	VADDPS        Z14, Z12, Z12
+	VEXTRACTF64X4 $0x01, Z2, Y7
+	VADDPS        Y7, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z6, Y7
+	VADDPS        Y7, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z9, Y7
+	VADDPS        Y7, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z11, Y7
+	VADDPS        Y7, Y11, Y11
+	VSHUFPS       $0x88, Y6, Y2, Y7
+	VSHUFPS       $0xdd, Y6, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VSHUFPS       $0x88, Y11, Y9, Y2
+	VSHUFPS       $0xdd, Y11, Y9, Y6
+	VADDPS        Y6, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y7, Y6
+	VSHUFPS       $0xdd, Y2, Y7, Y2
 	VADDPS        Y2, Y6, Y6
 	VEXTRACTF32X4 $0x01, Y6, X2
 	VADDPS        X2, X6, X6
+	VEXTRACTF64X4 $0x01, Z3, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z10, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z12, Y2
+	VADDPS        Y2, Y12, Y12
+	VSHUFPS       $0x88, Y8, Y3, Y2
+	VSHUFPS       $0xdd, Y8, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y12, Y10, Y3
+	VSHUFPS       $0xdd, Y12, Y10, Y7
+	VADDPS        Y7, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X2
+	VADDPS        X2, X7, X7
 	VINSERTF32X4  $0x01, X6, Y4, Y2
-	MOVQ          8(SP), CX
-	VMOVUPS       Y2, (AX)(CX*1)
-	VSUBPS        Y3, Y3, Y4
-	VCMPPS        $0x03, Y4, Y4, K2
-	KORTESTB      K2, K2
-	JNZ           special
-	VSUBPS        Y2, Y2, Y4
-	VCMPPS        $0x03, Y4, Y4, K2
-	KORTESTB      K2, K2
-	JNZ           special
-	MOVQ          DX, R8
-	XORQ          R11, R11
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X7, Y5, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, R11
+	MOVQ          AX, R12
+	MOVQ          $0x00000002, R13
 
 splitPass:
-	VMOVAPS           Y3, Y4
-	VEXTRACTF32X4     $0x01, Y4, X5
-	VMAXPS            X5, X4, X4
-	VSHUFPS           $0x4e, X4, X4, X5
-	VMAXPS            X5, X4, X4
-	VSHUFPS           $0xb1, X4, X4, X5
-	VMAXPS            X5, X4, X4
-	VUCOMISS          (SP), X4
+	VMOVUPS           (R12), Y2
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K2
+	KORTESTB          K2, K2
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
 	JBE               weights
 	VMOVSS            (SP), X1
-	VSUBSS            X4, X1, X1
-	VMOVSS            X4, (SP)
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
 	VBROADCASTSS      X1, Y1
-	VMULPS.BCST       consts<>+0(SB), Y1, Y4
-	VRNDSCALEPS       $0x08, Y4, Y4
-	VMOVAPS           Y1, Y5
-	VFNMADD231PS.BCST consts<>+32(SB), Y4, Y5
-	VFNMADD231PS.BCST consts<>+64(SB), Y4, Y5
-	VBROADCASTSS      consts<>+320(SB), Y6
-	VFMADD213PS.BCST  consts<>+288(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+256(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+224(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+192(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+160(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+160(SB), Y5, Y6
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
 	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
-	VSCALEFPS.Z       Y4, Y6, K2, Y6
-	VMULPS            Y6, Y0, Y0
-	VBROADCASTSS      X6, Z1
+	VSCALEFPS.Z       Y3, Y5, K2, Y5
+	VMULPS            Y5, Y0, Y0
+	VBROADCASTSS      X5, Z1
 	MOVQ              ctx_base+0(FP), CX
-	MOVQ              ctx_len+8(FP), R9
-	SHRQ              $0x04, R9
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
 	JZ                rescaleHalf
 
 rescale:
-	VMULPS  (CX), Z1, Z4
-	VMOVUPS Z4, (CX)
+	VMULPS  (CX), Z1, Z3
+	VMOVUPS Z3, (CX)
 	ADDQ    $0x00000040, CX
-	DECQ    R9
+	DECQ    R8
 	JNZ     rescale
 
 rescaleHalf:
-	MOVQ      ctx_len+8(FP), R9
-	TESTQ     $0x00000008, R9
+	MOVQ      ctx_len+8(FP), R8
+	TESTQ     $0x00000008, R8
 	JZ        rescaleDone
-	VMOVUPS.Z (CX), K1, Z4
-	VMULPS    Z1, Z4, Z4
-	VMOVUPS   Z4, K1, (CX)
+	VMOVUPS.Z (CX), K1, Z3
+	VMULPS    Z1, Z3, Z3
+	VMOVUPS   Z3, K1, (CX)
 
 rescaleDone:
 	VXORPS       X1, X1, X1
@@ -12025,83 +16062,79 @@ rescaleDone:
 	VBROADCASTSS X1, Y1
 
 weights:
-	VADDPS            Y1, Y3, Y3
-	VMULPS.BCST       consts<>+0(SB), Y3, Y4
-	VRNDSCALEPS       $0x08, Y4, Y4
-	VMOVAPS           Y3, Y5
-	VFNMADD231PS.BCST consts<>+32(SB), Y4, Y5
-	VFNMADD231PS.BCST consts<>+64(SB), Y4, Y5
-	VBROADCASTSS      consts<>+320(SB), Y6
-	VFMADD213PS.BCST  consts<>+288(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+256(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+224(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+192(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+160(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+160(SB), Y5, Y6
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Y3, K2
-	VSCALEFPS.Z       Y4, Y6, K2, Y6
-	VADDPS            Y6, Y0, Y0
-	VSHUFF32X4        $0x00, Z6, Z6, Z3
-	VSHUFF32X4        $0x55, Z6, Z6, Z4
-	VSHUFPS           $0x00, Z3, Z3, Z5
-	VSHUFPS           $0x55, Z3, Z3, Z7
-	VSHUFPS           $0xaa, Z3, Z3, Z8
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y7
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y7
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K2
+	VSCALEFPS.Z       Y3, Y7, K2, Y7
+	VADDPS            Y7, Y0, Y0
+	VSHUFF32X4        $0x00, Z7, Z7, Z2
+	VSHUFF32X4        $0x55, Z7, Z7, Z3
+	VSHUFPS           $0x00, Z2, Z2, Z4
+	VSHUFPS           $0x55, Z2, Z2, Z5
+	VSHUFPS           $0xaa, Z2, Z2, Z6
+	VSHUFPS           $0xff, Z2, Z2, Z2
+	VSHUFPS           $0x00, Z3, Z3, Z8
+	VSHUFPS           $0x55, Z3, Z3, Z9
+	VSHUFPS           $0xaa, Z3, Z3, Z10
 	VSHUFPS           $0xff, Z3, Z3, Z3
-	VSHUFPS           $0x00, Z4, Z4, Z9
-	VSHUFPS           $0x55, Z4, Z4, Z10
-	VSHUFPS           $0xaa, Z4, Z4, Z11
-	VSHUFPS           $0xff, Z4, Z4, Z4
-	MOVQ              R8, CX
-	LEAQ              (R8)(BX*4), R8
-	MOVQ              ctx_base+0(FP), R12
-	MOVQ              ctx_len+8(FP), R9
-	SHRQ              $0x04, R9
+	MOVQ              R11, CX
+	LEAQ              (R11)(BX*4), DI
+	MOVQ              ctx_base+0(FP), R14
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
 	JZ                ctxOne
 
 ctxPair:
-	VMOVUPS     (R12), Z12
-	VFMADD231PS (CX), Z5, Z12
-	VFMADD231PS (CX)(BX*1), Z7, Z12
-	VFMADD231PS (CX)(BX*2), Z8, Z12
-	VFMADD231PS (CX)(SI*1), Z3, Z12
-	VFMADD231PS (R8), Z9, Z12
-	VFMADD231PS (R8)(BX*1), Z10, Z12
-	VFMADD231PS (R8)(BX*2), Z11, Z12
-	VFMADD231PS (R8)(SI*1), Z4, Z12
-	VMOVUPS     Z12, (R12)
+	VMOVUPS     (R14), Z11
+	VFMADD231PS (CX), Z4, Z11
+	VFMADD231PS (CX)(BX*1), Z5, Z11
+	VFMADD231PS (CX)(BX*2), Z6, Z11
+	VFMADD231PS (CX)(SI*1), Z2, Z11
+	VFMADD231PS (DI), Z8, Z11
+	VFMADD231PS (DI)(BX*1), Z9, Z11
+	VFMADD231PS (DI)(BX*2), Z10, Z11
+	VFMADD231PS (DI)(SI*1), Z3, Z11
+	VMOVUPS     Z11, (R14)
 	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R12
-	DECQ        R9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R14
+	DECQ        R8
 	JNZ         ctxPair
 
 ctxOne:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
 	JZ          next
-	VMOVUPS.Z   (R12), K1, Z12
-	VFMADD231PS (CX), Z5, K1, Z12
-	VFMADD231PS (CX)(BX*1), Z7, K1, Z12
-	VFMADD231PS (CX)(BX*2), Z8, K1, Z12
-	VFMADD231PS (CX)(SI*1), Z3, K1, Z12
-	VFMADD231PS (R8), Z9, K1, Z12
-	VFMADD231PS (R8)(BX*1), Z10, K1, Z12
-	VFMADD231PS (R8)(BX*2), Z11, K1, Z12
-	VFMADD231PS (R8)(SI*1), Z4, K1, Z12
-	VMOVUPS     Z12, K1, (R12)
+	VMOVUPS.Z   (R14), K1, Z11
+	VFMADD231PS (CX), Z4, K1, Z11
+	VFMADD231PS (CX)(BX*1), Z5, K1, Z11
+	VFMADD231PS (CX)(BX*2), Z6, K1, Z11
+	VFMADD231PS (CX)(SI*1), Z2, K1, Z11
+	VFMADD231PS (DI), Z8, K1, Z11
+	VFMADD231PS (DI)(BX*1), Z9, K1, Z11
+	VFMADD231PS (DI)(BX*2), Z10, K1, Z11
+	VFMADD231PS (DI)(SI*1), Z3, K1, Z11
+	VMOVUPS     Z11, K1, (R14)
 
 next:
-	TESTQ   R11, R11
-	JNZ     splitNext
-	MOVQ    $0x00000001, R11
-	VMOVAPS Y2, Y3
-	LEAQ    (DX)(R10*1), R8
-	JMP     splitPass
-
-splitNext:
+	ADDQ R10, R11
+	ADDQ 8(SP), R12
+	DECQ R13
+	JNZ  splitPass
 	LEAQ (DX)(BX*8), DX
 	ADDQ $0x00000020, AX
-	DECQ DI
+	DECQ R9
 	JMP  split
 
 end:
@@ -12142,737 +16175,737 @@ TEXT ·dotSoftmaxMatTVecFarSplit4PF1AVX512Z(SB), NOSPLIT, $16-128
 	VXORPS       X1, X1, X1
 	VSUBSS       (SP), X1, X1
 	VBROADCASTSS X1, Y1
-	MOVQ         CX, DI
-	SHRQ         $0x05, DI
-	MOVQ         CX, R10
-	SHRQ         $0x02, R10
-	MOVQ         R10, CX
-	SHLQ         $0x02, CX
+	MOVQ         CX, R9
+	SHRQ         $0x05, R9
+	MOVQ         R9, CX
+	SHLQ         $0x05, CX
 	MOVQ         CX, 8(SP)
+	MOVQ         R9, R10
+	SHLQ         $0x03, R10
 	IMULQ        BX, R10
-	LEAQ         (R10)(R10*2), R11
 
 split:
-	TESTQ   DI, DI
+	TESTQ   R9, R9
 	JZ      end
-	XORQ    R8, R8
+	XORQ    DI, DI
 	MOVQ    BX, CX
 	SHLQ    $0x03, CX
-	CMPQ    DI, $0x00000002
-	CMOVQCS R8, CX
-	MOVQ    DX, R8
-	MOVQ    h_base+80(FP), R12
-	VXORPS  Z5, Z5, Z5
+	CMPQ    R9, $0x00000002
+	CMOVQCS DI, CX
+	MOVQ    AX, R12
+	MOVQ    DX, DI
+	MOVQ    h_base+80(FP), R11
 	VXORPS  Z2, Z2, Z2
 	VXORPS  Z3, Z3, Z3
 	VXORPS  Z4, Z4, Z4
-	LEAQ    (R8)(CX*1), R13
-	MOVQ    ctx_len+8(FP), R9
-	SHRQ    $0x05, R9
+	VXORPS  Z5, Z5, Z5
+	LEAQ    (R10)(R10*2), R13
+	LEAQ    (DI)(CX*1), R14
+	MOVQ    ctx_len+8(FP), R8
+	SHRQ    $0x05, R8
 	JZ      split0One
 
 split0Two:
-	VMOVUPS     (R12), Z6
-	VFMADD231PS (R8), Z6, Z5
-	VFMADD231PS (R8)(R10*1), Z6, Z2
-	VFMADD231PS (R8)(R10*2), Z6, Z3
-	VFMADD231PS (R8)(R11*1), Z6, Z4
-	VMOVUPS     64(R12), Z6
-	VFMADD231PS 64(R8), Z6, Z5
-	VFMADD231PS 64(R8)(R10*1), Z6, Z2
-	VFMADD231PS 64(R8)(R10*2), Z6, Z3
-	VFMADD231PS 64(R8)(R11*1), Z6, Z4
-	PREFETCHT0  (R13)
-	PREFETCHT0  (R13)(R10*1)
-	PREFETCHT0  (R13)(R10*2)
-	PREFETCHT0  (R13)(R11*1)
-	PREFETCHT0  64(R13)
-	PREFETCHT0  64(R13)(R10*1)
-	PREFETCHT0  64(R13)(R10*2)
-	PREFETCHT0  64(R13)(R11*1)
-	ADDQ        $0x00000080, R8
-	ADDQ        $0x00000080, R12
-	ADDQ        $0x00000080, R13
-	DECQ        R9
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (DI), Z6, Z2
+	VFMADD231PS (DI)(R10*1), Z6, Z3
+	VFMADD231PS (DI)(R10*2), Z6, Z4
+	VFMADD231PS (DI)(R13*1), Z6, Z5
+	VMOVUPS     64(R11), Z6
+	VFMADD231PS 64(DI), Z6, Z2
+	VFMADD231PS 64(DI)(R10*1), Z6, Z3
+	VFMADD231PS 64(DI)(R10*2), Z6, Z4
+	VFMADD231PS 64(DI)(R13*1), Z6, Z5
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
 	JNZ         split0Two
 
 split0One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
 	JZ          split0Half
-	VMOVUPS     (R12), Z6
-	VFMADD231PS (R8), Z6, Z5
-	VFMADD231PS (R8)(R10*1), Z6, Z2
-	VFMADD231PS (R8)(R10*2), Z6, Z3
-	VFMADD231PS (R8)(R11*1), Z6, Z4
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R12
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (DI), Z6, Z2
+	VFMADD231PS (DI)(R10*1), Z6, Z3
+	VFMADD231PS (DI)(R10*2), Z6, Z4
+	VFMADD231PS (DI)(R13*1), Z6, Z5
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
 
 split0Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
 	JZ          split0Done
-	VMOVUPS.Z   (R12), K1, Z6
-	VFMADD231PS (R8), Z6, K1, Z5
-	VFMADD231PS (R8)(R10*1), Z6, K1, Z2
-	VFMADD231PS (R8)(R10*2), Z6, K1, Z3
-	VFMADD231PS (R8)(R11*1), Z6, K1, Z4
+	VMOVUPS.Z   (R11), K1, Z6
+	VFMADD231PS (DI), Z6, K1, Z2
+	VFMADD231PS (DI)(R10*1), Z6, K1, Z3
+	VFMADD231PS (DI)(R10*2), Z6, K1, Z4
+	VFMADD231PS (DI)(R13*1), Z6, K1, Z5
 
 split0Done:
-	LEAQ   (DX)(BX*1), R8
-	MOVQ   h_base+80(FP), R12
-	VXORPS Z16, Z16, Z16
-	VXORPS Z13, Z13, Z13
-	VXORPS Z10, Z10, Z10
+	LEAQ   (DX)(BX*1), DI
+	MOVQ   h_base+80(FP), R11
 	VXORPS Z6, Z6, Z6
-	LEAQ   (R8)(CX*1), R13
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
 	JZ     split1One
 
 split1Two:
-	VMOVUPS     (R12), Z7
-	VFMADD231PS (R8), Z7, Z16
-	VFMADD231PS (R8)(R10*1), Z7, Z13
-	VFMADD231PS (R8)(R10*2), Z7, Z10
-	VFMADD231PS (R8)(R11*1), Z7, Z6
-	VMOVUPS     64(R12), Z7
-	VFMADD231PS 64(R8), Z7, Z16
-	VFMADD231PS 64(R8)(R10*1), Z7, Z13
-	VFMADD231PS 64(R8)(R10*2), Z7, Z10
-	VFMADD231PS 64(R8)(R11*1), Z7, Z6
-	PREFETCHT0  (R13)
-	PREFETCHT0  (R13)(R10*1)
-	PREFETCHT0  (R13)(R10*2)
-	PREFETCHT0  (R13)(R11*1)
-	PREFETCHT0  64(R13)
-	PREFETCHT0  64(R13)(R10*1)
-	PREFETCHT0  64(R13)(R10*2)
-	PREFETCHT0  64(R13)(R11*1)
-	ADDQ        $0x00000080, R8
-	ADDQ        $0x00000080, R12
-	ADDQ        $0x00000080, R13
-	DECQ        R9
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	VFMADD231PS (DI)(R10*2), Z11, Z9
+	VFMADD231PS (DI)(R13*1), Z11, Z10
+	VMOVUPS     64(R11), Z11
+	VFMADD231PS 64(DI), Z11, Z6
+	VFMADD231PS 64(DI)(R10*1), Z11, Z8
+	VFMADD231PS 64(DI)(R10*2), Z11, Z9
+	VFMADD231PS 64(DI)(R13*1), Z11, Z10
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
 	JNZ         split1Two
 
 split1One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
 	JZ          split1Half
-	VMOVUPS     (R12), Z7
-	VFMADD231PS (R8), Z7, Z16
-	VFMADD231PS (R8)(R10*1), Z7, Z13
-	VFMADD231PS (R8)(R10*2), Z7, Z10
-	VFMADD231PS (R8)(R11*1), Z7, Z6
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R12
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	VFMADD231PS (DI)(R10*2), Z11, Z9
+	VFMADD231PS (DI)(R13*1), Z11, Z10
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
 
 split1Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
 	JZ          split1Done
-	VMOVUPS.Z   (R12), K1, Z7
-	VFMADD231PS (R8), Z7, K1, Z16
-	VFMADD231PS (R8)(R10*1), Z7, K1, Z13
-	VFMADD231PS (R8)(R10*2), Z7, K1, Z10
-	VFMADD231PS (R8)(R11*1), Z7, K1, Z6
+	VMOVUPS.Z   (R11), K1, Z11
+	VFMADD231PS (DI), Z11, K1, Z6
+	VFMADD231PS (DI)(R10*1), Z11, K1, Z8
+	VFMADD231PS (DI)(R10*2), Z11, K1, Z9
+	VFMADD231PS (DI)(R13*1), Z11, K1, Z10
 
 split1Done:
-	LEAQ   (DX)(BX*2), R8
-	MOVQ   h_base+80(FP), R12
-	VXORPS Z17, Z17, Z17
-	VXORPS Z14, Z14, Z14
+	LEAQ   (DX)(BX*2), DI
+	MOVQ   h_base+80(FP), R11
 	VXORPS Z11, Z11, Z11
-	VXORPS Z7, Z7, Z7
-	LEAQ   (R8)(CX*1), R13
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
 	JZ     split2One
 
 split2Two:
-	VMOVUPS     (R12), Z9
-	VFMADD231PS (R8), Z9, Z17
-	VFMADD231PS (R8)(R10*1), Z9, Z14
-	VFMADD231PS (R8)(R10*2), Z9, Z11
-	VFMADD231PS (R8)(R11*1), Z9, Z7
-	VMOVUPS     64(R12), Z9
-	VFMADD231PS 64(R8), Z9, Z17
-	VFMADD231PS 64(R8)(R10*1), Z9, Z14
-	VFMADD231PS 64(R8)(R10*2), Z9, Z11
-	VFMADD231PS 64(R8)(R11*1), Z9, Z7
-	PREFETCHT0  (R13)
-	PREFETCHT0  (R13)(R10*1)
-	PREFETCHT0  (R13)(R10*2)
-	PREFETCHT0  (R13)(R11*1)
-	PREFETCHT0  64(R13)
-	PREFETCHT0  64(R13)(R10*1)
-	PREFETCHT0  64(R13)(R10*2)
-	PREFETCHT0  64(R13)(R11*1)
-	ADDQ        $0x00000080, R8
-	ADDQ        $0x00000080, R12
-	ADDQ        $0x00000080, R13
-	DECQ        R9
+	VMOVUPS     (R11), Z15
+	VFMADD231PS (DI), Z15, Z11
+	VFMADD231PS (DI)(R10*1), Z15, Z12
+	VFMADD231PS (DI)(R10*2), Z15, Z13
+	VFMADD231PS (DI)(R13*1), Z15, Z14
+	VMOVUPS     64(R11), Z15
+	VFMADD231PS 64(DI), Z15, Z11
+	VFMADD231PS 64(DI)(R10*1), Z15, Z12
+	VFMADD231PS 64(DI)(R10*2), Z15, Z13
+	VFMADD231PS 64(DI)(R13*1), Z15, Z14
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
 	JNZ         split2Two
 
 split2One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
 	JZ          split2Half
-	VMOVUPS     (R12), Z9
-	VFMADD231PS (R8), Z9, Z17
-	VFMADD231PS (R8)(R10*1), Z9, Z14
-	VFMADD231PS (R8)(R10*2), Z9, Z11
-	VFMADD231PS (R8)(R11*1), Z9, Z7
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R12
+	VMOVUPS     (R11), Z15
+	VFMADD231PS (DI), Z15, Z11
+	VFMADD231PS (DI)(R10*1), Z15, Z12
+	VFMADD231PS (DI)(R10*2), Z15, Z13
+	VFMADD231PS (DI)(R13*1), Z15, Z14
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
 
 split2Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
 	JZ          split2Done
-	VMOVUPS.Z   (R12), K1, Z9
-	VFMADD231PS (R8), Z9, K1, Z17
-	VFMADD231PS (R8)(R10*1), Z9, K1, Z14
-	VFMADD231PS (R8)(R10*2), Z9, K1, Z11
-	VFMADD231PS (R8)(R11*1), Z9, K1, Z7
+	VMOVUPS.Z   (R11), K1, Z15
+	VFMADD231PS (DI), Z15, K1, Z11
+	VFMADD231PS (DI)(R10*1), Z15, K1, Z12
+	VFMADD231PS (DI)(R10*2), Z15, K1, Z13
+	VFMADD231PS (DI)(R13*1), Z15, K1, Z14
 
 split2Done:
-	LEAQ   (DX)(SI*1), R8
-	MOVQ   h_base+80(FP), R12
-	VXORPS Z18, Z18, Z18
+	LEAQ   (DX)(SI*1), DI
+	MOVQ   h_base+80(FP), R11
 	VXORPS Z15, Z15, Z15
-	VXORPS Z12, Z12, Z12
-	VXORPS Z9, Z9, Z9
-	LEAQ   (R8)(CX*1), R13
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
+	VXORPS Z16, Z16, Z16
+	VXORPS Z17, Z17, Z17
+	VXORPS Z18, Z18, Z18
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
 	JZ     split3One
 
 split3Two:
-	VMOVUPS     (R12), Z19
-	VFMADD231PS (R8), Z19, Z18
-	VFMADD231PS (R8)(R10*1), Z19, Z15
-	VFMADD231PS (R8)(R10*2), Z19, Z12
-	VFMADD231PS (R8)(R11*1), Z19, Z9
-	VMOVUPS     64(R12), Z19
-	VFMADD231PS 64(R8), Z19, Z18
-	VFMADD231PS 64(R8)(R10*1), Z19, Z15
-	VFMADD231PS 64(R8)(R10*2), Z19, Z12
-	VFMADD231PS 64(R8)(R11*1), Z19, Z9
-	PREFETCHT0  (R13)
-	PREFETCHT0  (R13)(R10*1)
-	PREFETCHT0  (R13)(R10*2)
-	PREFETCHT0  (R13)(R11*1)
-	PREFETCHT0  64(R13)
-	PREFETCHT0  64(R13)(R10*1)
-	PREFETCHT0  64(R13)(R10*2)
-	PREFETCHT0  64(R13)(R11*1)
-	ADDQ        $0x00000080, R8
-	ADDQ        $0x00000080, R12
-	ADDQ        $0x00000080, R13
-	DECQ        R9
+	VMOVUPS     (R11), Z19
+	VFMADD231PS (DI), Z19, Z15
+	VFMADD231PS (DI)(R10*1), Z19, Z16
+	VFMADD231PS (DI)(R10*2), Z19, Z17
+	VFMADD231PS (DI)(R13*1), Z19, Z18
+	VMOVUPS     64(R11), Z19
+	VFMADD231PS 64(DI), Z19, Z15
+	VFMADD231PS 64(DI)(R10*1), Z19, Z16
+	VFMADD231PS 64(DI)(R10*2), Z19, Z17
+	VFMADD231PS 64(DI)(R13*1), Z19, Z18
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
 	JNZ         split3Two
 
 split3One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
 	JZ          split3Half
-	VMOVUPS     (R12), Z19
-	VFMADD231PS (R8), Z19, Z18
-	VFMADD231PS (R8)(R10*1), Z19, Z15
-	VFMADD231PS (R8)(R10*2), Z19, Z12
-	VFMADD231PS (R8)(R11*1), Z19, Z9
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R12
+	VMOVUPS     (R11), Z19
+	VFMADD231PS (DI), Z19, Z15
+	VFMADD231PS (DI)(R10*1), Z19, Z16
+	VFMADD231PS (DI)(R10*2), Z19, Z17
+	VFMADD231PS (DI)(R13*1), Z19, Z18
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
 
 split3Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
 	JZ          split3Done
-	VMOVUPS.Z   (R12), K1, Z19
-	VFMADD231PS (R8), Z19, K1, Z18
-	VFMADD231PS (R8)(R10*1), Z19, K1, Z15
-	VFMADD231PS (R8)(R10*2), Z19, K1, Z12
-	VFMADD231PS (R8)(R11*1), Z19, K1, Z9
+	VMOVUPS.Z   (R11), K1, Z19
+	VFMADD231PS (DI), Z19, K1, Z15
+	VFMADD231PS (DI)(R10*1), Z19, K1, Z16
+	VFMADD231PS (DI)(R10*2), Z19, K1, Z17
+	VFMADD231PS (DI)(R13*1), Z19, K1, Z18
 
 split3Done:
-	VEXTRACTF64X4 $0x01, Z5, Y8
-	VADDPS        Y8, Y5, Y5
-	VEXTRACTF64X4 $0x01, Z16, Y8
-	VADDPS        Y8, Y16, Y16
-	VEXTRACTF64X4 $0x01, Z17, Y8
-	VADDPS        Y8, Y17, Y17
-	VEXTRACTF64X4 $0x01, Z18, Y8
-	VADDPS        Y8, Y18, Y18
-	VSHUFPS       $0x88, Y16, Y5, Y8
-	VSHUFPS       $0xdd, Y16, Y5, Y5
-	VADDPS        Y5, Y8, Y8
-	VSHUFPS       $0x88, Y18, Y17, Y16
-	VSHUFPS       $0xdd, Y18, Y17, Y5
-	VADDPS        Y5, Y16, Y16
-	VSHUFPS       $0x88, Y16, Y8, Y5
-	VSHUFPS       $0xdd, Y16, Y8, Y8
-	VADDPS        Y8, Y5, Y5
-	VEXTRACTF32X4 $0x01, Y5, X8
-	VADDPS        X8, X5, X5
-	VEXTRACTF64X4 $0x01, Z2, Y8
-	VADDPS        Y8, Y2, Y2
-	VEXTRACTF64X4 $0x01, Z13, Y8
-	VADDPS        Y8, Y13, Y13
-	VEXTRACTF64X4 $0x01, Z14, Y8
-	VADDPS        Y8, Y14, Y14
-	VEXTRACTF64X4 $0x01, Z15, Y8
-	VADDPS        Y8, Y15, Y15
-	VSHUFPS       $0x88, Y13, Y2, Y8
-	VSHUFPS       $0xdd, Y13, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z2, Y7
+	VADDPS        Y7, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z6, Y7
+	VADDPS        Y7, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z11, Y7
+	VADDPS        Y7, Y11, Y11
+	VEXTRACTF64X4 $0x01, Z15, Y7
+	VADDPS        Y7, Y15, Y15
+	VSHUFPS       $0x88, Y6, Y2, Y7
+	VSHUFPS       $0xdd, Y6, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VSHUFPS       $0x88, Y15, Y11, Y2
+	VSHUFPS       $0xdd, Y15, Y11, Y6
+	VADDPS        Y6, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y7, Y6
+	VSHUFPS       $0xdd, Y2, Y7, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X2
+	VADDPS        X2, X6, X6
+	VEXTRACTF64X4 $0x01, Z3, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z8, Y2
 	VADDPS        Y2, Y8, Y8
-	VSHUFPS       $0x88, Y15, Y14, Y13
-	VSHUFPS       $0xdd, Y15, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z12, Y2
+	VADDPS        Y2, Y12, Y12
+	VEXTRACTF64X4 $0x01, Z16, Y2
+	VADDPS        Y2, Y16, Y16
+	VSHUFPS       $0x88, Y8, Y3, Y2
+	VSHUFPS       $0xdd, Y8, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y16, Y12, Y3
+	VSHUFPS       $0xdd, Y16, Y12, Y7
+	VADDPS        Y7, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X2
+	VADDPS        X2, X7, X7
+	VEXTRACTF64X4 $0x01, Z4, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z13, Y2
 	VADDPS        Y2, Y13, Y13
-	VSHUFPS       $0x88, Y13, Y8, Y2
-	VSHUFPS       $0xdd, Y13, Y8, Y8
-	VADDPS        Y8, Y2, Y2
-	VEXTRACTF32X4 $0x01, Y2, X8
-	VADDPS        X8, X2, X2
-	VEXTRACTF64X4 $0x01, Z3, Y8
-	VADDPS        Y8, Y3, Y3
-	VEXTRACTF64X4 $0x01, Z10, Y8
-	VADDPS        Y8, Y10, Y10
-	VEXTRACTF64X4 $0x01, Z11, Y8
-	VADDPS        Y8, Y11, Y11
-	VEXTRACTF64X4 $0x01, Z12, Y8
-	VADDPS        Y8, Y12, Y12
-	VSHUFPS       $0x88, Y10, Y3, Y8
-	VSHUFPS       $0xdd, Y10, Y3, Y3
-	VADDPS        Y3, Y8, Y8
-	VSHUFPS       $0x88, Y12, Y11, Y10
-	VSHUFPS       $0xdd, Y12, Y11, Y3
-	VADDPS        Y3, Y10, Y10
-	VSHUFPS       $0x88, Y10, Y8, Y3
-	VSHUFPS       $0xdd, Y10, Y8, Y8
-	VADDPS        Y8, Y3, Y3
-	VEXTRACTF32X4 $0x01, Y3, X8
-	VADDPS        X8, X3, X3
-	VEXTRACTF64X4 $0x01, Z4, Y8
-	VADDPS        Y8, Y4, Y4
-	VEXTRACTF64X4 $0x01, Z6, Y8
-	VADDPS        Y8, Y6, Y6
-	VEXTRACTF64X4 $0x01, Z7, Y8
-	VADDPS        Y8, Y7, Y7
-	VEXTRACTF64X4 $0x01, Z9, Y8
-	VADDPS        Y8, Y9, Y9
-	VSHUFPS       $0x88, Y6, Y4, Y8
-	VSHUFPS       $0xdd, Y6, Y4, Y4
-	VADDPS        Y4, Y8, Y8
-	VSHUFPS       $0x88, Y9, Y7, Y6
-	VSHUFPS       $0xdd, Y9, Y7, Y4
-	VADDPS        Y4, Y6, Y6
-	VSHUFPS       $0x88, Y6, Y8, Y4
-	VSHUFPS       $0xdd, Y6, Y8, Y6
-	VADDPS        Y6, Y4, Y4
-	VEXTRACTF32X4 $0x01, Y4, X6
-	VADDPS        X6, X4, X4
-	LEAQ          (DX)(BX*4), R8
-	MOVQ          h_base+80(FP), R12
+	VEXTRACTF64X4 $0x01, Z17, Y2
+	VADDPS        Y2, Y17, Y17
+	VSHUFPS       $0x88, Y9, Y4, Y2
+	VSHUFPS       $0xdd, Y9, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y17, Y13, Y3
+	VSHUFPS       $0xdd, Y17, Y13, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y4
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X2
+	VADDPS        X2, X4, X4
+	VEXTRACTF64X4 $0x01, Z5, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF64X4 $0x01, Z10, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z14, Y2
+	VADDPS        Y2, Y14, Y14
+	VEXTRACTF64X4 $0x01, Z18, Y2
+	VADDPS        Y2, Y18, Y18
+	VSHUFPS       $0x88, Y10, Y5, Y2
+	VSHUFPS       $0xdd, Y10, Y5, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y18, Y14, Y3
+	VSHUFPS       $0xdd, Y18, Y14, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y5
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	LEAQ          (DX)(BX*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Z2, Z2, Z2
+	VXORPS        Z3, Z3, Z3
+	VXORPS        Z8, Z8, Z8
 	VXORPS        Z9, Z9, Z9
-	VXORPS        Z10, Z10, Z10
-	VXORPS        Z14, Z14, Z14
-	VXORPS        Z11, Z11, Z11
-	LEAQ          (R8)(CX*1), R13
-	MOVQ          ctx_len+8(FP), R9
-	SHRQ          $0x05, R9
+	LEAQ          (R10)(R10*2), R13
+	LEAQ          (DI)(CX*1), R14
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x05, R8
 	JZ            split4One
 
 split4Two:
-	VMOVUPS     (R12), Z6
-	VFMADD231PS (R8), Z6, Z9
-	VFMADD231PS (R8)(R10*1), Z6, Z10
-	VFMADD231PS (R8)(R10*2), Z6, Z14
-	VFMADD231PS (R8)(R11*1), Z6, Z11
-	VMOVUPS     64(R12), Z6
-	VFMADD231PS 64(R8), Z6, Z9
-	VFMADD231PS 64(R8)(R10*1), Z6, Z10
-	VFMADD231PS 64(R8)(R10*2), Z6, Z14
-	VFMADD231PS 64(R8)(R11*1), Z6, Z11
-	PREFETCHT0  (R13)
-	PREFETCHT0  (R13)(R10*1)
-	PREFETCHT0  (R13)(R10*2)
-	PREFETCHT0  (R13)(R11*1)
-	PREFETCHT0  64(R13)
-	PREFETCHT0  64(R13)(R10*1)
-	PREFETCHT0  64(R13)(R10*2)
-	PREFETCHT0  64(R13)(R11*1)
-	ADDQ        $0x00000080, R8
-	ADDQ        $0x00000080, R12
-	ADDQ        $0x00000080, R13
-	DECQ        R9
+	VMOVUPS     (R11), Z10
+	VFMADD231PS (DI), Z10, Z2
+	VFMADD231PS (DI)(R10*1), Z10, Z3
+	VFMADD231PS (DI)(R10*2), Z10, Z8
+	VFMADD231PS (DI)(R13*1), Z10, Z9
+	VMOVUPS     64(R11), Z10
+	VFMADD231PS 64(DI), Z10, Z2
+	VFMADD231PS 64(DI)(R10*1), Z10, Z3
+	VFMADD231PS 64(DI)(R10*2), Z10, Z8
+	VFMADD231PS 64(DI)(R13*1), Z10, Z9
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
 	JNZ         split4Two
 
 split4One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
 	JZ          split4Half
-	VMOVUPS     (R12), Z6
-	VFMADD231PS (R8), Z6, Z9
-	VFMADD231PS (R8)(R10*1), Z6, Z10
-	VFMADD231PS (R8)(R10*2), Z6, Z14
-	VFMADD231PS (R8)(R11*1), Z6, Z11
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R12
+	VMOVUPS     (R11), Z10
+	VFMADD231PS (DI), Z10, Z2
+	VFMADD231PS (DI)(R10*1), Z10, Z3
+	VFMADD231PS (DI)(R10*2), Z10, Z8
+	VFMADD231PS (DI)(R13*1), Z10, Z9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
 
 split4Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
 	JZ          split4Done
-	VMOVUPS.Z   (R12), K1, Z6
-	VFMADD231PS (R8), Z6, K1, Z9
-	VFMADD231PS (R8)(R10*1), Z6, K1, Z10
-	VFMADD231PS (R8)(R10*2), Z6, K1, Z14
-	VFMADD231PS (R8)(R11*1), Z6, K1, Z11
+	VMOVUPS.Z   (R11), K1, Z10
+	VFMADD231PS (DI), Z10, K1, Z2
+	VFMADD231PS (DI)(R10*1), Z10, K1, Z3
+	VFMADD231PS (DI)(R10*2), Z10, K1, Z8
+	VFMADD231PS (DI)(R13*1), Z10, K1, Z9
 
 split4Done:
-	LEAQ   (DX)(BX*4), R8
-	ADDQ   BX, R8
-	MOVQ   h_base+80(FP), R12
-	VXORPS Z20, Z20, Z20
-	VXORPS Z17, Z17, Z17
-	VXORPS Z16, Z16, Z16
+	LEAQ   (DX)(BX*4), DI
+	ADDQ   BX, DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
 	VXORPS Z13, Z13, Z13
-	LEAQ   (R8)(CX*1), R13
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
 	JZ     split5One
 
 split5Two:
-	VMOVUPS     (R12), Z6
-	VFMADD231PS (R8), Z6, Z20
-	VFMADD231PS (R8)(R10*1), Z6, Z17
-	VFMADD231PS (R8)(R10*2), Z6, Z16
-	VFMADD231PS (R8)(R11*1), Z6, Z13
-	VMOVUPS     64(R12), Z6
-	VFMADD231PS 64(R8), Z6, Z20
-	VFMADD231PS 64(R8)(R10*1), Z6, Z17
-	VFMADD231PS 64(R8)(R10*2), Z6, Z16
-	VFMADD231PS 64(R8)(R11*1), Z6, Z13
-	PREFETCHT0  (R13)
-	PREFETCHT0  (R13)(R10*1)
-	PREFETCHT0  (R13)(R10*2)
-	PREFETCHT0  (R13)(R11*1)
-	PREFETCHT0  64(R13)
-	PREFETCHT0  64(R13)(R10*1)
-	PREFETCHT0  64(R13)(R10*2)
-	PREFETCHT0  64(R13)(R11*1)
-	ADDQ        $0x00000080, R8
-	ADDQ        $0x00000080, R12
-	ADDQ        $0x00000080, R13
-	DECQ        R9
+	VMOVUPS     (R11), Z14
+	VFMADD231PS (DI), Z14, Z10
+	VFMADD231PS (DI)(R10*1), Z14, Z11
+	VFMADD231PS (DI)(R10*2), Z14, Z12
+	VFMADD231PS (DI)(R13*1), Z14, Z13
+	VMOVUPS     64(R11), Z14
+	VFMADD231PS 64(DI), Z14, Z10
+	VFMADD231PS 64(DI)(R10*1), Z14, Z11
+	VFMADD231PS 64(DI)(R10*2), Z14, Z12
+	VFMADD231PS 64(DI)(R13*1), Z14, Z13
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
 	JNZ         split5Two
 
 split5One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
 	JZ          split5Half
-	VMOVUPS     (R12), Z6
-	VFMADD231PS (R8), Z6, Z20
-	VFMADD231PS (R8)(R10*1), Z6, Z17
-	VFMADD231PS (R8)(R10*2), Z6, Z16
-	VFMADD231PS (R8)(R11*1), Z6, Z13
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R12
+	VMOVUPS     (R11), Z14
+	VFMADD231PS (DI), Z14, Z10
+	VFMADD231PS (DI)(R10*1), Z14, Z11
+	VFMADD231PS (DI)(R10*2), Z14, Z12
+	VFMADD231PS (DI)(R13*1), Z14, Z13
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
 
 split5Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
 	JZ          split5Done
-	VMOVUPS.Z   (R12), K1, Z6
-	VFMADD231PS (R8), Z6, K1, Z20
-	VFMADD231PS (R8)(R10*1), Z6, K1, Z17
-	VFMADD231PS (R8)(R10*2), Z6, K1, Z16
-	VFMADD231PS (R8)(R11*1), Z6, K1, Z13
+	VMOVUPS.Z   (R11), K1, Z14
+	VFMADD231PS (DI), Z14, K1, Z10
+	VFMADD231PS (DI)(R10*1), Z14, K1, Z11
+	VFMADD231PS (DI)(R10*2), Z14, K1, Z12
+	VFMADD231PS (DI)(R13*1), Z14, K1, Z13
 
 split5Done:
-	LEAQ   (DX)(BX*2), R8
-	LEAQ   (R8)(BX*4), R8
-	MOVQ   h_base+80(FP), R12
-	VXORPS Z21, Z21, Z21
-	VXORPS Z18, Z18, Z18
-	VXORPS Z7, Z7, Z7
-	VXORPS Z6, Z6, Z6
-	LEAQ   (R8)(CX*1), R13
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z14, Z14, Z14
+	VXORPS Z15, Z15, Z15
+	VXORPS Z16, Z16, Z16
+	VXORPS Z17, Z17, Z17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
 	JZ     split6One
 
 split6Two:
-	VMOVUPS     (R12), Z12
-	VFMADD231PS (R8), Z12, Z21
-	VFMADD231PS (R8)(R10*1), Z12, Z18
-	VFMADD231PS (R8)(R10*2), Z12, Z7
-	VFMADD231PS (R8)(R11*1), Z12, Z6
-	VMOVUPS     64(R12), Z12
-	VFMADD231PS 64(R8), Z12, Z21
-	VFMADD231PS 64(R8)(R10*1), Z12, Z18
-	VFMADD231PS 64(R8)(R10*2), Z12, Z7
-	VFMADD231PS 64(R8)(R11*1), Z12, Z6
-	PREFETCHT0  (R13)
-	PREFETCHT0  (R13)(R10*1)
-	PREFETCHT0  (R13)(R10*2)
-	PREFETCHT0  (R13)(R11*1)
-	PREFETCHT0  64(R13)
-	PREFETCHT0  64(R13)(R10*1)
-	PREFETCHT0  64(R13)(R10*2)
-	PREFETCHT0  64(R13)(R11*1)
-	ADDQ        $0x00000080, R8
-	ADDQ        $0x00000080, R12
-	ADDQ        $0x00000080, R13
-	DECQ        R9
+	VMOVUPS     (R11), Z18
+	VFMADD231PS (DI), Z18, Z14
+	VFMADD231PS (DI)(R10*1), Z18, Z15
+	VFMADD231PS (DI)(R10*2), Z18, Z16
+	VFMADD231PS (DI)(R13*1), Z18, Z17
+	VMOVUPS     64(R11), Z18
+	VFMADD231PS 64(DI), Z18, Z14
+	VFMADD231PS 64(DI)(R10*1), Z18, Z15
+	VFMADD231PS 64(DI)(R10*2), Z18, Z16
+	VFMADD231PS 64(DI)(R13*1), Z18, Z17
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
 	JNZ         split6Two
 
 split6One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
 	JZ          split6Half
-	VMOVUPS     (R12), Z12
-	VFMADD231PS (R8), Z12, Z21
-	VFMADD231PS (R8)(R10*1), Z12, Z18
-	VFMADD231PS (R8)(R10*2), Z12, Z7
-	VFMADD231PS (R8)(R11*1), Z12, Z6
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R12
+	VMOVUPS     (R11), Z18
+	VFMADD231PS (DI), Z18, Z14
+	VFMADD231PS (DI)(R10*1), Z18, Z15
+	VFMADD231PS (DI)(R10*2), Z18, Z16
+	VFMADD231PS (DI)(R13*1), Z18, Z17
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
 
 split6Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
 	JZ          split6Done
-	VMOVUPS.Z   (R12), K1, Z12
-	VFMADD231PS (R8), Z12, K1, Z21
-	VFMADD231PS (R8)(R10*1), Z12, K1, Z18
-	VFMADD231PS (R8)(R10*2), Z12, K1, Z7
-	VFMADD231PS (R8)(R11*1), Z12, K1, Z6
+	VMOVUPS.Z   (R11), K1, Z18
+	VFMADD231PS (DI), Z18, K1, Z14
+	VFMADD231PS (DI)(R10*1), Z18, K1, Z15
+	VFMADD231PS (DI)(R10*2), Z18, K1, Z16
+	VFMADD231PS (DI)(R13*1), Z18, K1, Z17
 
 split6Done:
-	LEAQ   (DX)(SI*1), R8
-	LEAQ   (R8)(BX*4), R8
-	MOVQ   h_base+80(FP), R12
-	VXORPS Z22, Z22, Z22
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z18, Z18, Z18
 	VXORPS Z19, Z19, Z19
-	VXORPS Z15, Z15, Z15
-	VXORPS Z12, Z12, Z12
-	LEAQ   (R8)(CX*1), CX
-	MOVQ   ctx_len+8(FP), R9
-	SHRQ   $0x05, R9
+	VXORPS Z20, Z20, Z20
+	VXORPS Z21, Z21, Z21
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), CX
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
 	JZ     split7One
 
 split7Two:
-	VMOVUPS     (R12), Z23
-	VFMADD231PS (R8), Z23, Z22
-	VFMADD231PS (R8)(R10*1), Z23, Z19
-	VFMADD231PS (R8)(R10*2), Z23, Z15
-	VFMADD231PS (R8)(R11*1), Z23, Z12
-	VMOVUPS     64(R12), Z23
-	VFMADD231PS 64(R8), Z23, Z22
-	VFMADD231PS 64(R8)(R10*1), Z23, Z19
-	VFMADD231PS 64(R8)(R10*2), Z23, Z15
-	VFMADD231PS 64(R8)(R11*1), Z23, Z12
+	VMOVUPS     (R11), Z22
+	VFMADD231PS (DI), Z22, Z18
+	VFMADD231PS (DI)(R10*1), Z22, Z19
+	VFMADD231PS (DI)(R10*2), Z22, Z20
+	VFMADD231PS (DI)(R13*1), Z22, Z21
+	VMOVUPS     64(R11), Z22
+	VFMADD231PS 64(DI), Z22, Z18
+	VFMADD231PS 64(DI)(R10*1), Z22, Z19
+	VFMADD231PS 64(DI)(R10*2), Z22, Z20
+	VFMADD231PS 64(DI)(R13*1), Z22, Z21
 	PREFETCHT0  (CX)
 	PREFETCHT0  (CX)(R10*1)
 	PREFETCHT0  (CX)(R10*2)
-	PREFETCHT0  (CX)(R11*1)
+	PREFETCHT0  (CX)(R13*1)
 	PREFETCHT0  64(CX)
 	PREFETCHT0  64(CX)(R10*1)
 	PREFETCHT0  64(CX)(R10*2)
-	PREFETCHT0  64(CX)(R11*1)
-	ADDQ        $0x00000080, R8
-	ADDQ        $0x00000080, R12
+	PREFETCHT0  64(CX)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
 	ADDQ        $0x00000080, CX
-	DECQ        R9
+	DECQ        R8
 	JNZ         split7Two
 
 split7One:
-	MOVQ        ctx_len+8(FP), R9
-	SHRQ        $0x04, R9
-	TESTQ       $0x00000001, R9
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
 	JZ          split7Half
-	VMOVUPS     (R12), Z23
-	VFMADD231PS (R8), Z23, Z22
-	VFMADD231PS (R8)(R10*1), Z23, Z19
-	VFMADD231PS (R8)(R10*2), Z23, Z15
-	VFMADD231PS (R8)(R11*1), Z23, Z12
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R12
+	VMOVUPS     (R11), Z22
+	VFMADD231PS (DI), Z22, Z18
+	VFMADD231PS (DI)(R10*1), Z22, Z19
+	VFMADD231PS (DI)(R10*2), Z22, Z20
+	VFMADD231PS (DI)(R13*1), Z22, Z21
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
 
 split7Half:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
 	JZ          split7Done
-	VMOVUPS.Z   (R12), K1, Z23
-	VFMADD231PS (R8), Z23, K1, Z22
-	VFMADD231PS (R8)(R10*1), Z23, K1, Z19
-	VFMADD231PS (R8)(R10*2), Z23, K1, Z15
-	VFMADD231PS (R8)(R11*1), Z23, K1, Z12
+	VMOVUPS.Z   (R11), K1, Z22
+	VFMADD231PS (DI), Z22, K1, Z18
+	VFMADD231PS (DI)(R10*1), Z22, K1, Z19
+	VFMADD231PS (DI)(R10*2), Z22, K1, Z20
+	VFMADD231PS (DI)(R13*1), Z22, K1, Z21
 
 split7Done:
-	VEXTRACTF64X4 $0x01, Z9, Y8
-	VADDPS        Y8, Y9, Y9
-	VEXTRACTF64X4 $0x01, Z20, Y8
-	VADDPS        Y8, Y20, Y20
-	VEXTRACTF64X4 $0x01, Z21, Y8
-	VADDPS        Y8, Y21, Y21
-	VEXTRACTF64X4 $0x01, Z22, Y8
-	VADDPS        Y8, Y22, Y22
-	VSHUFPS       $0x88, Y20, Y9, Y8
-	VSHUFPS       $0xdd, Y20, Y9, Y9
-	VADDPS        Y9, Y8, Y8
-	VSHUFPS       $0x88, Y22, Y21, Y20
-	VSHUFPS       $0xdd, Y22, Y21, Y9
-	VADDPS        Y9, Y20, Y20
-	VSHUFPS       $0x88, Y20, Y8, Y9
-	VSHUFPS       $0xdd, Y20, Y8, Y8
-	VADDPS        Y8, Y9, Y9
-	VEXTRACTF32X4 $0x01, Y9, X8
-	VADDPS        X8, X9, X9
-	VEXTRACTF64X4 $0x01, Z10, Y8
-	VADDPS        Y8, Y10, Y10
-	VEXTRACTF64X4 $0x01, Z17, Y8
-	VADDPS        Y8, Y17, Y17
-	VEXTRACTF64X4 $0x01, Z18, Y8
-	VADDPS        Y8, Y18, Y18
-	VEXTRACTF64X4 $0x01, Z19, Y8
-	VADDPS        Y8, Y19, Y19
-	VSHUFPS       $0x88, Y17, Y10, Y20
-	VSHUFPS       $0xdd, Y17, Y10, Y8
-	VADDPS        Y8, Y20, Y20
-	VSHUFPS       $0x88, Y19, Y18, Y10
-	VSHUFPS       $0xdd, Y19, Y18, Y8
-	VADDPS        Y8, Y10, Y10
-	VSHUFPS       $0x88, Y10, Y20, Y8
-	VSHUFPS       $0xdd, Y10, Y20, Y10
-	VADDPS        Y10, Y8, Y8
-	VEXTRACTF32X4 $0x01, Y8, X10
-	VADDPS        X10, X8, X8
-	VEXTRACTF64X4 $0x01, Z14, Y10
-	VADDPS        Y10, Y14, Y14
-	VEXTRACTF64X4 $0x01, Z16, Y10
-	VADDPS        Y10, Y16, Y16
-	VEXTRACTF64X4 $0x01, Z7, Y10
-	VADDPS        Y10, Y7, Y7
-	VEXTRACTF64X4 $0x01, Z15, Y10
-	VADDPS        Y10, Y15, Y15
-	VSHUFPS       $0x88, Y16, Y14, Y10
-	VSHUFPS       $0xdd, Y16, Y14, Y14
-	VADDPS        Y14, Y10, Y10
-	VSHUFPS       $0x88, Y15, Y7, Y14
-	VSHUFPS       $0xdd, Y15, Y7, Y7
-	VADDPS        Y7, Y14, Y14
-	VSHUFPS       $0x88, Y14, Y10, Y7
-	VSHUFPS       $0xdd, Y14, Y10, Y10
-	VADDPS        Y10, Y7, Y7
-	VEXTRACTF32X4 $0x01, Y7, X10
-	VADDPS        X10, X7, X7
-	VEXTRACTF64X4 $0x01, Z11, Y10
-	VADDPS        Y10, Y11, Y11
-	VEXTRACTF64X4 $0x01, Z13, Y10
-	VADDPS        Y10, Y13, Y13
-	VEXTRACTF64X4 $0x01, Z6, Y10
-	VADDPS        Y10, Y6, Y6
-	VEXTRACTF64X4 $0x01, Z12, Y10
-	VADDPS        Y10, Y12, Y12
-	VSHUFPS       $0x88, Y13, Y11, Y10
-	VSHUFPS       $0xdd, Y13, Y11, Y11
-	VADDPS        Y11, Y10, Y10
-	VSHUFPS       $0x88, Y12, Y6, Y11
-	VSHUFPS       $0xdd, Y12, Y6, Y6
-	VADDPS        Y6, Y11, Y11
-	VSHUFPS       $0x88, Y11, Y10, Y6
-	VSHUFPS       $0xdd, Y11, Y10, Y10
-	VADDPS        Y10, Y6, Y6
-	VEXTRACTF32X4 $0x01, Y6, X10
-	VADDPS        X10, X6, X6
-	VINSERTF32X4  $0x01, X9, Y5, Y5
-	VMOVUPS       Y5, (AX)
-	MOVQ          8(SP), CX
-	LEAQ          (CX)(CX*2), R8
-	VINSERTF32X4  $0x01, X8, Y2, Y2
-	VINSERTF32X4  $0x01, X7, Y3, Y3
-	VINSERTF32X4  $0x01, X6, Y4, Y4
-	VMOVUPS       Y2, (AX)(CX*1)
-	VMOVUPS       Y3, (AX)(CX*2)
-	VMOVUPS       Y4, (AX)(R8*1)
-	VSUBPS        Y5, Y5, Y6
-	VCMPPS        $0x03, Y6, Y6, K2
-	KORTESTB      K2, K2
-	JNZ           special
-	VSUBPS        Y2, Y2, Y6
-	VCMPPS        $0x03, Y6, Y6, K2
-	KORTESTB      K2, K2
-	JNZ           special
-	VSUBPS        Y3, Y3, Y6
-	VCMPPS        $0x03, Y6, Y6, K2
-	KORTESTB      K2, K2
-	JNZ           special
-	VSUBPS        Y4, Y4, Y6
-	VCMPPS        $0x03, Y6, Y6, K2
-	KORTESTB      K2, K2
-	JNZ           special
-	MOVQ          DX, R8
-	XORQ          R12, R12
+	VEXTRACTF64X4 $0x01, Z2, Y22
+	VADDPS        Y22, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z10, Y22
+	VADDPS        Y22, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z14, Y22
+	VADDPS        Y22, Y14, Y14
+	VEXTRACTF64X4 $0x01, Z18, Y22
+	VADDPS        Y22, Y18, Y18
+	VSHUFPS       $0x88, Y10, Y2, Y22
+	VSHUFPS       $0xdd, Y10, Y2, Y2
+	VADDPS        Y2, Y22, Y22
+	VSHUFPS       $0x88, Y18, Y14, Y2
+	VSHUFPS       $0xdd, Y18, Y14, Y10
+	VADDPS        Y10, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y22, Y10
+	VSHUFPS       $0xdd, Y2, Y22, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF32X4 $0x01, Y10, X2
+	VADDPS        X2, X10, X10
+	VEXTRACTF64X4 $0x01, Z3, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z11, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF64X4 $0x01, Z15, Y2
+	VADDPS        Y2, Y15, Y15
+	VEXTRACTF64X4 $0x01, Z19, Y2
+	VADDPS        Y2, Y19, Y19
+	VSHUFPS       $0x88, Y11, Y3, Y2
+	VSHUFPS       $0xdd, Y11, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y19, Y15, Y3
+	VSHUFPS       $0xdd, Y19, Y15, Y11
+	VADDPS        Y11, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y11
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF32X4 $0x01, Y11, X2
+	VADDPS        X2, X11, X11
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z12, Y2
+	VADDPS        Y2, Y12, Y12
+	VEXTRACTF64X4 $0x01, Z16, Y2
+	VADDPS        Y2, Y16, Y16
+	VEXTRACTF64X4 $0x01, Z20, Y2
+	VADDPS        Y2, Y20, Y20
+	VSHUFPS       $0x88, Y12, Y8, Y2
+	VSHUFPS       $0xdd, Y12, Y8, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y20, Y16, Y3
+	VSHUFPS       $0xdd, Y20, Y16, Y8
+	VADDPS        Y8, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y8
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF32X4 $0x01, Y8, X2
+	VADDPS        X2, X8, X8
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z13, Y2
+	VADDPS        Y2, Y13, Y13
+	VEXTRACTF64X4 $0x01, Z17, Y2
+	VADDPS        Y2, Y17, Y17
+	VEXTRACTF64X4 $0x01, Z21, Y2
+	VADDPS        Y2, Y21, Y21
+	VSHUFPS       $0x88, Y13, Y9, Y2
+	VSHUFPS       $0xdd, Y13, Y9, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y21, Y17, Y3
+	VSHUFPS       $0xdd, Y21, Y17, Y9
+	VADDPS        Y9, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y9
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF32X4 $0x01, Y9, X2
+	VADDPS        X2, X9, X9
+	VINSERTF32X4  $0x01, X10, Y6, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X11, Y7, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X8, Y4, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X9, Y5, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, R11
+	MOVQ          AX, R12
+	MOVQ          $0x00000004, R13
 
 splitPass:
-	VMOVAPS           Y5, Y6
-	VEXTRACTF32X4     $0x01, Y6, X7
-	VMAXPS            X7, X6, X6
-	VSHUFPS           $0x4e, X6, X6, X7
-	VMAXPS            X7, X6, X6
-	VSHUFPS           $0xb1, X6, X6, X7
-	VMAXPS            X7, X6, X6
-	VUCOMISS          (SP), X6
+	VMOVUPS           (R12), Y2
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K2
+	KORTESTB          K2, K2
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
 	JBE               weights
 	VMOVSS            (SP), X1
-	VSUBSS            X6, X1, X1
-	VMOVSS            X6, (SP)
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
 	VBROADCASTSS      X1, Y1
-	VMULPS.BCST       consts<>+0(SB), Y1, Y6
-	VRNDSCALEPS       $0x08, Y6, Y6
-	VMOVAPS           Y1, Y7
-	VFNMADD231PS.BCST consts<>+32(SB), Y6, Y7
-	VFNMADD231PS.BCST consts<>+64(SB), Y6, Y7
-	VBROADCASTSS      consts<>+320(SB), Y8
-	VFMADD213PS.BCST  consts<>+288(SB), Y7, Y8
-	VFMADD213PS.BCST  consts<>+256(SB), Y7, Y8
-	VFMADD213PS.BCST  consts<>+224(SB), Y7, Y8
-	VFMADD213PS.BCST  consts<>+192(SB), Y7, Y8
-	VFMADD213PS.BCST  consts<>+160(SB), Y7, Y8
-	VFMADD213PS.BCST  consts<>+160(SB), Y7, Y8
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
 	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
-	VSCALEFPS.Z       Y6, Y8, K2, Y8
-	VMULPS            Y8, Y0, Y0
-	VBROADCASTSS      X8, Z1
+	VSCALEFPS.Z       Y3, Y5, K2, Y5
+	VMULPS            Y5, Y0, Y0
+	VBROADCASTSS      X5, Z1
 	MOVQ              ctx_base+0(FP), CX
-	MOVQ              ctx_len+8(FP), R9
-	SHRQ              $0x04, R9
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
 	JZ                rescaleHalf
 
 rescale:
-	VMULPS  (CX), Z1, Z6
-	VMOVUPS Z6, (CX)
+	VMULPS  (CX), Z1, Z3
+	VMOVUPS Z3, (CX)
 	ADDQ    $0x00000040, CX
-	DECQ    R9
+	DECQ    R8
 	JNZ     rescale
 
 rescaleHalf:
-	MOVQ      ctx_len+8(FP), R9
-	TESTQ     $0x00000008, R9
+	MOVQ      ctx_len+8(FP), R8
+	TESTQ     $0x00000008, R8
 	JZ        rescaleDone
-	VMOVUPS.Z (CX), K1, Z6
-	VMULPS    Z1, Z6, Z6
-	VMOVUPS   Z6, K1, (CX)
+	VMOVUPS.Z (CX), K1, Z3
+	VMULPS    Z1, Z3, Z3
+	VMOVUPS   Z3, K1, (CX)
 
 rescaleDone:
 	VXORPS       X1, X1, X1
@@ -12880,102 +16913,5305 @@ rescaleDone:
 	VBROADCASTSS X1, Y1
 
 weights:
-	VADDPS            Y1, Y5, Y5
-	VMULPS.BCST       consts<>+0(SB), Y5, Y6
-	VRNDSCALEPS       $0x08, Y6, Y6
-	VMOVAPS           Y5, Y7
-	VFNMADD231PS.BCST consts<>+32(SB), Y6, Y7
-	VFNMADD231PS.BCST consts<>+64(SB), Y6, Y7
-	VBROADCASTSS      consts<>+320(SB), Y8
-	VFMADD213PS.BCST  consts<>+288(SB), Y7, Y8
-	VFMADD213PS.BCST  consts<>+256(SB), Y7, Y8
-	VFMADD213PS.BCST  consts<>+224(SB), Y7, Y8
-	VFMADD213PS.BCST  consts<>+192(SB), Y7, Y8
-	VFMADD213PS.BCST  consts<>+160(SB), Y7, Y8
-	VFMADD213PS.BCST  consts<>+160(SB), Y7, Y8
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Y5, K2
-	VSCALEFPS.Z       Y6, Y8, K2, Y8
-	VADDPS            Y8, Y0, Y0
-	VSHUFF32X4        $0x00, Z8, Z8, Z5
-	VSHUFF32X4        $0x55, Z8, Z8, Z6
-	VSHUFPS           $0x00, Z5, Z5, Z7
-	VSHUFPS           $0x55, Z5, Z5, Z9
-	VSHUFPS           $0xaa, Z5, Z5, Z10
-	VSHUFPS           $0xff, Z5, Z5, Z5
-	VSHUFPS           $0x00, Z6, Z6, Z11
-	VSHUFPS           $0x55, Z6, Z6, Z12
-	VSHUFPS           $0xaa, Z6, Z6, Z13
-	VSHUFPS           $0xff, Z6, Z6, Z6
-	MOVQ              R8, CX
-	LEAQ              (R8)(BX*4), R8
-	MOVQ              ctx_base+0(FP), R13
-	MOVQ              ctx_len+8(FP), R9
-	SHRQ              $0x04, R9
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y7
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y7
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K2
+	VSCALEFPS.Z       Y3, Y7, K2, Y7
+	VADDPS            Y7, Y0, Y0
+	VSHUFF32X4        $0x00, Z7, Z7, Z2
+	VSHUFF32X4        $0x55, Z7, Z7, Z3
+	VSHUFPS           $0x00, Z2, Z2, Z4
+	VSHUFPS           $0x55, Z2, Z2, Z5
+	VSHUFPS           $0xaa, Z2, Z2, Z6
+	VSHUFPS           $0xff, Z2, Z2, Z2
+	VSHUFPS           $0x00, Z3, Z3, Z8
+	VSHUFPS           $0x55, Z3, Z3, Z9
+	VSHUFPS           $0xaa, Z3, Z3, Z10
+	VSHUFPS           $0xff, Z3, Z3, Z3
+	MOVQ              R11, CX
+	LEAQ              (R11)(BX*4), DI
+	MOVQ              ctx_base+0(FP), R14
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
 	JZ                ctxOne
 
 ctxPair:
-	VMOVUPS     (R13), Z14
-	VFMADD231PS (CX), Z7, Z14
-	VFMADD231PS (CX)(BX*1), Z9, Z14
-	VFMADD231PS (CX)(BX*2), Z10, Z14
-	VFMADD231PS (CX)(SI*1), Z5, Z14
-	VFMADD231PS (R8), Z11, Z14
-	VFMADD231PS (R8)(BX*1), Z12, Z14
-	VFMADD231PS (R8)(BX*2), Z13, Z14
-	VFMADD231PS (R8)(SI*1), Z6, Z14
-	VMOVUPS     Z14, (R13)
+	VMOVUPS     (R14), Z11
+	VFMADD231PS (CX), Z4, Z11
+	VFMADD231PS (CX)(BX*1), Z5, Z11
+	VFMADD231PS (CX)(BX*2), Z6, Z11
+	VFMADD231PS (CX)(SI*1), Z2, Z11
+	VFMADD231PS (DI), Z8, Z11
+	VFMADD231PS (DI)(BX*1), Z9, Z11
+	VFMADD231PS (DI)(BX*2), Z10, Z11
+	VFMADD231PS (DI)(SI*1), Z3, Z11
+	VMOVUPS     Z11, (R14)
 	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R13
-	DECQ        R9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R14
+	DECQ        R8
 	JNZ         ctxPair
 
 ctxOne:
-	MOVQ        ctx_len+8(FP), R9
-	TESTQ       $0x00000008, R9
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
 	JZ          next
-	VMOVUPS.Z   (R13), K1, Z14
-	VFMADD231PS (CX), Z7, K1, Z14
-	VFMADD231PS (CX)(BX*1), Z9, K1, Z14
-	VFMADD231PS (CX)(BX*2), Z10, K1, Z14
-	VFMADD231PS (CX)(SI*1), Z5, K1, Z14
-	VFMADD231PS (R8), Z11, K1, Z14
-	VFMADD231PS (R8)(BX*1), Z12, K1, Z14
-	VFMADD231PS (R8)(BX*2), Z13, K1, Z14
-	VFMADD231PS (R8)(SI*1), Z6, K1, Z14
-	VMOVUPS     Z14, K1, (R13)
+	VMOVUPS.Z   (R14), K1, Z11
+	VFMADD231PS (CX), Z4, K1, Z11
+	VFMADD231PS (CX)(BX*1), Z5, K1, Z11
+	VFMADD231PS (CX)(BX*2), Z6, K1, Z11
+	VFMADD231PS (CX)(SI*1), Z2, K1, Z11
+	VFMADD231PS (DI), Z8, K1, Z11
+	VFMADD231PS (DI)(BX*1), Z9, K1, Z11
+	VFMADD231PS (DI)(BX*2), Z10, K1, Z11
+	VFMADD231PS (DI)(SI*1), Z3, K1, Z11
+	VMOVUPS     Z11, K1, (R14)
 
 next:
-	CMPQ R12, $0x00000000
-	JE   splitTo1
-	CMPQ R12, $0x00000001
-	JE   splitTo2
-	CMPQ R12, $0x00000002
-	JE   splitTo3
-	JMP  splitNext
-
-splitTo1:
-	VMOVAPS Y2, Y5
-	LEAQ    (DX)(R10*1), R8
-	MOVQ    $0x00000001, R12
-	JMP     splitPass
-
-splitTo2:
-	VMOVAPS Y3, Y5
-	LEAQ    (DX)(R10*2), R8
-	MOVQ    $0x00000002, R12
-	JMP     splitPass
-
-splitTo3:
-	VMOVAPS Y4, Y5
-	LEAQ    (DX)(R11*1), R8
-	MOVQ    $0x00000003, R12
-	JMP     splitPass
-
-splitNext:
+	ADDQ R10, R11
+	ADDQ 8(SP), R12
+	DECQ R13
+	JNZ  splitPass
 	LEAQ (DX)(BX*8), DX
 	ADDQ $0x00000020, AX
-	DECQ DI
+	DECQ R9
+	JMP  split
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarSplit4PF2AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarSplit4PF2AVX512Z(SB), NOSPLIT, $16-128
+	MOVL         $0x000000ff, AX
+	KMOVW        AX, K1
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVQ         CX, R9
+	SHRQ         $0x05, R9
+	MOVQ         R9, CX
+	SHLQ         $0x05, CX
+	MOVQ         CX, 8(SP)
+	MOVQ         R9, R10
+	SHLQ         $0x03, R10
+	IMULQ        BX, R10
+
+split:
+	TESTQ   R9, R9
+	JZ      end
+	XORQ    DI, DI
+	MOVQ    BX, CX
+	SHLQ    $0x04, CX
+	CMPQ    R9, $0x00000003
+	CMOVQCS DI, CX
+	MOVQ    AX, R12
+	MOVQ    DX, DI
+	MOVQ    h_base+80(FP), R11
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	LEAQ    (R10)(R10*2), R13
+	LEAQ    (DI)(CX*1), R14
+	MOVQ    ctx_len+8(FP), R8
+	SHRQ    $0x05, R8
+	JZ      split0One
+
+split0Two:
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (DI), Z6, Z2
+	VFMADD231PS (DI)(R10*1), Z6, Z3
+	VFMADD231PS (DI)(R10*2), Z6, Z4
+	VFMADD231PS (DI)(R13*1), Z6, Z5
+	VMOVUPS     64(R11), Z6
+	VFMADD231PS 64(DI), Z6, Z2
+	VFMADD231PS 64(DI)(R10*1), Z6, Z3
+	VFMADD231PS 64(DI)(R10*2), Z6, Z4
+	VFMADD231PS 64(DI)(R13*1), Z6, Z5
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split0Two
+
+split0One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split0Half
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (DI), Z6, Z2
+	VFMADD231PS (DI)(R10*1), Z6, Z3
+	VFMADD231PS (DI)(R10*2), Z6, Z4
+	VFMADD231PS (DI)(R13*1), Z6, Z5
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split0Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split0Done
+	VMOVUPS.Z   (R11), K1, Z6
+	VFMADD231PS (DI), Z6, K1, Z2
+	VFMADD231PS (DI)(R10*1), Z6, K1, Z3
+	VFMADD231PS (DI)(R10*2), Z6, K1, Z4
+	VFMADD231PS (DI)(R13*1), Z6, K1, Z5
+
+split0Done:
+	LEAQ   (DX)(BX*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z6, Z6, Z6
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split1One
+
+split1Two:
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	VFMADD231PS (DI)(R10*2), Z11, Z9
+	VFMADD231PS (DI)(R13*1), Z11, Z10
+	VMOVUPS     64(R11), Z11
+	VFMADD231PS 64(DI), Z11, Z6
+	VFMADD231PS 64(DI)(R10*1), Z11, Z8
+	VFMADD231PS 64(DI)(R10*2), Z11, Z9
+	VFMADD231PS 64(DI)(R13*1), Z11, Z10
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split1Two
+
+split1One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split1Half
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	VFMADD231PS (DI)(R10*2), Z11, Z9
+	VFMADD231PS (DI)(R13*1), Z11, Z10
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split1Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split1Done
+	VMOVUPS.Z   (R11), K1, Z11
+	VFMADD231PS (DI), Z11, K1, Z6
+	VFMADD231PS (DI)(R10*1), Z11, K1, Z8
+	VFMADD231PS (DI)(R10*2), Z11, K1, Z9
+	VFMADD231PS (DI)(R13*1), Z11, K1, Z10
+
+split1Done:
+	LEAQ   (DX)(BX*2), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split2One
+
+split2Two:
+	VMOVUPS     (R11), Z15
+	VFMADD231PS (DI), Z15, Z11
+	VFMADD231PS (DI)(R10*1), Z15, Z12
+	VFMADD231PS (DI)(R10*2), Z15, Z13
+	VFMADD231PS (DI)(R13*1), Z15, Z14
+	VMOVUPS     64(R11), Z15
+	VFMADD231PS 64(DI), Z15, Z11
+	VFMADD231PS 64(DI)(R10*1), Z15, Z12
+	VFMADD231PS 64(DI)(R10*2), Z15, Z13
+	VFMADD231PS 64(DI)(R13*1), Z15, Z14
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split2Two
+
+split2One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split2Half
+	VMOVUPS     (R11), Z15
+	VFMADD231PS (DI), Z15, Z11
+	VFMADD231PS (DI)(R10*1), Z15, Z12
+	VFMADD231PS (DI)(R10*2), Z15, Z13
+	VFMADD231PS (DI)(R13*1), Z15, Z14
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split2Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split2Done
+	VMOVUPS.Z   (R11), K1, Z15
+	VFMADD231PS (DI), Z15, K1, Z11
+	VFMADD231PS (DI)(R10*1), Z15, K1, Z12
+	VFMADD231PS (DI)(R10*2), Z15, K1, Z13
+	VFMADD231PS (DI)(R13*1), Z15, K1, Z14
+
+split2Done:
+	LEAQ   (DX)(SI*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z15, Z15, Z15
+	VXORPS Z16, Z16, Z16
+	VXORPS Z17, Z17, Z17
+	VXORPS Z18, Z18, Z18
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split3One
+
+split3Two:
+	VMOVUPS     (R11), Z19
+	VFMADD231PS (DI), Z19, Z15
+	VFMADD231PS (DI)(R10*1), Z19, Z16
+	VFMADD231PS (DI)(R10*2), Z19, Z17
+	VFMADD231PS (DI)(R13*1), Z19, Z18
+	VMOVUPS     64(R11), Z19
+	VFMADD231PS 64(DI), Z19, Z15
+	VFMADD231PS 64(DI)(R10*1), Z19, Z16
+	VFMADD231PS 64(DI)(R10*2), Z19, Z17
+	VFMADD231PS 64(DI)(R13*1), Z19, Z18
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split3Two
+
+split3One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split3Half
+	VMOVUPS     (R11), Z19
+	VFMADD231PS (DI), Z19, Z15
+	VFMADD231PS (DI)(R10*1), Z19, Z16
+	VFMADD231PS (DI)(R10*2), Z19, Z17
+	VFMADD231PS (DI)(R13*1), Z19, Z18
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split3Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split3Done
+	VMOVUPS.Z   (R11), K1, Z19
+	VFMADD231PS (DI), Z19, K1, Z15
+	VFMADD231PS (DI)(R10*1), Z19, K1, Z16
+	VFMADD231PS (DI)(R10*2), Z19, K1, Z17
+	VFMADD231PS (DI)(R13*1), Z19, K1, Z18
+
+split3Done:
+	VEXTRACTF64X4 $0x01, Z2, Y7
+	VADDPS        Y7, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z6, Y7
+	VADDPS        Y7, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z11, Y7
+	VADDPS        Y7, Y11, Y11
+	VEXTRACTF64X4 $0x01, Z15, Y7
+	VADDPS        Y7, Y15, Y15
+	VSHUFPS       $0x88, Y6, Y2, Y7
+	VSHUFPS       $0xdd, Y6, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VSHUFPS       $0x88, Y15, Y11, Y2
+	VSHUFPS       $0xdd, Y15, Y11, Y6
+	VADDPS        Y6, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y7, Y6
+	VSHUFPS       $0xdd, Y2, Y7, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X2
+	VADDPS        X2, X6, X6
+	VEXTRACTF64X4 $0x01, Z3, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z12, Y2
+	VADDPS        Y2, Y12, Y12
+	VEXTRACTF64X4 $0x01, Z16, Y2
+	VADDPS        Y2, Y16, Y16
+	VSHUFPS       $0x88, Y8, Y3, Y2
+	VSHUFPS       $0xdd, Y8, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y16, Y12, Y3
+	VSHUFPS       $0xdd, Y16, Y12, Y7
+	VADDPS        Y7, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X2
+	VADDPS        X2, X7, X7
+	VEXTRACTF64X4 $0x01, Z4, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z13, Y2
+	VADDPS        Y2, Y13, Y13
+	VEXTRACTF64X4 $0x01, Z17, Y2
+	VADDPS        Y2, Y17, Y17
+	VSHUFPS       $0x88, Y9, Y4, Y2
+	VSHUFPS       $0xdd, Y9, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y17, Y13, Y3
+	VSHUFPS       $0xdd, Y17, Y13, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y4
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X2
+	VADDPS        X2, X4, X4
+	VEXTRACTF64X4 $0x01, Z5, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF64X4 $0x01, Z10, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z14, Y2
+	VADDPS        Y2, Y14, Y14
+	VEXTRACTF64X4 $0x01, Z18, Y2
+	VADDPS        Y2, Y18, Y18
+	VSHUFPS       $0x88, Y10, Y5, Y2
+	VSHUFPS       $0xdd, Y10, Y5, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y18, Y14, Y3
+	VSHUFPS       $0xdd, Y18, Y14, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y5
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	LEAQ          (DX)(BX*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Z2, Z2, Z2
+	VXORPS        Z3, Z3, Z3
+	VXORPS        Z8, Z8, Z8
+	VXORPS        Z9, Z9, Z9
+	LEAQ          (R10)(R10*2), R13
+	LEAQ          (DI)(CX*1), R14
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x05, R8
+	JZ            split4One
+
+split4Two:
+	VMOVUPS     (R11), Z10
+	VFMADD231PS (DI), Z10, Z2
+	VFMADD231PS (DI)(R10*1), Z10, Z3
+	VFMADD231PS (DI)(R10*2), Z10, Z8
+	VFMADD231PS (DI)(R13*1), Z10, Z9
+	VMOVUPS     64(R11), Z10
+	VFMADD231PS 64(DI), Z10, Z2
+	VFMADD231PS 64(DI)(R10*1), Z10, Z3
+	VFMADD231PS 64(DI)(R10*2), Z10, Z8
+	VFMADD231PS 64(DI)(R13*1), Z10, Z9
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split4Two
+
+split4One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split4Half
+	VMOVUPS     (R11), Z10
+	VFMADD231PS (DI), Z10, Z2
+	VFMADD231PS (DI)(R10*1), Z10, Z3
+	VFMADD231PS (DI)(R10*2), Z10, Z8
+	VFMADD231PS (DI)(R13*1), Z10, Z9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split4Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split4Done
+	VMOVUPS.Z   (R11), K1, Z10
+	VFMADD231PS (DI), Z10, K1, Z2
+	VFMADD231PS (DI)(R10*1), Z10, K1, Z3
+	VFMADD231PS (DI)(R10*2), Z10, K1, Z8
+	VFMADD231PS (DI)(R13*1), Z10, K1, Z9
+
+split4Done:
+	LEAQ   (DX)(BX*4), DI
+	ADDQ   BX, DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split5One
+
+split5Two:
+	VMOVUPS     (R11), Z14
+	VFMADD231PS (DI), Z14, Z10
+	VFMADD231PS (DI)(R10*1), Z14, Z11
+	VFMADD231PS (DI)(R10*2), Z14, Z12
+	VFMADD231PS (DI)(R13*1), Z14, Z13
+	VMOVUPS     64(R11), Z14
+	VFMADD231PS 64(DI), Z14, Z10
+	VFMADD231PS 64(DI)(R10*1), Z14, Z11
+	VFMADD231PS 64(DI)(R10*2), Z14, Z12
+	VFMADD231PS 64(DI)(R13*1), Z14, Z13
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split5Two
+
+split5One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split5Half
+	VMOVUPS     (R11), Z14
+	VFMADD231PS (DI), Z14, Z10
+	VFMADD231PS (DI)(R10*1), Z14, Z11
+	VFMADD231PS (DI)(R10*2), Z14, Z12
+	VFMADD231PS (DI)(R13*1), Z14, Z13
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split5Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split5Done
+	VMOVUPS.Z   (R11), K1, Z14
+	VFMADD231PS (DI), Z14, K1, Z10
+	VFMADD231PS (DI)(R10*1), Z14, K1, Z11
+	VFMADD231PS (DI)(R10*2), Z14, K1, Z12
+	VFMADD231PS (DI)(R13*1), Z14, K1, Z13
+
+split5Done:
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z14, Z14, Z14
+	VXORPS Z15, Z15, Z15
+	VXORPS Z16, Z16, Z16
+	VXORPS Z17, Z17, Z17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split6One
+
+split6Two:
+	VMOVUPS     (R11), Z18
+	VFMADD231PS (DI), Z18, Z14
+	VFMADD231PS (DI)(R10*1), Z18, Z15
+	VFMADD231PS (DI)(R10*2), Z18, Z16
+	VFMADD231PS (DI)(R13*1), Z18, Z17
+	VMOVUPS     64(R11), Z18
+	VFMADD231PS 64(DI), Z18, Z14
+	VFMADD231PS 64(DI)(R10*1), Z18, Z15
+	VFMADD231PS 64(DI)(R10*2), Z18, Z16
+	VFMADD231PS 64(DI)(R13*1), Z18, Z17
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split6Two
+
+split6One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split6Half
+	VMOVUPS     (R11), Z18
+	VFMADD231PS (DI), Z18, Z14
+	VFMADD231PS (DI)(R10*1), Z18, Z15
+	VFMADD231PS (DI)(R10*2), Z18, Z16
+	VFMADD231PS (DI)(R13*1), Z18, Z17
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split6Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split6Done
+	VMOVUPS.Z   (R11), K1, Z18
+	VFMADD231PS (DI), Z18, K1, Z14
+	VFMADD231PS (DI)(R10*1), Z18, K1, Z15
+	VFMADD231PS (DI)(R10*2), Z18, K1, Z16
+	VFMADD231PS (DI)(R13*1), Z18, K1, Z17
+
+split6Done:
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z18, Z18, Z18
+	VXORPS Z19, Z19, Z19
+	VXORPS Z20, Z20, Z20
+	VXORPS Z21, Z21, Z21
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), CX
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split7One
+
+split7Two:
+	VMOVUPS     (R11), Z22
+	VFMADD231PS (DI), Z22, Z18
+	VFMADD231PS (DI)(R10*1), Z22, Z19
+	VFMADD231PS (DI)(R10*2), Z22, Z20
+	VFMADD231PS (DI)(R13*1), Z22, Z21
+	VMOVUPS     64(R11), Z22
+	VFMADD231PS 64(DI), Z22, Z18
+	VFMADD231PS 64(DI)(R10*1), Z22, Z19
+	VFMADD231PS 64(DI)(R10*2), Z22, Z20
+	VFMADD231PS 64(DI)(R13*1), Z22, Z21
+	PREFETCHT0  (CX)
+	PREFETCHT0  (CX)(R10*1)
+	PREFETCHT0  (CX)(R10*2)
+	PREFETCHT0  (CX)(R13*1)
+	PREFETCHT0  64(CX)
+	PREFETCHT0  64(CX)(R10*1)
+	PREFETCHT0  64(CX)(R10*2)
+	PREFETCHT0  64(CX)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, CX
+	DECQ        R8
+	JNZ         split7Two
+
+split7One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split7Half
+	VMOVUPS     (R11), Z22
+	VFMADD231PS (DI), Z22, Z18
+	VFMADD231PS (DI)(R10*1), Z22, Z19
+	VFMADD231PS (DI)(R10*2), Z22, Z20
+	VFMADD231PS (DI)(R13*1), Z22, Z21
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split7Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split7Done
+	VMOVUPS.Z   (R11), K1, Z22
+	VFMADD231PS (DI), Z22, K1, Z18
+	VFMADD231PS (DI)(R10*1), Z22, K1, Z19
+	VFMADD231PS (DI)(R10*2), Z22, K1, Z20
+	VFMADD231PS (DI)(R13*1), Z22, K1, Z21
+
+split7Done:
+	VEXTRACTF64X4 $0x01, Z2, Y22
+	VADDPS        Y22, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z10, Y22
+	VADDPS        Y22, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z14, Y22
+	VADDPS        Y22, Y14, Y14
+	VEXTRACTF64X4 $0x01, Z18, Y22
+	VADDPS        Y22, Y18, Y18
+	VSHUFPS       $0x88, Y10, Y2, Y22
+	VSHUFPS       $0xdd, Y10, Y2, Y2
+	VADDPS        Y2, Y22, Y22
+	VSHUFPS       $0x88, Y18, Y14, Y2
+	VSHUFPS       $0xdd, Y18, Y14, Y10
+	VADDPS        Y10, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y22, Y10
+	VSHUFPS       $0xdd, Y2, Y22, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF32X4 $0x01, Y10, X2
+	VADDPS        X2, X10, X10
+	VEXTRACTF64X4 $0x01, Z3, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z11, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF64X4 $0x01, Z15, Y2
+	VADDPS        Y2, Y15, Y15
+	VEXTRACTF64X4 $0x01, Z19, Y2
+	VADDPS        Y2, Y19, Y19
+	VSHUFPS       $0x88, Y11, Y3, Y2
+	VSHUFPS       $0xdd, Y11, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y19, Y15, Y3
+	VSHUFPS       $0xdd, Y19, Y15, Y11
+	VADDPS        Y11, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y11
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF32X4 $0x01, Y11, X2
+	VADDPS        X2, X11, X11
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z12, Y2
+	VADDPS        Y2, Y12, Y12
+	VEXTRACTF64X4 $0x01, Z16, Y2
+	VADDPS        Y2, Y16, Y16
+	VEXTRACTF64X4 $0x01, Z20, Y2
+	VADDPS        Y2, Y20, Y20
+	VSHUFPS       $0x88, Y12, Y8, Y2
+	VSHUFPS       $0xdd, Y12, Y8, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y20, Y16, Y3
+	VSHUFPS       $0xdd, Y20, Y16, Y8
+	VADDPS        Y8, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y8
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF32X4 $0x01, Y8, X2
+	VADDPS        X2, X8, X8
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z13, Y2
+	VADDPS        Y2, Y13, Y13
+	VEXTRACTF64X4 $0x01, Z17, Y2
+	VADDPS        Y2, Y17, Y17
+	VEXTRACTF64X4 $0x01, Z21, Y2
+	VADDPS        Y2, Y21, Y21
+	VSHUFPS       $0x88, Y13, Y9, Y2
+	VSHUFPS       $0xdd, Y13, Y9, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y21, Y17, Y3
+	VSHUFPS       $0xdd, Y21, Y17, Y9
+	VADDPS        Y9, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y9
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF32X4 $0x01, Y9, X2
+	VADDPS        X2, X9, X9
+	VINSERTF32X4  $0x01, X10, Y6, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X11, Y7, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X8, Y4, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X9, Y5, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, R11
+	MOVQ          AX, R12
+	MOVQ          $0x00000004, R13
+
+splitPass:
+	VMOVUPS           (R12), Y2
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K2
+	KORTESTB          K2, K2
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
+	VSCALEFPS.Z       Y3, Y5, K2, Y5
+	VMULPS            Y5, Y0, Y0
+	VBROADCASTSS      X5, Z1
+	MOVQ              ctx_base+0(FP), CX
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
+	JZ                rescaleHalf
+
+rescale:
+	VMULPS  (CX), Z1, Z3
+	VMOVUPS Z3, (CX)
+	ADDQ    $0x00000040, CX
+	DECQ    R8
+	JNZ     rescale
+
+rescaleHalf:
+	MOVQ      ctx_len+8(FP), R8
+	TESTQ     $0x00000008, R8
+	JZ        rescaleDone
+	VMOVUPS.Z (CX), K1, Z3
+	VMULPS    Z1, Z3, Z3
+	VMOVUPS   Z3, K1, (CX)
+
+rescaleDone:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y7
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y7
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K2
+	VSCALEFPS.Z       Y3, Y7, K2, Y7
+	VADDPS            Y7, Y0, Y0
+	VSHUFF32X4        $0x00, Z7, Z7, Z2
+	VSHUFF32X4        $0x55, Z7, Z7, Z3
+	VSHUFPS           $0x00, Z2, Z2, Z4
+	VSHUFPS           $0x55, Z2, Z2, Z5
+	VSHUFPS           $0xaa, Z2, Z2, Z6
+	VSHUFPS           $0xff, Z2, Z2, Z2
+	VSHUFPS           $0x00, Z3, Z3, Z8
+	VSHUFPS           $0x55, Z3, Z3, Z9
+	VSHUFPS           $0xaa, Z3, Z3, Z10
+	VSHUFPS           $0xff, Z3, Z3, Z3
+	MOVQ              R11, CX
+	LEAQ              (R11)(BX*4), DI
+	MOVQ              ctx_base+0(FP), R14
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
+	JZ                ctxOne
+
+ctxPair:
+	VMOVUPS     (R14), Z11
+	VFMADD231PS (CX), Z4, Z11
+	VFMADD231PS (CX)(BX*1), Z5, Z11
+	VFMADD231PS (CX)(BX*2), Z6, Z11
+	VFMADD231PS (CX)(SI*1), Z2, Z11
+	VFMADD231PS (DI), Z8, Z11
+	VFMADD231PS (DI)(BX*1), Z9, Z11
+	VFMADD231PS (DI)(BX*2), Z10, Z11
+	VFMADD231PS (DI)(SI*1), Z3, Z11
+	VMOVUPS     Z11, (R14)
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          next
+	VMOVUPS.Z   (R14), K1, Z11
+	VFMADD231PS (CX), Z4, K1, Z11
+	VFMADD231PS (CX)(BX*1), Z5, K1, Z11
+	VFMADD231PS (CX)(BX*2), Z6, K1, Z11
+	VFMADD231PS (CX)(SI*1), Z2, K1, Z11
+	VFMADD231PS (DI), Z8, K1, Z11
+	VFMADD231PS (DI)(BX*1), Z9, K1, Z11
+	VFMADD231PS (DI)(BX*2), Z10, K1, Z11
+	VFMADD231PS (DI)(SI*1), Z3, K1, Z11
+	VMOVUPS     Z11, K1, (R14)
+
+next:
+	ADDQ R10, R11
+	ADDQ 8(SP), R12
+	DECQ R13
+	JNZ  splitPass
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	DECQ R9
+	JMP  split
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarSplit6PF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarSplit6PF1AVX512Z(SB), NOSPLIT, $16-128
+	MOVL         $0x000000ff, AX
+	KMOVW        AX, K1
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X3, X3, X3
+	VSUBSS       (SP), X3, X3
+	VBROADCASTSS X3, Y3
+	VCVTSI2SDQ   CX, X1, X1
+	MOVQ         $0x00000030, CX
+	VCVTSI2SDQ   CX, X2, X2
+	VDIVSD       X2, X1, X1
+	VCVTTSD2SIQ  X1, R9
+	MOVQ         R9, CX
+	SHLQ         $0x05, CX
+	MOVQ         CX, 8(SP)
+	MOVQ         R9, R10
+	SHLQ         $0x03, R10
+	IMULQ        BX, R10
+
+split:
+	TESTQ   R9, R9
+	JZ      end
+	XORQ    DI, DI
+	MOVQ    BX, CX
+	SHLQ    $0x03, CX
+	CMPQ    R9, $0x00000002
+	CMOVQCS DI, CX
+	MOVQ    AX, R12
+	MOVQ    DX, DI
+	MOVQ    h_base+80(FP), R11
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	LEAQ    (R10)(R10*2), R13
+	LEAQ    (DI)(CX*1), R14
+	MOVQ    ctx_len+8(FP), R8
+	SHRQ    $0x05, R8
+	JZ      split0One
+
+split0Two:
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (DI), Z6, Z1
+	VFMADD231PS (DI)(R10*1), Z6, Z2
+	VFMADD231PS (DI)(R10*2), Z6, Z4
+	VFMADD231PS (DI)(R13*1), Z6, Z5
+	VMOVUPS     64(R11), Z6
+	VFMADD231PS 64(DI), Z6, Z1
+	VFMADD231PS 64(DI)(R10*1), Z6, Z2
+	VFMADD231PS 64(DI)(R10*2), Z6, Z4
+	VFMADD231PS 64(DI)(R13*1), Z6, Z5
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split0Two
+
+split0One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split0Half
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (DI), Z6, Z1
+	VFMADD231PS (DI)(R10*1), Z6, Z2
+	VFMADD231PS (DI)(R10*2), Z6, Z4
+	VFMADD231PS (DI)(R13*1), Z6, Z5
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split0Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split0Done
+	VMOVUPS.Z   (R11), K1, Z6
+	VFMADD231PS (DI), Z6, K1, Z1
+	VFMADD231PS (DI)(R10*1), Z6, K1, Z2
+	VFMADD231PS (DI)(R10*2), Z6, K1, Z4
+	VFMADD231PS (DI)(R13*1), Z6, K1, Z5
+
+split0Done:
+	LEAQ   (DX)(BX*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z6, Z6, Z6
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split1One
+
+split1Two:
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	VFMADD231PS (DI)(R10*2), Z11, Z9
+	VFMADD231PS (DI)(R13*1), Z11, Z10
+	VMOVUPS     64(R11), Z11
+	VFMADD231PS 64(DI), Z11, Z6
+	VFMADD231PS 64(DI)(R10*1), Z11, Z8
+	VFMADD231PS 64(DI)(R10*2), Z11, Z9
+	VFMADD231PS 64(DI)(R13*1), Z11, Z10
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split1Two
+
+split1One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split1Half
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	VFMADD231PS (DI)(R10*2), Z11, Z9
+	VFMADD231PS (DI)(R13*1), Z11, Z10
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split1Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split1Done
+	VMOVUPS.Z   (R11), K1, Z11
+	VFMADD231PS (DI), Z11, K1, Z6
+	VFMADD231PS (DI)(R10*1), Z11, K1, Z8
+	VFMADD231PS (DI)(R10*2), Z11, K1, Z9
+	VFMADD231PS (DI)(R13*1), Z11, K1, Z10
+
+split1Done:
+	LEAQ   (DX)(BX*2), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split2One
+
+split2Two:
+	VMOVUPS     (R11), Z15
+	VFMADD231PS (DI), Z15, Z11
+	VFMADD231PS (DI)(R10*1), Z15, Z12
+	VFMADD231PS (DI)(R10*2), Z15, Z13
+	VFMADD231PS (DI)(R13*1), Z15, Z14
+	VMOVUPS     64(R11), Z15
+	VFMADD231PS 64(DI), Z15, Z11
+	VFMADD231PS 64(DI)(R10*1), Z15, Z12
+	VFMADD231PS 64(DI)(R10*2), Z15, Z13
+	VFMADD231PS 64(DI)(R13*1), Z15, Z14
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split2Two
+
+split2One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split2Half
+	VMOVUPS     (R11), Z15
+	VFMADD231PS (DI), Z15, Z11
+	VFMADD231PS (DI)(R10*1), Z15, Z12
+	VFMADD231PS (DI)(R10*2), Z15, Z13
+	VFMADD231PS (DI)(R13*1), Z15, Z14
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split2Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split2Done
+	VMOVUPS.Z   (R11), K1, Z15
+	VFMADD231PS (DI), Z15, K1, Z11
+	VFMADD231PS (DI)(R10*1), Z15, K1, Z12
+	VFMADD231PS (DI)(R10*2), Z15, K1, Z13
+	VFMADD231PS (DI)(R13*1), Z15, K1, Z14
+
+split2Done:
+	LEAQ   (DX)(SI*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z15, Z15, Z15
+	VXORPS Z16, Z16, Z16
+	VXORPS Z17, Z17, Z17
+	VXORPS Z18, Z18, Z18
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split3One
+
+split3Two:
+	VMOVUPS     (R11), Z19
+	VFMADD231PS (DI), Z19, Z15
+	VFMADD231PS (DI)(R10*1), Z19, Z16
+	VFMADD231PS (DI)(R10*2), Z19, Z17
+	VFMADD231PS (DI)(R13*1), Z19, Z18
+	VMOVUPS     64(R11), Z19
+	VFMADD231PS 64(DI), Z19, Z15
+	VFMADD231PS 64(DI)(R10*1), Z19, Z16
+	VFMADD231PS 64(DI)(R10*2), Z19, Z17
+	VFMADD231PS 64(DI)(R13*1), Z19, Z18
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split3Two
+
+split3One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split3Half
+	VMOVUPS     (R11), Z19
+	VFMADD231PS (DI), Z19, Z15
+	VFMADD231PS (DI)(R10*1), Z19, Z16
+	VFMADD231PS (DI)(R10*2), Z19, Z17
+	VFMADD231PS (DI)(R13*1), Z19, Z18
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split3Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split3Done
+	VMOVUPS.Z   (R11), K1, Z19
+	VFMADD231PS (DI), Z19, K1, Z15
+	VFMADD231PS (DI)(R10*1), Z19, K1, Z16
+	VFMADD231PS (DI)(R10*2), Z19, K1, Z17
+	VFMADD231PS (DI)(R13*1), Z19, K1, Z18
+
+split3Done:
+	VEXTRACTF64X4 $0x01, Z1, Y7
+	VADDPS        Y7, Y1, Y1
+	VEXTRACTF64X4 $0x01, Z6, Y7
+	VADDPS        Y7, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z11, Y7
+	VADDPS        Y7, Y11, Y11
+	VEXTRACTF64X4 $0x01, Z15, Y7
+	VADDPS        Y7, Y15, Y15
+	VSHUFPS       $0x88, Y6, Y1, Y7
+	VSHUFPS       $0xdd, Y6, Y1, Y1
+	VADDPS        Y1, Y7, Y7
+	VSHUFPS       $0x88, Y15, Y11, Y1
+	VSHUFPS       $0xdd, Y15, Y11, Y6
+	VADDPS        Y6, Y1, Y1
+	VSHUFPS       $0x88, Y1, Y7, Y6
+	VSHUFPS       $0xdd, Y1, Y7, Y1
+	VADDPS        Y1, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X1
+	VADDPS        X1, X6, X6
+	VEXTRACTF64X4 $0x01, Z2, Y1
+	VADDPS        Y1, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z8, Y1
+	VADDPS        Y1, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z12, Y1
+	VADDPS        Y1, Y12, Y12
+	VEXTRACTF64X4 $0x01, Z16, Y1
+	VADDPS        Y1, Y16, Y16
+	VSHUFPS       $0x88, Y8, Y2, Y1
+	VSHUFPS       $0xdd, Y8, Y2, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y16, Y12, Y2
+	VSHUFPS       $0xdd, Y16, Y12, Y7
+	VADDPS        Y7, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y1, Y7
+	VSHUFPS       $0xdd, Y2, Y1, Y1
+	VADDPS        Y1, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X1
+	VADDPS        X1, X7, X7
+	VEXTRACTF64X4 $0x01, Z4, Y1
+	VADDPS        Y1, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z9, Y1
+	VADDPS        Y1, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z13, Y1
+	VADDPS        Y1, Y13, Y13
+	VEXTRACTF64X4 $0x01, Z17, Y1
+	VADDPS        Y1, Y17, Y17
+	VSHUFPS       $0x88, Y9, Y4, Y1
+	VSHUFPS       $0xdd, Y9, Y4, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y17, Y13, Y2
+	VSHUFPS       $0xdd, Y17, Y13, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y1, Y4
+	VSHUFPS       $0xdd, Y2, Y1, Y1
+	VADDPS        Y1, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X1
+	VADDPS        X1, X4, X4
+	VEXTRACTF64X4 $0x01, Z5, Y1
+	VADDPS        Y1, Y5, Y5
+	VEXTRACTF64X4 $0x01, Z10, Y1
+	VADDPS        Y1, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z14, Y1
+	VADDPS        Y1, Y14, Y14
+	VEXTRACTF64X4 $0x01, Z18, Y1
+	VADDPS        Y1, Y18, Y18
+	VSHUFPS       $0x88, Y10, Y5, Y1
+	VSHUFPS       $0xdd, Y10, Y5, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y18, Y14, Y2
+	VSHUFPS       $0xdd, Y18, Y14, Y5
+	VADDPS        Y5, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y1, Y5
+	VSHUFPS       $0xdd, Y2, Y1, Y1
+	VADDPS        Y1, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X1
+	VADDPS        X1, X5, X5
+	LEAQ          (DX)(BX*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Z1, Z1, Z1
+	VXORPS        Z2, Z2, Z2
+	VXORPS        Z8, Z8, Z8
+	VXORPS        Z9, Z9, Z9
+	LEAQ          (R10)(R10*2), R13
+	LEAQ          (DI)(CX*1), R14
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x05, R8
+	JZ            split4One
+
+split4Two:
+	VMOVUPS     (R11), Z10
+	VFMADD231PS (DI), Z10, Z1
+	VFMADD231PS (DI)(R10*1), Z10, Z2
+	VFMADD231PS (DI)(R10*2), Z10, Z8
+	VFMADD231PS (DI)(R13*1), Z10, Z9
+	VMOVUPS     64(R11), Z10
+	VFMADD231PS 64(DI), Z10, Z1
+	VFMADD231PS 64(DI)(R10*1), Z10, Z2
+	VFMADD231PS 64(DI)(R10*2), Z10, Z8
+	VFMADD231PS 64(DI)(R13*1), Z10, Z9
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split4Two
+
+split4One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split4Half
+	VMOVUPS     (R11), Z10
+	VFMADD231PS (DI), Z10, Z1
+	VFMADD231PS (DI)(R10*1), Z10, Z2
+	VFMADD231PS (DI)(R10*2), Z10, Z8
+	VFMADD231PS (DI)(R13*1), Z10, Z9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split4Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split4Done
+	VMOVUPS.Z   (R11), K1, Z10
+	VFMADD231PS (DI), Z10, K1, Z1
+	VFMADD231PS (DI)(R10*1), Z10, K1, Z2
+	VFMADD231PS (DI)(R10*2), Z10, K1, Z8
+	VFMADD231PS (DI)(R13*1), Z10, K1, Z9
+
+split4Done:
+	LEAQ   (DX)(BX*4), DI
+	ADDQ   BX, DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split5One
+
+split5Two:
+	VMOVUPS     (R11), Z14
+	VFMADD231PS (DI), Z14, Z10
+	VFMADD231PS (DI)(R10*1), Z14, Z11
+	VFMADD231PS (DI)(R10*2), Z14, Z12
+	VFMADD231PS (DI)(R13*1), Z14, Z13
+	VMOVUPS     64(R11), Z14
+	VFMADD231PS 64(DI), Z14, Z10
+	VFMADD231PS 64(DI)(R10*1), Z14, Z11
+	VFMADD231PS 64(DI)(R10*2), Z14, Z12
+	VFMADD231PS 64(DI)(R13*1), Z14, Z13
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split5Two
+
+split5One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split5Half
+	VMOVUPS     (R11), Z14
+	VFMADD231PS (DI), Z14, Z10
+	VFMADD231PS (DI)(R10*1), Z14, Z11
+	VFMADD231PS (DI)(R10*2), Z14, Z12
+	VFMADD231PS (DI)(R13*1), Z14, Z13
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split5Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split5Done
+	VMOVUPS.Z   (R11), K1, Z14
+	VFMADD231PS (DI), Z14, K1, Z10
+	VFMADD231PS (DI)(R10*1), Z14, K1, Z11
+	VFMADD231PS (DI)(R10*2), Z14, K1, Z12
+	VFMADD231PS (DI)(R13*1), Z14, K1, Z13
+
+split5Done:
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z14, Z14, Z14
+	VXORPS Z15, Z15, Z15
+	VXORPS Z16, Z16, Z16
+	VXORPS Z17, Z17, Z17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split6One
+
+split6Two:
+	VMOVUPS     (R11), Z18
+	VFMADD231PS (DI), Z18, Z14
+	VFMADD231PS (DI)(R10*1), Z18, Z15
+	VFMADD231PS (DI)(R10*2), Z18, Z16
+	VFMADD231PS (DI)(R13*1), Z18, Z17
+	VMOVUPS     64(R11), Z18
+	VFMADD231PS 64(DI), Z18, Z14
+	VFMADD231PS 64(DI)(R10*1), Z18, Z15
+	VFMADD231PS 64(DI)(R10*2), Z18, Z16
+	VFMADD231PS 64(DI)(R13*1), Z18, Z17
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split6Two
+
+split6One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split6Half
+	VMOVUPS     (R11), Z18
+	VFMADD231PS (DI), Z18, Z14
+	VFMADD231PS (DI)(R10*1), Z18, Z15
+	VFMADD231PS (DI)(R10*2), Z18, Z16
+	VFMADD231PS (DI)(R13*1), Z18, Z17
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split6Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split6Done
+	VMOVUPS.Z   (R11), K1, Z18
+	VFMADD231PS (DI), Z18, K1, Z14
+	VFMADD231PS (DI)(R10*1), Z18, K1, Z15
+	VFMADD231PS (DI)(R10*2), Z18, K1, Z16
+	VFMADD231PS (DI)(R13*1), Z18, K1, Z17
+
+split6Done:
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z18, Z18, Z18
+	VXORPS Z19, Z19, Z19
+	VXORPS Z20, Z20, Z20
+	VXORPS Z21, Z21, Z21
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split7One
+
+split7Two:
+	VMOVUPS     (R11), Z22
+	VFMADD231PS (DI), Z22, Z18
+	VFMADD231PS (DI)(R10*1), Z22, Z19
+	VFMADD231PS (DI)(R10*2), Z22, Z20
+	VFMADD231PS (DI)(R13*1), Z22, Z21
+	VMOVUPS     64(R11), Z22
+	VFMADD231PS 64(DI), Z22, Z18
+	VFMADD231PS 64(DI)(R10*1), Z22, Z19
+	VFMADD231PS 64(DI)(R10*2), Z22, Z20
+	VFMADD231PS 64(DI)(R13*1), Z22, Z21
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split7Two
+
+split7One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split7Half
+	VMOVUPS     (R11), Z22
+	VFMADD231PS (DI), Z22, Z18
+	VFMADD231PS (DI)(R10*1), Z22, Z19
+	VFMADD231PS (DI)(R10*2), Z22, Z20
+	VFMADD231PS (DI)(R13*1), Z22, Z21
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split7Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split7Done
+	VMOVUPS.Z   (R11), K1, Z22
+	VFMADD231PS (DI), Z22, K1, Z18
+	VFMADD231PS (DI)(R10*1), Z22, K1, Z19
+	VFMADD231PS (DI)(R10*2), Z22, K1, Z20
+	VFMADD231PS (DI)(R13*1), Z22, K1, Z21
+
+split7Done:
+	VEXTRACTF64X4 $0x01, Z1, Y22
+	VADDPS        Y22, Y1, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y22
+	VADDPS        Y22, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z14, Y22
+	VADDPS        Y22, Y14, Y14
+	VEXTRACTF64X4 $0x01, Z18, Y22
+	VADDPS        Y22, Y18, Y18
+	VSHUFPS       $0x88, Y10, Y1, Y22
+	VSHUFPS       $0xdd, Y10, Y1, Y1
+	VADDPS        Y1, Y22, Y22
+	VSHUFPS       $0x88, Y18, Y14, Y1
+	VSHUFPS       $0xdd, Y18, Y14, Y10
+	VADDPS        Y10, Y1, Y1
+	VSHUFPS       $0x88, Y1, Y22, Y10
+	VSHUFPS       $0xdd, Y1, Y22, Y1
+	VADDPS        Y1, Y10, Y10
+	VEXTRACTF32X4 $0x01, Y10, X1
+	VADDPS        X1, X10, X10
+	VEXTRACTF64X4 $0x01, Z2, Y1
+	VADDPS        Y1, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y1
+	VADDPS        Y1, Y11, Y11
+	VEXTRACTF64X4 $0x01, Z15, Y1
+	VADDPS        Y1, Y15, Y15
+	VEXTRACTF64X4 $0x01, Z19, Y1
+	VADDPS        Y1, Y19, Y19
+	VSHUFPS       $0x88, Y11, Y2, Y1
+	VSHUFPS       $0xdd, Y11, Y2, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y19, Y15, Y2
+	VSHUFPS       $0xdd, Y19, Y15, Y11
+	VADDPS        Y11, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y1, Y11
+	VSHUFPS       $0xdd, Y2, Y1, Y1
+	VADDPS        Y1, Y11, Y11
+	VEXTRACTF32X4 $0x01, Y11, X1
+	VADDPS        X1, X11, X11
+	VEXTRACTF64X4 $0x01, Z8, Y1
+	VADDPS        Y1, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z12, Y1
+	VADDPS        Y1, Y12, Y12
+	VEXTRACTF64X4 $0x01, Z16, Y1
+	VADDPS        Y1, Y16, Y16
+	VEXTRACTF64X4 $0x01, Z20, Y1
+	VADDPS        Y1, Y20, Y20
+	VSHUFPS       $0x88, Y12, Y8, Y1
+	VSHUFPS       $0xdd, Y12, Y8, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y20, Y16, Y2
+	VSHUFPS       $0xdd, Y20, Y16, Y8
+	VADDPS        Y8, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y1, Y8
+	VSHUFPS       $0xdd, Y2, Y1, Y1
+	VADDPS        Y1, Y8, Y8
+	VEXTRACTF32X4 $0x01, Y8, X1
+	VADDPS        X1, X8, X8
+	VEXTRACTF64X4 $0x01, Z9, Y1
+	VADDPS        Y1, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z13, Y1
+	VADDPS        Y1, Y13, Y13
+	VEXTRACTF64X4 $0x01, Z17, Y1
+	VADDPS        Y1, Y17, Y17
+	VEXTRACTF64X4 $0x01, Z21, Y1
+	VADDPS        Y1, Y21, Y21
+	VSHUFPS       $0x88, Y13, Y9, Y1
+	VSHUFPS       $0xdd, Y13, Y9, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y21, Y17, Y2
+	VSHUFPS       $0xdd, Y21, Y17, Y9
+	VADDPS        Y9, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y1, Y9
+	VSHUFPS       $0xdd, Y2, Y1, Y1
+	VADDPS        Y1, Y9, Y9
+	VEXTRACTF32X4 $0x01, Y9, X1
+	VADDPS        X1, X9, X9
+	VINSERTF32X4  $0x01, X10, Y6, Y1
+	VMOVUPS       Y1, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X11, Y7, Y1
+	VMOVUPS       Y1, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X8, Y4, Y1
+	VMOVUPS       Y1, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X9, Y5, Y1
+	VMOVUPS       Y1, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, DI
+	LEAQ          (DI)(R10*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Z1, Z1, Z1
+	VXORPS        Z4, Z4, Z4
+	VXORPS        Z2, Z2, Z2
+	VXORPS        Z5, Z5, Z5
+	LEAQ          (DI)(CX*1), R13
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x05, R8
+	JZ            split32One
+
+split32Two:
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (DI), Z6, Z1
+	VFMADD231PS (DI)(R10*1), Z6, Z2
+	VMOVUPS     64(R11), Z6
+	VFMADD231PS 64(DI), Z6, Z4
+	VFMADD231PS 64(DI)(R10*1), Z6, Z5
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	PREFETCHT0  64(R13)
+	PREFETCHT0  64(R13)(R10*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R13
+	DECQ        R8
+	JNZ         split32Two
+
+split32One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split32Half
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (DI), Z6, Z1
+	VFMADD231PS (DI)(R10*1), Z6, Z2
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split32Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split32Done
+	VMOVUPS.Z   (R11), K1, Z6
+	VFMADD231PS (DI), Z6, K1, Z4
+	VFMADD231PS (DI)(R10*1), Z6, K1, Z5
+
+split32Done:
+	VADDPS Z4, Z1, Z1
+	VADDPS Z5, Z2, Z2
+	LEAQ   (DX)(BX*1), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z4, Z4, Z4
+	VXORPS Z6, Z6, Z6
+	VXORPS Z5, Z5, Z5
+	VXORPS Z8, Z8, Z8
+	LEAQ   (DI)(CX*1), R13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split33One
+
+split33Two:
+	VMOVUPS     (R11), Z9
+	VFMADD231PS (DI), Z9, Z4
+	VFMADD231PS (DI)(R10*1), Z9, Z5
+	VMOVUPS     64(R11), Z9
+	VFMADD231PS 64(DI), Z9, Z6
+	VFMADD231PS 64(DI)(R10*1), Z9, Z8
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	PREFETCHT0  64(R13)
+	PREFETCHT0  64(R13)(R10*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R13
+	DECQ        R8
+	JNZ         split33Two
+
+split33One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split33Half
+	VMOVUPS     (R11), Z9
+	VFMADD231PS (DI), Z9, Z4
+	VFMADD231PS (DI)(R10*1), Z9, Z5
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split33Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split33Done
+	VMOVUPS.Z   (R11), K1, Z9
+	VFMADD231PS (DI), Z9, K1, Z6
+	VFMADD231PS (DI)(R10*1), Z9, K1, Z8
+
+split33Done:
+	VADDPS Z6, Z4, Z4
+	VADDPS Z8, Z5, Z5
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z6, Z6, Z6
+	VXORPS Z9, Z9, Z9
+	VXORPS Z8, Z8, Z8
+	VXORPS Z10, Z10, Z10
+	LEAQ   (DI)(CX*1), R13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split34One
+
+split34Two:
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	VMOVUPS     64(R11), Z11
+	VFMADD231PS 64(DI), Z11, Z9
+	VFMADD231PS 64(DI)(R10*1), Z11, Z10
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	PREFETCHT0  64(R13)
+	PREFETCHT0  64(R13)(R10*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R13
+	DECQ        R8
+	JNZ         split34Two
+
+split34One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split34Half
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split34Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split34Done
+	VMOVUPS.Z   (R11), K1, Z11
+	VFMADD231PS (DI), Z11, K1, Z9
+	VFMADD231PS (DI)(R10*1), Z11, K1, Z10
+
+split34Done:
+	VADDPS Z9, Z6, Z6
+	VADDPS Z10, Z8, Z8
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z9, Z9, Z9
+	VXORPS Z11, Z11, Z11
+	VXORPS Z10, Z10, Z10
+	VXORPS Z12, Z12, Z12
+	LEAQ   (DI)(CX*1), R13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split35One
+
+split35Two:
+	VMOVUPS     (R11), Z13
+	VFMADD231PS (DI), Z13, Z9
+	VFMADD231PS (DI)(R10*1), Z13, Z10
+	VMOVUPS     64(R11), Z13
+	VFMADD231PS 64(DI), Z13, Z11
+	VFMADD231PS 64(DI)(R10*1), Z13, Z12
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	PREFETCHT0  64(R13)
+	PREFETCHT0  64(R13)(R10*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R13
+	DECQ        R8
+	JNZ         split35Two
+
+split35One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split35Half
+	VMOVUPS     (R11), Z13
+	VFMADD231PS (DI), Z13, Z9
+	VFMADD231PS (DI)(R10*1), Z13, Z10
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split35Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split35Done
+	VMOVUPS.Z   (R11), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z11
+	VFMADD231PS (DI)(R10*1), Z13, K1, Z12
+
+split35Done:
+	VADDPS        Z11, Z9, Z9
+	VADDPS        Z12, Z10, Z10
+	VEXTRACTF64X4 $0x01, Z1, Y7
+	VADDPS        Y7, Y1, Y1
+	VEXTRACTF64X4 $0x01, Z4, Y7
+	VADDPS        Y7, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z6, Y7
+	VADDPS        Y7, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z9, Y7
+	VADDPS        Y7, Y9, Y9
+	VSHUFPS       $0x88, Y4, Y1, Y7
+	VSHUFPS       $0xdd, Y4, Y1, Y1
+	VADDPS        Y1, Y7, Y7
+	VSHUFPS       $0x88, Y9, Y6, Y1
+	VSHUFPS       $0xdd, Y9, Y6, Y4
+	VADDPS        Y4, Y1, Y1
+	VSHUFPS       $0x88, Y1, Y7, Y4
+	VSHUFPS       $0xdd, Y1, Y7, Y1
+	VADDPS        Y1, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X1
+	VADDPS        X1, X4, X4
+	VEXTRACTF64X4 $0x01, Z2, Y1
+	VADDPS        Y1, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z5, Y1
+	VADDPS        Y1, Y5, Y5
+	VEXTRACTF64X4 $0x01, Z8, Y1
+	VADDPS        Y1, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z10, Y1
+	VADDPS        Y1, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y2, Y1
+	VSHUFPS       $0xdd, Y5, Y2, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y10, Y8, Y2
+	VSHUFPS       $0xdd, Y10, Y8, Y5
+	VADDPS        Y5, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y1, Y5
+	VSHUFPS       $0xdd, Y2, Y1, Y1
+	VADDPS        Y1, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X1
+	VADDPS        X1, X5, X5
+	LEAQ          (DX)(BX*4), DI
+	LEAQ          (DI)(R10*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Z1, Z1, Z1
+	VXORPS        Z6, Z6, Z6
+	VXORPS        Z2, Z2, Z2
+	VXORPS        Z8, Z8, Z8
+	LEAQ          (DI)(CX*1), R13
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x05, R8
+	JZ            split36One
+
+split36Two:
+	VMOVUPS     (R11), Z9
+	VFMADD231PS (DI), Z9, Z1
+	VFMADD231PS (DI)(R10*1), Z9, Z2
+	VMOVUPS     64(R11), Z9
+	VFMADD231PS 64(DI), Z9, Z6
+	VFMADD231PS 64(DI)(R10*1), Z9, Z8
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	PREFETCHT0  64(R13)
+	PREFETCHT0  64(R13)(R10*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R13
+	DECQ        R8
+	JNZ         split36Two
+
+split36One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split36Half
+	VMOVUPS     (R11), Z9
+	VFMADD231PS (DI), Z9, Z1
+	VFMADD231PS (DI)(R10*1), Z9, Z2
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split36Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split36Done
+	VMOVUPS.Z   (R11), K1, Z9
+	VFMADD231PS (DI), Z9, K1, Z6
+	VFMADD231PS (DI)(R10*1), Z9, K1, Z8
+
+split36Done:
+	VADDPS Z6, Z1, Z1
+	VADDPS Z8, Z2, Z2
+	LEAQ   (DX)(BX*4), DI
+	ADDQ   BX, DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z6, Z6, Z6
+	VXORPS Z9, Z9, Z9
+	VXORPS Z8, Z8, Z8
+	VXORPS Z10, Z10, Z10
+	LEAQ   (DI)(CX*1), R13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split37One
+
+split37Two:
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	VMOVUPS     64(R11), Z11
+	VFMADD231PS 64(DI), Z11, Z9
+	VFMADD231PS 64(DI)(R10*1), Z11, Z10
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	PREFETCHT0  64(R13)
+	PREFETCHT0  64(R13)(R10*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R13
+	DECQ        R8
+	JNZ         split37Two
+
+split37One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split37Half
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split37Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split37Done
+	VMOVUPS.Z   (R11), K1, Z11
+	VFMADD231PS (DI), Z11, K1, Z9
+	VFMADD231PS (DI)(R10*1), Z11, K1, Z10
+
+split37Done:
+	VADDPS Z9, Z6, Z6
+	VADDPS Z10, Z8, Z8
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(BX*4), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z9, Z9, Z9
+	VXORPS Z11, Z11, Z11
+	VXORPS Z10, Z10, Z10
+	VXORPS Z12, Z12, Z12
+	LEAQ   (DI)(CX*1), R13
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split38One
+
+split38Two:
+	VMOVUPS     (R11), Z13
+	VFMADD231PS (DI), Z13, Z9
+	VFMADD231PS (DI)(R10*1), Z13, Z10
+	VMOVUPS     64(R11), Z13
+	VFMADD231PS 64(DI), Z13, Z11
+	VFMADD231PS 64(DI)(R10*1), Z13, Z12
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R13)(R10*1)
+	PREFETCHT0  64(R13)
+	PREFETCHT0  64(R13)(R10*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R13
+	DECQ        R8
+	JNZ         split38Two
+
+split38One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split38Half
+	VMOVUPS     (R11), Z13
+	VFMADD231PS (DI), Z13, Z9
+	VFMADD231PS (DI)(R10*1), Z13, Z10
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split38Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split38Done
+	VMOVUPS.Z   (R11), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z11
+	VFMADD231PS (DI)(R10*1), Z13, K1, Z12
+
+split38Done:
+	VADDPS Z11, Z9, Z9
+	VADDPS Z12, Z10, Z10
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(BX*4), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z11, Z11, Z11
+	VXORPS Z13, Z13, Z13
+	VXORPS Z12, Z12, Z12
+	VXORPS Z14, Z14, Z14
+	LEAQ   (DI)(CX*1), CX
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split39One
+
+split39Two:
+	VMOVUPS     (R11), Z15
+	VFMADD231PS (DI), Z15, Z11
+	VFMADD231PS (DI)(R10*1), Z15, Z12
+	VMOVUPS     64(R11), Z15
+	VFMADD231PS 64(DI), Z15, Z13
+	VFMADD231PS 64(DI)(R10*1), Z15, Z14
+	PREFETCHT0  (CX)
+	PREFETCHT0  (CX)(R10*1)
+	PREFETCHT0  64(CX)
+	PREFETCHT0  64(CX)(R10*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, CX
+	DECQ        R8
+	JNZ         split39Two
+
+split39One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split39Half
+	VMOVUPS     (R11), Z15
+	VFMADD231PS (DI), Z15, Z11
+	VFMADD231PS (DI)(R10*1), Z15, Z12
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split39Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split39Done
+	VMOVUPS.Z   (R11), K1, Z15
+	VFMADD231PS (DI), Z15, K1, Z13
+	VFMADD231PS (DI)(R10*1), Z15, K1, Z14
+
+split39Done:
+	VADDPS        Z13, Z11, Z11
+	VADDPS        Z14, Z12, Z12
+	VEXTRACTF64X4 $0x01, Z1, Y7
+	VADDPS        Y7, Y1, Y1
+	VEXTRACTF64X4 $0x01, Z6, Y7
+	VADDPS        Y7, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z9, Y7
+	VADDPS        Y7, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z11, Y7
+	VADDPS        Y7, Y11, Y11
+	VSHUFPS       $0x88, Y6, Y1, Y7
+	VSHUFPS       $0xdd, Y6, Y1, Y1
+	VADDPS        Y1, Y7, Y7
+	VSHUFPS       $0x88, Y11, Y9, Y1
+	VSHUFPS       $0xdd, Y11, Y9, Y6
+	VADDPS        Y6, Y1, Y1
+	VSHUFPS       $0x88, Y1, Y7, Y6
+	VSHUFPS       $0xdd, Y1, Y7, Y1
+	VADDPS        Y1, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X1
+	VADDPS        X1, X6, X6
+	VEXTRACTF64X4 $0x01, Z2, Y1
+	VADDPS        Y1, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z8, Y1
+	VADDPS        Y1, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z10, Y1
+	VADDPS        Y1, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z12, Y1
+	VADDPS        Y1, Y12, Y12
+	VSHUFPS       $0x88, Y8, Y2, Y1
+	VSHUFPS       $0xdd, Y8, Y2, Y2
+	VADDPS        Y2, Y1, Y1
+	VSHUFPS       $0x88, Y12, Y10, Y2
+	VSHUFPS       $0xdd, Y12, Y10, Y7
+	VADDPS        Y7, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y1, Y7
+	VSHUFPS       $0xdd, Y2, Y1, Y1
+	VADDPS        Y1, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X1
+	VADDPS        X1, X7, X7
+	VINSERTF32X4  $0x01, X6, Y4, Y1
+	VMOVUPS       Y1, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X7, Y5, Y1
+	VMOVUPS       Y1, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, R11
+	MOVQ          AX, R12
+	MOVQ          $0x00000006, R13
+
+splitPass:
+	VMOVUPS           (R12), Y1
+	VSUBPS            Y1, Y1, Y2
+	VCMPPS            $0x03, Y2, Y2, K2
+	KORTESTB          K2, K2
+	JNZ               special
+	VMOVAPS           Y1, Y2
+	VEXTRACTF32X4     $0x01, Y2, X4
+	VMAXPS            X4, X2, X2
+	VSHUFPS           $0x4e, X2, X2, X4
+	VMAXPS            X4, X2, X2
+	VSHUFPS           $0xb1, X2, X2, X4
+	VMAXPS            X4, X2, X2
+	VUCOMISS          (SP), X2
+	JBE               weights
+	VMOVSS            (SP), X3
+	VSUBSS            X2, X3, X3
+	VMOVSS            X2, (SP)
+	VBROADCASTSS      X3, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K2
+	VSCALEFPS.Z       Y3, Y5, K2, Y5
+	VMULPS            Y5, Y0, Y0
+	VBROADCASTSS      X5, Z2
+	MOVQ              ctx_base+0(FP), CX
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
+	JZ                rescaleHalf
+
+rescale:
+	VMULPS  (CX), Z2, Z3
+	VMOVUPS Z3, (CX)
+	ADDQ    $0x00000040, CX
+	DECQ    R8
+	JNZ     rescale
+
+rescaleHalf:
+	MOVQ      ctx_len+8(FP), R8
+	TESTQ     $0x00000008, R8
+	JZ        rescaleDone
+	VMOVUPS.Z (CX), K1, Z3
+	VMULPS    Z2, Z3, Z3
+	VMOVUPS   Z3, K1, (CX)
+
+rescaleDone:
+	VXORPS       X2, X2, X2
+	VSUBSS       (SP), X2, X2
+	VBROADCASTSS X2, Y3
+
+weights:
+	VADDPS            Y3, Y1, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y2
+	VRNDSCALEPS       $0x08, Y2, Y2
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y2, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y2, Y4
+	VBROADCASTSS      consts<>+320(SB), Y7
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y7
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
+	VSCALEFPS.Z       Y2, Y7, K2, Y7
+	VADDPS            Y7, Y0, Y0
+	VSHUFF32X4        $0x00, Z7, Z7, Z1
+	VSHUFF32X4        $0x55, Z7, Z7, Z2
+	VSHUFPS           $0x00, Z1, Z1, Z4
+	VSHUFPS           $0x55, Z1, Z1, Z5
+	VSHUFPS           $0xaa, Z1, Z1, Z6
+	VSHUFPS           $0xff, Z1, Z1, Z1
+	VSHUFPS           $0x00, Z2, Z2, Z8
+	VSHUFPS           $0x55, Z2, Z2, Z9
+	VSHUFPS           $0xaa, Z2, Z2, Z10
+	VSHUFPS           $0xff, Z2, Z2, Z2
+	MOVQ              R11, CX
+	LEAQ              (R11)(BX*4), DI
+	MOVQ              ctx_base+0(FP), R14
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
+	JZ                ctxOne
+
+ctxPair:
+	VMOVUPS     (R14), Z11
+	VFMADD231PS (CX), Z4, Z11
+	VFMADD231PS (CX)(BX*1), Z5, Z11
+	VFMADD231PS (CX)(BX*2), Z6, Z11
+	VFMADD231PS (CX)(SI*1), Z1, Z11
+	VFMADD231PS (DI), Z8, Z11
+	VFMADD231PS (DI)(BX*1), Z9, Z11
+	VFMADD231PS (DI)(BX*2), Z10, Z11
+	VFMADD231PS (DI)(SI*1), Z2, Z11
+	VMOVUPS     Z11, (R14)
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          next
+	VMOVUPS.Z   (R14), K1, Z11
+	VFMADD231PS (CX), Z4, K1, Z11
+	VFMADD231PS (CX)(BX*1), Z5, K1, Z11
+	VFMADD231PS (CX)(BX*2), Z6, K1, Z11
+	VFMADD231PS (CX)(SI*1), Z1, K1, Z11
+	VFMADD231PS (DI), Z8, K1, Z11
+	VFMADD231PS (DI)(BX*1), Z9, K1, Z11
+	VFMADD231PS (DI)(BX*2), Z10, K1, Z11
+	VFMADD231PS (DI)(SI*1), Z2, K1, Z11
+	VMOVUPS     Z11, K1, (R14)
+
+next:
+	ADDQ R10, R11
+	ADDQ 8(SP), R12
+	DECQ R13
+	JNZ  splitPass
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	DECQ R9
+	JMP  split
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarSplit8PF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarSplit8PF1AVX512Z(SB), NOSPLIT, $16-128
+	MOVL         $0x000000ff, AX
+	KMOVW        AX, K1
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVQ         CX, R9
+	SHRQ         $0x06, R9
+	MOVQ         R9, CX
+	SHLQ         $0x05, CX
+	MOVQ         CX, 8(SP)
+	MOVQ         R9, R10
+	SHLQ         $0x03, R10
+	IMULQ        BX, R10
+
+split:
+	TESTQ   R9, R9
+	JZ      end
+	XORQ    DI, DI
+	MOVQ    BX, CX
+	SHLQ    $0x03, CX
+	CMPQ    R9, $0x00000002
+	CMOVQCS DI, CX
+	MOVQ    AX, R12
+	MOVQ    DX, DI
+	MOVQ    h_base+80(FP), R11
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	LEAQ    (R10)(R10*2), R13
+	LEAQ    (DI)(CX*1), R14
+	MOVQ    ctx_len+8(FP), R8
+	SHRQ    $0x05, R8
+	JZ      split0One
+
+split0Two:
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (DI), Z6, Z2
+	VFMADD231PS (DI)(R10*1), Z6, Z3
+	VFMADD231PS (DI)(R10*2), Z6, Z4
+	VFMADD231PS (DI)(R13*1), Z6, Z5
+	VMOVUPS     64(R11), Z6
+	VFMADD231PS 64(DI), Z6, Z2
+	VFMADD231PS 64(DI)(R10*1), Z6, Z3
+	VFMADD231PS 64(DI)(R10*2), Z6, Z4
+	VFMADD231PS 64(DI)(R13*1), Z6, Z5
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split0Two
+
+split0One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split0Half
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (DI), Z6, Z2
+	VFMADD231PS (DI)(R10*1), Z6, Z3
+	VFMADD231PS (DI)(R10*2), Z6, Z4
+	VFMADD231PS (DI)(R13*1), Z6, Z5
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split0Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split0Done
+	VMOVUPS.Z   (R11), K1, Z6
+	VFMADD231PS (DI), Z6, K1, Z2
+	VFMADD231PS (DI)(R10*1), Z6, K1, Z3
+	VFMADD231PS (DI)(R10*2), Z6, K1, Z4
+	VFMADD231PS (DI)(R13*1), Z6, K1, Z5
+
+split0Done:
+	LEAQ   (DX)(BX*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z6, Z6, Z6
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split1One
+
+split1Two:
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	VFMADD231PS (DI)(R10*2), Z11, Z9
+	VFMADD231PS (DI)(R13*1), Z11, Z10
+	VMOVUPS     64(R11), Z11
+	VFMADD231PS 64(DI), Z11, Z6
+	VFMADD231PS 64(DI)(R10*1), Z11, Z8
+	VFMADD231PS 64(DI)(R10*2), Z11, Z9
+	VFMADD231PS 64(DI)(R13*1), Z11, Z10
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split1Two
+
+split1One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split1Half
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	VFMADD231PS (DI)(R10*2), Z11, Z9
+	VFMADD231PS (DI)(R13*1), Z11, Z10
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split1Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split1Done
+	VMOVUPS.Z   (R11), K1, Z11
+	VFMADD231PS (DI), Z11, K1, Z6
+	VFMADD231PS (DI)(R10*1), Z11, K1, Z8
+	VFMADD231PS (DI)(R10*2), Z11, K1, Z9
+	VFMADD231PS (DI)(R13*1), Z11, K1, Z10
+
+split1Done:
+	LEAQ   (DX)(BX*2), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split2One
+
+split2Two:
+	VMOVUPS     (R11), Z15
+	VFMADD231PS (DI), Z15, Z11
+	VFMADD231PS (DI)(R10*1), Z15, Z12
+	VFMADD231PS (DI)(R10*2), Z15, Z13
+	VFMADD231PS (DI)(R13*1), Z15, Z14
+	VMOVUPS     64(R11), Z15
+	VFMADD231PS 64(DI), Z15, Z11
+	VFMADD231PS 64(DI)(R10*1), Z15, Z12
+	VFMADD231PS 64(DI)(R10*2), Z15, Z13
+	VFMADD231PS 64(DI)(R13*1), Z15, Z14
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split2Two
+
+split2One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split2Half
+	VMOVUPS     (R11), Z15
+	VFMADD231PS (DI), Z15, Z11
+	VFMADD231PS (DI)(R10*1), Z15, Z12
+	VFMADD231PS (DI)(R10*2), Z15, Z13
+	VFMADD231PS (DI)(R13*1), Z15, Z14
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split2Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split2Done
+	VMOVUPS.Z   (R11), K1, Z15
+	VFMADD231PS (DI), Z15, K1, Z11
+	VFMADD231PS (DI)(R10*1), Z15, K1, Z12
+	VFMADD231PS (DI)(R10*2), Z15, K1, Z13
+	VFMADD231PS (DI)(R13*1), Z15, K1, Z14
+
+split2Done:
+	LEAQ   (DX)(SI*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z15, Z15, Z15
+	VXORPS Z16, Z16, Z16
+	VXORPS Z17, Z17, Z17
+	VXORPS Z18, Z18, Z18
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split3One
+
+split3Two:
+	VMOVUPS     (R11), Z19
+	VFMADD231PS (DI), Z19, Z15
+	VFMADD231PS (DI)(R10*1), Z19, Z16
+	VFMADD231PS (DI)(R10*2), Z19, Z17
+	VFMADD231PS (DI)(R13*1), Z19, Z18
+	VMOVUPS     64(R11), Z19
+	VFMADD231PS 64(DI), Z19, Z15
+	VFMADD231PS 64(DI)(R10*1), Z19, Z16
+	VFMADD231PS 64(DI)(R10*2), Z19, Z17
+	VFMADD231PS 64(DI)(R13*1), Z19, Z18
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split3Two
+
+split3One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split3Half
+	VMOVUPS     (R11), Z19
+	VFMADD231PS (DI), Z19, Z15
+	VFMADD231PS (DI)(R10*1), Z19, Z16
+	VFMADD231PS (DI)(R10*2), Z19, Z17
+	VFMADD231PS (DI)(R13*1), Z19, Z18
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split3Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split3Done
+	VMOVUPS.Z   (R11), K1, Z19
+	VFMADD231PS (DI), Z19, K1, Z15
+	VFMADD231PS (DI)(R10*1), Z19, K1, Z16
+	VFMADD231PS (DI)(R10*2), Z19, K1, Z17
+	VFMADD231PS (DI)(R13*1), Z19, K1, Z18
+
+split3Done:
+	VEXTRACTF64X4 $0x01, Z2, Y7
+	VADDPS        Y7, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z6, Y7
+	VADDPS        Y7, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z11, Y7
+	VADDPS        Y7, Y11, Y11
+	VEXTRACTF64X4 $0x01, Z15, Y7
+	VADDPS        Y7, Y15, Y15
+	VSHUFPS       $0x88, Y6, Y2, Y7
+	VSHUFPS       $0xdd, Y6, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VSHUFPS       $0x88, Y15, Y11, Y2
+	VSHUFPS       $0xdd, Y15, Y11, Y6
+	VADDPS        Y6, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y7, Y6
+	VSHUFPS       $0xdd, Y2, Y7, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X2
+	VADDPS        X2, X6, X6
+	VEXTRACTF64X4 $0x01, Z3, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z12, Y2
+	VADDPS        Y2, Y12, Y12
+	VEXTRACTF64X4 $0x01, Z16, Y2
+	VADDPS        Y2, Y16, Y16
+	VSHUFPS       $0x88, Y8, Y3, Y2
+	VSHUFPS       $0xdd, Y8, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y16, Y12, Y3
+	VSHUFPS       $0xdd, Y16, Y12, Y7
+	VADDPS        Y7, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X2
+	VADDPS        X2, X7, X7
+	VEXTRACTF64X4 $0x01, Z4, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z13, Y2
+	VADDPS        Y2, Y13, Y13
+	VEXTRACTF64X4 $0x01, Z17, Y2
+	VADDPS        Y2, Y17, Y17
+	VSHUFPS       $0x88, Y9, Y4, Y2
+	VSHUFPS       $0xdd, Y9, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y17, Y13, Y3
+	VSHUFPS       $0xdd, Y17, Y13, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y4
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X2
+	VADDPS        X2, X4, X4
+	VEXTRACTF64X4 $0x01, Z5, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF64X4 $0x01, Z10, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z14, Y2
+	VADDPS        Y2, Y14, Y14
+	VEXTRACTF64X4 $0x01, Z18, Y2
+	VADDPS        Y2, Y18, Y18
+	VSHUFPS       $0x88, Y10, Y5, Y2
+	VSHUFPS       $0xdd, Y10, Y5, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y18, Y14, Y3
+	VSHUFPS       $0xdd, Y18, Y14, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y5
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	LEAQ          (DX)(BX*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Z2, Z2, Z2
+	VXORPS        Z3, Z3, Z3
+	VXORPS        Z8, Z8, Z8
+	VXORPS        Z9, Z9, Z9
+	LEAQ          (R10)(R10*2), R13
+	LEAQ          (DI)(CX*1), R14
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x05, R8
+	JZ            split4One
+
+split4Two:
+	VMOVUPS     (R11), Z10
+	VFMADD231PS (DI), Z10, Z2
+	VFMADD231PS (DI)(R10*1), Z10, Z3
+	VFMADD231PS (DI)(R10*2), Z10, Z8
+	VFMADD231PS (DI)(R13*1), Z10, Z9
+	VMOVUPS     64(R11), Z10
+	VFMADD231PS 64(DI), Z10, Z2
+	VFMADD231PS 64(DI)(R10*1), Z10, Z3
+	VFMADD231PS 64(DI)(R10*2), Z10, Z8
+	VFMADD231PS 64(DI)(R13*1), Z10, Z9
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split4Two
+
+split4One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split4Half
+	VMOVUPS     (R11), Z10
+	VFMADD231PS (DI), Z10, Z2
+	VFMADD231PS (DI)(R10*1), Z10, Z3
+	VFMADD231PS (DI)(R10*2), Z10, Z8
+	VFMADD231PS (DI)(R13*1), Z10, Z9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split4Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split4Done
+	VMOVUPS.Z   (R11), K1, Z10
+	VFMADD231PS (DI), Z10, K1, Z2
+	VFMADD231PS (DI)(R10*1), Z10, K1, Z3
+	VFMADD231PS (DI)(R10*2), Z10, K1, Z8
+	VFMADD231PS (DI)(R13*1), Z10, K1, Z9
+
+split4Done:
+	LEAQ   (DX)(BX*4), DI
+	ADDQ   BX, DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split5One
+
+split5Two:
+	VMOVUPS     (R11), Z14
+	VFMADD231PS (DI), Z14, Z10
+	VFMADD231PS (DI)(R10*1), Z14, Z11
+	VFMADD231PS (DI)(R10*2), Z14, Z12
+	VFMADD231PS (DI)(R13*1), Z14, Z13
+	VMOVUPS     64(R11), Z14
+	VFMADD231PS 64(DI), Z14, Z10
+	VFMADD231PS 64(DI)(R10*1), Z14, Z11
+	VFMADD231PS 64(DI)(R10*2), Z14, Z12
+	VFMADD231PS 64(DI)(R13*1), Z14, Z13
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split5Two
+
+split5One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split5Half
+	VMOVUPS     (R11), Z14
+	VFMADD231PS (DI), Z14, Z10
+	VFMADD231PS (DI)(R10*1), Z14, Z11
+	VFMADD231PS (DI)(R10*2), Z14, Z12
+	VFMADD231PS (DI)(R13*1), Z14, Z13
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split5Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split5Done
+	VMOVUPS.Z   (R11), K1, Z14
+	VFMADD231PS (DI), Z14, K1, Z10
+	VFMADD231PS (DI)(R10*1), Z14, K1, Z11
+	VFMADD231PS (DI)(R10*2), Z14, K1, Z12
+	VFMADD231PS (DI)(R13*1), Z14, K1, Z13
+
+split5Done:
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z14, Z14, Z14
+	VXORPS Z15, Z15, Z15
+	VXORPS Z16, Z16, Z16
+	VXORPS Z17, Z17, Z17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split6One
+
+split6Two:
+	VMOVUPS     (R11), Z18
+	VFMADD231PS (DI), Z18, Z14
+	VFMADD231PS (DI)(R10*1), Z18, Z15
+	VFMADD231PS (DI)(R10*2), Z18, Z16
+	VFMADD231PS (DI)(R13*1), Z18, Z17
+	VMOVUPS     64(R11), Z18
+	VFMADD231PS 64(DI), Z18, Z14
+	VFMADD231PS 64(DI)(R10*1), Z18, Z15
+	VFMADD231PS 64(DI)(R10*2), Z18, Z16
+	VFMADD231PS 64(DI)(R13*1), Z18, Z17
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split6Two
+
+split6One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split6Half
+	VMOVUPS     (R11), Z18
+	VFMADD231PS (DI), Z18, Z14
+	VFMADD231PS (DI)(R10*1), Z18, Z15
+	VFMADD231PS (DI)(R10*2), Z18, Z16
+	VFMADD231PS (DI)(R13*1), Z18, Z17
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split6Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split6Done
+	VMOVUPS.Z   (R11), K1, Z18
+	VFMADD231PS (DI), Z18, K1, Z14
+	VFMADD231PS (DI)(R10*1), Z18, K1, Z15
+	VFMADD231PS (DI)(R10*2), Z18, K1, Z16
+	VFMADD231PS (DI)(R13*1), Z18, K1, Z17
+
+split6Done:
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z18, Z18, Z18
+	VXORPS Z19, Z19, Z19
+	VXORPS Z20, Z20, Z20
+	VXORPS Z21, Z21, Z21
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split7One
+
+split7Two:
+	VMOVUPS     (R11), Z22
+	VFMADD231PS (DI), Z22, Z18
+	VFMADD231PS (DI)(R10*1), Z22, Z19
+	VFMADD231PS (DI)(R10*2), Z22, Z20
+	VFMADD231PS (DI)(R13*1), Z22, Z21
+	VMOVUPS     64(R11), Z22
+	VFMADD231PS 64(DI), Z22, Z18
+	VFMADD231PS 64(DI)(R10*1), Z22, Z19
+	VFMADD231PS 64(DI)(R10*2), Z22, Z20
+	VFMADD231PS 64(DI)(R13*1), Z22, Z21
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split7Two
+
+split7One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split7Half
+	VMOVUPS     (R11), Z22
+	VFMADD231PS (DI), Z22, Z18
+	VFMADD231PS (DI)(R10*1), Z22, Z19
+	VFMADD231PS (DI)(R10*2), Z22, Z20
+	VFMADD231PS (DI)(R13*1), Z22, Z21
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split7Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split7Done
+	VMOVUPS.Z   (R11), K1, Z22
+	VFMADD231PS (DI), Z22, K1, Z18
+	VFMADD231PS (DI)(R10*1), Z22, K1, Z19
+	VFMADD231PS (DI)(R10*2), Z22, K1, Z20
+	VFMADD231PS (DI)(R13*1), Z22, K1, Z21
+
+split7Done:
+	VEXTRACTF64X4 $0x01, Z2, Y22
+	VADDPS        Y22, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z10, Y22
+	VADDPS        Y22, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z14, Y22
+	VADDPS        Y22, Y14, Y14
+	VEXTRACTF64X4 $0x01, Z18, Y22
+	VADDPS        Y22, Y18, Y18
+	VSHUFPS       $0x88, Y10, Y2, Y22
+	VSHUFPS       $0xdd, Y10, Y2, Y2
+	VADDPS        Y2, Y22, Y22
+	VSHUFPS       $0x88, Y18, Y14, Y2
+	VSHUFPS       $0xdd, Y18, Y14, Y10
+	VADDPS        Y10, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y22, Y10
+	VSHUFPS       $0xdd, Y2, Y22, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF32X4 $0x01, Y10, X2
+	VADDPS        X2, X10, X10
+	VEXTRACTF64X4 $0x01, Z3, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z11, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF64X4 $0x01, Z15, Y2
+	VADDPS        Y2, Y15, Y15
+	VEXTRACTF64X4 $0x01, Z19, Y2
+	VADDPS        Y2, Y19, Y19
+	VSHUFPS       $0x88, Y11, Y3, Y2
+	VSHUFPS       $0xdd, Y11, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y19, Y15, Y3
+	VSHUFPS       $0xdd, Y19, Y15, Y11
+	VADDPS        Y11, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y11
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF32X4 $0x01, Y11, X2
+	VADDPS        X2, X11, X11
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z12, Y2
+	VADDPS        Y2, Y12, Y12
+	VEXTRACTF64X4 $0x01, Z16, Y2
+	VADDPS        Y2, Y16, Y16
+	VEXTRACTF64X4 $0x01, Z20, Y2
+	VADDPS        Y2, Y20, Y20
+	VSHUFPS       $0x88, Y12, Y8, Y2
+	VSHUFPS       $0xdd, Y12, Y8, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y20, Y16, Y3
+	VSHUFPS       $0xdd, Y20, Y16, Y8
+	VADDPS        Y8, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y8
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF32X4 $0x01, Y8, X2
+	VADDPS        X2, X8, X8
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z13, Y2
+	VADDPS        Y2, Y13, Y13
+	VEXTRACTF64X4 $0x01, Z17, Y2
+	VADDPS        Y2, Y17, Y17
+	VEXTRACTF64X4 $0x01, Z21, Y2
+	VADDPS        Y2, Y21, Y21
+	VSHUFPS       $0x88, Y13, Y9, Y2
+	VSHUFPS       $0xdd, Y13, Y9, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y21, Y17, Y3
+	VSHUFPS       $0xdd, Y21, Y17, Y9
+	VADDPS        Y9, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y9
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF32X4 $0x01, Y9, X2
+	VADDPS        X2, X9, X9
+	VINSERTF32X4  $0x01, X10, Y6, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X11, Y7, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X8, Y4, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X9, Y5, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, DI
+	LEAQ          (DI)(R10*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Z2, Z2, Z2
+	VXORPS        Z3, Z3, Z3
+	VXORPS        Z4, Z4, Z4
+	VXORPS        Z5, Z5, Z5
+	LEAQ          (R10)(R10*2), R13
+	LEAQ          (DI)(CX*1), R14
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x05, R8
+	JZ            split32One
+
+split32Two:
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (DI), Z6, Z2
+	VFMADD231PS (DI)(R10*1), Z6, Z3
+	VFMADD231PS (DI)(R10*2), Z6, Z4
+	VFMADD231PS (DI)(R13*1), Z6, Z5
+	VMOVUPS     64(R11), Z6
+	VFMADD231PS 64(DI), Z6, Z2
+	VFMADD231PS 64(DI)(R10*1), Z6, Z3
+	VFMADD231PS 64(DI)(R10*2), Z6, Z4
+	VFMADD231PS 64(DI)(R13*1), Z6, Z5
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split32Two
+
+split32One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split32Half
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (DI), Z6, Z2
+	VFMADD231PS (DI)(R10*1), Z6, Z3
+	VFMADD231PS (DI)(R10*2), Z6, Z4
+	VFMADD231PS (DI)(R13*1), Z6, Z5
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split32Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split32Done
+	VMOVUPS.Z   (R11), K1, Z6
+	VFMADD231PS (DI), Z6, K1, Z2
+	VFMADD231PS (DI)(R10*1), Z6, K1, Z3
+	VFMADD231PS (DI)(R10*2), Z6, K1, Z4
+	VFMADD231PS (DI)(R13*1), Z6, K1, Z5
+
+split32Done:
+	LEAQ   (DX)(BX*1), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z6, Z6, Z6
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split33One
+
+split33Two:
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	VFMADD231PS (DI)(R10*2), Z11, Z9
+	VFMADD231PS (DI)(R13*1), Z11, Z10
+	VMOVUPS     64(R11), Z11
+	VFMADD231PS 64(DI), Z11, Z6
+	VFMADD231PS 64(DI)(R10*1), Z11, Z8
+	VFMADD231PS 64(DI)(R10*2), Z11, Z9
+	VFMADD231PS 64(DI)(R13*1), Z11, Z10
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split33Two
+
+split33One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split33Half
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	VFMADD231PS (DI)(R10*2), Z11, Z9
+	VFMADD231PS (DI)(R13*1), Z11, Z10
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split33Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split33Done
+	VMOVUPS.Z   (R11), K1, Z11
+	VFMADD231PS (DI), Z11, K1, Z6
+	VFMADD231PS (DI)(R10*1), Z11, K1, Z8
+	VFMADD231PS (DI)(R10*2), Z11, K1, Z9
+	VFMADD231PS (DI)(R13*1), Z11, K1, Z10
+
+split33Done:
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split34One
+
+split34Two:
+	VMOVUPS     (R11), Z15
+	VFMADD231PS (DI), Z15, Z11
+	VFMADD231PS (DI)(R10*1), Z15, Z12
+	VFMADD231PS (DI)(R10*2), Z15, Z13
+	VFMADD231PS (DI)(R13*1), Z15, Z14
+	VMOVUPS     64(R11), Z15
+	VFMADD231PS 64(DI), Z15, Z11
+	VFMADD231PS 64(DI)(R10*1), Z15, Z12
+	VFMADD231PS 64(DI)(R10*2), Z15, Z13
+	VFMADD231PS 64(DI)(R13*1), Z15, Z14
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split34Two
+
+split34One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split34Half
+	VMOVUPS     (R11), Z15
+	VFMADD231PS (DI), Z15, Z11
+	VFMADD231PS (DI)(R10*1), Z15, Z12
+	VFMADD231PS (DI)(R10*2), Z15, Z13
+	VFMADD231PS (DI)(R13*1), Z15, Z14
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split34Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split34Done
+	VMOVUPS.Z   (R11), K1, Z15
+	VFMADD231PS (DI), Z15, K1, Z11
+	VFMADD231PS (DI)(R10*1), Z15, K1, Z12
+	VFMADD231PS (DI)(R10*2), Z15, K1, Z13
+	VFMADD231PS (DI)(R13*1), Z15, K1, Z14
+
+split34Done:
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z15, Z15, Z15
+	VXORPS Z16, Z16, Z16
+	VXORPS Z17, Z17, Z17
+	VXORPS Z18, Z18, Z18
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split35One
+
+split35Two:
+	VMOVUPS     (R11), Z19
+	VFMADD231PS (DI), Z19, Z15
+	VFMADD231PS (DI)(R10*1), Z19, Z16
+	VFMADD231PS (DI)(R10*2), Z19, Z17
+	VFMADD231PS (DI)(R13*1), Z19, Z18
+	VMOVUPS     64(R11), Z19
+	VFMADD231PS 64(DI), Z19, Z15
+	VFMADD231PS 64(DI)(R10*1), Z19, Z16
+	VFMADD231PS 64(DI)(R10*2), Z19, Z17
+	VFMADD231PS 64(DI)(R13*1), Z19, Z18
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split35Two
+
+split35One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split35Half
+	VMOVUPS     (R11), Z19
+	VFMADD231PS (DI), Z19, Z15
+	VFMADD231PS (DI)(R10*1), Z19, Z16
+	VFMADD231PS (DI)(R10*2), Z19, Z17
+	VFMADD231PS (DI)(R13*1), Z19, Z18
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split35Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split35Done
+	VMOVUPS.Z   (R11), K1, Z19
+	VFMADD231PS (DI), Z19, K1, Z15
+	VFMADD231PS (DI)(R10*1), Z19, K1, Z16
+	VFMADD231PS (DI)(R10*2), Z19, K1, Z17
+	VFMADD231PS (DI)(R13*1), Z19, K1, Z18
+
+split35Done:
+	VEXTRACTF64X4 $0x01, Z2, Y7
+	VADDPS        Y7, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z6, Y7
+	VADDPS        Y7, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z11, Y7
+	VADDPS        Y7, Y11, Y11
+	VEXTRACTF64X4 $0x01, Z15, Y7
+	VADDPS        Y7, Y15, Y15
+	VSHUFPS       $0x88, Y6, Y2, Y7
+	VSHUFPS       $0xdd, Y6, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VSHUFPS       $0x88, Y15, Y11, Y2
+	VSHUFPS       $0xdd, Y15, Y11, Y6
+	VADDPS        Y6, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y7, Y6
+	VSHUFPS       $0xdd, Y2, Y7, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X2
+	VADDPS        X2, X6, X6
+	VEXTRACTF64X4 $0x01, Z3, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z12, Y2
+	VADDPS        Y2, Y12, Y12
+	VEXTRACTF64X4 $0x01, Z16, Y2
+	VADDPS        Y2, Y16, Y16
+	VSHUFPS       $0x88, Y8, Y3, Y2
+	VSHUFPS       $0xdd, Y8, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y16, Y12, Y3
+	VSHUFPS       $0xdd, Y16, Y12, Y7
+	VADDPS        Y7, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X2
+	VADDPS        X2, X7, X7
+	VEXTRACTF64X4 $0x01, Z4, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z13, Y2
+	VADDPS        Y2, Y13, Y13
+	VEXTRACTF64X4 $0x01, Z17, Y2
+	VADDPS        Y2, Y17, Y17
+	VSHUFPS       $0x88, Y9, Y4, Y2
+	VSHUFPS       $0xdd, Y9, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y17, Y13, Y3
+	VSHUFPS       $0xdd, Y17, Y13, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y4
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X2
+	VADDPS        X2, X4, X4
+	VEXTRACTF64X4 $0x01, Z5, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF64X4 $0x01, Z10, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z14, Y2
+	VADDPS        Y2, Y14, Y14
+	VEXTRACTF64X4 $0x01, Z18, Y2
+	VADDPS        Y2, Y18, Y18
+	VSHUFPS       $0x88, Y10, Y5, Y2
+	VSHUFPS       $0xdd, Y10, Y5, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y18, Y14, Y3
+	VSHUFPS       $0xdd, Y18, Y14, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y5
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	LEAQ          (DX)(BX*4), DI
+	LEAQ          (DI)(R10*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Z2, Z2, Z2
+	VXORPS        Z3, Z3, Z3
+	VXORPS        Z8, Z8, Z8
+	VXORPS        Z9, Z9, Z9
+	LEAQ          (R10)(R10*2), R13
+	LEAQ          (DI)(CX*1), R14
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x05, R8
+	JZ            split36One
+
+split36Two:
+	VMOVUPS     (R11), Z10
+	VFMADD231PS (DI), Z10, Z2
+	VFMADD231PS (DI)(R10*1), Z10, Z3
+	VFMADD231PS (DI)(R10*2), Z10, Z8
+	VFMADD231PS (DI)(R13*1), Z10, Z9
+	VMOVUPS     64(R11), Z10
+	VFMADD231PS 64(DI), Z10, Z2
+	VFMADD231PS 64(DI)(R10*1), Z10, Z3
+	VFMADD231PS 64(DI)(R10*2), Z10, Z8
+	VFMADD231PS 64(DI)(R13*1), Z10, Z9
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split36Two
+
+split36One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split36Half
+	VMOVUPS     (R11), Z10
+	VFMADD231PS (DI), Z10, Z2
+	VFMADD231PS (DI)(R10*1), Z10, Z3
+	VFMADD231PS (DI)(R10*2), Z10, Z8
+	VFMADD231PS (DI)(R13*1), Z10, Z9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split36Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split36Done
+	VMOVUPS.Z   (R11), K1, Z10
+	VFMADD231PS (DI), Z10, K1, Z2
+	VFMADD231PS (DI)(R10*1), Z10, K1, Z3
+	VFMADD231PS (DI)(R10*2), Z10, K1, Z8
+	VFMADD231PS (DI)(R13*1), Z10, K1, Z9
+
+split36Done:
+	LEAQ   (DX)(BX*4), DI
+	ADDQ   BX, DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split37One
+
+split37Two:
+	VMOVUPS     (R11), Z14
+	VFMADD231PS (DI), Z14, Z10
+	VFMADD231PS (DI)(R10*1), Z14, Z11
+	VFMADD231PS (DI)(R10*2), Z14, Z12
+	VFMADD231PS (DI)(R13*1), Z14, Z13
+	VMOVUPS     64(R11), Z14
+	VFMADD231PS 64(DI), Z14, Z10
+	VFMADD231PS 64(DI)(R10*1), Z14, Z11
+	VFMADD231PS 64(DI)(R10*2), Z14, Z12
+	VFMADD231PS 64(DI)(R13*1), Z14, Z13
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split37Two
+
+split37One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split37Half
+	VMOVUPS     (R11), Z14
+	VFMADD231PS (DI), Z14, Z10
+	VFMADD231PS (DI)(R10*1), Z14, Z11
+	VFMADD231PS (DI)(R10*2), Z14, Z12
+	VFMADD231PS (DI)(R13*1), Z14, Z13
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split37Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split37Done
+	VMOVUPS.Z   (R11), K1, Z14
+	VFMADD231PS (DI), Z14, K1, Z10
+	VFMADD231PS (DI)(R10*1), Z14, K1, Z11
+	VFMADD231PS (DI)(R10*2), Z14, K1, Z12
+	VFMADD231PS (DI)(R13*1), Z14, K1, Z13
+
+split37Done:
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(BX*4), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z14, Z14, Z14
+	VXORPS Z15, Z15, Z15
+	VXORPS Z16, Z16, Z16
+	VXORPS Z17, Z17, Z17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split38One
+
+split38Two:
+	VMOVUPS     (R11), Z18
+	VFMADD231PS (DI), Z18, Z14
+	VFMADD231PS (DI)(R10*1), Z18, Z15
+	VFMADD231PS (DI)(R10*2), Z18, Z16
+	VFMADD231PS (DI)(R13*1), Z18, Z17
+	VMOVUPS     64(R11), Z18
+	VFMADD231PS 64(DI), Z18, Z14
+	VFMADD231PS 64(DI)(R10*1), Z18, Z15
+	VFMADD231PS 64(DI)(R10*2), Z18, Z16
+	VFMADD231PS 64(DI)(R13*1), Z18, Z17
+	PREFETCHT0  (R14)
+	PREFETCHT0  (R14)(R10*1)
+	PREFETCHT0  (R14)(R10*2)
+	PREFETCHT0  (R14)(R13*1)
+	PREFETCHT0  64(R14)
+	PREFETCHT0  64(R14)(R10*1)
+	PREFETCHT0  64(R14)(R10*2)
+	PREFETCHT0  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split38Two
+
+split38One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split38Half
+	VMOVUPS     (R11), Z18
+	VFMADD231PS (DI), Z18, Z14
+	VFMADD231PS (DI)(R10*1), Z18, Z15
+	VFMADD231PS (DI)(R10*2), Z18, Z16
+	VFMADD231PS (DI)(R13*1), Z18, Z17
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split38Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split38Done
+	VMOVUPS.Z   (R11), K1, Z18
+	VFMADD231PS (DI), Z18, K1, Z14
+	VFMADD231PS (DI)(R10*1), Z18, K1, Z15
+	VFMADD231PS (DI)(R10*2), Z18, K1, Z16
+	VFMADD231PS (DI)(R13*1), Z18, K1, Z17
+
+split38Done:
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(BX*4), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z18, Z18, Z18
+	VXORPS Z19, Z19, Z19
+	VXORPS Z20, Z20, Z20
+	VXORPS Z21, Z21, Z21
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), CX
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split39One
+
+split39Two:
+	VMOVUPS     (R11), Z22
+	VFMADD231PS (DI), Z22, Z18
+	VFMADD231PS (DI)(R10*1), Z22, Z19
+	VFMADD231PS (DI)(R10*2), Z22, Z20
+	VFMADD231PS (DI)(R13*1), Z22, Z21
+	VMOVUPS     64(R11), Z22
+	VFMADD231PS 64(DI), Z22, Z18
+	VFMADD231PS 64(DI)(R10*1), Z22, Z19
+	VFMADD231PS 64(DI)(R10*2), Z22, Z20
+	VFMADD231PS 64(DI)(R13*1), Z22, Z21
+	PREFETCHT0  (CX)
+	PREFETCHT0  (CX)(R10*1)
+	PREFETCHT0  (CX)(R10*2)
+	PREFETCHT0  (CX)(R13*1)
+	PREFETCHT0  64(CX)
+	PREFETCHT0  64(CX)(R10*1)
+	PREFETCHT0  64(CX)(R10*2)
+	PREFETCHT0  64(CX)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, CX
+	DECQ        R8
+	JNZ         split39Two
+
+split39One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split39Half
+	VMOVUPS     (R11), Z22
+	VFMADD231PS (DI), Z22, Z18
+	VFMADD231PS (DI)(R10*1), Z22, Z19
+	VFMADD231PS (DI)(R10*2), Z22, Z20
+	VFMADD231PS (DI)(R13*1), Z22, Z21
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split39Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split39Done
+	VMOVUPS.Z   (R11), K1, Z22
+	VFMADD231PS (DI), Z22, K1, Z18
+	VFMADD231PS (DI)(R10*1), Z22, K1, Z19
+	VFMADD231PS (DI)(R10*2), Z22, K1, Z20
+	VFMADD231PS (DI)(R13*1), Z22, K1, Z21
+
+split39Done:
+	VEXTRACTF64X4 $0x01, Z2, Y22
+	VADDPS        Y22, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z10, Y22
+	VADDPS        Y22, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z14, Y22
+	VADDPS        Y22, Y14, Y14
+	VEXTRACTF64X4 $0x01, Z18, Y22
+	VADDPS        Y22, Y18, Y18
+	VSHUFPS       $0x88, Y10, Y2, Y22
+	VSHUFPS       $0xdd, Y10, Y2, Y2
+	VADDPS        Y2, Y22, Y22
+	VSHUFPS       $0x88, Y18, Y14, Y2
+	VSHUFPS       $0xdd, Y18, Y14, Y10
+	VADDPS        Y10, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y22, Y10
+	VSHUFPS       $0xdd, Y2, Y22, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF32X4 $0x01, Y10, X2
+	VADDPS        X2, X10, X10
+	VEXTRACTF64X4 $0x01, Z3, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z11, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF64X4 $0x01, Z15, Y2
+	VADDPS        Y2, Y15, Y15
+	VEXTRACTF64X4 $0x01, Z19, Y2
+	VADDPS        Y2, Y19, Y19
+	VSHUFPS       $0x88, Y11, Y3, Y2
+	VSHUFPS       $0xdd, Y11, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y19, Y15, Y3
+	VSHUFPS       $0xdd, Y19, Y15, Y11
+	VADDPS        Y11, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y11
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF32X4 $0x01, Y11, X2
+	VADDPS        X2, X11, X11
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z12, Y2
+	VADDPS        Y2, Y12, Y12
+	VEXTRACTF64X4 $0x01, Z16, Y2
+	VADDPS        Y2, Y16, Y16
+	VEXTRACTF64X4 $0x01, Z20, Y2
+	VADDPS        Y2, Y20, Y20
+	VSHUFPS       $0x88, Y12, Y8, Y2
+	VSHUFPS       $0xdd, Y12, Y8, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y20, Y16, Y3
+	VSHUFPS       $0xdd, Y20, Y16, Y8
+	VADDPS        Y8, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y8
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF32X4 $0x01, Y8, X2
+	VADDPS        X2, X8, X8
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z13, Y2
+	VADDPS        Y2, Y13, Y13
+	VEXTRACTF64X4 $0x01, Z17, Y2
+	VADDPS        Y2, Y17, Y17
+	VEXTRACTF64X4 $0x01, Z21, Y2
+	VADDPS        Y2, Y21, Y21
+	VSHUFPS       $0x88, Y13, Y9, Y2
+	VSHUFPS       $0xdd, Y13, Y9, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y21, Y17, Y3
+	VSHUFPS       $0xdd, Y21, Y17, Y9
+	VADDPS        Y9, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y9
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF32X4 $0x01, Y9, X2
+	VADDPS        X2, X9, X9
+	VINSERTF32X4  $0x01, X10, Y6, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X11, Y7, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X8, Y4, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X9, Y5, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, R11
+	MOVQ          AX, R12
+	MOVQ          $0x00000008, R13
+
+splitPass:
+	VMOVUPS           (R12), Y2
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K2
+	KORTESTB          K2, K2
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
+	VSCALEFPS.Z       Y3, Y5, K2, Y5
+	VMULPS            Y5, Y0, Y0
+	VBROADCASTSS      X5, Z1
+	MOVQ              ctx_base+0(FP), CX
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
+	JZ                rescaleHalf
+
+rescale:
+	VMULPS  (CX), Z1, Z3
+	VMOVUPS Z3, (CX)
+	ADDQ    $0x00000040, CX
+	DECQ    R8
+	JNZ     rescale
+
+rescaleHalf:
+	MOVQ      ctx_len+8(FP), R8
+	TESTQ     $0x00000008, R8
+	JZ        rescaleDone
+	VMOVUPS.Z (CX), K1, Z3
+	VMULPS    Z1, Z3, Z3
+	VMOVUPS   Z3, K1, (CX)
+
+rescaleDone:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y7
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y7
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K2
+	VSCALEFPS.Z       Y3, Y7, K2, Y7
+	VADDPS            Y7, Y0, Y0
+	VSHUFF32X4        $0x00, Z7, Z7, Z2
+	VSHUFF32X4        $0x55, Z7, Z7, Z3
+	VSHUFPS           $0x00, Z2, Z2, Z4
+	VSHUFPS           $0x55, Z2, Z2, Z5
+	VSHUFPS           $0xaa, Z2, Z2, Z6
+	VSHUFPS           $0xff, Z2, Z2, Z2
+	VSHUFPS           $0x00, Z3, Z3, Z8
+	VSHUFPS           $0x55, Z3, Z3, Z9
+	VSHUFPS           $0xaa, Z3, Z3, Z10
+	VSHUFPS           $0xff, Z3, Z3, Z3
+	MOVQ              R11, CX
+	LEAQ              (R11)(BX*4), DI
+	MOVQ              ctx_base+0(FP), R14
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
+	JZ                ctxOne
+
+ctxPair:
+	VMOVUPS     (R14), Z11
+	VFMADD231PS (CX), Z4, Z11
+	VFMADD231PS (CX)(BX*1), Z5, Z11
+	VFMADD231PS (CX)(BX*2), Z6, Z11
+	VFMADD231PS (CX)(SI*1), Z2, Z11
+	VFMADD231PS (DI), Z8, Z11
+	VFMADD231PS (DI)(BX*1), Z9, Z11
+	VFMADD231PS (DI)(BX*2), Z10, Z11
+	VFMADD231PS (DI)(SI*1), Z3, Z11
+	VMOVUPS     Z11, (R14)
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          next
+	VMOVUPS.Z   (R14), K1, Z11
+	VFMADD231PS (CX), Z4, K1, Z11
+	VFMADD231PS (CX)(BX*1), Z5, K1, Z11
+	VFMADD231PS (CX)(BX*2), Z6, K1, Z11
+	VFMADD231PS (CX)(SI*1), Z2, K1, Z11
+	VFMADD231PS (DI), Z8, K1, Z11
+	VFMADD231PS (DI)(BX*1), Z9, K1, Z11
+	VFMADD231PS (DI)(BX*2), Z10, K1, Z11
+	VFMADD231PS (DI)(SI*1), Z3, K1, Z11
+	VMOVUPS     Z11, K1, (R14)
+
+next:
+	ADDQ R10, R11
+	ADDQ 8(SP), R12
+	DECQ R13
+	JNZ  splitPass
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	DECQ R9
+	JMP  split
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarSplit8PF1T2AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarSplit8PF1T2AVX512Z(SB), NOSPLIT, $16-128
+	MOVL         $0x000000ff, AX
+	KMOVW        AX, K1
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVQ         CX, R9
+	SHRQ         $0x06, R9
+	MOVQ         R9, CX
+	SHLQ         $0x05, CX
+	MOVQ         CX, 8(SP)
+	MOVQ         R9, R10
+	SHLQ         $0x03, R10
+	IMULQ        BX, R10
+
+split:
+	TESTQ   R9, R9
+	JZ      end
+	XORQ    DI, DI
+	MOVQ    BX, CX
+	SHLQ    $0x03, CX
+	CMPQ    R9, $0x00000002
+	CMOVQCS DI, CX
+	MOVQ    AX, R12
+	MOVQ    DX, DI
+	MOVQ    h_base+80(FP), R11
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	LEAQ    (R10)(R10*2), R13
+	LEAQ    (DI)(CX*1), R14
+	MOVQ    ctx_len+8(FP), R8
+	SHRQ    $0x05, R8
+	JZ      split0One
+
+split0Two:
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (DI), Z6, Z2
+	VFMADD231PS (DI)(R10*1), Z6, Z3
+	VFMADD231PS (DI)(R10*2), Z6, Z4
+	VFMADD231PS (DI)(R13*1), Z6, Z5
+	VMOVUPS     64(R11), Z6
+	VFMADD231PS 64(DI), Z6, Z2
+	VFMADD231PS 64(DI)(R10*1), Z6, Z3
+	VFMADD231PS 64(DI)(R10*2), Z6, Z4
+	VFMADD231PS 64(DI)(R13*1), Z6, Z5
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	PREFETCHT2  64(R14)
+	PREFETCHT2  64(R14)(R10*1)
+	PREFETCHT2  64(R14)(R10*2)
+	PREFETCHT2  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split0Two
+
+split0One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split0Half
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (DI), Z6, Z2
+	VFMADD231PS (DI)(R10*1), Z6, Z3
+	VFMADD231PS (DI)(R10*2), Z6, Z4
+	VFMADD231PS (DI)(R13*1), Z6, Z5
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split0Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split0Done
+	VMOVUPS.Z   (R11), K1, Z6
+	VFMADD231PS (DI), Z6, K1, Z2
+	VFMADD231PS (DI)(R10*1), Z6, K1, Z3
+	VFMADD231PS (DI)(R10*2), Z6, K1, Z4
+	VFMADD231PS (DI)(R13*1), Z6, K1, Z5
+
+split0Done:
+	LEAQ   (DX)(BX*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z6, Z6, Z6
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split1One
+
+split1Two:
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	VFMADD231PS (DI)(R10*2), Z11, Z9
+	VFMADD231PS (DI)(R13*1), Z11, Z10
+	VMOVUPS     64(R11), Z11
+	VFMADD231PS 64(DI), Z11, Z6
+	VFMADD231PS 64(DI)(R10*1), Z11, Z8
+	VFMADD231PS 64(DI)(R10*2), Z11, Z9
+	VFMADD231PS 64(DI)(R13*1), Z11, Z10
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	PREFETCHT2  64(R14)
+	PREFETCHT2  64(R14)(R10*1)
+	PREFETCHT2  64(R14)(R10*2)
+	PREFETCHT2  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split1Two
+
+split1One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split1Half
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	VFMADD231PS (DI)(R10*2), Z11, Z9
+	VFMADD231PS (DI)(R13*1), Z11, Z10
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split1Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split1Done
+	VMOVUPS.Z   (R11), K1, Z11
+	VFMADD231PS (DI), Z11, K1, Z6
+	VFMADD231PS (DI)(R10*1), Z11, K1, Z8
+	VFMADD231PS (DI)(R10*2), Z11, K1, Z9
+	VFMADD231PS (DI)(R13*1), Z11, K1, Z10
+
+split1Done:
+	LEAQ   (DX)(BX*2), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split2One
+
+split2Two:
+	VMOVUPS     (R11), Z15
+	VFMADD231PS (DI), Z15, Z11
+	VFMADD231PS (DI)(R10*1), Z15, Z12
+	VFMADD231PS (DI)(R10*2), Z15, Z13
+	VFMADD231PS (DI)(R13*1), Z15, Z14
+	VMOVUPS     64(R11), Z15
+	VFMADD231PS 64(DI), Z15, Z11
+	VFMADD231PS 64(DI)(R10*1), Z15, Z12
+	VFMADD231PS 64(DI)(R10*2), Z15, Z13
+	VFMADD231PS 64(DI)(R13*1), Z15, Z14
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	PREFETCHT2  64(R14)
+	PREFETCHT2  64(R14)(R10*1)
+	PREFETCHT2  64(R14)(R10*2)
+	PREFETCHT2  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split2Two
+
+split2One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split2Half
+	VMOVUPS     (R11), Z15
+	VFMADD231PS (DI), Z15, Z11
+	VFMADD231PS (DI)(R10*1), Z15, Z12
+	VFMADD231PS (DI)(R10*2), Z15, Z13
+	VFMADD231PS (DI)(R13*1), Z15, Z14
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split2Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split2Done
+	VMOVUPS.Z   (R11), K1, Z15
+	VFMADD231PS (DI), Z15, K1, Z11
+	VFMADD231PS (DI)(R10*1), Z15, K1, Z12
+	VFMADD231PS (DI)(R10*2), Z15, K1, Z13
+	VFMADD231PS (DI)(R13*1), Z15, K1, Z14
+
+split2Done:
+	LEAQ   (DX)(SI*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z15, Z15, Z15
+	VXORPS Z16, Z16, Z16
+	VXORPS Z17, Z17, Z17
+	VXORPS Z18, Z18, Z18
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split3One
+
+split3Two:
+	VMOVUPS     (R11), Z19
+	VFMADD231PS (DI), Z19, Z15
+	VFMADD231PS (DI)(R10*1), Z19, Z16
+	VFMADD231PS (DI)(R10*2), Z19, Z17
+	VFMADD231PS (DI)(R13*1), Z19, Z18
+	VMOVUPS     64(R11), Z19
+	VFMADD231PS 64(DI), Z19, Z15
+	VFMADD231PS 64(DI)(R10*1), Z19, Z16
+	VFMADD231PS 64(DI)(R10*2), Z19, Z17
+	VFMADD231PS 64(DI)(R13*1), Z19, Z18
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	PREFETCHT2  64(R14)
+	PREFETCHT2  64(R14)(R10*1)
+	PREFETCHT2  64(R14)(R10*2)
+	PREFETCHT2  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split3Two
+
+split3One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split3Half
+	VMOVUPS     (R11), Z19
+	VFMADD231PS (DI), Z19, Z15
+	VFMADD231PS (DI)(R10*1), Z19, Z16
+	VFMADD231PS (DI)(R10*2), Z19, Z17
+	VFMADD231PS (DI)(R13*1), Z19, Z18
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split3Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split3Done
+	VMOVUPS.Z   (R11), K1, Z19
+	VFMADD231PS (DI), Z19, K1, Z15
+	VFMADD231PS (DI)(R10*1), Z19, K1, Z16
+	VFMADD231PS (DI)(R10*2), Z19, K1, Z17
+	VFMADD231PS (DI)(R13*1), Z19, K1, Z18
+
+split3Done:
+	VEXTRACTF64X4 $0x01, Z2, Y7
+	VADDPS        Y7, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z6, Y7
+	VADDPS        Y7, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z11, Y7
+	VADDPS        Y7, Y11, Y11
+	VEXTRACTF64X4 $0x01, Z15, Y7
+	VADDPS        Y7, Y15, Y15
+	VSHUFPS       $0x88, Y6, Y2, Y7
+	VSHUFPS       $0xdd, Y6, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VSHUFPS       $0x88, Y15, Y11, Y2
+	VSHUFPS       $0xdd, Y15, Y11, Y6
+	VADDPS        Y6, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y7, Y6
+	VSHUFPS       $0xdd, Y2, Y7, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X2
+	VADDPS        X2, X6, X6
+	VEXTRACTF64X4 $0x01, Z3, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z12, Y2
+	VADDPS        Y2, Y12, Y12
+	VEXTRACTF64X4 $0x01, Z16, Y2
+	VADDPS        Y2, Y16, Y16
+	VSHUFPS       $0x88, Y8, Y3, Y2
+	VSHUFPS       $0xdd, Y8, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y16, Y12, Y3
+	VSHUFPS       $0xdd, Y16, Y12, Y7
+	VADDPS        Y7, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X2
+	VADDPS        X2, X7, X7
+	VEXTRACTF64X4 $0x01, Z4, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z13, Y2
+	VADDPS        Y2, Y13, Y13
+	VEXTRACTF64X4 $0x01, Z17, Y2
+	VADDPS        Y2, Y17, Y17
+	VSHUFPS       $0x88, Y9, Y4, Y2
+	VSHUFPS       $0xdd, Y9, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y17, Y13, Y3
+	VSHUFPS       $0xdd, Y17, Y13, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y4
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X2
+	VADDPS        X2, X4, X4
+	VEXTRACTF64X4 $0x01, Z5, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF64X4 $0x01, Z10, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z14, Y2
+	VADDPS        Y2, Y14, Y14
+	VEXTRACTF64X4 $0x01, Z18, Y2
+	VADDPS        Y2, Y18, Y18
+	VSHUFPS       $0x88, Y10, Y5, Y2
+	VSHUFPS       $0xdd, Y10, Y5, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y18, Y14, Y3
+	VSHUFPS       $0xdd, Y18, Y14, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y5
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	LEAQ          (DX)(BX*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Z2, Z2, Z2
+	VXORPS        Z3, Z3, Z3
+	VXORPS        Z8, Z8, Z8
+	VXORPS        Z9, Z9, Z9
+	LEAQ          (R10)(R10*2), R13
+	LEAQ          (DI)(CX*1), R14
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x05, R8
+	JZ            split4One
+
+split4Two:
+	VMOVUPS     (R11), Z10
+	VFMADD231PS (DI), Z10, Z2
+	VFMADD231PS (DI)(R10*1), Z10, Z3
+	VFMADD231PS (DI)(R10*2), Z10, Z8
+	VFMADD231PS (DI)(R13*1), Z10, Z9
+	VMOVUPS     64(R11), Z10
+	VFMADD231PS 64(DI), Z10, Z2
+	VFMADD231PS 64(DI)(R10*1), Z10, Z3
+	VFMADD231PS 64(DI)(R10*2), Z10, Z8
+	VFMADD231PS 64(DI)(R13*1), Z10, Z9
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	PREFETCHT2  64(R14)
+	PREFETCHT2  64(R14)(R10*1)
+	PREFETCHT2  64(R14)(R10*2)
+	PREFETCHT2  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split4Two
+
+split4One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split4Half
+	VMOVUPS     (R11), Z10
+	VFMADD231PS (DI), Z10, Z2
+	VFMADD231PS (DI)(R10*1), Z10, Z3
+	VFMADD231PS (DI)(R10*2), Z10, Z8
+	VFMADD231PS (DI)(R13*1), Z10, Z9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split4Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split4Done
+	VMOVUPS.Z   (R11), K1, Z10
+	VFMADD231PS (DI), Z10, K1, Z2
+	VFMADD231PS (DI)(R10*1), Z10, K1, Z3
+	VFMADD231PS (DI)(R10*2), Z10, K1, Z8
+	VFMADD231PS (DI)(R13*1), Z10, K1, Z9
+
+split4Done:
+	LEAQ   (DX)(BX*4), DI
+	ADDQ   BX, DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split5One
+
+split5Two:
+	VMOVUPS     (R11), Z14
+	VFMADD231PS (DI), Z14, Z10
+	VFMADD231PS (DI)(R10*1), Z14, Z11
+	VFMADD231PS (DI)(R10*2), Z14, Z12
+	VFMADD231PS (DI)(R13*1), Z14, Z13
+	VMOVUPS     64(R11), Z14
+	VFMADD231PS 64(DI), Z14, Z10
+	VFMADD231PS 64(DI)(R10*1), Z14, Z11
+	VFMADD231PS 64(DI)(R10*2), Z14, Z12
+	VFMADD231PS 64(DI)(R13*1), Z14, Z13
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	PREFETCHT2  64(R14)
+	PREFETCHT2  64(R14)(R10*1)
+	PREFETCHT2  64(R14)(R10*2)
+	PREFETCHT2  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split5Two
+
+split5One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split5Half
+	VMOVUPS     (R11), Z14
+	VFMADD231PS (DI), Z14, Z10
+	VFMADD231PS (DI)(R10*1), Z14, Z11
+	VFMADD231PS (DI)(R10*2), Z14, Z12
+	VFMADD231PS (DI)(R13*1), Z14, Z13
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split5Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split5Done
+	VMOVUPS.Z   (R11), K1, Z14
+	VFMADD231PS (DI), Z14, K1, Z10
+	VFMADD231PS (DI)(R10*1), Z14, K1, Z11
+	VFMADD231PS (DI)(R10*2), Z14, K1, Z12
+	VFMADD231PS (DI)(R13*1), Z14, K1, Z13
+
+split5Done:
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z14, Z14, Z14
+	VXORPS Z15, Z15, Z15
+	VXORPS Z16, Z16, Z16
+	VXORPS Z17, Z17, Z17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split6One
+
+split6Two:
+	VMOVUPS     (R11), Z18
+	VFMADD231PS (DI), Z18, Z14
+	VFMADD231PS (DI)(R10*1), Z18, Z15
+	VFMADD231PS (DI)(R10*2), Z18, Z16
+	VFMADD231PS (DI)(R13*1), Z18, Z17
+	VMOVUPS     64(R11), Z18
+	VFMADD231PS 64(DI), Z18, Z14
+	VFMADD231PS 64(DI)(R10*1), Z18, Z15
+	VFMADD231PS 64(DI)(R10*2), Z18, Z16
+	VFMADD231PS 64(DI)(R13*1), Z18, Z17
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	PREFETCHT2  64(R14)
+	PREFETCHT2  64(R14)(R10*1)
+	PREFETCHT2  64(R14)(R10*2)
+	PREFETCHT2  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split6Two
+
+split6One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split6Half
+	VMOVUPS     (R11), Z18
+	VFMADD231PS (DI), Z18, Z14
+	VFMADD231PS (DI)(R10*1), Z18, Z15
+	VFMADD231PS (DI)(R10*2), Z18, Z16
+	VFMADD231PS (DI)(R13*1), Z18, Z17
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split6Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split6Done
+	VMOVUPS.Z   (R11), K1, Z18
+	VFMADD231PS (DI), Z18, K1, Z14
+	VFMADD231PS (DI)(R10*1), Z18, K1, Z15
+	VFMADD231PS (DI)(R10*2), Z18, K1, Z16
+	VFMADD231PS (DI)(R13*1), Z18, K1, Z17
+
+split6Done:
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z18, Z18, Z18
+	VXORPS Z19, Z19, Z19
+	VXORPS Z20, Z20, Z20
+	VXORPS Z21, Z21, Z21
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split7One
+
+split7Two:
+	VMOVUPS     (R11), Z22
+	VFMADD231PS (DI), Z22, Z18
+	VFMADD231PS (DI)(R10*1), Z22, Z19
+	VFMADD231PS (DI)(R10*2), Z22, Z20
+	VFMADD231PS (DI)(R13*1), Z22, Z21
+	VMOVUPS     64(R11), Z22
+	VFMADD231PS 64(DI), Z22, Z18
+	VFMADD231PS 64(DI)(R10*1), Z22, Z19
+	VFMADD231PS 64(DI)(R10*2), Z22, Z20
+	VFMADD231PS 64(DI)(R13*1), Z22, Z21
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	PREFETCHT2  64(R14)
+	PREFETCHT2  64(R14)(R10*1)
+	PREFETCHT2  64(R14)(R10*2)
+	PREFETCHT2  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split7Two
+
+split7One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split7Half
+	VMOVUPS     (R11), Z22
+	VFMADD231PS (DI), Z22, Z18
+	VFMADD231PS (DI)(R10*1), Z22, Z19
+	VFMADD231PS (DI)(R10*2), Z22, Z20
+	VFMADD231PS (DI)(R13*1), Z22, Z21
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split7Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split7Done
+	VMOVUPS.Z   (R11), K1, Z22
+	VFMADD231PS (DI), Z22, K1, Z18
+	VFMADD231PS (DI)(R10*1), Z22, K1, Z19
+	VFMADD231PS (DI)(R10*2), Z22, K1, Z20
+	VFMADD231PS (DI)(R13*1), Z22, K1, Z21
+
+split7Done:
+	VEXTRACTF64X4 $0x01, Z2, Y22
+	VADDPS        Y22, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z10, Y22
+	VADDPS        Y22, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z14, Y22
+	VADDPS        Y22, Y14, Y14
+	VEXTRACTF64X4 $0x01, Z18, Y22
+	VADDPS        Y22, Y18, Y18
+	VSHUFPS       $0x88, Y10, Y2, Y22
+	VSHUFPS       $0xdd, Y10, Y2, Y2
+	VADDPS        Y2, Y22, Y22
+	VSHUFPS       $0x88, Y18, Y14, Y2
+	VSHUFPS       $0xdd, Y18, Y14, Y10
+	VADDPS        Y10, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y22, Y10
+	VSHUFPS       $0xdd, Y2, Y22, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF32X4 $0x01, Y10, X2
+	VADDPS        X2, X10, X10
+	VEXTRACTF64X4 $0x01, Z3, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z11, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF64X4 $0x01, Z15, Y2
+	VADDPS        Y2, Y15, Y15
+	VEXTRACTF64X4 $0x01, Z19, Y2
+	VADDPS        Y2, Y19, Y19
+	VSHUFPS       $0x88, Y11, Y3, Y2
+	VSHUFPS       $0xdd, Y11, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y19, Y15, Y3
+	VSHUFPS       $0xdd, Y19, Y15, Y11
+	VADDPS        Y11, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y11
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF32X4 $0x01, Y11, X2
+	VADDPS        X2, X11, X11
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z12, Y2
+	VADDPS        Y2, Y12, Y12
+	VEXTRACTF64X4 $0x01, Z16, Y2
+	VADDPS        Y2, Y16, Y16
+	VEXTRACTF64X4 $0x01, Z20, Y2
+	VADDPS        Y2, Y20, Y20
+	VSHUFPS       $0x88, Y12, Y8, Y2
+	VSHUFPS       $0xdd, Y12, Y8, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y20, Y16, Y3
+	VSHUFPS       $0xdd, Y20, Y16, Y8
+	VADDPS        Y8, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y8
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF32X4 $0x01, Y8, X2
+	VADDPS        X2, X8, X8
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z13, Y2
+	VADDPS        Y2, Y13, Y13
+	VEXTRACTF64X4 $0x01, Z17, Y2
+	VADDPS        Y2, Y17, Y17
+	VEXTRACTF64X4 $0x01, Z21, Y2
+	VADDPS        Y2, Y21, Y21
+	VSHUFPS       $0x88, Y13, Y9, Y2
+	VSHUFPS       $0xdd, Y13, Y9, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y21, Y17, Y3
+	VSHUFPS       $0xdd, Y21, Y17, Y9
+	VADDPS        Y9, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y9
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF32X4 $0x01, Y9, X2
+	VADDPS        X2, X9, X9
+	VINSERTF32X4  $0x01, X10, Y6, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X11, Y7, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X8, Y4, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X9, Y5, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, DI
+	LEAQ          (DI)(R10*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Z2, Z2, Z2
+	VXORPS        Z3, Z3, Z3
+	VXORPS        Z4, Z4, Z4
+	VXORPS        Z5, Z5, Z5
+	LEAQ          (R10)(R10*2), R13
+	LEAQ          (DI)(CX*1), R14
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x05, R8
+	JZ            split32One
+
+split32Two:
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (DI), Z6, Z2
+	VFMADD231PS (DI)(R10*1), Z6, Z3
+	VFMADD231PS (DI)(R10*2), Z6, Z4
+	VFMADD231PS (DI)(R13*1), Z6, Z5
+	VMOVUPS     64(R11), Z6
+	VFMADD231PS 64(DI), Z6, Z2
+	VFMADD231PS 64(DI)(R10*1), Z6, Z3
+	VFMADD231PS 64(DI)(R10*2), Z6, Z4
+	VFMADD231PS 64(DI)(R13*1), Z6, Z5
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	PREFETCHT2  64(R14)
+	PREFETCHT2  64(R14)(R10*1)
+	PREFETCHT2  64(R14)(R10*2)
+	PREFETCHT2  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split32Two
+
+split32One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split32Half
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (DI), Z6, Z2
+	VFMADD231PS (DI)(R10*1), Z6, Z3
+	VFMADD231PS (DI)(R10*2), Z6, Z4
+	VFMADD231PS (DI)(R13*1), Z6, Z5
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split32Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split32Done
+	VMOVUPS.Z   (R11), K1, Z6
+	VFMADD231PS (DI), Z6, K1, Z2
+	VFMADD231PS (DI)(R10*1), Z6, K1, Z3
+	VFMADD231PS (DI)(R10*2), Z6, K1, Z4
+	VFMADD231PS (DI)(R13*1), Z6, K1, Z5
+
+split32Done:
+	LEAQ   (DX)(BX*1), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z6, Z6, Z6
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split33One
+
+split33Two:
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	VFMADD231PS (DI)(R10*2), Z11, Z9
+	VFMADD231PS (DI)(R13*1), Z11, Z10
+	VMOVUPS     64(R11), Z11
+	VFMADD231PS 64(DI), Z11, Z6
+	VFMADD231PS 64(DI)(R10*1), Z11, Z8
+	VFMADD231PS 64(DI)(R10*2), Z11, Z9
+	VFMADD231PS 64(DI)(R13*1), Z11, Z10
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	PREFETCHT2  64(R14)
+	PREFETCHT2  64(R14)(R10*1)
+	PREFETCHT2  64(R14)(R10*2)
+	PREFETCHT2  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split33Two
+
+split33One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split33Half
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	VFMADD231PS (DI)(R10*2), Z11, Z9
+	VFMADD231PS (DI)(R13*1), Z11, Z10
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split33Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split33Done
+	VMOVUPS.Z   (R11), K1, Z11
+	VFMADD231PS (DI), Z11, K1, Z6
+	VFMADD231PS (DI)(R10*1), Z11, K1, Z8
+	VFMADD231PS (DI)(R10*2), Z11, K1, Z9
+	VFMADD231PS (DI)(R13*1), Z11, K1, Z10
+
+split33Done:
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split34One
+
+split34Two:
+	VMOVUPS     (R11), Z15
+	VFMADD231PS (DI), Z15, Z11
+	VFMADD231PS (DI)(R10*1), Z15, Z12
+	VFMADD231PS (DI)(R10*2), Z15, Z13
+	VFMADD231PS (DI)(R13*1), Z15, Z14
+	VMOVUPS     64(R11), Z15
+	VFMADD231PS 64(DI), Z15, Z11
+	VFMADD231PS 64(DI)(R10*1), Z15, Z12
+	VFMADD231PS 64(DI)(R10*2), Z15, Z13
+	VFMADD231PS 64(DI)(R13*1), Z15, Z14
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	PREFETCHT2  64(R14)
+	PREFETCHT2  64(R14)(R10*1)
+	PREFETCHT2  64(R14)(R10*2)
+	PREFETCHT2  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split34Two
+
+split34One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split34Half
+	VMOVUPS     (R11), Z15
+	VFMADD231PS (DI), Z15, Z11
+	VFMADD231PS (DI)(R10*1), Z15, Z12
+	VFMADD231PS (DI)(R10*2), Z15, Z13
+	VFMADD231PS (DI)(R13*1), Z15, Z14
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split34Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split34Done
+	VMOVUPS.Z   (R11), K1, Z15
+	VFMADD231PS (DI), Z15, K1, Z11
+	VFMADD231PS (DI)(R10*1), Z15, K1, Z12
+	VFMADD231PS (DI)(R10*2), Z15, K1, Z13
+	VFMADD231PS (DI)(R13*1), Z15, K1, Z14
+
+split34Done:
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z15, Z15, Z15
+	VXORPS Z16, Z16, Z16
+	VXORPS Z17, Z17, Z17
+	VXORPS Z18, Z18, Z18
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split35One
+
+split35Two:
+	VMOVUPS     (R11), Z19
+	VFMADD231PS (DI), Z19, Z15
+	VFMADD231PS (DI)(R10*1), Z19, Z16
+	VFMADD231PS (DI)(R10*2), Z19, Z17
+	VFMADD231PS (DI)(R13*1), Z19, Z18
+	VMOVUPS     64(R11), Z19
+	VFMADD231PS 64(DI), Z19, Z15
+	VFMADD231PS 64(DI)(R10*1), Z19, Z16
+	VFMADD231PS 64(DI)(R10*2), Z19, Z17
+	VFMADD231PS 64(DI)(R13*1), Z19, Z18
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	PREFETCHT2  64(R14)
+	PREFETCHT2  64(R14)(R10*1)
+	PREFETCHT2  64(R14)(R10*2)
+	PREFETCHT2  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split35Two
+
+split35One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split35Half
+	VMOVUPS     (R11), Z19
+	VFMADD231PS (DI), Z19, Z15
+	VFMADD231PS (DI)(R10*1), Z19, Z16
+	VFMADD231PS (DI)(R10*2), Z19, Z17
+	VFMADD231PS (DI)(R13*1), Z19, Z18
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split35Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split35Done
+	VMOVUPS.Z   (R11), K1, Z19
+	VFMADD231PS (DI), Z19, K1, Z15
+	VFMADD231PS (DI)(R10*1), Z19, K1, Z16
+	VFMADD231PS (DI)(R10*2), Z19, K1, Z17
+	VFMADD231PS (DI)(R13*1), Z19, K1, Z18
+
+split35Done:
+	VEXTRACTF64X4 $0x01, Z2, Y7
+	VADDPS        Y7, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z6, Y7
+	VADDPS        Y7, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z11, Y7
+	VADDPS        Y7, Y11, Y11
+	VEXTRACTF64X4 $0x01, Z15, Y7
+	VADDPS        Y7, Y15, Y15
+	VSHUFPS       $0x88, Y6, Y2, Y7
+	VSHUFPS       $0xdd, Y6, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VSHUFPS       $0x88, Y15, Y11, Y2
+	VSHUFPS       $0xdd, Y15, Y11, Y6
+	VADDPS        Y6, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y7, Y6
+	VSHUFPS       $0xdd, Y2, Y7, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X2
+	VADDPS        X2, X6, X6
+	VEXTRACTF64X4 $0x01, Z3, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z12, Y2
+	VADDPS        Y2, Y12, Y12
+	VEXTRACTF64X4 $0x01, Z16, Y2
+	VADDPS        Y2, Y16, Y16
+	VSHUFPS       $0x88, Y8, Y3, Y2
+	VSHUFPS       $0xdd, Y8, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y16, Y12, Y3
+	VSHUFPS       $0xdd, Y16, Y12, Y7
+	VADDPS        Y7, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X2
+	VADDPS        X2, X7, X7
+	VEXTRACTF64X4 $0x01, Z4, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z13, Y2
+	VADDPS        Y2, Y13, Y13
+	VEXTRACTF64X4 $0x01, Z17, Y2
+	VADDPS        Y2, Y17, Y17
+	VSHUFPS       $0x88, Y9, Y4, Y2
+	VSHUFPS       $0xdd, Y9, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y17, Y13, Y3
+	VSHUFPS       $0xdd, Y17, Y13, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y4
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X2
+	VADDPS        X2, X4, X4
+	VEXTRACTF64X4 $0x01, Z5, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF64X4 $0x01, Z10, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z14, Y2
+	VADDPS        Y2, Y14, Y14
+	VEXTRACTF64X4 $0x01, Z18, Y2
+	VADDPS        Y2, Y18, Y18
+	VSHUFPS       $0x88, Y10, Y5, Y2
+	VSHUFPS       $0xdd, Y10, Y5, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y18, Y14, Y3
+	VSHUFPS       $0xdd, Y18, Y14, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y5
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	LEAQ          (DX)(BX*4), DI
+	LEAQ          (DI)(R10*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Z2, Z2, Z2
+	VXORPS        Z3, Z3, Z3
+	VXORPS        Z8, Z8, Z8
+	VXORPS        Z9, Z9, Z9
+	LEAQ          (R10)(R10*2), R13
+	LEAQ          (DI)(CX*1), R14
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x05, R8
+	JZ            split36One
+
+split36Two:
+	VMOVUPS     (R11), Z10
+	VFMADD231PS (DI), Z10, Z2
+	VFMADD231PS (DI)(R10*1), Z10, Z3
+	VFMADD231PS (DI)(R10*2), Z10, Z8
+	VFMADD231PS (DI)(R13*1), Z10, Z9
+	VMOVUPS     64(R11), Z10
+	VFMADD231PS 64(DI), Z10, Z2
+	VFMADD231PS 64(DI)(R10*1), Z10, Z3
+	VFMADD231PS 64(DI)(R10*2), Z10, Z8
+	VFMADD231PS 64(DI)(R13*1), Z10, Z9
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	PREFETCHT2  64(R14)
+	PREFETCHT2  64(R14)(R10*1)
+	PREFETCHT2  64(R14)(R10*2)
+	PREFETCHT2  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split36Two
+
+split36One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split36Half
+	VMOVUPS     (R11), Z10
+	VFMADD231PS (DI), Z10, Z2
+	VFMADD231PS (DI)(R10*1), Z10, Z3
+	VFMADD231PS (DI)(R10*2), Z10, Z8
+	VFMADD231PS (DI)(R13*1), Z10, Z9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split36Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split36Done
+	VMOVUPS.Z   (R11), K1, Z10
+	VFMADD231PS (DI), Z10, K1, Z2
+	VFMADD231PS (DI)(R10*1), Z10, K1, Z3
+	VFMADD231PS (DI)(R10*2), Z10, K1, Z8
+	VFMADD231PS (DI)(R13*1), Z10, K1, Z9
+
+split36Done:
+	LEAQ   (DX)(BX*4), DI
+	ADDQ   BX, DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split37One
+
+split37Two:
+	VMOVUPS     (R11), Z14
+	VFMADD231PS (DI), Z14, Z10
+	VFMADD231PS (DI)(R10*1), Z14, Z11
+	VFMADD231PS (DI)(R10*2), Z14, Z12
+	VFMADD231PS (DI)(R13*1), Z14, Z13
+	VMOVUPS     64(R11), Z14
+	VFMADD231PS 64(DI), Z14, Z10
+	VFMADD231PS 64(DI)(R10*1), Z14, Z11
+	VFMADD231PS 64(DI)(R10*2), Z14, Z12
+	VFMADD231PS 64(DI)(R13*1), Z14, Z13
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	PREFETCHT2  64(R14)
+	PREFETCHT2  64(R14)(R10*1)
+	PREFETCHT2  64(R14)(R10*2)
+	PREFETCHT2  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split37Two
+
+split37One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split37Half
+	VMOVUPS     (R11), Z14
+	VFMADD231PS (DI), Z14, Z10
+	VFMADD231PS (DI)(R10*1), Z14, Z11
+	VFMADD231PS (DI)(R10*2), Z14, Z12
+	VFMADD231PS (DI)(R13*1), Z14, Z13
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split37Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split37Done
+	VMOVUPS.Z   (R11), K1, Z14
+	VFMADD231PS (DI), Z14, K1, Z10
+	VFMADD231PS (DI)(R10*1), Z14, K1, Z11
+	VFMADD231PS (DI)(R10*2), Z14, K1, Z12
+	VFMADD231PS (DI)(R13*1), Z14, K1, Z13
+
+split37Done:
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(BX*4), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z14, Z14, Z14
+	VXORPS Z15, Z15, Z15
+	VXORPS Z16, Z16, Z16
+	VXORPS Z17, Z17, Z17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split38One
+
+split38Two:
+	VMOVUPS     (R11), Z18
+	VFMADD231PS (DI), Z18, Z14
+	VFMADD231PS (DI)(R10*1), Z18, Z15
+	VFMADD231PS (DI)(R10*2), Z18, Z16
+	VFMADD231PS (DI)(R13*1), Z18, Z17
+	VMOVUPS     64(R11), Z18
+	VFMADD231PS 64(DI), Z18, Z14
+	VFMADD231PS 64(DI)(R10*1), Z18, Z15
+	VFMADD231PS 64(DI)(R10*2), Z18, Z16
+	VFMADD231PS 64(DI)(R13*1), Z18, Z17
+	PREFETCHT2  (R14)
+	PREFETCHT2  (R14)(R10*1)
+	PREFETCHT2  (R14)(R10*2)
+	PREFETCHT2  (R14)(R13*1)
+	PREFETCHT2  64(R14)
+	PREFETCHT2  64(R14)(R10*1)
+	PREFETCHT2  64(R14)(R10*2)
+	PREFETCHT2  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split38Two
+
+split38One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split38Half
+	VMOVUPS     (R11), Z18
+	VFMADD231PS (DI), Z18, Z14
+	VFMADD231PS (DI)(R10*1), Z18, Z15
+	VFMADD231PS (DI)(R10*2), Z18, Z16
+	VFMADD231PS (DI)(R13*1), Z18, Z17
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split38Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split38Done
+	VMOVUPS.Z   (R11), K1, Z18
+	VFMADD231PS (DI), Z18, K1, Z14
+	VFMADD231PS (DI)(R10*1), Z18, K1, Z15
+	VFMADD231PS (DI)(R10*2), Z18, K1, Z16
+	VFMADD231PS (DI)(R13*1), Z18, K1, Z17
+
+split38Done:
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(BX*4), DI
+	LEAQ   (DI)(R10*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z18, Z18, Z18
+	VXORPS Z19, Z19, Z19
+	VXORPS Z20, Z20, Z20
+	VXORPS Z21, Z21, Z21
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), CX
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split39One
+
+split39Two:
+	VMOVUPS     (R11), Z22
+	VFMADD231PS (DI), Z22, Z18
+	VFMADD231PS (DI)(R10*1), Z22, Z19
+	VFMADD231PS (DI)(R10*2), Z22, Z20
+	VFMADD231PS (DI)(R13*1), Z22, Z21
+	VMOVUPS     64(R11), Z22
+	VFMADD231PS 64(DI), Z22, Z18
+	VFMADD231PS 64(DI)(R10*1), Z22, Z19
+	VFMADD231PS 64(DI)(R10*2), Z22, Z20
+	VFMADD231PS 64(DI)(R13*1), Z22, Z21
+	PREFETCHT2  (CX)
+	PREFETCHT2  (CX)(R10*1)
+	PREFETCHT2  (CX)(R10*2)
+	PREFETCHT2  (CX)(R13*1)
+	PREFETCHT2  64(CX)
+	PREFETCHT2  64(CX)(R10*1)
+	PREFETCHT2  64(CX)(R10*2)
+	PREFETCHT2  64(CX)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, CX
+	DECQ        R8
+	JNZ         split39Two
+
+split39One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split39Half
+	VMOVUPS     (R11), Z22
+	VFMADD231PS (DI), Z22, Z18
+	VFMADD231PS (DI)(R10*1), Z22, Z19
+	VFMADD231PS (DI)(R10*2), Z22, Z20
+	VFMADD231PS (DI)(R13*1), Z22, Z21
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split39Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split39Done
+	VMOVUPS.Z   (R11), K1, Z22
+	VFMADD231PS (DI), Z22, K1, Z18
+	VFMADD231PS (DI)(R10*1), Z22, K1, Z19
+	VFMADD231PS (DI)(R10*2), Z22, K1, Z20
+	VFMADD231PS (DI)(R13*1), Z22, K1, Z21
+
+split39Done:
+	VEXTRACTF64X4 $0x01, Z2, Y22
+	VADDPS        Y22, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z10, Y22
+	VADDPS        Y22, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z14, Y22
+	VADDPS        Y22, Y14, Y14
+	VEXTRACTF64X4 $0x01, Z18, Y22
+	VADDPS        Y22, Y18, Y18
+	VSHUFPS       $0x88, Y10, Y2, Y22
+	VSHUFPS       $0xdd, Y10, Y2, Y2
+	VADDPS        Y2, Y22, Y22
+	VSHUFPS       $0x88, Y18, Y14, Y2
+	VSHUFPS       $0xdd, Y18, Y14, Y10
+	VADDPS        Y10, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y22, Y10
+	VSHUFPS       $0xdd, Y2, Y22, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF32X4 $0x01, Y10, X2
+	VADDPS        X2, X10, X10
+	VEXTRACTF64X4 $0x01, Z3, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z11, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF64X4 $0x01, Z15, Y2
+	VADDPS        Y2, Y15, Y15
+	VEXTRACTF64X4 $0x01, Z19, Y2
+	VADDPS        Y2, Y19, Y19
+	VSHUFPS       $0x88, Y11, Y3, Y2
+	VSHUFPS       $0xdd, Y11, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y19, Y15, Y3
+	VSHUFPS       $0xdd, Y19, Y15, Y11
+	VADDPS        Y11, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y11
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF32X4 $0x01, Y11, X2
+	VADDPS        X2, X11, X11
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z12, Y2
+	VADDPS        Y2, Y12, Y12
+	VEXTRACTF64X4 $0x01, Z16, Y2
+	VADDPS        Y2, Y16, Y16
+	VEXTRACTF64X4 $0x01, Z20, Y2
+	VADDPS        Y2, Y20, Y20
+	VSHUFPS       $0x88, Y12, Y8, Y2
+	VSHUFPS       $0xdd, Y12, Y8, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y20, Y16, Y3
+	VSHUFPS       $0xdd, Y20, Y16, Y8
+	VADDPS        Y8, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y8
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF32X4 $0x01, Y8, X2
+	VADDPS        X2, X8, X8
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z13, Y2
+	VADDPS        Y2, Y13, Y13
+	VEXTRACTF64X4 $0x01, Z17, Y2
+	VADDPS        Y2, Y17, Y17
+	VEXTRACTF64X4 $0x01, Z21, Y2
+	VADDPS        Y2, Y21, Y21
+	VSHUFPS       $0x88, Y13, Y9, Y2
+	VSHUFPS       $0xdd, Y13, Y9, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y21, Y17, Y3
+	VSHUFPS       $0xdd, Y21, Y17, Y9
+	VADDPS        Y9, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y9
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF32X4 $0x01, Y9, X2
+	VADDPS        X2, X9, X9
+	VINSERTF32X4  $0x01, X10, Y6, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X11, Y7, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X8, Y4, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X9, Y5, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, R11
+	MOVQ          AX, R12
+	MOVQ          $0x00000008, R13
+
+splitPass:
+	VMOVUPS           (R12), Y2
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K2
+	KORTESTB          K2, K2
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
+	VSCALEFPS.Z       Y3, Y5, K2, Y5
+	VMULPS            Y5, Y0, Y0
+	VBROADCASTSS      X5, Z1
+	MOVQ              ctx_base+0(FP), CX
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
+	JZ                rescaleHalf
+
+rescale:
+	VMULPS  (CX), Z1, Z3
+	VMOVUPS Z3, (CX)
+	ADDQ    $0x00000040, CX
+	DECQ    R8
+	JNZ     rescale
+
+rescaleHalf:
+	MOVQ      ctx_len+8(FP), R8
+	TESTQ     $0x00000008, R8
+	JZ        rescaleDone
+	VMOVUPS.Z (CX), K1, Z3
+	VMULPS    Z1, Z3, Z3
+	VMOVUPS   Z3, K1, (CX)
+
+rescaleDone:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y7
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y7
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K2
+	VSCALEFPS.Z       Y3, Y7, K2, Y7
+	VADDPS            Y7, Y0, Y0
+	VSHUFF32X4        $0x00, Z7, Z7, Z2
+	VSHUFF32X4        $0x55, Z7, Z7, Z3
+	VSHUFPS           $0x00, Z2, Z2, Z4
+	VSHUFPS           $0x55, Z2, Z2, Z5
+	VSHUFPS           $0xaa, Z2, Z2, Z6
+	VSHUFPS           $0xff, Z2, Z2, Z2
+	VSHUFPS           $0x00, Z3, Z3, Z8
+	VSHUFPS           $0x55, Z3, Z3, Z9
+	VSHUFPS           $0xaa, Z3, Z3, Z10
+	VSHUFPS           $0xff, Z3, Z3, Z3
+	MOVQ              R11, CX
+	LEAQ              (R11)(BX*4), DI
+	MOVQ              ctx_base+0(FP), R14
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
+	JZ                ctxOne
+
+ctxPair:
+	VMOVUPS     (R14), Z11
+	VFMADD231PS (CX), Z4, Z11
+	VFMADD231PS (CX)(BX*1), Z5, Z11
+	VFMADD231PS (CX)(BX*2), Z6, Z11
+	VFMADD231PS (CX)(SI*1), Z2, Z11
+	VFMADD231PS (DI), Z8, Z11
+	VFMADD231PS (DI)(BX*1), Z9, Z11
+	VFMADD231PS (DI)(BX*2), Z10, Z11
+	VFMADD231PS (DI)(SI*1), Z3, Z11
+	VMOVUPS     Z11, (R14)
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          next
+	VMOVUPS.Z   (R14), K1, Z11
+	VFMADD231PS (CX), Z4, K1, Z11
+	VFMADD231PS (CX)(BX*1), Z5, K1, Z11
+	VFMADD231PS (CX)(BX*2), Z6, K1, Z11
+	VFMADD231PS (CX)(SI*1), Z2, K1, Z11
+	VFMADD231PS (DI), Z8, K1, Z11
+	VFMADD231PS (DI)(BX*1), Z9, K1, Z11
+	VFMADD231PS (DI)(BX*2), Z10, K1, Z11
+	VFMADD231PS (DI)(SI*1), Z3, K1, Z11
+	VMOVUPS     Z11, K1, (R14)
+
+next:
+	ADDQ R10, R11
+	ADDQ 8(SP), R12
+	DECQ R13
+	JNZ  splitPass
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	DECQ R9
 	JMP  split
 
 end:

@@ -7,3 +7,6 @@ var dotSoftmaxKernels = []string{"rows"}
 
 // useDotSoftmaxKernel does nothing: there is one kernel.
 func useDotSoftmaxKernel(string) (restore func()) { return func() {} }
+
+// dotSoftmaxRuleKernels names the one kernel.
+func dotSoftmaxRuleKernels() []string { return dotSoftmaxKernels }

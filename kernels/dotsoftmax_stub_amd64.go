@@ -102,6 +102,34 @@ func dotSoftmaxMatTVecFarSplitPF1AVX512(ctx []float32, scores []float32, a []flo
 //go:noescape
 func dotSoftmaxMatTVecFarSplit4PF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
+// dotSoftmaxMatTVecFarSplit4PF2AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func dotSoftmaxMatTVecFarSplit4PF2AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
+// dotSoftmaxMatTVecFarSplit6PF1AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func dotSoftmaxMatTVecFarSplit6PF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
+// dotSoftmaxMatTVecFarSplit8PF1AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func dotSoftmaxMatTVecFarSplit8PF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
+// dotSoftmaxMatTVecFarSplit8PF1T2AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func dotSoftmaxMatTVecFarSplit8PF1T2AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
 // dotSoftmaxMatTVecAVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
@@ -164,3 +192,31 @@ func dotSoftmaxMatTVecFarSplitPF1AVX512Z(ctx []float32, scores []float32, a []fl
 //
 //go:noescape
 func dotSoftmaxMatTVecFarSplit4PF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
+// dotSoftmaxMatTVecFarSplit4PF2AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func dotSoftmaxMatTVecFarSplit4PF2AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
+// dotSoftmaxMatTVecFarSplit6PF1AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func dotSoftmaxMatTVecFarSplit6PF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
+// dotSoftmaxMatTVecFarSplit8PF1AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func dotSoftmaxMatTVecFarSplit8PF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
+// dotSoftmaxMatTVecFarSplit8PF1T2AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func dotSoftmaxMatTVecFarSplit8PF1T2AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)

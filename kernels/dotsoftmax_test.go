@@ -115,7 +115,11 @@ func TestDotSoftmaxMatTVec(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		forEachDotSoftmaxKernel(t, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(61, 62))
-			for _, nr := range []int{1, 2, 7, 8, 9, 15, 16, 17, 24, 63, 64, 65, 200} {
+			rowCounts := []int{1, 2, 7, 8, 9, 15, 16, 17, 24, 63, 64, 65, 200}
+			if !testing.Short() { // several passes of the six- and eight-part kernels
+				rowCounts = append(rowCounts, 96, 128)
+			}
+			for _, nr := range rowCounts {
 				for _, cols := range []int{0, 1, 7, 8, 9, 16, 24, 64, 72, 256, 520, 1024} { // 1024: rows 4 KiB apart
 					for trial := 0; trial < 8; trial++ {
 						a, aok := newMatrix(t, rng, nr, cols, trial%2*3, rng.IntN(16))
@@ -166,9 +170,14 @@ func TestDotSoftmaxMatTVecGuard(t *testing.T) {
 }
 
 // forEachDotSoftmaxKernel runs fn under each kernel of DotSoftmaxMatTVec the
-// active ISA has: once under Generic, which has one.
+// active ISA has: once under Generic, which has one. With -short (the
+// emulated CI runs) it takes only the kernels the cpuid rules can choose on
+// the active ISA (dotSoftmaxRuleKernels).
 func forEachDotSoftmaxKernel(t *testing.T, fn func(t *testing.T)) {
 	ks := dotSoftmaxKernels
+	if testing.Short() {
+		ks = dotSoftmaxRuleKernels()
+	}
 	if Active() == Generic {
 		ks = ks[:1]
 	}

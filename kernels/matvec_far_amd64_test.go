@@ -52,14 +52,19 @@ func TestMatVecFarRule(t *testing.T) {
 }
 
 // TestDotSoftmaxFarSplitRule checks defaultDotSoftmaxFarSplit: the
-// four-stream far kernel on Intel, one stream elsewhere.
+// four-stream far kernel on Intel, one stream elsewhere, and that every
+// variant it names is in dotSoftmaxSplits.
 func TestDotSoftmaxFarSplitRule(t *testing.T) {
 	for _, c := range []struct {
 		vendor cpuid.Vendor
-		want   int
-	}{{cpuid.Intel, 4}, {cpuid.AMD, 0}, {cpuid.Hygon, 0}, {cpuid.VendorUnknown, 0}} {
-		if got := defaultDotSoftmaxFarSplit(c.vendor); got != c.want {
-			t.Errorf("defaultDotSoftmaxFarSplit(%v) = %d, want %d", c.vendor, got, c.want)
+		want   string
+	}{{cpuid.Intel, "4"}, {cpuid.AMD, "0"}, {cpuid.Hygon, "0"}, {cpuid.VendorUnknown, "0"}} {
+		got := defaultDotSoftmaxFarSplit(c.vendor)
+		if got != c.want {
+			t.Errorf("defaultDotSoftmaxFarSplit(%v) = %q, want %q", c.vendor, got, c.want)
+		}
+		if !slices.ContainsFunc(dotSoftmaxSplits, func(k dotSoftmaxSplit) bool { return k.name == got }) {
+			t.Errorf("defaultDotSoftmaxFarSplit(%v) = %q: not in dotSoftmaxSplits", c.vendor, got)
 		}
 	}
 }
@@ -70,7 +75,7 @@ func TestDotSoftmaxFarSplitRule(t *testing.T) {
 // ignored (the CPU's default stays) and reported.
 func TestStreamEnv(t *testing.T) {
 	if want, ok := os.LookupEnv("HEED_TEST_WANT_STREAM"); ok {
-		got := matVecFarVariant + "," + strconv.Itoa(dotSoftmaxFarSplit)
+		got := matVecFarVariant + "," + dotSoftmaxFarSplit
 		if got != want {
 			t.Fatalf("HEED_MATVEC_FAR=%q HEED_DOTSOFTMAX_SPLIT=%q: chose %s, want %s", os.Getenv("HEED_MATVEC_FAR"), os.Getenv("HEED_DOTSOFTMAX_SPLIT"), got, want)
 		}
@@ -83,12 +88,14 @@ func TestStreamEnv(t *testing.T) {
 		t.Skip("starts subprocesses")
 	}
 	defV := defaultMatVecFar(cpuid.CPU.VendorID)
-	defS := strconv.Itoa(defaultDotSoftmaxFarSplit(cpuid.CPU.VendorID))
+	defS := defaultDotSoftmaxFarSplit(cpuid.CPU.VendorID)
 	for _, c := range []struct{ matvec, split, want, errs string }{
 		{"split4", "0", "split4,0", "0"},
 		{" rows4 ", "2", "rows4,2", "0"},
 		{"seq-pf4k", " 4", "seq-pf4k,4", "0"},
 		{"split4-pf1k", "", "split4-pf1k," + defS, "0"},
+		{"split4", "8-t2", "split4,8-t2", "0"},
+		{"split4", "8-pf0", "split4," + defS, "1"},
 		{"split8", "3", defV + "," + defS, "2"},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run", "^TestStreamEnv$", "-test.count", "1")
