@@ -220,17 +220,7 @@ func genFirstAbove(s *isa) {
 	lbl := func(l string) string { return "firstAbove" + l }
 	i, lim := asm.GP64(), asm.GP64()
 	asm.XORQ(i, i)
-	cmpVec := func(disp int) (VecVirtual, OpmaskVirtual) {
-		v := s.vec()
-		asm.VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: disp}, v)
-		if s.evex {
-			k := asm.K()
-			asm.VCMPPS(U8(cmpNLEUQ), tv, v, k)
-			return nil, k
-		}
-		asm.VCMPPS(U8(cmpNLEUQ), tv, v, v)
-		return v, nil
-	}
+	cmpVec := cmpAbove(s, x, i, tv)
 	found := func(v VecVirtual, k OpmaskVirtual, disp int, tag string) {
 		b := asm.GP32()
 		if s.evex {
@@ -295,6 +285,53 @@ func genFirstAbove(s *isa) {
 	asm.RET()
 }
 
+// cmpAbove returns an emitter of the compare !(x[i+disp/4] ≤ t) of one
+// vector: an opmask under EVEX, else a vector of all-ones lanes.
+func cmpAbove(s *isa, x, i GPVirtual, tv VecVirtual) func(disp int) (VecVirtual, OpmaskVirtual) {
+	return func(disp int) (VecVirtual, OpmaskVirtual) {
+		v := s.vec()
+		asm.VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: disp}, v)
+		if s.evex {
+			k := asm.K()
+			asm.VCMPPS(U8(cmpNLEUQ), tv, v, k)
+			return nil, k
+		}
+		asm.VCMPPS(U8(cmpNLEUQ), tv, v, v)
+		return v, nil
+	}
+}
+
+// storeHits returns an emitter that stores into dst[cnt…], in order, the
+// index of every lane set in a compare (cmpAbove's) of the vector at element
+// i + off, jumping to lbl(full) when cnt reaches capa.
+func storeHits(s *isa, lbl func(string) string, dst, capa, cnt, i GPVirtual, full string) func(v VecVirtual, k OpmaskVirtual, off int, tag string) {
+	return func(v VecVirtual, k OpmaskVirtual, off int, tag string) {
+		b := asm.GP32()
+		if s.evex {
+			asm.KMOVW(k, b)
+		} else {
+			asm.VMOVMSKPS(v, b)
+		}
+		loop, next := lbl("bits")+tag, lbl("bitsDone")+tag
+		asm.Label(loop)
+		asm.TESTL(b, b)
+		asm.JZ(LabelRef(next))
+		asm.CMPQ(cnt, capa)
+		asm.JAE(LabelRef(lbl(full)))
+		r := asm.GP32()
+		asm.TZCNTL(b, r)
+		asm.BLSRL(b, b)
+		asm.ADDL(i.As32(), r)
+		if off != 0 {
+			asm.ADDL(U32(off), r)
+		}
+		asm.MOVL(r, Mem{Base: dst, Index: cnt, Scale: 4})
+		asm.INCQ(cnt)
+		asm.JMP(LabelRef(loop))
+		asm.Label(next)
+	}
+}
+
 // anyHit sets ZF when none of four compares has a lane set: the opmasks ks
 // under EVEX, else the all-ones lanes of the vectors vs.
 func anyHit(s *isa, vs []VecVirtual, ks []OpmaskVirtual) {
@@ -349,44 +386,8 @@ func genAboveAll(s *isa) {
 // elements) on, with cnt indices already in dst (capacity capa).
 func aboveAllFrom(s *isa, lbl func(string) string, dst, capa, x, n, i, cnt GPVirtual, tv VecVirtual) {
 	lim := asm.GP64()
-	cmpVec := func(disp int) (VecVirtual, OpmaskVirtual) {
-		v := s.vec()
-		asm.VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: disp}, v)
-		if s.evex {
-			k := asm.K()
-			asm.VCMPPS(U8(cmpNLEUQ), tv, v, k)
-			return nil, k
-		}
-		asm.VCMPPS(U8(cmpNLEUQ), tv, v, v)
-		return v, nil
-	}
-	// emit stores the index of every set bit of the mask of v (or k), the
-	// vector at element i + off.
-	emit := func(v VecVirtual, k OpmaskVirtual, off int, tag string) {
-		b := asm.GP32()
-		if s.evex {
-			asm.KMOVW(k, b)
-		} else {
-			asm.VMOVMSKPS(v, b)
-		}
-		loop, next := lbl("bits")+tag, lbl("bitsDone")+tag
-		asm.Label(loop)
-		asm.TESTL(b, b)
-		asm.JZ(LabelRef(next))
-		asm.CMPQ(cnt, capa)
-		asm.JAE(LabelRef(lbl("full")))
-		r := asm.GP32()
-		asm.TZCNTL(b, r)
-		asm.BLSRL(b, b)
-		asm.ADDL(i.As32(), r)
-		if off != 0 {
-			asm.ADDL(U32(off), r)
-		}
-		asm.MOVL(r, Mem{Base: dst, Index: cnt, Scale: 4})
-		asm.INCQ(cnt)
-		asm.JMP(LabelRef(loop))
-		asm.Label(next)
-	}
+	cmpVec := cmpAbove(s, x, i, tv)
+	emit := storeHits(s, lbl, dst, capa, cnt, i, "full")
 	const unroll = 4
 	asm.MOVQ(n, lim)
 	asm.ANDQ(I32(-unroll*s.lanes), lim)
@@ -616,31 +617,7 @@ func genAboveSpans(s *isa) {
 	asm.LEAQ(Mem{Base: i, Disp: topKSpan}, end)
 	asm.CMPQ(end, n) // a span past x's end (bm not ≤ t there) is skipped
 	asm.JA(LabelRef(lbl("span")))
-	emit := func(v VecVirtual, k OpmaskVirtual, off int, tag string) {
-		b := asm.GP32()
-		if s.evex {
-			asm.KMOVW(k, b)
-		} else {
-			asm.VMOVMSKPS(v, b)
-		}
-		loop, next := lbl("bits")+tag, lbl("bitsDone")+tag
-		asm.Label(loop)
-		asm.TESTL(b, b)
-		asm.JZ(LabelRef(next))
-		asm.CMPQ(cnt, capa)
-		asm.JAE(LabelRef(lbl("Restfull"))) // aboveAllFrom's
-		r := asm.GP32()
-		asm.TZCNTL(b, r)
-		asm.BLSRL(b, b)
-		asm.ADDL(i.As32(), r)
-		if off != 0 {
-			asm.ADDL(U32(off), r)
-		}
-		asm.MOVL(r, Mem{Base: dst, Index: cnt, Scale: 4})
-		asm.INCQ(cnt)
-		asm.JMP(LabelRef(loop))
-		asm.Label(next)
-	}
+	emit := storeHits(s, lbl, dst, capa, cnt, i, "Restfull") // aboveAllFrom's exit
 	const unroll = 4
 	if topKSpan%(unroll*s.lanes) != 0 {
 		panic("aboveSpans: span not a multiple of the unrolled block")
@@ -648,16 +625,9 @@ func genAboveSpans(s *isa) {
 	asm.Label(lbl("block"))
 	vs := make([]VecVirtual, unroll)
 	ks := make([]OpmaskVirtual, unroll)
+	cmpVec := cmpAbove(s, x, i, tv)
 	for j := range vs {
-		v := s.vec()
-		asm.VMOVUPS(Mem{Base: x, Index: i, Scale: 4, Disp: j * s.bytes()}, v)
-		if s.evex {
-			ks[j] = asm.K()
-			asm.VCMPPS(U8(cmpNLEUQ), tv, v, ks[j])
-		} else {
-			asm.VCMPPS(U8(cmpNLEUQ), tv, v, v)
-			vs[j] = v
-		}
+		vs[j], ks[j] = cmpVec(j * s.bytes())
 	}
 	anyHit(s, vs, ks)
 	asm.JZ(LabelRef(lbl("blockNext")))
