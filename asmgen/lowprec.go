@@ -348,16 +348,7 @@ func bf16Pairs(s *isa, prefix string, acc []VecVirtual, p, xp, cols, lda, lda3 G
 	asm.JB(LabelRef(prefix + "pairsEnd"))
 	xe, xo := evenOddX(s, xp, ie, io)
 	for r := range acc {
-		v, e := s.vec(), s.vec()
-		if s.evex {
-			asm.VMOVDQU32(rowAddr(p, lda, lda3, r, 0), v)
-			asm.VPSLLD(U8(16), v, e)
-			asm.VPANDD(hiMask, v, v)
-		} else {
-			asm.VMOVDQU(rowAddr(p, lda, lda3, r, 0), v)
-			asm.VPSLLD(U8(16), v, e)
-			asm.VPAND(hiMask, v, v)
-		}
+		e, v := widenBF16Pairs(s, rowAddr(p, lda, lda3, r, 0), hiMask)
 		asm.VFMADD231PS(e, xe, acc[r])
 		asm.VFMADD231PS(v, xo, odd[r])
 	}
@@ -638,4 +629,21 @@ func evenOddX(s *isa, xp GPVirtual, ie, io VecVirtual) (xe, xo VecVirtual) {
 		asm.VPERMPD(U8(0xd8), xo, xo)
 	}
 	return xe, xo
+}
+
+// widenBF16Pairs loads one vector of bfloat16 pairs from m and widens them:
+// e holds the even elements (each pair's low half shifted up), o the odd
+// ones (the high half, the low half cleared by hiMask, 0xffff0000 a lane).
+func widenBF16Pairs(s *isa, m Mem, hiMask VecVirtual) (e, o VecVirtual) {
+	o, e = s.vec(), s.vec()
+	if s.evex {
+		asm.VMOVDQU32(m, o)
+		asm.VPSLLD(U8(16), o, e)
+		asm.VPANDD(hiMask, o, o)
+	} else {
+		asm.VMOVDQU(m, o)
+		asm.VPSLLD(U8(16), o, e)
+		asm.VPAND(hiMask, o, o)
+	}
+	return e, o
 }

@@ -392,16 +392,7 @@ func genDecodeStep(s *isa, f stepFormat, pf bool, parts int) {
 			asm.VMOVUPS(Mem{Base: cp}, ae)
 			asm.VMOVUPS(Mem{Base: cp, Disp: w.bytes()}, ao)
 			for i, m := range rowsAt(p, q, ldv, ldv3, 0) {
-				v, e := w.vec(), w.vec()
-				if w.evex {
-					asm.VMOVDQU32(m, v)
-					asm.VPSLLD(U8(16), v, e)
-					asm.VPANDD(hiMask, v, v)
-				} else {
-					asm.VMOVDQU(m, v)
-					asm.VPSLLD(U8(16), v, e)
-					asm.VPAND(hiMask, v, v)
-				}
+				e, v := widenBF16Pairs(w, m, hiMask)
 				asm.VFMADD231PS(e, b[i], ae)
 				asm.VFMADD231PS(v, b[i], ao)
 			}
@@ -664,16 +655,7 @@ func bf16PairsStep(s *isa, acc []VecVirtual, rows []Mem, ptrs []GPVirtual, xp, c
 	asm.JB(LabelRef("pairsEnd"))
 	xe, xo := evenOddX(s, xp, ie, io)
 	for r, m := range rows {
-		v, e := s.vec(), s.vec()
-		if s.evex {
-			asm.VMOVDQU32(m, v)
-			asm.VPSLLD(U8(16), v, e)
-			asm.VPANDD(hiMask, v, v)
-		} else {
-			asm.VMOVDQU(m, v)
-			asm.VPSLLD(U8(16), v, e)
-			asm.VPAND(hiMask, v, v)
-		}
+		e, v := widenBF16Pairs(s, m, hiMask)
 		asm.VFMADD231PS(e, xe, acc[r])
 		asm.VFMADD231PS(v, xo, acc[r])
 	}
