@@ -6,14 +6,14 @@ NATIVE_ISAS ?= $(if $(CI),generic$(comma)avx2$(comma)avx512,generic)
 QEMU_X86 := qemu-x86_64 -cpu Haswell
 QEMU_ARM := qemu-aarch64
 
-.PHONY: all generate test vet test-native test-purego test-arm64 test-haswell test-generated test-bench test-mingo test-gonumblas bench bench-full bench-cgo bench-all fuzz
+.PHONY: all generate test vet test-native test-purego test-emulated test-arm64 test-haswell test-generated test-bench test-mingo test-gonumblas bench bench-full bench-cgo bench-all fuzz
 
 all: test
 
 generate:
 	cd asmgen && $(GO) run ./fit && $(GO) run .
 
-test: vet test-native test-purego test-arm64 test-haswell test-generated test-bench test-mingo test-gonumblas
+test: vet test-native test-purego test-emulated test-generated test-bench test-mingo test-gonumblas
 
 vet:
 	$(GO) vet ./...
@@ -41,11 +41,17 @@ define need
 	echo '$(3)'; $(3)
 endef
 
+# The two qemu steps run side by side (each one's output kept whole, -O): each
+# is bound by one package's single emulated process, so one alone leaves a
+# core idle most of its time.
+test-emulated:
+	$(MAKE) --no-print-directory -j2 -O test-arm64 test-haswell
+
 test-arm64:
 	$(call need,$(QEMU_ARM),arm64 tests,GOARCH=arm64 HEED_REQUIRE_ISA=$(ARM_ISAS) $(GO) test -short -timeout 40m -exec $(QEMU_ARM) ./...)
 
 test-haswell:
-	$(call need,qemu-x86_64,Haswell (AVX2-only) tests,HEED_REQUIRE_ISA=generic$(comma)avx2 HEED_TEST_ISAS=avx2 $(GO) test -short -timeout 40m -exec '$(QEMU_X86)' ./... 2>&1 | grep -v '^qemu-x86_64: warning: TCG' ; exit $${PIPESTATUS[0]})
+	$(call need,qemu-x86_64,Haswell (AVX2-only) tests,HEED_REQUIRE_ISA=generic$(comma)avx2 HEED_TEST_ISAS=avx2 HEED_TEST_SPARSE=1 $(GO) test -short -timeout 40m -exec '$(QEMU_X86)' ./... 2>&1 | grep -v '^qemu-x86_64: warning: TCG' ; exit $${PIPESTATUS[0]})
 
 test-generated:
 	cd asmgen && $(GO) test ./...

@@ -392,8 +392,9 @@ func sameClass(t *testing.T, what string, got, want []float32) {
 
 // TestFormatAppendNoAllocs checks that Append and the step that follows
 // allocate nothing once capacity is reserved, for every format and route
-// (streamed; masked, blocked; split over goroutines).
+// (streamed; masked, blocked; split over goroutines) under every ISA.
 func TestFormatAppendNoAllocs(t *testing.T) {
+	skipSparse(t)
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, f := range allFormats {
 		for _, route := range []string{"stream", "masked", "split"} {
@@ -416,16 +417,19 @@ func TestFormatAppendNoAllocs(t *testing.T) {
 				k, v, h := randVec(rng, dk), randVec(rng, dv), randVec(rng, dk)
 				w, c := make([]float32, S), make([]float32, dv)
 				n0 := m.Len()
-				m.Append(k, v)
-				m.Attend(w[:n0+1], c, h) // warm the scratch space and the pool
-				allocs := testing.AllocsPerRun(allocRuns(50), func() {
+				forEachISA(t, func(t *testing.T) {
 					m.Truncate(n0)
 					m.Append(k, v)
-					m.Attend(w[:n0+1], c, h)
+					m.Attend(w[:n0+1], c, h) // warm the scratch space and the pool
+					allocs := testing.AllocsPerRun(allocRuns(50), func() {
+						m.Truncate(n0)
+						m.Append(k, v)
+						m.Attend(w[:n0+1], c, h)
+					})
+					if allocs != 0 {
+						t.Fatalf("Append + Attend: %v allocations per run (plan %+v)", allocs, m.plan(callAttend, 1))
+					}
 				})
-				if allocs != 0 {
-					t.Fatalf("Append + Attend: %v allocations per run (plan %+v)", allocs, m.plan(callAttend, 1))
-				}
 			})
 		}
 	}
@@ -584,8 +588,9 @@ func TestFormatAttendMany(t *testing.T) {
 // TestFormatAttendManyNoAllocs checks that Append and an AttendMany of
 // several queries that follows allocate nothing once the capacity is reserved
 // and the scratch is warm, for every format and route (a step per query;
-// widened blocks, the contexts by MatTVec or Gemm).
+// widened blocks, the contexts by MatTVec or Gemm) under every ISA.
 func TestFormatAttendManyNoAllocs(t *testing.T) {
+	skipSparse(t)
 	rng := rand.New(rand.NewPCG(15, 16))
 	for _, f := range allFormats {
 		for _, B := range []int{2, 8, 64} {
@@ -598,17 +603,20 @@ func TestFormatAttendManyNoAllocs(t *testing.T) {
 				k, v := randVec(rng, dk), randVec(rng, dv)
 				q, w, c := randMat(rng, B, dk, 0), randMat(rng, B, S, 0), randMat(rng, B, dv, 0)
 				n0 := m.Len()
-				m.Append(k, v)
 				w1 := cols(w, 0, n0+1)
-				m.AttendMany(w1, c, q) // warm the scratch and Gemm's buffers
-				allocs := testing.AllocsPerRun(allocRuns(20), func() {
+				forEachISA(t, func(t *testing.T) {
 					m.Truncate(n0)
 					m.Append(k, v)
-					m.AttendMany(w1, c, q)
+					m.AttendMany(w1, c, q) // warm the scratch and Gemm's buffers
+					allocs := testing.AllocsPerRun(allocRuns(20), func() {
+						m.Truncate(n0)
+						m.Append(k, v)
+						m.AttendMany(w1, c, q)
+					})
+					if allocs != 0 {
+						t.Fatalf("Append + AttendMany: %v allocations per run (plan %+v)", allocs, m.plan(callMany, B))
+					}
 				})
-				if allocs != 0 {
-					t.Fatalf("Append + AttendMany: %v allocations per run (plan %+v)", allocs, m.plan(callMany, B))
-				}
 			})
 		}
 	}

@@ -71,6 +71,21 @@ func forEachISA(t *testing.T, f func(t *testing.T)) {
 	}
 }
 
+// sparse reports whether HEED_TEST_SPARSE is set: make test's Haswell step,
+// which repeats under emulation the AVX2 paths that test-native has already
+// checked (see kernels' harness). Tests that check only what no CPU model
+// changes (allocations, under every ISA natively) skip themselves there.
+var sparse = os.Getenv("HEED_TEST_SPARSE") != ""
+
+// skipSparse skips t when sparse: what it checks, the native run has checked
+// under every ISA with the same Go code.
+func skipSparse(t *testing.T) {
+	t.Helper()
+	if sparse {
+		t.Skip("HEED_TEST_SPARSE: checked under every ISA by the native run")
+	}
+}
+
 // randVec returns n random values in [−1, 1) scaled by 2^k, k in [−2, 2].
 func randVec(rng *rand.Rand, n int) []float32 {
 	s := make([]float32, n)

@@ -68,10 +68,14 @@ func floatsIn(lo, hi float32, stride uint32) []float32 {
 	return s
 }
 
-// sampleStride is 1, or 4 under -short: emulation runs every dense sample's
-// kernels at a fraction of native speed, and the float64 checks beside them.
+// sampleStride is 1, 4 under -short (emulation runs every dense sample's
+// kernels at a fraction of native speed, and the float64 checks beside them)
+// and 32 when sparse (the same instructions were swept natively).
 func sampleStride() uint32 {
-	if testing.Short() {
+	switch {
+	case sparse:
+		return 32
+	case testing.Short():
 		return 4
 	}
 	return 1

@@ -69,6 +69,24 @@ var testISAs = func() []ISA {
 	return isas
 }()
 
+// sparse reports whether HEED_TEST_SPARSE is set. make test sets it for its
+// Haswell step, which repeats under emulation the AVX2 kernels that
+// test-native has already checked on the same instructions: that step proves
+// they run on a CPU without AVX-512 and that dispatch picks them there. Tests
+// that repeat one code path over many values, positions or trials take fewer
+// of them when it is set; every shape that selects a different path (a tail,
+// a block count, a route, a variant) is kept.
+var sparse = os.Getenv("HEED_TEST_SPARSE") != ""
+
+// skipSparse skips t when sparse: a test of what no CPU model changes
+// (allocations), which the native run checks under every ISA.
+func skipSparse(t *testing.T) {
+	t.Helper()
+	if sparse {
+		t.Skip("HEED_TEST_SPARSE: checked under every ISA by the native run")
+	}
+}
+
 // runner is *testing.T or *testing.B.
 type runner[T any] interface {
 	Run(name string, f func(T)) bool

@@ -412,6 +412,7 @@ func TestMatVecBatchRoutes(t *testing.T) {
 // batch of 1024, which the measured switch gives Gemm on AVX2 and AVX-512),
 // serial and with Gemm's goroutines.
 func TestMatVecBatchNoAllocs(t *testing.T) {
+	skipSparse(t)
 	prev := runtime.GOMAXPROCS(2)
 	defer runtime.GOMAXPROCS(prev)
 	const rows, cols = 64, 64

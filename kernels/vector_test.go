@@ -131,6 +131,9 @@ func TestMax(t *testing.T) {
 				}
 				checkMax(t, x)
 				for i := range x {
+					if sparse && i >= 32 && i < n-32 && i%5 != 0 {
+						continue // every lane and unrolled slot is among the rest
+					}
 					x[i] = c.at
 					checkMax(t, x)
 					x[i] = c.rest
