@@ -1,0 +1,215 @@
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/attr"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func init() { register("rnncell", genRNNCellFamily) }
+
+// genRNNCellFamily emits the fused LSTM and GRU state updates (kernels
+// LSTMCell and GRUCell) for AVX2 and AVX-512 (ZMM, as Sigmoid and Tanh: the
+// pass is bound by its arithmetic, not by loads).
+func genRNNCellFamily() {
+	for _, s := range isas {
+		genLSTMCell(s)
+	}
+	for _, s := range isas {
+		genGRUCell(s)
+	}
+}
+
+// cellIO is how one position of a cell pass moves data: whole vectors, an
+// opmask tail (AVX-512) or one element (AVX2's tail: VBROADCASTSS loads it
+// into every lane, a write of the whole register, so the register allocator
+// sees no value live into the tail from before the loop; VMOVSS stores lane
+// 0; no operand wider than the element touches memory).
+type cellIO struct {
+	s      *isa
+	k      OpmaskVirtual // the tail's lanes, or nil
+	scalar bool
+}
+
+func (io cellIO) load(m Mem) VecVirtual {
+	v := io.s.vec()
+	switch {
+	case io.scalar:
+		asm.VBROADCASTSS(m, v)
+	case io.k != nil:
+		asm.VMOVUPS_Z(m, io.k, v)
+	default:
+		asm.VMOVUPS(m, v)
+	}
+	return v
+}
+
+func (io cellIO) store(v VecVirtual, m Mem) {
+	switch {
+	case io.scalar:
+		asm.VMOVSS(v.AsX(), m)
+	case io.k != nil:
+		asm.VMOVUPS(v, io.k, m)
+	default:
+		asm.VMOVUPS(v, m)
+	}
+}
+
+// cellLoop emits the loop of a cell pass over n = len(c) (or len(h))
+// positions: body for each whole vector, then the tail (an opmask on AVX-512,
+// one element at a time on AVX2). ptrs advance by the bytes a position takes.
+// The stores of a position follow all its loads, so an output may be an
+// input of the same positions (in place).
+func cellLoop(s *isa, kernel string, n GPVirtual, ptrs []GPVirtual, body func(io cellIO)) {
+	lbl := func(l string) string { return kernel + l }
+	cnt := asm.GP64()
+	asm.MOVQ(n, cnt)
+	asm.SHRQ(U8(map[int]uint8{8: 3, 16: 4}[s.lanes]), cnt)
+	asm.JZ(LabelRef(lbl("Tail")))
+	asm.Label(lbl("Loop"))
+	body(cellIO{s: s})
+	for _, p := range ptrs {
+		asm.ADDQ(U32(s.bytes()), p)
+	}
+	asm.DECQ(cnt)
+	asm.JNZ(LabelRef(lbl("Loop")))
+	asm.Label(lbl("Tail"))
+	asm.ANDQ(U32(s.lanes-1), n)
+	asm.JZ(LabelRef(lbl("Done")))
+	if s.evex {
+		body(cellIO{s: s, k: s.tailMask(n).k})
+	} else {
+		asm.Label(lbl("Scalar"))
+		body(cellIO{s: s, scalar: true})
+		for _, p := range ptrs {
+			asm.ADDQ(U32(4), p)
+		}
+		asm.DECQ(n)
+		asm.JNZ(LabelRef(lbl("Scalar")))
+	}
+	asm.Label(lbl("Done"))
+	asm.VZEROUPPER()
+	asm.RET()
+}
+
+// gateAt returns the operands of the four H-element blocks of a 4H-element
+// slice at position p: p, p + H, p + 2H and p + 3H elements (hb = 4H bytes,
+// hb3 = 12H bytes).
+func gateAt(p, hb, hb3 GPVirtual) [4]Mem {
+	return [4]Mem{{Base: p}, {Base: p, Index: hb, Scale: 1}, {Base: p, Index: hb, Scale: 2}, {Base: p, Index: hb3, Scale: 1}}
+}
+
+// genLSTMCell emits lstmCell<ISA>(hOut, cOut, gates, b, c []float32), the
+// pass of kernels.LSTMCell over H = len(c): from the pre-activations
+// gates = [i; f; g; o] (4H) and the bias b (4H),
+//
+//	i = σ(gᵢ + bᵢ), f = σ(g_f + b_f), g = tanh(g_g + b_g), o = σ(g_o + b_o)
+//	c' = f·c + i·g, h' = o·tanh(c')
+//
+// with σ and tanh the instruction sequences of sigmoid<ISA> and tanh<ISA>
+// (sigmoidGen, tanhGen) and every other operation one instruction with the
+// operand order of kernels.Add and Mul in rnn's composition (first source
+// the left operand above), so the bits are those of the composition.
+func genLSTMCell(s *isa) {
+	name := s.name("lstmCell")
+	TEXT(name, NOSPLIT, "func(hOut, cOut, gates, b, c []float32)")
+	asm.Doc(name+" sets, for j < H = len(c), from the pre-activations gates = [i; f; g; o] (4H) and the bias b (4H),",
+		"c' = σ(f+b_f)·c + σ(i+b_i)·tanh(g+b_g) into cOut[j] and σ(o+b_o)·tanh(c') into hOut[j]; cOut may be c.")
+	hOut := load(asm.Param("hOut").Base())
+	cOut := load(asm.Param("cOut").Base())
+	g := load(asm.Param("gates").Base())
+	b := load(asm.Param("b").Base())
+	c := load(asm.Param("c").Base())
+	n := load(asm.Param("c").Len())
+	hb, hb3 := asm.GP64(), asm.GP64()
+	asm.MOVQ(n, hb)
+	asm.SHLQ(U8(2), hb) // H elements in bytes
+	asm.LEAQ(Mem{Base: hb, Index: hb, Scale: 2}, hb3)
+	sg, th := newSigmoidGen(s), newTanhGen(s)
+	sg.keep()
+	cellLoop(s, "lstm", n, []GPVirtual{hOut, cOut, g, b, c}, func(io cellIO) {
+		gm, bm := gateAt(g, hb, hb3), gateAt(b, hb, hb3)
+		pre := func(k int) VecVirtual { // gates + b, as kernels.Add(g, g, b)
+			v, w := io.load(gm[k]), io.load(bm[k])
+			asm.VADDPS(w, v, v)
+			return v
+		}
+		// tanh(g) first, then σ(i), σ(f) (and σ(o) on AVX-512, which has
+		// the registers for three chains at once).
+		gg := th.applyN(pre(2))[0]
+		var ig, fg, og VecVirtual
+		if s.evex {
+			sv := sg.applyN(pre(0), pre(1), pre(3))
+			ig, fg, og = sv[0], sv[1], sv[2]
+		} else {
+			sv := sg.applyN(pre(0), pre(1))
+			ig, fg = sv[0], sv[1]
+		}
+		cv := io.load(Mem{Base: c})
+		asm.VMULPS(cv, fg, fg) // f·c
+		asm.VMULPS(gg, ig, ig) // i·g
+		asm.VADDPS(ig, fg, fg) // c' = f·c + i·g
+		io.store(fg, Mem{Base: cOut})
+		if !s.evex {
+			og = sg.applyN(pre(3))[0]
+		}
+		tc := th.applyN(fg)[0]
+		asm.VMULPS(tc, og, og) // h' = o·tanh(c')
+		io.store(og, Mem{Base: hOut})
+	})
+}
+
+// genGRUCell emits gruCell<ISA>(hOut, gates, nh, bx, bh, h []float32), the
+// pass of kernels.GRUCell over H = len(h): from gates = [r; z; n] (3H: the
+// r and z rows' products over [x; h], then W_nx·x), nh = W_nh·h (H) and the
+// biases bx, bh (3H each),
+//
+//	r = σ((r + bx_r) + bh_r), z = σ((z + bx_z) + bh_z)
+//	n = tanh((n + bx_n) + r·(nh + bh_n))
+//	h' = n + z·(h − n)
+//
+// each operation one instruction in the order and operand order of rnn's
+// composition of kernels.Add, Sub, Mul, Sigmoid and Tanh, so the bits are
+// those of the composition.
+func genGRUCell(s *isa) {
+	name := s.name("gruCell")
+	TEXT(name, NOSPLIT, "func(hOut, gates, nh, bx, bh, h []float32)")
+	asm.Doc(name+" sets, for j < H = len(h), hOut[j] = n + z·(h[j] − n) with r = σ(gates[j]+bx+bh),",
+		"z = σ(gates[H+j]+bx+bh), n = tanh(gates[2H+j]+bx + r·(nh[j]+bh)) (bx, bh at the same offsets); hOut may be h.")
+	hOut := load(asm.Param("hOut").Base())
+	g := load(asm.Param("gates").Base())
+	nh := load(asm.Param("nh").Base())
+	bx := load(asm.Param("bx").Base())
+	bh := load(asm.Param("bh").Base())
+	h := load(asm.Param("h").Base())
+	n := load(asm.Param("h").Len())
+	hb := asm.GP64()
+	asm.MOVQ(n, hb)
+	asm.SHLQ(U8(2), hb) // H elements in bytes
+	sg, th := newSigmoidGen(s), newTanhGen(s)
+	sg.keep()
+	cellLoop(s, "gru", n, []GPVirtual{hOut, g, nh, bx, bh, h}, func(io cellIO) {
+		at := func(p GPVirtual, k int) Mem { return gateAt(p, hb, hb)[k] }
+		pre := func(k int) VecVirtual { // (gates + bx) + bh, as two kernels.Add
+			v, w := io.load(at(g, k)), io.load(at(bx, k))
+			asm.VADDPS(w, v, v)
+			w = io.load(at(bh, k))
+			asm.VADDPS(w, v, v)
+			return v
+		}
+		sv := sg.applyN(pre(0), pre(1))
+		r, z := sv[0], sv[1]
+		nv, w := io.load(at(g, 2)), io.load(at(bx, 2))
+		asm.VADDPS(w, nv, nv) // n + bx_n
+		q, w2 := io.load(Mem{Base: nh}), io.load(at(bh, 2))
+		asm.VADDPS(w2, q, q) // nh + bh_n
+		asm.VMULPS(q, r, r)  // r·(nh + bh_n)
+		asm.VADDPS(r, nv, nv)
+		t := th.applyN(nv)[0]
+		hv := io.load(Mem{Base: h})
+		asm.VSUBPS(t, hv, hv) // h − n
+		asm.VMULPS(hv, z, z)  // z·(h − n)
+		asm.VADDPS(z, t, t)   // n + z·(h − n)
+		io.store(t, Mem{Base: hOut})
+	})
+}
