@@ -7,7 +7,10 @@
 // (kernels.MatVec), and a workspace, so that a step allocates nothing. The
 // bias, the nonlinearities and the state update then take one pass over the
 // hidden size (kernels.LSTMCell, kernels.GRUCell), with the bits of the
-// whole-vector composition (Add, Sigmoid, Tanh, Mul) they replace. A cell is
-// not safe for concurrent use (the workspace); use one cell per goroutine
-// (they may share the weights).
+// whole-vector composition (Add, Sigmoid, Tanh, Mul) they replace.
+// StepBatch advances B sequences at once: the gates of all of them from one
+// matrix product (kernels.GemmScratch.GemmPacked against the weights packed
+// once), then the same pass per sequence. A cell is not safe for concurrent
+// use (the workspaces); use one cell per goroutine (they may share the
+// weights).
 package rnn

@@ -26,6 +26,7 @@ type GRU struct {
 	xh         []float32 // [x; h]
 	gates      []float32 // r, z (2H), then W_nx·x (H)
 	nh         []float32 // W_nh·h (H)
+	batch      batchWork // StepBatch's
 }
 
 // NewGRU returns a GRU cell with weights w (3H × (in+H)) and biases bx, bh

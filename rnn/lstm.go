@@ -24,6 +24,7 @@ type LSTM struct {
 	b          []float32
 	xh         []float32 // [x; h]
 	gates      []float32 // 4H
+	batch      batchWork // StepBatch's
 }
 
 // NewLSTM returns an LSTM cell with weights w (4H × (in+H)) and bias b (4H),
