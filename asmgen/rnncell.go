@@ -29,9 +29,11 @@ type cellIO struct {
 	s      *isa
 	k      OpmaskVirtual // the tail's lanes, or nil
 	scalar bool
+	disp   int // the position's offset from the pointers, in bytes
 }
 
 func (io cellIO) load(m Mem) VecVirtual {
+	m.Disp += io.disp
 	v := io.s.vec()
 	switch {
 	case io.scalar:
@@ -45,6 +47,7 @@ func (io cellIO) load(m Mem) VecVirtual {
 }
 
 func (io cellIO) store(v VecVirtual, m Mem) {
+	m.Disp += io.disp
 	switch {
 	case io.scalar:
 		asm.VMOVSS(v.AsX(), m)
@@ -55,32 +58,59 @@ func (io cellIO) store(v VecVirtual, m Mem) {
 	}
 }
 
+// cellPairs is the number of vectors of positions a cell pass computes
+// together on AVX-512, interleaving their chains (AVX2 has the registers for
+// one).
+const cellPairs = 2
+
 // cellLoop emits the loop of a cell pass over n = len(c) (or len(h))
-// positions: body for each whole vector, then the tail (an opmask on AVX-512,
-// one element at a time on AVX2). ptrs advance by the bytes a position takes.
-// The stores of a position follow all its loads, so an output may be an
-// input of the same positions (in place).
-func cellLoop(s *isa, kernel string, n GPVirtual, ptrs []GPVirtual, body func(io cellIO)) {
+// positions: body for cellPairs whole vectors at a time on AVX-512, then for
+// single whole vectors, then the tail (an opmask on AVX-512, one element at a
+// time on AVX2). body gets one cellIO per vector it computes; ptrs advance by
+// the bytes the positions take. The stores of a position follow all its
+// loads, so an output may be an input of the same positions (in place).
+func cellLoop(s *isa, kernel string, n GPVirtual, ptrs []GPVirtual, body func(ios []cellIO)) {
 	lbl := func(l string) string { return kernel + l }
 	cnt := asm.GP64()
-	asm.MOVQ(n, cnt)
-	asm.SHRQ(U8(map[int]uint8{8: 3, 16: 4}[s.lanes]), cnt)
-	asm.JZ(LabelRef(lbl("Tail")))
-	asm.Label(lbl("Loop"))
-	body(cellIO{s: s})
-	for _, p := range ptrs {
-		asm.ADDQ(U32(s.bytes()), p)
+	shift := map[int]uint8{8: 3, 16: 4}[s.lanes]
+	if s.evex {
+		asm.MOVQ(n, cnt)
+		asm.SHRQ(U8(shift+1), cnt)
+		asm.JZ(LabelRef(lbl("Single")))
+		asm.Label(lbl("Pair"))
+		body([]cellIO{{s: s}, {s: s, disp: s.bytes()}})
+		for _, p := range ptrs {
+			asm.ADDQ(U32(cellPairs*s.bytes()), p)
+		}
+		asm.DECQ(cnt)
+		asm.JNZ(LabelRef(lbl("Pair")))
+		asm.Label(lbl("Single"))
+		asm.TESTQ(U32(s.lanes), n)
+		asm.JZ(LabelRef(lbl("Tail")))
+		body([]cellIO{{s: s}})
+		for _, p := range ptrs {
+			asm.ADDQ(U32(s.bytes()), p)
+		}
+	} else {
+		asm.MOVQ(n, cnt)
+		asm.SHRQ(U8(shift), cnt)
+		asm.JZ(LabelRef(lbl("Tail")))
+		asm.Label(lbl("Loop"))
+		body([]cellIO{{s: s}})
+		for _, p := range ptrs {
+			asm.ADDQ(U32(s.bytes()), p)
+		}
+		asm.DECQ(cnt)
+		asm.JNZ(LabelRef(lbl("Loop")))
 	}
-	asm.DECQ(cnt)
-	asm.JNZ(LabelRef(lbl("Loop")))
 	asm.Label(lbl("Tail"))
 	asm.ANDQ(U32(s.lanes-1), n)
 	asm.JZ(LabelRef(lbl("Done")))
 	if s.evex {
-		body(cellIO{s: s, k: s.tailMask(n).k})
+		body([]cellIO{{s: s, k: s.tailMask(n).k}})
 	} else {
 		asm.Label(lbl("Scalar"))
-		body(cellIO{s: s, scalar: true})
+		body([]cellIO{{s: s, scalar: true}})
 		for _, p := range ptrs {
 			asm.ADDQ(U32(4), p)
 		}
@@ -90,6 +120,15 @@ func cellLoop(s *isa, kernel string, n GPVirtual, ptrs []GPVirtual, body func(io
 	asm.Label(lbl("Done"))
 	asm.VZEROUPPER()
 	asm.RET()
+}
+
+// each returns f applied to every io.
+func each[T any](ios []cellIO, f func(io cellIO) T) []T {
+	r := make([]T, len(ios))
+	for i, io := range ios {
+		r[i] = f(io)
+	}
+	return r
 }
 
 // gateAt returns the operands of the four H-element blocks of a 4H-element
@@ -127,35 +166,51 @@ func genLSTMCell(s *isa) {
 	asm.LEAQ(Mem{Base: hb, Index: hb, Scale: 2}, hb3)
 	sg, th := newSigmoidGen(s), newTanhGen(s)
 	sg.keep()
-	cellLoop(s, "lstm", n, []GPVirtual{hOut, cOut, g, b, c}, func(io cellIO) {
+	cellLoop(s, "lstm", n, []GPVirtual{hOut, cOut, g, b, c}, func(ios []cellIO) {
 		gm, bm := gateAt(g, hb, hb3), gateAt(b, hb, hb3)
-		pre := func(k int) VecVirtual { // gates + b, as kernels.Add(g, g, b)
-			v, w := io.load(gm[k]), io.load(bm[k])
-			asm.VADDPS(w, v, v)
-			return v
+		pre := func(k int) func(io cellIO) VecVirtual {
+			return func(io cellIO) VecVirtual { // gates + b, as kernels.Add(g, g, b)
+				v, w := io.load(gm[k]), io.load(bm[k])
+				asm.VADDPS(w, v, v)
+				return v
+			}
 		}
-		// tanh(g) first, then σ(i), σ(f) (and σ(o) on AVX-512, which has
-		// the registers for three chains at once).
-		gg := th.applyN(pre(2))[0]
-		var ig, fg, og VecVirtual
-		if s.evex {
-			sv := sg.applyN(pre(0), pre(1), pre(3))
-			ig, fg, og = sv[0], sv[1], sv[2]
+		// tanh(g) first, then σ(i), σ(f) (and σ(o) for a single vector on
+		// AVX-512, which has the registers for three chains at once).
+		withO := s.evex && len(ios) == 1
+		gg := th.applyN(each(ios, pre(2))...)
+		var in []VecVirtual
+		for _, io := range ios {
+			in = append(in, pre(0)(io), pre(1)(io))
+			if withO {
+				in = append(in, pre(3)(io))
+			}
+		}
+		sv := sg.applyN(in...)
+		per := len(sv) / len(ios)
+		cn := make([]VecVirtual, len(ios))
+		for p, io := range ios {
+			ig, fg := sv[per*p], sv[per*p+1]
+			cv := io.load(Mem{Base: c})
+			asm.VMULPS(cv, fg, fg)    // f·c
+			asm.VMULPS(gg[p], ig, ig) // i·g
+			asm.VADDPS(ig, fg, fg)    // c' = f·c + i·g
+			io.store(fg, Mem{Base: cOut})
+			cn[p] = fg
+		}
+		og := make([]VecVirtual, len(ios))
+		if withO {
+			for p := range ios {
+				og[p] = sv[per*p+2]
+			}
 		} else {
-			sv := sg.applyN(pre(0), pre(1))
-			ig, fg = sv[0], sv[1]
+			og = sg.applyN(each(ios, pre(3))...)
 		}
-		cv := io.load(Mem{Base: c})
-		asm.VMULPS(cv, fg, fg) // f·c
-		asm.VMULPS(gg, ig, ig) // i·g
-		asm.VADDPS(ig, fg, fg) // c' = f·c + i·g
-		io.store(fg, Mem{Base: cOut})
-		if !s.evex {
-			og = sg.applyN(pre(3))[0]
+		tc := th.applyN(cn...)
+		for p, io := range ios {
+			asm.VMULPS(tc[p], og[p], og[p]) // h' = o·tanh(c')
+			io.store(og[p], Mem{Base: hOut})
 		}
-		tc := th.applyN(fg)[0]
-		asm.VMULPS(tc, og, og) // h' = o·tanh(c')
-		io.store(og, Mem{Base: hOut})
 	})
 }
 
@@ -188,28 +243,41 @@ func genGRUCell(s *isa) {
 	asm.SHLQ(U8(2), hb) // H elements in bytes
 	sg, th := newSigmoidGen(s), newTanhGen(s)
 	sg.keep()
-	cellLoop(s, "gru", n, []GPVirtual{hOut, g, nh, bx, bh, h}, func(io cellIO) {
+	cellLoop(s, "gru", n, []GPVirtual{hOut, g, nh, bx, bh, h}, func(ios []cellIO) {
 		at := func(p GPVirtual, k int) Mem { return gateAt(p, hb, hb)[k] }
-		pre := func(k int) VecVirtual { // (gates + bx) + bh, as two kernels.Add
-			v, w := io.load(at(g, k)), io.load(at(bx, k))
-			asm.VADDPS(w, v, v)
-			w = io.load(at(bh, k))
-			asm.VADDPS(w, v, v)
-			return v
+		pre := func(k int) func(io cellIO) VecVirtual {
+			return func(io cellIO) VecVirtual { // (gates + bx) + bh, as two kernels.Add
+				v, w := io.load(at(g, k)), io.load(at(bx, k))
+				asm.VADDPS(w, v, v)
+				w = io.load(at(bh, k))
+				asm.VADDPS(w, v, v)
+				return v
+			}
 		}
-		sv := sg.applyN(pre(0), pre(1))
-		r, z := sv[0], sv[1]
-		nv, w := io.load(at(g, 2)), io.load(at(bx, 2))
-		asm.VADDPS(w, nv, nv) // n + bx_n
-		q, w2 := io.load(Mem{Base: nh}), io.load(at(bh, 2))
-		asm.VADDPS(w2, q, q) // nh + bh_n
-		asm.VMULPS(q, r, r)  // r·(nh + bh_n)
-		asm.VADDPS(r, nv, nv)
-		t := th.applyN(nv)[0]
-		hv := io.load(Mem{Base: h})
-		asm.VSUBPS(t, hv, hv) // h − n
-		asm.VMULPS(hv, z, z)  // z·(h − n)
-		asm.VADDPS(z, t, t)   // n + z·(h − n)
-		io.store(t, Mem{Base: hOut})
+		var in []VecVirtual
+		for _, io := range ios {
+			in = append(in, pre(0)(io), pre(1)(io))
+		}
+		sv := sg.applyN(in...)
+		nv := make([]VecVirtual, len(ios))
+		for p, io := range ios {
+			r := sv[2*p]
+			v, w := io.load(at(g, 2)), io.load(at(bx, 2))
+			asm.VADDPS(w, v, v) // n + bx_n
+			q, w2 := io.load(Mem{Base: nh}), io.load(at(bh, 2))
+			asm.VADDPS(w2, q, q) // nh + bh_n
+			asm.VMULPS(q, r, r)  // r·(nh + bh_n)
+			asm.VADDPS(r, v, v)
+			nv[p] = v
+		}
+		t := th.applyN(nv...)
+		for p, io := range ios {
+			z := sv[2*p+1]
+			hv := io.load(Mem{Base: h})
+			asm.VSUBPS(t[p], hv, hv)  // h − n
+			asm.VMULPS(hv, z, z)      // z·(h − n)
+			asm.VADDPS(z, t[p], t[p]) // n + z·(h − n)
+			io.store(t[p], Mem{Base: hOut})
+		}
 	})
 }

@@ -345,10 +345,287 @@ TEXT ·lstmCellAVX512(SB), NOSPLIT, $0-120
 	VBROADCASTSS consts<>+224(SB), Z4
 	VBROADCASTSS consts<>+384(SB), Z5
 	MOVQ         DI, R10
-	SHRQ         $0x04, R10
-	JZ           lstmTail
+	SHRQ         $0x05, R10
+	JZ           lstmSingle
 
-lstmLoop:
+lstmPair:
+	VMOVUPS           (DX)(R8*2), Z6
+	VMOVUPS           (BX)(R8*2), Z7
+	VADDPS            Z7, Z6, Z6
+	VMOVUPS           64(DX)(R8*2), Z7
+	VMOVUPS           64(BX)(R8*2), Z8
+	VADDPS            Z8, Z7, Z7
+	VANDPS.BCST       consts<>+416(SB), Z6, Z8
+	VANDPS.BCST       consts<>+416(SB), Z7, Z9
+	VBROADCASTSS      consts<>+448(SB), Z10
+	VMINPS            Z8, Z10, Z10
+	VBROADCASTSS      consts<>+448(SB), Z11
+	VMINPS            Z9, Z11, Z11
+	VBROADCASTSS      consts<>+480(SB), Z14
+	VBROADCASTSS      consts<>+480(SB), Z15
+	VFMADD213PS.BCST  consts<>+544(SB), Z10, Z14
+	VFMADD213PS.BCST  consts<>+544(SB), Z11, Z15
+	VSUBPS.BCST       consts<>+544(SB), Z14, Z12
+	VSUBPS.BCST       consts<>+544(SB), Z15, Z13
+	VFNMADD231PS.BCST consts<>+512(SB), Z12, Z10
+	VFNMADD231PS.BCST consts<>+512(SB), Z13, Z11
+	VBROADCASTSS      consts<>+672(SB), Z16
+	VBROADCASTSS      consts<>+672(SB), Z17
+	VFMADD213PS.BCST  consts<>+640(SB), Z10, Z16
+	VFMADD213PS.BCST  consts<>+640(SB), Z11, Z17
+	VFMADD213PS.BCST  consts<>+608(SB), Z10, Z16
+	VFMADD213PS.BCST  consts<>+608(SB), Z11, Z17
+	VFMADD213PS.BCST  consts<>+576(SB), Z10, Z16
+	VFMADD213PS.BCST  consts<>+576(SB), Z11, Z17
+	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z16
+	VFMADD213PS.BCST  consts<>+128(SB), Z11, Z17
+	VMULPS            Z10, Z10, Z12
+	VMULPS            Z11, Z11, Z13
+	VFMADD213PS       Z10, Z12, Z16
+	VFMADD213PS       Z11, Z13, Z17
+	VPSLLD            $0x17, Z14, Z14
+	VPSLLD            $0x17, Z15, Z15
+	VBROADCASTSS      consts<>+704(SB), Z10
+	VBROADCASTSS      consts<>+704(SB), Z11
+	VFMSUB213PS.BCST  consts<>+128(SB), Z14, Z10
+	VFMSUB213PS.BCST  consts<>+128(SB), Z15, Z11
+	VFMADD231PS       Z14, Z16, Z10
+	VFMADD231PS       Z15, Z17, Z11
+	VADDPS.BCST       consts<>+736(SB), Z10, Z12
+	VADDPS.BCST       consts<>+736(SB), Z11, Z13
+	VDIVPS            Z12, Z10, Z10
+	VDIVPS            Z13, Z11, Z11
+	VPTERNLOGD        $0xf6, Z8, Z6, Z10
+	VPTERNLOGD        $0xf6, Z9, Z7, Z11
+	VMOVUPS           (DX), Z6
+	VMOVUPS           (BX), Z7
+	VADDPS            Z7, Z6, Z6
+	VMOVUPS           (DX)(R8*1), Z7
+	VMOVUPS           (BX)(R8*1), Z8
+	VADDPS            Z8, Z7, Z7
+	VMOVUPS           64(DX), Z8
+	VMOVUPS           64(BX), Z9
+	VADDPS            Z9, Z8, Z8
+	VMOVUPS           64(DX)(R8*1), Z9
+	VMOVUPS           64(BX)(R8*1), Z12
+	VADDPS            Z12, Z9, Z9
+	VMAXPS            Z6, Z0, Z12
+	VMAXPS            Z7, Z0, Z13
+	VMAXPS            Z8, Z0, Z14
+	VMAXPS            Z9, Z0, Z15
+	VMINPS            Z12, Z1, Z12
+	VMINPS            Z13, Z1, Z13
+	VMINPS            Z14, Z1, Z14
+	VMINPS            Z15, Z1, Z15
+	VMOVAPS           Z4, Z16
+	VMOVAPS           Z4, Z17
+	VMOVAPS           Z4, Z18
+	VMOVAPS           Z4, Z19
+	VFMADD213PS       Z3, Z12, Z16
+	VFMADD213PS       Z3, Z13, Z17
+	VFMADD213PS       Z3, Z14, Z18
+	VFMADD213PS       Z3, Z15, Z19
+	VSUBPS            Z3, Z16, Z20
+	VSUBPS            Z3, Z17, Z21
+	VSUBPS            Z3, Z18, Z22
+	VSUBPS            Z3, Z19, Z23
+	VFNMSUB231PS.BCST consts<>+32(SB), Z20, Z12
+	VFNMSUB231PS.BCST consts<>+32(SB), Z21, Z13
+	VFNMSUB231PS.BCST consts<>+32(SB), Z22, Z14
+	VFNMSUB231PS.BCST consts<>+32(SB), Z23, Z15
+	VFNMADD231PS.BCST consts<>+64(SB), Z20, Z12
+	VFNMADD231PS.BCST consts<>+64(SB), Z21, Z13
+	VFNMADD231PS.BCST consts<>+64(SB), Z22, Z14
+	VFNMADD231PS.BCST consts<>+64(SB), Z23, Z15
+	VMOVAPS           Z5, Z20
+	VMOVAPS           Z5, Z21
+	VMOVAPS           Z5, Z22
+	VMOVAPS           Z5, Z23
+	VFMADD213PS.BCST  consts<>+352(SB), Z12, Z20
+	VFMADD213PS.BCST  consts<>+352(SB), Z13, Z21
+	VFMADD213PS.BCST  consts<>+352(SB), Z14, Z22
+	VFMADD213PS.BCST  consts<>+352(SB), Z15, Z23
+	VFMADD213PS.BCST  consts<>+320(SB), Z12, Z20
+	VFMADD213PS.BCST  consts<>+320(SB), Z13, Z21
+	VFMADD213PS.BCST  consts<>+320(SB), Z14, Z22
+	VFMADD213PS.BCST  consts<>+320(SB), Z15, Z23
+	VFMADD213PS.BCST  consts<>+288(SB), Z12, Z20
+	VFMADD213PS.BCST  consts<>+288(SB), Z13, Z21
+	VFMADD213PS.BCST  consts<>+288(SB), Z14, Z22
+	VFMADD213PS.BCST  consts<>+288(SB), Z15, Z23
+	VFMADD213PS.BCST  consts<>+256(SB), Z12, Z20
+	VFMADD213PS.BCST  consts<>+256(SB), Z13, Z21
+	VFMADD213PS.BCST  consts<>+256(SB), Z14, Z22
+	VFMADD213PS.BCST  consts<>+256(SB), Z15, Z23
+	VFMADD213PS.BCST  consts<>+128(SB), Z12, Z20
+	VFMADD213PS.BCST  consts<>+128(SB), Z13, Z21
+	VFMADD213PS.BCST  consts<>+128(SB), Z14, Z22
+	VFMADD213PS.BCST  consts<>+128(SB), Z15, Z23
+	VMULPS            Z20, Z12, Z20
+	VMULPS            Z21, Z13, Z21
+	VMULPS            Z22, Z14, Z22
+	VMULPS            Z23, Z15, Z23
+	VPSLLD            $0x17, Z16, Z16
+	VPSLLD            $0x17, Z17, Z17
+	VPSLLD            $0x17, Z18, Z18
+	VPSLLD            $0x17, Z19, Z19
+	VPSUBD            Z16, Z2, Z12
+	VPSUBD            Z17, Z2, Z13
+	VPSUBD            Z18, Z2, Z14
+	VPSUBD            Z19, Z2, Z15
+	VPADDD            Z16, Z2, Z16
+	VPADDD            Z17, Z2, Z17
+	VPADDD            Z18, Z2, Z18
+	VPADDD            Z19, Z2, Z19
+	VMINPS            Z12, Z2, Z12
+	VMINPS            Z13, Z2, Z13
+	VMINPS            Z14, Z2, Z14
+	VMINPS            Z15, Z2, Z15
+	VMINPS            Z16, Z2, Z16
+	VMINPS            Z17, Z2, Z17
+	VMINPS            Z18, Z2, Z18
+	VMINPS            Z19, Z2, Z19
+	VMULPS            Z12, Z16, Z24
+	VMULPS            Z13, Z17, Z25
+	VMULPS            Z14, Z18, Z26
+	VMULPS            Z15, Z19, Z27
+	VADDPS            Z2, Z24, Z24
+	VADDPS            Z2, Z25, Z25
+	VADDPS            Z2, Z26, Z26
+	VADDPS            Z2, Z27, Z27
+	VFMADD231PS       Z16, Z20, Z24
+	VFMADD231PS       Z17, Z21, Z25
+	VFMADD231PS       Z18, Z22, Z26
+	VFMADD231PS       Z19, Z23, Z27
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K1
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z7, K2
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z8, K3
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z9, K4
+	VDIVPS.Z          Z24, Z12, K1, Z12
+	VDIVPS.Z          Z25, Z13, K2, Z13
+	VDIVPS.Z          Z26, Z14, K3, Z14
+	VDIVPS.Z          Z27, Z15, K4, Z15
+	VMOVUPS           (SI), Z6
+	VMULPS            Z6, Z13, Z13
+	VMULPS            Z10, Z12, Z12
+	VADDPS            Z12, Z13, Z13
+	VMOVUPS           Z13, (CX)
+	VMOVUPS           64(SI), Z6
+	VMULPS            Z6, Z15, Z15
+	VMULPS            Z11, Z14, Z14
+	VADDPS            Z14, Z15, Z15
+	VMOVUPS           Z15, 64(CX)
+	VMOVUPS           (DX)(R9*1), Z6
+	VMOVUPS           (BX)(R9*1), Z7
+	VADDPS            Z7, Z6, Z6
+	VMOVUPS           64(DX)(R9*1), Z7
+	VMOVUPS           64(BX)(R9*1), Z8
+	VADDPS            Z8, Z7, Z7
+	VMAXPS            Z6, Z0, Z8
+	VMAXPS            Z7, Z0, Z9
+	VMINPS            Z8, Z1, Z8
+	VMINPS            Z9, Z1, Z9
+	VMOVAPS           Z4, Z10
+	VMOVAPS           Z4, Z11
+	VFMADD213PS       Z3, Z8, Z10
+	VFMADD213PS       Z3, Z9, Z11
+	VSUBPS            Z3, Z10, Z12
+	VSUBPS            Z3, Z11, Z14
+	VFNMSUB231PS.BCST consts<>+32(SB), Z12, Z8
+	VFNMSUB231PS.BCST consts<>+32(SB), Z14, Z9
+	VFNMADD231PS.BCST consts<>+64(SB), Z12, Z8
+	VFNMADD231PS.BCST consts<>+64(SB), Z14, Z9
+	VMOVAPS           Z5, Z12
+	VMOVAPS           Z5, Z14
+	VFMADD213PS.BCST  consts<>+352(SB), Z8, Z12
+	VFMADD213PS.BCST  consts<>+352(SB), Z9, Z14
+	VFMADD213PS.BCST  consts<>+320(SB), Z8, Z12
+	VFMADD213PS.BCST  consts<>+320(SB), Z9, Z14
+	VFMADD213PS.BCST  consts<>+288(SB), Z8, Z12
+	VFMADD213PS.BCST  consts<>+288(SB), Z9, Z14
+	VFMADD213PS.BCST  consts<>+256(SB), Z8, Z12
+	VFMADD213PS.BCST  consts<>+256(SB), Z9, Z14
+	VFMADD213PS.BCST  consts<>+128(SB), Z8, Z12
+	VFMADD213PS.BCST  consts<>+128(SB), Z9, Z14
+	VMULPS            Z12, Z8, Z12
+	VMULPS            Z14, Z9, Z14
+	VPSLLD            $0x17, Z10, Z10
+	VPSLLD            $0x17, Z11, Z11
+	VPSUBD            Z10, Z2, Z8
+	VPSUBD            Z11, Z2, Z9
+	VPADDD            Z10, Z2, Z10
+	VPADDD            Z11, Z2, Z11
+	VMINPS            Z8, Z2, Z8
+	VMINPS            Z9, Z2, Z9
+	VMINPS            Z10, Z2, Z10
+	VMINPS            Z11, Z2, Z11
+	VMULPS            Z8, Z10, Z16
+	VMULPS            Z9, Z11, Z17
+	VADDPS            Z2, Z16, Z16
+	VADDPS            Z2, Z17, Z17
+	VFMADD231PS       Z10, Z12, Z16
+	VFMADD231PS       Z11, Z14, Z17
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K1
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z7, K2
+	VDIVPS.Z          Z16, Z8, K1, Z8
+	VDIVPS.Z          Z17, Z9, K2, Z9
+	VANDPS.BCST       consts<>+416(SB), Z13, Z6
+	VANDPS.BCST       consts<>+416(SB), Z15, Z7
+	VBROADCASTSS      consts<>+448(SB), Z10
+	VMINPS            Z6, Z10, Z10
+	VBROADCASTSS      consts<>+448(SB), Z11
+	VMINPS            Z7, Z11, Z11
+	VBROADCASTSS      consts<>+480(SB), Z16
+	VBROADCASTSS      consts<>+480(SB), Z17
+	VFMADD213PS.BCST  consts<>+544(SB), Z10, Z16
+	VFMADD213PS.BCST  consts<>+544(SB), Z11, Z17
+	VSUBPS.BCST       consts<>+544(SB), Z16, Z12
+	VSUBPS.BCST       consts<>+544(SB), Z17, Z14
+	VFNMADD231PS.BCST consts<>+512(SB), Z12, Z10
+	VFNMADD231PS.BCST consts<>+512(SB), Z14, Z11
+	VBROADCASTSS      consts<>+672(SB), Z18
+	VBROADCASTSS      consts<>+672(SB), Z19
+	VFMADD213PS.BCST  consts<>+640(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+640(SB), Z11, Z19
+	VFMADD213PS.BCST  consts<>+608(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+608(SB), Z11, Z19
+	VFMADD213PS.BCST  consts<>+576(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+576(SB), Z11, Z19
+	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+128(SB), Z11, Z19
+	VMULPS            Z10, Z10, Z12
+	VMULPS            Z11, Z11, Z14
+	VFMADD213PS       Z10, Z12, Z18
+	VFMADD213PS       Z11, Z14, Z19
+	VPSLLD            $0x17, Z16, Z16
+	VPSLLD            $0x17, Z17, Z17
+	VBROADCASTSS      consts<>+704(SB), Z10
+	VBROADCASTSS      consts<>+704(SB), Z11
+	VFMSUB213PS.BCST  consts<>+128(SB), Z16, Z10
+	VFMSUB213PS.BCST  consts<>+128(SB), Z17, Z11
+	VFMADD231PS       Z16, Z18, Z10
+	VFMADD231PS       Z17, Z19, Z11
+	VADDPS.BCST       consts<>+736(SB), Z10, Z12
+	VADDPS.BCST       consts<>+736(SB), Z11, Z14
+	VDIVPS            Z12, Z10, Z10
+	VDIVPS            Z14, Z11, Z11
+	VPTERNLOGD        $0xf6, Z6, Z13, Z10
+	VPTERNLOGD        $0xf6, Z7, Z15, Z11
+	VMULPS            Z10, Z8, Z8
+	VMOVUPS           Z8, (AX)
+	VMULPS            Z11, Z9, Z9
+	VMOVUPS           Z9, 64(AX)
+	ADDQ              $0x00000080, AX
+	ADDQ              $0x00000080, CX
+	ADDQ              $0x00000080, DX
+	ADDQ              $0x00000080, BX
+	ADDQ              $0x00000080, SI
+	DECQ              R10
+	JNZ               lstmPair
+
+lstmSingle:
+	TESTQ             $0x00000010, DI
+	JZ                lstmTail
 	VMOVUPS           (DX)(R8*2), Z6
 	VMOVUPS           (BX)(R8*2), Z7
 	VADDPS            Z7, Z6, Z6
@@ -487,8 +764,6 @@ lstmLoop:
 	ADDQ              $0x00000040, DX
 	ADDQ              $0x00000040, BX
 	ADDQ              $0x00000040, SI
-	DECQ              R10
-	JNZ               lstmLoop
 
 lstmTail:
 	ANDQ              $0x0000000f, DI
@@ -891,10 +1166,206 @@ TEXT ·gruCellAVX512(SB), NOSPLIT, $0-144
 	VBROADCASTSS consts<>+224(SB), Z4
 	VBROADCASTSS consts<>+384(SB), Z5
 	MOVQ         R8, R10
-	SHRQ         $0x04, R10
-	JZ           gruTail
+	SHRQ         $0x05, R10
+	JZ           gruSingle
 
-gruLoop:
+gruPair:
+	VMOVUPS           (CX), Z6
+	VMOVUPS           (BX), Z7
+	VADDPS            Z7, Z6, Z6
+	VMOVUPS           (SI), Z7
+	VADDPS            Z7, Z6, Z6
+	VMOVUPS           (CX)(R9*1), Z7
+	VMOVUPS           (BX)(R9*1), Z8
+	VADDPS            Z8, Z7, Z7
+	VMOVUPS           (SI)(R9*1), Z8
+	VADDPS            Z8, Z7, Z7
+	VMOVUPS           64(CX), Z8
+	VMOVUPS           64(BX), Z9
+	VADDPS            Z9, Z8, Z8
+	VMOVUPS           64(SI), Z9
+	VADDPS            Z9, Z8, Z8
+	VMOVUPS           64(CX)(R9*1), Z9
+	VMOVUPS           64(BX)(R9*1), Z10
+	VADDPS            Z10, Z9, Z9
+	VMOVUPS           64(SI)(R9*1), Z10
+	VADDPS            Z10, Z9, Z9
+	VMAXPS            Z6, Z0, Z10
+	VMAXPS            Z7, Z0, Z11
+	VMAXPS            Z8, Z0, Z12
+	VMAXPS            Z9, Z0, Z13
+	VMINPS            Z10, Z1, Z10
+	VMINPS            Z11, Z1, Z11
+	VMINPS            Z12, Z1, Z12
+	VMINPS            Z13, Z1, Z13
+	VMOVAPS           Z4, Z14
+	VMOVAPS           Z4, Z15
+	VMOVAPS           Z4, Z16
+	VMOVAPS           Z4, Z17
+	VFMADD213PS       Z3, Z10, Z14
+	VFMADD213PS       Z3, Z11, Z15
+	VFMADD213PS       Z3, Z12, Z16
+	VFMADD213PS       Z3, Z13, Z17
+	VSUBPS            Z3, Z14, Z18
+	VSUBPS            Z3, Z15, Z19
+	VSUBPS            Z3, Z16, Z20
+	VSUBPS            Z3, Z17, Z21
+	VFNMSUB231PS.BCST consts<>+32(SB), Z18, Z10
+	VFNMSUB231PS.BCST consts<>+32(SB), Z19, Z11
+	VFNMSUB231PS.BCST consts<>+32(SB), Z20, Z12
+	VFNMSUB231PS.BCST consts<>+32(SB), Z21, Z13
+	VFNMADD231PS.BCST consts<>+64(SB), Z18, Z10
+	VFNMADD231PS.BCST consts<>+64(SB), Z19, Z11
+	VFNMADD231PS.BCST consts<>+64(SB), Z20, Z12
+	VFNMADD231PS.BCST consts<>+64(SB), Z21, Z13
+	VMOVAPS           Z5, Z18
+	VMOVAPS           Z5, Z19
+	VMOVAPS           Z5, Z20
+	VMOVAPS           Z5, Z21
+	VFMADD213PS.BCST  consts<>+352(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+352(SB), Z11, Z19
+	VFMADD213PS.BCST  consts<>+352(SB), Z12, Z20
+	VFMADD213PS.BCST  consts<>+352(SB), Z13, Z21
+	VFMADD213PS.BCST  consts<>+320(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+320(SB), Z11, Z19
+	VFMADD213PS.BCST  consts<>+320(SB), Z12, Z20
+	VFMADD213PS.BCST  consts<>+320(SB), Z13, Z21
+	VFMADD213PS.BCST  consts<>+288(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+288(SB), Z11, Z19
+	VFMADD213PS.BCST  consts<>+288(SB), Z12, Z20
+	VFMADD213PS.BCST  consts<>+288(SB), Z13, Z21
+	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+256(SB), Z11, Z19
+	VFMADD213PS.BCST  consts<>+256(SB), Z12, Z20
+	VFMADD213PS.BCST  consts<>+256(SB), Z13, Z21
+	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+128(SB), Z11, Z19
+	VFMADD213PS.BCST  consts<>+128(SB), Z12, Z20
+	VFMADD213PS.BCST  consts<>+128(SB), Z13, Z21
+	VMULPS            Z18, Z10, Z18
+	VMULPS            Z19, Z11, Z19
+	VMULPS            Z20, Z12, Z20
+	VMULPS            Z21, Z13, Z21
+	VPSLLD            $0x17, Z14, Z14
+	VPSLLD            $0x17, Z15, Z15
+	VPSLLD            $0x17, Z16, Z16
+	VPSLLD            $0x17, Z17, Z17
+	VPSUBD            Z14, Z2, Z10
+	VPSUBD            Z15, Z2, Z11
+	VPSUBD            Z16, Z2, Z12
+	VPSUBD            Z17, Z2, Z13
+	VPADDD            Z14, Z2, Z14
+	VPADDD            Z15, Z2, Z15
+	VPADDD            Z16, Z2, Z16
+	VPADDD            Z17, Z2, Z17
+	VMINPS            Z10, Z2, Z10
+	VMINPS            Z11, Z2, Z11
+	VMINPS            Z12, Z2, Z12
+	VMINPS            Z13, Z2, Z13
+	VMINPS            Z14, Z2, Z14
+	VMINPS            Z15, Z2, Z15
+	VMINPS            Z16, Z2, Z16
+	VMINPS            Z17, Z2, Z17
+	VMULPS            Z10, Z14, Z22
+	VMULPS            Z11, Z15, Z23
+	VMULPS            Z12, Z16, Z24
+	VMULPS            Z13, Z17, Z25
+	VADDPS            Z2, Z22, Z22
+	VADDPS            Z2, Z23, Z23
+	VADDPS            Z2, Z24, Z24
+	VADDPS            Z2, Z25, Z25
+	VFMADD231PS       Z14, Z18, Z22
+	VFMADD231PS       Z15, Z19, Z23
+	VFMADD231PS       Z16, Z20, Z24
+	VFMADD231PS       Z17, Z21, Z25
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K1
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z7, K2
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z8, K3
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z9, K4
+	VDIVPS.Z          Z22, Z10, K1, Z10
+	VDIVPS.Z          Z23, Z11, K2, Z11
+	VDIVPS.Z          Z24, Z12, K3, Z12
+	VDIVPS.Z          Z25, Z13, K4, Z13
+	VMOVUPS           (CX)(R9*2), Z6
+	VMOVUPS           (BX)(R9*2), Z7
+	VADDPS            Z7, Z6, Z6
+	VMOVUPS           (DX), Z7
+	VMOVUPS           (SI)(R9*2), Z8
+	VADDPS            Z8, Z7, Z7
+	VMULPS            Z7, Z10, Z10
+	VADDPS            Z10, Z6, Z6
+	VMOVUPS           64(CX)(R9*2), Z7
+	VMOVUPS           64(BX)(R9*2), Z8
+	VADDPS            Z8, Z7, Z7
+	VMOVUPS           64(DX), Z8
+	VMOVUPS           64(SI)(R9*2), Z9
+	VADDPS            Z9, Z8, Z8
+	VMULPS            Z8, Z12, Z12
+	VADDPS            Z12, Z7, Z7
+	VANDPS.BCST       consts<>+416(SB), Z6, Z8
+	VANDPS.BCST       consts<>+416(SB), Z7, Z9
+	VBROADCASTSS      consts<>+448(SB), Z10
+	VMINPS            Z8, Z10, Z10
+	VBROADCASTSS      consts<>+448(SB), Z12
+	VMINPS            Z9, Z12, Z12
+	VBROADCASTSS      consts<>+480(SB), Z16
+	VBROADCASTSS      consts<>+480(SB), Z17
+	VFMADD213PS.BCST  consts<>+544(SB), Z10, Z16
+	VFMADD213PS.BCST  consts<>+544(SB), Z12, Z17
+	VSUBPS.BCST       consts<>+544(SB), Z16, Z14
+	VSUBPS.BCST       consts<>+544(SB), Z17, Z15
+	VFNMADD231PS.BCST consts<>+512(SB), Z14, Z10
+	VFNMADD231PS.BCST consts<>+512(SB), Z15, Z12
+	VBROADCASTSS      consts<>+672(SB), Z18
+	VBROADCASTSS      consts<>+672(SB), Z19
+	VFMADD213PS.BCST  consts<>+640(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+640(SB), Z12, Z19
+	VFMADD213PS.BCST  consts<>+608(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+608(SB), Z12, Z19
+	VFMADD213PS.BCST  consts<>+576(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+576(SB), Z12, Z19
+	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+128(SB), Z12, Z19
+	VMULPS            Z10, Z10, Z14
+	VMULPS            Z12, Z12, Z15
+	VFMADD213PS       Z10, Z14, Z18
+	VFMADD213PS       Z12, Z15, Z19
+	VPSLLD            $0x17, Z16, Z16
+	VPSLLD            $0x17, Z17, Z17
+	VBROADCASTSS      consts<>+704(SB), Z10
+	VBROADCASTSS      consts<>+704(SB), Z12
+	VFMSUB213PS.BCST  consts<>+128(SB), Z16, Z10
+	VFMSUB213PS.BCST  consts<>+128(SB), Z17, Z12
+	VFMADD231PS       Z16, Z18, Z10
+	VFMADD231PS       Z17, Z19, Z12
+	VADDPS.BCST       consts<>+736(SB), Z10, Z14
+	VADDPS.BCST       consts<>+736(SB), Z12, Z15
+	VDIVPS            Z14, Z10, Z10
+	VDIVPS            Z15, Z12, Z12
+	VPTERNLOGD        $0xf6, Z8, Z6, Z10
+	VPTERNLOGD        $0xf6, Z9, Z7, Z12
+	VMOVUPS           (DI), Z6
+	VSUBPS            Z10, Z6, Z6
+	VMULPS            Z6, Z11, Z11
+	VADDPS            Z11, Z10, Z10
+	VMOVUPS           Z10, (AX)
+	VMOVUPS           64(DI), Z6
+	VSUBPS            Z12, Z6, Z6
+	VMULPS            Z6, Z13, Z13
+	VADDPS            Z13, Z12, Z12
+	VMOVUPS           Z12, 64(AX)
+	ADDQ              $0x00000080, AX
+	ADDQ              $0x00000080, CX
+	ADDQ              $0x00000080, DX
+	ADDQ              $0x00000080, BX
+	ADDQ              $0x00000080, SI
+	ADDQ              $0x00000080, DI
+	DECQ              R10
+	JNZ               gruPair
+
+gruSingle:
+	TESTQ             $0x00000010, R8
+	JZ                gruTail
 	VMOVUPS           (CX), Z6
 	VMOVUPS           (BX), Z7
 	VADDPS            Z7, Z6, Z6
@@ -993,8 +1464,6 @@ gruLoop:
 	ADDQ              $0x00000040, BX
 	ADDQ              $0x00000040, SI
 	ADDQ              $0x00000040, DI
-	DECQ              R10
-	JNZ               gruLoop
 
 gruTail:
 	ANDQ              $0x0000000f, R8

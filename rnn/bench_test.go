@@ -14,18 +14,16 @@ import (
 	"github.com/heedml/heed/rnn"
 )
 
-// BenchmarkLSTMStep times one LSTM step (in = hidden) and, beside it, the
-// step's gate product alone (MatVec over [x; h]), so that the difference is
-// the element-wise part: bias, nonlinearities and the state update. Beside
-// the wall time it reports the thread's CPU time per operation (cpu-ns/op),
-// steadier on a shared machine.
+// BenchmarkLSTMStep times one LSTM step (in = hidden): the fused step
+// (step: MatVec, then kernels.LSTMCell), the step as formerly composed from
+// whole-vector kernels (composed: MatVec, then eight calls), the gate product
+// alone (matvec), and the element-wise part alone, fused (cell) and composed
+// (cell-composed). Beside the wall time it reports the thread's CPU time per
+// operation (cpu-ns/op), steadier on a shared machine.
 func BenchmarkLSTMStep(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, H := range []int{128, 512} {
-		w := kernels.Matrix{Rows: 4 * H, Cols: 2 * H, Stride: 2 * H, Data: make([]float32, 8*H*H)}
-		for i := range w.Data {
-			w.Data[i] = float32(rng.NormFloat64()) * 0.05
-		}
+		w := randWeights(rng, 4*H, 2*H)
 		bias := make([]float32, 4*H)
 		cell := rnn.NewLSTM(H, H, w, bias)
 		x, h, c := make([]float32, H), make([]float32, H), make([]float32, H)
@@ -35,11 +33,108 @@ func BenchmarkLSTMStep(b *testing.B) {
 		b.Run(fmt.Sprintf("H=%d/step", H), func(b *testing.B) {
 			timeCPU(b, func() { cell.Step(h, c, x, h, c) })
 		})
+		b.Run(fmt.Sprintf("H=%d/composed", H), func(b *testing.B) {
+			timeCPU(b, func() { cell.StepComposed(h, c, x, h, c) })
+		})
 		xh, g := make([]float32, 2*H), make([]float32, 4*H)
 		b.Run(fmt.Sprintf("H=%d/matvec", H), func(b *testing.B) {
 			timeCPU(b, func() { kernels.MatVec(g, w, xh) })
 		})
+		pre := make([]float32, 4*H)
+		for i := range pre {
+			pre[i] = float32(rng.NormFloat64()) * 2
+		}
+		b.Run(fmt.Sprintf("H=%d/cell", H), func(b *testing.B) {
+			timeCPU(b, func() { kernels.LSTMCell(h, c, pre, bias, c) })
+		})
+		b.Run(fmt.Sprintf("H=%d/cell-composed", H), func(b *testing.B) {
+			timeCPU(b, func() {
+				copy(g, pre)
+				kernels.Add(g, g, bias)
+				kernels.Sigmoid(g[:2*H], g[:2*H])
+				kernels.Tanh(g[2*H:3*H], g[2*H:3*H])
+				kernels.Sigmoid(g[3*H:], g[3*H:])
+				ig, fg, gg, og := g[:H:H], g[H:2*H:2*H], g[2*H:3*H:3*H], g[3*H:4*H:4*H]
+				kernels.Mul(ig, ig, gg)
+				kernels.Mul(c, fg, c)
+				kernels.Add(c, c, ig)
+				kernels.Tanh(fg, c)
+				kernels.Mul(h, og, fg)
+			})
+		})
 	}
+}
+
+// BenchmarkGRUStep is BenchmarkLSTMStep for a GRU: step (three MatVecs, then
+// kernels.GRUCell), composed (the products, then eleven whole-vector calls)
+// and the products alone (matvec).
+func BenchmarkGRUStep(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, H := range []int{128, 512} {
+		w := randWeights(rng, 3*H, 2*H)
+		cell := rnn.NewGRU(H, H, w, make([]float32, 3*H), make([]float32, 3*H))
+		x, h := make([]float32, H), make([]float32, H)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64())
+		}
+		b.Run(fmt.Sprintf("H=%d/step", H), func(b *testing.B) {
+			timeCPU(b, func() { cell.Step(h, x, h) })
+		})
+		b.Run(fmt.Sprintf("H=%d/composed", H), func(b *testing.B) {
+			timeCPU(b, func() { cell.StepComposed(h, x, h) })
+		})
+		xh, g := make([]float32, 2*H), make([]float32, 3*H)
+		b.Run(fmt.Sprintf("H=%d/matvec", H), func(b *testing.B) {
+			timeCPU(b, func() { kernels.MatVec(g, w, xh) })
+		})
+	}
+}
+
+// BenchmarkStepBatch times B = 32 sequences of an LSTM and a GRU (in =
+// hidden = 512) advanced by one step: StepBatch (one GemmPacked, then the
+// fused pass per sequence) against 32 Steps (32 MatVecs over the weights).
+func BenchmarkStepBatch(b *testing.B) {
+	const B, H = 32, 512
+	rng := rand.New(rand.NewPCG(7, 8))
+	mat := func(rows, cols int) kernels.Matrix {
+		m := kernels.Matrix{Rows: rows, Cols: cols, Stride: cols, Data: make([]float32, rows*cols)}
+		for i := range m.Data {
+			m.Data[i] = float32(rng.NormFloat64()) * 0.5
+		}
+		return m
+	}
+	x, h, c := mat(B, H), mat(B, H), mat(B, H)
+	lstm := rnn.NewLSTM(H, H, randWeights(rng, 4*H, 2*H), make([]float32, 4*H))
+	gru := rnn.NewGRU(H, H, randWeights(rng, 3*H, 2*H), make([]float32, 3*H), make([]float32, 3*H))
+	b.Run("LSTM/B=32/H=512/batch", func(b *testing.B) {
+		timeCPU(b, func() { lstm.StepBatch(h, c, x, h, c) })
+	})
+	b.Run("LSTM/B=32/H=512/steps", func(b *testing.B) {
+		timeCPU(b, func() {
+			for s := range B {
+				lstm.Step(h.Row(s), c.Row(s), x.Row(s), h.Row(s), c.Row(s))
+			}
+		})
+	})
+	b.Run("GRU/B=32/H=512/batch", func(b *testing.B) {
+		timeCPU(b, func() { gru.StepBatch(h, x, h) })
+	})
+	b.Run("GRU/B=32/H=512/steps", func(b *testing.B) {
+		timeCPU(b, func() {
+			for s := range B {
+				gru.Step(h.Row(s), x.Row(s), h.Row(s))
+			}
+		})
+	})
+}
+
+// randWeights returns a rows×cols weight matrix with entries N(0, 0.05²).
+func randWeights(rng *rand.Rand, rows, cols int) kernels.Matrix {
+	w := kernels.Matrix{Rows: rows, Cols: cols, Stride: cols, Data: make([]float32, rows*cols)}
+	for i := range w.Data {
+		w.Data[i] = float32(rng.NormFloat64()) * 0.05
+	}
+	return w
 }
 
 // timeCPU runs f in b's loop on a locked thread and reports cpu-ns/op.
