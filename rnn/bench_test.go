@@ -66,8 +66,10 @@ func BenchmarkLSTMStep(b *testing.B) {
 }
 
 // BenchmarkGRUStep is BenchmarkLSTMStep for a GRU: step (three MatVecs, then
-// kernels.GRUCell), composed (the products, then eleven whole-vector calls)
-// and the products alone (matvec).
+// kernels.GRUCell), composed (the products, then eleven whole-vector calls),
+// the products alone (matvec) and the element-wise part alone, fused (cell)
+// and composed (cell-composed; both copy nothing but the composition's
+// inputs, which it overwrites).
 func BenchmarkGRUStep(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, H := range []int{128, 512} {
@@ -86,6 +88,33 @@ func BenchmarkGRUStep(b *testing.B) {
 		xh, g := make([]float32, 2*H), make([]float32, 3*H)
 		b.Run(fmt.Sprintf("H=%d/matvec", H), func(b *testing.B) {
 			timeCPU(b, func() { kernels.MatVec(g, w, xh) })
+		})
+		pre, nh, bx, bh := make([]float32, 3*H), make([]float32, H), make([]float32, 3*H), make([]float32, 3*H)
+		for _, v := range [][]float32{pre, nh, bx, bh} {
+			for i := range v {
+				v[i] = float32(rng.NormFloat64())
+			}
+		}
+		b.Run(fmt.Sprintf("H=%d/cell", H), func(b *testing.B) {
+			timeCPU(b, func() { kernels.GRUCell(h, pre, nh, bx, bh, h) })
+		})
+		q := make([]float32, H)
+		b.Run(fmt.Sprintf("H=%d/cell-composed", H), func(b *testing.B) {
+			timeCPU(b, func() {
+				copy(g, pre)
+				copy(q, nh)
+				kernels.Add(g, g, bx)
+				kernels.Add(g[:2*H], g[:2*H], bh[:2*H])
+				kernels.Sigmoid(g[:2*H], g[:2*H])
+				r, z, n := g[:H:H], g[H:2*H:2*H], g[2*H:3*H:3*H]
+				kernels.Add(q, q, bh[2*H:])
+				kernels.Mul(q, r, q)
+				kernels.Add(n, n, q)
+				kernels.Tanh(n, n)
+				kernels.Sub(q, h, n)
+				kernels.Mul(q, z, q)
+				kernels.Add(h, n, q)
+			})
 		})
 	}
 }
