@@ -1,6 +1,8 @@
 package main
 
 import (
+	"math/bits"
+
 	. "github.com/mmcloughlin/avo/attr"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -59,50 +61,14 @@ func (io cellIO) store(v VecVirtual, m Mem) {
 }
 
 // cellPairs is the number of vectors of positions a cell pass computes
-// together on AVX-512, interleaving their chains (AVX2 has the registers for
-// one).
+// together on AVX-512, interleaving their chains (AVX2 has the registers
+// for one).
 const cellPairs = 2
 
-// cellLoop emits the loop of a cell pass over n = len(c) (or len(h))
-// positions: body for cellPairs whole vectors at a time on AVX-512, then for
-// single whole vectors, then the tail (an opmask on AVX-512, one element at a
-// time on AVX2). body gets one cellIO per vector it computes; ptrs advance by
-// the bytes the positions take. The stores of a position follow all its
-// loads, so an output may be an input of the same positions (in place).
-func cellLoop(s *isa, kernel string, n GPVirtual, ptrs []GPVirtual, body func(ios []cellIO)) {
+// cellTail emits, at the label kernel+"Tail", the positions of n (mod the
+// vector's lanes) that the vector loops left, and the return.
+func cellTail(s *isa, kernel string, n GPVirtual, ptrs []GPVirtual, body func(ios []cellIO)) {
 	lbl := func(l string) string { return kernel + l }
-	cnt := asm.GP64()
-	shift := map[int]uint8{8: 3, 16: 4}[s.lanes]
-	if s.evex {
-		asm.MOVQ(n, cnt)
-		asm.SHRQ(U8(shift+1), cnt)
-		asm.JZ(LabelRef(lbl("Single")))
-		asm.Label(lbl("Pair"))
-		body([]cellIO{{s: s}, {s: s, disp: s.bytes()}})
-		for _, p := range ptrs {
-			asm.ADDQ(U32(cellPairs*s.bytes()), p)
-		}
-		asm.DECQ(cnt)
-		asm.JNZ(LabelRef(lbl("Pair")))
-		asm.Label(lbl("Single"))
-		asm.TESTQ(U32(s.lanes), n)
-		asm.JZ(LabelRef(lbl("Tail")))
-		body([]cellIO{{s: s}})
-		for _, p := range ptrs {
-			asm.ADDQ(U32(s.bytes()), p)
-		}
-	} else {
-		asm.MOVQ(n, cnt)
-		asm.SHRQ(U8(shift), cnt)
-		asm.JZ(LabelRef(lbl("Tail")))
-		asm.Label(lbl("Loop"))
-		body([]cellIO{{s: s}})
-		for _, p := range ptrs {
-			asm.ADDQ(U32(s.bytes()), p)
-		}
-		asm.DECQ(cnt)
-		asm.JNZ(LabelRef(lbl("Loop")))
-	}
 	asm.Label(lbl("Tail"))
 	asm.ANDQ(U32(s.lanes-1), n)
 	asm.JZ(LabelRef(lbl("Done")))
@@ -120,6 +86,75 @@ func cellLoop(s *isa, kernel string, n GPVirtual, ptrs []GPVirtual, body func(io
 	asm.Label(lbl("Done"))
 	asm.VZEROUPPER()
 	asm.RET()
+}
+
+// cellLoopPipelined emits the loop of a cell pass over n = len(c) (or
+// len(h)) positions, a pass in two parts: a, which returns the vectors b
+// needs (as many for every group), and b. It takes groups of per whole
+// vectors (cellPairs on AVX-512, one on AVX2): each iteration runs a on
+// group k, then b on group k−1 with what a returned for it, so that their
+// independent chains sit side by side in the out-of-order window; b of the
+// last group follows the loop. A single whole vector left (per = 2), then
+// the tail (an opmask on AVX-512, one element at a time on AVX2), take both
+// parts in turn. a and b get one cellIO per vector; ptrs advance by the
+// bytes the positions take. Each part stores a position's outputs after
+// its own loads of that position, and the positions b reads are only those
+// a and b have not written yet, so an output may be an input of the same
+// positions (in place) where the kernel's contract allows it.
+func cellLoopPipelined(s *isa, kernel string, n GPVirtual, ptrs []GPVirtual, per int,
+	a func(ios []cellIO) []VecVirtual, b func(ios []cellIO, v []VecVirtual)) {
+	lbl := func(l string) string { return kernel + l }
+	advance := func(bytes int) {
+		for _, p := range ptrs {
+			asm.ADDQ(U32(bytes), p)
+		}
+	}
+	group := func(disp int) []cellIO {
+		ios := make([]cellIO, per)
+		for i := range ios {
+			ios[i] = cellIO{s: s, disp: disp + i*s.bytes()}
+		}
+		return ios
+	}
+	step := per * s.bytes()
+	cnt := asm.GP64()
+	var prev []VecVirtual // what a returned for the previous group
+	keep := func(v []VecVirtual) {
+		if prev == nil {
+			prev = make([]VecVirtual, len(v))
+			for i := range prev {
+				prev[i] = s.vec()
+			}
+		}
+		for i := range v {
+			asm.VMOVAPS(v[i], prev[i])
+		}
+	}
+	asm.MOVQ(n, cnt)
+	asm.SHRQ(U8(bits.TrailingZeros(uint(per*s.lanes))), cnt)
+	asm.JZ(LabelRef(lbl("Single")))
+	keep(a(group(0)))
+	advance(step)
+	asm.DECQ(cnt)
+	asm.JZ(LabelRef(lbl("Drain")))
+	asm.Label(lbl("Loop"))
+	v := a(group(0))
+	b(group(-step), prev)
+	keep(v)
+	advance(step)
+	asm.DECQ(cnt)
+	asm.JNZ(LabelRef(lbl("Loop")))
+	asm.Label(lbl("Drain"))
+	b(group(-step), prev)
+	both := func(ios []cellIO) { b(ios, a(ios)) }
+	asm.Label(lbl("Single"))
+	if per > 1 {
+		asm.TESTQ(U32(s.lanes), n)
+		asm.JZ(LabelRef(lbl("Tail")))
+		both([]cellIO{{s: s}})
+		advance(s.bytes())
+	}
+	cellTail(s, kernel, n, ptrs, both)
 }
 
 // each returns f applied to every io.
@@ -166,31 +201,26 @@ func genLSTMCell(s *isa) {
 	asm.LEAQ(Mem{Base: hb, Index: hb, Scale: 2}, hb3)
 	sg, th := newSigmoidGen(s), newTanhGen(s)
 	sg.keep()
-	cellLoop(s, "lstm", n, []GPVirtual{hOut, cOut, g, b, c}, func(ios []cellIO) {
-		gm, bm := gateAt(g, hb, hb3), gateAt(b, hb, hb3)
-		pre := func(k int) func(io cellIO) VecVirtual {
-			return func(io cellIO) VecVirtual { // gates + b, as kernels.Add(g, g, b)
-				v, w := io.load(gm[k]), io.load(bm[k])
-				asm.VADDPS(w, v, v)
-				return v
-			}
+	gm, bm := gateAt(g, hb, hb3), gateAt(b, hb, hb3)
+	pre := func(k int) func(io cellIO) VecVirtual {
+		return func(io cellIO) VecVirtual { // gates + b, as kernels.Add(g, g, b)
+			v, w := io.load(gm[k]), io.load(bm[k])
+			asm.VADDPS(w, v, v)
+			return v
 		}
-		// tanh(g) first, then σ(i), σ(f) (and σ(o) for a single vector on
-		// AVX-512, which has the registers for three chains at once).
-		withO := s.evex && len(ios) == 1
+	}
+	// c' = σ(f)·c + σ(i)·tanh(g): tanh(g) first, then σ(i) and σ(f) of
+	// every vector interleaved.
+	cell := func(ios []cellIO) []VecVirtual {
 		gg := th.applyN(each(ios, pre(2))...)
 		var in []VecVirtual
 		for _, io := range ios {
 			in = append(in, pre(0)(io), pre(1)(io))
-			if withO {
-				in = append(in, pre(3)(io))
-			}
 		}
 		sv := sg.applyN(in...)
-		per := len(sv) / len(ios)
 		cn := make([]VecVirtual, len(ios))
 		for p, io := range ios {
-			ig, fg := sv[per*p], sv[per*p+1]
+			ig, fg := sv[2*p], sv[2*p+1]
 			cv := io.load(Mem{Base: c})
 			asm.VMULPS(cv, fg, fg)    // f·c
 			asm.VMULPS(gg[p], ig, ig) // i·g
@@ -198,20 +228,22 @@ func genLSTMCell(s *isa) {
 			io.store(fg, Mem{Base: cOut})
 			cn[p] = fg
 		}
-		og := make([]VecVirtual, len(ios))
-		if withO {
-			for p := range ios {
-				og[p] = sv[per*p+2]
-			}
-		} else {
-			og = sg.applyN(each(ios, pre(3))...)
-		}
+		return cn
+	}
+	// h' = σ(o)·tanh(c').
+	hidden := func(ios []cellIO, cn []VecVirtual) {
+		og := sg.applyN(each(ios, pre(3))...)
 		tc := th.applyN(cn...)
 		for p, io := range ios {
-			asm.VMULPS(tc[p], og[p], og[p]) // h' = o·tanh(c')
+			asm.VMULPS(tc[p], og[p], og[p])
 			io.store(og[p], Mem{Base: hOut})
 		}
-	})
+	}
+	per := 1
+	if s.evex {
+		per = cellPairs
+	}
+	cellLoopPipelined(s, "lstm", n, []GPVirtual{hOut, cOut, g, b, c}, per, cell, hidden)
 }
 
 // genGRUCell emits gruCell<ISA>(hOut, gates, nh, bx, bh, h []float32), the
@@ -243,23 +275,25 @@ func genGRUCell(s *isa) {
 	asm.SHLQ(U8(2), hb) // H elements in bytes
 	sg, th := newSigmoidGen(s), newTanhGen(s)
 	sg.keep()
-	cellLoop(s, "gru", n, []GPVirtual{hOut, g, nh, bx, bh, h}, func(ios []cellIO) {
-		at := func(p GPVirtual, k int) Mem { return gateAt(p, hb, hb)[k] }
-		pre := func(k int) func(io cellIO) VecVirtual {
-			return func(io cellIO) VecVirtual { // (gates + bx) + bh, as two kernels.Add
-				v, w := io.load(at(g, k)), io.load(at(bx, k))
-				asm.VADDPS(w, v, v)
-				w = io.load(at(bh, k))
-				asm.VADDPS(w, v, v)
-				return v
-			}
+	at := func(p GPVirtual, k int) Mem { return gateAt(p, hb, hb)[k] }
+	pre := func(k int) func(io cellIO) VecVirtual {
+		return func(io cellIO) VecVirtual { // (gates + bx) + bh, as two kernels.Add
+			v, w := io.load(at(g, k)), io.load(at(bx, k))
+			asm.VADDPS(w, v, v)
+			w = io.load(at(bh, k))
+			asm.VADDPS(w, v, v)
+			return v
 		}
+	}
+	// r, z and tanh's argument (n + bx_n) + r·(nh + bh_n): z and the
+	// argument for each vector, in that order.
+	gates := func(ios []cellIO) []VecVirtual {
 		var in []VecVirtual
 		for _, io := range ios {
 			in = append(in, pre(0)(io), pre(1)(io))
 		}
 		sv := sg.applyN(in...)
-		nv := make([]VecVirtual, len(ios))
+		var out []VecVirtual
 		for p, io := range ios {
 			r := sv[2*p]
 			v, w := io.load(at(g, 2)), io.load(at(bx, 2))
@@ -268,16 +302,29 @@ func genGRUCell(s *isa) {
 			asm.VADDPS(w2, q, q) // nh + bh_n
 			asm.VMULPS(q, r, r)  // r·(nh + bh_n)
 			asm.VADDPS(r, v, v)
-			nv[p] = v
+			out = append(out, sv[2*p+1], v)
 		}
-		t := th.applyN(nv...)
+		return out
+	}
+	// h' = n + z·(h − n), n = tanh(argument).
+	update := func(ios []cellIO, zn []VecVirtual) {
+		var args []VecVirtual
+		for p := range ios {
+			args = append(args, zn[2*p+1])
+		}
+		t := th.applyN(args...)
 		for p, io := range ios {
-			z := sv[2*p+1]
+			z := zn[2*p]
 			hv := io.load(Mem{Base: h})
-			asm.VSUBPS(t[p], hv, hv)  // h − n
-			asm.VMULPS(hv, z, z)      // z·(h − n)
-			asm.VADDPS(z, t[p], t[p]) // n + z·(h − n)
+			asm.VSUBPS(t[p], hv, hv)   // h − n
+			asm.VMULPS(hv, z, hv)      // z·(h − n)
+			asm.VADDPS(hv, t[p], t[p]) // n + z·(h − n)
 			io.store(t[p], Mem{Base: hOut})
 		}
-	})
+	}
+	per := 1
+	if s.evex {
+		per = cellPairs
+	}
+	cellLoopPipelined(s, "gru", n, []GPVirtual{hOut, g, nh, bx, bh, h}, per, gates, update)
 }

@@ -7,24 +7,22 @@
 // func lstmCellAVX2(hOut []float32, cOut []float32, gates []float32, b []float32, c []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·lstmCellAVX2(SB), NOSPLIT, $0-120
-	MOVQ    hOut_base+0(FP), AX
-	MOVQ    cOut_base+24(FP), CX
-	MOVQ    gates_base+48(FP), DX
-	MOVQ    b_base+72(FP), BX
-	MOVQ    c_base+96(FP), SI
-	MOVQ    c_len+104(FP), DI
-	MOVQ    DI, R8
-	SHLQ    $0x02, R8
-	LEAQ    (R8)(R8*2), R9
-	VMOVUPS consts<>+160(SB), Y0
-	VMOVUPS consts<>+192(SB), Y1
-	VMOVUPS consts<>+128(SB), Y2
-	VMOVUPS consts<>+0(SB), Y3
-	MOVQ    DI, R10
-	SHRQ    $0x03, R10
-	JZ      lstmTail
-
-lstmLoop:
+	MOVQ         hOut_base+0(FP), AX
+	MOVQ         cOut_base+24(FP), CX
+	MOVQ         gates_base+48(FP), DX
+	MOVQ         b_base+72(FP), BX
+	MOVQ         c_base+96(FP), SI
+	MOVQ         c_len+104(FP), DI
+	MOVQ         DI, R8
+	SHLQ         $0x02, R8
+	LEAQ         (R8)(R8*2), R9
+	VMOVUPS      consts<>+160(SB), Y0
+	VMOVUPS      consts<>+192(SB), Y1
+	VMOVUPS      consts<>+128(SB), Y2
+	VMOVUPS      consts<>+0(SB), Y3
+	MOVQ         DI, R10
+	SHRQ         $0x03, R10
+	JZ           lstmSingle
 	VMOVUPS      (DX)(R8*2), Y4
 	VMOVUPS      (BX)(R8*2), Y5
 	VADDPS       Y5, Y4, Y4
@@ -111,58 +109,155 @@ lstmLoop:
 	VMULPS       Y4, Y7, Y7
 	VADDPS       Y7, Y8, Y8
 	VMOVUPS      Y8, (CX)
-	VMOVUPS      (DX)(R9*1), Y4
-	VMOVUPS      (BX)(R9*1), Y5
-	VADDPS       Y5, Y4, Y4
-	VMAXPS       Y4, Y0, Y5
-	VMINPS       Y5, Y1, Y5
-	VMOVUPS      consts<>+224(SB), Y6
-	VFMADD213PS  Y3, Y5, Y6
-	VSUBPS       Y3, Y6, Y7
-	VFNMSUB231PS consts<>+32(SB), Y7, Y5
-	VFNMADD231PS consts<>+64(SB), Y7, Y5
-	VMOVUPS      consts<>+384(SB), Y7
-	VFMADD213PS  consts<>+352(SB), Y5, Y7
-	VFMADD213PS  consts<>+320(SB), Y5, Y7
-	VFMADD213PS  consts<>+288(SB), Y5, Y7
-	VFMADD213PS  consts<>+256(SB), Y5, Y7
-	VFMADD213PS  consts<>+128(SB), Y5, Y7
-	VMULPS       Y7, Y5, Y7
-	VPSLLD       $0x17, Y6, Y6
-	VPSUBD       Y6, Y2, Y5
-	VPADDD       Y6, Y2, Y6
-	VMINPS       Y5, Y2, Y5
-	VMINPS       Y6, Y2, Y6
-	VMULPS       Y5, Y6, Y9
-	VADDPS       Y2, Y9, Y9
-	VFMADD231PS  Y6, Y7, Y9
-	VDIVPS       Y9, Y5, Y5
-	VCMPPS       $0x11, consts<>+96(SB), Y4, Y4
-	VANDNPS      Y5, Y4, Y5
-	VANDPS       consts<>+416(SB), Y8, Y4
-	VMOVUPS      consts<>+448(SB), Y6
-	VMINPS       Y4, Y6, Y6
-	VXORPS       Y4, Y8, Y4
+	VMOVAPS      Y8, Y4
+	ADDQ         $0x00000020, AX
+	ADDQ         $0x00000020, CX
+	ADDQ         $0x00000020, DX
+	ADDQ         $0x00000020, BX
+	ADDQ         $0x00000020, SI
+	DECQ         R10
+	JZ           lstmDrain
+
+lstmLoop:
+	VMOVUPS      (DX)(R8*2), Y5
+	VMOVUPS      (BX)(R8*2), Y6
+	VADDPS       Y6, Y5, Y5
+	VANDPS       consts<>+416(SB), Y5, Y6
+	VMOVUPS      consts<>+448(SB), Y7
+	VMINPS       Y6, Y7, Y7
+	VXORPS       Y6, Y5, Y6
 	VMOVUPS      consts<>+480(SB), Y8
-	VFMADD213PS  consts<>+544(SB), Y6, Y8
-	VSUBPS       consts<>+544(SB), Y8, Y7
-	VFNMADD231PS consts<>+512(SB), Y7, Y6
+	VFMADD213PS  consts<>+544(SB), Y7, Y8
+	VSUBPS       consts<>+544(SB), Y8, Y5
+	VFNMADD231PS consts<>+512(SB), Y5, Y7
 	VMOVUPS      consts<>+672(SB), Y9
-	VFMADD213PS  consts<>+640(SB), Y6, Y9
-	VFMADD213PS  consts<>+608(SB), Y6, Y9
-	VFMADD213PS  consts<>+576(SB), Y6, Y9
-	VFMADD213PS  consts<>+128(SB), Y6, Y9
-	VMULPS       Y6, Y6, Y7
-	VFMADD213PS  Y6, Y7, Y9
+	VFMADD213PS  consts<>+640(SB), Y7, Y9
+	VFMADD213PS  consts<>+608(SB), Y7, Y9
+	VFMADD213PS  consts<>+576(SB), Y7, Y9
+	VFMADD213PS  consts<>+128(SB), Y7, Y9
+	VMULPS       Y7, Y7, Y5
+	VFMADD213PS  Y7, Y5, Y9
 	VPSLLD       $0x17, Y8, Y8
-	VMOVUPS      consts<>+704(SB), Y6
-	VFMSUB213PS  consts<>+128(SB), Y8, Y6
-	VFMADD231PS  Y8, Y9, Y6
-	VADDPS       consts<>+736(SB), Y6, Y7
-	VDIVPS       Y7, Y6, Y6
-	VORPS        Y4, Y6, Y6
-	VMULPS       Y6, Y5, Y5
-	VMOVUPS      Y5, (AX)
+	VMOVUPS      consts<>+704(SB), Y5
+	VFMSUB213PS  consts<>+128(SB), Y8, Y5
+	VFMADD231PS  Y8, Y9, Y5
+	VADDPS       consts<>+736(SB), Y5, Y7
+	VDIVPS       Y7, Y5, Y5
+	VORPS        Y6, Y5, Y5
+	VMOVUPS      (DX), Y6
+	VMOVUPS      (BX), Y7
+	VADDPS       Y7, Y6, Y6
+	VMOVUPS      (DX)(R8*1), Y7
+	VMOVUPS      (BX)(R8*1), Y8
+	VADDPS       Y8, Y7, Y7
+	VMAXPS       Y6, Y0, Y8
+	VMAXPS       Y7, Y0, Y9
+	VMINPS       Y8, Y1, Y8
+	VMINPS       Y9, Y1, Y9
+	VMOVUPS      consts<>+224(SB), Y10
+	VMOVUPS      consts<>+224(SB), Y11
+	VFMADD213PS  Y3, Y8, Y10
+	VFMADD213PS  Y3, Y9, Y11
+	VSUBPS       Y3, Y10, Y12
+	VSUBPS       Y3, Y11, Y13
+	VFNMSUB231PS consts<>+32(SB), Y12, Y8
+	VFNMSUB231PS consts<>+32(SB), Y13, Y9
+	VFNMADD231PS consts<>+64(SB), Y12, Y8
+	VFNMADD231PS consts<>+64(SB), Y13, Y9
+	VMOVUPS      consts<>+384(SB), Y12
+	VMOVUPS      consts<>+384(SB), Y13
+	VFMADD213PS  consts<>+352(SB), Y8, Y12
+	VFMADD213PS  consts<>+352(SB), Y9, Y13
+	VFMADD213PS  consts<>+320(SB), Y8, Y12
+	VFMADD213PS  consts<>+320(SB), Y9, Y13
+	VFMADD213PS  consts<>+288(SB), Y8, Y12
+	VFMADD213PS  consts<>+288(SB), Y9, Y13
+	VFMADD213PS  consts<>+256(SB), Y8, Y12
+	VFMADD213PS  consts<>+256(SB), Y9, Y13
+	VFMADD213PS  consts<>+128(SB), Y8, Y12
+	VFMADD213PS  consts<>+128(SB), Y9, Y13
+	VMULPS       Y12, Y8, Y12
+	VMULPS       Y13, Y9, Y13
+	VPSLLD       $0x17, Y10, Y10
+	VPSLLD       $0x17, Y11, Y11
+	VPSUBD       Y10, Y2, Y8
+	VPSUBD       Y11, Y2, Y9
+	VPADDD       Y10, Y2, Y10
+	VPADDD       Y11, Y2, Y11
+	VMINPS       Y8, Y2, Y8
+	VMINPS       Y9, Y2, Y9
+	VMINPS       Y10, Y2, Y10
+	VMINPS       Y11, Y2, Y11
+	VMULPS       Y8, Y10, Y14
+	VMULPS       Y9, Y11, Y15
+	VADDPS       Y2, Y14, Y14
+	VADDPS       Y2, Y15, Y15
+	VFMADD231PS  Y10, Y12, Y14
+	VFMADD231PS  Y11, Y13, Y15
+	VDIVPS       Y14, Y8, Y8
+	VDIVPS       Y15, Y9, Y9
+	VCMPPS       $0x11, consts<>+96(SB), Y6, Y6
+	VCMPPS       $0x11, consts<>+96(SB), Y7, Y7
+	VANDNPS      Y8, Y6, Y8
+	VANDNPS      Y9, Y7, Y9
+	VMOVUPS      (SI), Y6
+	VMULPS       Y6, Y9, Y9
+	VMULPS       Y5, Y8, Y8
+	VADDPS       Y8, Y9, Y9
+	VMOVUPS      Y9, (CX)
+	VMOVUPS      -32(DX)(R9*1), Y5
+	VMOVUPS      -32(BX)(R9*1), Y6
+	VADDPS       Y6, Y5, Y5
+	VMAXPS       Y5, Y0, Y6
+	VMINPS       Y6, Y1, Y6
+	VMOVUPS      consts<>+224(SB), Y7
+	VFMADD213PS  Y3, Y6, Y7
+	VSUBPS       Y3, Y7, Y8
+	VFNMSUB231PS consts<>+32(SB), Y8, Y6
+	VFNMADD231PS consts<>+64(SB), Y8, Y6
+	VMOVUPS      consts<>+384(SB), Y8
+	VFMADD213PS  consts<>+352(SB), Y6, Y8
+	VFMADD213PS  consts<>+320(SB), Y6, Y8
+	VFMADD213PS  consts<>+288(SB), Y6, Y8
+	VFMADD213PS  consts<>+256(SB), Y6, Y8
+	VFMADD213PS  consts<>+128(SB), Y6, Y8
+	VMULPS       Y8, Y6, Y8
+	VPSLLD       $0x17, Y7, Y7
+	VPSUBD       Y7, Y2, Y6
+	VPADDD       Y7, Y2, Y7
+	VMINPS       Y6, Y2, Y6
+	VMINPS       Y7, Y2, Y7
+	VMULPS       Y6, Y7, Y10
+	VADDPS       Y2, Y10, Y10
+	VFMADD231PS  Y7, Y8, Y10
+	VDIVPS       Y10, Y6, Y6
+	VCMPPS       $0x11, consts<>+96(SB), Y5, Y5
+	VANDNPS      Y6, Y5, Y6
+	VANDPS       consts<>+416(SB), Y4, Y5
+	VMOVUPS      consts<>+448(SB), Y7
+	VMINPS       Y5, Y7, Y7
+	VXORPS       Y5, Y4, Y5
+	VMOVUPS      consts<>+480(SB), Y8
+	VFMADD213PS  consts<>+544(SB), Y7, Y8
+	VSUBPS       consts<>+544(SB), Y8, Y4
+	VFNMADD231PS consts<>+512(SB), Y4, Y7
+	VMOVUPS      consts<>+672(SB), Y10
+	VFMADD213PS  consts<>+640(SB), Y7, Y10
+	VFMADD213PS  consts<>+608(SB), Y7, Y10
+	VFMADD213PS  consts<>+576(SB), Y7, Y10
+	VFMADD213PS  consts<>+128(SB), Y7, Y10
+	VMULPS       Y7, Y7, Y4
+	VFMADD213PS  Y7, Y4, Y10
+	VPSLLD       $0x17, Y8, Y8
+	VMOVUPS      consts<>+704(SB), Y4
+	VFMSUB213PS  consts<>+128(SB), Y8, Y4
+	VFMADD231PS  Y8, Y10, Y4
+	VADDPS       consts<>+736(SB), Y4, Y7
+	VDIVPS       Y7, Y4, Y4
+	VORPS        Y5, Y4, Y4
+	VMULPS       Y4, Y6, Y6
+	VMOVUPS      Y6, -32(AX)
+	VMOVAPS      Y9, Y4
 	ADDQ         $0x00000020, AX
 	ADDQ         $0x00000020, CX
 	ADDQ         $0x00000020, DX
@@ -171,7 +266,61 @@ lstmLoop:
 	DECQ         R10
 	JNZ          lstmLoop
 
-lstmTail:
+lstmDrain:
+	VMOVUPS      -32(DX)(R9*1), Y5
+	VMOVUPS      -32(BX)(R9*1), Y6
+	VADDPS       Y6, Y5, Y5
+	VMAXPS       Y5, Y0, Y6
+	VMINPS       Y6, Y1, Y6
+	VMOVUPS      consts<>+224(SB), Y7
+	VFMADD213PS  Y3, Y6, Y7
+	VSUBPS       Y3, Y7, Y8
+	VFNMSUB231PS consts<>+32(SB), Y8, Y6
+	VFNMADD231PS consts<>+64(SB), Y8, Y6
+	VMOVUPS      consts<>+384(SB), Y8
+	VFMADD213PS  consts<>+352(SB), Y6, Y8
+	VFMADD213PS  consts<>+320(SB), Y6, Y8
+	VFMADD213PS  consts<>+288(SB), Y6, Y8
+	VFMADD213PS  consts<>+256(SB), Y6, Y8
+	VFMADD213PS  consts<>+128(SB), Y6, Y8
+	VMULPS       Y8, Y6, Y8
+	VPSLLD       $0x17, Y7, Y7
+	VPSUBD       Y7, Y2, Y6
+	VPADDD       Y7, Y2, Y7
+	VMINPS       Y6, Y2, Y6
+	VMINPS       Y7, Y2, Y7
+	VMULPS       Y6, Y7, Y9
+	VADDPS       Y2, Y9, Y9
+	VFMADD231PS  Y7, Y8, Y9
+	VDIVPS       Y9, Y6, Y6
+	VCMPPS       $0x11, consts<>+96(SB), Y5, Y5
+	VANDNPS      Y6, Y5, Y6
+	VANDPS       consts<>+416(SB), Y4, Y5
+	VMOVUPS      consts<>+448(SB), Y7
+	VMINPS       Y5, Y7, Y7
+	VXORPS       Y5, Y4, Y5
+	VMOVUPS      consts<>+480(SB), Y8
+	VFMADD213PS  consts<>+544(SB), Y7, Y8
+	VSUBPS       consts<>+544(SB), Y8, Y4
+	VFNMADD231PS consts<>+512(SB), Y4, Y7
+	VMOVUPS      consts<>+672(SB), Y9
+	VFMADD213PS  consts<>+640(SB), Y7, Y9
+	VFMADD213PS  consts<>+608(SB), Y7, Y9
+	VFMADD213PS  consts<>+576(SB), Y7, Y9
+	VFMADD213PS  consts<>+128(SB), Y7, Y9
+	VMULPS       Y7, Y7, Y4
+	VFMADD213PS  Y7, Y4, Y9
+	VPSLLD       $0x17, Y8, Y8
+	VMOVUPS      consts<>+704(SB), Y4
+	VFMSUB213PS  consts<>+128(SB), Y8, Y4
+	VFMADD231PS  Y8, Y9, Y4
+	VADDPS       consts<>+736(SB), Y4, Y7
+	VDIVPS       Y7, Y4, Y4
+	VORPS        Y5, Y4, Y4
+	VMULPS       Y4, Y6, Y6
+	VMOVUPS      Y6, -32(AX)
+
+lstmSingle:
 	ANDQ $0x00000007, DI
 	JZ   lstmDone
 
@@ -329,26 +478,24 @@ lstmDone:
 // func lstmCellAVX512(hOut []float32, cOut []float32, gates []float32, b []float32, c []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·lstmCellAVX512(SB), NOSPLIT, $0-120
-	MOVQ         hOut_base+0(FP), AX
-	MOVQ         cOut_base+24(FP), CX
-	MOVQ         gates_base+48(FP), DX
-	MOVQ         b_base+72(FP), BX
-	MOVQ         c_base+96(FP), SI
-	MOVQ         c_len+104(FP), DI
-	MOVQ         DI, R8
-	SHLQ         $0x02, R8
-	LEAQ         (R8)(R8*2), R9
-	VBROADCASTSS consts<>+160(SB), Z0
-	VBROADCASTSS consts<>+192(SB), Z1
-	VBROADCASTSS consts<>+128(SB), Z2
-	VBROADCASTSS consts<>+0(SB), Z3
-	VBROADCASTSS consts<>+224(SB), Z4
-	VBROADCASTSS consts<>+384(SB), Z5
-	MOVQ         DI, R10
-	SHRQ         $0x05, R10
-	JZ           lstmSingle
-
-lstmPair:
+	MOVQ              hOut_base+0(FP), AX
+	MOVQ              cOut_base+24(FP), CX
+	MOVQ              gates_base+48(FP), DX
+	MOVQ              b_base+72(FP), BX
+	MOVQ              c_base+96(FP), SI
+	MOVQ              c_len+104(FP), DI
+	MOVQ              DI, R8
+	SHLQ              $0x02, R8
+	LEAQ              (R8)(R8*2), R9
+	VBROADCASTSS      consts<>+160(SB), Z0
+	VBROADCASTSS      consts<>+192(SB), Z1
+	VBROADCASTSS      consts<>+128(SB), Z2
+	VBROADCASTSS      consts<>+0(SB), Z3
+	VBROADCASTSS      consts<>+224(SB), Z4
+	VBROADCASTSS      consts<>+384(SB), Z5
+	MOVQ              DI, R10
+	SHRQ              $0x05, R10
+	JZ                lstmSingle
 	VMOVUPS           (DX)(R8*2), Z6
 	VMOVUPS           (BX)(R8*2), Z7
 	VADDPS            Z7, Z6, Z6
@@ -515,113 +662,394 @@ lstmPair:
 	VMULPS            Z11, Z14, Z14
 	VADDPS            Z14, Z15, Z15
 	VMOVUPS           Z15, 64(CX)
-	VMOVUPS           (DX)(R9*1), Z6
-	VMOVUPS           (BX)(R9*1), Z7
-	VADDPS            Z7, Z6, Z6
-	VMOVUPS           64(DX)(R9*1), Z7
-	VMOVUPS           64(BX)(R9*1), Z8
-	VADDPS            Z8, Z7, Z7
-	VMAXPS            Z6, Z0, Z8
-	VMAXPS            Z7, Z0, Z9
-	VMINPS            Z8, Z1, Z8
-	VMINPS            Z9, Z1, Z9
-	VMOVAPS           Z4, Z10
-	VMOVAPS           Z4, Z11
-	VFMADD213PS       Z3, Z8, Z10
-	VFMADD213PS       Z3, Z9, Z11
-	VSUBPS            Z3, Z10, Z12
-	VSUBPS            Z3, Z11, Z14
-	VFNMSUB231PS.BCST consts<>+32(SB), Z12, Z8
-	VFNMSUB231PS.BCST consts<>+32(SB), Z14, Z9
-	VFNMADD231PS.BCST consts<>+64(SB), Z12, Z8
-	VFNMADD231PS.BCST consts<>+64(SB), Z14, Z9
-	VMOVAPS           Z5, Z12
-	VMOVAPS           Z5, Z14
-	VFMADD213PS.BCST  consts<>+352(SB), Z8, Z12
-	VFMADD213PS.BCST  consts<>+352(SB), Z9, Z14
-	VFMADD213PS.BCST  consts<>+320(SB), Z8, Z12
-	VFMADD213PS.BCST  consts<>+320(SB), Z9, Z14
-	VFMADD213PS.BCST  consts<>+288(SB), Z8, Z12
-	VFMADD213PS.BCST  consts<>+288(SB), Z9, Z14
-	VFMADD213PS.BCST  consts<>+256(SB), Z8, Z12
-	VFMADD213PS.BCST  consts<>+256(SB), Z9, Z14
-	VFMADD213PS.BCST  consts<>+128(SB), Z8, Z12
-	VFMADD213PS.BCST  consts<>+128(SB), Z9, Z14
-	VMULPS            Z12, Z8, Z12
-	VMULPS            Z14, Z9, Z14
-	VPSLLD            $0x17, Z10, Z10
-	VPSLLD            $0x17, Z11, Z11
-	VPSUBD            Z10, Z2, Z8
-	VPSUBD            Z11, Z2, Z9
-	VPADDD            Z10, Z2, Z10
-	VPADDD            Z11, Z2, Z11
-	VMINPS            Z8, Z2, Z8
-	VMINPS            Z9, Z2, Z9
-	VMINPS            Z10, Z2, Z10
-	VMINPS            Z11, Z2, Z11
-	VMULPS            Z8, Z10, Z16
-	VMULPS            Z9, Z11, Z17
-	VADDPS            Z2, Z16, Z16
-	VADDPS            Z2, Z17, Z17
-	VFMADD231PS       Z10, Z12, Z16
-	VFMADD231PS       Z11, Z14, Z17
-	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K1
-	VCMPPS.BCST       $0x15, consts<>+96(SB), Z7, K2
-	VDIVPS.Z          Z16, Z8, K1, Z8
-	VDIVPS.Z          Z17, Z9, K2, Z9
-	VANDPS.BCST       consts<>+416(SB), Z13, Z6
-	VANDPS.BCST       consts<>+416(SB), Z15, Z7
-	VBROADCASTSS      consts<>+448(SB), Z10
-	VMINPS            Z6, Z10, Z10
-	VBROADCASTSS      consts<>+448(SB), Z11
-	VMINPS            Z7, Z11, Z11
-	VBROADCASTSS      consts<>+480(SB), Z16
-	VBROADCASTSS      consts<>+480(SB), Z17
-	VFMADD213PS.BCST  consts<>+544(SB), Z10, Z16
-	VFMADD213PS.BCST  consts<>+544(SB), Z11, Z17
-	VSUBPS.BCST       consts<>+544(SB), Z16, Z12
-	VSUBPS.BCST       consts<>+544(SB), Z17, Z14
-	VFNMADD231PS.BCST consts<>+512(SB), Z12, Z10
-	VFNMADD231PS.BCST consts<>+512(SB), Z14, Z11
-	VBROADCASTSS      consts<>+672(SB), Z18
-	VBROADCASTSS      consts<>+672(SB), Z19
-	VFMADD213PS.BCST  consts<>+640(SB), Z10, Z18
-	VFMADD213PS.BCST  consts<>+640(SB), Z11, Z19
-	VFMADD213PS.BCST  consts<>+608(SB), Z10, Z18
-	VFMADD213PS.BCST  consts<>+608(SB), Z11, Z19
-	VFMADD213PS.BCST  consts<>+576(SB), Z10, Z18
-	VFMADD213PS.BCST  consts<>+576(SB), Z11, Z19
-	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z18
-	VFMADD213PS.BCST  consts<>+128(SB), Z11, Z19
-	VMULPS            Z10, Z10, Z12
-	VMULPS            Z11, Z11, Z14
-	VFMADD213PS       Z10, Z12, Z18
-	VFMADD213PS       Z11, Z14, Z19
-	VPSLLD            $0x17, Z16, Z16
-	VPSLLD            $0x17, Z17, Z17
-	VBROADCASTSS      consts<>+704(SB), Z10
-	VBROADCASTSS      consts<>+704(SB), Z11
-	VFMSUB213PS.BCST  consts<>+128(SB), Z16, Z10
-	VFMSUB213PS.BCST  consts<>+128(SB), Z17, Z11
-	VFMADD231PS       Z16, Z18, Z10
-	VFMADD231PS       Z17, Z19, Z11
-	VADDPS.BCST       consts<>+736(SB), Z10, Z12
-	VADDPS.BCST       consts<>+736(SB), Z11, Z14
-	VDIVPS            Z12, Z10, Z10
-	VDIVPS            Z14, Z11, Z11
-	VPTERNLOGD        $0xf6, Z6, Z13, Z10
-	VPTERNLOGD        $0xf6, Z7, Z15, Z11
-	VMULPS            Z10, Z8, Z8
-	VMOVUPS           Z8, (AX)
-	VMULPS            Z11, Z9, Z9
-	VMOVUPS           Z9, 64(AX)
+	VMOVAPS           Z13, Z6
+	VMOVAPS           Z15, Z7
 	ADDQ              $0x00000080, AX
 	ADDQ              $0x00000080, CX
 	ADDQ              $0x00000080, DX
 	ADDQ              $0x00000080, BX
 	ADDQ              $0x00000080, SI
 	DECQ              R10
-	JNZ               lstmPair
+	JZ                lstmDrain
+
+lstmLoop:
+	VMOVUPS           (DX)(R8*2), Z8
+	VMOVUPS           (BX)(R8*2), Z9
+	VADDPS            Z9, Z8, Z8
+	VMOVUPS           64(DX)(R8*2), Z9
+	VMOVUPS           64(BX)(R8*2), Z10
+	VADDPS            Z10, Z9, Z9
+	VANDPS.BCST       consts<>+416(SB), Z8, Z10
+	VANDPS.BCST       consts<>+416(SB), Z9, Z11
+	VBROADCASTSS      consts<>+448(SB), Z12
+	VMINPS            Z10, Z12, Z12
+	VBROADCASTSS      consts<>+448(SB), Z13
+	VMINPS            Z11, Z13, Z13
+	VBROADCASTSS      consts<>+480(SB), Z16
+	VBROADCASTSS      consts<>+480(SB), Z17
+	VFMADD213PS.BCST  consts<>+544(SB), Z12, Z16
+	VFMADD213PS.BCST  consts<>+544(SB), Z13, Z17
+	VSUBPS.BCST       consts<>+544(SB), Z16, Z14
+	VSUBPS.BCST       consts<>+544(SB), Z17, Z15
+	VFNMADD231PS.BCST consts<>+512(SB), Z14, Z12
+	VFNMADD231PS.BCST consts<>+512(SB), Z15, Z13
+	VBROADCASTSS      consts<>+672(SB), Z18
+	VBROADCASTSS      consts<>+672(SB), Z19
+	VFMADD213PS.BCST  consts<>+640(SB), Z12, Z18
+	VFMADD213PS.BCST  consts<>+640(SB), Z13, Z19
+	VFMADD213PS.BCST  consts<>+608(SB), Z12, Z18
+	VFMADD213PS.BCST  consts<>+608(SB), Z13, Z19
+	VFMADD213PS.BCST  consts<>+576(SB), Z12, Z18
+	VFMADD213PS.BCST  consts<>+576(SB), Z13, Z19
+	VFMADD213PS.BCST  consts<>+128(SB), Z12, Z18
+	VFMADD213PS.BCST  consts<>+128(SB), Z13, Z19
+	VMULPS            Z12, Z12, Z14
+	VMULPS            Z13, Z13, Z15
+	VFMADD213PS       Z12, Z14, Z18
+	VFMADD213PS       Z13, Z15, Z19
+	VPSLLD            $0x17, Z16, Z16
+	VPSLLD            $0x17, Z17, Z17
+	VBROADCASTSS      consts<>+704(SB), Z12
+	VBROADCASTSS      consts<>+704(SB), Z13
+	VFMSUB213PS.BCST  consts<>+128(SB), Z16, Z12
+	VFMSUB213PS.BCST  consts<>+128(SB), Z17, Z13
+	VFMADD231PS       Z16, Z18, Z12
+	VFMADD231PS       Z17, Z19, Z13
+	VADDPS.BCST       consts<>+736(SB), Z12, Z14
+	VADDPS.BCST       consts<>+736(SB), Z13, Z15
+	VDIVPS            Z14, Z12, Z12
+	VDIVPS            Z15, Z13, Z13
+	VPTERNLOGD        $0xf6, Z10, Z8, Z12
+	VPTERNLOGD        $0xf6, Z11, Z9, Z13
+	VMOVUPS           (DX), Z8
+	VMOVUPS           (BX), Z9
+	VADDPS            Z9, Z8, Z8
+	VMOVUPS           (DX)(R8*1), Z9
+	VMOVUPS           (BX)(R8*1), Z10
+	VADDPS            Z10, Z9, Z9
+	VMOVUPS           64(DX), Z10
+	VMOVUPS           64(BX), Z11
+	VADDPS            Z11, Z10, Z10
+	VMOVUPS           64(DX)(R8*1), Z11
+	VMOVUPS           64(BX)(R8*1), Z14
+	VADDPS            Z14, Z11, Z11
+	VMAXPS            Z8, Z0, Z14
+	VMAXPS            Z9, Z0, Z15
+	VMAXPS            Z10, Z0, Z16
+	VMAXPS            Z11, Z0, Z17
+	VMINPS            Z14, Z1, Z14
+	VMINPS            Z15, Z1, Z15
+	VMINPS            Z16, Z1, Z16
+	VMINPS            Z17, Z1, Z17
+	VMOVAPS           Z4, Z18
+	VMOVAPS           Z4, Z19
+	VMOVAPS           Z4, Z20
+	VMOVAPS           Z4, Z21
+	VFMADD213PS       Z3, Z14, Z18
+	VFMADD213PS       Z3, Z15, Z19
+	VFMADD213PS       Z3, Z16, Z20
+	VFMADD213PS       Z3, Z17, Z21
+	VSUBPS            Z3, Z18, Z22
+	VSUBPS            Z3, Z19, Z23
+	VSUBPS            Z3, Z20, Z24
+	VSUBPS            Z3, Z21, Z25
+	VFNMSUB231PS.BCST consts<>+32(SB), Z22, Z14
+	VFNMSUB231PS.BCST consts<>+32(SB), Z23, Z15
+	VFNMSUB231PS.BCST consts<>+32(SB), Z24, Z16
+	VFNMSUB231PS.BCST consts<>+32(SB), Z25, Z17
+	VFNMADD231PS.BCST consts<>+64(SB), Z22, Z14
+	VFNMADD231PS.BCST consts<>+64(SB), Z23, Z15
+	VFNMADD231PS.BCST consts<>+64(SB), Z24, Z16
+	VFNMADD231PS.BCST consts<>+64(SB), Z25, Z17
+	VMOVAPS           Z5, Z22
+	VMOVAPS           Z5, Z23
+	VMOVAPS           Z5, Z24
+	VMOVAPS           Z5, Z25
+	VFMADD213PS.BCST  consts<>+352(SB), Z14, Z22
+	VFMADD213PS.BCST  consts<>+352(SB), Z15, Z23
+	VFMADD213PS.BCST  consts<>+352(SB), Z16, Z24
+	VFMADD213PS.BCST  consts<>+352(SB), Z17, Z25
+	VFMADD213PS.BCST  consts<>+320(SB), Z14, Z22
+	VFMADD213PS.BCST  consts<>+320(SB), Z15, Z23
+	VFMADD213PS.BCST  consts<>+320(SB), Z16, Z24
+	VFMADD213PS.BCST  consts<>+320(SB), Z17, Z25
+	VFMADD213PS.BCST  consts<>+288(SB), Z14, Z22
+	VFMADD213PS.BCST  consts<>+288(SB), Z15, Z23
+	VFMADD213PS.BCST  consts<>+288(SB), Z16, Z24
+	VFMADD213PS.BCST  consts<>+288(SB), Z17, Z25
+	VFMADD213PS.BCST  consts<>+256(SB), Z14, Z22
+	VFMADD213PS.BCST  consts<>+256(SB), Z15, Z23
+	VFMADD213PS.BCST  consts<>+256(SB), Z16, Z24
+	VFMADD213PS.BCST  consts<>+256(SB), Z17, Z25
+	VFMADD213PS.BCST  consts<>+128(SB), Z14, Z22
+	VFMADD213PS.BCST  consts<>+128(SB), Z15, Z23
+	VFMADD213PS.BCST  consts<>+128(SB), Z16, Z24
+	VFMADD213PS.BCST  consts<>+128(SB), Z17, Z25
+	VMULPS            Z22, Z14, Z22
+	VMULPS            Z23, Z15, Z23
+	VMULPS            Z24, Z16, Z24
+	VMULPS            Z25, Z17, Z25
+	VPSLLD            $0x17, Z18, Z18
+	VPSLLD            $0x17, Z19, Z19
+	VPSLLD            $0x17, Z20, Z20
+	VPSLLD            $0x17, Z21, Z21
+	VPSUBD            Z18, Z2, Z14
+	VPSUBD            Z19, Z2, Z15
+	VPSUBD            Z20, Z2, Z16
+	VPSUBD            Z21, Z2, Z17
+	VPADDD            Z18, Z2, Z18
+	VPADDD            Z19, Z2, Z19
+	VPADDD            Z20, Z2, Z20
+	VPADDD            Z21, Z2, Z21
+	VMINPS            Z14, Z2, Z14
+	VMINPS            Z15, Z2, Z15
+	VMINPS            Z16, Z2, Z16
+	VMINPS            Z17, Z2, Z17
+	VMINPS            Z18, Z2, Z18
+	VMINPS            Z19, Z2, Z19
+	VMINPS            Z20, Z2, Z20
+	VMINPS            Z21, Z2, Z21
+	VMULPS            Z14, Z18, Z26
+	VMULPS            Z15, Z19, Z27
+	VMULPS            Z16, Z20, Z28
+	VMULPS            Z17, Z21, Z29
+	VADDPS            Z2, Z26, Z26
+	VADDPS            Z2, Z27, Z27
+	VADDPS            Z2, Z28, Z28
+	VADDPS            Z2, Z29, Z29
+	VFMADD231PS       Z18, Z22, Z26
+	VFMADD231PS       Z19, Z23, Z27
+	VFMADD231PS       Z20, Z24, Z28
+	VFMADD231PS       Z21, Z25, Z29
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z8, K1
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z9, K2
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z10, K3
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z11, K4
+	VDIVPS.Z          Z26, Z14, K1, Z14
+	VDIVPS.Z          Z27, Z15, K2, Z15
+	VDIVPS.Z          Z28, Z16, K3, Z16
+	VDIVPS.Z          Z29, Z17, K4, Z17
+	VMOVUPS           (SI), Z8
+	VMULPS            Z8, Z15, Z15
+	VMULPS            Z12, Z14, Z14
+	VADDPS            Z14, Z15, Z15
+	VMOVUPS           Z15, (CX)
+	VMOVUPS           64(SI), Z8
+	VMULPS            Z8, Z17, Z17
+	VMULPS            Z13, Z16, Z16
+	VADDPS            Z16, Z17, Z17
+	VMOVUPS           Z17, 64(CX)
+	VMOVUPS           -128(DX)(R9*1), Z8
+	VMOVUPS           -128(BX)(R9*1), Z9
+	VADDPS            Z9, Z8, Z8
+	VMOVUPS           -64(DX)(R9*1), Z9
+	VMOVUPS           -64(BX)(R9*1), Z10
+	VADDPS            Z10, Z9, Z9
+	VMAXPS            Z8, Z0, Z10
+	VMAXPS            Z9, Z0, Z11
+	VMINPS            Z10, Z1, Z10
+	VMINPS            Z11, Z1, Z11
+	VMOVAPS           Z4, Z12
+	VMOVAPS           Z4, Z13
+	VFMADD213PS       Z3, Z10, Z12
+	VFMADD213PS       Z3, Z11, Z13
+	VSUBPS            Z3, Z12, Z14
+	VSUBPS            Z3, Z13, Z16
+	VFNMSUB231PS.BCST consts<>+32(SB), Z14, Z10
+	VFNMSUB231PS.BCST consts<>+32(SB), Z16, Z11
+	VFNMADD231PS.BCST consts<>+64(SB), Z14, Z10
+	VFNMADD231PS.BCST consts<>+64(SB), Z16, Z11
+	VMOVAPS           Z5, Z14
+	VMOVAPS           Z5, Z16
+	VFMADD213PS.BCST  consts<>+352(SB), Z10, Z14
+	VFMADD213PS.BCST  consts<>+352(SB), Z11, Z16
+	VFMADD213PS.BCST  consts<>+320(SB), Z10, Z14
+	VFMADD213PS.BCST  consts<>+320(SB), Z11, Z16
+	VFMADD213PS.BCST  consts<>+288(SB), Z10, Z14
+	VFMADD213PS.BCST  consts<>+288(SB), Z11, Z16
+	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z14
+	VFMADD213PS.BCST  consts<>+256(SB), Z11, Z16
+	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z14
+	VFMADD213PS.BCST  consts<>+128(SB), Z11, Z16
+	VMULPS            Z14, Z10, Z14
+	VMULPS            Z16, Z11, Z16
+	VPSLLD            $0x17, Z12, Z12
+	VPSLLD            $0x17, Z13, Z13
+	VPSUBD            Z12, Z2, Z10
+	VPSUBD            Z13, Z2, Z11
+	VPADDD            Z12, Z2, Z12
+	VPADDD            Z13, Z2, Z13
+	VMINPS            Z10, Z2, Z10
+	VMINPS            Z11, Z2, Z11
+	VMINPS            Z12, Z2, Z12
+	VMINPS            Z13, Z2, Z13
+	VMULPS            Z10, Z12, Z18
+	VMULPS            Z11, Z13, Z19
+	VADDPS            Z2, Z18, Z18
+	VADDPS            Z2, Z19, Z19
+	VFMADD231PS       Z12, Z14, Z18
+	VFMADD231PS       Z13, Z16, Z19
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z8, K1
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z9, K2
+	VDIVPS.Z          Z18, Z10, K1, Z10
+	VDIVPS.Z          Z19, Z11, K2, Z11
+	VANDPS.BCST       consts<>+416(SB), Z6, Z8
+	VANDPS.BCST       consts<>+416(SB), Z7, Z9
+	VBROADCASTSS      consts<>+448(SB), Z12
+	VMINPS            Z8, Z12, Z12
+	VBROADCASTSS      consts<>+448(SB), Z13
+	VMINPS            Z9, Z13, Z13
+	VBROADCASTSS      consts<>+480(SB), Z18
+	VBROADCASTSS      consts<>+480(SB), Z19
+	VFMADD213PS.BCST  consts<>+544(SB), Z12, Z18
+	VFMADD213PS.BCST  consts<>+544(SB), Z13, Z19
+	VSUBPS.BCST       consts<>+544(SB), Z18, Z14
+	VSUBPS.BCST       consts<>+544(SB), Z19, Z16
+	VFNMADD231PS.BCST consts<>+512(SB), Z14, Z12
+	VFNMADD231PS.BCST consts<>+512(SB), Z16, Z13
+	VBROADCASTSS      consts<>+672(SB), Z20
+	VBROADCASTSS      consts<>+672(SB), Z21
+	VFMADD213PS.BCST  consts<>+640(SB), Z12, Z20
+	VFMADD213PS.BCST  consts<>+640(SB), Z13, Z21
+	VFMADD213PS.BCST  consts<>+608(SB), Z12, Z20
+	VFMADD213PS.BCST  consts<>+608(SB), Z13, Z21
+	VFMADD213PS.BCST  consts<>+576(SB), Z12, Z20
+	VFMADD213PS.BCST  consts<>+576(SB), Z13, Z21
+	VFMADD213PS.BCST  consts<>+128(SB), Z12, Z20
+	VFMADD213PS.BCST  consts<>+128(SB), Z13, Z21
+	VMULPS            Z12, Z12, Z14
+	VMULPS            Z13, Z13, Z16
+	VFMADD213PS       Z12, Z14, Z20
+	VFMADD213PS       Z13, Z16, Z21
+	VPSLLD            $0x17, Z18, Z18
+	VPSLLD            $0x17, Z19, Z19
+	VBROADCASTSS      consts<>+704(SB), Z12
+	VBROADCASTSS      consts<>+704(SB), Z13
+	VFMSUB213PS.BCST  consts<>+128(SB), Z18, Z12
+	VFMSUB213PS.BCST  consts<>+128(SB), Z19, Z13
+	VFMADD231PS       Z18, Z20, Z12
+	VFMADD231PS       Z19, Z21, Z13
+	VADDPS.BCST       consts<>+736(SB), Z12, Z14
+	VADDPS.BCST       consts<>+736(SB), Z13, Z16
+	VDIVPS            Z14, Z12, Z12
+	VDIVPS            Z16, Z13, Z13
+	VPTERNLOGD        $0xf6, Z8, Z6, Z12
+	VPTERNLOGD        $0xf6, Z9, Z7, Z13
+	VMULPS            Z12, Z10, Z10
+	VMOVUPS           Z10, -128(AX)
+	VMULPS            Z13, Z11, Z11
+	VMOVUPS           Z11, -64(AX)
+	VMOVAPS           Z15, Z6
+	VMOVAPS           Z17, Z7
+	ADDQ              $0x00000080, AX
+	ADDQ              $0x00000080, CX
+	ADDQ              $0x00000080, DX
+	ADDQ              $0x00000080, BX
+	ADDQ              $0x00000080, SI
+	DECQ              R10
+	JNZ               lstmLoop
+
+lstmDrain:
+	VMOVUPS           -128(DX)(R9*1), Z8
+	VMOVUPS           -128(BX)(R9*1), Z9
+	VADDPS            Z9, Z8, Z8
+	VMOVUPS           -64(DX)(R9*1), Z9
+	VMOVUPS           -64(BX)(R9*1), Z10
+	VADDPS            Z10, Z9, Z9
+	VMAXPS            Z8, Z0, Z10
+	VMAXPS            Z9, Z0, Z11
+	VMINPS            Z10, Z1, Z10
+	VMINPS            Z11, Z1, Z11
+	VMOVAPS           Z4, Z12
+	VMOVAPS           Z4, Z13
+	VFMADD213PS       Z3, Z10, Z12
+	VFMADD213PS       Z3, Z11, Z13
+	VSUBPS            Z3, Z12, Z14
+	VSUBPS            Z3, Z13, Z15
+	VFNMSUB231PS.BCST consts<>+32(SB), Z14, Z10
+	VFNMSUB231PS.BCST consts<>+32(SB), Z15, Z11
+	VFNMADD231PS.BCST consts<>+64(SB), Z14, Z10
+	VFNMADD231PS.BCST consts<>+64(SB), Z15, Z11
+	VMOVAPS           Z5, Z14
+	VMOVAPS           Z5, Z15
+	VFMADD213PS.BCST  consts<>+352(SB), Z10, Z14
+	VFMADD213PS.BCST  consts<>+352(SB), Z11, Z15
+	VFMADD213PS.BCST  consts<>+320(SB), Z10, Z14
+	VFMADD213PS.BCST  consts<>+320(SB), Z11, Z15
+	VFMADD213PS.BCST  consts<>+288(SB), Z10, Z14
+	VFMADD213PS.BCST  consts<>+288(SB), Z11, Z15
+	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z14
+	VFMADD213PS.BCST  consts<>+256(SB), Z11, Z15
+	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z14
+	VFMADD213PS.BCST  consts<>+128(SB), Z11, Z15
+	VMULPS            Z14, Z10, Z14
+	VMULPS            Z15, Z11, Z15
+	VPSLLD            $0x17, Z12, Z12
+	VPSLLD            $0x17, Z13, Z13
+	VPSUBD            Z12, Z2, Z10
+	VPSUBD            Z13, Z2, Z11
+	VPADDD            Z12, Z2, Z12
+	VPADDD            Z13, Z2, Z13
+	VMINPS            Z10, Z2, Z10
+	VMINPS            Z11, Z2, Z11
+	VMINPS            Z12, Z2, Z12
+	VMINPS            Z13, Z2, Z13
+	VMULPS            Z10, Z12, Z16
+	VMULPS            Z11, Z13, Z17
+	VADDPS            Z2, Z16, Z16
+	VADDPS            Z2, Z17, Z17
+	VFMADD231PS       Z12, Z14, Z16
+	VFMADD231PS       Z13, Z15, Z17
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z8, K1
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z9, K2
+	VDIVPS.Z          Z16, Z10, K1, Z10
+	VDIVPS.Z          Z17, Z11, K2, Z11
+	VANDPS.BCST       consts<>+416(SB), Z6, Z8
+	VANDPS.BCST       consts<>+416(SB), Z7, Z9
+	VBROADCASTSS      consts<>+448(SB), Z12
+	VMINPS            Z8, Z12, Z12
+	VBROADCASTSS      consts<>+448(SB), Z13
+	VMINPS            Z9, Z13, Z13
+	VBROADCASTSS      consts<>+480(SB), Z16
+	VBROADCASTSS      consts<>+480(SB), Z17
+	VFMADD213PS.BCST  consts<>+544(SB), Z12, Z16
+	VFMADD213PS.BCST  consts<>+544(SB), Z13, Z17
+	VSUBPS.BCST       consts<>+544(SB), Z16, Z14
+	VSUBPS.BCST       consts<>+544(SB), Z17, Z15
+	VFNMADD231PS.BCST consts<>+512(SB), Z14, Z12
+	VFNMADD231PS.BCST consts<>+512(SB), Z15, Z13
+	VBROADCASTSS      consts<>+672(SB), Z18
+	VBROADCASTSS      consts<>+672(SB), Z19
+	VFMADD213PS.BCST  consts<>+640(SB), Z12, Z18
+	VFMADD213PS.BCST  consts<>+640(SB), Z13, Z19
+	VFMADD213PS.BCST  consts<>+608(SB), Z12, Z18
+	VFMADD213PS.BCST  consts<>+608(SB), Z13, Z19
+	VFMADD213PS.BCST  consts<>+576(SB), Z12, Z18
+	VFMADD213PS.BCST  consts<>+576(SB), Z13, Z19
+	VFMADD213PS.BCST  consts<>+128(SB), Z12, Z18
+	VFMADD213PS.BCST  consts<>+128(SB), Z13, Z19
+	VMULPS            Z12, Z12, Z14
+	VMULPS            Z13, Z13, Z15
+	VFMADD213PS       Z12, Z14, Z18
+	VFMADD213PS       Z13, Z15, Z19
+	VPSLLD            $0x17, Z16, Z16
+	VPSLLD            $0x17, Z17, Z17
+	VBROADCASTSS      consts<>+704(SB), Z12
+	VBROADCASTSS      consts<>+704(SB), Z13
+	VFMSUB213PS.BCST  consts<>+128(SB), Z16, Z12
+	VFMSUB213PS.BCST  consts<>+128(SB), Z17, Z13
+	VFMADD231PS       Z16, Z18, Z12
+	VFMADD231PS       Z17, Z19, Z13
+	VADDPS.BCST       consts<>+736(SB), Z12, Z14
+	VADDPS.BCST       consts<>+736(SB), Z13, Z15
+	VDIVPS            Z14, Z12, Z12
+	VDIVPS            Z15, Z13, Z13
+	VPTERNLOGD        $0xf6, Z8, Z6, Z12
+	VPTERNLOGD        $0xf6, Z9, Z7, Z13
+	VMULPS            Z12, Z10, Z10
+	VMOVUPS           Z10, -128(AX)
+	VMULPS            Z13, Z11, Z11
+	VMOVUPS           Z11, -64(AX)
 
 lstmSingle:
 	TESTQ             $0x00000010, DI
@@ -656,109 +1084,109 @@ lstmSingle:
 	VMOVUPS           (DX)(R8*1), Z7
 	VMOVUPS           (BX)(R8*1), Z9
 	VADDPS            Z9, Z7, Z7
-	VMOVUPS           (DX)(R9*1), Z9
-	VMOVUPS           (BX)(R9*1), Z10
-	VADDPS            Z10, Z9, Z9
-	VMAXPS            Z6, Z0, Z10
-	VMAXPS            Z7, Z0, Z11
-	VMAXPS            Z9, Z0, Z12
+	VMAXPS            Z6, Z0, Z9
+	VMAXPS            Z7, Z0, Z10
+	VMINPS            Z9, Z1, Z9
 	VMINPS            Z10, Z1, Z10
-	VMINPS            Z11, Z1, Z11
-	VMINPS            Z12, Z1, Z12
-	VMOVAPS           Z4, Z13
-	VMOVAPS           Z4, Z14
-	VMOVAPS           Z4, Z15
-	VFMADD213PS       Z3, Z10, Z13
-	VFMADD213PS       Z3, Z11, Z14
-	VFMADD213PS       Z3, Z12, Z15
-	VSUBPS            Z3, Z13, Z16
-	VSUBPS            Z3, Z14, Z17
-	VSUBPS            Z3, Z15, Z18
-	VFNMSUB231PS.BCST consts<>+32(SB), Z16, Z10
-	VFNMSUB231PS.BCST consts<>+32(SB), Z17, Z11
-	VFNMSUB231PS.BCST consts<>+32(SB), Z18, Z12
-	VFNMADD231PS.BCST consts<>+64(SB), Z16, Z10
-	VFNMADD231PS.BCST consts<>+64(SB), Z17, Z11
-	VFNMADD231PS.BCST consts<>+64(SB), Z18, Z12
-	VMOVAPS           Z5, Z16
-	VMOVAPS           Z5, Z17
-	VMOVAPS           Z5, Z18
-	VFMADD213PS.BCST  consts<>+352(SB), Z10, Z16
-	VFMADD213PS.BCST  consts<>+352(SB), Z11, Z17
-	VFMADD213PS.BCST  consts<>+352(SB), Z12, Z18
-	VFMADD213PS.BCST  consts<>+320(SB), Z10, Z16
-	VFMADD213PS.BCST  consts<>+320(SB), Z11, Z17
-	VFMADD213PS.BCST  consts<>+320(SB), Z12, Z18
-	VFMADD213PS.BCST  consts<>+288(SB), Z10, Z16
-	VFMADD213PS.BCST  consts<>+288(SB), Z11, Z17
-	VFMADD213PS.BCST  consts<>+288(SB), Z12, Z18
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z16
-	VFMADD213PS.BCST  consts<>+256(SB), Z11, Z17
-	VFMADD213PS.BCST  consts<>+256(SB), Z12, Z18
-	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z16
-	VFMADD213PS.BCST  consts<>+128(SB), Z11, Z17
-	VFMADD213PS.BCST  consts<>+128(SB), Z12, Z18
-	VMULPS            Z16, Z10, Z16
-	VMULPS            Z17, Z11, Z17
-	VMULPS            Z18, Z12, Z18
-	VPSLLD            $0x17, Z13, Z13
-	VPSLLD            $0x17, Z14, Z14
-	VPSLLD            $0x17, Z15, Z15
-	VPSUBD            Z13, Z2, Z10
-	VPSUBD            Z14, Z2, Z11
-	VPSUBD            Z15, Z2, Z12
-	VPADDD            Z13, Z2, Z13
-	VPADDD            Z14, Z2, Z14
-	VPADDD            Z15, Z2, Z15
+	VMOVAPS           Z4, Z11
+	VMOVAPS           Z4, Z12
+	VFMADD213PS       Z3, Z9, Z11
+	VFMADD213PS       Z3, Z10, Z12
+	VSUBPS            Z3, Z11, Z13
+	VSUBPS            Z3, Z12, Z14
+	VFNMSUB231PS.BCST consts<>+32(SB), Z13, Z9
+	VFNMSUB231PS.BCST consts<>+32(SB), Z14, Z10
+	VFNMADD231PS.BCST consts<>+64(SB), Z13, Z9
+	VFNMADD231PS.BCST consts<>+64(SB), Z14, Z10
+	VMOVAPS           Z5, Z13
+	VMOVAPS           Z5, Z14
+	VFMADD213PS.BCST  consts<>+352(SB), Z9, Z13
+	VFMADD213PS.BCST  consts<>+352(SB), Z10, Z14
+	VFMADD213PS.BCST  consts<>+320(SB), Z9, Z13
+	VFMADD213PS.BCST  consts<>+320(SB), Z10, Z14
+	VFMADD213PS.BCST  consts<>+288(SB), Z9, Z13
+	VFMADD213PS.BCST  consts<>+288(SB), Z10, Z14
+	VFMADD213PS.BCST  consts<>+256(SB), Z9, Z13
+	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z14
+	VFMADD213PS.BCST  consts<>+128(SB), Z9, Z13
+	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z14
+	VMULPS            Z13, Z9, Z13
+	VMULPS            Z14, Z10, Z14
+	VPSLLD            $0x17, Z11, Z11
+	VPSLLD            $0x17, Z12, Z12
+	VPSUBD            Z11, Z2, Z9
+	VPSUBD            Z12, Z2, Z10
+	VPADDD            Z11, Z2, Z11
+	VPADDD            Z12, Z2, Z12
+	VMINPS            Z9, Z2, Z9
 	VMINPS            Z10, Z2, Z10
 	VMINPS            Z11, Z2, Z11
 	VMINPS            Z12, Z2, Z12
-	VMINPS            Z13, Z2, Z13
-	VMINPS            Z14, Z2, Z14
-	VMINPS            Z15, Z2, Z15
-	VMULPS            Z10, Z13, Z19
-	VMULPS            Z11, Z14, Z20
-	VMULPS            Z12, Z15, Z21
-	VADDPS            Z2, Z19, Z19
-	VADDPS            Z2, Z20, Z20
-	VADDPS            Z2, Z21, Z21
-	VFMADD231PS       Z13, Z16, Z19
-	VFMADD231PS       Z14, Z17, Z20
-	VFMADD231PS       Z15, Z18, Z21
+	VMULPS            Z9, Z11, Z15
+	VMULPS            Z10, Z12, Z16
+	VADDPS            Z2, Z15, Z15
+	VADDPS            Z2, Z16, Z16
+	VFMADD231PS       Z11, Z13, Z15
+	VFMADD231PS       Z12, Z14, Z16
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K1
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z7, K2
-	VCMPPS.BCST       $0x15, consts<>+96(SB), Z9, K3
-	VDIVPS.Z          Z19, Z10, K1, Z10
-	VDIVPS.Z          Z20, Z11, K2, Z11
-	VDIVPS.Z          Z21, Z12, K3, Z12
+	VDIVPS.Z          Z15, Z9, K1, Z9
+	VDIVPS.Z          Z16, Z10, K2, Z10
 	VMOVUPS           (SI), Z6
-	VMULPS            Z6, Z11, Z11
-	VMULPS            Z8, Z10, Z10
-	VADDPS            Z10, Z11, Z11
-	VMOVUPS           Z11, (CX)
-	VANDPS.BCST       consts<>+416(SB), Z11, Z6
-	VBROADCASTSS      consts<>+448(SB), Z7
-	VMINPS            Z6, Z7, Z7
-	VBROADCASTSS      consts<>+480(SB), Z9
-	VFMADD213PS.BCST  consts<>+544(SB), Z7, Z9
-	VSUBPS.BCST       consts<>+544(SB), Z9, Z8
-	VFNMADD231PS.BCST consts<>+512(SB), Z8, Z7
-	VBROADCASTSS      consts<>+672(SB), Z10
-	VFMADD213PS.BCST  consts<>+640(SB), Z7, Z10
-	VFMADD213PS.BCST  consts<>+608(SB), Z7, Z10
-	VFMADD213PS.BCST  consts<>+576(SB), Z7, Z10
-	VFMADD213PS.BCST  consts<>+128(SB), Z7, Z10
-	VMULPS            Z7, Z7, Z8
-	VFMADD213PS       Z7, Z8, Z10
-	VPSLLD            $0x17, Z9, Z9
-	VBROADCASTSS      consts<>+704(SB), Z7
-	VFMSUB213PS.BCST  consts<>+128(SB), Z9, Z7
-	VFMADD231PS       Z9, Z10, Z7
-	VADDPS.BCST       consts<>+736(SB), Z7, Z8
-	VDIVPS            Z8, Z7, Z7
-	VPTERNLOGD        $0xf6, Z6, Z11, Z7
-	VMULPS            Z7, Z12, Z12
-	VMOVUPS           Z12, (AX)
+	VMULPS            Z6, Z10, Z10
+	VMULPS            Z8, Z9, Z9
+	VADDPS            Z9, Z10, Z10
+	VMOVUPS           Z10, (CX)
+	VMOVUPS           (DX)(R9*1), Z6
+	VMOVUPS           (BX)(R9*1), Z7
+	VADDPS            Z7, Z6, Z6
+	VMAXPS            Z6, Z0, Z7
+	VMINPS            Z7, Z1, Z7
+	VMOVAPS           Z4, Z8
+	VFMADD213PS       Z3, Z7, Z8
+	VSUBPS            Z3, Z8, Z9
+	VFNMSUB231PS.BCST consts<>+32(SB), Z9, Z7
+	VFNMADD231PS.BCST consts<>+64(SB), Z9, Z7
+	VMOVAPS           Z5, Z9
+	VFMADD213PS.BCST  consts<>+352(SB), Z7, Z9
+	VFMADD213PS.BCST  consts<>+320(SB), Z7, Z9
+	VFMADD213PS.BCST  consts<>+288(SB), Z7, Z9
+	VFMADD213PS.BCST  consts<>+256(SB), Z7, Z9
+	VFMADD213PS.BCST  consts<>+128(SB), Z7, Z9
+	VMULPS            Z9, Z7, Z9
+	VPSLLD            $0x17, Z8, Z8
+	VPSUBD            Z8, Z2, Z7
+	VPADDD            Z8, Z2, Z8
+	VMINPS            Z7, Z2, Z7
+	VMINPS            Z8, Z2, Z8
+	VMULPS            Z7, Z8, Z11
+	VADDPS            Z2, Z11, Z11
+	VFMADD231PS       Z8, Z9, Z11
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K1
+	VDIVPS.Z          Z11, Z7, K1, Z7
+	VANDPS.BCST       consts<>+416(SB), Z10, Z6
+	VBROADCASTSS      consts<>+448(SB), Z8
+	VMINPS            Z6, Z8, Z8
+	VBROADCASTSS      consts<>+480(SB), Z11
+	VFMADD213PS.BCST  consts<>+544(SB), Z8, Z11
+	VSUBPS.BCST       consts<>+544(SB), Z11, Z9
+	VFNMADD231PS.BCST consts<>+512(SB), Z9, Z8
+	VBROADCASTSS      consts<>+672(SB), Z12
+	VFMADD213PS.BCST  consts<>+640(SB), Z8, Z12
+	VFMADD213PS.BCST  consts<>+608(SB), Z8, Z12
+	VFMADD213PS.BCST  consts<>+576(SB), Z8, Z12
+	VFMADD213PS.BCST  consts<>+128(SB), Z8, Z12
+	VMULPS            Z8, Z8, Z9
+	VFMADD213PS       Z8, Z9, Z12
+	VPSLLD            $0x17, Z11, Z11
+	VBROADCASTSS      consts<>+704(SB), Z8
+	VFMSUB213PS.BCST  consts<>+128(SB), Z11, Z8
+	VFMADD231PS       Z11, Z12, Z8
+	VADDPS.BCST       consts<>+736(SB), Z8, Z9
+	VDIVPS            Z9, Z8, Z8
+	VPTERNLOGD        $0xf6, Z6, Z10, Z8
+	VMULPS            Z8, Z7, Z7
+	VMOVUPS           Z7, (AX)
 	ADDQ              $0x00000040, AX
 	ADDQ              $0x00000040, CX
 	ADDQ              $0x00000040, DX
@@ -801,109 +1229,109 @@ lstmTail:
 	VMOVUPS.Z         (DX)(R8*1), K1, Z7
 	VMOVUPS.Z         (BX)(R8*1), K1, Z9
 	VADDPS            Z9, Z7, Z7
-	VMOVUPS.Z         (DX)(R9*1), K1, Z9
-	VMOVUPS.Z         (BX)(R9*1), K1, Z10
-	VADDPS            Z10, Z9, Z9
-	VMAXPS            Z6, Z0, Z10
-	VMAXPS            Z7, Z0, Z11
-	VMAXPS            Z9, Z0, Z0
+	VMAXPS            Z6, Z0, Z9
+	VMAXPS            Z7, Z0, Z10
+	VMINPS            Z9, Z1, Z9
 	VMINPS            Z10, Z1, Z10
-	VMINPS            Z11, Z1, Z11
-	VMINPS            Z0, Z1, Z0
-	VMOVAPS           Z4, Z1
+	VMOVAPS           Z4, Z11
 	VMOVAPS           Z4, Z12
-	VMOVAPS           Z4, Z4
-	VFMADD213PS       Z3, Z10, Z1
-	VFMADD213PS       Z3, Z11, Z12
-	VFMADD213PS       Z3, Z0, Z4
-	VSUBPS            Z3, Z1, Z13
+	VFMADD213PS       Z3, Z9, Z11
+	VFMADD213PS       Z3, Z10, Z12
+	VSUBPS            Z3, Z11, Z13
 	VSUBPS            Z3, Z12, Z14
-	VSUBPS            Z3, Z4, Z3
-	VFNMSUB231PS.BCST consts<>+32(SB), Z13, Z10
-	VFNMSUB231PS.BCST consts<>+32(SB), Z14, Z11
-	VFNMSUB231PS.BCST consts<>+32(SB), Z3, Z0
-	VFNMADD231PS.BCST consts<>+64(SB), Z13, Z10
-	VFNMADD231PS.BCST consts<>+64(SB), Z14, Z11
-	VFNMADD231PS.BCST consts<>+64(SB), Z3, Z0
-	VMOVAPS           Z5, Z3
+	VFNMSUB231PS.BCST consts<>+32(SB), Z13, Z9
+	VFNMSUB231PS.BCST consts<>+32(SB), Z14, Z10
+	VFNMADD231PS.BCST consts<>+64(SB), Z13, Z9
+	VFNMADD231PS.BCST consts<>+64(SB), Z14, Z10
 	VMOVAPS           Z5, Z13
-	VMOVAPS           Z5, Z5
-	VFMADD213PS.BCST  consts<>+352(SB), Z10, Z3
-	VFMADD213PS.BCST  consts<>+352(SB), Z11, Z13
-	VFMADD213PS.BCST  consts<>+352(SB), Z0, Z5
-	VFMADD213PS.BCST  consts<>+320(SB), Z10, Z3
-	VFMADD213PS.BCST  consts<>+320(SB), Z11, Z13
-	VFMADD213PS.BCST  consts<>+320(SB), Z0, Z5
-	VFMADD213PS.BCST  consts<>+288(SB), Z10, Z3
-	VFMADD213PS.BCST  consts<>+288(SB), Z11, Z13
-	VFMADD213PS.BCST  consts<>+288(SB), Z0, Z5
-	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z3
-	VFMADD213PS.BCST  consts<>+256(SB), Z11, Z13
-	VFMADD213PS.BCST  consts<>+256(SB), Z0, Z5
-	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z3
-	VFMADD213PS.BCST  consts<>+128(SB), Z11, Z13
-	VFMADD213PS.BCST  consts<>+128(SB), Z0, Z5
-	VMULPS            Z3, Z10, Z3
-	VMULPS            Z13, Z11, Z13
-	VMULPS            Z5, Z0, Z5
-	VPSLLD            $0x17, Z1, Z1
+	VMOVAPS           Z5, Z14
+	VFMADD213PS.BCST  consts<>+352(SB), Z9, Z13
+	VFMADD213PS.BCST  consts<>+352(SB), Z10, Z14
+	VFMADD213PS.BCST  consts<>+320(SB), Z9, Z13
+	VFMADD213PS.BCST  consts<>+320(SB), Z10, Z14
+	VFMADD213PS.BCST  consts<>+288(SB), Z9, Z13
+	VFMADD213PS.BCST  consts<>+288(SB), Z10, Z14
+	VFMADD213PS.BCST  consts<>+256(SB), Z9, Z13
+	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z14
+	VFMADD213PS.BCST  consts<>+128(SB), Z9, Z13
+	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z14
+	VMULPS            Z13, Z9, Z13
+	VMULPS            Z14, Z10, Z14
+	VPSLLD            $0x17, Z11, Z11
 	VPSLLD            $0x17, Z12, Z12
-	VPSLLD            $0x17, Z4, Z4
-	VPSUBD            Z1, Z2, Z0
+	VPSUBD            Z11, Z2, Z9
 	VPSUBD            Z12, Z2, Z10
-	VPSUBD            Z4, Z2, Z11
-	VPADDD            Z1, Z2, Z1
+	VPADDD            Z11, Z2, Z11
 	VPADDD            Z12, Z2, Z12
-	VPADDD            Z4, Z2, Z4
-	VMINPS            Z0, Z2, Z0
+	VMINPS            Z9, Z2, Z9
 	VMINPS            Z10, Z2, Z10
 	VMINPS            Z11, Z2, Z11
-	VMINPS            Z1, Z2, Z1
 	VMINPS            Z12, Z2, Z12
-	VMINPS            Z4, Z2, Z4
-	VMULPS            Z0, Z1, Z14
-	VMULPS            Z10, Z12, Z15
-	VMULPS            Z11, Z4, Z16
-	VADDPS            Z2, Z14, Z14
+	VMULPS            Z9, Z11, Z15
+	VMULPS            Z10, Z12, Z16
 	VADDPS            Z2, Z15, Z15
 	VADDPS            Z2, Z16, Z16
-	VFMADD231PS       Z1, Z3, Z14
-	VFMADD231PS       Z12, Z13, Z15
-	VFMADD231PS       Z4, Z5, Z16
+	VFMADD231PS       Z11, Z13, Z15
+	VFMADD231PS       Z12, Z14, Z16
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K2
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z7, K3
-	VCMPPS.BCST       $0x15, consts<>+96(SB), Z9, K4
-	VDIVPS.Z          Z14, Z0, K2, Z0
-	VDIVPS.Z          Z15, Z10, K3, Z10
-	VDIVPS.Z          Z16, Z11, K4, Z11
-	VMOVUPS.Z         (SI), K1, Z1
-	VMULPS            Z1, Z10, Z10
-	VMULPS            Z8, Z0, Z0
-	VADDPS            Z0, Z10, Z10
+	VDIVPS.Z          Z15, Z9, K2, Z9
+	VDIVPS.Z          Z16, Z10, K3, Z10
+	VMOVUPS.Z         (SI), K1, Z6
+	VMULPS            Z6, Z10, Z10
+	VMULPS            Z8, Z9, Z9
+	VADDPS            Z9, Z10, Z10
 	VMOVUPS           Z10, K1, (CX)
-	VANDPS.BCST       consts<>+416(SB), Z10, Z0
-	VBROADCASTSS      consts<>+448(SB), Z1
-	VMINPS            Z0, Z1, Z1
-	VBROADCASTSS      consts<>+480(SB), Z3
-	VFMADD213PS.BCST  consts<>+544(SB), Z1, Z3
-	VSUBPS.BCST       consts<>+544(SB), Z3, Z2
-	VFNMADD231PS.BCST consts<>+512(SB), Z2, Z1
-	VBROADCASTSS      consts<>+672(SB), Z4
-	VFMADD213PS.BCST  consts<>+640(SB), Z1, Z4
-	VFMADD213PS.BCST  consts<>+608(SB), Z1, Z4
-	VFMADD213PS.BCST  consts<>+576(SB), Z1, Z4
-	VFMADD213PS.BCST  consts<>+128(SB), Z1, Z4
-	VMULPS            Z1, Z1, Z2
-	VFMADD213PS       Z1, Z2, Z4
-	VPSLLD            $0x17, Z3, Z3
-	VBROADCASTSS      consts<>+704(SB), Z1
-	VFMSUB213PS.BCST  consts<>+128(SB), Z3, Z1
-	VFMADD231PS       Z3, Z4, Z1
-	VADDPS.BCST       consts<>+736(SB), Z1, Z2
-	VDIVPS            Z2, Z1, Z1
-	VPTERNLOGD        $0xf6, Z0, Z10, Z1
-	VMULPS            Z1, Z11, Z11
-	VMOVUPS           Z11, K1, (AX)
+	VMOVUPS.Z         (DX)(R9*1), K1, Z6
+	VMOVUPS.Z         (BX)(R9*1), K1, Z7
+	VADDPS            Z7, Z6, Z6
+	VMAXPS            Z6, Z0, Z0
+	VMINPS            Z0, Z1, Z0
+	VMOVAPS           Z4, Z1
+	VFMADD213PS       Z3, Z0, Z1
+	VSUBPS            Z3, Z1, Z3
+	VFNMSUB231PS.BCST consts<>+32(SB), Z3, Z0
+	VFNMADD231PS.BCST consts<>+64(SB), Z3, Z0
+	VMOVAPS           Z5, Z3
+	VFMADD213PS.BCST  consts<>+352(SB), Z0, Z3
+	VFMADD213PS.BCST  consts<>+320(SB), Z0, Z3
+	VFMADD213PS.BCST  consts<>+288(SB), Z0, Z3
+	VFMADD213PS.BCST  consts<>+256(SB), Z0, Z3
+	VFMADD213PS.BCST  consts<>+128(SB), Z0, Z3
+	VMULPS            Z3, Z0, Z3
+	VPSLLD            $0x17, Z1, Z1
+	VPSUBD            Z1, Z2, Z0
+	VPADDD            Z1, Z2, Z1
+	VMINPS            Z0, Z2, Z0
+	VMINPS            Z1, Z2, Z1
+	VMULPS            Z0, Z1, Z4
+	VADDPS            Z2, Z4, Z4
+	VFMADD231PS       Z1, Z3, Z4
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K2
+	VDIVPS.Z          Z4, Z0, K2, Z0
+	VANDPS.BCST       consts<>+416(SB), Z10, Z1
+	VBROADCASTSS      consts<>+448(SB), Z2
+	VMINPS            Z1, Z2, Z2
+	VBROADCASTSS      consts<>+480(SB), Z4
+	VFMADD213PS.BCST  consts<>+544(SB), Z2, Z4
+	VSUBPS.BCST       consts<>+544(SB), Z4, Z3
+	VFNMADD231PS.BCST consts<>+512(SB), Z3, Z2
+	VBROADCASTSS      consts<>+672(SB), Z5
+	VFMADD213PS.BCST  consts<>+640(SB), Z2, Z5
+	VFMADD213PS.BCST  consts<>+608(SB), Z2, Z5
+	VFMADD213PS.BCST  consts<>+576(SB), Z2, Z5
+	VFMADD213PS.BCST  consts<>+128(SB), Z2, Z5
+	VMULPS            Z2, Z2, Z3
+	VFMADD213PS       Z2, Z3, Z5
+	VPSLLD            $0x17, Z4, Z4
+	VBROADCASTSS      consts<>+704(SB), Z2
+	VFMSUB213PS.BCST  consts<>+128(SB), Z4, Z2
+	VFMADD231PS       Z4, Z5, Z2
+	VADDPS.BCST       consts<>+736(SB), Z2, Z3
+	VDIVPS            Z3, Z2, Z2
+	VPTERNLOGD        $0xf6, Z1, Z10, Z2
+	VMULPS            Z2, Z0, Z0
+	VMOVUPS           Z0, K1, (AX)
 
 lstmDone:
 	VZEROUPPER
@@ -912,24 +1340,22 @@ lstmDone:
 // func gruCellAVX2(hOut []float32, gates []float32, nh []float32, bx []float32, bh []float32, h []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·gruCellAVX2(SB), NOSPLIT, $0-144
-	MOVQ    hOut_base+0(FP), AX
-	MOVQ    gates_base+24(FP), CX
-	MOVQ    nh_base+48(FP), DX
-	MOVQ    bx_base+72(FP), BX
-	MOVQ    bh_base+96(FP), SI
-	MOVQ    h_base+120(FP), DI
-	MOVQ    h_len+128(FP), R8
-	MOVQ    R8, R9
-	SHLQ    $0x02, R9
-	VMOVUPS consts<>+160(SB), Y0
-	VMOVUPS consts<>+192(SB), Y1
-	VMOVUPS consts<>+128(SB), Y2
-	VMOVUPS consts<>+0(SB), Y3
-	MOVQ    R8, R10
-	SHRQ    $0x03, R10
-	JZ      gruTail
-
-gruLoop:
+	MOVQ         hOut_base+0(FP), AX
+	MOVQ         gates_base+24(FP), CX
+	MOVQ         nh_base+48(FP), DX
+	MOVQ         bx_base+72(FP), BX
+	MOVQ         bh_base+96(FP), SI
+	MOVQ         h_base+120(FP), DI
+	MOVQ         h_len+128(FP), R8
+	MOVQ         R8, R9
+	SHLQ         $0x02, R9
+	VMOVUPS      consts<>+160(SB), Y0
+	VMOVUPS      consts<>+192(SB), Y1
+	VMOVUPS      consts<>+128(SB), Y2
+	VMOVUPS      consts<>+0(SB), Y3
+	MOVQ         R8, R10
+	SHRQ         $0x03, R10
+	JZ           gruSingle
 	VMOVUPS      (CX), Y4
 	VMOVUPS      (BX), Y5
 	VADDPS       Y5, Y4, Y4
@@ -998,33 +1424,115 @@ gruLoop:
 	VADDPS       Y8, Y5, Y5
 	VMULPS       Y5, Y6, Y6
 	VADDPS       Y6, Y4, Y4
-	VANDPS       consts<>+416(SB), Y4, Y5
-	VMOVUPS      consts<>+448(SB), Y6
-	VMINPS       Y5, Y6, Y6
-	VXORPS       Y5, Y4, Y5
-	VMOVUPS      consts<>+480(SB), Y8
-	VFMADD213PS  consts<>+544(SB), Y6, Y8
-	VSUBPS       consts<>+544(SB), Y8, Y4
-	VFNMADD231PS consts<>+512(SB), Y4, Y6
-	VMOVUPS      consts<>+672(SB), Y9
-	VFMADD213PS  consts<>+640(SB), Y6, Y9
-	VFMADD213PS  consts<>+608(SB), Y6, Y9
-	VFMADD213PS  consts<>+576(SB), Y6, Y9
-	VFMADD213PS  consts<>+128(SB), Y6, Y9
-	VMULPS       Y6, Y6, Y4
-	VFMADD213PS  Y6, Y4, Y9
-	VPSLLD       $0x17, Y8, Y8
+	VMOVAPS      Y7, Y5
+	VMOVAPS      Y4, Y4
+	ADDQ         $0x00000020, AX
+	ADDQ         $0x00000020, CX
+	ADDQ         $0x00000020, DX
+	ADDQ         $0x00000020, BX
+	ADDQ         $0x00000020, SI
+	ADDQ         $0x00000020, DI
+	DECQ         R10
+	JZ           gruDrain
+
+gruLoop:
+	VMOVUPS      (CX), Y6
+	VMOVUPS      (BX), Y7
+	VADDPS       Y7, Y6, Y6
+	VMOVUPS      (SI), Y7
+	VADDPS       Y7, Y6, Y6
+	VMOVUPS      (CX)(R9*1), Y7
+	VMOVUPS      (BX)(R9*1), Y8
+	VADDPS       Y8, Y7, Y7
+	VMOVUPS      (SI)(R9*1), Y8
+	VADDPS       Y8, Y7, Y7
+	VMAXPS       Y6, Y0, Y8
+	VMAXPS       Y7, Y0, Y9
+	VMINPS       Y8, Y1, Y8
+	VMINPS       Y9, Y1, Y9
+	VMOVUPS      consts<>+224(SB), Y10
+	VMOVUPS      consts<>+224(SB), Y11
+	VFMADD213PS  Y3, Y8, Y10
+	VFMADD213PS  Y3, Y9, Y11
+	VSUBPS       Y3, Y10, Y12
+	VSUBPS       Y3, Y11, Y13
+	VFNMSUB231PS consts<>+32(SB), Y12, Y8
+	VFNMSUB231PS consts<>+32(SB), Y13, Y9
+	VFNMADD231PS consts<>+64(SB), Y12, Y8
+	VFNMADD231PS consts<>+64(SB), Y13, Y9
+	VMOVUPS      consts<>+384(SB), Y12
+	VMOVUPS      consts<>+384(SB), Y13
+	VFMADD213PS  consts<>+352(SB), Y8, Y12
+	VFMADD213PS  consts<>+352(SB), Y9, Y13
+	VFMADD213PS  consts<>+320(SB), Y8, Y12
+	VFMADD213PS  consts<>+320(SB), Y9, Y13
+	VFMADD213PS  consts<>+288(SB), Y8, Y12
+	VFMADD213PS  consts<>+288(SB), Y9, Y13
+	VFMADD213PS  consts<>+256(SB), Y8, Y12
+	VFMADD213PS  consts<>+256(SB), Y9, Y13
+	VFMADD213PS  consts<>+128(SB), Y8, Y12
+	VFMADD213PS  consts<>+128(SB), Y9, Y13
+	VMULPS       Y12, Y8, Y12
+	VMULPS       Y13, Y9, Y13
+	VPSLLD       $0x17, Y10, Y10
+	VPSLLD       $0x17, Y11, Y11
+	VPSUBD       Y10, Y2, Y8
+	VPSUBD       Y11, Y2, Y9
+	VPADDD       Y10, Y2, Y10
+	VPADDD       Y11, Y2, Y11
+	VMINPS       Y8, Y2, Y8
+	VMINPS       Y9, Y2, Y9
+	VMINPS       Y10, Y2, Y10
+	VMINPS       Y11, Y2, Y11
+	VMULPS       Y8, Y10, Y14
+	VMULPS       Y9, Y11, Y15
+	VADDPS       Y2, Y14, Y14
+	VADDPS       Y2, Y15, Y15
+	VFMADD231PS  Y10, Y12, Y14
+	VFMADD231PS  Y11, Y13, Y15
+	VDIVPS       Y14, Y8, Y8
+	VDIVPS       Y15, Y9, Y9
+	VCMPPS       $0x11, consts<>+96(SB), Y6, Y6
+	VCMPPS       $0x11, consts<>+96(SB), Y7, Y7
+	VANDNPS      Y8, Y6, Y8
+	VANDNPS      Y9, Y7, Y9
+	VMOVUPS      (CX)(R9*2), Y6
+	VMOVUPS      (BX)(R9*2), Y7
+	VADDPS       Y7, Y6, Y6
+	VMOVUPS      (DX), Y7
+	VMOVUPS      (SI)(R9*2), Y10
+	VADDPS       Y10, Y7, Y7
+	VMULPS       Y7, Y8, Y8
+	VADDPS       Y8, Y6, Y6
+	VANDPS       consts<>+416(SB), Y4, Y7
+	VMOVUPS      consts<>+448(SB), Y8
+	VMINPS       Y7, Y8, Y8
+	VXORPS       Y7, Y4, Y7
+	VMOVUPS      consts<>+480(SB), Y10
+	VFMADD213PS  consts<>+544(SB), Y8, Y10
+	VSUBPS       consts<>+544(SB), Y10, Y4
+	VFNMADD231PS consts<>+512(SB), Y4, Y8
+	VMOVUPS      consts<>+672(SB), Y11
+	VFMADD213PS  consts<>+640(SB), Y8, Y11
+	VFMADD213PS  consts<>+608(SB), Y8, Y11
+	VFMADD213PS  consts<>+576(SB), Y8, Y11
+	VFMADD213PS  consts<>+128(SB), Y8, Y11
+	VMULPS       Y8, Y8, Y4
+	VFMADD213PS  Y8, Y4, Y11
+	VPSLLD       $0x17, Y10, Y10
 	VMOVUPS      consts<>+704(SB), Y4
-	VFMSUB213PS  consts<>+128(SB), Y8, Y4
-	VFMADD231PS  Y8, Y9, Y4
-	VADDPS       consts<>+736(SB), Y4, Y6
-	VDIVPS       Y6, Y4, Y4
-	VORPS        Y5, Y4, Y4
-	VMOVUPS      (DI), Y5
-	VSUBPS       Y4, Y5, Y5
-	VMULPS       Y5, Y7, Y7
+	VFMSUB213PS  consts<>+128(SB), Y10, Y4
+	VFMADD231PS  Y10, Y11, Y4
+	VADDPS       consts<>+736(SB), Y4, Y8
+	VDIVPS       Y8, Y4, Y4
+	VORPS        Y7, Y4, Y4
+	VMOVUPS      -32(DI), Y7
+	VSUBPS       Y4, Y7, Y7
+	VMULPS       Y7, Y5, Y7
 	VADDPS       Y7, Y4, Y4
-	VMOVUPS      Y4, (AX)
+	VMOVUPS      Y4, -32(AX)
+	VMOVAPS      Y9, Y5
+	VMOVAPS      Y6, Y4
 	ADDQ         $0x00000020, AX
 	ADDQ         $0x00000020, CX
 	ADDQ         $0x00000020, DX
@@ -1034,7 +1542,36 @@ gruLoop:
 	DECQ         R10
 	JNZ          gruLoop
 
-gruTail:
+gruDrain:
+	VANDPS       consts<>+416(SB), Y4, Y6
+	VMOVUPS      consts<>+448(SB), Y7
+	VMINPS       Y6, Y7, Y7
+	VXORPS       Y6, Y4, Y6
+	VMOVUPS      consts<>+480(SB), Y8
+	VFMADD213PS  consts<>+544(SB), Y7, Y8
+	VSUBPS       consts<>+544(SB), Y8, Y4
+	VFNMADD231PS consts<>+512(SB), Y4, Y7
+	VMOVUPS      consts<>+672(SB), Y9
+	VFMADD213PS  consts<>+640(SB), Y7, Y9
+	VFMADD213PS  consts<>+608(SB), Y7, Y9
+	VFMADD213PS  consts<>+576(SB), Y7, Y9
+	VFMADD213PS  consts<>+128(SB), Y7, Y9
+	VMULPS       Y7, Y7, Y4
+	VFMADD213PS  Y7, Y4, Y9
+	VPSLLD       $0x17, Y8, Y8
+	VMOVUPS      consts<>+704(SB), Y4
+	VFMSUB213PS  consts<>+128(SB), Y8, Y4
+	VFMADD231PS  Y8, Y9, Y4
+	VADDPS       consts<>+736(SB), Y4, Y7
+	VDIVPS       Y7, Y4, Y4
+	VORPS        Y6, Y4, Y4
+	VMOVUPS      -32(DI), Y6
+	VSUBPS       Y4, Y6, Y6
+	VMULPS       Y6, Y5, Y6
+	VADDPS       Y6, Y4, Y4
+	VMOVUPS      Y4, -32(AX)
+
+gruSingle:
 	ANDQ $0x00000007, R8
 	JZ   gruDone
 
@@ -1131,8 +1668,8 @@ gruScalar:
 	VORPS        Y5, Y4, Y4
 	VBROADCASTSS (DI), Y5
 	VSUBPS       Y4, Y5, Y5
-	VMULPS       Y5, Y7, Y7
-	VADDPS       Y7, Y4, Y4
+	VMULPS       Y5, Y7, Y5
+	VADDPS       Y5, Y4, Y4
 	VMOVSS       X4, (AX)
 	ADDQ         $0x00000004, AX
 	ADDQ         $0x00000004, CX
@@ -1150,26 +1687,24 @@ gruDone:
 // func gruCellAVX512(hOut []float32, gates []float32, nh []float32, bx []float32, bh []float32, h []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·gruCellAVX512(SB), NOSPLIT, $0-144
-	MOVQ         hOut_base+0(FP), AX
-	MOVQ         gates_base+24(FP), CX
-	MOVQ         nh_base+48(FP), DX
-	MOVQ         bx_base+72(FP), BX
-	MOVQ         bh_base+96(FP), SI
-	MOVQ         h_base+120(FP), DI
-	MOVQ         h_len+128(FP), R8
-	MOVQ         R8, R9
-	SHLQ         $0x02, R9
-	VBROADCASTSS consts<>+160(SB), Z0
-	VBROADCASTSS consts<>+192(SB), Z1
-	VBROADCASTSS consts<>+128(SB), Z2
-	VBROADCASTSS consts<>+0(SB), Z3
-	VBROADCASTSS consts<>+224(SB), Z4
-	VBROADCASTSS consts<>+384(SB), Z5
-	MOVQ         R8, R10
-	SHRQ         $0x05, R10
-	JZ           gruSingle
-
-gruPair:
+	MOVQ              hOut_base+0(FP), AX
+	MOVQ              gates_base+24(FP), CX
+	MOVQ              nh_base+48(FP), DX
+	MOVQ              bx_base+72(FP), BX
+	MOVQ              bh_base+96(FP), SI
+	MOVQ              h_base+120(FP), DI
+	MOVQ              h_len+128(FP), R8
+	MOVQ              R8, R9
+	SHLQ              $0x02, R9
+	VBROADCASTSS      consts<>+160(SB), Z0
+	VBROADCASTSS      consts<>+192(SB), Z1
+	VBROADCASTSS      consts<>+128(SB), Z2
+	VBROADCASTSS      consts<>+0(SB), Z3
+	VBROADCASTSS      consts<>+224(SB), Z4
+	VBROADCASTSS      consts<>+384(SB), Z5
+	MOVQ              R8, R10
+	SHRQ              $0x05, R10
+	JZ                gruSingle
 	VMOVUPS           (CX), Z6
 	VMOVUPS           (BX), Z7
 	VADDPS            Z7, Z6, Z6
@@ -1302,58 +1837,10 @@ gruPair:
 	VADDPS            Z9, Z8, Z8
 	VMULPS            Z8, Z12, Z12
 	VADDPS            Z12, Z7, Z7
-	VANDPS.BCST       consts<>+416(SB), Z6, Z8
-	VANDPS.BCST       consts<>+416(SB), Z7, Z9
-	VBROADCASTSS      consts<>+448(SB), Z10
-	VMINPS            Z8, Z10, Z10
-	VBROADCASTSS      consts<>+448(SB), Z12
-	VMINPS            Z9, Z12, Z12
-	VBROADCASTSS      consts<>+480(SB), Z16
-	VBROADCASTSS      consts<>+480(SB), Z17
-	VFMADD213PS.BCST  consts<>+544(SB), Z10, Z16
-	VFMADD213PS.BCST  consts<>+544(SB), Z12, Z17
-	VSUBPS.BCST       consts<>+544(SB), Z16, Z14
-	VSUBPS.BCST       consts<>+544(SB), Z17, Z15
-	VFNMADD231PS.BCST consts<>+512(SB), Z14, Z10
-	VFNMADD231PS.BCST consts<>+512(SB), Z15, Z12
-	VBROADCASTSS      consts<>+672(SB), Z18
-	VBROADCASTSS      consts<>+672(SB), Z19
-	VFMADD213PS.BCST  consts<>+640(SB), Z10, Z18
-	VFMADD213PS.BCST  consts<>+640(SB), Z12, Z19
-	VFMADD213PS.BCST  consts<>+608(SB), Z10, Z18
-	VFMADD213PS.BCST  consts<>+608(SB), Z12, Z19
-	VFMADD213PS.BCST  consts<>+576(SB), Z10, Z18
-	VFMADD213PS.BCST  consts<>+576(SB), Z12, Z19
-	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z18
-	VFMADD213PS.BCST  consts<>+128(SB), Z12, Z19
-	VMULPS            Z10, Z10, Z14
-	VMULPS            Z12, Z12, Z15
-	VFMADD213PS       Z10, Z14, Z18
-	VFMADD213PS       Z12, Z15, Z19
-	VPSLLD            $0x17, Z16, Z16
-	VPSLLD            $0x17, Z17, Z17
-	VBROADCASTSS      consts<>+704(SB), Z10
-	VBROADCASTSS      consts<>+704(SB), Z12
-	VFMSUB213PS.BCST  consts<>+128(SB), Z16, Z10
-	VFMSUB213PS.BCST  consts<>+128(SB), Z17, Z12
-	VFMADD231PS       Z16, Z18, Z10
-	VFMADD231PS       Z17, Z19, Z12
-	VADDPS.BCST       consts<>+736(SB), Z10, Z14
-	VADDPS.BCST       consts<>+736(SB), Z12, Z15
-	VDIVPS            Z14, Z10, Z10
-	VDIVPS            Z15, Z12, Z12
-	VPTERNLOGD        $0xf6, Z8, Z6, Z10
-	VPTERNLOGD        $0xf6, Z9, Z7, Z12
-	VMOVUPS           (DI), Z6
-	VSUBPS            Z10, Z6, Z6
-	VMULPS            Z6, Z11, Z11
-	VADDPS            Z11, Z10, Z10
-	VMOVUPS           Z10, (AX)
-	VMOVUPS           64(DI), Z6
-	VSUBPS            Z12, Z6, Z6
-	VMULPS            Z6, Z13, Z13
-	VADDPS            Z13, Z12, Z12
-	VMOVUPS           Z12, 64(AX)
+	VMOVAPS           Z11, Z8
+	VMOVAPS           Z6, Z6
+	VMOVAPS           Z13, Z9
+	VMOVAPS           Z7, Z7
 	ADDQ              $0x00000080, AX
 	ADDQ              $0x00000080, CX
 	ADDQ              $0x00000080, DX
@@ -1361,7 +1848,259 @@ gruPair:
 	ADDQ              $0x00000080, SI
 	ADDQ              $0x00000080, DI
 	DECQ              R10
-	JNZ               gruPair
+	JZ                gruDrain
+
+gruLoop:
+	VMOVUPS           (CX), Z10
+	VMOVUPS           (BX), Z11
+	VADDPS            Z11, Z10, Z10
+	VMOVUPS           (SI), Z11
+	VADDPS            Z11, Z10, Z10
+	VMOVUPS           (CX)(R9*1), Z11
+	VMOVUPS           (BX)(R9*1), Z12
+	VADDPS            Z12, Z11, Z11
+	VMOVUPS           (SI)(R9*1), Z12
+	VADDPS            Z12, Z11, Z11
+	VMOVUPS           64(CX), Z12
+	VMOVUPS           64(BX), Z13
+	VADDPS            Z13, Z12, Z12
+	VMOVUPS           64(SI), Z13
+	VADDPS            Z13, Z12, Z12
+	VMOVUPS           64(CX)(R9*1), Z13
+	VMOVUPS           64(BX)(R9*1), Z14
+	VADDPS            Z14, Z13, Z13
+	VMOVUPS           64(SI)(R9*1), Z14
+	VADDPS            Z14, Z13, Z13
+	VMAXPS            Z10, Z0, Z14
+	VMAXPS            Z11, Z0, Z15
+	VMAXPS            Z12, Z0, Z16
+	VMAXPS            Z13, Z0, Z17
+	VMINPS            Z14, Z1, Z14
+	VMINPS            Z15, Z1, Z15
+	VMINPS            Z16, Z1, Z16
+	VMINPS            Z17, Z1, Z17
+	VMOVAPS           Z4, Z18
+	VMOVAPS           Z4, Z19
+	VMOVAPS           Z4, Z20
+	VMOVAPS           Z4, Z21
+	VFMADD213PS       Z3, Z14, Z18
+	VFMADD213PS       Z3, Z15, Z19
+	VFMADD213PS       Z3, Z16, Z20
+	VFMADD213PS       Z3, Z17, Z21
+	VSUBPS            Z3, Z18, Z22
+	VSUBPS            Z3, Z19, Z23
+	VSUBPS            Z3, Z20, Z24
+	VSUBPS            Z3, Z21, Z25
+	VFNMSUB231PS.BCST consts<>+32(SB), Z22, Z14
+	VFNMSUB231PS.BCST consts<>+32(SB), Z23, Z15
+	VFNMSUB231PS.BCST consts<>+32(SB), Z24, Z16
+	VFNMSUB231PS.BCST consts<>+32(SB), Z25, Z17
+	VFNMADD231PS.BCST consts<>+64(SB), Z22, Z14
+	VFNMADD231PS.BCST consts<>+64(SB), Z23, Z15
+	VFNMADD231PS.BCST consts<>+64(SB), Z24, Z16
+	VFNMADD231PS.BCST consts<>+64(SB), Z25, Z17
+	VMOVAPS           Z5, Z22
+	VMOVAPS           Z5, Z23
+	VMOVAPS           Z5, Z24
+	VMOVAPS           Z5, Z25
+	VFMADD213PS.BCST  consts<>+352(SB), Z14, Z22
+	VFMADD213PS.BCST  consts<>+352(SB), Z15, Z23
+	VFMADD213PS.BCST  consts<>+352(SB), Z16, Z24
+	VFMADD213PS.BCST  consts<>+352(SB), Z17, Z25
+	VFMADD213PS.BCST  consts<>+320(SB), Z14, Z22
+	VFMADD213PS.BCST  consts<>+320(SB), Z15, Z23
+	VFMADD213PS.BCST  consts<>+320(SB), Z16, Z24
+	VFMADD213PS.BCST  consts<>+320(SB), Z17, Z25
+	VFMADD213PS.BCST  consts<>+288(SB), Z14, Z22
+	VFMADD213PS.BCST  consts<>+288(SB), Z15, Z23
+	VFMADD213PS.BCST  consts<>+288(SB), Z16, Z24
+	VFMADD213PS.BCST  consts<>+288(SB), Z17, Z25
+	VFMADD213PS.BCST  consts<>+256(SB), Z14, Z22
+	VFMADD213PS.BCST  consts<>+256(SB), Z15, Z23
+	VFMADD213PS.BCST  consts<>+256(SB), Z16, Z24
+	VFMADD213PS.BCST  consts<>+256(SB), Z17, Z25
+	VFMADD213PS.BCST  consts<>+128(SB), Z14, Z22
+	VFMADD213PS.BCST  consts<>+128(SB), Z15, Z23
+	VFMADD213PS.BCST  consts<>+128(SB), Z16, Z24
+	VFMADD213PS.BCST  consts<>+128(SB), Z17, Z25
+	VMULPS            Z22, Z14, Z22
+	VMULPS            Z23, Z15, Z23
+	VMULPS            Z24, Z16, Z24
+	VMULPS            Z25, Z17, Z25
+	VPSLLD            $0x17, Z18, Z18
+	VPSLLD            $0x17, Z19, Z19
+	VPSLLD            $0x17, Z20, Z20
+	VPSLLD            $0x17, Z21, Z21
+	VPSUBD            Z18, Z2, Z14
+	VPSUBD            Z19, Z2, Z15
+	VPSUBD            Z20, Z2, Z16
+	VPSUBD            Z21, Z2, Z17
+	VPADDD            Z18, Z2, Z18
+	VPADDD            Z19, Z2, Z19
+	VPADDD            Z20, Z2, Z20
+	VPADDD            Z21, Z2, Z21
+	VMINPS            Z14, Z2, Z14
+	VMINPS            Z15, Z2, Z15
+	VMINPS            Z16, Z2, Z16
+	VMINPS            Z17, Z2, Z17
+	VMINPS            Z18, Z2, Z18
+	VMINPS            Z19, Z2, Z19
+	VMINPS            Z20, Z2, Z20
+	VMINPS            Z21, Z2, Z21
+	VMULPS            Z14, Z18, Z26
+	VMULPS            Z15, Z19, Z27
+	VMULPS            Z16, Z20, Z28
+	VMULPS            Z17, Z21, Z29
+	VADDPS            Z2, Z26, Z26
+	VADDPS            Z2, Z27, Z27
+	VADDPS            Z2, Z28, Z28
+	VADDPS            Z2, Z29, Z29
+	VFMADD231PS       Z18, Z22, Z26
+	VFMADD231PS       Z19, Z23, Z27
+	VFMADD231PS       Z20, Z24, Z28
+	VFMADD231PS       Z21, Z25, Z29
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z10, K1
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z11, K2
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z12, K3
+	VCMPPS.BCST       $0x15, consts<>+96(SB), Z13, K4
+	VDIVPS.Z          Z26, Z14, K1, Z14
+	VDIVPS.Z          Z27, Z15, K2, Z15
+	VDIVPS.Z          Z28, Z16, K3, Z16
+	VDIVPS.Z          Z29, Z17, K4, Z17
+	VMOVUPS           (CX)(R9*2), Z10
+	VMOVUPS           (BX)(R9*2), Z11
+	VADDPS            Z11, Z10, Z10
+	VMOVUPS           (DX), Z11
+	VMOVUPS           (SI)(R9*2), Z12
+	VADDPS            Z12, Z11, Z11
+	VMULPS            Z11, Z14, Z14
+	VADDPS            Z14, Z10, Z10
+	VMOVUPS           64(CX)(R9*2), Z11
+	VMOVUPS           64(BX)(R9*2), Z12
+	VADDPS            Z12, Z11, Z11
+	VMOVUPS           64(DX), Z12
+	VMOVUPS           64(SI)(R9*2), Z13
+	VADDPS            Z13, Z12, Z12
+	VMULPS            Z12, Z16, Z16
+	VADDPS            Z16, Z11, Z11
+	VANDPS.BCST       consts<>+416(SB), Z6, Z12
+	VANDPS.BCST       consts<>+416(SB), Z7, Z13
+	VBROADCASTSS      consts<>+448(SB), Z14
+	VMINPS            Z12, Z14, Z14
+	VBROADCASTSS      consts<>+448(SB), Z16
+	VMINPS            Z13, Z16, Z16
+	VBROADCASTSS      consts<>+480(SB), Z20
+	VBROADCASTSS      consts<>+480(SB), Z21
+	VFMADD213PS.BCST  consts<>+544(SB), Z14, Z20
+	VFMADD213PS.BCST  consts<>+544(SB), Z16, Z21
+	VSUBPS.BCST       consts<>+544(SB), Z20, Z18
+	VSUBPS.BCST       consts<>+544(SB), Z21, Z19
+	VFNMADD231PS.BCST consts<>+512(SB), Z18, Z14
+	VFNMADD231PS.BCST consts<>+512(SB), Z19, Z16
+	VBROADCASTSS      consts<>+672(SB), Z22
+	VBROADCASTSS      consts<>+672(SB), Z23
+	VFMADD213PS.BCST  consts<>+640(SB), Z14, Z22
+	VFMADD213PS.BCST  consts<>+640(SB), Z16, Z23
+	VFMADD213PS.BCST  consts<>+608(SB), Z14, Z22
+	VFMADD213PS.BCST  consts<>+608(SB), Z16, Z23
+	VFMADD213PS.BCST  consts<>+576(SB), Z14, Z22
+	VFMADD213PS.BCST  consts<>+576(SB), Z16, Z23
+	VFMADD213PS.BCST  consts<>+128(SB), Z14, Z22
+	VFMADD213PS.BCST  consts<>+128(SB), Z16, Z23
+	VMULPS            Z14, Z14, Z18
+	VMULPS            Z16, Z16, Z19
+	VFMADD213PS       Z14, Z18, Z22
+	VFMADD213PS       Z16, Z19, Z23
+	VPSLLD            $0x17, Z20, Z20
+	VPSLLD            $0x17, Z21, Z21
+	VBROADCASTSS      consts<>+704(SB), Z14
+	VBROADCASTSS      consts<>+704(SB), Z16
+	VFMSUB213PS.BCST  consts<>+128(SB), Z20, Z14
+	VFMSUB213PS.BCST  consts<>+128(SB), Z21, Z16
+	VFMADD231PS       Z20, Z22, Z14
+	VFMADD231PS       Z21, Z23, Z16
+	VADDPS.BCST       consts<>+736(SB), Z14, Z18
+	VADDPS.BCST       consts<>+736(SB), Z16, Z19
+	VDIVPS            Z18, Z14, Z14
+	VDIVPS            Z19, Z16, Z16
+	VPTERNLOGD        $0xf6, Z12, Z6, Z14
+	VPTERNLOGD        $0xf6, Z13, Z7, Z16
+	VMOVUPS           -128(DI), Z6
+	VSUBPS            Z14, Z6, Z6
+	VMULPS            Z6, Z8, Z6
+	VADDPS            Z6, Z14, Z14
+	VMOVUPS           Z14, -128(AX)
+	VMOVUPS           -64(DI), Z6
+	VSUBPS            Z16, Z6, Z6
+	VMULPS            Z6, Z9, Z6
+	VADDPS            Z6, Z16, Z16
+	VMOVUPS           Z16, -64(AX)
+	VMOVAPS           Z15, Z8
+	VMOVAPS           Z10, Z6
+	VMOVAPS           Z17, Z9
+	VMOVAPS           Z11, Z7
+	ADDQ              $0x00000080, AX
+	ADDQ              $0x00000080, CX
+	ADDQ              $0x00000080, DX
+	ADDQ              $0x00000080, BX
+	ADDQ              $0x00000080, SI
+	ADDQ              $0x00000080, DI
+	DECQ              R10
+	JNZ               gruLoop
+
+gruDrain:
+	VANDPS.BCST       consts<>+416(SB), Z6, Z10
+	VANDPS.BCST       consts<>+416(SB), Z7, Z11
+	VBROADCASTSS      consts<>+448(SB), Z12
+	VMINPS            Z10, Z12, Z12
+	VBROADCASTSS      consts<>+448(SB), Z13
+	VMINPS            Z11, Z13, Z13
+	VBROADCASTSS      consts<>+480(SB), Z16
+	VBROADCASTSS      consts<>+480(SB), Z17
+	VFMADD213PS.BCST  consts<>+544(SB), Z12, Z16
+	VFMADD213PS.BCST  consts<>+544(SB), Z13, Z17
+	VSUBPS.BCST       consts<>+544(SB), Z16, Z14
+	VSUBPS.BCST       consts<>+544(SB), Z17, Z15
+	VFNMADD231PS.BCST consts<>+512(SB), Z14, Z12
+	VFNMADD231PS.BCST consts<>+512(SB), Z15, Z13
+	VBROADCASTSS      consts<>+672(SB), Z18
+	VBROADCASTSS      consts<>+672(SB), Z19
+	VFMADD213PS.BCST  consts<>+640(SB), Z12, Z18
+	VFMADD213PS.BCST  consts<>+640(SB), Z13, Z19
+	VFMADD213PS.BCST  consts<>+608(SB), Z12, Z18
+	VFMADD213PS.BCST  consts<>+608(SB), Z13, Z19
+	VFMADD213PS.BCST  consts<>+576(SB), Z12, Z18
+	VFMADD213PS.BCST  consts<>+576(SB), Z13, Z19
+	VFMADD213PS.BCST  consts<>+128(SB), Z12, Z18
+	VFMADD213PS.BCST  consts<>+128(SB), Z13, Z19
+	VMULPS            Z12, Z12, Z14
+	VMULPS            Z13, Z13, Z15
+	VFMADD213PS       Z12, Z14, Z18
+	VFMADD213PS       Z13, Z15, Z19
+	VPSLLD            $0x17, Z16, Z16
+	VPSLLD            $0x17, Z17, Z17
+	VBROADCASTSS      consts<>+704(SB), Z12
+	VBROADCASTSS      consts<>+704(SB), Z13
+	VFMSUB213PS.BCST  consts<>+128(SB), Z16, Z12
+	VFMSUB213PS.BCST  consts<>+128(SB), Z17, Z13
+	VFMADD231PS       Z16, Z18, Z12
+	VFMADD231PS       Z17, Z19, Z13
+	VADDPS.BCST       consts<>+736(SB), Z12, Z14
+	VADDPS.BCST       consts<>+736(SB), Z13, Z15
+	VDIVPS            Z14, Z12, Z12
+	VDIVPS            Z15, Z13, Z13
+	VPTERNLOGD        $0xf6, Z10, Z6, Z12
+	VPTERNLOGD        $0xf6, Z11, Z7, Z13
+	VMOVUPS           -128(DI), Z6
+	VSUBPS            Z12, Z6, Z6
+	VMULPS            Z6, Z8, Z6
+	VADDPS            Z6, Z12, Z12
+	VMOVUPS           Z12, -128(AX)
+	VMOVUPS           -64(DI), Z6
+	VSUBPS            Z13, Z6, Z6
+	VMULPS            Z6, Z9, Z6
+	VADDPS            Z6, Z13, Z13
+	VMOVUPS           Z13, -64(AX)
 
 gruSingle:
 	TESTQ             $0x00000010, R8
@@ -1455,8 +2194,8 @@ gruSingle:
 	VPTERNLOGD        $0xf6, Z7, Z6, Z8
 	VMOVUPS           (DI), Z6
 	VSUBPS            Z8, Z6, Z6
-	VMULPS            Z6, Z9, Z9
-	VADDPS            Z9, Z8, Z8
+	VMULPS            Z6, Z9, Z6
+	VADDPS            Z6, Z8, Z8
 	VMOVUPS           Z8, (AX)
 	ADDQ              $0x00000040, AX
 	ADDQ              $0x00000040, CX
@@ -1560,8 +2299,8 @@ gruTail:
 	VPTERNLOGD        $0xf6, Z0, Z1, Z2
 	VMOVUPS.Z         (DI), K1, Z0
 	VSUBPS            Z2, Z0, Z0
-	VMULPS            Z0, Z8, Z8
-	VADDPS            Z8, Z2, Z2
+	VMULPS            Z0, Z8, Z0
+	VADDPS            Z0, Z2, Z2
 	VMOVUPS           Z2, K1, (AX)
 
 gruDone:
