@@ -45,7 +45,11 @@ const (
 )
 
 // newNEONMath materialises the constants for kind.
-func newNEONMath(f *neonFile, kind int) *neonMath {
+func newNEONMath(f *neonFile, kind int) *neonMath { return newNEONMathAt(f, kind, vConst) }
+
+// newNEONMathAt materialises the constants for kind in the registers from
+// base up (the fused cells keep two neonMaths side by side).
+func newNEONMathAt(f *neonFile, kind int, base Reg) *neonMath {
 	m := &neonMath{f: f, lane: map[string]neonLane{}, full: map[string]Reg{}}
 	type kv struct {
 		name string
@@ -77,7 +81,7 @@ func newNEONMath(f *neonFile, kind int) *neonMath {
 			{"inf", float32(math.Inf(1))}, {"nan", math.Float32frombits(0x7fc00000)}, {"ninf", float32(math.Inf(-1))}}
 	}
 	m.kind = kind
-	r := vConst
+	r := base
 	for i, c := range lanes {
 		ref := neonLane{r + Reg(i/4), uint(i % 4)}
 		m.lane[c.name] = ref

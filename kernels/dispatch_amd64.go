@@ -1017,3 +1017,27 @@ func dotSoftmaxSplitKernel() (dotSoftmaxKernelFunc, int) {
 	}
 	return k.ymm, k.parts
 }
+
+// The fused recurrent-cell passes (rnncell.go).
+
+func lstmCell(hOut, cOut, gates, b, c []float32) {
+	switch active {
+	case AVX512:
+		lstmCellAVX512(hOut, cOut, gates, b, c)
+	case AVX2:
+		lstmCellAVX2(hOut, cOut, gates, b, c)
+	default:
+		fallback.LSTMCell(hOut, cOut, gates, b, c)
+	}
+}
+
+func gruCell(hOut, gates, nh, bx, bh, h []float32) {
+	switch active {
+	case AVX512:
+		gruCellAVX512(hOut, gates, nh, bx, bh, h)
+	case AVX2:
+		gruCellAVX2(hOut, gates, nh, bx, bh, h)
+	default:
+		fallback.GRUCell(hOut, gates, nh, bx, bh, h)
+	}
+}

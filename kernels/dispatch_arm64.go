@@ -388,3 +388,21 @@ func div(dst, x, y []float32) {
 	}
 	fallback.Div(dst, x, y)
 }
+
+// The fused recurrent-cell passes (rnncell.go).
+
+func lstmCell(hOut, cOut, gates, b, c []float32) {
+	if active == NEON {
+		lstmCellNEON(hOut, cOut, gates, b, c)
+		return
+	}
+	fallback.LSTMCell(hOut, cOut, gates, b, c)
+}
+
+func gruCell(hOut, gates, nh, bx, bh, h []float32) {
+	if active == NEON {
+		gruCellNEON(hOut, gates, nh, bx, bh, h)
+		return
+	}
+	fallback.GRUCell(hOut, gates, nh, bx, bh, h)
+}

@@ -101,3 +101,6 @@ func add(dst, x, y []float32)                             { fallback.Add(dst, x,
 func sub(dst, x, y []float32)                             { fallback.Sub(dst, x, y) }
 func mul(dst, x, y []float32)                             { fallback.Mul(dst, x, y) }
 func div(dst, x, y []float32)                             { fallback.Div(dst, x, y) }
+
+func lstmCell(hOut, cOut, gates, b, c []float32)   { fallback.LSTMCell(hOut, cOut, gates, b, c) }
+func gruCell(hOut, gates, nh, bx, bh, h []float32) { fallback.GRUCell(hOut, gates, nh, bx, bh, h) }

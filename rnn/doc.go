@@ -3,10 +3,14 @@
 //
 // A cell holds its weights as one row-major matrix over the concatenation
 // [x; h] of the input and the previous hidden state (the gate rows stacked in
-// PyTorch's order), so the gates come from one matrix-vector product, and a
-// workspace, so that a step allocates nothing. The nonlinearities run over
-// whole gate blocks (kernels.Sigmoid, kernels.Tanh) and the state update over
-// whole H-vectors (kernels.Mul, Add, Tanh), each a pass over data already in
-// L1 beside the gate product's pass over the weights. A cell is not safe for concurrent use (the workspace); use one
-// cell per goroutine (they may share the weights).
+// PyTorch's order), so the gates come from one matrix-vector product
+// (kernels.MatVec), and a workspace, so that a step allocates nothing. The
+// bias, the nonlinearities and the state update then take one pass over the
+// hidden size (kernels.LSTMCell, kernels.GRUCell), with the bits of the
+// whole-vector composition (Add, Sigmoid, Tanh, Mul) they replace.
+// StepBatch advances B sequences at once: the gates of all of them from one
+// matrix product (kernels.GemmScratch.GemmPacked against the weights packed
+// once), then the same pass per sequence. A cell is not safe for concurrent
+// use (the workspaces); use one cell per goroutine (they may share the
+// weights).
 package rnn

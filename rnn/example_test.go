@@ -27,3 +27,26 @@ func ExampleLSTM() {
 	// h=0.2536 c=0.4741
 	// h=0.2326 c=0.5267
 }
+
+// StepBatch advances several sequences at once, one row each: here the two
+// steps of ExampleLSTM's sequence (row 0) and another sequence beside it
+// (row 1, inputs (−1, 2) then (0.5, 0.5)); the output is what the equations
+// give in float64 (to 4 places).
+func ExampleLSTM_StepBatch() {
+	w := kernels.Matrix{Rows: 4, Cols: 3, Stride: 3, Data: []float32{
+		0.5, -0.5, 0.1, // i
+		0.2, 0.3, 0.4, // f
+		1.0, 1.0, -1.0, // g
+		0.3, -0.2, 0.5, // o
+	}}
+	cell := rnn.NewLSTM(2, 1, w, make([]float32, 4))
+	h := kernels.Matrix{Rows: 2, Cols: 1, Stride: 1, Data: make([]float32, 2)}
+	c := kernels.Matrix{Rows: 2, Cols: 1, Stride: 1, Data: make([]float32, 2)}
+	for _, x := range [][]float32{{1, 0, -1, 2}, {0, 1, 0.5, 0.5}} {
+		cell.StepBatch(h, c, kernels.Matrix{Rows: 2, Cols: 2, Stride: 2, Data: x}, h, c)
+		fmt.Printf("h=[%.4f %.4f] c=[%.4f %.4f]\n", h.Data[0], h.Data[1], c.Data[0], c.Data[1])
+	}
+	// Output:
+	// h=[0.2536 0.0458] c=[0.4741 0.1389]
+	// h=[0.2326 0.2188] c=[0.5267 0.4504]
+}

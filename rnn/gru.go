@@ -26,6 +26,7 @@ type GRU struct {
 	xh         []float32 // [x; h]
 	gates      []float32 // r, z (2H), then W_nx·x (H)
 	nh         []float32 // W_nh·h (H)
+	batch      batchWork // StepBatch's
 }
 
 // NewGRU returns a GRU cell with weights w (3H × (in+H)) and biases bx, bh
@@ -44,6 +45,9 @@ func NewGRU(in, hidden int, w kernels.Matrix, bx, bh []float32) *GRU {
 // (Hidden) it writes the new state into hOut (Hidden). hOut may be h (in
 // place); other overlaps are not allowed. It panics on wrong lengths and
 // allocates nothing.
+//
+// The products are three kernels.MatVec calls (r and z over [x; h], then
+// W_nx·x and W_nh·h apart); the rest is one pass of kernels.GRUCell.
 //
 // Accuracy: each product row has the error bound of kernels.Dot, the
 // nonlinearities are within 2 ULP, and every other operation (the bias
@@ -65,18 +69,5 @@ func (g *GRU) Step(hOut, x, h []float32) {
 	nRows := w.Data[2*H*w.Stride:]
 	kernels.MatVec(s[2*H:], kernels.Matrix{Rows: H, Cols: In, Stride: w.Stride, Data: nRows}, x) // zeros if In = 0
 	kernels.MatVec(g.nh, kernels.Matrix{Rows: H, Cols: H, Stride: w.Stride, Data: nRows[In:]}, h)
-	kernels.Add(s, s, g.bx)
-	kernels.Add(s[:2*H], s[:2*H], g.bh[:2*H])
-	kernels.Sigmoid(s[:2*H], s[:2*H])
-	r, z, n := s[:H:H], s[H:2*H:2*H], s[2*H:3*H:3*H]
-	nh, bhn := g.nh[:H:H], g.bh[2*H:3*H:3*H]
-	// Each product, sum and difference rounded once on every architecture
-	// (a Go loop may fuse a product into the sum on arm64).
-	kernels.Add(nh, nh, bhn) // W_nh·h + bh_n
-	kernels.Mul(nh, r, nh)
-	kernels.Add(n, n, nh)
-	kernels.Tanh(n, n)
-	kernels.Sub(nh, h, n) // nh is spent: h − n in its place; h is read before hOut is written
-	kernels.Mul(nh, z, nh)
-	kernels.Add(hOut, n, nh)
+	kernels.GRUCell(hOut, s, g.nh, g.bx, g.bh, h) // h is read before hOut is written
 }

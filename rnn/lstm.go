@@ -24,6 +24,7 @@ type LSTM struct {
 	b          []float32
 	xh         []float32 // [x; h]
 	gates      []float32 // 4H
+	batch      batchWork // StepBatch's
 }
 
 // NewLSTM returns an LSTM cell with weights w (4H × (in+H)) and bias b (4H),
@@ -44,9 +45,13 @@ func NewLSTM(in, hidden int, w kernels.Matrix, b []float32) *LSTM {
 // (Hidden each). hOut may be h and cOut may be c (in place); other overlaps
 // are not allowed. It panics on wrong lengths and allocates nothing.
 //
+// The gates come from one kernels.MatVec over [x; h], the rest from one pass
+// of kernels.LSTMCell (bias, nonlinearities and state update).
+//
 // Accuracy: each gate pre-activation has the error bound of kernels.Dot over
 // In+Hidden+1 terms (the bias added last), the nonlinearities are within
-// 2 ULP, and the update rounds each product and sum once.
+// 2 ULP, and the update rounds each product and sum once (never fused into a
+// multiply-add), on every architecture.
 func (l *LSTM) Step(hOut, cOut, x, h, c []float32) {
 	H := l.Hidden
 	if len(x) != l.In || len(h) != H || len(c) != H || len(hOut) != H || len(cOut) != H {
@@ -55,18 +60,6 @@ func (l *LSTM) Step(hOut, cOut, x, h, c []float32) {
 	}
 	copy(l.xh, x)
 	copy(l.xh[l.In:], h)
-	g := l.gates
-	kernels.MatVec(g, l.w, l.xh)
-	kernels.Add(g, g, l.b)
-	kernels.Sigmoid(g[:2*H], g[:2*H]) // i, f
-	kernels.Tanh(g[2*H:3*H], g[2*H:3*H])
-	kernels.Sigmoid(g[3*H:], g[3*H:]) // o
-	ig, fg, gg, og := g[:H:H], g[H:2*H:2*H], g[2*H:3*H:3*H], g[3*H:4*H:4*H]
-	// c' = f⊙c + i⊙g, each product and the sum rounded once on every
-	// architecture (a Go loop may fuse one product into the sum on arm64).
-	kernels.Mul(ig, ig, gg)  // i⊙g in i's place
-	kernels.Mul(cOut, fg, c) // cOut may be c
-	kernels.Add(cOut, cOut, ig)
-	kernels.Tanh(fg, cOut) // f is spent: tanh(c') in its place
-	kernels.Mul(hOut, og, fg)
+	kernels.MatVec(l.gates, l.w, l.xh)
+	kernels.LSTMCell(hOut, cOut, l.gates, l.b, c) // h is read (into xh) before hOut is written
 }

@@ -3,6 +3,7 @@ package rnn
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/heedml/heed/kernels"
@@ -219,4 +220,48 @@ func TestPanics(t *testing.T) {
 	g := NewGRU(3, 2, kernels.Matrix{Rows: 6, Cols: 5, Stride: 5, Data: make([]float32, 30)}, make([]float32, 6), make([]float32, 6))
 	mustPanic(t, "heed/rnn: GRU.Step: in=3, hidden=2 but len(x)=3, len(h)=1, len(hOut)=2",
 		func() { g.Step(make([]float32, 2), make([]float32, 3), make([]float32, 1)) })
+}
+
+// TestSameAsComposed checks that the fused steps give the bits of the
+// composition of whole-vector kernels they replace (compose_test.go), on
+// every ISA this CPU supports, in place and not (NaN for NaN).
+func TestSameAsComposed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	prev := kernels.Active()
+	defer kernels.Use(prev)
+	for _, isa := range kernels.Supported() {
+		if err := kernels.Use(isa); err != nil {
+			t.Fatal(err)
+		}
+		for _, sh := range shapes {
+			H, In := sh.hidden, sh.in
+			l := NewLSTM(In, H, randMatrix(rng, 4*H, In+H, sh.pad, 2), randVec(rng, 4*H, 2))
+			g := NewGRU(In, H, randMatrix(rng, 3*H, In+H, sh.pad, 2), randVec(rng, 3*H, 2), randVec(rng, 3*H, 2))
+			x, h, c := randVec(rng, In, 1), randVec(rng, H, 1), randVec(rng, H, 4)
+			wantH, wantC, gotH, gotC := make([]float32, H), make([]float32, H), make([]float32, H), make([]float32, H)
+			l.StepComposed(wantH, wantC, x, h, c)
+			l.Step(gotH, gotC, x, h, c)
+			same(t, isa, "LSTM h'", gotH, wantH)
+			same(t, isa, "LSTM c'", gotC, wantC)
+			hh, cc := slices.Clone(h), slices.Clone(c)
+			l.Step(hh, cc, x, hh, cc)
+			same(t, isa, "LSTM h' in place", hh, wantH)
+			same(t, isa, "LSTM c' in place", cc, wantC)
+			g.StepComposed(wantH, x, h)
+			g.Step(gotH, x, h)
+			same(t, isa, "GRU h'", gotH, wantH)
+			hh = slices.Clone(h)
+			g.Step(hh, x, hh)
+			same(t, isa, "GRU h' in place", hh, wantH)
+		}
+	}
+}
+
+func same(t *testing.T, isa kernels.ISA, what string, got, want []float32) {
+	t.Helper()
+	for j := range got {
+		if math.Float32bits(got[j]) != math.Float32bits(want[j]) && !(got[j] != got[j] && want[j] != want[j]) {
+			t.Fatalf("%v: %s[%d] = %v, composed %v", isa, what, j, got[j], want[j])
+		}
+	}
 }
