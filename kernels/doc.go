@@ -9,7 +9,8 @@
 // (MatVecBF16, DotSoftmaxMatTVecQ8, …). For the rest of a decoder step,
 // Sigmoid, Log, LogSoftmax, TopK, and out-of-place element-wise kernels
 // (ScaleTo, AxpyTo, AddConstTo, Add, Sub, Mul, Div) with BLAS-strided DotInc and
-// AxpyInc.
+// AxpyInc; and the element-wise pass of a recurrent cell after its gate
+// product, nonlinearities and state update in one pass (LSTMCell, GRUCell).
 //
 // Every kernel validates its shapes in Go and panics, before touching memory,
 // with a message that names the kernel and the sizes. It then calls the best
