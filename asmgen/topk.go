@@ -29,6 +29,7 @@ const topKSpan = 512
 // maxima are then meaningless). TopK's first pass in one call: four
 // accumulators per span, NaNs found by compares of pairs of loaded vectors
 // gathered into one flag for the whole call, the span reduced to a scalar.
+// AVX2 has its own (genSpanMaxAVX2).
 //
 // With kth, spanMaxKth<ISA>(dst, x []float32, k int) (kth float32, nan bool)
 // also returns the k-th largest of the maxima (counting equal values; −Inf
@@ -37,6 +38,154 @@ const topKSpan = 512
 // compare with the vector, the vector shifted up one lane, the minimum of
 // the two lanes' candidates where the maximum belongs above).
 func genSpanMax(s *isa, kth bool) {
+	if !s.evex {
+		genSpanMaxAVX2(s, kth)
+		return
+	}
+	name := s.name("spanMax")
+	if kth {
+		name = s.name("spanMaxKth")
+		TEXT(name, NOSPLIT, "func(dst, x []float32, k int) (kth float32, nan bool)")
+		asm.Doc(name + " is spanMax that also returns the k-th largest of the maxima (−Inf if len(dst) < k), 1 ≤ k ≤ " + itoaGen(s.lanes) + ".")
+	} else {
+		TEXT(name, NOSPLIT, "func(dst, x []float32) bool")
+		asm.Doc(name + " sets dst[j] = max x[j·512 : (j+1)·512] for j < len(dst) (len(x) ≥ 512·len(dst)) and reports whether any of those x is NaN.")
+	}
+	dst := load(asm.Param("dst").Base())
+	nb := load(asm.Param("dst").Len())
+	x := load(asm.Param("x").Base())
+	lbl := func(l string) string { return "spanMax" + l }
+	var top, infv VecVirtual
+	if kth {
+		lbl = func(l string) string { return "spanMaxKth" + l }
+		top, infv = spanMaxKthInit(s)
+	}
+	const accN = 4
+	if topKSpan%(accN*s.lanes) != 0 {
+		panic("spanMax: span not a multiple of the unrolled block")
+	}
+	// Two opmask chains, each lane staying set while the pairs compared into
+	// it are ordered (ORD_Q under its own mask), one instruction per pair of
+	// vectors.
+	var kok [2]OpmaskVirtual
+	for c := range kok {
+		kok[c] = asm.K()
+		asm.KXNORW(kok[c], kok[c], kok[c])
+	}
+	pair := 0
+	loadBlock := func() []VecVirtual {
+		vs := make([]VecVirtual, accN)
+		for u := range vs {
+			vs[u] = s.vec()
+			asm.VMOVUPS(Mem{Base: x, Disp: u * s.bytes()}, vs[u])
+		}
+		for u := 0; u < accN; u += 2 {
+			k := kok[pair%2]
+			pair++
+			asm.VCMPPS(U8(7), vs[u+1], vs[u], k, k) // ORD_Q
+		}
+		return vs
+	}
+	j := asm.GP64()
+	asm.XORQ(j, j)
+	asm.Label(lbl("span"))
+	asm.CMPQ(j, nb)
+	asm.JAE(LabelRef(lbl("done")))
+	accs := loadBlock()
+	cnt := asm.GP64()
+	asm.MOVQ(U32(topKSpan/(accN*s.lanes)-1), cnt)
+	asm.ADDQ(U32(accN*s.bytes()), x)
+	asm.Label(lbl("block"))
+	vs := loadBlock()
+	for u := range vs {
+		asm.VMAXPS(vs[u], accs[u], accs[u])
+	}
+	asm.ADDQ(U32(accN*s.bytes()), x)
+	asm.DECQ(cnt)
+	asm.JNZ(LabelRef(lbl("block")))
+	asm.VMAXPS(accs[1], accs[0], accs[0])
+	asm.VMAXPS(accs[3], accs[2], accs[2])
+	asm.VMAXPS(accs[2], accs[0], accs[0])
+	m := s.fold(accs[0], func(src, acc VecVirtual) { asm.VMAXPS(src, acc, acc) })
+	asm.VMOVSS(m, Mem{Base: dst, Index: j, Scale: 4})
+	if kth {
+		// Insert m into top, sorted descending: lanes where m is larger
+		// take min(m, the lane above) (+Inf above lane 0).
+		mb, sh := s.vec(), s.vec()
+		asm.VBROADCASTSS(m, mb)
+		k := asm.K()
+		asm.VCMPPS(U8(1), mb, top, k) // LT_OS: top < m
+		asm.VALIGND(U8(15), infv, top, sh)
+		asm.VMINPS(mb, sh, k, top)
+	}
+	asm.INCQ(j)
+	asm.JMP(LabelRef(lbl("span")))
+	asm.Label(lbl("done"))
+	if kth {
+		spanMaxKthResult(s, top)
+	}
+	r := asm.GP8()
+	ok := asm.GP32()
+	asm.KANDW(kok[1], kok[0], kok[0])
+	asm.KMOVW(kok[0], ok)
+	asm.CMPL(ok, U32(0xffff))
+	asm.SETNE(r)
+	spanMaxReturn(r, kth)
+}
+
+// spanMaxKthInit returns spanMaxKth's sorted vector, all −Inf, and a vector
+// of +Inf.
+func spanMaxKthInit(s *isa) (top, infv VecVirtual) {
+	inf := asm.GP32()
+	asm.MOVL(U32(0x7f800000), inf)
+	infv = s.broadcastGP(inf)
+	top = s.vec()
+	asm.VXORPS(top, top, top)
+	asm.VSUBPS(infv, top, top) // −Inf
+	return top, infv
+}
+
+// spanMaxKthResult stores lane k−1 of top as spanMaxKth's kth.
+func spanMaxKthResult(s *isa, top VecVirtual) {
+	kr := load(asm.Param("k"))
+	asm.DECQ(kr)
+	xi, kv := asm.XMM(), s.vec()
+	asm.VMOVD(kr.As32(), xi)
+	if s.evex {
+		asm.VMOVAPS(xi, kv.AsX()) // index k−1 in lane 0
+	} else {
+		// A whole-register write: AVX2 has no register to spare for one
+		// that a partial write would keep live.
+		asm.VPBROADCASTD(xi, kv)
+	}
+	asm.VPERMPS(top, kv, kv)
+	asm.Store(kv.AsX(), asm.ReturnIndex(0))
+}
+
+// spanMaxReturn stores the NaN flag r as spanMax's or spanMaxKth's result and
+// returns.
+func spanMaxReturn(r GPVirtual, kth bool) {
+	if kth {
+		asm.Store(r, asm.ReturnIndex(1))
+	} else {
+		asm.Store(r, asm.ReturnIndex(0))
+	}
+	asm.VZEROUPPER()
+	asm.RET()
+}
+
+// genSpanMaxAVX2 is genSpanMax on AVX2, where the vector ports that take
+// VMAXPS and VCMPPS bound the pass, not the reads: eight accumulators per
+// span, each taking one vector a step as a memory operand of VMAXPS (which
+// returns that operand when either is NaN, so after each step an
+// accumulator is NaN exactly when the vector it just took is), and the NaN
+// flag gathered by one unordered compare of each pair of accumulators per
+// step, ORed in a tree into one vector: 12 compares and maxima per eight
+// vectors. For spanMaxKth each span's maximum is reduced in every lane and
+// inserted into the sorted vector top as new[i] = max(top[i], min(m,
+// top[i−1])) (top[−1] = +Inf): a shift (VPERMPS), a blend of +Inf into lane
+// 0, a minimum and a maximum, off the loads' path.
+func genSpanMaxAVX2(s *isa, kth bool) {
 	name := s.name("spanMax")
 	if kth {
 		name = s.name("spanMaxKth")
@@ -51,154 +200,98 @@ func genSpanMax(s *isa, kth bool) {
 	x := load(asm.Param("x").Base())
 	lbl := func(l string) string { return "spanMax" + l }
 	var top, infv, shIdx VecVirtual
-	var consts Mem // AVX2: −Inf and the shift indices, out of registers during the loop
 	if kth {
 		lbl = func(l string) string { return "spanMaxKth" + l }
-		inf := asm.GP32()
-		asm.MOVL(U32(0x7f800000), inf)
-		infv = s.broadcastGP(inf)
-		top = s.vec()
-		asm.VXORPS(top, top, top)
-		asm.VSUBPS(infv, top, top) // −Inf
-		if !s.evex {
-			// VPERMPS indices 0 0 1 2 3 4 5 6: the vector one lane up.
-			b, xi := asm.GP64(), asm.XMM()
-			asm.MOVQ(U64(0x0605040302010000), b)
-			asm.VMOVQ(b, xi)
-			shIdx = s.vec()
-			asm.VPMOVZXBD(xi, shIdx)
-			consts = asm.AllocLocal(2 * s.bytes())
-			asm.VMOVUPS(infv, consts)
-			asm.VMOVUPS(shIdx, consts.Offset(s.bytes()))
-		}
+		top, infv = spanMaxKthInit(s)
+		// VPERMPS indices 0 0 1 2 3 4 5 6: the vector one lane up.
+		b, xi := asm.GP64(), asm.XMM()
+		asm.MOVQ(U64(0x0605040302010000), b)
+		asm.VMOVQ(b, xi)
+		shIdx = s.vec()
+		asm.VPMOVZXBD(xi, shIdx)
 	}
-	// Four accumulators; AVX2 loads eight vectors a step and takes their
-	// maxima in pairs first, so that each accumulator's chain (VMAXPS
-	// latency 4) covers two vectors.
-	const accN = 4
-	unroll := accN
-	if !s.evex {
-		unroll = 2 * accN
-	}
-	if topKSpan%(unroll*s.lanes) != 0 {
+	const accN = 8
+	if topKSpan%(accN*s.lanes) != 0 {
 		panic("spanMax: span not a multiple of the unrolled block")
 	}
-	// AVX-512: two opmask chains, each lane staying set while the pairs
-	// compared into it are ordered (ORD_Q under its own mask), one
-	// instruction per pair of vectors; AVX2: unordered compares ORed into a
-	// vector.
-	var kok [2]OpmaskVirtual
-	var vnan VecVirtual
-	if s.evex {
-		for c := range kok {
-			kok[c] = asm.K()
-			asm.KXNORW(kok[c], kok[c], kok[c])
+	vnan := s.vec()
+	s.zero(vnan)
+	// checkNaN ORs into vnan the lanes where an accumulator is NaN: an
+	// unordered compare per pair, the four results ORed in a tree.
+	checkNaN := func(accs []VecVirtual) {
+		cs := make([]VecVirtual, accN/2)
+		for q := range cs {
+			cs[q] = s.vec()
+			asm.VCMPPS(U8(3), accs[2*q+1], accs[2*q], cs[q]) // UNORD_Q
 		}
-	} else {
-		vnan = s.vec()
-		s.zero(vnan)
-	}
-	pair := 0
-	unord := func(a, b VecVirtual) {
-		if s.evex {
-			k := kok[pair%2]
-			pair++
-			asm.VCMPPS(U8(7), b, a, k, k) // ORD_Q
-			return
-		}
-		c := s.vec()
-		asm.VCMPPS(U8(3), b, a, c) // UNORD_Q
-		asm.VORPS(c, vnan, vnan)
-	}
-	loadBlock := func() []VecVirtual {
-		vs := make([]VecVirtual, unroll)
-		for u := range vs {
-			vs[u] = s.vec()
-			asm.VMOVUPS(Mem{Base: x, Disp: u * s.bytes()}, vs[u])
-		}
-		for u := 0; u < unroll; u += 2 {
-			unord(vs[u], vs[u+1])
-		}
-		if unroll > accN {
-			for u := range accN {
-				asm.VMAXPS(vs[u+accN], vs[u], vs[u])
+		for len(cs) > 1 {
+			for q := 0; q < len(cs)/2; q++ {
+				asm.VORPS(cs[2*q+1], cs[2*q], cs[2*q])
+				cs[q] = cs[2*q]
 			}
+			cs = cs[:len(cs)/2]
 		}
-		return vs[:accN]
+		asm.VORPS(cs[0], vnan, vnan)
 	}
 	j := asm.GP64()
 	asm.XORQ(j, j)
 	asm.Label(lbl("span"))
 	asm.CMPQ(j, nb)
 	asm.JAE(LabelRef(lbl("done")))
-	accs := loadBlock()
-	cnt := asm.GP64()
-	asm.MOVQ(U32(topKSpan/(unroll*s.lanes)-1), cnt)
-	asm.ADDQ(U32(unroll*s.bytes()), x)
-	asm.Label(lbl("block"))
-	vs := loadBlock()
-	for u := range vs {
-		asm.VMAXPS(vs[u], accs[u], accs[u])
+	accs := make([]VecVirtual, accN)
+	for u := range accs {
+		accs[u] = s.vec()
+		asm.VMOVUPS(Mem{Base: x, Disp: u * s.bytes()}, accs[u])
 	}
-	asm.ADDQ(U32(unroll*s.bytes()), x)
+	checkNaN(accs)
+	cnt := asm.GP64()
+	asm.MOVQ(U32(topKSpan/(accN*s.lanes)-1), cnt)
+	asm.ADDQ(U32(accN*s.bytes()), x)
+	asm.Label(lbl("block"))
+	for u := range accs {
+		asm.VMAXPS(Mem{Base: x, Disp: u * s.bytes()}, accs[u], accs[u]) // the loaded vector if NaN
+	}
+	checkNaN(accs)
+	asm.ADDQ(U32(accN*s.bytes()), x)
 	asm.DECQ(cnt)
 	asm.JNZ(LabelRef(lbl("block")))
-	asm.VMAXPS(accs[1], accs[0], accs[0])
-	asm.VMAXPS(accs[3], accs[2], accs[2])
-	asm.VMAXPS(accs[2], accs[0], accs[0])
-	m := s.fold(accs[0], func(src, acc VecVirtual) { asm.VMAXPS(src, acc, acc) })
-	asm.VMOVSS(m, Mem{Base: dst, Index: j, Scale: 4})
-	if kth {
-		// Insert m into top, sorted descending: lanes where m is larger
-		// take min(m, the lane above) (+Inf above lane 0).
-		mb, sh := s.vec(), s.vec()
-		asm.VBROADCASTSS(m, mb)
-		if s.evex {
-			k := asm.K()
-			asm.VCMPPS(U8(1), mb, top, k) // LT_OS: top < m
-			asm.VALIGND(U8(15), infv, top, sh)
-			asm.VMINPS(mb, sh, k, top)
-		} else {
-			c, idx := s.vec(), s.vec()
-			asm.VCMPPS(U8(1), mb, top, c)
-			asm.VMOVUPS(consts.Offset(s.bytes()), idx)
-			asm.VPERMPS(top, idx, sh)
-			asm.VBLENDPS(U8(1), consts, sh, sh)
-			asm.VMINPS(mb, sh, sh)
-			asm.VBLENDVPS(c, sh, top, top)
+	for w := accN / 2; w >= 1; w /= 2 {
+		for u := range w {
+			asm.VMAXPS(accs[u+w], accs[u], accs[u])
 		}
+	}
+	a := accs[0]
+	if kth {
+		// The maximum m in every lane, then into top.
+		t := s.vec()
+		asm.VPERM2F128(U8(1), a, a, t)
+		asm.VMAXPS(t, a, a)
+		for _, swap := range []uint8{0x4e, 0xb1} {
+			asm.VSHUFPS(U8(swap), a, a, t)
+			asm.VMAXPS(t, a, a)
+		}
+		asm.VMOVSS(a.AsX(), Mem{Base: dst, Index: j, Scale: 4})
+		sh := s.vec()
+		asm.VPERMPS(top, shIdx, sh)
+		asm.VBLENDPS(U8(1), infv, sh, sh)
+		asm.VMINPS(a, sh, sh)
+		asm.VMAXPS(sh, top, top)
+	} else {
+		m := s.fold(a, func(src, acc VecVirtual) { asm.VMAXPS(src, acc, acc) })
+		asm.VMOVSS(m, Mem{Base: dst, Index: j, Scale: 4})
 	}
 	asm.INCQ(j)
 	asm.JMP(LabelRef(lbl("span")))
 	asm.Label(lbl("done"))
 	if kth {
-		kr := load(asm.Param("k"))
-		asm.DECQ(kr)
-		xi, kv := asm.XMM(), s.vec()
-		asm.VMOVD(kr.As32(), xi)
-		asm.VMOVAPS(xi, kv.AsX()) // index k−1 in lane 0
-		asm.VPERMPS(top, kv, kv)
-		asm.Store(kv.AsX(), asm.ReturnIndex(0))
+		spanMaxKthResult(s, top)
 	}
 	r := asm.GP8()
-	if s.evex {
-		ok := asm.GP32()
-		asm.KANDW(kok[1], kok[0], kok[0])
-		asm.KMOVW(kok[0], ok)
-		asm.CMPL(ok, U32(0xffff))
-	} else {
-		mask := asm.GP32()
-		asm.VMOVMSKPS(vnan, mask)
-		asm.TESTL(mask, mask)
-	}
+	mask := asm.GP32()
+	asm.VMOVMSKPS(vnan, mask)
+	asm.TESTL(mask, mask)
 	asm.SETNE(r)
-	if kth {
-		asm.Store(r, asm.ReturnIndex(1))
-	} else {
-		asm.Store(r, asm.ReturnIndex(0))
-	}
-	asm.VZEROUPPER()
-	asm.RET()
+	spanMaxReturn(r, kth)
 }
 
 // cmpNLEUQ is the VCMPPS predicate "not ≤", true on NaN.

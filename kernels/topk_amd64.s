@@ -147,51 +147,43 @@ spanMaxspan:
 	VMOVUPS 192(DX), Y7
 	VMOVUPS 224(DX), Y8
 	VCMPPS  $0x03, Y2, Y1, Y9
+	VCMPPS  $0x03, Y4, Y3, Y10
+	VCMPPS  $0x03, Y6, Y5, Y11
+	VCMPPS  $0x03, Y8, Y7, Y12
+	VORPS   Y10, Y9, Y9
+	VORPS   Y12, Y11, Y11
+	VORPS   Y11, Y9, Y9
 	VORPS   Y9, Y0, Y0
-	VCMPPS  $0x03, Y4, Y3, Y9
-	VORPS   Y9, Y0, Y0
-	VCMPPS  $0x03, Y6, Y5, Y9
-	VORPS   Y9, Y0, Y0
-	VCMPPS  $0x03, Y8, Y7, Y9
-	VORPS   Y9, Y0, Y0
-	VMAXPS  Y5, Y1, Y1
-	VMAXPS  Y6, Y2, Y2
-	VMAXPS  Y7, Y3, Y3
-	VMAXPS  Y8, Y4, Y4
 	MOVQ    $0x00000007, SI
 	ADDQ    $0x00000100, DX
 
 spanMaxblock:
-	VMOVUPS      (DX), Y5
-	VMOVUPS      32(DX), Y6
-	VMOVUPS      64(DX), Y7
-	VMOVUPS      96(DX), Y8
-	VMOVUPS      128(DX), Y9
-	VMOVUPS      160(DX), Y10
-	VMOVUPS      192(DX), Y11
-	VMOVUPS      224(DX), Y12
-	VCMPPS       $0x03, Y6, Y5, Y13
-	VORPS        Y13, Y0, Y0
-	VCMPPS       $0x03, Y8, Y7, Y13
-	VORPS        Y13, Y0, Y0
-	VCMPPS       $0x03, Y10, Y9, Y13
-	VORPS        Y13, Y0, Y0
-	VCMPPS       $0x03, Y12, Y11, Y13
-	VORPS        Y13, Y0, Y0
-	VMAXPS       Y9, Y5, Y5
-	VMAXPS       Y10, Y6, Y6
-	VMAXPS       Y11, Y7, Y7
-	VMAXPS       Y12, Y8, Y8
+	VMAXPS       (DX), Y1, Y1
+	VMAXPS       32(DX), Y2, Y2
+	VMAXPS       64(DX), Y3, Y3
+	VMAXPS       96(DX), Y4, Y4
+	VMAXPS       128(DX), Y5, Y5
+	VMAXPS       160(DX), Y6, Y6
+	VMAXPS       192(DX), Y7, Y7
+	VMAXPS       224(DX), Y8, Y8
+	VCMPPS       $0x03, Y2, Y1, Y9
+	VCMPPS       $0x03, Y4, Y3, Y10
+	VCMPPS       $0x03, Y6, Y5, Y11
+	VCMPPS       $0x03, Y8, Y7, Y12
+	VORPS        Y10, Y9, Y9
+	VORPS        Y12, Y11, Y11
+	VORPS        Y11, Y9, Y9
+	VORPS        Y9, Y0, Y0
+	ADDQ         $0x00000100, DX
+	DECQ         SI
+	JNZ          spanMaxblock
 	VMAXPS       Y5, Y1, Y1
 	VMAXPS       Y6, Y2, Y2
 	VMAXPS       Y7, Y3, Y3
 	VMAXPS       Y8, Y4, Y4
-	ADDQ         $0x00000100, DX
-	DECQ         SI
-	JNZ          spanMaxblock
-	VMAXPS       Y2, Y1, Y1
-	VMAXPS       Y4, Y3, Y3
 	VMAXPS       Y3, Y1, Y1
+	VMAXPS       Y4, Y2, Y2
+	VMAXPS       Y2, Y1, Y1
 	VEXTRACTF128 $0x01, Y1, X2
 	VMAXPS       X2, X1, X1
 	VSHUFPS      $0x4e, X1, X1, X2
@@ -212,7 +204,7 @@ spanMaxdone:
 
 // func spanMaxKthAVX2(dst []float32, x []float32, k int) (kth float32, nan bool)
 // Requires: AVX, AVX2, SSE
-TEXT ·spanMaxKthAVX2(SB), NOSPLIT, $64-61
+TEXT ·spanMaxKthAVX2(SB), NOSPLIT, $0-61
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         x_base+24(FP), DX
@@ -224,96 +216,83 @@ TEXT ·spanMaxKthAVX2(SB), NOSPLIT, $64-61
 	MOVQ         $0x0605040302010000, BX
 	VMOVQ        BX, X2
 	VPMOVZXBD    X2, Y2
-	VMOVUPS      Y0, (SP)
-	VMOVUPS      Y2, 32(SP)
-	VXORPS       Y0, Y0, Y0
+	VXORPS       Y3, Y3, Y3
 	XORQ         BX, BX
 
 spanMaxKthspan:
 	CMPQ    BX, CX
 	JAE     spanMaxKthdone
-	VMOVUPS (DX), Y2
-	VMOVUPS 32(DX), Y4
-	VMOVUPS 64(DX), Y5
-	VMOVUPS 96(DX), Y6
-	VMOVUPS 128(DX), Y7
-	VMOVUPS 160(DX), Y8
-	VMOVUPS 192(DX), Y9
-	VMOVUPS 224(DX), Y10
-	VCMPPS  $0x03, Y4, Y2, Y11
-	VORPS   Y11, Y0, Y0
-	VCMPPS  $0x03, Y6, Y5, Y11
-	VORPS   Y11, Y0, Y0
-	VCMPPS  $0x03, Y8, Y7, Y11
-	VORPS   Y11, Y0, Y0
-	VCMPPS  $0x03, Y10, Y9, Y11
-	VORPS   Y11, Y0, Y0
-	VMAXPS  Y7, Y2, Y2
-	VMAXPS  Y8, Y4, Y4
-	VMAXPS  Y9, Y5, Y5
-	VMAXPS  Y10, Y6, Y6
+	VMOVUPS (DX), Y4
+	VMOVUPS 32(DX), Y5
+	VMOVUPS 64(DX), Y6
+	VMOVUPS 96(DX), Y7
+	VMOVUPS 128(DX), Y8
+	VMOVUPS 160(DX), Y9
+	VMOVUPS 192(DX), Y10
+	VMOVUPS 224(DX), Y11
+	VCMPPS  $0x03, Y5, Y4, Y12
+	VCMPPS  $0x03, Y7, Y6, Y13
+	VCMPPS  $0x03, Y9, Y8, Y14
+	VCMPPS  $0x03, Y11, Y10, Y15
+	VORPS   Y13, Y12, Y12
+	VORPS   Y15, Y14, Y14
+	VORPS   Y14, Y12, Y12
+	VORPS   Y12, Y3, Y3
 	MOVQ    $0x00000007, SI
 	ADDQ    $0x00000100, DX
 
 spanMaxKthblock:
-	VMOVUPS      (DX), Y7
-	VMOVUPS      32(DX), Y8
-	VMOVUPS      64(DX), Y9
-	VMOVUPS      96(DX), Y10
-	VMOVUPS      128(DX), Y11
-	VMOVUPS      160(DX), Y12
-	VMOVUPS      192(DX), Y13
-	VMOVUPS      224(DX), Y14
-	VCMPPS       $0x03, Y8, Y7, Y15
-	VORPS        Y15, Y0, Y0
-	VCMPPS       $0x03, Y10, Y9, Y15
-	VORPS        Y15, Y0, Y0
-	VCMPPS       $0x03, Y12, Y11, Y15
-	VORPS        Y15, Y0, Y0
-	VCMPPS       $0x03, Y14, Y13, Y15
-	VORPS        Y15, Y0, Y0
-	VMAXPS       Y11, Y7, Y7
-	VMAXPS       Y12, Y8, Y8
-	VMAXPS       Y13, Y9, Y9
-	VMAXPS       Y14, Y10, Y10
-	VMAXPS       Y7, Y2, Y2
-	VMAXPS       Y8, Y4, Y4
-	VMAXPS       Y9, Y5, Y5
-	VMAXPS       Y10, Y6, Y6
-	ADDQ         $0x00000100, DX
-	DECQ         SI
-	JNZ          spanMaxKthblock
-	VMAXPS       Y4, Y2, Y2
-	VMAXPS       Y6, Y5, Y5
-	VMAXPS       Y5, Y2, Y2
-	VEXTRACTF128 $0x01, Y2, X3
-	VMAXPS       X3, X2, X2
-	VSHUFPS      $0x4e, X2, X2, X3
-	VMAXPS       X3, X2, X2
-	VSHUFPS      $0xb1, X2, X2, X3
-	VMAXPS       X3, X2, X2
-	VMOVSS       X2, (AX)(BX*4)
-	VBROADCASTSS X2, Y2
-	VCMPPS       $0x01, Y2, Y1, Y5
-	VMOVUPS      32(SP), Y4
-	VPERMPS      Y1, Y4, Y4
-	VBLENDPS     $0x01, (SP), Y4, Y4
-	VMINPS       Y2, Y4, Y4
-	VBLENDVPS    Y5, Y4, Y1, Y1
-	INCQ         BX
-	JMP          spanMaxKthspan
+	VMAXPS     (DX), Y4, Y4
+	VMAXPS     32(DX), Y5, Y5
+	VMAXPS     64(DX), Y6, Y6
+	VMAXPS     96(DX), Y7, Y7
+	VMAXPS     128(DX), Y8, Y8
+	VMAXPS     160(DX), Y9, Y9
+	VMAXPS     192(DX), Y10, Y10
+	VMAXPS     224(DX), Y11, Y11
+	VCMPPS     $0x03, Y5, Y4, Y12
+	VCMPPS     $0x03, Y7, Y6, Y13
+	VCMPPS     $0x03, Y9, Y8, Y14
+	VCMPPS     $0x03, Y11, Y10, Y15
+	VORPS      Y13, Y12, Y12
+	VORPS      Y15, Y14, Y14
+	VORPS      Y14, Y12, Y12
+	VORPS      Y12, Y3, Y3
+	ADDQ       $0x00000100, DX
+	DECQ       SI
+	JNZ        spanMaxKthblock
+	VMAXPS     Y8, Y4, Y4
+	VMAXPS     Y9, Y5, Y5
+	VMAXPS     Y10, Y6, Y6
+	VMAXPS     Y11, Y7, Y7
+	VMAXPS     Y6, Y4, Y4
+	VMAXPS     Y7, Y5, Y5
+	VMAXPS     Y5, Y4, Y4
+	VPERM2F128 $0x01, Y4, Y4, Y5
+	VMAXPS     Y5, Y4, Y4
+	VSHUFPS    $0x4e, Y4, Y4, Y5
+	VMAXPS     Y5, Y4, Y4
+	VSHUFPS    $0xb1, Y4, Y4, Y5
+	VMAXPS     Y5, Y4, Y4
+	VMOVSS     X4, (AX)(BX*4)
+	VPERMPS    Y1, Y2, Y5
+	VBLENDPS   $0x01, Y0, Y5, Y5
+	VMINPS     Y4, Y5, Y5
+	VMAXPS     Y5, Y1, Y1
+	INCQ       BX
+	JMP        spanMaxKthspan
 
 spanMaxKthdone:
-	MOVQ      k+48(FP), AX
-	DECQ      AX
-	VMOVD     AX, X2
-	VMOVAPS   X2, X3
-	VPERMPS   Y1, Y3, Y3
-	MOVSS     X3, kth+56(FP)
-	VMOVMSKPS Y0, AX
-	TESTL     AX, AX
-	SETNE     AL
-	MOVB      AL, nan+60(FP)
+	MOVQ         k+48(FP), AX
+	DECQ         AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VPERMPS      Y1, Y0, Y0
+	MOVSS        X0, kth+56(FP)
+	VMOVMSKPS    Y3, AX
+	TESTL        AX, AX
+	SETNE        AL
+	MOVB         AL, nan+60(FP)
 	VZEROUPPER
 	RET
 
