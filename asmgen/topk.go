@@ -179,9 +179,12 @@ func spanMaxReturn(r GPVirtual, kth bool) {
 // span, each taking one vector a step as a memory operand of VMAXPS (which
 // returns that operand when either is NaN, so after each step an
 // accumulator is NaN exactly when the vector it just took is), and the NaN
-// flag gathered by one unordered compare of each pair of accumulators per
-// step, ORed in a tree into one vector: 12 compares and maxima per eight
-// vectors. For spanMaxKth each span's maximum is reduced in every lane and
+// flag the sum of all accumulators after every step, added in a tree into
+// one vector, which the adders take beside the maxima (compares would
+// compete with them). The sum can also become NaN without a NaN element
+// (+Inf and −Inf maxima, or sums overflowing to both), so the flag is a
+// superset: kernels' spanMaxima and spanMaxKth confirm a reported NaN.
+// For spanMaxKth each span's maximum m is reduced in every lane and
 // inserted into the sorted vector top as new[i] = max(top[i], min(m,
 // top[i−1])) (top[−1] = +Inf): a shift (VPERMPS), a blend of +Inf into lane
 // 0, a minimum and a maximum, off the loads' path.
@@ -190,10 +193,10 @@ func genSpanMaxAVX2(s *isa, kth bool) {
 	if kth {
 		name = s.name("spanMaxKth")
 		TEXT(name, NOSPLIT, "func(dst, x []float32, k int) (kth float32, nan bool)")
-		asm.Doc(name + " is spanMax that also returns the k-th largest of the maxima (−Inf if len(dst) < k), 1 ≤ k ≤ " + itoaGen(s.lanes) + ".")
+		asm.Doc(name + " is spanMax that also returns the k-th largest of the maxima (−Inf if len(dst) < k), 1 ≤ k ≤ " + itoaGen(s.lanes) + "; its nan is spanMax's.")
 	} else {
 		TEXT(name, NOSPLIT, "func(dst, x []float32) bool")
-		asm.Doc(name + " sets dst[j] = max x[j·512 : (j+1)·512] for j < len(dst) (len(x) ≥ 512·len(dst)) and reports whether any of those x is NaN.")
+		asm.Doc(name + " sets dst[j] = max x[j·512 : (j+1)·512] for j < len(dst) (len(x) ≥ 512·len(dst)) and reports true if any of those x is NaN, and perhaps if they hold opposite infinities or finite values whose sums overflow to both (spanMaxima checks).")
 	}
 	dst := load(asm.Param("dst").Base())
 	nb := load(asm.Param("dst").Len())
@@ -214,24 +217,26 @@ func genSpanMaxAVX2(s *isa, kth bool) {
 	if topKSpan%(accN*s.lanes) != 0 {
 		panic("spanMax: span not a multiple of the unrolled block")
 	}
+	// vnan: the sum of every accumulator after every step, NaN in a lane
+	// when one of them was (or when sums of opposite infinities met).
 	vnan := s.vec()
 	s.zero(vnan)
-	// checkNaN ORs into vnan the lanes where an accumulator is NaN: an
-	// unordered compare per pair, the four results ORed in a tree.
 	checkNaN := func(accs []VecVirtual) {
-		cs := make([]VecVirtual, accN/2)
-		for q := range cs {
-			cs[q] = s.vec()
-			asm.VCMPPS(U8(3), accs[2*q+1], accs[2*q], cs[q]) // UNORD_Q
-		}
-		for len(cs) > 1 {
-			for q := 0; q < len(cs)/2; q++ {
-				asm.VORPS(cs[2*q+1], cs[2*q], cs[2*q])
-				cs[q] = cs[2*q]
+		ts := make([]VecVirtual, 0, accN/2)
+		for q := 0; q < accN/2; q++ {
+			t := s.vec()
+			asm.VADDPS(accs[2*q+1], accs[2*q], t)
+			ts = append(ts, t)
+			if q%2 == 1 { // pairs of sums as they are made: fewer live registers
+				asm.VADDPS(ts[len(ts)-1], ts[len(ts)-2], ts[len(ts)-2])
+				ts = ts[:len(ts)-1]
 			}
-			cs = cs[:len(cs)/2]
 		}
-		asm.VORPS(cs[0], vnan, vnan)
+		for len(ts) > 1 {
+			asm.VADDPS(ts[1], ts[0], ts[0])
+			ts = append(ts[:1], ts[2:]...)
+		}
+		asm.VADDPS(ts[0], vnan, vnan)
 	}
 	j := asm.GP64()
 	asm.XORQ(j, j)
@@ -288,6 +293,7 @@ func genSpanMaxAVX2(s *isa, kth bool) {
 	}
 	r := asm.GP8()
 	mask := asm.GP32()
+	asm.VCMPPS(U8(3), vnan, vnan, vnan) // UNORD_Q
 	asm.VMOVMSKPS(vnan, mask)
 	asm.TESTL(mask, mask)
 	asm.SETNE(r)
@@ -296,6 +302,18 @@ func genSpanMaxAVX2(s *isa, kth bool) {
 
 // cmpNLEUQ is the VCMPPS predicate "not ≤", true on NaN.
 const cmpNLEUQ = 0x16
+
+// orTree ORs the vectors vs in a tree into vs[0] and returns it.
+func orTree(vs []VecVirtual) VecVirtual {
+	for len(vs) > 1 {
+		for q := 0; q < len(vs)/2; q++ {
+			asm.VORPS(vs[2*q+1], vs[2*q], vs[2*q])
+			vs[q] = vs[2*q]
+		}
+		vs = vs[:len(vs)/2]
+	}
+	return vs[0]
+}
 
 // genFirstAbove emits firstAbove<ISA>(x []float32, t float32) int, the
 // smallest i with !(x[i] ≤ t) (x[i] > t or NaN), or len(x): TopK's scan for
@@ -711,27 +729,31 @@ func genAboveSpans(s *isa) {
 	asm.CMPQ(end, n) // a span past x's end (bm not ≤ t there) is skipped
 	asm.JA(LabelRef(lbl("span")))
 	emit := storeHits(s, lbl, dst, capa, cnt, i, "Restfull") // aboveAllFrom's exit
-	const unroll = 4
-	if topKSpan%(unroll*s.lanes) != 0 {
-		panic("aboveSpans: span not a multiple of the unrolled block")
+	if !s.evex {
+		aboveSpansScanAVX2(s, lbl, x, i, end, tv, emit)
+	} else {
+		const unroll = 4
+		if topKSpan%(unroll*s.lanes) != 0 {
+			panic("aboveSpans: span not a multiple of the unrolled block")
+		}
+		asm.Label(lbl("block"))
+		vs := make([]VecVirtual, unroll)
+		ks := make([]OpmaskVirtual, unroll)
+		cmpVec := cmpAbove(s, x, i, tv)
+		for j := range vs {
+			vs[j], ks[j] = cmpVec(j * s.bytes())
+		}
+		anyHit(s, vs, ks)
+		asm.JZ(LabelRef(lbl("blockNext")))
+		for j := range vs {
+			emit(vs[j], ks[j], j*s.lanes, itoaGen(j))
+		}
+		asm.Label(lbl("blockNext"))
+		asm.ADDQ(U32(unroll*s.lanes), i)
+		asm.CMPQ(i, end)
+		asm.JB(LabelRef(lbl("block")))
+		asm.JMP(LabelRef(lbl("span")))
 	}
-	asm.Label(lbl("block"))
-	vs := make([]VecVirtual, unroll)
-	ks := make([]OpmaskVirtual, unroll)
-	cmpVec := cmpAbove(s, x, i, tv)
-	for j := range vs {
-		vs[j], ks[j] = cmpVec(j * s.bytes())
-	}
-	anyHit(s, vs, ks)
-	asm.JZ(LabelRef(lbl("blockNext")))
-	for j := range vs {
-		emit(vs[j], ks[j], j*s.lanes, itoaGen(j))
-	}
-	asm.Label(lbl("blockNext"))
-	asm.ADDQ(U32(unroll*s.lanes), i)
-	asm.CMPQ(i, end)
-	asm.JB(LabelRef(lbl("block")))
-	asm.JMP(LabelRef(lbl("span")))
 	asm.Label(lbl("groupNext"))
 	asm.ADDQ(U32(topKGroup), c)
 	asm.JMP(LabelRef(lbl("group")))
@@ -740,4 +762,45 @@ func genAboveSpans(s *isa) {
 	asm.MOVQ(n, i)
 	asm.ANDQ(I32(-topKSpan), i)
 	aboveAllFrom(s, func(l string) string { return lbl("Rest" + l) }, dst, capa, x, n, i, cnt, tv)
+}
+
+// aboveSpansScanAVX2 emits aboveSpans' scan of the span [i, end) on AVX2,
+// jumping to lbl("span") at its end: eight vectors a block, addressed from a
+// pointer (so that the loads fuse into the compares), tested together; a block
+// with a hit is compared again vector by vector for emit.
+func aboveSpansScanAVX2(s *isa, lbl func(string) string, x, i, end GPVirtual, tv VecVirtual, emit func(VecVirtual, OpmaskVirtual, int, string)) {
+	const unroll = 8
+	if topKSpan%(unroll*s.lanes) != 0 {
+		panic("aboveSpans: span not a multiple of the unrolled block")
+	}
+	p, pend := asm.GP64(), asm.GP64()
+	asm.LEAQ(Mem{Base: x, Index: i, Scale: 4}, p)
+	asm.LEAQ(Mem{Base: x, Index: end, Scale: 4}, pend)
+	asm.Label(lbl("block"))
+	cs := make([]VecVirtual, unroll)
+	for u := range cs {
+		cs[u] = s.vec()
+		asm.VCMPPS(U8(cmpNGEUQ), Mem{Base: p, Disp: u * s.bytes()}, tv, cs[u]) // !(t ≥ x)
+	}
+	any := orTree(cs)
+	b := asm.GP32()
+	asm.VMOVMSKPS(any, b)
+	asm.TESTL(b, b)
+	asm.JNZ(LabelRef(lbl("hit")))
+	asm.Label(lbl("blockNext"))
+	asm.ADDQ(U32(unroll*s.bytes()), p)
+	asm.CMPQ(p, pend)
+	asm.JB(LabelRef(lbl("block")))
+	asm.JMP(LabelRef(lbl("span")))
+	asm.Label(lbl("hit"))
+	// i = the block's first element, for emit.
+	asm.MOVQ(p, i)
+	asm.SUBQ(x, i)
+	asm.SHRQ(U8(2), i)
+	cmpVec := cmpAbove(s, x, i, tv)
+	for u := 0; u < unroll; u++ {
+		v, k := cmpVec(u * s.bytes())
+		emit(v, k, u*s.lanes, itoaGen(u))
+	}
+	asm.JMP(LabelRef(lbl("blockNext")))
 }

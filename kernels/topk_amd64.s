@@ -146,14 +146,14 @@ spanMaxspan:
 	VMOVUPS 160(DX), Y6
 	VMOVUPS 192(DX), Y7
 	VMOVUPS 224(DX), Y8
-	VCMPPS  $0x03, Y2, Y1, Y9
-	VCMPPS  $0x03, Y4, Y3, Y10
-	VCMPPS  $0x03, Y6, Y5, Y11
-	VCMPPS  $0x03, Y8, Y7, Y12
-	VORPS   Y10, Y9, Y9
-	VORPS   Y12, Y11, Y11
-	VORPS   Y11, Y9, Y9
-	VORPS   Y9, Y0, Y0
+	VADDPS  Y2, Y1, Y9
+	VADDPS  Y4, Y3, Y10
+	VADDPS  Y10, Y9, Y9
+	VADDPS  Y6, Y5, Y10
+	VADDPS  Y8, Y7, Y11
+	VADDPS  Y11, Y10, Y10
+	VADDPS  Y10, Y9, Y9
+	VADDPS  Y9, Y0, Y0
 	MOVQ    $0x00000007, SI
 	ADDQ    $0x00000100, DX
 
@@ -166,14 +166,14 @@ spanMaxblock:
 	VMAXPS       160(DX), Y6, Y6
 	VMAXPS       192(DX), Y7, Y7
 	VMAXPS       224(DX), Y8, Y8
-	VCMPPS       $0x03, Y2, Y1, Y9
-	VCMPPS       $0x03, Y4, Y3, Y10
-	VCMPPS       $0x03, Y6, Y5, Y11
-	VCMPPS       $0x03, Y8, Y7, Y12
-	VORPS        Y10, Y9, Y9
-	VORPS        Y12, Y11, Y11
-	VORPS        Y11, Y9, Y9
-	VORPS        Y9, Y0, Y0
+	VADDPS       Y2, Y1, Y9
+	VADDPS       Y4, Y3, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y6, Y5, Y10
+	VADDPS       Y8, Y7, Y11
+	VADDPS       Y11, Y10, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y0, Y0
 	ADDQ         $0x00000100, DX
 	DECQ         SI
 	JNZ          spanMaxblock
@@ -195,6 +195,7 @@ spanMaxblock:
 	JMP          spanMaxspan
 
 spanMaxdone:
+	VCMPPS    $0x03, Y0, Y0, Y0
 	VMOVMSKPS Y0, AX
 	TESTL     AX, AX
 	SETNE     AL
@@ -230,14 +231,14 @@ spanMaxKthspan:
 	VMOVUPS 160(DX), Y9
 	VMOVUPS 192(DX), Y10
 	VMOVUPS 224(DX), Y11
-	VCMPPS  $0x03, Y5, Y4, Y12
-	VCMPPS  $0x03, Y7, Y6, Y13
-	VCMPPS  $0x03, Y9, Y8, Y14
-	VCMPPS  $0x03, Y11, Y10, Y15
-	VORPS   Y13, Y12, Y12
-	VORPS   Y15, Y14, Y14
-	VORPS   Y14, Y12, Y12
-	VORPS   Y12, Y3, Y3
+	VADDPS  Y5, Y4, Y12
+	VADDPS  Y7, Y6, Y13
+	VADDPS  Y13, Y12, Y12
+	VADDPS  Y9, Y8, Y13
+	VADDPS  Y11, Y10, Y14
+	VADDPS  Y14, Y13, Y13
+	VADDPS  Y13, Y12, Y12
+	VADDPS  Y12, Y3, Y3
 	MOVQ    $0x00000007, SI
 	ADDQ    $0x00000100, DX
 
@@ -250,14 +251,14 @@ spanMaxKthblock:
 	VMAXPS     160(DX), Y9, Y9
 	VMAXPS     192(DX), Y10, Y10
 	VMAXPS     224(DX), Y11, Y11
-	VCMPPS     $0x03, Y5, Y4, Y12
-	VCMPPS     $0x03, Y7, Y6, Y13
-	VCMPPS     $0x03, Y9, Y8, Y14
-	VCMPPS     $0x03, Y11, Y10, Y15
-	VORPS      Y13, Y12, Y12
-	VORPS      Y15, Y14, Y14
-	VORPS      Y14, Y12, Y12
-	VORPS      Y12, Y3, Y3
+	VADDPS     Y5, Y4, Y12
+	VADDPS     Y7, Y6, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y9, Y8, Y13
+	VADDPS     Y11, Y10, Y14
+	VADDPS     Y14, Y13, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y12, Y3, Y3
 	ADDQ       $0x00000100, DX
 	DECQ       SI
 	JNZ        spanMaxKthblock
@@ -289,6 +290,7 @@ spanMaxKthdone:
 	VPBROADCASTD X0, Y0
 	VPERMPS      Y1, Y0, Y0
 	MOVSS        X0, kth+56(FP)
+	VCMPPS       $0x03, Y3, Y3, Y3
 	VMOVMSKPS    Y3, AX
 	TESTL        AX, AX
 	SETNE        AL
@@ -590,90 +592,183 @@ aboveSpansspan:
 	LEAQ   512(R11), R12
 	CMPQ   R12, BX
 	JA     aboveSpansspan
+	LEAQ   (DX)(R11*4), R13
+	LEAQ   (DX)(R12*4), R12
 
 aboveSpansblock:
+	VCMPPS    $0x19, (R13), Y0, Y1
+	VCMPPS    $0x19, 32(R13), Y0, Y2
+	VCMPPS    $0x19, 64(R13), Y0, Y3
+	VCMPPS    $0x19, 96(R13), Y0, Y4
+	VCMPPS    $0x19, 128(R13), Y0, Y5
+	VCMPPS    $0x19, 160(R13), Y0, Y6
+	VCMPPS    $0x19, 192(R13), Y0, Y7
+	VCMPPS    $0x19, 224(R13), Y0, Y8
+	VORPS     Y2, Y1, Y1
+	VORPS     Y4, Y3, Y3
+	VORPS     Y6, Y5, Y5
+	VORPS     Y8, Y7, Y7
+	VORPS     Y3, Y1, Y1
+	VORPS     Y7, Y5, Y5
+	VORPS     Y5, Y1, Y1
+	VMOVMSKPS Y1, R11
+	TESTL     R11, R11
+	JNZ       aboveSpanshit
+
+aboveSpansblockNext:
+	ADDQ $0x00000100, R13
+	CMPQ R13, R12
+	JB   aboveSpansblock
+	JMP  aboveSpansspan
+
+aboveSpanshit:
+	MOVQ      R13, R11
+	SUBQ      DX, R11
+	SHRQ      $0x02, R11
 	VMOVUPS   (DX)(R11*4), Y1
 	VCMPPS    $0x16, Y0, Y1, Y1
-	VMOVUPS   32(DX)(R11*4), Y2
-	VCMPPS    $0x16, Y0, Y2, Y2
-	VMOVUPS   64(DX)(R11*4), Y3
-	VCMPPS    $0x16, Y0, Y3, Y3
-	VMOVUPS   96(DX)(R11*4), Y4
-	VCMPPS    $0x16, Y0, Y4, Y4
-	VORPS     Y2, Y1, Y5
-	VORPS     Y4, Y3, Y6
-	VORPS     Y6, Y5, Y5
-	VMOVMSKPS Y5, R13
-	TESTL     R13, R13
-	JZ        aboveSpansblockNext
-	VMOVMSKPS Y1, R13
+	VMOVMSKPS Y1, R14
 
 aboveSpansbits0:
-	TESTL  R13, R13
+	TESTL  R14, R14
 	JZ     aboveSpansbitsDone0
 	CMPQ   R9, CX
 	JAE    aboveSpansRestfull
-	TZCNTL R13, R14
-	BLSRL  R13, R13
-	ADDL   R11, R14
-	MOVL   R14, (AX)(R9*4)
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	MOVL   R15, (AX)(R9*4)
 	INCQ   R9
 	JMP    aboveSpansbits0
 
 aboveSpansbitsDone0:
-	VMOVMSKPS Y2, R13
+	VMOVUPS   32(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R14
 
 aboveSpansbits1:
-	TESTL  R13, R13
+	TESTL  R14, R14
 	JZ     aboveSpansbitsDone1
 	CMPQ   R9, CX
 	JAE    aboveSpansRestfull
-	TZCNTL R13, R14
-	BLSRL  R13, R13
-	ADDL   R11, R14
-	ADDL   $0x00000008, R14
-	MOVL   R14, (AX)(R9*4)
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000008, R15
+	MOVL   R15, (AX)(R9*4)
 	INCQ   R9
 	JMP    aboveSpansbits1
 
 aboveSpansbitsDone1:
-	VMOVMSKPS Y3, R13
+	VMOVUPS   64(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R14
 
 aboveSpansbits2:
-	TESTL  R13, R13
+	TESTL  R14, R14
 	JZ     aboveSpansbitsDone2
 	CMPQ   R9, CX
 	JAE    aboveSpansRestfull
-	TZCNTL R13, R14
-	BLSRL  R13, R13
-	ADDL   R11, R14
-	ADDL   $0x00000010, R14
-	MOVL   R14, (AX)(R9*4)
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000010, R15
+	MOVL   R15, (AX)(R9*4)
 	INCQ   R9
 	JMP    aboveSpansbits2
 
 aboveSpansbitsDone2:
-	VMOVMSKPS Y4, R13
+	VMOVUPS   96(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R14
 
 aboveSpansbits3:
-	TESTL  R13, R13
+	TESTL  R14, R14
 	JZ     aboveSpansbitsDone3
 	CMPQ   R9, CX
 	JAE    aboveSpansRestfull
-	TZCNTL R13, R14
-	BLSRL  R13, R13
-	ADDL   R11, R14
-	ADDL   $0x00000018, R14
-	MOVL   R14, (AX)(R9*4)
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000018, R15
+	MOVL   R15, (AX)(R9*4)
 	INCQ   R9
 	JMP    aboveSpansbits3
 
 aboveSpansbitsDone3:
-aboveSpansblockNext:
-	ADDQ $0x00000020, R11
-	CMPQ R11, R12
-	JB   aboveSpansblock
-	JMP  aboveSpansspan
+	VMOVUPS   128(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R14
+
+aboveSpansbits4:
+	TESTL  R14, R14
+	JZ     aboveSpansbitsDone4
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000020, R15
+	MOVL   R15, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits4
+
+aboveSpansbitsDone4:
+	VMOVUPS   160(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R14
+
+aboveSpansbits5:
+	TESTL  R14, R14
+	JZ     aboveSpansbitsDone5
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000028, R15
+	MOVL   R15, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits5
+
+aboveSpansbitsDone5:
+	VMOVUPS   192(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R14
+
+aboveSpansbits6:
+	TESTL  R14, R14
+	JZ     aboveSpansbitsDone6
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000030, R15
+	MOVL   R15, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits6
+
+aboveSpansbitsDone6:
+	VMOVUPS   224(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R14
+
+aboveSpansbits7:
+	TESTL  R14, R14
+	JZ     aboveSpansbitsDone7
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000038, R15
+	MOVL   R15, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits7
+
+aboveSpansbitsDone7:
+	JMP aboveSpansblockNext
 
 aboveSpansgroupNext:
 	ADDQ $0x00000040, R8

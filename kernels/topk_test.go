@@ -41,6 +41,15 @@ func TestTopK(t *testing.T) {
 		{"descending", func(i int) float32 { return float32(-i) }},  // none after the first k
 		{"zeros", func(int) float32 { return float32(math.Copysign(0, float64(rng.IntN(2)*2-1))) }},
 		{"specials", func(int) float32 { return specials[rng.IntN(len(specials))] }},
+		{"masked", func(int) float32 { // −Inf but a few, one in a thousand +Inf
+			switch r := rng.IntN(1000); {
+			case r == 0:
+				return float32(math.Inf(1))
+			case r < 100:
+				return float32(rng.NormFloat64())
+			}
+			return float32(math.Inf(-1))
+		}},
 		{"rare NaN", func(int) float32 {
 			if rng.IntN(500) == 0 {
 				return float32(math.NaN())
@@ -227,6 +236,57 @@ func TestSpanMax(t *testing.T) {
 				for j := 0; j < nb; j++ {
 					if want := fallback.Max(x[j*topKSpan : (j+1)*topKSpan]); dst[j] != want {
 						t.Fatalf("nb=%d: span %d max = %v, want %v", nb, j, dst[j], want)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestSpanMaxInfinities checks spanMaxima's and spanMaxKth's NaN report
+// (none) and results for spans of −Inf with +Inf elements, and of finite
+// values near ±MaxFloat32, whose sums (the AVX2 kernels' NaN flag) become
+// NaN: the flag must be confirmed.
+func TestSpanMaxInfinities(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 30))
+	forEachISA(t, func(t *testing.T) {
+		for _, nb := range []int{1, 9, 62} {
+			for _, fill := range []string{"infinities", "huge"} {
+				x := make([]float32, nb*topKSpan)
+				for i := range x {
+					switch fill {
+					case "infinities":
+						x[i] = float32(math.Inf(-1))
+						if rng.IntN(50) == 0 {
+							x[i] = float32(math.Inf(1))
+						}
+					case "huge":
+						x[i] = float32(rng.IntN(2)*2-1) * math.MaxFloat32 * float32(0.5+rng.Float64()/2)
+					}
+				}
+				x[0] = float32(math.Inf(1))
+				got := make([]float32, nb)
+				if spanMaxima(got, x) {
+					t.Fatalf("nb=%d %s: spanMaxima reports a NaN", nb, fill)
+				}
+				for j := range got {
+					if want := fallback.Max(x[j*topKSpan : (j+1)*topKSpan]); got[j] != want {
+						t.Fatalf("nb=%d %s: span %d max = %v, want %v", nb, fill, j, got[j], want)
+					}
+				}
+				for k := 1; k <= 16; k++ {
+					kth, nan, ok := spanMaxKth(got, x, k)
+					if !ok {
+						continue
+					}
+					s := slices.Clone(got)
+					slices.SortFunc(s, func(a, b float32) int { return cmp.Compare(b, a) })
+					w := float32(math.Inf(-1))
+					if k <= nb {
+						w = s[k-1]
+					}
+					if nan || kth != w {
+						t.Fatalf("nb=%d %s k=%d: spanMaxKth = %v, NaN %v; want %v, no NaN", nb, fill, k, kth, nan, w)
 					}
 				}
 			}
