@@ -123,25 +123,49 @@ func kthLargestGo(m []float32, k int) float32 {
 	return top[k-1]
 }
 
-// topKCands bounds the candidates search collects.
-const topKCands = 512
+// topKCands bounds the candidates search collects: it first takes up to
+// topKCandsFew with a smaller buffer (cheaper to clear), then, if there are
+// more, collects again up to topKCands.
+const (
+	topKCandsFew = 128
+	topKCands    = 512
+)
 
 // search is TopK for x free of NaN in its spans: it collects every element
 // above the floor, in index order, with one aboveSpans call (over the spans
 // whose maximum is above it, and the elements after the last span), then
-// keeps the k best of them by TopKWith's insertion. The k largest are among
-// them, as no element at or below the floor can be. It reports false, having
-// written nothing, if there are more than topKCands candidates.
+// keeps the k best of them (topKKeep). The k largest are among them, as no
+// element at or below the floor can be. It reports false, having written
+// nothing, if there are more than topKCands candidates.
 func (sc *topKScan) search(idx []int, val []float32) bool {
+	var cands [topKCandsFew]int32
+	nc := aboveSpans(cands[:], sc.x, sc.bm[:sc.groups()], sc.floor)
+	if nc < 0 {
+		return sc.searchMany(idx, val)
+	}
+	topKKeep(idx, val, sc.x, cands[:nc])
+	return true
+}
+
+// searchMany is search with room for topKCands candidates.
+//
+//go:noinline
+func (sc *topKScan) searchMany(idx []int, val []float32) bool {
 	var cands [topKCands]int32
-	x, te := sc.x, sc.floor
-	nc := aboveSpans(cands[:], x, sc.bm[:sc.groups()], te)
+	nc := aboveSpans(cands[:], sc.x, sc.bm[:sc.groups()], sc.floor)
 	if nc < 0 {
 		return false
 	}
-	// At least k candidates: the k span maxima at or above the k-th.
+	topKKeep(idx, val, sc.x, cands[:nc])
+	return true
+}
+
+// topKKeep writes the k = len(idx) best of the candidates x[c], c in cands
+// (increasing indices, at least k of them), into idx and val by TopK's order,
+// by TopKWith's insertion.
+func topKKeep(idx []int, val []float32, x []float32, cands []int32) {
 	k := len(idx)
-	for q, c := range cands[:nc] {
+	for q, c := range cands {
 		i, v := int(c), x[c]
 		n := k - 1
 		if q < k {
@@ -156,7 +180,6 @@ func (sc *topKScan) search(idx []int, val []float32) bool {
 		}
 		idx[p], val[p] = i, v
 	}
-	return true
 }
 
 // topKBeats reports whether v ranks above w, v's index being the higher: NaN

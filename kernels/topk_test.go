@@ -384,12 +384,22 @@ func TestTopKSearch(t *testing.T) {
 				x[j*topKSpan+rng.IntN(topKSpan)] = 50
 			}
 		}},
+		{"300 ties on top", 32000, func(x []float32) { // more than topKCandsFew candidates
+			for q := 0; q < 300; q++ {
+				x[rng.IntN(len(x))] = 50
+			}
+		}},
 		{"signed zeros on top", 8192, func(x []float32) {
 			for i := range x {
 				x[i] = -1 - x[i]*x[i]
 			}
 			for j := 0; j < 16; j++ {
 				x[j*topKSpan+rng.IntN(topKSpan)] = float32(math.Copysign(0, float64(j%2*2-1)))
+			}
+		}},
+		{"all negative", 32000, func(x []float32) {
+			for i := range x {
+				x[i] = -1 - x[i]*x[i]
 			}
 		}},
 		{"many candidates", 100000, func(x []float32) {
