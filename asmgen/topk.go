@@ -729,31 +729,7 @@ func genAboveSpans(s *isa) {
 	asm.CMPQ(end, n) // a span past x's end (bm not ≤ t there) is skipped
 	asm.JA(LabelRef(lbl("span")))
 	emit := storeHits(s, lbl, dst, capa, cnt, i, "Restfull") // aboveAllFrom's exit
-	if !s.evex {
-		aboveSpansScanAVX2(s, lbl, x, i, end, tv, emit)
-	} else {
-		const unroll = 4
-		if topKSpan%(unroll*s.lanes) != 0 {
-			panic("aboveSpans: span not a multiple of the unrolled block")
-		}
-		asm.Label(lbl("block"))
-		vs := make([]VecVirtual, unroll)
-		ks := make([]OpmaskVirtual, unroll)
-		cmpVec := cmpAbove(s, x, i, tv)
-		for j := range vs {
-			vs[j], ks[j] = cmpVec(j * s.bytes())
-		}
-		anyHit(s, vs, ks)
-		asm.JZ(LabelRef(lbl("blockNext")))
-		for j := range vs {
-			emit(vs[j], ks[j], j*s.lanes, itoaGen(j))
-		}
-		asm.Label(lbl("blockNext"))
-		asm.ADDQ(U32(unroll*s.lanes), i)
-		asm.CMPQ(i, end)
-		asm.JB(LabelRef(lbl("block")))
-		asm.JMP(LabelRef(lbl("span")))
-	}
+	aboveSpansScan(s, lbl, x, i, end, tv, emit)
 	asm.Label(lbl("groupNext"))
 	asm.ADDQ(U32(topKGroup), c)
 	asm.JMP(LabelRef(lbl("group")))
@@ -764,11 +740,11 @@ func genAboveSpans(s *isa) {
 	aboveAllFrom(s, func(l string) string { return lbl("Rest" + l) }, dst, capa, x, n, i, cnt, tv)
 }
 
-// aboveSpansScanAVX2 emits aboveSpans' scan of the span [i, end) on AVX2,
-// jumping to lbl("span") at its end: eight vectors a block, addressed from a
-// pointer (so that the loads fuse into the compares), tested together; a block
-// with a hit is compared again vector by vector for emit.
-func aboveSpansScanAVX2(s *isa, lbl func(string) string, x, i, end GPVirtual, tv VecVirtual, emit func(VecVirtual, OpmaskVirtual, int, string)) {
+// aboveSpansScan emits aboveSpans' scan of the span [i, end), jumping to
+// lbl("span") at its end: eight vectors a block, addressed from a pointer (so
+// that the loads fuse into the compares), their compares ORed and tested
+// together; a block with a hit is compared again vector by vector for emit.
+func aboveSpansScan(s *isa, lbl func(string) string, x, i, end GPVirtual, tv VecVirtual, emit func(VecVirtual, OpmaskVirtual, int, string)) {
 	const unroll = 8
 	if topKSpan%(unroll*s.lanes) != 0 {
 		panic("aboveSpans: span not a multiple of the unrolled block")
@@ -777,15 +753,30 @@ func aboveSpansScanAVX2(s *isa, lbl func(string) string, x, i, end GPVirtual, tv
 	asm.LEAQ(Mem{Base: x, Index: i, Scale: 4}, p)
 	asm.LEAQ(Mem{Base: x, Index: end, Scale: 4}, pend)
 	asm.Label(lbl("block"))
-	cs := make([]VecVirtual, unroll)
-	for u := range cs {
-		cs[u] = s.vec()
-		asm.VCMPPS(U8(cmpNGEUQ), Mem{Base: p, Disp: u * s.bytes()}, tv, cs[u]) // !(t ≥ x)
+	if s.evex {
+		// Each compare ORed into the tree as soon as its pair is made: the
+		// opmask registers are few.
+		var ks []OpmaskVirtual
+		for u := range unroll {
+			k := asm.K()
+			asm.VCMPPS(U8(cmpNGEUQ), Mem{Base: p, Disp: u * s.bytes()}, tv, k) // !(t ≥ x)
+			ks = append(ks, k)
+			for w := u + 1; w%2 == 0 && len(ks) > 2; w /= 2 {
+				asm.KORW(ks[len(ks)-1], ks[len(ks)-2], ks[len(ks)-2])
+				ks = ks[:len(ks)-1]
+			}
+		}
+		asm.KORTESTW(ks[1], ks[0])
+	} else {
+		cs := make([]VecVirtual, unroll)
+		for u := range cs {
+			cs[u] = s.vec()
+			asm.VCMPPS(U8(cmpNGEUQ), Mem{Base: p, Disp: u * s.bytes()}, tv, cs[u]) // !(t ≥ x)
+		}
+		b := asm.GP32()
+		asm.VMOVMSKPS(orTree(cs), b)
+		asm.TESTL(b, b)
 	}
-	any := orTree(cs)
-	b := asm.GP32()
-	asm.VMOVMSKPS(any, b)
-	asm.TESTL(b, b)
 	asm.JNZ(LabelRef(lbl("hit")))
 	asm.Label(lbl("blockNext"))
 	asm.ADDQ(U32(unroll*s.bytes()), p)

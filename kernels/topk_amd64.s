@@ -1456,88 +1456,181 @@ aboveSpansspan:
 	LEAQ   512(R11), R12
 	CMPQ   R12, BX
 	JA     aboveSpansspan
+	LEAQ   (DX)(R11*4), R13
+	LEAQ   (DX)(R12*4), R12
 
 aboveSpansblock:
-	VMOVUPS  (DX)(R11*4), Z1
-	VCMPPS   $0x16, Z0, Z1, K1
-	VMOVUPS  64(DX)(R11*4), Z1
-	VCMPPS   $0x16, Z0, Z1, K2
-	VMOVUPS  128(DX)(R11*4), Z1
-	VCMPPS   $0x16, Z0, Z1, K3
-	VMOVUPS  192(DX)(R11*4), Z1
-	VCMPPS   $0x16, Z0, Z1, K4
-	KORW     K2, K1, K5
-	KORW     K4, K3, K6
-	KORTESTW K6, K5
-	JZ       aboveSpansblockNext
-	KMOVW    K1, R13
+	VCMPPS   $0x19, (R13), Z0, K1
+	VCMPPS   $0x19, 64(R13), Z0, K2
+	VCMPPS   $0x19, 128(R13), Z0, K3
+	VCMPPS   $0x19, 192(R13), Z0, K4
+	KORW     K4, K3, K3
+	KORW     K3, K2, K2
+	VCMPPS   $0x19, 256(R13), Z0, K3
+	VCMPPS   $0x19, 320(R13), Z0, K4
+	KORW     K4, K3, K3
+	VCMPPS   $0x19, 384(R13), Z0, K4
+	VCMPPS   $0x19, 448(R13), Z0, K5
+	KORW     K5, K4, K4
+	KORW     K4, K3, K3
+	KORW     K3, K2, K2
+	KORTESTW K2, K1
+	JNZ      aboveSpanshit
+
+aboveSpansblockNext:
+	ADDQ $0x00000200, R13
+	CMPQ R13, R12
+	JB   aboveSpansblock
+	JMP  aboveSpansspan
+
+aboveSpanshit:
+	MOVQ    R13, R11
+	SUBQ    DX, R11
+	SHRQ    $0x02, R11
+	VMOVUPS (DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R14
 
 aboveSpansbits0:
-	TESTL  R13, R13
+	TESTL  R14, R14
 	JZ     aboveSpansbitsDone0
 	CMPQ   R9, CX
 	JAE    aboveSpansRestfull
-	TZCNTL R13, R14
-	BLSRL  R13, R13
-	ADDL   R11, R14
-	MOVL   R14, (AX)(R9*4)
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	MOVL   R15, (AX)(R9*4)
 	INCQ   R9
 	JMP    aboveSpansbits0
 
 aboveSpansbitsDone0:
-	KMOVW K2, R13
+	VMOVUPS 64(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R14
 
 aboveSpansbits1:
-	TESTL  R13, R13
+	TESTL  R14, R14
 	JZ     aboveSpansbitsDone1
 	CMPQ   R9, CX
 	JAE    aboveSpansRestfull
-	TZCNTL R13, R14
-	BLSRL  R13, R13
-	ADDL   R11, R14
-	ADDL   $0x00000010, R14
-	MOVL   R14, (AX)(R9*4)
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000010, R15
+	MOVL   R15, (AX)(R9*4)
 	INCQ   R9
 	JMP    aboveSpansbits1
 
 aboveSpansbitsDone1:
-	KMOVW K3, R13
+	VMOVUPS 128(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R14
 
 aboveSpansbits2:
-	TESTL  R13, R13
+	TESTL  R14, R14
 	JZ     aboveSpansbitsDone2
 	CMPQ   R9, CX
 	JAE    aboveSpansRestfull
-	TZCNTL R13, R14
-	BLSRL  R13, R13
-	ADDL   R11, R14
-	ADDL   $0x00000020, R14
-	MOVL   R14, (AX)(R9*4)
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000020, R15
+	MOVL   R15, (AX)(R9*4)
 	INCQ   R9
 	JMP    aboveSpansbits2
 
 aboveSpansbitsDone2:
-	KMOVW K4, R13
+	VMOVUPS 192(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R14
 
 aboveSpansbits3:
-	TESTL  R13, R13
+	TESTL  R14, R14
 	JZ     aboveSpansbitsDone3
 	CMPQ   R9, CX
 	JAE    aboveSpansRestfull
-	TZCNTL R13, R14
-	BLSRL  R13, R13
-	ADDL   R11, R14
-	ADDL   $0x00000030, R14
-	MOVL   R14, (AX)(R9*4)
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000030, R15
+	MOVL   R15, (AX)(R9*4)
 	INCQ   R9
 	JMP    aboveSpansbits3
 
 aboveSpansbitsDone3:
-aboveSpansblockNext:
-	ADDQ $0x00000040, R11
-	CMPQ R11, R12
-	JB   aboveSpansblock
-	JMP  aboveSpansspan
+	VMOVUPS 256(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R14
+
+aboveSpansbits4:
+	TESTL  R14, R14
+	JZ     aboveSpansbitsDone4
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000040, R15
+	MOVL   R15, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits4
+
+aboveSpansbitsDone4:
+	VMOVUPS 320(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R14
+
+aboveSpansbits5:
+	TESTL  R14, R14
+	JZ     aboveSpansbitsDone5
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000050, R15
+	MOVL   R15, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits5
+
+aboveSpansbitsDone5:
+	VMOVUPS 384(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R14
+
+aboveSpansbits6:
+	TESTL  R14, R14
+	JZ     aboveSpansbitsDone6
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000060, R15
+	MOVL   R15, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits6
+
+aboveSpansbitsDone6:
+	VMOVUPS 448(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R14
+
+aboveSpansbits7:
+	TESTL  R14, R14
+	JZ     aboveSpansbitsDone7
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000070, R15
+	MOVL   R15, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits7
+
+aboveSpansbitsDone7:
+	JMP aboveSpansblockNext
 
 aboveSpansgroupNext:
 	ADDQ $0x00000040, R8
