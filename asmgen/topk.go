@@ -249,17 +249,15 @@ func genSpanMaxAVX2(s *isa, kth bool) {
 		asm.VMOVUPS(Mem{Base: x, Disp: u * s.bytes()}, accs[u])
 	}
 	checkNaN(accs)
-	cnt := asm.GP64()
-	asm.MOVQ(U32(topKSpan/(accN*s.lanes)-1), cnt)
-	asm.ADDQ(U32(accN*s.bytes()), x)
-	asm.Label(lbl("block"))
-	for u := range accs {
-		asm.VMAXPS(Mem{Base: x, Disp: u * s.bytes()}, accs[u], accs[u]) // the loaded vector if NaN
+	// The rest of the span unrolled: no loop counter or pointer update
+	// between the steps.
+	for step := 1; step < topKSpan/(accN*s.lanes); step++ {
+		for u := range accs {
+			asm.VMAXPS(Mem{Base: x, Disp: (step*accN + u) * s.bytes()}, accs[u], accs[u]) // the loaded vector if NaN
+		}
+		checkNaN(accs)
 	}
-	checkNaN(accs)
-	asm.ADDQ(U32(accN*s.bytes()), x)
-	asm.DECQ(cnt)
-	asm.JNZ(LabelRef(lbl("block")))
+	asm.ADDQ(U32(topKSpan*4), x)
 	for w := accN / 2; w >= 1; w /= 2 {
 		for u := range w {
 			asm.VMAXPS(accs[u+w], accs[u], accs[u])
@@ -729,23 +727,42 @@ func genAboveSpans(s *isa) {
 	asm.CMPQ(end, n) // a span past x's end (bm not ≤ t there) is skipped
 	asm.JA(LabelRef(lbl("span")))
 	emit := storeHits(s, lbl, dst, capa, cnt, i, "Restfull") // aboveAllFrom's exit
-	aboveSpansScan(s, lbl, x, i, end, tv, emit)
+	aboveSpansScan(s, lbl, x, i, end, tv, emit, lbl("span"))
 	asm.Label(lbl("groupNext"))
 	asm.ADDQ(U32(topKGroup), c)
 	asm.JMP(LabelRef(lbl("group")))
-	// The elements after the last whole span.
+	// The elements after the last whole span: their whole blocks as the
+	// spans', then the rest as aboveAll.
 	asm.Label(lbl("spansDone"))
 	asm.MOVQ(n, i)
 	asm.ANDQ(I32(-topKSpan), i)
+	asm.MOVQ(n, end)
+	asm.ANDQ(I32(-aboveSpansBlock*s.lanes), end)
+	asm.CMPQ(i, end)
+	asm.JAE(LabelRef(lbl("rest")))
+	tailLbl := func(l string) string { return lbl("Tail" + l) }
+	full := func(l string) string { // the hits' labels, and aboveAllFrom's exit when dst is full
+		if l == "Restfull" {
+			return lbl(l)
+		}
+		return tailLbl(l)
+	}
+	aboveSpansScan(s, tailLbl, x, i, end, tv, storeHits(s, full, dst, capa, cnt, i, "Restfull"), lbl("restFrom"))
+	asm.Label(lbl("restFrom"))
+	asm.MOVQ(end, i)
+	asm.Label(lbl("rest"))
 	aboveAllFrom(s, func(l string) string { return lbl("Rest" + l) }, dst, capa, x, n, i, cnt, tv)
 }
 
-// aboveSpansScan emits aboveSpans' scan of the span [i, end), jumping to
-// lbl("span") at its end: eight vectors a block, addressed from a pointer (so
+// aboveSpansBlock is the number of vectors aboveSpansScan tests together.
+const aboveSpansBlock = 8
+
+// aboveSpansScan emits aboveSpans' scan of [i, end) (whole blocks), jumping
+// to next at its end: eight vectors a block, addressed from a pointer (so
 // that the loads fuse into the compares), their compares ORed and tested
 // together; a block with a hit is compared again vector by vector for emit.
-func aboveSpansScan(s *isa, lbl func(string) string, x, i, end GPVirtual, tv VecVirtual, emit func(VecVirtual, OpmaskVirtual, int, string)) {
-	const unroll = 8
+func aboveSpansScan(s *isa, lbl func(string) string, x, i, end GPVirtual, tv VecVirtual, emit func(VecVirtual, OpmaskVirtual, int, string), next string) {
+	const unroll = aboveSpansBlock
 	if topKSpan%(unroll*s.lanes) != 0 {
 		panic("aboveSpans: span not a multiple of the unrolled block")
 	}
@@ -782,7 +799,7 @@ func aboveSpansScan(s *isa, lbl func(string) string, x, i, end GPVirtual, tv Vec
 	asm.ADDQ(U32(unroll*s.bytes()), p)
 	asm.CMPQ(p, pend)
 	asm.JB(LabelRef(lbl("block")))
-	asm.JMP(LabelRef(lbl("span")))
+	asm.JMP(LabelRef(next))
 	asm.Label(lbl("hit"))
 	// i = the block's first element, for emit.
 	asm.MOVQ(p, i)

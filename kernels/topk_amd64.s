@@ -136,36 +136,16 @@ TEXT ·spanMaxAVX2(SB), NOSPLIT, $0-49
 	XORQ   BX, BX
 
 spanMaxspan:
-	CMPQ    BX, CX
-	JAE     spanMaxdone
-	VMOVUPS (DX), Y1
-	VMOVUPS 32(DX), Y2
-	VMOVUPS 64(DX), Y3
-	VMOVUPS 96(DX), Y4
-	VMOVUPS 128(DX), Y5
-	VMOVUPS 160(DX), Y6
-	VMOVUPS 192(DX), Y7
-	VMOVUPS 224(DX), Y8
-	VADDPS  Y2, Y1, Y9
-	VADDPS  Y4, Y3, Y10
-	VADDPS  Y10, Y9, Y9
-	VADDPS  Y6, Y5, Y10
-	VADDPS  Y8, Y7, Y11
-	VADDPS  Y11, Y10, Y10
-	VADDPS  Y10, Y9, Y9
-	VADDPS  Y9, Y0, Y0
-	MOVQ    $0x00000007, SI
-	ADDQ    $0x00000100, DX
-
-spanMaxblock:
-	VMAXPS       (DX), Y1, Y1
-	VMAXPS       32(DX), Y2, Y2
-	VMAXPS       64(DX), Y3, Y3
-	VMAXPS       96(DX), Y4, Y4
-	VMAXPS       128(DX), Y5, Y5
-	VMAXPS       160(DX), Y6, Y6
-	VMAXPS       192(DX), Y7, Y7
-	VMAXPS       224(DX), Y8, Y8
+	CMPQ         BX, CX
+	JAE          spanMaxdone
+	VMOVUPS      (DX), Y1
+	VMOVUPS      32(DX), Y2
+	VMOVUPS      64(DX), Y3
+	VMOVUPS      96(DX), Y4
+	VMOVUPS      128(DX), Y5
+	VMOVUPS      160(DX), Y6
+	VMOVUPS      192(DX), Y7
+	VMOVUPS      224(DX), Y8
 	VADDPS       Y2, Y1, Y9
 	VADDPS       Y4, Y3, Y10
 	VADDPS       Y10, Y9, Y9
@@ -174,9 +154,119 @@ spanMaxblock:
 	VADDPS       Y11, Y10, Y10
 	VADDPS       Y10, Y9, Y9
 	VADDPS       Y9, Y0, Y0
-	ADDQ         $0x00000100, DX
-	DECQ         SI
-	JNZ          spanMaxblock
+	VMAXPS       256(DX), Y1, Y1
+	VMAXPS       288(DX), Y2, Y2
+	VMAXPS       320(DX), Y3, Y3
+	VMAXPS       352(DX), Y4, Y4
+	VMAXPS       384(DX), Y5, Y5
+	VMAXPS       416(DX), Y6, Y6
+	VMAXPS       448(DX), Y7, Y7
+	VMAXPS       480(DX), Y8, Y8
+	VADDPS       Y2, Y1, Y9
+	VADDPS       Y4, Y3, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y6, Y5, Y10
+	VADDPS       Y8, Y7, Y11
+	VADDPS       Y11, Y10, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y0, Y0
+	VMAXPS       512(DX), Y1, Y1
+	VMAXPS       544(DX), Y2, Y2
+	VMAXPS       576(DX), Y3, Y3
+	VMAXPS       608(DX), Y4, Y4
+	VMAXPS       640(DX), Y5, Y5
+	VMAXPS       672(DX), Y6, Y6
+	VMAXPS       704(DX), Y7, Y7
+	VMAXPS       736(DX), Y8, Y8
+	VADDPS       Y2, Y1, Y9
+	VADDPS       Y4, Y3, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y6, Y5, Y10
+	VADDPS       Y8, Y7, Y11
+	VADDPS       Y11, Y10, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y0, Y0
+	VMAXPS       768(DX), Y1, Y1
+	VMAXPS       800(DX), Y2, Y2
+	VMAXPS       832(DX), Y3, Y3
+	VMAXPS       864(DX), Y4, Y4
+	VMAXPS       896(DX), Y5, Y5
+	VMAXPS       928(DX), Y6, Y6
+	VMAXPS       960(DX), Y7, Y7
+	VMAXPS       992(DX), Y8, Y8
+	VADDPS       Y2, Y1, Y9
+	VADDPS       Y4, Y3, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y6, Y5, Y10
+	VADDPS       Y8, Y7, Y11
+	VADDPS       Y11, Y10, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y0, Y0
+	VMAXPS       1024(DX), Y1, Y1
+	VMAXPS       1056(DX), Y2, Y2
+	VMAXPS       1088(DX), Y3, Y3
+	VMAXPS       1120(DX), Y4, Y4
+	VMAXPS       1152(DX), Y5, Y5
+	VMAXPS       1184(DX), Y6, Y6
+	VMAXPS       1216(DX), Y7, Y7
+	VMAXPS       1248(DX), Y8, Y8
+	VADDPS       Y2, Y1, Y9
+	VADDPS       Y4, Y3, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y6, Y5, Y10
+	VADDPS       Y8, Y7, Y11
+	VADDPS       Y11, Y10, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y0, Y0
+	VMAXPS       1280(DX), Y1, Y1
+	VMAXPS       1312(DX), Y2, Y2
+	VMAXPS       1344(DX), Y3, Y3
+	VMAXPS       1376(DX), Y4, Y4
+	VMAXPS       1408(DX), Y5, Y5
+	VMAXPS       1440(DX), Y6, Y6
+	VMAXPS       1472(DX), Y7, Y7
+	VMAXPS       1504(DX), Y8, Y8
+	VADDPS       Y2, Y1, Y9
+	VADDPS       Y4, Y3, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y6, Y5, Y10
+	VADDPS       Y8, Y7, Y11
+	VADDPS       Y11, Y10, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y0, Y0
+	VMAXPS       1536(DX), Y1, Y1
+	VMAXPS       1568(DX), Y2, Y2
+	VMAXPS       1600(DX), Y3, Y3
+	VMAXPS       1632(DX), Y4, Y4
+	VMAXPS       1664(DX), Y5, Y5
+	VMAXPS       1696(DX), Y6, Y6
+	VMAXPS       1728(DX), Y7, Y7
+	VMAXPS       1760(DX), Y8, Y8
+	VADDPS       Y2, Y1, Y9
+	VADDPS       Y4, Y3, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y6, Y5, Y10
+	VADDPS       Y8, Y7, Y11
+	VADDPS       Y11, Y10, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y0, Y0
+	VMAXPS       1792(DX), Y1, Y1
+	VMAXPS       1824(DX), Y2, Y2
+	VMAXPS       1856(DX), Y3, Y3
+	VMAXPS       1888(DX), Y4, Y4
+	VMAXPS       1920(DX), Y5, Y5
+	VMAXPS       1952(DX), Y6, Y6
+	VMAXPS       1984(DX), Y7, Y7
+	VMAXPS       2016(DX), Y8, Y8
+	VADDPS       Y2, Y1, Y9
+	VADDPS       Y4, Y3, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y6, Y5, Y10
+	VADDPS       Y8, Y7, Y11
+	VADDPS       Y11, Y10, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y0, Y0
+	ADDQ         $0x00000800, DX
 	VMAXPS       Y5, Y1, Y1
 	VMAXPS       Y6, Y2, Y2
 	VMAXPS       Y7, Y3, Y3
@@ -221,36 +311,16 @@ TEXT ·spanMaxKthAVX2(SB), NOSPLIT, $0-61
 	XORQ         BX, BX
 
 spanMaxKthspan:
-	CMPQ    BX, CX
-	JAE     spanMaxKthdone
-	VMOVUPS (DX), Y4
-	VMOVUPS 32(DX), Y5
-	VMOVUPS 64(DX), Y6
-	VMOVUPS 96(DX), Y7
-	VMOVUPS 128(DX), Y8
-	VMOVUPS 160(DX), Y9
-	VMOVUPS 192(DX), Y10
-	VMOVUPS 224(DX), Y11
-	VADDPS  Y5, Y4, Y12
-	VADDPS  Y7, Y6, Y13
-	VADDPS  Y13, Y12, Y12
-	VADDPS  Y9, Y8, Y13
-	VADDPS  Y11, Y10, Y14
-	VADDPS  Y14, Y13, Y13
-	VADDPS  Y13, Y12, Y12
-	VADDPS  Y12, Y3, Y3
-	MOVQ    $0x00000007, SI
-	ADDQ    $0x00000100, DX
-
-spanMaxKthblock:
-	VMAXPS     (DX), Y4, Y4
-	VMAXPS     32(DX), Y5, Y5
-	VMAXPS     64(DX), Y6, Y6
-	VMAXPS     96(DX), Y7, Y7
-	VMAXPS     128(DX), Y8, Y8
-	VMAXPS     160(DX), Y9, Y9
-	VMAXPS     192(DX), Y10, Y10
-	VMAXPS     224(DX), Y11, Y11
+	CMPQ       BX, CX
+	JAE        spanMaxKthdone
+	VMOVUPS    (DX), Y4
+	VMOVUPS    32(DX), Y5
+	VMOVUPS    64(DX), Y6
+	VMOVUPS    96(DX), Y7
+	VMOVUPS    128(DX), Y8
+	VMOVUPS    160(DX), Y9
+	VMOVUPS    192(DX), Y10
+	VMOVUPS    224(DX), Y11
 	VADDPS     Y5, Y4, Y12
 	VADDPS     Y7, Y6, Y13
 	VADDPS     Y13, Y12, Y12
@@ -259,9 +329,119 @@ spanMaxKthblock:
 	VADDPS     Y14, Y13, Y13
 	VADDPS     Y13, Y12, Y12
 	VADDPS     Y12, Y3, Y3
-	ADDQ       $0x00000100, DX
-	DECQ       SI
-	JNZ        spanMaxKthblock
+	VMAXPS     256(DX), Y4, Y4
+	VMAXPS     288(DX), Y5, Y5
+	VMAXPS     320(DX), Y6, Y6
+	VMAXPS     352(DX), Y7, Y7
+	VMAXPS     384(DX), Y8, Y8
+	VMAXPS     416(DX), Y9, Y9
+	VMAXPS     448(DX), Y10, Y10
+	VMAXPS     480(DX), Y11, Y11
+	VADDPS     Y5, Y4, Y12
+	VADDPS     Y7, Y6, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y9, Y8, Y13
+	VADDPS     Y11, Y10, Y14
+	VADDPS     Y14, Y13, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y12, Y3, Y3
+	VMAXPS     512(DX), Y4, Y4
+	VMAXPS     544(DX), Y5, Y5
+	VMAXPS     576(DX), Y6, Y6
+	VMAXPS     608(DX), Y7, Y7
+	VMAXPS     640(DX), Y8, Y8
+	VMAXPS     672(DX), Y9, Y9
+	VMAXPS     704(DX), Y10, Y10
+	VMAXPS     736(DX), Y11, Y11
+	VADDPS     Y5, Y4, Y12
+	VADDPS     Y7, Y6, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y9, Y8, Y13
+	VADDPS     Y11, Y10, Y14
+	VADDPS     Y14, Y13, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y12, Y3, Y3
+	VMAXPS     768(DX), Y4, Y4
+	VMAXPS     800(DX), Y5, Y5
+	VMAXPS     832(DX), Y6, Y6
+	VMAXPS     864(DX), Y7, Y7
+	VMAXPS     896(DX), Y8, Y8
+	VMAXPS     928(DX), Y9, Y9
+	VMAXPS     960(DX), Y10, Y10
+	VMAXPS     992(DX), Y11, Y11
+	VADDPS     Y5, Y4, Y12
+	VADDPS     Y7, Y6, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y9, Y8, Y13
+	VADDPS     Y11, Y10, Y14
+	VADDPS     Y14, Y13, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y12, Y3, Y3
+	VMAXPS     1024(DX), Y4, Y4
+	VMAXPS     1056(DX), Y5, Y5
+	VMAXPS     1088(DX), Y6, Y6
+	VMAXPS     1120(DX), Y7, Y7
+	VMAXPS     1152(DX), Y8, Y8
+	VMAXPS     1184(DX), Y9, Y9
+	VMAXPS     1216(DX), Y10, Y10
+	VMAXPS     1248(DX), Y11, Y11
+	VADDPS     Y5, Y4, Y12
+	VADDPS     Y7, Y6, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y9, Y8, Y13
+	VADDPS     Y11, Y10, Y14
+	VADDPS     Y14, Y13, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y12, Y3, Y3
+	VMAXPS     1280(DX), Y4, Y4
+	VMAXPS     1312(DX), Y5, Y5
+	VMAXPS     1344(DX), Y6, Y6
+	VMAXPS     1376(DX), Y7, Y7
+	VMAXPS     1408(DX), Y8, Y8
+	VMAXPS     1440(DX), Y9, Y9
+	VMAXPS     1472(DX), Y10, Y10
+	VMAXPS     1504(DX), Y11, Y11
+	VADDPS     Y5, Y4, Y12
+	VADDPS     Y7, Y6, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y9, Y8, Y13
+	VADDPS     Y11, Y10, Y14
+	VADDPS     Y14, Y13, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y12, Y3, Y3
+	VMAXPS     1536(DX), Y4, Y4
+	VMAXPS     1568(DX), Y5, Y5
+	VMAXPS     1600(DX), Y6, Y6
+	VMAXPS     1632(DX), Y7, Y7
+	VMAXPS     1664(DX), Y8, Y8
+	VMAXPS     1696(DX), Y9, Y9
+	VMAXPS     1728(DX), Y10, Y10
+	VMAXPS     1760(DX), Y11, Y11
+	VADDPS     Y5, Y4, Y12
+	VADDPS     Y7, Y6, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y9, Y8, Y13
+	VADDPS     Y11, Y10, Y14
+	VADDPS     Y14, Y13, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y12, Y3, Y3
+	VMAXPS     1792(DX), Y4, Y4
+	VMAXPS     1824(DX), Y5, Y5
+	VMAXPS     1856(DX), Y6, Y6
+	VMAXPS     1888(DX), Y7, Y7
+	VMAXPS     1920(DX), Y8, Y8
+	VMAXPS     1952(DX), Y9, Y9
+	VMAXPS     1984(DX), Y10, Y10
+	VMAXPS     2016(DX), Y11, Y11
+	VADDPS     Y5, Y4, Y12
+	VADDPS     Y7, Y6, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y9, Y8, Y13
+	VADDPS     Y11, Y10, Y14
+	VADDPS     Y14, Y13, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y12, Y3, Y3
+	ADDQ       $0x00000800, DX
 	VMAXPS     Y8, Y4, Y4
 	VMAXPS     Y9, Y5, Y5
 	VMAXPS     Y10, Y6, Y6
@@ -777,6 +957,192 @@ aboveSpansgroupNext:
 aboveSpansspansDone:
 	MOVQ BX, R11
 	ANDQ $-512, R11
+	MOVQ BX, R12
+	ANDQ $-64, R12
+	CMPQ R11, R12
+	JAE  aboveSpansrest
+	LEAQ (DX)(R11*4), SI
+	LEAQ (DX)(R12*4), DI
+
+aboveSpansTailblock:
+	VCMPPS    $0x19, (SI), Y0, Y1
+	VCMPPS    $0x19, 32(SI), Y0, Y2
+	VCMPPS    $0x19, 64(SI), Y0, Y3
+	VCMPPS    $0x19, 96(SI), Y0, Y4
+	VCMPPS    $0x19, 128(SI), Y0, Y5
+	VCMPPS    $0x19, 160(SI), Y0, Y6
+	VCMPPS    $0x19, 192(SI), Y0, Y7
+	VCMPPS    $0x19, 224(SI), Y0, Y8
+	VORPS     Y2, Y1, Y1
+	VORPS     Y4, Y3, Y3
+	VORPS     Y6, Y5, Y5
+	VORPS     Y8, Y7, Y7
+	VORPS     Y3, Y1, Y1
+	VORPS     Y7, Y5, Y5
+	VORPS     Y5, Y1, Y1
+	VMOVMSKPS Y1, R8
+	TESTL     R8, R8
+	JNZ       aboveSpansTailhit
+
+aboveSpansTailblockNext:
+	ADDQ $0x00000100, SI
+	CMPQ SI, DI
+	JB   aboveSpansTailblock
+	JMP  aboveSpansrestFrom
+
+aboveSpansTailhit:
+	MOVQ      SI, R11
+	SUBQ      DX, R11
+	SHRQ      $0x02, R11
+	VMOVUPS   (DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R8
+
+aboveSpansTailbits0:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone0
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits0
+
+aboveSpansTailbitsDone0:
+	VMOVUPS   32(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R8
+
+aboveSpansTailbits1:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone1
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000008, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits1
+
+aboveSpansTailbitsDone1:
+	VMOVUPS   64(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R8
+
+aboveSpansTailbits2:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone2
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000010, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits2
+
+aboveSpansTailbitsDone2:
+	VMOVUPS   96(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R8
+
+aboveSpansTailbits3:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone3
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000018, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits3
+
+aboveSpansTailbitsDone3:
+	VMOVUPS   128(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R8
+
+aboveSpansTailbits4:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone4
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000020, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits4
+
+aboveSpansTailbitsDone4:
+	VMOVUPS   160(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R8
+
+aboveSpansTailbits5:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone5
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000028, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits5
+
+aboveSpansTailbitsDone5:
+	VMOVUPS   192(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R8
+
+aboveSpansTailbits6:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone6
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000030, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits6
+
+aboveSpansTailbitsDone6:
+	VMOVUPS   224(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R8
+
+aboveSpansTailbits7:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone7
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000038, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits7
+
+aboveSpansTailbitsDone7:
+	JMP aboveSpansTailblockNext
+
+aboveSpansrestFrom:
+	MOVQ R12, R11
+
+aboveSpansrest:
 	MOVQ BX, SI
 	ANDQ $-32, SI
 
@@ -1639,6 +2005,190 @@ aboveSpansgroupNext:
 aboveSpansspansDone:
 	MOVQ BX, R11
 	ANDQ $-512, R11
+	MOVQ BX, R12
+	ANDQ $-128, R12
+	CMPQ R11, R12
+	JAE  aboveSpansrest
+	LEAQ (DX)(R11*4), SI
+	LEAQ (DX)(R12*4), DI
+
+aboveSpansTailblock:
+	VCMPPS   $0x19, (SI), Z0, K1
+	VCMPPS   $0x19, 64(SI), Z0, K2
+	VCMPPS   $0x19, 128(SI), Z0, K3
+	VCMPPS   $0x19, 192(SI), Z0, K4
+	KORW     K4, K3, K3
+	KORW     K3, K2, K2
+	VCMPPS   $0x19, 256(SI), Z0, K3
+	VCMPPS   $0x19, 320(SI), Z0, K4
+	KORW     K4, K3, K3
+	VCMPPS   $0x19, 384(SI), Z0, K4
+	VCMPPS   $0x19, 448(SI), Z0, K5
+	KORW     K5, K4, K4
+	KORW     K4, K3, K3
+	KORW     K3, K2, K2
+	KORTESTW K2, K1
+	JNZ      aboveSpansTailhit
+
+aboveSpansTailblockNext:
+	ADDQ $0x00000200, SI
+	CMPQ SI, DI
+	JB   aboveSpansTailblock
+	JMP  aboveSpansrestFrom
+
+aboveSpansTailhit:
+	MOVQ    SI, R11
+	SUBQ    DX, R11
+	SHRQ    $0x02, R11
+	VMOVUPS (DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R8
+
+aboveSpansTailbits0:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone0
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits0
+
+aboveSpansTailbitsDone0:
+	VMOVUPS 64(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R8
+
+aboveSpansTailbits1:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone1
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000010, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits1
+
+aboveSpansTailbitsDone1:
+	VMOVUPS 128(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R8
+
+aboveSpansTailbits2:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone2
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000020, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits2
+
+aboveSpansTailbitsDone2:
+	VMOVUPS 192(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R8
+
+aboveSpansTailbits3:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone3
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000030, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits3
+
+aboveSpansTailbitsDone3:
+	VMOVUPS 256(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R8
+
+aboveSpansTailbits4:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone4
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000040, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits4
+
+aboveSpansTailbitsDone4:
+	VMOVUPS 320(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R8
+
+aboveSpansTailbits5:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone5
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000050, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits5
+
+aboveSpansTailbitsDone5:
+	VMOVUPS 384(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R8
+
+aboveSpansTailbits6:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone6
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000060, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits6
+
+aboveSpansTailbitsDone6:
+	VMOVUPS 448(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R8
+
+aboveSpansTailbits7:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone7
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000070, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits7
+
+aboveSpansTailbitsDone7:
+	JMP aboveSpansTailblockNext
+
+aboveSpansrestFrom:
+	MOVQ R12, R11
+
+aboveSpansrest:
 	MOVQ BX, SI
 	ANDQ $-64, SI
 
