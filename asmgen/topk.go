@@ -73,11 +73,11 @@ func genSpanMax(s *isa, kth bool) {
 		asm.KXNORW(kok[c], kok[c], kok[c])
 	}
 	pair := 0
-	loadBlock := func() []VecVirtual {
+	loadBlock := func(step int) []VecVirtual {
 		vs := make([]VecVirtual, accN)
 		for u := range vs {
 			vs[u] = s.vec()
-			asm.VMOVUPS(Mem{Base: x, Disp: u * s.bytes()}, vs[u])
+			asm.VMOVUPS(Mem{Base: x, Disp: (step*accN + u) * s.bytes()}, vs[u])
 		}
 		for u := 0; u < accN; u += 2 {
 			k := kok[pair%2]
@@ -91,18 +91,16 @@ func genSpanMax(s *isa, kth bool) {
 	asm.Label(lbl("span"))
 	asm.CMPQ(j, nb)
 	asm.JAE(LabelRef(lbl("done")))
-	accs := loadBlock()
-	cnt := asm.GP64()
-	asm.MOVQ(U32(topKSpan/(accN*s.lanes)-1), cnt)
-	asm.ADDQ(U32(accN*s.bytes()), x)
-	asm.Label(lbl("block"))
-	vs := loadBlock()
-	for u := range vs {
-		asm.VMAXPS(vs[u], accs[u], accs[u])
+	accs := loadBlock(0)
+	// The rest of the span unrolled: no loop counter or pointer update
+	// between the steps.
+	for step := 1; step < topKSpan/(accN*s.lanes); step++ {
+		vs := loadBlock(step)
+		for u := range vs {
+			asm.VMAXPS(vs[u], accs[u], accs[u])
+		}
 	}
-	asm.ADDQ(U32(accN*s.bytes()), x)
-	asm.DECQ(cnt)
-	asm.JNZ(LabelRef(lbl("block")))
+	asm.ADDQ(U32(topKSpan*4), x)
 	asm.VMAXPS(accs[1], accs[0], accs[0])
 	asm.VMAXPS(accs[3], accs[2], accs[2])
 	asm.VMAXPS(accs[2], accs[0], accs[0])

@@ -1422,31 +1422,85 @@ TEXT ·spanMaxAVX512(SB), NOSPLIT, $0-49
 	XORQ   BX, BX
 
 spanMaxspan:
-	CMPQ    BX, CX
-	JAE     spanMaxdone
-	VMOVUPS (DX), Z0
-	VMOVUPS 64(DX), Z1
-	VMOVUPS 128(DX), Z2
-	VMOVUPS 192(DX), Z3
-	VCMPPS  $0x07, Z1, Z0, K1, K1
-	VCMPPS  $0x07, Z3, Z2, K2, K2
-	MOVQ    $0x00000007, SI
-	ADDQ    $0x00000100, DX
-
-spanMaxblock:
-	VMOVUPS       (DX), Z4
-	VMOVUPS       64(DX), Z5
-	VMOVUPS       128(DX), Z6
-	VMOVUPS       192(DX), Z7
+	CMPQ          BX, CX
+	JAE           spanMaxdone
+	VMOVUPS       (DX), Z0
+	VMOVUPS       64(DX), Z1
+	VMOVUPS       128(DX), Z2
+	VMOVUPS       192(DX), Z3
+	VCMPPS        $0x07, Z1, Z0, K1, K1
+	VCMPPS        $0x07, Z3, Z2, K2, K2
+	VMOVUPS       256(DX), Z4
+	VMOVUPS       320(DX), Z5
+	VMOVUPS       384(DX), Z6
+	VMOVUPS       448(DX), Z7
 	VCMPPS        $0x07, Z5, Z4, K1, K1
 	VCMPPS        $0x07, Z7, Z6, K2, K2
 	VMAXPS        Z4, Z0, Z0
 	VMAXPS        Z5, Z1, Z1
 	VMAXPS        Z6, Z2, Z2
 	VMAXPS        Z7, Z3, Z3
-	ADDQ          $0x00000100, DX
-	DECQ          SI
-	JNZ           spanMaxblock
+	VMOVUPS       512(DX), Z4
+	VMOVUPS       576(DX), Z5
+	VMOVUPS       640(DX), Z6
+	VMOVUPS       704(DX), Z7
+	VCMPPS        $0x07, Z5, Z4, K1, K1
+	VCMPPS        $0x07, Z7, Z6, K2, K2
+	VMAXPS        Z4, Z0, Z0
+	VMAXPS        Z5, Z1, Z1
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMOVUPS       768(DX), Z4
+	VMOVUPS       832(DX), Z5
+	VMOVUPS       896(DX), Z6
+	VMOVUPS       960(DX), Z7
+	VCMPPS        $0x07, Z5, Z4, K1, K1
+	VCMPPS        $0x07, Z7, Z6, K2, K2
+	VMAXPS        Z4, Z0, Z0
+	VMAXPS        Z5, Z1, Z1
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMOVUPS       1024(DX), Z4
+	VMOVUPS       1088(DX), Z5
+	VMOVUPS       1152(DX), Z6
+	VMOVUPS       1216(DX), Z7
+	VCMPPS        $0x07, Z5, Z4, K1, K1
+	VCMPPS        $0x07, Z7, Z6, K2, K2
+	VMAXPS        Z4, Z0, Z0
+	VMAXPS        Z5, Z1, Z1
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMOVUPS       1280(DX), Z4
+	VMOVUPS       1344(DX), Z5
+	VMOVUPS       1408(DX), Z6
+	VMOVUPS       1472(DX), Z7
+	VCMPPS        $0x07, Z5, Z4, K1, K1
+	VCMPPS        $0x07, Z7, Z6, K2, K2
+	VMAXPS        Z4, Z0, Z0
+	VMAXPS        Z5, Z1, Z1
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMOVUPS       1536(DX), Z4
+	VMOVUPS       1600(DX), Z5
+	VMOVUPS       1664(DX), Z6
+	VMOVUPS       1728(DX), Z7
+	VCMPPS        $0x07, Z5, Z4, K1, K1
+	VCMPPS        $0x07, Z7, Z6, K2, K2
+	VMAXPS        Z4, Z0, Z0
+	VMAXPS        Z5, Z1, Z1
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMOVUPS       1792(DX), Z4
+	VMOVUPS       1856(DX), Z5
+	VMOVUPS       1920(DX), Z6
+	VMOVUPS       1984(DX), Z7
+	VCMPPS        $0x07, Z5, Z4, K1, K1
+	VCMPPS        $0x07, Z7, Z6, K2, K2
+	VMAXPS        Z4, Z0, Z0
+	VMAXPS        Z5, Z1, Z1
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	ADDQ          $0x00000800, DX
 	VMAXPS        Z1, Z0, Z0
 	VMAXPS        Z3, Z2, Z2
 	VMAXPS        Z2, Z0, Z0
@@ -1487,31 +1541,85 @@ TEXT ·spanMaxKthAVX512(SB), NOSPLIT, $0-61
 	XORQ         BX, BX
 
 spanMaxKthspan:
-	CMPQ    BX, CX
-	JAE     spanMaxKthdone
-	VMOVUPS (DX), Z2
-	VMOVUPS 64(DX), Z3
-	VMOVUPS 128(DX), Z4
-	VMOVUPS 192(DX), Z5
-	VCMPPS  $0x07, Z3, Z2, K1, K1
-	VCMPPS  $0x07, Z5, Z4, K2, K2
-	MOVQ    $0x00000007, SI
-	ADDQ    $0x00000100, DX
-
-spanMaxKthblock:
-	VMOVUPS       (DX), Z6
-	VMOVUPS       64(DX), Z7
-	VMOVUPS       128(DX), Z8
-	VMOVUPS       192(DX), Z9
+	CMPQ          BX, CX
+	JAE           spanMaxKthdone
+	VMOVUPS       (DX), Z2
+	VMOVUPS       64(DX), Z3
+	VMOVUPS       128(DX), Z4
+	VMOVUPS       192(DX), Z5
+	VCMPPS        $0x07, Z3, Z2, K1, K1
+	VCMPPS        $0x07, Z5, Z4, K2, K2
+	VMOVUPS       256(DX), Z6
+	VMOVUPS       320(DX), Z7
+	VMOVUPS       384(DX), Z8
+	VMOVUPS       448(DX), Z9
 	VCMPPS        $0x07, Z7, Z6, K1, K1
 	VCMPPS        $0x07, Z9, Z8, K2, K2
 	VMAXPS        Z6, Z2, Z2
 	VMAXPS        Z7, Z3, Z3
 	VMAXPS        Z8, Z4, Z4
 	VMAXPS        Z9, Z5, Z5
-	ADDQ          $0x00000100, DX
-	DECQ          SI
-	JNZ           spanMaxKthblock
+	VMOVUPS       512(DX), Z6
+	VMOVUPS       576(DX), Z7
+	VMOVUPS       640(DX), Z8
+	VMOVUPS       704(DX), Z9
+	VCMPPS        $0x07, Z7, Z6, K1, K1
+	VCMPPS        $0x07, Z9, Z8, K2, K2
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMAXPS        Z8, Z4, Z4
+	VMAXPS        Z9, Z5, Z5
+	VMOVUPS       768(DX), Z6
+	VMOVUPS       832(DX), Z7
+	VMOVUPS       896(DX), Z8
+	VMOVUPS       960(DX), Z9
+	VCMPPS        $0x07, Z7, Z6, K1, K1
+	VCMPPS        $0x07, Z9, Z8, K2, K2
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMAXPS        Z8, Z4, Z4
+	VMAXPS        Z9, Z5, Z5
+	VMOVUPS       1024(DX), Z6
+	VMOVUPS       1088(DX), Z7
+	VMOVUPS       1152(DX), Z8
+	VMOVUPS       1216(DX), Z9
+	VCMPPS        $0x07, Z7, Z6, K1, K1
+	VCMPPS        $0x07, Z9, Z8, K2, K2
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMAXPS        Z8, Z4, Z4
+	VMAXPS        Z9, Z5, Z5
+	VMOVUPS       1280(DX), Z6
+	VMOVUPS       1344(DX), Z7
+	VMOVUPS       1408(DX), Z8
+	VMOVUPS       1472(DX), Z9
+	VCMPPS        $0x07, Z7, Z6, K1, K1
+	VCMPPS        $0x07, Z9, Z8, K2, K2
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMAXPS        Z8, Z4, Z4
+	VMAXPS        Z9, Z5, Z5
+	VMOVUPS       1536(DX), Z6
+	VMOVUPS       1600(DX), Z7
+	VMOVUPS       1664(DX), Z8
+	VMOVUPS       1728(DX), Z9
+	VCMPPS        $0x07, Z7, Z6, K1, K1
+	VCMPPS        $0x07, Z9, Z8, K2, K2
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMAXPS        Z8, Z4, Z4
+	VMAXPS        Z9, Z5, Z5
+	VMOVUPS       1792(DX), Z6
+	VMOVUPS       1856(DX), Z7
+	VMOVUPS       1920(DX), Z8
+	VMOVUPS       1984(DX), Z9
+	VCMPPS        $0x07, Z7, Z6, K1, K1
+	VCMPPS        $0x07, Z9, Z8, K2, K2
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMAXPS        Z8, Z4, Z4
+	VMAXPS        Z9, Z5, Z5
+	ADDQ          $0x00000800, DX
 	VMAXPS        Z3, Z2, Z2
 	VMAXPS        Z5, Z4, Z4
 	VMAXPS        Z4, Z2, Z2
