@@ -198,15 +198,22 @@ func TestTopKGuard(t *testing.T) {
 }
 
 // TestSpanMax checks TopK's first pass on every ISA: the maximum of each span
-// of topKSpan elements against fallback.Max, and its NaN report for a NaN at
-// the start, inside and at the end of a span, and none for a NaN just past
-// the last span (which it must not read into the result).
+// of topKSpan elements against fallback.Max, and its NaN report for a NaN in
+// each of a span's first 32 vectors of 8, at the end of a span and in the
+// next, and none for a NaN just past the last span (which it must not read
+// into the result).
 func TestSpanMax(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 18))
 	nan := float32(math.NaN())
 	forEachISA(t, func(t *testing.T) {
+		// NaN in each of the first 32 vectors of 8 (every accumulator of
+		// every kernel), at the end, in the next span, past the spans.
+		at := []int{-1, topKSpan - 1, topKSpan, topKSpan + 300}
+		for v := 0; v < 32; v++ {
+			at = append(at, v*8+v%8)
+		}
 		for _, nb := range []int{0, 1, 2, 3, 62, 195} {
-			for _, nanAt := range []int{-1, 0, 1, 17, topKSpan - 1, topKSpan, nb*topKSpan - 1, nb * topKSpan} {
+			for _, nanAt := range append(at, nb*topKSpan-1, nb*topKSpan) {
 				if nanAt >= nb*topKSpan+1 {
 					continue
 				}
