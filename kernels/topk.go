@@ -161,10 +161,14 @@ func (sc *topKScan) searchMany(idx []int, val []float32) bool {
 }
 
 // topKKeep writes the k = len(idx) best of the candidates x[c], c in cands
-// (increasing indices, at least k of them), into idx and val by TopK's order,
-// by TopKWith's insertion.
+// (increasing indices, at least k of them), into idx and val by TopK's order:
+// up to 8 candidates free of NaN by a sorting network (topKSort8), more, or a
+// NaN, by TopKWith's insertion.
 func topKKeep(idx []int, val []float32, x []float32, cands []int32) {
 	k := len(idx)
+	if len(cands) <= 8 && topKSort8(idx, val, x, cands) {
+		return
+	}
 	for q, c := range cands {
 		i, v := int(c), x[c]
 		n := k - 1
@@ -180,6 +184,57 @@ func topKKeep(idx []int, val []float32, x []float32, cands []int32) {
 		}
 		idx[p], val[p] = i, v
 	}
+}
+
+// topKSort8 is topKKeep for at most 8 candidates by a sorting network
+// without a branch on the data (builtin min and max of integer keys): each
+// candidate's key is its value's bits made monotonic as a signed integer (−0
+// as +0, by adding +0) above its index reversed, so that the keys' order is
+// TopK's. It reports false, having written nothing, if a candidate is NaN.
+func topKSort8(idx []int, val []float32, x []float32, cands []int32) bool {
+	var key [8]int64
+	for q := range key {
+		key[q] = math.MinInt64 // below every candidate's key
+	}
+	nan := false
+	for q, c := range cands {
+		v := x[c]
+		nan = nan || v != v
+		b := int32(math.Float32bits(v + 0))
+		b ^= int32(uint32(b>>31) >> 1)
+		key[q] = int64(b)<<32 | int64(math.MaxUint32-uint32(c))
+	}
+	if nan {
+		return false
+	}
+	// Knuth's 19 comparators sorting 8 values, here descending, on locals
+	// (kept in registers).
+	k0, k1, k2, k3, k4, k5, k6, k7 := key[0], key[1], key[2], key[3], key[4], key[5], key[6], key[7]
+	k0, k2 = max(k0, k2), min(k0, k2)
+	k1, k3 = max(k1, k3), min(k1, k3)
+	k4, k6 = max(k4, k6), min(k4, k6)
+	k5, k7 = max(k5, k7), min(k5, k7)
+	k0, k4 = max(k0, k4), min(k0, k4)
+	k1, k5 = max(k1, k5), min(k1, k5)
+	k2, k6 = max(k2, k6), min(k2, k6)
+	k3, k7 = max(k3, k7), min(k3, k7)
+	k0, k1 = max(k0, k1), min(k0, k1)
+	k2, k3 = max(k2, k3), min(k2, k3)
+	k4, k5 = max(k4, k5), min(k4, k5)
+	k6, k7 = max(k6, k7), min(k6, k7)
+	k2, k4 = max(k2, k4), min(k2, k4)
+	k3, k5 = max(k3, k5), min(k3, k5)
+	k1, k4 = max(k1, k4), min(k1, k4)
+	k3, k6 = max(k3, k6), min(k3, k6)
+	k1, k2 = max(k1, k2), min(k1, k2)
+	k3, k4 = max(k3, k4), min(k3, k4)
+	k5, k6 = max(k5, k6), min(k5, k6)
+	key = [8]int64{k0, k1, k2, k3, k4, k5, k6, k7}
+	for q := range idx {
+		i := int(math.MaxUint32 - uint32(key[q&7]))
+		idx[q], val[q] = i, x[i]
+	}
+	return true
 }
 
 // topKBeats reports whether v ranks above w, v's index being the higher: NaN

@@ -404,6 +404,22 @@ func TestTopKSearch(t *testing.T) {
 				x[j*topKSpan+rng.IntN(topKSpan)] = float32(math.Copysign(0, float64(j%2*2-1)))
 			}
 		}},
+		{"8 signed zeros on top", 8192, func(x []float32) { // 8 tied candidates
+			for i := range x {
+				x[i] = -1 - x[i]*x[i]
+			}
+			for j := 0; j < 8; j++ {
+				x[j*2*topKSpan+rng.IntN(topKSpan)] = float32(math.Copysign(0, float64(j%2*2-1)))
+			}
+		}},
+		{"8 negatives on top", 32000, func(x []float32) { // 8 negative candidates
+			for i := range x {
+				x[i] = -10 - x[i]*x[i]
+			}
+			for j := 0; j < 8; j++ {
+				x[(j*7%8)*3*topKSpan+rng.IntN(topKSpan)] = -1 - float32(j)/2
+			}
+		}},
 		{"all negative", 32000, func(x []float32) {
 			for i := range x {
 				x[i] = -1 - x[i]*x[i]
