@@ -29,6 +29,7 @@ const topKSpan = 512
 // maxima are then meaningless). TopK's first pass in one call: four
 // accumulators per span, NaNs found by compares of pairs of loaded vectors
 // gathered into one flag for the whole call, the span reduced to a scalar.
+// AVX2 has its own (genSpanMaxAVX2).
 //
 // With kth, spanMaxKth<ISA>(dst, x []float32, k int) (kth float32, nan bool)
 // also returns the k-th largest of the maxima (counting equal values; −Inf
@@ -37,6 +38,10 @@ const topKSpan = 512
 // compare with the vector, the vector shifted up one lane, the minimum of
 // the two lanes' candidates where the maximum belongs above).
 func genSpanMax(s *isa, kth bool) {
+	if !s.evex {
+		genSpanMaxAVX2(s, kth)
+		return
+	}
 	name := s.name("spanMax")
 	if kth {
 		name = s.name("spanMaxKth")
@@ -50,99 +55,52 @@ func genSpanMax(s *isa, kth bool) {
 	nb := load(asm.Param("dst").Len())
 	x := load(asm.Param("x").Base())
 	lbl := func(l string) string { return "spanMax" + l }
-	var top, infv, shIdx VecVirtual
-	var consts Mem // AVX2: −Inf and the shift indices, out of registers during the loop
+	var top, infv VecVirtual
 	if kth {
 		lbl = func(l string) string { return "spanMaxKth" + l }
-		inf := asm.GP32()
-		asm.MOVL(U32(0x7f800000), inf)
-		infv = s.broadcastGP(inf)
-		top = s.vec()
-		asm.VXORPS(top, top, top)
-		asm.VSUBPS(infv, top, top) // −Inf
-		if !s.evex {
-			// VPERMPS indices 0 0 1 2 3 4 5 6: the vector one lane up.
-			b, xi := asm.GP64(), asm.XMM()
-			asm.MOVQ(U64(0x0605040302010000), b)
-			asm.VMOVQ(b, xi)
-			shIdx = s.vec()
-			asm.VPMOVZXBD(xi, shIdx)
-			consts = asm.AllocLocal(2 * s.bytes())
-			asm.VMOVUPS(infv, consts)
-			asm.VMOVUPS(shIdx, consts.Offset(s.bytes()))
-		}
+		top, infv = spanMaxKthInit(s)
 	}
-	// Four accumulators; AVX2 loads eight vectors a step and takes their
-	// maxima in pairs first, so that each accumulator's chain (VMAXPS
-	// latency 4) covers two vectors.
 	const accN = 4
-	unroll := accN
-	if !s.evex {
-		unroll = 2 * accN
-	}
-	if topKSpan%(unroll*s.lanes) != 0 {
+	if topKSpan%(accN*s.lanes) != 0 {
 		panic("spanMax: span not a multiple of the unrolled block")
 	}
-	// AVX-512: two opmask chains, each lane staying set while the pairs
-	// compared into it are ordered (ORD_Q under its own mask), one
-	// instruction per pair of vectors; AVX2: unordered compares ORed into a
-	// vector.
+	// Two opmask chains, each lane staying set while the pairs compared into
+	// it are ordered (ORD_Q under its own mask), one instruction per pair of
+	// vectors.
 	var kok [2]OpmaskVirtual
-	var vnan VecVirtual
-	if s.evex {
-		for c := range kok {
-			kok[c] = asm.K()
-			asm.KXNORW(kok[c], kok[c], kok[c])
-		}
-	} else {
-		vnan = s.vec()
-		s.zero(vnan)
+	for c := range kok {
+		kok[c] = asm.K()
+		asm.KXNORW(kok[c], kok[c], kok[c])
 	}
 	pair := 0
-	unord := func(a, b VecVirtual) {
-		if s.evex {
-			k := kok[pair%2]
-			pair++
-			asm.VCMPPS(U8(7), b, a, k, k) // ORD_Q
-			return
-		}
-		c := s.vec()
-		asm.VCMPPS(U8(3), b, a, c) // UNORD_Q
-		asm.VORPS(c, vnan, vnan)
-	}
-	loadBlock := func() []VecVirtual {
-		vs := make([]VecVirtual, unroll)
+	loadBlock := func(step int) []VecVirtual {
+		vs := make([]VecVirtual, accN)
 		for u := range vs {
 			vs[u] = s.vec()
-			asm.VMOVUPS(Mem{Base: x, Disp: u * s.bytes()}, vs[u])
+			asm.VMOVUPS(Mem{Base: x, Disp: (step*accN + u) * s.bytes()}, vs[u])
 		}
-		for u := 0; u < unroll; u += 2 {
-			unord(vs[u], vs[u+1])
+		for u := 0; u < accN; u += 2 {
+			k := kok[pair%2]
+			pair++
+			asm.VCMPPS(U8(7), vs[u+1], vs[u], k, k) // ORD_Q
 		}
-		if unroll > accN {
-			for u := range accN {
-				asm.VMAXPS(vs[u+accN], vs[u], vs[u])
-			}
-		}
-		return vs[:accN]
+		return vs
 	}
 	j := asm.GP64()
 	asm.XORQ(j, j)
 	asm.Label(lbl("span"))
 	asm.CMPQ(j, nb)
 	asm.JAE(LabelRef(lbl("done")))
-	accs := loadBlock()
-	cnt := asm.GP64()
-	asm.MOVQ(U32(topKSpan/(unroll*s.lanes)-1), cnt)
-	asm.ADDQ(U32(unroll*s.bytes()), x)
-	asm.Label(lbl("block"))
-	vs := loadBlock()
-	for u := range vs {
-		asm.VMAXPS(vs[u], accs[u], accs[u])
+	accs := loadBlock(0)
+	// The rest of the span unrolled: no loop counter or pointer update
+	// between the steps.
+	for step := 1; step < topKSpan/(accN*s.lanes); step++ {
+		vs := loadBlock(step)
+		for u := range vs {
+			asm.VMAXPS(vs[u], accs[u], accs[u])
+		}
 	}
-	asm.ADDQ(U32(unroll*s.bytes()), x)
-	asm.DECQ(cnt)
-	asm.JNZ(LabelRef(lbl("block")))
+	asm.ADDQ(U32(topKSpan*4), x)
 	asm.VMAXPS(accs[1], accs[0], accs[0])
 	asm.VMAXPS(accs[3], accs[2], accs[2])
 	asm.VMAXPS(accs[2], accs[0], accs[0])
@@ -153,45 +111,58 @@ func genSpanMax(s *isa, kth bool) {
 		// take min(m, the lane above) (+Inf above lane 0).
 		mb, sh := s.vec(), s.vec()
 		asm.VBROADCASTSS(m, mb)
-		if s.evex {
-			k := asm.K()
-			asm.VCMPPS(U8(1), mb, top, k) // LT_OS: top < m
-			asm.VALIGND(U8(15), infv, top, sh)
-			asm.VMINPS(mb, sh, k, top)
-		} else {
-			c, idx := s.vec(), s.vec()
-			asm.VCMPPS(U8(1), mb, top, c)
-			asm.VMOVUPS(consts.Offset(s.bytes()), idx)
-			asm.VPERMPS(top, idx, sh)
-			asm.VBLENDPS(U8(1), consts, sh, sh)
-			asm.VMINPS(mb, sh, sh)
-			asm.VBLENDVPS(c, sh, top, top)
-		}
+		k := asm.K()
+		asm.VCMPPS(U8(1), mb, top, k) // LT_OS: top < m
+		asm.VALIGND(U8(15), infv, top, sh)
+		asm.VMINPS(mb, sh, k, top)
 	}
 	asm.INCQ(j)
 	asm.JMP(LabelRef(lbl("span")))
 	asm.Label(lbl("done"))
 	if kth {
-		kr := load(asm.Param("k"))
-		asm.DECQ(kr)
-		xi, kv := asm.XMM(), s.vec()
-		asm.VMOVD(kr.As32(), xi)
-		asm.VMOVAPS(xi, kv.AsX()) // index k−1 in lane 0
-		asm.VPERMPS(top, kv, kv)
-		asm.Store(kv.AsX(), asm.ReturnIndex(0))
+		spanMaxKthResult(s, top)
 	}
 	r := asm.GP8()
-	if s.evex {
-		ok := asm.GP32()
-		asm.KANDW(kok[1], kok[0], kok[0])
-		asm.KMOVW(kok[0], ok)
-		asm.CMPL(ok, U32(0xffff))
-	} else {
-		mask := asm.GP32()
-		asm.VMOVMSKPS(vnan, mask)
-		asm.TESTL(mask, mask)
-	}
+	ok := asm.GP32()
+	asm.KANDW(kok[1], kok[0], kok[0])
+	asm.KMOVW(kok[0], ok)
+	asm.CMPL(ok, U32(0xffff))
 	asm.SETNE(r)
+	spanMaxReturn(r, kth)
+}
+
+// spanMaxKthInit returns spanMaxKth's sorted vector, all −Inf, and a vector
+// of +Inf.
+func spanMaxKthInit(s *isa) (top, infv VecVirtual) {
+	inf := asm.GP32()
+	asm.MOVL(U32(0x7f800000), inf)
+	infv = s.broadcastGP(inf)
+	top = s.vec()
+	asm.VXORPS(top, top, top)
+	asm.VSUBPS(infv, top, top) // −Inf
+	return top, infv
+}
+
+// spanMaxKthResult stores lane k−1 of top as spanMaxKth's kth.
+func spanMaxKthResult(s *isa, top VecVirtual) {
+	kr := load(asm.Param("k"))
+	asm.DECQ(kr)
+	xi, kv := asm.XMM(), s.vec()
+	asm.VMOVD(kr.As32(), xi)
+	if s.evex {
+		asm.VMOVAPS(xi, kv.AsX()) // index k−1 in lane 0
+	} else {
+		// A whole-register write: AVX2 has no register to spare for one
+		// that a partial write would keep live.
+		asm.VPBROADCASTD(xi, kv)
+	}
+	asm.VPERMPS(top, kv, kv)
+	asm.Store(kv.AsX(), asm.ReturnIndex(0))
+}
+
+// spanMaxReturn stores the NaN flag r as spanMax's or spanMaxKth's result and
+// returns.
+func spanMaxReturn(r GPVirtual, kth bool) {
 	if kth {
 		asm.Store(r, asm.ReturnIndex(1))
 	} else {
@@ -201,8 +172,144 @@ func genSpanMax(s *isa, kth bool) {
 	asm.RET()
 }
 
+// genSpanMaxAVX2 is genSpanMax on AVX2, where the vector ports that take
+// VMAXPS and VCMPPS bound the pass, not the reads: eight accumulators per
+// span, each taking one vector a step as a memory operand of VMAXPS (which
+// returns that operand when either is NaN, so after each step an
+// accumulator is NaN exactly when the vector it just took is), and the NaN
+// flag the sum of all accumulators after every step, added in a tree into
+// one vector, which the adders take beside the maxima (compares would
+// compete with them). The sum can also become NaN without a NaN element
+// (+Inf and −Inf maxima, or sums overflowing to both), so the flag is a
+// superset: kernels' spanMaxima and spanMaxKth confirm a reported NaN.
+// For spanMaxKth each span's maximum m is reduced in every lane and
+// inserted into the sorted vector top as new[i] = max(top[i], min(m,
+// top[i−1])) (top[−1] = +Inf): a shift (VPERMPS), a blend of +Inf into lane
+// 0, a minimum and a maximum, off the loads' path.
+func genSpanMaxAVX2(s *isa, kth bool) {
+	name := s.name("spanMax")
+	if kth {
+		name = s.name("spanMaxKth")
+		TEXT(name, NOSPLIT, "func(dst, x []float32, k int) (kth float32, nan bool)")
+		asm.Doc(name + " is spanMax that also returns the k-th largest of the maxima (−Inf if len(dst) < k), 1 ≤ k ≤ " + itoaGen(s.lanes) + "; its nan is spanMax's.")
+	} else {
+		TEXT(name, NOSPLIT, "func(dst, x []float32) bool")
+		asm.Doc(name + " sets dst[j] = max x[j·512 : (j+1)·512] for j < len(dst) (len(x) ≥ 512·len(dst)) and reports true if any of those x is NaN, and perhaps if they hold opposite infinities or finite values whose sums overflow to both (spanMaxima checks).")
+	}
+	dst := load(asm.Param("dst").Base())
+	nb := load(asm.Param("dst").Len())
+	x := load(asm.Param("x").Base())
+	lbl := func(l string) string { return "spanMax" + l }
+	var top, infv, shIdx VecVirtual
+	if kth {
+		lbl = func(l string) string { return "spanMaxKth" + l }
+		top, infv = spanMaxKthInit(s)
+		// VPERMPS indices 0 0 1 2 3 4 5 6: the vector one lane up.
+		b, xi := asm.GP64(), asm.XMM()
+		asm.MOVQ(U64(0x0605040302010000), b)
+		asm.VMOVQ(b, xi)
+		shIdx = s.vec()
+		asm.VPMOVZXBD(xi, shIdx)
+	}
+	const accN = 8
+	if topKSpan%(accN*s.lanes) != 0 {
+		panic("spanMax: span not a multiple of the unrolled block")
+	}
+	// vnan: the sum of every accumulator after every step, NaN in a lane
+	// when one of them was (or when sums of opposite infinities met).
+	vnan := s.vec()
+	s.zero(vnan)
+	checkNaN := func(accs []VecVirtual) {
+		ts := make([]VecVirtual, 0, accN/2)
+		for q := 0; q < accN/2; q++ {
+			t := s.vec()
+			asm.VADDPS(accs[2*q+1], accs[2*q], t)
+			ts = append(ts, t)
+			if q%2 == 1 { // pairs of sums as they are made: fewer live registers
+				asm.VADDPS(ts[len(ts)-1], ts[len(ts)-2], ts[len(ts)-2])
+				ts = ts[:len(ts)-1]
+			}
+		}
+		for len(ts) > 1 {
+			asm.VADDPS(ts[1], ts[0], ts[0])
+			ts = append(ts[:1], ts[2:]...)
+		}
+		asm.VADDPS(ts[0], vnan, vnan)
+	}
+	j := asm.GP64()
+	asm.XORQ(j, j)
+	asm.Label(lbl("span"))
+	asm.CMPQ(j, nb)
+	asm.JAE(LabelRef(lbl("done")))
+	accs := make([]VecVirtual, accN)
+	for u := range accs {
+		accs[u] = s.vec()
+		asm.VMOVUPS(Mem{Base: x, Disp: u * s.bytes()}, accs[u])
+	}
+	checkNaN(accs)
+	// The rest of the span unrolled: no loop counter or pointer update
+	// between the steps.
+	for step := 1; step < topKSpan/(accN*s.lanes); step++ {
+		for u := range accs {
+			asm.VMAXPS(Mem{Base: x, Disp: (step*accN + u) * s.bytes()}, accs[u], accs[u]) // the loaded vector if NaN
+		}
+		checkNaN(accs)
+	}
+	asm.ADDQ(U32(topKSpan*4), x)
+	for w := accN / 2; w >= 1; w /= 2 {
+		for u := range w {
+			asm.VMAXPS(accs[u+w], accs[u], accs[u])
+		}
+	}
+	a := accs[0]
+	if kth {
+		// The maximum m in every lane, then into top.
+		t := s.vec()
+		asm.VPERM2F128(U8(1), a, a, t)
+		asm.VMAXPS(t, a, a)
+		for _, swap := range []uint8{0x4e, 0xb1} {
+			asm.VSHUFPS(U8(swap), a, a, t)
+			asm.VMAXPS(t, a, a)
+		}
+		asm.VMOVSS(a.AsX(), Mem{Base: dst, Index: j, Scale: 4})
+		sh := s.vec()
+		asm.VPERMPS(top, shIdx, sh)
+		asm.VBLENDPS(U8(1), infv, sh, sh)
+		asm.VMINPS(a, sh, sh)
+		asm.VMAXPS(sh, top, top)
+	} else {
+		m := s.fold(a, func(src, acc VecVirtual) { asm.VMAXPS(src, acc, acc) })
+		asm.VMOVSS(m, Mem{Base: dst, Index: j, Scale: 4})
+	}
+	asm.INCQ(j)
+	asm.JMP(LabelRef(lbl("span")))
+	asm.Label(lbl("done"))
+	if kth {
+		spanMaxKthResult(s, top)
+	}
+	r := asm.GP8()
+	mask := asm.GP32()
+	asm.VCMPPS(U8(3), vnan, vnan, vnan) // UNORD_Q
+	asm.VMOVMSKPS(vnan, mask)
+	asm.TESTL(mask, mask)
+	asm.SETNE(r)
+	spanMaxReturn(r, kth)
+}
+
 // cmpNLEUQ is the VCMPPS predicate "not ≤", true on NaN.
 const cmpNLEUQ = 0x16
+
+// orTree ORs the vectors vs in a tree into vs[0] and returns it.
+func orTree(vs []VecVirtual) VecVirtual {
+	for len(vs) > 1 {
+		for q := 0; q < len(vs)/2; q++ {
+			asm.VORPS(vs[2*q+1], vs[2*q], vs[2*q])
+			vs[q] = vs[2*q]
+		}
+		vs = vs[:len(vs)/2]
+	}
+	return vs[0]
+}
 
 // genFirstAbove emits firstAbove<ISA>(x []float32, t float32) int, the
 // smallest i with !(x[i] ≤ t) (x[i] > t or NaN), or len(x): TopK's scan for
@@ -618,33 +725,88 @@ func genAboveSpans(s *isa) {
 	asm.CMPQ(end, n) // a span past x's end (bm not ≤ t there) is skipped
 	asm.JA(LabelRef(lbl("span")))
 	emit := storeHits(s, lbl, dst, capa, cnt, i, "Restfull") // aboveAllFrom's exit
-	const unroll = 4
-	if topKSpan%(unroll*s.lanes) != 0 {
-		panic("aboveSpans: span not a multiple of the unrolled block")
-	}
-	asm.Label(lbl("block"))
-	vs := make([]VecVirtual, unroll)
-	ks := make([]OpmaskVirtual, unroll)
-	cmpVec := cmpAbove(s, x, i, tv)
-	for j := range vs {
-		vs[j], ks[j] = cmpVec(j * s.bytes())
-	}
-	anyHit(s, vs, ks)
-	asm.JZ(LabelRef(lbl("blockNext")))
-	for j := range vs {
-		emit(vs[j], ks[j], j*s.lanes, itoaGen(j))
-	}
-	asm.Label(lbl("blockNext"))
-	asm.ADDQ(U32(unroll*s.lanes), i)
-	asm.CMPQ(i, end)
-	asm.JB(LabelRef(lbl("block")))
-	asm.JMP(LabelRef(lbl("span")))
+	aboveSpansScan(s, lbl, x, i, end, tv, emit, lbl("span"))
 	asm.Label(lbl("groupNext"))
 	asm.ADDQ(U32(topKGroup), c)
 	asm.JMP(LabelRef(lbl("group")))
-	// The elements after the last whole span.
+	// The elements after the last whole span: their whole blocks as the
+	// spans', then the rest as aboveAll.
 	asm.Label(lbl("spansDone"))
 	asm.MOVQ(n, i)
 	asm.ANDQ(I32(-topKSpan), i)
+	asm.MOVQ(n, end)
+	asm.ANDQ(I32(-aboveSpansBlock*s.lanes), end)
+	asm.CMPQ(i, end)
+	asm.JAE(LabelRef(lbl("rest")))
+	tailLbl := func(l string) string { return lbl("Tail" + l) }
+	full := func(l string) string { // the hits' labels, and aboveAllFrom's exit when dst is full
+		if l == "Restfull" {
+			return lbl(l)
+		}
+		return tailLbl(l)
+	}
+	aboveSpansScan(s, tailLbl, x, i, end, tv, storeHits(s, full, dst, capa, cnt, i, "Restfull"), lbl("restFrom"))
+	asm.Label(lbl("restFrom"))
+	asm.MOVQ(end, i)
+	asm.Label(lbl("rest"))
 	aboveAllFrom(s, func(l string) string { return lbl("Rest" + l) }, dst, capa, x, n, i, cnt, tv)
+}
+
+// aboveSpansBlock is the number of vectors aboveSpansScan tests together.
+const aboveSpansBlock = 8
+
+// aboveSpansScan emits aboveSpans' scan of [i, end) (whole blocks), jumping
+// to next at its end: eight vectors a block, addressed from a pointer (so
+// that the loads fuse into the compares), their compares ORed and tested
+// together; a block with a hit is compared again vector by vector for emit.
+func aboveSpansScan(s *isa, lbl func(string) string, x, i, end GPVirtual, tv VecVirtual, emit func(VecVirtual, OpmaskVirtual, int, string), next string) {
+	const unroll = aboveSpansBlock
+	if topKSpan%(unroll*s.lanes) != 0 {
+		panic("aboveSpans: span not a multiple of the unrolled block")
+	}
+	p, pend := asm.GP64(), asm.GP64()
+	asm.LEAQ(Mem{Base: x, Index: i, Scale: 4}, p)
+	asm.LEAQ(Mem{Base: x, Index: end, Scale: 4}, pend)
+	asm.Label(lbl("block"))
+	if s.evex {
+		// Each compare ORed into the tree as soon as its pair is made: the
+		// opmask registers are few.
+		var ks []OpmaskVirtual
+		for u := range unroll {
+			k := asm.K()
+			asm.VCMPPS(U8(cmpNGEUQ), Mem{Base: p, Disp: u * s.bytes()}, tv, k) // !(t ≥ x)
+			ks = append(ks, k)
+			for w := u + 1; w%2 == 0 && len(ks) > 2; w /= 2 {
+				asm.KORW(ks[len(ks)-1], ks[len(ks)-2], ks[len(ks)-2])
+				ks = ks[:len(ks)-1]
+			}
+		}
+		asm.KORTESTW(ks[1], ks[0])
+	} else {
+		cs := make([]VecVirtual, unroll)
+		for u := range cs {
+			cs[u] = s.vec()
+			asm.VCMPPS(U8(cmpNGEUQ), Mem{Base: p, Disp: u * s.bytes()}, tv, cs[u]) // !(t ≥ x)
+		}
+		b := asm.GP32()
+		asm.VMOVMSKPS(orTree(cs), b)
+		asm.TESTL(b, b)
+	}
+	asm.JNZ(LabelRef(lbl("hit")))
+	asm.Label(lbl("blockNext"))
+	asm.ADDQ(U32(unroll*s.bytes()), p)
+	asm.CMPQ(p, pend)
+	asm.JB(LabelRef(lbl("block")))
+	asm.JMP(LabelRef(next))
+	asm.Label(lbl("hit"))
+	// i = the block's first element, for emit.
+	asm.MOVQ(p, i)
+	asm.SUBQ(x, i)
+	asm.SHRQ(U8(2), i)
+	cmpVec := cmpAbove(s, x, i, tv)
+	for u := 0; u < unroll; u++ {
+		v, k := cmpVec(u * s.bytes())
+		emit(v, k, u*s.lanes, itoaGen(u))
+	}
+	asm.JMP(LabelRef(lbl("blockNext")))
 }

@@ -123,25 +123,53 @@ func kthLargestGo(m []float32, k int) float32 {
 	return top[k-1]
 }
 
-// topKCands bounds the candidates search collects.
-const topKCands = 512
+// topKCands bounds the candidates search collects: it first takes up to
+// topKCandsFew with a smaller buffer (cheaper to clear), then, if there are
+// more, collects again up to topKCands.
+const (
+	topKCandsFew = 128
+	topKCands    = 512
+)
 
 // search is TopK for x free of NaN in its spans: it collects every element
 // above the floor, in index order, with one aboveSpans call (over the spans
 // whose maximum is above it, and the elements after the last span), then
-// keeps the k best of them by TopKWith's insertion. The k largest are among
-// them, as no element at or below the floor can be. It reports false, having
-// written nothing, if there are more than topKCands candidates.
+// keeps the k best of them (topKKeep). The k largest are among them, as no
+// element at or below the floor can be. It reports false, having written
+// nothing, if there are more than topKCands candidates.
 func (sc *topKScan) search(idx []int, val []float32) bool {
+	var cands [topKCandsFew]int32
+	nc := aboveSpans(cands[:], sc.x, sc.bm[:sc.groups()], sc.floor)
+	if nc < 0 {
+		return sc.searchMany(idx, val)
+	}
+	topKKeep(idx, val, sc.x, cands[:nc])
+	return true
+}
+
+// searchMany is search with room for topKCands candidates.
+//
+//go:noinline
+func (sc *topKScan) searchMany(idx []int, val []float32) bool {
 	var cands [topKCands]int32
-	x, te := sc.x, sc.floor
-	nc := aboveSpans(cands[:], x, sc.bm[:sc.groups()], te)
+	nc := aboveSpans(cands[:], sc.x, sc.bm[:sc.groups()], sc.floor)
 	if nc < 0 {
 		return false
 	}
-	// At least k candidates: the k span maxima at or above the k-th.
+	topKKeep(idx, val, sc.x, cands[:nc])
+	return true
+}
+
+// topKKeep writes the k = len(idx) best of the candidates x[c], c in cands
+// (increasing indices, at least k of them), into idx and val by TopK's order:
+// up to 8 candidates free of NaN by a sorting network (topKSort8), more, or a
+// NaN, by TopKWith's insertion.
+func topKKeep(idx []int, val []float32, x []float32, cands []int32) {
 	k := len(idx)
-	for q, c := range cands[:nc] {
+	if len(cands) <= 8 && topKSort8(idx, val, x, cands) {
+		return
+	}
+	for q, c := range cands {
 		i, v := int(c), x[c]
 		n := k - 1
 		if q < k {
@@ -155,6 +183,56 @@ func (sc *topKScan) search(idx []int, val []float32) bool {
 			p--
 		}
 		idx[p], val[p] = i, v
+	}
+}
+
+// topKSort8 is topKKeep for at most 8 candidates by a sorting network
+// without a branch on the data (builtin min and max of integer keys): each
+// candidate's key is its value's bits made monotonic as a signed integer (−0
+// as +0, by adding +0) above its index reversed, so that the keys' order is
+// TopK's. It reports false, having written nothing, if a candidate is NaN.
+func topKSort8(idx []int, val []float32, x []float32, cands []int32) bool {
+	var key [8]int64
+	for q := range key {
+		key[q] = math.MinInt64 // below every candidate's key
+	}
+	nan := false
+	for q, c := range cands {
+		v := x[c]
+		nan = nan || v != v
+		b := int32(math.Float32bits(v + 0))
+		b ^= int32(uint32(b>>31) >> 1)
+		key[q] = int64(b)<<32 | int64(math.MaxUint32-uint32(c))
+	}
+	if nan {
+		return false
+	}
+	// Knuth's 19 comparators sorting 8 values, here descending, on locals
+	// (kept in registers).
+	k0, k1, k2, k3, k4, k5, k6, k7 := key[0], key[1], key[2], key[3], key[4], key[5], key[6], key[7]
+	k0, k2 = max(k0, k2), min(k0, k2)
+	k1, k3 = max(k1, k3), min(k1, k3)
+	k4, k6 = max(k4, k6), min(k4, k6)
+	k5, k7 = max(k5, k7), min(k5, k7)
+	k0, k4 = max(k0, k4), min(k0, k4)
+	k1, k5 = max(k1, k5), min(k1, k5)
+	k2, k6 = max(k2, k6), min(k2, k6)
+	k3, k7 = max(k3, k7), min(k3, k7)
+	k0, k1 = max(k0, k1), min(k0, k1)
+	k2, k3 = max(k2, k3), min(k2, k3)
+	k4, k5 = max(k4, k5), min(k4, k5)
+	k6, k7 = max(k6, k7), min(k6, k7)
+	k2, k4 = max(k2, k4), min(k2, k4)
+	k3, k5 = max(k3, k5), min(k3, k5)
+	k1, k4 = max(k1, k4), min(k1, k4)
+	k3, k6 = max(k3, k6), min(k3, k6)
+	k1, k2 = max(k1, k2), min(k1, k2)
+	k3, k4 = max(k3, k4), min(k3, k4)
+	k5, k6 = max(k5, k6), min(k5, k6)
+	key = [8]int64{k0, k1, k2, k3, k4, k5, k6, k7}
+	for q := range idx {
+		i := int(math.MaxUint32 - uint32(key[q&7]))
+		idx[q], val[q] = i, x[i]
 	}
 	return true
 }

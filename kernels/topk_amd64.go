@@ -2,6 +2,8 @@
 
 package kernels
 
+import "math"
+
 // spanMaxima sets dst[j] to the largest element of span j of x (topKSpan
 // elements each, len(x) ≥ topKSpan·len(dst)) and reports whether any element
 // of those spans is NaN, in which case dst holds no meaningful maxima.
@@ -11,10 +13,15 @@ func spanMaxima(dst, x []float32) bool {
 	case AVX512:
 		return spanMaxAVX512(dst, x)
 	case AVX2:
-		return spanMaxAVX2(dst, x)
+		// The AVX2 kernel's flag may be set without a NaN.
+		return spanMaxAVX2(dst, x) && hasNaN(x[:len(dst)*topKSpan])
 	}
 	return spanMaxGo(dst, x)
 }
+
+// hasNaN reports whether x holds a NaN: firstAbove finds the first element
+// not ≤ +Inf.
+func hasNaN(x []float32) bool { return firstAbove(x, float32(math.Inf(1))) < len(x) }
 
 // spanMaxKth is spanMaxima that also returns the k-th largest of the maxima
 // (counting equal values), where a kernel takes it in the same pass (AVX-512
@@ -27,7 +34,7 @@ func spanMaxKth(dst, x []float32, k int) (kth float32, nan, ok bool) {
 		return kth, nan, true
 	case active == AVX2 && 1 <= k && k <= 8:
 		kth, nan = spanMaxKthAVX2(dst, x, k)
-		return kth, nan, true
+		return kth, nan && hasNaN(x[:len(dst)*topKSpan]), true
 	}
 	return 0, false, false
 }

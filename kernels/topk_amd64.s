@@ -136,62 +136,144 @@ TEXT ·spanMaxAVX2(SB), NOSPLIT, $0-49
 	XORQ   BX, BX
 
 spanMaxspan:
-	CMPQ    BX, CX
-	JAE     spanMaxdone
-	VMOVUPS (DX), Y1
-	VMOVUPS 32(DX), Y2
-	VMOVUPS 64(DX), Y3
-	VMOVUPS 96(DX), Y4
-	VMOVUPS 128(DX), Y5
-	VMOVUPS 160(DX), Y6
-	VMOVUPS 192(DX), Y7
-	VMOVUPS 224(DX), Y8
-	VCMPPS  $0x03, Y2, Y1, Y9
-	VORPS   Y9, Y0, Y0
-	VCMPPS  $0x03, Y4, Y3, Y9
-	VORPS   Y9, Y0, Y0
-	VCMPPS  $0x03, Y6, Y5, Y9
-	VORPS   Y9, Y0, Y0
-	VCMPPS  $0x03, Y8, Y7, Y9
-	VORPS   Y9, Y0, Y0
-	VMAXPS  Y5, Y1, Y1
-	VMAXPS  Y6, Y2, Y2
-	VMAXPS  Y7, Y3, Y3
-	VMAXPS  Y8, Y4, Y4
-	MOVQ    $0x00000007, SI
-	ADDQ    $0x00000100, DX
-
-spanMaxblock:
-	VMOVUPS      (DX), Y5
-	VMOVUPS      32(DX), Y6
-	VMOVUPS      64(DX), Y7
-	VMOVUPS      96(DX), Y8
-	VMOVUPS      128(DX), Y9
-	VMOVUPS      160(DX), Y10
-	VMOVUPS      192(DX), Y11
-	VMOVUPS      224(DX), Y12
-	VCMPPS       $0x03, Y6, Y5, Y13
-	VORPS        Y13, Y0, Y0
-	VCMPPS       $0x03, Y8, Y7, Y13
-	VORPS        Y13, Y0, Y0
-	VCMPPS       $0x03, Y10, Y9, Y13
-	VORPS        Y13, Y0, Y0
-	VCMPPS       $0x03, Y12, Y11, Y13
-	VORPS        Y13, Y0, Y0
-	VMAXPS       Y9, Y5, Y5
-	VMAXPS       Y10, Y6, Y6
-	VMAXPS       Y11, Y7, Y7
-	VMAXPS       Y12, Y8, Y8
+	CMPQ         BX, CX
+	JAE          spanMaxdone
+	VMOVUPS      (DX), Y1
+	VMOVUPS      32(DX), Y2
+	VMOVUPS      64(DX), Y3
+	VMOVUPS      96(DX), Y4
+	VMOVUPS      128(DX), Y5
+	VMOVUPS      160(DX), Y6
+	VMOVUPS      192(DX), Y7
+	VMOVUPS      224(DX), Y8
+	VADDPS       Y2, Y1, Y9
+	VADDPS       Y4, Y3, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y6, Y5, Y10
+	VADDPS       Y8, Y7, Y11
+	VADDPS       Y11, Y10, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y0, Y0
+	VMAXPS       256(DX), Y1, Y1
+	VMAXPS       288(DX), Y2, Y2
+	VMAXPS       320(DX), Y3, Y3
+	VMAXPS       352(DX), Y4, Y4
+	VMAXPS       384(DX), Y5, Y5
+	VMAXPS       416(DX), Y6, Y6
+	VMAXPS       448(DX), Y7, Y7
+	VMAXPS       480(DX), Y8, Y8
+	VADDPS       Y2, Y1, Y9
+	VADDPS       Y4, Y3, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y6, Y5, Y10
+	VADDPS       Y8, Y7, Y11
+	VADDPS       Y11, Y10, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y0, Y0
+	VMAXPS       512(DX), Y1, Y1
+	VMAXPS       544(DX), Y2, Y2
+	VMAXPS       576(DX), Y3, Y3
+	VMAXPS       608(DX), Y4, Y4
+	VMAXPS       640(DX), Y5, Y5
+	VMAXPS       672(DX), Y6, Y6
+	VMAXPS       704(DX), Y7, Y7
+	VMAXPS       736(DX), Y8, Y8
+	VADDPS       Y2, Y1, Y9
+	VADDPS       Y4, Y3, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y6, Y5, Y10
+	VADDPS       Y8, Y7, Y11
+	VADDPS       Y11, Y10, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y0, Y0
+	VMAXPS       768(DX), Y1, Y1
+	VMAXPS       800(DX), Y2, Y2
+	VMAXPS       832(DX), Y3, Y3
+	VMAXPS       864(DX), Y4, Y4
+	VMAXPS       896(DX), Y5, Y5
+	VMAXPS       928(DX), Y6, Y6
+	VMAXPS       960(DX), Y7, Y7
+	VMAXPS       992(DX), Y8, Y8
+	VADDPS       Y2, Y1, Y9
+	VADDPS       Y4, Y3, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y6, Y5, Y10
+	VADDPS       Y8, Y7, Y11
+	VADDPS       Y11, Y10, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y0, Y0
+	VMAXPS       1024(DX), Y1, Y1
+	VMAXPS       1056(DX), Y2, Y2
+	VMAXPS       1088(DX), Y3, Y3
+	VMAXPS       1120(DX), Y4, Y4
+	VMAXPS       1152(DX), Y5, Y5
+	VMAXPS       1184(DX), Y6, Y6
+	VMAXPS       1216(DX), Y7, Y7
+	VMAXPS       1248(DX), Y8, Y8
+	VADDPS       Y2, Y1, Y9
+	VADDPS       Y4, Y3, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y6, Y5, Y10
+	VADDPS       Y8, Y7, Y11
+	VADDPS       Y11, Y10, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y0, Y0
+	VMAXPS       1280(DX), Y1, Y1
+	VMAXPS       1312(DX), Y2, Y2
+	VMAXPS       1344(DX), Y3, Y3
+	VMAXPS       1376(DX), Y4, Y4
+	VMAXPS       1408(DX), Y5, Y5
+	VMAXPS       1440(DX), Y6, Y6
+	VMAXPS       1472(DX), Y7, Y7
+	VMAXPS       1504(DX), Y8, Y8
+	VADDPS       Y2, Y1, Y9
+	VADDPS       Y4, Y3, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y6, Y5, Y10
+	VADDPS       Y8, Y7, Y11
+	VADDPS       Y11, Y10, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y0, Y0
+	VMAXPS       1536(DX), Y1, Y1
+	VMAXPS       1568(DX), Y2, Y2
+	VMAXPS       1600(DX), Y3, Y3
+	VMAXPS       1632(DX), Y4, Y4
+	VMAXPS       1664(DX), Y5, Y5
+	VMAXPS       1696(DX), Y6, Y6
+	VMAXPS       1728(DX), Y7, Y7
+	VMAXPS       1760(DX), Y8, Y8
+	VADDPS       Y2, Y1, Y9
+	VADDPS       Y4, Y3, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y6, Y5, Y10
+	VADDPS       Y8, Y7, Y11
+	VADDPS       Y11, Y10, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y0, Y0
+	VMAXPS       1792(DX), Y1, Y1
+	VMAXPS       1824(DX), Y2, Y2
+	VMAXPS       1856(DX), Y3, Y3
+	VMAXPS       1888(DX), Y4, Y4
+	VMAXPS       1920(DX), Y5, Y5
+	VMAXPS       1952(DX), Y6, Y6
+	VMAXPS       1984(DX), Y7, Y7
+	VMAXPS       2016(DX), Y8, Y8
+	VADDPS       Y2, Y1, Y9
+	VADDPS       Y4, Y3, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y6, Y5, Y10
+	VADDPS       Y8, Y7, Y11
+	VADDPS       Y11, Y10, Y10
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y9, Y0, Y0
+	ADDQ         $0x00000800, DX
 	VMAXPS       Y5, Y1, Y1
 	VMAXPS       Y6, Y2, Y2
 	VMAXPS       Y7, Y3, Y3
 	VMAXPS       Y8, Y4, Y4
-	ADDQ         $0x00000100, DX
-	DECQ         SI
-	JNZ          spanMaxblock
-	VMAXPS       Y2, Y1, Y1
-	VMAXPS       Y4, Y3, Y3
 	VMAXPS       Y3, Y1, Y1
+	VMAXPS       Y4, Y2, Y2
+	VMAXPS       Y2, Y1, Y1
 	VEXTRACTF128 $0x01, Y1, X2
 	VMAXPS       X2, X1, X1
 	VSHUFPS      $0x4e, X1, X1, X2
@@ -203,6 +285,7 @@ spanMaxblock:
 	JMP          spanMaxspan
 
 spanMaxdone:
+	VCMPPS    $0x03, Y0, Y0, Y0
 	VMOVMSKPS Y0, AX
 	TESTL     AX, AX
 	SETNE     AL
@@ -212,7 +295,7 @@ spanMaxdone:
 
 // func spanMaxKthAVX2(dst []float32, x []float32, k int) (kth float32, nan bool)
 // Requires: AVX, AVX2, SSE
-TEXT ·spanMaxKthAVX2(SB), NOSPLIT, $64-61
+TEXT ·spanMaxKthAVX2(SB), NOSPLIT, $0-61
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         x_base+24(FP), DX
@@ -224,96 +307,174 @@ TEXT ·spanMaxKthAVX2(SB), NOSPLIT, $64-61
 	MOVQ         $0x0605040302010000, BX
 	VMOVQ        BX, X2
 	VPMOVZXBD    X2, Y2
-	VMOVUPS      Y0, (SP)
-	VMOVUPS      Y2, 32(SP)
-	VXORPS       Y0, Y0, Y0
+	VXORPS       Y3, Y3, Y3
 	XORQ         BX, BX
 
 spanMaxKthspan:
-	CMPQ    BX, CX
-	JAE     spanMaxKthdone
-	VMOVUPS (DX), Y2
-	VMOVUPS 32(DX), Y4
-	VMOVUPS 64(DX), Y5
-	VMOVUPS 96(DX), Y6
-	VMOVUPS 128(DX), Y7
-	VMOVUPS 160(DX), Y8
-	VMOVUPS 192(DX), Y9
-	VMOVUPS 224(DX), Y10
-	VCMPPS  $0x03, Y4, Y2, Y11
-	VORPS   Y11, Y0, Y0
-	VCMPPS  $0x03, Y6, Y5, Y11
-	VORPS   Y11, Y0, Y0
-	VCMPPS  $0x03, Y8, Y7, Y11
-	VORPS   Y11, Y0, Y0
-	VCMPPS  $0x03, Y10, Y9, Y11
-	VORPS   Y11, Y0, Y0
-	VMAXPS  Y7, Y2, Y2
-	VMAXPS  Y8, Y4, Y4
-	VMAXPS  Y9, Y5, Y5
-	VMAXPS  Y10, Y6, Y6
-	MOVQ    $0x00000007, SI
-	ADDQ    $0x00000100, DX
-
-spanMaxKthblock:
-	VMOVUPS      (DX), Y7
-	VMOVUPS      32(DX), Y8
-	VMOVUPS      64(DX), Y9
-	VMOVUPS      96(DX), Y10
-	VMOVUPS      128(DX), Y11
-	VMOVUPS      160(DX), Y12
-	VMOVUPS      192(DX), Y13
-	VMOVUPS      224(DX), Y14
-	VCMPPS       $0x03, Y8, Y7, Y15
-	VORPS        Y15, Y0, Y0
-	VCMPPS       $0x03, Y10, Y9, Y15
-	VORPS        Y15, Y0, Y0
-	VCMPPS       $0x03, Y12, Y11, Y15
-	VORPS        Y15, Y0, Y0
-	VCMPPS       $0x03, Y14, Y13, Y15
-	VORPS        Y15, Y0, Y0
-	VMAXPS       Y11, Y7, Y7
-	VMAXPS       Y12, Y8, Y8
-	VMAXPS       Y13, Y9, Y9
-	VMAXPS       Y14, Y10, Y10
-	VMAXPS       Y7, Y2, Y2
-	VMAXPS       Y8, Y4, Y4
-	VMAXPS       Y9, Y5, Y5
-	VMAXPS       Y10, Y6, Y6
-	ADDQ         $0x00000100, DX
-	DECQ         SI
-	JNZ          spanMaxKthblock
-	VMAXPS       Y4, Y2, Y2
-	VMAXPS       Y6, Y5, Y5
-	VMAXPS       Y5, Y2, Y2
-	VEXTRACTF128 $0x01, Y2, X3
-	VMAXPS       X3, X2, X2
-	VSHUFPS      $0x4e, X2, X2, X3
-	VMAXPS       X3, X2, X2
-	VSHUFPS      $0xb1, X2, X2, X3
-	VMAXPS       X3, X2, X2
-	VMOVSS       X2, (AX)(BX*4)
-	VBROADCASTSS X2, Y2
-	VCMPPS       $0x01, Y2, Y1, Y5
-	VMOVUPS      32(SP), Y4
-	VPERMPS      Y1, Y4, Y4
-	VBLENDPS     $0x01, (SP), Y4, Y4
-	VMINPS       Y2, Y4, Y4
-	VBLENDVPS    Y5, Y4, Y1, Y1
-	INCQ         BX
-	JMP          spanMaxKthspan
+	CMPQ       BX, CX
+	JAE        spanMaxKthdone
+	VMOVUPS    (DX), Y4
+	VMOVUPS    32(DX), Y5
+	VMOVUPS    64(DX), Y6
+	VMOVUPS    96(DX), Y7
+	VMOVUPS    128(DX), Y8
+	VMOVUPS    160(DX), Y9
+	VMOVUPS    192(DX), Y10
+	VMOVUPS    224(DX), Y11
+	VADDPS     Y5, Y4, Y12
+	VADDPS     Y7, Y6, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y9, Y8, Y13
+	VADDPS     Y11, Y10, Y14
+	VADDPS     Y14, Y13, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y12, Y3, Y3
+	VMAXPS     256(DX), Y4, Y4
+	VMAXPS     288(DX), Y5, Y5
+	VMAXPS     320(DX), Y6, Y6
+	VMAXPS     352(DX), Y7, Y7
+	VMAXPS     384(DX), Y8, Y8
+	VMAXPS     416(DX), Y9, Y9
+	VMAXPS     448(DX), Y10, Y10
+	VMAXPS     480(DX), Y11, Y11
+	VADDPS     Y5, Y4, Y12
+	VADDPS     Y7, Y6, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y9, Y8, Y13
+	VADDPS     Y11, Y10, Y14
+	VADDPS     Y14, Y13, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y12, Y3, Y3
+	VMAXPS     512(DX), Y4, Y4
+	VMAXPS     544(DX), Y5, Y5
+	VMAXPS     576(DX), Y6, Y6
+	VMAXPS     608(DX), Y7, Y7
+	VMAXPS     640(DX), Y8, Y8
+	VMAXPS     672(DX), Y9, Y9
+	VMAXPS     704(DX), Y10, Y10
+	VMAXPS     736(DX), Y11, Y11
+	VADDPS     Y5, Y4, Y12
+	VADDPS     Y7, Y6, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y9, Y8, Y13
+	VADDPS     Y11, Y10, Y14
+	VADDPS     Y14, Y13, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y12, Y3, Y3
+	VMAXPS     768(DX), Y4, Y4
+	VMAXPS     800(DX), Y5, Y5
+	VMAXPS     832(DX), Y6, Y6
+	VMAXPS     864(DX), Y7, Y7
+	VMAXPS     896(DX), Y8, Y8
+	VMAXPS     928(DX), Y9, Y9
+	VMAXPS     960(DX), Y10, Y10
+	VMAXPS     992(DX), Y11, Y11
+	VADDPS     Y5, Y4, Y12
+	VADDPS     Y7, Y6, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y9, Y8, Y13
+	VADDPS     Y11, Y10, Y14
+	VADDPS     Y14, Y13, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y12, Y3, Y3
+	VMAXPS     1024(DX), Y4, Y4
+	VMAXPS     1056(DX), Y5, Y5
+	VMAXPS     1088(DX), Y6, Y6
+	VMAXPS     1120(DX), Y7, Y7
+	VMAXPS     1152(DX), Y8, Y8
+	VMAXPS     1184(DX), Y9, Y9
+	VMAXPS     1216(DX), Y10, Y10
+	VMAXPS     1248(DX), Y11, Y11
+	VADDPS     Y5, Y4, Y12
+	VADDPS     Y7, Y6, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y9, Y8, Y13
+	VADDPS     Y11, Y10, Y14
+	VADDPS     Y14, Y13, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y12, Y3, Y3
+	VMAXPS     1280(DX), Y4, Y4
+	VMAXPS     1312(DX), Y5, Y5
+	VMAXPS     1344(DX), Y6, Y6
+	VMAXPS     1376(DX), Y7, Y7
+	VMAXPS     1408(DX), Y8, Y8
+	VMAXPS     1440(DX), Y9, Y9
+	VMAXPS     1472(DX), Y10, Y10
+	VMAXPS     1504(DX), Y11, Y11
+	VADDPS     Y5, Y4, Y12
+	VADDPS     Y7, Y6, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y9, Y8, Y13
+	VADDPS     Y11, Y10, Y14
+	VADDPS     Y14, Y13, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y12, Y3, Y3
+	VMAXPS     1536(DX), Y4, Y4
+	VMAXPS     1568(DX), Y5, Y5
+	VMAXPS     1600(DX), Y6, Y6
+	VMAXPS     1632(DX), Y7, Y7
+	VMAXPS     1664(DX), Y8, Y8
+	VMAXPS     1696(DX), Y9, Y9
+	VMAXPS     1728(DX), Y10, Y10
+	VMAXPS     1760(DX), Y11, Y11
+	VADDPS     Y5, Y4, Y12
+	VADDPS     Y7, Y6, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y9, Y8, Y13
+	VADDPS     Y11, Y10, Y14
+	VADDPS     Y14, Y13, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y12, Y3, Y3
+	VMAXPS     1792(DX), Y4, Y4
+	VMAXPS     1824(DX), Y5, Y5
+	VMAXPS     1856(DX), Y6, Y6
+	VMAXPS     1888(DX), Y7, Y7
+	VMAXPS     1920(DX), Y8, Y8
+	VMAXPS     1952(DX), Y9, Y9
+	VMAXPS     1984(DX), Y10, Y10
+	VMAXPS     2016(DX), Y11, Y11
+	VADDPS     Y5, Y4, Y12
+	VADDPS     Y7, Y6, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y9, Y8, Y13
+	VADDPS     Y11, Y10, Y14
+	VADDPS     Y14, Y13, Y13
+	VADDPS     Y13, Y12, Y12
+	VADDPS     Y12, Y3, Y3
+	ADDQ       $0x00000800, DX
+	VMAXPS     Y8, Y4, Y4
+	VMAXPS     Y9, Y5, Y5
+	VMAXPS     Y10, Y6, Y6
+	VMAXPS     Y11, Y7, Y7
+	VMAXPS     Y6, Y4, Y4
+	VMAXPS     Y7, Y5, Y5
+	VMAXPS     Y5, Y4, Y4
+	VPERM2F128 $0x01, Y4, Y4, Y5
+	VMAXPS     Y5, Y4, Y4
+	VSHUFPS    $0x4e, Y4, Y4, Y5
+	VMAXPS     Y5, Y4, Y4
+	VSHUFPS    $0xb1, Y4, Y4, Y5
+	VMAXPS     Y5, Y4, Y4
+	VMOVSS     X4, (AX)(BX*4)
+	VPERMPS    Y1, Y2, Y5
+	VBLENDPS   $0x01, Y0, Y5, Y5
+	VMINPS     Y4, Y5, Y5
+	VMAXPS     Y5, Y1, Y1
+	INCQ       BX
+	JMP        spanMaxKthspan
 
 spanMaxKthdone:
-	MOVQ      k+48(FP), AX
-	DECQ      AX
-	VMOVD     AX, X2
-	VMOVAPS   X2, X3
-	VPERMPS   Y1, Y3, Y3
-	MOVSS     X3, kth+56(FP)
-	VMOVMSKPS Y0, AX
-	TESTL     AX, AX
-	SETNE     AL
-	MOVB      AL, nan+60(FP)
+	MOVQ         k+48(FP), AX
+	DECQ         AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VPERMPS      Y1, Y0, Y0
+	MOVSS        X0, kth+56(FP)
+	VCMPPS       $0x03, Y3, Y3, Y3
+	VMOVMSKPS    Y3, AX
+	TESTL        AX, AX
+	SETNE        AL
+	MOVB         AL, nan+60(FP)
 	VZEROUPPER
 	RET
 
@@ -611,90 +772,183 @@ aboveSpansspan:
 	LEAQ   512(R11), R12
 	CMPQ   R12, BX
 	JA     aboveSpansspan
+	LEAQ   (DX)(R11*4), R13
+	LEAQ   (DX)(R12*4), R12
 
 aboveSpansblock:
+	VCMPPS    $0x19, (R13), Y0, Y1
+	VCMPPS    $0x19, 32(R13), Y0, Y2
+	VCMPPS    $0x19, 64(R13), Y0, Y3
+	VCMPPS    $0x19, 96(R13), Y0, Y4
+	VCMPPS    $0x19, 128(R13), Y0, Y5
+	VCMPPS    $0x19, 160(R13), Y0, Y6
+	VCMPPS    $0x19, 192(R13), Y0, Y7
+	VCMPPS    $0x19, 224(R13), Y0, Y8
+	VORPS     Y2, Y1, Y1
+	VORPS     Y4, Y3, Y3
+	VORPS     Y6, Y5, Y5
+	VORPS     Y8, Y7, Y7
+	VORPS     Y3, Y1, Y1
+	VORPS     Y7, Y5, Y5
+	VORPS     Y5, Y1, Y1
+	VMOVMSKPS Y1, R11
+	TESTL     R11, R11
+	JNZ       aboveSpanshit
+
+aboveSpansblockNext:
+	ADDQ $0x00000100, R13
+	CMPQ R13, R12
+	JB   aboveSpansblock
+	JMP  aboveSpansspan
+
+aboveSpanshit:
+	MOVQ      R13, R11
+	SUBQ      DX, R11
+	SHRQ      $0x02, R11
 	VMOVUPS   (DX)(R11*4), Y1
 	VCMPPS    $0x16, Y0, Y1, Y1
-	VMOVUPS   32(DX)(R11*4), Y2
-	VCMPPS    $0x16, Y0, Y2, Y2
-	VMOVUPS   64(DX)(R11*4), Y3
-	VCMPPS    $0x16, Y0, Y3, Y3
-	VMOVUPS   96(DX)(R11*4), Y4
-	VCMPPS    $0x16, Y0, Y4, Y4
-	VORPS     Y2, Y1, Y5
-	VORPS     Y4, Y3, Y6
-	VORPS     Y6, Y5, Y5
-	VMOVMSKPS Y5, R13
-	TESTL     R13, R13
-	JZ        aboveSpansblockNext
-	VMOVMSKPS Y1, R13
+	VMOVMSKPS Y1, R14
 
 aboveSpansbits0:
-	TESTL  R13, R13
+	TESTL  R14, R14
 	JZ     aboveSpansbitsDone0
 	CMPQ   R9, CX
 	JAE    aboveSpansRestfull
-	TZCNTL R13, R14
-	BLSRL  R13, R13
-	ADDL   R11, R14
-	MOVL   R14, (AX)(R9*4)
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	MOVL   R15, (AX)(R9*4)
 	INCQ   R9
 	JMP    aboveSpansbits0
 
 aboveSpansbitsDone0:
-	VMOVMSKPS Y2, R13
+	VMOVUPS   32(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R14
 
 aboveSpansbits1:
-	TESTL  R13, R13
+	TESTL  R14, R14
 	JZ     aboveSpansbitsDone1
 	CMPQ   R9, CX
 	JAE    aboveSpansRestfull
-	TZCNTL R13, R14
-	BLSRL  R13, R13
-	ADDL   R11, R14
-	ADDL   $0x00000008, R14
-	MOVL   R14, (AX)(R9*4)
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000008, R15
+	MOVL   R15, (AX)(R9*4)
 	INCQ   R9
 	JMP    aboveSpansbits1
 
 aboveSpansbitsDone1:
-	VMOVMSKPS Y3, R13
+	VMOVUPS   64(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R14
 
 aboveSpansbits2:
-	TESTL  R13, R13
+	TESTL  R14, R14
 	JZ     aboveSpansbitsDone2
 	CMPQ   R9, CX
 	JAE    aboveSpansRestfull
-	TZCNTL R13, R14
-	BLSRL  R13, R13
-	ADDL   R11, R14
-	ADDL   $0x00000010, R14
-	MOVL   R14, (AX)(R9*4)
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000010, R15
+	MOVL   R15, (AX)(R9*4)
 	INCQ   R9
 	JMP    aboveSpansbits2
 
 aboveSpansbitsDone2:
-	VMOVMSKPS Y4, R13
+	VMOVUPS   96(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R14
 
 aboveSpansbits3:
-	TESTL  R13, R13
+	TESTL  R14, R14
 	JZ     aboveSpansbitsDone3
 	CMPQ   R9, CX
 	JAE    aboveSpansRestfull
-	TZCNTL R13, R14
-	BLSRL  R13, R13
-	ADDL   R11, R14
-	ADDL   $0x00000018, R14
-	MOVL   R14, (AX)(R9*4)
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000018, R15
+	MOVL   R15, (AX)(R9*4)
 	INCQ   R9
 	JMP    aboveSpansbits3
 
 aboveSpansbitsDone3:
-aboveSpansblockNext:
-	ADDQ $0x00000020, R11
-	CMPQ R11, R12
-	JB   aboveSpansblock
-	JMP  aboveSpansspan
+	VMOVUPS   128(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R14
+
+aboveSpansbits4:
+	TESTL  R14, R14
+	JZ     aboveSpansbitsDone4
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000020, R15
+	MOVL   R15, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits4
+
+aboveSpansbitsDone4:
+	VMOVUPS   160(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R14
+
+aboveSpansbits5:
+	TESTL  R14, R14
+	JZ     aboveSpansbitsDone5
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000028, R15
+	MOVL   R15, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits5
+
+aboveSpansbitsDone5:
+	VMOVUPS   192(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R14
+
+aboveSpansbits6:
+	TESTL  R14, R14
+	JZ     aboveSpansbitsDone6
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000030, R15
+	MOVL   R15, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits6
+
+aboveSpansbitsDone6:
+	VMOVUPS   224(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R14
+
+aboveSpansbits7:
+	TESTL  R14, R14
+	JZ     aboveSpansbitsDone7
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000038, R15
+	MOVL   R15, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits7
+
+aboveSpansbitsDone7:
+	JMP aboveSpansblockNext
 
 aboveSpansgroupNext:
 	ADDQ $0x00000040, R8
@@ -703,6 +957,192 @@ aboveSpansgroupNext:
 aboveSpansspansDone:
 	MOVQ BX, R11
 	ANDQ $-512, R11
+	MOVQ BX, R12
+	ANDQ $-64, R12
+	CMPQ R11, R12
+	JAE  aboveSpansrest
+	LEAQ (DX)(R11*4), SI
+	LEAQ (DX)(R12*4), DI
+
+aboveSpansTailblock:
+	VCMPPS    $0x19, (SI), Y0, Y1
+	VCMPPS    $0x19, 32(SI), Y0, Y2
+	VCMPPS    $0x19, 64(SI), Y0, Y3
+	VCMPPS    $0x19, 96(SI), Y0, Y4
+	VCMPPS    $0x19, 128(SI), Y0, Y5
+	VCMPPS    $0x19, 160(SI), Y0, Y6
+	VCMPPS    $0x19, 192(SI), Y0, Y7
+	VCMPPS    $0x19, 224(SI), Y0, Y8
+	VORPS     Y2, Y1, Y1
+	VORPS     Y4, Y3, Y3
+	VORPS     Y6, Y5, Y5
+	VORPS     Y8, Y7, Y7
+	VORPS     Y3, Y1, Y1
+	VORPS     Y7, Y5, Y5
+	VORPS     Y5, Y1, Y1
+	VMOVMSKPS Y1, R8
+	TESTL     R8, R8
+	JNZ       aboveSpansTailhit
+
+aboveSpansTailblockNext:
+	ADDQ $0x00000100, SI
+	CMPQ SI, DI
+	JB   aboveSpansTailblock
+	JMP  aboveSpansrestFrom
+
+aboveSpansTailhit:
+	MOVQ      SI, R11
+	SUBQ      DX, R11
+	SHRQ      $0x02, R11
+	VMOVUPS   (DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R8
+
+aboveSpansTailbits0:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone0
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits0
+
+aboveSpansTailbitsDone0:
+	VMOVUPS   32(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R8
+
+aboveSpansTailbits1:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone1
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000008, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits1
+
+aboveSpansTailbitsDone1:
+	VMOVUPS   64(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R8
+
+aboveSpansTailbits2:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone2
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000010, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits2
+
+aboveSpansTailbitsDone2:
+	VMOVUPS   96(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R8
+
+aboveSpansTailbits3:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone3
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000018, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits3
+
+aboveSpansTailbitsDone3:
+	VMOVUPS   128(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R8
+
+aboveSpansTailbits4:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone4
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000020, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits4
+
+aboveSpansTailbitsDone4:
+	VMOVUPS   160(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R8
+
+aboveSpansTailbits5:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone5
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000028, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits5
+
+aboveSpansTailbitsDone5:
+	VMOVUPS   192(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R8
+
+aboveSpansTailbits6:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone6
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000030, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits6
+
+aboveSpansTailbitsDone6:
+	VMOVUPS   224(DX)(R11*4), Y1
+	VCMPPS    $0x16, Y0, Y1, Y1
+	VMOVMSKPS Y1, R8
+
+aboveSpansTailbits7:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone7
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000038, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits7
+
+aboveSpansTailbitsDone7:
+	JMP aboveSpansTailblockNext
+
+aboveSpansrestFrom:
+	MOVQ R12, R11
+
+aboveSpansrest:
 	MOVQ BX, SI
 	ANDQ $-32, SI
 
@@ -982,31 +1422,85 @@ TEXT ·spanMaxAVX512(SB), NOSPLIT, $0-49
 	XORQ   BX, BX
 
 spanMaxspan:
-	CMPQ    BX, CX
-	JAE     spanMaxdone
-	VMOVUPS (DX), Z0
-	VMOVUPS 64(DX), Z1
-	VMOVUPS 128(DX), Z2
-	VMOVUPS 192(DX), Z3
-	VCMPPS  $0x07, Z1, Z0, K1, K1
-	VCMPPS  $0x07, Z3, Z2, K2, K2
-	MOVQ    $0x00000007, SI
-	ADDQ    $0x00000100, DX
-
-spanMaxblock:
-	VMOVUPS       (DX), Z4
-	VMOVUPS       64(DX), Z5
-	VMOVUPS       128(DX), Z6
-	VMOVUPS       192(DX), Z7
+	CMPQ          BX, CX
+	JAE           spanMaxdone
+	VMOVUPS       (DX), Z0
+	VMOVUPS       64(DX), Z1
+	VMOVUPS       128(DX), Z2
+	VMOVUPS       192(DX), Z3
+	VCMPPS        $0x07, Z1, Z0, K1, K1
+	VCMPPS        $0x07, Z3, Z2, K2, K2
+	VMOVUPS       256(DX), Z4
+	VMOVUPS       320(DX), Z5
+	VMOVUPS       384(DX), Z6
+	VMOVUPS       448(DX), Z7
 	VCMPPS        $0x07, Z5, Z4, K1, K1
 	VCMPPS        $0x07, Z7, Z6, K2, K2
 	VMAXPS        Z4, Z0, Z0
 	VMAXPS        Z5, Z1, Z1
 	VMAXPS        Z6, Z2, Z2
 	VMAXPS        Z7, Z3, Z3
-	ADDQ          $0x00000100, DX
-	DECQ          SI
-	JNZ           spanMaxblock
+	VMOVUPS       512(DX), Z4
+	VMOVUPS       576(DX), Z5
+	VMOVUPS       640(DX), Z6
+	VMOVUPS       704(DX), Z7
+	VCMPPS        $0x07, Z5, Z4, K1, K1
+	VCMPPS        $0x07, Z7, Z6, K2, K2
+	VMAXPS        Z4, Z0, Z0
+	VMAXPS        Z5, Z1, Z1
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMOVUPS       768(DX), Z4
+	VMOVUPS       832(DX), Z5
+	VMOVUPS       896(DX), Z6
+	VMOVUPS       960(DX), Z7
+	VCMPPS        $0x07, Z5, Z4, K1, K1
+	VCMPPS        $0x07, Z7, Z6, K2, K2
+	VMAXPS        Z4, Z0, Z0
+	VMAXPS        Z5, Z1, Z1
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMOVUPS       1024(DX), Z4
+	VMOVUPS       1088(DX), Z5
+	VMOVUPS       1152(DX), Z6
+	VMOVUPS       1216(DX), Z7
+	VCMPPS        $0x07, Z5, Z4, K1, K1
+	VCMPPS        $0x07, Z7, Z6, K2, K2
+	VMAXPS        Z4, Z0, Z0
+	VMAXPS        Z5, Z1, Z1
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMOVUPS       1280(DX), Z4
+	VMOVUPS       1344(DX), Z5
+	VMOVUPS       1408(DX), Z6
+	VMOVUPS       1472(DX), Z7
+	VCMPPS        $0x07, Z5, Z4, K1, K1
+	VCMPPS        $0x07, Z7, Z6, K2, K2
+	VMAXPS        Z4, Z0, Z0
+	VMAXPS        Z5, Z1, Z1
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMOVUPS       1536(DX), Z4
+	VMOVUPS       1600(DX), Z5
+	VMOVUPS       1664(DX), Z6
+	VMOVUPS       1728(DX), Z7
+	VCMPPS        $0x07, Z5, Z4, K1, K1
+	VCMPPS        $0x07, Z7, Z6, K2, K2
+	VMAXPS        Z4, Z0, Z0
+	VMAXPS        Z5, Z1, Z1
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMOVUPS       1792(DX), Z4
+	VMOVUPS       1856(DX), Z5
+	VMOVUPS       1920(DX), Z6
+	VMOVUPS       1984(DX), Z7
+	VCMPPS        $0x07, Z5, Z4, K1, K1
+	VCMPPS        $0x07, Z7, Z6, K2, K2
+	VMAXPS        Z4, Z0, Z0
+	VMAXPS        Z5, Z1, Z1
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	ADDQ          $0x00000800, DX
 	VMAXPS        Z1, Z0, Z0
 	VMAXPS        Z3, Z2, Z2
 	VMAXPS        Z2, Z0, Z0
@@ -1047,31 +1541,85 @@ TEXT ·spanMaxKthAVX512(SB), NOSPLIT, $0-61
 	XORQ         BX, BX
 
 spanMaxKthspan:
-	CMPQ    BX, CX
-	JAE     spanMaxKthdone
-	VMOVUPS (DX), Z2
-	VMOVUPS 64(DX), Z3
-	VMOVUPS 128(DX), Z4
-	VMOVUPS 192(DX), Z5
-	VCMPPS  $0x07, Z3, Z2, K1, K1
-	VCMPPS  $0x07, Z5, Z4, K2, K2
-	MOVQ    $0x00000007, SI
-	ADDQ    $0x00000100, DX
-
-spanMaxKthblock:
-	VMOVUPS       (DX), Z6
-	VMOVUPS       64(DX), Z7
-	VMOVUPS       128(DX), Z8
-	VMOVUPS       192(DX), Z9
+	CMPQ          BX, CX
+	JAE           spanMaxKthdone
+	VMOVUPS       (DX), Z2
+	VMOVUPS       64(DX), Z3
+	VMOVUPS       128(DX), Z4
+	VMOVUPS       192(DX), Z5
+	VCMPPS        $0x07, Z3, Z2, K1, K1
+	VCMPPS        $0x07, Z5, Z4, K2, K2
+	VMOVUPS       256(DX), Z6
+	VMOVUPS       320(DX), Z7
+	VMOVUPS       384(DX), Z8
+	VMOVUPS       448(DX), Z9
 	VCMPPS        $0x07, Z7, Z6, K1, K1
 	VCMPPS        $0x07, Z9, Z8, K2, K2
 	VMAXPS        Z6, Z2, Z2
 	VMAXPS        Z7, Z3, Z3
 	VMAXPS        Z8, Z4, Z4
 	VMAXPS        Z9, Z5, Z5
-	ADDQ          $0x00000100, DX
-	DECQ          SI
-	JNZ           spanMaxKthblock
+	VMOVUPS       512(DX), Z6
+	VMOVUPS       576(DX), Z7
+	VMOVUPS       640(DX), Z8
+	VMOVUPS       704(DX), Z9
+	VCMPPS        $0x07, Z7, Z6, K1, K1
+	VCMPPS        $0x07, Z9, Z8, K2, K2
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMAXPS        Z8, Z4, Z4
+	VMAXPS        Z9, Z5, Z5
+	VMOVUPS       768(DX), Z6
+	VMOVUPS       832(DX), Z7
+	VMOVUPS       896(DX), Z8
+	VMOVUPS       960(DX), Z9
+	VCMPPS        $0x07, Z7, Z6, K1, K1
+	VCMPPS        $0x07, Z9, Z8, K2, K2
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMAXPS        Z8, Z4, Z4
+	VMAXPS        Z9, Z5, Z5
+	VMOVUPS       1024(DX), Z6
+	VMOVUPS       1088(DX), Z7
+	VMOVUPS       1152(DX), Z8
+	VMOVUPS       1216(DX), Z9
+	VCMPPS        $0x07, Z7, Z6, K1, K1
+	VCMPPS        $0x07, Z9, Z8, K2, K2
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMAXPS        Z8, Z4, Z4
+	VMAXPS        Z9, Z5, Z5
+	VMOVUPS       1280(DX), Z6
+	VMOVUPS       1344(DX), Z7
+	VMOVUPS       1408(DX), Z8
+	VMOVUPS       1472(DX), Z9
+	VCMPPS        $0x07, Z7, Z6, K1, K1
+	VCMPPS        $0x07, Z9, Z8, K2, K2
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMAXPS        Z8, Z4, Z4
+	VMAXPS        Z9, Z5, Z5
+	VMOVUPS       1536(DX), Z6
+	VMOVUPS       1600(DX), Z7
+	VMOVUPS       1664(DX), Z8
+	VMOVUPS       1728(DX), Z9
+	VCMPPS        $0x07, Z7, Z6, K1, K1
+	VCMPPS        $0x07, Z9, Z8, K2, K2
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMAXPS        Z8, Z4, Z4
+	VMAXPS        Z9, Z5, Z5
+	VMOVUPS       1792(DX), Z6
+	VMOVUPS       1856(DX), Z7
+	VMOVUPS       1920(DX), Z8
+	VMOVUPS       1984(DX), Z9
+	VCMPPS        $0x07, Z7, Z6, K1, K1
+	VCMPPS        $0x07, Z9, Z8, K2, K2
+	VMAXPS        Z6, Z2, Z2
+	VMAXPS        Z7, Z3, Z3
+	VMAXPS        Z8, Z4, Z4
+	VMAXPS        Z9, Z5, Z5
+	ADDQ          $0x00000800, DX
 	VMAXPS        Z3, Z2, Z2
 	VMAXPS        Z5, Z4, Z4
 	VMAXPS        Z4, Z2, Z2
@@ -1382,88 +1930,181 @@ aboveSpansspan:
 	LEAQ   512(R11), R12
 	CMPQ   R12, BX
 	JA     aboveSpansspan
+	LEAQ   (DX)(R11*4), R13
+	LEAQ   (DX)(R12*4), R12
 
 aboveSpansblock:
-	VMOVUPS  (DX)(R11*4), Z1
-	VCMPPS   $0x16, Z0, Z1, K1
-	VMOVUPS  64(DX)(R11*4), Z1
-	VCMPPS   $0x16, Z0, Z1, K2
-	VMOVUPS  128(DX)(R11*4), Z1
-	VCMPPS   $0x16, Z0, Z1, K3
-	VMOVUPS  192(DX)(R11*4), Z1
-	VCMPPS   $0x16, Z0, Z1, K4
-	KORW     K2, K1, K5
-	KORW     K4, K3, K6
-	KORTESTW K6, K5
-	JZ       aboveSpansblockNext
-	KMOVW    K1, R13
+	VCMPPS   $0x19, (R13), Z0, K1
+	VCMPPS   $0x19, 64(R13), Z0, K2
+	VCMPPS   $0x19, 128(R13), Z0, K3
+	VCMPPS   $0x19, 192(R13), Z0, K4
+	KORW     K4, K3, K3
+	KORW     K3, K2, K2
+	VCMPPS   $0x19, 256(R13), Z0, K3
+	VCMPPS   $0x19, 320(R13), Z0, K4
+	KORW     K4, K3, K3
+	VCMPPS   $0x19, 384(R13), Z0, K4
+	VCMPPS   $0x19, 448(R13), Z0, K5
+	KORW     K5, K4, K4
+	KORW     K4, K3, K3
+	KORW     K3, K2, K2
+	KORTESTW K2, K1
+	JNZ      aboveSpanshit
+
+aboveSpansblockNext:
+	ADDQ $0x00000200, R13
+	CMPQ R13, R12
+	JB   aboveSpansblock
+	JMP  aboveSpansspan
+
+aboveSpanshit:
+	MOVQ    R13, R11
+	SUBQ    DX, R11
+	SHRQ    $0x02, R11
+	VMOVUPS (DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R14
 
 aboveSpansbits0:
-	TESTL  R13, R13
+	TESTL  R14, R14
 	JZ     aboveSpansbitsDone0
 	CMPQ   R9, CX
 	JAE    aboveSpansRestfull
-	TZCNTL R13, R14
-	BLSRL  R13, R13
-	ADDL   R11, R14
-	MOVL   R14, (AX)(R9*4)
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	MOVL   R15, (AX)(R9*4)
 	INCQ   R9
 	JMP    aboveSpansbits0
 
 aboveSpansbitsDone0:
-	KMOVW K2, R13
+	VMOVUPS 64(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R14
 
 aboveSpansbits1:
-	TESTL  R13, R13
+	TESTL  R14, R14
 	JZ     aboveSpansbitsDone1
 	CMPQ   R9, CX
 	JAE    aboveSpansRestfull
-	TZCNTL R13, R14
-	BLSRL  R13, R13
-	ADDL   R11, R14
-	ADDL   $0x00000010, R14
-	MOVL   R14, (AX)(R9*4)
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000010, R15
+	MOVL   R15, (AX)(R9*4)
 	INCQ   R9
 	JMP    aboveSpansbits1
 
 aboveSpansbitsDone1:
-	KMOVW K3, R13
+	VMOVUPS 128(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R14
 
 aboveSpansbits2:
-	TESTL  R13, R13
+	TESTL  R14, R14
 	JZ     aboveSpansbitsDone2
 	CMPQ   R9, CX
 	JAE    aboveSpansRestfull
-	TZCNTL R13, R14
-	BLSRL  R13, R13
-	ADDL   R11, R14
-	ADDL   $0x00000020, R14
-	MOVL   R14, (AX)(R9*4)
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000020, R15
+	MOVL   R15, (AX)(R9*4)
 	INCQ   R9
 	JMP    aboveSpansbits2
 
 aboveSpansbitsDone2:
-	KMOVW K4, R13
+	VMOVUPS 192(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R14
 
 aboveSpansbits3:
-	TESTL  R13, R13
+	TESTL  R14, R14
 	JZ     aboveSpansbitsDone3
 	CMPQ   R9, CX
 	JAE    aboveSpansRestfull
-	TZCNTL R13, R14
-	BLSRL  R13, R13
-	ADDL   R11, R14
-	ADDL   $0x00000030, R14
-	MOVL   R14, (AX)(R9*4)
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000030, R15
+	MOVL   R15, (AX)(R9*4)
 	INCQ   R9
 	JMP    aboveSpansbits3
 
 aboveSpansbitsDone3:
-aboveSpansblockNext:
-	ADDQ $0x00000040, R11
-	CMPQ R11, R12
-	JB   aboveSpansblock
-	JMP  aboveSpansspan
+	VMOVUPS 256(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R14
+
+aboveSpansbits4:
+	TESTL  R14, R14
+	JZ     aboveSpansbitsDone4
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000040, R15
+	MOVL   R15, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits4
+
+aboveSpansbitsDone4:
+	VMOVUPS 320(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R14
+
+aboveSpansbits5:
+	TESTL  R14, R14
+	JZ     aboveSpansbitsDone5
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000050, R15
+	MOVL   R15, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits5
+
+aboveSpansbitsDone5:
+	VMOVUPS 384(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R14
+
+aboveSpansbits6:
+	TESTL  R14, R14
+	JZ     aboveSpansbitsDone6
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000060, R15
+	MOVL   R15, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits6
+
+aboveSpansbitsDone6:
+	VMOVUPS 448(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R14
+
+aboveSpansbits7:
+	TESTL  R14, R14
+	JZ     aboveSpansbitsDone7
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R14, R15
+	BLSRL  R14, R14
+	ADDL   R11, R15
+	ADDL   $0x00000070, R15
+	MOVL   R15, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansbits7
+
+aboveSpansbitsDone7:
+	JMP aboveSpansblockNext
 
 aboveSpansgroupNext:
 	ADDQ $0x00000040, R8
@@ -1472,6 +2113,190 @@ aboveSpansgroupNext:
 aboveSpansspansDone:
 	MOVQ BX, R11
 	ANDQ $-512, R11
+	MOVQ BX, R12
+	ANDQ $-128, R12
+	CMPQ R11, R12
+	JAE  aboveSpansrest
+	LEAQ (DX)(R11*4), SI
+	LEAQ (DX)(R12*4), DI
+
+aboveSpansTailblock:
+	VCMPPS   $0x19, (SI), Z0, K1
+	VCMPPS   $0x19, 64(SI), Z0, K2
+	VCMPPS   $0x19, 128(SI), Z0, K3
+	VCMPPS   $0x19, 192(SI), Z0, K4
+	KORW     K4, K3, K3
+	KORW     K3, K2, K2
+	VCMPPS   $0x19, 256(SI), Z0, K3
+	VCMPPS   $0x19, 320(SI), Z0, K4
+	KORW     K4, K3, K3
+	VCMPPS   $0x19, 384(SI), Z0, K4
+	VCMPPS   $0x19, 448(SI), Z0, K5
+	KORW     K5, K4, K4
+	KORW     K4, K3, K3
+	KORW     K3, K2, K2
+	KORTESTW K2, K1
+	JNZ      aboveSpansTailhit
+
+aboveSpansTailblockNext:
+	ADDQ $0x00000200, SI
+	CMPQ SI, DI
+	JB   aboveSpansTailblock
+	JMP  aboveSpansrestFrom
+
+aboveSpansTailhit:
+	MOVQ    SI, R11
+	SUBQ    DX, R11
+	SHRQ    $0x02, R11
+	VMOVUPS (DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R8
+
+aboveSpansTailbits0:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone0
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits0
+
+aboveSpansTailbitsDone0:
+	VMOVUPS 64(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R8
+
+aboveSpansTailbits1:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone1
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000010, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits1
+
+aboveSpansTailbitsDone1:
+	VMOVUPS 128(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R8
+
+aboveSpansTailbits2:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone2
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000020, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits2
+
+aboveSpansTailbitsDone2:
+	VMOVUPS 192(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R8
+
+aboveSpansTailbits3:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone3
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000030, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits3
+
+aboveSpansTailbitsDone3:
+	VMOVUPS 256(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R8
+
+aboveSpansTailbits4:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone4
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000040, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits4
+
+aboveSpansTailbitsDone4:
+	VMOVUPS 320(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R8
+
+aboveSpansTailbits5:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone5
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000050, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits5
+
+aboveSpansTailbitsDone5:
+	VMOVUPS 384(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R8
+
+aboveSpansTailbits6:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone6
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000060, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits6
+
+aboveSpansTailbitsDone6:
+	VMOVUPS 448(DX)(R11*4), Z1
+	VCMPPS  $0x16, Z0, Z1, K1
+	KMOVW   K1, R8
+
+aboveSpansTailbits7:
+	TESTL  R8, R8
+	JZ     aboveSpansTailbitsDone7
+	CMPQ   R9, CX
+	JAE    aboveSpansRestfull
+	TZCNTL R8, R10
+	BLSRL  R8, R8
+	ADDL   R11, R10
+	ADDL   $0x00000070, R10
+	MOVL   R10, (AX)(R9*4)
+	INCQ   R9
+	JMP    aboveSpansTailbits7
+
+aboveSpansTailbitsDone7:
+	JMP aboveSpansTailblockNext
+
+aboveSpansrestFrom:
+	MOVQ R12, R11
+
+aboveSpansrest:
 	MOVQ BX, SI
 	ANDQ $-64, SI
 

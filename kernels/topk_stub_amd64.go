@@ -9,12 +9,12 @@ package kernels
 //go:noescape
 func firstAboveAVX2(x []float32, t float32) int
 
-// spanMaxAVX2 sets dst[j] = max x[j·512 : (j+1)·512] for j < len(dst) (len(x) ≥ 512·len(dst)) and reports whether any of those x is NaN.
+// spanMaxAVX2 sets dst[j] = max x[j·512 : (j+1)·512] for j < len(dst) (len(x) ≥ 512·len(dst)) and reports true if any of those x is NaN, and perhaps if they hold opposite infinities or finite values whose sums overflow to both (spanMaxima checks).
 //
 //go:noescape
 func spanMaxAVX2(dst []float32, x []float32) bool
 
-// spanMaxKthAVX2 is spanMax that also returns the k-th largest of the maxima (−Inf if len(dst) < k), 1 ≤ k ≤ 8.
+// spanMaxKthAVX2 is spanMax that also returns the k-th largest of the maxima (−Inf if len(dst) < k), 1 ≤ k ≤ 8; its nan is spanMax's.
 //
 //go:noescape
 func spanMaxKthAVX2(dst []float32, x []float32, k int) (kth float32, nan bool)

@@ -41,6 +41,15 @@ func TestTopK(t *testing.T) {
 		{"descending", func(i int) float32 { return float32(-i) }},  // none after the first k
 		{"zeros", func(int) float32 { return float32(math.Copysign(0, float64(rng.IntN(2)*2-1))) }},
 		{"specials", func(int) float32 { return specials[rng.IntN(len(specials))] }},
+		{"masked", func(int) float32 { // −Inf but a few, one in a thousand +Inf
+			switch r := rng.IntN(1000); {
+			case r == 0:
+				return float32(math.Inf(1))
+			case r < 100:
+				return float32(rng.NormFloat64())
+			}
+			return float32(math.Inf(-1))
+		}},
 		{"rare NaN", func(int) float32 {
 			if rng.IntN(500) == 0 {
 				return float32(math.NaN())
@@ -189,15 +198,22 @@ func TestTopKGuard(t *testing.T) {
 }
 
 // TestSpanMax checks TopK's first pass on every ISA: the maximum of each span
-// of topKSpan elements against fallback.Max, and its NaN report for a NaN at
-// the start, inside and at the end of a span, and none for a NaN just past
-// the last span (which it must not read into the result).
+// of topKSpan elements against fallback.Max, and its NaN report for a NaN in
+// each of a span's first 32 vectors of 8, at the end of a span and in the
+// next, and none for a NaN just past the last span (which it must not read
+// into the result).
 func TestSpanMax(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 18))
 	nan := float32(math.NaN())
 	forEachISA(t, func(t *testing.T) {
+		// NaN in each of the first 32 vectors of 8 (every accumulator of
+		// every kernel), at the end, in the next span, past the spans.
+		at := []int{-1, topKSpan - 1, topKSpan, topKSpan + 300}
+		for v := 0; v < 32; v++ {
+			at = append(at, v*8+v%8)
+		}
 		for _, nb := range []int{0, 1, 2, 3, 62, 195} {
-			for _, nanAt := range []int{-1, 0, 1, 17, topKSpan - 1, topKSpan, nb*topKSpan - 1, nb * topKSpan} {
+			for _, nanAt := range append(at, nb*topKSpan-1, nb*topKSpan) {
 				if nanAt >= nb*topKSpan+1 {
 					continue
 				}
@@ -227,6 +243,57 @@ func TestSpanMax(t *testing.T) {
 				for j := 0; j < nb; j++ {
 					if want := fallback.Max(x[j*topKSpan : (j+1)*topKSpan]); dst[j] != want {
 						t.Fatalf("nb=%d: span %d max = %v, want %v", nb, j, dst[j], want)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestSpanMaxInfinities checks spanMaxima's and spanMaxKth's NaN report
+// (none) and results for spans of −Inf with +Inf elements, and of finite
+// values near ±MaxFloat32, whose sums (the AVX2 kernels' NaN flag) become
+// NaN: the flag must be confirmed.
+func TestSpanMaxInfinities(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 30))
+	forEachISA(t, func(t *testing.T) {
+		for _, nb := range []int{1, 9, 62} {
+			for _, fill := range []string{"infinities", "huge"} {
+				x := make([]float32, nb*topKSpan)
+				for i := range x {
+					switch fill {
+					case "infinities":
+						x[i] = float32(math.Inf(-1))
+						if rng.IntN(50) == 0 {
+							x[i] = float32(math.Inf(1))
+						}
+					case "huge":
+						x[i] = float32(rng.IntN(2)*2-1) * math.MaxFloat32 * float32(0.5+rng.Float64()/2)
+					}
+				}
+				x[0] = float32(math.Inf(1))
+				got := make([]float32, nb)
+				if spanMaxima(got, x) {
+					t.Fatalf("nb=%d %s: spanMaxima reports a NaN", nb, fill)
+				}
+				for j := range got {
+					if want := fallback.Max(x[j*topKSpan : (j+1)*topKSpan]); got[j] != want {
+						t.Fatalf("nb=%d %s: span %d max = %v, want %v", nb, fill, j, got[j], want)
+					}
+				}
+				for k := 1; k <= 16; k++ {
+					kth, nan, ok := spanMaxKth(got, x, k)
+					if !ok {
+						continue
+					}
+					s := slices.Clone(got)
+					slices.SortFunc(s, func(a, b float32) int { return cmp.Compare(b, a) })
+					w := float32(math.Inf(-1))
+					if k <= nb {
+						w = s[k-1]
+					}
+					if nan || kth != w {
+						t.Fatalf("nb=%d %s k=%d: spanMaxKth = %v, NaN %v; want %v, no NaN", nb, fill, k, kth, nan, w)
 					}
 				}
 			}
@@ -324,12 +391,38 @@ func TestTopKSearch(t *testing.T) {
 				x[j*topKSpan+rng.IntN(topKSpan)] = 50
 			}
 		}},
+		{"300 ties on top", 32000, func(x []float32) { // more than topKCandsFew candidates
+			for q := 0; q < 300; q++ {
+				x[rng.IntN(len(x))] = 50
+			}
+		}},
 		{"signed zeros on top", 8192, func(x []float32) {
 			for i := range x {
 				x[i] = -1 - x[i]*x[i]
 			}
 			for j := 0; j < 16; j++ {
 				x[j*topKSpan+rng.IntN(topKSpan)] = float32(math.Copysign(0, float64(j%2*2-1)))
+			}
+		}},
+		{"8 signed zeros on top", 8192, func(x []float32) { // 8 tied candidates
+			for i := range x {
+				x[i] = -1 - x[i]*x[i]
+			}
+			for j := 0; j < 8; j++ {
+				x[j*2*topKSpan+rng.IntN(topKSpan)] = float32(math.Copysign(0, float64(j%2*2-1)))
+			}
+		}},
+		{"8 negatives on top", 32000, func(x []float32) { // 8 negative candidates
+			for i := range x {
+				x[i] = -10 - x[i]*x[i]
+			}
+			for j := 0; j < 8; j++ {
+				x[(j*7%8)*3*topKSpan+rng.IntN(topKSpan)] = -1 - float32(j)/2
+			}
+		}},
+		{"all negative", 32000, func(x []float32) {
+			for i := range x {
+				x[i] = -1 - x[i]*x[i]
 			}
 		}},
 		{"many candidates", 100000, func(x []float32) {
