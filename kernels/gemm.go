@@ -121,6 +121,11 @@ type gemmMicro struct {
 	// rows is kern reading an mr×k block of A in place, row i at a[i·lda:]:
 	// a row-major op(A) needs no packing for its whole panels.
 	rows func(k int, a *float32, lda int, b, c *float32, ldc int, alpha, beta float32)
+	// strided and rowsStrided, when set, are kern and rows reading a k×nr
+	// block of B in place, row p at b[p·ldb:]: a row-major op(B) read
+	// where it is (gemmOp.inPlaceB).
+	strided     func(k int, a, b *float32, ldb int, c *float32, ldc int, alpha, beta float32)
+	rowsStrided func(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32)
 	// transpose8, when set, packs a transposed op(B): for q < blocks it sets
 	// dst[(8q+p)·ldd + j] = src[j·lds + 8q+p], p, j < 8 (an 8×8 register
 	// transpose per block). blocks ≥ 1.
@@ -171,6 +176,11 @@ type gemmOp struct {
 	// nr-column panels of kp rows each, as runPacked reads them.
 	packed []float32
 	kp     int
+	// inPlaceB reads whole nr-column panels of a B as is (not transB, packed
+	// nil) where they are, through the strided micro-kernels, and packs only
+	// a partial last panel; without strided micro-kernels B is packed as
+	// usual.
+	inPlaceB bool
 }
 
 func (g *gemmOp) fallback() {
@@ -220,15 +230,26 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 	if direct {
 		mc = mk.directMC(g.lda, kc)
 	}
+	// A B as is read in place by whole panels; only the last, partial one
+	// is packed (into the start of buf.b).
+	inB := g.inPlaceB && !g.transB && packed == nil && mk.strided != nil
 	for jc := 0; jc < g.n; jc += mk.nc {
 		nb := min(mk.nc, g.n-jc)
 		for pc := 0; pc < g.k; pc += kc {
 			kb := min(kc, g.k-pc)
 			// bp(jr) is the kb×nr panel of op(B) for columns jc+jr….
 			bs, panel, off := buf.b, nr*kb, 0
-			if packed == nil {
+			fullB := 0 // columns [0, fullB) of the block are read in place
+			switch {
+			case inB:
+				fullB = nb / nr * nr
+				if fullB < nb {
+					packB(buf.b, false, g.b, g.ldb, pc, jc+fullB, kb, nb-fullB, nr, nil)
+				}
+				off = -fullB / nr * panel
+			case packed == nil:
 				packB(buf.b, g.transB, g.b, g.ldb, pc, jc, kb, nb, nr, mk.transpose8)
-			} else {
+			default:
 				bs, panel, off = packed, nr*kp, jc/nr*nr*kp+pc*nr
 			}
 			beta := g.beta
@@ -243,7 +264,14 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 					packA(buf.a[full*kb:], false, g.a, g.lda, ic+full, pc, mb-full, kb, mr)
 				}
 				for jr := 0; jr < nb; jr += nr {
-					bp := &bs[off+jr/nr*panel]
+					var bp *float32
+					var bIn []float32 // the kb×nr block of B read in place
+					if jr < fullB {
+						o := pc*g.ldb + jc + jr
+						bIn = g.b[o : o+(kb-1)*g.ldb+nr]
+					} else {
+						bp = &bs[off+jr/nr*panel]
+					}
 					w := min(nr, nb-jr)
 					for ir := 0; ir < mb; ir += mr {
 						h := min(mr, mb-ir)
@@ -262,9 +290,14 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 							}
 							c, ldc = &t[0], nr
 						}
-						if direct && h == mr {
+						switch {
+						case bIn != nil && direct && h == mr:
+							mk.rowsStrided(kb, &g.a[(ic+ir)*g.lda+pc], g.lda, &bIn[0], g.ldb, c, ldc, g.alpha, beta)
+						case bIn != nil:
+							mk.strided(kb, &buf.a[ir*kb], &bIn[0], g.ldb, c, ldc, g.alpha, beta)
+						case direct && h == mr:
 							mk.rows(kb, &g.a[(ic+ir)*g.lda+pc], g.lda, bp, c, ldc, g.alpha, beta)
-						} else {
+						default:
 							mk.kern(kb, &buf.a[ir*kb], bp, c, ldc, g.alpha, beta)
 						}
 						if edge {

@@ -16,6 +16,10 @@ type PackedB struct {
 	// each (panel r at data[r·nr·k:], row p of it at p·nr), columns past n
 	// zero. nil: data is op(B) row-major with stride n (the fallback).
 	mk *gemmMicro
+	// ref, set by Ref, is B itself (op(B) = B): nothing is packed, and the
+	// products read it as a Matrix (data unused).
+	ref    Matrix
+	refers bool
 }
 
 // Rows returns the rows k of the packed op(B).
@@ -33,6 +37,7 @@ func (p *PackedB) Pack(trans bool, b Matrix) {
 		k, n = n, k
 	}
 	p.k, p.n = k, n
+	p.ref, p.refers = Matrix{}, false
 	p.mk = gemmMicroFor(active)
 	if k == 0 || n == 0 {
 		p.data = p.data[:0]
@@ -55,6 +60,25 @@ func (p *PackedB) Pack(trans bool, b Matrix) {
 	nr := p.mk.nr
 	p.data = grow(p.data, roundUp(n, nr)*k)
 	packB(p.data, trans, b.Data, b.Stride, 0, 0, k, n, nr, p.mk.transpose8)
+}
+
+// Ref sets p to B itself (op(B) = B, not transposed) without copying it:
+// the products read B where it is, whole column panels of the micro-kernel
+// at B's row stride, and pack only a partial last panel (at most k·nr floats
+// per product, nr the micro-kernel's tile width, into the product's buffers).
+// The products' results, accuracy and special values are those of a packed
+// B; a product costs no packing of B, so a B multiplied once or a few times
+// is better referred to than packed, while a B used by many products (or
+// whose row stride is a multiple of a large power of two) is better packed.
+// p keeps b's data: b must not be modified while p refers to it, and p must
+// be packed or referred again to release it. It panics, naming the sizes,
+// if b is not a valid Matrix.
+func (p *PackedB) Ref(b Matrix) {
+	b.check("PackedB.Ref", "b")
+	p.k, p.n = b.Rows, b.Cols
+	p.mk = gemmMicroFor(active)
+	p.ref, p.refers = b, true
+	p.data = p.data[:0]
 }
 
 // GemmPacked sets C = α·op(A)·P + β·C, where P is the leading k×n block of the
@@ -107,6 +131,16 @@ func gemmPackedPrepare(name string, transA bool, alpha float32, a Matrix, p *Pac
 	if alpha == 0 || k == 0 {
 		fallback.Gemm(false, false, m, n, 0, 0, nil, 0, nil, 0, beta, c.Data, c.Stride)
 		return g, false
+	}
+	if p.refers {
+		g = gemmOp{transA: transA, m: m, n: n, k: k, alpha: alpha, beta: beta,
+			a: a.Data, lda: a.Stride, b: p.ref.Data, ldb: p.ref.Stride, c: c.Data, ldc: c.Stride,
+			micro: p.mk, inPlaceB: true}
+		if p.mk == nil {
+			g.fallback()
+			return g, false
+		}
+		return g, true
 	}
 	if p.mk == nil {
 		fallback.Gemm(transA, false, m, n, k, alpha, a.Data, a.Stride, p.data, p.n, beta, c.Data, c.Stride)
