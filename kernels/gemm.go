@@ -364,18 +364,29 @@ func packB(dst []float32, trans bool, b []float32, ldb, pc, jc, kb, nb, nr int,
 		// op(B)(p, j) = b[j·ldb + p]: column j of the panel is a row of b.
 		j := 0
 		if t8 != nil && kb >= 8 {
-			kb8 := kb &^ 7
-			for ; j+8 <= w; j += 8 {
-				row := (jc + r + j) * ldb
-				// The slices are the exact extents t8 reads and writes, so
-				// a short one panics here rather than in the assembly.
-				src := b[row+pc : row+7*ldb+pc+kb]
-				d := panel[j : (kb8-1)*nr+j+8]
-				t8(&d[0], nr, &src[0], ldb, kb8/8)
+			kb8, w8 := kb&^7, w&^7
+			// Chunks of packTChunk rows of the panel, each filled whole by
+			// every group of eight columns in turn, so that the rows of the
+			// panel a transpose writes a part of are still in L1 when the
+			// next group writes the rest.
+			for p0 := 0; p0 < kb8; p0 += packTChunk {
+				blocks := min(packTChunk, kb8-p0) / 8
+				for j := 0; j < w8; j += 8 {
+					row := (jc+r+j)*ldb + pc + p0
+					// The slices are the exact extents t8 reads and
+					// writes, so a short one panics here rather than in
+					// the assembly.
+					src := b[row : row+7*ldb+8*blocks]
+					d := panel[p0*nr+j : (p0+8*blocks-1)*nr+j+8]
+					t8(&d[0], nr, &src[0], ldb, blocks)
+				}
+			}
+			for ; j < w8; j += 8 {
+				row := (jc+r+j)*ldb + pc
 				for p := kb8; p < kb; p++ {
 					dp := panel[p*nr+j : p*nr+j+8]
 					for i := range dp {
-						dp[i] = src[i*ldb+p]
+						dp[i] = b[row+i*ldb+p]
 					}
 				}
 			}
@@ -389,6 +400,10 @@ func packB(dst []float32, trans bool, b []float32, ldb, pc, jc, kb, nb, nr int,
 		}
 	}
 }
+
+// packTChunk is the rows of a panel packB fills at a time from a transposed
+// op(B) (a multiple of 8): kernels/GEMM.md has the measurement.
+const packTChunk = 32
 
 // gemmParallelWork is the number of multiply-adds m·n·k from which Gemm splits
 // a product over goroutines, each part getting at least that much.
