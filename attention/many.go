@@ -15,9 +15,10 @@ import (
 //
 // With many queries the scores and the contexts are each one matrix product
 // (kernels.GemmPacked), which may run on kernels' worker goroutines and
-// returns when they are done, over Kᵀ and the values packed once into
-// kernels.PackedB operands the Memory keeps (Bahdanau's scores are not a
-// product). With fewer queries (but B > 1) a later call (an AttendMany with
+// returns when they are done, over Kᵀ packed once into a kernels.PackedB the
+// Memory keeps (Bahdanau's scores are not a product) and over the values,
+// which the first call since the keys changed reads where they are and a
+// later call packs once into another. With fewer queries (but B > 1) a later call (an AttendMany with
 // B > 1 has run since NewMemory, Reset or Append) reads a Vᵀ cache. The call
 // that first needs a cache builds it (S·d_k or S·d_v copies, allocating if
 // the buffer is too small); a change of the keys (Reset, Append) drops them.
@@ -76,7 +77,8 @@ func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 	for b := range B {
 		clear(row(weights, b)[n:])
 	}
-	if !m.many { // the first call since the keys changed: the packed caches are stale
+	first := !m.many
+	if first { // the first call since the keys changed: the packed caches are stale
 		m.packKOK, m.packVOK = false, false
 	}
 	scores := cols(weights, 0, n)
@@ -92,6 +94,15 @@ func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 		m.widenedContext(context, scores, p)
 		return
 	case routeManyGemm:
+		if first {
+			// The first call reads the values where they are: packing
+			// them would read and write them all once more for one
+			// product. Later calls pack them once and reuse them.
+			var v kernels.PackedB
+			v.Ref(m.values)
+			kernels.GemmPacked(false, 1, scores, &v, 0, context)
+			return
+		}
 		kernels.GemmPacked(false, 1, scores, m.packedValues(), 0, context)
 		return
 	case routeManyBlocked:
