@@ -365,12 +365,13 @@ func packB(dst []float32, trans bool, b []float32, ldb, pc, jc, kb, nb, nr int,
 		j := 0
 		if t8 != nil && kb >= 8 {
 			kb8, w8 := kb&^7, w&^7
-			// Chunks of packTChunk rows of the panel, each filled whole by
-			// every group of eight columns in turn, so that the rows of the
-			// panel a transpose writes a part of are still in L1 when the
-			// next group writes the rest.
-			for p0 := 0; p0 < kb8; p0 += packTChunk {
-				blocks := min(packTChunk, kb8-p0) / 8
+			// Chunks of packTBytes of the panel, each filled whole by every
+			// group of eight columns in turn, so that the rows of the panel
+			// a transpose writes a part of are still in L1 when the next
+			// group writes the rest.
+			chunk := max(8, packTBytes/(4*nr)&^7)
+			for p0 := 0; p0 < kb8; p0 += chunk {
+				blocks := min(chunk, kb8-p0) / 8
 				for j := 0; j < w8; j += 8 {
 					row := (jc+r+j)*ldb + pc + p0
 					// The slices are the exact extents t8 reads and
@@ -401,9 +402,12 @@ func packB(dst []float32, trans bool, b []float32, ldb, pc, jc, kb, nb, nr int,
 	}
 }
 
-// packTChunk is the rows of a panel packB fills at a time from a transposed
-// op(B) (a multiple of 8): kernels/GEMM.md has the measurement.
-const packTChunk = 32
+// packTBytes is the bytes of a panel packB fills at a time from a transposed
+// op(B): 64 rows of a 64-column panel, whose lines at the panel's 256-byte
+// row stride fall on a quarter of L1's sets, four to a set, so that they stay
+// in L1 between the two transposes that write their halves. kernels/GEMM.md
+// has the measurement.
+const packTBytes = 16 << 10
 
 // gemmParallelWork is the number of multiply-adds m·n·k from which Gemm splits
 // a product over goroutines, each part getting at least that much.
