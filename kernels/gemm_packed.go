@@ -5,8 +5,8 @@ import "github.com/heedml/heed/fallback"
 // PackedB is the right operand op(B) of matrix products, packed once in the
 // layout the micro-kernel of the ISA active at [PackedB.Pack] reads, for many
 // products against it or against its leading blocks
-// ([GemmScratch.GemmPacked]): a product then copies nothing of op(B). The
-// zero value is an empty operand (no rows, no columns); Pack reuses the
+// ([GemmScratch.GemmPacked]): a product then copies nothing of op(B). Or,
+// set by [PackedB.Ref], a B as is read where it is. The zero value is an empty operand (no rows, no columns); Pack reuses the
 // buffer, so a PackedB packed again at most as large allocates nothing. A PackedB may be read by
 // many goroutines at once, but not while it is being packed.
 type PackedB struct {
@@ -63,16 +63,16 @@ func (p *PackedB) Pack(trans bool, b Matrix) {
 }
 
 // Ref sets p to B itself (op(B) = B, not transposed) without copying it:
-// the products read B where it is, whole column panels of the micro-kernel
-// at B's row stride, and pack only a partial last panel (at most k·nr floats
-// per product, nr the micro-kernel's tile width, into the product's buffers).
-// The products' results, accuracy and special values are those of a packed
-// B; a product costs no packing of B, so a B multiplied once or a few times
-// is better referred to than packed, while a B used by many products (or
-// whose row stride is a multiple of a large power of two) is better packed.
-// p keeps b's data: b must not be modified while p refers to it, and p must
-// be packed or referred again to release it. It panics, naming the sizes,
-// if b is not a valid Matrix.
+// the products read whole column panels of the micro-kernel's tile where
+// they are, at B's row stride, and pack only a partial last panel (at most
+// k·nr floats per block of the product, nr the tile's width, into the
+// product's own buffers; on ISAs without an in-place micro-kernel the
+// product packs B as Gemm does). The products' results, accuracy, special
+// values and allocation rule are those of a packed B, so Ref suits a B
+// multiplied once, for which Pack's copy would not pay. p keeps b's data: b
+// must not be modified while p refers to it, and p must be packed or
+// referred again to release it. It panics, naming the sizes, if b is not a
+// valid Matrix.
 func (p *PackedB) Ref(b Matrix) {
 	b.check("PackedB.Ref", "b")
 	p.k, p.n = b.Rows, b.Cols
