@@ -219,9 +219,6 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 	mcMax := min(mk.mc, roundUp(g.m, mr))
 	ncMax := min(mk.nc, roundUp(g.n, nr))
 	buf.a = grow(buf.a, mcMax*kc)
-	if packed == nil {
-		buf.b = grow(buf.b, ncMax*kc)
-	}
 	buf.tile = grow(buf.tile, mr*nr)
 	// A row-major op(A) is read in place by whole panels; only the last,
 	// partial one is packed.
@@ -233,6 +230,16 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 	// A B as is read in place by whole panels; only the last, partial one
 	// is packed (into the start of buf.b).
 	inB := g.inPlaceB && !g.transB && packed == nil && mk.strided != nil
+	// When one block of rows covers C (one pass of the ic loop), each panel
+	// of op(B) is packed just before its tiles into a buffer of one panel,
+	// which stays in cache, rather than the whole kc×nc block before them.
+	perPanel := packed == nil && !inB && g.m <= mc
+	switch {
+	case perPanel:
+		buf.b = grow(buf.b, nr*kc)
+	case packed == nil:
+		buf.b = grow(buf.b, ncMax*kc)
+	}
 	for jc := 0; jc < g.n; jc += mk.nc {
 		nb := min(mk.nc, g.n-jc)
 		for pc := 0; pc < g.k; pc += kc {
@@ -247,6 +254,7 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 					packB(buf.b, false, g.b, g.ldb, pc, jc+fullB, kb, nb-fullB, nr, nil)
 				}
 				off = -fullB / nr * panel
+			case perPanel: // below, for each jr
 			case packed == nil:
 				packB(buf.b, g.transB, g.b, g.ldb, pc, jc, kb, nb, nr, mk.transpose8)
 			default:
@@ -266,13 +274,17 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 				for jr := 0; jr < nb; jr += nr {
 					var bp *float32
 					var bIn []float32 // the kb×nr block of B read in place
-					if jr < fullB {
+					w := min(nr, nb-jr)
+					switch {
+					case jr < fullB:
 						o := pc*g.ldb + jc + jr
 						bIn = g.b[o : o+(kb-1)*g.ldb+nr]
-					} else {
+					case perPanel:
+						packB(buf.b, g.transB, g.b, g.ldb, pc, jc+jr, kb, w, nr, mk.transpose8)
+						bp = &buf.b[0]
+					default:
 						bp = &bs[off+jr/nr*panel]
 					}
-					w := min(nr, nb-jr)
 					for ir := 0; ir < mb; ir += mr {
 						h := min(mr, mb-ir)
 						ci := (ic+ir)*g.ldc + jc + jr
