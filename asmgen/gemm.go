@@ -33,6 +33,8 @@ func genGemmFamily() {
 		t := gemmTiles[s]
 		genGemmMicro(s, s.name("gemmMicro"), t)
 		genGemmMicroRows(s, s.name("gemmMicroRows"), t)
+		genGemmMicroStrided(s, s.name("gemmMicroStridedB"), t)
+		genGemmMicroRowsStrided(s, s.name("gemmMicroRowsStridedB"), t)
 	}
 	genGemmTranspose8()
 	// ASMGEN_GEMM_TRIAL=1 adds the candidate tiles that kernels/GEMM.md
@@ -60,7 +62,32 @@ func genGemmMicro(s *isa, name string, t gemmTile) {
 		name, t.rows, t.vecs*s.lanes, t.rows, t.vecs*s.lanes))
 	ap := load(asm.Param("a"))
 	genGemmBody(s, name, t, func(i, u int) Mem { return Mem{Base: ap, Disp: 4 * (u*t.rows + i)} },
-		func(steps int) { asm.ADDQ(U32(4*t.rows*steps), ap) })
+		func(steps int) { asm.ADDQ(U32(4*t.rows*steps), ap) }, false)
+}
+
+// genGemmMicroStrided emits name(k, a, b, ldb, c, ldc, alpha, beta), the
+// micro-kernel of genGemmMicro reading B unpacked: row p of the k×(vecs·lanes)
+// block of B is b[p·ldb : p·ldb+vecs·lanes], so whole column panels of a
+// row-major op(B) need no packing. Rows are addressed from one base with ldb
+// as the index (scales 1, 2 and 3·ldb).
+func genGemmMicroStrided(s *isa, name string, t gemmTile) {
+	TEXT(name, NOSPLIT, "func(k int, a, b *float32, ldb int, c *float32, ldc int, alpha, beta float32)")
+	asm.Doc(fmt.Sprintf("%s sets the %d×%d block of C at c to α·A·B + β·C for the packed k×%d panel a and the k×%d block b of B (row stride ldb); β = 0 does not read C.",
+		name, t.rows, t.vecs*s.lanes, t.rows, t.vecs*s.lanes))
+	ap := load(asm.Param("a"))
+	genGemmBody(s, name, t, func(i, u int) Mem { return Mem{Base: ap, Disp: 4 * (u*t.rows + i)} },
+		func(steps int) { asm.ADDQ(U32(4*t.rows*steps), ap) }, true)
+}
+
+// genGemmMicroRowsStrided emits name(k, a, lda, b, ldb, c, ldc, alpha, beta):
+// the micro-kernel reading both A (as genGemmMicroRows) and B (as
+// genGemmMicroStrided) unpacked.
+func genGemmMicroRowsStrided(s *isa, name string, t gemmTile) {
+	TEXT(name, NOSPLIT, "func(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32)")
+	asm.Doc(fmt.Sprintf("%s sets the %d×%d block of C at c to α·A·B + β·C for the %d×k block a of A (row stride lda) and the k×%d block b of B (row stride ldb); β = 0 does not read C.",
+		name, t.rows, t.vecs*s.lanes, t.rows, t.vecs*s.lanes))
+	aAt, aNext := rowsOfA(t)
+	genGemmBody(s, name, t, aAt, aNext, true)
 }
 
 // genGemmMicroRows emits name(k, a, lda, b, c, ldc, alpha, beta), the
@@ -71,6 +98,15 @@ func genGemmMicroRows(s *isa, name string, t gemmTile) {
 	TEXT(name, NOSPLIT, "func(k int, a *float32, lda int, b, c *float32, ldc int, alpha, beta float32)")
 	asm.Doc(fmt.Sprintf("%s sets the %d×%d block of C at c to α·A·B + β·C for the %d×k block a of A (row stride lda) and packed k×%d panel b; β = 0 does not read C.",
 		name, t.rows, t.vecs*s.lanes, t.rows, t.vecs*s.lanes))
+	aAt, aNext := rowsOfA(t)
+	genGemmBody(s, name, t, aAt, aNext, false)
+}
+
+// rowsOfA loads the parameters a and lda of a micro-kernel reading A in place
+// and returns the address of element i of A at step u of an iteration and
+// the advance of the A pointers by steps steps: one base per three rows, lda
+// as the index (scales 1 and 2).
+func rowsOfA(t gemmTile) (aAt func(i, u int) Mem, aNext func(steps int)) {
 	lda := load(asm.Param("lda"))
 	asm.SHLQ(U8(2), lda)
 	bases := []GPVirtual{load(asm.Param("a"))}
@@ -80,26 +116,54 @@ func genGemmMicroRows(s *isa, name string, t gemmTile) {
 		asm.ADDQ(lda, b)
 		bases = append(bases, b)
 	}
-	genGemmBody(s, name, t, func(i, u int) Mem {
-		m := Mem{Base: bases[i/3], Disp: 4 * u}
-		if i%3 > 0 {
-			m.Index, m.Scale = lda, uint8(i%3)
+	return func(i, u int) Mem {
+			m := Mem{Base: bases[i/3], Disp: 4 * u}
+			if i%3 > 0 {
+				m.Index, m.Scale = lda, uint8(i%3)
+			}
+			return m
+		}, func(steps int) {
+			for _, b := range bases {
+				asm.ADDQ(U32(4*steps), b)
+			}
 		}
-		return m
-	}, func(steps int) {
-		for _, b := range bases {
-			asm.ADDQ(U32(4*steps), b)
-		}
-	})
 }
 
 // genGemmBody emits the loop and the store of a micro-kernel whose element i
 // of A at step u of an iteration is aAt(i, u), and advances the A pointers
-// by steps steps with aNext.
-func genGemmBody(s *isa, name string, t gemmTile, aAt func(i, u int) Mem, aNext func(steps int)) {
+// by steps steps with aNext. B is a packed panel (row p at b + p·nr), or,
+// when strided, rows of B at the stride of the parameter ldb.
+func genGemmBody(s *isa, name string, t gemmTile, aAt func(i, u int) Mem, aNext func(steps int), strided bool) {
 	R, V := t.rows, t.vecs
 	nr := V * s.lanes
-	bp, cnt := load(asm.Param("b")), load(asm.Param("k"))
+	bp := load(asm.Param("b"))
+	// bAt is element j·lanes of row u of B; bNext advances bp by steps rows.
+	bAt := func(u, j int) Mem { return Mem{Base: bp, Disp: 4 * (u*nr + j*s.lanes)} }
+	bNext := func(steps int) { asm.ADDQ(U32(4*nr*steps), bp) }
+	if strided {
+		ldb, ldb3 := load(asm.Param("ldb")), asm.GP64()
+		asm.SHLQ(U8(2), ldb)
+		asm.LEAQ(Mem{Base: ldb, Index: ldb, Scale: 2}, ldb3)
+		bAt = func(u, j int) Mem {
+			m := Mem{Base: bp, Disp: 4 * j * s.lanes}
+			switch u {
+			case 0:
+			case 3:
+				m.Index, m.Scale = ldb3, 1
+			default:
+				m.Index, m.Scale = ldb, uint8(u)
+			}
+			return m
+		}
+		bNext = func(steps int) {
+			if steps == 1 {
+				asm.ADDQ(ldb, bp)
+				return
+			}
+			asm.LEAQ(Mem{Base: bp, Index: ldb, Scale: uint8(steps)}, bp)
+		}
+	}
+	cnt := load(asm.Param("k"))
 	cp, ldc := load(asm.Param("c")), load(asm.Param("ldc"))
 	asm.SHLQ(U8(2), ldc)
 
@@ -135,7 +199,7 @@ func genGemmBody(s *isa, name string, t gemmTile, aAt func(i, u int) Mem, aNext 
 	// step emits step u of the inner dimension from ap and bp.
 	step := func(u int) {
 		for j := range bv {
-			asm.VMOVUPS(Mem{Base: bp, Disp: 4 * (u*nr + j*s.lanes)}, bv[j])
+			asm.VMOVUPS(bAt(u, j), bv[j])
 		}
 		for i := 0; i < R; i++ {
 			x := bc[i%2]
@@ -155,7 +219,7 @@ func genGemmBody(s *isa, name string, t gemmTile, aAt func(i, u int) Mem, aNext 
 		step(u)
 	}
 	aNext(gemmUnroll)
-	asm.ADDQ(U32(4*nr*gemmUnroll), bp)
+	bNext(gemmUnroll)
 	asm.DECQ(n)
 	asm.JNZ(LabelRef(name + "Loop"))
 
@@ -165,7 +229,7 @@ func genGemmBody(s *isa, name string, t gemmTile, aAt func(i, u int) Mem, aNext 
 	asm.Label(name + "RestLoop")
 	step(0)
 	aNext(1)
-	asm.ADDQ(U32(4*nr), bp)
+	bNext(1)
 	asm.DECQ(cnt)
 	asm.JNZ(LabelRef(name + "RestLoop"))
 

@@ -14,10 +14,13 @@ import (
 // result bit for bit: the two differ by at most the sum of their bounds.
 //
 // With many queries the scores and the contexts are each one matrix product
-// (kernels.GemmPacked), which may run on kernels' worker goroutines and
-// returns when they are done, over Kᵀ and the values packed once into
-// kernels.PackedB operands the Memory keeps (Bahdanau's scores are not a
-// product). With fewer queries (but B > 1) a later call (an AttendMany with
+// (kernels.Gemm, kernels.GemmPacked), which may run on kernels' worker
+// goroutines and returns when they are done, over Kᵀ and the values
+// (Bahdanau's scores are not a product). The first call since the keys
+// changed packs neither for later: its products read the keys (packing
+// each panel of Kᵀ as it goes) and the values where they are; a later call
+// packs both once into kernels.PackedB operands the Memory keeps and reuses
+// them. With fewer queries (but B > 1) a later call (an AttendMany with
 // B > 1 has run since NewMemory, Reset or Append) reads a Vᵀ cache. The call
 // that first needs a cache builds it (S·d_k or S·d_v copies, allocating if
 // the buffer is too small); a change of the keys (Reset, Append) drops them.
@@ -76,7 +79,8 @@ func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 	for b := range B {
 		clear(row(weights, b)[n:])
 	}
-	if !m.many { // the first call since the keys changed: the packed caches are stale
+	first := !m.many
+	if first { // the first call since the keys changed: the packed caches are stale
 		m.packKOK, m.packVOK = false, false
 	}
 	scores := cols(weights, 0, n)
@@ -92,6 +96,15 @@ func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 		m.widenedContext(context, scores, p)
 		return
 	case routeManyGemm:
+		if first {
+			// The first call reads the values where they are: packing
+			// them would read and write them all once more for one
+			// product. Later calls pack them once and reuse them.
+			var v kernels.PackedB
+			v.Ref(m.values)
+			kernels.GemmPacked(false, 1, scores, &v, 0, context)
+			return
+		}
 		kernels.GemmPacked(false, 1, scores, m.packedValues(), 0, context)
 		return
 	case routeManyBlocked:
@@ -171,9 +184,11 @@ func (m *Memory) manyScores(scores, queries kernels.Matrix, p plan) {
 	}
 }
 
-// queryKeys sets scores (B×n) to q·keysᵀ for keys [0, n): one GemmPacked
-// over the packed Kᵀ when the plan says so (p.keysT), one MatVecBatch over
-// each widened block of stored keys (routeManyWidened), else one MatVecBatch.
+// queryKeys sets scores (B×n) to q·keysᵀ for keys [0, n): when the plan says
+// so (p.keysT), one Gemm against the keys on the first call since they
+// changed and one GemmPacked over the packed Kᵀ on later calls; one
+// MatVecBatch over each widened block of stored keys (routeManyWidened); else
+// one MatVecBatch.
 func (m *Memory) queryKeys(scores, q kernels.Matrix, p plan) {
 	n := scores.Cols
 	switch {
@@ -182,6 +197,11 @@ func (m *Memory) queryKeys(scores, q kernels.Matrix, p plan) {
 			hi := min(n, lo+p.block)
 			kernels.MatVecBatch(cols(scores, lo, hi), m.st.widened(&m.st.k, lo, hi), q)
 		}
+	case p.keysT && !m.many:
+		// The first call since the keys changed: Gemm packs each panel of
+		// Kᵀ just before its tiles into a buffer that stays in cache, where
+		// packing all of Kᵀ for later calls would write it all once more.
+		kernels.Gemm(false, true, 1, q, rows(m.keys, 0, n), 0, scores)
 	case p.keysT:
 		kernels.GemmPacked(false, 1, q, m.packedKeys(), 0, scores)
 	default:

@@ -121,6 +121,11 @@ type gemmMicro struct {
 	// rows is kern reading an mr×k block of A in place, row i at a[i·lda:]:
 	// a row-major op(A) needs no packing for its whole panels.
 	rows func(k int, a *float32, lda int, b, c *float32, ldc int, alpha, beta float32)
+	// strided and rowsStrided, when set, are kern and rows reading a k×nr
+	// block of B in place, row p at b[p·ldb:]: a row-major op(B) read
+	// where it is (gemmOp.inPlaceB).
+	strided     func(k int, a, b *float32, ldb int, c *float32, ldc int, alpha, beta float32)
+	rowsStrided func(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32)
 	// transpose8, when set, packs a transposed op(B): for q < blocks it sets
 	// dst[(8q+p)·ldd + j] = src[j·lds + 8q+p], p, j < 8 (an 8×8 register
 	// transpose per block). blocks ≥ 1.
@@ -171,6 +176,11 @@ type gemmOp struct {
 	// nr-column panels of kp rows each, as runPacked reads them.
 	packed []float32
 	kp     int
+	// inPlaceB reads whole nr-column panels of a B as is (not transB, packed
+	// nil) where they are, through the strided micro-kernels, and packs only
+	// a partial last panel; without strided micro-kernels B is packed as
+	// usual.
+	inPlaceB bool
 }
 
 func (g *gemmOp) fallback() {
@@ -209,9 +219,6 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 	mcMax := min(mk.mc, roundUp(g.m, mr))
 	ncMax := min(mk.nc, roundUp(g.n, nr))
 	buf.a = grow(buf.a, mcMax*kc)
-	if packed == nil {
-		buf.b = grow(buf.b, ncMax*kc)
-	}
 	buf.tile = grow(buf.tile, mr*nr)
 	// A row-major op(A) is read in place by whole panels; only the last,
 	// partial one is packed.
@@ -220,15 +227,37 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 	if direct {
 		mc = mk.directMC(g.lda, kc)
 	}
+	// A B as is read in place by whole panels; only the last, partial one
+	// is packed (into the start of buf.b).
+	inB := g.inPlaceB && !g.transB && packed == nil && mk.strided != nil
+	// When one block of rows covers C (one pass of the ic loop), each panel
+	// of op(B) is packed just before its tiles into a buffer of one panel,
+	// which stays in cache, rather than the whole kc×nc block before them.
+	perPanel := packed == nil && !inB && g.m <= mc
+	switch {
+	case perPanel:
+		buf.b = grow(buf.b, nr*kc)
+	case packed == nil:
+		buf.b = grow(buf.b, ncMax*kc)
+	}
 	for jc := 0; jc < g.n; jc += mk.nc {
 		nb := min(mk.nc, g.n-jc)
 		for pc := 0; pc < g.k; pc += kc {
 			kb := min(kc, g.k-pc)
 			// bp(jr) is the kb×nr panel of op(B) for columns jc+jr….
 			bs, panel, off := buf.b, nr*kb, 0
-			if packed == nil {
+			fullB := 0 // columns [0, fullB) of the block are read in place
+			switch {
+			case inB:
+				fullB = nb / nr * nr
+				if fullB < nb {
+					packB(buf.b, false, g.b, g.ldb, pc, jc+fullB, kb, nb-fullB, nr, nil)
+				}
+				off = -fullB / nr * panel
+			case perPanel: // below, for each jr
+			case packed == nil:
 				packB(buf.b, g.transB, g.b, g.ldb, pc, jc, kb, nb, nr, mk.transpose8)
-			} else {
+			default:
 				bs, panel, off = packed, nr*kp, jc/nr*nr*kp+pc*nr
 			}
 			beta := g.beta
@@ -243,8 +272,19 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 					packA(buf.a[full*kb:], false, g.a, g.lda, ic+full, pc, mb-full, kb, mr)
 				}
 				for jr := 0; jr < nb; jr += nr {
-					bp := &bs[off+jr/nr*panel]
+					var bp *float32
+					var bIn []float32 // the kb×nr block of B read in place
 					w := min(nr, nb-jr)
+					switch {
+					case jr < fullB:
+						o := pc*g.ldb + jc + jr
+						bIn = g.b[o : o+(kb-1)*g.ldb+nr]
+					case perPanel:
+						packB(buf.b, g.transB, g.b, g.ldb, pc, jc+jr, kb, w, nr, mk.transpose8)
+						bp = &buf.b[0]
+					default:
+						bp = &bs[off+jr/nr*panel]
+					}
 					for ir := 0; ir < mb; ir += mr {
 						h := min(mr, mb-ir)
 						ci := (ic+ir)*g.ldc + jc + jr
@@ -262,9 +302,14 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 							}
 							c, ldc = &t[0], nr
 						}
-						if direct && h == mr {
+						switch {
+						case bIn != nil && direct && h == mr:
+							mk.rowsStrided(kb, &g.a[(ic+ir)*g.lda+pc], g.lda, &bIn[0], g.ldb, c, ldc, g.alpha, beta)
+						case bIn != nil:
+							mk.strided(kb, &buf.a[ir*kb], &bIn[0], g.ldb, c, ldc, g.alpha, beta)
+						case direct && h == mr:
 							mk.rows(kb, &g.a[(ic+ir)*g.lda+pc], g.lda, bp, c, ldc, g.alpha, beta)
-						} else {
+						default:
 							mk.kern(kb, &buf.a[ir*kb], bp, c, ldc, g.alpha, beta)
 						}
 						if edge {
@@ -331,18 +376,30 @@ func packB(dst []float32, trans bool, b []float32, ldb, pc, jc, kb, nb, nr int,
 		// op(B)(p, j) = b[j·ldb + p]: column j of the panel is a row of b.
 		j := 0
 		if t8 != nil && kb >= 8 {
-			kb8 := kb &^ 7
-			for ; j+8 <= w; j += 8 {
-				row := (jc + r + j) * ldb
-				// The slices are the exact extents t8 reads and writes, so
-				// a short one panics here rather than in the assembly.
-				src := b[row+pc : row+7*ldb+pc+kb]
-				d := panel[j : (kb8-1)*nr+j+8]
-				t8(&d[0], nr, &src[0], ldb, kb8/8)
+			kb8, w8 := kb&^7, w&^7
+			// Chunks of packTBytes of the panel, each filled whole by every
+			// group of eight columns in turn, so that the rows of the panel
+			// a transpose writes a part of are still in L1 when the next
+			// group writes the rest.
+			chunk := max(8, packTBytes/(4*nr)&^7)
+			for p0 := 0; p0 < kb8; p0 += chunk {
+				blocks := min(chunk, kb8-p0) / 8
+				for j := 0; j < w8; j += 8 {
+					row := (jc+r+j)*ldb + pc + p0
+					// The slices are the exact extents t8 reads and
+					// writes, so a short one panics here rather than in
+					// the assembly.
+					src := b[row : row+7*ldb+8*blocks]
+					d := panel[p0*nr+j : (p0+8*blocks-1)*nr+j+8]
+					t8(&d[0], nr, &src[0], ldb, blocks)
+				}
+			}
+			for ; j < w8; j += 8 {
+				row := (jc+r+j)*ldb + pc
 				for p := kb8; p < kb; p++ {
 					dp := panel[p*nr+j : p*nr+j+8]
 					for i := range dp {
-						dp[i] = src[i*ldb+p]
+						dp[i] = b[row+i*ldb+p]
 					}
 				}
 			}
@@ -356,6 +413,13 @@ func packB(dst []float32, trans bool, b []float32, ldb, pc, jc, kb, nb, nr int,
 		}
 	}
 }
+
+// packTBytes is the bytes of a panel packB fills at a time from a transposed
+// op(B): 64 rows of a 64-column panel, whose lines at the panel's 256-byte
+// row stride fall on a quarter of L1's sets, four to a set, so that they stay
+// in L1 between the two transposes that write their halves. kernels/GEMM.md
+// has the measurement.
+const packTBytes = 16 << 10
 
 // gemmParallelWork is the number of multiply-adds m·n·k from which Gemm splits
 // a product over goroutines, each part getting at least that much.

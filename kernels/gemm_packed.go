@@ -5,8 +5,8 @@ import "github.com/heedml/heed/fallback"
 // PackedB is the right operand op(B) of matrix products, packed once in the
 // layout the micro-kernel of the ISA active at [PackedB.Pack] reads, for many
 // products against it or against its leading blocks
-// ([GemmScratch.GemmPacked]): a product then copies nothing of op(B). The
-// zero value is an empty operand (no rows, no columns); Pack reuses the
+// ([GemmScratch.GemmPacked]): a product then copies nothing of op(B). Or,
+// set by [PackedB.Ref], a B as is read where it is. The zero value is an empty operand (no rows, no columns); Pack reuses the
 // buffer, so a PackedB packed again at most as large allocates nothing. A PackedB may be read by
 // many goroutines at once, but not while it is being packed.
 type PackedB struct {
@@ -16,6 +16,10 @@ type PackedB struct {
 	// each (panel r at data[r·nr·k:], row p of it at p·nr), columns past n
 	// zero. nil: data is op(B) row-major with stride n (the fallback).
 	mk *gemmMicro
+	// ref, set by Ref, is B itself (op(B) = B): nothing is packed, and the
+	// products read it as a Matrix (data unused).
+	ref    Matrix
+	refers bool
 }
 
 // Rows returns the rows k of the packed op(B).
@@ -33,6 +37,7 @@ func (p *PackedB) Pack(trans bool, b Matrix) {
 		k, n = n, k
 	}
 	p.k, p.n = k, n
+	p.ref, p.refers = Matrix{}, false
 	p.mk = gemmMicroFor(active)
 	if k == 0 || n == 0 {
 		p.data = p.data[:0]
@@ -55,6 +60,25 @@ func (p *PackedB) Pack(trans bool, b Matrix) {
 	nr := p.mk.nr
 	p.data = grow(p.data, roundUp(n, nr)*k)
 	packB(p.data, trans, b.Data, b.Stride, 0, 0, k, n, nr, p.mk.transpose8)
+}
+
+// Ref sets p to B itself (op(B) = B, not transposed) without copying it:
+// the products read whole column panels of the micro-kernel's tile where
+// they are, at B's row stride, and pack only a partial last panel (at most
+// k·nr floats per block of the product, nr the tile's width, into the
+// product's own buffers; on ISAs without an in-place micro-kernel the
+// product packs B as Gemm does). The products' results, accuracy, special
+// values and allocation rule are those of a packed B, so Ref suits a B
+// multiplied once, for which Pack's copy would not pay. p keeps b's data: b
+// must not be modified while p refers to it, and p must be packed or
+// referred again to release it. It panics, naming the sizes, if b is not a
+// valid Matrix.
+func (p *PackedB) Ref(b Matrix) {
+	b.check("PackedB.Ref", "b")
+	p.k, p.n = b.Rows, b.Cols
+	p.mk = gemmMicroFor(active)
+	p.ref, p.refers = b, true
+	p.data = p.data[:0]
 }
 
 // GemmPacked sets C = α·op(A)·P + β·C, where P is the leading k×n block of the
@@ -107,6 +131,16 @@ func gemmPackedPrepare(name string, transA bool, alpha float32, a Matrix, p *Pac
 	if alpha == 0 || k == 0 {
 		fallback.Gemm(false, false, m, n, 0, 0, nil, 0, nil, 0, beta, c.Data, c.Stride)
 		return g, false
+	}
+	if p.refers {
+		g = gemmOp{transA: transA, m: m, n: n, k: k, alpha: alpha, beta: beta,
+			a: a.Data, lda: a.Stride, b: p.ref.Data, ldb: p.ref.Stride, c: c.Data, ldc: c.Stride,
+			micro: p.mk, inPlaceB: true}
+		if p.mk == nil {
+			g.fallback()
+			return g, false
+		}
+		return g, true
 	}
 	if p.mk == nil {
 		fallback.Gemm(transA, false, m, n, k, alpha, a.Data, a.Stride, p.data, p.n, beta, c.Data, c.Stride)

@@ -12,6 +12,12 @@ import (
 // elements are NaN: a product that reads past its block, or writes the
 // columns past n, fails checkGemm.
 func packedGemm(s *GemmScratch, p *PackedB, extra int) func(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix) {
+	return packedGemmRef(s, p, extra, false)
+}
+
+// packedGemmRef is packedGemm, with a B as is (transB false) referred to by
+// PackedB.Ref instead of packed when ref is set.
+func packedGemmRef(s *GemmScratch, p *PackedB, extra int, ref bool) func(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix) {
 	return func(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix) {
 		if extra > 0 {
 			r, cl := b.Rows+extra, b.Cols+extra
@@ -24,7 +30,11 @@ func packedGemm(s *GemmScratch, p *PackedB, extra int) func(transA, transB bool,
 			}
 			b = big
 		}
-		p.Pack(transB, b)
+		if ref && !transB {
+			p.Ref(b)
+		} else {
+			p.Pack(transB, b)
+		}
 		if s == nil {
 			GemmPacked(transA, alpha, a, p, beta, c)
 			return
@@ -68,19 +78,56 @@ func TestGemmPacked(t *testing.T) {
 	}
 }
 
-// TestGemmPackedISA packs under one ISA and multiplies under another: the
-// packed layout belongs to the ISA active at Pack.
+// TestGemmPackedRef is TestGemmPacked with every B as is referred to
+// (PackedB.Ref) instead of packed: whole panels read in place at B's stride
+// by the strided micro-kernels, the partial last panel packed.
+func TestGemmPackedRef(t *testing.T) {
+	var s GemmScratch
+	var p PackedB
+	defer func() { gemmUnderTest = Gemm }()
+	for _, scratch := range []*GemmScratch{&s, nil} {
+		for _, extra := range []int{0, 7} {
+			if testing.Short() && (scratch == nil) == (extra == 0) {
+				continue // as in TestGemmPacked
+			}
+			gemmUnderTest = packedGemmRef(scratch, &p, extra, true)
+			name := "scratch/exact"
+			if extra > 0 {
+				name = "scratch/leading"
+			}
+			if scratch == nil {
+				name = name[len("scratch/"):]
+			}
+			t.Run(name+"/sweep", TestGemmSweep)
+			t.Run(name+"/scalars", TestGemmScalars)
+			t.Run(name+"/blocks", TestGemmBlocks)
+			t.Run(name+"/direct", TestGemmDirectBlocks)
+			if scratch == nil {
+				t.Run(name+"/parallel", TestGemmParallel)
+			}
+		}
+	}
+}
+
+// TestGemmPackedISA packs (or refers to, PackedB.Ref) under one ISA and
+// multiplies under another: the packed layout belongs to the ISA active at
+// Pack.
 func TestGemmPackedISA(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	var s GemmScratch
 	var p PackedB
+	ref := false
 	prev := Active()
 	defer Use(prev)
 	for _, packISA := range Supported() {
 		for _, runISA := range Supported() {
 			Use(packISA)
 			gemmUnderTest = func(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix) {
-				p.Pack(transB, b)
+				if ref && !transB {
+					p.Ref(b)
+				} else {
+					p.Pack(transB, b)
+				}
 				Use(runISA)
 				s.GemmPacked(transA, alpha, a, &p, beta, c)
 				Use(packISA)
@@ -89,6 +136,10 @@ func TestGemmPackedISA(t *testing.T) {
 				checkGemm(t, rng, gemmCase{false, tb, 13, 70, 9, -0.5, 1, 1, 2})
 				checkGemm(t, rng, gemmCase{true, tb, 7, 33, 17, 1, 0, 0, 0})
 			}
+			ref = true
+			checkGemm(t, rng, gemmCase{false, false, 13, 70, 9, -0.5, 1, 1, 2})
+			checkGemm(t, rng, gemmCase{true, false, 7, 150, 17, 1, 0, 0, 0})
+			ref = false
 		}
 	}
 	gemmUnderTest = Gemm
@@ -99,6 +150,8 @@ func TestGemmPackedGuard(t *testing.T) {
 	var p PackedB
 	gemmGuard(t, packedGemm(&s, &p, 0))
 	gemmGuard(t, packedGemm(nil, &p, 0))
+	gemmGuard(t, packedGemmRef(&s, &p, 0, true))
+	gemmGuard(t, packedGemmRef(nil, &p, 0, true))
 }
 
 func TestGemmPackedAllocs(t *testing.T) {

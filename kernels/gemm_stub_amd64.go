@@ -14,6 +14,16 @@ func gemmMicroAVX2(k int, a *float32, b *float32, c *float32, ldc int, alpha flo
 //go:noescape
 func gemmMicroRowsAVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32)
 
+// gemmMicroStridedBAVX2 sets the 6×16 block of C at c to α·A·B + β·C for the packed k×6 panel a and the k×16 block b of B (row stride ldb); β = 0 does not read C.
+//
+//go:noescape
+func gemmMicroStridedBAVX2(k int, a *float32, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
+
+// gemmMicroRowsStridedBAVX2 sets the 6×16 block of C at c to α·A·B + β·C for the 6×k block a of A (row stride lda) and the k×16 block b of B (row stride ldb); β = 0 does not read C.
+//
+//go:noescape
+func gemmMicroRowsStridedBAVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
+
 // gemmMicroAVX512 sets the 6×64 block of C at c to α·A·B + β·C for the packed k×6 panel a and k×64 panel b; β = 0 does not read C.
 //
 //go:noescape
@@ -23,6 +33,16 @@ func gemmMicroAVX512(k int, a *float32, b *float32, c *float32, ldc int, alpha f
 //
 //go:noescape
 func gemmMicroRowsAVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32)
+
+// gemmMicroStridedBAVX512 sets the 6×64 block of C at c to α·A·B + β·C for the packed k×6 panel a and the k×64 block b of B (row stride ldb); β = 0 does not read C.
+//
+//go:noescape
+func gemmMicroStridedBAVX512(k int, a *float32, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
+
+// gemmMicroRowsStridedBAVX512 sets the 6×64 block of C at c to α·A·B + β·C for the 6×k block a of A (row stride lda) and the k×64 block b of B (row stride ldb); β = 0 does not read C.
+//
+//go:noescape
+func gemmMicroRowsStridedBAVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
 
 // gemmTranspose8AVX2 sets dst[(8q+p)·ldd + j] = src[j·lds + 8q+p] for q < blocks and p, j < 8; blocks ≥ 1.
 //
