@@ -155,6 +155,7 @@ func TestGemmPackedGuard(t *testing.T) {
 }
 
 func TestGemmPackedAllocs(t *testing.T) {
+	skipSparse(t)
 	prev := runtime.GOMAXPROCS(2) // n = 200 is split
 	defer runtime.GOMAXPROCS(prev)
 	rng := rand.New(rand.NewPCG(15, 16))

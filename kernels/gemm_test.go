@@ -422,6 +422,7 @@ func TestGemmPanics(t *testing.T) {
 }
 
 func TestGemmNoAllocs(t *testing.T) {
+	skipSparse(t)
 	prev := runtime.GOMAXPROCS(2)
 	defer runtime.GOMAXPROCS(prev)
 	rng := rand.New(rand.NewPCG(9, 10))
