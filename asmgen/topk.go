@@ -23,6 +23,25 @@ func genTopKFamily() {
 // TopK's search (kernels' TestSpanMax checks that the two agree).
 const topKSpan = 512
 
+// spanMaxHeader declares spanMax (or spanMaxKth when kth) for s, its doc
+// ending in kthDoc (spanMaxKth) or nanDoc (spanMax), loads dst's base and
+// length and x's base, and returns them with the kernel's label maker.
+func spanMaxHeader(s *isa, kth bool, kthDoc, nanDoc string) (dst, nb, x GPVirtual, lbl func(string) string) {
+	name, prefix := s.name("spanMax"), "spanMax"
+	if kth {
+		name, prefix = s.name("spanMaxKth"), "spanMaxKth"
+		TEXT(name, NOSPLIT, "func(dst, x []float32, k int) (kth float32, nan bool)")
+		asm.Doc(name + " is spanMax that also returns the k-th largest of the maxima (−Inf if len(dst) < k), 1 ≤ k ≤ " + itoaGen(s.lanes) + kthDoc)
+	} else {
+		TEXT(name, NOSPLIT, "func(dst, x []float32) bool")
+		asm.Doc(name + " sets dst[j] = max x[j·512 : (j+1)·512] for j < len(dst) (len(x) ≥ 512·len(dst))" + nanDoc)
+	}
+	dst = load(asm.Param("dst").Base())
+	nb = load(asm.Param("dst").Len())
+	x = load(asm.Param("x").Base())
+	return dst, nb, x, func(l string) string { return prefix + l }
+}
+
 // genSpanMax emits spanMax<ISA>(dst, x []float32) bool: dst[j] = the largest
 // of x[j·topKSpan : (j+1)·topKSpan] for j < len(dst), which needs len(x) ≥
 // topKSpan·len(dst), and reports whether any of those elements is NaN (the
@@ -42,22 +61,9 @@ func genSpanMax(s *isa, kth bool) {
 		genSpanMaxAVX2(s, kth)
 		return
 	}
-	name := s.name("spanMax")
-	if kth {
-		name = s.name("spanMaxKth")
-		TEXT(name, NOSPLIT, "func(dst, x []float32, k int) (kth float32, nan bool)")
-		asm.Doc(name + " is spanMax that also returns the k-th largest of the maxima (−Inf if len(dst) < k), 1 ≤ k ≤ " + itoaGen(s.lanes) + ".")
-	} else {
-		TEXT(name, NOSPLIT, "func(dst, x []float32) bool")
-		asm.Doc(name + " sets dst[j] = max x[j·512 : (j+1)·512] for j < len(dst) (len(x) ≥ 512·len(dst)) and reports whether any of those x is NaN.")
-	}
-	dst := load(asm.Param("dst").Base())
-	nb := load(asm.Param("dst").Len())
-	x := load(asm.Param("x").Base())
-	lbl := func(l string) string { return "spanMax" + l }
+	dst, nb, x, lbl := spanMaxHeader(s, kth, ".", " and reports whether any of those x is NaN.")
 	var top, infv VecVirtual
 	if kth {
-		lbl = func(l string) string { return "spanMaxKth" + l }
 		top, infv = spanMaxKthInit(s)
 	}
 	const accN = 4
@@ -187,22 +193,10 @@ func spanMaxReturn(r GPVirtual, kth bool) {
 // top[i−1])) (top[−1] = +Inf): a shift (VPERMPS), a blend of +Inf into lane
 // 0, a minimum and a maximum, off the loads' path.
 func genSpanMaxAVX2(s *isa, kth bool) {
-	name := s.name("spanMax")
-	if kth {
-		name = s.name("spanMaxKth")
-		TEXT(name, NOSPLIT, "func(dst, x []float32, k int) (kth float32, nan bool)")
-		asm.Doc(name + " is spanMax that also returns the k-th largest of the maxima (−Inf if len(dst) < k), 1 ≤ k ≤ " + itoaGen(s.lanes) + "; its nan is spanMax's.")
-	} else {
-		TEXT(name, NOSPLIT, "func(dst, x []float32) bool")
-		asm.Doc(name + " sets dst[j] = max x[j·512 : (j+1)·512] for j < len(dst) (len(x) ≥ 512·len(dst)) and reports true if any of those x is NaN, and perhaps if they hold opposite infinities or finite values whose sums overflow to both (spanMaxima checks).")
-	}
-	dst := load(asm.Param("dst").Base())
-	nb := load(asm.Param("dst").Len())
-	x := load(asm.Param("x").Base())
-	lbl := func(l string) string { return "spanMax" + l }
+	dst, nb, x, lbl := spanMaxHeader(s, kth, "; its nan is spanMax's.",
+		" and reports true if any of those x is NaN, and perhaps if they hold opposite infinities or finite values whose sums overflow to both (spanMaxima checks).")
 	var top, infv, shIdx VecVirtual
 	if kth {
-		lbl = func(l string) string { return "spanMaxKth" + l }
 		top, infv = spanMaxKthInit(s)
 		// VPERMPS indices 0 0 1 2 3 4 5 6: the vector one lane up.
 		b, xi := asm.GP64(), asm.XMM()
