@@ -43,6 +43,22 @@ func packedGemmRef(s *GemmScratch, p *PackedB, extra int, ref bool) func(transA,
 	}
 }
 
+// packedCombo reports whether TestGemmPacked and TestGemmPackedRef take the
+// caller's scratch (or GemmPacked's pool and split, scratch nil) on an exact
+// operand (or one with extra leading columns): all four natively; under
+// -short (emulation) two, the scratch on an exact operand and the pool and
+// split on a leading block; when sparse only the second, whose micro-kernels
+// are the first's (the scratch is Go the native run has checked).
+func packedCombo(scratch *GemmScratch, extra int) bool {
+	switch {
+	case sparse:
+		return scratch == nil && extra > 0
+	case testing.Short():
+		return (scratch == nil) != (extra == 0)
+	}
+	return true
+}
+
 // TestGemmPacked runs Gemm's sweep, scalar crossings and block crossings
 // through PackedB.Pack and GemmScratch.GemmPacked or GemmPacked, the operand
 // packed as it is and as the leading block of a larger one, under every ISA;
@@ -53,10 +69,7 @@ func TestGemmPacked(t *testing.T) {
 	defer func() { gemmUnderTest = Gemm }()
 	for _, scratch := range []*GemmScratch{&s, nil} {
 		for _, extra := range []int{0, 7} {
-			if testing.Short() && (scratch == nil) == (extra == 0) {
-				// Under emulation two of the four: the caller's scratch on
-				// an exact operand, GemmPacked's pool and split on a leading
-				// block; the native run takes all four.
+			if !packedCombo(scratch, extra) {
 				continue
 			}
 			gemmUnderTest = packedGemm(scratch, &p, extra)
@@ -87,8 +100,8 @@ func TestGemmPackedRef(t *testing.T) {
 	defer func() { gemmUnderTest = Gemm }()
 	for _, scratch := range []*GemmScratch{&s, nil} {
 		for _, extra := range []int{0, 7} {
-			if testing.Short() && (scratch == nil) == (extra == 0) {
-				continue // as in TestGemmPacked
+			if !packedCombo(scratch, extra) {
+				continue
 			}
 			gemmUnderTest = packedGemmRef(scratch, &p, extra, true)
 			name := "scratch/exact"
