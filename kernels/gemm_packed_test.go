@@ -63,38 +63,14 @@ func packedCombo(scratch *GemmScratch, extra int) bool {
 // through PackedB.Pack and GemmScratch.GemmPacked or GemmPacked, the operand
 // packed as it is and as the leading block of a larger one, under every ISA;
 // GemmPacked also through the products Gemm splits over goroutines.
-func TestGemmPacked(t *testing.T) {
-	var s GemmScratch
-	var p PackedB
-	defer func() { gemmUnderTest = Gemm }()
-	for _, scratch := range []*GemmScratch{&s, nil} {
-		for _, extra := range []int{0, 7} {
-			if !packedCombo(scratch, extra) {
-				continue
-			}
-			gemmUnderTest = packedGemm(scratch, &p, extra)
-			name := "scratch/exact"
-			if extra > 0 {
-				name = "scratch/leading"
-			}
-			if scratch == nil {
-				name = name[len("scratch/"):]
-			}
-			t.Run(name+"/sweep", TestGemmSweep)
-			t.Run(name+"/scalars", TestGemmScalars)
-			t.Run(name+"/blocks", TestGemmBlocks)
-			t.Run(name+"/direct", TestGemmDirectBlocks)
-			if scratch == nil && !sparse { // sparse: TestGemmParallel runs the split's kernels
-				t.Run(name+"/parallel", TestGemmParallel)
-			}
-		}
-	}
-}
+func TestGemmPacked(t *testing.T) { testGemmPacked(t, false) }
 
 // TestGemmPackedRef is TestGemmPacked with every B as is referred to
 // (PackedB.Ref) instead of packed: whole panels read in place at B's stride
 // by the strided micro-kernels, the partial last panel packed.
-func TestGemmPackedRef(t *testing.T) {
+func TestGemmPackedRef(t *testing.T) { testGemmPacked(t, true) }
+
+func testGemmPacked(t *testing.T, ref bool) {
 	var s GemmScratch
 	var p PackedB
 	defer func() { gemmUnderTest = Gemm }()
@@ -103,7 +79,7 @@ func TestGemmPackedRef(t *testing.T) {
 			if !packedCombo(scratch, extra) {
 				continue
 			}
-			gemmUnderTest = packedGemmRef(scratch, &p, extra, true)
+			gemmUnderTest = packedGemmRef(scratch, &p, extra, ref)
 			name := "scratch/exact"
 			if extra > 0 {
 				name = "scratch/leading"
