@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/heedml/heed/kernels"
+
+	"github.com/heedml/heed/internal/allocs"
 )
 
 var allFormats = []Format{Float32, BFloat16, Float16, Q8, Q8Q8}
@@ -421,13 +423,13 @@ func TestFormatAppendNoAllocs(t *testing.T) {
 					m.Truncate(n0)
 					m.Append(k, v)
 					m.Attend(w[:n0+1], c, h) // warm the scratch space and the pool
-					allocs := testing.AllocsPerRun(allocRuns(50), func() {
+					n := allocs.Count(allocRuns(50), func() {
 						m.Truncate(n0)
 						m.Append(k, v)
 						m.Attend(w[:n0+1], c, h)
 					})
-					if allocs != 0 {
-						t.Fatalf("Append + Attend: %v allocations per run (plan %+v)", allocs, m.plan(callAttend, 1))
+					if n != 0 {
+						t.Fatalf("Append + Attend: %d allocations in the measured calls (plan %+v)", n, m.plan(callAttend, 1))
 					}
 				})
 			})
@@ -608,13 +610,13 @@ func TestFormatAttendManyNoAllocs(t *testing.T) {
 					m.Truncate(n0)
 					m.Append(k, v)
 					m.AttendMany(w1, c, q) // warm the scratch and Gemm's buffers
-					allocs := testing.AllocsPerRun(allocRuns(20), func() {
+					n := allocs.Count(allocRuns(20), func() {
 						m.Truncate(n0)
 						m.Append(k, v)
 						m.AttendMany(w1, c, q)
 					})
-					if allocs != 0 {
-						t.Fatalf("Append + AttendMany: %v allocations per run (plan %+v)", allocs, m.plan(callMany, B))
+					if n != 0 {
+						t.Fatalf("Append + AttendMany: %d allocations in the measured calls (plan %+v)", n, m.plan(callMany, B))
 					}
 				})
 			})

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/heedml/heed/kernels"
+
+	"github.com/heedml/heed/internal/allocs"
 )
 
 // TestAttendManyPackedCaches checks that AttendMany's packed Kᵀ and values
@@ -117,8 +119,8 @@ func TestAttendManyPackedNoAllocs(t *testing.T) {
 				t.Fatal("not the Gemm route")
 			}
 			f()
-			if got := testing.AllocsPerRun(allocRuns(20), f); got != 0 {
-				t.Errorf("%s call allocates %v times", name, got)
+			if got := allocs.Count(allocRuns(20), f); got != 0 {
+				t.Errorf("%s call allocates %d times", name, got)
 			}
 		}
 	})

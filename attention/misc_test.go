@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/heedml/heed/kernels"
+
+	"github.com/heedml/heed/internal/allocs"
 )
 
 // TestAttentional checks h̃ = tanh(W_c[c; h]) against float64: the product is
@@ -130,12 +132,12 @@ func TestNoAllocs(t *testing.T) {
 	run := func(t *testing.T) {
 		forEachISA(t, func(t *testing.T) {
 			for name, f := range calls {
-				// AllocsPerRun's own warm-up call is the second: AttendMany
+				// allocs.Count's own warm-up call is the second: AttendMany
 				// builds its packed caches on its second call since the keys
 				// changed, which may allocate them.
 				f()
-				if got := testing.AllocsPerRun(allocRuns(20), f); got != 0 {
-					t.Errorf("%s allocates %v times per call", name, got)
+				if got := allocs.Count(allocRuns(20), f); got != 0 {
+					t.Errorf("%s allocates %d times in the measured calls", name, got)
 				}
 			}
 		})

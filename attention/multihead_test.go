@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/heedml/heed/kernels"
+
+	"github.com/heedml/heed/internal/allocs"
 )
 
 // TestMultiHead checks tiled multi-head and grouped-query attention, with and
@@ -353,15 +355,15 @@ func TestMultiHeadNoAllocs(t *testing.T) {
 				for _, causal := range []bool{false, true} {
 					f := func() { GroupedQuery(out, q, k, v, 4, 2, causal, &ws) }
 					f()
-					if n := testing.AllocsPerRun(allocRuns(10), f); n != 0 {
-						t.Errorf("causal=%v: %v allocations per call", causal, n)
+					if n := allocs.Count(allocRuns(10), f); n != 0 {
+						t.Errorf("causal=%v: %d allocations in the measured calls", causal, n)
 					}
 					small := func() {
 						GroupedQuery(rows(out, 0, 20), rows(q, 0, 20), rows(k, 0, 30), rows(v, 0, 30), 4, 2, causal, &ws)
 					}
 					small()
-					if n := testing.AllocsPerRun(allocRuns(10), small); n != 0 {
-						t.Errorf("causal=%v, direct route: %v allocations per call", causal, n)
+					if n := allocs.Count(allocRuns(10), small); n != 0 {
+						t.Errorf("causal=%v, direct route: %d allocations in the measured calls", causal, n)
 					}
 				}
 			})

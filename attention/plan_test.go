@@ -186,10 +186,9 @@ func zeros(r, c int) kernels.Matrix {
 	return kernels.Matrix{Rows: r, Cols: c, Stride: c, Data: make([]float32, r*c)}
 }
 
-// allocRuns is how many calls an allocation test averages over: n, or 2 with
-// -short (the emulated CI runs, where each call is slow). An allocation in
-// every call shows at any count (AllocsPerRun divides by the runs, rounding
-// down).
+// allocRuns is how many calls an allocation test counts over: n, or 2 with
+// -short (the emulated CI runs, where each call is slow). allocs.Count
+// returns the total, so one allocation in any of them shows.
 func allocRuns(n int) int {
 	if testing.Short() {
 		return 2

@@ -3,6 +3,8 @@ package kernels
 import (
 	"math"
 	"testing"
+
+	"github.com/heedml/heed/internal/allocs"
 )
 
 // TestNoAllocs checks that no kernel allocates, under every ISA.
@@ -40,8 +42,8 @@ func TestNoAllocs(t *testing.T) {
 	}
 	forEachISA(t, func(t *testing.T) {
 		for name, f := range calls {
-			if got := testing.AllocsPerRun(10, f); got != 0 {
-				t.Errorf("%s allocates %v times per call", name, got)
+			if got := allocs.Count(10, f); got != 0 {
+				t.Errorf("%s allocates %d times in the measured calls", name, got)
 			}
 		}
 	})

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"github.com/heedml/heed/internal/allocs"
 )
 
 // packedGemm returns a product with Gemm's signature computed by packing
@@ -160,16 +162,16 @@ func TestGemmPackedAllocs(t *testing.T) {
 				s.GemmPacked(false, 1, a, &p, 0.5, c)
 			}
 			f()
-			if got := testing.AllocsPerRun(gemmAllocRuns(), f); got != 0 {
-				t.Errorf("n=%d: Pack and GemmScratch.GemmPacked allocate %v times per call", n, got)
+			if got := allocs.Count(gemmAllocRuns(), f); got != 0 {
+				t.Errorf("n=%d: Pack and GemmScratch.GemmPacked allocate %d times in the measured calls", n, got)
 			}
 			g := func() {
 				p.Pack(true, b)
 				GemmPacked(false, 1, a, &p, 0.5, c)
 			}
 			g()
-			if got := testing.AllocsPerRun(gemmAllocRuns(), g); got != 0 {
-				t.Errorf("n=%d: Pack and GemmPacked allocate %v times per call", n, got)
+			if got := allocs.Count(gemmAllocRuns(), g); got != 0 {
+				t.Errorf("n=%d: Pack and GemmPacked allocate %d times in the measured calls", n, got)
 			}
 		}
 	})

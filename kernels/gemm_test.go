@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"github.com/heedml/heed/internal/allocs"
 )
 
 var nan32 = float32(math.NaN())
@@ -217,8 +219,8 @@ func TestGemmScratch(t *testing.T) {
 				c, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
 				f := func() { s.Gemm(false, true, 1, a, b, 0.5, c) }
 				f()
-				if got := testing.AllocsPerRun(gemmAllocRuns(), f); got != 0 {
-					t.Errorf("n=%d: GemmScratch.Gemm allocates %v times per call", n, got)
+				if got := allocs.Count(gemmAllocRuns(), f); got != 0 {
+					t.Errorf("n=%d: GemmScratch.Gemm allocates %d times in the measured calls", n, got)
 				}
 			}
 		})
@@ -433,8 +435,8 @@ func TestGemmNoAllocs(t *testing.T) {
 			c, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
 			f := func() { Gemm(false, true, 1, a, b, 0.5, c) }
 			f()
-			if got := testing.AllocsPerRun(gemmAllocRuns(), f); got != 0 {
-				t.Errorf("n=%d: Gemm allocates %v times per call", n, got)
+			if got := allocs.Count(gemmAllocRuns(), f); got != 0 {
+				t.Errorf("n=%d: Gemm allocates %d times in the measured calls", n, got)
 			}
 		}
 	})
@@ -481,10 +483,9 @@ func TestGemmConcurrent(t *testing.T) {
 	})
 }
 
-// gemmAllocRuns is how many calls the Gemm allocation tests average over:
-// fewer with -short (the emulated CI runs), where a 200³ product is slow and
-// an allocation in every call still shows (AllocsPerRun divides the
-// allocations by the runs, rounding down, at any count).
+// gemmAllocRuns is how many calls the Gemm allocation tests count over:
+// fewer with -short (the emulated CI runs), where a 200³ product is slow;
+// allocs.Count returns the total, so one allocation in any call shows.
 func gemmAllocRuns() int {
 	if testing.Short() {
 		return 2

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"unsafe"
+
+	"github.com/heedml/heed/internal/allocs"
 )
 
 // storedMatrix is one float32 matrix stored in one format, with what the
@@ -651,8 +653,8 @@ func TestDecodeNoAllocs(t *testing.T) {
 			}
 		}
 		for name, f := range calls {
-			if n := testing.AllocsPerRun(20, f); n != 0 {
-				t.Errorf("%s: %v allocations", name, n)
+			if n := allocs.Count(20, f); n != 0 {
+				t.Errorf("%s: %d allocations", name, n)
 			}
 		}
 	})

@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/heedml/heed/fallback"
+
+	"github.com/heedml/heed/internal/allocs"
 )
 
 // vnniDefault is useVNNI as the package set it: whether this CPU runs the
@@ -266,8 +268,8 @@ func TestDecodeQ8Q8NoAllocs(t *testing.T) {
 					DotSoftmaxMatTVecQ8Q8(ctx, scores, q, q, hq, &st)
 				},
 			} {
-				if n := testing.AllocsPerRun(20, f); n != 0 {
-					t.Errorf("%s %s: %v allocations", mode, name, n)
+				if n := allocs.Count(20, f); n != 0 {
+					t.Errorf("%s %s: %d allocations", mode, name, n)
 				}
 			}
 		})

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/heedml/heed/fallback"
+
+	"github.com/heedml/heed/internal/allocs"
 )
 
 // lstmComposed is the LSTM update as rnn composed it from whole-vector
@@ -367,8 +369,8 @@ func TestCellAllocs(t *testing.T) {
 			"LSTMCell": func() { LSTMCell(hOut, cOut, gates, b, c) },
 			"GRUCell":  func() { GRUCell(hOut, gates[:3*H], c, b[:3*H], b[H:], cOut) },
 		} {
-			if a := testing.AllocsPerRun(10, f); a != 0 {
-				t.Errorf("%s allocates %v times per call", name, a)
+			if a := allocs.Count(10, f); a != 0 {
+				t.Errorf("%s allocates %d times in the measured calls", name, a)
 			}
 		}
 	})

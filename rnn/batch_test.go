@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/heedml/heed/kernels"
+
+	"github.com/heedml/heed/internal/allocs"
 )
 
 // lstmOracle returns the float64 step of an LSTM for one sequence and the
@@ -120,16 +122,16 @@ func TestStepBatchAllocs(t *testing.T) {
 	x, h, c := randMatrix(rng, B, In, 0, 1), randMatrix(rng, B, H, 0, 1), randMatrix(rng, B, H, 0, 1)
 	l.StepBatch(h, c, x, h, c) // packs W, grows the workspace
 	g.StepBatch(h, x, h)
-	if a := testing.AllocsPerRun(10, func() { l.StepBatch(h, c, x, h, c) }); a != 0 {
-		t.Errorf("LSTM.StepBatch allocates %v times", a)
+	if a := allocs.Count(10, func() { l.StepBatch(h, c, x, h, c) }); a != 0 {
+		t.Errorf("LSTM.StepBatch allocates %d times", a)
 	}
-	if a := testing.AllocsPerRun(10, func() { g.StepBatch(h, x, h) }); a != 0 {
-		t.Errorf("GRU.StepBatch allocates %v times", a)
+	if a := allocs.Count(10, func() { g.StepBatch(h, x, h) }); a != 0 {
+		t.Errorf("GRU.StepBatch allocates %d times", a)
 	}
 	// A smaller batch reuses the workspace.
 	x3, h3, c3 := randMatrix(rng, 3, In, 0, 1), randMatrix(rng, 3, H, 0, 1), randMatrix(rng, 3, H, 0, 1)
-	if a := testing.AllocsPerRun(10, func() { l.StepBatch(h3, c3, x3, h3, c3); g.StepBatch(h3, x3, h3) }); a != 0 {
-		t.Errorf("StepBatch with a smaller batch allocates %v times", a)
+	if a := allocs.Count(10, func() { l.StepBatch(h3, c3, x3, h3, c3); g.StepBatch(h3, x3, h3) }); a != 0 {
+		t.Errorf("StepBatch with a smaller batch allocates %d times", a)
 	}
 }
 
