@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"math/bits"
 
 	. "github.com/mmcloughlin/avo/attr"
@@ -42,22 +41,11 @@ func genDecodeSteps() {
 			formats = append(formats, stepFormat{name: "Q8Q8", q8: true, vnni: true})
 		}
 		for _, f := range formats {
-			genDecodeStep(s, f, false, 0)
-			genDecodeStep(s, f, true, 0)
-		}
-		if s.evex {
-			for _, f := range formats {
-				for _, parts := range stepSplits {
-					genDecodeStep(s, f, true, parts)
-				}
-			}
+			genDecodeStep(s, f, false)
+			genDecodeStep(s, f, true)
 		}
 	}
 }
-
-// stepSplits are the numbers of parts the multi-stream far steps read the
-// rows in (AVX-512 only, prefetching).
-var stepSplits = []int{2, 4}
 
 // genDecodeStep emits decodeStep<F><ISA>(ctx, scores []float32, k []byte, ldk
 // int, v []byte, ldv int, h []float32, m, l float32) (float32, float32, int):
@@ -82,23 +70,12 @@ var stepSplits = []int{2, 4}
 // before the block's scores, the last after them, the first value rows
 // before its context and the last after it. One burst of all sixteen rows
 // at the block's start read slower from memory (kernels/LOWPREC.md).
-//
-// With parts > 1 (pf only), it emits decodeStep<F>Split<parts>PF<ISA>, for
-// len(scores) a multiple of 8·parts: the rows taken as parts equal parts,
-// each read in address order, a block of each in turn (the key block's
-// scores, the weights, the value block) with the one running state, so that
-// keys and values are read as 2·parts streams, for cores whose bandwidth
-// from memory grows with the number of streams (as splitBlocks4 for the
-// float32 far kernel); each part prefetches its own rows ahead.
-func genDecodeStep(s *isa, f stepFormat, pf bool, parts int) {
+func genDecodeStep(s *isa, f stepFormat, pf bool) {
 	y := ymmOf(s)   // the eight scores of a block
 	w := evexYMM(s) // the rows and ctx
 	wide := w.lanes == 16
 	name := s.name("decodeStep" + f.name)
-	switch {
-	case parts > 1:
-		name = s.name(fmt.Sprintf("decodeStep%sSplit%dPF", f.name, parts))
-	case pf:
+	if pf {
 		name = s.name("decodeStep" + f.name + "PF")
 	}
 	hType := "[]float32"
@@ -505,38 +482,12 @@ func genDecodeStep(s *isa, f stepFormat, pf bool, parts int) {
 	if evenOddCtx {
 		permuteCtx(w, false, "permIn")
 	}
-	// Split: n counts the rows left in each part; offK, offV and offS are
-	// the bytes from a part's rows (scores) to the next's; kS, vS and sS
-	// keep the first part's block while the parts are taken in turn.
-	var offK, offV, offS, kS, vS, sS, part Mem
-	if parts > 1 {
-		offK, offV, offS = asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8)
-		kS, vS, sS, part = asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8)
-		asm.SHRQ(U8(bits.TrailingZeros(uint(parts))), n)
-		t := asm.GP64()
-		asm.MOVQ(n, t)
-		asm.IMULQ(ldk, t)
-		asm.MOVQ(t, offK)
-		asm.MOVQ(n, t)
-		asm.IMULQ(ldv, t)
-		asm.MOVQ(t, offV)
-		asm.MOVQ(n, t)
-		asm.SHLQ(U8(2), t)
-		asm.MOVQ(t, offS)
-	}
 	asm.Label("block")
 	asm.CMPQ(n, U32(8))
 	if evenOddCtx {
 		asm.JB(LabelRef("restore"))
 	} else {
 		asm.JB(LabelRef("end"))
-	}
-	if parts > 1 {
-		asm.MOVQ(kp, kS)
-		asm.MOVQ(vp, vS)
-		asm.MOVQ(sc, sS)
-		asm.MOVQ(U32(0), part)
-		asm.Label("part")
 	}
 	// pf: a quarter of the block's prefetches (four rows of keys or values)
 	// before each of its phases.
@@ -554,17 +505,6 @@ func genDecodeStep(s *isa, f stepFormat, pf bool, parts int) {
 	context()
 	if pf {
 		prefetch(vp, ldv, rowBytes("ctx"), "pfVHi", 4, 8)
-	}
-	if parts > 1 {
-		asm.ADDQ(offK, kp)
-		asm.ADDQ(offV, vp)
-		asm.ADDQ(offS, sc)
-		asm.INCQ(part)
-		asm.CMPQ(part, U8(parts))
-		asm.JB(LabelRef("part"))
-		asm.MOVQ(kS, kp)
-		asm.MOVQ(vS, vp)
-		asm.MOVQ(sS, sc)
 	}
 	asm.LEAQ(Mem{Base: kp, Index: ldk, Scale: 8}, kp)
 	asm.LEAQ(Mem{Base: vp, Index: ldv, Scale: 8}, vp)

@@ -726,16 +726,6 @@ func decodeStepAsm(ctx, scores []float32, k, v stored, h []float32, st *SoftmaxS
 	var r int
 	z := active == AVX512 && zmm()
 	pf := decodeStepPrefetch(n, kl+vl)
-	n0 := decodeStepSplitRows(n, pf)
-	if n0 > 0 {
-		if !decodeStepSplitAsm(ctx, scores[:n0], kb, kl, vb, vl, h, nil, k.format, st) {
-			return n0, false
-		}
-		if n0 == n {
-			return n, true
-		}
-		scores, kb, vb, n = scores[n0:], kb[n0*kl:], vb[n0*vl:], n-n0
-	}
 	switch {
 	case k.format == fmtBF16 && z:
 		if pf {
@@ -792,7 +782,7 @@ func decodeStepAsm(ctx, scores []float32, k, v stored, h []float32, st *SoftmaxS
 			st.Max, st.Sum, r = decodeStepQ8AVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
 		}
 	}
-	return n0 + n, r == 0
+	return n, r == 0
 }
 
 // expShift sets w[i] = e^(s[i]−m) and returns Σ w[i], for s[i] ≤ m, none NaN.

@@ -121,7 +121,7 @@ func init() {
 // value they do not take and were therefore ignored: HEED_AVX512_WIDTH (256 or
 // 512) and, on amd64, HEED_DOTSOFTMAX_PF (0, 1, 2 or 4),
 // HEED_DOTSOFTMAX_SPLIT and HEED_MATVEC_FAR (variant names: README.md lists
-// them), HEED_DECODESTEP_SPLIT (0, 2 or 4), on arm64 HEED_SDOT (0 or 1).
+// them), on arm64 HEED_SDOT (0 or 1).
 // Surrounding white space is ignored. A bad value never stops the program; HEED_ISA is reported
 // by ISAConfig.
 func EnvErrors() []error { return append([]error(nil), envErrs...) }

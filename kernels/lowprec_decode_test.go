@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"unsafe"
 
@@ -310,41 +309,20 @@ func TestDecodeGuard(t *testing.T) {
 func TestDecodeStepGuard(t *testing.T) { forEachStepKernel(t, testDecodeStepGuard) }
 
 // forEachStepKernel runs f with the fused step's prefetching variant forced
-// on and off, and, where the multi-stream variants run (amd64 with AVX-512
-// among the ISAs tested), with each of them forced.
+// on and off.
 func forEachStepKernel(t *testing.T, f func(t *testing.T)) {
-	defer func(k, s int) { decodeStepKernel, decodeStepSplit = k, s }(decodeStepKernel, decodeStepSplit)
-	kinds := []struct {
-		name        string
-		kind, split int
-	}{{"near", stepNear, 0}, {"pf", stepPF, 0}}
-	if haveDecodeStepSplit && slices.Contains(Supported(), AVX512) &&
-		(testISAs == nil || slices.Contains(testISAs, AVX512)) {
-		kinds = append(kinds, struct {
-			name        string
-			kind, split int
-		}{"split2", stepPF, 2}, struct {
-			name        string
-			kind, split int
-		}{"split4", stepPF, 4})
-	}
-	for _, k := range kinds {
-		decodeStepKernel, decodeStepSplit = k.kind, k.split
+	defer func(k int) { decodeStepKernel = k }(decodeStepKernel)
+	for _, k := range []struct {
+		name string
+		kind int
+	}{{"near", stepNear}, {"pf", stepPF}} {
+		decodeStepKernel = k.kind
 		t.Run(k.name, f)
 	}
 }
 
-// stepRows adds to rows, for a multi-stream step, the fewest rows it takes
-// and a count it takes all but 9 of.
-func stepRows(rows []int) []int {
-	if k := decodeStepSplit; k > 0 {
-		return append(slices.Clone(rows), 8*k, 8*k+9)
-	}
-	return rows
-}
-
 func testDecodeStepGuard(t *testing.T) {
-	const maxCols, maxRows = 72, 41 // stepRows: at most 8·4 + 9
+	const maxCols, maxRows = 72, 17
 	gs := make([]*guard, 7)
 	for i := range gs {
 		gs[i] = newGuard(t, 36*maxRows*(maxCols/32+1))
@@ -357,7 +335,7 @@ func testDecodeStepGuard(t *testing.T) {
 	}
 	ninf := float32(math.Inf(-1))
 	forEachISA(t, func(t *testing.T) {
-		for _, rows := range stepRows([]int{1, 7, 8, 9, 16, 17}) {
+		for _, rows := range []int{1, 7, 8, 9, 16, 17} {
 			for _, kc := range []int{7, 8, 16, 24, 32, 64, 72} {
 				for _, vc := range []int{8, 16, 32, 40, 64} {
 					for _, atEnd := range []bool{false, true} {
@@ -534,9 +512,9 @@ func testDecodeStep(t *testing.T) {
 		widths := []int{1, 7, 8, 9, 16, 31, 32, 33, 64, 80, 128, 256}
 		if testing.Short() {
 			// The emulated CI steps: 700 rows repeat what 200 cover (many
-			// blocks of eight, a rising maximum, kernel plus Go tail rows,
-			// every multi-stream split with a remainder), and 256 columns
-			// what 128 cover (whole vectors, pairs, several Q8 blocks).
+			// blocks of eight, a rising maximum, kernel plus Go tail rows),
+			// and 256 columns what 128 cover (whole vectors, pairs, several
+			// Q8 blocks).
 			rows, widths = rows[:len(rows)-1], widths[:len(widths)-1]
 		}
 		for _, nr := range rows {

@@ -39,16 +39,6 @@ func decodeStepQ8Q8Asm(ctx, scores []float32, k, v stored, st *SoftmaxState) (in
 	hb := q8Bytes(k.hq)
 	var r int
 	pf := decodeStepPrefetch(n, kl+vl)
-	n0 := decodeStepSplitRows(n, pf)
-	if n0 > 0 {
-		if !decodeStepSplitAsm(ctx, scores[:n0], kb, kl, vb, vl, nil, hb, fmtQ8, st) {
-			return n0, false
-		}
-		if n0 == n {
-			return n, true
-		}
-		scores, kb, vb, n = scores[n0:], kb[n0*kl:], vb[n0*vl:], n-n0
-	}
 	switch {
 	case zmm() && pf:
 		st.Max, st.Sum, r = decodeStepQ8Q8PFAVX512Z(ctx, scores[:n], kb, kl, vb, vl, hb, st.Max, st.Sum)
@@ -59,7 +49,7 @@ func decodeStepQ8Q8Asm(ctx, scores []float32, k, v stored, st *SoftmaxState) (in
 	default:
 		st.Max, st.Sum, r = decodeStepQ8Q8AVX512(ctx, scores[:n], kb, kl, vb, vl, hb, st.Max, st.Sum)
 	}
-	return n0 + n, r == 0
+	return n, r == 0
 }
 
 // fromQ8 is FromQ8 with the sizes checked: the whole blocks by the
