@@ -105,6 +105,7 @@ func allTrue(n int) []bool {
 // once its packed caches are built, on later calls and on the first call
 // after a Reset to keys no larger (the caches repacked in place).
 func TestAttendManyPackedNoAllocs(t *testing.T) {
+	skipSparse(t)
 	setTuning(t, func(t *tuning) { t.manyGemmMin = 4 })
 	rng := rand.New(rand.NewPCG(23, 24))
 	keys, vals := randMat(rng, 300, 24, 0), randMat(rng, 300, 40, 0)

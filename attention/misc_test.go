@@ -95,6 +95,7 @@ func TestPanics(t *testing.T) {
 // over goroutines), split steps, multi-head calls and the attentional state
 // allocate nothing once their buffers exist.
 func TestNoAllocs(t *testing.T) {
+	skipSparse(t)
 	rng := rand.New(rand.NewPCG(13, 14))
 	keys := randMat(rng, 64, 16, 0)
 	var mems []*Memory

@@ -77,7 +77,7 @@ func TestStepBatch(t *testing.T) {
 		H, In := sh.hidden, sh.in
 		l := NewLSTM(In, H, randMatrix(rng, 4*H, In+H, sh.pad, 0.5), randVec(rng, 4*H, 0.5))
 		g := NewGRU(In, H, randMatrix(rng, 3*H, In+H, sh.pad, 0.5), randVec(rng, 3*H, 0.5), randVec(rng, 3*H, 0.5))
-		for _, isa := range kernels.Supported() {
+		for _, isa := range testISAs(t) {
 			if err := kernels.Use(isa); err != nil {
 				t.Fatal(err)
 			}
@@ -115,6 +115,7 @@ func TestStepBatch(t *testing.T) {
 }
 
 func TestStepBatchAllocs(t *testing.T) {
+	skipSparse(t)
 	rng := rand.New(rand.NewPCG(11, 12))
 	H, In, B := 64, 32, 32
 	l := NewLSTM(In, H, randMatrix(rng, 4*H, In+H, 0, 0.5), randVec(rng, 4*H, 0.5))

@@ -184,6 +184,7 @@ func TestGRURounding(t *testing.T) {
 }
 
 func TestAllocs(t *testing.T) {
+	skipSparse(t)
 	rng := rand.New(rand.NewPCG(5, 6))
 	H, In := 64, 32
 	l := NewLSTM(In, H, randMatrix(rng, 4*H, In+H, 0, 0.5), randVec(rng, 4*H, 0.5))
@@ -231,7 +232,7 @@ func TestSameAsComposed(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	prev := kernels.Active()
 	defer kernels.Use(prev)
-	for _, isa := range kernels.Supported() {
+	for _, isa := range testISAs(t) {
 		if err := kernels.Use(isa); err != nil {
 			t.Fatal(err)
 		}
