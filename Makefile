@@ -52,7 +52,7 @@ test-emulated:
 # kernels compiled for arm64 are kernels' to check (which runs both).
 ARM_TEST = GOARCH=arm64 HEED_REQUIRE_ISA=$(ARM_ISAS) $(GO) test -short -timeout 40m -exec $(QEMU_ARM)
 test-arm64:
-	$(call need,$(QEMU_ARM),arm64 tests,$(ARM_TEST) $$($(GO) list ./... | grep -vxE '.*/(attention|rnn)') & HEED_TEST_ISAS=neon $(ARM_TEST) ./attention ./rnn; a=$$?; wait $$!; exit $$(( $$? | a )))
+	$(call need,$(QEMU_ARM),arm64 tests,$(ARM_TEST) $$($(GO) list ./... | grep -vxE ".*/(attention|rnn)") & HEED_TEST_ISAS=neon $(ARM_TEST) ./attention ./rnn; a=$$?; wait $$!; exit $$(( $$? | a )))
 
 test-haswell:
 	$(call need,qemu-x86_64,Haswell (AVX2-only) tests,HEED_REQUIRE_ISA=generic$(comma)avx2 HEED_TEST_ISAS=avx2 HEED_TEST_SPARSE=1 $(GO) test -short -timeout 40m -exec '$(QEMU_X86)' ./... 2>&1 | grep -v '^qemu-x86_64: warning: TCG' ; exit $${PIPESTATUS[0]})
