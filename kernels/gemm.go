@@ -108,7 +108,7 @@ func gemmPrepare(name string, transA, transB bool, alpha float32, a, b Matrix, b
 	}
 	return gemmOp{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, beta: beta,
 		a: a.Data, lda: a.Stride, b: b.Data, ldb: b.Stride, c: c.Data, ldc: c.Stride,
-		micro: gemmMicroFor(active)}, true
+		micro: gemmMicroFor(active), smallInPlaceB: !transB && stridedBSpreads(b.Stride)}, true
 }
 
 // gemmMicro is a register-blocked micro-kernel: it sets the mr×nr block of C
@@ -179,8 +179,21 @@ type gemmOp struct {
 	// inPlaceB reads whole nr-column panels of a B as is (not transB, packed
 	// nil) where they are, through the strided micro-kernels, and packs only
 	// a partial last panel; without strided micro-kernels B is packed as
-	// usual.
-	inPlaceB bool
+	// usual. smallInPlaceB does so only where that beats packing: when one
+	// block of rows covers C (each panel would be packed for the tiles of
+	// one pass) and B's row stride spreads its rows over the cache's sets
+	// (stridedBSpreads).
+	inPlaceB, smallInPlaceB bool
+}
+
+// stridedBSpreads reports whether rows of B ldb elements apart fall on
+// different L1 sets: not when the stride is a multiple of 4 KiB, one way of
+// the L1 data cache of the x86 cores with strided micro-kernels (32 KiB
+// 8-way, 48 KiB 12-way: a VIPT cache indexes within a page), where every row
+// of a panel maps to the same sets and a panel read in place thrashes them.
+func stridedBSpreads(ldb int) bool {
+	b := ldb * 4
+	return b&-b < 4096
 }
 
 func (g *gemmOp) fallback() {
@@ -229,11 +242,12 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 	}
 	// A B as is read in place by whole panels; only the last, partial one
 	// is packed (into the start of buf.b).
-	inB := g.inPlaceB && !g.transB && packed == nil && mk.strided != nil
-	// When one block of rows covers C (one pass of the ic loop), each panel
-	// of op(B) is packed just before its tiles into a buffer of one panel,
-	// which stays in cache, rather than the whole kc×nc block before them.
-	perPanel := packed == nil && !inB && g.m <= mc
+	oneBlock := g.m <= mc // one pass of the ic loop covers C
+	inB := (g.inPlaceB || g.smallInPlaceB && oneBlock) && !g.transB && packed == nil && mk.strided != nil
+	// Otherwise, when one block of rows covers C, each panel of op(B) is
+	// packed just before its tiles into a buffer of one panel, which stays
+	// in cache, rather than the whole kc×nc block before them.
+	perPanel := packed == nil && !inB && oneBlock
 	switch {
 	case perPanel:
 		buf.b = grow(buf.b, nr*kc)

@@ -493,6 +493,42 @@ func gemmAllocRuns() int {
 	return 20
 }
 
+// TestGemmInPlaceB checks stridedBSpreads and runs products with B as is
+// through each route Gemm picks for it, under every ISA: whole panels read in
+// place (one block of rows covers C, a stride that spreads over the sets,
+// with op(A) as is or transposed), a panel packed at a time (one block of
+// rows, a 4 KiB stride), and the whole kc×nc block packed (more rows than one
+// block).
+func TestGemmInPlaceB(t *testing.T) {
+	for _, tc := range []struct {
+		ldb  int
+		want bool
+	}{{1, true}, {64, true}, {512, true}, {1000, true}, {1536, true}, {1024, false}, {2048, false}, {3072, false}} {
+		if got := stridedBSpreads(tc.ldb); got != tc.want {
+			t.Errorf("stridedBSpreads(%d) = %t, want %t", tc.ldb, got, tc.want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(19, 20))
+	forEachISA(t, func(t *testing.T) {
+		mk := gemmMicroFor(Active())
+		if mk == nil {
+			t.Skip("no micro-kernel on this ISA")
+		}
+		m, n := 2*mk.mr+1, 2*mk.nr+3
+		for _, c := range []gemmCase{
+			{false, false, m, n, 13, -0.5, 1, 3, 1},
+			{true, false, m, n, 13, 1, -0.5, 3, 2},
+			{false, false, m, n, 13, 1, 0, 1024 - n, 0}, // B's rows 4 KiB apart
+		} {
+			checkGemm(t, rng, c)
+		}
+		saved := *mk
+		defer func() { *mk = saved }()
+		mk.mc = 2 * mk.mr
+		checkGemm(t, rng, gemmCase{false, false, 5*mk.mr + 1, n, 13, -0.5, -0.5, 3, 1})
+	})
+}
+
 // TestGemmDirectBlocks shrinks L2 so that a row-major A at a power-of-two
 // stride is read in place in blocks of fewer rows than mc (directMC), with
 // partial blocks.
