@@ -4,10 +4,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"slices"
-	"strings"
 	"testing"
 
+	"github.com/heedml/heed/internal/testisa"
 	"github.com/heedml/heed/kernels"
 )
 
@@ -43,25 +42,18 @@ const eta = 0x1p-149
 const tiny = 0x1p-126
 
 // forEachISA runs f as a subtest under every ISA this CPU supports, or only
-// those HEED_TEST_ISAS names (comma-separated) when it is set: make test runs
-// the suite under qemu's Haswell with HEED_TEST_ISAS=avx2, since the generic
-// path there is the Go code the native run has already tested.
+// those HEED_TEST_ISAS names (comma-separated) when it is set
+// (internal/testisa): make test runs the suite under qemu's Haswell with
+// HEED_TEST_ISAS=avx2 and under qemu-aarch64 with neon, since the generic
+// path there is Go the native run has tested and kernels' suite checks the
+// generic kernels under emulation.
 func forEachISA(t *testing.T, f func(t *testing.T)) {
 	t.Helper()
 	prev := kernels.Active()
 	defer kernels.Use(prev)
-	isas := kernels.Supported()
-	if only := os.Getenv("HEED_TEST_ISAS"); only != "" {
-		isas = nil
-		for _, name := range strings.Split(only, ",") {
-			isa, err := kernels.ParseISA(name)
-			if err != nil {
-				t.Fatalf("HEED_TEST_ISAS=%q: %v", only, err)
-			}
-			if slices.Contains(kernels.Supported(), isa) {
-				isas = append(isas, isa)
-			}
-		}
+	isas, err := testisa.FromEnv()
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, isa := range isas {
 		if err := kernels.Use(isa); err != nil {
