@@ -15,7 +15,7 @@ import (
 // GOMAXPROCS), one block of scores, the running max and sum of its queries
 // and the packing buffer of the products' left operands, about
 // bq·(bk + max(d_k, bk)) + 2·bq floats for blocks of bq queries and bk keys
-// (192 and 256: attention/DESIGN.md), never the T×S scores; and d_v floats
+// (192 and 512: attention/DESIGN.md), never the T×S scores; and d_h floats
 // shared by them. A call with T·S ≤ 3072, which runs without tiles, holds one
 // head's T×S scores instead. It grows to the largest call seen and is then
 // reused, so calls allocate nothing. The zero value is ready to use; a
@@ -26,7 +26,11 @@ type Workspace struct {
 	// call for the products: block b of KV head j at j·kblocks+b, its
 	// keys transposed (d_k×bk) and its values as they are (bk×d_h).
 	packK, packV    []kernels.PackedB
-	zeros           []float32 // d_v zeros: Dot(row, zeros) is NaN for a row that is not finite
+	// finite[j] reports, when causal, that every value of block packV[j] is
+	// finite: its product may then take keys some rows do not see (their
+	// weights are 0).
+	finite          []bool
+	zeros           []float32 // d_h zeros: Dot(row, zeros) is NaN for a row that is not finite
 	small           []float32 // the T×S scores of one head on the direct route (T·S small)
 	out, q, k, v    kernels.Matrix
 	heads, group    int // query heads, query heads per KV head
@@ -35,7 +39,7 @@ type Workspace struct {
 	kvHeads         int
 	kblocks         int
 	diag            int  // rows per product on a block of keys the mask cuts
-	causal, vFinite bool // vFinite: every value is finite
+	causal          bool
 	alpha           float32
 	next            atomic.Int64 // the next job: a head and a block of queries
 	wg              sync.WaitGroup
@@ -53,7 +57,7 @@ type tileScratch struct {
 // cuts, the queries per product (diag), each against the keys its last query
 // sees. Tests shrink them to cross block boundaries on small inputs;
 // attention/DESIGN.md has the measurements.
-var tileSize = struct{ rows, keys, diag int }{rows: 192, keys: 256, diag: 48}
+var tileSize = struct{ rows, keys, diag int }{rows: 192, keys: 512, diag: 48}
 
 // MultiHead sets out to multi-head scaled dot-product attention of the queries
 // q (T×d), keys k (S×d) and values v (S×d_v) with the given number of heads.
@@ -175,6 +179,7 @@ func (ws *Workspace) attend(out, q, k, v kernels.Matrix, heads, kvHeads int, cau
 	if n := kvHeads * kblocks; len(ws.packK) < n {
 		ws.packK = append(ws.packK, make([]kernels.PackedB, n-len(ws.packK))...)
 		ws.packV = append(ws.packV, make([]kernels.PackedB, n-len(ws.packV))...)
+		ws.finite = append(ws.finite, make([]bool, n-len(ws.finite))...)
 	}
 	if len(ws.tiles) < parts {
 		ws.tiles = append(ws.tiles, make([]tileScratch, parts-len(ws.tiles))...)
@@ -185,23 +190,13 @@ func (ws *Workspace) attend(out, q, k, v kernels.Matrix, heads, kvHeads int, cau
 		t.max = grow(t.max, bq)
 		t.sum = grow(t.sum, bq)
 	}
-	vFinite := true
 	if causal {
-		// Keys a query does not see must not enter its output even when
-		// their values are not finite (0·Inf): the blocks on the diagonal
-		// then take the rows' visible keys one row at a time.
-		ws.zeros = grow(ws.zeros, v.Cols)
+		ws.zeros = grow(ws.zeros, v.Cols/kvHeads)
 		clear(ws.zeros)
-		for s := range S {
-			if d := kernels.Dot(row(v, s), ws.zeros); d != 0 {
-				vFinite = false
-				break
-			}
-		}
 	}
 	ws.out, ws.q, ws.k, ws.v = out, q, k, v
 	ws.heads, ws.group, ws.T, ws.S, ws.bq, ws.bk = heads, heads/kvHeads, T, S, bq, bk
-	ws.qblocks, ws.causal, ws.vFinite = qblocks, causal, vFinite
+	ws.qblocks, ws.causal = qblocks, causal
 	ws.kvHeads, ws.kblocks, ws.diag = kvHeads, kblocks, max(1, tileSize.diag)
 	ws.alpha = float32(1 / math.Sqrt(float64(dk)))
 	// Pack every block of keys and values once, then run the jobs.
@@ -243,7 +238,21 @@ func (p *wsPacker) run(int) {
 		kv, b := int(j)/ws.kblocks, int(j)%ws.kblocks
 		s0, s1 := b*ws.bk, min(ws.S, (b+1)*ws.bk)
 		ws.packK[j].Pack(true, rows(cols(ws.k, kv*dk, (kv+1)*dk), s0, s1))
-		ws.packV[j].Pack(false, rows(cols(ws.v, kv*dh, (kv+1)*dh), s0, s1))
+		vb := rows(cols(ws.v, kv*dh, (kv+1)*dh), s0, s1)
+		ws.packV[j].Pack(false, vb)
+		if ws.causal {
+			// Keys a query does not see must not enter its output even
+			// when their values are not finite (0·Inf): on the diagonal,
+			// such a block takes each row's visible keys one row at a time.
+			// The rows were just read, so the check reads them in cache.
+			ws.finite[j] = true
+			for s := range vb.Rows {
+				if kernels.Dot(row(vb, s), ws.zeros) != 0 {
+					ws.finite[j] = false
+					break
+				}
+			}
+		}
 	}
 }
 
@@ -267,14 +276,25 @@ func (ws *Workspace) block(t *tileScratch, i, qb int) {
 	oi := rows(cols(ws.out, i*dh, (i+1)*dh), t0, t1)
 	mx, sum := t.max[:h], t.sum[:h]
 	ninf := float32(math.Inf(-1))
+	// When every row sees the first key, the products of the first block
+	// of keys set the output rows (β = 0) instead of adding to them, so the
+	// rows are not cleared first.
+	set := !ws.causal || ws.T <= ws.S
 	for r := range h {
-		clear(row(oi, r))
+		if !set {
+			clear(row(oi, r))
+		}
 		mx[r], sum[r] = ninf, 0
 	}
 	last := ws.seen(t1 - 1) // keys seen by the last query
 	for s0 := 0; s0 < last; s0 += ws.bk {
 		s1 := min(last, s0+ws.bk)
-		pk, pv := &ws.packK[kv*ws.kblocks+s0/ws.bk], &ws.packV[kv*ws.kblocks+s0/ws.bk]
+		j := kv*ws.kblocks + s0/ws.bk
+		pk, pv := &ws.packK[j], &ws.packV[j]
+		beta := float32(1)
+		if set && s0 == 0 {
+			beta = 0
+		}
 		// Rows before lo see no key of this block (causal): they are left
 		// out of both products.
 		lo := 0
@@ -300,12 +320,15 @@ func (ws *Workspace) block(t *tileScratch, i, qb int) {
 					online(x[:n], &mx[r], &sum[r], row(oi, r))
 				}
 			}
-			if s0+w <= ws.seen(t0+r0) || ws.vFinite {
-				t.gemm.GemmPacked(false, 1, sc, pv, 1, rows(oi, r0, r1))
+			if s0+w <= ws.seen(t0+r0) || ws.finite[j] {
+				t.gemm.GemmPacked(false, 1, sc, pv, beta, rows(oi, r0, r1))
 			} else {
 				// Some values are not finite: a query's output takes only
 				// the keys it sees.
 				for r := r0; r < r1; r++ {
+					if beta == 0 {
+						clear(row(oi, r))
+					}
 					if n := min(w, max(0, ws.seen(t0+r)-s0)); n > 0 {
 						kernels.MatTVec(row(oi, r), rows(vi, s0, s0+n), row(sc, r-r0)[:n])
 					}

@@ -233,12 +233,22 @@ func TestPoolShrinks(t *testing.T) {
 // same mask, row by row: a NaN query poisons only its own rows; an infinite
 // value enters only the rows of queries that see its key (masked keys never
 // produce NaN); −Inf scores get weight 0, +Inf scores share the weight, a row
-// whose scores are all −Inf follows Attend; queries that see no key get 0.
+// whose scores are all −Inf follows Attend; queries that see no key get 0. It
+// runs the tiled route at several block sizes and the direct route.
 func TestMultiHeadSpecial(t *testing.T) {
 	inf := float32(math.Inf(1))
 	nan := float32(math.NaN())
-	for _, tiles := range [][3]int{{0, 0, 0}, {5, 7, 0}, {1, 1, 0}, {8, 8, 3}} {
-		t.Run(fmt.Sprint("tiles=", tiles), func(t *testing.T) {
+	// tiles: rows, keys and diagonal rows of the tiled route (0: the
+	// defaults); direct: the small-call route without tiles.
+	for _, tiles := range [][3]int{{0, 0, 0}, {5, 7, 0}, {1, 1, 0}, {8, 8, 3}, {-1, -1, -1}} {
+		name := fmt.Sprint("tiles=", tiles)
+		if tiles[0] < 0 {
+			name = "direct"
+		}
+		t.Run(name, func(t *testing.T) {
+			if tiles[0] >= 0 {
+				setTuning(t, func(t *tuning) { t.multiHeadDirect = -1 })
+			}
 			if tiles[0] > 0 {
 				setTiles(t, tiles[0], tiles[1])
 			}
@@ -248,7 +258,7 @@ func TestMultiHeadSpecial(t *testing.T) {
 			forEachISA(t, func(t *testing.T) {
 				for _, sh := range []mhShape{{11, 13, 4, 3, 2, 1}, {13, 11, 4, 3, 2, 2}, {16, 9, 3, 5, 4, 2}} {
 					for _, causal := range []bool{false, true} {
-						for c := range 5 {
+						for c := range 6 {
 							rng := rand.New(rand.NewPCG(uint64(c), 31))
 							q := randMat(rng, sh.T, sh.heads*sh.dk, 1)
 							k := randMat(rng, sh.S, sh.kv*sh.dk, 1)
@@ -275,6 +285,8 @@ func TestMultiHeadSpecial(t *testing.T) {
 									k.Data[0*k.Stride+j] = 1e10
 									k.Data[4*k.Stride+j] = 2e10
 								}
+							case 5: // an infinite value in the first block of keys, which the first query does not see
+								v.Data[max(0, sh.S-sh.T+1)*v.Stride+1] = inf
 							case 4: // a row whose scores are all −Inf
 								for j := range sh.dk {
 									q.Data[(sh.T-2)*q.Stride+j] = 1e30

@@ -51,7 +51,7 @@ func BenchmarkPrefillTiles(b *testing.B) {
 		flops := 2 * float64(c.T) * float64(c.T) * float64(2*c.dk) / 2
 		var ws Workspace
 		for _, rows := range []int{96, 192, 288, 384, 512} {
-			for _, keys := range []int{64, 128, 256} {
+			for _, keys := range []int{128, 256, 512} {
 				b.Run(fmt.Sprintf("T=S=%d,dk=%d/rows=%d,keys=%d", c.T, c.dk, rows, keys), func(b *testing.B) {
 					setTiles(b, rows, keys)
 					benchISAs(b, func(b *testing.B) {
