@@ -1,0 +1,97 @@
+//go:build amd64 && !purego
+
+package bench
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/heedml/heed/bench/internal/roof"
+	"github.com/heedml/heed/kernels"
+)
+
+// BenchmarkPaired measures heed's GEMM rows (under each ISA) and prefill rows
+// (under the widest ISA) as fractions of bench's FMA probe measured beside
+// them. Each round runs a slice of the probe of the row's ISA and a slice of
+// the row, about pairedSlice each, both timed by the process's CPU clock;
+// the round's fraction is the row's GFLOP/s over the probe's, and the
+// benchmark reports the median of the rounds ("of-probe") and its quartiles.
+// Where the machine's throughput drifts between phases of seconds (a shared
+// VM), this pairs each row with the machine's state of its moment, while
+// GemmPeers' "of-ceiling" divides by the best probe of one earlier moment.
+// Run it with GOMAXPROCS=1 and -benchtime 1x (each iteration is a whole
+// measurement of pairedRounds rounds).
+func BenchmarkPaired(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	prev := kernels.Active()
+	defer kernels.Use(prev)
+	widest := prev
+	for _, s := range GemmShapes {
+		a := matrix(rng, s.M, s.K, 1)
+		bm := matrix(rng, s.K, s.N, 1)
+		if s.TransB {
+			bm = matrix(rng, s.N, s.K, 1)
+		}
+		c := matrix(rng, s.M, s.N, 0)
+		for _, isa := range kernels.Supported() {
+			if isa == kernels.Generic {
+				continue
+			}
+			b.Run("gemm/"+s.Name+"/heed-"+isa.String(), func(b *testing.B) {
+				kernels.Use(isa)
+				defer kernels.Use(prev)
+				paired(b, isa, s.Flops(), func() { GemmPeers[0].Gemm(s.TransB, a, bm, c) })
+			})
+		}
+	}
+	for _, s := range PrefillShapes {
+		in := NewPrefillInputs(rand.New(rand.NewPCG(1, 2)), s)
+		b.Run("prefill/"+s.String()+"/heed-"+widest.String(), func(b *testing.B) {
+			paired(b, widest, s.Flops(), in.Heed)
+		})
+	}
+}
+
+// pairedRounds and pairedSlice are BenchmarkPaired's rounds and the time each
+// half of a round takes.
+const (
+	pairedRounds = 30
+	pairedSlice  = 10 * time.Millisecond
+)
+
+// paired runs BenchmarkPaired's rounds for one row: f does flops
+// floating-point operations, isa's probe is the ceiling.
+func paired(b *testing.B, isa kernels.ISA, flops float64, f func()) {
+	if _, ok := cpuTime(); !ok {
+		b.Skip("no process CPU clock")
+	}
+	probe, probeFlops := roof.FMAAVX2, 12*8*2
+	if isa == kernels.AVX512 {
+		probe, probeFlops = roof.FMAAVX512, 12*16*2
+	}
+	runProbe := func(iters int) { sink = probe(iters, 1) }
+	runRow := func(iters int) {
+		for range iters {
+			f()
+		}
+	}
+	f()
+	pi := calibrate(runProbe, pairedSlice, true)
+	ri := calibrate(runRow, pairedSlice, true)
+	b.ResetTimer()
+	var fr []float64
+	for range b.N {
+		for range pairedRounds {
+			p := float64(probeFlops) / timeRound(runProbe, pi, true)
+			r := flops / timeRound(runRow, ri, true)
+			fr = append(fr, r/p)
+		}
+	}
+	slices.Sort(fr)
+	n := len(fr)
+	b.ReportMetric(fr[n/2], "of-probe")
+	b.ReportMetric(fr[n/4], "of-probe-q1")
+	b.ReportMetric(fr[3*n/4], "of-probe-q3")
+}
