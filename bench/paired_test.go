@@ -12,9 +12,9 @@ import (
 	"github.com/heedml/heed/kernels"
 )
 
-// BenchmarkPaired measures heed's GEMM rows (under each ISA) and prefill rows
-// (under the widest ISA) as fractions of bench's FMA probe measured beside
-// them. Each round runs a slice of the probe of the row's ISA and a slice of
+// BenchmarkPaired measures heed's GEMM rows (under each ISA), OpenBLAS's (in
+// a build with -tags heedcgo) and heed's prefill rows (under the widest ISA)
+// as fractions of bench's FMA probe measured beside them. Each round runs a slice of the probe of the row's ISA and a slice of
 // the row, about pairedSlice each, both timed by the process's CPU clock;
 // the round's fraction is the row's GFLOP/s over the probe's, and the
 // benchmark reports the median of the rounds ("of-probe") and its quartiles.
@@ -43,6 +43,15 @@ func BenchmarkPaired(b *testing.B) {
 				kernels.Use(isa)
 				defer kernels.Use(prev)
 				paired(b, isa, s.Flops(), func() { GemmPeers[0].Gemm(s.TransB, a, bm, c) })
+			})
+		}
+		for _, p := range GemmPeers[1:] {
+			if p.Name != "openblas" {
+				continue
+			}
+			b.Run("gemm/"+s.Name+"/"+p.Name, func(b *testing.B) {
+				p.Enter()
+				paired(b, widest, s.Flops(), func() { p.Gemm(s.TransB, a, bm, c) })
 			})
 		}
 	}
