@@ -9,9 +9,10 @@ import (
 )
 
 // Workspace is caller-owned scratch space for [MultiHead] and [GroupedQuery].
-// It holds the keys and values of every KV head packed once per call for the
+// It holds the keys and values of the KV heads packed once per call for the
 // matrix products (about S·(d_k + d_h) floats per KV head, rounded up to the
-// micro-kernel's panels); for each goroutine a call uses (at most
+// micro-kernel's panels; a call on one goroutine packs as many KV heads at a
+// time as fit 256 KiB, at least one, and reuses the space); for each goroutine a call uses (at most
 // GOMAXPROCS), one block of scores, the running max and sum of its queries
 // and the packing buffer of the products' left operands, about
 // bq·(bk + max(d_k, bk)) + 2·bq floats for blocks of bq queries and bk keys
@@ -22,27 +23,29 @@ import (
 // Workspace is not safe for concurrent use.
 type Workspace struct {
 	tiles []tileScratch // one per goroutine
-	// packK and packV hold each KV head's blocks of keys, packed once per
-	// call for the products: block b of KV head j at j·kblocks+b, its
-	// keys transposed (d_k×bk) and its values as they are (bk×d_h).
-	packK, packV    []kernels.PackedB
+	// packK and packV hold the blocks of keys and values of the current
+	// phase's KV heads, packed once per call for the products: block b of KV head
+	// kv0+j at j·kblocks+b, its keys transposed (d_k×bk) and its values as
+	// they are (bk×d_h).
+	packK, packV []kernels.PackedB
 	// finite[j] reports, when causal, that every value of block packV[j] is
 	// finite: its product may then take keys some rows do not see (their
 	// weights are 0).
-	finite          []bool
-	zeros           []float32 // d_h zeros: Dot(row, zeros) is NaN for a row that is not finite
-	small           []float32 // the T×S scores of one head on the direct route (T·S small)
-	out, q, k, v    kernels.Matrix
-	heads, group    int // query heads, query heads per KV head
-	T, S, bq, bk    int
-	qblocks         int
-	kvHeads         int
-	kblocks         int
-	diag            int  // rows per product on a block of keys the mask cuts
-	causal          bool
-	alpha           float32
-	next            atomic.Int64 // the next job: a head and a block of queries
-	wg              sync.WaitGroup
+	finite       []bool
+	zeros        []float32 // d_h zeros: Dot(row, zeros) is NaN for a row that is not finite
+	small        []float32 // the T×S scores of one head on the direct route (T·S small)
+	out, q, k, v kernels.Matrix
+	heads, group int // query heads, query heads per KV head
+	T, S, bq, bk int
+	qblocks      int
+	kvHeads      int
+	kblocks      int
+	kv0, kv1     int // the KV heads of the current phase
+	diag         int // rows per product on a block of keys the mask cuts
+	causal       bool
+	alpha        float32
+	next         atomic.Int64 // the next job: a head and a block of queries
+	wg           sync.WaitGroup
 }
 
 // tileScratch is one goroutine's share of a Workspace.
@@ -176,7 +179,16 @@ func (ws *Workspace) attend(out, q, k, v kernels.Matrix, heads, kvHeads int, cau
 	qblocks, kblocks := (T+bq-1)/bq, (S+bk-1)/bk
 	jobs := heads * qblocks
 	parts := multiHeadWorkers(T*S*(q.Cols+out.Cols), jobs)
-	if n := kvHeads * kblocks; len(ws.packK) < n {
+	// On one goroutine the KV heads go in phases: each packs the blocks of
+	// as many KV heads as fit tune.multiHeadPhase into the same slots, then
+	// runs the jobs of their query heads, so the packed blocks are written
+	// and read in cache. Several goroutines take one phase: a barrier per
+	// phase would leave them idle.
+	phaseHeads := kvHeads
+	if per := kblocks * bk * (q.Cols/heads + v.Cols/kvHeads) * 4; parts == 1 && tune.multiHeadPhase > 0 {
+		phaseHeads = max(1, min(kvHeads, tune.multiHeadPhase/per))
+	}
+	if n := phaseHeads * kblocks; len(ws.packK) < n {
 		ws.packK = append(ws.packK, make([]kernels.PackedB, n-len(ws.packK))...)
 		ws.packV = append(ws.packV, make([]kernels.PackedB, n-len(ws.packV))...)
 		ws.finite = append(ws.finite, make([]bool, n-len(ws.finite))...)
@@ -199,43 +211,49 @@ func (ws *Workspace) attend(out, q, k, v kernels.Matrix, heads, kvHeads int, cau
 	ws.qblocks, ws.causal = qblocks, causal
 	ws.kvHeads, ws.kblocks, ws.diag = kvHeads, kblocks, max(1, tileSize.diag)
 	ws.alpha = float32(1 / math.Sqrt(float64(dk)))
-	// Pack every block of keys and values once, then run the jobs.
-	ws.next.Store(0)
-	runParallel((*wsPacker)(ws), min(parts, kvHeads*kblocks), &ws.wg)
-	ws.next.Store(0)
-	runParallel(ws, parts, &ws.wg)
+	// Pack every block of keys and values of a phase once, then run the
+	// phase's jobs.
+	for kv0 := 0; kv0 < kvHeads; kv0 += phaseHeads {
+		ws.kv0, ws.kv1 = kv0, min(kvHeads, kv0+phaseHeads)
+		ws.next.Store(0)
+		runParallel((*wsPacker)(ws), min(parts, (ws.kv1-kv0)*kblocks), &ws.wg)
+		ws.next.Store(0)
+		runParallel(ws, min(parts, (ws.kv1-kv0)*ws.group*qblocks), &ws.wg)
+	}
 	ws.out, ws.q, ws.k, ws.v = kernels.Matrix{}, kernels.Matrix{}, kernels.Matrix{}, kernels.Matrix{}
 }
 
-// run takes jobs until none is left: job j is head j mod heads of query block
-// qblocks−1−j/heads, the blocks with the most keys first (when causal).
+// run takes the phase's jobs until none is left: with h the phase's query
+// heads from h0, job j is head h0 + j mod h of query block qblocks−1−j/h,
+// the blocks with the most keys first (when causal).
 func (ws *Workspace) run(p int) {
 	t := &ws.tiles[p]
-	jobs := int64(ws.heads * ws.qblocks)
+	h0, h := ws.kv0*ws.group, (ws.kv1-ws.kv0)*ws.group
+	jobs := int64(h * ws.qblocks)
 	for {
 		j := ws.next.Add(1) - 1
 		if j >= jobs {
 			return
 		}
-		ws.block(t, int(j)%ws.heads, ws.qblocks-1-int(j)/ws.heads)
+		ws.block(t, h0+int(j)%h, ws.qblocks-1-int(j)/h)
 	}
 }
 
 // wsPacker is a Workspace whose parts pack the blocks of keys and values.
 type wsPacker Workspace
 
-// run takes packing jobs until none is left: job j packs block j mod kblocks
-// of KV head j/kblocks.
+// run takes the phase's packing jobs until none is left: job j packs block
+// j mod kblocks of KV head kv0 + j/kblocks into slot j.
 func (p *wsPacker) run(int) {
 	ws := (*Workspace)(p)
 	dk, dh := ws.k.Cols/ws.kvHeads, ws.v.Cols/ws.kvHeads
-	jobs := int64(ws.kvHeads * ws.kblocks)
+	jobs := int64((ws.kv1 - ws.kv0) * ws.kblocks)
 	for {
 		j := ws.next.Add(1) - 1
 		if j >= jobs {
 			return
 		}
-		kv, b := int(j)/ws.kblocks, int(j)%ws.kblocks
+		kv, b := ws.kv0+int(j)/ws.kblocks, int(j)%ws.kblocks
 		s0, s1 := b*ws.bk, min(ws.S, (b+1)*ws.bk)
 		ws.packK[j].Pack(true, rows(cols(ws.k, kv*dk, (kv+1)*dk), s0, s1))
 		vb := rows(cols(ws.v, kv*dh, (kv+1)*dh), s0, s1)
@@ -289,7 +307,7 @@ func (ws *Workspace) block(t *tileScratch, i, qb int) {
 	last := ws.seen(t1 - 1) // keys seen by the last query
 	for s0 := 0; s0 < last; s0 += ws.bk {
 		s1 := min(last, s0+ws.bk)
-		j := kv*ws.kblocks + s0/ws.bk
+		j := (kv-ws.kv0)*ws.kblocks + s0/ws.bk
 		pk, pv := &ws.packK[j], &ws.packV[j]
 		beta := float32(1)
 		if set && s0 == 0 {

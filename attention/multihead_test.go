@@ -23,9 +23,17 @@ import (
 func TestMultiHead(t *testing.T) {
 	// tiles: rows, keys and, when not 0, the diagonal products' rows.
 	for _, tiles := range [][3]int{{0, 0, 0}, {1, 1, 0}, {5, 7, 0}, {6, 64, 0}, {16, 16, 0}, {0, 0, 1}, {5, 7, 2}, {16, 16, 5}, {16, 64, 6}} {
-		for _, parallel := range []bool{false, true} {
-			t.Run(fmt.Sprintf("tiles=%v/parallel=%v", tiles, parallel), func(t *testing.T) {
+		// phase: 1 runs a single goroutine's call in phases of one KV head
+		// (the byte budget fits none); parallel calls take one phase.
+		for _, c := range []struct{ parallel, phase bool }{{false, false}, {false, true}, {true, false}} {
+			parallel := c.parallel
+			t.Run(fmt.Sprintf("tiles=%v/parallel=%v/phases=%v", tiles, parallel, c.phase), func(t *testing.T) {
 				setTuning(t, func(t *tuning) { t.multiHeadDirect = -1 })
+				if c.phase {
+					setTuning(t, func(t *tuning) { t.multiHeadPhase = 1 })
+				} else {
+					setTuning(t, func(t *tuning) { t.multiHeadPhase = 0 })
+				}
 				if tiles[0] > 0 {
 					setTiles(t, tiles[0], tiles[1])
 				}
@@ -247,7 +255,8 @@ func TestMultiHeadSpecial(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			if tiles[0] >= 0 {
-				setTuning(t, func(t *tuning) { t.multiHeadDirect = -1 })
+				// Phases of one KV head: the packed slots are reused.
+				setTuning(t, func(t *tuning) { t.multiHeadDirect, t.multiHeadPhase = -1, 1 })
 			}
 			if tiles[0] > 0 {
 				setTiles(t, tiles[0], tiles[1])

@@ -23,6 +23,7 @@ type tuning struct {
 	batchMinWork     int // multiply-adds, at least, of a Batch spread over goroutines
 	multiHeadMinWork int // multiply-adds, at least, of a MultiHead call spread over goroutines
 	multiHeadDirect  int // T·S, at most, of a MultiHead call computed without tiles (multihead_direct.go)
+	multiHeadPhase   int // bytes, at most, of the packed keys and values of a single-goroutine MultiHead phase (at least one KV head; 0: one phase)
 }
 
 var tune = tuning{
@@ -38,6 +39,7 @@ var tune = tuning{
 	batchMinWork:     1 << 17,
 	multiHeadMinWork: 1 << 18,
 	multiHeadDirect:  48 * 64,
+	multiHeadPhase:   256 << 10,
 }
 
 // route names how a call runs.
