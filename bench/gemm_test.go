@@ -59,12 +59,7 @@ func BenchmarkGemmPeers(b *testing.B) {
 	prev := kernels.Active()
 	defer kernels.Use(prev)
 	for _, s := range GemmShapes {
-		a := matrix(rng, s.M, s.K, 1)
-		bm := matrix(rng, s.K, s.N, 1)
-		if s.TransB {
-			bm = matrix(rng, s.N, s.K, 1)
-		}
-		c := matrix(rng, s.M, s.N, 0)
+		a, bm, c := gemmOperands(rng, s)
 		for _, p := range peers {
 			b.Run(s.Name+"/"+p.name, func(b *testing.B) {
 				kernels.Use(p.isa)
@@ -87,6 +82,17 @@ func BenchmarkGemmPeers(b *testing.B) {
 			})
 		}
 	}
+}
+
+// gemmOperands returns random operands for s: A (M×K), B (K×N, or N×K when
+// s.TransB) and C (M×N, zeros).
+func gemmOperands(rng *rand.Rand, s GemmShape) (a, b, c kernels.Matrix) {
+	a = matrix(rng, s.M, s.K, 1)
+	b = matrix(rng, s.K, s.N, 1)
+	if s.TransB {
+		b = matrix(rng, s.N, s.K, 1)
+	}
+	return a, b, matrix(rng, s.M, s.N, 0)
 }
 
 // BenchmarkGemmThreads times heed's n=1024 product with GOMAXPROCS 1 and 2 by

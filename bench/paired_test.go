@@ -29,12 +29,7 @@ func BenchmarkPaired(b *testing.B) {
 	defer kernels.Use(prev)
 	widest := prev
 	for _, s := range GemmShapes {
-		a := matrix(rng, s.M, s.K, 1)
-		bm := matrix(rng, s.K, s.N, 1)
-		if s.TransB {
-			bm = matrix(rng, s.N, s.K, 1)
-		}
-		c := matrix(rng, s.M, s.N, 0)
+		a, bm, c := gemmOperands(rng, s)
 		for _, isa := range kernels.Supported() {
 			if isa == kernels.Generic {
 				continue
