@@ -60,7 +60,7 @@ type tileScratch struct {
 // cuts, the queries per product (diag), each against the keys its last query
 // sees. Tests shrink them to cross block boundaries on small inputs;
 // attention/DESIGN.md has the measurements.
-var tileSize = struct{ rows, keys, diag int }{rows: 192, keys: 512, diag: 48}
+var tileSize = struct{ rows, keys, diag int }{rows: 192, keys: 512, diag: 96}
 
 // MultiHead sets out to multi-head scaled dot-product attention of the queries
 // q (T×d), keys k (S×d) and values v (S×d_v) with the given number of heads.
@@ -81,7 +81,8 @@ var tileSize = struct{ rows, keys, diag int }{rows: 192, keys: 512, diag: 48}
 // by e^(m_old−m) when the maximum rises; each row is divided by its l at the
 // end. Blocks of keys that no query of the block sees are skipped, and on a
 // block the causal mask cuts, the queries go in groups, each against the keys
-// its last query sees. A call with T·S ≤ 3072 is not tiled: each head's
+// its last query sees, with the products' tiles past the mask's staircase
+// left out (kernels.GemmScratch.GemmPackedBand). A call with T·S ≤ 3072 is not tiled: each head's
 // scores are one product, and each query's softmax and context one pass over
 // the values of the keys it sees (Attend's route), within the bounds below.
 //
@@ -329,7 +330,16 @@ func (ws *Workspace) block(t *tileScratch, i, qb int) {
 			}
 			w := min(s1, ws.seen(t0+r1-1)) - s0
 			sc := kernels.Matrix{Rows: r1 - r0, Cols: w, Stride: ws.bk, Data: t.scores[:(r1-r0-1)*ws.bk+w]}
-			t.gemm.GemmPacked(false, ws.alpha, rows(qi, r0, r1), pk, 0, sc)
+			// cut: row r0 does not see every key of the products, and row
+			// r0+i sees the first d+i of them (the staircase of the mask),
+			// so the products leave out the tiles past it.
+			cut := s0+w > ws.seen(t0+r0)
+			d := t0 + r0 + ws.S - ws.T + 1 - s0
+			if cut {
+				t.gemm.GemmPackedBand(false, ws.alpha, rows(qi, r0, r1), pk, 0, sc, d, true)
+			} else {
+				t.gemm.GemmPacked(false, ws.alpha, rows(qi, r0, r1), pk, 0, sc)
+			}
 			for r := r0; r < r1; r++ {
 				x := row(sc, r-r0)
 				n := min(w, max(0, ws.seen(t0+r)-s0))
@@ -338,9 +348,12 @@ func (ws *Workspace) block(t *tileScratch, i, qb int) {
 					online(x[:n], &mx[r], &sum[r], row(oi, r))
 				}
 			}
-			if s0+w <= ws.seen(t0+r0) || ws.finite[j] {
+			switch {
+			case !cut:
 				t.gemm.GemmPacked(false, 1, sc, pv, beta, rows(oi, r0, r1))
-			} else {
+			case ws.finite[j]:
+				t.gemm.GemmPackedBand(false, 1, sc, pv, beta, rows(oi, r0, r1), d, false)
+			default:
 				// Some values are not finite: a query's output takes only
 				// the keys it sees.
 				for r := r0; r < r1; r++ {

@@ -184,6 +184,12 @@ type gemmOp struct {
 	// one pass) and B's row stride spreads its rows over the cache's sets
 	// (stridedBSpreads).
 	inPlaceB, smallInPlaceB bool
+	// banded restricts the product to a staircase ([GemmScratch.GemmPackedBand]):
+	// row i of C needs its columns j < i + band (bandCols) or its terms of
+	// the inner dimension p < i + band (not bandCols). Whole tiles, or the
+	// tail of a tile's inner loop, are left out.
+	banded, bandCols bool
+	band             int
 }
 
 // stridedBSpreads reports whether rows of B ldb elements apart fall on
@@ -301,6 +307,24 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 					}
 					for ir := 0; ir < mb; ir += mr {
 						h := min(mr, mb-ir)
+						kt := kb // the tile's share of the inner dimension
+						if g.banded {
+							lim := ic + ir + h - 1 + g.band // the limit of the tile's last row
+							switch {
+							case g.bandCols && jc+jr >= lim:
+								continue
+							case !g.bandCols:
+								kt = min(kb, max(0, lim-pc))
+								if kt == 0 {
+									// No term is left: C = β·C (the
+									// micro-kernels take k ≥ 1).
+									if beta != 1 {
+										scaleTile(g.c[(ic+ir)*g.ldc+jc+jr:], g.ldc, h, w, beta)
+									}
+									continue
+								}
+							}
+						}
 						ci := (ic+ir)*g.ldc + jc + jr
 						c, ldc := &g.c[ci], g.ldc
 						t := buf.tile
@@ -318,13 +342,13 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 						}
 						switch {
 						case bIn != nil && direct && h == mr:
-							mk.rowsStrided(kb, &g.a[(ic+ir)*g.lda+pc], g.lda, &bIn[0], g.ldb, c, ldc, g.alpha, beta)
+							mk.rowsStrided(kt, &g.a[(ic+ir)*g.lda+pc], g.lda, &bIn[0], g.ldb, c, ldc, g.alpha, beta)
 						case bIn != nil:
-							mk.strided(kb, &buf.a[ir*kb], &bIn[0], g.ldb, c, ldc, g.alpha, beta)
+							mk.strided(kt, &buf.a[ir*kb], &bIn[0], g.ldb, c, ldc, g.alpha, beta)
 						case direct && h == mr:
-							mk.rows(kb, &g.a[(ic+ir)*g.lda+pc], g.lda, bp, c, ldc, g.alpha, beta)
+							mk.rows(kt, &g.a[(ic+ir)*g.lda+pc], g.lda, bp, c, ldc, g.alpha, beta)
 						default:
-							mk.kern(kb, &buf.a[ir*kb], bp, c, ldc, g.alpha, beta)
+							mk.kern(kt, &buf.a[ir*kb], bp, c, ldc, g.alpha, beta)
 						}
 						if edge {
 							for i := 0; i < h; i++ {
@@ -339,6 +363,21 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 }
 
 func roundUp(x, m int) int { return (x + m - 1) / m * m }
+
+// scaleTile sets the h×w block of c (row stride ldc) to β·C; β = 0 does not
+// read C.
+func scaleTile(c []float32, ldc, h, w int, beta float32) {
+	for i := 0; i < h; i++ {
+		r := c[i*ldc : i*ldc+w]
+		if beta == 0 {
+			clear(r)
+			continue
+		}
+		for j := range r {
+			r[j] *= beta
+		}
+	}
+}
 
 // packA packs the mb×kb block of op(A) at (ic, pc) into dst as ⌈mb/mr⌉ panels
 // of kb×mr, panel q holding rows ic+q·mr…: dst[q·mr·kb + p·mr + i]. Rows past

@@ -110,6 +110,37 @@ func (s *GemmScratch) GemmPacked(transA bool, alpha float32, a Matrix, p *Packed
 	g.run(&s.buf)
 }
 
+// GemmPackedBand is [GemmScratch.GemmPacked] on the staircase of a causal
+// attention block, where row i of C (of op(A)) has the limit lim(i) = i + d:
+//
+//   - cols: only the elements C[i][j] with j < lim(i) are wanted. They are
+//     computed as GemmPacked computes them (the same bits); the other
+//     elements of C are unspecified: a tile of C wholly at or past the limit
+//     of its last row is neither computed nor written, others are computed.
+//   - not cols: the terms op(A)[i][p]·P[p][j] with p ≥ lim(i) may be left
+//     out: a tile's inner loop stops at the limit of the tile's last row, and
+//     a tile with no term left is set to β·C. Where those elements of op(A)
+//     are zero and the rows of P they meet are finite, C is GemmPacked's
+//     product (equal up to the sign of a zero).
+//
+// So a caller computes the scores Q·Kᵀ of a block of queries against the
+// keys each sees (cols), zeroes the weights past them, and multiplies the
+// weights by the values over the keys each sees (not cols), without the
+// tiles above the diagonal. The micro-kernels' tiles are what is left out,
+// so the saving is the staircase's area rounded to tiles. Validation,
+// accuracy of the computed elements, special values and allocation are
+// GemmPacked's; d may be any integer (lim(i) ≤ 0: the row needs nothing).
+// It panics as GemmPacked does, with the kernel named
+// "GemmScratch.GemmPackedBand".
+func (s *GemmScratch) GemmPackedBand(transA bool, alpha float32, a Matrix, p *PackedB, beta float32, c Matrix, d int, cols bool) {
+	g, ok := gemmPackedPrepare("GemmScratch.GemmPackedBand", transA, alpha, a, p, beta, c)
+	if !ok {
+		return
+	}
+	g.banded, g.bandCols, g.band = true, cols, d
+	g.run(&s.buf)
+}
+
 // gemmPackedPrepare validates a product against a packed operand, computes
 // the products that need no micro-kernel (empty C, α = 0, k = 0, a PackedB of
 // the fallback) and returns the others, ok = true.

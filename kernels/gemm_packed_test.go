@@ -1,6 +1,8 @@
 package kernels
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -228,4 +230,139 @@ func TestGemmPackedPanics(t *testing.T) {
 		}()
 		p.Pack(false, Matrix{Rows: 2, Cols: 3, Stride: 2, Data: make([]float32, 9)})
 	})
+}
+
+// TestGemmPackedBand checks GemmScratch.GemmPackedBand against GemmPacked on
+// the same operands, under every ISA, op(A) as is and transposed, B packed
+// and referred to, β ∈ {0, 1, −0.5}, limits before, across and past C:
+// cols, every element below its row's limit has GemmPacked's bits; not cols,
+// with op(A) zero from each row's limit on, every element equals GemmPacked's
+// (±0 alike). Both leave C's padding alone. Where micro-kernels run (not
+// Generic) it also checks that work is left out: cols leaves a tile past the
+// limits unwritten, and not cols keeps NaN rows of P that only terms past a
+// row's limit meet out of that row.
+func TestGemmPackedBand(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	var s GemmScratch
+	var p PackedB
+	shapes := []struct{ m, k, n int }{{1, 1, 1}, {7, 13, 5}, {40, 70, 90}, {100, 300, 130}, {13, 600, 70}}
+	if testing.Short() {
+		shapes = shapes[1:4]
+	}
+	bits := func(x float32) uint32 {
+		if x != x {
+			return 0x7fc00000
+		}
+		if x == 0 {
+			return 0
+		}
+		return math.Float32bits(x)
+	}
+	forEachISA(t, func(t *testing.T) {
+		micro := Active() != Generic
+		for _, sh := range shapes {
+			for _, d := range []int{-5, 0, 1, 3, 17, 1000} {
+				for _, beta := range []float32{0, 1, -0.5} {
+					for c := range 4 {
+						transA, ref := c&1 != 0, c&2 != 0
+						ar, ac := sh.m, sh.k
+						if transA {
+							ar, ac = ac, ar
+						}
+						a, _ := testMatrix(rng, ar, ac, 2, 1, 0, 0)
+						b, _ := testMatrix(rng, sh.k, sh.n, 1, 0, 0, 0)
+						if ref {
+							p.Ref(b)
+						} else {
+							p.Pack(false, b)
+						}
+						name := fmt.Sprintf("%dx%dx%d d=%d beta=%v transA=%v ref=%v", sh.m, sh.k, sh.n, d, beta, transA, ref)
+						lim := func(i int) int { return max(0, min(i+d, sh.n)) }
+						c0, _ := testMatrix(rng, sh.m, sh.n, 3, 0, 0, nan32)
+						c1, buf1 := testMatrix(rng, sh.m, sh.n, 3, 0, 0, nan32)
+						copy(c1.Data, c0.Data)
+						for i := range sh.m { // a sentinel: left alone where nothing is computed
+							for j := range sh.n {
+								c1.Data[i*c1.Stride+j] = 12345
+							}
+						}
+						s.GemmPacked(transA, 1.5, a, &p, 0, c0)
+						s.GemmPackedBand(transA, 1.5, a, &p, 0, c1, d, true)
+						untouched := 0
+						for i := range sh.m {
+							for j := range sh.n {
+								g, w := c1.Data[i*c1.Stride+j], c0.Data[i*c0.Stride+j]
+								if j < lim(i) && bits(g) != bits(w) {
+									t.Fatalf("%s cols: C[%d][%d] = %v, GemmPacked %v", name, i, j, g, w)
+								}
+								if g == 12345 {
+									untouched++
+								}
+							}
+						}
+						checkOutside(t, name+" cols", c1, buf1)
+						if micro && sh.m >= 40 && d <= 3 && untouched == 0 {
+							t.Errorf("%s cols: every element written: no tile left out", name)
+						}
+
+						// Not cols: op(A) zero from each row's limit on.
+						klim := func(i int) int { return max(0, min(i+d, sh.k)) }
+						for i := range sh.m {
+							for q := klim(i); q < sh.k; q++ {
+								if transA {
+									a.Data[q*a.Stride+i] = 0
+								} else {
+									a.Data[i*a.Stride+q] = 0
+								}
+							}
+						}
+						c2, buf2 := testMatrix(rng, sh.m, sh.n, 3, 0, 0, nan32)
+						c3, _ := testMatrix(rng, sh.m, sh.n, 3, 0, 0, nan32)
+						copy(c3.Data, c2.Data)
+						s.GemmPacked(transA, 1.5, a, &p, beta, c3)
+						s.GemmPackedBand(transA, 1.5, a, &p, beta, c2, d, false)
+						for i := range sh.m {
+							for j := range sh.n {
+								if g, w := c2.Data[i*c2.Stride+j], c3.Data[i*c3.Stride+j]; bits(g) != bits(w) {
+									t.Fatalf("%s inner: C[%d][%d] = %v, GemmPacked %v", name, i, j, g, w)
+								}
+							}
+						}
+						checkOutside(t, name+" inner", c2, buf2)
+						if !micro || ref || sh.m < 40 || d != 1 || sh.k < 32 {
+							continue
+						}
+						// Rows of P from 16 on NaN: row 0 (a tile of at most
+						// 8 rows, so limit ≤ 8) must not meet them.
+						for q := 16; q < sh.k; q++ {
+							for j := range sh.n {
+								b.Data[q*b.Stride+j] = nan32
+							}
+						}
+						p.Pack(false, b)
+						s.GemmPackedBand(transA, 1.5, a, &p, 0, c2, d, false)
+						for j := range sh.n {
+							if v := c2.Data[j]; v != v {
+								t.Fatalf("%s inner: C[0][%d] is NaN: the terms past row 0's tile's limit were not left out", name, j)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// checkOutside fails t if an element of buf outside c (c at the start of
+// buf; testMatrix with offset 0 and a NaN outside) is not the NaN it was.
+func checkOutside(t *testing.T, name string, c Matrix, buf []float32) {
+	t.Helper()
+	for idx, v := range buf {
+		if idx < len(c.Data) && idx%c.Stride < c.Cols {
+			continue
+		}
+		if math.Float32bits(v) != math.Float32bits(nan32) {
+			t.Fatalf("%s: element %d outside C was written: %v", name, idx, v)
+		}
+	}
 }
