@@ -12,9 +12,10 @@ import (
 // It holds the keys and values of the KV heads packed once per call for the
 // matrix products (about S·(d_k + d_h) floats per KV head, rounded up to the
 // micro-kernel's panels; a call on one goroutine packs as many KV heads at a
-// time as fit 256 KiB, at least one, and reuses the space); for each goroutine a call uses (at most
-// GOMAXPROCS), one block of scores, the running max and sum of its queries
-// and the packing buffer of the products' left operands, about
+// time as fit 256 KiB, at least one, and reuses the space); for each
+// goroutine a call uses (at most GOMAXPROCS), one block of scores, the
+// running max and sum of its queries and the packing buffer of the products'
+// left operands, about
 // bq·(bk + max(d_k, bk)) + 2·bq floats for blocks of bq queries and bk keys
 // (192 and 512: attention/DESIGN.md), never the T×S scores; and d_h floats
 // shared by them. A call with T·S ≤ 3072, which runs without tiles, holds one
@@ -24,9 +25,9 @@ import (
 type Workspace struct {
 	tiles []tileScratch // one per goroutine
 	// packK and packV hold the blocks of keys and values of the current
-	// phase's KV heads, packed once per call for the products: block b of KV head
-	// kv0+j at j·kblocks+b, its keys transposed (d_k×bk) and its values as
-	// they are (bk×d_h).
+	// phase's KV heads, packed once per call for the products: block b of
+	// KV head kv0+j at j·kblocks+b, its keys transposed (d_k×bk) and its
+	// values as they are (bk×d_h).
 	packK, packV []kernels.PackedB
 	// finite[j] reports, when causal, that every value of block packV[j] is
 	// finite: its product may then take keys some rows do not see (their
@@ -82,9 +83,10 @@ var tileSize = struct{ rows, keys, diag int }{rows: 192, keys: 512, diag: 96}
 // end. Blocks of keys that no query of the block sees are skipped, and on a
 // block the causal mask cuts, the queries go in groups, each against the keys
 // its last query sees, with the products' tiles past the mask's staircase
-// left out (kernels.GemmScratch.GemmPackedBand). A call with T·S ≤ 3072 is not tiled: each head's
-// scores are one product, and each query's softmax and context one pass over
-// the values of the keys it sees (Attend's route), within the bounds below.
+// left out (kernels.GemmScratch.GemmPackedBand). A call with T·S ≤ 3072 is
+// not tiled: each head's scores are one product, and each query's softmax
+// and context one pass over the values of the keys it sees (Attend's route),
+// within the bounds below.
 //
 // Accuracy: each output row is within the bound of the scaled-dot context of
 // Memory.Attend for that row of Q_i against the n keys it sees, with two

@@ -111,7 +111,7 @@ func (s *GemmScratch) GemmPacked(transA bool, alpha float32, a Matrix, p *Packed
 }
 
 // GemmPackedBand is [GemmScratch.GemmPacked] on the staircase of a causal
-// attention block, where row i of C (of op(A)) has the limit lim(i) = i + d:
+// attention block, where row i of C and of op(A) has the limit lim(i) = i + d:
 //
 //   - cols: only the elements C[i][j] with j < lim(i) are wanted. They are
 //     computed as GemmPacked computes them (the same bits); the other
