@@ -23,8 +23,8 @@ import (
 func TestMultiHead(t *testing.T) {
 	// tiles: rows, keys and, when not 0, the diagonal products' rows.
 	for _, tiles := range [][3]int{{0, 0, 0}, {1, 1, 0}, {5, 7, 0}, {6, 64, 0}, {16, 16, 0}, {0, 0, 1}, {5, 7, 2}, {16, 16, 5}, {16, 64, 6}} {
-		// phase: 1 runs a single goroutine's call in phases of one KV head
-		// (the byte budget fits none); parallel calls take one phase.
+		// phase runs a single goroutine's call in phases of one KV head (a
+		// byte budget that fits none); parallel calls take one phase.
 		for _, c := range []struct{ parallel, phase bool }{{false, false}, {false, true}, {true, false}} {
 			parallel := c.parallel
 			t.Run(fmt.Sprintf("tiles=%v/parallel=%v/phases=%v", tiles, parallel, c.phase), func(t *testing.T) {
@@ -294,8 +294,6 @@ func TestMultiHeadSpecial(t *testing.T) {
 									k.Data[0*k.Stride+j] = 1e10
 									k.Data[4*k.Stride+j] = 2e10
 								}
-							case 5: // an infinite value in the first block of keys, which the first query does not see
-								v.Data[max(0, sh.S-sh.T+1)*v.Stride+1] = inf
 							case 4: // a row whose scores are all −Inf
 								for j := range sh.dk {
 									q.Data[(sh.T-2)*q.Stride+j] = 1e30
@@ -305,6 +303,8 @@ func TestMultiHeadSpecial(t *testing.T) {
 										k.Data[s*k.Stride+j] = -1e10 * float32(1+s)
 									}
 								}
+							case 5: // an infinite value in the first block of keys, which the first query does not see
+								v.Data[max(0, sh.S-sh.T+1)*v.Stride+1] = inf
 							}
 							out := randMat(rng, sh.T, sh.heads*sh.dv(), 1)
 							GroupedQuery(out, q, k, v, sh.heads, sh.kv, causal, nil)
