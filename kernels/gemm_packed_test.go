@@ -232,15 +232,12 @@ func TestGemmPackedPanics(t *testing.T) {
 	})
 }
 
-// TestGemmPackedBand checks GemmScratch.GemmPackedBand against GemmPacked on
-// the same operands, under every ISA, op(A) as is and transposed, B packed
-// and referred to, β ∈ {0, 1, −0.5}, limits before, across and past C:
-// cols, every element below its row's limit has GemmPacked's bits; not cols,
-// with op(A) zero from each row's limit on, every element equals GemmPacked's
-// (±0 alike). Both leave C's padding alone. Where micro-kernels run (not
-// Generic) it also checks that work is left out: cols leaves a tile past the
-// limits unwritten, and not cols keeps NaN rows of P that only terms past a
-// row's limit meet out of that row.
+// TestGemmPackedBand checks GemmScratch.GemmPackedBand against GemmPacked
+// (checkGemmBand) under every ISA, op(A) as is and transposed, B packed and
+// referred to, β ∈ {0, 1, −0.5}, limits before, across and past C. Where
+// micro-kernels run (not Generic) it also checks that work is left out: cols
+// leaves a tile past the limits unwritten, and not cols keeps NaN rows of P
+// that only terms past a row's limit meet out of that row.
 func TestGemmPackedBand(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 18))
 	var s GemmScratch
@@ -253,6 +250,71 @@ func TestGemmPackedBand(t *testing.T) {
 	if sparse {
 		ds = []int{-5, 1, 17}
 	}
+	forEachISA(t, func(t *testing.T) {
+		micro := Active() != Generic
+		for _, sh := range shapes {
+			for _, d := range ds {
+				for _, beta := range gemmScalars {
+					for c := range 4 {
+						transA, ref := c&1 != 0, c&2 != 0
+						name := fmt.Sprintf("%dx%dx%d d=%d beta=%v transA=%v ref=%v", sh.m, sh.k, sh.n, d, beta, transA, ref)
+						a, b, untouched := checkGemmBand(t, name, rng, &s, &p, sh.m, sh.k, sh.n, d, beta, transA, ref)
+						if micro && sh.m >= 40 && d <= 3 && untouched == 0 {
+							t.Errorf("%s cols: every element written: no tile left out", name)
+						}
+						if !micro || ref || sh.m < 40 || d != 1 || sh.k < 32 {
+							continue
+						}
+						// Rows of P from 16 on NaN: row 0 (a tile of at most
+						// 8 rows, so limit ≤ 8) must not meet them. a is zero
+						// past each row's limit (checkGemmBand).
+						for q := 16; q < sh.k; q++ {
+							for j := range sh.n {
+								b.Data[q*b.Stride+j] = nan32
+							}
+						}
+						p.Pack(false, b)
+						cm, _ := testMatrix(rng, sh.m, sh.n, 3, 0, 0, nan32)
+						s.GemmPackedBand(transA, 1.5, a, &p, 0, cm, d, false)
+						for j := range sh.n {
+							if v := cm.Data[j]; v != v {
+								t.Fatalf("%s inner: C[0][%d] is NaN: the terms past row 0's tile's limit were not left out", name, j)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// FuzzGemmPackedBand runs checkGemmBand on sizes, limits and flags from the
+// fuzzer, under every ISA.
+func FuzzGemmPackedBand(f *testing.F) {
+	f.Add(uint8(40), uint8(70), uint8(90), int8(1), uint8(0), uint64(1))
+	f.Add(uint8(7), uint8(13), uint8(5), int8(-3), uint8(0xff), uint64(2))
+	f.Fuzz(func(t *testing.T, m, k, n uint8, d int8, flags uint8, seed uint64) {
+		var s GemmScratch
+		var p PackedB
+		transA, ref := flags&1 != 0, flags&2 != 0
+		beta := gemmScalars[int(flags>>2&3)%3]
+		mm, kk, nn := int(m%64), int(k%96), int(n%140)
+		name := fmt.Sprintf("%dx%dx%d d=%d beta=%v transA=%v ref=%v", mm, kk, nn, d, beta, transA, ref)
+		forEachISA(t, func(t *testing.T) {
+			checkGemmBand(t, name, rand.New(rand.NewPCG(seed, 19)), &s, &p, mm, kk, nn, int(d), beta, transA, ref)
+		})
+	})
+}
+
+// checkGemmBand compares GemmPackedBand with GemmPacked on random m×k and
+// k×n operands (B packed, or referred to when ref), α = 1.5: cols (β = 0),
+// every element below its row's limit must have GemmPacked's bits; not cols
+// (β as given), with op(A) zeroed from each row's limit on, every element
+// must equal GemmPacked's (±0 alike). Neither may write outside C. It returns
+// the operands (a zeroed past the limits) and how many elements cols left
+// unwritten.
+func checkGemmBand(t *testing.T, name string, rng *rand.Rand, s *GemmScratch, p *PackedB, m, k, n, d int, beta float32, transA, ref bool) (a, b Matrix, untouched int) {
+	t.Helper()
 	bits := func(x float32) uint32 {
 		if x != x {
 			return 0x7fc00000
@@ -262,99 +324,65 @@ func TestGemmPackedBand(t *testing.T) {
 		}
 		return math.Float32bits(x)
 	}
-	forEachISA(t, func(t *testing.T) {
-		micro := Active() != Generic
-		for _, sh := range shapes {
-			for _, d := range ds {
-				for _, beta := range []float32{0, 1, -0.5} {
-					for c := range 4 {
-						transA, ref := c&1 != 0, c&2 != 0
-						ar, ac := sh.m, sh.k
-						if transA {
-							ar, ac = ac, ar
-						}
-						a, _ := testMatrix(rng, ar, ac, 2, 1, 0, 0)
-						b, _ := testMatrix(rng, sh.k, sh.n, 1, 0, 0, 0)
-						if ref {
-							p.Ref(b)
-						} else {
-							p.Pack(false, b)
-						}
-						name := fmt.Sprintf("%dx%dx%d d=%d beta=%v transA=%v ref=%v", sh.m, sh.k, sh.n, d, beta, transA, ref)
-						lim := func(i int) int { return max(0, min(i+d, sh.n)) }
-						c0, _ := testMatrix(rng, sh.m, sh.n, 3, 0, 0, nan32)
-						c1, buf1 := testMatrix(rng, sh.m, sh.n, 3, 0, 0, nan32)
-						copy(c1.Data, c0.Data)
-						for i := range sh.m { // a sentinel: left alone where nothing is computed
-							for j := range sh.n {
-								c1.Data[i*c1.Stride+j] = 12345
-							}
-						}
-						s.GemmPacked(transA, 1.5, a, &p, 0, c0)
-						s.GemmPackedBand(transA, 1.5, a, &p, 0, c1, d, true)
-						untouched := 0
-						for i := range sh.m {
-							for j := range sh.n {
-								g, w := c1.Data[i*c1.Stride+j], c0.Data[i*c0.Stride+j]
-								if j < lim(i) && bits(g) != bits(w) {
-									t.Fatalf("%s cols: C[%d][%d] = %v, GemmPacked %v", name, i, j, g, w)
-								}
-								if g == 12345 {
-									untouched++
-								}
-							}
-						}
-						checkOutside(t, name+" cols", c1, buf1)
-						if micro && sh.m >= 40 && d <= 3 && untouched == 0 {
-							t.Errorf("%s cols: every element written: no tile left out", name)
-						}
-
-						// Not cols: op(A) zero from each row's limit on.
-						klim := func(i int) int { return max(0, min(i+d, sh.k)) }
-						for i := range sh.m {
-							for q := klim(i); q < sh.k; q++ {
-								if transA {
-									a.Data[q*a.Stride+i] = 0
-								} else {
-									a.Data[i*a.Stride+q] = 0
-								}
-							}
-						}
-						c2, buf2 := testMatrix(rng, sh.m, sh.n, 3, 0, 0, nan32)
-						c3, _ := testMatrix(rng, sh.m, sh.n, 3, 0, 0, nan32)
-						copy(c3.Data, c2.Data)
-						s.GemmPacked(transA, 1.5, a, &p, beta, c3)
-						s.GemmPackedBand(transA, 1.5, a, &p, beta, c2, d, false)
-						for i := range sh.m {
-							for j := range sh.n {
-								if g, w := c2.Data[i*c2.Stride+j], c3.Data[i*c3.Stride+j]; bits(g) != bits(w) {
-									t.Fatalf("%s inner: C[%d][%d] = %v, GemmPacked %v", name, i, j, g, w)
-								}
-							}
-						}
-						checkOutside(t, name+" inner", c2, buf2)
-						if !micro || ref || sh.m < 40 || d != 1 || sh.k < 32 {
-							continue
-						}
-						// Rows of P from 16 on NaN: row 0 (a tile of at most
-						// 8 rows, so limit ≤ 8) must not meet them.
-						for q := 16; q < sh.k; q++ {
-							for j := range sh.n {
-								b.Data[q*b.Stride+j] = nan32
-							}
-						}
-						p.Pack(false, b)
-						s.GemmPackedBand(transA, 1.5, a, &p, 0, c2, d, false)
-						for j := range sh.n {
-							if v := c2.Data[j]; v != v {
-								t.Fatalf("%s inner: C[0][%d] is NaN: the terms past row 0's tile's limit were not left out", name, j)
-							}
-						}
-					}
-				}
+	ar, ac := m, k
+	if transA {
+		ar, ac = ac, ar
+	}
+	a, _ = testMatrix(rng, ar, ac, 2, 1, 0, 0)
+	b, _ = testMatrix(rng, k, n, 1, 0, 0, 0)
+	if ref {
+		p.Ref(b)
+	} else {
+		p.Pack(false, b)
+	}
+	lim := func(i int) int { return max(0, min(i+d, n)) }
+	c0, _ := testMatrix(rng, m, n, 3, 0, 0, nan32)
+	c1, buf1 := testMatrix(rng, m, n, 3, 0, 0, nan32)
+	for i := range m { // a sentinel: left alone where nothing is computed
+		for j := range n {
+			c1.Data[i*c1.Stride+j] = 12345
+		}
+	}
+	s.GemmPacked(transA, 1.5, a, p, 0, c0)
+	s.GemmPackedBand(transA, 1.5, a, p, 0, c1, d, true)
+	for i := range m {
+		for j := range n {
+			g, w := c1.Data[i*c1.Stride+j], c0.Data[i*c0.Stride+j]
+			if j < lim(i) && bits(g) != bits(w) {
+				t.Fatalf("%s cols: C[%d][%d] = %v, GemmPacked %v", name, i, j, g, w)
+			}
+			if g == 12345 {
+				untouched++
 			}
 		}
-	})
+	}
+	checkOutside(t, name+" cols", c1, buf1)
+
+	// Not cols: op(A) zero from each row's limit on.
+	klim := func(i int) int { return max(0, min(i+d, k)) }
+	for i := range m {
+		for q := klim(i); q < k; q++ {
+			if transA {
+				a.Data[q*a.Stride+i] = 0
+			} else {
+				a.Data[i*a.Stride+q] = 0
+			}
+		}
+	}
+	c2, buf2 := testMatrix(rng, m, n, 3, 0, 0, nan32)
+	c3, _ := testMatrix(rng, m, n, 3, 0, 0, nan32)
+	copy(c3.Data, c2.Data)
+	s.GemmPacked(transA, 1.5, a, p, beta, c3)
+	s.GemmPackedBand(transA, 1.5, a, p, beta, c2, d, false)
+	for i := range m {
+		for j := range n {
+			if g, w := c2.Data[i*c2.Stride+j], c3.Data[i*c3.Stride+j]; bits(g) != bits(w) {
+				t.Fatalf("%s inner: C[%d][%d] = %v, GemmPacked %v", name, i, j, g, w)
+			}
+		}
+	}
+	checkOutside(t, name+" inner", c2, buf2)
+	return a, b, untouched
 }
 
 // checkOutside fails t if an element of buf outside c (c at the start of
