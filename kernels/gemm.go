@@ -318,8 +318,8 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 								if kt == 0 {
 									// No term is left: C = β·C (the
 									// micro-kernels take k ≥ 1).
-									if beta != 1 {
-										scaleTile(g.c[(ic+ir)*g.ldc+jc+jr:], g.ldc, h, w, beta)
+									if beta != 1 { // k = 0: the fallback's C = β·C
+										fallback.Gemm(false, false, h, w, 0, 0, nil, 0, nil, 0, beta, g.c[(ic+ir)*g.ldc+jc+jr:], g.ldc)
 									}
 									continue
 								}
@@ -363,21 +363,6 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 }
 
 func roundUp(x, m int) int { return (x + m - 1) / m * m }
-
-// scaleTile sets the h×w block of c (row stride ldc) to β·C; β = 0 does not
-// read C.
-func scaleTile(c []float32, ldc, h, w int, beta float32) {
-	for i := 0; i < h; i++ {
-		r := c[i*ldc : i*ldc+w]
-		if beta == 0 {
-			clear(r)
-			continue
-		}
-		for j := range r {
-			r[j] *= beta
-		}
-	}
-}
 
 // packA packs the mb×kb block of op(A) at (ic, pc) into dst as ⌈mb/mr⌉ panels
 // of kb×mr, panel q holding rows ic+q·mr…: dst[q·mr·kb + p·mr + i]. Rows past
