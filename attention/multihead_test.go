@@ -28,6 +28,9 @@ func TestMultiHead(t *testing.T) {
 		for _, c := range []struct{ parallel, phase bool }{{false, false}, {false, true}, {true, false}} {
 			parallel := c.parallel
 			t.Run(fmt.Sprintf("tiles=%v/parallel=%v/phases=%v", tiles, parallel, c.phase), func(t *testing.T) {
+				if c.phase && testing.Short() && tiles != [3]int{5, 7, 0} && tiles != [3]int{16, 16, 5} {
+					t.Skip("-short: phases with two block sizes only")
+				}
 				setTuning(t, func(t *tuning) { t.multiHeadDirect = -1 })
 				if c.phase {
 					setTuning(t, func(t *tuning) { t.multiHeadPhase = 1 })
