@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -14,19 +15,35 @@ import (
 	"github.com/heedml/heed/kernels"
 )
 
+// fmaProbe returns bench's FMA probe for isa and the flops of one of its
+// iterations: AVX-512's for AVX512, AVX2's for the others.
+func fmaProbe(isa kernels.ISA) (fma func(iters int, a float32) float32, flopsPerIter int) {
+	if isa == kernels.AVX512 {
+		return roof.FMAAVX512, 12 * 16 * 2
+	}
+	return roof.FMAAVX2, 12 * 8 * 2
+}
+
+// widestISA returns AVX512 where this CPU and build have it, else AVX2.
+func widestISA() kernels.ISA {
+	if slices.Contains(kernels.Supported(), kernels.AVX512) {
+		return kernels.AVX512
+	}
+	return kernels.AVX2
+}
+
 // gemmCeilings measures, once, the FMA throughput of one core with AVX-512
 // (bench's FMA ceiling where the CPU has it) and with AVX2, in GFLOP/s.
 var gemmCeilings = sync.OnceValues(func() (avx512, avx2 float64) {
-	measure := func(fma func(int, float32) float32, flops int) float64 {
+	measure := func(isa kernels.ISA) float64 {
+		fma, flops := fmaProbe(isa)
 		ns := best(func(iters int) { sink = fma(iters*1000, 1) }, 20*time.Millisecond, 10)
 		return float64(1000*flops) / ns
 	}
-	avx2 = measure(roof.FMAAVX2, 12*8*2)
+	avx2 = measure(kernels.AVX2)
 	avx512 = avx2
-	for _, isa := range kernels.Supported() {
-		if isa == kernels.AVX512 {
-			avx512 = measure(roof.FMAAVX512, 12*16*2)
-		}
+	if widestISA() == kernels.AVX512 {
+		avx512 = measure(kernels.AVX512)
 	}
 	return avx512, avx2
 })
@@ -118,12 +135,7 @@ func BenchmarkGemmThreads(b *testing.B) {
 	// goroutine, GFLOP/s of both together). GEMM's ratio over this one is
 	// what the split achieves of what the cores give (frequency, the other
 	// jobs on the second core).
-	fma, flops := roof.FMAAVX2, 12*8*2
-	for _, isa := range kernels.Supported() {
-		if isa == kernels.AVX512 {
-			fma, flops = roof.FMAAVX512, 12*16*2
-		}
-	}
+	fma, flops := fmaProbe(widestISA())
 	for _, procs := range []int{1, 2} {
 		b.Run(map[int]string{1: "fma/procs=1", 2: "fma/procs=2"}[procs], func(b *testing.B) {
 			prev := runtime.GOMAXPROCS(procs)

@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heedml/heed/bench/internal/roof"
 	"github.com/heedml/heed/kernels"
 )
 
 // BenchmarkPaired measures heed's GEMM rows (under each ISA), OpenBLAS's (in
 // a build with -tags heedcgo) and heed's prefill rows (under the widest ISA)
-// as fractions of bench's FMA probe measured beside them. Each round runs a slice of the probe of the row's ISA and a slice of
-// the row, about pairedSlice each, both timed by the process's CPU clock;
+// as fractions of bench's FMA probe measured beside them. Each round runs a
+// slice of the probe of the row's ISA (the widest for OpenBLAS) and a slice
+// of the row, about pairedSlice each, both timed by the process's CPU clock;
 // the round's fraction is the row's GFLOP/s over the probe's, and the
 // benchmark reports the median of the rounds ("of-probe") and its quartiles.
 // Where the machine's throughput drifts between phases of seconds (a shared
@@ -27,7 +27,7 @@ func BenchmarkPaired(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	prev := kernels.Active()
 	defer kernels.Use(prev)
-	widest := prev
+	widest := widestISA()
 	for _, s := range GemmShapes {
 		a, bm, c := gemmOperands(rng, s)
 		for _, isa := range kernels.Supported() {
@@ -36,7 +36,6 @@ func BenchmarkPaired(b *testing.B) {
 			}
 			b.Run("gemm/"+s.Name+"/heed-"+isa.String(), func(b *testing.B) {
 				kernels.Use(isa)
-				defer kernels.Use(prev)
 				paired(b, isa, s.Flops(), func() { GemmPeers[0].Gemm(s.TransB, a, bm, c) })
 			})
 		}
@@ -45,6 +44,7 @@ func BenchmarkPaired(b *testing.B) {
 				continue
 			}
 			b.Run("gemm/"+s.Name+"/"+p.Name, func(b *testing.B) {
+				kernels.Use(prev)
 				p.Enter()
 				paired(b, widest, s.Flops(), func() { p.Gemm(s.TransB, a, bm, c) })
 			})
@@ -53,6 +53,7 @@ func BenchmarkPaired(b *testing.B) {
 	for _, s := range PrefillShapes {
 		in := NewPrefillInputs(rand.New(rand.NewPCG(1, 2)), s)
 		b.Run("prefill/"+s.String()+"/heed-"+widest.String(), func(b *testing.B) {
+			kernels.Use(widest)
 			paired(b, widest, s.Flops(), in.Heed)
 		})
 	}
@@ -71,10 +72,7 @@ func paired(b *testing.B, isa kernels.ISA, flops float64, f func()) {
 	if _, ok := cpuTime(); !ok {
 		b.Skip("no process CPU clock")
 	}
-	probe, probeFlops := roof.FMAAVX2, 12*8*2
-	if isa == kernels.AVX512 {
-		probe, probeFlops = roof.FMAAVX512, 12*16*2
-	}
+	probe, probeFlops := fmaProbe(isa)
 	runProbe := func(iters int) { sink = probe(iters, 1) }
 	runRow := func(iters int) {
 		for range iters {
