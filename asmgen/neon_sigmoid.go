@@ -12,9 +12,9 @@ func init() {
 // sigmoid emits σ(x_j) as fallback.Sigmoid, operation for operation (its FMAs
 // as FMLA/FMLS): t = −x clamped to [−SigmoidClamp, SigmoidTHi] (FMIN and FMAX
 // keep NaN), n = round(t·log₂e) by the shifter, r = t − n·Ln2Hi − n·Ln2Lo,
-// q = Exp's polynomial past its constant term, A = min(1, 2⁻ⁿ) and
-// w = min(1, 2ⁿ) from the exponent bits, σ = A / ((1 + A·w) + w·(r·q)), then
-// +0 where x < SigmoidLo. x is not modified; tmp[j] needs 4 registers.
+// q = Exp's polynomial past its constant term, p = 2⁻ⁿ from the exponent
+// bits, σ = p / ((p + 1) + r·q), then +0 where x < SigmoidLo. x is not
+// modified; tmp[j] needs 4 registers.
 func (m *neonMath) sigmoid(x []Reg, tmp [][]Reg) []Reg {
 	f, k := m.f, len(x)
 	t, s, n, b := neonCol(tmp, 0), neonCol(tmp, 1), neonCol(tmp, 2), neonCol(tmp, 3)
@@ -30,23 +30,18 @@ func (m *neonMath) sigmoid(x []Reg, tmp [][]Reg) []Reg {
 	neonEach(k, func(j int) { f.v(FMLSE(t[j], n[j], lo.r, lo.i)) })   // r −= n·Ln2Lo
 	r := t
 	q := m.horner(r, n, b, []string{"e1", "e2", "e3", "e4", "e5", "e6"})
-	a := n // the register of n and b that horner did not leave q in
+	p := n // the register of n and b that horner did not leave q in
 	if q[0] == n[0] {
-		a = b
+		p = b
 	}
-	neonEach(k, func(j int) { f.v(FMUL(q[j], r[j], q[j])) }) // r·q
-	neonEach(k, func(j int) { f.v(SHL(s[j], s[j], 23)) })    // n in the exponent field
-	neonEach(k, func(j int) { f.v(SUB(a[j], one, s[j])) })   // 2⁻ⁿ (one's bits − n<<23)
-	neonEach(k, func(j int) { f.v(ADD(s[j], one, s[j])) })   // 2ⁿ
-	w := s
-	neonEach(k, func(j int) { f.v(FMIN(a[j], a[j], one)) })
-	neonEach(k, func(j int) { f.v(FMIN(w[j], w[j], one)) })
-	d := r
-	neonEach(k, func(j int) { f.v(FMUL(d[j], a[j], w[j])) }) // A·w, exact
-	neonEach(k, func(j int) { f.v(FADD(d[j], d[j], one)) })  // 1 + A·w, exact
-	neonEach(k, func(j int) { f.v(FMLA(d[j], w[j], q[j])) }) // + w·(r·q), rounded once
-	neonEach(k, func(j int) { f.v(FDIV(a[j], a[j], d[j])) })
-	neonEach(k, func(j int) { f.v(FCMGT(w[j], m.full["lo"], x[j])) }) // x < SigmoidLo (false on NaN)
-	neonEach(k, func(j int) { f.v(BIC(a[j], a[j], w[j])) })
-	return a
+	neonEach(k, func(j int) { f.v(SHL(s[j], s[j], 23)) })  // n in the exponent field
+	neonEach(k, func(j int) { f.v(SUB(p[j], one, s[j])) }) // 2⁻ⁿ: one's bits − n<<23
+	d := s
+	neonEach(k, func(j int) { f.v(FADD(d[j], p[j], one)) })  // p + 1
+	neonEach(k, func(j int) { f.v(FMLA(d[j], r[j], q[j])) }) // + r·q, rounded once
+	neonEach(k, func(j int) { f.v(FDIV(p[j], p[j], d[j])) })
+	lt := r
+	neonEach(k, func(j int) { f.v(FCMGT(lt[j], m.full["lo"], x[j])) }) // x < SigmoidLo (false on NaN)
+	neonEach(k, func(j int) { f.v(BIC(p[j], p[j], lt[j])) })
+	return p
 }

@@ -22,10 +22,9 @@ func genSigmoidFamily() {
 // sigmoidGen emits a lane-wise logistic function for ISA s, the algorithm of
 // fallback.Sigmoid (so every ISA gives its bits): on t = −x clamped to
 // [−SigmoidClamp, SigmoidTHi] (NaN kept), Exp's reduction n = round(t·log₂e),
-// r = t − n·ln2 and polynomial q (eʳ = 1 + r·q), then
-// σ = A / ((1 + A·w) + w·(r·q)) with A = min(1, 2⁻ⁿ) and w = min(1, 2ⁿ) built
-// from the rounding's bits, and +0 where x < SigmoidLo. 22 vector operations
-// per vector on AVX2 (one a division), 21 on AVX-512.
+// r = t − n·ln2 and polynomial q (eʳ = 1 + r·q), then σ = p / ((p + 1) + r·q)
+// with p = 2⁻ⁿ built from the rounding's bits, and +0 where x < SigmoidLo.
+// 18 vector operations per vector on AVX2 (one a division), 17 on AVX-512.
 type sigmoidGen struct {
 	s                   *isa
 	shifter, lo, one    vconst
@@ -48,8 +47,9 @@ func newSigmoidGen(s *isa) *sigmoidGen {
 
 // keep makes resident the constants applyN uses as register operands (the
 // clamp bounds, which VMAXPS and VMINPS need in a register to return x's NaN,
-// 1, used five times a vector, the shifter, twice, and the first operands of
-// the two multiply-adds that start a chain), loaded once before the loop.
+// 1, the first source of VPSUBD, the shifter, used twice, and the first
+// operands of the two multiply-adds that start a chain), loaded once before
+// the loop.
 func (g *sigmoidGen) keep() {
 	if g.s.evex {
 		keep(&g.nthi, &g.clamp, &g.one, &g.shifter, &g.nlog2e, &g.q[5])
@@ -98,29 +98,24 @@ func (g *sigmoidGen) applyN(xs ...VecVirtual) []VecVirtual {
 	for k := 4; k >= 0; k-- {
 		each(func(j int) { g.q[k].fma213(r[j], q[j]) })
 	}
-	each(func(j int) { asm.VMULPS(q[j], r[j], q[j]) }) // r·q
 	each(func(j int) { asm.VPSLLD(U8(23), e[j], e[j]) })
-	a, w := vecs(), vecs()
-	each(func(j int) { asm.VPSUBD(e[j], g.one.r, a[j]) }) // 2⁻ⁿ
-	each(func(j int) { asm.VPADDD(e[j], g.one.r, w[j]) }) // 2ⁿ
-	each(func(j int) { asm.VMINPS(a[j], g.one.r, a[j]) }) // min(1, ·), NaN kept
-	each(func(j int) { asm.VMINPS(w[j], g.one.r, w[j]) })
+	p := e
+	each(func(j int) { asm.VPSUBD(e[j], g.one.r, p[j]) }) // 2⁻ⁿ
 	d := vecs()
-	each(func(j int) { asm.VMULPS(a[j], w[j], d[j]) })
-	each(func(j int) { asm.VADDPS(g.one.r, d[j], d[j]) })   // 1 + A·w
-	each(func(j int) { asm.VFMADD231PS(w[j], q[j], d[j]) }) // + w·(r·q)
+	each(func(j int) { asm.VADDPS(g.one.r, p[j], d[j]) })   // p + 1
+	each(func(j int) { asm.VFMADD231PS(q[j], r[j], d[j]) }) // + r·q, rounded once
 	if s.evex {
-		// A / d, zeroed where x < SigmoidLo (x ≥ SigmoidLo or NaN kept).
+		// p / d, zeroed where x < SigmoidLo (x ≥ SigmoidLo or NaN kept).
 		k := make([]Register, len(xs))
 		each(func(j int) { k[j] = asm.K(); g.lo.cmp(cmpNLTUQ, xs[j], k[j]) })
-		each(func(j int) { asm.VDIVPS_Z(d[j], a[j], k[j], a[j]) })
-		return a
+		each(func(j int) { asm.VDIVPS_Z(d[j], p[j], k[j], p[j]) })
+		return p
 	}
-	each(func(j int) { asm.VDIVPS(d[j], a[j], a[j]) })
+	each(func(j int) { asm.VDIVPS(d[j], p[j], p[j]) })
 	m := vecs()
 	each(func(j int) { g.lo.cmp(cmpLTOQ, xs[j], m[j]) })
-	each(func(j int) { asm.VANDNPS(a[j], m[j], a[j]) })
-	return a
+	each(func(j int) { asm.VANDNPS(p[j], m[j], p[j]) })
+	return p
 }
 
 // fnmsub231 emits r = −v·c − r.

@@ -80,36 +80,26 @@ TEXT ·lstmCellAVX2(SB), NOSPLIT, $0-120
 	VFMADD213PS  consts<>+256(SB), Y8, Y12
 	VFMADD213PS  consts<>+128(SB), Y7, Y11
 	VFMADD213PS  consts<>+128(SB), Y8, Y12
-	VMULPS       Y11, Y7, Y11
-	VMULPS       Y12, Y8, Y12
 	VPSLLD       $0x17, Y9, Y9
 	VPSLLD       $0x17, Y10, Y10
-	VPSUBD       Y9, Y2, Y7
-	VPSUBD       Y10, Y2, Y8
-	VPADDD       Y9, Y2, Y9
-	VPADDD       Y10, Y2, Y10
-	VMINPS       Y7, Y2, Y7
-	VMINPS       Y8, Y2, Y8
-	VMINPS       Y9, Y2, Y9
-	VMINPS       Y10, Y2, Y10
-	VMULPS       Y7, Y9, Y13
-	VMULPS       Y8, Y10, Y14
-	VADDPS       Y2, Y13, Y13
-	VADDPS       Y2, Y14, Y14
-	VFMADD231PS  Y9, Y11, Y13
-	VFMADD231PS  Y10, Y12, Y14
-	VDIVPS       Y13, Y7, Y7
-	VDIVPS       Y14, Y8, Y8
+	VPSUBD       Y9, Y2, Y9
+	VPSUBD       Y10, Y2, Y10
+	VADDPS       Y2, Y9, Y13
+	VADDPS       Y2, Y10, Y14
+	VFMADD231PS  Y11, Y7, Y13
+	VFMADD231PS  Y12, Y8, Y14
+	VDIVPS       Y13, Y9, Y9
+	VDIVPS       Y14, Y10, Y10
 	VCMPPS       $0x11, consts<>+96(SB), Y5, Y5
 	VCMPPS       $0x11, consts<>+96(SB), Y6, Y6
-	VANDNPS      Y7, Y5, Y7
-	VANDNPS      Y8, Y6, Y8
+	VANDNPS      Y9, Y5, Y9
+	VANDNPS      Y10, Y6, Y10
 	VMOVUPS      (SI), Y5
-	VMULPS       Y5, Y8, Y8
-	VMULPS       Y4, Y7, Y7
-	VADDPS       Y7, Y8, Y8
-	VMOVUPS      Y8, (CX)
-	VMOVAPS      Y8, Y4
+	VMULPS       Y5, Y10, Y10
+	VMULPS       Y4, Y9, Y9
+	VADDPS       Y9, Y10, Y10
+	VMOVUPS      Y10, (CX)
+	VMOVAPS      Y10, Y4
 	ADDQ         $0x00000020, AX
 	ADDQ         $0x00000020, CX
 	ADDQ         $0x00000020, DX
@@ -176,35 +166,25 @@ lstmLoop:
 	VFMADD213PS  consts<>+256(SB), Y9, Y13
 	VFMADD213PS  consts<>+128(SB), Y8, Y12
 	VFMADD213PS  consts<>+128(SB), Y9, Y13
-	VMULPS       Y12, Y8, Y12
-	VMULPS       Y13, Y9, Y13
 	VPSLLD       $0x17, Y10, Y10
 	VPSLLD       $0x17, Y11, Y11
-	VPSUBD       Y10, Y2, Y8
-	VPSUBD       Y11, Y2, Y9
-	VPADDD       Y10, Y2, Y10
-	VPADDD       Y11, Y2, Y11
-	VMINPS       Y8, Y2, Y8
-	VMINPS       Y9, Y2, Y9
-	VMINPS       Y10, Y2, Y10
-	VMINPS       Y11, Y2, Y11
-	VMULPS       Y8, Y10, Y14
-	VMULPS       Y9, Y11, Y15
-	VADDPS       Y2, Y14, Y14
-	VADDPS       Y2, Y15, Y15
-	VFMADD231PS  Y10, Y12, Y14
-	VFMADD231PS  Y11, Y13, Y15
-	VDIVPS       Y14, Y8, Y8
-	VDIVPS       Y15, Y9, Y9
+	VPSUBD       Y10, Y2, Y10
+	VPSUBD       Y11, Y2, Y11
+	VADDPS       Y2, Y10, Y14
+	VADDPS       Y2, Y11, Y15
+	VFMADD231PS  Y12, Y8, Y14
+	VFMADD231PS  Y13, Y9, Y15
+	VDIVPS       Y14, Y10, Y10
+	VDIVPS       Y15, Y11, Y11
 	VCMPPS       $0x11, consts<>+96(SB), Y6, Y6
 	VCMPPS       $0x11, consts<>+96(SB), Y7, Y7
-	VANDNPS      Y8, Y6, Y8
-	VANDNPS      Y9, Y7, Y9
+	VANDNPS      Y10, Y6, Y10
+	VANDNPS      Y11, Y7, Y11
 	VMOVUPS      (SI), Y6
-	VMULPS       Y6, Y9, Y9
-	VMULPS       Y5, Y8, Y8
-	VADDPS       Y8, Y9, Y9
-	VMOVUPS      Y9, (CX)
+	VMULPS       Y6, Y11, Y11
+	VMULPS       Y5, Y10, Y10
+	VADDPS       Y10, Y11, Y11
+	VMOVUPS      Y11, (CX)
 	VMOVUPS      -32(DX)(R9*1), Y5
 	VMOVUPS      -32(BX)(R9*1), Y6
 	VADDPS       Y6, Y5, Y5
@@ -221,43 +201,38 @@ lstmLoop:
 	VFMADD213PS  consts<>+288(SB), Y6, Y8
 	VFMADD213PS  consts<>+256(SB), Y6, Y8
 	VFMADD213PS  consts<>+128(SB), Y6, Y8
-	VMULPS       Y8, Y6, Y8
 	VPSLLD       $0x17, Y7, Y7
-	VPSUBD       Y7, Y2, Y6
-	VPADDD       Y7, Y2, Y7
-	VMINPS       Y6, Y2, Y6
-	VMINPS       Y7, Y2, Y7
-	VMULPS       Y6, Y7, Y10
-	VADDPS       Y2, Y10, Y10
-	VFMADD231PS  Y7, Y8, Y10
-	VDIVPS       Y10, Y6, Y6
+	VPSUBD       Y7, Y2, Y7
+	VADDPS       Y2, Y7, Y9
+	VFMADD231PS  Y8, Y6, Y9
+	VDIVPS       Y9, Y7, Y7
 	VCMPPS       $0x11, consts<>+96(SB), Y5, Y5
-	VANDNPS      Y6, Y5, Y6
+	VANDNPS      Y7, Y5, Y7
 	VANDPS       consts<>+416(SB), Y4, Y5
-	VMOVUPS      consts<>+448(SB), Y7
-	VMINPS       Y5, Y7, Y7
+	VMOVUPS      consts<>+448(SB), Y6
+	VMINPS       Y5, Y6, Y6
 	VXORPS       Y5, Y4, Y5
 	VMOVUPS      consts<>+480(SB), Y8
-	VFMADD213PS  consts<>+544(SB), Y7, Y8
+	VFMADD213PS  consts<>+544(SB), Y6, Y8
 	VSUBPS       consts<>+544(SB), Y8, Y4
-	VFNMADD231PS consts<>+512(SB), Y4, Y7
-	VMOVUPS      consts<>+672(SB), Y10
-	VFMADD213PS  consts<>+640(SB), Y7, Y10
-	VFMADD213PS  consts<>+608(SB), Y7, Y10
-	VFMADD213PS  consts<>+576(SB), Y7, Y10
-	VFMADD213PS  consts<>+128(SB), Y7, Y10
-	VMULPS       Y7, Y7, Y4
-	VFMADD213PS  Y7, Y4, Y10
+	VFNMADD231PS consts<>+512(SB), Y4, Y6
+	VMOVUPS      consts<>+672(SB), Y9
+	VFMADD213PS  consts<>+640(SB), Y6, Y9
+	VFMADD213PS  consts<>+608(SB), Y6, Y9
+	VFMADD213PS  consts<>+576(SB), Y6, Y9
+	VFMADD213PS  consts<>+128(SB), Y6, Y9
+	VMULPS       Y6, Y6, Y4
+	VFMADD213PS  Y6, Y4, Y9
 	VPSLLD       $0x17, Y8, Y8
 	VMOVUPS      consts<>+704(SB), Y4
 	VFMSUB213PS  consts<>+128(SB), Y8, Y4
-	VFMADD231PS  Y8, Y10, Y4
-	VADDPS       consts<>+736(SB), Y4, Y7
-	VDIVPS       Y7, Y4, Y4
+	VFMADD231PS  Y8, Y9, Y4
+	VADDPS       consts<>+736(SB), Y4, Y6
+	VDIVPS       Y6, Y4, Y4
 	VORPS        Y5, Y4, Y4
-	VMULPS       Y4, Y6, Y6
-	VMOVUPS      Y6, -32(AX)
-	VMOVAPS      Y9, Y4
+	VMULPS       Y4, Y7, Y7
+	VMOVUPS      Y7, -32(AX)
+	VMOVAPS      Y11, Y4
 	ADDQ         $0x00000020, AX
 	ADDQ         $0x00000020, CX
 	ADDQ         $0x00000020, DX
@@ -283,42 +258,37 @@ lstmDrain:
 	VFMADD213PS  consts<>+288(SB), Y6, Y8
 	VFMADD213PS  consts<>+256(SB), Y6, Y8
 	VFMADD213PS  consts<>+128(SB), Y6, Y8
-	VMULPS       Y8, Y6, Y8
 	VPSLLD       $0x17, Y7, Y7
-	VPSUBD       Y7, Y2, Y6
-	VPADDD       Y7, Y2, Y7
-	VMINPS       Y6, Y2, Y6
-	VMINPS       Y7, Y2, Y7
-	VMULPS       Y6, Y7, Y9
-	VADDPS       Y2, Y9, Y9
-	VFMADD231PS  Y7, Y8, Y9
-	VDIVPS       Y9, Y6, Y6
+	VPSUBD       Y7, Y2, Y7
+	VADDPS       Y2, Y7, Y9
+	VFMADD231PS  Y8, Y6, Y9
+	VDIVPS       Y9, Y7, Y7
 	VCMPPS       $0x11, consts<>+96(SB), Y5, Y5
-	VANDNPS      Y6, Y5, Y6
+	VANDNPS      Y7, Y5, Y7
 	VANDPS       consts<>+416(SB), Y4, Y5
-	VMOVUPS      consts<>+448(SB), Y7
-	VMINPS       Y5, Y7, Y7
+	VMOVUPS      consts<>+448(SB), Y6
+	VMINPS       Y5, Y6, Y6
 	VXORPS       Y5, Y4, Y5
 	VMOVUPS      consts<>+480(SB), Y8
-	VFMADD213PS  consts<>+544(SB), Y7, Y8
+	VFMADD213PS  consts<>+544(SB), Y6, Y8
 	VSUBPS       consts<>+544(SB), Y8, Y4
-	VFNMADD231PS consts<>+512(SB), Y4, Y7
+	VFNMADD231PS consts<>+512(SB), Y4, Y6
 	VMOVUPS      consts<>+672(SB), Y9
-	VFMADD213PS  consts<>+640(SB), Y7, Y9
-	VFMADD213PS  consts<>+608(SB), Y7, Y9
-	VFMADD213PS  consts<>+576(SB), Y7, Y9
-	VFMADD213PS  consts<>+128(SB), Y7, Y9
-	VMULPS       Y7, Y7, Y4
-	VFMADD213PS  Y7, Y4, Y9
+	VFMADD213PS  consts<>+640(SB), Y6, Y9
+	VFMADD213PS  consts<>+608(SB), Y6, Y9
+	VFMADD213PS  consts<>+576(SB), Y6, Y9
+	VFMADD213PS  consts<>+128(SB), Y6, Y9
+	VMULPS       Y6, Y6, Y4
+	VFMADD213PS  Y6, Y4, Y9
 	VPSLLD       $0x17, Y8, Y8
 	VMOVUPS      consts<>+704(SB), Y4
 	VFMSUB213PS  consts<>+128(SB), Y8, Y4
 	VFMADD231PS  Y8, Y9, Y4
-	VADDPS       consts<>+736(SB), Y4, Y7
-	VDIVPS       Y7, Y4, Y4
+	VADDPS       consts<>+736(SB), Y4, Y6
+	VDIVPS       Y6, Y4, Y4
 	VORPS        Y5, Y4, Y4
-	VMULPS       Y4, Y6, Y6
-	VMOVUPS      Y6, -32(AX)
+	VMULPS       Y4, Y7, Y7
+	VMOVUPS      Y7, -32(AX)
 
 lstmSingle:
 	ANDQ $0x00000007, DI
@@ -382,35 +352,25 @@ lstmScalar:
 	VFMADD213PS  consts<>+256(SB), Y8, Y12
 	VFMADD213PS  consts<>+128(SB), Y7, Y11
 	VFMADD213PS  consts<>+128(SB), Y8, Y12
-	VMULPS       Y11, Y7, Y11
-	VMULPS       Y12, Y8, Y12
 	VPSLLD       $0x17, Y9, Y9
 	VPSLLD       $0x17, Y10, Y10
-	VPSUBD       Y9, Y2, Y7
-	VPSUBD       Y10, Y2, Y8
-	VPADDD       Y9, Y2, Y9
-	VPADDD       Y10, Y2, Y10
-	VMINPS       Y7, Y2, Y7
-	VMINPS       Y8, Y2, Y8
-	VMINPS       Y9, Y2, Y9
-	VMINPS       Y10, Y2, Y10
-	VMULPS       Y7, Y9, Y13
-	VMULPS       Y8, Y10, Y14
-	VADDPS       Y2, Y13, Y13
-	VADDPS       Y2, Y14, Y14
-	VFMADD231PS  Y9, Y11, Y13
-	VFMADD231PS  Y10, Y12, Y14
-	VDIVPS       Y13, Y7, Y7
-	VDIVPS       Y14, Y8, Y8
+	VPSUBD       Y9, Y2, Y9
+	VPSUBD       Y10, Y2, Y10
+	VADDPS       Y2, Y9, Y13
+	VADDPS       Y2, Y10, Y14
+	VFMADD231PS  Y11, Y7, Y13
+	VFMADD231PS  Y12, Y8, Y14
+	VDIVPS       Y13, Y9, Y9
+	VDIVPS       Y14, Y10, Y10
 	VCMPPS       $0x11, consts<>+96(SB), Y5, Y5
 	VCMPPS       $0x11, consts<>+96(SB), Y6, Y6
-	VANDNPS      Y7, Y5, Y7
-	VANDNPS      Y8, Y6, Y8
+	VANDNPS      Y9, Y5, Y9
+	VANDNPS      Y10, Y6, Y10
 	VBROADCASTSS (SI), Y5
-	VMULPS       Y5, Y8, Y8
-	VMULPS       Y4, Y7, Y7
-	VADDPS       Y7, Y8, Y8
-	VMOVSS       X8, (CX)
+	VMULPS       Y5, Y10, Y10
+	VMULPS       Y4, Y9, Y9
+	VADDPS       Y9, Y10, Y10
+	VMOVSS       X10, (CX)
 	VBROADCASTSS (DX)(R9*1), Y4
 	VBROADCASTSS (BX)(R9*1), Y5
 	VADDPS       Y5, Y4, Y4
@@ -427,42 +387,37 @@ lstmScalar:
 	VFMADD213PS  consts<>+288(SB), Y5, Y7
 	VFMADD213PS  consts<>+256(SB), Y5, Y7
 	VFMADD213PS  consts<>+128(SB), Y5, Y7
-	VMULPS       Y7, Y5, Y7
 	VPSLLD       $0x17, Y6, Y6
-	VPSUBD       Y6, Y2, Y5
-	VPADDD       Y6, Y2, Y6
-	VMINPS       Y5, Y2, Y5
-	VMINPS       Y6, Y2, Y6
-	VMULPS       Y5, Y6, Y9
-	VADDPS       Y2, Y9, Y9
-	VFMADD231PS  Y6, Y7, Y9
-	VDIVPS       Y9, Y5, Y5
+	VPSUBD       Y6, Y2, Y6
+	VADDPS       Y2, Y6, Y8
+	VFMADD231PS  Y7, Y5, Y8
+	VDIVPS       Y8, Y6, Y6
 	VCMPPS       $0x11, consts<>+96(SB), Y4, Y4
-	VANDNPS      Y5, Y4, Y5
-	VANDPS       consts<>+416(SB), Y8, Y4
-	VMOVUPS      consts<>+448(SB), Y6
-	VMINPS       Y4, Y6, Y6
-	VXORPS       Y4, Y8, Y4
+	VANDNPS      Y6, Y4, Y6
+	VANDPS       consts<>+416(SB), Y10, Y4
+	VMOVUPS      consts<>+448(SB), Y5
+	VMINPS       Y4, Y5, Y5
+	VXORPS       Y4, Y10, Y4
 	VMOVUPS      consts<>+480(SB), Y8
-	VFMADD213PS  consts<>+544(SB), Y6, Y8
+	VFMADD213PS  consts<>+544(SB), Y5, Y8
 	VSUBPS       consts<>+544(SB), Y8, Y7
-	VFNMADD231PS consts<>+512(SB), Y7, Y6
+	VFNMADD231PS consts<>+512(SB), Y7, Y5
 	VMOVUPS      consts<>+672(SB), Y9
-	VFMADD213PS  consts<>+640(SB), Y6, Y9
-	VFMADD213PS  consts<>+608(SB), Y6, Y9
-	VFMADD213PS  consts<>+576(SB), Y6, Y9
-	VFMADD213PS  consts<>+128(SB), Y6, Y9
-	VMULPS       Y6, Y6, Y7
-	VFMADD213PS  Y6, Y7, Y9
+	VFMADD213PS  consts<>+640(SB), Y5, Y9
+	VFMADD213PS  consts<>+608(SB), Y5, Y9
+	VFMADD213PS  consts<>+576(SB), Y5, Y9
+	VFMADD213PS  consts<>+128(SB), Y5, Y9
+	VMULPS       Y5, Y5, Y7
+	VFMADD213PS  Y5, Y7, Y9
 	VPSLLD       $0x17, Y8, Y8
-	VMOVUPS      consts<>+704(SB), Y6
-	VFMSUB213PS  consts<>+128(SB), Y8, Y6
-	VFMADD231PS  Y8, Y9, Y6
-	VADDPS       consts<>+736(SB), Y6, Y7
-	VDIVPS       Y7, Y6, Y6
-	VORPS        Y4, Y6, Y6
-	VMULPS       Y6, Y5, Y5
-	VMOVSS       X5, (AX)
+	VMOVUPS      consts<>+704(SB), Y5
+	VFMSUB213PS  consts<>+128(SB), Y8, Y5
+	VFMADD231PS  Y8, Y9, Y5
+	VADDPS       consts<>+736(SB), Y5, Y7
+	VDIVPS       Y7, Y5, Y5
+	VORPS        Y4, Y5, Y5
+	VMULPS       Y5, Y6, Y6
+	VMOVSS       X6, (AX)
 	ADDQ         $0x00000004, AX
 	ADDQ         $0x00000004, CX
 	ADDQ         $0x00000004, DX
@@ -608,62 +563,42 @@ TEXT ·lstmCellAVX512(SB), NOSPLIT, $0-120
 	VFMADD213PS.BCST  consts<>+128(SB), Z13, Z21
 	VFMADD213PS.BCST  consts<>+128(SB), Z14, Z22
 	VFMADD213PS.BCST  consts<>+128(SB), Z15, Z23
-	VMULPS            Z20, Z12, Z20
-	VMULPS            Z21, Z13, Z21
-	VMULPS            Z22, Z14, Z22
-	VMULPS            Z23, Z15, Z23
 	VPSLLD            $0x17, Z16, Z16
 	VPSLLD            $0x17, Z17, Z17
 	VPSLLD            $0x17, Z18, Z18
 	VPSLLD            $0x17, Z19, Z19
-	VPSUBD            Z16, Z2, Z12
-	VPSUBD            Z17, Z2, Z13
-	VPSUBD            Z18, Z2, Z14
-	VPSUBD            Z19, Z2, Z15
-	VPADDD            Z16, Z2, Z16
-	VPADDD            Z17, Z2, Z17
-	VPADDD            Z18, Z2, Z18
-	VPADDD            Z19, Z2, Z19
-	VMINPS            Z12, Z2, Z12
-	VMINPS            Z13, Z2, Z13
-	VMINPS            Z14, Z2, Z14
-	VMINPS            Z15, Z2, Z15
-	VMINPS            Z16, Z2, Z16
-	VMINPS            Z17, Z2, Z17
-	VMINPS            Z18, Z2, Z18
-	VMINPS            Z19, Z2, Z19
-	VMULPS            Z12, Z16, Z24
-	VMULPS            Z13, Z17, Z25
-	VMULPS            Z14, Z18, Z26
-	VMULPS            Z15, Z19, Z27
-	VADDPS            Z2, Z24, Z24
-	VADDPS            Z2, Z25, Z25
-	VADDPS            Z2, Z26, Z26
-	VADDPS            Z2, Z27, Z27
-	VFMADD231PS       Z16, Z20, Z24
-	VFMADD231PS       Z17, Z21, Z25
-	VFMADD231PS       Z18, Z22, Z26
-	VFMADD231PS       Z19, Z23, Z27
+	VPSUBD            Z16, Z2, Z16
+	VPSUBD            Z17, Z2, Z17
+	VPSUBD            Z18, Z2, Z18
+	VPSUBD            Z19, Z2, Z19
+	VADDPS            Z2, Z16, Z24
+	VADDPS            Z2, Z17, Z25
+	VADDPS            Z2, Z18, Z26
+	VADDPS            Z2, Z19, Z27
+	VFMADD231PS       Z20, Z12, Z24
+	VFMADD231PS       Z21, Z13, Z25
+	VFMADD231PS       Z22, Z14, Z26
+	VFMADD231PS       Z23, Z15, Z27
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K1
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z7, K2
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z8, K3
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z9, K4
-	VDIVPS.Z          Z24, Z12, K1, Z12
-	VDIVPS.Z          Z25, Z13, K2, Z13
-	VDIVPS.Z          Z26, Z14, K3, Z14
-	VDIVPS.Z          Z27, Z15, K4, Z15
+	VDIVPS.Z          Z24, Z16, K1, Z16
+	VDIVPS.Z          Z25, Z17, K2, Z17
+	VDIVPS.Z          Z26, Z18, K3, Z18
+	VDIVPS.Z          Z27, Z19, K4, Z19
 	VMOVUPS           (SI), Z6
-	VMULPS            Z6, Z13, Z13
-	VMULPS            Z10, Z12, Z12
-	VADDPS            Z12, Z13, Z13
-	VMOVUPS           Z13, (CX)
+	VMULPS            Z6, Z17, Z17
+	VMULPS            Z10, Z16, Z16
+	VADDPS            Z16, Z17, Z17
+	VMOVUPS           Z17, (CX)
 	VMOVUPS           64(SI), Z6
-	VMULPS            Z6, Z15, Z15
-	VMULPS            Z11, Z14, Z14
-	VADDPS            Z14, Z15, Z15
-	VMOVUPS           Z15, 64(CX)
-	VMOVAPS           Z13, Z6
-	VMOVAPS           Z15, Z7
+	VMULPS            Z6, Z19, Z19
+	VMULPS            Z11, Z18, Z18
+	VADDPS            Z18, Z19, Z19
+	VMOVUPS           Z19, 64(CX)
+	VMOVAPS           Z17, Z6
+	VMOVAPS           Z19, Z7
 	ADDQ              $0x00000080, AX
 	ADDQ              $0x00000080, CX
 	ADDQ              $0x00000080, DX
@@ -785,60 +720,40 @@ lstmLoop:
 	VFMADD213PS.BCST  consts<>+128(SB), Z15, Z23
 	VFMADD213PS.BCST  consts<>+128(SB), Z16, Z24
 	VFMADD213PS.BCST  consts<>+128(SB), Z17, Z25
-	VMULPS            Z22, Z14, Z22
-	VMULPS            Z23, Z15, Z23
-	VMULPS            Z24, Z16, Z24
-	VMULPS            Z25, Z17, Z25
 	VPSLLD            $0x17, Z18, Z18
 	VPSLLD            $0x17, Z19, Z19
 	VPSLLD            $0x17, Z20, Z20
 	VPSLLD            $0x17, Z21, Z21
-	VPSUBD            Z18, Z2, Z14
-	VPSUBD            Z19, Z2, Z15
-	VPSUBD            Z20, Z2, Z16
-	VPSUBD            Z21, Z2, Z17
-	VPADDD            Z18, Z2, Z18
-	VPADDD            Z19, Z2, Z19
-	VPADDD            Z20, Z2, Z20
-	VPADDD            Z21, Z2, Z21
-	VMINPS            Z14, Z2, Z14
-	VMINPS            Z15, Z2, Z15
-	VMINPS            Z16, Z2, Z16
-	VMINPS            Z17, Z2, Z17
-	VMINPS            Z18, Z2, Z18
-	VMINPS            Z19, Z2, Z19
-	VMINPS            Z20, Z2, Z20
-	VMINPS            Z21, Z2, Z21
-	VMULPS            Z14, Z18, Z26
-	VMULPS            Z15, Z19, Z27
-	VMULPS            Z16, Z20, Z28
-	VMULPS            Z17, Z21, Z29
-	VADDPS            Z2, Z26, Z26
-	VADDPS            Z2, Z27, Z27
-	VADDPS            Z2, Z28, Z28
-	VADDPS            Z2, Z29, Z29
-	VFMADD231PS       Z18, Z22, Z26
-	VFMADD231PS       Z19, Z23, Z27
-	VFMADD231PS       Z20, Z24, Z28
-	VFMADD231PS       Z21, Z25, Z29
+	VPSUBD            Z18, Z2, Z18
+	VPSUBD            Z19, Z2, Z19
+	VPSUBD            Z20, Z2, Z20
+	VPSUBD            Z21, Z2, Z21
+	VADDPS            Z2, Z18, Z26
+	VADDPS            Z2, Z19, Z27
+	VADDPS            Z2, Z20, Z28
+	VADDPS            Z2, Z21, Z29
+	VFMADD231PS       Z22, Z14, Z26
+	VFMADD231PS       Z23, Z15, Z27
+	VFMADD231PS       Z24, Z16, Z28
+	VFMADD231PS       Z25, Z17, Z29
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z8, K1
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z9, K2
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z10, K3
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z11, K4
-	VDIVPS.Z          Z26, Z14, K1, Z14
-	VDIVPS.Z          Z27, Z15, K2, Z15
-	VDIVPS.Z          Z28, Z16, K3, Z16
-	VDIVPS.Z          Z29, Z17, K4, Z17
+	VDIVPS.Z          Z26, Z18, K1, Z18
+	VDIVPS.Z          Z27, Z19, K2, Z19
+	VDIVPS.Z          Z28, Z20, K3, Z20
+	VDIVPS.Z          Z29, Z21, K4, Z21
 	VMOVUPS           (SI), Z8
-	VMULPS            Z8, Z15, Z15
-	VMULPS            Z12, Z14, Z14
-	VADDPS            Z14, Z15, Z15
-	VMOVUPS           Z15, (CX)
+	VMULPS            Z8, Z19, Z19
+	VMULPS            Z12, Z18, Z18
+	VADDPS            Z18, Z19, Z19
+	VMOVUPS           Z19, (CX)
 	VMOVUPS           64(SI), Z8
-	VMULPS            Z8, Z17, Z17
-	VMULPS            Z13, Z16, Z16
-	VADDPS            Z16, Z17, Z17
-	VMOVUPS           Z17, 64(CX)
+	VMULPS            Z8, Z21, Z21
+	VMULPS            Z13, Z20, Z20
+	VADDPS            Z20, Z21, Z21
+	VMOVUPS           Z21, 64(CX)
 	VMOVUPS           -128(DX)(R9*1), Z8
 	VMOVUPS           -128(BX)(R9*1), Z9
 	VADDPS            Z9, Z8, Z8
@@ -854,93 +769,83 @@ lstmLoop:
 	VFMADD213PS       Z3, Z10, Z12
 	VFMADD213PS       Z3, Z11, Z13
 	VSUBPS            Z3, Z12, Z14
-	VSUBPS            Z3, Z13, Z16
+	VSUBPS            Z3, Z13, Z15
 	VFNMSUB231PS.BCST consts<>+32(SB), Z14, Z10
-	VFNMSUB231PS.BCST consts<>+32(SB), Z16, Z11
+	VFNMSUB231PS.BCST consts<>+32(SB), Z15, Z11
 	VFNMADD231PS.BCST consts<>+64(SB), Z14, Z10
-	VFNMADD231PS.BCST consts<>+64(SB), Z16, Z11
+	VFNMADD231PS.BCST consts<>+64(SB), Z15, Z11
 	VMOVAPS           Z5, Z14
-	VMOVAPS           Z5, Z16
+	VMOVAPS           Z5, Z15
 	VFMADD213PS.BCST  consts<>+352(SB), Z10, Z14
-	VFMADD213PS.BCST  consts<>+352(SB), Z11, Z16
+	VFMADD213PS.BCST  consts<>+352(SB), Z11, Z15
 	VFMADD213PS.BCST  consts<>+320(SB), Z10, Z14
-	VFMADD213PS.BCST  consts<>+320(SB), Z11, Z16
+	VFMADD213PS.BCST  consts<>+320(SB), Z11, Z15
 	VFMADD213PS.BCST  consts<>+288(SB), Z10, Z14
-	VFMADD213PS.BCST  consts<>+288(SB), Z11, Z16
+	VFMADD213PS.BCST  consts<>+288(SB), Z11, Z15
 	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z14
-	VFMADD213PS.BCST  consts<>+256(SB), Z11, Z16
+	VFMADD213PS.BCST  consts<>+256(SB), Z11, Z15
 	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z14
-	VFMADD213PS.BCST  consts<>+128(SB), Z11, Z16
-	VMULPS            Z14, Z10, Z14
-	VMULPS            Z16, Z11, Z16
+	VFMADD213PS.BCST  consts<>+128(SB), Z11, Z15
 	VPSLLD            $0x17, Z12, Z12
 	VPSLLD            $0x17, Z13, Z13
-	VPSUBD            Z12, Z2, Z10
-	VPSUBD            Z13, Z2, Z11
-	VPADDD            Z12, Z2, Z12
-	VPADDD            Z13, Z2, Z13
-	VMINPS            Z10, Z2, Z10
-	VMINPS            Z11, Z2, Z11
-	VMINPS            Z12, Z2, Z12
-	VMINPS            Z13, Z2, Z13
-	VMULPS            Z10, Z12, Z18
-	VMULPS            Z11, Z13, Z19
-	VADDPS            Z2, Z18, Z18
-	VADDPS            Z2, Z19, Z19
-	VFMADD231PS       Z12, Z14, Z18
-	VFMADD231PS       Z13, Z16, Z19
+	VPSUBD            Z12, Z2, Z12
+	VPSUBD            Z13, Z2, Z13
+	VADDPS            Z2, Z12, Z16
+	VADDPS            Z2, Z13, Z17
+	VFMADD231PS       Z14, Z10, Z16
+	VFMADD231PS       Z15, Z11, Z17
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z8, K1
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z9, K2
-	VDIVPS.Z          Z18, Z10, K1, Z10
-	VDIVPS.Z          Z19, Z11, K2, Z11
+	VDIVPS.Z          Z16, Z12, K1, Z12
+	VDIVPS.Z          Z17, Z13, K2, Z13
 	VANDPS.BCST       consts<>+416(SB), Z6, Z8
 	VANDPS.BCST       consts<>+416(SB), Z7, Z9
-	VBROADCASTSS      consts<>+448(SB), Z12
-	VMINPS            Z8, Z12, Z12
-	VBROADCASTSS      consts<>+448(SB), Z13
-	VMINPS            Z9, Z13, Z13
-	VBROADCASTSS      consts<>+480(SB), Z18
-	VBROADCASTSS      consts<>+480(SB), Z19
-	VFMADD213PS.BCST  consts<>+544(SB), Z12, Z18
-	VFMADD213PS.BCST  consts<>+544(SB), Z13, Z19
-	VSUBPS.BCST       consts<>+544(SB), Z18, Z14
-	VSUBPS.BCST       consts<>+544(SB), Z19, Z16
-	VFNMADD231PS.BCST consts<>+512(SB), Z14, Z12
-	VFNMADD231PS.BCST consts<>+512(SB), Z16, Z13
+	VBROADCASTSS      consts<>+448(SB), Z10
+	VMINPS            Z8, Z10, Z10
+	VBROADCASTSS      consts<>+448(SB), Z11
+	VMINPS            Z9, Z11, Z11
+	VBROADCASTSS      consts<>+480(SB), Z16
+	VBROADCASTSS      consts<>+480(SB), Z17
+	VFMADD213PS.BCST  consts<>+544(SB), Z10, Z16
+	VFMADD213PS.BCST  consts<>+544(SB), Z11, Z17
+	VSUBPS.BCST       consts<>+544(SB), Z16, Z14
+	VSUBPS.BCST       consts<>+544(SB), Z17, Z15
+	VFNMADD231PS.BCST consts<>+512(SB), Z14, Z10
+	VFNMADD231PS.BCST consts<>+512(SB), Z15, Z11
+	VBROADCASTSS      consts<>+672(SB), Z18
 	VBROADCASTSS      consts<>+672(SB), Z20
-	VBROADCASTSS      consts<>+672(SB), Z21
-	VFMADD213PS.BCST  consts<>+640(SB), Z12, Z20
-	VFMADD213PS.BCST  consts<>+640(SB), Z13, Z21
-	VFMADD213PS.BCST  consts<>+608(SB), Z12, Z20
-	VFMADD213PS.BCST  consts<>+608(SB), Z13, Z21
-	VFMADD213PS.BCST  consts<>+576(SB), Z12, Z20
-	VFMADD213PS.BCST  consts<>+576(SB), Z13, Z21
-	VFMADD213PS.BCST  consts<>+128(SB), Z12, Z20
-	VFMADD213PS.BCST  consts<>+128(SB), Z13, Z21
-	VMULPS            Z12, Z12, Z14
-	VMULPS            Z13, Z13, Z16
-	VFMADD213PS       Z12, Z14, Z20
-	VFMADD213PS       Z13, Z16, Z21
-	VPSLLD            $0x17, Z18, Z18
-	VPSLLD            $0x17, Z19, Z19
-	VBROADCASTSS      consts<>+704(SB), Z12
-	VBROADCASTSS      consts<>+704(SB), Z13
-	VFMSUB213PS.BCST  consts<>+128(SB), Z18, Z12
-	VFMSUB213PS.BCST  consts<>+128(SB), Z19, Z13
-	VFMADD231PS       Z18, Z20, Z12
-	VFMADD231PS       Z19, Z21, Z13
-	VADDPS.BCST       consts<>+736(SB), Z12, Z14
-	VADDPS.BCST       consts<>+736(SB), Z13, Z16
-	VDIVPS            Z14, Z12, Z12
-	VDIVPS            Z16, Z13, Z13
-	VPTERNLOGD        $0xf6, Z8, Z6, Z12
-	VPTERNLOGD        $0xf6, Z9, Z7, Z13
-	VMULPS            Z12, Z10, Z10
-	VMOVUPS           Z10, -128(AX)
-	VMULPS            Z13, Z11, Z11
-	VMOVUPS           Z11, -64(AX)
-	VMOVAPS           Z15, Z6
-	VMOVAPS           Z17, Z7
+	VFMADD213PS.BCST  consts<>+640(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+640(SB), Z11, Z20
+	VFMADD213PS.BCST  consts<>+608(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+608(SB), Z11, Z20
+	VFMADD213PS.BCST  consts<>+576(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+576(SB), Z11, Z20
+	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+128(SB), Z11, Z20
+	VMULPS            Z10, Z10, Z14
+	VMULPS            Z11, Z11, Z15
+	VFMADD213PS       Z10, Z14, Z18
+	VFMADD213PS       Z11, Z15, Z20
+	VPSLLD            $0x17, Z16, Z16
+	VPSLLD            $0x17, Z17, Z17
+	VBROADCASTSS      consts<>+704(SB), Z10
+	VBROADCASTSS      consts<>+704(SB), Z11
+	VFMSUB213PS.BCST  consts<>+128(SB), Z16, Z10
+	VFMSUB213PS.BCST  consts<>+128(SB), Z17, Z11
+	VFMADD231PS       Z16, Z18, Z10
+	VFMADD231PS       Z17, Z20, Z11
+	VADDPS.BCST       consts<>+736(SB), Z10, Z14
+	VADDPS.BCST       consts<>+736(SB), Z11, Z15
+	VDIVPS            Z14, Z10, Z10
+	VDIVPS            Z15, Z11, Z11
+	VPTERNLOGD        $0xf6, Z8, Z6, Z10
+	VPTERNLOGD        $0xf6, Z9, Z7, Z11
+	VMULPS            Z10, Z12, Z12
+	VMOVUPS           Z12, -128(AX)
+	VMULPS            Z11, Z13, Z13
+	VMOVUPS           Z13, -64(AX)
+	VMOVAPS           Z19, Z6
+	VMOVAPS           Z21, Z7
 	ADDQ              $0x00000080, AX
 	ADDQ              $0x00000080, CX
 	ADDQ              $0x00000080, DX
@@ -982,74 +887,64 @@ lstmDrain:
 	VFMADD213PS.BCST  consts<>+256(SB), Z11, Z15
 	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z14
 	VFMADD213PS.BCST  consts<>+128(SB), Z11, Z15
-	VMULPS            Z14, Z10, Z14
-	VMULPS            Z15, Z11, Z15
 	VPSLLD            $0x17, Z12, Z12
 	VPSLLD            $0x17, Z13, Z13
-	VPSUBD            Z12, Z2, Z10
-	VPSUBD            Z13, Z2, Z11
-	VPADDD            Z12, Z2, Z12
-	VPADDD            Z13, Z2, Z13
-	VMINPS            Z10, Z2, Z10
-	VMINPS            Z11, Z2, Z11
-	VMINPS            Z12, Z2, Z12
-	VMINPS            Z13, Z2, Z13
-	VMULPS            Z10, Z12, Z16
-	VMULPS            Z11, Z13, Z17
-	VADDPS            Z2, Z16, Z16
-	VADDPS            Z2, Z17, Z17
-	VFMADD231PS       Z12, Z14, Z16
-	VFMADD231PS       Z13, Z15, Z17
+	VPSUBD            Z12, Z2, Z12
+	VPSUBD            Z13, Z2, Z13
+	VADDPS            Z2, Z12, Z16
+	VADDPS            Z2, Z13, Z17
+	VFMADD231PS       Z14, Z10, Z16
+	VFMADD231PS       Z15, Z11, Z17
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z8, K1
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z9, K2
-	VDIVPS.Z          Z16, Z10, K1, Z10
-	VDIVPS.Z          Z17, Z11, K2, Z11
+	VDIVPS.Z          Z16, Z12, K1, Z12
+	VDIVPS.Z          Z17, Z13, K2, Z13
 	VANDPS.BCST       consts<>+416(SB), Z6, Z8
 	VANDPS.BCST       consts<>+416(SB), Z7, Z9
-	VBROADCASTSS      consts<>+448(SB), Z12
-	VMINPS            Z8, Z12, Z12
-	VBROADCASTSS      consts<>+448(SB), Z13
-	VMINPS            Z9, Z13, Z13
+	VBROADCASTSS      consts<>+448(SB), Z10
+	VMINPS            Z8, Z10, Z10
+	VBROADCASTSS      consts<>+448(SB), Z11
+	VMINPS            Z9, Z11, Z11
 	VBROADCASTSS      consts<>+480(SB), Z16
 	VBROADCASTSS      consts<>+480(SB), Z17
-	VFMADD213PS.BCST  consts<>+544(SB), Z12, Z16
-	VFMADD213PS.BCST  consts<>+544(SB), Z13, Z17
+	VFMADD213PS.BCST  consts<>+544(SB), Z10, Z16
+	VFMADD213PS.BCST  consts<>+544(SB), Z11, Z17
 	VSUBPS.BCST       consts<>+544(SB), Z16, Z14
 	VSUBPS.BCST       consts<>+544(SB), Z17, Z15
-	VFNMADD231PS.BCST consts<>+512(SB), Z14, Z12
-	VFNMADD231PS.BCST consts<>+512(SB), Z15, Z13
+	VFNMADD231PS.BCST consts<>+512(SB), Z14, Z10
+	VFNMADD231PS.BCST consts<>+512(SB), Z15, Z11
 	VBROADCASTSS      consts<>+672(SB), Z18
 	VBROADCASTSS      consts<>+672(SB), Z19
-	VFMADD213PS.BCST  consts<>+640(SB), Z12, Z18
-	VFMADD213PS.BCST  consts<>+640(SB), Z13, Z19
-	VFMADD213PS.BCST  consts<>+608(SB), Z12, Z18
-	VFMADD213PS.BCST  consts<>+608(SB), Z13, Z19
-	VFMADD213PS.BCST  consts<>+576(SB), Z12, Z18
-	VFMADD213PS.BCST  consts<>+576(SB), Z13, Z19
-	VFMADD213PS.BCST  consts<>+128(SB), Z12, Z18
-	VFMADD213PS.BCST  consts<>+128(SB), Z13, Z19
-	VMULPS            Z12, Z12, Z14
-	VMULPS            Z13, Z13, Z15
-	VFMADD213PS       Z12, Z14, Z18
-	VFMADD213PS       Z13, Z15, Z19
+	VFMADD213PS.BCST  consts<>+640(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+640(SB), Z11, Z19
+	VFMADD213PS.BCST  consts<>+608(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+608(SB), Z11, Z19
+	VFMADD213PS.BCST  consts<>+576(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+576(SB), Z11, Z19
+	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z18
+	VFMADD213PS.BCST  consts<>+128(SB), Z11, Z19
+	VMULPS            Z10, Z10, Z14
+	VMULPS            Z11, Z11, Z15
+	VFMADD213PS       Z10, Z14, Z18
+	VFMADD213PS       Z11, Z15, Z19
 	VPSLLD            $0x17, Z16, Z16
 	VPSLLD            $0x17, Z17, Z17
-	VBROADCASTSS      consts<>+704(SB), Z12
-	VBROADCASTSS      consts<>+704(SB), Z13
-	VFMSUB213PS.BCST  consts<>+128(SB), Z16, Z12
-	VFMSUB213PS.BCST  consts<>+128(SB), Z17, Z13
-	VFMADD231PS       Z16, Z18, Z12
-	VFMADD231PS       Z17, Z19, Z13
-	VADDPS.BCST       consts<>+736(SB), Z12, Z14
-	VADDPS.BCST       consts<>+736(SB), Z13, Z15
-	VDIVPS            Z14, Z12, Z12
-	VDIVPS            Z15, Z13, Z13
-	VPTERNLOGD        $0xf6, Z8, Z6, Z12
-	VPTERNLOGD        $0xf6, Z9, Z7, Z13
-	VMULPS            Z12, Z10, Z10
-	VMOVUPS           Z10, -128(AX)
-	VMULPS            Z13, Z11, Z11
-	VMOVUPS           Z11, -64(AX)
+	VBROADCASTSS      consts<>+704(SB), Z10
+	VBROADCASTSS      consts<>+704(SB), Z11
+	VFMSUB213PS.BCST  consts<>+128(SB), Z16, Z10
+	VFMSUB213PS.BCST  consts<>+128(SB), Z17, Z11
+	VFMADD231PS       Z16, Z18, Z10
+	VFMADD231PS       Z17, Z19, Z11
+	VADDPS.BCST       consts<>+736(SB), Z10, Z14
+	VADDPS.BCST       consts<>+736(SB), Z11, Z15
+	VDIVPS            Z14, Z10, Z10
+	VDIVPS            Z15, Z11, Z11
+	VPTERNLOGD        $0xf6, Z8, Z6, Z10
+	VPTERNLOGD        $0xf6, Z9, Z7, Z11
+	VMULPS            Z10, Z12, Z12
+	VMOVUPS           Z12, -128(AX)
+	VMULPS            Z11, Z13, Z13
+	VMOVUPS           Z13, -64(AX)
 
 lstmSingle:
 	TESTQ             $0x00000010, DI
@@ -1110,33 +1005,23 @@ lstmSingle:
 	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z14
 	VFMADD213PS.BCST  consts<>+128(SB), Z9, Z13
 	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z14
-	VMULPS            Z13, Z9, Z13
-	VMULPS            Z14, Z10, Z14
 	VPSLLD            $0x17, Z11, Z11
 	VPSLLD            $0x17, Z12, Z12
-	VPSUBD            Z11, Z2, Z9
-	VPSUBD            Z12, Z2, Z10
-	VPADDD            Z11, Z2, Z11
-	VPADDD            Z12, Z2, Z12
-	VMINPS            Z9, Z2, Z9
-	VMINPS            Z10, Z2, Z10
-	VMINPS            Z11, Z2, Z11
-	VMINPS            Z12, Z2, Z12
-	VMULPS            Z9, Z11, Z15
-	VMULPS            Z10, Z12, Z16
-	VADDPS            Z2, Z15, Z15
-	VADDPS            Z2, Z16, Z16
-	VFMADD231PS       Z11, Z13, Z15
-	VFMADD231PS       Z12, Z14, Z16
+	VPSUBD            Z11, Z2, Z11
+	VPSUBD            Z12, Z2, Z12
+	VADDPS            Z2, Z11, Z15
+	VADDPS            Z2, Z12, Z16
+	VFMADD231PS       Z13, Z9, Z15
+	VFMADD231PS       Z14, Z10, Z16
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K1
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z7, K2
-	VDIVPS.Z          Z15, Z9, K1, Z9
-	VDIVPS.Z          Z16, Z10, K2, Z10
+	VDIVPS.Z          Z15, Z11, K1, Z11
+	VDIVPS.Z          Z16, Z12, K2, Z12
 	VMOVUPS           (SI), Z6
-	VMULPS            Z6, Z10, Z10
-	VMULPS            Z8, Z9, Z9
-	VADDPS            Z9, Z10, Z10
-	VMOVUPS           Z10, (CX)
+	VMULPS            Z6, Z12, Z12
+	VMULPS            Z8, Z11, Z11
+	VADDPS            Z11, Z12, Z12
+	VMOVUPS           Z12, (CX)
 	VMOVUPS           (DX)(R9*1), Z6
 	VMOVUPS           (BX)(R9*1), Z7
 	VADDPS            Z7, Z6, Z6
@@ -1153,40 +1038,35 @@ lstmSingle:
 	VFMADD213PS.BCST  consts<>+288(SB), Z7, Z9
 	VFMADD213PS.BCST  consts<>+256(SB), Z7, Z9
 	VFMADD213PS.BCST  consts<>+128(SB), Z7, Z9
-	VMULPS            Z9, Z7, Z9
 	VPSLLD            $0x17, Z8, Z8
-	VPSUBD            Z8, Z2, Z7
-	VPADDD            Z8, Z2, Z8
-	VMINPS            Z7, Z2, Z7
-	VMINPS            Z8, Z2, Z8
-	VMULPS            Z7, Z8, Z11
-	VADDPS            Z2, Z11, Z11
-	VFMADD231PS       Z8, Z9, Z11
+	VPSUBD            Z8, Z2, Z8
+	VADDPS            Z2, Z8, Z10
+	VFMADD231PS       Z9, Z7, Z10
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K1
-	VDIVPS.Z          Z11, Z7, K1, Z7
-	VANDPS.BCST       consts<>+416(SB), Z10, Z6
-	VBROADCASTSS      consts<>+448(SB), Z8
-	VMINPS            Z6, Z8, Z8
-	VBROADCASTSS      consts<>+480(SB), Z11
-	VFMADD213PS.BCST  consts<>+544(SB), Z8, Z11
-	VSUBPS.BCST       consts<>+544(SB), Z11, Z9
-	VFNMADD231PS.BCST consts<>+512(SB), Z9, Z8
-	VBROADCASTSS      consts<>+672(SB), Z12
-	VFMADD213PS.BCST  consts<>+640(SB), Z8, Z12
-	VFMADD213PS.BCST  consts<>+608(SB), Z8, Z12
-	VFMADD213PS.BCST  consts<>+576(SB), Z8, Z12
-	VFMADD213PS.BCST  consts<>+128(SB), Z8, Z12
-	VMULPS            Z8, Z8, Z9
-	VFMADD213PS       Z8, Z9, Z12
-	VPSLLD            $0x17, Z11, Z11
-	VBROADCASTSS      consts<>+704(SB), Z8
-	VFMSUB213PS.BCST  consts<>+128(SB), Z11, Z8
-	VFMADD231PS       Z11, Z12, Z8
-	VADDPS.BCST       consts<>+736(SB), Z8, Z9
-	VDIVPS            Z9, Z8, Z8
-	VPTERNLOGD        $0xf6, Z6, Z10, Z8
-	VMULPS            Z8, Z7, Z7
-	VMOVUPS           Z7, (AX)
+	VDIVPS.Z          Z10, Z8, K1, Z8
+	VANDPS.BCST       consts<>+416(SB), Z12, Z6
+	VBROADCASTSS      consts<>+448(SB), Z7
+	VMINPS            Z6, Z7, Z7
+	VBROADCASTSS      consts<>+480(SB), Z10
+	VFMADD213PS.BCST  consts<>+544(SB), Z7, Z10
+	VSUBPS.BCST       consts<>+544(SB), Z10, Z9
+	VFNMADD231PS.BCST consts<>+512(SB), Z9, Z7
+	VBROADCASTSS      consts<>+672(SB), Z11
+	VFMADD213PS.BCST  consts<>+640(SB), Z7, Z11
+	VFMADD213PS.BCST  consts<>+608(SB), Z7, Z11
+	VFMADD213PS.BCST  consts<>+576(SB), Z7, Z11
+	VFMADD213PS.BCST  consts<>+128(SB), Z7, Z11
+	VMULPS            Z7, Z7, Z9
+	VFMADD213PS       Z7, Z9, Z11
+	VPSLLD            $0x17, Z10, Z10
+	VBROADCASTSS      consts<>+704(SB), Z7
+	VFMSUB213PS.BCST  consts<>+128(SB), Z10, Z7
+	VFMADD231PS       Z10, Z11, Z7
+	VADDPS.BCST       consts<>+736(SB), Z7, Z9
+	VDIVPS            Z9, Z7, Z7
+	VPTERNLOGD        $0xf6, Z6, Z12, Z7
+	VMULPS            Z7, Z8, Z8
+	VMOVUPS           Z8, (AX)
 	ADDQ              $0x00000040, AX
 	ADDQ              $0x00000040, CX
 	ADDQ              $0x00000040, DX
@@ -1255,33 +1135,23 @@ lstmTail:
 	VFMADD213PS.BCST  consts<>+256(SB), Z10, Z14
 	VFMADD213PS.BCST  consts<>+128(SB), Z9, Z13
 	VFMADD213PS.BCST  consts<>+128(SB), Z10, Z14
-	VMULPS            Z13, Z9, Z13
-	VMULPS            Z14, Z10, Z14
 	VPSLLD            $0x17, Z11, Z11
 	VPSLLD            $0x17, Z12, Z12
-	VPSUBD            Z11, Z2, Z9
-	VPSUBD            Z12, Z2, Z10
-	VPADDD            Z11, Z2, Z11
-	VPADDD            Z12, Z2, Z12
-	VMINPS            Z9, Z2, Z9
-	VMINPS            Z10, Z2, Z10
-	VMINPS            Z11, Z2, Z11
-	VMINPS            Z12, Z2, Z12
-	VMULPS            Z9, Z11, Z15
-	VMULPS            Z10, Z12, Z16
-	VADDPS            Z2, Z15, Z15
-	VADDPS            Z2, Z16, Z16
-	VFMADD231PS       Z11, Z13, Z15
-	VFMADD231PS       Z12, Z14, Z16
+	VPSUBD            Z11, Z2, Z11
+	VPSUBD            Z12, Z2, Z12
+	VADDPS            Z2, Z11, Z15
+	VADDPS            Z2, Z12, Z16
+	VFMADD231PS       Z13, Z9, Z15
+	VFMADD231PS       Z14, Z10, Z16
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K2
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z7, K3
-	VDIVPS.Z          Z15, Z9, K2, Z9
-	VDIVPS.Z          Z16, Z10, K3, Z10
+	VDIVPS.Z          Z15, Z11, K2, Z11
+	VDIVPS.Z          Z16, Z12, K3, Z12
 	VMOVUPS.Z         (SI), K1, Z6
-	VMULPS            Z6, Z10, Z10
-	VMULPS            Z8, Z9, Z9
-	VADDPS            Z9, Z10, Z10
-	VMOVUPS           Z10, K1, (CX)
+	VMULPS            Z6, Z12, Z12
+	VMULPS            Z8, Z11, Z11
+	VADDPS            Z11, Z12, Z12
+	VMOVUPS           Z12, K1, (CX)
 	VMOVUPS.Z         (DX)(R9*1), K1, Z6
 	VMOVUPS.Z         (BX)(R9*1), K1, Z7
 	VADDPS            Z7, Z6, Z6
@@ -1298,20 +1168,15 @@ lstmTail:
 	VFMADD213PS.BCST  consts<>+288(SB), Z0, Z3
 	VFMADD213PS.BCST  consts<>+256(SB), Z0, Z3
 	VFMADD213PS.BCST  consts<>+128(SB), Z0, Z3
-	VMULPS            Z3, Z0, Z3
 	VPSLLD            $0x17, Z1, Z1
-	VPSUBD            Z1, Z2, Z0
-	VPADDD            Z1, Z2, Z1
-	VMINPS            Z0, Z2, Z0
-	VMINPS            Z1, Z2, Z1
-	VMULPS            Z0, Z1, Z4
-	VADDPS            Z2, Z4, Z4
-	VFMADD231PS       Z1, Z3, Z4
+	VPSUBD            Z1, Z2, Z1
+	VADDPS            Z2, Z1, Z2
+	VFMADD231PS       Z3, Z0, Z2
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K2
-	VDIVPS.Z          Z4, Z0, K2, Z0
-	VANDPS.BCST       consts<>+416(SB), Z10, Z1
+	VDIVPS.Z          Z2, Z1, K2, Z1
+	VANDPS.BCST       consts<>+416(SB), Z12, Z0
 	VBROADCASTSS      consts<>+448(SB), Z2
-	VMINPS            Z1, Z2, Z2
+	VMINPS            Z0, Z2, Z2
 	VBROADCASTSS      consts<>+480(SB), Z4
 	VFMADD213PS.BCST  consts<>+544(SB), Z2, Z4
 	VSUBPS.BCST       consts<>+544(SB), Z4, Z3
@@ -1329,9 +1194,9 @@ lstmTail:
 	VFMADD231PS       Z4, Z5, Z2
 	VADDPS.BCST       consts<>+736(SB), Z2, Z3
 	VDIVPS            Z3, Z2, Z2
-	VPTERNLOGD        $0xf6, Z1, Z10, Z2
-	VMULPS            Z2, Z0, Z0
-	VMOVUPS           Z0, K1, (AX)
+	VPTERNLOGD        $0xf6, Z0, Z12, Z2
+	VMULPS            Z2, Z1, Z1
+	VMOVUPS           Z1, K1, (AX)
 
 lstmDone:
 	VZEROUPPER
@@ -1392,39 +1257,29 @@ TEXT ·gruCellAVX2(SB), NOSPLIT, $0-144
 	VFMADD213PS  consts<>+256(SB), Y7, Y11
 	VFMADD213PS  consts<>+128(SB), Y6, Y10
 	VFMADD213PS  consts<>+128(SB), Y7, Y11
-	VMULPS       Y10, Y6, Y10
-	VMULPS       Y11, Y7, Y11
 	VPSLLD       $0x17, Y8, Y8
 	VPSLLD       $0x17, Y9, Y9
-	VPSUBD       Y8, Y2, Y6
-	VPSUBD       Y9, Y2, Y7
-	VPADDD       Y8, Y2, Y8
-	VPADDD       Y9, Y2, Y9
-	VMINPS       Y6, Y2, Y6
-	VMINPS       Y7, Y2, Y7
-	VMINPS       Y8, Y2, Y8
-	VMINPS       Y9, Y2, Y9
-	VMULPS       Y6, Y8, Y12
-	VMULPS       Y7, Y9, Y13
-	VADDPS       Y2, Y12, Y12
-	VADDPS       Y2, Y13, Y13
-	VFMADD231PS  Y8, Y10, Y12
-	VFMADD231PS  Y9, Y11, Y13
-	VDIVPS       Y12, Y6, Y6
-	VDIVPS       Y13, Y7, Y7
+	VPSUBD       Y8, Y2, Y8
+	VPSUBD       Y9, Y2, Y9
+	VADDPS       Y2, Y8, Y12
+	VADDPS       Y2, Y9, Y13
+	VFMADD231PS  Y10, Y6, Y12
+	VFMADD231PS  Y11, Y7, Y13
+	VDIVPS       Y12, Y8, Y8
+	VDIVPS       Y13, Y9, Y9
 	VCMPPS       $0x11, consts<>+96(SB), Y4, Y4
 	VCMPPS       $0x11, consts<>+96(SB), Y5, Y5
-	VANDNPS      Y6, Y4, Y6
-	VANDNPS      Y7, Y5, Y7
+	VANDNPS      Y8, Y4, Y8
+	VANDNPS      Y9, Y5, Y9
 	VMOVUPS      (CX)(R9*2), Y4
 	VMOVUPS      (BX)(R9*2), Y5
 	VADDPS       Y5, Y4, Y4
 	VMOVUPS      (DX), Y5
-	VMOVUPS      (SI)(R9*2), Y8
-	VADDPS       Y8, Y5, Y5
-	VMULPS       Y5, Y6, Y6
-	VADDPS       Y6, Y4, Y4
-	VMOVAPS      Y7, Y5
+	VMOVUPS      (SI)(R9*2), Y6
+	VADDPS       Y6, Y5, Y5
+	VMULPS       Y5, Y8, Y8
+	VADDPS       Y8, Y4, Y4
+	VMOVAPS      Y9, Y5
 	VMOVAPS      Y4, Y4
 	ADDQ         $0x00000020, AX
 	ADDQ         $0x00000020, CX
@@ -1472,57 +1327,47 @@ gruLoop:
 	VFMADD213PS  consts<>+256(SB), Y9, Y13
 	VFMADD213PS  consts<>+128(SB), Y8, Y12
 	VFMADD213PS  consts<>+128(SB), Y9, Y13
-	VMULPS       Y12, Y8, Y12
-	VMULPS       Y13, Y9, Y13
 	VPSLLD       $0x17, Y10, Y10
 	VPSLLD       $0x17, Y11, Y11
-	VPSUBD       Y10, Y2, Y8
-	VPSUBD       Y11, Y2, Y9
-	VPADDD       Y10, Y2, Y10
-	VPADDD       Y11, Y2, Y11
-	VMINPS       Y8, Y2, Y8
-	VMINPS       Y9, Y2, Y9
-	VMINPS       Y10, Y2, Y10
-	VMINPS       Y11, Y2, Y11
-	VMULPS       Y8, Y10, Y14
-	VMULPS       Y9, Y11, Y15
-	VADDPS       Y2, Y14, Y14
-	VADDPS       Y2, Y15, Y15
-	VFMADD231PS  Y10, Y12, Y14
-	VFMADD231PS  Y11, Y13, Y15
-	VDIVPS       Y14, Y8, Y8
-	VDIVPS       Y15, Y9, Y9
+	VPSUBD       Y10, Y2, Y10
+	VPSUBD       Y11, Y2, Y11
+	VADDPS       Y2, Y10, Y14
+	VADDPS       Y2, Y11, Y15
+	VFMADD231PS  Y12, Y8, Y14
+	VFMADD231PS  Y13, Y9, Y15
+	VDIVPS       Y14, Y10, Y10
+	VDIVPS       Y15, Y11, Y11
 	VCMPPS       $0x11, consts<>+96(SB), Y6, Y6
 	VCMPPS       $0x11, consts<>+96(SB), Y7, Y7
-	VANDNPS      Y8, Y6, Y8
-	VANDNPS      Y9, Y7, Y9
+	VANDNPS      Y10, Y6, Y10
+	VANDNPS      Y11, Y7, Y11
 	VMOVUPS      (CX)(R9*2), Y6
 	VMOVUPS      (BX)(R9*2), Y7
 	VADDPS       Y7, Y6, Y6
 	VMOVUPS      (DX), Y7
-	VMOVUPS      (SI)(R9*2), Y10
-	VADDPS       Y10, Y7, Y7
-	VMULPS       Y7, Y8, Y8
-	VADDPS       Y8, Y6, Y6
+	VMOVUPS      (SI)(R9*2), Y8
+	VADDPS       Y8, Y7, Y7
+	VMULPS       Y7, Y10, Y10
+	VADDPS       Y10, Y6, Y6
 	VANDPS       consts<>+416(SB), Y4, Y7
 	VMOVUPS      consts<>+448(SB), Y8
 	VMINPS       Y7, Y8, Y8
 	VXORPS       Y7, Y4, Y7
-	VMOVUPS      consts<>+480(SB), Y10
-	VFMADD213PS  consts<>+544(SB), Y8, Y10
-	VSUBPS       consts<>+544(SB), Y10, Y4
+	VMOVUPS      consts<>+480(SB), Y9
+	VFMADD213PS  consts<>+544(SB), Y8, Y9
+	VSUBPS       consts<>+544(SB), Y9, Y4
 	VFNMADD231PS consts<>+512(SB), Y4, Y8
-	VMOVUPS      consts<>+672(SB), Y11
-	VFMADD213PS  consts<>+640(SB), Y8, Y11
-	VFMADD213PS  consts<>+608(SB), Y8, Y11
-	VFMADD213PS  consts<>+576(SB), Y8, Y11
-	VFMADD213PS  consts<>+128(SB), Y8, Y11
+	VMOVUPS      consts<>+672(SB), Y10
+	VFMADD213PS  consts<>+640(SB), Y8, Y10
+	VFMADD213PS  consts<>+608(SB), Y8, Y10
+	VFMADD213PS  consts<>+576(SB), Y8, Y10
+	VFMADD213PS  consts<>+128(SB), Y8, Y10
 	VMULPS       Y8, Y8, Y4
-	VFMADD213PS  Y8, Y4, Y11
-	VPSLLD       $0x17, Y10, Y10
+	VFMADD213PS  Y8, Y4, Y10
+	VPSLLD       $0x17, Y9, Y9
 	VMOVUPS      consts<>+704(SB), Y4
-	VFMSUB213PS  consts<>+128(SB), Y10, Y4
-	VFMADD231PS  Y10, Y11, Y4
+	VFMSUB213PS  consts<>+128(SB), Y9, Y4
+	VFMADD231PS  Y9, Y10, Y4
 	VADDPS       consts<>+736(SB), Y4, Y8
 	VDIVPS       Y8, Y4, Y4
 	VORPS        Y7, Y4, Y4
@@ -1531,7 +1376,7 @@ gruLoop:
 	VMULPS       Y7, Y5, Y7
 	VADDPS       Y7, Y4, Y4
 	VMOVUPS      Y4, -32(AX)
-	VMOVAPS      Y9, Y5
+	VMOVAPS      Y11, Y5
 	VMOVAPS      Y6, Y4
 	ADDQ         $0x00000020, AX
 	ADDQ         $0x00000020, CX
@@ -1612,63 +1457,53 @@ gruScalar:
 	VFMADD213PS  consts<>+256(SB), Y7, Y11
 	VFMADD213PS  consts<>+128(SB), Y6, Y10
 	VFMADD213PS  consts<>+128(SB), Y7, Y11
-	VMULPS       Y10, Y6, Y10
-	VMULPS       Y11, Y7, Y11
 	VPSLLD       $0x17, Y8, Y8
 	VPSLLD       $0x17, Y9, Y9
-	VPSUBD       Y8, Y2, Y6
-	VPSUBD       Y9, Y2, Y7
-	VPADDD       Y8, Y2, Y8
-	VPADDD       Y9, Y2, Y9
-	VMINPS       Y6, Y2, Y6
-	VMINPS       Y7, Y2, Y7
-	VMINPS       Y8, Y2, Y8
-	VMINPS       Y9, Y2, Y9
-	VMULPS       Y6, Y8, Y12
-	VMULPS       Y7, Y9, Y13
-	VADDPS       Y2, Y12, Y12
-	VADDPS       Y2, Y13, Y13
-	VFMADD231PS  Y8, Y10, Y12
-	VFMADD231PS  Y9, Y11, Y13
-	VDIVPS       Y12, Y6, Y6
-	VDIVPS       Y13, Y7, Y7
+	VPSUBD       Y8, Y2, Y8
+	VPSUBD       Y9, Y2, Y9
+	VADDPS       Y2, Y8, Y12
+	VADDPS       Y2, Y9, Y13
+	VFMADD231PS  Y10, Y6, Y12
+	VFMADD231PS  Y11, Y7, Y13
+	VDIVPS       Y12, Y8, Y8
+	VDIVPS       Y13, Y9, Y9
 	VCMPPS       $0x11, consts<>+96(SB), Y4, Y4
 	VCMPPS       $0x11, consts<>+96(SB), Y5, Y5
-	VANDNPS      Y6, Y4, Y6
-	VANDNPS      Y7, Y5, Y7
+	VANDNPS      Y8, Y4, Y8
+	VANDNPS      Y9, Y5, Y9
 	VBROADCASTSS (CX)(R9*2), Y4
 	VBROADCASTSS (BX)(R9*2), Y5
 	VADDPS       Y5, Y4, Y4
 	VBROADCASTSS (DX), Y5
-	VBROADCASTSS (SI)(R9*2), Y8
-	VADDPS       Y8, Y5, Y5
-	VMULPS       Y5, Y6, Y6
-	VADDPS       Y6, Y4, Y4
+	VBROADCASTSS (SI)(R9*2), Y6
+	VADDPS       Y6, Y5, Y5
+	VMULPS       Y5, Y8, Y8
+	VADDPS       Y8, Y4, Y4
 	VANDPS       consts<>+416(SB), Y4, Y5
 	VMOVUPS      consts<>+448(SB), Y6
 	VMINPS       Y5, Y6, Y6
 	VXORPS       Y5, Y4, Y5
-	VMOVUPS      consts<>+480(SB), Y8
-	VFMADD213PS  consts<>+544(SB), Y6, Y8
-	VSUBPS       consts<>+544(SB), Y8, Y4
+	VMOVUPS      consts<>+480(SB), Y7
+	VFMADD213PS  consts<>+544(SB), Y6, Y7
+	VSUBPS       consts<>+544(SB), Y7, Y4
 	VFNMADD231PS consts<>+512(SB), Y4, Y6
-	VMOVUPS      consts<>+672(SB), Y9
-	VFMADD213PS  consts<>+640(SB), Y6, Y9
-	VFMADD213PS  consts<>+608(SB), Y6, Y9
-	VFMADD213PS  consts<>+576(SB), Y6, Y9
-	VFMADD213PS  consts<>+128(SB), Y6, Y9
+	VMOVUPS      consts<>+672(SB), Y8
+	VFMADD213PS  consts<>+640(SB), Y6, Y8
+	VFMADD213PS  consts<>+608(SB), Y6, Y8
+	VFMADD213PS  consts<>+576(SB), Y6, Y8
+	VFMADD213PS  consts<>+128(SB), Y6, Y8
 	VMULPS       Y6, Y6, Y4
-	VFMADD213PS  Y6, Y4, Y9
-	VPSLLD       $0x17, Y8, Y8
+	VFMADD213PS  Y6, Y4, Y8
+	VPSLLD       $0x17, Y7, Y7
 	VMOVUPS      consts<>+704(SB), Y4
-	VFMSUB213PS  consts<>+128(SB), Y8, Y4
-	VFMADD231PS  Y8, Y9, Y4
+	VFMSUB213PS  consts<>+128(SB), Y7, Y4
+	VFMADD231PS  Y7, Y8, Y4
 	VADDPS       consts<>+736(SB), Y4, Y6
 	VDIVPS       Y6, Y4, Y4
 	VORPS        Y5, Y4, Y4
 	VBROADCASTSS (DI), Y5
 	VSUBPS       Y4, Y5, Y5
-	VMULPS       Y5, Y7, Y5
+	VMULPS       Y5, Y9, Y5
 	VADDPS       Y5, Y4, Y4
 	VMOVSS       X4, (AX)
 	ADDQ         $0x00000004, AX
@@ -1777,69 +1612,49 @@ TEXT ·gruCellAVX512(SB), NOSPLIT, $0-144
 	VFMADD213PS.BCST  consts<>+128(SB), Z11, Z19
 	VFMADD213PS.BCST  consts<>+128(SB), Z12, Z20
 	VFMADD213PS.BCST  consts<>+128(SB), Z13, Z21
-	VMULPS            Z18, Z10, Z18
-	VMULPS            Z19, Z11, Z19
-	VMULPS            Z20, Z12, Z20
-	VMULPS            Z21, Z13, Z21
 	VPSLLD            $0x17, Z14, Z14
 	VPSLLD            $0x17, Z15, Z15
 	VPSLLD            $0x17, Z16, Z16
 	VPSLLD            $0x17, Z17, Z17
-	VPSUBD            Z14, Z2, Z10
-	VPSUBD            Z15, Z2, Z11
-	VPSUBD            Z16, Z2, Z12
-	VPSUBD            Z17, Z2, Z13
-	VPADDD            Z14, Z2, Z14
-	VPADDD            Z15, Z2, Z15
-	VPADDD            Z16, Z2, Z16
-	VPADDD            Z17, Z2, Z17
-	VMINPS            Z10, Z2, Z10
-	VMINPS            Z11, Z2, Z11
-	VMINPS            Z12, Z2, Z12
-	VMINPS            Z13, Z2, Z13
-	VMINPS            Z14, Z2, Z14
-	VMINPS            Z15, Z2, Z15
-	VMINPS            Z16, Z2, Z16
-	VMINPS            Z17, Z2, Z17
-	VMULPS            Z10, Z14, Z22
-	VMULPS            Z11, Z15, Z23
-	VMULPS            Z12, Z16, Z24
-	VMULPS            Z13, Z17, Z25
-	VADDPS            Z2, Z22, Z22
-	VADDPS            Z2, Z23, Z23
-	VADDPS            Z2, Z24, Z24
-	VADDPS            Z2, Z25, Z25
-	VFMADD231PS       Z14, Z18, Z22
-	VFMADD231PS       Z15, Z19, Z23
-	VFMADD231PS       Z16, Z20, Z24
-	VFMADD231PS       Z17, Z21, Z25
+	VPSUBD            Z14, Z2, Z14
+	VPSUBD            Z15, Z2, Z15
+	VPSUBD            Z16, Z2, Z16
+	VPSUBD            Z17, Z2, Z17
+	VADDPS            Z2, Z14, Z22
+	VADDPS            Z2, Z15, Z23
+	VADDPS            Z2, Z16, Z24
+	VADDPS            Z2, Z17, Z25
+	VFMADD231PS       Z18, Z10, Z22
+	VFMADD231PS       Z19, Z11, Z23
+	VFMADD231PS       Z20, Z12, Z24
+	VFMADD231PS       Z21, Z13, Z25
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K1
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z7, K2
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z8, K3
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z9, K4
-	VDIVPS.Z          Z22, Z10, K1, Z10
-	VDIVPS.Z          Z23, Z11, K2, Z11
-	VDIVPS.Z          Z24, Z12, K3, Z12
-	VDIVPS.Z          Z25, Z13, K4, Z13
+	VDIVPS.Z          Z22, Z14, K1, Z14
+	VDIVPS.Z          Z23, Z15, K2, Z15
+	VDIVPS.Z          Z24, Z16, K3, Z16
+	VDIVPS.Z          Z25, Z17, K4, Z17
 	VMOVUPS           (CX)(R9*2), Z6
 	VMOVUPS           (BX)(R9*2), Z7
 	VADDPS            Z7, Z6, Z6
 	VMOVUPS           (DX), Z7
 	VMOVUPS           (SI)(R9*2), Z8
 	VADDPS            Z8, Z7, Z7
-	VMULPS            Z7, Z10, Z10
-	VADDPS            Z10, Z6, Z6
+	VMULPS            Z7, Z14, Z14
+	VADDPS            Z14, Z6, Z6
 	VMOVUPS           64(CX)(R9*2), Z7
 	VMOVUPS           64(BX)(R9*2), Z8
 	VADDPS            Z8, Z7, Z7
 	VMOVUPS           64(DX), Z8
 	VMOVUPS           64(SI)(R9*2), Z9
 	VADDPS            Z9, Z8, Z8
-	VMULPS            Z8, Z12, Z12
-	VADDPS            Z12, Z7, Z7
-	VMOVAPS           Z11, Z8
+	VMULPS            Z8, Z16, Z16
+	VADDPS            Z16, Z7, Z7
+	VMOVAPS           Z15, Z8
 	VMOVAPS           Z6, Z6
-	VMOVAPS           Z13, Z9
+	VMOVAPS           Z17, Z9
 	VMOVAPS           Z7, Z7
 	ADDQ              $0x00000080, AX
 	ADDQ              $0x00000080, CX
@@ -1923,121 +1738,101 @@ gruLoop:
 	VFMADD213PS.BCST  consts<>+128(SB), Z15, Z23
 	VFMADD213PS.BCST  consts<>+128(SB), Z16, Z24
 	VFMADD213PS.BCST  consts<>+128(SB), Z17, Z25
-	VMULPS            Z22, Z14, Z22
-	VMULPS            Z23, Z15, Z23
-	VMULPS            Z24, Z16, Z24
-	VMULPS            Z25, Z17, Z25
 	VPSLLD            $0x17, Z18, Z18
 	VPSLLD            $0x17, Z19, Z19
 	VPSLLD            $0x17, Z20, Z20
 	VPSLLD            $0x17, Z21, Z21
-	VPSUBD            Z18, Z2, Z14
-	VPSUBD            Z19, Z2, Z15
-	VPSUBD            Z20, Z2, Z16
-	VPSUBD            Z21, Z2, Z17
-	VPADDD            Z18, Z2, Z18
-	VPADDD            Z19, Z2, Z19
-	VPADDD            Z20, Z2, Z20
-	VPADDD            Z21, Z2, Z21
-	VMINPS            Z14, Z2, Z14
-	VMINPS            Z15, Z2, Z15
-	VMINPS            Z16, Z2, Z16
-	VMINPS            Z17, Z2, Z17
-	VMINPS            Z18, Z2, Z18
-	VMINPS            Z19, Z2, Z19
-	VMINPS            Z20, Z2, Z20
-	VMINPS            Z21, Z2, Z21
-	VMULPS            Z14, Z18, Z26
-	VMULPS            Z15, Z19, Z27
-	VMULPS            Z16, Z20, Z28
-	VMULPS            Z17, Z21, Z29
-	VADDPS            Z2, Z26, Z26
-	VADDPS            Z2, Z27, Z27
-	VADDPS            Z2, Z28, Z28
-	VADDPS            Z2, Z29, Z29
-	VFMADD231PS       Z18, Z22, Z26
-	VFMADD231PS       Z19, Z23, Z27
-	VFMADD231PS       Z20, Z24, Z28
-	VFMADD231PS       Z21, Z25, Z29
+	VPSUBD            Z18, Z2, Z18
+	VPSUBD            Z19, Z2, Z19
+	VPSUBD            Z20, Z2, Z20
+	VPSUBD            Z21, Z2, Z21
+	VADDPS            Z2, Z18, Z26
+	VADDPS            Z2, Z19, Z27
+	VADDPS            Z2, Z20, Z28
+	VADDPS            Z2, Z21, Z29
+	VFMADD231PS       Z22, Z14, Z26
+	VFMADD231PS       Z23, Z15, Z27
+	VFMADD231PS       Z24, Z16, Z28
+	VFMADD231PS       Z25, Z17, Z29
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z10, K1
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z11, K2
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z12, K3
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z13, K4
-	VDIVPS.Z          Z26, Z14, K1, Z14
-	VDIVPS.Z          Z27, Z15, K2, Z15
-	VDIVPS.Z          Z28, Z16, K3, Z16
-	VDIVPS.Z          Z29, Z17, K4, Z17
+	VDIVPS.Z          Z26, Z18, K1, Z18
+	VDIVPS.Z          Z27, Z19, K2, Z19
+	VDIVPS.Z          Z28, Z20, K3, Z20
+	VDIVPS.Z          Z29, Z21, K4, Z21
 	VMOVUPS           (CX)(R9*2), Z10
 	VMOVUPS           (BX)(R9*2), Z11
 	VADDPS            Z11, Z10, Z10
 	VMOVUPS           (DX), Z11
 	VMOVUPS           (SI)(R9*2), Z12
 	VADDPS            Z12, Z11, Z11
-	VMULPS            Z11, Z14, Z14
-	VADDPS            Z14, Z10, Z10
+	VMULPS            Z11, Z18, Z18
+	VADDPS            Z18, Z10, Z10
 	VMOVUPS           64(CX)(R9*2), Z11
 	VMOVUPS           64(BX)(R9*2), Z12
 	VADDPS            Z12, Z11, Z11
 	VMOVUPS           64(DX), Z12
 	VMOVUPS           64(SI)(R9*2), Z13
 	VADDPS            Z13, Z12, Z12
-	VMULPS            Z12, Z16, Z16
-	VADDPS            Z16, Z11, Z11
+	VMULPS            Z12, Z20, Z20
+	VADDPS            Z20, Z11, Z11
 	VANDPS.BCST       consts<>+416(SB), Z6, Z12
 	VANDPS.BCST       consts<>+416(SB), Z7, Z13
 	VBROADCASTSS      consts<>+448(SB), Z14
 	VMINPS            Z12, Z14, Z14
-	VBROADCASTSS      consts<>+448(SB), Z16
-	VMINPS            Z13, Z16, Z16
+	VBROADCASTSS      consts<>+448(SB), Z15
+	VMINPS            Z13, Z15, Z15
+	VBROADCASTSS      consts<>+480(SB), Z18
 	VBROADCASTSS      consts<>+480(SB), Z20
-	VBROADCASTSS      consts<>+480(SB), Z21
-	VFMADD213PS.BCST  consts<>+544(SB), Z14, Z20
-	VFMADD213PS.BCST  consts<>+544(SB), Z16, Z21
-	VSUBPS.BCST       consts<>+544(SB), Z20, Z18
-	VSUBPS.BCST       consts<>+544(SB), Z21, Z19
-	VFNMADD231PS.BCST consts<>+512(SB), Z18, Z14
-	VFNMADD231PS.BCST consts<>+512(SB), Z19, Z16
+	VFMADD213PS.BCST  consts<>+544(SB), Z14, Z18
+	VFMADD213PS.BCST  consts<>+544(SB), Z15, Z20
+	VSUBPS.BCST       consts<>+544(SB), Z18, Z16
+	VSUBPS.BCST       consts<>+544(SB), Z20, Z17
+	VFNMADD231PS.BCST consts<>+512(SB), Z16, Z14
+	VFNMADD231PS.BCST consts<>+512(SB), Z17, Z15
 	VBROADCASTSS      consts<>+672(SB), Z22
 	VBROADCASTSS      consts<>+672(SB), Z23
 	VFMADD213PS.BCST  consts<>+640(SB), Z14, Z22
-	VFMADD213PS.BCST  consts<>+640(SB), Z16, Z23
+	VFMADD213PS.BCST  consts<>+640(SB), Z15, Z23
 	VFMADD213PS.BCST  consts<>+608(SB), Z14, Z22
-	VFMADD213PS.BCST  consts<>+608(SB), Z16, Z23
+	VFMADD213PS.BCST  consts<>+608(SB), Z15, Z23
 	VFMADD213PS.BCST  consts<>+576(SB), Z14, Z22
-	VFMADD213PS.BCST  consts<>+576(SB), Z16, Z23
+	VFMADD213PS.BCST  consts<>+576(SB), Z15, Z23
 	VFMADD213PS.BCST  consts<>+128(SB), Z14, Z22
-	VFMADD213PS.BCST  consts<>+128(SB), Z16, Z23
-	VMULPS            Z14, Z14, Z18
-	VMULPS            Z16, Z16, Z19
-	VFMADD213PS       Z14, Z18, Z22
-	VFMADD213PS       Z16, Z19, Z23
+	VFMADD213PS.BCST  consts<>+128(SB), Z15, Z23
+	VMULPS            Z14, Z14, Z16
+	VMULPS            Z15, Z15, Z17
+	VFMADD213PS       Z14, Z16, Z22
+	VFMADD213PS       Z15, Z17, Z23
+	VPSLLD            $0x17, Z18, Z18
 	VPSLLD            $0x17, Z20, Z20
-	VPSLLD            $0x17, Z21, Z21
 	VBROADCASTSS      consts<>+704(SB), Z14
-	VBROADCASTSS      consts<>+704(SB), Z16
-	VFMSUB213PS.BCST  consts<>+128(SB), Z20, Z14
-	VFMSUB213PS.BCST  consts<>+128(SB), Z21, Z16
-	VFMADD231PS       Z20, Z22, Z14
-	VFMADD231PS       Z21, Z23, Z16
-	VADDPS.BCST       consts<>+736(SB), Z14, Z18
-	VADDPS.BCST       consts<>+736(SB), Z16, Z19
-	VDIVPS            Z18, Z14, Z14
-	VDIVPS            Z19, Z16, Z16
+	VBROADCASTSS      consts<>+704(SB), Z15
+	VFMSUB213PS.BCST  consts<>+128(SB), Z18, Z14
+	VFMSUB213PS.BCST  consts<>+128(SB), Z20, Z15
+	VFMADD231PS       Z18, Z22, Z14
+	VFMADD231PS       Z20, Z23, Z15
+	VADDPS.BCST       consts<>+736(SB), Z14, Z16
+	VADDPS.BCST       consts<>+736(SB), Z15, Z17
+	VDIVPS            Z16, Z14, Z14
+	VDIVPS            Z17, Z15, Z15
 	VPTERNLOGD        $0xf6, Z12, Z6, Z14
-	VPTERNLOGD        $0xf6, Z13, Z7, Z16
+	VPTERNLOGD        $0xf6, Z13, Z7, Z15
 	VMOVUPS           -128(DI), Z6
 	VSUBPS            Z14, Z6, Z6
 	VMULPS            Z6, Z8, Z6
 	VADDPS            Z6, Z14, Z14
 	VMOVUPS           Z14, -128(AX)
 	VMOVUPS           -64(DI), Z6
-	VSUBPS            Z16, Z6, Z6
+	VSUBPS            Z15, Z6, Z6
 	VMULPS            Z6, Z9, Z6
-	VADDPS            Z6, Z16, Z16
-	VMOVUPS           Z16, -64(AX)
-	VMOVAPS           Z15, Z8
+	VADDPS            Z6, Z15, Z15
+	VMOVUPS           Z15, -64(AX)
+	VMOVAPS           Z19, Z8
 	VMOVAPS           Z10, Z6
-	VMOVAPS           Z17, Z9
+	VMOVAPS           Z21, Z9
 	VMOVAPS           Z11, Z7
 	ADDQ              $0x00000080, AX
 	ADDQ              $0x00000080, CX
@@ -2141,60 +1936,50 @@ gruSingle:
 	VFMADD213PS.BCST  consts<>+256(SB), Z9, Z13
 	VFMADD213PS.BCST  consts<>+128(SB), Z8, Z12
 	VFMADD213PS.BCST  consts<>+128(SB), Z9, Z13
-	VMULPS            Z12, Z8, Z12
-	VMULPS            Z13, Z9, Z13
 	VPSLLD            $0x17, Z10, Z10
 	VPSLLD            $0x17, Z11, Z11
-	VPSUBD            Z10, Z2, Z8
-	VPSUBD            Z11, Z2, Z9
-	VPADDD            Z10, Z2, Z10
-	VPADDD            Z11, Z2, Z11
-	VMINPS            Z8, Z2, Z8
-	VMINPS            Z9, Z2, Z9
-	VMINPS            Z10, Z2, Z10
-	VMINPS            Z11, Z2, Z11
-	VMULPS            Z8, Z10, Z14
-	VMULPS            Z9, Z11, Z15
-	VADDPS            Z2, Z14, Z14
-	VADDPS            Z2, Z15, Z15
-	VFMADD231PS       Z10, Z12, Z14
-	VFMADD231PS       Z11, Z13, Z15
+	VPSUBD            Z10, Z2, Z10
+	VPSUBD            Z11, Z2, Z11
+	VADDPS            Z2, Z10, Z14
+	VADDPS            Z2, Z11, Z15
+	VFMADD231PS       Z12, Z8, Z14
+	VFMADD231PS       Z13, Z9, Z15
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K1
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z7, K2
-	VDIVPS.Z          Z14, Z8, K1, Z8
-	VDIVPS.Z          Z15, Z9, K2, Z9
+	VDIVPS.Z          Z14, Z10, K1, Z10
+	VDIVPS.Z          Z15, Z11, K2, Z11
 	VMOVUPS           (CX)(R9*2), Z6
 	VMOVUPS           (BX)(R9*2), Z7
 	VADDPS            Z7, Z6, Z6
 	VMOVUPS           (DX), Z7
-	VMOVUPS           (SI)(R9*2), Z10
-	VADDPS            Z10, Z7, Z7
-	VMULPS            Z7, Z8, Z8
-	VADDPS            Z8, Z6, Z6
+	VMOVUPS           (SI)(R9*2), Z8
+	VADDPS            Z8, Z7, Z7
+	VMULPS            Z7, Z10, Z10
+	VADDPS            Z10, Z6, Z6
 	VANDPS.BCST       consts<>+416(SB), Z6, Z7
 	VBROADCASTSS      consts<>+448(SB), Z8
 	VMINPS            Z7, Z8, Z8
-	VBROADCASTSS      consts<>+480(SB), Z11
-	VFMADD213PS.BCST  consts<>+544(SB), Z8, Z11
-	VSUBPS.BCST       consts<>+544(SB), Z11, Z10
-	VFNMADD231PS.BCST consts<>+512(SB), Z10, Z8
+	VBROADCASTSS      consts<>+480(SB), Z10
+	VFMADD213PS.BCST  consts<>+544(SB), Z8, Z10
+	VSUBPS.BCST       consts<>+544(SB), Z10, Z9
+	VFNMADD231PS.BCST consts<>+512(SB), Z9, Z8
 	VBROADCASTSS      consts<>+672(SB), Z12
 	VFMADD213PS.BCST  consts<>+640(SB), Z8, Z12
 	VFMADD213PS.BCST  consts<>+608(SB), Z8, Z12
 	VFMADD213PS.BCST  consts<>+576(SB), Z8, Z12
 	VFMADD213PS.BCST  consts<>+128(SB), Z8, Z12
-	VMULPS            Z8, Z8, Z10
-	VFMADD213PS       Z8, Z10, Z12
-	VPSLLD            $0x17, Z11, Z11
+	VMULPS            Z8, Z8, Z9
+	VFMADD213PS       Z8, Z9, Z12
+	VPSLLD            $0x17, Z10, Z10
 	VBROADCASTSS      consts<>+704(SB), Z8
-	VFMSUB213PS.BCST  consts<>+128(SB), Z11, Z8
-	VFMADD231PS       Z11, Z12, Z8
-	VADDPS.BCST       consts<>+736(SB), Z8, Z10
-	VDIVPS            Z10, Z8, Z8
+	VFMSUB213PS.BCST  consts<>+128(SB), Z10, Z8
+	VFMADD231PS       Z10, Z12, Z8
+	VADDPS.BCST       consts<>+736(SB), Z8, Z9
+	VDIVPS            Z9, Z8, Z8
 	VPTERNLOGD        $0xf6, Z7, Z6, Z8
 	VMOVUPS           (DI), Z6
 	VSUBPS            Z8, Z6, Z6
-	VMULPS            Z6, Z9, Z6
+	VMULPS            Z6, Z11, Z6
 	VADDPS            Z6, Z8, Z8
 	VMOVUPS           Z8, (AX)
 	ADDQ              $0x00000040, AX
@@ -2246,60 +2031,50 @@ gruTail:
 	VFMADD213PS.BCST  consts<>+256(SB), Z0, Z5
 	VFMADD213PS.BCST  consts<>+128(SB), Z8, Z3
 	VFMADD213PS.BCST  consts<>+128(SB), Z0, Z5
-	VMULPS            Z3, Z8, Z3
-	VMULPS            Z5, Z0, Z5
 	VPSLLD            $0x17, Z1, Z1
 	VPSLLD            $0x17, Z4, Z4
-	VPSUBD            Z1, Z2, Z0
-	VPSUBD            Z4, Z2, Z8
-	VPADDD            Z1, Z2, Z1
-	VPADDD            Z4, Z2, Z4
-	VMINPS            Z0, Z2, Z0
-	VMINPS            Z8, Z2, Z8
-	VMINPS            Z1, Z2, Z1
-	VMINPS            Z4, Z2, Z4
-	VMULPS            Z0, Z1, Z9
-	VMULPS            Z8, Z4, Z10
-	VADDPS            Z2, Z9, Z9
-	VADDPS            Z2, Z10, Z10
-	VFMADD231PS       Z1, Z3, Z9
-	VFMADD231PS       Z4, Z5, Z10
+	VPSUBD            Z1, Z2, Z1
+	VPSUBD            Z4, Z2, Z4
+	VADDPS            Z2, Z1, Z9
+	VADDPS            Z2, Z4, Z2
+	VFMADD231PS       Z3, Z8, Z9
+	VFMADD231PS       Z5, Z0, Z2
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K2
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z7, K3
-	VDIVPS.Z          Z9, Z0, K2, Z0
-	VDIVPS.Z          Z10, Z8, K3, Z8
-	VMOVUPS.Z         (CX)(R9*2), K1, Z1
+	VDIVPS.Z          Z9, Z1, K2, Z1
+	VDIVPS.Z          Z2, Z4, K3, Z4
+	VMOVUPS.Z         (CX)(R9*2), K1, Z0
 	VMOVUPS.Z         (BX)(R9*2), K1, Z2
-	VADDPS            Z2, Z1, Z1
+	VADDPS            Z2, Z0, Z0
 	VMOVUPS.Z         (DX), K1, Z2
 	VMOVUPS.Z         (SI)(R9*2), K1, Z3
 	VADDPS            Z3, Z2, Z2
-	VMULPS            Z2, Z0, Z0
-	VADDPS            Z0, Z1, Z1
-	VANDPS.BCST       consts<>+416(SB), Z1, Z0
+	VMULPS            Z2, Z1, Z1
+	VADDPS            Z1, Z0, Z0
+	VANDPS.BCST       consts<>+416(SB), Z0, Z1
 	VBROADCASTSS      consts<>+448(SB), Z2
-	VMINPS            Z0, Z2, Z2
-	VBROADCASTSS      consts<>+480(SB), Z4
-	VFMADD213PS.BCST  consts<>+544(SB), Z2, Z4
-	VSUBPS.BCST       consts<>+544(SB), Z4, Z3
+	VMINPS            Z1, Z2, Z2
+	VBROADCASTSS      consts<>+480(SB), Z5
+	VFMADD213PS.BCST  consts<>+544(SB), Z2, Z5
+	VSUBPS.BCST       consts<>+544(SB), Z5, Z3
 	VFNMADD231PS.BCST consts<>+512(SB), Z3, Z2
-	VBROADCASTSS      consts<>+672(SB), Z5
-	VFMADD213PS.BCST  consts<>+640(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+608(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+576(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+128(SB), Z2, Z5
+	VBROADCASTSS      consts<>+672(SB), Z6
+	VFMADD213PS.BCST  consts<>+640(SB), Z2, Z6
+	VFMADD213PS.BCST  consts<>+608(SB), Z2, Z6
+	VFMADD213PS.BCST  consts<>+576(SB), Z2, Z6
+	VFMADD213PS.BCST  consts<>+128(SB), Z2, Z6
 	VMULPS            Z2, Z2, Z3
-	VFMADD213PS       Z2, Z3, Z5
-	VPSLLD            $0x17, Z4, Z4
+	VFMADD213PS       Z2, Z3, Z6
+	VPSLLD            $0x17, Z5, Z5
 	VBROADCASTSS      consts<>+704(SB), Z2
-	VFMSUB213PS.BCST  consts<>+128(SB), Z4, Z2
-	VFMADD231PS       Z4, Z5, Z2
+	VFMSUB213PS.BCST  consts<>+128(SB), Z5, Z2
+	VFMADD231PS       Z5, Z6, Z2
 	VADDPS.BCST       consts<>+736(SB), Z2, Z3
 	VDIVPS            Z3, Z2, Z2
-	VPTERNLOGD        $0xf6, Z0, Z1, Z2
+	VPTERNLOGD        $0xf6, Z1, Z0, Z2
 	VMOVUPS.Z         (DI), K1, Z0
 	VSUBPS            Z2, Z0, Z0
-	VMULPS            Z0, Z8, Z0
+	VMULPS            Z0, Z4, Z0
 	VADDPS            Z0, Z2, Z2
 	VMOVUPS           Z2, K1, (AX)
 

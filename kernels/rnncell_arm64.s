@@ -141,30 +141,20 @@ lstm4Loop:
 	VDUP V18.S[3], V15.S4
 	VFMLA V9.S4, V12.S4, V11.S4
 	VFMLA V13.S4, V16.S4, V15.S4
-	WORD $0x6e2bdd2b // fmul v11.4s, v9.4s, v11.4s
-	WORD $0x6e2fddaf // fmul v15.4s, v13.4s, v15.4s
 	WORD $0x4f37554a // shl v10.4s, v10.4s, #23
 	WORD $0x4f3755ce // shl v14.4s, v14.4s, #23
 	WORD $0x6eaa86cc // sub v12.4s, v22.4s, v10.4s
 	WORD $0x6eae86d0 // sub v16.4s, v22.4s, v14.4s
-	WORD $0x4eaa86ca // add v10.4s, v22.4s, v10.4s
-	WORD $0x4eae86ce // add v14.4s, v22.4s, v14.4s
-	WORD $0x4eb6f58c // fmin v12.4s, v12.4s, v22.4s
-	WORD $0x4eb6f610 // fmin v16.4s, v16.4s, v22.4s
-	WORD $0x4eb6f54a // fmin v10.4s, v10.4s, v22.4s
-	WORD $0x4eb6f5ce // fmin v14.4s, v14.4s, v22.4s
-	WORD $0x6e2add89 // fmul v9.4s, v12.4s, v10.4s
-	WORD $0x6e2ede0d // fmul v13.4s, v16.4s, v14.4s
-	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
-	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
-	VFMLA V11.S4, V10.S4, V9.S4
-	VFMLA V15.S4, V14.S4, V13.S4
-	WORD $0x6e29fd8c // fdiv v12.4s, v12.4s, v9.4s
-	WORD $0x6e2dfe10 // fdiv v16.4s, v16.4s, v13.4s
-	WORD $0x6ea7e72a // fcmgt v10.4s, v25.4s, v7.4s
-	WORD $0x6ea8e72e // fcmgt v14.4s, v25.4s, v8.4s
-	WORD $0x4e6a1d8c // bic v12.16b, v12.16b, v10.16b
-	WORD $0x4e6e1e10 // bic v16.16b, v16.16b, v14.16b
+	WORD $0x4e36d58a // fadd v10.4s, v12.4s, v22.4s
+	WORD $0x4e36d60e // fadd v14.4s, v16.4s, v22.4s
+	VFMLA V11.S4, V9.S4, V10.S4
+	VFMLA V15.S4, V13.S4, V14.S4
+	WORD $0x6e2afd8c // fdiv v12.4s, v12.4s, v10.4s
+	WORD $0x6e2efe10 // fdiv v16.4s, v16.4s, v14.4s
+	WORD $0x6ea7e729 // fcmgt v9.4s, v25.4s, v7.4s
+	WORD $0x6ea8e72d // fcmgt v13.4s, v25.4s, v8.4s
+	WORD $0x4e691d8c // bic v12.16b, v12.16b, v9.16b
+	WORD $0x4e6d1e10 // bic v16.16b, v16.16b, v13.16b
 	VLD1.P 16(R10), [V0.S4]
 	WORD $0x6e20de00 // fmul v0.4s, v16.4s, v0.4s
 	WORD $0x6e26dd81 // fmul v1.4s, v12.4s, v6.4s
@@ -215,18 +205,13 @@ lstm4Loop:
 	VFMLA V8.S4, V10.S4, V11.S4
 	VDUP V18.S[3], V10.S4
 	VFMLA V8.S4, V11.S4, V10.S4
-	WORD $0x6e2add0a // fmul v10.4s, v8.4s, v10.4s
 	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
 	WORD $0x6ea986cb // sub v11.4s, v22.4s, v9.4s
-	WORD $0x4ea986c9 // add v9.4s, v22.4s, v9.4s
-	WORD $0x4eb6f56b // fmin v11.4s, v11.4s, v22.4s
-	WORD $0x4eb6f529 // fmin v9.4s, v9.4s, v22.4s
-	WORD $0x6e29dd68 // fmul v8.4s, v11.4s, v9.4s
-	WORD $0x4e36d508 // fadd v8.4s, v8.4s, v22.4s
-	VFMLA V10.S4, V9.S4, V8.S4
-	WORD $0x6e28fd6b // fdiv v11.4s, v11.4s, v8.4s
-	WORD $0x6ea7e729 // fcmgt v9.4s, v25.4s, v7.4s
-	WORD $0x4e691d6b // bic v11.16b, v11.16b, v9.16b
+	WORD $0x4e36d569 // fadd v9.4s, v11.4s, v22.4s
+	VFMLA V10.S4, V8.S4, V9.S4
+	WORD $0x6e29fd6b // fdiv v11.4s, v11.4s, v9.4s
+	WORD $0x6ea7e728 // fcmgt v8.4s, v25.4s, v7.4s
+	WORD $0x4e681d6b // bic v11.16b, v11.16b, v8.16b
 	WORD $0x6e26dd67 // fmul v7.4s, v11.4s, v6.4s
 	VST1.P [V7.S4], 16(R0)
 	SUBS $1, R12, R12
@@ -304,30 +289,20 @@ lstm1Loop:
 	VDUP V18.S[3], V15.S4
 	VFMLA V9.S4, V12.S4, V11.S4
 	VFMLA V13.S4, V16.S4, V15.S4
-	WORD $0x6e2bdd2b // fmul v11.4s, v9.4s, v11.4s
-	WORD $0x6e2fddaf // fmul v15.4s, v13.4s, v15.4s
 	WORD $0x4f37554a // shl v10.4s, v10.4s, #23
 	WORD $0x4f3755ce // shl v14.4s, v14.4s, #23
 	WORD $0x6eaa86cc // sub v12.4s, v22.4s, v10.4s
 	WORD $0x6eae86d0 // sub v16.4s, v22.4s, v14.4s
-	WORD $0x4eaa86ca // add v10.4s, v22.4s, v10.4s
-	WORD $0x4eae86ce // add v14.4s, v22.4s, v14.4s
-	WORD $0x4eb6f58c // fmin v12.4s, v12.4s, v22.4s
-	WORD $0x4eb6f610 // fmin v16.4s, v16.4s, v22.4s
-	WORD $0x4eb6f54a // fmin v10.4s, v10.4s, v22.4s
-	WORD $0x4eb6f5ce // fmin v14.4s, v14.4s, v22.4s
-	WORD $0x6e2add89 // fmul v9.4s, v12.4s, v10.4s
-	WORD $0x6e2ede0d // fmul v13.4s, v16.4s, v14.4s
-	WORD $0x4e36d529 // fadd v9.4s, v9.4s, v22.4s
-	WORD $0x4e36d5ad // fadd v13.4s, v13.4s, v22.4s
-	VFMLA V11.S4, V10.S4, V9.S4
-	VFMLA V15.S4, V14.S4, V13.S4
-	WORD $0x6e29fd8c // fdiv v12.4s, v12.4s, v9.4s
-	WORD $0x6e2dfe10 // fdiv v16.4s, v16.4s, v13.4s
-	WORD $0x6ea7e72a // fcmgt v10.4s, v25.4s, v7.4s
-	WORD $0x6ea8e72e // fcmgt v14.4s, v25.4s, v8.4s
-	WORD $0x4e6a1d8c // bic v12.16b, v12.16b, v10.16b
-	WORD $0x4e6e1e10 // bic v16.16b, v16.16b, v14.16b
+	WORD $0x4e36d58a // fadd v10.4s, v12.4s, v22.4s
+	WORD $0x4e36d60e // fadd v14.4s, v16.4s, v22.4s
+	VFMLA V11.S4, V9.S4, V10.S4
+	VFMLA V15.S4, V13.S4, V14.S4
+	WORD $0x6e2afd8c // fdiv v12.4s, v12.4s, v10.4s
+	WORD $0x6e2efe10 // fdiv v16.4s, v16.4s, v14.4s
+	WORD $0x6ea7e729 // fcmgt v9.4s, v25.4s, v7.4s
+	WORD $0x6ea8e72d // fcmgt v13.4s, v25.4s, v8.4s
+	WORD $0x4e691d8c // bic v12.16b, v12.16b, v9.16b
+	WORD $0x4e6d1e10 // bic v16.16b, v16.16b, v13.16b
 	FMOVS.P 4(R10), F0
 	WORD $0x6e20de00 // fmul v0.4s, v16.4s, v0.4s
 	WORD $0x6e26dd81 // fmul v1.4s, v12.4s, v6.4s
@@ -378,18 +353,13 @@ lstm1Loop:
 	VFMLA V8.S4, V10.S4, V11.S4
 	VDUP V18.S[3], V10.S4
 	VFMLA V8.S4, V11.S4, V10.S4
-	WORD $0x6e2add0a // fmul v10.4s, v8.4s, v10.4s
 	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
 	WORD $0x6ea986cb // sub v11.4s, v22.4s, v9.4s
-	WORD $0x4ea986c9 // add v9.4s, v22.4s, v9.4s
-	WORD $0x4eb6f56b // fmin v11.4s, v11.4s, v22.4s
-	WORD $0x4eb6f529 // fmin v9.4s, v9.4s, v22.4s
-	WORD $0x6e29dd68 // fmul v8.4s, v11.4s, v9.4s
-	WORD $0x4e36d508 // fadd v8.4s, v8.4s, v22.4s
-	VFMLA V10.S4, V9.S4, V8.S4
-	WORD $0x6e28fd6b // fdiv v11.4s, v11.4s, v8.4s
-	WORD $0x6ea7e729 // fcmgt v9.4s, v25.4s, v7.4s
-	WORD $0x4e691d6b // bic v11.16b, v11.16b, v9.16b
+	WORD $0x4e36d569 // fadd v9.4s, v11.4s, v22.4s
+	VFMLA V10.S4, V8.S4, V9.S4
+	WORD $0x6e29fd6b // fdiv v11.4s, v11.4s, v9.4s
+	WORD $0x6ea7e728 // fcmgt v8.4s, v25.4s, v7.4s
+	WORD $0x4e681d6b // bic v11.16b, v11.16b, v8.16b
 	WORD $0x6e26dd67 // fmul v7.4s, v11.4s, v6.4s
 	FMOVS.P F7, 4(R0)
 	SUBS $1, R11, R11
@@ -512,30 +482,20 @@ gru4Loop:
 	VDUP V18.S[3], V9.S4
 	VFMLA V3.S4, V6.S4, V5.S4
 	VFMLA V7.S4, V10.S4, V9.S4
-	WORD $0x6e25dc65 // fmul v5.4s, v3.4s, v5.4s
-	WORD $0x6e29dce9 // fmul v9.4s, v7.4s, v9.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
 	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
 	WORD $0x6ea486c6 // sub v6.4s, v22.4s, v4.4s
 	WORD $0x6ea886ca // sub v10.4s, v22.4s, v8.4s
-	WORD $0x4ea486c4 // add v4.4s, v22.4s, v4.4s
-	WORD $0x4ea886c8 // add v8.4s, v22.4s, v8.4s
-	WORD $0x4eb6f4c6 // fmin v6.4s, v6.4s, v22.4s
-	WORD $0x4eb6f54a // fmin v10.4s, v10.4s, v22.4s
-	WORD $0x4eb6f484 // fmin v4.4s, v4.4s, v22.4s
-	WORD $0x4eb6f508 // fmin v8.4s, v8.4s, v22.4s
-	WORD $0x6e24dcc3 // fmul v3.4s, v6.4s, v4.4s
-	WORD $0x6e28dd47 // fmul v7.4s, v10.4s, v8.4s
-	WORD $0x4e36d463 // fadd v3.4s, v3.4s, v22.4s
-	WORD $0x4e36d4e7 // fadd v7.4s, v7.4s, v22.4s
-	VFMLA V5.S4, V4.S4, V3.S4
-	VFMLA V9.S4, V8.S4, V7.S4
-	WORD $0x6e23fcc6 // fdiv v6.4s, v6.4s, v3.4s
-	WORD $0x6e27fd4a // fdiv v10.4s, v10.4s, v7.4s
-	WORD $0x6ea0e724 // fcmgt v4.4s, v25.4s, v0.4s
-	WORD $0x6ea2e728 // fcmgt v8.4s, v25.4s, v2.4s
-	WORD $0x4e641cc6 // bic v6.16b, v6.16b, v4.16b
-	WORD $0x4e681d4a // bic v10.16b, v10.16b, v8.16b
+	WORD $0x4e36d4c4 // fadd v4.4s, v6.4s, v22.4s
+	WORD $0x4e36d548 // fadd v8.4s, v10.4s, v22.4s
+	VFMLA V5.S4, V3.S4, V4.S4
+	VFMLA V9.S4, V7.S4, V8.S4
+	WORD $0x6e24fcc6 // fdiv v6.4s, v6.4s, v4.4s
+	WORD $0x6e28fd4a // fdiv v10.4s, v10.4s, v8.4s
+	WORD $0x6ea0e723 // fcmgt v3.4s, v25.4s, v0.4s
+	WORD $0x6ea2e727 // fcmgt v7.4s, v25.4s, v2.4s
+	WORD $0x4e631cc6 // bic v6.16b, v6.16b, v3.16b
+	WORD $0x4e671d4a // bic v10.16b, v10.16b, v7.16b
 	VLD1.P 16(R3), [V11.S4]
 	VLD1.P 16(R7), [V12.S4]
 	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
@@ -625,30 +585,20 @@ gru1Loop:
 	VDUP V18.S[3], V9.S4
 	VFMLA V3.S4, V6.S4, V5.S4
 	VFMLA V7.S4, V10.S4, V9.S4
-	WORD $0x6e25dc65 // fmul v5.4s, v3.4s, v5.4s
-	WORD $0x6e29dce9 // fmul v9.4s, v7.4s, v9.4s
 	WORD $0x4f375484 // shl v4.4s, v4.4s, #23
 	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
 	WORD $0x6ea486c6 // sub v6.4s, v22.4s, v4.4s
 	WORD $0x6ea886ca // sub v10.4s, v22.4s, v8.4s
-	WORD $0x4ea486c4 // add v4.4s, v22.4s, v4.4s
-	WORD $0x4ea886c8 // add v8.4s, v22.4s, v8.4s
-	WORD $0x4eb6f4c6 // fmin v6.4s, v6.4s, v22.4s
-	WORD $0x4eb6f54a // fmin v10.4s, v10.4s, v22.4s
-	WORD $0x4eb6f484 // fmin v4.4s, v4.4s, v22.4s
-	WORD $0x4eb6f508 // fmin v8.4s, v8.4s, v22.4s
-	WORD $0x6e24dcc3 // fmul v3.4s, v6.4s, v4.4s
-	WORD $0x6e28dd47 // fmul v7.4s, v10.4s, v8.4s
-	WORD $0x4e36d463 // fadd v3.4s, v3.4s, v22.4s
-	WORD $0x4e36d4e7 // fadd v7.4s, v7.4s, v22.4s
-	VFMLA V5.S4, V4.S4, V3.S4
-	VFMLA V9.S4, V8.S4, V7.S4
-	WORD $0x6e23fcc6 // fdiv v6.4s, v6.4s, v3.4s
-	WORD $0x6e27fd4a // fdiv v10.4s, v10.4s, v7.4s
-	WORD $0x6ea0e724 // fcmgt v4.4s, v25.4s, v0.4s
-	WORD $0x6ea2e728 // fcmgt v8.4s, v25.4s, v2.4s
-	WORD $0x4e641cc6 // bic v6.16b, v6.16b, v4.16b
-	WORD $0x4e681d4a // bic v10.16b, v10.16b, v8.16b
+	WORD $0x4e36d4c4 // fadd v4.4s, v6.4s, v22.4s
+	WORD $0x4e36d548 // fadd v8.4s, v10.4s, v22.4s
+	VFMLA V5.S4, V3.S4, V4.S4
+	VFMLA V9.S4, V7.S4, V8.S4
+	WORD $0x6e24fcc6 // fdiv v6.4s, v6.4s, v4.4s
+	WORD $0x6e28fd4a // fdiv v10.4s, v10.4s, v8.4s
+	WORD $0x6ea0e723 // fcmgt v3.4s, v25.4s, v0.4s
+	WORD $0x6ea2e727 // fcmgt v7.4s, v25.4s, v2.4s
+	WORD $0x4e631cc6 // bic v6.16b, v6.16b, v3.16b
+	WORD $0x4e671d4a // bic v10.16b, v10.16b, v7.16b
 	FMOVS.P 4(R3), F11
 	FMOVS.P 4(R7), F12
 	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s

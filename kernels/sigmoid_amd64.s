@@ -53,32 +53,22 @@ sigmoidpair:
 	VFMADD213PS  consts<>+256(SB), Y8, Y12
 	VFMADD213PS  consts<>+128(SB), Y7, Y11
 	VFMADD213PS  consts<>+128(SB), Y8, Y12
-	VMULPS       Y11, Y7, Y11
-	VMULPS       Y12, Y8, Y12
 	VPSLLD       $0x17, Y9, Y9
 	VPSLLD       $0x17, Y10, Y10
-	VPSUBD       Y9, Y2, Y7
-	VPSUBD       Y10, Y2, Y8
-	VPADDD       Y9, Y2, Y9
-	VPADDD       Y10, Y2, Y10
-	VMINPS       Y7, Y2, Y7
-	VMINPS       Y8, Y2, Y8
-	VMINPS       Y9, Y2, Y9
-	VMINPS       Y10, Y2, Y10
-	VMULPS       Y7, Y9, Y13
-	VMULPS       Y8, Y10, Y14
-	VADDPS       Y2, Y13, Y13
-	VADDPS       Y2, Y14, Y14
-	VFMADD231PS  Y9, Y11, Y13
-	VFMADD231PS  Y10, Y12, Y14
-	VDIVPS       Y13, Y7, Y7
-	VDIVPS       Y14, Y8, Y8
+	VPSUBD       Y9, Y2, Y9
+	VPSUBD       Y10, Y2, Y10
+	VADDPS       Y2, Y9, Y13
+	VADDPS       Y2, Y10, Y14
+	VFMADD231PS  Y11, Y7, Y13
+	VFMADD231PS  Y12, Y8, Y14
+	VDIVPS       Y13, Y9, Y9
+	VDIVPS       Y14, Y10, Y10
 	VCMPPS       $0x11, consts<>+96(SB), Y5, Y5
 	VCMPPS       $0x11, consts<>+96(SB), Y6, Y6
-	VANDNPS      Y7, Y5, Y7
-	VANDNPS      Y8, Y6, Y8
-	VMOVUPS      Y7, (AX)(SI*4)
-	VMOVUPS      Y8, 32(AX)(SI*4)
+	VANDNPS      Y9, Y5, Y9
+	VANDNPS      Y10, Y6, Y10
+	VMOVUPS      Y9, (AX)(SI*4)
+	VMOVUPS      Y10, 32(AX)(SI*4)
 	ADDQ         $0x00000010, SI
 	JMP          sigmoidpair
 
@@ -101,19 +91,14 @@ sigmoidsingle:
 	VFMADD213PS  consts<>+288(SB), Y6, Y8
 	VFMADD213PS  consts<>+256(SB), Y6, Y8
 	VFMADD213PS  consts<>+128(SB), Y6, Y8
-	VMULPS       Y8, Y6, Y8
 	VPSLLD       $0x17, Y7, Y7
-	VPSUBD       Y7, Y2, Y6
-	VPADDD       Y7, Y2, Y7
-	VMINPS       Y6, Y2, Y6
-	VMINPS       Y7, Y2, Y7
-	VMULPS       Y6, Y7, Y9
-	VADDPS       Y2, Y9, Y9
-	VFMADD231PS  Y7, Y8, Y9
-	VDIVPS       Y9, Y6, Y6
+	VPSUBD       Y7, Y2, Y7
+	VADDPS       Y2, Y7, Y9
+	VFMADD231PS  Y8, Y6, Y9
+	VDIVPS       Y9, Y7, Y7
 	VCMPPS       $0x11, consts<>+96(SB), Y5, Y5
-	VANDNPS      Y6, Y5, Y6
-	VMOVUPS      Y6, (AX)(SI*4)
+	VANDNPS      Y7, Y5, Y7
+	VMOVUPS      Y7, (AX)(SI*4)
 	ADDQ         $0x00000008, SI
 
 sigmoidtail:
@@ -132,19 +117,14 @@ sigmoidtail:
 	VFMADD213PS  consts<>+288(SB), Y0, Y3
 	VFMADD213PS  consts<>+256(SB), Y0, Y3
 	VFMADD213PS  consts<>+128(SB), Y0, Y3
-	VMULPS       Y3, Y0, Y3
 	VPSLLD       $0x17, Y1, Y1
-	VPSUBD       Y1, Y2, Y0
-	VPADDD       Y1, Y2, Y1
-	VMINPS       Y0, Y2, Y0
-	VMINPS       Y1, Y2, Y1
-	VMULPS       Y0, Y1, Y5
-	VADDPS       Y2, Y5, Y5
-	VFMADD231PS  Y1, Y3, Y5
-	VDIVPS       Y5, Y0, Y0
-	VCMPPS       $0x11, consts<>+96(SB), Y4, Y1
-	VANDNPS      Y0, Y1, Y0
-	VMOVUPS      Y0, (BX)
+	VPSUBD       Y1, Y2, Y1
+	VADDPS       Y2, Y1, Y2
+	VFMADD231PS  Y3, Y0, Y2
+	VDIVPS       Y2, Y1, Y1
+	VCMPPS       $0x11, consts<>+96(SB), Y4, Y0
+	VANDNPS      Y1, Y0, Y1
+	VMOVUPS      Y1, (BX)
 
 sigmoiddone:
 	VZEROUPPER
@@ -169,19 +149,14 @@ sigmoidscalarLoop:
 	VFMADD213PS  consts<>+288(SB), Y5, Y7
 	VFMADD213PS  consts<>+256(SB), Y5, Y7
 	VFMADD213PS  consts<>+128(SB), Y5, Y7
-	VMULPS       Y7, Y5, Y7
 	VPSLLD       $0x17, Y6, Y6
-	VPSUBD       Y6, Y2, Y5
-	VPADDD       Y6, Y2, Y6
-	VMINPS       Y5, Y2, Y5
-	VMINPS       Y6, Y2, Y6
-	VMULPS       Y5, Y6, Y8
-	VADDPS       Y2, Y8, Y8
-	VFMADD231PS  Y6, Y7, Y8
-	VDIVPS       Y8, Y5, Y5
-	VCMPPS       $0x11, consts<>+96(SB), Y4, Y6
-	VANDNPS      Y5, Y6, Y5
-	VMOVSS       X5, (AX)
+	VPSUBD       Y6, Y2, Y6
+	VADDPS       Y2, Y6, Y8
+	VFMADD231PS  Y7, Y5, Y8
+	VDIVPS       Y8, Y6, Y6
+	VCMPPS       $0x11, consts<>+96(SB), Y4, Y5
+	VANDNPS      Y6, Y5, Y6
+	VMOVSS       X6, (AX)
 	ADDQ         $0x00000004, CX
 	ADDQ         $0x00000004, AX
 	DECQ         DX
@@ -238,30 +213,20 @@ sigmoidpair:
 	VFMADD213PS.BCST  consts<>+256(SB), Z9, Z13
 	VFMADD213PS.BCST  consts<>+128(SB), Z8, Z12
 	VFMADD213PS.BCST  consts<>+128(SB), Z9, Z13
-	VMULPS            Z12, Z8, Z12
-	VMULPS            Z13, Z9, Z13
 	VPSLLD            $0x17, Z10, Z10
 	VPSLLD            $0x17, Z11, Z11
-	VPSUBD            Z10, Z2, Z8
-	VPSUBD            Z11, Z2, Z9
-	VPADDD            Z10, Z2, Z10
-	VPADDD            Z11, Z2, Z11
-	VMINPS            Z8, Z2, Z8
-	VMINPS            Z9, Z2, Z9
-	VMINPS            Z10, Z2, Z10
-	VMINPS            Z11, Z2, Z11
-	VMULPS            Z8, Z10, Z14
-	VMULPS            Z9, Z11, Z15
-	VADDPS            Z2, Z14, Z14
-	VADDPS            Z2, Z15, Z15
-	VFMADD231PS       Z10, Z12, Z14
-	VFMADD231PS       Z11, Z13, Z15
+	VPSUBD            Z10, Z2, Z10
+	VPSUBD            Z11, Z2, Z11
+	VADDPS            Z2, Z10, Z14
+	VADDPS            Z2, Z11, Z15
+	VFMADD231PS       Z12, Z8, Z14
+	VFMADD231PS       Z13, Z9, Z15
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K1
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z7, K2
-	VDIVPS.Z          Z14, Z8, K1, Z8
-	VDIVPS.Z          Z15, Z9, K2, Z9
-	VMOVUPS           Z8, (AX)(BX*4)
-	VMOVUPS           Z9, 64(AX)(BX*4)
+	VDIVPS.Z          Z14, Z10, K1, Z10
+	VDIVPS.Z          Z15, Z11, K2, Z11
+	VMOVUPS           Z10, (AX)(BX*4)
+	VMOVUPS           Z11, 64(AX)(BX*4)
 	ADDQ              $0x00000020, BX
 	JMP               sigmoidpair
 
@@ -284,18 +249,13 @@ sigmoidsingle:
 	VFMADD213PS.BCST  consts<>+288(SB), Z7, Z9
 	VFMADD213PS.BCST  consts<>+256(SB), Z7, Z9
 	VFMADD213PS.BCST  consts<>+128(SB), Z7, Z9
-	VMULPS            Z9, Z7, Z9
 	VPSLLD            $0x17, Z8, Z8
-	VPSUBD            Z8, Z2, Z7
-	VPADDD            Z8, Z2, Z8
-	VMINPS            Z7, Z2, Z7
-	VMINPS            Z8, Z2, Z8
-	VMULPS            Z7, Z8, Z10
-	VADDPS            Z2, Z10, Z10
-	VFMADD231PS       Z8, Z9, Z10
+	VPSUBD            Z8, Z2, Z8
+	VADDPS            Z2, Z8, Z10
+	VFMADD231PS       Z9, Z7, Z10
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K1
-	VDIVPS.Z          Z10, Z7, K1, Z7
-	VMOVUPS           Z7, (AX)(BX*4)
+	VDIVPS.Z          Z10, Z8, K1, Z8
+	VMOVUPS           Z8, (AX)(BX*4)
 	ADDQ              $0x00000010, BX
 
 sigmoidtail:
@@ -318,18 +278,13 @@ sigmoidtail:
 	VFMADD213PS.BCST  consts<>+288(SB), Z0, Z3
 	VFMADD213PS.BCST  consts<>+256(SB), Z0, Z3
 	VFMADD213PS.BCST  consts<>+128(SB), Z0, Z3
-	VMULPS            Z3, Z0, Z3
 	VPSLLD            $0x17, Z1, Z1
-	VPSUBD            Z1, Z2, Z0
-	VPADDD            Z1, Z2, Z1
-	VMINPS            Z0, Z2, Z0
-	VMINPS            Z1, Z2, Z1
-	VMULPS            Z0, Z1, Z4
-	VADDPS            Z2, Z4, Z4
-	VFMADD231PS       Z1, Z3, Z4
+	VPSUBD            Z1, Z2, Z1
+	VADDPS            Z2, Z1, Z2
+	VFMADD231PS       Z3, Z0, Z2
 	VCMPPS.BCST       $0x15, consts<>+96(SB), Z6, K2
-	VDIVPS.Z          Z4, Z0, K2, Z0
-	VMOVUPS           Z0, K1, (AX)(BX*4)
+	VDIVPS.Z          Z2, Z1, K2, Z1
+	VMOVUPS           Z1, K1, (AX)(BX*4)
 
 sigmoiddone:
 	VZEROUPPER

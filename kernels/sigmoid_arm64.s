@@ -77,30 +77,20 @@ sigmoidNEON8Loop:
 	VDUP V23.S[3], V10.S4
 	VFMLA V2.S4, V5.S4, V4.S4
 	VFMLA V8.S4, V11.S4, V10.S4
-	WORD $0x6e24dc44 // fmul v4.4s, v2.4s, v4.4s
-	WORD $0x6e2add0a // fmul v10.4s, v8.4s, v10.4s
 	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
 	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
 	WORD $0x6ea38765 // sub v5.4s, v27.4s, v3.4s
 	WORD $0x6ea9876b // sub v11.4s, v27.4s, v9.4s
-	WORD $0x4ea38763 // add v3.4s, v27.4s, v3.4s
-	WORD $0x4ea98769 // add v9.4s, v27.4s, v9.4s
-	WORD $0x4ebbf4a5 // fmin v5.4s, v5.4s, v27.4s
-	WORD $0x4ebbf56b // fmin v11.4s, v11.4s, v27.4s
-	WORD $0x4ebbf463 // fmin v3.4s, v3.4s, v27.4s
-	WORD $0x4ebbf529 // fmin v9.4s, v9.4s, v27.4s
-	WORD $0x6e23dca2 // fmul v2.4s, v5.4s, v3.4s
-	WORD $0x6e29dd68 // fmul v8.4s, v11.4s, v9.4s
-	WORD $0x4e3bd442 // fadd v2.4s, v2.4s, v27.4s
-	WORD $0x4e3bd508 // fadd v8.4s, v8.4s, v27.4s
-	VFMLA V4.S4, V3.S4, V2.S4
-	VFMLA V10.S4, V9.S4, V8.S4
-	WORD $0x6e22fca5 // fdiv v5.4s, v5.4s, v2.4s
-	WORD $0x6e28fd6b // fdiv v11.4s, v11.4s, v8.4s
-	WORD $0x6ea0e7c3 // fcmgt v3.4s, v30.4s, v0.4s
-	WORD $0x6ea1e7c9 // fcmgt v9.4s, v30.4s, v1.4s
-	WORD $0x4e631ca5 // bic v5.16b, v5.16b, v3.16b
-	WORD $0x4e691d6b // bic v11.16b, v11.16b, v9.16b
+	WORD $0x4e3bd4a3 // fadd v3.4s, v5.4s, v27.4s
+	WORD $0x4e3bd569 // fadd v9.4s, v11.4s, v27.4s
+	VFMLA V4.S4, V2.S4, V3.S4
+	VFMLA V10.S4, V8.S4, V9.S4
+	WORD $0x6e23fca5 // fdiv v5.4s, v5.4s, v3.4s
+	WORD $0x6e29fd6b // fdiv v11.4s, v11.4s, v9.4s
+	WORD $0x6ea0e7c2 // fcmgt v2.4s, v30.4s, v0.4s
+	WORD $0x6ea1e7c8 // fcmgt v8.4s, v30.4s, v1.4s
+	WORD $0x4e621ca5 // bic v5.16b, v5.16b, v2.16b
+	WORD $0x4e681d6b // bic v11.16b, v11.16b, v8.16b
 	VST1.P [V5.S4], 16(R1)
 	VST1.P [V11.S4], 16(R1)
 	SUBS $1, R11, R11
@@ -127,18 +117,13 @@ sigmoidNEON8Done:
 	VFMLA V2.S4, V4.S4, V5.S4
 	VDUP V23.S[3], V4.S4
 	VFMLA V2.S4, V5.S4, V4.S4
-	WORD $0x6e24dc44 // fmul v4.4s, v2.4s, v4.4s
 	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
 	WORD $0x6ea38765 // sub v5.4s, v27.4s, v3.4s
-	WORD $0x4ea38763 // add v3.4s, v27.4s, v3.4s
-	WORD $0x4ebbf4a5 // fmin v5.4s, v5.4s, v27.4s
-	WORD $0x4ebbf463 // fmin v3.4s, v3.4s, v27.4s
-	WORD $0x6e23dca2 // fmul v2.4s, v5.4s, v3.4s
-	WORD $0x4e3bd442 // fadd v2.4s, v2.4s, v27.4s
-	VFMLA V4.S4, V3.S4, V2.S4
-	WORD $0x6e22fca5 // fdiv v5.4s, v5.4s, v2.4s
-	WORD $0x6ea0e7c3 // fcmgt v3.4s, v30.4s, v0.4s
-	WORD $0x4e631ca5 // bic v5.16b, v5.16b, v3.16b
+	WORD $0x4e3bd4a3 // fadd v3.4s, v5.4s, v27.4s
+	VFMLA V4.S4, V2.S4, V3.S4
+	WORD $0x6e23fca5 // fdiv v5.4s, v5.4s, v3.4s
+	WORD $0x6ea0e7c2 // fcmgt v2.4s, v30.4s, v0.4s
+	WORD $0x4e621ca5 // bic v5.16b, v5.16b, v2.16b
 	VST1.P [V5.S4], 16(R1)
 sigmoidNEON4Done:
 	AND $3, R2, R2
@@ -163,18 +148,13 @@ sigmoidNEON1Loop:
 	VFMLA V2.S4, V4.S4, V5.S4
 	VDUP V23.S[3], V4.S4
 	VFMLA V2.S4, V5.S4, V4.S4
-	WORD $0x6e24dc44 // fmul v4.4s, v2.4s, v4.4s
 	WORD $0x4f375463 // shl v3.4s, v3.4s, #23
 	WORD $0x6ea38765 // sub v5.4s, v27.4s, v3.4s
-	WORD $0x4ea38763 // add v3.4s, v27.4s, v3.4s
-	WORD $0x4ebbf4a5 // fmin v5.4s, v5.4s, v27.4s
-	WORD $0x4ebbf463 // fmin v3.4s, v3.4s, v27.4s
-	WORD $0x6e23dca2 // fmul v2.4s, v5.4s, v3.4s
-	WORD $0x4e3bd442 // fadd v2.4s, v2.4s, v27.4s
-	VFMLA V4.S4, V3.S4, V2.S4
-	WORD $0x6e22fca5 // fdiv v5.4s, v5.4s, v2.4s
-	WORD $0x6ea0e7c3 // fcmgt v3.4s, v30.4s, v0.4s
-	WORD $0x4e631ca5 // bic v5.16b, v5.16b, v3.16b
+	WORD $0x4e3bd4a3 // fadd v3.4s, v5.4s, v27.4s
+	VFMLA V4.S4, V2.S4, V3.S4
+	WORD $0x6e23fca5 // fdiv v5.4s, v5.4s, v3.4s
+	WORD $0x6ea0e7c2 // fcmgt v2.4s, v30.4s, v0.4s
+	WORD $0x4e621ca5 // bic v5.16b, v5.16b, v2.16b
 	FMOVS.P F5, 4(R1)
 	SUBS $1, R2, R2
 	BNE sigmoidNEON1Loop
