@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/heedml/heed/internal/coef"
 
 	. "github.com/mmcloughlin/avo/operand"
@@ -12,14 +14,7 @@ func init() { register("log", genLogFamily) }
 func genLogFamily() {
 	for _, s := range isas {
 		genElementwise(s, "log", "ln x[i]", func(s *isa) func(...VecVirtual) []VecVirtual {
-			g := newLogGen(s)
-			return func(xs ...VecVirtual) []VecVirtual {
-				var ys []VecVirtual
-				for _, x := range xs {
-					ys = append(ys, g.apply(x))
-				}
-				return ys
-			}
+			return newLogGen(s).applyN
 		})
 	}
 }
@@ -27,14 +22,17 @@ func genLogFamily() {
 // logGen emits a lane-wise natural logarithm for ISA s, the algorithm of
 // fallback.Log operation for operation: subnormal lanes scaled by 2²³ (their
 // exponent lowered by 23), x = 2ᵉ·m with m ∈ [√½, √2) from the bits, f = m − 1,
-// ln x = e·ln2 + f + (f²·(−½ + f·asm.P(f)) + e·Ln2Lo32), then the special
+// ln x = e·ln2 + f + (f²·(−½ + f·P(f)) + e·Ln2Lo32), then the special
 // values blended in: x = ±0 → −Inf, x < 0 → the default NaN, +Inf and NaN
-// → x. The scaling and the blends run on every vector (no branch).
+// → x. applyN skips the scaling and the blends, which change nothing there,
+// when every lane of its vectors is a positive normal float.
 type logGen struct {
 	s                                      *isa
 	minNormal, scale, m23, sqrtHalf, mant  vconst
 	one, mhalf, ln2, ln2lo, inf, nan, ninf vconst
+	bias, notNormal                        vconst   // the test of applyN (bits)
 	p                                      []vconst // Log0..Log7
+	branches                               int      // applyN's labels so far
 }
 
 func newLogGen(s *isa) *logGen {
@@ -44,24 +42,85 @@ func newLogGen(s *isa) *logGen {
 	g.one, g.mhalf = newConst(s, 1), newConst(s, -0.5)
 	g.ln2, g.ln2lo = newConst(s, coef.Ln2), newConst(s, coef.Ln2Lo32)
 	g.inf, g.nan, g.ninf = newConstBits(s, 0x7f800000), newConstBits(s, 0x7fc00000), newConstBits(s, 0xff800000)
+	g.bias, g.notNormal = newConstBits(s, 0x7f800000), newConstBits(s, 0xfeffffff)
 	for _, c := range []float32{coef.Log0, coef.Log1, coef.Log2, coef.Log3, coef.Log4, coef.Log5, coef.Log6, coef.Log7} {
 		g.p = append(g.p, newConst(s, c))
 	}
 	return g
 }
 
-// apply emits ln x lane-wise; x is not modified.
-func (g *logGen) apply(x VecVirtual) VecVirtual {
+// applyN emits ln x for each of xs (not modified) into new registers. One
+// test of all their lanes picks the path: when each is a positive normal
+// float (bits in [0x00800000, 0x7f800000)), the common case, the scaling of
+// subnormals and the special-value blends are left out (they would change
+// nothing); otherwise every vector takes apply's whole computation. The
+// test adds 0x7f800000 to the bits, which maps that range onto
+// [−2³¹, −2²⁴) and every other pattern onto [−2²⁴, 2³¹) (the unsigned
+// comparison of bits − 0x00800000 with 0x7f000000, done signed), and
+// compares with −2²⁴ − 1.
+func (g *logGen) applyN(xs ...VecVirtual) []VecVirtual {
+	s := g.s
+	g.branches++
+	slow, join := fmt.Sprintf("logSlow%d", g.branches), fmt.Sprintf("logJoin%d", g.branches)
+	if s.evex {
+		ks := make([]Register, len(xs))
+		for j, x := range xs {
+			t := s.vec()
+			asm.VPADDD_BCST(g.bias.mem, x, t)
+			ks[j] = asm.K()
+			asm.VPCMPGTD_BCST(g.notNormal.mem, t, ks[j]) // t > −2²⁴ − 1: not a positive normal
+		}
+		for j := 2; j < len(ks); j++ {
+			asm.KORW(ks[j], ks[0], ks[0])
+		}
+		asm.KORTESTW(ks[0], ks[len(ks)-1])
+	} else {
+		var any VecVirtual
+		for j, x := range xs {
+			t := s.vec()
+			asm.VPADDD(g.bias.mem, x, t)
+			asm.VPCMPGTD(g.notNormal.mem, t, t)
+			if j == 0 {
+				any = t
+			} else {
+				asm.VPOR(t, any, any)
+			}
+		}
+		asm.VPTEST(any, any)
+	}
+	asm.JNZ(LabelRef(slow))
+	ys := make([]VecVirtual, len(xs))
+	for j, x := range xs {
+		ys[j] = s.vec()
+		asm.VMOVAPS(g.apply(x, false), ys[j])
+	}
+	asm.JMP(LabelRef(join))
+	asm.Label(slow)
+	for j, x := range xs {
+		asm.VMOVAPS(g.apply(x, true), ys[j])
+	}
+	asm.Label(join)
+	return ys
+}
+
+// apply emits ln x lane-wise, x not modified: with special, for any lanes;
+// without, for positive normal lanes only (the scaling and the blends left
+// out).
+func (g *logGen) apply(x VecVirtual, special bool) VecVirtual {
 	s := g.s
 	xs, k := s.vec(), s.vec()
-	if s.evex {
+	src := xs // the input to the reduction: x, or x with subnormals scaled
+	switch {
+	case !special:
+		src = x
+	case s.evex:
 		m := asm.K()
 		g.minNormal.cmp(cmpLTOQ, x, m) // x < 2⁻¹²⁶ (also ≤ 0)
 		asm.VMOVAPS(x, xs)
 		g.scale.mul(x, k)
 		asm.VMOVAPS(k, m, xs)
 		asm.VMOVAPS_Z(g.m23.reg(), m, k)
-	} else {
+	default:
 		m := s.vec()
 		g.minNormal.cmp(cmpLTOQ, x, m)
 		g.scale.mul(x, k)
@@ -70,11 +129,13 @@ func (g *logGen) apply(x VecVirtual) VecVirtual {
 	}
 	// e = (bits − bits(√½)) >> 23 (arithmetic), m's bits = low 23 + bits(√½).
 	sh := g.sqrtHalf.reg()
-	asm.VPSUBD(sh, xs, xs)
+	asm.VPSUBD(sh, src, xs)
 	e := s.vec()
 	asm.VPSRAD(U8(23), xs, e)
 	asm.VCVTDQ2PS(e, e)
-	asm.VADDPS(k, e, e)
+	if special {
+		asm.VADDPS(k, e, e)
+	}
 	g.mant.and(xs, xs)
 	asm.VPADDD(sh, xs, xs)
 	f := xs
@@ -89,6 +150,9 @@ func (g *logGen) apply(x VecVirtual) VecVirtual {
 	asm.VADDPS(f, f2, f2)      // f + …
 	y := g.ln2.reg()
 	asm.VFMADD213PS(f2, e, y) // e·ln2 + …
+	if !special {
+		return y
+	}
 	// Special values.
 	if s.evex {
 		m := asm.K()

@@ -15,7 +15,11 @@ package kernels
 // scaled by 2²³ first), f = m − 1 (exact), ln x = e·ln2 + log1p(f) with
 // log1p(f) ≈ f − f²/2 + f³·P(f), P of degree 7 fitted by asmgen/fit relative
 // to log1p (so the error vanishes with f where ln x is small); the low part of
-// ln2 joins the small terms and e·ln2 the last FMA.
+// ln2 joins the small terms and e·ln2 the last FMA. The x86 kernels test
+// each one or two vectors of x: when all their lanes are positive normal
+// floats, the scaling and the special values' blends are skipped (they would
+// change nothing), so vectors holding zeros, subnormals, negatives,
+// infinities or NaN take a slower path, with the same bits.
 func Log(dst, x []float32) {
 	checkSameLen("Log", "dst", "x", len(dst), len(x))
 	log(dst, x)
