@@ -108,3 +108,37 @@ func TestLogSameBits(t *testing.T) {
 		}
 	})
 }
+
+// TestLogSpecialLane puts one input other than a positive normal float, the
+// boundaries of that range included, at every position of a run of normal
+// inputs long enough for every loop of every ISA (pairs, single vectors,
+// tails): the vectors holding it must take the special-value path, the
+// others may skip it, and every output must be fallback's.
+func TestLogSpecialLane(t *testing.T) {
+	inf := float32(math.Inf(1))
+	odd := []float32{
+		0, float32(math.Copysign(0, -1)), inf, -inf, float32(math.NaN()), -1, -math.MaxFloat32,
+		math.SmallestNonzeroFloat32, math.Float32frombits(0x007fffff), // subnormals
+		-math.Float32frombits(0x00800000), math.Float32frombits(0x7fc00001), math.Float32frombits(0xffc00000),
+	}
+	edges := []float32{math.Float32frombits(0x00800000), math.MaxFloat32} // the range's ends, normal
+	const n = 77
+	x, got, want := make([]float32, n), make([]float32, n), make([]float32, n)
+	forEachISA(t, func(t *testing.T) {
+		for _, v := range append(odd, edges...) {
+			for p := range n {
+				for i := range x {
+					x[i] = 1.5 + float32(i)/8
+				}
+				x[p] = v
+				Log(got, x)
+				fallback.Log(want, x)
+				for i := range x {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("x[%d] = %v [%#x]: Log(x)[%d] = %v, fallback %v", p, v, math.Float32bits(v), i, got[i], want[i])
+					}
+				}
+			}
+		}
+	})
+}
