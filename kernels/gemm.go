@@ -139,25 +139,52 @@ type gemmMicro struct {
 }
 
 // directMC returns the rows of a block of op(A) read in place (row stride
-// lda elements) for inner blocks of kc: mc, or fewer when lda is a multiple
-// of a large power of two. A row-major block of rows at such a stride does
-// not spread over L2's sets as a packed block does: with every row of kc
-// elements starting at a multiple of the stride's largest power-of-two
-// factor g bytes (g < kc·4 is the packed case), the rows fall on a 1/(g/(kc·4))
-// share of the sets, so the block holds as much of each set as a packed
-// block of max(kc·4, g) bytes a row would. The rows are therefore capped at
-// L2/2 / max(kc·4, g) (the L2/2 of mc's rule), independent of the
-// associativity as long as g is at most the bytes L2 maps onto one way,
-// which the cap of g at L2/16 keeps for caches of up to 16 ways.
+// lda elements) for inner blocks of kc: mcFor(kc), or fewer when lda is a
+// multiple of a large power of two. A row-major block of rows at such a
+// stride does not spread over L2's sets as a packed block does: with every
+// row of kc elements starting at a multiple of the stride's largest
+// power-of-two factor g bytes (g < kc·4 is the packed case), the rows fall
+// on a 1/(g/(kc·4)) share of the sets, so the block holds as much of each
+// set as a packed block of max(kc·4, g) bytes a row would. The rows are
+// therefore capped at L2/2 / max(kc·4, g) (the L2/2 of mc's rule),
+// independent of the associativity as long as g is at most the bytes L2
+// maps onto one way, which the cap of g at L2/16 keeps for caches of up to
+// 16 ways.
 func (mk *gemmMicro) directMC(lda, kc int) int {
 	b := lda * 4
 	g := b & -b
 	if g == 0 {
-		return mk.mc
+		return mk.mcFor(kc)
 	}
 	g = min(g, mk.l2/16)
 	rows := mk.l2 / 2 / max(kc*4, g)
-	return min(mk.mc, max(mk.mr, rows/mk.mr*mk.mr))
+	return min(mk.mcFor(kc), max(mk.mr, rows/mk.mr*mk.mr))
+}
+
+// kcFor returns the inner block of a product with inner dimension k: k
+// itself up to a third more than the rule's kc, else kc, or, when blocks of
+// up to that third more cover k in fewer of them, the even block that does
+// (⌈k/blocks⌉ rounded up to 8). Fewer blocks mean fewer passes over C;
+// kernels/GEMM.md has the measurements.
+func (mk *gemmMicro) kcFor(k int) int {
+	hi := max(mk.kc, mk.kc*4/3/8*8)
+	if k <= hi {
+		return k
+	}
+	blocks := (k + hi - 1) / hi
+	if (k+mk.kc-1)/mk.kc == blocks {
+		return mk.kc
+	}
+	return min(hi, roundUp((k+blocks-1)/blocks, 8))
+}
+
+// mcFor returns the rows of a packed block of A for inner blocks of kc: mc,
+// scaled down when kc is above the rule's, so that the block keeps its size.
+func (mk *gemmMicro) mcFor(kc int) int {
+	if kc <= mk.kc {
+		return mk.mc
+	}
+	return max(mk.mr, mk.mc*mk.kc/kc/mk.mr*mk.mr)
 }
 
 // gemmOp is one product, or the block of it that one goroutine computes.
@@ -234,15 +261,15 @@ func (g *gemmOp) run(buf *gemmBuf) { g.runPacked(buf, g.packed, g.kp) }
 func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 	mk := g.micro
 	mr, nr := mk.mr, mk.nr
-	kc := min(mk.kc, g.k)
-	mcMax := min(mk.mc, roundUp(g.m, mr))
+	kc := mk.kcFor(g.k)
+	mc := mk.mcFor(kc)
+	mcMax := min(mc, roundUp(g.m, mr))
 	ncMax := min(mk.nc, roundUp(g.n, nr))
 	buf.a = grow(buf.a, mcMax*kc)
 	buf.tile = grow(buf.tile, mr*nr)
 	// A row-major op(A) is read in place by whole panels; only the last,
 	// partial one is packed.
 	direct := !g.transA && mk.rows != nil
-	mc := mk.mc
 	if direct {
 		mc = mk.directMC(g.lda, kc)
 	}

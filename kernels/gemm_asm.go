@@ -5,8 +5,10 @@ package kernels
 // gemmBlocking derives the blocking sizes of a micro-kernel from the cache
 // sizes: kc = L1d/128 (a kc×32 strip of float32 fills L1), so that a packed
 // mc×kc block of A takes half of L2, and a kc×nc block of B a quarter of L3
-// (at most 4096 columns); a block of A read in place may take fewer rows
-// (directMC). kernels/GEMM.md has the measurements.
+// (at most 4096 columns); a product may take inner blocks up to a third
+// longer when that makes fewer of them (kcFor, with mcFor's rows), and a
+// block of A read in place may take fewer rows (directMC).
+// kernels/GEMM.md has the measurements.
 func (mk *gemmMicro) gemmBlocking(l1, l2, l3 int) {
 	mk.l2 = l2
 	mk.kc = max(128, min(512, l1/128)/8*8)

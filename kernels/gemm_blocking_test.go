@@ -20,3 +20,48 @@ func TestGemmDirectMC(t *testing.T) {
 		}
 	}
 }
+
+// TestGemmKCFor checks the inner blocks of kcFor and the rows of mcFor for
+// the rule's kc of a 48 KiB and of a 32 KiB L1 (384 and 256), and that kcFor
+// never takes more blocks than the rule's kc, nor a block above a third more.
+func TestGemmKCFor(t *testing.T) {
+	big := gemmMicro{mr: 6, nr: 64}
+	big.gemmBlocking(48<<10, 2<<20, 32<<20)
+	small := gemmMicro{mr: 6, nr: 64}
+	small.gemmBlocking(32<<10, 1<<20, 8<<20)
+	for _, tc := range []struct {
+		mk      *gemmMicro
+		k, want int
+	}{
+		{&big, 1, 1}, {&big, 384, 384}, {&big, 500, 500}, {&big, 512, 512}, {&big, 513, 384},
+		{&big, 640, 384}, {&big, 768, 384}, {&big, 1000, 504}, {&big, 1024, 512}, {&big, 1536, 512},
+		{&big, 2048, 512}, {&big, 2049, 416},
+		{&small, 300, 300}, {&small, 336, 336}, {&small, 512, 256}, {&small, 1000, 336},
+	} {
+		if got := tc.mk.kcFor(tc.k); got != tc.want {
+			t.Errorf("kc %d: kcFor(%d) = %d, want %d", tc.mk.kc, tc.k, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ kc, want int }{{100, 678}, {384, 678}, {504, 516}, {512, 504}} {
+		if got := big.mcFor(tc.kc); got != tc.want {
+			t.Errorf("mcFor(%d) = %d, want %d", tc.kc, got, tc.want)
+		}
+	}
+	if got := big.directMC(1024, 512); got != 252 {
+		t.Errorf("directMC(1024, 512) = %d, want 252", got)
+	}
+	if got := big.directMC(1000, 504); got != 516 {
+		t.Errorf("directMC(1000, 504) = %d, want 516", got)
+	}
+	for _, kc := range []int{5, 24, 256, 384} {
+		mk := gemmMicro{mr: 6, nr: 64, kc: kc}
+		hi := max(kc, kc*4/3/8*8)
+		for k := 1; k <= 5000; k++ {
+			got := mk.kcFor(k)
+			if got < 1 || got > hi || (k+got-1)/got > (k+kc-1)/kc {
+				t.Fatalf("kc %d: kcFor(%d) = %d: outside [1, %d] or more blocks than %d", kc, k, got, hi, (k+kc-1)/kc)
+			}
+		}
+	}
+}
+
