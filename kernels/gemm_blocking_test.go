@@ -64,4 +64,3 @@ func TestGemmKCFor(t *testing.T) {
 		}
 	}
 }
-
