@@ -278,36 +278,11 @@ func TestGemmScalars(t *testing.T) {
 	})
 }
 
-// TestGemmBlocksKC runs products whose inner blocks kcFor raises above the
-// rule's kc (24 here, so up to 32): k in one block above kc (30), in blocks
-// of kc (40, 70) and in fewer, even blocks of up to 32 (64), with mcFor's
-// smaller blocks of rows crossed too.
-func TestGemmBlocksKC(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	forEachISA(t, func(t *testing.T) {
-		mk := gemmMicroFor(Active())
-		if mk == nil {
-			t.Skip("no micro-kernel on this ISA")
-		}
-		saved := *mk
-		defer func() { *mk = saved }()
-		mk.kc, mk.mc, mk.nc = 24, 4*mk.mr, 2*mk.nr
-		for _, k := range []int{30, 40, 64, 70} {
-			for _, s := range [][2]int{{7*mk.mr + 1, 2*mk.nr + 3}, {mk.mr - 1, 5*mk.nr - 1}} {
-				for _, ta := range []bool{false, true} {
-					for _, tb := range []bool{false, true} {
-						for _, beta := range gemmScalars {
-							checkGemm(t, rng, gemmCase{ta, tb, s[0], s[1], k, -0.5, beta, 2, 1})
-						}
-					}
-				}
-			}
-		}
-	})
-}
-
 // TestGemmBlocks shrinks the blocking sizes so that small products cross
-// every block boundary of kc, mc and nc, including partial blocks.
+// every block boundary of kc, mc and nc, including partial blocks. With
+// kc = 24, kcFor takes inner blocks of up to 32: k in one block above kc
+// (30), in blocks of kc (40, 70) and in fewer, even blocks (64), crossing
+// mcFor's smaller blocks of rows too.
 func TestGemmBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	forEachISA(t, func(t *testing.T) {
@@ -317,12 +292,21 @@ func TestGemmBlocks(t *testing.T) {
 		}
 		saved := *mk
 		defer func() { *mk = saved }()
-		mk.kc, mk.mc, mk.nc = 5, 2*mk.mr, 2*mk.nr
-		for _, s := range [][3]int{{2*mk.mr + 1, 2*mk.nr + 1, 11}, {5*mk.mr - 1, 5*mk.nr + 3, 10}, {mk.mr, mk.nr, 5}, {1, 1, 16}} {
-			for _, ta := range []bool{false, true} {
-				for _, tb := range []bool{false, true} {
-					for _, beta := range gemmScalars {
-						checkGemm(t, rng, gemmCase{ta, tb, s[0], s[1], s[2], -0.5, beta, 2, 1})
+		mr, nr := mk.mr, mk.nr
+		for _, b := range []struct {
+			kc, mc int
+			shapes [][3]int
+		}{
+			{5, 2 * mr, [][3]int{{2*mr + 1, 2*nr + 1, 11}, {5*mr - 1, 5*nr + 3, 10}, {mr, nr, 5}, {1, 1, 16}}},
+			{24, 4 * mr, [][3]int{{7*mr + 1, 2*nr + 3, 30}, {7*mr + 1, 2*nr + 3, 40}, {7*mr + 1, 2*nr + 3, 64}, {mr - 1, 5*nr - 1, 64}, {mr - 1, 5*nr - 1, 70}}},
+		} {
+			mk.kc, mk.mc, mk.nc = b.kc, b.mc, 2*nr
+			for _, s := range b.shapes {
+				for _, ta := range []bool{false, true} {
+					for _, tb := range []bool{false, true} {
+						for _, beta := range gemmScalars {
+							checkGemm(t, rng, gemmCase{ta, tb, s[0], s[1], s[2], -0.5, beta, 2, 1})
+						}
 					}
 				}
 			}
