@@ -95,6 +95,12 @@ func newConstBits(s *isa, bits uint32) vconst { return vconst{s: s, mem: constBi
 // reg loads the constant into a new register.
 func (c vconst) reg() VecVirtual {
 	r := c.s.vec()
+	c.loadInto(r)
+	return r
+}
+
+// loadInto loads the constant into r.
+func (c vconst) loadInto(r VecVirtual) {
 	if c.r != nil {
 		asm.VMOVAPS(c.r, r)
 	} else if c.s.evex {
@@ -102,7 +108,6 @@ func (c vconst) reg() VecVirtual {
 	} else {
 		asm.VMOVUPS(c.mem, r)
 	}
-	return r
 }
 
 // fma213 emits p = p·v + c.

@@ -92,21 +92,21 @@ func (g *logGen) applyN(xs ...VecVirtual) []VecVirtual {
 	ys := make([]VecVirtual, len(xs))
 	for j, x := range xs {
 		ys[j] = s.vec()
-		asm.VMOVAPS(g.apply(x, false), ys[j])
+		g.apply(x, ys[j], false)
 	}
 	asm.JMP(LabelRef(join))
 	asm.Label(slow)
 	for j, x := range xs {
-		asm.VMOVAPS(g.apply(x, true), ys[j])
+		g.apply(x, ys[j], true)
 	}
 	asm.Label(join)
 	return ys
 }
 
-// apply emits ln x lane-wise, x not modified: with special, for any lanes;
-// without, for positive normal lanes only (the scaling and the blends left
-// out).
-func (g *logGen) apply(x VecVirtual, special bool) VecVirtual {
+// apply emits y = ln x lane-wise, x not modified: with special, for any
+// lanes; without, for positive normal lanes only (the scaling and the blends
+// left out).
+func (g *logGen) apply(x, y VecVirtual, special bool) {
 	s := g.s
 	xs, k := s.vec(), s.vec()
 	src := xs // the input to the reduction: x, or x with subnormals scaled
@@ -148,10 +148,10 @@ func (g *logGen) apply(x VecVirtual, special bool) VecVirtual {
 	lo := g.ln2lo.reg()
 	asm.VFMADD231PS(e, lo, f2) // + e·Ln2Lo32
 	asm.VADDPS(f, f2, f2)      // f + …
-	y := g.ln2.reg()
+	g.ln2.loadInto(y)
 	asm.VFMADD213PS(f2, e, y) // e·ln2 + …
 	if !special {
-		return y
+		return
 	}
 	// Special values.
 	if s.evex {
@@ -164,7 +164,7 @@ func (g *logGen) apply(x VecVirtual, special bool) VecVirtual {
 		asm.VMOVAPS(g.nan.reg(), m, y)
 		asm.VCMPPS(U8(0x00), zero, x, m) // x == ±0 (EQ_OQ)
 		asm.VMOVAPS(g.ninf.reg(), m, y)
-		return y
+		return
 	}
 	m := s.vec()
 	g.inf.cmp(cmpNLTUQ, x, m)
@@ -175,5 +175,4 @@ func (g *logGen) apply(x VecVirtual, special bool) VecVirtual {
 	asm.VBLENDVPS(m, g.nan.mem, y, y)
 	asm.VCMPPS(U8(0x00), zero, x, m)
 	asm.VBLENDVPS(m, g.ninf.mem, y, y)
-	return y
 }

@@ -30,12 +30,35 @@ logpair:
 	VPOR        Y4, Y3, Y3
 	VPTEST      Y3, Y3
 	JNZ         logSlow1
-	VMOVUPS     consts<>+96(SB), Y3
-	VPSUBD      Y3, Y1, Y1
+	VMOVUPS     consts<>+96(SB), Y5
+	VPSUBD      Y5, Y1, Y3
+	VPSRAD      $0x17, Y3, Y4
+	VCVTDQ2PS   Y4, Y4
+	VANDPS      consts<>+128(SB), Y3, Y3
+	VPADDD      Y5, Y3, Y3
+	VSUBPS      consts<>+160(SB), Y3, Y3
+	VMOVUPS     consts<>+640(SB), Y5
+	VFMADD213PS consts<>+608(SB), Y3, Y5
+	VFMADD213PS consts<>+576(SB), Y3, Y5
+	VFMADD213PS consts<>+544(SB), Y3, Y5
+	VFMADD213PS consts<>+512(SB), Y3, Y5
+	VFMADD213PS consts<>+480(SB), Y3, Y5
+	VFMADD213PS consts<>+448(SB), Y3, Y5
+	VFMADD213PS consts<>+416(SB), Y3, Y5
+	VFMADD213PS consts<>+192(SB), Y3, Y5
+	VMULPS      Y3, Y3, Y1
+	VMULPS      Y5, Y1, Y1
+	VMOVUPS     consts<>+256(SB), Y5
+	VFMADD231PS Y4, Y5, Y1
+	VADDPS      Y3, Y1, Y1
+	VMOVUPS     consts<>+224(SB), Y3
+	VFMADD213PS Y1, Y4, Y3
+	VMOVUPS     consts<>+96(SB), Y5
+	VPSUBD      Y5, Y2, Y1
 	VPSRAD      $0x17, Y1, Y4
 	VCVTDQ2PS   Y4, Y4
 	VANDPS      consts<>+128(SB), Y1, Y1
-	VPADDD      Y3, Y1, Y1
+	VPADDD      Y5, Y1, Y1
 	VSUBPS      consts<>+160(SB), Y1, Y1
 	VMOVUPS     consts<>+640(SB), Y5
 	VFMADD213PS consts<>+608(SB), Y1, Y5
@@ -46,20 +69,140 @@ logpair:
 	VFMADD213PS consts<>+448(SB), Y1, Y5
 	VFMADD213PS consts<>+416(SB), Y1, Y5
 	VFMADD213PS consts<>+192(SB), Y1, Y5
-	VMULPS      Y1, Y1, Y3
-	VMULPS      Y5, Y3, Y3
+	VMULPS      Y1, Y1, Y2
+	VMULPS      Y5, Y2, Y2
 	VMOVUPS     consts<>+256(SB), Y5
-	VFMADD231PS Y4, Y5, Y3
-	VADDPS      Y1, Y3, Y3
+	VFMADD231PS Y4, Y5, Y2
+	VADDPS      Y1, Y2, Y2
 	VMOVUPS     consts<>+224(SB), Y1
-	VFMADD213PS Y3, Y4, Y1
-	VMOVAPS     Y1, Y1
-	VMOVUPS     consts<>+96(SB), Y3
-	VPSUBD      Y3, Y2, Y2
+	VFMADD213PS Y2, Y4, Y1
+	JMP         logJoin1
+
+logSlow1:
+	VCMPPS      $0x11, consts<>+0(SB), Y1, Y5
+	VMULPS      consts<>+32(SB), Y1, Y4
+	VBLENDVPS   Y5, Y4, Y1, Y3
+	VANDPS      consts<>+64(SB), Y5, Y4
+	VMOVUPS     consts<>+96(SB), Y6
+	VPSUBD      Y6, Y3, Y3
+	VPSRAD      $0x17, Y3, Y5
+	VCVTDQ2PS   Y5, Y5
+	VADDPS      Y4, Y5, Y5
+	VANDPS      consts<>+128(SB), Y3, Y3
+	VPADDD      Y6, Y3, Y3
+	VSUBPS      consts<>+160(SB), Y3, Y3
+	VMOVUPS     consts<>+640(SB), Y6
+	VFMADD213PS consts<>+608(SB), Y3, Y6
+	VFMADD213PS consts<>+576(SB), Y3, Y6
+	VFMADD213PS consts<>+544(SB), Y3, Y6
+	VFMADD213PS consts<>+512(SB), Y3, Y6
+	VFMADD213PS consts<>+480(SB), Y3, Y6
+	VFMADD213PS consts<>+448(SB), Y3, Y6
+	VFMADD213PS consts<>+416(SB), Y3, Y6
+	VFMADD213PS consts<>+192(SB), Y3, Y6
+	VMULPS      Y3, Y3, Y4
+	VMULPS      Y6, Y4, Y4
+	VMOVUPS     consts<>+256(SB), Y6
+	VFMADD231PS Y5, Y6, Y4
+	VADDPS      Y3, Y4, Y4
+	VMOVUPS     consts<>+224(SB), Y3
+	VFMADD213PS Y4, Y5, Y3
+	VCMPPS      $0x15, consts<>+288(SB), Y1, Y4
+	VBLENDVPS   Y4, Y1, Y3, Y3
+	VXORPS      Y5, Y5, Y5
+	VCMPPS      $0x11, Y5, Y1, Y4
+	VBLENDVPS   Y4, consts<>+320(SB), Y3, Y3
+	VCMPPS      $0x00, Y5, Y1, Y4
+	VBLENDVPS   Y4, consts<>+352(SB), Y3, Y3
+	VCMPPS      $0x11, consts<>+0(SB), Y2, Y5
+	VMULPS      consts<>+32(SB), Y2, Y4
+	VBLENDVPS   Y5, Y4, Y2, Y1
+	VANDPS      consts<>+64(SB), Y5, Y4
+	VMOVUPS     consts<>+96(SB), Y6
+	VPSUBD      Y6, Y1, Y1
+	VPSRAD      $0x17, Y1, Y5
+	VCVTDQ2PS   Y5, Y5
+	VADDPS      Y4, Y5, Y5
+	VANDPS      consts<>+128(SB), Y1, Y1
+	VPADDD      Y6, Y1, Y1
+	VSUBPS      consts<>+160(SB), Y1, Y1
+	VMOVUPS     consts<>+640(SB), Y6
+	VFMADD213PS consts<>+608(SB), Y1, Y6
+	VFMADD213PS consts<>+576(SB), Y1, Y6
+	VFMADD213PS consts<>+544(SB), Y1, Y6
+	VFMADD213PS consts<>+512(SB), Y1, Y6
+	VFMADD213PS consts<>+480(SB), Y1, Y6
+	VFMADD213PS consts<>+448(SB), Y1, Y6
+	VFMADD213PS consts<>+416(SB), Y1, Y6
+	VFMADD213PS consts<>+192(SB), Y1, Y6
+	VMULPS      Y1, Y1, Y4
+	VMULPS      Y6, Y4, Y4
+	VMOVUPS     consts<>+256(SB), Y6
+	VFMADD231PS Y5, Y6, Y4
+	VADDPS      Y1, Y4, Y4
+	VMOVUPS     consts<>+224(SB), Y1
+	VFMADD213PS Y4, Y5, Y1
+	VCMPPS      $0x15, consts<>+288(SB), Y2, Y4
+	VBLENDVPS   Y4, Y2, Y1, Y1
+	VXORPS      Y5, Y5, Y5
+	VCMPPS      $0x11, Y5, Y2, Y4
+	VBLENDVPS   Y4, consts<>+320(SB), Y1, Y1
+	VCMPPS      $0x00, Y5, Y2, Y4
+	VBLENDVPS   Y4, consts<>+352(SB), Y1, Y1
+
+logJoin1:
+	VMOVUPS Y3, (AX)(SI*4)
+	VMOVUPS Y1, 32(AX)(SI*4)
+	ADDQ    $0x00000010, SI
+	JMP     logpair
+
+logsingle:
+	MOVQ        DX, DI
+	ANDQ        $-8, DI
+	CMPQ        SI, DI
+	JAE         logtail
+	VMOVUPS     (CX)(SI*4), Y1
+	VPADDD      consts<>+288(SB), Y1, Y2
+	VPCMPGTD    consts<>+384(SB), Y2, Y2
+	VPTEST      Y2, Y2
+	JNZ         logSlow2
+	VMOVUPS     consts<>+96(SB), Y4
+	VPSUBD      Y4, Y1, Y2
+	VPSRAD      $0x17, Y2, Y3
+	VCVTDQ2PS   Y3, Y3
+	VANDPS      consts<>+128(SB), Y2, Y2
+	VPADDD      Y4, Y2, Y2
+	VSUBPS      consts<>+160(SB), Y2, Y2
+	VMOVUPS     consts<>+640(SB), Y4
+	VFMADD213PS consts<>+608(SB), Y2, Y4
+	VFMADD213PS consts<>+576(SB), Y2, Y4
+	VFMADD213PS consts<>+544(SB), Y2, Y4
+	VFMADD213PS consts<>+512(SB), Y2, Y4
+	VFMADD213PS consts<>+480(SB), Y2, Y4
+	VFMADD213PS consts<>+448(SB), Y2, Y4
+	VFMADD213PS consts<>+416(SB), Y2, Y4
+	VFMADD213PS consts<>+192(SB), Y2, Y4
+	VMULPS      Y2, Y2, Y1
+	VMULPS      Y4, Y1, Y1
+	VMOVUPS     consts<>+256(SB), Y4
+	VFMADD231PS Y3, Y4, Y1
+	VADDPS      Y2, Y1, Y1
+	VMOVUPS     consts<>+224(SB), Y2
+	VFMADD213PS Y1, Y3, Y2
+	JMP         logJoin2
+
+logSlow2:
+	VCMPPS      $0x11, consts<>+0(SB), Y1, Y4
+	VMULPS      consts<>+32(SB), Y1, Y3
+	VBLENDVPS   Y4, Y3, Y1, Y2
+	VANDPS      consts<>+64(SB), Y4, Y3
+	VMOVUPS     consts<>+96(SB), Y5
+	VPSUBD      Y5, Y2, Y2
 	VPSRAD      $0x17, Y2, Y4
 	VCVTDQ2PS   Y4, Y4
+	VADDPS      Y3, Y4, Y4
 	VANDPS      consts<>+128(SB), Y2, Y2
-	VPADDD      Y3, Y2, Y2
+	VPADDD      Y5, Y2, Y2
 	VSUBPS      consts<>+160(SB), Y2, Y2
 	VMOVUPS     consts<>+640(SB), Y5
 	VFMADD213PS consts<>+608(SB), Y2, Y5
@@ -77,105 +220,62 @@ logpair:
 	VADDPS      Y2, Y3, Y3
 	VMOVUPS     consts<>+224(SB), Y2
 	VFMADD213PS Y3, Y4, Y2
-	VMOVAPS     Y2, Y2
-	JMP         logJoin1
+	VCMPPS      $0x15, consts<>+288(SB), Y1, Y3
+	VBLENDVPS   Y3, Y1, Y2, Y2
+	VXORPS      Y4, Y4, Y4
+	VCMPPS      $0x11, Y4, Y1, Y3
+	VBLENDVPS   Y3, consts<>+320(SB), Y2, Y2
+	VCMPPS      $0x00, Y4, Y1, Y3
+	VBLENDVPS   Y3, consts<>+352(SB), Y2, Y2
 
-logSlow1:
-	VCMPPS      $0x11, consts<>+0(SB), Y1, Y5
-	VMULPS      consts<>+32(SB), Y1, Y4
-	VBLENDVPS   Y5, Y4, Y1, Y3
-	VANDPS      consts<>+64(SB), Y5, Y4
-	VMOVUPS     consts<>+96(SB), Y5
-	VPSUBD      Y5, Y3, Y3
-	VPSRAD      $0x17, Y3, Y6
-	VCVTDQ2PS   Y6, Y6
-	VADDPS      Y4, Y6, Y6
-	VANDPS      consts<>+128(SB), Y3, Y3
-	VPADDD      Y5, Y3, Y3
-	VSUBPS      consts<>+160(SB), Y3, Y3
-	VMOVUPS     consts<>+640(SB), Y5
-	VFMADD213PS consts<>+608(SB), Y3, Y5
-	VFMADD213PS consts<>+576(SB), Y3, Y5
-	VFMADD213PS consts<>+544(SB), Y3, Y5
-	VFMADD213PS consts<>+512(SB), Y3, Y5
-	VFMADD213PS consts<>+480(SB), Y3, Y5
-	VFMADD213PS consts<>+448(SB), Y3, Y5
-	VFMADD213PS consts<>+416(SB), Y3, Y5
-	VFMADD213PS consts<>+192(SB), Y3, Y5
-	VMULPS      Y3, Y3, Y4
-	VMULPS      Y5, Y4, Y4
-	VMOVUPS     consts<>+256(SB), Y5
-	VFMADD231PS Y6, Y5, Y4
-	VADDPS      Y3, Y4, Y4
-	VMOVUPS     consts<>+224(SB), Y3
-	VFMADD213PS Y4, Y6, Y3
-	VCMPPS      $0x15, consts<>+288(SB), Y1, Y4
-	VBLENDVPS   Y4, Y1, Y3, Y3
-	VXORPS      Y5, Y5, Y5
-	VCMPPS      $0x11, Y5, Y1, Y4
-	VBLENDVPS   Y4, consts<>+320(SB), Y3, Y3
-	VCMPPS      $0x00, Y5, Y1, Y4
-	VBLENDVPS   Y4, consts<>+352(SB), Y3, Y3
-	VMOVAPS     Y3, Y1
-	VCMPPS      $0x11, consts<>+0(SB), Y2, Y5
-	VMULPS      consts<>+32(SB), Y2, Y4
-	VBLENDVPS   Y5, Y4, Y2, Y3
-	VANDPS      consts<>+64(SB), Y5, Y4
-	VMOVUPS     consts<>+96(SB), Y5
-	VPSUBD      Y5, Y3, Y3
-	VPSRAD      $0x17, Y3, Y6
-	VCVTDQ2PS   Y6, Y6
-	VADDPS      Y4, Y6, Y6
-	VANDPS      consts<>+128(SB), Y3, Y3
-	VPADDD      Y5, Y3, Y3
-	VSUBPS      consts<>+160(SB), Y3, Y3
-	VMOVUPS     consts<>+640(SB), Y5
-	VFMADD213PS consts<>+608(SB), Y3, Y5
-	VFMADD213PS consts<>+576(SB), Y3, Y5
-	VFMADD213PS consts<>+544(SB), Y3, Y5
-	VFMADD213PS consts<>+512(SB), Y3, Y5
-	VFMADD213PS consts<>+480(SB), Y3, Y5
-	VFMADD213PS consts<>+448(SB), Y3, Y5
-	VFMADD213PS consts<>+416(SB), Y3, Y5
-	VFMADD213PS consts<>+192(SB), Y3, Y5
-	VMULPS      Y3, Y3, Y4
-	VMULPS      Y5, Y4, Y4
-	VMOVUPS     consts<>+256(SB), Y5
-	VFMADD231PS Y6, Y5, Y4
-	VADDPS      Y3, Y4, Y4
-	VMOVUPS     consts<>+224(SB), Y3
-	VFMADD213PS Y4, Y6, Y3
-	VCMPPS      $0x15, consts<>+288(SB), Y2, Y4
-	VBLENDVPS   Y4, Y2, Y3, Y3
-	VXORPS      Y5, Y5, Y5
-	VCMPPS      $0x11, Y5, Y2, Y4
-	VBLENDVPS   Y4, consts<>+320(SB), Y3, Y3
-	VCMPPS      $0x00, Y5, Y2, Y4
-	VBLENDVPS   Y4, consts<>+352(SB), Y3, Y3
-	VMOVAPS     Y3, Y2
+logJoin2:
+	VMOVUPS Y2, (AX)(SI*4)
+	ADDQ    $0x00000008, SI
 
-logJoin1:
-	VMOVUPS Y1, (AX)(SI*4)
-	VMOVUPS Y2, 32(AX)(SI*4)
-	ADDQ    $0x00000010, SI
-	JMP     logpair
+logtail:
+	CMPQ        SI, DX
+	JAE         logdone
+	VPADDD      consts<>+288(SB), Y0, Y1
+	VPCMPGTD    consts<>+384(SB), Y1, Y1
+	VPTEST      Y1, Y1
+	JNZ         logSlow3
+	VMOVUPS     consts<>+96(SB), Y3
+	VPSUBD      Y3, Y0, Y1
+	VPSRAD      $0x17, Y1, Y2
+	VCVTDQ2PS   Y2, Y2
+	VANDPS      consts<>+128(SB), Y1, Y1
+	VPADDD      Y3, Y1, Y1
+	VSUBPS      consts<>+160(SB), Y1, Y1
+	VMOVUPS     consts<>+640(SB), Y3
+	VFMADD213PS consts<>+608(SB), Y1, Y3
+	VFMADD213PS consts<>+576(SB), Y1, Y3
+	VFMADD213PS consts<>+544(SB), Y1, Y3
+	VFMADD213PS consts<>+512(SB), Y1, Y3
+	VFMADD213PS consts<>+480(SB), Y1, Y3
+	VFMADD213PS consts<>+448(SB), Y1, Y3
+	VFMADD213PS consts<>+416(SB), Y1, Y3
+	VFMADD213PS consts<>+192(SB), Y1, Y3
+	VMULPS      Y1, Y1, Y0
+	VMULPS      Y3, Y0, Y0
+	VMOVUPS     consts<>+256(SB), Y3
+	VFMADD231PS Y2, Y3, Y0
+	VADDPS      Y1, Y0, Y0
+	VMOVUPS     consts<>+224(SB), Y1
+	VFMADD213PS Y0, Y2, Y1
+	JMP         logJoin3
 
-logsingle:
-	MOVQ        DX, DI
-	ANDQ        $-8, DI
-	CMPQ        SI, DI
-	JAE         logtail
-	VMOVUPS     (CX)(SI*4), Y1
-	VPADDD      consts<>+288(SB), Y1, Y2
-	VPCMPGTD    consts<>+384(SB), Y2, Y2
-	VPTEST      Y2, Y2
-	JNZ         logSlow2
-	VMOVUPS     consts<>+96(SB), Y2
-	VPSUBD      Y2, Y1, Y1
+logSlow3:
+	VCMPPS      $0x11, consts<>+0(SB), Y0, Y3
+	VMULPS      consts<>+32(SB), Y0, Y2
+	VBLENDVPS   Y3, Y2, Y0, Y1
+	VANDPS      consts<>+64(SB), Y3, Y2
+	VMOVUPS     consts<>+96(SB), Y4
+	VPSUBD      Y4, Y1, Y1
 	VPSRAD      $0x17, Y1, Y3
 	VCVTDQ2PS   Y3, Y3
+	VADDPS      Y2, Y3, Y3
 	VANDPS      consts<>+128(SB), Y1, Y1
-	VPADDD      Y2, Y1, Y1
+	VPADDD      Y4, Y1, Y1
 	VSUBPS      consts<>+160(SB), Y1, Y1
 	VMOVUPS     consts<>+640(SB), Y4
 	VFMADD213PS consts<>+608(SB), Y1, Y4
@@ -193,113 +293,6 @@ logsingle:
 	VADDPS      Y1, Y2, Y2
 	VMOVUPS     consts<>+224(SB), Y1
 	VFMADD213PS Y2, Y3, Y1
-	VMOVAPS     Y1, Y1
-	JMP         logJoin2
-
-logSlow2:
-	VCMPPS      $0x11, consts<>+0(SB), Y1, Y4
-	VMULPS      consts<>+32(SB), Y1, Y3
-	VBLENDVPS   Y4, Y3, Y1, Y2
-	VANDPS      consts<>+64(SB), Y4, Y3
-	VMOVUPS     consts<>+96(SB), Y4
-	VPSUBD      Y4, Y2, Y2
-	VPSRAD      $0x17, Y2, Y5
-	VCVTDQ2PS   Y5, Y5
-	VADDPS      Y3, Y5, Y5
-	VANDPS      consts<>+128(SB), Y2, Y2
-	VPADDD      Y4, Y2, Y2
-	VSUBPS      consts<>+160(SB), Y2, Y2
-	VMOVUPS     consts<>+640(SB), Y4
-	VFMADD213PS consts<>+608(SB), Y2, Y4
-	VFMADD213PS consts<>+576(SB), Y2, Y4
-	VFMADD213PS consts<>+544(SB), Y2, Y4
-	VFMADD213PS consts<>+512(SB), Y2, Y4
-	VFMADD213PS consts<>+480(SB), Y2, Y4
-	VFMADD213PS consts<>+448(SB), Y2, Y4
-	VFMADD213PS consts<>+416(SB), Y2, Y4
-	VFMADD213PS consts<>+192(SB), Y2, Y4
-	VMULPS      Y2, Y2, Y3
-	VMULPS      Y4, Y3, Y3
-	VMOVUPS     consts<>+256(SB), Y4
-	VFMADD231PS Y5, Y4, Y3
-	VADDPS      Y2, Y3, Y3
-	VMOVUPS     consts<>+224(SB), Y2
-	VFMADD213PS Y3, Y5, Y2
-	VCMPPS      $0x15, consts<>+288(SB), Y1, Y3
-	VBLENDVPS   Y3, Y1, Y2, Y2
-	VXORPS      Y4, Y4, Y4
-	VCMPPS      $0x11, Y4, Y1, Y3
-	VBLENDVPS   Y3, consts<>+320(SB), Y2, Y2
-	VCMPPS      $0x00, Y4, Y1, Y3
-	VBLENDVPS   Y3, consts<>+352(SB), Y2, Y2
-	VMOVAPS     Y2, Y1
-
-logJoin2:
-	VMOVUPS Y1, (AX)(SI*4)
-	ADDQ    $0x00000008, SI
-
-logtail:
-	CMPQ        SI, DX
-	JAE         logdone
-	VPADDD      consts<>+288(SB), Y0, Y1
-	VPCMPGTD    consts<>+384(SB), Y1, Y1
-	VPTEST      Y1, Y1
-	JNZ         logSlow3
-	VMOVUPS     consts<>+96(SB), Y1
-	VPSUBD      Y1, Y0, Y0
-	VPSRAD      $0x17, Y0, Y2
-	VCVTDQ2PS   Y2, Y2
-	VANDPS      consts<>+128(SB), Y0, Y0
-	VPADDD      Y1, Y0, Y0
-	VSUBPS      consts<>+160(SB), Y0, Y0
-	VMOVUPS     consts<>+640(SB), Y3
-	VFMADD213PS consts<>+608(SB), Y0, Y3
-	VFMADD213PS consts<>+576(SB), Y0, Y3
-	VFMADD213PS consts<>+544(SB), Y0, Y3
-	VFMADD213PS consts<>+512(SB), Y0, Y3
-	VFMADD213PS consts<>+480(SB), Y0, Y3
-	VFMADD213PS consts<>+448(SB), Y0, Y3
-	VFMADD213PS consts<>+416(SB), Y0, Y3
-	VFMADD213PS consts<>+192(SB), Y0, Y3
-	VMULPS      Y0, Y0, Y1
-	VMULPS      Y3, Y1, Y1
-	VMOVUPS     consts<>+256(SB), Y3
-	VFMADD231PS Y2, Y3, Y1
-	VADDPS      Y0, Y1, Y1
-	VMOVUPS     consts<>+224(SB), Y0
-	VFMADD213PS Y1, Y2, Y0
-	VMOVAPS     Y0, Y0
-	JMP         logJoin3
-
-logSlow3:
-	VCMPPS      $0x11, consts<>+0(SB), Y0, Y3
-	VMULPS      consts<>+32(SB), Y0, Y2
-	VBLENDVPS   Y3, Y2, Y0, Y1
-	VANDPS      consts<>+64(SB), Y3, Y2
-	VMOVUPS     consts<>+96(SB), Y3
-	VPSUBD      Y3, Y1, Y1
-	VPSRAD      $0x17, Y1, Y4
-	VCVTDQ2PS   Y4, Y4
-	VADDPS      Y2, Y4, Y4
-	VANDPS      consts<>+128(SB), Y1, Y1
-	VPADDD      Y3, Y1, Y1
-	VSUBPS      consts<>+160(SB), Y1, Y1
-	VMOVUPS     consts<>+640(SB), Y3
-	VFMADD213PS consts<>+608(SB), Y1, Y3
-	VFMADD213PS consts<>+576(SB), Y1, Y3
-	VFMADD213PS consts<>+544(SB), Y1, Y3
-	VFMADD213PS consts<>+512(SB), Y1, Y3
-	VFMADD213PS consts<>+480(SB), Y1, Y3
-	VFMADD213PS consts<>+448(SB), Y1, Y3
-	VFMADD213PS consts<>+416(SB), Y1, Y3
-	VFMADD213PS consts<>+192(SB), Y1, Y3
-	VMULPS      Y1, Y1, Y2
-	VMULPS      Y3, Y2, Y2
-	VMOVUPS     consts<>+256(SB), Y3
-	VFMADD231PS Y4, Y3, Y2
-	VADDPS      Y1, Y2, Y2
-	VMOVUPS     consts<>+224(SB), Y1
-	VFMADD213PS Y2, Y4, Y1
 	VCMPPS      $0x15, consts<>+288(SB), Y0, Y2
 	VBLENDVPS   Y2, Y0, Y1, Y1
 	VXORPS      Y3, Y3, Y3
@@ -307,10 +300,9 @@ logSlow3:
 	VBLENDVPS   Y2, consts<>+320(SB), Y1, Y1
 	VCMPPS      $0x00, Y3, Y0, Y2
 	VBLENDVPS   Y2, consts<>+352(SB), Y1, Y1
-	VMOVAPS     Y1, Y0
 
 logJoin3:
-	VMOVUPS Y0, (BX)
+	VMOVUPS Y1, (BX)
 
 logdone:
 	VZEROUPPER
@@ -349,7 +341,6 @@ logscalarLoop:
 	VADDPS      Y1, Y2, Y2
 	VMOVUPS     consts<>+224(SB), Y1
 	VFMADD213PS Y2, Y3, Y1
-	VMOVAPS     Y1, Y1
 	JMP         logJoin4
 
 logSlow4:
@@ -357,30 +348,30 @@ logSlow4:
 	VMULPS      consts<>+32(SB), Y0, Y2
 	VBLENDVPS   Y3, Y2, Y0, Y1
 	VANDPS      consts<>+64(SB), Y3, Y2
-	VMOVUPS     consts<>+96(SB), Y3
-	VPSUBD      Y3, Y1, Y1
-	VPSRAD      $0x17, Y1, Y4
-	VCVTDQ2PS   Y4, Y4
-	VADDPS      Y2, Y4, Y4
+	VMOVUPS     consts<>+96(SB), Y4
+	VPSUBD      Y4, Y1, Y1
+	VPSRAD      $0x17, Y1, Y3
+	VCVTDQ2PS   Y3, Y3
+	VADDPS      Y2, Y3, Y3
 	VANDPS      consts<>+128(SB), Y1, Y1
-	VPADDD      Y3, Y1, Y1
+	VPADDD      Y4, Y1, Y1
 	VSUBPS      consts<>+160(SB), Y1, Y1
-	VMOVUPS     consts<>+640(SB), Y3
-	VFMADD213PS consts<>+608(SB), Y1, Y3
-	VFMADD213PS consts<>+576(SB), Y1, Y3
-	VFMADD213PS consts<>+544(SB), Y1, Y3
-	VFMADD213PS consts<>+512(SB), Y1, Y3
-	VFMADD213PS consts<>+480(SB), Y1, Y3
-	VFMADD213PS consts<>+448(SB), Y1, Y3
-	VFMADD213PS consts<>+416(SB), Y1, Y3
-	VFMADD213PS consts<>+192(SB), Y1, Y3
+	VMOVUPS     consts<>+640(SB), Y4
+	VFMADD213PS consts<>+608(SB), Y1, Y4
+	VFMADD213PS consts<>+576(SB), Y1, Y4
+	VFMADD213PS consts<>+544(SB), Y1, Y4
+	VFMADD213PS consts<>+512(SB), Y1, Y4
+	VFMADD213PS consts<>+480(SB), Y1, Y4
+	VFMADD213PS consts<>+448(SB), Y1, Y4
+	VFMADD213PS consts<>+416(SB), Y1, Y4
+	VFMADD213PS consts<>+192(SB), Y1, Y4
 	VMULPS      Y1, Y1, Y2
-	VMULPS      Y3, Y2, Y2
-	VMOVUPS     consts<>+256(SB), Y3
-	VFMADD231PS Y4, Y3, Y2
+	VMULPS      Y4, Y2, Y2
+	VMOVUPS     consts<>+256(SB), Y4
+	VFMADD231PS Y3, Y4, Y2
 	VADDPS      Y1, Y2, Y2
 	VMOVUPS     consts<>+224(SB), Y1
-	VFMADD213PS Y2, Y4, Y1
+	VFMADD213PS Y2, Y3, Y1
 	VCMPPS      $0x15, consts<>+288(SB), Y0, Y2
 	VBLENDVPS   Y2, Y0, Y1, Y1
 	VXORPS      Y3, Y3, Y3
@@ -388,7 +379,6 @@ logSlow4:
 	VBLENDVPS   Y2, consts<>+320(SB), Y1, Y1
 	VCMPPS      $0x00, Y3, Y0, Y2
 	VBLENDVPS   Y2, consts<>+352(SB), Y1, Y1
-	VMOVAPS     Y1, Y1
 
 logJoin4:
 	VMOVSS X1, (AX)
@@ -422,12 +412,35 @@ logpair:
 	VPCMPGTD.BCST    consts<>+384(SB), Z2, K2
 	KORTESTW         K1, K2
 	JNZ              logSlow1
-	VBROADCASTSS     consts<>+96(SB), Z2
-	VPSUBD           Z2, Z0, Z0
+	VBROADCASTSS     consts<>+96(SB), Z4
+	VPSUBD           Z4, Z0, Z2
+	VPSRAD           $0x17, Z2, Z3
+	VCVTDQ2PS        Z3, Z3
+	VANDPS.BCST      consts<>+128(SB), Z2, Z2
+	VPADDD           Z4, Z2, Z2
+	VSUBPS.BCST      consts<>+160(SB), Z2, Z2
+	VBROADCASTSS     consts<>+640(SB), Z4
+	VFMADD213PS.BCST consts<>+608(SB), Z2, Z4
+	VFMADD213PS.BCST consts<>+576(SB), Z2, Z4
+	VFMADD213PS.BCST consts<>+544(SB), Z2, Z4
+	VFMADD213PS.BCST consts<>+512(SB), Z2, Z4
+	VFMADD213PS.BCST consts<>+480(SB), Z2, Z4
+	VFMADD213PS.BCST consts<>+448(SB), Z2, Z4
+	VFMADD213PS.BCST consts<>+416(SB), Z2, Z4
+	VFMADD213PS.BCST consts<>+192(SB), Z2, Z4
+	VMULPS           Z2, Z2, Z0
+	VMULPS           Z4, Z0, Z0
+	VBROADCASTSS     consts<>+256(SB), Z4
+	VFMADD231PS      Z3, Z4, Z0
+	VADDPS           Z2, Z0, Z0
+	VBROADCASTSS     consts<>+224(SB), Z2
+	VFMADD213PS      Z0, Z3, Z2
+	VBROADCASTSS     consts<>+96(SB), Z4
+	VPSUBD           Z4, Z1, Z0
 	VPSRAD           $0x17, Z0, Z3
 	VCVTDQ2PS        Z3, Z3
 	VANDPS.BCST      consts<>+128(SB), Z0, Z0
-	VPADDD           Z2, Z0, Z0
+	VPADDD           Z4, Z0, Z0
 	VSUBPS.BCST      consts<>+160(SB), Z0, Z0
 	VBROADCASTSS     consts<>+640(SB), Z4
 	VFMADD213PS.BCST consts<>+608(SB), Z0, Z4
@@ -438,20 +451,150 @@ logpair:
 	VFMADD213PS.BCST consts<>+448(SB), Z0, Z4
 	VFMADD213PS.BCST consts<>+416(SB), Z0, Z4
 	VFMADD213PS.BCST consts<>+192(SB), Z0, Z4
-	VMULPS           Z0, Z0, Z2
-	VMULPS           Z4, Z2, Z2
+	VMULPS           Z0, Z0, Z1
+	VMULPS           Z4, Z1, Z1
 	VBROADCASTSS     consts<>+256(SB), Z4
-	VFMADD231PS      Z3, Z4, Z2
-	VADDPS           Z0, Z2, Z2
+	VFMADD231PS      Z3, Z4, Z1
+	VADDPS           Z0, Z1, Z1
 	VBROADCASTSS     consts<>+224(SB), Z0
-	VFMADD213PS      Z2, Z3, Z0
-	VMOVAPS          Z0, Z0
-	VBROADCASTSS     consts<>+96(SB), Z2
-	VPSUBD           Z2, Z1, Z1
+	VFMADD213PS      Z1, Z3, Z0
+	JMP              logJoin1
+
+logSlow1:
+	VCMPPS.BCST      $0x11, consts<>+0(SB), Z0, K1
+	VMOVAPS          Z0, Z2
+	VMULPS.BCST      consts<>+32(SB), Z0, Z3
+	VMOVAPS          Z3, K1, Z2
+	VBROADCASTSS     consts<>+64(SB), Z3
+	VMOVAPS.Z        Z3, K1, Z3
+	VBROADCASTSS     consts<>+96(SB), Z5
+	VPSUBD           Z5, Z2, Z2
+	VPSRAD           $0x17, Z2, Z4
+	VCVTDQ2PS        Z4, Z4
+	VADDPS           Z3, Z4, Z4
+	VANDPS.BCST      consts<>+128(SB), Z2, Z2
+	VPADDD           Z5, Z2, Z2
+	VSUBPS.BCST      consts<>+160(SB), Z2, Z2
+	VBROADCASTSS     consts<>+640(SB), Z5
+	VFMADD213PS.BCST consts<>+608(SB), Z2, Z5
+	VFMADD213PS.BCST consts<>+576(SB), Z2, Z5
+	VFMADD213PS.BCST consts<>+544(SB), Z2, Z5
+	VFMADD213PS.BCST consts<>+512(SB), Z2, Z5
+	VFMADD213PS.BCST consts<>+480(SB), Z2, Z5
+	VFMADD213PS.BCST consts<>+448(SB), Z2, Z5
+	VFMADD213PS.BCST consts<>+416(SB), Z2, Z5
+	VFMADD213PS.BCST consts<>+192(SB), Z2, Z5
+	VMULPS           Z2, Z2, Z3
+	VMULPS           Z5, Z3, Z3
+	VBROADCASTSS     consts<>+256(SB), Z5
+	VFMADD231PS      Z4, Z5, Z3
+	VADDPS           Z2, Z3, Z3
+	VBROADCASTSS     consts<>+224(SB), Z2
+	VFMADD213PS      Z3, Z4, Z2
+	VCMPPS.BCST      $0x15, consts<>+288(SB), Z0, K1
+	VMOVAPS          Z0, K1, Z2
+	VXORPS           Z3, Z3, Z3
+	VCMPPS           $0x11, Z3, Z0, K1
+	VBROADCASTSS     consts<>+320(SB), Z4
+	VMOVAPS          Z4, K1, Z2
+	VCMPPS           $0x00, Z3, Z0, K1
+	VBROADCASTSS     consts<>+352(SB), Z0
+	VMOVAPS          Z0, K1, Z2
+	VCMPPS.BCST      $0x11, consts<>+0(SB), Z1, K1
+	VMOVAPS          Z1, Z0
+	VMULPS.BCST      consts<>+32(SB), Z1, Z3
+	VMOVAPS          Z3, K1, Z0
+	VBROADCASTSS     consts<>+64(SB), Z3
+	VMOVAPS.Z        Z3, K1, Z3
+	VBROADCASTSS     consts<>+96(SB), Z5
+	VPSUBD           Z5, Z0, Z0
+	VPSRAD           $0x17, Z0, Z4
+	VCVTDQ2PS        Z4, Z4
+	VADDPS           Z3, Z4, Z4
+	VANDPS.BCST      consts<>+128(SB), Z0, Z0
+	VPADDD           Z5, Z0, Z0
+	VSUBPS.BCST      consts<>+160(SB), Z0, Z0
+	VBROADCASTSS     consts<>+640(SB), Z5
+	VFMADD213PS.BCST consts<>+608(SB), Z0, Z5
+	VFMADD213PS.BCST consts<>+576(SB), Z0, Z5
+	VFMADD213PS.BCST consts<>+544(SB), Z0, Z5
+	VFMADD213PS.BCST consts<>+512(SB), Z0, Z5
+	VFMADD213PS.BCST consts<>+480(SB), Z0, Z5
+	VFMADD213PS.BCST consts<>+448(SB), Z0, Z5
+	VFMADD213PS.BCST consts<>+416(SB), Z0, Z5
+	VFMADD213PS.BCST consts<>+192(SB), Z0, Z5
+	VMULPS           Z0, Z0, Z3
+	VMULPS           Z5, Z3, Z3
+	VBROADCASTSS     consts<>+256(SB), Z5
+	VFMADD231PS      Z4, Z5, Z3
+	VADDPS           Z0, Z3, Z3
+	VBROADCASTSS     consts<>+224(SB), Z0
+	VFMADD213PS      Z3, Z4, Z0
+	VCMPPS.BCST      $0x15, consts<>+288(SB), Z1, K1
+	VMOVAPS          Z1, K1, Z0
+	VXORPS           Z3, Z3, Z3
+	VCMPPS           $0x11, Z3, Z1, K1
+	VBROADCASTSS     consts<>+320(SB), Z4
+	VMOVAPS          Z4, K1, Z0
+	VCMPPS           $0x00, Z3, Z1, K1
+	VBROADCASTSS     consts<>+352(SB), Z1
+	VMOVAPS          Z1, K1, Z0
+
+logJoin1:
+	VMOVUPS Z2, (AX)(BX*4)
+	VMOVUPS Z0, 64(AX)(BX*4)
+	ADDQ    $0x00000020, BX
+	JMP     logpair
+
+logsingle:
+	MOVQ             DX, SI
+	ANDQ             $-16, SI
+	CMPQ             BX, SI
+	JAE              logtail
+	VMOVUPS          (CX)(BX*4), Z0
+	VPADDD.BCST      consts<>+288(SB), Z0, Z1
+	VPCMPGTD.BCST    consts<>+384(SB), Z1, K1
+	KORTESTW         K1, K1
+	JNZ              logSlow2
+	VBROADCASTSS     consts<>+96(SB), Z3
+	VPSUBD           Z3, Z0, Z1
+	VPSRAD           $0x17, Z1, Z2
+	VCVTDQ2PS        Z2, Z2
+	VANDPS.BCST      consts<>+128(SB), Z1, Z1
+	VPADDD           Z3, Z1, Z1
+	VSUBPS.BCST      consts<>+160(SB), Z1, Z1
+	VBROADCASTSS     consts<>+640(SB), Z3
+	VFMADD213PS.BCST consts<>+608(SB), Z1, Z3
+	VFMADD213PS.BCST consts<>+576(SB), Z1, Z3
+	VFMADD213PS.BCST consts<>+544(SB), Z1, Z3
+	VFMADD213PS.BCST consts<>+512(SB), Z1, Z3
+	VFMADD213PS.BCST consts<>+480(SB), Z1, Z3
+	VFMADD213PS.BCST consts<>+448(SB), Z1, Z3
+	VFMADD213PS.BCST consts<>+416(SB), Z1, Z3
+	VFMADD213PS.BCST consts<>+192(SB), Z1, Z3
+	VMULPS           Z1, Z1, Z0
+	VMULPS           Z3, Z0, Z0
+	VBROADCASTSS     consts<>+256(SB), Z3
+	VFMADD231PS      Z2, Z3, Z0
+	VADDPS           Z1, Z0, Z0
+	VBROADCASTSS     consts<>+224(SB), Z1
+	VFMADD213PS      Z0, Z2, Z1
+	JMP              logJoin2
+
+logSlow2:
+	VCMPPS.BCST      $0x11, consts<>+0(SB), Z0, K1
+	VMOVAPS          Z0, Z1
+	VMULPS.BCST      consts<>+32(SB), Z0, Z2
+	VMOVAPS          Z2, K1, Z1
+	VBROADCASTSS     consts<>+64(SB), Z2
+	VMOVAPS.Z        Z2, K1, Z2
+	VBROADCASTSS     consts<>+96(SB), Z4
+	VPSUBD           Z4, Z1, Z1
 	VPSRAD           $0x17, Z1, Z3
 	VCVTDQ2PS        Z3, Z3
+	VADDPS           Z2, Z3, Z3
 	VANDPS.BCST      consts<>+128(SB), Z1, Z1
-	VPADDD           Z2, Z1, Z1
+	VPADDD           Z4, Z1, Z1
 	VSUBPS.BCST      consts<>+160(SB), Z1, Z1
 	VBROADCASTSS     consts<>+640(SB), Z4
 	VFMADD213PS.BCST consts<>+608(SB), Z1, Z4
@@ -469,164 +612,6 @@ logpair:
 	VADDPS           Z1, Z2, Z2
 	VBROADCASTSS     consts<>+224(SB), Z1
 	VFMADD213PS      Z2, Z3, Z1
-	VMOVAPS          Z1, Z1
-	JMP              logJoin1
-
-logSlow1:
-	VCMPPS.BCST      $0x11, consts<>+0(SB), Z0, K1
-	VMOVAPS          Z0, Z2
-	VMULPS.BCST      consts<>+32(SB), Z0, Z3
-	VMOVAPS          Z3, K1, Z2
-	VBROADCASTSS     consts<>+64(SB), Z3
-	VMOVAPS.Z        Z3, K1, Z3
-	VBROADCASTSS     consts<>+96(SB), Z4
-	VPSUBD           Z4, Z2, Z2
-	VPSRAD           $0x17, Z2, Z5
-	VCVTDQ2PS        Z5, Z5
-	VADDPS           Z3, Z5, Z5
-	VANDPS.BCST      consts<>+128(SB), Z2, Z2
-	VPADDD           Z4, Z2, Z2
-	VSUBPS.BCST      consts<>+160(SB), Z2, Z2
-	VBROADCASTSS     consts<>+640(SB), Z4
-	VFMADD213PS.BCST consts<>+608(SB), Z2, Z4
-	VFMADD213PS.BCST consts<>+576(SB), Z2, Z4
-	VFMADD213PS.BCST consts<>+544(SB), Z2, Z4
-	VFMADD213PS.BCST consts<>+512(SB), Z2, Z4
-	VFMADD213PS.BCST consts<>+480(SB), Z2, Z4
-	VFMADD213PS.BCST consts<>+448(SB), Z2, Z4
-	VFMADD213PS.BCST consts<>+416(SB), Z2, Z4
-	VFMADD213PS.BCST consts<>+192(SB), Z2, Z4
-	VMULPS           Z2, Z2, Z3
-	VMULPS           Z4, Z3, Z3
-	VBROADCASTSS     consts<>+256(SB), Z4
-	VFMADD231PS      Z5, Z4, Z3
-	VADDPS           Z2, Z3, Z3
-	VBROADCASTSS     consts<>+224(SB), Z2
-	VFMADD213PS      Z3, Z5, Z2
-	VCMPPS.BCST      $0x15, consts<>+288(SB), Z0, K1
-	VMOVAPS          Z0, K1, Z2
-	VXORPS           Z3, Z3, Z3
-	VCMPPS           $0x11, Z3, Z0, K1
-	VBROADCASTSS     consts<>+320(SB), Z4
-	VMOVAPS          Z4, K1, Z2
-	VCMPPS           $0x00, Z3, Z0, K1
-	VBROADCASTSS     consts<>+352(SB), Z0
-	VMOVAPS          Z0, K1, Z2
-	VMOVAPS          Z2, Z0
-	VCMPPS.BCST      $0x11, consts<>+0(SB), Z1, K1
-	VMOVAPS          Z1, Z2
-	VMULPS.BCST      consts<>+32(SB), Z1, Z3
-	VMOVAPS          Z3, K1, Z2
-	VBROADCASTSS     consts<>+64(SB), Z3
-	VMOVAPS.Z        Z3, K1, Z3
-	VBROADCASTSS     consts<>+96(SB), Z4
-	VPSUBD           Z4, Z2, Z2
-	VPSRAD           $0x17, Z2, Z5
-	VCVTDQ2PS        Z5, Z5
-	VADDPS           Z3, Z5, Z5
-	VANDPS.BCST      consts<>+128(SB), Z2, Z2
-	VPADDD           Z4, Z2, Z2
-	VSUBPS.BCST      consts<>+160(SB), Z2, Z2
-	VBROADCASTSS     consts<>+640(SB), Z4
-	VFMADD213PS.BCST consts<>+608(SB), Z2, Z4
-	VFMADD213PS.BCST consts<>+576(SB), Z2, Z4
-	VFMADD213PS.BCST consts<>+544(SB), Z2, Z4
-	VFMADD213PS.BCST consts<>+512(SB), Z2, Z4
-	VFMADD213PS.BCST consts<>+480(SB), Z2, Z4
-	VFMADD213PS.BCST consts<>+448(SB), Z2, Z4
-	VFMADD213PS.BCST consts<>+416(SB), Z2, Z4
-	VFMADD213PS.BCST consts<>+192(SB), Z2, Z4
-	VMULPS           Z2, Z2, Z3
-	VMULPS           Z4, Z3, Z3
-	VBROADCASTSS     consts<>+256(SB), Z4
-	VFMADD231PS      Z5, Z4, Z3
-	VADDPS           Z2, Z3, Z3
-	VBROADCASTSS     consts<>+224(SB), Z2
-	VFMADD213PS      Z3, Z5, Z2
-	VCMPPS.BCST      $0x15, consts<>+288(SB), Z1, K1
-	VMOVAPS          Z1, K1, Z2
-	VXORPS           Z3, Z3, Z3
-	VCMPPS           $0x11, Z3, Z1, K1
-	VBROADCASTSS     consts<>+320(SB), Z4
-	VMOVAPS          Z4, K1, Z2
-	VCMPPS           $0x00, Z3, Z1, K1
-	VBROADCASTSS     consts<>+352(SB), Z1
-	VMOVAPS          Z1, K1, Z2
-	VMOVAPS          Z2, Z1
-
-logJoin1:
-	VMOVUPS Z0, (AX)(BX*4)
-	VMOVUPS Z1, 64(AX)(BX*4)
-	ADDQ    $0x00000020, BX
-	JMP     logpair
-
-logsingle:
-	MOVQ             DX, SI
-	ANDQ             $-16, SI
-	CMPQ             BX, SI
-	JAE              logtail
-	VMOVUPS          (CX)(BX*4), Z0
-	VPADDD.BCST      consts<>+288(SB), Z0, Z1
-	VPCMPGTD.BCST    consts<>+384(SB), Z1, K1
-	KORTESTW         K1, K1
-	JNZ              logSlow2
-	VBROADCASTSS     consts<>+96(SB), Z1
-	VPSUBD           Z1, Z0, Z0
-	VPSRAD           $0x17, Z0, Z2
-	VCVTDQ2PS        Z2, Z2
-	VANDPS.BCST      consts<>+128(SB), Z0, Z0
-	VPADDD           Z1, Z0, Z0
-	VSUBPS.BCST      consts<>+160(SB), Z0, Z0
-	VBROADCASTSS     consts<>+640(SB), Z3
-	VFMADD213PS.BCST consts<>+608(SB), Z0, Z3
-	VFMADD213PS.BCST consts<>+576(SB), Z0, Z3
-	VFMADD213PS.BCST consts<>+544(SB), Z0, Z3
-	VFMADD213PS.BCST consts<>+512(SB), Z0, Z3
-	VFMADD213PS.BCST consts<>+480(SB), Z0, Z3
-	VFMADD213PS.BCST consts<>+448(SB), Z0, Z3
-	VFMADD213PS.BCST consts<>+416(SB), Z0, Z3
-	VFMADD213PS.BCST consts<>+192(SB), Z0, Z3
-	VMULPS           Z0, Z0, Z1
-	VMULPS           Z3, Z1, Z1
-	VBROADCASTSS     consts<>+256(SB), Z3
-	VFMADD231PS      Z2, Z3, Z1
-	VADDPS           Z0, Z1, Z1
-	VBROADCASTSS     consts<>+224(SB), Z0
-	VFMADD213PS      Z1, Z2, Z0
-	VMOVAPS          Z0, Z0
-	JMP              logJoin2
-
-logSlow2:
-	VCMPPS.BCST      $0x11, consts<>+0(SB), Z0, K1
-	VMOVAPS          Z0, Z1
-	VMULPS.BCST      consts<>+32(SB), Z0, Z2
-	VMOVAPS          Z2, K1, Z1
-	VBROADCASTSS     consts<>+64(SB), Z2
-	VMOVAPS.Z        Z2, K1, Z2
-	VBROADCASTSS     consts<>+96(SB), Z3
-	VPSUBD           Z3, Z1, Z1
-	VPSRAD           $0x17, Z1, Z4
-	VCVTDQ2PS        Z4, Z4
-	VADDPS           Z2, Z4, Z4
-	VANDPS.BCST      consts<>+128(SB), Z1, Z1
-	VPADDD           Z3, Z1, Z1
-	VSUBPS.BCST      consts<>+160(SB), Z1, Z1
-	VBROADCASTSS     consts<>+640(SB), Z3
-	VFMADD213PS.BCST consts<>+608(SB), Z1, Z3
-	VFMADD213PS.BCST consts<>+576(SB), Z1, Z3
-	VFMADD213PS.BCST consts<>+544(SB), Z1, Z3
-	VFMADD213PS.BCST consts<>+512(SB), Z1, Z3
-	VFMADD213PS.BCST consts<>+480(SB), Z1, Z3
-	VFMADD213PS.BCST consts<>+448(SB), Z1, Z3
-	VFMADD213PS.BCST consts<>+416(SB), Z1, Z3
-	VFMADD213PS.BCST consts<>+192(SB), Z1, Z3
-	VMULPS           Z1, Z1, Z2
-	VMULPS           Z3, Z2, Z2
-	VBROADCASTSS     consts<>+256(SB), Z3
-	VFMADD231PS      Z4, Z3, Z2
-	VADDPS           Z1, Z2, Z2
-	VBROADCASTSS     consts<>+224(SB), Z1
-	VFMADD213PS      Z2, Z4, Z1
 	VCMPPS.BCST      $0x15, consts<>+288(SB), Z0, K1
 	VMOVAPS          Z0, K1, Z1
 	VXORPS           Z2, Z2, Z2
@@ -636,10 +621,9 @@ logSlow2:
 	VCMPPS           $0x00, Z2, Z0, K1
 	VBROADCASTSS     consts<>+352(SB), Z0
 	VMOVAPS          Z0, K1, Z1
-	VMOVAPS          Z1, Z0
 
 logJoin2:
-	VMOVUPS Z0, (AX)(BX*4)
+	VMOVUPS Z1, (AX)(BX*4)
 	ADDQ    $0x00000010, BX
 
 logtail:
@@ -653,44 +637,10 @@ logtail:
 	VPCMPGTD.BCST    consts<>+384(SB), Z1, K2
 	KORTESTW         K2, K2
 	JNZ              logSlow3
-	VBROADCASTSS     consts<>+96(SB), Z1
-	VPSUBD           Z1, Z0, Z0
-	VPSRAD           $0x17, Z0, Z2
-	VCVTDQ2PS        Z2, Z2
-	VANDPS.BCST      consts<>+128(SB), Z0, Z0
-	VPADDD           Z1, Z0, Z0
-	VSUBPS.BCST      consts<>+160(SB), Z0, Z0
-	VBROADCASTSS     consts<>+640(SB), Z3
-	VFMADD213PS.BCST consts<>+608(SB), Z0, Z3
-	VFMADD213PS.BCST consts<>+576(SB), Z0, Z3
-	VFMADD213PS.BCST consts<>+544(SB), Z0, Z3
-	VFMADD213PS.BCST consts<>+512(SB), Z0, Z3
-	VFMADD213PS.BCST consts<>+480(SB), Z0, Z3
-	VFMADD213PS.BCST consts<>+448(SB), Z0, Z3
-	VFMADD213PS.BCST consts<>+416(SB), Z0, Z3
-	VFMADD213PS.BCST consts<>+192(SB), Z0, Z3
-	VMULPS           Z0, Z0, Z1
-	VMULPS           Z3, Z1, Z1
-	VBROADCASTSS     consts<>+256(SB), Z3
-	VFMADD231PS      Z2, Z3, Z1
-	VADDPS           Z0, Z1, Z1
-	VBROADCASTSS     consts<>+224(SB), Z0
-	VFMADD213PS      Z1, Z2, Z0
-	VMOVAPS          Z0, Z0
-	JMP              logJoin3
-
-logSlow3:
-	VCMPPS.BCST      $0x11, consts<>+0(SB), Z0, K2
-	VMOVAPS          Z0, Z1
-	VMULPS.BCST      consts<>+32(SB), Z0, Z2
-	VMOVAPS          Z2, K2, Z1
-	VBROADCASTSS     consts<>+64(SB), Z2
-	VMOVAPS.Z        Z2, K2, Z2
 	VBROADCASTSS     consts<>+96(SB), Z3
-	VPSUBD           Z3, Z1, Z1
-	VPSRAD           $0x17, Z1, Z4
-	VCVTDQ2PS        Z4, Z4
-	VADDPS           Z2, Z4, Z4
+	VPSUBD           Z3, Z0, Z1
+	VPSRAD           $0x17, Z1, Z2
+	VCVTDQ2PS        Z2, Z2
 	VANDPS.BCST      consts<>+128(SB), Z1, Z1
 	VPADDD           Z3, Z1, Z1
 	VSUBPS.BCST      consts<>+160(SB), Z1, Z1
@@ -703,13 +653,46 @@ logSlow3:
 	VFMADD213PS.BCST consts<>+448(SB), Z1, Z3
 	VFMADD213PS.BCST consts<>+416(SB), Z1, Z3
 	VFMADD213PS.BCST consts<>+192(SB), Z1, Z3
-	VMULPS           Z1, Z1, Z2
-	VMULPS           Z3, Z2, Z2
+	VMULPS           Z1, Z1, Z0
+	VMULPS           Z3, Z0, Z0
 	VBROADCASTSS     consts<>+256(SB), Z3
-	VFMADD231PS      Z4, Z3, Z2
+	VFMADD231PS      Z2, Z3, Z0
+	VADDPS           Z1, Z0, Z0
+	VBROADCASTSS     consts<>+224(SB), Z1
+	VFMADD213PS      Z0, Z2, Z1
+	JMP              logJoin3
+
+logSlow3:
+	VCMPPS.BCST      $0x11, consts<>+0(SB), Z0, K2
+	VMOVAPS          Z0, Z1
+	VMULPS.BCST      consts<>+32(SB), Z0, Z2
+	VMOVAPS          Z2, K2, Z1
+	VBROADCASTSS     consts<>+64(SB), Z2
+	VMOVAPS.Z        Z2, K2, Z2
+	VBROADCASTSS     consts<>+96(SB), Z4
+	VPSUBD           Z4, Z1, Z1
+	VPSRAD           $0x17, Z1, Z3
+	VCVTDQ2PS        Z3, Z3
+	VADDPS           Z2, Z3, Z3
+	VANDPS.BCST      consts<>+128(SB), Z1, Z1
+	VPADDD           Z4, Z1, Z1
+	VSUBPS.BCST      consts<>+160(SB), Z1, Z1
+	VBROADCASTSS     consts<>+640(SB), Z4
+	VFMADD213PS.BCST consts<>+608(SB), Z1, Z4
+	VFMADD213PS.BCST consts<>+576(SB), Z1, Z4
+	VFMADD213PS.BCST consts<>+544(SB), Z1, Z4
+	VFMADD213PS.BCST consts<>+512(SB), Z1, Z4
+	VFMADD213PS.BCST consts<>+480(SB), Z1, Z4
+	VFMADD213PS.BCST consts<>+448(SB), Z1, Z4
+	VFMADD213PS.BCST consts<>+416(SB), Z1, Z4
+	VFMADD213PS.BCST consts<>+192(SB), Z1, Z4
+	VMULPS           Z1, Z1, Z2
+	VMULPS           Z4, Z2, Z2
+	VBROADCASTSS     consts<>+256(SB), Z4
+	VFMADD231PS      Z3, Z4, Z2
 	VADDPS           Z1, Z2, Z2
 	VBROADCASTSS     consts<>+224(SB), Z1
-	VFMADD213PS      Z2, Z4, Z1
+	VFMADD213PS      Z2, Z3, Z1
 	VCMPPS.BCST      $0x15, consts<>+288(SB), Z0, K2
 	VMOVAPS          Z0, K2, Z1
 	VXORPS           Z2, Z2, Z2
@@ -719,10 +702,9 @@ logSlow3:
 	VCMPPS           $0x00, Z2, Z0, K2
 	VBROADCASTSS     consts<>+352(SB), Z0
 	VMOVAPS          Z0, K2, Z1
-	VMOVAPS          Z1, Z0
 
 logJoin3:
-	VMOVUPS Z0, K1, (AX)(BX*4)
+	VMOVUPS Z1, K1, (AX)(BX*4)
 
 logdone:
 	VZEROUPPER
