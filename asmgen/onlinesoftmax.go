@@ -1,6 +1,8 @@
 package main
 
 import (
+	"math"
+
 	. "github.com/mmcloughlin/avo/attr"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -11,6 +13,9 @@ func init() { register("onlinesoftmax", genOnlineSoftmaxFamily) }
 func genOnlineSoftmaxFamily() {
 	for _, s := range isas {
 		genOnlineSoftmax(s)
+	}
+	for _, s := range isas {
+		genOnlineSoftmaxBand(s)
 	}
 }
 
@@ -86,6 +91,161 @@ func onlineSoftmaxReturn(code int) {
 	status := asm.GP64()
 	asm.MOVQ(U32(code), status)
 	asm.Store(status, asm.ReturnIndex(2))
+	asm.VZEROUPPER()
+	asm.RET()
+}
+
+// genOnlineSoftmaxBand emits onlineSoftmaxBand<ISA>(x []float32, rows, cols,
+// stride, d int, m, sum []float32) int: genOnlineSoftmax's block on each of
+// rows rows of x (row i at x[i·stride:]), row i holding its first
+// n = min(cols, max(0, d+i)) scores. For a row it sets x[:n] = e^(x−m'),
+// m[i] = m' and sum[i] = Σ, and zeroes x[n:cols]; n = 0 leaves m[i], sets
+// sum[i] = 0 and zeroes the row. A row it cannot finish gets sum[i] = NaN, is
+// counted in the result and keeps x[n:cols] as it was: when m' is not finite
+// (m[i] NaN or ±Inf, or an x of ±Inf) and, on AVX2, when 0 < n < one vector,
+// nothing of the row nor m[i] is written; when x holds a NaN, x is clobbered
+// and m[i] set to NaN. The Go wrapper (kernels/onlinesoftmax.go) finishes
+// those rows. d+i must not overflow.
+//
+// The rows are software-pipelined: the maximum of row i is taken before the
+// exponentials of row i−1, so the reduction of one row's maximum and of the
+// other's sum run beside the other's vector work instead of draining the
+// pipeline once per row.
+func genOnlineSoftmaxBand(s *isa) {
+	name := s.name("onlineSoftmaxBand")
+	TEXT(name, NOSPLIT, "func(x []float32, rows, cols, stride, d int, m, sum []float32) int")
+	asm.Doc(name+" folds rows rows of x (row i at x[i·stride:], its first",
+		"min(cols, max(0, d+i)) scores) into the running maxima m and sets sum, as",
+		"onlineSoftmax"+s.suffix+" each, zeroing each row past its scores; rows it",
+		"cannot finish get sum[i] = NaN (m[i] = NaN when x holds a NaN) and are counted",
+		"in the result.")
+	var stash Mem
+	if !s.evex {
+		stash = asm.AllocLocal(s.bytes())
+	}
+	rowp := load(asm.Param("x").Base())
+	mp := load(asm.Param("m").Base())
+	sp := load(asm.Param("sum").Base())
+	strideBytes := load(asm.Param("stride"))
+	asm.SHLQ(U8(2), strideBytes)
+	marked, i := asm.GP64(), asm.GP64()
+	asm.XORQ(marked, marked)
+	asm.XORQ(i, i)
+	rowPrev, nCur, nPrev := asm.GP64(), asm.GP64(), asm.GP64()
+	asm.XORQ(nCur, nCur)
+	mCur, mNext := asm.XMM(), asm.XMM()
+	asm.VXORPS(mNext, mNext, mNext)
+
+	// Iteration i takes the maximum of row i (i < rows), then the
+	// exponentials of row i−1 (i > 0).
+	asm.Label("bandRow")
+	asm.CMPQ(i, paramAddr("rows"))
+	asm.JAE(LabelRef("bandExp"))
+	// nCur = min(cols, max(0, d+i))
+	zero := asm.GP64()
+	asm.XORQ(zero, zero)
+	asm.MOVQ(paramAddr("d"), nCur)
+	asm.ADDQ(i, nCur)
+	asm.CMPQ(nCur, zero)
+	asm.CMOVQLT(zero, nCur)
+	asm.CMPQ(nCur, paramAddr("cols"))
+	asm.CMOVQGT(paramAddr("cols"), nCur)
+	asm.VMOVSS(Mem{Base: mp, Index: i, Scale: 4}, mNext)
+	asm.TESTQ(nCur, nCur)
+	asm.JZ(LabelRef("bandExp"))
+	if !s.evex {
+		// softmaxMax and softmaxExpSum read whole vectors: a shorter row is
+		// left to the Go wrapper (mNext NaN fails the check below).
+		asm.CMPQ(nCur, U32(s.lanes))
+		asm.JAE(LabelRef("bandMax"))
+		asm.VMOVSS(f32Const("softmaxNaN", float32(math.NaN())), mNext)
+		asm.JMP(LabelRef("bandExp"))
+		asm.Label("bandMax")
+	}
+	{
+		rem := asm.GP64()
+		asm.MOVQ(nCur, rem)
+		asm.ANDQ(U32(s.lanes-1), rem)
+		var k tail
+		if s.evex {
+			k = s.tailMask(rem)
+		}
+		mx := softmaxMax(s, rowp, nCur, rem, k, nil)
+		asm.VMAXSS(Mem{Base: mp, Index: i, Scale: 4}, mx, mx)
+		asm.VMOVAPS(mx, mNext)
+	}
+
+	asm.Label("bandExp")
+	asm.TESTQ(i, i)
+	asm.JZ(LabelRef("bandNext"))
+	j := asm.GP64()
+	asm.LEAQ(Mem{Base: i, Disp: -1}, j)
+	start := asm.GP64() // the first element of row j to zero
+	asm.XORQ(start, start)
+	asm.TESTQ(nPrev, nPrev)
+	asm.JNZ(LabelRef("bandFinite"))
+	asm.MOVL(U32(0), Mem{Base: sp, Index: j, Scale: 4})
+	asm.JMP(LabelRef("bandZero"))
+
+	asm.Label("bandFinite")
+	t := asm.XMM()
+	asm.VSUBSS(mCur, mCur, t) // 0 when m' is finite, NaN for ±Inf and NaN
+	asm.VUCOMISS(t, t)
+	asm.JP(LabelRef("bandMark"))
+	{
+		negM := s.vec()
+		negate(mCur, negM)
+		rem := asm.GP64()
+		asm.MOVQ(nPrev, rem)
+		asm.ANDQ(U32(s.lanes-1), rem)
+		var k tail
+		if s.evex {
+			k = s.tailMask(rem)
+		}
+		total := softmaxExpSum(s, rowPrev, rowPrev, nPrev, rem, k, negM, stash)
+		asm.VMOVSS(mCur, Mem{Base: mp, Index: j, Scale: 4})
+		asm.VMOVSS(total, Mem{Base: sp, Index: j, Scale: 4})
+		asm.MOVQ(nPrev, start)
+	}
+
+	// Zero row j from start to cols: whole vectors, then single floats.
+	asm.Label("bandZero")
+	{
+		z := s.vec()
+		s.zero(z)
+		end := asm.GP64()
+		asm.MOVQ(paramAddr("cols"), end)
+		asm.SUBQ(U32(s.lanes), end)
+		asm.Label("bandZeroVector")
+		asm.CMPQ(start, end)
+		asm.JG(LabelRef("bandZeroTail"))
+		asm.VMOVUPS(z, Mem{Base: rowPrev, Index: start, Scale: 4})
+		asm.ADDQ(U32(s.lanes), start)
+		asm.JMP(LabelRef("bandZeroVector"))
+		asm.Label("bandZeroTail")
+		asm.CMPQ(start, paramAddr("cols"))
+		asm.JAE(LabelRef("bandNext"))
+		asm.MOVL(U32(0), Mem{Base: rowPrev, Index: start, Scale: 4})
+		asm.INCQ(start)
+		asm.JMP(LabelRef("bandZeroTail"))
+	}
+
+	// x held a NaN: m' is NaN.
+	asm.Label("nan")
+	asm.MOVL(U32(0x7fc00000), Mem{Base: mp, Index: j, Scale: 4})
+	asm.Label("bandMark")
+	asm.MOVL(U32(0x7fc00000), Mem{Base: sp, Index: j, Scale: 4})
+	asm.INCQ(marked)
+
+	asm.Label("bandNext")
+	asm.VMOVAPS(mNext, mCur)
+	asm.MOVQ(nCur, nPrev)
+	asm.MOVQ(rowp, rowPrev)
+	asm.ADDQ(strideBytes, rowp)
+	asm.INCQ(i)
+	asm.CMPQ(i, paramAddr("rows"))
+	asm.JBE(LabelRef("bandRow"))
+	asm.Store(marked, asm.ReturnIndex(0))
 	asm.VZEROUPPER()
 	asm.RET()
 }

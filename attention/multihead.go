@@ -54,6 +54,9 @@ type tileScratch struct {
 	gemm     kernels.GemmScratch
 	scores   []float32 // bq×bk
 	max, sum []float32 // bq: running max and Σ e^(score−max) of each query
+	// mOld and add (bq each) are a group's maxima before its block and
+	// the block's sums of weights (kernels.OnlineSoftmaxBand).
+	mOld, add []float32
 }
 
 // tileSize holds the blocks of the tiled attention: queries per block
@@ -204,6 +207,8 @@ func (ws *Workspace) attend(out, q, k, v kernels.Matrix, heads, kvHeads int, cau
 		t.scores = grow(t.scores, bq*bk)
 		t.max = grow(t.max, bq)
 		t.sum = grow(t.sum, bq)
+		t.mOld = grow(t.mOld, bq)
+		t.add = grow(t.add, bq)
 	}
 	if causal {
 		ws.zeros = grow(ws.zeros, v.Cols/kvHeads)
@@ -342,13 +347,16 @@ func (ws *Workspace) block(t *tileScratch, i, qb int) {
 			} else {
 				t.gemm.GemmPacked(false, ws.alpha, rows(qi, r0, r1), pk, 0, sc)
 			}
+			// Row r sees min(w, max(0, d+r−r0)) keys of the group's w
+			// (all w when not causal).
+			lim := w
+			if ws.causal {
+				lim = d
+			}
+			copy(t.mOld, mx[r0:r1])
+			kernels.OnlineSoftmaxBand(sc, lim, mx[r0:r1], t.add)
 			for r := r0; r < r1; r++ {
-				x := row(sc, r-r0)
-				n := min(w, max(0, ws.seen(t0+r)-s0))
-				clear(x[n:])
-				if n > 0 {
-					online(x[:n], &mx[r], &sum[r], row(oi, r))
-				}
+				rescale(t.mOld[r-r0], mx[r], t.add[r-r0], &sum[r], row(oi, r))
 			}
 			switch {
 			case !cut:
@@ -377,24 +385,21 @@ func (ws *Workspace) block(t *tileScratch, i, qb int) {
 	}
 }
 
-// online folds the scores x of one query against a block of keys into its
-// running max m and sum l: x becomes the weights e^(x−m') against the new max
-// m' (kernels.OnlineSoftmax), and the output row o accumulated so far is
-// scaled by e^(m−m') when the max rises. Special values: a NaN makes m, l and
-// o NaN; +Inf scores get weight 1 and the others 0 (the softmax's rule,
-// folded the same way); while every score so far is −Inf the weights are 0.
-func online(x []float32, m, l *float32, o []float32) {
-	mOld := *m
-	mNew, add := kernels.OnlineSoftmax(x, mOld)
+// rescale folds a query's block into its running sum l and output row o, once
+// kernels.OnlineSoftmaxBand has turned the block's scores into weights
+// e^(x−m) against the new max m (from mOld) with sum add: o, accumulated
+// against mOld, is scaled by e^(mOld−m) when the max rises, and
+// l = l·e^(mOld−m) + add. Special values: a NaN max makes l and o NaN;
+// while every score so far is −Inf, l stays 0 and o zero.
+func rescale(mOld, m, add float32, l *float32, o []float32) {
 	switch {
-	case mNew == mOld:
+	case m == mOld:
 		*l += add
 	case math.IsInf(float64(mOld), -1):
 		*l = add // o is still zero
 	default:
-		f := float32(math.Exp(float64(mOld) - float64(mNew)))
+		f := float32(math.Exp(float64(mOld) - float64(m)))
 		kernels.Scale(f, o)
 		*l = *l*f + add
 	}
-	*m = mNew
 }

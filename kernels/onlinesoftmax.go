@@ -40,6 +40,62 @@ func OnlineSoftmax(x []float32, m float32) (max, sum float32) {
 	return onlineSoftmaxGo(x, m)
 }
 
+// OnlineSoftmaxBand is [OnlineSoftmax] on each row of x, the scores of x.Rows
+// queries against one block of keys, where row i holds its first
+// nᵢ = min(x.Cols, max(0, d+i)) scores: the staircase of a causal mask (any
+// d ≥ x.Cols takes whole rows). Row i's first nᵢ elements, m[i] and sum[i]
+// become what
+//
+//	m[i], sum[i] = OnlineSoftmax(x_i[:nᵢ], m[i])
+//
+// makes of them, bit for bit, and its elements past nᵢ are set to 0, so the
+// row is ready to weight a block of values. A row with nᵢ = 0 keeps m[i], gets
+// sum[i] = 0 and is zeroed. Accuracy and special values are OnlineSoftmax's,
+// row by row.
+//
+// On AVX2 and AVX-512 one kernel takes the rows in turn, each row's maximum
+// taken before the exponentials of the row before it, so that the reductions
+// of one row overlap the other's vector work.
+//
+// It panics, naming the sizes, before any work, if x is not a valid Matrix or
+// m or sum holds fewer than x.Rows elements. It does not allocate and is safe
+// for concurrent use on disjoint x, m and sum.
+func OnlineSoftmaxBand(x Matrix, d int, m, sum []float32) {
+	x.check("OnlineSoftmaxBand", "x")
+	if len(m) < x.Rows || len(sum) < x.Rows {
+		panicf("OnlineSoftmaxBand: x has %d rows, m %d and sum %d elements: want at least the rows", x.Rows, len(m), len(sum))
+	}
+	if x.Rows == 0 {
+		return
+	}
+	m, sum = m[:x.Rows], sum[:x.Rows]
+	d = min(max(d, -x.Rows), x.Cols) // the same nᵢ, and d+i cannot overflow
+	row := func(i int) ([]float32, int) {
+		r := x.Data[i*x.Stride : i*x.Stride+x.Cols]
+		return r, min(x.Cols, max(0, d+i))
+	}
+	marked, ok := 0, false
+	if x.Cols > 0 {
+		marked, ok = onlineSoftmaxBand(x, d, m, sum)
+	}
+	if ok && marked == 0 {
+		return
+	}
+	for i := range x.Rows {
+		if ok && sum[i] == sum[i] {
+			continue // done by the kernel
+		}
+		r, n := row(i)
+		if ok && m[i] != m[i] {
+			// The kernel met a NaN (in x, or in m[i]): the result is NaN.
+			fallback.FillNaN(r[:n])
+		} else {
+			m[i], sum[i] = OnlineSoftmax(r[:n], m[i])
+		}
+		clear(r[n:])
+	}
+}
+
 // onlineSoftmaxNaN is OnlineSoftmax's result when x or m holds a NaN.
 func onlineSoftmaxNaN(x []float32) (float32, float32) {
 	fallback.FillNaN(x)

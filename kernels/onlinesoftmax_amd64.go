@@ -13,3 +13,16 @@ func onlineSoftmax(x []float32, m float32) (float32, float32, int) {
 	}
 	return 0, 0, softmaxSpecial
 }
+
+// onlineSoftmaxBand runs the band kernel of the active ISA and returns how
+// many rows it left marked (sum NaN) and true; other ISAs return false.
+// d is within [−x.Rows, x.Cols] and x.Cols > 0.
+func onlineSoftmaxBand(x Matrix, d int, m, sum []float32) (int, bool) {
+	switch active {
+	case AVX512:
+		return onlineSoftmaxBandAVX512(x.Data, x.Rows, x.Cols, x.Stride, d, m, sum), true
+	case AVX2:
+		return onlineSoftmaxBandAVX2(x.Data, x.Rows, x.Cols, x.Stride, d, m, sum), true
+	}
+	return 0, false
+}

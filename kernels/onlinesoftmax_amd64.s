@@ -427,6 +427,535 @@ nan:
 	VZEROUPPER
 	RET
 
+// func onlineSoftmaxBandAVX2(x []float32, rows int, cols int, stride int, d int, m []float32, sum []float32) int
+// Requires: AVX, AVX2, CMOV, FMA3
+TEXT ·onlineSoftmaxBandAVX2(SB), NOSPLIT, $32-112
+	MOVQ   x_base+0(FP), AX
+	MOVQ   m_base+56(FP), CX
+	MOVQ   sum_base+80(FP), DX
+	MOVQ   stride+40(FP), BX
+	SHLQ   $0x02, BX
+	XORQ   SI, SI
+	XORQ   DI, DI
+	XORQ   R9, R9
+	VXORPS X1, X1, X1
+
+bandRow:
+	CMPQ    DI, rows+24(FP)
+	JAE     bandExp
+	XORQ    R11, R11
+	MOVQ    d+48(FP), R9
+	ADDQ    DI, R9
+	CMPQ    R9, R11
+	CMOVQLT R11, R9
+	CMPQ    R9, cols+32(FP)
+	CMOVQGT cols+32(FP), R9
+	VMOVSS  (CX)(DI*4), X1
+	TESTQ   R9, R9
+	JZ      bandExp
+	CMPQ    R9, $0x00000008
+	JAE     bandMax
+	VMOVSS  softmaxNaN<>+0(SB), X1
+	JMP     bandExp
+
+bandMax:
+	MOVQ         R9, R11
+	ANDQ         $0x00000007, R11
+	VBROADCASTSS softmaxNegInf<>+0(SB), Y1
+	VMOVAPS      Y1, Y2
+	VMOVAPS      Y1, Y3
+	VMOVAPS      Y1, Y4
+	MOVQ         AX, R12
+	MOVQ         R9, R13
+
+maxBlock:
+	CMPQ   R13, $0x00000020
+	JB     maxVector
+	VMAXPS (R12), Y1, Y1
+	VMAXPS 32(R12), Y2, Y2
+	VMAXPS 64(R12), Y3, Y3
+	VMAXPS 96(R12), Y4, Y4
+	ADDQ   $0x00000080, R12
+	SUBQ   $0x00000020, R13
+	JMP    maxBlock
+
+maxVector:
+	CMPQ   R13, $0x00000008
+	JB     maxTail
+	VMAXPS (R12), Y1, Y1
+	ADDQ   $0x00000020, R12
+	SUBQ   $0x00000008, R13
+	JMP    maxVector
+
+maxTail:
+	TESTQ  R11, R11
+	JZ     maxReduce
+	VMAXPS -32(R12)(R11*4), Y2, Y2
+
+maxReduce:
+	VMAXPS       Y3, Y1, Y1
+	VMAXPS       Y4, Y2, Y2
+	VMAXPS       Y2, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VMAXPS       X2, X1, X1
+	VSHUFPS      $0x4e, X1, X1, X2
+	VMAXPS       X2, X1, X1
+	VSHUFPS      $0xb1, X1, X1, X2
+	VMAXPS       X2, X1, X1
+	VMAXSS       (CX)(DI*4), X1, X1
+	VMOVAPS      X1, X1
+
+bandExp:
+	TESTQ DI, DI
+	JZ    bandNext
+	LEAQ  -1(DI), R11
+	XORQ  R12, R12
+	TESTQ R10, R10
+	JNZ   bandFinite
+	MOVL  $0x00000000, (DX)(R11*4)
+	JMP   bandZero
+
+bandFinite:
+	VSUBSS       X0, X0, X2
+	VUCOMISS     X2, X2
+	JP           bandMark
+	VXORPS       X2, X2, X2
+	VSUBSS       X0, X2, X2
+	VBROADCASTSS X2, Y2
+	MOVQ         R10, R12
+	ANDQ         $0x00000007, R12
+	VXORPS       Y3, Y3, Y3
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+	TESTQ        R12, R12
+	JZ           expMain
+	VADDPS       -32(R8)(R10*4), Y2, Y6
+	VADDPS       Y6, Y5, Y5
+	VMOVUPS      consts<>+0(SB), Y7
+	VFMADD213PS  consts<>+96(SB), Y6, Y7
+	VSUBPS       consts<>+96(SB), Y7, Y8
+	VMOVAPS      Y6, Y9
+	VFNMADD231PS consts<>+32(SB), Y8, Y9
+	VFNMADD231PS consts<>+64(SB), Y8, Y9
+	VMOVUPS      consts<>+320(SB), Y8
+	VFMADD213PS  consts<>+288(SB), Y9, Y8
+	VFMADD213PS  consts<>+256(SB), Y9, Y8
+	VFMADD213PS  consts<>+224(SB), Y9, Y8
+	VFMADD213PS  consts<>+192(SB), Y9, Y8
+	VFMADD213PS  consts<>+160(SB), Y9, Y8
+	VFMADD213PS  consts<>+160(SB), Y9, Y8
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       Y7, Y8, Y8
+	VCMPPS       $0x15, consts<>+352(SB), Y6, Y6
+	VANDPS       Y6, Y8, Y8
+	VMOVUPS      Y8, (SP)
+	LEAQ         tailmask<>+0(SB), R13
+	VMOVDQU      (R13)(R12*4), Y6
+	VANDPS       Y6, Y8, Y8
+	VADDPS       Y8, Y3, Y3
+
+expMain:
+	MOVQ R8, R13
+	MOVQ R8, R14
+	MOVQ R10, R15
+
+expBlock:
+	CMPQ         R15, $0x00000010
+	JB           expVector
+	VADDPS       (R13), Y2, Y6
+	VADDPS       Y6, Y5, Y5
+	VMOVUPS      consts<>+0(SB), Y7
+	VFMADD213PS  consts<>+96(SB), Y6, Y7
+	VSUBPS       consts<>+96(SB), Y7, Y8
+	VMOVAPS      Y6, Y9
+	VFNMADD231PS consts<>+32(SB), Y8, Y9
+	VFNMADD231PS consts<>+64(SB), Y8, Y9
+	VMOVUPS      consts<>+320(SB), Y8
+	VFMADD213PS  consts<>+288(SB), Y9, Y8
+	VFMADD213PS  consts<>+256(SB), Y9, Y8
+	VFMADD213PS  consts<>+224(SB), Y9, Y8
+	VFMADD213PS  consts<>+192(SB), Y9, Y8
+	VFMADD213PS  consts<>+160(SB), Y9, Y8
+	VFMADD213PS  consts<>+160(SB), Y9, Y8
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       Y7, Y8, Y8
+	VCMPPS       $0x15, consts<>+352(SB), Y6, Y6
+	VANDPS       Y6, Y8, Y8
+	VMOVUPS      Y8, (R14)
+	VADDPS       Y8, Y3, Y3
+	VADDPS       32(R13), Y2, Y6
+	VADDPS       Y6, Y5, Y5
+	VMOVUPS      consts<>+0(SB), Y7
+	VFMADD213PS  consts<>+96(SB), Y6, Y7
+	VSUBPS       consts<>+96(SB), Y7, Y8
+	VMOVAPS      Y6, Y9
+	VFNMADD231PS consts<>+32(SB), Y8, Y9
+	VFNMADD231PS consts<>+64(SB), Y8, Y9
+	VMOVUPS      consts<>+320(SB), Y8
+	VFMADD213PS  consts<>+288(SB), Y9, Y8
+	VFMADD213PS  consts<>+256(SB), Y9, Y8
+	VFMADD213PS  consts<>+224(SB), Y9, Y8
+	VFMADD213PS  consts<>+192(SB), Y9, Y8
+	VFMADD213PS  consts<>+160(SB), Y9, Y8
+	VFMADD213PS  consts<>+160(SB), Y9, Y8
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       Y7, Y8, Y8
+	VCMPPS       $0x15, consts<>+352(SB), Y6, Y6
+	VANDPS       Y6, Y8, Y8
+	VMOVUPS      Y8, 32(R14)
+	VADDPS       Y8, Y4, Y4
+	ADDQ         $0x00000040, R13
+	ADDQ         $0x00000040, R14
+	SUBQ         $0x00000010, R15
+	JMP          expBlock
+
+expVector:
+	CMPQ         R15, $0x00000008
+	JB           expTail
+	VADDPS       (R13), Y2, Y6
+	VADDPS       Y6, Y5, Y5
+	VMOVUPS      consts<>+0(SB), Y7
+	VFMADD213PS  consts<>+96(SB), Y6, Y7
+	VSUBPS       consts<>+96(SB), Y7, Y8
+	VMOVAPS      Y6, Y9
+	VFNMADD231PS consts<>+32(SB), Y8, Y9
+	VFNMADD231PS consts<>+64(SB), Y8, Y9
+	VMOVUPS      consts<>+320(SB), Y8
+	VFMADD213PS  consts<>+288(SB), Y9, Y8
+	VFMADD213PS  consts<>+256(SB), Y9, Y8
+	VFMADD213PS  consts<>+224(SB), Y9, Y8
+	VFMADD213PS  consts<>+192(SB), Y9, Y8
+	VFMADD213PS  consts<>+160(SB), Y9, Y8
+	VFMADD213PS  consts<>+160(SB), Y9, Y8
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       Y7, Y8, Y8
+	VCMPPS       $0x15, consts<>+352(SB), Y6, Y6
+	VANDPS       Y6, Y8, Y8
+	VMOVUPS      Y8, (R14)
+	VADDPS       Y8, Y3, Y3
+	ADDQ         $0x00000020, R13
+	ADDQ         $0x00000020, R14
+	SUBQ         $0x00000008, R15
+	JMP          expVector
+
+expTail:
+	TESTQ   R12, R12
+	JZ      expReduce
+	VMOVUPS (SP), Y2
+	VMOVUPS Y2, -32(R8)(R10*4)
+
+expReduce:
+	VCMPPS       $0x03, Y5, Y5, Y2
+	VMOVMSKPS    Y2, R12
+	TESTL        R12, R12
+	JNZ          nan
+	VADDPS       Y4, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X2
+	VADDPS       X2, X3, X3
+	VSHUFPS      $0x4e, X3, X3, X2
+	VADDPS       X2, X3, X3
+	VSHUFPS      $0xb1, X3, X3, X2
+	VADDPS       X2, X3, X3
+	VMOVSS       X0, (CX)(R11*4)
+	VMOVSS       X3, (DX)(R11*4)
+	MOVQ         R10, R12
+
+bandZero:
+	VXORPS Y0, Y0, Y0
+	MOVQ   cols+32(FP), R10
+	SUBQ   $0x00000008, R10
+
+bandZeroVector:
+	CMPQ    R12, R10
+	JG      bandZeroTail
+	VMOVUPS Y0, (R8)(R12*4)
+	ADDQ    $0x00000008, R12
+	JMP     bandZeroVector
+
+bandZeroTail:
+	CMPQ R12, cols+32(FP)
+	JAE  bandNext
+	MOVL $0x00000000, (R8)(R12*4)
+	INCQ R12
+	JMP  bandZeroTail
+
+nan:
+	MOVL $0x7fc00000, (CX)(R11*4)
+
+bandMark:
+	MOVL $0x7fc00000, (DX)(R11*4)
+	INCQ SI
+
+bandNext:
+	VMOVAPS X1, X0
+	MOVQ    R9, R10
+	MOVQ    AX, R8
+	ADDQ    BX, AX
+	INCQ    DI
+	CMPQ    DI, rows+24(FP)
+	JBE     bandRow
+	MOVQ    SI, ret+104(FP)
+	VZEROUPPER
+	RET
+
+DATA softmaxNaN<>+0(SB)/4, $0x7fc00000
+GLOBL softmaxNaN<>(SB), RODATA|NOPTR, $4
+
+// func onlineSoftmaxBandAVX512(x []float32, rows int, cols int, stride int, d int, m []float32, sum []float32) int
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV
+TEXT ·onlineSoftmaxBandAVX512(SB), NOSPLIT, $0-112
+	MOVQ   x_base+0(FP), AX
+	MOVQ   m_base+56(FP), CX
+	MOVQ   sum_base+80(FP), DX
+	MOVQ   stride+40(FP), BX
+	SHLQ   $0x02, BX
+	XORQ   SI, SI
+	XORQ   DI, DI
+	XORQ   R9, R9
+	VXORPS X1, X1, X1
+
+bandRow:
+	CMPQ         DI, rows+24(FP)
+	JAE          bandExp
+	XORQ         R11, R11
+	MOVQ         d+48(FP), R9
+	ADDQ         DI, R9
+	CMPQ         R9, R11
+	CMOVQLT      R11, R9
+	CMPQ         R9, cols+32(FP)
+	CMOVQGT      cols+32(FP), R9
+	VMOVSS       (CX)(DI*4), X1
+	TESTQ        R9, R9
+	JZ           bandExp
+	MOVQ         R9, R11
+	ANDQ         $0x0000000f, R11
+	MOVL         $0x0000ffff, R12
+	BZHIL        R11, R12, R12
+	KMOVW        R12, K1
+	VBROADCASTSS softmaxNegInf<>+0(SB), Z1
+	VMOVAPS      Z1, Z2
+	VMOVAPS      Z1, Z3
+	VMOVAPS      Z1, Z4
+	MOVQ         AX, R12
+	MOVQ         R9, R13
+
+maxBlock:
+	CMPQ   R13, $0x00000040
+	JB     maxVector
+	VMAXPS (R12), Z1, Z1
+	VMAXPS 64(R12), Z2, Z2
+	VMAXPS 128(R12), Z3, Z3
+	VMAXPS 192(R12), Z4, Z4
+	ADDQ   $0x00000100, R12
+	SUBQ   $0x00000040, R13
+	JMP    maxBlock
+
+maxVector:
+	CMPQ   R13, $0x00000010
+	JB     maxTail
+	VMAXPS (R12), Z1, Z1
+	ADDQ   $0x00000040, R12
+	SUBQ   $0x00000010, R13
+	JMP    maxVector
+
+maxTail:
+	TESTQ     R11, R11
+	JZ        maxReduce
+	VMOVUPS.Z (R12), K1, Z5
+	VMAXPS    Z5, Z2, K1, Z2
+
+maxReduce:
+	VMAXPS        Z3, Z1, Z1
+	VMAXPS        Z4, Z2, Z2
+	VMAXPS        Z2, Z1, Z1
+	VEXTRACTF64X4 $0x01, Z1, Y2
+	VMAXPS        Y2, Y1, Y1
+	VEXTRACTF32X4 $0x01, Y1, X2
+	VMAXPS        X2, X1, X1
+	VSHUFPS       $0x4e, X1, X1, X2
+	VMAXPS        X2, X1, X1
+	VSHUFPS       $0xb1, X1, X1, X2
+	VMAXPS        X2, X1, X1
+	VMAXSS        (CX)(DI*4), X1, X1
+	VMOVAPS       X1, X1
+
+bandExp:
+	TESTQ DI, DI
+	JZ    bandNext
+	LEAQ  -1(DI), R11
+	XORQ  R12, R12
+	TESTQ R10, R10
+	JNZ   bandFinite
+	MOVL  $0x00000000, (DX)(R11*4)
+	JMP   bandZero
+
+bandFinite:
+	VSUBSS       X0, X0, X2
+	VUCOMISS     X2, X2
+	JP           bandMark
+	VXORPS       X2, X2, X2
+	VSUBSS       X0, X2, X2
+	VBROADCASTSS X2, Z2
+	MOVQ         R10, R12
+	ANDQ         $0x0000000f, R12
+	MOVL         $0x0000ffff, R13
+	BZHIL        R12, R13, R13
+	KMOVW        R13, K1
+	VXORPS       Z3, Z3, Z3
+	VXORPS       Z4, Z4, Z4
+	VXORPS       Z5, Z5, Z5
+	MOVQ         R8, R13
+	MOVQ         R8, R14
+	MOVQ         R10, R15
+
+expBlock:
+	CMPQ              R15, $0x00000020
+	JB                expVector
+	VADDPS            (R13), Z2, Z6
+	VADDPS            Z6, Z5, Z5
+	VMULPS.BCST       consts<>+0(SB), Z6, Z7
+	VRNDSCALEPS       $0x08, Z7, Z7
+	VMOVAPS           Z6, Z8
+	VFNMADD231PS.BCST consts<>+32(SB), Z7, Z8
+	VFNMADD231PS.BCST consts<>+64(SB), Z7, Z8
+	VBROADCASTSS      consts<>+320(SB), Z9
+	VFMADD213PS.BCST  consts<>+288(SB), Z8, Z9
+	VFMADD213PS.BCST  consts<>+256(SB), Z8, Z9
+	VFMADD213PS.BCST  consts<>+224(SB), Z8, Z9
+	VFMADD213PS.BCST  consts<>+192(SB), Z8, Z9
+	VFMADD213PS.BCST  consts<>+160(SB), Z8, Z9
+	VFMADD213PS.BCST  consts<>+160(SB), Z8, Z9
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z6, K2
+	VSCALEFPS.Z       Z7, Z9, K2, Z9
+	VMOVUPS           Z9, (R14)
+	VADDPS            Z9, Z3, Z3
+	VADDPS            64(R13), Z2, Z6
+	VADDPS            Z6, Z5, Z5
+	VMULPS.BCST       consts<>+0(SB), Z6, Z7
+	VRNDSCALEPS       $0x08, Z7, Z7
+	VMOVAPS           Z6, Z8
+	VFNMADD231PS.BCST consts<>+32(SB), Z7, Z8
+	VFNMADD231PS.BCST consts<>+64(SB), Z7, Z8
+	VBROADCASTSS      consts<>+320(SB), Z9
+	VFMADD213PS.BCST  consts<>+288(SB), Z8, Z9
+	VFMADD213PS.BCST  consts<>+256(SB), Z8, Z9
+	VFMADD213PS.BCST  consts<>+224(SB), Z8, Z9
+	VFMADD213PS.BCST  consts<>+192(SB), Z8, Z9
+	VFMADD213PS.BCST  consts<>+160(SB), Z8, Z9
+	VFMADD213PS.BCST  consts<>+160(SB), Z8, Z9
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z6, K2
+	VSCALEFPS.Z       Z7, Z9, K2, Z9
+	VMOVUPS           Z9, 64(R14)
+	VADDPS            Z9, Z4, Z4
+	ADDQ              $0x00000080, R13
+	ADDQ              $0x00000080, R14
+	SUBQ              $0x00000020, R15
+	JMP               expBlock
+
+expVector:
+	CMPQ              R15, $0x00000010
+	JB                expTail
+	VADDPS            (R13), Z2, Z6
+	VADDPS            Z6, Z5, Z5
+	VMULPS.BCST       consts<>+0(SB), Z6, Z7
+	VRNDSCALEPS       $0x08, Z7, Z7
+	VMOVAPS           Z6, Z8
+	VFNMADD231PS.BCST consts<>+32(SB), Z7, Z8
+	VFNMADD231PS.BCST consts<>+64(SB), Z7, Z8
+	VBROADCASTSS      consts<>+320(SB), Z9
+	VFMADD213PS.BCST  consts<>+288(SB), Z8, Z9
+	VFMADD213PS.BCST  consts<>+256(SB), Z8, Z9
+	VFMADD213PS.BCST  consts<>+224(SB), Z8, Z9
+	VFMADD213PS.BCST  consts<>+192(SB), Z8, Z9
+	VFMADD213PS.BCST  consts<>+160(SB), Z8, Z9
+	VFMADD213PS.BCST  consts<>+160(SB), Z8, Z9
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z6, K2
+	VSCALEFPS.Z       Z7, Z9, K2, Z9
+	VMOVUPS           Z9, (R14)
+	VADDPS            Z9, Z3, Z3
+	ADDQ              $0x00000040, R13
+	ADDQ              $0x00000040, R14
+	SUBQ              $0x00000010, R15
+	JMP               expVector
+
+expTail:
+	TESTQ             R12, R12
+	JZ                expReduce
+	VMOVUPS.Z         (R13), K1, Z6
+	VADDPS            Z2, Z6, Z6
+	VADDPS            Z6, Z5, Z5
+	VMULPS.BCST       consts<>+0(SB), Z6, Z2
+	VRNDSCALEPS       $0x08, Z2, Z2
+	VMOVAPS           Z6, Z7
+	VFNMADD231PS.BCST consts<>+32(SB), Z2, Z7
+	VFNMADD231PS.BCST consts<>+64(SB), Z2, Z7
+	VBROADCASTSS      consts<>+320(SB), Z8
+	VFMADD213PS.BCST  consts<>+288(SB), Z7, Z8
+	VFMADD213PS.BCST  consts<>+256(SB), Z7, Z8
+	VFMADD213PS.BCST  consts<>+224(SB), Z7, Z8
+	VFMADD213PS.BCST  consts<>+192(SB), Z7, Z8
+	VFMADD213PS.BCST  consts<>+160(SB), Z7, Z8
+	VFMADD213PS.BCST  consts<>+160(SB), Z7, Z8
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z6, K2
+	VSCALEFPS.Z       Z2, Z8, K2, Z8
+	VMOVUPS           Z8, K1, (R14)
+	VADDPS            Z8, Z3, K1, Z3
+
+expReduce:
+	VCMPPS        $0x03, Z5, Z5, K1
+	KORTESTW      K1, K1
+	JNZ           nan
+	VADDPS        Z4, Z3, Z3
+	VEXTRACTF64X4 $0x01, Z3, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VSHUFPS       $0x4e, X3, X3, X2
+	VADDPS        X2, X3, X3
+	VSHUFPS       $0xb1, X3, X3, X2
+	VADDPS        X2, X3, X3
+	VMOVSS        X0, (CX)(R11*4)
+	VMOVSS        X3, (DX)(R11*4)
+	MOVQ          R10, R12
+
+bandZero:
+	VXORPS Z0, Z0, Z0
+	MOVQ   cols+32(FP), R10
+	SUBQ   $0x00000010, R10
+
+bandZeroVector:
+	CMPQ    R12, R10
+	JG      bandZeroTail
+	VMOVUPS Z0, (R8)(R12*4)
+	ADDQ    $0x00000010, R12
+	JMP     bandZeroVector
+
+bandZeroTail:
+	CMPQ R12, cols+32(FP)
+	JAE  bandNext
+	MOVL $0x00000000, (R8)(R12*4)
+	INCQ R12
+	JMP  bandZeroTail
+
+nan:
+	MOVL $0x7fc00000, (CX)(R11*4)
+
+bandMark:
+	MOVL $0x7fc00000, (DX)(R11*4)
+	INCQ SI
+
+bandNext:
+	VMOVAPS X1, X0
+	MOVQ    R9, R10
+	MOVQ    AX, R8
+	ADDQ    BX, AX
+	INCQ    DI
+	CMPQ    DI, rows+24(FP)
+	JBE     bandRow
+	MOVQ    SI, ret+104(FP)
+	VZEROUPPER
+	RET
+
 DATA consts<>+0(SB)/4, $0x3fb8aa3b
 DATA consts<>+4(SB)/4, $0x3fb8aa3b
 DATA consts<>+8(SB)/4, $0x3fb8aa3b

@@ -19,3 +19,21 @@ func onlineSoftmaxAVX2(x []float32, m float32) (float32, float32, int)
 //
 //go:noescape
 func onlineSoftmaxAVX512(x []float32, m float32) (float32, float32, int)
+
+// onlineSoftmaxBandAVX2 folds rows rows of x (row i at x[i·stride:], its first
+// min(cols, max(0, d+i)) scores) into the running maxima m and sets sum, as
+// onlineSoftmaxAVX2 each, zeroing each row past its scores; rows it
+// cannot finish get sum[i] = NaN (m[i] = NaN when x holds a NaN) and are counted
+// in the result.
+//
+//go:noescape
+func onlineSoftmaxBandAVX2(x []float32, rows int, cols int, stride int, d int, m []float32, sum []float32) int
+
+// onlineSoftmaxBandAVX512 folds rows rows of x (row i at x[i·stride:], its first
+// min(cols, max(0, d+i)) scores) into the running maxima m and sets sum, as
+// onlineSoftmaxAVX512 each, zeroing each row past its scores; rows it
+// cannot finish get sum[i] = NaN (m[i] = NaN when x holds a NaN) and are counted
+// in the result.
+//
+//go:noescape
+func onlineSoftmaxBandAVX512(x []float32, rows int, cols int, stride int, d int, m []float32, sum []float32) int

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/heedml/heed/internal/allocs"
@@ -139,5 +140,218 @@ func TestOnlineSoftmaxNoAllocs(t *testing.T) {
 		if got := allocs.Count(20, func() { OnlineSoftmax(x, 0) }); got != 0 {
 			t.Errorf("OnlineSoftmax allocates %d times in the measured calls", got)
 		}
+	})
+}
+
+// TestOnlineSoftmaxBand checks OnlineSoftmaxBand against OnlineSoftmax row by
+// row, bit for bit, under every ISA: whole rows, staircases entering and
+// leaving the block (d below 0, inside, at and past the columns), padded
+// strides whose padding must stay untouched, widths around the vector sizes,
+// running maxima of −Inf, finite and one above the row, and rows holding the
+// special values (NaN in x or m, +Inf, all −Inf) among ordinary ones.
+func TestOnlineSoftmaxBand(t *testing.T) {
+	inf, ninf, nan := float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())
+	rng := rand.New(rand.NewPCG(23, 24))
+	forEachISA(t, func(t *testing.T) {
+		for _, tc := range []struct {
+			rows, cols, pad int
+			ds              []int
+		}{
+			{0, 5, 0, []int{0}},
+			{3, 0, 2, []int{1}},
+			{1, 1, 0, []int{-1, 0, 1, 5}},
+			{7, 5, 3, []int{-8, -2, 0, 1, 4, 6}},
+			{20, 17, 0, []int{-3, 1, 9, 17, 40}},
+			{40, 33, 15, []int{-10, 1, 7, 16, 30, 33}},
+			{96, 512, 0, []int{1, 200, 417, 512}},
+			{9, 130, 7, []int{100, 125, 130}},
+			{5, 8, 8, []int{-4, 0, 3, 8}},
+		} {
+			for _, d := range tc.ds {
+				stride := tc.cols + tc.pad
+				data := make([]float32, max(0, (tc.rows-1)*stride+tc.cols)+tc.pad)
+				for i := range data {
+					data[i] = float32(rng.NormFloat64() * 6)
+				}
+				m := make([]float32, tc.rows)
+				for i := range m {
+					switch i % 4 {
+					case 0:
+						m[i] = ninf
+					case 1:
+						m[i] = float32(rng.NormFloat64())
+					case 2:
+						m[i] = 40 // above every score
+					default:
+						m[i] = ninf
+					}
+				}
+				// Special rows.
+				set := func(i, j int, v float32) {
+					if i < tc.rows && j < tc.cols {
+						data[i*stride+j] = v
+					}
+				}
+				set(3, 0, nan)
+				set(5, tc.cols-1, inf)
+				if 6 < tc.rows {
+					for j := range tc.cols {
+						set(6, j, ninf)
+					}
+					m[6] = ninf
+				}
+				if 9 < tc.rows {
+					m[9] = nan
+				}
+				if 10 < tc.rows {
+					m[10] = inf
+				}
+				want := append([]float32(nil), data...)
+				wm := append([]float32(nil), m...)
+				ws := make([]float32, tc.rows)
+				for i := range tc.rows {
+					r := want[i*stride : i*stride+tc.cols]
+					n := min(tc.cols, max(0, d+i))
+					wm[i], ws[i] = OnlineSoftmax(r[:n], wm[i])
+					clear(r[n:])
+				}
+				x := Matrix{Rows: tc.rows, Cols: tc.cols, Stride: stride, Data: data}
+				sum := make([]float32, tc.rows)
+				for i := range sum {
+					sum[i] = 123
+				}
+				OnlineSoftmaxBand(x, d, m, sum)
+				what := fmt.Sprintf("%d×%d stride %d d=%d", tc.rows, tc.cols, stride, d)
+				for i := range tc.rows {
+					if !sameBits(m[i], wm[i]) || !sameBits(sum[i], ws[i]) {
+						t.Fatalf("%s row %d: (m, sum) = (%v, %v), want (%v, %v)", what, i, m[i], sum[i], wm[i], ws[i])
+					}
+				}
+				for i := range data {
+					if !sameBits(data[i], want[i]) {
+						t.Fatalf("%s: element %d (row %d, column %d) = %v, want %v", what, i, i/stride, i%stride, data[i], want[i])
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestOnlineSoftmaxBandKernel checks that the SIMD kernels finish ordinary
+// rows themselves: none is left to the Go path (AVX2: rows of a vector or
+// more).
+func TestOnlineSoftmaxBandKernel(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("no band kernel")
+	}
+	rng := rand.New(rand.NewPCG(25, 26))
+	forEachISA(t, func(t *testing.T) {
+		if a := Active(); a != AVX2 && a != AVX512 {
+			return
+		}
+		for _, d := range []int{8, 30, 100} {
+			x := Matrix{Rows: 50, Cols: 70, Stride: 75, Data: make([]float32, 49*75+70)}
+			for i := range x.Data {
+				x.Data[i] = float32(rng.NormFloat64() * 6)
+			}
+			m, sum := make([]float32, 50), make([]float32, 50)
+			for i := range m {
+				m[i] = float32(math.Inf(-1))
+			}
+			if marked, ok := onlineSoftmaxBand(x, d, m, sum); !ok || marked != 0 {
+				t.Fatalf("d=%d: kernel ran %t, left %d rows", d, ok, marked)
+			}
+		}
+	})
+}
+
+func TestOnlineSoftmaxBandPanics(t *testing.T) {
+	x := Matrix{Rows: 3, Cols: 4, Stride: 4, Data: make([]float32, 12)}
+	for _, tc := range []struct {
+		name   string
+		x      Matrix
+		m, sum int
+	}{
+		{"short m", x, 2, 3},
+		{"short sum", x, 3, 2},
+		{"short data", Matrix{Rows: 3, Cols: 4, Stride: 4, Data: make([]float32, 11)}, 3, 3},
+		{"stride below cols", Matrix{Rows: 3, Cols: 4, Stride: 3, Data: make([]float32, 12)}, 3, 3},
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "OnlineSoftmaxBand") {
+					t.Errorf("%s: panic %v, want one naming OnlineSoftmaxBand", tc.name, r)
+				}
+			}()
+			OnlineSoftmaxBand(tc.x, 1, make([]float32, tc.m), make([]float32, tc.sum))
+		}()
+	}
+}
+
+func TestOnlineSoftmaxBandNoAllocs(t *testing.T) {
+	x := Matrix{Rows: 8, Cols: 300, Stride: 300, Data: make([]float32, 2400)}
+	m, sum := make([]float32, 8), make([]float32, 8)
+	forEachISA(t, func(t *testing.T) {
+		if got := allocs.Count(20, func() { OnlineSoftmaxBand(x, 100, m, sum) }); got != 0 {
+			t.Errorf("OnlineSoftmaxBand allocates %d times in the measured calls", got)
+		}
+	})
+}
+
+// FuzzOnlineSoftmaxBand checks, under every ISA, that OnlineSoftmaxBand gives
+// the bits of OnlineSoftmax row by row on any floats: the first three bytes
+// choose the rows (1…8), the staircase's d (−8…247) and the first running
+// max (one of −Inf, 0, NaN, +Inf or a float of the input); the rest are the
+// rows' floats.
+func FuzzOnlineSoftmaxBand(f *testing.F) {
+	f.Add([]byte("\x02\x08\x00\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\xc0\x7f\x00\x00\x80\x3f"))
+	f.Add([]byte("\x03\x02\x01\x00\x00\x80\xff\x00\x00\x80\xff\x00\x00\x80\x7f\x00\x00\x80\x3f"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 3 {
+			return
+		}
+		rows, d, pick := 1+int(data[0])%8, int(data[1])-8, data[2]
+		x := floats(data[3:])
+		cols := len(x) / rows
+		first := []float32{float32(math.Inf(-1)), 0, float32(math.NaN()), float32(math.Inf(1))}
+		m0 := float32(math.Inf(-1))
+		if i := int(pick) % 8; i < len(first) {
+			m0 = first[i]
+		} else if len(x) > 0 {
+			m0 = x[int(pick)%len(x)]
+		}
+		eachISA(func(isa string) {
+			want := append([]float32(nil), x[:rows*cols]...)
+			wm, ws := make([]float32, rows), make([]float32, rows)
+			for i := range rows {
+				wm[i] = m0
+				if i > 0 {
+					wm[i] = float32(i) - 2
+				}
+				r := want[i*cols : (i+1)*cols]
+				n := min(cols, max(0, d+i))
+				wm[i], ws[i] = OnlineSoftmax(r[:n], wm[i])
+				clear(r[n:])
+			}
+			got := Matrix{Rows: rows, Cols: cols, Stride: cols, Data: append([]float32(nil), x[:rows*cols]...)}
+			gm, gs := make([]float32, rows), make([]float32, rows)
+			for i := range gm {
+				gm[i] = m0
+				if i > 0 {
+					gm[i] = float32(i) - 2
+				}
+			}
+			OnlineSoftmaxBand(got, d, gm, gs)
+			for i := range rows {
+				if !sameBits(gm[i], wm[i]) || !sameBits(gs[i], ws[i]) {
+					t.Fatalf("%s row %d: (%v, %v), want (%v, %v)", isa, i, gm[i], gs[i], wm[i], ws[i])
+				}
+			}
+			for i := range want {
+				if !sameBits(got.Data[i], want[i]) {
+					t.Fatalf("%s: element %d = %v, want %v", isa, i, got.Data[i], want[i])
+				}
+			}
+		})
 	})
 }
