@@ -426,17 +426,27 @@ func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, st
 		sums[i] = s.vec()
 		s.zero(sums[i])
 	}
-	// chk sums x − m, all ≤ 0 or NaN: it ends NaN exactly when x holds a NaN,
-	// whatever exp makes of NaN.
-	chk := s.vec()
-	s.zero(chk)
+	// On AVX2 chk sums x − m, all ≤ 0 or NaN: it ends NaN exactly when x
+	// holds a NaN, whatever exp makes of NaN. AVX-512's exp keeps a NaN lane
+	// NaN (applyNonPositive), and every other lane is in [0, 1], so there the
+	// sum itself is NaN exactly when x holds a NaN: no chk.
+	var chk VecVirtual
+	check := func(v VecVirtual) {
+		if chk != nil {
+			asm.VADDPS(v, chk, chk)
+		}
+	}
+	if !s.evex {
+		chk = s.vec()
+		s.zero(chk)
+	}
 	if !s.evex {
 		// The tail first, before any store: dst may be x.
 		asm.TESTQ(rem, rem)
 		asm.JZ(LabelRef("expMain"))
 		v := s.vec()
 		asm.VADDPS(Mem{Base: x, Index: n, Scale: 4, Disp: -s.bytes()}, negM, v)
-		asm.VADDPS(v, chk, chk)
+		check(v)
 		ev := e.applyNonPositive(v)
 		asm.VMOVUPS(ev, stash)
 		mask := s.tailMask(rem)
@@ -456,7 +466,7 @@ func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, st
 	for i, sum := range sums {
 		v := s.vec()
 		asm.VADDPS(Mem{Base: p, Disp: i * s.bytes()}, negM, v)
-		asm.VADDPS(v, chk, chk)
+		check(v)
 		ev := e.applyNonPositive(v)
 		asm.VMOVUPS(ev, Mem{Base: q, Disp: i * s.bytes()})
 		asm.VADDPS(ev, sum, sum)
@@ -472,7 +482,7 @@ func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, st
 	{
 		v := s.vec()
 		asm.VADDPS(Mem{Base: p}, negM, v)
-		asm.VADDPS(v, chk, chk)
+		check(v)
 		ev := e.applyNonPositive(v)
 		asm.VMOVUPS(ev, Mem{Base: q})
 		asm.VADDPS(ev, sums[0], sums[0])
@@ -489,7 +499,6 @@ func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, st
 		v := s.vec()
 		asm.VMOVUPS_Z(Mem{Base: p}, k.k, v)
 		asm.VADDPS(negM, v, v)
-		asm.VADDPS(v, chk, chk) // masked lanes add −m, finite
 		ev := e.applyNonPositive(v)
 		asm.VMOVUPS(ev, k.k, Mem{Base: q})
 		asm.VADDPS(ev, sums[0], k.k, sums[0])
@@ -500,9 +509,14 @@ func softmaxExpSum(s *isa, dst, x, n, rem GPVirtual, k tail, negM VecVirtual, st
 	}
 
 	asm.Label("expReduce")
-	jumpIfNaN(s, chk, "nan")
+	if chk != nil {
+		jumpIfNaN(s, chk, "nan")
+	}
 	for i := 1; i < len(sums); i++ {
 		asm.VADDPS(sums[i], sums[0], sums[0])
+	}
+	if chk == nil {
+		jumpIfNaN(s, sums[0], "nan") // every lane's sum: NaN where x held one
 	}
 	return s.hsum(sums[0])
 }

@@ -298,49 +298,46 @@ maxReduce:
 	VBROADCASTSS  X1, Z1
 	VXORPS        Z2, Z2, Z2
 	VXORPS        Z3, Z3, Z3
-	VXORPS        Z4, Z4, Z4
 	MOVQ          AX, BX
 	MOVQ          CX, CX
 
 expBlock:
 	CMPQ              CX, $0x00000020
 	JB                expVector
-	VADDPS            (BX), Z1, Z5
-	VADDPS            Z5, Z4, Z4
-	VMULPS.BCST       consts<>+0(SB), Z5, Z6
-	VRNDSCALEPS       $0x08, Z6, Z6
-	VMOVAPS           Z5, Z7
-	VFNMADD231PS.BCST consts<>+32(SB), Z6, Z7
-	VFNMADD231PS.BCST consts<>+64(SB), Z6, Z7
-	VBROADCASTSS      consts<>+320(SB), Z8
-	VFMADD213PS.BCST  consts<>+288(SB), Z7, Z8
-	VFMADD213PS.BCST  consts<>+256(SB), Z7, Z8
-	VFMADD213PS.BCST  consts<>+224(SB), Z7, Z8
-	VFMADD213PS.BCST  consts<>+192(SB), Z7, Z8
-	VFMADD213PS.BCST  consts<>+160(SB), Z7, Z8
-	VFMADD213PS.BCST  consts<>+160(SB), Z7, Z8
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Z5, K2
-	VSCALEFPS.Z       Z6, Z8, K2, Z8
-	VMOVUPS           Z8, (AX)
-	VADDPS            Z8, Z2, Z2
-	VADDPS            64(BX), Z1, Z5
-	VADDPS            Z5, Z4, Z4
-	VMULPS.BCST       consts<>+0(SB), Z5, Z6
-	VRNDSCALEPS       $0x08, Z6, Z6
-	VMOVAPS           Z5, Z7
-	VFNMADD231PS.BCST consts<>+32(SB), Z6, Z7
-	VFNMADD231PS.BCST consts<>+64(SB), Z6, Z7
-	VBROADCASTSS      consts<>+320(SB), Z8
-	VFMADD213PS.BCST  consts<>+288(SB), Z7, Z8
-	VFMADD213PS.BCST  consts<>+256(SB), Z7, Z8
-	VFMADD213PS.BCST  consts<>+224(SB), Z7, Z8
-	VFMADD213PS.BCST  consts<>+192(SB), Z7, Z8
-	VFMADD213PS.BCST  consts<>+160(SB), Z7, Z8
-	VFMADD213PS.BCST  consts<>+160(SB), Z7, Z8
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Z5, K2
-	VSCALEFPS.Z       Z6, Z8, K2, Z8
-	VMOVUPS           Z8, 64(AX)
-	VADDPS            Z8, Z3, Z3
+	VADDPS            (BX), Z1, Z4
+	VMULPS.BCST       consts<>+0(SB), Z4, Z5
+	VRNDSCALEPS       $0x08, Z5, Z5
+	VMOVAPS           Z4, Z6
+	VFNMADD231PS.BCST consts<>+32(SB), Z5, Z6
+	VFNMADD231PS.BCST consts<>+64(SB), Z5, Z6
+	VBROADCASTSS      consts<>+320(SB), Z7
+	VFMADD213PS.BCST  consts<>+288(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+256(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+224(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+192(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z4, K2
+	VSCALEFPS.Z       Z5, Z7, K2, Z7
+	VMOVUPS           Z7, (AX)
+	VADDPS            Z7, Z2, Z2
+	VADDPS            64(BX), Z1, Z4
+	VMULPS.BCST       consts<>+0(SB), Z4, Z5
+	VRNDSCALEPS       $0x08, Z5, Z5
+	VMOVAPS           Z4, Z6
+	VFNMADD231PS.BCST consts<>+32(SB), Z5, Z6
+	VFNMADD231PS.BCST consts<>+64(SB), Z5, Z6
+	VBROADCASTSS      consts<>+320(SB), Z7
+	VFMADD213PS.BCST  consts<>+288(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+256(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+224(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+192(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z4, K2
+	VSCALEFPS.Z       Z5, Z7, K2, Z7
+	VMOVUPS           Z7, 64(AX)
+	VADDPS            Z7, Z3, Z3
 	ADDQ              $0x00000080, BX
 	ADDQ              $0x00000080, AX
 	SUBQ              $0x00000020, CX
@@ -349,24 +346,23 @@ expBlock:
 expVector:
 	CMPQ              CX, $0x00000010
 	JB                expTail
-	VADDPS            (BX), Z1, Z5
-	VADDPS            Z5, Z4, Z4
-	VMULPS.BCST       consts<>+0(SB), Z5, Z6
-	VRNDSCALEPS       $0x08, Z6, Z6
-	VMOVAPS           Z5, Z7
-	VFNMADD231PS.BCST consts<>+32(SB), Z6, Z7
-	VFNMADD231PS.BCST consts<>+64(SB), Z6, Z7
-	VBROADCASTSS      consts<>+320(SB), Z8
-	VFMADD213PS.BCST  consts<>+288(SB), Z7, Z8
-	VFMADD213PS.BCST  consts<>+256(SB), Z7, Z8
-	VFMADD213PS.BCST  consts<>+224(SB), Z7, Z8
-	VFMADD213PS.BCST  consts<>+192(SB), Z7, Z8
-	VFMADD213PS.BCST  consts<>+160(SB), Z7, Z8
-	VFMADD213PS.BCST  consts<>+160(SB), Z7, Z8
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Z5, K2
-	VSCALEFPS.Z       Z6, Z8, K2, Z8
-	VMOVUPS           Z8, (AX)
-	VADDPS            Z8, Z2, Z2
+	VADDPS            (BX), Z1, Z4
+	VMULPS.BCST       consts<>+0(SB), Z4, Z5
+	VRNDSCALEPS       $0x08, Z5, Z5
+	VMOVAPS           Z4, Z6
+	VFNMADD231PS.BCST consts<>+32(SB), Z5, Z6
+	VFNMADD231PS.BCST consts<>+64(SB), Z5, Z6
+	VBROADCASTSS      consts<>+320(SB), Z7
+	VFMADD213PS.BCST  consts<>+288(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+256(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+224(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+192(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z4, K2
+	VSCALEFPS.Z       Z5, Z7, K2, Z7
+	VMOVUPS           Z7, (AX)
+	VADDPS            Z7, Z2, Z2
 	ADDQ              $0x00000040, BX
 	ADDQ              $0x00000040, AX
 	SUBQ              $0x00000010, CX
@@ -375,31 +371,30 @@ expVector:
 expTail:
 	TESTQ             DX, DX
 	JZ                expReduce
-	VMOVUPS.Z         (BX), K1, Z5
-	VADDPS            Z1, Z5, Z5
-	VADDPS            Z5, Z4, Z4
-	VMULPS.BCST       consts<>+0(SB), Z5, Z1
+	VMOVUPS.Z         (BX), K1, Z4
+	VADDPS            Z1, Z4, Z4
+	VMULPS.BCST       consts<>+0(SB), Z4, Z1
 	VRNDSCALEPS       $0x08, Z1, Z1
-	VMOVAPS           Z5, Z6
-	VFNMADD231PS.BCST consts<>+32(SB), Z1, Z6
-	VFNMADD231PS.BCST consts<>+64(SB), Z1, Z6
-	VBROADCASTSS      consts<>+320(SB), Z7
-	VFMADD213PS.BCST  consts<>+288(SB), Z6, Z7
-	VFMADD213PS.BCST  consts<>+256(SB), Z6, Z7
-	VFMADD213PS.BCST  consts<>+224(SB), Z6, Z7
-	VFMADD213PS.BCST  consts<>+192(SB), Z6, Z7
-	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
-	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Z5, K2
-	VSCALEFPS.Z       Z1, Z7, K2, Z7
-	VMOVUPS           Z7, K1, (AX)
-	VADDPS            Z7, Z2, K1, Z2
+	VMOVAPS           Z4, Z5
+	VFNMADD231PS.BCST consts<>+32(SB), Z1, Z5
+	VFNMADD231PS.BCST consts<>+64(SB), Z1, Z5
+	VBROADCASTSS      consts<>+320(SB), Z6
+	VFMADD213PS.BCST  consts<>+288(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+256(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+224(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+192(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+160(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+160(SB), Z5, Z6
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z4, K2
+	VSCALEFPS.Z       Z1, Z6, K2, Z6
+	VMOVUPS           Z6, K1, (AX)
+	VADDPS            Z6, Z2, K1, Z2
 
 expReduce:
-	VCMPPS        $0x03, Z4, Z4, K1
+	VADDPS        Z3, Z2, Z2
+	VCMPPS        $0x03, Z2, Z2, K1
 	KORTESTW      K1, K1
 	JNZ           nan
-	VADDPS        Z3, Z2, Z2
 	VEXTRACTF64X4 $0x01, Z2, Y1
 	VADDPS        Y1, Y2, Y2
 	VEXTRACTF32X4 $0x01, Y2, X1
@@ -803,7 +798,6 @@ bandFinite:
 	KMOVW        R13, K1
 	VXORPS       Z3, Z3, Z3
 	VXORPS       Z4, Z4, Z4
-	VXORPS       Z5, Z5, Z5
 	MOVQ         R8, R13
 	MOVQ         R8, R14
 	MOVQ         R10, R15
@@ -811,42 +805,40 @@ bandFinite:
 expBlock:
 	CMPQ              R15, $0x00000020
 	JB                expVector
-	VADDPS            (R13), Z2, Z6
-	VADDPS            Z6, Z5, Z5
-	VMULPS.BCST       consts<>+0(SB), Z6, Z7
-	VRNDSCALEPS       $0x08, Z7, Z7
-	VMOVAPS           Z6, Z8
-	VFNMADD231PS.BCST consts<>+32(SB), Z7, Z8
-	VFNMADD231PS.BCST consts<>+64(SB), Z7, Z8
-	VBROADCASTSS      consts<>+320(SB), Z9
-	VFMADD213PS.BCST  consts<>+288(SB), Z8, Z9
-	VFMADD213PS.BCST  consts<>+256(SB), Z8, Z9
-	VFMADD213PS.BCST  consts<>+224(SB), Z8, Z9
-	VFMADD213PS.BCST  consts<>+192(SB), Z8, Z9
-	VFMADD213PS.BCST  consts<>+160(SB), Z8, Z9
-	VFMADD213PS.BCST  consts<>+160(SB), Z8, Z9
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Z6, K2
-	VSCALEFPS.Z       Z7, Z9, K2, Z9
-	VMOVUPS           Z9, (R14)
-	VADDPS            Z9, Z3, Z3
-	VADDPS            64(R13), Z2, Z6
-	VADDPS            Z6, Z5, Z5
-	VMULPS.BCST       consts<>+0(SB), Z6, Z7
-	VRNDSCALEPS       $0x08, Z7, Z7
-	VMOVAPS           Z6, Z8
-	VFNMADD231PS.BCST consts<>+32(SB), Z7, Z8
-	VFNMADD231PS.BCST consts<>+64(SB), Z7, Z8
-	VBROADCASTSS      consts<>+320(SB), Z9
-	VFMADD213PS.BCST  consts<>+288(SB), Z8, Z9
-	VFMADD213PS.BCST  consts<>+256(SB), Z8, Z9
-	VFMADD213PS.BCST  consts<>+224(SB), Z8, Z9
-	VFMADD213PS.BCST  consts<>+192(SB), Z8, Z9
-	VFMADD213PS.BCST  consts<>+160(SB), Z8, Z9
-	VFMADD213PS.BCST  consts<>+160(SB), Z8, Z9
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Z6, K2
-	VSCALEFPS.Z       Z7, Z9, K2, Z9
-	VMOVUPS           Z9, 64(R14)
-	VADDPS            Z9, Z4, Z4
+	VADDPS            (R13), Z2, Z5
+	VMULPS.BCST       consts<>+0(SB), Z5, Z6
+	VRNDSCALEPS       $0x08, Z6, Z6
+	VMOVAPS           Z5, Z7
+	VFNMADD231PS.BCST consts<>+32(SB), Z6, Z7
+	VFNMADD231PS.BCST consts<>+64(SB), Z6, Z7
+	VBROADCASTSS      consts<>+320(SB), Z8
+	VFMADD213PS.BCST  consts<>+288(SB), Z7, Z8
+	VFMADD213PS.BCST  consts<>+256(SB), Z7, Z8
+	VFMADD213PS.BCST  consts<>+224(SB), Z7, Z8
+	VFMADD213PS.BCST  consts<>+192(SB), Z7, Z8
+	VFMADD213PS.BCST  consts<>+160(SB), Z7, Z8
+	VFMADD213PS.BCST  consts<>+160(SB), Z7, Z8
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z5, K2
+	VSCALEFPS.Z       Z6, Z8, K2, Z8
+	VMOVUPS           Z8, (R14)
+	VADDPS            Z8, Z3, Z3
+	VADDPS            64(R13), Z2, Z5
+	VMULPS.BCST       consts<>+0(SB), Z5, Z6
+	VRNDSCALEPS       $0x08, Z6, Z6
+	VMOVAPS           Z5, Z7
+	VFNMADD231PS.BCST consts<>+32(SB), Z6, Z7
+	VFNMADD231PS.BCST consts<>+64(SB), Z6, Z7
+	VBROADCASTSS      consts<>+320(SB), Z8
+	VFMADD213PS.BCST  consts<>+288(SB), Z7, Z8
+	VFMADD213PS.BCST  consts<>+256(SB), Z7, Z8
+	VFMADD213PS.BCST  consts<>+224(SB), Z7, Z8
+	VFMADD213PS.BCST  consts<>+192(SB), Z7, Z8
+	VFMADD213PS.BCST  consts<>+160(SB), Z7, Z8
+	VFMADD213PS.BCST  consts<>+160(SB), Z7, Z8
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z5, K2
+	VSCALEFPS.Z       Z6, Z8, K2, Z8
+	VMOVUPS           Z8, 64(R14)
+	VADDPS            Z8, Z4, Z4
 	ADDQ              $0x00000080, R13
 	ADDQ              $0x00000080, R14
 	SUBQ              $0x00000020, R15
@@ -855,24 +847,23 @@ expBlock:
 expVector:
 	CMPQ              R15, $0x00000010
 	JB                expTail
-	VADDPS            (R13), Z2, Z6
-	VADDPS            Z6, Z5, Z5
-	VMULPS.BCST       consts<>+0(SB), Z6, Z7
-	VRNDSCALEPS       $0x08, Z7, Z7
-	VMOVAPS           Z6, Z8
-	VFNMADD231PS.BCST consts<>+32(SB), Z7, Z8
-	VFNMADD231PS.BCST consts<>+64(SB), Z7, Z8
-	VBROADCASTSS      consts<>+320(SB), Z9
-	VFMADD213PS.BCST  consts<>+288(SB), Z8, Z9
-	VFMADD213PS.BCST  consts<>+256(SB), Z8, Z9
-	VFMADD213PS.BCST  consts<>+224(SB), Z8, Z9
-	VFMADD213PS.BCST  consts<>+192(SB), Z8, Z9
-	VFMADD213PS.BCST  consts<>+160(SB), Z8, Z9
-	VFMADD213PS.BCST  consts<>+160(SB), Z8, Z9
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Z6, K2
-	VSCALEFPS.Z       Z7, Z9, K2, Z9
-	VMOVUPS           Z9, (R14)
-	VADDPS            Z9, Z3, Z3
+	VADDPS            (R13), Z2, Z5
+	VMULPS.BCST       consts<>+0(SB), Z5, Z6
+	VRNDSCALEPS       $0x08, Z6, Z6
+	VMOVAPS           Z5, Z7
+	VFNMADD231PS.BCST consts<>+32(SB), Z6, Z7
+	VFNMADD231PS.BCST consts<>+64(SB), Z6, Z7
+	VBROADCASTSS      consts<>+320(SB), Z8
+	VFMADD213PS.BCST  consts<>+288(SB), Z7, Z8
+	VFMADD213PS.BCST  consts<>+256(SB), Z7, Z8
+	VFMADD213PS.BCST  consts<>+224(SB), Z7, Z8
+	VFMADD213PS.BCST  consts<>+192(SB), Z7, Z8
+	VFMADD213PS.BCST  consts<>+160(SB), Z7, Z8
+	VFMADD213PS.BCST  consts<>+160(SB), Z7, Z8
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z5, K2
+	VSCALEFPS.Z       Z6, Z8, K2, Z8
+	VMOVUPS           Z8, (R14)
+	VADDPS            Z8, Z3, Z3
 	ADDQ              $0x00000040, R13
 	ADDQ              $0x00000040, R14
 	SUBQ              $0x00000010, R15
@@ -881,31 +872,30 @@ expVector:
 expTail:
 	TESTQ             R12, R12
 	JZ                expReduce
-	VMOVUPS.Z         (R13), K1, Z6
-	VADDPS            Z2, Z6, Z6
-	VADDPS            Z6, Z5, Z5
-	VMULPS.BCST       consts<>+0(SB), Z6, Z2
+	VMOVUPS.Z         (R13), K1, Z5
+	VADDPS            Z2, Z5, Z5
+	VMULPS.BCST       consts<>+0(SB), Z5, Z2
 	VRNDSCALEPS       $0x08, Z2, Z2
-	VMOVAPS           Z6, Z7
-	VFNMADD231PS.BCST consts<>+32(SB), Z2, Z7
-	VFNMADD231PS.BCST consts<>+64(SB), Z2, Z7
-	VBROADCASTSS      consts<>+320(SB), Z8
-	VFMADD213PS.BCST  consts<>+288(SB), Z7, Z8
-	VFMADD213PS.BCST  consts<>+256(SB), Z7, Z8
-	VFMADD213PS.BCST  consts<>+224(SB), Z7, Z8
-	VFMADD213PS.BCST  consts<>+192(SB), Z7, Z8
-	VFMADD213PS.BCST  consts<>+160(SB), Z7, Z8
-	VFMADD213PS.BCST  consts<>+160(SB), Z7, Z8
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Z6, K2
-	VSCALEFPS.Z       Z2, Z8, K2, Z8
-	VMOVUPS           Z8, K1, (R14)
-	VADDPS            Z8, Z3, K1, Z3
+	VMOVAPS           Z5, Z6
+	VFNMADD231PS.BCST consts<>+32(SB), Z2, Z6
+	VFNMADD231PS.BCST consts<>+64(SB), Z2, Z6
+	VBROADCASTSS      consts<>+320(SB), Z7
+	VFMADD213PS.BCST  consts<>+288(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+256(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+224(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+192(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
+	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z5, K2
+	VSCALEFPS.Z       Z2, Z7, K2, Z7
+	VMOVUPS           Z7, K1, (R14)
+	VADDPS            Z7, Z3, K1, Z3
 
 expReduce:
-	VCMPPS        $0x03, Z5, Z5, K1
+	VADDPS        Z4, Z3, Z3
+	VCMPPS        $0x03, Z3, Z3, K1
 	KORTESTW      K1, K1
 	JNZ           nan
-	VADDPS        Z4, Z3, Z3
 	VEXTRACTF64X4 $0x01, Z3, Y2
 	VADDPS        Y2, Y3, Y3
 	VEXTRACTF32X4 $0x01, Y3, X2

@@ -442,49 +442,46 @@ maxReduce:
 	VBROADCASTSS  X0, Z0
 	VXORPS        Z1, Z1, Z1
 	VXORPS        Z2, Z2, Z2
-	VXORPS        Z3, Z3, Z3
 	MOVQ          AX, SI
 	MOVQ          DX, DI
 
 expBlock:
 	CMPQ              DI, $0x00000020
 	JB                expVector
-	VADDPS            (CX), Z0, Z4
-	VADDPS            Z4, Z3, Z3
-	VMULPS.BCST       consts<>+0(SB), Z4, Z5
-	VRNDSCALEPS       $0x08, Z5, Z5
-	VMOVAPS           Z4, Z6
-	VFNMADD231PS.BCST consts<>+32(SB), Z5, Z6
-	VFNMADD231PS.BCST consts<>+64(SB), Z5, Z6
-	VBROADCASTSS      consts<>+320(SB), Z7
-	VFMADD213PS.BCST  consts<>+288(SB), Z6, Z7
-	VFMADD213PS.BCST  consts<>+256(SB), Z6, Z7
-	VFMADD213PS.BCST  consts<>+224(SB), Z6, Z7
-	VFMADD213PS.BCST  consts<>+192(SB), Z6, Z7
-	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
-	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Z4, K2
-	VSCALEFPS.Z       Z5, Z7, K2, Z7
-	VMOVUPS           Z7, (SI)
-	VADDPS            Z7, Z1, Z1
-	VADDPS            64(CX), Z0, Z4
-	VADDPS            Z4, Z3, Z3
-	VMULPS.BCST       consts<>+0(SB), Z4, Z5
-	VRNDSCALEPS       $0x08, Z5, Z5
-	VMOVAPS           Z4, Z6
-	VFNMADD231PS.BCST consts<>+32(SB), Z5, Z6
-	VFNMADD231PS.BCST consts<>+64(SB), Z5, Z6
-	VBROADCASTSS      consts<>+320(SB), Z7
-	VFMADD213PS.BCST  consts<>+288(SB), Z6, Z7
-	VFMADD213PS.BCST  consts<>+256(SB), Z6, Z7
-	VFMADD213PS.BCST  consts<>+224(SB), Z6, Z7
-	VFMADD213PS.BCST  consts<>+192(SB), Z6, Z7
-	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
-	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Z4, K2
-	VSCALEFPS.Z       Z5, Z7, K2, Z7
-	VMOVUPS           Z7, 64(SI)
-	VADDPS            Z7, Z2, Z2
+	VADDPS            (CX), Z0, Z3
+	VMULPS.BCST       consts<>+0(SB), Z3, Z4
+	VRNDSCALEPS       $0x08, Z4, Z4
+	VMOVAPS           Z3, Z5
+	VFNMADD231PS.BCST consts<>+32(SB), Z4, Z5
+	VFNMADD231PS.BCST consts<>+64(SB), Z4, Z5
+	VBROADCASTSS      consts<>+320(SB), Z6
+	VFMADD213PS.BCST  consts<>+288(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+256(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+224(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+192(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+160(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+160(SB), Z5, Z6
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z3, K2
+	VSCALEFPS.Z       Z4, Z6, K2, Z6
+	VMOVUPS           Z6, (SI)
+	VADDPS            Z6, Z1, Z1
+	VADDPS            64(CX), Z0, Z3
+	VMULPS.BCST       consts<>+0(SB), Z3, Z4
+	VRNDSCALEPS       $0x08, Z4, Z4
+	VMOVAPS           Z3, Z5
+	VFNMADD231PS.BCST consts<>+32(SB), Z4, Z5
+	VFNMADD231PS.BCST consts<>+64(SB), Z4, Z5
+	VBROADCASTSS      consts<>+320(SB), Z6
+	VFMADD213PS.BCST  consts<>+288(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+256(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+224(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+192(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+160(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+160(SB), Z5, Z6
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z3, K2
+	VSCALEFPS.Z       Z4, Z6, K2, Z6
+	VMOVUPS           Z6, 64(SI)
+	VADDPS            Z6, Z2, Z2
 	ADDQ              $0x00000080, CX
 	ADDQ              $0x00000080, SI
 	SUBQ              $0x00000020, DI
@@ -493,24 +490,23 @@ expBlock:
 expVector:
 	CMPQ              DI, $0x00000010
 	JB                expTail
-	VADDPS            (CX), Z0, Z4
-	VADDPS            Z4, Z3, Z3
-	VMULPS.BCST       consts<>+0(SB), Z4, Z5
-	VRNDSCALEPS       $0x08, Z5, Z5
-	VMOVAPS           Z4, Z6
-	VFNMADD231PS.BCST consts<>+32(SB), Z5, Z6
-	VFNMADD231PS.BCST consts<>+64(SB), Z5, Z6
-	VBROADCASTSS      consts<>+320(SB), Z7
-	VFMADD213PS.BCST  consts<>+288(SB), Z6, Z7
-	VFMADD213PS.BCST  consts<>+256(SB), Z6, Z7
-	VFMADD213PS.BCST  consts<>+224(SB), Z6, Z7
-	VFMADD213PS.BCST  consts<>+192(SB), Z6, Z7
-	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
-	VFMADD213PS.BCST  consts<>+160(SB), Z6, Z7
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Z4, K2
-	VSCALEFPS.Z       Z5, Z7, K2, Z7
-	VMOVUPS           Z7, (SI)
-	VADDPS            Z7, Z1, Z1
+	VADDPS            (CX), Z0, Z3
+	VMULPS.BCST       consts<>+0(SB), Z3, Z4
+	VRNDSCALEPS       $0x08, Z4, Z4
+	VMOVAPS           Z3, Z5
+	VFNMADD231PS.BCST consts<>+32(SB), Z4, Z5
+	VFNMADD231PS.BCST consts<>+64(SB), Z4, Z5
+	VBROADCASTSS      consts<>+320(SB), Z6
+	VFMADD213PS.BCST  consts<>+288(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+256(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+224(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+192(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+160(SB), Z5, Z6
+	VFMADD213PS.BCST  consts<>+160(SB), Z5, Z6
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z3, K2
+	VSCALEFPS.Z       Z4, Z6, K2, Z6
+	VMOVUPS           Z6, (SI)
+	VADDPS            Z6, Z1, Z1
 	ADDQ              $0x00000040, CX
 	ADDQ              $0x00000040, SI
 	SUBQ              $0x00000010, DI
@@ -519,31 +515,30 @@ expVector:
 expTail:
 	TESTQ             BX, BX
 	JZ                expReduce
-	VMOVUPS.Z         (CX), K1, Z4
-	VADDPS            Z0, Z4, Z4
-	VADDPS            Z4, Z3, Z3
-	VMULPS.BCST       consts<>+0(SB), Z4, Z0
+	VMOVUPS.Z         (CX), K1, Z3
+	VADDPS            Z0, Z3, Z3
+	VMULPS.BCST       consts<>+0(SB), Z3, Z0
 	VRNDSCALEPS       $0x08, Z0, Z0
-	VMOVAPS           Z4, Z5
-	VFNMADD231PS.BCST consts<>+32(SB), Z0, Z5
-	VFNMADD231PS.BCST consts<>+64(SB), Z0, Z5
-	VBROADCASTSS      consts<>+320(SB), Z6
-	VFMADD213PS.BCST  consts<>+288(SB), Z5, Z6
-	VFMADD213PS.BCST  consts<>+256(SB), Z5, Z6
-	VFMADD213PS.BCST  consts<>+224(SB), Z5, Z6
-	VFMADD213PS.BCST  consts<>+192(SB), Z5, Z6
-	VFMADD213PS.BCST  consts<>+160(SB), Z5, Z6
-	VFMADD213PS.BCST  consts<>+160(SB), Z5, Z6
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Z4, K2
-	VSCALEFPS.Z       Z0, Z6, K2, Z6
-	VMOVUPS           Z6, K1, (SI)
-	VADDPS            Z6, Z1, K1, Z1
+	VMOVAPS           Z3, Z4
+	VFNMADD231PS.BCST consts<>+32(SB), Z0, Z4
+	VFNMADD231PS.BCST consts<>+64(SB), Z0, Z4
+	VBROADCASTSS      consts<>+320(SB), Z5
+	VFMADD213PS.BCST  consts<>+288(SB), Z4, Z5
+	VFMADD213PS.BCST  consts<>+256(SB), Z4, Z5
+	VFMADD213PS.BCST  consts<>+224(SB), Z4, Z5
+	VFMADD213PS.BCST  consts<>+192(SB), Z4, Z5
+	VFMADD213PS.BCST  consts<>+160(SB), Z4, Z5
+	VFMADD213PS.BCST  consts<>+160(SB), Z4, Z5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z3, K2
+	VSCALEFPS.Z       Z0, Z5, K2, Z5
+	VMOVUPS           Z5, K1, (SI)
+	VADDPS            Z5, Z1, K1, Z1
 
 expReduce:
-	VCMPPS        $0x03, Z3, Z3, K1
+	VADDPS        Z2, Z1, Z1
+	VCMPPS        $0x03, Z1, Z1, K1
 	KORTESTW      K1, K1
 	JNZ           nan
-	VADDPS        Z2, Z1, Z1
 	VEXTRACTF64X4 $0x01, Z1, Y0
 	VADDPS        Y0, Y1, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
