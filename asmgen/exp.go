@@ -156,8 +156,10 @@ func (e *expGen) apply(x VecVirtual) VecVirtual {
 // applyNonPositive is apply for lanes ≤ 0, such as softmax's x − max: apply
 // without the overflow handling (the clamp to ExpHi and the +Inf blend), which
 // cannot change such lanes, so it gives the same bits with fewer instructions.
-// A NaN lane gives an unspecified value (on AVX2 the exponent shift can turn a
-// NaN with payload into a number): callers check their input for NaN.
+// A NaN lane gives NaN on AVX-512 (every step keeps it, and the mask keeps
+// NaN lanes: softmaxExpSum relies on it) and an unspecified value on AVX2
+// (the exponent shift can turn a NaN with payload into a number), where
+// callers check their input for NaN.
 func (e *expGen) applyNonPositive(x VecVirtual) VecVirtual {
 	if e.s.evex {
 		return e.scaled(x, x)
