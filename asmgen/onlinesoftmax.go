@@ -48,22 +48,13 @@ func genOnlineSoftmax(s *isa) {
 	if !s.evex {
 		stash = asm.AllocLocal(s.bytes())
 	}
-	rem := asm.GP64()
-	asm.MOVQ(n, rem)
-	asm.ANDQ(U32(s.lanes-1), rem)
-	var k tail
-	if s.evex {
-		k = s.tailMask(rem) // all-zero when rem = 0
-	}
+	rem, k := s.remTail(n)
 
 	// Pass 1: m' = max(m, max x). VMAXSS returns its second source m when
 	// either is NaN; a NaN of x lost here is found by pass 2.
 	mx := softmaxMax(s, x, n, rem, k, nil)
 	asm.VMAXSS(paramAddr("m"), mx, mx) // VEX: no legacy-SSE load after a 256-bit write
-	t := asm.XMM()
-	asm.VSUBSS(mx, mx, t) // 0 when m' is finite, NaN for ±Inf and NaN
-	asm.VUCOMISS(t, t)
-	asm.JP(LabelRef("special"))
+	jumpUnlessFinite(mx, "special")
 
 	// Pass 2: x = exp(x − m'), summed; a NaN in x jumps to nan.
 	negM := s.vec()
@@ -163,13 +154,7 @@ func genOnlineSoftmaxBand(s *isa) {
 		asm.Label("bandMax")
 	}
 	{
-		rem := asm.GP64()
-		asm.MOVQ(nCur, rem)
-		asm.ANDQ(U32(s.lanes-1), rem)
-		var k tail
-		if s.evex {
-			k = s.tailMask(rem)
-		}
+		rem, k := s.remTail(nCur)
 		mx := softmaxMax(s, rowp, nCur, rem, k, nil)
 		asm.VMAXSS(Mem{Base: mp, Index: i, Scale: 4}, mx, mx)
 		asm.VMOVAPS(mx, mNext)
@@ -188,20 +173,11 @@ func genOnlineSoftmaxBand(s *isa) {
 	asm.JMP(LabelRef("bandZero"))
 
 	asm.Label("bandFinite")
-	t := asm.XMM()
-	asm.VSUBSS(mCur, mCur, t) // 0 when m' is finite, NaN for ±Inf and NaN
-	asm.VUCOMISS(t, t)
-	asm.JP(LabelRef("bandMark"))
+	jumpUnlessFinite(mCur, "bandMark")
 	{
 		negM := s.vec()
 		negate(mCur, negM)
-		rem := asm.GP64()
-		asm.MOVQ(nPrev, rem)
-		asm.ANDQ(U32(s.lanes-1), rem)
-		var k tail
-		if s.evex {
-			k = s.tailMask(rem)
-		}
+		rem, k := s.remTail(nPrev)
 		total := softmaxExpSum(s, rowPrev, rowPrev, nPrev, rem, k, negM, stash)
 		asm.VMOVSS(mCur, Mem{Base: mp, Index: j, Scale: 4})
 		asm.VMOVSS(total, Mem{Base: sp, Index: j, Scale: 4})
@@ -248,4 +224,27 @@ func genOnlineSoftmaxBand(s *isa) {
 	asm.Store(marked, asm.ReturnIndex(0))
 	asm.VZEROUPPER()
 	asm.RET()
+}
+
+// remTail returns n mod lanes in a new register and, for AVX-512, the opmask
+// of that many lanes (all-zero when it is 0); AVX2 callers handle the tail
+// otherwise.
+func (s *isa) remTail(n GPVirtual) (GPVirtual, tail) {
+	rem := asm.GP64()
+	asm.MOVQ(n, rem)
+	asm.ANDQ(U32(s.lanes-1), rem)
+	var k tail
+	if s.evex {
+		k = s.tailMask(rem)
+	}
+	return rem, k
+}
+
+// jumpUnlessFinite jumps to label unless the float in lane 0 of v is finite:
+// v − v is 0 for a finite v and NaN for ±Inf and NaN.
+func jumpUnlessFinite(v VecVirtual, label string) {
+	t := asm.XMM()
+	asm.VSUBSS(v, v, t)
+	asm.VUCOMISS(t, t)
+	asm.JP(LabelRef(label))
 }
