@@ -206,35 +206,43 @@ func TestOnlineSoftmaxBand(t *testing.T) {
 				if 10 < tc.rows {
 					m[10] = inf
 				}
-				want := append([]float32(nil), data...)
-				wm := append([]float32(nil), m...)
-				ws := make([]float32, tc.rows)
-				for i := range tc.rows {
-					r := want[i*stride : i*stride+tc.cols]
-					n := min(tc.cols, max(0, d+i))
-					wm[i], ws[i] = OnlineSoftmax(r[:n], wm[i])
-					clear(r[n:])
-				}
 				x := Matrix{Rows: tc.rows, Cols: tc.cols, Stride: stride, Data: data}
-				sum := make([]float32, tc.rows)
-				for i := range sum {
-					sum[i] = 123
-				}
-				OnlineSoftmaxBand(x, d, m, sum)
-				what := fmt.Sprintf("%d×%d stride %d d=%d", tc.rows, tc.cols, stride, d)
-				for i := range tc.rows {
-					if !sameBits(m[i], wm[i]) || !sameBits(sum[i], ws[i]) {
-						t.Fatalf("%s row %d: (m, sum) = (%v, %v), want (%v, %v)", what, i, m[i], sum[i], wm[i], ws[i])
-					}
-				}
-				for i := range data {
-					if !sameBits(data[i], want[i]) {
-						t.Fatalf("%s: element %d (row %d, column %d) = %v, want %v", what, i, i/stride, i%stride, data[i], want[i])
-					}
-				}
+				checkBand(t, fmt.Sprintf("%d×%d stride %d d=%d", tc.rows, tc.cols, stride, d), x, d, m)
 			}
 		}
 	})
+}
+
+// checkBand runs OnlineSoftmaxBand(x, d, m, sum) and fails t unless m, sum
+// and every element of x.Data (padding included) have the bits of
+// OnlineSoftmax run row by row on copies, with each row cleared past its
+// scores.
+func checkBand(t *testing.T, what string, x Matrix, d int, m []float32) {
+	t.Helper()
+	want := append([]float32(nil), x.Data...)
+	wm := append([]float32(nil), m...)
+	ws := make([]float32, x.Rows)
+	for i := range x.Rows {
+		r := want[i*x.Stride : i*x.Stride+x.Cols]
+		n := min(x.Cols, max(0, d+i))
+		wm[i], ws[i] = OnlineSoftmax(r[:n], wm[i])
+		clear(r[n:])
+	}
+	sum := make([]float32, x.Rows)
+	for i := range sum {
+		sum[i] = 123
+	}
+	OnlineSoftmaxBand(x, d, m, sum)
+	for i := range x.Rows {
+		if !sameBits(m[i], wm[i]) || !sameBits(sum[i], ws[i]) {
+			t.Fatalf("%s row %d: (m, sum) = (%v, %v), want (%v, %v)", what, i, m[i], sum[i], wm[i], ws[i])
+		}
+	}
+	for i := range want {
+		if !sameBits(x.Data[i], want[i]) {
+			t.Fatalf("%s: element %d (row %d, column %d) = %v, want %v", what, i, i/max(1, x.Stride), i%max(1, x.Stride), x.Data[i], want[i])
+		}
+	}
 }
 
 // TestOnlineSoftmaxBandKernel checks that the SIMD kernels finish ordinary
@@ -321,37 +329,15 @@ func FuzzOnlineSoftmaxBand(f *testing.F) {
 			m0 = x[int(pick)%len(x)]
 		}
 		eachISA(func(isa string) {
-			want := append([]float32(nil), x[:rows*cols]...)
-			wm, ws := make([]float32, rows), make([]float32, rows)
-			for i := range rows {
-				wm[i] = m0
+			m := make([]float32, rows)
+			for i := range m {
+				m[i] = m0
 				if i > 0 {
-					wm[i] = float32(i) - 2
+					m[i] = float32(i) - 2
 				}
-				r := want[i*cols : (i+1)*cols]
-				n := min(cols, max(0, d+i))
-				wm[i], ws[i] = OnlineSoftmax(r[:n], wm[i])
-				clear(r[n:])
 			}
 			got := Matrix{Rows: rows, Cols: cols, Stride: cols, Data: append([]float32(nil), x[:rows*cols]...)}
-			gm, gs := make([]float32, rows), make([]float32, rows)
-			for i := range gm {
-				gm[i] = m0
-				if i > 0 {
-					gm[i] = float32(i) - 2
-				}
-			}
-			OnlineSoftmaxBand(got, d, gm, gs)
-			for i := range rows {
-				if !sameBits(gm[i], wm[i]) || !sameBits(gs[i], ws[i]) {
-					t.Fatalf("%s row %d: (%v, %v), want (%v, %v)", isa, i, gm[i], gs[i], wm[i], ws[i])
-				}
-			}
-			for i := range want {
-				if !sameBits(got.Data[i], want[i]) {
-					t.Fatalf("%s: element %d = %v, want %v", isa, i, got.Data[i], want[i])
-				}
-			}
+			checkBand(t, isa, got, d, m)
 		})
 	})
 }
