@@ -62,12 +62,13 @@ test-generated:
 
 # The oldest Go the core module declares (go.mod's go line): the toolchain comes
 # through the module proxy (GOTOOLCHAIN), and the core packages must build and pass with it.
-# -short: the same tests as test-native, with the fewer shapes they take under
-# emulation (test-native has just run them all with the current Go).
+# -short and HEED_TEST_SPARSE: the same tests as test-native, with the fewer
+# shapes and trials they take under emulation (test-native has just run them
+# all with the current Go; every path a shape selects is kept).
 GO_MIN ?= go1.24.11
 test-mingo:
 	GOTOOLCHAIN=$(GO_MIN) $(GO) vet ./...
-	GOTOOLCHAIN=$(GO_MIN) HEED_REQUIRE_ISA=$(NATIVE_ISAS) $(GO) test -short ./...
+	GOTOOLCHAIN=$(GO_MIN) HEED_REQUIRE_ISA=$(NATIVE_ISAS) HEED_TEST_SPARSE=1 $(GO) test -short ./...
 
 # bench/'s own tests: every peer computes what heed computes (no timing).
 test-bench:

@@ -65,9 +65,18 @@ func forEachISA(t *testing.T, f func(t *testing.T)) {
 
 // sparse reports whether HEED_TEST_SPARSE is set: make test's Haswell step,
 // which repeats under emulation the AVX2 paths that test-native has already
-// checked (see kernels' harness). Tests that check only what no CPU model
-// changes (allocations, under every ISA natively) skip themselves there.
+// checked, and its oldest-Go step (see kernels' harness). Tests that check
+// only what no CPU model changes (allocations, under every ISA natively)
+// skip themselves there, and tests that repeat a case over mask modes take
+// fewer of them (sparseKeeps).
 var sparse = os.Getenv("HEED_TEST_SPARSE") != ""
+
+// sparseKeeps reports whether a test runs trial i of those it repeats for
+// each case c (mask modes and the like, which the attention's Go code
+// handles alike under every ISA): always, or when sparse one in every,
+// chosen by (c+i) mod every so that the trials kept rotate over the cases
+// and each still runs.
+func sparseKeeps(c, i, every int) bool { return !sparse || (c+i)%every == 0 }
 
 // skipSparse skips t when sparse: what it checks, the native run has checked
 // under every ISA with the same Go code.

@@ -508,6 +508,9 @@ func testAttendManyVsAttend(t *testing.T) {
 						if mode%2 == 0 {
 							m.Reset(keys, kernels.Matrix{}) // the next AttendMany is a first call
 						}
+						if !sparseKeeps(S+d+int(k), mode, 3) {
+							continue
+						}
 						att := setMask(rng, m, mode)
 						q := randMat(rng, B, qd, 1)
 						wm, cm := randMat(rng, B, S, 0), randMat(rng, B, d, 0)

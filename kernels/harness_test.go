@@ -72,7 +72,8 @@ var testISAs = func() []ISA {
 // sparse reports whether HEED_TEST_SPARSE is set. make test sets it for its
 // Haswell step, which repeats under emulation the AVX2 kernels that
 // test-native has already checked on the same instructions: that step proves
-// they run on a CPU without AVX-512 and that dispatch picks them there. Tests
+// they run on a CPU without AVX-512 and that dispatch picks them there. Its
+// oldest-Go step sets it too: test-native has just run the same code. Tests
 // that repeat one code path over many values, positions or trials take fewer
 // of them when it is set; every shape that selects a different path (a tail,
 // a block count, a route, a variant) is kept.
@@ -86,6 +87,12 @@ func skipSparse(t *testing.T) {
 		t.Skip("HEED_TEST_SPARSE: checked under every ISA by the native run")
 	}
 }
+
+// sparseKeeps reports whether a test runs trial i of those it repeats for
+// each case c (trials that vary values or conditions, not the path a shape
+// selects): always, or when sparse one in every, chosen by (c+i) mod every so
+// that the trials kept rotate over the cases and each still runs.
+func sparseKeeps(c, i, every int) bool { return !sparse || (c+i)%every == 0 }
 
 // runner is *testing.T or *testing.B.
 type runner[T any] interface {
