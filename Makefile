@@ -13,7 +13,14 @@ all: test
 generate:
 	cd asmgen && $(GO) run ./fit && $(GO) run .
 
-test: vet test-native test-purego test-emulated test-generated test-bench test-mingo test-gonumblas
+# The steps run in three groups, one after another: the native ones, the two
+# emulated ones, the rest. Within a group they run side by side (-j2, each
+# one's output kept whole, -O), so that one step's single long package does
+# not leave a core idle; a failure stops make after the group.
+test:
+	$(MAKE) --no-print-directory -j2 -O vet test-native test-purego
+	$(MAKE) --no-print-directory test-emulated
+	$(MAKE) --no-print-directory -j2 -O test-generated test-bench test-mingo test-gonumblas
 
 vet:
 	$(GO) vet ./...
