@@ -51,8 +51,7 @@ func ExampleOnlineSoftmax() {
 	// attention takes a query's keys: each block's weights are relative to
 	// the running maximum, and what came before is rescaled when it rises.
 	x := []float32{1, 2, 3, 4}
-	m, l := float32(math.Inf(-1)), float32(0)
-	m, l = kernels.OnlineSoftmax(x[:2], m) // x[:2] = e^(x−2)
+	m, l := kernels.OnlineSoftmax(x[:2], float32(math.Inf(-1))) // x[:2] = e^(x−2)
 	m1, add := kernels.OnlineSoftmax(x[2:], m)
 	f := float32(math.Exp(float64(m - m1))) // the max rose from 2 to 4
 	kernels.Scale(f, x[:2])
@@ -65,7 +64,7 @@ func ExampleOnlineSoftmax() {
 func ExampleOnlineSoftmaxBand() {
 	// Three queries against a block of three keys under a causal mask:
 	// with d = 1, query i sees its first i+1 keys, and the scores past them
-	// (here NaN, never read) become 0.
+	// (here NaN: they do not enter the softmax) become 0.
 	nan := float32(math.NaN())
 	x := kernels.Matrix{Rows: 3, Cols: 3, Stride: 3, Data: []float32{
 		0, nan, nan,
