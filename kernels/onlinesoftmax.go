@@ -70,10 +70,6 @@ func OnlineSoftmaxBand(x Matrix, d int, m, sum []float32) {
 	}
 	m, sum = m[:x.Rows], sum[:x.Rows]
 	d = min(max(d, -x.Rows), x.Cols) // the same nᵢ, and d+i cannot overflow
-	row := func(i int) ([]float32, int) {
-		r := x.Data[i*x.Stride : i*x.Stride+x.Cols]
-		return r, min(x.Cols, max(0, d+i))
-	}
 	marked, ok := 0, false
 	if x.Cols > 0 {
 		marked, ok = onlineSoftmaxBand(x, d, m, sum)
@@ -85,7 +81,7 @@ func OnlineSoftmaxBand(x Matrix, d int, m, sum []float32) {
 		if ok && sum[i] == sum[i] {
 			continue // done by the kernel
 		}
-		r, n := row(i)
+		r, n := x.Data[i*x.Stride:i*x.Stride+x.Cols], min(x.Cols, max(0, d+i))
 		if ok && m[i] != m[i] {
 			// The kernel met a NaN (in x, or in m[i]): the result is NaN.
 			fallback.FillNaN(r[:n])
