@@ -133,9 +133,36 @@ type gemmMicro struct {
 	// kc, mc and nc are the blocking sizes: a packed mc×kc block of op(A)
 	// and kc×nc block of op(B).
 	kc, mc, nc int
-	// l2 is the L2 size in bytes the blocking was derived from
-	// (directMC).
-	l2 int
+	// l1 and l2 are the L1d and L2 sizes in bytes the blocking was derived
+	// from (directMC, stripsOuter, ncStrips).
+	l1, l2 int
+}
+
+// gemmOrder, when not 0, fixes the order of runPacked's tiles for tests:
+// 1 panels outer, 2 strips outer (stripsOuter).
+var gemmOrder int
+
+// stripsOuter reports whether a block of the product with inner blocks of
+// kc goes strip by strip (each mr-row strip of A against every panel of
+// op(B), the strip kept in L1) rather than panel by panel (each panel
+// against every strip, the panel kept in L1): when a kc×nr panel takes more
+// than half of L1, where it cannot stay beside the strips' rows and C.
+// kernels/GEMM.md has the measurements.
+func (mk *gemmMicro) stripsOuter(kc int) bool {
+	switch gemmOrder {
+	case 1:
+		return false
+	case 2:
+		return true
+	}
+	return kc*mk.nr*4 > mk.l1/2
+}
+
+// ncStrips returns the columns of a block of op(B) gone through strip by
+// strip: at most nc, and a kc×nc block of at most half of L2, which every
+// strip reads whole.
+func (mk *gemmMicro) ncStrips(kc int) int {
+	return max(mk.nr, min(mk.nc, mk.l2/2/(4*kc)/mk.nr*mk.nr))
 }
 
 // directMC returns the rows of a block of op(A) read in place (row stride
@@ -265,7 +292,6 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 	mc := mk.mcFor(kc)
 	mcMax := min(mc, roundUp(g.m, mr))
 	ncMax := min(mk.nc, roundUp(g.n, nr))
-	buf.a = grow(buf.a, mcMax*kc)
 	buf.tile = grow(buf.tile, mr*nr)
 	// A row-major op(A) is read in place by whole panels; only the last,
 	// partial one is packed.
@@ -281,14 +307,31 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 	// packed just before its tiles into a buffer of one panel, which stays
 	// in cache, rather than the whole kc×nc block before them.
 	perPanel := packed == nil && !inB && oneBlock
+	// With inner blocks too long for a panel of op(B) to stay in L1, the
+	// tiles of an A read in place go one strip of mr rows at a time, each
+	// strip against every panel of the block (stripsOuter): the strip's
+	// rows stay in L1 and the block of op(B) in L2, read panel after
+	// panel. Otherwise each panel goes against every strip of the block of
+	// A and stays in L1 (or L2) while the strips are read from L2: a
+	// packed A, whose block would share L2 with op(B)'s, and a B read in
+	// place keep that order, and so do panels packed one by one.
+	strips := direct && !inB && !perPanel && mk.stripsOuter(kc)
+	nc := mk.nc
+	if strips {
+		nc = mk.ncStrips(kc)
+		ncMax = min(nc, roundUp(g.n, nr))
+		mc = roundUp(g.m, mr) // one block: a partial strip is packed just before its tiles
+		mcMax = mr
+	}
+	buf.a = grow(buf.a, mcMax*kc)
 	switch {
 	case perPanel:
 		buf.b = grow(buf.b, nr*kc)
 	case packed == nil:
 		buf.b = grow(buf.b, ncMax*kc)
 	}
-	for jc := 0; jc < g.n; jc += mk.nc {
-		nb := min(mk.nc, g.n-jc)
+	for jc := 0; jc < g.n; jc += nc {
+		nb := min(nc, g.n-jc)
 		for pc := 0; pc < g.k; pc += kc {
 			kb := min(kc, g.k-pc)
 			// bp(jr) is the kb×nr panel of op(B) for columns jc+jr….
@@ -311,77 +354,96 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 			if pc > 0 {
 				beta = 1
 			}
+			// panelOf returns the panel of op(B) for columns jc+jr…: packed
+			// (bp), or where it is in B (bIn, its kb×nr block).
+			panelOf := func(jr int) (bp *float32, bIn []float32) {
+				switch {
+				case jr < fullB:
+					o := pc*g.ldb + jc + jr
+					return nil, g.b[o : o+(kb-1)*g.ldb+nr]
+				case perPanel:
+					packB(buf.b, g.transB, g.b, g.ldb, pc, jc+jr, kb, min(nr, nb-jr), nr, mk.transpose8)
+					return &buf.b[0], nil
+				}
+				return &bs[off+jr/nr*panel], nil
+			}
 			for ic := 0; ic < g.m; ic += mc {
 				mb := min(mc, g.m-ic)
+				// tile computes the tile of C at rows ic+ir…, columns jc+jr…
+				// from the strip of A at rows ic+ir… (read in place, or packed
+				// at ap) and the panel bp or bIn.
+				tile := func(ir, jr int, ap []float32, bp *float32, bIn []float32) {
+					h, w := min(mr, mb-ir), min(nr, nb-jr)
+					kt := kb // the tile's share of the inner dimension
+					if g.banded {
+						lim := ic + ir + h - 1 + g.band // the limit of the tile's last row
+						switch {
+						case g.bandCols && jc+jr >= lim:
+							return
+						case !g.bandCols:
+							kt = min(kb, max(0, lim-pc))
+							if kt == 0 {
+								// No term is left: C = β·C (the
+								// micro-kernels take k ≥ 1).
+								if beta != 1 { // k = 0: the fallback's C = β·C
+									fallback.Gemm(false, false, h, w, 0, 0, nil, 0, nil, 0, beta, g.c[(ic+ir)*g.ldc+jc+jr:], g.ldc)
+								}
+								return
+							}
+						}
+					}
+					ci := (ic+ir)*g.ldc + jc + jr
+					c, ldc := &g.c[ci], g.ldc
+					t := buf.tile
+					edge := w < nr || h < mr
+					if edge {
+						// An edge tile goes through the full-size tile
+						// buffer, so the micro-kernel never touches C
+						// outside the matrix.
+						if beta != 0 {
+							for i := 0; i < h; i++ {
+								copy(t[i*nr:i*nr+w], g.c[ci+i*g.ldc:ci+i*g.ldc+w])
+							}
+						}
+						c, ldc = &t[0], nr
+					}
+					switch {
+					case bIn != nil && direct && h == mr:
+						mk.rowsStrided(kt, &g.a[(ic+ir)*g.lda+pc], g.lda, &bIn[0], g.ldb, c, ldc, g.alpha, beta)
+					case bIn != nil:
+						mk.strided(kt, &ap[0], &bIn[0], g.ldb, c, ldc, g.alpha, beta)
+					case direct && h == mr:
+						mk.rows(kt, &g.a[(ic+ir)*g.lda+pc], g.lda, bp, c, ldc, g.alpha, beta)
+					default:
+						mk.kern(kt, &ap[0], bp, c, ldc, g.alpha, beta)
+					}
+					if edge {
+						for i := 0; i < h; i++ {
+							copy(g.c[ci+i*g.ldc:ci+i*g.ldc+w], t[i*nr:i*nr+w])
+						}
+					}
+				}
+				if strips {
+					for ir := 0; ir < mb; ir += mr {
+						if h := min(mr, mb-ir); h < mr {
+							packA(buf.a, false, g.a, g.lda, ic+ir, pc, h, kb, mr)
+						}
+						for jr := 0; jr < nb; jr += nr {
+							bp, bIn := panelOf(jr)
+							tile(ir, jr, buf.a, bp, bIn)
+						}
+					}
+					continue
+				}
 				if full := mb / mr * mr; !direct {
 					packA(buf.a, g.transA, g.a, g.lda, ic, pc, mb, kb, mr)
 				} else if full < mb {
 					packA(buf.a[full*kb:], false, g.a, g.lda, ic+full, pc, mb-full, kb, mr)
 				}
 				for jr := 0; jr < nb; jr += nr {
-					var bp *float32
-					var bIn []float32 // the kb×nr block of B read in place
-					w := min(nr, nb-jr)
-					switch {
-					case jr < fullB:
-						o := pc*g.ldb + jc + jr
-						bIn = g.b[o : o+(kb-1)*g.ldb+nr]
-					case perPanel:
-						packB(buf.b, g.transB, g.b, g.ldb, pc, jc+jr, kb, w, nr, mk.transpose8)
-						bp = &buf.b[0]
-					default:
-						bp = &bs[off+jr/nr*panel]
-					}
+					bp, bIn := panelOf(jr)
 					for ir := 0; ir < mb; ir += mr {
-						h := min(mr, mb-ir)
-						kt := kb // the tile's share of the inner dimension
-						if g.banded {
-							lim := ic + ir + h - 1 + g.band // the limit of the tile's last row
-							switch {
-							case g.bandCols && jc+jr >= lim:
-								continue
-							case !g.bandCols:
-								kt = min(kb, max(0, lim-pc))
-								if kt == 0 {
-									// No term is left: C = β·C (the
-									// micro-kernels take k ≥ 1).
-									if beta != 1 { // k = 0: the fallback's C = β·C
-										fallback.Gemm(false, false, h, w, 0, 0, nil, 0, nil, 0, beta, g.c[(ic+ir)*g.ldc+jc+jr:], g.ldc)
-									}
-									continue
-								}
-							}
-						}
-						ci := (ic+ir)*g.ldc + jc + jr
-						c, ldc := &g.c[ci], g.ldc
-						t := buf.tile
-						edge := w < nr || h < mr
-						if edge {
-							// An edge tile goes through the full-size tile
-							// buffer, so the micro-kernel never touches C
-							// outside the matrix.
-							if beta != 0 {
-								for i := 0; i < h; i++ {
-									copy(t[i*nr:i*nr+w], g.c[ci+i*g.ldc:ci+i*g.ldc+w])
-								}
-							}
-							c, ldc = &t[0], nr
-						}
-						switch {
-						case bIn != nil && direct && h == mr:
-							mk.rowsStrided(kt, &g.a[(ic+ir)*g.lda+pc], g.lda, &bIn[0], g.ldb, c, ldc, g.alpha, beta)
-						case bIn != nil:
-							mk.strided(kt, &buf.a[ir*kb], &bIn[0], g.ldb, c, ldc, g.alpha, beta)
-						case direct && h == mr:
-							mk.rows(kt, &g.a[(ic+ir)*g.lda+pc], g.lda, bp, c, ldc, g.alpha, beta)
-						default:
-							mk.kern(kt, &buf.a[ir*kb], bp, c, ldc, g.alpha, beta)
-						}
-						if edge {
-							for i := 0; i < h; i++ {
-								copy(g.c[ci+i*g.ldc:ci+i*g.ldc+w], t[i*nr:i*nr+w])
-							}
-						}
+						tile(ir, jr, buf.a[ir*kb:], bp, bIn)
 					}
 				}
 			}

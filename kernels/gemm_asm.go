@@ -10,7 +10,7 @@ package kernels
 // block of A read in place may take fewer rows (directMC).
 // kernels/GEMM.md has the measurements.
 func (mk *gemmMicro) gemmBlocking(l1, l2, l3 int) {
-	mk.l2 = l2
+	mk.l1, mk.l2 = l1, l2
 	mk.kc = max(128, min(512, l1/128)/8*8)
 	mk.mc = max(mk.mr, min(1024, l2/2/(4*mk.kc))/mk.mr*mk.mr)
 	mk.nc = max(mk.nr, min(4096, l3/4/(4*mk.kc))/mk.nr*mk.nr)

@@ -64,3 +64,30 @@ func TestGemmKCFor(t *testing.T) {
 		}
 	}
 }
+
+// TestGemmStripsOuter checks the order rule of runPacked's tiles (strips
+// outer once a kc×nr panel passes half of L1) and the columns of a block of
+// op(B) gone through strip by strip (ncStrips: half of L2), for the 6×64
+// and 6×16 tiles of a 48 KiB L1 and 2 MiB L2.
+func TestGemmStripsOuter(t *testing.T) {
+	defer func(o int) { gemmOrder = o }(gemmOrder)
+	gemmOrder = 0
+	for _, tc := range []struct {
+		nr, kc  int
+		strips  bool
+		ncStrip int
+	}{
+		{64, 64, false, 4096}, {64, 96, false, 2730 / 64 * 64}, {64, 97, true, 2702 / 64 * 64},
+		{64, 384, true, 640}, {64, 512, true, 512},
+		{16, 256, false, 1024}, {16, 384, false, 672}, {16, 385, true, 672}, {16, 512, true, 512},
+	} {
+		mk := gemmMicro{mr: 6, nr: tc.nr}
+		mk.gemmBlocking(48<<10, 2<<20, 32<<20)
+		if got := mk.stripsOuter(tc.kc); got != tc.strips {
+			t.Errorf("nr %d: stripsOuter(%d) = %t, want %t", tc.nr, tc.kc, got, tc.strips)
+		}
+		if got := mk.ncStrips(tc.kc); got != tc.ncStrip {
+			t.Errorf("nr %d: ncStrips(%d) = %d, want %d", tc.nr, tc.kc, got, tc.ncStrip)
+		}
+	}
+}

@@ -150,6 +150,11 @@ func TestGemmPackedGuard(t *testing.T) {
 	gemmGuard(t, packedGemm(nil, &p, 0))
 	gemmGuard(t, packedGemmRef(&s, &p, 0, true))
 	gemmGuard(t, packedGemmRef(nil, &p, 0, true))
+	// The tiles strip by strip (a packed op(B) is never packed panel by
+	// panel, so the order applies to every A read in place).
+	defer func() { gemmOrder = 0 }()
+	gemmOrder = 2
+	gemmGuard(t, packedGemm(&s, &p, 0))
 }
 
 func TestGemmPackedAllocs(t *testing.T) {
