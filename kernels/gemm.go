@@ -334,7 +334,8 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 		nb := min(nc, g.n-jc)
 		for pc := 0; pc < g.k; pc += kc {
 			kb := min(kc, g.k-pc)
-			// bp(jr) is the kb×nr panel of op(B) for columns jc+jr….
+			// The kb×nr panel of op(B) for columns jc+jr… is at
+			// bs[off+jr/nr·panel] when packed (panelOf).
 			bs, panel, off := buf.b, nr*kb, 0
 			fullB := 0 // columns [0, fullB) of the block are read in place
 			switch {
