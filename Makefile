@@ -57,12 +57,12 @@ test-emulated:
 # attention and rnn run their suites under NEON only there, beside the other
 # packages: their own code is the same Go under every ISA, and the generic
 # kernels compiled for arm64 are kernels' to check (which runs both).
-ARM_TEST = GOARCH=arm64 HEED_REQUIRE_ISA=$(ARM_ISAS) $(GO) test -short -timeout 40m -exec $(QEMU_ARM)
+ARM_TEST = GOARCH=arm64 HEED_REQUIRE_ISA=$(ARM_ISAS) HEED_TEST_EXEC=$(QEMU_ARM) $(GO) test -short -timeout 40m -exec $(QEMU_ARM)
 test-arm64:
 	$(call need,$(QEMU_ARM),arm64 tests,$(ARM_TEST) $$($(GO) list ./... | grep -vxE ".*/(attention|rnn)") & HEED_TEST_ISAS=neon $(ARM_TEST) ./attention ./rnn; a=$$?; wait $$!; exit $$(( $$? | a )))
 
 test-haswell:
-	$(call need,qemu-x86_64,Haswell (AVX2-only) tests,HEED_REQUIRE_ISA=generic$(comma)avx2 HEED_TEST_ISAS=avx2 HEED_TEST_SPARSE=1 $(GO) test -short -timeout 40m -exec '$(QEMU_X86)' ./... 2>&1 | grep -v '^qemu-x86_64: warning: TCG' ; exit $${PIPESTATUS[0]})
+	$(call need,qemu-x86_64,Haswell (AVX2-only) tests,HEED_REQUIRE_ISA=generic$(comma)avx2 HEED_TEST_ISAS=avx2 HEED_TEST_SPARSE=1 HEED_TEST_EXEC='$(QEMU_X86)' $(GO) test -short -timeout 40m -exec '$(QEMU_X86)' ./... 2>&1 | grep -v '^qemu-x86_64: warning: TCG' ; exit $${PIPESTATUS[0]})
 
 test-generated:
 	cd asmgen && $(GO) test ./...
@@ -87,7 +87,7 @@ test-bench:
 test-gonumblas:
 	cd gonumblas && $(GO) test ./... && $(GO) test -tags purego ./...
 	cd gonumblas && GOTOOLCHAIN=$(GO_MIN) $(GO) vet ./...
-	$(call need,$(QEMU_ARM),gonumblas arm64 tests,cd gonumblas && GOARCH=arm64 $(GO) test -timeout 40m -exec $(QEMU_ARM) ./...)
+	$(call need,$(QEMU_ARM),gonumblas arm64 tests,cd gonumblas && GOARCH=arm64 HEED_TEST_EXEC=$(QEMU_ARM) $(GO) test -timeout 40m -exec $(QEMU_ARM) ./...)
 
 # bench: heed beside the pure-Go peers; bench-cgo adds OpenBLAS and SLEEF
 # (apt-get install libopenblas-dev libsleef-dev); bench-all adds go-highway and

@@ -9,34 +9,49 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-func init() { register("dotsoftmax", genDotSoftmaxFamily) }
+func init() {
+	register("dotsoftmax", genDotSoftmaxFamily)
+	registerTrial("dotsoftmax", genDotSoftmaxTrials)
+}
 
-// dotSoftmaxFarPrefetch are the prefetch distances, in blocks of eight rows,
-// of the far kernel's variants dotSoftmaxMatTVecFarPF<d><ISA> (DESIGN.md).
-var dotSoftmaxFarPrefetch = []int{1, 2, 4}
-
+// genDotSoftmaxFamily emits the kernels the route table can choose
+// (kernels/dispatch_amd64.go): per ISA the near kernel and the far kernel
+// without and with a prefetch one block ahead, and on AVX-512 the far kernel
+// that reads the rows as four streams (dotSoftmaxMatTVecFarSplit4PF1<ISA>).
 func genDotSoftmaxFamily() {
 	for _, s := range dualISAs {
 		genDotSoftmaxMatTVec(s, false, 0, orderBlocks, splitShape{})
 		genDotSoftmaxMatTVec(s, true, 0, orderBlocks, splitShape{})
-		for _, d := range dotSoftmaxFarPrefetch {
+		genDotSoftmaxMatTVec(s, true, 1, orderBlocks, splitShape{})
+		if s.evex {
+			genDotSoftmaxMatTVec(s, true, 1, orderSplit, splitShape{4, 1, ""})
+		}
+	}
+}
+
+// genDotSoftmaxTrials emits the far variants no CPU class takes, to compare
+// with the default ones: prefetch two and four blocks ahead, the order that
+// scores the next block before this block's context, and the other split
+// shapes (dotSoftmaxTrialSplits).
+func genDotSoftmaxTrials() {
+	for _, s := range dualISAs {
+		for _, d := range []int{2, 4} {
 			genDotSoftmaxMatTVec(s, true, d, orderBlocks, splitShape{})
 		}
 		if s.evex {
 			genDotSoftmaxMatTVec(s, true, 1, orderAhead, splitShape{})
-			for _, v := range dotSoftmaxSplits {
+			for _, v := range dotSoftmaxTrialSplits {
 				genDotSoftmaxMatTVec(s, true, v.pfBlocks, orderSplit, v)
 			}
 		}
 	}
 }
 
-// dotSoftmaxSplits are the split far variants (AVX-512 only), named
-// dotSoftmaxMatTVecFarSplit[PF<pfBlocks>]<ISA> for two parts and
-// dotSoftmaxMatTVecFarSplit<parts>PF<pfBlocks>[<hint>]<ISA> for more
-// (kernels/DESIGN.md has the measurements behind the set).
-var dotSoftmaxSplits = []splitShape{
-	{2, 0, ""}, {2, 1, ""}, {4, 1, ""}, {4, 2, ""}, {6, 1, ""}, {8, 1, ""}, {8, 1, "T2"},
+// dotSoftmaxTrialSplits are the trial split far variants (AVX-512 only),
+// named dotSoftmaxMatTVecFarSplit[PF<pfBlocks>]<ISA> for two parts and
+// dotSoftmaxMatTVecFarSplit<parts>PF<pfBlocks>[<hint>]<ISA> for more.
+var dotSoftmaxTrialSplits = []splitShape{
+	{2, 0, ""}, {2, 1, ""}, {4, 2, ""}, {6, 1, ""}, {8, 1, ""}, {8, 1, "T2"},
 }
 
 // splitShape is a split far variant: the rows in parts read as that many

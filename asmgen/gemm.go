@@ -2,14 +2,16 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	. "github.com/mmcloughlin/avo/attr"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-func init() { register("gemm", genGemmFamily) }
+func init() {
+	register("gemm", genGemmFamily)
+	registerTrial("gemm", genGemmTrials)
+}
 
 // gemmTile is the register tile of a GEMM micro-kernel: rows of packed A
 // (each broadcast from memory) × vecs vectors of packed B, one accumulator
@@ -37,15 +39,16 @@ func genGemmFamily() {
 		genGemmMicroRowsStrided(s, s.name("gemmMicroRowsStridedB"), t)
 	}
 	genGemmTranspose8()
-	// ASMGEN_GEMM_TRIAL=1 adds the candidate tiles that kernels/GEMM.md
-	// compares (go test -tags gemmtrial -run TestGemmTrial ./kernels).
-	if os.Getenv("ASMGEN_GEMM_TRIAL") != "" {
-		for _, t := range []gemmTile{{14, 2}, {12, 2}, {8, 3}} {
-			genGemmMicro(avx512, fmt.Sprintf("gemm%dx%dAVX512", t.rows, t.vecs*16), t)
-		}
-		for _, t := range []gemmTile{{12, 2}, {8, 3}, {14, 2}} {
-			genGemmMicro(evexYMM(avx512), fmt.Sprintf("gemm%dx%dYMM", t.rows, t.vecs*8), t)
-		}
+}
+
+// genGemmTrials emits the candidate tiles that TestGemmTrial compares with
+// the default ones (go test -tags heedtrial -run TestGemmTrial ./kernels).
+func genGemmTrials() {
+	for _, t := range []gemmTile{{14, 2}, {12, 2}, {8, 3}} {
+		genGemmMicro(avx512, fmt.Sprintf("gemm%dx%dAVX512", t.rows, t.vecs*16), t)
+	}
+	for _, t := range []gemmTile{{12, 2}, {8, 3}, {14, 2}} {
+		genGemmMicro(evexYMM(avx512), fmt.Sprintf("gemm%dx%dYMM", t.rows, t.vecs*8), t)
 	}
 }
 

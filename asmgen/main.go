@@ -32,6 +32,16 @@ var families = map[string]func(){}
 
 func register(name string, gen func()) { families[name] = gen }
 
+// trials maps a family name to the generator of its trial variants: kernels
+// that no CPU class takes by default, kept to measure against the default
+// ones. They are written only with -trial (or ASMGEN_TRIAL=1), to
+// F_trial_amd64.s and F_trial_stub_amd64.go under the heedtrial build tag,
+// and are not committed (.gitignore); the tests that compare them carry the
+// same tag (go test -tags heedtrial ./kernels).
+var trials = map[string]func(){}
+
+func registerTrial(name string, gen func()) { trials[name] = gen }
+
 // asm is the avo build context of the file being generated: generateFamily
 // gives every family a fresh one, and the generators emit through it
 // (asm.VADDPS(…), asm.YMM(), …).
@@ -64,6 +74,7 @@ var printConfig = printer.Config{Name: "command: go run . (asmgen)", Pkg: "kerne
 func main() {
 	dir := flag.String("dir", filepath.Join("..", "kernels"), "output directory")
 	family := flag.String("family", "", "generate only this amd64 kernel family")
+	trial := flag.Bool("trial", os.Getenv("ASMGEN_TRIAL") != "", "also write the trial variants (heedtrial build tag)")
 	flag.Parse()
 	var err error
 	if *family != "" {
@@ -74,6 +85,9 @@ func main() {
 		err = generateFamily(*dir, *family)
 	} else {
 		err = generateAll(*dir)
+	}
+	if err == nil && *trial {
+		err = generateTrials(*dir)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "asmgen: %v\n", err)
@@ -94,21 +108,43 @@ func generateAll(dir string) error {
 	return nil
 }
 
+// generateTrials writes every family's trial variants into dir.
+func generateTrials(dir string) error {
+	names := make([]string, 0, len(trials))
+	for name := range trials {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := generate(dir, name+"_trial", "heedtrial,!purego", trials[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // generateFamily builds amd64 family name in a fresh context and writes its
 // assembly and stubs into dir.
 func generateFamily(dir, name string) error {
+	return generate(dir, name, "!purego", families[name])
+}
+
+// generate runs gen in a fresh context and writes the assembly and stubs it
+// emits into dir as file+"_amd64.s" and file+"_stub_amd64.go", under the
+// build constraint constraint.
+func generate(dir, file, constraint string, gen func()) error {
 	asm = build.NewContext()
 	defer func() { asm = nil }()
 	resetFileData()
-	asm.ConstraintExpr("!purego")
-	families[name]()
+	asm.ConstraintExpr(constraint)
+	gen()
 	emitConsts()
 	f, err := asm.Result()
 	if err != nil {
-		return fmt.Errorf("family %s: %w", name, err)
+		return fmt.Errorf("%s: %w", file, err)
 	}
 	if err := pass.Compile.Execute(f); err != nil {
-		return fmt.Errorf("family %s: %w", name, err)
+		return fmt.Errorf("%s: %w", file, err)
 	}
 	for suffix, p := range map[string]printer.Printer{
 		"_amd64.s":       printer.NewGoAsm(printConfig),
@@ -116,9 +152,9 @@ func generateFamily(dir, name string) error {
 	} {
 		b, err := p.Print(f)
 		if err != nil {
-			return fmt.Errorf("family %s: %w", name, err)
+			return fmt.Errorf("%s: %w", file, err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, name+suffix), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, file+suffix), b, 0o644); err != nil {
 			return err
 		}
 	}

@@ -9,25 +9,39 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-func init() { register("matvec", genMatVecFamily) }
+func init() {
+	register("matvec", genMatVecFamily)
+	registerTrial("matvec", genMatVecTrials)
+}
 
+// genMatVecFamily emits the kernels the route table can choose
+// (kernels/dispatch_amd64.go): matVec, the far matVec that reads four chunks
+// of rows as streams with a prefetch 1 KiB ahead (matVecSplit4PF1K<ISA>),
+// matTVec and matVecBatch.
 func genMatVecFamily() {
 	for _, s := range isas {
 		genMatVec(s)
 	}
 	for _, s := range isas {
-		for _, pf := range matVecSeqPrefetch {
-			genMatVecSeq(s, pf)
-		}
-		for _, pf := range matVecSplitPrefetch {
-			genMatVecSplit(s, pf)
-		}
+		genMatVecSplit(s, 1<<10)
 	}
 	for _, s := range dualISAs {
 		genMatTVec(s)
 	}
 	for _, s := range dualISAs {
 		genMatVecBatch(s)
+	}
+}
+
+// genMatVecTrials emits the far matVec variants no CPU class takes: the rows
+// in address order (one stream) without and with a prefetch 4 KiB ahead, and
+// the four-stream kernel without prefetch and with it 4 KiB ahead.
+func genMatVecTrials() {
+	for _, s := range isas {
+		genMatVecSeq(s, 0)
+		genMatVecSeq(s, 4<<10)
+		genMatVecSplit(s, 0)
+		genMatVecSplit(s, 4<<10)
 	}
 }
 
@@ -348,11 +362,6 @@ func matVecNarrow(s *isa, dst, rows, a, lda, x, cols GPVirtual, next string) {
 	}
 }
 
-// matVecSeqPrefetch are the software prefetch distances, in bytes, of the
-// sequential matVec variants matVecSeqPF<d>K<ISA> (0: matVecSeq<ISA>, the
-// hardware prefetcher alone); kernels/DESIGN.md has the measurements.
-var matVecSeqPrefetch = []int{0, 4 << 10}
-
 // matVecSeqName returns the name of the sequential matVec variant with
 // prefetch distance pf bytes on s.
 func matVecSeqName(s *isa, pf int) string { return matVecPFName(s, "matVecSeq", pf) }
@@ -508,10 +517,6 @@ func seqRowDot(s *isa, acc VecVirtual, p, x, cols, rem GPVirtual, t tail, pfOff 
 	asm.VADDPS(acs[3], acs[2], acs[2])
 	asm.VADDPS(acs[2], acs[0], acs[0])
 }
-
-// matVecSplitPrefetch are the software prefetch distances, in bytes, of the
-// split matVec variants matVecSplit4PF<d>K<ISA> (0: matVecSplit4<ISA>).
-var matVecSplitPrefetch = []int{0, 1 << 10, 4 << 10}
 
 // matVecSplitName returns the name of the split matVec variant with prefetch
 // distance pf bytes on s.

@@ -281,20 +281,18 @@ func BenchmarkDotSoftmaxMatTVec(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			forEachISA(b, func(b *testing.B) {
-				for _, k := range dotSoftmaxKernels {
-					restore := useDotSoftmaxKernel(k)
-					b.Run("fused-"+k, func(b *testing.B) {
-						b.SetBytes(int64(4 * r * c))
-						i := 0
-						for b.Loop() {
-							clear(ctx)
-							st := SoftmaxState{Max: float32(math.Inf(-1))}
-							DotSoftmaxMatTVec(ctx, w, as[i], h, &st)
-							i = (i + 1) % m
-						}
-					})
-					restore()
+				fused := func(b *testing.B) {
+					b.SetBytes(int64(4 * r * c))
+					i := 0
+					for b.Loop() {
+						clear(ctx)
+						st := SoftmaxState{Max: float32(math.Inf(-1))}
+						DotSoftmaxMatTVec(ctx, w, as[i], h, &st)
+						i = (i + 1) % m
+					}
 				}
+				b.Run("fused", fused)
+				b.Run("kernel", func(b *testing.B) { forEachDotSoftmaxKernel(b, fused) })
 				b.Run("separate", func(b *testing.B) {
 					b.SetBytes(int64(4 * r * c))
 					i := 0

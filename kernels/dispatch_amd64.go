@@ -3,19 +3,16 @@
 package kernels
 
 import (
-	"fmt"
-	"os"
-	"slices"
-	"strings"
+	"math"
 
-	"github.com/heedml/heed/fallback"
+	"github.com/heedml/heed/internal/fallback"
 	"github.com/klauspost/cpuid/v2"
 )
 
-// This file is the amd64 dispatch: CPU detection, and for each kernel the
-// switch on the active ISA that calls the generated assembly (stubs in
-// *_stub_amd64.go) or package fallback. kernels/DESIGN.md explains the
-// routes.
+// This file is the amd64 dispatch: CPU detection, the route table of the
+// CPU classes, and for each kernel the switch on the active ISA that calls
+// the generated assembly (stubs in *_stub_amd64.go) or package fallback.
+// kernels/DESIGN.md explains the routes.
 
 func detect() []ISA {
 	isas := []ISA{Generic}
@@ -29,27 +26,76 @@ func detect() []ISA {
 	return isas
 }
 
-// defaultAVX512Width is the width, in bits, of the AVX-512 kernels that come
-// in both (AVX512Width). Intel's AVX-512 cores load two 64-byte vectors per
-// cycle from L1 and execute 512-bit FMAs at full width, as do AMD's from
-// family 1Ah (Zen 5): 512. AMD family 19h (Zen 4) splits every 512-bit
-// operation into two 256-bit halves and loads 64 bytes per cycle whatever the
-// width, so YMM is as fast and its horizontal sums are shorter: 256. Other
-// CPUs keep 256. asmgen/DESIGN.md has the measurements.
-func defaultAVX512Width() int {
-	return avx512WidthFor(cpuid.CPU.VendorID, cpuid.CPU.Family)
-}
+// cpuClass is a class of x86-64 microarchitectures that take the same kernel
+// variants where the best one differs between CPUs: the key of the route
+// table.
+type cpuClass uint8
 
-// avx512WidthFor is defaultAVX512Width's rule for a CPU vendor and family.
-func avx512WidthFor(vendor cpuid.Vendor, family int) int {
+const (
+	classOther cpuClass = iota // other vendors and AMD before family 19h
+	classIntel                 // Intel: two 64-byte loads per cycle, full-width 512-bit FMA
+	classZen4                  // AMD family 19h: 512-bit operations split into two 256-bit halves
+	classZen5                  // AMD family 1Ah and later: full-width 512-bit datapath
+)
+
+var classNames = [...]string{classOther: "other", classIntel: "intel", classZen4: "zen4", classZen5: "zen5"}
+
+func (c cpuClass) String() string { return classNames[c] }
+
+// classOf files a CPU under its class by cpuid's vendor and family.
+func classOf(vendor cpuid.Vendor, family int) cpuClass {
 	switch {
 	case vendor == cpuid.Intel:
-		return 512
+		return classIntel
+	case vendor == cpuid.AMD && family == 0x19:
+		return classZen4
 	case vendor == cpuid.AMD && family >= 0x1a:
-		return 512
+		return classZen5
 	}
-	return 256
+	return classOther
 }
+
+// route holds what a CPU class takes where the kernels come in variants.
+type route struct {
+	// width is the vector width in bits (256 or 512) of the AVX-512 kernels
+	// that come in both: Dot, Sum, Axpy, Scale, the element-wise kernels,
+	// MatTVec, MatVecBatch, SoftmaxMatTVec, DotSoftmaxMatTVec and the
+	// reduced-precision steps. HEED_AVX512_WIDTH overrides it.
+	width int
+	// streams: MatVec over an A beyond L2 reads it as four chunks of rows
+	// side by side (matVecSplit4PF1K, four streams, each prefetched 1 KiB
+	// ahead) instead of four adjacent rows at a time (matVec); on AVX-512 the
+	// fused dot step beyond L2 likewise reads its rows as four streams
+	// (dotSoftmaxMatTVecFarSplit4PF1).
+	streams bool
+	// farPrefetch: the one-stream fused dot step beyond L2 prefetches one
+	// block of eight rows ahead (dotSoftmaxMatTVecFarPF1) instead of leaving
+	// it to the hardware prefetcher (dotSoftmaxMatTVecFar).
+	farPrefetch bool
+}
+
+// routes is the route table: one entry per CPU class. Intel's L2 prefetcher
+// follows one stream per 4 KiB page, so its bandwidth from memory grows with
+// the streams a kernel reads, and it runs 512-bit operations at full width;
+// Zen 4 splits them in halves and loads 64 bytes per cycle at any width, so
+// YMM is as fast with shorter horizontal sums, and its prefetcher keeps up
+// with one stream. DESIGN.md gives the measurements behind each entry.
+var routes = [...]route{
+	classOther: {width: 256},
+	classIntel: {width: 512, streams: true, farPrefetch: true},
+	classZen4:  {width: 256},
+	classZen5:  {width: 512},
+}
+
+// class and rt are this CPU's class and route, set once at start-up; tests
+// set rt to each entry of routes in turn (forEachRoute).
+var (
+	class = classOf(cpuid.CPU.VendorID, cpuid.CPU.Family)
+	rt    = routes[class]
+)
+
+// defaultAVX512Width is the route's width, before HEED_AVX512_WIDTH.
+func defaultAVX512Width() int { return rt.width }
 
 // zmm reports whether the dual-width AVX-512 kernels (dot, sum, axpy, scale,
 // matTVec, matVecBatch, softmaxMatTVec, dotSoftmaxMatTVec) take their ZMM
@@ -132,104 +178,29 @@ func maxOf(x []float32) float32 {
 }
 
 func matVec(dst, a []float32, lda int, x []float32) {
-	if (active == AVX2 || active == AVX512) && matVecFar(len(dst), lda, len(x)) {
-		matVecFarKernel()(dst, a, lda, x)
-		return
-	}
-	switch active {
-	case AVX512:
+	switch {
+	case active == AVX512 && matVecFar(len(dst), lda, len(x)):
+		matVecSplit4PF1KAVX512(dst, a, lda, x)
+	case active == AVX512:
 		matVecAVX512(dst, a, lda, x)
-	case AVX2:
+	case active == AVX2 && matVecFar(len(dst), lda, len(x)):
+		matVecSplit4PF1KAVX2(dst, a, lda, x)
+	case active == AVX2:
 		matVecAVX2(dst, a, lda, x)
 	default:
 		fallback.MatVec(dst, a, lda, x)
 	}
 }
 
-// matVecFarVariant is the matVec kernel for an A that spans more than
-// matVecFarBytes (it streams from memory, or from L3):
-//
-//   - "rows4": matVecAVX2/AVX512, four adjacent rows side by side, as for any A;
-//   - "seq", "seq-pf4k": matVecSeq, the rows one after another in address
-//     order (one stream), without and with software prefetch 4 KiB ahead;
-//   - "split4", "split4-pf1k", "split4-pf4k": matVecSplit4, the rows in four
-//     chunks read side by side (four streams, each in address order), without
-//     and with software prefetch 1 or 4 KiB ahead in each; "split4-pf1k-ymm"
-//     is split4-pf1k in YMM vectors on AVX-512 (the AVX2 kernel).
-//
-// The choice by CPU is defaultMatVecFar; HEED_MATVEC_FAR overrides it for
-// benchmarking.
-var matVecFarVariant = defaultMatVecFar(cpuid.CPU.VendorID)
+// farBytes is the span of a matrix beyond which MatVec and DotSoftmaxMatTVec
+// take their far kernels: this core's L2.
+var farBytes = l2Bytes()
 
-// matVecFarVariants are the values matVecFarVariant takes.
-var matVecFarVariants = []string{"rows4", "seq", "seq-pf4k", "split4", "split4-pf1k", "split4-pf4k", "split4-pf1k-ymm"}
-
-// matVecFarBytes is the span of A beyond which matVec takes matVecFarVariant:
-// this core's L2.
-var matVecFarBytes = l2Bytes()
-
-// defaultMatVecFar is matVecFarVariant's rule: on Intel, "split4-pf1k",
-// where one core's bandwidth from memory grows with the number of streams
-// the L2 prefetcher follows (one per 4 KiB page) and four adjacent rows
-// share their pages; elsewhere "rows4", as on Zen 4, where the four-row
-// kernel with its PREFETCHT1 was measured and the split kernels were not.
-// kernels/DESIGN.md has the measurements.
-func defaultMatVecFar(vendor cpuid.Vendor) string {
-	if vendor == cpuid.Intel {
-		return "split4-pf1k"
-	}
-	return "rows4"
-}
-
-func init() {
-	v := strings.TrimSpace(os.Getenv("HEED_MATVEC_FAR"))
-	switch {
-	case v == "":
-	case slices.Contains(matVecFarVariants, v):
-		matVecFarVariant = v
-	default:
-		envErrs = append(envErrs, fmt.Errorf("heed/kernels: HEED_MATVEC_FAR=%q: want one of %s; ignored, using %s", v, strings.Join(matVecFarVariants, ", "), matVecFarVariant))
-	}
-}
-
-// matVecFar reports whether matVec of rows×cols at stride lda takes
-// matVecFarKernel: matVecFarVariant is not rows4, A spans more than
-// matVecFarBytes, and cols ≥ 8 (AVX2 tails reload a whole vector).
+// matVecFar reports whether matVec of rows×cols at stride lda reads A as
+// four streams: the route says so, A spans more than farBytes, and cols ≥ 8
+// (the AVX2 kernel's tails reload a whole vector).
 func matVecFar(rows, lda, cols int) bool {
-	return matVecFarVariant != "rows4" && cols >= 8 && rows*lda*4 > matVecFarBytes
-}
-
-// matVecFarKernel returns the kernel that matVecFarVariant (not rows4) names
-// under the active ISA.
-func matVecFarKernel() func(dst, a []float32, lda int, x []float32) {
-	z := active == AVX512
-	switch matVecFarVariant {
-	case "seq":
-		if z {
-			return matVecSeqAVX512
-		}
-		return matVecSeqAVX2
-	case "seq-pf4k":
-		if z {
-			return matVecSeqPF4KAVX512
-		}
-		return matVecSeqPF4KAVX2
-	case "split4":
-		if z {
-			return matVecSplit4AVX512
-		}
-		return matVecSplit4AVX2
-	case "split4-pf4k":
-		if z {
-			return matVecSplit4PF4KAVX512
-		}
-		return matVecSplit4PF4KAVX2
-	case "split4-pf1k":
-		if z {
-			return matVecSplit4PF1KAVX512
-		}
-	}
-	return matVecSplit4PF1KAVX2
+	return rt.streams && cols >= 8 && rows*lda*4 > farBytes
 }
 
 // The AVX2 matTVec, matVecBatch and softmaxMatTVec kernels need at least one
@@ -333,23 +304,19 @@ func additiveScore(dst, k []float32, ldk int, q, v []float32) {
 	}
 }
 
-// dotSoftmaxFarBytes is the span of A beyond which DotSoftmaxMatTVec takes
-// its far kernel (scores row by row, no software prefetch): this core's L2.
-var dotSoftmaxFarBytes = l2Bytes()
-
 // dotSoftmaxKernel, when not kernelBySpan, makes DotSoftmaxMatTVec take that
 // kernel at every size (for tests).
 var dotSoftmaxKernel = kernelBySpan
 
 const (
-	kernelBySpan = iota // far beyond dotSoftmaxFarBytes or for rows 4 KiB apart
+	kernelBySpan = iota // far beyond farBytes or for rows 4 KiB apart
 	kernelNear
 	kernelFar
 )
 
 // dotSoftmaxFar reports whether DotSoftmaxMatTVec takes its far kernel for n
-// rows of stride lda: when they span more than dotSoftmaxFarBytes, or are a
-// multiple of 4 KiB apart (rows that share L1 sets).
+// rows of stride lda: when they span more than farBytes, or are a multiple of
+// 4 KiB apart (rows that share L1 sets).
 func dotSoftmaxFar(n, lda int) bool {
 	switch dotSoftmaxKernel {
 	case kernelNear:
@@ -357,51 +324,67 @@ func dotSoftmaxFar(n, lda int) bool {
 	case kernelFar:
 		return true
 	}
-	return n*lda*4 > dotSoftmaxFarBytes || lda%1024 == 0
+	return n*lda*4 > farBytes || lda%1024 == 0
+}
+
+type dotSoftmaxKernelFunc = func(ctx, scores, a []float32, lda int, h []float32, m, l float32) (float32, float32, int)
+
+// dotSoftmaxKernels are the fused step's kernels by ISA and width (avx2,
+// avx512 in YMM, avx512 in ZMM): near (A in L2 or L3), far without and with
+// a prefetch one block ahead (A from memory).
+var dotSoftmaxKernels = [3]struct{ near, far, farPF dotSoftmaxKernelFunc }{
+	{dotSoftmaxMatTVecAVX2, dotSoftmaxMatTVecFarAVX2, dotSoftmaxMatTVecFarPF1AVX2},
+	{dotSoftmaxMatTVecAVX512, dotSoftmaxMatTVecFarAVX512, dotSoftmaxMatTVecFarPF1AVX512},
+	{dotSoftmaxMatTVecAVX512Z, dotSoftmaxMatTVecFarAVX512Z, dotSoftmaxMatTVecFarPF1AVX512Z},
+}
+
+// widthIndex is the index of the active ISA and AVX-512 width in the
+// kernel tables: 0 for AVX2, 1 for AVX-512 in YMM, 2 in ZMM.
+func widthIndex() int {
+	switch {
+	case active == AVX512 && zmm():
+		return 2
+	case active == AVX512:
+		return 1
+	}
+	return 0
 }
 
 // dotSoftmaxMatTVec is DotSoftmaxMatTVec for len(scores) ≥ 1 and len(ctx) ≥ 1:
 // the assembly for the whole blocks of eight rows when the columns are whole
-// vectors of 8, dotSoftmaxRows for the rest.
+// vectors of 8, dotSoftmaxRows for the rest. Beyond L2 on AVX-512, a route
+// with streams takes the rows in multiples of 32 as four streams
+// (dotSoftmaxMatTVecFarSplit4PF1), the rest with the one-stream kernel.
 func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *SoftmaxState) bool {
 	n := 0
 	if (active == AVX2 || active == AVX512) && len(ctx)%8 == 0 {
 		n = len(scores) &^ 7
 		if n > 0 {
-			kernel := dotSoftmaxMatTVecAVX2
+			ks := &dotSoftmaxKernels[widthIndex()]
 			far := dotSoftmaxFar(n, lda)
+			kernel := ks.near
 			switch {
+			case far && rt.farPrefetch:
+				kernel = ks.farPF
 			case far:
-				kernel = dotSoftmaxFarKernel()
-			case active == AVX512 && zmm():
-				kernel = dotSoftmaxMatTVecAVX512Z
-			case active == AVX512:
-				kernel = dotSoftmaxMatTVecAVX512
+				kernel = ks.far
 			}
-			var split dotSoftmaxKernelFunc
-			k := 0
-			if far && active == AVX512 && !dotSoftmaxFarAhead {
-				split, k = dotSoftmaxSplitKernel()
+			n4 := 0
+			if far && rt.streams && active == AVX512 {
+				n4 = n &^ 31
 			}
-			if k > 0 && n >= 8*k {
-				// The k-stream kernel takes a multiple of 8·k rows, the
-				// one-stream kernel the rest.
-				n2 := n - n%(8*k)
-				var r int
-				st.Max, st.Sum, r = split(ctx, scores[:n2], a, lda, h, st.Max, st.Sum)
-				if r != 0 {
+			var r int
+			if n4 > 0 {
+				split := dotSoftmaxMatTVecFarSplit4PF1AVX512
+				if zmm() {
+					split = dotSoftmaxMatTVecFarSplit4PF1AVX512Z
+				}
+				if st.Max, st.Sum, r = split(ctx, scores[:n4], a, lda, h, st.Max, st.Sum); r != 0 {
 					return false
 				}
-				if n2 < n {
-					st.Max, st.Sum, r = kernel(ctx, scores[n2:n], a[n2*lda:], lda, h, st.Max, st.Sum)
-					if r != 0 {
-						return false
-					}
-				}
-			} else {
-				var r int
-				st.Max, st.Sum, r = kernel(ctx, scores[:n], a, lda, h, st.Max, st.Sum)
-				if r != 0 {
+			}
+			if n4 < n {
+				if st.Max, st.Sum, r = kernel(ctx, scores[n4:n], a[n4*lda:], lda, h, st.Max, st.Sum); r != 0 {
 					return false
 				}
 			}
@@ -411,80 +394,6 @@ func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *Softm
 		}
 	}
 	return dotSoftmaxRows(ctx, scores[n:], a[n*lda:], lda, h, st)
-}
-
-// dotSoftmaxFarPF is the prefetch distance, in blocks of eight rows, of the
-// far DotSoftmaxMatTVec kernel: 0 (the hardware prefetcher alone), 1, 2 or 4.
-// HEED_DOTSOFTMAX_PF=0|1|2|4 overrides the choice by CPU for benchmarking.
-var dotSoftmaxFarPF = defaultDotSoftmaxFarPF(cpuid.CPU.VendorID)
-
-// defaultDotSoftmaxFarPF is dotSoftmaxFarPF's rule: 1 on Intel, where the
-// hardware prefetcher alone fell behind the one stream of rows and
-// prefetching one block ahead read it faster (no further distance helped);
-// 0 elsewhere, as on Zen 4, where the far kernel without software prefetch
-// streamed near the memory ceiling (the prefetching variants have not been
-// measured there). asmgen/DESIGN.md has the measurements.
-func defaultDotSoftmaxFarPF(vendor cpuid.Vendor) int {
-	if vendor == cpuid.Intel {
-		return 1
-	}
-	return 0
-}
-
-func init() {
-	switch v := strings.TrimSpace(os.Getenv("HEED_DOTSOFTMAX_PF")); v {
-	case "":
-	case "0", "1", "2", "4":
-		dotSoftmaxFarPF = int(v[0] - '0')
-	default:
-		envErrs = append(envErrs, fmt.Errorf("heed/kernels: HEED_DOTSOFTMAX_PF=%q: want 0, 1, 2 or 4; ignored, using %d", v, dotSoftmaxFarPF))
-	}
-}
-
-type dotSoftmaxKernelFunc = func(ctx, scores, a []float32, lda int, h []float32, m, l float32) (float32, float32, int)
-
-// dotSoftmaxFarKernels are the far kernels by ISA (avx2, avx512 in YMM,
-// avx512 in ZMM) and prefetch distance (0, 1, 2, 4 blocks).
-var dotSoftmaxFarKernels = [3][4]dotSoftmaxKernelFunc{
-	{dotSoftmaxMatTVecFarAVX2, dotSoftmaxMatTVecFarPF1AVX2, dotSoftmaxMatTVecFarPF2AVX2, dotSoftmaxMatTVecFarPF4AVX2},
-	{dotSoftmaxMatTVecFarAVX512, dotSoftmaxMatTVecFarPF1AVX512, dotSoftmaxMatTVecFarPF2AVX512, dotSoftmaxMatTVecFarPF4AVX512},
-	{dotSoftmaxMatTVecFarAVX512Z, dotSoftmaxMatTVecFarPF1AVX512Z, dotSoftmaxMatTVecFarPF2AVX512Z, dotSoftmaxMatTVecFarPF4AVX512Z},
-}
-
-// dotSoftmaxFarAhead makes the far kernel, on AVX-512, the variant that
-// scores each block before it adds the previous block's context (and
-// prefetches one block ahead), whatever dotSoftmaxFarPF says.
-// HEED_DOTSOFTMAX_AHEAD=1 sets it, for benchmarking; no CPU takes it by
-// default (asmgen/DESIGN.md).
-var dotSoftmaxFarAhead bool
-
-func init() {
-	switch v := strings.TrimSpace(os.Getenv("HEED_DOTSOFTMAX_AHEAD")); v {
-	case "", "0":
-	case "1":
-		dotSoftmaxFarAhead = true
-	default:
-		envErrs = append(envErrs, fmt.Errorf("heed/kernels: HEED_DOTSOFTMAX_AHEAD=%q: want 0 or 1; ignored", v))
-	}
-}
-
-// dotSoftmaxFarKernel returns the far kernel for the active ISA, the AVX-512
-// width, dotSoftmaxFarAhead and dotSoftmaxFarPF.
-func dotSoftmaxFarKernel() dotSoftmaxKernelFunc {
-	if dotSoftmaxFarAhead && active == AVX512 {
-		if zmm() {
-			return dotSoftmaxMatTVecFarAheadPF1AVX512Z
-		}
-		return dotSoftmaxMatTVecFarAheadPF1AVX512
-	}
-	i := 0
-	if active == AVX512 {
-		i = 1
-		if zmm() {
-			i = 2
-		}
-	}
-	return dotSoftmaxFarKernels[i][[5]int{0, 1, 2, 2, 3}[dotSoftmaxFarPF]]
 }
 
 // The GEMM micro-kernels of each ISA, with blocking sizes from this CPU's
@@ -696,7 +605,7 @@ func matTVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
 
 // decodeStepPrefetch reports whether the fused step takes its prefetching
 // variant for n rows of rowBytes bytes of keys and values: when they span
-// more than dotSoftmaxFarBytes (this core's L2), unless a test forces it.
+// more than farBytes (this core's L2), unless a test forces it.
 func decodeStepPrefetch(n, rowBytes int) bool {
 	switch decodeStepKernel {
 	case stepNear:
@@ -704,7 +613,30 @@ func decodeStepPrefetch(n, rowBytes int) bool {
 	case stepPF:
 		return true
 	}
-	return n*rowBytes > dotSoftmaxFarBytes
+	return n*rowBytes > farBytes
+}
+
+type decodeStepFunc = func(ctx, scores []float32, k []byte, kl int, v []byte, vl int, h []float32, m, l float32) (float32, float32, int)
+
+// decodeSteps are the fused step kernels of the reduced-precision formats by
+// format (fmtBF16, fmtF16, fmtQ8), ISA and width (widthIndex) and prefetch
+// (decodeStepPrefetch).
+var decodeSteps = [3][3][2]decodeStepFunc{
+	fmtBF16: {
+		{decodeStepBF16AVX2, decodeStepBF16PFAVX2},
+		{decodeStepBF16AVX512, decodeStepBF16PFAVX512},
+		{decodeStepBF16AVX512Z, decodeStepBF16PFAVX512Z},
+	},
+	fmtF16: {
+		{decodeStepF16AVX2, decodeStepF16PFAVX2},
+		{decodeStepF16AVX512, decodeStepF16PFAVX512},
+		{decodeStepF16AVX512Z, decodeStepF16PFAVX512Z},
+	},
+	fmtQ8: {
+		{decodeStepQ8AVX2, decodeStepQ8PFAVX2},
+		{decodeStepQ8AVX512, decodeStepQ8PFAVX512},
+		{decodeStepQ8AVX512Z, decodeStepQ8PFAVX512Z},
+	},
 }
 
 // decodeStepAsm runs the fused step kernel of the active ISA over the leading
@@ -723,65 +655,12 @@ func decodeStepAsm(ctx, scores []float32, k, v stored, h []float32, st *SoftmaxS
 	}
 	kb, kl := k.bytes()
 	vb, vl := v.bytes()
-	var r int
-	z := active == AVX512 && zmm()
-	pf := decodeStepPrefetch(n, kl+vl)
-	switch {
-	case k.format == fmtBF16 && z:
-		if pf {
-			st.Max, st.Sum, r = decodeStepBF16PFAVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
-		} else {
-			st.Max, st.Sum, r = decodeStepBF16AVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
-		}
-	case k.format == fmtBF16 && active == AVX512:
-		if pf {
-			st.Max, st.Sum, r = decodeStepBF16PFAVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
-		} else {
-			st.Max, st.Sum, r = decodeStepBF16AVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
-		}
-	case k.format == fmtBF16:
-		if pf {
-			st.Max, st.Sum, r = decodeStepBF16PFAVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
-		} else {
-			st.Max, st.Sum, r = decodeStepBF16AVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
-		}
-	case k.format == fmtF16 && z:
-		if pf {
-			st.Max, st.Sum, r = decodeStepF16PFAVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
-		} else {
-			st.Max, st.Sum, r = decodeStepF16AVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
-		}
-	case k.format == fmtF16 && active == AVX512:
-		if pf {
-			st.Max, st.Sum, r = decodeStepF16PFAVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
-		} else {
-			st.Max, st.Sum, r = decodeStepF16AVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
-		}
-	case k.format == fmtF16:
-		if pf {
-			st.Max, st.Sum, r = decodeStepF16PFAVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
-		} else {
-			st.Max, st.Sum, r = decodeStepF16AVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
-		}
-	case z:
-		if pf {
-			st.Max, st.Sum, r = decodeStepQ8PFAVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
-		} else {
-			st.Max, st.Sum, r = decodeStepQ8AVX512Z(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
-		}
-	case active == AVX512:
-		if pf {
-			st.Max, st.Sum, r = decodeStepQ8PFAVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
-		} else {
-			st.Max, st.Sum, r = decodeStepQ8AVX512(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
-		}
-	default:
-		if pf {
-			st.Max, st.Sum, r = decodeStepQ8PFAVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
-		} else {
-			st.Max, st.Sum, r = decodeStepQ8AVX2(ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
-		}
+	pf := 0
+	if decodeStepPrefetch(n, kl+vl) {
+		pf = 1
 	}
+	var r int
+	st.Max, st.Sum, r = decodeSteps[k.format][widthIndex()][pf](ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
 	return n, r == 0
 }
 
@@ -927,87 +806,6 @@ func firstAbove(x []float32, t float32) int {
 	return firstAboveBlocks(x, t)
 }
 
-// dotSoftmaxFarSplit, when not "0", makes the far kernel, on AVX-512, the
-// variant of dotSoftmaxSplits it names, which reads the rows as that many
-// streams (dotSoftmaxMatTVecFarSplit*): the rows in parts, a block of each
-// scored together, each part read in address order, with the one running
-// state. The choice by CPU is defaultDotSoftmaxFarSplit;
-// HEED_DOTSOFTMAX_SPLIT (a name in dotSoftmaxSplits) overrides it for
-// benchmarking.
-var dotSoftmaxFarSplit = defaultDotSoftmaxFarSplit(cpuid.CPU.VendorID)
-
-// dotSoftmaxSplit is a split far kernel: its name (HEED_DOTSOFTMAX_SPLIT),
-// its number of parts (the rows it takes are a multiple of 8·parts), and
-// the kernel in YMM and in ZMM vectors.
-type dotSoftmaxSplit struct {
-	name     string
-	parts    int
-	ymm, zmm dotSoftmaxKernelFunc
-}
-
-// dotSoftmaxSplits are the split far kernels: "0" is none (the one-stream
-// kernel); "2" two streams, prefetching one block ahead in each when
-// dotSoftmaxFarPF is not 0 (kernels/DESIGN.md has why one), none otherwise;
-// "4", "6", "8" that many streams, each line also prefetched (PREFETCHT0)
-// one block ahead in its part; "4-pf2" two blocks ahead; "8-t2" with
-// PREFETCHT2 (into L2).
-var dotSoftmaxSplits = []dotSoftmaxSplit{
-	{"0", 0, nil, nil},
-	{"2", 2, dotSoftmaxMatTVecFarSplitPF1AVX512, dotSoftmaxMatTVecFarSplitPF1AVX512Z},
-	{"4", 4, dotSoftmaxMatTVecFarSplit4PF1AVX512, dotSoftmaxMatTVecFarSplit4PF1AVX512Z},
-	{"4-pf2", 4, dotSoftmaxMatTVecFarSplit4PF2AVX512, dotSoftmaxMatTVecFarSplit4PF2AVX512Z},
-	{"6", 6, dotSoftmaxMatTVecFarSplit6PF1AVX512, dotSoftmaxMatTVecFarSplit6PF1AVX512Z},
-	{"8", 8, dotSoftmaxMatTVecFarSplit8PF1AVX512, dotSoftmaxMatTVecFarSplit8PF1AVX512Z},
-	{"8-t2", 8, dotSoftmaxMatTVecFarSplit8PF1T2AVX512, dotSoftmaxMatTVecFarSplit8PF1T2AVX512Z},
-}
-
-// defaultDotSoftmaxFarSplit is dotSoftmaxFarSplit's rule: "4" (four
-// streams) on Intel, where one core's bandwidth from memory grows with the
-// number of streams the L2 prefetcher follows; "0" (one stream) elsewhere,
-// as on Zen 4, where the one-stream kernel streamed near the memory ceiling
-// (the split kernels have not been measured there). kernels/DESIGN.md has
-// the measurements.
-func defaultDotSoftmaxFarSplit(vendor cpuid.Vendor) string {
-	if vendor == cpuid.Intel {
-		return "4"
-	}
-	return "0"
-}
-
-func init() {
-	v := strings.TrimSpace(os.Getenv("HEED_DOTSOFTMAX_SPLIT"))
-	switch {
-	case v == "":
-	case slices.ContainsFunc(dotSoftmaxSplits, func(k dotSoftmaxSplit) bool { return k.name == v }):
-		dotSoftmaxFarSplit = v
-	default:
-		names := make([]string, len(dotSoftmaxSplits))
-		for i, k := range dotSoftmaxSplits {
-			names[i] = k.name
-		}
-		envErrs = append(envErrs, fmt.Errorf("heed/kernels: HEED_DOTSOFTMAX_SPLIT=%q: want one of %s; ignored, using %s", v, strings.Join(names, ", "), dotSoftmaxFarSplit))
-	}
-}
-
-// dotSoftmaxSplitKernel returns the split far kernel dotSoftmaxFarSplit
-// names for the AVX-512 width, and its number of parts (0 for none).
-func dotSoftmaxSplitKernel() (dotSoftmaxKernelFunc, int) {
-	i := slices.IndexFunc(dotSoftmaxSplits, func(k dotSoftmaxSplit) bool { return k.name == dotSoftmaxFarSplit })
-	if i <= 0 {
-		return nil, 0
-	}
-	k := dotSoftmaxSplits[i]
-	switch {
-	case k.parts == 2 && dotSoftmaxFarPF == 0 && zmm():
-		return dotSoftmaxMatTVecFarSplitAVX512Z, 2
-	case k.parts == 2 && dotSoftmaxFarPF == 0:
-		return dotSoftmaxMatTVecFarSplitAVX512, 2
-	case zmm():
-		return k.zmm, k.parts
-	}
-	return k.ymm, k.parts
-}
-
 // The fused recurrent-cell passes (rnncell.go).
 
 func lstmCell(hOut, cOut, gates, b, c []float32) {
@@ -1030,4 +828,215 @@ func gruCell(hOut, gates, nh, bx, bh, h []float32) {
 	default:
 		fallback.GRUCell(hOut, gates, nh, bx, bh, h)
 	}
+}
+
+// matVecBatchGemmBatch returns the smallest batch that MatVecBatch takes to
+// Gemm under the active ISA (matVecBatchGemmMin), or 0 for none.
+func matVecBatchGemmBatch() int {
+	switch {
+	case active == AVX2:
+		return matVecBatchGemmMin.avx2
+	case active == AVX512 && zmm():
+		return matVecBatchGemmMin.avx512zmm
+	case active == AVX512:
+		return matVecBatchGemmMin.avx512ymm
+	}
+	return 0
+}
+
+func init() {
+	// Both x86 micro-kernels pack op(B) = Bᵀ with the 8×8 register transpose
+	// (VEX encoded, so it runs on every AVX2 CPU).
+	gemmAVX2.transpose8 = gemmTranspose8AVX2
+	gemmAVX512.transpose8 = gemmTranspose8AVX2
+	// Both read whole panels of a B as is in place for PackedB.Ref.
+	gemmAVX2.strided, gemmAVX2.rowsStrided = gemmMicroStridedBAVX2, gemmMicroRowsStridedBAVX2
+	gemmAVX512.strided, gemmAVX512.rowsStrided = gemmMicroStridedBAVX512, gemmMicroRowsStridedBAVX512
+}
+
+// The online softmax (onlinesoftmax.go).
+
+// onlineSoftmax runs the assembly kernel of the active ISA; the others return
+// softmaxSpecial, leaving the row to onlineSoftmaxGo. m is not NaN.
+func onlineSoftmax(x []float32, m float32) (float32, float32, int) {
+	switch active {
+	case AVX512:
+		return onlineSoftmaxAVX512(x, m)
+	case AVX2:
+		return onlineSoftmaxAVX2(x, m)
+	}
+	return 0, 0, softmaxSpecial
+}
+
+// onlineSoftmaxBand runs the band kernel of the active ISA and returns how
+// many rows it left marked (sum NaN) and true; other ISAs return false.
+// d is within [−x.Rows, x.Cols] and x.Cols > 0.
+func onlineSoftmaxBand(x Matrix, d int, m, sum []float32) (int, bool) {
+	switch active {
+	case AVX512:
+		return onlineSoftmaxBandAVX512(x.Data, x.Rows, x.Cols, x.Stride, d, m, sum), true
+	case AVX2:
+		return onlineSoftmaxBandAVX2(x.Data, x.Rows, x.Cols, x.Stride, d, m, sum), true
+	}
+	return 0, false
+}
+
+// The reduced-precision kernels with the query in 8-bit blocks (lowprec_q8q8.go).
+
+// hasIntDot reports whether the CPU has the integer dot-product instruction
+// the Q8Q8 kernels need on top of the AVX-512 ISA: AVX512_VNNI's VPDPBUSD.
+var hasIntDot = cpuid.CPU.Supports(cpuid.AVX512VNNI)
+
+// useIntDot selects the VPDPBUSD kernels of Q8Q8 when the ISA is AVX-512;
+// tests clear it to run the Go path on a CPU that has them.
+var useIntDot = hasIntDot
+
+func intDotActive() bool { return useIntDot && active == AVX512 }
+
+func matVecQ8Q8(dst []float32, a []Q8Block, lda int, x []Q8Block) {
+	if intDotActive() {
+		matVecQ8Q8AVX512(dst, q8Bytes(a), lda, q8Bytes(x))
+		return
+	}
+	matVecQ8Q8Go(dst, a, lda, x)
+}
+
+type decodeStepQ8Q8Func = func(ctx, scores []float32, k []byte, kl int, v []byte, vl int, h []byte, m, l float32) (float32, float32, int)
+
+// decodeStepsQ8Q8 are the fused Q8Q8 step kernels (AVX-512 only) by width
+// (YMM, ZMM) and prefetch.
+var decodeStepsQ8Q8 = [2][2]decodeStepQ8Q8Func{
+	{decodeStepQ8Q8AVX512, decodeStepQ8Q8PFAVX512},
+	{decodeStepQ8Q8AVX512Z, decodeStepQ8Q8PFAVX512Z},
+}
+
+// decodeStepQ8Q8Asm is decodeStepAsm for the keys k (with the quantised query
+// k.hq) and values v in 8-bit blocks: the fused kernel over the leading whole
+// blocks of eight rows, when VPDPBUSD is there and len(ctx) is a multiple of
+// 32.
+func decodeStepQ8Q8Asm(ctx, scores []float32, k, v stored, st *SoftmaxState) (int, bool) {
+	n := len(scores) &^ 7
+	if n == 0 || len(k.hq) == 0 || len(ctx) == 0 || len(ctx)%Q8BlockLen != 0 || !intDotActive() {
+		return 0, true
+	}
+	kb, kl := k.bytes()
+	vb, vl := v.bytes()
+	hb := q8Bytes(k.hq)
+	pf := 0
+	if decodeStepPrefetch(n, kl+vl) {
+		pf = 1
+	}
+	var r int
+	st.Max, st.Sum, r = decodeStepsQ8Q8[min(widthIndex()-1, 1)][pf](ctx, scores[:n], kb, kl, vb, vl, hb, st.Max, st.Sum)
+	return n, r == 0
+}
+
+// fromQ8 is FromQ8 with the sizes checked: the whole blocks by the
+// ISA's kernel, the last partial one in Go (the same product, bit for bit).
+func fromQ8(dst []float32, src []Q8Block) {
+	n := 0
+	if active == AVX512 || active == AVX2 {
+		n = len(dst) &^ (Q8BlockLen - 1)
+	}
+	switch {
+	case n > 0 && active == AVX512:
+		fromQ8AVX512(dst[:n], q8Bytes(src))
+	case n > 0:
+		fromQ8AVX2(dst[:n], q8Bytes(src))
+	}
+	fallback.DequantizeQ8(dst[n:], src[n/Q8BlockLen:])
+}
+
+// toQ8Blocks is ToQ8 with the sizes checked: the whole blocks by the ISA's
+// kernel, the last partial one in Go (the same bits).
+func toQ8Blocks(dst []Q8Block, src []float32) {
+	n := 0
+	if active == AVX512 || active == AVX2 {
+		n = len(src) &^ (Q8BlockLen - 1)
+	}
+	switch {
+	case n > 0 && active == AVX512:
+		toQ8AVX512(q8Bytes(dst), src[:n])
+	case n > 0:
+		toQ8AVX2(q8Bytes(dst), src[:n])
+	}
+	fallback.QuantizeQ8(dst[n/Q8BlockLen:], src[n:])
+}
+
+// TopK's scans (topk.go).
+
+// spanMaxima sets dst[j] to the largest element of span j of x (topKSpan
+// elements each, len(x) ≥ topKSpan·len(dst)) and reports whether any element
+// of those spans is NaN, in which case dst holds no meaningful maxima.
+func spanMaxima(dst, x []float32) bool {
+	_ = x[:len(dst)*topKSpan] // the kernels do not check len(x)
+	switch active {
+	case AVX512:
+		return spanMaxAVX512(dst, x)
+	case AVX2:
+		// The AVX2 kernel's flag may be set without a NaN.
+		return spanMaxAVX2(dst, x) && hasNaN(x[:len(dst)*topKSpan])
+	}
+	return spanMaxGo(dst, x)
+}
+
+// hasNaN reports whether x holds a NaN: firstAbove finds the first element
+// not ≤ +Inf.
+func hasNaN(x []float32) bool { return firstAbove(x, float32(math.Inf(1))) < len(x) }
+
+// spanMaxKth is spanMaxima that also returns the k-th largest of the maxima
+// (counting equal values), where a kernel takes it in the same pass (AVX-512
+// for k ≤ 16, AVX2 for k ≤ 8); ok is false, and nothing done, elsewhere.
+func spanMaxKth(dst, x []float32, k int) (kth float32, nan, ok bool) {
+	_ = x[:len(dst)*topKSpan] // the kernels do not check len(x)
+	switch {
+	case active == AVX512 && 1 <= k && k <= 16:
+		kth, nan = spanMaxKthAVX512(dst, x, k)
+		return kth, nan, true
+	case active == AVX2 && 1 <= k && k <= 8:
+		kth, nan = spanMaxKthAVX2(dst, x, k)
+		return kth, nan && hasNaN(x[:len(dst)*topKSpan]), true
+	}
+	return 0, false, false
+}
+
+// aboveAll stores the indices i of x with !(x[i] ≤ t), in increasing order,
+// into dst and returns how many, or −1 if there are more than len(dst).
+func aboveAll(dst []int32, x []float32, t float32) int {
+	switch active {
+	case AVX512:
+		return aboveAllAVX512(dst, x, t)
+	case AVX2:
+		return aboveAllAVX2(dst, x, t)
+	}
+	return aboveAllGo(dst, x, t)
+}
+
+// kthLargest returns the k-th largest element of m, counting equal values:
+// m free of NaN, len(m) a positive multiple of topKGroup, 1 ≤ k ≤
+// min(len(m), 64). The assembly's work grows as len(m)².
+func kthLargest(m []float32, k int) float32 {
+	switch active {
+	case AVX512:
+		return kthLargestAVX512(m, k)
+	case AVX2:
+		return kthLargestAVX2(m, k)
+	}
+	return kthLargestGo(m, k)
+}
+
+// aboveSpans is aboveAll over every whole span j of x (topKSpan elements
+// from j·topKSpan, j < len(x)/topKSpan) with !(bm[j] ≤ t), in increasing
+// order of j, and then over the elements after the last whole span, the
+// indices relative to x: it stores them into dst and returns how many, or −1
+// if there are more than len(dst) (whose contents are then unspecified).
+// len(bm) is a multiple of topKGroup, at least len(x)/topKSpan.
+func aboveSpans(dst []int32, x []float32, bm []float32, t float32) int {
+	switch active {
+	case AVX512:
+		return aboveSpansAVX512(dst, x, bm, t)
+	case AVX2:
+		return aboveSpansAVX2(dst, x, bm, t)
+	}
+	return aboveSpansGo(dst, x, bm, t)
 }

@@ -2,7 +2,10 @@
 
 package kernels
 
-import "github.com/heedml/heed/fallback"
+import (
+	"github.com/heedml/heed/internal/fallback"
+	"github.com/klauspost/cpuid/v2"
+)
 
 // This file is the arm64 dispatch: for each kernel the switch on the active
 // ISA that calls the generated NEON assembly (stubs in *_stub_arm64.go) or
@@ -406,3 +409,74 @@ func gruCell(hOut, gates, nh, bx, bh, h []float32) {
 	}
 	fallback.GRUCell(hOut, gates, nh, bx, bh, h)
 }
+
+// The reduced-precision kernels with the query in 8-bit blocks (lowprec_q8q8.go).
+
+// hasIntDot reports whether the CPU has the integer dot-product instruction
+// the Q8Q8 kernel needs on top of NEON: the dot-product extension
+// (FEAT_DotProd: SDOT; cpuid's ASIMDDP, the asimddp hwcap on Linux).
+var hasIntDot = cpuid.CPU.Supports(cpuid.ASIMDDP)
+
+// useIntDot selects the SDOT kernel of Q8Q8 when the ISA is NEON; tests
+// clear and set it to run both paths on a CPU that has SDOT.
+var useIntDot = hasIntDot
+
+// intDotActive reports whether the Q8Q8 scores run the SDOT kernel: the CPU
+// has it and the ISA is NEON.
+func intDotActive() bool { return useIntDot && active == NEON }
+
+// matVecQ8Q8 is MatVecQ8Q8 past its checks: matVecQ8Q8NEON where SDOT runs
+// (the same bits as matVecQ8Q8Go), else matVecQ8Q8Go.
+func matVecQ8Q8(dst []float32, a []Q8Block, lda int, x []Q8Block) {
+	if intDotActive() {
+		matVecQ8Q8NEON(dst, q8Bytes(a), lda, q8Bytes(x))
+		return
+	}
+	matVecQ8Q8Go(dst, a, lda, x)
+}
+
+// decodeStepQ8Q8Asm takes no rows on arm64: the step is composed in Go
+// (decodeStep), its scores by matVecQ8Q8.
+func decodeStepQ8Q8Asm(ctx, scores []float32, k, v stored, st *SoftmaxState) (int, bool) {
+	return 0, true
+}
+
+func toQ8Blocks(dst []Q8Block, src []float32) { fallback.QuantizeQ8(dst, src) }
+
+// TopK's scan (topk.go).
+
+// spanMaxima sets dst[j] to the largest element of span j of x (topKSpan
+// elements each, len(x) ≥ topKSpan·len(dst)) and reports whether any element
+// of those spans is NaN, in which case dst holds no meaningful maxima.
+func spanMaxima(dst, x []float32) bool {
+	_ = x[:len(dst)*topKSpan] // the kernel does not check len(x)
+	if active == NEON {
+		return spanMaxNEON(dst, x)
+	}
+	return spanMaxGo(dst, x)
+}
+
+// The online softmax (onlinesoftmax.go).
+
+// onlineSoftmax is two NEON passes: Max (NaN when x holds one), then, for a
+// finite m' = max(m, max x), Softmax's exp pass (expShiftSumNEON: x − m' and
+// Exp, summed). Other rows and ISAs return softmaxSpecial, leaving the row to
+// onlineSoftmaxGo. m is not NaN.
+func onlineSoftmax(x []float32, m float32) (float32, float32, int) {
+	if active != NEON {
+		return 0, 0, softmaxSpecial
+	}
+	mx := max(m, Max(x))
+	if mx-mx != 0 { // ±Inf or NaN
+		return 0, 0, softmaxSpecial
+	}
+	return mx, expShiftSumNEON(x, x, mx), softmaxDone
+}
+
+// onlineSoftmaxBand has no kernel here: OnlineSoftmaxBand takes the rows one
+// by one.
+func onlineSoftmaxBand(Matrix, int, []float32, []float32) (int, bool) { return 0, false }
+
+// matVecBatchGemmBatch returns 0: MatVecBatch keeps its batch kernel here
+// (Gemm's threshold has not been measured on this ISA).
+func matVecBatchGemmBatch() int { return 0 }

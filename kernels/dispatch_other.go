@@ -2,7 +2,7 @@
 
 package kernels
 
-import "github.com/heedml/heed/fallback"
+import "github.com/heedml/heed/internal/fallback"
 
 // This file is the dispatch where no assembly exists (other architectures, or
 // the purego build tag): every kernel is package fallback's.
@@ -104,3 +104,40 @@ func div(dst, x, y []float32)                             { fallback.Div(dst, x,
 
 func lstmCell(hOut, cOut, gates, b, c []float32)   { fallback.LSTMCell(hOut, cOut, gates, b, c) }
 func gruCell(hOut, gates, nh, bx, bh, h []float32) { fallback.GRUCell(hOut, gates, nh, bx, bh, h) }
+
+// spanMaxima sets dst[j] to the largest element of span j of x (topKSpan
+// elements each, len(x) ≥ topKSpan·len(dst)) and reports whether any element
+// of those spans is NaN, in which case dst holds no meaningful maxima.
+func spanMaxima(dst, x []float32) bool { return spanMaxGo(dst, x) }
+
+// onlineSoftmax leaves every row to onlineSoftmaxGo (purego builds and
+// ISAs without SIMD kernels).
+func onlineSoftmax(x []float32, m float32) (float32, float32, int) {
+	return 0, 0, softmaxSpecial
+}
+
+// onlineSoftmaxBand has no kernel here: OnlineSoftmaxBand takes the rows one
+// by one.
+func onlineSoftmaxBand(Matrix, int, []float32, []float32) (int, bool) { return 0, false }
+
+// useIntDot has no effect here: the Q8Q8 kernels are Go.
+var useIntDot = false
+
+func matVecQ8Q8(dst []float32, a []Q8Block, lda int, x []Q8Block) {
+	matVecQ8Q8Go(dst, a, lda, x)
+}
+
+func decodeStepQ8Q8Asm(ctx, scores []float32, k, v stored, st *SoftmaxState) (int, bool) {
+	return 0, true
+}
+
+func toQ8Blocks(dst []Q8Block, src []float32) { fallback.QuantizeQ8(dst, src) }
+
+func intDotActive() bool { return false }
+
+// fromQ8 is FromQ8 in Go (fallback) where no assembly kernel exists.
+func fromQ8(dst []float32, src []Q8Block) { fallback.DequantizeQ8(dst, src) }
+
+// matVecBatchGemmBatch returns 0: MatVecBatch keeps its batch kernel here
+// (Gemm's threshold has not been measured on this ISA).
+func matVecBatchGemmBatch() int { return 0 }

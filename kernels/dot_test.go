@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/heedml/heed/fallback"
+	"github.com/heedml/heed/internal/fallback"
 )
 
 func TestDot(t *testing.T) {

@@ -25,20 +25,6 @@ func dotSoftmaxMatTVecFarAVX2(ctx []float32, scores []float32, a []float32, lda 
 //go:noescape
 func dotSoftmaxMatTVecFarPF1AVX2(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
-// dotSoftmaxMatTVecFarPF2AVX2 adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarPF2AVX2(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarPF4AVX2 adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarPF4AVX2(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
 // dotSoftmaxMatTVecAVX512 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
@@ -60,75 +46,12 @@ func dotSoftmaxMatTVecFarAVX512(ctx []float32, scores []float32, a []float32, ld
 //go:noescape
 func dotSoftmaxMatTVecFarPF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
-// dotSoftmaxMatTVecFarPF2AVX512 adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarPF2AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarPF4AVX512 adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarPF4AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarAheadPF1AVX512 adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarAheadPF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarSplitAVX512 adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplitAVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarSplitPF1AVX512 adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplitPF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
 // dotSoftmaxMatTVecFarSplit4PF1AVX512 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
 //
 //go:noescape
 func dotSoftmaxMatTVecFarSplit4PF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarSplit4PF2AVX512 adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplit4PF2AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarSplit6PF1AVX512 adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplit6PF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarSplit8PF1AVX512 adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplit8PF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarSplit8PF1T2AVX512 adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplit8PF1T2AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
 // dotSoftmaxMatTVecAVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
@@ -151,72 +74,9 @@ func dotSoftmaxMatTVecFarAVX512Z(ctx []float32, scores []float32, a []float32, l
 //go:noescape
 func dotSoftmaxMatTVecFarPF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
-// dotSoftmaxMatTVecFarPF2AVX512Z adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarPF2AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarPF4AVX512Z adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarPF4AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarAheadPF1AVX512Z adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarAheadPF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarSplitAVX512Z adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplitAVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarSplitPF1AVX512Z adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplitPF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
 // dotSoftmaxMatTVecFarSplit4PF1AVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
 //
 //go:noescape
 func dotSoftmaxMatTVecFarSplit4PF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarSplit4PF2AVX512Z adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplit4PF2AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarSplit6PF1AVX512Z adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplit6PF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarSplit8PF1AVX512Z adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplit8PF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
-
-// dotSoftmaxMatTVecFarSplit8PF1T2AVX512Z adds one streaming-softmax pass of a dot-product attention step over
-// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
-// with 0, or 1 on a score that is not finite.
-//
-//go:noescape
-func dotSoftmaxMatTVecFarSplit8PF1T2AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)

@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strings"
+
 	"testing"
 )
 
@@ -170,28 +170,6 @@ func TestDotSoftmaxMatTVec(t *testing.T) {
 
 func TestDotSoftmaxMatTVecGuard(t *testing.T) {
 	forEachDotSoftmaxKernel(t, func(t *testing.T) { testDotSoftmaxMatTVecGuard(t) })
-}
-
-// forEachDotSoftmaxKernel runs fn under each kernel of DotSoftmaxMatTVec the
-// active ISA has: once under Generic, which has one. With -short (the
-// emulated CI runs) it takes only the kernels the cpuid rules can choose on
-// the active ISA (dotSoftmaxRuleKernels).
-func forEachDotSoftmaxKernel(t *testing.T, fn func(t *testing.T)) {
-	ks := dotSoftmaxKernels
-	if testing.Short() {
-		ks = dotSoftmaxRuleKernels()
-	}
-	if Active() == Generic {
-		ks = ks[:1]
-	}
-	for _, k := range ks {
-		if (k == "far-ahead" || strings.HasPrefix(k, "far-split")) && Active() != AVX512 {
-			continue // the same kernel as one of the far-pf ones
-		}
-		restore := useDotSoftmaxKernel(k)
-		t.Run(k, fn)
-		restore()
-	}
 }
 
 func testDotSoftmaxMatTVecGuard(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/heedml/heed/fallback"
+	"github.com/heedml/heed/internal/fallback"
 )
 
 // unary describes an element-wise kernel for the shared tests of Exp and Tanh.

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/heedml/heed/fallback"
+	"github.com/heedml/heed/internal/fallback"
 )
 
 // Gemm sets C = α·op(A)·op(B) + β·C, the general matrix product of BLAS's

@@ -1,4 +1,4 @@
-//go:build gemmblocktrial && amd64 && !purego
+//go:build heedtrial && amd64 && !purego
 
 package kernels
 

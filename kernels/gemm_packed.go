@@ -1,6 +1,6 @@
 package kernels
 
-import "github.com/heedml/heed/fallback"
+import "github.com/heedml/heed/internal/fallback"
 
 // PackedB is the right operand op(B) of matrix products, packed once in the
 // layout the micro-kernel of the ISA active at [PackedB.Pack] reads, for many

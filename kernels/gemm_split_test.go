@@ -1,4 +1,4 @@
-//go:build gemmtrial
+//go:build heedtrial
 
 package kernels
 

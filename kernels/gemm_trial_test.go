@@ -1,4 +1,4 @@
-//go:build gemmtrial && amd64 && !purego
+//go:build heedtrial && amd64 && !purego
 
 package kernels
 
@@ -8,7 +8,7 @@ import (
 )
 
 // TestGemmTrial compares candidate micro-kernel tiles (generated with
-// ASMGEN_GEMM_TRIAL=1) on whole products: for each size, the variants run
+// go run . -trial in asmgen) on whole products: for each size, the variants run
 // interleaved, one call each per round, and the table gives each one's best
 // CPU time per call over the rounds as GFLOP/s (a best time is what load on a
 // shared machine disturbs least).

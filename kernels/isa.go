@@ -119,11 +119,8 @@ func init() {
 
 // EnvErrors reports the tuning variables read at start-up that were set to a
 // value they do not take and were therefore ignored: HEED_AVX512_WIDTH (256 or
-// 512) and, on amd64, HEED_DOTSOFTMAX_PF (0, 1, 2 or 4),
-// HEED_DOTSOFTMAX_SPLIT and HEED_MATVEC_FAR (variant names: README.md lists
-// them), on arm64 HEED_SDOT (0 or 1).
-// Surrounding white space is ignored. A bad value never stops the program; HEED_ISA is reported
-// by ISAConfig.
+// 512; surrounding white space is ignored). A bad value never stops the
+// program. HEED_ISA is reported by ISAConfig.
 func EnvErrors() []error { return append([]error(nil), envErrs...) }
 
 // AVX512Width returns the vector width in bits, 256 or 512, that the AVX512

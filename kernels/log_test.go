@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/heedml/heed/fallback"
+	"github.com/heedml/heed/internal/fallback"
 )
 
 var logUnary = unary{name: "Log", kernel: Log, ref: fallback.Log, check: checkLog, sample: logSample}

@@ -3,7 +3,7 @@ package kernels
 import (
 	"unsafe"
 
-	"github.com/heedml/heed/fallback"
+	"github.com/heedml/heed/internal/fallback"
 )
 
 // Reduced-precision storage formats for keys and values. The query, the

@@ -4,7 +4,7 @@ import (
 	"math"
 	mathbits "math/bits"
 
-	"github.com/heedml/heed/fallback"
+	"github.com/heedml/heed/internal/fallback"
 )
 
 // BF16Matrix is a row-major bfloat16 matrix laid out as Matrix: element (i, j)

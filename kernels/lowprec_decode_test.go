@@ -553,7 +553,7 @@ func testDecodeStep(t *testing.T) {
 						if ks[f].format == "q8" {
 							kq := ks[f]
 							kq.format = "q8q8"
-							forEachVNNI(func(mode string) {
+							forEachIntDot(func(mode string) {
 								checkDecodeStep(t, what+" q8q8 "+mode, kq, vs[f], h, cuts, st0, ctx0)
 							})
 						}

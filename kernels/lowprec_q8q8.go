@@ -80,8 +80,8 @@ func matVecQ8Q8Go(dst []float32, a []Q8Block, lda int, x []Q8Block) {
 
 // Q8Q8Native reports whether MatVecQ8Q8 and DotSoftmaxMatTVecQ8Q8 run their
 // integer dot-product kernels under the active ISA: VPDPBUSD on AVX-512 with
-// AVX512_VNNI, SDOT on NEON with the dot-product extension (FEAT_DotProd;
-// HEED_SDOT=0 turns it off). When it is false they run Go loops, slower
+// AVX512_VNNI, SDOT on NEON with the dot-product extension (FEAT_DotProd).
+// When it is false they run Go loops, slower
 // than MatVecQ8 and DotSoftmaxMatTVecQ8 on the float32 query, whose bound is
 // within theirs: a caller that may quantise the query can take those instead.
-func Q8Q8Native() bool { return vnniActive() }
+func Q8Q8Native() bool { return intDotActive() }

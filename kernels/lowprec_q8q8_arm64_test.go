@@ -5,9 +5,6 @@ package kernels
 import (
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"strconv"
 	"testing"
 	"unsafe"
 
@@ -17,73 +14,27 @@ import (
 // The Q8Q8 scores by SDOT: detection, and the kernel bit for bit against
 // matVecQ8Q8Go. TestMatVecQ8Q8, TestMatVecQ8Q8Special, TestDecodeQ8Q8Guard,
 // TestDecodeStepQ8Q8Special and TestDecodeQ8Q8NoAllocs run it too, as their
-// "vnni" mode, where the CPU has SDOT.
+// "intdot" mode, where the CPU has SDOT.
 
 // TestSDOTDetect checks cpuid's ASIMDDP against golang.org/x/sys/cpu's
 // reading of the hwcaps, and that Q8Q8Native is true exactly under NEON with
 // SDOT on.
 func TestSDOTDetect(t *testing.T) {
-	t.Logf("SDOT: cpuid %v, x/sys/cpu %v; useVNNI %v", hasSDOT, cpu.ARM64.HasASIMDDP, useVNNI)
-	if hasSDOT != cpu.ARM64.HasASIMDDP {
-		t.Errorf("cpuid reports SDOT %v, x/sys/cpu %v", hasSDOT, cpu.ARM64.HasASIMDDP)
+	t.Logf("SDOT: cpuid %v, x/sys/cpu %v; useIntDot %v", hasIntDot, cpu.ARM64.HasASIMDDP, useIntDot)
+	if hasIntDot != cpu.ARM64.HasASIMDDP {
+		t.Errorf("cpuid reports SDOT %v, x/sys/cpu %v", hasIntDot, cpu.ARM64.HasASIMDDP)
 	}
-	if useVNNI && !hasSDOT {
-		t.Errorf("useVNNI is set on a CPU without SDOT")
+	if useIntDot && !hasIntDot {
+		t.Errorf("useIntDot is set on a CPU without SDOT")
 	}
-	forEachVNNI(func(mode string) {
+	forEachIntDot(func(mode string) {
 		eachISA(func(isa string) {
-			want := mode == "vnni" && Active() == NEON
+			want := mode == "intdot" && Active() == NEON
 			if got := Q8Q8Native(); got != want {
 				t.Errorf("%s under %s: Q8Q8Native() = %v, want %v", mode, isa, got, want)
 			}
 		})
 	})
-}
-
-// TestSDOTEnv checks HEED_SDOT's parsing: "" and "1" leave SDOT on, "0"
-// turns it off, anything else is reported by EnvErrors and leaves it on.
-func TestSDOTEnv(t *testing.T) {
-	defer func(e []error) { envErrs = e }(envErrs)
-	for _, c := range []struct {
-		env  string
-		want bool
-		bad  bool
-	}{{"", true, false}, {"1", true, false}, {" 1 ", true, false}, {"0", false, false},
-		{"\t0", false, false}, {"no", true, true}, {"2", true, true}} {
-		envErrs = nil
-		if got := sdotEnv(c.env); got != c.want || (len(envErrs) != 0) != c.bad {
-			t.Errorf("HEED_SDOT=%q: on %v, errors %v; want on %v, an error %v", c.env, got, envErrs, c.want, c.bad)
-		}
-	}
-}
-
-// TestSDOTEnvChild runs this test binary with HEED_SDOT set: in the child,
-// useVNNI is hasSDOT unless the value is 0, and EnvErrors reports a bad
-// value. Under qemu the child needs binfmt_misc, so -short skips it.
-func TestSDOTEnvChild(t *testing.T) {
-	if want := os.Getenv("HEED_TEST_WANT_SDOT"); want != "" {
-		on := hasSDOT && want == "1"
-		if useVNNI != on || vnniDefault != on {
-			t.Fatalf("HEED_SDOT=%q: useVNNI %v, vnniDefault %v; want %v", os.Getenv("HEED_SDOT"), useVNNI, vnniDefault, on)
-		}
-		if got, want := len(EnvErrors()), os.Getenv("HEED_TEST_WANT_ENVERRS"); strconv.Itoa(got) != want {
-			t.Fatalf("HEED_SDOT=%q: EnvErrors() = %v, want %s errors", os.Getenv("HEED_SDOT"), EnvErrors(), want)
-		}
-		return
-	}
-	if testing.Short() {
-		t.Skip("starts subprocesses")
-	}
-	for _, c := range []struct{ env, on, errs string }{
-		{"", "1", "0"}, {"1", "1", "0"}, {"0", "0", "0"}, {" 0\n", "0", "0"}, {"off", "1", "1"},
-	} {
-		cmd := exec.Command(os.Args[0], "-test.run", "^TestSDOTEnvChild$", "-test.count", "1")
-		cmd.Env = append(os.Environ(), "HEED_SDOT="+c.env, "HEED_TEST_WANT_SDOT="+c.on, "HEED_TEST_WANT_ENVERRS="+c.errs,
-			"HEED_AVX512_WIDTH=", "HEED_ISA=")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("HEED_SDOT=%q: %v\n%s", c.env, err, out)
-		}
-	}
 }
 
 // q8At returns n blocks flush against g's upper guard page if atEnd, else
@@ -125,15 +76,15 @@ func sdotScale(rng *rand.Rand, kind int) float32 {
 // and dst flush against PROT_NONE pages (the last row's padding not
 // mapped).
 func TestMatVecQ8Q8SDOTBits(t *testing.T) {
-	if !hasSDOT {
+	if !hasIntDot {
 		t.Skip("no SDOT on this CPU: Q8Q8 runs matVecQ8Q8Go (TestSDOTDetect checks the choice)")
 	}
 	defer Use(Active())
 	if err := Use(NEON); err != nil {
 		t.Fatal(err)
 	}
-	defer func(v bool) { useVNNI = v }(useVNNI)
-	useVNNI = true
+	defer func(v bool) { useIntDot = v }(useIntDot)
+	useIntDot = true
 	rng := rand.New(rand.NewPCG(51, 52))
 	const maxRows, maxBlocks, maxPad = 33, 8, 3
 	gk, gx, gd := newGuard(t, 9*maxRows*(maxBlocks+maxPad)), newGuard(t, 9*maxBlocks), newGuard(t, maxRows)
@@ -195,14 +146,14 @@ func TestMatVecQ8Q8SDOTBits(t *testing.T) {
 // gives the same bits (scores, context, state) with the SDOT scores as with
 // the Go ones: the rest of the step is the same code.
 func TestDecodeStepQ8Q8SDOTBits(t *testing.T) {
-	if !hasSDOT {
+	if !hasIntDot {
 		t.Skip("no SDOT on this CPU")
 	}
 	defer Use(Active())
 	if err := Use(NEON); err != nil {
 		t.Fatal(err)
 	}
-	defer func(v bool) { useVNNI = v }(useVNNI)
+	defer func(v bool) { useIntDot = v }(useIntDot)
 	rng := rand.New(rand.NewPCG(53, 54))
 	for _, rows := range []int{1, 7, 8, 9, 100, 300} {
 		for _, cols := range []int{1, 31, 32, 33, 64, 100, 128} {
@@ -215,7 +166,7 @@ func TestDecodeStepQ8Q8SDOTBits(t *testing.T) {
 			var st [2]SoftmaxState
 			var ok [2]bool
 			for i, on := range []bool{false, true} {
-				useVNNI = on
+				useIntDot = on
 				scores[i], ctx[i] = make([]float32, rows), make([]float32, cols)
 				st[i] = SoftmaxState{Max: float32(math.Inf(-1))}
 				ok[i] = DotSoftmaxMatTVecQ8Q8(ctx[i], scores[i], k, v, hq, &st[i])

@@ -7,24 +7,24 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/heedml/heed/fallback"
+	"github.com/heedml/heed/internal/fallback"
 
 	"github.com/heedml/heed/internal/allocs"
 )
 
-// vnniDefault is useVNNI as the package set it: whether this CPU runs the
+// intDotDefault is useIntDot as the package set it: whether this CPU runs the
 // VPDPBUSD kernels.
-var vnniDefault = useVNNI
+var intDotDefault = useIntDot
 
-// forEachVNNI calls f with the Go Q8Q8 kernels ("go") and, where the CPU has
-// them, the VPDPBUSD ones ("vnni"; they run only under the AVX-512 ISA).
-func forEachVNNI(f func(mode string)) {
-	defer func(v bool) { useVNNI = v }(useVNNI)
-	useVNNI = false
+// forEachIntDot calls f with the Go Q8Q8 kernels ("go") and, where the CPU has
+// them, the VPDPBUSD ones ("intdot"; they run only under the AVX-512 ISA).
+func forEachIntDot(f func(mode string)) {
+	defer func(v bool) { useIntDot = v }(useIntDot)
+	useIntDot = false
 	f("go")
-	if vnniDefault {
-		useVNNI = true
-		f("vnni")
+	if intDotDefault {
+		useIntDot = true
+		f("intdot")
 	}
 }
 
@@ -35,7 +35,7 @@ func forEachVNNI(f func(mode string)) {
 // error against the float32 query exceeds the bound without it.
 func TestMatVecQ8Q8(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
-		forEachVNNI(func(mode string) {
+		forEachIntDot(func(mode string) {
 			rng := rand.New(rand.NewPCG(31, 32))
 			needed := false
 			for _, rows := range decodeRowCounts {
@@ -99,7 +99,7 @@ func TestMatVecQ8Q8(t *testing.T) {
 func TestMatVecQ8Q8Special(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 34))
 	forEachISA(t, func(t *testing.T) {
-		forEachVNNI(func(mode string) {
+		forEachIntDot(func(mode string) {
 			for _, sp := range specials[:3] {
 				for _, cols := range []int{1, 32, 33, 100} {
 					a := randMatrix(rng, 9, cols)
@@ -154,7 +154,7 @@ func TestDecodeQ8Q8Guard(t *testing.T) {
 	ninf := float32(math.Inf(-1))
 	forEachStepKernel(t, func(t *testing.T) {
 		forEachISA(t, func(t *testing.T) {
-			forEachVNNI(func(mode string) {
+			forEachIntDot(func(mode string) {
 				for _, rows := range []int{1, 4, 7, 8, 9, 16, 17} {
 					for _, kc := range []int{1, 31, 32, 33, 64, 100} {
 						for _, vc := range []int{8, 32, 40, 64} {
@@ -209,7 +209,7 @@ func TestDecodeQ8Q8Guard(t *testing.T) {
 func TestDecodeStepQ8Q8Special(t *testing.T) {
 	rng := rand.New(rand.NewPCG(35, 36))
 	forEachISA(t, func(t *testing.T) {
-		forEachVNNI(func(mode string) {
+		forEachIntDot(func(mode string) {
 			for _, sp := range specials[:3] {
 				a := randMatrix(rng, 40, 64)
 				h := make([]float32, 64)
@@ -260,7 +260,7 @@ func TestDecodeQ8Q8NoAllocs(t *testing.T) {
 	ToQ8(hq, h)
 	scores, ctx := make([]float32, 300), make([]float32, 128)
 	forEachISA(t, func(t *testing.T) {
-		forEachVNNI(func(mode string) {
+		forEachIntDot(func(mode string) {
 			for name, f := range map[string]func(){
 				"MatVecQ8Q8": func() { MatVecQ8Q8(scores, q, hq) },
 				"Step": func() {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/heedml/heed/fallback"
+	"github.com/heedml/heed/internal/fallback"
 )
 
 // The oracles here are written from the formats' definitions in float64,

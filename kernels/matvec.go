@@ -77,18 +77,3 @@ func matVecBatchGemm(rows, cols, batch int) bool {
 	lo := matVecBatchGemmBatch()
 	return lo > 0 && batch >= lo && rows >= matVecBatchGemmMin.dim && cols >= matVecBatchGemmMin.dim
 }
-
-// matVecBatchGemmBatch returns the smallest batch that MatVecBatch takes to
-// Gemm under the active ISA, or 0 for none: AVX2 and AVX-512 only; NEON (not
-// measured) and Generic keep the batch kernel.
-func matVecBatchGemmBatch() int {
-	switch {
-	case active == AVX2:
-		return matVecBatchGemmMin.avx2
-	case active == AVX512 && avx512Width == 512:
-		return matVecBatchGemmMin.avx512zmm
-	case active == AVX512:
-		return matVecBatchGemmMin.avx512ymm
-	}
-	return 0
-}

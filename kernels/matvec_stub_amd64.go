@@ -14,55 +14,15 @@ func matVecAVX2(dst []float32, a []float32, lda int, x []float32)
 //go:noescape
 func matVecAVX512(dst []float32, a []float32, lda int, x []float32)
 
-// matVecSeqAVX2 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A in address order.
-//
-//go:noescape
-func matVecSeqAVX2(dst []float32, a []float32, lda int, x []float32)
-
-// matVecSeqPF4KAVX2 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A in address order.
-//
-//go:noescape
-func matVecSeqPF4KAVX2(dst []float32, a []float32, lda int, x []float32)
-
-// matVecSplit4AVX2 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A as four streams.
-//
-//go:noescape
-func matVecSplit4AVX2(dst []float32, a []float32, lda int, x []float32)
-
 // matVecSplit4PF1KAVX2 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A as four streams.
 //
 //go:noescape
 func matVecSplit4PF1KAVX2(dst []float32, a []float32, lda int, x []float32)
 
-// matVecSplit4PF4KAVX2 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A as four streams.
-//
-//go:noescape
-func matVecSplit4PF4KAVX2(dst []float32, a []float32, lda int, x []float32)
-
-// matVecSeqAVX512 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A in address order.
-//
-//go:noescape
-func matVecSeqAVX512(dst []float32, a []float32, lda int, x []float32)
-
-// matVecSeqPF4KAVX512 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A in address order.
-//
-//go:noescape
-func matVecSeqPF4KAVX512(dst []float32, a []float32, lda int, x []float32)
-
-// matVecSplit4AVX512 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A as four streams.
-//
-//go:noescape
-func matVecSplit4AVX512(dst []float32, a []float32, lda int, x []float32)
-
 // matVecSplit4PF1KAVX512 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A as four streams.
 //
 //go:noescape
 func matVecSplit4PF1KAVX512(dst []float32, a []float32, lda int, x []float32)
-
-// matVecSplit4PF4KAVX512 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A as four streams.
-//
-//go:noescape
-func matVecSplit4PF4KAVX512(dst []float32, a []float32, lda int, x []float32)
 
 // matTVecAVX2 sets dst += Aᵀ·x for the len(x)×len(dst) matrix A with row stride lda.
 //

@@ -8,8 +8,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/heedml/heed/fallback"
 	"github.com/heedml/heed/internal/coef"
+	"github.com/heedml/heed/internal/fallback"
 )
 
 // The shared per-kernel tests run the NEON kernels through forEachISA against

@@ -3,7 +3,7 @@ package kernels
 import (
 	"math"
 
-	"github.com/heedml/heed/fallback"
+	"github.com/heedml/heed/internal/fallback"
 )
 
 // OnlineSoftmax folds x, the scores of one query against a block of keys, into

@@ -5,7 +5,7 @@ package kernels
 import (
 	"testing"
 
-	"github.com/heedml/heed/fallback"
+	"github.com/heedml/heed/internal/fallback"
 )
 
 // TestCellGuard runs LSTMCell and GRUCell on operands flush against

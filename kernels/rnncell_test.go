@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/heedml/heed/fallback"
+	"github.com/heedml/heed/internal/fallback"
 
 	"github.com/heedml/heed/internal/allocs"
 )

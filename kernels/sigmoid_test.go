@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/heedml/heed/fallback"
+	"github.com/heedml/heed/internal/fallback"
 )
 
 var sigmoidUnary = unary{name: "Sigmoid", kernel: Sigmoid, ref: fallback.Sigmoid, check: checkSigmoid, sample: sigmoidSample}

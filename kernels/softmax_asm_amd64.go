@@ -2,7 +2,7 @@
 
 package kernels
 
-import "github.com/heedml/heed/fallback"
+import "github.com/heedml/heed/internal/fallback"
 
 // softmaxFinish completes an assembly softmax that returned status st.
 func softmaxFinish(st int, dst, x []float32) {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/heedml/heed/fallback"
+	"github.com/heedml/heed/internal/fallback"
 )
 
 // fullyMasked reports whether x is a non-empty row of −Inf.

@@ -1,6 +1,6 @@
 package kernels
 
-import "github.com/heedml/heed/fallback"
+import "github.com/heedml/heed/internal/fallback"
 
 // DotInc returns Σₖ x[k·incX]·y[k·incY] over k < n with BLAS's strided
 // addressing (sdot): for a negative increment the vector is walked from its

@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/heedml/heed/fallback"
+	"github.com/heedml/heed/internal/fallback"
 )
 
 var tanhUnary = unary{name: "Tanh", kernel: Tanh, ref: fallback.Tanh, check: checkTanh, sample: tanhSample}

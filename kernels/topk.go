@@ -3,7 +3,7 @@ package kernels
 import (
 	"math"
 
-	"github.com/heedml/heed/fallback"
+	"github.com/heedml/heed/internal/fallback"
 )
 
 // TopK finds the k = len(idx) largest elements of x, for beam search over a

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/heedml/heed/fallback"
+	"github.com/heedml/heed/internal/fallback"
 )
 
 // ones returns n ones: Sum(x) is Dot(x, ones(n)), which lets the sum tests

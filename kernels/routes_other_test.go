@@ -6,3 +6,6 @@ import "testing"
 
 // forEachMatVecRoute runs f once: MatVec has one route here.
 func forEachMatVecRoute(t *testing.T, f func(t *testing.T)) { f(t) }
+
+// forEachDotSoftmaxKernel runs fn once: DotSoftmaxMatTVec has one kernel here.
+func forEachDotSoftmaxKernel[T runner[T]](t T, fn func(T)) { t.Run("rows", fn) }

@@ -1,8 +1,0 @@
-//go:build purego || !(amd64 || arm64)
-
-package kernels
-
-// spanMaxima sets dst[j] to the largest element of span j of x (topKSpan
-// elements each, len(x) ≥ topKSpan·len(dst)) and reports whether any element
-// of those spans is NaN, in which case dst holds no meaningful maxima.
-func spanMaxima(dst, x []float32) bool { return spanMaxGo(dst, x) }
