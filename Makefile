@@ -6,7 +6,7 @@ NATIVE_ISAS ?= $(if $(CI),generic$(comma)avx2$(comma)avx512,generic)
 QEMU_X86 := qemu-x86_64 -cpu Haswell
 QEMU_ARM := qemu-aarch64
 
-.PHONY: all generate test vet test-native test-purego test-emulated test-arm64 test-haswell test-generated test-bench test-mingo test-gonumblas bench bench-full bench-cgo bench-all fuzz
+.PHONY: all generate test vet test-race test-native test-purego test-emulated test-arm64 test-haswell test-generated test-bench test-mingo test-gonumblas bench bench-full bench-cgo bench-all fuzz
 
 all: test
 
@@ -20,7 +20,7 @@ generate:
 test:
 	$(MAKE) --no-print-directory -j2 -O vet test-native test-purego
 	$(MAKE) --no-print-directory test-emulated
-	$(MAKE) --no-print-directory -j2 -O test-generated test-bench test-mingo test-gonumblas
+	$(MAKE) --no-print-directory -j2 -O test-generated test-bench test-mingo test-gonumblas test-race
 
 vet:
 	$(GO) vet ./...
@@ -76,6 +76,13 @@ GO_MIN ?= go1.24.11
 test-mingo:
 	GOTOOLCHAIN=$(GO_MIN) $(GO) vet ./...
 	GOTOOLCHAIN=$(GO_MIN) HEED_REQUIRE_ISA=$(NATIVE_ISAS) HEED_TEST_SPARSE=1 $(GO) test -short ./...
+
+# The in-use checks that only race builds make (internal/inuse): a Memory,
+# Workspace, Batch, HeadCache, Attentional or cell used by two calls at once
+# panics. The race detector cannot see the kernels' assembly, so these are
+# what -race adds for heed; the rest of the suite runs without it.
+test-race:
+	$(GO) test -race -run 'InUse|Flag' ./internal/inuse ./attention ./rnn
 
 # bench/'s own tests: every peer computes what heed computes (no timing).
 test-bench:

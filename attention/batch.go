@@ -3,6 +3,8 @@ package attention
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/heedml/heed/internal/inuse"
 )
 
 // Batch runs one attention step for each of several independent sequences,
@@ -15,6 +17,7 @@ type Batch struct {
 	weights, contexts, queries [][]float32
 	next                       atomic.Int64
 	wg                         sync.WaitGroup
+	busy                       inuse.Flag // in race builds: a call is running
 }
 
 // Attend sets, for each i, weights[i] and contexts[i] to the step
@@ -22,7 +25,9 @@ type Batch struct {
 // sequence's own scorer, mask and valid length), within Memory.Attend's error
 // bound. No slice may overlap another or a Memory's matrices. Every shape is
 // checked before any work; it panics on the first mismatch, naming the
-// sequence, and if a Memory appears twice, naming both sequences.
+// sequence, if a sequence's slices overlap each other or its Memory's
+// matrices (as Attend does; overlaps between different sequences' slices are
+// not detected), and if a Memory appears twice, naming both sequences.
 func (b *Batch) Attend(mems []*Memory, weights, contexts, queries [][]float32) {
 	if len(weights) != len(mems) || len(contexts) != len(mems) || len(queries) != len(mems) {
 		panicf("Batch: %d memories but %d weights, %d contexts, %d queries", len(mems), len(weights), len(contexts), len(queries))
@@ -36,6 +41,20 @@ func (b *Batch) Attend(mems []*Memory, weights, contexts, queries [][]float32) {
 		work += m.valid * (m.keys.Cols + m.values.Cols)
 	}
 	checkDistinct(mems)
+	b.busy.Enter("attention.Batch")
+	defer b.busy.Exit()
+	if inuse.Enabled {
+		entered := 0
+		defer func() {
+			for _, m := range mems[:entered] {
+				m.busy.Exit()
+			}
+		}()
+		for _, m := range mems {
+			m.busy.Enter("attention.Memory")
+			entered++
+		}
+	}
 	workers := batchWorkers(work, len(mems))
 	if workers <= 1 {
 		for i, m := range mems {
@@ -84,5 +103,8 @@ func checkBatchStep(m *Memory, i int, weights, context, query []float32) {
 	if len(query) != m.QueryDim() || len(weights) != m.keys.Rows || len(context) != m.values.Cols {
 		panicf("Batch: sequence %d (%s, S=%d): len(weights)=%d, len(context)=%d, len(query)=%d; want %d, %d, %d",
 			i, m.sc, m.keys.Rows, len(weights), len(context), len(query), m.keys.Rows, m.values.Cols, m.QueryDim())
+	}
+	if p, q := m.outputOverlap("weights", weights, "context", context, "query", query); p != "" {
+		panicf("Batch: sequence %d: %s overlaps %s", i, p, q)
 	}
 }

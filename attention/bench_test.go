@@ -37,7 +37,7 @@ func BenchmarkStep(b *testing.B) {
 	const S, d = 128, 64
 	keys := rampMat(S, d)
 	for _, sc := range []Scorer{Dot(), ScaledDot(), Cosine(), General(rampMat(d, d)), Additive(rampMat(d, d), rampMat(d, d), ramp(d))} {
-		m := NewMemory(sc, keys, kernels.Matrix{})
+		m := NewMemory(sc, keys, keys)
 		w, c, h := make([]float32, S), make([]float32, d), ramp(d)
 		b.Run(fmt.Sprintf("%s/S=%d,d=%d", sc, S, d), func(b *testing.B) {
 			benchISAs(b, func(b *testing.B) {
@@ -88,7 +88,7 @@ func bahdanauLoop(w, c, q, h []float32, w1, k, vals kernels.Matrix, v []float32)
 func BenchmarkBahdanau(b *testing.B) {
 	const S, d = 64, 256
 	keys, w1, w2, v := rampMat(S, d), rampMat(d, d), rampMat(d, d), ramp(d)
-	m := NewMemory(Additive(w1, w2, v), keys, kernels.Matrix{})
+	m := NewMemory(Additive(w1, w2, v), keys, keys)
 	w, c, h, q := make([]float32, S), make([]float32, d), ramp(d), make([]float32, d)
 	b.Run(fmt.Sprintf("S=%d,d=%d/goloop", S, d), func(b *testing.B) {
 		for b.Loop() {
@@ -113,7 +113,7 @@ func BenchmarkMany(b *testing.B) {
 	const S, d, B = 1024, 256, 8
 	keys := rampMat(S, d)
 	for _, sc := range []Scorer{Dot(), Additive(rampMat(d, d), rampMat(d, d), ramp(d))} {
-		m := NewMemory(sc, keys, kernels.Matrix{})
+		m := NewMemory(sc, keys, keys)
 		w, c, q := rampMat(B, S), rampMat(B, d), rampMat(B, d)
 		name := fmt.Sprintf("%s/S=%d,d=%d,B=%d", sc, S, d, B)
 		b.Run(name+"/steps", func(b *testing.B) {
@@ -139,7 +139,7 @@ func BenchmarkMany(b *testing.B) {
 		b.Run(name+"/first", func(b *testing.B) {
 			benchISAs(b, func(b *testing.B) {
 				for b.Loop() {
-					m.Reset(keys, kernels.Matrix{})
+					m.Reset(keys, keys)
 					m.AttendMany(w, c, q)
 				}
 			})
@@ -155,7 +155,7 @@ func BenchmarkFused(b *testing.B) {
 	for _, sz := range [][2]int{{128, 64}, {1024, 256}} {
 		S, d := sz[0], sz[1]
 		keys := rampMat(S, d)
-		m := NewMemory(Dot(), keys, kernels.Matrix{})
+		m := NewMemory(Dot(), keys, keys)
 		scores, w, c, h := make([]float32, S), make([]float32, S), make([]float32, d), ramp(d)
 		b.Run(fmt.Sprintf("S=%d,d=%d", S, d), func(b *testing.B) {
 			benchISAs(b, func(b *testing.B) {
@@ -164,7 +164,7 @@ func BenchmarkFused(b *testing.B) {
 						kernels.MatVec(scores, keys, h)
 						kernels.Softmax(w, scores)
 						clear(c)
-						kernels.MatTVec(c, keys, w)
+						kernels.MatTVecAdd(c, keys, w)
 					}
 				})
 				b.Run("fused", func(b *testing.B) {
@@ -186,7 +186,7 @@ func BenchmarkLong(b *testing.B) {
 	for _, d := range []int{256, 512} {
 		const S = 8192
 		keys := rampMat(S, d)
-		m := NewMemory(Dot(), keys, kernels.Matrix{})
+		m := NewMemory(Dot(), keys, keys)
 		w, c, h := make([]float32, S), make([]float32, d), ramp(d)
 		for _, mode := range []string{"serial", "chunks", "stream", "split"} {
 			b.Run(fmt.Sprintf("S=%d,d=%d/%s", S, d, mode), func(b *testing.B) {
@@ -219,7 +219,7 @@ func BenchmarkBatch(b *testing.B) {
 	ws, cs, qs := make([][]float32, n), make([][]float32, n), make([][]float32, n)
 	for i := range mems {
 		S := 64 + i*960/(n-1)
-		mems[i] = NewMemory(Dot(), rampMat(S, d), kernels.Matrix{})
+		mems[i] = newSelfMemory(Dot(), rampMat(S, d))
 		ws[i], cs[i], qs[i] = make([]float32, S), make([]float32, d), ramp(d)
 	}
 	var bt Batch
@@ -250,7 +250,7 @@ func BenchmarkMultiHead(b *testing.B) {
 			}
 			benchISAs(b, func(b *testing.B) {
 				for b.Loop() {
-					MultiHead(out, q, q, q, heads, true, &ws)
+					MultiHead(out, q, q, q, heads, Causal, &ws)
 				}
 			})
 		})

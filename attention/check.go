@@ -2,6 +2,7 @@ package attention
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/heedml/heed/kernels"
 )
@@ -65,4 +66,30 @@ func grow[T any](buf []T, n int) []T {
 		return make([]T, n)
 	}
 	return buf[:n]
+}
+
+// span returns the elements of m from its first to its last, or nil when it
+// has none; m is valid.
+func span(m kernels.Matrix) []float32 {
+	if m.Rows == 0 || m.Cols == 0 {
+		return nil
+	}
+	return m.Data[:(m.Rows-1)*m.Stride+m.Cols]
+}
+
+// overlaps reports whether a and b share an element.
+func overlaps(a, b []float32) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	pa, pb := uintptr(unsafe.Pointer(unsafe.SliceData(a))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return pa < pb+4*uintptr(len(b)) && pb < pa+4*uintptr(len(a))
+}
+
+// checkDisjoint panics, naming mech and the arguments an and bn, if a and b
+// overlap.
+func checkDisjoint(mech, an string, a []float32, bn string, b []float32) {
+	if overlaps(a, b) {
+		panicf("%s: %s overlaps %s", mech, an, bn)
+	}
 }

@@ -59,7 +59,7 @@ func unitQuery(dst, h []float32) {
 	copy(dst, h)
 	switch {
 	case n >= 0x1p-60 && n <= 0x1p60:
-		kernels.Scale(float32(1/n), dst)
+		kernels.Scale(dst, float32(1/n), dst)
 	case n == 0:
 	default:
 		for i, v := range h {

@@ -1,12 +1,13 @@
 package attention
 
 import (
+	"github.com/heedml/heed/internal/inuse"
 	"sync"
 )
 
 // HeadCache is one decoder layer's key-value cache for multi-head
 // self-attention decoding, one query per head per step, with grouped-query
-// heads: kvHeads KV heads, each a [NewCache] Memory of the ScaledDot scorer in
+// heads: kvHeads KV heads, each a [NewEmptyMemory] Memory of the ScaledDot scorer in
 // the chosen Format, shared by heads/kvHeads consecutive query heads.
 //
 // The layout is MultiHead's: a step's query is heads·d_k wide (head i at
@@ -26,6 +27,7 @@ type HeadCache struct {
 	out, q []float32
 	parts  int
 	wg     sync.WaitGroup
+	busy   inuse.Flag // in race builds: a call is running
 }
 
 // NewHeadCache returns an empty cache of capacity positions for heads query
@@ -43,7 +45,7 @@ func NewHeadCache(f Format, heads, kvHeads, dk, dh, capacity int) *HeadCache {
 	}
 	c := &HeadCache{heads: heads, dk: dk, dh: dh, kv: make([]*Memory, kvHeads)}
 	for g := range c.kv {
-		c.kv[g] = NewCache(ScaledDot(), f, dk, dh, capacity)
+		c.kv[g] = NewEmptyMemory(ScaledDot(), f, dk, dh, capacity)
 	}
 	c.w = make([]float32, min(kvHeads, procs())*capacity)
 	return c
@@ -109,13 +111,16 @@ func (c *HeadCache) SetMask(mask []bool) {
 // the context of query[i·d_k:(i+1)·d_k] against KV head i/(heads/kvHeads),
 // overwriting it. KV heads may run concurrently on the package's worker
 // goroutines (each KV head's query heads in turn on one goroutine); a single
-// KV head's long step may be split across them instead. out must not overlap
-// query. It allocates nothing while Len ≤ Cap. It panics unless len(query) =
-// heads·d_k and len(out) = heads·d_h.
+// KV head's long step may be split across them instead. It allocates nothing
+// while Len ≤ Cap. It panics unless len(query) = heads·d_k and len(out) =
+// heads·d_h, and if out overlaps query.
 func (c *HeadCache) Attend(out, query []float32) {
 	if len(query) != c.heads*c.dk || len(out) != c.heads*c.dh {
 		panicf("HeadCache: Attend: len(query)=%d, len(out)=%d; want %d·%d and %d·%d", len(query), len(out), c.heads, c.dk, c.heads, c.dh)
 	}
+	checkDisjoint("HeadCache: Attend", "out", out, "query", query)
+	c.busy.Enter("attention.HeadCache")
+	defer c.busy.Exit()
 	kh := len(c.kv)
 	parts := multiHeadWorkers(c.Len()*(c.dk+c.dh)*c.heads, kh)
 	parts = min(parts, len(c.w)/max(1, c.Cap()))

@@ -9,9 +9,9 @@ import (
 // A decoder's self-attention cache: room for the whole generation is reserved
 // once, each step appends its key and value (stored as bfloat16, half the
 // bytes of float32) and attends over everything so far, with no allocation.
-func ExampleNewCache() {
+func ExampleNewEmptyMemory() {
 	const dk, dv = 4, 2
-	cache := attention.NewCache(attention.ScaledDot(), attention.BFloat16, dk, dv, 16)
+	cache := attention.NewEmptyMemory(attention.ScaledDot(), attention.BFloat16, dk, dv, 16)
 	weights, context := make([]float32, 16), make([]float32, dv)
 	steps := []struct{ q, k, v []float32 }{
 		{[]float32{1, 0, 0, 0}, []float32{1, 0, 0, 0}, []float32{1, 0}},

@@ -23,7 +23,7 @@ func ExampleAdditive() {
 	w1 := mat(2, 2, 0.5, 0, 0, 0.5) // d_a×d_q
 	w2 := mat(2, 2, 1, 0, 0, 1)     // d_a×d_k
 	v := []float32{1, -1}
-	mem := attention.NewMemory(attention.Additive(w1, w2, v), encoder, kernels.Matrix{})
+	mem := attention.NewMemory(attention.Additive(w1, w2, v), encoder, encoder)
 
 	weights, context := make([]float32, 3), make([]float32, 2)
 	for _, h := range [][]float32{{1, 0}, {0, 2}} { // two decoder states
@@ -42,7 +42,7 @@ func ExampleDot() {
 		1, 0,
 		0, 1,
 		1, 1)
-	mem := attention.NewMemory(attention.Dot(), encoder, kernels.Matrix{})
+	mem := attention.NewMemory(attention.Dot(), encoder, encoder)
 	wc := mat(2, 4, // d_out×(d_c+d_h)
 		1, 0, 1, 0,
 		0, 1, 0, -1)
@@ -62,7 +62,7 @@ func ExampleDot() {
 // Padding and masks: key 1 is masked out and key 3 is padding.
 func ExampleMemory_SetMask() {
 	keys := mat(4, 1, 1, 2, 3, 4)
-	mem := attention.NewMemory(attention.ScaledDot(), keys, kernels.Matrix{})
+	mem := attention.NewMemory(attention.ScaledDot(), keys, keys)
 	mem.SetValid(3)
 	mem.SetMask([]bool{true, false, true, true})
 	weights, context := make([]float32, 4), make([]float32, 1)
@@ -83,7 +83,7 @@ func ExampleMemory_AttendMany() {
 		1, 0,
 		0, 1,
 		1, 1)
-	mem := attention.NewMemory(attention.Dot(), encoder, kernels.Matrix{})
+	mem := attention.NewMemory(attention.Dot(), encoder, encoder)
 	queries := mat(2, 2, // two decoder states
 		2, 0,
 		0, 2)
@@ -106,7 +106,7 @@ func ExampleMultiHead() {
 		1, 1, 0, 0)
 	out := mat(3, 4, make([]float32, 12)...)
 	var ws attention.Workspace
-	attention.MultiHead(out, x, x, x, 2, true, &ws)
+	attention.MultiHead(out, x, x, x, 2, attention.Causal, &ws)
 	for t := range 3 {
 		fmt.Printf("%.3f\n", out.Row(t))
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/heedml/heed/kernels"
 )
 
-// Format is how a Memory built by [NewCache] or [NewMemoryFormat] stores its
+// Format is how a Memory built by [NewEmptyMemory] or [NewMemoryFormat] stores its
 // keys and values. The query, the accumulation, the weights and the context
 // stay float32; a narrower format makes a step read fewer bytes.
 //
@@ -137,20 +137,20 @@ func (s *stored) f32Rows(n int) kernels.Matrix {
 	return kernels.Matrix{Rows: n, Cols: s.cols, Stride: s.cols, Data: s.f32[:n*s.cols]}
 }
 
-func (s *stored) bf16Rows(lo, hi int) kernels.BF16Matrix {
-	return kernels.BF16Matrix{Rows: hi - lo, Cols: s.cols, Stride: s.cols, Data: s.bf16[lo*s.cols : hi*s.cols]}
-}
-
-func (s *stored) f16Rows(lo, hi int) kernels.F16Matrix {
-	return kernels.F16Matrix{Rows: hi - lo, Cols: s.cols, Stride: s.cols, Data: s.f16[lo*s.cols : hi*s.cols]}
-}
-
-func (s *stored) q8Rows(lo, hi int) kernels.Q8Matrix {
+// rowsOf returns rows [lo, hi) of narrow storage in format f as a
+// kernels.Stored view.
+func (s *stored) rowsOf(f Format, lo, hi int) kernels.Stored {
+	switch f {
+	case BFloat16:
+		return kernels.StoredOf(hi-lo, s.cols, s.cols, s.bf16[lo*s.cols:hi*s.cols])
+	case Float16:
+		return kernels.StoredOf(hi-lo, s.cols, s.cols, s.f16[lo*s.cols:hi*s.cols])
+	}
 	w := kernels.Q8Blocks(s.cols)
-	return kernels.Q8Matrix{Rows: hi - lo, Cols: s.cols, Stride: w, Data: s.q8[lo*w : hi*w]}
+	return kernels.StoredOf(hi-lo, s.cols, w, s.q8[lo*w:hi*w])
 }
 
-// store is the reserved storage of a Memory built by NewCache or
+// store is the reserved storage of a Memory built by NewEmptyMemory or
 // NewMemoryFormat.
 type store struct {
 	f    Format    // the storage format (Q8 for Q8Q8)
@@ -182,7 +182,7 @@ func (st *store) widened(s *stored, lo, hi int) kernels.Matrix {
 	return kernels.Matrix{Rows: hi - lo, Cols: c, Stride: c, Data: w}
 }
 
-// NewCache returns an empty Memory for keys of length dk and values of length
+// NewEmptyMemory returns an empty Memory for keys of length dk and values of length
 // dv stored in format f, with room for capacity keys: a key-value cache that
 // grows by [Memory.Append], one key and one value per decode step, converted
 // to f as they are appended. Its keys and values are always distinct (the
@@ -194,26 +194,24 @@ func (st *store) widened(s *stored, lo, hi int) kernels.Matrix {
 // product with a prepared query); Cosine and Additive keep per-key caches that
 // NewMemory builds, and panic here, as do dk, dv or capacity < 0, a General
 // whose key length is not dk, or an unknown format.
-func NewCache(sc Scorer, f Format, dk, dv, capacity int) *Memory {
+func NewEmptyMemory(sc Scorer, f Format, dk, dv, capacity int) *Memory {
 	m := &Memory{sc: sc}
-	m.initStore("NewCache", f, dk, dv, capacity, false)
+	m.initStore("NewEmptyMemory", f, dk, dv, capacity, false)
 	return m
 }
 
 // NewMemoryFormat returns a Memory holding keys (S×d_k) and values (S×d_v)
 // converted once to format f, with capacity S: a later Append panics until
 // [Memory.Grow] makes room. Unlike NewMemory it copies, also for Float32, so
-// the matrices may change or be freed afterwards. A zero values matrix means
-// the values are the keys, stored once (then Append takes a nil value). It
-// panics as NewCache does, and as NewMemory does on shapes.
+// the matrices may change or be freed afterwards. When values is keys (the
+// same matrix: Bahdanau's and Luong's encoder states), they are stored once
+// and Append takes a nil value. It panics as NewEmptyMemory does, and as
+// NewMemory does on shapes.
 func NewMemoryFormat(sc Scorer, f Format, keys, values kernels.Matrix) *Memory {
 	name := sc.String()
 	checkMatrix(name, "keys", keys)
-	shared := values.Rows == 0 && values.Cols == 0 && values.Data == nil
-	if shared {
-		values = keys
-	}
 	checkMatrix(name, "values", values)
+	shared := sameMatrix(keys, values)
 	m := &Memory{sc: sc}
 	m.initStore("NewMemoryFormat", f, keys.Cols, values.Cols, keys.Rows, shared)
 	m.appendRows(keys, values)
@@ -297,7 +295,7 @@ func (m *Memory) Format() Format {
 }
 
 // Cap returns the number of keys the Memory holds room for: its reserved
-// capacity if built by NewCache or NewMemoryFormat, else Len.
+// capacity if built by NewEmptyMemory or NewMemoryFormat, else Len.
 func (m *Memory) Cap() int {
 	if m.st == nil {
 		return m.keys.Rows
@@ -319,9 +317,11 @@ func (m *Memory) Cap() int {
 // was built by NewMemory (its matrices are the caller's), on wrong lengths, or
 // when the mask is shorter than the new length.
 func (m *Memory) Append(key, value []float32) {
+	m.busy.Enter("attention.Memory")
+	defer m.busy.Exit()
 	st, name := m.st, m.sc.String()
 	if st == nil {
-		panicf("%s: Append: the Memory references the caller's matrices (NewMemory): build it with NewCache or NewMemoryFormat", name)
+		panicf("%s: Append: the Memory references the caller's matrices (NewMemory): build it with NewEmptyMemory or NewMemoryFormat", name)
 	}
 	n := m.keys.Rows
 	switch {
@@ -413,14 +413,10 @@ func (m *Memory) Truncate(n int) {
 func (m *Memory) resetStored(keys, values kernels.Matrix) {
 	name := m.sc.String()
 	checkMatrix(name, "keys", keys)
-	shared := values.Rows == 0 && values.Cols == 0 && values.Data == nil
-	if shared != m.sameValues {
+	checkMatrix(name, "values", values)
+	if sameMatrix(keys, values) != m.sameValues {
 		panicf("%s: Reset: a stored Memory keeps its values and keys shared or apart as built (shared: %v)", name, m.sameValues)
 	}
-	if shared {
-		values = keys
-	}
-	checkMatrix(name, "values", values)
 	m.setLen(0)
 	m.valid, m.mask = 0, nil
 	m.appendRows(keys, values)
@@ -437,15 +433,7 @@ func (m *Memory) matVec(dst, qv []float32, lo int) {
 		kernels.MatVec(dst, rows(m.keys, lo, hi), qv)
 		return
 	}
-	k := &m.st.k
-	switch m.st.f {
-	case BFloat16:
-		kernels.MatVecBF16(dst, k.bf16Rows(lo, hi), qv)
-	case Float16:
-		kernels.MatVecF16(dst, k.f16Rows(lo, hi), qv)
-	default:
-		kernels.MatVecQ8(dst, k.q8Rows(lo, hi), qv)
-	}
+	kernels.MatVecStored(dst, m.st.k.rowsOf(m.st.f, lo, hi), qv)
 }
 
 // matTVec adds to ctx the x-weighted sum of the values of keys [lo,
@@ -453,18 +441,10 @@ func (m *Memory) matVec(dst, qv []float32, lo int) {
 func (m *Memory) matTVec(ctx, x []float32, lo int) {
 	hi := lo + len(x)
 	if !m.narrow() {
-		kernels.MatTVec(ctx, rows(m.values, lo, hi), x)
+		kernels.MatTVecAdd(ctx, rows(m.values, lo, hi), x)
 		return
 	}
-	v := m.storedValues()
-	switch m.st.f {
-	case BFloat16:
-		kernels.MatTVecBF16(ctx, v.bf16Rows(lo, hi), x)
-	case Float16:
-		kernels.MatTVecF16(ctx, v.f16Rows(lo, hi), x)
-	default:
-		kernels.MatTVecQ8(ctx, v.q8Rows(lo, hi), x)
-	}
+	kernels.MatTVecStoredAdd(ctx, m.storedValues().rowsOf(m.st.f, lo, hi), x)
 }
 
 // storedValues returns the storage of the values.
@@ -480,24 +460,15 @@ func (m *Memory) storedValues() *stored {
 func (m *Memory) streamNarrow(ctx, x, qv []float32, lo int) (kernels.SoftmaxState, bool) {
 	st := kernels.SoftmaxState{Max: float32(math.Inf(-1))}
 	hi := lo + len(x)
-	k, v := &m.st.k, m.storedValues()
-	var ok bool
-	switch m.st.f {
-	case BFloat16:
-		ok = kernels.DotSoftmaxMatTVecBF16(ctx, x, k.bf16Rows(lo, hi), v.bf16Rows(lo, hi), qv, &st)
-	case Float16:
-		ok = kernels.DotSoftmaxMatTVecF16(ctx, x, k.f16Rows(lo, hi), v.f16Rows(lo, hi), qv, &st)
-	default:
-		if m.st.q8q8 && len(qv) <= 32*q8q8MaxBlocks && kernels.Q8Q8Native() {
-			var hb [q8q8MaxBlocks]kernels.Q8Block
-			hq := hb[:kernels.Q8Blocks(len(qv))]
-			kernels.ToQ8(hq, qv)
-			ok = kernels.DotSoftmaxMatTVecQ8Q8(ctx, x, k.q8Rows(lo, hi), v.q8Rows(lo, hi), hq, &st)
-			break
-		}
-		ok = kernels.DotSoftmaxMatTVecQ8(ctx, x, k.q8Rows(lo, hi), v.q8Rows(lo, hi), qv, &st)
+	f := m.st.f
+	k, v := m.st.k.rowsOf(f, lo, hi), m.storedValues().rowsOf(f, lo, hi)
+	if m.quantisesQuery(len(qv)) {
+		var hb [q8q8MaxBlocks]kernels.Q8Block
+		hq := hb[:kernels.Q8Blocks(len(qv))]
+		kernels.ToQ8(hq, qv)
+		return st, kernels.DotSoftmaxMatTVecQ8Q8(ctx, x, k, v, hq, &st)
 	}
-	return st, ok
+	return st, kernels.DotSoftmaxMatTVecStored(ctx, x, k, v, qv, &st)
 }
 
 // q8q8MaxBlocks is the most blocks of a Q8Q8 query quantised on the stack

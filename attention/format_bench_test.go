@@ -51,7 +51,7 @@ func BenchmarkCacheStep(b *testing.B) {
 						mems[i] = NewMemory(ScaledDot(), k, v)
 						continue
 					}
-					m := NewCache(ScaledDot(), f, d, d, c.S)
+					m := NewEmptyMemory(ScaledDot(), f, d, d, c.S)
 					m.appendRows(rows(keys, 0, c.S-1), rows(vals, 0, c.S-1))
 					mems[i] = m
 				}
@@ -118,7 +118,7 @@ func TestCacheStepCPU(t *testing.T) {
 					mems[vi] = append(mems[vi], NewMemory(ScaledDot(), kk, vv))
 					continue
 				}
-				m := NewCache(ScaledDot(), f, d, d, c.S)
+				m := NewEmptyMemory(ScaledDot(), f, d, d, c.S)
 				m.appendRows(rows(keys, 0, c.S-1), rows(vals, 0, c.S-1))
 				mems[vi] = append(mems[vi], m)
 			}

@@ -124,16 +124,16 @@ func formatRounds(f Format) int {
 }
 
 // storedMemory builds a Memory of format f holding keys and values (values
-// the keys when sep is false): by NewMemoryFormat, or by NewCache and Append
+// the keys when sep is false): by NewMemoryFormat, or by NewEmptyMemory and Append
 // one row at a time with spare capacity.
 func storedMemory(sc Scorer, f Format, keys, vals kernels.Matrix, sep, byAppend bool) *Memory {
 	if !byAppend {
 		if !sep {
-			return NewMemoryFormat(sc, f, keys, kernels.Matrix{})
+			return NewMemoryFormat(sc, f, keys, keys)
 		}
 		return NewMemoryFormat(sc, f, keys, vals)
 	}
-	m := NewCache(sc, f, keys.Cols, vals.Cols, keys.Rows+3)
+	m := NewEmptyMemory(sc, f, keys.Cols, vals.Cols, keys.Rows+3)
 	for s := range keys.Rows {
 		m.Append(row(keys, s), row(vals, s))
 	}
@@ -219,7 +219,7 @@ func TestFormatAppendMatchesBulk(t *testing.T) {
 		for _, f := range allFormats {
 			S, dk, dv := 150, 40, 24
 			keys, vals := randMat(rng, S, dk, 0), randMat(rng, S, dv, 1)
-			c := NewCache(ScaledDot(), f, dk, dv, 10)
+			c := NewEmptyMemory(ScaledDot(), f, dk, dv, 10)
 			h := randVec(rng, dk)
 			ctx, ctx2 := make([]float32, dv), make([]float32, dv)
 			w, w2 := make([]float32, S), make([]float32, S)
@@ -272,7 +272,7 @@ func panicMessage(f func()) (msg string) {
 func TestFormatContracts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, f := range allFormats {
-		m := NewCache(Dot(), f, 8, 4, 6)
+		m := NewEmptyMemory(Dot(), f, 8, 4, 6)
 		for range 3 {
 			m.Append(randVec(rng, 8), randVec(rng, 4))
 		}
@@ -307,14 +307,14 @@ func TestFormatContracts(t *testing.T) {
 			{func() { m.Append(make([]float32, 8), make([]float32, 5)) }, "len(value)=5, want d_v=4"},
 			{func() { m.Truncate(3) }, "Truncate: 3 out of range [0, 2]"},
 			{func() { m.Grow(-1) }, "Grow: n=-1 < 0"},
-			{func() { NewCache(Cosine(), f, 8, 4, 6) }, "cosine: NewCache: stored keys need a Dot, ScaledDot or General scorer"},
-			{func() { NewCache(Dot(), f, 8, 4, -1) }, "capacity -1: negative size"},
-			{func() { NewMemory(Dot(), randMat(rng, 2, 2, 0), kernels.Matrix{}).Append(nil, nil) }, "references the caller's matrices"},
+			{func() { NewEmptyMemory(Cosine(), f, 8, 4, 6) }, "cosine: NewEmptyMemory: stored keys need a Dot, ScaledDot or General scorer"},
+			{func() { NewEmptyMemory(Dot(), f, 8, 4, -1) }, "capacity -1: negative size"},
+			{func() { newSelfMemory(Dot(), randMat(rng, 2, 2, 0)).Append(nil, nil) }, "references the caller's matrices"},
 			{func() {
-				NewMemoryFormat(Dot(), f, randMat(rng, 2, 2, 0), kernels.Matrix{}).Append(make([]float32, 2), make([]float32, 2))
+				newSelfMemoryFormat(Dot(), f, randMat(rng, 2, 2, 0)).Append(make([]float32, 2), make([]float32, 2))
 			}, "cache full"},
 			{func() {
-				m := NewMemoryFormat(Dot(), f, randMat(rng, 2, 2, 0), kernels.Matrix{})
+				m := newSelfMemoryFormat(Dot(), f, randMat(rng, 2, 2, 0))
 				m.Grow(1)
 				m.Append(make([]float32, 2), make([]float32, 2))
 			}, "the values are the keys: value must be nil"},
@@ -407,7 +407,7 @@ func TestFormatAppendNoAllocs(t *testing.T) {
 				if route == "split" {
 					forceSplit(t, 256)
 				}
-				m := NewCache(ScaledDot(), f, dk, dv, S)
+				m := NewEmptyMemory(ScaledDot(), f, dk, dv, S)
 				for range S - 10 {
 					m.Append(randVec(rng, dk), randVec(rng, dv))
 				}
@@ -473,7 +473,7 @@ func TestFormatReset(t *testing.T) {
 			k1, v1 := randMat(rng, 20, 33, 1), randMat(rng, 20, 9, 0)
 			k2, v2 := randMat(rng, 70, 33, 2), randMat(rng, 70, 9, 1)
 			if !sep {
-				v1, v2 = kernels.Matrix{}, kernels.Matrix{}
+				v1, v2 = k1, k2
 			}
 			m := NewMemoryFormat(Dot(), f, k1, v1)
 			m.SetMask(make([]bool, 20))
@@ -497,7 +497,7 @@ func TestFormatReset(t *testing.T) {
 					t.Fatalf("%s sep=%v: context[%d] %v after Reset, %v by NewMemoryFormat", f, sep, j, c[j], c2[j])
 				}
 			}
-			other := kernels.Matrix{} // the values are the keys
+			other := k2 // the values are the keys
 			if !sep {
 				other = randMat(rng, 70, 9, 0)
 			}
@@ -603,7 +603,7 @@ func TestFormatAttendManyNoAllocs(t *testing.T) {
 		for _, B := range []int{2, 8, 64} {
 			t.Run(fmt.Sprintf("%s/B=%d", f, B), func(t *testing.T) {
 				S, dk, dv := 1024, 64, 64
-				m := NewCache(ScaledDot(), f, dk, dv, S)
+				m := NewEmptyMemory(ScaledDot(), f, dk, dv, S)
 				for range S - 10 {
 					m.Append(randVec(rng, dk), randVec(rng, dv))
 				}

@@ -30,7 +30,7 @@ func fuzzMemory(rng *rand.Rand, S, dk int, k, mode uint8, sep bool) (m *Memory, 
 	var sc Scorer
 	sc, o, qd = newScorer(rng, allKinds[int(k)%len(allKinds)], 1+rng.IntN(24), dk, 1+rng.IntN(24))
 	keys = randMat(rng, S, dk, rng.IntN(3))
-	vals, values := keys, kernels.Matrix{}
+	vals, values := keys, keys
 	if sep {
 		vals = randMat(rng, S, 1+rng.IntN(20), rng.IntN(3))
 		values = vals
@@ -180,9 +180,9 @@ func FuzzMultiHead(f *testing.F) {
 		k, v := randMat(rng, S, kv*dkh, rng.IntN(2)), randMat(rng, S, kv*dvh, rng.IntN(2))
 		out := randMat(rng, T, heads*dvh, 1)
 		if kv == heads {
-			MultiHead(out, q, k, v, heads, causal, nil)
+			MultiHead(out, q, k, v, heads, masking(causal), nil)
 		} else {
-			GroupedQuery(out, q, k, v, heads, kv, causal, nil)
+			GroupedQuery(out, q, k, v, heads, kv, masking(causal), nil)
 		}
 		checkMultiHead(t, fmt.Sprintf("T=%d S=%d dk=%d dh=%d heads=%d kv=%d causal=%v", T, S, dkh, dvh, heads, kv, causal),
 			out, q, k, v, heads, kv, causal)

@@ -25,7 +25,7 @@ import (
 // that first needs a cache builds it (S·d_k or S·d_v copies, allocating if
 // the buffer is too small); a change of the keys (Reset, Append) drops them.
 //
-// On keys and values stored in a narrower Format (NewCache, NewMemoryFormat)
+// On keys and values stored in a narrower Format (NewEmptyMemory, NewMemoryFormat)
 // a few queries run as Attend steps in turn (then each row is Attend's
 // result, and a long step may split over the worker goroutines as Attend
 // does). More queries share the reads: the stored rows are read twice (keys,
@@ -54,6 +54,9 @@ func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 		panicf("%s: queries is %d×%d, weights %d×%d, context %d×%d; want queries B×%d, weights B×%d, context B×%d",
 			name, queries.Rows, queries.Cols, weights.Rows, weights.Cols, context.Rows, context.Cols, qd, S, dv)
 	}
+	m.checkOutputs("weights", span(weights), "context", span(context), "queries", span(queries))
+	m.busy.Enter("attention.Memory")
+	defer m.busy.Exit()
 	if B == 0 {
 		return
 	}
@@ -102,10 +105,10 @@ func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 			// product. Later calls pack them once and reuse them.
 			var v kernels.PackedB
 			v.Ref(m.values)
-			kernels.GemmPacked(false, 1, scores, &v, 0, context)
+			kernels.GemmPacked(kernels.NoTrans, 1, scores, &v, 0, context)
 			return
 		}
-		kernels.GemmPacked(false, 1, scores, m.packedValues(), 0, context)
+		kernels.GemmPacked(kernels.NoTrans, 1, scores, m.packedValues(), 0, context)
 		return
 	case routeManyBlocked:
 		m.manyContext(context, scores, p.block)
@@ -127,7 +130,7 @@ func (m *Memory) manyContext(context, w kernels.Matrix, blk int) {
 		hi := min(n, lo+blk)
 		v := rows(m.values, lo, hi)
 		for b := range w.Rows {
-			kernels.MatTVec(row(context, b), v, row(w, b)[lo:hi])
+			kernels.MatTVecAdd(row(context, b), v, row(w, b)[lo:hi])
 		}
 	}
 }
@@ -156,18 +159,18 @@ func (m *Memory) manyScores(scores, queries kernels.Matrix, p plan) {
 		for b := range B {
 			q := row(qm, b)
 			copy(q, row(queries, b))
-			kernels.Scale(scale, q)
+			kernels.Scale(q, scale, q)
 		}
 		m.queryKeys(scores, qm, p)
 	case kindGeneral:
 		qm := m.manyBuf(B, dk)
 		if p.route == routeManyGemm || p.gemm {
-			kernels.Gemm(false, false, 1, queries, m.sc.w, 0, qm)
+			kernels.Gemm(kernels.NoTrans, kernels.NoTrans, 1, queries, m.sc.w, 0, qm)
 		} else {
 			for b := range B {
 				u := row(qm, b)
 				clear(u)
-				kernels.MatTVec(u, m.sc.w, row(queries, b))
+				kernels.MatTVecAdd(u, m.sc.w, row(queries, b))
 			}
 		}
 		m.queryKeys(scores, qm, p)
@@ -201,9 +204,9 @@ func (m *Memory) queryKeys(scores, q kernels.Matrix, p plan) {
 		// The first call since the keys changed: Gemm packs each panel of
 		// Kᵀ just before its tiles into a buffer that stays in cache, where
 		// packing all of Kᵀ for later calls would write it all once more.
-		kernels.Gemm(false, true, 1, q, rows(m.keys, 0, n), 0, scores)
+		kernels.Gemm(kernels.NoTrans, kernels.Trans, 1, q, rows(m.keys, 0, n), 0, scores)
 	case p.keysT:
-		kernels.GemmPacked(false, 1, q, m.packedKeys(), 0, scores)
+		kernels.GemmPacked(kernels.NoTrans, 1, q, m.packedKeys(), 0, scores)
 	default:
 		kernels.MatVecBatch(scores, rows(m.keys, 0, n), q)
 	}
@@ -223,11 +226,11 @@ func (m *Memory) widenedContext(context, w kernels.Matrix, p plan) {
 		hi := min(n, lo+p.block)
 		v := m.st.widened(vs, lo, hi)
 		if p.gemm {
-			kernels.Gemm(false, false, 1, cols(w, lo, hi), v, 1, context)
+			kernels.Gemm(kernels.NoTrans, kernels.NoTrans, 1, cols(w, lo, hi), v, 1, context)
 			continue
 		}
 		for b := range w.Rows {
-			kernels.MatTVec(row(context, b), v, row(w, b)[lo:hi])
+			kernels.MatTVecAdd(row(context, b), v, row(w, b)[lo:hi])
 		}
 	}
 }
@@ -236,7 +239,7 @@ func (m *Memory) widenedContext(context, w kernels.Matrix, p plan) {
 // unless it is current.
 func (m *Memory) packedKeys() *kernels.PackedB {
 	if !m.packKOK {
-		m.packK.Pack(true, m.keys)
+		m.packK.Pack(kernels.Trans, m.keys)
 		m.packKOK = true
 	}
 	return &m.packK
@@ -246,7 +249,7 @@ func (m *Memory) packedKeys() *kernels.PackedB {
 // packing them unless they are current.
 func (m *Memory) packedValues() *kernels.PackedB {
 	if !m.packVOK {
-		m.packV.Pack(false, m.values)
+		m.packV.Pack(kernels.NoTrans, m.values)
 		m.packVOK = true
 	}
 	return &m.packV

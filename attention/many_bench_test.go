@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
-
-	"github.com/heedml/heed/kernels"
 )
 
 // BenchmarkManyLarge is AttendMany with 256 Luong dot queries against S=512
@@ -16,7 +14,7 @@ import (
 func BenchmarkManyLarge(b *testing.B) {
 	const B, S, d = 256, 512, 256
 	keys := rampMat(S, d)
-	m := NewMemory(Dot(), keys, kernels.Matrix{})
+	m := NewMemory(Dot(), keys, keys)
 	w, c, q := rampMat(B, S), rampMat(B, d), rampMat(B, d)
 	flops := 4.0 * B * S * d
 	b.Run(fmt.Sprintf("dot/S=%d,d=%d,B=%d", S, d, B), func(b *testing.B) {
@@ -24,7 +22,7 @@ func BenchmarkManyLarge(b *testing.B) {
 			b.Run("first", func(b *testing.B) {
 				c0 := startCPU(b)
 				for b.Loop() {
-					m.Reset(keys, kernels.Matrix{})
+					m.Reset(keys, keys)
 					m.AttendMany(w, c, q)
 				}
 				c0.stop(flops)
@@ -73,12 +71,12 @@ func BenchmarkAdditiveReset(b *testing.B) {
 	const d, da = 256, 256
 	for _, S := range []int{512, 1024} {
 		keys := rampMat(S, d)
-		m := NewMemory(Additive(rampMat(da, d), rampMat(da, d), ramp(da)), keys, kernels.Matrix{})
+		m := NewMemory(Additive(rampMat(da, d), rampMat(da, d), ramp(da)), keys, keys)
 		b.Run(fmt.Sprintf("S=%d,d=%d,da=%d", S, d, da), func(b *testing.B) {
 			benchISAs(b, func(b *testing.B) {
 				c0 := startCPU(b)
 				for b.Loop() {
-					m.Reset(keys, kernels.Matrix{})
+					m.Reset(keys, keys)
 				}
 				c0.stop(2.0 * float64(S*d*da))
 			})

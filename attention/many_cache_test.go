@@ -27,7 +27,7 @@ func TestAttendManyPackedCaches(t *testing.T) {
 			for _, shared := range []bool{false, true} {
 				sc, o, qd := newScorer(rng, kind, 7, dk, 5)
 				keys := randMat(rng, S, dk, 1)
-				vals, values := keys, kernels.Matrix{}
+				vals, values := keys, keys
 				if !shared {
 					vals = randMat(rng, S, dv, 2)
 					values = vals
@@ -60,7 +60,7 @@ func TestAttendManyPackedCaches(t *testing.T) {
 			}
 			// A Float32 cache: Append changes the keys the packed caches hold.
 			sc, o, qd := newScorer(rng, kind, 7, dk, 5)
-			m := NewCache(sc, Float32, dk, dv, S)
+			m := NewEmptyMemory(sc, Float32, dk, dv, S)
 			keys, vals := randMat(rng, S, dk, 0), randMat(rng, S, dv, 0)
 			for n := 1; n <= S; n++ {
 				m.Append(row(keys, n-1), row(vals, n-1))

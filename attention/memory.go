@@ -3,6 +3,8 @@ package attention
 import (
 	"math"
 
+	"github.com/heedml/heed/internal/inuse"
+
 	"github.com/heedml/heed/kernels"
 )
 
@@ -15,7 +17,7 @@ import (
 // reuse its buffers.
 //
 // NewMemory references the keys and values, not copies: they must not change
-// while the Memory is in use (call Reset after changing them). NewCache and
+// while the Memory is in use (call Reset after changing them). NewEmptyMemory and
 // NewMemoryFormat store them instead, in a chosen Format, with room reserved
 // for Append. A Memory is not safe for concurrent use; distinct Memories are
 // independent.
@@ -41,7 +43,7 @@ type Memory struct {
 
 	sameValues bool // the values are the keys
 
-	st *store // NewCache, NewMemoryFormat: the stored keys and values (format.go); nil for NewMemory
+	st *store // NewEmptyMemory, NewMemoryFormat: the stored keys and values (format.go); nil for NewMemory
 
 	q  []float32 // a step's query-side vector (scaled or unit query, Wᵀh or W₁h)
 	qm []float32 // AttendMany's projected queries
@@ -49,11 +51,14 @@ type Memory struct {
 	split splitter
 
 	batchMark int // while a Batch checks its Memories: 1 + the index of this one, else 0
+
+	busy inuse.Flag // in race builds: a call is running
 }
 
 // NewMemory prepares keys (S×d_k) and values (S×d_v) for attention with sc:
-// all keys attended, no mask. A zero values matrix (kernels.Matrix{}) means the
-// values are the keys. It allocates the Memory and the scorer's caches (S
+// all keys attended, no mask. Pass the same matrix as keys and values when
+// the values are the keys (Bahdanau's and Luong's encoder states): the steps
+// then read it once. It allocates the Memory and the scorer's caches (S
 // floats for Cosine, S×d_a for Additive). It panics if the shapes do not fit
 // sc: General needs d_k = W.Cols, Additive d_k = W₂.Cols, and values must have
 // S rows.
@@ -66,20 +71,19 @@ func NewMemory(sc Scorer, keys, values kernels.Matrix) *Memory {
 // Reset prepares the Memory for another sequence with the same scorer, as
 // NewMemory does, reusing its buffers (it allocates only when they are too
 // small). It clears the mask, makes every key attended and drops the Vᵀ
-// and packed caches. It panics as NewMemory does. On a Memory built by NewCache or
+// and packed caches. It panics as NewMemory does. On a Memory built by NewEmptyMemory or
 // NewMemoryFormat, Reset stores keys and values in its format instead,
 // replacing the stored ones and growing its capacity if needed (allocating
 // then); the values are the keys only if they were at construction.
 func (m *Memory) Reset(keys, values kernels.Matrix) {
+	m.busy.Enter("attention.Memory")
+	defer m.busy.Exit()
 	if m.st != nil {
 		m.resetStored(keys, values)
 		return
 	}
 	name := m.sc.String()
 	checkMatrix(name, "keys", keys)
-	if values.Rows == 0 && values.Cols == 0 && values.Data == nil {
-		values = keys
-	}
 	checkMatrix(name, "values", values)
 	if values.Rows != keys.Rows {
 		panicf("%s: keys have %d rows but values have %d", name, keys.Rows, values.Rows)
@@ -88,8 +92,7 @@ func (m *Memory) Reset(keys, values kernels.Matrix) {
 		panicf("%s: keys have %d columns, want %d (the scorer's key length)", name, keys.Cols, dk)
 	}
 	m.keys, m.values = keys, values
-	m.sameValues = keys.Stride == values.Stride && keys.Cols == values.Cols &&
-		len(keys.Data) > 0 && len(values.Data) > 0 && &keys.Data[0] == &values.Data[0]
+	m.sameValues = sameMatrix(keys, values)
 	m.valid, m.mask, m.valTOK, m.packKOK, m.packVOK, m.many = keys.Rows, nil, false, false, false, false
 	S := keys.Rows
 	m.q = grow(m.q, m.sc.projDim(keys.Cols))
@@ -143,14 +146,14 @@ func (m *Memory) prepareQuery(h []float32) []float32 {
 	switch m.sc.kind {
 	case kindScaled:
 		copy(m.q, h)
-		kernels.Scale(float32(1/math.Sqrt(float64(len(h)))), m.q)
+		kernels.Scale(m.q, float32(1/math.Sqrt(float64(len(h)))), m.q)
 		return m.q
 	case kindCosine:
 		unitQuery(m.q, h)
 		return m.q
 	case kindGeneral:
 		clear(m.q)
-		kernels.MatTVec(m.q, m.sc.w, h)
+		kernels.MatTVecAdd(m.q, m.sc.w, h)
 		return m.q
 	case kindAdditive:
 		kernels.MatVec(m.q, m.sc.w, h)
@@ -204,4 +207,53 @@ func (m *Memory) checkStep(weights, context, query []float32) {
 	if len(context) != m.values.Cols {
 		panicf("%s: len(context)=%d, want d_v=%d", m.sc, len(context), m.values.Cols)
 	}
+	m.checkOutputs("weights", weights, "context", context, "query", query)
+}
+
+// checkOutputs panics if the outputs a and b of a call overlap each other,
+// the input in, or the keys and values the Memory references (NewMemory),
+// naming them.
+func (m *Memory) checkOutputs(an string, a []float32, bn string, b []float32, in string, x []float32) {
+	if p, q := m.outputOverlap(an, a, bn, b, in, x); p != "" {
+		panicf("%s: %s overlaps %s", m.sc, p, q)
+	}
+}
+
+// outputOverlap returns the names of the first pair checkOutputs finds
+// overlapping, or "", "".
+func (m *Memory) outputOverlap(an string, a []float32, bn string, b []float32, in string, x []float32) (string, string) {
+	switch {
+	case overlaps(a, b):
+		return an, bn
+	case overlaps(a, x):
+		return an, in
+	case overlaps(b, x):
+		return bn, in
+	case m.st != nil:
+		return "", ""
+	}
+	k, v := span(m.keys), span(m.values)
+	switch {
+	case overlaps(a, k):
+		return an, "keys"
+	case overlaps(b, k):
+		return bn, "keys"
+	case overlaps(a, v):
+		return an, "values"
+	case overlaps(b, v):
+		return bn, "values"
+	}
+	return "", ""
+}
+
+// sameMatrix reports whether a and b are the same matrix: the same shape and
+// stride over the same first element (or both empty).
+func sameMatrix(a, b kernels.Matrix) bool {
+	if a.Rows != b.Rows || a.Cols != b.Cols {
+		return false
+	}
+	if a.Rows == 0 || a.Cols == 0 {
+		return true
+	}
+	return (a.Rows == 1 || a.Stride == b.Stride) && &a.Data[0] == &b.Data[0]
 }

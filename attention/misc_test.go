@@ -59,29 +59,62 @@ func TestPanics(t *testing.T) {
 		f    func()
 	}{
 		{"heed/attention: Bahdanau: W1 is 3×2 and W2 is 2×4 but len(v)=3; want both with len(v) rows", func() { Additive(m(3, 2), m(2, 4), v[:3]) }},
-		{"heed/attention: Bahdanau: keys have 5 columns, want 4 (the scorer's key length)", func() { NewMemory(add, m(2, 5), kernels.Matrix{}) }},
-		{"heed/attention: Luong general: keys have 4 columns, want 3 (the scorer's key length)", func() { NewMemory(General(m(2, 3)), keys, kernels.Matrix{}) }},
+		{"heed/attention: Bahdanau: keys have 5 columns, want 4 (the scorer's key length)", func() { newSelfMemory(add, m(2, 5)) }},
+		{"heed/attention: Luong general: keys have 4 columns, want 3 (the scorer's key length)", func() { NewMemory(General(m(2, 3)), keys, keys) }},
 		{"heed/attention: Luong dot: keys have 5 rows but values have 4", func() { NewMemory(Dot(), keys, m(4, 4)) }},
 		{"heed/attention: cosine: keys is 5×4 with stride 4: len(Data)=19 < 20", func() {
-			NewMemory(Cosine(), kernels.Matrix{Rows: 5, Cols: 4, Stride: 4, Data: make([]float32, 19)}, kernels.Matrix{})
+			newSelfMemory(Cosine(), kernels.Matrix{Rows: 5, Cols: 4, Stride: 4, Data: make([]float32, 19)})
 		}},
-		{"heed/attention: Bahdanau: len(query)=4, want 2", func() { NewMemory(add, keys, kernels.Matrix{}).Attend(v[:5], v[:4], v[:4]) }},
-		{"heed/attention: Luong dot: len(weights)=4, want S=5", func() { NewMemory(Dot(), keys, kernels.Matrix{}).Attend(v[:4], v[:4], v[:4]) }},
-		{"heed/attention: Luong dot: len(context)=3, want d_v=4", func() { NewMemory(Dot(), keys, kernels.Matrix{}).Attend(v[:5], v[:3], v[:4]) }},
-		{"heed/attention: Luong dot: len(scores)=4, want S=5", func() { NewMemory(Dot(), keys, kernels.Matrix{}).Scores(v[:4], v[:4]) }},
-		{"heed/attention: cosine: len(query)=3, want 4", func() { NewMemory(Cosine(), keys, kernels.Matrix{}).Scores(v[:5], v[:3]) }},
-		{"heed/attention: scaled dot: valid length 6 out of range [0, 5]", func() { NewMemory(ScaledDot(), keys, kernels.Matrix{}).SetValid(6) }},
-		{"heed/attention: scaled dot: len(mask)=4, want S=5", func() { NewMemory(ScaledDot(), keys, kernels.Matrix{}).SetMask(make([]bool, 4)) }},
+		{"heed/attention: Bahdanau: len(query)=4, want 2", func() { NewMemory(add, keys, keys).Attend(v[:5], v[:4], v[:4]) }},
+		{"heed/attention: Luong dot: len(weights)=4, want S=5", func() { NewMemory(Dot(), keys, keys).Attend(v[:4], v[:4], v[:4]) }},
+		{"heed/attention: Luong dot: len(context)=3, want d_v=4", func() { NewMemory(Dot(), keys, keys).Attend(v[:5], v[:3], v[:4]) }},
+		{"heed/attention: Luong dot: len(scores)=4, want S=5", func() { NewMemory(Dot(), keys, keys).Scores(v[:4], v[:4]) }},
+		{"heed/attention: cosine: len(query)=3, want 4", func() { NewMemory(Cosine(), keys, keys).Scores(v[:5], v[:3]) }},
+		{"heed/attention: scaled dot: valid length 6 out of range [0, 5]", func() { NewMemory(ScaledDot(), keys, keys).SetValid(6) }},
+		{"heed/attention: scaled dot: len(mask)=4, want S=5", func() { NewMemory(ScaledDot(), keys, keys).SetMask(make([]bool, 4)) }},
 		{"heed/attention: Luong dot: queries is 2×4, weights 2×5, context 3×4; want queries B×4, weights B×5, context B×4", func() {
-			NewMemory(Dot(), keys, kernels.Matrix{}).AttendMany(m(2, 5), m(3, 4), m(2, 4))
+			NewMemory(Dot(), keys, keys).AttendMany(m(2, 5), m(3, 4), m(2, 4))
 		}},
 		{"heed/attention: Batch: 1 memories but 1 weights, 0 contexts, 1 queries", func() {
-			new(Batch).Attend([]*Memory{NewMemory(Dot(), keys, kernels.Matrix{})}, [][]float32{v[:5]}, nil, [][]float32{v[:4]})
+			new(Batch).Attend([]*Memory{NewMemory(Dot(), keys, keys)}, [][]float32{v[:5]}, nil, [][]float32{v[:4]})
 		}},
 		{"heed/attention: Batch: sequence 1 (Luong dot, S=5): len(weights)=5, len(context)=4, len(query)=3; want 5, 4, 4", func() {
-			d := NewMemory(Dot(), keys, kernels.Matrix{})
-			new(Batch).Attend([]*Memory{d, NewMemory(Dot(), keys, kernels.Matrix{})}, [][]float32{v[:5], v[:5]}, [][]float32{v[:4], v[:4]}, [][]float32{v[:4], v[:3]})
+			d := NewMemory(Dot(), keys, keys)
+			f := func(n int) []float32 { return make([]float32, n) }
+			new(Batch).Attend([]*Memory{d, NewMemory(Dot(), keys, keys)}, [][]float32{f(5), f(5)}, [][]float32{f(4), f(4)}, [][]float32{f(4), f(3)})
 		}},
+		{"heed/attention: Luong dot: weights overlaps context", func() {
+			buf := make([]float32, 12)
+			NewMemory(Dot(), keys, keys).Attend(buf[:5], buf[4:8], make([]float32, 4))
+		}},
+		{"heed/attention: Luong dot: context overlaps query", func() {
+			buf := make([]float32, 12)
+			NewMemory(Dot(), keys, keys).Attend(make([]float32, 5), buf[:4], buf[2:6])
+		}},
+		{"heed/attention: Luong dot: weights overlaps keys", func() {
+			NewMemory(Dot(), keys, keys).Attend(keys.Data[:5], make([]float32, 4), make([]float32, 4))
+		}},
+		{"heed/attention: Luong dot: scores overlaps query", func() {
+			buf := make([]float32, 12)
+			NewMemory(Dot(), keys, keys).Scores(buf[:5], buf[1:5])
+		}},
+		{"heed/attention: Luong dot: weights overlaps context", func() {
+			w := m(2, 5)
+			NewMemory(Dot(), keys, keys).AttendMany(w, kernels.Matrix{Rows: 2, Cols: 4, Stride: 4, Data: w.Data[2:10]}, m(2, 4))
+		}},
+		{"heed/attention: Batch: sequence 0: weights overlaps context", func() {
+			buf := make([]float32, 12)
+			new(Batch).Attend([]*Memory{NewMemory(Dot(), keys, keys)}, [][]float32{buf[:5]}, [][]float32{buf[3:7]}, [][]float32{make([]float32, 4)})
+		}},
+		{"heed/attention: HeadCache: Attend: out overlaps query", func() {
+			buf := make([]float32, 16)
+			NewHeadCache(Float32, 2, 1, 4, 4, 4).Attend(buf[:8], buf[4:12])
+		}},
+		{"heed/attention: MultiHead: out overlaps q", func() {
+			q := m(4, 8)
+			MultiHead(kernels.Matrix{Rows: 4, Cols: 8, Stride: 8, Data: q.Data}, q, m(4, 8), m(4, 8), 2, Unmasked, nil)
+		}},
+		{"heed/attention: MultiHead: mask 2 is not a Masking", func() { MultiHead(m(4, 8), m(4, 8), m(4, 8), m(4, 8), 2, 2, nil) }},
 		{"heed/attention: Attentional: context length 5 out of range [0, 4] for Wc 2×4", func() { NewAttentional(m(2, 4), 5) }},
 		{"heed/attention: Attentional: Wc is 2×4 with context length 1; got len(dst)=2, len(c)=1, len(h)=2, want 2, 1, 3", func() {
 			NewAttentional(m(2, 4), 1).Apply(v[:2], v[:1], v[:2])
@@ -101,7 +134,7 @@ func TestNoAllocs(t *testing.T) {
 	var mems []*Memory
 	for _, k := range allKinds {
 		sc, _, _ := newScorer(rng, k, 16, 16, 16)
-		mems = append(mems, NewMemory(sc, keys, kernels.Matrix{}))
+		mems = append(mems, NewMemory(sc, keys, keys))
 	}
 	w, c, h := make([]float32, 64), make([]float32, 16), randVec(rng, 16)
 	ws, cs, hs := make([][]float32, len(mems)), make([][]float32, len(mems)), make([][]float32, len(mems))
@@ -115,7 +148,7 @@ func TestNoAllocs(t *testing.T) {
 	calls := map[string]func(){
 		"Batch": func() { b.Attend(mems, ws, cs, hs) },
 		"MultiHead": func() {
-			MultiHead(cm, qm, keys, keys, 4, true, &mh)
+			MultiHead(cm, qm, keys, keys, 4, Causal, &mh)
 		},
 		"Attentional": func() { att.Apply(c[:8], c, h) },
 	}
@@ -177,7 +210,7 @@ func TestBatchDuplicate(t *testing.T) {
 			}
 			rng := rand.New(rand.NewPCG(15, 16))
 			keys := randMat(rng, 50, 8, 0)
-			a, b := NewMemory(Dot(), keys, kernels.Matrix{}), NewMemory(Cosine(), keys, kernels.Matrix{})
+			a, b := NewMemory(Dot(), keys, keys), NewMemory(Cosine(), keys, keys)
 			h := randVec(rng, 8)
 			for _, c := range []struct {
 				mems []*Memory
@@ -207,4 +240,12 @@ func TestBatchDuplicate(t *testing.T) {
 			bt.Attend([]*Memory{a, b}, w, cx, [][]float32{h, h})
 		})
 	}
+}
+
+// newSelfMemory is NewMemory with the keys as the values.
+func newSelfMemory(sc Scorer, keys kernels.Matrix) *Memory { return NewMemory(sc, keys, keys) }
+
+// newSelfMemoryFormat is NewMemoryFormat with the keys as the values.
+func newSelfMemoryFormat(sc Scorer, f Format, keys kernels.Matrix) *Memory {
+	return NewMemoryFormat(sc, f, keys, keys)
 }

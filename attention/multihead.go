@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/heedml/heed/internal/inuse"
 	"github.com/heedml/heed/kernels"
 )
 
@@ -47,6 +48,7 @@ type Workspace struct {
 	alpha        float32
 	next         atomic.Int64 // the next job: a head and a block of queries
 	wg           sync.WaitGroup
+	busy         inuse.Flag // in race builds: a call is running
 }
 
 // tileScratch is one goroutine's share of a Workspace.
@@ -59,12 +61,17 @@ type tileScratch struct {
 	mOld, add []float32
 }
 
-// tileSize holds the blocks of the tiled attention: queries per block
-// (rows), keys per block (keys) and, on a block of keys that the causal mask
-// cuts, the queries per product (diag), each against the keys its last query
-// sees. Tests shrink them to cross block boundaries on small inputs;
-// attention/DESIGN.md has the measurements.
-var tileSize = struct{ rows, keys, diag int }{rows: 192, keys: 512, diag: 96}
+// Masking says which keys each query of MultiHead and GroupedQuery attends
+// to.
+type Masking uint8
+
+const (
+	// Unmasked: every query attends to every key.
+	Unmasked Masking = iota
+	// Causal: query t attends to the keys s ≤ t + S − T (its own position
+	// and before, the last query to the last key).
+	Causal
+)
 
 // MultiHead sets out to multi-head scaled dot-product attention of the queries
 // q (T×d), keys k (S×d) and values v (S×d_v) with the given number of heads.
@@ -74,9 +81,10 @@ var tileSize = struct{ rows, keys, diag int }{rows: 192, keys: 512, diag: 96}
 //
 //	O_i = softmax(Q_i K_iᵀ / √d_k + M) · V_i
 //
-// where, if causal, M[t][s] = −∞ for s > t + S − T (query t sees the keys up to
-// its own position, the last query the last key), and M = 0 otherwise. A query
-// that sees no key (T > S, causal) gets a zero output.
+// where, when mask is Causal, M[t][s] = −∞ for s > t + S − T (query t sees
+// the keys up to its own position, the last query the last key), and M = 0
+// when it is Unmasked. A query that sees no key (T > S, Causal) gets a zero
+// output.
 //
 // The attention is tiled: for a block of queries, the scores against one
 // block of keys at a time are formed by a matrix product, folded into a
@@ -109,13 +117,14 @@ var tileSize = struct{ rows, keys, diag int }{rows: 192, keys: 512, diag: 96}
 // value times a weight of 0 is NaN), while keys it does not see never enter
 // it, whatever their values.
 //
-// Only out's T×d_v elements are written; out must not overlap the inputs. ws
+// Only out's T×d_v elements are written. ws
 // holds the scratch space; nil allocates it, otherwise nothing is allocated
 // once ws has grown. The work is spread over the package's worker goroutines
 // by (head, block of queries); MultiHead returns when all are done. It panics
 // unless heads ≥ 1 divides d and d_v, k and v have the same rows, q and k the
-// same columns, and out is T×d_v.
-func MultiHead(out, q, k, v kernels.Matrix, heads int, causal bool, ws *Workspace) {
+// same columns, and out is T×d_v; and if out overlaps q, k or v, or mask is
+// not a Masking.
+func MultiHead(out, q, k, v kernels.Matrix, heads int, mask Masking, ws *Workspace) {
 	const name = "MultiHead"
 	checkMatrix(name, "q", q)
 	checkMatrix(name, "k", k)
@@ -131,7 +140,8 @@ func MultiHead(out, q, k, v kernels.Matrix, heads int, causal bool, ws *Workspac
 	case out.Rows != q.Rows || out.Cols != v.Cols:
 		panicf("%s: out is %d×%d, want T×d_v = %d×%d", name, out.Rows, out.Cols, q.Rows, v.Cols)
 	}
-	ws.attend(out, q, k, v, heads, heads, causal)
+	checkMultiHeadArgs(name, out, q, k, v, mask)
+	ws.attend(out, q, k, v, heads, heads, mask == Causal)
 }
 
 // GroupedQuery is [MultiHead] with fewer key/value heads than query heads
@@ -145,10 +155,10 @@ func MultiHead(out, q, k, v kernels.Matrix, heads int, causal bool, ws *Workspac
 // with Q_i = q[:, i·d_k:(i+1)·d_k], K_j = k[:, j·d_k:(j+1)·d_k],
 // V_j = v[:, j·d_h:(j+1)·d_h] and O_i = out[:, i·d_h:(i+1)·d_h]. Mask,
 // accuracy, special values, aliasing, allocation and concurrency are
-// MultiHead's; GroupedQuery(out, q, k, v, h, h, causal, ws) is
-// MultiHead(out, q, k, v, h, causal, ws). It panics, before any work, unless
-// kvHeads ≥ 1 divides heads and the shapes agree.
-func GroupedQuery(out, q, k, v kernels.Matrix, heads, kvHeads int, causal bool, ws *Workspace) {
+// MultiHead's; GroupedQuery(out, q, k, v, h, h, mask, ws) is
+// MultiHead(out, q, k, v, h, mask, ws). It panics, before any work, unless
+// kvHeads ≥ 1 divides heads and the shapes agree, and as MultiHead does.
+func GroupedQuery(out, q, k, v kernels.Matrix, heads, kvHeads int, mask Masking, ws *Workspace) {
 	const name = "GroupedQuery"
 	checkMatrix(name, "q", q)
 	checkMatrix(name, "k", k)
@@ -164,7 +174,19 @@ func GroupedQuery(out, q, k, v kernels.Matrix, heads, kvHeads int, causal bool, 
 	case out.Rows != q.Rows || out.Cols != v.Cols/kvHeads*heads:
 		panicf("%s: out is %d×%d, want T×(%d·d_h) = %d×%d", name, out.Rows, out.Cols, heads, q.Rows, v.Cols/kvHeads*heads)
 	}
-	ws.attend(out, q, k, v, heads, kvHeads, causal)
+	checkMultiHeadArgs(name, out, q, k, v, mask)
+	ws.attend(out, q, k, v, heads, kvHeads, mask == Causal)
+}
+
+// checkMultiHeadArgs panics if out overlaps an input or mask is not a Masking.
+func checkMultiHeadArgs(name string, out, q, k, v kernels.Matrix, mask Masking) {
+	if mask > Causal {
+		panicf("%s: mask %d is not a Masking", name, mask)
+	}
+	o := span(out)
+	checkDisjoint(name, "out", o, "q", span(q))
+	checkDisjoint(name, "out", o, "k", span(k))
+	checkDisjoint(name, "out", o, "v", span(v))
 }
 
 // attend runs a validated call.
@@ -172,28 +194,20 @@ func (ws *Workspace) attend(out, q, k, v kernels.Matrix, heads, kvHeads int, cau
 	if ws == nil {
 		ws = new(Workspace)
 	}
+	ws.busy.Enter("attention.Workspace")
+	defer ws.busy.Exit()
 	T, S := q.Rows, k.Rows
 	if T == 0 || out.Cols == 0 {
 		return
 	}
-	if T*S <= tune.multiHeadDirect {
+	dk, dh := q.Cols/heads, v.Cols/kvHeads
+	p := multiHeadPlan(T, S, dk, dh, heads, kvHeads)
+	if p.direct {
 		ws.direct(out, q, k, v, heads, kvHeads, causal)
 		return
 	}
-	dk := q.Cols / heads
-	bq, bk := max(1, tileSize.rows), max(1, tileSize.keys)
+	bq, bk, parts, phaseHeads := p.bq, p.bk, p.parts, p.phaseHeads
 	qblocks, kblocks := (T+bq-1)/bq, (S+bk-1)/bk
-	jobs := heads * qblocks
-	parts := multiHeadWorkers(T*S*(q.Cols+out.Cols), jobs)
-	// On one goroutine the KV heads go in phases: each packs the blocks of
-	// as many KV heads as fit tune.multiHeadPhase into the same slots, then
-	// runs the jobs of their query heads, so the packed blocks are written
-	// and read in cache. Several goroutines take one phase: a barrier per
-	// phase would leave them idle.
-	phaseHeads := kvHeads
-	if per := kblocks * bk * (q.Cols/heads + v.Cols/kvHeads) * 4; parts == 1 && tune.multiHeadPhase > 0 {
-		phaseHeads = max(1, min(kvHeads, tune.multiHeadPhase/per))
-	}
 	if n := phaseHeads * kblocks; len(ws.packK) < n {
 		ws.packK = append(ws.packK, make([]kernels.PackedB, n-len(ws.packK))...)
 		ws.packV = append(ws.packV, make([]kernels.PackedB, n-len(ws.packV))...)
@@ -217,7 +231,7 @@ func (ws *Workspace) attend(out, q, k, v kernels.Matrix, heads, kvHeads int, cau
 	ws.out, ws.q, ws.k, ws.v = out, q, k, v
 	ws.heads, ws.group, ws.T, ws.S, ws.bq, ws.bk = heads, heads/kvHeads, T, S, bq, bk
 	ws.qblocks, ws.causal = qblocks, causal
-	ws.kvHeads, ws.kblocks, ws.diag = kvHeads, kblocks, max(1, tileSize.diag)
+	ws.kvHeads, ws.kblocks, ws.diag = kvHeads, kblocks, p.diag
 	ws.alpha = float32(1 / math.Sqrt(float64(dk)))
 	// Pack every block of keys and values of a phase once, then run the
 	// phase's jobs.
@@ -263,9 +277,9 @@ func (p *wsPacker) run(int) {
 		}
 		kv, b := ws.kv0+int(j)/ws.kblocks, int(j)%ws.kblocks
 		s0, s1 := b*ws.bk, min(ws.S, (b+1)*ws.bk)
-		ws.packK[j].Pack(true, rows(cols(ws.k, kv*dk, (kv+1)*dk), s0, s1))
+		ws.packK[j].Pack(kernels.Trans, rows(cols(ws.k, kv*dk, (kv+1)*dk), s0, s1))
 		vb := rows(cols(ws.v, kv*dh, (kv+1)*dh), s0, s1)
-		ws.packV[j].Pack(false, vb)
+		ws.packV[j].Pack(kernels.NoTrans, vb)
 		if ws.causal {
 			// Keys a query does not see must not enter its output even
 			// when their values are not finite (0·Inf): on the diagonal,
@@ -343,9 +357,9 @@ func (ws *Workspace) block(t *tileScratch, i, qb int) {
 			cut := s0+w > ws.seen(t0+r0)
 			d := t0 + r0 + ws.S - ws.T + 1 - s0
 			if cut {
-				t.gemm.GemmPackedBand(false, ws.alpha, rows(qi, r0, r1), pk, 0, sc, d, true)
+				t.gemm.GemmPackedBand(kernels.NoTrans, ws.alpha, rows(qi, r0, r1), pk, 0, sc, d, kernels.BandColumns)
 			} else {
-				t.gemm.GemmPacked(false, ws.alpha, rows(qi, r0, r1), pk, 0, sc)
+				t.gemm.GemmPacked(kernels.NoTrans, ws.alpha, rows(qi, r0, r1), pk, 0, sc)
 			}
 			// Row r sees min(w, max(0, d+r−r0)) keys of the group's w
 			// (all w when not causal).
@@ -360,9 +374,9 @@ func (ws *Workspace) block(t *tileScratch, i, qb int) {
 			}
 			switch {
 			case !cut:
-				t.gemm.GemmPacked(false, 1, sc, pv, beta, rows(oi, r0, r1))
+				t.gemm.GemmPacked(kernels.NoTrans, 1, sc, pv, beta, rows(oi, r0, r1))
 			case ws.finite[j]:
-				t.gemm.GemmPackedBand(false, 1, sc, pv, beta, rows(oi, r0, r1), d, false)
+				t.gemm.GemmPackedBand(kernels.NoTrans, 1, sc, pv, beta, rows(oi, r0, r1), d, kernels.BandInner)
 			default:
 				// Some values are not finite: a query's output takes only
 				// the keys it sees.
@@ -371,7 +385,7 @@ func (ws *Workspace) block(t *tileScratch, i, qb int) {
 						clear(row(oi, r))
 					}
 					if n := min(w, max(0, ws.seen(t0+r)-s0)); n > 0 {
-						kernels.MatTVec(row(oi, r), rows(vi, s0, s0+n), row(sc, r-r0)[:n])
+						kernels.MatTVecAdd(row(oi, r), rows(vi, s0, s0+n), row(sc, r-r0)[:n])
 					}
 				}
 			}
@@ -380,7 +394,7 @@ func (ws *Workspace) block(t *tileScratch, i, qb int) {
 	}
 	for r := range h {
 		if l := sum[r]; l != 0 {
-			kernels.Scale(float32(1/float64(l)), row(oi, r))
+			kernels.Scale(row(oi, r), float32(1/float64(l)), row(oi, r))
 		}
 	}
 }
@@ -399,7 +413,7 @@ func rescale(mOld, m, add float32, l *float32, o []float32) {
 		*l = add // o is still zero
 	default:
 		f := float32(math.Exp(float64(mOld) - float64(m)))
-		kernels.Scale(f, o)
+		kernels.Scale(o, f, o)
 		*l = *l*f + add
 	}
 }

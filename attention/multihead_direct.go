@@ -39,8 +39,8 @@ func (ws *Workspace) direct(out, q, k, v kernels.Matrix, heads, kvHeads int, cau
 				continue
 			}
 			x := row(scores, t)[:n]
-			kernels.Scale(alpha, x)
-			kernels.SoftmaxMatTVec(o, rows(vi, 0, n), x)
+			kernels.Scale(x, alpha, x)
+			kernels.SoftmaxMatTVecAdd(o, rows(vi, 0, n), x)
 		}
 	}
 }

@@ -100,9 +100,9 @@ func testMultiHead(t *testing.T) {
 				v := offsetMat(rng, sh.S, kv*sh.dh, rng.IntN(3), rng.IntN(3))
 				out := randMat(rng, sh.T, sh.heads*sh.dh, 2)
 				if sh.kv == 0 {
-					MultiHead(out, q, k, v, sh.heads, causal, &ws)
+					MultiHead(out, q, k, v, sh.heads, masking(causal), &ws)
 				} else {
-					GroupedQuery(out, q, k, v, sh.heads, sh.kv, causal, &ws)
+					GroupedQuery(out, q, k, v, sh.heads, sh.kv, masking(causal), &ws)
 				}
 				checkMultiHead(t, fmt.Sprintf("%+v causal=%v", sh, causal), out, q, k, v, sh.heads, kv, causal)
 			}
@@ -173,7 +173,7 @@ func TestMultiHeadPanics(t *testing.T) {
 		{"heed/attention: MultiHead: out is 2×5, want T×d_v = 2×4", m(2, 5), m(2, 4), m(3, 4), m(3, 4), 2},
 		{"heed/attention: MultiHead: k is 3×4 with stride 2 < 4 columns", m(2, 4), m(2, 4), kernels.Matrix{Rows: 3, Cols: 4, Stride: 2, Data: make([]float32, 12)}, m(3, 4), 2},
 	} {
-		mustPanic(t, c.want, func() { MultiHead(c.out, c.q, c.k, c.v, c.heads, false, nil) })
+		mustPanic(t, c.want, func() { MultiHead(c.out, c.q, c.k, c.v, c.heads, Unmasked, nil) })
 	}
 }
 
@@ -207,7 +207,7 @@ func TestPoolShrinks(t *testing.T) {
 	out := randMat(rng, T, d, 0)
 	var ws Workspace
 	before := runtime.NumGoroutine()
-	MultiHead(out, q, k, k, heads, false, &ws)
+	MultiHead(out, q, k, k, heads, Unmasked, &ws)
 	want := f32bits(out.Data)
 	pool.mu.Lock()
 	grown := pool.workers
@@ -234,7 +234,7 @@ func TestPoolShrinks(t *testing.T) {
 	}
 	runtime.GOMAXPROCS(4)
 	clear(out.Data)
-	MultiHead(out, q, k, k, heads, false, &ws)
+	MultiHead(out, q, k, k, heads, Unmasked, &ws)
 	pool.mu.Lock()
 	regrown := pool.workers
 	pool.mu.Unlock()
@@ -313,7 +313,7 @@ func TestMultiHeadSpecial(t *testing.T) {
 								v.Data[max(0, sh.S-sh.T+1)*v.Stride+1] = inf
 							}
 							out := randMat(rng, sh.T, sh.heads*sh.dv(), 1)
-							GroupedQuery(out, q, k, v, sh.heads, sh.kv, causal, nil)
+							GroupedQuery(out, q, k, v, sh.heads, sh.kv, masking(causal), nil)
 							compareAttend(t, fmt.Sprintf("%+v causal=%v case %d", sh, causal, c), out, q, k, v, sh.heads, sh.kv, causal)
 						}
 					}
@@ -381,13 +381,13 @@ func TestMultiHeadNoAllocs(t *testing.T) {
 			forEachISA(t, func(t *testing.T) {
 				var ws Workspace
 				for _, causal := range []bool{false, true} {
-					f := func() { GroupedQuery(out, q, k, v, 4, 2, causal, &ws) }
+					f := func() { GroupedQuery(out, q, k, v, 4, 2, masking(causal), &ws) }
 					f()
 					if n := allocs.Count(allocRuns(10), f); n != 0 {
 						t.Errorf("causal=%v: %d allocations in the measured calls", causal, n)
 					}
 					small := func() {
-						GroupedQuery(rows(out, 0, 20), rows(q, 0, 20), rows(k, 0, 30), rows(v, 0, 30), 4, 2, causal, &ws)
+						GroupedQuery(rows(out, 0, 20), rows(q, 0, 20), rows(k, 0, 30), rows(v, 0, 30), 4, 2, masking(causal), &ws)
 					}
 					small()
 					if n := allocs.Count(allocRuns(10), small); n != 0 {
@@ -418,7 +418,7 @@ func TestGroupedQueryPanics(t *testing.T) {
 		{"heed/attention: GroupedQuery: out is 2×4, want T×(4·d_h) = 2×8", m(2, 4), m(2, 8), m(3, 4), m(3, 4), 4, 2},
 		{"heed/attention: GroupedQuery: out is 3×8, want T×(4·d_h) = 2×8", m(3, 8), m(2, 8), m(3, 4), m(3, 4), 4, 2},
 	} {
-		mustPanic(t, c.want, func() { GroupedQuery(c.out, c.q, c.k, c.v, c.heads, c.kv, false, nil) })
+		mustPanic(t, c.want, func() { GroupedQuery(c.out, c.q, c.k, c.v, c.heads, c.kv, Unmasked, nil) })
 	}
 }
 
@@ -428,7 +428,7 @@ func TestMultiHeadEmpty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, causal := range []bool{false, true} {
 		out := randMat(rng, 3, 4, 1)
-		GroupedQuery(out, randMat(rng, 3, 6, 0), randMat(rng, 0, 3, 0), randMat(rng, 0, 2, 0), 2, 1, causal, nil)
+		GroupedQuery(out, randMat(rng, 3, 6, 0), randMat(rng, 0, 3, 0), randMat(rng, 0, 2, 0), 2, 1, masking(causal), nil)
 		for r := range 3 {
 			for _, x := range row(out, r) {
 				if x != 0 || math.Signbit(float64(x)) {
@@ -436,6 +436,14 @@ func TestMultiHeadEmpty(t *testing.T) {
 				}
 			}
 		}
-		MultiHead(randMat(rng, 0, 4, 0), randMat(rng, 0, 6, 0), randMat(rng, 5, 6, 0), randMat(rng, 5, 4, 0), 2, causal, nil)
+		MultiHead(randMat(rng, 0, 4, 0), randMat(rng, 0, 6, 0), randMat(rng, 5, 6, 0), randMat(rng, 5, 4, 0), 2, masking(causal), nil)
 	}
+}
+
+// masking returns Causal for true, Unmasked for false.
+func masking(causal bool) Masking {
+	if causal {
+		return Causal
+	}
+	return Unmasked
 }

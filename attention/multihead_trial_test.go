@@ -92,10 +92,10 @@ func TestMultiHeadTrial(t *testing.T) {
 				if cf.phase > 0 {
 					tune.multiHeadPhase = cf.phase
 				}
-				GroupedQuery(out, q, k, v, c.heads, c.kv, true, &ws)
+				GroupedQuery(out, q, k, v, c.heads, c.kv, Causal, &ws)
 				t0 := threadCPU()
 				for range c.calls {
-					GroupedQuery(out, q, k, v, c.heads, c.kv, true, &ws)
+					GroupedQuery(out, q, k, v, c.heads, c.kv, Causal, &ws)
 				}
 				rates[i] = append(rates[i], flops/float64(threadCPU()-t0))
 				tileSize, tune = oldTiles, oldTune

@@ -4,9 +4,11 @@ import "github.com/heedml/heed/kernels"
 
 // Every routing decision of the package is made in this file: Memory.plan
 // names the route of a Memory call (dotPanel recognises its most common
-// route without planning), batchWorkers and multiHeadWorkers the goroutines
-// of a Batch or a MultiHead call. DESIGN.md explains each route
-// and each threshold, with the benchmark that places it.
+// route without planning, quantisesQuery whether a Q8Q8 step quantises its
+// query), batchWorkers the goroutines of a Batch, multiHeadPlan the route,
+// blocks, goroutines and phases of a MultiHead or GroupedQuery call.
+// DESIGN.md explains each route and each threshold, with the benchmark that
+// places it.
 
 // tuning holds the thresholds that choose a route. Tests override them with
 // setTuning.
@@ -258,4 +260,50 @@ func multiHeadWorkers(work, heads int) int {
 		return 1
 	}
 	return min(procs(), heads)
+}
+
+// tileSize holds the blocks of the tiled attention: queries per block
+// (rows), keys per block (keys) and, on a block of keys that the causal mask
+// cuts, the queries per product (diag), each against the keys its last query
+// sees. Tests shrink them to cross block boundaries on small inputs;
+// attention/DESIGN.md has the measurements.
+var tileSize = struct{ rows, keys, diag int }{rows: 192, keys: 512, diag: 96}
+
+// multiHeadRoute is the route of a MultiHead or GroupedQuery call.
+type multiHeadRoute struct {
+	direct     bool // T·S ≤ multiHeadDirect: no tiles (multihead_direct.go)
+	bq, bk     int  // tiled: queries and keys per block
+	diag       int  // tiled: queries per product on a block of keys the causal mask cuts
+	parts      int  // tiled: goroutines (multiHeadWorkers)
+	phaseHeads int  // tiled: KV heads packed per phase (all of them on several goroutines)
+}
+
+// multiHeadPlan returns the route of a call of T queries against S keys with
+// heads query heads of d_k columns over kvHeads KV heads of d_h value
+// columns. On one goroutine the KV heads go in phases: each packs the blocks
+// of as many KV heads as fit tune.multiHeadPhase into the same slots, then
+// runs the jobs of their query heads, so the packed blocks are written and
+// read in cache. Several goroutines take one phase: a barrier per phase would
+// leave them idle.
+func multiHeadPlan(T, S, dk, dh, heads, kvHeads int) multiHeadRoute {
+	if T*S <= tune.multiHeadDirect {
+		return multiHeadRoute{direct: true}
+	}
+	r := multiHeadRoute{bq: max(1, tileSize.rows), bk: max(1, tileSize.keys), diag: max(1, tileSize.diag)}
+	qblocks, kblocks := (T+r.bq-1)/r.bq, (S+r.bk-1)/r.bk
+	r.parts = multiHeadWorkers(T*S*(heads*dk+heads*dh), heads*qblocks)
+	r.phaseHeads = kvHeads
+	if per := kblocks * r.bk * (dk + dh) * 4; r.parts == 1 && tune.multiHeadPhase > 0 {
+		r.phaseHeads = max(1, min(kvHeads, tune.multiHeadPhase/per))
+	}
+	return r
+}
+
+// quantisesQuery reports whether a step on the Memory's stored keys
+// quantises its prepared query of length dq into 8-bit blocks for the
+// scores (Q8Q8): on keys of at most 32·q8q8MaxBlocks elements, where the
+// integer dot-product kernels run (kernels.Q8Q8Native); otherwise Q8Q8 takes
+// the float32 query as Q8 does.
+func (m *Memory) quantisesQuery(dq int) bool {
+	return m.st.q8q8 && dq <= 32*q8q8MaxBlocks && kernels.Q8Q8Native()
 }

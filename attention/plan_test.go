@@ -102,7 +102,7 @@ func TestPlan(t *testing.T) {
 		}
 		runtime.GOMAXPROCS(c.procs)
 		keys := kernels.Matrix{Rows: c.S, Cols: c.d, Stride: c.d, Data: make([]float32, c.S*c.d)}
-		values := kernels.Matrix{}
+		values := keys
 		if c.sep {
 			values = kernels.Matrix{Rows: c.S, Cols: c.d, Stride: c.d, Data: make([]float32, c.S*c.d)}
 		}
@@ -127,7 +127,7 @@ func TestPlan(t *testing.T) {
 		}
 	}
 	// The routes that depend on the Memory's state rather than its shape.
-	m := NewMemory(Dot(), zeros(10, 4), kernels.Matrix{})
+	m := newSelfMemory(Dot(), zeros(10, 4))
 	w, cx, q := zeros(3, 10), zeros(3, 4), zeros(3, 4)
 	m.AttendMany(w, cx, q)
 	if got := m.plan(callMany, 3).route; got != routeManyTransposed {
@@ -137,13 +137,13 @@ func TestPlan(t *testing.T) {
 	// (with a SIMD ISA: fallback.Gemm is slower than the other routes).
 	for _, first := range []bool{true, false} {
 		if kernels.Active() == kernels.Generic {
-			mm := NewMemory(Dot(), zeros(10, 4), kernels.Matrix{})
+			mm := newSelfMemory(Dot(), zeros(10, 4))
 			if p := mm.plan(callMany, 1000); p.route != routeManyBlocked || p.keysT {
 				t.Errorf("generic AttendMany of 1000 queries: %+v, want the blocked route", p)
 			}
 			break
 		}
-		mm := NewMemory(Dot(), zeros(10, 4), kernels.Matrix{})
+		mm := newSelfMemory(Dot(), zeros(10, 4))
 		if !first {
 			mm.AttendMany(w, cx, q)
 		}
@@ -160,7 +160,7 @@ func TestPlan(t *testing.T) {
 		if got := mm.plan(callMany, tune.manyGemmMin).keysT; !got {
 			t.Errorf("AttendMany of %d queries (first call %v): keysT %v", tune.manyGemmMin, first, got)
 		}
-		ma := NewMemory(Additive(zeros(4, 4), zeros(4, 4), make([]float32, 4)), zeros(10, 4), kernels.Matrix{})
+		ma := newSelfMemory(Additive(zeros(4, 4), zeros(4, 4), make([]float32, 4)), zeros(10, 4))
 		if !first {
 			ma.AttendMany(w, cx, q)
 		}

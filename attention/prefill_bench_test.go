@@ -25,11 +25,11 @@ func BenchmarkPrefill(b *testing.B) {
 		var ws Workspace
 		b.Run(fmt.Sprintf("T=S=%d,dk=%d,h=%d,kv=%d", c.T, c.dk, c.heads, c.kv), func(b *testing.B) {
 			benchISAs(b, func(b *testing.B) {
-				GroupedQuery(out, q, k, v, c.heads, c.kv, true, &ws) // warm ws
+				GroupedQuery(out, q, k, v, c.heads, c.kv, Causal, &ws) // warm ws
 				b.ResetTimer()
 				c0 := processCPU()
 				for range b.N {
-					GroupedQuery(out, q, k, v, c.heads, c.kv, true, &ws)
+					GroupedQuery(out, q, k, v, c.heads, c.kv, Causal, &ws)
 				}
 				c1 := processCPU()
 				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
@@ -55,11 +55,11 @@ func BenchmarkPrefillTiles(b *testing.B) {
 				b.Run(fmt.Sprintf("T=S=%d,dk=%d/rows=%d,keys=%d", c.T, c.dk, rows, keys), func(b *testing.B) {
 					setTiles(b, rows, keys)
 					benchISAs(b, func(b *testing.B) {
-						MultiHead(out, q, k, v, 1, true, &ws)
+						MultiHead(out, q, k, v, 1, Causal, &ws)
 						b.ResetTimer()
 						c0 := processCPU()
 						for range b.N {
-							MultiHead(out, q, k, v, 1, true, &ws)
+							MultiHead(out, q, k, v, 1, Causal, &ws)
 						}
 						if c1 := processCPU(); c0 >= 0 && c1 > c0 {
 							b.ReportMetric(flops*float64(b.N)/float64(c1-c0), "cpu-GFLOP/s")

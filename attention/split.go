@@ -87,7 +87,7 @@ func (s *splitter) part(p int) partStatus {
 	kernels.Exp(x, x)
 	s.sum[p] = kernels.Sum(x)
 	if s.p.stream {
-		kernels.Scale(s.sum[p]/st.Sum, ctx) // relative to the weights' sum
+		kernels.Scale(ctx, s.sum[p]/st.Sum, ctx) // relative to the weights' sum
 		return partDone
 	}
 	m.addContext(ctx, x, lo, s.p.block)
@@ -143,7 +143,7 @@ func (m *Memory) attendSplit(p plan, weights, context, h []float32) {
 		}
 		lo, hi := s.bounds(i)
 		f := float32(math.Exp(float64(s.max[i])-float64(mx)) / total)
-		kernels.Scale(f, weights[lo:hi])
+		kernels.Scale(weights[lo:hi], f, weights[lo:hi])
 		kernels.Axpy(f, s.ctx[i*dv:(i+1)*dv], context)
 	}
 }

@@ -39,12 +39,14 @@ import (
 // itself on the package's worker goroutines and returns when they are done.
 func (m *Memory) Attend(weights, context, h []float32) {
 	m.checkStep(weights, context, h)
+	m.busy.Enter("attention.Memory")
+	defer m.busy.Exit()
 	if m.dotPanel() {
 		// The Luong dot step of routePanel with every key attended, without
 		// planning: the kernels scoreContext would run, on the same data.
 		kernels.MatVec(weights, m.keys, h)
 		clear(context)
-		kernels.SoftmaxMatTVec(context, m.values, weights)
+		kernels.SoftmaxMatTVecAdd(context, m.values, weights)
 		return
 	}
 	m.step(m.plan(callAttend, 1), weights, context, h)
@@ -63,6 +65,9 @@ func (m *Memory) Scores(dst, h []float32) {
 	if len(dst) != m.keys.Rows {
 		panicf("%s: len(scores)=%d, want S=%d", m.sc, len(dst), m.keys.Rows)
 	}
+	m.checkOutputs("scores", dst, "scores", nil, "query", h)
+	m.busy.Enter("attention.Memory")
+	defer m.busy.Exit()
 	n := m.valid
 	for i := n; i < len(dst); i++ {
 		dst[i] = float32(math.Inf(-1))
@@ -88,7 +93,7 @@ func (m *Memory) step(p plan, weights, context, h []float32) {
 		x := weights[:n]
 		if st, ok := m.stream(context, x, m.prepareQuery(h), 0); ok {
 			kernels.Softmax(x, x)
-			kernels.Scale(1/st.Sum, context)
+			kernels.Scale(context, 1/st.Sum, context)
 			return
 		}
 		m.step(m.plan(callPlain, 1), weights, context, h) // a score is not finite: the softmax's rules
@@ -114,7 +119,7 @@ func (m *Memory) scoreContext(p plan, weights, context, h []float32) {
 		if n != v.Rows { // masked or padded: the first n keys
 			v = rows(v, 0, n)
 		}
-		kernels.SoftmaxMatTVec(context, v, x)
+		kernels.SoftmaxMatTVecAdd(context, v, x)
 		return
 	}
 	kernels.Softmax(x, x)

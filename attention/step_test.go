@@ -88,7 +88,7 @@ func testAttend(t *testing.T) {
 					dq, da := 1+rng.IntN(40), 1+rng.IntN(40)
 					sc, o, qd := newScorer(rng, k, dq, d, da)
 					keys := randMat(rng, S, d, rng.IntN(3))
-					values := kernels.Matrix{}
+					values := keys
 					vals := keys
 					if rng.IntN(2) == 0 {
 						vals = randMat(rng, S, []int{1, 5, 24}[rng.IntN(3)], rng.IntN(3))
@@ -123,7 +123,7 @@ func TestAttendChunks(t *testing.T) {
 				for _, d := range []int{1, 9, 32} {
 					sc, o, qd := newScorer(rng, k, 1+rng.IntN(20), d, 1+rng.IntN(20))
 					keys := randMat(rng, S, d, rng.IntN(3))
-					m := NewMemory(sc, keys, kernels.Matrix{})
+					m := NewMemory(sc, keys, keys)
 					for mode := range 5 {
 						att := setMask(rng, m, mode)
 						o.splits = m.plan(callAttend, 1).parts
@@ -205,7 +205,7 @@ func testAttendMany(t *testing.T) {
 					for _, B := range []int{1, 2, 5, 8} {
 						sc, o, qd := newScorer(rng, k, 1+rng.IntN(20), d, 1+rng.IntN(20))
 						keys := randMat(rng, S, d, rng.IntN(2))
-						vals, values := keys, kernels.Matrix{}
+						vals, values := keys, keys
 						if B%2 == 0 {
 							vals = randMat(rng, S, 1+rng.IntN(12), 1)
 							values = vals
@@ -259,7 +259,7 @@ func TestBatch(t *testing.T) {
 					dk := 1 + rng.IntN(40)
 					sc, os[i], qd = newScorer(rng, allKinds[i%len(allKinds)], 1+rng.IntN(20), dk, 1+rng.IntN(20))
 					keys[i] = randMat(rng, S, dk, 1)
-					mems[i] = NewMemory(sc, keys[i], kernels.Matrix{})
+					mems[i] = NewMemory(sc, keys[i], keys[i])
 					atts[i] = setMask(rng, mems[i], i%5)
 					dv = keys[i].Cols
 					w[i], c[i], q[i] = randVec(rng, S), randVec(rng, dv), randVec(rng, qd)
@@ -367,7 +367,7 @@ func TestAttendStream(t *testing.T) {
 						for _, d := range []int{1, 8, 9, 32} {
 							sc, o, qd := newScorer(rng, k, 1+rng.IntN(20), d, 1+rng.IntN(20))
 							keys := randMat(rng, S, d, rng.IntN(3))
-							m := NewMemory(sc, keys, kernels.Matrix{})
+							m := NewMemory(sc, keys, keys)
 							for mode := range 5 {
 								att := setMask(rng, m, mode)
 								p := m.plan(callAttend, 1)
@@ -388,7 +388,7 @@ func TestAttendStream(t *testing.T) {
 					const S, d = 40, 8
 					keys := randMat(rng, S, d, 0)
 					keys.Data[5*d+rng.IntN(d)], keys.Data[33*d] = v, v
-					m := NewMemory(Dot(), keys, kernels.Matrix{})
+					m := NewMemory(Dot(), keys, keys)
 					h := randVec(rng, d)
 					for i := range h {
 						h[i] = float32(math.Abs(float64(h[i]))) + 0.5 // the special score has v's sign
@@ -426,7 +426,7 @@ func TestCosineMagnitudes(t *testing.T) {
 		for _, a := range []float32{1e-20, 1e20, 1e-25, 1e-38, 1e38} {
 			keys := kernels.Matrix{Rows: 2, Cols: 2, Stride: 2, Data: []float32{a, 0, 0, a}}
 			w, c := make([]float32, 2), make([]float32, 2)
-			NewMemory(Cosine(), keys, kernels.Matrix{}).Attend(w, c, []float32{a, 0})
+			NewMemory(Cosine(), keys, keys).Attend(w, c, []float32{a, 0})
 			for s := range w {
 				if !(math.Abs(float64(w[s]-want[s])) <= 1e-6) {
 					t.Fatalf("keys [[%g 0] [0 %g]], query [%g 0]: weights %v, want %v", a, a, a, w, want)
@@ -503,10 +503,10 @@ func testAttendManyVsAttend(t *testing.T) {
 					B := 2 + rng.IntN(6)
 					sc, o, qd := newScorer(rng, k, 1+rng.IntN(20), d, 1+rng.IntN(20))
 					keys := randMat(rng, S, d, rng.IntN(2))
-					m := NewMemory(sc, keys, kernels.Matrix{})
+					m := NewMemory(sc, keys, keys)
 					for mode := range 5 {
 						if mode%2 == 0 {
-							m.Reset(keys, kernels.Matrix{}) // the next AttendMany is a first call
+							m.Reset(keys, keys) // the next AttendMany is a first call
 						}
 						if !sparseKeeps(S+d+int(k), mode, 3) {
 							continue

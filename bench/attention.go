@@ -107,13 +107,13 @@ func newAttnCase(c *Case, r *rand.Rand) {
 		for range BatchSeqs {
 			a.batch = append(a.batch, matrix(r, S, d, 1))
 			a.bw, a.bc, a.bh = append(a.bw, make([]float32, S)), append(a.bc, make([]float32, d)), append(a.bh, uniform(r, d, 1))
-			a.mems = append(a.mems, attention.NewMemory(attention.Dot(), a.batch[len(a.batch)-1], kernels.Matrix{}))
+			a.mems = append(a.mems, attention.NewMemory(attention.Dot(), a.batch[len(a.batch)-1], a.batch[len(a.batch)-1]))
 		}
 		c.Label = fmt.Sprintf("%d×(S=%d,d=%d)", BatchSeqs, S, d)
 		c.Elems, c.Bytes, c.Flops = BatchSeqs*nd, BatchSeqs*8*nd, BatchSeqs*4*nd
 		c.Footprint = BatchSeqs * 4 * nd
 	}
-	a.mem = attention.NewMemory(sc, a.keys, kernels.Matrix{})
+	a.mem = attention.NewMemory(sc, a.keys, a.keys)
 }
 
 // hasStep reports whether im can do attention step k: heed always; a peer
@@ -176,7 +176,7 @@ func (c *Case) bindStep(im *Impl) func() {
 		case StepBatch:
 			return func() { a.ab.Attend(a.mems, a.bw, a.bc, a.bh) }
 		case MultiHead:
-			return func() { attention.MultiHead(a.out, a.q, a.keys, a.v, a.heads, true, &a.ws) }
+			return func() { attention.MultiHead(a.out, a.q, a.keys, a.v, a.heads, attention.Causal, &a.ws) }
 		}
 		return func() { a.mem.Attend(a.weights, a.ctx, a.h) }
 	}

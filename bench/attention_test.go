@@ -56,7 +56,7 @@ func BenchmarkAttentionLuongDot(b *testing.B) {
 			gonumStep(w, c, g, h)
 		}
 	})
-	m := attention.NewMemory(attention.Dot(), toMatrix(g), kernels.Matrix{})
+	m := selfMemory(toMatrix(g))
 	prev := kernels.Active()
 	defer kernels.Use(prev)
 	for _, isa := range kernels.Supported() {
@@ -78,7 +78,7 @@ func TestGonumStepAgrees(t *testing.T) {
 	w1, c1 := make([]float32, S), make([]float32, d)
 	w2, c2 := make([]float32, S), make([]float32, d)
 	gonumStep(w1, c1, g, h)
-	attention.NewMemory(attention.Dot(), toMatrix(g), kernels.Matrix{}).Attend(w2, c2, h)
+	selfMemory(toMatrix(g)).Attend(w2, c2, h)
 	for i := range w1 {
 		if math.Abs(float64(w1[i]-w2[i])) > 1e-5*float64(w1[i])+1e-7 {
 			t.Fatalf("weights[%d]: gonum %v, heed %v", i, w1[i], w2[i])
@@ -90,3 +90,6 @@ func TestGonumStepAgrees(t *testing.T) {
 		}
 	}
 }
+
+// selfMemory is a Luong dot Memory over m, its keys also its values.
+func selfMemory(m kernels.Matrix) *attention.Memory { return attention.NewMemory(attention.Dot(), m, m) }

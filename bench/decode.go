@@ -64,7 +64,7 @@ func newDecodeCase(c *Case, r *rand.Rand) {
 	c.attn = a
 	for range DecodeMemories {
 		a.batch = append(a.batch, matrix(r, S, d, 1))
-		a.mems = append(a.mems, attention.NewMemory(attention.Dot(), a.batch[len(a.batch)-1], kernels.Matrix{}))
+		a.mems = append(a.mems, attention.NewMemory(attention.Dot(), a.batch[len(a.batch)-1], a.batch[len(a.batch)-1]))
 	}
 	a.keys, a.mem = a.batch[0], a.mems[0]
 	a.h = uniform(r, d, 1)
@@ -100,7 +100,7 @@ func (c *Case) bindDecode(im *Impl) func() {
 			clear(a.ctx)
 			st := kernels.SoftmaxState{Max: float32(math.Inf(-1))}
 			kernels.DotSoftmaxMatTVec(a.ctx, a.weights, a.batch[next()], a.h, &st)
-			kernels.Scale(1/st.Sum, a.ctx)
+			kernels.Scale(a.ctx, 1/st.Sum, a.ctx)
 		}
 	case decodeSeparate:
 		return func() {
@@ -108,7 +108,7 @@ func (c *Case) bindDecode(im *Impl) func() {
 			kernels.MatVec(a.scores, keys, a.h)
 			kernels.Softmax(a.weights, a.scores)
 			clear(a.ctx)
-			kernels.MatTVec(a.ctx, keys, a.weights)
+			kernels.MatTVecAdd(a.ctx, keys, a.weights)
 		}
 	}
 	return func() { a.mems[next()].Attend(a.weights, a.ctx, a.h) }

@@ -11,7 +11,7 @@ import (
 // The decode step on a stored cache (DecodeF32, DecodeBF16, DecodeF16,
 // DecodeQ8, DecodeQ8Q8): a Luong dot step on a Memory that stores its keys and values
 // (equal, but stored apart as a self-attention cache holds them) in one
-// attention.Format (attention.NewCache, filled by Append), S =
+// attention.Format (attention.NewEmptyMemory, filled by Append), S =
 // 1024 in L2 (one Memory) and S = 32768 from memory (Memories in turn, as
 // many as fill twice the last-level cache, at least six, as StepMemory).
 // heed runs it as Memory.Attend (single-threaded, every ISA); a peer whose
@@ -80,7 +80,7 @@ func newFormatCase(c *Case, r *rand.Rand) {
 	}
 	for range n {
 		keys := matrix(r, S, d, 1)
-		m := attention.NewCache(attention.Dot(), f, d, d, S)
+		m := attention.NewEmptyMemory(attention.Dot(), f, d, d, S)
 		for s := range S {
 			row := keys.Data[s*d : (s+1)*d]
 			m.Append(row, row)

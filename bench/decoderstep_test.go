@@ -68,7 +68,7 @@ func newHeedStep(m *stepModel) *heedStep {
 	H := stepHidden
 	return &heedStep{m: m,
 		cell: rnn.NewLSTM(stepEmbed, H, m.wLSTM, m.bLSTM),
-		mem:  attention.NewMemory(attention.Dot(), m.keys, kernels.Matrix{}),
+		mem:  attention.NewMemory(attention.Dot(), m.keys, m.keys),
 		att:  attention.NewAttentional(m.wc, H),
 		h:    make([]float32, H), c: make([]float32, H), w: make([]float32, stepS),
 		ctx: make([]float32, H), ht: make([]float32, H), logits: make([]float32, stepVocab),

@@ -43,7 +43,11 @@ type GemmPeer struct {
 // GemmPeers lists heed first, then the peers this build has.
 var GemmPeers = []*GemmPeer{
 	{Name: "heed", Note: "kernels.Gemm", Gemm: func(transB bool, a, b, c kernels.Matrix) bool {
-		kernels.Gemm(false, transB, 1, a, b, 0, c)
+		tb := kernels.NoTrans
+		if transB {
+			tb = kernels.Trans
+		}
+		kernels.Gemm(kernels.NoTrans, tb, 1, a, b, 0, c)
 		return true
 	}},
 	{Name: "gonum", Note: "blas32.Gemm (its goroutines follow GOMAXPROCS)", Gemm: func(transB bool, a, b, c kernels.Matrix) bool {

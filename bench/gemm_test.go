@@ -125,7 +125,7 @@ func BenchmarkGemmThreads(b *testing.B) {
 			prev := runtime.GOMAXPROCS(procs)
 			defer runtime.GOMAXPROCS(prev)
 			for range b.N {
-				kernels.Gemm(false, false, 1, a, bm, 0, c)
+				kernels.Gemm(kernels.NoTrans, kernels.NoTrans, 1, a, bm, 0, c)
 			}
 			b.ReportMetric(2*n*n*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})

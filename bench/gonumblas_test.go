@@ -92,7 +92,7 @@ func BenchmarkGonumBLASSmall(b *testing.B) {
 		}{
 			{"gonum", func() { ref.Sgemm(blas.NoTrans, blas.NoTrans, s, s, s, 1, a, s, bm, s, 0, c, s) }},
 			{"heed", func() { adapter.Sgemm(blas.NoTrans, blas.NoTrans, s, s, s, 1, a, s, bm, s, 0, c, s) }},
-			{"kernels", func() { kernels.Gemm(false, false, 1, mat(a), mat(bm), 0, mat(c)) }},
+			{"kernels", func() { kernels.Gemm(kernels.NoTrans, kernels.NoTrans, 1, mat(a), mat(bm), 0, mat(c)) }},
 		} {
 			b.Run(fmt.Sprintf("Sgemm/s=%d/%s", s, im.name), func(b *testing.B) { cpuLoop(b, im.f) })
 		}

@@ -42,7 +42,7 @@ func init() {
 func heedImpl(isa kernels.ISA, bits int) *Impl {
 	im := &Impl{
 		Name: heedName(isa, bits), Heed: true, ISA: isa, Width: bits,
-		Dot: kernels.Dot, MatVec: kernels.MatVec, MatTVec: kernels.MatTVec,
+		Dot: kernels.Dot, MatVec: kernels.MatVec, MatTVec: kernels.MatTVecAdd,
 		MatVecBatch: kernels.MatVecBatch, Exp: kernels.Exp, Tanh: kernels.Tanh,
 		Softmax: kernels.Softmax, Additive: kernels.AdditiveScore,
 	}
@@ -76,7 +76,7 @@ func parallelHeed(p int) *Impl {
 		},
 		MatTVec: func(dst []float32, a kernels.Matrix, x []float32) {
 			split(p, a.Cols, func(lo, hi int) {
-				kernels.MatTVec(dst[lo:hi], colBlock(a, lo, hi), x)
+				kernels.MatTVecAdd(dst[lo:hi], colBlock(a, lo, hi), x)
 			})
 		},
 		MatVecBatch: func(dst, a, x kernels.Matrix) {

@@ -64,7 +64,7 @@ func NewPrefillInputs(r *rand.Rand, s PrefillShape) *PrefillInputs {
 // Heed runs heed's tiled attention on one goroutine per GOMAXPROCS.
 func (in *PrefillInputs) Heed() {
 	s := in.Shape
-	attention.GroupedQuery(in.Out, in.Q, in.K, in.V, s.Heads, s.KVHeads, true, &in.ws)
+	attention.GroupedQuery(in.Out, in.Q, in.K, in.V, s.Heads, s.KVHeads, attention.Causal, &in.ws)
 }
 
 // Composition returns one call of im's composition, or nil if im lacks a

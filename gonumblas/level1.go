@@ -39,7 +39,7 @@ func (impl Implementation) Sscal(n int, alpha float32, x []float32, incX int) {
 		impl.Implementation.Sscal(n, alpha, x, incX)
 		return
 	}
-	kernels.Scale(alpha, x[:n])
+	kernels.Scale(x[:n], alpha, x[:n])
 }
 
 // nrm2Min is the least sum of squares Snrm2 takes from heed's Dot: above it, the

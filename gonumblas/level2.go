@@ -38,7 +38,7 @@ func gemvN(a kernels.Matrix, alpha float32, x []float32, beta float32, y []float
 	if beta == 0 {
 		kernels.MatVec(y, a, x)
 		if alpha != 1 {
-			kernels.Scale(alpha, y)
+			kernels.Scale(y, alpha, y)
 		}
 		return
 	}
@@ -46,7 +46,7 @@ func gemvN(a kernels.Matrix, alpha float32, x []float32, beta float32, y []float
 	t := *buf
 	kernels.MatVec(t, a, x)
 	if beta != 1 {
-		kernels.Scale(beta, y)
+		kernels.Scale(y, beta, y)
 	}
 	kernels.Axpy(alpha, t, y)
 	putBuf(buf)
@@ -59,17 +59,17 @@ func gemvT(a kernels.Matrix, alpha float32, x []float32, beta float32, y []float
 		clear(y)
 	case 1:
 	default:
-		kernels.Scale(beta, y)
+		kernels.Scale(y, beta, y)
 	}
 	if alpha == 1 {
-		kernels.MatTVec(y, a, x)
+		kernels.MatTVecAdd(y, a, x)
 		return
 	}
 	buf := getBuf(len(x))
 	t := *buf
 	copy(t, x)
-	kernels.Scale(alpha, t)
-	kernels.MatTVec(y, a, t)
+	kernels.Scale(t, alpha, t)
+	kernels.MatTVecAdd(y, a, t)
 	putBuf(buf)
 }
 

@@ -53,8 +53,16 @@ func gemm(aT, bT bool, m, n, k int, alpha float32, a []float32, lda int, b []flo
 	if bT {
 		br, bc = n, k
 	}
-	kernels.Gemm(aT, bT, alpha,
+	kernels.Gemm(trans(aT), trans(bT), alpha,
 		kernels.Matrix{Rows: ar, Cols: ac, Stride: lda, Data: a},
 		kernels.Matrix{Rows: br, Cols: bc, Stride: ldb, Data: b},
 		beta, kernels.Matrix{Rows: m, Cols: n, Stride: ldc, Data: c})
+}
+
+// trans returns the kernels.Transpose that t names.
+func trans(t bool) kernels.Transpose {
+	if t {
+		return kernels.Trans
+	}
+	return kernels.NoTrans
 }

@@ -36,7 +36,7 @@ func testHeedPath(t *testing.T) {
 	xm := randVec(r, m, 1)
 	gy, wy = append([]float32(nil), y...), append([]float32(nil), y...)
 	impl.Sgemv(blas.Trans, m, n, 1, a, n, xm, 1, 1, gy, 1)
-	kernels.MatTVec(wy, kernels.Matrix{Rows: m, Cols: n, Stride: n, Data: a}, xm)
+	kernels.MatTVecAdd(wy, kernels.Matrix{Rows: m, Cols: n, Stride: n, Data: a}, xm)
 	checkf(t, sameSlice(gy, wy) < 0, "Sgemv Trans is not kernels.MatTVec")
 
 	ga, wa := append([]float32(nil), a...), append([]float32(nil), a...)
@@ -63,7 +63,7 @@ func testHeedPath(t *testing.T) {
 			for _, ab := range [][2]float32{{1, 0}, {-0.5, 2}} {
 				gc, wc := append([]float32(nil), c...), append([]float32(nil), c...)
 				impl.Sgemm(tA, tB, m, n, k, ab[0], am.Data, am.Stride, bm.Data, bm.Stride, ab[1], gc, n)
-				kernels.Gemm(aT, bT, ab[0], am, bm, ab[1], kernels.Matrix{Rows: m, Cols: n, Stride: n, Data: wc})
+				kernels.Gemm(trans(aT), trans(bT), ab[0], am, bm, ab[1], kernels.Matrix{Rows: m, Cols: n, Stride: n, Data: wc})
 				checkf(t, sameSlice(gc, wc) < 0, "Sgemm %c%c α=%v β=%v is not kernels.Gemm", tA, tB, ab[0], ab[1])
 			}
 		}
@@ -99,7 +99,7 @@ func TestThresholds(t *testing.T) {
 		got, gonumC, heedC := make([]float32, tc.m*tc.n), make([]float32, tc.m*tc.n), make([]float32, tc.m*tc.n)
 		impl.Sgemm(blas.NoTrans, blas.NoTrans, tc.m, tc.n, tc.k, 1, a, tc.k, b, tc.n, 0, got, tc.n)
 		ref.Sgemm(blas.NoTrans, blas.NoTrans, tc.m, tc.n, tc.k, 1, a, tc.k, b, tc.n, 0, gonumC, tc.n)
-		kernels.Gemm(false, false, 1, kernels.Matrix{Rows: tc.m, Cols: tc.k, Stride: tc.k, Data: a},
+		kernels.Gemm(kernels.NoTrans, kernels.NoTrans, 1, kernels.Matrix{Rows: tc.m, Cols: tc.k, Stride: tc.k, Data: a},
 			kernels.Matrix{Rows: tc.k, Cols: tc.n, Stride: tc.n, Data: b}, 0, kernels.Matrix{Rows: tc.m, Cols: tc.n, Stride: tc.n, Data: heedC})
 		want := gonumC
 		if tc.heed {

@@ -20,16 +20,16 @@ func TestNoAllocs(t *testing.T) {
 	calls := map[string]func(){
 		"Dot":            func() { Dot(x, y) },
 		"Axpy":           func() { Axpy(0.5, x, z) },
-		"Scale":          func() { Scale(0.5, z) },
+		"Scale":          func() { Scale(z, 0.5, z) },
 		"Sum":            func() { Sum(x) },
 		"Max":            func() { Max(x) },
 		"MatVec":         func() { MatVec(z[:20], a, y[:15]) },
-		"MatTVec":        func() { MatTVec(z[:15], a, y[:20]) },
+		"MatTVec":        func() { MatTVecAdd(z[:15], a, y[:20]) },
 		"MatVecBatch":    func() { MatVecBatch(db, a, xb) },
 		"Exp":            func() { Exp(z, y) },
 		"Tanh":           func() { Tanh(z, y) },
 		"Softmax":        func() { Softmax(z, x) },
-		"SoftmaxMatTVec": func() { copy(z[:20], x); SoftmaxMatTVec(y[:15], a, z[:20]) },
+		"SoftmaxMatTVec": func() { copy(z[:20], x); SoftmaxMatTVecAdd(y[:15], a, z[:20]) },
 		"DotSoftmaxMatTVec": func() {
 			st := SoftmaxState{Max: float32(math.Inf(-1))}
 			DotSoftmaxMatTVec(y[:15], z[:20], a, y[15:30], &st)

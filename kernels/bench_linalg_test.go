@@ -68,7 +68,7 @@ func BenchmarkScale(b *testing.B) {
 		},
 		func(n int) func() {
 			x := ramp(n)
-			return func() { Scale(alpha, x) }
+			return func() { Scale(x, alpha, x) }
 		})
 }
 
@@ -135,7 +135,7 @@ func BenchmarkMatTVec(b *testing.B) {
 				b.SetBytes(int64(4 * n * n))
 				c := startCPU(b)
 				for b.Loop() {
-					MatTVec(dst, a, x)
+					MatTVecAdd(dst, a, x)
 				}
 				c.stop()
 			})
@@ -259,7 +259,7 @@ func BenchmarkMatVecShape(b *testing.B) {
 }
 
 func BenchmarkMatTVecShape(b *testing.B) {
-	benchShapes(b, func(a Matrix, x, y []float32) { MatTVec(x, a, y) })
+	benchShapes(b, func(a Matrix, x, y []float32) { MatTVecAdd(x, a, y) })
 }
 
 // BenchmarkDotSoftmaxMatTVec is a dot-product attention step over A (keys and
@@ -300,7 +300,7 @@ func BenchmarkDotSoftmaxMatTVec(b *testing.B) {
 						MatVec(w, as[i], h)
 						Softmax(w, w)
 						clear(ctx)
-						MatTVec(ctx, as[i], w)
+						MatTVecAdd(ctx, as[i], w)
 						i = (i + 1) % m
 					}
 				})

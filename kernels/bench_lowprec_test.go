@@ -25,7 +25,7 @@ type decodeSet struct {
 func newDecodeSets(S, d, total int) []decodeSet {
 	rng := rand.New(rand.NewPCG(1, 1))
 	a := randMatrix(rng, S, d)
-	bf, f, q := NewBF16Matrix(a), NewF16Matrix(a), NewQ8Matrix(a)
+	bf, f, q := NewStored(FormatBF16, a), NewStored(FormatF16, a), NewStored(FormatQ8, a)
 	pairs := func(bytes int) int { return max(1, (total+2*bytes-1)/(2*bytes)) }
 	var sets []decodeSet
 	{
@@ -46,16 +46,16 @@ func newDecodeSets(S, d, total int) []decodeSet {
 				// three passes (what attention does for them).
 				MatVec(scores, ms[2*i], h)
 				Softmax(scores, scores)
-				MatTVec(ctx, ms[2*i+1], scores)
+				MatTVecAdd(ctx, ms[2*i+1], scores)
 			},
 			func(i int, dst, h []float32) { MatVec(dst, ms[2*(i%(n/2))], h) },
-			func(i int, dst, w []float32) { MatTVec(dst, ms[2*(i%(n/2))+1], w) }})
+			func(i int, dst, w []float32) { MatTVecAdd(dst, ms[2*(i%(n/2))+1], w) }})
 	}
 	{
 		n := 2 * pairs(2*S*d)
-		ms := make([]BF16Matrix, n)
+		ms := make([]Stored, n)
 		for i := range ms {
-			ms[i] = BF16Matrix{S, d, d, append([]BF16(nil), bf.Data...)}
+			ms[i] = Stored{format: FormatBF16, rows: S, cols: d, lda: d, u16: append([]uint16(nil), bf.u16...)}
 		}
 		sets = append(sets, decodeSet{"bf16", 2 * S * d,
 			func(i int, ctx, scores, h []float32, shared bool) {
@@ -65,16 +65,16 @@ func newDecodeSets(S, d, total int) []decodeSet {
 				if shared {
 					v = ms[2*i]
 				}
-				DotSoftmaxMatTVecBF16(ctx, scores, ms[2*i], v, h, &st)
+				DotSoftmaxMatTVecStored(ctx, scores, ms[2*i], v, h, &st)
 			},
-			func(i int, dst, h []float32) { MatVecBF16(dst, ms[2*(i%(n/2))], h) },
-			func(i int, dst, w []float32) { MatTVecBF16(dst, ms[2*(i%(n/2))+1], w) }})
+			func(i int, dst, h []float32) { MatVecStored(dst, ms[2*(i%(n/2))], h) },
+			func(i int, dst, w []float32) { MatTVecStoredAdd(dst, ms[2*(i%(n/2))+1], w) }})
 	}
 	{
 		n := 2 * pairs(2*S*d)
-		ms := make([]F16Matrix, n)
+		ms := make([]Stored, n)
 		for i := range ms {
-			ms[i] = F16Matrix{S, d, d, append([]F16(nil), f.Data...)}
+			ms[i] = Stored{format: FormatF16, rows: S, cols: d, lda: d, u16: append([]uint16(nil), f.u16...)}
 		}
 		sets = append(sets, decodeSet{"f16", 2 * S * d,
 			func(i int, ctx, scores, h []float32, shared bool) {
@@ -84,17 +84,17 @@ func newDecodeSets(S, d, total int) []decodeSet {
 				if shared {
 					v = ms[2*i]
 				}
-				DotSoftmaxMatTVecF16(ctx, scores, ms[2*i], v, h, &st)
+				DotSoftmaxMatTVecStored(ctx, scores, ms[2*i], v, h, &st)
 			},
-			func(i int, dst, h []float32) { MatVecF16(dst, ms[2*(i%(n/2))], h) },
-			func(i int, dst, w []float32) { MatTVecF16(dst, ms[2*(i%(n/2))+1], w) }})
+			func(i int, dst, h []float32) { MatVecStored(dst, ms[2*(i%(n/2))], h) },
+			func(i int, dst, w []float32) { MatTVecStoredAdd(dst, ms[2*(i%(n/2))+1], w) }})
 	}
 	{
 		qb := 36 * S * Q8Blocks(d)
 		n := 2 * pairs(qb)
-		ms := make([]Q8Matrix, n)
+		ms := make([]Stored, n)
 		for i := range ms {
-			ms[i] = Q8Matrix{S, d, q.Stride, append([]Q8Block(nil), q.Data...)}
+			ms[i] = StoredOf(S, d, q.Stride(), append([]Q8Block(nil), q.q8...))
 		}
 		sets = append(sets, decodeSet{"q8", qb,
 			func(i int, ctx, scores, h []float32, shared bool) {
@@ -104,10 +104,10 @@ func newDecodeSets(S, d, total int) []decodeSet {
 				if shared {
 					v = ms[2*i]
 				}
-				DotSoftmaxMatTVecQ8(ctx, scores, ms[2*i], v, h, &st)
+				DotSoftmaxMatTVecStored(ctx, scores, ms[2*i], v, h, &st)
 			},
-			func(i int, dst, h []float32) { MatVecQ8(dst, ms[2*(i%(n/2))], h) },
-			func(i int, dst, w []float32) { MatTVecQ8(dst, ms[2*(i%(n/2))+1], w) }})
+			func(i int, dst, h []float32) { MatVecStored(dst, ms[2*(i%(n/2))], h) },
+			func(i int, dst, w []float32) { MatTVecStoredAdd(dst, ms[2*(i%(n/2))+1], w) }})
 		// The same matrices with the query quantised (ToQ8 of h counted in
 		// each step and scores call).
 		hq := make([]Q8Block, Q8Blocks(d))
@@ -123,7 +123,7 @@ func newDecodeSets(S, d, total int) []decodeSet {
 				DotSoftmaxMatTVecQ8Q8(ctx, scores, ms[2*i], v, hq, &st)
 			},
 			func(i int, dst, h []float32) { ToQ8(hq, h); MatVecQ8Q8(dst, ms[2*(i%(n/2))], hq) },
-			func(i int, dst, w []float32) { MatTVecQ8(dst, ms[2*(i%(n/2))+1], w) }})
+			func(i int, dst, w []float32) { MatTVecStoredAdd(dst, ms[2*(i%(n/2))+1], w) }})
 	}
 	return sets
 }
@@ -219,11 +219,11 @@ func BenchmarkQ8Conversion(b *testing.B) {
 				for b.Loop() {
 					switch v {
 					case "ToQ8/go":
-						fallback.QuantizeQ8(q[:n/32], x[:n])
+						fallback.QuantizeQ8(fq8(q[:n/32]), x[:n])
 					case "ToQ8":
 						ToQ8(q[:n/32], x[:n])
 					case "FromQ8/go":
-						fallback.DequantizeQ8(x[:n], q[:n/32])
+						fallback.DequantizeQ8(x[:n], fq8(q[:n/32]))
 					default:
 						FromQ8(x[:n], q[:n/32])
 					}

@@ -102,13 +102,13 @@ func BenchmarkSoftmaxMatTVec(b *testing.B) {
 					for b.Loop() {
 						copy(w, scores)
 						Softmax(w, w)
-						MatTVec(dst, a, w)
+						MatTVecAdd(dst, a, w)
 					}
 				})
 				b.Run("fused", func(b *testing.B) {
 					for b.Loop() {
 						copy(w, scores)
-						SoftmaxMatTVec(dst, a, w)
+						SoftmaxMatTVecAdd(dst, a, w)
 					}
 				})
 			})

@@ -3,6 +3,7 @@ package kernels
 import (
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // panicf panics with a message prefixed by the package name. It is kept out of
@@ -36,3 +37,54 @@ func lenMessage(kernel, xn, yn string, x, y int) string {
 
 // defaultNaN returns the default quiet NaN, bits 0x7FC00000.
 func defaultNaN() float32 { return math.Float32frombits(0x7fc00000) }
+
+// overlaps reports whether a and b share an element.
+func overlaps(a, b []float32) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	pa, pb := uintptr(unsafe.Pointer(unsafe.SliceData(a))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return pa < pb+4*uintptr(len(b)) && pb < pa+4*uintptr(len(a))
+}
+
+// shifted reports whether a and b overlap without starting at the same
+// element: the aliasing that the kernels allowing dst to be an input forbid.
+func shifted(a, b []float32) bool {
+	return overlaps(a, b) && unsafe.SliceData(a) != unsafe.SliceData(b)
+}
+
+// panicAlias panics, naming kernel and the slices dst and x that overlap in
+// a way it forbids.
+//
+//go:noinline
+func panicAlias(kernel, dst, x string) {
+	panicf("%s: %s overlaps %s without being it", kernel, dst, x)
+}
+
+// panicOverlap panics, naming kernel and the slices a and b that must not
+// overlap.
+//
+//go:noinline
+func panicOverlap(kernel, a, b string) {
+	panicf("%s: %s overlaps %s", kernel, a, b)
+}
+
+// checkAlias panics unless dst and x are the same slice or disjoint.
+func checkAlias(kernel string, dst []float32, xn string, x []float32) {
+	if shifted(dst, x) {
+		panicAlias(kernel, "dst", xn)
+	}
+}
+
+// checkAlias2 is checkAlias for dst against x and y.
+func checkAlias2(kernel string, dst, x, y []float32) {
+	checkAlias(kernel, dst, "x", x)
+	checkAlias(kernel, dst, "y", y)
+}
+
+// checkDisjoint panics if a and b (named an and bn) overlap.
+func checkDisjoint(kernel, an string, a []float32, bn string, b []float32) {
+	if overlaps(a, b) {
+		panicOverlap(kernel, an, bn)
+	}
+}

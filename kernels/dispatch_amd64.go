@@ -4,6 +4,7 @@ package kernels
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/heedml/heed/internal/fallback"
 	"github.com/klauspost/cpuid/v2"
@@ -85,6 +86,15 @@ var routes = [...]route{
 	classIntel: {width: 512, streams: true, farPrefetch: true},
 	classZen4:  {width: 256},
 	classZen5:  {width: 512},
+}
+
+// hide returns s, its data hidden from escape analysis by noescape: the
+// calls through the kernel tables below pass their slices through it, so
+// that calling a kernel from a table keeps the kernel stubs' go:noescape
+// contract (a call through a function value would make every argument
+// escape, and a caller's stack buffer an allocation).
+func hide[T any](s []T) []T {
+	return unsafe.Slice((*T)(unsafe.Pointer(noescape((*byte)(unsafe.Pointer(unsafe.SliceData(s)))))), len(s))
 }
 
 // class and rt are this CPU's class and route, set once at start-up; tests
@@ -379,12 +389,12 @@ func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *Softm
 				if zmm() {
 					split = dotSoftmaxMatTVecFarSplit4PF1AVX512Z
 				}
-				if st.Max, st.Sum, r = split(ctx, scores[:n4], a, lda, h, st.Max, st.Sum); r != 0 {
+				if st.Max, st.Sum, r = split(hide(ctx), hide(scores[:n4]), hide(a), lda, hide(h), st.Max, st.Sum); r != 0 {
 					return false
 				}
 			}
 			if n4 < n {
-				if st.Max, st.Sum, r = kernel(ctx, scores[n4:n], a[n4*lda:], lda, h, st.Max, st.Sum); r != 0 {
+				if st.Max, st.Sum, r = kernel(hide(ctx), hide(scores[n4:n]), hide(a[n4*lda:]), lda, hide(h), st.Max, st.Sum); r != 0 {
 					return false
 				}
 			}
@@ -576,7 +586,7 @@ func matVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
 	n := q8Whole(len(x))
 	switch {
 	case active != AVX512 && active != AVX2:
-		fallback.MatVecQ8(dst, a, lda, x)
+		fallback.MatVecQ8(dst, fq8(a), lda, x)
 		return
 	case n > 0 && active == AVX512:
 		matVecQ8AVX512(dst, q8Bytes(a), lda, x[:n])
@@ -599,7 +609,7 @@ func matTVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
 		matTVecQ8AVX2(dst[:n], q8Bytes(a), lda, x)
 	}
 	if n < len(dst) {
-		fallback.MatTVecQ8(dst[n:], a[n/Q8BlockLen:], lda, x)
+		fallback.MatTVecQ8(dst[n:], fq8(a[n/Q8BlockLen:]), lda, x)
 	}
 }
 
@@ -619,20 +629,20 @@ func decodeStepPrefetch(n, rowBytes int) bool {
 type decodeStepFunc = func(ctx, scores []float32, k []byte, kl int, v []byte, vl int, h []float32, m, l float32) (float32, float32, int)
 
 // decodeSteps are the fused step kernels of the reduced-precision formats by
-// format (fmtBF16, fmtF16, fmtQ8), ISA and width (widthIndex) and prefetch
+// format (FormatBF16, FormatF16, FormatQ8), ISA and width (widthIndex) and prefetch
 // (decodeStepPrefetch).
-var decodeSteps = [3][3][2]decodeStepFunc{
-	fmtBF16: {
+var decodeSteps = [FormatQ8 + 1][3][2]decodeStepFunc{
+	FormatBF16: {
 		{decodeStepBF16AVX2, decodeStepBF16PFAVX2},
 		{decodeStepBF16AVX512, decodeStepBF16PFAVX512},
 		{decodeStepBF16AVX512Z, decodeStepBF16PFAVX512Z},
 	},
-	fmtF16: {
+	FormatF16: {
 		{decodeStepF16AVX2, decodeStepF16PFAVX2},
 		{decodeStepF16AVX512, decodeStepF16PFAVX512},
 		{decodeStepF16AVX512Z, decodeStepF16PFAVX512Z},
 	},
-	fmtQ8: {
+	FormatQ8: {
 		{decodeStepQ8AVX2, decodeStepQ8PFAVX2},
 		{decodeStepQ8AVX512, decodeStepQ8PFAVX512},
 		{decodeStepQ8AVX512Z, decodeStepQ8PFAVX512Z},
@@ -643,14 +653,14 @@ var decodeSteps = [3][3][2]decodeStepFunc{
 // whole blocks of eight rows, when the kernel takes the shapes (columns whole
 // vectors of 8, whole 32-value blocks for Q8), and returns how many rows it
 // took and false on a score that is not finite.
-func decodeStepAsm(ctx, scores []float32, k, v stored, h []float32, st *SoftmaxState) (int, bool) {
+func decodeStepAsm(ctx, scores []float32, k, v Stored, h []float32, st *SoftmaxState) (int, bool) {
 	n := len(scores) &^ 7
 	unit := 8
-	if k.format == fmtQ8 {
+	if k.format == FormatQ8 {
 		unit = Q8BlockLen
 	}
 	if n == 0 || len(h) == 0 || len(ctx) == 0 || len(h)%unit != 0 || len(ctx)%unit != 0 ||
-		lowVec(8, k.format == fmtF16) != 8 {
+		lowVec(8, k.format == FormatF16) != 8 {
 		return 0, true
 	}
 	kb, kl := k.bytes()
@@ -660,7 +670,7 @@ func decodeStepAsm(ctx, scores []float32, k, v stored, h []float32, st *SoftmaxS
 		pf = 1
 	}
 	var r int
-	st.Max, st.Sum, r = decodeSteps[k.format][widthIndex()][pf](ctx, scores[:n], kb, kl, vb, vl, h, st.Max, st.Sum)
+	st.Max, st.Sum, r = decodeSteps[k.format][widthIndex()][pf](hide(ctx), hide(scores[:n]), hide(kb), kl, hide(vb), vl, hide(h), st.Max, st.Sum)
 	return n, r == 0
 }
 
@@ -914,7 +924,7 @@ var decodeStepsQ8Q8 = [2][2]decodeStepQ8Q8Func{
 // k.hq) and values v in 8-bit blocks: the fused kernel over the leading whole
 // blocks of eight rows, when VPDPBUSD is there and len(ctx) is a multiple of
 // 32.
-func decodeStepQ8Q8Asm(ctx, scores []float32, k, v stored, st *SoftmaxState) (int, bool) {
+func decodeStepQ8Q8Asm(ctx, scores []float32, k, v Stored, st *SoftmaxState) (int, bool) {
 	n := len(scores) &^ 7
 	if n == 0 || len(k.hq) == 0 || len(ctx) == 0 || len(ctx)%Q8BlockLen != 0 || !intDotActive() {
 		return 0, true
@@ -927,7 +937,7 @@ func decodeStepQ8Q8Asm(ctx, scores []float32, k, v stored, st *SoftmaxState) (in
 		pf = 1
 	}
 	var r int
-	st.Max, st.Sum, r = decodeStepsQ8Q8[min(widthIndex()-1, 1)][pf](ctx, scores[:n], kb, kl, vb, vl, hb, st.Max, st.Sum)
+	st.Max, st.Sum, r = decodeStepsQ8Q8[min(widthIndex()-1, 1)][pf](hide(ctx), hide(scores[:n]), hide(kb), kl, hide(vb), vl, hide(hb), st.Max, st.Sum)
 	return n, r == 0
 }
 
@@ -944,7 +954,7 @@ func fromQ8(dst []float32, src []Q8Block) {
 	case n > 0:
 		fromQ8AVX2(dst[:n], q8Bytes(src))
 	}
-	fallback.DequantizeQ8(dst[n:], src[n/Q8BlockLen:])
+	fallback.DequantizeQ8(dst[n:], fq8(src[n/Q8BlockLen:]))
 }
 
 // toQ8Blocks is ToQ8 with the sizes checked: the whole blocks by the ISA's
@@ -960,7 +970,7 @@ func toQ8Blocks(dst []Q8Block, src []float32) {
 	case n > 0:
 		toQ8AVX2(q8Bytes(dst), src[:n])
 	}
-	fallback.QuantizeQ8(dst[n/Q8BlockLen:], src[n:])
+	fallback.QuantizeQ8(fq8(dst[n/Q8BlockLen:]), src[n:])
 }
 
 // TopK's scans (topk.go).

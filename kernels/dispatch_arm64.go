@@ -198,7 +198,7 @@ func fromQ8(dst []float32, src []Q8Block) {
 	if n > 0 {
 		fromQ8NEON(dst[:n], q8Bytes(src))
 	}
-	fallback.DequantizeQ8(dst[n:], src[n/Q8BlockLen:])
+	fallback.DequantizeQ8(dst[n:], fq8(src[n/Q8BlockLen:]))
 }
 
 // The decode kernels below take len(dst) ≥ 1 rows (columns for the
@@ -260,7 +260,7 @@ func q8Whole(n int) int {
 func matVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
 	n := q8Whole(len(x))
 	if n == 0 {
-		fallback.MatVecQ8(dst, a, lda, x)
+		fallback.MatVecQ8(dst, fq8(a), lda, x)
 		return
 	}
 	matVecQ8NEON(dst, q8Bytes(a), lda, x[:n])
@@ -275,7 +275,7 @@ func matTVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
 		matTVecQ8NEON(dst[:n], q8Bytes(a), lda, x)
 	}
 	if n < len(dst) {
-		fallback.MatTVecQ8(dst[n:], a[n/Q8BlockLen:], lda, x)
+		fallback.MatTVecQ8(dst[n:], fq8(a[n/Q8BlockLen:]), lda, x)
 	}
 }
 
@@ -288,7 +288,7 @@ func expShift(w, s []float32, m float32) float32 {
 	return expShiftGo(w, s, m)
 }
 
-func decodeStepAsm(ctx, scores []float32, k, v stored, h []float32, st *SoftmaxState) (int, bool) {
+func decodeStepAsm(ctx, scores []float32, k, v Stored, h []float32, st *SoftmaxState) (int, bool) {
 	return 0, true
 }
 
@@ -437,11 +437,11 @@ func matVecQ8Q8(dst []float32, a []Q8Block, lda int, x []Q8Block) {
 
 // decodeStepQ8Q8Asm takes no rows on arm64: the step is composed in Go
 // (decodeStep), its scores by matVecQ8Q8.
-func decodeStepQ8Q8Asm(ctx, scores []float32, k, v stored, st *SoftmaxState) (int, bool) {
+func decodeStepQ8Q8Asm(ctx, scores []float32, k, v Stored, st *SoftmaxState) (int, bool) {
 	return 0, true
 }
 
-func toQ8Blocks(dst []Q8Block, src []float32) { fallback.QuantizeQ8(dst, src) }
+func toQ8Blocks(dst []Q8Block, src []float32) { fallback.QuantizeQ8(fq8(dst), src) }
 
 // TopK's scan (topk.go).
 

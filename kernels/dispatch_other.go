@@ -69,16 +69,16 @@ func matTVecF16(dst []float32, a []uint16, lda int, x []float32) {
 }
 
 func matVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
-	fallback.MatVecQ8(dst, a, lda, x)
+	fallback.MatVecQ8(dst, fq8(a), lda, x)
 }
 
 func matTVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
-	fallback.MatTVecQ8(dst, a, lda, x)
+	fallback.MatTVecQ8(dst, fq8(a), lda, x)
 }
 
 func expShift(w, s []float32, m float32) float32 { return expShiftGo(w, s, m) }
 
-func decodeStepAsm(ctx, scores []float32, k, v stored, h []float32, st *SoftmaxState) (int, bool) {
+func decodeStepAsm(ctx, scores []float32, k, v Stored, h []float32, st *SoftmaxState) (int, bool) {
 	return 0, true
 }
 
@@ -127,16 +127,16 @@ func matVecQ8Q8(dst []float32, a []Q8Block, lda int, x []Q8Block) {
 	matVecQ8Q8Go(dst, a, lda, x)
 }
 
-func decodeStepQ8Q8Asm(ctx, scores []float32, k, v stored, st *SoftmaxState) (int, bool) {
+func decodeStepQ8Q8Asm(ctx, scores []float32, k, v Stored, st *SoftmaxState) (int, bool) {
 	return 0, true
 }
 
-func toQ8Blocks(dst []Q8Block, src []float32) { fallback.QuantizeQ8(dst, src) }
+func toQ8Blocks(dst []Q8Block, src []float32) { fallback.QuantizeQ8(fq8(dst), src) }
 
 func intDotActive() bool { return false }
 
 // fromQ8 is FromQ8 in Go (fallback) where no assembly kernel exists.
-func fromQ8(dst []float32, src []Q8Block) { fallback.DequantizeQ8(dst, src) }
+func fromQ8(dst []float32, src []Q8Block) { fallback.DequantizeQ8(dst, fq8(src)) }
 
 // matVecBatchGemmBatch returns 0: MatVecBatch keeps its batch kernel here
 // (Gemm's threshold has not been measured on this ISA).

@@ -31,12 +31,12 @@ type SoftmaxState struct{ Max, Sum float32 }
 //
 // It returns false as soon as a score is NaN or ±Inf, leaving ctx, scores and
 // *st partly updated: the caller then takes the softmax's special-value rules
-// (Softmax, then MatTVec).
+// (Softmax, then MatTVecAdd).
 //
 // It panics, before writing anything, unless len(scores) = a.Rows,
-// len(ctx) = len(h) = a.Cols and st is not nil. ctx
-// must not overlap scores, h or a.Data, nor scores h or a.Data. It does not
-// allocate, and is safe for concurrent use on disjoint ctx, scores and st.
+// len(ctx) = len(h) = a.Cols and st is not nil, and if ctx overlaps scores, h
+// or the elements of A, or scores overlaps h or A. It does not allocate, and
+// is safe for concurrent use on disjoint ctx, scores and st.
 func DotSoftmaxMatTVec(ctx, scores []float32, a Matrix, h []float32, st *SoftmaxState) bool {
 	a.check("DotSoftmaxMatTVec", "a")
 	if len(scores) != a.Rows || len(ctx) != a.Cols || len(h) != a.Cols {
@@ -46,6 +46,7 @@ func DotSoftmaxMatTVec(ctx, scores []float32, a Matrix, h []float32, st *Softmax
 	if st == nil {
 		panicf("DotSoftmaxMatTVec: st is nil")
 	}
+	checkStepAlias("DotSoftmaxMatTVec", ctx, scores, h, a.span(), nil)
 	if a.Rows == 0 {
 		return true
 	}
@@ -84,4 +85,17 @@ func dotSoftmaxRows(ctx, scores, a []float32, lda int, h []float32, st *SoftmaxS
 		}
 	}
 	return true
+}
+
+// checkStepAlias panics if the outputs of a fused step, ctx and scores,
+// overlap each other, the query h, or the keys k or values v (v nil when the
+// values are the keys).
+func checkStepAlias(kernel string, ctx, scores, h, k, v []float32) {
+	checkDisjoint(kernel, "ctx", ctx, "scores", scores)
+	checkDisjoint(kernel, "ctx", ctx, "h", h)
+	checkDisjoint(kernel, "scores", scores, "h", h)
+	checkDisjoint(kernel, "ctx", ctx, "k", k)
+	checkDisjoint(kernel, "scores", scores, "k", k)
+	checkDisjoint(kernel, "ctx", ctx, "v", v)
+	checkDisjoint(kernel, "scores", scores, "v", v)
 }

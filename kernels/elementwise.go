@@ -3,52 +3,65 @@ package kernels
 // The element-wise kernels write dst from x (and y) element by element. Each
 // panics, naming itself and the lengths, unless all its slices have the same
 // length. dst may be x or y (the same slice: same first element and length),
-// for an in-place update; it must not otherwise overlap them (a shifted
-// overlap gives unspecified results). x and y may overlap each other in any
-// way. Each result is the IEEE float32 operation correctly rounded (AxpyTo:
-// one rounding of the exact alpha·x + y, a fused multiply-add), so results
-// are the same on every ISA, special values included, except that a NaN
-// result's payload is unspecified (it is a quiet NaN).
+// for an in-place update; it panics, naming the slices, if it otherwise
+// overlaps them. x and y may overlap each other in any way. Each result is
+// the IEEE float32 operation correctly rounded (AddScaled: one rounding of
+// the exact alpha·x + y, a fused multiply-add), so results are the same on
+// every ISA, special values included, except that a NaN result's payload is
+// unspecified (it is a quiet NaN). None allocates; all are safe for
+// concurrent use on disjoint dst.
 
-// ScaleTo sets dst[i] = alpha·x[i]: Scale out of place.
-func ScaleTo(dst []float32, alpha float32, x []float32) {
-	checkSameLen("ScaleTo", "dst", "x", len(dst), len(x))
+// Scale sets dst[i] = alpha·x[i]; Scale(x, alpha, x) scales x in place.
+func Scale(dst []float32, alpha float32, x []float32) {
+	checkSameLen("Scale", "dst", "x", len(dst), len(x))
+	checkAlias("Scale", dst, "x", x)
+	if len(dst) > 0 && &dst[0] == &x[0] {
+		scale(alpha, dst)
+		return
+	}
 	scaleTo(dst, alpha, x)
 }
 
-// AxpyTo sets dst[i] = alpha·x[i] + y[i], rounded once: Axpy out of place.
-func AxpyTo(dst []float32, alpha float32, x, y []float32) {
-	check3("AxpyTo", len(dst), len(x), len(y))
+// AddScaled sets dst[i] = alpha·x[i] + y[i], rounded once (a fused
+// multiply-add): BLAS's axpy out of place.
+func AddScaled(dst []float32, alpha float32, x, y []float32) {
+	check3("AddScaled", len(dst), len(x), len(y))
+	checkAlias2("AddScaled", dst, x, y)
 	axpyTo(dst, alpha, x, y)
 }
 
-// AddConstTo sets dst[i] = x[i] + c.
-func AddConstTo(dst []float32, c float32, x []float32) {
-	checkSameLen("AddConstTo", "dst", "x", len(dst), len(x))
+// AddConst sets dst[i] = x[i] + c.
+func AddConst(dst []float32, c float32, x []float32) {
+	checkSameLen("AddConst", "dst", "x", len(dst), len(x))
+	checkAlias("AddConst", dst, "x", x)
 	addConstTo(dst, c, x)
 }
 
 // Add sets dst[i] = x[i] + y[i].
 func Add(dst, x, y []float32) {
 	check3("Add", len(dst), len(x), len(y))
+	checkAlias2("Add", dst, x, y)
 	add(dst, x, y)
 }
 
 // Sub sets dst[i] = x[i] − y[i].
 func Sub(dst, x, y []float32) {
 	check3("Sub", len(dst), len(x), len(y))
+	checkAlias2("Sub", dst, x, y)
 	sub(dst, x, y)
 }
 
 // Mul sets dst[i] = x[i]·y[i], the element-wise (Hadamard) product.
 func Mul(dst, x, y []float32) {
 	check3("Mul", len(dst), len(x), len(y))
+	checkAlias2("Mul", dst, x, y)
 	mul(dst, x, y)
 }
 
 // Div sets dst[i] = x[i]/y[i] (IEEE division: x/±0 is ±Inf or NaN).
 func Div(dst, x, y []float32) {
 	check3("Div", len(dst), len(x), len(y))
+	checkAlias2("Div", dst, x, y)
 	div(dst, x, y)
 }
 

@@ -19,9 +19,9 @@ func BenchmarkElementwise(b *testing.B) {
 		{"Sub", 12, Sub},
 		{"Mul", 12, Mul},
 		{"Div", 12, Div},
-		{"AxpyTo", 12, func(dst, x, y []float32) { AxpyTo(dst, alpha, x, y) }},
-		{"ScaleTo", 8, func(dst, x, _ []float32) { ScaleTo(dst, alpha, x) }},
-		{"AddConstTo", 8, func(dst, x, _ []float32) { AddConstTo(dst, alpha, x) }},
+		{"AxpyTo", 12, func(dst, x, y []float32) { AddScaled(dst, alpha, x, y) }},
+		{"ScaleTo", 8, func(dst, x, _ []float32) { Scale(dst, alpha, x) }},
+		{"AddConstTo", 8, func(dst, x, _ []float32) { AddConst(dst, alpha, x) }},
 	} {
 		for _, n := range vecSizes {
 			b.Run(fmt.Sprintf("%s/n=%d", op.name, n), func(b *testing.B) {

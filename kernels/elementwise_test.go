@@ -39,11 +39,11 @@ var binaryOps = []binaryOp{
 	{"Sub", Sub, func(x, y float32) float32 { return float32(float64(x) - float64(y)) }},
 	{"Mul", Mul, func(x, y float32) float32 { return float32(float64(x) * float64(y)) }},
 	{"Div", Div, func(x, y float32) float32 { return float32(float64(x) / float64(y)) }},
-	{"AxpyTo", func(dst, x, y []float32) { AxpyTo(dst, testAlpha, x, y) },
+	{"AxpyTo", func(dst, x, y []float32) { AddScaled(dst, testAlpha, x, y) },
 		func(x, y float32) float32 { return fmaExact(testAlpha, x, y) }},
-	{"ScaleTo", func(dst, x, _ []float32) { ScaleTo(dst, testAlpha, x) },
+	{"ScaleTo", func(dst, x, _ []float32) { Scale(dst, testAlpha, x) },
 		func(x, _ float32) float32 { return float32(float64(testAlpha) * float64(x)) }},
-	{"AddConstTo", func(dst, x, _ []float32) { AddConstTo(dst, testConst, x) },
+	{"AddConstTo", func(dst, x, _ []float32) { AddConst(dst, testConst, x) },
 		func(x, _ float32) float32 { return float32(float64(x) + float64(testConst)) }},
 }
 
@@ -138,13 +138,55 @@ func TestElementwiseGuard(t *testing.T) {
 
 func TestElementwisePanics(t *testing.T) {
 	a, b := make([]float32, 3), make([]float32, 4)
-	mustPanic(t, "heed/kernels: Add: len(dst)=3, len(x)=4, len(y)=4; want equal lengths", func() { Add(a, b, b) })
-	mustPanic(t, "heed/kernels: Sub: len(dst)=4, len(x)=3, len(y)=4; want equal lengths", func() { Sub(b, a, b) })
-	mustPanic(t, "heed/kernels: Mul: len(dst)=4, len(x)=4, len(y)=3; want equal lengths", func() { Mul(b, b, a) })
-	mustPanic(t, "heed/kernels: Div: len(dst)=3, len(x)=4, len(y)=4; want equal lengths", func() { Div(a, b, b) })
-	mustPanic(t, "heed/kernels: AxpyTo: len(dst)=3, len(x)=4, len(y)=4; want equal lengths", func() { AxpyTo(a, 1, b, b) })
-	mustPanic(t, "heed/kernels: ScaleTo: len(dst)=3 != len(x)=4", func() { ScaleTo(a, 1, b) })
-	mustPanic(t, "heed/kernels: AddConstTo: len(dst)=3 != len(x)=4", func() { AddConstTo(a, 1, b) })
+	buf := make([]float32, 16)
+	x, y, z := buf[0:4], buf[1:5], buf[8:12] // x and y overlap, shifted; z is apart
+	m := buf[8:14]                           // a 2×3 matrix apart from x and y
+	for _, c := range []struct {
+		want string
+		f    func()
+	}{
+		{"heed/kernels: Add: len(dst)=3, len(x)=4, len(y)=4; want equal lengths", func() { Add(a, b, b) }},
+		{"heed/kernels: Sub: len(dst)=4, len(x)=3, len(y)=4; want equal lengths", func() { Sub(b, a, b) }},
+		{"heed/kernels: Mul: len(dst)=4, len(x)=4, len(y)=3; want equal lengths", func() { Mul(b, b, a) }},
+		{"heed/kernels: Div: len(dst)=3, len(x)=4, len(y)=4; want equal lengths", func() { Div(a, b, b) }},
+		{"heed/kernels: AddScaled: len(dst)=3, len(x)=4, len(y)=4; want equal lengths", func() { AddScaled(a, 1, b, b) }},
+		{"heed/kernels: Scale: len(dst)=3 != len(x)=4", func() { Scale(a, 1, b) }},
+		{"heed/kernels: AddConst: len(dst)=3 != len(x)=4", func() { AddConst(a, 1, b) }},
+		{"heed/kernels: Add: dst overlaps x without being it", func() { Add(y, x, z) }},
+		{"heed/kernels: Sub: dst overlaps y without being it", func() { Sub(y, z, x) }},
+		{"heed/kernels: Mul: dst overlaps x without being it", func() { Mul(x, y, z) }},
+		{"heed/kernels: Div: dst overlaps y without being it", func() { Div(x, z, y) }},
+		{"heed/kernels: AddScaled: dst overlaps x without being it", func() { AddScaled(y, 2, x, z) }},
+		{"heed/kernels: Scale: dst overlaps x without being it", func() { Scale(y, 2, x) }},
+		{"heed/kernels: AddConst: dst overlaps x without being it", func() { AddConst(x, 2, y) }},
+		{"heed/kernels: Exp: dst overlaps x without being it", func() { Exp(y, x) }},
+		{"heed/kernels: Tanh: dst overlaps x without being it", func() { Tanh(x, y) }},
+		{"heed/kernels: Sigmoid: dst overlaps x without being it", func() { Sigmoid(y, x) }},
+		{"heed/kernels: Log: dst overlaps x without being it", func() { Log(y, x) }},
+		{"heed/kernels: Softmax: dst overlaps x without being it", func() { Softmax(y, x) }},
+		{"heed/kernels: LogSoftmax: dst overlaps x without being it", func() { LogSoftmax(x, y) }},
+		{"heed/kernels: Axpy: y overlaps x without being it", func() { Axpy(1, x, y) }},
+		{"heed/kernels: MatVec: dst overlaps x", func() { MatVec(x[:2], Matrix{Rows: 2, Cols: 3, Stride: 3, Data: m}, y[:3]) }},
+		{"heed/kernels: MatVec: dst overlaps a", func() { MatVec(z[:2], Matrix{Rows: 2, Cols: 3, Stride: 3, Data: buf[9:15]}, x[:3]) }},
+		{"heed/kernels: MatTVec: dst overlaps x", func() { MatTVec(x[:3], Matrix{Rows: 2, Cols: 3, Stride: 3, Data: m}, y[:2]) }},
+		{"heed/kernels: Gemm: c overlaps a", func() {
+			a := Matrix{Rows: 2, Cols: 2, Stride: 2, Data: x}
+			Gemm(NoTrans, NoTrans, 1, a, Matrix{Rows: 2, Cols: 2, Stride: 2, Data: z}, 0, Matrix{Rows: 2, Cols: 2, Stride: 2, Data: y})
+		}},
+	} {
+		mustPanic(t, c.want, c.f)
+	}
+	// Exact aliasing is allowed: in place.
+	for i := range x {
+		x[i] = float32(i)
+	}
+	Add(x, x, x)
+	Scale(x, 0.5, x)
+	AddScaled(x, 2, x, x)
+	Exp(x, x)
+	Softmax(x, x)
+	Axpy(1, x, x)
+	Add(z, x, y) // inputs may overlap each other
 }
 
 func TestStrided(t *testing.T) {

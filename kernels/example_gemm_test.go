@@ -19,7 +19,7 @@ func ExampleGemm() {
 		0, 3,
 	}}
 	s := kernels.Matrix{Rows: 2, Cols: 3, Stride: 3, Data: make([]float32, 6)}
-	kernels.Gemm(false, true, 1, q, k, 0, s) // β = 0: s is not read
+	kernels.Gemm(kernels.NoTrans, kernels.Trans, 1, q, k, 0, s) // β = 0: s is not read
 	fmt.Println(s.Data[:3], s.Data[3:])
 	// Output: [1 2 0] [2 0 6]
 }
@@ -33,12 +33,12 @@ func ExampleGemmScratch_GemmPacked() {
 		0, 3,
 	}}
 	var kt kernels.PackedB
-	kt.Pack(true, k) // op(B) = Kᵀ, 2×3
+	kt.Pack(kernels.Trans, k) // op(B) = Kᵀ, 2×3
 	var scratch kernels.GemmScratch
 	s := kernels.Matrix{Rows: 1, Cols: 3, Stride: 3, Data: make([]float32, 3)}
 	for _, query := range [][]float32{{1, 0}, {0, 2}} {
 		q := kernels.Matrix{Rows: 1, Cols: 2, Stride: 2, Data: query}
-		scratch.GemmPacked(false, 0.5, q, &kt, 0, s) // α = 0.5 scales the scores
+		scratch.GemmPacked(kernels.NoTrans, 0.5, q, &kt, 0, s) // α = 0.5 scales the scores
 		fmt.Println(s.Data)
 	}
 	// Output:
@@ -54,9 +54,9 @@ func ExampleOnlineSoftmax() {
 	m, l := kernels.OnlineSoftmax(x[:2], float32(math.Inf(-1))) // x[:2] = e^(x−2)
 	m1, add := kernels.OnlineSoftmax(x[2:], m)
 	f := float32(math.Exp(float64(m - m1))) // the max rose from 2 to 4
-	kernels.Scale(f, x[:2])
+	kernels.Scale(x[:2], f, x[:2])
 	m, l = m1, l*f+add
-	kernels.Scale(1/l, x)
+	kernels.Scale(x, 1/l, x)
 	fmt.Printf("max %v weights %.4f\n", m, x)
 	// Output: max 4 weights [0.0321 0.0871 0.2369 0.6439]
 }
@@ -77,7 +77,7 @@ func ExampleOnlineSoftmaxBand() {
 	kernels.OnlineSoftmaxBand(x, 1, m, sum)
 	for i := range 3 {
 		row := x.Row(i)
-		kernels.Scale(1/sum[i], row) // the last block: divide by the sum
+		kernels.Scale(row, 1/sum[i], row) // the last block: divide by the sum
 		fmt.Printf("%.4f\n", row)
 	}
 	// Output:

@@ -43,12 +43,12 @@ func ExampleMatTVec() {
 	}}
 	weights := []float32{0.75, 0.25}
 	context := make([]float32, 3)
-	kernels.MatTVec(context, values, weights)
+	kernels.MatTVecAdd(context, values, weights)
 	fmt.Println(context)
 	// Output: [3.25 6.5 9.75]
 }
 
-func ExampleSoftmaxMatTVec() {
+func ExampleSoftmaxMatTVecAdd() {
 	// One attention step after the scores: weights and context in one call.
 	values := kernels.Matrix{Rows: 2, Cols: 3, Stride: 3, Data: []float32{
 		1, 2, 3,
@@ -56,7 +56,7 @@ func ExampleSoftmaxMatTVec() {
 	}}
 	scores := []float32{0, float32(math.Log(3))} // weights 1/4 and 3/4
 	context := make([]float32, 3)
-	kernels.SoftmaxMatTVec(context, values, scores)
+	kernels.SoftmaxMatTVecAdd(context, values, scores)
 	fmt.Printf("%.4f %.4f\n", scores, context)
 	// Output: [0.2500 0.7500] [7.7500 15.5000 23.2500]
 }
@@ -75,7 +75,7 @@ func ExampleDotSoftmaxMatTVec() {
 		kernels.DotSoftmaxMatTVec(context, scores[r:r+1], row, h, &st)
 	}
 	kernels.Softmax(scores, scores) // the weights
-	kernels.Scale(1/st.Sum, context)
+	kernels.Scale(context, 1/st.Sum, context)
 	fmt.Printf("%.4f %.4f\n", scores, context)
 	// Output: [0.2500 0.7500] [0.8240 0.0000]
 }

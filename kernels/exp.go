@@ -1,7 +1,7 @@
 package kernels
 
-// Exp sets dst[i] = e^x[i]. It panics if len(dst) != len(x); dst may be x, but
-// must not otherwise overlap it.
+// Exp sets dst[i] = e^x[i]. dst may be x; it panics if len(dst) != len(x) or
+// if dst otherwise overlaps x.
 //
 // Accuracy: within 2 ULP of the correctly rounded result wherever that is a
 // normal float32 (the exhaustive test over all 2³² inputs finds at most 1 ULP
@@ -21,11 +21,12 @@ func Exp(dst, x []float32) {
 	if len(dst) != len(x) {
 		panic(expLen{len(dst), len(x)})
 	}
+	checkAlias("Exp", dst, "x", x)
 	exp(dst, x)
 }
 
-// Tanh sets dst[i] = tanh(x[i]). It panics if len(dst) != len(x); dst may be
-// x, but must not otherwise overlap it.
+// Tanh sets dst[i] = tanh(x[i]). dst may be x; it panics if len(dst) !=
+// len(x) or if dst otherwise overlaps x.
 //
 // Accuracy: within 2 ULP of the correctly rounded result for every input,
 // with the same bits on every ISA (the exhaustive test over all 2³² inputs
@@ -42,5 +43,6 @@ func Tanh(dst, x []float32) {
 	if len(dst) != len(x) {
 		panic(tanhLen{len(dst), len(x)})
 	}
+	checkAlias("Tanh", dst, "x", x)
 	tanh(dst, x)
 }

@@ -8,11 +8,20 @@ import (
 	"github.com/heedml/heed/internal/fallback"
 )
 
+// Transpose says whether a matrix product takes an operand as it is or
+// transposed.
+type Transpose uint8
+
+const (
+	NoTrans Transpose = iota // op(X) = X
+	Trans                    // op(X) = Xᵀ
+)
+
 // Gemm sets C = α·op(A)·op(B) + β·C, the general matrix product of BLAS's
-// sgemm on row-major matrices: op(A) is A, or Aᵀ when transA, and op(B) is B,
-// or Bᵀ when transB. op(A) must be m×k, op(B) k×n and C m×n; Gemm panics,
-// before any work, naming the sizes, if they do not agree or a Matrix is
-// invalid.
+// sgemm on row-major matrices: op(A) is A, or Aᵀ when tA is Trans, and op(B)
+// is B, or Bᵀ when tB is Trans. op(A) must be m×k, op(B) k×n and C m×n; Gemm
+// panics, before any work, naming the sizes, if they do not agree or a Matrix
+// is invalid, and if C overlaps A or B.
 //
 // Every element of C is within γₖ₊₁·(|α|·Σₚ|op(A)ᵢₚ·op(B)ₚⱼ| + |β·cᵢⱼ|) of
 // the exact result, γₙ = n·u/(1−n·u) with u = 2⁻²⁴ (away from underflow, where
@@ -25,13 +34,13 @@ import (
 // and Inf in A, B or C propagate as in IEEE arithmetic (Inf·0 = NaN). An empty
 // C (m = 0 or n = 0) is left as it is.
 //
-// C must not overlap A or B; A and B may overlap each other. Gemm allocates
+// A and B may overlap each other. Gemm allocates
 // nothing once its packing buffers are warm (they are kept in a sync.Pool).
 // With a SIMD micro-kernel (AVX2, AVX-512, NEON), products of at least 2²²
 // multiply-adds (about 161³) are split over up to GOMAXPROCS goroutines, by
 // blocks of rows and of columns of C. Gemm is safe for concurrent use.
-func Gemm(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix) {
-	g, ok := gemmPrepare("Gemm", transA, transB, alpha, a, b, beta, c)
+func Gemm(tA, tB Transpose, alpha float32, a, b Matrix, beta float32, c Matrix) {
+	g, ok := gemmPrepare("Gemm", tA == Trans, tB == Trans, alpha, a, b, beta, c)
 	if !ok {
 		return
 	}
@@ -68,8 +77,8 @@ type GemmScratch struct{ buf gemmBuf }
 // (mc + nc)·kc + mr·nr floats for the active micro-kernel's tile mr×nr and
 // blocking sizes (kernels/GEMM.md), about (m + n)·k for an m×n×k product
 // smaller than the blocks.
-func (s *GemmScratch) Gemm(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix) {
-	g, ok := gemmPrepare("GemmScratch.Gemm", transA, transB, alpha, a, b, beta, c)
+func (s *GemmScratch) Gemm(tA, tB Transpose, alpha float32, a, b Matrix, beta float32, c Matrix) {
+	g, ok := gemmPrepare("GemmScratch.Gemm", tA == Trans, tB == Trans, alpha, a, b, beta, c)
 	if !ok {
 		return
 	}
@@ -99,6 +108,8 @@ func gemmPrepare(name string, transA, transB bool, alpha float32, a, b Matrix, b
 		panicf("%s: op(a) is %d×%d, op(b) is %d×%d, c is %d×%d (transA=%t, transB=%t)",
 			name, m, k, kb, n, c.Rows, c.Cols, transA, transB)
 	}
+	checkDisjoint(name, "c", c.span(), "a", a.span())
+	checkDisjoint(name, "c", c.span(), "b", b.span())
 	if m == 0 || n == 0 {
 		return g, false
 	}

@@ -40,7 +40,7 @@ func BenchmarkGemm(b *testing.B) {
 			b.ResetTimer()
 			t0 := processCPU()
 			for i := 0; i < b.N; i++ {
-				Gemm(false, s.tb, 1, a, bm, 0, c)
+				Gemm(NoTrans, tr(s.tb), 1, a, bm, 0, c)
 			}
 			reportGflops(b, t0, 2*float64(s.m)*float64(s.n)*float64(s.k))
 		})
@@ -88,7 +88,7 @@ func BenchmarkGemmBlocking(b *testing.B) {
 					mk.kc, mk.mc = kc, mc
 					t0 := processCPU()
 					for i := 0; i < b.N; i++ {
-						Gemm(false, false, 1, a, bm, 0, c)
+						Gemm(NoTrans, NoTrans, 1, a, bm, 0, c)
 					}
 					reportGflops(b, t0, 2*float64(n)*float64(n)*float64(n))
 				})

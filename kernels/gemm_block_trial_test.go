@@ -95,21 +95,21 @@ func TestGemmPackedTrial(t *testing.T) {
 	for _, isa := range []ISA{AVX512, AVX2} {
 		Use(isa)
 		var pk, pv, pk1 PackedB
-		pk.Pack(false, kt)
-		pv.Pack(false, v)
+		pk.Pack(NoTrans, kt)
+		pv.Pack(NoTrans, v)
 		var told, tnew, tmvb, tfirst []int64
 		for r := 0; r < 41; r++ {
 			t0 := threadCPU()
-			Gemm(false, false, 1, q, kt, 0, sc)
-			Gemm(false, false, 1, w, v, 0, ctx)
+			Gemm(NoTrans, NoTrans, 1, q, kt, 0, sc)
+			Gemm(NoTrans, NoTrans, 1, w, v, 0, ctx)
 			t1 := threadCPU()
-			GemmPacked(false, 1, q, &pk, 0, sc)
-			GemmPacked(false, 1, w, &pv, 0, ctx)
+			GemmPacked(NoTrans, 1, q, &pk, 0, sc)
+			GemmPacked(NoTrans, 1, w, &pv, 0, ctx)
 			t2 := threadCPU()
 			MatVecBatch(sc, keys, q) // a first call's scores
 			t3 := threadCPU()
-			pk1.Pack(true, keys) // a first call's scores through a packed Kᵀ
-			GemmPacked(false, 1, q, &pk1, 0, sc)
+			pk1.Pack(Trans, keys) // a first call's scores through a packed Kᵀ
+			GemmPacked(NoTrans, 1, q, &pk1, 0, sc)
 			t4 := threadCPU()
 			told, tnew = append(told, t1-t0), append(tnew, t2-t1)
 			tmvb, tfirst = append(tmvb, t3-t2), append(tfirst, t4-t3)

@@ -14,7 +14,7 @@ import (
 func TestGemmGuard(t *testing.T) { gemmGuard(t, Gemm) }
 
 // gemmGuard is TestGemmGuard's body with the product under test.
-func gemmGuard(t *testing.T, gemm func(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix)) {
+func gemmGuard(t *testing.T, gemm func(tA, tB Transpose, alpha float32, a, b Matrix, beta float32, c Matrix)) {
 	mr, nr := gemmTileSizes()
 	const maxN = 4 * 64 * 64
 	ga, gb, gc := newGuard(t, maxN), newGuard(t, maxN), newGuard(t, maxN)
@@ -45,7 +45,7 @@ func gemmGuard(t *testing.T, gemm func(transA, transB bool, alpha float32, a, b 
 								for i := range c.Data {
 									c.Data[i] = 1
 								}
-								gemm(ta, tb, 1, a, b, 1, c)
+								gemm(tr(ta), tr(tb), 1, a, b, 1, c)
 								// C[0,0] = 1 + Σₚ op(A)[0,p]·op(B)[p,0], exact in float32.
 								want := 1.0
 								for p := 0; p < k; p++ {

@@ -28,10 +28,11 @@ func (p *PackedB) Rows() int { return p.k }
 // Cols returns the columns n of the packed op(B).
 func (p *PackedB) Cols() int { return p.n }
 
-// Pack sets p to op(B): B, or Bᵀ when trans. It panics, naming the sizes, if
-// b is not a valid Matrix. NaN and Inf are copied as they are.
-func (p *PackedB) Pack(trans bool, b Matrix) {
+// Pack sets p to op(B): B, or Bᵀ when t is Trans. It panics, naming the
+// sizes, if b is not a valid Matrix. NaN and Inf are copied as they are.
+func (p *PackedB) Pack(t Transpose, b Matrix) {
 	b.check("PackedB.Pack", "b")
+	trans := t == Trans
 	k, n := b.Rows, b.Cols
 	if trans {
 		k, n = n, k
@@ -82,16 +83,15 @@ func (p *PackedB) Ref(b Matrix) {
 }
 
 // GemmPacked sets C = α·op(A)·P + β·C, where P is the leading k×n block of the
-// operand packed in p, k the columns of op(A) (A, or Aᵀ when transA) and n the
+// operand packed in p, k the columns of op(A) (A, or Aᵀ when tA is Trans) and n the
 // columns of C: what [Gemm] computes with that block of op(B) as a Matrix,
 // with the same accuracy, special values (α = 0 or k = 0 reads neither A nor
-// p; β = 0 does not read C), aliasing rules (C must not overlap A or p's
-// operand), allocation rule and split over goroutines. It panics, before any
-// work, naming the sizes, unless op(A) is m×k and C is m×n with
-// k ≤ p.Rows() and n ≤ p.Cols(). It only reads p, so many products may use
-// one PackedB at once.
-func GemmPacked(transA bool, alpha float32, a Matrix, p *PackedB, beta float32, c Matrix) {
-	g, ok := gemmPackedPrepare("GemmPacked", transA, alpha, a, p, beta, c)
+// p; β = 0 does not read C), allocation rule and split over goroutines. It
+// panics, before any work, naming the sizes, unless op(A) is m×k and C is m×n
+// with k ≤ p.Rows() and n ≤ p.Cols(), and if C overlaps A (or the B that p
+// refers to). It only reads p, so many products may use one PackedB at once.
+func GemmPacked(tA Transpose, alpha float32, a Matrix, p *PackedB, beta float32, c Matrix) {
+	g, ok := gemmPackedPrepare("GemmPacked", tA == Trans, alpha, a, p, beta, c)
 	if !ok {
 		return
 	}
@@ -102,42 +102,49 @@ func GemmPacked(transA bool, alpha float32, a Matrix, p *PackedB, beta float32, 
 // the buffers of s, as [GemmScratch.Gemm] is [Gemm]: never split over
 // goroutines, and allocating nothing once s is warm. It panics as GemmPacked
 // does, with the kernel named "GemmScratch.GemmPacked".
-func (s *GemmScratch) GemmPacked(transA bool, alpha float32, a Matrix, p *PackedB, beta float32, c Matrix) {
-	g, ok := gemmPackedPrepare("GemmScratch.GemmPacked", transA, alpha, a, p, beta, c)
+func (s *GemmScratch) GemmPacked(tA Transpose, alpha float32, a Matrix, p *PackedB, beta float32, c Matrix) {
+	g, ok := gemmPackedPrepare("GemmScratch.GemmPacked", tA == Trans, alpha, a, p, beta, c)
 	if !ok {
 		return
 	}
 	g.run(&s.buf)
 }
 
+// Band says what [GemmScratch.GemmPackedBand] leaves out of a product on a
+// causal staircase, where row i of C and of op(A) has the limit lim(i) = i + d.
+type Band uint8
+
+const (
+	// BandColumns: only the elements C[i][j] with j < lim(i) are wanted. They
+	// are computed as GemmPacked computes them (the same bits); the other
+	// elements of C are unspecified: a tile of C wholly at or past the limit
+	// of its last row is neither computed nor written, others are computed.
+	BandColumns Band = iota
+	// BandInner: the terms op(A)[i][p]·P[p][j] with p ≥ lim(i) may be left
+	// out: a tile's inner loop stops at the limit of the tile's last row, and
+	// a tile with no term left is set to β·C. Where those elements of op(A)
+	// are zero and the rows of P they meet are finite, C is GemmPacked's
+	// product (equal up to the sign of a zero).
+	BandInner
+)
+
 // GemmPackedBand is [GemmScratch.GemmPacked] on the staircase of a causal
-// attention block, where row i of C and of op(A) has the limit lim(i) = i + d:
-//
-//   - cols: only the elements C[i][j] with j < lim(i) are wanted. They are
-//     computed as GemmPacked computes them (the same bits); the other
-//     elements of C are unspecified: a tile of C wholly at or past the limit
-//     of its last row is neither computed nor written, others are computed.
-//   - not cols: the terms op(A)[i][p]·P[p][j] with p ≥ lim(i) may be left
-//     out: a tile's inner loop stops at the limit of the tile's last row, and
-//     a tile with no term left is set to β·C. Where those elements of op(A)
-//     are zero and the rows of P they meet are finite, C is GemmPacked's
-//     product (equal up to the sign of a zero).
-//
-// So a caller computes the scores Q·Kᵀ of a block of queries against the
-// keys each sees (cols), zeroes the weights past them, and multiplies the
-// weights by the values over the keys each sees (not cols), without the
-// tiles above the diagonal. The micro-kernels' tiles are what is left out,
-// so the saving is the staircase's area rounded to tiles. Validation,
-// accuracy of the computed elements, special values and allocation are
-// GemmPacked's; d may be any integer (lim(i) ≤ 0: the row needs nothing).
-// It panics as GemmPacked does, with the kernel named
+// attention block, where row i of C and of op(A) has the limit lim(i) = i + d,
+// leaving out what band says. So a caller computes the scores Q·Kᵀ of a block
+// of queries against the keys each sees (BandColumns), zeroes the weights past
+// them, and multiplies the weights by the values over the keys each sees
+// (BandInner), without the tiles above the diagonal. The micro-kernels' tiles
+// are what is left out, so the saving is the staircase's area rounded to
+// tiles. Validation, accuracy of the computed elements, special values and
+// allocation are GemmPacked's; d may be any integer (lim(i) ≤ 0: the row
+// needs nothing). It panics as GemmPacked does, with the kernel named
 // "GemmScratch.GemmPackedBand".
-func (s *GemmScratch) GemmPackedBand(transA bool, alpha float32, a Matrix, p *PackedB, beta float32, c Matrix, d int, cols bool) {
-	g, ok := gemmPackedPrepare("GemmScratch.GemmPackedBand", transA, alpha, a, p, beta, c)
+func (s *GemmScratch) GemmPackedBand(tA Transpose, alpha float32, a Matrix, p *PackedB, beta float32, c Matrix, d int, band Band) {
+	g, ok := gemmPackedPrepare("GemmScratch.GemmPackedBand", tA == Trans, alpha, a, p, beta, c)
 	if !ok {
 		return
 	}
-	g.banded, g.bandCols, g.band = true, cols, d
+	g.banded, g.bandCols, g.band = true, band == BandColumns, d
 	g.run(&s.buf)
 }
 
@@ -155,6 +162,10 @@ func gemmPackedPrepare(name string, transA bool, alpha float32, a Matrix, p *Pac
 	if k > p.k || n > p.n || c.Rows != m {
 		panicf("%s: op(a) is %d×%d, packed op(b) is %d×%d, c is %d×%d (transA=%t): want op(a) m×k, c m×n, k and n within op(b)",
 			name, m, k, p.k, p.n, c.Rows, c.Cols, transA)
+	}
+	checkDisjoint(name, "c", c.span(), "a", a.span())
+	if p.refers {
+		checkDisjoint(name, "c", c.span(), "p", p.ref.span())
 	}
 	if m == 0 || n == 0 {
 		return g, false

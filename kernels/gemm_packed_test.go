@@ -15,14 +15,14 @@ import (
 // block of a larger operand, extra rows and columns larger, whose other
 // elements are NaN: a product that reads past its block, or writes the
 // columns past n, fails checkGemm.
-func packedGemm(s *GemmScratch, p *PackedB, extra int) func(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix) {
+func packedGemm(s *GemmScratch, p *PackedB, extra int) func(tA, tB Transpose, alpha float32, a, b Matrix, beta float32, c Matrix) {
 	return packedGemmRef(s, p, extra, false)
 }
 
 // packedGemmRef is packedGemm, with a B as is (transB false) referred to by
 // PackedB.Ref instead of packed when ref is set.
-func packedGemmRef(s *GemmScratch, p *PackedB, extra int, ref bool) func(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix) {
-	return func(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix) {
+func packedGemmRef(s *GemmScratch, p *PackedB, extra int, ref bool) func(tA, tB Transpose, alpha float32, a, b Matrix, beta float32, c Matrix) {
+	return func(tA, tB Transpose, alpha float32, a, b Matrix, beta float32, c Matrix) {
 		if extra > 0 {
 			r, cl := b.Rows+extra, b.Cols+extra
 			big := Matrix{Rows: r, Cols: cl, Stride: cl, Data: make([]float32, r*cl)}
@@ -34,16 +34,16 @@ func packedGemmRef(s *GemmScratch, p *PackedB, extra int, ref bool) func(transA,
 			}
 			b = big
 		}
-		if ref && !transB {
+		if ref && tB == NoTrans {
 			p.Ref(b)
 		} else {
-			p.Pack(transB, b)
+			p.Pack(tB, b)
 		}
 		if s == nil {
-			GemmPacked(transA, alpha, a, p, beta, c)
+			GemmPacked(tA, alpha, a, p, beta, c)
 			return
 		}
-		s.GemmPacked(transA, alpha, a, p, beta, c)
+		s.GemmPacked(tA, alpha, a, p, beta, c)
 	}
 }
 
@@ -120,14 +120,14 @@ func TestGemmPackedISA(t *testing.T) {
 	for _, packISA := range Supported() {
 		for _, runISA := range Supported() {
 			Use(packISA)
-			gemmUnderTest = func(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix) {
-				if ref && !transB {
+			gemmUnderTest = func(tA, tB Transpose, alpha float32, a, b Matrix, beta float32, c Matrix) {
+				if ref && tB == NoTrans {
 					p.Ref(b)
 				} else {
-					p.Pack(transB, b)
+					p.Pack(tB, b)
 				}
 				Use(runISA)
-				s.GemmPacked(transA, alpha, a, &p, beta, c)
+				s.GemmPacked(tA, alpha, a, &p, beta, c)
 				Use(packISA)
 			}
 			for _, tb := range []bool{false, true} {
@@ -170,16 +170,16 @@ func TestGemmPackedAllocs(t *testing.T) {
 			b, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
 			c, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
 			f := func() {
-				p.Pack(true, b)
-				s.GemmPacked(false, 1, a, &p, 0.5, c)
+				p.Pack(Trans, b)
+				s.GemmPacked(NoTrans, 1, a, &p, 0.5, c)
 			}
 			f()
 			if got := allocs.Count(gemmAllocRuns(), f); got != 0 {
 				t.Errorf("n=%d: Pack and GemmScratch.GemmPacked allocate %d times in the measured calls", n, got)
 			}
 			g := func() {
-				p.Pack(true, b)
-				GemmPacked(false, 1, a, &p, 0.5, c)
+				p.Pack(Trans, b)
+				GemmPacked(NoTrans, 1, a, &p, 0.5, c)
 			}
 			g()
 			if got := allocs.Count(gemmAllocRuns(), g); got != 0 {
@@ -192,7 +192,7 @@ func TestGemmPackedAllocs(t *testing.T) {
 func TestGemmPackedPanics(t *testing.T) {
 	mat := func(r, c int) Matrix { return Matrix{Rows: r, Cols: c, Stride: c, Data: make([]float32, r*c)} }
 	var p PackedB
-	p.Pack(false, mat(3, 5))
+	p.Pack(NoTrans, mat(3, 5))
 	if p.Rows() != 3 || p.Cols() != 5 {
 		t.Fatalf("packed %d×%d, want 3×5", p.Rows(), p.Cols())
 	}
@@ -214,7 +214,7 @@ func TestGemmPackedPanics(t *testing.T) {
 					t.Fatalf("panic %v, want %q", r, tc.want)
 				}
 			}()
-			s.GemmPacked(tc.ta, 1, tc.a, &p, 0, tc.c)
+			s.GemmPacked(tr(tc.ta), 1, tc.a, &p, 0, tc.c)
 		})
 	}
 	t.Run("GemmPacked", func(t *testing.T) {
@@ -224,7 +224,7 @@ func TestGemmPackedPanics(t *testing.T) {
 				t.Fatalf("panic %v, want %q", r, want)
 			}
 		}()
-		GemmPacked(false, 1, mat(2, 4), &p, 0, mat(2, 5))
+		GemmPacked(NoTrans, 1, mat(2, 4), &p, 0, mat(2, 5))
 	})
 	t.Run("pack", func(t *testing.T) {
 		want := "heed/kernels: PackedB.Pack: b is 2×3 with stride 2 < 3 columns"
@@ -233,7 +233,7 @@ func TestGemmPackedPanics(t *testing.T) {
 				t.Fatalf("panic %v, want %q", r, want)
 			}
 		}()
-		p.Pack(false, Matrix{Rows: 2, Cols: 3, Stride: 2, Data: make([]float32, 9)})
+		p.Pack(NoTrans, Matrix{Rows: 2, Cols: 3, Stride: 2, Data: make([]float32, 9)})
 	})
 }
 
@@ -278,9 +278,9 @@ func TestGemmPackedBand(t *testing.T) {
 								b.Data[q*b.Stride+j] = nan32
 							}
 						}
-						p.Pack(false, b)
+						p.Pack(NoTrans, b)
 						cm, _ := testMatrix(rng, sh.m, sh.n, 3, 0, 0, nan32)
-						s.GemmPackedBand(transA, 1.5, a, &p, 0, cm, d, false)
+						s.GemmPackedBand(tr(transA), 1.5, a, &p, 0, cm, d, BandInner)
 						for j := range sh.n {
 							if v := cm.Data[j]; v != v {
 								t.Fatalf("%s inner: C[0][%d] is NaN: the terms past row 0's tile's limit were not left out", name, j)
@@ -338,7 +338,7 @@ func checkGemmBand(t *testing.T, name string, rng *rand.Rand, s *GemmScratch, p 
 	if ref {
 		p.Ref(b)
 	} else {
-		p.Pack(false, b)
+		p.Pack(NoTrans, b)
 	}
 	lim := func(i int) int { return max(0, min(i+d, n)) }
 	c0, _ := testMatrix(rng, m, n, 3, 0, 0, nan32)
@@ -348,8 +348,8 @@ func checkGemmBand(t *testing.T, name string, rng *rand.Rand, s *GemmScratch, p 
 			c1.Data[i*c1.Stride+j] = 12345
 		}
 	}
-	s.GemmPacked(transA, 1.5, a, p, 0, c0)
-	s.GemmPackedBand(transA, 1.5, a, p, 0, c1, d, true)
+	s.GemmPacked(tr(transA), 1.5, a, p, 0, c0)
+	s.GemmPackedBand(tr(transA), 1.5, a, p, 0, c1, d, BandColumns)
 	for i := range m {
 		for j := range n {
 			g, w := c1.Data[i*c1.Stride+j], c0.Data[i*c0.Stride+j]
@@ -377,8 +377,8 @@ func checkGemmBand(t *testing.T, name string, rng *rand.Rand, s *GemmScratch, p 
 	c2, buf2 := testMatrix(rng, m, n, 3, 0, 0, nan32)
 	c3, _ := testMatrix(rng, m, n, 3, 0, 0, nan32)
 	copy(c3.Data, c2.Data)
-	s.GemmPacked(transA, 1.5, a, p, beta, c3)
-	s.GemmPackedBand(transA, 1.5, a, p, beta, c2, d, false)
+	s.GemmPacked(tr(transA), 1.5, a, p, beta, c3)
+	s.GemmPackedBand(tr(transA), 1.5, a, p, beta, c2, d, BandInner)
 	for i := range m {
 		for j := range n {
 			if g, w := c2.Data[i*c2.Stride+j], c3.Data[i*c3.Stride+j]; bits(g) != bits(w) {

@@ -98,7 +98,7 @@ func checkGemm(t *testing.T, rng *rand.Rand, g gemmCase) {
 	c, cbuf := testMatrix(rng, g.m, g.n, g.pad, g.off, cFill, canary)
 	c0 := append([]float32(nil), c.Data...)
 
-	gemmUnderTest(g.ta, g.tb, g.alpha, a, b, g.beta, c)
+	gemmUnderTest(tr(g.ta), tr(g.tb), g.alpha, a, b, g.beta, c)
 
 	for i := 0; i < g.m; i++ {
 		for j := 0; j < g.n; j++ {
@@ -202,6 +202,14 @@ func gemmSweep(kc int) []gemmCase {
 	return cases
 }
 
+// tr returns the Transpose a bool names.
+func tr(t bool) Transpose {
+	if t {
+		return Trans
+	}
+	return NoTrans
+}
+
 // gemmUnderTest is the entry checkGemm runs: Gemm, or GemmScratch.Gemm in
 // TestGemmScratch.
 var gemmUnderTest = Gemm
@@ -222,7 +230,7 @@ func TestGemmScratch(t *testing.T) {
 				a, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
 				b, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
 				c, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
-				f := func() { s.Gemm(false, true, 1, a, b, 0.5, c) }
+				f := func() { s.Gemm(NoTrans, Trans, 1, a, b, 0.5, c) }
 				f()
 				if got := allocs.Count(gemmAllocRuns(), f); got != 0 {
 					t.Errorf("n=%d: GemmScratch.Gemm allocates %d times in the measured calls", n, got)
@@ -238,7 +246,7 @@ func TestGemmScratch(t *testing.T) {
 			}
 		}()
 		m := func(r, c int) Matrix { return Matrix{Rows: r, Cols: c, Stride: c, Data: make([]float32, r*c)} }
-		s.Gemm(false, false, 1, m(2, 3), m(4, 5), 0, m(2, 5))
+		s.Gemm(NoTrans, NoTrans, 1, m(2, 3), m(4, 5), 0, m(2, 5))
 	})
 }
 
@@ -399,7 +407,7 @@ func TestGemmSpecials(t *testing.T) {
 					p.s[p.i] = tc.v
 				}
 			}
-			Gemm(false, false, 1, a, b, tc.beta, c)
+			Gemm(NoTrans, NoTrans, 1, a, b, tc.beta, c)
 			for i := 0; i < m; i++ {
 				for j := 0; j < n; j++ {
 					v := c.Data[i*n+j]
@@ -439,7 +447,7 @@ func TestGemmPanics(t *testing.T) {
 					t.Fatalf("panic %v, want %q", r, tc.want)
 				}
 			}()
-			Gemm(tc.ta, tc.tb, 1, tc.a, tc.b, 0, tc.c)
+			Gemm(tr(tc.ta), tr(tc.tb), 1, tc.a, tc.b, 0, tc.c)
 		})
 	}
 }
@@ -454,7 +462,7 @@ func TestGemmNoAllocs(t *testing.T) {
 			a, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
 			b, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
 			c, _ := testMatrix(rng, n, n, 0, 0, 0, 0)
-			f := func() { Gemm(false, true, 1, a, b, 0.5, c) }
+			f := func() { Gemm(NoTrans, Trans, 1, a, b, 0.5, c) }
 			f()
 			if got := allocs.Count(gemmAllocRuns(), f); got != 0 {
 				t.Errorf("n=%d: Gemm allocates %d times in the measured calls", n, got)
@@ -601,7 +609,7 @@ func TestGemmOrders(t *testing.T) {
 		shapes := [][3]int{{7*mr + 1, 5*nr + 3, 30}, {7*mr + 1, 2*nr + 3, 64}, {mr - 1, 5*nr - 1, 70}, {3 * mr, 3 * nr, 24}}
 		for _, order := range []int{1, 2} {
 			gemmOrder = order
-			for i, gemm := range []func(transA, transB bool, alpha float32, a, b Matrix, beta float32, c Matrix){Gemm, packedGemm(&s, &p, 7)} {
+			for i, gemm := range []func(tA, tB Transpose, alpha float32, a, b Matrix, beta float32, c Matrix){Gemm, packedGemm(&s, &p, 7)} {
 				gemmUnderTest = gemm
 				for j, sh := range shapes {
 					for op := range 4 {
@@ -662,7 +670,7 @@ func TestGemmOrdersAgree(t *testing.T) {
 				for i, order := range []int{1, 2} {
 					gemmOrder = order
 					cs[i] = Matrix{Rows: m, Cols: n, Stride: c0.Stride, Data: append([]float32(nil), c0.Data...)}
-					Gemm(false, tb, -0.5, a, b, 1, cs[i])
+					Gemm(NoTrans, tr(tb), -0.5, a, b, 1, cs[i])
 				}
 				for r := range m {
 					for j := range n {

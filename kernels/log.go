@@ -1,7 +1,7 @@
 package kernels
 
-// Log sets dst[i] = ln x[i], the natural logarithm. It panics if
-// len(dst) != len(x); dst may be x, but must not otherwise overlap it.
+// Log sets dst[i] = ln x[i], the natural logarithm. dst may be x; it panics if
+// len(dst) != len(x) or if dst otherwise overlaps x.
 //
 // Accuracy: within 2 ULP of the correctly rounded result for every finite
 // positive input, subnormals included (measured over all of them with AVX2 and
@@ -22,14 +22,15 @@ package kernels
 // infinities or NaN take a slower path, with the same bits.
 func Log(dst, x []float32) {
 	checkSameLen("Log", "dst", "x", len(dst), len(x))
+	checkAlias("Log", dst, "x", x)
 	log(dst, x)
 }
 
 // LogSoftmax sets dst[i] = (x[i] − m) − ln Σⱼ e^(x[j]−m), m = max x: the
 // logarithm of Softmax, computed without forming the probabilities, so that
 // small probabilities keep their relative accuracy (beam search sums these).
-// It panics if len(dst) != len(x); dst may be x (in place), but must not
-// otherwise overlap it.
+// dst may be x (in place); it panics if len(dst) != len(x) or if dst otherwise
+// overlaps x.
 //
 // Each output is within (2·|x[i] − m| + 5·ln n + 1.5·n + 4)·u of the exact
 // value (absolute; u = 2⁻²⁴, n = len(x)): x[i] − m and the result round once
@@ -46,5 +47,6 @@ func Log(dst, x []float32) {
 // overflows) is −Inf.
 func LogSoftmax(dst, x []float32) {
 	checkSameLen("LogSoftmax", "dst", "x", len(dst), len(x))
+	checkAlias("LogSoftmax", dst, "x", x)
 	logSoftmax(dst, x)
 }

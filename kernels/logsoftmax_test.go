@@ -212,7 +212,7 @@ func TestLogSoftmaxGuard(t *testing.T) {
 		fill(rng, x)
 		LogSoftmax(dst, x)
 		checkLogSoftmax(t, "LogSoftmax", dst, x)
-		AddConstTo(dst, 1.5, x)
+		AddConst(dst, 1.5, x)
 		for i := range x {
 			if dst[i] != x[i]+1.5 {
 				t.Fatalf("n=%d: AddConstTo: dst[%d] = %v, want %v", n, i, dst[i], x[i]+1.5)

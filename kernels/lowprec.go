@@ -45,7 +45,15 @@ const Q8BlockLen = 32
 // float32 block with no overflow or loss of the bound for tiny values; it
 // costs 4 of the 36 bytes. A block holding NaN or ±Inf is stored with Scale =
 // NaN and Q all 0: all its values read as NaN. −0 is stored as +0.
-type Q8Block = fallback.Q8Block
+type Q8Block struct {
+	Scale float32
+	Q     [Q8BlockLen]int8
+}
+
+// fq8 views blocks as package fallback's type of the same layout.
+func fq8(s []Q8Block) []fallback.Q8Block {
+	return unsafe.Slice((*fallback.Q8Block)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
+}
 
 // BF16FromFloat32 returns x rounded to bfloat16, to nearest even. Values
 // beyond the largest bfloat16 round to ±Inf, float32 subnormals to bfloat16

@@ -5,8 +5,8 @@ package kernels
 import "unsafe"
 
 // bytes returns the matrix's data as bytes and its row stride in bytes.
-func (m stored) bytes() ([]byte, int) {
-	if m.format == fmtQ8 {
+func (m Stored) bytes() ([]byte, int) {
+	if m.format == FormatQ8 {
 		return q8Bytes(m.q8), 36 * m.lda
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(m.u16))), 2*len(m.u16)), 2 * m.lda

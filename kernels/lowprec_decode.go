@@ -3,84 +3,140 @@ package kernels
 import (
 	"math"
 	mathbits "math/bits"
+	"strconv"
 
 	"github.com/heedml/heed/internal/fallback"
 )
 
-// BF16Matrix is a row-major bfloat16 matrix laid out as Matrix: element (i, j)
-// is Data[i*Stride+j], and the same validity rules apply.
-type BF16Matrix struct {
-	Rows, Cols int
-	Stride     int
-	Data       []BF16
+// Format is the element format of a Stored matrix.
+type Format uint8
+
+const (
+	FormatBF16 Format = iota + 1 // BF16 elements: 2 bytes each
+	FormatF16                    // F16 (IEEE binary16) elements: 2 bytes each
+	FormatQ8                     // Q8Block elements: 36 bytes per 32 values of a row
+)
+
+var formatNames = [...]string{FormatBF16: "bf16", FormatF16: "f16", FormatQ8: "q8"}
+
+// String returns the format's name: bf16, f16 or q8.
+func (f Format) String() string {
+	if f >= FormatBF16 && f <= FormatQ8 {
+		return formatNames[f]
+	}
+	return "Format(" + strconv.Itoa(int(f)) + ")"
 }
 
-// F16Matrix is a row-major binary16 matrix laid out as Matrix: element (i, j)
-// is Data[i*Stride+j], and the same validity rules apply.
-type F16Matrix struct {
-	Rows, Cols int
-	Stride     int
-	Data       []F16
+// Element is the element type of a reduced-precision Format.
+type Element interface{ BF16 | F16 | Q8Block }
+
+// Stored is a row-major matrix of Rows×Cols values held in a reduced-precision
+// Format: BF16 or F16 elements, element (i, j) at data[i·Stride + j], or
+// Q8Block elements, row i the Q8Blocks(Cols) blocks from data[i·Stride] (the
+// stride counted in blocks), element (i, j) the value j mod 32 of block
+// i·Stride + j/32. A Stored refers to its data; it does not copy it. Its
+// fields are set by StoredOf or NewStored, which check them, so every
+// Stored is valid; the zero value is an empty matrix. The kernels read only
+// the Rows×Cols values (for Q8, the last block of a row as a whole, whose
+// values past Cols are never weighted) and never the padding between rows.
+type Stored struct {
+	format          Format
+	rows, cols, lda int
+	u16             []uint16
+	q8              []Q8Block
+	hq              []Q8Block // the Q8Q8 step's quantised query (keys only), or nil
 }
 
-// Q8Matrix is a row-major matrix of 8-bit blocks: row i is the Q8Blocks(Cols)
-// blocks from Data[i*Stride], Stride counted in blocks; element (i, j) is
-// block i*Stride + j/32, value j mod 32. A valid Q8Matrix has Rows, Cols ≥ 0,
-// Stride ≥ Q8Blocks(Cols) when Rows > 1, and len(Data) ≥ (Rows−1)·Stride +
-// Q8Blocks(Cols) when Rows, Cols > 0. The values of the last block of a row
-// past Cols are never read as elements: kernels read them only as Q (which
-// ToQ8 sets to 0) multiplied by nothing, and never read past the row's last
-// block.
-type Q8Matrix struct {
-	Rows, Cols int
-	Stride     int
-	Data       []Q8Block
+// StoredOf returns the rows×cols matrix in data at the given stride (in
+// elements, in blocks for Q8Block), in the format of data's element type. It
+// panics, naming the sizes, unless rows, cols ≥ 0, stride ≥ the elements of
+// a row (cols, or Q8Blocks(cols)) when rows > 1, and len(data) holds every
+// row.
+func StoredOf[T Element](rows, cols, stride int, data []T) Stored {
+	m := Stored{rows: rows, cols: cols, lda: stride}
+	switch d := any(data).(type) {
+	case []BF16:
+		m.format, m.u16 = FormatBF16, u16s(d)
+	case []F16:
+		m.format, m.u16 = FormatF16, u16s(d)
+	case []Q8Block:
+		m.format, m.q8 = FormatQ8, d
+	}
+	checkShape("StoredOf", "data", rows, cols, stride, m.width(), len(data))
+	return m
 }
 
-// NewBF16Matrix returns a new BF16Matrix holding a rounded to bfloat16
-// (ToBF16 row by row), with Stride = Cols.
-func NewBF16Matrix(a Matrix) BF16Matrix {
-	a.check("NewBF16Matrix", "a")
-	m := BF16Matrix{Rows: a.Rows, Cols: a.Cols, Stride: a.Cols, Data: make([]BF16, a.Rows*a.Cols)}
-	for i := 0; i < a.Rows && a.Cols > 0; i++ {
-		ToBF16(m.Data[i*a.Cols:(i+1)*a.Cols], a.Row(i))
+// NewStored returns a new matrix holding a in format f (ToBF16, ToF16 or ToQ8
+// row by row), its stride the elements of a row. It panics if a is not a
+// valid Matrix or f is not a Format.
+func NewStored(f Format, a Matrix) Stored {
+	a.check("NewStored", "a")
+	m := Stored{format: f, rows: a.Rows, cols: a.Cols}
+	m.lda = m.width()
+	switch f {
+	case FormatBF16:
+		d := make([]BF16, a.Rows*a.Cols)
+		for i := 0; i < a.Rows && a.Cols > 0; i++ {
+			ToBF16(d[i*a.Cols:(i+1)*a.Cols], a.Row(i))
+		}
+		m.u16 = u16s(d)
+	case FormatF16:
+		d := make([]F16, a.Rows*a.Cols)
+		for i := 0; i < a.Rows && a.Cols > 0; i++ {
+			ToF16(d[i*a.Cols:(i+1)*a.Cols], a.Row(i))
+		}
+		m.u16 = u16s(d)
+	case FormatQ8:
+		nb := m.lda
+		m.q8 = make([]Q8Block, a.Rows*nb)
+		for i := 0; i < a.Rows && a.Cols > 0; i++ {
+			ToQ8(m.q8[i*nb:(i+1)*nb], a.Row(i))
+		}
+	default:
+		panicf("NewStored: %v is not a Format", f)
 	}
 	return m
 }
 
-// NewF16Matrix returns a new F16Matrix holding a rounded to binary16 (ToF16
-// row by row), with Stride = Cols.
-func NewF16Matrix(a Matrix) F16Matrix {
-	a.check("NewF16Matrix", "a")
-	m := F16Matrix{Rows: a.Rows, Cols: a.Cols, Stride: a.Cols, Data: make([]F16, a.Rows*a.Cols)}
-	for i := 0; i < a.Rows && a.Cols > 0; i++ {
-		ToF16(m.Data[i*a.Cols:(i+1)*a.Cols], a.Row(i))
+// Format returns the matrix's element format.
+func (m Stored) Format() Format { return m.format }
+
+// Rows returns the number of rows.
+func (m Stored) Rows() int { return m.rows }
+
+// Cols returns the number of columns (values per row).
+func (m Stored) Cols() int { return m.cols }
+
+// Stride returns the distance between rows, in elements (blocks for Q8).
+func (m Stored) Stride() int { return m.lda }
+
+// SliceRows returns rows [lo, hi) of m as a Stored of the same format and
+// stride. It panics unless 0 ≤ lo ≤ hi ≤ m.Rows().
+func (m Stored) SliceRows(lo, hi int) Stored {
+	if lo < 0 || hi < lo || hi > m.rows {
+		panicf("Stored.SliceRows: [%d, %d) out of range [0, %d]", lo, hi, m.rows)
 	}
-	return m
-}
-
-// NewQ8Matrix returns a new Q8Matrix holding a in 8-bit blocks (ToQ8 row by
-// row), with Stride = Q8Blocks(Cols).
-func NewQ8Matrix(a Matrix) Q8Matrix {
-	a.check("NewQ8Matrix", "a")
-	nb := Q8Blocks(a.Cols)
-	m := Q8Matrix{Rows: a.Rows, Cols: a.Cols, Stride: nb, Data: make([]Q8Block, a.Rows*nb)}
-	for i := 0; i < a.Rows && a.Cols > 0; i++ {
-		ToQ8(m.Data[i*nb:(i+1)*nb], a.Row(i))
+	s := m
+	s.rows = hi - lo
+	if s.rows == 0 || s.cols == 0 {
+		s.u16, s.q8 = nil, nil
+		return s
 	}
-	return m
+	n := (hi-lo-1)*m.lda + m.width()
+	if m.format == FormatQ8 {
+		s.q8 = m.q8[lo*m.lda : lo*m.lda+n]
+	} else {
+		s.u16 = m.u16[lo*m.lda : lo*m.lda+n]
+	}
+	return s
 }
 
-func (m BF16Matrix) check(kernel, name string) {
-	checkShape(kernel, name, m.Rows, m.Cols, m.Stride, m.Cols, len(m.Data))
-}
-
-func (m F16Matrix) check(kernel, name string) {
-	checkShape(kernel, name, m.Rows, m.Cols, m.Stride, m.Cols, len(m.Data))
-}
-
-func (m Q8Matrix) check(kernel, name string) {
-	checkShape(kernel, name, m.Rows, m.Cols, m.Stride, Q8Blocks(m.Cols), len(m.Data))
+// width returns the elements (blocks for Q8) a row of m occupies.
+func (m Stored) width() int {
+	if m.format == FormatQ8 {
+		return Q8Blocks(m.cols)
+	}
+	return m.cols
 }
 
 // checkShape is Matrix.check for a matrix whose rows hold width elements of
@@ -99,122 +155,71 @@ func checkShape(kernel, name string, rows, cols, stride, width, have int) {
 		panicf("%s: %s is %d×%d with stride %d: size overflows int", kernel, name, rows, cols, stride)
 	}
 	if need := (rows-1)*stride + width; have < need {
-		panicf("%s: %s is %d×%d with stride %d: len(%s.Data)=%d < %d", kernel, name, rows, cols, stride, name, have, need)
+		panicf("%s: %s is %d×%d with stride %d: len(%s)=%d < %d", kernel, name, rows, cols, stride, name, have, need)
 	}
 }
 
-// MatVecBF16 sets dst = A·x for a bfloat16 matrix A, in float32: each dst[r]
-// is within γₙ·Σ_c|Â[r,c]·x[c]| (n = a.Cols) of the exact product of the
-// stored values Â, as MatVec on the widened matrix; against the float32
-// matrix A that was stored, add Σ_c|Â[r,c] − A[r,c]|·|x[c]| (BF16's storage
-// bound). It panics unless len(dst) = a.Rows and len(x) = a.Cols. dst must
-// not overlap x or a.Data. No allocation; safe for concurrent use.
-func MatVecBF16(dst []float32, a BF16Matrix, x []float32) {
-	a.check("MatVecBF16", "a")
-	if len(dst) != a.Rows || len(x) != a.Cols {
-		panicf("MatVecBF16: a is %d×%d but len(dst)=%d, len(x)=%d", a.Rows, a.Cols, len(dst), len(x))
+// MatVecStored sets dst = A·x for a stored matrix A, in float32 on the stored
+// values Â. BF16 and F16: each dst[r] is within γₙ·Σ_c|Â[r,c]·x[c]| (n =
+// a.Cols()) of the exact product of Â, as MatVec on the widened matrix. Q8:
+// each dst[r] is Σ_b Scale_b·(Σ_i Q_b[i]·x[32b+i]), within
+// γₙ₊₂·Σ_c|Â[r,c]·x[c]| (one more rounding per term, for the scale); a block
+// with a NaN scale makes its row's result NaN. Against the float32 matrix A
+// that was stored, add Σ_c|Â[r,c] − A[r,c]|·|x[c]| (the format's storage
+// bound). It panics unless len(dst) = a.Rows() and len(x) = a.Cols(), and if
+// dst overlaps x. No allocation; safe for concurrent use on disjoint dst.
+func MatVecStored(dst []float32, a Stored, x []float32) {
+	if len(dst) != a.rows || len(x) != a.cols {
+		panicf("MatVecStored: a is %d×%d but len(dst)=%d, len(x)=%d", a.rows, a.cols, len(dst), len(x))
 	}
-	if a.Rows == 0 {
+	checkDisjoint("MatVecStored", "dst", dst, "x", x)
+	if a.rows == 0 {
 		return
 	}
-	if a.Cols == 0 {
+	if a.cols == 0 {
 		clear(dst)
 		return
 	}
-	matVecBF16(dst, u16s(a.Data), a.Stride, x)
+	a.scoreRows(dst, 0, x)
 }
 
-// MatVecF16 is MatVecBF16 for a binary16 matrix: the same bound on the stored
-// values, F16's storage bound against the float32 matrix.
-func MatVecF16(dst []float32, a F16Matrix, x []float32) {
-	a.check("MatVecF16", "a")
-	if len(dst) != a.Rows || len(x) != a.Cols {
-		panicf("MatVecF16: a is %d×%d but len(dst)=%d, len(x)=%d", a.Rows, a.Cols, len(dst), len(x))
+// MatTVecStored sets dst = Aᵀ·x for a stored matrix A: MatTVecStoredAdd on a
+// cleared dst, with its panics, bound (dst = 0) and special values.
+func MatTVecStored(dst []float32, a Stored, x []float32) {
+	checkMatTVecStored("MatTVecStored", dst, a, x)
+	clear(dst)
+	if a.rows > 0 && a.cols > 0 {
+		a.addRows(dst, 0, x)
 	}
-	if a.Rows == 0 {
-		return
-	}
-	if a.Cols == 0 {
-		clear(dst)
-		return
-	}
-	matVecF16(dst, u16s(a.Data), a.Stride, x)
 }
 
-// MatVecQ8 sets dst = A·x for a matrix of 8-bit blocks: each dst[r] is
-// Σ_b Scale_b·(Σ_i Q_b[i]·x[32b+i]) in float32, within γₙ₊₂·Σ_c|Â[r,c]·x[c]|
-// (n = a.Cols, one more rounding per term than a dot product for the scale)
-// of the exact product of the stored values Â[r,c] = Scale·Q; against the
-// float32 matrix that was stored, add Σ_c (Scale_c/2)·|x[c]|. A block with a
-// NaN scale makes its row's result NaN. It panics unless len(dst) = a.Rows
-// and len(x) = a.Cols. dst must not overlap x or a.Data. No allocation; safe
-// for concurrent use.
-func MatVecQ8(dst []float32, a Q8Matrix, x []float32) {
-	a.check("MatVecQ8", "a")
-	if len(dst) != a.Rows || len(x) != a.Cols {
-		panicf("MatVecQ8: a is %d×%d but len(dst)=%d, len(x)=%d", a.Rows, a.Cols, len(dst), len(x))
+// MatTVecStoredAdd sets dst += Aᵀ·x for a stored matrix A: the x-weighted sum
+// of its rows (the context of an attention step). Each dst[c] is within
+// γₙ₊₁·(|dst[c]| + Σᵣ|x[r]·Â[r,c]|) (n = a.Rows()) of the exact result on the
+// stored values, as MatTVecAdd, for BF16 and F16; Q8 rounds each row's weight
+// x[r]·Scale once per block, then multiplies Q: γₙ₊₂. Against the float32
+// matrix, add Σᵣ|x[r]|·|Â[r,c] − A[r,c]|. It panics unless len(dst) =
+// a.Cols() and len(x) = a.Rows(), and if dst overlaps x. No allocation; safe
+// for concurrent use on disjoint dst.
+func MatTVecStoredAdd(dst []float32, a Stored, x []float32) {
+	checkMatTVecStored("MatTVecStoredAdd", dst, a, x)
+	if a.rows > 0 && a.cols > 0 {
+		a.addRows(dst, 0, x)
 	}
-	if a.Rows == 0 {
-		return
-	}
-	if a.Cols == 0 {
-		clear(dst)
-		return
-	}
-	matVecQ8(dst, a.Data, a.Stride, x)
 }
 
-// MatTVecBF16 sets dst += Aᵀ·x for a bfloat16 matrix A: the x-weighted sum of
-// its rows (the context of an attention step). Each dst[c] is within
-// γₙ₊₁·(|dst[c]| + Σᵣ|x[r]·Â[r,c]|) (n = a.Rows) of the exact result on the
-// stored values, as MatTVec; against the float32 matrix, add Σᵣ|x[r]|·|Â[r,c]
-// − A[r,c]|. It panics unless len(dst) = a.Cols and len(x) = a.Rows. dst must
-// not overlap x or a.Data. No allocation; safe for concurrent use.
-func MatTVecBF16(dst []float32, a BF16Matrix, x []float32) {
-	a.check("MatTVecBF16", "a")
-	if len(dst) != a.Cols || len(x) != a.Rows {
-		panicf("MatTVecBF16: a is %d×%d but len(dst)=%d, len(x)=%d", a.Rows, a.Cols, len(dst), len(x))
+func checkMatTVecStored(kernel string, dst []float32, a Stored, x []float32) {
+	if len(dst) != a.cols || len(x) != a.rows {
+		panicf("%s: a is %d×%d but len(dst)=%d, len(x)=%d", kernel, a.rows, a.cols, len(dst), len(x))
 	}
-	if a.Rows == 0 || a.Cols == 0 {
-		return
-	}
-	matTVecBF16(dst, u16s(a.Data), a.Stride, x)
+	checkDisjoint(kernel, "dst", dst, "x", x)
 }
 
-// MatTVecF16 is MatTVecBF16 for a binary16 matrix.
-func MatTVecF16(dst []float32, a F16Matrix, x []float32) {
-	a.check("MatTVecF16", "a")
-	if len(dst) != a.Cols || len(x) != a.Rows {
-		panicf("MatTVecF16: a is %d×%d but len(dst)=%d, len(x)=%d", a.Rows, a.Cols, len(dst), len(x))
-	}
-	if a.Rows == 0 || a.Cols == 0 {
-		return
-	}
-	matTVecF16(dst, u16s(a.Data), a.Stride, x)
-}
-
-// MatTVecQ8 sets dst += Aᵀ·x for a matrix of 8-bit blocks: each row's weight
-// x[r]·Scale is rounded once per block, then multiplies Q; each dst[c] is
-// within γₙ₊₂·(|dst[c]| + Σᵣ|x[r]·Â[r,c]|) of the exact result on the stored
-// values (n = a.Rows); against the float32 matrix add Σᵣ|x[r]|·Scale/2. It
-// panics unless len(dst) = a.Cols and len(x) = a.Rows. dst must not overlap x
-// or a.Data. No allocation; safe for concurrent use.
-func MatTVecQ8(dst []float32, a Q8Matrix, x []float32) {
-	a.check("MatTVecQ8", "a")
-	if len(dst) != a.Cols || len(x) != a.Rows {
-		panicf("MatTVecQ8: a is %d×%d but len(dst)=%d, len(x)=%d", a.Rows, a.Cols, len(dst), len(x))
-	}
-	if a.Rows == 0 || a.Cols == 0 {
-		return
-	}
-	matTVecQ8(dst, a.Data, a.Stride, x)
-}
-
-// DotSoftmaxMatTVecBF16 is one streaming pass of a dot-product attention step
-// over keys k and values v stored as bfloat16, the query h and the context
-// ctx in float32 (pass the same matrix as k and v when the keys are the
-// values). It sets scores = K·h and, with (m, l) = *st and M the larger of m
-// and the largest score,
+// DotSoftmaxMatTVecStored is one streaming pass of a dot-product attention
+// step over keys k and values v stored in one reduced-precision format, the
+// query h and the context ctx in float32 (pass the same matrix as k and v
+// when the keys are the values). It sets scores = K·h and, with (m, l) = *st
+// and M the larger of m and the largest score,
 //
 //	ctx = e^(m−M)·ctx + Σᵣ e^(scores[r]−M)·V[r,·]
 //	*st = {M, e^(m−M)·l + Σᵣ e^(scores[r]−M)},
@@ -222,51 +227,47 @@ func MatTVecQ8(dst []float32, a Q8Matrix, x []float32) {
 // as DotSoftmaxMatTVec does for one float32 matrix: from st = {−Inf, 0} and
 // ctx = 0, calls over consecutive blocks of rows leave the softmax as
 // e^(scores[r]−st.Max)/st.Sum and the context as ctx/st.Sum, each row of K
-// and V read once. The rows go in blocks: their scores (as MatVecBF16), a
+// and V read once. The rows go in blocks: their scores (as MatVecStored), a
 // rescaling of ctx and the sum when the block raises the maximum, their
 // weights by the vector exponential of Exp, then the weighted values (as
-// MatTVecBF16). On AVX2 and AVX-512, when len(h) and len(ctx) are multiples
-// of 8 (of 32 for Q8), one kernel takes the blocks of eight rows and the rest
-// go as on other CPUs (blocks of up to 32 KiB of keys and values).
+// MatTVecStoredAdd). On AVX2 and AVX-512, when len(h) and len(ctx) are
+// multiples of 8 (of 32 for Q8), one kernel takes the blocks of eight rows
+// and the rest go as on other CPUs (blocks of up to 32 KiB of keys and
+// values).
 //
-// Accuracy on the stored values: each score within MatVecBF16's bound; each
+// Accuracy on the stored values: each score within MatVecStored's bound; each
 // weight within Exp's bound of e to its rounded argument, off by |score−M|·u
 // (u = 2⁻²⁴); each rescaling adds one rounding, its factor's error and
 // |m−M|·u (one per block that raises the maximum); the weighted sum within
-// MatTVecBF16's bound. Against float32 keys and values, add their storage
-// rounding (BF16) to the scores and the context.
+// MatTVecStoredAdd's bound. Against float32 keys and values, add their
+// storage rounding to the scores and the context. A Q8 key block with a NaN
+// scale gives a NaN score.
 //
 // It returns false as soon as a score is NaN or ±Inf, leaving ctx, scores and
 // *st partly updated: the caller then takes the softmax's special-value rules
-// (Softmax, then MatTVecBF16).
+// (Softmax, then MatTVecStoredAdd).
 //
-// It panics unless len(scores) = k.Rows = v.Rows, len(h) = k.Cols and len(ctx)
-// = v.Cols. ctx must not overlap scores, h, k.Data or v.Data, nor scores h.
-// No allocation; safe for concurrent use on distinct outputs.
-func DotSoftmaxMatTVecBF16(ctx, scores []float32, k, v BF16Matrix, h []float32, st *SoftmaxState) bool {
-	k.check("DotSoftmaxMatTVecBF16", "k")
-	v.check("DotSoftmaxMatTVecBF16", "v")
-	stepShape("DotSoftmaxMatTVecBF16", ctx, scores, h, k.Rows, k.Cols, v.Rows, v.Cols)
-	return decodeStep(ctx, scores, k.stored(), v.stored(), h, st)
+// It panics unless k and v have the same format, len(scores) = k.Rows() =
+// v.Rows(), len(h) = k.Cols(), len(ctx) = v.Cols() and st is not nil, and if
+// ctx, scores and h overlap. No allocation; safe for concurrent use on
+// distinct outputs.
+func DotSoftmaxMatTVecStored(ctx, scores []float32, k, v Stored, h []float32, st *SoftmaxState) bool {
+	const name = "DotSoftmaxMatTVecStored"
+	stepFormats(name, k, v, st)
+	stepShape(name, ctx, scores, h, k.rows, k.cols, v.rows, v.cols)
+	checkStepAlias(name, ctx, scores, h, nil, nil)
+	return decodeStep(ctx, scores, k, v, h, st)
 }
 
-// DotSoftmaxMatTVecF16 is DotSoftmaxMatTVecBF16 with keys and values stored
-// as binary16 (MatVecF16, MatTVecF16 and F16's storage bound).
-func DotSoftmaxMatTVecF16(ctx, scores []float32, k, v F16Matrix, h []float32, st *SoftmaxState) bool {
-	k.check("DotSoftmaxMatTVecF16", "k")
-	v.check("DotSoftmaxMatTVecF16", "v")
-	stepShape("DotSoftmaxMatTVecF16", ctx, scores, h, k.Rows, k.Cols, v.Rows, v.Cols)
-	return decodeStep(ctx, scores, k.stored(), v.stored(), h, st)
-}
-
-// DotSoftmaxMatTVecQ8 is DotSoftmaxMatTVecBF16 with keys and values stored in
-// 8-bit blocks (MatVecQ8, MatTVecQ8 and Q8Block's storage bound). A key block
-// with a NaN scale gives a NaN score, so a false return.
-func DotSoftmaxMatTVecQ8(ctx, scores []float32, k, v Q8Matrix, h []float32, st *SoftmaxState) bool {
-	k.check("DotSoftmaxMatTVecQ8", "k")
-	v.check("DotSoftmaxMatTVecQ8", "v")
-	stepShape("DotSoftmaxMatTVecQ8", ctx, scores, h, k.Rows, k.Cols, v.Rows, v.Cols)
-	return decodeStep(ctx, scores, k.stored(), v.stored(), h, st)
+// stepFormats panics unless k and v have one format (or v is empty) and st is
+// not nil.
+func stepFormats(kernel string, k, v Stored, st *SoftmaxState) {
+	if k.format != v.format && v.rows > 0 && v.cols > 0 && k.rows > 0 {
+		panicf("%s: k is %v but v is %v; want one format", kernel, k.format, v.format)
+	}
+	if st == nil {
+		panicf("%s: st is nil", kernel)
+	}
 }
 
 func stepShape(kernel string, ctx, scores, h []float32, kr, kc, vr, vc int) {
@@ -276,37 +277,9 @@ func stepShape(kernel string, ctx, scores, h []float32, kr, kc, vr, vc int) {
 	}
 }
 
-// stored is a key or value matrix of any format as the streaming step uses
-// it (a concrete type, so that the step's weights stay on the stack).
-type stored struct {
-	format    uint8 // fmtBF16, fmtF16 or fmtQ8
-	cols, lda int
-	u16       []uint16
-	q8        []Q8Block
-	hq        []Q8Block // Q8 keys only: the quantised query (Q8Q8), or nil
-}
-
-const (
-	fmtBF16 = iota
-	fmtF16
-	fmtQ8
-)
-
-func (m BF16Matrix) stored() stored {
-	return stored{format: fmtBF16, cols: m.Cols, lda: m.Stride, u16: u16s(m.Data)}
-}
-
-func (m F16Matrix) stored() stored {
-	return stored{format: fmtF16, cols: m.Cols, lda: m.Stride, u16: u16s(m.Data)}
-}
-
-func (m Q8Matrix) stored() stored {
-	return stored{format: fmtQ8, cols: m.Cols, lda: m.Stride, q8: m.Data}
-}
-
 // rowBytes is the number of bytes a row holds.
-func (m stored) rowBytes() int {
-	if m.format == fmtQ8 {
+func (m Stored) rowBytes() int {
+	if m.format == FormatQ8 {
 		return 36 * Q8Blocks(m.cols)
 	}
 	return 2 * m.cols
@@ -314,11 +287,11 @@ func (m stored) rowBytes() int {
 
 // scoreRows sets dst = rows [r0, r0+len(dst)) times x (times m.hq if not
 // nil); m.cols ≥ 1.
-func (m stored) scoreRows(dst []float32, r0 int, x []float32) {
+func (m Stored) scoreRows(dst []float32, r0 int, x []float32) {
 	switch m.format {
-	case fmtBF16:
+	case FormatBF16:
 		matVecBF16(dst, m.u16[r0*m.lda:], m.lda, x)
-	case fmtF16:
+	case FormatF16:
 		matVecF16(dst, m.u16[r0*m.lda:], m.lda, x)
 	default:
 		if m.hq != nil {
@@ -330,11 +303,11 @@ func (m stored) scoreRows(dst []float32, r0 int, x []float32) {
 }
 
 // addRows sets dst += (rows [r0, r0+len(w)))ᵀ·w; m.cols ≥ 1.
-func (m stored) addRows(dst []float32, r0 int, w []float32) {
+func (m Stored) addRows(dst []float32, r0 int, w []float32) {
 	switch m.format {
-	case fmtBF16:
+	case FormatBF16:
 		matTVecBF16(dst, m.u16[r0*m.lda:], m.lda, w)
-	case fmtF16:
+	case FormatF16:
 		matTVecF16(dst, m.u16[r0*m.lda:], m.lda, w)
 	default:
 		matTVecQ8(dst, m.q8[r0*m.lda:], m.lda, w)
@@ -362,7 +335,7 @@ const (
 
 // decodeStep is the streaming step over stored keys and values, shapes
 // checked.
-func decodeStep(ctx, scores []float32, k, v stored, h []float32, st *SoftmaxState) bool {
+func decodeStep(ctx, scores []float32, k, v Stored, h []float32, st *SoftmaxState) bool {
 	n := len(scores)
 	if n == 0 {
 		return true

@@ -27,9 +27,9 @@ type storedMatrix struct {
 
 // stepArg is a row range of a stored matrix for the streaming step.
 type stepArg struct {
-	bf BF16Matrix
-	f  F16Matrix
-	q  Q8Matrix
+	bf Stored
+	f  Stored
+	q  Stored
 }
 
 // storeAll stores a in every format, each at element offset off into a larger
@@ -49,42 +49,42 @@ func storeAll(a Matrix, off, pad int) []storedMatrix {
 	for r := 0; r < rows && cols > 0; r++ {
 		ToQ8(qData[r*qStride:r*qStride+nb], a.Row(r))
 	}
-	bf := BF16Matrix{rows, cols, stride, bfData}
-	f := F16Matrix{rows, cols, stride, fData}
-	q := Q8Matrix{rows, cols, qStride, qData}
+	bf := StoredOf(rows, cols, stride, bfData)
+	f := StoredOf(rows, cols, stride, fData)
+	q := StoredOf(rows, cols, qStride, qData)
 	orig := func(r, c int) float64 { return math.Abs(float64(a.Data[r*a.Stride+c])) }
 	return []storedMatrix{
 		{
 			format: "bf16", rows: rows, cols: cols, orig: a,
-			val:      func(r, c int) float64 { return float64(bf.Data[r*stride+c].Float32()) },
+			val:      func(r, c int) float64 { return float64(bfData[r*stride+c].Float32()) },
 			storeErr: func(r, c int) float64 { return max(0x1p-8*orig(r, c), 0x1p-134) },
-			matVec:   func(dst, x []float32) { MatVecBF16(dst, bf, x) },
-			matTVec:  func(dst, x []float32) { MatTVecBF16(dst, bf, x) },
+			matVec:   func(dst, x []float32) { MatVecStored(dst, bf, x) },
+			matTVec:  func(dst, x []float32) { MatTVecStoredAdd(dst, bf, x) },
 			sub: func(lo, hi int) stepArg {
-				return stepArg{bf: BF16Matrix{hi - lo, cols, stride, bf.Data[min(lo*stride, len(bf.Data)):]}}
+				return stepArg{bf: StoredOf(hi-lo, cols, stride, bfData[min(lo*stride, len(bfData)):])}
 			},
 		},
 		{
 			format: "f16", rows: rows, cols: cols, orig: a,
-			val:      func(r, c int) float64 { return float64(f.Data[r*stride+c].Float32()) },
+			val:      func(r, c int) float64 { return float64(fData[r*stride+c].Float32()) },
 			storeErr: func(r, c int) float64 { return max(0x1p-11*orig(r, c), 0x1p-25) },
-			matVec:   func(dst, x []float32) { MatVecF16(dst, f, x) },
-			matTVec:  func(dst, x []float32) { MatTVecF16(dst, f, x) },
+			matVec:   func(dst, x []float32) { MatVecStored(dst, f, x) },
+			matTVec:  func(dst, x []float32) { MatTVecStoredAdd(dst, f, x) },
 			sub: func(lo, hi int) stepArg {
-				return stepArg{f: F16Matrix{hi - lo, cols, stride, f.Data[min(lo*stride, len(f.Data)):]}}
+				return stepArg{f: StoredOf(hi-lo, cols, stride, fData[min(lo*stride, len(fData)):])}
 			},
 		},
 		{
 			format: "q8", rows: rows, cols: cols, orig: a, extra: 2,
 			val: func(r, c int) float64 {
-				blk := q.Data[r*qStride+c/32]
+				blk := qData[r*qStride+c/32]
 				return float64(blk.Scale) * float64(blk.Q[c%32])
 			},
-			storeErr: func(r, c int) float64 { return float64(q.Data[r*qStride+c/32].Scale) / 2 },
-			matVec:   func(dst, x []float32) { MatVecQ8(dst, q, x) },
-			matTVec:  func(dst, x []float32) { MatTVecQ8(dst, q, x) },
+			storeErr: func(r, c int) float64 { return float64(qData[r*qStride+c/32].Scale) / 2 },
+			matVec:   func(dst, x []float32) { MatVecStored(dst, q, x) },
+			matTVec:  func(dst, x []float32) { MatTVecStoredAdd(dst, q, x) },
 			sub: func(lo, hi int) stepArg {
-				return stepArg{q: Q8Matrix{hi - lo, cols, qStride, q.Data[min(lo*qStride, len(q.Data)):]}}
+				return stepArg{q: StoredOf(hi-lo, cols, qStride, qData[min(lo*qStride, len(qData)):])}
 			},
 		},
 	}
@@ -236,20 +236,89 @@ func TestDecodeSpecial(t *testing.T) {
 }
 
 func TestDecodePanics(t *testing.T) {
-	bf := BF16Matrix{Rows: 2, Cols: 3, Stride: 3, Data: make([]BF16, 6)}
-	q := Q8Matrix{Rows: 2, Cols: 33, Stride: 2, Data: make([]Q8Block, 4)}
-	mustPanic(t, "heed/kernels: MatVecBF16: a is 2×3 but len(dst)=1, len(x)=3", func() { MatVecBF16(make([]float32, 1), bf, make([]float32, 3)) })
-	mustPanic(t, "heed/kernels: MatTVecQ8: a is 2×33 but len(dst)=32, len(x)=2", func() { MatTVecQ8(make([]float32, 32), q, make([]float32, 2)) })
-	mustPanic(t, "heed/kernels: MatVecQ8: a is 2×33 with stride 1 < 2", func() {
-		MatVecQ8(make([]float32, 2), Q8Matrix{Rows: 2, Cols: 33, Stride: 1, Data: make([]Q8Block, 4)}, make([]float32, 33))
-	})
-	mustPanic(t, "heed/kernels: MatVecF16: a is 2×3 with stride 3: len(a.Data)=5 < 6", func() {
-		MatVecF16(make([]float32, 2), F16Matrix{Rows: 2, Cols: 3, Stride: 3, Data: make([]F16, 5)}, make([]float32, 3))
-	})
+	bf := StoredOf(2, 3, 3, make([]BF16, 6))
+	q := StoredOf(2, 33, 2, make([]Q8Block, 4))
 	st := SoftmaxState{Max: float32(math.Inf(-1))}
-	mustPanic(t, "heed/kernels: DotSoftmaxMatTVecBF16: k is 2×3, v is 2×3 but len(scores)=2, len(h)=3, len(ctx)=2", func() {
-		DotSoftmaxMatTVecBF16(make([]float32, 2), make([]float32, 2), bf, bf, make([]float32, 3), &st)
-	})
+	buf := make([]float32, 8)
+	for _, c := range []struct {
+		want string
+		f    func()
+	}{
+		{"heed/kernels: MatVecStored: a is 2×3 but len(dst)=1, len(x)=3", func() { MatVecStored(make([]float32, 1), bf, make([]float32, 3)) }},
+		{"heed/kernels: MatVecStored: dst overlaps x", func() { MatVecStored(buf[:2], bf, buf[1:4]) }},
+		{"heed/kernels: MatTVecStoredAdd: a is 2×33 but len(dst)=32, len(x)=2", func() { MatTVecStoredAdd(make([]float32, 32), q, make([]float32, 2)) }},
+		{"heed/kernels: MatTVecStored: a is 2×33 but len(dst)=32, len(x)=2", func() { MatTVecStored(make([]float32, 32), q, make([]float32, 2)) }},
+		{"heed/kernels: MatTVecStoredAdd: dst overlaps x", func() { MatTVecStoredAdd(buf[:3], bf, buf[2:4]) }},
+		{"heed/kernels: StoredOf: data is 2×33 with stride 1 < 2", func() { StoredOf(2, 33, 1, make([]Q8Block, 4)) }},
+		{"heed/kernels: StoredOf: data is 2×3 with stride 3: len(data)=5 < 6", func() { StoredOf(2, 3, 3, make([]F16, 5)) }},
+		{"heed/kernels: StoredOf: data is -1×3: negative size", func() { StoredOf(-1, 3, 3, make([]BF16, 5)) }},
+		{"heed/kernels: NewStored: Format(9) is not a Format", func() { NewStored(9, Matrix{}) }},
+		{"heed/kernels: Stored.SliceRows: [1, 3) out of range [0, 2]", func() { bf.SliceRows(1, 3) }},
+		{"heed/kernels: DotSoftmaxMatTVecStored: k is 2×3, v is 2×3 but len(scores)=2, len(h)=3, len(ctx)=2", func() {
+			DotSoftmaxMatTVecStored(make([]float32, 2), make([]float32, 2), bf, bf, make([]float32, 3), &st)
+		}},
+		{"heed/kernels: DotSoftmaxMatTVecStored: k is bf16 but v is q8; want one format", func() {
+			DotSoftmaxMatTVecStored(make([]float32, 33), make([]float32, 2), bf, q, make([]float32, 3), &st)
+		}},
+		{"heed/kernels: DotSoftmaxMatTVecStored: st is nil", func() {
+			DotSoftmaxMatTVecStored(make([]float32, 3), make([]float32, 2), bf, bf, make([]float32, 3), nil)
+		}},
+		{"heed/kernels: DotSoftmaxMatTVecStored: ctx overlaps scores", func() {
+			DotSoftmaxMatTVecStored(buf[:3], buf[2:4], bf, bf, make([]float32, 3), &st)
+		}},
+		{"heed/kernels: MatVecQ8Q8: a is bf16; want q8", func() { MatVecQ8Q8(make([]float32, 2), bf, make([]Q8Block, 1)) }},
+		{"heed/kernels: DotSoftmaxMatTVecQ8Q8: k is bf16; want q8", func() {
+			DotSoftmaxMatTVecQ8Q8(make([]float32, 3), make([]float32, 2), bf, bf, make([]Q8Block, 1), &st)
+		}},
+	} {
+		mustPanic(t, c.want, c.f)
+	}
+}
+
+// TestStored checks the views: StoredOf takes the format of its element
+// type, SliceRows keeps the format and stride and selects the rows, and
+// MatTVecStored overwrites where MatTVecStoredAdd adds.
+func TestStored(t *testing.T) {
+	a := Matrix{Rows: 5, Cols: 40, Stride: 40, Data: ramp(200)}
+	for _, f := range []Format{FormatBF16, FormatF16, FormatQ8} {
+		m := NewStored(f, a)
+		if m.Format() != f || m.Rows() != 5 || m.Cols() != 40 {
+			t.Fatalf("NewStored(%v): %v %d×%d", f, m.Format(), m.Rows(), m.Cols())
+		}
+		sub := m.SliceRows(2, 4)
+		if sub.Format() != f || sub.Rows() != 2 || sub.Stride() != m.Stride() {
+			t.Errorf("%v: SliceRows(2, 4) is %v %d×%d stride %d", f, sub.Format(), sub.Rows(), sub.Cols(), sub.Stride())
+		}
+		all, part := make([]float32, 5), make([]float32, 2)
+		MatVecStored(all, m, a.Row(0))
+		MatVecStored(part, sub, a.Row(0))
+		// The same rows in another position of the kernel's blocks: the
+		// same bound, not always the same bits.
+		if math.Abs(float64(part[0]-all[2])) > 1e-5*40 || math.Abs(float64(part[1]-all[3])) > 1e-5*40 {
+			t.Errorf("%v: rows 2, 3 of the slice give %v, of the whole %v", f, part, all[2:4])
+		}
+		if e := m.SliceRows(3, 3); e.Rows() != 0 {
+			t.Errorf("%v: SliceRows(3, 3) has %d rows", f, e.Rows())
+		}
+		w := []float32{1, 0, 0, 0, 0}
+		got, add := make([]float32, 40), make([]float32, 40)
+		for i := range got {
+			got[i], add[i] = 7, 7
+		}
+		MatTVecStored(got, m, w)
+		MatTVecStoredAdd(add, m, w)
+		for i := range got {
+			if add[i] != got[i]+7 {
+				t.Fatalf("%v: MatTVecStored %v, MatTVecStoredAdd on 7 %v at %d", f, got[i], add[i], i)
+			}
+		}
+	}
+	if got := StoredOf(1, 3, 3, make([]F16, 3)).Format(); got != FormatF16 {
+		t.Errorf("StoredOf([]F16) is %v", got)
+	}
+	if got := FormatQ8.String() + Format(7).String(); got != "q8Format(7)" {
+		t.Errorf("Format names: %q", got)
+	}
 }
 
 // TestDecodeGuard places every operand of the decode kernels flush against a
@@ -291,12 +360,12 @@ func TestDecodeGuard(t *testing.T) {
 					for i := range x {
 						x[i] = float32(i%5) - 2
 					}
-					MatVecBF16(dr, BF16Matrix{rows, cols, cols, bf}, xc)
-					MatVecF16(dr, F16Matrix{rows, cols, cols, f}, xc)
-					MatVecQ8(dr, Q8Matrix{rows, cols, nb, q}, xc)
-					MatTVecBF16(dc, BF16Matrix{rows, cols, cols, bf}, xr)
-					MatTVecF16(dc, F16Matrix{rows, cols, cols, f}, xr)
-					MatTVecQ8(dc, Q8Matrix{rows, cols, nb, q}, xr)
+					MatVecStored(dr, StoredOf(rows, cols, cols, bf), xc)
+					MatVecStored(dr, StoredOf(rows, cols, cols, f), xc)
+					MatVecStored(dr, StoredOf(rows, cols, nb, q), xc)
+					MatTVecStoredAdd(dc, StoredOf(rows, cols, cols, bf), xr)
+					MatTVecStoredAdd(dc, StoredOf(rows, cols, cols, f), xr)
+					MatTVecStoredAdd(dc, StoredOf(rows, cols, nb, q), xr)
 				}
 			}
 		}
@@ -360,7 +429,7 @@ func testDecodeStepGuard(t *testing.T) {
 								for i := range v {
 									v[i] = Q8Block{Scale: 0.25, Q: [32]int8{3, 2, 1}}
 								}
-								ok = DotSoftmaxMatTVecQ8(ctx, scores, Q8Matrix{rows, kc, kb, k}, Q8Matrix{rows, vc, vb, v}, h, &st)
+								ok = DotSoftmaxMatTVecStored(ctx, scores, StoredOf(rows, kc, kb, k), StoredOf(rows, vc, vb, v), h, &st)
 							default:
 								k := unsafe.Slice((*uint16)(bytesAt(gs[0], 2*rows*kc, atEnd)), rows*kc)
 								v := unsafe.Slice((*uint16)(bytesAt(gs[1], 2*rows*vc, atEnd)), rows*vc)
@@ -371,9 +440,9 @@ func testDecodeStepGuard(t *testing.T) {
 									v[i] = uint16(0x3c00 + i%5)
 								}
 								if format == "bf16" {
-									ok = DotSoftmaxMatTVecBF16(ctx, scores, BF16Matrix{rows, kc, kc, bf16s(k)}, BF16Matrix{rows, vc, vc, bf16s(v)}, h, &st)
+									ok = DotSoftmaxMatTVecStored(ctx, scores, StoredOf(rows, kc, kc, bf16s(k)), StoredOf(rows, vc, vc, bf16s(v)), h, &st)
 								} else {
-									ok = DotSoftmaxMatTVecF16(ctx, scores, F16Matrix{rows, kc, kc, f16s(k)}, F16Matrix{rows, vc, vc, f16s(v)}, h, &st)
+									ok = DotSoftmaxMatTVecStored(ctx, scores, StoredOf(rows, kc, kc, f16s(k)), StoredOf(rows, vc, vc, f16s(v)), h, &st)
 								}
 							}
 							if !ok || !isFinite(st.Sum) || st.Sum < 1 {
@@ -414,13 +483,13 @@ func checkDecodeStep(t *testing.T, what string, k, v storedMatrix, h []float32, 
 		ka, va := k.sub(lo, hi), v.sub(lo, hi)
 		switch k.format {
 		case "bf16":
-			ok = DotSoftmaxMatTVecBF16(ctx, scores[lo:hi], ka.bf, va.bf, h, &st)
+			ok = DotSoftmaxMatTVecStored(ctx, scores[lo:hi], ka.bf, va.bf, h, &st)
 		case "f16":
-			ok = DotSoftmaxMatTVecF16(ctx, scores[lo:hi], ka.f, va.f, h, &st)
+			ok = DotSoftmaxMatTVecStored(ctx, scores[lo:hi], ka.f, va.f, h, &st)
 		case "q8q8":
 			ok = DotSoftmaxMatTVecQ8Q8(ctx, scores[lo:hi], ka.q, va.q, hq, &st)
 		default:
-			ok = DotSoftmaxMatTVecQ8(ctx, scores[lo:hi], ka.q, va.q, h, &st)
+			ok = DotSoftmaxMatTVecStored(ctx, scores[lo:hi], ka.q, va.q, h, &st)
 		}
 		calls++
 	}
@@ -580,11 +649,11 @@ func TestDecodeStepSpecial(t *testing.T) {
 				var ok bool
 				switch m.format {
 				case "bf16":
-					ok = DotSoftmaxMatTVecBF16(ctx, scores, arg.bf, arg.bf, h, &st)
+					ok = DotSoftmaxMatTVecStored(ctx, scores, arg.bf, arg.bf, h, &st)
 				case "f16":
-					ok = DotSoftmaxMatTVecF16(ctx, scores, arg.f, arg.f, h, &st)
+					ok = DotSoftmaxMatTVecStored(ctx, scores, arg.f, arg.f, h, &st)
 				default:
-					ok = DotSoftmaxMatTVecQ8(ctx, scores, arg.q, arg.q, h, &st)
+					ok = DotSoftmaxMatTVecStored(ctx, scores, arg.q, arg.q, h, &st)
 				}
 				if ok {
 					t.Fatalf("%s with h[5] = %v: true", m.format, sp)
@@ -622,11 +691,11 @@ func TestDecodeNoAllocs(t *testing.T) {
 				st := SoftmaxState{Max: float32(math.Inf(-1))}
 				switch m.format {
 				case "bf16":
-					DotSoftmaxMatTVecBF16(d[:72], scores, arg.bf, arg.bf, x[:72], &st)
+					DotSoftmaxMatTVecStored(d[:72], scores, arg.bf, arg.bf, x[:72], &st)
 				case "f16":
-					DotSoftmaxMatTVecF16(d[:72], scores, arg.f, arg.f, x[:72], &st)
+					DotSoftmaxMatTVecStored(d[:72], scores, arg.f, arg.f, x[:72], &st)
 				default:
-					DotSoftmaxMatTVecQ8(d[:72], scores, arg.q, arg.q, x[:72], &st)
+					DotSoftmaxMatTVecStored(d[:72], scores, arg.q, arg.q, x[:72], &st)
 				}
 			}
 		}

@@ -19,45 +19,52 @@ package kernels
 // A NaN scale (in A or x) makes the row's result NaN; a product of scales
 // beyond float32's range gives ±Inf or NaN.
 //
-// x must hold Q8Blocks(a.Cols) blocks whose values past a.Cols are 0 (as ToQ8
-// leaves them). It panics unless len(dst) = a.Rows and len(x) =
-// Q8Blocks(a.Cols). dst must not overlap a.Data or x. No allocation; safe for
-// concurrent use.
-func MatVecQ8Q8(dst []float32, a Q8Matrix, x []Q8Block) {
-	a.check("MatVecQ8Q8", "a")
-	if len(dst) != a.Rows || len(x) != Q8Blocks(a.Cols) {
-		panicf("MatVecQ8Q8: a is %d×%d but len(dst)=%d, len(x)=%d blocks", a.Rows, a.Cols, len(dst), len(x))
+// x must hold Q8Blocks(a.Cols()) blocks whose values past a.Cols() are 0 (as
+// ToQ8 leaves them). It panics unless a's format is FormatQ8, len(dst) =
+// a.Rows() and len(x) = Q8Blocks(a.Cols()). No allocation; safe for
+// concurrent use on disjoint dst.
+func MatVecQ8Q8(dst []float32, a Stored, x []Q8Block) {
+	if a.format != FormatQ8 && a.rows > 0 {
+		panicf("MatVecQ8Q8: a is %v; want q8", a.format)
 	}
-	if a.Rows == 0 {
+	if len(dst) != a.rows || len(x) != Q8Blocks(a.cols) {
+		panicf("MatVecQ8Q8: a is %d×%d but len(dst)=%d, len(x)=%d blocks", a.rows, a.cols, len(dst), len(x))
+	}
+	if a.rows == 0 {
 		return
 	}
-	if a.Cols == 0 {
+	if a.cols == 0 {
 		clear(dst)
 		return
 	}
-	matVecQ8Q8(dst, a.Data, a.Stride, x)
+	matVecQ8Q8(dst, a.q8, a.lda, x)
 }
 
-// DotSoftmaxMatTVecQ8Q8 is DotSoftmaxMatTVecQ8 with the query in 8-bit blocks
-// (h = ToQ8 of the float32 query, quantised once for every call of a step):
-// the scores as MatVecQ8Q8, the rest as DotSoftmaxMatTVecQ8. Its scores carry
-// MatVecQ8Q8's bound, the query's rounding Σ_c|k̂_c|·Scale_h(c)/2 included
-// against the float32 query; the rest of the bound is DotSoftmaxMatTVecQ8's.
-// h must hold Q8Blocks(k.Cols) blocks whose values past k.Cols are 0.
+// DotSoftmaxMatTVecQ8Q8 is DotSoftmaxMatTVecStored for keys and values in
+// 8-bit blocks with the query in 8-bit blocks too (h = ToQ8 of the float32
+// query, quantised once for every call of a step): the scores as MatVecQ8Q8,
+// the rest as DotSoftmaxMatTVecStored. Its scores carry MatVecQ8Q8's bound,
+// the query's rounding Σ_c|k̂_c|·Scale_h(c)/2 included against the float32
+// query; the rest of the bound is DotSoftmaxMatTVecStored's. h must hold
+// Q8Blocks(k.Cols()) blocks whose values past k.Cols() are 0.
 //
-// It panics unless len(scores) = k.Rows = v.Rows, len(h) = Q8Blocks(k.Cols)
-// and len(ctx) = v.Cols. ctx, scores, h and the matrices must not overlap. No
-// allocation; safe for concurrent use on distinct ctx, scores and st.
-func DotSoftmaxMatTVecQ8Q8(ctx, scores []float32, k, v Q8Matrix, h []Q8Block, st *SoftmaxState) bool {
-	k.check("DotSoftmaxMatTVecQ8Q8", "k")
-	v.check("DotSoftmaxMatTVecQ8Q8", "v")
-	if len(scores) != k.Rows || v.Rows != k.Rows || len(h) != Q8Blocks(k.Cols) || len(ctx) != v.Cols {
-		panicf("DotSoftmaxMatTVecQ8Q8: k is %d×%d, v is %d×%d but len(scores)=%d, len(h)=%d blocks, len(ctx)=%d",
-			k.Rows, k.Cols, v.Rows, v.Cols, len(scores), len(h), len(ctx))
+// It panics unless k and v are FormatQ8, len(scores) = k.Rows() = v.Rows(),
+// len(h) = Q8Blocks(k.Cols()), len(ctx) = v.Cols() and st is not nil, and if
+// ctx and scores overlap. No allocation; safe for concurrent use on distinct
+// ctx, scores and st.
+func DotSoftmaxMatTVecQ8Q8(ctx, scores []float32, k, v Stored, h []Q8Block, st *SoftmaxState) bool {
+	const name = "DotSoftmaxMatTVecQ8Q8"
+	if k.format != FormatQ8 && k.rows > 0 {
+		panicf("%s: k is %v; want q8", name, k.format)
 	}
-	ks := k.stored()
-	ks.hq = h
-	return decodeStep(ctx, scores, ks, v.stored(), nil, st)
+	stepFormats(name, k, v, st)
+	if len(scores) != k.rows || v.rows != k.rows || len(h) != Q8Blocks(k.cols) || len(ctx) != v.cols {
+		panicf("%s: k is %d×%d, v is %d×%d but len(scores)=%d, len(h)=%d blocks, len(ctx)=%d",
+			name, k.rows, k.cols, v.rows, v.cols, len(scores), len(h), len(ctx))
+	}
+	checkDisjoint(name, "ctx", ctx, "scores", scores)
+	k.hq = h
+	return decodeStep(ctx, scores, k, v, nil, st)
 }
 
 // matVecQ8Q8Go is MatVecQ8Q8 in Go: dst[r] = Σ_b (Scale_a·Scale_x)·P_b, in

@@ -157,7 +157,7 @@ func TestDecodeStepQ8Q8SDOTBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(53, 54))
 	for _, rows := range []int{1, 7, 8, 9, 100, 300} {
 		for _, cols := range []int{1, 31, 32, 33, 64, 100, 128} {
-			k, v := NewQ8Matrix(randMatrix(rng, rows, cols)), NewQ8Matrix(randMatrix(rng, rows, cols))
+			k, v := NewStored(FormatQ8, randMatrix(rng, rows, cols)), NewStored(FormatQ8, randMatrix(rng, rows, cols))
 			h := make([]float32, cols)
 			fill(rng, h)
 			hq := make([]Q8Block, Q8Blocks(cols))

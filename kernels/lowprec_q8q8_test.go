@@ -43,9 +43,9 @@ func TestMatVecQ8Q8(t *testing.T) {
 					a := randMatrix(rng, rows, cols)
 					nb := Q8Blocks(cols)
 					pad := rng.IntN(3)
-					q := Q8Matrix{rows, cols, nb + pad, make([]Q8Block, rows*(nb+pad))}
+					q := StoredOf(rows, cols, nb+pad, make([]Q8Block, rows*(nb+pad)))
 					for r := 0; r < rows && cols > 0; r++ {
-						ToQ8(q.Data[r*(nb+pad):r*(nb+pad)+nb], a.Row(r))
+						ToQ8(q.q8[r*(nb+pad):r*(nb+pad)+nb], a.Row(r))
 					}
 					h := make([]float32, cols)
 					fill(rng, h)
@@ -57,7 +57,7 @@ func TestMatVecQ8Q8(t *testing.T) {
 					for r := range dst {
 						exact, abs, exactH, orig, query, store, sub := 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
 						for c := range h {
-							kb, xb := q.Data[r*q.Stride+c/32], hq[c/32]
+							kb, xb := q.q8[r*q.lda+c/32], hq[c/32]
 							kv := float64(kb.Scale) * float64(kb.Q[c%32])
 							hv := float64(xb.Scale) * float64(xb.Q[c%32])
 							exact += kv * hv
@@ -105,7 +105,7 @@ func TestMatVecQ8Q8Special(t *testing.T) {
 					a := randMatrix(rng, 9, cols)
 					h := make([]float32, cols)
 					fill(rng, h)
-					q := NewQ8Matrix(a)
+					q := NewStored(FormatQ8, a)
 					hq := make([]Q8Block, Q8Blocks(cols))
 					dst := make([]float32, 9)
 					// A special in the query: every row NaN.
@@ -121,7 +121,7 @@ func TestMatVecQ8Q8Special(t *testing.T) {
 					h[cols-1] = 0.5
 					ToQ8(hq, h)
 					a.Data[5*cols] = sp
-					q = NewQ8Matrix(a)
+					q = NewStored(FormatQ8, a)
 					MatVecQ8Q8(dst, q, hq)
 					for r, v := range dst {
 						if (v != v) != (r == 5) {
@@ -183,7 +183,7 @@ func TestDecodeQ8Q8Guard(t *testing.T) {
 								}
 								scores := gs[3].at(rows, atEnd)
 								ctx := gs[4].at(vc, atEnd)
-								km, vm := Q8Matrix{rows, kc, kb, k}, Q8Matrix{rows, vc, vb, v}
+								km, vm := StoredOf(rows, kc, kb, k), StoredOf(rows, vc, vb, v)
 								MatVecQ8Q8(scores, km, hq)
 								for r, s := range scores {
 									if s != want {
@@ -217,7 +217,7 @@ func TestDecodeStepQ8Q8Special(t *testing.T) {
 				h[40] = sp
 				hq := make([]Q8Block, 2)
 				ToQ8(hq, h)
-				q := NewQ8Matrix(a)
+				q := NewStored(FormatQ8, a)
 				scores, ctx := make([]float32, 40), make([]float32, 64)
 				st := SoftmaxState{Max: float32(math.Inf(-1))}
 				if DotSoftmaxMatTVecQ8Q8(ctx, scores, q, q, hq, &st) {
@@ -229,7 +229,7 @@ func TestDecodeStepQ8Q8Special(t *testing.T) {
 }
 
 func TestDecodeQ8Q8Panics(t *testing.T) {
-	q := NewQ8Matrix(Matrix{Rows: 2, Cols: 40, Stride: 40, Data: make([]float32, 80)})
+	q := NewStored(FormatQ8, Matrix{Rows: 2, Cols: 40, Stride: 40, Data: make([]float32, 80)})
 	for name, f := range map[string]func(){
 		"MatVecQ8Q8 dst": func() { MatVecQ8Q8(make([]float32, 3), q, make([]Q8Block, 2)) },
 		"MatVecQ8Q8 x":   func() { MatVecQ8Q8(make([]float32, 2), q, make([]Q8Block, 1)) },
@@ -253,7 +253,7 @@ func TestDecodeQ8Q8Panics(t *testing.T) {
 
 func TestDecodeQ8Q8NoAllocs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(37, 38))
-	q := NewQ8Matrix(randMatrix(rng, 300, 128))
+	q := NewStored(FormatQ8, randMatrix(rng, 300, 128))
 	h := make([]float32, 128)
 	fill(rng, h)
 	hq := make([]Q8Block, 4)
@@ -298,7 +298,7 @@ func TestFromQ8(t *testing.T) {
 				}
 			}
 			want := make([]float32, n)
-			fallback.DequantizeQ8(want, src)
+			fallback.DequantizeQ8(want, fq8(src))
 			dst, dstOK := slab(t, n, rng.IntN(8))
 			FromQ8(dst, src)
 			dstOK()
@@ -358,7 +358,7 @@ func TestToQ8(t *testing.T) {
 				}
 				nb := Q8Blocks(n)
 				want := make([]Q8Block, nb)
-				fallback.QuantizeQ8(want, x)
+				fallback.QuantizeQ8(fq8(want), x)
 				got := make([]Q8Block, nb)
 				ToQ8(got, x)
 				for _, atEnd := range []bool{false, true} {

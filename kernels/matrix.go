@@ -26,6 +26,15 @@ func (m Matrix) Row(i int) []float32 {
 	return m.Data[i*m.Stride : i*m.Stride+m.Cols : i*m.Stride+m.Cols]
 }
 
+// span returns the elements from m's first to its last, or nil when it has
+// none; m is valid.
+func (m Matrix) span() []float32 {
+	if m.Rows == 0 || m.Cols == 0 {
+		return nil
+	}
+	return m.Data[:(m.Rows-1)*m.Stride+m.Cols]
+}
+
 // check panics unless m is a valid matrix; name is the argument's name in
 // kernel's message.
 func (m Matrix) check(kernel, name string) {

@@ -1,13 +1,16 @@
 package kernels
 
-// MatVec sets dst = A·x. It panics unless len(dst) = a.Rows and len(x) = a.Cols.
-// dst must not overlap x or a.Data. Each dst[r] is Dot(row r of A, x): Dot's
-// error bound and special-value rules.
+// MatVec sets dst = A·x. It panics unless len(dst) = a.Rows and len(x) =
+// a.Cols, and if dst overlaps x or the elements of A. Each dst[r] is Dot(row r
+// of A, x): Dot's error bound and special-value rules. It does not allocate
+// and is safe for concurrent use on disjoint dst.
 func MatVec(dst []float32, a Matrix, x []float32) {
 	a.check("MatVec", "a")
 	if len(dst) != a.Rows || len(x) != a.Cols {
 		panicf("MatVec: a is %d×%d but len(dst)=%d, len(x)=%d", a.Rows, a.Cols, len(dst), len(x))
 	}
+	checkDisjoint("MatVec", "dst", dst, "x", x)
+	checkDisjoint("MatVec", "dst", dst, "a", a.span())
 	if a.Cols == 0 {
 		clear(dst)
 		return
@@ -15,27 +18,48 @@ func MatVec(dst []float32, a Matrix, x []float32) {
 	matVec(dst, a.Data, a.Stride, x)
 }
 
-// MatTVec sets dst += Aᵀ·x, the x-weighted sum of the rows of A: with A the
-// values and x the attention weights it builds the context vector. It panics
-// unless len(dst) = a.Cols and len(x) = a.Rows. dst must not overlap x or a.Data.
-// Each dst[c] is within γₙ₊₁·(|dst[c]| + Σᵣ|x[r]·A[r,c]|) of the exact result,
-// and follows Dot's special-value rules for the sum dst[c]·1 + Σᵣ x[r]·A[r,c],
-// except that where every term is zero the result is a zero of either sign.
+// MatTVec sets dst = Aᵀ·x, the x-weighted sum of the rows of A: with A the
+// values and x the attention weights it builds the context vector. It is
+// MatTVecAdd on a cleared dst: the same panics, bound (with dst = 0) and
+// special values.
 func MatTVec(dst []float32, a Matrix, x []float32) {
-	a.check("MatTVec", "a")
-	if len(dst) != a.Cols || len(x) != a.Rows {
-		panicf("MatTVec: a is %d×%d but len(dst)=%d, len(x)=%d", a.Rows, a.Cols, len(dst), len(x))
-	}
+	checkMatTVecArgs("MatTVec", dst, a, x)
+	clear(dst)
 	if a.Rows == 0 || a.Cols == 0 {
 		return
 	}
 	matTVec(dst, a.Data, a.Stride, x)
 }
 
+// MatTVecAdd sets dst += Aᵀ·x: it adds the x-weighted sum of the rows of A to
+// dst. It panics unless len(dst) = a.Cols and len(x) = a.Rows, and if dst
+// overlaps x or the elements of A. Each dst[c] is within
+// γₙ₊₁·(|dst[c]| + Σᵣ|x[r]·A[r,c]|) of the exact result (n = a.Rows), and
+// follows Dot's special-value rules for the sum dst[c]·1 + Σᵣ x[r]·A[r,c],
+// except that where every term is zero the result is a zero of either sign.
+// It does not allocate and is safe for concurrent use on disjoint dst.
+func MatTVecAdd(dst []float32, a Matrix, x []float32) {
+	checkMatTVecArgs("MatTVecAdd", dst, a, x)
+	if a.Rows == 0 || a.Cols == 0 {
+		return
+	}
+	matTVec(dst, a.Data, a.Stride, x)
+}
+
+// checkMatTVecArgs validates the arguments of MatTVec and MatTVecAdd.
+func checkMatTVecArgs(kernel string, dst []float32, a Matrix, x []float32) {
+	a.check(kernel, "a")
+	if len(dst) != a.Cols || len(x) != a.Rows {
+		panicf("%s: a is %d×%d but len(dst)=%d, len(x)=%d", kernel, a.Rows, a.Cols, len(dst), len(x))
+	}
+	checkDisjoint(kernel, "dst", dst, "x", x)
+	checkDisjoint(kernel, "dst", dst, "a", a.span())
+}
+
 // MatVecBatch sets each row b of dst to A·(row b of x), that is dst = x·Aᵀ: many
 // vectors against one matrix (several queries against one key matrix), reading
 // each element of A once for several vectors. It panics unless x is
-// batch×a.Cols and dst is batch×a.Rows. dst must not overlap x or a. Each
+// batch×a.Cols and dst is batch×a.Rows, and if dst overlaps x or a. Each
 // element is a Dot of a row of A and a row of x: Dot's error bound and
 // special-value rules. Large batches are computed as Gemm(false, true, 1, x,
 // a, 0, dst), whose products are summed with fused multiply-adds and α = 1
@@ -50,6 +74,8 @@ func MatVecBatch(dst Matrix, a Matrix, x Matrix) {
 		panicf("MatVecBatch: a is %d×%d, x is %d×%d, dst is %d×%d; want x batch×%d and dst batch×%d",
 			a.Rows, a.Cols, x.Rows, x.Cols, dst.Rows, dst.Cols, a.Cols, a.Rows)
 	}
+	checkDisjoint("MatVecBatch", "dst", dst.span(), "x", x.span())
+	checkDisjoint("MatVecBatch", "dst", dst.span(), "a", a.span())
 	if dst.Rows == 0 || dst.Cols == 0 {
 		return
 	}
@@ -60,7 +86,7 @@ func MatVecBatch(dst Matrix, a Matrix, x Matrix) {
 		return
 	}
 	if matVecBatchGemm(a.Rows, a.Cols, x.Rows) {
-		Gemm(false, true, 1, x, a, 0, dst)
+		Gemm(NoTrans, Trans, 1, x, a, 0, dst)
 		return
 	}
 	matVecBatch(dst.Data, dst.Stride, a.Data, a.Stride, x.Data, x.Stride, a.Rows, a.Cols, x.Rows)

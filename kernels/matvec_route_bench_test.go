@@ -25,7 +25,7 @@ func BenchmarkMatVecBatchRoute(b *testing.B) {
 							c := startCPU(b)
 							for b.Loop() {
 								if route == "gemm" {
-									Gemm(false, true, 1, x, a, 0, d)
+									Gemm(NoTrans, Trans, 1, x, a, 0, d)
 								} else {
 									matVecBatch(d.Data, d.Stride, a.Data, a.Stride, x.Data, x.Stride, rows, cols, batch)
 								}

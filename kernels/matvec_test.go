@@ -208,11 +208,17 @@ func TestMatTVec(t *testing.T) {
 				a0 := slices.Clone(a.Data)
 				want := slices.Clone(dst0)
 				fallback.MatTVec(want, a.Data, a.Stride, x)
-				MatTVec(dst, a, x)
-				checkMatTVec(t, "MatTVec", dst, want, dst0, a, x)
+				MatTVecAdd(dst, a, x)
+				checkMatTVec(t, "MatTVecAdd", dst, want, dst0, a, x)
 				if !slices.Equal(x, x0) || !slices.Equal(bits(a.Data), bits(a0)) {
-					t.Fatalf("%d×%d: MatTVec changed its inputs", rows, cols)
+					t.Fatalf("%d×%d: MatTVecAdd changed its inputs", rows, cols)
 				}
+				// MatTVec overwrites: the sum from zero.
+				zero := make([]float32, cols)
+				want = slices.Clone(zero)
+				fallback.MatTVec(want, a.Data, a.Stride, x)
+				MatTVec(dst, a, x)
+				checkMatTVec(t, "MatTVec", dst, want, zero, a, x)
 				aok()
 				xok()
 				dok()
@@ -245,7 +251,7 @@ func TestMatTVecSpecial(t *testing.T) {
 				dst0 := slices.Clone(dst)
 				want := slices.Clone(dst)
 				fallback.MatTVec(want, a.Data, cols, x)
-				MatTVec(dst, a, x)
+				MatTVecAdd(dst, a, x)
 				checkMatTVec(t, "MatTVec", dst, want, dst0, a, x)
 			}
 		}
@@ -260,7 +266,7 @@ func TestMatTVecGuard(t *testing.T) {
 		dst0 := slices.Clone(dst)
 		want := slices.Clone(dst)
 		fallback.MatTVec(want, a.Data, n, x)
-		MatTVec(dst, a, x)
+		MatTVecAdd(dst, a, x)
 		checkMatTVec(t, "MatTVec", dst, want, dst0, a, x)
 	})
 }
@@ -271,11 +277,11 @@ func TestMatTVecPanics(t *testing.T) {
 		want string
 		f    func()
 	}{
-		{"heed/kernels: MatTVec: a is 3×4 but len(dst)=3, len(x)=3", func() { MatTVec(make([]float32, 3), a, make([]float32, 3)) }},
-		{"heed/kernels: MatTVec: a is 3×4 but len(dst)=4, len(x)=4", func() { MatTVec(make([]float32, 4), a, make([]float32, 4)) }},
-		{"heed/kernels: MatTVec: a is 3×-4: negative size", func() { MatTVec(nil, Matrix{Rows: 3, Cols: -4}, nil) }},
-		{"heed/kernels: MatTVec: a is 3×4 with stride 3 < 4 columns", func() { MatTVec(nil, Matrix{Rows: 3, Cols: 4, Stride: 3, Data: a.Data}, nil) }},
-		{"heed/kernels: MatTVec: a is 3×4 with stride 5: len(a.Data)=13 < 14", func() { MatTVec(nil, Matrix{Rows: 3, Cols: 4, Stride: 5, Data: a.Data[:13]}, nil) }},
+		{"heed/kernels: MatTVecAdd: a is 3×4 but len(dst)=3, len(x)=3", func() { MatTVecAdd(make([]float32, 3), a, make([]float32, 3)) }},
+		{"heed/kernels: MatTVecAdd: a is 3×4 but len(dst)=4, len(x)=4", func() { MatTVecAdd(make([]float32, 4), a, make([]float32, 4)) }},
+		{"heed/kernels: MatTVecAdd: a is 3×-4: negative size", func() { MatTVecAdd(nil, Matrix{Rows: 3, Cols: -4}, nil) }},
+		{"heed/kernels: MatTVecAdd: a is 3×4 with stride 3 < 4 columns", func() { MatTVecAdd(nil, Matrix{Rows: 3, Cols: 4, Stride: 3, Data: a.Data}, nil) }},
+		{"heed/kernels: MatTVecAdd: a is 3×4 with stride 5: len(a.Data)=13 < 14", func() { MatTVecAdd(nil, Matrix{Rows: 3, Cols: 4, Stride: 5, Data: a.Data[:13]}, nil) }},
 	} {
 		mustPanic(t, c.want, c.f)
 	}
@@ -311,7 +317,7 @@ func FuzzMatTVec(f *testing.F) {
 		fallback.MatTVec(want, a.Data, a.Stride, x)
 		eachISA(func(isa string) {
 			got := slices.Clone(dst0)
-			MatTVec(got, a, x)
+			MatTVecAdd(got, a, x)
 			checkMatTVec(t, isa+" MatTVec", got, want, dst0, a, x)
 		})
 	})
@@ -552,7 +558,7 @@ func TestMatrixOneRow(t *testing.T) {
 				dst0 := slices.Clone(dst)
 				want := slices.Clone(dst)
 				fallback.MatTVec(want, a.Data, cols, w)
-				MatTVec(dst, a, w)
+				MatTVecAdd(dst, a, w)
 				checkMatTVec(t, "MatTVec", dst, want, dst0, a, w)
 			}
 		}

@@ -181,12 +181,12 @@ func TestNEONLowPrecMatTVec(t *testing.T) {
 				nb := cols/Q8BlockLen + pad%2
 				q := make([]Q8Block, rows*nb)
 				for r := 0; r < rows; r++ {
-					fallback.QuantizeQ8(q[r*nb:], a.Data[r*cols:(r+1)*cols])
+					fallback.QuantizeQ8(fq8(q[r*nb:]), a.Data[r*cols:(r+1)*cols])
 				}
 				got := append([]float32(nil), acc...)
 				want := append([]float32(nil), acc...)
 				matTVecQ8NEON(got, q8Bytes(q), nb, x)
-				fallback.MatTVecQ8(want, q, nb, x)
+				fallback.MatTVecQ8(want, fq8(q), nb, x)
 				neonSameBits(t, fmt.Sprintf("matTVecQ8NEON %d×%d", rows, cols), got, want)
 			}
 		}
@@ -249,7 +249,7 @@ func TestNEONFromQ8(t *testing.T) {
 		got, want := make([]float32, nb*Q8BlockLen+1), make([]float32, nb*Q8BlockLen)
 		got[len(want)] = canary
 		fromQ8NEON(got[:len(want)], q8Bytes(src))
-		fallback.DequantizeQ8(want, src)
+		fallback.DequantizeQ8(want, fq8(src))
 		neonSameBits(t, fmt.Sprintf("fromQ8NEON %d blocks", nb), got, want)
 		if math.Float32bits(got[len(want)]) != math.Float32bits(canary) {
 			t.Fatalf("fromQ8NEON %d blocks wrote past dst", nb)

@@ -1,8 +1,8 @@
 package kernels
 
 // Sigmoid sets dst[i] = σ(x[i]) = 1/(1+e^−x[i]), the logistic function (the
-// gates of LSTM and GRU cells). It panics if len(dst) != len(x); dst may be x,
-// but must not otherwise overlap it.
+// gates of LSTM and GRU cells). dst may be x; it panics if len(dst) !=
+// len(x) or if dst otherwise overlaps x.
 //
 // Accuracy: within 2 ULP of the correctly rounded result wherever that is a
 // normal float32 (measured over all 2³² inputs with AVX2 and AVX-512: at most
@@ -27,5 +27,6 @@ package kernels
 // e^t's whole error on for x < 0.
 func Sigmoid(dst, x []float32) {
 	checkSameLen("Sigmoid", "dst", "x", len(dst), len(x))
+	checkAlias("Sigmoid", dst, "x", x)
 	sigmoid(dst, x)
 }

@@ -1,8 +1,8 @@
 package kernels
 
 // Softmax sets dst[i] = e^(x[i]−m) / Σⱼ e^(x[j]−m), m = max x: the numerically
-// stable softmax. It panics if len(dst) != len(x); dst may be x (in place), but
-// must not otherwise overlap it.
+// stable softmax. dst may be x (in place); it panics if len(dst) != len(x) or
+// if dst otherwise overlaps x.
 //
 // Each output p[i] is within (|x[i]−m| + n + 4)·u relative of the exact value
 // (u = 2⁻²⁴, n = len(x)), and the outputs sum to 1 within (n+2)·u; an output
@@ -16,6 +16,7 @@ func Softmax(dst, x []float32) {
 	if len(dst) != len(x) {
 		panic(softmaxLen{len(dst), len(x)})
 	}
+	checkAlias("Softmax", dst, "x", x)
 	softmax(dst, x)
 }
 

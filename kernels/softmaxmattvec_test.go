@@ -29,9 +29,9 @@ func checkSoftmaxMatTVec(t *testing.T, what string, dst []float32, a Matrix, x [
 	wantX, wantDst := slices.Clone(x), slices.Clone(dst)
 	Softmax(wantX, wantX)
 	if !fullyMasked(x0) { // a fully masked row leaves dst unchanged
-		MatTVec(wantDst, a, wantX)
+		MatTVecAdd(wantDst, a, wantX)
 	}
-	SoftmaxMatTVec(dst, a, x)
+	SoftmaxMatTVecAdd(dst, a, x)
 	if !slices.Equal(bits(a.Data), a0) {
 		t.Fatalf("%s: a changed", what)
 	}
@@ -114,7 +114,7 @@ func TestSoftmaxMatTVecMasked(t *testing.T) {
 					dst[i] = dstVals[i%len(dstVals)]
 				}
 				dst0 := bits(dst)
-				SoftmaxMatTVec(dst, a, x)
+				SoftmaxMatTVecAdd(dst, a, x)
 				if !slices.Equal(bits(dst), dst0) {
 					t.Fatalf("%d×%d: dst %v, want unchanged", rows, cols, dst)
 				}
@@ -142,10 +142,10 @@ func TestSoftmaxMatTVecGuard(t *testing.T) {
 
 func TestSoftmaxMatTVecPanics(t *testing.T) {
 	a := Matrix{Rows: 3, Cols: 4, Stride: 5, Data: make([]float32, 14)}
-	mustPanic(t, "heed/kernels: SoftmaxMatTVec: a is 3×4 but len(dst)=3, len(x)=3",
-		func() { SoftmaxMatTVec(make([]float32, 3), a, make([]float32, 3)) })
-	mustPanic(t, "heed/kernels: SoftmaxMatTVec: a is 3×4 with stride 3 < 4 columns",
-		func() { SoftmaxMatTVec(nil, Matrix{Rows: 3, Cols: 4, Stride: 3, Data: a.Data}, nil) })
+	mustPanic(t, "heed/kernels: SoftmaxMatTVecAdd: a is 3×4 but len(dst)=3, len(x)=3",
+		func() { SoftmaxMatTVecAdd(make([]float32, 3), a, make([]float32, 3)) })
+	mustPanic(t, "heed/kernels: SoftmaxMatTVecAdd: a is 3×4 with stride 3 < 4 columns",
+		func() { SoftmaxMatTVecAdd(nil, Matrix{Rows: 3, Cols: 4, Stride: 3, Data: a.Data}, nil) })
 }
 
 func FuzzSoftmaxMatTVec(f *testing.F) {

@@ -1,7 +1,8 @@
 package kernels
 
-// Axpy sets y[i] += alpha·x[i]. It panics if len(x) != len(y). x and y must not
-// overlap unless they are the same slice.
+// Axpy sets y[i] += alpha·x[i], BLAS's saxpy: y is updated in place. It
+// panics if len(x) != len(y), or if x and y overlap without being the same
+// slice.
 //
 // Each y[i] becomes the IEEE result of y[i] + alpha·x[i] either rounded once
 // (fused multiply-add) or with the product rounded first, which one depending
@@ -13,12 +14,11 @@ func Axpy(alpha float32, x, y []float32) {
 	if len(x) != len(y) {
 		panic(axpyLen{len(x), len(y)})
 	}
+	if shifted(x, y) {
+		panicAlias("Axpy", "y", "x")
+	}
 	axpy(alpha, x, y)
 }
-
-// Scale sets x[i] *= alpha, each product rounded once as in IEEE arithmetic:
-// the same result, special values included, on every ISA.
-func Scale(alpha float32, x []float32) { scale(alpha, x) }
 
 // Sum returns Σ x[i], with error ≤ γₙ·Σ|x[i]| (n = len(x)); +0 for an empty
 // slice or one of zeros of either sign. Special values are Dot's for Dot(x, 1…1):

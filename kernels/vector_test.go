@@ -307,7 +307,7 @@ func TestScale(t *testing.T) {
 			fill(rng, x)
 			x0 := slices.Clone(x)
 			alpha := float32(rng.Float64()*4 - 2)
-			Scale(alpha, x)
+			Scale(x, alpha, x)
 			checkScale(t, x, alpha, x0)
 		})
 	})
@@ -323,7 +323,7 @@ func TestScaleSpecial(t *testing.T) {
 				x = withSpecials(rng, x, trial)
 				alpha := []float32{0.5, -3, 0, float32(math.Inf(-1)), float32(math.NaN()), 1e30}[trial%6]
 				x0 := slices.Clone(x)
-				Scale(alpha, x)
+				Scale(x, alpha, x)
 				checkScale(t, x, alpha, x0)
 			}
 		}
@@ -334,7 +334,7 @@ func TestScaleGuard(t *testing.T) {
 	forEachGuarded(t, 257, 1, func(t *testing.T, n int, get func(int) []float32) {
 		x := get(n)
 		x0 := slices.Clone(x)
-		Scale(-2.5, x)
+		Scale(x, -2.5, x)
 		checkScale(t, x, -2.5, x0)
 	})
 }
@@ -346,7 +346,7 @@ func FuzzScale(f *testing.F) {
 		x0 := floats(data)
 		eachISA(func(isa string) {
 			x := slices.Clone(x0)
-			Scale(alpha, x)
+			Scale(x, alpha, x)
 			checkScale(t, x, alpha, x0)
 		})
 	})

@@ -29,7 +29,7 @@ func (bw *batchWork) pack(ws ...kernels.Matrix) {
 		bw.packed = make([]kernels.PackedB, len(ws))
 	}
 	for i, w := range ws {
-		bw.packed[i].Pack(true, w)
+		bw.packed[i].Pack(kernels.Trans, w)
 	}
 	bw.isa, bw.ready = kernels.Active(), true
 }
@@ -69,7 +69,7 @@ func (bw *batchWork) gather(x, h kernels.Matrix, in, hidden int) kernels.Matrix 
 // it computes what Step(hOut.Row(b), cOut.Row(b), x.Row(b), h.Row(b),
 // c.Row(b)) does, up to the summation order of the gate product. x is
 // B×In and h, c, hOut and cOut are B×Hidden, any strides; hOut may be h and
-// cOut may be c (in place, the same rows), no other overlap is allowed. It
+// cOut may be c (in place, the same rows); it panics on any other overlap. It
 // panics, naming the shapes, unless the matrices are valid and of those
 // sizes.
 //
@@ -91,6 +91,17 @@ func (l *LSTM) StepBatch(hOut, cOut, x, h, c kernels.Matrix) {
 		panic(fmt.Sprintf("heed/rnn: LSTM.StepBatch: in=%d, hidden=%d but x is %s, h %s, c %s, hOut %s, cOut %s; want x B×%d, the others B×%d",
 			l.In, H, shape(x), shape(h), shape(c), shape(hOut), shape(cOut), l.In, H))
 	}
+	const call = "LSTM.StepBatch"
+	ho, co := span(hOut), span(cOut)
+	checkApart(call, "hOut", ho, "cOut", co)
+	checkApart(call, "hOut", ho, "x", span(x))
+	checkApart(call, "hOut", ho, "c", span(c))
+	checkApart(call, "cOut", co, "x", span(x))
+	checkApart(call, "cOut", co, "h", span(h))
+	checkInPlace(call, "hOut", ho, "h", span(h))
+	checkInPlace(call, "cOut", co, "c", span(c))
+	l.busy.Enter("rnn.LSTM")
+	defer l.busy.Exit()
 	if B == 0 {
 		return
 	}
@@ -99,7 +110,7 @@ func (l *LSTM) StepBatch(hOut, cOut, x, h, c kernels.Matrix) {
 	xh := bw.gather(x, h, l.In, H)
 	bw.gates = grow(bw.gates, B*4*H)
 	g := kernels.Matrix{Rows: B, Cols: 4 * H, Stride: 4 * H, Data: bw.gates}
-	bw.scratch.GemmPacked(false, 1, xh, &bw.packed[0], 0, g)
+	bw.scratch.GemmPacked(kernels.NoTrans, 1, xh, &bw.packed[0], 0, g)
 	for b := range B {
 		kernels.LSTMCell(hOut.Row(b), cOut.Row(b), g.Row(b), l.b, c.Row(b))
 	}
@@ -108,8 +119,8 @@ func (l *LSTM) StepBatch(hOut, cOut, x, h, c kernels.Matrix) {
 // StepBatch advances B = x.Rows sequences by one step each: for every b < B
 // it computes what Step(hOut.Row(b), x.Row(b), h.Row(b)) does, up to the
 // summation order of the products. x is B×In and h and hOut are B×Hidden,
-// any strides; hOut may be h (in place, the same rows), no other overlap is
-// allowed. It panics, naming the shapes, unless the matrices are valid and
+// any strides; hOut may be h (in place, the same rows); it panics on any
+// other overlap. It panics, naming the shapes, unless the matrices are valid and
 // of those sizes.
 //
 // The products of all B sequences are three matrix products
@@ -129,6 +140,10 @@ func (g *GRU) StepBatch(hOut, x, h kernels.Matrix) {
 		panic(fmt.Sprintf("heed/rnn: GRU.StepBatch: in=%d, hidden=%d but x is %s, h %s, hOut %s; want x B×%d, the others B×%d",
 			In, H, shape(x), shape(h), shape(hOut), In, H))
 	}
+	checkApart("GRU.StepBatch", "hOut", span(hOut), "x", span(x))
+	checkInPlace("GRU.StepBatch", "hOut", span(hOut), "h", span(h))
+	g.busy.Enter("rnn.GRU")
+	defer g.busy.Exit()
 	if B == 0 {
 		return
 	}
@@ -147,9 +162,9 @@ func (g *GRU) StepBatch(hOut, x, h kernels.Matrix) {
 	nx := kernels.Matrix{Rows: B, Cols: H, Stride: 3 * H, Data: bw.gates[2*H:]}
 	xs := kernels.Matrix{Rows: B, Cols: In, Stride: In + H, Data: bw.xh}
 	hs := kernels.Matrix{Rows: B, Cols: H, Stride: In + H, Data: bw.xh[In:]}
-	bw.scratch.GemmPacked(false, 1, xh, &bw.packed[0], 0, rz)
-	bw.scratch.GemmPacked(false, 1, xs, &bw.packed[1], 0, nx) // zeros if In = 0
-	bw.scratch.GemmPacked(false, 1, hs, &bw.packed[2], 0, nh)
+	bw.scratch.GemmPacked(kernels.NoTrans, 1, xh, &bw.packed[0], 0, rz)
+	bw.scratch.GemmPacked(kernels.NoTrans, 1, xs, &bw.packed[1], 0, nx) // zeros if In = 0
+	bw.scratch.GemmPacked(kernels.NoTrans, 1, hs, &bw.packed[2], 0, nh)
 	for b := range B {
 		kernels.GRUCell(hOut.Row(b), s.Row(b), nh.Row(b), g.bx, g.bh, h.Row(b))
 	}

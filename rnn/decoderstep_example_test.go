@@ -44,7 +44,7 @@ func ExampleLSTM_decoderStep() {
 	wOut := mat(vocab, hidden, 16/math.Sqrt(hidden))                // the output projection
 
 	cell := rnn.NewLSTM(embed, hidden, wLSTM, bLSTM)
-	mem := attention.NewMemory(attention.Dot(), encoder, kernels.Matrix{}) // values = keys
+	mem := attention.NewMemory(attention.Dot(), encoder, encoder) // values = keys
 	att := attention.NewAttentional(wc, hidden)
 	h, c := make([]float32, hidden), make([]float32, hidden)
 	weights, ctx, ht := make([]float32, S), make([]float32, hidden), make([]float32, hidden)

@@ -3,6 +3,7 @@ package rnn
 import (
 	"fmt"
 
+	"github.com/heedml/heed/internal/inuse"
 	"github.com/heedml/heed/kernels"
 )
 
@@ -26,7 +27,8 @@ type GRU struct {
 	xh         []float32 // [x; h]
 	gates      []float32 // r, z (2H), then W_nx·x (H)
 	nh         []float32 // W_nh·h (H)
-	batch      batchWork // StepBatch's
+	batch      batchWork  // StepBatch's
+	busy       inuse.Flag // in race builds: a call is running
 }
 
 // NewGRU returns a GRU cell with weights w (3H × (in+H)) and biases bx, bh
@@ -43,8 +45,8 @@ func NewGRU(in, hidden int, w kernels.Matrix, bx, bh []float32) *GRU {
 
 // Step computes one step: from the input x (In) and the hidden state h
 // (Hidden) it writes the new state into hOut (Hidden). hOut may be h (in
-// place); other overlaps are not allowed. It panics on wrong lengths and
-// allocates nothing.
+// place); it panics, naming the arguments, on any other overlap, and on wrong
+// lengths. It allocates nothing.
 //
 // The products are three kernels.MatVec calls (r and z over [x; h], then
 // W_nx·x and W_nh·h apart); the rest is one pass of kernels.GRUCell.
@@ -60,6 +62,10 @@ func (g *GRU) Step(hOut, x, h []float32) {
 		panic(fmt.Sprintf("heed/rnn: GRU.Step: in=%d, hidden=%d but len(x)=%d, len(h)=%d, len(hOut)=%d",
 			In, H, len(x), len(h), len(hOut)))
 	}
+	checkApart("GRU.Step", "hOut", hOut, "x", x)
+	checkInPlace("GRU.Step", "hOut", hOut, "h", h)
+	g.busy.Enter("rnn.GRU")
+	defer g.busy.Exit()
 	copy(g.xh, x)
 	copy(g.xh[In:], h)
 	w := g.w

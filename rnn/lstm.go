@@ -3,6 +3,7 @@ package rnn
 import (
 	"fmt"
 
+	"github.com/heedml/heed/internal/inuse"
 	"github.com/heedml/heed/kernels"
 )
 
@@ -24,7 +25,8 @@ type LSTM struct {
 	b          []float32
 	xh         []float32 // [x; h]
 	gates      []float32 // 4H
-	batch      batchWork // StepBatch's
+	batch      batchWork  // StepBatch's
+	busy       inuse.Flag // in race builds: a call is running
 }
 
 // NewLSTM returns an LSTM cell with weights w (4H × (in+H)) and bias b (4H),
@@ -42,8 +44,9 @@ func NewLSTM(in, hidden int, w kernels.Matrix, b []float32) *LSTM {
 
 // Step computes one step: from the input x (In), the hidden state h and the
 // cell state c (Hidden each) it writes the new states into hOut and cOut
-// (Hidden each). hOut may be h and cOut may be c (in place); other overlaps
-// are not allowed. It panics on wrong lengths and allocates nothing.
+// (Hidden each). hOut may be h and cOut may be c (in place); it panics, naming
+// the arguments, on any other overlap, and on wrong lengths. It allocates
+// nothing.
 //
 // The gates come from one kernels.MatVec over [x; h], the rest from one pass
 // of kernels.LSTMCell (bias, nonlinearities and state update).
@@ -58,6 +61,16 @@ func (l *LSTM) Step(hOut, cOut, x, h, c []float32) {
 		panic(fmt.Sprintf("heed/rnn: LSTM.Step: in=%d, hidden=%d but len(x)=%d, len(h)=%d, len(c)=%d, len(hOut)=%d, len(cOut)=%d",
 			l.In, H, len(x), len(h), len(c), len(hOut), len(cOut)))
 	}
+	const call = "LSTM.Step"
+	checkApart(call, "hOut", hOut, "cOut", cOut)
+	checkApart(call, "hOut", hOut, "x", x)
+	checkApart(call, "hOut", hOut, "c", c)
+	checkApart(call, "cOut", cOut, "x", x)
+	checkApart(call, "cOut", cOut, "h", h)
+	checkInPlace(call, "hOut", hOut, "h", h)
+	checkInPlace(call, "cOut", cOut, "c", c)
+	l.busy.Enter("rnn.LSTM")
+	defer l.busy.Exit()
 	copy(l.xh, x)
 	copy(l.xh[l.In:], h)
 	kernels.MatVec(l.gates, l.w, l.xh)
