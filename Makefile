@@ -74,8 +74,8 @@ test-generated:
 # all with the current Go; every path a shape selects is kept).
 GO_MIN ?= go1.24.11
 test-mingo:
-	GOTOOLCHAIN=$(GO_MIN) $(GO) vet ./...
-	GOTOOLCHAIN=$(GO_MIN) HEED_REQUIRE_ISA=$(NATIVE_ISAS) HEED_TEST_SPARSE=1 $(GO) test -short ./...
+	GOWORK=off GOTOOLCHAIN=$(GO_MIN) $(GO) vet ./...
+	GOWORK=off GOTOOLCHAIN=$(GO_MIN) HEED_REQUIRE_ISA=$(NATIVE_ISAS) HEED_TEST_SPARSE=1 $(GO) test -short ./...
 
 # The in-use checks that only race builds make (internal/inuse): a Memory,
 # Workspace, Batch, HeadCache, Attentional or cell used by two calls at once
@@ -89,11 +89,12 @@ test-bench:
 	cd bench && $(GO) test ./...
 
 # gonumblas/ (heed behind gonum's blas.Float32) against gonum itself: every ISA
-# here, purego, and arm64 under qemu; it must also build with the oldest Go its
-# go.mod allows.
+# here, purego, and arm64 under qemu (in the workspace); then as a consumer
+# gets it (.ci/consumer: no workspace, the core module served from HEAD by a
+# file GOPROXY), with the oldest Go its go.mod allows.
 test-gonumblas:
 	cd gonumblas && $(GO) test ./... && $(GO) test -tags purego ./...
-	cd gonumblas && GOTOOLCHAIN=$(GO_MIN) $(GO) vet ./...
+	GOTOOLCHAIN=$(GO_MIN) .ci/consumer
 	$(call need,$(QEMU_ARM),gonumblas arm64 tests,cd gonumblas && GOARCH=arm64 HEED_TEST_EXEC=$(QEMU_ARM) $(GO) test -timeout 40m -exec $(QEMU_ARM) ./...)
 
 # bench: heed beside the pure-Go peers; bench-cgo adds OpenBLAS and SLEEF

@@ -8,10 +8,8 @@ require (
 )
 
 require (
-	github.com/heedml/heed v0.0.0
+	github.com/heedml/heed v0.1.0
 	golang.org/x/mod v0.21.0 // indirect
 	golang.org/x/sync v0.8.0 // indirect
 	golang.org/x/tools v0.25.1 // indirect
 )
-
-replace github.com/heedml/heed => ../

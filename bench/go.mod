@@ -2,12 +2,10 @@ module github.com/heedml/heed/bench
 
 go 1.26.0
 
-replace github.com/heedml/heed => ../
-
 require (
 	github.com/ajroetker/go-highway v0.0.12
-	github.com/heedml/heed v0.0.0-00010101000000-000000000000
-	github.com/heedml/heed/gonumblas v0.0.0-00010101000000-000000000000
+	github.com/heedml/heed v0.1.0
+	github.com/heedml/heed/gonumblas v0.1.0
 	github.com/klauspost/cpuid/v2 v2.4.2
 	github.com/tphakala/simd v1.11.0
 	github.com/viterin/vek v0.4.3
@@ -20,5 +18,3 @@ require (
 	github.com/viterin/partial v1.1.0 // indirect
 	golang.org/x/exp v0.0.0-20230817173708-d852ddb80c63 // indirect
 )
-
-replace github.com/heedml/heed/gonumblas => ../gonumblas

@@ -2,10 +2,8 @@ module github.com/heedml/heed/gonumblas
 
 go 1.24.0
 
-replace github.com/heedml/heed => ../
-
 require (
-	github.com/heedml/heed v0.0.0-00010101000000-000000000000
+	github.com/heedml/heed v0.1.0
 	gonum.org/v1/gonum v0.17.0
 )
 
