@@ -311,7 +311,7 @@ func (m *Memory) Cap() int {
 // keys does); AttendMany's caches (Vᵀ, and the packed keys and values) are
 // dropped.
 //
-// When the values are the keys (NewMemoryFormat with a zero values matrix),
+// When the values are the keys (NewMemoryFormat with values the keys),
 // value must be nil. Append copies key and value; it allocates nothing. It
 // panics when the Memory is full (Len = Cap: call Grow first), when the Memory
 // was built by NewMemory (its matrices are the caller's), on wrong lengths, or

@@ -9,7 +9,7 @@ import (
 // direct computes a small MultiHead/GroupedQuery call (T·S ≤
 // tune.multiHeadDirect) on the calling goroutine without tiles: for each
 // head, the T×S scores by one MatVecBatch, then each query's scaled scores
-// through one SoftmaxMatTVec over the values of the keys it sees — Attend's
+// through one SoftmaxMatTVecAdd over the values of the keys it sees — Attend's
 // panel route, query by query. On so small a problem the tiled route's
 // packing and per-block folds cost more than the products. Its weights and
 // context keep Attend's bounds, within the tiled bound MultiHead states, and

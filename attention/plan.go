@@ -13,7 +13,7 @@ import "github.com/heedml/heed/kernels"
 // tuning holds the thresholds that choose a route. Tests override them with
 // setTuning.
 type tuning struct {
-	contextBlock     int // bytes of values per MatTVec of a context pass; the most SoftmaxMatTVec takes in one call
+	contextBlock     int // bytes of values per MatTVec of a context pass; the most SoftmaxMatTVecAdd takes in one call
 	streamMin        int // bytes of values above which a step that can stream takes one DotSoftmaxMatTVec pass
 	chunkBytes       int // bytes of keys per part of a long step whose score pass reads the values
 	splitMinRows     int // keys per part, at least, of a step split across goroutines
@@ -50,7 +50,7 @@ type route uint8
 const (
 	routeNone           route = iota // no key attended: zero weights and context
 	routeScores                      // Scores: the raw scores, masked
-	routePanel                       // scores, then one SoftmaxMatTVec (softmax and context)
+	routePanel                       // scores, then one SoftmaxMatTVecAdd (softmax and context)
 	routeBlocked                     // scores, Softmax, then MatTVec per block of values, the last block first
 	routeStream                      // one DotSoftmaxMatTVec pass (scores, running softmax and context)
 	routeSplit                       // parts of the keys, each with its own max, sum and context, merged exactly

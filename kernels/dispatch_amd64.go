@@ -60,7 +60,7 @@ func classOf(vendor cpuid.Vendor, family int) cpuClass {
 type route struct {
 	// width is the vector width in bits (256 or 512) of the AVX-512 kernels
 	// that come in both: Dot, Sum, Axpy, Scale, the element-wise kernels,
-	// MatTVec, MatVecBatch, SoftmaxMatTVec, DotSoftmaxMatTVec and the
+	// MatTVec, MatVecBatch, SoftmaxMatTVecAdd, DotSoftmaxMatTVec and the
 	// reduced-precision steps. HEED_AVX512_WIDTH overrides it.
 	width int
 	// streams: MatVec over an A beyond L2 reads it as four chunks of rows
@@ -280,7 +280,7 @@ func softmax(dst, x []float32) {
 	}
 }
 
-// softmaxMatTVec is SoftmaxMatTVec for len(x) ≥ 1 and len(dst) ≥ 1. A row
+// softmaxMatTVec is SoftmaxMatTVecAdd for len(x) ≥ 1 and len(dst) ≥ 1. A row
 // whose max is not finite or that holds a NaN is finished by the Go softmax
 // and then given its context.
 func softmaxMatTVec(dst, a []float32, lda int, x []float32) {

@@ -1,16 +1,28 @@
 // Package kernels holds heed's float32 SIMD kernels for attention: dot
 // products, matrix-vector products (plain, transposed, batched), vector exp and
 // tanh, a numerically stable softmax, the softmax and context of an attention
-// step in one call (SoftmaxMatTVec), a whole dot-product step in one streaming
-// pass over keys that are also the values (DotSoftmaxMatTVec) and the fused
-// additive (Bahdanau) score. For many queries, a packed general matrix product
-// (Gemm). For reduced-precision keys and values, bfloat16, binary16 and 8-bit
-// block storage ([BF16], [F16], [Q8Block]) with the decode kernels over them
-// (MatVecBF16, DotSoftmaxMatTVecQ8, …). For the rest of a decoder step,
-// Sigmoid, Log, LogSoftmax, TopK, and out-of-place element-wise kernels
-// (ScaleTo, AxpyTo, AddConstTo, Add, Sub, Mul, Div) with BLAS-strided DotInc and
-// AxpyInc; and the element-wise pass of a recurrent cell after its gate
-// product, nonlinearities and state update in one pass (LSTMCell, GRUCell).
+// step in one call (SoftmaxMatTVecAdd), a whole dot-product step in one
+// streaming pass over keys that are also the values (DotSoftmaxMatTVec) and the
+// fused additive (Bahdanau) score. For many queries, a packed general matrix
+// product (Gemm). For reduced-precision keys and values, bfloat16, binary16 and
+// 8-bit block storage ([BF16], [F16], [Q8Block]) in [Stored] matrices with the
+// decode kernels over them (MatVecStored, DotSoftmaxMatTVecStored, …). For the
+// rest of a decoder step, Sigmoid, Log, LogSoftmax, TopK, the element-wise
+// kernels (Scale, AddScaled, AddConst, Add, Sub, Mul, Div) with BLAS-strided
+// DotInc and AxpyInc; and the element-wise pass of a recurrent cell after its
+// gate product, nonlinearities and state update in one pass (LSTMCell,
+// GRUCell).
+//
+// Every kernel writes its result into its first argument, the destination,
+// and overwrites it: Exp(dst, x) sets dst = eˣ, MatVec(dst, a, x) sets dst =
+// A·x, MatTVec(dst, a, x) sets dst = Aᵀ·x. A kernel that adds to what its
+// destination holds says so in its name, which ends in Add (MatTVecAdd: dst +=
+// Aᵀ·x), or takes BLAS's β (Gemm: C = α·op(A)·op(B) + β·C). Axpy and AxpyInc
+// keep BLAS's name and meaning (y += α·x); a streaming kernel that continues a
+// running state (DotSoftmaxMatTVec) takes the state as a parameter. The
+// element-wise kernels allow the destination to be exactly an input (the same
+// first element and length), for an in-place update; every kernel panics,
+// naming the arguments, when an output overlaps an input in any other way.
 //
 // Every kernel validates its shapes in Go and panics, before touching memory,
 // with a message that names the kernel and the sizes. It then calls the best
@@ -25,7 +37,7 @@
 //   - Dot, Sum and the matrix-vector products: |error| ≤ γₙ·Σ|xᵢ·yᵢ|, γₙ = n·u/(1−n·u).
 //   - Exp and Tanh: ≤ 2 ULP.
 //   - Softmax: each output within (|xᵢ − max| + n + 4)·u relative, and Σ = 1 within (n+2)·u.
-//   - SoftmaxMatTVec: Softmax's bounds for the weights, γₙ₊₂ for the context they give.
+//   - SoftmaxMatTVecAdd: Softmax's bounds for the weights, γₙ₊₂ for the context they give.
 //   - DotSoftmaxMatTVec: Dot's bound for the scores; each term of the sum and context within
 //     γₖ + (|scoreᵣ − max| + D)·u, k counting the rows, two roundings per exponential and
 //     three per rescaling, D the largest |scoreᵣ − max|.

@@ -11,7 +11,9 @@ package kernels
 // unspecified (it is a quiet NaN). None allocates; all are safe for
 // concurrent use on disjoint dst.
 
-// Scale sets dst[i] = alpha·x[i]; Scale(x, alpha, x) scales x in place.
+// Scale sets dst[i] = alpha·x[i]; Scale(x, alpha, x) scales x in place. dst
+// may be x; it panics if the lengths differ or dst otherwise overlaps x. Each
+// product is rounded once, the same on every ISA.
 func Scale(dst []float32, alpha float32, x []float32) {
 	checkSameLen("Scale", "dst", "x", len(dst), len(x))
 	checkAlias("Scale", dst, "x", x)
@@ -23,42 +25,50 @@ func Scale(dst []float32, alpha float32, x []float32) {
 }
 
 // AddScaled sets dst[i] = alpha·x[i] + y[i], rounded once (a fused
-// multiply-add): BLAS's axpy out of place.
+// multiply-add): BLAS's axpy out of place. dst may be x or y; it panics if the
+// lengths differ or dst otherwise overlaps them. The same bits on every ISA.
 func AddScaled(dst []float32, alpha float32, x, y []float32) {
 	check3("AddScaled", len(dst), len(x), len(y))
 	checkAlias2("AddScaled", dst, x, y)
 	axpyTo(dst, alpha, x, y)
 }
 
-// AddConst sets dst[i] = x[i] + c.
+// AddConst sets dst[i] = x[i] + c, rounded once. dst may be x; it panics if
+// the lengths differ or dst otherwise overlaps x.
 func AddConst(dst []float32, c float32, x []float32) {
 	checkSameLen("AddConst", "dst", "x", len(dst), len(x))
 	checkAlias("AddConst", dst, "x", x)
 	addConstTo(dst, c, x)
 }
 
-// Add sets dst[i] = x[i] + y[i].
+// Add sets dst[i] = x[i] + y[i], rounded once. dst may be x or y; it panics if
+// the lengths differ or dst otherwise overlaps them.
 func Add(dst, x, y []float32) {
 	check3("Add", len(dst), len(x), len(y))
 	checkAlias2("Add", dst, x, y)
 	add(dst, x, y)
 }
 
-// Sub sets dst[i] = x[i] − y[i].
+// Sub sets dst[i] = x[i] − y[i], rounded once. dst may be x or y; it panics if
+// the lengths differ or dst otherwise overlaps them.
 func Sub(dst, x, y []float32) {
 	check3("Sub", len(dst), len(x), len(y))
 	checkAlias2("Sub", dst, x, y)
 	sub(dst, x, y)
 }
 
-// Mul sets dst[i] = x[i]·y[i], the element-wise (Hadamard) product.
+// Mul sets dst[i] = x[i]·y[i], the element-wise (Hadamard) product, rounded
+// once. dst may be x or y; it panics if the lengths differ or dst otherwise
+// overlaps them.
 func Mul(dst, x, y []float32) {
 	check3("Mul", len(dst), len(x), len(y))
 	checkAlias2("Mul", dst, x, y)
 	mul(dst, x, y)
 }
 
-// Div sets dst[i] = x[i]/y[i] (IEEE division: x/±0 is ±Inf or NaN).
+// Div sets dst[i] = x[i]/y[i], correctly rounded (IEEE division: x/±0 is ±Inf
+// or NaN). dst may be x or y; it panics if the lengths differ or dst otherwise
+// overlaps them.
 func Div(dst, x, y []float32) {
 	check3("Div", len(dst), len(x), len(y))
 	checkAlias2("Div", dst, x, y)
