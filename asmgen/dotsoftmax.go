@@ -91,14 +91,14 @@ const (
 // sets, and the next block's prefetched lines would evict the current one's):
 // each block's scores are taken row after row (four accumulators, h reloaded
 // from L1), so that A is read in address order, and nothing is prefetched by
-// software, so that the hardware prefetcher keeps the lines in flight (DESIGN.md
-// has the measurements behind this layout).
+// software, so that the hardware prefetcher keeps the lines in flight
+// (kernels/DESIGN.md explains this layout).
 //
 // With pfBlocks > 0, far emits dotSoftmaxMatTVecFarPF<pfBlocks><ISA>, which
 // also prefetches (PREFETCHT0), for every line of a row it reads, the line at
 // the same place pfBlocks blocks ahead, unless fewer than pfBlocks follow: it keeps
 // more lines in flight than the hardware prefetcher alone on cores whose
-// prefetcher falls behind a single stream (DESIGN.md).
+// prefetcher falls behind a single stream (kernels/DESIGN.md).
 //
 // order orderAhead emits dotSoftmaxMatTVecFarAheadPF<pfBlocks><ISA>, which
 // scores the next block before it adds this block's context. orderSplit

@@ -15,7 +15,7 @@ func init() {
 
 // gemmTile is the register tile of a GEMM micro-kernel: rows of packed A
 // (each broadcast from memory) × vecs vectors of packed B, one accumulator
-// per row and vector. kernels/GEMM.md records the measurements behind the
+// per row and vector. kernels/DESIGN.md ("GEMM") gives the reasons for the
 // shapes.
 type gemmTile struct {
 	rows, vecs int
@@ -23,8 +23,8 @@ type gemmTile struct {
 
 // gemmTiles maps each ISA to its micro-kernel tile. AVX2: 6×2 YMM, 12
 // accumulators + 2 vectors of B + 2 broadcasts fill the 16 registers.
-// AVX-512: 6×4 ZMM, 24 accumulators + 4 + 2 of 32. kernels/GEMM.md gives the
-// candidate tiles and how the choice was made.
+// AVX-512: 6×4 ZMM, 24 accumulators + 4 + 2 of 32. kernels/DESIGN.md ("GEMM")
+// gives the candidate tiles and how the choice was made.
 var gemmTiles = map[*isa]gemmTile{
 	avx2:   {rows: 6, vecs: 2},
 	avx512: {rows: 6, vecs: 4},

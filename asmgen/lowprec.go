@@ -10,7 +10,8 @@ import (
 // binary16, and the decode kernels (matrix-vector products in both directions)
 // on bfloat16, binary16 and 8-bit block matrices, with the float32 query and
 // accumulation; plus expShift, the softmax weights of one block of scores.
-// kernels/LOWPREC.md records why the paths are what they are.
+// kernels/DESIGN.md ("Reduced-precision formats") records why the paths are
+// what they are.
 //
 // AVX2 kernels take whole vectors of 8 (whole 32-value blocks for Q8) and the
 // Go wrappers finish the rest; AVX-512 kernels mask their last vector (Q8:

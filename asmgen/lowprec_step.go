@@ -17,7 +17,7 @@ import (
 
 // stepPrefetchBlocks is how many blocks of eight rows ahead the prefetching
 // variant of the fused step prefetches its key and value rows, a power of 2
-// (LOWPREC.md has the measurements behind 2).
+// (kernels/DESIGN.md, "Decode kernels and the fused step").
 const stepPrefetchBlocks = 2
 
 // stepFormat is what the fused step needs to know of a storage format.
@@ -69,7 +69,7 @@ func genDecodeSteps() {
 // streamed from memory, in four bursts of four rows: the first key rows
 // before the block's scores, the last after them, the first value rows
 // before its context and the last after it. One burst of all sixteen rows
-// at the block's start read slower from memory (kernels/LOWPREC.md).
+// at the block's start read slower from memory (kernels/DESIGN.md).
 func genDecodeStep(s *isa, f stepFormat, pf bool) {
 	y := ymmOf(s)   // the eight scores of a block
 	w := evexYMM(s) // the rows and ctx

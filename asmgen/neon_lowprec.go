@@ -6,7 +6,7 @@ import (
 	. "github.com/heedml/heed/asmgen/arm64"
 )
 
-// The reduced-precision family on NEON (kernels/LOWPREC.md): conversions of
+// The reduced-precision family on NEON (kernels/DESIGN.md): conversions of
 // bfloat16 and binary16 from and to float32, and the decode products
 // MatVec/MatTVec over bfloat16, binary16 and 8-bit blocks, all by widening to
 // float32 and FMA. The kernels take whole vectors of 8 columns (whole blocks

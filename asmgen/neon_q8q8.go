@@ -6,8 +6,8 @@ import (
 	. "github.com/heedml/heed/asmgen/arm64"
 )
 
-// The Q8Q8 scores on NEON with the dot-product extension (kernels/LOWPREC.md,
-// "Q8Q8 on arm64: SDOT"): both the keys and the query are 8-bit blocks, so a
+// The Q8Q8 scores on NEON with the dot-product extension (kernels/DESIGN.md,
+// "Q8Q8: a quantised query"): both the keys and the query are 8-bit blocks, so a
 // block's dot product is an exact integer, two SDOTs per row. The kernel runs
 // only where the dispatch has seen FEAT_DotProd (cpuid's ASIMDDP).
 

@@ -2,7 +2,7 @@ package main
 
 import . "github.com/heedml/heed/asmgen/arm64"
 
-// TopK's two passes on NEON (kernels/topk.go, bench/DECODER.md), as the amd64
+// TopK's two passes on NEON (kernels/topk.go, kernels/DESIGN.md), as the amd64
 // kernels of topk.go: the maxima of the spans of topKSpan elements with a NaN
 // report, and the scan for the first element not ≤ a threshold.
 

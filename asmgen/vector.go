@@ -84,7 +84,7 @@ func (s *isa) stream(prefix string, n GPVirtual, ptrs []GPVirtual, unroll int, b
 // broadcast returns a vector of the float32 argument name, loaded by the
 // (VEX or EVEX) broadcast itself: a legacy-SSE MOVSS load while the upper
 // halves of the vector registers are dirty costs a state transition of
-// hundreds of cycles on some Intel cores (kernels/ELEMENTWISE.md).
+// hundreds of cycles on some Intel cores (asmgen/DESIGN.md, "The ISA table").
 func (s *isa) broadcast(name string) VecVirtual {
 	v := s.vec()
 	asm.VBROADCASTSS(paramAddr(name), v)

@@ -9,7 +9,7 @@ import (
 // TestPeersMatchHeed runs every implementation through the same Bind path the
 // benchmarks use, on the same inputs, and checks that its result matches
 // heed's (default ISA) within the sum of both error bounds: the bound of the
-// kernel's contract (DESIGN.md) for heed, and for a peer the same bound, or
+// kernel's contract (its doc comment) for heed, and for a peer the same bound, or
 // the peer's own documented accuracy where it promises less (Impl.Tol, a
 // relative error per e^x or tanh). So the comparison compares equal work.
 func TestPeersMatchHeed(t *testing.T) {
@@ -81,7 +81,7 @@ const u = 1.0 / (1 << 24)
 func gamma(n int) float64 { return float64(n) * u / (1 - float64(n)*u) }
 
 // errorBounds returns, per output of c, the absolute error an implementation
-// may make: the DESIGN.md bound, with rel (if > 0) as the relative accuracy
+// may make: the kernel's documented bound, with rel (if > 0) as the relative accuracy
 // of each e^x or tanh instead of heed's 2 ULP.
 func errorBounds(c *Case, rel float64) []float64 {
 	in, n := c.in, c.N
@@ -146,7 +146,7 @@ func errorBounds(c *Case, rel float64) []float64 {
 		b := make([]float64, n)
 		for i, x := range in.x {
 			p := math.Exp(float64(x)-m) / s
-			// DESIGN.md's bound, plus the e^x error of a peer whose exp is
+			// Softmax's documented bound, plus the e^x error of a peer whose exp is
 			// less accurate than heed's (propagated to the normalised output).
 			b[i] = p * ((math.Abs(float64(x)-m)+float64(n)+4)*u + 2*max(fn-2*u, 0))
 		}

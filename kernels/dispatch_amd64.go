@@ -407,7 +407,7 @@ func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *Softm
 }
 
 // The GEMM micro-kernels of each ISA, with blocking sizes from this CPU's
-// caches (kernels/GEMM.md gives the tile shapes' measurements).
+// caches (kernels/DESIGN.md, "GEMM", gives the reasons for the tile shapes).
 var (
 	gemmAVX2   = newGemmMicro(6, 16, gemmMicroAVX2, gemmMicroRowsAVX2)
 	gemmAVX512 = newGemmMicro(6, 64, gemmMicroAVX512, gemmMicroRowsAVX512)
@@ -441,8 +441,8 @@ func gemmMicroFor(isa ISA) *gemmMicro {
 	return nil
 }
 
-// The reduced-precision family (lowprec.go, lowprec_decode.go); LOWPREC.md
-// explains the routes.
+// The reduced-precision family (lowprec.go, lowprec_decode.go);
+// kernels/DESIGN.md ("Reduced-precision formats") explains the routes.
 
 // hasF16C reports whether the AVX2 kernels may use VCVTPH2PS/VCVTPS2PH (every
 // AVX-512 CPU has them in EVEX form).

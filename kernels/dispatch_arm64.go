@@ -144,8 +144,8 @@ func gemmMicroFor(isa ISA) *gemmMicro {
 	return nil
 }
 
-// The reduced-precision family (lowprec.go, lowprec_decode.go); LOWPREC.md
-// explains the routes. The NEON kernels take whole vectors of 8 (whole blocks
+// The reduced-precision family (lowprec.go, lowprec_decode.go);
+// kernels/DESIGN.md ("Reduced-precision formats") explains the routes. The NEON kernels take whole vectors of 8 (whole blocks
 // of 32 for Q8); fallback, or the Go tails of lowprec_decode.go, the rest.
 
 // lowVec returns the number of leading elements of n that the NEON kernels of

@@ -75,7 +75,7 @@ type GemmScratch struct{ buf gemmBuf }
 // goroutines and without the shared buffer pool. It allocates nothing once s
 // has grown to the largest product it has computed: at most
 // (mc + nc)·kc + mr·nr floats for the active micro-kernel's tile mr×nr and
-// blocking sizes (kernels/GEMM.md), about (m + n)·k for an m×n×k product
+// blocking sizes (kernels/DESIGN.md, "GEMM"), about (m + n)·k for an m×n×k product
 // smaller than the blocks.
 func (s *GemmScratch) Gemm(tA, tB Transpose, alpha float32, a, b Matrix, beta float32, c Matrix) {
 	g, ok := gemmPrepare("GemmScratch.Gemm", tA == Trans, tB == Trans, alpha, a, b, beta, c)
@@ -158,7 +158,7 @@ var gemmOrder int
 // op(B), the strip kept in L1) rather than panel by panel (each panel
 // against every strip, the panel kept in L1): when a kc×nr panel takes more
 // than half of L1, where it cannot stay beside the strips' rows and C.
-// kernels/GEMM.md has the measurements.
+// kernels/DESIGN.md ("GEMM", "Blocking") explains the rule.
 func (mk *gemmMicro) stripsOuter(kc int) bool {
 	switch gemmOrder {
 	case 1:
@@ -203,7 +203,7 @@ func (mk *gemmMicro) directMC(lda, kc int) int {
 // itself up to a third more than the rule's kc, else kc, or, when blocks of
 // up to that third more cover k in fewer of them, the even block that does
 // (⌈k/blocks⌉ rounded up to 8). Fewer blocks mean fewer passes over C;
-// kernels/GEMM.md has the measurements.
+// kernels/DESIGN.md ("GEMM", "Blocking") explains the rule.
 func (mk *gemmMicro) kcFor(k int) int {
 	hi := max(mk.kc, mk.kc*4/3/8*8)
 	if k <= hi {
@@ -556,8 +556,8 @@ func packB(dst []float32, trans bool, b []float32, ldb, pc, jc, kb, nb, nr int,
 // packTBytes is the bytes of a panel packB fills at a time from a transposed
 // op(B): 64 rows of a 64-column panel, whose lines at the panel's 256-byte
 // row stride fall on a quarter of L1's sets, four to a set, so that they stay
-// in L1 between the two transposes that write their halves. kernels/GEMM.md
-// has the measurement.
+// in L1 between the two transposes that write their halves (kernels/DESIGN.md,
+// "GEMM", "Packing, edges, buffers").
 const packTBytes = 16 << 10
 
 // gemmParallelWork is the number of multiply-adds m·n·k from which Gemm splits

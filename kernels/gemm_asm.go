@@ -8,7 +8,7 @@ package kernels
 // (at most 4096 columns); a product may take inner blocks up to a third
 // longer when that makes fewer of them (kcFor, with mcFor's rows), and a
 // block of A read in place may take fewer rows (directMC).
-// kernels/GEMM.md has the measurements.
+// kernels/DESIGN.md ("GEMM", "Blocking") explains the rules.
 func (mk *gemmMicro) gemmBlocking(l1, l2, l3 int) {
 	mk.l1, mk.l2 = l1, l2
 	mk.kc = max(128, min(512, l1/128)/8*8)

@@ -11,7 +11,8 @@ import (
 
 // TestGemmBlockTrial compares, interleaved in one process, the blocking of an
 // in-place A before directMC ("old": no cap), with it ("new"), and A packed
-// ("packA"), on n×n products, under both x86 micro-kernels (GEMM.md).
+// ("packA"), on n×n products, under both x86 micro-kernels (kernels/DESIGN.md,
+// "GEMM").
 func TestGemmBlockTrial(t *testing.T) {
 	type variant struct {
 		name string
