@@ -43,7 +43,7 @@ func genExpFamily() {
 
 // tanhKeepAVX2 is how many of tanh's constants the AVX2 kernel keeps in
 // registers: its two vectors interleaved (tanhGen.applyN) leave room for 5 in
-// 16 YMM; DESIGN.md says why 3.
+// 16 YMM, of which it takes 3 (asmgen/DESIGN.md, "Generator constants").
 const tanhKeepAVX2 = 3
 
 // expGen emits a lane-wise exp for ISA s; its constants are declared by

@@ -17,7 +17,7 @@ import (
 // AVX2 has 16 registers: a 3×4 tile (12 accumulators + 3 rows of A + 1 vector
 // of X, the tail mask read from memory) loads 7 vectors per 12 FMAs and reads
 // each panel of A from L2 once per 4 vectors; a 4×2 tile loads 6 per 8 and
-// reads A twice as often (asmgen/DESIGN.md has the comparison).
+// reads A twice as often (asmgen/DESIGN.md, "Generator constants").
 func batchTile(s *isa) (rows, vectors int) {
 	if s.evex {
 		return 4, 4 // 16 accumulators + 4 + 1 of 32 registers
