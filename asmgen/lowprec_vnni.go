@@ -32,9 +32,8 @@ type q8q8Consts struct {
 	c80 VecVirtual
 }
 
-// newQ8Q8Consts broadcasts 0x80 from a general-purpose register (EVEX): the
-// file's constant table cannot grow once the bfloat16 kernels have opened
-// their own data section (evenOdd), since DATA adds to the last one.
+// newQ8Q8Consts broadcasts 0x80 from a general-purpose register (EVEX), one
+// MOVL and a broadcast instead of a load from the constant table.
 func newQ8Q8Consts(y *isa) q8q8Consts {
 	r, c80 := asm.GP32(), y.vec()
 	asm.MOVL(U32(0x80808080), r)

@@ -1,4 +1,4 @@
-//go:build mhtrial && unix
+//go:build heedtrial && unix
 
 package attention
 
@@ -25,7 +25,7 @@ import (
 // phases. A configuration is rows×keys×diag[/phase KiB], for example
 //
 //	MH_TRIAL='192x512x96,256x512x128,192x512x96/512' MH_TRIAL_ROUNDS=25 \
-//	  GOMAXPROCS=1 go test -tags mhtrial -run TestMultiHeadTrial -v ./attention
+//	  GOMAXPROCS=1 go test -tags heedtrial -run TestMultiHeadTrial -v ./attention
 //
 // MH_TRIAL_ISA names the ISA (as HEED_ISA does; default the widest). A code
 // change is compared by adding a temporary switch read by the code under

@@ -56,7 +56,7 @@ const (
 	routeSplit                       // parts of the keys, each with its own max, sum and context, merged exactly
 	routeManyBlocked                 // AttendMany: MatVecBatch scores; MatTVec per query on each block of values
 	routeManyTransposed              // AttendMany: MatVecBatch scores; one MatVecBatch over the cached Vᵀ
-	routeManyGemm                    // AttendMany: MatVecBatch scores; contexts W·V by one Gemm
+	routeManyGemm                    // AttendMany: scores by one Gemm (GemmPacked over the packed Kᵀ but for Bahdanau); contexts W·V by one Gemm
 	routeManySteps                   // AttendMany on stored keys and values, few queries: one Attend step per query
 	routeManyWidened                 // AttendMany on stored keys and values: each block of rows widened to float32, then MatVecBatch scores; MatTVec per query or one Gemm per block
 )

@@ -92,4 +92,6 @@ func TestGonumStepAgrees(t *testing.T) {
 }
 
 // selfMemory is a Luong dot Memory over m, its keys also its values.
-func selfMemory(m kernels.Matrix) *attention.Memory { return attention.NewMemory(attention.Dot(), m, m) }
+func selfMemory(m kernels.Matrix) *attention.Memory {
+	return attention.NewMemory(attention.Dot(), m, m)
+}

@@ -8,8 +8,8 @@ import (
 // Sgemm sets C = α·op(A)·op(B) + β·C, op(A) m×k, op(B) k×n, C m×n, all
 // row-major, op(X) = X for NoTrans and Xᵀ for Trans or ConjTrans
 // (blas.Float32Level3). m, n, k ≥ 1 with m·n·k ≥ 128, α ≠ 0, valid arguments
-// and C disjoint from A and B run heed's kernels.Gemm, which splits products of about
-// 128×128×128 and more over GOMAXPROCS goroutines, as gonum's Sgemm splits
+// and C disjoint from A and B run heed's kernels.Gemm, which splits products of
+// 2²² multiply-adds (about 161³) and more over GOMAXPROCS goroutines, as gonum's Sgemm splits
 // large ones; every other call is gonum's. β = 0 does not read C.
 func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	aT, bT := isTrans(tA), isTrans(tB)

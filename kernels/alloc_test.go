@@ -48,3 +48,58 @@ func TestNoAllocs(t *testing.T) {
 		}
 	})
 }
+
+// TestStackOperands checks that the kernels keep callers' stack buffers on the
+// stack: every kernel stub is go:noescape, and the dispatch must not lose that
+// (a kernel called through a function value makes its arguments escape).
+func TestStackOperands(t *testing.T) {
+	skipSparse(t)
+	var sink32 float32
+	calls := map[string]func(){
+		"elementwise": func() {
+			var a, b, c [64]float32
+			Add(a[:], b[:], c[:])
+			Sub(a[:], b[:], c[:])
+			Mul(a[:], b[:], c[:])
+			Div(a[:], b[:], c[:])
+			Scale(a[:], 2, b[:])
+			AddScaled(a[:], 2, b[:], c[:])
+			AddConst(a[:], 2, b[:])
+			sink32 = a[1]
+		},
+		"activations": func() {
+			var a, b [64]float32
+			Exp(a[:], b[:])
+			Tanh(a[:], b[:])
+			Sigmoid(a[:], b[:])
+			Softmax(a[:], b[:])
+			sink32 = a[1]
+		},
+		"DotSoftmaxMatTVec": func() {
+			var k [32 * 16]float32
+			var ctx, h [16]float32
+			var scores [32]float32
+			st := SoftmaxState{Max: float32(math.Inf(-1))}
+			DotSoftmaxMatTVec(ctx[:], scores[:], Matrix{Rows: 32, Cols: 16, Stride: 16, Data: k[:]}, h[:], &st)
+			sink32 = ctx[1]
+		},
+		"DotSoftmaxMatTVecQ8Q8": func() {
+			var k [32]Q8Block
+			var hq [1]Q8Block
+			var ctx [32]float32
+			var scores [32]float32
+			st := SoftmaxState{Max: float32(math.Inf(-1))}
+			m := StoredOf(32, 32, 1, k[:])
+			DotSoftmaxMatTVecQ8Q8(ctx[:], scores[:], m, m, hq[:], &st)
+			sink32 = ctx[1]
+		},
+	}
+	forEachISA(t, func(t *testing.T) {
+		for name, f := range calls {
+			if got := allocs.Count(10, f); got != 0 {
+				t.Errorf("%s allocates %d times with stack operands", name, got)
+			}
+		}
+	})
+	_ = sink32
+}

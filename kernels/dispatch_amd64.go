@@ -784,26 +784,60 @@ func axpyTo(dst []float32, alpha float32, x, y []float32) {
 	}
 }
 
-// binary picks the ISA's version of an element-wise kernel of two operands.
-func binary(dst, x, y []float32, avx2, avx512, avx512z, generic func(dst, x, y []float32)) {
-	switch active {
-	case AVX512:
-		if zmm() {
-			avx512z(dst, x, y)
-		} else {
-			avx512(dst, x, y)
-		}
-	case AVX2:
-		avx2(dst, x, y)
+// The element-wise kernels of two operands, by direct calls (a kernel
+// passed as a function value would make its slices escape).
+
+func add(dst, x, y []float32) {
+	switch {
+	case active == AVX512 && zmm():
+		addAVX512Z(dst, x, y)
+	case active == AVX512:
+		addAVX512(dst, x, y)
+	case active == AVX2:
+		addAVX2(dst, x, y)
 	default:
-		generic(dst, x, y)
+		fallback.Add(dst, x, y)
 	}
 }
 
-func add(dst, x, y []float32) { binary(dst, x, y, addAVX2, addAVX512, addAVX512Z, fallback.Add) }
-func sub(dst, x, y []float32) { binary(dst, x, y, subAVX2, subAVX512, subAVX512Z, fallback.Sub) }
-func mul(dst, x, y []float32) { binary(dst, x, y, mulAVX2, mulAVX512, mulAVX512Z, fallback.Mul) }
-func div(dst, x, y []float32) { binary(dst, x, y, divAVX2, divAVX512, divAVX512Z, fallback.Div) }
+func sub(dst, x, y []float32) {
+	switch {
+	case active == AVX512 && zmm():
+		subAVX512Z(dst, x, y)
+	case active == AVX512:
+		subAVX512(dst, x, y)
+	case active == AVX2:
+		subAVX2(dst, x, y)
+	default:
+		fallback.Sub(dst, x, y)
+	}
+}
+
+func mul(dst, x, y []float32) {
+	switch {
+	case active == AVX512 && zmm():
+		mulAVX512Z(dst, x, y)
+	case active == AVX512:
+		mulAVX512(dst, x, y)
+	case active == AVX2:
+		mulAVX2(dst, x, y)
+	default:
+		fallback.Mul(dst, x, y)
+	}
+}
+
+func div(dst, x, y []float32) {
+	switch {
+	case active == AVX512 && zmm():
+		divAVX512Z(dst, x, y)
+	case active == AVX512:
+		divAVX512(dst, x, y)
+	case active == AVX2:
+		divAVX2(dst, x, y)
+	default:
+		fallback.Div(dst, x, y)
+	}
+}
 
 // firstAbove is TopK's scan: the smallest i with !(x[i] ≤ t), or len(x).
 func firstAbove(x []float32, t float32) int {

@@ -20,7 +20,7 @@ type SoftmaxState struct{ Max, Sum float32 }
 // ctx/st.Sum, with each row of A read once.
 //
 // Accuracy: each score is within γ_d·Σᵢ|A[r,i]·h[i]| of the exact dot product
-// (d = a.Cols). Each weight e^(score−M) is within Exp's 1 ULP of e to its
+// (d = a.Cols). Each weight e^(score−M) is within Exp's 2 ULP of e to its
 // rounded argument, off by |score−M|·u relative (u = 2⁻²⁴, as in Softmax's
 // bound), and each rescaling of ctx and the sum by e^(m−M) adds one rounding,
 // that factor's error and its argument's |m−M|·u: one per new maximum, a
