@@ -23,6 +23,7 @@ type (
 	expLen     struct{ dst, x int }
 	tanhLen    struct{ dst, x int }
 	softmaxLen struct{ dst, x int }
+	scaleLen   struct{ dst, x int }
 )
 
 func (e dotLen) Error() string     { return lenMessage("Dot", "x", "y", e.x, e.y) }
@@ -30,6 +31,7 @@ func (e axpyLen) Error() string    { return lenMessage("Axpy", "x", "y", e.x, e.
 func (e expLen) Error() string     { return lenMessage("Exp", "dst", "x", e.dst, e.x) }
 func (e tanhLen) Error() string    { return lenMessage("Tanh", "dst", "x", e.dst, e.x) }
 func (e softmaxLen) Error() string { return lenMessage("Softmax", "dst", "x", e.dst, e.x) }
+func (e scaleLen) Error() string   { return lenMessage("Scale", "dst", "x", e.dst, e.x) }
 
 func lenMessage(kernel, xn, yn string, x, y int) string {
 	return fmt.Sprintf("heed/kernels: %s: len(%s)=%d != len(%s)=%d", kernel, xn, x, yn, y)
@@ -50,41 +52,36 @@ func overlaps(a, b []float32) bool {
 // shifted reports whether a and b overlap without starting at the same
 // element: the aliasing that the kernels allowing dst to be an input forbid.
 func shifted(a, b []float32) bool {
-	return overlaps(a, b) && unsafe.SliceData(a) != unsafe.SliceData(b)
+	d := uintptr(unsafe.Pointer(unsafe.SliceData(a))) - uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return d != 0 && (d < 4*uintptr(len(b)) || -d < 4*uintptr(len(a)))
 }
 
-// panicAlias panics, naming kernel and the slices dst and x that overlap in
-// a way it forbids.
-//
-//go:noinline
-func panicAlias(kernel, dst, x string) {
-	panicf("%s: %s overlaps %s without being it", kernel, dst, x)
+// aliasError is the panic value of a kernel given slices a and b that
+// overlap in a way it forbids: b overlapping a without being it (shifted),
+// or overlapping at all (apart). It is formatted only when printed, which
+// keeps the checks cheap enough to inline.
+type aliasError struct {
+	kernel, a, b string
+	shifted      bool
 }
 
-// panicOverlap panics, naming kernel and the slices a and b that must not
-// overlap.
-//
-//go:noinline
-func panicOverlap(kernel, a, b string) {
-	panicf("%s: %s overlaps %s", kernel, a, b)
+func (e aliasError) Error() string {
+	if e.shifted {
+		return "heed/kernels: " + e.kernel + ": " + e.a + " overlaps " + e.b + " without being it"
+	}
+	return "heed/kernels: " + e.kernel + ": " + e.a + " overlaps " + e.b
 }
 
 // checkAlias panics unless dst and x are the same slice or disjoint.
 func checkAlias(kernel string, dst []float32, xn string, x []float32) {
 	if shifted(dst, x) {
-		panicAlias(kernel, "dst", xn)
+		panic(aliasError{kernel, "dst", xn, true})
 	}
-}
-
-// checkAlias2 is checkAlias for dst against x and y.
-func checkAlias2(kernel string, dst, x, y []float32) {
-	checkAlias(kernel, dst, "x", x)
-	checkAlias(kernel, dst, "y", y)
 }
 
 // checkDisjoint panics if a and b (named an and bn) overlap.
 func checkDisjoint(kernel, an string, a []float32, bn string, b []float32) {
 	if overlaps(a, b) {
-		panicOverlap(kernel, an, bn)
+		panic(aliasError{kernel, an, bn, false})
 	}
 }

@@ -135,6 +135,7 @@ func dot(x, y []float32) float32 {
 }
 
 func axpy(alpha float32, x, y []float32) {
+	checkAxpyArgs(x, y)
 	switch active {
 	case AVX512:
 		if zmm() {
@@ -243,6 +244,7 @@ func matVecBatch(d []float32, ldd int, a []float32, lda int, x []float32, ldx in
 }
 
 func exp(dst, x []float32) {
+	checkExpArgs(dst, x)
 	switch active {
 	case AVX512:
 		expAVX512(dst, x)
@@ -254,6 +256,7 @@ func exp(dst, x []float32) {
 }
 
 func tanh(dst, x []float32) {
+	checkTanhArgs(dst, x)
 	switch active {
 	case AVX512:
 		tanhAVX512(dst, x)
@@ -265,6 +268,7 @@ func tanh(dst, x []float32) {
 }
 
 func softmax(dst, x []float32) {
+	checkSoftmaxArgs(dst, x)
 	var st int
 	switch active {
 	case AVX512:
@@ -740,6 +744,7 @@ func logSoftmax(dst, x []float32) {
 // The element-wise kernels: dual-width on AVX-512, like scale and axpy.
 
 func scaleTo(dst []float32, alpha float32, x []float32) {
+	checkScaleArgs(dst, x)
 	switch active {
 	case AVX512:
 		if zmm() {

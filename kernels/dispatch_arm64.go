@@ -25,6 +25,7 @@ func dot(x, y []float32) float32 {
 }
 
 func axpy(alpha float32, x, y []float32) {
+	checkAxpyArgs(x, y)
 	if active == NEON {
 		axpyNEON(alpha, x, y)
 		return
@@ -79,6 +80,7 @@ func matVecBatch(d []float32, ldd int, a []float32, lda int, x []float32, ldx in
 }
 
 func exp(dst, x []float32) {
+	checkExpArgs(dst, x)
 	if active == NEON {
 		expNEON(dst, x)
 		return
@@ -87,6 +89,7 @@ func exp(dst, x []float32) {
 }
 
 func tanh(dst, x []float32) {
+	checkTanhArgs(dst, x)
 	if active == NEON {
 		tanhNEON(dst, x)
 		return
@@ -98,6 +101,7 @@ func tanh(dst, x []float32) {
 // an all −Inf row (and the empty one) go to fallback, which defines their
 // special values.
 func softmax(dst, x []float32) {
+	checkSoftmaxArgs(dst, x)
 	if active == NEON {
 		if m := maxOfNEON(x); m-m == 0 {
 			scaleNEON(1/expShiftSumNEON(dst, x, m), dst)
@@ -345,6 +349,7 @@ func firstAbove(x []float32, t float32) int {
 // The element-wise kernels.
 
 func scaleTo(dst []float32, alpha float32, x []float32) {
+	checkScaleArgs(dst, x)
 	if active == NEON {
 		scaleToNEON(dst, alpha, x)
 		return

@@ -12,8 +12,12 @@ func detect() []ISA { return []ISA{Generic} }
 // defaultAVX512Width is irrelevant here: there is no AVX512.
 func defaultAVX512Width() int { return 256 }
 
-func dot(x, y []float32) float32                     { return fallback.Dot(x, y) }
-func axpy(alpha float32, x, y []float32)             { fallback.Axpy(alpha, x, y) }
+func dot(x, y []float32) float32 { return fallback.Dot(x, y) }
+func axpy(alpha float32, x, y []float32) {
+	checkAxpyArgs(x, y)
+	fallback.Axpy(alpha, x, y)
+}
+
 func scale(alpha float32, x []float32)               { fallback.Scale(alpha, x) }
 func sum(x []float32) float32                        { return fallback.Sum(x) }
 func maxOf(x []float32) float32                      { return fallback.Max(x) }
@@ -22,9 +26,20 @@ func matTVec(dst, a []float32, lda int, x []float32) { fallback.MatTVec(dst, a, 
 func matVecBatch(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int) {
 	fallback.MatVecBatch(d, ldd, a, lda, x, ldx, rows, cols, batch)
 }
-func exp(dst, x []float32)     { fallback.Exp(dst, x) }
-func tanh(dst, x []float32)    { fallback.Tanh(dst, x) }
-func softmax(dst, x []float32) { fallback.Softmax(dst, x) }
+func exp(dst, x []float32) {
+	checkExpArgs(dst, x)
+	fallback.Exp(dst, x)
+}
+
+func tanh(dst, x []float32) {
+	checkTanhArgs(dst, x)
+	fallback.Tanh(dst, x)
+}
+
+func softmax(dst, x []float32) {
+	checkSoftmaxArgs(dst, x)
+	fallback.Softmax(dst, x)
+}
 
 // softmaxMatTVec is Softmax(x, x) then MatTVec(dst, A, x).
 func softmaxMatTVec(dst, a []float32, lda int, x []float32) {
@@ -95,7 +110,11 @@ func firstAbove(x []float32, t float32) int { return firstAboveBlocks(x, t) }
 
 // The element-wise kernels: pure Go.
 
-func scaleTo(dst []float32, alpha float32, x []float32)   { fallback.ScaleTo(dst, alpha, x) }
+func scaleTo(dst []float32, alpha float32, x []float32) {
+	checkScaleArgs(dst, x)
+	fallback.ScaleTo(dst, alpha, x)
+}
+
 func axpyTo(dst []float32, alpha float32, x, y []float32) { fallback.AxpyTo(dst, alpha, x, y) }
 func add(dst, x, y []float32)                             { fallback.Add(dst, x, y) }
 func sub(dst, x, y []float32)                             { fallback.Sub(dst, x, y) }

@@ -14,14 +14,15 @@ package kernels
 // Scale sets dst[i] = alpha·x[i]; Scale(x, alpha, x) scales x in place. dst
 // may be x; it panics if the lengths differ or dst otherwise overlaps x. Each
 // product is rounded once, the same on every ISA.
-func Scale(dst []float32, alpha float32, x []float32) {
-	checkSameLen("Scale", "dst", "x", len(dst), len(x))
-	checkAlias("Scale", dst, "x", x)
-	if len(dst) > 0 && &dst[0] == &x[0] {
-		scale(alpha, dst)
-		return
+func Scale(dst []float32, alpha float32, x []float32) { scaleTo(dst, alpha, x) }
+
+// checkScaleArgs panics unless Scale's arguments are valid (called first by the
+// dispatch of scaleTo).
+func checkScaleArgs(dst, x []float32) {
+	if len(dst) != len(x) {
+		panic(scaleLen{len(dst), len(x)})
 	}
-	scaleTo(dst, alpha, x)
+	checkAlias("Scale", dst, "x", x)
 }
 
 // AddScaled sets dst[i] = alpha·x[i] + y[i], rounded once (a fused
@@ -29,7 +30,8 @@ func Scale(dst []float32, alpha float32, x []float32) {
 // lengths differ or dst otherwise overlaps them. The same bits on every ISA.
 func AddScaled(dst []float32, alpha float32, x, y []float32) {
 	check3("AddScaled", len(dst), len(x), len(y))
-	checkAlias2("AddScaled", dst, x, y)
+	checkAlias("AddScaled", dst, "x", x)
+	checkAlias("AddScaled", dst, "y", y)
 	axpyTo(dst, alpha, x, y)
 }
 
@@ -45,7 +47,8 @@ func AddConst(dst []float32, c float32, x []float32) {
 // the lengths differ or dst otherwise overlaps them.
 func Add(dst, x, y []float32) {
 	check3("Add", len(dst), len(x), len(y))
-	checkAlias2("Add", dst, x, y)
+	checkAlias("Add", dst, "x", x)
+	checkAlias("Add", dst, "y", y)
 	add(dst, x, y)
 }
 
@@ -53,7 +56,8 @@ func Add(dst, x, y []float32) {
 // the lengths differ or dst otherwise overlaps them.
 func Sub(dst, x, y []float32) {
 	check3("Sub", len(dst), len(x), len(y))
-	checkAlias2("Sub", dst, x, y)
+	checkAlias("Sub", dst, "x", x)
+	checkAlias("Sub", dst, "y", y)
 	sub(dst, x, y)
 }
 
@@ -62,7 +66,8 @@ func Sub(dst, x, y []float32) {
 // overlaps them.
 func Mul(dst, x, y []float32) {
 	check3("Mul", len(dst), len(x), len(y))
-	checkAlias2("Mul", dst, x, y)
+	checkAlias("Mul", dst, "x", x)
+	checkAlias("Mul", dst, "y", y)
 	mul(dst, x, y)
 }
 
@@ -71,7 +76,8 @@ func Mul(dst, x, y []float32) {
 // overlaps them.
 func Div(dst, x, y []float32) {
 	check3("Div", len(dst), len(x), len(y))
-	checkAlias2("Div", dst, x, y)
+	checkAlias("Div", dst, "x", x)
+	checkAlias("Div", dst, "y", y)
 	div(dst, x, y)
 }
 

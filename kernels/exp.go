@@ -18,11 +18,16 @@ package kernels
 //
 // Exp does not allocate and is safe for concurrent use on disjoint dst.
 func Exp(dst, x []float32) {
+	exp(dst, x)
+}
+
+// checkExpArgs panics unless Exp's arguments are valid. The dispatch of exp calls
+// it first, so that Exp stays small enough to inline.
+func checkExpArgs(dst, x []float32) {
 	if len(dst) != len(x) {
 		panic(expLen{len(dst), len(x)})
 	}
 	checkAlias("Exp", dst, "x", x)
-	exp(dst, x)
 }
 
 // Tanh sets dst[i] = tanh(x[i]). dst may be x; it panics if len(dst) !=
@@ -40,9 +45,14 @@ func Exp(dst, x []float32) {
 //
 // Tanh does not allocate and is safe for concurrent use on disjoint dst.
 func Tanh(dst, x []float32) {
+	tanh(dst, x)
+}
+
+// checkTanhArgs panics unless Tanh's arguments are valid (called first by the
+// dispatch of tanh).
+func checkTanhArgs(dst, x []float32) {
 	if len(dst) != len(x) {
 		panic(tanhLen{len(dst), len(x)})
 	}
 	checkAlias("Tanh", dst, "x", x)
-	tanh(dst, x)
 }

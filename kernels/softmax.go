@@ -13,11 +13,16 @@ package kernels
 // they share the weight 1 equally and the rest get 0; −Inf entries of a row
 // with a finite maximum get 0.
 func Softmax(dst, x []float32) {
+	softmax(dst, x)
+}
+
+// checkSoftmaxArgs panics unless Softmax's arguments are valid (called first by
+// the dispatch of softmax).
+func checkSoftmaxArgs(dst, x []float32) {
 	if len(dst) != len(x) {
 		panic(softmaxLen{len(dst), len(x)})
 	}
 	checkAlias("Softmax", dst, "x", x)
-	softmax(dst, x)
 }
 
 // Results of the assembly softmax kernels, which handle only rows whose

@@ -11,13 +11,18 @@ package kernels
 // ISA except where alpha·x[i] of finite factors, or the sum, overflows:
 // Axpy(1e38, {10}, {−Inf}) gives NaN unfused and −Inf fused.
 func Axpy(alpha float32, x, y []float32) {
+	axpy(alpha, x, y)
+}
+
+// checkAxpyArgs panics unless Axpy's arguments are valid (called first by the
+// dispatch of axpy).
+func checkAxpyArgs(x, y []float32) {
 	if len(x) != len(y) {
 		panic(axpyLen{len(x), len(y)})
 	}
 	if shifted(x, y) {
-		panicAlias("Axpy", "y", "x")
+		panic(aliasError{"Axpy", "y", "x", true})
 	}
-	axpy(alpha, x, y)
 }
 
 // Sum returns Σ x[i], with error ≤ γₙ·Σ|x[i]| (n = len(x)); +0 for an empty
