@@ -34,9 +34,11 @@ What every script gets from here, in this order (see setup()):
 
 4. Timing in Go's benchmark format, so benchstat reads the output:
 
-       BenchmarkTorch/<case> <iterations> <ns per op> ns/op
+       BenchmarkTorch/<case> <iterations> <ns per op> ns/op <cpu ns per op> cpu-ns/op
 
-   one line per case per round (like `go test -count`), preceded by benchstat
+   (ns/op wall time, cpu-ns/op the process's CPU time, as heed's own
+   benchmarks report it: under load from other processes the wall time
+   includes waiting for a core, the CPU time does not), one line per case per round (like `go test -count`), preceded by benchstat
    configuration lines (goos, goarch, pkg, cpu, torch, blas,
    aten-cpu-capability). Rounds visit the cases round-robin, so that a burst
    of load from other processes lands on all cases alike rather than on one;
@@ -324,14 +326,17 @@ class Case:
     def __init__(self, name, fn):
         self.name, self.fn = name, fn
         self.n = 1
-        self.ns = []  # ns/op of each round
+        self.ns = []   # wall ns/op of each round
+        self.cpu = []  # process CPU ns/op of each round
 
 
 def _time(fn, n):
-    t0 = time.perf_counter_ns()
+    """Wall and process CPU ns per call of fn over n calls."""
+    c0, t0 = time.process_time_ns(), time.perf_counter_ns()
     for _ in range(n):
         fn()
-    return (time.perf_counter_ns() - t0) / n
+    t1, c1 = time.perf_counter_ns(), time.process_time_ns()
+    return (t1 - t0) / n, (c1 - c0) / n
 
 
 def select(cases, args):
@@ -350,42 +355,44 @@ def run(cases, args):
     benchmark line per case per round and returns the cases with their times."""
     for c in cases:  # warm-up and calibration: n iterations fill min_time
         t_end = time.perf_counter() + args.warmup
-        per = _time(c.fn, 1)
+        per = _time(c.fn, 1)[0]
         while time.perf_counter() < t_end:
-            per = min(per, _time(c.fn, 1))
+            per = min(per, _time(c.fn, 1)[0])
         c.n = max(1, int(math.ceil(args.min_time * 1e9 / max(per, 1.0))))
     for _ in range(args.rounds):
         for c in cases:
             c.fn()  # warm caches and allocator after the other cases ran
-            ns = _time(c.fn, c.n)
+            ns, cpu = _time(c.fn, c.n)
             c.ns.append(ns)
-            print("BenchmarkTorch/%s %d %.0f ns/op" % (c.name, c.n, ns), flush=True)
+            c.cpu.append(cpu)
+            print("BenchmarkTorch/%s %d %.0f ns/op %.0f cpu-ns/op" % (c.name, c.n, ns, cpu), flush=True)
     return cases
 
 
 def summary(cases, file=sys.stderr):
-    """Median table on stderr: rows are the cases without their last name
-    element, columns the last element (fwd, fwdbwd, ...), in ms."""
-    rows, cols = {}, []
-    for c in cases:
-        base, _, col = c.name.rpartition("/")
-        rows.setdefault(base, {})[col] = c.ns
-        if col not in cols:
-            cols.append(col)
-    width = max([len(r) for r in rows] + [4])
-    print("\nmedians of %d rounds, ms per op (min..max over rounds)" %
-          (len(cases[0].ns) if cases else 0), file=file)
-    print("%-*s  %s" % (width, "case", "  ".join("%-26s" % c for c in cols)), file=file)
-    for base, by in rows.items():
-        cells = []
-        for col in cols:
-            ns = by.get(col)
-            if not ns:
-                cells.append("%-26s" % "-")
-            else:
-                cells.append("%-26s" % ("%.3f (%.3f..%.3f)" % (statistics.median(ns) / 1e6,
-                                                               min(ns) / 1e6, max(ns) / 1e6)))
-        print("%-*s  %s" % (width, base, "  ".join(cells)), file=file)
+    """Median tables on stderr, wall time then CPU time: rows are the cases
+    without their last name element, columns the last element (fwd, fwdbwd,
+    ...), in ms."""
+    if not cases:
+        return
+    for title, key in (("wall time", "ns"), ("process CPU time", "cpu")):
+        rows, cols = {}, []
+        for c in cases:
+            base, _, col = c.name.rpartition("/")
+            rows.setdefault(base, {})[col] = getattr(c, key)
+            if col not in cols:
+                cols.append(col)
+        width = max([len(r) for r in rows] + [4])
+        print("\n%s: medians of %d rounds, ms per op (min..max over rounds)" %
+              (title, len(cases[0].ns)), file=file)
+        print("%-*s  %s" % (width, "case", "  ".join("%-26s" % c for c in cols)), file=file)
+        for base, by in rows.items():
+            cells = []
+            for col in cols:
+                ns = by.get(col)
+                cells.append("%-26s" % ("-" if not ns else "%.3f (%.3f..%.3f)" % (
+                    statistics.median(ns) / 1e6, min(ns) / 1e6, max(ns) / 1e6)))
+            print("%-*s  %s" % (width, base, "  ".join(cells)), file=file)
 
 
 def rel_err(a, b):
