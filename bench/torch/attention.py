@@ -45,7 +45,9 @@ Cases (names after BenchmarkTorch/):
       bias; c, h, W_c require grad.
 
 Upstream gradients (dO, dctx, dh̃) are N(0, 1); inputs are N(0, 1) and
-weights N(0, 1/fan_in), so no tanh saturates and no softmax is one-hot.
+weights N(0, 1/fan_in), except that Luong dot's Q is N(0, 1/d) and Luong
+general's W is N(0, 1/d²), so that every score is O(1): no tanh saturates and
+no softmax is one-hot (the cost does not depend on it; the checks' errors do).
 
 --check runs every case once in float32 and in float64 (the same composition)
 and prints the relative error max|x32 − x64| / max|x64| of the output and of
