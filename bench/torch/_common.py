@@ -153,18 +153,44 @@ def _matching_core():
     return ""
 
 
-def _blas_in_process():
-    """(path, config, core) of the BLAS mapped into this process: core and
-    config are '' for a BLAS other than OpenBLAS."""
+def _sgemm_provider():
+    """Path of the library that provides the sgemm_ torch calls: looked up
+    from libtorch_cpu's handle (its dependencies in load order, as its own
+    references resolve) and named by dladdr. Several BLAS can be mapped at
+    once (Debian's liblapack.so.3 alternative may bring OpenBLAS beside the
+    reference libblas.so.3), so which one is mapped does not tell."""
     import ctypes
-    path = ""
+    torch_cpu = ""
+    with open("/proc/self/maps") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 6 and os.path.basename(parts[5]).startswith("libtorch_cpu.so"):
+                torch_cpu = parts[5]
+                break
+    if not torch_cpu:
+        return ""
+
+    class DlInfo(ctypes.Structure):
+        _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                    ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
     try:
-        with open("/proc/self/maps") as f:
-            for line in f:
-                parts = line.split()
-                if len(parts) >= 6 and re.search(r"lib(open)?blas[^/]*\.so", parts[5]):
-                    path = parts[5]
-                    break
+        addr = ctypes.cast(ctypes.CDLL(torch_cpu).sgemm_, ctypes.c_void_p).value
+        libc = ctypes.CDLL(None)
+        info = DlInfo()
+        if not libc.dladdr(ctypes.c_void_p(addr), ctypes.byref(info)) or not info.dli_fname:
+            return ""
+        return info.dli_fname.decode()
+    except (OSError, AttributeError):
+        return ""
+
+
+def _blas_in_process():
+    """(path, config, core) of the BLAS whose sgemm torch calls: core and
+    config are '' for a BLAS other than OpenBLAS, path '' if none is found."""
+    import ctypes
+    try:
+        path = _sgemm_provider()
     except OSError:
         return "", "", ""
     if not path:
@@ -268,7 +294,7 @@ def blas_line():
     """The BLAS in this process, its core and who chose it, for the report."""
     path, config, core = _blas_in_process()
     if not path:
-        return "none found in the process (PyTorch's own fallback GEMM)"
+        return "no sgemm_ found behind torch (PyTorch's own fallback GEMM?)"
     if not core:
         real = os.path.realpath(path)
         kind = "reference BLAS (netlib, unoptimised)" if "/blas/" in real else "not OpenBLAS"
