@@ -66,7 +66,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
 
 torch = _common.setup()
-import torch.nn.functional as F  # noqa: E402
 
 
 class Problem:
