@@ -17,6 +17,9 @@ $py seq2seq.py --rounds "$rounds" --vocab 8000,32000 --score dot,general,additiv
 	>"$out/seq2seq.txt" 2>"$out/seq2seq.log"
 $py seq2seq.py --rounds "$rounds" --vocab 8000,32000 --score dot --optim adamw \
 	>"$out/seq2seq-adamw.txt" 2>"$out/seq2seq-adamw.log"
-$py summarize.py "$out"/attention.txt "$out"/rnn.txt "$out"/loss.txt "$out"/seq2seq.txt \
-	"$out"/seq2seq-adamw.txt >"$out/table.md"
+{
+	$py summarize.py "$out"/attention.txt "$out"/rnn.txt "$out"/loss.txt
+	echo
+	$py summarize.py "$out"/seq2seq.txt "$out"/seq2seq-adamw.txt
+} >"$out/table.md"
 cat "$out/table.md"
