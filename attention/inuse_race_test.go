@@ -22,7 +22,9 @@ func TestInUse(t *testing.T) {
 	hc := NewHeadCache(Float32, 2, 1, 2, 2, 4)
 	var ws Workspace
 	att := NewAttentional(kernels.Matrix{Rows: 2, Cols: 4, Stride: 4, Data: make([]float32, 8)}, 2)
-	mat := func(r, c int) kernels.Matrix { return kernels.Matrix{Rows: r, Cols: c, Stride: c, Data: make([]float32, r*c)} }
+	mat := func(r, c int) kernels.Matrix {
+		return kernels.Matrix{Rows: r, Cols: c, Stride: c, Data: make([]float32, r*c)}
+	}
 	for _, tc := range []struct {
 		name string
 		flag *inuse.Flag
