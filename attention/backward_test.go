@@ -480,3 +480,44 @@ func TestAttendBackwardPanics(t *testing.T) {
 		mustPanic(t, c.want, c.f)
 	}
 }
+
+// TestCosineBackwardMagnitudes checks the Cosine backward, one query and
+// many, for keys and queries of magnitudes 1e-38 to 1e38 (each key its own,
+// the wide keys taken in float64), against the oracle.
+func TestCosineBackwardMagnitudes(t *testing.T) {
+	kmags := []float64{1e-38, 1e-30, 1e-20, 1e-10, 1, 1e10, 1e20, 1e30, 1e38}
+	qmags := []float64{1e-30, 1e-10, 1, 1e10, 1e30}
+	forEachISA(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(65, 66))
+		for _, d := range []int{1, 7, 33} {
+			for _, qa := range qmags {
+				for _, single := range []bool{true, false} {
+					const S = 12
+					c := newBackCase(t, rng, kindCosine, S, d, 3, false, 0, single)
+					for s := range S {
+						ka := kmags[rng.IntN(len(kmags))]
+						for j := range row(c.keys, s) {
+							row(c.keys, s)[j] = float32((rng.Float64()*2 - 1) * ka)
+						}
+					}
+					for b := range c.q.Rows {
+						for j := range row(c.q, b) {
+							row(c.q, b)[j] = float32((rng.Float64()*2 - 1) * qa)
+						}
+					}
+					c.m.Reset(c.keys, c.vals)
+					c.att = setMask(rng, c.m, 2)
+					if single {
+						c.m.Attend(row(c.w, 0), row(c.c, 0), row(c.q, 0))
+					} else {
+						c.m.AttendMany(c.w, c.c, c.q)
+					}
+					c.dq = gradBuf(rng, c.q.Rows, c.q.Cols, c.q.Rows, true)
+					c.g.Keys = gradBuf(rng, S, d, S, true)
+					c.run()
+					c.check(t, fmt.Sprintf("d=%d query magnitude %g single=%v", d, qa, single))
+				}
+			}
+		}
+	})
+}

@@ -11,10 +11,13 @@ import (
 // With G_s = ds_s/‖k_s‖ (the cached inverse norms) the backward forms
 //
 //	dh   += (Σ_s G_s·k_s − ⟨ds, x⟩·ĥ)/‖h‖
-//	dk_s += G_s·ĥ − G_s·x_s·k_s/‖k_s‖
+//	dk_s += G_s·ĥ − (G_s·x_s)·k̂_s
 //
-// with the scores recomputed; the wide keys (cosine.go), whose inverse norm
-// is cached as 0, add their terms in float64.
+// with the scores recomputed; the last term is taken as the product of
+// G_s·x_s and k̂_s = k_s/‖k_s‖, both well inside the float32 range for any
+// key whose inverse norm is cached (G_s·x_s/‖k_s‖ would underflow for norms
+// from about 2⁶³ on). The wide keys (cosine.go), whose inverse norm is
+// cached as 0, add their terms in float64.
 
 // cosineBackward adds one query's cosine gradients for the scores'
 // gradients ds (keys [0, len(ds))) to dh (unless nil) and Grads.Keys; ds is
@@ -58,11 +61,24 @@ func (m *Memory) cosineBackward(g *Grads, dh, ds, h []float32) {
 	}
 	if dK.Rows > 0 {
 		outerAdd(dK, 1, ds, qh)
+		bw.vec2 = grow(bw.vec2, m.keys.Cols)
 		for s := range n {
-			if c := -ds[s] * x[s] * inv[s]; c != 0 {
-				kernels.Axpy(c, row(keys, s), row(dK, s))
-			}
+			x[s] *= ds[s] // G_s·x_s
 		}
+		m.subUnitKeys(dK, x, bw.vec2)
+	}
+}
+
+// subUnitKeys subtracts c_s·k̂_s from row s of dK for every key s with
+// c_s ≠ 0, k̂_s = k_s/‖k_s‖ (by the cached inverse norm), using tmp
+// (length d_k).
+func (m *Memory) subUnitKeys(dK kernels.Matrix, c, tmp []float32) {
+	for s, cs := range c {
+		if cs == 0 || m.invNorm[s] == 0 {
+			continue
+		}
+		kernels.Scale(tmp, m.invNorm[s], row(m.keys, s))
+		kernels.Axpy(-cs, tmp, row(dK, s))
 	}
 }
 
@@ -133,11 +149,8 @@ func (m *Memory) cosineBackwardMany(g *Grads, dq, ds, q kernels.Matrix) {
 	}
 	if dK.Rows > 0 {
 		kernels.Gemm(kernels.Trans, kernels.NoTrans, 1, ds, qh, 1, dK)
-		for s := range n {
-			if c := -col[s] * inv[s]; c != 0 {
-				kernels.Axpy(c, row(keys, s), row(dK, s))
-			}
-		}
+		bw.vec2 = grow(bw.vec2, d)
+		m.subUnitKeys(dK, col, bw.vec2)
 	}
 }
 

@@ -810,7 +810,7 @@ func (m *f64Mem) cosineGrads(g *memGrads, hs [][]float64, ds [][]ev) {
 		for b := range B {
 			col.add(evMul(G[b][s], X[b][s]))
 		}
-		c := evMul(col.sum(2), inv[s])
+		c := col.sum(2)
 		c.v = -c.v
 		for i := range d {
 			var t evSummer
@@ -818,7 +818,7 @@ func (m *f64Mem) cosineGrads(g *memGrads, hs [][]float64, ds [][]ev) {
 				t.addProd(G[b][s], qh[b][i])
 			}
 			accum(&g.dK[s][i], t.sum(2))
-			g.dK[s][i] = evFMA(c, exact(m.K[s][i]), g.dK[s][i])
+			g.dK[s][i] = evFMA(c, evMul(inv[s], exact(m.K[s][i])), g.dK[s][i])
 		}
 	}
 }
@@ -913,4 +913,170 @@ func (m *f64Mem) additiveGrads(g *memGrads, hs [][]float64, ds [][]ev) {
 			accum(&g.dK[s][j], t.sum(2))
 		}
 	}
+}
+
+// f64MH is a MultiHead or GroupedQuery call in float64 (kv KV heads; the
+// head blocks of q, k and v as in GroupedQuery).
+type f64MH struct {
+	q, k, v   [][]float64
+	heads, kv int
+	causal    bool
+}
+
+func (m *f64MH) dims() (T, S, dk, dh, group int) {
+	T, S = len(m.q), len(m.k)
+	dk = len(m.q[0]) / m.heads
+	if S > 0 {
+		dh = len(m.v[0]) / m.kv
+	}
+	return T, S, dk, dh, m.heads / m.kv
+}
+
+// seen returns how many keys query t sees.
+func (m *f64MH) seen(t int) int {
+	T, S, _, _, _ := m.dims()
+	if !m.causal {
+		return S
+	}
+	return min(S, max(0, t+S-T+1))
+}
+
+// scores returns the exact scaled scores of query t of head i against the
+// keys it sees, and the bound of the float32 products that compute them.
+func (m *f64MH) scores(i, t int) (x, e []float64) {
+	_, _, dk, _, group := m.dims()
+	j := i / group
+	n := m.seen(t)
+	x, e = make([]float64, n), make([]float64, n)
+	c := 1 / math.Sqrt(float64(dk))
+	for s := range n {
+		var abs float64
+		for a := range dk {
+			p := m.q[t][i*dk+a] * m.k[s][j*dk+a]
+			x[s] += p
+			abs += math.Abs(p)
+		}
+		x[s] *= c
+		e[s] = gamma(dk+2)*abs*c + float64(dk+2)*eta
+	}
+	return x, e
+}
+
+// weights returns the exact softmax of query t of head i over the keys it
+// sees and its logsumexp (−Inf when it sees none).
+func (m *f64MH) weights(i, t int) (p []float64, lse float64) {
+	x, _ := m.scores(i, t)
+	mx := math.Inf(-1)
+	for _, v := range x {
+		mx = max(mx, v)
+	}
+	if len(x) == 0 {
+		return x, math.Inf(-1)
+	}
+	var sum float64
+	p = make([]float64, len(x))
+	for s, v := range x {
+		p[s] = math.Exp(v - mx)
+		sum += p[s]
+	}
+	for s := range p {
+		p[s] /= sum
+	}
+	return p, mx + math.Log(sum)
+}
+
+// loss is Σ dout∘out.
+func (m *f64MH) loss(dout [][]float64) float64 {
+	T, _, _, dh, group := m.dims()
+	var l float64
+	for i := range m.heads {
+		j := i / group
+		for t := range T {
+			p, _ := m.weights(i, t)
+			for s, w := range p {
+				for a := range dh {
+					l += dout[t][i*dh+a] * w * m.v[s][j*dh+a]
+				}
+			}
+		}
+	}
+	return l
+}
+
+// grads returns dq, dk and dv for loss with the output gradient dout, as the
+// flash backward computes them: when out is not nil, from that forward
+// output (its bounds in outErr), the logsumexps within lseErr (heads×T) of
+// the exact ones and the recomputed scores within their bounds, with extra
+// partial sums per accumulated element; with out nil, the exact formulas.
+func (m *f64MH) grads(dout [][]float64, out, outErr, lseErr [][]float64, extra int) (dq, dk, dv [][]ev) {
+	T, S, dkh, dh, group := m.dims()
+	dq, dk, dv = evMat(T, m.heads*dkh), evMat(S, m.kv*dkh), evMat(S, m.kv*dh)
+	sk := make([][]evSummer, S)
+	sv := make([][]evSummer, S)
+	for s := range S {
+		sk[s] = make([]evSummer, m.kv*dkh)
+		sv[s] = make([]evSummer, m.kv*dh)
+	}
+	alpha := 1 / math.Sqrt(float64(dkh))
+	aev := ev{alpha, u * alpha}
+	for i := range m.heads {
+		j := i / group
+		for t := range T {
+			x, xe := m.scores(i, t)
+			p, lse := m.weights(i, t)
+			n := len(x)
+			if n == 0 {
+				continue
+			}
+			// D_t = Σ dout·out over the head's columns.
+			var dsum evSummer
+			for a := range dh {
+				o := ev{}
+				if out != nil {
+					o = ev{out[t][i*dh+a], outErr[t][i*dh+a]}
+				} else {
+					for s := range n {
+						o.v += p[s] * m.v[s][j*dh+a]
+					}
+				}
+				dsum.addProd(exact(dout[t][i*dh+a]), o)
+			}
+			D := dsum.sum(2)
+			ds := make([]ev, n)
+			for s := range n {
+				P := exact(p[s])
+				if out != nil {
+					arg := x[s] - lse
+					P = evExp(ev{arg, xe[s] + lseErr[i][t] + u*math.Abs(arg)})
+				}
+				var dps evSummer
+				for a := range dh {
+					dps.addProd(exact(dout[t][i*dh+a]), exact(m.v[s][j*dh+a]))
+				}
+				ds[s] = evMul(P, evSub(dps.sum(2), D))
+				for a := range dh {
+					sv[s][j*dh+a].addProd(P, exact(dout[t][i*dh+a]))
+				}
+				for a := range dkh {
+					sk[s][j*dkh+a].addProd(ds[s], exact(m.q[t][i*dkh+a]))
+				}
+			}
+			for a := range dkh {
+				var t2 evSummer
+				for s := range n {
+					t2.addProd(ds[s], exact(m.k[s][j*dkh+a]))
+				}
+				dq[t][i*dkh+a] = evMul(t2.sum(extra), aev)
+			}
+		}
+	}
+	for s := range S {
+		for a := range sk[s] {
+			dk[s][a] = evMul(sk[s][a].sum(extra), aev)
+		}
+		for a := range sv[s] {
+			dv[s][a] = sv[s][a].sum(extra)
+		}
+	}
+	return dq, dk, dv
 }
