@@ -20,7 +20,8 @@ import (
 // bq·(bk + max(d_k, bk)) + 2·bq floats for blocks of bq queries and bk keys
 // (192 and 512: attention/DESIGN.md), never the T×S scores; and d_h floats
 // shared by them. A call with T·S ≤ 3072, which runs without tiles, holds one
-// head's T×S scores instead. It grows to the largest call seen and is then
+// head's T×S scores instead. The backward ([MultiHeadBackward]) keeps its
+// own share, described there. It grows to the largest call seen and is then
 // reused, so calls allocate nothing. The zero value is ready to use; a
 // Workspace is not safe for concurrent use.
 type Workspace struct {

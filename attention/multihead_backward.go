@@ -54,9 +54,10 @@ func GroupedQueryTrain(out kernels.Matrix, lse []float32, q, k, v kernels.Matrix
 // the scores are recomputed by a matrix product and P = e^(score − lse)
 // from the saved logsumexp, and the five products run through the GEMM
 // micro-kernels (kernels.GemmScratch), the tiles past the causal staircase
-// left out. The workspace holds, per goroutine, two tiles of bq×bk floats
-// and the block's packed keys and values (about 3·bk·d_k + bk·d_h floats;
-// the blocks are in BACKWARD.md), and heads·T floats of D; when the plan
+// left out. The workspace holds, per goroutine, two tiles of bq×bk floats,
+// a tile's rows of q and dout (bq·(d_k + d_h)) and the block's packed keys
+// and values (about 2·bk·d_k + bk·d_h floats; the blocks are in
+// BACKWARD.md), and heads·T floats of D; when the plan
 // splits a KV head's blocks of keys over goroutines, each goroutine but
 // the first also holds T·(group·d_k) floats of dQ partial sums.
 //
@@ -191,6 +192,7 @@ type backScratchMH struct {
 	s, dp    []float32       // bq×bk: scores then weights; the weights' gradient then the scores'
 	kT, vT   kernels.PackedB // the block's keys and values, transposed
 	kN       kernels.PackedB // the block's keys as they are (dQ += dS·K)
+	qt, dot  []float32       // a tile's rows of Q and dO, copied contiguous (see contiguous)
 	dqBuf    []float32       // byKeys, goroutines after the first: T×(group·d_k) of dQ
 	dqm      kernels.Matrix  // the dQ this goroutine adds to (its query heads' columns from 0)
 	dqOffset int             // column of dqm's first head in the caller's dq
@@ -222,6 +224,8 @@ func (ws *Workspace) backward(dq, dk, dv, dout, out kernels.Matrix, lse []float3
 		t := &b.parts[i]
 		t.s = grow(t.s, p.bq*p.bk)
 		t.dp = grow(t.dp, p.bq*p.bk)
+		t.qt = grow(t.qt, p.bq*dkh)
+		t.dot = grow(t.dot, p.bq*dh)
 	}
 	// D = rowsum(dO∘O) for every head and row.
 	b.delta = grow(b.delta, heads*T)
@@ -350,7 +354,8 @@ func (b *mhBackward) keyBlock(t *backScratchMH, kv, kb int) {
 			if dqi.Rows > 0 {
 				dqt = rows(dqi, t0, t1)
 			}
-			b.tile(t, rows(qi, t0, t1), rows(doi, t0, t1), dqt, dkb, dvb, lse[t0:t1], delta[t0:t1], t0, s0, s1-s0)
+			q, dout := contiguous(t.qt, rows(qi, t0, t1)), contiguous(t.dot, rows(doi, t0, t1))
+			b.tile(t, q, dout, dqt, dkb, dvb, lse[t0:t1], delta[t0:t1], t0, s0, s1-s0)
 		}
 	}
 }
@@ -421,4 +426,18 @@ func (b *mhBackward) tile(t *backScratchMH, q, dout, dq, dk, dv kernels.Matrix, 
 			g.Gemm(kernels.Trans, kernels.NoTrans, b.alpha, rows(cols(dp, j0, j1), r0, h), rows(q, r0, h), 1, rows(dk, j0, j1))
 		}
 	}
+}
+
+// contiguous copies m into buf (at least m.Rows·m.Cols floats) with stride
+// m.Cols and returns the copy. A head's rows of q and dout are a whole row
+// of all heads apart, often a multiple of 4 KiB, at which the rows a
+// product reads together fall on the same L1 sets and kernels.Gemm packs a
+// B it would read in place; each tile's rows are read by four products, so
+// the copy costs 1/(4·bk) of their reads (BACKWARD.md has the measurement).
+func contiguous(buf []float32, m kernels.Matrix) kernels.Matrix {
+	c := kernels.Matrix{Rows: m.Rows, Cols: m.Cols, Stride: max(1, m.Cols), Data: buf[:m.Rows*m.Cols]}
+	for r := range m.Rows {
+		copy(row(c, r), row(m, r))
+	}
+	return c
 }
