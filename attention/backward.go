@@ -77,7 +77,8 @@ type backScratch struct {
 //
 // Error bound (u = 2⁻²⁴, γ_n = n·u/(1−n·u)): let δα_s be Attend's bound on
 // the weights, E_s = Σ_j|v_sj·dcontext_j| + |dweights_s| and μ = ⟨α, dα⟩
-// over the n attended keys. Each computed ds_s is within
+// over the n attended keys. To first order (the tests evaluate the same
+// chain with its second-order terms), each computed ds_s is within
 //
 //	δds_s = δα_s·(|dα_s| + |μ| + δμ) + α_s·(γ_{d_v+2}·E_s + δμ) + 2u·α_s·|dα_s − μ|
 //	δμ    = Σ_s (δα_s + α_s)·γ_{d_v+2}·E_s + Σ_s δα_s·|dα_s| + γ_{n+2}·Σ_s α_s·|dα_s|

@@ -521,3 +521,37 @@ func TestCosineBackwardMagnitudes(t *testing.T) {
 		}
 	})
 }
+
+// TestAttendBackwardStoredFloat32 checks that a Memory storing its keys and
+// values as Float32 (NewMemoryFormat) gives the bits of NewMemory's
+// backward, one query and many, for the scorers a stored Memory takes.
+func TestAttendBackwardStoredFloat32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(67, 68))
+	for _, k := range []kind{kindDot, kindScaled, kindGeneral} {
+		for _, single := range []bool{true, false} {
+			c := newBackCase(t, rng, k, 9, 6, 3, false, 2, single)
+			c.dq = gradBuf(rng, c.q.Rows, c.q.Cols, c.q.Rows, true)
+			c.g.Keys = gradBuf(rng, 9, 6, 9, true)
+			c.g.Values = gradBuf(rng, 9, c.vals.Cols, 9, true)
+			c.run()
+			want := []kernels.Matrix{cloneMat(c.dq), cloneMat(c.g.Keys), cloneMat(c.g.Values)}
+			st := NewMemoryFormat(c.m.sc, Float32, c.keys, c.vals)
+			st.SetMask(c.m.mask)
+			st.SetValid(c.m.valid)
+			for _, m := range []kernels.Matrix{c.dq, c.g.Keys, c.g.Values} {
+				clear(m.Data[:(m.Rows-1)*m.Stride+m.Cols])
+			}
+			c.m = st
+			c.run()
+			for i, m := range []kernels.Matrix{c.dq, c.g.Keys, c.g.Values} {
+				for r := range m.Rows {
+					for j, x := range row(m, r) {
+						if w := row(want[i], r)[j]; math.Float32bits(x) != math.Float32bits(w) {
+							t.Fatalf("%s single=%v gradient %d [%d][%d]: stored %v, NewMemory %v", c.m.sc, single, i, r, j, x, w)
+						}
+					}
+				}
+			}
+		}
+	}
+}

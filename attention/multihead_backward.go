@@ -16,8 +16,9 @@ import (
 // of +Inf gives +Inf. It is always tiled (a small call does not take
 // MultiHead's untiled route), so out may differ from MultiHead's in the last
 // bits, within MultiHead's bound. The lse of a row is within
-// (2n + 6b + 4)·u·(1 + |lse|) + E of the exact logsumexp of the exact scores
-// (E the largest error of a score, n the keys it sees in b blocks). lse must
+// E + (max_s|x_s − m| + 2n + 6b + 4)·u + u·|lse| of the exact logsumexp of
+// the exact scores (E the largest error of a score, as in MultiHead's bound;
+// m the largest score; n the keys the row sees in b blocks; u = 2⁻²⁴). lse must
 // not overlap out, q, k or v; it panics if it does, unless
 // len(lse) = heads·T, and as MultiHead does. Allocation and concurrency are
 // MultiHead's.
@@ -61,7 +62,8 @@ func GroupedQueryTrain(out kernels.Matrix, lse []float32, q, k, v kernels.Matrix
 // splits a KV head's blocks of keys over goroutines, each goroutine but
 // the first also holds T·(group·d_k) floats of dQ partial sums.
 //
-// Accuracy (u = 2⁻²⁴): with δP_ts the error of a recomputed weight —
+// Accuracy (u = 2⁻²⁴; to first order, the tests evaluate the same chain
+// with its second-order terms): with δP_ts the error of a recomputed weight —
 // P_ts·((e^{δx} − 1)) for δx = E + δlse + (|x| + |lse| + 4)·u, E the
 // score's bound as the forward's and δlse MultiHeadTrain's bound on lse —
 // and δD_t ≤ γ_{d_h+2}·Σ_j|dO_tj·O_tj| + Σ_j|dO_tj|·δO_tj (δO the forward's
