@@ -6,13 +6,16 @@ import (
 )
 
 // Attentional computes Luong's attentional state h̃ = tanh(W_c[c; h]) from a
-// context c and a decoder state h, for W_c of size d_out×(d_c+d_h). It keeps
-// the concatenation buffer, so Apply allocates nothing; it is not safe for
-// concurrent use.
+// context c and a decoder state h, for W_c of size d_out×(d_c+d_h), one row
+// at a time (Apply) or for many rows at once (ApplyMany, teacher forcing),
+// and their backward (ApplyBackward, ApplyManyBackward). It keeps the
+// concatenation buffer and the backward's scratch, so its calls allocate
+// nothing once that has grown; it is not safe for concurrent use.
 type Attentional struct {
 	wc   kernels.Matrix
 	dc   int
 	x    []float32
+	dz   []float32  // the backward's dz = dout∘(1 − out²): d_out, or B×d_out
 	busy inuse.Flag // in race builds: a call is running
 }
 

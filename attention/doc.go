@@ -35,9 +35,23 @@
 // jobs exits if the pool holds more than the current GOMAXPROCS−1, so after
 // GOMAXPROCS is lowered the pool shrinks to it within about a second.
 //
+// Training: every forward has a backward that adds the gradients of a loss
+// to caller-owned buffers (frameworks zero them once per step).
+// [Memory.AttendBackward] and [Memory.AttendManyBackward] take the weights
+// the forward returned and the gradients of the context (and weights), and
+// give the gradients of the queries, the keys, the values and the scorer's
+// parameters ([Grads]); [Attentional.ApplyBackward] and ApplyManyBackward
+// those of h̃ = tanh(W_c[c; h]); [MultiHeadTrain] keeps one logsumexp per
+// query row and head, from which [MultiHeadBackward] and
+// [GroupedQueryBackward] recompute the weights tile by tile (the flash
+// backward: no T×S matrix). Nothing else is kept between forward and
+// backward. Each backward's doc states its error bound, and the tests check
+// it against a float64 evaluation of the gradient that finite differences
+// check in turn.
+//
 // Accuracy: scores carry the error bounds of the kernels that compute them
 // (γₙ·Σ|terms| for the products); [Memory.Attend] states the bound this gives
 // the weights and the context, and the tests check every mechanism against a
 // float64 evaluation of its formula within it (see oracle_test.go). How the
-// calls run, and why, is in DESIGN.md.
+// calls run, and why, is in DESIGN.md (and, for the backward, BACKWARD.md).
 package attention

@@ -199,3 +199,50 @@ func FuzzAttentional(f *testing.F) {
 		checkAttentional(t, rng, 1+int(dout)%48, int(dc)%48, int(dh)%48)
 	})
 }
+
+// FuzzAttendBackward checks AttendBackward (B = 0 picks it) and
+// AttendManyBackward of a random mechanism, shape, mask, set of wanted
+// gradients and ISA against the gradient oracle.
+func FuzzAttendBackward(f *testing.F) {
+	f.Add(uint64(1), uint8(1), uint8(1), uint8(0), uint8(0), uint8(0), false, uint8(0))
+	f.Add(uint64(2), uint8(70), uint8(33), uint8(4), uint8(2), uint8(1), true, uint8(3))
+	f.Add(uint64(3), uint8(17), uint8(7), uint8(2), uint8(3), uint8(2), false, uint8(5))
+	f.Fuzz(func(t *testing.T, seed uint64, s, d, k, mode, isa uint8, same bool, b uint8) {
+		useISA(t, isa)
+		S, dk, B := 1+int(s)%80, 1+int(d)%40, int(b)%9
+		rng := rand.New(rand.NewPCG(seed, 97))
+		c := newBackCase(t, rng, allKinds[int(k)%len(allKinds)], S, dk, max(1, B), same, int(mode)%5, B == 0)
+		c.run()
+		c.check(t, fmt.Sprintf("%s S=%d d=%d B=%d same=%v mode %d", c.m.sc, S, dk, B, same, mode%5))
+	})
+}
+
+// FuzzMultiHeadBackward checks MultiHeadTrain and the MultiHead or
+// GroupedQuery backward of a random shape, mask, block sizes, goroutines
+// and ISA against the oracle.
+func FuzzMultiHeadBackward(f *testing.F) {
+	f.Add(uint64(1), uint8(5), uint8(7), uint8(2), uint8(3), uint8(2), uint8(1), false, uint8(0), uint8(0))
+	f.Add(uint64(2), uint8(33), uint8(20), uint8(5), uint8(4), uint8(4), uint8(2), true, uint8(1), uint8(9))
+	f.Fuzz(func(t *testing.T, seed uint64, T, S, dk, dh, heads, group uint8, causal bool, isa, tiles uint8) {
+		useISA(t, isa)
+		h := 1 + int(heads)%4
+		g := 1 + int(group)%h
+		for h%g != 0 {
+			g--
+		}
+		sh := mhShape{T: 1 + int(T)%40, S: 1 + int(S)%40, dk: 1 + int(dk)%9, dh: 1 + int(dh)%9, heads: h, kv: h / g}
+		if g == 1 {
+			sh.kv = 0 // MultiHead
+		}
+		if tiles%4 != 0 {
+			setBackTiles(t, 1+int(tiles)%7, 1+int(tiles/4)%9, 1+int(tiles/16)%4)
+			setTiles(t, 2+int(tiles)%5, 1+int(tiles/8)%8)
+		}
+		if tiles%3 == 0 {
+			setTuning(t, func(t *tuning) { t.multiHeadBackMin = 0 })
+			setProcs(t, 1+int(tiles/3)%3)
+		}
+		rng := rand.New(rand.NewPCG(seed, 96))
+		checkMultiHeadBackward(t, rng, sh, causal, nil)
+	})
+}

@@ -10,8 +10,8 @@ import (
 )
 
 // TestInUse checks, in race builds, that a call on a Memory, Batch,
-// HeadCache, Workspace or Attentional that another call holds panics with a
-// message naming the type: each case takes the value's flag as a call in
+// HeadCache, Workspace or Attentional (forward or backward) that another
+// call holds panics with a message naming the type: each case takes the value's flag as a call in
 // progress on another goroutine would, then calls.
 func TestInUse(t *testing.T) {
 	keys := kernels.Matrix{Rows: 4, Cols: 4, Stride: 4, Data: make([]float32, 16)}
@@ -40,6 +40,21 @@ func TestInUse(t *testing.T) {
 		{"attention.HeadCache", &hc.busy, func() { hc.Attend(make([]float32, 4), make([]float32, 4)) }},
 		{"attention.Workspace", &ws.busy, func() { MultiHead(mat(64, 8), mat(64, 8), mat(64, 8), mat(64, 8), 2, Causal, &ws) }},
 		{"attention.Attentional", &att.busy, func() { att.Apply(make([]float32, 2), make([]float32, 2), make([]float32, 2)) }},
+		{"attention.Memory", &m.busy, func() { m.AttendBackward(&Grads{Keys: mat(4, 4)}, make([]float32, 4), nil, c, w, h) }},
+		{"attention.Memory", &m.busy, func() { m.AttendManyBackward(nil, mat(2, 4), kernels.Matrix{}, mat(2, 4), mat(2, 4), mat(2, 4)) }},
+		{"attention.Workspace", &ws.busy, func() {
+			MultiHeadTrain(mat(64, 8), make([]float32, 128), mat(64, 8), mat(64, 8), mat(64, 8), 2, Causal, &ws)
+		}},
+		{"attention.Workspace", &ws.busy, func() {
+			MultiHeadBackward(mat(64, 8), mat(64, 8), mat(64, 8), mat(64, 8), mat(64, 8), make([]float32, 128), mat(64, 8), mat(64, 8), mat(64, 8), 2, Causal, &ws)
+		}},
+		{"attention.Attentional", &att.busy, func() { att.ApplyMany(mat(2, 2), mat(2, 2), mat(2, 2)) }},
+		{"attention.Attentional", &att.busy, func() {
+			att.ApplyBackward(mat(2, 4), make([]float32, 2), make([]float32, 2), make([]float32, 2), make([]float32, 2), make([]float32, 2), make([]float32, 2))
+		}},
+		{"attention.Attentional", &att.busy, func() {
+			att.ApplyManyBackward(mat(2, 4), mat(3, 2), mat(3, 2), mat(3, 2), mat(3, 2), mat(3, 2), mat(3, 2))
+		}},
 	} {
 		tc.flag.Enter("test")
 		mustPanic(t, inuse.Message(tc.name), tc.call)

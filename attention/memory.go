@@ -50,6 +50,8 @@ type Memory struct {
 
 	split splitter
 
+	bw backScratch // AttendBackward, AttendManyBackward (backward.go)
+
 	batchMark int // while a Batch checks its Memories: 1 + the index of this one, else 0
 
 	busy inuse.Flag // in race builds: a call is running

@@ -20,7 +20,8 @@ import (
 // bq·(bk + max(d_k, bk)) + 2·bq floats for blocks of bq queries and bk keys
 // (192 and 512: attention/DESIGN.md), never the T×S scores; and d_h floats
 // shared by them. A call with T·S ≤ 3072, which runs without tiles, holds one
-// head's T×S scores instead. It grows to the largest call seen and is then
+// head's T×S scores instead. The backward ([MultiHeadBackward]) keeps its
+// own share, described there. It grows to the largest call seen and is then
 // reused, so calls allocate nothing. The zero value is ready to use; a
 // Workspace is not safe for concurrent use.
 type Workspace struct {
@@ -46,9 +47,12 @@ type Workspace struct {
 	diag         int // rows per product on a block of keys the mask cuts
 	causal       bool
 	alpha        float32
+	lse          []float32    // MultiHeadTrain, GroupedQueryTrain: heads×T logsumexps, else nil
 	next         atomic.Int64 // the next job: a head and a block of queries
 	wg           sync.WaitGroup
 	busy         inuse.Flag // in race builds: a call is running
+
+	back mhBackward // MultiHeadBackward, GroupedQueryBackward (multihead_backward.go)
 }
 
 // tileScratch is one goroutine's share of a Workspace.
@@ -141,7 +145,7 @@ func MultiHead(out, q, k, v kernels.Matrix, heads int, mask Masking, ws *Workspa
 		panicf("%s: out is %d×%d, want T×d_v = %d×%d", name, out.Rows, out.Cols, q.Rows, v.Cols)
 	}
 	checkMultiHeadArgs(name, out, q, k, v, mask)
-	ws.attend(out, q, k, v, heads, heads, mask == Causal)
+	ws.attend(out, nil, q, k, v, heads, heads, mask == Causal)
 }
 
 // GroupedQuery is [MultiHead] with fewer key/value heads than query heads
@@ -175,7 +179,7 @@ func GroupedQuery(out, q, k, v kernels.Matrix, heads, kvHeads int, mask Masking,
 		panicf("%s: out is %d×%d, want T×(%d·d_h) = %d×%d", name, out.Rows, out.Cols, heads, q.Rows, v.Cols/kvHeads*heads)
 	}
 	checkMultiHeadArgs(name, out, q, k, v, mask)
-	ws.attend(out, q, k, v, heads, kvHeads, mask == Causal)
+	ws.attend(out, nil, q, k, v, heads, kvHeads, mask == Causal)
 }
 
 // checkMultiHeadArgs panics if out overlaps an input or mask is not a Masking.
@@ -189,19 +193,20 @@ func checkMultiHeadArgs(name string, out, q, k, v kernels.Matrix, mask Masking) 
 	checkDisjoint(name, "out", o, "v", span(v))
 }
 
-// attend runs a validated call.
-func (ws *Workspace) attend(out, q, k, v kernels.Matrix, heads, kvHeads int, causal bool) {
+// attend runs a validated call; lse, unless nil, gets the logsumexp of
+// each head's rows (heads×T).
+func (ws *Workspace) attend(out kernels.Matrix, lse []float32, q, k, v kernels.Matrix, heads, kvHeads int, causal bool) {
 	if ws == nil {
 		ws = new(Workspace)
 	}
 	ws.busy.Enter("attention.Workspace")
 	defer ws.busy.Exit()
 	T, S := q.Rows, k.Rows
-	if T == 0 || out.Cols == 0 {
+	if T == 0 || out.Cols == 0 && lse == nil {
 		return
 	}
 	dk, dh := q.Cols/heads, v.Cols/kvHeads
-	p := multiHeadPlan(T, S, dk, dh, heads, kvHeads)
+	p := multiHeadPlan(T, S, dk, dh, heads, kvHeads, lse != nil)
 	if p.direct {
 		ws.direct(out, q, k, v, heads, kvHeads, causal)
 		return
@@ -228,7 +233,7 @@ func (ws *Workspace) attend(out, q, k, v kernels.Matrix, heads, kvHeads int, cau
 		ws.zeros = grow(ws.zeros, v.Cols/kvHeads)
 		clear(ws.zeros)
 	}
-	ws.out, ws.q, ws.k, ws.v = out, q, k, v
+	ws.out, ws.q, ws.k, ws.v, ws.lse = out, q, k, v, lse
 	ws.heads, ws.group, ws.T, ws.S, ws.bq, ws.bk = heads, heads/kvHeads, T, S, bq, bk
 	ws.qblocks, ws.causal = qblocks, causal
 	ws.kvHeads, ws.kblocks, ws.diag = kvHeads, kblocks, p.diag
@@ -242,7 +247,7 @@ func (ws *Workspace) attend(out, q, k, v kernels.Matrix, heads, kvHeads int, cau
 		ws.next.Store(0)
 		runParallel(ws, min(parts, (ws.kv1-kv0)*ws.group*qblocks), &ws.wg)
 	}
-	ws.out, ws.q, ws.k, ws.v = kernels.Matrix{}, kernels.Matrix{}, kernels.Matrix{}, kernels.Matrix{}
+	ws.out, ws.q, ws.k, ws.v, ws.lse = kernels.Matrix{}, kernels.Matrix{}, kernels.Matrix{}, kernels.Matrix{}, nil
 }
 
 // run takes the phase's jobs until none is left: with h the phase's query
@@ -397,6 +402,23 @@ func (ws *Workspace) block(t *tileScratch, i, qb int) {
 			kernels.Scale(row(oi, r), float32(1/float64(l)), row(oi, r))
 		}
 	}
+	if ws.lse != nil {
+		lse := ws.lse[i*ws.T+t0 : i*ws.T+t1]
+		for r := range h {
+			lse[r] = logSumExp(mx[r], sum[r])
+		}
+	}
+}
+
+// logSumExp returns m + ln l, the logsumexp of a row whose running max is m
+// and sum l = Σ e^(x−m), rounded once from float64: −Inf when l = 0 (the
+// row saw no key, or only scores of −Inf), NaN when m is NaN, +Inf when m
+// is +Inf.
+func logSumExp(m, l float32) float32 {
+	if l == 0 {
+		return float32(math.Inf(-1))
+	}
+	return float32(float64(m) + math.Log(float64(l)))
 }
 
 // rescale folds a query's block into its running sum l and output row o, once

@@ -26,6 +26,7 @@ type tuning struct {
 	multiHeadMinWork int // multiply-adds, at least, of a MultiHead call spread over goroutines
 	multiHeadDirect  int // T·S, at most, of a MultiHead call computed without tiles (multihead_direct.go)
 	multiHeadPhase   int // bytes, at most, of the packed keys and values of a single-goroutine MultiHead phase (at least one KV head; 0: one phase)
+	multiHeadBackMin int // multiply-adds, at least, of a MultiHead backward spread over goroutines
 }
 
 var tune = tuning{
@@ -42,6 +43,7 @@ var tune = tuning{
 	multiHeadMinWork: 1 << 18,
 	multiHeadDirect:  48 * 64,
 	multiHeadPhase:   256 << 10,
+	multiHeadBackMin: 1 << 20,
 }
 
 // route names how a call runs.
@@ -285,8 +287,11 @@ type multiHeadRoute struct {
 // runs the jobs of their query heads, so the packed blocks are written and
 // read in cache. Several goroutines take one phase: a barrier per phase would
 // leave them idle.
-func multiHeadPlan(T, S, dk, dh, heads, kvHeads int) multiHeadRoute {
-	if T*S <= tune.multiHeadDirect {
+//
+// A training forward (train: the logsumexps wanted) is always tiled: the
+// direct route forms no running max and sum.
+func multiHeadPlan(T, S, dk, dh, heads, kvHeads int, train bool) multiHeadRoute {
+	if T*S <= tune.multiHeadDirect && !train {
 		return multiHeadRoute{direct: true}
 	}
 	r := multiHeadRoute{bq: max(1, tileSize.rows), bk: max(1, tileSize.keys), diag: max(1, tileSize.diag)}
@@ -306,4 +311,45 @@ func multiHeadPlan(T, S, dk, dh, heads, kvHeads int) multiHeadRoute {
 // the float32 query as Q8 does.
 func (m *Memory) quantisesQuery(dq int) bool {
 	return m.st.q8q8 && dq <= 32*q8q8MaxBlocks && kernels.Q8Q8Native()
+}
+
+// backTileSize holds the blocks of the MultiHead backward: queries per tile
+// (rows), keys per job's block (keys) and, on a tile the causal mask cuts,
+// the keys per product of the gradients of the keys and values (diag), each
+// against the queries that see its first key. Tests shrink them;
+// BACKWARD.md has the measurements.
+var backTileSize = struct{ rows, keys, diag int }{rows: 128, keys: 128, diag: 32}
+
+// multiHeadBackRoute is the route of a MultiHead or GroupedQuery backward.
+type multiHeadBackRoute struct {
+	bq, bk int  // queries per tile, keys per block
+	diag   int  // keys per product of dK and dV on a tile the mask cuts
+	parts  int  // goroutines
+	byKeys bool // jobs are the blocks of keys of one KV head at a time (else whole KV heads)
+}
+
+// multiHeadBackPlan returns the route of a backward of T queries against S
+// keys with heads query heads of d_k columns over kvHeads KV heads of d_h
+// value columns. Below tune.multiHeadBackMin multiply-adds (of the five
+// products, causal or not) it runs on the calling goroutine. Above, each
+// job owns the rows of dK and dV it writes: a whole KV head (its query heads'
+// rows of dQ too) when the KV heads share evenly among the goroutines or are
+// many (at least four per goroutine); else the KV heads go one after
+// another, each split by blocks of keys, and every goroutine but the first
+// adds its share of the KV head's dQ into its own T×(group·d_k) buffer,
+// summed into dQ after the KV head.
+func multiHeadBackPlan(T, S, dk, dh, heads, kvHeads int) multiHeadBackRoute {
+	r := multiHeadBackRoute{bq: max(1, backTileSize.rows), bk: max(1, backTileSize.keys), diag: max(1, backTileSize.diag), parts: 1}
+	if T*S*heads*(2*dk+3*dh) < tune.multiHeadBackMin {
+		return r
+	}
+	kblocks := (S + r.bk - 1) / r.bk
+	r.parts = min(procs(), kvHeads*kblocks)
+	if r.parts > 1 && kvHeads%r.parts != 0 && kvHeads < 4*r.parts {
+		r.byKeys = true
+		r.parts = min(r.parts, kblocks)
+	} else {
+		r.parts = min(r.parts, kvHeads)
+	}
+	return r
 }

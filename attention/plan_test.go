@@ -200,3 +200,30 @@ func allocRuns(n int) int {
 	}
 	return n
 }
+
+// TestMultiHeadBackPlan checks the backward's split: one goroutine below
+// multiHeadBackMin, else whole KV heads when they share evenly among the
+// goroutines or are at least four per goroutine, else blocks of keys.
+func TestMultiHeadBackPlan(t *testing.T) {
+	setProcs(t, 4)
+	for _, c := range []struct {
+		T, heads, kv, parts int
+		byKeys              bool
+	}{
+		{8, 1, 1, 1, false},     // small: one goroutine
+		{512, 8, 8, 4, false},   // 8 KV heads share evenly among 4
+		{512, 8, 2, 4, true},    // 2 KV heads: blocks of keys (4 of 128)
+		{512, 6, 3, 4, true},    // 3 KV heads do not share evenly
+		{512, 16, 16, 4, false}, // many KV heads
+		{512, 17, 17, 4, false}, // at least four per goroutine
+		{200, 1, 1, 2, true},    // two blocks of keys: two goroutines
+		{4096, 1, 1, 4, true},   // one head: blocks of keys
+		{512, 32, 1, 4, true},   // multi-query: blocks of keys
+		{100, 16, 16, 4, false}, // above the threshold, heads enough
+	} {
+		r := multiHeadBackPlan(c.T, c.T, 64, 64, c.heads, c.kv)
+		if r.parts != c.parts || r.byKeys != c.byKeys {
+			t.Errorf("T=%d heads=%d kv=%d: %d parts, byKeys=%v; want %d, %v", c.T, c.heads, c.kv, r.parts, r.byKeys, c.parts, c.byKeys)
+		}
+	}
+}
