@@ -474,6 +474,15 @@ func packA(dst []float32, trans bool, a []float32, lda, ic, pc, mb, kb, mr int) 
 		panel := dst[q*kb : q*kb+mr*kb]
 		if trans {
 			// op(A)(i, p) = a[p·lda + i]: each p is h contiguous elements.
+			if h == 6 && mr == 6 { // the x86 tiles' full panel: six assignments, not a memmove
+				off := (pc)*lda + ic + q
+				for p := 0; p < kb; p, off = p+1, off+lda {
+					src := a[off : off+6 : off+6]
+					d := panel[p*6 : p*6+6 : p*6+6]
+					d[0], d[1], d[2], d[3], d[4], d[5] = src[0], src[1], src[2], src[3], src[4], src[5]
+				}
+				continue
+			}
 			for p := 0; p < kb; p++ {
 				src := a[(pc+p)*lda+ic+q:]
 				d := panel[p*mr : p*mr+mr]
