@@ -16,7 +16,9 @@ func TestInUse(t *testing.T) {
 	l := NewLSTM(in, H, kernels.Matrix{Rows: 4 * H, Cols: in + H, Stride: in + H, Data: make([]float32, 4*H*(in+H))}, make([]float32, 4*H))
 	g := NewGRU(in, H, kernels.Matrix{Rows: 3 * H, Cols: in + H, Stride: in + H, Data: make([]float32, 3*H*(in+H))}, make([]float32, 3*H), make([]float32, 3*H))
 	x, h, c := make([]float32, in), make([]float32, H), make([]float32, H)
-	mat := func(s []float32, cols int) kernels.Matrix { return kernels.Matrix{Rows: 1, Cols: cols, Stride: cols, Data: s} }
+	mat := func(s []float32, cols int) kernels.Matrix {
+		return kernels.Matrix{Rows: 1, Cols: cols, Stride: cols, Data: s}
+	}
 	for _, tc := range []struct {
 		name string
 		flag *inuse.Flag
