@@ -61,12 +61,12 @@ func LSTMCellTrain(hOut, cOut, act, gates, b, c []float32) {
 // float32 inputs, dc̃ is within E = u·|dc| + γ₄·|dh·o|; dGates[3H+j] is
 // within γ₄·|dh·tc·o|; dcPrev within (1+u)·|f|·E + u·|dc̃·f|; and each of
 // the other three, the product of dc̃ and its factors F (g·i, cPrev·f, i),
-// within (1+γ₄)·|F|·E + γ₄·|dc̃·F|. (Each factor 1 − x, x ∈ [0, 1], is
-// computed within u, as are σ's and tanh's, so a product of such factors
-// with k roundings is within γₖ of the product of magnitudes with |1 − x|
-// counted as 1.) These hold for any dh, dc and cPrev; how the errors of the
-// forward's saved values carry through is the caller's analysis (rnn states
-// it for the sequence).
+// within (1+γ₄)·|F|·E + γ₄·|dc̃·F|. (A factor 1 − x with x ∈ [0, 1] is
+// within u of its value, and 1 − x·x with |x| ≤ 1 within u·(1+u), so a
+// product of such factors with k roundings is within γₖ of the product of
+// their magnitudes, each |1 − x| and |1 − x²| counted as 1.) These hold for
+// any dh, dc and cPrev; how the errors of the forward's saved values carry
+// through is the caller's analysis (rnn's tests carry it step by step).
 //
 // Special values follow IEEE arithmetic: NaN in an input reaches the outputs
 // that read it; a saturated gate (i, f or o exactly 0 or 1, g or tc exactly

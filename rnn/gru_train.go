@@ -68,10 +68,12 @@ func (tp *GRUTape) Steps() (T, B int) { return tp.steps, tp.batch }
 // It panics, naming the shapes, unless x is T·B × In and hs T·B × H for some
 // T ≥ 0 and h0 is B × H (any strides), and, naming them, if hs overlaps
 // another argument or the cell's weights. The caller keeps x unchanged until
-// Backward; hs and h0 may change (the tape holds copies). Forward reads only
-// the cell's weights and writes only tp and hs: goroutines may share a cell,
-// each with its own tape, while none calls the cell's Step or StepBatch. It
-// allocates nothing once tp has grown.
+// Backward; hs and h0 may change (the tape holds copies). As LSTM.Forward's,
+// Forward and Backward read the cell's weights anew at each call (an
+// optimizer may update them between training steps), and Forward reads only
+// the cell's weights and biases and writes only tp and hs: goroutines may
+// share a cell, each with its own tape. It allocates nothing once tp has
+// grown.
 func (g *GRU) Forward(tp *GRUTape, hs, x, h0 kernels.Matrix) {
 	const call = "GRU.Forward"
 	B, H, In := h0.Rows, g.Hidden, g.In

@@ -74,9 +74,13 @@ func (tp *LSTMTape) Steps() (T, B int) { return tp.steps, tp.batch }
 // Backward (it reads it again); hs, h0 and c0 may change (the tape holds
 // copies of the states it needs).
 //
-// Forward reads only the cell's weights and writes only tp and the
-// outputs: goroutines may share a cell, each with its own tape, while none
-// calls the cell's Step or StepBatch. It allocates nothing once tp has grown.
+// Forward and Backward read the cell's weights and bias anew at each call
+// (StepBatch's packed copy is not theirs), so an optimizer may update them
+// in place between training steps, though not between a Forward and its
+// Backward. Forward reads only the cell's weights and bias and writes only
+// tp and the outputs: goroutines may share a cell, each with its own tape
+// (the cell's Step and StepBatch, which use its own workspace, stay one
+// goroutine's at a time). It allocates nothing once tp has grown.
 func (l *LSTM) Forward(tp *LSTMTape, hs, cT, x, h0, c0 kernels.Matrix) {
 	const call = "LSTM.Forward"
 	B, H, In := h0.Rows, l.Hidden, l.In
