@@ -64,19 +64,42 @@ func neonBlocks(f *neonFile, hb string, regs ...string) {
 // genLSTMCellNEON emits lstmCellNEON, the NEON form of lstmCell<ISA>
 // (rnncell.go): the same operations, σ and tanh those of sigmoidNEON and
 // tanhNEON, every other one a single rounding, so the bits are fallback's.
-func genLSTMCellNEON(f *neonFile) {
-	f.text("lstmCellNEON", "(hOut []float32, cOut []float32, gates []float32, b []float32, c []float32)", "$0-120",
-		"sets, for j < H = len(c), from the pre-activations gates = [i; f; g; o] (4H) and the bias b (4H), "+
-			"c' = σ(f+b_f)·c + σ(i+b_i)·tanh(g+b_g) into cOut[j] and σ(o+b_o)·tanh(c') into hOut[j]; cOut may be c.")
+func genLSTMCellNEON(f *neonFile) { genLSTMCellNEONAs(f, false) }
+
+// genLSTMCellNEONAs emits lstmCellNEON, or with train lstmCellTrainNEON(hOut,
+// cOut, act, gates, b, c), which also stores i, f, g, o and tanh(c') into the
+// five blocks of act (pointers R14–R17, R19) as each is computed.
+func genLSTMCellNEONAs(f *neonFile, train bool) {
+	off := 0 // act's bytes among the arguments
+	if train {
+		off = 24
+		f.text("lstmCellTrainNEON", "(hOut []float32, cOut []float32, act []float32, gates []float32, b []float32, c []float32)", "$0-144",
+			"is lstmCellNEON that also stores the activated gates i, f, g, o and tanh(c') into the five H-element blocks of act (5H); cOut may be c.")
+	} else {
+		f.text("lstmCellNEON", "(hOut []float32, cOut []float32, gates []float32, b []float32, c []float32)", "$0-120",
+			"sets, for j < H = len(c), from the pre-activations gates = [i; f; g; o] (4H) and the bias b (4H), "+
+				"c' = σ(f+b_f)·c + σ(i+b_i)·tanh(g+b_g) into cOut[j] and σ(o+b_o)·tanh(c') into hOut[j]; cOut may be c.")
+	}
 	f.op("MOVD hOut_base+0(FP), R0")
 	f.op("MOVD cOut_base+24(FP), R1")
-	f.op("MOVD gates_base+48(FP), R2")
-	f.op("MOVD b_base+72(FP), R6")
-	f.op("MOVD c_base+96(FP), R10")
-	f.op("MOVD c_len+104(FP), R11")
+	if train {
+		f.op("MOVD act_base+48(FP), R14")
+	}
+	f.op("MOVD gates_base+%d(FP), R2", 48+off)
+	f.op("MOVD b_base+%d(FP), R6", 72+off)
+	f.op("MOVD c_base+%d(FP), R10", 96+off)
+	f.op("MOVD c_len+%d(FP), R11", 104+off)
 	f.op("LSL $2, R11, R13")
 	neonBlocks(f, "R13", "R2", "R3", "R4", "R5") // gates i, f, g, o
 	neonBlocks(f, "R13", "R6", "R7", "R8", "R9") // b i, f, g, o
+	if train {
+		neonBlocks(f, "R13", "R14", "R15", "R16", "R17", "R19") // act i, f, g, o, tanh(c')
+	}
+	save := func(io neonCellIO, v Reg, p string) {
+		if train {
+			io.st(v, p)
+		}
+	}
 	sg := newNEONMathAt(f, neonSigmoid, neonCellSigmoid)
 	th := newNEONMathAt(f, neonTanh, neonCellTanh)
 	seq := func(r, n int) []Reg { return neonSeq(Reg(r), n) }
@@ -86,6 +109,7 @@ func genLSTMCellNEON(f *neonFile) {
 		io.ld("R8", 1)
 		f.v(FADD(0, 0, 1))
 		gg := th.tanh(seq(0, 1), [][]Reg{seq(1, 6)})[0]
+		save(io, gg, "R16")
 		// i = σ(i + b_i), f = σ(f + b_f)
 		io.ld("R2", 7)
 		io.ld("R6", 8)
@@ -95,6 +119,8 @@ func genLSTMCellNEON(f *neonFile) {
 		f.v(FADD(8, 8, 9))
 		s := sg.sigmoid(seq(7, 2), [][]Reg{seq(9, 4), seq(13, 4)})
 		ig, fg := s[0], s[1]
+		save(io, ig, "R14")
+		save(io, fg, "R15")
 		// c' = f·c + i·g
 		io.ld("R10", 0)
 		f.v(FMUL(0, fg, 0))
@@ -103,10 +129,12 @@ func genLSTMCellNEON(f *neonFile) {
 		io.st(0, "R1")
 		// h' = σ(o + b_o)·tanh(c')
 		tc := th.tanh(seq(0, 1), [][]Reg{seq(1, 6)})[0]
+		save(io, tc, "R19")
 		io.ld("R5", 7)
 		io.ld("R9", 8)
 		f.v(FADD(7, 7, 8))
 		og := sg.sigmoid(seq(7, 1), [][]Reg{seq(8, 4)})[0]
+		save(io, og, "R17")
 		if og == tc {
 			panic(fmt.Sprintf("lstmCellNEON: σ(o) in tanh(c')'s register V%d", tc))
 		}
@@ -117,21 +145,44 @@ func genLSTMCellNEON(f *neonFile) {
 
 // genGRUCellNEON emits gruCellNEON, the NEON form of gruCell<ISA>
 // (rnncell.go), bit for bit fallback's as genLSTMCellNEON's.
-func genGRUCellNEON(f *neonFile) {
-	f.text("gruCellNEON", "(hOut []float32, gates []float32, nh []float32, bx []float32, bh []float32, h []float32)", "$0-144",
-		"sets, for j < H = len(h), hOut[j] = n + z·(h[j] − n) with r = σ(gates[j]+bx+bh), "+
-			"z = σ(gates[H+j]+bx+bh), n = tanh(gates[2H+j]+bx + r·(nh[j]+bh)) (bx, bh at the same offsets); hOut may be h.")
+func genGRUCellNEON(f *neonFile) { genGRUCellNEONAs(f, false) }
+
+// genGRUCellNEONAs emits gruCellNEON, or with train gruCellTrainNEON(hOut,
+// act, gates, nh, bx, bh, h), which also stores r, z, n and q = nh + bh_n
+// into the four blocks of act (pointers R15–R17, R19) as each is computed.
+func genGRUCellNEONAs(f *neonFile, train bool) {
+	off := 0 // act's bytes among the arguments
+	if train {
+		off = 24
+		f.text("gruCellTrainNEON", "(hOut []float32, act []float32, gates []float32, nh []float32, bx []float32, bh []float32, h []float32)", "$0-168",
+			"is gruCellNEON that also stores r, z, n and q = nh + bh_n into the four H-element blocks of act (4H); hOut may be h.")
+	} else {
+		f.text("gruCellNEON", "(hOut []float32, gates []float32, nh []float32, bx []float32, bh []float32, h []float32)", "$0-144",
+			"sets, for j < H = len(h), hOut[j] = n + z·(h[j] − n) with r = σ(gates[j]+bx+bh), "+
+				"z = σ(gates[H+j]+bx+bh), n = tanh(gates[2H+j]+bx + r·(nh[j]+bh)) (bx, bh at the same offsets); hOut may be h.")
+	}
 	f.op("MOVD hOut_base+0(FP), R0")
-	f.op("MOVD gates_base+24(FP), R1")
-	f.op("MOVD nh_base+48(FP), R4")
-	f.op("MOVD bx_base+72(FP), R5")
-	f.op("MOVD bh_base+96(FP), R8")
-	f.op("MOVD h_base+120(FP), R12")
-	f.op("MOVD h_len+128(FP), R11")
+	if train {
+		f.op("MOVD act_base+24(FP), R15")
+	}
+	f.op("MOVD gates_base+%d(FP), R1", 24+off)
+	f.op("MOVD nh_base+%d(FP), R4", 48+off)
+	f.op("MOVD bx_base+%d(FP), R5", 72+off)
+	f.op("MOVD bh_base+%d(FP), R8", 96+off)
+	f.op("MOVD h_base+%d(FP), R12", 120+off)
+	f.op("MOVD h_len+%d(FP), R11", 128+off)
 	f.op("LSL $2, R11, R14")
 	neonBlocks(f, "R14", "R1", "R2", "R3")  // gates r, z, n
 	neonBlocks(f, "R14", "R5", "R6", "R7")  // bx r, z, n
 	neonBlocks(f, "R14", "R8", "R9", "R10") // bh r, z, n
+	if train {
+		neonBlocks(f, "R14", "R15", "R16", "R17", "R19") // act r, z, n, q
+	}
+	save := func(io neonCellIO, v Reg, p string) {
+		if train {
+			io.st(v, p)
+		}
+	}
 	sg := newNEONMathAt(f, neonSigmoid, neonCellSigmoid)
 	th := newNEONMathAt(f, neonTanh, neonCellTanh)
 	seq := func(r, n int) []Reg { return neonSeq(Reg(r), n) }
@@ -149,6 +200,8 @@ func genGRUCellNEON(f *neonFile) {
 		f.v(FADD(2, 2, 3))
 		s := sg.sigmoid([]Reg{0, 2}, [][]Reg{seq(3, 4), seq(7, 4)})
 		r, z := s[0], s[1]
+		save(io, r, "R15")
+		save(io, z, "R16")
 		// n = tanh((n + bx_n) + r·(nh + bh_n))
 		io.ld("R3", 11)
 		io.ld("R7", 12)
@@ -156,9 +209,11 @@ func genGRUCellNEON(f *neonFile) {
 		io.ld("R4", 12)
 		io.ld("R10", 13)
 		f.v(FADD(12, 12, 13))
+		save(io, 12, "R19")
 		f.v(FMUL(12, r, 12))
 		f.v(FADD(11, 11, 12))
 		n := th.tanh(seq(11, 1), [][]Reg{seq(0, 6)})[0]
+		save(io, n, "R17")
 		if z < 7 {
 			panic(fmt.Sprintf("gruCellNEON: z in tanh's temporaries (V%d)", z))
 		}

@@ -184,13 +184,32 @@ func gateAt(p, hb, hb3 GPVirtual) [4]Mem {
 // (sigmoidGen, tanhGen) and every other operation one instruction with the
 // operand order of kernels.Add and Mul in rnn's composition (first source
 // the left operand above), so the bits are those of the composition.
-func genLSTMCell(s *isa) {
-	name := s.name("lstmCell")
-	TEXT(name, NOSPLIT, "func(hOut, cOut, gates, b, c []float32)")
-	asm.Doc(name+" sets, for j < H = len(c), from the pre-activations gates = [i; f; g; o] (4H) and the bias b (4H),",
-		"c' = σ(f+b_f)·c + σ(i+b_i)·tanh(g+b_g) into cOut[j] and σ(o+b_o)·tanh(c') into hOut[j]; cOut may be c.")
+func genLSTMCell(s *isa) { genLSTMCellAs(s, false) }
+
+// genLSTMCellAs emits lstmCell<ISA>, or with train lstmCellTrain<ISA>(hOut,
+// cOut, act, gates, b, c []float32), the pass of kernels.LSTMCellTrain: the
+// same instructions, with stores of i, f, g, o and tanh(c') into the five
+// H-element blocks of act as each is computed (before the register holding
+// it is overwritten).
+func genLSTMCellAs(s *isa, train bool) {
+	var name string
+	var act GPVirtual
+	if train {
+		name = s.name("lstmCellTrain")
+		TEXT(name, NOSPLIT, "func(hOut, cOut, act, gates, b, c []float32)")
+		asm.Doc(name+" is lstmCell"+s.suffix+" that also stores the activated gates i, f, g, o and tanh(c') into the",
+			"five H-element blocks of act (5H); cOut may be c.")
+	} else {
+		name = s.name("lstmCell")
+		TEXT(name, NOSPLIT, "func(hOut, cOut, gates, b, c []float32)")
+		asm.Doc(name+" sets, for j < H = len(c), from the pre-activations gates = [i; f; g; o] (4H) and the bias b (4H),",
+			"c' = σ(f+b_f)·c + σ(i+b_i)·tanh(g+b_g) into cOut[j] and σ(o+b_o)·tanh(c') into hOut[j]; cOut may be c.")
+	}
 	hOut := load(asm.Param("hOut").Base())
 	cOut := load(asm.Param("cOut").Base())
+	if train {
+		act = load(asm.Param("act").Base())
+	}
 	g := load(asm.Param("gates").Base())
 	b := load(asm.Param("b").Base())
 	c := load(asm.Param("c").Base())
@@ -202,6 +221,19 @@ func genLSTMCell(s *isa) {
 	sg, th := newSigmoidGen(s), newTanhGen(s)
 	sg.keep()
 	gm, bm := gateAt(g, hb, hb3), gateAt(b, hb, hb3)
+	// save stores v, computed for the positions of ios, into block k of act.
+	save := func(k int, ios []cellIO, v []VecVirtual) {
+		if !train {
+			return
+		}
+		m := Mem{Base: act, Index: hb, Scale: 4} // block 4: tanh(c')
+		if k < 4 {
+			m = gateAt(act, hb, hb3)[k]
+		}
+		for p, io := range ios {
+			io.store(v[p], m)
+		}
+	}
 	pre := func(k int) func(io cellIO) VecVirtual {
 		return func(io cellIO) VecVirtual { // gates + b, as kernels.Add(g, g, b)
 			v, w := io.load(gm[k]), io.load(bm[k])
@@ -213,6 +245,7 @@ func genLSTMCell(s *isa) {
 	// every vector interleaved.
 	cell := func(ios []cellIO) []VecVirtual {
 		gg := th.applyN(each(ios, pre(2))...)
+		save(2, ios, gg)
 		var in []VecVirtual
 		for _, io := range ios {
 			in = append(in, pre(0)(io), pre(1)(io))
@@ -221,6 +254,8 @@ func genLSTMCell(s *isa) {
 		cn := make([]VecVirtual, len(ios))
 		for p, io := range ios {
 			ig, fg := sv[2*p], sv[2*p+1]
+			save(0, ios[p:p+1], sv[2*p:2*p+1])
+			save(1, ios[p:p+1], sv[2*p+1:2*p+2])
 			cv := io.load(Mem{Base: c})
 			asm.VMULPS(cv, fg, fg)    // f·c
 			asm.VMULPS(gg[p], ig, ig) // i·g
@@ -234,6 +269,8 @@ func genLSTMCell(s *isa) {
 	hidden := func(ios []cellIO, cn []VecVirtual) {
 		og := sg.applyN(each(ios, pre(3))...)
 		tc := th.applyN(cn...)
+		save(3, ios, og)
+		save(4, ios, tc)
 		for p, io := range ios {
 			asm.VMULPS(tc[p], og[p], og[p])
 			io.store(og[p], Mem{Base: hOut})
@@ -243,7 +280,11 @@ func genLSTMCell(s *isa) {
 	if s.evex {
 		per = cellPairs
 	}
-	cellLoopPipelined(s, "lstm", n, []GPVirtual{hOut, cOut, g, b, c}, per, cell, hidden)
+	ptrs := []GPVirtual{hOut, cOut, g, b, c}
+	if train {
+		ptrs = append(ptrs, act)
+	}
+	cellLoopPipelined(s, "lstm", n, ptrs, per, cell, hidden)
 }
 
 // genGRUCell emits gruCell<ISA>(hOut, gates, nh, bx, bh, h []float32), the
@@ -258,12 +299,30 @@ func genLSTMCell(s *isa) {
 // each operation one instruction in the order and operand order of rnn's
 // composition of kernels.Add, Sub, Mul, Sigmoid and Tanh, so the bits are
 // those of the composition.
-func genGRUCell(s *isa) {
-	name := s.name("gruCell")
-	TEXT(name, NOSPLIT, "func(hOut, gates, nh, bx, bh, h []float32)")
-	asm.Doc(name+" sets, for j < H = len(h), hOut[j] = n + z·(h[j] − n) with r = σ(gates[j]+bx+bh),",
-		"z = σ(gates[H+j]+bx+bh), n = tanh(gates[2H+j]+bx + r·(nh[j]+bh)) (bx, bh at the same offsets); hOut may be h.")
+func genGRUCell(s *isa) { genGRUCellAs(s, false) }
+
+// genGRUCellAs emits gruCell<ISA>, or with train gruCellTrain<ISA>(hOut,
+// act, gates, nh, bx, bh, h []float32), the pass of kernels.GRUCellTrain:
+// the same instructions, with stores of r, z, n and q = nh + bh_n into the
+// four H-element blocks of act as each is computed.
+func genGRUCellAs(s *isa, train bool) {
+	var name string
+	var act GPVirtual
+	if train {
+		name = s.name("gruCellTrain")
+		TEXT(name, NOSPLIT, "func(hOut, act, gates, nh, bx, bh, h []float32)")
+		asm.Doc(name+" is gruCell"+s.suffix+" that also stores r, z, n and q = nh + bh_n into the four H-element",
+			"blocks of act (4H); hOut may be h.")
+	} else {
+		name = s.name("gruCell")
+		TEXT(name, NOSPLIT, "func(hOut, gates, nh, bx, bh, h []float32)")
+		asm.Doc(name+" sets, for j < H = len(h), hOut[j] = n + z·(h[j] − n) with r = σ(gates[j]+bx+bh),",
+			"z = σ(gates[H+j]+bx+bh), n = tanh(gates[2H+j]+bx + r·(nh[j]+bh)) (bx, bh at the same offsets); hOut may be h.")
+	}
 	hOut := load(asm.Param("hOut").Base())
+	if train {
+		act = load(asm.Param("act").Base())
+	}
 	g := load(asm.Param("gates").Base())
 	nh := load(asm.Param("nh").Base())
 	bx := load(asm.Param("bx").Base())
@@ -276,6 +335,16 @@ func genGRUCell(s *isa) {
 	sg, th := newSigmoidGen(s), newTanhGen(s)
 	sg.keep()
 	at := func(p GPVirtual, k int) Mem { return gateAt(p, hb, hb)[k] }
+	var hb3 GPVirtual // 12H bytes: act's block 3
+	if train {
+		hb3 = asm.GP64()
+		asm.LEAQ(Mem{Base: hb, Index: hb, Scale: 2}, hb3)
+	}
+	save := func(k int, io cellIO, v VecVirtual) {
+		if train {
+			io.store(v, gateAt(act, hb, hb3)[k])
+		}
+	}
 	pre := func(k int) func(io cellIO) VecVirtual {
 		return func(io cellIO) VecVirtual { // (gates + bx) + bh, as two kernels.Add
 			v, w := io.load(at(g, k)), io.load(at(bx, k))
@@ -296,11 +365,14 @@ func genGRUCell(s *isa) {
 		var out []VecVirtual
 		for p, io := range ios {
 			r := sv[2*p]
+			save(0, io, r)
+			save(1, io, sv[2*p+1])
 			v, w := io.load(at(g, 2)), io.load(at(bx, 2))
 			asm.VADDPS(w, v, v) // n + bx_n
 			q, w2 := io.load(Mem{Base: nh}), io.load(at(bh, 2))
 			asm.VADDPS(w2, q, q) // nh + bh_n
-			asm.VMULPS(q, r, r)  // r·(nh + bh_n)
+			save(3, io, q)
+			asm.VMULPS(q, r, r) // r·(nh + bh_n)
 			asm.VADDPS(r, v, v)
 			out = append(out, sv[2*p+1], v)
 		}
@@ -314,6 +386,7 @@ func genGRUCell(s *isa) {
 		}
 		t := th.applyN(args...)
 		for p, io := range ios {
+			save(2, io, t[p])
 			z := zn[2*p]
 			hv := io.load(Mem{Base: h})
 			asm.VSUBPS(t[p], hv, hv)   // h − n
@@ -326,5 +399,9 @@ func genGRUCell(s *isa) {
 	if s.evex {
 		per = cellPairs
 	}
-	cellLoopPipelined(s, "gru", n, []GPVirtual{hOut, g, nh, bx, bh, h}, per, gates, update)
+	ptrs := []GPVirtual{hOut, g, nh, bx, bh, h}
+	if train {
+		ptrs = append(ptrs, act)
+	}
+	cellLoopPipelined(s, "gru", n, ptrs, per, gates, update)
 }

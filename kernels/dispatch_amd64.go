@@ -1089,3 +1089,49 @@ func aboveSpans(dst []int32, x []float32, bm []float32, t float32) int {
 	}
 	return aboveSpansGo(dst, x, bm, t)
 }
+
+// The recurrent cells' training passes (rnntrain.go).
+
+func lstmCellTrain(hOut, cOut, act, gates, b, c []float32) {
+	switch active {
+	case AVX512:
+		lstmCellTrainAVX512(hOut, cOut, act, gates, b, c)
+	case AVX2:
+		lstmCellTrainAVX2(hOut, cOut, act, gates, b, c)
+	default:
+		fallback.LSTMCellTrain(hOut, cOut, act, gates, b, c)
+	}
+}
+
+func lstmCellBackward(dGates, dcPrev, act, cPrev, dh, dc []float32) {
+	switch active {
+	case AVX512:
+		lstmCellBackwardAVX512(dGates, dcPrev, act, cPrev, dh, dc)
+	case AVX2:
+		lstmCellBackwardAVX2(dGates, dcPrev, act, cPrev, dh, dc)
+	default:
+		fallback.LSTMCellBackward(dGates, dcPrev, act, cPrev, dh, dc)
+	}
+}
+
+func gruCellTrain(hOut, act, gates, nh, bx, bh, h []float32) {
+	switch active {
+	case AVX512:
+		gruCellTrainAVX512(hOut, act, gates, nh, bx, bh, h)
+	case AVX2:
+		gruCellTrainAVX2(hOut, act, gates, nh, bx, bh, h)
+	default:
+		fallback.GRUCellTrain(hOut, act, gates, nh, bx, bh, h)
+	}
+}
+
+func gruCellBackward(dGx, dGh, dhPrev, act, h, dh []float32) {
+	switch active {
+	case AVX512:
+		gruCellBackwardAVX512(dGx, dGh, dhPrev, act, h, dh)
+	case AVX2:
+		gruCellBackwardAVX2(dGx, dGh, dhPrev, act, h, dh)
+	default:
+		fallback.GRUCellBackward(dGx, dGh, dhPrev, act, h, dh)
+	}
+}

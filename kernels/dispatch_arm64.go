@@ -485,3 +485,37 @@ func onlineSoftmaxBand(Matrix, int, []float32, []float32) (int, bool) { return 0
 // matVecBatchGemmBatch returns 0: MatVecBatch keeps its batch kernel here
 // (Gemm's threshold has not been measured on this ISA).
 func matVecBatchGemmBatch() int { return 0 }
+
+// The recurrent cells' training passes (rnntrain.go).
+
+func lstmCellTrain(hOut, cOut, act, gates, b, c []float32) {
+	if active == NEON {
+		lstmCellTrainNEON(hOut, cOut, act, gates, b, c)
+		return
+	}
+	fallback.LSTMCellTrain(hOut, cOut, act, gates, b, c)
+}
+
+func lstmCellBackward(dGates, dcPrev, act, cPrev, dh, dc []float32) {
+	if active == NEON {
+		lstmCellBackwardNEON(dGates, dcPrev, act, cPrev, dh, dc)
+		return
+	}
+	fallback.LSTMCellBackward(dGates, dcPrev, act, cPrev, dh, dc)
+}
+
+func gruCellTrain(hOut, act, gates, nh, bx, bh, h []float32) {
+	if active == NEON {
+		gruCellTrainNEON(hOut, act, gates, nh, bx, bh, h)
+		return
+	}
+	fallback.GRUCellTrain(hOut, act, gates, nh, bx, bh, h)
+}
+
+func gruCellBackward(dGx, dGh, dhPrev, act, h, dh []float32) {
+	if active == NEON {
+		gruCellBackwardNEON(dGx, dGh, dhPrev, act, h, dh)
+		return
+	}
+	fallback.GRUCellBackward(dGx, dGh, dhPrev, act, h, dh)
+}

@@ -160,3 +160,21 @@ func fromQ8(dst []float32, src []Q8Block) { fallback.DequantizeQ8(dst, fq8(src))
 // matVecBatchGemmBatch returns 0: MatVecBatch keeps its batch kernel here
 // (Gemm's threshold has not been measured on this ISA).
 func matVecBatchGemmBatch() int { return 0 }
+
+// The recurrent cells' training passes (rnntrain.go).
+
+func lstmCellTrain(hOut, cOut, act, gates, b, c []float32) {
+	fallback.LSTMCellTrain(hOut, cOut, act, gates, b, c)
+}
+
+func lstmCellBackward(dGates, dcPrev, act, cPrev, dh, dc []float32) {
+	fallback.LSTMCellBackward(dGates, dcPrev, act, cPrev, dh, dc)
+}
+
+func gruCellTrain(hOut, act, gates, nh, bx, bh, h []float32) {
+	fallback.GRUCellTrain(hOut, act, gates, nh, bx, bh, h)
+}
+
+func gruCellBackward(dGx, dGh, dhPrev, act, h, dh []float32) {
+	fallback.GRUCellBackward(dGx, dGh, dhPrev, act, h, dh)
+}

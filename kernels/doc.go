@@ -11,7 +11,9 @@
 // kernels (Scale, AddScaled, AddConst, Add, Sub, Mul, Div) with BLAS-strided
 // DotInc and AxpyInc; and the element-wise pass of a recurrent cell after its
 // gate product, nonlinearities and state update in one pass (LSTMCell,
-// GRUCell).
+// GRUCell), with their training passes (LSTMCellTrain and GRUCellTrain,
+// which also keep the activated gates, and LSTMCellBackward and
+// GRUCellBackward, the element-wise backward of a step).
 //
 // Every kernel writes its result into its first argument, the destination,
 // and overwrites it: Exp(dst, x) sets dst = eˣ, MatVec(dst, a, x) sets dst =

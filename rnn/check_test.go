@@ -15,7 +15,9 @@ func TestOverlapPanics(t *testing.T) {
 	g := NewGRU(in, H, kernels.Matrix{Rows: 3 * H, Cols: in + H, Stride: in + H, Data: make([]float32, 3*H*(in+H))}, make([]float32, 3*H), make([]float32, 3*H))
 	buf := make([]float32, 32)
 	x, h, c := make([]float32, in), make([]float32, H), make([]float32, H)
-	mat := func(s []float32, cols int) kernels.Matrix { return kernels.Matrix{Rows: 1, Cols: cols, Stride: cols, Data: s} }
+	mat := func(s []float32, cols int) kernels.Matrix {
+		return kernels.Matrix{Rows: 1, Cols: cols, Stride: cols, Data: s}
+	}
 	for _, tc := range []struct {
 		want string
 		f    func()

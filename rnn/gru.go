@@ -24,9 +24,9 @@ type GRU struct {
 	In, Hidden int
 	w          kernels.Matrix
 	bx, bh     []float32
-	xh         []float32 // [x; h]
-	gates      []float32 // r, z (2H), then W_nx·x (H)
-	nh         []float32 // W_nh·h (H)
+	xh         []float32  // [x; h]
+	gates      []float32  // r, z (2H), then W_nx·x (H)
+	nh         []float32  // W_nh·h (H)
 	batch      batchWork  // StepBatch's
 	busy       inuse.Flag // in race builds: a call is running
 }

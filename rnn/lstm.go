@@ -23,8 +23,8 @@ type LSTM struct {
 	In, Hidden int
 	w          kernels.Matrix
 	b          []float32
-	xh         []float32 // [x; h]
-	gates      []float32 // 4H
+	xh         []float32  // [x; h]
+	gates      []float32  // 4H
 	batch      batchWork  // StepBatch's
 	busy       inuse.Flag // in race builds: a call is running
 }
