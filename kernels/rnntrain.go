@@ -186,7 +186,7 @@ func checkOutputs(kernel string, outNames []string, outs [][]float32, inNames []
 		for j, in := range ins {
 			if i == same && j == sameIn {
 				if shifted(o, in) {
-					panicAlias(kernel, outNames[i], inNames[j])
+					panic(aliasError{kernel, outNames[i], inNames[j], true})
 				}
 				continue
 			}
