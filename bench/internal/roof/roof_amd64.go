@@ -34,11 +34,3 @@ type FMA struct {
 func (f FMA) FlopsPerIter() int { return 2 * f.Lanes * f.Accs }
 
 //go:generate go run gen_fma.go
-
-// FMAAVX512 runs iters × 12 independent 16-lane FMAs (384 flops per
-// iteration) and returns lane 0 of the twelve accumulators' sum.
-func FMAAVX512(iters int, a float32) float32
-
-// FMAAVX2 runs iters × 12 independent 8-lane FMAs (192 flops per iteration)
-// and returns lane 0 of the twelve accumulators' sum.
-func FMAAVX2(iters int, a float32) float32
