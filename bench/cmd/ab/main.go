@@ -135,6 +135,10 @@ func main() {
 		os.Exit(2)
 	}
 
+	if o.rounds < 4 && !o.list {
+		fmt.Fprintf(os.Stderr, "ab: warning: with %d rounds no difference can reach p < 0.05 (benchstat's test needs 4 runs of each)\n", o.rounds)
+	}
+
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	slower, err := run(ctx, o)
 	stop()
@@ -157,6 +161,7 @@ type version struct {
 
 // run does everything and returns the number of significantly slower rows.
 func run(ctx context.Context, o options) (int, error) {
+	start := time.Now()
 	repo, err := gitOut(ctx, "", "rev-parse", "--show-toplevel")
 	if err != nil {
 		return 0, fmt.Errorf("not in a git repository: %v", err)
@@ -240,7 +245,10 @@ func run(ctx context.Context, o options) (int, error) {
 		if err != nil {
 			return 0, fmt.Errorf("%s: not a commit: %v", rev, err)
 		}
-		v.label = rev + " (" + commit + ")"
+		v.label = rev
+		if !strings.HasPrefix(commit, rev) {
+			v.label += " (" + commit + ")"
+		}
 		v.tree = filepath.Join(tmp, v.side.String())
 		fmt.Fprintf(os.Stderr, "ab: git worktree add --detach %s %s\n", v.tree, rev)
 		if _, err := gitOut(ctx, repo, "worktree", "add", "--detach", v.tree, commit); err != nil {
@@ -295,9 +303,12 @@ func run(ctx context.Context, o options) (int, error) {
 	if o.list {
 		return 0, nil
 	}
+	if len(notes) > 0 {
+		os.WriteFile(filepath.Join(out, "notes.txt"), []byte(strings.Join(notes, "\n")+"\n"), 0o644)
+	}
 
 	// Summary.
-	fmt.Printf("\n== summary: old %s, new %s; %d rounds, -benchtime %s, GOMAXPROCS=%d", vs[0].label, vs[1].label, o.rounds, o.benchtime, o.procs)
+	fmt.Printf("\n== summary (%s): old %s, new %s; %d rounds, -benchtime %s, GOMAXPROCS=%d", time.Since(start).Round(time.Second), vs[0].label, vs[1].label, o.rounds, o.benchtime, o.procs)
 	if o.isa != "" {
 		fmt.Printf(", HEED_ISA=%s", o.isa)
 	}
@@ -371,7 +382,7 @@ func (p *pass) run(ctx context.Context, benchstat string) (rows, slower []Row, n
 			var found [2][]string
 			for i := range p.vs {
 				for _, t := range tops[i] {
-					if cp.MatchTop(t) {
+					if cp.MatchTop(t) && (p.filter == nil || p.filter.MatchTop(t)) {
 						found[i] = append(found[i], t)
 					}
 				}
@@ -384,7 +395,9 @@ func (p *pass) run(ctx context.Context, benchstat string) (rows, slower []Row, n
 				note("%s %s: top-level benchmarks only in new: %s", pkg, pat, strings.Join(onlyNew, " "))
 			}
 			if len(found[0]) == 0 && len(found[1]) == 0 {
-				note("%s %s: matches no benchmark in either version", pkg, pat)
+				if p.filter == nil {
+					note("%s %s: matches no benchmark in either version", pkg, pat)
+				}
 				continue
 			}
 			var names [2][]string
