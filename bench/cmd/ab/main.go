@@ -492,6 +492,9 @@ func (p *pass) run(ctx context.Context, benchstat string) (rows, slower []Row, n
 	}
 	if failures > 0 {
 		note("%d runs failed or reported no result (kept out of old.txt and new.txt); see %s", failures, failLog.Name())
+	} else {
+		failLog.Close()
+		os.Remove(failLog.Name())
 	}
 	for _, f := range files {
 		if err := f.Sync(); err != nil {
