@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -64,12 +65,18 @@ func (p fmaPeaks) String() string {
 
 // flagAbovePeak logs a fraction of the FMA peak above 1.0, which no kernel
 // may reach: the probe missed the peak on this CPU, or the clock changed
-// between the probe and the kernel.
+// between the probe and the kernel. The first benchmark of the process to
+// call it also logs the peaks and their variants (a parent benchmark's log
+// is shown only with -test.v).
 func flagAbovePeak(b *testing.B, frac float64) {
 	if frac > 1 {
 		b.Logf("ABOVE THE FMA PEAK: %.3f of %s", frac, gemmPeaks())
+	} else if !peakLogged.Swap(true) {
+		b.Log(gemmPeaks())
 	}
 }
+
+var peakLogged atomic.Bool
 
 // AVX2's variants come first in roof.FMAs (gemmPeaks takes AVX2's peak from
 // the first rates of the AVX-512 run), and loop finds each peak's variant.
