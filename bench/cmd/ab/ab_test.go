@@ -305,3 +305,28 @@ func TestBenchstatCSVLayout(t *testing.T) {
 		t.Errorf("from benchstat's CSV:\n%s\nrows %+v, slower %+v", out, rows, sl)
 	}
 }
+
+func TestLeafOf(t *testing.T) {
+	leaves := []leaf{{"./kernels", "BenchmarkDot/n=1024/avx2"}, {"./attention", "BenchmarkDot/n=1024/avx2"}, {"./bench/internal/roof", "BenchmarkFMA/zmm×8"}}
+	for _, c := range []struct {
+		pkg, name string
+		want      int
+	}{
+		{"github.com/heedml/heed/kernels", "Dot/n=1024/avx2", 0},
+		{"github.com/heedml/heed/attention", "Dot/n=1024/avx2", 1},
+		{"github.com/heedml/heed/bench/internal/roof", "FMA/zmm×8", 2},
+		{"github.com/heedml/heed/rnn", "Dot/n=1024/avx2", -1},
+		{"github.com/heedml/heed/kernels", "Dot/n=1024", -1},
+	} {
+		l, ok := leafOf(leaves, Row{Pkg: c.pkg, Name: c.name})
+		if c.want < 0 {
+			if ok {
+				t.Errorf("leafOf(%s %s) = %v, want none", c.pkg, c.name, l)
+			}
+			continue
+		}
+		if !ok || l != leaves[c.want] {
+			t.Errorf("leafOf(%s %s) = %v %v, want %v", c.pkg, c.name, l, ok, leaves[c.want])
+		}
+	}
+}

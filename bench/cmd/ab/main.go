@@ -5,7 +5,7 @@
 // by round in fresh processes, and compares them with benchstat.
 //
 //	make bench-ab BASE=<rev> [NEW=<rev>] [BENCH=<regex>] [ROUNDS=10] [BENCHTIME=100ms]
-//	              [PKGS='./kernels ./attention'] [WIDTHS=256,512] [PROCS=1] [FAIL=1]
+//	              [PKGS='./kernels ./attention'] [WIDTHS=256,512] [PROCS=1] [CONFIRM=20] [FAIL=1]
 //
 // or, from bench/, go run ./cmd/ab -base <rev> …; go run ./cmd/ab -h lists
 // the flags. Steps:
@@ -29,8 +29,11 @@
 //     and new.txt in the output directory.
 //  5. benchstat -alpha 0.05 old.txt new.txt is printed (and kept, with its
 //     CSV), then the rows slower by more than -threshold percent (2) at
-//     p < alpha: times that grew and rates that fell. With -fail (FAIL=1)
-//     the command exits 1 if there is any.
+//     p < alpha: times that grew and rates that fell. With -confirm N
+//     (CONFIRM=N) the benchmarks of those rows run again, N rounds more,
+//     and only the rows slower again count: a suite of a few hundred rows
+//     flags some by chance at alpha 0.05. With -fail (FAIL=1) the command
+//     exits 1 if any row counts.
 //
 // HEED_ISA and HEED_AVX512_WIDTH, from the environment or -isa and -width,
 // reach both binaries; -widths 256,512 runs the whole comparison once per
@@ -71,6 +74,7 @@ type options struct {
 	bench      string
 	pkgs       []string
 	rounds     int
+	confirm    int
 	benchtime  string
 	timeout    string
 	procs      int
@@ -96,6 +100,7 @@ func main() {
 	flag.StringVar(&o.bench, "bench", "", "keep only the suite's benchmarks this go test -bench pattern matches; with -suite none, the pattern itself (default .)")
 	flag.StringVar(&pkgs, "pkgs", "", "packages (directories from the repository's root), space- or comma-separated (default: the suite's, or ./kernels ./attention ./rnn with -suite none)")
 	flag.IntVar(&o.rounds, "rounds", 10, "rounds: runs of each benchmark per version")
+	flag.IntVar(&o.confirm, "confirm", 0, "run the benchmarks found slower again, this many rounds, and report only those slower again (0: no confirmation)")
 	flag.StringVar(&o.benchtime, "benchtime", "100ms", "-test.benchtime of each run")
 	flag.StringVar(&o.timeout, "timeout", "10m", "-test.timeout of each run")
 	flag.StringVar(&procs, "procs", "1", "GOMAXPROCS of the benchmark processes (empty: this machine's default)")
@@ -443,11 +448,78 @@ func (p *pass) run(ctx context.Context, benchstat string) (rows, slower []Row, n
 		return nil, nil, notes, nil
 	}
 
-	files := [2]*os.File{}
-	for i, name := range []string{"old.txt", "new.txt"} {
-		f, err := os.Create(filepath.Join(p.dir, name))
+	failures, err := p.timeLeaves(ctx, leaves, p.o.rounds, p.dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if failures > 0 {
+		note("%d runs failed or reported no result (kept out of old.txt and new.txt); see %s", failures, filepath.Join(p.dir, "failures.txt"))
+	}
+	rows, err = p.compare(ctx, benchstat, p.dir, tag)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	slower = Slower(rows, p.o.alpha, p.o.threshold)
+
+	// Confirmation: the flagged leaves again, in their own rounds; the
+	// verdict is theirs.
+	if p.o.confirm > 0 && len(slower) > 0 {
+		var again []leaf
+		for _, r := range slower {
+			if l, ok := leafOf(leaves, r); ok && !slices.Contains(again, l) {
+				again = append(again, l)
+			}
+		}
+		dir := filepath.Join(p.dir, "confirm")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, nil, nil, err
+		}
+		fmt.Fprintf(os.Stderr, "ab: confirming %d flagged benchmarks with %d rounds%s\n", len(again), p.o.confirm, tag)
+		f, err := p.timeLeaves(ctx, again, p.o.confirm, dir)
 		if err != nil {
 			return nil, nil, nil, err
+		}
+		failures += f
+		crows, err := p.compare(ctx, benchstat, dir, tag+" (confirmation)")
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		confirmed := Slower(crows, p.o.alpha, p.o.threshold)
+		note("confirmation: %d of the %d rows flagged are slower again, in %d more rounds (%s)", len(confirmed), len(slower), p.o.confirm, dir)
+		slower = confirmed
+	}
+	if p.width != "" {
+		for i := range slower {
+			slower[i].Name += " [w" + p.width + "]"
+		}
+	}
+	if failures > 0 && p.o.fail {
+		// A run that fails is a result that cannot be compared: count it.
+		slower = append(slower, Row{Name: fmt.Sprintf("(%d failed runs)", failures), Unit: "runs"})
+	}
+	return rows, slower, notes, nil
+}
+
+// leafOf returns the leaf of a benchstat row: benchstat drops the
+// "Benchmark" prefix and names the package by its import path.
+func leafOf(leaves []leaf, r Row) (leaf, bool) {
+	for _, l := range leaves {
+		if l.name == "Benchmark"+r.Name && strings.HasSuffix(r.Pkg, strings.TrimPrefix(l.pkg, ".")) {
+			return l, true
+		}
+	}
+	return leaf{}, false
+}
+
+// timeLeaves runs each leaf rounds times per version, alternated (Order),
+// into dir/old.txt and dir/new.txt, and returns the number of runs that
+// failed (logged in dir/failures.txt).
+func (p *pass) timeLeaves(ctx context.Context, leaves []leaf, rounds int, dir string) (int, error) {
+	files := [2]*os.File{}
+	for i, name := range []string{"old.txt", "new.txt"} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return 0, err
 		}
 		defer f.Close()
 		// Configuration lines, the same in both files (benchstat keeps
@@ -461,14 +533,14 @@ func (p *pass) run(ctx context.Context, benchstat string) (rows, slower []Row, n
 		}
 		files[i] = f
 	}
-	failLog, err := os.Create(filepath.Join(p.dir, "failures.txt"))
+	failLog, err := os.Create(filepath.Join(dir, "failures.txt"))
 	if err != nil {
-		return nil, nil, nil, err
+		return 0, err
 	}
 	defer failLog.Close()
 	failures := 0
 	start := time.Now()
-	order := Order(p.o.rounds)
+	order := Order(rounds)
 	for i, l := range leaves {
 		eta := ""
 		if i > 0 {
@@ -479,7 +551,7 @@ func (p *pass) run(ctx context.Context, benchstat string) (rows, slower []Row, n
 			v := p.vs[side]
 			out, err := p.exec(ctx, v, l.pkg, "-test.run", "^$", "-test.bench", Exact(l.name), "-test.count", "1", "-test.benchtime", p.o.benchtime, "-test.timeout", p.o.timeout)
 			if ctx.Err() != nil {
-				return nil, nil, nil, ctx.Err()
+				return 0, ctx.Err()
 			}
 			if err != nil || !slices.Contains(ParseResults(out, p.o.procs), l.name) {
 				failures++
@@ -490,45 +562,34 @@ func (p *pass) run(ctx context.Context, benchstat string) (rows, slower []Row, n
 			io.WriteString(files[side], out)
 		}
 	}
-	if failures > 0 {
-		note("%d runs failed or reported no result (kept out of old.txt and new.txt); see %s", failures, failLog.Name())
-	} else {
+	if failures == 0 {
 		failLog.Close()
 		os.Remove(failLog.Name())
 	}
 	for _, f := range files {
 		if err := f.Sync(); err != nil {
-			return nil, nil, nil, err
+			return 0, err
 		}
 	}
+	return failures, nil
+}
 
-	// benchstat: the table, then its CSV for the filter.
-	text, err := runIn(ctx, p.dir, nil, benchstat, "-alpha", fmt.Sprint(p.o.alpha), "old.txt", "new.txt")
+// compare runs benchstat on dir's old.txt and new.txt, prints its table and
+// keeps it (benchstat.txt), and returns the rows of its CSV (benchstat.csv).
+func (p *pass) compare(ctx context.Context, benchstat, dir, tag string) ([]Row, error) {
+	alpha := fmt.Sprint(p.o.alpha)
+	text, err := runIn(ctx, dir, nil, benchstat, "-alpha", alpha, "old.txt", "new.txt")
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("benchstat: %v\n%s", err, text)
+		return nil, fmt.Errorf("benchstat: %v\n%s", err, text)
 	}
-	fmt.Printf("\n== benchstat -alpha %g old.txt new.txt%s (%s)\n%s", p.o.alpha, tag, p.dir, text)
-	os.WriteFile(filepath.Join(p.dir, "benchstat.txt"), []byte(text), 0o644)
-	csvOut, err := runIn(ctx, p.dir, nil, benchstat, "-alpha", fmt.Sprint(p.o.alpha), "-format", "csv", "old.txt", "new.txt")
+	fmt.Printf("\n== benchstat -alpha %s old.txt new.txt%s (%s)\n%s", alpha, tag, dir, text)
+	os.WriteFile(filepath.Join(dir, "benchstat.txt"), []byte(text), 0o644)
+	csvOut, err := runIn(ctx, dir, nil, benchstat, "-alpha", alpha, "-format", "csv", "old.txt", "new.txt")
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("benchstat -format csv: %v", err)
+		return nil, fmt.Errorf("benchstat -format csv: %v", err)
 	}
-	os.WriteFile(filepath.Join(p.dir, "benchstat.csv"), []byte(csvOut), 0o644)
-	rows, err = ParseBenchstatCSV(csvOut)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	slower = Slower(rows, p.o.alpha, p.o.threshold)
-	if p.width != "" {
-		for i := range slower {
-			slower[i].Name += " [w" + p.width + "]"
-		}
-	}
-	if failures > 0 && p.o.fail {
-		// A run that fails is a result that cannot be compared: count it.
-		slower = append(slower, Row{Name: fmt.Sprintf("(%d failed runs)", failures), Unit: "runs"})
-	}
-	return rows, slower, notes, nil
+	os.WriteFile(filepath.Join(dir, "benchstat.csv"), []byte(csvOut), 0o644)
+	return ParseBenchstatCSV(csvOut)
 }
 
 // exec runs a version's test binary of pkg in the package's directory.
