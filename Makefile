@@ -6,7 +6,7 @@ NATIVE_ISAS ?= $(if $(CI),generic$(comma)avx2$(comma)avx512,generic)
 QEMU_X86 := qemu-x86_64 -cpu Haswell
 QEMU_ARM := qemu-aarch64
 
-.PHONY: all generate test vet test-race test-native test-purego test-emulated test-arm64 test-haswell test-generated test-bench test-mingo test-gonumblas bench bench-full bench-cgo bench-all fuzz
+.PHONY: all generate test vet test-race test-native test-purego test-emulated test-arm64 test-haswell test-generated test-bench test-mingo test-gonumblas bench bench-full bench-cgo bench-all bench-ab fuzz
 
 all: test
 
@@ -121,6 +121,24 @@ bench-all:
 
 bench-full:
 	cd bench && OPENBLAS_NUM_THREADS=1 GOEXPERIMENT=$(BENCH_GOEXPERIMENT) $(GO) test -tags '$(BENCH_TAGS)' -run '^$$' -bench . -benchtime $(BENCH_TIME) -count $(BENCH_COUNT) -timeout 0 ./... | tee bench-full.txt
+
+# bench-ab: did a change make a benchmark slower? BASE (a git revision,
+# required) against NEW (a revision; default the working tree, uncommitted
+# changes included): both versions' test binaries built once, each benchmark
+# of the committed suite (bench/cmd/ab/suite.txt; BENCH=<go test -bench
+# regex> keeps those it matches, SUITE=none runs BENCH itself) run ROUNDS
+# times per version in fresh processes, old and new alternated (ABBA), with
+# GOMAXPROCS=PROCS; then benchstat and the rows slower by more than 2% at
+# p < 0.05 (CONFIRM=N: only those slower again in N more rounds; FAIL=1:
+# exit 1 if any). HEED_ISA and HEED_AVX512_WIDTH reach both versions;
+# WIDTHS=256,512 runs everything once per width. Outputs go to OUT (default
+# a new directory under $TMPDIR, printed). CONTRIBUTING.md has the details.
+ROUNDS ?= 10
+BENCHTIME ?= 100ms
+PROCS ?= 1
+bench-ab:
+	@if [ -z '$(BASE)' ]; then echo "usage: make bench-ab BASE=<rev> [NEW=<rev>] [BENCH=<regex>] [ROUNDS=10] [BENCHTIME=100ms] [PKGS=...] [WIDTHS=256,512] [PROCS=1] [CONFIRM=20] [FAIL=1] [SUITE=<file>|none] [OUT=<dir>]"; exit 2; fi
+	cd bench && $(GO) run ./cmd/ab -base '$(BASE)' -new '$(NEW)' -bench '$(value BENCH)' -rounds '$(ROUNDS)' -benchtime '$(BENCHTIME)' -pkgs '$(PKGS)' -widths '$(WIDTHS)' -procs '$(PROCS)' -isa '$(HEED_ISA)' -width '$(HEED_AVX512_WIDTH)' -suite '$(SUITE)' -out '$(OUT)' -confirm '$(or $(CONFIRM),0)' $(if $(FAIL),-fail)
 
 # fuzz: every fuzz target of every package, the nested modules' too, one after
 # another for FUZZTIME each (go test fuzzes one target per run), listed by

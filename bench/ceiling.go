@@ -2,6 +2,8 @@ package bench
 
 import (
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -23,7 +25,28 @@ type Level struct {
 type Ceilings struct {
 	Loops  string  // which loops measured them
 	Levels []Level // L1 first
-	GFlops float64 // FMA throughput (one core)
+	// GFlops is the FMA peak of one core: the fastest of the FMA probe's
+	// variants (register width × independent accumulators, multiplicands
+	// in registers), named by FMA. Every "fraction of the FMA ceiling" is
+	// of it, and no kernel may exceed 1.0 of it: one that does means the
+	// probe missed the peak (AbovePeak lists them).
+	GFlops float64
+	FMA    string    // the variant that reached GFlops, as "zmm×24"
+	FMAs   []FMARate // every variant measured, in the probe's order
+}
+
+// FMARate is one FMA probe variant's best rate.
+type FMARate struct {
+	Name   string
+	GFlops float64
+}
+
+// fmaLoop is one variant of the FMA probe: run(iters, a) performs iters
+// iterations of flops floating-point operations each.
+type fmaLoop struct {
+	name  string
+	run   func(iters int, a float32) float32
+	flops int
 }
 
 // cacheSizes returns the data-cache sizes of CPU 0 from Linux sysfs (L1d, L2,
@@ -56,10 +79,11 @@ func cacheSizes() []int64 {
 }
 
 // MeasureCeilings measures read-only streaming bandwidth for each cache level
-// and memory, and the FMA throughput of one core, each the best of 2×rounds
-// rounds (a ceiling is an upper bound; interference only lowers it).
+// and memory, and the FMA peak of one core (the fastest FMA probe variant),
+// each the best of 2×rounds rounds (a ceiling is an upper bound;
+// interference only lowers it).
 func MeasureCeilings(round time.Duration, rounds int) Ceilings {
-	name, streams, block, fma, flopsPerIter := ceilingLoops()
+	name, streams, block, fmas := ceilingLoops()
 	caches := cacheSizes()
 	c := Ceilings{Loops: name}
 	// Per level, the best of a few buffer sizes that fit it (for memory,
@@ -94,15 +118,50 @@ func MeasureCeilings(round time.Duration, rounds int) Ceilings {
 		}
 		c.Levels = append(c.Levels, top)
 	}
-	ns := best(func(iters int) { sink = fma(iters*1000, 1) }, round, 2*rounds)
-	c.GFlops = float64(1000*flopsPerIter) / ns
+	c.FMAs = measureFMA(fmas, round, 2*rounds)
+	c.FMA, c.GFlops = peak(c.FMAs)
 	return c
+}
+
+// measureFMA returns the best rate of each FMA loop over rounds rounds of
+// about round each, the loops interleaved round by round so that a busy
+// spell of the machine falls on all of them; timed by the process's CPU
+// time.
+func measureFMA(loops []fmaLoop, round time.Duration, rounds int) []FMARate {
+	runs := make([]func(int), len(loops))
+	iters := make([]int, len(loops))
+	ns := make([]float64, len(loops))
+	for i, l := range loops {
+		runs[i] = func(n int) { sink = l.run(n*1000, 1) }
+		iters[i] = calibrate(runs[i], round, true)
+		ns[i] = math.Inf(1)
+	}
+	for range rounds {
+		for i, r := range runs {
+			ns[i] = min(ns[i], timeRound(r, iters[i], true))
+		}
+	}
+	out := make([]FMARate, len(loops))
+	for i, l := range loops {
+		out[i] = FMARate{l.name, float64(1000*l.flops) / ns[i]}
+	}
+	return out
+}
+
+// peak returns the fastest of rs.
+func peak(rs []FMARate) (name string, gflops float64) {
+	for _, r := range rs {
+		if r.GFlops > gflops {
+			name, gflops = r.Name, r.GFlops
+		}
+	}
+	return name, gflops
 }
 
 // genericLoops uses heed's Sum as the streaming loop and a Go loop with eight
 // independent multiply-adds as the FMA loop.
-func genericLoops() (string, []func([]float32) float32, int, func(int, float32) float32, int) {
-	return "heed kernels.Sum (" + kernels.Active().String() + ") and a Go loop", []func([]float32) float32{kernels.Sum}, 1, goFMA, 16
+func genericLoops() (string, []func([]float32) float32, int, []fmaLoop) {
+	return "heed kernels.Sum (" + kernels.Active().String() + ") and a Go loop", []func([]float32) float32{kernels.Sum}, 1, []fmaLoop{{"Go×8", goFMA, 16}}
 }
 
 func goFMA(iters int, a float32) float32 {
@@ -134,7 +193,7 @@ func (c Ceilings) Level(bytes int64) Level {
 // the ceiling that bounds it, and names that ceiling. For Dot and the matrix
 // kernels it is the roofline: the larger of the bandwidth over the streaming
 // ceiling of the level the working set fits in and the flop rate over the FMA
-// ceiling. Exp, Tanh and AdditiveScore are bounded by instruction throughput:
+// ceiling (the FMA peak, c.GFlops). Exp, Tanh and AdditiveScore are bounded by instruction throughput:
 // their fraction is elements per FMA slot (Flops counts one FMA per element),
 // so 1/fraction is the cost of an element in FMA slots. Softmax takes the
 // larger of that and its bandwidth fraction.
@@ -160,8 +219,49 @@ func (c Ceilings) Fraction(cs *Case, ns float64) (float64, string) {
 	return fl, "FMA"
 }
 
-// Max returns the larger of c and d level by level: the report measures the
-// ceilings before and after the kernels and keeps the best.
+// AbovePeak returns the results bounded by the FMA peak (bound "FMA" or
+// "FMA slot") whose fraction of it exceeds 1: none may, so each one means
+// the probe did not reach the peak on this CPU (or the machine changed
+// speed between the two).
+func AbovePeak(rs []Result) []Result {
+	var out []Result
+	for _, r := range rs {
+		if strings.HasPrefix(r.Bound, "FMA") && r.Frac > 1 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// WriteFMAPeak writes the FMA peak under the ceilings table: the variant
+// that reached it, every variant's rate, the rule that no kernel exceeds 1.0
+// of it, and the results that did.
+func WriteFMAPeak(w io.Writer, c Ceilings, rs []Result) {
+	fmt.Fprintf(w, "The FMA peak is the fastest of %d FMA probe variants (register width × independent accumulators, multiplicands in registers): **%s**.", len(c.FMAs), c.FMA)
+	if len(c.FMAs) > 1 {
+		fmt.Fprintf(w, " All, GFLOP/s:")
+		for i, f := range c.FMAs {
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			fmt.Fprintf(w, "%s %s %.1f", sep, f.Name, f.GFlops)
+		}
+		fmt.Fprintf(w, ".")
+	}
+	fmt.Fprintf(w, " Every fraction of the FMA ceiling below is of this peak, and none may exceed 1.0.\n\n")
+	if over := AbovePeak(rs); len(over) > 0 {
+		fmt.Fprintf(w, "**Above the FMA peak (fraction > 1.0: the probe missed the peak here, or the clock changed between the two):**")
+		for _, r := range over {
+			fmt.Fprintf(w, " %v %s %s %.2f;", r.Case.Kernel, r.Case.Label, r.Impl.Name, r.Frac)
+		}
+		fmt.Fprintf(w, "\n\n")
+	}
+}
+
+// Max returns the larger of c and d level by level, and the faster of their
+// FMA peaks with its variant (and each variant's better rate): the report
+// measures the ceilings before and after the kernels and keeps the best.
 func (c Ceilings) Max(d Ceilings) Ceilings {
 	out := c
 	out.Levels = slices.Clone(c.Levels)
@@ -170,6 +270,14 @@ func (c Ceilings) Max(d Ceilings) Ceilings {
 			out.Levels[i] = d.Levels[i]
 		}
 	}
-	out.GFlops = max(c.GFlops, d.GFlops)
+	out.FMAs = slices.Clone(c.FMAs)
+	for i := range out.FMAs {
+		if i < len(d.FMAs) && d.FMAs[i].Name == out.FMAs[i].Name {
+			out.FMAs[i].GFlops = max(out.FMAs[i].GFlops, d.FMAs[i].GFlops)
+		}
+	}
+	if d.GFlops > c.GFlops {
+		out.GFlops, out.FMA = d.GFlops, d.FMA
+	}
 	return out
 }

@@ -9,19 +9,16 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/heedml/heed/bench/internal/roof"
 	"github.com/heedml/heed/kernels"
 )
 
-// fmaProbe returns bench's FMA probe for isa and the flops of one of its
-// iterations: AVX-512's for AVX512, AVX2's for the others.
+// fmaProbe returns the variant of bench's FMA probe that reached the FMA
+// peak of isa (gemmPeaks: AVX-512's for AVX512, AVX2's for the others) and
+// the flops of one of its iterations.
 func fmaProbe(isa kernels.ISA) (fma func(iters int, a float32) float32, flopsPerIter int) {
-	if isa == kernels.AVX512 {
-		return roof.FMAAVX512, 12 * 16 * 2
-	}
-	return roof.FMAAVX2, 12 * 8 * 2
+	l := gemmPeaks().loop(isa)
+	return l.run, l.flops
 }
 
 // widestISA returns AVX512 where this CPU and build have it, else AVX2.
@@ -32,21 +29,13 @@ func widestISA() kernels.ISA {
 	return kernels.AVX2
 }
 
-// gemmCeilings measures, once, the FMA throughput of one core with AVX-512
-// (bench's FMA ceiling where the CPU has it) and with AVX2, in GFLOP/s.
-var gemmCeilings = sync.OnceValues(func() (avx512, avx2 float64) {
-	measure := func(isa kernels.ISA) float64 {
-		fma, flops := fmaProbe(isa)
-		ns := best(func(iters int) { sink = fma(iters*1000, 1) }, 20*time.Millisecond, 10)
-		return float64(1000*flops) / ns
-	}
-	avx2 = measure(kernels.AVX2)
-	avx512 = avx2
-	if widestISA() == kernels.AVX512 {
-		avx512 = measure(kernels.AVX512)
-	}
-	return avx512, avx2
-})
+// gemmCeilings returns the FMA peak of one core with AVX-512 (bench's FMA
+// ceiling where the CPU has it) and with AVX2, in GFLOP/s: the fastest
+// variants of the FMA probe (gemmPeaks), measured once.
+func gemmCeilings() (avx512, avx2 float64) {
+	p := gemmPeaks()
+	return p.avx512.GFlops, p.avx2.GFlops
+}
 
 // BenchmarkGemmPeers times every GEMM row for heed (under each ISA) and each
 // peer of this build, single-threaded: run it with GOMAXPROCS=1 (gonum and vek
@@ -57,7 +46,7 @@ var gemmCeilings = sync.OnceValues(func() (avx512, avx2 float64) {
 // of the widest ISA ("of-ceiling") and of AVX2 ("of-avx2-ceiling").
 func BenchmarkGemmPeers(b *testing.B) {
 	c512, c256 := gemmCeilings()
-	b.Logf("FMA ceiling: %.1f GFLOP/s (widest ISA), %.1f (AVX2)", c512, c256)
+	b.Log(gemmPeaks())
 	rng := rand.New(rand.NewPCG(1, 2))
 	type peer struct {
 		name string
@@ -96,6 +85,7 @@ func BenchmarkGemmPeers(b *testing.B) {
 				b.ReportMetric(gf, "cpu-GFLOP/s")
 				b.ReportMetric(gf/c512, "of-ceiling")
 				b.ReportMetric(gf/c256, "of-avx2-ceiling")
+				flagAbovePeak(b, gf/c512)
 			})
 		}
 	}

@@ -13,7 +13,8 @@ import (
 
 // BenchmarkPaired measures heed's GEMM rows (under each ISA), OpenBLAS's (in
 // a build with -tags heedcgo) and heed's prefill rows (under the widest ISA)
-// as fractions of bench's FMA probe measured beside them. Each round runs a
+// as fractions of bench's FMA probe measured beside them (the probe's variant
+// that reached the FMA peak of the ISA, gemmPeaks). Each round runs a
 // slice of the probe of the row's ISA (the widest for OpenBLAS) and a slice
 // of the row, about pairedSlice each, both timed by the process's CPU clock;
 // the round's fraction is the row's GFLOP/s over the probe's, and the
@@ -96,4 +97,5 @@ func paired(b *testing.B, isa kernels.ISA, flops float64, f func()) {
 	b.ReportMetric(fr[n/2], "of-probe")
 	b.ReportMetric(fr[n/4], "of-probe-q1")
 	b.ReportMetric(fr[3*n/4], "of-probe-q3")
+	flagAbovePeak(b, fr[n/2])
 }

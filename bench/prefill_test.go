@@ -17,7 +17,7 @@ import (
 // widest ISA ("of-ceiling") and of AVX2 ("of-avx2-ceiling").
 func BenchmarkPrefillPeers(b *testing.B) {
 	c512, c256 := gemmCeilings()
-	b.Logf("FMA ceiling: %.1f GFLOP/s (widest ISA), %.1f (AVX2)", c512, c256)
+	b.Log(gemmPeaks())
 	prev := kernels.Active()
 	defer kernels.Use(prev)
 	for _, s := range PrefillShapes {
@@ -34,6 +34,7 @@ func BenchmarkPrefillPeers(b *testing.B) {
 			b.ReportMetric(gf, "cpu-GFLOP/s")
 			b.ReportMetric(gf/c512, "of-ceiling")
 			b.ReportMetric(gf/c256, "of-avx2-ceiling")
+			flagAbovePeak(b, gf/c512)
 		}
 		for _, isa := range kernels.Supported() {
 			if isa == kernels.Generic {

@@ -151,7 +151,8 @@ func WriteMarkdown(w io.Writer, env Env, ceil Ceilings, rs []Result) {
 	for _, l := range ceil.Levels {
 		fmt.Fprintf(w, "| %s | %s | %.1f |\n", l.Name, fmtBytes(l.Bytes), l.GBs)
 	}
-	fmt.Fprintf(w, "| **FMA throughput** | | **%.1f GFLOP/s** |\n\n", ceil.GFlops)
+	fmt.Fprintf(w, "| **FMA peak** | %s | **%.1f GFLOP/s** |\n\n", ceil.FMA, ceil.GFlops)
+	WriteFMAPeak(w, ceil, rs)
 	fmt.Fprintf(w, "## Summary\n\nheed's fastest single-threaded ISA against the fastest single-threaded peer, over the sizes measured:\n\n")
 	for _, l := range Summary(rs) {
 		fmt.Fprintf(w, "- %s\n", l)
