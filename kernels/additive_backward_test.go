@@ -276,7 +276,9 @@ func TestAdditiveScoreBackwardPanics(t *testing.T) {
 	mustPanic(t, name+"k is 2×3 but dk is 1×3: want k's shape or no rows",
 		func() { AdditiveScoreBackwardAdd(dq, dv, Matrix{Rows: 1, Cols: 3, Stride: 3, Data: f()}, k, q, v, ds) })
 	mustPanic(t, name+"dk is 2×3 with stride 3: len(dk.Data)=5 < 6",
-		func() { AdditiveScoreBackwardAdd(dq, dv, Matrix{Rows: 2, Cols: 3, Stride: 3, Data: make([]float32, 5)}, k, q, v, ds) })
+		func() {
+			AdditiveScoreBackwardAdd(dq, dv, Matrix{Rows: 2, Cols: 3, Stride: 3, Data: make([]float32, 5)}, k, q, v, ds)
+		})
 	mustPanic(t, name+"dq overlaps dv", func() { AdditiveScoreBackwardAdd(dq, dq, dk, k, q, v, ds) })
 	mustPanic(t, name+"dv overlaps dk", func() { AdditiveScoreBackwardAdd(dq, dk.Data[3:], dk, k, q, v, ds) })
 	mustPanic(t, name+"dq overlaps k", func() { AdditiveScoreBackwardAdd(k.Data[1:4], dv, dk, k, q, v, ds) })

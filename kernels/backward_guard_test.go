@@ -27,7 +27,9 @@ func TestBackwardGuard(t *testing.T) {
 				}
 				for _, pad := range []int{0, 3} {
 					stride := n + pad
-					m := func() Matrix { return Matrix{Rows: rows, Cols: n, Stride: stride, Data: get(max(rows-1, 0)*stride + n)} }
+					m := func() Matrix {
+						return Matrix{Rows: rows, Cols: n, Stride: stride, Data: get(max(rows-1, 0)*stride + n)}
+					}
 					dx, y, dy := m(), m(), m()
 					k.rows(dx, y, dy)
 					k.rows(dy, y, dy)
@@ -42,7 +44,9 @@ func TestSoftmaxRecomputeGuard(t *testing.T) {
 	forEachGuarded(t, rows*(257+3), 6, func(t *testing.T, n int, get func(int) []float32) {
 		for _, pad := range []int{0, 3} {
 			stride := n + pad
-			m := func() Matrix { return Matrix{Rows: rows, Cols: n, Stride: stride, Data: get(max(rows-1, 0)*stride + n)} }
+			m := func() Matrix {
+				return Matrix{Rows: rows, Cols: n, Stride: stride, Data: get(max(rows-1, 0)*stride + n)}
+			}
 			p, s := m(), m()
 			lse := get(rows)
 			lse[1] = float32(math.Inf(-1))
@@ -60,7 +64,9 @@ func TestSoftmaxBackwardBlockGuard(t *testing.T) {
 	forEachGuarded(t, rows*(257+3), 8, func(t *testing.T, n int, get func(int) []float32) {
 		for _, pad := range []int{0, 3} {
 			stride := n + pad
-			m := func() Matrix { return Matrix{Rows: rows, Cols: n, Stride: stride, Data: get(max(rows-1, 0)*stride + n)} }
+			m := func() Matrix {
+				return Matrix{Rows: rows, Cols: n, Stride: stride, Data: get(max(rows-1, 0)*stride + n)}
+			}
 			ds, p, dp := m(), m(), m()
 			delta := get(rows)
 			SoftmaxBackwardBlock(ds, p, dp, delta)
