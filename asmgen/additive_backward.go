@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mmcloughlin/avo/gotypes"
 
@@ -10,28 +11,62 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-func init() { register("additive_backward", genAdditiveBackwardFamily) }
+func init() {
+	register("additive_backward", genAdditiveBackwardFamily)
+	registerTrial("additive_backward", genAdditiveBackwardTrials)
+}
 
 // genAdditiveBackwardFamily emits the backward of AdditiveScore, with and
 // without the key gradient. Like AdditiveScore it computes in ZMM on
 // AVX-512: Tanh's throughput bounds it.
 func genAdditiveBackwardFamily() {
 	for _, s := range isas {
-		genAdditiveBackward(s, true)
-		genAdditiveBackward(s, false)
+		for _, withDK := range []bool{true, false} {
+			genAdditiveBackward(s, additiveBackwardName(withDK, 0), withDK, additiveBackRows)
+		}
 	}
 }
 
-// additiveBackRows is the number of rows of K a column pass takes together,
-// per ISA: their tanh chains are independent and overlap in the pipeline,
-// and they share the loads of q and v and the updates of dq and dv. The rows
-// of a block are the next ones with ds ≠ 0: masked rows are skipped, never
-// read. (With dk, three rows need 14 general registers.)
-var additiveBackRows = map[bool]int{false: 2, true: 3} // by isa.evex
+// genAdditiveBackwardTrials emits the kernels with one and two rows per
+// block, and four where the registers hold them (AVX-512 without dk), named
+// additiveScoreBackward[NoDK]R<rows><ISA>.
+func genAdditiveBackwardTrials() {
+	for _, s := range isas {
+		for _, withDK := range []bool{true, false} {
+			for _, rows := range []int{1, 2, 4} {
+				if rows < additiveBackRows || s.evex && !withDK {
+					genAdditiveBackward(s, additiveBackwardName(withDK, rows), withDK, rows)
+				}
+			}
+		}
+	}
+}
 
-// genAdditiveBackward emits additiveScoreBackward<ISA>(dq, dv, dk []float32,
-// lddk int, k []float32, ldk int, q, v, ds []float32), or without dk and lddk
-// additiveScoreBackwardNoDK<ISA>: for each row s of the len(ds)×len(q)
+// additiveBackwardName is the kernel's name before the ISA suffix, with the
+// rows per block for a trial (rows > 0).
+func additiveBackwardName(withDK bool, rows int) string {
+	name := "additiveScoreBackward"
+	if !withDK {
+		name += "NoDK"
+	}
+	if rows > 0 {
+		name += fmt.Sprintf("R%d", rows)
+	}
+	return name
+}
+
+// additiveBackRows is the number of rows of K a column pass takes together:
+// their tanh chains are independent and overlap in the pipeline, and they
+// share the loads of q and v and the updates of dq and dv. The rows of a
+// block are the next ones with ds ≠ 0: masked rows are skipped, never read.
+// Three rows measured faster than one or two, and as fast as four without dk
+// on AVX-512 (DESIGN.md); with dk they take 14 general registers, and on AVX2
+// a fourth row does not fit in 16 YMM.
+const additiveBackRows = 3
+
+// genAdditiveBackward emits kernel<ISA>(dq, dv, dk []float32, lddk int,
+// k []float32, ldk int, q, v, ds []float32), or without dk and lddk, taking R
+// rows per block: for each row s of the len(ds)×len(q)
 // matrix K (row stride ldk) with ds[s] ≠ 0, in increasing s, and each column
 // i, t = tanh(q[i] + K[s,i]), w = 1 − t², p = ds[s]·v[i], then dv[i] +=
 // ds[s]·t, dq[i] += p·w and dk[s,i] += p·w (row stride lddk), each a fused
@@ -42,11 +77,9 @@ var additiveBackRows = map[bool]int{false: 2, true: 3} // by isa.evex
 // computes the last full vector of the columns, whose lanes before the tail
 // the whole vectors have already updated, and blends: the tail's lanes get
 // the new values, the others keep the values just loaded.
-func genAdditiveBackward(s *isa, withDK bool) {
-	kernel := "additiveScoreBackward"
+func genAdditiveBackward(s *isa, kernel string, withDK bool, R int) {
 	sig := "func(dq, dv, dk []float32, lddk int, k []float32, ldk int, q, v, ds []float32)"
 	if !withDK {
-		kernel += "NoDK"
 		sig = "func(dq, dv, k []float32, ldk int, q, v, ds []float32)"
 	}
 	name := s.name(kernel)
@@ -56,12 +89,11 @@ func genAdditiveBackward(s *isa, withDK bool) {
 			"and ds[s]·v∘(1 − tanh²(q + K_s)) to dq and to row s of dK (stride lddk), in",
 			"increasing s, as fallback.AdditiveScoreBackwardAdd does.")
 	} else {
-		asm.Doc(name + " is additiveScoreBackward" + s.suffix + " without dk.")
+		asm.Doc(name + " is " + s.name(strings.Replace(kernel, "NoDK", "", 1)) + " without dk.")
 	}
 	q, v := load(asm.Param("q").Base()), load(asm.Param("v").Base())
 	dq, dv := load(asm.Param("dq").Base()), load(asm.Param("dv").Base())
 	cols := load(asm.Param("q").Len())
-	R := additiveBackRows[s.evex]
 	g := newTanhGen(s)
 	one := newConst(s, 1)
 

@@ -16,7 +16,7 @@ func init() { register("backward", genBackwardFamily) }
 // (the log-softmax backward, SoftmaxRecompute) compute in ZMM, as Exp does.
 func genBackwardFamily() {
 	for _, s := range dualISAs {
-		genRowsReduce(s, softmaxBackwardOp)
+		genRowsReduce(evexYMM(s), softmaxBackwardOp)
 	}
 	for _, s := range isas {
 		genRowsReduce(s, logSoftmaxBackwardOp)
@@ -75,6 +75,7 @@ var backwardBinOps = []binOp{
 type rowsReduceOp struct {
 	kernel string
 	doc    []string
+	readsY bool // the reduction reads y
 	// setup declares the operation's constants for s (before the row loop).
 	setup func(s *isa) any
 	// term adds one vector's contribution to acc; y and dy are memory or
@@ -89,7 +90,7 @@ type rowsReduceOp struct {
 // softmaxBackwardOp: c = Σ y·dy over y ≠ 0 (masked FMAs), dx = (dy − c)·y,
 // +0 where y = 0.
 var softmaxBackwardOp = rowsReduceOp{
-	kernel: "softmaxBackward",
+	kernel: "softmaxBackward", readsY: true,
 	doc: []string{"sets each of rows rows of dx (row stride ldx) to y∘(dy − ⟨y, dy⟩) of the same",
 		"rows of y and dy (strides ldy, lddy), cols ≥ 1 columns, the terms where y = 0 left out",
 		"of the sum and dx = +0 there; dx may be y or dy."},
@@ -209,7 +210,8 @@ func (s *isa) vecLoop(prefix string, i, n GPVirtual, unroll int, body func(j int
 }
 
 // genRowsReduce emits op.kernel<ISA>(dx, y, dy []float32, rows, cols, ldx,
-// ldy, lddy int): for each of rows ≥ 1 rows, the reduction pass (reduceAccs
+// ldy, lddy int), in the vectors of s (evexYMM(s) for the dual-width
+// kernels): for each of rows ≥ 1 rows, the reduction pass (reduceAccs
 // accumulators, summed pairwise, then across lanes), then the element-wise
 // pass. One call takes every row: the rows of attention are short, and a call
 // per row would cost as much as its work.
@@ -224,7 +226,6 @@ func genRowsReduce(s *isa, op rowsReduceOp) {
 	name := s.name(op.kernel)
 	TEXT(name, NOSPLIT, "func(dx, y, dy []float32, rows, cols, ldx, ldy, lddy int)")
 	asm.Doc(append([]string{name + " " + op.doc[0]}, op.doc[1:]...)...)
-	s = evexYMM(s)
 	dx, y, dy := loadRowPtr("dx", "ldx"), loadRowPtr("y", "ldy"), loadRowPtr("dy", "lddy")
 	rows, cols := load(asm.Param("rows")), load(asm.Param("cols"))
 	st := op.setup(s)
@@ -257,12 +258,20 @@ func genRowsReduce(s *isa, op rowsReduceOp) {
 	})
 	asm.TESTQ(rem, rem)
 	asm.JZ(LabelRef(lbl("Sum")))
-	yv, dyv := s.vec(), s.vec()
+	var yv VecVirtual
+	dyv := s.vec()
+	if op.readsY {
+		yv = s.vec()
+	}
 	if s.evex {
-		asm.VMOVUPS_Z(Mem{Base: y.p, Index: i, Scale: 4}, t.k, yv)
+		if op.readsY {
+			asm.VMOVUPS_Z(Mem{Base: y.p, Index: i, Scale: 4}, t.k, yv)
+		}
 		asm.VMOVUPS_Z(Mem{Base: dy.p, Index: i, Scale: 4}, t.k, dyv)
 	} else {
-		asm.VANDPS(Mem{Base: y.p, Index: cols, Scale: 4, Disp: -s.bytes()}, t.y, yv)
+		if op.readsY {
+			asm.VANDPS(Mem{Base: y.p, Index: cols, Scale: 4, Disp: -s.bytes()}, t.y, yv)
+		}
 		asm.VANDPS(Mem{Base: dy.p, Index: cols, Scale: 4, Disp: -s.bytes()}, t.y, dyv)
 	}
 	op.term(s, st, yv, dyv, accs[1], zero)
@@ -311,8 +320,12 @@ func genRowsReduce(s *isa, op rowsReduceOp) {
 		s.zero(acc)
 		asm.XORQ(j, j)
 		asm.Label(lbl("ShortReduce"))
-		yv, dyv := s.vec(), s.vec()
-		asm.VMOVSS(Mem{Base: y.p, Index: j, Scale: 4}, yv.AsX())
+		var yv VecVirtual
+		dyv := s.vec()
+		if op.readsY {
+			yv = s.vec()
+			asm.VMOVSS(Mem{Base: y.p, Index: j, Scale: 4}, yv.AsX())
+		}
 		asm.VMOVSS(Mem{Base: dy.p, Index: j, Scale: 4}, dyv.AsX())
 		op.term(s, st, yv, dyv, acc, zero)
 		asm.INCQ(j)

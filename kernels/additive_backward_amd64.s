@@ -19,62 +19,314 @@ TEXT ·additiveScoreBackwardAVX2(SB), NOSPLIT, $32-184
 	LEAQ    tailmask<>+0(SB), R8
 	VMOVDQU (R8)(DI*4), Y0
 	VMOVUPS Y0, (SP)
-	XORQ    R12, R12
+	XORQ    R14, R14
 
 gather:
 look0:
-	CMPQ  R12, ds_len+168(FP)
+	CMPQ  R14, ds_len+168(FP)
 	JAE   left0
 	MOVQ  ds_base+160(FP), R8
-	MOVL  (R8)(R12*4), R9
+	MOVL  (R8)(R14*4), R9
 	TESTL $0x7fffffff, R9
 	JNZ   found0
-	INCQ  R12
+	INCQ  R14
 	JMP   look0
 
 found0:
-	VBROADCASTSS (R8)(R12*4), Y0
+	VBROADCASTSS (R8)(R14*4), Y0
 	MOVQ         ldk+104(FP), R9
-	IMULQ        R12, R9
+	IMULQ        R14, R9
 	MOVQ         k_base+80(FP), R8
 	LEAQ         (R8)(R9*4), R8
 	MOVQ         lddk+72(FP), R10
-	IMULQ        R12, R10
+	IMULQ        R14, R10
 	MOVQ         dk_base+48(FP), R9
 	LEAQ         (R9)(R10*4), R9
-	INCQ         R12
+	INCQ         R14
 
 look1:
-	CMPQ  R12, ds_len+168(FP)
+	CMPQ  R14, ds_len+168(FP)
 	JAE   left1
 	MOVQ  ds_base+160(FP), R10
-	MOVL  (R10)(R12*4), R11
+	MOVL  (R10)(R14*4), R11
 	TESTL $0x7fffffff, R11
 	JNZ   found1
-	INCQ  R12
+	INCQ  R14
 	JMP   look1
 
 found1:
-	VBROADCASTSS (R10)(R12*4), Y1
+	VBROADCASTSS (R10)(R14*4), Y1
 	MOVQ         ldk+104(FP), R11
-	IMULQ        R12, R11
+	IMULQ        R14, R11
 	MOVQ         k_base+80(FP), R10
 	LEAQ         (R10)(R11*4), R10
-	MOVQ         lddk+72(FP), R13
-	IMULQ        R12, R13
+	MOVQ         lddk+72(FP), R12
+	IMULQ        R14, R12
 	MOVQ         dk_base+48(FP), R11
-	LEAQ         (R11)(R13*4), R11
-	INCQ         R12
-	XORQ         R13, R13
+	LEAQ         (R11)(R12*4), R11
+	INCQ         R14
+
+look2:
+	CMPQ  R14, ds_len+168(FP)
+	JAE   left2
+	MOVQ  ds_base+160(FP), R12
+	MOVL  (R12)(R14*4), R13
+	TESTL $0x7fffffff, R13
+	JNZ   found2
+	INCQ  R14
+	JMP   look2
+
+found2:
+	VBROADCASTSS (R12)(R14*4), Y2
+	MOVQ         ldk+104(FP), R13
+	IMULQ        R14, R13
+	MOVQ         k_base+80(FP), R12
+	LEAQ         (R12)(R13*4), R12
+	MOVQ         lddk+72(FP), R15
+	IMULQ        R14, R15
+	MOVQ         dk_base+48(FP), R13
+	LEAQ         (R13)(R15*4), R13
+	INCQ         R14
+	XORQ         R15, R15
 
 blockVector:
-	CMPQ         R13, SI
+	CMPQ         R15, SI
 	JAE          blockTail
-	VMOVUPS      (AX)(R13*1), Y2
-	VMOVUPS      (CX)(R13*1), Y3
-	VMOVUPS      (R8)(R13*1), Y4
+	VMOVUPS      (AX)(R15*1), Y3
+	VMOVUPS      (CX)(R15*1), Y4
+	VMOVUPS      (R8)(R15*1), Y5
+	VADDPS       Y5, Y3, Y5
+	VMOVUPS      (R10)(R15*1), Y6
+	VADDPS       Y6, Y3, Y6
+	VANDPS       consts<>+0(SB), Y5, Y7
+	VANDPS       consts<>+0(SB), Y6, Y8
+	VMOVUPS      consts<>+32(SB), Y9
+	VMINPS       Y7, Y9, Y9
+	VMOVUPS      consts<>+32(SB), Y10
+	VMINPS       Y8, Y10, Y10
+	VXORPS       Y7, Y5, Y7
+	VXORPS       Y8, Y6, Y8
+	VMOVUPS      consts<>+64(SB), Y11
+	VMOVUPS      consts<>+64(SB), Y12
+	VFMADD213PS  consts<>+128(SB), Y9, Y11
+	VFMADD213PS  consts<>+128(SB), Y10, Y12
+	VSUBPS       consts<>+128(SB), Y11, Y5
+	VSUBPS       consts<>+128(SB), Y12, Y6
+	VFNMADD231PS consts<>+96(SB), Y5, Y9
+	VFNMADD231PS consts<>+96(SB), Y6, Y10
+	VMOVUPS      consts<>+288(SB), Y13
+	VMOVUPS      consts<>+288(SB), Y14
+	VFMADD213PS  consts<>+256(SB), Y9, Y13
+	VFMADD213PS  consts<>+256(SB), Y10, Y14
+	VFMADD213PS  consts<>+224(SB), Y9, Y13
+	VFMADD213PS  consts<>+224(SB), Y10, Y14
+	VFMADD213PS  consts<>+192(SB), Y9, Y13
+	VFMADD213PS  consts<>+192(SB), Y10, Y14
+	VFMADD213PS  consts<>+160(SB), Y9, Y13
+	VFMADD213PS  consts<>+160(SB), Y10, Y14
+	VMULPS       Y9, Y9, Y5
+	VMULPS       Y10, Y10, Y6
+	VFMADD213PS  Y9, Y5, Y13
+	VFMADD213PS  Y10, Y6, Y14
+	VPSLLD       $0x17, Y11, Y11
+	VPSLLD       $0x17, Y12, Y12
+	VMOVUPS      consts<>+320(SB), Y5
+	VMOVUPS      consts<>+320(SB), Y6
+	VFMSUB213PS  consts<>+160(SB), Y11, Y5
+	VFMSUB213PS  consts<>+160(SB), Y12, Y6
+	VFMADD231PS  Y11, Y13, Y5
+	VFMADD231PS  Y12, Y14, Y6
+	VADDPS       consts<>+352(SB), Y5, Y9
+	VADDPS       consts<>+352(SB), Y6, Y10
+	VDIVPS       Y9, Y5, Y5
+	VDIVPS       Y10, Y6, Y6
+	VORPS        Y7, Y5, Y5
+	VORPS        Y8, Y6, Y6
+	VMOVUPS      (R12)(R15*1), Y7
+	VADDPS       Y7, Y3, Y7
+	VANDPS       consts<>+0(SB), Y7, Y3
+	VMOVUPS      consts<>+32(SB), Y8
+	VMINPS       Y3, Y8, Y8
+	VXORPS       Y3, Y7, Y3
+	VMOVUPS      consts<>+64(SB), Y9
+	VFMADD213PS  consts<>+128(SB), Y8, Y9
+	VSUBPS       consts<>+128(SB), Y9, Y7
+	VFNMADD231PS consts<>+96(SB), Y7, Y8
+	VMOVUPS      consts<>+288(SB), Y10
+	VFMADD213PS  consts<>+256(SB), Y8, Y10
+	VFMADD213PS  consts<>+224(SB), Y8, Y10
+	VFMADD213PS  consts<>+192(SB), Y8, Y10
+	VFMADD213PS  consts<>+160(SB), Y8, Y10
+	VMULPS       Y8, Y8, Y7
+	VFMADD213PS  Y8, Y7, Y10
+	VPSLLD       $0x17, Y9, Y9
+	VMOVUPS      consts<>+320(SB), Y7
+	VFMSUB213PS  consts<>+160(SB), Y9, Y7
+	VFMADD231PS  Y9, Y10, Y7
+	VADDPS       consts<>+352(SB), Y7, Y8
+	VDIVPS       Y8, Y7, Y7
+	VORPS        Y3, Y7, Y7
+	VMOVUPS      (BX)(R15*1), Y3
+	VFMADD231PS  Y5, Y0, Y3
+	VFMADD231PS  Y6, Y1, Y3
+	VFMADD231PS  Y7, Y2, Y3
+	VMOVUPS      Y3, (BX)(R15*1)
+	VMOVUPS      (DX)(R15*1), Y3
+	VFNMADD213PS consts<>+160(SB), Y5, Y5
+	VMULPS       Y4, Y0, Y8
+	VFMADD231PS  Y5, Y8, Y3
+	VMOVUPS      (R9)(R15*1), Y9
+	VFMADD231PS  Y5, Y8, Y9
+	VMOVUPS      Y9, (R9)(R15*1)
+	VFNMADD213PS consts<>+160(SB), Y6, Y6
+	VMULPS       Y4, Y1, Y5
+	VFMADD231PS  Y6, Y5, Y3
+	VMOVUPS      (R11)(R15*1), Y8
+	VFMADD231PS  Y6, Y5, Y8
+	VMOVUPS      Y8, (R11)(R15*1)
+	VFNMADD213PS consts<>+160(SB), Y7, Y7
+	VMULPS       Y4, Y2, Y4
+	VFMADD231PS  Y7, Y4, Y3
+	VMOVUPS      (R13)(R15*1), Y5
+	VFMADD231PS  Y7, Y4, Y5
+	VMOVUPS      Y5, (R13)(R15*1)
+	VMOVUPS      Y3, (DX)(R15*1)
+	ADDQ         $0x00000020, R15
+	JMP          blockVector
+
+blockTail:
+	TESTQ        DI, DI
+	JZ           blockDone
+	LEAQ         -32(R15)(DI*4), R15
+	VMOVUPS      (AX)(R15*1), Y3
+	VMOVUPS      (CX)(R15*1), Y4
+	VMOVUPS      (R8)(R15*1), Y9
+	VADDPS       Y9, Y3, Y9
+	VMOVUPS      (R10)(R15*1), Y10
+	VADDPS       Y10, Y3, Y10
+	VANDPS       consts<>+0(SB), Y9, Y7
+	VANDPS       consts<>+0(SB), Y10, Y8
+	VMOVUPS      consts<>+32(SB), Y5
+	VMINPS       Y7, Y5, Y5
+	VMOVUPS      consts<>+32(SB), Y6
+	VMINPS       Y8, Y6, Y6
+	VXORPS       Y7, Y9, Y7
+	VXORPS       Y8, Y10, Y8
+	VMOVUPS      consts<>+64(SB), Y9
+	VMOVUPS      consts<>+64(SB), Y10
+	VFMADD213PS  consts<>+128(SB), Y5, Y9
+	VFMADD213PS  consts<>+128(SB), Y6, Y10
+	VSUBPS       consts<>+128(SB), Y9, Y13
+	VSUBPS       consts<>+128(SB), Y10, Y14
+	VFNMADD231PS consts<>+96(SB), Y13, Y5
+	VFNMADD231PS consts<>+96(SB), Y14, Y6
+	VMOVUPS      consts<>+288(SB), Y11
+	VMOVUPS      consts<>+288(SB), Y12
+	VFMADD213PS  consts<>+256(SB), Y5, Y11
+	VFMADD213PS  consts<>+256(SB), Y6, Y12
+	VFMADD213PS  consts<>+224(SB), Y5, Y11
+	VFMADD213PS  consts<>+224(SB), Y6, Y12
+	VFMADD213PS  consts<>+192(SB), Y5, Y11
+	VFMADD213PS  consts<>+192(SB), Y6, Y12
+	VFMADD213PS  consts<>+160(SB), Y5, Y11
+	VFMADD213PS  consts<>+160(SB), Y6, Y12
+	VMULPS       Y5, Y5, Y13
+	VMULPS       Y6, Y6, Y14
+	VFMADD213PS  Y5, Y13, Y11
+	VFMADD213PS  Y6, Y14, Y12
+	VPSLLD       $0x17, Y9, Y9
+	VPSLLD       $0x17, Y10, Y10
+	VMOVUPS      consts<>+320(SB), Y5
+	VMOVUPS      consts<>+320(SB), Y6
+	VFMSUB213PS  consts<>+160(SB), Y9, Y5
+	VFMSUB213PS  consts<>+160(SB), Y10, Y6
+	VFMADD231PS  Y9, Y11, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VADDPS       consts<>+352(SB), Y5, Y9
+	VADDPS       consts<>+352(SB), Y6, Y10
+	VDIVPS       Y9, Y5, Y5
+	VDIVPS       Y10, Y6, Y6
+	VORPS        Y7, Y5, Y5
+	VORPS        Y8, Y6, Y6
+	VMOVUPS      (R12)(R15*1), Y8
+	VADDPS       Y8, Y3, Y8
+	VANDPS       consts<>+0(SB), Y8, Y3
+	VMOVUPS      consts<>+32(SB), Y7
+	VMINPS       Y3, Y7, Y7
+	VXORPS       Y3, Y8, Y3
+	VMOVUPS      consts<>+64(SB), Y8
+	VFMADD213PS  consts<>+128(SB), Y7, Y8
+	VSUBPS       consts<>+128(SB), Y8, Y10
+	VFNMADD231PS consts<>+96(SB), Y10, Y7
+	VMOVUPS      consts<>+288(SB), Y9
+	VFMADD213PS  consts<>+256(SB), Y7, Y9
+	VFMADD213PS  consts<>+224(SB), Y7, Y9
+	VFMADD213PS  consts<>+192(SB), Y7, Y9
+	VFMADD213PS  consts<>+160(SB), Y7, Y9
+	VMULPS       Y7, Y7, Y10
+	VFMADD213PS  Y7, Y10, Y9
+	VPSLLD       $0x17, Y8, Y8
+	VMOVUPS      consts<>+320(SB), Y7
+	VFMSUB213PS  consts<>+160(SB), Y8, Y7
+	VFMADD231PS  Y8, Y9, Y7
+	VADDPS       consts<>+352(SB), Y7, Y8
+	VDIVPS       Y8, Y7, Y7
+	VORPS        Y3, Y7, Y7
+	VMOVUPS      (BX)(R15*1), Y8
+	VMOVAPS      Y8, Y9
+	VFMADD231PS  Y5, Y0, Y9
+	VFMADD231PS  Y6, Y1, Y9
+	VFMADD231PS  Y7, Y2, Y9
+	VMOVUPS      (SP), Y3
+	VBLENDVPS    Y3, Y9, Y8, Y9
+	VMOVUPS      Y9, (BX)(R15*1)
+	VMOVUPS      (DX)(R15*1), Y8
+	VMOVAPS      Y8, Y9
+	VFNMADD213PS consts<>+160(SB), Y5, Y5
+	VMULPS       Y4, Y0, Y3
+	VFMADD231PS  Y5, Y3, Y9
+	VMOVUPS      (R9)(R15*1), Y0
+	VMOVAPS      Y0, Y10
+	VFMADD231PS  Y5, Y3, Y10
+	VMOVUPS      (SP), Y3
+	VBLENDVPS    Y3, Y10, Y0, Y10
+	VMOVUPS      Y10, (R9)(R15*1)
+	VFNMADD213PS consts<>+160(SB), Y6, Y6
+	VMULPS       Y4, Y1, Y3
+	VFMADD231PS  Y6, Y3, Y9
+	VMOVUPS      (R11)(R15*1), Y0
+	VMOVAPS      Y0, Y1
+	VFMADD231PS  Y6, Y3, Y1
+	VMOVUPS      (SP), Y3
+	VBLENDVPS    Y3, Y1, Y0, Y1
+	VMOVUPS      Y1, (R11)(R15*1)
+	VFNMADD213PS consts<>+160(SB), Y7, Y7
+	VMULPS       Y4, Y2, Y2
+	VFMADD231PS  Y7, Y2, Y9
+	VMOVUPS      (R13)(R15*1), Y0
+	VMOVAPS      Y0, Y1
+	VFMADD231PS  Y7, Y2, Y1
+	VMOVUPS      (SP), Y3
+	VBLENDVPS    Y3, Y1, Y0, Y1
+	VMOVUPS      Y1, (R13)(R15*1)
+	VMOVUPS      (SP), Y3
+	VBLENDVPS    Y3, Y9, Y8, Y9
+	VMOVUPS      Y9, (DX)(R15*1)
+
+blockDone:
+	JMP gather
+
+left2:
+	XORQ R12, R12
+
+rows2Vector:
+	CMPQ         R12, SI
+	JAE          rows2Tail
+	VMOVUPS      (AX)(R12*1), Y2
+	VMOVUPS      (CX)(R12*1), Y3
+	VMOVUPS      (R8)(R12*1), Y4
 	VADDPS       Y4, Y2, Y4
-	VMOVUPS      (R10)(R13*1), Y5
+	VMOVUPS      (R10)(R12*1), Y5
 	VADDPS       Y5, Y2, Y5
 	VANDPS       consts<>+0(SB), Y4, Y2
 	VANDPS       consts<>+0(SB), Y5, Y6
@@ -120,36 +372,36 @@ blockVector:
 	VDIVPS       Y8, Y5, Y5
 	VORPS        Y2, Y4, Y4
 	VORPS        Y6, Y5, Y5
-	VMOVUPS      (BX)(R13*1), Y2
+	VMOVUPS      (BX)(R12*1), Y2
 	VFMADD231PS  Y4, Y0, Y2
 	VFMADD231PS  Y5, Y1, Y2
-	VMOVUPS      Y2, (BX)(R13*1)
-	VMOVUPS      (DX)(R13*1), Y2
+	VMOVUPS      Y2, (BX)(R12*1)
+	VMOVUPS      (DX)(R12*1), Y2
 	VFNMADD213PS consts<>+160(SB), Y4, Y4
 	VMULPS       Y3, Y0, Y6
 	VFMADD231PS  Y4, Y6, Y2
-	VMOVUPS      (R9)(R13*1), Y7
+	VMOVUPS      (R9)(R12*1), Y7
 	VFMADD231PS  Y4, Y6, Y7
-	VMOVUPS      Y7, (R9)(R13*1)
+	VMOVUPS      Y7, (R9)(R12*1)
 	VFNMADD213PS consts<>+160(SB), Y5, Y5
 	VMULPS       Y3, Y1, Y3
 	VFMADD231PS  Y5, Y3, Y2
-	VMOVUPS      (R11)(R13*1), Y4
+	VMOVUPS      (R11)(R12*1), Y4
 	VFMADD231PS  Y5, Y3, Y4
-	VMOVUPS      Y4, (R11)(R13*1)
-	VMOVUPS      Y2, (DX)(R13*1)
-	ADDQ         $0x00000020, R13
-	JMP          blockVector
+	VMOVUPS      Y4, (R11)(R12*1)
+	VMOVUPS      Y2, (DX)(R12*1)
+	ADDQ         $0x00000020, R12
+	JMP          rows2Vector
 
-blockTail:
+rows2Tail:
 	TESTQ        DI, DI
-	JZ           blockDone
-	LEAQ         -32(R13)(DI*4), R13
-	VMOVUPS      (AX)(R13*1), Y2
-	VMOVUPS      (CX)(R13*1), Y3
-	VMOVUPS      (R8)(R13*1), Y7
+	JZ           rows2Done
+	LEAQ         -32(R12)(DI*4), R12
+	VMOVUPS      (AX)(R12*1), Y2
+	VMOVUPS      (CX)(R12*1), Y3
+	VMOVUPS      (R8)(R12*1), Y7
 	VADDPS       Y7, Y2, Y7
-	VMOVUPS      (R10)(R13*1), Y8
+	VMOVUPS      (R10)(R12*1), Y8
 	VADDPS       Y8, Y2, Y8
 	VANDPS       consts<>+0(SB), Y7, Y2
 	VANDPS       consts<>+0(SB), Y8, Y6
@@ -195,39 +447,39 @@ blockTail:
 	VDIVPS       Y8, Y5, Y5
 	VORPS        Y2, Y4, Y4
 	VORPS        Y6, Y5, Y5
-	VMOVUPS      (BX)(R13*1), Y6
+	VMOVUPS      (BX)(R12*1), Y6
 	VMOVAPS      Y6, Y7
 	VFMADD231PS  Y4, Y0, Y7
 	VFMADD231PS  Y5, Y1, Y7
 	VMOVUPS      (SP), Y2
 	VBLENDVPS    Y2, Y7, Y6, Y7
-	VMOVUPS      Y7, (BX)(R13*1)
-	VMOVUPS      (DX)(R13*1), Y6
+	VMOVUPS      Y7, (BX)(R12*1)
+	VMOVUPS      (DX)(R12*1), Y6
 	VMOVAPS      Y6, Y7
 	VFNMADD213PS consts<>+160(SB), Y4, Y4
 	VMULPS       Y3, Y0, Y2
 	VFMADD231PS  Y4, Y2, Y7
-	VMOVUPS      (R9)(R13*1), Y0
+	VMOVUPS      (R9)(R12*1), Y0
 	VMOVAPS      Y0, Y8
 	VFMADD231PS  Y4, Y2, Y8
 	VMOVUPS      (SP), Y2
 	VBLENDVPS    Y2, Y8, Y0, Y8
-	VMOVUPS      Y8, (R9)(R13*1)
+	VMOVUPS      Y8, (R9)(R12*1)
 	VFNMADD213PS consts<>+160(SB), Y5, Y5
 	VMULPS       Y3, Y1, Y2
 	VFMADD231PS  Y5, Y2, Y7
-	VMOVUPS      (R11)(R13*1), Y0
+	VMOVUPS      (R11)(R12*1), Y0
 	VMOVAPS      Y0, Y1
 	VFMADD231PS  Y5, Y2, Y1
 	VMOVUPS      (SP), Y2
 	VBLENDVPS    Y2, Y1, Y0, Y1
-	VMOVUPS      Y1, (R11)(R13*1)
+	VMOVUPS      Y1, (R11)(R12*1)
 	VMOVUPS      (SP), Y2
 	VBLENDVPS    Y2, Y7, Y6, Y7
-	VMOVUPS      Y7, (DX)(R13*1)
+	VMOVUPS      Y7, (DX)(R12*1)
 
-blockDone:
-	JMP gather
+rows2Done:
+	JMP left0
 
 left1:
 	XORQ R10, R10
@@ -364,54 +616,275 @@ TEXT ·additiveScoreBackwardNoDKAVX2(SB), NOSPLIT, $32-152
 	LEAQ    tailmask<>+0(SB), R8
 	VMOVDQU (R8)(DI*4), Y0
 	VMOVUPS Y0, (SP)
-	XORQ    R10, R10
+	XORQ    R11, R11
 
 gather:
 look0:
-	CMPQ  R10, ds_len+136(FP)
+	CMPQ  R11, ds_len+136(FP)
 	JAE   left0
 	MOVQ  ds_base+128(FP), R8
-	MOVL  (R8)(R10*4), R9
+	MOVL  (R8)(R11*4), R9
 	TESTL $0x7fffffff, R9
 	JNZ   found0
-	INCQ  R10
+	INCQ  R11
 	JMP   look0
 
 found0:
-	VBROADCASTSS (R8)(R10*4), Y0
+	VBROADCASTSS (R8)(R11*4), Y0
 	MOVQ         ldk+72(FP), R9
-	IMULQ        R10, R9
+	IMULQ        R11, R9
 	MOVQ         k_base+48(FP), R8
 	LEAQ         (R8)(R9*4), R8
-	INCQ         R10
+	INCQ         R11
 
 look1:
-	CMPQ  R10, ds_len+136(FP)
+	CMPQ  R11, ds_len+136(FP)
 	JAE   left1
 	MOVQ  ds_base+128(FP), R9
-	MOVL  (R9)(R10*4), R11
-	TESTL $0x7fffffff, R11
+	MOVL  (R9)(R11*4), R10
+	TESTL $0x7fffffff, R10
 	JNZ   found1
-	INCQ  R10
+	INCQ  R11
 	JMP   look1
 
 found1:
-	VBROADCASTSS (R9)(R10*4), Y1
-	MOVQ         ldk+72(FP), R11
-	IMULQ        R10, R11
+	VBROADCASTSS (R9)(R11*4), Y1
+	MOVQ         ldk+72(FP), R10
+	IMULQ        R11, R10
 	MOVQ         k_base+48(FP), R9
-	LEAQ         (R9)(R11*4), R9
-	INCQ         R10
-	XORQ         R11, R11
+	LEAQ         (R9)(R10*4), R9
+	INCQ         R11
+
+look2:
+	CMPQ  R11, ds_len+136(FP)
+	JAE   left2
+	MOVQ  ds_base+128(FP), R10
+	MOVL  (R10)(R11*4), R12
+	TESTL $0x7fffffff, R12
+	JNZ   found2
+	INCQ  R11
+	JMP   look2
+
+found2:
+	VBROADCASTSS (R10)(R11*4), Y2
+	MOVQ         ldk+72(FP), R12
+	IMULQ        R11, R12
+	MOVQ         k_base+48(FP), R10
+	LEAQ         (R10)(R12*4), R10
+	INCQ         R11
+	XORQ         R12, R12
 
 blockVector:
-	CMPQ         R11, SI
+	CMPQ         R12, SI
 	JAE          blockTail
-	VMOVUPS      (AX)(R11*1), Y2
-	VMOVUPS      (CX)(R11*1), Y3
-	VMOVUPS      (R8)(R11*1), Y4
+	VMOVUPS      (AX)(R12*1), Y3
+	VMOVUPS      (CX)(R12*1), Y4
+	VMOVUPS      (R8)(R12*1), Y5
+	VADDPS       Y5, Y3, Y5
+	VMOVUPS      (R9)(R12*1), Y6
+	VADDPS       Y6, Y3, Y6
+	VANDPS       consts<>+0(SB), Y5, Y7
+	VANDPS       consts<>+0(SB), Y6, Y8
+	VMOVUPS      consts<>+32(SB), Y9
+	VMINPS       Y7, Y9, Y9
+	VMOVUPS      consts<>+32(SB), Y10
+	VMINPS       Y8, Y10, Y10
+	VXORPS       Y7, Y5, Y7
+	VXORPS       Y8, Y6, Y8
+	VMOVUPS      consts<>+64(SB), Y11
+	VMOVUPS      consts<>+64(SB), Y12
+	VFMADD213PS  consts<>+128(SB), Y9, Y11
+	VFMADD213PS  consts<>+128(SB), Y10, Y12
+	VSUBPS       consts<>+128(SB), Y11, Y5
+	VSUBPS       consts<>+128(SB), Y12, Y6
+	VFNMADD231PS consts<>+96(SB), Y5, Y9
+	VFNMADD231PS consts<>+96(SB), Y6, Y10
+	VMOVUPS      consts<>+288(SB), Y13
+	VMOVUPS      consts<>+288(SB), Y14
+	VFMADD213PS  consts<>+256(SB), Y9, Y13
+	VFMADD213PS  consts<>+256(SB), Y10, Y14
+	VFMADD213PS  consts<>+224(SB), Y9, Y13
+	VFMADD213PS  consts<>+224(SB), Y10, Y14
+	VFMADD213PS  consts<>+192(SB), Y9, Y13
+	VFMADD213PS  consts<>+192(SB), Y10, Y14
+	VFMADD213PS  consts<>+160(SB), Y9, Y13
+	VFMADD213PS  consts<>+160(SB), Y10, Y14
+	VMULPS       Y9, Y9, Y5
+	VMULPS       Y10, Y10, Y6
+	VFMADD213PS  Y9, Y5, Y13
+	VFMADD213PS  Y10, Y6, Y14
+	VPSLLD       $0x17, Y11, Y11
+	VPSLLD       $0x17, Y12, Y12
+	VMOVUPS      consts<>+320(SB), Y5
+	VMOVUPS      consts<>+320(SB), Y6
+	VFMSUB213PS  consts<>+160(SB), Y11, Y5
+	VFMSUB213PS  consts<>+160(SB), Y12, Y6
+	VFMADD231PS  Y11, Y13, Y5
+	VFMADD231PS  Y12, Y14, Y6
+	VADDPS       consts<>+352(SB), Y5, Y9
+	VADDPS       consts<>+352(SB), Y6, Y10
+	VDIVPS       Y9, Y5, Y5
+	VDIVPS       Y10, Y6, Y6
+	VORPS        Y7, Y5, Y5
+	VORPS        Y8, Y6, Y6
+	VMOVUPS      (R10)(R12*1), Y7
+	VADDPS       Y7, Y3, Y7
+	VANDPS       consts<>+0(SB), Y7, Y3
+	VMOVUPS      consts<>+32(SB), Y8
+	VMINPS       Y3, Y8, Y8
+	VXORPS       Y3, Y7, Y3
+	VMOVUPS      consts<>+64(SB), Y9
+	VFMADD213PS  consts<>+128(SB), Y8, Y9
+	VSUBPS       consts<>+128(SB), Y9, Y7
+	VFNMADD231PS consts<>+96(SB), Y7, Y8
+	VMOVUPS      consts<>+288(SB), Y10
+	VFMADD213PS  consts<>+256(SB), Y8, Y10
+	VFMADD213PS  consts<>+224(SB), Y8, Y10
+	VFMADD213PS  consts<>+192(SB), Y8, Y10
+	VFMADD213PS  consts<>+160(SB), Y8, Y10
+	VMULPS       Y8, Y8, Y7
+	VFMADD213PS  Y8, Y7, Y10
+	VPSLLD       $0x17, Y9, Y9
+	VMOVUPS      consts<>+320(SB), Y7
+	VFMSUB213PS  consts<>+160(SB), Y9, Y7
+	VFMADD231PS  Y9, Y10, Y7
+	VADDPS       consts<>+352(SB), Y7, Y8
+	VDIVPS       Y8, Y7, Y7
+	VORPS        Y3, Y7, Y7
+	VMOVUPS      (BX)(R12*1), Y3
+	VFMADD231PS  Y5, Y0, Y3
+	VFMADD231PS  Y6, Y1, Y3
+	VFMADD231PS  Y7, Y2, Y3
+	VMOVUPS      Y3, (BX)(R12*1)
+	VMOVUPS      (DX)(R12*1), Y3
+	VFNMADD213PS consts<>+160(SB), Y5, Y5
+	VMULPS       Y4, Y0, Y8
+	VFMADD231PS  Y5, Y8, Y3
+	VFNMADD213PS consts<>+160(SB), Y6, Y6
+	VMULPS       Y4, Y1, Y5
+	VFMADD231PS  Y6, Y5, Y3
+	VFNMADD213PS consts<>+160(SB), Y7, Y7
+	VMULPS       Y4, Y2, Y4
+	VFMADD231PS  Y7, Y4, Y3
+	VMOVUPS      Y3, (DX)(R12*1)
+	ADDQ         $0x00000020, R12
+	JMP          blockVector
+
+blockTail:
+	TESTQ        DI, DI
+	JZ           blockDone
+	LEAQ         -32(R12)(DI*4), R12
+	VMOVUPS      (AX)(R12*1), Y3
+	VMOVUPS      (CX)(R12*1), Y4
+	VMOVUPS      (R8)(R12*1), Y9
+	VADDPS       Y9, Y3, Y9
+	VMOVUPS      (R9)(R12*1), Y10
+	VADDPS       Y10, Y3, Y10
+	VANDPS       consts<>+0(SB), Y9, Y7
+	VANDPS       consts<>+0(SB), Y10, Y8
+	VMOVUPS      consts<>+32(SB), Y5
+	VMINPS       Y7, Y5, Y5
+	VMOVUPS      consts<>+32(SB), Y6
+	VMINPS       Y8, Y6, Y6
+	VXORPS       Y7, Y9, Y7
+	VXORPS       Y8, Y10, Y8
+	VMOVUPS      consts<>+64(SB), Y9
+	VMOVUPS      consts<>+64(SB), Y10
+	VFMADD213PS  consts<>+128(SB), Y5, Y9
+	VFMADD213PS  consts<>+128(SB), Y6, Y10
+	VSUBPS       consts<>+128(SB), Y9, Y13
+	VSUBPS       consts<>+128(SB), Y10, Y14
+	VFNMADD231PS consts<>+96(SB), Y13, Y5
+	VFNMADD231PS consts<>+96(SB), Y14, Y6
+	VMOVUPS      consts<>+288(SB), Y11
+	VMOVUPS      consts<>+288(SB), Y12
+	VFMADD213PS  consts<>+256(SB), Y5, Y11
+	VFMADD213PS  consts<>+256(SB), Y6, Y12
+	VFMADD213PS  consts<>+224(SB), Y5, Y11
+	VFMADD213PS  consts<>+224(SB), Y6, Y12
+	VFMADD213PS  consts<>+192(SB), Y5, Y11
+	VFMADD213PS  consts<>+192(SB), Y6, Y12
+	VFMADD213PS  consts<>+160(SB), Y5, Y11
+	VFMADD213PS  consts<>+160(SB), Y6, Y12
+	VMULPS       Y5, Y5, Y13
+	VMULPS       Y6, Y6, Y14
+	VFMADD213PS  Y5, Y13, Y11
+	VFMADD213PS  Y6, Y14, Y12
+	VPSLLD       $0x17, Y9, Y9
+	VPSLLD       $0x17, Y10, Y10
+	VMOVUPS      consts<>+320(SB), Y5
+	VMOVUPS      consts<>+320(SB), Y6
+	VFMSUB213PS  consts<>+160(SB), Y9, Y5
+	VFMSUB213PS  consts<>+160(SB), Y10, Y6
+	VFMADD231PS  Y9, Y11, Y5
+	VFMADD231PS  Y10, Y12, Y6
+	VADDPS       consts<>+352(SB), Y5, Y9
+	VADDPS       consts<>+352(SB), Y6, Y10
+	VDIVPS       Y9, Y5, Y5
+	VDIVPS       Y10, Y6, Y6
+	VORPS        Y7, Y5, Y5
+	VORPS        Y8, Y6, Y6
+	VMOVUPS      (R10)(R12*1), Y8
+	VADDPS       Y8, Y3, Y8
+	VANDPS       consts<>+0(SB), Y8, Y3
+	VMOVUPS      consts<>+32(SB), Y7
+	VMINPS       Y3, Y7, Y7
+	VXORPS       Y3, Y8, Y3
+	VMOVUPS      consts<>+64(SB), Y8
+	VFMADD213PS  consts<>+128(SB), Y7, Y8
+	VSUBPS       consts<>+128(SB), Y8, Y10
+	VFNMADD231PS consts<>+96(SB), Y10, Y7
+	VMOVUPS      consts<>+288(SB), Y9
+	VFMADD213PS  consts<>+256(SB), Y7, Y9
+	VFMADD213PS  consts<>+224(SB), Y7, Y9
+	VFMADD213PS  consts<>+192(SB), Y7, Y9
+	VFMADD213PS  consts<>+160(SB), Y7, Y9
+	VMULPS       Y7, Y7, Y10
+	VFMADD213PS  Y7, Y10, Y9
+	VPSLLD       $0x17, Y8, Y8
+	VMOVUPS      consts<>+320(SB), Y7
+	VFMSUB213PS  consts<>+160(SB), Y8, Y7
+	VFMADD231PS  Y8, Y9, Y7
+	VADDPS       consts<>+352(SB), Y7, Y8
+	VDIVPS       Y8, Y7, Y7
+	VORPS        Y3, Y7, Y7
+	VMOVUPS      (BX)(R12*1), Y8
+	VMOVAPS      Y8, Y9
+	VFMADD231PS  Y5, Y0, Y9
+	VFMADD231PS  Y6, Y1, Y9
+	VFMADD231PS  Y7, Y2, Y9
+	VMOVUPS      (SP), Y3
+	VBLENDVPS    Y3, Y9, Y8, Y9
+	VMOVUPS      Y9, (BX)(R12*1)
+	VMOVUPS      (DX)(R12*1), Y8
+	VMOVAPS      Y8, Y9
+	VFNMADD213PS consts<>+160(SB), Y5, Y5
+	VMULPS       Y4, Y0, Y0
+	VFMADD231PS  Y5, Y0, Y9
+	VFNMADD213PS consts<>+160(SB), Y6, Y6
+	VMULPS       Y4, Y1, Y0
+	VFMADD231PS  Y6, Y0, Y9
+	VFNMADD213PS consts<>+160(SB), Y7, Y7
+	VMULPS       Y4, Y2, Y0
+	VFMADD231PS  Y7, Y0, Y9
+	VMOVUPS      (SP), Y3
+	VBLENDVPS    Y3, Y9, Y8, Y9
+	VMOVUPS      Y9, (DX)(R12*1)
+
+blockDone:
+	JMP gather
+
+left2:
+	XORQ R10, R10
+
+rows2Vector:
+	CMPQ         R10, SI
+	JAE          rows2Tail
+	VMOVUPS      (AX)(R10*1), Y2
+	VMOVUPS      (CX)(R10*1), Y3
+	VMOVUPS      (R8)(R10*1), Y4
 	VADDPS       Y4, Y2, Y4
-	VMOVUPS      (R9)(R11*1), Y5
+	VMOVUPS      (R9)(R10*1), Y5
 	VADDPS       Y5, Y2, Y5
 	VANDPS       consts<>+0(SB), Y4, Y2
 	VANDPS       consts<>+0(SB), Y5, Y6
@@ -457,30 +930,30 @@ blockVector:
 	VDIVPS       Y8, Y5, Y5
 	VORPS        Y2, Y4, Y4
 	VORPS        Y6, Y5, Y5
-	VMOVUPS      (BX)(R11*1), Y2
+	VMOVUPS      (BX)(R10*1), Y2
 	VFMADD231PS  Y4, Y0, Y2
 	VFMADD231PS  Y5, Y1, Y2
-	VMOVUPS      Y2, (BX)(R11*1)
-	VMOVUPS      (DX)(R11*1), Y2
+	VMOVUPS      Y2, (BX)(R10*1)
+	VMOVUPS      (DX)(R10*1), Y2
 	VFNMADD213PS consts<>+160(SB), Y4, Y4
 	VMULPS       Y3, Y0, Y6
 	VFMADD231PS  Y4, Y6, Y2
 	VFNMADD213PS consts<>+160(SB), Y5, Y5
 	VMULPS       Y3, Y1, Y3
 	VFMADD231PS  Y5, Y3, Y2
-	VMOVUPS      Y2, (DX)(R11*1)
-	ADDQ         $0x00000020, R11
-	JMP          blockVector
+	VMOVUPS      Y2, (DX)(R10*1)
+	ADDQ         $0x00000020, R10
+	JMP          rows2Vector
 
-blockTail:
+rows2Tail:
 	TESTQ        DI, DI
-	JZ           blockDone
-	LEAQ         -32(R11)(DI*4), R11
-	VMOVUPS      (AX)(R11*1), Y2
-	VMOVUPS      (CX)(R11*1), Y3
-	VMOVUPS      (R8)(R11*1), Y7
+	JZ           rows2Done
+	LEAQ         -32(R10)(DI*4), R10
+	VMOVUPS      (AX)(R10*1), Y2
+	VMOVUPS      (CX)(R10*1), Y3
+	VMOVUPS      (R8)(R10*1), Y7
 	VADDPS       Y7, Y2, Y7
-	VMOVUPS      (R9)(R11*1), Y8
+	VMOVUPS      (R9)(R10*1), Y8
 	VADDPS       Y8, Y2, Y8
 	VANDPS       consts<>+0(SB), Y7, Y2
 	VANDPS       consts<>+0(SB), Y8, Y6
@@ -526,14 +999,14 @@ blockTail:
 	VDIVPS       Y8, Y5, Y5
 	VORPS        Y2, Y4, Y4
 	VORPS        Y6, Y5, Y5
-	VMOVUPS      (BX)(R11*1), Y6
+	VMOVUPS      (BX)(R10*1), Y6
 	VMOVAPS      Y6, Y7
 	VFMADD231PS  Y4, Y0, Y7
 	VFMADD231PS  Y5, Y1, Y7
 	VMOVUPS      (SP), Y2
 	VBLENDVPS    Y2, Y7, Y6, Y7
-	VMOVUPS      Y7, (BX)(R11*1)
-	VMOVUPS      (DX)(R11*1), Y6
+	VMOVUPS      Y7, (BX)(R10*1)
+	VMOVUPS      (DX)(R10*1), Y6
 	VMOVAPS      Y6, Y7
 	VFNMADD213PS consts<>+160(SB), Y4, Y4
 	VMULPS       Y3, Y0, Y0
@@ -543,10 +1016,10 @@ blockTail:
 	VFMADD231PS  Y5, Y0, Y7
 	VMOVUPS      (SP), Y2
 	VBLENDVPS    Y2, Y7, Y6, Y7
-	VMOVUPS      Y7, (DX)(R11*1)
+	VMOVUPS      Y7, (DX)(R10*1)
 
-blockDone:
-	JMP gather
+rows2Done:
+	JMP left0
 
 left1:
 	XORQ R9, R9

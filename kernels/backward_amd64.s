@@ -72,11 +72,11 @@ softmaxBackwardReduceVector:
 softmaxBackwardReduceEnd:
 	TESTQ       R10, R10
 	JZ          softmaxBackwardSum
-	VANDPS      -32(DX)(R9*4), Y1, Y6
-	VANDPS      -32(SI)(R9*4), Y1, Y7
-	VCMPPS      $0x04, Y0, Y6, Y8
-	VANDPS      Y7, Y8, Y8
-	VFMADD231PS Y8, Y6, Y3
+	VANDPS      -32(DX)(R9*4), Y1, Y7
+	VANDPS      -32(SI)(R9*4), Y1, Y6
+	VCMPPS      $0x04, Y0, Y7, Y8
+	VANDPS      Y6, Y8, Y8
+	VFMADD231PS Y8, Y7, Y3
 
 softmaxBackwardSum:
 	VADDPS       Y4, Y2, Y2
@@ -167,11 +167,11 @@ softmaxBackwardShort:
 	XORQ   R10, R10
 
 softmaxBackwardShortReduce:
-	VMOVSS       (DX)(R10*4), X2
-	VMOVSS       (SI)(R10*4), X3
-	VCMPPS       $0x04, Y0, Y2, Y4
-	VANDPS       Y3, Y4, Y4
-	VFMADD231PS  Y4, Y2, Y1
+	VMOVSS       (DX)(R10*4), X3
+	VMOVSS       (SI)(R10*4), X2
+	VCMPPS       $0x04, Y0, Y3, Y4
+	VANDPS       Y2, Y4, Y4
+	VFMADD231PS  Y4, Y3, Y1
 	INCQ         R10
 	CMPQ         R10, R9
 	JB           softmaxBackwardShortReduce
@@ -277,10 +277,10 @@ softmaxBackwardReduceVector:
 softmaxBackwardReduceEnd:
 	TESTQ       R10, R10
 	JZ          softmaxBackwardSum
-	VMOVUPS.Z   (DX)(R11*4), K1, Y5
-	VMOVUPS.Z   (SI)(R11*4), K1, Y6
-	VCMPPS      $0x04, Y0, Y5, K2
-	VFMADD231PS Y6, Y5, K2, Y2
+	VMOVUPS.Z   (DX)(R11*4), K1, Y6
+	VMOVUPS.Z   (SI)(R11*4), K1, Y5
+	VCMPPS      $0x04, Y0, Y6, K2
+	VFMADD231PS Y5, Y6, K2, Y2
 
 softmaxBackwardSum:
 	VADDPS        Y3, Y1, Y1
@@ -422,10 +422,10 @@ softmaxBackwardReduceVector:
 softmaxBackwardReduceEnd:
 	TESTQ       R10, R10
 	JZ          softmaxBackwardSum
-	VMOVUPS.Z   (DX)(R11*4), K1, Z5
-	VMOVUPS.Z   (SI)(R11*4), K1, Z6
-	VCMPPS      $0x04, Z0, Z5, K2
-	VFMADD231PS Z6, Z5, K2, Z2
+	VMOVUPS.Z   (DX)(R11*4), K1, Z6
+	VMOVUPS.Z   (SI)(R11*4), K1, Z5
+	VCMPPS      $0x04, Z0, Z6, K2
+	VFMADD231PS Z5, Z6, K2, Z2
 
 softmaxBackwardSum:
 	VADDPS        Z3, Z1, Z1
@@ -560,7 +560,6 @@ logSoftmaxBackwardReduceVector:
 logSoftmaxBackwardReduceEnd:
 	TESTQ  R10, R10
 	JZ     logSoftmaxBackwardSum
-	VANDPS -32(DX)(R9*4), Y0, Y5
 	VANDPS -32(SI)(R9*4), Y0, Y5
 	VADDPS Y5, Y2, Y2
 
@@ -797,7 +796,6 @@ logSoftmaxBackwardShort:
 	XORQ   R10, R10
 
 logSoftmaxBackwardShortReduce:
-	VMOVSS       (DX)(R10*4), X1
 	VMOVSS       (SI)(R10*4), X1
 	VADDPS       Y1, Y0, Y0
 	INCQ         R10
@@ -850,7 +848,7 @@ expInRange7:
 	RET
 
 // func logSoftmaxBackwardAVX512(dx []float32, y []float32, dy []float32, rows int, cols int, ldx int, ldy int, lddy int)
-// Requires: AVX, AVX2, AVX512F, AVX512VL, BMI2, FMA3
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
 TEXT ·logSoftmaxBackwardAVX512(SB), NOSPLIT, $0-112
 	MOVQ   dx_base+0(FP), AX
 	MOVQ   ldx+88(FP), CX
@@ -863,51 +861,52 @@ TEXT ·logSoftmaxBackwardAVX512(SB), NOSPLIT, $0-112
 	SHLQ   $0x02, DI
 	MOVQ   rows+72(FP), R8
 	MOVQ   cols+80(FP), R9
-	VXORPS Y0, Y0, Y0
+	VXORPS Z0, Z0, Z0
 	MOVQ   R9, R10
-	ANDQ   $0x00000007, R10
+	ANDQ   $0x0000000f, R10
 	MOVL   $0x0000ffff, R11
 	BZHIL  R10, R11, R11
 	KMOVW  R11, K1
 
 logSoftmaxBackwardRow:
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
 	XORQ   R11, R11
-	LEAQ   -32(R9), R12
+	LEAQ   -64(R9), R12
 
 logSoftmaxBackwardReduceBlock:
 	CMPQ   R11, R12
 	JG     logSoftmaxBackwardReduceSingle
-	VADDPS (SI)(R11*4), Y0, Y0
-	VADDPS 32(SI)(R11*4), Y1, Y1
-	VADDPS 64(SI)(R11*4), Y2, Y2
-	VADDPS 96(SI)(R11*4), Y3, Y3
-	ADDQ   $0x00000020, R11
+	VADDPS (SI)(R11*4), Z0, Z0
+	VADDPS 64(SI)(R11*4), Z1, Z1
+	VADDPS 128(SI)(R11*4), Z2, Z2
+	VADDPS 192(SI)(R11*4), Z3, Z3
+	ADDQ   $0x00000040, R11
 	JMP    logSoftmaxBackwardReduceBlock
 
 logSoftmaxBackwardReduceSingle:
-	LEAQ -8(R9), R12
+	LEAQ -16(R9), R12
 
 logSoftmaxBackwardReduceVector:
 	CMPQ   R11, R12
 	JG     logSoftmaxBackwardReduceEnd
-	VADDPS (SI)(R11*4), Y0, Y0
-	ADDQ   $0x00000008, R11
+	VADDPS (SI)(R11*4), Z0, Z0
+	ADDQ   $0x00000010, R11
 	JMP    logSoftmaxBackwardReduceVector
 
 logSoftmaxBackwardReduceEnd:
 	TESTQ     R10, R10
 	JZ        logSoftmaxBackwardSum
-	VMOVUPS.Z (DX)(R11*4), K1, Y4
-	VMOVUPS.Z (SI)(R11*4), K1, Y4
-	VADDPS    Y4, Y1, Y1
+	VMOVUPS.Z (SI)(R11*4), K1, Z4
+	VADDPS    Z4, Z1, Z1
 
 logSoftmaxBackwardSum:
-	VADDPS        Y2, Y0, Y0
-	VADDPS        Y3, Y1, Y1
+	VADDPS        Z2, Z0, Z0
+	VADDPS        Z3, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
 	VADDPS        Y1, Y0, Y0
 	VEXTRACTF32X4 $0x01, Y0, X1
 	VADDPS        X1, X0, X0
@@ -915,148 +914,148 @@ logSoftmaxBackwardSum:
 	VADDPS        X1, X0, X0
 	VSHUFPS       $0xb1, X0, X0, X1
 	VADDPS        X1, X0, X0
-	VBROADCASTSS  X0, Y0
+	VBROADCASTSS  X0, Z0
 	XORQ          R11, R11
-	LEAQ          -32(R9), R12
+	LEAQ          -64(R9), R12
 
 logSoftmaxBackwardOutBlock:
 	CMPQ              R11, R12
 	JG                logSoftmaxBackwardOutSingle
-	VMOVUPS           (DX)(R11*4), Y1
-	VBROADCASTSS      consts<>+384(SB), Y2
-	VMINPS            Y1, Y2, Y2
-	VMULPS.BCST       consts<>+0(SB), Y2, Y3
-	VRNDSCALEPS       $0x08, Y3, Y3
-	VMOVAPS           Y2, Y2
-	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y2
-	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y2
-	VBROADCASTSS      consts<>+320(SB), Y4
-	VFMADD213PS.BCST  consts<>+288(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+256(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+224(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+192(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+160(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+160(SB), Y2, Y4
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
-	VSCALEFPS.Z       Y3, Y4, K2, Y4
-	VMOVUPS           (SI)(R11*4), Y1
-	VFNMADD231PS      Y4, Y0, Y1
-	VMOVUPS           Y1, (AX)(R11*4)
-	VMOVUPS           32(DX)(R11*4), Y1
-	VBROADCASTSS      consts<>+384(SB), Y2
-	VMINPS            Y1, Y2, Y2
-	VMULPS.BCST       consts<>+0(SB), Y2, Y3
-	VRNDSCALEPS       $0x08, Y3, Y3
-	VMOVAPS           Y2, Y2
-	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y2
-	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y2
-	VBROADCASTSS      consts<>+320(SB), Y4
-	VFMADD213PS.BCST  consts<>+288(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+256(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+224(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+192(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+160(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+160(SB), Y2, Y4
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
-	VSCALEFPS.Z       Y3, Y4, K2, Y4
-	VMOVUPS           32(SI)(R11*4), Y1
-	VFNMADD231PS      Y4, Y0, Y1
-	VMOVUPS           Y1, 32(AX)(R11*4)
-	VMOVUPS           64(DX)(R11*4), Y1
-	VBROADCASTSS      consts<>+384(SB), Y2
-	VMINPS            Y1, Y2, Y2
-	VMULPS.BCST       consts<>+0(SB), Y2, Y3
-	VRNDSCALEPS       $0x08, Y3, Y3
-	VMOVAPS           Y2, Y2
-	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y2
-	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y2
-	VBROADCASTSS      consts<>+320(SB), Y4
-	VFMADD213PS.BCST  consts<>+288(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+256(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+224(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+192(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+160(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+160(SB), Y2, Y4
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
-	VSCALEFPS.Z       Y3, Y4, K2, Y4
-	VMOVUPS           64(SI)(R11*4), Y1
-	VFNMADD231PS      Y4, Y0, Y1
-	VMOVUPS           Y1, 64(AX)(R11*4)
-	VMOVUPS           96(DX)(R11*4), Y1
-	VBROADCASTSS      consts<>+384(SB), Y2
-	VMINPS            Y1, Y2, Y2
-	VMULPS.BCST       consts<>+0(SB), Y2, Y3
-	VRNDSCALEPS       $0x08, Y3, Y3
-	VMOVAPS           Y2, Y2
-	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y2
-	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y2
-	VBROADCASTSS      consts<>+320(SB), Y4
-	VFMADD213PS.BCST  consts<>+288(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+256(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+224(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+192(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+160(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+160(SB), Y2, Y4
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
-	VSCALEFPS.Z       Y3, Y4, K2, Y4
-	VMOVUPS           96(SI)(R11*4), Y1
-	VFNMADD231PS      Y4, Y0, Y1
-	VMOVUPS           Y1, 96(AX)(R11*4)
-	ADDQ              $0x00000020, R11
+	VMOVUPS           (DX)(R11*4), Z1
+	VBROADCASTSS      consts<>+384(SB), Z2
+	VMINPS            Z1, Z2, Z2
+	VMULPS.BCST       consts<>+0(SB), Z2, Z3
+	VRNDSCALEPS       $0x08, Z3, Z3
+	VMOVAPS           Z2, Z2
+	VFNMADD231PS.BCST consts<>+32(SB), Z3, Z2
+	VFNMADD231PS.BCST consts<>+64(SB), Z3, Z2
+	VBROADCASTSS      consts<>+320(SB), Z4
+	VFMADD213PS.BCST  consts<>+288(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+256(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+224(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+192(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z4
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z1, K2
+	VSCALEFPS.Z       Z3, Z4, K2, Z4
+	VMOVUPS           (SI)(R11*4), Z1
+	VFNMADD231PS      Z4, Z0, Z1
+	VMOVUPS           Z1, (AX)(R11*4)
+	VMOVUPS           64(DX)(R11*4), Z1
+	VBROADCASTSS      consts<>+384(SB), Z2
+	VMINPS            Z1, Z2, Z2
+	VMULPS.BCST       consts<>+0(SB), Z2, Z3
+	VRNDSCALEPS       $0x08, Z3, Z3
+	VMOVAPS           Z2, Z2
+	VFNMADD231PS.BCST consts<>+32(SB), Z3, Z2
+	VFNMADD231PS.BCST consts<>+64(SB), Z3, Z2
+	VBROADCASTSS      consts<>+320(SB), Z4
+	VFMADD213PS.BCST  consts<>+288(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+256(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+224(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+192(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z4
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z1, K2
+	VSCALEFPS.Z       Z3, Z4, K2, Z4
+	VMOVUPS           64(SI)(R11*4), Z1
+	VFNMADD231PS      Z4, Z0, Z1
+	VMOVUPS           Z1, 64(AX)(R11*4)
+	VMOVUPS           128(DX)(R11*4), Z1
+	VBROADCASTSS      consts<>+384(SB), Z2
+	VMINPS            Z1, Z2, Z2
+	VMULPS.BCST       consts<>+0(SB), Z2, Z3
+	VRNDSCALEPS       $0x08, Z3, Z3
+	VMOVAPS           Z2, Z2
+	VFNMADD231PS.BCST consts<>+32(SB), Z3, Z2
+	VFNMADD231PS.BCST consts<>+64(SB), Z3, Z2
+	VBROADCASTSS      consts<>+320(SB), Z4
+	VFMADD213PS.BCST  consts<>+288(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+256(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+224(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+192(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z4
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z1, K2
+	VSCALEFPS.Z       Z3, Z4, K2, Z4
+	VMOVUPS           128(SI)(R11*4), Z1
+	VFNMADD231PS      Z4, Z0, Z1
+	VMOVUPS           Z1, 128(AX)(R11*4)
+	VMOVUPS           192(DX)(R11*4), Z1
+	VBROADCASTSS      consts<>+384(SB), Z2
+	VMINPS            Z1, Z2, Z2
+	VMULPS.BCST       consts<>+0(SB), Z2, Z3
+	VRNDSCALEPS       $0x08, Z3, Z3
+	VMOVAPS           Z2, Z2
+	VFNMADD231PS.BCST consts<>+32(SB), Z3, Z2
+	VFNMADD231PS.BCST consts<>+64(SB), Z3, Z2
+	VBROADCASTSS      consts<>+320(SB), Z4
+	VFMADD213PS.BCST  consts<>+288(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+256(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+224(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+192(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z4
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z1, K2
+	VSCALEFPS.Z       Z3, Z4, K2, Z4
+	VMOVUPS           192(SI)(R11*4), Z1
+	VFNMADD231PS      Z4, Z0, Z1
+	VMOVUPS           Z1, 192(AX)(R11*4)
+	ADDQ              $0x00000040, R11
 	JMP               logSoftmaxBackwardOutBlock
 
 logSoftmaxBackwardOutSingle:
-	LEAQ -8(R9), R12
+	LEAQ -16(R9), R12
 
 logSoftmaxBackwardOutVector:
 	CMPQ              R11, R12
 	JG                logSoftmaxBackwardOutEnd
-	VMOVUPS           (DX)(R11*4), Y1
-	VBROADCASTSS      consts<>+384(SB), Y2
-	VMINPS            Y1, Y2, Y2
-	VMULPS.BCST       consts<>+0(SB), Y2, Y3
-	VRNDSCALEPS       $0x08, Y3, Y3
-	VMOVAPS           Y2, Y2
-	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y2
-	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y2
-	VBROADCASTSS      consts<>+320(SB), Y4
-	VFMADD213PS.BCST  consts<>+288(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+256(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+224(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+192(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+160(SB), Y2, Y4
-	VFMADD213PS.BCST  consts<>+160(SB), Y2, Y4
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
-	VSCALEFPS.Z       Y3, Y4, K2, Y4
-	VMOVUPS           (SI)(R11*4), Y1
-	VFNMADD231PS      Y4, Y0, Y1
-	VMOVUPS           Y1, (AX)(R11*4)
-	ADDQ              $0x00000008, R11
+	VMOVUPS           (DX)(R11*4), Z1
+	VBROADCASTSS      consts<>+384(SB), Z2
+	VMINPS            Z1, Z2, Z2
+	VMULPS.BCST       consts<>+0(SB), Z2, Z3
+	VRNDSCALEPS       $0x08, Z3, Z3
+	VMOVAPS           Z2, Z2
+	VFNMADD231PS.BCST consts<>+32(SB), Z3, Z2
+	VFNMADD231PS.BCST consts<>+64(SB), Z3, Z2
+	VBROADCASTSS      consts<>+320(SB), Z4
+	VFMADD213PS.BCST  consts<>+288(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+256(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+224(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+192(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z4
+	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z4
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z1, K2
+	VSCALEFPS.Z       Z3, Z4, K2, Z4
+	VMOVUPS           (SI)(R11*4), Z1
+	VFNMADD231PS      Z4, Z0, Z1
+	VMOVUPS           Z1, (AX)(R11*4)
+	ADDQ              $0x00000010, R11
 	JMP               logSoftmaxBackwardOutVector
 
 logSoftmaxBackwardOutEnd:
 	TESTQ             R10, R10
 	JZ                logSoftmaxBackwardNext
-	VMOVUPS.Z         (DX)(R11*4), K1, Y1
-	VMOVUPS.Z         (SI)(R11*4), K1, Y2
-	VBROADCASTSS      consts<>+384(SB), Y3
-	VMINPS            Y1, Y3, Y3
-	VMULPS.BCST       consts<>+0(SB), Y3, Y4
-	VRNDSCALEPS       $0x08, Y4, Y4
-	VMOVAPS           Y3, Y3
-	VFNMADD231PS.BCST consts<>+32(SB), Y4, Y3
-	VFNMADD231PS.BCST consts<>+64(SB), Y4, Y3
-	VBROADCASTSS      consts<>+320(SB), Y5
-	VFMADD213PS.BCST  consts<>+288(SB), Y3, Y5
-	VFMADD213PS.BCST  consts<>+256(SB), Y3, Y5
-	VFMADD213PS.BCST  consts<>+224(SB), Y3, Y5
-	VFMADD213PS.BCST  consts<>+192(SB), Y3, Y5
-	VFMADD213PS.BCST  consts<>+160(SB), Y3, Y5
-	VFMADD213PS.BCST  consts<>+160(SB), Y3, Y5
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
-	VSCALEFPS.Z       Y4, Y5, K2, Y5
-	VFNMADD231PS      Y5, Y0, Y2
-	VMOVUPS           Y2, K1, (AX)(R11*4)
+	VMOVUPS.Z         (DX)(R11*4), K1, Z1
+	VMOVUPS.Z         (SI)(R11*4), K1, Z2
+	VBROADCASTSS      consts<>+384(SB), Z3
+	VMINPS            Z1, Z3, Z3
+	VMULPS.BCST       consts<>+0(SB), Z3, Z4
+	VRNDSCALEPS       $0x08, Z4, Z4
+	VMOVAPS           Z3, Z3
+	VFNMADD231PS.BCST consts<>+32(SB), Z4, Z3
+	VFNMADD231PS.BCST consts<>+64(SB), Z4, Z3
+	VBROADCASTSS      consts<>+320(SB), Z5
+	VFMADD213PS.BCST  consts<>+288(SB), Z3, Z5
+	VFMADD213PS.BCST  consts<>+256(SB), Z3, Z5
+	VFMADD213PS.BCST  consts<>+224(SB), Z3, Z5
+	VFMADD213PS.BCST  consts<>+192(SB), Z3, Z5
+	VFMADD213PS.BCST  consts<>+160(SB), Z3, Z5
+	VFMADD213PS.BCST  consts<>+160(SB), Z3, Z5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z1, K2
+	VSCALEFPS.Z       Z4, Z5, K2, Z5
+	VFNMADD231PS      Z5, Z0, Z2
+	VMOVUPS           Z2, K1, (AX)(R11*4)
 
 logSoftmaxBackwardNext:
 	ADDQ CX, AX
