@@ -76,26 +76,32 @@ type rowsReduceOp struct {
 	kernel string
 	doc    []string
 	readsY bool // the reduction reads y
-	// setup declares the operation's constants for s (before the row loop).
+	// setup declares the operation's constants for s (before the row loop)
+	// and returns what term and out get as st.
 	setup func(s *isa) any
 	// term adds one vector's contribution to acc; y and dy are memory or
 	// vector operands (vectors in the tails, where lanes past the row are
-	// zero). zero is a zeroed vector.
-	term func(s *isa, st any, y, dy Op, acc, zero VecVirtual)
+	// zero).
+	term func(s *isa, st any, y, dy Op, acc VecVirtual)
 	// out returns dx for one vector, c broadcast in every lane; it may
 	// overwrite y and dy when they are registers.
-	out func(s *isa, st any, y, dy Op, c, zero VecVirtual) VecVirtual
+	out func(s *isa, st any, y, dy Op, c VecVirtual) VecVirtual
 }
 
 // softmaxBackwardOp: c = Σ y·dy over y ≠ 0 (masked FMAs), dx = (dy − c)·y,
-// +0 where y = 0.
+// +0 where y = 0. Its state is a zeroed vector, for the compares.
 var softmaxBackwardOp = rowsReduceOp{
 	kernel: "softmaxBackward", readsY: true,
 	doc: []string{"sets each of rows rows of dx (row stride ldx) to y∘(dy − ⟨y, dy⟩) of the same",
 		"rows of y and dy (strides ldy, lddy), cols ≥ 1 columns, the terms where y = 0 left out",
 		"of the sum and dx = +0 there; dx may be y or dy."},
-	setup: func(*isa) any { return nil },
-	term: func(s *isa, _ any, y, dy Op, acc, zero VecVirtual) {
+	setup: func(s *isa) any {
+		zero := s.vec()
+		s.zero(zero)
+		return zero
+	},
+	term: func(s *isa, st any, y, dy Op, acc VecVirtual) {
+		zero := st.(VecVirtual)
 		yv := regOf(s, y)
 		if s.evex {
 			k := asm.K()
@@ -108,7 +114,8 @@ var softmaxBackwardOp = rowsReduceOp{
 		asm.VANDPS(dy, m, m)
 		asm.VFMADD231PS(m, yv, acc)
 	},
-	out: func(s *isa, _ any, y, dy Op, c, zero VecVirtual) VecVirtual {
+	out: func(s *isa, st any, y, dy Op, c VecVirtual) VecVirtual {
+		zero := st.(VecVirtual)
 		yv := regOf(s, y)
 		d := regOf(s, dy)
 		asm.VSUBPS(c, d, d)
@@ -127,20 +134,41 @@ var softmaxBackwardOp = rowsReduceOp{
 }
 
 // logSoftmaxBackwardOp: c = Σ dy, dx = dy − e^y·c (one fused multiply-add).
+// Its state is the expGen; on AVX2 the constants that are operands of its
+// main path stay in registers (keepOperands).
 var logSoftmaxBackwardOp = rowsReduceOp{
 	kernel: "logSoftmaxBackward",
 	doc: []string{"sets each of rows rows of dx (row stride ldx) to dy − e^y·Σ dy of the same",
 		"rows of y and dy (strides ldy, lddy), cols ≥ 1 columns; dx may be y or dy."},
-	setup: func(s *isa) any { return newExpGen(s) },
-	term: func(s *isa, _ any, _, dy Op, acc, _ VecVirtual) {
+	setup: func(s *isa) any {
+		e := newExpGen(s)
+		if !s.evex {
+			e.keepOperands()
+		}
+		return e
+	},
+	term: func(s *isa, _ any, _, dy Op, acc VecVirtual) {
 		asm.VADDPS(dy, acc, acc)
 	},
-	out: func(s *isa, st any, y, dy Op, c, _ VecVirtual) VecVirtual {
+	out: func(s *isa, st any, y, dy Op, c VecVirtual) VecVirtual {
 		e := st.(*expGen).apply(regOf(s, y))
 		d := regOf(s, dy)
 		asm.VFNMADD231PS(e, c, d)
 		return d
 	},
+}
+
+// keepOperands makes the constants that are operands of the AVX2 main path
+// of apply resident: the shifter (used twice), the Cody–Waite constants and
+// the polynomial's coefficients but the last. log₂e and the last coefficient
+// start a register of their own and stay in memory: a copy saves no more
+// than the load. Nine registers, where keep takes eleven.
+func (e *expGen) keepOperands() {
+	cs := []*vconst{&e.shifter, &e.ln2hi, &e.ln2lo}
+	for i := range e.c[:len(e.c)-1] {
+		cs = append(cs, &e.c[i])
+	}
+	keep(cs...)
 }
 
 // regOf returns o in a vector register of s: o itself if it is one (which
@@ -229,19 +257,19 @@ func genRowsReduce(s *isa, op rowsReduceOp) {
 	dx, y, dy := loadRowPtr("dx", "ldx"), loadRowPtr("y", "ldy"), loadRowPtr("dy", "lddy")
 	rows, cols := load(asm.Param("rows")), load(asm.Param("cols"))
 	st := op.setup(s)
-	zero := s.vec()
-	s.zero(zero)
 	lbl := func(l string) string { return op.kernel + l }
 	rem := asm.GP64()
 	asm.MOVQ(cols, rem)
 	asm.ANDQ(U32(s.lanes-1), rem)
 	var t tail
+	var lastAt Mem // AVX2: the outputs of a row's last full vector
 	if s.evex {
 		t = s.tailMask(rem)
 	} else {
 		asm.CMPQ(cols, U32(s.lanes))
 		asm.JB(LabelRef(lbl("Short")))
 		t = s.tailMask(rem)
+		lastAt = asm.AllocLocal(s.bytes())
 	}
 
 	asm.Label(lbl("Row"))
@@ -254,7 +282,7 @@ func genRowsReduce(s *isa, op rowsReduceOp) {
 	}
 	asm.XORQ(i, i)
 	s.vecLoop(lbl("Reduce"), i, cols, reduceAccs, func(j int, at func(GPVirtual) Mem) {
-		op.term(s, st, at(y.p), at(dy.p), accs[j], zero)
+		op.term(s, st, at(y.p), at(dy.p), accs[j])
 	})
 	asm.TESTQ(rem, rem)
 	asm.JZ(LabelRef(lbl("Sum")))
@@ -274,7 +302,7 @@ func genRowsReduce(s *isa, op rowsReduceOp) {
 		}
 		asm.VANDPS(Mem{Base: dy.p, Index: cols, Scale: 4, Disp: -s.bytes()}, t.y, dyv)
 	}
-	op.term(s, st, yv, dyv, accs[1], zero)
+	op.term(s, st, yv, dyv, accs[1])
 	asm.Label(lbl("Sum"))
 	asm.VADDPS(accs[2], accs[0], accs[0])
 	asm.VADDPS(accs[3], accs[1], accs[1])
@@ -283,14 +311,13 @@ func genRowsReduce(s *isa, op rowsReduceOp) {
 	asm.VBROADCASTSS(s.hsum(accs[0]), c)
 
 	// Pass 2: the outputs.
-	var last VecVirtual
 	if !s.evex {
-		last = op.out(s, st, Mem{Base: y.p, Index: cols, Scale: 4, Disp: -s.bytes()},
-			Mem{Base: dy.p, Index: cols, Scale: 4, Disp: -s.bytes()}, c, zero)
+		asm.VMOVUPS(op.out(s, st, Mem{Base: y.p, Index: cols, Scale: 4, Disp: -s.bytes()},
+			Mem{Base: dy.p, Index: cols, Scale: 4, Disp: -s.bytes()}, c), lastAt)
 	}
 	asm.XORQ(i, i)
 	s.vecLoop(lbl("Out"), i, cols, reduceAccs, func(j int, at func(GPVirtual) Mem) {
-		asm.VMOVUPS(op.out(s, st, at(y.p), at(dy.p), c, zero), at(dx.p))
+		asm.VMOVUPS(op.out(s, st, at(y.p), at(dy.p), c), at(dx.p))
 	})
 	asm.TESTQ(rem, rem)
 	asm.JZ(LabelRef(lbl("Next")))
@@ -298,8 +325,10 @@ func genRowsReduce(s *isa, op rowsReduceOp) {
 		yt, dyt := s.vec(), s.vec()
 		asm.VMOVUPS_Z(Mem{Base: y.p, Index: i, Scale: 4}, t.k, yt)
 		asm.VMOVUPS_Z(Mem{Base: dy.p, Index: i, Scale: 4}, t.k, dyt)
-		asm.VMOVUPS(op.out(s, st, yt, dyt, c, zero), t.k, Mem{Base: dx.p, Index: i, Scale: 4})
+		asm.VMOVUPS(op.out(s, st, yt, dyt, c), t.k, Mem{Base: dx.p, Index: i, Scale: 4})
 	} else {
+		last := s.vec()
+		asm.VMOVUPS(lastAt, last)
 		asm.VMOVUPS(last, Mem{Base: dx.p, Index: cols, Scale: 4, Disp: -s.bytes()})
 	}
 	asm.Label(lbl("Next"))
@@ -327,7 +356,7 @@ func genRowsReduce(s *isa, op rowsReduceOp) {
 			asm.VMOVSS(Mem{Base: y.p, Index: j, Scale: 4}, yv.AsX())
 		}
 		asm.VMOVSS(Mem{Base: dy.p, Index: j, Scale: 4}, dyv.AsX())
-		op.term(s, st, yv, dyv, acc, zero)
+		op.term(s, st, yv, dyv, acc)
 		asm.INCQ(j)
 		asm.CMPQ(j, cols)
 		asm.JB(LabelRef(lbl("ShortReduce")))
@@ -338,7 +367,7 @@ func genRowsReduce(s *isa, op rowsReduceOp) {
 		yo, dyo := s.vec(), s.vec()
 		asm.VMOVSS(Mem{Base: y.p, Index: j, Scale: 4}, yo.AsX())
 		asm.VMOVSS(Mem{Base: dy.p, Index: j, Scale: 4}, dyo.AsX())
-		asm.VMOVSS(op.out(s, st, yo, dyo, c, zero).AsX(), Mem{Base: dx.p, Index: j, Scale: 4})
+		asm.VMOVSS(op.out(s, st, yo, dyo, c).AsX(), Mem{Base: dx.p, Index: j, Scale: 4})
 		asm.INCQ(j)
 		asm.CMPQ(j, cols)
 		asm.JB(LabelRef(lbl("ShortOut")))
@@ -373,9 +402,14 @@ func genSoftmaxRecompute(s *isa) {
 	i := asm.GP64() // the row
 	asm.XORQ(i, i)
 	e := newExpGen(s)
+	var lastAt Mem // AVX2: the last full vector of a row's band, computed before the loop
+	unroll := 2
+	if !s.evex {
+		lastAt = asm.AllocLocal(s.bytes())
+		e.keepOperands()
+		unroll = 1
+	}
 	sc := s.broadcast("scale")
-	z := s.vec()
-	s.zero(z)
 	n, j := asm.GP64(), asm.GP64()
 
 	asm.Label("row")
@@ -398,8 +432,13 @@ func genSoftmaxRecompute(s *isa) {
 		return v
 	}
 	asm.XORQ(j, j)
+	zeroVec := func() VecVirtual {
+		z := s.vec()
+		s.zero(z)
+		return z
+	}
 	if s.evex {
-		s.vecLoop("exp", j, n, 2, func(_ int, at func(GPVirtual) Mem) {
+		s.vecLoop("exp", j, n, unroll, func(_ int, at func(GPVirtual) Mem) {
 			asm.VMOVUPS(e.apply(arg(at(sm.p))), at(pm.p))
 		})
 		rem := asm.GP64()
@@ -412,6 +451,7 @@ func genSoftmaxRecompute(s *isa) {
 		asm.VMOVUPS(e.apply(arg(x)), t.k, Mem{Base: pm.p, Index: j, Scale: 4})
 		asm.MOVQ(n, j)
 		asm.Label("zeros")
+		z := zeroVec()
 		s.vecLoop("zero", j, cols, 1, func(_ int, at func(GPVirtual) Mem) { asm.VMOVUPS(z, at(pm.p)) })
 		asm.MOVQ(cols, rem)
 		asm.SUBQ(j, rem)
@@ -421,10 +461,12 @@ func genSoftmaxRecompute(s *isa) {
 	} else {
 		asm.CMPQ(n, U32(s.lanes))
 		asm.JB(LabelRef("short"))
-		last := e.apply(arg(Mem{Base: sm.p, Index: n, Scale: 4, Disp: -s.bytes()}))
-		s.vecLoop("exp", j, n, 2, func(_ int, at func(GPVirtual) Mem) {
+		asm.VMOVUPS(e.apply(arg(Mem{Base: sm.p, Index: n, Scale: 4, Disp: -s.bytes()})), lastAt)
+		s.vecLoop("exp", j, n, unroll, func(_ int, at func(GPVirtual) Mem) {
 			asm.VMOVUPS(e.apply(arg(at(sm.p))), at(pm.p))
 		})
+		last := s.vec()
+		asm.VMOVUPS(lastAt, last)
 		asm.VMOVUPS(last, Mem{Base: pm.p, Index: n, Scale: 4, Disp: -s.bytes()})
 		asm.MOVQ(n, j)
 		asm.JMP(LabelRef("zeros"))
@@ -446,6 +488,7 @@ func genSoftmaxRecompute(s *isa) {
 		asm.SUBQ(j, end)
 		asm.CMPQ(end, U32(s.lanes))
 		asm.JB(LabelRef("zeroShort"))
+		z := zeroVec()
 		s.vecLoop("zero", j, cols, 1, func(_ int, at func(GPVirtual) Mem) { asm.VMOVUPS(z, at(pm.p)) })
 		asm.VMOVUPS(z, Mem{Base: pm.p, Index: cols, Scale: 4, Disp: -s.bytes()})
 		asm.JMP(LabelRef("next"))

@@ -6,7 +6,7 @@
 
 // func softmaxBackwardAVX2(dx []float32, y []float32, dy []float32, rows int, cols int, ldx int, ldy int, lddy int)
 // Requires: AVX, AVX2, FMA3
-TEXT ·softmaxBackwardAVX2(SB), NOSPLIT, $0-112
+TEXT ·softmaxBackwardAVX2(SB), NOSPLIT, $32-112
 	MOVQ    dx_base+0(FP), AX
 	MOVQ    ldx+88(FP), CX
 	SHLQ    $0x02, CX
@@ -95,6 +95,7 @@ softmaxBackwardSum:
 	VMULPS       Y3, Y4, Y4
 	VCMPPS       $0x04, Y0, Y3, Y3
 	VANDPS       Y3, Y4, Y4
+	VMOVUPS      Y4, (SP)
 	XORQ         R11, R11
 	LEAQ         -32(R9), R12
 
@@ -102,33 +103,33 @@ softmaxBackwardOutBlock:
 	CMPQ    R11, R12
 	JG      softmaxBackwardOutSingle
 	VMOVUPS (DX)(R11*4), Y3
-	VMOVUPS (SI)(R11*4), Y5
-	VSUBPS  Y2, Y5, Y5
-	VMULPS  Y3, Y5, Y5
+	VMOVUPS (SI)(R11*4), Y4
+	VSUBPS  Y2, Y4, Y4
+	VMULPS  Y3, Y4, Y4
 	VCMPPS  $0x04, Y0, Y3, Y3
-	VANDPS  Y3, Y5, Y5
-	VMOVUPS Y5, (AX)(R11*4)
+	VANDPS  Y3, Y4, Y4
+	VMOVUPS Y4, (AX)(R11*4)
 	VMOVUPS 32(DX)(R11*4), Y3
-	VMOVUPS 32(SI)(R11*4), Y5
-	VSUBPS  Y2, Y5, Y5
-	VMULPS  Y3, Y5, Y5
+	VMOVUPS 32(SI)(R11*4), Y4
+	VSUBPS  Y2, Y4, Y4
+	VMULPS  Y3, Y4, Y4
 	VCMPPS  $0x04, Y0, Y3, Y3
-	VANDPS  Y3, Y5, Y5
-	VMOVUPS Y5, 32(AX)(R11*4)
+	VANDPS  Y3, Y4, Y4
+	VMOVUPS Y4, 32(AX)(R11*4)
 	VMOVUPS 64(DX)(R11*4), Y3
-	VMOVUPS 64(SI)(R11*4), Y5
-	VSUBPS  Y2, Y5, Y5
-	VMULPS  Y3, Y5, Y5
+	VMOVUPS 64(SI)(R11*4), Y4
+	VSUBPS  Y2, Y4, Y4
+	VMULPS  Y3, Y4, Y4
 	VCMPPS  $0x04, Y0, Y3, Y3
-	VANDPS  Y3, Y5, Y5
-	VMOVUPS Y5, 64(AX)(R11*4)
+	VANDPS  Y3, Y4, Y4
+	VMOVUPS Y4, 64(AX)(R11*4)
 	VMOVUPS 96(DX)(R11*4), Y3
-	VMOVUPS 96(SI)(R11*4), Y5
-	VSUBPS  Y2, Y5, Y5
-	VMULPS  Y3, Y5, Y5
+	VMOVUPS 96(SI)(R11*4), Y4
+	VSUBPS  Y2, Y4, Y4
+	VMULPS  Y3, Y4, Y4
 	VCMPPS  $0x04, Y0, Y3, Y3
-	VANDPS  Y3, Y5, Y5
-	VMOVUPS Y5, 96(AX)(R11*4)
+	VANDPS  Y3, Y4, Y4
+	VMOVUPS Y4, 96(AX)(R11*4)
 	ADDQ    $0x00000020, R11
 	JMP     softmaxBackwardOutBlock
 
@@ -139,19 +140,20 @@ softmaxBackwardOutVector:
 	CMPQ    R11, R12
 	JG      softmaxBackwardOutEnd
 	VMOVUPS (DX)(R11*4), Y3
-	VMOVUPS (SI)(R11*4), Y5
-	VSUBPS  Y2, Y5, Y5
-	VMULPS  Y3, Y5, Y5
+	VMOVUPS (SI)(R11*4), Y4
+	VSUBPS  Y2, Y4, Y4
+	VMULPS  Y3, Y4, Y4
 	VCMPPS  $0x04, Y0, Y3, Y3
-	VANDPS  Y3, Y5, Y5
-	VMOVUPS Y5, (AX)(R11*4)
+	VANDPS  Y3, Y4, Y4
+	VMOVUPS Y4, (AX)(R11*4)
 	ADDQ    $0x00000008, R11
 	JMP     softmaxBackwardOutVector
 
 softmaxBackwardOutEnd:
 	TESTQ   R10, R10
 	JZ      softmaxBackwardNext
-	VMOVUPS Y4, -32(AX)(R9*4)
+	VMOVUPS (SP), Y2
+	VMOVUPS Y2, -32(AX)(R9*4)
 
 softmaxBackwardNext:
 	ADDQ CX, AX
@@ -509,7 +511,7 @@ softmaxBackwardNext:
 
 // func logSoftmaxBackwardAVX2(dx []float32, y []float32, dy []float32, rows int, cols int, ldx int, ldy int, lddy int)
 // Requires: AVX, AVX2, FMA3
-TEXT ·logSoftmaxBackwardAVX2(SB), NOSPLIT, $0-112
+TEXT ·logSoftmaxBackwardAVX2(SB), NOSPLIT, $32-112
 	MOVQ    dx_base+0(FP), AX
 	MOVQ    ldx+88(FP), CX
 	SHLQ    $0x02, CX
@@ -521,29 +523,36 @@ TEXT ·logSoftmaxBackwardAVX2(SB), NOSPLIT, $0-112
 	SHLQ    $0x02, DI
 	MOVQ    rows+72(FP), R8
 	MOVQ    cols+80(FP), R9
-	VXORPS  Y0, Y0, Y0
+	VMOVUPS consts<>+96(SB), Y0
+	VMOVUPS consts<>+32(SB), Y1
+	VMOVUPS consts<>+64(SB), Y2
+	VMOVUPS consts<>+160(SB), Y3
+	VMOVUPS consts<>+192(SB), Y4
+	VMOVUPS consts<>+224(SB), Y5
+	VMOVUPS consts<>+256(SB), Y6
+	VMOVUPS consts<>+288(SB), Y7
 	MOVQ    R9, R10
 	ANDQ    $0x00000007, R10
 	CMPQ    R9, $0x00000008
 	JB      logSoftmaxBackwardShort
 	LEAQ    tailmask<>+0(SB), R11
-	VMOVDQU (R11)(R10*4), Y0
+	VMOVDQU (R11)(R10*4), Y8
 
 logSoftmaxBackwardRow:
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
 	XORQ   R11, R11
 	LEAQ   -32(R9), R12
 
 logSoftmaxBackwardReduceBlock:
 	CMPQ   R11, R12
 	JG     logSoftmaxBackwardReduceSingle
-	VADDPS (SI)(R11*4), Y1, Y1
-	VADDPS 32(SI)(R11*4), Y2, Y2
-	VADDPS 64(SI)(R11*4), Y3, Y3
-	VADDPS 96(SI)(R11*4), Y4, Y4
+	VADDPS (SI)(R11*4), Y9, Y9
+	VADDPS 32(SI)(R11*4), Y10, Y10
+	VADDPS 64(SI)(R11*4), Y11, Y11
+	VADDPS 96(SI)(R11*4), Y12, Y12
 	ADDQ   $0x00000020, R11
 	JMP    logSoftmaxBackwardReduceBlock
 
@@ -553,187 +562,188 @@ logSoftmaxBackwardReduceSingle:
 logSoftmaxBackwardReduceVector:
 	CMPQ   R11, R12
 	JG     logSoftmaxBackwardReduceEnd
-	VADDPS (SI)(R11*4), Y1, Y1
+	VADDPS (SI)(R11*4), Y9, Y9
 	ADDQ   $0x00000008, R11
 	JMP    logSoftmaxBackwardReduceVector
 
 logSoftmaxBackwardReduceEnd:
 	TESTQ  R10, R10
 	JZ     logSoftmaxBackwardSum
-	VANDPS -32(SI)(R9*4), Y0, Y5
-	VADDPS Y5, Y2, Y2
+	VANDPS -32(SI)(R9*4), Y8, Y13
+	VADDPS Y13, Y10, Y10
 
 logSoftmaxBackwardSum:
-	VADDPS       Y3, Y1, Y1
-	VADDPS       Y4, Y2, Y2
-	VADDPS       Y2, Y1, Y1
-	VEXTRACTF128 $0x01, Y1, X2
-	VADDPS       X2, X1, X1
-	VSHUFPS      $0x4e, X1, X1, X2
-	VADDPS       X2, X1, X1
-	VSHUFPS      $0xb1, X1, X1, X2
-	VADDPS       X2, X1, X1
-	VBROADCASTSS X1, Y1
-	VMOVUPS      -32(DX)(R9*4), Y2
-	VMOVUPS      consts<>+0(SB), Y3
-	VFMADD213PS  consts<>+96(SB), Y2, Y3
-	VSUBPS       consts<>+96(SB), Y3, Y4
-	VMOVAPS      Y2, Y5
-	VFNMADD231PS consts<>+32(SB), Y4, Y5
-	VFNMADD231PS consts<>+64(SB), Y4, Y5
-	VMOVUPS      consts<>+320(SB), Y4
-	VFMADD213PS  consts<>+288(SB), Y5, Y4
-	VFMADD213PS  consts<>+256(SB), Y5, Y4
-	VFMADD213PS  consts<>+224(SB), Y5, Y4
-	VFMADD213PS  consts<>+192(SB), Y5, Y4
-	VFMADD213PS  consts<>+160(SB), Y5, Y4
-	VFMADD213PS  consts<>+160(SB), Y5, Y4
-	VPADDD       consts<>+416(SB), Y3, Y5
-	VPCMPGTD     consts<>+448(SB), Y5, Y5
-	VPSLLD       $0x17, Y3, Y3
-	VPADDD       Y3, Y4, Y4
-	VMOVMSKPS    Y5, R11
+	VADDPS       Y11, Y9, Y9
+	VADDPS       Y12, Y10, Y10
+	VADDPS       Y10, Y9, Y9
+	VEXTRACTF128 $0x01, Y9, X10
+	VADDPS       X10, X9, X9
+	VSHUFPS      $0x4e, X9, X9, X10
+	VADDPS       X10, X9, X9
+	VSHUFPS      $0xb1, X9, X9, X10
+	VADDPS       X10, X9, X9
+	VBROADCASTSS X9, Y9
+	VMOVUPS      -32(DX)(R9*4), Y10
+	VMOVUPS      consts<>+0(SB), Y11
+	VFMADD213PS  Y0, Y10, Y11
+	VSUBPS       Y0, Y11, Y12
+	VMOVAPS      Y10, Y13
+	VFNMADD231PS Y1, Y12, Y13
+	VFNMADD231PS Y2, Y12, Y13
+	VMOVUPS      consts<>+320(SB), Y12
+	VFMADD213PS  Y7, Y13, Y12
+	VFMADD213PS  Y6, Y13, Y12
+	VFMADD213PS  Y5, Y13, Y12
+	VFMADD213PS  Y4, Y13, Y12
+	VFMADD213PS  Y3, Y13, Y12
+	VFMADD213PS  Y3, Y13, Y12
+	VPADDD       consts<>+416(SB), Y11, Y13
+	VPCMPGTD     consts<>+448(SB), Y13, Y13
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       Y11, Y12, Y12
+	VMOVMSKPS    Y13, R11
 	TESTL        R11, R11
 	JZ           expInRange1
-	VCMPPS       $0x1d, consts<>+384(SB), Y2, Y3
-	VBLENDVPS    Y3, consts<>+128(SB), Y4, Y4
-	VCMPPS       $0x15, consts<>+352(SB), Y2, Y3
-	VANDPS       Y3, Y4, Y4
-	VMAXPS       Y2, Y4, Y4
+	VCMPPS       $0x1d, consts<>+384(SB), Y10, Y11
+	VBLENDVPS    Y11, consts<>+128(SB), Y12, Y12
+	VCMPPS       $0x15, consts<>+352(SB), Y10, Y11
+	VANDPS       Y11, Y12, Y12
+	VMAXPS       Y10, Y12, Y12
 
 expInRange1:
-	VMOVUPS      -32(SI)(R9*4), Y2
-	VFNMADD231PS Y4, Y1, Y2
+	VMOVUPS      -32(SI)(R9*4), Y10
+	VFNMADD231PS Y12, Y9, Y10
+	VMOVUPS      Y10, (SP)
 	XORQ         R11, R11
 	LEAQ         -32(R9), R12
 
 logSoftmaxBackwardOutBlock:
 	CMPQ         R11, R12
 	JG           logSoftmaxBackwardOutSingle
-	VMOVUPS      (DX)(R11*4), Y3
-	VMOVUPS      consts<>+0(SB), Y4
-	VFMADD213PS  consts<>+96(SB), Y3, Y4
-	VSUBPS       consts<>+96(SB), Y4, Y5
-	VMOVAPS      Y3, Y6
-	VFNMADD231PS consts<>+32(SB), Y5, Y6
-	VFNMADD231PS consts<>+64(SB), Y5, Y6
-	VMOVUPS      consts<>+320(SB), Y5
-	VFMADD213PS  consts<>+288(SB), Y6, Y5
-	VFMADD213PS  consts<>+256(SB), Y6, Y5
-	VFMADD213PS  consts<>+224(SB), Y6, Y5
-	VFMADD213PS  consts<>+192(SB), Y6, Y5
-	VFMADD213PS  consts<>+160(SB), Y6, Y5
-	VFMADD213PS  consts<>+160(SB), Y6, Y5
-	VPADDD       consts<>+416(SB), Y4, Y6
-	VPCMPGTD     consts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y4, Y4
-	VPADDD       Y4, Y5, Y5
-	VMOVMSKPS    Y6, R13
+	VMOVUPS      (DX)(R11*4), Y10
+	VMOVUPS      consts<>+0(SB), Y11
+	VFMADD213PS  Y0, Y10, Y11
+	VSUBPS       Y0, Y11, Y12
+	VMOVAPS      Y10, Y13
+	VFNMADD231PS Y1, Y12, Y13
+	VFNMADD231PS Y2, Y12, Y13
+	VMOVUPS      consts<>+320(SB), Y12
+	VFMADD213PS  Y7, Y13, Y12
+	VFMADD213PS  Y6, Y13, Y12
+	VFMADD213PS  Y5, Y13, Y12
+	VFMADD213PS  Y4, Y13, Y12
+	VFMADD213PS  Y3, Y13, Y12
+	VFMADD213PS  Y3, Y13, Y12
+	VPADDD       consts<>+416(SB), Y11, Y13
+	VPCMPGTD     consts<>+448(SB), Y13, Y13
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       Y11, Y12, Y12
+	VMOVMSKPS    Y13, R13
 	TESTL        R13, R13
 	JZ           expInRange2
-	VCMPPS       $0x1d, consts<>+384(SB), Y3, Y4
-	VBLENDVPS    Y4, consts<>+128(SB), Y5, Y5
-	VCMPPS       $0x15, consts<>+352(SB), Y3, Y4
-	VANDPS       Y4, Y5, Y5
-	VMAXPS       Y3, Y5, Y5
+	VCMPPS       $0x1d, consts<>+384(SB), Y10, Y11
+	VBLENDVPS    Y11, consts<>+128(SB), Y12, Y12
+	VCMPPS       $0x15, consts<>+352(SB), Y10, Y11
+	VANDPS       Y11, Y12, Y12
+	VMAXPS       Y10, Y12, Y12
 
 expInRange2:
-	VMOVUPS      (SI)(R11*4), Y3
-	VFNMADD231PS Y5, Y1, Y3
-	VMOVUPS      Y3, (AX)(R11*4)
-	VMOVUPS      32(DX)(R11*4), Y3
-	VMOVUPS      consts<>+0(SB), Y4
-	VFMADD213PS  consts<>+96(SB), Y3, Y4
-	VSUBPS       consts<>+96(SB), Y4, Y5
-	VMOVAPS      Y3, Y6
-	VFNMADD231PS consts<>+32(SB), Y5, Y6
-	VFNMADD231PS consts<>+64(SB), Y5, Y6
-	VMOVUPS      consts<>+320(SB), Y5
-	VFMADD213PS  consts<>+288(SB), Y6, Y5
-	VFMADD213PS  consts<>+256(SB), Y6, Y5
-	VFMADD213PS  consts<>+224(SB), Y6, Y5
-	VFMADD213PS  consts<>+192(SB), Y6, Y5
-	VFMADD213PS  consts<>+160(SB), Y6, Y5
-	VFMADD213PS  consts<>+160(SB), Y6, Y5
-	VPADDD       consts<>+416(SB), Y4, Y6
-	VPCMPGTD     consts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y4, Y4
-	VPADDD       Y4, Y5, Y5
-	VMOVMSKPS    Y6, R13
+	VMOVUPS      (SI)(R11*4), Y10
+	VFNMADD231PS Y12, Y9, Y10
+	VMOVUPS      Y10, (AX)(R11*4)
+	VMOVUPS      32(DX)(R11*4), Y10
+	VMOVUPS      consts<>+0(SB), Y11
+	VFMADD213PS  Y0, Y10, Y11
+	VSUBPS       Y0, Y11, Y12
+	VMOVAPS      Y10, Y13
+	VFNMADD231PS Y1, Y12, Y13
+	VFNMADD231PS Y2, Y12, Y13
+	VMOVUPS      consts<>+320(SB), Y12
+	VFMADD213PS  Y7, Y13, Y12
+	VFMADD213PS  Y6, Y13, Y12
+	VFMADD213PS  Y5, Y13, Y12
+	VFMADD213PS  Y4, Y13, Y12
+	VFMADD213PS  Y3, Y13, Y12
+	VFMADD213PS  Y3, Y13, Y12
+	VPADDD       consts<>+416(SB), Y11, Y13
+	VPCMPGTD     consts<>+448(SB), Y13, Y13
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       Y11, Y12, Y12
+	VMOVMSKPS    Y13, R13
 	TESTL        R13, R13
 	JZ           expInRange3
-	VCMPPS       $0x1d, consts<>+384(SB), Y3, Y4
-	VBLENDVPS    Y4, consts<>+128(SB), Y5, Y5
-	VCMPPS       $0x15, consts<>+352(SB), Y3, Y4
-	VANDPS       Y4, Y5, Y5
-	VMAXPS       Y3, Y5, Y5
+	VCMPPS       $0x1d, consts<>+384(SB), Y10, Y11
+	VBLENDVPS    Y11, consts<>+128(SB), Y12, Y12
+	VCMPPS       $0x15, consts<>+352(SB), Y10, Y11
+	VANDPS       Y11, Y12, Y12
+	VMAXPS       Y10, Y12, Y12
 
 expInRange3:
-	VMOVUPS      32(SI)(R11*4), Y3
-	VFNMADD231PS Y5, Y1, Y3
-	VMOVUPS      Y3, 32(AX)(R11*4)
-	VMOVUPS      64(DX)(R11*4), Y3
-	VMOVUPS      consts<>+0(SB), Y4
-	VFMADD213PS  consts<>+96(SB), Y3, Y4
-	VSUBPS       consts<>+96(SB), Y4, Y5
-	VMOVAPS      Y3, Y6
-	VFNMADD231PS consts<>+32(SB), Y5, Y6
-	VFNMADD231PS consts<>+64(SB), Y5, Y6
-	VMOVUPS      consts<>+320(SB), Y5
-	VFMADD213PS  consts<>+288(SB), Y6, Y5
-	VFMADD213PS  consts<>+256(SB), Y6, Y5
-	VFMADD213PS  consts<>+224(SB), Y6, Y5
-	VFMADD213PS  consts<>+192(SB), Y6, Y5
-	VFMADD213PS  consts<>+160(SB), Y6, Y5
-	VFMADD213PS  consts<>+160(SB), Y6, Y5
-	VPADDD       consts<>+416(SB), Y4, Y6
-	VPCMPGTD     consts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y4, Y4
-	VPADDD       Y4, Y5, Y5
-	VMOVMSKPS    Y6, R13
+	VMOVUPS      32(SI)(R11*4), Y10
+	VFNMADD231PS Y12, Y9, Y10
+	VMOVUPS      Y10, 32(AX)(R11*4)
+	VMOVUPS      64(DX)(R11*4), Y10
+	VMOVUPS      consts<>+0(SB), Y11
+	VFMADD213PS  Y0, Y10, Y11
+	VSUBPS       Y0, Y11, Y12
+	VMOVAPS      Y10, Y13
+	VFNMADD231PS Y1, Y12, Y13
+	VFNMADD231PS Y2, Y12, Y13
+	VMOVUPS      consts<>+320(SB), Y12
+	VFMADD213PS  Y7, Y13, Y12
+	VFMADD213PS  Y6, Y13, Y12
+	VFMADD213PS  Y5, Y13, Y12
+	VFMADD213PS  Y4, Y13, Y12
+	VFMADD213PS  Y3, Y13, Y12
+	VFMADD213PS  Y3, Y13, Y12
+	VPADDD       consts<>+416(SB), Y11, Y13
+	VPCMPGTD     consts<>+448(SB), Y13, Y13
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       Y11, Y12, Y12
+	VMOVMSKPS    Y13, R13
 	TESTL        R13, R13
 	JZ           expInRange4
-	VCMPPS       $0x1d, consts<>+384(SB), Y3, Y4
-	VBLENDVPS    Y4, consts<>+128(SB), Y5, Y5
-	VCMPPS       $0x15, consts<>+352(SB), Y3, Y4
-	VANDPS       Y4, Y5, Y5
-	VMAXPS       Y3, Y5, Y5
+	VCMPPS       $0x1d, consts<>+384(SB), Y10, Y11
+	VBLENDVPS    Y11, consts<>+128(SB), Y12, Y12
+	VCMPPS       $0x15, consts<>+352(SB), Y10, Y11
+	VANDPS       Y11, Y12, Y12
+	VMAXPS       Y10, Y12, Y12
 
 expInRange4:
-	VMOVUPS      64(SI)(R11*4), Y3
-	VFNMADD231PS Y5, Y1, Y3
-	VMOVUPS      Y3, 64(AX)(R11*4)
-	VMOVUPS      96(DX)(R11*4), Y3
-	VMOVUPS      consts<>+0(SB), Y4
-	VFMADD213PS  consts<>+96(SB), Y3, Y4
-	VSUBPS       consts<>+96(SB), Y4, Y5
-	VMOVAPS      Y3, Y6
-	VFNMADD231PS consts<>+32(SB), Y5, Y6
-	VFNMADD231PS consts<>+64(SB), Y5, Y6
-	VMOVUPS      consts<>+320(SB), Y5
-	VFMADD213PS  consts<>+288(SB), Y6, Y5
-	VFMADD213PS  consts<>+256(SB), Y6, Y5
-	VFMADD213PS  consts<>+224(SB), Y6, Y5
-	VFMADD213PS  consts<>+192(SB), Y6, Y5
-	VFMADD213PS  consts<>+160(SB), Y6, Y5
-	VFMADD213PS  consts<>+160(SB), Y6, Y5
-	VPADDD       consts<>+416(SB), Y4, Y6
-	VPCMPGTD     consts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y4, Y4
-	VPADDD       Y4, Y5, Y5
-	VMOVMSKPS    Y6, R13
+	VMOVUPS      64(SI)(R11*4), Y10
+	VFNMADD231PS Y12, Y9, Y10
+	VMOVUPS      Y10, 64(AX)(R11*4)
+	VMOVUPS      96(DX)(R11*4), Y10
+	VMOVUPS      consts<>+0(SB), Y11
+	VFMADD213PS  Y0, Y10, Y11
+	VSUBPS       Y0, Y11, Y12
+	VMOVAPS      Y10, Y13
+	VFNMADD231PS Y1, Y12, Y13
+	VFNMADD231PS Y2, Y12, Y13
+	VMOVUPS      consts<>+320(SB), Y12
+	VFMADD213PS  Y7, Y13, Y12
+	VFMADD213PS  Y6, Y13, Y12
+	VFMADD213PS  Y5, Y13, Y12
+	VFMADD213PS  Y4, Y13, Y12
+	VFMADD213PS  Y3, Y13, Y12
+	VFMADD213PS  Y3, Y13, Y12
+	VPADDD       consts<>+416(SB), Y11, Y13
+	VPCMPGTD     consts<>+448(SB), Y13, Y13
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       Y11, Y12, Y12
+	VMOVMSKPS    Y13, R13
 	TESTL        R13, R13
 	JZ           expInRange5
-	VCMPPS       $0x1d, consts<>+384(SB), Y3, Y4
-	VBLENDVPS    Y4, consts<>+128(SB), Y5, Y5
-	VCMPPS       $0x15, consts<>+352(SB), Y3, Y4
-	VANDPS       Y4, Y5, Y5
-	VMAXPS       Y3, Y5, Y5
+	VCMPPS       $0x1d, consts<>+384(SB), Y10, Y11
+	VBLENDVPS    Y11, consts<>+128(SB), Y12, Y12
+	VCMPPS       $0x15, consts<>+352(SB), Y10, Y11
+	VANDPS       Y11, Y12, Y12
+	VMAXPS       Y10, Y12, Y12
 
 expInRange5:
-	VMOVUPS      96(SI)(R11*4), Y3
-	VFNMADD231PS Y5, Y1, Y3
-	VMOVUPS      Y3, 96(AX)(R11*4)
+	VMOVUPS      96(SI)(R11*4), Y10
+	VFNMADD231PS Y12, Y9, Y10
+	VMOVUPS      Y10, 96(AX)(R11*4)
 	ADDQ         $0x00000020, R11
 	JMP          logSoftmaxBackwardOutBlock
 
@@ -743,44 +753,45 @@ logSoftmaxBackwardOutSingle:
 logSoftmaxBackwardOutVector:
 	CMPQ         R11, R12
 	JG           logSoftmaxBackwardOutEnd
-	VMOVUPS      (DX)(R11*4), Y3
-	VMOVUPS      consts<>+0(SB), Y4
-	VFMADD213PS  consts<>+96(SB), Y3, Y4
-	VSUBPS       consts<>+96(SB), Y4, Y5
-	VMOVAPS      Y3, Y6
-	VFNMADD231PS consts<>+32(SB), Y5, Y6
-	VFNMADD231PS consts<>+64(SB), Y5, Y6
-	VMOVUPS      consts<>+320(SB), Y5
-	VFMADD213PS  consts<>+288(SB), Y6, Y5
-	VFMADD213PS  consts<>+256(SB), Y6, Y5
-	VFMADD213PS  consts<>+224(SB), Y6, Y5
-	VFMADD213PS  consts<>+192(SB), Y6, Y5
-	VFMADD213PS  consts<>+160(SB), Y6, Y5
-	VFMADD213PS  consts<>+160(SB), Y6, Y5
-	VPADDD       consts<>+416(SB), Y4, Y6
-	VPCMPGTD     consts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y4, Y4
-	VPADDD       Y4, Y5, Y5
-	VMOVMSKPS    Y6, R13
+	VMOVUPS      (DX)(R11*4), Y10
+	VMOVUPS      consts<>+0(SB), Y11
+	VFMADD213PS  Y0, Y10, Y11
+	VSUBPS       Y0, Y11, Y12
+	VMOVAPS      Y10, Y13
+	VFNMADD231PS Y1, Y12, Y13
+	VFNMADD231PS Y2, Y12, Y13
+	VMOVUPS      consts<>+320(SB), Y12
+	VFMADD213PS  Y7, Y13, Y12
+	VFMADD213PS  Y6, Y13, Y12
+	VFMADD213PS  Y5, Y13, Y12
+	VFMADD213PS  Y4, Y13, Y12
+	VFMADD213PS  Y3, Y13, Y12
+	VFMADD213PS  Y3, Y13, Y12
+	VPADDD       consts<>+416(SB), Y11, Y13
+	VPCMPGTD     consts<>+448(SB), Y13, Y13
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       Y11, Y12, Y12
+	VMOVMSKPS    Y13, R13
 	TESTL        R13, R13
 	JZ           expInRange6
-	VCMPPS       $0x1d, consts<>+384(SB), Y3, Y4
-	VBLENDVPS    Y4, consts<>+128(SB), Y5, Y5
-	VCMPPS       $0x15, consts<>+352(SB), Y3, Y4
-	VANDPS       Y4, Y5, Y5
-	VMAXPS       Y3, Y5, Y5
+	VCMPPS       $0x1d, consts<>+384(SB), Y10, Y11
+	VBLENDVPS    Y11, consts<>+128(SB), Y12, Y12
+	VCMPPS       $0x15, consts<>+352(SB), Y10, Y11
+	VANDPS       Y11, Y12, Y12
+	VMAXPS       Y10, Y12, Y12
 
 expInRange6:
-	VMOVUPS      (SI)(R11*4), Y3
-	VFNMADD231PS Y5, Y1, Y3
-	VMOVUPS      Y3, (AX)(R11*4)
+	VMOVUPS      (SI)(R11*4), Y10
+	VFNMADD231PS Y12, Y9, Y10
+	VMOVUPS      Y10, (AX)(R11*4)
 	ADDQ         $0x00000008, R11
 	JMP          logSoftmaxBackwardOutVector
 
 logSoftmaxBackwardOutEnd:
 	TESTQ   R10, R10
 	JZ      logSoftmaxBackwardNext
-	VMOVUPS Y2, -32(AX)(R9*4)
+	VMOVUPS (SP), Y9
+	VMOVUPS Y9, -32(AX)(R9*4)
 
 logSoftmaxBackwardNext:
 	ADDQ CX, AX
@@ -792,50 +803,50 @@ logSoftmaxBackwardNext:
 	RET
 
 logSoftmaxBackwardShort:
-	VXORPS Y0, Y0, Y0
+	VXORPS Y8, Y8, Y8
 	XORQ   R10, R10
 
 logSoftmaxBackwardShortReduce:
-	VMOVSS       (SI)(R10*4), X1
-	VADDPS       Y1, Y0, Y0
+	VMOVSS       (SI)(R10*4), X9
+	VADDPS       Y9, Y8, Y8
 	INCQ         R10
 	CMPQ         R10, R9
 	JB           logSoftmaxBackwardShortReduce
-	VBROADCASTSS X0, Y0
+	VBROADCASTSS X8, Y8
 	XORQ         R10, R10
 
 logSoftmaxBackwardShortOut:
-	VMOVSS       (DX)(R10*4), X1
-	VMOVSS       (SI)(R10*4), X2
-	VMOVUPS      consts<>+0(SB), Y3
-	VFMADD213PS  consts<>+96(SB), Y1, Y3
-	VSUBPS       consts<>+96(SB), Y3, Y4
-	VMOVAPS      Y1, Y5
-	VFNMADD231PS consts<>+32(SB), Y4, Y5
-	VFNMADD231PS consts<>+64(SB), Y4, Y5
-	VMOVUPS      consts<>+320(SB), Y4
-	VFMADD213PS  consts<>+288(SB), Y5, Y4
-	VFMADD213PS  consts<>+256(SB), Y5, Y4
-	VFMADD213PS  consts<>+224(SB), Y5, Y4
-	VFMADD213PS  consts<>+192(SB), Y5, Y4
-	VFMADD213PS  consts<>+160(SB), Y5, Y4
-	VFMADD213PS  consts<>+160(SB), Y5, Y4
-	VPADDD       consts<>+416(SB), Y3, Y5
-	VPCMPGTD     consts<>+448(SB), Y5, Y5
-	VPSLLD       $0x17, Y3, Y3
-	VPADDD       Y3, Y4, Y4
-	VMOVMSKPS    Y5, R11
+	VMOVSS       (DX)(R10*4), X9
+	VMOVSS       (SI)(R10*4), X10
+	VMOVUPS      consts<>+0(SB), Y11
+	VFMADD213PS  Y0, Y9, Y11
+	VSUBPS       Y0, Y11, Y12
+	VMOVAPS      Y9, Y13
+	VFNMADD231PS Y1, Y12, Y13
+	VFNMADD231PS Y2, Y12, Y13
+	VMOVUPS      consts<>+320(SB), Y12
+	VFMADD213PS  Y7, Y13, Y12
+	VFMADD213PS  Y6, Y13, Y12
+	VFMADD213PS  Y5, Y13, Y12
+	VFMADD213PS  Y4, Y13, Y12
+	VFMADD213PS  Y3, Y13, Y12
+	VFMADD213PS  Y3, Y13, Y12
+	VPADDD       consts<>+416(SB), Y11, Y13
+	VPCMPGTD     consts<>+448(SB), Y13, Y13
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       Y11, Y12, Y12
+	VMOVMSKPS    Y13, R11
 	TESTL        R11, R11
 	JZ           expInRange7
-	VCMPPS       $0x1d, consts<>+384(SB), Y1, Y3
-	VBLENDVPS    Y3, consts<>+128(SB), Y4, Y4
-	VCMPPS       $0x15, consts<>+352(SB), Y1, Y3
-	VANDPS       Y3, Y4, Y4
-	VMAXPS       Y1, Y4, Y4
+	VCMPPS       $0x1d, consts<>+384(SB), Y9, Y11
+	VBLENDVPS    Y11, consts<>+128(SB), Y12, Y12
+	VCMPPS       $0x15, consts<>+352(SB), Y9, Y11
+	VANDPS       Y11, Y12, Y12
+	VMAXPS       Y9, Y12, Y12
 
 expInRange7:
-	VFNMADD231PS Y4, Y0, Y2
-	VMOVSS       X2, (AX)(R10*4)
+	VFNMADD231PS Y12, Y8, Y10
+	VMOVSS       X10, (AX)(R10*4)
 	INCQ         R10
 	CMPQ         R10, R9
 	JB           logSoftmaxBackwardShortOut
@@ -850,23 +861,22 @@ expInRange7:
 // func logSoftmaxBackwardAVX512(dx []float32, y []float32, dy []float32, rows int, cols int, ldx int, ldy int, lddy int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
 TEXT ·logSoftmaxBackwardAVX512(SB), NOSPLIT, $0-112
-	MOVQ   dx_base+0(FP), AX
-	MOVQ   ldx+88(FP), CX
-	SHLQ   $0x02, CX
-	MOVQ   y_base+24(FP), DX
-	MOVQ   ldy+96(FP), BX
-	SHLQ   $0x02, BX
-	MOVQ   dy_base+48(FP), SI
-	MOVQ   lddy+104(FP), DI
-	SHLQ   $0x02, DI
-	MOVQ   rows+72(FP), R8
-	MOVQ   cols+80(FP), R9
-	VXORPS Z0, Z0, Z0
-	MOVQ   R9, R10
-	ANDQ   $0x0000000f, R10
-	MOVL   $0x0000ffff, R11
-	BZHIL  R10, R11, R11
-	KMOVW  R11, K1
+	MOVQ  dx_base+0(FP), AX
+	MOVQ  ldx+88(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  y_base+24(FP), DX
+	MOVQ  ldy+96(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  dy_base+48(FP), SI
+	MOVQ  lddy+104(FP), DI
+	SHLQ  $0x02, DI
+	MOVQ  rows+72(FP), R8
+	MOVQ  cols+80(FP), R9
+	MOVQ  R9, R10
+	ANDQ  $0x0000000f, R10
+	MOVL  $0x0000ffff, R11
+	BZHIL R10, R11, R11
+	KMOVW R11, K1
 
 logSoftmaxBackwardRow:
 	VXORPS Z0, Z0, Z0
@@ -1625,7 +1635,7 @@ sigmoidBackwardDone:
 
 // func softmaxRecomputeAVX2(p []float32, s []float32, rows int, cols int, ldp int, lds int, d int, scale float32, lse []float32)
 // Requires: AVX, AVX2, CMOV, FMA3
-TEXT ·softmaxRecomputeAVX2(SB), NOSPLIT, $0-120
+TEXT ·softmaxRecomputeAVX2(SB), NOSPLIT, $32-120
 	MOVQ         p_base+0(FP), AX
 	MOVQ         ldp+64(FP), CX
 	SHLQ         $0x02, CX
@@ -1635,8 +1645,15 @@ TEXT ·softmaxRecomputeAVX2(SB), NOSPLIT, $0-120
 	MOVQ         lse_base+96(FP), SI
 	MOVQ         cols+56(FP), DI
 	XORQ         R8, R8
-	VBROADCASTSS scale+88(FP), Y0
-	VXORPS       Y1, Y1, Y1
+	VMOVUPS      consts<>+96(SB), Y0
+	VMOVUPS      consts<>+32(SB), Y1
+	VMOVUPS      consts<>+64(SB), Y2
+	VMOVUPS      consts<>+160(SB), Y3
+	VMOVUPS      consts<>+192(SB), Y4
+	VMOVUPS      consts<>+224(SB), Y5
+	VMOVUPS      consts<>+256(SB), Y6
+	VMOVUPS      consts<>+288(SB), Y7
+	VBROADCASTSS scale+88(FP), Y8
 
 row:
 	XORQ         R10, R10
@@ -1648,150 +1665,83 @@ row:
 	CMOVQGT      DI, R9
 	CMPL         (SI)(R8*4), $0xff800000
 	CMOVQEQ      R10, R9
-	VXORPS       X2, X2, X2
-	VSUBSS       (SI)(R8*4), X2, X2
-	VBROADCASTSS X2, Y2
+	VXORPS       X9, X9, X9
+	VSUBSS       (SI)(R8*4), X9, X9
+	VBROADCASTSS X9, Y9
 	XORQ         R10, R10
 	CMPQ         R9, $0x00000008
 	JB           short
-	VMOVUPS      -32(DX)(R9*4), Y3
-	VFMADD213PS  Y2, Y0, Y3
-	VMOVUPS      consts<>+0(SB), Y4
-	VFMADD213PS  consts<>+96(SB), Y3, Y4
-	VSUBPS       consts<>+96(SB), Y4, Y5
-	VMOVAPS      Y3, Y6
-	VFNMADD231PS consts<>+32(SB), Y5, Y6
-	VFNMADD231PS consts<>+64(SB), Y5, Y6
-	VMOVUPS      consts<>+320(SB), Y5
-	VFMADD213PS  consts<>+288(SB), Y6, Y5
-	VFMADD213PS  consts<>+256(SB), Y6, Y5
-	VFMADD213PS  consts<>+224(SB), Y6, Y5
-	VFMADD213PS  consts<>+192(SB), Y6, Y5
-	VFMADD213PS  consts<>+160(SB), Y6, Y5
-	VFMADD213PS  consts<>+160(SB), Y6, Y5
-	VPADDD       consts<>+416(SB), Y4, Y6
-	VPCMPGTD     consts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y4, Y4
-	VPADDD       Y4, Y5, Y5
-	VMOVMSKPS    Y6, R11
+	VMOVUPS      -32(DX)(R9*4), Y10
+	VFMADD213PS  Y9, Y8, Y10
+	VMOVUPS      consts<>+0(SB), Y11
+	VFMADD213PS  Y0, Y10, Y11
+	VSUBPS       Y0, Y11, Y12
+	VMOVAPS      Y10, Y13
+	VFNMADD231PS Y1, Y12, Y13
+	VFNMADD231PS Y2, Y12, Y13
+	VMOVUPS      consts<>+320(SB), Y12
+	VFMADD213PS  Y7, Y13, Y12
+	VFMADD213PS  Y6, Y13, Y12
+	VFMADD213PS  Y5, Y13, Y12
+	VFMADD213PS  Y4, Y13, Y12
+	VFMADD213PS  Y3, Y13, Y12
+	VFMADD213PS  Y3, Y13, Y12
+	VPADDD       consts<>+416(SB), Y11, Y13
+	VPCMPGTD     consts<>+448(SB), Y13, Y13
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       Y11, Y12, Y12
+	VMOVMSKPS    Y13, R11
 	TESTL        R11, R11
 	JZ           expInRange1
-	VCMPPS       $0x1d, consts<>+384(SB), Y3, Y4
-	VBLENDVPS    Y4, consts<>+128(SB), Y5, Y5
-	VCMPPS       $0x15, consts<>+352(SB), Y3, Y4
-	VANDPS       Y4, Y5, Y5
-	VMAXPS       Y3, Y5, Y5
+	VCMPPS       $0x1d, consts<>+384(SB), Y10, Y11
+	VBLENDVPS    Y11, consts<>+128(SB), Y12, Y12
+	VCMPPS       $0x15, consts<>+352(SB), Y10, Y11
+	VANDPS       Y11, Y12, Y12
+	VMAXPS       Y10, Y12, Y12
 
 expInRange1:
-	LEAQ -16(R9), R11
-
-expBlock:
-	CMPQ         R10, R11
-	JG           expSingle
-	VMOVUPS      (DX)(R10*4), Y3
-	VFMADD213PS  Y2, Y0, Y3
-	VMOVUPS      consts<>+0(SB), Y4
-	VFMADD213PS  consts<>+96(SB), Y3, Y4
-	VSUBPS       consts<>+96(SB), Y4, Y6
-	VMOVAPS      Y3, Y8
-	VFNMADD231PS consts<>+32(SB), Y6, Y8
-	VFNMADD231PS consts<>+64(SB), Y6, Y8
-	VMOVUPS      consts<>+320(SB), Y6
-	VFMADD213PS  consts<>+288(SB), Y8, Y6
-	VFMADD213PS  consts<>+256(SB), Y8, Y6
-	VFMADD213PS  consts<>+224(SB), Y8, Y6
-	VFMADD213PS  consts<>+192(SB), Y8, Y6
-	VFMADD213PS  consts<>+160(SB), Y8, Y6
-	VFMADD213PS  consts<>+160(SB), Y8, Y6
-	VPADDD       consts<>+416(SB), Y4, Y8
-	VPCMPGTD     consts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y4, Y4
-	VPADDD       Y4, Y6, Y6
-	VMOVMSKPS    Y8, R12
-	TESTL        R12, R12
-	JZ           expInRange2
-	VCMPPS       $0x1d, consts<>+384(SB), Y3, Y4
-	VBLENDVPS    Y4, consts<>+128(SB), Y6, Y6
-	VCMPPS       $0x15, consts<>+352(SB), Y3, Y4
-	VANDPS       Y4, Y6, Y6
-	VMAXPS       Y3, Y6, Y6
-
-expInRange2:
-	VMOVUPS      Y6, (AX)(R10*4)
-	VMOVUPS      32(DX)(R10*4), Y3
-	VFMADD213PS  Y2, Y0, Y3
-	VMOVUPS      consts<>+0(SB), Y4
-	VFMADD213PS  consts<>+96(SB), Y3, Y4
-	VSUBPS       consts<>+96(SB), Y4, Y6
-	VMOVAPS      Y3, Y8
-	VFNMADD231PS consts<>+32(SB), Y6, Y8
-	VFNMADD231PS consts<>+64(SB), Y6, Y8
-	VMOVUPS      consts<>+320(SB), Y6
-	VFMADD213PS  consts<>+288(SB), Y8, Y6
-	VFMADD213PS  consts<>+256(SB), Y8, Y6
-	VFMADD213PS  consts<>+224(SB), Y8, Y6
-	VFMADD213PS  consts<>+192(SB), Y8, Y6
-	VFMADD213PS  consts<>+160(SB), Y8, Y6
-	VFMADD213PS  consts<>+160(SB), Y8, Y6
-	VPADDD       consts<>+416(SB), Y4, Y8
-	VPCMPGTD     consts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y4, Y4
-	VPADDD       Y4, Y6, Y6
-	VMOVMSKPS    Y8, R12
-	TESTL        R12, R12
-	JZ           expInRange3
-	VCMPPS       $0x1d, consts<>+384(SB), Y3, Y4
-	VBLENDVPS    Y4, consts<>+128(SB), Y6, Y6
-	VCMPPS       $0x15, consts<>+352(SB), Y3, Y4
-	VANDPS       Y4, Y6, Y6
-	VMAXPS       Y3, Y6, Y6
-
-expInRange3:
-	VMOVUPS Y6, 32(AX)(R10*4)
-	ADDQ    $0x00000010, R10
-	JMP     expBlock
-
-expSingle:
-	LEAQ -8(R9), R11
+	VMOVUPS Y12, (SP)
+	LEAQ    -8(R9), R11
 
 expVector:
 	CMPQ         R10, R11
 	JG           expEnd
-	VMOVUPS      (DX)(R10*4), Y3
-	VFMADD213PS  Y2, Y0, Y3
-	VMOVUPS      consts<>+0(SB), Y4
-	VFMADD213PS  consts<>+96(SB), Y3, Y4
-	VSUBPS       consts<>+96(SB), Y4, Y6
-	VMOVAPS      Y3, Y8
-	VFNMADD231PS consts<>+32(SB), Y6, Y8
-	VFNMADD231PS consts<>+64(SB), Y6, Y8
-	VMOVUPS      consts<>+320(SB), Y6
-	VFMADD213PS  consts<>+288(SB), Y8, Y6
-	VFMADD213PS  consts<>+256(SB), Y8, Y6
-	VFMADD213PS  consts<>+224(SB), Y8, Y6
-	VFMADD213PS  consts<>+192(SB), Y8, Y6
-	VFMADD213PS  consts<>+160(SB), Y8, Y6
-	VFMADD213PS  consts<>+160(SB), Y8, Y6
-	VPADDD       consts<>+416(SB), Y4, Y8
-	VPCMPGTD     consts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y4, Y4
-	VPADDD       Y4, Y6, Y6
-	VMOVMSKPS    Y8, R12
+	VMOVUPS      (DX)(R10*4), Y10
+	VFMADD213PS  Y9, Y8, Y10
+	VMOVUPS      consts<>+0(SB), Y11
+	VFMADD213PS  Y0, Y10, Y11
+	VSUBPS       Y0, Y11, Y12
+	VMOVAPS      Y10, Y13
+	VFNMADD231PS Y1, Y12, Y13
+	VFNMADD231PS Y2, Y12, Y13
+	VMOVUPS      consts<>+320(SB), Y12
+	VFMADD213PS  Y7, Y13, Y12
+	VFMADD213PS  Y6, Y13, Y12
+	VFMADD213PS  Y5, Y13, Y12
+	VFMADD213PS  Y4, Y13, Y12
+	VFMADD213PS  Y3, Y13, Y12
+	VFMADD213PS  Y3, Y13, Y12
+	VPADDD       consts<>+416(SB), Y11, Y13
+	VPCMPGTD     consts<>+448(SB), Y13, Y13
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       Y11, Y12, Y12
+	VMOVMSKPS    Y13, R12
 	TESTL        R12, R12
-	JZ           expInRange4
-	VCMPPS       $0x1d, consts<>+384(SB), Y3, Y4
-	VBLENDVPS    Y4, consts<>+128(SB), Y6, Y6
-	VCMPPS       $0x15, consts<>+352(SB), Y3, Y4
-	VANDPS       Y4, Y6, Y6
-	VMAXPS       Y3, Y6, Y6
+	JZ           expInRange2
+	VCMPPS       $0x1d, consts<>+384(SB), Y10, Y11
+	VBLENDVPS    Y11, consts<>+128(SB), Y12, Y12
+	VCMPPS       $0x15, consts<>+352(SB), Y10, Y11
+	VANDPS       Y11, Y12, Y12
+	VMAXPS       Y10, Y12, Y12
 
-expInRange4:
-	VMOVUPS Y6, (AX)(R10*4)
+expInRange2:
+	VMOVUPS Y12, (AX)(R10*4)
 	ADDQ    $0x00000008, R10
 	JMP     expVector
 
 expEnd:
-	VMOVUPS Y5, -32(AX)(R9*4)
+	VMOVUPS (SP), Y9
+	VMOVUPS Y9, -32(AX)(R9*4)
 	MOVQ    R9, R10
 	JMP     zeros
 
@@ -1800,56 +1750,57 @@ short:
 	JZ    zeros
 
 shortLoop:
-	VMOVSS       (DX)(R10*4), X7
-	VFMADD213PS  Y2, Y0, Y7
-	VMOVUPS      consts<>+0(SB), Y3
-	VFMADD213PS  consts<>+96(SB), Y7, Y3
-	VSUBPS       consts<>+96(SB), Y3, Y4
-	VMOVAPS      Y7, Y5
-	VFNMADD231PS consts<>+32(SB), Y4, Y5
-	VFNMADD231PS consts<>+64(SB), Y4, Y5
-	VMOVUPS      consts<>+320(SB), Y4
-	VFMADD213PS  consts<>+288(SB), Y5, Y4
-	VFMADD213PS  consts<>+256(SB), Y5, Y4
-	VFMADD213PS  consts<>+224(SB), Y5, Y4
-	VFMADD213PS  consts<>+192(SB), Y5, Y4
-	VFMADD213PS  consts<>+160(SB), Y5, Y4
-	VFMADD213PS  consts<>+160(SB), Y5, Y4
-	VPADDD       consts<>+416(SB), Y3, Y5
-	VPCMPGTD     consts<>+448(SB), Y5, Y5
-	VPSLLD       $0x17, Y3, Y3
-	VPADDD       Y3, Y4, Y4
-	VMOVMSKPS    Y5, R11
+	VMOVSS       (DX)(R10*4), X14
+	VFMADD213PS  Y9, Y8, Y14
+	VMOVUPS      consts<>+0(SB), Y10
+	VFMADD213PS  Y0, Y14, Y10
+	VSUBPS       Y0, Y10, Y11
+	VMOVAPS      Y14, Y12
+	VFNMADD231PS Y1, Y11, Y12
+	VFNMADD231PS Y2, Y11, Y12
+	VMOVUPS      consts<>+320(SB), Y11
+	VFMADD213PS  Y7, Y12, Y11
+	VFMADD213PS  Y6, Y12, Y11
+	VFMADD213PS  Y5, Y12, Y11
+	VFMADD213PS  Y4, Y12, Y11
+	VFMADD213PS  Y3, Y12, Y11
+	VFMADD213PS  Y3, Y12, Y11
+	VPADDD       consts<>+416(SB), Y10, Y12
+	VPCMPGTD     consts<>+448(SB), Y12, Y12
+	VPSLLD       $0x17, Y10, Y10
+	VPADDD       Y10, Y11, Y11
+	VMOVMSKPS    Y12, R11
 	TESTL        R11, R11
-	JZ           expInRange5
-	VCMPPS       $0x1d, consts<>+384(SB), Y7, Y3
-	VBLENDVPS    Y3, consts<>+128(SB), Y4, Y4
-	VCMPPS       $0x15, consts<>+352(SB), Y7, Y3
-	VANDPS       Y3, Y4, Y4
-	VMAXPS       Y7, Y4, Y4
+	JZ           expInRange3
+	VCMPPS       $0x1d, consts<>+384(SB), Y14, Y10
+	VBLENDVPS    Y10, consts<>+128(SB), Y11, Y11
+	VCMPPS       $0x15, consts<>+352(SB), Y14, Y10
+	VANDPS       Y10, Y11, Y11
+	VMAXPS       Y14, Y11, Y11
 
-expInRange5:
-	VMOVSS X4, (AX)(R10*4)
+expInRange3:
+	VMOVSS X11, (AX)(R10*4)
 	INCQ   R10
 	CMPQ   R10, R9
 	JB     shortLoop
 
 zeros:
-	MOVQ DI, R9
-	SUBQ R10, R9
-	CMPQ R9, $0x00000008
-	JB   zeroShort
-	LEAQ -8(DI), R9
+	MOVQ   DI, R9
+	SUBQ   R10, R9
+	CMPQ   R9, $0x00000008
+	JB     zeroShort
+	VXORPS Y9, Y9, Y9
+	LEAQ   -8(DI), R9
 
 zeroVector:
 	CMPQ    R10, R9
 	JG      zeroEnd
-	VMOVUPS Y1, (AX)(R10*4)
+	VMOVUPS Y9, (AX)(R10*4)
 	ADDQ    $0x00000008, R10
 	JMP     zeroVector
 
 zeroEnd:
-	VMOVUPS Y1, -32(AX)(DI*4)
+	VMOVUPS Y9, -32(AX)(DI*4)
 	JMP     next
 
 zeroShort:
@@ -1881,7 +1832,6 @@ TEXT ·softmaxRecomputeAVX512(SB), NOSPLIT, $0-120
 	MOVQ         cols+56(FP), DI
 	XORQ         R8, R8
 	VBROADCASTSS scale+88(FP), Z0
-	VXORPS       Z1, Z1, Z1
 
 row:
 	XORQ         R10, R10
@@ -1893,53 +1843,53 @@ row:
 	CMOVQGT      DI, R9
 	CMPL         (SI)(R8*4), $0xff800000
 	CMOVQEQ      R10, R9
-	VXORPS       X2, X2, X2
-	VSUBSS       (SI)(R8*4), X2, X2
-	VBROADCASTSS X2, Z2
+	VXORPS       X1, X1, X1
+	VSUBSS       (SI)(R8*4), X1, X1
+	VBROADCASTSS X1, Z1
 	XORQ         R10, R10
 	LEAQ         -32(R9), R11
 
 expBlock:
 	CMPQ              R10, R11
 	JG                expSingle
-	VMOVUPS           (DX)(R10*4), Z3
-	VFMADD213PS       Z2, Z0, Z3
-	VBROADCASTSS      consts<>+384(SB), Z4
-	VMINPS            Z3, Z4, Z4
-	VMULPS.BCST       consts<>+0(SB), Z4, Z5
-	VRNDSCALEPS       $0x08, Z5, Z5
-	VMOVAPS           Z4, Z4
-	VFNMADD231PS.BCST consts<>+32(SB), Z5, Z4
-	VFNMADD231PS.BCST consts<>+64(SB), Z5, Z4
-	VBROADCASTSS      consts<>+320(SB), Z6
-	VFMADD213PS.BCST  consts<>+288(SB), Z4, Z6
-	VFMADD213PS.BCST  consts<>+256(SB), Z4, Z6
-	VFMADD213PS.BCST  consts<>+224(SB), Z4, Z6
-	VFMADD213PS.BCST  consts<>+192(SB), Z4, Z6
-	VFMADD213PS.BCST  consts<>+160(SB), Z4, Z6
-	VFMADD213PS.BCST  consts<>+160(SB), Z4, Z6
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Z3, K1
-	VSCALEFPS.Z       Z5, Z6, K1, Z6
-	VMOVUPS           Z6, (AX)(R10*4)
-	VMOVUPS           64(DX)(R10*4), Z3
-	VFMADD213PS       Z2, Z0, Z3
-	VBROADCASTSS      consts<>+384(SB), Z4
-	VMINPS            Z3, Z4, Z4
-	VMULPS.BCST       consts<>+0(SB), Z4, Z5
-	VRNDSCALEPS       $0x08, Z5, Z5
-	VMOVAPS           Z4, Z4
-	VFNMADD231PS.BCST consts<>+32(SB), Z5, Z4
-	VFNMADD231PS.BCST consts<>+64(SB), Z5, Z4
-	VBROADCASTSS      consts<>+320(SB), Z6
-	VFMADD213PS.BCST  consts<>+288(SB), Z4, Z6
-	VFMADD213PS.BCST  consts<>+256(SB), Z4, Z6
-	VFMADD213PS.BCST  consts<>+224(SB), Z4, Z6
-	VFMADD213PS.BCST  consts<>+192(SB), Z4, Z6
-	VFMADD213PS.BCST  consts<>+160(SB), Z4, Z6
-	VFMADD213PS.BCST  consts<>+160(SB), Z4, Z6
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Z3, K1
-	VSCALEFPS.Z       Z5, Z6, K1, Z6
-	VMOVUPS           Z6, 64(AX)(R10*4)
+	VMOVUPS           (DX)(R10*4), Z2
+	VFMADD213PS       Z1, Z0, Z2
+	VBROADCASTSS      consts<>+384(SB), Z3
+	VMINPS            Z2, Z3, Z3
+	VMULPS.BCST       consts<>+0(SB), Z3, Z4
+	VRNDSCALEPS       $0x08, Z4, Z4
+	VMOVAPS           Z3, Z3
+	VFNMADD231PS.BCST consts<>+32(SB), Z4, Z3
+	VFNMADD231PS.BCST consts<>+64(SB), Z4, Z3
+	VBROADCASTSS      consts<>+320(SB), Z5
+	VFMADD213PS.BCST  consts<>+288(SB), Z3, Z5
+	VFMADD213PS.BCST  consts<>+256(SB), Z3, Z5
+	VFMADD213PS.BCST  consts<>+224(SB), Z3, Z5
+	VFMADD213PS.BCST  consts<>+192(SB), Z3, Z5
+	VFMADD213PS.BCST  consts<>+160(SB), Z3, Z5
+	VFMADD213PS.BCST  consts<>+160(SB), Z3, Z5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z2, K1
+	VSCALEFPS.Z       Z4, Z5, K1, Z5
+	VMOVUPS           Z5, (AX)(R10*4)
+	VMOVUPS           64(DX)(R10*4), Z2
+	VFMADD213PS       Z1, Z0, Z2
+	VBROADCASTSS      consts<>+384(SB), Z3
+	VMINPS            Z2, Z3, Z3
+	VMULPS.BCST       consts<>+0(SB), Z3, Z4
+	VRNDSCALEPS       $0x08, Z4, Z4
+	VMOVAPS           Z3, Z3
+	VFNMADD231PS.BCST consts<>+32(SB), Z4, Z3
+	VFNMADD231PS.BCST consts<>+64(SB), Z4, Z3
+	VBROADCASTSS      consts<>+320(SB), Z5
+	VFMADD213PS.BCST  consts<>+288(SB), Z3, Z5
+	VFMADD213PS.BCST  consts<>+256(SB), Z3, Z5
+	VFMADD213PS.BCST  consts<>+224(SB), Z3, Z5
+	VFMADD213PS.BCST  consts<>+192(SB), Z3, Z5
+	VFMADD213PS.BCST  consts<>+160(SB), Z3, Z5
+	VFMADD213PS.BCST  consts<>+160(SB), Z3, Z5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z2, K1
+	VSCALEFPS.Z       Z4, Z5, K1, Z5
+	VMOVUPS           Z5, 64(AX)(R10*4)
 	ADDQ              $0x00000020, R10
 	JMP               expBlock
 
@@ -1949,25 +1899,25 @@ expSingle:
 expVector:
 	CMPQ              R10, R11
 	JG                expEnd
-	VMOVUPS           (DX)(R10*4), Z3
-	VFMADD213PS       Z2, Z0, Z3
-	VBROADCASTSS      consts<>+384(SB), Z4
-	VMINPS            Z3, Z4, Z4
-	VMULPS.BCST       consts<>+0(SB), Z4, Z5
-	VRNDSCALEPS       $0x08, Z5, Z5
-	VMOVAPS           Z4, Z4
-	VFNMADD231PS.BCST consts<>+32(SB), Z5, Z4
-	VFNMADD231PS.BCST consts<>+64(SB), Z5, Z4
-	VBROADCASTSS      consts<>+320(SB), Z6
-	VFMADD213PS.BCST  consts<>+288(SB), Z4, Z6
-	VFMADD213PS.BCST  consts<>+256(SB), Z4, Z6
-	VFMADD213PS.BCST  consts<>+224(SB), Z4, Z6
-	VFMADD213PS.BCST  consts<>+192(SB), Z4, Z6
-	VFMADD213PS.BCST  consts<>+160(SB), Z4, Z6
-	VFMADD213PS.BCST  consts<>+160(SB), Z4, Z6
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Z3, K1
-	VSCALEFPS.Z       Z5, Z6, K1, Z6
-	VMOVUPS           Z6, (AX)(R10*4)
+	VMOVUPS           (DX)(R10*4), Z2
+	VFMADD213PS       Z1, Z0, Z2
+	VBROADCASTSS      consts<>+384(SB), Z3
+	VMINPS            Z2, Z3, Z3
+	VMULPS.BCST       consts<>+0(SB), Z3, Z4
+	VRNDSCALEPS       $0x08, Z4, Z4
+	VMOVAPS           Z3, Z3
+	VFNMADD231PS.BCST consts<>+32(SB), Z4, Z3
+	VFNMADD231PS.BCST consts<>+64(SB), Z4, Z3
+	VBROADCASTSS      consts<>+320(SB), Z5
+	VFMADD213PS.BCST  consts<>+288(SB), Z3, Z5
+	VFMADD213PS.BCST  consts<>+256(SB), Z3, Z5
+	VFMADD213PS.BCST  consts<>+224(SB), Z3, Z5
+	VFMADD213PS.BCST  consts<>+192(SB), Z3, Z5
+	VFMADD213PS.BCST  consts<>+160(SB), Z3, Z5
+	VFMADD213PS.BCST  consts<>+160(SB), Z3, Z5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z2, K1
+	VSCALEFPS.Z       Z4, Z5, K1, Z5
+	VMOVUPS           Z5, (AX)(R10*4)
 	ADDQ              $0x00000010, R10
 	JMP               expVector
 
@@ -1978,29 +1928,30 @@ expEnd:
 	MOVL              $0x0000ffff, R12
 	BZHIL             R11, R12, R12
 	KMOVW             R12, K1
-	VMOVUPS.Z         (DX)(R10*4), K1, Z3
-	VFMADD213PS       Z2, Z0, Z3
-	VBROADCASTSS      consts<>+384(SB), Z2
-	VMINPS            Z3, Z2, Z2
-	VMULPS.BCST       consts<>+0(SB), Z2, Z4
-	VRNDSCALEPS       $0x08, Z4, Z4
-	VMOVAPS           Z2, Z2
-	VFNMADD231PS.BCST consts<>+32(SB), Z4, Z2
-	VFNMADD231PS.BCST consts<>+64(SB), Z4, Z2
-	VBROADCASTSS      consts<>+320(SB), Z5
-	VFMADD213PS.BCST  consts<>+288(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+256(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+224(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+192(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z5
-	VFMADD213PS.BCST  consts<>+160(SB), Z2, Z5
-	VCMPPS.BCST       $0x15, consts<>+352(SB), Z3, K2
-	VSCALEFPS.Z       Z4, Z5, K2, Z5
-	VMOVUPS           Z5, K1, (AX)(R10*4)
+	VMOVUPS.Z         (DX)(R10*4), K1, Z2
+	VFMADD213PS       Z1, Z0, Z2
+	VBROADCASTSS      consts<>+384(SB), Z1
+	VMINPS            Z2, Z1, Z1
+	VMULPS.BCST       consts<>+0(SB), Z1, Z3
+	VRNDSCALEPS       $0x08, Z3, Z3
+	VMOVAPS           Z1, Z1
+	VFNMADD231PS.BCST consts<>+32(SB), Z3, Z1
+	VFNMADD231PS.BCST consts<>+64(SB), Z3, Z1
+	VBROADCASTSS      consts<>+320(SB), Z4
+	VFMADD213PS.BCST  consts<>+288(SB), Z1, Z4
+	VFMADD213PS.BCST  consts<>+256(SB), Z1, Z4
+	VFMADD213PS.BCST  consts<>+224(SB), Z1, Z4
+	VFMADD213PS.BCST  consts<>+192(SB), Z1, Z4
+	VFMADD213PS.BCST  consts<>+160(SB), Z1, Z4
+	VFMADD213PS.BCST  consts<>+160(SB), Z1, Z4
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Z2, K2
+	VSCALEFPS.Z       Z3, Z4, K2, Z4
+	VMOVUPS           Z4, K1, (AX)(R10*4)
 	MOVQ              R9, R10
 
 zeros:
-	LEAQ -16(DI), R9
+	VXORPS Z1, Z1, Z1
+	LEAQ   -16(DI), R9
 
 zeroVector:
 	CMPQ    R10, R9
