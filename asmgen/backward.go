@@ -312,8 +312,11 @@ func genRowsReduce(s *isa, op rowsReduceOp) {
 
 	// Pass 2: the outputs.
 	if !s.evex {
+		asm.TESTQ(rem, rem)
+		asm.JZ(LabelRef(lbl("Whole")))
 		asm.VMOVUPS(op.out(s, st, Mem{Base: y.p, Index: cols, Scale: 4, Disp: -s.bytes()},
 			Mem{Base: dy.p, Index: cols, Scale: 4, Disp: -s.bytes()}, c), lastAt)
+		asm.Label(lbl("Whole"))
 	}
 	asm.XORQ(i, i)
 	s.vecLoop(lbl("Out"), i, cols, reduceAccs, func(j int, at func(GPVirtual) Mem) {
@@ -461,10 +464,15 @@ func genSoftmaxRecompute(s *isa) {
 	} else {
 		asm.CMPQ(n, U32(s.lanes))
 		asm.JB(LabelRef("short"))
+		asm.TESTQ(U32(s.lanes-1), n)
+		asm.JZ(LabelRef("whole"))
 		asm.VMOVUPS(e.apply(arg(Mem{Base: sm.p, Index: n, Scale: 4, Disp: -s.bytes()})), lastAt)
+		asm.Label("whole")
 		s.vecLoop("exp", j, n, unroll, func(_ int, at func(GPVirtual) Mem) {
 			asm.VMOVUPS(e.apply(arg(at(sm.p))), at(pm.p))
 		})
+		asm.CMPQ(j, n)
+		asm.JAE(LabelRef("zeros"))
 		last := s.vec()
 		asm.VMOVUPS(lastAt, last)
 		asm.VMOVUPS(last, Mem{Base: pm.p, Index: n, Scale: 4, Disp: -s.bytes()})
@@ -554,7 +562,11 @@ func genSoftmaxBackwardBlock(s *isa) {
 	asm.VBROADCASTSS(Mem{Base: delta}, dl)
 	var last VecVirtual
 	if !s.evex {
-		last = out(Mem{Base: p.p, Index: cols, Scale: 4, Disp: -s.bytes()}, Mem{Base: dp.p, Index: cols, Scale: 4, Disp: -s.bytes()}, dl)
+		last = s.vec()
+		asm.TESTQ(rem, rem)
+		asm.JZ(LabelRef("whole"))
+		asm.VMOVUPS(out(Mem{Base: p.p, Index: cols, Scale: 4, Disp: -s.bytes()}, Mem{Base: dp.p, Index: cols, Scale: 4, Disp: -s.bytes()}, dl), last)
+		asm.Label("whole")
 	}
 	j := asm.GP64()
 	asm.XORQ(j, j)

@@ -89,6 +89,8 @@ softmaxBackwardSum:
 	VSHUFPS      $0xb1, X2, X2, X3
 	VADDPS       X3, X2, X2
 	VBROADCASTSS X2, Y2
+	TESTQ        R10, R10
+	JZ           softmaxBackwardWhole
 	VMOVUPS      -32(DX)(R9*4), Y3
 	VMOVUPS      -32(SI)(R9*4), Y4
 	VSUBPS       Y2, Y4, Y4
@@ -96,8 +98,10 @@ softmaxBackwardSum:
 	VCMPPS       $0x04, Y0, Y3, Y3
 	VANDPS       Y3, Y4, Y4
 	VMOVUPS      Y4, (SP)
-	XORQ         R11, R11
-	LEAQ         -32(R9), R12
+
+softmaxBackwardWhole:
+	XORQ R11, R11
+	LEAQ -32(R9), R12
 
 softmaxBackwardOutBlock:
 	CMPQ    R11, R12
@@ -583,6 +587,8 @@ logSoftmaxBackwardSum:
 	VSHUFPS      $0xb1, X9, X9, X10
 	VADDPS       X10, X9, X9
 	VBROADCASTSS X9, Y9
+	TESTQ        R10, R10
+	JZ           logSoftmaxBackwardWhole
 	VMOVUPS      -32(DX)(R9*4), Y10
 	VMOVUPS      consts<>+0(SB), Y11
 	VFMADD213PS  Y0, Y10, Y11
@@ -614,8 +620,10 @@ expInRange1:
 	VMOVUPS      -32(SI)(R9*4), Y10
 	VFNMADD231PS Y12, Y9, Y10
 	VMOVUPS      Y10, (SP)
-	XORQ         R11, R11
-	LEAQ         -32(R9), R12
+
+logSoftmaxBackwardWhole:
+	XORQ R11, R11
+	LEAQ -32(R9), R12
 
 logSoftmaxBackwardOutBlock:
 	CMPQ         R11, R12
@@ -1671,6 +1679,8 @@ row:
 	XORQ         R10, R10
 	CMPQ         R9, $0x00000008
 	JB           short
+	TESTQ        $0x00000007, R9
+	JZ           whole
 	VMOVUPS      -32(DX)(R9*4), Y10
 	VFMADD213PS  Y9, Y8, Y10
 	VMOVUPS      consts<>+0(SB), Y11
@@ -1701,7 +1711,9 @@ row:
 
 expInRange1:
 	VMOVUPS Y12, (SP)
-	LEAQ    -8(R9), R11
+
+whole:
+	LEAQ -8(R9), R11
 
 expVector:
 	CMPQ         R10, R11
@@ -1740,6 +1752,8 @@ expInRange2:
 	JMP     expVector
 
 expEnd:
+	CMPQ    R10, R9
+	JAE     zeros
 	VMOVUPS (SP), Y9
 	VMOVUPS Y9, -32(AX)(R9*4)
 	MOVQ    R9, R10
@@ -2001,45 +2015,50 @@ TEXT ·softmaxBackwardBlockAVX2(SB), NOSPLIT, $0-136
 
 row:
 	VBROADCASTSS (R8), Y1
+	TESTQ        R11, R11
+	JZ           whole
 	VMOVUPS      -32(DX)(R10*4), Y2
 	VMOVUPS      -32(SI)(R10*4), Y3
 	VSUBPS       Y1, Y3, Y3
 	VMULPS       Y2, Y3, Y3
 	VCMPPS       $0x04, Y0, Y2, Y2
 	VANDPS       Y2, Y3, Y3
-	XORQ         R12, R12
-	LEAQ         -32(R10), R13
+	VMOVUPS      Y3, Y2
+
+whole:
+	XORQ R12, R12
+	LEAQ -32(R10), R13
 
 blockBlock:
 	CMPQ    R12, R13
 	JG      blockSingle
-	VMOVUPS (DX)(R12*4), Y2
+	VMOVUPS (DX)(R12*4), Y3
 	VMOVUPS (SI)(R12*4), Y4
 	VSUBPS  Y1, Y4, Y4
-	VMULPS  Y2, Y4, Y4
-	VCMPPS  $0x04, Y0, Y2, Y2
-	VANDPS  Y2, Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VCMPPS  $0x04, Y0, Y3, Y3
+	VANDPS  Y3, Y4, Y4
 	VMOVUPS Y4, (AX)(R12*4)
-	VMOVUPS 32(DX)(R12*4), Y2
+	VMOVUPS 32(DX)(R12*4), Y3
 	VMOVUPS 32(SI)(R12*4), Y4
 	VSUBPS  Y1, Y4, Y4
-	VMULPS  Y2, Y4, Y4
-	VCMPPS  $0x04, Y0, Y2, Y2
-	VANDPS  Y2, Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VCMPPS  $0x04, Y0, Y3, Y3
+	VANDPS  Y3, Y4, Y4
 	VMOVUPS Y4, 32(AX)(R12*4)
-	VMOVUPS 64(DX)(R12*4), Y2
+	VMOVUPS 64(DX)(R12*4), Y3
 	VMOVUPS 64(SI)(R12*4), Y4
 	VSUBPS  Y1, Y4, Y4
-	VMULPS  Y2, Y4, Y4
-	VCMPPS  $0x04, Y0, Y2, Y2
-	VANDPS  Y2, Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VCMPPS  $0x04, Y0, Y3, Y3
+	VANDPS  Y3, Y4, Y4
 	VMOVUPS Y4, 64(AX)(R12*4)
-	VMOVUPS 96(DX)(R12*4), Y2
+	VMOVUPS 96(DX)(R12*4), Y3
 	VMOVUPS 96(SI)(R12*4), Y4
 	VSUBPS  Y1, Y4, Y4
-	VMULPS  Y2, Y4, Y4
-	VCMPPS  $0x04, Y0, Y2, Y2
-	VANDPS  Y2, Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VCMPPS  $0x04, Y0, Y3, Y3
+	VANDPS  Y3, Y4, Y4
 	VMOVUPS Y4, 96(AX)(R12*4)
 	ADDQ    $0x00000020, R12
 	JMP     blockBlock
@@ -2050,12 +2069,12 @@ blockSingle:
 blockVector:
 	CMPQ    R12, R13
 	JG      blockEnd
-	VMOVUPS (DX)(R12*4), Y2
+	VMOVUPS (DX)(R12*4), Y3
 	VMOVUPS (SI)(R12*4), Y4
 	VSUBPS  Y1, Y4, Y4
-	VMULPS  Y2, Y4, Y4
-	VCMPPS  $0x04, Y0, Y2, Y2
-	VANDPS  Y2, Y4, Y4
+	VMULPS  Y3, Y4, Y4
+	VCMPPS  $0x04, Y0, Y3, Y3
+	VANDPS  Y3, Y4, Y4
 	VMOVUPS Y4, (AX)(R12*4)
 	ADDQ    $0x00000008, R12
 	JMP     blockVector
@@ -2063,7 +2082,7 @@ blockVector:
 blockEnd:
 	TESTQ   R11, R11
 	JZ      next
-	VMOVUPS Y3, -32(AX)(R10*4)
+	VMOVUPS Y2, -32(AX)(R10*4)
 
 next:
 	ADDQ CX, AX
