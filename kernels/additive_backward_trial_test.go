@@ -20,7 +20,9 @@ import (
 func TestAdditiveScoreBackwardTrial(t *testing.T) {
 	type kern = func(dq, dv, dk []float32, lddk int, k []float32, ldk int, q, v, ds []float32)
 	noDK := func(f func(dq, dv, k []float32, ldk int, q, v, ds []float32)) kern {
-		return func(dq, dv, _ []float32, _ int, k []float32, ldk int, q, v, ds []float32) { f(dq, dv, k, ldk, q, v, ds) }
+		return func(dq, dv, _ []float32, _ int, k []float32, ldk int, q, v, ds []float32) {
+			f(dq, dv, k, ldk, q, v, ds)
+		}
 	}
 	variants := []struct {
 		name string

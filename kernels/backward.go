@@ -43,9 +43,10 @@ import (
 // makes every dx[i] with y[i] ≠ 0 NaN; infinities follow IEEE arithmetic
 // through the formula (an infinite dy[i] with y[i] ≠ 0 makes ⟨y, dy⟩
 // infinite, dx[i] NaN as Inf − Inf, and the other nonzero entries
-// infinite). The one exception: when the finite terms of ⟨y, dy⟩ overflow,
-// the sum may overflow in one order and not in another, so on one ISA and
-// not another.
+// infinite). The one exception comes from the sum's ISA-dependent order:
+// when its finite terms overflow, it may overflow on one ISA and not on
+// another, and so may dy[i] − ⟨y, dy⟩ (which then gives ±Inf or NaN where
+// the exact dx[i] is finite).
 func SoftmaxBackward(dx, y, dy []float32) {
 	checkBackwardLen("SoftmaxBackward", dx, y, dy)
 	checkBackwardAlias("SoftmaxBackward", dx, y, dy)
@@ -57,11 +58,11 @@ func SoftmaxBackward(dx, y, dy []float32) {
 
 // SoftmaxBackwardRows is SoftmaxBackward on every row: row i of dx is set
 // from row i of y and of dy (the softmax of each row of a block of scores),
-// with the accuracy and special values of SoftmaxBackward for n = y.Cols. The
-// three must be valid matrices of the same shape; dx may be y or dy (the same
-// matrix: the same first element and stride); it panics, naming the
-// arguments and sizes, before any work otherwise, or if dx overlaps y or dy.
-// On AVX2, AVX-512 and NEON one assembly call takes every row.
+// with the accuracy and special values of SoftmaxBackward for n = y.Cols.
+// dx may be y or dy (the same matrix: the same first element and stride).
+// It panics, naming the arguments and sizes, before any work, unless the
+// three are valid matrices of the same shape, and if dx otherwise overlaps y
+// or dy. On AVX2, AVX-512 and NEON one assembly call takes every row.
 func SoftmaxBackwardRows(dx, y, dy Matrix) {
 	checkBackwardRows("SoftmaxBackwardRows", dx, y, dy)
 	if y.Rows == 0 || y.Cols == 0 {
@@ -87,11 +88,14 @@ func SoftmaxBackwardRows(dx, y, dy Matrix) {
 // Special values, the same on every ISA: y[i] = −Inf (a masked entry, as
 // LogSoftmax gives it) has e^y[i] = 0, so dx[i] = dy[i] when Σ dy is finite,
 // and a fully masked row (y all −Inf) gives dx = dy; otherwise NaN and
-// infinities follow IEEE arithmetic and Exp's rules (a NaN in dy makes every
-// dx[i] NaN; an infinite Σ dy makes dx[i] infinite, or NaN where e^y[i] = 0
-// or dy[i] is the opposite infinity). The one exception: when the finite
-// elements of dy overflow their sum, it may overflow in one order and not in
-// another, so on one ISA and not another.
+// infinities follow IEEE arithmetic and Exp's rules (a NaN in y[i] makes
+// dx[i] NaN, a NaN in dy every dx[i]; an infinite Σ dy makes dx[i]
+// infinite, or NaN where e^y[i] = 0 (0·Inf) or where dy[i] is that infinity
+// itself (Inf − Inf)). The exceptions come from the sum's ISA-dependent
+// order: when the finite elements of dy overflow their sum, it may overflow
+// on one ISA and not on another; and where e^y[i] is infinite
+// (y[i] ≥ 88.72284) dx[i] is an infinity of Σ's sign, or NaN where Σ is 0,
+// which may differ between ISAs when Σ is within its rounding error of 0.
 func LogSoftmaxBackward(dx, y, dy []float32) {
 	checkBackwardLen("LogSoftmaxBackward", dx, y, dy)
 	checkBackwardAlias("LogSoftmaxBackward", dx, y, dy)
@@ -145,7 +149,8 @@ func TanhBackward(dx, y, dy []float32) {
 //
 // Special values follow IEEE arithmetic: NaN gives NaN, y = 0 or 1 with an
 // infinite dy gives NaN (0·Inf), an infinite y gives NaN (Inf − Inf), and
-// one so large that y − y² overflows (|y| ≥ 2⁶⁴) gives −Inf·dy.
+// one so large that y − y² overflows (|y| ≥ 2⁶⁴) gives −Inf·dy (NaN for
+// dy = 0).
 func SigmoidBackward(dx, y, dy []float32) {
 	checkBackwardLen("SigmoidBackward", dx, y, dy)
 	checkBackwardAlias("SigmoidBackward", dx, y, dy)
@@ -163,9 +168,9 @@ func SigmoidBackward(dx, y, dy []float32) {
 // Each p[i][j] is, bit for bit, what Exp gives on the same ISA for the
 // argument a = scale·s[i][j] − lse[i] rounded once (a fused multiply-add; for
 // scale = 1 that is the rounded difference): within (|a| + 5)·u relative of
-// e^(scale·s[i][j] − lse[i]) (the rounding of a moves the exponential by up
-// to |a|·u, Exp adds 2 ULP), or 2⁻¹²⁶ absolute where that is below 2⁻¹²⁶
-// (Exp flushes to zero).
+// e^(scale·s[i][j] − lse[i]), to first order (the rounding of a moves the
+// exponential by up to |a|·u, Exp adds 2 ULP), or 2⁻¹²⁶ absolute where that
+// is below 2⁻¹²⁶ (Exp flushes to zero).
 //
 // Special values: a row with lse[i] = −Inf (a query row that attends to no
 // key, which the forward saves so) is all zeros, whatever s holds; otherwise

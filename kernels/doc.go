@@ -12,6 +12,13 @@
 // AxpyInc; and the element-wise pass of a recurrent cell after its gate
 // product, nonlinearities and state update in one pass (LSTMCell, GRUCell).
 //
+// For training, the backward of what the forward has: SoftmaxBackward and
+// LogSoftmaxBackward (for a vector and for the rows of a matrix),
+// TanhBackward and SigmoidBackward from the outputs, AdditiveScoreBackwardAdd
+// (the additive score's gradients in one pass over the keys, tanh recomputed)
+// and the element-wise work of a flash-attention backward tile
+// (SoftmaxRecompute, SoftmaxBackwardBlock). Each states its bound.
+//
 // Every kernel validates its shapes in Go and panics, before touching memory,
 // with a message that names the kernel and the sizes. It then calls the best
 // implementation for the CPU, chosen once at start-up (see [ISA]). Kernels never
