@@ -139,9 +139,11 @@ func genRowsReduceNEON(f *neonFile, op rowsReduceNEONOp) {
 	f.op("MOVD R2, R9")
 	f.op("MOVD R0, R10")
 	f.op("MOVD R7, R12")
+	// y in V0 up; dy, then dx, above neonMath's temporaries (V14, V15 for
+	// two vectors), or in V4–V7 for four vectors without neonMath.
 	k := op.perIter
-	x := neonSeq(vIn, k)                 // y
-	d := neonSeq(vIn+14-Reg(2*(k/4)), k) // dy, then dx
+	x := neonSeq(vIn, k)
+	d := neonSeq(vIn+14, k)
 	if k == 4 {
 		d = neonSeq(vIn+4, 4)
 	}
