@@ -16,6 +16,7 @@ type binOp struct {
 	sig    string // Go signature
 	what   string // the doc's formula
 	param  string // the name of its float32 parameter, if any
+	one    bool   // without a parameter: a is the constant 1
 	unary  bool   // reads x only
 	// vec sets v = f(x, y) for whole vectors; x and y are memory or vector
 	// operands, a the broadcast parameter (nil without one).
@@ -118,6 +119,8 @@ func genBinOp(s *isa, op binOp) {
 	var a VecVirtual
 	if op.param != "" {
 		a = s.broadcast(op.param)
+	} else if op.one {
+		a = newConst(s, 1).reg()
 	}
 	dst := load(asm.Param("dst").Base())
 	x := load(asm.Param("x").Base())

@@ -1135,3 +1135,104 @@ func gruCellBackward(dGx, dGh, dhPrev, act, h, dh []float32) {
 		fallback.GRUCellBackward(dGx, dGh, dhPrev, act, h, dh)
 	}
 }
+
+// The backward kernels (backward.go, additive_backward.go). The streaming
+// ones (softmax backward, the flash tile's dS, the activations) come in both
+// AVX-512 widths; those bound by Exp or Tanh compute in ZMM.
+
+// softmaxBackwardRows is SoftmaxBackwardRows for rows, cols ≥ 1.
+func softmaxBackwardRows(dx, y, dy []float32, rows, cols, ldx, ldy, lddy int) {
+	switch {
+	case active == AVX512 && zmm():
+		softmaxBackwardAVX512Z(dx, y, dy, rows, cols, ldx, ldy, lddy)
+	case active == AVX512:
+		softmaxBackwardAVX512(dx, y, dy, rows, cols, ldx, ldy, lddy)
+	case active == AVX2:
+		softmaxBackwardAVX2(dx, y, dy, rows, cols, ldx, ldy, lddy)
+	default:
+		softmaxBackwardRowsGo(dx, y, dy, rows, cols, ldx, ldy, lddy)
+	}
+}
+
+// logSoftmaxBackwardRows is LogSoftmaxBackwardRows for rows, cols ≥ 1.
+func logSoftmaxBackwardRows(dx, y, dy []float32, rows, cols, ldx, ldy, lddy int) {
+	switch active {
+	case AVX512:
+		logSoftmaxBackwardAVX512(dx, y, dy, rows, cols, ldx, ldy, lddy)
+	case AVX2:
+		logSoftmaxBackwardAVX2(dx, y, dy, rows, cols, ldx, ldy, lddy)
+	default:
+		logSoftmaxBackwardRowsGo(dx, y, dy, rows, cols, ldx, ldy, lddy)
+	}
+}
+
+func tanhBackward(dx, y, dy []float32) {
+	switch {
+	case active == AVX512 && zmm():
+		tanhBackwardAVX512Z(dx, y, dy)
+	case active == AVX512:
+		tanhBackwardAVX512(dx, y, dy)
+	case active == AVX2:
+		tanhBackwardAVX2(dx, y, dy)
+	default:
+		fallback.TanhBackward(dx, y, dy)
+	}
+}
+
+func sigmoidBackward(dx, y, dy []float32) {
+	switch {
+	case active == AVX512 && zmm():
+		sigmoidBackwardAVX512Z(dx, y, dy)
+	case active == AVX512:
+		sigmoidBackwardAVX512(dx, y, dy)
+	case active == AVX2:
+		sigmoidBackwardAVX2(dx, y, dy)
+	default:
+		fallback.SigmoidBackward(dx, y, dy)
+	}
+}
+
+// softmaxRecompute is SoftmaxRecompute for rows, cols ≥ 1 and d within
+// [−rows, cols].
+func softmaxRecompute(p, s []float32, rows, cols, ldp, lds, d int, scale float32, lse []float32) {
+	switch active {
+	case AVX512:
+		softmaxRecomputeAVX512(p, s, rows, cols, ldp, lds, d, scale, lse)
+	case AVX2:
+		softmaxRecomputeAVX2(p, s, rows, cols, ldp, lds, d, scale, lse)
+	default:
+		fallback.SoftmaxRecompute(p, ldp, s, lds, rows, cols, scale, lse, d)
+	}
+}
+
+// softmaxBackwardBlock is SoftmaxBackwardBlock for rows, cols ≥ 1.
+func softmaxBackwardBlock(ds, p, dp []float32, rows, cols, ldds, ldp, lddp int, delta []float32) {
+	switch {
+	case active == AVX512 && zmm():
+		softmaxBackwardBlockAVX512Z(ds, p, dp, rows, cols, ldds, ldp, lddp, delta)
+	case active == AVX512:
+		softmaxBackwardBlockAVX512(ds, p, dp, rows, cols, ldds, ldp, lddp, delta)
+	case active == AVX2:
+		softmaxBackwardBlockAVX2(ds, p, dp, rows, cols, ldds, ldp, lddp, delta)
+	default:
+		fallback.SoftmaxBackwardBlock(ds, ldds, p, ldp, dp, lddp, rows, cols, delta)
+	}
+}
+
+// additiveScoreBackward is AdditiveScoreBackwardAdd for k.Rows, k.Cols ≥ 1;
+// dk nil skips the key gradient. The AVX2 kernel needs a whole vector of
+// columns: narrower rows go to fallback (the same bits).
+func additiveScoreBackward(dq, dv, dk []float32, lddk int, k []float32, ldk int, q, v, ds []float32) {
+	switch {
+	case active == AVX512 && dk != nil:
+		additiveScoreBackwardAVX512(dq, dv, dk, lddk, k, ldk, q, v, ds)
+	case active == AVX512:
+		additiveScoreBackwardNoDKAVX512(dq, dv, k, ldk, q, v, ds)
+	case active == AVX2 && len(q) >= 8 && dk != nil:
+		additiveScoreBackwardAVX2(dq, dv, dk, lddk, k, ldk, q, v, ds)
+	case active == AVX2 && len(q) >= 8:
+		additiveScoreBackwardNoDKAVX2(dq, dv, k, ldk, q, v, ds)
+	default:
+		fallback.AdditiveScoreBackwardAdd(dq, dv, dk, lddk, k, ldk, q, v, ds)
+	}
+}

@@ -519,3 +519,71 @@ func gruCellBackward(dGx, dGh, dhPrev, act, h, dh []float32) {
 	}
 	fallback.GRUCellBackward(dGx, dGh, dhPrev, act, h, dh)
 }
+
+// The backward kernels (backward.go, additive_backward.go) in NEON.
+
+// softmaxBackwardRows is SoftmaxBackwardRows for rows, cols ≥ 1.
+func softmaxBackwardRows(dx, y, dy []float32, rows, cols, ldx, ldy, lddy int) {
+	if active == NEON {
+		softmaxBackwardNEON(dx, y, dy, rows, cols, ldx, ldy, lddy)
+		return
+	}
+	softmaxBackwardRowsGo(dx, y, dy, rows, cols, ldx, ldy, lddy)
+}
+
+// logSoftmaxBackwardRows is LogSoftmaxBackwardRows for rows, cols ≥ 1.
+func logSoftmaxBackwardRows(dx, y, dy []float32, rows, cols, ldx, ldy, lddy int) {
+	if active == NEON {
+		logSoftmaxBackwardNEON(dx, y, dy, rows, cols, ldx, ldy, lddy)
+		return
+	}
+	logSoftmaxBackwardRowsGo(dx, y, dy, rows, cols, ldx, ldy, lddy)
+}
+
+func tanhBackward(dx, y, dy []float32) {
+	if active == NEON {
+		tanhBackwardNEON(dx, y, dy)
+		return
+	}
+	fallback.TanhBackward(dx, y, dy)
+}
+
+func sigmoidBackward(dx, y, dy []float32) {
+	if active == NEON {
+		sigmoidBackwardNEON(dx, y, dy)
+		return
+	}
+	fallback.SigmoidBackward(dx, y, dy)
+}
+
+// softmaxRecompute is SoftmaxRecompute for rows, cols ≥ 1 and d within
+// [−rows, cols].
+func softmaxRecompute(p, s []float32, rows, cols, ldp, lds, d int, scale float32, lse []float32) {
+	if active == NEON {
+		softmaxRecomputeNEON(p, s, rows, cols, ldp, lds, d, scale, lse)
+		return
+	}
+	fallback.SoftmaxRecompute(p, ldp, s, lds, rows, cols, scale, lse, d)
+}
+
+// softmaxBackwardBlock is SoftmaxBackwardBlock for rows, cols ≥ 1.
+func softmaxBackwardBlock(ds, p, dp []float32, rows, cols, ldds, ldp, lddp int, delta []float32) {
+	if active == NEON {
+		softmaxBackwardBlockNEON(ds, p, dp, rows, cols, ldds, ldp, lddp, delta)
+		return
+	}
+	fallback.SoftmaxBackwardBlock(ds, ldds, p, ldp, dp, lddp, rows, cols, delta)
+}
+
+// additiveScoreBackward is AdditiveScoreBackwardAdd for k.Rows, k.Cols ≥ 1;
+// dk nil skips the key gradient.
+func additiveScoreBackward(dq, dv, dk []float32, lddk int, k []float32, ldk int, q, v, ds []float32) {
+	switch {
+	case active == NEON && dk != nil:
+		additiveScoreBackwardNEON(dq, dv, dk, lddk, k, ldk, q, v, ds)
+	case active == NEON:
+		additiveScoreBackwardNoDKNEON(dq, dv, k, ldk, q, v, ds)
+	default:
+		fallback.AdditiveScoreBackwardAdd(dq, dv, dk, lddk, k, ldk, q, v, ds)
+	}
+}

@@ -178,3 +178,28 @@ func gruCellTrain(hOut, act, gates, nh, bx, bh, h []float32) {
 func gruCellBackward(dGx, dGh, dhPrev, act, h, dh []float32) {
 	fallback.GRUCellBackward(dGx, dGh, dhPrev, act, h, dh)
 }
+
+// The backward kernels (backward.go, additive_backward.go): pure Go.
+
+func softmaxBackwardRows(dx, y, dy []float32, rows, cols, ldx, ldy, lddy int) {
+	softmaxBackwardRowsGo(dx, y, dy, rows, cols, ldx, ldy, lddy)
+}
+
+func logSoftmaxBackwardRows(dx, y, dy []float32, rows, cols, ldx, ldy, lddy int) {
+	logSoftmaxBackwardRowsGo(dx, y, dy, rows, cols, ldx, ldy, lddy)
+}
+
+func tanhBackward(dx, y, dy []float32)    { fallback.TanhBackward(dx, y, dy) }
+func sigmoidBackward(dx, y, dy []float32) { fallback.SigmoidBackward(dx, y, dy) }
+
+func softmaxRecompute(p, s []float32, rows, cols, ldp, lds, d int, scale float32, lse []float32) {
+	fallback.SoftmaxRecompute(p, ldp, s, lds, rows, cols, scale, lse, d)
+}
+
+func softmaxBackwardBlock(ds, p, dp []float32, rows, cols, ldds, ldp, lddp int, delta []float32) {
+	fallback.SoftmaxBackwardBlock(ds, ldds, p, ldp, dp, lddp, rows, cols, delta)
+}
+
+func additiveScoreBackward(dq, dv, dk []float32, lddk int, k []float32, ldk int, q, v, ds []float32) {
+	fallback.AdditiveScoreBackwardAdd(dq, dv, dk, lddk, k, ldk, q, v, ds)
+}

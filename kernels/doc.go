@@ -26,6 +26,13 @@
 // first element and length), for an in-place update; every kernel panics,
 // naming the arguments, when an output overlaps an input in any other way.
 //
+// For training, the backward of what the forward has: SoftmaxBackward and
+// LogSoftmaxBackward (for a vector and for the rows of a matrix),
+// TanhBackward and SigmoidBackward from the outputs, AdditiveScoreBackwardAdd
+// (the additive score's gradients in one pass over the keys, tanh recomputed)
+// and the element-wise work of a flash-attention backward tile
+// (SoftmaxRecompute, SoftmaxBackwardBlock). Each states its bound.
+//
 // Every kernel validates its shapes in Go and panics, before touching memory,
 // with a message that names the kernel and the sizes. It then calls the best
 // implementation for the CPU, chosen once at start-up (see [ISA]). Kernels never
