@@ -67,7 +67,7 @@ func (a *Attentional) ApplyBackward(dwc kernels.Matrix, dc, dh, dout, out, c, h 
 	defer a.busy.Exit()
 	a.dz = grow(a.dz, n)
 	dz := a.dz
-	tanhBackward(dz, out, dout)
+	kernels.TanhBackward(dz, out, dout)
 	if wanted(dwc) {
 		outerAdd(cols(dwc, 0, a.dc), 1, dz, c)
 		outerAdd(cols(dwc, a.dc, a.wc.Cols), 1, dz, h)
@@ -111,7 +111,7 @@ func (a *Attentional) ApplyManyBackward(dwc, dc, dh, dout, out, c, h kernels.Mat
 	}
 	dz := scratchMat(&a.dz, B, n)
 	for b := range B {
-		tanhBackward(row(dz, b), row(out, b), row(dout, b))
+		kernels.TanhBackward(row(dz, b), row(out, b), row(dout, b))
 	}
 	if wanted(dwc) {
 		kernels.Gemm(kernels.Trans, kernels.NoTrans, 1, dz, c, 1, cols(dwc, 0, a.dc))

@@ -131,7 +131,7 @@ func (m *Memory) AttendBackward(g *Grads, dquery, dweights, dcontext, weights, h
 		kernels.Add(ds, ds, dweights[:n])
 	}
 	m.maskGrad(ds)
-	softmaxBackward(ds, alpha, ds)
+	kernels.SoftmaxBackward(ds, alpha, ds)
 	if dV := m.valuesGrad(g); dV.Rows > 0 {
 		outerAdd(rows(dV, 0, n), 1, alpha, dcontext)
 	}
@@ -193,7 +193,7 @@ func (m *Memory) AttendManyBackward(g *Grads, dqueries, dweights, dcontext, weig
 	for b := range B {
 		m.maskGrad(row(ds, b))
 	}
-	softmaxBackwardRows(ds, alpha, ds)
+	kernels.SoftmaxBackwardRows(ds, alpha, ds)
 	if dV := m.valuesGrad(g); dV.Rows > 0 {
 		kernels.Gemm(kernels.Trans, kernels.NoTrans, 1, alpha, dcontext, 1, rows(dV, 0, n))
 	}
@@ -504,7 +504,7 @@ func (m *Memory) additiveBackward(g *Grads, dq, ds, h kernels.Matrix) {
 			dk = rows(dka, lo, hi)
 		}
 		for b := range B {
-			additiveScoreBackwardAdd(row(dqa, b), dv, dk, k, row(qa, b), sc.v, row(ds, b)[lo:hi])
+			kernels.AdditiveScoreBackwardAdd(row(dqa, b), dv, dk, k, row(qa, b), sc.v, row(ds, b)[lo:hi])
 		}
 	}
 	if wanted(dq) {

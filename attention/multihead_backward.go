@@ -380,14 +380,14 @@ func (b *mhBackward) tile(t *backScratchMH, q, dout, dq, dk, dv kernels.Matrix, 
 	g := &t.gemm
 	if cut {
 		g.GemmPackedBand(kernels.NoTrans, b.alpha, q, &t.kT, 0, sc, d, kernels.BandColumns)
-		softmaxRecompute(sc, sc, 1, lse, d)
+		kernels.SoftmaxRecompute(sc, sc, 1, lse, d)
 		g.GemmPackedBand(kernels.NoTrans, 1, dout, &t.vT, 0, dp, d, kernels.BandColumns)
 	} else {
 		g.GemmPacked(kernels.NoTrans, b.alpha, q, &t.kT, 0, sc)
-		softmaxRecompute(sc, sc, 1, lse, w)
+		kernels.SoftmaxRecompute(sc, sc, 1, lse, w)
 		g.GemmPacked(kernels.NoTrans, 1, dout, &t.vT, 0, dp)
 	}
-	softmaxBackwardBlock(dp, sc, dp, delta)
+	kernels.SoftmaxBackwardBlock(dp, sc, dp, delta)
 	if cut { // the elements past the staircase were not computed: zero weights, zero gradients
 		for r := range h {
 			if n := max(0, d+r); n < w {
