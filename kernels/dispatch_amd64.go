@@ -1236,3 +1236,15 @@ func additiveScoreBackward(dq, dv, dk []float32, lddk int, k []float32, ldk int,
 		fallback.AdditiveScoreBackwardAdd(dq, dv, dk, lddk, k, ldk, q, v, ds)
 	}
 }
+
+// The loss over the vocabulary (crossentropy.go).
+
+func crossEntropyExp(dst, x []float32, t int, m, scale, shift float32) (sum, dsum, et float32) {
+	switch active {
+	case AVX512:
+		return crossEntropyExpAVX512(dst, x, t, m, scale, shift)
+	case AVX2:
+		return crossEntropyExpAVX2(dst, x, t, m, scale, shift)
+	}
+	return fallback.CrossEntropyExp(dst, x, t, m, scale, shift)
+}

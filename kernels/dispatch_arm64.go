@@ -587,3 +587,12 @@ func additiveScoreBackward(dq, dv, dk []float32, lddk int, k []float32, ldk int,
 		fallback.AdditiveScoreBackwardAdd(dq, dv, dk, lddk, k, ldk, q, v, ds)
 	}
 }
+
+// The loss over the vocabulary (crossentropy.go).
+
+func crossEntropyExp(dst, x []float32, t int, m, scale, shift float32) (sum, dsum, et float32) {
+	if active == NEON {
+		return crossEntropyExpNEON(dst, x, t, m, scale, shift)
+	}
+	return fallback.CrossEntropyExp(dst, x, t, m, scale, shift)
+}

@@ -203,3 +203,9 @@ func softmaxBackwardBlock(ds, p, dp []float32, rows, cols, ldds, ldp, lddp int, 
 func additiveScoreBackward(dq, dv, dk []float32, lddk int, k []float32, ldk int, q, v, ds []float32) {
 	fallback.AdditiveScoreBackwardAdd(dq, dv, dk, lddk, k, ldk, q, v, ds)
 }
+
+// The loss over the vocabulary (crossentropy.go): pure Go.
+
+func crossEntropyExp(dst, x []float32, t int, m, scale, shift float32) (sum, dsum, et float32) {
+	return fallback.CrossEntropyExp(dst, x, t, m, scale, shift)
+}
