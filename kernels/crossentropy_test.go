@@ -579,3 +579,181 @@ func FuzzSoftmaxCrossEntropy(f *testing.F) {
 		})
 	})
 }
+
+// TestOutputLayerGradients checks the composition the example shows: the
+// logits L = H·Wᵀ + b by Gemm, the mean loss's gradient dL fused, then
+// dW = dLᵀ·H and dH = dL·W by Gemm and db = dLᵀ·1 by MatTVec, against the
+// float64 gradients of the float64 loss (themselves checked against central
+// finite differences), within dL's bound carried through the products plus
+// the products' own γ.
+func TestOutputLayerGradients(t *testing.T) {
+	const n, d, v, eps = 5, 6, 9, 0.1
+	targets := []int32{2, -1, 8, 0, 5}
+	rng := rand.New(rand.NewPCG(31, 32))
+	h64, w64, b64 := make([]float64, n*d), make([]float64, v*d), make([]float64, v)
+	for _, s := range [][]float64{h64, w64, b64} {
+		for i := range s {
+			s[i] = float64(float32(rng.NormFloat64()))
+		}
+	}
+	counted := 4.0
+	// loss64 is the float64 mean loss of the layer.
+	loss64 := func(h, w, b []float64) float64 {
+		var total float64
+		for r, tg := range targets {
+			if tg < 0 {
+				continue
+			}
+			x := make([]float64, v)
+			for j := range x {
+				x[j] = b[j]
+				for k := 0; k < d; k++ {
+					x[j] += h[r*d+k] * w[j*d+k]
+				}
+			}
+			total += xentLossOf64(x, int(tg), eps)
+		}
+		return total / counted
+	}
+	// The float64 gradients by the formula: dL = (p − q)/counted.
+	dL64 := make([]float64, n*v)
+	for r, tg := range targets {
+		if tg < 0 {
+			continue
+		}
+		x := make([]float64, v)
+		for j := range x {
+			x[j] = b64[j]
+			for k := 0; k < d; k++ {
+				x[j] += h64[r*d+k] * w64[j*d+k]
+			}
+		}
+		for j, g := range xentGrad64(x, int(tg), eps) {
+			dL64[r*v+j] = g / counted
+		}
+	}
+	dW64, dH64, db64 := make([]float64, v*d), make([]float64, n*d), make([]float64, v)
+	for r := 0; r < n; r++ {
+		for j := 0; j < v; j++ {
+			db64[j] += dL64[r*v+j]
+			for k := 0; k < d; k++ {
+				dW64[j*d+k] += dL64[r*v+j] * h64[r*d+k]
+				dH64[r*d+k] += dL64[r*v+j] * w64[j*d+k]
+			}
+		}
+	}
+	// The formula against finite differences of the float64 loss.
+	const fd = 1e-6
+	for _, c := range []struct {
+		name string
+		x    []float64
+		g    []float64
+	}{{"dH", h64, dH64}, {"dW", w64, dW64}, {"db", b64, db64}} {
+		for i := range c.x {
+			x0 := c.x[i]
+			c.x[i] = x0 + fd
+			lp := loss64(h64, w64, b64)
+			c.x[i] = x0 - fd
+			lm := loss64(h64, w64, b64)
+			c.x[i] = x0
+			if diff := (lp - lm) / (2 * fd); math.Abs(diff-c.g[i]) > 1e-7 {
+				t.Fatalf("%s[%d]: formula %v, finite differences %v", c.name, i, c.g[i], diff)
+			}
+		}
+	}
+	f32 := func(r, c int, s []float64) Matrix {
+		m := Matrix{Rows: r, Cols: c, Stride: c, Data: make([]float32, r*c)}
+		for i, x := range s {
+			m.Data[i] = float32(x)
+		}
+		return m
+	}
+	forEachISA(t, func(t *testing.T) {
+		h, w, b := f32(n, d, h64), f32(v, d, w64), f32(1, v, b64)
+		logits := Matrix{Rows: n, Cols: v, Stride: v, Data: make([]float32, n*v)}
+		for r := 0; r < n; r++ {
+			copy(logits.Row(r), b.Data)
+		}
+		Gemm(NoTrans, Trans, 1, h, w, 1, logits)
+		x := append([]float32(nil), logits.Data...)
+		_, cnt := SoftmaxCrossEntropyRows(logits, logits, targets, CrossEntropyOptions{Ignore: -1, Smoothing: eps})
+		if cnt != int(counted) {
+			t.Fatalf("counted %d, want %v", cnt, counted)
+		}
+		// dL's own bound, element by element (the doc's, from float32 logits).
+		errL := make([]float64, n*v)
+		for r, tg := range targets {
+			if tg < 0 {
+				continue
+			}
+			row := x[r*v : (r+1)*v]
+			m := float64(fallback.Max(row))
+			p := softmaxLimit64(row)
+			q := xentTarget64(v, int(tg), eps)
+			s := 1 / counted
+			for j := range row {
+				errL[r*v+j] = s*((p[j]*(math.Abs(float64(row[j])-m)+1.5*v+9)+q[j])*u+0x1p-126) + u*math.Abs(float64(logits.Data[r*v+j]))
+			}
+		}
+		dW, dH := Matrix{Rows: v, Cols: d, Stride: d, Data: make([]float32, v*d)}, Matrix{Rows: n, Cols: d, Stride: d, Data: make([]float32, n*d)}
+		db := make([]float32, v)
+		Gemm(Trans, NoTrans, 1, logits, h, 0, dW)
+		Gemm(NoTrans, NoTrans, 1, logits, w, 0, dH)
+		MatTVec(db, logits, []float32{1, 1, 1, 1, 1})
+		// The logits themselves are off by γ_{d+1}·Σ|h·w| + |b|·u from the float64
+		// ones, which moves p − q by at most that times 2 (Σⱼ|∂pⱼ/∂xₖ| ≤ 2pₖ ≤ 2).
+		var xErr float64
+		for r := 0; r < n; r++ {
+			for j := 0; j < v; j++ {
+				var abs float64
+				for k := 0; k < d; k++ {
+					abs += math.Abs(h64[r*d+k] * w64[j*d+k])
+				}
+				xErr = math.Max(xErr, gamma(d+1)*(abs+math.Abs(b64[j])))
+			}
+		}
+		shift := 2 * xErr / counted // per element of dL, at most
+		check := func(name string, got []float32, want []float64, terms func(i int) (err, abs float64), k int) {
+			for i := range want {
+				e, a := terms(i)
+				bound := e + gamma(k+1)*a
+				if diff := math.Abs(float64(got[i]) - want[i]); !(diff <= bound) {
+					t.Fatalf("%s[%d] = %v, want %v ± %.3g (error %.3g)", name, i, got[i], want[i], bound, diff)
+				}
+			}
+		}
+		check("dW", dW.Data, dW64, func(i int) (float64, float64) {
+			j, k := i/d, i%d
+			var e, a float64
+			for r := 0; r < n; r++ {
+				if targets[r] < 0 {
+					continue
+				}
+				e += (errL[r*v+j] + shift) * math.Abs(h64[r*d+k])
+				a += math.Abs(float64(logits.Data[r*v+j]) * h64[r*d+k])
+			}
+			return e, a
+		}, n)
+		check("dH", dH.Data, dH64, func(i int) (float64, float64) {
+			r, k := i/d, i%d
+			var e, a float64
+			if targets[r] >= 0 {
+				for j := 0; j < v; j++ {
+					e += (errL[r*v+j] + shift) * math.Abs(w64[j*d+k])
+					a += math.Abs(float64(logits.Data[r*v+j]) * w64[j*d+k])
+				}
+			}
+			return e, a
+		}, v)
+		check("db", db, db64, func(j int) (float64, float64) {
+			var e, a float64
+			for r := 0; r < n; r++ {
+				if targets[r] >= 0 {
+					e += errL[r*v+j] + shift
+					a += math.Abs(float64(logits.Data[r*v+j]))
+				}
+			}
+			return e, a
+		}, n)
+	})
+}
