@@ -106,6 +106,13 @@ func SoftmaxCrossEntropy(dlogits, logits []float32, target int, o CrossEntropyOp
 // once, so it is within the sum of their bounds plus
 // (u + rows·2⁻⁵³)·Σᵢ|lossᵢ|.
 //
+// For an output layer logits = H·Wᵀ + b (H the n×d hidden states, W the V×d
+// projection), the rest of the backward is three products on dL = dlogits:
+// dW += dLᵀ·H is Gemm(Trans, NoTrans, 1, dL, H, 1, dW), dH = dL·W is
+// Gemm(NoTrans, NoTrans, 1, dL, W, 0, dH), and db += dLᵀ·1 is
+// MatTVecAdd(db, dL, ones); padding rows, whose dL is zero, add nothing to
+// them. Each carries dL's bound through Gemm's (see the example).
+//
 // dlogits may be logits (the same Data and Stride); it panics, before any
 // work, naming the sizes, if either is not a valid Matrix, if their shapes
 // differ, if len(targets) != logits.Rows, if they otherwise overlap, if ε is
