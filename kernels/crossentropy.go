@@ -149,6 +149,9 @@ func SoftmaxCrossEntropyRows(dlogits, logits Matrix, targets []int32, o CrossEnt
 		s = 1 / float32(counted)
 	}
 	var total float64
+	if logits.Cols == 0 {
+		return 0, counted // every row is padding
+	}
 	for i, t := range targets {
 		d := dlogits.Data[i*dlogits.Stride : i*dlogits.Stride+dlogits.Cols]
 		if o.ignores(int(t)) {

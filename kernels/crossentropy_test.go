@@ -492,6 +492,10 @@ func TestSoftmaxCrossEntropyPanics(t *testing.T) {
 	} {
 		mustPanic(t, c.want, c.f)
 	}
+	// Rows of no class are all padding, whatever the stride.
+	if l, c := SoftmaxCrossEntropyRows(Matrix{Rows: 3, Cols: 0, Stride: 5}, Matrix{Rows: 3, Cols: 0, Stride: 7}, []int32{-1, -1, -1}, o); l != 0 || c != 0 {
+		t.Fatalf("0 columns: (%v, %d), want (0, 0)", l, c)
+	}
 	// A panic leaves the rows before the bad target alone.
 	for i := range x {
 		x[i] = 1
