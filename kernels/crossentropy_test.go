@@ -534,10 +534,12 @@ func TestSoftmaxCrossEntropyNoAllocs(t *testing.T) {
 	dg := Matrix{Rows: 3, Cols: 100, Stride: 100, Data: d}
 	targets := []int32{5, -100, 99}
 	o := CrossEntropyOptions{Ignore: -100, Smoothing: 0.1}
+	xinf := []float32{1, float32(math.Inf(1)), 2, float32(math.Inf(1))}
 	forEachISA(t, func(t *testing.T) {
 		for name, f := range map[string]func(){
-			"SoftmaxCrossEntropy":     func() { SoftmaxCrossEntropy(d, x, 7, o) },
-			"SoftmaxCrossEntropyRows": func() { SoftmaxCrossEntropyRows(dg, lg, targets, o) },
+			"SoftmaxCrossEntropy":      func() { SoftmaxCrossEntropy(d, x, 7, o) },
+			"SoftmaxCrossEntropyRows":  func() { SoftmaxCrossEntropyRows(dg, lg, targets, o) },
+			"SoftmaxCrossEntropy/+Inf": func() { SoftmaxCrossEntropy(d[:4], xinf, 1, o) },
 		} {
 			if got := allocs.Count(10, f); got != 0 {
 				t.Errorf("%s allocates %d times in the measured calls", name, got)
