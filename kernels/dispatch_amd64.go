@@ -1236,3 +1236,38 @@ func additiveScoreBackward(dq, dv, dk []float32, lddk int, k []float32, ldk int,
 		fallback.AdditiveScoreBackwardAdd(dq, dv, dk, lddk, k, ldk, q, v, ds)
 	}
 }
+
+// The loss over the vocabulary and the optimizer steps (crossentropy.go,
+// optim.go).
+
+func crossEntropyExp(dst, x []float32, t int, m, scale, shift float32) (sum, dsum, et float32) {
+	switch active {
+	case AVX512:
+		return crossEntropyExpAVX512(dst, x, t, m, scale, shift)
+	case AVX2:
+		return crossEntropyExpAVX2(dst, x, t, m, scale, shift)
+	}
+	return fallback.CrossEntropyExp(dst, x, t, m, scale, shift)
+}
+
+func adamStep(p, g, m, v []float32, k *adamConsts) {
+	switch active {
+	case AVX512:
+		adamStepAVX512(p, g, m, v, k.lr, k.b1, k.c1, k.b2, k.c2, k.rs, k.eps, k.wd, k.mode)
+	case AVX2:
+		adamStepAVX2(p, g, m, v, k.lr, k.b1, k.c1, k.b2, k.c2, k.rs, k.eps, k.wd, k.mode)
+	default:
+		fallback.AdamStep(p, g, m, v, k.lr, k.b1, k.c1, k.b2, k.c2, k.rs, k.eps, k.wd, k.mode)
+	}
+}
+
+func sgdStep(p, g, b []float32, lr, mu, wd float32, mode int) {
+	switch active {
+	case AVX512:
+		sgdStepAVX512(p, g, b, lr, mu, wd, mode)
+	case AVX2:
+		sgdStepAVX2(p, g, b, lr, mu, wd, mode)
+	default:
+		fallback.SGDStep(p, g, b, lr, mu, wd, mode)
+	}
+}

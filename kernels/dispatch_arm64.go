@@ -587,3 +587,29 @@ func additiveScoreBackward(dq, dv, dk []float32, lddk int, k []float32, ldk int,
 		fallback.AdditiveScoreBackwardAdd(dq, dv, dk, lddk, k, ldk, q, v, ds)
 	}
 }
+
+// The loss over the vocabulary and the optimizer steps (crossentropy.go,
+// optim.go).
+
+func crossEntropyExp(dst, x []float32, t int, m, scale, shift float32) (sum, dsum, et float32) {
+	if active == NEON {
+		return crossEntropyExpNEON(dst, x, t, m, scale, shift)
+	}
+	return fallback.CrossEntropyExp(dst, x, t, m, scale, shift)
+}
+
+func adamStep(p, g, m, v []float32, k *adamConsts) {
+	if active == NEON {
+		adamStepNEON(p, g, m, v, k.lr, k.b1, k.c1, k.b2, k.c2, k.rs, k.eps, k.wd, k.mode)
+		return
+	}
+	fallback.AdamStep(p, g, m, v, k.lr, k.b1, k.c1, k.b2, k.c2, k.rs, k.eps, k.wd, k.mode)
+}
+
+func sgdStep(p, g, b []float32, lr, mu, wd float32, mode int) {
+	if active == NEON {
+		sgdStepNEON(p, g, b, lr, mu, wd, mode)
+		return
+	}
+	fallback.SGDStep(p, g, b, lr, mu, wd, mode)
+}

@@ -13,7 +13,10 @@
 // gate product, nonlinearities and state update in one pass (LSTMCell,
 // GRUCell), with their training passes (LSTMCellTrain and GRUCellTrain,
 // which also keep the activated gates, and LSTMCellBackward and
-// GRUCellBackward, the element-wise backward of a step).
+// GRUCellBackward, the element-wise backward of a step). For training too,
+// the loss over a vocabulary with its gradient in one call
+// (SoftmaxCrossEntropy, SoftmaxCrossEntropyRows) and the optimizer steps over
+// a flat parameter vector (AdamStep, SGDStep).
 //
 // Every kernel writes its result into its first argument, the destination,
 // and overwrites it: Exp(dst, x) sets dst = eˣ, MatVec(dst, a, x) sets dst =
@@ -51,7 +54,9 @@
 //     γₖ + (|scoreᵣ − max| + D)·u, k counting the rows, two roundings per exponential and
 //     three per rescaling, D the largest |scoreᵣ − max|.
 //
-// Results may differ in the last bits between ISAs (summation order, FMA).
+// Results may differ in the last bits between ISAs (summation order, FMA),
+// except AdamStep's and SGDStep's, whose stated operations give the same bits
+// on every ISA.
 // Special values (NaN, ±Inf, ±0) give the same results on every ISA, with two
 // exceptions that Dot and Axpy state precisely and the other kernels' sums
 // follow: where a product of finite factors or a partial sum overflows, the

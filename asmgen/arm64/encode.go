@@ -132,6 +132,7 @@ func SCVTF(d, n Reg) Inst  { return twoMisc("scvtf", "4s", 0x4e21d800, d, n) }
 func FABS(d, n Reg) Inst   { return twoMisc("fabs", "4s", 0x4ea0f800, d, n) }
 func FNEG(d, n Reg) Inst   { return twoMisc("fneg", "4s", 0x6ea0f800, d, n) }
 func FRECPE(d, n Reg) Inst { return twoMisc("frecpe", "4s", 0x4ea1d800, d, n) }
+func FSQRT(d, n Reg) Inst  { return twoMisc("fsqrt", "4s", 0x6ea1f800, d, n) }
 
 // Shifts by an immediate, 4S.
 

@@ -19,7 +19,7 @@ func samples() []Inst {
 	regs := [][3]Reg{{0, 0, 0}, {1, 2, 3}, {31, 17, 8}, {5, 30, 31}}
 	three := []func(d, n, m Reg) Inst{FADD, FSUB, FMUL, FDIV, FMAX, FMIN, FMLA, FMLS, FADDP, FMAXP,
 		FRECPS, FCMEQ, FCMGE, FCMGT, FACGT, FACGE, ADD, SUB, CMGT, CMEQ, AND, BIC, EOR, BSL, BIT, BIF, ADDP}
-	two := []func(d, n Reg) Inst{FRINTN, FRINTM, FCVTZS, FCVTNS, SCVTF, FABS, FNEG, FRECPE, FMAXV, FADDPS, FMAXPS}
+	two := []func(d, n Reg) Inst{FRINTN, FRINTM, FCVTZS, FCVTNS, SCVTF, FABS, FNEG, FRECPE, FSQRT, FMAXV, FADDPS, FMAXPS}
 	for _, r := range regs {
 		for _, f := range three {
 			out = append(out, f(r[0], r[1], r[2]))
@@ -76,6 +76,7 @@ func TestKnown(t *testing.T) {
 		{FMAX(1, 1, 2), 0x4e22f421},
 		{FRINTN(0, 1), 0x4e218820},
 		{FCVTZS(2, 3), 0x4ea1b862},
+		{FSQRT(1, 2), 0x6ea1f841}, // fsqrt v1.4s, v2.4s
 		{SHL(0, 1, 23), 0x4f375420},
 		{USHR(0, 1, 1), 0x6f3f0420},
 		{FMAXV(0, 1), 0x6e30f820},
