@@ -49,18 +49,18 @@ func (c Config) check() {
 // the dump format's (bench/torch/seq2seq.py): row-major, LSTM weights
 // [W_ih | W_hh] with one bias.
 type Params struct {
-	Flat                    []float32
-	SrcEmb, TgtEmb          kernels.Matrix // V×E
-	EncW, DecW              kernels.Matrix // 4H×(E+H)
-	EncB, DecB              []float32      // 4H
-	AttW, AttW1, AttW2      kernels.Matrix // H×H (general; additive)
-	AttV                    []float32      // H (additive)
-	Wc                      kernels.Matrix // H×2H
-	OutW                    kernels.Matrix // V×H
-	OutB                    []float32      // V
-	names                   []string
-	shapes                  [][]int
-	offsets                 []int
+	Flat               []float32
+	SrcEmb, TgtEmb     kernels.Matrix // V×E
+	EncW, DecW         kernels.Matrix // 4H×(E+H)
+	EncB, DecB         []float32      // 4H
+	AttW, AttW1, AttW2 kernels.Matrix // H×H (general; additive)
+	AttV               []float32      // H (additive)
+	Wc                 kernels.Matrix // H×2H
+	OutW               kernels.Matrix // V×H
+	OutB               []float32      // V
+	names              []string
+	shapes             [][]int
+	offsets            []int
 }
 
 // newParams returns zero parameters (or gradients) of the model c.
@@ -132,16 +132,6 @@ func size(shape []int) int {
 		n *= d
 	}
 	return n
-}
-
-// tensor returns the named parameter's values and shape, or nil.
-func (p *Params) tensor(name string) ([]float32, []int) {
-	for i, n := range p.names {
-		if n == name {
-			return p.Flat[p.offsets[i] : p.offsets[i]+size(p.shapes[i])], p.shapes[i]
-		}
-	}
-	return nil, nil
 }
 
 // init fills p as the reference initialises it: embeddings N(0, 1), every
