@@ -65,27 +65,43 @@ type route struct {
 	width int
 	// streams: MatVec over an A beyond L2 reads it as four chunks of rows
 	// side by side (matVecSplit4PF1K, four streams, each prefetched 1 KiB
-	// ahead) instead of four adjacent rows at a time (matVec); on AVX-512 the
-	// fused dot step beyond L2 likewise reads its rows as four streams
-	// (dotSoftmaxMatTVecFarSplit4PF1).
+	// ahead) instead of four adjacent rows at a time (matVec).
 	streams bool
-	// farPrefetch: the one-stream fused dot step beyond L2 prefetches one
-	// block of eight rows ahead (dotSoftmaxMatTVecFarPF1) instead of leaving
-	// it to the hardware prefetcher (dotSoftmaxMatTVecFar).
-	farPrefetch bool
+	// dotFar is the fused dot step's kernel for rows beyond L2 (dotFarKind).
+	dotFar dotFarKind
 }
+
+// dotFarKind names DotSoftmaxMatTVec's kernel for rows that span more than
+// farBytes.
+type dotFarKind uint8
+
+const (
+	// dotFarOne: one stream, left to the hardware prefetcher
+	// (dotSoftmaxMatTVecFar).
+	dotFarOne dotFarKind = iota
+	// dotFarSplit: on AVX-512 the rows in multiples of 32 as four streams
+	// (dotSoftmaxMatTVecFarSplit4PF1); the rest, and AVX2, one stream that
+	// prefetches one block of eight rows ahead (dotSoftmaxMatTVecFarPF1).
+	dotFarSplit
+	// dotFarNear: the near kernel (dotSoftmaxMatTVec), as in cache; rows
+	// a multiple of 4 KiB apart take dotFarOne.
+	dotFarNear
+)
 
 // routes is the route table: one entry per CPU class. Intel's L2 prefetcher
 // follows one stream per 4 KiB page, so its bandwidth from memory grows with
-// the streams a kernel reads, and it runs 512-bit operations at full width;
-// Zen 4 splits them in halves and loads 64 bytes per cycle at any width, so
-// YMM is as fast with shorter horizontal sums, and its prefetcher keeps up
-// with one stream. DESIGN.md gives the measurements behind each entry.
+// the streams a kernel reads, and it runs 512-bit operations at full width.
+// Zen 5 runs them at full width too; its MatVec from memory gains from four
+// streams, its fused step from none (the near kernel's eight rows at a time
+// keep its prefetchers ahead). Zen 4 splits 512-bit operations in halves and
+// loads 64 bytes per cycle at any width, so YMM is as fast with shorter
+// horizontal sums, and its prefetcher keeps up with one stream. DESIGN.md
+// gives the measurements behind each entry.
 var routes = [...]route{
-	classOther: {width: 256},
-	classIntel: {width: 512, streams: true, farPrefetch: true},
-	classZen4:  {width: 256},
-	classZen5:  {width: 512},
+	classOther: {width: 256, dotFar: dotFarOne},
+	classIntel: {width: 512, streams: true, dotFar: dotFarSplit},
+	classZen4:  {width: 256, dotFar: dotFarOne},
+	classZen5:  {width: 512, streams: true, dotFar: dotFarNear},
 }
 
 // hide returns s, its data hidden from escape analysis by noescape: the
@@ -328,17 +344,29 @@ const (
 	kernelFar
 )
 
-// dotSoftmaxFar reports whether DotSoftmaxMatTVec takes its far kernel for n
-// rows of stride lda: when they span more than farBytes, or are a multiple of
-// 4 KiB apart (rows that share L1 sets).
-func dotSoftmaxFar(n, lda int) bool {
+// dotSoftmaxFar returns DotSoftmaxMatTVec's kernel kind for n rows of
+// stride lda: the route's dotFar when they span more than farBytes, dotFarOne
+// when they are a multiple of 4 KiB apart (rows that share L1 sets), and
+// dotFarNear otherwise. Under kernelFar the route's far kind, dotFarOne for
+// a route whose dotFar is dotFarNear.
+func dotSoftmaxFar(n, lda int) dotFarKind {
 	switch dotSoftmaxKernel {
 	case kernelNear:
-		return false
+		return dotFarNear
 	case kernelFar:
-		return true
+		if rt.dotFar == dotFarNear {
+			return dotFarOne
+		}
+		return rt.dotFar
 	}
-	return n*lda*4 > farBytes || lda%1024 == 0
+	aliased := lda%1024 == 0
+	switch {
+	case n*lda*4 <= farBytes && !aliased:
+		return dotFarNear
+	case aliased && rt.dotFar == dotFarNear:
+		return dotFarOne
+	}
+	return rt.dotFar
 }
 
 type dotSoftmaxKernelFunc = func(ctx, scores, a []float32, lda int, h []float32, m, l float32) (float32, float32, int)
@@ -366,25 +394,24 @@ func widthIndex() int {
 
 // dotSoftmaxMatTVec is DotSoftmaxMatTVec for len(scores) ≥ 1 and len(ctx) ≥ 1:
 // the assembly for the whole blocks of eight rows when the columns are whole
-// vectors of 8, dotSoftmaxRows for the rest. Beyond L2 on AVX-512, a route
-// with streams takes the rows in multiples of 32 as four streams
-// (dotSoftmaxMatTVecFarSplit4PF1), the rest with the one-stream kernel.
+// vectors of 8, dotSoftmaxRows for the rest; the kernel as dotSoftmaxFar
+// says.
 func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *SoftmaxState) bool {
 	n := 0
 	if (active == AVX2 || active == AVX512) && len(ctx)%8 == 0 {
 		n = len(scores) &^ 7
 		if n > 0 {
 			ks := &dotSoftmaxKernels[widthIndex()]
-			far := dotSoftmaxFar(n, lda)
+			kind := dotSoftmaxFar(n, lda)
 			kernel := ks.near
-			switch {
-			case far && rt.farPrefetch:
-				kernel = ks.farPF
-			case far:
+			switch kind {
+			case dotFarOne:
 				kernel = ks.far
+			case dotFarSplit:
+				kernel = ks.farPF
 			}
 			n4 := 0
-			if far && rt.streams && active == AVX512 {
+			if kind == dotFarSplit && active == AVX512 {
 				n4 = n &^ 31
 			}
 			var r int

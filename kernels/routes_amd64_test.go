@@ -134,3 +134,78 @@ func BenchmarkMatVecFar(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStepFar is the decode step from memory (BenchmarkDecode's "mem"
+// working set: 32768×128 key and value matrices cycled through 768 MiB) per
+// storage format under each kernel the route table can give it beyond L2:
+// float32's near kernel and each route's far kernel (forEachDotSoftmaxKernel),
+// the reduced-precision steps without and with software prefetch. The active
+// ISA at the width HEED_AVX512_WIDTH gives; MB/s counts the bytes of K and V.
+func BenchmarkStepFar(b *testing.B) {
+	const S, d = 32768, 128
+	sets := newDecodeSets(S, d, 768<<20)
+	h, ctx, scores := make([]float32, d), make([]float32, d), make([]float32, S)
+	for i := range h {
+		h[i] = 0.01 * float32(i%7-3)
+	}
+	for _, s := range sets {
+		b.Run(s.format, func(b *testing.B) {
+			step := func(b *testing.B) {
+				b.SetBytes(int64(2 * s.bytes))
+				i := 0
+				c := startCPU(b)
+				for b.Loop() {
+					clear(ctx)
+					s.step(i, ctx, scores, h, false)
+					i++
+				}
+				c.stop()
+			}
+			if s.format == "f32" {
+				forEachDotSoftmaxKernel(b, step)
+				return
+			}
+			defer func(k int) { decodeStepKernel = k }(decodeStepKernel)
+			for _, k := range []struct {
+				name string
+				kind int
+			}{{"near", stepNear}, {"pf", stepPF}} {
+				decodeStepKernel = k.kind
+				b.Run(k.name, step)
+			}
+		})
+	}
+}
+
+// TestDotSoftmaxFar checks the fused dot step's choice of kernel kind by
+// span and stride under each far kind of the table.
+func TestDotSoftmaxFar(t *testing.T) {
+	defer func(r route, fb, k int) { rt, farBytes, dotSoftmaxKernel = r, fb, k }(rt, farBytes, dotSoftmaxKernel)
+	farBytes = 1 << 20
+	const near, beyond = 1024, 4096 // rows of 256 floats: 1 MiB, 4 MiB
+	for _, c := range []struct {
+		far    dotFarKind
+		n, lda int
+		kernel int
+		want   dotFarKind
+		why    string
+	}{
+		{dotFarOne, near, 256, kernelBySpan, dotFarNear, "in L2"},
+		{dotFarOne, beyond, 256, kernelBySpan, dotFarOne, "beyond L2"},
+		{dotFarOne, 16, 1024, kernelBySpan, dotFarOne, "rows 4 KiB apart"},
+		{dotFarSplit, near, 256, kernelBySpan, dotFarNear, "in L2"},
+		{dotFarSplit, beyond, 256, kernelBySpan, dotFarSplit, "beyond L2"},
+		{dotFarSplit, 16, 2048, kernelBySpan, dotFarSplit, "rows 8 KiB apart"},
+		{dotFarNear, beyond, 256, kernelBySpan, dotFarNear, "beyond L2"},
+		{dotFarNear, 16, 1024, kernelBySpan, dotFarOne, "rows 4 KiB apart"},
+		{dotFarNear, beyond, 1024, kernelBySpan, dotFarOne, "beyond L2, rows 4 KiB apart"},
+		{dotFarNear, 16, 256, kernelFar, dotFarOne, "forced far"},
+		{dotFarSplit, 16, 256, kernelFar, dotFarSplit, "forced far"},
+		{dotFarSplit, beyond, 1024, kernelNear, dotFarNear, "forced near"},
+	} {
+		rt.dotFar, dotSoftmaxKernel = c.far, c.kernel
+		if got := dotSoftmaxFar(c.n, c.lda); got != c.want {
+			t.Errorf("route dotFar %d, %d rows at stride %d (%s): kind %d, want %d", c.far, c.n, c.lda, c.why, got, c.want)
+		}
+	}
+}
