@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"cmp"
 	"runtime"
 	"sort"
 
@@ -133,13 +132,13 @@ func (im *Impl) enter() {
 			panic(err)
 		}
 		if defaultWidth != 0 {
-			kernels.UseAVX512Width(cmp.Or(im.Width, defaultWidth))
+			kernels.UseAVX512Width(im.Width)
 		}
 		return
 	}
 	kernels.Use(defaultISA)
 	if defaultWidth != 0 {
-		kernels.UseAVX512Width(defaultWidth)
+		kernels.UseAVX512Width(0)
 	}
 	if im.Enter != nil {
 		im.Enter()

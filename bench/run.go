@@ -105,7 +105,7 @@ func Run(o Options, ceil Ceilings) []Result {
 func kernelsUseDefault() {
 	kernels.Use(defaultISA)
 	if defaultWidth != 0 {
-		kernels.UseAVX512Width(defaultWidth)
+		kernels.UseAVX512Width(0)
 	}
 	runtime.GOMAXPROCS(defaultProcs)
 }

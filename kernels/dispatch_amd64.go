@@ -60,9 +60,12 @@ func classOf(vendor cpuid.Vendor, family int) cpuClass {
 type route struct {
 	// width is the vector width in bits (256 or 512) of the AVX-512 kernels
 	// that come in both: Dot, Sum, Axpy, Scale, the element-wise kernels,
-	// MatTVec, MatVecBatch, SoftmaxMatTVecAdd, DotSoftmaxMatTVec and the
-	// reduced-precision steps. HEED_AVX512_WIDTH overrides it.
+	// MatTVec, MatVecBatch, SoftmaxMatTVecAdd, DotSoftmaxMatTVec, the
+	// reduced-precision steps and the element-wise backward kernels.
+	// HEED_AVX512_WIDTH and UseAVX512Width override it for every family.
 	width int
+	// zmm lists the families that take 512 bits where width is 256.
+	zmm families
 	// streams: MatVec over an A beyond L2 reads it as four chunks of rows
 	// side by side (matVecSplit4PF1K, four streams, each prefetched 1 KiB
 	// ahead) instead of four adjacent rows at a time (matVec).
@@ -70,6 +73,17 @@ type route struct {
 	// dotFar is the fused dot step's kernel for rows beyond L2 (dotFarKind).
 	dotFar dotFarKind
 }
+
+// families is a set of the dual-width kernels' families, for the route's
+// zmm.
+type families uint8
+
+const (
+	famVector      families = 1 << iota // Sum, Axpy, Scale, element-wise, MatTVec, SoftmaxMatTVec, backward
+	famDot                              // Dot
+	famMatVecBatch                      // MatVecBatch (and its switch to Gemm)
+	famStep                             // DotSoftmaxMatTVec and the reduced-precision steps
+)
 
 // dotFarKind names DotSoftmaxMatTVec's kernel for rows that span more than
 // farBytes.
@@ -95,12 +109,14 @@ const (
 // streams, its fused step from none (the near kernel's eight rows at a time
 // keep its prefetchers ahead). Zen 4 splits 512-bit operations in halves and
 // loads 64 bytes per cycle at any width, so YMM is as fast with shorter
-// horizontal sums, and its prefetcher keeps up with one stream. DESIGN.md
+// horizontal sums where a kernel is load-bound, but its Dot, MatVecBatch and
+// fused steps, whose ZMM variants keep more independent work per
+// instruction, run faster in ZMM; its prefetcher keeps up with one stream. DESIGN.md
 // gives the measurements behind each entry.
 var routes = [...]route{
 	classOther: {width: 256, dotFar: dotFarOne},
 	classIntel: {width: 512, streams: true, dotFar: dotFarSplit},
-	classZen4:  {width: 256, dotFar: dotFarOne},
+	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep, dotFar: dotFarOne},
 	classZen5:  {width: 512, streams: true, dotFar: dotFarNear},
 }
 
@@ -123,10 +139,15 @@ var (
 // defaultAVX512Width is the route's width, before HEED_AVX512_WIDTH.
 func defaultAVX512Width() int { return rt.width }
 
-// zmm reports whether the dual-width AVX-512 kernels (dot, sum, axpy, scale,
-// matTVec, matVecBatch, softmaxMatTVec, dotSoftmaxMatTVec) take their ZMM
-// variant, named with the suffix AVX512Z.
-func zmm() bool { return avx512Width == 512 }
+// zmm reports whether the dual-width AVX-512 kernels of family f take their
+// ZMM variant, named with the suffix AVX512Z: at the width
+// HEED_AVX512_WIDTH or UseAVX512Width forces, else at the route's.
+func zmm(f families) bool {
+	if avx512Width != 0 {
+		return avx512Width == 512
+	}
+	return rt.width == 512 || rt.zmm&f != 0
+}
 
 // l2Bytes returns the size of one core's L2 cache, or 1 MiB if cpuid cannot
 // tell.
@@ -140,7 +161,7 @@ func l2Bytes() int {
 func dot(x, y []float32) float32 {
 	switch active {
 	case AVX512:
-		if zmm() {
+		if zmm(famDot) {
 			return dotAVX512Z(x, y)
 		}
 		return dotAVX512(x, y)
@@ -154,7 +175,7 @@ func axpy(alpha float32, x, y []float32) {
 	checkAxpyArgs(x, y)
 	switch active {
 	case AVX512:
-		if zmm() {
+		if zmm(famVector) {
 			axpyAVX512Z(alpha, x, y)
 		} else {
 			axpyAVX512(alpha, x, y)
@@ -169,7 +190,7 @@ func axpy(alpha float32, x, y []float32) {
 func scale(alpha float32, x []float32) {
 	switch active {
 	case AVX512:
-		if zmm() {
+		if zmm(famVector) {
 			scaleAVX512Z(alpha, x)
 		} else {
 			scaleAVX512(alpha, x)
@@ -184,7 +205,7 @@ func scale(alpha float32, x []float32) {
 func sum(x []float32) float32 {
 	switch active {
 	case AVX512:
-		if zmm() {
+		if zmm(famVector) {
 			return sumAVX512Z(x)
 		}
 		return sumAVX512(x)
@@ -235,7 +256,7 @@ func matVecFar(rows, lda, cols int) bool {
 
 func matTVec(dst, a []float32, lda int, x []float32) {
 	switch {
-	case active == AVX512 && zmm():
+	case active == AVX512 && zmm(famVector):
 		matTVecAVX512Z(dst, a, lda, x)
 	case active == AVX512:
 		matTVecAVX512(dst, a, lda, x)
@@ -248,7 +269,7 @@ func matTVec(dst, a []float32, lda int, x []float32) {
 
 func matVecBatch(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int) {
 	switch {
-	case active == AVX512 && zmm():
+	case active == AVX512 && zmm(famMatVecBatch):
 		matVecBatchAVX512Z(d, ldd, a, lda, x, ldx, rows, cols, batch)
 	case active == AVX512:
 		matVecBatchAVX512(d, ldd, a, lda, x, ldx, rows, cols, batch)
@@ -306,7 +327,7 @@ func softmax(dst, x []float32) {
 func softmaxMatTVec(dst, a []float32, lda int, x []float32) {
 	var st int
 	switch {
-	case active == AVX512 && zmm():
+	case active == AVX512 && zmm(famVector):
 		st = softmaxMatTVecAVX512Z(dst, a, lda, x)
 	case active == AVX512:
 		st = softmaxMatTVecAVX512(dst, a, lda, x)
@@ -382,9 +403,9 @@ var dotSoftmaxKernels = [3]struct{ near, far, farPF dotSoftmaxKernelFunc }{
 
 // widthIndex is the index of the active ISA and AVX-512 width in the
 // kernel tables: 0 for AVX2, 1 for AVX-512 in YMM, 2 in ZMM.
-func widthIndex() int {
+func widthIndex(f families) int {
 	switch {
-	case active == AVX512 && zmm():
+	case active == AVX512 && zmm(f):
 		return 2
 	case active == AVX512:
 		return 1
@@ -401,7 +422,7 @@ func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *Softm
 	if (active == AVX2 || active == AVX512) && len(ctx)%8 == 0 {
 		n = len(scores) &^ 7
 		if n > 0 {
-			ks := &dotSoftmaxKernels[widthIndex()]
+			ks := &dotSoftmaxKernels[widthIndex(famStep)]
 			kind := dotSoftmaxFar(n, lda)
 			kernel := ks.near
 			switch kind {
@@ -417,7 +438,7 @@ func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *Softm
 			var r int
 			if n4 > 0 {
 				split := dotSoftmaxMatTVecFarSplit4PF1AVX512
-				if zmm() {
+				if zmm(famStep) {
 					split = dotSoftmaxMatTVecFarSplit4PF1AVX512Z
 				}
 				if st.Max, st.Sum, r = split(hide(ctx), hide(scores[:n4]), hide(a), lda, hide(h), st.Max, st.Sum); r != 0 {
@@ -701,7 +722,7 @@ func decodeStepAsm(ctx, scores []float32, k, v Stored, h []float32, st *SoftmaxS
 		pf = 1
 	}
 	var r int
-	st.Max, st.Sum, r = decodeSteps[k.format][widthIndex()][pf](hide(ctx), hide(scores[:n]), hide(kb), kl, hide(vb), vl, hide(h), st.Max, st.Sum)
+	st.Max, st.Sum, r = decodeSteps[k.format][widthIndex(famStep)][pf](hide(ctx), hide(scores[:n]), hide(kb), kl, hide(vb), vl, hide(h), st.Max, st.Sum)
 	return n, r == 0
 }
 
@@ -774,7 +795,7 @@ func scaleTo(dst []float32, alpha float32, x []float32) {
 	checkScaleArgs(dst, x)
 	switch active {
 	case AVX512:
-		if zmm() {
+		if zmm(famVector) {
 			scaleToAVX512Z(dst, alpha, x)
 		} else {
 			scaleToAVX512(dst, alpha, x)
@@ -789,7 +810,7 @@ func scaleTo(dst []float32, alpha float32, x []float32) {
 func addConstTo(dst []float32, c float32, x []float32) {
 	switch active {
 	case AVX512:
-		if zmm() {
+		if zmm(famVector) {
 			addConstToAVX512Z(dst, c, x)
 		} else {
 			addConstToAVX512(dst, c, x)
@@ -804,7 +825,7 @@ func addConstTo(dst []float32, c float32, x []float32) {
 func axpyTo(dst []float32, alpha float32, x, y []float32) {
 	switch active {
 	case AVX512:
-		if zmm() {
+		if zmm(famVector) {
 			axpyToAVX512Z(dst, alpha, x, y)
 		} else {
 			axpyToAVX512(dst, alpha, x, y)
@@ -821,7 +842,7 @@ func axpyTo(dst []float32, alpha float32, x, y []float32) {
 
 func add(dst, x, y []float32) {
 	switch {
-	case active == AVX512 && zmm():
+	case active == AVX512 && zmm(famVector):
 		addAVX512Z(dst, x, y)
 	case active == AVX512:
 		addAVX512(dst, x, y)
@@ -834,7 +855,7 @@ func add(dst, x, y []float32) {
 
 func sub(dst, x, y []float32) {
 	switch {
-	case active == AVX512 && zmm():
+	case active == AVX512 && zmm(famVector):
 		subAVX512Z(dst, x, y)
 	case active == AVX512:
 		subAVX512(dst, x, y)
@@ -847,7 +868,7 @@ func sub(dst, x, y []float32) {
 
 func mul(dst, x, y []float32) {
 	switch {
-	case active == AVX512 && zmm():
+	case active == AVX512 && zmm(famVector):
 		mulAVX512Z(dst, x, y)
 	case active == AVX512:
 		mulAVX512(dst, x, y)
@@ -860,7 +881,7 @@ func mul(dst, x, y []float32) {
 
 func div(dst, x, y []float32) {
 	switch {
-	case active == AVX512 && zmm():
+	case active == AVX512 && zmm(famVector):
 		divAVX512Z(dst, x, y)
 	case active == AVX512:
 		divAVX512(dst, x, y)
@@ -912,7 +933,7 @@ func matVecBatchGemmBatch() int {
 	switch {
 	case active == AVX2:
 		return matVecBatchGemmMin.avx2
-	case active == AVX512 && zmm():
+	case active == AVX512 && zmm(famMatVecBatch):
 		return matVecBatchGemmMin.avx512zmm
 	case active == AVX512:
 		return matVecBatchGemmMin.avx512ymm
@@ -1003,7 +1024,7 @@ func decodeStepQ8Q8Asm(ctx, scores []float32, k, v Stored, st *SoftmaxState) (in
 		pf = 1
 	}
 	var r int
-	st.Max, st.Sum, r = decodeStepsQ8Q8[min(widthIndex()-1, 1)][pf](hide(ctx), hide(scores[:n]), hide(kb), kl, hide(vb), vl, hide(hb), st.Max, st.Sum)
+	st.Max, st.Sum, r = decodeStepsQ8Q8[min(widthIndex(famStep)-1, 1)][pf](hide(ctx), hide(scores[:n]), hide(kb), kl, hide(vb), vl, hide(hb), st.Max, st.Sum)
 	return n, r == 0
 }
 
@@ -1170,7 +1191,7 @@ func gruCellBackward(dGx, dGh, dhPrev, act, h, dh []float32) {
 // softmaxBackwardRows is SoftmaxBackwardRows for rows, cols ≥ 1.
 func softmaxBackwardRows(dx, y, dy []float32, rows, cols, ldx, ldy, lddy int) {
 	switch {
-	case active == AVX512 && zmm():
+	case active == AVX512 && zmm(famVector):
 		softmaxBackwardAVX512Z(dx, y, dy, rows, cols, ldx, ldy, lddy)
 	case active == AVX512:
 		softmaxBackwardAVX512(dx, y, dy, rows, cols, ldx, ldy, lddy)
@@ -1195,7 +1216,7 @@ func logSoftmaxBackwardRows(dx, y, dy []float32, rows, cols, ldx, ldy, lddy int)
 
 func tanhBackward(dx, y, dy []float32) {
 	switch {
-	case active == AVX512 && zmm():
+	case active == AVX512 && zmm(famVector):
 		tanhBackwardAVX512Z(dx, y, dy)
 	case active == AVX512:
 		tanhBackwardAVX512(dx, y, dy)
@@ -1208,7 +1229,7 @@ func tanhBackward(dx, y, dy []float32) {
 
 func sigmoidBackward(dx, y, dy []float32) {
 	switch {
-	case active == AVX512 && zmm():
+	case active == AVX512 && zmm(famVector):
 		sigmoidBackwardAVX512Z(dx, y, dy)
 	case active == AVX512:
 		sigmoidBackwardAVX512(dx, y, dy)
@@ -1235,7 +1256,7 @@ func softmaxRecompute(p, s []float32, rows, cols, ldp, lds, d int, scale float32
 // softmaxBackwardBlock is SoftmaxBackwardBlock for rows, cols ≥ 1.
 func softmaxBackwardBlock(ds, p, dp []float32, rows, cols, ldds, ldp, lddp int, delta []float32) {
 	switch {
-	case active == AVX512 && zmm():
+	case active == AVX512 && zmm(famVector):
 		softmaxBackwardBlockAVX512Z(ds, p, dp, rows, cols, ldds, ldp, lddp, delta)
 	case active == AVX512:
 		softmaxBackwardBlockAVX512(ds, p, dp, rows, cols, ldds, ldp, lddp, delta)

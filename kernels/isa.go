@@ -96,10 +96,14 @@ func Supported() []ISA { return append([]ISA(nil), supported...) }
 // build cannot run.
 func ISAConfig() (requested string, err error) { return isaRequested, isaErr }
 
-// avx512Width is the vector width in bits, 256 or 512, of the AVX-512
-// kernels that come in both widths, chosen at init by the CPU (see
-// defaultAVX512Width in the dispatch files) or HEED_AVX512_WIDTH.
-var avx512Width = defaultAVX512Width()
+// avx512Width is the vector width in bits, 256 or 512, that
+// HEED_AVX512_WIDTH or UseAVX512Width forces on every family of the AVX-512
+// kernels that come in both widths, or 0: each family at its route's width
+// (zmm in the dispatch file).
+var avx512Width int
+
+// envWidth is avx512Width as HEED_AVX512_WIDTH set it at start-up.
+var envWidth int
 
 // envErrs lists the HEED_* tuning variables that were set but ignored, for
 // EnvErrors.
@@ -113,8 +117,9 @@ func init() {
 	case "512":
 		avx512Width = 512
 	default:
-		envErrs = append(envErrs, fmt.Errorf("heed/kernels: HEED_AVX512_WIDTH=%q: want 256 or 512; ignored, using %d", w, avx512Width))
+		envErrs = append(envErrs, fmt.Errorf("heed/kernels: HEED_AVX512_WIDTH=%q: want 256 or 512; ignored, using this CPU's widths", w))
 	}
+	envWidth = avx512Width
 }
 
 // EnvErrors reports the tuning variables read at start-up that were set to a
@@ -124,26 +129,38 @@ func init() {
 func EnvErrors() []error { return append([]error(nil), envErrs...) }
 
 // AVX512Width returns the vector width in bits, 256 or 512, that the AVX512
-// implementations of Dot, Sum, Axpy, Scale, MatTVec, MatVecBatch,
-// SoftmaxMatTVec (its context pass) and DotSoftmaxMatTVec compute in, or 0
-// where AVX512 is not supported. Both widths give results within
-// the same error bounds. It is chosen at start-up from the CPU: 512 on Intel
-// and on AMD family 1Ah (Zen 5) and later, 256 on AMD family 19h (Zen 4) and
-// other CPUs; HEED_AVX512_WIDTH=256|512 overrides the choice (a bad value is
-// ignored and reported by EnvErrors).
+// implementations of Dot, Sum, Axpy, Scale, the element-wise kernels,
+// MatTVec, MatVecBatch, SoftmaxMatTVec (its context pass), DotSoftmaxMatTVec
+// and the reduced-precision steps compute in, or 0 where AVX512 is not
+// supported. Both widths give results within the same error bounds. It is
+// chosen at start-up from the CPU: 512 on Intel and on AMD family 1Ah (Zen 5)
+// and later; 256 on AMD family 19h (Zen 4) and other CPUs, where it is the
+// width of the families not listed next, Zen 4 running Dot, MatVecBatch,
+// DotSoftmaxMatTVec and the reduced-precision steps at 512.
+// HEED_AVX512_WIDTH=256|512 forces one width on every family (a bad value is
+// ignored and reported by EnvErrors), as UseAVX512Width does.
 func AVX512Width() int {
 	if !slices.Contains(supported, AVX512) {
 		return 0
 	}
-	return avx512Width
+	if avx512Width != 0 {
+		return avx512Width
+	}
+	return defaultAVX512Width()
 }
 
 // UseAVX512Width makes the AVX512 kernels that come in both widths compute
-// in bits-wide vectors (256 or 512), for tests and benchmarks that compare
-// them. It is not safe to call while kernels run on other goroutines.
+// in bits-wide vectors (256 or 512), every family alike, for tests and
+// benchmarks that compare them; UseAVX512Width(0) restores the CPU's widths
+// (those of HEED_AVX512_WIDTH where it is set). It is not safe to call while
+// kernels run on other goroutines.
 func UseAVX512Width(bits int) error {
+	if bits == 0 {
+		avx512Width = envWidth
+		return nil
+	}
 	if bits != 256 && bits != 512 {
-		return fmt.Errorf("heed/kernels: AVX-512 width %d: want 256 or 512", bits)
+		return fmt.Errorf("heed/kernels: AVX-512 width %d: want 256 or 512 (0: the CPU's)", bits)
 	}
 	avx512Width = bits
 	return nil

@@ -4,6 +4,7 @@ package kernels
 
 import (
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -11,11 +12,11 @@ import (
 // TestAVX512WidthEnv runs this test binary with HEED_AVX512_WIDTH set and
 // checks, in the child, the width it chose and what EnvErrors reports: a good
 // value (surrounding spaces allowed) sets the width; a bad one is ignored,
-// leaving the child's CPU's default, and reported. The child computes its
-// own default: under an emulator it may run on another CPU than the parent.
+// leaving the child's CPU's widths, and reported. The child reads its own
+// route: under an emulator it may run on another CPU than the parent.
 func TestAVX512WidthEnv(t *testing.T) {
 	if want := os.Getenv("HEED_TEST_WANT_WIDTH"); want != "" {
-		w := defaultAVX512Width()
+		w := 0 // each family at its route's width
 		if want != "default" {
 			w, _ = strconv.Atoi(want)
 		}
@@ -43,5 +44,41 @@ func TestAVX512WidthEnv(t *testing.T) {
 	}
 	if err := UseAVX512Width(300); err == nil {
 		t.Error("UseAVX512Width(300) succeeded")
+	}
+}
+
+// TestAVX512WidthFamilies checks each class's width per family, what
+// UseAVX512Width forces and that UseAVX512Width(0) restores the route.
+func TestAVX512WidthFamilies(t *testing.T) {
+	defer func(r route, w int) { rt, avx512Width = r, w }(rt, avx512Width)
+	all := []families{famVector, famDot, famMatVecBatch, famStep}
+	for _, c := range []struct {
+		class cpuClass
+		zmm   []families
+	}{
+		{classOther, nil},
+		{classIntel, all},
+		{classZen4, []families{famDot, famMatVecBatch, famStep}},
+		{classZen5, all},
+	} {
+		rt = routes[c.class]
+		for _, force := range []int{0, 256, 512} {
+			if err := UseAVX512Width(force); err != nil {
+				t.Fatal(err)
+			}
+			if force == 0 {
+				avx512Width = 0 // the route's widths, whatever HEED_AVX512_WIDTH says
+			}
+			for _, f := range all {
+				want := force == 512 || force == 0 && slices.Contains(c.zmm, f)
+				if got := zmm(f); got != want {
+					t.Errorf("%v, width forced to %d: zmm(%b) = %v, want %v", c.class, force, f, got, want)
+				}
+			}
+		}
+	}
+	avx512Width = 512
+	if err := UseAVX512Width(0); err != nil || avx512Width != envWidth {
+		t.Errorf("UseAVX512Width(0) = %v: avx512Width = %d, want HEED_AVX512_WIDTH's %d", err, avx512Width, envWidth)
 	}
 }
