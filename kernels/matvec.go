@@ -85,6 +85,14 @@ func MatVecBatch(dst Matrix, a Matrix, x Matrix) {
 		}
 		return
 	}
+	if x.Rows == 1 {
+		matVec(dst.Data[:dst.Cols], a.Data, a.Stride, x.Data[:x.Cols])
+		return
+	}
+	if skinnyNTTakes(a.Rows, a.Cols, a.Stride, x.Rows) {
+		skinnyNT(dst.Data, dst.Stride, a.Data, a.Stride, x.Data, x.Stride, a.Rows, a.Cols, x.Rows, 1, 0)
+		return
+	}
 	if matVecBatchGemm(a.Rows, a.Cols, x.Rows) {
 		Gemm(NoTrans, Trans, 1, x, a, 0, dst)
 		return
