@@ -1314,17 +1314,17 @@ func skinnyNN(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, 
 }
 
 // skinny computes g as a skinny product where one is taken (few rows of C
-// against a large op(B) as is or transposed, A as is) and reports whether
-// it did.
-func (g *gemmOp) skinny() bool {
+// against a large op(B) as is or transposed, A as is), with split over
+// goroutines as Gemm splits, and reports whether it did.
+func (g *gemmOp) skinny(split bool) bool {
 	switch {
 	case g.transA:
 		return false
 	case g.transB && skinnyNTTakes(g.n, g.k, g.ldb, g.m):
-		skinnyNT(g.c, g.ldc, g.b, g.ldb, g.a, g.lda, g.n, g.k, g.m, g.alpha, g.beta)
+		g.runSkinny(true, split)
 		return true
 	case !g.transB && skinnyNNTakes(g.k, g.n, g.ldb, g.m):
-		skinnyNN(g.c, g.ldc, g.a, g.lda, g.b, g.ldb, g.m, g.k, g.n, g.alpha, g.beta)
+		g.runSkinny(false, split)
 		return true
 	}
 	return false

@@ -38,8 +38,12 @@ func skinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, 
 	panic("heed/kernels: skinnyNT has no kernel here")
 }
 
+func skinnyNN(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch, k, n int, alpha, beta float32) {
+	panic("heed/kernels: skinnyNN has no kernel here")
+}
+
 // skinny reports false: Gemm keeps fallback.Gemm.
-func (g *gemmOp) skinny() bool { return false }
+func (g *gemmOp) skinny(split bool) bool { return false }
 func exp(dst, x []float32) {
 	checkExpArgs(dst, x)
 	fallback.Exp(dst, x)

@@ -1,5 +1,7 @@
 package kernels
 
+import "sync"
+
 // The skinny products: few rows against a matrix too large for L2, read from
 // memory once per call at memory bandwidth (kernels/DESIGN.md, "Skinny
 // products"). MatVecBatch and Gemm(NoTrans, Trans) take skinnyNT (A's rows
@@ -21,7 +23,7 @@ var skinnyBytes = skinnyL2()
 // multiple of r and at least r. A panel stays in L2 while every group of
 // rows of X passes over it, and the kernel prefetches one panel ahead.
 func skinnyPanel(r, lda int) int {
-	p := skinnyL2() / 8 / (4 * max(lda, 1))
+	p := skinnyL2() / 16 / (4 * max(lda, 1))
 	return max(r, p/r*r)
 }
 
@@ -32,4 +34,61 @@ func skinnySpan(rows, cols, lda int) bool {
 		return false
 	}
 	return ((rows-1)*lda+cols)*4 > skinnyBytes
+}
+
+// skinnyJob is a skinny Gemm split by columns of C over goroutines: part p
+// of parts computes the columns [cols(p), cols(p+1)), whole multiples of
+// skinnySplitCols, each reading its own share of the large matrix.
+type skinnyJob struct {
+	g     gemmOp
+	nt    bool
+	parts int
+	wg    sync.WaitGroup
+}
+
+// skinnySplitCols is the unit of the columns of C a split hands each part.
+const skinnySplitCols = 64
+
+var skinnyJobs = sync.Pool{New: func() any { return new(skinnyJob) }}
+
+// cols returns the first column of part p.
+func (j *skinnyJob) cols(p int) int {
+	units := (j.g.n + skinnySplitCols - 1) / skinnySplitCols
+	return min(j.g.n, units*p/j.parts*skinnySplitCols)
+}
+
+func (j *skinnyJob) run(p int) {
+	g := &j.g
+	c0, c1 := j.cols(p), j.cols(p+1)
+	if c0 == c1 {
+		return
+	}
+	if j.nt {
+		skinnyNT(g.c[c0:], g.ldc, g.b[c0*g.ldb:], g.ldb, g.a, g.lda, c1-c0, g.k, g.m, g.alpha, g.beta)
+		return
+	}
+	skinnyNN(g.c[c0:], g.ldc, g.a, g.lda, g.b[c0:], g.ldb, g.m, g.k, c1-c0, g.alpha, g.beta)
+}
+
+// runSkinny computes g through skinnyNT (nt) or skinnyNN, with split split
+// over up to gemmParts goroutines by columns of C (at least skinnySplitCols
+// each).
+func (g *gemmOp) runSkinny(nt, split bool) {
+	parts := 1
+	if split {
+		parts = min(gemmParts(g.m, g.n, g.k), (g.n+skinnySplitCols-1)/skinnySplitCols)
+	}
+	if parts <= 1 {
+		if nt {
+			skinnyNT(g.c, g.ldc, g.b, g.ldb, g.a, g.lda, g.n, g.k, g.m, g.alpha, g.beta)
+		} else {
+			skinnyNN(g.c, g.ldc, g.a, g.lda, g.b, g.ldb, g.m, g.k, g.n, g.alpha, g.beta)
+		}
+		return
+	}
+	j := skinnyJobs.Get().(*skinnyJob)
+	j.g, j.nt, j.parts = *g, nt, parts
+	runParallel(j, parts, &j.wg)
+	j.g = gemmOp{}
+	skinnyJobs.Put(j)
 }

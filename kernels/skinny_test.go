@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/heedml/heed/internal/allocs"
@@ -99,6 +100,32 @@ func TestSkinnyGemm(t *testing.T) {
 					}
 				}
 			}
+		})
+	})
+}
+
+// TestSkinnyGemmSplit checks the skinny Gemm split over two goroutines by
+// columns of C (a product above gemmParallelWork), and GemmScratch.Gemm
+// unsplit, against the bound.
+func TestSkinnyGemmSplit(t *testing.T) {
+	prev := runtime.GOMAXPROCS(2)
+	defer runtime.GOMAXPROCS(prev)
+	withSkinny(t, func(t *testing.T) {
+		forEachISA(t, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(47, 48))
+			for i, sh := range [][3]int{{32, 1000, 300}, {7, 4099, 301}, {2, 8195, 513}} {
+				if gemmParts(sh[0], sh[1], sh[2]) < 2 {
+					t.Fatalf("%v: not split", sh)
+				}
+				for _, tb := range []bool{true, false} {
+					checkGemm(t, rng, gemmCase{tb: tb, m: sh[0], n: sh[1], k: sh[2], alpha: 1.5, beta: float32(i % 2), pad: i, off: 1})
+				}
+			}
+			var s GemmScratch
+			defer func() { gemmUnderTest = Gemm }()
+			gemmUnderTest = s.Gemm
+			checkGemm(t, rng, gemmCase{tb: true, m: 5, n: 1000, k: 300, alpha: 1, beta: 0.5})
+			checkGemm(t, rng, gemmCase{m: 5, n: 1000, k: 300, alpha: 1, beta: 0})
 		})
 	})
 }
