@@ -64,11 +64,13 @@ func betaZero(label string) {
 // kernel needs cols ≥ 8: its tails reload the last full vector and mask it.
 func genSkinnyNT(s *isa) {
 	name := s.name("skinnyNT")
-	TEXT(name, NOSPLIT, "func(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch, panel int, alpha, beta float32)")
+	TEXT(name, NOSPLIT, "func(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch, panel, pfw int, alpha, beta float32)")
 	asm.Doc(name + " sets D = α·X·Aᵀ + β·D for the rows×cols A, batch×cols X and batch×rows D, reading A once.")
 	R, G := skinnyNTTile(s)
+	curLanes = s.lanes
 	rowsLeft, batchLeft := asm.AllocLocal(8), asm.AllocLocal(8)
 	panelA, panelD, panelRows, rowsTotal, pfDist := asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8)
+	pfHi, pfLo := asm.AllocLocal(8), asm.AllocLocal(8)
 
 	var t tail
 	if s.evex {
@@ -155,6 +157,11 @@ func genSkinnyNT(s *isa) {
 			asm.TESTQ(U32(32), pf)
 			asm.JNZ(LabelRef(pfx + "NoPF"))
 		}
+		// Only in this group's window of the steps (pfLo < cnt ≤ pfHi).
+		asm.CMPQ(cnt, pfHi)
+		asm.JG(LabelRef(pfx + "NoPF"))
+		asm.CMPQ(cnt, pfLo)
+		asm.JLE(LabelRef(pfx + "NoPF"))
 		for i := 0; i < nr && i < 3; i++ {
 			asm.PREFETCHT0(rowMem([]GPVirtual{pf}, ldaB, i))
 		}
@@ -163,9 +170,7 @@ func genSkinnyNT(s *isa) {
 			asm.LEAQ(Mem{Base: pf, Index: ldaB, Scale: 2}, q)
 			asm.PREFETCHT0(Mem{Base: q, Index: ldaB, Scale: 1})
 		}
-		if !s.evex {
-			asm.Label(pfx + "NoPF")
-		}
+		asm.Label(pfx + "NoPF")
 		advance(U32(s.bytes()))
 		asm.ADDQ(U32(s.bytes()), pf)
 		asm.DECQ(cnt)
@@ -273,6 +278,7 @@ func genSkinnyNT(s *isa) {
 		asm.CMPQ(pr, lim)
 		asm.CMOVQGT(lim, pr)
 		asm.MOVQ(pr, panelRows)
+		resetWindow("cols", pfHi, pfLo)
 	}
 	xp, dBlk := load(asm.Param("x").Base()), asm.GP64()
 	asm.MOVQ(panelD, dBlk)
@@ -311,6 +317,7 @@ func genSkinnyNT(s *isa) {
 			asm.IMUL3Q(U32(4*nb), st, st)
 			asm.ADDQ(st, p.r)
 		}
+		nextWindow(pfHi, pfLo)
 		asm.SUBQ(U32(nb), batchLeft)
 		asm.JMP(LabelRef(pfx))
 		asm.Label(pfx + "End")
@@ -331,6 +338,34 @@ func genSkinnyNT(s *isa) {
 	asm.VZEROUPPER()
 	asm.RET()
 }
+
+// resetWindow sets the prefetch window of the first group of rows of X: the
+// steps counted down from the count in the argument steps (for skinnyNT
+// cols/lanes vectors, for skinnyNN the k rows of W) while
+// hi ≥ count > lo, hi = steps and lo = steps − pfw. Each following group
+// takes the next pfw steps (nextWindow), so the prefetches of the next panel
+// or strip are spread over all its groups (pfw = ⌈steps/groups⌉, from Go)
+// instead of issued in a burst by the first.
+func resetWindow(steps string, hi, lo Mem) {
+	n, w := load(asm.Param(steps)), load(asm.Param("pfw"))
+	if steps == "cols" {
+		asm.SHRQ(U8(log2(curLanes)), n)
+	}
+	asm.MOVQ(n, hi)
+	asm.SUBQ(w, n)
+	asm.MOVQ(n, lo)
+}
+
+// nextWindow moves the prefetch window to the next group.
+func nextWindow(hi, lo Mem) {
+	w := load(asm.Param("pfw"))
+	asm.SUBQ(w, hi)
+	asm.SUBQ(w, lo)
+}
+
+// curLanes is the lanes of the ISA being generated (resetWindow's vector
+// count for skinnyNT).
+var curLanes int
 
 // rowMem returns the address of row i of rows addressed from bases, one per
 // three rows, at stride st bytes: bases[i/3] + (i mod 3)·st.
@@ -376,10 +411,11 @@ func skinnyNNTile(s *isa) (group, vectors int) {
 // lines in the same row of W.
 func genSkinnyNN(s *isa) {
 	name := s.name("skinnyNN")
-	TEXT(name, NOSPLIT, "func(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch, k, n int, alpha, beta float32)")
+	TEXT(name, NOSPLIT, "func(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch, k, n, pfw int, alpha, beta float32)")
 	asm.Doc(name + " sets D = α·X·W + β·D for the batch×k X, k×n W and batch×n D, reading W once.")
 	G, V := skinnyNNTile(s)
 	col, batchLeft := asm.AllocLocal(8), asm.AllocLocal(8)
+	pfHi, pfLo := asm.AllocLocal(8), asm.AllocLocal(8)
 	spill := asm.AllocLocal(4 * s.lanes)
 
 	var t tail
@@ -444,9 +480,15 @@ func genSkinnyNN(s *isa) {
 			}
 		}
 		if prefetch {
+			// Only in this group's window of the rows (pfLo < cnt ≤ pfHi).
+			asm.CMPQ(cnt, pfHi)
+			asm.JG(LabelRef(pfx + "NoPF"))
+			asm.CMPQ(cnt, pfLo)
+			asm.JLE(LabelRef(pfx + "NoPF"))
 			for l := 0; l < (nv*s.bytes()+63)/64; l++ {
 				asm.PREFETCHT0(Mem{Base: wp, Disp: nv*s.bytes() + 64*l})
 			}
+			asm.Label(pfx + "NoPF")
 		}
 		for j := 0; j < nb; j++ {
 			b := s.vec()
@@ -549,6 +591,7 @@ func genSkinnyNN(s *isa) {
 		xp, dp := load(asm.Param("x").Base()), load(asm.Param("d").Base())
 		bl := load(asm.Param("batch"))
 		asm.MOVQ(bl, batchLeft)
+		resetWindow("k", pfHi, pfLo)
 		for nb := G; nb >= 1; nb-- {
 			gp := fmt.Sprintf("%sb%d", pfx, nb)
 			asm.Label(gp)
@@ -572,6 +615,7 @@ func genSkinnyNN(s *isa) {
 				asm.IMUL3Q(U32(4*nb), st, st)
 				asm.ADDQ(st, p.r)
 			}
+			nextWindow(pfHi, pfLo)
 			asm.SUBQ(U32(nb), batchLeft)
 			asm.JMP(LabelRef(gp))
 			asm.Label(gp + "End")

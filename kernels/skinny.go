@@ -27,6 +27,17 @@ func skinnyPanel(r, lda int) int {
 	return max(r, p/r*r)
 }
 
+// skinnyWindow returns w, the steps of each group's prefetch window. The
+// kernels prefetch the next panel (skinnyNT) or strip (skinnyNN) while they
+// walk the inner dimension in `steps` steps (vectors of A's rows, rows of
+// W); group g of the ⌈batch/group⌉ groups of rows of X prefetches in the
+// steps [g·w, (g+1)·w) only, so the prefetches spread over the work of all
+// groups and memory overlaps the FMAs instead of stalling the first group.
+func skinnyWindow(steps, batch, group int) int {
+	groups := (batch + group - 1) / group
+	return max(1, (steps+groups-1)/groups)
+}
+
 // skinnySpan reports whether the rows×cols matrix at stride lda spans more
 // than skinnyBytes.
 func skinnySpan(rows, cols, lda int) bool {

@@ -4,9 +4,9 @@
 
 #include "textflag.h"
 
-// func skinnyNTAVX2(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int, panel int, alpha float32, beta float32)
+// func skinnyNTAVX2(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int, panel int, pfw int, alpha float32, beta float32)
 // Requires: AVX, CMOV, FMA3, MMX+
-TEXT ·skinnyNTAVX2(SB), NOSPLIT, $56-136
+TEXT ·skinnyNTAVX2(SB), NOSPLIT, $72-144
 	MOVQ  lda+56(FP), AX
 	SHLQ  $0x02, AX
 	MOVQ  panel+120(FP), CX
@@ -27,6 +27,12 @@ panel:
 	CMPQ    AX, CX
 	CMOVQGT CX, AX
 	MOVQ    AX, 32(SP)
+	MOVQ    cols+104(FP), AX
+	MOVQ    pfw+128(FP), CX
+	SHRQ    $0x03, AX
+	MOVQ    AX, 56(SP)
+	SUBQ    CX, AX
+	MOVQ    AX, 64(SP)
 	MOVQ    x_base+64(FP), AX
 	MOVQ    24(SP), CX
 	MOVQ    batch+112(FP), DX
@@ -91,6 +97,10 @@ b4r3tLoop:
 	VFMADD231PS Y14, Y15, Y11
 	TESTQ       $0x00000020, R11
 	JNZ         b4r3tNoPF
+	CMPQ        R12, 56(SP)
+	JG          b4r3tNoPF
+	CMPQ        R12, 64(SP)
+	JLE         b4r3tNoPF
 	PREFETCHT0  (R11)
 	PREFETCHT0  (R11)(SI*1)
 	PREFETCHT0  (R11)(SI*2)
@@ -186,14 +196,14 @@ b4r3tReduce:
 	VADDPS       Y0, Y3, Y3
 	VEXTRACTF128 $0x01, Y3, X0
 	VADDPS       X0, X3, X3
-	VBROADCASTSS alpha+128(FP), X0
+	VBROADCASTSS alpha+136(FP), X0
 	MOVQ         ldd+24(FP), SI
 	SHLQ         $0x02, SI
 	MOVQ         BX, DI
-	MOVL         beta+132(FP), R8
+	MOVL         beta+140(FP), R8
 	ANDL         $0x7fffffff, R8
 	JZ           b4r3tNoBeta
-	VBROADCASTSS beta+132(FP), X1
+	VBROADCASTSS beta+140(FP), X1
 	VMOVQ        (DI), X6
 	VINSERTPS    $0x20, 8(DI), X6, X6
 	VMULPS       X1, X6, X6
@@ -282,6 +292,10 @@ b4r1tLoop:
 	VFMADD231PS Y4, Y5, Y3
 	TESTQ       $0x00000020, R10
 	JNZ         b4r1tNoPF
+	CMPQ        R11, 56(SP)
+	JG          b4r1tNoPF
+	CMPQ        R11, 64(SP)
+	JLE         b4r1tNoPF
 	PREFETCHT0  (R10)
 
 b4r1tNoPF:
@@ -343,14 +357,14 @@ b4r1tReduce:
 	VADDPS       X4, X3, X3
 	VSHUFPS      $0xb1, X3, X3, X4
 	VADDPS       X4, X3, X3
-	VBROADCASTSS alpha+128(FP), X4
+	VBROADCASTSS alpha+136(FP), X4
 	MOVQ         ldd+24(FP), SI
 	SHLQ         $0x02, SI
 	MOVQ         BX, DI
-	MOVL         beta+132(FP), R8
+	MOVL         beta+140(FP), R8
 	ANDL         $0x7fffffff, R8
 	JZ           b4r1tNoBeta
-	VBROADCASTSS beta+132(FP), X5
+	VBROADCASTSS beta+140(FP), X5
 	VMOVSS       (DI), X6
 	VMULPS       X5, X6, X6
 	VFMADD231PS  X4, X0, X6
@@ -400,6 +414,9 @@ b4r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+128(FP), DX
+	SUBQ   DX, 56(SP)
+	SUBQ   DX, 64(SP)
 	SUBQ   $0x00000004, 8(SP)
 	JMP    b4
 
@@ -454,6 +471,10 @@ b3r3tLoop:
 	VFMADD231PS Y11, Y12, Y8
 	TESTQ       $0x00000020, R10
 	JNZ         b3r3tNoPF
+	CMPQ        R11, 56(SP)
+	JG          b3r3tNoPF
+	CMPQ        R11, 64(SP)
+	JLE         b3r3tNoPF
 	PREFETCHT0  (R10)
 	PREFETCHT0  (R10)(SI*1)
 	PREFETCHT0  (R10)(SI*2)
@@ -531,14 +552,14 @@ b3r3tReduce:
 	VADDPS       Y0, Y2, Y2
 	VEXTRACTF128 $0x01, Y2, X0
 	VADDPS       X0, X2, X2
-	VBROADCASTSS alpha+128(FP), X0
+	VBROADCASTSS alpha+136(FP), X0
 	MOVQ         ldd+24(FP), SI
 	SHLQ         $0x02, SI
 	MOVQ         BX, DI
-	MOVL         beta+132(FP), R8
+	MOVL         beta+140(FP), R8
 	ANDL         $0x7fffffff, R8
 	JZ           b3r3tNoBeta
-	VBROADCASTSS beta+132(FP), X1
+	VBROADCASTSS beta+140(FP), X1
 	VMOVQ        (DI), X5
 	VINSERTPS    $0x20, 8(DI), X5, X5
 	VMULPS       X1, X5, X5
@@ -611,6 +632,10 @@ b3r1tLoop:
 	VFMADD231PS Y3, Y4, Y2
 	TESTQ       $0x00000020, R9
 	JNZ         b3r1tNoPF
+	CMPQ        R10, 56(SP)
+	JG          b3r1tNoPF
+	CMPQ        R10, 64(SP)
+	JLE         b3r1tNoPF
 	PREFETCHT0  (R9)
 
 b3r1tNoPF:
@@ -661,14 +686,14 @@ b3r1tReduce:
 	VADDPS       X3, X2, X2
 	VSHUFPS      $0xb1, X2, X2, X3
 	VADDPS       X3, X2, X2
-	VBROADCASTSS alpha+128(FP), X3
+	VBROADCASTSS alpha+136(FP), X3
 	MOVQ         ldd+24(FP), SI
 	SHLQ         $0x02, SI
 	MOVQ         BX, DI
-	MOVL         beta+132(FP), R8
+	MOVL         beta+140(FP), R8
 	ANDL         $0x7fffffff, R8
 	JZ           b3r1tNoBeta
-	VBROADCASTSS beta+132(FP), X4
+	VBROADCASTSS beta+140(FP), X4
 	VMOVSS       (DI), X5
 	VMULPS       X4, X5, X5
 	VFMADD231PS  X3, X0, X5
@@ -710,6 +735,9 @@ b3r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+128(FP), DX
+	SUBQ   DX, 56(SP)
+	SUBQ   DX, 64(SP)
 	SUBQ   $0x00000003, 8(SP)
 	JMP    b3
 
@@ -757,6 +785,10 @@ b2r3tLoop:
 	VFMADD231PS Y8, Y9, Y5
 	TESTQ       $0x00000020, R10
 	JNZ         b2r3tNoPF
+	CMPQ        R11, 56(SP)
+	JG          b2r3tNoPF
+	CMPQ        R11, 64(SP)
+	JLE         b2r3tNoPF
 	PREFETCHT0  (R10)
 	PREFETCHT0  (R10)(SI*1)
 	PREFETCHT0  (R10)(SI*2)
@@ -818,14 +850,14 @@ b2r3tReduce:
 	VADDPS       Y0, Y3, Y3
 	VEXTRACTF128 $0x01, Y3, X0
 	VADDPS       X0, X3, X3
-	VBROADCASTSS alpha+128(FP), X0
+	VBROADCASTSS alpha+136(FP), X0
 	MOVQ         ldd+24(FP), SI
 	SHLQ         $0x02, SI
 	MOVQ         BX, DI
-	MOVL         beta+132(FP), R8
+	MOVL         beta+140(FP), R8
 	ANDL         $0x7fffffff, R8
 	JZ           b2r3tNoBeta
-	VBROADCASTSS beta+132(FP), X1
+	VBROADCASTSS beta+140(FP), X1
 	VMOVQ        (DI), X4
 	VINSERTPS    $0x20, 8(DI), X4, X4
 	VMULPS       X1, X4, X4
@@ -884,6 +916,10 @@ b2r1tLoop:
 	VFMADD231PS Y2, Y3, Y1
 	TESTQ       $0x00000020, R9
 	JNZ         b2r1tNoPF
+	CMPQ        R10, 56(SP)
+	JG          b2r1tNoPF
+	CMPQ        R10, 64(SP)
+	JLE         b2r1tNoPF
 	PREFETCHT0  (R9)
 
 b2r1tNoPF:
@@ -925,14 +961,14 @@ b2r1tReduce:
 	VADDPS       X2, X1, X1
 	VSHUFPS      $0xb1, X1, X1, X2
 	VADDPS       X2, X1, X1
-	VBROADCASTSS alpha+128(FP), X2
+	VBROADCASTSS alpha+136(FP), X2
 	MOVQ         ldd+24(FP), SI
 	SHLQ         $0x02, SI
 	MOVQ         BX, DI
-	MOVL         beta+132(FP), R8
+	MOVL         beta+140(FP), R8
 	ANDL         $0x7fffffff, R8
 	JZ           b2r1tNoBeta
-	VBROADCASTSS beta+132(FP), X3
+	VBROADCASTSS beta+140(FP), X3
 	VMOVSS       (DI), X4
 	VMULPS       X3, X4, X4
 	VFMADD231PS  X2, X0, X4
@@ -966,6 +1002,9 @@ b2r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+128(FP), DX
+	SUBQ   DX, 56(SP)
+	SUBQ   DX, 64(SP)
 	SUBQ   $0x00000002, 8(SP)
 	JMP    b2
 
@@ -1006,6 +1045,10 @@ b1r3tLoop:
 	VFMADD231PS Y5, Y6, Y2
 	TESTQ       $0x00000020, R9
 	JNZ         b1r3tNoPF
+	CMPQ        R10, 56(SP)
+	JG          b1r3tNoPF
+	CMPQ        R10, 64(SP)
+	JLE         b1r3tNoPF
 	PREFETCHT0  (R9)
 	PREFETCHT0  (R9)(SI*1)
 	PREFETCHT0  (R9)(SI*2)
@@ -1051,14 +1094,14 @@ b1r3tReduce:
 	VADDPS       Y0, Y1, Y1
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X1
-	VBROADCASTSS alpha+128(FP), X0
+	VBROADCASTSS alpha+136(FP), X0
 	MOVQ         ldd+24(FP), SI
 	SHLQ         $0x02, SI
 	MOVQ         BX, SI
-	MOVL         beta+132(FP), DI
+	MOVL         beta+140(FP), DI
 	ANDL         $0x7fffffff, DI
 	JZ           b1r3tNoBeta
-	VBROADCASTSS beta+132(FP), X2
+	VBROADCASTSS beta+140(FP), X2
 	VMOVQ        (SI), X3
 	VINSERTPS    $0x20, 8(SI), X3, X3
 	VMULPS       X2, X3, X3
@@ -1103,6 +1146,10 @@ b1r1tLoop:
 	VFMADD231PS Y1, Y2, Y0
 	TESTQ       $0x00000020, R8
 	JNZ         b1r1tNoPF
+	CMPQ        R9, 56(SP)
+	JG          b1r1tNoPF
+	CMPQ        R9, 64(SP)
+	JLE         b1r1tNoPF
 	PREFETCHT0  (R8)
 
 b1r1tNoPF:
@@ -1135,14 +1182,14 @@ b1r1tReduce:
 	VADDPS       X1, X0, X0
 	VSHUFPS      $0xb1, X0, X0, X1
 	VADDPS       X1, X0, X0
-	VBROADCASTSS alpha+128(FP), X1
+	VBROADCASTSS alpha+136(FP), X1
 	MOVQ         ldd+24(FP), SI
 	SHLQ         $0x02, SI
 	MOVQ         BX, SI
-	MOVL         beta+132(FP), DI
+	MOVL         beta+140(FP), DI
 	ANDL         $0x7fffffff, DI
 	JZ           b1r1tNoBeta
-	VBROADCASTSS beta+132(FP), X2
+	VBROADCASTSS beta+140(FP), X2
 	VMOVSS       (SI), X3
 	VMULPS       X2, X3, X3
 	VFMADD231PS  X1, X0, X3
@@ -1168,6 +1215,9 @@ b1r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+128(FP), DX
+	SUBQ   DX, 56(SP)
+	SUBQ   DX, 64(SP)
 	SUBQ   $0x00000001, 8(SP)
 	JMP    b1
 
@@ -1205,9 +1255,9 @@ DATA tailmask<>+56(SB)/4, $0xffffffff
 DATA tailmask<>+60(SB)/4, $0xffffffff
 GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 
-// func skinnyNTAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int, panel int, alpha float32, beta float32)
+// func skinnyNTAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int, panel int, pfw int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV, FMA3, MMX+
-TEXT ·skinnyNTAVX512(SB), NOSPLIT, $56-136
+TEXT ·skinnyNTAVX512(SB), NOSPLIT, $72-144
 	MOVQ  cols+104(FP), AX
 	ANDQ  $0x0000000f, AX
 	JZ    maskDone
@@ -1236,6 +1286,12 @@ panel:
 	CMPQ    AX, CX
 	CMOVQGT CX, AX
 	MOVQ    AX, 32(SP)
+	MOVQ    cols+104(FP), AX
+	MOVQ    pfw+128(FP), CX
+	SHRQ    $0x04, AX
+	MOVQ    AX, 56(SP)
+	SUBQ    CX, AX
+	MOVQ    AX, 64(SP)
 	MOVQ    x_base+64(FP), AX
 	MOVQ    24(SP), CX
 	MOVQ    batch+112(FP), DX
@@ -1327,18 +1383,24 @@ b6r4tLoop:
 	VFMADD231PS Z25, Z28, Z11
 	VFMADD231PS Z26, Z28, Z17
 	VFMADD231PS Z27, Z28, Z23
+	CMPQ        R13, 56(SP)
+	JG          b6r4tNoPF
+	CMPQ        R13, 64(SP)
+	JLE         b6r4tNoPF
 	PREFETCHT0  (R12)
 	PREFETCHT0  (R12)(SI*1)
 	PREFETCHT0  (R12)(SI*2)
 	LEAQ        (R12)(SI*2), R14
 	PREFETCHT0  (R14)(SI*1)
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R9
-	ADDQ        $0x00000040, R10
-	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
-	DECQ        R13
-	JNZ         b6r4tLoop
+
+b6r4tNoPF:
+	ADDQ $0x00000040, R8
+	ADDQ $0x00000040, R9
+	ADDQ $0x00000040, R10
+	ADDQ $0x00000040, R11
+	ADDQ $0x00000040, R12
+	DECQ R13
+	JNZ  b6r4tLoop
 
 b6r4tTail:
 	MOVQ        cols+104(FP), R12
@@ -1494,14 +1556,14 @@ b6r4tReduce:
 	VADDPS        Y0, Y5, Y5
 	VEXTRACTF32X4 $0x01, Y5, X0
 	VADDPS        X0, X5, X5
-	VBROADCASTSS  alpha+128(FP), X0
+	VBROADCASTSS  alpha+136(FP), X0
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+132(FP), R8
+	MOVL          beta+140(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b6r4tNoBeta
-	VBROADCASTSS  beta+132(FP), X1
+	VBROADCASTSS  beta+140(FP), X1
 	VMOVUPS       (DI), X8
 	VMULPS        X1, X8, X8
 	VFMADD231PS   X0, X6, X8
@@ -1598,13 +1660,19 @@ b6r1tLoop:
 	VFMADD231PS Z6, Z7, Z4
 	VMOVUPS     (R9)(SI*2), Z7
 	VFMADD231PS Z6, Z7, Z5
+	CMPQ        R11, 56(SP)
+	JG          b6r1tNoPF
+	CMPQ        R11, 64(SP)
+	JLE         b6r1tNoPF
 	PREFETCHT0  (R10)
-	ADDQ        $0x00000040, DI
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R9
-	ADDQ        $0x00000040, R10
-	DECQ        R11
-	JNZ         b6r1tLoop
+
+b6r1tNoPF:
+	ADDQ $0x00000040, DI
+	ADDQ $0x00000040, R8
+	ADDQ $0x00000040, R9
+	ADDQ $0x00000040, R10
+	DECQ R11
+	JNZ  b6r1tLoop
 
 b6r1tTail:
 	MOVQ        cols+104(FP), R10
@@ -1673,14 +1741,14 @@ b6r1tReduce:
 	VADDPS        X6, X5, X5
 	VSHUFPS       $0xb1, X5, X5, X6
 	VADDPS        X6, X5, X5
-	VBROADCASTSS  alpha+128(FP), X6
+	VBROADCASTSS  alpha+136(FP), X6
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+132(FP), R8
+	MOVL          beta+140(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b6r1tNoBeta
-	VBROADCASTSS  beta+132(FP), X7
+	VBROADCASTSS  beta+140(FP), X7
 	VMOVSS        (DI), X8
 	VMULPS        X7, X8, X8
 	VFMADD231PS   X6, X0, X8
@@ -1746,6 +1814,9 @@ b6r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000018, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+128(FP), DX
+	SUBQ   DX, 56(SP)
+	SUBQ   DX, 64(SP)
 	SUBQ   $0x00000006, 8(SP)
 	JMP    b6
 
@@ -1827,18 +1898,24 @@ b5r4tLoop:
 	VFMADD231PS Z21, Z24, Z9
 	VFMADD231PS Z22, Z24, Z14
 	VFMADD231PS Z23, Z24, Z19
+	CMPQ        R13, 56(SP)
+	JG          b5r4tNoPF
+	CMPQ        R13, 64(SP)
+	JLE         b5r4tNoPF
 	PREFETCHT0  (R12)
 	PREFETCHT0  (R12)(SI*1)
 	PREFETCHT0  (R12)(SI*2)
 	LEAQ        (R12)(SI*2), R14
 	PREFETCHT0  (R14)(SI*1)
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R9
-	ADDQ        $0x00000040, R10
-	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
-	DECQ        R13
-	JNZ         b5r4tLoop
+
+b5r4tNoPF:
+	ADDQ $0x00000040, R8
+	ADDQ $0x00000040, R9
+	ADDQ $0x00000040, R10
+	ADDQ $0x00000040, R11
+	ADDQ $0x00000040, R12
+	DECQ R13
+	JNZ  b5r4tLoop
 
 b5r4tTail:
 	MOVQ        cols+104(FP), R12
@@ -1970,14 +2047,14 @@ b5r4tReduce:
 	VADDPS        Y0, Y4, Y4
 	VEXTRACTF32X4 $0x01, Y4, X0
 	VADDPS        X0, X4, X4
-	VBROADCASTSS  alpha+128(FP), X0
+	VBROADCASTSS  alpha+136(FP), X0
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+132(FP), R8
+	MOVL          beta+140(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b5r4tNoBeta
-	VBROADCASTSS  beta+132(FP), X1
+	VBROADCASTSS  beta+140(FP), X1
 	VMOVUPS       (DI), X7
 	VMULPS        X1, X7, X7
 	VFMADD231PS   X0, X5, X7
@@ -2063,13 +2140,19 @@ b5r1tLoop:
 	VFMADD231PS Z5, Z6, Z3
 	VMOVUPS     (R9)(SI*1), Z6
 	VFMADD231PS Z5, Z6, Z4
+	CMPQ        R11, 56(SP)
+	JG          b5r1tNoPF
+	CMPQ        R11, 64(SP)
+	JLE         b5r1tNoPF
 	PREFETCHT0  (R10)
-	ADDQ        $0x00000040, DI
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R9
-	ADDQ        $0x00000040, R10
-	DECQ        R11
-	JNZ         b5r1tLoop
+
+b5r1tNoPF:
+	ADDQ $0x00000040, DI
+	ADDQ $0x00000040, R8
+	ADDQ $0x00000040, R9
+	ADDQ $0x00000040, R10
+	DECQ R11
+	JNZ  b5r1tLoop
 
 b5r1tTail:
 	MOVQ        cols+104(FP), R10
@@ -2128,14 +2211,14 @@ b5r1tReduce:
 	VADDPS        X5, X4, X4
 	VSHUFPS       $0xb1, X4, X4, X5
 	VADDPS        X5, X4, X4
-	VBROADCASTSS  alpha+128(FP), X5
+	VBROADCASTSS  alpha+136(FP), X5
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+132(FP), R8
+	MOVL          beta+140(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b5r1tNoBeta
-	VBROADCASTSS  beta+132(FP), X6
+	VBROADCASTSS  beta+140(FP), X6
 	VMOVSS        (DI), X7
 	VMULPS        X6, X7, X7
 	VFMADD231PS   X5, X0, X7
@@ -2193,6 +2276,9 @@ b5r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000014, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+128(FP), DX
+	SUBQ   DX, 56(SP)
+	SUBQ   DX, 64(SP)
 	SUBQ   $0x00000005, 8(SP)
 	JMP    b5
 
@@ -2265,18 +2351,24 @@ b4r4tLoop:
 	VFMADD231PS Z17, Z20, Z7
 	VFMADD231PS Z18, Z20, Z11
 	VFMADD231PS Z19, Z20, Z15
+	CMPQ        R13, 56(SP)
+	JG          b4r4tNoPF
+	CMPQ        R13, 64(SP)
+	JLE         b4r4tNoPF
 	PREFETCHT0  (R12)
 	PREFETCHT0  (R12)(SI*1)
 	PREFETCHT0  (R12)(SI*2)
 	LEAQ        (R12)(SI*2), R14
 	PREFETCHT0  (R14)(SI*1)
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R9
-	ADDQ        $0x00000040, R10
-	ADDQ        $0x00000040, R11
-	ADDQ        $0x00000040, R12
-	DECQ        R13
-	JNZ         b4r4tLoop
+
+b4r4tNoPF:
+	ADDQ $0x00000040, R8
+	ADDQ $0x00000040, R9
+	ADDQ $0x00000040, R10
+	ADDQ $0x00000040, R11
+	ADDQ $0x00000040, R12
+	DECQ R13
+	JNZ  b4r4tLoop
 
 b4r4tTail:
 	MOVQ        cols+104(FP), R12
@@ -2384,14 +2476,14 @@ b4r4tReduce:
 	VADDPS        Y0, Y3, Y3
 	VEXTRACTF32X4 $0x01, Y3, X0
 	VADDPS        X0, X3, X3
-	VBROADCASTSS  alpha+128(FP), X0
+	VBROADCASTSS  alpha+136(FP), X0
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+132(FP), R8
+	MOVL          beta+140(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b4r4tNoBeta
-	VBROADCASTSS  beta+132(FP), X1
+	VBROADCASTSS  beta+140(FP), X1
 	VMOVUPS       (DI), X6
 	VMULPS        X1, X6, X6
 	VFMADD231PS   X0, X4, X6
@@ -2466,13 +2558,19 @@ b4r1tLoop:
 	VFMADD231PS Z4, Z5, Z2
 	VMOVUPS     (R9), Z5
 	VFMADD231PS Z4, Z5, Z3
+	CMPQ        R11, 56(SP)
+	JG          b4r1tNoPF
+	CMPQ        R11, 64(SP)
+	JLE         b4r1tNoPF
 	PREFETCHT0  (R10)
-	ADDQ        $0x00000040, DI
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R9
-	ADDQ        $0x00000040, R10
-	DECQ        R11
-	JNZ         b4r1tLoop
+
+b4r1tNoPF:
+	ADDQ $0x00000040, DI
+	ADDQ $0x00000040, R8
+	ADDQ $0x00000040, R9
+	ADDQ $0x00000040, R10
+	DECQ R11
+	JNZ  b4r1tLoop
 
 b4r1tTail:
 	MOVQ        cols+104(FP), R10
@@ -2521,14 +2619,14 @@ b4r1tReduce:
 	VADDPS        X4, X3, X3
 	VSHUFPS       $0xb1, X3, X3, X4
 	VADDPS        X4, X3, X3
-	VBROADCASTSS  alpha+128(FP), X4
+	VBROADCASTSS  alpha+136(FP), X4
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+132(FP), R8
+	MOVL          beta+140(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b4r1tNoBeta
-	VBROADCASTSS  beta+132(FP), X5
+	VBROADCASTSS  beta+140(FP), X5
 	VMOVSS        (DI), X6
 	VMULPS        X5, X6, X6
 	VFMADD231PS   X4, X0, X6
@@ -2578,6 +2676,9 @@ b4r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+128(FP), DX
+	SUBQ   DX, 56(SP)
+	SUBQ   DX, 64(SP)
 	SUBQ   $0x00000004, 8(SP)
 	JMP    b4
 
@@ -2639,17 +2740,23 @@ b3r4tLoop:
 	VFMADD231PS Z13, Z16, Z5
 	VFMADD231PS Z14, Z16, Z8
 	VFMADD231PS Z15, Z16, Z11
+	CMPQ        R12, 56(SP)
+	JG          b3r4tNoPF
+	CMPQ        R12, 64(SP)
+	JLE         b3r4tNoPF
 	PREFETCHT0  (R11)
 	PREFETCHT0  (R11)(SI*1)
 	PREFETCHT0  (R11)(SI*2)
 	LEAQ        (R11)(SI*2), R13
 	PREFETCHT0  (R13)(SI*1)
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R9
-	ADDQ        $0x00000040, R10
-	ADDQ        $0x00000040, R11
-	DECQ        R12
-	JNZ         b3r4tLoop
+
+b3r4tNoPF:
+	ADDQ $0x00000040, R8
+	ADDQ $0x00000040, R9
+	ADDQ $0x00000040, R10
+	ADDQ $0x00000040, R11
+	DECQ R12
+	JNZ  b3r4tLoop
 
 b3r4tTail:
 	MOVQ        cols+104(FP), R11
@@ -2733,14 +2840,14 @@ b3r4tReduce:
 	VADDPS        Y0, Y2, Y2
 	VEXTRACTF32X4 $0x01, Y2, X0
 	VADDPS        X0, X2, X2
-	VBROADCASTSS  alpha+128(FP), X0
+	VBROADCASTSS  alpha+136(FP), X0
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+132(FP), R8
+	MOVL          beta+140(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b3r4tNoBeta
-	VBROADCASTSS  beta+132(FP), X1
+	VBROADCASTSS  beta+140(FP), X1
 	VMOVUPS       (DI), X5
 	VMULPS        X1, X5, X5
 	VFMADD231PS   X0, X3, X5
@@ -2802,12 +2909,18 @@ b3r1tLoop:
 	VFMADD231PS Z3, Z4, Z1
 	VMOVUPS     (R8)(SI*2), Z4
 	VFMADD231PS Z3, Z4, Z2
+	CMPQ        R10, 56(SP)
+	JG          b3r1tNoPF
+	CMPQ        R10, 64(SP)
+	JLE         b3r1tNoPF
 	PREFETCHT0  (R9)
-	ADDQ        $0x00000040, DI
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R9
-	DECQ        R10
-	JNZ         b3r1tLoop
+
+b3r1tNoPF:
+	ADDQ $0x00000040, DI
+	ADDQ $0x00000040, R8
+	ADDQ $0x00000040, R9
+	DECQ R10
+	JNZ  b3r1tLoop
 
 b3r1tTail:
 	MOVQ        cols+104(FP), R9
@@ -2846,14 +2959,14 @@ b3r1tReduce:
 	VADDPS        X3, X2, X2
 	VSHUFPS       $0xb1, X2, X2, X3
 	VADDPS        X3, X2, X2
-	VBROADCASTSS  alpha+128(FP), X3
+	VBROADCASTSS  alpha+136(FP), X3
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+132(FP), R8
+	MOVL          beta+140(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b3r1tNoBeta
-	VBROADCASTSS  beta+132(FP), X4
+	VBROADCASTSS  beta+140(FP), X4
 	VMOVSS        (DI), X5
 	VMULPS        X4, X5, X5
 	VFMADD231PS   X3, X0, X5
@@ -2895,6 +3008,9 @@ b3r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+128(FP), DX
+	SUBQ   DX, 56(SP)
+	SUBQ   DX, 64(SP)
 	SUBQ   $0x00000003, 8(SP)
 	JMP    b3
 
@@ -2947,17 +3063,23 @@ b2r4tLoop:
 	VFMADD231PS Z9, Z12, Z3
 	VFMADD231PS Z10, Z12, Z5
 	VFMADD231PS Z11, Z12, Z7
+	CMPQ        R12, 56(SP)
+	JG          b2r4tNoPF
+	CMPQ        R12, 64(SP)
+	JLE         b2r4tNoPF
 	PREFETCHT0  (R11)
 	PREFETCHT0  (R11)(SI*1)
 	PREFETCHT0  (R11)(SI*2)
 	LEAQ        (R11)(SI*2), R13
 	PREFETCHT0  (R13)(SI*1)
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R9
-	ADDQ        $0x00000040, R10
-	ADDQ        $0x00000040, R11
-	DECQ        R12
-	JNZ         b2r4tLoop
+
+b2r4tNoPF:
+	ADDQ $0x00000040, R8
+	ADDQ $0x00000040, R9
+	ADDQ $0x00000040, R10
+	ADDQ $0x00000040, R11
+	DECQ R12
+	JNZ  b2r4tLoop
 
 b2r4tTail:
 	MOVQ        cols+104(FP), R11
@@ -3017,14 +3139,14 @@ b2r4tReduce:
 	VADDPS        Y0, Y3, Y3
 	VEXTRACTF32X4 $0x01, Y3, X0
 	VADDPS        X0, X3, X3
-	VBROADCASTSS  alpha+128(FP), X0
+	VBROADCASTSS  alpha+136(FP), X0
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+132(FP), R8
+	MOVL          beta+140(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b2r4tNoBeta
-	VBROADCASTSS  beta+132(FP), X1
+	VBROADCASTSS  beta+140(FP), X1
 	VMOVUPS       (DI), X4
 	VMULPS        X1, X4, X4
 	VFMADD231PS   X0, X2, X4
@@ -3075,12 +3197,18 @@ b2r1tLoop:
 	VFMADD231PS Z2, Z3, Z0
 	VMOVUPS     (R8)(SI*1), Z3
 	VFMADD231PS Z2, Z3, Z1
+	CMPQ        R10, 56(SP)
+	JG          b2r1tNoPF
+	CMPQ        R10, 64(SP)
+	JLE         b2r1tNoPF
 	PREFETCHT0  (R9)
-	ADDQ        $0x00000040, DI
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R9
-	DECQ        R10
-	JNZ         b2r1tLoop
+
+b2r1tNoPF:
+	ADDQ $0x00000040, DI
+	ADDQ $0x00000040, R8
+	ADDQ $0x00000040, R9
+	DECQ R10
+	JNZ  b2r1tLoop
 
 b2r1tTail:
 	MOVQ        cols+104(FP), R9
@@ -3109,14 +3237,14 @@ b2r1tReduce:
 	VADDPS        X2, X1, X1
 	VSHUFPS       $0xb1, X1, X1, X2
 	VADDPS        X2, X1, X1
-	VBROADCASTSS  alpha+128(FP), X2
+	VBROADCASTSS  alpha+136(FP), X2
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+132(FP), R8
+	MOVL          beta+140(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b2r1tNoBeta
-	VBROADCASTSS  beta+132(FP), X3
+	VBROADCASTSS  beta+140(FP), X3
 	VMOVSS        (DI), X4
 	VMULPS        X3, X4, X4
 	VFMADD231PS   X2, X0, X4
@@ -3150,6 +3278,9 @@ b2r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+128(FP), DX
+	SUBQ   DX, 56(SP)
+	SUBQ   DX, 64(SP)
 	SUBQ   $0x00000002, 8(SP)
 	JMP    b2
 
@@ -3193,17 +3324,23 @@ b1r4tLoop:
 	VFMADD231PS Z5, Z8, Z1
 	VFMADD231PS Z6, Z8, Z2
 	VFMADD231PS Z7, Z8, Z3
+	CMPQ        R11, 56(SP)
+	JG          b1r4tNoPF
+	CMPQ        R11, 64(SP)
+	JLE         b1r4tNoPF
 	PREFETCHT0  (R10)
 	PREFETCHT0  (R10)(SI*1)
 	PREFETCHT0  (R10)(SI*2)
 	LEAQ        (R10)(SI*2), R12
 	PREFETCHT0  (R12)(SI*1)
-	ADDQ        $0x00000040, DI
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, R9
-	ADDQ        $0x00000040, R10
-	DECQ        R11
-	JNZ         b1r4tLoop
+
+b1r4tNoPF:
+	ADDQ $0x00000040, DI
+	ADDQ $0x00000040, R8
+	ADDQ $0x00000040, R9
+	ADDQ $0x00000040, R10
+	DECQ R11
+	JNZ  b1r4tLoop
 
 b1r4tTail:
 	MOVQ        cols+104(FP), R10
@@ -3239,14 +3376,14 @@ b1r4tReduce:
 	VADDPS        Y0, Y1, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
 	VADDPS        X0, X1, X1
-	VBROADCASTSS  alpha+128(FP), X0
+	VBROADCASTSS  alpha+136(FP), X0
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, SI
-	MOVL          beta+132(FP), DI
+	MOVL          beta+140(FP), DI
 	ANDL          $0x7fffffff, DI
 	JZ            b1r4tNoBeta
-	VBROADCASTSS  beta+132(FP), X2
+	VBROADCASTSS  beta+140(FP), X2
 	VMOVUPS       (SI), X3
 	VMULPS        X2, X3, X3
 	VFMADD231PS   X0, X1, X3
@@ -3286,12 +3423,18 @@ b1r1tLoop:
 	VMOVUPS     (SI), Z1
 	VMOVUPS     (DI), Z2
 	VFMADD231PS Z1, Z2, Z0
+	CMPQ        R9, 56(SP)
+	JG          b1r1tNoPF
+	CMPQ        R9, 64(SP)
+	JLE         b1r1tNoPF
 	PREFETCHT0  (R8)
-	ADDQ        $0x00000040, SI
-	ADDQ        $0x00000040, DI
-	ADDQ        $0x00000040, R8
-	DECQ        R9
-	JNZ         b1r1tLoop
+
+b1r1tNoPF:
+	ADDQ $0x00000040, SI
+	ADDQ $0x00000040, DI
+	ADDQ $0x00000040, R8
+	DECQ R9
+	JNZ  b1r1tLoop
 
 b1r1tTail:
 	MOVQ        cols+104(FP), R8
@@ -3310,14 +3453,14 @@ b1r1tReduce:
 	VADDPS        X1, X0, X0
 	VSHUFPS       $0xb1, X0, X0, X1
 	VADDPS        X1, X0, X0
-	VBROADCASTSS  alpha+128(FP), X1
+	VBROADCASTSS  alpha+136(FP), X1
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, SI
-	MOVL          beta+132(FP), DI
+	MOVL          beta+140(FP), DI
 	ANDL          $0x7fffffff, DI
 	JZ            b1r1tNoBeta
-	VBROADCASTSS  beta+132(FP), X2
+	VBROADCASTSS  beta+140(FP), X2
 	VMOVSS        (SI), X3
 	VMULPS        X2, X3, X3
 	VFMADD231PS   X1, X0, X3
@@ -3343,6 +3486,9 @@ b1r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+128(FP), DX
+	SUBQ   DX, 56(SP)
+	SUBQ   DX, 64(SP)
 	SUBQ   $0x00000001, 8(SP)
 	JMP    b1
 
@@ -3362,9 +3508,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func skinnyNNAVX2(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, alpha float32, beta float32)
+// func skinnyNNAVX2(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pfw int, alpha float32, beta float32)
 // Requires: AVX, FMA3, MMX+
-TEXT ·skinnyNNAVX2(SB), NOSPLIT, $48-128
+TEXT ·skinnyNNAVX2(SB), NOSPLIT, $64-136
 	XORQ AX, AX
 	MOVQ AX, (SP)
 
@@ -3377,6 +3523,11 @@ wide:
 	MOVQ d_base+0(FP), CX
 	MOVQ batch+96(FP), DX
 	MOVQ DX, 8(SP)
+	MOVQ k+104(FP), DX
+	MOVQ pfw+120(FP), BX
+	MOVQ DX, 16(SP)
+	SUBQ BX, DX
+	MOVQ DX, 24(SP)
 
 wideb4:
 	CMPQ   8(SP), $0x00000004
@@ -3407,11 +3558,17 @@ wideb4:
 	MOVQ   k+104(FP), R10
 
 wideb4kLoop:
-	VMOVUPS      (R8), Y12
-	VMOVUPS      32(R8), Y13
-	VMOVUPS      64(R8), Y14
-	PREFETCHT0   96(R8)
-	PREFETCHT0   160(R8)
+	VMOVUPS    (R8), Y12
+	VMOVUPS    32(R8), Y13
+	VMOVUPS    64(R8), Y14
+	CMPQ       R10, 16(SP)
+	JG         wideb4kNoPF
+	CMPQ       R10, 24(SP)
+	JLE        wideb4kNoPF
+	PREFETCHT0 96(R8)
+	PREFETCHT0 160(R8)
+
+wideb4kNoPF:
 	VBROADCASTSS (SI), Y15
 	VFMADD231PS  Y12, Y15, Y0
 	VFMADD231PS  Y13, Y15, Y1
@@ -3433,15 +3590,15 @@ wideb4kLoop:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          wideb4kLoop
-	VBROADCASTSS alpha+120(FP), Y12
+	VBROADCASTSS alpha+128(FP), Y12
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb4kNoBeta
-	VBROADCASTSS beta+124(FP), Y13
+	VBROADCASTSS beta+132(FP), Y13
 	VMOVUPS      (SI), Y14
 	VMULPS       Y13, Y14, Y14
 	VFMADD231PS  Y12, Y0, Y14
@@ -3531,6 +3688,9 @@ wideb4kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000004, 8(SP)
 	JMP    wideb4
 
@@ -3559,11 +3719,17 @@ wideb3:
 	MOVQ   k+104(FP), R9
 
 wideb3kLoop:
-	VMOVUPS      (DI), Y9
-	VMOVUPS      32(DI), Y10
-	VMOVUPS      64(DI), Y11
-	PREFETCHT0   96(DI)
-	PREFETCHT0   160(DI)
+	VMOVUPS    (DI), Y9
+	VMOVUPS    32(DI), Y10
+	VMOVUPS    64(DI), Y11
+	CMPQ       R9, 16(SP)
+	JG         wideb3kNoPF
+	CMPQ       R9, 24(SP)
+	JLE        wideb3kNoPF
+	PREFETCHT0 96(DI)
+	PREFETCHT0 160(DI)
+
+wideb3kNoPF:
 	VBROADCASTSS (SI), Y12
 	VFMADD231PS  Y9, Y12, Y0
 	VFMADD231PS  Y10, Y12, Y1
@@ -3580,15 +3746,15 @@ wideb3kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          wideb3kLoop
-	VBROADCASTSS alpha+120(FP), Y9
+	VBROADCASTSS alpha+128(FP), Y9
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb3kNoBeta
-	VBROADCASTSS beta+124(FP), Y10
+	VBROADCASTSS beta+132(FP), Y10
 	VMOVUPS      (SI), Y11
 	VMULPS       Y10, Y11, Y11
 	VFMADD231PS  Y9, Y0, Y11
@@ -3658,6 +3824,9 @@ wideb3kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000003, 8(SP)
 	JMP    wideb3
 
@@ -3683,11 +3852,17 @@ wideb2:
 	MOVQ   k+104(FP), R9
 
 wideb2kLoop:
-	VMOVUPS      (DI), Y6
-	VMOVUPS      32(DI), Y7
-	VMOVUPS      64(DI), Y8
-	PREFETCHT0   96(DI)
-	PREFETCHT0   160(DI)
+	VMOVUPS    (DI), Y6
+	VMOVUPS    32(DI), Y7
+	VMOVUPS    64(DI), Y8
+	CMPQ       R9, 16(SP)
+	JG         wideb2kNoPF
+	CMPQ       R9, 24(SP)
+	JLE        wideb2kNoPF
+	PREFETCHT0 96(DI)
+	PREFETCHT0 160(DI)
+
+wideb2kNoPF:
 	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y6, Y9, Y0
 	VFMADD231PS  Y7, Y9, Y1
@@ -3700,15 +3875,15 @@ wideb2kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          wideb2kLoop
-	VBROADCASTSS alpha+120(FP), Y6
+	VBROADCASTSS alpha+128(FP), Y6
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb2kNoBeta
-	VBROADCASTSS beta+124(FP), Y7
+	VBROADCASTSS beta+132(FP), Y7
 	VMOVUPS      (SI), Y8
 	VMULPS       Y7, Y8, Y8
 	VFMADD231PS  Y6, Y0, Y8
@@ -3758,6 +3933,9 @@ wideb2kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000002, 8(SP)
 	JMP    wideb2
 
@@ -3780,11 +3958,17 @@ wideb1:
 	MOVQ   k+104(FP), R8
 
 wideb1kLoop:
-	VMOVUPS      (SI), Y3
-	VMOVUPS      32(SI), Y4
-	VMOVUPS      64(SI), Y5
-	PREFETCHT0   96(SI)
-	PREFETCHT0   160(SI)
+	VMOVUPS    (SI), Y3
+	VMOVUPS    32(SI), Y4
+	VMOVUPS    64(SI), Y5
+	CMPQ       R8, 16(SP)
+	JG         wideb1kNoPF
+	CMPQ       R8, 24(SP)
+	JLE        wideb1kNoPF
+	PREFETCHT0 96(SI)
+	PREFETCHT0 160(SI)
+
+wideb1kNoPF:
 	VBROADCASTSS (BX), Y6
 	VFMADD231PS  Y3, Y6, Y0
 	VFMADD231PS  Y4, Y6, Y1
@@ -3793,15 +3977,15 @@ wideb1kLoop:
 	ADDQ         $0x00000004, BX
 	DECQ         R8
 	JNZ          wideb1kLoop
-	VBROADCASTSS alpha+120(FP), Y3
+	VBROADCASTSS alpha+128(FP), Y3
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, BX
 	ADDQ         DX, BX
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb1kNoBeta
-	VBROADCASTSS beta+124(FP), Y4
+	VBROADCASTSS beta+132(FP), Y4
 	VMOVUPS      (BX), Y5
 	VMULPS       Y4, Y5, Y5
 	VFMADD231PS  Y3, Y0, Y5
@@ -3831,6 +4015,9 @@ wideb1kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000001, 8(SP)
 	JMP    wideb1
 
@@ -3851,6 +4038,11 @@ one:
 	MOVQ d_base+0(FP), CX
 	MOVQ batch+96(FP), DX
 	MOVQ DX, 8(SP)
+	MOVQ k+104(FP), DX
+	MOVQ pfw+120(FP), BX
+	MOVQ DX, 16(SP)
+	SUBQ BX, DX
+	MOVQ DX, 24(SP)
 
 oneb4:
 	CMPQ   8(SP), $0x00000004
@@ -3873,8 +4065,14 @@ oneb4:
 	MOVQ   k+104(FP), R10
 
 oneb4kLoop:
-	VMOVUPS      (R8), Y4
-	PREFETCHT0   32(R8)
+	VMOVUPS    (R8), Y4
+	CMPQ       R10, 16(SP)
+	JG         oneb4kNoPF
+	CMPQ       R10, 24(SP)
+	JLE        oneb4kNoPF
+	PREFETCHT0 32(R8)
+
+oneb4kNoPF:
 	VBROADCASTSS (SI), Y5
 	VFMADD231PS  Y4, Y5, Y0
 	VBROADCASTSS (SI)(BX*1), Y5
@@ -3888,15 +4086,15 @@ oneb4kLoop:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          oneb4kLoop
-	VBROADCASTSS alpha+120(FP), Y4
+	VBROADCASTSS alpha+128(FP), Y4
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb4kNoBeta
-	VBROADCASTSS beta+124(FP), Y5
+	VBROADCASTSS beta+132(FP), Y5
 	VMOVUPS      (SI), Y6
 	VMULPS       Y5, Y6, Y6
 	VFMADD231PS  Y4, Y0, Y6
@@ -3938,6 +4136,9 @@ oneb4kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000004, 8(SP)
 	JMP    oneb4
 
@@ -3960,8 +4161,14 @@ oneb3:
 	MOVQ   k+104(FP), R9
 
 oneb3kLoop:
-	VMOVUPS      (DI), Y3
-	PREFETCHT0   32(DI)
+	VMOVUPS    (DI), Y3
+	CMPQ       R9, 16(SP)
+	JG         oneb3kNoPF
+	CMPQ       R9, 24(SP)
+	JLE        oneb3kNoPF
+	PREFETCHT0 32(DI)
+
+oneb3kNoPF:
 	VBROADCASTSS (SI), Y4
 	VFMADD231PS  Y3, Y4, Y0
 	VBROADCASTSS (SI)(BX*1), Y4
@@ -3972,15 +4179,15 @@ oneb3kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          oneb3kLoop
-	VBROADCASTSS alpha+120(FP), Y3
+	VBROADCASTSS alpha+128(FP), Y3
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb3kNoBeta
-	VBROADCASTSS beta+124(FP), Y4
+	VBROADCASTSS beta+132(FP), Y4
 	VMOVUPS      (SI), Y5
 	VMULPS       Y4, Y5, Y5
 	VFMADD231PS  Y3, Y0, Y5
@@ -4014,6 +4221,9 @@ oneb3kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000003, 8(SP)
 	JMP    oneb3
 
@@ -4035,8 +4245,14 @@ oneb2:
 	MOVQ   k+104(FP), R9
 
 oneb2kLoop:
-	VMOVUPS      (DI), Y2
-	PREFETCHT0   32(DI)
+	VMOVUPS    (DI), Y2
+	CMPQ       R9, 16(SP)
+	JG         oneb2kNoPF
+	CMPQ       R9, 24(SP)
+	JLE        oneb2kNoPF
+	PREFETCHT0 32(DI)
+
+oneb2kNoPF:
 	VBROADCASTSS (SI), Y3
 	VFMADD231PS  Y2, Y3, Y0
 	VBROADCASTSS (SI)(BX*1), Y3
@@ -4045,15 +4261,15 @@ oneb2kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          oneb2kLoop
-	VBROADCASTSS alpha+120(FP), Y2
+	VBROADCASTSS alpha+128(FP), Y2
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb2kNoBeta
-	VBROADCASTSS beta+124(FP), Y3
+	VBROADCASTSS beta+132(FP), Y3
 	VMOVUPS      (SI), Y4
 	VMULPS       Y3, Y4, Y4
 	VFMADD231PS  Y2, Y0, Y4
@@ -4079,6 +4295,9 @@ oneb2kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000002, 8(SP)
 	JMP    oneb2
 
@@ -4099,23 +4318,29 @@ oneb1:
 	MOVQ   k+104(FP), R8
 
 oneb1kLoop:
-	VMOVUPS      (SI), Y1
-	PREFETCHT0   32(SI)
+	VMOVUPS    (SI), Y1
+	CMPQ       R8, 16(SP)
+	JG         oneb1kNoPF
+	CMPQ       R8, 24(SP)
+	JLE        oneb1kNoPF
+	PREFETCHT0 32(SI)
+
+oneb1kNoPF:
 	VBROADCASTSS (BX), Y2
 	VFMADD231PS  Y1, Y2, Y0
 	ADDQ         DI, SI
 	ADDQ         $0x00000004, BX
 	DECQ         R8
 	JNZ          oneb1kLoop
-	VBROADCASTSS alpha+120(FP), Y1
+	VBROADCASTSS alpha+128(FP), Y1
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, BX
 	ADDQ         DX, BX
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb1kNoBeta
-	VBROADCASTSS beta+124(FP), Y2
+	VBROADCASTSS beta+132(FP), Y2
 	VMOVUPS      (BX), Y3
 	VMULPS       Y2, Y3, Y3
 	VFMADD231PS  Y1, Y0, Y3
@@ -4133,6 +4358,9 @@ oneb1kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000001, 8(SP)
 	JMP    oneb1
 
@@ -4152,6 +4380,11 @@ oneEnd:
 	MOVQ  d_base+0(FP), CX
 	MOVQ  batch+96(FP), DX
 	MOVQ  DX, 8(SP)
+	MOVQ  k+104(FP), DX
+	MOVQ  pfw+120(FP), BX
+	MOVQ  DX, 16(SP)
+	SUBQ  BX, DX
+	MOVQ  DX, 24(SP)
 
 lastb4:
 	CMPQ   8(SP), $0x00000004
@@ -4190,26 +4423,26 @@ lastb4kLoop:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          lastb4kLoop
-	VBROADCASTSS alpha+120(FP), Y4
+	VBROADCASTSS alpha+128(FP), Y4
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb4kNoBeta
-	VBROADCASTSS beta+124(FP), Y5
+	VBROADCASTSS beta+132(FP), Y5
 	VMOVUPS      (SI), Y6
 	VMULPS       Y5, Y6, Y6
 	VFMADD231PS  Y4, Y0, Y6
-	VMOVUPS      Y6, 16(SP)
+	VMOVUPS      Y6, 32(SP)
 	MOVQ         n+112(FP), DX
 	ANDQ         $0x00000007, DX
 	MOVQ         $0x00000008, DI
 	SUBQ         DX, DI
 
 lastb4kPut0:
-	MOVL        16(SP)(DI*4), DX
+	MOVL        32(SP)(DI*4), DX
 	MOVL        DX, (SI)(DI*4)
 	INCQ        DI
 	CMPQ        DI, $0x00000008
@@ -4218,14 +4451,14 @@ lastb4kPut0:
 	VMOVUPS     (SI), Y0
 	VMULPS      Y5, Y0, Y0
 	VFMADD231PS Y4, Y1, Y0
-	VMOVUPS     Y0, 16(SP)
+	VMOVUPS     Y0, 32(SP)
 	MOVQ        n+112(FP), DX
 	ANDQ        $0x00000007, DX
 	MOVQ        $0x00000008, DI
 	SUBQ        DX, DI
 
 lastb4kPut1:
-	MOVL        16(SP)(DI*4), DX
+	MOVL        32(SP)(DI*4), DX
 	MOVL        DX, (SI)(DI*4)
 	INCQ        DI
 	CMPQ        DI, $0x00000008
@@ -4234,14 +4467,14 @@ lastb4kPut1:
 	VMOVUPS     (SI), Y0
 	VMULPS      Y5, Y0, Y0
 	VFMADD231PS Y4, Y2, Y0
-	VMOVUPS     Y0, 16(SP)
+	VMOVUPS     Y0, 32(SP)
 	MOVQ        n+112(FP), DX
 	ANDQ        $0x00000007, DX
 	MOVQ        $0x00000008, DI
 	SUBQ        DX, DI
 
 lastb4kPut2:
-	MOVL        16(SP)(DI*4), DX
+	MOVL        32(SP)(DI*4), DX
 	MOVL        DX, (SI)(DI*4)
 	INCQ        DI
 	CMPQ        DI, $0x00000008
@@ -4250,14 +4483,14 @@ lastb4kPut2:
 	VMOVUPS     (SI), Y0
 	VMULPS      Y5, Y0, Y0
 	VFMADD231PS Y4, Y3, Y0
-	VMOVUPS     Y0, 16(SP)
+	VMOVUPS     Y0, 32(SP)
 	MOVQ        n+112(FP), DX
 	ANDQ        $0x00000007, DX
 	MOVQ        $0x00000008, BX
 	SUBQ        DX, BX
 
 lastb4kPut3:
-	MOVL 16(SP)(BX*4), DX
+	MOVL 32(SP)(BX*4), DX
 	MOVL DX, (SI)(BX*4)
 	INCQ BX
 	CMPQ BX, $0x00000008
@@ -4266,56 +4499,56 @@ lastb4kPut3:
 
 lastb4kNoBeta:
 	VMULPS  Y4, Y0, Y0
-	VMOVUPS Y0, 16(SP)
+	VMOVUPS Y0, 32(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, DI
 	SUBQ    DX, DI
 
 lastb4kPut4:
-	MOVL    16(SP)(DI*4), DX
+	MOVL    32(SP)(DI*4), DX
 	MOVL    DX, (SI)(DI*4)
 	INCQ    DI
 	CMPQ    DI, $0x00000008
 	JB      lastb4kPut4
 	ADDQ    BX, SI
 	VMULPS  Y4, Y1, Y1
-	VMOVUPS Y1, 16(SP)
+	VMOVUPS Y1, 32(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, DI
 	SUBQ    DX, DI
 
 lastb4kPut5:
-	MOVL    16(SP)(DI*4), DX
+	MOVL    32(SP)(DI*4), DX
 	MOVL    DX, (SI)(DI*4)
 	INCQ    DI
 	CMPQ    DI, $0x00000008
 	JB      lastb4kPut5
 	ADDQ    BX, SI
 	VMULPS  Y4, Y2, Y2
-	VMOVUPS Y2, 16(SP)
+	VMOVUPS Y2, 32(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, DI
 	SUBQ    DX, DI
 
 lastb4kPut6:
-	MOVL    16(SP)(DI*4), DX
+	MOVL    32(SP)(DI*4), DX
 	MOVL    DX, (SI)(DI*4)
 	INCQ    DI
 	CMPQ    DI, $0x00000008
 	JB      lastb4kPut6
 	ADDQ    BX, SI
 	VMULPS  Y4, Y3, Y3
-	VMOVUPS Y3, 16(SP)
+	VMOVUPS Y3, 32(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, BX
 	SUBQ    DX, BX
 
 lastb4kPut7:
-	MOVL 16(SP)(BX*4), DX
+	MOVL 32(SP)(BX*4), DX
 	MOVL DX, (SI)(BX*4)
 	INCQ BX
 	CMPQ BX, $0x00000008
@@ -4328,6 +4561,9 @@ lastb4kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000004, 8(SP)
 	JMP    lastb4
 
@@ -4363,26 +4599,26 @@ lastb3kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          lastb3kLoop
-	VBROADCASTSS alpha+120(FP), Y3
+	VBROADCASTSS alpha+128(FP), Y3
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb3kNoBeta
-	VBROADCASTSS beta+124(FP), Y4
+	VBROADCASTSS beta+132(FP), Y4
 	VMOVUPS      (SI), Y5
 	VMULPS       Y4, Y5, Y5
 	VFMADD231PS  Y3, Y0, Y5
-	VMOVUPS      Y5, 16(SP)
+	VMOVUPS      Y5, 32(SP)
 	MOVQ         n+112(FP), DX
 	ANDQ         $0x00000007, DX
 	MOVQ         $0x00000008, DI
 	SUBQ         DX, DI
 
 lastb3kPut0:
-	MOVL        16(SP)(DI*4), DX
+	MOVL        32(SP)(DI*4), DX
 	MOVL        DX, (SI)(DI*4)
 	INCQ        DI
 	CMPQ        DI, $0x00000008
@@ -4391,14 +4627,14 @@ lastb3kPut0:
 	VMOVUPS     (SI), Y0
 	VMULPS      Y4, Y0, Y0
 	VFMADD231PS Y3, Y1, Y0
-	VMOVUPS     Y0, 16(SP)
+	VMOVUPS     Y0, 32(SP)
 	MOVQ        n+112(FP), DX
 	ANDQ        $0x00000007, DX
 	MOVQ        $0x00000008, DI
 	SUBQ        DX, DI
 
 lastb3kPut1:
-	MOVL        16(SP)(DI*4), DX
+	MOVL        32(SP)(DI*4), DX
 	MOVL        DX, (SI)(DI*4)
 	INCQ        DI
 	CMPQ        DI, $0x00000008
@@ -4407,14 +4643,14 @@ lastb3kPut1:
 	VMOVUPS     (SI), Y0
 	VMULPS      Y4, Y0, Y0
 	VFMADD231PS Y3, Y2, Y0
-	VMOVUPS     Y0, 16(SP)
+	VMOVUPS     Y0, 32(SP)
 	MOVQ        n+112(FP), DX
 	ANDQ        $0x00000007, DX
 	MOVQ        $0x00000008, BX
 	SUBQ        DX, BX
 
 lastb3kPut2:
-	MOVL 16(SP)(BX*4), DX
+	MOVL 32(SP)(BX*4), DX
 	MOVL DX, (SI)(BX*4)
 	INCQ BX
 	CMPQ BX, $0x00000008
@@ -4423,42 +4659,42 @@ lastb3kPut2:
 
 lastb3kNoBeta:
 	VMULPS  Y3, Y0, Y0
-	VMOVUPS Y0, 16(SP)
+	VMOVUPS Y0, 32(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, DI
 	SUBQ    DX, DI
 
 lastb3kPut3:
-	MOVL    16(SP)(DI*4), DX
+	MOVL    32(SP)(DI*4), DX
 	MOVL    DX, (SI)(DI*4)
 	INCQ    DI
 	CMPQ    DI, $0x00000008
 	JB      lastb3kPut3
 	ADDQ    BX, SI
 	VMULPS  Y3, Y1, Y1
-	VMOVUPS Y1, 16(SP)
+	VMOVUPS Y1, 32(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, DI
 	SUBQ    DX, DI
 
 lastb3kPut4:
-	MOVL    16(SP)(DI*4), DX
+	MOVL    32(SP)(DI*4), DX
 	MOVL    DX, (SI)(DI*4)
 	INCQ    DI
 	CMPQ    DI, $0x00000008
 	JB      lastb3kPut4
 	ADDQ    BX, SI
 	VMULPS  Y3, Y2, Y2
-	VMOVUPS Y2, 16(SP)
+	VMOVUPS Y2, 32(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, BX
 	SUBQ    DX, BX
 
 lastb3kPut5:
-	MOVL 16(SP)(BX*4), DX
+	MOVL 32(SP)(BX*4), DX
 	MOVL DX, (SI)(BX*4)
 	INCQ BX
 	CMPQ BX, $0x00000008
@@ -4471,6 +4707,9 @@ lastb3kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000003, 8(SP)
 	JMP    lastb3
 
@@ -4503,26 +4742,26 @@ lastb2kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          lastb2kLoop
-	VBROADCASTSS alpha+120(FP), Y2
+	VBROADCASTSS alpha+128(FP), Y2
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb2kNoBeta
-	VBROADCASTSS beta+124(FP), Y3
+	VBROADCASTSS beta+132(FP), Y3
 	VMOVUPS      (SI), Y4
 	VMULPS       Y3, Y4, Y4
 	VFMADD231PS  Y2, Y0, Y4
-	VMOVUPS      Y4, 16(SP)
+	VMOVUPS      Y4, 32(SP)
 	MOVQ         n+112(FP), DX
 	ANDQ         $0x00000007, DX
 	MOVQ         $0x00000008, DI
 	SUBQ         DX, DI
 
 lastb2kPut0:
-	MOVL        16(SP)(DI*4), DX
+	MOVL        32(SP)(DI*4), DX
 	MOVL        DX, (SI)(DI*4)
 	INCQ        DI
 	CMPQ        DI, $0x00000008
@@ -4531,14 +4770,14 @@ lastb2kPut0:
 	VMOVUPS     (SI), Y0
 	VMULPS      Y3, Y0, Y0
 	VFMADD231PS Y2, Y1, Y0
-	VMOVUPS     Y0, 16(SP)
+	VMOVUPS     Y0, 32(SP)
 	MOVQ        n+112(FP), DX
 	ANDQ        $0x00000007, DX
 	MOVQ        $0x00000008, BX
 	SUBQ        DX, BX
 
 lastb2kPut1:
-	MOVL 16(SP)(BX*4), DX
+	MOVL 32(SP)(BX*4), DX
 	MOVL DX, (SI)(BX*4)
 	INCQ BX
 	CMPQ BX, $0x00000008
@@ -4547,28 +4786,28 @@ lastb2kPut1:
 
 lastb2kNoBeta:
 	VMULPS  Y2, Y0, Y0
-	VMOVUPS Y0, 16(SP)
+	VMOVUPS Y0, 32(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, DI
 	SUBQ    DX, DI
 
 lastb2kPut2:
-	MOVL    16(SP)(DI*4), DX
+	MOVL    32(SP)(DI*4), DX
 	MOVL    DX, (SI)(DI*4)
 	INCQ    DI
 	CMPQ    DI, $0x00000008
 	JB      lastb2kPut2
 	ADDQ    BX, SI
 	VMULPS  Y2, Y1, Y1
-	VMOVUPS Y1, 16(SP)
+	VMOVUPS Y1, 32(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, BX
 	SUBQ    DX, BX
 
 lastb2kPut3:
-	MOVL 16(SP)(BX*4), DX
+	MOVL 32(SP)(BX*4), DX
 	MOVL DX, (SI)(BX*4)
 	INCQ BX
 	CMPQ BX, $0x00000008
@@ -4581,6 +4820,9 @@ lastb2kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000002, 8(SP)
 	JMP    lastb2
 
@@ -4610,26 +4852,26 @@ lastb1kLoop:
 	ADDQ         $0x00000004, BX
 	DECQ         R8
 	JNZ          lastb1kLoop
-	VBROADCASTSS alpha+120(FP), Y1
+	VBROADCASTSS alpha+128(FP), Y1
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, BX
 	ADDQ         DX, BX
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb1kNoBeta
-	VBROADCASTSS beta+124(FP), Y2
+	VBROADCASTSS beta+132(FP), Y2
 	VMOVUPS      (BX), Y3
 	VMULPS       Y2, Y3, Y3
 	VFMADD231PS  Y1, Y0, Y3
-	VMOVUPS      Y3, 16(SP)
+	VMOVUPS      Y3, 32(SP)
 	MOVQ         n+112(FP), DX
 	ANDQ         $0x00000007, DX
 	MOVQ         $0x00000008, SI
 	SUBQ         DX, SI
 
 lastb1kPut0:
-	MOVL 16(SP)(SI*4), DX
+	MOVL 32(SP)(SI*4), DX
 	MOVL DX, (BX)(SI*4)
 	INCQ SI
 	CMPQ SI, $0x00000008
@@ -4638,14 +4880,14 @@ lastb1kPut0:
 
 lastb1kNoBeta:
 	VMULPS  Y1, Y0, Y0
-	VMOVUPS Y0, 16(SP)
+	VMOVUPS Y0, 32(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, SI
 	SUBQ    DX, SI
 
 lastb1kPut1:
-	MOVL 16(SP)(SI*4), DX
+	MOVL 32(SP)(SI*4), DX
 	MOVL DX, (BX)(SI*4)
 	INCQ SI
 	CMPQ SI, $0x00000008
@@ -4658,6 +4900,9 @@ lastb1kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000001, 8(SP)
 	JMP    lastb1
 
@@ -4669,9 +4914,9 @@ lastEnd:
 	VZEROUPPER
 	RET
 
-// func skinnyNNAVX512(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, alpha float32, beta float32)
+// func skinnyNNAVX512(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pfw int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·skinnyNNAVX512(SB), NOSPLIT, $80-128
+TEXT ·skinnyNNAVX512(SB), NOSPLIT, $96-136
 	MOVQ  n+112(FP), AX
 	ANDQ  $0x0000000f, AX
 	JZ    maskDone
@@ -4692,6 +4937,11 @@ wide:
 	MOVQ d_base+0(FP), CX
 	MOVQ batch+96(FP), DX
 	MOVQ DX, 8(SP)
+	MOVQ k+104(FP), DX
+	MOVQ pfw+120(FP), BX
+	MOVQ DX, 16(SP)
+	SUBQ BX, DX
+	MOVQ DX, 24(SP)
 
 wideb6:
 	CMPQ   8(SP), $0x00000006
@@ -4734,14 +4984,20 @@ wideb6:
 	MOVQ   k+104(FP), R10
 
 wideb6kLoop:
-	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Z26
-	VMOVUPS      192(R8), Z27
-	PREFETCHT0   256(R8)
-	PREFETCHT0   320(R8)
-	PREFETCHT0   384(R8)
-	PREFETCHT0   448(R8)
+	VMOVUPS    (R8), Z24
+	VMOVUPS    64(R8), Z25
+	VMOVUPS    128(R8), Z26
+	VMOVUPS    192(R8), Z27
+	CMPQ       R10, 16(SP)
+	JG         wideb6kNoPF
+	CMPQ       R10, 24(SP)
+	JLE        wideb6kNoPF
+	PREFETCHT0 256(R8)
+	PREFETCHT0 320(R8)
+	PREFETCHT0 384(R8)
+	PREFETCHT0 448(R8)
+
+wideb6kNoPF:
 	VBROADCASTSS (SI), Z28
 	VFMADD231PS  Z24, Z28, Z0
 	VFMADD231PS  Z25, Z28, Z1
@@ -4777,15 +5033,15 @@ wideb6kLoop:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          wideb6kLoop
-	VBROADCASTSS alpha+120(FP), Z24
+	VBROADCASTSS alpha+128(FP), Z24
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb6kNoBeta
-	VBROADCASTSS beta+124(FP), Z25
+	VBROADCASTSS beta+132(FP), Z25
 	VMOVUPS      (SI), Z26
 	VMULPS       Z25, Z26, Z26
 	VFMADD231PS  Z24, Z0, Z26
@@ -4951,6 +5207,9 @@ wideb6kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000018, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000006, 8(SP)
 	JMP    wideb6
 
@@ -4992,14 +5251,20 @@ wideb5:
 	MOVQ   k+104(FP), R10
 
 wideb5kLoop:
-	VMOVUPS      (R8), Z20
-	VMOVUPS      64(R8), Z21
-	VMOVUPS      128(R8), Z22
-	VMOVUPS      192(R8), Z23
-	PREFETCHT0   256(R8)
-	PREFETCHT0   320(R8)
-	PREFETCHT0   384(R8)
-	PREFETCHT0   448(R8)
+	VMOVUPS    (R8), Z20
+	VMOVUPS    64(R8), Z21
+	VMOVUPS    128(R8), Z22
+	VMOVUPS    192(R8), Z23
+	CMPQ       R10, 16(SP)
+	JG         wideb5kNoPF
+	CMPQ       R10, 24(SP)
+	JLE        wideb5kNoPF
+	PREFETCHT0 256(R8)
+	PREFETCHT0 320(R8)
+	PREFETCHT0 384(R8)
+	PREFETCHT0 448(R8)
+
+wideb5kNoPF:
 	VBROADCASTSS (SI), Z24
 	VFMADD231PS  Z20, Z24, Z0
 	VFMADD231PS  Z21, Z24, Z1
@@ -5030,15 +5295,15 @@ wideb5kLoop:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          wideb5kLoop
-	VBROADCASTSS alpha+120(FP), Z20
+	VBROADCASTSS alpha+128(FP), Z20
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb5kNoBeta
-	VBROADCASTSS beta+124(FP), Z21
+	VBROADCASTSS beta+132(FP), Z21
 	VMOVUPS      (SI), Z22
 	VMULPS       Z21, Z22, Z22
 	VFMADD231PS  Z20, Z0, Z22
@@ -5178,6 +5443,9 @@ wideb5kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000014, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000005, 8(SP)
 	JMP    wideb5
 
@@ -5215,14 +5483,20 @@ wideb4:
 	MOVQ   k+104(FP), R10
 
 wideb4kLoop:
-	VMOVUPS      (R8), Z16
-	VMOVUPS      64(R8), Z17
-	VMOVUPS      128(R8), Z18
-	VMOVUPS      192(R8), Z19
-	PREFETCHT0   256(R8)
-	PREFETCHT0   320(R8)
-	PREFETCHT0   384(R8)
-	PREFETCHT0   448(R8)
+	VMOVUPS    (R8), Z16
+	VMOVUPS    64(R8), Z17
+	VMOVUPS    128(R8), Z18
+	VMOVUPS    192(R8), Z19
+	CMPQ       R10, 16(SP)
+	JG         wideb4kNoPF
+	CMPQ       R10, 24(SP)
+	JLE        wideb4kNoPF
+	PREFETCHT0 256(R8)
+	PREFETCHT0 320(R8)
+	PREFETCHT0 384(R8)
+	PREFETCHT0 448(R8)
+
+wideb4kNoPF:
 	VBROADCASTSS (SI), Z20
 	VFMADD231PS  Z16, Z20, Z0
 	VFMADD231PS  Z17, Z20, Z1
@@ -5248,15 +5522,15 @@ wideb4kLoop:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          wideb4kLoop
-	VBROADCASTSS alpha+120(FP), Z16
+	VBROADCASTSS alpha+128(FP), Z16
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb4kNoBeta
-	VBROADCASTSS beta+124(FP), Z17
+	VBROADCASTSS beta+132(FP), Z17
 	VMOVUPS      (SI), Z18
 	VMULPS       Z17, Z18, Z18
 	VFMADD231PS  Z16, Z0, Z18
@@ -5370,6 +5644,9 @@ wideb4kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000004, 8(SP)
 	JMP    wideb4
 
@@ -5401,14 +5678,20 @@ wideb3:
 	MOVQ   k+104(FP), R9
 
 wideb3kLoop:
-	VMOVUPS      (DI), Z12
-	VMOVUPS      64(DI), Z13
-	VMOVUPS      128(DI), Z14
-	VMOVUPS      192(DI), Z15
-	PREFETCHT0   256(DI)
-	PREFETCHT0   320(DI)
-	PREFETCHT0   384(DI)
-	PREFETCHT0   448(DI)
+	VMOVUPS    (DI), Z12
+	VMOVUPS    64(DI), Z13
+	VMOVUPS    128(DI), Z14
+	VMOVUPS    192(DI), Z15
+	CMPQ       R9, 16(SP)
+	JG         wideb3kNoPF
+	CMPQ       R9, 24(SP)
+	JLE        wideb3kNoPF
+	PREFETCHT0 256(DI)
+	PREFETCHT0 320(DI)
+	PREFETCHT0 384(DI)
+	PREFETCHT0 448(DI)
+
+wideb3kNoPF:
 	VBROADCASTSS (SI), Z16
 	VFMADD231PS  Z12, Z16, Z0
 	VFMADD231PS  Z13, Z16, Z1
@@ -5428,15 +5711,15 @@ wideb3kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          wideb3kLoop
-	VBROADCASTSS alpha+120(FP), Z12
+	VBROADCASTSS alpha+128(FP), Z12
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb3kNoBeta
-	VBROADCASTSS beta+124(FP), Z13
+	VBROADCASTSS beta+132(FP), Z13
 	VMOVUPS      (SI), Z14
 	VMULPS       Z13, Z14, Z14
 	VFMADD231PS  Z12, Z0, Z14
@@ -5524,6 +5807,9 @@ wideb3kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000003, 8(SP)
 	JMP    wideb3
 
@@ -5551,14 +5837,20 @@ wideb2:
 	MOVQ   k+104(FP), R9
 
 wideb2kLoop:
-	VMOVUPS      (DI), Z8
-	VMOVUPS      64(DI), Z9
-	VMOVUPS      128(DI), Z10
-	VMOVUPS      192(DI), Z11
-	PREFETCHT0   256(DI)
-	PREFETCHT0   320(DI)
-	PREFETCHT0   384(DI)
-	PREFETCHT0   448(DI)
+	VMOVUPS    (DI), Z8
+	VMOVUPS    64(DI), Z9
+	VMOVUPS    128(DI), Z10
+	VMOVUPS    192(DI), Z11
+	CMPQ       R9, 16(SP)
+	JG         wideb2kNoPF
+	CMPQ       R9, 24(SP)
+	JLE        wideb2kNoPF
+	PREFETCHT0 256(DI)
+	PREFETCHT0 320(DI)
+	PREFETCHT0 384(DI)
+	PREFETCHT0 448(DI)
+
+wideb2kNoPF:
 	VBROADCASTSS (SI), Z12
 	VFMADD231PS  Z8, Z12, Z0
 	VFMADD231PS  Z9, Z12, Z1
@@ -5573,15 +5865,15 @@ wideb2kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          wideb2kLoop
-	VBROADCASTSS alpha+120(FP), Z8
+	VBROADCASTSS alpha+128(FP), Z8
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb2kNoBeta
-	VBROADCASTSS beta+124(FP), Z9
+	VBROADCASTSS beta+132(FP), Z9
 	VMOVUPS      (SI), Z10
 	VMULPS       Z9, Z10, Z10
 	VFMADD231PS  Z8, Z0, Z10
@@ -5643,6 +5935,9 @@ wideb2kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000002, 8(SP)
 	JMP    wideb2
 
@@ -5666,14 +5961,20 @@ wideb1:
 	MOVQ   k+104(FP), R8
 
 wideb1kLoop:
-	VMOVUPS      (SI), Z4
-	VMOVUPS      64(SI), Z5
-	VMOVUPS      128(SI), Z6
-	VMOVUPS      192(SI), Z7
-	PREFETCHT0   256(SI)
-	PREFETCHT0   320(SI)
-	PREFETCHT0   384(SI)
-	PREFETCHT0   448(SI)
+	VMOVUPS    (SI), Z4
+	VMOVUPS    64(SI), Z5
+	VMOVUPS    128(SI), Z6
+	VMOVUPS    192(SI), Z7
+	CMPQ       R8, 16(SP)
+	JG         wideb1kNoPF
+	CMPQ       R8, 24(SP)
+	JLE        wideb1kNoPF
+	PREFETCHT0 256(SI)
+	PREFETCHT0 320(SI)
+	PREFETCHT0 384(SI)
+	PREFETCHT0 448(SI)
+
+wideb1kNoPF:
 	VBROADCASTSS (BX), Z8
 	VFMADD231PS  Z4, Z8, Z0
 	VFMADD231PS  Z5, Z8, Z1
@@ -5683,15 +5984,15 @@ wideb1kLoop:
 	ADDQ         $0x00000004, BX
 	DECQ         R8
 	JNZ          wideb1kLoop
-	VBROADCASTSS alpha+120(FP), Z4
+	VBROADCASTSS alpha+128(FP), Z4
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, BX
 	ADDQ         DX, BX
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb1kNoBeta
-	VBROADCASTSS beta+124(FP), Z5
+	VBROADCASTSS beta+132(FP), Z5
 	VMOVUPS      (BX), Z6
 	VMULPS       Z5, Z6, Z6
 	VFMADD231PS  Z4, Z0, Z6
@@ -5727,6 +6028,9 @@ wideb1kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000001, 8(SP)
 	JMP    wideb1
 
@@ -5747,6 +6051,11 @@ one:
 	MOVQ d_base+0(FP), CX
 	MOVQ batch+96(FP), DX
 	MOVQ DX, 8(SP)
+	MOVQ k+104(FP), DX
+	MOVQ pfw+120(FP), BX
+	MOVQ DX, 16(SP)
+	SUBQ BX, DX
+	MOVQ DX, 24(SP)
 
 oneb6:
 	CMPQ   8(SP), $0x00000006
@@ -5771,8 +6080,14 @@ oneb6:
 	MOVQ   k+104(FP), R10
 
 oneb6kLoop:
-	VMOVUPS      (R8), Z6
-	PREFETCHT0   64(R8)
+	VMOVUPS    (R8), Z6
+	CMPQ       R10, 16(SP)
+	JG         oneb6kNoPF
+	CMPQ       R10, 24(SP)
+	JLE        oneb6kNoPF
+	PREFETCHT0 64(R8)
+
+oneb6kNoPF:
 	VBROADCASTSS (SI), Z7
 	VFMADD231PS  Z6, Z7, Z0
 	VBROADCASTSS (SI)(BX*1), Z7
@@ -5790,15 +6105,15 @@ oneb6kLoop:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          oneb6kLoop
-	VBROADCASTSS alpha+120(FP), Z6
+	VBROADCASTSS alpha+128(FP), Z6
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb6kNoBeta
-	VBROADCASTSS beta+124(FP), Z7
+	VBROADCASTSS beta+132(FP), Z7
 	VMOVUPS      (SI), Z8
 	VMULPS       Z7, Z8, Z8
 	VFMADD231PS  Z6, Z0, Z8
@@ -5856,6 +6171,9 @@ oneb6kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000018, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000006, 8(SP)
 	JMP    oneb6
 
@@ -5882,8 +6200,14 @@ oneb5:
 	MOVQ   k+104(FP), R10
 
 oneb5kLoop:
-	VMOVUPS      (R8), Z5
-	PREFETCHT0   64(R8)
+	VMOVUPS    (R8), Z5
+	CMPQ       R10, 16(SP)
+	JG         oneb5kNoPF
+	CMPQ       R10, 24(SP)
+	JLE        oneb5kNoPF
+	PREFETCHT0 64(R8)
+
+oneb5kNoPF:
 	VBROADCASTSS (SI), Z6
 	VFMADD231PS  Z5, Z6, Z0
 	VBROADCASTSS (SI)(BX*1), Z6
@@ -5899,15 +6223,15 @@ oneb5kLoop:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          oneb5kLoop
-	VBROADCASTSS alpha+120(FP), Z5
+	VBROADCASTSS alpha+128(FP), Z5
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb5kNoBeta
-	VBROADCASTSS beta+124(FP), Z6
+	VBROADCASTSS beta+132(FP), Z6
 	VMOVUPS      (SI), Z7
 	VMULPS       Z6, Z7, Z7
 	VFMADD231PS  Z5, Z0, Z7
@@ -5957,6 +6281,9 @@ oneb5kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000014, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000005, 8(SP)
 	JMP    oneb5
 
@@ -5982,8 +6309,14 @@ oneb4:
 	MOVQ   k+104(FP), R10
 
 oneb4kLoop:
-	VMOVUPS      (R8), Z4
-	PREFETCHT0   64(R8)
+	VMOVUPS    (R8), Z4
+	CMPQ       R10, 16(SP)
+	JG         oneb4kNoPF
+	CMPQ       R10, 24(SP)
+	JLE        oneb4kNoPF
+	PREFETCHT0 64(R8)
+
+oneb4kNoPF:
 	VBROADCASTSS (SI), Z5
 	VFMADD231PS  Z4, Z5, Z0
 	VBROADCASTSS (SI)(BX*1), Z5
@@ -5997,15 +6330,15 @@ oneb4kLoop:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          oneb4kLoop
-	VBROADCASTSS alpha+120(FP), Z4
+	VBROADCASTSS alpha+128(FP), Z4
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb4kNoBeta
-	VBROADCASTSS beta+124(FP), Z5
+	VBROADCASTSS beta+132(FP), Z5
 	VMOVUPS      (SI), Z6
 	VMULPS       Z5, Z6, Z6
 	VFMADD231PS  Z4, Z0, Z6
@@ -6047,6 +6380,9 @@ oneb4kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000004, 8(SP)
 	JMP    oneb4
 
@@ -6069,8 +6405,14 @@ oneb3:
 	MOVQ   k+104(FP), R9
 
 oneb3kLoop:
-	VMOVUPS      (DI), Z3
-	PREFETCHT0   64(DI)
+	VMOVUPS    (DI), Z3
+	CMPQ       R9, 16(SP)
+	JG         oneb3kNoPF
+	CMPQ       R9, 24(SP)
+	JLE        oneb3kNoPF
+	PREFETCHT0 64(DI)
+
+oneb3kNoPF:
 	VBROADCASTSS (SI), Z4
 	VFMADD231PS  Z3, Z4, Z0
 	VBROADCASTSS (SI)(BX*1), Z4
@@ -6081,15 +6423,15 @@ oneb3kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          oneb3kLoop
-	VBROADCASTSS alpha+120(FP), Z3
+	VBROADCASTSS alpha+128(FP), Z3
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb3kNoBeta
-	VBROADCASTSS beta+124(FP), Z4
+	VBROADCASTSS beta+132(FP), Z4
 	VMOVUPS      (SI), Z5
 	VMULPS       Z4, Z5, Z5
 	VFMADD231PS  Z3, Z0, Z5
@@ -6123,6 +6465,9 @@ oneb3kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000003, 8(SP)
 	JMP    oneb3
 
@@ -6144,8 +6489,14 @@ oneb2:
 	MOVQ   k+104(FP), R9
 
 oneb2kLoop:
-	VMOVUPS      (DI), Z2
-	PREFETCHT0   64(DI)
+	VMOVUPS    (DI), Z2
+	CMPQ       R9, 16(SP)
+	JG         oneb2kNoPF
+	CMPQ       R9, 24(SP)
+	JLE        oneb2kNoPF
+	PREFETCHT0 64(DI)
+
+oneb2kNoPF:
 	VBROADCASTSS (SI), Z3
 	VFMADD231PS  Z2, Z3, Z0
 	VBROADCASTSS (SI)(BX*1), Z3
@@ -6154,15 +6505,15 @@ oneb2kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          oneb2kLoop
-	VBROADCASTSS alpha+120(FP), Z2
+	VBROADCASTSS alpha+128(FP), Z2
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb2kNoBeta
-	VBROADCASTSS beta+124(FP), Z3
+	VBROADCASTSS beta+132(FP), Z3
 	VMOVUPS      (SI), Z4
 	VMULPS       Z3, Z4, Z4
 	VFMADD231PS  Z2, Z0, Z4
@@ -6188,6 +6539,9 @@ oneb2kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000002, 8(SP)
 	JMP    oneb2
 
@@ -6208,23 +6562,29 @@ oneb1:
 	MOVQ   k+104(FP), R8
 
 oneb1kLoop:
-	VMOVUPS      (SI), Z1
-	PREFETCHT0   64(SI)
+	VMOVUPS    (SI), Z1
+	CMPQ       R8, 16(SP)
+	JG         oneb1kNoPF
+	CMPQ       R8, 24(SP)
+	JLE        oneb1kNoPF
+	PREFETCHT0 64(SI)
+
+oneb1kNoPF:
 	VBROADCASTSS (BX), Z2
 	VFMADD231PS  Z1, Z2, Z0
 	ADDQ         DI, SI
 	ADDQ         $0x00000004, BX
 	DECQ         R8
 	JNZ          oneb1kLoop
-	VBROADCASTSS alpha+120(FP), Z1
+	VBROADCASTSS alpha+128(FP), Z1
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, BX
 	ADDQ         DX, BX
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb1kNoBeta
-	VBROADCASTSS beta+124(FP), Z2
+	VBROADCASTSS beta+132(FP), Z2
 	VMOVUPS      (BX), Z3
 	VMULPS       Z2, Z3, Z3
 	VFMADD231PS  Z1, Z0, Z3
@@ -6242,6 +6602,9 @@ oneb1kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000001, 8(SP)
 	JMP    oneb1
 
@@ -6261,6 +6624,11 @@ oneEnd:
 	MOVQ  d_base+0(FP), CX
 	MOVQ  batch+96(FP), DX
 	MOVQ  DX, 8(SP)
+	MOVQ  k+104(FP), DX
+	MOVQ  pfw+120(FP), BX
+	MOVQ  DX, 16(SP)
+	SUBQ  BX, DX
+	MOVQ  DX, 24(SP)
 
 lastb6:
 	CMPQ   8(SP), $0x00000006
@@ -6303,15 +6671,15 @@ lastb6kLoop:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          lastb6kLoop
-	VBROADCASTSS alpha+120(FP), Z6
+	VBROADCASTSS alpha+128(FP), Z6
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb6kNoBeta
-	VBROADCASTSS beta+124(FP), Z7
+	VBROADCASTSS beta+132(FP), Z7
 	VMOVUPS.Z    (SI), K1, Z8
 	VMULPS       Z7, Z8, Z8
 	VFMADD231PS  Z6, Z0, Z8
@@ -6369,6 +6737,9 @@ lastb6kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000018, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000006, 8(SP)
 	JMP    lastb6
 
@@ -6411,15 +6782,15 @@ lastb5kLoop:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          lastb5kLoop
-	VBROADCASTSS alpha+120(FP), Z5
+	VBROADCASTSS alpha+128(FP), Z5
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb5kNoBeta
-	VBROADCASTSS beta+124(FP), Z6
+	VBROADCASTSS beta+132(FP), Z6
 	VMOVUPS.Z    (SI), K1, Z7
 	VMULPS       Z6, Z7, Z7
 	VFMADD231PS  Z5, Z0, Z7
@@ -6469,6 +6840,9 @@ lastb5kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000014, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000005, 8(SP)
 	JMP    lastb5
 
@@ -6508,15 +6882,15 @@ lastb4kLoop:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          lastb4kLoop
-	VBROADCASTSS alpha+120(FP), Z4
+	VBROADCASTSS alpha+128(FP), Z4
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb4kNoBeta
-	VBROADCASTSS beta+124(FP), Z5
+	VBROADCASTSS beta+132(FP), Z5
 	VMOVUPS.Z    (SI), K1, Z6
 	VMULPS       Z5, Z6, Z6
 	VFMADD231PS  Z4, Z0, Z6
@@ -6558,6 +6932,9 @@ lastb4kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000004, 8(SP)
 	JMP    lastb4
 
@@ -6591,15 +6968,15 @@ lastb3kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          lastb3kLoop
-	VBROADCASTSS alpha+120(FP), Z3
+	VBROADCASTSS alpha+128(FP), Z3
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb3kNoBeta
-	VBROADCASTSS beta+124(FP), Z4
+	VBROADCASTSS beta+132(FP), Z4
 	VMOVUPS.Z    (SI), K1, Z5
 	VMULPS       Z4, Z5, Z5
 	VFMADD231PS  Z3, Z0, Z5
@@ -6633,6 +7010,9 @@ lastb3kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000003, 8(SP)
 	JMP    lastb3
 
@@ -6663,15 +7043,15 @@ lastb2kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          lastb2kLoop
-	VBROADCASTSS alpha+120(FP), Z2
+	VBROADCASTSS alpha+128(FP), Z2
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb2kNoBeta
-	VBROADCASTSS beta+124(FP), Z3
+	VBROADCASTSS beta+132(FP), Z3
 	VMOVUPS.Z    (SI), K1, Z4
 	VMULPS       Z3, Z4, Z4
 	VFMADD231PS  Z2, Z0, Z4
@@ -6697,6 +7077,9 @@ lastb2kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000002, 8(SP)
 	JMP    lastb2
 
@@ -6724,15 +7107,15 @@ lastb1kLoop:
 	ADDQ         $0x00000004, BX
 	DECQ         R8
 	JNZ          lastb1kLoop
-	VBROADCASTSS alpha+120(FP), Z1
+	VBROADCASTSS alpha+128(FP), Z1
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, BX
 	ADDQ         DX, BX
-	MOVL         beta+124(FP), DX
+	MOVL         beta+132(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb1kNoBeta
-	VBROADCASTSS beta+124(FP), Z2
+	VBROADCASTSS beta+132(FP), Z2
 	VMOVUPS.Z    (BX), K1, Z3
 	VMULPS       Z2, Z3, Z3
 	VFMADD231PS  Z1, Z0, Z3
@@ -6750,6 +7133,9 @@ lastb1kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
+	MOVQ   pfw+120(FP), DX
+	SUBQ   DX, 16(SP)
+	SUBQ   DX, 24(SP)
 	SUBQ   $0x00000001, 8(SP)
 	JMP    lastb1
 
