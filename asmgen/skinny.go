@@ -53,15 +53,18 @@ func betaZero(label string) {
 }
 
 // genSkinnyNT emits skinnyNT<ISA>(d, ldd, a, lda, x, ldx, rows, cols, batch,
-// panel, alpha, beta): D = α·X·Aᵀ + β·D for the rows×cols A, batch×cols X
+// panel, pfw, alpha, beta): D = α·X·Aᵀ + β·D for the rows×cols A, batch×cols X
 // and batch×rows D (strides in elements; β = ±0 never reads D). A goes in
 // panels of `panel` rows (a multiple of the tile's rows, from Go: a panel
 // stays in L2 while every group of X passes over it, so A comes from memory
 // once). In a panel, each group of up to G rows of X takes tiles of R rows of
 // A (then single rows), each tile's R·G dot products in registers over the
-// whole of cols, reduced horizontally at its end. Every load of a tile's rows
-// is paired with a PREFETCHT0 of the same line one panel ahead. The AVX2
-// kernel needs cols ≥ 8: its tails reload the last full vector and mask it.
+// whole of cols, reduced horizontally at its end. A load of a line of a
+// tile's rows is paired with a PREFETCHT0 of the same line one panel ahead,
+// in the group's window of the steps only (pfw steps per group, resetWindow),
+// so the next panel's lines are prefetched once, spread over all groups. The
+// AVX2 kernel needs cols ≥ 8: its tails reload the last full vector and mask
+// it.
 func genSkinnyNT(s *isa) {
 	name := s.name("skinnyNT")
 	TEXT(name, NOSPLIT, "func(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch, panel, pfw int, alpha, beta float32)")
@@ -398,7 +401,7 @@ func skinnyNNTile(s *isa) (group, vectors int) {
 	return 4, 3
 }
 
-// genSkinnyNN emits skinnyNN<ISA>(d, ldd, x, ldx, w, ldw, batch, k, n,
+// genSkinnyNN emits skinnyNN<ISA>(d, ldd, x, ldx, w, ldw, batch, k, n, pfw,
 // alpha, beta): D = α·X·W + β·D for the batch×k X, k×n W and batch×n D
 // (strides in elements; β = ±0 never reads D). W goes in strips of V vectors
 // of columns; for each strip, each group of up to G rows of X accumulates its
@@ -407,8 +410,9 @@ func skinnyNNTile(s *isa) (group, vectors int) {
 // from memory for its first group and from L2 for the others. Leftover columns take one-vector strips, then a last
 // partial vector: on AVX-512 under an opmask, on AVX2 as the last full vector
 // of the row (n ≥ 8 required), of which only the new columns are stored. The
-// loads of every full strip are paired with PREFETCHT0s of the next strip's
-// lines in the same row of W.
+// loads of a row of a full strip are paired with PREFETCHT0s of the next
+// strip's lines in that row of W, in the group's window of the rows only
+// (pfw rows per group, resetWindow).
 func genSkinnyNN(s *isa) {
 	name := s.name("skinnyNN")
 	TEXT(name, NOSPLIT, "func(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch, k, n, pfw int, alpha, beta float32)")
