@@ -67,11 +67,11 @@ func betaZero(label string) {
 // it.
 func genSkinnyNT(s *isa) {
 	name := s.name("skinnyNT")
-	TEXT(name, NOSPLIT, "func(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch, panel, pfw int, alpha, beta float32)")
+	TEXT(name, NOSPLIT, "func(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch, panel, pfw, gs, nbig int, alpha, beta float32)")
 	asm.Doc(name + " sets D = α·X·Aᵀ + β·D for the rows×cols A, batch×cols X and batch×rows D, reading A once.")
 	R, G := skinnyNTTile(s)
 	curLanes = s.lanes
-	rowsLeft, batchLeft := asm.AllocLocal(8), asm.AllocLocal(8)
+	rowsLeft, batchLeft, bigLeft := asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8)
 	panelA, panelD, panelRows, rowsTotal, pfDist := asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8)
 	pfHi, pfLo := asm.AllocLocal(8), asm.AllocLocal(8)
 
@@ -287,11 +287,11 @@ func genSkinnyNT(s *isa) {
 	asm.MOVQ(panelD, dBlk)
 	bl := load(asm.Param("batch"))
 	asm.MOVQ(bl, batchLeft)
+	startGroups(bigLeft)
 	for nb := G; nb >= 1; nb-- {
 		pfx := fmt.Sprintf("b%d", nb)
 		asm.Label(pfx)
-		asm.CMPQ(batchLeft, U32(nb))
-		asm.JB(LabelRef(pfx + "End"))
+		groupGate(pfx, nb, batchLeft, bigLeft)
 		ap, dp := asm.GP64(), asm.GP64()
 		asm.MOVQ(panelA, ap)
 		asm.MOVQ(dBlk, dp)
@@ -321,6 +321,7 @@ func genSkinnyNT(s *isa) {
 			asm.ADDQ(st, p.r)
 		}
 		nextWindow(pfHi, pfLo)
+		groupDone(pfx, bigLeft)
 		asm.SUBQ(U32(nb), batchLeft)
 		asm.JMP(LabelRef(pfx))
 		asm.Label(pfx + "End")
@@ -340,6 +341,37 @@ func genSkinnyNT(s *isa) {
 	asm.Label("done")
 	asm.VZEROUPPER()
 	asm.RET()
+}
+
+// The rows of X go in groups of balanced sizes, from Go: nbig groups of gs
+// rows, then groups of gs − 1 (⌈batch/G⌉ groups whose sizes differ by at
+// most one, so that each group's share of the prefetch window matches its
+// share of the work). Each size has its own code, the sizes in descending
+// order: startGroups sets the count of big groups, groupGate enters the code
+// of nb rows while the next group has nb rows, groupDone counts a group.
+
+func startGroups(bigLeft Mem) {
+	n := load(asm.Param("nbig"))
+	asm.MOVQ(n, bigLeft)
+}
+
+func groupGate(pfx string, nb int, batchLeft, bigLeft Mem) {
+	asm.CMPQ(batchLeft, U32(nb))
+	asm.JB(LabelRef(pfx + "End"))
+	want := load(asm.Param("gs"))
+	asm.CMPQ(bigLeft, U32(0))
+	asm.JNE(LabelRef(pfx + "Big"))
+	asm.DECQ(want)
+	asm.Label(pfx + "Big")
+	asm.CMPQ(want, U32(nb))
+	asm.JNE(LabelRef(pfx + "End"))
+}
+
+func groupDone(pfx string, bigLeft Mem) {
+	asm.CMPQ(bigLeft, U32(0))
+	asm.JE(LabelRef(pfx + "Small"))
+	asm.DECQ(bigLeft)
+	asm.Label(pfx + "Small")
 }
 
 // resetWindow sets the prefetch window of the first group of rows of X: the
@@ -415,10 +447,10 @@ func skinnyNNTile(s *isa) (group, vectors int) {
 // (pfw rows per group, resetWindow).
 func genSkinnyNN(s *isa) {
 	name := s.name("skinnyNN")
-	TEXT(name, NOSPLIT, "func(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch, k, n, pfw int, alpha, beta float32)")
+	TEXT(name, NOSPLIT, "func(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch, k, n, pfw, gs, nbig int, alpha, beta float32)")
 	asm.Doc(name + " sets D = α·X·W + β·D for the batch×k X, k×n W and batch×n D, reading W once.")
 	G, V := skinnyNNTile(s)
-	col, batchLeft := asm.AllocLocal(8), asm.AllocLocal(8)
+	col, batchLeft, bigLeft := asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8)
 	pfHi, pfLo := asm.AllocLocal(8), asm.AllocLocal(8)
 	spill := asm.AllocLocal(4 * s.lanes)
 
@@ -595,12 +627,12 @@ func genSkinnyNN(s *isa) {
 		xp, dp := load(asm.Param("x").Base()), load(asm.Param("d").Base())
 		bl := load(asm.Param("batch"))
 		asm.MOVQ(bl, batchLeft)
+		startGroups(bigLeft)
 		resetWindow("k", pfHi, pfLo)
 		for nb := G; nb >= 1; nb-- {
 			gp := fmt.Sprintf("%sb%d", pfx, nb)
 			asm.Label(gp)
-			asm.CMPQ(batchLeft, U32(nb))
-			asm.JB(LabelRef(gp + "End"))
+			groupGate(gp, nb, batchLeft, bigLeft)
 			colB := asm.GP64()
 			asm.MOVQ(col, colB)
 			if kind == partial && !s.evex {
@@ -620,6 +652,7 @@ func genSkinnyNN(s *isa) {
 				asm.ADDQ(st, p.r)
 			}
 			nextWindow(pfHi, pfLo)
+			groupDone(gp, bigLeft)
 			asm.SUBQ(U32(nb), batchLeft)
 			asm.JMP(LabelRef(gp))
 			asm.Label(gp + "End")

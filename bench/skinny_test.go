@@ -23,7 +23,8 @@ var skinnyCeilings = sync.OnceValue(func() Ceilings { return MeasureCeilings(20*
 // (nt: heed's Gemm(NoTrans, Trans) and MatVecBatch, B = 1 also MatVec) and
 // X·W with W 512×32000 (nn: Gemm(NoTrans, NoTrans)), for heed under each ISA
 // and each GEMM peer of this build (gonum; OpenBLAS with -tags heedcgo,
-// cblas_sgemm). Run it with GOMAXPROCS=1 and OPENBLAS_NUM_THREADS=1. It
+// cblas_sgemm), and at B = 1 their matrix-vector products (blas32.Gemv,
+// cblas_sgemv). Run it with GOMAXPROCS=1 and OPENBLAS_NUM_THREADS=1. It
 // reports GB/s of the matrix's bytes, GFLOP/s (2·B·N·K per call) and
 // "of-roofline": the roofline time max(bytes/BW, flops/FMA peak), with BW
 // the streaming ceiling from memory and the FMA peak measured by
@@ -72,6 +73,22 @@ func BenchmarkSkinnyPeers(b *testing.B) {
 				enter()
 			}
 			return gemm(nt, x, a, d)
+		}})
+	}
+	for _, im := range Impls() {
+		if im.Name != "openblas" && im.Name != "gonum" || im.MatVec == nil {
+			continue
+		}
+		enter, mv := im.Enter, im.MatVec
+		peers = append(peers, peer{im.Name + "-matvec", kernels.Active(), func(nt bool, x, a, d kernels.Matrix) bool {
+			if !nt || x.Rows != 1 {
+				return false
+			}
+			if enter != nil {
+				enter()
+			}
+			mv(d.Row(0), a, x.Row(0))
+			return true
 		}})
 	}
 	prev := kernels.Active()

@@ -38,6 +38,19 @@ func skinnyWindow(steps, batch, group int) int {
 	return max(1, (steps+groups-1)/groups)
 }
 
+// skinnyGroups splits batch ≥ 1 rows of X into ⌈batch/group⌉ groups of at
+// most group rows whose sizes differ by at most one: nbig groups of gs rows
+// first, then groups of gs − 1 (8 rows in groups of 6 are 4 + 4, not 6 + 2),
+// so that the groups' shares of the work match their equal prefetch windows.
+func skinnyGroups(batch, group int) (gs, nbig int) {
+	g := (batch + group - 1) / group
+	q, r := batch/g, batch%g
+	if r == 0 {
+		return q, g
+	}
+	return q + 1, r
+}
+
 // skinnySpan reports whether the rows×cols matrix at stride lda spans more
 // than skinnyBytes.
 func skinnySpan(rows, cols, lda int) bool {

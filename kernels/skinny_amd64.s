@@ -4,46 +4,56 @@
 
 #include "textflag.h"
 
-// func skinnyNTAVX2(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int, panel int, pfw int, alpha float32, beta float32)
+// func skinnyNTAVX2(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
 // Requires: AVX, CMOV, FMA3, MMX+
-TEXT ·skinnyNTAVX2(SB), NOSPLIT, $72-144
+TEXT ·skinnyNTAVX2(SB), NOSPLIT, $80-160
 	MOVQ  lda+56(FP), AX
 	SHLQ  $0x02, AX
 	MOVQ  panel+120(FP), CX
 	IMULQ CX, AX
-	MOVQ  AX, 48(SP)
+	MOVQ  AX, 56(SP)
 	MOVQ  a_base+32(FP), AX
 	MOVQ  d_base+0(FP), CX
 	MOVQ  rows+96(FP), DX
-	MOVQ  AX, 16(SP)
-	MOVQ  CX, 24(SP)
-	MOVQ  DX, 40(SP)
+	MOVQ  AX, 24(SP)
+	MOVQ  CX, 32(SP)
+	MOVQ  DX, 48(SP)
 
 panel:
 	MOVQ    panel+120(FP), CX
-	MOVQ    40(SP), AX
+	MOVQ    48(SP), AX
 	TESTQ   AX, AX
 	JZ      done
 	CMPQ    AX, CX
 	CMOVQGT CX, AX
-	MOVQ    AX, 32(SP)
+	MOVQ    AX, 40(SP)
 	MOVQ    cols+104(FP), AX
 	MOVQ    pfw+128(FP), CX
 	SHRQ    $0x03, AX
-	MOVQ    AX, 56(SP)
-	SUBQ    CX, AX
 	MOVQ    AX, 64(SP)
+	SUBQ    CX, AX
+	MOVQ    AX, 72(SP)
 	MOVQ    x_base+64(FP), AX
-	MOVQ    24(SP), CX
+	MOVQ    32(SP), CX
 	MOVQ    batch+112(FP), DX
 	MOVQ    DX, 8(SP)
+	MOVQ    nbig+144(FP), DX
+	MOVQ    DX, 16(SP)
 
 b4:
 	CMPQ 8(SP), $0x00000004
 	JB   b4End
-	MOVQ 16(SP), DX
+	MOVQ gs+136(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  b4Big
+	DECQ DX
+
+b4Big:
+	CMPQ DX, $0x00000004
+	JNE  b4End
+	MOVQ 24(SP), DX
 	MOVQ CX, BX
-	MOVQ 32(SP), SI
+	MOVQ 40(SP), SI
 	MOVQ SI, (SP)
 
 b4r3:
@@ -57,7 +67,7 @@ b4r3:
 	MOVQ   AX, R9
 	LEAQ   (R9)(DI*2), R10
 	ADDQ   DI, R10
-	MOVQ   48(SP), R11
+	MOVQ   56(SP), R11
 	ADDQ   DX, R11
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -97,9 +107,9 @@ b4r3tLoop:
 	VFMADD231PS Y14, Y15, Y11
 	TESTQ       $0x00000020, R11
 	JNZ         b4r3tNoPF
-	CMPQ        R12, 56(SP)
-	JG          b4r3tNoPF
 	CMPQ        R12, 64(SP)
+	JG          b4r3tNoPF
+	CMPQ        R12, 72(SP)
 	JLE         b4r3tNoPF
 	PREFETCHT0  (R11)
 	PREFETCHT0  (R11)(SI*1)
@@ -196,14 +206,14 @@ b4r3tReduce:
 	VADDPS       Y0, Y3, Y3
 	VEXTRACTF128 $0x01, Y3, X0
 	VADDPS       X0, X3, X3
-	VBROADCASTSS alpha+136(FP), X0
+	VBROADCASTSS alpha+152(FP), X0
 	MOVQ         ldd+24(FP), SI
 	SHLQ         $0x02, SI
 	MOVQ         BX, DI
-	MOVL         beta+140(FP), R8
+	MOVL         beta+156(FP), R8
 	ANDL         $0x7fffffff, R8
 	JZ           b4r3tNoBeta
-	VBROADCASTSS beta+140(FP), X1
+	VBROADCASTSS beta+156(FP), X1
 	VMOVQ        (DI), X6
 	VINSERTPS    $0x20, 8(DI), X6, X6
 	VMULPS       X1, X6, X6
@@ -270,7 +280,7 @@ b4r1:
 	MOVQ   AX, R8
 	LEAQ   (R8)(SI*2), R9
 	ADDQ   SI, R9
-	MOVQ   48(SP), R10
+	MOVQ   56(SP), R10
 	ADDQ   DX, R10
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -292,9 +302,9 @@ b4r1tLoop:
 	VFMADD231PS Y4, Y5, Y3
 	TESTQ       $0x00000020, R10
 	JNZ         b4r1tNoPF
-	CMPQ        R11, 56(SP)
-	JG          b4r1tNoPF
 	CMPQ        R11, 64(SP)
+	JG          b4r1tNoPF
+	CMPQ        R11, 72(SP)
 	JLE         b4r1tNoPF
 	PREFETCHT0  (R10)
 
@@ -357,14 +367,14 @@ b4r1tReduce:
 	VADDPS       X4, X3, X3
 	VSHUFPS      $0xb1, X3, X3, X4
 	VADDPS       X4, X3, X3
-	VBROADCASTSS alpha+136(FP), X4
+	VBROADCASTSS alpha+152(FP), X4
 	MOVQ         ldd+24(FP), SI
 	SHLQ         $0x02, SI
 	MOVQ         BX, DI
-	MOVL         beta+140(FP), R8
+	MOVL         beta+156(FP), R8
 	ANDL         $0x7fffffff, R8
 	JZ           b4r1tNoBeta
-	VBROADCASTSS beta+140(FP), X5
+	VBROADCASTSS beta+156(FP), X5
 	VMOVSS       (DI), X6
 	VMULPS       X5, X6, X6
 	VFMADD231PS  X4, X0, X6
@@ -415,18 +425,31 @@ b4r1End:
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 56(SP)
 	SUBQ   DX, 64(SP)
-	SUBQ   $0x00000004, 8(SP)
-	JMP    b4
+	SUBQ   DX, 72(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     b4Small
+	DECQ   16(SP)
+
+b4Small:
+	SUBQ $0x00000004, 8(SP)
+	JMP  b4
 
 b4End:
 b3:
 	CMPQ 8(SP), $0x00000003
 	JB   b3End
-	MOVQ 16(SP), DX
+	MOVQ gs+136(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  b3Big
+	DECQ DX
+
+b3Big:
+	CMPQ DX, $0x00000003
+	JNE  b3End
+	MOVQ 24(SP), DX
 	MOVQ CX, BX
-	MOVQ 32(SP), SI
+	MOVQ 40(SP), SI
 	MOVQ SI, (SP)
 
 b3r3:
@@ -438,7 +461,7 @@ b3r3:
 	SHLQ   $0x02, DI
 	MOVQ   DX, R8
 	MOVQ   AX, R9
-	MOVQ   48(SP), R10
+	MOVQ   56(SP), R10
 	ADDQ   DX, R10
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -471,9 +494,9 @@ b3r3tLoop:
 	VFMADD231PS Y11, Y12, Y8
 	TESTQ       $0x00000020, R10
 	JNZ         b3r3tNoPF
-	CMPQ        R11, 56(SP)
-	JG          b3r3tNoPF
 	CMPQ        R11, 64(SP)
+	JG          b3r3tNoPF
+	CMPQ        R11, 72(SP)
 	JLE         b3r3tNoPF
 	PREFETCHT0  (R10)
 	PREFETCHT0  (R10)(SI*1)
@@ -552,14 +575,14 @@ b3r3tReduce:
 	VADDPS       Y0, Y2, Y2
 	VEXTRACTF128 $0x01, Y2, X0
 	VADDPS       X0, X2, X2
-	VBROADCASTSS alpha+136(FP), X0
+	VBROADCASTSS alpha+152(FP), X0
 	MOVQ         ldd+24(FP), SI
 	SHLQ         $0x02, SI
 	MOVQ         BX, DI
-	MOVL         beta+140(FP), R8
+	MOVL         beta+156(FP), R8
 	ANDL         $0x7fffffff, R8
 	JZ           b3r3tNoBeta
-	VBROADCASTSS beta+140(FP), X1
+	VBROADCASTSS beta+156(FP), X1
 	VMOVQ        (DI), X5
 	VINSERTPS    $0x20, 8(DI), X5, X5
 	VMULPS       X1, X5, X5
@@ -613,7 +636,7 @@ b3r1:
 	SHLQ   $0x02, SI
 	MOVQ   DX, DI
 	MOVQ   AX, R8
-	MOVQ   48(SP), R9
+	MOVQ   56(SP), R9
 	ADDQ   DX, R9
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -632,9 +655,9 @@ b3r1tLoop:
 	VFMADD231PS Y3, Y4, Y2
 	TESTQ       $0x00000020, R9
 	JNZ         b3r1tNoPF
-	CMPQ        R10, 56(SP)
-	JG          b3r1tNoPF
 	CMPQ        R10, 64(SP)
+	JG          b3r1tNoPF
+	CMPQ        R10, 72(SP)
 	JLE         b3r1tNoPF
 	PREFETCHT0  (R9)
 
@@ -686,14 +709,14 @@ b3r1tReduce:
 	VADDPS       X3, X2, X2
 	VSHUFPS      $0xb1, X2, X2, X3
 	VADDPS       X3, X2, X2
-	VBROADCASTSS alpha+136(FP), X3
+	VBROADCASTSS alpha+152(FP), X3
 	MOVQ         ldd+24(FP), SI
 	SHLQ         $0x02, SI
 	MOVQ         BX, DI
-	MOVL         beta+140(FP), R8
+	MOVL         beta+156(FP), R8
 	ANDL         $0x7fffffff, R8
 	JZ           b3r1tNoBeta
-	VBROADCASTSS beta+140(FP), X4
+	VBROADCASTSS beta+156(FP), X4
 	VMOVSS       (DI), X5
 	VMULPS       X4, X5, X5
 	VFMADD231PS  X3, X0, X5
@@ -736,18 +759,31 @@ b3r1End:
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 56(SP)
 	SUBQ   DX, 64(SP)
-	SUBQ   $0x00000003, 8(SP)
-	JMP    b3
+	SUBQ   DX, 72(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     b3Small
+	DECQ   16(SP)
+
+b3Small:
+	SUBQ $0x00000003, 8(SP)
+	JMP  b3
 
 b3End:
 b2:
 	CMPQ 8(SP), $0x00000002
 	JB   b2End
-	MOVQ 16(SP), DX
+	MOVQ gs+136(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  b2Big
+	DECQ DX
+
+b2Big:
+	CMPQ DX, $0x00000002
+	JNE  b2End
+	MOVQ 24(SP), DX
 	MOVQ CX, BX
-	MOVQ 32(SP), SI
+	MOVQ 40(SP), SI
 	MOVQ SI, (SP)
 
 b2r3:
@@ -759,7 +795,7 @@ b2r3:
 	SHLQ   $0x02, DI
 	MOVQ   DX, R8
 	MOVQ   AX, R9
-	MOVQ   48(SP), R10
+	MOVQ   56(SP), R10
 	ADDQ   DX, R10
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -785,9 +821,9 @@ b2r3tLoop:
 	VFMADD231PS Y8, Y9, Y5
 	TESTQ       $0x00000020, R10
 	JNZ         b2r3tNoPF
-	CMPQ        R11, 56(SP)
-	JG          b2r3tNoPF
 	CMPQ        R11, 64(SP)
+	JG          b2r3tNoPF
+	CMPQ        R11, 72(SP)
 	JLE         b2r3tNoPF
 	PREFETCHT0  (R10)
 	PREFETCHT0  (R10)(SI*1)
@@ -850,14 +886,14 @@ b2r3tReduce:
 	VADDPS       Y0, Y3, Y3
 	VEXTRACTF128 $0x01, Y3, X0
 	VADDPS       X0, X3, X3
-	VBROADCASTSS alpha+136(FP), X0
+	VBROADCASTSS alpha+152(FP), X0
 	MOVQ         ldd+24(FP), SI
 	SHLQ         $0x02, SI
 	MOVQ         BX, DI
-	MOVL         beta+140(FP), R8
+	MOVL         beta+156(FP), R8
 	ANDL         $0x7fffffff, R8
 	JZ           b2r3tNoBeta
-	VBROADCASTSS beta+140(FP), X1
+	VBROADCASTSS beta+156(FP), X1
 	VMOVQ        (DI), X4
 	VINSERTPS    $0x20, 8(DI), X4, X4
 	VMULPS       X1, X4, X4
@@ -900,7 +936,7 @@ b2r1:
 	SHLQ   $0x02, SI
 	MOVQ   DX, DI
 	MOVQ   AX, R8
-	MOVQ   48(SP), R9
+	MOVQ   56(SP), R9
 	ADDQ   DX, R9
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -916,9 +952,9 @@ b2r1tLoop:
 	VFMADD231PS Y2, Y3, Y1
 	TESTQ       $0x00000020, R9
 	JNZ         b2r1tNoPF
-	CMPQ        R10, 56(SP)
-	JG          b2r1tNoPF
 	CMPQ        R10, 64(SP)
+	JG          b2r1tNoPF
+	CMPQ        R10, 72(SP)
 	JLE         b2r1tNoPF
 	PREFETCHT0  (R9)
 
@@ -961,14 +997,14 @@ b2r1tReduce:
 	VADDPS       X2, X1, X1
 	VSHUFPS      $0xb1, X1, X1, X2
 	VADDPS       X2, X1, X1
-	VBROADCASTSS alpha+136(FP), X2
+	VBROADCASTSS alpha+152(FP), X2
 	MOVQ         ldd+24(FP), SI
 	SHLQ         $0x02, SI
 	MOVQ         BX, DI
-	MOVL         beta+140(FP), R8
+	MOVL         beta+156(FP), R8
 	ANDL         $0x7fffffff, R8
 	JZ           b2r1tNoBeta
-	VBROADCASTSS beta+140(FP), X3
+	VBROADCASTSS beta+156(FP), X3
 	VMOVSS       (DI), X4
 	VMULPS       X3, X4, X4
 	VFMADD231PS  X2, X0, X4
@@ -1003,18 +1039,31 @@ b2r1End:
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 56(SP)
 	SUBQ   DX, 64(SP)
-	SUBQ   $0x00000002, 8(SP)
-	JMP    b2
+	SUBQ   DX, 72(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     b2Small
+	DECQ   16(SP)
+
+b2Small:
+	SUBQ $0x00000002, 8(SP)
+	JMP  b2
 
 b2End:
 b1:
 	CMPQ 8(SP), $0x00000001
 	JB   b1End
-	MOVQ 16(SP), DX
+	MOVQ gs+136(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  b1Big
+	DECQ DX
+
+b1Big:
+	CMPQ DX, $0x00000001
+	JNE  b1End
+	MOVQ 24(SP), DX
 	MOVQ CX, BX
-	MOVQ 32(SP), SI
+	MOVQ 40(SP), SI
 	MOVQ SI, (SP)
 
 b1r3:
@@ -1026,7 +1075,7 @@ b1r3:
 	SHLQ   $0x02, DI
 	MOVQ   DX, DI
 	MOVQ   AX, R8
-	MOVQ   48(SP), R9
+	MOVQ   56(SP), R9
 	ADDQ   DX, R9
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -1045,9 +1094,9 @@ b1r3tLoop:
 	VFMADD231PS Y5, Y6, Y2
 	TESTQ       $0x00000020, R9
 	JNZ         b1r3tNoPF
-	CMPQ        R10, 56(SP)
-	JG          b1r3tNoPF
 	CMPQ        R10, 64(SP)
+	JG          b1r3tNoPF
+	CMPQ        R10, 72(SP)
 	JLE         b1r3tNoPF
 	PREFETCHT0  (R9)
 	PREFETCHT0  (R9)(SI*1)
@@ -1094,14 +1143,14 @@ b1r3tReduce:
 	VADDPS       Y0, Y1, Y1
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X1
-	VBROADCASTSS alpha+136(FP), X0
+	VBROADCASTSS alpha+152(FP), X0
 	MOVQ         ldd+24(FP), SI
 	SHLQ         $0x02, SI
 	MOVQ         BX, SI
-	MOVL         beta+140(FP), DI
+	MOVL         beta+156(FP), DI
 	ANDL         $0x7fffffff, DI
 	JZ           b1r3tNoBeta
-	VBROADCASTSS beta+140(FP), X2
+	VBROADCASTSS beta+156(FP), X2
 	VMOVQ        (SI), X3
 	VINSERTPS    $0x20, 8(SI), X3, X3
 	VMULPS       X2, X3, X3
@@ -1133,7 +1182,7 @@ b1r1:
 	SHLQ   $0x02, SI
 	MOVQ   DX, SI
 	MOVQ   AX, DI
-	MOVQ   48(SP), R8
+	MOVQ   56(SP), R8
 	ADDQ   DX, R8
 	VXORPS Y0, Y0, Y0
 	MOVQ   cols+104(FP), R9
@@ -1146,9 +1195,9 @@ b1r1tLoop:
 	VFMADD231PS Y1, Y2, Y0
 	TESTQ       $0x00000020, R8
 	JNZ         b1r1tNoPF
-	CMPQ        R9, 56(SP)
-	JG          b1r1tNoPF
 	CMPQ        R9, 64(SP)
+	JG          b1r1tNoPF
+	CMPQ        R9, 72(SP)
 	JLE         b1r1tNoPF
 	PREFETCHT0  (R8)
 
@@ -1182,14 +1231,14 @@ b1r1tReduce:
 	VADDPS       X1, X0, X0
 	VSHUFPS      $0xb1, X0, X0, X1
 	VADDPS       X1, X0, X0
-	VBROADCASTSS alpha+136(FP), X1
+	VBROADCASTSS alpha+152(FP), X1
 	MOVQ         ldd+24(FP), SI
 	SHLQ         $0x02, SI
 	MOVQ         BX, SI
-	MOVL         beta+140(FP), DI
+	MOVL         beta+156(FP), DI
 	ANDL         $0x7fffffff, DI
 	JZ           b1r1tNoBeta
-	VBROADCASTSS beta+140(FP), X2
+	VBROADCASTSS beta+156(FP), X2
 	VMOVSS       (SI), X3
 	VMULPS       X2, X3, X3
 	VFMADD231PS  X1, X0, X3
@@ -1216,21 +1265,26 @@ b1r1End:
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 56(SP)
 	SUBQ   DX, 64(SP)
-	SUBQ   $0x00000001, 8(SP)
-	JMP    b1
+	SUBQ   DX, 72(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     b1Small
+	DECQ   16(SP)
+
+b1Small:
+	SUBQ $0x00000001, 8(SP)
+	JMP  b1
 
 b1End:
-	MOVQ  32(SP), AX
+	MOVQ  40(SP), AX
 	MOVQ  lda+56(FP), CX
 	SHLQ  $0x02, CX
 	IMULQ AX, CX
-	ADDQ  CX, 16(SP)
+	ADDQ  CX, 24(SP)
 	SHLQ  $0x02, AX
-	ADDQ  AX, 24(SP)
+	ADDQ  AX, 32(SP)
 	SHRQ  $0x02, AX
-	SUBQ  AX, 40(SP)
+	SUBQ  AX, 48(SP)
 	JMP   panel
 
 done:
@@ -1255,9 +1309,9 @@ DATA tailmask<>+56(SB)/4, $0xffffffff
 DATA tailmask<>+60(SB)/4, $0xffffffff
 GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 
-// func skinnyNTAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int, panel int, pfw int, alpha float32, beta float32)
+// func skinnyNTAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV, FMA3, MMX+
-TEXT ·skinnyNTAVX512(SB), NOSPLIT, $72-144
+TEXT ·skinnyNTAVX512(SB), NOSPLIT, $80-160
 	MOVQ  cols+104(FP), AX
 	ANDQ  $0x0000000f, AX
 	JZ    maskDone
@@ -1270,39 +1324,49 @@ maskDone:
 	SHLQ  $0x02, AX
 	MOVQ  panel+120(FP), CX
 	IMULQ CX, AX
-	MOVQ  AX, 48(SP)
+	MOVQ  AX, 56(SP)
 	MOVQ  a_base+32(FP), AX
 	MOVQ  d_base+0(FP), CX
 	MOVQ  rows+96(FP), DX
-	MOVQ  AX, 16(SP)
-	MOVQ  CX, 24(SP)
-	MOVQ  DX, 40(SP)
+	MOVQ  AX, 24(SP)
+	MOVQ  CX, 32(SP)
+	MOVQ  DX, 48(SP)
 
 panel:
 	MOVQ    panel+120(FP), CX
-	MOVQ    40(SP), AX
+	MOVQ    48(SP), AX
 	TESTQ   AX, AX
 	JZ      done
 	CMPQ    AX, CX
 	CMOVQGT CX, AX
-	MOVQ    AX, 32(SP)
+	MOVQ    AX, 40(SP)
 	MOVQ    cols+104(FP), AX
 	MOVQ    pfw+128(FP), CX
 	SHRQ    $0x04, AX
-	MOVQ    AX, 56(SP)
-	SUBQ    CX, AX
 	MOVQ    AX, 64(SP)
+	SUBQ    CX, AX
+	MOVQ    AX, 72(SP)
 	MOVQ    x_base+64(FP), AX
-	MOVQ    24(SP), CX
+	MOVQ    32(SP), CX
 	MOVQ    batch+112(FP), DX
 	MOVQ    DX, 8(SP)
+	MOVQ    nbig+144(FP), DX
+	MOVQ    DX, 16(SP)
 
 b6:
 	CMPQ 8(SP), $0x00000006
 	JB   b6End
-	MOVQ 16(SP), DX
+	MOVQ gs+136(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  b6Big
+	DECQ DX
+
+b6Big:
+	CMPQ DX, $0x00000006
+	JNE  b6End
+	MOVQ 24(SP), DX
 	MOVQ CX, BX
-	MOVQ 32(SP), SI
+	MOVQ 40(SP), SI
 	MOVQ SI, (SP)
 
 b6r4:
@@ -1318,7 +1382,7 @@ b6r4:
 	MOVQ   AX, R10
 	LEAQ   (R10)(DI*2), R11
 	ADDQ   DI, R11
-	MOVQ   48(SP), R12
+	MOVQ   56(SP), R12
 	ADDQ   DX, R12
 	VXORPS Z0, Z0, Z0
 	VXORPS Z1, Z1, Z1
@@ -1383,9 +1447,9 @@ b6r4tLoop:
 	VFMADD231PS Z25, Z28, Z11
 	VFMADD231PS Z26, Z28, Z17
 	VFMADD231PS Z27, Z28, Z23
-	CMPQ        R13, 56(SP)
-	JG          b6r4tNoPF
 	CMPQ        R13, 64(SP)
+	JG          b6r4tNoPF
+	CMPQ        R13, 72(SP)
 	JLE         b6r4tNoPF
 	PREFETCHT0  (R12)
 	PREFETCHT0  (R12)(SI*1)
@@ -1556,14 +1620,14 @@ b6r4tReduce:
 	VADDPS        Y0, Y5, Y5
 	VEXTRACTF32X4 $0x01, Y5, X0
 	VADDPS        X0, X5, X5
-	VBROADCASTSS  alpha+136(FP), X0
+	VBROADCASTSS  alpha+152(FP), X0
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+140(FP), R8
+	MOVL          beta+156(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b6r4tNoBeta
-	VBROADCASTSS  beta+140(FP), X1
+	VBROADCASTSS  beta+156(FP), X1
 	VMOVUPS       (DI), X8
 	VMULPS        X1, X8, X8
 	VFMADD231PS   X0, X6, X8
@@ -1634,7 +1698,7 @@ b6r1:
 	MOVQ   AX, R8
 	LEAQ   (R8)(SI*2), R9
 	ADDQ   SI, R9
-	MOVQ   48(SP), R10
+	MOVQ   56(SP), R10
 	ADDQ   DX, R10
 	VXORPS Z0, Z0, Z0
 	VXORPS Z1, Z1, Z1
@@ -1660,9 +1724,9 @@ b6r1tLoop:
 	VFMADD231PS Z6, Z7, Z4
 	VMOVUPS     (R9)(SI*2), Z7
 	VFMADD231PS Z6, Z7, Z5
-	CMPQ        R11, 56(SP)
-	JG          b6r1tNoPF
 	CMPQ        R11, 64(SP)
+	JG          b6r1tNoPF
+	CMPQ        R11, 72(SP)
 	JLE         b6r1tNoPF
 	PREFETCHT0  (R10)
 
@@ -1741,14 +1805,14 @@ b6r1tReduce:
 	VADDPS        X6, X5, X5
 	VSHUFPS       $0xb1, X5, X5, X6
 	VADDPS        X6, X5, X5
-	VBROADCASTSS  alpha+136(FP), X6
+	VBROADCASTSS  alpha+152(FP), X6
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+140(FP), R8
+	MOVL          beta+156(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b6r1tNoBeta
-	VBROADCASTSS  beta+140(FP), X7
+	VBROADCASTSS  beta+156(FP), X7
 	VMOVSS        (DI), X8
 	VMULPS        X7, X8, X8
 	VFMADD231PS   X6, X0, X8
@@ -1815,18 +1879,31 @@ b6r1End:
 	IMUL3Q $0x00000018, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 56(SP)
 	SUBQ   DX, 64(SP)
-	SUBQ   $0x00000006, 8(SP)
-	JMP    b6
+	SUBQ   DX, 72(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     b6Small
+	DECQ   16(SP)
+
+b6Small:
+	SUBQ $0x00000006, 8(SP)
+	JMP  b6
 
 b6End:
 b5:
 	CMPQ 8(SP), $0x00000005
 	JB   b5End
-	MOVQ 16(SP), DX
+	MOVQ gs+136(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  b5Big
+	DECQ DX
+
+b5Big:
+	CMPQ DX, $0x00000005
+	JNE  b5End
+	MOVQ 24(SP), DX
 	MOVQ CX, BX
-	MOVQ 32(SP), SI
+	MOVQ 40(SP), SI
 	MOVQ SI, (SP)
 
 b5r4:
@@ -1842,7 +1919,7 @@ b5r4:
 	MOVQ   AX, R10
 	LEAQ   (R10)(DI*2), R11
 	ADDQ   DI, R11
-	MOVQ   48(SP), R12
+	MOVQ   56(SP), R12
 	ADDQ   DX, R12
 	VXORPS Z0, Z0, Z0
 	VXORPS Z1, Z1, Z1
@@ -1898,9 +1975,9 @@ b5r4tLoop:
 	VFMADD231PS Z21, Z24, Z9
 	VFMADD231PS Z22, Z24, Z14
 	VFMADD231PS Z23, Z24, Z19
-	CMPQ        R13, 56(SP)
-	JG          b5r4tNoPF
 	CMPQ        R13, 64(SP)
+	JG          b5r4tNoPF
+	CMPQ        R13, 72(SP)
 	JLE         b5r4tNoPF
 	PREFETCHT0  (R12)
 	PREFETCHT0  (R12)(SI*1)
@@ -2047,14 +2124,14 @@ b5r4tReduce:
 	VADDPS        Y0, Y4, Y4
 	VEXTRACTF32X4 $0x01, Y4, X0
 	VADDPS        X0, X4, X4
-	VBROADCASTSS  alpha+136(FP), X0
+	VBROADCASTSS  alpha+152(FP), X0
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+140(FP), R8
+	MOVL          beta+156(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b5r4tNoBeta
-	VBROADCASTSS  beta+140(FP), X1
+	VBROADCASTSS  beta+156(FP), X1
 	VMOVUPS       (DI), X7
 	VMULPS        X1, X7, X7
 	VFMADD231PS   X0, X5, X7
@@ -2117,7 +2194,7 @@ b5r1:
 	MOVQ   AX, R8
 	LEAQ   (R8)(SI*2), R9
 	ADDQ   SI, R9
-	MOVQ   48(SP), R10
+	MOVQ   56(SP), R10
 	ADDQ   DX, R10
 	VXORPS Z0, Z0, Z0
 	VXORPS Z1, Z1, Z1
@@ -2140,9 +2217,9 @@ b5r1tLoop:
 	VFMADD231PS Z5, Z6, Z3
 	VMOVUPS     (R9)(SI*1), Z6
 	VFMADD231PS Z5, Z6, Z4
-	CMPQ        R11, 56(SP)
-	JG          b5r1tNoPF
 	CMPQ        R11, 64(SP)
+	JG          b5r1tNoPF
+	CMPQ        R11, 72(SP)
 	JLE         b5r1tNoPF
 	PREFETCHT0  (R10)
 
@@ -2211,14 +2288,14 @@ b5r1tReduce:
 	VADDPS        X5, X4, X4
 	VSHUFPS       $0xb1, X4, X4, X5
 	VADDPS        X5, X4, X4
-	VBROADCASTSS  alpha+136(FP), X5
+	VBROADCASTSS  alpha+152(FP), X5
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+140(FP), R8
+	MOVL          beta+156(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b5r1tNoBeta
-	VBROADCASTSS  beta+140(FP), X6
+	VBROADCASTSS  beta+156(FP), X6
 	VMOVSS        (DI), X7
 	VMULPS        X6, X7, X7
 	VFMADD231PS   X5, X0, X7
@@ -2277,18 +2354,31 @@ b5r1End:
 	IMUL3Q $0x00000014, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 56(SP)
 	SUBQ   DX, 64(SP)
-	SUBQ   $0x00000005, 8(SP)
-	JMP    b5
+	SUBQ   DX, 72(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     b5Small
+	DECQ   16(SP)
+
+b5Small:
+	SUBQ $0x00000005, 8(SP)
+	JMP  b5
 
 b5End:
 b4:
 	CMPQ 8(SP), $0x00000004
 	JB   b4End
-	MOVQ 16(SP), DX
+	MOVQ gs+136(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  b4Big
+	DECQ DX
+
+b4Big:
+	CMPQ DX, $0x00000004
+	JNE  b4End
+	MOVQ 24(SP), DX
 	MOVQ CX, BX
-	MOVQ 32(SP), SI
+	MOVQ 40(SP), SI
 	MOVQ SI, (SP)
 
 b4r4:
@@ -2304,7 +2394,7 @@ b4r4:
 	MOVQ   AX, R10
 	LEAQ   (R10)(DI*2), R11
 	ADDQ   DI, R11
-	MOVQ   48(SP), R12
+	MOVQ   56(SP), R12
 	ADDQ   DX, R12
 	VXORPS Z0, Z0, Z0
 	VXORPS Z1, Z1, Z1
@@ -2351,9 +2441,9 @@ b4r4tLoop:
 	VFMADD231PS Z17, Z20, Z7
 	VFMADD231PS Z18, Z20, Z11
 	VFMADD231PS Z19, Z20, Z15
-	CMPQ        R13, 56(SP)
-	JG          b4r4tNoPF
 	CMPQ        R13, 64(SP)
+	JG          b4r4tNoPF
+	CMPQ        R13, 72(SP)
 	JLE         b4r4tNoPF
 	PREFETCHT0  (R12)
 	PREFETCHT0  (R12)(SI*1)
@@ -2476,14 +2566,14 @@ b4r4tReduce:
 	VADDPS        Y0, Y3, Y3
 	VEXTRACTF32X4 $0x01, Y3, X0
 	VADDPS        X0, X3, X3
-	VBROADCASTSS  alpha+136(FP), X0
+	VBROADCASTSS  alpha+152(FP), X0
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+140(FP), R8
+	MOVL          beta+156(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b4r4tNoBeta
-	VBROADCASTSS  beta+140(FP), X1
+	VBROADCASTSS  beta+156(FP), X1
 	VMOVUPS       (DI), X6
 	VMULPS        X1, X6, X6
 	VFMADD231PS   X0, X4, X6
@@ -2538,7 +2628,7 @@ b4r1:
 	MOVQ   AX, R8
 	LEAQ   (R8)(SI*2), R9
 	ADDQ   SI, R9
-	MOVQ   48(SP), R10
+	MOVQ   56(SP), R10
 	ADDQ   DX, R10
 	VXORPS Z0, Z0, Z0
 	VXORPS Z1, Z1, Z1
@@ -2558,9 +2648,9 @@ b4r1tLoop:
 	VFMADD231PS Z4, Z5, Z2
 	VMOVUPS     (R9), Z5
 	VFMADD231PS Z4, Z5, Z3
-	CMPQ        R11, 56(SP)
-	JG          b4r1tNoPF
 	CMPQ        R11, 64(SP)
+	JG          b4r1tNoPF
+	CMPQ        R11, 72(SP)
 	JLE         b4r1tNoPF
 	PREFETCHT0  (R10)
 
@@ -2619,14 +2709,14 @@ b4r1tReduce:
 	VADDPS        X4, X3, X3
 	VSHUFPS       $0xb1, X3, X3, X4
 	VADDPS        X4, X3, X3
-	VBROADCASTSS  alpha+136(FP), X4
+	VBROADCASTSS  alpha+152(FP), X4
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+140(FP), R8
+	MOVL          beta+156(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b4r1tNoBeta
-	VBROADCASTSS  beta+140(FP), X5
+	VBROADCASTSS  beta+156(FP), X5
 	VMOVSS        (DI), X6
 	VMULPS        X5, X6, X6
 	VFMADD231PS   X4, X0, X6
@@ -2677,18 +2767,31 @@ b4r1End:
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 56(SP)
 	SUBQ   DX, 64(SP)
-	SUBQ   $0x00000004, 8(SP)
-	JMP    b4
+	SUBQ   DX, 72(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     b4Small
+	DECQ   16(SP)
+
+b4Small:
+	SUBQ $0x00000004, 8(SP)
+	JMP  b4
 
 b4End:
 b3:
 	CMPQ 8(SP), $0x00000003
 	JB   b3End
-	MOVQ 16(SP), DX
+	MOVQ gs+136(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  b3Big
+	DECQ DX
+
+b3Big:
+	CMPQ DX, $0x00000003
+	JNE  b3End
+	MOVQ 24(SP), DX
 	MOVQ CX, BX
-	MOVQ 32(SP), SI
+	MOVQ 40(SP), SI
 	MOVQ SI, (SP)
 
 b3r4:
@@ -2702,7 +2805,7 @@ b3r4:
 	LEAQ   (R8)(SI*2), R9
 	ADDQ   SI, R9
 	MOVQ   AX, R10
-	MOVQ   48(SP), R11
+	MOVQ   56(SP), R11
 	ADDQ   DX, R11
 	VXORPS Z0, Z0, Z0
 	VXORPS Z1, Z1, Z1
@@ -2740,9 +2843,9 @@ b3r4tLoop:
 	VFMADD231PS Z13, Z16, Z5
 	VFMADD231PS Z14, Z16, Z8
 	VFMADD231PS Z15, Z16, Z11
-	CMPQ        R12, 56(SP)
-	JG          b3r4tNoPF
 	CMPQ        R12, 64(SP)
+	JG          b3r4tNoPF
+	CMPQ        R12, 72(SP)
 	JLE         b3r4tNoPF
 	PREFETCHT0  (R11)
 	PREFETCHT0  (R11)(SI*1)
@@ -2840,14 +2943,14 @@ b3r4tReduce:
 	VADDPS        Y0, Y2, Y2
 	VEXTRACTF32X4 $0x01, Y2, X0
 	VADDPS        X0, X2, X2
-	VBROADCASTSS  alpha+136(FP), X0
+	VBROADCASTSS  alpha+152(FP), X0
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+140(FP), R8
+	MOVL          beta+156(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b3r4tNoBeta
-	VBROADCASTSS  beta+140(FP), X1
+	VBROADCASTSS  beta+156(FP), X1
 	VMOVUPS       (DI), X5
 	VMULPS        X1, X5, X5
 	VFMADD231PS   X0, X3, X5
@@ -2892,7 +2995,7 @@ b3r1:
 	SHLQ   $0x02, SI
 	MOVQ   DX, DI
 	MOVQ   AX, R8
-	MOVQ   48(SP), R9
+	MOVQ   56(SP), R9
 	ADDQ   DX, R9
 	VXORPS Z0, Z0, Z0
 	VXORPS Z1, Z1, Z1
@@ -2909,9 +3012,9 @@ b3r1tLoop:
 	VFMADD231PS Z3, Z4, Z1
 	VMOVUPS     (R8)(SI*2), Z4
 	VFMADD231PS Z3, Z4, Z2
-	CMPQ        R10, 56(SP)
-	JG          b3r1tNoPF
 	CMPQ        R10, 64(SP)
+	JG          b3r1tNoPF
+	CMPQ        R10, 72(SP)
 	JLE         b3r1tNoPF
 	PREFETCHT0  (R9)
 
@@ -2959,14 +3062,14 @@ b3r1tReduce:
 	VADDPS        X3, X2, X2
 	VSHUFPS       $0xb1, X2, X2, X3
 	VADDPS        X3, X2, X2
-	VBROADCASTSS  alpha+136(FP), X3
+	VBROADCASTSS  alpha+152(FP), X3
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+140(FP), R8
+	MOVL          beta+156(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b3r1tNoBeta
-	VBROADCASTSS  beta+140(FP), X4
+	VBROADCASTSS  beta+156(FP), X4
 	VMOVSS        (DI), X5
 	VMULPS        X4, X5, X5
 	VFMADD231PS   X3, X0, X5
@@ -3009,18 +3112,31 @@ b3r1End:
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 56(SP)
 	SUBQ   DX, 64(SP)
-	SUBQ   $0x00000003, 8(SP)
-	JMP    b3
+	SUBQ   DX, 72(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     b3Small
+	DECQ   16(SP)
+
+b3Small:
+	SUBQ $0x00000003, 8(SP)
+	JMP  b3
 
 b3End:
 b2:
 	CMPQ 8(SP), $0x00000002
 	JB   b2End
-	MOVQ 16(SP), DX
+	MOVQ gs+136(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  b2Big
+	DECQ DX
+
+b2Big:
+	CMPQ DX, $0x00000002
+	JNE  b2End
+	MOVQ 24(SP), DX
 	MOVQ CX, BX
-	MOVQ 32(SP), SI
+	MOVQ 40(SP), SI
 	MOVQ SI, (SP)
 
 b2r4:
@@ -3034,7 +3150,7 @@ b2r4:
 	LEAQ   (R8)(SI*2), R9
 	ADDQ   SI, R9
 	MOVQ   AX, R10
-	MOVQ   48(SP), R11
+	MOVQ   56(SP), R11
 	ADDQ   DX, R11
 	VXORPS Z0, Z0, Z0
 	VXORPS Z1, Z1, Z1
@@ -3063,9 +3179,9 @@ b2r4tLoop:
 	VFMADD231PS Z9, Z12, Z3
 	VFMADD231PS Z10, Z12, Z5
 	VFMADD231PS Z11, Z12, Z7
-	CMPQ        R12, 56(SP)
-	JG          b2r4tNoPF
 	CMPQ        R12, 64(SP)
+	JG          b2r4tNoPF
+	CMPQ        R12, 72(SP)
 	JLE         b2r4tNoPF
 	PREFETCHT0  (R11)
 	PREFETCHT0  (R11)(SI*1)
@@ -3139,14 +3255,14 @@ b2r4tReduce:
 	VADDPS        Y0, Y3, Y3
 	VEXTRACTF32X4 $0x01, Y3, X0
 	VADDPS        X0, X3, X3
-	VBROADCASTSS  alpha+136(FP), X0
+	VBROADCASTSS  alpha+152(FP), X0
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+140(FP), R8
+	MOVL          beta+156(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b2r4tNoBeta
-	VBROADCASTSS  beta+140(FP), X1
+	VBROADCASTSS  beta+156(FP), X1
 	VMOVUPS       (DI), X4
 	VMULPS        X1, X4, X4
 	VFMADD231PS   X0, X2, X4
@@ -3183,7 +3299,7 @@ b2r1:
 	SHLQ   $0x02, SI
 	MOVQ   DX, DI
 	MOVQ   AX, R8
-	MOVQ   48(SP), R9
+	MOVQ   56(SP), R9
 	ADDQ   DX, R9
 	VXORPS Z0, Z0, Z0
 	VXORPS Z1, Z1, Z1
@@ -3197,9 +3313,9 @@ b2r1tLoop:
 	VFMADD231PS Z2, Z3, Z0
 	VMOVUPS     (R8)(SI*1), Z3
 	VFMADD231PS Z2, Z3, Z1
-	CMPQ        R10, 56(SP)
-	JG          b2r1tNoPF
 	CMPQ        R10, 64(SP)
+	JG          b2r1tNoPF
+	CMPQ        R10, 72(SP)
 	JLE         b2r1tNoPF
 	PREFETCHT0  (R9)
 
@@ -3237,14 +3353,14 @@ b2r1tReduce:
 	VADDPS        X2, X1, X1
 	VSHUFPS       $0xb1, X1, X1, X2
 	VADDPS        X2, X1, X1
-	VBROADCASTSS  alpha+136(FP), X2
+	VBROADCASTSS  alpha+152(FP), X2
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+140(FP), R8
+	MOVL          beta+156(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b2r1tNoBeta
-	VBROADCASTSS  beta+140(FP), X3
+	VBROADCASTSS  beta+156(FP), X3
 	VMOVSS        (DI), X4
 	VMULPS        X3, X4, X4
 	VFMADD231PS   X2, X0, X4
@@ -3279,18 +3395,31 @@ b2r1End:
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 56(SP)
 	SUBQ   DX, 64(SP)
-	SUBQ   $0x00000002, 8(SP)
-	JMP    b2
+	SUBQ   DX, 72(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     b2Small
+	DECQ   16(SP)
+
+b2Small:
+	SUBQ $0x00000002, 8(SP)
+	JMP  b2
 
 b2End:
 b1:
 	CMPQ 8(SP), $0x00000001
 	JB   b1End
-	MOVQ 16(SP), DX
+	MOVQ gs+136(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  b1Big
+	DECQ DX
+
+b1Big:
+	CMPQ DX, $0x00000001
+	JNE  b1End
+	MOVQ 24(SP), DX
 	MOVQ CX, BX
-	MOVQ 32(SP), SI
+	MOVQ 40(SP), SI
 	MOVQ SI, (SP)
 
 b1r4:
@@ -3304,7 +3433,7 @@ b1r4:
 	LEAQ   (DI)(SI*2), R8
 	ADDQ   SI, R8
 	MOVQ   AX, R9
-	MOVQ   48(SP), R10
+	MOVQ   56(SP), R10
 	ADDQ   DX, R10
 	VXORPS Z0, Z0, Z0
 	VXORPS Z1, Z1, Z1
@@ -3324,9 +3453,9 @@ b1r4tLoop:
 	VFMADD231PS Z5, Z8, Z1
 	VFMADD231PS Z6, Z8, Z2
 	VFMADD231PS Z7, Z8, Z3
-	CMPQ        R11, 56(SP)
-	JG          b1r4tNoPF
 	CMPQ        R11, 64(SP)
+	JG          b1r4tNoPF
+	CMPQ        R11, 72(SP)
 	JLE         b1r4tNoPF
 	PREFETCHT0  (R10)
 	PREFETCHT0  (R10)(SI*1)
@@ -3376,14 +3505,14 @@ b1r4tReduce:
 	VADDPS        Y0, Y1, Y1
 	VEXTRACTF32X4 $0x01, Y1, X0
 	VADDPS        X0, X1, X1
-	VBROADCASTSS  alpha+136(FP), X0
+	VBROADCASTSS  alpha+152(FP), X0
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, SI
-	MOVL          beta+140(FP), DI
+	MOVL          beta+156(FP), DI
 	ANDL          $0x7fffffff, DI
 	JZ            b1r4tNoBeta
-	VBROADCASTSS  beta+140(FP), X2
+	VBROADCASTSS  beta+156(FP), X2
 	VMOVUPS       (SI), X3
 	VMULPS        X2, X3, X3
 	VFMADD231PS   X0, X1, X3
@@ -3412,7 +3541,7 @@ b1r1:
 	SHLQ   $0x02, SI
 	MOVQ   DX, SI
 	MOVQ   AX, DI
-	MOVQ   48(SP), R8
+	MOVQ   56(SP), R8
 	ADDQ   DX, R8
 	VXORPS Z0, Z0, Z0
 	MOVQ   cols+104(FP), R9
@@ -3423,9 +3552,9 @@ b1r1tLoop:
 	VMOVUPS     (SI), Z1
 	VMOVUPS     (DI), Z2
 	VFMADD231PS Z1, Z2, Z0
-	CMPQ        R9, 56(SP)
-	JG          b1r1tNoPF
 	CMPQ        R9, 64(SP)
+	JG          b1r1tNoPF
+	CMPQ        R9, 72(SP)
 	JLE         b1r1tNoPF
 	PREFETCHT0  (R8)
 
@@ -3453,14 +3582,14 @@ b1r1tReduce:
 	VADDPS        X1, X0, X0
 	VSHUFPS       $0xb1, X0, X0, X1
 	VADDPS        X1, X0, X0
-	VBROADCASTSS  alpha+136(FP), X1
+	VBROADCASTSS  alpha+152(FP), X1
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, SI
-	MOVL          beta+140(FP), DI
+	MOVL          beta+156(FP), DI
 	ANDL          $0x7fffffff, DI
 	JZ            b1r1tNoBeta
-	VBROADCASTSS  beta+140(FP), X2
+	VBROADCASTSS  beta+156(FP), X2
 	VMOVSS        (SI), X3
 	VMULPS        X2, X3, X3
 	VFMADD231PS   X1, X0, X3
@@ -3487,30 +3616,35 @@ b1r1End:
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 56(SP)
 	SUBQ   DX, 64(SP)
-	SUBQ   $0x00000001, 8(SP)
-	JMP    b1
+	SUBQ   DX, 72(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     b1Small
+	DECQ   16(SP)
+
+b1Small:
+	SUBQ $0x00000001, 8(SP)
+	JMP  b1
 
 b1End:
-	MOVQ  32(SP), AX
+	MOVQ  40(SP), AX
 	MOVQ  lda+56(FP), CX
 	SHLQ  $0x02, CX
 	IMULQ AX, CX
-	ADDQ  CX, 16(SP)
+	ADDQ  CX, 24(SP)
 	SHLQ  $0x02, AX
-	ADDQ  AX, 24(SP)
+	ADDQ  AX, 32(SP)
 	SHRQ  $0x02, AX
-	SUBQ  AX, 40(SP)
+	SUBQ  AX, 48(SP)
 	JMP   panel
 
 done:
 	VZEROUPPER
 	RET
 
-// func skinnyNNAVX2(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pfw int, alpha float32, beta float32)
+// func skinnyNNAVX2(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pfw int, gs int, nbig int, alpha float32, beta float32)
 // Requires: AVX, FMA3, MMX+
-TEXT ·skinnyNNAVX2(SB), NOSPLIT, $64-136
+TEXT ·skinnyNNAVX2(SB), NOSPLIT, $72-152
 	XORQ AX, AX
 	MOVQ AX, (SP)
 
@@ -3523,15 +3657,25 @@ wide:
 	MOVQ d_base+0(FP), CX
 	MOVQ batch+96(FP), DX
 	MOVQ DX, 8(SP)
+	MOVQ nbig+136(FP), DX
+	MOVQ DX, 16(SP)
 	MOVQ k+104(FP), DX
 	MOVQ pfw+120(FP), BX
-	MOVQ DX, 16(SP)
-	SUBQ BX, DX
 	MOVQ DX, 24(SP)
+	SUBQ BX, DX
+	MOVQ DX, 32(SP)
 
 wideb4:
-	CMPQ   8(SP), $0x00000004
-	JB     wideb4End
+	CMPQ 8(SP), $0x00000004
+	JB   wideb4End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  wideb4Big
+	DECQ DX
+
+wideb4Big:
+	CMPQ   DX, $0x00000004
+	JNE    wideb4End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -3561,9 +3705,9 @@ wideb4kLoop:
 	VMOVUPS    (R8), Y12
 	VMOVUPS    32(R8), Y13
 	VMOVUPS    64(R8), Y14
-	CMPQ       R10, 16(SP)
-	JG         wideb4kNoPF
 	CMPQ       R10, 24(SP)
+	JG         wideb4kNoPF
+	CMPQ       R10, 32(SP)
 	JLE        wideb4kNoPF
 	PREFETCHT0 96(R8)
 	PREFETCHT0 160(R8)
@@ -3590,15 +3734,15 @@ wideb4kNoPF:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          wideb4kLoop
-	VBROADCASTSS alpha+128(FP), Y12
+	VBROADCASTSS alpha+144(FP), Y12
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb4kNoBeta
-	VBROADCASTSS beta+132(FP), Y13
+	VBROADCASTSS beta+148(FP), Y13
 	VMOVUPS      (SI), Y14
 	VMULPS       Y13, Y14, Y14
 	VFMADD231PS  Y12, Y0, Y14
@@ -3689,15 +3833,28 @@ wideb4kDone:
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000004, 8(SP)
-	JMP    wideb4
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     wideb4Small
+	DECQ   16(SP)
+
+wideb4Small:
+	SUBQ $0x00000004, 8(SP)
+	JMP  wideb4
 
 wideb4End:
 wideb3:
-	CMPQ   8(SP), $0x00000003
-	JB     wideb3End
+	CMPQ 8(SP), $0x00000003
+	JB   wideb3End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  wideb3Big
+	DECQ DX
+
+wideb3Big:
+	CMPQ   DX, $0x00000003
+	JNE    wideb3End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -3722,9 +3879,9 @@ wideb3kLoop:
 	VMOVUPS    (DI), Y9
 	VMOVUPS    32(DI), Y10
 	VMOVUPS    64(DI), Y11
-	CMPQ       R9, 16(SP)
-	JG         wideb3kNoPF
 	CMPQ       R9, 24(SP)
+	JG         wideb3kNoPF
+	CMPQ       R9, 32(SP)
 	JLE        wideb3kNoPF
 	PREFETCHT0 96(DI)
 	PREFETCHT0 160(DI)
@@ -3746,15 +3903,15 @@ wideb3kNoPF:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          wideb3kLoop
-	VBROADCASTSS alpha+128(FP), Y9
+	VBROADCASTSS alpha+144(FP), Y9
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb3kNoBeta
-	VBROADCASTSS beta+132(FP), Y10
+	VBROADCASTSS beta+148(FP), Y10
 	VMOVUPS      (SI), Y11
 	VMULPS       Y10, Y11, Y11
 	VFMADD231PS  Y9, Y0, Y11
@@ -3825,15 +3982,28 @@ wideb3kDone:
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000003, 8(SP)
-	JMP    wideb3
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     wideb3Small
+	DECQ   16(SP)
+
+wideb3Small:
+	SUBQ $0x00000003, 8(SP)
+	JMP  wideb3
 
 wideb3End:
 wideb2:
-	CMPQ   8(SP), $0x00000002
-	JB     wideb2End
+	CMPQ 8(SP), $0x00000002
+	JB   wideb2End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  wideb2Big
+	DECQ DX
+
+wideb2Big:
+	CMPQ   DX, $0x00000002
+	JNE    wideb2End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -3855,9 +4025,9 @@ wideb2kLoop:
 	VMOVUPS    (DI), Y6
 	VMOVUPS    32(DI), Y7
 	VMOVUPS    64(DI), Y8
-	CMPQ       R9, 16(SP)
-	JG         wideb2kNoPF
 	CMPQ       R9, 24(SP)
+	JG         wideb2kNoPF
+	CMPQ       R9, 32(SP)
 	JLE        wideb2kNoPF
 	PREFETCHT0 96(DI)
 	PREFETCHT0 160(DI)
@@ -3875,15 +4045,15 @@ wideb2kNoPF:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          wideb2kLoop
-	VBROADCASTSS alpha+128(FP), Y6
+	VBROADCASTSS alpha+144(FP), Y6
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb2kNoBeta
-	VBROADCASTSS beta+132(FP), Y7
+	VBROADCASTSS beta+148(FP), Y7
 	VMOVUPS      (SI), Y8
 	VMULPS       Y7, Y8, Y8
 	VFMADD231PS  Y6, Y0, Y8
@@ -3934,15 +4104,28 @@ wideb2kDone:
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000002, 8(SP)
-	JMP    wideb2
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     wideb2Small
+	DECQ   16(SP)
+
+wideb2Small:
+	SUBQ $0x00000002, 8(SP)
+	JMP  wideb2
 
 wideb2End:
 wideb1:
-	CMPQ   8(SP), $0x00000001
-	JB     wideb1End
+	CMPQ 8(SP), $0x00000001
+	JB   wideb1End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  wideb1Big
+	DECQ DX
+
+wideb1Big:
+	CMPQ   DX, $0x00000001
+	JNE    wideb1End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -3961,9 +4144,9 @@ wideb1kLoop:
 	VMOVUPS    (SI), Y3
 	VMOVUPS    32(SI), Y4
 	VMOVUPS    64(SI), Y5
-	CMPQ       R8, 16(SP)
-	JG         wideb1kNoPF
 	CMPQ       R8, 24(SP)
+	JG         wideb1kNoPF
+	CMPQ       R8, 32(SP)
 	JLE        wideb1kNoPF
 	PREFETCHT0 96(SI)
 	PREFETCHT0 160(SI)
@@ -3977,15 +4160,15 @@ wideb1kNoPF:
 	ADDQ         $0x00000004, BX
 	DECQ         R8
 	JNZ          wideb1kLoop
-	VBROADCASTSS alpha+128(FP), Y3
+	VBROADCASTSS alpha+144(FP), Y3
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, BX
 	ADDQ         DX, BX
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb1kNoBeta
-	VBROADCASTSS beta+132(FP), Y4
+	VBROADCASTSS beta+148(FP), Y4
 	VMOVUPS      (BX), Y5
 	VMULPS       Y4, Y5, Y5
 	VFMADD231PS  Y3, Y0, Y5
@@ -4016,10 +4199,15 @@ wideb1kDone:
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000001, 8(SP)
-	JMP    wideb1
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     wideb1Small
+	DECQ   16(SP)
+
+wideb1Small:
+	SUBQ $0x00000001, 8(SP)
+	JMP  wideb1
 
 wideb1End:
 	MOVQ n+112(FP), AX
@@ -4038,15 +4226,25 @@ one:
 	MOVQ d_base+0(FP), CX
 	MOVQ batch+96(FP), DX
 	MOVQ DX, 8(SP)
+	MOVQ nbig+136(FP), DX
+	MOVQ DX, 16(SP)
 	MOVQ k+104(FP), DX
 	MOVQ pfw+120(FP), BX
-	MOVQ DX, 16(SP)
-	SUBQ BX, DX
 	MOVQ DX, 24(SP)
+	SUBQ BX, DX
+	MOVQ DX, 32(SP)
 
 oneb4:
-	CMPQ   8(SP), $0x00000004
-	JB     oneb4End
+	CMPQ 8(SP), $0x00000004
+	JB   oneb4End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  oneb4Big
+	DECQ DX
+
+oneb4Big:
+	CMPQ   DX, $0x00000004
+	JNE    oneb4End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -4066,9 +4264,9 @@ oneb4:
 
 oneb4kLoop:
 	VMOVUPS    (R8), Y4
-	CMPQ       R10, 16(SP)
-	JG         oneb4kNoPF
 	CMPQ       R10, 24(SP)
+	JG         oneb4kNoPF
+	CMPQ       R10, 32(SP)
 	JLE        oneb4kNoPF
 	PREFETCHT0 32(R8)
 
@@ -4086,15 +4284,15 @@ oneb4kNoPF:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          oneb4kLoop
-	VBROADCASTSS alpha+128(FP), Y4
+	VBROADCASTSS alpha+144(FP), Y4
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb4kNoBeta
-	VBROADCASTSS beta+132(FP), Y5
+	VBROADCASTSS beta+148(FP), Y5
 	VMOVUPS      (SI), Y6
 	VMULPS       Y5, Y6, Y6
 	VFMADD231PS  Y4, Y0, Y6
@@ -4137,15 +4335,28 @@ oneb4kDone:
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000004, 8(SP)
-	JMP    oneb4
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     oneb4Small
+	DECQ   16(SP)
+
+oneb4Small:
+	SUBQ $0x00000004, 8(SP)
+	JMP  oneb4
 
 oneb4End:
 oneb3:
-	CMPQ   8(SP), $0x00000003
-	JB     oneb3End
+	CMPQ 8(SP), $0x00000003
+	JB   oneb3End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  oneb3Big
+	DECQ DX
+
+oneb3Big:
+	CMPQ   DX, $0x00000003
+	JNE    oneb3End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -4162,9 +4373,9 @@ oneb3:
 
 oneb3kLoop:
 	VMOVUPS    (DI), Y3
-	CMPQ       R9, 16(SP)
-	JG         oneb3kNoPF
 	CMPQ       R9, 24(SP)
+	JG         oneb3kNoPF
+	CMPQ       R9, 32(SP)
 	JLE        oneb3kNoPF
 	PREFETCHT0 32(DI)
 
@@ -4179,15 +4390,15 @@ oneb3kNoPF:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          oneb3kLoop
-	VBROADCASTSS alpha+128(FP), Y3
+	VBROADCASTSS alpha+144(FP), Y3
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb3kNoBeta
-	VBROADCASTSS beta+132(FP), Y4
+	VBROADCASTSS beta+148(FP), Y4
 	VMOVUPS      (SI), Y5
 	VMULPS       Y4, Y5, Y5
 	VFMADD231PS  Y3, Y0, Y5
@@ -4222,15 +4433,28 @@ oneb3kDone:
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000003, 8(SP)
-	JMP    oneb3
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     oneb3Small
+	DECQ   16(SP)
+
+oneb3Small:
+	SUBQ $0x00000003, 8(SP)
+	JMP  oneb3
 
 oneb3End:
 oneb2:
-	CMPQ   8(SP), $0x00000002
-	JB     oneb2End
+	CMPQ 8(SP), $0x00000002
+	JB   oneb2End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  oneb2Big
+	DECQ DX
+
+oneb2Big:
+	CMPQ   DX, $0x00000002
+	JNE    oneb2End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -4246,9 +4470,9 @@ oneb2:
 
 oneb2kLoop:
 	VMOVUPS    (DI), Y2
-	CMPQ       R9, 16(SP)
-	JG         oneb2kNoPF
 	CMPQ       R9, 24(SP)
+	JG         oneb2kNoPF
+	CMPQ       R9, 32(SP)
 	JLE        oneb2kNoPF
 	PREFETCHT0 32(DI)
 
@@ -4261,15 +4485,15 @@ oneb2kNoPF:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          oneb2kLoop
-	VBROADCASTSS alpha+128(FP), Y2
+	VBROADCASTSS alpha+144(FP), Y2
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb2kNoBeta
-	VBROADCASTSS beta+132(FP), Y3
+	VBROADCASTSS beta+148(FP), Y3
 	VMOVUPS      (SI), Y4
 	VMULPS       Y3, Y4, Y4
 	VFMADD231PS  Y2, Y0, Y4
@@ -4296,15 +4520,28 @@ oneb2kDone:
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000002, 8(SP)
-	JMP    oneb2
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     oneb2Small
+	DECQ   16(SP)
+
+oneb2Small:
+	SUBQ $0x00000002, 8(SP)
+	JMP  oneb2
 
 oneb2End:
 oneb1:
-	CMPQ   8(SP), $0x00000001
-	JB     oneb1End
+	CMPQ 8(SP), $0x00000001
+	JB   oneb1End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  oneb1Big
+	DECQ DX
+
+oneb1Big:
+	CMPQ   DX, $0x00000001
+	JNE    oneb1End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -4319,9 +4556,9 @@ oneb1:
 
 oneb1kLoop:
 	VMOVUPS    (SI), Y1
-	CMPQ       R8, 16(SP)
-	JG         oneb1kNoPF
 	CMPQ       R8, 24(SP)
+	JG         oneb1kNoPF
+	CMPQ       R8, 32(SP)
 	JLE        oneb1kNoPF
 	PREFETCHT0 32(SI)
 
@@ -4332,15 +4569,15 @@ oneb1kNoPF:
 	ADDQ         $0x00000004, BX
 	DECQ         R8
 	JNZ          oneb1kLoop
-	VBROADCASTSS alpha+128(FP), Y1
+	VBROADCASTSS alpha+144(FP), Y1
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, BX
 	ADDQ         DX, BX
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb1kNoBeta
-	VBROADCASTSS beta+132(FP), Y2
+	VBROADCASTSS beta+148(FP), Y2
 	VMOVUPS      (BX), Y3
 	VMULPS       Y2, Y3, Y3
 	VFMADD231PS  Y1, Y0, Y3
@@ -4359,10 +4596,15 @@ oneb1kDone:
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000001, 8(SP)
-	JMP    oneb1
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     oneb1Small
+	DECQ   16(SP)
+
+oneb1Small:
+	SUBQ $0x00000001, 8(SP)
+	JMP  oneb1
 
 oneb1End:
 	MOVQ n+112(FP), AX
@@ -4380,15 +4622,25 @@ oneEnd:
 	MOVQ  d_base+0(FP), CX
 	MOVQ  batch+96(FP), DX
 	MOVQ  DX, 8(SP)
+	MOVQ  nbig+136(FP), DX
+	MOVQ  DX, 16(SP)
 	MOVQ  k+104(FP), DX
 	MOVQ  pfw+120(FP), BX
-	MOVQ  DX, 16(SP)
-	SUBQ  BX, DX
 	MOVQ  DX, 24(SP)
+	SUBQ  BX, DX
+	MOVQ  DX, 32(SP)
 
 lastb4:
-	CMPQ   8(SP), $0x00000004
-	JB     lastb4End
+	CMPQ 8(SP), $0x00000004
+	JB   lastb4End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  lastb4Big
+	DECQ DX
+
+lastb4Big:
+	CMPQ   DX, $0x00000004
+	JNE    lastb4End
 	MOVQ   (SP), DX
 	MOVQ   n+112(FP), DX
 	SUBQ   $0x00000008, DX
@@ -4423,26 +4675,26 @@ lastb4kLoop:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          lastb4kLoop
-	VBROADCASTSS alpha+128(FP), Y4
+	VBROADCASTSS alpha+144(FP), Y4
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb4kNoBeta
-	VBROADCASTSS beta+132(FP), Y5
+	VBROADCASTSS beta+148(FP), Y5
 	VMOVUPS      (SI), Y6
 	VMULPS       Y5, Y6, Y6
 	VFMADD231PS  Y4, Y0, Y6
-	VMOVUPS      Y6, 32(SP)
+	VMOVUPS      Y6, 40(SP)
 	MOVQ         n+112(FP), DX
 	ANDQ         $0x00000007, DX
 	MOVQ         $0x00000008, DI
 	SUBQ         DX, DI
 
 lastb4kPut0:
-	MOVL        32(SP)(DI*4), DX
+	MOVL        40(SP)(DI*4), DX
 	MOVL        DX, (SI)(DI*4)
 	INCQ        DI
 	CMPQ        DI, $0x00000008
@@ -4451,14 +4703,14 @@ lastb4kPut0:
 	VMOVUPS     (SI), Y0
 	VMULPS      Y5, Y0, Y0
 	VFMADD231PS Y4, Y1, Y0
-	VMOVUPS     Y0, 32(SP)
+	VMOVUPS     Y0, 40(SP)
 	MOVQ        n+112(FP), DX
 	ANDQ        $0x00000007, DX
 	MOVQ        $0x00000008, DI
 	SUBQ        DX, DI
 
 lastb4kPut1:
-	MOVL        32(SP)(DI*4), DX
+	MOVL        40(SP)(DI*4), DX
 	MOVL        DX, (SI)(DI*4)
 	INCQ        DI
 	CMPQ        DI, $0x00000008
@@ -4467,14 +4719,14 @@ lastb4kPut1:
 	VMOVUPS     (SI), Y0
 	VMULPS      Y5, Y0, Y0
 	VFMADD231PS Y4, Y2, Y0
-	VMOVUPS     Y0, 32(SP)
+	VMOVUPS     Y0, 40(SP)
 	MOVQ        n+112(FP), DX
 	ANDQ        $0x00000007, DX
 	MOVQ        $0x00000008, DI
 	SUBQ        DX, DI
 
 lastb4kPut2:
-	MOVL        32(SP)(DI*4), DX
+	MOVL        40(SP)(DI*4), DX
 	MOVL        DX, (SI)(DI*4)
 	INCQ        DI
 	CMPQ        DI, $0x00000008
@@ -4483,14 +4735,14 @@ lastb4kPut2:
 	VMOVUPS     (SI), Y0
 	VMULPS      Y5, Y0, Y0
 	VFMADD231PS Y4, Y3, Y0
-	VMOVUPS     Y0, 32(SP)
+	VMOVUPS     Y0, 40(SP)
 	MOVQ        n+112(FP), DX
 	ANDQ        $0x00000007, DX
 	MOVQ        $0x00000008, BX
 	SUBQ        DX, BX
 
 lastb4kPut3:
-	MOVL 32(SP)(BX*4), DX
+	MOVL 40(SP)(BX*4), DX
 	MOVL DX, (SI)(BX*4)
 	INCQ BX
 	CMPQ BX, $0x00000008
@@ -4499,56 +4751,56 @@ lastb4kPut3:
 
 lastb4kNoBeta:
 	VMULPS  Y4, Y0, Y0
-	VMOVUPS Y0, 32(SP)
+	VMOVUPS Y0, 40(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, DI
 	SUBQ    DX, DI
 
 lastb4kPut4:
-	MOVL    32(SP)(DI*4), DX
+	MOVL    40(SP)(DI*4), DX
 	MOVL    DX, (SI)(DI*4)
 	INCQ    DI
 	CMPQ    DI, $0x00000008
 	JB      lastb4kPut4
 	ADDQ    BX, SI
 	VMULPS  Y4, Y1, Y1
-	VMOVUPS Y1, 32(SP)
+	VMOVUPS Y1, 40(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, DI
 	SUBQ    DX, DI
 
 lastb4kPut5:
-	MOVL    32(SP)(DI*4), DX
+	MOVL    40(SP)(DI*4), DX
 	MOVL    DX, (SI)(DI*4)
 	INCQ    DI
 	CMPQ    DI, $0x00000008
 	JB      lastb4kPut5
 	ADDQ    BX, SI
 	VMULPS  Y4, Y2, Y2
-	VMOVUPS Y2, 32(SP)
+	VMOVUPS Y2, 40(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, DI
 	SUBQ    DX, DI
 
 lastb4kPut6:
-	MOVL    32(SP)(DI*4), DX
+	MOVL    40(SP)(DI*4), DX
 	MOVL    DX, (SI)(DI*4)
 	INCQ    DI
 	CMPQ    DI, $0x00000008
 	JB      lastb4kPut6
 	ADDQ    BX, SI
 	VMULPS  Y4, Y3, Y3
-	VMOVUPS Y3, 32(SP)
+	VMOVUPS Y3, 40(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, BX
 	SUBQ    DX, BX
 
 lastb4kPut7:
-	MOVL 32(SP)(BX*4), DX
+	MOVL 40(SP)(BX*4), DX
 	MOVL DX, (SI)(BX*4)
 	INCQ BX
 	CMPQ BX, $0x00000008
@@ -4562,15 +4814,28 @@ lastb4kDone:
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000004, 8(SP)
-	JMP    lastb4
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     lastb4Small
+	DECQ   16(SP)
+
+lastb4Small:
+	SUBQ $0x00000004, 8(SP)
+	JMP  lastb4
 
 lastb4End:
 lastb3:
-	CMPQ   8(SP), $0x00000003
-	JB     lastb3End
+	CMPQ 8(SP), $0x00000003
+	JB   lastb3End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  lastb3Big
+	DECQ DX
+
+lastb3Big:
+	CMPQ   DX, $0x00000003
+	JNE    lastb3End
 	MOVQ   (SP), DX
 	MOVQ   n+112(FP), DX
 	SUBQ   $0x00000008, DX
@@ -4599,26 +4864,26 @@ lastb3kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          lastb3kLoop
-	VBROADCASTSS alpha+128(FP), Y3
+	VBROADCASTSS alpha+144(FP), Y3
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb3kNoBeta
-	VBROADCASTSS beta+132(FP), Y4
+	VBROADCASTSS beta+148(FP), Y4
 	VMOVUPS      (SI), Y5
 	VMULPS       Y4, Y5, Y5
 	VFMADD231PS  Y3, Y0, Y5
-	VMOVUPS      Y5, 32(SP)
+	VMOVUPS      Y5, 40(SP)
 	MOVQ         n+112(FP), DX
 	ANDQ         $0x00000007, DX
 	MOVQ         $0x00000008, DI
 	SUBQ         DX, DI
 
 lastb3kPut0:
-	MOVL        32(SP)(DI*4), DX
+	MOVL        40(SP)(DI*4), DX
 	MOVL        DX, (SI)(DI*4)
 	INCQ        DI
 	CMPQ        DI, $0x00000008
@@ -4627,14 +4892,14 @@ lastb3kPut0:
 	VMOVUPS     (SI), Y0
 	VMULPS      Y4, Y0, Y0
 	VFMADD231PS Y3, Y1, Y0
-	VMOVUPS     Y0, 32(SP)
+	VMOVUPS     Y0, 40(SP)
 	MOVQ        n+112(FP), DX
 	ANDQ        $0x00000007, DX
 	MOVQ        $0x00000008, DI
 	SUBQ        DX, DI
 
 lastb3kPut1:
-	MOVL        32(SP)(DI*4), DX
+	MOVL        40(SP)(DI*4), DX
 	MOVL        DX, (SI)(DI*4)
 	INCQ        DI
 	CMPQ        DI, $0x00000008
@@ -4643,14 +4908,14 @@ lastb3kPut1:
 	VMOVUPS     (SI), Y0
 	VMULPS      Y4, Y0, Y0
 	VFMADD231PS Y3, Y2, Y0
-	VMOVUPS     Y0, 32(SP)
+	VMOVUPS     Y0, 40(SP)
 	MOVQ        n+112(FP), DX
 	ANDQ        $0x00000007, DX
 	MOVQ        $0x00000008, BX
 	SUBQ        DX, BX
 
 lastb3kPut2:
-	MOVL 32(SP)(BX*4), DX
+	MOVL 40(SP)(BX*4), DX
 	MOVL DX, (SI)(BX*4)
 	INCQ BX
 	CMPQ BX, $0x00000008
@@ -4659,42 +4924,42 @@ lastb3kPut2:
 
 lastb3kNoBeta:
 	VMULPS  Y3, Y0, Y0
-	VMOVUPS Y0, 32(SP)
+	VMOVUPS Y0, 40(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, DI
 	SUBQ    DX, DI
 
 lastb3kPut3:
-	MOVL    32(SP)(DI*4), DX
+	MOVL    40(SP)(DI*4), DX
 	MOVL    DX, (SI)(DI*4)
 	INCQ    DI
 	CMPQ    DI, $0x00000008
 	JB      lastb3kPut3
 	ADDQ    BX, SI
 	VMULPS  Y3, Y1, Y1
-	VMOVUPS Y1, 32(SP)
+	VMOVUPS Y1, 40(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, DI
 	SUBQ    DX, DI
 
 lastb3kPut4:
-	MOVL    32(SP)(DI*4), DX
+	MOVL    40(SP)(DI*4), DX
 	MOVL    DX, (SI)(DI*4)
 	INCQ    DI
 	CMPQ    DI, $0x00000008
 	JB      lastb3kPut4
 	ADDQ    BX, SI
 	VMULPS  Y3, Y2, Y2
-	VMOVUPS Y2, 32(SP)
+	VMOVUPS Y2, 40(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, BX
 	SUBQ    DX, BX
 
 lastb3kPut5:
-	MOVL 32(SP)(BX*4), DX
+	MOVL 40(SP)(BX*4), DX
 	MOVL DX, (SI)(BX*4)
 	INCQ BX
 	CMPQ BX, $0x00000008
@@ -4708,15 +4973,28 @@ lastb3kDone:
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000003, 8(SP)
-	JMP    lastb3
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     lastb3Small
+	DECQ   16(SP)
+
+lastb3Small:
+	SUBQ $0x00000003, 8(SP)
+	JMP  lastb3
 
 lastb3End:
 lastb2:
-	CMPQ   8(SP), $0x00000002
-	JB     lastb2End
+	CMPQ 8(SP), $0x00000002
+	JB   lastb2End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  lastb2Big
+	DECQ DX
+
+lastb2Big:
+	CMPQ   DX, $0x00000002
+	JNE    lastb2End
 	MOVQ   (SP), DX
 	MOVQ   n+112(FP), DX
 	SUBQ   $0x00000008, DX
@@ -4742,26 +5020,26 @@ lastb2kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          lastb2kLoop
-	VBROADCASTSS alpha+128(FP), Y2
+	VBROADCASTSS alpha+144(FP), Y2
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb2kNoBeta
-	VBROADCASTSS beta+132(FP), Y3
+	VBROADCASTSS beta+148(FP), Y3
 	VMOVUPS      (SI), Y4
 	VMULPS       Y3, Y4, Y4
 	VFMADD231PS  Y2, Y0, Y4
-	VMOVUPS      Y4, 32(SP)
+	VMOVUPS      Y4, 40(SP)
 	MOVQ         n+112(FP), DX
 	ANDQ         $0x00000007, DX
 	MOVQ         $0x00000008, DI
 	SUBQ         DX, DI
 
 lastb2kPut0:
-	MOVL        32(SP)(DI*4), DX
+	MOVL        40(SP)(DI*4), DX
 	MOVL        DX, (SI)(DI*4)
 	INCQ        DI
 	CMPQ        DI, $0x00000008
@@ -4770,14 +5048,14 @@ lastb2kPut0:
 	VMOVUPS     (SI), Y0
 	VMULPS      Y3, Y0, Y0
 	VFMADD231PS Y2, Y1, Y0
-	VMOVUPS     Y0, 32(SP)
+	VMOVUPS     Y0, 40(SP)
 	MOVQ        n+112(FP), DX
 	ANDQ        $0x00000007, DX
 	MOVQ        $0x00000008, BX
 	SUBQ        DX, BX
 
 lastb2kPut1:
-	MOVL 32(SP)(BX*4), DX
+	MOVL 40(SP)(BX*4), DX
 	MOVL DX, (SI)(BX*4)
 	INCQ BX
 	CMPQ BX, $0x00000008
@@ -4786,28 +5064,28 @@ lastb2kPut1:
 
 lastb2kNoBeta:
 	VMULPS  Y2, Y0, Y0
-	VMOVUPS Y0, 32(SP)
+	VMOVUPS Y0, 40(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, DI
 	SUBQ    DX, DI
 
 lastb2kPut2:
-	MOVL    32(SP)(DI*4), DX
+	MOVL    40(SP)(DI*4), DX
 	MOVL    DX, (SI)(DI*4)
 	INCQ    DI
 	CMPQ    DI, $0x00000008
 	JB      lastb2kPut2
 	ADDQ    BX, SI
 	VMULPS  Y2, Y1, Y1
-	VMOVUPS Y1, 32(SP)
+	VMOVUPS Y1, 40(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, BX
 	SUBQ    DX, BX
 
 lastb2kPut3:
-	MOVL 32(SP)(BX*4), DX
+	MOVL 40(SP)(BX*4), DX
 	MOVL DX, (SI)(BX*4)
 	INCQ BX
 	CMPQ BX, $0x00000008
@@ -4821,15 +5099,28 @@ lastb2kDone:
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000002, 8(SP)
-	JMP    lastb2
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     lastb2Small
+	DECQ   16(SP)
+
+lastb2Small:
+	SUBQ $0x00000002, 8(SP)
+	JMP  lastb2
 
 lastb2End:
 lastb1:
-	CMPQ   8(SP), $0x00000001
-	JB     lastb1End
+	CMPQ 8(SP), $0x00000001
+	JB   lastb1End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  lastb1Big
+	DECQ DX
+
+lastb1Big:
+	CMPQ   DX, $0x00000001
+	JNE    lastb1End
 	MOVQ   (SP), DX
 	MOVQ   n+112(FP), DX
 	SUBQ   $0x00000008, DX
@@ -4852,26 +5143,26 @@ lastb1kLoop:
 	ADDQ         $0x00000004, BX
 	DECQ         R8
 	JNZ          lastb1kLoop
-	VBROADCASTSS alpha+128(FP), Y1
+	VBROADCASTSS alpha+144(FP), Y1
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, BX
 	ADDQ         DX, BX
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb1kNoBeta
-	VBROADCASTSS beta+132(FP), Y2
+	VBROADCASTSS beta+148(FP), Y2
 	VMOVUPS      (BX), Y3
 	VMULPS       Y2, Y3, Y3
 	VFMADD231PS  Y1, Y0, Y3
-	VMOVUPS      Y3, 32(SP)
+	VMOVUPS      Y3, 40(SP)
 	MOVQ         n+112(FP), DX
 	ANDQ         $0x00000007, DX
 	MOVQ         $0x00000008, SI
 	SUBQ         DX, SI
 
 lastb1kPut0:
-	MOVL 32(SP)(SI*4), DX
+	MOVL 40(SP)(SI*4), DX
 	MOVL DX, (BX)(SI*4)
 	INCQ SI
 	CMPQ SI, $0x00000008
@@ -4880,14 +5171,14 @@ lastb1kPut0:
 
 lastb1kNoBeta:
 	VMULPS  Y1, Y0, Y0
-	VMOVUPS Y0, 32(SP)
+	VMOVUPS Y0, 40(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, SI
 	SUBQ    DX, SI
 
 lastb1kPut1:
-	MOVL 32(SP)(SI*4), DX
+	MOVL 40(SP)(SI*4), DX
 	MOVL DX, (BX)(SI*4)
 	INCQ SI
 	CMPQ SI, $0x00000008
@@ -4901,10 +5192,15 @@ lastb1kDone:
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000001, 8(SP)
-	JMP    lastb1
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     lastb1Small
+	DECQ   16(SP)
+
+lastb1Small:
+	SUBQ $0x00000001, 8(SP)
+	JMP  lastb1
 
 lastb1End:
 	MOVQ n+112(FP), AX
@@ -4914,9 +5210,9 @@ lastEnd:
 	VZEROUPPER
 	RET
 
-// func skinnyNNAVX512(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pfw int, alpha float32, beta float32)
+// func skinnyNNAVX512(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pfw int, gs int, nbig int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·skinnyNNAVX512(SB), NOSPLIT, $96-136
+TEXT ·skinnyNNAVX512(SB), NOSPLIT, $104-152
 	MOVQ  n+112(FP), AX
 	ANDQ  $0x0000000f, AX
 	JZ    maskDone
@@ -4937,15 +5233,25 @@ wide:
 	MOVQ d_base+0(FP), CX
 	MOVQ batch+96(FP), DX
 	MOVQ DX, 8(SP)
+	MOVQ nbig+136(FP), DX
+	MOVQ DX, 16(SP)
 	MOVQ k+104(FP), DX
 	MOVQ pfw+120(FP), BX
-	MOVQ DX, 16(SP)
-	SUBQ BX, DX
 	MOVQ DX, 24(SP)
+	SUBQ BX, DX
+	MOVQ DX, 32(SP)
 
 wideb6:
-	CMPQ   8(SP), $0x00000006
-	JB     wideb6End
+	CMPQ 8(SP), $0x00000006
+	JB   wideb6End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  wideb6Big
+	DECQ DX
+
+wideb6Big:
+	CMPQ   DX, $0x00000006
+	JNE    wideb6End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -4988,9 +5294,9 @@ wideb6kLoop:
 	VMOVUPS    64(R8), Z25
 	VMOVUPS    128(R8), Z26
 	VMOVUPS    192(R8), Z27
-	CMPQ       R10, 16(SP)
-	JG         wideb6kNoPF
 	CMPQ       R10, 24(SP)
+	JG         wideb6kNoPF
+	CMPQ       R10, 32(SP)
 	JLE        wideb6kNoPF
 	PREFETCHT0 256(R8)
 	PREFETCHT0 320(R8)
@@ -5033,15 +5339,15 @@ wideb6kNoPF:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          wideb6kLoop
-	VBROADCASTSS alpha+128(FP), Z24
+	VBROADCASTSS alpha+144(FP), Z24
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb6kNoBeta
-	VBROADCASTSS beta+132(FP), Z25
+	VBROADCASTSS beta+148(FP), Z25
 	VMOVUPS      (SI), Z26
 	VMULPS       Z25, Z26, Z26
 	VFMADD231PS  Z24, Z0, Z26
@@ -5208,15 +5514,28 @@ wideb6kDone:
 	IMUL3Q $0x00000018, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000006, 8(SP)
-	JMP    wideb6
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     wideb6Small
+	DECQ   16(SP)
+
+wideb6Small:
+	SUBQ $0x00000006, 8(SP)
+	JMP  wideb6
 
 wideb6End:
 wideb5:
-	CMPQ   8(SP), $0x00000005
-	JB     wideb5End
+	CMPQ 8(SP), $0x00000005
+	JB   wideb5End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  wideb5Big
+	DECQ DX
+
+wideb5Big:
+	CMPQ   DX, $0x00000005
+	JNE    wideb5End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -5255,9 +5574,9 @@ wideb5kLoop:
 	VMOVUPS    64(R8), Z21
 	VMOVUPS    128(R8), Z22
 	VMOVUPS    192(R8), Z23
-	CMPQ       R10, 16(SP)
-	JG         wideb5kNoPF
 	CMPQ       R10, 24(SP)
+	JG         wideb5kNoPF
+	CMPQ       R10, 32(SP)
 	JLE        wideb5kNoPF
 	PREFETCHT0 256(R8)
 	PREFETCHT0 320(R8)
@@ -5295,15 +5614,15 @@ wideb5kNoPF:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          wideb5kLoop
-	VBROADCASTSS alpha+128(FP), Z20
+	VBROADCASTSS alpha+144(FP), Z20
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb5kNoBeta
-	VBROADCASTSS beta+132(FP), Z21
+	VBROADCASTSS beta+148(FP), Z21
 	VMOVUPS      (SI), Z22
 	VMULPS       Z21, Z22, Z22
 	VFMADD231PS  Z20, Z0, Z22
@@ -5444,15 +5763,28 @@ wideb5kDone:
 	IMUL3Q $0x00000014, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000005, 8(SP)
-	JMP    wideb5
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     wideb5Small
+	DECQ   16(SP)
+
+wideb5Small:
+	SUBQ $0x00000005, 8(SP)
+	JMP  wideb5
 
 wideb5End:
 wideb4:
-	CMPQ   8(SP), $0x00000004
-	JB     wideb4End
+	CMPQ 8(SP), $0x00000004
+	JB   wideb4End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  wideb4Big
+	DECQ DX
+
+wideb4Big:
+	CMPQ   DX, $0x00000004
+	JNE    wideb4End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -5487,9 +5819,9 @@ wideb4kLoop:
 	VMOVUPS    64(R8), Z17
 	VMOVUPS    128(R8), Z18
 	VMOVUPS    192(R8), Z19
-	CMPQ       R10, 16(SP)
-	JG         wideb4kNoPF
 	CMPQ       R10, 24(SP)
+	JG         wideb4kNoPF
+	CMPQ       R10, 32(SP)
 	JLE        wideb4kNoPF
 	PREFETCHT0 256(R8)
 	PREFETCHT0 320(R8)
@@ -5522,15 +5854,15 @@ wideb4kNoPF:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          wideb4kLoop
-	VBROADCASTSS alpha+128(FP), Z16
+	VBROADCASTSS alpha+144(FP), Z16
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb4kNoBeta
-	VBROADCASTSS beta+132(FP), Z17
+	VBROADCASTSS beta+148(FP), Z17
 	VMOVUPS      (SI), Z18
 	VMULPS       Z17, Z18, Z18
 	VFMADD231PS  Z16, Z0, Z18
@@ -5645,15 +5977,28 @@ wideb4kDone:
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000004, 8(SP)
-	JMP    wideb4
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     wideb4Small
+	DECQ   16(SP)
+
+wideb4Small:
+	SUBQ $0x00000004, 8(SP)
+	JMP  wideb4
 
 wideb4End:
 wideb3:
-	CMPQ   8(SP), $0x00000003
-	JB     wideb3End
+	CMPQ 8(SP), $0x00000003
+	JB   wideb3End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  wideb3Big
+	DECQ DX
+
+wideb3Big:
+	CMPQ   DX, $0x00000003
+	JNE    wideb3End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -5682,9 +6027,9 @@ wideb3kLoop:
 	VMOVUPS    64(DI), Z13
 	VMOVUPS    128(DI), Z14
 	VMOVUPS    192(DI), Z15
-	CMPQ       R9, 16(SP)
-	JG         wideb3kNoPF
 	CMPQ       R9, 24(SP)
+	JG         wideb3kNoPF
+	CMPQ       R9, 32(SP)
 	JLE        wideb3kNoPF
 	PREFETCHT0 256(DI)
 	PREFETCHT0 320(DI)
@@ -5711,15 +6056,15 @@ wideb3kNoPF:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          wideb3kLoop
-	VBROADCASTSS alpha+128(FP), Z12
+	VBROADCASTSS alpha+144(FP), Z12
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb3kNoBeta
-	VBROADCASTSS beta+132(FP), Z13
+	VBROADCASTSS beta+148(FP), Z13
 	VMOVUPS      (SI), Z14
 	VMULPS       Z13, Z14, Z14
 	VFMADD231PS  Z12, Z0, Z14
@@ -5808,15 +6153,28 @@ wideb3kDone:
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000003, 8(SP)
-	JMP    wideb3
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     wideb3Small
+	DECQ   16(SP)
+
+wideb3Small:
+	SUBQ $0x00000003, 8(SP)
+	JMP  wideb3
 
 wideb3End:
 wideb2:
-	CMPQ   8(SP), $0x00000002
-	JB     wideb2End
+	CMPQ 8(SP), $0x00000002
+	JB   wideb2End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  wideb2Big
+	DECQ DX
+
+wideb2Big:
+	CMPQ   DX, $0x00000002
+	JNE    wideb2End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -5841,9 +6199,9 @@ wideb2kLoop:
 	VMOVUPS    64(DI), Z9
 	VMOVUPS    128(DI), Z10
 	VMOVUPS    192(DI), Z11
-	CMPQ       R9, 16(SP)
-	JG         wideb2kNoPF
 	CMPQ       R9, 24(SP)
+	JG         wideb2kNoPF
+	CMPQ       R9, 32(SP)
 	JLE        wideb2kNoPF
 	PREFETCHT0 256(DI)
 	PREFETCHT0 320(DI)
@@ -5865,15 +6223,15 @@ wideb2kNoPF:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          wideb2kLoop
-	VBROADCASTSS alpha+128(FP), Z8
+	VBROADCASTSS alpha+144(FP), Z8
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb2kNoBeta
-	VBROADCASTSS beta+132(FP), Z9
+	VBROADCASTSS beta+148(FP), Z9
 	VMOVUPS      (SI), Z10
 	VMULPS       Z9, Z10, Z10
 	VFMADD231PS  Z8, Z0, Z10
@@ -5936,15 +6294,28 @@ wideb2kDone:
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000002, 8(SP)
-	JMP    wideb2
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     wideb2Small
+	DECQ   16(SP)
+
+wideb2Small:
+	SUBQ $0x00000002, 8(SP)
+	JMP  wideb2
 
 wideb2End:
 wideb1:
-	CMPQ   8(SP), $0x00000001
-	JB     wideb1End
+	CMPQ 8(SP), $0x00000001
+	JB   wideb1End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  wideb1Big
+	DECQ DX
+
+wideb1Big:
+	CMPQ   DX, $0x00000001
+	JNE    wideb1End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -5965,9 +6336,9 @@ wideb1kLoop:
 	VMOVUPS    64(SI), Z5
 	VMOVUPS    128(SI), Z6
 	VMOVUPS    192(SI), Z7
-	CMPQ       R8, 16(SP)
-	JG         wideb1kNoPF
 	CMPQ       R8, 24(SP)
+	JG         wideb1kNoPF
+	CMPQ       R8, 32(SP)
 	JLE        wideb1kNoPF
 	PREFETCHT0 256(SI)
 	PREFETCHT0 320(SI)
@@ -5984,15 +6355,15 @@ wideb1kNoPF:
 	ADDQ         $0x00000004, BX
 	DECQ         R8
 	JNZ          wideb1kLoop
-	VBROADCASTSS alpha+128(FP), Z4
+	VBROADCASTSS alpha+144(FP), Z4
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, BX
 	ADDQ         DX, BX
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb1kNoBeta
-	VBROADCASTSS beta+132(FP), Z5
+	VBROADCASTSS beta+148(FP), Z5
 	VMOVUPS      (BX), Z6
 	VMULPS       Z5, Z6, Z6
 	VFMADD231PS  Z4, Z0, Z6
@@ -6029,10 +6400,15 @@ wideb1kDone:
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000001, 8(SP)
-	JMP    wideb1
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     wideb1Small
+	DECQ   16(SP)
+
+wideb1Small:
+	SUBQ $0x00000001, 8(SP)
+	JMP  wideb1
 
 wideb1End:
 	MOVQ n+112(FP), AX
@@ -6051,15 +6427,25 @@ one:
 	MOVQ d_base+0(FP), CX
 	MOVQ batch+96(FP), DX
 	MOVQ DX, 8(SP)
+	MOVQ nbig+136(FP), DX
+	MOVQ DX, 16(SP)
 	MOVQ k+104(FP), DX
 	MOVQ pfw+120(FP), BX
-	MOVQ DX, 16(SP)
-	SUBQ BX, DX
 	MOVQ DX, 24(SP)
+	SUBQ BX, DX
+	MOVQ DX, 32(SP)
 
 oneb6:
-	CMPQ   8(SP), $0x00000006
-	JB     oneb6End
+	CMPQ 8(SP), $0x00000006
+	JB   oneb6End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  oneb6Big
+	DECQ DX
+
+oneb6Big:
+	CMPQ   DX, $0x00000006
+	JNE    oneb6End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -6081,9 +6467,9 @@ oneb6:
 
 oneb6kLoop:
 	VMOVUPS    (R8), Z6
-	CMPQ       R10, 16(SP)
-	JG         oneb6kNoPF
 	CMPQ       R10, 24(SP)
+	JG         oneb6kNoPF
+	CMPQ       R10, 32(SP)
 	JLE        oneb6kNoPF
 	PREFETCHT0 64(R8)
 
@@ -6105,15 +6491,15 @@ oneb6kNoPF:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          oneb6kLoop
-	VBROADCASTSS alpha+128(FP), Z6
+	VBROADCASTSS alpha+144(FP), Z6
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb6kNoBeta
-	VBROADCASTSS beta+132(FP), Z7
+	VBROADCASTSS beta+148(FP), Z7
 	VMOVUPS      (SI), Z8
 	VMULPS       Z7, Z8, Z8
 	VFMADD231PS  Z6, Z0, Z8
@@ -6172,15 +6558,28 @@ oneb6kDone:
 	IMUL3Q $0x00000018, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000006, 8(SP)
-	JMP    oneb6
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     oneb6Small
+	DECQ   16(SP)
+
+oneb6Small:
+	SUBQ $0x00000006, 8(SP)
+	JMP  oneb6
 
 oneb6End:
 oneb5:
-	CMPQ   8(SP), $0x00000005
-	JB     oneb5End
+	CMPQ 8(SP), $0x00000005
+	JB   oneb5End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  oneb5Big
+	DECQ DX
+
+oneb5Big:
+	CMPQ   DX, $0x00000005
+	JNE    oneb5End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -6201,9 +6600,9 @@ oneb5:
 
 oneb5kLoop:
 	VMOVUPS    (R8), Z5
-	CMPQ       R10, 16(SP)
-	JG         oneb5kNoPF
 	CMPQ       R10, 24(SP)
+	JG         oneb5kNoPF
+	CMPQ       R10, 32(SP)
 	JLE        oneb5kNoPF
 	PREFETCHT0 64(R8)
 
@@ -6223,15 +6622,15 @@ oneb5kNoPF:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          oneb5kLoop
-	VBROADCASTSS alpha+128(FP), Z5
+	VBROADCASTSS alpha+144(FP), Z5
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb5kNoBeta
-	VBROADCASTSS beta+132(FP), Z6
+	VBROADCASTSS beta+148(FP), Z6
 	VMOVUPS      (SI), Z7
 	VMULPS       Z6, Z7, Z7
 	VFMADD231PS  Z5, Z0, Z7
@@ -6282,15 +6681,28 @@ oneb5kDone:
 	IMUL3Q $0x00000014, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000005, 8(SP)
-	JMP    oneb5
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     oneb5Small
+	DECQ   16(SP)
+
+oneb5Small:
+	SUBQ $0x00000005, 8(SP)
+	JMP  oneb5
 
 oneb5End:
 oneb4:
-	CMPQ   8(SP), $0x00000004
-	JB     oneb4End
+	CMPQ 8(SP), $0x00000004
+	JB   oneb4End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  oneb4Big
+	DECQ DX
+
+oneb4Big:
+	CMPQ   DX, $0x00000004
+	JNE    oneb4End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -6310,9 +6722,9 @@ oneb4:
 
 oneb4kLoop:
 	VMOVUPS    (R8), Z4
-	CMPQ       R10, 16(SP)
-	JG         oneb4kNoPF
 	CMPQ       R10, 24(SP)
+	JG         oneb4kNoPF
+	CMPQ       R10, 32(SP)
 	JLE        oneb4kNoPF
 	PREFETCHT0 64(R8)
 
@@ -6330,15 +6742,15 @@ oneb4kNoPF:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          oneb4kLoop
-	VBROADCASTSS alpha+128(FP), Z4
+	VBROADCASTSS alpha+144(FP), Z4
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb4kNoBeta
-	VBROADCASTSS beta+132(FP), Z5
+	VBROADCASTSS beta+148(FP), Z5
 	VMOVUPS      (SI), Z6
 	VMULPS       Z5, Z6, Z6
 	VFMADD231PS  Z4, Z0, Z6
@@ -6381,15 +6793,28 @@ oneb4kDone:
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000004, 8(SP)
-	JMP    oneb4
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     oneb4Small
+	DECQ   16(SP)
+
+oneb4Small:
+	SUBQ $0x00000004, 8(SP)
+	JMP  oneb4
 
 oneb4End:
 oneb3:
-	CMPQ   8(SP), $0x00000003
-	JB     oneb3End
+	CMPQ 8(SP), $0x00000003
+	JB   oneb3End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  oneb3Big
+	DECQ DX
+
+oneb3Big:
+	CMPQ   DX, $0x00000003
+	JNE    oneb3End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -6406,9 +6831,9 @@ oneb3:
 
 oneb3kLoop:
 	VMOVUPS    (DI), Z3
-	CMPQ       R9, 16(SP)
-	JG         oneb3kNoPF
 	CMPQ       R9, 24(SP)
+	JG         oneb3kNoPF
+	CMPQ       R9, 32(SP)
 	JLE        oneb3kNoPF
 	PREFETCHT0 64(DI)
 
@@ -6423,15 +6848,15 @@ oneb3kNoPF:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          oneb3kLoop
-	VBROADCASTSS alpha+128(FP), Z3
+	VBROADCASTSS alpha+144(FP), Z3
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb3kNoBeta
-	VBROADCASTSS beta+132(FP), Z4
+	VBROADCASTSS beta+148(FP), Z4
 	VMOVUPS      (SI), Z5
 	VMULPS       Z4, Z5, Z5
 	VFMADD231PS  Z3, Z0, Z5
@@ -6466,15 +6891,28 @@ oneb3kDone:
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000003, 8(SP)
-	JMP    oneb3
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     oneb3Small
+	DECQ   16(SP)
+
+oneb3Small:
+	SUBQ $0x00000003, 8(SP)
+	JMP  oneb3
 
 oneb3End:
 oneb2:
-	CMPQ   8(SP), $0x00000002
-	JB     oneb2End
+	CMPQ 8(SP), $0x00000002
+	JB   oneb2End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  oneb2Big
+	DECQ DX
+
+oneb2Big:
+	CMPQ   DX, $0x00000002
+	JNE    oneb2End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -6490,9 +6928,9 @@ oneb2:
 
 oneb2kLoop:
 	VMOVUPS    (DI), Z2
-	CMPQ       R9, 16(SP)
-	JG         oneb2kNoPF
 	CMPQ       R9, 24(SP)
+	JG         oneb2kNoPF
+	CMPQ       R9, 32(SP)
 	JLE        oneb2kNoPF
 	PREFETCHT0 64(DI)
 
@@ -6505,15 +6943,15 @@ oneb2kNoPF:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          oneb2kLoop
-	VBROADCASTSS alpha+128(FP), Z2
+	VBROADCASTSS alpha+144(FP), Z2
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb2kNoBeta
-	VBROADCASTSS beta+132(FP), Z3
+	VBROADCASTSS beta+148(FP), Z3
 	VMOVUPS      (SI), Z4
 	VMULPS       Z3, Z4, Z4
 	VFMADD231PS  Z2, Z0, Z4
@@ -6540,15 +6978,28 @@ oneb2kDone:
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000002, 8(SP)
-	JMP    oneb2
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     oneb2Small
+	DECQ   16(SP)
+
+oneb2Small:
+	SUBQ $0x00000002, 8(SP)
+	JMP  oneb2
 
 oneb2End:
 oneb1:
-	CMPQ   8(SP), $0x00000001
-	JB     oneb1End
+	CMPQ 8(SP), $0x00000001
+	JB   oneb1End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  oneb1Big
+	DECQ DX
+
+oneb1Big:
+	CMPQ   DX, $0x00000001
+	JNE    oneb1End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -6563,9 +7014,9 @@ oneb1:
 
 oneb1kLoop:
 	VMOVUPS    (SI), Z1
-	CMPQ       R8, 16(SP)
-	JG         oneb1kNoPF
 	CMPQ       R8, 24(SP)
+	JG         oneb1kNoPF
+	CMPQ       R8, 32(SP)
 	JLE        oneb1kNoPF
 	PREFETCHT0 64(SI)
 
@@ -6576,15 +7027,15 @@ oneb1kNoPF:
 	ADDQ         $0x00000004, BX
 	DECQ         R8
 	JNZ          oneb1kLoop
-	VBROADCASTSS alpha+128(FP), Z1
+	VBROADCASTSS alpha+144(FP), Z1
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, BX
 	ADDQ         DX, BX
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb1kNoBeta
-	VBROADCASTSS beta+132(FP), Z2
+	VBROADCASTSS beta+148(FP), Z2
 	VMOVUPS      (BX), Z3
 	VMULPS       Z2, Z3, Z3
 	VFMADD231PS  Z1, Z0, Z3
@@ -6603,10 +7054,15 @@ oneb1kDone:
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000001, 8(SP)
-	JMP    oneb1
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     oneb1Small
+	DECQ   16(SP)
+
+oneb1Small:
+	SUBQ $0x00000001, 8(SP)
+	JMP  oneb1
 
 oneb1End:
 	MOVQ n+112(FP), AX
@@ -6624,15 +7080,25 @@ oneEnd:
 	MOVQ  d_base+0(FP), CX
 	MOVQ  batch+96(FP), DX
 	MOVQ  DX, 8(SP)
+	MOVQ  nbig+136(FP), DX
+	MOVQ  DX, 16(SP)
 	MOVQ  k+104(FP), DX
 	MOVQ  pfw+120(FP), BX
-	MOVQ  DX, 16(SP)
-	SUBQ  BX, DX
 	MOVQ  DX, 24(SP)
+	SUBQ  BX, DX
+	MOVQ  DX, 32(SP)
 
 lastb6:
-	CMPQ   8(SP), $0x00000006
-	JB     lastb6End
+	CMPQ 8(SP), $0x00000006
+	JB   lastb6End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  lastb6Big
+	DECQ DX
+
+lastb6Big:
+	CMPQ   DX, $0x00000006
+	JNE    lastb6End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -6671,15 +7137,15 @@ lastb6kLoop:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          lastb6kLoop
-	VBROADCASTSS alpha+128(FP), Z6
+	VBROADCASTSS alpha+144(FP), Z6
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb6kNoBeta
-	VBROADCASTSS beta+132(FP), Z7
+	VBROADCASTSS beta+148(FP), Z7
 	VMOVUPS.Z    (SI), K1, Z8
 	VMULPS       Z7, Z8, Z8
 	VFMADD231PS  Z6, Z0, Z8
@@ -6738,15 +7204,28 @@ lastb6kDone:
 	IMUL3Q $0x00000018, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000006, 8(SP)
-	JMP    lastb6
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     lastb6Small
+	DECQ   16(SP)
+
+lastb6Small:
+	SUBQ $0x00000006, 8(SP)
+	JMP  lastb6
 
 lastb6End:
 lastb5:
-	CMPQ   8(SP), $0x00000005
-	JB     lastb5End
+	CMPQ 8(SP), $0x00000005
+	JB   lastb5End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  lastb5Big
+	DECQ DX
+
+lastb5Big:
+	CMPQ   DX, $0x00000005
+	JNE    lastb5End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -6782,15 +7261,15 @@ lastb5kLoop:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          lastb5kLoop
-	VBROADCASTSS alpha+128(FP), Z5
+	VBROADCASTSS alpha+144(FP), Z5
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb5kNoBeta
-	VBROADCASTSS beta+132(FP), Z6
+	VBROADCASTSS beta+148(FP), Z6
 	VMOVUPS.Z    (SI), K1, Z7
 	VMULPS       Z6, Z7, Z7
 	VFMADD231PS  Z5, Z0, Z7
@@ -6841,15 +7320,28 @@ lastb5kDone:
 	IMUL3Q $0x00000014, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000005, 8(SP)
-	JMP    lastb5
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     lastb5Small
+	DECQ   16(SP)
+
+lastb5Small:
+	SUBQ $0x00000005, 8(SP)
+	JMP  lastb5
 
 lastb5End:
 lastb4:
-	CMPQ   8(SP), $0x00000004
-	JB     lastb4End
+	CMPQ 8(SP), $0x00000004
+	JB   lastb4End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  lastb4Big
+	DECQ DX
+
+lastb4Big:
+	CMPQ   DX, $0x00000004
+	JNE    lastb4End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -6882,15 +7374,15 @@ lastb4kLoop:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          lastb4kLoop
-	VBROADCASTSS alpha+128(FP), Z4
+	VBROADCASTSS alpha+144(FP), Z4
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb4kNoBeta
-	VBROADCASTSS beta+132(FP), Z5
+	VBROADCASTSS beta+148(FP), Z5
 	VMOVUPS.Z    (SI), K1, Z6
 	VMULPS       Z5, Z6, Z6
 	VFMADD231PS  Z4, Z0, Z6
@@ -6933,15 +7425,28 @@ lastb4kDone:
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000004, 8(SP)
-	JMP    lastb4
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     lastb4Small
+	DECQ   16(SP)
+
+lastb4Small:
+	SUBQ $0x00000004, 8(SP)
+	JMP  lastb4
 
 lastb4End:
 lastb3:
-	CMPQ   8(SP), $0x00000003
-	JB     lastb3End
+	CMPQ 8(SP), $0x00000003
+	JB   lastb3End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  lastb3Big
+	DECQ DX
+
+lastb3Big:
+	CMPQ   DX, $0x00000003
+	JNE    lastb3End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -6968,15 +7473,15 @@ lastb3kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          lastb3kLoop
-	VBROADCASTSS alpha+128(FP), Z3
+	VBROADCASTSS alpha+144(FP), Z3
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb3kNoBeta
-	VBROADCASTSS beta+132(FP), Z4
+	VBROADCASTSS beta+148(FP), Z4
 	VMOVUPS.Z    (SI), K1, Z5
 	VMULPS       Z4, Z5, Z5
 	VFMADD231PS  Z3, Z0, Z5
@@ -7011,15 +7516,28 @@ lastb3kDone:
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000003, 8(SP)
-	JMP    lastb3
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     lastb3Small
+	DECQ   16(SP)
+
+lastb3Small:
+	SUBQ $0x00000003, 8(SP)
+	JMP  lastb3
 
 lastb3End:
 lastb2:
-	CMPQ   8(SP), $0x00000002
-	JB     lastb2End
+	CMPQ 8(SP), $0x00000002
+	JB   lastb2End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  lastb2Big
+	DECQ DX
+
+lastb2Big:
+	CMPQ   DX, $0x00000002
+	JNE    lastb2End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -7043,15 +7561,15 @@ lastb2kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          lastb2kLoop
-	VBROADCASTSS alpha+128(FP), Z2
+	VBROADCASTSS alpha+144(FP), Z2
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb2kNoBeta
-	VBROADCASTSS beta+132(FP), Z3
+	VBROADCASTSS beta+148(FP), Z3
 	VMOVUPS.Z    (SI), K1, Z4
 	VMULPS       Z3, Z4, Z4
 	VFMADD231PS  Z2, Z0, Z4
@@ -7078,15 +7596,28 @@ lastb2kDone:
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000002, 8(SP)
-	JMP    lastb2
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     lastb2Small
+	DECQ   16(SP)
+
+lastb2Small:
+	SUBQ $0x00000002, 8(SP)
+	JMP  lastb2
 
 lastb2End:
 lastb1:
-	CMPQ   8(SP), $0x00000001
-	JB     lastb1End
+	CMPQ 8(SP), $0x00000001
+	JB   lastb1End
+	MOVQ gs+128(FP), DX
+	CMPQ 16(SP), $0x00000000
+	JNE  lastb1Big
+	DECQ DX
+
+lastb1Big:
+	CMPQ   DX, $0x00000001
+	JNE    lastb1End
 	MOVQ   (SP), DX
 	SHLQ   $0x02, DX
 	MOVQ   ldx+56(FP), BX
@@ -7107,15 +7638,15 @@ lastb1kLoop:
 	ADDQ         $0x00000004, BX
 	DECQ         R8
 	JNZ          lastb1kLoop
-	VBROADCASTSS alpha+128(FP), Z1
+	VBROADCASTSS alpha+144(FP), Z1
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, BX
 	ADDQ         DX, BX
-	MOVL         beta+132(FP), DX
+	MOVL         beta+148(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb1kNoBeta
-	VBROADCASTSS beta+132(FP), Z2
+	VBROADCASTSS beta+148(FP), Z2
 	VMOVUPS.Z    (BX), K1, Z3
 	VMULPS       Z2, Z3, Z3
 	VFMADD231PS  Z1, Z0, Z3
@@ -7134,10 +7665,15 @@ lastb1kDone:
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
 	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 16(SP)
 	SUBQ   DX, 24(SP)
-	SUBQ   $0x00000001, 8(SP)
-	JMP    lastb1
+	SUBQ   DX, 32(SP)
+	CMPQ   16(SP), $0x00000000
+	JE     lastb1Small
+	DECQ   16(SP)
+
+lastb1Small:
+	SUBQ $0x00000001, 8(SP)
+	JMP  lastb1
 
 lastb1End:
 	MOVQ n+112(FP), AX

@@ -7,19 +7,19 @@ package kernels
 // skinnyNTAVX2 sets D = α·X·Aᵀ + β·D for the rows×cols A, batch×cols X and batch×rows D, reading A once.
 //
 //go:noescape
-func skinnyNTAVX2(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int, panel int, pfw int, alpha float32, beta float32)
+func skinnyNTAVX2(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
 
 // skinnyNTAVX512 sets D = α·X·Aᵀ + β·D for the rows×cols A, batch×cols X and batch×rows D, reading A once.
 //
 //go:noescape
-func skinnyNTAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int, panel int, pfw int, alpha float32, beta float32)
+func skinnyNTAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
 
 // skinnyNNAVX2 sets D = α·X·W + β·D for the batch×k X, k×n W and batch×n D, reading W once.
 //
 //go:noescape
-func skinnyNNAVX2(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pfw int, alpha float32, beta float32)
+func skinnyNNAVX2(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pfw int, gs int, nbig int, alpha float32, beta float32)
 
 // skinnyNNAVX512 sets D = α·X·W + β·D for the batch×k X, k×n W and batch×n D, reading W once.
 //
 //go:noescape
-func skinnyNNAVX512(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pfw int, alpha float32, beta float32)
+func skinnyNNAVX512(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pfw int, gs int, nbig int, alpha float32, beta float32)

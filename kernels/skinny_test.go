@@ -130,6 +130,21 @@ func TestSkinnyGemmSplit(t *testing.T) {
 	})
 }
 
+// TestSkinnyGroups checks the balanced groups of rows of X: ⌈batch/group⌉
+// groups, nbig of gs rows and the rest of gs − 1, at most group rows each,
+// covering the batch.
+func TestSkinnyGroups(t *testing.T) {
+	for _, group := range []int{4, 6} {
+		for batch := 1; batch <= 64; batch++ {
+			gs, nbig := skinnyGroups(batch, group)
+			g := (batch + group - 1) / group
+			if gs > group || gs < 1 || nbig < 1 || nbig > g || nbig*gs+(g-nbig)*(gs-1) != batch {
+				t.Errorf("skinnyGroups(%d, %d) = %d, %d", batch, group, gs, nbig)
+			}
+		}
+	}
+}
+
 // TestSkinnyRoutes checks which products take the skinny kernels at the
 // default threshold: MatVecBatch from 2 rows of X (1 is MatVec) through
 // skinnyMaxRows against an A beyond skinnyBytes under an AVX ISA, Gemm with
