@@ -1324,6 +1324,14 @@ func (g *gemmOp) skinny(split bool) bool {
 	switch {
 	case g.transA:
 		return false
+	case g.transB && g.m == 1 && g.beta == 0 && skinnyNTTakes(g.n, g.k, g.ldb, 1):
+		// One row, C not read: MatVec, then α.
+		c := g.c[:g.n]
+		matVec(c, g.b, g.ldb, g.a[:g.k])
+		if g.alpha != 1 {
+			scale(g.alpha, c)
+		}
+		return true
 	case g.transB && skinnyNTTakes(g.n, g.k, g.ldb, g.m):
 		g.runSkinny(true, split)
 		return true
