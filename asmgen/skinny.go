@@ -32,7 +32,7 @@ func genSkinnyFamily() {
 // AVX2.
 func skinnyNTTile(s *isa) (rows, group int) {
 	if s.evex {
-		return 4, 6
+		return 3, 8
 	}
 	return 3, 4
 }
@@ -428,7 +428,7 @@ func log2(n int) int {
 // on AVX-512, 4×3 (12 + 3 + 1 of 16) on AVX2.
 func skinnyNNTile(s *isa) (group, vectors int) {
 	if s.evex {
-		return 6, 4
+		return 8, 3
 	}
 	return 4, 3
 }

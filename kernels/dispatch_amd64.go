@@ -1297,8 +1297,8 @@ func skinnyNNTakes(k, n, ldw, batch int) bool { return skinnyNTTakes(k, n, ldw, 
 // batch×cols X and batch×rows D, under the ISA skinnyNTTakes accepted.
 func skinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int, alpha, beta float32) {
 	if active == AVX512 {
-		gs, nbig := skinnyGroups(batch, 6)
-		skinnyNTAVX512(d, ldd, a, lda, x, ldx, rows, cols, batch, skinnyPanel(4, lda), skinnyWindow(cols/16, batch, 6), gs, nbig, alpha, beta)
+		gs, nbig := skinnyGroups(batch, 8)
+		skinnyNTAVX512(d, ldd, a, lda, x, ldx, rows, cols, batch, skinnyPanel(3, lda), skinnyWindow(cols/16, batch, 8), gs, nbig, alpha, beta)
 		return
 	}
 	gs, nbig := skinnyGroups(batch, 4)
@@ -1309,8 +1309,8 @@ func skinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, 
 // k×n W and batch×n D, under the ISA skinnyNNTakes accepted.
 func skinnyNN(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch, k, n int, alpha, beta float32) {
 	if active == AVX512 {
-		gs, nbig := skinnyGroups(batch, 6)
-		skinnyNNAVX512(d, ldd, x, ldx, w, ldw, batch, k, n, skinnyWindow(k, batch, 6), gs, nbig, alpha, beta)
+		gs, nbig := skinnyGroups(batch, 8)
+		skinnyNNAVX512(d, ldd, x, ldx, w, ldw, batch, k, n, skinnyWindow(k, batch, 8), gs, nbig, alpha, beta)
 		return
 	}
 	gs, nbig := skinnyGroups(batch, 4)
