@@ -28,8 +28,8 @@ func genSkinnyFamily() {
 
 // skinnyNTTile returns the register tile of skinnyNT on s: rows of A × rows
 // of X, one accumulator each, plus one register per row of A and one for the
-// vector of X: 4×6 (24 + 4 + 1 of 32) on AVX-512, 3×4 (12 + 3 + 1 of 16) on
-// AVX2.
+// vector of X: 3×8 (24 + 3 + 1 of 32) on AVX-512, 3×4 (12 + 3 + 1 of 16) on
+// AVX2. The wide group of AVX-512 makes fewer passes over each panel.
 func skinnyNTTile(s *isa) (rows, group int) {
 	if s.evex {
 		return 3, 8
@@ -424,7 +424,7 @@ func log2(n int) int {
 
 // skinnyNNTile returns the register tile of skinnyNN on s: rows of X ×
 // vectors of columns of D, one accumulator each, plus one register per
-// vector of W and one for the broadcast element of X: 6×4 (24 + 4 + 1 of 32)
+// vector of W and one for the broadcast element of X: 8×3 (24 + 3 + 1 of 32)
 // on AVX-512, 4×3 (12 + 3 + 1 of 16) on AVX2.
 func skinnyNNTile(s *isa) (group, vectors int) {
 	if s.evex {

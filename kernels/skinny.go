@@ -40,7 +40,7 @@ func skinnyWindow(steps, batch, group int) int {
 
 // skinnyGroups splits batch ≥ 1 rows of X into ⌈batch/group⌉ groups of at
 // most group rows whose sizes differ by at most one: nbig groups of gs rows
-// first, then groups of gs − 1 (8 rows in groups of 6 are 4 + 4, not 6 + 2),
+// first, then groups of gs − 1 (6 rows in groups of 4 are 3 + 3, not 4 + 2),
 // so that the groups' shares of the work match their equal prefetch windows.
 func skinnyGroups(batch, group int) (gs, nbig int) {
 	g := (batch + group - 1) / group
