@@ -276,7 +276,7 @@ func matVecBatch(d []float32, ldd int, a []float32, lda int, x []float32, ldx in
 	case active == AVX2 && cols >= 8:
 		matVecBatchAVX2(d, ldd, a, lda, x, ldx, rows, cols, batch)
 	default:
-		fallback.MatVecBatch(d, ldd, a, lda, x, ldx, rows, cols, batch)
+		fallback.SkinnyNT(d, ldd, a, lda, x, ldx, rows, cols, batch, skinnyPanel(1, lda))
 	}
 }
 
@@ -1318,4 +1318,74 @@ func sgdStep(p, g, b []float32, lr, mu, wd float32, mode int) {
 	default:
 		fallback.SGDStep(p, g, b, lr, mu, wd, mode)
 	}
+}
+
+// skinnyL2 is the L2 size the skinny products are placed by.
+func skinnyL2() int { return l2Bytes() }
+
+// skinnyNTTakes reports whether batch rows of X against the rows×cols A at
+// stride lda take skinnyNT: 1 ≤ batch ≤ skinnyMaxRows, A beyond skinnyBytes,
+// an AVX ISA, and on AVX2 at least 8 columns (its tails reload the last full
+// vector).
+func skinnyNTTakes(rows, cols, lda, batch int) bool {
+	switch {
+	case active == AVX512:
+	case active == AVX2 && cols >= 8:
+	default:
+		return false
+	}
+	return batch >= 1 && batch <= skinnyMaxRows && skinnySpan(rows, cols, lda)
+}
+
+// skinnyNNTakes reports whether batch rows of X against the k×n W at stride
+// ldw take skinnyNN: as skinnyNTTakes, with n in the place of the columns.
+func skinnyNNTakes(k, n, ldw, batch int) bool { return skinnyNTTakes(k, n, ldw, batch) }
+
+// skinnyNT sets D = α·X·Aᵀ + β·D (β = ±0: D not read) for the rows×cols A,
+// batch×cols X and batch×rows D, under the ISA skinnyNTTakes accepted.
+func skinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int, alpha, beta float32) {
+	if active == AVX512 {
+		gs, nbig := skinnyGroups(batch, 8)
+		skinnyNTAVX512(d, ldd, a, lda, x, ldx, rows, cols, batch, skinnyPanel(3, lda), skinnyWindow(cols/16, batch, 8), gs, nbig, alpha, beta)
+		return
+	}
+	gs, nbig := skinnyGroups(batch, 4)
+	skinnyNTAVX2(d, ldd, a, lda, x, ldx, rows, cols, batch, skinnyPanel(3, lda), skinnyWindow(cols/8, batch, 4), gs, nbig, alpha, beta)
+}
+
+// skinnyNN sets D = α·X·W + β·D (β = ±0: D not read) for the batch×k X,
+// k×n W and batch×n D, under the ISA skinnyNNTakes accepted.
+func skinnyNN(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch, k, n int, alpha, beta float32) {
+	if active == AVX512 {
+		gs, nbig := skinnyGroups(batch, 8)
+		skinnyNNAVX512(d, ldd, x, ldx, w, ldw, batch, k, n, skinnyWindow(k, batch, 8), gs, nbig, alpha, beta)
+		return
+	}
+	gs, nbig := skinnyGroups(batch, 4)
+	skinnyNNAVX2(d, ldd, x, ldx, w, ldw, batch, k, n, skinnyWindow(k, batch, 4), gs, nbig, alpha, beta)
+}
+
+// skinny computes g as a skinny product where one is taken (few rows of C
+// against a large op(B) as is or transposed, A as is), with split over
+// goroutines as Gemm splits, and reports whether it did.
+func (g *gemmOp) skinny(split bool) bool {
+	switch {
+	case g.transA:
+		return false
+	case g.transB && g.m == 1 && g.beta == 0 && skinnyNTTakes(g.n, g.k, g.ldb, 1):
+		// One row, C not read: MatVec, then α.
+		c := g.c[:g.n]
+		matVec(c, g.b, g.ldb, g.a[:g.k])
+		if g.alpha != 1 {
+			scale(g.alpha, c)
+		}
+		return true
+	case g.transB && skinnyNTTakes(g.n, g.k, g.ldb, g.m):
+		g.runSkinny(true, split)
+		return true
+	case !g.transB && skinnyNNTakes(g.k, g.n, g.ldb, g.m):
+		g.runSkinny(false, split)
+		return true
+	}
+	return false
 }

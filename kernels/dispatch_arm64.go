@@ -76,8 +76,40 @@ func matVecBatch(d []float32, ldd int, a []float32, lda int, x []float32, ldx in
 		matVecBatchNEON(d, ldd, a, lda, x, ldx, rows, cols, batch)
 		return
 	}
-	fallback.MatVecBatch(d, ldd, a, lda, x, ldx, rows, cols, batch)
+	fallback.SkinnyNT(d, ldd, a, lda, x, ldx, rows, cols, batch, skinnyPanel(1, lda))
 }
+
+// skinnyL2 is the L2 size the skinny products are placed by: 1 MiB.
+func skinnyL2() int { return 1 << 20 }
+
+// skinnyNTTakes reports whether MatVecBatch of batch rows of X against the
+// rows×cols A at stride lda reads A in panels (skinnyNT): NEON, 2 ≤ batch ≤
+// skinnyMaxRows, A beyond skinnyBytes.
+func skinnyNTTakes(rows, cols, lda, batch int) bool {
+	return active == NEON && batch >= 2 && batch <= skinnyMaxRows && skinnySpan(rows, cols, lda)
+}
+
+// skinnyNT sets D = X·Aᵀ for the rows×cols A, batch×cols X and batch×rows D
+// (α = 1 and β = 0 only): panels of A of skinnyPanel rows, each through
+// matVecBatchNEON (two rows of X per pass over the panel), so that A comes
+// from memory once and each panel from L2 for the other passes.
+func skinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int, alpha, beta float32) {
+	if alpha != 1 || beta != 0 {
+		panic("heed/kernels: skinnyNT on NEON takes α = 1, β = 0 only")
+	}
+	p := skinnyPanel(1, lda)
+	for r0 := 0; r0 < rows; r0 += p {
+		n := min(p, rows-r0)
+		matVecBatchNEON(d[r0:], ldd, a[r0*lda:], lda, x, ldx, n, cols, batch)
+	}
+}
+
+func skinnyNN(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch, k, n int, alpha, beta float32) {
+	panic("heed/kernels: skinnyNN has no kernel here")
+}
+
+// skinny reports false: Gemm keeps its micro-kernel route on arm64.
+func (g *gemmOp) skinny(split bool) bool { return false }
 
 func exp(dst, x []float32) {
 	checkExpArgs(dst, x)

@@ -24,8 +24,26 @@ func maxOf(x []float32) float32                      { return fallback.Max(x) }
 func matVec(dst, a []float32, lda int, x []float32)  { fallback.MatVec(dst, a, lda, x) }
 func matTVec(dst, a []float32, lda int, x []float32) { fallback.MatTVec(dst, a, lda, x) }
 func matVecBatch(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int) {
-	fallback.MatVecBatch(d, ldd, a, lda, x, ldx, rows, cols, batch)
+	fallback.SkinnyNT(d, ldd, a, lda, x, ldx, rows, cols, batch, skinnyPanel(1, lda))
 }
+
+// skinnyL2 is the L2 size the skinny products are placed by: 1 MiB.
+func skinnyL2() int { return 1 << 20 }
+
+// skinnyNTTakes reports false: MatVecBatch's fallback reads A in panels
+// itself, and Gemm keeps fallback.Gemm.
+func skinnyNTTakes(rows, cols, lda, batch int) bool { return false }
+
+func skinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int, alpha, beta float32) {
+	panic("heed/kernels: skinnyNT has no kernel here")
+}
+
+func skinnyNN(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch, k, n int, alpha, beta float32) {
+	panic("heed/kernels: skinnyNN has no kernel here")
+}
+
+// skinny reports false: Gemm keeps fallback.Gemm.
+func (g *gemmOp) skinny(split bool) bool { return false }
 func exp(dst, x []float32) {
 	checkExpArgs(dst, x)
 	fallback.Exp(dst, x)

@@ -41,7 +41,7 @@ const (
 // blocks of rows and of columns of C. Gemm is safe for concurrent use.
 func Gemm(tA, tB Transpose, alpha float32, a, b Matrix, beta float32, c Matrix) {
 	g, ok := gemmPrepare("Gemm", tA == Trans, tB == Trans, alpha, a, b, beta, c)
-	if !ok {
+	if !ok || g.skinny(true) {
 		return
 	}
 	if g.micro == nil {
@@ -79,7 +79,7 @@ type GemmScratch struct{ buf gemmBuf }
 // smaller than the blocks.
 func (s *GemmScratch) Gemm(tA, tB Transpose, alpha float32, a, b Matrix, beta float32, c Matrix) {
 	g, ok := gemmPrepare("GemmScratch.Gemm", tA == Trans, tB == Trans, alpha, a, b, beta, c)
-	if !ok {
+	if !ok || g.skinny(false) {
 		return
 	}
 	if g.micro == nil {

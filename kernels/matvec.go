@@ -61,7 +61,10 @@ func checkMatTVecArgs(kernel string, dst []float32, a Matrix, x []float32) {
 // each element of A once for several vectors. It panics unless x is
 // batch×a.Cols and dst is batch×a.Rows, and if dst overlaps x or a. Each
 // element is a Dot of a row of A and a row of x: Dot's error bound and
-// special-value rules. Large batches are computed as Gemm(false, true, 1, x,
+// special-value rules. A batch of one is MatVec; up to 32 vectors against an
+// A larger than L2 go through a kernel that reads A from memory once, in
+// panels that every vector passes over while they are in cache, with the
+// same bound and rules. Large batches are computed as Gemm(false, true, 1, x,
 // a, 0, dst), whose products are summed with fused multiply-adds and α = 1
 // and β = 0 add no rounding, so the same bound and rules hold; such a call
 // may run on several goroutines as Gemm does. MatVecBatch allocates nothing
@@ -83,6 +86,14 @@ func MatVecBatch(dst Matrix, a Matrix, x Matrix) {
 		for b := 0; b < dst.Rows; b++ {
 			clear(dst.Row(b))
 		}
+		return
+	}
+	if x.Rows == 1 {
+		matVec(dst.Data[:dst.Cols], a.Data, a.Stride, x.Data[:x.Cols])
+		return
+	}
+	if skinnyNTTakes(a.Rows, a.Cols, a.Stride, x.Rows) {
+		skinnyNT(dst.Data, dst.Stride, a.Data, a.Stride, x.Data, x.Stride, a.Rows, a.Cols, x.Rows, 1, 0)
 		return
 	}
 	if matVecBatchGemm(a.Rows, a.Cols, x.Rows) {

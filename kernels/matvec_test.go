@@ -336,19 +336,22 @@ func checkMatVecBatch(t *testing.T, got, want Matrix, a, x Matrix) {
 
 // forEachMatVecBatchRoute runs f with MatVecBatch on each of its routes: the
 // batch kernel always, then Gemm always (where the ISA takes Gemm at all;
-// not when sparse, where Gemm's own tests run its kernels).
+// not when sparse, where Gemm's own tests run its kernels), then the skinny
+// kernel at every size where the ISA has one (skinnyBytes 0).
 // TestMatVecBatchRoutes checks the measured switch between them.
 func forEachMatVecBatchRoute(t *testing.T, f func(t *testing.T)) {
-	old := matVecBatchGemmMin
-	defer func() { matVecBatchGemmMin = old }()
+	old, oldSkinny := matVecBatchGemmMin, skinnyBytes
+	defer func() { matVecBatchGemmMin, skinnyBytes = old, oldSkinny }()
 	for _, r := range []struct {
-		name string
-		min  int
-	}{{"kernel", 0}, {"gemm", 1}} {
+		name   string
+		min    int
+		skinny int
+	}{{"kernel", 0, math.MaxInt}, {"gemm", 1, math.MaxInt}, {"skinny", 0, 0}} {
 		if sparse && r.name == "gemm" {
 			continue
 		}
 		matVecBatchGemmMin.dim, matVecBatchGemmMin.avx2, matVecBatchGemmMin.avx512ymm, matVecBatchGemmMin.avx512zmm = 0, r.min, r.min, r.min
+		skinnyBytes = r.skinny
 		t.Run(r.name, f)
 	}
 }

@@ -33,3 +33,18 @@ func MatVecBatch(d []float32, ldd int, a []float32, lda int, x []float32, ldx in
 		MatVec(d[b*ldd:b*ldd+rows], a, lda, x[b*ldx:b*ldx+cols])
 	}
 }
+
+// SkinnyNT sets row b of D to A·(row b of X) for b < batch, as MatVecBatch
+// does and with its bits, but over A in panels of panel ≥ 1 rows, every row
+// of X passing over a panel before the next: A is read from memory once.
+func SkinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch, panel int) {
+	for r0 := 0; r0 < rows; r0 += panel {
+		r1 := min(r0+panel, rows)
+		for b := 0; b < batch; b++ {
+			xb, db := x[b*ldx:b*ldx+cols], d[b*ldd:b*ldd+rows]
+			for r := r0; r < r1; r++ {
+				db[r] = Dot(xb, a[r*lda:r*lda+cols])
+			}
+		}
+	}
+}

@@ -1,0 +1,679 @@
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/attr"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func init() { register("skinny", genSkinnyFamily) }
+
+// skinnyISAs are the ISAs of the skinny products: AVX2 in YMM and AVX-512 in
+// ZMM (the products are FMA-bound at large batches, so the widest FMA pays).
+var skinnyISAs = []*isa{avx2, {suffix: "AVX512", lanes: 16, vec: zmm, evex: true, keepZMM: true}}
+
+// genSkinnyFamily emits the skinny products: few rows of X against a large
+// matrix that is read from memory once per call (kernels/DESIGN.md,
+// "Skinny products").
+func genSkinnyFamily() {
+	for _, s := range skinnyISAs {
+		genSkinnyNT(s)
+	}
+	for _, s := range skinnyISAs {
+		genSkinnyNN(s)
+	}
+}
+
+// skinnyNTTile returns the register tile of skinnyNT on s: rows of A × rows
+// of X, one accumulator each, plus one register per row of A and one for the
+// vector of X: 3×8 (24 + 3 + 1 of 32) on AVX-512, 3×4 (12 + 3 + 1 of 16) on
+// AVX2. The wide group of AVX-512 makes fewer passes over each panel.
+func skinnyNTTile(s *isa) (rows, group int) {
+	if s.evex {
+		return 3, 8
+	}
+	return 3, 4
+}
+
+// paramF32 broadcasts the float32 argument name into a new vector of s.
+func paramF32(s *isa, name string) VecVirtual {
+	v := s.vec()
+	asm.VBROADCASTSS(paramAddr(name), v)
+	return v
+}
+
+// betaZero jumps to label when the float32 argument beta is ±0.
+func betaZero(label string) {
+	bits := asm.GP32()
+	asm.MOVL(paramAddr("beta"), bits)
+	asm.ANDL(U32(0x7fffffff), bits)
+	asm.JZ(LabelRef(label))
+}
+
+// genSkinnyNT emits skinnyNT<ISA>(d, ldd, a, lda, x, ldx, rows, cols, batch,
+// panel, pfw, alpha, beta): D = α·X·Aᵀ + β·D for the rows×cols A, batch×cols X
+// and batch×rows D (strides in elements; β = ±0 never reads D). A goes in
+// panels of `panel` rows (a multiple of the tile's rows, from Go: a panel
+// stays in L2 while every group of X passes over it, so A comes from memory
+// once). In a panel, each group of up to G rows of X takes tiles of R rows of
+// A (then single rows), each tile's R·G dot products in registers over the
+// whole of cols, reduced horizontally at its end. A load of a line of a
+// tile's rows is paired with a PREFETCHT0 of the same line one panel ahead,
+// in the group's window of the steps only (pfw steps per group, resetWindow),
+// so the next panel's lines are prefetched once, spread over all groups. The
+// AVX2 kernel needs cols ≥ 8: its tails reload the last full vector and mask
+// it.
+func genSkinnyNT(s *isa) {
+	name := s.name("skinnyNT")
+	TEXT(name, NOSPLIT, "func(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch, panel, pfw, gs, nbig int, alpha, beta float32)")
+	asm.Doc(name + " sets D = α·X·Aᵀ + β·D for the rows×cols A, batch×cols X and batch×rows D, reading A once.")
+	R, G := skinnyNTTile(s)
+	curLanes = s.lanes
+	rowsLeft, batchLeft, bigLeft := asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8)
+	panelA, panelD, panelRows, rowsTotal, pfDist := asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8)
+	pfHi, pfLo := asm.AllocLocal(8), asm.AllocLocal(8)
+
+	var t tail
+	if s.evex {
+		rem := load(asm.Param("cols"))
+		asm.ANDQ(U32(s.lanes-1), rem)
+		asm.JZ(LabelRef("maskDone"))
+		t = s.tailMask(rem)
+		asm.Label("maskDone")
+	}
+	bytesOf := func(name string) GPVirtual {
+		r := load(asm.Param(name))
+		asm.SHLQ(U8(2), r)
+		return r
+	}
+	{
+		r := bytesOf("lda")
+		p := load(asm.Param("panel"))
+		asm.IMULQ(p, r)
+		asm.MOVQ(r, pfDist)
+	}
+
+	// tile emits D[b..b+nb, r..r+nr] for the A rows at ap, X rows at xp and
+	// the D element at dp. Rows are addressed as base + (0, 1 or 2)·stride
+	// from one base per three rows; the bases move along the rows.
+	tile := func(pfx string, nr, nb int, ap, xp, dp GPVirtual) {
+		ldaB, ldxB := bytesOf("lda"), bytesOf("ldx")
+		bases := func(p GPVirtual, st GPVirtual, n int) []GPVirtual {
+			var bs []GPVirtual
+			for i := 0; i < n; i += 3 {
+				b := asm.GP64()
+				if i == 0 {
+					asm.MOVQ(p, b)
+				} else {
+					asm.LEAQ(Mem{Base: bs[len(bs)-1], Index: st, Scale: 2}, b)
+					asm.ADDQ(st, b)
+				}
+				bs = append(bs, b)
+			}
+			return bs
+		}
+		ab, xb := bases(ap, ldaB, nr), bases(xp, ldxB, nb)
+		// pf points one panel ahead of the tile's first row. Prefetches
+		// never fault.
+		pf := asm.GP64()
+		asm.MOVQ(pfDist, pf)
+		asm.ADDQ(ap, pf)
+		acc := make([][]VecVirtual, nr)
+		for i := range acc {
+			acc[i] = make([]VecVirtual, nb)
+			for j := range acc[i] {
+				acc[i][j] = s.vec()
+				s.zero(acc[i][j])
+			}
+		}
+		av := make([]VecVirtual, nr)
+		for i := range av {
+			av[i] = s.vec()
+		}
+		fma := func(load func(m Mem, v VecVirtual)) {
+			for i := 0; i < nr; i++ {
+				load(rowMem(ab, ldaB, i), av[i])
+			}
+			for j := 0; j < nb; j++ {
+				xv := s.vec()
+				load(rowMem(xb, ldxB, j), xv)
+				for i := 0; i < nr; i++ {
+					asm.VFMADD231PS(av[i], xv, acc[i][j])
+				}
+			}
+		}
+		advance := func(by Op) {
+			for _, b := range append(append([]GPVirtual{}, ab...), xb...) {
+				asm.ADDQ(by, b)
+			}
+		}
+		cnt := load(asm.Param("cols"))
+		asm.SHRQ(U8(log2(s.lanes)), cnt)
+		asm.JZ(LabelRef(pfx + "Tail"))
+		asm.Label(pfx + "Loop")
+		fma(func(m Mem, v VecVirtual) { asm.VMOVUPS(m, v) })
+		// One prefetch per row of the tile and per line: every other
+		// step on AVX2, whose vectors are half a line.
+		if !s.evex {
+			asm.TESTQ(U32(32), pf)
+			asm.JNZ(LabelRef(pfx + "NoPF"))
+		}
+		// Only in this group's window of the steps (pfLo < cnt ≤ pfHi).
+		asm.CMPQ(cnt, pfHi)
+		asm.JG(LabelRef(pfx + "NoPF"))
+		asm.CMPQ(cnt, pfLo)
+		asm.JLE(LabelRef(pfx + "NoPF"))
+		for i := 0; i < nr && i < 3; i++ {
+			asm.PREFETCHT0(rowMem([]GPVirtual{pf}, ldaB, i))
+		}
+		if nr > 3 {
+			q := asm.GP64()
+			asm.LEAQ(Mem{Base: pf, Index: ldaB, Scale: 2}, q)
+			asm.PREFETCHT0(Mem{Base: q, Index: ldaB, Scale: 1})
+		}
+		asm.Label(pfx + "NoPF")
+		advance(U32(s.bytes()))
+		asm.ADDQ(U32(s.bytes()), pf)
+		asm.DECQ(cnt)
+		asm.JNZ(LabelRef(pfx + "Loop"))
+
+		asm.Label(pfx + "Tail")
+		rem := load(asm.Param("cols"))
+		asm.ANDQ(U32(s.lanes-1), rem)
+		asm.JZ(LabelRef(pfx + "Reduce"))
+		if s.evex {
+			fma(func(m Mem, v VecVirtual) { asm.VMOVUPS_Z(m, t.k, v) })
+		} else {
+			// The last full vector of each row, which ends at the row's
+			// end; tailmask<> at rem: its 8 int32s end with rem all-ones
+			// lanes.
+			sh := asm.GP64()
+			asm.LEAQ(Mem{Base: rem, Index: rem, Scale: 2, Disp: 0}, sh)
+			asm.ADDQ(rem, sh)
+			asm.SUBQ(U32(s.bytes()), sh)
+			advance(sh)
+			base := asm.GP64()
+			asm.LEAQ(tailTable(), base)
+			mask := Mem{Base: base, Index: rem, Scale: 4}
+			fma(func(m Mem, v VecVirtual) {
+				asm.VMOVUPS(m, v)
+				asm.VANDPS(mask, v, v)
+			})
+		}
+
+		asm.Label(pfx + "Reduce")
+		sums := make([]VecVirtual, nb)
+		for j := 0; j < nb; j++ {
+			switch nr {
+			case 4:
+				sums[j] = s.hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j])
+			case 3:
+				sums[j] = s.hsum4(acc[0][j], acc[1][j], acc[2][j], acc[2][j])
+			case 1:
+				sums[j] = s.hsum(acc[0][j])
+			default:
+				panic(fmt.Sprintf("skinnyNT: no reduction for %d-row tiles", nr))
+			}
+		}
+		// store writes the nr sums of v to m, or with load reads nr
+		// elements of m into v.
+		move := func(v VecVirtual, m Mem, load bool) {
+			switch {
+			case nr == 4 && load:
+				asm.VMOVUPS(m, v)
+			case nr == 4:
+				asm.VMOVUPS(v, m)
+			case nr == 3 && load:
+				asm.VMOVQ(m, v)
+				asm.VINSERTPS(U8(2<<4), Mem{Base: m.Base, Disp: m.Disp + 8}, v, v)
+			case nr == 3:
+				asm.VMOVQ(v, m)
+				asm.VEXTRACTPS(U8(2), v, Mem{Base: m.Base, Disp: m.Disp + 8})
+			case load:
+				asm.VMOVSS(m, v)
+			default:
+				asm.VMOVSS(v, m)
+			}
+		}
+		xs := &isa{lanes: 4, vec: asm.XMM, evex: s.evex}
+		va := paramF32(xs, "alpha")
+		lddB := bytesOf("ldd")
+		q := asm.GP64()
+		asm.MOVQ(dp, q)
+		betaZero(pfx + "NoBeta")
+		vb := paramF32(xs, "beta")
+		for j := 0; j < nb; j++ {
+			c := xs.vec()
+			move(c, Mem{Base: q}, true)
+			asm.VMULPS(vb, c, c)
+			asm.VFMADD231PS(va, sums[j], c)
+			move(c, Mem{Base: q}, false)
+			if j+1 < nb {
+				asm.ADDQ(lddB, q)
+			}
+		}
+		asm.JMP(LabelRef(pfx + "Done"))
+		asm.Label(pfx + "NoBeta")
+		for j := 0; j < nb; j++ {
+			asm.VMULPS(va, sums[j], sums[j])
+			move(sums[j], Mem{Base: q}, false)
+			if j+1 < nb {
+				asm.ADDQ(lddB, q)
+			}
+		}
+		asm.Label(pfx + "Done")
+	}
+
+	{
+		pa, pd, rt := load(asm.Param("a").Base()), load(asm.Param("d").Base()), load(asm.Param("rows"))
+		asm.MOVQ(pa, panelA)
+		asm.MOVQ(pd, panelD)
+		asm.MOVQ(rt, rowsTotal)
+	}
+	asm.Label("panel")
+	{
+		pr, lim := asm.GP64(), load(asm.Param("panel"))
+		asm.MOVQ(rowsTotal, pr)
+		asm.TESTQ(pr, pr)
+		asm.JZ(LabelRef("done"))
+		asm.CMPQ(pr, lim)
+		asm.CMOVQGT(lim, pr)
+		asm.MOVQ(pr, panelRows)
+		resetWindow("cols", pfHi, pfLo)
+	}
+	xp, dBlk := load(asm.Param("x").Base()), asm.GP64()
+	asm.MOVQ(panelD, dBlk)
+	bl := load(asm.Param("batch"))
+	asm.MOVQ(bl, batchLeft)
+	startGroups(bigLeft)
+	for nb := G; nb >= 1; nb-- {
+		pfx := fmt.Sprintf("b%d", nb)
+		asm.Label(pfx)
+		groupGate(pfx, nb, batchLeft, bigLeft)
+		ap, dp := asm.GP64(), asm.GP64()
+		asm.MOVQ(panelA, ap)
+		asm.MOVQ(dBlk, dp)
+		rl := asm.GP64()
+		asm.MOVQ(panelRows, rl)
+		asm.MOVQ(rl, rowsLeft)
+		for _, nr := range []int{R, 1} {
+			rp := fmt.Sprintf("%sr%d", pfx, nr)
+			asm.Label(rp)
+			asm.CMPQ(rowsLeft, U32(nr))
+			asm.JB(LabelRef(rp + "End"))
+			tile(rp+"t", nr, nb, ap, xp, dp)
+			st := load(asm.Param("lda"))
+			asm.IMUL3Q(U32(4*nr), st, st)
+			asm.ADDQ(st, ap)
+			asm.ADDQ(U32(4*nr), dp)
+			asm.SUBQ(U32(nr), rowsLeft)
+			asm.JMP(LabelRef(rp))
+			asm.Label(rp + "End")
+		}
+		for _, p := range []struct {
+			name string
+			r    GPVirtual
+		}{{"ldx", xp}, {"ldd", dBlk}} {
+			st := load(asm.Param(p.name))
+			asm.IMUL3Q(U32(4*nb), st, st)
+			asm.ADDQ(st, p.r)
+		}
+		nextWindow(pfHi, pfLo)
+		groupDone(pfx, bigLeft)
+		asm.SUBQ(U32(nb), batchLeft)
+		asm.JMP(LabelRef(pfx))
+		asm.Label(pfx + "End")
+	}
+	{
+		pr := asm.GP64()
+		asm.MOVQ(panelRows, pr)
+		st := bytesOf("lda")
+		asm.IMULQ(pr, st)
+		asm.ADDQ(st, panelA)
+		asm.SHLQ(U8(2), pr)
+		asm.ADDQ(pr, panelD)
+		asm.SHRQ(U8(2), pr)
+		asm.SUBQ(pr, rowsTotal)
+		asm.JMP(LabelRef("panel"))
+	}
+	asm.Label("done")
+	asm.VZEROUPPER()
+	asm.RET()
+}
+
+// The rows of X go in groups of balanced sizes, from Go: nbig groups of gs
+// rows, then groups of gs − 1 (⌈batch/G⌉ groups whose sizes differ by at
+// most one, so that each group's share of the prefetch window matches its
+// share of the work). Each size has its own code, the sizes in descending
+// order: startGroups sets the count of big groups, groupGate enters the code
+// of nb rows while the next group has nb rows, groupDone counts a group.
+
+func startGroups(bigLeft Mem) {
+	n := load(asm.Param("nbig"))
+	asm.MOVQ(n, bigLeft)
+}
+
+func groupGate(pfx string, nb int, batchLeft, bigLeft Mem) {
+	asm.CMPQ(batchLeft, U32(nb))
+	asm.JB(LabelRef(pfx + "End"))
+	want := load(asm.Param("gs"))
+	asm.CMPQ(bigLeft, U32(0))
+	asm.JNE(LabelRef(pfx + "Big"))
+	asm.DECQ(want)
+	asm.Label(pfx + "Big")
+	asm.CMPQ(want, U32(nb))
+	asm.JNE(LabelRef(pfx + "End"))
+}
+
+func groupDone(pfx string, bigLeft Mem) {
+	asm.CMPQ(bigLeft, U32(0))
+	asm.JE(LabelRef(pfx + "Small"))
+	asm.DECQ(bigLeft)
+	asm.Label(pfx + "Small")
+}
+
+// resetWindow sets the prefetch window of the first group of rows of X: the
+// steps counted down from the count in the argument steps (for skinnyNT
+// cols/lanes vectors, for skinnyNN the k rows of W) while
+// hi ≥ count > lo, hi = steps and lo = steps − pfw. Each following group
+// takes the next pfw steps (nextWindow), so the prefetches of the next panel
+// or strip are spread over all its groups (pfw = ⌈steps/groups⌉, from Go)
+// instead of issued in a burst by the first.
+func resetWindow(steps string, hi, lo Mem) {
+	n, w := load(asm.Param(steps)), load(asm.Param("pfw"))
+	if steps == "cols" {
+		asm.SHRQ(U8(log2(curLanes)), n)
+	}
+	asm.MOVQ(n, hi)
+	asm.SUBQ(w, n)
+	asm.MOVQ(n, lo)
+}
+
+// nextWindow moves the prefetch window to the next group.
+func nextWindow(hi, lo Mem) {
+	w := load(asm.Param("pfw"))
+	asm.SUBQ(w, hi)
+	asm.SUBQ(w, lo)
+}
+
+// curLanes is the lanes of the ISA being generated (resetWindow's vector
+// count for skinnyNT).
+var curLanes int
+
+// rowMem returns the address of row i of rows addressed from bases, one per
+// three rows, at stride st bytes: bases[i/3] + (i mod 3)·st.
+func rowMem(bases []GPVirtual, st GPVirtual, i int) Mem {
+	m := Mem{Base: bases[i/3]}
+	if i%3 > 0 {
+		m.Index, m.Scale = st, uint8(i%3)
+	}
+	return m
+}
+
+// log2 returns the base-2 logarithm of the power of two n.
+func log2(n int) int {
+	l := 0
+	for n > 1 {
+		n >>= 1
+		l++
+	}
+	return l
+}
+
+// skinnyNNTile returns the register tile of skinnyNN on s: rows of X ×
+// vectors of columns of D, one accumulator each, plus one register per
+// vector of W and one for the broadcast element of X: 8×3 (24 + 3 + 1 of 32)
+// on AVX-512, 4×3 (12 + 3 + 1 of 16) on AVX2.
+func skinnyNNTile(s *isa) (group, vectors int) {
+	if s.evex {
+		return 8, 3
+	}
+	return 4, 3
+}
+
+// genSkinnyNN emits skinnyNN<ISA>(d, ldd, x, ldx, w, ldw, batch, k, n, pfw,
+// alpha, beta): D = α·X·W + β·D for the batch×k X, k×n W and batch×n D
+// (strides in elements; β = ±0 never reads D). W goes in strips of V vectors
+// of columns; for each strip, each group of up to G rows of X accumulates its
+// G×V block of D in registers over all k rows of the strip (one load of W
+// per vector, one broadcast of X per row of the group), so the strip comes
+// from memory for its first group and from L2 for the others. Leftover columns take one-vector strips, then a last
+// partial vector: on AVX-512 under an opmask, on AVX2 as the last full vector
+// of the row (n ≥ 8 required), of which only the new columns are stored. The
+// loads of a row of a full strip are paired with PREFETCHT0s of the next
+// strip's lines in that row of W, in the group's window of the rows only
+// (pfw rows per group, resetWindow).
+func genSkinnyNN(s *isa) {
+	name := s.name("skinnyNN")
+	TEXT(name, NOSPLIT, "func(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch, k, n, pfw, gs, nbig int, alpha, beta float32)")
+	asm.Doc(name + " sets D = α·X·W + β·D for the batch×k X, k×n W and batch×n D, reading W once.")
+	G, V := skinnyNNTile(s)
+	col, batchLeft, bigLeft := asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8)
+	pfHi, pfLo := asm.AllocLocal(8), asm.AllocLocal(8)
+	spill := asm.AllocLocal(4 * s.lanes)
+
+	var t tail
+	if s.evex {
+		rem := load(asm.Param("n"))
+		asm.ANDQ(U32(s.lanes-1), rem)
+		asm.JZ(LabelRef("maskDone"))
+		t = s.tailMask(rem)
+		asm.Label("maskDone")
+	}
+	bytesOf := func(name string) GPVirtual {
+		r := load(asm.Param(name))
+		asm.SHLQ(U8(2), r)
+		return r
+	}
+
+	// kind of strip: full vectors, or the last partial vector (masked on
+	// AVX-512, shifted to end at n on AVX2).
+	const (
+		full = iota
+		partial
+	)
+	// block emits the nb×nv block of D at column offset colB (bytes) for the
+	// X rows at xp and the D row at dp.
+	block := func(pfx string, nb, nv, kind int, colB, xp, dp GPVirtual, prefetch bool) {
+		puts := 0
+		ldxB := bytesOf("ldx")
+		var xb []GPVirtual
+		for j := 0; j < nb; j += 3 {
+			b := asm.GP64()
+			if j == 0 {
+				asm.MOVQ(xp, b)
+			} else {
+				asm.LEAQ(Mem{Base: xb[len(xb)-1], Index: ldxB, Scale: 2}, b)
+				asm.ADDQ(ldxB, b)
+			}
+			xb = append(xb, b)
+		}
+		acc := make([][]VecVirtual, nb)
+		for j := range acc {
+			acc[j] = make([]VecVirtual, nv)
+			for v := range acc[j] {
+				acc[j][v] = s.vec()
+				s.zero(acc[j][v])
+			}
+		}
+		wv := make([]VecVirtual, nv)
+		for v := range wv {
+			wv[v] = s.vec()
+		}
+		wp := load(asm.Param("w").Base())
+		asm.ADDQ(colB, wp)
+		ldwB := bytesOf("ldw")
+		cnt := load(asm.Param("k"))
+		asm.Label(pfx + "Loop")
+		for v := 0; v < nv; v++ {
+			m := Mem{Base: wp, Disp: v * s.bytes()}
+			if kind == partial && s.evex {
+				asm.VMOVUPS_Z(m, t.k, wv[v])
+			} else {
+				asm.VMOVUPS(m, wv[v])
+			}
+		}
+		if prefetch {
+			// Only in this group's window of the rows (pfLo < cnt ≤ pfHi).
+			asm.CMPQ(cnt, pfHi)
+			asm.JG(LabelRef(pfx + "NoPF"))
+			asm.CMPQ(cnt, pfLo)
+			asm.JLE(LabelRef(pfx + "NoPF"))
+			for l := 0; l < (nv*s.bytes()+63)/64; l++ {
+				asm.PREFETCHT0(Mem{Base: wp, Disp: nv*s.bytes() + 64*l})
+			}
+			asm.Label(pfx + "NoPF")
+		}
+		for j := 0; j < nb; j++ {
+			b := s.vec()
+			asm.VBROADCASTSS(rowMem(xb, ldxB, j), b)
+			for v := 0; v < nv; v++ {
+				asm.VFMADD231PS(wv[v], b, acc[j][v])
+			}
+		}
+		asm.ADDQ(ldwB, wp)
+		for _, b := range xb {
+			asm.ADDQ(U32(4), b)
+		}
+		asm.DECQ(cnt)
+		asm.JNZ(LabelRef(pfx + "Loop"))
+
+		va := paramF32(s, "alpha")
+		lddB := bytesOf("ldd")
+		q := asm.GP64()
+		asm.MOVQ(dp, q)
+		asm.ADDQ(colB, q)
+		// put stores acc to D's row at q, v vectors in.
+		put := func(a VecVirtual, v int) {
+			m := Mem{Base: q, Disp: v * s.bytes()}
+			switch {
+			case kind == partial && s.evex:
+				asm.VMOVUPS(a, t.k, m)
+			case kind == partial:
+				// The last n mod 8 lanes are new columns: store those
+				// from a copy on the stack.
+				asm.VMOVUPS(a, spill)
+				rem, from := load(asm.Param("n")), asm.GP64()
+				asm.ANDQ(U32(s.lanes-1), rem)
+				asm.MOVQ(U32(s.lanes), from)
+				asm.SUBQ(rem, from)
+				lbl := fmt.Sprintf("%sPut%d", pfx, puts)
+				puts++
+				asm.Label(lbl)
+				e := asm.GP32()
+				asm.MOVL(Mem{Base: spill.Base, Disp: spill.Disp, Index: from, Scale: 4}, e)
+				asm.MOVL(e, Mem{Base: q, Index: from, Scale: 4})
+				asm.INCQ(from)
+				asm.CMPQ(from, U32(s.lanes))
+				asm.JB(LabelRef(lbl))
+			default:
+				asm.VMOVUPS(a, m)
+			}
+		}
+		// get loads D's row at q, v vectors in (the partial vector masked
+		// on AVX-512; on AVX2 the whole last vector, inside the row).
+		get := func(c VecVirtual, v int) {
+			m := Mem{Base: q, Disp: v * s.bytes()}
+			if kind == partial && s.evex {
+				asm.VMOVUPS_Z(m, t.k, c)
+				return
+			}
+			asm.VMOVUPS(m, c)
+		}
+		betaZero(pfx + "NoBeta")
+		vb := paramF32(s, "beta")
+		for j := 0; j < nb; j++ {
+			for v := 0; v < nv; v++ {
+				c := s.vec()
+				get(c, v)
+				asm.VMULPS(vb, c, c)
+				asm.VFMADD231PS(va, acc[j][v], c)
+				put(c, v)
+			}
+			if j+1 < nb {
+				asm.ADDQ(lddB, q)
+			}
+		}
+		asm.JMP(LabelRef(pfx + "Done"))
+		asm.Label(pfx + "NoBeta")
+		for j := 0; j < nb; j++ {
+			for v := 0; v < nv; v++ {
+				asm.VMULPS(va, acc[j][v], acc[j][v])
+				put(acc[j][v], v)
+			}
+			if j+1 < nb {
+				asm.ADDQ(lddB, q)
+			}
+		}
+		asm.Label(pfx + "Done")
+	}
+
+	// strips emits the loop over strips of nv vectors of the given kind
+	// from column col while at least `need` columns are left.
+	strips := func(pfx string, nv, kind int) {
+		asm.Label(pfx)
+		left := load(asm.Param("n"))
+		asm.SUBQ(col, left)
+		switch kind {
+		case full:
+			asm.CMPQ(left, U32(nv*s.lanes))
+			asm.JB(LabelRef(pfx + "End"))
+		case partial:
+			asm.TESTQ(left, left)
+			asm.JZ(LabelRef(pfx + "End"))
+		}
+		xp, dp := load(asm.Param("x").Base()), load(asm.Param("d").Base())
+		bl := load(asm.Param("batch"))
+		asm.MOVQ(bl, batchLeft)
+		startGroups(bigLeft)
+		resetWindow("k", pfHi, pfLo)
+		for nb := G; nb >= 1; nb-- {
+			gp := fmt.Sprintf("%sb%d", pfx, nb)
+			asm.Label(gp)
+			groupGate(gp, nb, batchLeft, bigLeft)
+			colB := asm.GP64()
+			asm.MOVQ(col, colB)
+			if kind == partial && !s.evex {
+				// The last full vector of the row: n ≥ 8.
+				n := load(asm.Param("n"))
+				asm.MOVQ(n, colB)
+				asm.SUBQ(U32(s.lanes), colB)
+			}
+			asm.SHLQ(U8(2), colB)
+			block(gp+"k", nb, nv, kind, colB, xp, dp, kind == full)
+			for _, p := range []struct {
+				name string
+				r    GPVirtual
+			}{{"ldx", xp}, {"ldd", dp}} {
+				st := load(asm.Param(p.name))
+				asm.IMUL3Q(U32(4*nb), st, st)
+				asm.ADDQ(st, p.r)
+			}
+			nextWindow(pfHi, pfLo)
+			groupDone(gp, bigLeft)
+			asm.SUBQ(U32(nb), batchLeft)
+			asm.JMP(LabelRef(gp))
+			asm.Label(gp + "End")
+		}
+		c := load(asm.Param("n"))
+		if kind == full {
+			asm.MOVQ(col, c)
+			asm.ADDQ(U32(nv*s.lanes), c)
+		}
+		asm.MOVQ(c, col)
+		if kind == full {
+			asm.JMP(LabelRef(pfx))
+		}
+		asm.Label(pfx + "End")
+	}
+	z := asm.GP64()
+	asm.XORQ(z, z)
+	asm.MOVQ(z, col)
+	strips("wide", V, full)
+	strips("one", 1, full)
+	strips("last", 1, partial)
+	asm.VZEROUPPER()
+	asm.RET()
+}

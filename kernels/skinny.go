@@ -1,0 +1,118 @@
+package kernels
+
+import "sync"
+
+// The skinny products: few rows against a matrix too large for L2, read from
+// memory once per call at memory bandwidth (kernels/DESIGN.md, "Skinny
+// products"). MatVecBatch and Gemm(NoTrans, Trans) take skinnyNT (A's rows
+// contiguous: tiles of rows of A × a group of rows of X, dot products in
+// registers), Gemm(NoTrans, NoTrans) takes skinnyNN (W's rows contiguous: a
+// strip of columns of C in registers for a group of rows of X, walking the
+// inner dimension). The dispatch files decide, with the constants below.
+
+// skinnyMaxRows is the most rows of X (and of C) that a skinny product takes.
+const skinnyMaxRows = 32
+
+// skinnyBytes is the span of the large matrix beyond which the skinny
+// products are taken: this core's L2 (tests set it to 0 to take them at
+// every size).
+var skinnyBytes = skinnyL2()
+
+// skinnyPanel returns the rows of A in a panel of skinnyNT for tiles of r
+// rows: the rows whose bytes (at stride lda) fill an eighth of L2, a
+// multiple of r and at least r. A panel stays in L2 while every group of
+// rows of X passes over it, and the kernel prefetches one panel ahead.
+func skinnyPanel(r, lda int) int {
+	p := skinnyL2() / 16 / (4 * max(lda, 1))
+	return max(r, p/r*r)
+}
+
+// skinnyWindow returns w, the steps of each group's prefetch window. The
+// kernels prefetch the next panel (skinnyNT) or strip (skinnyNN) while they
+// walk the inner dimension in `steps` steps (vectors of A's rows, rows of
+// W); group g of the ⌈batch/group⌉ groups of rows of X prefetches in the
+// steps [g·w, (g+1)·w) only, so the prefetches spread over the work of all
+// groups and memory overlaps the FMAs instead of stalling the first group.
+func skinnyWindow(steps, batch, group int) int {
+	groups := (batch + group - 1) / group
+	return max(1, (steps+groups-1)/groups)
+}
+
+// skinnyGroups splits batch ≥ 1 rows of X into ⌈batch/group⌉ groups of at
+// most group rows whose sizes differ by at most one: nbig groups of gs rows
+// first, then groups of gs − 1 (6 rows in groups of 4 are 3 + 3, not 4 + 2),
+// so that the groups' shares of the work match their equal prefetch windows.
+func skinnyGroups(batch, group int) (gs, nbig int) {
+	g := (batch + group - 1) / group
+	q, r := batch/g, batch%g
+	if r == 0 {
+		return q, g
+	}
+	return q + 1, r
+}
+
+// skinnySpan reports whether the rows×cols matrix at stride lda spans more
+// than skinnyBytes.
+func skinnySpan(rows, cols, lda int) bool {
+	if rows == 0 || cols == 0 {
+		return false
+	}
+	return ((rows-1)*lda+cols)*4 > skinnyBytes
+}
+
+// skinnyJob is a skinny Gemm split by columns of C over goroutines: part p
+// of parts computes the columns [cols(p), cols(p+1)), whole multiples of
+// skinnySplitCols, each reading its own share of the large matrix.
+type skinnyJob struct {
+	g     gemmOp
+	nt    bool
+	parts int
+	wg    sync.WaitGroup
+}
+
+// skinnySplitCols is the unit of the columns of C a split hands each part.
+const skinnySplitCols = 64
+
+var skinnyJobs = sync.Pool{New: func() any { return new(skinnyJob) }}
+
+// cols returns the first column of part p.
+func (j *skinnyJob) cols(p int) int {
+	units := (j.g.n + skinnySplitCols - 1) / skinnySplitCols
+	return min(j.g.n, units*p/j.parts*skinnySplitCols)
+}
+
+func (j *skinnyJob) run(p int) {
+	g := &j.g
+	c0, c1 := j.cols(p), j.cols(p+1)
+	if c0 == c1 {
+		return
+	}
+	if j.nt {
+		skinnyNT(g.c[c0:], g.ldc, g.b[c0*g.ldb:], g.ldb, g.a, g.lda, c1-c0, g.k, g.m, g.alpha, g.beta)
+		return
+	}
+	skinnyNN(g.c[c0:], g.ldc, g.a, g.lda, g.b[c0:], g.ldb, g.m, g.k, c1-c0, g.alpha, g.beta)
+}
+
+// runSkinny computes g through skinnyNT (nt) or skinnyNN, with split split
+// over up to gemmParts goroutines by columns of C (at least skinnySplitCols
+// each).
+func (g *gemmOp) runSkinny(nt, split bool) {
+	parts := 1
+	if split {
+		parts = min(gemmParts(g.m, g.n, g.k), (g.n+skinnySplitCols-1)/skinnySplitCols)
+	}
+	if parts <= 1 {
+		if nt {
+			skinnyNT(g.c, g.ldc, g.b, g.ldb, g.a, g.lda, g.n, g.k, g.m, g.alpha, g.beta)
+		} else {
+			skinnyNN(g.c, g.ldc, g.a, g.lda, g.b, g.ldb, g.m, g.k, g.n, g.alpha, g.beta)
+		}
+		return
+	}
+	j := skinnyJobs.Get().(*skinnyJob)
+	j.g, j.nt, j.parts = *g, nt, parts
+	runParallel(j, parts, &j.wg)
+	j.g = gemmOp{}
+	skinnyJobs.Put(j)
+}

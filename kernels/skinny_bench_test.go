@@ -1,0 +1,57 @@
+package kernels
+
+import (
+	"fmt"
+	"testing"
+)
+
+// BenchmarkSkinny times the skinny products against a 32000×512 matrix (the
+// output projection of a decode step over a 32,000-word vocabulary) for
+// B = 1…32 rows, under the default route of each ISA: MatVecBatch and
+// Gemm(NoTrans, Trans) read the 32000×512 A, Gemm(NoTrans, NoTrans) the
+// 512×32000 W. Two matrices are used in turn, 131 MB together, so that each
+// call reads its matrix from memory on a machine whose L3 is below 65 MB.
+// bytes/s counts the matrix's bytes; GFLOP/s is 2·B·N·K per call. B = 1 is
+// also timed as MatVec, the bound MatVecBatch must meet.
+func BenchmarkSkinny(b *testing.B) {
+	const n, k, m = 32000, 512, 2
+	as := make([]Matrix, m)
+	ws := make([]Matrix, m)
+	for i := range as {
+		as[i] = Matrix{Rows: n, Cols: k, Stride: k, Data: ramp(n * k)}
+		ws[i] = Matrix{Rows: k, Cols: n, Stride: n, Data: ramp(n * k)}
+	}
+	run := func(b *testing.B, bt int, f func(i int)) {
+		b.SetBytes(int64(4 * n * k))
+		i := 0
+		c := startCPU(b)
+		for b.Loop() {
+			f(i)
+			i = (i + 1) % m
+		}
+		c.stop()
+		b.ReportMetric(2*float64(bt*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	}
+	for _, bt := range []int{1, 2, 4, 8, 16, 32} {
+		x := Matrix{Rows: bt, Cols: k, Stride: k, Data: ramp(bt * k)}
+		d := Matrix{Rows: bt, Cols: n, Stride: n, Data: make([]float32, bt*n)}
+		b.Run(fmt.Sprintf("B=%d", bt), func(b *testing.B) {
+			forEachISA(b, func(b *testing.B) {
+				if bt == 1 {
+					b.Run("matvec", func(b *testing.B) {
+						run(b, bt, func(i int) { MatVec(d.Data, as[i], x.Data) })
+					})
+				}
+				b.Run("matvecbatch", func(b *testing.B) {
+					run(b, bt, func(i int) { MatVecBatch(d, as[i], x) })
+				})
+				b.Run("gemm-nt", func(b *testing.B) {
+					run(b, bt, func(i int) { Gemm(NoTrans, Trans, 1, x, as[i], 0, d) })
+				})
+				b.Run("gemm-nn", func(b *testing.B) {
+					run(b, bt, func(i int) { Gemm(NoTrans, NoTrans, 1, x, ws[i], 0, d) })
+				})
+			})
+		})
+	}
+}
