@@ -1323,6 +1323,15 @@ func sgdStep(p, g, b []float32, lr, mu, wd float32, mode int) {
 // skinnyL2 is the L2 size the skinny products are placed by.
 func skinnyL2() int { return l2Bytes() }
 
+// skinnyFrom is skinnyBytes: a quarter of the last-level cache as cpuid
+// reports it, and at least L2. Below it a matrix that calls reuse stays in
+// L3, where matVecBatch's 4×4 tiles over panels of 64 rows outrun the skinny
+// kernels; beyond it the matrix comes from memory, which skinnyNT reads once
+// per call (BenchmarkSkinnySpan).
+func skinnyFrom() int {
+	return max(l2Bytes(), cpuid.CPU.Cache.L3/4)
+}
+
 // skinnyNTTakes reports whether batch rows of X against the rows×cols A at
 // stride lda take skinnyNT: 1 ≤ batch ≤ skinnyMaxRows, A beyond skinnyBytes,
 // an AVX ISA, and on AVX2 at least 8 columns (its tails reload the last full

@@ -82,6 +82,9 @@ func matVecBatch(d []float32, ldd int, a []float32, lda int, x []float32, ldx in
 // skinnyL2 is the L2 size the skinny products are placed by: 1 MiB.
 func skinnyL2() int { return 1 << 20 }
 
+// skinnyFrom is skinnyBytes: L2.
+func skinnyFrom() int { return skinnyL2() }
+
 // skinnyNTTakes reports whether MatVecBatch of batch rows of X against the
 // rows×cols A at stride lda reads A in panels (skinnyNT): NEON, 2 ≤ batch ≤
 // skinnyMaxRows, A beyond skinnyBytes.

@@ -30,6 +30,9 @@ func matVecBatch(d []float32, ldd int, a []float32, lda int, x []float32, ldx in
 // skinnyL2 is the L2 size the skinny products are placed by: 1 MiB.
 func skinnyL2() int { return 1 << 20 }
 
+// skinnyFrom is skinnyBytes: L2.
+func skinnyFrom() int { return skinnyL2() }
+
 // skinnyNTTakes reports false: MatVecBatch's fallback reads A in panels
 // itself, and Gemm keeps fallback.Gemm.
 func skinnyNTTakes(rows, cols, lda, batch int) bool { return false }

@@ -14,9 +14,9 @@ import "sync"
 const skinnyMaxRows = 32
 
 // skinnyBytes is the span of the large matrix beyond which the skinny
-// products are taken: this core's L2 (tests set it to 0 to take them at
-// every size).
-var skinnyBytes = skinnyL2()
+// products are taken (skinnyFrom in the dispatch files; tests set it to 0 to
+// take them at every size).
+var skinnyBytes = skinnyFrom()
 
 // skinnyPanel returns the rows of A in a panel of skinnyNT for tiles of r
 // rows: the rows whose bytes (at stride lda) fill an eighth of L2, a

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"math"
 	"testing"
 )
 
@@ -53,5 +54,36 @@ func BenchmarkSkinny(b *testing.B) {
 				})
 			})
 		})
+	}
+}
+
+// BenchmarkSkinnySpan places skinnyBytes: MatVecBatch of B rows against one
+// hot rows×cols matrix of each span from L2 to beyond L3, through skinnyNT
+// (skinnyBytes = 0) and through the route below it (skinnyBytes = MaxInt).
+//
+//	go test -run '^$' -bench '^BenchmarkSkinnySpan$' ./kernels
+func BenchmarkSkinnySpan(b *testing.B) {
+	defer func(v int) { skinnyBytes = v }(skinnyBytes)
+	for _, cols := range []int{256, 512} {
+		for _, mib := range []int{1, 2, 4, 8, 16, 32, 64} {
+			rows := mib << 20 / 4 / cols
+			a := Matrix{Rows: rows, Cols: cols, Stride: cols, Data: ramp(rows * cols)}
+			for _, bt := range []int{4, 8, 16} {
+				x := Matrix{Rows: bt, Cols: cols, Stride: cols, Data: ramp(bt * cols)}
+				d := Matrix{Rows: bt, Cols: rows, Stride: rows, Data: make([]float32, bt*rows)}
+				for _, r := range []struct {
+					name  string
+					bytes int
+				}{{"skinny", 0}, {"below", math.MaxInt}} {
+					b.Run(fmt.Sprintf("cols=%d,MiB=%d,B=%d/%s", cols, mib, bt, r.name), func(b *testing.B) {
+						skinnyBytes = r.bytes
+						b.SetBytes(int64(4 * rows * cols))
+						for b.Loop() {
+							MatVecBatch(d, a, x)
+						}
+					})
+				}
+			}
+		}
 	}
 }
