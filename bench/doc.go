@@ -24,6 +24,7 @@
 // cache stored as float32, bfloat16, float16 or q8, in L2 and from memory;
 // the peers' own 16- and 8-bit steps in tphakala_format.go and format_simd.go), prefill.go and prefill_simd.go (causal
 // multi-head and grouped-query prefill rows, timed by BenchmarkPrefillPeers),
+// backward.go (the training calls' forward and backward, BenchmarkBackward),
 // measure.go (round-robin timing on thread CPU time),
 // ceiling.go and internal/roof (streaming and FMA ceilings), run.go, table.go,
 // targets.go, svg.go, svg_ratio.go (the report). peers_test.go checks that every
