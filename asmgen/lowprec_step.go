@@ -15,10 +15,15 @@ import (
 // structure of dotSoftmaxMatTVec, with keys and values apart and widened as
 // they are read).
 
-// stepPrefetchBlocks is how many blocks of eight rows ahead the prefetching
-// variant of the fused step prefetches its key and value rows, a power of 2
-// (kernels/DESIGN.md, "Decode kernels and the fused step").
-const stepPrefetchBlocks = 2
+// stepPrefetchBlocks16 and stepPrefetchBlocksQ8 are how many blocks of eight
+// rows ahead the prefetching variant of the fused step prefetches its key and
+// value rows, powers of 2: for 16-bit rows 2 blocks, for Q8 rows (36 bytes per
+// 32 values against 64) 4, about the same distance in bytes (kernels/DESIGN.md,
+// "Decode kernels and the fused step").
+const (
+	stepPrefetchBlocks16 = 2
+	stepPrefetchBlocksQ8 = 4
+)
 
 // stepFormat is what the fused step needs to know of a storage format.
 type stepFormat struct {
@@ -30,6 +35,15 @@ type stepFormat struct {
 	// vnni (Q8Q8): the query is 8-bit blocks too (h []byte, len(h)/36
 	// blocks), the scores by VPDPBUSD (lowprec_vnni.go); AVX-512 only.
 	vnni bool
+}
+
+// prefetchBlocks is how many blocks ahead the prefetching step of format f
+// prefetches.
+func (f stepFormat) prefetchBlocks() int {
+	if f.q8 {
+		return stepPrefetchBlocksQ8
+	}
+	return stepPrefetchBlocks16
 }
 
 // genDecodeSteps emits the fused steps of every format on the dual-width
@@ -64,7 +78,7 @@ func genDecodeSteps() {
 // context multiplies each row's weight by the block's scale once per block.
 //
 // With pf, it emits decodeStep<F>PF<ISA>, which also prefetches (PREFETCHT0)
-// every line of the eight key and eight value rows stepPrefetchBlocks blocks
+// every line of the eight key and eight value rows f.prefetchBlocks() blocks
 // ahead (the current block's when fewer follow), for keys and values
 // streamed from memory, in four bursts of four rows: the first key rows
 // before the block's scores, the last after them, the first value rows
@@ -438,16 +452,16 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 	}
 
 	// prefetch emits PREFETCHT0 for every line of rows lo to hi−1 of the
-	// eight from base (stride ld, rowBytes bytes each) stepPrefetchBlocks
+	// eight from base (stride ld, rowBytes bytes each) f.prefetchBlocks()
 	// blocks ahead, or of the current block when fewer blocks follow
 	// (nothing past the matrix).
 	prefetch := func(base, ld GPVirtual, rowBytes func(GPVirtual), label string, lo, hi int) {
 		t, u, left := asm.GP64(), asm.GP64(), asm.GP64()
 		asm.MOVQ(base, t)
-		asm.CMPQ(n, U32(8*(stepPrefetchBlocks+1)))
+		asm.CMPQ(n, U32(8*(f.prefetchBlocks()+1)))
 		asm.JB(LabelRef(label + "Near"))
 		asm.MOVQ(ld, u)
-		asm.SHLQ(U8(3+bits.TrailingZeros(stepPrefetchBlocks)), u)
+		asm.SHLQ(U8(3+bits.TrailingZeros(uint(f.prefetchBlocks()))), u)
 		asm.ADDQ(u, t)
 		asm.Label(label + "Near")
 		asm.LEAQ(Mem{Base: t, Index: ld, Scale: 4}, u)

@@ -4281,10 +4281,10 @@ block:
 	CMPQ CX, $0x00000008
 	JB   end
 	MOVQ DX, R10
-	CMPQ CX, $0x00000018
+	CMPQ CX, $0x00000028
 	JB   pfKNear
 	MOVQ BX, R11
-	SHLQ $0x04, R11
+	SHLQ $0x05, R11
 	ADDQ R11, R10
 
 pfKNear:
@@ -4468,10 +4468,10 @@ dotHalf:
 	TESTL        R10, R10
 	JNZ          special
 	MOVQ         DX, R10
-	CMPQ         CX, $0x00000018
+	CMPQ         CX, $0x00000028
 	JB           pfKHiNear
 	MOVQ         BX, R11
-	SHLQ         $0x04, R11
+	SHLQ         $0x05, R11
 	ADDQ         R11, R10
 
 pfKHiNear:
@@ -4560,10 +4560,10 @@ weights:
 	VADDPS       Y4, Y0, Y0
 	VMOVUPS      Y4, 8(SP)
 	MOVQ         SI, R10
-	CMPQ         CX, $0x00000018
+	CMPQ         CX, $0x00000028
 	JB           pfVNear
 	MOVQ         DI, R11
-	SHLQ         $0x04, R11
+	SHLQ         $0x05, R11
 	ADDQ         R11, R10
 
 pfVNear:
@@ -4726,10 +4726,10 @@ ctxLoop:
 
 ctxHalf:
 	MOVQ SI, R10
-	CMPQ CX, $0x00000018
+	CMPQ CX, $0x00000028
 	JB   pfVHiNear
 	MOVQ DI, R11
-	SHLQ $0x04, R11
+	SHLQ $0x05, R11
 	ADDQ R11, R10
 
 pfVHiNear:
@@ -6684,10 +6684,10 @@ block:
 	CMPQ CX, $0x00000008
 	JB   end
 	MOVQ DX, R10
-	CMPQ CX, $0x00000018
+	CMPQ CX, $0x00000028
 	JB   pfKNear
 	MOVQ BX, R11
-	SHLQ $0x04, R11
+	SHLQ $0x05, R11
 	ADDQ R11, R10
 
 pfKNear:
@@ -6874,10 +6874,10 @@ dotHalf:
 	KORTESTB      K1, K1
 	JNZ           special
 	MOVQ          DX, R10
-	CMPQ          CX, $0x00000018
+	CMPQ          CX, $0x00000028
 	JB            pfKHiNear
 	MOVQ          BX, R11
-	SHLQ          $0x04, R11
+	SHLQ          $0x05, R11
 	ADDQ          R11, R10
 
 pfKHiNear:
@@ -6960,10 +6960,10 @@ weights:
 	VADDPS            Y5, Y0, Y0
 	VMOVUPS           Y5, 8(SP)
 	MOVQ              SI, R10
-	CMPQ              CX, $0x00000018
+	CMPQ              CX, $0x00000028
 	JB                pfVNear
 	MOVQ              DI, R11
-	SHLQ              $0x04, R11
+	SHLQ              $0x05, R11
 	ADDQ              R11, R10
 
 pfVNear:
@@ -7126,10 +7126,10 @@ ctxLoop:
 
 ctxHalf:
 	MOVQ SI, R10
-	CMPQ CX, $0x00000018
+	CMPQ CX, $0x00000028
 	JB   pfVHiNear
 	MOVQ DI, R11
-	SHLQ $0x04, R11
+	SHLQ $0x05, R11
 	ADDQ R11, R10
 
 pfVHiNear:
@@ -7561,10 +7561,10 @@ block:
 	CMPQ CX, $0x00000008
 	JB   end
 	MOVQ DX, R10
-	CMPQ CX, $0x00000018
+	CMPQ CX, $0x00000028
 	JB   pfKNear
 	MOVQ BX, R11
-	SHLQ $0x04, R11
+	SHLQ $0x05, R11
 	ADDQ R11, R10
 
 pfKNear:
@@ -7688,10 +7688,10 @@ dotDone:
 	KORTESTB      K1, K1
 	JNZ           special
 	MOVQ          DX, R10
-	CMPQ          CX, $0x00000018
+	CMPQ          CX, $0x00000028
 	JB            pfKHiNear
 	MOVQ          BX, R11
-	SHLQ          $0x04, R11
+	SHLQ          $0x05, R11
 	ADDQ          R11, R10
 
 pfKHiNear:
@@ -7774,10 +7774,10 @@ weights:
 	VADDPS            Y6, Y0, Y0
 	VMOVUPS           Y6, 8(SP)
 	MOVQ              SI, R10
-	CMPQ              CX, $0x00000018
+	CMPQ              CX, $0x00000028
 	JB                pfVNear
 	MOVQ              DI, R11
-	SHLQ              $0x04, R11
+	SHLQ              $0x05, R11
 	ADDQ              R11, R10
 
 pfVNear:
@@ -7940,10 +7940,10 @@ ctxLoop:
 
 ctxHalf:
 	MOVQ SI, R10
-	CMPQ CX, $0x00000018
+	CMPQ CX, $0x00000028
 	JB   pfVHiNear
 	MOVQ DI, R11
-	SHLQ $0x04, R11
+	SHLQ $0x05, R11
 	ADDQ R11, R10
 
 pfVHiNear:
@@ -10141,10 +10141,10 @@ block:
 	CMPQ CX, $0x00000008
 	JB   end
 	MOVQ DX, R10
-	CMPQ CX, $0x00000018
+	CMPQ CX, $0x00000028
 	JB   pfKNear
 	MOVQ BX, R11
-	SHLQ $0x04, R11
+	SHLQ $0x05, R11
 	ADDQ R11, R10
 
 pfKNear:
@@ -10297,10 +10297,10 @@ dotHalf:
 	KORTESTB      K1, K1
 	JNZ           special
 	MOVQ          DX, R10
-	CMPQ          CX, $0x00000018
+	CMPQ          CX, $0x00000028
 	JB            pfKHiNear
 	MOVQ          BX, R11
-	SHLQ          $0x04, R11
+	SHLQ          $0x05, R11
 	ADDQ          R11, R10
 
 pfKHiNear:
@@ -10384,10 +10384,10 @@ weights:
 	VADDPS            Y5, Y0, Y0
 	VMOVUPS           Y5, 8(SP)
 	MOVQ              SI, R10
-	CMPQ              CX, $0x00000018
+	CMPQ              CX, $0x00000028
 	JB                pfVNear
 	MOVQ              DI, R11
-	SHLQ              $0x04, R11
+	SHLQ              $0x05, R11
 	ADDQ              R11, R10
 
 pfVNear:
@@ -10498,10 +10498,10 @@ ctxLoop:
 
 ctxHalf:
 	MOVQ SI, R10
-	CMPQ CX, $0x00000018
+	CMPQ CX, $0x00000028
 	JB   pfVHiNear
 	MOVQ DI, R11
-	SHLQ $0x04, R11
+	SHLQ $0x05, R11
 	ADDQ R11, R10
 
 pfVHiNear:
@@ -10878,10 +10878,10 @@ block:
 	CMPQ CX, $0x00000008
 	JB   end
 	MOVQ DX, R10
-	CMPQ CX, $0x00000018
+	CMPQ CX, $0x00000028
 	JB   pfKNear
 	MOVQ BX, R11
-	SHLQ $0x04, R11
+	SHLQ $0x05, R11
 	ADDQ R11, R10
 
 pfKNear:
@@ -10997,10 +10997,10 @@ dotDone:
 	KORTESTB      K2, K2
 	JNZ           special
 	MOVQ          DX, R10
-	CMPQ          CX, $0x00000018
+	CMPQ          CX, $0x00000028
 	JB            pfKHiNear
 	MOVQ          BX, R11
-	SHLQ          $0x04, R11
+	SHLQ          $0x05, R11
 	ADDQ          R11, R10
 
 pfKHiNear:
@@ -11084,10 +11084,10 @@ weights:
 	VADDPS            Y6, Y0, Y0
 	VMOVUPS           Y6, 8(SP)
 	MOVQ              SI, R10
-	CMPQ              CX, $0x00000018
+	CMPQ              CX, $0x00000028
 	JB                pfVNear
 	MOVQ              DI, R11
-	SHLQ              $0x04, R11
+	SHLQ              $0x05, R11
 	ADDQ              R11, R10
 
 pfVNear:
@@ -11198,10 +11198,10 @@ ctxLoop:
 
 ctxHalf:
 	MOVQ SI, R10
-	CMPQ CX, $0x00000018
+	CMPQ CX, $0x00000028
 	JB   pfVHiNear
 	MOVQ DI, R11
-	SHLQ $0x04, R11
+	SHLQ $0x05, R11
 	ADDQ R11, R10
 
 pfVHiNear:
