@@ -19,7 +19,7 @@ const skinnyMaxRows = 32
 var skinnyBytes = skinnyFrom()
 
 // skinnyPanel returns the rows of A in a panel of skinnyNT for tiles of r
-// rows: the rows whose bytes (at stride lda) fill an eighth of L2, a
+// rows: the rows whose bytes (at stride lda) fill a sixteenth of L2, a
 // multiple of r and at least r. A panel stays in L2 while every group of
 // rows of X passes over it, and the kernel prefetches one panel ahead.
 func skinnyPanel(r, lda int) int {
