@@ -4,6 +4,7 @@ package bench
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -16,8 +17,8 @@ import (
 // as fractions of bench's FMA probe measured beside them (the probe's variant
 // that reached the FMA peak of the ISA, gemmPeaks). Each round runs a
 // slice of the probe of the row's ISA (the widest for OpenBLAS) and a slice
-// of the row, about pairedSlice each, both timed by the process's CPU clock;
-// the round's fraction is the row's GFLOP/s over the probe's, and the
+// of the row, about pairedSlice each, both timed by the CPU clock of the
+// benchmark's thread, to which it is locked (pairedClock); the round's fraction is the row's GFLOP/s over the probe's, and the
 // benchmark reports the median of the rounds ("of-probe") and its quartiles.
 // Where the machine's throughput drifts between phases of seconds (a shared
 // VM), this pairs each row with the machine's state of its moment, while
@@ -67,11 +68,37 @@ const (
 	pairedSlice  = 10 * time.Millisecond
 )
 
+// pairedClock returns the clock BenchmarkPaired times its slices by, locking
+// the calling goroutine to its thread (the caller unlocks it): with one P,
+// that thread's CPU time. The process's CPU time would count the runtime's
+// other threads, which after each of OpenBLAS's cgo calls spin on the second
+// core while the next slice runs: the probe after an OpenBLAS slice measured
+// 170–187 GFLOP/s by the process's clock, 204–219 by the thread's, against
+// 221–232 by either after a heed slice (Zen 5, n = 1024), so OpenBLAS's rows
+// read 1.01–1.07 of a probe slowed by the clock. With more than one P
+// (goroutines of the row on other threads) it is the process's CPU time.
+func pairedClock() func() (int64, bool) {
+	runtime.LockOSThread()
+	if _, ok := threadCPUTime(); ok && runtime.GOMAXPROCS(0) == 1 {
+		return threadCPUTime
+	}
+	return cpuTime
+}
+
 // paired runs BenchmarkPaired's rounds for one row: f does flops
 // floating-point operations, isa's probe is the ceiling.
 func paired(b *testing.B, isa kernels.ISA, flops float64, f func()) {
-	if _, ok := cpuTime(); !ok {
-		b.Skip("no process CPU clock")
+	clock := pairedClock()
+	defer runtime.UnlockOSThread()
+	if _, ok := clock(); !ok {
+		b.Skip("no CPU clock")
+	}
+	// slice returns the time per call of run(iters) by clock.
+	slice := func(run func(int), iters int) float64 {
+		t0, _ := clock()
+		run(iters)
+		t1, _ := clock()
+		return float64(t1-t0) / float64(iters)
 	}
 	probe, probeFlops := fmaProbe(isa)
 	runProbe := func(iters int) { sink = probe(iters, 1) }
@@ -87,8 +114,8 @@ func paired(b *testing.B, isa kernels.ISA, flops float64, f func()) {
 	var fr []float64
 	for range b.N {
 		for range pairedRounds {
-			p := float64(probeFlops) / timeRound(runProbe, pi, true)
-			r := flops / timeRound(runRow, ri, true)
+			p := float64(probeFlops) / slice(runProbe, pi)
+			r := flops / slice(runRow, ri)
 			fr = append(fr, r/p)
 		}
 	}
