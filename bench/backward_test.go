@@ -22,20 +22,7 @@ func BenchmarkBackward(b *testing.B) {
 	c512, c256 := gemmCeilings()
 	prev := kernels.Active()
 	defer kernels.Use(prev)
-	run := func(b *testing.B, f func(), flops float64) {
-		f()
-		b.ResetTimer()
-		t0, _ := cpuTime()
-		for range b.N {
-			f()
-		}
-		t1, _ := cpuTime()
-		gf := flops * float64(b.N) / float64(t1-t0)
-		b.ReportMetric(gf, "cpu-GFLOP/s")
-		b.ReportMetric(gf/c512, "of-ceiling")
-		b.ReportMetric(gf/c256, "of-avx2-ceiling")
-		flagAbovePeak(b, gf/c512)
-	}
+	run := func(b *testing.B, f func(), flops float64) { reportCeilingRate(b, f, flops, c512, c256) }
 	type row struct {
 		name              string
 		fwd, bwd          func()
@@ -81,16 +68,13 @@ func BenchmarkBackward(b *testing.B) {
 func TestBackwardRows(t *testing.T) {
 	prev := kernels.Active()
 	defer kernels.Use(prev)
-	type grads func() []float32
-	var cases []struct {
+	type gradCase struct {
 		name string
-		run  grads
+		run  func() []float32 // the gradients of one forward and backward
 	}
+	var cases []gradCase
 	for _, s := range []PrefillShape{{40, 16, 1, 1}, {33, 8, 4, 4}, {29, 8, 6, 2}} {
-		cases = append(cases, struct {
-			name string
-			run  grads
-		}{s.String(), func() []float32 {
+		cases = append(cases, gradCase{s.String(), func() []float32 {
 			p := NewPrefillTrain(rand.New(rand.NewPCG(3, 4)), s)
 			p.Forward()
 			p.Backward()
@@ -98,10 +82,7 @@ func TestBackwardRows(t *testing.T) {
 		}})
 	}
 	for _, s := range []ManyShape{{false, 3, 5, 7, 16}, {true, 3, 5, 7, 16}} {
-		cases = append(cases, struct {
-			name string
-			run  grads
-		}{s.String(), func() []float32 {
+		cases = append(cases, gradCase{s.String(), func() []float32 {
 			m := NewManyTrain(rand.New(rand.NewPCG(3, 4)), s)
 			m.Forward()
 			m.Backward()
