@@ -39,6 +39,7 @@ func genGemmFamily() {
 		genGemmMicroRowsStrided(s, s.name("gemmMicroRowsStridedB"), t)
 	}
 	genGemmTranspose8()
+	genGemmPackAT6()
 }
 
 // genGemmTrials emits the candidate tiles that TestGemmTrial compares with
@@ -359,6 +360,45 @@ func genGemmTranspose8() {
 	}
 	asm.DECQ(n)
 	asm.JNZ(LabelRef("gemmTranspose8AVX2Loop"))
+	asm.VZEROUPPER()
+	asm.RET()
+}
+
+// genGemmPackAT6 emits gemmPackAT6AVX2(dst, src, lds, kb, panels), the pack of
+// the full six-row panels of a transposed op(A) for the x86 tiles (mr = 6):
+// for p < kb and q < panels it sets dst[q·6·kb + 6p + i] = src[p·lds + 6q + i],
+// i < 6. Source row by source row (each line read once), each six-float piece
+// one 16-byte and one 8-byte move in and out: no mask, nothing read or
+// written past the pieces. VEX encoding only, so the AVX2 and the AVX-512
+// paths share it. kb, panels ≥ 1.
+func genGemmPackAT6() {
+	TEXT("gemmPackAT6AVX2", NOSPLIT, "func(dst *float32, src *float32, lds int, kb int, panels int)")
+	asm.Doc("gemmPackAT6AVX2 sets dst[q·6·kb + 6p + i] = src[p·lds + 6q + i] for p < kb, q < panels, i < 6; kb, panels ≥ 1.")
+	dst, src := load(asm.Param("dst")), load(asm.Param("src"))
+	lds, kb := load(asm.Param("lds")), load(asm.Param("kb"))
+	asm.SHLQ(U8(2), lds)
+	pstride := asm.GP64() // bytes between panels: 24·kb
+	asm.LEAQ(Mem{Base: kb, Index: kb, Scale: 2}, pstride)
+	asm.SHLQ(U8(3), pstride)
+	asm.Label("gemmPackAT6AVX2Row")
+	s, d, n := asm.GP64(), asm.GP64(), asm.GP64()
+	asm.MOVQ(src, s)
+	asm.MOVQ(dst, d)
+	asm.Load(asm.Param("panels"), n)
+	asm.Label("gemmPackAT6AVX2Piece")
+	lo, hi := asm.XMM(), asm.XMM()
+	asm.VMOVUPS(Mem{Base: s}, lo)
+	asm.VMOVSD(Mem{Base: s, Disp: 16}, hi)
+	asm.VMOVUPS(lo, Mem{Base: d})
+	asm.VMOVSD(hi, Mem{Base: d, Disp: 16})
+	asm.ADDQ(U8(24), s)
+	asm.ADDQ(pstride, d)
+	asm.DECQ(n)
+	asm.JNZ(LabelRef("gemmPackAT6AVX2Piece"))
+	asm.ADDQ(lds, src)
+	asm.ADDQ(U8(24), dst)
+	asm.DECQ(kb)
+	asm.JNZ(LabelRef("gemmPackAT6AVX2Row"))
 	asm.VZEROUPPER()
 	asm.RET()
 }

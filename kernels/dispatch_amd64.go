@@ -946,6 +946,9 @@ func init() {
 	// (VEX encoded, so it runs on every AVX2 CPU).
 	gemmAVX2.transpose8 = gemmTranspose8AVX2
 	gemmAVX512.transpose8 = gemmTranspose8AVX2
+	// Both pack the full panels of a transposed op(A) with VEX moves.
+	gemmAVX2.packAT6 = gemmPackAT6AVX2
+	gemmAVX512.packAT6 = gemmPackAT6AVX2
 	// Both read whole panels of a B as is in place for PackedB.Ref.
 	gemmAVX2.strided, gemmAVX2.rowsStrided = gemmMicroStridedBAVX2, gemmMicroRowsStridedBAVX2
 	gemmAVX512.strided, gemmAVX512.rowsStrided = gemmMicroStridedBAVX512, gemmMicroRowsStridedBAVX512

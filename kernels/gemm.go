@@ -141,6 +141,10 @@ type gemmMicro struct {
 	// dst[(8q+p)·ldd + j] = src[j·lds + 8q+p], p, j < 8 (an 8×8 register
 	// transpose per block). blocks ≥ 1.
 	transpose8 func(dst *float32, ldd int, src *float32, lds int, blocks int)
+	// packAT6, when set (mr = 6), packs the full panels of a transposed
+	// op(A): dst[q·6·kb + 6p + i] = src[p·lds + 6q + i] for p < kb,
+	// q < panels, i < 6. kb, panels ≥ 1.
+	packAT6 func(dst, src *float32, lds, kb, panels int)
 	// kc, mc and nc are the blocking sizes: a packed mc×kc block of op(A)
 	// and kc×nc block of op(B).
 	kc, mc, nc int
@@ -438,7 +442,7 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 				if strips {
 					for ir := 0; ir < mb; ir += mr {
 						if h := min(mr, mb-ir); h < mr {
-							packA(buf.a, false, g.a, g.lda, ic+ir, pc, h, kb, mr)
+							packA(buf.a, false, g.a, g.lda, ic+ir, pc, h, kb, mr, nil)
 						}
 						for jr := 0; jr < nb; jr += nr {
 							bp, bIn := panelOf(jr)
@@ -448,9 +452,9 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 					continue
 				}
 				if full := mb / mr * mr; !direct {
-					packA(buf.a, g.transA, g.a, g.lda, ic, pc, mb, kb, mr)
+					packA(buf.a, g.transA, g.a, g.lda, ic, pc, mb, kb, mr, mk.packAT6)
 				} else if full < mb {
-					packA(buf.a[full*kb:], false, g.a, g.lda, ic+full, pc, mb-full, kb, mr)
+					packA(buf.a[full*kb:], false, g.a, g.lda, ic+full, pc, mb-full, kb, mr, nil)
 				}
 				for jr := 0; jr < nb; jr += nr {
 					bp, bIn := panelOf(jr)
@@ -467,22 +471,26 @@ func roundUp(x, m int) int { return (x + m - 1) / m * m }
 
 // packA packs the mb×kb block of op(A) at (ic, pc) into dst as ⌈mb/mr⌉ panels
 // of kb×mr, panel q holding rows ic+q·mr…: dst[q·mr·kb + p·mr + i]. Rows past
-// mb are zero.
-func packA(dst []float32, trans bool, a []float32, lda, ic, pc, mb, kb, mr int) {
-	for q := 0; q < mb; q += mr {
+// mb are zero. The full panels of a transposed op(A) go through at6
+// (gemmMicro.packAT6) when it is set and mr is 6.
+func packA(dst []float32, trans bool, a []float32, lda, ic, pc, mb, kb, mr int,
+	at6 func(dst, src *float32, lds, kb, panels int)) {
+	q0 := 0
+	if trans && mr == 6 && at6 != nil && mb >= 6 && kb > 0 {
+		// The full panels through at6 (gemmMicro.packAT6); the last
+		// elements it reads and writes are checked here.
+		panels := mb / 6
+		q0 = 6 * panels
+		off := pc*lda + ic
+		_ = a[off+(kb-1)*lda+q0-1]
+		_ = dst[(panels-1)*6*kb+6*kb-1]
+		at6(&dst[0], &a[off], lda, kb, panels)
+	}
+	for q := q0; q < mb; q += mr {
 		h := min(mr, mb-q)
 		panel := dst[q*kb : q*kb+mr*kb]
 		if trans {
 			// op(A)(i, p) = a[p·lda + i]: each p is h contiguous elements.
-			if h == 6 && mr == 6 { // the x86 tiles' full panel: six assignments, not a memmove
-				off := (pc)*lda + ic + q
-				for p := 0; p < kb; p, off = p+1, off+lda {
-					src := a[off : off+6 : off+6]
-					d := panel[p*6 : p*6+6 : p*6+6]
-					d[0], d[1], d[2], d[3], d[4], d[5] = src[0], src[1], src[2], src[3], src[4], src[5]
-				}
-				continue
-			}
 			for p := 0; p < kb; p++ {
 				src := a[(pc+p)*lda+ic+q:]
 				d := panel[p*mr : p*mr+mr]

@@ -2600,3 +2600,35 @@ gemmTranspose8AVX2Loop:
 	JNZ         gemmTranspose8AVX2Loop
 	VZEROUPPER
 	RET
+
+// func gemmPackAT6AVX2(dst *float32, src *float32, lds int, kb int, panels int)
+// Requires: AVX
+TEXT ·gemmPackAT6AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), AX
+	MOVQ src+8(FP), CX
+	MOVQ lds+16(FP), DX
+	MOVQ kb+24(FP), BX
+	SHLQ $0x02, DX
+	LEAQ (BX)(BX*2), SI
+	SHLQ $0x03, SI
+
+gemmPackAT6AVX2Row:
+	MOVQ CX, DI
+	MOVQ AX, R8
+	MOVQ panels+32(FP), R9
+
+gemmPackAT6AVX2Piece:
+	VMOVUPS (DI), X0
+	VMOVSD  16(DI), X1
+	VMOVUPS X0, (R8)
+	VMOVSD  X1, 16(R8)
+	ADDQ    $0x18, DI
+	ADDQ    SI, R8
+	DECQ    R9
+	JNZ     gemmPackAT6AVX2Piece
+	ADDQ    DX, CX
+	ADDQ    $0x18, AX
+	DECQ    BX
+	JNZ     gemmPackAT6AVX2Row
+	VZEROUPPER
+	RET

@@ -48,3 +48,8 @@ func gemmMicroRowsStridedBAVX512(k int, a *float32, lda int, b *float32, ldb int
 //
 //go:noescape
 func gemmTranspose8AVX2(dst *float32, ldd int, src *float32, lds int, blocks int)
+
+// gemmPackAT6AVX2 sets dst[q·6·kb + 6p + i] = src[p·lds + 6q + i] for p < kb, q < panels, i < 6; kb, panels ≥ 1.
+//
+//go:noescape
+func gemmPackAT6AVX2(dst *float32, src *float32, lds int, kb int, panels int)
