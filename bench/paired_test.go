@@ -18,8 +18,9 @@ import (
 // that reached the FMA peak of the ISA, gemmPeaks). Each round runs a
 // slice of the probe of the row's ISA (the widest for OpenBLAS) and a slice
 // of the row, about pairedSlice each, both timed by the CPU clock of the
-// benchmark's thread, to which it is locked (pairedClock); the round's fraction is the row's GFLOP/s over the probe's, and the
-// benchmark reports the median of the rounds ("of-probe") and its quartiles.
+// benchmark's thread, to which it is locked (pairedClock); the round's
+// fraction is the row's GFLOP/s over the probe's, and the benchmark reports
+// the median of the rounds ("of-probe") and its quartiles.
 // Where the machine's throughput drifts between phases of seconds (a shared
 // VM), this pairs each row with the machine's state of its moment, while
 // GemmPeers' "of-ceiling" divides by the best probe of one earlier moment.
