@@ -78,6 +78,25 @@ func flagAbovePeak(b *testing.B, frac float64) {
 
 var peakLogged atomic.Bool
 
+// reportCeilingRate times b.N calls of f (after one untimed call) by the
+// process's CPU time and reports GFLOP/s over flops per call and that as a
+// fraction of the FMA ceilings c512 (the widest ISA's, "of-ceiling") and
+// c256 (AVX2's, "of-avx2-ceiling"), flagging a rate above the peak.
+func reportCeilingRate(b *testing.B, f func(), flops, c512, c256 float64) {
+	f()
+	b.ResetTimer()
+	t0, _ := cpuTime()
+	for range b.N {
+		f()
+	}
+	t1, _ := cpuTime()
+	gf := flops * float64(b.N) / float64(t1-t0)
+	b.ReportMetric(gf, "cpu-GFLOP/s")
+	b.ReportMetric(gf/c512, "of-ceiling")
+	b.ReportMetric(gf/c256, "of-avx2-ceiling")
+	flagAbovePeak(b, gf/c512)
+}
+
 // AVX2's variants come first in roof.FMAs (gemmPeaks takes AVX2's peak from
 // the first rates of the AVX-512 run), and loop finds each peak's variant.
 func TestFMAPeaks(t *testing.T) {

@@ -11,9 +11,15 @@ import (
 // iterations per round, whose fixed costs (entering the implementation, the
 // clock itself) then dominate the time per call.
 func calibrate(run func(iters int), round time.Duration, cpu bool) int {
+	return calibrateBy(func(run func(int), iters int) float64 { return timeRound(run, iters, cpu) }, run, round)
+}
+
+// calibrateBy is calibrate with the time per call of run(iters) given by
+// timer.
+func calibrateBy(timer func(run func(int), iters int) float64, run func(iters int), round time.Duration) int {
 	iters := 1
 	for {
-		d := timeRound(run, iters, cpu) * float64(iters)
+		d := timer(run, iters) * float64(iters)
 		if d >= float64(round)/4 || iters >= 1<<30 {
 			if d > 0 {
 				iters = max(1, int(float64(iters)*float64(round)/d))
@@ -28,15 +34,22 @@ func calibrate(run func(iters int), round time.Duration, cpu bool) int {
 // when cpu is set and the OS provides it, else the wall-clock time.
 func timeRound(run func(iters int), iters int, cpu bool) float64 {
 	if cpu {
-		if t0, ok := cpuTime(); ok {
-			run(iters)
-			t1, _ := cpuTime()
-			return float64(t1-t0) / float64(iters)
+		if _, ok := cpuTime(); ok {
+			return timeBy(cpuTime, run, iters)
 		}
 	}
 	t := time.Now()
 	run(iters)
 	return float64(time.Since(t).Nanoseconds()) / float64(iters)
+}
+
+// timeBy returns the time per call of run(iters) by clock (in nanoseconds;
+// the caller has checked that it reads).
+func timeBy(clock func() (int64, bool), run func(iters int), iters int) float64 {
+	t0, _ := clock()
+	run(iters)
+	t1, _ := clock()
+	return float64(t1-t0) / float64(iters)
 }
 
 func median(ns []float64) float64 {

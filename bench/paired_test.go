@@ -94,13 +94,7 @@ func paired(b *testing.B, isa kernels.ISA, flops float64, f func()) {
 	if _, ok := clock(); !ok {
 		b.Skip("no CPU clock")
 	}
-	// slice returns the time per call of run(iters) by clock.
-	slice := func(run func(int), iters int) float64 {
-		t0, _ := clock()
-		run(iters)
-		t1, _ := clock()
-		return float64(t1-t0) / float64(iters)
-	}
+	slice := func(run func(int), iters int) float64 { return timeBy(clock, run, iters) }
 	probe, probeFlops := fmaProbe(isa)
 	runProbe := func(iters int) { sink = probe(iters, 1) }
 	runRow := func(iters int) {
@@ -109,8 +103,8 @@ func paired(b *testing.B, isa kernels.ISA, flops float64, f func()) {
 		}
 	}
 	f()
-	pi := calibrate(runProbe, pairedSlice, true)
-	ri := calibrate(runRow, pairedSlice, true)
+	pi := calibrateBy(slice, runProbe, pairedSlice)
+	ri := calibrateBy(slice, runRow, pairedSlice)
 	b.ResetTimer()
 	var fr []float64
 	for range b.N {
