@@ -59,12 +59,13 @@ func betaZero(label string) {
 // stays in L2 while every group of X passes over it, so A comes from memory
 // once). In a panel, each group of up to G rows of X takes tiles of R rows of
 // A (then single rows), each tile's R·G dot products in registers over the
-// whole of cols, reduced horizontally at its end. A load of a line of a
-// tile's rows is paired with a PREFETCHT0 of the same line one panel ahead,
-// in the group's window of the steps only (pfw steps per group, resetWindow),
-// so the next panel's lines are prefetched once, spread over all groups. The
-// AVX2 kernel needs cols ≥ 8: its tails reload the last full vector and mask
-// it.
+// whole of cols, reduced horizontally at its end (AVX-512's R-row tiles all
+// together, columnSums). A load of a line of a tile's rows is paired with a
+// PREFETCHT0 of the same line one panel ahead, in the group's window of the
+// steps only (pfw steps per group, resetWindow; the steps before, in and
+// after it are three loops), so the next panel's lines are prefetched once,
+// spread over all groups. The AVX2 kernel needs cols ≥ 8: its tails reload
+// the last full vector and mask it.
 func genSkinnyNT(s *isa) {
 	name := s.name("skinnyNT")
 	TEXT(name, NOSPLIT, "func(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch, panel, pfw, gs, nbig int, alpha, beta float32)")
@@ -115,11 +116,6 @@ func genSkinnyNT(s *isa) {
 			return bs
 		}
 		ab, xb := bases(ap, ldaB, nr), bases(xp, ldxB, nb)
-		// pf points one panel ahead of the tile's first row. Prefetches
-		// never fault.
-		pf := asm.GP64()
-		asm.MOVQ(pfDist, pf)
-		asm.ADDQ(ap, pf)
 		acc := make([][]VecVirtual, nr)
 		for i := range acc {
 			acc[i] = make([]VecVirtual, nb)
@@ -149,35 +145,65 @@ func genSkinnyNT(s *isa) {
 				asm.ADDQ(by, b)
 			}
 		}
-		cnt := load(asm.Param("cols"))
-		asm.SHRQ(U8(log2(s.lanes)), cnt)
+		// The steps count down from n = cols/lanes in three phases: before
+		// this group's prefetch window (n ≥ count > hi), in it (hi ≥ count
+		// > lo) and after it, hi and lo clamped to [0, n]; only the middle
+		// phase prefetches, so no step tests the window.
+		n := load(asm.Param("cols"))
+		asm.SHRQ(U8(log2(s.lanes)), n)
 		asm.JZ(LabelRef(pfx + "Tail"))
-		asm.Label(pfx + "Loop")
-		fma(func(m Mem, v VecVirtual) { asm.VMOVUPS(m, v) })
-		// One prefetch per row of the tile and per line: every other
-		// step on AVX2, whose vectors are half a line.
-		if !s.evex {
-			asm.TESTQ(U32(32), pf)
-			asm.JNZ(LabelRef(pfx + "NoPF"))
+		clamp := func(m Mem) GPVirtual {
+			r, z := asm.GP64(), asm.GP64()
+			asm.MOVQ(m, r)
+			asm.XORQ(z, z)
+			asm.TESTQ(r, r)
+			asm.CMOVQLT(z, r)
+			asm.CMPQ(r, n)
+			asm.CMOVQGT(n, r)
+			return r
 		}
-		// Only in this group's window of the steps (pfLo < cnt ≤ pfHi).
-		asm.CMPQ(cnt, pfHi)
-		asm.JG(LabelRef(pfx + "NoPF"))
-		asm.CMPQ(cnt, pfLo)
-		asm.JLE(LabelRef(pfx + "NoPF"))
-		for i := 0; i < nr && i < 3; i++ {
-			asm.PREFETCHT0(rowMem([]GPVirtual{pf}, ldaB, i))
+		hi, lo := clamp(pfHi), clamp(pfLo)
+		asm.SUBQ(hi, n)  // the steps before the window
+		asm.SUBQ(lo, hi) // the steps in it; lo: the steps after it
+		pf := asm.GP64()
+		phase := func(name string, cnt GPVirtual, prefetch bool) {
+			asm.TESTQ(cnt, cnt)
+			asm.JZ(LabelRef(name + "End"))
+			if prefetch {
+				// pf: one panel ahead of the tile's first row.
+				// Prefetches never fault.
+				asm.MOVQ(pfDist, pf)
+				asm.ADDQ(ab[0], pf)
+			}
+			asm.Label(name)
+			fma(func(m Mem, v VecVirtual) { asm.VMOVUPS(m, v) })
+			if prefetch {
+				// One prefetch per row of the tile and per line:
+				// every other step on AVX2, whose vectors are half
+				// a line.
+				if !s.evex {
+					asm.TESTQ(U32(32), pf)
+					asm.JNZ(LabelRef(name + "NoPF"))
+				}
+				for i := 0; i < nr && i < 3; i++ {
+					asm.PREFETCHT0(rowMem([]GPVirtual{pf}, ldaB, i))
+				}
+				if nr > 3 {
+					q := asm.GP64()
+					asm.LEAQ(Mem{Base: pf, Index: ldaB, Scale: 2}, q)
+					asm.PREFETCHT0(Mem{Base: q, Index: ldaB, Scale: 1})
+				}
+				asm.Label(name + "NoPF")
+				asm.ADDQ(U32(s.bytes()), pf)
+			}
+			advance(U32(s.bytes()))
+			asm.DECQ(cnt)
+			asm.JNZ(LabelRef(name))
+			asm.Label(name + "End")
 		}
-		if nr > 3 {
-			q := asm.GP64()
-			asm.LEAQ(Mem{Base: pf, Index: ldaB, Scale: 2}, q)
-			asm.PREFETCHT0(Mem{Base: q, Index: ldaB, Scale: 1})
-		}
-		asm.Label(pfx + "NoPF")
-		advance(U32(s.bytes()))
-		asm.ADDQ(U32(s.bytes()), pf)
-		asm.DECQ(cnt)
-		asm.JNZ(LabelRef(pfx + "Loop"))
+		phase(pfx+"Before", n, false)
+		phase(pfx+"Window", hi, true)
+		phase(pfx+"After", lo, false)
 
 		asm.Label(pfx + "Tail")
 		rem := load(asm.Param("cols"))
@@ -204,8 +230,14 @@ func genSkinnyNT(s *isa) {
 		}
 
 		asm.Label(pfx + "Reduce")
-		sums := make([]VecVirtual, nb)
-		for j := 0; j < nb; j++ {
+		var sums []VecVirtual
+		if s.evex && nr == 3 {
+			sums = columnSums(fmt.Sprintf("%sperm%d", name, nb), acc)
+		}
+		if sums == nil {
+			sums = make([]VecVirtual, nb)
+		}
+		for j := 0; j < nb && sums[j] == nil; j++ {
 			switch nr {
 			case 4:
 				sums[j] = s.hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j])
@@ -676,4 +708,123 @@ func genSkinnyNN(s *isa) {
 	strips("last", 1, partial)
 	asm.VZEROUPPER()
 	asm.RET()
+}
+
+// columnSums returns, for the ZMM accumulators acc[i][j] (i < len(acc) ≤ 4
+// rows of A, j < len(acc[0]) rows of X), one XMM per j holding the lane sums
+// of acc[0][j], acc[1][j], … in its first len(acc) lanes. It reduces all the
+// accumulators together as a tree, halving the lanes per accumulator at each
+// level with two shuffles and one add per pair of vectors (512 → 256 by
+// 256-bit halves, → 128 by 128-bit blocks, → 64 and → 32 within blocks),
+// where a sum per accumulator would take two ops per vector more at the
+// first level and a lane wasted per four. The generator follows which
+// accumulator each lane holds; a permute (table name, emitted here) then
+// gathers each j's sums into one 128-bit block.
+func columnSums(name string, acc [][]VecVirtual) []VecVirtual {
+	type vec struct {
+		v   VecVirtual
+		ids [16]int // the accumulator each lane sums a part of
+	}
+	nr, nb := len(acc), len(acc[0])
+	var vs []vec
+	for j := 0; j < nb; j++ {
+		for i := 0; i < nr; i++ {
+			var ids [16]int
+			for l := range ids {
+				ids[l] = i + 4*j
+			}
+			vs = append(vs, vec{acc[i][j], ids})
+		}
+	}
+	// block(imm) selects, as VSHUFF32X4 does, the 128-bit blocks imm[1:0],
+	// imm[3:2] of p and imm[5:4], imm[7:6] of q; lane(imm) as VSHUFPS does
+	// within each block.
+	block := func(imm int, p, q [16]int) (r [16]int) {
+		for b := 0; b < 4; b++ {
+			src := p
+			if b >= 2 {
+				src = q
+			}
+			sel := imm >> (2 * b) & 3
+			copy(r[4*b:4*b+4], src[4*sel:4*sel+4])
+		}
+		return r
+	}
+	lane := func(imm int, p, q [16]int) (r [16]int) {
+		for l := 0; l < 16; l++ {
+			src := p
+			if l%4 >= 2 {
+				src = q
+			}
+			r[l] = src[l&^3+imm>>(2*(l%4))&3]
+		}
+		return r
+	}
+	levels := []struct {
+		lo, hi int
+		blocks bool
+	}{{0x44, 0xee, true}, {0x88, 0xdd, true}, {0x44, 0xee, false}, {0x88, 0xdd, false}}
+	for _, lv := range levels {
+		var next []vec
+		for k := 0; k < len(vs); k += 2 {
+			p, q := vs[k], vs[min(k+1, len(vs)-1)]
+			a, b := asm.ZMM(), asm.ZMM()
+			var ia, ib [16]int
+			if lv.blocks {
+				asm.VSHUFF32X4(U8(lv.lo), q.v, p.v, a)
+				asm.VSHUFF32X4(U8(lv.hi), q.v, p.v, b)
+				ia, ib = block(lv.lo, p.ids, q.ids), block(lv.hi, p.ids, q.ids)
+			} else {
+				asm.VSHUFPS(U8(lv.lo), q.v, p.v, a)
+				asm.VSHUFPS(U8(lv.hi), q.v, p.v, b)
+				ia, ib = lane(lv.lo, p.ids, q.ids), lane(lv.hi, p.ids, q.ids)
+			}
+			if ia != ib {
+				panic("columnSums: the halves of a level disagree")
+			}
+			asm.VADDPS(b, a, a)
+			next = append(next, vec{a, ia})
+		}
+		vs = next
+	}
+	// Each lane now holds a whole sum. Output block t of vector m gathers
+	// j = 4m+t: lane 4t+i takes accumulator (i, j) from vs[0] (indices
+	// 0–15) or vs[1] (16–31).
+	where := map[int]int{}
+	for k := len(vs) - 1; k >= 0; k-- {
+		for l, id := range vs[k].ids {
+			where[id] = 16*k + l
+		}
+	}
+	m := GLOBL(name, RODATA|NOPTR)
+	outs := (nb + 3) / 4
+	for o := 0; o < outs; o++ {
+		for l := 0; l < 16; l++ {
+			j, i := 4*o+l/4, min(l%4, nr-1)
+			idx, ok := where[i+4*min(j, nb-1)]
+			if !ok {
+				panic("columnSums: a sum is lost")
+			}
+			DATA(64*o+4*l, U32(uint32(idx)))
+		}
+	}
+	sums := make([]VecVirtual, nb)
+	for o := 0; o < outs; o++ {
+		r := asm.ZMM()
+		asm.VMOVUPS(m.Offset(64*o), r)
+		if len(vs) == 1 {
+			asm.VPERMPS(vs[0].v, r, r)
+		} else {
+			asm.VPERMI2PS(vs[1].v, vs[0].v, r)
+		}
+		for t := 0; t < 4 && 4*o+t < nb; t++ {
+			x := r.AsX().(VecVirtual)
+			if t > 0 {
+				x = asm.XMM()
+				asm.VEXTRACTF32X4(U8(t), r, x)
+			}
+			sums[4*o+t] = x
+		}
+	}
+	return sums
 }
