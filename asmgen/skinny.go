@@ -52,29 +52,41 @@ func betaZero(label string) {
 	asm.JZ(LabelRef(label))
 }
 
-// genSkinnyNT emits skinnyNT<ISA>(d, ldd, a, lda, x, ldx, rows, cols, batch,
-// panel, pfw, alpha, beta): D = α·X·Aᵀ + β·D for the rows×cols A, batch×cols X
-// and batch×rows D (strides in elements; β = ±0 never reads D). A goes in
-// panels of `panel` rows (a multiple of the tile's rows, from Go: a panel
-// stays in L2 while every group of X passes over it, so A comes from memory
-// once). In a panel, each group of up to G rows of X takes tiles of R rows of
-// A (then single rows), each tile's R·G dot products in registers over the
-// whole of cols, reduced horizontally at its end (AVX-512's R-row tiles all
-// together, columnSums). A load of a line of a tile's rows is paired with a
-// PREFETCHT0 of the same line one panel ahead, in the group's window of the
-// steps only (pfw steps per group, resetWindow; the steps before, in and
-// after it are three loops), so the next panel's lines are prefetched once,
-// spread over all groups. The AVX2 kernel needs cols ≥ 8: its tails reload
-// the last full vector and mask it.
+// genSkinnyNT emits skinnyNT<ISA>(d, ldd, a, lda, x, ldx, rows, chunk, cols,
+// batch, panel, pfw, gs, nbig, alpha, beta): D = α·X·Aᵀ + β·D for the
+// rows×cols A, batch×cols X and batch×rows D (strides in elements; β = ±0
+// never reads D). A's first 3·chunk rows are three chunks of chunk rows, read
+// side by side: step r of a tile takes rows r, r + chunk and r + 2·chunk, so
+// that A streams as three sequences in address order. They go in panels of up
+// to `panel` steps (from Go: a panel stays in L2 while every group of X
+// passes over it, so A comes from memory once), then the rows after the
+// chunks one at a time. In a panel, each group of up to G rows of X takes the
+// tiles, each tile's dot products in registers over the whole of cols,
+// reduced horizontally at its end (AVX-512's 3-row tiles all together,
+// columnSums). A load of a line of a 3-row tile is paired with a PREFETCHT0
+// of the same line one panel ahead, in the group's window of the steps only
+// (pfw steps per group, resetWindow; the steps before, in and after it are
+// three loops), so the next panel's lines are prefetched once, spread over
+// all groups. The AVX2 kernel needs cols ≥ 8: its tails reload the last full
+// vector and mask it.
 func genSkinnyNT(s *isa) {
 	name := s.name("skinnyNT")
-	TEXT(name, NOSPLIT, "func(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch, panel, pfw, gs, nbig int, alpha, beta float32)")
+	TEXT(name, NOSPLIT, "func(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, chunk, cols, batch, panel, pfw, gs, nbig int, alpha, beta float32)")
 	asm.Doc(name + " sets D = α·X·Aᵀ + β·D for the rows×cols A, batch×cols X and batch×rows D, reading A once.")
 	R, G := skinnyNTTile(s)
+	if R != 3 {
+		panic("skinnyNT: tiles take one row from each of three chunks")
+	}
 	curLanes = s.lanes
-	rowsLeft, batchLeft, bigLeft := asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8)
-	panelA, panelD, panelRows, rowsTotal, pfDist := asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8)
-	pfHi, pfLo := asm.AllocLocal(8), asm.AllocLocal(8)
+	local := func() Mem { return asm.AllocLocal(8) }
+	fetch := func(m Mem) GPVirtual {
+		r := asm.GP64()
+		asm.MOVQ(m, r)
+		return r
+	}
+	stepsLeft, singlesLeft, batchLeft, bigLeft := local(), local(), local(), local()
+	panelA, panelD, panelSteps, panelSingles, stepsTotal, singlesTotal := local(), local(), local(), local(), local(), local()
+	pfDist, chunkA, chunkD, pfHi, pfLo := local(), local(), local(), local(), local()
 
 	var t tail
 	if s.evex {
@@ -92,15 +104,22 @@ func genSkinnyNT(s *isa) {
 	{
 		r := bytesOf("lda")
 		p := load(asm.Param("panel"))
-		asm.IMULQ(p, r)
-		asm.MOVQ(r, pfDist)
+		asm.IMULQ(r, p)
+		asm.MOVQ(p, pfDist)
+		c := load(asm.Param("chunk"))
+		asm.IMULQ(c, r)
+		asm.MOVQ(r, chunkA)
+		asm.SHLQ(U8(2), c)
+		asm.MOVQ(c, chunkD)
 	}
 
-	// tile emits D[b..b+nb, r..r+nr] for the A rows at ap, X rows at xp and
-	// the D element at dp. Rows are addressed as base + (0, 1 or 2)·stride
-	// from one base per three rows; the bases move along the rows.
+	// tile emits the nb×nr block of D for the A rows at ap, X rows at xp
+	// and the D element at dp: a step's rows r, r + chunk and r + 2·chunk
+	// (nr = 3) or one row. Rows are addressed as base + (0, 1 or 2)·stride
+	// from one base per three rows, the stride chunkA bytes for A's rows;
+	// the bases move along the rows. Only 3-row tiles prefetch.
 	tile := func(pfx string, nr, nb int, ap, xp, dp GPVirtual) {
-		ldaB, ldxB := bytesOf("lda"), bytesOf("ldx")
+		ldaB, ldxB := fetch(chunkA), bytesOf("ldx")
 		bases := func(p GPVirtual, st GPVirtual, n int) []GPVirtual {
 			var bs []GPVirtual
 			for i := 0; i < n; i += 3 {
@@ -202,7 +221,7 @@ func genSkinnyNT(s *isa) {
 			asm.Label(name + "End")
 		}
 		phase(pfx+"Before", n, false)
-		phase(pfx+"Window", hi, true)
+		phase(pfx+"Window", hi, nr == R)
 		phase(pfx+"After", lo, false)
 
 		asm.Label(pfx + "Tail")
@@ -239,8 +258,6 @@ func genSkinnyNT(s *isa) {
 		}
 		for j := 0; j < nb && sums[j] == nil; j++ {
 			switch nr {
-			case 4:
-				sums[j] = s.hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j])
 			case 3:
 				sums[j] = s.hsum4(acc[0][j], acc[1][j], acc[2][j], acc[2][j])
 			case 1:
@@ -249,20 +266,23 @@ func genSkinnyNT(s *isa) {
 				panic(fmt.Sprintf("skinnyNT: no reduction for %d-row tiles", nr))
 			}
 		}
-		// store writes the nr sums of v to m, or with load reads nr
-		// elements of m into v.
+		// move writes the nr sums of v to the D elements m, m + chunkD
+		// and m + 2·chunkD (or m alone), or with load reads them into v.
+		var cd GPVirtual
+		if nr == 3 {
+			cd = fetch(chunkD)
+		}
 		move := func(v VecVirtual, m Mem, load bool) {
+			at := func(i int) Mem { return Mem{Base: m.Base, Index: cd, Scale: uint8(i)} }
 			switch {
-			case nr == 4 && load:
-				asm.VMOVUPS(m, v)
-			case nr == 4:
-				asm.VMOVUPS(v, m)
 			case nr == 3 && load:
-				asm.VMOVQ(m, v)
-				asm.VINSERTPS(U8(2<<4), Mem{Base: m.Base, Disp: m.Disp + 8}, v, v)
+				asm.VMOVSS(m, v)
+				asm.VINSERTPS(U8(1<<4), at(1), v, v)
+				asm.VINSERTPS(U8(2<<4), at(2), v, v)
 			case nr == 3:
-				asm.VMOVQ(v, m)
-				asm.VEXTRACTPS(U8(2), v, Mem{Base: m.Base, Disp: m.Disp + 8})
+				asm.VMOVSS(v, m)
+				asm.VEXTRACTPS(U8(1), v, at(1))
+				asm.VEXTRACTPS(U8(2), v, at(2))
 			case load:
 				asm.VMOVSS(m, v)
 			default:
@@ -298,21 +318,45 @@ func genSkinnyNT(s *isa) {
 		asm.Label(pfx + "Done")
 	}
 
+	// The panels: ⌈chunk/panel⌉ of up to panel steps (3-row tiles), then
+	// one of the rows − 3·chunk rows after the chunks (single rows).
 	{
-		pa, pd, rt := load(asm.Param("a").Base()), load(asm.Param("d").Base()), load(asm.Param("rows"))
+		pa, pd := load(asm.Param("a").Base()), load(asm.Param("d").Base())
 		asm.MOVQ(pa, panelA)
 		asm.MOVQ(pd, panelD)
-		asm.MOVQ(rt, rowsTotal)
+		c, r := load(asm.Param("chunk")), load(asm.Param("rows"))
+		asm.MOVQ(c, stepsTotal)
+		asm.IMUL3Q(U32(R), c, c)
+		asm.SUBQ(c, r)
+		asm.MOVQ(r, singlesTotal)
 	}
 	asm.Label("panel")
 	{
-		pr, lim := asm.GP64(), load(asm.Param("panel"))
-		asm.MOVQ(rowsTotal, pr)
-		asm.TESTQ(pr, pr)
-		asm.JZ(LabelRef("done"))
+		pr, lim, zero := asm.GP64(), load(asm.Param("panel")), asm.GP64()
+		asm.XORQ(zero, zero)
+		asm.MOVQ(stepsTotal, pr)
 		asm.CMPQ(pr, lim)
 		asm.CMOVQGT(lim, pr)
-		asm.MOVQ(pr, panelRows)
+		asm.MOVQ(pr, panelSteps)
+		asm.MOVQ(zero, panelSingles)
+		asm.TESTQ(pr, pr)
+		asm.JNZ(LabelRef("panelSet"))
+		// The single rows: at row and D column 3·chunk.
+		n := asm.GP64()
+		asm.MOVQ(singlesTotal, n)
+		asm.TESTQ(n, n)
+		asm.JZ(LabelRef("done"))
+		asm.MOVQ(n, panelSingles)
+		asm.MOVQ(zero, singlesTotal)
+		off, base := fetch(chunkA), load(asm.Param("a").Base())
+		asm.LEAQ(Mem{Base: base, Index: off, Scale: 2}, base)
+		asm.ADDQ(off, base)
+		asm.MOVQ(base, panelA)
+		off, base = fetch(chunkD), load(asm.Param("d").Base())
+		asm.LEAQ(Mem{Base: base, Index: off, Scale: 2}, base)
+		asm.ADDQ(off, base)
+		asm.MOVQ(base, panelD)
+		asm.Label("panelSet")
 		resetWindow("cols", pfHi, pfLo)
 	}
 	xp, dBlk := load(asm.Param("x").Base()), asm.GP64()
@@ -327,20 +371,25 @@ func genSkinnyNT(s *isa) {
 		ap, dp := asm.GP64(), asm.GP64()
 		asm.MOVQ(panelA, ap)
 		asm.MOVQ(dBlk, dp)
-		rl := asm.GP64()
-		asm.MOVQ(panelRows, rl)
-		asm.MOVQ(rl, rowsLeft)
-		for _, nr := range []int{R, 1} {
-			rp := fmt.Sprintf("%sr%d", pfx, nr)
+		for _, c := range [][2]Mem{{panelSteps, stepsLeft}, {panelSingles, singlesLeft}} {
+			r := asm.GP64()
+			asm.MOVQ(c[0], r)
+			asm.MOVQ(r, c[1])
+		}
+		for _, tr := range []struct {
+			nr   int
+			left Mem
+		}{{R, stepsLeft}, {1, singlesLeft}} {
+			rp := fmt.Sprintf("%sr%d", pfx, tr.nr)
 			asm.Label(rp)
-			asm.CMPQ(rowsLeft, U32(nr))
-			asm.JB(LabelRef(rp + "End"))
-			tile(rp+"t", nr, nb, ap, xp, dp)
-			st := load(asm.Param("lda"))
-			asm.IMUL3Q(U32(4*nr), st, st)
-			asm.ADDQ(st, ap)
-			asm.ADDQ(U32(4*nr), dp)
-			asm.SUBQ(U32(nr), rowsLeft)
+			asm.CMPQ(tr.left, U32(0))
+			asm.JE(LabelRef(rp + "End"))
+			tile(rp+"t", tr.nr, nb, ap, xp, dp)
+			// A step or a single row: the next row of A, the next
+			// column of D.
+			asm.ADDQ(bytesOf("lda"), ap)
+			asm.ADDQ(U32(4), dp)
+			asm.DECQ(tr.left)
 			asm.JMP(LabelRef(rp))
 			asm.Label(rp + "End")
 		}
@@ -360,14 +409,13 @@ func genSkinnyNT(s *isa) {
 	}
 	{
 		pr := asm.GP64()
-		asm.MOVQ(panelRows, pr)
+		asm.MOVQ(panelSteps, pr)
 		st := bytesOf("lda")
 		asm.IMULQ(pr, st)
 		asm.ADDQ(st, panelA)
+		asm.SUBQ(pr, stepsTotal)
 		asm.SHLQ(U8(2), pr)
 		asm.ADDQ(pr, panelD)
-		asm.SHRQ(U8(2), pr)
-		asm.SUBQ(pr, rowsTotal)
 		asm.JMP(LabelRef("panel"))
 	}
 	asm.Label("done")

@@ -1356,13 +1356,14 @@ func skinnyNNTakes(k, n, ldw, batch int) bool { return skinnyNTTakes(k, n, ldw, 
 // skinnyNT sets D = α·X·Aᵀ + β·D (β = ±0: D not read) for the rows×cols A,
 // batch×cols X and batch×rows D, under the ISA skinnyNTTakes accepted.
 func skinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int, alpha, beta float32) {
+	q := rows / skinnyNTChunks
 	if active == AVX512 {
 		gs, nbig := skinnyGroups(batch, 8)
-		skinnyNTAVX512(d, ldd, a, lda, x, ldx, rows, cols, batch, skinnyPanel(3, lda), skinnyWindow(cols/16, batch, 8), gs, nbig, alpha, beta)
+		skinnyNTAVX512(d, ldd, a, lda, x, ldx, rows, q, cols, batch, skinnyNTSteps(lda, (batch+7)/8), skinnyWindow(cols/16, batch, 8), gs, nbig, alpha, beta)
 		return
 	}
 	gs, nbig := skinnyGroups(batch, 4)
-	skinnyNTAVX2(d, ldd, a, lda, x, ldx, rows, cols, batch, skinnyPanel(3, lda), skinnyWindow(cols/8, batch, 4), gs, nbig, alpha, beta)
+	skinnyNTAVX2(d, ldd, a, lda, x, ldx, rows, q, cols, batch, skinnyNTSteps(lda, (batch+3)/4), skinnyWindow(cols/8, batch, 4), gs, nbig, alpha, beta)
 }
 
 // skinnyNN sets D = α·X·W + β·D (β = ±0: D not read) for the batch×k X,

@@ -27,6 +27,28 @@ func skinnyPanel(r, lda int) int {
 	return max(r, p/r*r)
 }
 
+// skinnyNTChunks is the number of chunks skinnyNT reads A's rows in: rows
+// r, r + q and r + 2q of A (q = rows/3) go in one tile, so that A streams from
+// memory as three sequences in address order, each with its own hardware
+// prefetch stream, where three adjacent rows would share theirs.
+const skinnyNTChunks = 3
+
+// skinnyAhead is how far, in bytes of each chunk, skinnyNT's prefetches run
+// ahead of its loads when one group of rows of X reads A.
+const skinnyAhead = 4 << 10
+
+// skinnyNTSteps returns the steps (one row of each chunk) of a panel of
+// skinnyNT at stride lda for groups groups of rows of X: with one group, A
+// is read once and a panel is only the prefetch distance, skinnyAhead; with
+// more, the panel spans a sixteenth of L2 (skinnyPanel's rows), which every
+// group passes over while it stays in L2.
+func skinnyNTSteps(lda, groups int) int {
+	if groups == 1 {
+		return max(1, skinnyAhead/(4*max(lda, 1)))
+	}
+	return max(1, skinnyPanel(skinnyNTChunks, lda)/skinnyNTChunks)
+}
+
 // skinnyWindow returns w, the steps of each group's prefetch window. The
 // kernels prefetch the next panel (skinnyNT) or strip (skinnyNN) while they
 // walk the inner dimension in `steps` steps (vectors of A's rows, rows of

@@ -4,63 +4,92 @@
 
 #include "textflag.h"
 
-// func skinnyNTAVX2(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
+// func skinnyNTAVX2(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, chunk int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
 // Requires: AVX, CMOV, FMA3, MMX+
-TEXT ·skinnyNTAVX2(SB), NOSPLIT, $80-160
-	MOVQ  lda+56(FP), AX
-	SHLQ  $0x02, AX
-	MOVQ  panel+120(FP), CX
-	IMULQ CX, AX
-	MOVQ  AX, 56(SP)
-	MOVQ  a_base+32(FP), AX
-	MOVQ  d_base+0(FP), CX
-	MOVQ  rows+96(FP), DX
-	MOVQ  AX, 24(SP)
-	MOVQ  CX, 32(SP)
-	MOVQ  DX, 48(SP)
+TEXT ·skinnyNTAVX2(SB), NOSPLIT, $120-168
+	MOVQ   lda+56(FP), AX
+	SHLQ   $0x02, AX
+	MOVQ   panel+128(FP), CX
+	IMULQ  AX, CX
+	MOVQ   CX, 80(SP)
+	MOVQ   chunk+104(FP), CX
+	IMULQ  CX, AX
+	MOVQ   AX, 88(SP)
+	SHLQ   $0x02, CX
+	MOVQ   CX, 96(SP)
+	MOVQ   a_base+32(FP), AX
+	MOVQ   d_base+0(FP), CX
+	MOVQ   AX, 32(SP)
+	MOVQ   CX, 40(SP)
+	MOVQ   chunk+104(FP), AX
+	MOVQ   rows+96(FP), CX
+	MOVQ   AX, 64(SP)
+	IMUL3Q $0x00000003, AX, AX
+	SUBQ   AX, CX
+	MOVQ   CX, 72(SP)
 
 panel:
-	MOVQ    panel+120(FP), CX
-	MOVQ    48(SP), AX
-	TESTQ   AX, AX
-	JZ      done
+	MOVQ    panel+128(FP), CX
+	XORQ    DX, DX
+	MOVQ    64(SP), AX
 	CMPQ    AX, CX
 	CMOVQGT CX, AX
-	MOVQ    AX, 40(SP)
-	MOVQ    cols+104(FP), AX
-	MOVQ    pfw+128(FP), CX
-	SHRQ    $0x03, AX
-	MOVQ    AX, 64(SP)
-	SUBQ    CX, AX
-	MOVQ    AX, 72(SP)
-	MOVQ    x_base+64(FP), AX
-	MOVQ    32(SP), CX
-	MOVQ    batch+112(FP), DX
-	MOVQ    DX, 8(SP)
-	MOVQ    nbig+144(FP), DX
-	MOVQ    DX, 16(SP)
+	MOVQ    AX, 48(SP)
+	MOVQ    DX, 56(SP)
+	TESTQ   AX, AX
+	JNZ     panelSet
+	MOVQ    72(SP), AX
+	TESTQ   AX, AX
+	JZ      done
+	MOVQ    AX, 56(SP)
+	MOVQ    DX, 72(SP)
+	MOVQ    88(SP), AX
+	MOVQ    a_base+32(FP), CX
+	LEAQ    (CX)(AX*2), CX
+	ADDQ    AX, CX
+	MOVQ    CX, 32(SP)
+	MOVQ    96(SP), AX
+	MOVQ    d_base+0(FP), CX
+	LEAQ    (CX)(AX*2), CX
+	ADDQ    AX, CX
+	MOVQ    CX, 40(SP)
+
+panelSet:
+	MOVQ cols+112(FP), AX
+	MOVQ pfw+136(FP), CX
+	SHRQ $0x03, AX
+	MOVQ AX, 104(SP)
+	SUBQ CX, AX
+	MOVQ AX, 112(SP)
+	MOVQ x_base+64(FP), AX
+	MOVQ 40(SP), CX
+	MOVQ batch+120(FP), DX
+	MOVQ DX, 16(SP)
+	MOVQ nbig+152(FP), DX
+	MOVQ DX, 24(SP)
 
 b4:
-	CMPQ 8(SP), $0x00000004
+	CMPQ 16(SP), $0x00000004
 	JB   b4End
-	MOVQ gs+136(FP), DX
-	CMPQ 16(SP), $0x00000000
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
 	JNE  b4Big
 	DECQ DX
 
 b4Big:
 	CMPQ DX, $0x00000004
 	JNE  b4End
-	MOVQ 24(SP), DX
+	MOVQ 32(SP), DX
 	MOVQ CX, BX
-	MOVQ 40(SP), SI
+	MOVQ 48(SP), SI
 	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
 
 b4r3:
-	CMPQ    (SP), $0x00000003
-	JB      b4r3End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    (SP), $0x00000000
+	JE      b4r3End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), DI
 	SHLQ    $0x02, DI
 	MOVQ    DX, R8
@@ -79,16 +108,16 @@ b4r3:
 	VXORPS  Y9, Y9, Y9
 	VXORPS  Y10, Y10, Y10
 	VXORPS  Y11, Y11, Y11
-	MOVQ    cols+104(FP), R11
+	MOVQ    cols+112(FP), R11
 	SHRQ    $0x03, R11
 	JZ      b4r3tTail
-	MOVQ    64(SP), R12
+	MOVQ    104(SP), R12
 	XORQ    R13, R13
 	TESTQ   R12, R12
 	CMOVQLT R13, R12
 	CMPQ    R12, R11
 	CMOVQGT R11, R12
-	MOVQ    72(SP), R13
+	MOVQ    112(SP), R13
 	XORQ    R14, R14
 	TESTQ   R13, R13
 	CMOVQLT R14, R13
@@ -128,7 +157,7 @@ b4r3tBefore:
 b4r3tBeforeEnd:
 	TESTQ R12, R12
 	JZ    b4r3tWindowEnd
-	MOVQ  56(SP), R11
+	MOVQ  80(SP), R11
 	ADDQ  R8, R11
 
 b4r3tWindow:
@@ -197,7 +226,7 @@ b4r3tAfter:
 
 b4r3tAfterEnd:
 b4r3tTail:
-	MOVQ        cols+104(FP), R11
+	MOVQ        cols+112(FP), R11
 	ANDQ        $0x00000007, R11
 	JZ          b4r3tReduce
 	LEAQ        (R11)(R11*2), R12
@@ -279,74 +308,86 @@ b4r3tReduce:
 	VADDPS       Y0, Y3, Y3
 	VEXTRACTF128 $0x01, Y3, X0
 	VADDPS       X0, X3, X3
-	VBROADCASTSS alpha+152(FP), X0
-	MOVQ         ldd+24(FP), SI
-	SHLQ         $0x02, SI
-	MOVQ         BX, DI
-	MOVL         beta+156(FP), R8
-	ANDL         $0x7fffffff, R8
+	MOVQ         96(SP), SI
+	VBROADCASTSS alpha+160(FP), X0
+	MOVQ         ldd+24(FP), DI
+	SHLQ         $0x02, DI
+	MOVQ         BX, R8
+	MOVL         beta+164(FP), R9
+	ANDL         $0x7fffffff, R9
 	JZ           b4r3tNoBeta
-	VBROADCASTSS beta+156(FP), X1
-	VMOVQ        (DI), X6
-	VINSERTPS    $0x20, 8(DI), X6, X6
+	VBROADCASTSS beta+164(FP), X1
+	VMOVSS       (R8), X6
+	VINSERTPS    $0x10, (R8)(SI*1), X6, X6
+	VINSERTPS    $0x20, (R8)(SI*2), X6, X6
 	VMULPS       X1, X6, X6
 	VFMADD231PS  X0, X4, X6
-	VMOVQ        X6, (DI)
-	VEXTRACTPS   $0x02, X6, 8(DI)
-	ADDQ         SI, DI
-	VMOVQ        (DI), X4
-	VINSERTPS    $0x20, 8(DI), X4, X4
+	VMOVSS       X6, (R8)
+	VEXTRACTPS   $0x01, X6, (R8)(SI*1)
+	VEXTRACTPS   $0x02, X6, (R8)(SI*2)
+	ADDQ         DI, R8
+	VMOVSS       (R8), X4
+	VINSERTPS    $0x10, (R8)(SI*1), X4, X4
+	VINSERTPS    $0x20, (R8)(SI*2), X4, X4
 	VMULPS       X1, X4, X4
 	VFMADD231PS  X0, X5, X4
-	VMOVQ        X4, (DI)
-	VEXTRACTPS   $0x02, X4, 8(DI)
-	ADDQ         SI, DI
-	VMOVQ        (DI), X4
-	VINSERTPS    $0x20, 8(DI), X4, X4
+	VMOVSS       X4, (R8)
+	VEXTRACTPS   $0x01, X4, (R8)(SI*1)
+	VEXTRACTPS   $0x02, X4, (R8)(SI*2)
+	ADDQ         DI, R8
+	VMOVSS       (R8), X4
+	VINSERTPS    $0x10, (R8)(SI*1), X4, X4
+	VINSERTPS    $0x20, (R8)(SI*2), X4, X4
 	VMULPS       X1, X4, X4
 	VFMADD231PS  X0, X2, X4
-	VMOVQ        X4, (DI)
-	VEXTRACTPS   $0x02, X4, 8(DI)
-	ADDQ         SI, DI
-	VMOVQ        (DI), X2
-	VINSERTPS    $0x20, 8(DI), X2, X2
+	VMOVSS       X4, (R8)
+	VEXTRACTPS   $0x01, X4, (R8)(SI*1)
+	VEXTRACTPS   $0x02, X4, (R8)(SI*2)
+	ADDQ         DI, R8
+	VMOVSS       (R8), X2
+	VINSERTPS    $0x10, (R8)(SI*1), X2, X2
+	VINSERTPS    $0x20, (R8)(SI*2), X2, X2
 	VMULPS       X1, X2, X2
 	VFMADD231PS  X0, X3, X2
-	VMOVQ        X2, (DI)
-	VEXTRACTPS   $0x02, X2, 8(DI)
+	VMOVSS       X2, (R8)
+	VEXTRACTPS   $0x01, X2, (R8)(SI*1)
+	VEXTRACTPS   $0x02, X2, (R8)(SI*2)
 	JMP          b4r3tDone
 
 b4r3tNoBeta:
 	VMULPS     X0, X4, X4
-	VMOVQ      X4, (DI)
-	VEXTRACTPS $0x02, X4, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X4, (R8)
+	VEXTRACTPS $0x01, X4, (R8)(SI*1)
+	VEXTRACTPS $0x02, X4, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X0, X5, X5
-	VMOVQ      X5, (DI)
-	VEXTRACTPS $0x02, X5, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X5, (R8)
+	VEXTRACTPS $0x01, X5, (R8)(SI*1)
+	VEXTRACTPS $0x02, X5, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X0, X2, X2
-	VMOVQ      X2, (DI)
-	VEXTRACTPS $0x02, X2, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X2, (R8)
+	VEXTRACTPS $0x01, X2, (R8)(SI*1)
+	VEXTRACTPS $0x02, X2, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X0, X3, X3
-	VMOVQ      X3, (DI)
-	VEXTRACTPS $0x02, X3, 8(DI)
+	VMOVSS     X3, (R8)
+	VEXTRACTPS $0x01, X3, (R8)(SI*1)
+	VEXTRACTPS $0x02, X3, (R8)(SI*2)
 
 b4r3tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x0000000c, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x0000000c, BX
-	SUBQ   $0x00000003, (SP)
-	JMP    b4r3
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b4r3
 
 b4r3End:
 b4r1:
-	CMPQ    (SP), $0x00000001
-	JB      b4r1End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    8(SP), $0x00000000
+	JE      b4r1End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), SI
 	SHLQ    $0x02, SI
 	MOVQ    DX, DI
@@ -357,16 +398,16 @@ b4r1:
 	VXORPS  Y1, Y1, Y1
 	VXORPS  Y2, Y2, Y2
 	VXORPS  Y3, Y3, Y3
-	MOVQ    cols+104(FP), R10
+	MOVQ    cols+112(FP), R10
 	SHRQ    $0x03, R10
 	JZ      b4r1tTail
-	MOVQ    64(SP), R11
+	MOVQ    104(SP), R11
 	XORQ    R12, R12
 	TESTQ   R11, R11
 	CMOVQLT R12, R11
 	CMPQ    R11, R10
 	CMOVQGT R10, R11
-	MOVQ    72(SP), R12
+	MOVQ    112(SP), R12
 	XORQ    R13, R13
 	TESTQ   R12, R12
 	CMOVQLT R13, R12
@@ -396,8 +437,6 @@ b4r1tBefore:
 b4r1tBeforeEnd:
 	TESTQ R11, R11
 	JZ    b4r1tWindowEnd
-	MOVQ  56(SP), R10
-	ADDQ  DI, R10
 
 b4r1tWindow:
 	VMOVUPS     (DI), Y4
@@ -409,17 +448,11 @@ b4r1tWindow:
 	VFMADD231PS Y4, Y5, Y2
 	VMOVUPS     (R9), Y5
 	VFMADD231PS Y4, Y5, Y3
-	TESTQ       $0x00000020, R10
-	JNZ         b4r1tWindowNoPF
-	PREFETCHT0  (R10)
-
-b4r1tWindowNoPF:
-	ADDQ $0x00000020, R10
-	ADDQ $0x00000020, DI
-	ADDQ $0x00000020, R8
-	ADDQ $0x00000020, R9
-	DECQ R11
-	JNZ  b4r1tWindow
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, R9
+	DECQ        R11
+	JNZ         b4r1tWindow
 
 b4r1tWindowEnd:
 	TESTQ R12, R12
@@ -443,7 +476,7 @@ b4r1tAfter:
 
 b4r1tAfterEnd:
 b4r1tTail:
-	MOVQ        cols+104(FP), R10
+	MOVQ        cols+112(FP), R10
 	ANDQ        $0x00000007, R10
 	JZ          b4r1tReduce
 	LEAQ        (R10)(R10*2), R11
@@ -493,14 +526,14 @@ b4r1tReduce:
 	VADDPS       X4, X3, X3
 	VSHUFPS      $0xb1, X3, X3, X4
 	VADDPS       X4, X3, X3
-	VBROADCASTSS alpha+152(FP), X4
+	VBROADCASTSS alpha+160(FP), X4
 	MOVQ         ldd+24(FP), SI
 	SHLQ         $0x02, SI
 	MOVQ         BX, DI
-	MOVL         beta+156(FP), R8
+	MOVL         beta+164(FP), R8
 	ANDL         $0x7fffffff, R8
 	JZ           b4r1tNoBeta
-	VBROADCASTSS beta+156(FP), X5
+	VBROADCASTSS beta+164(FP), X5
 	VMOVSS       (DI), X6
 	VMULPS       X5, X6, X6
 	VFMADD231PS  X4, X0, X6
@@ -536,12 +569,12 @@ b4r1tNoBeta:
 	VMOVSS X3, (DI)
 
 b4r1tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x00000004, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x00000004, BX
-	SUBQ   $0x00000001, (SP)
-	JMP    b4r1
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b4r1
 
 b4r1End:
 	MOVQ   ldx+88(FP), DX
@@ -550,39 +583,40 @@ b4r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 64(SP)
-	SUBQ   DX, 72(SP)
-	CMPQ   16(SP), $0x00000000
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
 	JE     b4Small
-	DECQ   16(SP)
+	DECQ   24(SP)
 
 b4Small:
-	SUBQ $0x00000004, 8(SP)
+	SUBQ $0x00000004, 16(SP)
 	JMP  b4
 
 b4End:
 b3:
-	CMPQ 8(SP), $0x00000003
+	CMPQ 16(SP), $0x00000003
 	JB   b3End
-	MOVQ gs+136(FP), DX
-	CMPQ 16(SP), $0x00000000
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
 	JNE  b3Big
 	DECQ DX
 
 b3Big:
 	CMPQ DX, $0x00000003
 	JNE  b3End
-	MOVQ 24(SP), DX
+	MOVQ 32(SP), DX
 	MOVQ CX, BX
-	MOVQ 40(SP), SI
+	MOVQ 48(SP), SI
 	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
 
 b3r3:
-	CMPQ    (SP), $0x00000003
-	JB      b3r3End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    (SP), $0x00000000
+	JE      b3r3End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), DI
 	SHLQ    $0x02, DI
 	MOVQ    DX, R8
@@ -596,16 +630,16 @@ b3r3:
 	VXORPS  Y6, Y6, Y6
 	VXORPS  Y7, Y7, Y7
 	VXORPS  Y8, Y8, Y8
-	MOVQ    cols+104(FP), R10
+	MOVQ    cols+112(FP), R10
 	SHRQ    $0x03, R10
 	JZ      b3r3tTail
-	MOVQ    64(SP), R11
+	MOVQ    104(SP), R11
 	XORQ    R12, R12
 	TESTQ   R11, R11
 	CMOVQLT R12, R11
 	CMPQ    R11, R10
 	CMOVQGT R10, R11
-	MOVQ    72(SP), R12
+	MOVQ    112(SP), R12
 	XORQ    R13, R13
 	TESTQ   R12, R12
 	CMOVQLT R13, R12
@@ -640,7 +674,7 @@ b3r3tBefore:
 b3r3tBeforeEnd:
 	TESTQ R11, R11
 	JZ    b3r3tWindowEnd
-	MOVQ  56(SP), R10
+	MOVQ  80(SP), R10
 	ADDQ  R8, R10
 
 b3r3tWindow:
@@ -699,7 +733,7 @@ b3r3tAfter:
 
 b3r3tAfterEnd:
 b3r3tTail:
-	MOVQ        cols+104(FP), R10
+	MOVQ        cols+112(FP), R10
 	ANDQ        $0x00000007, R10
 	JZ          b3r3tReduce
 	LEAQ        (R10)(R10*2), R11
@@ -764,63 +798,72 @@ b3r3tReduce:
 	VADDPS       Y0, Y2, Y2
 	VEXTRACTF128 $0x01, Y2, X0
 	VADDPS       X0, X2, X2
-	VBROADCASTSS alpha+152(FP), X0
-	MOVQ         ldd+24(FP), SI
-	SHLQ         $0x02, SI
-	MOVQ         BX, DI
-	MOVL         beta+156(FP), R8
-	ANDL         $0x7fffffff, R8
+	MOVQ         96(SP), SI
+	VBROADCASTSS alpha+160(FP), X0
+	MOVQ         ldd+24(FP), DI
+	SHLQ         $0x02, DI
+	MOVQ         BX, R8
+	MOVL         beta+164(FP), R9
+	ANDL         $0x7fffffff, R9
 	JZ           b3r3tNoBeta
-	VBROADCASTSS beta+156(FP), X1
-	VMOVQ        (DI), X5
-	VINSERTPS    $0x20, 8(DI), X5, X5
+	VBROADCASTSS beta+164(FP), X1
+	VMOVSS       (R8), X5
+	VINSERTPS    $0x10, (R8)(SI*1), X5, X5
+	VINSERTPS    $0x20, (R8)(SI*2), X5, X5
 	VMULPS       X1, X5, X5
 	VFMADD231PS  X0, X3, X5
-	VMOVQ        X5, (DI)
-	VEXTRACTPS   $0x02, X5, 8(DI)
-	ADDQ         SI, DI
-	VMOVQ        (DI), X3
-	VINSERTPS    $0x20, 8(DI), X3, X3
+	VMOVSS       X5, (R8)
+	VEXTRACTPS   $0x01, X5, (R8)(SI*1)
+	VEXTRACTPS   $0x02, X5, (R8)(SI*2)
+	ADDQ         DI, R8
+	VMOVSS       (R8), X3
+	VINSERTPS    $0x10, (R8)(SI*1), X3, X3
+	VINSERTPS    $0x20, (R8)(SI*2), X3, X3
 	VMULPS       X1, X3, X3
 	VFMADD231PS  X0, X4, X3
-	VMOVQ        X3, (DI)
-	VEXTRACTPS   $0x02, X3, 8(DI)
-	ADDQ         SI, DI
-	VMOVQ        (DI), X3
-	VINSERTPS    $0x20, 8(DI), X3, X3
+	VMOVSS       X3, (R8)
+	VEXTRACTPS   $0x01, X3, (R8)(SI*1)
+	VEXTRACTPS   $0x02, X3, (R8)(SI*2)
+	ADDQ         DI, R8
+	VMOVSS       (R8), X3
+	VINSERTPS    $0x10, (R8)(SI*1), X3, X3
+	VINSERTPS    $0x20, (R8)(SI*2), X3, X3
 	VMULPS       X1, X3, X3
 	VFMADD231PS  X0, X2, X3
-	VMOVQ        X3, (DI)
-	VEXTRACTPS   $0x02, X3, 8(DI)
+	VMOVSS       X3, (R8)
+	VEXTRACTPS   $0x01, X3, (R8)(SI*1)
+	VEXTRACTPS   $0x02, X3, (R8)(SI*2)
 	JMP          b3r3tDone
 
 b3r3tNoBeta:
 	VMULPS     X0, X3, X3
-	VMOVQ      X3, (DI)
-	VEXTRACTPS $0x02, X3, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X3, (R8)
+	VEXTRACTPS $0x01, X3, (R8)(SI*1)
+	VEXTRACTPS $0x02, X3, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X0, X4, X4
-	VMOVQ      X4, (DI)
-	VEXTRACTPS $0x02, X4, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X4, (R8)
+	VEXTRACTPS $0x01, X4, (R8)(SI*1)
+	VEXTRACTPS $0x02, X4, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X0, X2, X2
-	VMOVQ      X2, (DI)
-	VEXTRACTPS $0x02, X2, 8(DI)
+	VMOVSS     X2, (R8)
+	VEXTRACTPS $0x01, X2, (R8)(SI*1)
+	VEXTRACTPS $0x02, X2, (R8)(SI*2)
 
 b3r3tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x0000000c, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x0000000c, BX
-	SUBQ   $0x00000003, (SP)
-	JMP    b3r3
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b3r3
 
 b3r3End:
 b3r1:
-	CMPQ    (SP), $0x00000001
-	JB      b3r1End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    8(SP), $0x00000000
+	JE      b3r1End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), SI
 	SHLQ    $0x02, SI
 	MOVQ    DX, DI
@@ -828,16 +871,16 @@ b3r1:
 	VXORPS  Y0, Y0, Y0
 	VXORPS  Y1, Y1, Y1
 	VXORPS  Y2, Y2, Y2
-	MOVQ    cols+104(FP), R9
+	MOVQ    cols+112(FP), R9
 	SHRQ    $0x03, R9
 	JZ      b3r1tTail
-	MOVQ    64(SP), R10
+	MOVQ    104(SP), R10
 	XORQ    R11, R11
 	TESTQ   R10, R10
 	CMOVQLT R11, R10
 	CMPQ    R10, R9
 	CMOVQGT R9, R10
-	MOVQ    72(SP), R11
+	MOVQ    112(SP), R11
 	XORQ    R12, R12
 	TESTQ   R11, R11
 	CMOVQLT R12, R11
@@ -864,8 +907,6 @@ b3r1tBefore:
 b3r1tBeforeEnd:
 	TESTQ R10, R10
 	JZ    b3r1tWindowEnd
-	MOVQ  56(SP), R9
-	ADDQ  DI, R9
 
 b3r1tWindow:
 	VMOVUPS     (DI), Y3
@@ -875,16 +916,10 @@ b3r1tWindow:
 	VFMADD231PS Y3, Y4, Y1
 	VMOVUPS     (R8)(SI*2), Y4
 	VFMADD231PS Y3, Y4, Y2
-	TESTQ       $0x00000020, R9
-	JNZ         b3r1tWindowNoPF
-	PREFETCHT0  (R9)
-
-b3r1tWindowNoPF:
-	ADDQ $0x00000020, R9
-	ADDQ $0x00000020, DI
-	ADDQ $0x00000020, R8
-	DECQ R10
-	JNZ  b3r1tWindow
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	DECQ        R10
+	JNZ         b3r1tWindow
 
 b3r1tWindowEnd:
 	TESTQ R11, R11
@@ -905,7 +940,7 @@ b3r1tAfter:
 
 b3r1tAfterEnd:
 b3r1tTail:
-	MOVQ        cols+104(FP), R9
+	MOVQ        cols+112(FP), R9
 	ANDQ        $0x00000007, R9
 	JZ          b3r1tReduce
 	LEAQ        (R9)(R9*2), R10
@@ -945,14 +980,14 @@ b3r1tReduce:
 	VADDPS       X3, X2, X2
 	VSHUFPS      $0xb1, X2, X2, X3
 	VADDPS       X3, X2, X2
-	VBROADCASTSS alpha+152(FP), X3
+	VBROADCASTSS alpha+160(FP), X3
 	MOVQ         ldd+24(FP), SI
 	SHLQ         $0x02, SI
 	MOVQ         BX, DI
-	MOVL         beta+156(FP), R8
+	MOVL         beta+164(FP), R8
 	ANDL         $0x7fffffff, R8
 	JZ           b3r1tNoBeta
-	VBROADCASTSS beta+156(FP), X4
+	VBROADCASTSS beta+164(FP), X4
 	VMOVSS       (DI), X5
 	VMULPS       X4, X5, X5
 	VFMADD231PS  X3, X0, X5
@@ -980,12 +1015,12 @@ b3r1tNoBeta:
 	VMOVSS X2, (DI)
 
 b3r1tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x00000004, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x00000004, BX
-	SUBQ   $0x00000001, (SP)
-	JMP    b3r1
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b3r1
 
 b3r1End:
 	MOVQ   ldx+88(FP), DX
@@ -994,39 +1029,40 @@ b3r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 64(SP)
-	SUBQ   DX, 72(SP)
-	CMPQ   16(SP), $0x00000000
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
 	JE     b3Small
-	DECQ   16(SP)
+	DECQ   24(SP)
 
 b3Small:
-	SUBQ $0x00000003, 8(SP)
+	SUBQ $0x00000003, 16(SP)
 	JMP  b3
 
 b3End:
 b2:
-	CMPQ 8(SP), $0x00000002
+	CMPQ 16(SP), $0x00000002
 	JB   b2End
-	MOVQ gs+136(FP), DX
-	CMPQ 16(SP), $0x00000000
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
 	JNE  b2Big
 	DECQ DX
 
 b2Big:
 	CMPQ DX, $0x00000002
 	JNE  b2End
-	MOVQ 24(SP), DX
+	MOVQ 32(SP), DX
 	MOVQ CX, BX
-	MOVQ 40(SP), SI
+	MOVQ 48(SP), SI
 	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
 
 b2r3:
-	CMPQ    (SP), $0x00000003
-	JB      b2r3End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    (SP), $0x00000000
+	JE      b2r3End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), DI
 	SHLQ    $0x02, DI
 	MOVQ    DX, R8
@@ -1037,16 +1073,16 @@ b2r3:
 	VXORPS  Y3, Y3, Y3
 	VXORPS  Y4, Y4, Y4
 	VXORPS  Y5, Y5, Y5
-	MOVQ    cols+104(FP), R10
+	MOVQ    cols+112(FP), R10
 	SHRQ    $0x03, R10
 	JZ      b2r3tTail
-	MOVQ    64(SP), R11
+	MOVQ    104(SP), R11
 	XORQ    R12, R12
 	TESTQ   R11, R11
 	CMOVQLT R12, R11
 	CMPQ    R11, R10
 	CMOVQGT R10, R11
-	MOVQ    72(SP), R12
+	MOVQ    112(SP), R12
 	XORQ    R13, R13
 	TESTQ   R12, R12
 	CMOVQLT R13, R12
@@ -1077,7 +1113,7 @@ b2r3tBefore:
 b2r3tBeforeEnd:
 	TESTQ R11, R11
 	JZ    b2r3tWindowEnd
-	MOVQ  56(SP), R10
+	MOVQ  80(SP), R10
 	ADDQ  R8, R10
 
 b2r3tWindow:
@@ -1128,7 +1164,7 @@ b2r3tAfter:
 
 b2r3tAfterEnd:
 b2r3tTail:
-	MOVQ        cols+104(FP), R10
+	MOVQ        cols+112(FP), R10
 	ANDQ        $0x00000007, R10
 	JZ          b2r3tReduce
 	LEAQ        (R10)(R10*2), R11
@@ -1177,68 +1213,74 @@ b2r3tReduce:
 	VADDPS       Y0, Y3, Y3
 	VEXTRACTF128 $0x01, Y3, X0
 	VADDPS       X0, X3, X3
-	VBROADCASTSS alpha+152(FP), X0
-	MOVQ         ldd+24(FP), SI
-	SHLQ         $0x02, SI
-	MOVQ         BX, DI
-	MOVL         beta+156(FP), R8
-	ANDL         $0x7fffffff, R8
+	MOVQ         96(SP), SI
+	VBROADCASTSS alpha+160(FP), X0
+	MOVQ         ldd+24(FP), DI
+	SHLQ         $0x02, DI
+	MOVQ         BX, R8
+	MOVL         beta+164(FP), R9
+	ANDL         $0x7fffffff, R9
 	JZ           b2r3tNoBeta
-	VBROADCASTSS beta+156(FP), X1
-	VMOVQ        (DI), X4
-	VINSERTPS    $0x20, 8(DI), X4, X4
+	VBROADCASTSS beta+164(FP), X1
+	VMOVSS       (R8), X4
+	VINSERTPS    $0x10, (R8)(SI*1), X4, X4
+	VINSERTPS    $0x20, (R8)(SI*2), X4, X4
 	VMULPS       X1, X4, X4
 	VFMADD231PS  X0, X2, X4
-	VMOVQ        X4, (DI)
-	VEXTRACTPS   $0x02, X4, 8(DI)
-	ADDQ         SI, DI
-	VMOVQ        (DI), X2
-	VINSERTPS    $0x20, 8(DI), X2, X2
+	VMOVSS       X4, (R8)
+	VEXTRACTPS   $0x01, X4, (R8)(SI*1)
+	VEXTRACTPS   $0x02, X4, (R8)(SI*2)
+	ADDQ         DI, R8
+	VMOVSS       (R8), X2
+	VINSERTPS    $0x10, (R8)(SI*1), X2, X2
+	VINSERTPS    $0x20, (R8)(SI*2), X2, X2
 	VMULPS       X1, X2, X2
 	VFMADD231PS  X0, X3, X2
-	VMOVQ        X2, (DI)
-	VEXTRACTPS   $0x02, X2, 8(DI)
+	VMOVSS       X2, (R8)
+	VEXTRACTPS   $0x01, X2, (R8)(SI*1)
+	VEXTRACTPS   $0x02, X2, (R8)(SI*2)
 	JMP          b2r3tDone
 
 b2r3tNoBeta:
 	VMULPS     X0, X2, X2
-	VMOVQ      X2, (DI)
-	VEXTRACTPS $0x02, X2, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X2, (R8)
+	VEXTRACTPS $0x01, X2, (R8)(SI*1)
+	VEXTRACTPS $0x02, X2, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X0, X3, X3
-	VMOVQ      X3, (DI)
-	VEXTRACTPS $0x02, X3, 8(DI)
+	VMOVSS     X3, (R8)
+	VEXTRACTPS $0x01, X3, (R8)(SI*1)
+	VEXTRACTPS $0x02, X3, (R8)(SI*2)
 
 b2r3tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x0000000c, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x0000000c, BX
-	SUBQ   $0x00000003, (SP)
-	JMP    b2r3
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b2r3
 
 b2r3End:
 b2r1:
-	CMPQ    (SP), $0x00000001
-	JB      b2r1End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    8(SP), $0x00000000
+	JE      b2r1End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), SI
 	SHLQ    $0x02, SI
 	MOVQ    DX, DI
 	MOVQ    AX, R8
 	VXORPS  Y0, Y0, Y0
 	VXORPS  Y1, Y1, Y1
-	MOVQ    cols+104(FP), R9
+	MOVQ    cols+112(FP), R9
 	SHRQ    $0x03, R9
 	JZ      b2r1tTail
-	MOVQ    64(SP), R10
+	MOVQ    104(SP), R10
 	XORQ    R11, R11
 	TESTQ   R10, R10
 	CMOVQLT R11, R10
 	CMPQ    R10, R9
 	CMOVQGT R9, R10
-	MOVQ    72(SP), R11
+	MOVQ    112(SP), R11
 	XORQ    R12, R12
 	TESTQ   R11, R11
 	CMOVQLT R12, R11
@@ -1263,8 +1305,6 @@ b2r1tBefore:
 b2r1tBeforeEnd:
 	TESTQ R10, R10
 	JZ    b2r1tWindowEnd
-	MOVQ  56(SP), R9
-	ADDQ  DI, R9
 
 b2r1tWindow:
 	VMOVUPS     (DI), Y2
@@ -1272,16 +1312,10 @@ b2r1tWindow:
 	VFMADD231PS Y2, Y3, Y0
 	VMOVUPS     (R8)(SI*1), Y3
 	VFMADD231PS Y2, Y3, Y1
-	TESTQ       $0x00000020, R9
-	JNZ         b2r1tWindowNoPF
-	PREFETCHT0  (R9)
-
-b2r1tWindowNoPF:
-	ADDQ $0x00000020, R9
-	ADDQ $0x00000020, DI
-	ADDQ $0x00000020, R8
-	DECQ R10
-	JNZ  b2r1tWindow
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	DECQ        R10
+	JNZ         b2r1tWindow
 
 b2r1tWindowEnd:
 	TESTQ R11, R11
@@ -1300,7 +1334,7 @@ b2r1tAfter:
 
 b2r1tAfterEnd:
 b2r1tTail:
-	MOVQ        cols+104(FP), R9
+	MOVQ        cols+112(FP), R9
 	ANDQ        $0x00000007, R9
 	JZ          b2r1tReduce
 	LEAQ        (R9)(R9*2), R10
@@ -1331,14 +1365,14 @@ b2r1tReduce:
 	VADDPS       X2, X1, X1
 	VSHUFPS      $0xb1, X1, X1, X2
 	VADDPS       X2, X1, X1
-	VBROADCASTSS alpha+152(FP), X2
+	VBROADCASTSS alpha+160(FP), X2
 	MOVQ         ldd+24(FP), SI
 	SHLQ         $0x02, SI
 	MOVQ         BX, DI
-	MOVL         beta+156(FP), R8
+	MOVL         beta+164(FP), R8
 	ANDL         $0x7fffffff, R8
 	JZ           b2r1tNoBeta
-	VBROADCASTSS beta+156(FP), X3
+	VBROADCASTSS beta+164(FP), X3
 	VMOVSS       (DI), X4
 	VMULPS       X3, X4, X4
 	VFMADD231PS  X2, X0, X4
@@ -1358,12 +1392,12 @@ b2r1tNoBeta:
 	VMOVSS X1, (DI)
 
 b2r1tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x00000004, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x00000004, BX
-	SUBQ   $0x00000001, (SP)
-	JMP    b2r1
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b2r1
 
 b2r1End:
 	MOVQ   ldx+88(FP), DX
@@ -1372,39 +1406,40 @@ b2r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 64(SP)
-	SUBQ   DX, 72(SP)
-	CMPQ   16(SP), $0x00000000
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
 	JE     b2Small
-	DECQ   16(SP)
+	DECQ   24(SP)
 
 b2Small:
-	SUBQ $0x00000002, 8(SP)
+	SUBQ $0x00000002, 16(SP)
 	JMP  b2
 
 b2End:
 b1:
-	CMPQ 8(SP), $0x00000001
+	CMPQ 16(SP), $0x00000001
 	JB   b1End
-	MOVQ gs+136(FP), DX
-	CMPQ 16(SP), $0x00000000
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
 	JNE  b1Big
 	DECQ DX
 
 b1Big:
 	CMPQ DX, $0x00000001
 	JNE  b1End
-	MOVQ 24(SP), DX
+	MOVQ 32(SP), DX
 	MOVQ CX, BX
-	MOVQ 40(SP), SI
+	MOVQ 48(SP), SI
 	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
 
 b1r3:
-	CMPQ    (SP), $0x00000003
-	JB      b1r3End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    (SP), $0x00000000
+	JE      b1r3End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), DI
 	SHLQ    $0x02, DI
 	MOVQ    DX, DI
@@ -1412,16 +1447,16 @@ b1r3:
 	VXORPS  Y0, Y0, Y0
 	VXORPS  Y1, Y1, Y1
 	VXORPS  Y2, Y2, Y2
-	MOVQ    cols+104(FP), R9
+	MOVQ    cols+112(FP), R9
 	SHRQ    $0x03, R9
 	JZ      b1r3tTail
-	MOVQ    64(SP), R10
+	MOVQ    104(SP), R10
 	XORQ    R11, R11
 	TESTQ   R10, R10
 	CMOVQLT R11, R10
 	CMPQ    R10, R9
 	CMOVQGT R9, R10
-	MOVQ    72(SP), R11
+	MOVQ    112(SP), R11
 	XORQ    R12, R12
 	TESTQ   R11, R11
 	CMOVQLT R12, R11
@@ -1448,7 +1483,7 @@ b1r3tBefore:
 b1r3tBeforeEnd:
 	TESTQ R10, R10
 	JZ    b1r3tWindowEnd
-	MOVQ  56(SP), R9
+	MOVQ  80(SP), R9
 	ADDQ  DI, R9
 
 b1r3tWindow:
@@ -1491,7 +1526,7 @@ b1r3tAfter:
 
 b1r3tAfterEnd:
 b1r3tTail:
-	MOVQ        cols+104(FP), R9
+	MOVQ        cols+112(FP), R9
 	ANDQ        $0x00000007, R9
 	JZ          b1r3tReduce
 	LEAQ        (R9)(R9*2), R10
@@ -1524,56 +1559,59 @@ b1r3tReduce:
 	VADDPS       Y0, Y1, Y1
 	VEXTRACTF128 $0x01, Y1, X0
 	VADDPS       X0, X1, X1
-	VBROADCASTSS alpha+152(FP), X0
-	MOVQ         ldd+24(FP), SI
-	SHLQ         $0x02, SI
-	MOVQ         BX, SI
-	MOVL         beta+156(FP), DI
-	ANDL         $0x7fffffff, DI
+	MOVQ         96(SP), SI
+	VBROADCASTSS alpha+160(FP), X0
+	MOVQ         ldd+24(FP), DI
+	SHLQ         $0x02, DI
+	MOVQ         BX, DI
+	MOVL         beta+164(FP), R8
+	ANDL         $0x7fffffff, R8
 	JZ           b1r3tNoBeta
-	VBROADCASTSS beta+156(FP), X2
-	VMOVQ        (SI), X3
-	VINSERTPS    $0x20, 8(SI), X3, X3
+	VBROADCASTSS beta+164(FP), X2
+	VMOVSS       (DI), X3
+	VINSERTPS    $0x10, (DI)(SI*1), X3, X3
+	VINSERTPS    $0x20, (DI)(SI*2), X3, X3
 	VMULPS       X2, X3, X3
 	VFMADD231PS  X0, X1, X3
-	VMOVQ        X3, (SI)
-	VEXTRACTPS   $0x02, X3, 8(SI)
+	VMOVSS       X3, (DI)
+	VEXTRACTPS   $0x01, X3, (DI)(SI*1)
+	VEXTRACTPS   $0x02, X3, (DI)(SI*2)
 	JMP          b1r3tDone
 
 b1r3tNoBeta:
 	VMULPS     X0, X1, X1
-	VMOVQ      X1, (SI)
-	VEXTRACTPS $0x02, X1, 8(SI)
+	VMOVSS     X1, (DI)
+	VEXTRACTPS $0x01, X1, (DI)(SI*1)
+	VEXTRACTPS $0x02, X1, (DI)(SI*2)
 
 b1r3tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x0000000c, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x0000000c, BX
-	SUBQ   $0x00000003, (SP)
-	JMP    b1r3
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b1r3
 
 b1r3End:
 b1r1:
-	CMPQ    (SP), $0x00000001
-	JB      b1r1End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    8(SP), $0x00000000
+	JE      b1r1End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), SI
 	SHLQ    $0x02, SI
 	MOVQ    DX, SI
 	MOVQ    AX, DI
 	VXORPS  Y0, Y0, Y0
-	MOVQ    cols+104(FP), R8
+	MOVQ    cols+112(FP), R8
 	SHRQ    $0x03, R8
 	JZ      b1r1tTail
-	MOVQ    64(SP), R9
+	MOVQ    104(SP), R9
 	XORQ    R10, R10
 	TESTQ   R9, R9
 	CMOVQLT R10, R9
 	CMPQ    R9, R8
 	CMOVQGT R8, R9
-	MOVQ    72(SP), R10
+	MOVQ    112(SP), R10
 	XORQ    R11, R11
 	TESTQ   R10, R10
 	CMOVQLT R11, R10
@@ -1596,23 +1634,15 @@ b1r1tBefore:
 b1r1tBeforeEnd:
 	TESTQ R9, R9
 	JZ    b1r1tWindowEnd
-	MOVQ  56(SP), R8
-	ADDQ  SI, R8
 
 b1r1tWindow:
 	VMOVUPS     (SI), Y1
 	VMOVUPS     (DI), Y2
 	VFMADD231PS Y1, Y2, Y0
-	TESTQ       $0x00000020, R8
-	JNZ         b1r1tWindowNoPF
-	PREFETCHT0  (R8)
-
-b1r1tWindowNoPF:
-	ADDQ $0x00000020, R8
-	ADDQ $0x00000020, SI
-	ADDQ $0x00000020, DI
-	DECQ R9
-	JNZ  b1r1tWindow
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	DECQ        R9
+	JNZ         b1r1tWindow
 
 b1r1tWindowEnd:
 	TESTQ R10, R10
@@ -1629,7 +1659,7 @@ b1r1tAfter:
 
 b1r1tAfterEnd:
 b1r1tTail:
-	MOVQ        cols+104(FP), R8
+	MOVQ        cols+112(FP), R8
 	ANDQ        $0x00000007, R8
 	JZ          b1r1tReduce
 	LEAQ        (R8)(R8*2), R9
@@ -1651,14 +1681,14 @@ b1r1tReduce:
 	VADDPS       X1, X0, X0
 	VSHUFPS      $0xb1, X0, X0, X1
 	VADDPS       X1, X0, X0
-	VBROADCASTSS alpha+152(FP), X1
+	VBROADCASTSS alpha+160(FP), X1
 	MOVQ         ldd+24(FP), SI
 	SHLQ         $0x02, SI
 	MOVQ         BX, SI
-	MOVL         beta+156(FP), DI
+	MOVL         beta+164(FP), DI
 	ANDL         $0x7fffffff, DI
 	JZ           b1r1tNoBeta
-	VBROADCASTSS beta+156(FP), X2
+	VBROADCASTSS beta+164(FP), X2
 	VMOVSS       (SI), X3
 	VMULPS       X2, X3, X3
 	VFMADD231PS  X1, X0, X3
@@ -1670,12 +1700,12 @@ b1r1tNoBeta:
 	VMOVSS X0, (SI)
 
 b1r1tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x00000004, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x00000004, BX
-	SUBQ   $0x00000001, (SP)
-	JMP    b1r1
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b1r1
 
 b1r1End:
 	MOVQ   ldx+88(FP), DX
@@ -1684,27 +1714,26 @@ b1r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 64(SP)
-	SUBQ   DX, 72(SP)
-	CMPQ   16(SP), $0x00000000
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
 	JE     b1Small
-	DECQ   16(SP)
+	DECQ   24(SP)
 
 b1Small:
-	SUBQ $0x00000001, 8(SP)
+	SUBQ $0x00000001, 16(SP)
 	JMP  b1
 
 b1End:
-	MOVQ  40(SP), AX
+	MOVQ  48(SP), AX
 	MOVQ  lda+56(FP), CX
 	SHLQ  $0x02, CX
 	IMULQ AX, CX
-	ADDQ  CX, 24(SP)
+	ADDQ  CX, 32(SP)
+	SUBQ  AX, 64(SP)
 	SHLQ  $0x02, AX
-	ADDQ  AX, 32(SP)
-	SHRQ  $0x02, AX
-	SUBQ  AX, 48(SP)
+	ADDQ  AX, 40(SP)
 	JMP   panel
 
 done:
@@ -1729,10 +1758,10 @@ DATA tailmask<>+56(SB)/4, $0xffffffff
 DATA tailmask<>+60(SB)/4, $0xffffffff
 GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 
-// func skinnyNTAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
+// func skinnyNTAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, chunk int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV, FMA3, MMX+
-TEXT ·skinnyNTAVX512(SB), NOSPLIT, $80-160
-	MOVQ  cols+104(FP), AX
+TEXT ·skinnyNTAVX512(SB), NOSPLIT, $120-168
+	MOVQ  cols+112(FP), AX
 	ANDQ  $0x0000000f, AX
 	JZ    maskDone
 	MOVL  $0x0000ffff, CX
@@ -1740,60 +1769,89 @@ TEXT ·skinnyNTAVX512(SB), NOSPLIT, $80-160
 	KMOVW CX, K1
 
 maskDone:
-	MOVQ  lda+56(FP), AX
-	SHLQ  $0x02, AX
-	MOVQ  panel+120(FP), CX
-	IMULQ CX, AX
-	MOVQ  AX, 56(SP)
-	MOVQ  a_base+32(FP), AX
-	MOVQ  d_base+0(FP), CX
-	MOVQ  rows+96(FP), DX
-	MOVQ  AX, 24(SP)
-	MOVQ  CX, 32(SP)
-	MOVQ  DX, 48(SP)
+	MOVQ   lda+56(FP), AX
+	SHLQ   $0x02, AX
+	MOVQ   panel+128(FP), CX
+	IMULQ  AX, CX
+	MOVQ   CX, 80(SP)
+	MOVQ   chunk+104(FP), CX
+	IMULQ  CX, AX
+	MOVQ   AX, 88(SP)
+	SHLQ   $0x02, CX
+	MOVQ   CX, 96(SP)
+	MOVQ   a_base+32(FP), AX
+	MOVQ   d_base+0(FP), CX
+	MOVQ   AX, 32(SP)
+	MOVQ   CX, 40(SP)
+	MOVQ   chunk+104(FP), AX
+	MOVQ   rows+96(FP), CX
+	MOVQ   AX, 64(SP)
+	IMUL3Q $0x00000003, AX, AX
+	SUBQ   AX, CX
+	MOVQ   CX, 72(SP)
 
 panel:
-	MOVQ    panel+120(FP), CX
-	MOVQ    48(SP), AX
-	TESTQ   AX, AX
-	JZ      done
+	MOVQ    panel+128(FP), CX
+	XORQ    DX, DX
+	MOVQ    64(SP), AX
 	CMPQ    AX, CX
 	CMOVQGT CX, AX
-	MOVQ    AX, 40(SP)
-	MOVQ    cols+104(FP), AX
-	MOVQ    pfw+128(FP), CX
-	SHRQ    $0x04, AX
-	MOVQ    AX, 64(SP)
-	SUBQ    CX, AX
-	MOVQ    AX, 72(SP)
-	MOVQ    x_base+64(FP), AX
-	MOVQ    32(SP), CX
-	MOVQ    batch+112(FP), DX
-	MOVQ    DX, 8(SP)
-	MOVQ    nbig+144(FP), DX
-	MOVQ    DX, 16(SP)
+	MOVQ    AX, 48(SP)
+	MOVQ    DX, 56(SP)
+	TESTQ   AX, AX
+	JNZ     panelSet
+	MOVQ    72(SP), AX
+	TESTQ   AX, AX
+	JZ      done
+	MOVQ    AX, 56(SP)
+	MOVQ    DX, 72(SP)
+	MOVQ    88(SP), AX
+	MOVQ    a_base+32(FP), CX
+	LEAQ    (CX)(AX*2), CX
+	ADDQ    AX, CX
+	MOVQ    CX, 32(SP)
+	MOVQ    96(SP), AX
+	MOVQ    d_base+0(FP), CX
+	LEAQ    (CX)(AX*2), CX
+	ADDQ    AX, CX
+	MOVQ    CX, 40(SP)
+
+panelSet:
+	MOVQ cols+112(FP), AX
+	MOVQ pfw+136(FP), CX
+	SHRQ $0x04, AX
+	MOVQ AX, 104(SP)
+	SUBQ CX, AX
+	MOVQ AX, 112(SP)
+	MOVQ x_base+64(FP), AX
+	MOVQ 40(SP), CX
+	MOVQ batch+120(FP), DX
+	MOVQ DX, 16(SP)
+	MOVQ nbig+152(FP), DX
+	MOVQ DX, 24(SP)
 
 b8:
-	CMPQ 8(SP), $0x00000008
+	CMPQ 16(SP), $0x00000008
 	JB   b8End
-	MOVQ gs+136(FP), DX
-	CMPQ 16(SP), $0x00000000
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
 	JNE  b8Big
 	DECQ DX
 
 b8Big:
 	CMPQ DX, $0x00000008
 	JNE  b8End
-	MOVQ 24(SP), DX
+	MOVQ 32(SP), DX
 	MOVQ CX, BX
-	MOVQ 40(SP), SI
+	MOVQ 48(SP), SI
 	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
 
 b8r3:
-	CMPQ    (SP), $0x00000003
-	JB      b8r3End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    (SP), $0x00000000
+	JE      b8r3End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), DI
 	SHLQ    $0x02, DI
 	MOVQ    DX, R8
@@ -1826,16 +1884,16 @@ b8r3:
 	VXORPS  Z21, Z21, Z21
 	VXORPS  Z22, Z22, Z22
 	VXORPS  Z23, Z23, Z23
-	MOVQ    cols+104(FP), R12
+	MOVQ    cols+112(FP), R12
 	SHRQ    $0x04, R12
 	JZ      b8r3tTail
-	MOVQ    64(SP), R13
+	MOVQ    104(SP), R13
 	XORQ    R14, R14
 	TESTQ   R13, R13
 	CMOVQLT R14, R13
 	CMPQ    R13, R12
 	CMOVQGT R12, R13
-	MOVQ    72(SP), R14
+	MOVQ    112(SP), R14
 	XORQ    R15, R15
 	TESTQ   R14, R14
 	CMOVQLT R15, R14
@@ -1892,7 +1950,7 @@ b8r3tBefore:
 b8r3tBeforeEnd:
 	TESTQ R13, R13
 	JZ    b8r3tWindowEnd
-	MOVQ  56(SP), R12
+	MOVQ  80(SP), R12
 	ADDQ  R8, R12
 
 b8r3tWindow:
@@ -1991,7 +2049,7 @@ b8r3tAfter:
 
 b8r3tAfterEnd:
 b8r3tTail:
-	MOVQ        cols+104(FP), R12
+	MOVQ        cols+112(FP), R12
 	ANDQ        $0x0000000f, R12
 	JZ          b8r3tReduce
 	VMOVUPS.Z   (R8), K1, Z24
@@ -2110,118 +2168,142 @@ b8r3tReduce:
 	VEXTRACTF32X4 $0x01, Z6, X0
 	VEXTRACTF32X4 $0x02, Z6, X2
 	VEXTRACTF32X4 $0x03, Z6, X7
-	VBROADCASTSS  alpha+152(FP), X8
-	MOVQ          ldd+24(FP), SI
-	SHLQ          $0x02, SI
-	MOVQ          BX, DI
-	MOVL          beta+156(FP), R8
-	ANDL          $0x7fffffff, R8
+	MOVQ          96(SP), SI
+	VBROADCASTSS  alpha+160(FP), X8
+	MOVQ          ldd+24(FP), DI
+	SHLQ          $0x02, DI
+	MOVQ          BX, R8
+	MOVL          beta+164(FP), R9
+	ANDL          $0x7fffffff, R9
 	JZ            b8r3tNoBeta
-	VBROADCASTSS  beta+156(FP), X9
-	VMOVQ         (DI), X10
-	VINSERTPS     $0x20, 8(DI), X10, X10
+	VBROADCASTSS  beta+164(FP), X9
+	VMOVSS        (R8), X10
+	VINSERTPS     $0x10, (R8)(SI*1), X10, X10
+	VINSERTPS     $0x20, (R8)(SI*2), X10, X10
 	VMULPS        X9, X10, X10
 	VFMADD231PS   X8, X1, X10
-	VMOVQ         X10, (DI)
-	VEXTRACTPS    $0x02, X10, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X1
-	VINSERTPS     $0x20, 8(DI), X1, X1
+	VMOVSS        X10, (R8)
+	VEXTRACTPS    $0x01, X10, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X10, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
 	VMULPS        X9, X1, X1
 	VFMADD231PS   X8, X3, X1
-	VMOVQ         X1, (DI)
-	VEXTRACTPS    $0x02, X1, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X1
-	VINSERTPS     $0x20, 8(DI), X1, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
 	VMULPS        X9, X1, X1
 	VFMADD231PS   X8, X4, X1
-	VMOVQ         X1, (DI)
-	VEXTRACTPS    $0x02, X1, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X1
-	VINSERTPS     $0x20, 8(DI), X1, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
 	VMULPS        X9, X1, X1
 	VFMADD231PS   X8, X5, X1
-	VMOVQ         X1, (DI)
-	VEXTRACTPS    $0x02, X1, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X1
-	VINSERTPS     $0x20, 8(DI), X1, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
 	VMULPS        X9, X1, X1
 	VFMADD231PS   X8, X6, X1
-	VMOVQ         X1, (DI)
-	VEXTRACTPS    $0x02, X1, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X1
-	VINSERTPS     $0x20, 8(DI), X1, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
 	VMULPS        X9, X1, X1
 	VFMADD231PS   X8, X0, X1
-	VMOVQ         X1, (DI)
-	VEXTRACTPS    $0x02, X1, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X0
-	VINSERTPS     $0x20, 8(DI), X0, X0
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
 	VMULPS        X9, X0, X0
 	VFMADD231PS   X8, X2, X0
-	VMOVQ         X0, (DI)
-	VEXTRACTPS    $0x02, X0, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X0
-	VINSERTPS     $0x20, 8(DI), X0, X0
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
 	VMULPS        X9, X0, X0
 	VFMADD231PS   X8, X7, X0
-	VMOVQ         X0, (DI)
-	VEXTRACTPS    $0x02, X0, 8(DI)
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
 	JMP           b8r3tDone
 
 b8r3tNoBeta:
 	VMULPS     X8, X1, X1
-	VMOVQ      X1, (DI)
-	VEXTRACTPS $0x02, X1, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X1, (R8)
+	VEXTRACTPS $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS $0x02, X1, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X8, X3, X3
-	VMOVQ      X3, (DI)
-	VEXTRACTPS $0x02, X3, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X3, (R8)
+	VEXTRACTPS $0x01, X3, (R8)(SI*1)
+	VEXTRACTPS $0x02, X3, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X8, X4, X4
-	VMOVQ      X4, (DI)
-	VEXTRACTPS $0x02, X4, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X4, (R8)
+	VEXTRACTPS $0x01, X4, (R8)(SI*1)
+	VEXTRACTPS $0x02, X4, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X8, X5, X5
-	VMOVQ      X5, (DI)
-	VEXTRACTPS $0x02, X5, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X5, (R8)
+	VEXTRACTPS $0x01, X5, (R8)(SI*1)
+	VEXTRACTPS $0x02, X5, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X8, X6, X6
-	VMOVQ      X6, (DI)
-	VEXTRACTPS $0x02, X6, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X6, (R8)
+	VEXTRACTPS $0x01, X6, (R8)(SI*1)
+	VEXTRACTPS $0x02, X6, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X8, X0, X0
-	VMOVQ      X0, (DI)
-	VEXTRACTPS $0x02, X0, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X0, (R8)
+	VEXTRACTPS $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS $0x02, X0, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X8, X2, X2
-	VMOVQ      X2, (DI)
-	VEXTRACTPS $0x02, X2, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X2, (R8)
+	VEXTRACTPS $0x01, X2, (R8)(SI*1)
+	VEXTRACTPS $0x02, X2, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X8, X7, X7
-	VMOVQ      X7, (DI)
-	VEXTRACTPS $0x02, X7, 8(DI)
+	VMOVSS     X7, (R8)
+	VEXTRACTPS $0x01, X7, (R8)(SI*1)
+	VEXTRACTPS $0x02, X7, (R8)(SI*2)
 
 b8r3tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x0000000c, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x0000000c, BX
-	SUBQ   $0x00000003, (SP)
-	JMP    b8r3
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b8r3
 
 b8r3End:
 b8r1:
-	CMPQ    (SP), $0x00000001
-	JB      b8r1End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    8(SP), $0x00000000
+	JE      b8r1End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), SI
 	SHLQ    $0x02, SI
 	MOVQ    DX, DI
@@ -2238,16 +2320,16 @@ b8r1:
 	VXORPS  Z5, Z5, Z5
 	VXORPS  Z6, Z6, Z6
 	VXORPS  Z7, Z7, Z7
-	MOVQ    cols+104(FP), R11
+	MOVQ    cols+112(FP), R11
 	SHRQ    $0x04, R11
 	JZ      b8r1tTail
-	MOVQ    64(SP), R12
+	MOVQ    104(SP), R12
 	XORQ    R13, R13
 	TESTQ   R12, R12
 	CMOVQLT R13, R12
 	CMPQ    R12, R11
 	CMOVQGT R11, R12
-	MOVQ    72(SP), R13
+	MOVQ    112(SP), R13
 	XORQ    R14, R14
 	TESTQ   R13, R13
 	CMOVQLT R14, R13
@@ -2286,8 +2368,6 @@ b8r1tBefore:
 b8r1tBeforeEnd:
 	TESTQ R12, R12
 	JZ    b8r1tWindowEnd
-	MOVQ  56(SP), R11
-	ADDQ  DI, R11
 
 b8r1tWindow:
 	VMOVUPS     (DI), Z8
@@ -2307,8 +2387,6 @@ b8r1tWindow:
 	VFMADD231PS Z8, Z9, Z6
 	VMOVUPS     (R10)(SI*1), Z9
 	VFMADD231PS Z8, Z9, Z7
-	PREFETCHT0  (R11)
-	ADDQ        $0x00000040, R11
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R8
 	ADDQ        $0x00000040, R9
@@ -2347,7 +2425,7 @@ b8r1tAfter:
 
 b8r1tAfterEnd:
 b8r1tTail:
-	MOVQ        cols+104(FP), R11
+	MOVQ        cols+112(FP), R11
 	ANDQ        $0x0000000f, R11
 	JZ          b8r1tReduce
 	VMOVUPS.Z   (DI), K1, Z8
@@ -2433,14 +2511,14 @@ b8r1tReduce:
 	VADDPS        X8, X7, X7
 	VSHUFPS       $0xb1, X7, X7, X8
 	VADDPS        X8, X7, X7
-	VBROADCASTSS  alpha+152(FP), X8
+	VBROADCASTSS  alpha+160(FP), X8
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+156(FP), R8
+	MOVL          beta+164(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b8r1tNoBeta
-	VBROADCASTSS  beta+156(FP), X9
+	VBROADCASTSS  beta+164(FP), X9
 	VMOVSS        (DI), X10
 	VMULPS        X9, X10, X10
 	VFMADD231PS   X8, X0, X10
@@ -2508,12 +2586,12 @@ b8r1tNoBeta:
 	VMOVSS X7, (DI)
 
 b8r1tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x00000004, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x00000004, BX
-	SUBQ   $0x00000001, (SP)
-	JMP    b8r1
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b8r1
 
 b8r1End:
 	MOVQ   ldx+88(FP), DX
@@ -2522,39 +2600,40 @@ b8r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000020, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 64(SP)
-	SUBQ   DX, 72(SP)
-	CMPQ   16(SP), $0x00000000
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
 	JE     b8Small
-	DECQ   16(SP)
+	DECQ   24(SP)
 
 b8Small:
-	SUBQ $0x00000008, 8(SP)
+	SUBQ $0x00000008, 16(SP)
 	JMP  b8
 
 b8End:
 b7:
-	CMPQ 8(SP), $0x00000007
+	CMPQ 16(SP), $0x00000007
 	JB   b7End
-	MOVQ gs+136(FP), DX
-	CMPQ 16(SP), $0x00000000
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
 	JNE  b7Big
 	DECQ DX
 
 b7Big:
 	CMPQ DX, $0x00000007
 	JNE  b7End
-	MOVQ 24(SP), DX
+	MOVQ 32(SP), DX
 	MOVQ CX, BX
-	MOVQ 40(SP), SI
+	MOVQ 48(SP), SI
 	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
 
 b7r3:
-	CMPQ    (SP), $0x00000003
-	JB      b7r3End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    (SP), $0x00000000
+	JE      b7r3End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), DI
 	SHLQ    $0x02, DI
 	MOVQ    DX, R8
@@ -2584,16 +2663,16 @@ b7r3:
 	VXORPS  Z18, Z18, Z18
 	VXORPS  Z19, Z19, Z19
 	VXORPS  Z20, Z20, Z20
-	MOVQ    cols+104(FP), R12
+	MOVQ    cols+112(FP), R12
 	SHRQ    $0x04, R12
 	JZ      b7r3tTail
-	MOVQ    64(SP), R13
+	MOVQ    104(SP), R13
 	XORQ    R14, R14
 	TESTQ   R13, R13
 	CMOVQLT R14, R13
 	CMPQ    R13, R12
 	CMOVQGT R12, R13
-	MOVQ    72(SP), R14
+	MOVQ    112(SP), R14
 	XORQ    R15, R15
 	TESTQ   R14, R14
 	CMOVQLT R15, R14
@@ -2646,7 +2725,7 @@ b7r3tBefore:
 b7r3tBeforeEnd:
 	TESTQ R13, R13
 	JZ    b7r3tWindowEnd
-	MOVQ  56(SP), R12
+	MOVQ  80(SP), R12
 	ADDQ  R8, R12
 
 b7r3tWindow:
@@ -2737,7 +2816,7 @@ b7r3tAfter:
 
 b7r3tAfterEnd:
 b7r3tTail:
-	MOVQ        cols+104(FP), R12
+	MOVQ        cols+112(FP), R12
 	ANDQ        $0x0000000f, R12
 	JZ          b7r3tReduce
 	VMOVUPS.Z   (R8), K1, Z21
@@ -2848,107 +2927,128 @@ b7r3tReduce:
 	VPERMI2PS     Z0, Z2, Z6
 	VEXTRACTF32X4 $0x01, Z6, X0
 	VEXTRACTF32X4 $0x02, Z6, X2
-	VBROADCASTSS  alpha+152(FP), X7
-	MOVQ          ldd+24(FP), SI
-	SHLQ          $0x02, SI
-	MOVQ          BX, DI
-	MOVL          beta+156(FP), R8
-	ANDL          $0x7fffffff, R8
+	MOVQ          96(SP), SI
+	VBROADCASTSS  alpha+160(FP), X7
+	MOVQ          ldd+24(FP), DI
+	SHLQ          $0x02, DI
+	MOVQ          BX, R8
+	MOVL          beta+164(FP), R9
+	ANDL          $0x7fffffff, R9
 	JZ            b7r3tNoBeta
-	VBROADCASTSS  beta+156(FP), X8
-	VMOVQ         (DI), X9
-	VINSERTPS     $0x20, 8(DI), X9, X9
+	VBROADCASTSS  beta+164(FP), X8
+	VMOVSS        (R8), X9
+	VINSERTPS     $0x10, (R8)(SI*1), X9, X9
+	VINSERTPS     $0x20, (R8)(SI*2), X9, X9
 	VMULPS        X8, X9, X9
 	VFMADD231PS   X7, X1, X9
-	VMOVQ         X9, (DI)
-	VEXTRACTPS    $0x02, X9, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X1
-	VINSERTPS     $0x20, 8(DI), X1, X1
+	VMOVSS        X9, (R8)
+	VEXTRACTPS    $0x01, X9, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X9, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
 	VMULPS        X8, X1, X1
 	VFMADD231PS   X7, X3, X1
-	VMOVQ         X1, (DI)
-	VEXTRACTPS    $0x02, X1, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X1
-	VINSERTPS     $0x20, 8(DI), X1, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
 	VMULPS        X8, X1, X1
 	VFMADD231PS   X7, X4, X1
-	VMOVQ         X1, (DI)
-	VEXTRACTPS    $0x02, X1, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X1
-	VINSERTPS     $0x20, 8(DI), X1, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
 	VMULPS        X8, X1, X1
 	VFMADD231PS   X7, X5, X1
-	VMOVQ         X1, (DI)
-	VEXTRACTPS    $0x02, X1, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X1
-	VINSERTPS     $0x20, 8(DI), X1, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
 	VMULPS        X8, X1, X1
 	VFMADD231PS   X7, X6, X1
-	VMOVQ         X1, (DI)
-	VEXTRACTPS    $0x02, X1, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X1
-	VINSERTPS     $0x20, 8(DI), X1, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
 	VMULPS        X8, X1, X1
 	VFMADD231PS   X7, X0, X1
-	VMOVQ         X1, (DI)
-	VEXTRACTPS    $0x02, X1, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X0
-	VINSERTPS     $0x20, 8(DI), X0, X0
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
 	VMULPS        X8, X0, X0
 	VFMADD231PS   X7, X2, X0
-	VMOVQ         X0, (DI)
-	VEXTRACTPS    $0x02, X0, 8(DI)
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
 	JMP           b7r3tDone
 
 b7r3tNoBeta:
 	VMULPS     X7, X1, X1
-	VMOVQ      X1, (DI)
-	VEXTRACTPS $0x02, X1, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X1, (R8)
+	VEXTRACTPS $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS $0x02, X1, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X7, X3, X3
-	VMOVQ      X3, (DI)
-	VEXTRACTPS $0x02, X3, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X3, (R8)
+	VEXTRACTPS $0x01, X3, (R8)(SI*1)
+	VEXTRACTPS $0x02, X3, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X7, X4, X4
-	VMOVQ      X4, (DI)
-	VEXTRACTPS $0x02, X4, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X4, (R8)
+	VEXTRACTPS $0x01, X4, (R8)(SI*1)
+	VEXTRACTPS $0x02, X4, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X7, X5, X5
-	VMOVQ      X5, (DI)
-	VEXTRACTPS $0x02, X5, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X5, (R8)
+	VEXTRACTPS $0x01, X5, (R8)(SI*1)
+	VEXTRACTPS $0x02, X5, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X7, X6, X6
-	VMOVQ      X6, (DI)
-	VEXTRACTPS $0x02, X6, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X6, (R8)
+	VEXTRACTPS $0x01, X6, (R8)(SI*1)
+	VEXTRACTPS $0x02, X6, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X7, X0, X0
-	VMOVQ      X0, (DI)
-	VEXTRACTPS $0x02, X0, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X0, (R8)
+	VEXTRACTPS $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS $0x02, X0, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X7, X2, X2
-	VMOVQ      X2, (DI)
-	VEXTRACTPS $0x02, X2, 8(DI)
+	VMOVSS     X2, (R8)
+	VEXTRACTPS $0x01, X2, (R8)(SI*1)
+	VEXTRACTPS $0x02, X2, (R8)(SI*2)
 
 b7r3tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x0000000c, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x0000000c, BX
-	SUBQ   $0x00000003, (SP)
-	JMP    b7r3
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b7r3
 
 b7r3End:
 b7r1:
-	CMPQ    (SP), $0x00000001
-	JB      b7r1End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    8(SP), $0x00000000
+	JE      b7r1End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), SI
 	SHLQ    $0x02, SI
 	MOVQ    DX, DI
@@ -2964,16 +3064,16 @@ b7r1:
 	VXORPS  Z4, Z4, Z4
 	VXORPS  Z5, Z5, Z5
 	VXORPS  Z6, Z6, Z6
-	MOVQ    cols+104(FP), R11
+	MOVQ    cols+112(FP), R11
 	SHRQ    $0x04, R11
 	JZ      b7r1tTail
-	MOVQ    64(SP), R12
+	MOVQ    104(SP), R12
 	XORQ    R13, R13
 	TESTQ   R12, R12
 	CMOVQLT R13, R12
 	CMPQ    R12, R11
 	CMOVQGT R11, R12
-	MOVQ    72(SP), R13
+	MOVQ    112(SP), R13
 	XORQ    R14, R14
 	TESTQ   R13, R13
 	CMOVQLT R14, R13
@@ -3010,8 +3110,6 @@ b7r1tBefore:
 b7r1tBeforeEnd:
 	TESTQ R12, R12
 	JZ    b7r1tWindowEnd
-	MOVQ  56(SP), R11
-	ADDQ  DI, R11
 
 b7r1tWindow:
 	VMOVUPS     (DI), Z7
@@ -3029,8 +3127,6 @@ b7r1tWindow:
 	VFMADD231PS Z7, Z8, Z5
 	VMOVUPS     (R10), Z8
 	VFMADD231PS Z7, Z8, Z6
-	PREFETCHT0  (R11)
-	ADDQ        $0x00000040, R11
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R8
 	ADDQ        $0x00000040, R9
@@ -3067,7 +3163,7 @@ b7r1tAfter:
 
 b7r1tAfterEnd:
 b7r1tTail:
-	MOVQ        cols+104(FP), R11
+	MOVQ        cols+112(FP), R11
 	ANDQ        $0x0000000f, R11
 	JZ          b7r1tReduce
 	VMOVUPS.Z   (DI), K1, Z7
@@ -3143,14 +3239,14 @@ b7r1tReduce:
 	VADDPS        X7, X6, X6
 	VSHUFPS       $0xb1, X6, X6, X7
 	VADDPS        X7, X6, X6
-	VBROADCASTSS  alpha+152(FP), X7
+	VBROADCASTSS  alpha+160(FP), X7
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+156(FP), R8
+	MOVL          beta+164(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b7r1tNoBeta
-	VBROADCASTSS  beta+156(FP), X8
+	VBROADCASTSS  beta+164(FP), X8
 	VMOVSS        (DI), X9
 	VMULPS        X8, X9, X9
 	VFMADD231PS   X7, X0, X9
@@ -3210,12 +3306,12 @@ b7r1tNoBeta:
 	VMOVSS X6, (DI)
 
 b7r1tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x00000004, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x00000004, BX
-	SUBQ   $0x00000001, (SP)
-	JMP    b7r1
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b7r1
 
 b7r1End:
 	MOVQ   ldx+88(FP), DX
@@ -3224,39 +3320,40 @@ b7r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000001c, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 64(SP)
-	SUBQ   DX, 72(SP)
-	CMPQ   16(SP), $0x00000000
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
 	JE     b7Small
-	DECQ   16(SP)
+	DECQ   24(SP)
 
 b7Small:
-	SUBQ $0x00000007, 8(SP)
+	SUBQ $0x00000007, 16(SP)
 	JMP  b7
 
 b7End:
 b6:
-	CMPQ 8(SP), $0x00000006
+	CMPQ 16(SP), $0x00000006
 	JB   b6End
-	MOVQ gs+136(FP), DX
-	CMPQ 16(SP), $0x00000000
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
 	JNE  b6Big
 	DECQ DX
 
 b6Big:
 	CMPQ DX, $0x00000006
 	JNE  b6End
-	MOVQ 24(SP), DX
+	MOVQ 32(SP), DX
 	MOVQ CX, BX
-	MOVQ 40(SP), SI
+	MOVQ 48(SP), SI
 	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
 
 b6r3:
-	CMPQ    (SP), $0x00000003
-	JB      b6r3End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    (SP), $0x00000000
+	JE      b6r3End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), DI
 	SHLQ    $0x02, DI
 	MOVQ    DX, R8
@@ -3281,16 +3378,16 @@ b6r3:
 	VXORPS  Z15, Z15, Z15
 	VXORPS  Z16, Z16, Z16
 	VXORPS  Z17, Z17, Z17
-	MOVQ    cols+104(FP), R11
+	MOVQ    cols+112(FP), R11
 	SHRQ    $0x04, R11
 	JZ      b6r3tTail
-	MOVQ    64(SP), R12
+	MOVQ    104(SP), R12
 	XORQ    R13, R13
 	TESTQ   R12, R12
 	CMOVQLT R13, R12
 	CMPQ    R12, R11
 	CMOVQGT R11, R12
-	MOVQ    72(SP), R13
+	MOVQ    112(SP), R13
 	XORQ    R14, R14
 	TESTQ   R13, R13
 	CMOVQLT R14, R13
@@ -3338,7 +3435,7 @@ b6r3tBefore:
 b6r3tBeforeEnd:
 	TESTQ R12, R12
 	JZ    b6r3tWindowEnd
-	MOVQ  56(SP), R11
+	MOVQ  80(SP), R11
 	ADDQ  R8, R11
 
 b6r3tWindow:
@@ -3419,7 +3516,7 @@ b6r3tAfter:
 
 b6r3tAfterEnd:
 b6r3tTail:
-	MOVQ        cols+104(FP), R11
+	MOVQ        cols+112(FP), R11
 	ANDQ        $0x0000000f, R11
 	JZ          b6r3tReduce
 	VMOVUPS.Z   (R8), K1, Z18
@@ -3516,96 +3613,114 @@ b6r3tReduce:
 	VMOVUPS       skinnyNTAVX512perm6<>+64(SB), Z6
 	VPERMI2PS     Z0, Z2, Z6
 	VEXTRACTF32X4 $0x01, Z6, X0
-	VBROADCASTSS  alpha+152(FP), X2
-	MOVQ          ldd+24(FP), SI
-	SHLQ          $0x02, SI
-	MOVQ          BX, DI
-	MOVL          beta+156(FP), R8
-	ANDL          $0x7fffffff, R8
+	MOVQ          96(SP), SI
+	VBROADCASTSS  alpha+160(FP), X2
+	MOVQ          ldd+24(FP), DI
+	SHLQ          $0x02, DI
+	MOVQ          BX, R8
+	MOVL          beta+164(FP), R9
+	ANDL          $0x7fffffff, R9
 	JZ            b6r3tNoBeta
-	VBROADCASTSS  beta+156(FP), X7
-	VMOVQ         (DI), X8
-	VINSERTPS     $0x20, 8(DI), X8, X8
+	VBROADCASTSS  beta+164(FP), X7
+	VMOVSS        (R8), X8
+	VINSERTPS     $0x10, (R8)(SI*1), X8, X8
+	VINSERTPS     $0x20, (R8)(SI*2), X8, X8
 	VMULPS        X7, X8, X8
 	VFMADD231PS   X2, X1, X8
-	VMOVQ         X8, (DI)
-	VEXTRACTPS    $0x02, X8, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X1
-	VINSERTPS     $0x20, 8(DI), X1, X1
+	VMOVSS        X8, (R8)
+	VEXTRACTPS    $0x01, X8, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X8, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
 	VMULPS        X7, X1, X1
 	VFMADD231PS   X2, X3, X1
-	VMOVQ         X1, (DI)
-	VEXTRACTPS    $0x02, X1, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X1
-	VINSERTPS     $0x20, 8(DI), X1, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
 	VMULPS        X7, X1, X1
 	VFMADD231PS   X2, X4, X1
-	VMOVQ         X1, (DI)
-	VEXTRACTPS    $0x02, X1, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X1
-	VINSERTPS     $0x20, 8(DI), X1, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
 	VMULPS        X7, X1, X1
 	VFMADD231PS   X2, X5, X1
-	VMOVQ         X1, (DI)
-	VEXTRACTPS    $0x02, X1, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X1
-	VINSERTPS     $0x20, 8(DI), X1, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
 	VMULPS        X7, X1, X1
 	VFMADD231PS   X2, X6, X1
-	VMOVQ         X1, (DI)
-	VEXTRACTPS    $0x02, X1, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X1
-	VINSERTPS     $0x20, 8(DI), X1, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
 	VMULPS        X7, X1, X1
 	VFMADD231PS   X2, X0, X1
-	VMOVQ         X1, (DI)
-	VEXTRACTPS    $0x02, X1, 8(DI)
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
 	JMP           b6r3tDone
 
 b6r3tNoBeta:
 	VMULPS     X2, X1, X1
-	VMOVQ      X1, (DI)
-	VEXTRACTPS $0x02, X1, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X1, (R8)
+	VEXTRACTPS $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS $0x02, X1, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X2, X3, X3
-	VMOVQ      X3, (DI)
-	VEXTRACTPS $0x02, X3, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X3, (R8)
+	VEXTRACTPS $0x01, X3, (R8)(SI*1)
+	VEXTRACTPS $0x02, X3, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X2, X4, X4
-	VMOVQ      X4, (DI)
-	VEXTRACTPS $0x02, X4, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X4, (R8)
+	VEXTRACTPS $0x01, X4, (R8)(SI*1)
+	VEXTRACTPS $0x02, X4, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X2, X5, X5
-	VMOVQ      X5, (DI)
-	VEXTRACTPS $0x02, X5, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X5, (R8)
+	VEXTRACTPS $0x01, X5, (R8)(SI*1)
+	VEXTRACTPS $0x02, X5, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X2, X6, X6
-	VMOVQ      X6, (DI)
-	VEXTRACTPS $0x02, X6, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X6, (R8)
+	VEXTRACTPS $0x01, X6, (R8)(SI*1)
+	VEXTRACTPS $0x02, X6, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X2, X0, X0
-	VMOVQ      X0, (DI)
-	VEXTRACTPS $0x02, X0, 8(DI)
+	VMOVSS     X0, (R8)
+	VEXTRACTPS $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS $0x02, X0, (R8)(SI*2)
 
 b6r3tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x0000000c, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x0000000c, BX
-	SUBQ   $0x00000003, (SP)
-	JMP    b6r3
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b6r3
 
 b6r3End:
 b6r1:
-	CMPQ    (SP), $0x00000001
-	JB      b6r1End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    8(SP), $0x00000000
+	JE      b6r1End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), SI
 	SHLQ    $0x02, SI
 	MOVQ    DX, DI
@@ -3618,16 +3733,16 @@ b6r1:
 	VXORPS  Z3, Z3, Z3
 	VXORPS  Z4, Z4, Z4
 	VXORPS  Z5, Z5, Z5
-	MOVQ    cols+104(FP), R10
+	MOVQ    cols+112(FP), R10
 	SHRQ    $0x04, R10
 	JZ      b6r1tTail
-	MOVQ    64(SP), R11
+	MOVQ    104(SP), R11
 	XORQ    R12, R12
 	TESTQ   R11, R11
 	CMOVQLT R12, R11
 	CMPQ    R11, R10
 	CMOVQGT R10, R11
-	MOVQ    72(SP), R12
+	MOVQ    112(SP), R12
 	XORQ    R13, R13
 	TESTQ   R12, R12
 	CMOVQLT R13, R12
@@ -3661,8 +3776,6 @@ b6r1tBefore:
 b6r1tBeforeEnd:
 	TESTQ R11, R11
 	JZ    b6r1tWindowEnd
-	MOVQ  56(SP), R10
-	ADDQ  DI, R10
 
 b6r1tWindow:
 	VMOVUPS     (DI), Z6
@@ -3678,8 +3791,6 @@ b6r1tWindow:
 	VFMADD231PS Z6, Z7, Z4
 	VMOVUPS     (R9)(SI*2), Z7
 	VFMADD231PS Z6, Z7, Z5
-	PREFETCHT0  (R10)
-	ADDQ        $0x00000040, R10
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R8
 	ADDQ        $0x00000040, R9
@@ -3712,7 +3823,7 @@ b6r1tAfter:
 
 b6r1tAfterEnd:
 b6r1tTail:
-	MOVQ        cols+104(FP), R10
+	MOVQ        cols+112(FP), R10
 	ANDQ        $0x0000000f, R10
 	JZ          b6r1tReduce
 	VMOVUPS.Z   (DI), K1, Z6
@@ -3778,14 +3889,14 @@ b6r1tReduce:
 	VADDPS        X6, X5, X5
 	VSHUFPS       $0xb1, X5, X5, X6
 	VADDPS        X6, X5, X5
-	VBROADCASTSS  alpha+152(FP), X6
+	VBROADCASTSS  alpha+160(FP), X6
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+156(FP), R8
+	MOVL          beta+164(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b6r1tNoBeta
-	VBROADCASTSS  beta+156(FP), X7
+	VBROADCASTSS  beta+164(FP), X7
 	VMOVSS        (DI), X8
 	VMULPS        X7, X8, X8
 	VFMADD231PS   X6, X0, X8
@@ -3837,12 +3948,12 @@ b6r1tNoBeta:
 	VMOVSS X5, (DI)
 
 b6r1tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x00000004, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x00000004, BX
-	SUBQ   $0x00000001, (SP)
-	JMP    b6r1
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b6r1
 
 b6r1End:
 	MOVQ   ldx+88(FP), DX
@@ -3851,39 +3962,40 @@ b6r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000018, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 64(SP)
-	SUBQ   DX, 72(SP)
-	CMPQ   16(SP), $0x00000000
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
 	JE     b6Small
-	DECQ   16(SP)
+	DECQ   24(SP)
 
 b6Small:
-	SUBQ $0x00000006, 8(SP)
+	SUBQ $0x00000006, 16(SP)
 	JMP  b6
 
 b6End:
 b5:
-	CMPQ 8(SP), $0x00000005
+	CMPQ 16(SP), $0x00000005
 	JB   b5End
-	MOVQ gs+136(FP), DX
-	CMPQ 16(SP), $0x00000000
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
 	JNE  b5Big
 	DECQ DX
 
 b5Big:
 	CMPQ DX, $0x00000005
 	JNE  b5End
-	MOVQ 24(SP), DX
+	MOVQ 32(SP), DX
 	MOVQ CX, BX
-	MOVQ 40(SP), SI
+	MOVQ 48(SP), SI
 	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
 
 b5r3:
-	CMPQ    (SP), $0x00000003
-	JB      b5r3End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    (SP), $0x00000000
+	JE      b5r3End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), DI
 	SHLQ    $0x02, DI
 	MOVQ    DX, R8
@@ -3905,16 +4017,16 @@ b5r3:
 	VXORPS  Z12, Z12, Z12
 	VXORPS  Z13, Z13, Z13
 	VXORPS  Z14, Z14, Z14
-	MOVQ    cols+104(FP), R11
+	MOVQ    cols+112(FP), R11
 	SHRQ    $0x04, R11
 	JZ      b5r3tTail
-	MOVQ    64(SP), R12
+	MOVQ    104(SP), R12
 	XORQ    R13, R13
 	TESTQ   R12, R12
 	CMOVQLT R13, R12
 	CMPQ    R12, R11
 	CMOVQGT R11, R12
-	MOVQ    72(SP), R13
+	MOVQ    112(SP), R13
 	XORQ    R14, R14
 	TESTQ   R13, R13
 	CMOVQLT R14, R13
@@ -3958,7 +4070,7 @@ b5r3tBefore:
 b5r3tBeforeEnd:
 	TESTQ R12, R12
 	JZ    b5r3tWindowEnd
-	MOVQ  56(SP), R11
+	MOVQ  80(SP), R11
 	ADDQ  R8, R11
 
 b5r3tWindow:
@@ -4031,7 +4143,7 @@ b5r3tAfter:
 
 b5r3tAfterEnd:
 b5r3tTail:
-	MOVQ        cols+104(FP), R11
+	MOVQ        cols+112(FP), R11
 	ANDQ        $0x0000000f, R11
 	JZ          b5r3tReduce
 	VMOVUPS.Z   (R8), K1, Z15
@@ -4111,85 +4223,100 @@ b5r3tReduce:
 	VEXTRACTF32X4 $0x03, Z0, X4
 	VMOVUPS       skinnyNTAVX512perm5<>+64(SB), Z5
 	VPERMPS       Z1, Z5, Z5
-	VBROADCASTSS  alpha+152(FP), X1
-	MOVQ          ldd+24(FP), SI
-	SHLQ          $0x02, SI
-	MOVQ          BX, DI
-	MOVL          beta+156(FP), R8
-	ANDL          $0x7fffffff, R8
+	MOVQ          96(SP), SI
+	VBROADCASTSS  alpha+160(FP), X1
+	MOVQ          ldd+24(FP), DI
+	SHLQ          $0x02, DI
+	MOVQ          BX, R8
+	MOVL          beta+164(FP), R9
+	ANDL          $0x7fffffff, R9
 	JZ            b5r3tNoBeta
-	VBROADCASTSS  beta+156(FP), X6
-	VMOVQ         (DI), X7
-	VINSERTPS     $0x20, 8(DI), X7, X7
+	VBROADCASTSS  beta+164(FP), X6
+	VMOVSS        (R8), X7
+	VINSERTPS     $0x10, (R8)(SI*1), X7, X7
+	VINSERTPS     $0x20, (R8)(SI*2), X7, X7
 	VMULPS        X6, X7, X7
 	VFMADD231PS   X1, X0, X7
-	VMOVQ         X7, (DI)
-	VEXTRACTPS    $0x02, X7, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X0
-	VINSERTPS     $0x20, 8(DI), X0, X0
+	VMOVSS        X7, (R8)
+	VEXTRACTPS    $0x01, X7, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X7, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
 	VMULPS        X6, X0, X0
 	VFMADD231PS   X1, X2, X0
-	VMOVQ         X0, (DI)
-	VEXTRACTPS    $0x02, X0, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X0
-	VINSERTPS     $0x20, 8(DI), X0, X0
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
 	VMULPS        X6, X0, X0
 	VFMADD231PS   X1, X3, X0
-	VMOVQ         X0, (DI)
-	VEXTRACTPS    $0x02, X0, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X0
-	VINSERTPS     $0x20, 8(DI), X0, X0
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
 	VMULPS        X6, X0, X0
 	VFMADD231PS   X1, X4, X0
-	VMOVQ         X0, (DI)
-	VEXTRACTPS    $0x02, X0, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X0
-	VINSERTPS     $0x20, 8(DI), X0, X0
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
 	VMULPS        X6, X0, X0
 	VFMADD231PS   X1, X5, X0
-	VMOVQ         X0, (DI)
-	VEXTRACTPS    $0x02, X0, 8(DI)
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
 	JMP           b5r3tDone
 
 b5r3tNoBeta:
 	VMULPS     X1, X0, X0
-	VMOVQ      X0, (DI)
-	VEXTRACTPS $0x02, X0, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X0, (R8)
+	VEXTRACTPS $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS $0x02, X0, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X1, X2, X2
-	VMOVQ      X2, (DI)
-	VEXTRACTPS $0x02, X2, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X2, (R8)
+	VEXTRACTPS $0x01, X2, (R8)(SI*1)
+	VEXTRACTPS $0x02, X2, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X1, X3, X3
-	VMOVQ      X3, (DI)
-	VEXTRACTPS $0x02, X3, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X3, (R8)
+	VEXTRACTPS $0x01, X3, (R8)(SI*1)
+	VEXTRACTPS $0x02, X3, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X1, X4, X4
-	VMOVQ      X4, (DI)
-	VEXTRACTPS $0x02, X4, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X4, (R8)
+	VEXTRACTPS $0x01, X4, (R8)(SI*1)
+	VEXTRACTPS $0x02, X4, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X1, X5, X5
-	VMOVQ      X5, (DI)
-	VEXTRACTPS $0x02, X5, 8(DI)
+	VMOVSS     X5, (R8)
+	VEXTRACTPS $0x01, X5, (R8)(SI*1)
+	VEXTRACTPS $0x02, X5, (R8)(SI*2)
 
 b5r3tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x0000000c, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x0000000c, BX
-	SUBQ   $0x00000003, (SP)
-	JMP    b5r3
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b5r3
 
 b5r3End:
 b5r1:
-	CMPQ    (SP), $0x00000001
-	JB      b5r1End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    8(SP), $0x00000000
+	JE      b5r1End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), SI
 	SHLQ    $0x02, SI
 	MOVQ    DX, DI
@@ -4201,16 +4328,16 @@ b5r1:
 	VXORPS  Z2, Z2, Z2
 	VXORPS  Z3, Z3, Z3
 	VXORPS  Z4, Z4, Z4
-	MOVQ    cols+104(FP), R10
+	MOVQ    cols+112(FP), R10
 	SHRQ    $0x04, R10
 	JZ      b5r1tTail
-	MOVQ    64(SP), R11
+	MOVQ    104(SP), R11
 	XORQ    R12, R12
 	TESTQ   R11, R11
 	CMOVQLT R12, R11
 	CMPQ    R11, R10
 	CMOVQGT R10, R11
-	MOVQ    72(SP), R12
+	MOVQ    112(SP), R12
 	XORQ    R13, R13
 	TESTQ   R12, R12
 	CMOVQLT R13, R12
@@ -4242,8 +4369,6 @@ b5r1tBefore:
 b5r1tBeforeEnd:
 	TESTQ R11, R11
 	JZ    b5r1tWindowEnd
-	MOVQ  56(SP), R10
-	ADDQ  DI, R10
 
 b5r1tWindow:
 	VMOVUPS     (DI), Z5
@@ -4257,8 +4382,6 @@ b5r1tWindow:
 	VFMADD231PS Z5, Z6, Z3
 	VMOVUPS     (R9)(SI*1), Z6
 	VFMADD231PS Z5, Z6, Z4
-	PREFETCHT0  (R10)
-	ADDQ        $0x00000040, R10
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R8
 	ADDQ        $0x00000040, R9
@@ -4289,7 +4412,7 @@ b5r1tAfter:
 
 b5r1tAfterEnd:
 b5r1tTail:
-	MOVQ        cols+104(FP), R10
+	MOVQ        cols+112(FP), R10
 	ANDQ        $0x0000000f, R10
 	JZ          b5r1tReduce
 	VMOVUPS.Z   (DI), K1, Z5
@@ -4345,14 +4468,14 @@ b5r1tReduce:
 	VADDPS        X5, X4, X4
 	VSHUFPS       $0xb1, X4, X4, X5
 	VADDPS        X5, X4, X4
-	VBROADCASTSS  alpha+152(FP), X5
+	VBROADCASTSS  alpha+160(FP), X5
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+156(FP), R8
+	MOVL          beta+164(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b5r1tNoBeta
-	VBROADCASTSS  beta+156(FP), X6
+	VBROADCASTSS  beta+164(FP), X6
 	VMOVSS        (DI), X7
 	VMULPS        X6, X7, X7
 	VFMADD231PS   X5, X0, X7
@@ -4396,12 +4519,12 @@ b5r1tNoBeta:
 	VMOVSS X4, (DI)
 
 b5r1tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x00000004, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x00000004, BX
-	SUBQ   $0x00000001, (SP)
-	JMP    b5r1
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b5r1
 
 b5r1End:
 	MOVQ   ldx+88(FP), DX
@@ -4410,39 +4533,40 @@ b5r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000014, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 64(SP)
-	SUBQ   DX, 72(SP)
-	CMPQ   16(SP), $0x00000000
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
 	JE     b5Small
-	DECQ   16(SP)
+	DECQ   24(SP)
 
 b5Small:
-	SUBQ $0x00000005, 8(SP)
+	SUBQ $0x00000005, 16(SP)
 	JMP  b5
 
 b5End:
 b4:
-	CMPQ 8(SP), $0x00000004
+	CMPQ 16(SP), $0x00000004
 	JB   b4End
-	MOVQ gs+136(FP), DX
-	CMPQ 16(SP), $0x00000000
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
 	JNE  b4Big
 	DECQ DX
 
 b4Big:
 	CMPQ DX, $0x00000004
 	JNE  b4End
-	MOVQ 24(SP), DX
+	MOVQ 32(SP), DX
 	MOVQ CX, BX
-	MOVQ 40(SP), SI
+	MOVQ 48(SP), SI
 	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
 
 b4r3:
-	CMPQ    (SP), $0x00000003
-	JB      b4r3End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    (SP), $0x00000000
+	JE      b4r3End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), DI
 	SHLQ    $0x02, DI
 	MOVQ    DX, R8
@@ -4461,16 +4585,16 @@ b4r3:
 	VXORPS  Z9, Z9, Z9
 	VXORPS  Z10, Z10, Z10
 	VXORPS  Z11, Z11, Z11
-	MOVQ    cols+104(FP), R11
+	MOVQ    cols+112(FP), R11
 	SHRQ    $0x04, R11
 	JZ      b4r3tTail
-	MOVQ    64(SP), R12
+	MOVQ    104(SP), R12
 	XORQ    R13, R13
 	TESTQ   R12, R12
 	CMOVQLT R13, R12
 	CMPQ    R12, R11
 	CMOVQGT R11, R12
-	MOVQ    72(SP), R13
+	MOVQ    112(SP), R13
 	XORQ    R14, R14
 	TESTQ   R13, R13
 	CMOVQLT R14, R13
@@ -4510,7 +4634,7 @@ b4r3tBefore:
 b4r3tBeforeEnd:
 	TESTQ R12, R12
 	JZ    b4r3tWindowEnd
-	MOVQ  56(SP), R11
+	MOVQ  80(SP), R11
 	ADDQ  R8, R11
 
 b4r3tWindow:
@@ -4575,7 +4699,7 @@ b4r3tAfter:
 
 b4r3tAfterEnd:
 b4r3tTail:
-	MOVQ        cols+104(FP), R11
+	MOVQ        cols+112(FP), R11
 	ANDQ        $0x0000000f, R11
 	JZ          b4r3tReduce
 	VMOVUPS.Z   (R8), K1, Z12
@@ -4640,74 +4764,86 @@ b4r3tReduce:
 	VEXTRACTF32X4 $0x01, Z0, X1
 	VEXTRACTF32X4 $0x02, Z0, X2
 	VEXTRACTF32X4 $0x03, Z0, X3
-	VBROADCASTSS  alpha+152(FP), X4
-	MOVQ          ldd+24(FP), SI
-	SHLQ          $0x02, SI
-	MOVQ          BX, DI
-	MOVL          beta+156(FP), R8
-	ANDL          $0x7fffffff, R8
+	MOVQ          96(SP), SI
+	VBROADCASTSS  alpha+160(FP), X4
+	MOVQ          ldd+24(FP), DI
+	SHLQ          $0x02, DI
+	MOVQ          BX, R8
+	MOVL          beta+164(FP), R9
+	ANDL          $0x7fffffff, R9
 	JZ            b4r3tNoBeta
-	VBROADCASTSS  beta+156(FP), X5
-	VMOVQ         (DI), X6
-	VINSERTPS     $0x20, 8(DI), X6, X6
+	VBROADCASTSS  beta+164(FP), X5
+	VMOVSS        (R8), X6
+	VINSERTPS     $0x10, (R8)(SI*1), X6, X6
+	VINSERTPS     $0x20, (R8)(SI*2), X6, X6
 	VMULPS        X5, X6, X6
 	VFMADD231PS   X4, X0, X6
-	VMOVQ         X6, (DI)
-	VEXTRACTPS    $0x02, X6, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X0
-	VINSERTPS     $0x20, 8(DI), X0, X0
+	VMOVSS        X6, (R8)
+	VEXTRACTPS    $0x01, X6, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X6, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
 	VMULPS        X5, X0, X0
 	VFMADD231PS   X4, X1, X0
-	VMOVQ         X0, (DI)
-	VEXTRACTPS    $0x02, X0, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X0
-	VINSERTPS     $0x20, 8(DI), X0, X0
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
 	VMULPS        X5, X0, X0
 	VFMADD231PS   X4, X2, X0
-	VMOVQ         X0, (DI)
-	VEXTRACTPS    $0x02, X0, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X0
-	VINSERTPS     $0x20, 8(DI), X0, X0
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
 	VMULPS        X5, X0, X0
 	VFMADD231PS   X4, X3, X0
-	VMOVQ         X0, (DI)
-	VEXTRACTPS    $0x02, X0, 8(DI)
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
 	JMP           b4r3tDone
 
 b4r3tNoBeta:
 	VMULPS     X4, X0, X0
-	VMOVQ      X0, (DI)
-	VEXTRACTPS $0x02, X0, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X0, (R8)
+	VEXTRACTPS $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS $0x02, X0, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X4, X1, X1
-	VMOVQ      X1, (DI)
-	VEXTRACTPS $0x02, X1, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X1, (R8)
+	VEXTRACTPS $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS $0x02, X1, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X4, X2, X2
-	VMOVQ      X2, (DI)
-	VEXTRACTPS $0x02, X2, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X2, (R8)
+	VEXTRACTPS $0x01, X2, (R8)(SI*1)
+	VEXTRACTPS $0x02, X2, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X4, X3, X3
-	VMOVQ      X3, (DI)
-	VEXTRACTPS $0x02, X3, 8(DI)
+	VMOVSS     X3, (R8)
+	VEXTRACTPS $0x01, X3, (R8)(SI*1)
+	VEXTRACTPS $0x02, X3, (R8)(SI*2)
 
 b4r3tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x0000000c, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x0000000c, BX
-	SUBQ   $0x00000003, (SP)
-	JMP    b4r3
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b4r3
 
 b4r3End:
 b4r1:
-	CMPQ    (SP), $0x00000001
-	JB      b4r1End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    8(SP), $0x00000000
+	JE      b4r1End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), SI
 	SHLQ    $0x02, SI
 	MOVQ    DX, DI
@@ -4718,16 +4854,16 @@ b4r1:
 	VXORPS  Z1, Z1, Z1
 	VXORPS  Z2, Z2, Z2
 	VXORPS  Z3, Z3, Z3
-	MOVQ    cols+104(FP), R10
+	MOVQ    cols+112(FP), R10
 	SHRQ    $0x04, R10
 	JZ      b4r1tTail
-	MOVQ    64(SP), R11
+	MOVQ    104(SP), R11
 	XORQ    R12, R12
 	TESTQ   R11, R11
 	CMOVQLT R12, R11
 	CMPQ    R11, R10
 	CMOVQGT R10, R11
-	MOVQ    72(SP), R12
+	MOVQ    112(SP), R12
 	XORQ    R13, R13
 	TESTQ   R12, R12
 	CMOVQLT R13, R12
@@ -4757,8 +4893,6 @@ b4r1tBefore:
 b4r1tBeforeEnd:
 	TESTQ R11, R11
 	JZ    b4r1tWindowEnd
-	MOVQ  56(SP), R10
-	ADDQ  DI, R10
 
 b4r1tWindow:
 	VMOVUPS     (DI), Z4
@@ -4770,8 +4904,6 @@ b4r1tWindow:
 	VFMADD231PS Z4, Z5, Z2
 	VMOVUPS     (R9), Z5
 	VFMADD231PS Z4, Z5, Z3
-	PREFETCHT0  (R10)
-	ADDQ        $0x00000040, R10
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R8
 	ADDQ        $0x00000040, R9
@@ -4800,7 +4932,7 @@ b4r1tAfter:
 
 b4r1tAfterEnd:
 b4r1tTail:
-	MOVQ        cols+104(FP), R10
+	MOVQ        cols+112(FP), R10
 	ANDQ        $0x0000000f, R10
 	JZ          b4r1tReduce
 	VMOVUPS.Z   (DI), K1, Z4
@@ -4846,14 +4978,14 @@ b4r1tReduce:
 	VADDPS        X4, X3, X3
 	VSHUFPS       $0xb1, X3, X3, X4
 	VADDPS        X4, X3, X3
-	VBROADCASTSS  alpha+152(FP), X4
+	VBROADCASTSS  alpha+160(FP), X4
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+156(FP), R8
+	MOVL          beta+164(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b4r1tNoBeta
-	VBROADCASTSS  beta+156(FP), X5
+	VBROADCASTSS  beta+164(FP), X5
 	VMOVSS        (DI), X6
 	VMULPS        X5, X6, X6
 	VFMADD231PS   X4, X0, X6
@@ -4889,12 +5021,12 @@ b4r1tNoBeta:
 	VMOVSS X3, (DI)
 
 b4r1tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x00000004, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x00000004, BX
-	SUBQ   $0x00000001, (SP)
-	JMP    b4r1
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b4r1
 
 b4r1End:
 	MOVQ   ldx+88(FP), DX
@@ -4903,39 +5035,40 @@ b4r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 64(SP)
-	SUBQ   DX, 72(SP)
-	CMPQ   16(SP), $0x00000000
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
 	JE     b4Small
-	DECQ   16(SP)
+	DECQ   24(SP)
 
 b4Small:
-	SUBQ $0x00000004, 8(SP)
+	SUBQ $0x00000004, 16(SP)
 	JMP  b4
 
 b4End:
 b3:
-	CMPQ 8(SP), $0x00000003
+	CMPQ 16(SP), $0x00000003
 	JB   b3End
-	MOVQ gs+136(FP), DX
-	CMPQ 16(SP), $0x00000000
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
 	JNE  b3Big
 	DECQ DX
 
 b3Big:
 	CMPQ DX, $0x00000003
 	JNE  b3End
-	MOVQ 24(SP), DX
+	MOVQ 32(SP), DX
 	MOVQ CX, BX
-	MOVQ 40(SP), SI
+	MOVQ 48(SP), SI
 	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
 
 b3r3:
-	CMPQ    (SP), $0x00000003
-	JB      b3r3End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    (SP), $0x00000000
+	JE      b3r3End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), DI
 	SHLQ    $0x02, DI
 	MOVQ    DX, R8
@@ -4949,16 +5082,16 @@ b3r3:
 	VXORPS  Z6, Z6, Z6
 	VXORPS  Z7, Z7, Z7
 	VXORPS  Z8, Z8, Z8
-	MOVQ    cols+104(FP), R10
+	MOVQ    cols+112(FP), R10
 	SHRQ    $0x04, R10
 	JZ      b3r3tTail
-	MOVQ    64(SP), R11
+	MOVQ    104(SP), R11
 	XORQ    R12, R12
 	TESTQ   R11, R11
 	CMOVQLT R12, R11
 	CMPQ    R11, R10
 	CMOVQGT R10, R11
-	MOVQ    72(SP), R12
+	MOVQ    112(SP), R12
 	XORQ    R13, R13
 	TESTQ   R12, R12
 	CMOVQLT R13, R12
@@ -4993,7 +5126,7 @@ b3r3tBefore:
 b3r3tBeforeEnd:
 	TESTQ R11, R11
 	JZ    b3r3tWindowEnd
-	MOVQ  56(SP), R10
+	MOVQ  80(SP), R10
 	ADDQ  R8, R10
 
 b3r3tWindow:
@@ -5048,7 +5181,7 @@ b3r3tAfter:
 
 b3r3tAfterEnd:
 b3r3tTail:
-	MOVQ        cols+104(FP), R10
+	MOVQ        cols+112(FP), R10
 	ANDQ        $0x0000000f, R10
 	JZ          b3r3tReduce
 	VMOVUPS.Z   (R8), K1, Z9
@@ -5105,63 +5238,72 @@ b3r3tReduce:
 	VPERMPS       Z1, Z0, Z0
 	VEXTRACTF32X4 $0x01, Z0, X1
 	VEXTRACTF32X4 $0x02, Z0, X2
-	VBROADCASTSS  alpha+152(FP), X3
-	MOVQ          ldd+24(FP), SI
-	SHLQ          $0x02, SI
-	MOVQ          BX, DI
-	MOVL          beta+156(FP), R8
-	ANDL          $0x7fffffff, R8
+	MOVQ          96(SP), SI
+	VBROADCASTSS  alpha+160(FP), X3
+	MOVQ          ldd+24(FP), DI
+	SHLQ          $0x02, DI
+	MOVQ          BX, R8
+	MOVL          beta+164(FP), R9
+	ANDL          $0x7fffffff, R9
 	JZ            b3r3tNoBeta
-	VBROADCASTSS  beta+156(FP), X4
-	VMOVQ         (DI), X5
-	VINSERTPS     $0x20, 8(DI), X5, X5
+	VBROADCASTSS  beta+164(FP), X4
+	VMOVSS        (R8), X5
+	VINSERTPS     $0x10, (R8)(SI*1), X5, X5
+	VINSERTPS     $0x20, (R8)(SI*2), X5, X5
 	VMULPS        X4, X5, X5
 	VFMADD231PS   X3, X0, X5
-	VMOVQ         X5, (DI)
-	VEXTRACTPS    $0x02, X5, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X0
-	VINSERTPS     $0x20, 8(DI), X0, X0
+	VMOVSS        X5, (R8)
+	VEXTRACTPS    $0x01, X5, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X5, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
 	VMULPS        X4, X0, X0
 	VFMADD231PS   X3, X1, X0
-	VMOVQ         X0, (DI)
-	VEXTRACTPS    $0x02, X0, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X0
-	VINSERTPS     $0x20, 8(DI), X0, X0
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
 	VMULPS        X4, X0, X0
 	VFMADD231PS   X3, X2, X0
-	VMOVQ         X0, (DI)
-	VEXTRACTPS    $0x02, X0, 8(DI)
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
 	JMP           b3r3tDone
 
 b3r3tNoBeta:
 	VMULPS     X3, X0, X0
-	VMOVQ      X0, (DI)
-	VEXTRACTPS $0x02, X0, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X0, (R8)
+	VEXTRACTPS $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS $0x02, X0, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X3, X1, X1
-	VMOVQ      X1, (DI)
-	VEXTRACTPS $0x02, X1, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X1, (R8)
+	VEXTRACTPS $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS $0x02, X1, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X3, X2, X2
-	VMOVQ      X2, (DI)
-	VEXTRACTPS $0x02, X2, 8(DI)
+	VMOVSS     X2, (R8)
+	VEXTRACTPS $0x01, X2, (R8)(SI*1)
+	VEXTRACTPS $0x02, X2, (R8)(SI*2)
 
 b3r3tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x0000000c, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x0000000c, BX
-	SUBQ   $0x00000003, (SP)
-	JMP    b3r3
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b3r3
 
 b3r3End:
 b3r1:
-	CMPQ    (SP), $0x00000001
-	JB      b3r1End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    8(SP), $0x00000000
+	JE      b3r1End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), SI
 	SHLQ    $0x02, SI
 	MOVQ    DX, DI
@@ -5169,16 +5311,16 @@ b3r1:
 	VXORPS  Z0, Z0, Z0
 	VXORPS  Z1, Z1, Z1
 	VXORPS  Z2, Z2, Z2
-	MOVQ    cols+104(FP), R9
+	MOVQ    cols+112(FP), R9
 	SHRQ    $0x04, R9
 	JZ      b3r1tTail
-	MOVQ    64(SP), R10
+	MOVQ    104(SP), R10
 	XORQ    R11, R11
 	TESTQ   R10, R10
 	CMOVQLT R11, R10
 	CMPQ    R10, R9
 	CMOVQGT R9, R10
-	MOVQ    72(SP), R11
+	MOVQ    112(SP), R11
 	XORQ    R12, R12
 	TESTQ   R11, R11
 	CMOVQLT R12, R11
@@ -5205,8 +5347,6 @@ b3r1tBefore:
 b3r1tBeforeEnd:
 	TESTQ R10, R10
 	JZ    b3r1tWindowEnd
-	MOVQ  56(SP), R9
-	ADDQ  DI, R9
 
 b3r1tWindow:
 	VMOVUPS     (DI), Z3
@@ -5216,8 +5356,6 @@ b3r1tWindow:
 	VFMADD231PS Z3, Z4, Z1
 	VMOVUPS     (R8)(SI*2), Z4
 	VFMADD231PS Z3, Z4, Z2
-	PREFETCHT0  (R9)
-	ADDQ        $0x00000040, R9
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R8
 	DECQ        R10
@@ -5242,7 +5380,7 @@ b3r1tAfter:
 
 b3r1tAfterEnd:
 b3r1tTail:
-	MOVQ        cols+104(FP), R9
+	MOVQ        cols+112(FP), R9
 	ANDQ        $0x0000000f, R9
 	JZ          b3r1tReduce
 	VMOVUPS.Z   (DI), K1, Z3
@@ -5278,14 +5416,14 @@ b3r1tReduce:
 	VADDPS        X3, X2, X2
 	VSHUFPS       $0xb1, X2, X2, X3
 	VADDPS        X3, X2, X2
-	VBROADCASTSS  alpha+152(FP), X3
+	VBROADCASTSS  alpha+160(FP), X3
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+156(FP), R8
+	MOVL          beta+164(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b3r1tNoBeta
-	VBROADCASTSS  beta+156(FP), X4
+	VBROADCASTSS  beta+164(FP), X4
 	VMOVSS        (DI), X5
 	VMULPS        X4, X5, X5
 	VFMADD231PS   X3, X0, X5
@@ -5313,12 +5451,12 @@ b3r1tNoBeta:
 	VMOVSS X2, (DI)
 
 b3r1tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x00000004, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x00000004, BX
-	SUBQ   $0x00000001, (SP)
-	JMP    b3r1
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b3r1
 
 b3r1End:
 	MOVQ   ldx+88(FP), DX
@@ -5327,39 +5465,40 @@ b3r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 64(SP)
-	SUBQ   DX, 72(SP)
-	CMPQ   16(SP), $0x00000000
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
 	JE     b3Small
-	DECQ   16(SP)
+	DECQ   24(SP)
 
 b3Small:
-	SUBQ $0x00000003, 8(SP)
+	SUBQ $0x00000003, 16(SP)
 	JMP  b3
 
 b3End:
 b2:
-	CMPQ 8(SP), $0x00000002
+	CMPQ 16(SP), $0x00000002
 	JB   b2End
-	MOVQ gs+136(FP), DX
-	CMPQ 16(SP), $0x00000000
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
 	JNE  b2Big
 	DECQ DX
 
 b2Big:
 	CMPQ DX, $0x00000002
 	JNE  b2End
-	MOVQ 24(SP), DX
+	MOVQ 32(SP), DX
 	MOVQ CX, BX
-	MOVQ 40(SP), SI
+	MOVQ 48(SP), SI
 	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
 
 b2r3:
-	CMPQ    (SP), $0x00000003
-	JB      b2r3End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    (SP), $0x00000000
+	JE      b2r3End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), DI
 	SHLQ    $0x02, DI
 	MOVQ    DX, R8
@@ -5370,16 +5509,16 @@ b2r3:
 	VXORPS  Z3, Z3, Z3
 	VXORPS  Z4, Z4, Z4
 	VXORPS  Z5, Z5, Z5
-	MOVQ    cols+104(FP), R10
+	MOVQ    cols+112(FP), R10
 	SHRQ    $0x04, R10
 	JZ      b2r3tTail
-	MOVQ    64(SP), R11
+	MOVQ    104(SP), R11
 	XORQ    R12, R12
 	TESTQ   R11, R11
 	CMOVQLT R12, R11
 	CMPQ    R11, R10
 	CMOVQGT R10, R11
-	MOVQ    72(SP), R12
+	MOVQ    112(SP), R12
 	XORQ    R13, R13
 	TESTQ   R12, R12
 	CMOVQLT R13, R12
@@ -5410,7 +5549,7 @@ b2r3tBefore:
 b2r3tBeforeEnd:
 	TESTQ R11, R11
 	JZ    b2r3tWindowEnd
-	MOVQ  56(SP), R10
+	MOVQ  80(SP), R10
 	ADDQ  R8, R10
 
 b2r3tWindow:
@@ -5457,7 +5596,7 @@ b2r3tAfter:
 
 b2r3tAfterEnd:
 b2r3tTail:
-	MOVQ        cols+104(FP), R10
+	MOVQ        cols+112(FP), R10
 	ANDQ        $0x0000000f, R10
 	JZ          b2r3tReduce
 	VMOVUPS.Z   (R8), K1, Z6
@@ -5497,68 +5636,74 @@ b2r3tReduce:
 	VMOVUPS       skinnyNTAVX512perm2<>+0(SB), Z1
 	VPERMPS       Z0, Z1, Z1
 	VEXTRACTF32X4 $0x01, Z1, X0
-	VBROADCASTSS  alpha+152(FP), X2
-	MOVQ          ldd+24(FP), SI
-	SHLQ          $0x02, SI
-	MOVQ          BX, DI
-	MOVL          beta+156(FP), R8
-	ANDL          $0x7fffffff, R8
+	MOVQ          96(SP), SI
+	VBROADCASTSS  alpha+160(FP), X2
+	MOVQ          ldd+24(FP), DI
+	SHLQ          $0x02, DI
+	MOVQ          BX, R8
+	MOVL          beta+164(FP), R9
+	ANDL          $0x7fffffff, R9
 	JZ            b2r3tNoBeta
-	VBROADCASTSS  beta+156(FP), X3
-	VMOVQ         (DI), X4
-	VINSERTPS     $0x20, 8(DI), X4, X4
+	VBROADCASTSS  beta+164(FP), X3
+	VMOVSS        (R8), X4
+	VINSERTPS     $0x10, (R8)(SI*1), X4, X4
+	VINSERTPS     $0x20, (R8)(SI*2), X4, X4
 	VMULPS        X3, X4, X4
 	VFMADD231PS   X2, X1, X4
-	VMOVQ         X4, (DI)
-	VEXTRACTPS    $0x02, X4, 8(DI)
-	ADDQ          SI, DI
-	VMOVQ         (DI), X1
-	VINSERTPS     $0x20, 8(DI), X1, X1
+	VMOVSS        X4, (R8)
+	VEXTRACTPS    $0x01, X4, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X4, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
 	VMULPS        X3, X1, X1
 	VFMADD231PS   X2, X0, X1
-	VMOVQ         X1, (DI)
-	VEXTRACTPS    $0x02, X1, 8(DI)
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
 	JMP           b2r3tDone
 
 b2r3tNoBeta:
 	VMULPS     X2, X1, X1
-	VMOVQ      X1, (DI)
-	VEXTRACTPS $0x02, X1, 8(DI)
-	ADDQ       SI, DI
+	VMOVSS     X1, (R8)
+	VEXTRACTPS $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS $0x02, X1, (R8)(SI*2)
+	ADDQ       DI, R8
 	VMULPS     X2, X0, X0
-	VMOVQ      X0, (DI)
-	VEXTRACTPS $0x02, X0, 8(DI)
+	VMOVSS     X0, (R8)
+	VEXTRACTPS $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS $0x02, X0, (R8)(SI*2)
 
 b2r3tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x0000000c, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x0000000c, BX
-	SUBQ   $0x00000003, (SP)
-	JMP    b2r3
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b2r3
 
 b2r3End:
 b2r1:
-	CMPQ    (SP), $0x00000001
-	JB      b2r1End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    8(SP), $0x00000000
+	JE      b2r1End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), SI
 	SHLQ    $0x02, SI
 	MOVQ    DX, DI
 	MOVQ    AX, R8
 	VXORPS  Z0, Z0, Z0
 	VXORPS  Z1, Z1, Z1
-	MOVQ    cols+104(FP), R9
+	MOVQ    cols+112(FP), R9
 	SHRQ    $0x04, R9
 	JZ      b2r1tTail
-	MOVQ    64(SP), R10
+	MOVQ    104(SP), R10
 	XORQ    R11, R11
 	TESTQ   R10, R10
 	CMOVQLT R11, R10
 	CMPQ    R10, R9
 	CMOVQGT R9, R10
-	MOVQ    72(SP), R11
+	MOVQ    112(SP), R11
 	XORQ    R12, R12
 	TESTQ   R11, R11
 	CMOVQLT R12, R11
@@ -5583,8 +5728,6 @@ b2r1tBefore:
 b2r1tBeforeEnd:
 	TESTQ R10, R10
 	JZ    b2r1tWindowEnd
-	MOVQ  56(SP), R9
-	ADDQ  DI, R9
 
 b2r1tWindow:
 	VMOVUPS     (DI), Z2
@@ -5592,8 +5735,6 @@ b2r1tWindow:
 	VFMADD231PS Z2, Z3, Z0
 	VMOVUPS     (R8)(SI*1), Z3
 	VFMADD231PS Z2, Z3, Z1
-	PREFETCHT0  (R9)
-	ADDQ        $0x00000040, R9
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R8
 	DECQ        R10
@@ -5616,7 +5757,7 @@ b2r1tAfter:
 
 b2r1tAfterEnd:
 b2r1tTail:
-	MOVQ        cols+104(FP), R9
+	MOVQ        cols+112(FP), R9
 	ANDQ        $0x0000000f, R9
 	JZ          b2r1tReduce
 	VMOVUPS.Z   (DI), K1, Z2
@@ -5642,14 +5783,14 @@ b2r1tReduce:
 	VADDPS        X2, X1, X1
 	VSHUFPS       $0xb1, X1, X1, X2
 	VADDPS        X2, X1, X1
-	VBROADCASTSS  alpha+152(FP), X2
+	VBROADCASTSS  alpha+160(FP), X2
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, DI
-	MOVL          beta+156(FP), R8
+	MOVL          beta+164(FP), R8
 	ANDL          $0x7fffffff, R8
 	JZ            b2r1tNoBeta
-	VBROADCASTSS  beta+156(FP), X3
+	VBROADCASTSS  beta+164(FP), X3
 	VMOVSS        (DI), X4
 	VMULPS        X3, X4, X4
 	VFMADD231PS   X2, X0, X4
@@ -5669,12 +5810,12 @@ b2r1tNoBeta:
 	VMOVSS X1, (DI)
 
 b2r1tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x00000004, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x00000004, BX
-	SUBQ   $0x00000001, (SP)
-	JMP    b2r1
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b2r1
 
 b2r1End:
 	MOVQ   ldx+88(FP), DX
@@ -5683,39 +5824,40 @@ b2r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 64(SP)
-	SUBQ   DX, 72(SP)
-	CMPQ   16(SP), $0x00000000
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
 	JE     b2Small
-	DECQ   16(SP)
+	DECQ   24(SP)
 
 b2Small:
-	SUBQ $0x00000002, 8(SP)
+	SUBQ $0x00000002, 16(SP)
 	JMP  b2
 
 b2End:
 b1:
-	CMPQ 8(SP), $0x00000001
+	CMPQ 16(SP), $0x00000001
 	JB   b1End
-	MOVQ gs+136(FP), DX
-	CMPQ 16(SP), $0x00000000
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
 	JNE  b1Big
 	DECQ DX
 
 b1Big:
 	CMPQ DX, $0x00000001
 	JNE  b1End
-	MOVQ 24(SP), DX
+	MOVQ 32(SP), DX
 	MOVQ CX, BX
-	MOVQ 40(SP), SI
+	MOVQ 48(SP), SI
 	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
 
 b1r3:
-	CMPQ    (SP), $0x00000003
-	JB      b1r3End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    (SP), $0x00000000
+	JE      b1r3End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), DI
 	SHLQ    $0x02, DI
 	MOVQ    DX, DI
@@ -5723,16 +5865,16 @@ b1r3:
 	VXORPS  Z0, Z0, Z0
 	VXORPS  Z1, Z1, Z1
 	VXORPS  Z2, Z2, Z2
-	MOVQ    cols+104(FP), R9
+	MOVQ    cols+112(FP), R9
 	SHRQ    $0x04, R9
 	JZ      b1r3tTail
-	MOVQ    64(SP), R10
+	MOVQ    104(SP), R10
 	XORQ    R11, R11
 	TESTQ   R10, R10
 	CMOVQLT R11, R10
 	CMPQ    R10, R9
 	CMOVQGT R9, R10
-	MOVQ    72(SP), R11
+	MOVQ    112(SP), R11
 	XORQ    R12, R12
 	TESTQ   R11, R11
 	CMOVQLT R12, R11
@@ -5759,7 +5901,7 @@ b1r3tBefore:
 b1r3tBeforeEnd:
 	TESTQ R10, R10
 	JZ    b1r3tWindowEnd
-	MOVQ  56(SP), R9
+	MOVQ  80(SP), R9
 	ADDQ  DI, R9
 
 b1r3tWindow:
@@ -5798,7 +5940,7 @@ b1r3tAfter:
 
 b1r3tAfterEnd:
 b1r3tTail:
-	MOVQ        cols+104(FP), R9
+	MOVQ        cols+112(FP), R9
 	ANDQ        $0x0000000f, R9
 	JZ          b1r3tReduce
 	VMOVUPS.Z   (DI), K1, Z3
@@ -5827,56 +5969,59 @@ b1r3tReduce:
 	VADDPS       Z0, Z1, Z1
 	VMOVUPS      skinnyNTAVX512perm1<>+0(SB), Z0
 	VPERMPS      Z1, Z0, Z0
-	VBROADCASTSS alpha+152(FP), X1
-	MOVQ         ldd+24(FP), SI
-	SHLQ         $0x02, SI
-	MOVQ         BX, SI
-	MOVL         beta+156(FP), DI
-	ANDL         $0x7fffffff, DI
+	MOVQ         96(SP), SI
+	VBROADCASTSS alpha+160(FP), X1
+	MOVQ         ldd+24(FP), DI
+	SHLQ         $0x02, DI
+	MOVQ         BX, DI
+	MOVL         beta+164(FP), R8
+	ANDL         $0x7fffffff, R8
 	JZ           b1r3tNoBeta
-	VBROADCASTSS beta+156(FP), X2
-	VMOVQ        (SI), X3
-	VINSERTPS    $0x20, 8(SI), X3, X3
+	VBROADCASTSS beta+164(FP), X2
+	VMOVSS       (DI), X3
+	VINSERTPS    $0x10, (DI)(SI*1), X3, X3
+	VINSERTPS    $0x20, (DI)(SI*2), X3, X3
 	VMULPS       X2, X3, X3
 	VFMADD231PS  X1, X0, X3
-	VMOVQ        X3, (SI)
-	VEXTRACTPS   $0x02, X3, 8(SI)
+	VMOVSS       X3, (DI)
+	VEXTRACTPS   $0x01, X3, (DI)(SI*1)
+	VEXTRACTPS   $0x02, X3, (DI)(SI*2)
 	JMP          b1r3tDone
 
 b1r3tNoBeta:
 	VMULPS     X1, X0, X0
-	VMOVQ      X0, (SI)
-	VEXTRACTPS $0x02, X0, 8(SI)
+	VMOVSS     X0, (DI)
+	VEXTRACTPS $0x01, X0, (DI)(SI*1)
+	VEXTRACTPS $0x02, X0, (DI)(SI*2)
 
 b1r3tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x0000000c, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x0000000c, BX
-	SUBQ   $0x00000003, (SP)
-	JMP    b1r3
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b1r3
 
 b1r3End:
 b1r1:
-	CMPQ    (SP), $0x00000001
-	JB      b1r1End
-	MOVQ    lda+56(FP), SI
-	SHLQ    $0x02, SI
+	CMPQ    8(SP), $0x00000000
+	JE      b1r1End
+	MOVQ    88(SP), SI
 	MOVQ    ldx+88(FP), SI
 	SHLQ    $0x02, SI
 	MOVQ    DX, SI
 	MOVQ    AX, DI
 	VXORPS  Z0, Z0, Z0
-	MOVQ    cols+104(FP), R8
+	MOVQ    cols+112(FP), R8
 	SHRQ    $0x04, R8
 	JZ      b1r1tTail
-	MOVQ    64(SP), R9
+	MOVQ    104(SP), R9
 	XORQ    R10, R10
 	TESTQ   R9, R9
 	CMOVQLT R10, R9
 	CMPQ    R9, R8
 	CMOVQGT R8, R9
-	MOVQ    72(SP), R10
+	MOVQ    112(SP), R10
 	XORQ    R11, R11
 	TESTQ   R10, R10
 	CMOVQLT R11, R10
@@ -5899,15 +6044,11 @@ b1r1tBefore:
 b1r1tBeforeEnd:
 	TESTQ R9, R9
 	JZ    b1r1tWindowEnd
-	MOVQ  56(SP), R8
-	ADDQ  SI, R8
 
 b1r1tWindow:
 	VMOVUPS     (SI), Z1
 	VMOVUPS     (DI), Z2
 	VFMADD231PS Z1, Z2, Z0
-	PREFETCHT0  (R8)
-	ADDQ        $0x00000040, R8
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, DI
 	DECQ        R9
@@ -5928,7 +6069,7 @@ b1r1tAfter:
 
 b1r1tAfterEnd:
 b1r1tTail:
-	MOVQ        cols+104(FP), R8
+	MOVQ        cols+112(FP), R8
 	ANDQ        $0x0000000f, R8
 	JZ          b1r1tReduce
 	VMOVUPS.Z   (SI), K1, Z1
@@ -5944,14 +6085,14 @@ b1r1tReduce:
 	VADDPS        X1, X0, X0
 	VSHUFPS       $0xb1, X0, X0, X1
 	VADDPS        X1, X0, X0
-	VBROADCASTSS  alpha+152(FP), X1
+	VBROADCASTSS  alpha+160(FP), X1
 	MOVQ          ldd+24(FP), SI
 	SHLQ          $0x02, SI
 	MOVQ          BX, SI
-	MOVL          beta+156(FP), DI
+	MOVL          beta+164(FP), DI
 	ANDL          $0x7fffffff, DI
 	JZ            b1r1tNoBeta
-	VBROADCASTSS  beta+156(FP), X2
+	VBROADCASTSS  beta+164(FP), X2
 	VMOVSS        (SI), X3
 	VMULPS        X2, X3, X3
 	VFMADD231PS   X1, X0, X3
@@ -5963,12 +6104,12 @@ b1r1tNoBeta:
 	VMOVSS X0, (SI)
 
 b1r1tDone:
-	MOVQ   lda+56(FP), SI
-	IMUL3Q $0x00000004, SI, SI
-	ADDQ   SI, DX
-	ADDQ   $0x00000004, BX
-	SUBQ   $0x00000001, (SP)
-	JMP    b1r1
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b1r1
 
 b1r1End:
 	MOVQ   ldx+88(FP), DX
@@ -5977,27 +6118,26 @@ b1r1End:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+128(FP), DX
-	SUBQ   DX, 64(SP)
-	SUBQ   DX, 72(SP)
-	CMPQ   16(SP), $0x00000000
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
 	JE     b1Small
-	DECQ   16(SP)
+	DECQ   24(SP)
 
 b1Small:
-	SUBQ $0x00000001, 8(SP)
+	SUBQ $0x00000001, 16(SP)
 	JMP  b1
 
 b1End:
-	MOVQ  40(SP), AX
+	MOVQ  48(SP), AX
 	MOVQ  lda+56(FP), CX
 	SHLQ  $0x02, CX
 	IMULQ AX, CX
-	ADDQ  CX, 24(SP)
+	ADDQ  CX, 32(SP)
+	SUBQ  AX, 64(SP)
 	SHLQ  $0x02, AX
-	ADDQ  AX, 32(SP)
-	SHRQ  $0x02, AX
-	SUBQ  AX, 48(SP)
+	ADDQ  AX, 40(SP)
 	JMP   panel
 
 done:

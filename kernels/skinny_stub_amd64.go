@@ -7,12 +7,12 @@ package kernels
 // skinnyNTAVX2 sets D = α·X·Aᵀ + β·D for the rows×cols A, batch×cols X and batch×rows D, reading A once.
 //
 //go:noescape
-func skinnyNTAVX2(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
+func skinnyNTAVX2(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, chunk int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
 
 // skinnyNTAVX512 sets D = α·X·Aᵀ + β·D for the rows×cols A, batch×cols X and batch×rows D, reading A once.
 //
 //go:noescape
-func skinnyNTAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
+func skinnyNTAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, chunk int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
 
 // skinnyNNAVX2 sets D = α·X·W + β·D for the batch×k X, k×n W and batch×n D, reading W once.
 //
