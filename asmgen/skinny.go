@@ -516,10 +516,13 @@ func skinnyNNTile(s *isa) (group, vectors int) {
 // genSkinnyNN emits skinnyNN<ISA>(d, ldd, x, ldx, w, ldw, batch, k, n, pfw,
 // alpha, beta): D = α·X·W + β·D for the batch×k X, k×n W and batch×n D
 // (strides in elements; β = ±0 never reads D). W goes in strips of V vectors
-// of columns; for each strip, each group of up to G rows of X accumulates its
-// G×V block of D in registers over all k rows of the strip (one load of W
-// per vector, one broadcast of X per row of the group), so the strip comes
-// from memory for its first group and from L2 for the others. Leftover columns take one-vector strips, then a last
+// of columns; a batch of up to 2 rows on AVX2 or 6 on AVX-512 first takes
+// strips as wide as the registers hold (15 vectors for one row on AVX-512),
+// so that each row of W is read in longer runs. For each strip, each group
+// of up to G rows of X accumulates its block of D in registers over all k
+// rows of the strip (one load of W per vector, one broadcast of X per row of
+// the group), so the strip comes from memory for its first group and from L2
+// for the others. Leftover columns take one-vector strips, then a last
 // partial vector: on AVX-512 under an opmask, on AVX2 as the last full vector
 // of the row (n ≥ 8 required), of which only the new columns are stored. The
 // loads of a row of a full strip are paired with PREFETCHT0s of the next
@@ -692,7 +695,7 @@ func genSkinnyNN(s *isa) {
 
 	// strips emits the loop over strips of nv vectors of the given kind
 	// from column col while at least `need` columns are left.
-	strips := func(pfx string, nv, kind int) {
+	strips := func(pfx string, nv, kind, only int) {
 		asm.Label(pfx)
 		left := load(asm.Param("n"))
 		asm.SUBQ(col, left)
@@ -710,6 +713,9 @@ func genSkinnyNN(s *isa) {
 		startGroups(bigLeft)
 		resetWindow("k", pfHi, pfLo)
 		for nb := G; nb >= 1; nb-- {
+			if only > 0 && nb != only {
+				continue
+			}
 			gp := fmt.Sprintf("%sb%d", pfx, nb)
 			asm.Label(gp)
 			groupGate(gp, nb, batchLeft, bigLeft)
@@ -751,9 +757,28 @@ func genSkinnyNN(s *isa) {
 	z := asm.GP64()
 	asm.XORQ(z, z)
 	asm.MOVQ(z, col)
-	strips("wide", V, full)
-	strips("one", 1, full)
-	strips("last", 1, partial)
+	// A batch of one group of nb rows takes strips as wide as the
+	// registers hold (nb+1 per vector: nb accumulators and W's vector, and
+	// one for the broadcast of X), then the strips of every batch.
+	regs := 15
+	if s.evex {
+		regs = 31
+	}
+	for nb := G; nb >= 1; nb-- {
+		nv := regs / (nb + 1)
+		if nv <= V {
+			continue
+		}
+		skip := fmt.Sprintf("solo%dSkip", nb)
+		asm.CMPQ(load(asm.Param("batch")), U32(nb))
+		asm.JNE(LabelRef(skip))
+		strips(fmt.Sprintf("solo%d", nb), nv, full, nb)
+		asm.JMP(LabelRef("wide"))
+		asm.Label(skip)
+	}
+	strips("wide", V, full, 0)
+	strips("one", 1, full, 0)
+	strips("last", 1, partial, 0)
 	asm.VZEROUPPER()
 	asm.RET()
 }
