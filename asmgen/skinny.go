@@ -502,6 +502,12 @@ func log2(n int) int {
 	return l
 }
 
+// skinnyNNRunLines is the run of lines per row of W from which a strip of
+// skinnyNN leaves the next strip to the hardware prefetcher: a strip that
+// reads 10 or more consecutive lines of each row (the widest strips of one
+// or two rows of X on AVX-512) does not prefetch in software.
+const skinnyNNRunLines = 10
+
 // skinnyNNTile returns the register tile of skinnyNN on s: rows of X ×
 // vectors of columns of D, one accumulator each, plus one register per
 // vector of W and one for the broadcast element of X: 8×3 (24 + 3 + 1 of 32)
@@ -525,9 +531,9 @@ func skinnyNNTile(s *isa) (group, vectors int) {
 // for the others. Leftover columns take one-vector strips, then a last
 // partial vector: on AVX-512 under an opmask, on AVX2 as the last full vector
 // of the row (n ≥ 8 required), of which only the new columns are stored. The
-// loads of a row of a full strip are paired with PREFETCHT0s of the next
-// strip's lines in that row of W, in the group's window of the rows only
-// (pfw rows per group, resetWindow).
+// loads of a row of a full strip narrower than skinnyNNRunLines are paired
+// with PREFETCHT0s of the next strip's lines in that row of W, in the group's
+// window of the rows only (pfw rows per group, resetWindow).
 func genSkinnyNN(s *isa) {
 	name := s.name("skinnyNN")
 	TEXT(name, NOSPLIT, "func(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch, k, n, pfw, gs, nbig int, alpha, beta float32)")
@@ -728,7 +734,7 @@ func genSkinnyNN(s *isa) {
 				asm.SUBQ(U32(s.lanes), colB)
 			}
 			asm.SHLQ(U8(2), colB)
-			block(gp+"k", nb, nv, kind, colB, xp, dp, kind == full)
+			block(gp+"k", nb, nv, kind, colB, xp, dp, kind == full && nv*s.bytes() < 64*skinnyNNRunLines)
 			for _, p := range []struct {
 				name string
 				r    GPVirtual
