@@ -357,7 +357,7 @@ func genSkinnyNT(s *isa) {
 		asm.ADDQ(off, base)
 		asm.MOVQ(base, panelD)
 		asm.Label("panelSet")
-		resetWindow("cols", pfHi, pfLo)
+		resetWindow(pfHi, pfLo)
 	}
 	xp, dBlk := load(asm.Param("x").Base()), asm.GP64()
 	asm.MOVQ(panelD, dBlk)
@@ -454,18 +454,15 @@ func groupDone(pfx string, bigLeft Mem) {
 	asm.Label(pfx + "Small")
 }
 
-// resetWindow sets the prefetch window of the first group of rows of X: the
-// steps counted down from the count in the argument steps (for skinnyNT
-// cols/lanes vectors, for skinnyNN the k rows of W) while
-// hi ≥ count > lo, hi = steps and lo = steps − pfw. Each following group
-// takes the next pfw steps (nextWindow), so the prefetches of the next panel
-// or strip are spread over all its groups (pfw = ⌈steps/groups⌉, from Go)
-// instead of issued in a burst by the first.
-func resetWindow(steps string, hi, lo Mem) {
-	n, w := load(asm.Param(steps)), load(asm.Param("pfw"))
-	if steps == "cols" {
-		asm.SHRQ(U8(log2(curLanes)), n)
-	}
+// resetWindow sets skinnyNT's prefetch window of the first group of rows of
+// X: the steps counted down from cols/lanes vectors while hi ≥ count > lo,
+// hi = cols/lanes and lo = hi − pfw. Each following group takes the next pfw
+// steps (nextWindow), so the prefetches of the next panel are spread over
+// all its groups (pfw = ⌈steps/groups⌉, from Go) instead of issued in a
+// burst by the first.
+func resetWindow(hi, lo Mem) {
+	n, w := load(asm.Param("cols")), load(asm.Param("pfw"))
+	asm.SHRQ(U8(log2(curLanes)), n)
 	asm.MOVQ(n, hi)
 	asm.SUBQ(w, n)
 	asm.MOVQ(n, lo)
@@ -503,10 +500,14 @@ func log2(n int) int {
 }
 
 // skinnyNNRunLines is the run of lines per row of W from which a strip of
-// skinnyNN leaves the next strip to the hardware prefetcher: a strip that
-// reads 10 or more consecutive lines of each row (the widest strips of one
-// or two rows of X on AVX-512) does not prefetch in software.
+// skinnyNN leaves the next strip to the hardware prefetcher: the strips as
+// wide as the registers hold of one or two rows of X on AVX-512 read 15 and
+// 10 consecutive lines of each row and do not prefetch in software.
 const skinnyNNRunLines = 10
+
+// skinnyNNWalkSlots is the most lines skinnyNN's prefetch walk takes per
+// step (lps ≤ 3 from Go: a strip's row of 3 ZMM is 3 lines).
+const skinnyNNWalkSlots = 3
 
 // skinnyNNTile returns the register tile of skinnyNN on s: rows of X ×
 // vectors of columns of D, one accumulator each, plus one register per
@@ -519,28 +520,33 @@ func skinnyNNTile(s *isa) (group, vectors int) {
 	return 4, 3
 }
 
-// genSkinnyNN emits skinnyNN<ISA>(d, ldd, x, ldx, w, ldw, batch, k, n, pfw,
-// alpha, beta): D = α·X·W + β·D for the batch×k X, k×n W and batch×n D
-// (strides in elements; β = ±0 never reads D). W goes in strips of V vectors
-// of columns; a batch of up to 2 rows on AVX2 or 6 on AVX-512 first takes
-// strips as wide as the registers hold (15 vectors for one row on AVX-512),
-// so that each row of W is read in longer runs. For each strip, each group
-// of up to G rows of X accumulates its block of D in registers over all k
-// rows of the strip (one load of W per vector, one broadcast of X per row of
-// the group), so the strip comes from memory for its first group and from L2
-// for the others. Leftover columns take one-vector strips, then a last
-// partial vector: on AVX-512 under an opmask, on AVX2 as the last full vector
-// of the row (n ≥ 8 required), of which only the new columns are stored. The
-// loads of a row of a full strip narrower than skinnyNNRunLines are paired
-// with PREFETCHT0s of the next strip's lines in that row of W, in the group's
-// window of the rows only (pfw rows per group, resetWindow).
+// genSkinnyNN emits skinnyNN<ISA>(d, ldd, x, ldx, w, ldw, batch, k, n, pf,
+// pfRows, pfRowBytes, lps, next, gs, nbig, alpha, beta): D = α·X·W + β·D for
+// the batch×k X, k×n W and batch×n D (strides in elements; β = ±0 never
+// reads D), all of W or one block of Go's sequence (kernels/skinny.go). W
+// goes in strips of V vectors of columns; a batch of one group of nb rows
+// whose strips as wide as the registers hold are wider first takes those
+// (nb ≤ 2 on AVX2, ≤ 6 on AVX-512), so that each row of W is read in longer
+// runs. For each strip,
+// each group of up to G rows of X accumulates its block of D in registers
+// over all k rows of the strip (one load of W per vector, one broadcast of X
+// per row of the group). Leftover columns take one-vector strips, then a
+// last partial vector: on AVX-512 under an opmask, on AVX2 as the last full
+// vector of the row (n ≥ 8 required), of which only the new columns are
+// stored. With next ≠ 0 (one group over all of W), the loads of a row of a
+// strip narrower than skinnyNNRunLines come with PREFETCHT0s of the next
+// strip's lines in that row; with next = 0, those of a full strip of V
+// vectors come with up to lps PREFETCHT0s (skinnyNNWalkSlots) of a walk over
+// the block Go names (pfRows rows of pfRowBytes from pf, the next block of
+// the sequence), line by line in address order, so that W comes from memory
+// in runs of a block's row.
 func genSkinnyNN(s *isa) {
 	name := s.name("skinnyNN")
-	TEXT(name, NOSPLIT, "func(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch, k, n, pfw, gs, nbig int, alpha, beta float32)")
+	TEXT(name, NOSPLIT, "func(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch, k, n int, pf []float32, pfRows, pfRowBytes, lps, next, gs, nbig int, alpha, beta float32)")
 	asm.Doc(name + " sets D = α·X·W + β·D for the batch×k X, k×n W and batch×n D, reading W once.")
 	G, V := skinnyNNTile(s)
 	col, batchLeft, bigLeft := asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8)
-	pfHi, pfLo := asm.AllocLocal(8), asm.AllocLocal(8)
+	pfPtr, pfCol, pfLeft, pfLps, pfJump := asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8)
 	spill := asm.AllocLocal(4 * s.lanes)
 
 	var t tail
@@ -557,6 +563,21 @@ func genSkinnyNN(s *isa) {
 		return r
 	}
 
+	// The prefetch walk: pfRows rows of pfRowBytes (a multiple of 64) at
+	// stride ldw from pf, line by line in address order, lps lines per
+	// step of the full strips' rows, until they are done (lps = 0 from then
+	// on).
+	{
+		p, c, r, l := load(asm.Param("pf").Base()), load(asm.Param("pfRowBytes")), load(asm.Param("pfRows")), load(asm.Param("lps"))
+		asm.MOVQ(p, pfPtr)
+		asm.MOVQ(c, pfCol)
+		asm.MOVQ(r, pfLeft)
+		asm.MOVQ(l, pfLps)
+		j := bytesOf("ldw")
+		asm.SUBQ(c, j)
+		asm.MOVQ(j, pfJump)
+	}
+
 	// kind of strip: full vectors, or the last partial vector (masked on
 	// AVX-512, shifted to end at n on AVX2).
 	const (
@@ -565,7 +586,9 @@ func genSkinnyNN(s *isa) {
 	)
 	// block emits the nb×nv block of D at column offset colB (bytes) for the
 	// X rows at xp and the D row at dp.
-	block := func(pfx string, nb, nv, kind int, colB, xp, dp GPVirtual, prefetch bool) {
+	// prefetch: the next strip's lines in each row (where next ≠ 0) or the
+	// walk; next: the next strip's lines only.
+	block := func(pfx string, nb, nv, kind int, colB, xp, dp GPVirtual, prefetch, next bool) {
 		puts := 0
 		ldxB := bytesOf("ldx")
 		var xb []GPVirtual
@@ -595,6 +618,14 @@ func genSkinnyNN(s *isa) {
 		asm.ADDQ(colB, wp)
 		ldwB := bytesOf("ldw")
 		cnt := load(asm.Param("k"))
+		// The walk's address and the bytes left in its row, in registers
+		// over the loop.
+		var pp, pc GPVirtual
+		if prefetch {
+			pp, pc = asm.GP64(), asm.GP64()
+			asm.MOVQ(pfPtr, pp)
+			asm.MOVQ(pfCol, pc)
+		}
 		asm.Label(pfx + "Loop")
 		for v := 0; v < nv; v++ {
 			m := Mem{Base: wp, Disp: v * s.bytes()}
@@ -604,15 +635,34 @@ func genSkinnyNN(s *isa) {
 				asm.VMOVUPS(m, wv[v])
 			}
 		}
-		if prefetch {
-			// Only in this group's window of the rows (pfLo < cnt ≤ pfHi).
-			asm.CMPQ(cnt, pfHi)
-			asm.JG(LabelRef(pfx + "NoPF"))
-			asm.CMPQ(cnt, pfLo)
-			asm.JLE(LabelRef(pfx + "NoPF"))
+		if prefetch || next {
+			asm.CMPQ(load(asm.Param("next")), U32(0))
+			asm.JE(LabelRef(pfx + "Walk"))
 			for l := 0; l < (nv*s.bytes()+63)/64; l++ {
 				asm.PREFETCHT0(Mem{Base: wp, Disp: nv*s.bytes() + 64*l})
 			}
+			asm.JMP(LabelRef(pfx + "NoPF"))
+			asm.Label(pfx + "Walk")
+		}
+		if prefetch {
+			for l := 0; l < skinnyNNWalkSlots; l++ {
+				slot := fmt.Sprintf("%sPF%d", pfx, l)
+				asm.CMPQ(pfLps, U32(l))
+				asm.JLE(LabelRef(pfx + "NoPF"))
+				asm.PREFETCHT0(Mem{Base: pp})
+				asm.ADDQ(U32(64), pp)
+				asm.SUBQ(U32(64), pc)
+				asm.JNZ(LabelRef(slot))
+				// The end of a row: the next one, or the walk is done.
+				asm.ADDQ(pfJump, pp)
+				asm.Load(asm.Param("pfRowBytes"), pc)
+				asm.DECQ(pfLeft)
+				asm.JNZ(LabelRef(slot))
+				asm.MOVQ(U32(0), pfLps)
+				asm.Label(slot)
+			}
+		}
+		if prefetch || next {
 			asm.Label(pfx + "NoPF")
 		}
 		for j := 0; j < nb; j++ {
@@ -628,6 +678,10 @@ func genSkinnyNN(s *isa) {
 		}
 		asm.DECQ(cnt)
 		asm.JNZ(LabelRef(pfx + "Loop"))
+		if prefetch {
+			asm.MOVQ(pp, pfPtr)
+			asm.MOVQ(pc, pfCol)
+		}
 
 		va := paramF32(s, "alpha")
 		lddB := bytesOf("ldd")
@@ -717,7 +771,6 @@ func genSkinnyNN(s *isa) {
 		bl := load(asm.Param("batch"))
 		asm.MOVQ(bl, batchLeft)
 		startGroups(bigLeft)
-		resetWindow("k", pfHi, pfLo)
 		for nb := G; nb >= 1; nb-- {
 			if only > 0 && nb != only {
 				continue
@@ -734,7 +787,7 @@ func genSkinnyNN(s *isa) {
 				asm.SUBQ(U32(s.lanes), colB)
 			}
 			asm.SHLQ(U8(2), colB)
-			block(gp+"k", nb, nv, kind, colB, xp, dp, kind == full && nv*s.bytes() < 64*skinnyNNRunLines)
+			block(gp+"k", nb, nv, kind, colB, xp, dp, kind == full && only == 0, kind == full && only > 0 && nv*s.bytes() < 64*skinnyNNRunLines)
 			for _, p := range []struct {
 				name string
 				r    GPVirtual
@@ -743,7 +796,6 @@ func genSkinnyNN(s *isa) {
 				asm.IMUL3Q(U32(4*nb), st, st)
 				asm.ADDQ(st, p.r)
 			}
-			nextWindow(pfHi, pfLo)
 			groupDone(gp, bigLeft)
 			asm.SUBQ(U32(nb), batchLeft)
 			asm.JMP(LabelRef(gp))
@@ -765,7 +817,8 @@ func genSkinnyNN(s *isa) {
 	asm.MOVQ(z, col)
 	// A batch of one group of nb rows takes strips as wide as the
 	// registers hold (nb+1 per vector: nb accumulators and W's vector, and
-	// one for the broadcast of X), then the strips of every batch.
+	// one for the broadcast of X) first, where they are wider than V; then
+	// the strips of every batch.
 	regs := 15
 	if s.evex {
 		regs = 31

@@ -1369,13 +1369,54 @@ func skinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, 
 // skinnyNN sets D = α·X·W + β·D (β = ±0: D not read) for the batch×k X,
 // k×n W and batch×n D, under the ISA skinnyNNTakes accepted.
 func skinnyNN(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch, k, n int, alpha, beta float32) {
+	group, strip := 4, 96 // rows of X in a group, bytes of a strip's row
 	if active == AVX512 {
-		gs, nbig := skinnyGroups(batch, 8)
-		skinnyNNAVX512(d, ldd, x, ldx, w, ldw, batch, k, n, skinnyWindow(k, batch, 8), gs, nbig, alpha, beta)
+		group, strip = 8, 192
+	}
+	gs, nbig := skinnyGroups(batch, group)
+	if batch <= group {
+		// One group: all of W in one call, each strip prefetching the
+		// next one's lines in each row.
+		if active == AVX512 {
+			skinnyNNAVX512(d, ldd, x, ldx, w, ldw, batch, k, n, nil, 0, 64, 0, 1, gs, nbig, alpha, beta)
+		} else {
+			skinnyNNAVX2(d, ldd, x, ldx, w, ldw, batch, k, n, nil, 0, 64, 0, 1, gs, nbig, alpha, beta)
+		}
 		return
 	}
-	gs, nbig := skinnyGroups(batch, 4)
-	skinnyNNAVX2(d, ldd, x, ldx, w, ldw, batch, k, n, skinnyWindow(k, batch, 4), gs, nbig, alpha, beta)
+	// The blocks of W in order, each call prefetching the next block: its
+	// lines spread over this block's steps (rows of full strips, in all the
+	// groups), up to skinnyNNWalkSlots a step.
+	groups := (batch + group - 1) / group
+	cols := strip / 4 // of a full strip
+	kb := skinnyNNBlockRows(k)
+	for c0 := 0; c0 < n; {
+		cn := skinnyNNSpan(c0, n)
+		for k0 := 0; k0 < k; k0 += kb {
+			kn := min(kb, k-k0)
+			nc0, nk0 := c0, k0+kb
+			if nk0 >= k {
+				nc0, nk0 = c0+cn, 0
+			}
+			pf, pfRows, pfRowBytes, l := w[:0], 0, 64, 0
+			if nc0 < n {
+				pf = w[nk0*ldw+nc0:]
+				pfRows, pfRowBytes = min(kb, k-nk0), (4*skinnyNNSpan(nc0, n)+63)&^63
+				steps := max(1, cn/cols*groups*kn)
+				l = min(skinnyNNWalkSlots, (pfRows*pfRowBytes/64+steps-1)/steps)
+			}
+			b := beta
+			if k0 > 0 {
+				b = 1 // the blocks after the first add to D
+			}
+			if active == AVX512 {
+				skinnyNNAVX512(d[c0:], ldd, x[k0:], ldx, w[k0*ldw+c0:], ldw, batch, kn, cn, pf, pfRows, pfRowBytes, l, 0, gs, nbig, alpha, b)
+			} else {
+				skinnyNNAVX2(d[c0:], ldd, x[k0:], ldx, w[k0*ldw+c0:], ldw, batch, kn, cn, pf, pfRows, pfRowBytes, l, 0, gs, nbig, alpha, b)
+			}
+		}
+		c0 += cn
+	}
 }
 
 // skinny computes g as a skinny product where one is taken (few rows of C

@@ -49,10 +49,38 @@ func skinnyNTSteps(lda, groups int) int {
 	return max(1, skinnyPanel(skinnyNTChunks, lda)/skinnyNTChunks)
 }
 
-// skinnyWindow returns w, the steps of each group's prefetch window. The
-// kernels prefetch the next panel (skinnyNT) or strip (skinnyNN) while they
-// walk the inner dimension in `steps` steps (vectors of A's rows, rows of
-// W); group g of the ⌈batch/group⌉ groups of rows of X prefetches in the
+// skinnyNNCols is the columns of W in a block of skinnyNN: four strips of 3
+// ZMM, 768 bytes (12 lines) of each row, so that the prefetches of the next
+// block read W in runs of 12 lines where a strip's row is 3.
+const skinnyNNCols = 192
+
+// skinnyNNBlockRows returns the rows of W in a block of skinnyNN for k rows
+// in all: the fewest blocks of equal rows that span up to a quarter of L2
+// each, with the next block in L2 as it is prefetched.
+func skinnyNNBlockRows(k int) int {
+	most := max(1, skinnyL2()/4/(4*skinnyNNCols))
+	blocks := (k + most - 1) / most
+	return (k + blocks - 1) / blocks
+}
+
+// skinnyNNWalkSlots is the most lines skinnyNN's prefetch walk takes per
+// step (asmgen's skinnyNNWalkSlots).
+const skinnyNNWalkSlots = 3
+
+// skinnyNNSpan returns the columns of the block of skinnyNN from column c0
+// of n: skinnyNNCols, or the rest of the row when fewer than 8 columns would
+// be left after it (AVX2's last vector needs 8).
+func skinnyNNSpan(c0, n int) int {
+	cn := min(skinnyNNCols, n-c0)
+	if r := n - c0 - cn; r > 0 && r < 8 {
+		cn = n - c0
+	}
+	return cn
+}
+
+// skinnyWindow returns w, the steps of each group's prefetch window.
+// skinnyNT prefetches the next panel while it walks the inner dimension in
+// `steps` steps (vectors of A's rows); group g of the ⌈batch/group⌉ groups of rows of X prefetches in the
 // steps [g·w, (g+1)·w) only, so the prefetches spread over the work of all
 // groups and memory overlaps the FMAs instead of stalling the first group.
 func skinnyWindow(steps, batch, group int) int {

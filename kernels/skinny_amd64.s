@@ -6352,9 +6352,21 @@ DATA skinnyNTAVX512perm1<>+56(SB)/4, $0x0000000f
 DATA skinnyNTAVX512perm1<>+60(SB)/4, $0x0000000f
 GLOBL skinnyNTAVX512perm1<>(SB), RODATA|NOPTR, $64
 
-// func skinnyNNAVX2(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pfw int, gs int, nbig int, alpha float32, beta float32)
+// func skinnyNNAVX2(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pf []float32, pfRows int, pfRowBytes int, lps int, next int, gs int, nbig int, alpha float32, beta float32)
 // Requires: AVX, FMA3, MMX+
-TEXT ·skinnyNNAVX2(SB), NOSPLIT, $72-152
+TEXT ·skinnyNNAVX2(SB), NOSPLIT, $96-200
+	MOVQ pf_base+120(FP), AX
+	MOVQ pfRowBytes+152(FP), CX
+	MOVQ pfRows+144(FP), DX
+	MOVQ lps+160(FP), BX
+	MOVQ AX, 24(SP)
+	MOVQ CX, 32(SP)
+	MOVQ DX, 40(SP)
+	MOVQ BX, 48(SP)
+	MOVQ ldw+88(FP), AX
+	SHLQ $0x02, AX
+	SUBQ CX, AX
+	MOVQ AX, 56(SP)
 	XORQ AX, AX
 	MOVQ AX, (SP)
 	MOVQ batch+96(FP), AX
@@ -6370,18 +6382,13 @@ solo2:
 	MOVQ d_base+0(FP), CX
 	MOVQ batch+96(FP), DX
 	MOVQ DX, 8(SP)
-	MOVQ nbig+136(FP), DX
+	MOVQ nbig+184(FP), DX
 	MOVQ DX, 16(SP)
-	MOVQ k+104(FP), DX
-	MOVQ pfw+120(FP), BX
-	MOVQ DX, 24(SP)
-	SUBQ BX, DX
-	MOVQ DX, 32(SP)
 
 solo2b2:
 	CMPQ 8(SP), $0x00000002
 	JB   solo2b2End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  solo2b2Big
 	DECQ DX
@@ -6416,14 +6423,15 @@ solo2b2kLoop:
 	VMOVUPS    64(DI), Y12
 	VMOVUPS    96(DI), Y13
 	VMOVUPS    128(DI), Y14
-	CMPQ       R9, 24(SP)
-	JG         solo2b2kNoPF
-	CMPQ       R9, 32(SP)
-	JLE        solo2b2kNoPF
+	MOVQ       next+168(FP), R10
+	CMPQ       R10, $0x00000000
+	JE         solo2b2kWalk
 	PREFETCHT0 160(DI)
 	PREFETCHT0 224(DI)
 	PREFETCHT0 288(DI)
+	JMP        solo2b2kNoPF
 
+solo2b2kWalk:
 solo2b2kNoPF:
 	VBROADCASTSS (SI), Y15
 	VFMADD231PS  Y10, Y15, Y0
@@ -6441,15 +6449,15 @@ solo2b2kNoPF:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          solo2b2kLoop
-	VBROADCASTSS alpha+144(FP), Y10
+	VBROADCASTSS alpha+192(FP), Y10
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           solo2b2kNoBeta
-	VBROADCASTSS beta+148(FP), Y11
+	VBROADCASTSS beta+196(FP), Y11
 	VMOVUPS      (SI), Y12
 	VMULPS       Y11, Y12, Y12
 	VFMADD231PS  Y10, Y0, Y12
@@ -6523,9 +6531,6 @@ solo2b2kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     solo2b2Small
 	DECQ   16(SP)
@@ -6558,18 +6563,13 @@ solo1:
 	MOVQ d_base+0(FP), CX
 	MOVQ batch+96(FP), DX
 	MOVQ DX, 8(SP)
-	MOVQ nbig+136(FP), DX
+	MOVQ nbig+184(FP), DX
 	MOVQ DX, 16(SP)
-	MOVQ k+104(FP), DX
-	MOVQ pfw+120(FP), BX
-	MOVQ DX, 24(SP)
-	SUBQ BX, DX
-	MOVQ DX, 32(SP)
 
 solo1b1:
 	CMPQ 8(SP), $0x00000001
 	JB   solo1b1End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  solo1b1Big
 	DECQ DX
@@ -6603,15 +6603,16 @@ solo1b1kLoop:
 	VMOVUPS    128(SI), Y11
 	VMOVUPS    160(SI), Y12
 	VMOVUPS    192(SI), Y13
-	CMPQ       R8, 24(SP)
-	JG         solo1b1kNoPF
-	CMPQ       R8, 32(SP)
-	JLE        solo1b1kNoPF
+	MOVQ       next+168(FP), R9
+	CMPQ       R9, $0x00000000
+	JE         solo1b1kWalk
 	PREFETCHT0 224(SI)
 	PREFETCHT0 288(SI)
 	PREFETCHT0 352(SI)
 	PREFETCHT0 416(SI)
+	JMP        solo1b1kNoPF
 
+solo1b1kWalk:
 solo1b1kNoPF:
 	VBROADCASTSS (BX), Y14
 	VFMADD231PS  Y7, Y14, Y0
@@ -6625,15 +6626,15 @@ solo1b1kNoPF:
 	ADDQ         $0x00000004, BX
 	DECQ         R8
 	JNZ          solo1b1kLoop
-	VBROADCASTSS alpha+144(FP), Y7
+	VBROADCASTSS alpha+192(FP), Y7
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, BX
 	ADDQ         DX, BX
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           solo1b1kNoBeta
-	VBROADCASTSS beta+148(FP), Y8
+	VBROADCASTSS beta+196(FP), Y8
 	VMOVUPS      (BX), Y9
 	VMULPS       Y8, Y9, Y9
 	VFMADD231PS  Y7, Y0, Y9
@@ -6687,9 +6688,6 @@ solo1b1kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     solo1b1Small
 	DECQ   16(SP)
@@ -6718,18 +6716,13 @@ wide:
 	MOVQ d_base+0(FP), CX
 	MOVQ batch+96(FP), DX
 	MOVQ DX, 8(SP)
-	MOVQ nbig+136(FP), DX
+	MOVQ nbig+184(FP), DX
 	MOVQ DX, 16(SP)
-	MOVQ k+104(FP), DX
-	MOVQ pfw+120(FP), BX
-	MOVQ DX, 24(SP)
-	SUBQ BX, DX
-	MOVQ DX, 32(SP)
 
 wideb4:
 	CMPQ 8(SP), $0x00000004
 	JB   wideb4End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  wideb4Big
 	DECQ DX
@@ -6761,18 +6754,60 @@ wideb4Big:
 	MOVQ   ldw+88(FP), R9
 	SHLQ   $0x02, R9
 	MOVQ   k+104(FP), R10
+	MOVQ   24(SP), R11
+	MOVQ   32(SP), R12
 
 wideb4kLoop:
 	VMOVUPS    (R8), Y12
 	VMOVUPS    32(R8), Y13
 	VMOVUPS    64(R8), Y14
-	CMPQ       R10, 24(SP)
-	JG         wideb4kNoPF
-	CMPQ       R10, 32(SP)
-	JLE        wideb4kNoPF
+	MOVQ       next+168(FP), R13
+	CMPQ       R13, $0x00000000
+	JE         wideb4kWalk
 	PREFETCHT0 96(R8)
 	PREFETCHT0 160(R8)
+	JMP        wideb4kNoPF
 
+wideb4kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        wideb4kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        wideb4kPF0
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        wideb4kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+wideb4kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        wideb4kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        wideb4kPF1
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        wideb4kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+wideb4kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        wideb4kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        wideb4kPF2
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        wideb4kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+wideb4kPF2:
 wideb4kNoPF:
 	VBROADCASTSS (SI), Y15
 	VFMADD231PS  Y12, Y15, Y0
@@ -6795,15 +6830,17 @@ wideb4kNoPF:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          wideb4kLoop
-	VBROADCASTSS alpha+144(FP), Y12
+	MOVQ         R11, 24(SP)
+	MOVQ         R12, 32(SP)
+	VBROADCASTSS alpha+192(FP), Y12
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb4kNoBeta
-	VBROADCASTSS beta+148(FP), Y13
+	VBROADCASTSS beta+196(FP), Y13
 	VMOVUPS      (SI), Y14
 	VMULPS       Y13, Y14, Y14
 	VFMADD231PS  Y12, Y0, Y14
@@ -6893,9 +6930,6 @@ wideb4kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     wideb4Small
 	DECQ   16(SP)
@@ -6908,7 +6942,7 @@ wideb4End:
 wideb3:
 	CMPQ 8(SP), $0x00000003
 	JB   wideb3End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  wideb3Big
 	DECQ DX
@@ -6935,18 +6969,60 @@ wideb3Big:
 	MOVQ   ldw+88(FP), R8
 	SHLQ   $0x02, R8
 	MOVQ   k+104(FP), R9
+	MOVQ   24(SP), R10
+	MOVQ   32(SP), R11
 
 wideb3kLoop:
 	VMOVUPS    (DI), Y9
 	VMOVUPS    32(DI), Y10
 	VMOVUPS    64(DI), Y11
-	CMPQ       R9, 24(SP)
-	JG         wideb3kNoPF
-	CMPQ       R9, 32(SP)
-	JLE        wideb3kNoPF
+	MOVQ       next+168(FP), R12
+	CMPQ       R12, $0x00000000
+	JE         wideb3kWalk
 	PREFETCHT0 96(DI)
 	PREFETCHT0 160(DI)
+	JMP        wideb3kNoPF
 
+wideb3kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        wideb3kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        wideb3kPF0
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        wideb3kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+wideb3kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        wideb3kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        wideb3kPF1
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        wideb3kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+wideb3kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        wideb3kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        wideb3kPF2
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        wideb3kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+wideb3kPF2:
 wideb3kNoPF:
 	VBROADCASTSS (SI), Y12
 	VFMADD231PS  Y9, Y12, Y0
@@ -6964,15 +7040,17 @@ wideb3kNoPF:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          wideb3kLoop
-	VBROADCASTSS alpha+144(FP), Y9
+	MOVQ         R10, 24(SP)
+	MOVQ         R11, 32(SP)
+	VBROADCASTSS alpha+192(FP), Y9
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb3kNoBeta
-	VBROADCASTSS beta+148(FP), Y10
+	VBROADCASTSS beta+196(FP), Y10
 	VMOVUPS      (SI), Y11
 	VMULPS       Y10, Y11, Y11
 	VFMADD231PS  Y9, Y0, Y11
@@ -7042,9 +7120,6 @@ wideb3kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     wideb3Small
 	DECQ   16(SP)
@@ -7057,7 +7132,7 @@ wideb3End:
 wideb2:
 	CMPQ 8(SP), $0x00000002
 	JB   wideb2End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  wideb2Big
 	DECQ DX
@@ -7081,18 +7156,60 @@ wideb2Big:
 	MOVQ   ldw+88(FP), R8
 	SHLQ   $0x02, R8
 	MOVQ   k+104(FP), R9
+	MOVQ   24(SP), R10
+	MOVQ   32(SP), R11
 
 wideb2kLoop:
 	VMOVUPS    (DI), Y6
 	VMOVUPS    32(DI), Y7
 	VMOVUPS    64(DI), Y8
-	CMPQ       R9, 24(SP)
-	JG         wideb2kNoPF
-	CMPQ       R9, 32(SP)
-	JLE        wideb2kNoPF
+	MOVQ       next+168(FP), R12
+	CMPQ       R12, $0x00000000
+	JE         wideb2kWalk
 	PREFETCHT0 96(DI)
 	PREFETCHT0 160(DI)
+	JMP        wideb2kNoPF
 
+wideb2kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        wideb2kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        wideb2kPF0
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        wideb2kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+wideb2kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        wideb2kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        wideb2kPF1
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        wideb2kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+wideb2kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        wideb2kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        wideb2kPF2
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        wideb2kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+wideb2kPF2:
 wideb2kNoPF:
 	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y6, Y9, Y0
@@ -7106,15 +7223,17 @@ wideb2kNoPF:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          wideb2kLoop
-	VBROADCASTSS alpha+144(FP), Y6
+	MOVQ         R10, 24(SP)
+	MOVQ         R11, 32(SP)
+	VBROADCASTSS alpha+192(FP), Y6
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb2kNoBeta
-	VBROADCASTSS beta+148(FP), Y7
+	VBROADCASTSS beta+196(FP), Y7
 	VMOVUPS      (SI), Y8
 	VMULPS       Y7, Y8, Y8
 	VFMADD231PS  Y6, Y0, Y8
@@ -7164,9 +7283,6 @@ wideb2kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     wideb2Small
 	DECQ   16(SP)
@@ -7179,7 +7295,7 @@ wideb2End:
 wideb1:
 	CMPQ 8(SP), $0x00000001
 	JB   wideb1End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  wideb1Big
 	DECQ DX
@@ -7200,18 +7316,60 @@ wideb1Big:
 	MOVQ   ldw+88(FP), DI
 	SHLQ   $0x02, DI
 	MOVQ   k+104(FP), R8
+	MOVQ   24(SP), R9
+	MOVQ   32(SP), R10
 
 wideb1kLoop:
 	VMOVUPS    (SI), Y3
 	VMOVUPS    32(SI), Y4
 	VMOVUPS    64(SI), Y5
-	CMPQ       R8, 24(SP)
-	JG         wideb1kNoPF
-	CMPQ       R8, 32(SP)
-	JLE        wideb1kNoPF
+	MOVQ       next+168(FP), R11
+	CMPQ       R11, $0x00000000
+	JE         wideb1kWalk
 	PREFETCHT0 96(SI)
 	PREFETCHT0 160(SI)
+	JMP        wideb1kNoPF
 
+wideb1kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        wideb1kNoPF
+	PREFETCHT0 (R9)
+	ADDQ       $0x00000040, R9
+	SUBQ       $0x00000040, R10
+	JNZ        wideb1kPF0
+	ADDQ       56(SP), R9
+	MOVQ       pfRowBytes+152(FP), R10
+	DECQ       40(SP)
+	JNZ        wideb1kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+wideb1kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        wideb1kNoPF
+	PREFETCHT0 (R9)
+	ADDQ       $0x00000040, R9
+	SUBQ       $0x00000040, R10
+	JNZ        wideb1kPF1
+	ADDQ       56(SP), R9
+	MOVQ       pfRowBytes+152(FP), R10
+	DECQ       40(SP)
+	JNZ        wideb1kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+wideb1kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        wideb1kNoPF
+	PREFETCHT0 (R9)
+	ADDQ       $0x00000040, R9
+	SUBQ       $0x00000040, R10
+	JNZ        wideb1kPF2
+	ADDQ       56(SP), R9
+	MOVQ       pfRowBytes+152(FP), R10
+	DECQ       40(SP)
+	JNZ        wideb1kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+wideb1kPF2:
 wideb1kNoPF:
 	VBROADCASTSS (BX), Y6
 	VFMADD231PS  Y3, Y6, Y0
@@ -7221,15 +7379,17 @@ wideb1kNoPF:
 	ADDQ         $0x00000004, BX
 	DECQ         R8
 	JNZ          wideb1kLoop
-	VBROADCASTSS alpha+144(FP), Y3
+	MOVQ         R9, 24(SP)
+	MOVQ         R10, 32(SP)
+	VBROADCASTSS alpha+192(FP), Y3
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, BX
 	ADDQ         DX, BX
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb1kNoBeta
-	VBROADCASTSS beta+148(FP), Y4
+	VBROADCASTSS beta+196(FP), Y4
 	VMOVUPS      (BX), Y5
 	VMULPS       Y4, Y5, Y5
 	VFMADD231PS  Y3, Y0, Y5
@@ -7259,9 +7419,6 @@ wideb1kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     wideb1Small
 	DECQ   16(SP)
@@ -7287,18 +7444,13 @@ one:
 	MOVQ d_base+0(FP), CX
 	MOVQ batch+96(FP), DX
 	MOVQ DX, 8(SP)
-	MOVQ nbig+136(FP), DX
+	MOVQ nbig+184(FP), DX
 	MOVQ DX, 16(SP)
-	MOVQ k+104(FP), DX
-	MOVQ pfw+120(FP), BX
-	MOVQ DX, 24(SP)
-	SUBQ BX, DX
-	MOVQ DX, 32(SP)
 
 oneb4:
 	CMPQ 8(SP), $0x00000004
 	JB   oneb4End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  oneb4Big
 	DECQ DX
@@ -7322,15 +7474,57 @@ oneb4Big:
 	MOVQ   ldw+88(FP), R9
 	SHLQ   $0x02, R9
 	MOVQ   k+104(FP), R10
+	MOVQ   24(SP), R11
+	MOVQ   32(SP), R12
 
 oneb4kLoop:
 	VMOVUPS    (R8), Y4
-	CMPQ       R10, 24(SP)
-	JG         oneb4kNoPF
-	CMPQ       R10, 32(SP)
-	JLE        oneb4kNoPF
+	MOVQ       next+168(FP), R13
+	CMPQ       R13, $0x00000000
+	JE         oneb4kWalk
 	PREFETCHT0 32(R8)
+	JMP        oneb4kNoPF
 
+oneb4kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        oneb4kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        oneb4kPF0
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        oneb4kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+oneb4kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        oneb4kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        oneb4kPF1
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        oneb4kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+oneb4kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        oneb4kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        oneb4kPF2
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        oneb4kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+oneb4kPF2:
 oneb4kNoPF:
 	VBROADCASTSS (SI), Y5
 	VFMADD231PS  Y4, Y5, Y0
@@ -7345,15 +7539,17 @@ oneb4kNoPF:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          oneb4kLoop
-	VBROADCASTSS alpha+144(FP), Y4
+	MOVQ         R11, 24(SP)
+	MOVQ         R12, 32(SP)
+	VBROADCASTSS alpha+192(FP), Y4
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb4kNoBeta
-	VBROADCASTSS beta+148(FP), Y5
+	VBROADCASTSS beta+196(FP), Y5
 	VMOVUPS      (SI), Y6
 	VMULPS       Y5, Y6, Y6
 	VFMADD231PS  Y4, Y0, Y6
@@ -7395,9 +7591,6 @@ oneb4kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     oneb4Small
 	DECQ   16(SP)
@@ -7410,7 +7603,7 @@ oneb4End:
 oneb3:
 	CMPQ 8(SP), $0x00000003
 	JB   oneb3End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  oneb3Big
 	DECQ DX
@@ -7431,15 +7624,57 @@ oneb3Big:
 	MOVQ   ldw+88(FP), R8
 	SHLQ   $0x02, R8
 	MOVQ   k+104(FP), R9
+	MOVQ   24(SP), R10
+	MOVQ   32(SP), R11
 
 oneb3kLoop:
 	VMOVUPS    (DI), Y3
-	CMPQ       R9, 24(SP)
-	JG         oneb3kNoPF
-	CMPQ       R9, 32(SP)
-	JLE        oneb3kNoPF
+	MOVQ       next+168(FP), R12
+	CMPQ       R12, $0x00000000
+	JE         oneb3kWalk
 	PREFETCHT0 32(DI)
+	JMP        oneb3kNoPF
 
+oneb3kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        oneb3kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        oneb3kPF0
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        oneb3kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+oneb3kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        oneb3kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        oneb3kPF1
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        oneb3kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+oneb3kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        oneb3kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        oneb3kPF2
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        oneb3kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+oneb3kPF2:
 oneb3kNoPF:
 	VBROADCASTSS (SI), Y4
 	VFMADD231PS  Y3, Y4, Y0
@@ -7451,15 +7686,17 @@ oneb3kNoPF:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          oneb3kLoop
-	VBROADCASTSS alpha+144(FP), Y3
+	MOVQ         R10, 24(SP)
+	MOVQ         R11, 32(SP)
+	VBROADCASTSS alpha+192(FP), Y3
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb3kNoBeta
-	VBROADCASTSS beta+148(FP), Y4
+	VBROADCASTSS beta+196(FP), Y4
 	VMOVUPS      (SI), Y5
 	VMULPS       Y4, Y5, Y5
 	VFMADD231PS  Y3, Y0, Y5
@@ -7493,9 +7730,6 @@ oneb3kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     oneb3Small
 	DECQ   16(SP)
@@ -7508,7 +7742,7 @@ oneb3End:
 oneb2:
 	CMPQ 8(SP), $0x00000002
 	JB   oneb2End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  oneb2Big
 	DECQ DX
@@ -7528,15 +7762,57 @@ oneb2Big:
 	MOVQ   ldw+88(FP), R8
 	SHLQ   $0x02, R8
 	MOVQ   k+104(FP), R9
+	MOVQ   24(SP), R10
+	MOVQ   32(SP), R11
 
 oneb2kLoop:
 	VMOVUPS    (DI), Y2
-	CMPQ       R9, 24(SP)
-	JG         oneb2kNoPF
-	CMPQ       R9, 32(SP)
-	JLE        oneb2kNoPF
+	MOVQ       next+168(FP), R12
+	CMPQ       R12, $0x00000000
+	JE         oneb2kWalk
 	PREFETCHT0 32(DI)
+	JMP        oneb2kNoPF
 
+oneb2kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        oneb2kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        oneb2kPF0
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        oneb2kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+oneb2kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        oneb2kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        oneb2kPF1
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        oneb2kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+oneb2kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        oneb2kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        oneb2kPF2
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        oneb2kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+oneb2kPF2:
 oneb2kNoPF:
 	VBROADCASTSS (SI), Y3
 	VFMADD231PS  Y2, Y3, Y0
@@ -7546,15 +7822,17 @@ oneb2kNoPF:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          oneb2kLoop
-	VBROADCASTSS alpha+144(FP), Y2
+	MOVQ         R10, 24(SP)
+	MOVQ         R11, 32(SP)
+	VBROADCASTSS alpha+192(FP), Y2
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb2kNoBeta
-	VBROADCASTSS beta+148(FP), Y3
+	VBROADCASTSS beta+196(FP), Y3
 	VMOVUPS      (SI), Y4
 	VMULPS       Y3, Y4, Y4
 	VFMADD231PS  Y2, Y0, Y4
@@ -7580,9 +7858,6 @@ oneb2kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     oneb2Small
 	DECQ   16(SP)
@@ -7595,7 +7870,7 @@ oneb2End:
 oneb1:
 	CMPQ 8(SP), $0x00000001
 	JB   oneb1End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  oneb1Big
 	DECQ DX
@@ -7614,15 +7889,57 @@ oneb1Big:
 	MOVQ   ldw+88(FP), DI
 	SHLQ   $0x02, DI
 	MOVQ   k+104(FP), R8
+	MOVQ   24(SP), R9
+	MOVQ   32(SP), R10
 
 oneb1kLoop:
 	VMOVUPS    (SI), Y1
-	CMPQ       R8, 24(SP)
-	JG         oneb1kNoPF
-	CMPQ       R8, 32(SP)
-	JLE        oneb1kNoPF
+	MOVQ       next+168(FP), R11
+	CMPQ       R11, $0x00000000
+	JE         oneb1kWalk
 	PREFETCHT0 32(SI)
+	JMP        oneb1kNoPF
 
+oneb1kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        oneb1kNoPF
+	PREFETCHT0 (R9)
+	ADDQ       $0x00000040, R9
+	SUBQ       $0x00000040, R10
+	JNZ        oneb1kPF0
+	ADDQ       56(SP), R9
+	MOVQ       pfRowBytes+152(FP), R10
+	DECQ       40(SP)
+	JNZ        oneb1kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+oneb1kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        oneb1kNoPF
+	PREFETCHT0 (R9)
+	ADDQ       $0x00000040, R9
+	SUBQ       $0x00000040, R10
+	JNZ        oneb1kPF1
+	ADDQ       56(SP), R9
+	MOVQ       pfRowBytes+152(FP), R10
+	DECQ       40(SP)
+	JNZ        oneb1kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+oneb1kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        oneb1kNoPF
+	PREFETCHT0 (R9)
+	ADDQ       $0x00000040, R9
+	SUBQ       $0x00000040, R10
+	JNZ        oneb1kPF2
+	ADDQ       56(SP), R9
+	MOVQ       pfRowBytes+152(FP), R10
+	DECQ       40(SP)
+	JNZ        oneb1kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+oneb1kPF2:
 oneb1kNoPF:
 	VBROADCASTSS (BX), Y2
 	VFMADD231PS  Y1, Y2, Y0
@@ -7630,15 +7947,17 @@ oneb1kNoPF:
 	ADDQ         $0x00000004, BX
 	DECQ         R8
 	JNZ          oneb1kLoop
-	VBROADCASTSS alpha+144(FP), Y1
+	MOVQ         R9, 24(SP)
+	MOVQ         R10, 32(SP)
+	VBROADCASTSS alpha+192(FP), Y1
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, BX
 	ADDQ         DX, BX
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb1kNoBeta
-	VBROADCASTSS beta+148(FP), Y2
+	VBROADCASTSS beta+196(FP), Y2
 	VMOVUPS      (BX), Y3
 	VMULPS       Y2, Y3, Y3
 	VFMADD231PS  Y1, Y0, Y3
@@ -7656,9 +7975,6 @@ oneb1kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     oneb1Small
 	DECQ   16(SP)
@@ -7683,18 +7999,13 @@ oneEnd:
 	MOVQ  d_base+0(FP), CX
 	MOVQ  batch+96(FP), DX
 	MOVQ  DX, 8(SP)
-	MOVQ  nbig+136(FP), DX
+	MOVQ  nbig+184(FP), DX
 	MOVQ  DX, 16(SP)
-	MOVQ  k+104(FP), DX
-	MOVQ  pfw+120(FP), BX
-	MOVQ  DX, 24(SP)
-	SUBQ  BX, DX
-	MOVQ  DX, 32(SP)
 
 lastb4:
 	CMPQ 8(SP), $0x00000004
 	JB   lastb4End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  lastb4Big
 	DECQ DX
@@ -7736,26 +8047,26 @@ lastb4kLoop:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          lastb4kLoop
-	VBROADCASTSS alpha+144(FP), Y4
+	VBROADCASTSS alpha+192(FP), Y4
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb4kNoBeta
-	VBROADCASTSS beta+148(FP), Y5
+	VBROADCASTSS beta+196(FP), Y5
 	VMOVUPS      (SI), Y6
 	VMULPS       Y5, Y6, Y6
 	VFMADD231PS  Y4, Y0, Y6
-	VMOVUPS      Y6, 40(SP)
+	VMOVUPS      Y6, 64(SP)
 	MOVQ         n+112(FP), DX
 	ANDQ         $0x00000007, DX
 	MOVQ         $0x00000008, DI
 	SUBQ         DX, DI
 
 lastb4kPut0:
-	MOVL        40(SP)(DI*4), DX
+	MOVL        64(SP)(DI*4), DX
 	MOVL        DX, (SI)(DI*4)
 	INCQ        DI
 	CMPQ        DI, $0x00000008
@@ -7764,14 +8075,14 @@ lastb4kPut0:
 	VMOVUPS     (SI), Y0
 	VMULPS      Y5, Y0, Y0
 	VFMADD231PS Y4, Y1, Y0
-	VMOVUPS     Y0, 40(SP)
+	VMOVUPS     Y0, 64(SP)
 	MOVQ        n+112(FP), DX
 	ANDQ        $0x00000007, DX
 	MOVQ        $0x00000008, DI
 	SUBQ        DX, DI
 
 lastb4kPut1:
-	MOVL        40(SP)(DI*4), DX
+	MOVL        64(SP)(DI*4), DX
 	MOVL        DX, (SI)(DI*4)
 	INCQ        DI
 	CMPQ        DI, $0x00000008
@@ -7780,14 +8091,14 @@ lastb4kPut1:
 	VMOVUPS     (SI), Y0
 	VMULPS      Y5, Y0, Y0
 	VFMADD231PS Y4, Y2, Y0
-	VMOVUPS     Y0, 40(SP)
+	VMOVUPS     Y0, 64(SP)
 	MOVQ        n+112(FP), DX
 	ANDQ        $0x00000007, DX
 	MOVQ        $0x00000008, DI
 	SUBQ        DX, DI
 
 lastb4kPut2:
-	MOVL        40(SP)(DI*4), DX
+	MOVL        64(SP)(DI*4), DX
 	MOVL        DX, (SI)(DI*4)
 	INCQ        DI
 	CMPQ        DI, $0x00000008
@@ -7796,14 +8107,14 @@ lastb4kPut2:
 	VMOVUPS     (SI), Y0
 	VMULPS      Y5, Y0, Y0
 	VFMADD231PS Y4, Y3, Y0
-	VMOVUPS     Y0, 40(SP)
+	VMOVUPS     Y0, 64(SP)
 	MOVQ        n+112(FP), DX
 	ANDQ        $0x00000007, DX
 	MOVQ        $0x00000008, BX
 	SUBQ        DX, BX
 
 lastb4kPut3:
-	MOVL 40(SP)(BX*4), DX
+	MOVL 64(SP)(BX*4), DX
 	MOVL DX, (SI)(BX*4)
 	INCQ BX
 	CMPQ BX, $0x00000008
@@ -7812,56 +8123,56 @@ lastb4kPut3:
 
 lastb4kNoBeta:
 	VMULPS  Y4, Y0, Y0
-	VMOVUPS Y0, 40(SP)
+	VMOVUPS Y0, 64(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, DI
 	SUBQ    DX, DI
 
 lastb4kPut4:
-	MOVL    40(SP)(DI*4), DX
+	MOVL    64(SP)(DI*4), DX
 	MOVL    DX, (SI)(DI*4)
 	INCQ    DI
 	CMPQ    DI, $0x00000008
 	JB      lastb4kPut4
 	ADDQ    BX, SI
 	VMULPS  Y4, Y1, Y1
-	VMOVUPS Y1, 40(SP)
+	VMOVUPS Y1, 64(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, DI
 	SUBQ    DX, DI
 
 lastb4kPut5:
-	MOVL    40(SP)(DI*4), DX
+	MOVL    64(SP)(DI*4), DX
 	MOVL    DX, (SI)(DI*4)
 	INCQ    DI
 	CMPQ    DI, $0x00000008
 	JB      lastb4kPut5
 	ADDQ    BX, SI
 	VMULPS  Y4, Y2, Y2
-	VMOVUPS Y2, 40(SP)
+	VMOVUPS Y2, 64(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, DI
 	SUBQ    DX, DI
 
 lastb4kPut6:
-	MOVL    40(SP)(DI*4), DX
+	MOVL    64(SP)(DI*4), DX
 	MOVL    DX, (SI)(DI*4)
 	INCQ    DI
 	CMPQ    DI, $0x00000008
 	JB      lastb4kPut6
 	ADDQ    BX, SI
 	VMULPS  Y4, Y3, Y3
-	VMOVUPS Y3, 40(SP)
+	VMOVUPS Y3, 64(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, BX
 	SUBQ    DX, BX
 
 lastb4kPut7:
-	MOVL 40(SP)(BX*4), DX
+	MOVL 64(SP)(BX*4), DX
 	MOVL DX, (SI)(BX*4)
 	INCQ BX
 	CMPQ BX, $0x00000008
@@ -7874,9 +8185,6 @@ lastb4kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     lastb4Small
 	DECQ   16(SP)
@@ -7889,7 +8197,7 @@ lastb4End:
 lastb3:
 	CMPQ 8(SP), $0x00000003
 	JB   lastb3End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  lastb3Big
 	DECQ DX
@@ -7925,26 +8233,26 @@ lastb3kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          lastb3kLoop
-	VBROADCASTSS alpha+144(FP), Y3
+	VBROADCASTSS alpha+192(FP), Y3
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb3kNoBeta
-	VBROADCASTSS beta+148(FP), Y4
+	VBROADCASTSS beta+196(FP), Y4
 	VMOVUPS      (SI), Y5
 	VMULPS       Y4, Y5, Y5
 	VFMADD231PS  Y3, Y0, Y5
-	VMOVUPS      Y5, 40(SP)
+	VMOVUPS      Y5, 64(SP)
 	MOVQ         n+112(FP), DX
 	ANDQ         $0x00000007, DX
 	MOVQ         $0x00000008, DI
 	SUBQ         DX, DI
 
 lastb3kPut0:
-	MOVL        40(SP)(DI*4), DX
+	MOVL        64(SP)(DI*4), DX
 	MOVL        DX, (SI)(DI*4)
 	INCQ        DI
 	CMPQ        DI, $0x00000008
@@ -7953,14 +8261,14 @@ lastb3kPut0:
 	VMOVUPS     (SI), Y0
 	VMULPS      Y4, Y0, Y0
 	VFMADD231PS Y3, Y1, Y0
-	VMOVUPS     Y0, 40(SP)
+	VMOVUPS     Y0, 64(SP)
 	MOVQ        n+112(FP), DX
 	ANDQ        $0x00000007, DX
 	MOVQ        $0x00000008, DI
 	SUBQ        DX, DI
 
 lastb3kPut1:
-	MOVL        40(SP)(DI*4), DX
+	MOVL        64(SP)(DI*4), DX
 	MOVL        DX, (SI)(DI*4)
 	INCQ        DI
 	CMPQ        DI, $0x00000008
@@ -7969,14 +8277,14 @@ lastb3kPut1:
 	VMOVUPS     (SI), Y0
 	VMULPS      Y4, Y0, Y0
 	VFMADD231PS Y3, Y2, Y0
-	VMOVUPS     Y0, 40(SP)
+	VMOVUPS     Y0, 64(SP)
 	MOVQ        n+112(FP), DX
 	ANDQ        $0x00000007, DX
 	MOVQ        $0x00000008, BX
 	SUBQ        DX, BX
 
 lastb3kPut2:
-	MOVL 40(SP)(BX*4), DX
+	MOVL 64(SP)(BX*4), DX
 	MOVL DX, (SI)(BX*4)
 	INCQ BX
 	CMPQ BX, $0x00000008
@@ -7985,42 +8293,42 @@ lastb3kPut2:
 
 lastb3kNoBeta:
 	VMULPS  Y3, Y0, Y0
-	VMOVUPS Y0, 40(SP)
+	VMOVUPS Y0, 64(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, DI
 	SUBQ    DX, DI
 
 lastb3kPut3:
-	MOVL    40(SP)(DI*4), DX
+	MOVL    64(SP)(DI*4), DX
 	MOVL    DX, (SI)(DI*4)
 	INCQ    DI
 	CMPQ    DI, $0x00000008
 	JB      lastb3kPut3
 	ADDQ    BX, SI
 	VMULPS  Y3, Y1, Y1
-	VMOVUPS Y1, 40(SP)
+	VMOVUPS Y1, 64(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, DI
 	SUBQ    DX, DI
 
 lastb3kPut4:
-	MOVL    40(SP)(DI*4), DX
+	MOVL    64(SP)(DI*4), DX
 	MOVL    DX, (SI)(DI*4)
 	INCQ    DI
 	CMPQ    DI, $0x00000008
 	JB      lastb3kPut4
 	ADDQ    BX, SI
 	VMULPS  Y3, Y2, Y2
-	VMOVUPS Y2, 40(SP)
+	VMOVUPS Y2, 64(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, BX
 	SUBQ    DX, BX
 
 lastb3kPut5:
-	MOVL 40(SP)(BX*4), DX
+	MOVL 64(SP)(BX*4), DX
 	MOVL DX, (SI)(BX*4)
 	INCQ BX
 	CMPQ BX, $0x00000008
@@ -8033,9 +8341,6 @@ lastb3kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     lastb3Small
 	DECQ   16(SP)
@@ -8048,7 +8353,7 @@ lastb3End:
 lastb2:
 	CMPQ 8(SP), $0x00000002
 	JB   lastb2End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  lastb2Big
 	DECQ DX
@@ -8081,26 +8386,26 @@ lastb2kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          lastb2kLoop
-	VBROADCASTSS alpha+144(FP), Y2
+	VBROADCASTSS alpha+192(FP), Y2
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb2kNoBeta
-	VBROADCASTSS beta+148(FP), Y3
+	VBROADCASTSS beta+196(FP), Y3
 	VMOVUPS      (SI), Y4
 	VMULPS       Y3, Y4, Y4
 	VFMADD231PS  Y2, Y0, Y4
-	VMOVUPS      Y4, 40(SP)
+	VMOVUPS      Y4, 64(SP)
 	MOVQ         n+112(FP), DX
 	ANDQ         $0x00000007, DX
 	MOVQ         $0x00000008, DI
 	SUBQ         DX, DI
 
 lastb2kPut0:
-	MOVL        40(SP)(DI*4), DX
+	MOVL        64(SP)(DI*4), DX
 	MOVL        DX, (SI)(DI*4)
 	INCQ        DI
 	CMPQ        DI, $0x00000008
@@ -8109,14 +8414,14 @@ lastb2kPut0:
 	VMOVUPS     (SI), Y0
 	VMULPS      Y3, Y0, Y0
 	VFMADD231PS Y2, Y1, Y0
-	VMOVUPS     Y0, 40(SP)
+	VMOVUPS     Y0, 64(SP)
 	MOVQ        n+112(FP), DX
 	ANDQ        $0x00000007, DX
 	MOVQ        $0x00000008, BX
 	SUBQ        DX, BX
 
 lastb2kPut1:
-	MOVL 40(SP)(BX*4), DX
+	MOVL 64(SP)(BX*4), DX
 	MOVL DX, (SI)(BX*4)
 	INCQ BX
 	CMPQ BX, $0x00000008
@@ -8125,28 +8430,28 @@ lastb2kPut1:
 
 lastb2kNoBeta:
 	VMULPS  Y2, Y0, Y0
-	VMOVUPS Y0, 40(SP)
+	VMOVUPS Y0, 64(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, DI
 	SUBQ    DX, DI
 
 lastb2kPut2:
-	MOVL    40(SP)(DI*4), DX
+	MOVL    64(SP)(DI*4), DX
 	MOVL    DX, (SI)(DI*4)
 	INCQ    DI
 	CMPQ    DI, $0x00000008
 	JB      lastb2kPut2
 	ADDQ    BX, SI
 	VMULPS  Y2, Y1, Y1
-	VMOVUPS Y1, 40(SP)
+	VMOVUPS Y1, 64(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, BX
 	SUBQ    DX, BX
 
 lastb2kPut3:
-	MOVL 40(SP)(BX*4), DX
+	MOVL 64(SP)(BX*4), DX
 	MOVL DX, (SI)(BX*4)
 	INCQ BX
 	CMPQ BX, $0x00000008
@@ -8159,9 +8464,6 @@ lastb2kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     lastb2Small
 	DECQ   16(SP)
@@ -8174,7 +8476,7 @@ lastb2End:
 lastb1:
 	CMPQ 8(SP), $0x00000001
 	JB   lastb1End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  lastb1Big
 	DECQ DX
@@ -8204,26 +8506,26 @@ lastb1kLoop:
 	ADDQ         $0x00000004, BX
 	DECQ         R8
 	JNZ          lastb1kLoop
-	VBROADCASTSS alpha+144(FP), Y1
+	VBROADCASTSS alpha+192(FP), Y1
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, BX
 	ADDQ         DX, BX
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb1kNoBeta
-	VBROADCASTSS beta+148(FP), Y2
+	VBROADCASTSS beta+196(FP), Y2
 	VMOVUPS      (BX), Y3
 	VMULPS       Y2, Y3, Y3
 	VFMADD231PS  Y1, Y0, Y3
-	VMOVUPS      Y3, 40(SP)
+	VMOVUPS      Y3, 64(SP)
 	MOVQ         n+112(FP), DX
 	ANDQ         $0x00000007, DX
 	MOVQ         $0x00000008, SI
 	SUBQ         DX, SI
 
 lastb1kPut0:
-	MOVL 40(SP)(SI*4), DX
+	MOVL 64(SP)(SI*4), DX
 	MOVL DX, (BX)(SI*4)
 	INCQ SI
 	CMPQ SI, $0x00000008
@@ -8232,14 +8534,14 @@ lastb1kPut0:
 
 lastb1kNoBeta:
 	VMULPS  Y1, Y0, Y0
-	VMOVUPS Y0, 40(SP)
+	VMOVUPS Y0, 64(SP)
 	MOVQ    n+112(FP), DX
 	ANDQ    $0x00000007, DX
 	MOVQ    $0x00000008, SI
 	SUBQ    DX, SI
 
 lastb1kPut1:
-	MOVL 40(SP)(SI*4), DX
+	MOVL 64(SP)(SI*4), DX
 	MOVL DX, (BX)(SI*4)
 	INCQ SI
 	CMPQ SI, $0x00000008
@@ -8252,9 +8554,6 @@ lastb1kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     lastb1Small
 	DECQ   16(SP)
@@ -8271,9 +8570,9 @@ lastEnd:
 	VZEROUPPER
 	RET
 
-// func skinnyNNAVX512(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pfw int, gs int, nbig int, alpha float32, beta float32)
+// func skinnyNNAVX512(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pf []float32, pfRows int, pfRowBytes int, lps int, next int, gs int, nbig int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·skinnyNNAVX512(SB), NOSPLIT, $104-152
+TEXT ·skinnyNNAVX512(SB), NOSPLIT, $128-200
 	MOVQ  n+112(FP), AX
 	ANDQ  $0x0000000f, AX
 	JZ    maskDone
@@ -8282,6 +8581,18 @@ TEXT ·skinnyNNAVX512(SB), NOSPLIT, $104-152
 	KMOVW CX, K1
 
 maskDone:
+	MOVQ pf_base+120(FP), AX
+	MOVQ pfRowBytes+152(FP), CX
+	MOVQ pfRows+144(FP), DX
+	MOVQ lps+160(FP), BX
+	MOVQ AX, 24(SP)
+	MOVQ CX, 32(SP)
+	MOVQ DX, 40(SP)
+	MOVQ BX, 48(SP)
+	MOVQ ldw+88(FP), AX
+	SHLQ $0x02, AX
+	SUBQ CX, AX
+	MOVQ AX, 56(SP)
 	XORQ AX, AX
 	MOVQ AX, (SP)
 	MOVQ batch+96(FP), AX
@@ -8297,18 +8608,13 @@ solo6:
 	MOVQ d_base+0(FP), CX
 	MOVQ batch+96(FP), DX
 	MOVQ DX, 8(SP)
-	MOVQ nbig+136(FP), DX
+	MOVQ nbig+184(FP), DX
 	MOVQ DX, 16(SP)
-	MOVQ k+104(FP), DX
-	MOVQ pfw+120(FP), BX
-	MOVQ DX, 24(SP)
-	SUBQ BX, DX
-	MOVQ DX, 32(SP)
 
 solo6b6:
 	CMPQ 8(SP), $0x00000006
 	JB   solo6b6End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  solo6b6Big
 	DECQ DX
@@ -8358,15 +8664,16 @@ solo6b6kLoop:
 	VMOVUPS    64(R8), Z25
 	VMOVUPS    128(R8), Z26
 	VMOVUPS    192(R8), Z27
-	CMPQ       R10, 24(SP)
-	JG         solo6b6kNoPF
-	CMPQ       R10, 32(SP)
-	JLE        solo6b6kNoPF
+	MOVQ       next+168(FP), R11
+	CMPQ       R11, $0x00000000
+	JE         solo6b6kWalk
 	PREFETCHT0 256(R8)
 	PREFETCHT0 320(R8)
 	PREFETCHT0 384(R8)
 	PREFETCHT0 448(R8)
+	JMP        solo6b6kNoPF
 
+solo6b6kWalk:
 solo6b6kNoPF:
 	VBROADCASTSS (SI), Z28
 	VFMADD231PS  Z24, Z28, Z0
@@ -8403,15 +8710,15 @@ solo6b6kNoPF:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          solo6b6kLoop
-	VBROADCASTSS alpha+144(FP), Z24
+	VBROADCASTSS alpha+192(FP), Z24
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           solo6b6kNoBeta
-	VBROADCASTSS beta+148(FP), Z25
+	VBROADCASTSS beta+196(FP), Z25
 	VMOVUPS      (SI), Z26
 	VMULPS       Z25, Z26, Z26
 	VFMADD231PS  Z24, Z0, Z26
@@ -8577,9 +8884,6 @@ solo6b6kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000018, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     solo6b6Small
 	DECQ   16(SP)
@@ -8612,18 +8916,13 @@ solo5:
 	MOVQ d_base+0(FP), CX
 	MOVQ batch+96(FP), DX
 	MOVQ DX, 8(SP)
-	MOVQ nbig+136(FP), DX
+	MOVQ nbig+184(FP), DX
 	MOVQ DX, 16(SP)
-	MOVQ k+104(FP), DX
-	MOVQ pfw+120(FP), BX
-	MOVQ DX, 24(SP)
-	SUBQ BX, DX
-	MOVQ DX, 32(SP)
 
 solo5b5:
 	CMPQ 8(SP), $0x00000005
 	JB   solo5b5End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  solo5b5Big
 	DECQ DX
@@ -8675,16 +8974,17 @@ solo5b5kLoop:
 	VMOVUPS    128(R8), Z27
 	VMOVUPS    192(R8), Z28
 	VMOVUPS    256(R8), Z29
-	CMPQ       R10, 24(SP)
-	JG         solo5b5kNoPF
-	CMPQ       R10, 32(SP)
-	JLE        solo5b5kNoPF
+	MOVQ       next+168(FP), R11
+	CMPQ       R11, $0x00000000
+	JE         solo5b5kWalk
 	PREFETCHT0 320(R8)
 	PREFETCHT0 384(R8)
 	PREFETCHT0 448(R8)
 	PREFETCHT0 512(R8)
 	PREFETCHT0 576(R8)
+	JMP        solo5b5kNoPF
 
+solo5b5kWalk:
 solo5b5kNoPF:
 	VBROADCASTSS (SI), Z30
 	VFMADD231PS  Z25, Z30, Z0
@@ -8721,15 +9021,15 @@ solo5b5kNoPF:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          solo5b5kLoop
-	VBROADCASTSS alpha+144(FP), Z25
+	VBROADCASTSS alpha+192(FP), Z25
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           solo5b5kNoBeta
-	VBROADCASTSS beta+148(FP), Z26
+	VBROADCASTSS beta+196(FP), Z26
 	VMOVUPS      (SI), Z27
 	VMULPS       Z26, Z27, Z27
 	VFMADD231PS  Z25, Z0, Z27
@@ -8899,9 +9199,6 @@ solo5b5kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000014, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     solo5b5Small
 	DECQ   16(SP)
@@ -8934,18 +9231,13 @@ solo4:
 	MOVQ d_base+0(FP), CX
 	MOVQ batch+96(FP), DX
 	MOVQ DX, 8(SP)
-	MOVQ nbig+136(FP), DX
+	MOVQ nbig+184(FP), DX
 	MOVQ DX, 16(SP)
-	MOVQ k+104(FP), DX
-	MOVQ pfw+120(FP), BX
-	MOVQ DX, 24(SP)
-	SUBQ BX, DX
-	MOVQ DX, 32(SP)
 
 solo4b4:
 	CMPQ 8(SP), $0x00000004
 	JB   solo4b4End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  solo4b4Big
 	DECQ DX
@@ -8997,17 +9289,18 @@ solo4b4kLoop:
 	VMOVUPS    192(R8), Z27
 	VMOVUPS    256(R8), Z28
 	VMOVUPS    320(R8), Z29
-	CMPQ       R10, 24(SP)
-	JG         solo4b4kNoPF
-	CMPQ       R10, 32(SP)
-	JLE        solo4b4kNoPF
+	MOVQ       next+168(FP), R11
+	CMPQ       R11, $0x00000000
+	JE         solo4b4kWalk
 	PREFETCHT0 384(R8)
 	PREFETCHT0 448(R8)
 	PREFETCHT0 512(R8)
 	PREFETCHT0 576(R8)
 	PREFETCHT0 640(R8)
 	PREFETCHT0 704(R8)
+	JMP        solo4b4kNoPF
 
+solo4b4kWalk:
 solo4b4kNoPF:
 	VBROADCASTSS (SI), Z30
 	VFMADD231PS  Z24, Z30, Z0
@@ -9042,15 +9335,15 @@ solo4b4kNoPF:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          solo4b4kLoop
-	VBROADCASTSS alpha+144(FP), Z24
+	VBROADCASTSS alpha+192(FP), Z24
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           solo4b4kNoBeta
-	VBROADCASTSS beta+148(FP), Z25
+	VBROADCASTSS beta+196(FP), Z25
 	VMOVUPS      (SI), Z26
 	VMULPS       Z25, Z26, Z26
 	VFMADD231PS  Z24, Z0, Z26
@@ -9212,9 +9505,6 @@ solo4b4kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     solo4b4Small
 	DECQ   16(SP)
@@ -9247,18 +9537,13 @@ solo3:
 	MOVQ d_base+0(FP), CX
 	MOVQ batch+96(FP), DX
 	MOVQ DX, 8(SP)
-	MOVQ nbig+136(FP), DX
+	MOVQ nbig+184(FP), DX
 	MOVQ DX, 16(SP)
-	MOVQ k+104(FP), DX
-	MOVQ pfw+120(FP), BX
-	MOVQ DX, 24(SP)
-	SUBQ BX, DX
-	MOVQ DX, 32(SP)
 
 solo3b3:
 	CMPQ 8(SP), $0x00000003
 	JB   solo3b3End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  solo3b3Big
 	DECQ DX
@@ -9306,10 +9591,9 @@ solo3b3kLoop:
 	VMOVUPS    256(DI), Z25
 	VMOVUPS    320(DI), Z26
 	VMOVUPS    384(DI), Z27
-	CMPQ       R9, 24(SP)
-	JG         solo3b3kNoPF
-	CMPQ       R9, 32(SP)
-	JLE        solo3b3kNoPF
+	MOVQ       next+168(FP), R10
+	CMPQ       R10, $0x00000000
+	JE         solo3b3kWalk
 	PREFETCHT0 448(DI)
 	PREFETCHT0 512(DI)
 	PREFETCHT0 576(DI)
@@ -9317,7 +9601,9 @@ solo3b3kLoop:
 	PREFETCHT0 704(DI)
 	PREFETCHT0 768(DI)
 	PREFETCHT0 832(DI)
+	JMP        solo3b3kNoPF
 
+solo3b3kWalk:
 solo3b3kNoPF:
 	VBROADCASTSS (SI), Z28
 	VFMADD231PS  Z21, Z28, Z0
@@ -9347,15 +9633,15 @@ solo3b3kNoPF:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          solo3b3kLoop
-	VBROADCASTSS alpha+144(FP), Z21
+	VBROADCASTSS alpha+192(FP), Z21
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           solo3b3kNoBeta
-	VBROADCASTSS beta+148(FP), Z22
+	VBROADCASTSS beta+196(FP), Z22
 	VMOVUPS      (SI), Z23
 	VMULPS       Z22, Z23, Z23
 	VFMADD231PS  Z21, Z0, Z23
@@ -9497,9 +9783,6 @@ solo3b3kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     solo3b3Small
 	DECQ   16(SP)
@@ -9532,18 +9815,13 @@ solo2:
 	MOVQ d_base+0(FP), CX
 	MOVQ batch+96(FP), DX
 	MOVQ DX, 8(SP)
-	MOVQ nbig+136(FP), DX
+	MOVQ nbig+184(FP), DX
 	MOVQ DX, 16(SP)
-	MOVQ k+104(FP), DX
-	MOVQ pfw+120(FP), BX
-	MOVQ DX, 24(SP)
-	SUBQ BX, DX
-	MOVQ DX, 32(SP)
 
 solo2b2:
 	CMPQ 8(SP), $0x00000002
 	JB   solo2b2End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  solo2b2Big
 	DECQ DX
@@ -9619,15 +9897,15 @@ solo2b2kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          solo2b2kLoop
-	VBROADCASTSS alpha+144(FP), Z20
+	VBROADCASTSS alpha+192(FP), Z20
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           solo2b2kNoBeta
-	VBROADCASTSS beta+148(FP), Z21
+	VBROADCASTSS beta+196(FP), Z21
 	VMOVUPS      (SI), Z22
 	VMULPS       Z21, Z22, Z22
 	VFMADD231PS  Z20, Z0, Z22
@@ -9761,9 +10039,6 @@ solo2b2kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     solo2b2Small
 	DECQ   16(SP)
@@ -9796,18 +10071,13 @@ solo1:
 	MOVQ d_base+0(FP), CX
 	MOVQ batch+96(FP), DX
 	MOVQ DX, 8(SP)
-	MOVQ nbig+136(FP), DX
+	MOVQ nbig+184(FP), DX
 	MOVQ DX, 16(SP)
-	MOVQ k+104(FP), DX
-	MOVQ pfw+120(FP), BX
-	MOVQ DX, 24(SP)
-	SUBQ BX, DX
-	MOVQ DX, 32(SP)
 
 solo1b1:
 	CMPQ 8(SP), $0x00000001
 	JB   solo1b1End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  solo1b1Big
 	DECQ DX
@@ -9877,15 +10147,15 @@ solo1b1kLoop:
 	ADDQ         $0x00000004, BX
 	DECQ         R8
 	JNZ          solo1b1kLoop
-	VBROADCASTSS alpha+144(FP), Z15
+	VBROADCASTSS alpha+192(FP), Z15
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, BX
 	ADDQ         DX, BX
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           solo1b1kNoBeta
-	VBROADCASTSS beta+148(FP), Z16
+	VBROADCASTSS beta+196(FP), Z16
 	VMOVUPS      (BX), Z17
 	VMULPS       Z16, Z17, Z17
 	VFMADD231PS  Z15, Z0, Z17
@@ -9987,9 +10257,6 @@ solo1b1kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     solo1b1Small
 	DECQ   16(SP)
@@ -10018,18 +10285,13 @@ wide:
 	MOVQ d_base+0(FP), CX
 	MOVQ batch+96(FP), DX
 	MOVQ DX, 8(SP)
-	MOVQ nbig+136(FP), DX
+	MOVQ nbig+184(FP), DX
 	MOVQ DX, 16(SP)
-	MOVQ k+104(FP), DX
-	MOVQ pfw+120(FP), BX
-	MOVQ DX, 24(SP)
-	SUBQ BX, DX
-	MOVQ DX, 32(SP)
 
 wideb8:
 	CMPQ 8(SP), $0x00000008
 	JB   wideb8End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  wideb8Big
 	DECQ DX
@@ -10075,19 +10337,61 @@ wideb8Big:
 	MOVQ   ldw+88(FP), R10
 	SHLQ   $0x02, R10
 	MOVQ   k+104(FP), R11
+	MOVQ   24(SP), R12
+	MOVQ   32(SP), R13
 
 wideb8kLoop:
 	VMOVUPS    (R9), Z24
 	VMOVUPS    64(R9), Z25
 	VMOVUPS    128(R9), Z26
-	CMPQ       R11, 24(SP)
-	JG         wideb8kNoPF
-	CMPQ       R11, 32(SP)
-	JLE        wideb8kNoPF
+	MOVQ       next+168(FP), R14
+	CMPQ       R14, $0x00000000
+	JE         wideb8kWalk
 	PREFETCHT0 192(R9)
 	PREFETCHT0 256(R9)
 	PREFETCHT0 320(R9)
+	JMP        wideb8kNoPF
 
+wideb8kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        wideb8kNoPF
+	PREFETCHT0 (R12)
+	ADDQ       $0x00000040, R12
+	SUBQ       $0x00000040, R13
+	JNZ        wideb8kPF0
+	ADDQ       56(SP), R12
+	MOVQ       pfRowBytes+152(FP), R13
+	DECQ       40(SP)
+	JNZ        wideb8kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+wideb8kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        wideb8kNoPF
+	PREFETCHT0 (R12)
+	ADDQ       $0x00000040, R12
+	SUBQ       $0x00000040, R13
+	JNZ        wideb8kPF1
+	ADDQ       56(SP), R12
+	MOVQ       pfRowBytes+152(FP), R13
+	DECQ       40(SP)
+	JNZ        wideb8kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+wideb8kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        wideb8kNoPF
+	PREFETCHT0 (R12)
+	ADDQ       $0x00000040, R12
+	SUBQ       $0x00000040, R13
+	JNZ        wideb8kPF2
+	ADDQ       56(SP), R12
+	MOVQ       pfRowBytes+152(FP), R13
+	DECQ       40(SP)
+	JNZ        wideb8kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+wideb8kPF2:
 wideb8kNoPF:
 	VBROADCASTSS (SI), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -10127,15 +10431,17 @@ wideb8kNoPF:
 	ADDQ         $0x00000004, R8
 	DECQ         R11
 	JNZ          wideb8kLoop
-	VBROADCASTSS alpha+144(FP), Z24
+	MOVQ         R12, 24(SP)
+	MOVQ         R13, 32(SP)
+	VBROADCASTSS alpha+192(FP), Z24
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb8kNoBeta
-	VBROADCASTSS beta+148(FP), Z25
+	VBROADCASTSS beta+196(FP), Z25
 	VMOVUPS      (SI), Z26
 	VMULPS       Z25, Z26, Z26
 	VFMADD231PS  Z24, Z0, Z26
@@ -10305,9 +10611,6 @@ wideb8kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000020, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     wideb8Small
 	DECQ   16(SP)
@@ -10320,7 +10623,7 @@ wideb8End:
 wideb7:
 	CMPQ 8(SP), $0x00000007
 	JB   wideb7End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  wideb7Big
 	DECQ DX
@@ -10363,19 +10666,61 @@ wideb7Big:
 	MOVQ   ldw+88(FP), R10
 	SHLQ   $0x02, R10
 	MOVQ   k+104(FP), R11
+	MOVQ   24(SP), R12
+	MOVQ   32(SP), R13
 
 wideb7kLoop:
 	VMOVUPS    (R9), Z21
 	VMOVUPS    64(R9), Z22
 	VMOVUPS    128(R9), Z23
-	CMPQ       R11, 24(SP)
-	JG         wideb7kNoPF
-	CMPQ       R11, 32(SP)
-	JLE        wideb7kNoPF
+	MOVQ       next+168(FP), R14
+	CMPQ       R14, $0x00000000
+	JE         wideb7kWalk
 	PREFETCHT0 192(R9)
 	PREFETCHT0 256(R9)
 	PREFETCHT0 320(R9)
+	JMP        wideb7kNoPF
 
+wideb7kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        wideb7kNoPF
+	PREFETCHT0 (R12)
+	ADDQ       $0x00000040, R12
+	SUBQ       $0x00000040, R13
+	JNZ        wideb7kPF0
+	ADDQ       56(SP), R12
+	MOVQ       pfRowBytes+152(FP), R13
+	DECQ       40(SP)
+	JNZ        wideb7kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+wideb7kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        wideb7kNoPF
+	PREFETCHT0 (R12)
+	ADDQ       $0x00000040, R12
+	SUBQ       $0x00000040, R13
+	JNZ        wideb7kPF1
+	ADDQ       56(SP), R12
+	MOVQ       pfRowBytes+152(FP), R13
+	DECQ       40(SP)
+	JNZ        wideb7kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+wideb7kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        wideb7kNoPF
+	PREFETCHT0 (R12)
+	ADDQ       $0x00000040, R12
+	SUBQ       $0x00000040, R13
+	JNZ        wideb7kPF2
+	ADDQ       56(SP), R12
+	MOVQ       pfRowBytes+152(FP), R13
+	DECQ       40(SP)
+	JNZ        wideb7kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+wideb7kPF2:
 wideb7kNoPF:
 	VBROADCASTSS (SI), Z24
 	VFMADD231PS  Z21, Z24, Z0
@@ -10411,15 +10756,17 @@ wideb7kNoPF:
 	ADDQ         $0x00000004, R8
 	DECQ         R11
 	JNZ          wideb7kLoop
-	VBROADCASTSS alpha+144(FP), Z21
+	MOVQ         R12, 24(SP)
+	MOVQ         R13, 32(SP)
+	VBROADCASTSS alpha+192(FP), Z21
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb7kNoBeta
-	VBROADCASTSS beta+148(FP), Z22
+	VBROADCASTSS beta+196(FP), Z22
 	VMOVUPS      (SI), Z23
 	VMULPS       Z22, Z23, Z23
 	VFMADD231PS  Z21, Z0, Z23
@@ -10569,9 +10916,6 @@ wideb7kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000001c, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     wideb7Small
 	DECQ   16(SP)
@@ -10584,7 +10928,7 @@ wideb7End:
 wideb6:
 	CMPQ 8(SP), $0x00000006
 	JB   wideb6End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  wideb6Big
 	DECQ DX
@@ -10622,19 +10966,61 @@ wideb6Big:
 	MOVQ   ldw+88(FP), R9
 	SHLQ   $0x02, R9
 	MOVQ   k+104(FP), R10
+	MOVQ   24(SP), R11
+	MOVQ   32(SP), R12
 
 wideb6kLoop:
 	VMOVUPS    (R8), Z18
 	VMOVUPS    64(R8), Z19
 	VMOVUPS    128(R8), Z20
-	CMPQ       R10, 24(SP)
-	JG         wideb6kNoPF
-	CMPQ       R10, 32(SP)
-	JLE        wideb6kNoPF
+	MOVQ       next+168(FP), R13
+	CMPQ       R13, $0x00000000
+	JE         wideb6kWalk
 	PREFETCHT0 192(R8)
 	PREFETCHT0 256(R8)
 	PREFETCHT0 320(R8)
+	JMP        wideb6kNoPF
 
+wideb6kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        wideb6kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        wideb6kPF0
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        wideb6kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+wideb6kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        wideb6kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        wideb6kPF1
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        wideb6kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+wideb6kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        wideb6kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        wideb6kPF2
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        wideb6kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+wideb6kPF2:
 wideb6kNoPF:
 	VBROADCASTSS (SI), Z21
 	VFMADD231PS  Z18, Z21, Z0
@@ -10665,15 +11051,17 @@ wideb6kNoPF:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          wideb6kLoop
-	VBROADCASTSS alpha+144(FP), Z18
+	MOVQ         R11, 24(SP)
+	MOVQ         R12, 32(SP)
+	VBROADCASTSS alpha+192(FP), Z18
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb6kNoBeta
-	VBROADCASTSS beta+148(FP), Z19
+	VBROADCASTSS beta+196(FP), Z19
 	VMOVUPS      (SI), Z20
 	VMULPS       Z19, Z20, Z20
 	VFMADD231PS  Z18, Z0, Z20
@@ -10803,9 +11191,6 @@ wideb6kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000018, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     wideb6Small
 	DECQ   16(SP)
@@ -10818,7 +11203,7 @@ wideb6End:
 wideb5:
 	CMPQ 8(SP), $0x00000005
 	JB   wideb5End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  wideb5Big
 	DECQ DX
@@ -10853,19 +11238,61 @@ wideb5Big:
 	MOVQ   ldw+88(FP), R9
 	SHLQ   $0x02, R9
 	MOVQ   k+104(FP), R10
+	MOVQ   24(SP), R11
+	MOVQ   32(SP), R12
 
 wideb5kLoop:
 	VMOVUPS    (R8), Z15
 	VMOVUPS    64(R8), Z16
 	VMOVUPS    128(R8), Z17
-	CMPQ       R10, 24(SP)
-	JG         wideb5kNoPF
-	CMPQ       R10, 32(SP)
-	JLE        wideb5kNoPF
+	MOVQ       next+168(FP), R13
+	CMPQ       R13, $0x00000000
+	JE         wideb5kWalk
 	PREFETCHT0 192(R8)
 	PREFETCHT0 256(R8)
 	PREFETCHT0 320(R8)
+	JMP        wideb5kNoPF
 
+wideb5kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        wideb5kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        wideb5kPF0
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        wideb5kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+wideb5kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        wideb5kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        wideb5kPF1
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        wideb5kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+wideb5kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        wideb5kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        wideb5kPF2
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        wideb5kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+wideb5kPF2:
 wideb5kNoPF:
 	VBROADCASTSS (SI), Z18
 	VFMADD231PS  Z15, Z18, Z0
@@ -10892,15 +11319,17 @@ wideb5kNoPF:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          wideb5kLoop
-	VBROADCASTSS alpha+144(FP), Z15
+	MOVQ         R11, 24(SP)
+	MOVQ         R12, 32(SP)
+	VBROADCASTSS alpha+192(FP), Z15
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb5kNoBeta
-	VBROADCASTSS beta+148(FP), Z16
+	VBROADCASTSS beta+196(FP), Z16
 	VMOVUPS      (SI), Z17
 	VMULPS       Z16, Z17, Z17
 	VFMADD231PS  Z15, Z0, Z17
@@ -11010,9 +11439,6 @@ wideb5kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000014, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     wideb5Small
 	DECQ   16(SP)
@@ -11025,7 +11451,7 @@ wideb5End:
 wideb4:
 	CMPQ 8(SP), $0x00000004
 	JB   wideb4End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  wideb4Big
 	DECQ DX
@@ -11057,19 +11483,61 @@ wideb4Big:
 	MOVQ   ldw+88(FP), R9
 	SHLQ   $0x02, R9
 	MOVQ   k+104(FP), R10
+	MOVQ   24(SP), R11
+	MOVQ   32(SP), R12
 
 wideb4kLoop:
 	VMOVUPS    (R8), Z12
 	VMOVUPS    64(R8), Z13
 	VMOVUPS    128(R8), Z14
-	CMPQ       R10, 24(SP)
-	JG         wideb4kNoPF
-	CMPQ       R10, 32(SP)
-	JLE        wideb4kNoPF
+	MOVQ       next+168(FP), R13
+	CMPQ       R13, $0x00000000
+	JE         wideb4kWalk
 	PREFETCHT0 192(R8)
 	PREFETCHT0 256(R8)
 	PREFETCHT0 320(R8)
+	JMP        wideb4kNoPF
 
+wideb4kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        wideb4kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        wideb4kPF0
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        wideb4kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+wideb4kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        wideb4kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        wideb4kPF1
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        wideb4kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+wideb4kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        wideb4kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        wideb4kPF2
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        wideb4kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+wideb4kPF2:
 wideb4kNoPF:
 	VBROADCASTSS (SI), Z15
 	VFMADD231PS  Z12, Z15, Z0
@@ -11092,15 +11560,17 @@ wideb4kNoPF:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          wideb4kLoop
-	VBROADCASTSS alpha+144(FP), Z12
+	MOVQ         R11, 24(SP)
+	MOVQ         R12, 32(SP)
+	VBROADCASTSS alpha+192(FP), Z12
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb4kNoBeta
-	VBROADCASTSS beta+148(FP), Z13
+	VBROADCASTSS beta+196(FP), Z13
 	VMOVUPS      (SI), Z14
 	VMULPS       Z13, Z14, Z14
 	VFMADD231PS  Z12, Z0, Z14
@@ -11190,9 +11660,6 @@ wideb4kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     wideb4Small
 	DECQ   16(SP)
@@ -11205,7 +11672,7 @@ wideb4End:
 wideb3:
 	CMPQ 8(SP), $0x00000003
 	JB   wideb3End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  wideb3Big
 	DECQ DX
@@ -11232,19 +11699,61 @@ wideb3Big:
 	MOVQ   ldw+88(FP), R8
 	SHLQ   $0x02, R8
 	MOVQ   k+104(FP), R9
+	MOVQ   24(SP), R10
+	MOVQ   32(SP), R11
 
 wideb3kLoop:
 	VMOVUPS    (DI), Z9
 	VMOVUPS    64(DI), Z10
 	VMOVUPS    128(DI), Z11
-	CMPQ       R9, 24(SP)
-	JG         wideb3kNoPF
-	CMPQ       R9, 32(SP)
-	JLE        wideb3kNoPF
+	MOVQ       next+168(FP), R12
+	CMPQ       R12, $0x00000000
+	JE         wideb3kWalk
 	PREFETCHT0 192(DI)
 	PREFETCHT0 256(DI)
 	PREFETCHT0 320(DI)
+	JMP        wideb3kNoPF
 
+wideb3kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        wideb3kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        wideb3kPF0
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        wideb3kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+wideb3kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        wideb3kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        wideb3kPF1
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        wideb3kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+wideb3kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        wideb3kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        wideb3kPF2
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        wideb3kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+wideb3kPF2:
 wideb3kNoPF:
 	VBROADCASTSS (SI), Z12
 	VFMADD231PS  Z9, Z12, Z0
@@ -11262,15 +11771,17 @@ wideb3kNoPF:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          wideb3kLoop
-	VBROADCASTSS alpha+144(FP), Z9
+	MOVQ         R10, 24(SP)
+	MOVQ         R11, 32(SP)
+	VBROADCASTSS alpha+192(FP), Z9
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb3kNoBeta
-	VBROADCASTSS beta+148(FP), Z10
+	VBROADCASTSS beta+196(FP), Z10
 	VMOVUPS      (SI), Z11
 	VMULPS       Z10, Z11, Z11
 	VFMADD231PS  Z9, Z0, Z11
@@ -11340,9 +11851,6 @@ wideb3kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     wideb3Small
 	DECQ   16(SP)
@@ -11355,7 +11863,7 @@ wideb3End:
 wideb2:
 	CMPQ 8(SP), $0x00000002
 	JB   wideb2End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  wideb2Big
 	DECQ DX
@@ -11379,19 +11887,61 @@ wideb2Big:
 	MOVQ   ldw+88(FP), R8
 	SHLQ   $0x02, R8
 	MOVQ   k+104(FP), R9
+	MOVQ   24(SP), R10
+	MOVQ   32(SP), R11
 
 wideb2kLoop:
 	VMOVUPS    (DI), Z6
 	VMOVUPS    64(DI), Z7
 	VMOVUPS    128(DI), Z8
-	CMPQ       R9, 24(SP)
-	JG         wideb2kNoPF
-	CMPQ       R9, 32(SP)
-	JLE        wideb2kNoPF
+	MOVQ       next+168(FP), R12
+	CMPQ       R12, $0x00000000
+	JE         wideb2kWalk
 	PREFETCHT0 192(DI)
 	PREFETCHT0 256(DI)
 	PREFETCHT0 320(DI)
+	JMP        wideb2kNoPF
 
+wideb2kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        wideb2kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        wideb2kPF0
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        wideb2kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+wideb2kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        wideb2kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        wideb2kPF1
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        wideb2kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+wideb2kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        wideb2kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        wideb2kPF2
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        wideb2kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+wideb2kPF2:
 wideb2kNoPF:
 	VBROADCASTSS (SI), Z9
 	VFMADD231PS  Z6, Z9, Z0
@@ -11405,15 +11955,17 @@ wideb2kNoPF:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          wideb2kLoop
-	VBROADCASTSS alpha+144(FP), Z6
+	MOVQ         R10, 24(SP)
+	MOVQ         R11, 32(SP)
+	VBROADCASTSS alpha+192(FP), Z6
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb2kNoBeta
-	VBROADCASTSS beta+148(FP), Z7
+	VBROADCASTSS beta+196(FP), Z7
 	VMOVUPS      (SI), Z8
 	VMULPS       Z7, Z8, Z8
 	VFMADD231PS  Z6, Z0, Z8
@@ -11463,9 +12015,6 @@ wideb2kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     wideb2Small
 	DECQ   16(SP)
@@ -11478,7 +12027,7 @@ wideb2End:
 wideb1:
 	CMPQ 8(SP), $0x00000001
 	JB   wideb1End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  wideb1Big
 	DECQ DX
@@ -11499,19 +12048,61 @@ wideb1Big:
 	MOVQ   ldw+88(FP), DI
 	SHLQ   $0x02, DI
 	MOVQ   k+104(FP), R8
+	MOVQ   24(SP), R9
+	MOVQ   32(SP), R10
 
 wideb1kLoop:
 	VMOVUPS    (SI), Z3
 	VMOVUPS    64(SI), Z4
 	VMOVUPS    128(SI), Z5
-	CMPQ       R8, 24(SP)
-	JG         wideb1kNoPF
-	CMPQ       R8, 32(SP)
-	JLE        wideb1kNoPF
+	MOVQ       next+168(FP), R11
+	CMPQ       R11, $0x00000000
+	JE         wideb1kWalk
 	PREFETCHT0 192(SI)
 	PREFETCHT0 256(SI)
 	PREFETCHT0 320(SI)
+	JMP        wideb1kNoPF
 
+wideb1kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        wideb1kNoPF
+	PREFETCHT0 (R9)
+	ADDQ       $0x00000040, R9
+	SUBQ       $0x00000040, R10
+	JNZ        wideb1kPF0
+	ADDQ       56(SP), R9
+	MOVQ       pfRowBytes+152(FP), R10
+	DECQ       40(SP)
+	JNZ        wideb1kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+wideb1kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        wideb1kNoPF
+	PREFETCHT0 (R9)
+	ADDQ       $0x00000040, R9
+	SUBQ       $0x00000040, R10
+	JNZ        wideb1kPF1
+	ADDQ       56(SP), R9
+	MOVQ       pfRowBytes+152(FP), R10
+	DECQ       40(SP)
+	JNZ        wideb1kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+wideb1kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        wideb1kNoPF
+	PREFETCHT0 (R9)
+	ADDQ       $0x00000040, R9
+	SUBQ       $0x00000040, R10
+	JNZ        wideb1kPF2
+	ADDQ       56(SP), R9
+	MOVQ       pfRowBytes+152(FP), R10
+	DECQ       40(SP)
+	JNZ        wideb1kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+wideb1kPF2:
 wideb1kNoPF:
 	VBROADCASTSS (BX), Z6
 	VFMADD231PS  Z3, Z6, Z0
@@ -11521,15 +12112,17 @@ wideb1kNoPF:
 	ADDQ         $0x00000004, BX
 	DECQ         R8
 	JNZ          wideb1kLoop
-	VBROADCASTSS alpha+144(FP), Z3
+	MOVQ         R9, 24(SP)
+	MOVQ         R10, 32(SP)
+	VBROADCASTSS alpha+192(FP), Z3
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, BX
 	ADDQ         DX, BX
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           wideb1kNoBeta
-	VBROADCASTSS beta+148(FP), Z4
+	VBROADCASTSS beta+196(FP), Z4
 	VMOVUPS      (BX), Z5
 	VMULPS       Z4, Z5, Z5
 	VFMADD231PS  Z3, Z0, Z5
@@ -11559,9 +12152,6 @@ wideb1kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     wideb1Small
 	DECQ   16(SP)
@@ -11587,18 +12177,13 @@ one:
 	MOVQ d_base+0(FP), CX
 	MOVQ batch+96(FP), DX
 	MOVQ DX, 8(SP)
-	MOVQ nbig+136(FP), DX
+	MOVQ nbig+184(FP), DX
 	MOVQ DX, 16(SP)
-	MOVQ k+104(FP), DX
-	MOVQ pfw+120(FP), BX
-	MOVQ DX, 24(SP)
-	SUBQ BX, DX
-	MOVQ DX, 32(SP)
 
 oneb8:
 	CMPQ 8(SP), $0x00000008
 	JB   oneb8End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  oneb8Big
 	DECQ DX
@@ -11628,15 +12213,57 @@ oneb8Big:
 	MOVQ   ldw+88(FP), R10
 	SHLQ   $0x02, R10
 	MOVQ   k+104(FP), R11
+	MOVQ   24(SP), R12
+	MOVQ   32(SP), R13
 
 oneb8kLoop:
 	VMOVUPS    (R9), Z8
-	CMPQ       R11, 24(SP)
-	JG         oneb8kNoPF
-	CMPQ       R11, 32(SP)
-	JLE        oneb8kNoPF
+	MOVQ       next+168(FP), R14
+	CMPQ       R14, $0x00000000
+	JE         oneb8kWalk
 	PREFETCHT0 64(R9)
+	JMP        oneb8kNoPF
 
+oneb8kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        oneb8kNoPF
+	PREFETCHT0 (R12)
+	ADDQ       $0x00000040, R12
+	SUBQ       $0x00000040, R13
+	JNZ        oneb8kPF0
+	ADDQ       56(SP), R12
+	MOVQ       pfRowBytes+152(FP), R13
+	DECQ       40(SP)
+	JNZ        oneb8kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+oneb8kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        oneb8kNoPF
+	PREFETCHT0 (R12)
+	ADDQ       $0x00000040, R12
+	SUBQ       $0x00000040, R13
+	JNZ        oneb8kPF1
+	ADDQ       56(SP), R12
+	MOVQ       pfRowBytes+152(FP), R13
+	DECQ       40(SP)
+	JNZ        oneb8kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+oneb8kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        oneb8kNoPF
+	PREFETCHT0 (R12)
+	ADDQ       $0x00000040, R12
+	SUBQ       $0x00000040, R13
+	JNZ        oneb8kPF2
+	ADDQ       56(SP), R12
+	MOVQ       pfRowBytes+152(FP), R13
+	DECQ       40(SP)
+	JNZ        oneb8kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+oneb8kPF2:
 oneb8kNoPF:
 	VBROADCASTSS (SI), Z9
 	VFMADD231PS  Z8, Z9, Z0
@@ -11660,15 +12287,17 @@ oneb8kNoPF:
 	ADDQ         $0x00000004, R8
 	DECQ         R11
 	JNZ          oneb8kLoop
-	VBROADCASTSS alpha+144(FP), Z8
+	MOVQ         R12, 24(SP)
+	MOVQ         R13, 32(SP)
+	VBROADCASTSS alpha+192(FP), Z8
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb8kNoBeta
-	VBROADCASTSS beta+148(FP), Z9
+	VBROADCASTSS beta+196(FP), Z9
 	VMOVUPS      (SI), Z10
 	VMULPS       Z9, Z10, Z10
 	VFMADD231PS  Z8, Z0, Z10
@@ -11742,9 +12371,6 @@ oneb8kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000020, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     oneb8Small
 	DECQ   16(SP)
@@ -11757,7 +12383,7 @@ oneb8End:
 oneb7:
 	CMPQ 8(SP), $0x00000007
 	JB   oneb7End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  oneb7Big
 	DECQ DX
@@ -11786,15 +12412,57 @@ oneb7Big:
 	MOVQ   ldw+88(FP), R10
 	SHLQ   $0x02, R10
 	MOVQ   k+104(FP), R11
+	MOVQ   24(SP), R12
+	MOVQ   32(SP), R13
 
 oneb7kLoop:
 	VMOVUPS    (R9), Z7
-	CMPQ       R11, 24(SP)
-	JG         oneb7kNoPF
-	CMPQ       R11, 32(SP)
-	JLE        oneb7kNoPF
+	MOVQ       next+168(FP), R14
+	CMPQ       R14, $0x00000000
+	JE         oneb7kWalk
 	PREFETCHT0 64(R9)
+	JMP        oneb7kNoPF
 
+oneb7kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        oneb7kNoPF
+	PREFETCHT0 (R12)
+	ADDQ       $0x00000040, R12
+	SUBQ       $0x00000040, R13
+	JNZ        oneb7kPF0
+	ADDQ       56(SP), R12
+	MOVQ       pfRowBytes+152(FP), R13
+	DECQ       40(SP)
+	JNZ        oneb7kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+oneb7kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        oneb7kNoPF
+	PREFETCHT0 (R12)
+	ADDQ       $0x00000040, R12
+	SUBQ       $0x00000040, R13
+	JNZ        oneb7kPF1
+	ADDQ       56(SP), R12
+	MOVQ       pfRowBytes+152(FP), R13
+	DECQ       40(SP)
+	JNZ        oneb7kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+oneb7kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        oneb7kNoPF
+	PREFETCHT0 (R12)
+	ADDQ       $0x00000040, R12
+	SUBQ       $0x00000040, R13
+	JNZ        oneb7kPF2
+	ADDQ       56(SP), R12
+	MOVQ       pfRowBytes+152(FP), R13
+	DECQ       40(SP)
+	JNZ        oneb7kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+oneb7kPF2:
 oneb7kNoPF:
 	VBROADCASTSS (SI), Z8
 	VFMADD231PS  Z7, Z8, Z0
@@ -11816,15 +12484,17 @@ oneb7kNoPF:
 	ADDQ         $0x00000004, R8
 	DECQ         R11
 	JNZ          oneb7kLoop
-	VBROADCASTSS alpha+144(FP), Z7
+	MOVQ         R12, 24(SP)
+	MOVQ         R13, 32(SP)
+	VBROADCASTSS alpha+192(FP), Z7
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb7kNoBeta
-	VBROADCASTSS beta+148(FP), Z8
+	VBROADCASTSS beta+196(FP), Z8
 	VMOVUPS      (SI), Z9
 	VMULPS       Z8, Z9, Z9
 	VFMADD231PS  Z7, Z0, Z9
@@ -11890,9 +12560,6 @@ oneb7kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000001c, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     oneb7Small
 	DECQ   16(SP)
@@ -11905,7 +12572,7 @@ oneb7End:
 oneb6:
 	CMPQ 8(SP), $0x00000006
 	JB   oneb6End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  oneb6Big
 	DECQ DX
@@ -11931,15 +12598,57 @@ oneb6Big:
 	MOVQ   ldw+88(FP), R9
 	SHLQ   $0x02, R9
 	MOVQ   k+104(FP), R10
+	MOVQ   24(SP), R11
+	MOVQ   32(SP), R12
 
 oneb6kLoop:
 	VMOVUPS    (R8), Z6
-	CMPQ       R10, 24(SP)
-	JG         oneb6kNoPF
-	CMPQ       R10, 32(SP)
-	JLE        oneb6kNoPF
+	MOVQ       next+168(FP), R13
+	CMPQ       R13, $0x00000000
+	JE         oneb6kWalk
 	PREFETCHT0 64(R8)
+	JMP        oneb6kNoPF
 
+oneb6kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        oneb6kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        oneb6kPF0
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        oneb6kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+oneb6kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        oneb6kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        oneb6kPF1
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        oneb6kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+oneb6kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        oneb6kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        oneb6kPF2
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        oneb6kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+oneb6kPF2:
 oneb6kNoPF:
 	VBROADCASTSS (SI), Z7
 	VFMADD231PS  Z6, Z7, Z0
@@ -11958,15 +12667,17 @@ oneb6kNoPF:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          oneb6kLoop
-	VBROADCASTSS alpha+144(FP), Z6
+	MOVQ         R11, 24(SP)
+	MOVQ         R12, 32(SP)
+	VBROADCASTSS alpha+192(FP), Z6
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb6kNoBeta
-	VBROADCASTSS beta+148(FP), Z7
+	VBROADCASTSS beta+196(FP), Z7
 	VMOVUPS      (SI), Z8
 	VMULPS       Z7, Z8, Z8
 	VFMADD231PS  Z6, Z0, Z8
@@ -12024,9 +12735,6 @@ oneb6kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000018, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     oneb6Small
 	DECQ   16(SP)
@@ -12039,7 +12747,7 @@ oneb6End:
 oneb5:
 	CMPQ 8(SP), $0x00000005
 	JB   oneb5End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  oneb5Big
 	DECQ DX
@@ -12064,15 +12772,57 @@ oneb5Big:
 	MOVQ   ldw+88(FP), R9
 	SHLQ   $0x02, R9
 	MOVQ   k+104(FP), R10
+	MOVQ   24(SP), R11
+	MOVQ   32(SP), R12
 
 oneb5kLoop:
 	VMOVUPS    (R8), Z5
-	CMPQ       R10, 24(SP)
-	JG         oneb5kNoPF
-	CMPQ       R10, 32(SP)
-	JLE        oneb5kNoPF
+	MOVQ       next+168(FP), R13
+	CMPQ       R13, $0x00000000
+	JE         oneb5kWalk
 	PREFETCHT0 64(R8)
+	JMP        oneb5kNoPF
 
+oneb5kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        oneb5kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        oneb5kPF0
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        oneb5kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+oneb5kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        oneb5kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        oneb5kPF1
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        oneb5kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+oneb5kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        oneb5kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        oneb5kPF2
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        oneb5kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+oneb5kPF2:
 oneb5kNoPF:
 	VBROADCASTSS (SI), Z6
 	VFMADD231PS  Z5, Z6, Z0
@@ -12089,15 +12839,17 @@ oneb5kNoPF:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          oneb5kLoop
-	VBROADCASTSS alpha+144(FP), Z5
+	MOVQ         R11, 24(SP)
+	MOVQ         R12, 32(SP)
+	VBROADCASTSS alpha+192(FP), Z5
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb5kNoBeta
-	VBROADCASTSS beta+148(FP), Z6
+	VBROADCASTSS beta+196(FP), Z6
 	VMOVUPS      (SI), Z7
 	VMULPS       Z6, Z7, Z7
 	VFMADD231PS  Z5, Z0, Z7
@@ -12147,9 +12899,6 @@ oneb5kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000014, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     oneb5Small
 	DECQ   16(SP)
@@ -12162,7 +12911,7 @@ oneb5End:
 oneb4:
 	CMPQ 8(SP), $0x00000004
 	JB   oneb4End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  oneb4Big
 	DECQ DX
@@ -12186,15 +12935,57 @@ oneb4Big:
 	MOVQ   ldw+88(FP), R9
 	SHLQ   $0x02, R9
 	MOVQ   k+104(FP), R10
+	MOVQ   24(SP), R11
+	MOVQ   32(SP), R12
 
 oneb4kLoop:
 	VMOVUPS    (R8), Z4
-	CMPQ       R10, 24(SP)
-	JG         oneb4kNoPF
-	CMPQ       R10, 32(SP)
-	JLE        oneb4kNoPF
+	MOVQ       next+168(FP), R13
+	CMPQ       R13, $0x00000000
+	JE         oneb4kWalk
 	PREFETCHT0 64(R8)
+	JMP        oneb4kNoPF
 
+oneb4kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        oneb4kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        oneb4kPF0
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        oneb4kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+oneb4kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        oneb4kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        oneb4kPF1
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        oneb4kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+oneb4kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        oneb4kNoPF
+	PREFETCHT0 (R11)
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JNZ        oneb4kPF2
+	ADDQ       56(SP), R11
+	MOVQ       pfRowBytes+152(FP), R12
+	DECQ       40(SP)
+	JNZ        oneb4kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+oneb4kPF2:
 oneb4kNoPF:
 	VBROADCASTSS (SI), Z5
 	VFMADD231PS  Z4, Z5, Z0
@@ -12209,15 +13000,17 @@ oneb4kNoPF:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          oneb4kLoop
-	VBROADCASTSS alpha+144(FP), Z4
+	MOVQ         R11, 24(SP)
+	MOVQ         R12, 32(SP)
+	VBROADCASTSS alpha+192(FP), Z4
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb4kNoBeta
-	VBROADCASTSS beta+148(FP), Z5
+	VBROADCASTSS beta+196(FP), Z5
 	VMOVUPS      (SI), Z6
 	VMULPS       Z5, Z6, Z6
 	VFMADD231PS  Z4, Z0, Z6
@@ -12259,9 +13052,6 @@ oneb4kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     oneb4Small
 	DECQ   16(SP)
@@ -12274,7 +13064,7 @@ oneb4End:
 oneb3:
 	CMPQ 8(SP), $0x00000003
 	JB   oneb3End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  oneb3Big
 	DECQ DX
@@ -12295,15 +13085,57 @@ oneb3Big:
 	MOVQ   ldw+88(FP), R8
 	SHLQ   $0x02, R8
 	MOVQ   k+104(FP), R9
+	MOVQ   24(SP), R10
+	MOVQ   32(SP), R11
 
 oneb3kLoop:
 	VMOVUPS    (DI), Z3
-	CMPQ       R9, 24(SP)
-	JG         oneb3kNoPF
-	CMPQ       R9, 32(SP)
-	JLE        oneb3kNoPF
+	MOVQ       next+168(FP), R12
+	CMPQ       R12, $0x00000000
+	JE         oneb3kWalk
 	PREFETCHT0 64(DI)
+	JMP        oneb3kNoPF
 
+oneb3kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        oneb3kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        oneb3kPF0
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        oneb3kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+oneb3kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        oneb3kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        oneb3kPF1
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        oneb3kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+oneb3kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        oneb3kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        oneb3kPF2
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        oneb3kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+oneb3kPF2:
 oneb3kNoPF:
 	VBROADCASTSS (SI), Z4
 	VFMADD231PS  Z3, Z4, Z0
@@ -12315,15 +13147,17 @@ oneb3kNoPF:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          oneb3kLoop
-	VBROADCASTSS alpha+144(FP), Z3
+	MOVQ         R10, 24(SP)
+	MOVQ         R11, 32(SP)
+	VBROADCASTSS alpha+192(FP), Z3
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb3kNoBeta
-	VBROADCASTSS beta+148(FP), Z4
+	VBROADCASTSS beta+196(FP), Z4
 	VMOVUPS      (SI), Z5
 	VMULPS       Z4, Z5, Z5
 	VFMADD231PS  Z3, Z0, Z5
@@ -12357,9 +13191,6 @@ oneb3kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     oneb3Small
 	DECQ   16(SP)
@@ -12372,7 +13203,7 @@ oneb3End:
 oneb2:
 	CMPQ 8(SP), $0x00000002
 	JB   oneb2End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  oneb2Big
 	DECQ DX
@@ -12392,15 +13223,57 @@ oneb2Big:
 	MOVQ   ldw+88(FP), R8
 	SHLQ   $0x02, R8
 	MOVQ   k+104(FP), R9
+	MOVQ   24(SP), R10
+	MOVQ   32(SP), R11
 
 oneb2kLoop:
 	VMOVUPS    (DI), Z2
-	CMPQ       R9, 24(SP)
-	JG         oneb2kNoPF
-	CMPQ       R9, 32(SP)
-	JLE        oneb2kNoPF
+	MOVQ       next+168(FP), R12
+	CMPQ       R12, $0x00000000
+	JE         oneb2kWalk
 	PREFETCHT0 64(DI)
+	JMP        oneb2kNoPF
 
+oneb2kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        oneb2kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        oneb2kPF0
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        oneb2kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+oneb2kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        oneb2kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        oneb2kPF1
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        oneb2kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+oneb2kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        oneb2kNoPF
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        oneb2kPF2
+	ADDQ       56(SP), R10
+	MOVQ       pfRowBytes+152(FP), R11
+	DECQ       40(SP)
+	JNZ        oneb2kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+oneb2kPF2:
 oneb2kNoPF:
 	VBROADCASTSS (SI), Z3
 	VFMADD231PS  Z2, Z3, Z0
@@ -12410,15 +13283,17 @@ oneb2kNoPF:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          oneb2kLoop
-	VBROADCASTSS alpha+144(FP), Z2
+	MOVQ         R10, 24(SP)
+	MOVQ         R11, 32(SP)
+	VBROADCASTSS alpha+192(FP), Z2
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb2kNoBeta
-	VBROADCASTSS beta+148(FP), Z3
+	VBROADCASTSS beta+196(FP), Z3
 	VMOVUPS      (SI), Z4
 	VMULPS       Z3, Z4, Z4
 	VFMADD231PS  Z2, Z0, Z4
@@ -12444,9 +13319,6 @@ oneb2kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     oneb2Small
 	DECQ   16(SP)
@@ -12459,7 +13331,7 @@ oneb2End:
 oneb1:
 	CMPQ 8(SP), $0x00000001
 	JB   oneb1End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  oneb1Big
 	DECQ DX
@@ -12478,15 +13350,57 @@ oneb1Big:
 	MOVQ   ldw+88(FP), DI
 	SHLQ   $0x02, DI
 	MOVQ   k+104(FP), R8
+	MOVQ   24(SP), R9
+	MOVQ   32(SP), R10
 
 oneb1kLoop:
 	VMOVUPS    (SI), Z1
-	CMPQ       R8, 24(SP)
-	JG         oneb1kNoPF
-	CMPQ       R8, 32(SP)
-	JLE        oneb1kNoPF
+	MOVQ       next+168(FP), R11
+	CMPQ       R11, $0x00000000
+	JE         oneb1kWalk
 	PREFETCHT0 64(SI)
+	JMP        oneb1kNoPF
 
+oneb1kWalk:
+	CMPQ       48(SP), $0x00000000
+	JLE        oneb1kNoPF
+	PREFETCHT0 (R9)
+	ADDQ       $0x00000040, R9
+	SUBQ       $0x00000040, R10
+	JNZ        oneb1kPF0
+	ADDQ       56(SP), R9
+	MOVQ       pfRowBytes+152(FP), R10
+	DECQ       40(SP)
+	JNZ        oneb1kPF0
+	MOVQ       $0x00000000, 48(SP)
+
+oneb1kPF0:
+	CMPQ       48(SP), $0x00000001
+	JLE        oneb1kNoPF
+	PREFETCHT0 (R9)
+	ADDQ       $0x00000040, R9
+	SUBQ       $0x00000040, R10
+	JNZ        oneb1kPF1
+	ADDQ       56(SP), R9
+	MOVQ       pfRowBytes+152(FP), R10
+	DECQ       40(SP)
+	JNZ        oneb1kPF1
+	MOVQ       $0x00000000, 48(SP)
+
+oneb1kPF1:
+	CMPQ       48(SP), $0x00000002
+	JLE        oneb1kNoPF
+	PREFETCHT0 (R9)
+	ADDQ       $0x00000040, R9
+	SUBQ       $0x00000040, R10
+	JNZ        oneb1kPF2
+	ADDQ       56(SP), R9
+	MOVQ       pfRowBytes+152(FP), R10
+	DECQ       40(SP)
+	JNZ        oneb1kPF2
+	MOVQ       $0x00000000, 48(SP)
+
+oneb1kPF2:
 oneb1kNoPF:
 	VBROADCASTSS (BX), Z2
 	VFMADD231PS  Z1, Z2, Z0
@@ -12494,15 +13408,17 @@ oneb1kNoPF:
 	ADDQ         $0x00000004, BX
 	DECQ         R8
 	JNZ          oneb1kLoop
-	VBROADCASTSS alpha+144(FP), Z1
+	MOVQ         R9, 24(SP)
+	MOVQ         R10, 32(SP)
+	VBROADCASTSS alpha+192(FP), Z1
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, BX
 	ADDQ         DX, BX
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           oneb1kNoBeta
-	VBROADCASTSS beta+148(FP), Z2
+	VBROADCASTSS beta+196(FP), Z2
 	VMOVUPS      (BX), Z3
 	VMULPS       Z2, Z3, Z3
 	VFMADD231PS  Z1, Z0, Z3
@@ -12520,9 +13436,6 @@ oneb1kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     oneb1Small
 	DECQ   16(SP)
@@ -12547,18 +13460,13 @@ oneEnd:
 	MOVQ  d_base+0(FP), CX
 	MOVQ  batch+96(FP), DX
 	MOVQ  DX, 8(SP)
-	MOVQ  nbig+136(FP), DX
+	MOVQ  nbig+184(FP), DX
 	MOVQ  DX, 16(SP)
-	MOVQ  k+104(FP), DX
-	MOVQ  pfw+120(FP), BX
-	MOVQ  DX, 24(SP)
-	SUBQ  BX, DX
-	MOVQ  DX, 32(SP)
 
 lastb8:
 	CMPQ 8(SP), $0x00000008
 	JB   lastb8End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  lastb8Big
 	DECQ DX
@@ -12613,15 +13521,15 @@ lastb8kLoop:
 	ADDQ         $0x00000004, R8
 	DECQ         R11
 	JNZ          lastb8kLoop
-	VBROADCASTSS alpha+144(FP), Z8
+	VBROADCASTSS alpha+192(FP), Z8
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb8kNoBeta
-	VBROADCASTSS beta+148(FP), Z9
+	VBROADCASTSS beta+196(FP), Z9
 	VMOVUPS.Z    (SI), K1, Z10
 	VMULPS       Z9, Z10, Z10
 	VFMADD231PS  Z8, Z0, Z10
@@ -12695,9 +13603,6 @@ lastb8kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000020, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     lastb8Small
 	DECQ   16(SP)
@@ -12710,7 +13615,7 @@ lastb8End:
 lastb7:
 	CMPQ 8(SP), $0x00000007
 	JB   lastb7End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  lastb7Big
 	DECQ DX
@@ -12762,15 +13667,15 @@ lastb7kLoop:
 	ADDQ         $0x00000004, R8
 	DECQ         R11
 	JNZ          lastb7kLoop
-	VBROADCASTSS alpha+144(FP), Z7
+	VBROADCASTSS alpha+192(FP), Z7
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb7kNoBeta
-	VBROADCASTSS beta+148(FP), Z8
+	VBROADCASTSS beta+196(FP), Z8
 	VMOVUPS.Z    (SI), K1, Z9
 	VMULPS       Z8, Z9, Z9
 	VFMADD231PS  Z7, Z0, Z9
@@ -12836,9 +13741,6 @@ lastb7kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000001c, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     lastb7Small
 	DECQ   16(SP)
@@ -12851,7 +13753,7 @@ lastb7End:
 lastb6:
 	CMPQ 8(SP), $0x00000006
 	JB   lastb6End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  lastb6Big
 	DECQ DX
@@ -12897,15 +13799,15 @@ lastb6kLoop:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          lastb6kLoop
-	VBROADCASTSS alpha+144(FP), Z6
+	VBROADCASTSS alpha+192(FP), Z6
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb6kNoBeta
-	VBROADCASTSS beta+148(FP), Z7
+	VBROADCASTSS beta+196(FP), Z7
 	VMOVUPS.Z    (SI), K1, Z8
 	VMULPS       Z7, Z8, Z8
 	VFMADD231PS  Z6, Z0, Z8
@@ -12963,9 +13865,6 @@ lastb6kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000018, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     lastb6Small
 	DECQ   16(SP)
@@ -12978,7 +13877,7 @@ lastb6End:
 lastb5:
 	CMPQ 8(SP), $0x00000005
 	JB   lastb5End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  lastb5Big
 	DECQ DX
@@ -13021,15 +13920,15 @@ lastb5kLoop:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          lastb5kLoop
-	VBROADCASTSS alpha+144(FP), Z5
+	VBROADCASTSS alpha+192(FP), Z5
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb5kNoBeta
-	VBROADCASTSS beta+148(FP), Z6
+	VBROADCASTSS beta+196(FP), Z6
 	VMOVUPS.Z    (SI), K1, Z7
 	VMULPS       Z6, Z7, Z7
 	VFMADD231PS  Z5, Z0, Z7
@@ -13079,9 +13978,6 @@ lastb5kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000014, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     lastb5Small
 	DECQ   16(SP)
@@ -13094,7 +13990,7 @@ lastb5End:
 lastb4:
 	CMPQ 8(SP), $0x00000004
 	JB   lastb4End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  lastb4Big
 	DECQ DX
@@ -13134,15 +14030,15 @@ lastb4kLoop:
 	ADDQ         $0x00000004, DI
 	DECQ         R10
 	JNZ          lastb4kLoop
-	VBROADCASTSS alpha+144(FP), Z4
+	VBROADCASTSS alpha+192(FP), Z4
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb4kNoBeta
-	VBROADCASTSS beta+148(FP), Z5
+	VBROADCASTSS beta+196(FP), Z5
 	VMOVUPS.Z    (SI), K1, Z6
 	VMULPS       Z5, Z6, Z6
 	VFMADD231PS  Z4, Z0, Z6
@@ -13184,9 +14080,6 @@ lastb4kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000010, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     lastb4Small
 	DECQ   16(SP)
@@ -13199,7 +14092,7 @@ lastb4End:
 lastb3:
 	CMPQ 8(SP), $0x00000003
 	JB   lastb3End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  lastb3Big
 	DECQ DX
@@ -13233,15 +14126,15 @@ lastb3kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          lastb3kLoop
-	VBROADCASTSS alpha+144(FP), Z3
+	VBROADCASTSS alpha+192(FP), Z3
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb3kNoBeta
-	VBROADCASTSS beta+148(FP), Z4
+	VBROADCASTSS beta+196(FP), Z4
 	VMOVUPS.Z    (SI), K1, Z5
 	VMULPS       Z4, Z5, Z5
 	VFMADD231PS  Z3, Z0, Z5
@@ -13275,9 +14168,6 @@ lastb3kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x0000000c, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     lastb3Small
 	DECQ   16(SP)
@@ -13290,7 +14180,7 @@ lastb3End:
 lastb2:
 	CMPQ 8(SP), $0x00000002
 	JB   lastb2End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  lastb2Big
 	DECQ DX
@@ -13321,15 +14211,15 @@ lastb2kLoop:
 	ADDQ         $0x00000004, SI
 	DECQ         R9
 	JNZ          lastb2kLoop
-	VBROADCASTSS alpha+144(FP), Z2
+	VBROADCASTSS alpha+192(FP), Z2
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, SI
 	ADDQ         DX, SI
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb2kNoBeta
-	VBROADCASTSS beta+148(FP), Z3
+	VBROADCASTSS beta+196(FP), Z3
 	VMOVUPS.Z    (SI), K1, Z4
 	VMULPS       Z3, Z4, Z4
 	VFMADD231PS  Z2, Z0, Z4
@@ -13355,9 +14245,6 @@ lastb2kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000008, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     lastb2Small
 	DECQ   16(SP)
@@ -13370,7 +14257,7 @@ lastb2End:
 lastb1:
 	CMPQ 8(SP), $0x00000001
 	JB   lastb1End
-	MOVQ gs+128(FP), DX
+	MOVQ gs+176(FP), DX
 	CMPQ 16(SP), $0x00000000
 	JNE  lastb1Big
 	DECQ DX
@@ -13398,15 +14285,15 @@ lastb1kLoop:
 	ADDQ         $0x00000004, BX
 	DECQ         R8
 	JNZ          lastb1kLoop
-	VBROADCASTSS alpha+144(FP), Z1
+	VBROADCASTSS alpha+192(FP), Z1
 	MOVQ         ldd+24(FP), BX
 	SHLQ         $0x02, BX
 	MOVQ         CX, BX
 	ADDQ         DX, BX
-	MOVL         beta+148(FP), DX
+	MOVL         beta+196(FP), DX
 	ANDL         $0x7fffffff, DX
 	JZ           lastb1kNoBeta
-	VBROADCASTSS beta+148(FP), Z2
+	VBROADCASTSS beta+196(FP), Z2
 	VMOVUPS.Z    (BX), K1, Z3
 	VMULPS       Z2, Z3, Z3
 	VFMADD231PS  Z1, Z0, Z3
@@ -13424,9 +14311,6 @@ lastb1kDone:
 	MOVQ   ldd+24(FP), DX
 	IMUL3Q $0x00000004, DX, DX
 	ADDQ   DX, CX
-	MOVQ   pfw+120(FP), DX
-	SUBQ   DX, 24(SP)
-	SUBQ   DX, 32(SP)
 	CMPQ   16(SP), $0x00000000
 	JE     lastb1Small
 	DECQ   16(SP)

@@ -17,9 +17,9 @@ func skinnyNTAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx
 // skinnyNNAVX2 sets D = α·X·W + β·D for the batch×k X, k×n W and batch×n D, reading W once.
 //
 //go:noescape
-func skinnyNNAVX2(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pfw int, gs int, nbig int, alpha float32, beta float32)
+func skinnyNNAVX2(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pf []float32, pfRows int, pfRowBytes int, lps int, next int, gs int, nbig int, alpha float32, beta float32)
 
 // skinnyNNAVX512 sets D = α·X·W + β·D for the batch×k X, k×n W and batch×n D, reading W once.
 //
 //go:noescape
-func skinnyNNAVX512(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pfw int, gs int, nbig int, alpha float32, beta float32)
+func skinnyNNAVX512(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pf []float32, pfRows int, pfRowBytes int, lps int, next int, gs int, nbig int, alpha float32, beta float32)

@@ -36,7 +36,7 @@ func skinnyBatches() []int {
 // skinnyShapes are the rows×cols of the large matrix: tails of every width
 // modulo the 8- and 16-lane vectors and the tiles of 3 and 4 rows, below
 // and above a panel.
-var skinnyShapes = [][2]int{{1, 1}, {3, 7}, {5, 8}, {7, 9}, {4, 16}, {9, 17}, {13, 31}, {6, 33}, {70, 64}, {67, 129}, {130, 77}, {11, 517}, {203, 40}, {100, 517}}
+var skinnyShapes = [][2]int{{1, 1}, {3, 7}, {5, 8}, {7, 9}, {4, 16}, {9, 17}, {13, 31}, {6, 33}, {70, 64}, {67, 129}, {130, 77}, {11, 517}, {203, 40}, {100, 517}, {1500, 203}}
 
 // TestSkinnyMatVecBatch checks MatVecBatch on its skinny route (taken at
 // every size) against the float64 oracle for every batch through
