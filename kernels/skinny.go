@@ -79,10 +79,11 @@ func skinnyNNSpan(c0, n int) int {
 }
 
 // skinnyWindow returns w, the steps of each group's prefetch window.
-// skinnyNT prefetches the next panel while it walks the inner dimension in
-// `steps` steps (vectors of A's rows); group g of the ⌈batch/group⌉ groups of rows of X prefetches in the
-// steps [g·w, (g+1)·w) only, so the prefetches spread over the work of all
-// groups and memory overlaps the FMAs instead of stalling the first group.
+// skinnyNT prefetches the next panel while it walks the columns in `steps`
+// steps (vectors of A's rows); group g of the ⌈batch/group⌉ groups of rows
+// of X prefetches in the steps [g·w, (g+1)·w) only, so the prefetches spread
+// over the work of all groups and memory overlaps the FMAs instead of
+// stalling the first group.
 func skinnyWindow(steps, batch, group int) int {
 	groups := (batch + group - 1) / group
 	return max(1, (steps+groups-1)/groups)
