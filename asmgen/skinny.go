@@ -204,13 +204,8 @@ func genSkinnyNT(s *isa) {
 					asm.TESTQ(U32(32), pf)
 					asm.JNZ(LabelRef(name + "NoPF"))
 				}
-				for i := 0; i < nr && i < 3; i++ {
+				for i := 0; i < nr; i++ {
 					asm.PREFETCHT0(rowMem([]GPVirtual{pf}, ldaB, i))
-				}
-				if nr > 3 {
-					q := asm.GP64()
-					asm.LEAQ(Mem{Base: pf, Index: ldaB, Scale: 2}, q)
-					asm.PREFETCHT0(Mem{Base: q, Index: ldaB, Scale: 1})
 				}
 				asm.Label(name + "NoPF")
 				asm.ADDQ(U32(s.bytes()), pf)
