@@ -1377,11 +1377,7 @@ func skinnyNN(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, 
 	if batch <= group {
 		// One group: all of W in one call, each strip prefetching the
 		// next one's lines in each row.
-		if active == AVX512 {
-			skinnyNNAVX512(d, ldd, x, ldx, w, ldw, batch, k, n, nil, 0, 64, 0, 1, gs, nbig, alpha, beta)
-		} else {
-			skinnyNNAVX2(d, ldd, x, ldx, w, ldw, batch, k, n, nil, 0, 64, 0, 1, gs, nbig, alpha, beta)
-		}
+		skinnyNNKernel(d, ldd, x, ldx, w, ldw, batch, k, n, nil, 0, 64, 0, 1, gs, nbig, alpha, beta)
 		return
 	}
 	// The blocks of W in order, each call prefetching the next block: its
@@ -1409,14 +1405,20 @@ func skinnyNN(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, 
 			if k0 > 0 {
 				b = 1 // the blocks after the first add to D
 			}
-			if active == AVX512 {
-				skinnyNNAVX512(d[c0:], ldd, x[k0:], ldx, w[k0*ldw+c0:], ldw, batch, kn, cn, pf, pfRows, pfRowBytes, l, 0, gs, nbig, alpha, b)
-			} else {
-				skinnyNNAVX2(d[c0:], ldd, x[k0:], ldx, w[k0*ldw+c0:], ldw, batch, kn, cn, pf, pfRows, pfRowBytes, l, 0, gs, nbig, alpha, b)
-			}
+			skinnyNNKernel(d[c0:], ldd, x[k0:], ldx, w[k0*ldw+c0:], ldw, batch, kn, cn, pf, pfRows, pfRowBytes, l, 0, gs, nbig, alpha, b)
 		}
 		c0 += cn
 	}
+}
+
+// skinnyNNKernel calls the skinnyNN kernel of the active ISA (AVX-512 or
+// AVX2).
+func skinnyNNKernel(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch, k, n int, pf []float32, pfRows, pfRowBytes, lps, next, gs, nbig int, alpha, beta float32) {
+	if active == AVX512 {
+		skinnyNNAVX512(d, ldd, x, ldx, w, ldw, batch, k, n, pf, pfRows, pfRowBytes, lps, next, gs, nbig, alpha, beta)
+		return
+	}
+	skinnyNNAVX2(d, ldd, x, ldx, w, ldw, batch, k, n, pf, pfRows, pfRowBytes, lps, next, gs, nbig, alpha, beta)
 }
 
 // skinny computes g as a skinny product where one is taken (few rows of C
