@@ -131,14 +131,16 @@ bench-full:
 # GOMAXPROCS=PROCS; then benchstat and the rows slower by more than 2% at
 # p < 0.05 (CONFIRM=N: only those slower again in N more rounds; FAIL=1:
 # exit 1 if any). HEED_ISA and HEED_AVX512_WIDTH reach both versions;
-# WIDTHS=256,512 runs everything once per width. Outputs go to OUT (default
-# a new directory under $TMPDIR, printed). CONTRIBUTING.md has the details.
+# WIDTHS=256,512 runs everything once per width; OLDAS=old=new1,new2 pairs
+# BASE's leaves named with an element old with NEW's named new1, new2 there.
+# Outputs go to OUT (default a new directory under $TMPDIR, printed).
+# CONTRIBUTING.md has the details.
 ROUNDS ?= 10
 BENCHTIME ?= 100ms
 PROCS ?= 1
 bench-ab:
-	@if [ -z '$(BASE)' ]; then echo "usage: make bench-ab BASE=<rev> [NEW=<rev>] [BENCH=<regex>] [ROUNDS=10] [BENCHTIME=100ms] [PKGS=...] [WIDTHS=256,512] [PROCS=1] [CONFIRM=20] [FAIL=1] [SUITE=<file>|none] [OUT=<dir>]"; exit 2; fi
-	cd bench && $(GO) run ./cmd/ab -base '$(BASE)' -new '$(NEW)' -bench '$(value BENCH)' -rounds '$(ROUNDS)' -benchtime '$(BENCHTIME)' -pkgs '$(PKGS)' -widths '$(WIDTHS)' -procs '$(PROCS)' -isa '$(HEED_ISA)' -width '$(HEED_AVX512_WIDTH)' -suite '$(SUITE)' -out '$(OUT)' -confirm '$(or $(CONFIRM),0)' $(if $(FAIL),-fail)
+	@if [ -z '$(BASE)' ]; then echo "usage: make bench-ab BASE=<rev> [NEW=<rev>] [BENCH=<regex>] [ROUNDS=10] [BENCHTIME=100ms] [PKGS=...] [WIDTHS=256,512] [PROCS=1] [CONFIRM=20] [FAIL=1] [SUITE=<file>|none] [OUT=<dir>] [OLDAS='avx512=avx512-256,avx512-512']"; exit 2; fi
+	cd bench && $(GO) run ./cmd/ab -base '$(BASE)' -new '$(NEW)' -bench '$(value BENCH)' -rounds '$(ROUNDS)' -benchtime '$(BENCHTIME)' -pkgs '$(PKGS)' -widths '$(WIDTHS)' -procs '$(PROCS)' -isa '$(HEED_ISA)' -width '$(HEED_AVX512_WIDTH)' -suite '$(SUITE)' -out '$(OUT)' -old-as '$(OLDAS)' -confirm '$(or $(CONFIRM),0)' $(if $(FAIL),-fail)
 
 # fuzz: every fuzz target of every package, the nested modules' too, one after
 # another for FUZZTIME each (go test fuzzes one target per run), listed by

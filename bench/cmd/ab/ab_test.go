@@ -307,7 +307,7 @@ func TestBenchstatCSVLayout(t *testing.T) {
 }
 
 func TestLeafOf(t *testing.T) {
-	leaves := []leaf{{"./kernels", "BenchmarkDot/n=1024/avx2"}, {"./attention", "BenchmarkDot/n=1024/avx2"}, {"./bench/internal/roof", "BenchmarkFMA/zmm×8"}}
+	leaves := []leaf{{pkg: "./kernels", name: "BenchmarkDot/n=1024/avx2"}, {pkg: "./attention", name: "BenchmarkDot/n=1024/avx2"}, {pkg: "./bench/internal/roof", name: "BenchmarkFMA/zmm×8"}}
 	for _, c := range []struct {
 		pkg, name string
 		want      int

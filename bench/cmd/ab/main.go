@@ -37,7 +37,9 @@
 //
 // HEED_ISA and HEED_AVX512_WIDTH, from the environment or -isa and -width,
 // reach both binaries; -widths 256,512 runs the whole comparison once per
-// HEED_AVX512_WIDTH, each in its own subdirectory (w256/, w512/).
+// HEED_AVX512_WIDTH, each in its own subdirectory (w256/, w512/). -old-as
+// old=new1,new2 (OLDAS) times each old leaf with a name element old against
+// the new leaves with that element new1, new2 (Renames).
 package main
 
 import (
@@ -89,11 +91,12 @@ type options struct {
 	benchstat  string
 	keep       bool
 	list       bool
+	oldAs      Renames
 }
 
 func main() {
 	var o options
-	var pkgs, widths, buildFlags, procs string
+	var pkgs, widths, buildFlags, procs, oldAs string
 	flag.StringVar(&o.base, "base", "", "the old version: a git revision (required)")
 	flag.StringVar(&o.new, "new", "", "the new version: a git revision (default: the working tree, uncommitted changes included)")
 	flag.StringVar(&o.suite, "suite", "", "the suite file (default: the built-in suite.txt); \"none\": -bench over -pkgs instead")
@@ -115,6 +118,7 @@ func main() {
 	flag.StringVar(&o.benchstat, "benchstat", "", "benchstat binary (default: golang.org/x/perf/cmd/benchstat@"+benchstatVersion+", installed for the run)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the worktrees and binaries")
 	flag.BoolVar(&o.list, "list", false, "list the benchmarks each version has and would be timed, and stop")
+	flag.StringVar(&oldAs, "old-as", "", "old=new1,new2;…: compare the old version's leaves with a name element old with the new version's leaves named new1, new2 there (as avx512=avx512-256,avx512-512 for a BASE before the AVX-512 leaves were split by width)")
 	flag.Parse()
 	if o.base == "" || flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "usage: ab -base <rev> [-new <rev>] [flags]; ab -h lists the flags")
@@ -126,6 +130,11 @@ func main() {
 	}
 	o.widths = strings.FieldsFunc(widths, func(r rune) bool { return r == ',' || r == ' ' })
 	o.buildFlags = strings.Fields(buildFlags)
+	var err error
+	if o.oldAs, err = ParseRenames(oldAs); err != nil {
+		fmt.Fprintln(os.Stderr, "ab: "+err.Error())
+		os.Exit(2)
+	}
 	switch n, err := strconv.Atoi(procs); {
 	case procs == "":
 		o.procs = runtime.GOMAXPROCS(0)
@@ -343,8 +352,9 @@ type pass struct {
 	width  string
 }
 
-// leaf is one benchmark to time.
-type leaf struct{ pkg, name string }
+// leaf is one benchmark to time: name in the new version, old its name in
+// the old one where -old-as renames it ("" if the same).
+type leaf struct{ pkg, name, old string }
 
 func (p *pass) run(ctx context.Context, benchstat string) (rows, slower []Row, notes []string, err error) {
 	tag := ""
@@ -406,17 +416,31 @@ func (p *pass) run(ctx context.Context, benchstat string) (rows, slower []Row, n
 				continue
 			}
 			var names [2][]string
+			oldName := map[string]string{} // new name → old, where renamed
 			for i, v := range p.vs {
 				if len(found[i]) == 0 {
 					continue
 				}
-				out, err := p.exec(ctx, v, pkg, "-test.run", "^$", "-test.bench", pat, "-test.benchtime", "1x", "-test.count", "1", "-test.timeout", p.o.timeout)
+				run := pat
+				if i == 0 {
+					run = p.o.oldAs.Widen(pat)
+				}
+				out, err := p.exec(ctx, v, pkg, "-test.run", "^$", "-test.bench", run, "-test.benchtime", "1x", "-test.count", "1", "-test.timeout", p.o.timeout)
 				if err != nil {
 					return nil, nil, nil, fmt.Errorf("%s %s: listing %s: %v\n%s", v.side, pkg, pat, err, tail(out))
 				}
-				for _, n := range ParseResults(out, p.o.procs) {
-					if cp.MatchLeaf(n) && (p.filter == nil || p.filter.MatchLeaf(n)) {
-						names[i] = append(names[i], n)
+				for _, orig := range ParseResults(out, p.o.procs) {
+					as := []string{orig}
+					if i == 0 {
+						as = p.o.oldAs.Apply(orig)
+					}
+					for _, n := range as {
+						if cp.MatchLeaf(n) && (p.filter == nil || p.filter.MatchLeaf(n)) && !slices.Contains(names[i], n) {
+							names[i] = append(names[i], n)
+							if n != orig {
+								oldName[n] = orig
+							}
+						}
 					}
 				}
 			}
@@ -431,7 +455,7 @@ func (p *pass) run(ctx context.Context, benchstat string) (rows, slower []Row, n
 				note("%s %s: %d benchmarks only in new: %s", pkg, pat, len(onlyNew), strings.Join(onlyNew, " "))
 			}
 			for _, n := range both {
-				if l := (leaf{pkg, n}); !slices.Contains(leaves, l) {
+				if l := (leaf{pkg, n, oldName[n]}); !slices.Contains(leaves, l) {
 					leaves = append(leaves, l)
 				}
 			}
@@ -546,20 +570,28 @@ func (p *pass) timeLeaves(ctx context.Context, leaves []leaf, rounds int, dir st
 		if i > 0 {
 			eta = fmt.Sprintf(", ~%s left", (time.Since(start) / time.Duration(i) * time.Duration(len(leaves)-i)).Round(time.Second))
 		}
-		fmt.Fprintf(os.Stderr, "ab: [%d/%d %s%s] %s %s\n", i+1, len(leaves), time.Since(start).Round(time.Second), eta, l.pkg, l.name)
+		as := ""
+		if l.old != "" {
+			as = " (old: " + l.old + ")"
+		}
+		fmt.Fprintf(os.Stderr, "ab: [%d/%d %s%s] %s %s%s\n", i+1, len(leaves), time.Since(start).Round(time.Second), eta, l.pkg, l.name, as)
 		for _, side := range order {
 			v := p.vs[side]
-			out, err := p.exec(ctx, v, l.pkg, "-test.run", "^$", "-test.bench", Exact(l.name), "-test.count", "1", "-test.benchtime", p.o.benchtime, "-test.timeout", p.o.timeout)
+			name := l.name
+			if side == Old && l.old != "" {
+				name = l.old
+			}
+			out, err := p.exec(ctx, v, l.pkg, "-test.run", "^$", "-test.bench", Exact(name), "-test.count", "1", "-test.benchtime", p.o.benchtime, "-test.timeout", p.o.timeout)
 			if ctx.Err() != nil {
 				return 0, ctx.Err()
 			}
-			if err != nil || !slices.Contains(ParseResults(out, p.o.procs), l.name) {
+			if err != nil || !slices.Contains(ParseResults(out, p.o.procs), name) {
 				failures++
-				fmt.Fprintf(failLog, "=== %s %s %s: %v\n%s\n", side, l.pkg, l.name, err, out)
-				fmt.Fprintf(os.Stderr, "ab: %s %s %s: failed (%v), see %s\n", side, l.pkg, l.name, err, failLog.Name())
+				fmt.Fprintf(failLog, "=== %s %s %s: %v\n%s\n", side, l.pkg, name, err, out)
+				fmt.Fprintf(os.Stderr, "ab: %s %s %s: failed (%v), see %s\n", side, l.pkg, name, err, failLog.Name())
 				continue
 			}
-			io.WriteString(files[side], out)
+			io.WriteString(files[side], Relabel(out, name, l.name, p.o.procs))
 		}
 	}
 	if failures == 0 {
