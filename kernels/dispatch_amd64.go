@@ -66,13 +66,35 @@ type route struct {
 	width int
 	// zmm lists the families that take 512 bits where width is 256.
 	zmm families
-	// streams: MatVec over an A beyond L2 reads it as four chunks of rows
-	// side by side (matVecSplit4PF1K, four streams, each prefetched 1 KiB
-	// ahead) instead of four adjacent rows at a time (matVec).
-	streams bool
+	// streamsBelow: MatVec over an A beyond L2 whose rows are fewer than
+	// streamsBelow bytes apart reads it as four chunks of rows side by side
+	// (matVecSplit4PF1K, four streams, each prefetched 1 KiB ahead) instead
+	// of four adjacent rows at a time (matVec), which are four streams
+	// already once rows are a page apart; 0: never.
+	streamsBelow int
 	// dotFar is the fused dot step's kernel for rows beyond L2 (dotFarKind).
 	dotFar dotFarKind
+	// stepPF lists the reduced-precision formats whose fused step, over
+	// keys and values beyond L2, takes its prefetching variant
+	// (decodeStep<F>PF); the others keep the plain kernel, left to the
+	// hardware prefetchers.
+	stepPF formatSet
 }
+
+// formatSet is a set of reduced-precision formats, for the route's stepPF.
+type formatSet uint8
+
+// formatsOf returns the set of fs.
+func formatsOf(fs ...Format) formatSet {
+	var s formatSet
+	for _, f := range fs {
+		s |= 1 << f
+	}
+	return s
+}
+
+// has reports whether f is in s.
+func (s formatSet) has(f Format) bool { return s&(1<<f) != 0 }
 
 // families is a set of the dual-width kernels' families, for the route's
 // zmm.
@@ -111,14 +133,22 @@ const (
 // loads 64 bytes per cycle at any width, so YMM is as fast with shorter
 // horizontal sums where a kernel is load-bound, but its Dot, MatVecBatch and
 // fused steps, whose ZMM variants keep more independent work per
-// instruction, run faster in ZMM; its prefetcher keeps up with one stream. DESIGN.md
-// gives the measurements behind each entry.
+// instruction, run faster in ZMM; from memory its MatVec and fused dot step
+// gain from four streams where rows are short, and its reduced-precision
+// steps lose to software prefetch. DESIGN.md gives the measurements behind
+// each entry.
 var routes = [...]route{
-	classOther: {width: 256, dotFar: dotFarOne},
-	classIntel: {width: 512, streams: true, dotFar: dotFarSplit},
-	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep, dotFar: dotFarOne},
-	classZen5:  {width: 512, streams: true, dotFar: dotFarNear},
+	classOther: {width: 256, dotFar: dotFarOne, stepPF: allFormats},
+	classIntel: {width: 512, streamsBelow: anyRow, dotFar: dotFarSplit, stepPF: allFormats},
+	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep, streamsBelow: 4096, dotFar: dotFarSplit},
+	classZen5:  {width: 512, streamsBelow: anyRow, dotFar: dotFarNear, stepPF: allFormats},
 }
+
+// anyRow is a streamsBelow that takes rows any distance apart.
+const anyRow = maxInt
+
+// allFormats is every reduced-precision format.
+var allFormats = formatsOf(FormatBF16, FormatF16, FormatQ8)
 
 // hide returns s, its data hidden from escape analysis by noescape: the
 // calls through the kernel tables below pass their slices through it, so
@@ -245,10 +275,11 @@ func matVec(dst, a []float32, lda int, x []float32) {
 var farBytes = l2Bytes()
 
 // matVecFar reports whether matVec of rows×cols at stride lda reads A as
-// four streams: the route says so, A spans more than farBytes, and cols ≥ 8
-// (the AVX2 kernel's tails reload a whole vector).
+// four streams: the route says so for rows lda floats apart, A spans more
+// than farBytes, and cols ≥ 8 (the AVX2 kernel's tails reload a whole
+// vector).
 func matVecFar(rows, lda, cols int) bool {
-	return rt.streams && cols >= 8 && rows*lda*4 > farBytes
+	return 4*lda < rt.streamsBelow && cols >= 8 && rows*lda*4 > farBytes
 }
 
 // The AVX2 matTVec, matVecBatch and softmaxMatTVec kernels need at least one
@@ -665,17 +696,18 @@ func matTVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
 	}
 }
 
-// decodeStepPrefetch reports whether the fused step takes its prefetching
-// variant for n rows of rowBytes bytes of keys and values: when they span
-// more than farBytes (this core's L2), unless a test forces it.
-func decodeStepPrefetch(n, rowBytes int) bool {
+// decodeStepPrefetch reports whether the fused step over keys and values in
+// format f takes its prefetching variant for n rows of rowBytes bytes of
+// keys and values: when they span more than farBytes (this core's L2) and
+// the route prefetches f (route.stepPF), unless a test forces it.
+func decodeStepPrefetch(f Format, n, rowBytes int) bool {
 	switch decodeStepKernel {
 	case stepNear:
 		return false
 	case stepPF:
 		return true
 	}
-	return n*rowBytes > farBytes
+	return n*rowBytes > farBytes && rt.stepPF.has(f)
 }
 
 type decodeStepFunc = func(ctx, scores []float32, k []byte, kl int, v []byte, vl int, h []float32, m, l float32) (float32, float32, int)
@@ -718,7 +750,7 @@ func decodeStepAsm(ctx, scores []float32, k, v Stored, h []float32, st *SoftmaxS
 	kb, kl := k.bytes()
 	vb, vl := v.bytes()
 	pf := 0
-	if decodeStepPrefetch(n, kl+vl) {
+	if decodeStepPrefetch(k.format, n, kl+vl) {
 		pf = 1
 	}
 	var r int
@@ -1023,7 +1055,7 @@ func decodeStepQ8Q8Asm(ctx, scores []float32, k, v Stored, st *SoftmaxState) (in
 	vb, vl := v.bytes()
 	hb := q8Bytes(k.hq)
 	pf := 0
-	if decodeStepPrefetch(n, kl+vl) {
+	if decodeStepPrefetch(FormatQ8, n, kl+vl) {
 		pf = 1
 	}
 	var r int

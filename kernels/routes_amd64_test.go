@@ -209,3 +209,64 @@ func TestDotSoftmaxFar(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeStepPrefetch checks the reduced-precision step's choice of its
+// prefetching variant by span, format and the route's stepPF, and that
+// every class's stepPF names formats only.
+func TestDecodeStepPrefetch(t *testing.T) {
+	defer func(r route, fb, k int) { rt, farBytes, decodeStepKernel = r, fb, k }(rt, farBytes, decodeStepKernel)
+	farBytes = 1 << 20
+	const near, beyond, row = 1024, 4096, 512 // rows of 512 bytes of keys and values: 512 KiB, 2 MiB
+	for _, c := range []struct {
+		pf     formatSet
+		f      Format
+		n      int
+		kernel int
+		want   bool
+	}{
+		{allFormats, FormatBF16, near, stepBySpan, false},
+		{allFormats, FormatBF16, beyond, stepBySpan, true},
+		{allFormats, FormatQ8, beyond, stepBySpan, true},
+		{formatsOf(FormatQ8), FormatBF16, beyond, stepBySpan, false},
+		{formatsOf(FormatQ8), FormatF16, beyond, stepBySpan, false},
+		{formatsOf(FormatQ8), FormatQ8, beyond, stepBySpan, true},
+		{formatsOf(FormatQ8), FormatQ8, near, stepBySpan, false},
+		{formatsOf(FormatQ8), FormatBF16, near, stepPF, true},
+		{allFormats, FormatQ8, beyond, stepNear, false},
+	} {
+		rt.stepPF, decodeStepKernel = c.pf, c.kernel
+		if got := decodeStepPrefetch(c.f, c.n, row); got != c.want {
+			t.Errorf("stepPF %b, %v, %d rows of %d bytes, kernel %d: prefetch %v, want %v", c.pf, c.f, c.n, row, c.kernel, got, c.want)
+		}
+	}
+	for c, r := range routes {
+		if r.stepPF&^allFormats != 0 {
+			t.Errorf("routes[%v].stepPF = %b: not a set of formats", cpuClass(c), r.stepPF)
+		}
+	}
+}
+
+// TestMatVecFarRule checks MatVec's choice of the four-stream kernel by
+// span, row length and the route's streamsBelow.
+func TestMatVecFarRule(t *testing.T) {
+	defer func(r route, fb int) { rt, farBytes = r, fb }(rt, farBytes)
+	farBytes = 1 << 20
+	for _, c := range []struct {
+		below, rows, lda, cols int
+		want                   bool
+	}{
+		{anyRow, 32000, 512, 512, true},
+		{anyRow, 4096, 4096, 4096, true},
+		{anyRow, 256, 512, 512, false},  // 512 KiB: within farBytes
+		{anyRow, 32000, 512, 7, false},  // fewer columns than a vector
+		{4096, 32000, 512, 512, true},   // rows 2 KiB apart
+		{4096, 4096, 1024, 1000, false}, // rows 4 KiB apart
+		{4096, 4096, 4096, 4096, false},
+		{0, 32000, 512, 512, false},
+	} {
+		rt.streamsBelow = c.below
+		if got := matVecFar(c.rows, c.lda, c.cols); got != c.want {
+			t.Errorf("streamsBelow %d, %d×%d at stride %d: four streams %v, want %v", c.below, c.rows, c.cols, c.lda, got, c.want)
+		}
+	}
+}
