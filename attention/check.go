@@ -77,6 +77,15 @@ func span(m kernels.Matrix) []float32 {
 	return m.Data[:(m.Rows-1)*m.Stride+m.Cols]
 }
 
+// spanOf is span reading m's fields in place (kernels' Matrix.meets says
+// why).
+func spanOf(m *kernels.Matrix) []float32 {
+	if m.Rows == 0 || m.Cols == 0 {
+		return nil
+	}
+	return m.Data[:(m.Rows-1)*m.Stride+m.Cols]
+}
+
 // overlaps reports whether a and b share an element.
 func overlaps(a, b []float32) bool {
 	if len(a) == 0 || len(b) == 0 {

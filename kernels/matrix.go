@@ -1,6 +1,9 @@
 package kernels
 
-import mathbits "math/bits"
+import (
+	mathbits "math/bits"
+	"unsafe"
+)
 
 // Matrix is a row-major view of a float32 matrix: element (i, j) is
 // Data[i*Stride+j]. Its layout is that of gonum's blas32.General, which
@@ -35,9 +38,23 @@ func (m Matrix) span() []float32 {
 	return m.Data[:(m.Rows-1)*m.Stride+m.Cols]
 }
 
+// meets reports whether x shares an element with the elements of m (valid)
+// from its first to its last. It reads m's fields in place, through a
+// pointer: span's copy of a Matrix argument to the stack, stored in 16-byte
+// halves and read back as 8-byte fields, stalls store-to-load forwarding, a
+// cost that shows in the calls of small kernels.
+func (m *Matrix) meets(x []float32) bool {
+	if len(x) == 0 || m.Rows == 0 || m.Cols == 0 {
+		return false
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(m.Data)))
+	px := uintptr(unsafe.Pointer(unsafe.SliceData(x)))
+	return px < lo+4*uintptr((m.Rows-1)*m.Stride+m.Cols) && lo < px+4*uintptr(len(x))
+}
+
 // check panics unless m is a valid matrix; name is the argument's name in
 // kernel's message.
-func (m Matrix) check(kernel, name string) {
+func (m *Matrix) check(kernel, name string) {
 	if m.Rows < 0 || m.Cols < 0 {
 		panicf("%s: %s is %d×%d: negative size", kernel, name, m.Rows, m.Cols)
 	}
