@@ -101,10 +101,11 @@ func (s formatSet) has(f Format) bool { return s&(1<<f) != 0 }
 type families uint8
 
 const (
-	famVector      families = 1 << iota // Sum, Axpy, Scale, element-wise, MatTVec, SoftmaxMatTVec, backward
+	famVector      families = 1 << iota // Sum, Axpy, Scale, element-wise, backward
 	famDot                              // Dot
 	famMatVecBatch                      // MatVecBatch (and its switch to Gemm)
 	famStep                             // DotSoftmaxMatTVec and the reduced-precision steps
+	famMatTVec                          // MatTVec, MatTVecAdd, SoftmaxMatTVecAdd's context pass
 )
 
 // dotFarKind names DotSoftmaxMatTVec's kernel for rows that span more than
@@ -131,16 +132,16 @@ const (
 // streams, its fused step from none (the near kernel's eight rows at a time
 // keep its prefetchers ahead). Zen 4 splits 512-bit operations in halves and
 // loads 64 bytes per cycle at any width, so YMM is as fast with shorter
-// horizontal sums where a kernel is load-bound, but its Dot, MatVecBatch and
-// fused steps, whose ZMM variants keep more independent work per
-// instruction, run faster in ZMM; from memory its MatVec and fused dot step
+// horizontal sums where a kernel is load-bound, but its Dot, MatVecBatch,
+// MatTVec and fused steps, whose ZMM variants keep more independent work
+// per instruction, run faster in ZMM; from memory its MatVec and fused dot step
 // gain from four streams where rows are short, and its reduced-precision
 // steps lose to software prefetch. DESIGN.md gives the measurements behind
 // each entry.
 var routes = [...]route{
 	classOther: {width: 256, dotFar: dotFarOne, stepPF: allFormats},
 	classIntel: {width: 512, streamsBelow: anyRow, dotFar: dotFarSplit, stepPF: allFormats},
-	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep, streamsBelow: 4096, dotFar: dotFarSplit},
+	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarSplit},
 	classZen5:  {width: 512, streamsBelow: anyRow, dotFar: dotFarNear, stepPF: allFormats},
 }
 
@@ -287,7 +288,7 @@ func matVecFar(rows, lda, cols int) bool {
 
 func matTVec(dst, a []float32, lda int, x []float32) {
 	switch {
-	case active == AVX512 && zmm(famVector):
+	case active == AVX512 && zmm(famMatTVec):
 		matTVecAVX512Z(dst, a, lda, x)
 	case active == AVX512:
 		matTVecAVX512(dst, a, lda, x)
@@ -358,7 +359,7 @@ func softmax(dst, x []float32) {
 func softmaxMatTVec(dst, a []float32, lda int, x []float32) {
 	var st int
 	switch {
-	case active == AVX512 && zmm(famVector):
+	case active == AVX512 && zmm(famMatTVec):
 		st = softmaxMatTVecAVX512Z(dst, a, lda, x)
 	case active == AVX512:
 		st = softmaxMatTVecAVX512(dst, a, lda, x)

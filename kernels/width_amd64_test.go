@@ -51,14 +51,14 @@ func TestAVX512WidthEnv(t *testing.T) {
 // UseAVX512Width forces and that UseAVX512Width(0) restores the route.
 func TestAVX512WidthFamilies(t *testing.T) {
 	defer func(r route, w int) { rt, avx512Width = r, w }(rt, avx512Width)
-	all := []families{famVector, famDot, famMatVecBatch, famStep}
+	all := []families{famVector, famDot, famMatVecBatch, famStep, famMatTVec}
 	for _, c := range []struct {
 		class cpuClass
 		zmm   []families
 	}{
 		{classOther, nil},
 		{classIntel, all},
-		{classZen4, []families{famDot, famMatVecBatch, famStep}},
+		{classZen4, []families{famDot, famMatVecBatch, famStep, famMatTVec}},
 		{classZen5, all},
 	} {
 		rt = routes[c.class]
