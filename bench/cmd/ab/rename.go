@@ -42,10 +42,22 @@ func ParseRenames(s string) (Renames, error) {
 	return r, nil
 }
 
-// Apply returns the names an old benchmark name stands for in the new
-// version: each element with a rename replaced by each of its targets (one
-// name per combination), or the name itself if no element has one.
+// Apply returns the names an old benchmark name may stand for in the new
+// version: the name itself, then, if an element has a rename, the name with
+// each such element replaced by each of its targets (one name per
+// combination). Each is paired with the new version's leaf of that name, if
+// it has one: a package whose leaves kept the old element matches as before.
 func (r Renames) Apply(name string) []string {
+	renamed := r.replace(name)
+	if len(renamed) == 1 && renamed[0] == name {
+		return renamed
+	}
+	return append([]string{name}, renamed...)
+}
+
+// replace returns name with each element that has a rename replaced by each
+// of its targets.
+func (r Renames) replace(name string) []string {
 	out := []string{""}
 	for i, e := range strings.Split(name, "/") {
 		alts := []string{e}

@@ -46,9 +46,9 @@ func TestRenamesApply(t *testing.T) {
 		name string
 		want []string
 	}{
-		{"BenchmarkDot/n=1024/avx512", []string{"BenchmarkDot/n=1024/avx512-256", "BenchmarkDot/n=1024/avx512-512"}},
+		{"BenchmarkDot/n=1024/avx512", []string{"BenchmarkDot/n=1024/avx512", "BenchmarkDot/n=1024/avx512-256", "BenchmarkDot/n=1024/avx512-512"}},
 		{"BenchmarkDot/n=1024/avx2", []string{"BenchmarkDot/n=1024/avx2"}},
-		{"BenchmarkA/x/avx512", []string{"BenchmarkA/y/avx512-256", "BenchmarkA/y/avx512-512"}},
+		{"BenchmarkA/x/avx512", []string{"BenchmarkA/x/avx512", "BenchmarkA/y/avx512-256", "BenchmarkA/y/avx512-512"}},
 		{"avx512", []string{"avx512"}}, // the top-level name is never renamed
 		{"BenchmarkDot/avx512x", []string{"BenchmarkDot/avx512x"}},
 	} {
