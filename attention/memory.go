@@ -147,8 +147,7 @@ func (m *Memory) SetMask(mask []bool) {
 func (m *Memory) prepareQuery(h []float32) []float32 {
 	switch m.sc.kind {
 	case kindScaled:
-		copy(m.q, h)
-		kernels.Scale(m.q, float32(1/math.Sqrt(float64(len(h)))), m.q)
+		kernels.Scale(m.q, float32(1/math.Sqrt(float64(len(h)))), h)
 		return m.q
 	case kindCosine:
 		unitQuery(m.q, h)

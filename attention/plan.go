@@ -3,7 +3,7 @@ package attention
 import "github.com/heedml/heed/kernels"
 
 // Every routing decision of the package is made in this file: Memory.plan
-// names the route of a Memory call (dotPanel recognises its most common
+// names the route of a Memory call (panel recognises its most common
 // route without planning, quantisesQuery whether a Q8Q8 step quantises its
 // query), batchWorkers the goroutines of a Batch, multiHeadPlan the route,
 // blocks, goroutines and phases of a MultiHead or GroupedQuery call.
@@ -182,15 +182,15 @@ func (m *Memory) valueRowBytes() int {
 	return 4 * max(1, m.values.Stride)
 }
 
-// dotPanel reports, without planning, whether plan(callAttend) is
-// routePanel for a Luong dot step with every key attended (no mask, valid
-// length S): such a step never chunks (it could stream), so it is on the panel
-// route when it is too short to split or stream and its values fit a context
-// block. Attend runs it directly; TestPlan checks that the two agree.
-func (m *Memory) dotPanel() bool {
+// panel reports, without planning, whether plan(callAttend) is routePanel
+// with every key attended (no mask, valid length S): such a step is on the
+// panel route when it is too short to split or stream (or chunk) and its
+// values fit a context block. Attend runs it directly; TestPlan checks that
+// the two agree.
+func (m *Memory) panel() bool {
 	n, t := m.valid, &tune
-	return m.sc.kind == kindDot && m.mask == nil && n == m.keys.Rows && n > 0 && n < 2*t.splitMinRows &&
-		n*m.values.Stride*4 <= min(t.contextBlock, t.streamMin) && !m.narrow()
+	return m.mask == nil && n == m.keys.Rows && n > 0 && n < 2*t.splitMinRows &&
+		n*m.values.Stride*4 <= min(t.contextBlock, t.streamMin) && n*m.keyRowBytes() <= 4*t.chunkBytes && !m.narrow()
 }
 
 // blockRows returns the rows of a matrix with the given stride that fit in

@@ -119,8 +119,8 @@ func TestPlan(t *testing.T) {
 		if c.c != callMany {
 			got = m.plan(c.c, 1)
 		}
-		if fast := m.dotPanel(); c.c == callAttend && fast != (got.route == routePanel && m.sc.kind == kindDot && !c.masked) {
-			t.Errorf("procs=%d S=%d d=%d separate values %v %s masked %v: dotPanel %v for plan %+v", c.procs, c.S, c.d, c.sep, sc, c.masked, fast, got)
+		if fast := m.panel(); c.c == callAttend && fast != (got.route == routePanel && !c.masked) {
+			t.Errorf("procs=%d S=%d d=%d separate values %v %s masked %v: panel %v for plan %+v", c.procs, c.S, c.d, c.sep, sc, c.masked, fast, got)
 		}
 		if got != c.want {
 			t.Errorf("procs=%d S=%d d=%d separate values %v %s masked %v call %d: %+v, want %+v", c.procs, c.S, c.d, c.sep, sc, c.masked, c.c, got, c.want)

@@ -41,11 +41,11 @@ func (m *Memory) Attend(weights, context, h []float32) {
 	m.checkStep(weights, context, h)
 	m.busy.Enter("attention.Memory")
 	defer m.busy.Exit()
-	if m.dotPanel() {
-		// The Luong dot step of routePanel with every key attended, without
-		// planning: the kernels scoreContext would run, on the same data.
-		kernels.MatVec(weights, m.keys, h)
+	if m.panel() {
+		// The step of routePanel with every key attended, without planning:
+		// the kernels scoreContext would run, on the same data.
 		clear(context)
+		m.rowScores(weights, m.prepareQuery(h), 0)
 		kernels.SoftmaxMatTVecAdd(context, m.values, weights)
 		return
 	}

@@ -38,7 +38,9 @@ type SoftmaxState struct{ Max, Sum float32 }
 // or the elements of A, or scores overlaps h or A. It does not allocate, and
 // is safe for concurrent use on disjoint ctx, scores and st.
 func DotSoftmaxMatTVec(ctx, scores []float32, a Matrix, h []float32, st *SoftmaxState) bool {
-	a.check("DotSoftmaxMatTVec", "a")
+	if !a.valid() {
+		a.invalid("DotSoftmaxMatTVec", "a")
+	}
 	if len(scores) != a.Rows || len(ctx) != a.Cols || len(h) != a.Cols {
 		panicf("DotSoftmaxMatTVec: a is %d×%d but len(scores)=%d, len(ctx)=%d, len(h)=%d",
 			a.Rows, a.Cols, len(scores), len(ctx), len(h))

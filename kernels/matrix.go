@@ -53,8 +53,31 @@ func (m *Matrix) meets(x []float32) bool {
 }
 
 // check panics unless m is a valid matrix; name is the argument's name in
-// kernel's message.
+// kernel's message. The kernels of small calls test valid inline instead
+// and call invalid only when it fails.
 func (m *Matrix) check(kernel, name string) {
+	if !m.valid() {
+		m.invalid(kernel, name)
+	}
+}
+
+// valid reports whether m is a valid matrix with sizes below 2^(w/2−1) for a
+// w-bit int (no product of two can overflow); false calls for invalid,
+// which decides for larger sizes.
+func (m *Matrix) valid() bool {
+	return uint(m.Rows|m.Cols|m.Stride) < halfInt && (m.Rows == 0 || m.Cols == 0 ||
+		(m.Rows == 1 || m.Stride >= m.Cols) && len(m.Data) >= (m.Rows-1)*m.Stride+m.Cols)
+}
+
+// halfInt bounds the sizes whose products check computes without an
+// overflow test.
+const halfInt = 1 << (mathbits.UintSize/2 - 1)
+
+// invalid is check for any sizes: it panics unless m is valid, the size
+// (Rows−1)·Stride + Cols checked for overflow with a full 128-bit product.
+//
+//go:noinline
+func (m *Matrix) invalid(kernel, name string) {
 	if m.Rows < 0 || m.Cols < 0 {
 		panicf("%s: %s is %d×%d: negative size", kernel, name, m.Rows, m.Cols)
 	}
@@ -64,8 +87,6 @@ func (m *Matrix) check(kernel, name string) {
 	if m.Rows > 1 && m.Stride < m.Cols {
 		panicf("%s: %s is %d×%d with stride %d < %d columns", kernel, name, m.Rows, m.Cols, m.Stride, m.Cols)
 	}
-	// need = (Rows−1)·Stride + Cols, checked for overflow with a full
-	// 128-bit product (a division would cost more than a small kernel call).
 	if hi, lo := mathbits.Mul64(uint64(m.Rows-1), uint64(m.Stride)); hi != 0 || lo > uint64(maxInt-m.Cols) {
 		panicf("%s: %s is %d×%d with stride %d: size overflows int", kernel, name, m.Rows, m.Cols, m.Stride)
 	}

@@ -5,7 +5,9 @@ package kernels
 // of A, x): Dot's error bound and special-value rules. It does not allocate
 // and is safe for concurrent use on disjoint dst.
 func MatVec(dst []float32, a Matrix, x []float32) {
-	a.check("MatVec", "a")
+	if !a.valid() {
+		a.invalid("MatVec", "a")
+	}
 	if len(dst) != a.Rows || len(x) != a.Cols {
 		panicf("MatVec: a is %d×%d but len(dst)=%d, len(x)=%d", a.Rows, a.Cols, len(dst), len(x))
 	}
@@ -48,7 +50,9 @@ func MatTVecAdd(dst []float32, a Matrix, x []float32) {
 
 // checkMatTVecArgs validates the arguments of MatTVec and MatTVecAdd.
 func checkMatTVecArgs(kernel string, dst []float32, a Matrix, x []float32) {
-	a.check(kernel, "a")
+	if !a.valid() {
+		a.invalid(kernel, "a")
+	}
 	if len(dst) != a.Cols || len(x) != a.Rows {
 		panicf("%s: a is %d×%d but len(dst)=%d, len(x)=%d", kernel, a.Rows, a.Cols, len(dst), len(x))
 	}

@@ -19,7 +19,9 @@ import "math"
 // overlaps x or the elements of A, or x overlaps A. It does not allocate, and
 // is safe for concurrent use on disjoint dst and x.
 func SoftmaxMatTVecAdd(dst []float32, a Matrix, x []float32) {
-	a.check("SoftmaxMatTVecAdd", "a")
+	if !a.valid() {
+		a.invalid("SoftmaxMatTVecAdd", "a")
+	}
 	if len(dst) != a.Cols || len(x) != a.Rows {
 		panicf("SoftmaxMatTVecAdd: a is %d×%d but len(dst)=%d, len(x)=%d", a.Rows, a.Cols, len(dst), len(x))
 	}
