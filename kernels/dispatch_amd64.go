@@ -1472,6 +1472,17 @@ func (g *gemmOp) skinny(split bool) bool {
 	case g.transB && skinnyNTTakes(g.n, g.k, g.ldb, g.m):
 		g.runSkinny(true, split)
 		return true
+	case !g.transB && g.m == 1 && g.beta == 0 && skinnyNNTakes(g.k, g.n, g.ldb, 1):
+		// One row, C not read: C = Bᵀ·a by MatTVec, which reads B row by
+		// row in address order (skinnyNN's strips of columns jump a row of
+		// B at each step), then α.
+		c := g.c[:g.n]
+		clear(c)
+		matTVec(c, g.b, g.ldb, g.a[:g.k])
+		if g.alpha != 1 {
+			scale(g.alpha, c)
+		}
+		return true
 	case !g.transB && skinnyNNTakes(g.k, g.n, g.ldb, g.m):
 		g.runSkinny(false, split)
 		return true

@@ -100,6 +100,12 @@ func TestSkinnyGemm(t *testing.T) {
 					}
 				}
 			}
+			// One row with C not read: MatVec (as is) and MatTVec (W).
+			for _, tb := range []bool{true, false} {
+				for _, alpha := range []float32{1, -0.5} {
+					checkGemm(t, rng, gemmCase{tb: tb, m: 1, n: 1003, k: 301, alpha: alpha, beta: 0, pad: 1, off: 2})
+				}
+			}
 		})
 	})
 }
