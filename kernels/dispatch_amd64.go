@@ -74,6 +74,10 @@ type route struct {
 	streamsBelow int
 	// dotFar is the fused dot step's kernel for rows beyond L2 (dotFarKind).
 	dotFar dotFarKind
+	// nnByRows is the most rows of X (2 or more) that skinnyNN with β = 0
+	// takes row by row (skinnyNNRows: MatTVec over blocks of W's rows, in
+	// address order) instead of in strips of columns; 0 or 1: none.
+	nnByRows int
 	// stepPF lists the reduced-precision formats whose fused step, over
 	// keys and values beyond L2, takes its prefetching variant
 	// (decodeStep<F>PF); the others keep the plain kernel, left to the
@@ -141,7 +145,7 @@ const (
 var routes = [...]route{
 	classOther: {width: 256, dotFar: dotFarOne, stepPF: allFormats},
 	classIntel: {width: 512, streamsBelow: anyRow, dotFar: dotFarSplit, stepPF: allFormats},
-	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarSplit},
+	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarSplit, nnByRows: 4},
 	classZen5:  {width: 512, streamsBelow: anyRow, dotFar: dotFarNear, stepPF: allFormats},
 }
 
@@ -1406,6 +1410,10 @@ func skinnyNN(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, 
 	if active == AVX512 {
 		group, strip = 8, 192
 	}
+	if beta == 0 && batch <= rt.nnByRows {
+		skinnyNNRows(d, ldd, x, ldx, w, ldw, batch, k, n, alpha)
+		return
+	}
 	gs, nbig := skinnyGroups(batch, group)
 	if batch <= group {
 		// One group: all of W in one call, each strip prefetching the
@@ -1441,6 +1449,28 @@ func skinnyNN(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, 
 			skinnyNNKernel(d[c0:], ldd, x[k0:], ldx, w[k0*ldw+c0:], ldw, batch, kn, cn, pf, pfRows, pfRowBytes, l, 0, gs, nbig, alpha, b)
 		}
 		c0 += cn
+	}
+}
+
+// skinnyNNRows is skinnyNN with β = 0 row by row: D cleared, then for each
+// block of kb rows of W (half of L2, so that the block stays there while
+// each row of X takes it), each row of D gains that row of X's part of the
+// product by matTVec, which reads the block's rows in address order; then α.
+func skinnyNNRows(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch, k, n int, alpha float32) {
+	for b := range batch {
+		clear(d[b*ldd : b*ldd+n])
+	}
+	kb := max(1, l2Bytes()/2/(4*ldw))
+	for k0 := 0; k0 < k; k0 += kb {
+		kn := min(kb, k-k0)
+		for b := range batch {
+			matTVec(d[b*ldd:b*ldd+n], w[k0*ldw:], ldw, x[b*ldx+k0:b*ldx+k0+kn])
+		}
+	}
+	if alpha != 1 {
+		for b := range batch {
+			scale(alpha, d[b*ldd:b*ldd+n])
+		}
 	}
 }
 
