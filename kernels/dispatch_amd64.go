@@ -74,6 +74,9 @@ type route struct {
 	streamsBelow int
 	// dotFar is the fused dot step's kernel for rows beyond L2 (dotFarKind).
 	dotFar dotFarKind
+	// splitBelow: where dotFar is dotFarOne, rows fewer than splitBelow
+	// bytes apart take dotFarSplit instead; 0: none.
+	splitBelow int
 	// nnByRows is the most rows of X (2 or more) that skinnyNN with β = 0
 	// takes row by row (skinnyNNRows: MatTVec over blocks of W's rows, in
 	// address order) instead of in strips of columns; 0 or 1: none.
@@ -138,14 +141,14 @@ const (
 // loads 64 bytes per cycle at any width, so YMM is as fast with shorter
 // horizontal sums where a kernel is load-bound, but its Dot, MatVecBatch,
 // MatTVec and fused steps, whose ZMM variants keep more independent work
-// per instruction, run faster in ZMM; from memory its MatVec and fused dot step
-// gain from four streams where rows are short, and its reduced-precision
-// steps lose to software prefetch. DESIGN.md gives the measurements behind
-// each entry.
+// per instruction, run faster in ZMM; from memory its MatVec and fused dot
+// step gain from four streams where rows are short (in L3 they lose some
+// of it), and its reduced-precision steps lose to software prefetch.
+// DESIGN.md gives the measurements behind each entry.
 var routes = [...]route{
 	classOther: {width: 256, dotFar: dotFarOne, stepPF: allFormats},
 	classIntel: {width: 512, streamsBelow: anyRow, dotFar: dotFarSplit, stepPF: allFormats},
-	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarSplit, nnByRows: 4},
+	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, nnByRows: 4},
 	classZen5:  {width: 512, streamsBelow: anyRow, dotFar: dotFarNear, stepPF: allFormats},
 }
 
@@ -402,28 +405,33 @@ const (
 )
 
 // dotSoftmaxFar returns DotSoftmaxMatTVec's kernel kind for n rows of
-// stride lda: the route's dotFar when they span more than farBytes, dotFarOne
-// when they are a multiple of 4 KiB apart (rows that share L1 sets), and
-// dotFarNear otherwise. Under kernelFar the route's far kind, dotFarOne for
-// a route whose dotFar is dotFarNear.
+// stride lda: the route's far kind (dotFar, or dotFarSplit where that is
+// dotFarOne and rows are fewer than splitBelow bytes apart) when they span
+// more than farBytes, dotFarOne when they are a multiple of 4 KiB apart
+// (rows that share L1 sets), and dotFarNear otherwise. Under kernelFar the
+// route's far kind, dotFarOne for a route whose dotFar is dotFarNear.
 func dotSoftmaxFar(n, lda int) dotFarKind {
+	far := rt.dotFar
+	if far == dotFarOne && 4*lda < rt.splitBelow {
+		far = dotFarSplit
+	}
 	switch dotSoftmaxKernel {
 	case kernelNear:
 		return dotFarNear
 	case kernelFar:
-		if rt.dotFar == dotFarNear {
+		if far == dotFarNear {
 			return dotFarOne
 		}
-		return rt.dotFar
+		return far
 	}
 	aliased := lda%1024 == 0
 	switch {
 	case n*lda*4 <= farBytes && !aliased:
 		return dotFarNear
-	case aliased && rt.dotFar == dotFarNear:
+	case aliased && far == dotFarNear:
 		return dotFarOne
 	}
-	return rt.dotFar
+	return far
 }
 
 type dotSoftmaxKernelFunc = func(ctx, scores, a []float32, lda int, h []float32, m, l float32) (float32, float32, int)

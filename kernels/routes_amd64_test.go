@@ -203,9 +203,26 @@ func TestDotSoftmaxFar(t *testing.T) {
 		{dotFarSplit, 16, 256, kernelFar, dotFarSplit, "forced far"},
 		{dotFarSplit, beyond, 1024, kernelNear, dotFarNear, "forced near"},
 	} {
-		rt.dotFar, dotSoftmaxKernel = c.far, c.kernel
+		rt.dotFar, rt.splitBelow, dotSoftmaxKernel = c.far, 0, c.kernel
 		if got := dotSoftmaxFar(c.n, c.lda); got != c.want {
 			t.Errorf("route dotFar %d, %d rows at stride %d (%s): kind %d, want %d", c.far, c.n, c.lda, c.why, got, c.want)
+		}
+	}
+	// splitBelow 1 KiB under dotFarOne: rows of 512 bytes split.
+	for _, c := range []struct {
+		n, lda, kernel int
+		want           dotFarKind
+		why            string
+	}{
+		{2 * beyond, 128, kernelBySpan, dotFarSplit, "short rows beyond farBytes"},
+		{2 * near, 128, kernelBySpan, dotFarNear, "short rows within farBytes"},
+		{beyond, 256, kernelBySpan, dotFarOne, "rows of 1 KiB"},
+		{16, 128, kernelFar, dotFarSplit, "forced far, short rows"},
+		{16, 1024, kernelFar, dotFarOne, "forced far, rows 4 KiB apart"},
+	} {
+		rt.dotFar, rt.splitBelow, dotSoftmaxKernel = dotFarOne, 1024, c.kernel
+		if got := dotSoftmaxFar(c.n, c.lda); got != c.want {
+			t.Errorf("splitBelow 1024, %d rows at stride %d (%s): kind %d, want %d", c.n, c.lda, c.why, got, c.want)
 		}
 	}
 }
