@@ -31,7 +31,7 @@ func (m Matrix) Row(i int) []float32 {
 
 // span returns the elements from m's first to its last, or nil when it has
 // none; m is valid.
-func (m Matrix) span() []float32 {
+func (m *Matrix) span() []float32 {
 	if m.Rows == 0 || m.Cols == 0 {
 		return nil
 	}

@@ -74,9 +74,11 @@ func checkMatTVecArgs(kernel string, dst []float32, a Matrix, x []float32) {
 // may run on several goroutines as Gemm does. MatVecBatch allocates nothing
 // once Gemm's buffers are warm and is safe for concurrent use.
 func MatVecBatch(dst Matrix, a Matrix, x Matrix) {
-	a.check("MatVecBatch", "a")
-	x.check("MatVecBatch", "x")
-	dst.check("MatVecBatch", "dst")
+	if !a.valid() || !x.valid() || !dst.valid() {
+		a.check("MatVecBatch", "a")
+		x.check("MatVecBatch", "x")
+		dst.check("MatVecBatch", "dst")
+	}
 	if x.Cols != a.Cols || dst.Cols != a.Rows || dst.Rows != x.Rows {
 		panicf("MatVecBatch: a is %d×%d, x is %d×%d, dst is %d×%d; want x batch×%d and dst batch×%d",
 			a.Rows, a.Cols, x.Rows, x.Cols, dst.Rows, dst.Cols, a.Cols, a.Rows)
