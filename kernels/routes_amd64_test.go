@@ -4,6 +4,7 @@ package kernels
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -286,4 +287,27 @@ func TestMatVecFarRule(t *testing.T) {
 			t.Errorf("streamsBelow %d, %d×%d at stride %d: four streams %v, want %v", c.below, c.rows, c.cols, c.lda, got, c.want)
 		}
 	}
+}
+
+// TestSkinnyNNRows checks skinnyNN's row-by-row route (route.nnByRows, set
+// to 4 whatever this CPU's class) through Gemm(NoTrans, NoTrans) with β = 0
+// for every m up to one past it, and that β ≠ 0 keeps the strips, against
+// checkGemm's bound; the shapes' rows of W span less and more than the
+// block of half of L2.
+func TestSkinnyNNRows(t *testing.T) {
+	defer func(r route) { rt = r }(rt)
+	rt.nnByRows = 4
+	withSkinny(t, func(t *testing.T) {
+		forEachISA(t, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(45, 46))
+			for i, sh := range [][2]int{{7, 9}, {33, 130}, {517, 11}, {301, 1003}, {40, 70000}} {
+				k, n := sh[0], sh[1]
+				for m := 1; m <= 5; m++ {
+					for _, beta := range []float32{0, 0.5} {
+						checkGemm(t, rng, gemmCase{m: m, n: n, k: k, alpha: []float32{1, -0.5}[(i+m)%2], beta: beta, pad: (i + m) % 3, off: m % 4})
+					}
+				}
+			}
+		})
+	})
 }
