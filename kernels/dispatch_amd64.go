@@ -77,6 +77,10 @@ type route struct {
 	// splitBelow: where dotFar is dotFarOne, rows fewer than splitBelow
 	// bytes apart take dotFarSplit instead; 0: none.
 	splitBelow int
+	// batchZMMCols: where zmm lists famMatVecBatch at width 256, MatVecBatch
+	// takes its ZMM kernel only for A of at least this many columns (YMM's
+	// shorter horizontal sums win on short rows); 0: at any.
+	batchZMMCols int
 	// nnByRows is the most rows of X (2 or more) that skinnyNN with β = 0
 	// takes row by row (skinnyNNRows: MatTVec over blocks of W's rows, in
 	// address order) instead of in strips of columns; 0 or 1: none.
@@ -148,7 +152,7 @@ const (
 var routes = [...]route{
 	classOther: {width: 256, dotFar: dotFarOne, stepPF: allFormats},
 	classIntel: {width: 512, streamsBelow: anyRow, dotFar: dotFarSplit, stepPF: allFormats},
-	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, nnByRows: 4},
+	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnByRows: 4},
 	classZen5:  {width: 512, streamsBelow: anyRow, dotFar: dotFarNear, stepPF: allFormats},
 }
 
@@ -185,6 +189,16 @@ func zmm(f families) bool {
 		return avx512Width == 512
 	}
 	return rt.width == 512 || rt.zmm&f != 0
+}
+
+// zmmBatch reports whether MatVecBatch over cols columns takes its ZMM
+// kernel: zmm(famMatVecBatch), but for fewer than the route's batchZMMCols
+// columns where only the route's zmm list gives the family 512 bits.
+func zmmBatch(cols int) bool {
+	if avx512Width != 0 || rt.width == 512 {
+		return zmm(famMatVecBatch)
+	}
+	return zmm(famMatVecBatch) && cols >= rt.batchZMMCols
 }
 
 // l2Bytes returns the size of one core's L2 cache, or 1 MiB if cpuid cannot
@@ -308,7 +322,7 @@ func matTVec(dst, a []float32, lda int, x []float32) {
 
 func matVecBatch(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int) {
 	switch {
-	case active == AVX512 && zmm(famMatVecBatch):
+	case active == AVX512 && zmmBatch(cols):
 		matVecBatchAVX512Z(d, ldd, a, lda, x, ldx, rows, cols, batch)
 	case active == AVX512:
 		matVecBatchAVX512(d, ldd, a, lda, x, ldx, rows, cols, batch)

@@ -77,6 +77,31 @@ func TestAVX512WidthFamilies(t *testing.T) {
 			}
 		}
 	}
+	// MatVecBatch's columns under the route's batchZMMCols.
+	for _, c := range []struct {
+		class cpuClass
+		force int
+		cols  int
+		want  bool
+	}{
+		{classZen4, 0, 255, false},
+		{classZen4, 0, 256, true},
+		{classZen4, 512, 64, true},
+		{classZen4, 256, 1024, false},
+		{classIntel, 0, 64, true},
+		{classOther, 0, 1024, false},
+	} {
+		rt = routes[c.class]
+		if err := UseAVX512Width(c.force); err != nil {
+			t.Fatal(err)
+		}
+		if c.force == 0 {
+			avx512Width = 0
+		}
+		if got := zmmBatch(c.cols); got != c.want {
+			t.Errorf("%v, width forced to %d: zmmBatch(%d) = %v, want %v", c.class, c.force, c.cols, got, c.want)
+		}
+	}
 	avx512Width = 512
 	if err := UseAVX512Width(0); err != nil || avx512Width != envWidth {
 		t.Errorf("UseAVX512Width(0) = %v: avx512Width = %d, want HEED_AVX512_WIDTH's %d", err, avx512Width, envWidth)
