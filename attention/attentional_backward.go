@@ -20,10 +20,10 @@ func (a *Attentional) ApplyMany(dst, c, h kernels.Matrix) {
 		panicf("%s: ApplyMany: Wc is %d×%d with context length %d; dst is %d×%d, c %d×%d, h %d×%d, want B×%d, B×%d, B×%d",
 			name, a.wc.Rows, a.wc.Cols, a.dc, dst.Rows, dst.Cols, c.Rows, c.Cols, h.Rows, h.Cols, dout, a.dc, dh)
 	}
-	d := span(dst)
-	checkDisjoint(name, "dst", d, "c", span(c))
-	checkDisjoint(name, "dst", d, "h", span(h))
-	checkDisjoint(name, "dst", d, "Wc", span(a.wc))
+	d := span(&dst)
+	checkDisjoint(name, "dst", d, "c", span(&c))
+	checkDisjoint(name, "dst", d, "h", span(&h))
+	checkDisjoint(name, "dst", d, "Wc", span(&a.wc))
 	a.busy.Enter("attention.Attentional")
 	defer a.busy.Exit()
 	if dst.Rows == 0 || dout == 0 {
@@ -103,7 +103,7 @@ func (a *Attentional) ApplyManyBackward(dwc, dc, dh, dout, out, c, h kernels.Mat
 			name, a.wc.Rows, a.wc.Cols, a.dc, dout.Rows, dout.Cols, out.Rows, out.Cols, c.Rows, c.Cols, h.Rows, h.Cols, dc.Rows, dc.Cols, dh.Rows, dh.Cols,
 			n, n, a.dc, dhl, a.dc, dhl)
 	}
-	a.checkBackward("ApplyManyBackward", dwc, span(dc), span(dh), span(dout), span(out), span(c), span(h))
+	a.checkBackward("ApplyManyBackward", dwc, span(&dc), span(&dh), span(&dout), span(&out), span(&c), span(&h))
 	a.busy.Enter("attention.Attentional")
 	defer a.busy.Exit()
 	if B == 0 || n == 0 {
@@ -133,7 +133,7 @@ func (a *Attentional) checkBackward(fn string, dwc kernels.Matrix, dc, dh, dout,
 	if !emptyOr(dwc, a.wc.Rows, a.wc.Cols) {
 		panicf("%s: %s: dwc is %d×%d, want empty or %d×%d (Wc)", name, fn, dwc.Rows, dwc.Cols, a.wc.Rows, a.wc.Cols)
 	}
-	outs := [...]namedSpan{{"dwc", span(dwc)}, {"dc", dc}, {"dh", dh}}
-	ins := [...]namedSpan{{"dout", dout}, {"out", out}, {"c", c}, {"h", h}, {"Wc", span(a.wc)}}
+	outs := [...]namedSpan{{"dwc", span(&dwc)}, {"dc", dc}, {"dh", dh}}
+	ins := [...]namedSpan{{"dout", dout}, {"out", out}, {"c", c}, {"h", h}, {"Wc", span(&a.wc)}}
 	checkSpans(name, fn, outs[:], ins[:])
 }

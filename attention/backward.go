@@ -172,7 +172,7 @@ func (m *Memory) AttendManyBackward(g *Grads, dqueries, dweights, dcontext, weig
 			name, fn, queries.Rows, queries.Cols, weights.Rows, weights.Cols, dcontext.Rows, dcontext.Cols,
 			dqueries.Rows, dqueries.Cols, dweights.Rows, dweights.Cols, qd, S, dv, qd, S)
 	}
-	m.checkGrads(fn, g, span(dqueries), span(dweights), span(dcontext), span(weights), span(queries))
+	m.checkGrads(fn, g, span(&dqueries), span(&dweights), span(&dcontext), span(&weights), span(&queries))
 	m.busy.Enter("attention.Memory")
 	defer m.busy.Exit()
 	if B == 0 || !m.anyAttended() {
@@ -249,12 +249,12 @@ func (m *Memory) checkGrads(fn string, g *Grads, dq, dw, dc, w, q []float32) {
 		panicf("%s: %s: Grads.W1, W2 or V set but the scorer has no W1, W2, v", name, fn)
 	}
 	outs := [...]namedSpan{
-		{"dquery", dq}, {"Grads.Keys", span(gr.Keys)}, {"Grads.Values", span(gr.Values)},
-		{"Grads.W", span(gr.W)}, {"Grads.W1", span(gr.W1)}, {"Grads.W2", span(gr.W2)}, {"Grads.V", gr.V},
+		{"dquery", dq}, {"Grads.Keys", span(&gr.Keys)}, {"Grads.Values", span(&gr.Values)},
+		{"Grads.W", span(&gr.W)}, {"Grads.W1", span(&gr.W1)}, {"Grads.W2", span(&gr.W2)}, {"Grads.V", gr.V},
 	}
 	ins := [...]namedSpan{
 		{"dweights", dw}, {"dcontext", dc}, {"weights", w}, {"query", q},
-		{"keys", span(m.keys)}, {"values", span(m.values)}, {"W", span(w1)}, {"W2", span(w2)}, {"v", sc.v},
+		{"keys", span(&m.keys)}, {"values", span(&m.values)}, {"W", span(&w1)}, {"W2", span(&w2)}, {"v", sc.v},
 	}
 	if sc.kind == kindAdditive {
 		ins[6].name = "W1"

@@ -69,17 +69,9 @@ func grow[T any](buf []T, n int) []T {
 }
 
 // span returns the elements of m from its first to its last, or nil when it
-// has none; m is valid.
-func span(m kernels.Matrix) []float32 {
-	if m.Rows == 0 || m.Cols == 0 {
-		return nil
-	}
-	return m.Data[:(m.Rows-1)*m.Stride+m.Cols]
-}
-
-// spanOf is span reading m's fields in place (kernels' Matrix.meets says
-// why).
-func spanOf(m *kernels.Matrix) []float32 {
+// has none; m is valid. It reads m through a pointer, as kernels' Matrix.span
+// does (the reason is there).
+func span(m *kernels.Matrix) []float32 {
 	if m.Rows == 0 || m.Cols == 0 {
 		return nil
 	}

@@ -54,7 +54,7 @@ func (m *Memory) AttendMany(weights, context, queries kernels.Matrix) {
 		panicf("%s: queries is %d×%d, weights %d×%d, context %d×%d; want queries B×%d, weights B×%d, context B×%d",
 			name, queries.Rows, queries.Cols, weights.Rows, weights.Cols, context.Rows, context.Cols, qd, S, dv)
 	}
-	m.checkOutputs("weights", span(weights), "context", span(context), "queries", span(queries))
+	m.checkOutputs("weights", span(&weights), "context", span(&context), "queries", span(&queries))
 	m.busy.Enter("attention.Memory")
 	defer m.busy.Exit()
 	if B == 0 {

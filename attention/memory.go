@@ -233,7 +233,7 @@ func (m *Memory) outputOverlap(an string, a []float32, bn string, b []float32, i
 	case m.st != nil:
 		return "", ""
 	}
-	k, v := spanOf(&m.keys), spanOf(&m.values)
+	k, v := span(&m.keys), span(&m.values)
 	switch {
 	case overlaps(a, k):
 		return an, "keys"

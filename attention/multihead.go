@@ -187,10 +187,10 @@ func checkMultiHeadArgs(name string, out, q, k, v kernels.Matrix, mask Masking) 
 	if mask > Causal {
 		panicf("%s: mask %d is not a Masking", name, mask)
 	}
-	o := span(out)
-	checkDisjoint(name, "out", o, "q", span(q))
-	checkDisjoint(name, "out", o, "k", span(k))
-	checkDisjoint(name, "out", o, "v", span(v))
+	o := span(&out)
+	checkDisjoint(name, "out", o, "q", span(&q))
+	checkDisjoint(name, "out", o, "k", span(&k))
+	checkDisjoint(name, "out", o, "v", span(&v))
 }
 
 // attend runs a validated call; lse, unless nil, gets the logsumexp of

@@ -147,10 +147,10 @@ func checkLSE(name string, lse []float32, T, heads int, out, q, k, v kernels.Mat
 	if len(lse) != heads*T {
 		panicf("%s: len(lse)=%d, want heads·T = %d", name, len(lse), heads*T)
 	}
-	checkDisjoint(name, "lse", lse, "out", span(out))
-	checkDisjoint(name, "lse", lse, "q", span(q))
-	checkDisjoint(name, "lse", lse, "k", span(k))
-	checkDisjoint(name, "lse", lse, "v", span(v))
+	checkDisjoint(name, "lse", lse, "out", span(&out))
+	checkDisjoint(name, "lse", lse, "q", span(&q))
+	checkDisjoint(name, "lse", lse, "k", span(&k))
+	checkDisjoint(name, "lse", lse, "v", span(&v))
 }
 
 // checkBackwardArgs panics unless the gradients are empty or shaped as
@@ -168,8 +168,8 @@ func checkBackwardArgs(name string, dq, dk, dv, dout, out kernels.Matrix, lse []
 	if len(lse) != heads*q.Rows {
 		panicf("%s: len(lse)=%d, want heads·T = %d", name, len(lse), heads*q.Rows)
 	}
-	outs := [...]namedSpan{{"dq", span(dq)}, {"dk", span(dk)}, {"dv", span(dv)}}
-	ins := [...]namedSpan{{"dout", span(dout)}, {"out", span(out)}, {"lse", lse}, {"q", span(q)}, {"k", span(k)}, {"v", span(v)}}
+	outs := [...]namedSpan{{"dq", span(&dq)}, {"dk", span(&dk)}, {"dv", span(&dv)}}
+	ins := [...]namedSpan{{"dout", span(&dout)}, {"out", span(&out)}, {"lse", lse}, {"q", span(&q)}, {"k", span(&k)}, {"v", span(&v)}}
 	checkSpans(name, "", outs[:], ins[:])
 }
 

@@ -79,14 +79,6 @@ func checkAlias(kernel string, dst []float32, xn string, x []float32) {
 	}
 }
 
-// checkOff panics if x (named xn) shares an element with the matrix m
-// (named mn).
-func checkOff(kernel, xn string, x []float32, mn string, m *Matrix) {
-	if m.meets(x) {
-		panic(aliasError{kernel, xn, mn, false})
-	}
-}
-
 // checkDisjoint panics if a and b (named an and bn) overlap.
 func checkDisjoint(kernel, an string, a []float32, bn string, b []float32) {
 	if overlaps(a, b) {

@@ -81,9 +81,9 @@ type route struct {
 	// takes its ZMM kernel only for A of at least this many columns (YMM's
 	// shorter horizontal sums win on short rows); 0: at any.
 	batchZMMCols int
-	// nnByRows is the most rows of X (2 or more) that skinnyNN with β = 0
-	// takes row by row (skinnyNNRows: MatTVec over blocks of W's rows, in
-	// address order) instead of in strips of columns; 0 or 1: none.
+	// nnByRows is the most rows of X that skinnyNN with β = 0 takes row by
+	// row (skinnyNNRows: MatTVec over blocks of W's rows, in address order)
+	// instead of in strips of columns; one row always goes row by row.
 	nnByRows int
 	// stepPF lists the reduced-precision formats whose fused step, over
 	// keys and values beyond L2, takes its prefetching variant
@@ -1432,7 +1432,7 @@ func skinnyNN(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, 
 	if active == AVX512 {
 		group, strip = 8, 192
 	}
-	if beta == 0 && batch <= rt.nnByRows {
+	if beta == 0 && (batch == 1 || batch <= rt.nnByRows) {
 		skinnyNNRows(d, ldd, x, ldx, w, ldw, batch, k, n, alpha)
 		return
 	}
@@ -1476,13 +1476,18 @@ func skinnyNN(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, 
 
 // skinnyNNRows is skinnyNN with β = 0 row by row: D cleared, then for each
 // block of kb rows of W (half of L2, so that the block stays there while
-// each row of X takes it), each row of D gains that row of X's part of the
-// product by matTVec, which reads the block's rows in address order; then α.
+// each row of X takes it; all of W for one row), each row of D gains that
+// row of X's part of the product by matTVec, which reads the block's rows in
+// address order (the strips of columns jump a row of W at every step); then
+// α.
 func skinnyNNRows(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch, k, n int, alpha float32) {
 	for b := range batch {
 		clear(d[b*ldd : b*ldd+n])
 	}
-	kb := max(1, l2Bytes()/2/(4*ldw))
+	kb := k
+	if batch > 1 {
+		kb = max(1, l2Bytes()/2/(4*ldw))
+	}
 	for k0 := 0; k0 < k; k0 += kb {
 		kn := min(kb, k-k0)
 		for b := range batch {
@@ -1523,17 +1528,6 @@ func (g *gemmOp) skinny(split bool) bool {
 		return true
 	case g.transB && skinnyNTTakes(g.n, g.k, g.ldb, g.m):
 		g.runSkinny(true, split)
-		return true
-	case !g.transB && g.m == 1 && g.beta == 0 && skinnyNNTakes(g.k, g.n, g.ldb, 1):
-		// One row, C not read: C = Bᵀ·a by MatTVec, which reads B row by
-		// row in address order (skinnyNN's strips of columns jump a row of
-		// B at each step), then α.
-		c := g.c[:g.n]
-		clear(c)
-		matTVec(c, g.b, g.ldb, g.a[:g.k])
-		if g.alpha != 1 {
-			scale(g.alpha, c)
-		}
 		return true
 	case !g.transB && skinnyNNTakes(g.k, g.n, g.ldb, g.m):
 		g.runSkinny(false, split)

@@ -1,9 +1,6 @@
 package kernels
 
-import (
-	mathbits "math/bits"
-	"unsafe"
-)
+import mathbits "math/bits"
 
 // Matrix is a row-major view of a float32 matrix: element (i, j) is
 // Data[i*Stride+j]. Its layout is that of gonum's blas32.General, which
@@ -30,26 +27,15 @@ func (m Matrix) Row(i int) []float32 {
 }
 
 // span returns the elements from m's first to its last, or nil when it has
-// none; m is valid.
+// none; m is valid. It reads m's fields through a pointer: a value receiver
+// copies a Matrix argument to the stack in 16-byte halves that the method
+// reads back as 8-byte fields, which stalls store-to-load forwarding, a cost
+// that shows in the calls of small kernels.
 func (m *Matrix) span() []float32 {
 	if m.Rows == 0 || m.Cols == 0 {
 		return nil
 	}
 	return m.Data[:(m.Rows-1)*m.Stride+m.Cols]
-}
-
-// meets reports whether x shares an element with the elements of m (valid)
-// from its first to its last. It reads m's fields in place, through a
-// pointer: span's copy of a Matrix argument to the stack, stored in 16-byte
-// halves and read back as 8-byte fields, stalls store-to-load forwarding, a
-// cost that shows in the calls of small kernels.
-func (m *Matrix) meets(x []float32) bool {
-	if len(x) == 0 || m.Rows == 0 || m.Cols == 0 {
-		return false
-	}
-	lo := uintptr(unsafe.Pointer(unsafe.SliceData(m.Data)))
-	px := uintptr(unsafe.Pointer(unsafe.SliceData(x)))
-	return px < lo+4*uintptr((m.Rows-1)*m.Stride+m.Cols) && lo < px+4*uintptr(len(x))
 }
 
 // check panics unless m is a valid matrix; name is the argument's name in

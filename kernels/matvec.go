@@ -12,7 +12,7 @@ func MatVec(dst []float32, a Matrix, x []float32) {
 		panicf("MatVec: a is %d×%d but len(dst)=%d, len(x)=%d", a.Rows, a.Cols, len(dst), len(x))
 	}
 	checkDisjoint("MatVec", "dst", dst, "x", x)
-	checkOff("MatVec", "dst", dst, "a", &a)
+	checkDisjoint("MatVec", "dst", dst, "a", a.span())
 	if a.Cols == 0 {
 		clear(dst)
 		return
@@ -57,7 +57,7 @@ func checkMatTVecArgs(kernel string, dst []float32, a Matrix, x []float32) {
 		panicf("%s: a is %d×%d but len(dst)=%d, len(x)=%d", kernel, a.Rows, a.Cols, len(dst), len(x))
 	}
 	checkDisjoint(kernel, "dst", dst, "x", x)
-	checkOff(kernel, "dst", dst, "a", &a)
+	checkDisjoint(kernel, "dst", dst, "a", a.span())
 }
 
 // MatVecBatch sets each row b of dst to A·(row b of x), that is dst = x·Aᵀ: many

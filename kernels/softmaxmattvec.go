@@ -26,8 +26,8 @@ func SoftmaxMatTVecAdd(dst []float32, a Matrix, x []float32) {
 		panicf("SoftmaxMatTVecAdd: a is %d×%d but len(dst)=%d, len(x)=%d", a.Rows, a.Cols, len(dst), len(x))
 	}
 	checkDisjoint("SoftmaxMatTVecAdd", "dst", dst, "x", x)
-	checkOff("SoftmaxMatTVecAdd", "dst", dst, "a", &a)
-	checkOff("SoftmaxMatTVecAdd", "x", x, "a", &a)
+	checkDisjoint("SoftmaxMatTVecAdd", "dst", dst, "a", a.span())
+	checkDisjoint("SoftmaxMatTVecAdd", "x", x, "a", a.span())
 	if a.Rows == 0 {
 		return
 	}
