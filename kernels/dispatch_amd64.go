@@ -85,6 +85,10 @@ type route struct {
 	// row (skinnyNNRows: MatTVec over blocks of W's rows, in address order)
 	// instead of in strips of columns; one row always goes row by row.
 	nnByRows int
+	// ntPFFrom is the fewest rows of X with which skinnyNT prefetches the
+	// next panel in software; with fewer it leaves A to the hardware
+	// prefetchers; 0: always.
+	ntPFFrom int
 	// stepPF lists the reduced-precision formats whose fused step, over
 	// keys and values beyond L2, takes its prefetching variant
 	// (decodeStep<F>PF); the others keep the plain kernel, left to the
@@ -147,12 +151,13 @@ const (
 // MatTVec and fused steps, whose ZMM variants keep more independent work
 // per instruction, run faster in ZMM; from memory its MatVec and fused dot
 // step gain from four streams where rows are short (in L3 they lose some
-// of it), and its reduced-precision steps lose to software prefetch.
+// of it), and its reduced-precision steps and its skinny products of up to
+// four rows lose to software prefetch.
 // DESIGN.md gives the measurements behind each entry.
 var routes = [...]route{
 	classOther: {width: 256, dotFar: dotFarOne, stepPF: allFormats},
 	classIntel: {width: 512, streamsBelow: anyRow, dotFar: dotFarSplit, stepPF: allFormats},
-	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnByRows: 4},
+	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnByRows: 4, ntPFFrom: 5},
 	classZen5:  {width: 512, streamsBelow: anyRow, dotFar: dotFarNear, stepPF: allFormats},
 }
 
@@ -1416,13 +1421,21 @@ func skinnyNNTakes(k, n, ldw, batch int) bool { return skinnyNTTakes(k, n, ldw, 
 // batch×cols X and batch×rows D, under the ISA skinnyNTTakes accepted.
 func skinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int, alpha, beta float32) {
 	q := rows / skinnyNTChunks
+	group, lanes := 4, 8
 	if active == AVX512 {
-		gs, nbig := skinnyGroups(batch, 8)
-		skinnyNTAVX512(d, ldd, a, lda, x, ldx, rows, q, cols, batch, skinnyNTSteps(lda, (batch+7)/8), skinnyWindow(cols/16, batch, 8), gs, nbig, alpha, beta)
+		group, lanes = 8, 16
+	}
+	gs, nbig := skinnyGroups(batch, group)
+	pfw := 0 // an empty prefetch window: no software prefetch
+	if batch >= rt.ntPFFrom {
+		pfw = skinnyWindow(cols/lanes, batch, group)
+	}
+	steps := skinnyNTSteps(lda, (batch+group-1)/group)
+	if active == AVX512 {
+		skinnyNTAVX512(d, ldd, a, lda, x, ldx, rows, q, cols, batch, steps, pfw, gs, nbig, alpha, beta)
 		return
 	}
-	gs, nbig := skinnyGroups(batch, 4)
-	skinnyNTAVX2(d, ldd, a, lda, x, ldx, rows, q, cols, batch, skinnyNTSteps(lda, (batch+3)/4), skinnyWindow(cols/8, batch, 4), gs, nbig, alpha, beta)
+	skinnyNTAVX2(d, ldd, a, lda, x, ldx, rows, q, cols, batch, steps, pfw, gs, nbig, alpha, beta)
 }
 
 // skinnyNN sets D = α·X·W + β·D (β = ±0: D not read) for the batch×k X,

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/heedml/heed/internal/fallback"
 	"github.com/klauspost/cpuid/v2"
 )
 
@@ -310,4 +311,37 @@ func TestSkinnyNNRows(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestSkinnyNTPrefetch runs skinnyNT with the software prefetch of the next
+// panel at every batch (ntPFFrom 0), below 5 rows only without it (Zen 4's
+// rule) and never, whatever the host's class: MatVecBatch against the
+// float64 oracle, nothing outside D written, A and X untouched.
+func TestSkinnyNTPrefetch(t *testing.T) {
+	defer func(r route) { rt = r }(rt)
+	for _, from := range []int{0, 5, skinnyMaxRows + 1} {
+		rt.ntPFFrom = from
+		withSkinny(t, func(t *testing.T) {
+			forEachISA(t, func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(47, uint64(from)))
+				for si, sh := range [][2]int{{7, 9}, {67, 129}, {100, 517}, {1500, 203}} {
+					rows, cols := sh[0], sh[1]
+					for batch := 1; batch <= 9; batch++ {
+						pad := (si + batch) % 4
+						a, aok := newMatrix(t, rng, rows, cols, pad, rng.IntN(16))
+						x, xok := newMatrix(t, rng, batch, cols, 3-pad, rng.IntN(16))
+						d, dok := newMatrix(t, rng, batch, rows, pad+1, rng.IntN(16))
+						want := Matrix{Rows: batch, Cols: rows, Stride: rows, Data: make([]float32, batch*rows)}
+						fallback.MatVecBatch(want.Data, want.Stride, a.Data, a.Stride, x.Data, x.Stride, rows, cols, batch)
+						MatVecBatch(d, a, x)
+						checkMatVecBatch(t, d, want, a, x)
+						checkPad(t, "MatVecBatch dst", d)
+						aok()
+						xok()
+						dok()
+					}
+				}
+			})
+		})
+	}
 }
