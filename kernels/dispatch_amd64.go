@@ -81,10 +81,12 @@ type route struct {
 	// takes its ZMM kernel only for A of at least this many columns (YMM's
 	// shorter horizontal sums win on short rows); 0: at any.
 	batchZMMCols int
-	// nnByRows is the most rows of X that skinnyNN with β = 0 takes row by
-	// row (skinnyNNRows: MatTVec over blocks of W's rows, in address order)
-	// instead of in strips of columns; one row always goes row by row.
-	nnByRows int
+	// nnBands is the most rows of X with which skinnyNN reads W in bands
+	// of skinnyNNBand rows over all its columns, one kernel call each, a
+	// strip's walk down a band reading its rows as that many streams in
+	// address order, instead of one call down all of W (one group) or blocks
+	// of skinnyNNCols columns (more); 0: never.
+	nnBands int
 	// ntPFFrom is the fewest rows of X with which skinnyNT prefetches the
 	// next panel in software; with fewer it leaves A to the hardware
 	// prefetchers; 0: always.
@@ -157,7 +159,7 @@ const (
 var routes = [...]route{
 	classOther: {width: 256, dotFar: dotFarOne, stepPF: allFormats},
 	classIntel: {width: 512, streamsBelow: anyRow, dotFar: dotFarSplit, stepPF: allFormats},
-	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnByRows: 4, ntPFFrom: 5},
+	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnBands: 16, ntPFFrom: 5},
 	classZen5:  {width: 512, streamsBelow: anyRow, dotFar: dotFarNear, stepPF: allFormats},
 }
 
@@ -1445,8 +1447,20 @@ func skinnyNN(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, 
 	if active == AVX512 {
 		group, strip = 8, 192
 	}
-	if beta == 0 && (batch == 1 || batch <= rt.nnByRows) {
-		skinnyNNRows(d, ldd, x, ldx, w, ldw, batch, k, n, alpha)
+	if beta == 0 && batch == 1 {
+		skinnyNNRow(d[:n], x[:k], w, ldw, k, n, alpha)
+		return
+	}
+	if batch <= rt.nnBands {
+		gs, nbig := skinnyGroups(batch, group)
+		kb := skinnyNNBand(batch, group)
+		for k0 := 0; k0 < k; k0 += kb {
+			b := beta
+			if k0 > 0 {
+				b = 1 // the bands after the first add to D
+			}
+			skinnyNNKernel(d, ldd, x[k0:], ldx, w[k0*ldw:], ldw, batch, min(kb, k-k0), n, nil, 0, 64, 0, 1, gs, nbig, alpha, b)
+		}
 		return
 	}
 	gs, nbig := skinnyGroups(batch, group)
@@ -1487,30 +1501,14 @@ func skinnyNN(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, 
 	}
 }
 
-// skinnyNNRows is skinnyNN with β = 0 row by row: D cleared, then for each
-// block of kb rows of W (half of L2, so that the block stays there while
-// each row of X takes it; all of W for one row), each row of D gains that
-// row of X's part of the product by matTVec, which reads the block's rows in
-// address order (the strips of columns jump a row of W at every step); then
-// α.
-func skinnyNNRows(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch, k, n int, alpha float32) {
-	for b := range batch {
-		clear(d[b*ldd : b*ldd+n])
-	}
-	kb := k
-	if batch > 1 {
-		kb = max(1, l2Bytes()/2/(4*ldw))
-	}
-	for k0 := 0; k0 < k; k0 += kb {
-		kn := min(kb, k-k0)
-		for b := range batch {
-			matTVec(d[b*ldd:b*ldd+n], w[k0*ldw:], ldw, x[b*ldx+k0:b*ldx+k0+kn])
-		}
-	}
+// skinnyNNRow is skinnyNN with β = 0 for one row of X: d cleared, then
+// matTVec, which reads W's rows in address order (a strip of columns jumps a
+// row of W at every step), then α.
+func skinnyNNRow(d, x, w []float32, ldw, k, n int, alpha float32) {
+	clear(d)
+	matTVec(d, w, ldw, x)
 	if alpha != 1 {
-		for b := range batch {
-			scale(alpha, d[b*ldd:b*ldd+n])
-		}
+		scale(alpha, d)
 	}
 }
 

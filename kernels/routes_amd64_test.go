@@ -290,27 +290,29 @@ func TestMatVecFarRule(t *testing.T) {
 	}
 }
 
-// TestSkinnyNNRows checks skinnyNN's row-by-row route (route.nnByRows, set
-// to 4 whatever this CPU's class) through Gemm(NoTrans, NoTrans) with β = 0
-// for every m up to one past it, and that β ≠ 0 keeps the strips, against
-// checkGemm's bound; the shapes' rows of W span less and more than the
-// block of half of L2.
-func TestSkinnyNNRows(t *testing.T) {
+// TestSkinnyNNBands checks skinnyNN's banded route (route.nnBands) at 0
+// and 16 whatever this CPU's class, through Gemm(NoTrans, NoTrans) for m
+// from 1 to 17 (one row with β = 0 by MatTVec on every route) with β = 0 and
+// β ≠ 0, against checkGemm's bound; k runs from under one band to many, with
+// a last band short of the rest.
+func TestSkinnyNNBands(t *testing.T) {
 	defer func(r route) { rt = r }(rt)
-	rt.nnByRows = 4
-	withSkinny(t, func(t *testing.T) {
-		forEachISA(t, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(45, 46))
-			for i, sh := range [][2]int{{7, 9}, {33, 130}, {517, 11}, {301, 1003}, {40, 70000}} {
-				k, n := sh[0], sh[1]
-				for m := 1; m <= 5; m++ {
-					for _, beta := range []float32{0, 0.5} {
-						checkGemm(t, rng, gemmCase{m: m, n: n, k: k, alpha: []float32{1, -0.5}[(i+m)%2], beta: beta, pad: (i + m) % 3, off: m % 4})
+	for _, bands := range []int{0, 16} {
+		rt.nnBands = bands
+		withSkinny(t, func(t *testing.T) {
+			forEachISA(t, func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(45, uint64(bands)))
+				for i, sh := range [][2]int{{7, 9}, {12, 130}, {33, 77}, {517, 11}, {301, 203}, {25, 3001}} {
+					k, n := sh[0], sh[1]
+					for m := 1; m <= 17; m++ {
+						for _, beta := range []float32{0, 0.5} {
+							checkGemm(t, rng, gemmCase{m: m, n: n, k: k, alpha: []float32{1, -0.5}[(i+m)%2], beta: beta, pad: (i + m) % 3, off: m % 4})
+						}
 					}
 				}
-			}
+			})
 		})
-	})
+	}
 }
 
 // TestSkinnyNTPrefetch runs skinnyNT with the software prefetch of the next

@@ -63,6 +63,22 @@ func skinnyNNBlockRows(k int) int {
 	return (k + blocks - 1) / blocks
 }
 
+// skinnyNNBand returns the rows of W in a band of skinnyNN's banded route
+// (route.nnBands) for batch rows of X in groups of group: 8 while one
+// group's strips are wider than 3 vectors (batch ≤ 6 on AVX-512, ≤ 2 on
+// AVX2: the kernel's ⌊31/(B+1)⌋ ZMM or ⌊15/(B+1)⌋ YMM), 12 for 3-vector
+// strips (measured on Zen 4: kernels/DESIGN.md).
+func skinnyNNBand(batch, group int) int {
+	regs := 31 // vector registers free for a strip: AVX-512
+	if group == 4 {
+		regs = 15 // AVX2
+	}
+	if batch <= group && regs/(batch+1) > 3 {
+		return 8
+	}
+	return 12
+}
+
 // skinnyNNWalkSlots is the most lines skinnyNN's prefetch walk takes per
 // step (asmgen's skinnyNNWalkSlots).
 const skinnyNNWalkSlots = 3
