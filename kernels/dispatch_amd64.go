@@ -87,16 +87,26 @@ type route struct {
 	// address order, instead of one call down all of W (one group) or blocks
 	// of skinnyNNCols columns (more); 0: never.
 	nnBands int
-	// ntPFFrom is the fewest rows of X with which skinnyNT prefetches the
-	// next panel in software; with fewer it leaves A to the hardware
-	// prefetchers; 0: always.
-	ntPFFrom int
+	// ntQuads lists the batches (rows of X) that skinnyNT takes in groups
+	// of at most 4 with A left to the hardware prefetchers, without the
+	// software prefetch of the next panel; the others take groups of 8 on
+	// AVX-512 and the prefetch.
+	ntQuads batchSet
 	// stepPF lists the reduced-precision formats whose fused step, over
 	// keys and values beyond L2, takes its prefetching variant
 	// (decodeStep<F>PF); the others keep the plain kernel, left to the
 	// hardware prefetchers.
 	stepPF formatSet
 }
+
+// batchSet is a set of batch sizes from 1 to 63, for the route's ntQuads.
+type batchSet uint64
+
+// batches returns the set of the batch sizes lo to hi.
+func batches(lo, hi int) batchSet { return batchSet(1<<(hi+1) - 1<<lo) }
+
+// has reports whether s holds batch b.
+func (s batchSet) has(b int) bool { return b < 64 && s&(1<<b) != 0 }
 
 // formatSet is a set of reduced-precision formats, for the route's stepPF.
 type formatSet uint8
@@ -153,13 +163,13 @@ const (
 // MatTVec and fused steps, whose ZMM variants keep more independent work
 // per instruction, run faster in ZMM; from memory its MatVec and fused dot
 // step gain from four streams where rows are short (in L3 they lose some
-// of it), and its reduced-precision steps and its skinny products of up to
-// four rows lose to software prefetch.
+// of it), and its reduced-precision steps and most of its skinny products
+// lose to software prefetch.
 // DESIGN.md gives the measurements behind each entry.
 var routes = [...]route{
 	classOther: {width: 256, dotFar: dotFarOne, stepPF: allFormats},
 	classIntel: {width: 512, streamsBelow: anyRow, dotFar: dotFarSplit, stepPF: allFormats},
-	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnBands: 16, ntPFFrom: 5},
+	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnBands: 16, ntQuads: batches(1, 4) | batches(9, 16)},
 	classZen5:  {width: 512, streamsBelow: anyRow, dotFar: dotFarNear, stepPF: allFormats},
 }
 
@@ -1427,9 +1437,13 @@ func skinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, 
 	if active == AVX512 {
 		group, lanes = 8, 16
 	}
+	quads := rt.ntQuads.has(batch)
+	if quads {
+		group = 4
+	}
 	gs, nbig := skinnyGroups(batch, group)
 	pfw := 0 // an empty prefetch window: no software prefetch
-	if batch >= rt.ntPFFrom {
+	if !quads {
 		pfw = skinnyWindow(cols/lanes, batch, group)
 	}
 	steps := skinnyNTSteps(lda, (batch+group-1)/group)

@@ -315,20 +315,21 @@ func TestSkinnyNNBands(t *testing.T) {
 	}
 }
 
-// TestSkinnyNTPrefetch runs skinnyNT with the software prefetch of the next
-// panel at every batch (ntPFFrom 0), below 5 rows only without it (Zen 4's
-// rule) and never, whatever the host's class: MatVecBatch against the
-// float64 oracle, nothing outside D written, A and X untouched.
-func TestSkinnyNTPrefetch(t *testing.T) {
+// TestSkinnyNTQuads runs skinnyNT with groups of 8 rows of X (AVX-512) and
+// the software prefetch of the next panel at every batch (ntQuads empty),
+// with groups of 4 and no prefetch at Zen 4's batches and at every batch,
+// whatever the host's class: MatVecBatch against the float64 oracle, nothing
+// outside D written, A and X untouched.
+func TestSkinnyNTQuads(t *testing.T) {
 	defer func(r route) { rt = r }(rt)
-	for _, from := range []int{0, 5, skinnyMaxRows + 1} {
-		rt.ntPFFrom = from
+	for _, quads := range []batchSet{0, routes[classZen4].ntQuads, batches(1, skinnyMaxRows)} {
+		rt.ntQuads = quads
 		withSkinny(t, func(t *testing.T) {
 			forEachISA(t, func(t *testing.T) {
-				rng := rand.New(rand.NewPCG(47, uint64(from)))
+				rng := rand.New(rand.NewPCG(47, uint64(quads)))
 				for si, sh := range [][2]int{{7, 9}, {67, 129}, {100, 517}, {1500, 203}} {
 					rows, cols := sh[0], sh[1]
-					for batch := 1; batch <= 9; batch++ {
+					for _, batch := range []int{1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 17, 32} {
 						pad := (si + batch) % 4
 						a, aok := newMatrix(t, rng, rows, cols, pad, rng.IntN(16))
 						x, xok := newMatrix(t, rng, batch, cols, 3-pad, rng.IntN(16))
@@ -345,5 +346,19 @@ func TestSkinnyNTPrefetch(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestBatchSet checks the route's sets of batch sizes.
+func TestBatchSet(t *testing.T) {
+	s := batches(1, 4) | batches(9, 16)
+	for b := 0; b <= 64; b++ {
+		want := (b >= 1 && b <= 4) || (b >= 9 && b <= 16)
+		if got := s.has(b); got != want {
+			t.Errorf("has(%d) = %v, want %v", b, got, want)
+		}
+	}
+	if batches(1, 63).has(64) || !batches(1, 63).has(63) || batches(1, 63).has(0) {
+		t.Error("batches(1, 63) does not hold exactly 1 to 63")
 	}
 }
