@@ -55,8 +55,10 @@ func genDecodeSteps() {
 			formats = append(formats, stepFormat{name: "Q8Q8", q8: true, vnni: true})
 		}
 		for _, f := range formats {
-			genDecodeStep(s, f, false)
-			genDecodeStep(s, f, true)
+			genDecodeStep(s, f, false, pfL1)
+			for _, l := range prefetchLevels {
+				genDecodeStep(s, f, true, l)
+			}
 		}
 	}
 }
@@ -77,20 +79,20 @@ func genDecodeSteps() {
 // block's products in one vector and add it times the block's scale; the Q8
 // context multiplies each row's weight by the block's scale once per block.
 //
-// With pf, it emits decodeStep<F>PF<ISA>, which also prefetches (PREFETCHT0)
-// every line of the eight key and eight value rows f.prefetchBlocks() blocks
-// ahead (the current block's when fewer follow), for keys and values
+// With pf, it emits decodeStep<F>PF<ISA>, which also prefetches (PREFETCHT0;
+// PREFETCHT1 for decodeStep<F>PFL2<ISA>, lvl pfL2) every line of the eight
+// key and eight value rows f.prefetchBlocks() blocks ahead (the current block's when fewer follow), for keys and values
 // streamed from memory, in four bursts of four rows: the first key rows
 // before the block's scores, the last after them, the first value rows
 // before its context and the last after it. One burst of all sixteen rows
 // at the block's start read slower from memory (kernels/DESIGN.md).
-func genDecodeStep(s *isa, f stepFormat, pf bool) {
+func genDecodeStep(s *isa, f stepFormat, pf bool, lvl pfLevel) {
 	y := ymmOf(s)   // the eight scores of a block
 	w := evexYMM(s) // the rows and ctx
 	wide := w.lanes == 16
 	name := s.name("decodeStep" + f.name)
 	if pf {
-		name = s.name("decodeStep" + f.name + "PF")
+		name = s.name("decodeStep" + f.name + "PF" + lvl.suffix())
 	}
 	hType := "[]float32"
 	if f.vnni {
@@ -451,10 +453,10 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 		asm.Label("ctxDone")
 	}
 
-	// prefetch emits PREFETCHT0 for every line of rows lo to hi−1 of the
-	// eight from base (stride ld, rowBytes bytes each) f.prefetchBlocks()
-	// blocks ahead, or of the current block when fewer blocks follow
-	// (nothing past the matrix).
+	// prefetch emits a prefetch into lvl for every line of rows lo to hi−1
+	// of the eight from base (stride ld, rowBytes bytes each)
+	// f.prefetchBlocks() blocks ahead, or of the current block when fewer
+	// blocks follow (nothing past the matrix).
 	prefetch := func(base, ld GPVirtual, rowBytes func(GPVirtual), label string, lo, hi int) {
 		t, u, left := asm.GP64(), asm.GP64(), asm.GP64()
 		asm.MOVQ(base, t)
@@ -474,7 +476,7 @@ func genDecodeStep(s *isa, f stepFormat, pf bool) {
 			}
 			return l3
 		}(), 0)[lo:hi] {
-			asm.PREFETCHT0(m)
+			lvl.prefetch(m)
 		}
 		asm.ADDQ(U32(64), t)
 		asm.ADDQ(U32(64), u)

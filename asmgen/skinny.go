@@ -19,7 +19,9 @@ var skinnyISAs = []*isa{avx2, {suffix: "AVX512", lanes: 16, vec: zmm, evex: true
 // "Skinny products").
 func genSkinnyFamily() {
 	for _, s := range skinnyISAs {
-		genSkinnyNT(s)
+		for _, l := range prefetchLevels {
+			genSkinnyNT(s, l)
+		}
 	}
 	for _, s := range skinnyISAs {
 		genSkinnyNN(s)
@@ -63,14 +65,15 @@ func betaZero(label string) {
 // chunks one at a time. In a panel, each group of up to G rows of X takes the
 // tiles, each tile's dot products in registers over the whole of cols,
 // reduced horizontally at its end (AVX-512's 3-row tiles all together,
-// columnSums). A load of a line of a 3-row tile is paired with a PREFETCHT0
-// of the same line one panel ahead, in the group's window of the steps only
+// columnSums). A load of a line of a 3-row tile is paired with a prefetch
+// (PREFETCHT0; PREFETCHT1 for skinnyNTL2<ISA>, lvl pfL2) of the same line one
+// panel ahead, in the group's window of the steps only
 // (pfw steps per group, resetWindow; the steps before, in and after it are
 // three loops), so the next panel's lines are prefetched once, spread over
 // all groups. The AVX2 kernel needs cols ≥ 8: its tails reload the last full
 // vector and mask it.
-func genSkinnyNT(s *isa) {
-	name := s.name("skinnyNT")
+func genSkinnyNT(s *isa, lvl pfLevel) {
+	name := s.name("skinnyNT" + lvl.suffix())
 	TEXT(name, NOSPLIT, "func(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, chunk, cols, batch, panel, pfw, gs, nbig int, alpha, beta float32)")
 	asm.Doc(name + " sets D = α·X·Aᵀ + β·D for the rows×cols A, batch×cols X and batch×rows D, reading A once.")
 	R, G := skinnyNTTile(s)
@@ -205,7 +208,7 @@ func genSkinnyNT(s *isa) {
 					asm.JNZ(LabelRef(name + "NoPF"))
 				}
 				for i := 0; i < nr; i++ {
-					asm.PREFETCHT0(rowMem([]GPVirtual{pf}, ldaB, i))
+					lvl.prefetch(rowMem([]GPVirtual{pf}, ldaB, i))
 				}
 				asm.Label(name + "NoPF")
 				asm.ADDQ(U32(s.bytes()), pf)

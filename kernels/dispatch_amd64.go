@@ -92,6 +92,10 @@ type route struct {
 	// software prefetch of the next panel; the others take groups of 8 on
 	// AVX-512 and the prefetch.
 	ntQuads batchSet
+	// pfL2 makes the kernels that come in both levels (skinnyNT, the
+	// reduced-precision steps' prefetching variants) prefetch into L2
+	// (PREFETCHT1, the …L2 kernels) rather than L1 (PREFETCHT0).
+	pfL2 bool
 	// stepPF lists the reduced-precision formats whose fused step, over
 	// keys and values beyond L2, takes its prefetching variant
 	// (decodeStep<F>PF); the others keep the plain kernel, left to the
@@ -163,13 +167,13 @@ const (
 // MatTVec and fused steps, whose ZMM variants keep more independent work
 // per instruction, run faster in ZMM; from memory its MatVec and fused dot
 // step gain from four streams where rows are short (in L3 they lose some
-// of it), and its reduced-precision steps and most of its skinny products
-// lose to software prefetch.
+// of it), and its software prefetches gain where they fill L2 and lose
+// where they fill L1 (the reduced-precision steps, the skinny products).
 // DESIGN.md gives the measurements behind each entry.
 var routes = [...]route{
 	classOther: {width: 256, dotFar: dotFarOne, stepPF: allFormats},
 	classIntel: {width: 512, streamsBelow: anyRow, dotFar: dotFarSplit, stepPF: allFormats},
-	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnBands: 16, ntQuads: batches(1, 4) | batches(9, 16)},
+	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnBands: 16, ntQuads: batches(1, 4), pfL2: true, stepPF: allFormats},
 	classZen5:  {width: 512, streamsBelow: anyRow, dotFar: dotFarNear, stepPF: allFormats},
 }
 
@@ -740,40 +744,49 @@ func matTVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
 	}
 }
 
-// decodeStepPrefetch reports whether the fused step over keys and values in
-// format f takes its prefetching variant for n rows of rowBytes bytes of
-// keys and values: when they span more than farBytes (this core's L2) and
-// the route prefetches f (route.stepPF), unless a test forces it.
-func decodeStepPrefetch(f Format, n, rowBytes int) bool {
+// decodeStepVariant returns the fused step's variant over keys and values
+// in format f for n rows of rowBytes bytes of keys and values: 1 or 2 (the
+// prefetching kernel, into L1 or, where the route says pfL2, L2) when they
+// span more than farBytes (this core's L2) and the route prefetches f
+// (route.stepPF), else 0 (the plain kernel), unless a test forces one.
+func decodeStepVariant(f Format, n, rowBytes int) int {
 	switch decodeStepKernel {
 	case stepNear:
-		return false
+		return 0
 	case stepPF:
-		return true
+		return 1
+	case stepPFL2:
+		return 2
 	}
-	return n*rowBytes > farBytes && rt.stepPF.has(f)
+	if n*rowBytes <= farBytes || !rt.stepPF.has(f) {
+		return 0
+	}
+	if rt.pfL2 {
+		return 2
+	}
+	return 1
 }
 
 type decodeStepFunc = func(ctx, scores []float32, k []byte, kl int, v []byte, vl int, h []float32, m, l float32) (float32, float32, int)
 
 // decodeSteps are the fused step kernels of the reduced-precision formats by
-// format (FormatBF16, FormatF16, FormatQ8), ISA and width (widthIndex) and prefetch
-// (decodeStepPrefetch).
-var decodeSteps = [FormatQ8 + 1][3][2]decodeStepFunc{
+// format (FormatBF16, FormatF16, FormatQ8), ISA and width (widthIndex) and
+// variant (decodeStepVariant).
+var decodeSteps = [FormatQ8 + 1][3][3]decodeStepFunc{
 	FormatBF16: {
-		{decodeStepBF16AVX2, decodeStepBF16PFAVX2},
-		{decodeStepBF16AVX512, decodeStepBF16PFAVX512},
-		{decodeStepBF16AVX512Z, decodeStepBF16PFAVX512Z},
+		{decodeStepBF16AVX2, decodeStepBF16PFAVX2, decodeStepBF16PFL2AVX2},
+		{decodeStepBF16AVX512, decodeStepBF16PFAVX512, decodeStepBF16PFL2AVX512},
+		{decodeStepBF16AVX512Z, decodeStepBF16PFAVX512Z, decodeStepBF16PFL2AVX512Z},
 	},
 	FormatF16: {
-		{decodeStepF16AVX2, decodeStepF16PFAVX2},
-		{decodeStepF16AVX512, decodeStepF16PFAVX512},
-		{decodeStepF16AVX512Z, decodeStepF16PFAVX512Z},
+		{decodeStepF16AVX2, decodeStepF16PFAVX2, decodeStepF16PFL2AVX2},
+		{decodeStepF16AVX512, decodeStepF16PFAVX512, decodeStepF16PFL2AVX512},
+		{decodeStepF16AVX512Z, decodeStepF16PFAVX512Z, decodeStepF16PFL2AVX512Z},
 	},
 	FormatQ8: {
-		{decodeStepQ8AVX2, decodeStepQ8PFAVX2},
-		{decodeStepQ8AVX512, decodeStepQ8PFAVX512},
-		{decodeStepQ8AVX512Z, decodeStepQ8PFAVX512Z},
+		{decodeStepQ8AVX2, decodeStepQ8PFAVX2, decodeStepQ8PFL2AVX2},
+		{decodeStepQ8AVX512, decodeStepQ8PFAVX512, decodeStepQ8PFL2AVX512},
+		{decodeStepQ8AVX512Z, decodeStepQ8PFAVX512Z, decodeStepQ8PFL2AVX512Z},
 	},
 }
 
@@ -793,12 +806,8 @@ func decodeStepAsm(ctx, scores []float32, k, v Stored, h []float32, st *SoftmaxS
 	}
 	kb, kl := k.bytes()
 	vb, vl := v.bytes()
-	pf := 0
-	if decodeStepPrefetch(k.format, n, kl+vl) {
-		pf = 1
-	}
 	var r int
-	st.Max, st.Sum, r = decodeSteps[k.format][widthIndex(famStep)][pf](hide(ctx), hide(scores[:n]), hide(kb), kl, hide(vb), vl, hide(h), st.Max, st.Sum)
+	st.Max, st.Sum, r = decodeSteps[k.format][widthIndex(famStep)][decodeStepVariant(k.format, n, kl+vl)](hide(ctx), hide(scores[:n]), hide(kb), kl, hide(vb), vl, hide(h), st.Max, st.Sum)
 	return n, r == 0
 }
 
@@ -1080,10 +1089,10 @@ func matVecQ8Q8(dst []float32, a []Q8Block, lda int, x []Q8Block) {
 type decodeStepQ8Q8Func = func(ctx, scores []float32, k []byte, kl int, v []byte, vl int, h []byte, m, l float32) (float32, float32, int)
 
 // decodeStepsQ8Q8 are the fused Q8Q8 step kernels (AVX-512 only) by width
-// (YMM, ZMM) and prefetch.
-var decodeStepsQ8Q8 = [2][2]decodeStepQ8Q8Func{
-	{decodeStepQ8Q8AVX512, decodeStepQ8Q8PFAVX512},
-	{decodeStepQ8Q8AVX512Z, decodeStepQ8Q8PFAVX512Z},
+// (YMM, ZMM) and variant (decodeStepVariant).
+var decodeStepsQ8Q8 = [2][3]decodeStepQ8Q8Func{
+	{decodeStepQ8Q8AVX512, decodeStepQ8Q8PFAVX512, decodeStepQ8Q8PFL2AVX512},
+	{decodeStepQ8Q8AVX512Z, decodeStepQ8Q8PFAVX512Z, decodeStepQ8Q8PFL2AVX512Z},
 }
 
 // decodeStepQ8Q8Asm is decodeStepAsm for the keys k (with the quantised query
@@ -1098,12 +1107,8 @@ func decodeStepQ8Q8Asm(ctx, scores []float32, k, v Stored, st *SoftmaxState) (in
 	kb, kl := k.bytes()
 	vb, vl := v.bytes()
 	hb := q8Bytes(k.hq)
-	pf := 0
-	if decodeStepPrefetch(FormatQ8, n, kl+vl) {
-		pf = 1
-	}
 	var r int
-	st.Max, st.Sum, r = decodeStepsQ8Q8[min(widthIndex(famStep)-1, 1)][pf](hide(ctx), hide(scores[:n]), hide(kb), kl, hide(vb), vl, hide(hb), st.Max, st.Sum)
+	st.Max, st.Sum, r = decodeStepsQ8Q8[min(widthIndex(famStep)-1, 1)][decodeStepVariant(FormatQ8, n, kl+vl)](hide(ctx), hide(scores[:n]), hide(kb), kl, hide(vb), vl, hide(hb), st.Max, st.Sum)
 	return n, r == 0
 }
 
@@ -1447,11 +1452,16 @@ func skinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, 
 		pfw = skinnyWindow(cols/lanes, batch, group)
 	}
 	steps := skinnyNTSteps(lda, (batch+group-1)/group)
-	if active == AVX512 {
+	switch {
+	case active == AVX512 && rt.pfL2:
+		skinnyNTL2AVX512(d, ldd, a, lda, x, ldx, rows, q, cols, batch, steps, pfw, gs, nbig, alpha, beta)
+	case active == AVX512:
 		skinnyNTAVX512(d, ldd, a, lda, x, ldx, rows, q, cols, batch, steps, pfw, gs, nbig, alpha, beta)
-		return
+	case rt.pfL2:
+		skinnyNTL2AVX2(d, ldd, a, lda, x, ldx, rows, q, cols, batch, steps, pfw, gs, nbig, alpha, beta)
+	default:
+		skinnyNTAVX2(d, ldd, a, lda, x, ldx, rows, q, cols, batch, steps, pfw, gs, nbig, alpha, beta)
 	}
-	skinnyNTAVX2(d, ldd, a, lda, x, ldx, rows, q, cols, batch, steps, pfw, gs, nbig, alpha, beta)
 }
 
 // skinnyNN sets D = α·X·W + β·D (β = ±0: D not read) for the batch×k X,

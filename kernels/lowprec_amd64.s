@@ -3286,6 +3286,519 @@ special:
 	VZEROUPPER
 	RET
 
+// func decodeStepBF16PFL2AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, FMA3, MMX+, SSE
+TEXT ·decodeStepBF16PFL2AVX2(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVQ         ctx_base+0(FP), R10
+	MOVQ         ctx_len+8(FP), R11
+	SHRQ         $0x04, R11
+
+permIn:
+	TESTQ   R11, R11
+	JZ      permInEnd
+	VMOVUPS (R10), Y3
+	VMOVUPS 32(R10), Y4
+	VSHUFPS $0x88, Y4, Y3, Y2
+	VSHUFPS $0xdd, Y4, Y3, Y3
+	VPERMPD $0xd8, Y2, Y2
+	VPERMPD $0xd8, Y3, Y3
+	VMOVUPS Y2, (R10)
+	VMOVUPS Y3, 32(R10)
+	ADDQ    $0x00000040, R10
+	DECQ    R11
+	JMP     permIn
+
+permInEnd:
+block:
+	CMPQ CX, $0x00000008
+	JB   restore
+	MOVQ DX, R10
+	CMPQ CX, $0x00000018
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfK:
+	PREFETCHT1   (R10)
+	PREFETCHT1   (R10)(BX*1)
+	PREFETCHT1   (R10)(BX*2)
+	PREFETCHT1   (R10)(R8*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfK
+	MOVQ         DX, R10
+	LEAQ         (DX)(BX*4), R11
+	MOVQ         h_base+112(FP), R12
+	VXORPS       Y2, Y2, Y2
+	VXORPS       Y3, Y3, Y3
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+	VXORPS       Y8, Y8, Y8
+	VXORPS       Y9, Y9, Y9
+	MOVQ         h_len+120(FP), R13
+	VPBROADCASTD consts<>+160(SB), Y10
+
+pairs:
+	CMPQ        R13, $0x00000010
+	JB          pairsEnd
+	VMOVUPS     (R12), Y12
+	VMOVUPS     32(R12), Y13
+	VSHUFPS     $0x88, Y13, Y12, Y11
+	VSHUFPS     $0xdd, Y13, Y12, Y12
+	VPERMPD     $0xd8, Y11, Y11
+	VPERMPD     $0xd8, Y12, Y12
+	VMOVDQU     (R10), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y11, Y2
+	VFMADD231PS Y13, Y12, Y2
+	VMOVDQU     (R10)(BX*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y11, Y3
+	VFMADD231PS Y13, Y12, Y3
+	VMOVDQU     (R10)(BX*2), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y11, Y4
+	VFMADD231PS Y13, Y12, Y4
+	VMOVDQU     (R10)(R8*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y11, Y5
+	VFMADD231PS Y13, Y12, Y5
+	VMOVDQU     (R11), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y11, Y6
+	VFMADD231PS Y13, Y12, Y6
+	VMOVDQU     (R11)(BX*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y11, Y7
+	VFMADD231PS Y13, Y12, Y7
+	VMOVDQU     (R11)(BX*2), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y11, Y8
+	VFMADD231PS Y13, Y12, Y8
+	VMOVDQU     (R11)(R8*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y11, Y9
+	VFMADD231PS Y13, Y12, Y9
+	ADDQ        $0x00000020, R10
+	ADDQ        $0x00000020, R11
+	ADDQ        $0x00000040, R12
+	SUBQ        $0x00000010, R13
+	JMP         pairs
+
+pairsEnd:
+	SHRQ $0x03, R13
+
+dot:
+	TESTQ       R13, R13
+	JZ          dotHalf
+	VMOVUPS     (R12), Y10
+	VPMOVZXWD   (R10), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y10, Y2
+	VPMOVZXWD   (R10)(BX*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y10, Y3
+	VPMOVZXWD   (R10)(BX*2), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y10, Y4
+	VPMOVZXWD   (R10)(R8*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y10, Y5
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y10, Y6
+	VPMOVZXWD   (R11)(BX*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y10, Y7
+	VPMOVZXWD   (R11)(BX*2), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y10, Y8
+	VPMOVZXWD   (R11)(R8*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y10, Y9
+	ADDQ        $0x00000010, R10
+	ADDQ        $0x00000010, R11
+	ADDQ        $0x00000020, R12
+	DECQ        R13
+	JMP         dot
+
+dotHalf:
+	VSHUFPS      $0x88, Y3, Y2, Y10
+	VSHUFPS      $0xdd, Y3, Y2, Y2
+	VADDPS       Y2, Y10, Y10
+	VSHUFPS      $0x88, Y5, Y4, Y2
+	VSHUFPS      $0xdd, Y5, Y4, Y3
+	VADDPS       Y3, Y2, Y2
+	VSHUFPS      $0x88, Y2, Y10, Y3
+	VSHUFPS      $0xdd, Y2, Y10, Y2
+	VADDPS       Y2, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X2
+	VADDPS       X2, X3, X3
+	VSHUFPS      $0x88, Y7, Y6, Y2
+	VSHUFPS      $0xdd, Y7, Y6, Y4
+	VADDPS       Y4, Y2, Y2
+	VSHUFPS      $0x88, Y9, Y8, Y4
+	VSHUFPS      $0xdd, Y9, Y8, Y5
+	VADDPS       Y5, Y4, Y4
+	VSHUFPS      $0x88, Y4, Y2, Y5
+	VSHUFPS      $0xdd, Y4, Y2, Y2
+	VADDPS       Y2, Y5, Y5
+	VEXTRACTF128 $0x01, Y5, X2
+	VADDPS       X2, X5, X5
+	VINSERTF128  $0x01, X5, Y3, Y2
+	VMOVUPS      Y2, (AX)
+	VSUBPS       Y2, Y2, Y3
+	VCMPPS       $0x03, Y3, Y3, Y3
+	VMOVMSKPS    Y3, R10
+	TESTL        R10, R10
+	JNZ          restoreSpecial
+	MOVQ         DX, R10
+	CMPQ         CX, $0x00000018
+	JB           pfKHiNear
+	MOVQ         BX, R11
+	SHLQ         $0x04, R11
+	ADDQ         R11, R10
+
+pfKHiNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfKHi:
+	PREFETCHT1   (R11)
+	PREFETCHT1   (R11)(BX*1)
+	PREFETCHT1   (R11)(BX*2)
+	PREFETCHT1   (R11)(R8*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfKHi
+	VMOVAPS      Y2, Y3
+	VEXTRACTF128 $0x01, Y3, X4
+	VMAXPS       X4, X3, X3
+	VSHUFPS      $0x4e, X3, X3, X4
+	VMAXPS       X4, X3, X3
+	VSHUFPS      $0xb1, X3, X3, X4
+	VMAXPS       X4, X3, X3
+	VUCOMISS     (SP), X3
+	JBE          weights
+	VMOVSS       (SP), X1
+	VSUBSS       X3, X1, X1
+	VMOVSS       X3, (SP)
+	VBROADCASTSS X1, Y1
+	VMOVUPS      consts<>+192(SB), Y3
+	VFMADD213PS  consts<>+288(SB), Y1, Y3
+	VSUBPS       consts<>+288(SB), Y3, Y4
+	VMOVAPS      Y1, Y5
+	VFNMADD231PS consts<>+224(SB), Y4, Y5
+	VFNMADD231PS consts<>+256(SB), Y4, Y5
+	VMOVUPS      consts<>+480(SB), Y4
+	VFMADD213PS  consts<>+448(SB), Y5, Y4
+	VFMADD213PS  consts<>+416(SB), Y5, Y4
+	VFMADD213PS  consts<>+384(SB), Y5, Y4
+	VFMADD213PS  consts<>+352(SB), Y5, Y4
+	VFMADD213PS  consts<>+320(SB), Y5, Y4
+	VFMADD213PS  consts<>+320(SB), Y5, Y4
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       Y3, Y4, Y4
+	VCMPPS       $0x15, consts<>+512(SB), Y1, Y1
+	VANDPS       Y1, Y4, Y4
+	VMULPS       Y4, Y0, Y0
+	MOVQ         ctx_base+0(FP), R10
+	MOVQ         ctx_len+8(FP), R11
+	SHRQ         $0x03, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Y4, Y1
+	VMOVUPS Y1, (R10)
+	ADDQ    $0x00000020, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS       Y1, Y2, Y2
+	VMOVUPS      consts<>+192(SB), Y3
+	VFMADD213PS  consts<>+288(SB), Y2, Y3
+	VSUBPS       consts<>+288(SB), Y3, Y4
+	VMOVAPS      Y2, Y5
+	VFNMADD231PS consts<>+224(SB), Y4, Y5
+	VFNMADD231PS consts<>+256(SB), Y4, Y5
+	VMOVUPS      consts<>+480(SB), Y4
+	VFMADD213PS  consts<>+448(SB), Y5, Y4
+	VFMADD213PS  consts<>+416(SB), Y5, Y4
+	VFMADD213PS  consts<>+384(SB), Y5, Y4
+	VFMADD213PS  consts<>+352(SB), Y5, Y4
+	VFMADD213PS  consts<>+320(SB), Y5, Y4
+	VFMADD213PS  consts<>+320(SB), Y5, Y4
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       Y3, Y4, Y4
+	VCMPPS       $0x15, consts<>+512(SB), Y2, Y2
+	VANDPS       Y2, Y4, Y4
+	VADDPS       Y4, Y0, Y0
+	VPERM2F128   $0x00, Y4, Y4, Y2
+	VPERM2F128   $0x11, Y4, Y4, Y3
+	VSHUFPS      $0x00, Y2, Y2, Y4
+	VSHUFPS      $0x55, Y2, Y2, Y5
+	VSHUFPS      $0xaa, Y2, Y2, Y6
+	VSHUFPS      $0xff, Y2, Y2, Y2
+	VSHUFPS      $0x00, Y3, Y3, Y7
+	VSHUFPS      $0x55, Y3, Y3, Y8
+	VSHUFPS      $0xaa, Y3, Y3, Y9
+	VSHUFPS      $0xff, Y3, Y3, Y3
+	MOVQ         SI, R10
+	CMPQ         CX, $0x00000018
+	JB           pfVNear
+	MOVQ         DI, R11
+	SHLQ         $0x04, R11
+	ADDQ         R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT1   (R10)
+	PREFETCHT1   (R10)(DI*1)
+	PREFETCHT1   (R10)(DI*2)
+	PREFETCHT1   (R10)(R9*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfV
+	MOVQ         SI, R10
+	LEAQ         (SI)(DI*4), R11
+	MOVQ         ctx_base+0(FP), R12
+	MOVQ         ctx_len+8(FP), R13
+	SHRQ         $0x04, R13
+	VPBROADCASTD consts<>+160(SB), Y10
+
+ctxPairs:
+	TESTQ       R13, R13
+	JZ          ctxPairsEnd
+	VMOVUPS     (R12), Y11
+	VMOVUPS     32(R12), Y12
+	VMOVDQU     (R10), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y4, Y11
+	VFMADD231PS Y13, Y4, Y12
+	VMOVDQU     (R10)(DI*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y5, Y11
+	VFMADD231PS Y13, Y5, Y12
+	VMOVDQU     (R10)(DI*2), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y6, Y11
+	VFMADD231PS Y13, Y6, Y12
+	VMOVDQU     (R10)(R9*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y2, Y11
+	VFMADD231PS Y13, Y2, Y12
+	VMOVDQU     (R11), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y7, Y11
+	VFMADD231PS Y13, Y7, Y12
+	VMOVDQU     (R11)(DI*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y8, Y11
+	VFMADD231PS Y13, Y8, Y12
+	VMOVDQU     (R11)(DI*2), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y9, Y11
+	VFMADD231PS Y13, Y9, Y12
+	VMOVDQU     (R11)(R9*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPAND       Y10, Y13, Y13
+	VFMADD231PS Y14, Y3, Y11
+	VFMADD231PS Y13, Y3, Y12
+	VMOVUPS     Y11, (R12)
+	VMOVUPS     Y12, 32(R12)
+	ADDQ        $0x00000020, R10
+	ADDQ        $0x00000020, R11
+	ADDQ        $0x00000040, R12
+	DECQ        R13
+	JMP         ctxPairs
+
+ctxPairsEnd:
+	MOVQ ctx_len+8(FP), R13
+	ANDQ $0x0000000f, R13
+	SHRQ $0x03, R13
+
+ctxLoop:
+	TESTQ       R13, R13
+	JZ          ctxHalf
+	VMOVUPS     (R12), Y10
+	VPMOVZXWD   (R10), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y4, Y10
+	VPMOVZXWD   (R10)(DI*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y5, Y10
+	VPMOVZXWD   (R10)(DI*2), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y6, Y10
+	VPMOVZXWD   (R10)(R9*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y2, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y7, Y10
+	VPMOVZXWD   (R11)(DI*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y8, Y10
+	VPMOVZXWD   (R11)(DI*2), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y9, Y10
+	VPMOVZXWD   (R11)(R9*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y3, Y10
+	VMOVUPS     Y10, (R12)
+	ADDQ        $0x00000010, R10
+	ADDQ        $0x00000010, R11
+	ADDQ        $0x00000020, R12
+	DECQ        R13
+	JMP         ctxLoop
+
+ctxHalf:
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfVHi:
+	PREFETCHT1 (R11)
+	PREFETCHT1 (R11)(DI*1)
+	PREFETCHT1 (R11)(DI*2)
+	PREFETCHT1 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
+
+restore:
+	MOVQ ctx_base+0(FP), AX
+	MOVQ ctx_len+8(FP), CX
+	SHRQ $0x04, CX
+
+permOut:
+	TESTQ      CX, CX
+	JZ         permOutEnd
+	VMOVUPS    (AX), Y1
+	VMOVUPS    32(AX), Y2
+	VUNPCKLPS  Y2, Y1, Y3
+	VUNPCKHPS  Y2, Y1, Y1
+	VPERM2F128 $0x20, Y1, Y3, Y2
+	VPERM2F128 $0x31, Y1, Y3, Y1
+	VMOVUPS    Y2, (AX)
+	VMOVUPS    Y1, 32(AX)
+	ADDQ       $0x00000040, AX
+	DECQ       CX
+	JMP        permOut
+
+permOutEnd:
+	JMP end
+
+restoreSpecial:
+	MOVQ ctx_base+0(FP), AX
+	MOVQ ctx_len+8(FP), CX
+	SHRQ $0x04, CX
+
+permOutSpecial:
+	TESTQ      CX, CX
+	JZ         permOutSpecialEnd
+	VMOVUPS    (AX), Y0
+	VMOVUPS    32(AX), Y1
+	VUNPCKLPS  Y1, Y0, Y2
+	VUNPCKHPS  Y1, Y0, Y0
+	VPERM2F128 $0x20, Y0, Y2, Y1
+	VPERM2F128 $0x31, Y0, Y2, Y0
+	VMOVUPS    Y1, (AX)
+	VMOVUPS    Y0, 32(AX)
+	ADDQ       $0x00000040, AX
+	DECQ       CX
+	JMP        permOutSpecial
+
+permOutSpecialEnd:
+	JMP special
+
+end:
+	VMOVSS       (SP), X1
+	MOVSS        X1, ret+144(FP)
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VSHUFPS      $0x4e, X0, X0, X1
+	VADDPS       X1, X0, X0
+	VSHUFPS      $0xb1, X0, X0, X1
+	VADDPS       X1, X0, X0
+	MOVSS        X0, ret1+148(FP)
+	XORQ         AX, AX
+	MOVQ         AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
 // func decodeStepF16AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, F16C, FMA3, SSE
 TEXT ·decodeStepF16AVX2(SB), NOSPLIT, $40-160
@@ -3801,6 +4314,321 @@ pfVHi:
 	PREFETCHT0 (R11)(DI*1)
 	PREFETCHT0 (R11)(DI*2)
 	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
+
+end:
+	VMOVSS       (SP), X1
+	MOVSS        X1, ret+144(FP)
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VSHUFPS      $0x4e, X0, X0, X1
+	VADDPS       X1, X0, X0
+	VSHUFPS      $0xb1, X0, X0, X1
+	VADDPS       X1, X0, X0
+	MOVSS        X0, ret1+148(FP)
+	XORQ         AX, AX
+	MOVQ         AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+// func decodeStepF16PFL2AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, F16C, FMA3, MMX+, SSE
+TEXT ·decodeStepF16PFL2AVX2(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000018
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfK:
+	PREFETCHT1 (R10)
+	PREFETCHT1 (R10)(BX*1)
+	PREFETCHT1 (R10)(BX*2)
+	PREFETCHT1 (R10)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       DX, R10
+	LEAQ       (DX)(BX*4), R11
+	MOVQ       h_base+112(FP), R12
+	VXORPS     Y2, Y2, Y2
+	VXORPS     Y3, Y3, Y3
+	VXORPS     Y4, Y4, Y4
+	VXORPS     Y5, Y5, Y5
+	VXORPS     Y6, Y6, Y6
+	VXORPS     Y7, Y7, Y7
+	VXORPS     Y8, Y8, Y8
+	VXORPS     Y9, Y9, Y9
+	MOVQ       h_len+120(FP), R13
+	SHRQ       $0x03, R13
+
+dot:
+	TESTQ       R13, R13
+	JZ          dotHalf
+	VMOVUPS     (R12), Y10
+	VCVTPH2PS   (R10), Y11
+	VFMADD231PS Y11, Y10, Y2
+	VCVTPH2PS   (R10)(BX*1), Y11
+	VFMADD231PS Y11, Y10, Y3
+	VCVTPH2PS   (R10)(BX*2), Y11
+	VFMADD231PS Y11, Y10, Y4
+	VCVTPH2PS   (R10)(R8*1), Y11
+	VFMADD231PS Y11, Y10, Y5
+	VCVTPH2PS   (R11), Y11
+	VFMADD231PS Y11, Y10, Y6
+	VCVTPH2PS   (R11)(BX*1), Y11
+	VFMADD231PS Y11, Y10, Y7
+	VCVTPH2PS   (R11)(BX*2), Y11
+	VFMADD231PS Y11, Y10, Y8
+	VCVTPH2PS   (R11)(R8*1), Y11
+	VFMADD231PS Y11, Y10, Y9
+	ADDQ        $0x00000010, R10
+	ADDQ        $0x00000010, R11
+	ADDQ        $0x00000020, R12
+	DECQ        R13
+	JMP         dot
+
+dotHalf:
+	VSHUFPS      $0x88, Y3, Y2, Y10
+	VSHUFPS      $0xdd, Y3, Y2, Y2
+	VADDPS       Y2, Y10, Y10
+	VSHUFPS      $0x88, Y5, Y4, Y2
+	VSHUFPS      $0xdd, Y5, Y4, Y3
+	VADDPS       Y3, Y2, Y2
+	VSHUFPS      $0x88, Y2, Y10, Y3
+	VSHUFPS      $0xdd, Y2, Y10, Y2
+	VADDPS       Y2, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X2
+	VADDPS       X2, X3, X3
+	VSHUFPS      $0x88, Y7, Y6, Y2
+	VSHUFPS      $0xdd, Y7, Y6, Y4
+	VADDPS       Y4, Y2, Y2
+	VSHUFPS      $0x88, Y9, Y8, Y4
+	VSHUFPS      $0xdd, Y9, Y8, Y5
+	VADDPS       Y5, Y4, Y4
+	VSHUFPS      $0x88, Y4, Y2, Y5
+	VSHUFPS      $0xdd, Y4, Y2, Y2
+	VADDPS       Y2, Y5, Y5
+	VEXTRACTF128 $0x01, Y5, X2
+	VADDPS       X2, X5, X5
+	VINSERTF128  $0x01, X5, Y3, Y2
+	VMOVUPS      Y2, (AX)
+	VSUBPS       Y2, Y2, Y3
+	VCMPPS       $0x03, Y3, Y3, Y3
+	VMOVMSKPS    Y3, R10
+	TESTL        R10, R10
+	JNZ          special
+	MOVQ         DX, R10
+	CMPQ         CX, $0x00000018
+	JB           pfKHiNear
+	MOVQ         BX, R11
+	SHLQ         $0x04, R11
+	ADDQ         R11, R10
+
+pfKHiNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfKHi:
+	PREFETCHT1   (R11)
+	PREFETCHT1   (R11)(BX*1)
+	PREFETCHT1   (R11)(BX*2)
+	PREFETCHT1   (R11)(R8*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfKHi
+	VMOVAPS      Y2, Y3
+	VEXTRACTF128 $0x01, Y3, X4
+	VMAXPS       X4, X3, X3
+	VSHUFPS      $0x4e, X3, X3, X4
+	VMAXPS       X4, X3, X3
+	VSHUFPS      $0xb1, X3, X3, X4
+	VMAXPS       X4, X3, X3
+	VUCOMISS     (SP), X3
+	JBE          weights
+	VMOVSS       (SP), X1
+	VSUBSS       X3, X1, X1
+	VMOVSS       X3, (SP)
+	VBROADCASTSS X1, Y1
+	VMOVUPS      consts<>+192(SB), Y3
+	VFMADD213PS  consts<>+288(SB), Y1, Y3
+	VSUBPS       consts<>+288(SB), Y3, Y4
+	VMOVAPS      Y1, Y5
+	VFNMADD231PS consts<>+224(SB), Y4, Y5
+	VFNMADD231PS consts<>+256(SB), Y4, Y5
+	VMOVUPS      consts<>+480(SB), Y4
+	VFMADD213PS  consts<>+448(SB), Y5, Y4
+	VFMADD213PS  consts<>+416(SB), Y5, Y4
+	VFMADD213PS  consts<>+384(SB), Y5, Y4
+	VFMADD213PS  consts<>+352(SB), Y5, Y4
+	VFMADD213PS  consts<>+320(SB), Y5, Y4
+	VFMADD213PS  consts<>+320(SB), Y5, Y4
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       Y3, Y4, Y4
+	VCMPPS       $0x15, consts<>+512(SB), Y1, Y1
+	VANDPS       Y1, Y4, Y4
+	VMULPS       Y4, Y0, Y0
+	MOVQ         ctx_base+0(FP), R10
+	MOVQ         ctx_len+8(FP), R11
+	SHRQ         $0x03, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Y4, Y1
+	VMOVUPS Y1, (R10)
+	ADDQ    $0x00000020, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS       Y1, Y2, Y2
+	VMOVUPS      consts<>+192(SB), Y3
+	VFMADD213PS  consts<>+288(SB), Y2, Y3
+	VSUBPS       consts<>+288(SB), Y3, Y4
+	VMOVAPS      Y2, Y5
+	VFNMADD231PS consts<>+224(SB), Y4, Y5
+	VFNMADD231PS consts<>+256(SB), Y4, Y5
+	VMOVUPS      consts<>+480(SB), Y4
+	VFMADD213PS  consts<>+448(SB), Y5, Y4
+	VFMADD213PS  consts<>+416(SB), Y5, Y4
+	VFMADD213PS  consts<>+384(SB), Y5, Y4
+	VFMADD213PS  consts<>+352(SB), Y5, Y4
+	VFMADD213PS  consts<>+320(SB), Y5, Y4
+	VFMADD213PS  consts<>+320(SB), Y5, Y4
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       Y3, Y4, Y4
+	VCMPPS       $0x15, consts<>+512(SB), Y2, Y2
+	VANDPS       Y2, Y4, Y4
+	VADDPS       Y4, Y0, Y0
+	VPERM2F128   $0x00, Y4, Y4, Y2
+	VPERM2F128   $0x11, Y4, Y4, Y3
+	VSHUFPS      $0x00, Y2, Y2, Y4
+	VSHUFPS      $0x55, Y2, Y2, Y5
+	VSHUFPS      $0xaa, Y2, Y2, Y6
+	VSHUFPS      $0xff, Y2, Y2, Y2
+	VSHUFPS      $0x00, Y3, Y3, Y7
+	VSHUFPS      $0x55, Y3, Y3, Y8
+	VSHUFPS      $0xaa, Y3, Y3, Y9
+	VSHUFPS      $0xff, Y3, Y3, Y3
+	MOVQ         SI, R10
+	CMPQ         CX, $0x00000018
+	JB           pfVNear
+	MOVQ         DI, R11
+	SHLQ         $0x04, R11
+	ADDQ         R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT1 (R10)
+	PREFETCHT1 (R10)(DI*1)
+	PREFETCHT1 (R10)(DI*2)
+	PREFETCHT1 (R10)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x03, R13
+
+ctxLoop:
+	TESTQ       R13, R13
+	JZ          ctxHalf
+	VMOVUPS     (R12), Y10
+	VCVTPH2PS   (R10), Y11
+	VFMADD231PS Y11, Y4, Y10
+	VCVTPH2PS   (R10)(DI*1), Y11
+	VFMADD231PS Y11, Y5, Y10
+	VCVTPH2PS   (R10)(DI*2), Y11
+	VFMADD231PS Y11, Y6, Y10
+	VCVTPH2PS   (R10)(R9*1), Y11
+	VFMADD231PS Y11, Y2, Y10
+	VCVTPH2PS   (R11), Y11
+	VFMADD231PS Y11, Y7, Y10
+	VCVTPH2PS   (R11)(DI*1), Y11
+	VFMADD231PS Y11, Y8, Y10
+	VCVTPH2PS   (R11)(DI*2), Y11
+	VFMADD231PS Y11, Y9, Y10
+	VCVTPH2PS   (R11)(R9*1), Y11
+	VFMADD231PS Y11, Y3, Y10
+	VMOVUPS     Y10, (R12)
+	ADDQ        $0x00000010, R10
+	ADDQ        $0x00000010, R11
+	ADDQ        $0x00000020, R12
+	DECQ        R13
+	JMP         ctxLoop
+
+ctxHalf:
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfVHi:
+	PREFETCHT1 (R11)
+	PREFETCHT1 (R11)(DI*1)
+	PREFETCHT1 (R11)(DI*2)
+	PREFETCHT1 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -4774,6 +5602,521 @@ special:
 	VZEROUPPER
 	RET
 
+// func decodeStepQ8PFL2AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, FMA3, MMX+, SSE
+TEXT ·decodeStepQ8PFL2AVX2(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000028
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x05, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfK:
+	PREFETCHT1 (R10)
+	PREFETCHT1 (R10)(BX*1)
+	PREFETCHT1 (R10)(BX*2)
+	PREFETCHT1 (R10)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       DX, R10
+	LEAQ       (DX)(BX*4), R11
+	MOVQ       h_base+112(FP), R12
+	VXORPS     Y2, Y2, Y2
+	VXORPS     Y3, Y3, Y3
+	VXORPS     Y4, Y4, Y4
+	VXORPS     Y5, Y5, Y5
+	VXORPS     Y6, Y6, Y6
+	VXORPS     Y7, Y7, Y7
+	VXORPS     Y8, Y8, Y8
+	VXORPS     Y9, Y9, Y9
+	MOVQ       h_len+120(FP), R13
+	SHRQ       $0x05, R13
+
+dot:
+	TESTQ        R13, R13
+	JZ           dotHalf
+	VPMOVSXBD    4(R10), Y10
+	VCVTDQ2PS    Y10, Y10
+	VMULPS       (R12), Y10, Y10
+	VPMOVSXBD    12(R10), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  32(R12), Y11, Y10
+	VPMOVSXBD    20(R10), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  64(R12), Y11, Y10
+	VPMOVSXBD    28(R10), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  96(R12), Y11, Y10
+	VBROADCASTSS (R10), Y11
+	VFMADD231PS  Y11, Y10, Y2
+	VPMOVSXBD    4(R10)(BX*1), Y10
+	VCVTDQ2PS    Y10, Y10
+	VMULPS       (R12), Y10, Y10
+	VPMOVSXBD    12(R10)(BX*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  32(R12), Y11, Y10
+	VPMOVSXBD    20(R10)(BX*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  64(R12), Y11, Y10
+	VPMOVSXBD    28(R10)(BX*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  96(R12), Y11, Y10
+	VBROADCASTSS (R10)(BX*1), Y11
+	VFMADD231PS  Y11, Y10, Y3
+	VPMOVSXBD    4(R10)(BX*2), Y10
+	VCVTDQ2PS    Y10, Y10
+	VMULPS       (R12), Y10, Y10
+	VPMOVSXBD    12(R10)(BX*2), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  32(R12), Y11, Y10
+	VPMOVSXBD    20(R10)(BX*2), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  64(R12), Y11, Y10
+	VPMOVSXBD    28(R10)(BX*2), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  96(R12), Y11, Y10
+	VBROADCASTSS (R10)(BX*2), Y11
+	VFMADD231PS  Y11, Y10, Y4
+	VPMOVSXBD    4(R10)(R8*1), Y10
+	VCVTDQ2PS    Y10, Y10
+	VMULPS       (R12), Y10, Y10
+	VPMOVSXBD    12(R10)(R8*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  32(R12), Y11, Y10
+	VPMOVSXBD    20(R10)(R8*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  64(R12), Y11, Y10
+	VPMOVSXBD    28(R10)(R8*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  96(R12), Y11, Y10
+	VBROADCASTSS (R10)(R8*1), Y11
+	VFMADD231PS  Y11, Y10, Y5
+	VPMOVSXBD    4(R11), Y10
+	VCVTDQ2PS    Y10, Y10
+	VMULPS       (R12), Y10, Y10
+	VPMOVSXBD    12(R11), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  32(R12), Y11, Y10
+	VPMOVSXBD    20(R11), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  64(R12), Y11, Y10
+	VPMOVSXBD    28(R11), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  96(R12), Y11, Y10
+	VBROADCASTSS (R11), Y11
+	VFMADD231PS  Y11, Y10, Y6
+	VPMOVSXBD    4(R11)(BX*1), Y10
+	VCVTDQ2PS    Y10, Y10
+	VMULPS       (R12), Y10, Y10
+	VPMOVSXBD    12(R11)(BX*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  32(R12), Y11, Y10
+	VPMOVSXBD    20(R11)(BX*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  64(R12), Y11, Y10
+	VPMOVSXBD    28(R11)(BX*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  96(R12), Y11, Y10
+	VBROADCASTSS (R11)(BX*1), Y11
+	VFMADD231PS  Y11, Y10, Y7
+	VPMOVSXBD    4(R11)(BX*2), Y10
+	VCVTDQ2PS    Y10, Y10
+	VMULPS       (R12), Y10, Y10
+	VPMOVSXBD    12(R11)(BX*2), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  32(R12), Y11, Y10
+	VPMOVSXBD    20(R11)(BX*2), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  64(R12), Y11, Y10
+	VPMOVSXBD    28(R11)(BX*2), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  96(R12), Y11, Y10
+	VBROADCASTSS (R11)(BX*2), Y11
+	VFMADD231PS  Y11, Y10, Y8
+	VPMOVSXBD    4(R11)(R8*1), Y10
+	VCVTDQ2PS    Y10, Y10
+	VMULPS       (R12), Y10, Y10
+	VPMOVSXBD    12(R11)(R8*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  32(R12), Y11, Y10
+	VPMOVSXBD    20(R11)(R8*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  64(R12), Y11, Y10
+	VPMOVSXBD    28(R11)(R8*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  96(R12), Y11, Y10
+	VBROADCASTSS (R11)(R8*1), Y11
+	VFMADD231PS  Y11, Y10, Y9
+	ADDQ         $0x00000024, R10
+	ADDQ         $0x00000024, R11
+	ADDQ         $0x00000080, R12
+	DECQ         R13
+	JMP          dot
+
+dotHalf:
+	VSHUFPS      $0x88, Y3, Y2, Y10
+	VSHUFPS      $0xdd, Y3, Y2, Y2
+	VADDPS       Y2, Y10, Y10
+	VSHUFPS      $0x88, Y5, Y4, Y2
+	VSHUFPS      $0xdd, Y5, Y4, Y3
+	VADDPS       Y3, Y2, Y2
+	VSHUFPS      $0x88, Y2, Y10, Y3
+	VSHUFPS      $0xdd, Y2, Y10, Y2
+	VADDPS       Y2, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X2
+	VADDPS       X2, X3, X3
+	VSHUFPS      $0x88, Y7, Y6, Y2
+	VSHUFPS      $0xdd, Y7, Y6, Y4
+	VADDPS       Y4, Y2, Y2
+	VSHUFPS      $0x88, Y9, Y8, Y4
+	VSHUFPS      $0xdd, Y9, Y8, Y5
+	VADDPS       Y5, Y4, Y4
+	VSHUFPS      $0x88, Y4, Y2, Y5
+	VSHUFPS      $0xdd, Y4, Y2, Y2
+	VADDPS       Y2, Y5, Y5
+	VEXTRACTF128 $0x01, Y5, X2
+	VADDPS       X2, X5, X5
+	VINSERTF128  $0x01, X5, Y3, Y2
+	VMOVUPS      Y2, (AX)
+	VSUBPS       Y2, Y2, Y3
+	VCMPPS       $0x03, Y3, Y3, Y3
+	VMOVMSKPS    Y3, R10
+	TESTL        R10, R10
+	JNZ          special
+	MOVQ         DX, R10
+	CMPQ         CX, $0x00000028
+	JB           pfKHiNear
+	MOVQ         BX, R11
+	SHLQ         $0x05, R11
+	ADDQ         R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT1   (R11)
+	PREFETCHT1   (R11)(BX*1)
+	PREFETCHT1   (R11)(BX*2)
+	PREFETCHT1   (R11)(R8*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfKHi
+	VMOVAPS      Y2, Y3
+	VEXTRACTF128 $0x01, Y3, X4
+	VMAXPS       X4, X3, X3
+	VSHUFPS      $0x4e, X3, X3, X4
+	VMAXPS       X4, X3, X3
+	VSHUFPS      $0xb1, X3, X3, X4
+	VMAXPS       X4, X3, X3
+	VUCOMISS     (SP), X3
+	JBE          weights
+	VMOVSS       (SP), X1
+	VSUBSS       X3, X1, X1
+	VMOVSS       X3, (SP)
+	VBROADCASTSS X1, Y1
+	VMOVUPS      consts<>+192(SB), Y3
+	VFMADD213PS  consts<>+288(SB), Y1, Y3
+	VSUBPS       consts<>+288(SB), Y3, Y4
+	VMOVAPS      Y1, Y5
+	VFNMADD231PS consts<>+224(SB), Y4, Y5
+	VFNMADD231PS consts<>+256(SB), Y4, Y5
+	VMOVUPS      consts<>+480(SB), Y4
+	VFMADD213PS  consts<>+448(SB), Y5, Y4
+	VFMADD213PS  consts<>+416(SB), Y5, Y4
+	VFMADD213PS  consts<>+384(SB), Y5, Y4
+	VFMADD213PS  consts<>+352(SB), Y5, Y4
+	VFMADD213PS  consts<>+320(SB), Y5, Y4
+	VFMADD213PS  consts<>+320(SB), Y5, Y4
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       Y3, Y4, Y4
+	VCMPPS       $0x15, consts<>+512(SB), Y1, Y1
+	VANDPS       Y1, Y4, Y4
+	VMULPS       Y4, Y0, Y0
+	MOVQ         ctx_base+0(FP), R10
+	MOVQ         ctx_len+8(FP), R11
+	SHRQ         $0x03, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Y4, Y1
+	VMOVUPS Y1, (R10)
+	ADDQ    $0x00000020, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS       Y1, Y2, Y2
+	VMOVUPS      consts<>+192(SB), Y3
+	VFMADD213PS  consts<>+288(SB), Y2, Y3
+	VSUBPS       consts<>+288(SB), Y3, Y4
+	VMOVAPS      Y2, Y5
+	VFNMADD231PS consts<>+224(SB), Y4, Y5
+	VFNMADD231PS consts<>+256(SB), Y4, Y5
+	VMOVUPS      consts<>+480(SB), Y4
+	VFMADD213PS  consts<>+448(SB), Y5, Y4
+	VFMADD213PS  consts<>+416(SB), Y5, Y4
+	VFMADD213PS  consts<>+384(SB), Y5, Y4
+	VFMADD213PS  consts<>+352(SB), Y5, Y4
+	VFMADD213PS  consts<>+320(SB), Y5, Y4
+	VFMADD213PS  consts<>+320(SB), Y5, Y4
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       Y3, Y4, Y4
+	VCMPPS       $0x15, consts<>+512(SB), Y2, Y2
+	VANDPS       Y2, Y4, Y4
+	VADDPS       Y4, Y0, Y0
+	VMOVUPS      Y4, 8(SP)
+	MOVQ         SI, R10
+	CMPQ         CX, $0x00000028
+	JB           pfVNear
+	MOVQ         DI, R11
+	SHLQ         $0x05, R11
+	ADDQ         R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT1 (R10)
+	PREFETCHT1 (R10)(DI*1)
+	PREFETCHT1 (R10)(DI*2)
+	PREFETCHT1 (R10)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x05, R13
+
+ctxLoop:
+	TESTQ        R13, R13
+	JZ           ctxHalf
+	VBROADCASTSS 8(SP), Y2
+	VBROADCASTSS (R10), Y3
+	VMULPS       Y2, Y3, Y3
+	VBROADCASTSS 12(SP), Y2
+	VBROADCASTSS (R10)(DI*1), Y4
+	VMULPS       Y2, Y4, Y4
+	VBROADCASTSS 16(SP), Y2
+	VBROADCASTSS (R10)(DI*2), Y5
+	VMULPS       Y2, Y5, Y5
+	VBROADCASTSS 20(SP), Y2
+	VBROADCASTSS (R10)(R9*1), Y6
+	VMULPS       Y2, Y6, Y6
+	VBROADCASTSS 24(SP), Y2
+	VBROADCASTSS (R11), Y7
+	VMULPS       Y2, Y7, Y7
+	VBROADCASTSS 28(SP), Y2
+	VBROADCASTSS (R11)(DI*1), Y8
+	VMULPS       Y2, Y8, Y8
+	VBROADCASTSS 32(SP), Y2
+	VBROADCASTSS (R11)(DI*2), Y9
+	VMULPS       Y2, Y9, Y9
+	VBROADCASTSS 36(SP), Y2
+	VBROADCASTSS (R11)(R9*1), Y10
+	VMULPS       Y2, Y10, Y10
+	VMOVUPS      (R12), Y2
+	VPMOVSXBD    4(R10), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y3, Y2
+	VPMOVSXBD    4(R10)(DI*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y4, Y2
+	VPMOVSXBD    4(R10)(DI*2), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y5, Y2
+	VPMOVSXBD    4(R10)(R9*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y6, Y2
+	VPMOVSXBD    4(R11), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y7, Y2
+	VPMOVSXBD    4(R11)(DI*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y8, Y2
+	VPMOVSXBD    4(R11)(DI*2), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y9, Y2
+	VPMOVSXBD    4(R11)(R9*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y10, Y2
+	VMOVUPS      Y2, (R12)
+	VMOVUPS      32(R12), Y2
+	VPMOVSXBD    12(R10), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y3, Y2
+	VPMOVSXBD    12(R10)(DI*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y4, Y2
+	VPMOVSXBD    12(R10)(DI*2), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y5, Y2
+	VPMOVSXBD    12(R10)(R9*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y6, Y2
+	VPMOVSXBD    12(R11), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y7, Y2
+	VPMOVSXBD    12(R11)(DI*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y8, Y2
+	VPMOVSXBD    12(R11)(DI*2), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y9, Y2
+	VPMOVSXBD    12(R11)(R9*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y10, Y2
+	VMOVUPS      Y2, 32(R12)
+	VMOVUPS      64(R12), Y2
+	VPMOVSXBD    20(R10), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y3, Y2
+	VPMOVSXBD    20(R10)(DI*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y4, Y2
+	VPMOVSXBD    20(R10)(DI*2), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y5, Y2
+	VPMOVSXBD    20(R10)(R9*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y6, Y2
+	VPMOVSXBD    20(R11), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y7, Y2
+	VPMOVSXBD    20(R11)(DI*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y8, Y2
+	VPMOVSXBD    20(R11)(DI*2), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y9, Y2
+	VPMOVSXBD    20(R11)(R9*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y10, Y2
+	VMOVUPS      Y2, 64(R12)
+	VMOVUPS      96(R12), Y2
+	VPMOVSXBD    28(R10), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y3, Y2
+	VPMOVSXBD    28(R10)(DI*1), Y3
+	VCVTDQ2PS    Y3, Y3
+	VFMADD231PS  Y3, Y4, Y2
+	VPMOVSXBD    28(R10)(DI*2), Y3
+	VCVTDQ2PS    Y3, Y3
+	VFMADD231PS  Y3, Y5, Y2
+	VPMOVSXBD    28(R10)(R9*1), Y3
+	VCVTDQ2PS    Y3, Y3
+	VFMADD231PS  Y3, Y6, Y2
+	VPMOVSXBD    28(R11), Y3
+	VCVTDQ2PS    Y3, Y3
+	VFMADD231PS  Y3, Y7, Y2
+	VPMOVSXBD    28(R11)(DI*1), Y3
+	VCVTDQ2PS    Y3, Y3
+	VFMADD231PS  Y3, Y8, Y2
+	VPMOVSXBD    28(R11)(DI*2), Y3
+	VCVTDQ2PS    Y3, Y3
+	VFMADD231PS  Y3, Y9, Y2
+	VPMOVSXBD    28(R11)(R9*1), Y3
+	VCVTDQ2PS    Y3, Y3
+	VFMADD231PS  Y3, Y10, Y2
+	VMOVUPS      Y2, 96(R12)
+	ADDQ         $0x00000024, R10
+	ADDQ         $0x00000024, R11
+	ADDQ         $0x00000080, R12
+	DECQ         R13
+	JMP          ctxLoop
+
+ctxHalf:
+	MOVQ SI, R10
+	CMPQ CX, $0x00000028
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x05, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT1 (R11)
+	PREFETCHT1 (R11)(DI*1)
+	PREFETCHT1 (R11)(DI*2)
+	PREFETCHT1 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
+
+end:
+	VMOVSS       (SP), X1
+	MOVSS        X1, ret+144(FP)
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VSHUFPS      $0x4e, X0, X0, X1
+	VADDPS       X1, X0, X0
+	VSHUFPS      $0xb1, X0, X0, X1
+	VADDPS       X1, X0, X0
+	MOVSS        X0, ret1+148(FP)
+	XORQ         AX, AX
+	MOVQ         AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
 // func decodeStepBF16AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, SSE
 TEXT ·decodeStepBF16AVX512(SB), NOSPLIT, $40-160
@@ -5706,6 +7049,514 @@ special:
 	VZEROUPPER
 	RET
 
+// func decodeStepBF16PFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, MMX+, SSE
+TEXT ·decodeStepBF16PFL2AVX512(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVQ         ctx_base+0(FP), R10
+	MOVQ         ctx_len+8(FP), R11
+	SHRQ         $0x04, R11
+	VMOVDQU32    evenodd<>+0(SB), Y2
+	VMOVDQU32    evenodd<>+64(SB), Y3
+
+permIn:
+	TESTQ     R11, R11
+	JZ        permInEnd
+	VMOVUPS   (R10), Y6
+	VMOVDQA32 Y2, Y4
+	VMOVDQA32 Y3, Y5
+	VPERMI2PS 32(R10), Y6, Y4
+	VPERMI2PS 32(R10), Y6, Y5
+	VMOVUPS   Y4, (R10)
+	VMOVUPS   Y5, 32(R10)
+	ADDQ      $0x00000040, R10
+	DECQ      R11
+	JMP       permIn
+
+permInEnd:
+block:
+	CMPQ CX, $0x00000008
+	JB   restore
+	MOVQ DX, R10
+	CMPQ CX, $0x00000018
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfK:
+	PREFETCHT1   (R10)
+	PREFETCHT1   (R10)(BX*1)
+	PREFETCHT1   (R10)(BX*2)
+	PREFETCHT1   (R10)(R8*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfK
+	MOVQ         DX, R10
+	LEAQ         (DX)(BX*4), R11
+	MOVQ         h_base+112(FP), R12
+	VXORPS       Y2, Y2, Y2
+	VXORPS       Y3, Y3, Y3
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+	VXORPS       Y8, Y8, Y8
+	VXORPS       Y9, Y9, Y9
+	MOVQ         h_len+120(FP), R13
+	VPBROADCASTD consts<>+160(SB), Y10
+	VMOVDQU32    evenodd<>+0(SB), Y11
+	VMOVDQU32    evenodd<>+64(SB), Y12
+
+pairs:
+	CMPQ        R13, $0x00000010
+	JB          pairsEnd
+	VMOVUPS     (R12), Y15
+	VMOVDQA32   Y11, Y13
+	VMOVDQA32   Y12, Y14
+	VPERMI2PS   32(R12), Y15, Y13
+	VPERMI2PS   32(R12), Y15, Y14
+	VMOVDQU32   (R10), Y15
+	VPSLLD      $0x10, Y15, Y16
+	VPANDD      Y10, Y15, Y15
+	VFMADD231PS Y16, Y13, Y2
+	VFMADD231PS Y15, Y14, Y2
+	VMOVDQU32   (R10)(BX*1), Y15
+	VPSLLD      $0x10, Y15, Y16
+	VPANDD      Y10, Y15, Y15
+	VFMADD231PS Y16, Y13, Y3
+	VFMADD231PS Y15, Y14, Y3
+	VMOVDQU32   (R10)(BX*2), Y15
+	VPSLLD      $0x10, Y15, Y16
+	VPANDD      Y10, Y15, Y15
+	VFMADD231PS Y16, Y13, Y4
+	VFMADD231PS Y15, Y14, Y4
+	VMOVDQU32   (R10)(R8*1), Y15
+	VPSLLD      $0x10, Y15, Y16
+	VPANDD      Y10, Y15, Y15
+	VFMADD231PS Y16, Y13, Y5
+	VFMADD231PS Y15, Y14, Y5
+	VMOVDQU32   (R11), Y15
+	VPSLLD      $0x10, Y15, Y16
+	VPANDD      Y10, Y15, Y15
+	VFMADD231PS Y16, Y13, Y6
+	VFMADD231PS Y15, Y14, Y6
+	VMOVDQU32   (R11)(BX*1), Y15
+	VPSLLD      $0x10, Y15, Y16
+	VPANDD      Y10, Y15, Y15
+	VFMADD231PS Y16, Y13, Y7
+	VFMADD231PS Y15, Y14, Y7
+	VMOVDQU32   (R11)(BX*2), Y15
+	VPSLLD      $0x10, Y15, Y16
+	VPANDD      Y10, Y15, Y15
+	VFMADD231PS Y16, Y13, Y8
+	VFMADD231PS Y15, Y14, Y8
+	VMOVDQU32   (R11)(R8*1), Y15
+	VPSLLD      $0x10, Y15, Y16
+	VPANDD      Y10, Y15, Y15
+	VFMADD231PS Y16, Y13, Y9
+	VFMADD231PS Y15, Y14, Y9
+	ADDQ        $0x00000020, R10
+	ADDQ        $0x00000020, R11
+	ADDQ        $0x00000040, R12
+	SUBQ        $0x00000010, R13
+	JMP         pairs
+
+pairsEnd:
+	SHRQ $0x03, R13
+
+dot:
+	TESTQ       R13, R13
+	JZ          dotHalf
+	VMOVUPS     (R12), Y10
+	VPMOVZXWD   (R10), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y10, Y2
+	VPMOVZXWD   (R10)(BX*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y10, Y3
+	VPMOVZXWD   (R10)(BX*2), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y10, Y4
+	VPMOVZXWD   (R10)(R8*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y10, Y5
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y10, Y6
+	VPMOVZXWD   (R11)(BX*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y10, Y7
+	VPMOVZXWD   (R11)(BX*2), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y10, Y8
+	VPMOVZXWD   (R11)(R8*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y10, Y9
+	ADDQ        $0x00000010, R10
+	ADDQ        $0x00000010, R11
+	ADDQ        $0x00000020, R12
+	DECQ        R13
+	JMP         dot
+
+dotHalf:
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K1
+	KORTESTB      K1, K1
+	JNZ           restoreSpecial
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfKHi:
+	PREFETCHT1        (R11)
+	PREFETCHT1        (R11)(BX*1)
+	PREFETCHT1        (R11)(BX*2)
+	PREFETCHT1        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+192(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
+	VBROADCASTSS      consts<>+480(SB), Y5
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VMULPS            Y5, Y0, Y0
+	MOVQ              ctx_base+0(FP), R10
+	MOVQ              ctx_len+8(FP), R11
+	SHRQ              $0x03, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Y5, Y1
+	VMOVUPS Y1, (R10)
+	ADDQ    $0x00000020, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+192(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
+	VBROADCASTSS      consts<>+480(SB), Y5
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y2, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VADDPS            Y5, Y0, Y0
+	VSHUFF32X4        $0x00, Y5, Y5, Y2
+	VSHUFF32X4        $0x03, Y5, Y5, Y3
+	VSHUFPS           $0x00, Y2, Y2, Y4
+	VSHUFPS           $0x55, Y2, Y2, Y5
+	VSHUFPS           $0xaa, Y2, Y2, Y6
+	VSHUFPS           $0xff, Y2, Y2, Y2
+	VSHUFPS           $0x00, Y3, Y3, Y7
+	VSHUFPS           $0x55, Y3, Y3, Y8
+	VSHUFPS           $0xaa, Y3, Y3, Y9
+	VSHUFPS           $0xff, Y3, Y3, Y3
+	MOVQ              SI, R10
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT1   (R10)
+	PREFETCHT1   (R10)(DI*1)
+	PREFETCHT1   (R10)(DI*2)
+	PREFETCHT1   (R10)(R9*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfV
+	MOVQ         SI, R10
+	LEAQ         (SI)(DI*4), R11
+	MOVQ         ctx_base+0(FP), R12
+	MOVQ         ctx_len+8(FP), R13
+	SHRQ         $0x04, R13
+	VPBROADCASTD consts<>+160(SB), Y10
+
+ctxPairs:
+	TESTQ       R13, R13
+	JZ          ctxPairsEnd
+	VMOVUPS     (R12), Y11
+	VMOVUPS     32(R12), Y12
+	VMOVDQU32   (R10), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y4, Y11
+	VFMADD231PS Y13, Y4, Y12
+	VMOVDQU32   (R10)(DI*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y5, Y11
+	VFMADD231PS Y13, Y5, Y12
+	VMOVDQU32   (R10)(DI*2), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y6, Y11
+	VFMADD231PS Y13, Y6, Y12
+	VMOVDQU32   (R10)(R9*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y2, Y11
+	VFMADD231PS Y13, Y2, Y12
+	VMOVDQU32   (R11), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y7, Y11
+	VFMADD231PS Y13, Y7, Y12
+	VMOVDQU32   (R11)(DI*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y8, Y11
+	VFMADD231PS Y13, Y8, Y12
+	VMOVDQU32   (R11)(DI*2), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y9, Y11
+	VFMADD231PS Y13, Y9, Y12
+	VMOVDQU32   (R11)(R9*1), Y13
+	VPSLLD      $0x10, Y13, Y14
+	VPANDD      Y10, Y13, Y13
+	VFMADD231PS Y14, Y3, Y11
+	VFMADD231PS Y13, Y3, Y12
+	VMOVUPS     Y11, (R12)
+	VMOVUPS     Y12, 32(R12)
+	ADDQ        $0x00000020, R10
+	ADDQ        $0x00000020, R11
+	ADDQ        $0x00000040, R12
+	DECQ        R13
+	JMP         ctxPairs
+
+ctxPairsEnd:
+	MOVQ ctx_len+8(FP), R13
+	ANDQ $0x0000000f, R13
+	SHRQ $0x03, R13
+
+ctxLoop:
+	TESTQ       R13, R13
+	JZ          ctxHalf
+	VMOVUPS     (R12), Y10
+	VPMOVZXWD   (R10), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y4, Y10
+	VPMOVZXWD   (R10)(DI*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y5, Y10
+	VPMOVZXWD   (R10)(DI*2), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y6, Y10
+	VPMOVZXWD   (R10)(R9*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y2, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y7, Y10
+	VPMOVZXWD   (R11)(DI*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y8, Y10
+	VPMOVZXWD   (R11)(DI*2), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y9, Y10
+	VPMOVZXWD   (R11)(R9*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y3, Y10
+	VMOVUPS     Y10, (R12)
+	ADDQ        $0x00000010, R10
+	ADDQ        $0x00000010, R11
+	ADDQ        $0x00000020, R12
+	DECQ        R13
+	JMP         ctxLoop
+
+ctxHalf:
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfVHi:
+	PREFETCHT1 (R11)
+	PREFETCHT1 (R11)(DI*1)
+	PREFETCHT1 (R11)(DI*2)
+	PREFETCHT1 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
+
+restore:
+	MOVQ ctx_base+0(FP), AX
+	MOVQ ctx_len+8(FP), CX
+	SHRQ $0x04, CX
+
+permOut:
+	TESTQ      CX, CX
+	JZ         permOutEnd
+	VMOVUPS    (AX), Y1
+	VMOVUPS    32(AX), Y2
+	VUNPCKLPS  Y2, Y1, Y3
+	VUNPCKHPS  Y2, Y1, Y1
+	VSHUFF32X4 $0x00, Y1, Y3, Y2
+	VSHUFF32X4 $0x03, Y1, Y3, Y1
+	VMOVUPS    Y2, (AX)
+	VMOVUPS    Y1, 32(AX)
+	ADDQ       $0x00000040, AX
+	DECQ       CX
+	JMP        permOut
+
+permOutEnd:
+	JMP end
+
+restoreSpecial:
+	MOVQ ctx_base+0(FP), AX
+	MOVQ ctx_len+8(FP), CX
+	SHRQ $0x04, CX
+
+permOutSpecial:
+	TESTQ      CX, CX
+	JZ         permOutSpecialEnd
+	VMOVUPS    (AX), Y0
+	VMOVUPS    32(AX), Y1
+	VUNPCKLPS  Y1, Y0, Y2
+	VUNPCKHPS  Y1, Y0, Y0
+	VSHUFF32X4 $0x00, Y0, Y2, Y1
+	VSHUFF32X4 $0x03, Y0, Y2, Y0
+	VMOVUPS    Y1, (AX)
+	VMOVUPS    Y0, 32(AX)
+	ADDQ       $0x00000040, AX
+	DECQ       CX
+	JMP        permOutSpecial
+
+permOutSpecialEnd:
+	JMP special
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+144(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+148(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
 // func decodeStepF16AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, F16C, FMA3, SSE
 TEXT ·decodeStepF16AVX512(SB), NOSPLIT, $40-160
@@ -6207,6 +8058,314 @@ pfVHi:
 	PREFETCHT0 (R11)(DI*1)
 	PREFETCHT0 (R11)(DI*2)
 	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+144(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+148(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+// func decodeStepF16PFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, F16C, FMA3, MMX+, SSE
+TEXT ·decodeStepF16PFL2AVX512(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000018
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfK:
+	PREFETCHT1 (R10)
+	PREFETCHT1 (R10)(BX*1)
+	PREFETCHT1 (R10)(BX*2)
+	PREFETCHT1 (R10)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       DX, R10
+	LEAQ       (DX)(BX*4), R11
+	MOVQ       h_base+112(FP), R12
+	VXORPS     Y2, Y2, Y2
+	VXORPS     Y3, Y3, Y3
+	VXORPS     Y4, Y4, Y4
+	VXORPS     Y5, Y5, Y5
+	VXORPS     Y6, Y6, Y6
+	VXORPS     Y7, Y7, Y7
+	VXORPS     Y8, Y8, Y8
+	VXORPS     Y9, Y9, Y9
+	MOVQ       h_len+120(FP), R13
+	SHRQ       $0x03, R13
+
+dot:
+	TESTQ       R13, R13
+	JZ          dotHalf
+	VMOVUPS     (R12), Y10
+	VCVTPH2PS   (R10), Y11
+	VFMADD231PS Y11, Y10, Y2
+	VCVTPH2PS   (R10)(BX*1), Y11
+	VFMADD231PS Y11, Y10, Y3
+	VCVTPH2PS   (R10)(BX*2), Y11
+	VFMADD231PS Y11, Y10, Y4
+	VCVTPH2PS   (R10)(R8*1), Y11
+	VFMADD231PS Y11, Y10, Y5
+	VCVTPH2PS   (R11), Y11
+	VFMADD231PS Y11, Y10, Y6
+	VCVTPH2PS   (R11)(BX*1), Y11
+	VFMADD231PS Y11, Y10, Y7
+	VCVTPH2PS   (R11)(BX*2), Y11
+	VFMADD231PS Y11, Y10, Y8
+	VCVTPH2PS   (R11)(R8*1), Y11
+	VFMADD231PS Y11, Y10, Y9
+	ADDQ        $0x00000010, R10
+	ADDQ        $0x00000010, R11
+	ADDQ        $0x00000020, R12
+	DECQ        R13
+	JMP         dot
+
+dotHalf:
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfKHi:
+	PREFETCHT1        (R11)
+	PREFETCHT1        (R11)(BX*1)
+	PREFETCHT1        (R11)(BX*2)
+	PREFETCHT1        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+192(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
+	VBROADCASTSS      consts<>+480(SB), Y5
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VMULPS            Y5, Y0, Y0
+	MOVQ              ctx_base+0(FP), R10
+	MOVQ              ctx_len+8(FP), R11
+	SHRQ              $0x03, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Y5, Y1
+	VMOVUPS Y1, (R10)
+	ADDQ    $0x00000020, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+192(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
+	VBROADCASTSS      consts<>+480(SB), Y5
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y2, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VADDPS            Y5, Y0, Y0
+	VSHUFF32X4        $0x00, Y5, Y5, Y2
+	VSHUFF32X4        $0x03, Y5, Y5, Y3
+	VSHUFPS           $0x00, Y2, Y2, Y4
+	VSHUFPS           $0x55, Y2, Y2, Y5
+	VSHUFPS           $0xaa, Y2, Y2, Y6
+	VSHUFPS           $0xff, Y2, Y2, Y2
+	VSHUFPS           $0x00, Y3, Y3, Y7
+	VSHUFPS           $0x55, Y3, Y3, Y8
+	VSHUFPS           $0xaa, Y3, Y3, Y9
+	VSHUFPS           $0xff, Y3, Y3, Y3
+	MOVQ              SI, R10
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT1 (R10)
+	PREFETCHT1 (R10)(DI*1)
+	PREFETCHT1 (R10)(DI*2)
+	PREFETCHT1 (R10)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x03, R13
+
+ctxLoop:
+	TESTQ       R13, R13
+	JZ          ctxHalf
+	VMOVUPS     (R12), Y10
+	VCVTPH2PS   (R10), Y11
+	VFMADD231PS Y11, Y4, Y10
+	VCVTPH2PS   (R10)(DI*1), Y11
+	VFMADD231PS Y11, Y5, Y10
+	VCVTPH2PS   (R10)(DI*2), Y11
+	VFMADD231PS Y11, Y6, Y10
+	VCVTPH2PS   (R10)(R9*1), Y11
+	VFMADD231PS Y11, Y2, Y10
+	VCVTPH2PS   (R11), Y11
+	VFMADD231PS Y11, Y7, Y10
+	VCVTPH2PS   (R11)(DI*1), Y11
+	VFMADD231PS Y11, Y8, Y10
+	VCVTPH2PS   (R11)(DI*2), Y11
+	VFMADD231PS Y11, Y9, Y10
+	VCVTPH2PS   (R11)(R9*1), Y11
+	VFMADD231PS Y11, Y3, Y10
+	VMOVUPS     Y10, (R12)
+	ADDQ        $0x00000010, R10
+	ADDQ        $0x00000010, R11
+	ADDQ        $0x00000020, R12
+	DECQ        R13
+	JMP         ctxLoop
+
+ctxHalf:
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfVHi:
+	PREFETCHT1 (R11)
+	PREFETCHT1 (R11)(DI*1)
+	PREFETCHT1 (R11)(DI*2)
+	PREFETCHT1 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -7174,6 +9333,518 @@ special:
 	VZEROUPPER
 	RET
 
+// func decodeStepQ8PFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, MMX+, SSE
+TEXT ·decodeStepQ8PFL2AVX512(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000028
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x05, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfK:
+	PREFETCHT1 (R10)
+	PREFETCHT1 (R10)(BX*1)
+	PREFETCHT1 (R10)(BX*2)
+	PREFETCHT1 (R10)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       DX, R10
+	LEAQ       (DX)(BX*4), R11
+	MOVQ       h_base+112(FP), R12
+	VXORPS     Y2, Y2, Y2
+	VXORPS     Y3, Y3, Y3
+	VXORPS     Y4, Y4, Y4
+	VXORPS     Y5, Y5, Y5
+	VXORPS     Y6, Y6, Y6
+	VXORPS     Y7, Y7, Y7
+	VXORPS     Y8, Y8, Y8
+	VXORPS     Y9, Y9, Y9
+	MOVQ       h_len+120(FP), R13
+	SHRQ       $0x05, R13
+
+dot:
+	TESTQ        R13, R13
+	JZ           dotHalf
+	VMOVUPS      (R12), Y10
+	VMOVUPS      32(R12), Y11
+	VMOVUPS      64(R12), Y12
+	VMOVUPS      96(R12), Y13
+	VPMOVSXBD    4(R10), Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS       Y10, Y14, Y14
+	VPMOVSXBD    12(R10), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y11, Y15, Y14
+	VPMOVSXBD    20(R10), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y12, Y15, Y14
+	VPMOVSXBD    28(R10), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y13, Y15, Y14
+	VBROADCASTSS (R10), Y15
+	VFMADD231PS  Y15, Y14, Y2
+	VPMOVSXBD    4(R10)(BX*1), Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS       Y10, Y14, Y14
+	VPMOVSXBD    12(R10)(BX*1), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y11, Y15, Y14
+	VPMOVSXBD    20(R10)(BX*1), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y12, Y15, Y14
+	VPMOVSXBD    28(R10)(BX*1), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y13, Y15, Y14
+	VBROADCASTSS (R10)(BX*1), Y15
+	VFMADD231PS  Y15, Y14, Y3
+	VPMOVSXBD    4(R10)(BX*2), Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS       Y10, Y14, Y14
+	VPMOVSXBD    12(R10)(BX*2), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y11, Y15, Y14
+	VPMOVSXBD    20(R10)(BX*2), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y12, Y15, Y14
+	VPMOVSXBD    28(R10)(BX*2), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y13, Y15, Y14
+	VBROADCASTSS (R10)(BX*2), Y15
+	VFMADD231PS  Y15, Y14, Y4
+	VPMOVSXBD    4(R10)(R8*1), Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS       Y10, Y14, Y14
+	VPMOVSXBD    12(R10)(R8*1), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y11, Y15, Y14
+	VPMOVSXBD    20(R10)(R8*1), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y12, Y15, Y14
+	VPMOVSXBD    28(R10)(R8*1), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y13, Y15, Y14
+	VBROADCASTSS (R10)(R8*1), Y15
+	VFMADD231PS  Y15, Y14, Y5
+	VPMOVSXBD    4(R11), Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS       Y10, Y14, Y14
+	VPMOVSXBD    12(R11), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y11, Y15, Y14
+	VPMOVSXBD    20(R11), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y12, Y15, Y14
+	VPMOVSXBD    28(R11), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y13, Y15, Y14
+	VBROADCASTSS (R11), Y15
+	VFMADD231PS  Y15, Y14, Y6
+	VPMOVSXBD    4(R11)(BX*1), Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS       Y10, Y14, Y14
+	VPMOVSXBD    12(R11)(BX*1), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y11, Y15, Y14
+	VPMOVSXBD    20(R11)(BX*1), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y12, Y15, Y14
+	VPMOVSXBD    28(R11)(BX*1), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y13, Y15, Y14
+	VBROADCASTSS (R11)(BX*1), Y15
+	VFMADD231PS  Y15, Y14, Y7
+	VPMOVSXBD    4(R11)(BX*2), Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS       Y10, Y14, Y14
+	VPMOVSXBD    12(R11)(BX*2), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y11, Y15, Y14
+	VPMOVSXBD    20(R11)(BX*2), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y12, Y15, Y14
+	VPMOVSXBD    28(R11)(BX*2), Y15
+	VCVTDQ2PS    Y15, Y15
+	VFMADD231PS  Y13, Y15, Y14
+	VBROADCASTSS (R11)(BX*2), Y15
+	VFMADD231PS  Y15, Y14, Y8
+	VPMOVSXBD    4(R11)(R8*1), Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS       Y10, Y14, Y14
+	VPMOVSXBD    12(R11)(R8*1), Y10
+	VCVTDQ2PS    Y10, Y10
+	VFMADD231PS  Y11, Y10, Y14
+	VPMOVSXBD    20(R11)(R8*1), Y10
+	VCVTDQ2PS    Y10, Y10
+	VFMADD231PS  Y12, Y10, Y14
+	VPMOVSXBD    28(R11)(R8*1), Y10
+	VCVTDQ2PS    Y10, Y10
+	VFMADD231PS  Y13, Y10, Y14
+	VBROADCASTSS (R11)(R8*1), Y10
+	VFMADD231PS  Y10, Y14, Y9
+	ADDQ         $0x00000024, R10
+	ADDQ         $0x00000024, R11
+	ADDQ         $0x00000080, R12
+	DECQ         R13
+	JMP          dot
+
+dotHalf:
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000028
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x05, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT1        (R11)
+	PREFETCHT1        (R11)(BX*1)
+	PREFETCHT1        (R11)(BX*2)
+	PREFETCHT1        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+192(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
+	VBROADCASTSS      consts<>+480(SB), Y5
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VMULPS            Y5, Y0, Y0
+	MOVQ              ctx_base+0(FP), R10
+	MOVQ              ctx_len+8(FP), R11
+	SHRQ              $0x03, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Y5, Y1
+	VMOVUPS Y1, (R10)
+	ADDQ    $0x00000020, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+192(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
+	VBROADCASTSS      consts<>+480(SB), Y5
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y2, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VADDPS            Y5, Y0, Y0
+	VMOVUPS           Y5, 8(SP)
+	MOVQ              SI, R10
+	CMPQ              CX, $0x00000028
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x05, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT1 (R10)
+	PREFETCHT1 (R10)(DI*1)
+	PREFETCHT1 (R10)(DI*2)
+	PREFETCHT1 (R10)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x05, R13
+
+ctxLoop:
+	TESTQ        R13, R13
+	JZ           ctxHalf
+	VBROADCASTSS 8(SP), Y2
+	VBROADCASTSS (R10), Y3
+	VMULPS       Y2, Y3, Y3
+	VBROADCASTSS 12(SP), Y2
+	VBROADCASTSS (R10)(DI*1), Y4
+	VMULPS       Y2, Y4, Y4
+	VBROADCASTSS 16(SP), Y2
+	VBROADCASTSS (R10)(DI*2), Y5
+	VMULPS       Y2, Y5, Y5
+	VBROADCASTSS 20(SP), Y2
+	VBROADCASTSS (R10)(R9*1), Y6
+	VMULPS       Y2, Y6, Y6
+	VBROADCASTSS 24(SP), Y2
+	VBROADCASTSS (R11), Y7
+	VMULPS       Y2, Y7, Y7
+	VBROADCASTSS 28(SP), Y2
+	VBROADCASTSS (R11)(DI*1), Y8
+	VMULPS       Y2, Y8, Y8
+	VBROADCASTSS 32(SP), Y2
+	VBROADCASTSS (R11)(DI*2), Y9
+	VMULPS       Y2, Y9, Y9
+	VBROADCASTSS 36(SP), Y2
+	VBROADCASTSS (R11)(R9*1), Y10
+	VMULPS       Y2, Y10, Y10
+	VMOVUPS      (R12), Y2
+	VPMOVSXBD    4(R10), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y3, Y2
+	VPMOVSXBD    4(R10)(DI*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y4, Y2
+	VPMOVSXBD    4(R10)(DI*2), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y5, Y2
+	VPMOVSXBD    4(R10)(R9*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y6, Y2
+	VPMOVSXBD    4(R11), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y7, Y2
+	VPMOVSXBD    4(R11)(DI*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y8, Y2
+	VPMOVSXBD    4(R11)(DI*2), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y9, Y2
+	VPMOVSXBD    4(R11)(R9*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y10, Y2
+	VMOVUPS      Y2, (R12)
+	VMOVUPS      32(R12), Y2
+	VPMOVSXBD    12(R10), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y3, Y2
+	VPMOVSXBD    12(R10)(DI*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y4, Y2
+	VPMOVSXBD    12(R10)(DI*2), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y5, Y2
+	VPMOVSXBD    12(R10)(R9*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y6, Y2
+	VPMOVSXBD    12(R11), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y7, Y2
+	VPMOVSXBD    12(R11)(DI*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y8, Y2
+	VPMOVSXBD    12(R11)(DI*2), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y9, Y2
+	VPMOVSXBD    12(R11)(R9*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y10, Y2
+	VMOVUPS      Y2, 32(R12)
+	VMOVUPS      64(R12), Y2
+	VPMOVSXBD    20(R10), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y3, Y2
+	VPMOVSXBD    20(R10)(DI*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y4, Y2
+	VPMOVSXBD    20(R10)(DI*2), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y5, Y2
+	VPMOVSXBD    20(R10)(R9*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y6, Y2
+	VPMOVSXBD    20(R11), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y7, Y2
+	VPMOVSXBD    20(R11)(DI*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y8, Y2
+	VPMOVSXBD    20(R11)(DI*2), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y9, Y2
+	VPMOVSXBD    20(R11)(R9*1), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y10, Y2
+	VMOVUPS      Y2, 64(R12)
+	VMOVUPS      96(R12), Y2
+	VPMOVSXBD    28(R10), Y11
+	VCVTDQ2PS    Y11, Y11
+	VFMADD231PS  Y11, Y3, Y2
+	VPMOVSXBD    28(R10)(DI*1), Y3
+	VCVTDQ2PS    Y3, Y3
+	VFMADD231PS  Y3, Y4, Y2
+	VPMOVSXBD    28(R10)(DI*2), Y3
+	VCVTDQ2PS    Y3, Y3
+	VFMADD231PS  Y3, Y5, Y2
+	VPMOVSXBD    28(R10)(R9*1), Y3
+	VCVTDQ2PS    Y3, Y3
+	VFMADD231PS  Y3, Y6, Y2
+	VPMOVSXBD    28(R11), Y3
+	VCVTDQ2PS    Y3, Y3
+	VFMADD231PS  Y3, Y7, Y2
+	VPMOVSXBD    28(R11)(DI*1), Y3
+	VCVTDQ2PS    Y3, Y3
+	VFMADD231PS  Y3, Y8, Y2
+	VPMOVSXBD    28(R11)(DI*2), Y3
+	VCVTDQ2PS    Y3, Y3
+	VFMADD231PS  Y3, Y9, Y2
+	VPMOVSXBD    28(R11)(R9*1), Y3
+	VCVTDQ2PS    Y3, Y3
+	VFMADD231PS  Y3, Y10, Y2
+	VMOVUPS      Y2, 96(R12)
+	ADDQ         $0x00000024, R10
+	ADDQ         $0x00000024, R11
+	ADDQ         $0x00000080, R12
+	DECQ         R13
+	JMP          ctxLoop
+
+ctxHalf:
+	MOVQ SI, R10
+	CMPQ CX, $0x00000028
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x05, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT1 (R11)
+	PREFETCHT1 (R11)(DI*1)
+	PREFETCHT1 (R11)(DI*2)
+	PREFETCHT1 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+144(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+148(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
 // func decodeStepQ8Q8AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, FMA3, SSE
 TEXT ·decodeStepQ8Q8AVX512(SB), NOSPLIT, $40-160
@@ -7957,6 +10628,457 @@ pfVHi:
 	PREFETCHT0 (R11)(DI*1)
 	PREFETCHT0 (R11)(DI*2)
 	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+144(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+148(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+// func decodeStepQ8Q8PFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, FMA3, MMX+, SSE
+TEXT ·decodeStepQ8Q8PFL2AVX512(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVL         $0x80808080, R10
+	VPBROADCASTD R10, Y2
+
+block:
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000028
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x05, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfK:
+	PREFETCHT1 (R10)
+	PREFETCHT1 (R10)(BX*1)
+	PREFETCHT1 (R10)(BX*2)
+	PREFETCHT1 (R10)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       DX, R10
+	LEAQ       (DX)(BX*4), R11
+	MOVQ       h_base+112(FP), R12
+	VXORPS     Y3, Y3, Y3
+	VXORPS     Y4, Y4, Y4
+	VXORPS     Y5, Y5, Y5
+	VXORPS     Y6, Y6, Y6
+	VXORPS     Y7, Y7, Y7
+	VXORPS     Y8, Y8, Y8
+	VXORPS     Y9, Y9, Y9
+	VXORPS     Y10, Y10, Y10
+	MOVQ       h_len+120(FP), R13
+
+dot:
+	TESTQ        R13, R13
+	JZ           dotDone
+	VMOVDQU32    4(R12), Y11
+	VXORPS       Y12, Y12, Y12
+	VPDPBUSD     Y11, Y2, Y12
+	VXORPS       Y13, Y13, Y13
+	VPSUBD       Y12, Y13, Y12
+	VBROADCASTSS (R12), Y13
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y3
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(BX*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(BX*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y4
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(BX*2), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(BX*2), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y5
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(R8*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(R8*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y6
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y7
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11)(BX*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11)(BX*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y8
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11)(BX*2), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11)(BX*2), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y9
+	VMOVDQA32    Y12, Y12
+	VPXORD       4(R11)(R8*1), Y2, Y14
+	VPDPBUSD     Y11, Y14, Y12
+	VCVTDQ2PS    Y12, Y12
+	VMULPS.BCST  (R11)(R8*1), Y13, Y11
+	VFMADD231PS  Y11, Y12, Y10
+	ADDQ         $0x00000024, R10
+	ADDQ         $0x00000024, R11
+	ADDQ         $0x00000024, R12
+	SUBQ         $0x00000024, R13
+	JMP          dot
+
+dotDone:
+	VSHUFPS       $0x88, Y4, Y3, Y11
+	VSHUFPS       $0xdd, Y4, Y3, Y3
+	VADDPS        Y3, Y11, Y11
+	VSHUFPS       $0x88, Y6, Y5, Y3
+	VSHUFPS       $0xdd, Y6, Y5, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y11, Y4
+	VSHUFPS       $0xdd, Y3, Y11, Y3
+	VADDPS        Y3, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X3
+	VADDPS        X3, X4, X4
+	VSHUFPS       $0x88, Y8, Y7, Y3
+	VSHUFPS       $0xdd, Y8, Y7, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y10, Y9, Y5
+	VSHUFPS       $0xdd, Y10, Y9, Y6
+	VADDPS        Y6, Y5, Y5
+	VSHUFPS       $0x88, Y5, Y3, Y6
+	VSHUFPS       $0xdd, Y5, Y3, Y3
+	VADDPS        Y3, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X3
+	VADDPS        X3, X6, X6
+	VINSERTF32X4  $0x01, X6, Y4, Y3
+	VMOVUPS       Y3, (AX)
+	VSUBPS        Y3, Y3, Y4
+	VCMPPS        $0x03, Y4, Y4, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000028
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x05, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT1        (R11)
+	PREFETCHT1        (R11)(BX*1)
+	PREFETCHT1        (R11)(BX*2)
+	PREFETCHT1        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
+	VMOVAPS           Y3, Y4
+	VEXTRACTF32X4     $0x01, Y4, X5
+	VMAXPS            X5, X4, X4
+	VSHUFPS           $0x4e, X4, X4, X5
+	VMAXPS            X5, X4, X4
+	VSHUFPS           $0xb1, X4, X4, X5
+	VMAXPS            X5, X4, X4
+	VUCOMISS          (SP), X4
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X4, X1, X1
+	VMOVSS            X4, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+192(SB), Y1, Y4
+	VRNDSCALEPS       $0x08, Y4, Y4
+	VMOVAPS           Y1, Y5
+	VFNMADD231PS.BCST consts<>+224(SB), Y4, Y5
+	VFNMADD231PS.BCST consts<>+256(SB), Y4, Y5
+	VBROADCASTSS      consts<>+480(SB), Y6
+	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K1
+	VSCALEFPS.Z       Y4, Y6, K1, Y6
+	VMULPS            Y6, Y0, Y0
+	MOVQ              ctx_base+0(FP), R10
+	MOVQ              ctx_len+8(FP), R11
+	SHRQ              $0x03, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Y6, Y1
+	VMOVUPS Y1, (R10)
+	ADDQ    $0x00000020, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y3, Y3
+	VMULPS.BCST       consts<>+192(SB), Y3, Y4
+	VRNDSCALEPS       $0x08, Y4, Y4
+	VMOVAPS           Y3, Y5
+	VFNMADD231PS.BCST consts<>+224(SB), Y4, Y5
+	VFNMADD231PS.BCST consts<>+256(SB), Y4, Y5
+	VBROADCASTSS      consts<>+480(SB), Y6
+	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y3, K1
+	VSCALEFPS.Z       Y4, Y6, K1, Y6
+	VADDPS            Y6, Y0, Y0
+	VMOVUPS           Y6, 8(SP)
+	MOVQ              SI, R10
+	CMPQ              CX, $0x00000028
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x05, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT1 (R10)
+	PREFETCHT1 (R10)(DI*1)
+	PREFETCHT1 (R10)(DI*2)
+	PREFETCHT1 (R10)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x05, R13
+
+ctxLoop:
+	TESTQ        R13, R13
+	JZ           ctxHalf
+	VBROADCASTSS 8(SP), Y3
+	VBROADCASTSS (R10), Y4
+	VMULPS       Y3, Y4, Y4
+	VBROADCASTSS 12(SP), Y3
+	VBROADCASTSS (R10)(DI*1), Y5
+	VMULPS       Y3, Y5, Y5
+	VBROADCASTSS 16(SP), Y3
+	VBROADCASTSS (R10)(DI*2), Y6
+	VMULPS       Y3, Y6, Y6
+	VBROADCASTSS 20(SP), Y3
+	VBROADCASTSS (R10)(R9*1), Y7
+	VMULPS       Y3, Y7, Y7
+	VBROADCASTSS 24(SP), Y3
+	VBROADCASTSS (R11), Y8
+	VMULPS       Y3, Y8, Y8
+	VBROADCASTSS 28(SP), Y3
+	VBROADCASTSS (R11)(DI*1), Y9
+	VMULPS       Y3, Y9, Y9
+	VBROADCASTSS 32(SP), Y3
+	VBROADCASTSS (R11)(DI*2), Y10
+	VMULPS       Y3, Y10, Y10
+	VBROADCASTSS 36(SP), Y3
+	VBROADCASTSS (R11)(R9*1), Y11
+	VMULPS       Y3, Y11, Y11
+	VMOVUPS      (R12), Y3
+	VPMOVSXBD    4(R10), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y4, Y3
+	VPMOVSXBD    4(R10)(DI*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y5, Y3
+	VPMOVSXBD    4(R10)(DI*2), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y6, Y3
+	VPMOVSXBD    4(R10)(R9*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y7, Y3
+	VPMOVSXBD    4(R11), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y8, Y3
+	VPMOVSXBD    4(R11)(DI*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y9, Y3
+	VPMOVSXBD    4(R11)(DI*2), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y10, Y3
+	VPMOVSXBD    4(R11)(R9*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y11, Y3
+	VMOVUPS      Y3, (R12)
+	VMOVUPS      32(R12), Y3
+	VPMOVSXBD    12(R10), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y4, Y3
+	VPMOVSXBD    12(R10)(DI*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y5, Y3
+	VPMOVSXBD    12(R10)(DI*2), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y6, Y3
+	VPMOVSXBD    12(R10)(R9*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y7, Y3
+	VPMOVSXBD    12(R11), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y8, Y3
+	VPMOVSXBD    12(R11)(DI*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y9, Y3
+	VPMOVSXBD    12(R11)(DI*2), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y10, Y3
+	VPMOVSXBD    12(R11)(R9*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y11, Y3
+	VMOVUPS      Y3, 32(R12)
+	VMOVUPS      64(R12), Y3
+	VPMOVSXBD    20(R10), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y4, Y3
+	VPMOVSXBD    20(R10)(DI*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y5, Y3
+	VPMOVSXBD    20(R10)(DI*2), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y6, Y3
+	VPMOVSXBD    20(R10)(R9*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y7, Y3
+	VPMOVSXBD    20(R11), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y8, Y3
+	VPMOVSXBD    20(R11)(DI*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y9, Y3
+	VPMOVSXBD    20(R11)(DI*2), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y10, Y3
+	VPMOVSXBD    20(R11)(R9*1), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y11, Y3
+	VMOVUPS      Y3, 64(R12)
+	VMOVUPS      96(R12), Y3
+	VPMOVSXBD    28(R10), Y12
+	VCVTDQ2PS    Y12, Y12
+	VFMADD231PS  Y12, Y4, Y3
+	VPMOVSXBD    28(R10)(DI*1), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y5, Y3
+	VPMOVSXBD    28(R10)(DI*2), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y6, Y3
+	VPMOVSXBD    28(R10)(R9*1), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y7, Y3
+	VPMOVSXBD    28(R11), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y8, Y3
+	VPMOVSXBD    28(R11)(DI*1), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y9, Y3
+	VPMOVSXBD    28(R11)(DI*2), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y10, Y3
+	VPMOVSXBD    28(R11)(R9*1), Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y11, Y3
+	VMOVUPS      Y3, 96(R12)
+	ADDQ         $0x00000024, R10
+	ADDQ         $0x00000024, R11
+	ADDQ         $0x00000080, R12
+	DECQ         R13
+	JMP          ctxLoop
+
+ctxHalf:
+	MOVQ SI, R10
+	CMPQ CX, $0x00000028
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x05, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT1 (R11)
+	PREFETCHT1 (R11)(DI*1)
+	PREFETCHT1 (R11)(DI*2)
+	PREFETCHT1 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -9104,6 +12226,606 @@ special:
 	VZEROUPPER
 	RET
 
+// func decodeStepBF16PFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+, SSE
+TEXT ·decodeStepBF16PFL2AVX512Z(SB), NOSPLIT, $40-160
+	MOVL         $0x000000ff, AX
+	KMOVW        AX, K1
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVQ         ctx_base+0(FP), R10
+	MOVQ         ctx_len+8(FP), R11
+	SHRQ         $0x05, R11
+	VMOVDQU32    evenodd<>+0(SB), Z2
+	VMOVDQU32    evenodd<>+64(SB), Z3
+
+permIn:
+	TESTQ     R11, R11
+	JZ        permInEnd
+	VMOVUPS   (R10), Z6
+	VMOVDQA32 Z2, Z4
+	VMOVDQA32 Z3, Z5
+	VPERMI2PS 64(R10), Z6, Z4
+	VPERMI2PS 64(R10), Z6, Z5
+	VMOVUPS   Z4, (R10)
+	VMOVUPS   Z5, 64(R10)
+	ADDQ      $0x00000080, R10
+	DECQ      R11
+	JMP       permIn
+
+permInEnd:
+block:
+	CMPQ CX, $0x00000008
+	JB   restore
+	MOVQ DX, R10
+	CMPQ CX, $0x00000018
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfK:
+	PREFETCHT1   (R10)
+	PREFETCHT1   (R10)(BX*1)
+	PREFETCHT1   (R10)(BX*2)
+	PREFETCHT1   (R10)(R8*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfK
+	MOVQ         DX, R10
+	LEAQ         (DX)(BX*4), R11
+	MOVQ         h_base+112(FP), R12
+	VXORPS       Z2, Z2, Z2
+	VXORPS       Z3, Z3, Z3
+	VXORPS       Z4, Z4, Z4
+	VXORPS       Z5, Z5, Z5
+	VXORPS       Z6, Z6, Z6
+	VXORPS       Z8, Z8, Z8
+	VXORPS       Z9, Z9, Z9
+	VXORPS       Z10, Z10, Z10
+	MOVQ         h_len+120(FP), R13
+	VPBROADCASTD consts<>+160(SB), Z11
+	VMOVDQU32    evenodd<>+0(SB), Z12
+	VMOVDQU32    evenodd<>+64(SB), Z13
+
+pairs:
+	CMPQ        R13, $0x00000020
+	JB          pairsEnd
+	VMOVUPS     (R12), Z16
+	VMOVDQA32   Z12, Z14
+	VMOVDQA32   Z13, Z15
+	VPERMI2PS   64(R12), Z16, Z14
+	VPERMI2PS   64(R12), Z16, Z15
+	VMOVDQU32   (R10), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z2
+	VFMADD231PS Z16, Z15, Z2
+	VMOVDQU32   (R10)(BX*1), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z3
+	VFMADD231PS Z16, Z15, Z3
+	VMOVDQU32   (R10)(BX*2), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z4
+	VFMADD231PS Z16, Z15, Z4
+	VMOVDQU32   (R10)(R8*1), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z5
+	VFMADD231PS Z16, Z15, Z5
+	VMOVDQU32   (R11), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z6
+	VFMADD231PS Z16, Z15, Z6
+	VMOVDQU32   (R11)(BX*1), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z8
+	VFMADD231PS Z16, Z15, Z8
+	VMOVDQU32   (R11)(BX*2), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z9
+	VFMADD231PS Z16, Z15, Z9
+	VMOVDQU32   (R11)(R8*1), Z16
+	VPSLLD      $0x10, Z16, Z17
+	VPANDD      Z11, Z16, Z16
+	VFMADD231PS Z17, Z14, Z10
+	VFMADD231PS Z16, Z15, Z10
+	ADDQ        $0x00000040, R10
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000080, R12
+	SUBQ        $0x00000020, R13
+	JMP         pairs
+
+pairsEnd:
+	SHRQ $0x04, R13
+
+dot:
+	TESTQ       R13, R13
+	JZ          dotHalf
+	VMOVUPS     (R12), Z11
+	VPMOVZXWD   (R10), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z2
+	VPMOVZXWD   (R10)(BX*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z3
+	VPMOVZXWD   (R10)(BX*2), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z4
+	VPMOVZXWD   (R10)(R8*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z5
+	VPMOVZXWD   (R11), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z6
+	VPMOVZXWD   (R11)(BX*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z8
+	VPMOVZXWD   (R11)(BX*2), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z9
+	VPMOVZXWD   (R11)(R8*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z10
+	ADDQ        $0x00000020, R10
+	ADDQ        $0x00000020, R11
+	ADDQ        $0x00000040, R12
+	DECQ        R13
+	JMP         dot
+
+dotHalf:
+	MOVQ        h_len+120(FP), R13
+	TESTQ       $0x00000008, R13
+	JZ          dotDone
+	VMOVUPS.Z   (R12), K1, Z11
+	VPMOVZXWD.Z (R10), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z2
+	VPMOVZXWD.Z (R10)(BX*1), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z3
+	VPMOVZXWD.Z (R10)(BX*2), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z4
+	VPMOVZXWD.Z (R10)(R8*1), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z5
+	VPMOVZXWD.Z (R11), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z6
+	VPMOVZXWD.Z (R11)(BX*1), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z8
+	VPMOVZXWD.Z (R11)(BX*2), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z9
+	VPMOVZXWD.Z (R11)(R8*1), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z11, Z10
+
+dotDone:
+	VEXTRACTF64X4 $0x01, Z2, Y7
+	VADDPS        Y7, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z3, Y7
+	VADDPS        Y7, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z4, Y7
+	VADDPS        Y7, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z5, Y7
+	VADDPS        Y7, Y5, Y5
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y7, Y3
+	VSHUFPS       $0xdd, Y2, Y7, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VEXTRACTF64X4 $0x01, Z6, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z10, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y8, Y6, Y2
+	VSHUFPS       $0xdd, Y8, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y10, Y9, Y4
+	VSHUFPS       $0xdd, Y10, Y9, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K2
+	KORTESTB      K2, K2
+	JNZ           restoreSpecial
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfKHi:
+	PREFETCHT1        (R11)
+	PREFETCHT1        (R11)(BX*1)
+	PREFETCHT1        (R11)(BX*2)
+	PREFETCHT1        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+192(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
+	VBROADCASTSS      consts<>+480(SB), Y5
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K2
+	VSCALEFPS.Z       Y3, Y5, K2, Y5
+	VMULPS            Y5, Y0, Y0
+	VBROADCASTSS      X5, Z1
+	MOVQ              ctx_base+0(FP), R10
+	MOVQ              ctx_len+8(FP), R11
+	SHRQ              $0x04, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Z1, Z3
+	VMOVUPS Z3, (R10)
+	ADDQ    $0x00000040, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	MOVQ      ctx_len+8(FP), R11
+	TESTQ     $0x00000008, R11
+	JZ        rescaleDone
+	VMOVUPS.Z (R10), K1, Z3
+	VMULPS    Z1, Z3, Z3
+	VMOVUPS   Z3, K1, (R10)
+
+rescaleDone:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+192(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
+	VBROADCASTSS      consts<>+480(SB), Y7
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y7
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y2, K2
+	VSCALEFPS.Z       Y3, Y7, K2, Y7
+	VADDPS            Y7, Y0, Y0
+	VSHUFF32X4        $0x00, Z7, Z7, Z2
+	VSHUFF32X4        $0x55, Z7, Z7, Z3
+	VSHUFPS           $0x00, Z2, Z2, Z4
+	VSHUFPS           $0x55, Z2, Z2, Z5
+	VSHUFPS           $0xaa, Z2, Z2, Z6
+	VSHUFPS           $0xff, Z2, Z2, Z2
+	VSHUFPS           $0x00, Z3, Z3, Z8
+	VSHUFPS           $0x55, Z3, Z3, Z9
+	VSHUFPS           $0xaa, Z3, Z3, Z10
+	VSHUFPS           $0xff, Z3, Z3, Z3
+	MOVQ              SI, R10
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT1   (R10)
+	PREFETCHT1   (R10)(DI*1)
+	PREFETCHT1   (R10)(DI*2)
+	PREFETCHT1   (R10)(R9*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfV
+	MOVQ         SI, R10
+	LEAQ         (SI)(DI*4), R11
+	MOVQ         ctx_base+0(FP), R12
+	MOVQ         ctx_len+8(FP), R13
+	SHRQ         $0x05, R13
+	VPBROADCASTD consts<>+160(SB), Z11
+
+ctxPairs:
+	TESTQ       R13, R13
+	JZ          ctxPairsEnd
+	VMOVUPS     (R12), Z12
+	VMOVUPS     64(R12), Z13
+	VMOVDQU32   (R10), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z4, Z12
+	VFMADD231PS Z14, Z4, Z13
+	VMOVDQU32   (R10)(DI*1), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z5, Z12
+	VFMADD231PS Z14, Z5, Z13
+	VMOVDQU32   (R10)(DI*2), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z6, Z12
+	VFMADD231PS Z14, Z6, Z13
+	VMOVDQU32   (R10)(R9*1), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z2, Z12
+	VFMADD231PS Z14, Z2, Z13
+	VMOVDQU32   (R11), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z8, Z12
+	VFMADD231PS Z14, Z8, Z13
+	VMOVDQU32   (R11)(DI*1), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z9, Z12
+	VFMADD231PS Z14, Z9, Z13
+	VMOVDQU32   (R11)(DI*2), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z10, Z12
+	VFMADD231PS Z14, Z10, Z13
+	VMOVDQU32   (R11)(R9*1), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z11, Z14, Z14
+	VFMADD231PS Z15, Z3, Z12
+	VFMADD231PS Z14, Z3, Z13
+	VMOVUPS     Z12, (R12)
+	VMOVUPS     Z13, 64(R12)
+	ADDQ        $0x00000040, R10
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000080, R12
+	DECQ        R13
+	JMP         ctxPairs
+
+ctxPairsEnd:
+	MOVQ ctx_len+8(FP), R13
+	ANDQ $0x0000001f, R13
+	SHRQ $0x04, R13
+
+ctxLoop:
+	TESTQ       R13, R13
+	JZ          ctxHalf
+	VMOVUPS     (R12), Z11
+	VPMOVZXWD   (R10), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z4, Z11
+	VPMOVZXWD   (R10)(DI*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z5, Z11
+	VPMOVZXWD   (R10)(DI*2), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z6, Z11
+	VPMOVZXWD   (R10)(R9*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z2, Z11
+	VPMOVZXWD   (R11), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z8, Z11
+	VPMOVZXWD   (R11)(DI*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z9, Z11
+	VPMOVZXWD   (R11)(DI*2), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z10, Z11
+	VPMOVZXWD   (R11)(R9*1), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z3, Z11
+	VMOVUPS     Z11, (R12)
+	ADDQ        $0x00000020, R10
+	ADDQ        $0x00000020, R11
+	ADDQ        $0x00000040, R12
+	DECQ        R13
+	JMP         ctxLoop
+
+ctxHalf:
+	MOVQ        ctx_len+8(FP), R13
+	TESTQ       $0x00000008, R13
+	JZ          ctxDone
+	VMOVUPS.Z   (R12), K1, Z11
+	VPMOVZXWD.Z (R10), K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMADD231PS Z12, Z4, Z11
+	VPMOVZXWD.Z (R10)(DI*1), K1, Z4
+	VPSLLD      $0x10, Z4, Z4
+	VFMADD231PS Z4, Z5, Z11
+	VPMOVZXWD.Z (R10)(DI*2), K1, Z4
+	VPSLLD      $0x10, Z4, Z4
+	VFMADD231PS Z4, Z6, Z11
+	VPMOVZXWD.Z (R10)(R9*1), K1, Z4
+	VPSLLD      $0x10, Z4, Z4
+	VFMADD231PS Z4, Z2, Z11
+	VPMOVZXWD.Z (R11), K1, Z2
+	VPSLLD      $0x10, Z2, Z2
+	VFMADD231PS Z2, Z8, Z11
+	VPMOVZXWD.Z (R11)(DI*1), K1, Z2
+	VPSLLD      $0x10, Z2, Z2
+	VFMADD231PS Z2, Z9, Z11
+	VPMOVZXWD.Z (R11)(DI*2), K1, Z2
+	VPSLLD      $0x10, Z2, Z2
+	VFMADD231PS Z2, Z10, Z11
+	VPMOVZXWD.Z (R11)(R9*1), K1, Z2
+	VPSLLD      $0x10, Z2, Z2
+	VFMADD231PS Z2, Z3, Z11
+	VMOVUPS     Z11, K1, (R12)
+
+ctxDone:
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfVHi:
+	PREFETCHT1 (R11)
+	PREFETCHT1 (R11)(DI*1)
+	PREFETCHT1 (R11)(DI*2)
+	PREFETCHT1 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
+
+restore:
+	MOVQ ctx_base+0(FP), AX
+	MOVQ ctx_len+8(FP), CX
+	SHRQ $0x05, CX
+
+permOut:
+	TESTQ      CX, CX
+	JZ         permOutEnd
+	VMOVUPS    (AX), Z1
+	VMOVUPS    64(AX), Z2
+	VUNPCKLPS  Z2, Z1, Z3
+	VUNPCKHPS  Z2, Z1, Z1
+	VSHUFF32X4 $0x44, Z1, Z3, Z2
+	VSHUFF32X4 $0xd8, Z2, Z2, Z2
+	VSHUFF32X4 $0xee, Z1, Z3, Z1
+	VSHUFF32X4 $0xd8, Z1, Z1, Z1
+	VMOVUPS    Z2, (AX)
+	VMOVUPS    Z1, 64(AX)
+	ADDQ       $0x00000080, AX
+	DECQ       CX
+	JMP        permOut
+
+permOutEnd:
+	JMP end
+
+restoreSpecial:
+	MOVQ ctx_base+0(FP), AX
+	MOVQ ctx_len+8(FP), CX
+	SHRQ $0x05, CX
+
+permOutSpecial:
+	TESTQ      CX, CX
+	JZ         permOutSpecialEnd
+	VMOVUPS    (AX), Z0
+	VMOVUPS    64(AX), Z1
+	VUNPCKLPS  Z1, Z0, Z2
+	VUNPCKHPS  Z1, Z0, Z0
+	VSHUFF32X4 $0x44, Z0, Z2, Z1
+	VSHUFF32X4 $0xd8, Z1, Z1, Z1
+	VSHUFF32X4 $0xee, Z0, Z2, Z0
+	VSHUFF32X4 $0xd8, Z0, Z0, Z0
+	VMOVUPS    Z1, (AX)
+	VMOVUPS    Z0, 64(AX)
+	ADDQ       $0x00000080, AX
+	DECQ       CX
+	JMP        permOutSpecial
+
+permOutSpecialEnd:
+	JMP special
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+144(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+148(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
 // func decodeStepF16AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, SSE
 TEXT ·decodeStepF16AVX512Z(SB), NOSPLIT, $40-160
@@ -9749,6 +13471,386 @@ pfVHi:
 	PREFETCHT0 (R11)(DI*1)
 	PREFETCHT0 (R11)(DI*2)
 	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+144(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+148(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+// func decodeStepF16PFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+, SSE
+TEXT ·decodeStepF16PFL2AVX512Z(SB), NOSPLIT, $40-160
+	MOVL         $0x000000ff, AX
+	KMOVW        AX, K1
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000018
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfK:
+	PREFETCHT1 (R10)
+	PREFETCHT1 (R10)(BX*1)
+	PREFETCHT1 (R10)(BX*2)
+	PREFETCHT1 (R10)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       DX, R10
+	LEAQ       (DX)(BX*4), R11
+	MOVQ       h_base+112(FP), R12
+	VXORPS     Z2, Z2, Z2
+	VXORPS     Z3, Z3, Z3
+	VXORPS     Z4, Z4, Z4
+	VXORPS     Z5, Z5, Z5
+	VXORPS     Z6, Z6, Z6
+	VXORPS     Z7, Z7, Z7
+	VXORPS     Z8, Z8, Z8
+	VXORPS     Z9, Z9, Z9
+	MOVQ       h_len+120(FP), R13
+	SHRQ       $0x04, R13
+
+dot:
+	TESTQ       R13, R13
+	JZ          dotHalf
+	VMOVUPS     (R12), Z10
+	VCVTPH2PS   (R10), Z11
+	VFMADD231PS Z11, Z10, Z2
+	VCVTPH2PS   (R10)(BX*1), Z11
+	VFMADD231PS Z11, Z10, Z3
+	VCVTPH2PS   (R10)(BX*2), Z11
+	VFMADD231PS Z11, Z10, Z4
+	VCVTPH2PS   (R10)(R8*1), Z11
+	VFMADD231PS Z11, Z10, Z5
+	VCVTPH2PS   (R11), Z11
+	VFMADD231PS Z11, Z10, Z6
+	VCVTPH2PS   (R11)(BX*1), Z11
+	VFMADD231PS Z11, Z10, Z7
+	VCVTPH2PS   (R11)(BX*2), Z11
+	VFMADD231PS Z11, Z10, Z8
+	VCVTPH2PS   (R11)(R8*1), Z11
+	VFMADD231PS Z11, Z10, Z9
+	ADDQ        $0x00000020, R10
+	ADDQ        $0x00000020, R11
+	ADDQ        $0x00000040, R12
+	DECQ        R13
+	JMP         dot
+
+dotHalf:
+	MOVQ        h_len+120(FP), R13
+	TESTQ       $0x00000008, R13
+	JZ          dotDone
+	VMOVUPS.Z   (R12), K1, Z10
+	VCVTPH2PS.Z (R10), K1, Z11
+	VFMADD231PS Z11, Z10, Z2
+	VCVTPH2PS.Z (R10)(BX*1), K1, Z11
+	VFMADD231PS Z11, Z10, Z3
+	VCVTPH2PS.Z (R10)(BX*2), K1, Z11
+	VFMADD231PS Z11, Z10, Z4
+	VCVTPH2PS.Z (R10)(R8*1), K1, Z11
+	VFMADD231PS Z11, Z10, Z5
+	VCVTPH2PS.Z (R11), K1, Z11
+	VFMADD231PS Z11, Z10, Z6
+	VCVTPH2PS.Z (R11)(BX*1), K1, Z11
+	VFMADD231PS Z11, Z10, Z7
+	VCVTPH2PS.Z (R11)(BX*2), K1, Z11
+	VFMADD231PS Z11, Z10, Z8
+	VCVTPH2PS.Z (R11)(R8*1), K1, Z11
+	VFMADD231PS Z11, Z10, Z9
+
+dotDone:
+	VEXTRACTF64X4 $0x01, Z2, Y10
+	VADDPS        Y10, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z3, Y10
+	VADDPS        Y10, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z4, Y10
+	VADDPS        Y10, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z5, Y10
+	VADDPS        Y10, Y5, Y5
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VEXTRACTF64X4 $0x01, Z6, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z7, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K2
+	KORTESTB      K2, K2
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000018
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x04, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ (R10)(BX*4), R11
+	MOVQ h_len+120(FP), R12
+	SHLQ $0x01, R12
+
+pfKHi:
+	PREFETCHT1        (R11)
+	PREFETCHT1        (R11)(BX*1)
+	PREFETCHT1        (R11)(BX*2)
+	PREFETCHT1        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+192(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
+	VBROADCASTSS      consts<>+480(SB), Y5
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K2
+	VSCALEFPS.Z       Y3, Y5, K2, Y5
+	VMULPS            Y5, Y0, Y0
+	VBROADCASTSS      X5, Z1
+	MOVQ              ctx_base+0(FP), R10
+	MOVQ              ctx_len+8(FP), R11
+	SHRQ              $0x04, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Z1, Z3
+	VMOVUPS Z3, (R10)
+	ADDQ    $0x00000040, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	MOVQ      ctx_len+8(FP), R11
+	TESTQ     $0x00000008, R11
+	JZ        rescaleDone
+	VMOVUPS.Z (R10), K1, Z3
+	VMULPS    Z1, Z3, Z3
+	VMOVUPS   Z3, K1, (R10)
+
+rescaleDone:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+192(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
+	VBROADCASTSS      consts<>+480(SB), Y12
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y12
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y12
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y12
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y12
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y12
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y12
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y2, K2
+	VSCALEFPS.Z       Y3, Y12, K2, Y12
+	VADDPS            Y12, Y0, Y0
+	VSHUFF32X4        $0x00, Z12, Z12, Z2
+	VSHUFF32X4        $0x55, Z12, Z12, Z3
+	VSHUFPS           $0x00, Z2, Z2, Z4
+	VSHUFPS           $0x55, Z2, Z2, Z5
+	VSHUFPS           $0xaa, Z2, Z2, Z6
+	VSHUFPS           $0xff, Z2, Z2, Z2
+	VSHUFPS           $0x00, Z3, Z3, Z7
+	VSHUFPS           $0x55, Z3, Z3, Z8
+	VSHUFPS           $0xaa, Z3, Z3, Z9
+	VSHUFPS           $0xff, Z3, Z3, Z3
+	MOVQ              SI, R10
+	CMPQ              CX, $0x00000018
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x04, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfV:
+	PREFETCHT1 (R10)
+	PREFETCHT1 (R10)(DI*1)
+	PREFETCHT1 (R10)(DI*2)
+	PREFETCHT1 (R10)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x04, R13
+
+ctxLoop:
+	TESTQ       R13, R13
+	JZ          ctxHalf
+	VMOVUPS     (R12), Z10
+	VCVTPH2PS   (R10), Z11
+	VFMADD231PS Z11, Z4, Z10
+	VCVTPH2PS   (R10)(DI*1), Z11
+	VFMADD231PS Z11, Z5, Z10
+	VCVTPH2PS   (R10)(DI*2), Z11
+	VFMADD231PS Z11, Z6, Z10
+	VCVTPH2PS   (R10)(R9*1), Z11
+	VFMADD231PS Z11, Z2, Z10
+	VCVTPH2PS   (R11), Z11
+	VFMADD231PS Z11, Z7, Z10
+	VCVTPH2PS   (R11)(DI*1), Z11
+	VFMADD231PS Z11, Z8, Z10
+	VCVTPH2PS   (R11)(DI*2), Z11
+	VFMADD231PS Z11, Z9, Z10
+	VCVTPH2PS   (R11)(R9*1), Z11
+	VFMADD231PS Z11, Z3, Z10
+	VMOVUPS     Z10, (R12)
+	ADDQ        $0x00000020, R10
+	ADDQ        $0x00000020, R11
+	ADDQ        $0x00000040, R12
+	DECQ        R13
+	JMP         ctxLoop
+
+ctxHalf:
+	MOVQ        ctx_len+8(FP), R13
+	TESTQ       $0x00000008, R13
+	JZ          ctxDone
+	VMOVUPS.Z   (R12), K1, Z10
+	VCVTPH2PS.Z (R10), K1, Z11
+	VFMADD231PS Z11, Z4, Z10
+	VCVTPH2PS.Z (R10)(DI*1), K1, Z4
+	VFMADD231PS Z4, Z5, Z10
+	VCVTPH2PS.Z (R10)(DI*2), K1, Z4
+	VFMADD231PS Z4, Z6, Z10
+	VCVTPH2PS.Z (R10)(R9*1), K1, Z4
+	VFMADD231PS Z4, Z2, Z10
+	VCVTPH2PS.Z (R11), K1, Z2
+	VFMADD231PS Z2, Z7, Z10
+	VCVTPH2PS.Z (R11)(DI*1), K1, Z2
+	VFMADD231PS Z2, Z8, Z10
+	VCVTPH2PS.Z (R11)(DI*2), K1, Z2
+	VFMADD231PS Z2, Z9, Z10
+	VCVTPH2PS.Z (R11)(R9*1), K1, Z2
+	VFMADD231PS Z2, Z3, Z10
+	VMOVUPS     Z10, K1, (R12)
+
+ctxDone:
+	MOVQ SI, R10
+	CMPQ CX, $0x00000018
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x04, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ (R10)(DI*4), R11
+	MOVQ ctx_len+8(FP), R12
+	SHLQ $0x01, R12
+
+pfVHi:
+	PREFETCHT1 (R11)
+	PREFETCHT1 (R11)(DI*1)
+	PREFETCHT1 (R11)(DI*2)
+	PREFETCHT1 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12
@@ -10546,6 +14648,433 @@ special:
 	VZEROUPPER
 	RET
 
+// func decodeStepQ8PFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+, SSE
+TEXT ·decodeStepQ8PFL2AVX512Z(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000028
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x05, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfK:
+	PREFETCHT1 (R10)
+	PREFETCHT1 (R10)(BX*1)
+	PREFETCHT1 (R10)(BX*2)
+	PREFETCHT1 (R10)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       DX, R10
+	LEAQ       (DX)(BX*4), R11
+	MOVQ       h_base+112(FP), R12
+	VXORPS     Z2, Z2, Z2
+	VXORPS     Z3, Z3, Z3
+	VXORPS     Z4, Z4, Z4
+	VXORPS     Z5, Z5, Z5
+	VXORPS     Z6, Z6, Z6
+	VXORPS     Z7, Z7, Z7
+	VXORPS     Z8, Z8, Z8
+	VXORPS     Z9, Z9, Z9
+	MOVQ       h_len+120(FP), R13
+	SHRQ       $0x05, R13
+
+dot:
+	TESTQ        R13, R13
+	JZ           dotHalf
+	VMOVUPS      (R12), Z10
+	VMOVUPS      64(R12), Z11
+	VPMOVSXBD    4(R10), Z12
+	VCVTDQ2PS    Z12, Z12
+	VMULPS       Z10, Z12, Z12
+	VPMOVSXBD    20(R10), Z13
+	VCVTDQ2PS    Z13, Z13
+	VFMADD231PS  Z11, Z13, Z12
+	VBROADCASTSS (R10), Z13
+	VFMADD231PS  Z13, Z12, Z2
+	VPMOVSXBD    4(R10)(BX*1), Z12
+	VCVTDQ2PS    Z12, Z12
+	VMULPS       Z10, Z12, Z12
+	VPMOVSXBD    20(R10)(BX*1), Z13
+	VCVTDQ2PS    Z13, Z13
+	VFMADD231PS  Z11, Z13, Z12
+	VBROADCASTSS (R10)(BX*1), Z13
+	VFMADD231PS  Z13, Z12, Z3
+	VPMOVSXBD    4(R10)(BX*2), Z12
+	VCVTDQ2PS    Z12, Z12
+	VMULPS       Z10, Z12, Z12
+	VPMOVSXBD    20(R10)(BX*2), Z13
+	VCVTDQ2PS    Z13, Z13
+	VFMADD231PS  Z11, Z13, Z12
+	VBROADCASTSS (R10)(BX*2), Z13
+	VFMADD231PS  Z13, Z12, Z4
+	VPMOVSXBD    4(R10)(R8*1), Z12
+	VCVTDQ2PS    Z12, Z12
+	VMULPS       Z10, Z12, Z12
+	VPMOVSXBD    20(R10)(R8*1), Z13
+	VCVTDQ2PS    Z13, Z13
+	VFMADD231PS  Z11, Z13, Z12
+	VBROADCASTSS (R10)(R8*1), Z13
+	VFMADD231PS  Z13, Z12, Z5
+	VPMOVSXBD    4(R11), Z12
+	VCVTDQ2PS    Z12, Z12
+	VMULPS       Z10, Z12, Z12
+	VPMOVSXBD    20(R11), Z13
+	VCVTDQ2PS    Z13, Z13
+	VFMADD231PS  Z11, Z13, Z12
+	VBROADCASTSS (R11), Z13
+	VFMADD231PS  Z13, Z12, Z6
+	VPMOVSXBD    4(R11)(BX*1), Z12
+	VCVTDQ2PS    Z12, Z12
+	VMULPS       Z10, Z12, Z12
+	VPMOVSXBD    20(R11)(BX*1), Z13
+	VCVTDQ2PS    Z13, Z13
+	VFMADD231PS  Z11, Z13, Z12
+	VBROADCASTSS (R11)(BX*1), Z13
+	VFMADD231PS  Z13, Z12, Z7
+	VPMOVSXBD    4(R11)(BX*2), Z12
+	VCVTDQ2PS    Z12, Z12
+	VMULPS       Z10, Z12, Z12
+	VPMOVSXBD    20(R11)(BX*2), Z13
+	VCVTDQ2PS    Z13, Z13
+	VFMADD231PS  Z11, Z13, Z12
+	VBROADCASTSS (R11)(BX*2), Z13
+	VFMADD231PS  Z13, Z12, Z8
+	VPMOVSXBD    4(R11)(R8*1), Z12
+	VCVTDQ2PS    Z12, Z12
+	VMULPS       Z10, Z12, Z12
+	VPMOVSXBD    20(R11)(R8*1), Z10
+	VCVTDQ2PS    Z10, Z10
+	VFMADD231PS  Z11, Z10, Z12
+	VBROADCASTSS (R11)(R8*1), Z10
+	VFMADD231PS  Z10, Z12, Z9
+	ADDQ         $0x00000024, R10
+	ADDQ         $0x00000024, R11
+	ADDQ         $0x00000080, R12
+	DECQ         R13
+	JMP          dot
+
+dotHalf:
+	VEXTRACTF64X4 $0x01, Z2, Y10
+	VADDPS        Y10, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z3, Y10
+	VADDPS        Y10, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z4, Y10
+	VADDPS        Y10, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z5, Y10
+	VADDPS        Y10, Y5, Y5
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VEXTRACTF64X4 $0x01, Z6, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z7, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000028
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x05, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT1        (R11)
+	PREFETCHT1        (R11)(BX*1)
+	PREFETCHT1        (R11)(BX*2)
+	PREFETCHT1        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+192(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
+	VBROADCASTSS      consts<>+480(SB), Y5
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VMULPS            Y5, Y0, Y0
+	VBROADCASTSS      X5, Z1
+	MOVQ              ctx_base+0(FP), R10
+	MOVQ              ctx_len+8(FP), R11
+	SHRQ              $0x04, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Z1, Z3
+	VMOVUPS Z3, (R10)
+	ADDQ    $0x00000040, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+192(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
+	VBROADCASTSS      consts<>+480(SB), Y5
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y2, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VADDPS            Y5, Y0, Y0
+	VMOVUPS           Y5, 8(SP)
+	MOVQ              SI, R10
+	CMPQ              CX, $0x00000028
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x05, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT1 (R10)
+	PREFETCHT1 (R10)(DI*1)
+	PREFETCHT1 (R10)(DI*2)
+	PREFETCHT1 (R10)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x05, R13
+
+ctxLoop:
+	TESTQ        R13, R13
+	JZ           ctxHalf
+	VBROADCASTSS 8(SP), Z2
+	VBROADCASTSS (R10), Z3
+	VMULPS       Z2, Z3, Z3
+	VBROADCASTSS 12(SP), Z2
+	VBROADCASTSS (R10)(DI*1), Z4
+	VMULPS       Z2, Z4, Z4
+	VBROADCASTSS 16(SP), Z2
+	VBROADCASTSS (R10)(DI*2), Z5
+	VMULPS       Z2, Z5, Z5
+	VBROADCASTSS 20(SP), Z2
+	VBROADCASTSS (R10)(R9*1), Z6
+	VMULPS       Z2, Z6, Z6
+	VBROADCASTSS 24(SP), Z2
+	VBROADCASTSS (R11), Z7
+	VMULPS       Z2, Z7, Z7
+	VBROADCASTSS 28(SP), Z2
+	VBROADCASTSS (R11)(DI*1), Z8
+	VMULPS       Z2, Z8, Z8
+	VBROADCASTSS 32(SP), Z2
+	VBROADCASTSS (R11)(DI*2), Z9
+	VMULPS       Z2, Z9, Z9
+	VBROADCASTSS 36(SP), Z2
+	VBROADCASTSS (R11)(R9*1), Z10
+	VMULPS       Z2, Z10, Z10
+	VMOVUPS      (R12), Z2
+	VPMOVSXBD    4(R10), Z11
+	VCVTDQ2PS    Z11, Z11
+	VFMADD231PS  Z11, Z3, Z2
+	VPMOVSXBD    4(R10)(DI*1), Z11
+	VCVTDQ2PS    Z11, Z11
+	VFMADD231PS  Z11, Z4, Z2
+	VPMOVSXBD    4(R10)(DI*2), Z11
+	VCVTDQ2PS    Z11, Z11
+	VFMADD231PS  Z11, Z5, Z2
+	VPMOVSXBD    4(R10)(R9*1), Z11
+	VCVTDQ2PS    Z11, Z11
+	VFMADD231PS  Z11, Z6, Z2
+	VPMOVSXBD    4(R11), Z11
+	VCVTDQ2PS    Z11, Z11
+	VFMADD231PS  Z11, Z7, Z2
+	VPMOVSXBD    4(R11)(DI*1), Z11
+	VCVTDQ2PS    Z11, Z11
+	VFMADD231PS  Z11, Z8, Z2
+	VPMOVSXBD    4(R11)(DI*2), Z11
+	VCVTDQ2PS    Z11, Z11
+	VFMADD231PS  Z11, Z9, Z2
+	VPMOVSXBD    4(R11)(R9*1), Z11
+	VCVTDQ2PS    Z11, Z11
+	VFMADD231PS  Z11, Z10, Z2
+	VMOVUPS      Z2, (R12)
+	VMOVUPS      64(R12), Z2
+	VPMOVSXBD    20(R10), Z11
+	VCVTDQ2PS    Z11, Z11
+	VFMADD231PS  Z11, Z3, Z2
+	VPMOVSXBD    20(R10)(DI*1), Z3
+	VCVTDQ2PS    Z3, Z3
+	VFMADD231PS  Z3, Z4, Z2
+	VPMOVSXBD    20(R10)(DI*2), Z3
+	VCVTDQ2PS    Z3, Z3
+	VFMADD231PS  Z3, Z5, Z2
+	VPMOVSXBD    20(R10)(R9*1), Z3
+	VCVTDQ2PS    Z3, Z3
+	VFMADD231PS  Z3, Z6, Z2
+	VPMOVSXBD    20(R11), Z3
+	VCVTDQ2PS    Z3, Z3
+	VFMADD231PS  Z3, Z7, Z2
+	VPMOVSXBD    20(R11)(DI*1), Z3
+	VCVTDQ2PS    Z3, Z3
+	VFMADD231PS  Z3, Z8, Z2
+	VPMOVSXBD    20(R11)(DI*2), Z3
+	VCVTDQ2PS    Z3, Z3
+	VFMADD231PS  Z3, Z9, Z2
+	VPMOVSXBD    20(R11)(R9*1), Z3
+	VCVTDQ2PS    Z3, Z3
+	VFMADD231PS  Z3, Z10, Z2
+	VMOVUPS      Z2, 64(R12)
+	ADDQ         $0x00000024, R10
+	ADDQ         $0x00000024, R11
+	ADDQ         $0x00000080, R12
+	DECQ         R13
+	JMP          ctxLoop
+
+ctxHalf:
+	MOVQ SI, R10
+	CMPQ CX, $0x00000028
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x05, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT1 (R11)
+	PREFETCHT1 (R11)(DI*1)
+	PREFETCHT1 (R11)(DI*2)
+	PREFETCHT1 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+144(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+148(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
 // func decodeStepQ8Q8AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, SSE
 TEXT ·decodeStepQ8Q8AVX512Z(SB), NOSPLIT, $40-160
@@ -11215,6 +15744,400 @@ pfVHi:
 	PREFETCHT0 (R11)(DI*1)
 	PREFETCHT0 (R11)(DI*2)
 	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+144(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+148(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+// func decodeStepQ8Q8PFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, MMX+, SSE
+TEXT ·decodeStepQ8Q8PFL2AVX512Z(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVL         $0x80808080, R10
+	VPBROADCASTD R10, Z2
+	MOVL         $0x0000ff00, R10
+	KMOVW        R10, K1
+
+block:
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000028
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x05, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfK:
+	PREFETCHT1 (R10)
+	PREFETCHT1 (R10)(BX*1)
+	PREFETCHT1 (R10)(BX*2)
+	PREFETCHT1 (R10)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       DX, R10
+	LEAQ       (DX)(BX*4), R11
+	MOVQ       h_base+112(FP), R12
+	VXORPS     Z3, Z3, Z3
+	VXORPS     Z4, Z4, Z4
+	VXORPS     Z5, Z5, Z5
+	VXORPS     Z6, Z6, Z6
+	MOVQ       h_len+120(FP), R13
+
+dot:
+	TESTQ           R13, R13
+	JZ              dotDone
+	VBROADCASTI64X4 4(R12), Z7
+	VXORPS          Z8, Z8, Z8
+	VPDPBUSD        Z7, Z2, Z8
+	VXORPS          Z9, Z9, Z9
+	VPSUBD          Z8, Z9, Z8
+	VBROADCASTSS    (R12), Z9
+	VMOVDQA32       Z8, Z10
+	VMOVDQU32       4(R10), Y11
+	VINSERTI64X4    $0x01, 4(R11), Z11, Z11
+	VPXORD          Z11, Z2, Z11
+	VPDPBUSD        Z7, Z11, Z10
+	VCVTDQ2PS       Z10, Z10
+	VBROADCASTSS    (R10), Z12
+	VBROADCASTSS    (R11), K1, Z12
+	VMULPS          Z9, Z12, Z12
+	VFMADD231PS     Z12, Z10, Z3
+	VMOVDQA32       Z8, Z10
+	VMOVDQU32       4(R10)(BX*1), Y13
+	VINSERTI64X4    $0x01, 4(R11)(BX*1), Z13, Z13
+	VPXORD          Z13, Z2, Z13
+	VPDPBUSD        Z7, Z13, Z10
+	VCVTDQ2PS       Z10, Z10
+	VBROADCASTSS    (R10)(BX*1), Z12
+	VBROADCASTSS    (R11)(BX*1), K1, Z12
+	VMULPS          Z9, Z12, Z12
+	VFMADD231PS     Z12, Z10, Z4
+	VMOVDQA32       Z8, Z10
+	VMOVDQU32       4(R10)(BX*2), Y14
+	VINSERTI64X4    $0x01, 4(R11)(BX*2), Z14, Z14
+	VPXORD          Z14, Z2, Z14
+	VPDPBUSD        Z7, Z14, Z10
+	VCVTDQ2PS       Z10, Z10
+	VBROADCASTSS    (R10)(BX*2), Z12
+	VBROADCASTSS    (R11)(BX*2), K1, Z12
+	VMULPS          Z9, Z12, Z12
+	VFMADD231PS     Z12, Z10, Z5
+	VMOVDQA32       Z8, Z8
+	VMOVDQU32       4(R10)(R8*1), Y15
+	VINSERTI64X4    $0x01, 4(R11)(R8*1), Z15, Z15
+	VPXORD          Z15, Z2, Z15
+	VPDPBUSD        Z7, Z15, Z8
+	VCVTDQ2PS       Z8, Z8
+	VBROADCASTSS    (R10)(R8*1), Z7
+	VBROADCASTSS    (R11)(R8*1), K1, Z7
+	VMULPS          Z9, Z7, Z7
+	VFMADD231PS     Z7, Z8, Z6
+	ADDQ            $0x00000024, R10
+	ADDQ            $0x00000024, R11
+	ADDQ            $0x00000024, R12
+	SUBQ            $0x00000024, R13
+	JMP             dot
+
+dotDone:
+	VEXTRACTF64X4 $0x01, Z3, Y7
+	VEXTRACTF64X4 $0x01, Z4, Y8
+	VEXTRACTF64X4 $0x01, Z5, Y9
+	VEXTRACTF64X4 $0x01, Z6, Y10
+	VSHUFPS       $0x88, Y4, Y3, Y11
+	VSHUFPS       $0xdd, Y4, Y3, Y3
+	VADDPS        Y3, Y11, Y11
+	VSHUFPS       $0x88, Y6, Y5, Y3
+	VSHUFPS       $0xdd, Y6, Y5, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y11, Y4
+	VSHUFPS       $0xdd, Y3, Y11, Y3
+	VADDPS        Y3, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X3
+	VADDPS        X3, X4, X4
+	VSHUFPS       $0x88, Y8, Y7, Y3
+	VSHUFPS       $0xdd, Y8, Y7, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y10, Y9, Y5
+	VSHUFPS       $0xdd, Y10, Y9, Y6
+	VADDPS        Y6, Y5, Y5
+	VSHUFPS       $0x88, Y5, Y3, Y6
+	VSHUFPS       $0xdd, Y5, Y3, Y3
+	VADDPS        Y3, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X3
+	VADDPS        X3, X6, X6
+	VINSERTF32X4  $0x01, X6, Y4, Y4
+	VMOVUPS       Y4, (AX)
+	VSUBPS        Y4, Y4, Y3
+	VCMPPS        $0x03, Y3, Y3, K2
+	KORTESTB      K2, K2
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000028
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x05, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT1        (R11)
+	PREFETCHT1        (R11)(BX*1)
+	PREFETCHT1        (R11)(BX*2)
+	PREFETCHT1        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
+	VMOVAPS           Y4, Y3
+	VEXTRACTF32X4     $0x01, Y3, X5
+	VMAXPS            X5, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X5
+	VMAXPS            X5, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X5
+	VMAXPS            X5, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+192(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y5
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y5
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y5
+	VBROADCASTSS      consts<>+480(SB), Y6
+	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K2
+	VSCALEFPS.Z       Y3, Y6, K2, Y6
+	VMULPS            Y6, Y0, Y0
+	VBROADCASTSS      X6, Z1
+	MOVQ              ctx_base+0(FP), R10
+	MOVQ              ctx_len+8(FP), R11
+	SHRQ              $0x04, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Z1, Z3
+	VMOVUPS Z3, (R10)
+	ADDQ    $0x00000040, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y4, Y4
+	VMULPS.BCST       consts<>+192(SB), Y4, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y4, Y5
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y5
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y5
+	VBROADCASTSS      consts<>+480(SB), Y6
+	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y4, K2
+	VSCALEFPS.Z       Y3, Y6, K2, Y6
+	VADDPS            Y6, Y0, Y0
+	VMOVUPS           Y6, 8(SP)
+	MOVQ              SI, R10
+	CMPQ              CX, $0x00000028
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x05, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT1 (R10)
+	PREFETCHT1 (R10)(DI*1)
+	PREFETCHT1 (R10)(DI*2)
+	PREFETCHT1 (R10)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfV
+	MOVQ       SI, R10
+	LEAQ       (SI)(DI*4), R11
+	MOVQ       ctx_base+0(FP), R12
+	MOVQ       ctx_len+8(FP), R13
+	SHRQ       $0x05, R13
+
+ctxLoop:
+	TESTQ        R13, R13
+	JZ           ctxHalf
+	VBROADCASTSS 8(SP), Z3
+	VBROADCASTSS (R10), Z4
+	VMULPS       Z3, Z4, Z4
+	VBROADCASTSS 12(SP), Z3
+	VBROADCASTSS (R10)(DI*1), Z5
+	VMULPS       Z3, Z5, Z5
+	VBROADCASTSS 16(SP), Z3
+	VBROADCASTSS (R10)(DI*2), Z6
+	VMULPS       Z3, Z6, Z6
+	VBROADCASTSS 20(SP), Z3
+	VBROADCASTSS (R10)(R9*1), Z7
+	VMULPS       Z3, Z7, Z7
+	VBROADCASTSS 24(SP), Z3
+	VBROADCASTSS (R11), Z8
+	VMULPS       Z3, Z8, Z8
+	VBROADCASTSS 28(SP), Z3
+	VBROADCASTSS (R11)(DI*1), Z9
+	VMULPS       Z3, Z9, Z9
+	VBROADCASTSS 32(SP), Z3
+	VBROADCASTSS (R11)(DI*2), Z10
+	VMULPS       Z3, Z10, Z10
+	VBROADCASTSS 36(SP), Z3
+	VBROADCASTSS (R11)(R9*1), Z12
+	VMULPS       Z3, Z12, Z12
+	VMOVUPS      (R12), Z3
+	VPMOVSXBD    4(R10), Z16
+	VCVTDQ2PS    Z16, Z16
+	VFMADD231PS  Z16, Z4, Z3
+	VPMOVSXBD    4(R10)(DI*1), Z16
+	VCVTDQ2PS    Z16, Z16
+	VFMADD231PS  Z16, Z5, Z3
+	VPMOVSXBD    4(R10)(DI*2), Z16
+	VCVTDQ2PS    Z16, Z16
+	VFMADD231PS  Z16, Z6, Z3
+	VPMOVSXBD    4(R10)(R9*1), Z16
+	VCVTDQ2PS    Z16, Z16
+	VFMADD231PS  Z16, Z7, Z3
+	VPMOVSXBD    4(R11), Z16
+	VCVTDQ2PS    Z16, Z16
+	VFMADD231PS  Z16, Z8, Z3
+	VPMOVSXBD    4(R11)(DI*1), Z16
+	VCVTDQ2PS    Z16, Z16
+	VFMADD231PS  Z16, Z9, Z3
+	VPMOVSXBD    4(R11)(DI*2), Z16
+	VCVTDQ2PS    Z16, Z16
+	VFMADD231PS  Z16, Z10, Z3
+	VPMOVSXBD    4(R11)(R9*1), Z16
+	VCVTDQ2PS    Z16, Z16
+	VFMADD231PS  Z16, Z12, Z3
+	VMOVUPS      Z3, (R12)
+	VMOVUPS      64(R12), Z3
+	VPMOVSXBD    20(R10), Z16
+	VCVTDQ2PS    Z16, Z16
+	VFMADD231PS  Z16, Z4, Z3
+	VPMOVSXBD    20(R10)(DI*1), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z5, Z3
+	VPMOVSXBD    20(R10)(DI*2), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z6, Z3
+	VPMOVSXBD    20(R10)(R9*1), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z7, Z3
+	VPMOVSXBD    20(R11), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z8, Z3
+	VPMOVSXBD    20(R11)(DI*1), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z9, Z3
+	VPMOVSXBD    20(R11)(DI*2), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z10, Z3
+	VPMOVSXBD    20(R11)(R9*1), Z4
+	VCVTDQ2PS    Z4, Z4
+	VFMADD231PS  Z4, Z12, Z3
+	VMOVUPS      Z3, 64(R12)
+	ADDQ         $0x00000024, R10
+	ADDQ         $0x00000024, R11
+	ADDQ         $0x00000080, R12
+	DECQ         R13
+	JMP          ctxLoop
+
+ctxHalf:
+	MOVQ SI, R10
+	CMPQ CX, $0x00000028
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x05, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT1 (R11)
+	PREFETCHT1 (R11)(DI*1)
+	PREFETCHT1 (R11)(DI*2)
+	PREFETCHT1 (R11)(R9*1)
 	ADDQ       $0x00000040, R10
 	ADDQ       $0x00000040, R11
 	SUBQ       $0x00000040, R12

@@ -315,14 +315,15 @@ func (m Stored) addRows(dst []float32, r0 int, w []float32) {
 }
 
 // decodeStepKernel, when not stepBySpan, makes the fused step kernels
-// (amd64) take their prefetching variant (stepPF) or the other (stepNear) at
-// every size, for tests.
+// (amd64) take their prefetching variant into L1 (stepPF) or L2 (stepPFL2)
+// or the other (stepNear) at every size, for tests.
 var decodeStepKernel = stepBySpan
 
 const (
 	stepBySpan = iota
 	stepNear
 	stepPF
+	stepPFL2
 )
 
 // stepBlockBytes is the size of one block of key and value rows in the

@@ -377,14 +377,14 @@ func TestDecodeGuard(t *testing.T) {
 // shapes of the fused kernels and those around them, on every ISA.
 func TestDecodeStepGuard(t *testing.T) { forEachStepKernel(t, testDecodeStepGuard) }
 
-// forEachStepKernel runs f with the fused step's prefetching variant forced
-// on and off.
+// forEachStepKernel runs f with the fused step's plain variant and its
+// prefetching variants into L1 and L2 forced.
 func forEachStepKernel(t *testing.T, f func(t *testing.T)) {
 	defer func(k int) { decodeStepKernel = k }(decodeStepKernel)
 	for _, k := range []struct {
 		name string
 		kind int
-	}{{"near", stepNear}, {"pf", stepPF}} {
+	}{{"near", stepNear}, {"pf", stepPF}, {"pfL2", stepPFL2}} {
 		decodeStepKernel = k.kind
 		t.Run(k.name, f)
 	}

@@ -153,6 +153,13 @@ func decodeStepBF16AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []
 //go:noescape
 func decodeStepBF16PFAVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 
+// decodeStepBF16PFL2AVX2 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the BF16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepBF16PFL2AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
 // decodeStepF16AVX2 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of the F16 keys K and values V (row strides ldk, ldv bytes) to ctx and
 // the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
@@ -166,6 +173,13 @@ func decodeStepF16AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []b
 //
 //go:noescape
 func decodeStepF16PFAVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepF16PFL2AVX2 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the F16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepF16PFL2AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 
 // decodeStepQ8AVX2 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of the Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
@@ -181,6 +195,13 @@ func decodeStepQ8AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []by
 //go:noescape
 func decodeStepQ8PFAVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 
+// decodeStepQ8PFL2AVX2 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8PFL2AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
 // decodeStepBF16AVX512 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of the BF16 keys K and values V (row strides ldk, ldv bytes) to ctx and
 // the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
@@ -194,6 +215,13 @@ func decodeStepBF16AVX512(ctx []float32, scores []float32, k []byte, ldk int, v 
 //
 //go:noescape
 func decodeStepBF16PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepBF16PFL2AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the BF16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepBF16PFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 
 // decodeStepF16AVX512 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of the F16 keys K and values V (row strides ldk, ldv bytes) to ctx and
@@ -209,6 +237,13 @@ func decodeStepF16AVX512(ctx []float32, scores []float32, k []byte, ldk int, v [
 //go:noescape
 func decodeStepF16PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 
+// decodeStepF16PFL2AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the F16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepF16PFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
 // decodeStepQ8AVX512 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of the Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
 // the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
@@ -222,6 +257,13 @@ func decodeStepQ8AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []
 //
 //go:noescape
 func decodeStepQ8PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8PFL2AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8PFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 
 // decodeStepQ8Q8AVX512 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of the Q8Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
@@ -237,6 +279,13 @@ func decodeStepQ8Q8AVX512(ctx []float32, scores []float32, k []byte, ldk int, v 
 //go:noescape
 func decodeStepQ8Q8PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
 
+// decodeStepQ8Q8PFL2AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8Q8PFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+
 // decodeStepBF16AVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of the BF16 keys K and values V (row strides ldk, ldv bytes) to ctx and
 // the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
@@ -250,6 +299,13 @@ func decodeStepBF16AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v
 //
 //go:noescape
 func decodeStepBF16PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepBF16PFL2AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the BF16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepBF16PFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 
 // decodeStepF16AVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of the F16 keys K and values V (row strides ldk, ldv bytes) to ctx and
@@ -265,6 +321,13 @@ func decodeStepF16AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v 
 //go:noescape
 func decodeStepF16PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 
+// decodeStepF16PFL2AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the F16 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepF16PFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
 // decodeStepQ8AVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of the Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
 // the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
@@ -279,6 +342,13 @@ func decodeStepQ8AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v [
 //go:noescape
 func decodeStepQ8PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 
+// decodeStepQ8PFL2AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8PFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
 // decodeStepQ8Q8AVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of the Q8Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
 // the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
@@ -292,3 +362,10 @@ func decodeStepQ8Q8AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v
 //
 //go:noescape
 func decodeStepQ8Q8PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8Q8PFL2AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8Q8PFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)

@@ -171,7 +171,7 @@ func BenchmarkStepFar(b *testing.B) {
 			for _, k := range []struct {
 				name string
 				kind int
-			}{{"near", stepNear}, {"pf", stepPF}} {
+			}{{"near", stepNear}, {"pf", stepPF}, {"pfL2", stepPFL2}} {
 				decodeStepKernel = k.kind
 				b.Run(k.name, step)
 			}
@@ -230,32 +230,37 @@ func TestDotSoftmaxFar(t *testing.T) {
 }
 
 // TestDecodeStepPrefetch checks the reduced-precision step's choice of its
-// prefetching variant by span, format and the route's stepPF, and that
-// every class's stepPF names formats only.
+// variant by span, format and the route's stepPF and pfL2, and that every
+// class's stepPF names formats only.
 func TestDecodeStepPrefetch(t *testing.T) {
 	defer func(r route, fb, k int) { rt, farBytes, decodeStepKernel = r, fb, k }(rt, farBytes, decodeStepKernel)
 	farBytes = 1 << 20
 	const near, beyond, row = 1024, 4096, 512 // rows of 512 bytes of keys and values: 512 KiB, 2 MiB
 	for _, c := range []struct {
 		pf     formatSet
+		l2     bool
 		f      Format
 		n      int
 		kernel int
-		want   bool
+		want   int
 	}{
-		{allFormats, FormatBF16, near, stepBySpan, false},
-		{allFormats, FormatBF16, beyond, stepBySpan, true},
-		{allFormats, FormatQ8, beyond, stepBySpan, true},
-		{formatsOf(FormatQ8), FormatBF16, beyond, stepBySpan, false},
-		{formatsOf(FormatQ8), FormatF16, beyond, stepBySpan, false},
-		{formatsOf(FormatQ8), FormatQ8, beyond, stepBySpan, true},
-		{formatsOf(FormatQ8), FormatQ8, near, stepBySpan, false},
-		{formatsOf(FormatQ8), FormatBF16, near, stepPF, true},
-		{allFormats, FormatQ8, beyond, stepNear, false},
+		{allFormats, false, FormatBF16, near, stepBySpan, 0},
+		{allFormats, false, FormatBF16, beyond, stepBySpan, 1},
+		{allFormats, true, FormatBF16, beyond, stepBySpan, 2},
+		{allFormats, true, FormatBF16, near, stepBySpan, 0},
+		{allFormats, false, FormatQ8, beyond, stepBySpan, 1},
+		{formatsOf(FormatQ8), false, FormatBF16, beyond, stepBySpan, 0},
+		{formatsOf(FormatQ8), true, FormatF16, beyond, stepBySpan, 0},
+		{formatsOf(FormatQ8), true, FormatQ8, beyond, stepBySpan, 2},
+		{formatsOf(FormatQ8), false, FormatQ8, near, stepBySpan, 0},
+		{formatsOf(FormatQ8), false, FormatBF16, near, stepPF, 1},
+		{formatsOf(FormatQ8), false, FormatBF16, near, stepPFL2, 2},
+		{allFormats, true, FormatQ8, beyond, stepNear, 0},
+		{allFormats, true, FormatQ8, beyond, stepPF, 1},
 	} {
-		rt.stepPF, decodeStepKernel = c.pf, c.kernel
-		if got := decodeStepPrefetch(c.f, c.n, row); got != c.want {
-			t.Errorf("stepPF %b, %v, %d rows of %d bytes, kernel %d: prefetch %v, want %v", c.pf, c.f, c.n, row, c.kernel, got, c.want)
+		rt.stepPF, rt.pfL2, decodeStepKernel = c.pf, c.l2, c.kernel
+		if got := decodeStepVariant(c.f, c.n, row); got != c.want {
+			t.Errorf("stepPF %b, pfL2 %v, %v, %d rows of %d bytes, kernel %d: variant %d, want %d", c.pf, c.l2, c.f, c.n, row, c.kernel, got, c.want)
 		}
 	}
 	for c, r := range routes {
@@ -316,14 +321,14 @@ func TestSkinnyNNBands(t *testing.T) {
 }
 
 // TestSkinnyNTQuads runs skinnyNT with groups of 8 rows of X (AVX-512) and
-// the software prefetch of the next panel at every batch (ntQuads empty),
-// with groups of 4 and no prefetch at Zen 4's batches and at every batch,
-// whatever the host's class: MatVecBatch against the float64 oracle, nothing
+// the software prefetch of the next panel at every batch (ntQuads empty)
+// into L1 and into L2 (pfL2), and with groups of 4 and no prefetch at Zen 4's
+// batches and at every batch, whatever the host's class: MatVecBatch against the float64 oracle, nothing
 // outside D written, A and X untouched.
 func TestSkinnyNTQuads(t *testing.T) {
 	defer func(r route) { rt = r }(rt)
-	for _, quads := range []batchSet{0, routes[classZen4].ntQuads, batches(1, skinnyMaxRows)} {
-		rt.ntQuads = quads
+	for i, quads := range []batchSet{0, routes[classZen4].ntQuads, batches(1, skinnyMaxRows), 0} {
+		rt.ntQuads, rt.pfL2 = quads, i >= 1
 		withSkinny(t, func(t *testing.T) {
 			forEachISA(t, func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(47, uint64(quads)))

@@ -1758,6 +1758,1742 @@ DATA tailmask<>+56(SB)/4, $0xffffffff
 DATA tailmask<>+60(SB)/4, $0xffffffff
 GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 
+// func skinnyNTL2AVX2(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, chunk int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
+// Requires: AVX, CMOV, FMA3, MMX+
+TEXT ·skinnyNTL2AVX2(SB), NOSPLIT, $120-168
+	MOVQ   lda+56(FP), AX
+	SHLQ   $0x02, AX
+	MOVQ   panel+128(FP), CX
+	IMULQ  AX, CX
+	MOVQ   CX, 80(SP)
+	MOVQ   chunk+104(FP), CX
+	IMULQ  CX, AX
+	MOVQ   AX, 88(SP)
+	SHLQ   $0x02, CX
+	MOVQ   CX, 96(SP)
+	MOVQ   a_base+32(FP), AX
+	MOVQ   d_base+0(FP), CX
+	MOVQ   AX, 32(SP)
+	MOVQ   CX, 40(SP)
+	MOVQ   chunk+104(FP), AX
+	MOVQ   rows+96(FP), CX
+	MOVQ   AX, 64(SP)
+	IMUL3Q $0x00000003, AX, AX
+	SUBQ   AX, CX
+	MOVQ   CX, 72(SP)
+
+panel:
+	MOVQ    panel+128(FP), CX
+	XORQ    DX, DX
+	MOVQ    64(SP), AX
+	CMPQ    AX, CX
+	CMOVQGT CX, AX
+	MOVQ    AX, 48(SP)
+	MOVQ    DX, 56(SP)
+	TESTQ   AX, AX
+	JNZ     panelSet
+	MOVQ    72(SP), AX
+	TESTQ   AX, AX
+	JZ      done
+	MOVQ    AX, 56(SP)
+	MOVQ    DX, 72(SP)
+	MOVQ    88(SP), AX
+	MOVQ    a_base+32(FP), CX
+	LEAQ    (CX)(AX*2), CX
+	ADDQ    AX, CX
+	MOVQ    CX, 32(SP)
+	MOVQ    96(SP), AX
+	MOVQ    d_base+0(FP), CX
+	LEAQ    (CX)(AX*2), CX
+	ADDQ    AX, CX
+	MOVQ    CX, 40(SP)
+
+panelSet:
+	MOVQ cols+112(FP), AX
+	MOVQ pfw+136(FP), CX
+	SHRQ $0x03, AX
+	MOVQ AX, 104(SP)
+	SUBQ CX, AX
+	MOVQ AX, 112(SP)
+	MOVQ x_base+64(FP), AX
+	MOVQ 40(SP), CX
+	MOVQ batch+120(FP), DX
+	MOVQ DX, 16(SP)
+	MOVQ nbig+152(FP), DX
+	MOVQ DX, 24(SP)
+
+b4:
+	CMPQ 16(SP), $0x00000004
+	JB   b4End
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
+	JNE  b4Big
+	DECQ DX
+
+b4Big:
+	CMPQ DX, $0x00000004
+	JNE  b4End
+	MOVQ 32(SP), DX
+	MOVQ CX, BX
+	MOVQ 48(SP), SI
+	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
+
+b4r3:
+	CMPQ    (SP), $0x00000000
+	JE      b4r3End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), DI
+	SHLQ    $0x02, DI
+	MOVQ    DX, R8
+	MOVQ    AX, R9
+	LEAQ    (R9)(DI*2), R10
+	ADDQ    DI, R10
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	VXORPS  Y9, Y9, Y9
+	VXORPS  Y10, Y10, Y10
+	VXORPS  Y11, Y11, Y11
+	MOVQ    cols+112(FP), R11
+	SHRQ    $0x03, R11
+	JZ      b4r3tTail
+	MOVQ    104(SP), R12
+	XORQ    R13, R13
+	TESTQ   R12, R12
+	CMOVQLT R13, R12
+	CMPQ    R12, R11
+	CMOVQGT R11, R12
+	MOVQ    112(SP), R13
+	XORQ    R14, R14
+	TESTQ   R13, R13
+	CMOVQLT R14, R13
+	CMPQ    R13, R11
+	CMOVQGT R11, R13
+	SUBQ    R12, R11
+	SUBQ    R13, R12
+	TESTQ   R11, R11
+	JZ      b4r3tBeforeEnd
+
+b4r3tBefore:
+	VMOVUPS     (R8), Y12
+	VMOVUPS     (R8)(SI*1), Y13
+	VMOVUPS     (R8)(SI*2), Y14
+	VMOVUPS     (R9), Y15
+	VFMADD231PS Y12, Y15, Y0
+	VFMADD231PS Y13, Y15, Y4
+	VFMADD231PS Y14, Y15, Y8
+	VMOVUPS     (R9)(DI*1), Y15
+	VFMADD231PS Y12, Y15, Y1
+	VFMADD231PS Y13, Y15, Y5
+	VFMADD231PS Y14, Y15, Y9
+	VMOVUPS     (R9)(DI*2), Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y6
+	VFMADD231PS Y14, Y15, Y10
+	VMOVUPS     (R10), Y15
+	VFMADD231PS Y12, Y15, Y3
+	VFMADD231PS Y13, Y15, Y7
+	VFMADD231PS Y14, Y15, Y11
+	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000020, R10
+	DECQ        R11
+	JNZ         b4r3tBefore
+
+b4r3tBeforeEnd:
+	TESTQ R12, R12
+	JZ    b4r3tWindowEnd
+	MOVQ  80(SP), R11
+	ADDQ  R8, R11
+
+b4r3tWindow:
+	VMOVUPS     (R8), Y12
+	VMOVUPS     (R8)(SI*1), Y13
+	VMOVUPS     (R8)(SI*2), Y14
+	VMOVUPS     (R9), Y15
+	VFMADD231PS Y12, Y15, Y0
+	VFMADD231PS Y13, Y15, Y4
+	VFMADD231PS Y14, Y15, Y8
+	VMOVUPS     (R9)(DI*1), Y15
+	VFMADD231PS Y12, Y15, Y1
+	VFMADD231PS Y13, Y15, Y5
+	VFMADD231PS Y14, Y15, Y9
+	VMOVUPS     (R9)(DI*2), Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y6
+	VFMADD231PS Y14, Y15, Y10
+	VMOVUPS     (R10), Y15
+	VFMADD231PS Y12, Y15, Y3
+	VFMADD231PS Y13, Y15, Y7
+	VFMADD231PS Y14, Y15, Y11
+	TESTQ       $0x00000020, R11
+	JNZ         b4r3tWindowNoPF
+	PREFETCHT1  (R11)
+	PREFETCHT1  (R11)(SI*1)
+	PREFETCHT1  (R11)(SI*2)
+
+b4r3tWindowNoPF:
+	ADDQ $0x00000020, R11
+	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
+	ADDQ $0x00000020, R10
+	DECQ R12
+	JNZ  b4r3tWindow
+
+b4r3tWindowEnd:
+	TESTQ R13, R13
+	JZ    b4r3tAfterEnd
+
+b4r3tAfter:
+	VMOVUPS     (R8), Y12
+	VMOVUPS     (R8)(SI*1), Y13
+	VMOVUPS     (R8)(SI*2), Y14
+	VMOVUPS     (R9), Y15
+	VFMADD231PS Y12, Y15, Y0
+	VFMADD231PS Y13, Y15, Y4
+	VFMADD231PS Y14, Y15, Y8
+	VMOVUPS     (R9)(DI*1), Y15
+	VFMADD231PS Y12, Y15, Y1
+	VFMADD231PS Y13, Y15, Y5
+	VFMADD231PS Y14, Y15, Y9
+	VMOVUPS     (R9)(DI*2), Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y6
+	VFMADD231PS Y14, Y15, Y10
+	VMOVUPS     (R10), Y15
+	VFMADD231PS Y12, Y15, Y3
+	VFMADD231PS Y13, Y15, Y7
+	VFMADD231PS Y14, Y15, Y11
+	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000020, R10
+	DECQ        R13
+	JNZ         b4r3tAfter
+
+b4r3tAfterEnd:
+b4r3tTail:
+	MOVQ        cols+112(FP), R11
+	ANDQ        $0x00000007, R11
+	JZ          b4r3tReduce
+	LEAQ        (R11)(R11*2), R12
+	ADDQ        R11, R12
+	SUBQ        $0x00000020, R12
+	ADDQ        R12, R8
+	ADDQ        R12, R9
+	ADDQ        R12, R10
+	LEAQ        tailmask<>+0(SB), R12
+	VMOVUPS     (R8), Y12
+	VANDPS      (R12)(R11*4), Y12, Y12
+	VMOVUPS     (R8)(SI*1), Y13
+	VANDPS      (R12)(R11*4), Y13, Y13
+	VMOVUPS     (R8)(SI*2), Y14
+	VANDPS      (R12)(R11*4), Y14, Y14
+	VMOVUPS     (R9), Y15
+	VANDPS      (R12)(R11*4), Y15, Y15
+	VFMADD231PS Y12, Y15, Y0
+	VFMADD231PS Y13, Y15, Y4
+	VFMADD231PS Y14, Y15, Y8
+	VMOVUPS     (R9)(DI*1), Y15
+	VANDPS      (R12)(R11*4), Y15, Y15
+	VFMADD231PS Y12, Y15, Y1
+	VFMADD231PS Y13, Y15, Y5
+	VFMADD231PS Y14, Y15, Y9
+	VMOVUPS     (R9)(DI*2), Y15
+	VANDPS      (R12)(R11*4), Y15, Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y6
+	VFMADD231PS Y14, Y15, Y10
+	VMOVUPS     (R10), Y15
+	VANDPS      (R12)(R11*4), Y15, Y15
+	VFMADD231PS Y12, Y15, Y3
+	VFMADD231PS Y13, Y15, Y7
+	VFMADD231PS Y14, Y15, Y11
+
+b4r3tReduce:
+	VSHUFPS      $0x88, Y4, Y0, Y12
+	VSHUFPS      $0xdd, Y4, Y0, Y0
+	VADDPS       Y0, Y12, Y12
+	VSHUFPS      $0x88, Y8, Y8, Y0
+	VSHUFPS      $0xdd, Y8, Y8, Y4
+	VADDPS       Y4, Y0, Y0
+	VSHUFPS      $0x88, Y0, Y12, Y4
+	VSHUFPS      $0xdd, Y0, Y12, Y0
+	VADDPS       Y0, Y4, Y4
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPS       X0, X4, X4
+	VSHUFPS      $0x88, Y5, Y1, Y0
+	VSHUFPS      $0xdd, Y5, Y1, Y1
+	VADDPS       Y1, Y0, Y0
+	VSHUFPS      $0x88, Y9, Y9, Y1
+	VSHUFPS      $0xdd, Y9, Y9, Y5
+	VADDPS       Y5, Y1, Y1
+	VSHUFPS      $0x88, Y1, Y0, Y5
+	VSHUFPS      $0xdd, Y1, Y0, Y0
+	VADDPS       Y0, Y5, Y5
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X5
+	VSHUFPS      $0x88, Y6, Y2, Y0
+	VSHUFPS      $0xdd, Y6, Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VSHUFPS      $0x88, Y10, Y10, Y1
+	VSHUFPS      $0xdd, Y10, Y10, Y2
+	VADDPS       Y2, Y1, Y1
+	VSHUFPS      $0x88, Y1, Y0, Y2
+	VSHUFPS      $0xdd, Y1, Y0, Y0
+	VADDPS       Y0, Y2, Y2
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X2
+	VSHUFPS      $0x88, Y7, Y3, Y0
+	VSHUFPS      $0xdd, Y7, Y3, Y1
+	VADDPS       Y1, Y0, Y0
+	VSHUFPS      $0x88, Y11, Y11, Y1
+	VSHUFPS      $0xdd, Y11, Y11, Y3
+	VADDPS       Y3, Y1, Y1
+	VSHUFPS      $0x88, Y1, Y0, Y3
+	VSHUFPS      $0xdd, Y1, Y0, Y0
+	VADDPS       Y0, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X3
+	MOVQ         96(SP), SI
+	VBROADCASTSS alpha+160(FP), X0
+	MOVQ         ldd+24(FP), DI
+	SHLQ         $0x02, DI
+	MOVQ         BX, R8
+	MOVL         beta+164(FP), R9
+	ANDL         $0x7fffffff, R9
+	JZ           b4r3tNoBeta
+	VBROADCASTSS beta+164(FP), X1
+	VMOVSS       (R8), X6
+	VINSERTPS    $0x10, (R8)(SI*1), X6, X6
+	VINSERTPS    $0x20, (R8)(SI*2), X6, X6
+	VMULPS       X1, X6, X6
+	VFMADD231PS  X0, X4, X6
+	VMOVSS       X6, (R8)
+	VEXTRACTPS   $0x01, X6, (R8)(SI*1)
+	VEXTRACTPS   $0x02, X6, (R8)(SI*2)
+	ADDQ         DI, R8
+	VMOVSS       (R8), X4
+	VINSERTPS    $0x10, (R8)(SI*1), X4, X4
+	VINSERTPS    $0x20, (R8)(SI*2), X4, X4
+	VMULPS       X1, X4, X4
+	VFMADD231PS  X0, X5, X4
+	VMOVSS       X4, (R8)
+	VEXTRACTPS   $0x01, X4, (R8)(SI*1)
+	VEXTRACTPS   $0x02, X4, (R8)(SI*2)
+	ADDQ         DI, R8
+	VMOVSS       (R8), X4
+	VINSERTPS    $0x10, (R8)(SI*1), X4, X4
+	VINSERTPS    $0x20, (R8)(SI*2), X4, X4
+	VMULPS       X1, X4, X4
+	VFMADD231PS  X0, X2, X4
+	VMOVSS       X4, (R8)
+	VEXTRACTPS   $0x01, X4, (R8)(SI*1)
+	VEXTRACTPS   $0x02, X4, (R8)(SI*2)
+	ADDQ         DI, R8
+	VMOVSS       (R8), X2
+	VINSERTPS    $0x10, (R8)(SI*1), X2, X2
+	VINSERTPS    $0x20, (R8)(SI*2), X2, X2
+	VMULPS       X1, X2, X2
+	VFMADD231PS  X0, X3, X2
+	VMOVSS       X2, (R8)
+	VEXTRACTPS   $0x01, X2, (R8)(SI*1)
+	VEXTRACTPS   $0x02, X2, (R8)(SI*2)
+	JMP          b4r3tDone
+
+b4r3tNoBeta:
+	VMULPS     X0, X4, X4
+	VMOVSS     X4, (R8)
+	VEXTRACTPS $0x01, X4, (R8)(SI*1)
+	VEXTRACTPS $0x02, X4, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X0, X5, X5
+	VMOVSS     X5, (R8)
+	VEXTRACTPS $0x01, X5, (R8)(SI*1)
+	VEXTRACTPS $0x02, X5, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X0, X2, X2
+	VMOVSS     X2, (R8)
+	VEXTRACTPS $0x01, X2, (R8)(SI*1)
+	VEXTRACTPS $0x02, X2, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X0, X3, X3
+	VMOVSS     X3, (R8)
+	VEXTRACTPS $0x01, X3, (R8)(SI*1)
+	VEXTRACTPS $0x02, X3, (R8)(SI*2)
+
+b4r3tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b4r3
+
+b4r3End:
+b4r1:
+	CMPQ    8(SP), $0x00000000
+	JE      b4r1End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), SI
+	SHLQ    $0x02, SI
+	MOVQ    DX, DI
+	MOVQ    AX, R8
+	LEAQ    (R8)(SI*2), R9
+	ADDQ    SI, R9
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	MOVQ    cols+112(FP), R10
+	SHRQ    $0x03, R10
+	JZ      b4r1tTail
+	MOVQ    104(SP), R11
+	XORQ    R12, R12
+	TESTQ   R11, R11
+	CMOVQLT R12, R11
+	CMPQ    R11, R10
+	CMOVQGT R10, R11
+	MOVQ    112(SP), R12
+	XORQ    R13, R13
+	TESTQ   R12, R12
+	CMOVQLT R13, R12
+	CMPQ    R12, R10
+	CMOVQGT R10, R12
+	SUBQ    R11, R10
+	SUBQ    R12, R11
+	TESTQ   R10, R10
+	JZ      b4r1tBeforeEnd
+
+b4r1tBefore:
+	VMOVUPS     (DI), Y4
+	VMOVUPS     (R8), Y5
+	VFMADD231PS Y4, Y5, Y0
+	VMOVUPS     (R8)(SI*1), Y5
+	VFMADD231PS Y4, Y5, Y1
+	VMOVUPS     (R8)(SI*2), Y5
+	VFMADD231PS Y4, Y5, Y2
+	VMOVUPS     (R9), Y5
+	VFMADD231PS Y4, Y5, Y3
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, R9
+	DECQ        R10
+	JNZ         b4r1tBefore
+
+b4r1tBeforeEnd:
+	TESTQ R11, R11
+	JZ    b4r1tWindowEnd
+
+b4r1tWindow:
+	VMOVUPS     (DI), Y4
+	VMOVUPS     (R8), Y5
+	VFMADD231PS Y4, Y5, Y0
+	VMOVUPS     (R8)(SI*1), Y5
+	VFMADD231PS Y4, Y5, Y1
+	VMOVUPS     (R8)(SI*2), Y5
+	VFMADD231PS Y4, Y5, Y2
+	VMOVUPS     (R9), Y5
+	VFMADD231PS Y4, Y5, Y3
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, R9
+	DECQ        R11
+	JNZ         b4r1tWindow
+
+b4r1tWindowEnd:
+	TESTQ R12, R12
+	JZ    b4r1tAfterEnd
+
+b4r1tAfter:
+	VMOVUPS     (DI), Y4
+	VMOVUPS     (R8), Y5
+	VFMADD231PS Y4, Y5, Y0
+	VMOVUPS     (R8)(SI*1), Y5
+	VFMADD231PS Y4, Y5, Y1
+	VMOVUPS     (R8)(SI*2), Y5
+	VFMADD231PS Y4, Y5, Y2
+	VMOVUPS     (R9), Y5
+	VFMADD231PS Y4, Y5, Y3
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, R9
+	DECQ        R12
+	JNZ         b4r1tAfter
+
+b4r1tAfterEnd:
+b4r1tTail:
+	MOVQ        cols+112(FP), R10
+	ANDQ        $0x00000007, R10
+	JZ          b4r1tReduce
+	LEAQ        (R10)(R10*2), R11
+	ADDQ        R10, R11
+	SUBQ        $0x00000020, R11
+	ADDQ        R11, DI
+	ADDQ        R11, R8
+	ADDQ        R11, R9
+	LEAQ        tailmask<>+0(SB), R11
+	VMOVUPS     (DI), Y4
+	VANDPS      (R11)(R10*4), Y4, Y4
+	VMOVUPS     (R8), Y5
+	VANDPS      (R11)(R10*4), Y5, Y5
+	VFMADD231PS Y4, Y5, Y0
+	VMOVUPS     (R8)(SI*1), Y5
+	VANDPS      (R11)(R10*4), Y5, Y5
+	VFMADD231PS Y4, Y5, Y1
+	VMOVUPS     (R8)(SI*2), Y5
+	VANDPS      (R11)(R10*4), Y5, Y5
+	VFMADD231PS Y4, Y5, Y2
+	VMOVUPS     (R9), Y5
+	VANDPS      (R11)(R10*4), Y5, Y5
+	VFMADD231PS Y4, Y5, Y3
+
+b4r1tReduce:
+	VEXTRACTF128 $0x01, Y0, X4
+	VADDPS       X4, X0, X0
+	VSHUFPS      $0x4e, X0, X0, X4
+	VADDPS       X4, X0, X0
+	VSHUFPS      $0xb1, X0, X0, X4
+	VADDPS       X4, X0, X0
+	VEXTRACTF128 $0x01, Y1, X4
+	VADDPS       X4, X1, X1
+	VSHUFPS      $0x4e, X1, X1, X4
+	VADDPS       X4, X1, X1
+	VSHUFPS      $0xb1, X1, X1, X4
+	VADDPS       X4, X1, X1
+	VEXTRACTF128 $0x01, Y2, X4
+	VADDPS       X4, X2, X2
+	VSHUFPS      $0x4e, X2, X2, X4
+	VADDPS       X4, X2, X2
+	VSHUFPS      $0xb1, X2, X2, X4
+	VADDPS       X4, X2, X2
+	VEXTRACTF128 $0x01, Y3, X4
+	VADDPS       X4, X3, X3
+	VSHUFPS      $0x4e, X3, X3, X4
+	VADDPS       X4, X3, X3
+	VSHUFPS      $0xb1, X3, X3, X4
+	VADDPS       X4, X3, X3
+	VBROADCASTSS alpha+160(FP), X4
+	MOVQ         ldd+24(FP), SI
+	SHLQ         $0x02, SI
+	MOVQ         BX, DI
+	MOVL         beta+164(FP), R8
+	ANDL         $0x7fffffff, R8
+	JZ           b4r1tNoBeta
+	VBROADCASTSS beta+164(FP), X5
+	VMOVSS       (DI), X6
+	VMULPS       X5, X6, X6
+	VFMADD231PS  X4, X0, X6
+	VMOVSS       X6, (DI)
+	ADDQ         SI, DI
+	VMOVSS       (DI), X0
+	VMULPS       X5, X0, X0
+	VFMADD231PS  X4, X1, X0
+	VMOVSS       X0, (DI)
+	ADDQ         SI, DI
+	VMOVSS       (DI), X0
+	VMULPS       X5, X0, X0
+	VFMADD231PS  X4, X2, X0
+	VMOVSS       X0, (DI)
+	ADDQ         SI, DI
+	VMOVSS       (DI), X0
+	VMULPS       X5, X0, X0
+	VFMADD231PS  X4, X3, X0
+	VMOVSS       X0, (DI)
+	JMP          b4r1tDone
+
+b4r1tNoBeta:
+	VMULPS X4, X0, X0
+	VMOVSS X0, (DI)
+	ADDQ   SI, DI
+	VMULPS X4, X1, X1
+	VMOVSS X1, (DI)
+	ADDQ   SI, DI
+	VMULPS X4, X2, X2
+	VMOVSS X2, (DI)
+	ADDQ   SI, DI
+	VMULPS X4, X3, X3
+	VMOVSS X3, (DI)
+
+b4r1tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b4r1
+
+b4r1End:
+	MOVQ   ldx+88(FP), DX
+	IMUL3Q $0x00000010, DX, DX
+	ADDQ   DX, AX
+	MOVQ   ldd+24(FP), DX
+	IMUL3Q $0x00000010, DX, DX
+	ADDQ   DX, CX
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
+	JE     b4Small
+	DECQ   24(SP)
+
+b4Small:
+	SUBQ $0x00000004, 16(SP)
+	JMP  b4
+
+b4End:
+b3:
+	CMPQ 16(SP), $0x00000003
+	JB   b3End
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
+	JNE  b3Big
+	DECQ DX
+
+b3Big:
+	CMPQ DX, $0x00000003
+	JNE  b3End
+	MOVQ 32(SP), DX
+	MOVQ CX, BX
+	MOVQ 48(SP), SI
+	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
+
+b3r3:
+	CMPQ    (SP), $0x00000000
+	JE      b3r3End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), DI
+	SHLQ    $0x02, DI
+	MOVQ    DX, R8
+	MOVQ    AX, R9
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	MOVQ    cols+112(FP), R10
+	SHRQ    $0x03, R10
+	JZ      b3r3tTail
+	MOVQ    104(SP), R11
+	XORQ    R12, R12
+	TESTQ   R11, R11
+	CMOVQLT R12, R11
+	CMPQ    R11, R10
+	CMOVQGT R10, R11
+	MOVQ    112(SP), R12
+	XORQ    R13, R13
+	TESTQ   R12, R12
+	CMOVQLT R13, R12
+	CMPQ    R12, R10
+	CMOVQGT R10, R12
+	SUBQ    R11, R10
+	SUBQ    R12, R11
+	TESTQ   R10, R10
+	JZ      b3r3tBeforeEnd
+
+b3r3tBefore:
+	VMOVUPS     (R8), Y9
+	VMOVUPS     (R8)(SI*1), Y10
+	VMOVUPS     (R8)(SI*2), Y11
+	VMOVUPS     (R9), Y12
+	VFMADD231PS Y9, Y12, Y0
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     (R9)(DI*1), Y12
+	VFMADD231PS Y9, Y12, Y1
+	VFMADD231PS Y10, Y12, Y4
+	VFMADD231PS Y11, Y12, Y7
+	VMOVUPS     (R9)(DI*2), Y12
+	VFMADD231PS Y9, Y12, Y2
+	VFMADD231PS Y10, Y12, Y5
+	VFMADD231PS Y11, Y12, Y8
+	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, R9
+	DECQ        R10
+	JNZ         b3r3tBefore
+
+b3r3tBeforeEnd:
+	TESTQ R11, R11
+	JZ    b3r3tWindowEnd
+	MOVQ  80(SP), R10
+	ADDQ  R8, R10
+
+b3r3tWindow:
+	VMOVUPS     (R8), Y9
+	VMOVUPS     (R8)(SI*1), Y10
+	VMOVUPS     (R8)(SI*2), Y11
+	VMOVUPS     (R9), Y12
+	VFMADD231PS Y9, Y12, Y0
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     (R9)(DI*1), Y12
+	VFMADD231PS Y9, Y12, Y1
+	VFMADD231PS Y10, Y12, Y4
+	VFMADD231PS Y11, Y12, Y7
+	VMOVUPS     (R9)(DI*2), Y12
+	VFMADD231PS Y9, Y12, Y2
+	VFMADD231PS Y10, Y12, Y5
+	VFMADD231PS Y11, Y12, Y8
+	TESTQ       $0x00000020, R10
+	JNZ         b3r3tWindowNoPF
+	PREFETCHT1  (R10)
+	PREFETCHT1  (R10)(SI*1)
+	PREFETCHT1  (R10)(SI*2)
+
+b3r3tWindowNoPF:
+	ADDQ $0x00000020, R10
+	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
+	DECQ R11
+	JNZ  b3r3tWindow
+
+b3r3tWindowEnd:
+	TESTQ R12, R12
+	JZ    b3r3tAfterEnd
+
+b3r3tAfter:
+	VMOVUPS     (R8), Y9
+	VMOVUPS     (R8)(SI*1), Y10
+	VMOVUPS     (R8)(SI*2), Y11
+	VMOVUPS     (R9), Y12
+	VFMADD231PS Y9, Y12, Y0
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     (R9)(DI*1), Y12
+	VFMADD231PS Y9, Y12, Y1
+	VFMADD231PS Y10, Y12, Y4
+	VFMADD231PS Y11, Y12, Y7
+	VMOVUPS     (R9)(DI*2), Y12
+	VFMADD231PS Y9, Y12, Y2
+	VFMADD231PS Y10, Y12, Y5
+	VFMADD231PS Y11, Y12, Y8
+	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, R9
+	DECQ        R12
+	JNZ         b3r3tAfter
+
+b3r3tAfterEnd:
+b3r3tTail:
+	MOVQ        cols+112(FP), R10
+	ANDQ        $0x00000007, R10
+	JZ          b3r3tReduce
+	LEAQ        (R10)(R10*2), R11
+	ADDQ        R10, R11
+	SUBQ        $0x00000020, R11
+	ADDQ        R11, R8
+	ADDQ        R11, R9
+	LEAQ        tailmask<>+0(SB), R11
+	VMOVUPS     (R8), Y9
+	VANDPS      (R11)(R10*4), Y9, Y9
+	VMOVUPS     (R8)(SI*1), Y10
+	VANDPS      (R11)(R10*4), Y10, Y10
+	VMOVUPS     (R8)(SI*2), Y11
+	VANDPS      (R11)(R10*4), Y11, Y11
+	VMOVUPS     (R9), Y12
+	VANDPS      (R11)(R10*4), Y12, Y12
+	VFMADD231PS Y9, Y12, Y0
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     (R9)(DI*1), Y12
+	VANDPS      (R11)(R10*4), Y12, Y12
+	VFMADD231PS Y9, Y12, Y1
+	VFMADD231PS Y10, Y12, Y4
+	VFMADD231PS Y11, Y12, Y7
+	VMOVUPS     (R9)(DI*2), Y12
+	VANDPS      (R11)(R10*4), Y12, Y12
+	VFMADD231PS Y9, Y12, Y2
+	VFMADD231PS Y10, Y12, Y5
+	VFMADD231PS Y11, Y12, Y8
+
+b3r3tReduce:
+	VSHUFPS      $0x88, Y3, Y0, Y9
+	VSHUFPS      $0xdd, Y3, Y0, Y0
+	VADDPS       Y0, Y9, Y9
+	VSHUFPS      $0x88, Y6, Y6, Y0
+	VSHUFPS      $0xdd, Y6, Y6, Y3
+	VADDPS       Y3, Y0, Y0
+	VSHUFPS      $0x88, Y0, Y9, Y3
+	VSHUFPS      $0xdd, Y0, Y9, Y0
+	VADDPS       Y0, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X3
+	VSHUFPS      $0x88, Y4, Y1, Y0
+	VSHUFPS      $0xdd, Y4, Y1, Y1
+	VADDPS       Y1, Y0, Y0
+	VSHUFPS      $0x88, Y7, Y7, Y1
+	VSHUFPS      $0xdd, Y7, Y7, Y4
+	VADDPS       Y4, Y1, Y1
+	VSHUFPS      $0x88, Y1, Y0, Y4
+	VSHUFPS      $0xdd, Y1, Y0, Y0
+	VADDPS       Y0, Y4, Y4
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPS       X0, X4, X4
+	VSHUFPS      $0x88, Y5, Y2, Y0
+	VSHUFPS      $0xdd, Y5, Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VSHUFPS      $0x88, Y8, Y8, Y1
+	VSHUFPS      $0xdd, Y8, Y8, Y2
+	VADDPS       Y2, Y1, Y1
+	VSHUFPS      $0x88, Y1, Y0, Y2
+	VSHUFPS      $0xdd, Y1, Y0, Y0
+	VADDPS       Y0, Y2, Y2
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X2
+	MOVQ         96(SP), SI
+	VBROADCASTSS alpha+160(FP), X0
+	MOVQ         ldd+24(FP), DI
+	SHLQ         $0x02, DI
+	MOVQ         BX, R8
+	MOVL         beta+164(FP), R9
+	ANDL         $0x7fffffff, R9
+	JZ           b3r3tNoBeta
+	VBROADCASTSS beta+164(FP), X1
+	VMOVSS       (R8), X5
+	VINSERTPS    $0x10, (R8)(SI*1), X5, X5
+	VINSERTPS    $0x20, (R8)(SI*2), X5, X5
+	VMULPS       X1, X5, X5
+	VFMADD231PS  X0, X3, X5
+	VMOVSS       X5, (R8)
+	VEXTRACTPS   $0x01, X5, (R8)(SI*1)
+	VEXTRACTPS   $0x02, X5, (R8)(SI*2)
+	ADDQ         DI, R8
+	VMOVSS       (R8), X3
+	VINSERTPS    $0x10, (R8)(SI*1), X3, X3
+	VINSERTPS    $0x20, (R8)(SI*2), X3, X3
+	VMULPS       X1, X3, X3
+	VFMADD231PS  X0, X4, X3
+	VMOVSS       X3, (R8)
+	VEXTRACTPS   $0x01, X3, (R8)(SI*1)
+	VEXTRACTPS   $0x02, X3, (R8)(SI*2)
+	ADDQ         DI, R8
+	VMOVSS       (R8), X3
+	VINSERTPS    $0x10, (R8)(SI*1), X3, X3
+	VINSERTPS    $0x20, (R8)(SI*2), X3, X3
+	VMULPS       X1, X3, X3
+	VFMADD231PS  X0, X2, X3
+	VMOVSS       X3, (R8)
+	VEXTRACTPS   $0x01, X3, (R8)(SI*1)
+	VEXTRACTPS   $0x02, X3, (R8)(SI*2)
+	JMP          b3r3tDone
+
+b3r3tNoBeta:
+	VMULPS     X0, X3, X3
+	VMOVSS     X3, (R8)
+	VEXTRACTPS $0x01, X3, (R8)(SI*1)
+	VEXTRACTPS $0x02, X3, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X0, X4, X4
+	VMOVSS     X4, (R8)
+	VEXTRACTPS $0x01, X4, (R8)(SI*1)
+	VEXTRACTPS $0x02, X4, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X0, X2, X2
+	VMOVSS     X2, (R8)
+	VEXTRACTPS $0x01, X2, (R8)(SI*1)
+	VEXTRACTPS $0x02, X2, (R8)(SI*2)
+
+b3r3tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b3r3
+
+b3r3End:
+b3r1:
+	CMPQ    8(SP), $0x00000000
+	JE      b3r1End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), SI
+	SHLQ    $0x02, SI
+	MOVQ    DX, DI
+	MOVQ    AX, R8
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	MOVQ    cols+112(FP), R9
+	SHRQ    $0x03, R9
+	JZ      b3r1tTail
+	MOVQ    104(SP), R10
+	XORQ    R11, R11
+	TESTQ   R10, R10
+	CMOVQLT R11, R10
+	CMPQ    R10, R9
+	CMOVQGT R9, R10
+	MOVQ    112(SP), R11
+	XORQ    R12, R12
+	TESTQ   R11, R11
+	CMOVQLT R12, R11
+	CMPQ    R11, R9
+	CMOVQGT R9, R11
+	SUBQ    R10, R9
+	SUBQ    R11, R10
+	TESTQ   R9, R9
+	JZ      b3r1tBeforeEnd
+
+b3r1tBefore:
+	VMOVUPS     (DI), Y3
+	VMOVUPS     (R8), Y4
+	VFMADD231PS Y3, Y4, Y0
+	VMOVUPS     (R8)(SI*1), Y4
+	VFMADD231PS Y3, Y4, Y1
+	VMOVUPS     (R8)(SI*2), Y4
+	VFMADD231PS Y3, Y4, Y2
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	DECQ        R9
+	JNZ         b3r1tBefore
+
+b3r1tBeforeEnd:
+	TESTQ R10, R10
+	JZ    b3r1tWindowEnd
+
+b3r1tWindow:
+	VMOVUPS     (DI), Y3
+	VMOVUPS     (R8), Y4
+	VFMADD231PS Y3, Y4, Y0
+	VMOVUPS     (R8)(SI*1), Y4
+	VFMADD231PS Y3, Y4, Y1
+	VMOVUPS     (R8)(SI*2), Y4
+	VFMADD231PS Y3, Y4, Y2
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	DECQ        R10
+	JNZ         b3r1tWindow
+
+b3r1tWindowEnd:
+	TESTQ R11, R11
+	JZ    b3r1tAfterEnd
+
+b3r1tAfter:
+	VMOVUPS     (DI), Y3
+	VMOVUPS     (R8), Y4
+	VFMADD231PS Y3, Y4, Y0
+	VMOVUPS     (R8)(SI*1), Y4
+	VFMADD231PS Y3, Y4, Y1
+	VMOVUPS     (R8)(SI*2), Y4
+	VFMADD231PS Y3, Y4, Y2
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	DECQ        R11
+	JNZ         b3r1tAfter
+
+b3r1tAfterEnd:
+b3r1tTail:
+	MOVQ        cols+112(FP), R9
+	ANDQ        $0x00000007, R9
+	JZ          b3r1tReduce
+	LEAQ        (R9)(R9*2), R10
+	ADDQ        R9, R10
+	SUBQ        $0x00000020, R10
+	ADDQ        R10, DI
+	ADDQ        R10, R8
+	LEAQ        tailmask<>+0(SB), R10
+	VMOVUPS     (DI), Y3
+	VANDPS      (R10)(R9*4), Y3, Y3
+	VMOVUPS     (R8), Y4
+	VANDPS      (R10)(R9*4), Y4, Y4
+	VFMADD231PS Y3, Y4, Y0
+	VMOVUPS     (R8)(SI*1), Y4
+	VANDPS      (R10)(R9*4), Y4, Y4
+	VFMADD231PS Y3, Y4, Y1
+	VMOVUPS     (R8)(SI*2), Y4
+	VANDPS      (R10)(R9*4), Y4, Y4
+	VFMADD231PS Y3, Y4, Y2
+
+b3r1tReduce:
+	VEXTRACTF128 $0x01, Y0, X3
+	VADDPS       X3, X0, X0
+	VSHUFPS      $0x4e, X0, X0, X3
+	VADDPS       X3, X0, X0
+	VSHUFPS      $0xb1, X0, X0, X3
+	VADDPS       X3, X0, X0
+	VEXTRACTF128 $0x01, Y1, X3
+	VADDPS       X3, X1, X1
+	VSHUFPS      $0x4e, X1, X1, X3
+	VADDPS       X3, X1, X1
+	VSHUFPS      $0xb1, X1, X1, X3
+	VADDPS       X3, X1, X1
+	VEXTRACTF128 $0x01, Y2, X3
+	VADDPS       X3, X2, X2
+	VSHUFPS      $0x4e, X2, X2, X3
+	VADDPS       X3, X2, X2
+	VSHUFPS      $0xb1, X2, X2, X3
+	VADDPS       X3, X2, X2
+	VBROADCASTSS alpha+160(FP), X3
+	MOVQ         ldd+24(FP), SI
+	SHLQ         $0x02, SI
+	MOVQ         BX, DI
+	MOVL         beta+164(FP), R8
+	ANDL         $0x7fffffff, R8
+	JZ           b3r1tNoBeta
+	VBROADCASTSS beta+164(FP), X4
+	VMOVSS       (DI), X5
+	VMULPS       X4, X5, X5
+	VFMADD231PS  X3, X0, X5
+	VMOVSS       X5, (DI)
+	ADDQ         SI, DI
+	VMOVSS       (DI), X0
+	VMULPS       X4, X0, X0
+	VFMADD231PS  X3, X1, X0
+	VMOVSS       X0, (DI)
+	ADDQ         SI, DI
+	VMOVSS       (DI), X0
+	VMULPS       X4, X0, X0
+	VFMADD231PS  X3, X2, X0
+	VMOVSS       X0, (DI)
+	JMP          b3r1tDone
+
+b3r1tNoBeta:
+	VMULPS X3, X0, X0
+	VMOVSS X0, (DI)
+	ADDQ   SI, DI
+	VMULPS X3, X1, X1
+	VMOVSS X1, (DI)
+	ADDQ   SI, DI
+	VMULPS X3, X2, X2
+	VMOVSS X2, (DI)
+
+b3r1tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b3r1
+
+b3r1End:
+	MOVQ   ldx+88(FP), DX
+	IMUL3Q $0x0000000c, DX, DX
+	ADDQ   DX, AX
+	MOVQ   ldd+24(FP), DX
+	IMUL3Q $0x0000000c, DX, DX
+	ADDQ   DX, CX
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
+	JE     b3Small
+	DECQ   24(SP)
+
+b3Small:
+	SUBQ $0x00000003, 16(SP)
+	JMP  b3
+
+b3End:
+b2:
+	CMPQ 16(SP), $0x00000002
+	JB   b2End
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
+	JNE  b2Big
+	DECQ DX
+
+b2Big:
+	CMPQ DX, $0x00000002
+	JNE  b2End
+	MOVQ 32(SP), DX
+	MOVQ CX, BX
+	MOVQ 48(SP), SI
+	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
+
+b2r3:
+	CMPQ    (SP), $0x00000000
+	JE      b2r3End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), DI
+	SHLQ    $0x02, DI
+	MOVQ    DX, R8
+	MOVQ    AX, R9
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	MOVQ    cols+112(FP), R10
+	SHRQ    $0x03, R10
+	JZ      b2r3tTail
+	MOVQ    104(SP), R11
+	XORQ    R12, R12
+	TESTQ   R11, R11
+	CMOVQLT R12, R11
+	CMPQ    R11, R10
+	CMOVQGT R10, R11
+	MOVQ    112(SP), R12
+	XORQ    R13, R13
+	TESTQ   R12, R12
+	CMOVQLT R13, R12
+	CMPQ    R12, R10
+	CMOVQGT R10, R12
+	SUBQ    R11, R10
+	SUBQ    R12, R11
+	TESTQ   R10, R10
+	JZ      b2r3tBeforeEnd
+
+b2r3tBefore:
+	VMOVUPS     (R8), Y6
+	VMOVUPS     (R8)(SI*1), Y7
+	VMOVUPS     (R8)(SI*2), Y8
+	VMOVUPS     (R9), Y9
+	VFMADD231PS Y6, Y9, Y0
+	VFMADD231PS Y7, Y9, Y2
+	VFMADD231PS Y8, Y9, Y4
+	VMOVUPS     (R9)(DI*1), Y9
+	VFMADD231PS Y6, Y9, Y1
+	VFMADD231PS Y7, Y9, Y3
+	VFMADD231PS Y8, Y9, Y5
+	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, R9
+	DECQ        R10
+	JNZ         b2r3tBefore
+
+b2r3tBeforeEnd:
+	TESTQ R11, R11
+	JZ    b2r3tWindowEnd
+	MOVQ  80(SP), R10
+	ADDQ  R8, R10
+
+b2r3tWindow:
+	VMOVUPS     (R8), Y6
+	VMOVUPS     (R8)(SI*1), Y7
+	VMOVUPS     (R8)(SI*2), Y8
+	VMOVUPS     (R9), Y9
+	VFMADD231PS Y6, Y9, Y0
+	VFMADD231PS Y7, Y9, Y2
+	VFMADD231PS Y8, Y9, Y4
+	VMOVUPS     (R9)(DI*1), Y9
+	VFMADD231PS Y6, Y9, Y1
+	VFMADD231PS Y7, Y9, Y3
+	VFMADD231PS Y8, Y9, Y5
+	TESTQ       $0x00000020, R10
+	JNZ         b2r3tWindowNoPF
+	PREFETCHT1  (R10)
+	PREFETCHT1  (R10)(SI*1)
+	PREFETCHT1  (R10)(SI*2)
+
+b2r3tWindowNoPF:
+	ADDQ $0x00000020, R10
+	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
+	DECQ R11
+	JNZ  b2r3tWindow
+
+b2r3tWindowEnd:
+	TESTQ R12, R12
+	JZ    b2r3tAfterEnd
+
+b2r3tAfter:
+	VMOVUPS     (R8), Y6
+	VMOVUPS     (R8)(SI*1), Y7
+	VMOVUPS     (R8)(SI*2), Y8
+	VMOVUPS     (R9), Y9
+	VFMADD231PS Y6, Y9, Y0
+	VFMADD231PS Y7, Y9, Y2
+	VFMADD231PS Y8, Y9, Y4
+	VMOVUPS     (R9)(DI*1), Y9
+	VFMADD231PS Y6, Y9, Y1
+	VFMADD231PS Y7, Y9, Y3
+	VFMADD231PS Y8, Y9, Y5
+	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, R9
+	DECQ        R12
+	JNZ         b2r3tAfter
+
+b2r3tAfterEnd:
+b2r3tTail:
+	MOVQ        cols+112(FP), R10
+	ANDQ        $0x00000007, R10
+	JZ          b2r3tReduce
+	LEAQ        (R10)(R10*2), R11
+	ADDQ        R10, R11
+	SUBQ        $0x00000020, R11
+	ADDQ        R11, R8
+	ADDQ        R11, R9
+	LEAQ        tailmask<>+0(SB), R11
+	VMOVUPS     (R8), Y6
+	VANDPS      (R11)(R10*4), Y6, Y6
+	VMOVUPS     (R8)(SI*1), Y7
+	VANDPS      (R11)(R10*4), Y7, Y7
+	VMOVUPS     (R8)(SI*2), Y8
+	VANDPS      (R11)(R10*4), Y8, Y8
+	VMOVUPS     (R9), Y9
+	VANDPS      (R11)(R10*4), Y9, Y9
+	VFMADD231PS Y6, Y9, Y0
+	VFMADD231PS Y7, Y9, Y2
+	VFMADD231PS Y8, Y9, Y4
+	VMOVUPS     (R9)(DI*1), Y9
+	VANDPS      (R11)(R10*4), Y9, Y9
+	VFMADD231PS Y6, Y9, Y1
+	VFMADD231PS Y7, Y9, Y3
+	VFMADD231PS Y8, Y9, Y5
+
+b2r3tReduce:
+	VSHUFPS      $0x88, Y2, Y0, Y6
+	VSHUFPS      $0xdd, Y2, Y0, Y0
+	VADDPS       Y0, Y6, Y6
+	VSHUFPS      $0x88, Y4, Y4, Y0
+	VSHUFPS      $0xdd, Y4, Y4, Y2
+	VADDPS       Y2, Y0, Y0
+	VSHUFPS      $0x88, Y0, Y6, Y2
+	VSHUFPS      $0xdd, Y0, Y6, Y0
+	VADDPS       Y0, Y2, Y2
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X2
+	VSHUFPS      $0x88, Y3, Y1, Y0
+	VSHUFPS      $0xdd, Y3, Y1, Y1
+	VADDPS       Y1, Y0, Y0
+	VSHUFPS      $0x88, Y5, Y5, Y1
+	VSHUFPS      $0xdd, Y5, Y5, Y3
+	VADDPS       Y3, Y1, Y1
+	VSHUFPS      $0x88, Y1, Y0, Y3
+	VSHUFPS      $0xdd, Y1, Y0, Y0
+	VADDPS       Y0, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X3
+	MOVQ         96(SP), SI
+	VBROADCASTSS alpha+160(FP), X0
+	MOVQ         ldd+24(FP), DI
+	SHLQ         $0x02, DI
+	MOVQ         BX, R8
+	MOVL         beta+164(FP), R9
+	ANDL         $0x7fffffff, R9
+	JZ           b2r3tNoBeta
+	VBROADCASTSS beta+164(FP), X1
+	VMOVSS       (R8), X4
+	VINSERTPS    $0x10, (R8)(SI*1), X4, X4
+	VINSERTPS    $0x20, (R8)(SI*2), X4, X4
+	VMULPS       X1, X4, X4
+	VFMADD231PS  X0, X2, X4
+	VMOVSS       X4, (R8)
+	VEXTRACTPS   $0x01, X4, (R8)(SI*1)
+	VEXTRACTPS   $0x02, X4, (R8)(SI*2)
+	ADDQ         DI, R8
+	VMOVSS       (R8), X2
+	VINSERTPS    $0x10, (R8)(SI*1), X2, X2
+	VINSERTPS    $0x20, (R8)(SI*2), X2, X2
+	VMULPS       X1, X2, X2
+	VFMADD231PS  X0, X3, X2
+	VMOVSS       X2, (R8)
+	VEXTRACTPS   $0x01, X2, (R8)(SI*1)
+	VEXTRACTPS   $0x02, X2, (R8)(SI*2)
+	JMP          b2r3tDone
+
+b2r3tNoBeta:
+	VMULPS     X0, X2, X2
+	VMOVSS     X2, (R8)
+	VEXTRACTPS $0x01, X2, (R8)(SI*1)
+	VEXTRACTPS $0x02, X2, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X0, X3, X3
+	VMOVSS     X3, (R8)
+	VEXTRACTPS $0x01, X3, (R8)(SI*1)
+	VEXTRACTPS $0x02, X3, (R8)(SI*2)
+
+b2r3tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b2r3
+
+b2r3End:
+b2r1:
+	CMPQ    8(SP), $0x00000000
+	JE      b2r1End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), SI
+	SHLQ    $0x02, SI
+	MOVQ    DX, DI
+	MOVQ    AX, R8
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	MOVQ    cols+112(FP), R9
+	SHRQ    $0x03, R9
+	JZ      b2r1tTail
+	MOVQ    104(SP), R10
+	XORQ    R11, R11
+	TESTQ   R10, R10
+	CMOVQLT R11, R10
+	CMPQ    R10, R9
+	CMOVQGT R9, R10
+	MOVQ    112(SP), R11
+	XORQ    R12, R12
+	TESTQ   R11, R11
+	CMOVQLT R12, R11
+	CMPQ    R11, R9
+	CMOVQGT R9, R11
+	SUBQ    R10, R9
+	SUBQ    R11, R10
+	TESTQ   R9, R9
+	JZ      b2r1tBeforeEnd
+
+b2r1tBefore:
+	VMOVUPS     (DI), Y2
+	VMOVUPS     (R8), Y3
+	VFMADD231PS Y2, Y3, Y0
+	VMOVUPS     (R8)(SI*1), Y3
+	VFMADD231PS Y2, Y3, Y1
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	DECQ        R9
+	JNZ         b2r1tBefore
+
+b2r1tBeforeEnd:
+	TESTQ R10, R10
+	JZ    b2r1tWindowEnd
+
+b2r1tWindow:
+	VMOVUPS     (DI), Y2
+	VMOVUPS     (R8), Y3
+	VFMADD231PS Y2, Y3, Y0
+	VMOVUPS     (R8)(SI*1), Y3
+	VFMADD231PS Y2, Y3, Y1
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	DECQ        R10
+	JNZ         b2r1tWindow
+
+b2r1tWindowEnd:
+	TESTQ R11, R11
+	JZ    b2r1tAfterEnd
+
+b2r1tAfter:
+	VMOVUPS     (DI), Y2
+	VMOVUPS     (R8), Y3
+	VFMADD231PS Y2, Y3, Y0
+	VMOVUPS     (R8)(SI*1), Y3
+	VFMADD231PS Y2, Y3, Y1
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	DECQ        R11
+	JNZ         b2r1tAfter
+
+b2r1tAfterEnd:
+b2r1tTail:
+	MOVQ        cols+112(FP), R9
+	ANDQ        $0x00000007, R9
+	JZ          b2r1tReduce
+	LEAQ        (R9)(R9*2), R10
+	ADDQ        R9, R10
+	SUBQ        $0x00000020, R10
+	ADDQ        R10, DI
+	ADDQ        R10, R8
+	LEAQ        tailmask<>+0(SB), R10
+	VMOVUPS     (DI), Y2
+	VANDPS      (R10)(R9*4), Y2, Y2
+	VMOVUPS     (R8), Y3
+	VANDPS      (R10)(R9*4), Y3, Y3
+	VFMADD231PS Y2, Y3, Y0
+	VMOVUPS     (R8)(SI*1), Y3
+	VANDPS      (R10)(R9*4), Y3, Y3
+	VFMADD231PS Y2, Y3, Y1
+
+b2r1tReduce:
+	VEXTRACTF128 $0x01, Y0, X2
+	VADDPS       X2, X0, X0
+	VSHUFPS      $0x4e, X0, X0, X2
+	VADDPS       X2, X0, X0
+	VSHUFPS      $0xb1, X0, X0, X2
+	VADDPS       X2, X0, X0
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDPS       X2, X1, X1
+	VSHUFPS      $0x4e, X1, X1, X2
+	VADDPS       X2, X1, X1
+	VSHUFPS      $0xb1, X1, X1, X2
+	VADDPS       X2, X1, X1
+	VBROADCASTSS alpha+160(FP), X2
+	MOVQ         ldd+24(FP), SI
+	SHLQ         $0x02, SI
+	MOVQ         BX, DI
+	MOVL         beta+164(FP), R8
+	ANDL         $0x7fffffff, R8
+	JZ           b2r1tNoBeta
+	VBROADCASTSS beta+164(FP), X3
+	VMOVSS       (DI), X4
+	VMULPS       X3, X4, X4
+	VFMADD231PS  X2, X0, X4
+	VMOVSS       X4, (DI)
+	ADDQ         SI, DI
+	VMOVSS       (DI), X0
+	VMULPS       X3, X0, X0
+	VFMADD231PS  X2, X1, X0
+	VMOVSS       X0, (DI)
+	JMP          b2r1tDone
+
+b2r1tNoBeta:
+	VMULPS X2, X0, X0
+	VMOVSS X0, (DI)
+	ADDQ   SI, DI
+	VMULPS X2, X1, X1
+	VMOVSS X1, (DI)
+
+b2r1tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b2r1
+
+b2r1End:
+	MOVQ   ldx+88(FP), DX
+	IMUL3Q $0x00000008, DX, DX
+	ADDQ   DX, AX
+	MOVQ   ldd+24(FP), DX
+	IMUL3Q $0x00000008, DX, DX
+	ADDQ   DX, CX
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
+	JE     b2Small
+	DECQ   24(SP)
+
+b2Small:
+	SUBQ $0x00000002, 16(SP)
+	JMP  b2
+
+b2End:
+b1:
+	CMPQ 16(SP), $0x00000001
+	JB   b1End
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
+	JNE  b1Big
+	DECQ DX
+
+b1Big:
+	CMPQ DX, $0x00000001
+	JNE  b1End
+	MOVQ 32(SP), DX
+	MOVQ CX, BX
+	MOVQ 48(SP), SI
+	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
+
+b1r3:
+	CMPQ    (SP), $0x00000000
+	JE      b1r3End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), DI
+	SHLQ    $0x02, DI
+	MOVQ    DX, DI
+	MOVQ    AX, R8
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	MOVQ    cols+112(FP), R9
+	SHRQ    $0x03, R9
+	JZ      b1r3tTail
+	MOVQ    104(SP), R10
+	XORQ    R11, R11
+	TESTQ   R10, R10
+	CMOVQLT R11, R10
+	CMPQ    R10, R9
+	CMOVQGT R9, R10
+	MOVQ    112(SP), R11
+	XORQ    R12, R12
+	TESTQ   R11, R11
+	CMOVQLT R12, R11
+	CMPQ    R11, R9
+	CMOVQGT R9, R11
+	SUBQ    R10, R9
+	SUBQ    R11, R10
+	TESTQ   R9, R9
+	JZ      b1r3tBeforeEnd
+
+b1r3tBefore:
+	VMOVUPS     (DI), Y3
+	VMOVUPS     (DI)(SI*1), Y4
+	VMOVUPS     (DI)(SI*2), Y5
+	VMOVUPS     (R8), Y6
+	VFMADD231PS Y3, Y6, Y0
+	VFMADD231PS Y4, Y6, Y1
+	VFMADD231PS Y5, Y6, Y2
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	DECQ        R9
+	JNZ         b1r3tBefore
+
+b1r3tBeforeEnd:
+	TESTQ R10, R10
+	JZ    b1r3tWindowEnd
+	MOVQ  80(SP), R9
+	ADDQ  DI, R9
+
+b1r3tWindow:
+	VMOVUPS     (DI), Y3
+	VMOVUPS     (DI)(SI*1), Y4
+	VMOVUPS     (DI)(SI*2), Y5
+	VMOVUPS     (R8), Y6
+	VFMADD231PS Y3, Y6, Y0
+	VFMADD231PS Y4, Y6, Y1
+	VFMADD231PS Y5, Y6, Y2
+	TESTQ       $0x00000020, R9
+	JNZ         b1r3tWindowNoPF
+	PREFETCHT1  (R9)
+	PREFETCHT1  (R9)(SI*1)
+	PREFETCHT1  (R9)(SI*2)
+
+b1r3tWindowNoPF:
+	ADDQ $0x00000020, R9
+	ADDQ $0x00000020, DI
+	ADDQ $0x00000020, R8
+	DECQ R10
+	JNZ  b1r3tWindow
+
+b1r3tWindowEnd:
+	TESTQ R11, R11
+	JZ    b1r3tAfterEnd
+
+b1r3tAfter:
+	VMOVUPS     (DI), Y3
+	VMOVUPS     (DI)(SI*1), Y4
+	VMOVUPS     (DI)(SI*2), Y5
+	VMOVUPS     (R8), Y6
+	VFMADD231PS Y3, Y6, Y0
+	VFMADD231PS Y4, Y6, Y1
+	VFMADD231PS Y5, Y6, Y2
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	DECQ        R11
+	JNZ         b1r3tAfter
+
+b1r3tAfterEnd:
+b1r3tTail:
+	MOVQ        cols+112(FP), R9
+	ANDQ        $0x00000007, R9
+	JZ          b1r3tReduce
+	LEAQ        (R9)(R9*2), R10
+	ADDQ        R9, R10
+	SUBQ        $0x00000020, R10
+	ADDQ        R10, DI
+	ADDQ        R10, R8
+	LEAQ        tailmask<>+0(SB), R10
+	VMOVUPS     (DI), Y3
+	VANDPS      (R10)(R9*4), Y3, Y3
+	VMOVUPS     (DI)(SI*1), Y4
+	VANDPS      (R10)(R9*4), Y4, Y4
+	VMOVUPS     (DI)(SI*2), Y5
+	VANDPS      (R10)(R9*4), Y5, Y5
+	VMOVUPS     (R8), Y6
+	VANDPS      (R10)(R9*4), Y6, Y6
+	VFMADD231PS Y3, Y6, Y0
+	VFMADD231PS Y4, Y6, Y1
+	VFMADD231PS Y5, Y6, Y2
+
+b1r3tReduce:
+	VSHUFPS      $0x88, Y1, Y0, Y3
+	VSHUFPS      $0xdd, Y1, Y0, Y0
+	VADDPS       Y0, Y3, Y3
+	VSHUFPS      $0x88, Y2, Y2, Y0
+	VSHUFPS      $0xdd, Y2, Y2, Y1
+	VADDPS       Y1, Y0, Y0
+	VSHUFPS      $0x88, Y0, Y3, Y1
+	VSHUFPS      $0xdd, Y0, Y3, Y0
+	VADDPS       Y0, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	MOVQ         96(SP), SI
+	VBROADCASTSS alpha+160(FP), X0
+	MOVQ         ldd+24(FP), DI
+	SHLQ         $0x02, DI
+	MOVQ         BX, DI
+	MOVL         beta+164(FP), R8
+	ANDL         $0x7fffffff, R8
+	JZ           b1r3tNoBeta
+	VBROADCASTSS beta+164(FP), X2
+	VMOVSS       (DI), X3
+	VINSERTPS    $0x10, (DI)(SI*1), X3, X3
+	VINSERTPS    $0x20, (DI)(SI*2), X3, X3
+	VMULPS       X2, X3, X3
+	VFMADD231PS  X0, X1, X3
+	VMOVSS       X3, (DI)
+	VEXTRACTPS   $0x01, X3, (DI)(SI*1)
+	VEXTRACTPS   $0x02, X3, (DI)(SI*2)
+	JMP          b1r3tDone
+
+b1r3tNoBeta:
+	VMULPS     X0, X1, X1
+	VMOVSS     X1, (DI)
+	VEXTRACTPS $0x01, X1, (DI)(SI*1)
+	VEXTRACTPS $0x02, X1, (DI)(SI*2)
+
+b1r3tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b1r3
+
+b1r3End:
+b1r1:
+	CMPQ    8(SP), $0x00000000
+	JE      b1r1End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), SI
+	SHLQ    $0x02, SI
+	MOVQ    DX, SI
+	MOVQ    AX, DI
+	VXORPS  Y0, Y0, Y0
+	MOVQ    cols+112(FP), R8
+	SHRQ    $0x03, R8
+	JZ      b1r1tTail
+	MOVQ    104(SP), R9
+	XORQ    R10, R10
+	TESTQ   R9, R9
+	CMOVQLT R10, R9
+	CMPQ    R9, R8
+	CMOVQGT R8, R9
+	MOVQ    112(SP), R10
+	XORQ    R11, R11
+	TESTQ   R10, R10
+	CMOVQLT R11, R10
+	CMPQ    R10, R8
+	CMOVQGT R8, R10
+	SUBQ    R9, R8
+	SUBQ    R10, R9
+	TESTQ   R8, R8
+	JZ      b1r1tBeforeEnd
+
+b1r1tBefore:
+	VMOVUPS     (SI), Y1
+	VMOVUPS     (DI), Y2
+	VFMADD231PS Y1, Y2, Y0
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	DECQ        R8
+	JNZ         b1r1tBefore
+
+b1r1tBeforeEnd:
+	TESTQ R9, R9
+	JZ    b1r1tWindowEnd
+
+b1r1tWindow:
+	VMOVUPS     (SI), Y1
+	VMOVUPS     (DI), Y2
+	VFMADD231PS Y1, Y2, Y0
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	DECQ        R9
+	JNZ         b1r1tWindow
+
+b1r1tWindowEnd:
+	TESTQ R10, R10
+	JZ    b1r1tAfterEnd
+
+b1r1tAfter:
+	VMOVUPS     (SI), Y1
+	VMOVUPS     (DI), Y2
+	VFMADD231PS Y1, Y2, Y0
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	DECQ        R10
+	JNZ         b1r1tAfter
+
+b1r1tAfterEnd:
+b1r1tTail:
+	MOVQ        cols+112(FP), R8
+	ANDQ        $0x00000007, R8
+	JZ          b1r1tReduce
+	LEAQ        (R8)(R8*2), R9
+	ADDQ        R8, R9
+	SUBQ        $0x00000020, R9
+	ADDQ        R9, SI
+	ADDQ        R9, DI
+	LEAQ        tailmask<>+0(SB), R9
+	VMOVUPS     (SI), Y1
+	VANDPS      (R9)(R8*4), Y1, Y1
+	VMOVUPS     (DI), Y2
+	VANDPS      (R9)(R8*4), Y2, Y2
+	VFMADD231PS Y1, Y2, Y0
+
+b1r1tReduce:
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VSHUFPS      $0x4e, X0, X0, X1
+	VADDPS       X1, X0, X0
+	VSHUFPS      $0xb1, X0, X0, X1
+	VADDPS       X1, X0, X0
+	VBROADCASTSS alpha+160(FP), X1
+	MOVQ         ldd+24(FP), SI
+	SHLQ         $0x02, SI
+	MOVQ         BX, SI
+	MOVL         beta+164(FP), DI
+	ANDL         $0x7fffffff, DI
+	JZ           b1r1tNoBeta
+	VBROADCASTSS beta+164(FP), X2
+	VMOVSS       (SI), X3
+	VMULPS       X2, X3, X3
+	VFMADD231PS  X1, X0, X3
+	VMOVSS       X3, (SI)
+	JMP          b1r1tDone
+
+b1r1tNoBeta:
+	VMULPS X1, X0, X0
+	VMOVSS X0, (SI)
+
+b1r1tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b1r1
+
+b1r1End:
+	MOVQ   ldx+88(FP), DX
+	IMUL3Q $0x00000004, DX, DX
+	ADDQ   DX, AX
+	MOVQ   ldd+24(FP), DX
+	IMUL3Q $0x00000004, DX, DX
+	ADDQ   DX, CX
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
+	JE     b1Small
+	DECQ   24(SP)
+
+b1Small:
+	SUBQ $0x00000001, 16(SP)
+	JMP  b1
+
+b1End:
+	MOVQ  48(SP), AX
+	MOVQ  lda+56(FP), CX
+	SHLQ  $0x02, CX
+	IMULQ AX, CX
+	ADDQ  CX, 32(SP)
+	SUBQ  AX, 64(SP)
+	SHLQ  $0x02, AX
+	ADDQ  AX, 40(SP)
+	JMP   panel
+
+done:
+	VZEROUPPER
+	RET
+
 // func skinnyNTAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, chunk int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV, FMA3, MMX+
 TEXT ·skinnyNTAVX512(SB), NOSPLIT, $120-168
@@ -6351,6 +8087,4600 @@ DATA skinnyNTAVX512perm1<>+52(SB)/4, $0x00000007
 DATA skinnyNTAVX512perm1<>+56(SB)/4, $0x0000000f
 DATA skinnyNTAVX512perm1<>+60(SB)/4, $0x0000000f
 GLOBL skinnyNTAVX512perm1<>(SB), RODATA|NOPTR, $64
+
+// func skinnyNTL2AVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, chunk int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV, FMA3, MMX+
+TEXT ·skinnyNTL2AVX512(SB), NOSPLIT, $120-168
+	MOVQ  cols+112(FP), AX
+	ANDQ  $0x0000000f, AX
+	JZ    maskDone
+	MOVL  $0x0000ffff, CX
+	BZHIL AX, CX, CX
+	KMOVW CX, K1
+
+maskDone:
+	MOVQ   lda+56(FP), AX
+	SHLQ   $0x02, AX
+	MOVQ   panel+128(FP), CX
+	IMULQ  AX, CX
+	MOVQ   CX, 80(SP)
+	MOVQ   chunk+104(FP), CX
+	IMULQ  CX, AX
+	MOVQ   AX, 88(SP)
+	SHLQ   $0x02, CX
+	MOVQ   CX, 96(SP)
+	MOVQ   a_base+32(FP), AX
+	MOVQ   d_base+0(FP), CX
+	MOVQ   AX, 32(SP)
+	MOVQ   CX, 40(SP)
+	MOVQ   chunk+104(FP), AX
+	MOVQ   rows+96(FP), CX
+	MOVQ   AX, 64(SP)
+	IMUL3Q $0x00000003, AX, AX
+	SUBQ   AX, CX
+	MOVQ   CX, 72(SP)
+
+panel:
+	MOVQ    panel+128(FP), CX
+	XORQ    DX, DX
+	MOVQ    64(SP), AX
+	CMPQ    AX, CX
+	CMOVQGT CX, AX
+	MOVQ    AX, 48(SP)
+	MOVQ    DX, 56(SP)
+	TESTQ   AX, AX
+	JNZ     panelSet
+	MOVQ    72(SP), AX
+	TESTQ   AX, AX
+	JZ      done
+	MOVQ    AX, 56(SP)
+	MOVQ    DX, 72(SP)
+	MOVQ    88(SP), AX
+	MOVQ    a_base+32(FP), CX
+	LEAQ    (CX)(AX*2), CX
+	ADDQ    AX, CX
+	MOVQ    CX, 32(SP)
+	MOVQ    96(SP), AX
+	MOVQ    d_base+0(FP), CX
+	LEAQ    (CX)(AX*2), CX
+	ADDQ    AX, CX
+	MOVQ    CX, 40(SP)
+
+panelSet:
+	MOVQ cols+112(FP), AX
+	MOVQ pfw+136(FP), CX
+	SHRQ $0x04, AX
+	MOVQ AX, 104(SP)
+	SUBQ CX, AX
+	MOVQ AX, 112(SP)
+	MOVQ x_base+64(FP), AX
+	MOVQ 40(SP), CX
+	MOVQ batch+120(FP), DX
+	MOVQ DX, 16(SP)
+	MOVQ nbig+152(FP), DX
+	MOVQ DX, 24(SP)
+
+b8:
+	CMPQ 16(SP), $0x00000008
+	JB   b8End
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
+	JNE  b8Big
+	DECQ DX
+
+b8Big:
+	CMPQ DX, $0x00000008
+	JNE  b8End
+	MOVQ 32(SP), DX
+	MOVQ CX, BX
+	MOVQ 48(SP), SI
+	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
+
+b8r3:
+	CMPQ    (SP), $0x00000000
+	JE      b8r3End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), DI
+	SHLQ    $0x02, DI
+	MOVQ    DX, R8
+	MOVQ    AX, R9
+	LEAQ    (R9)(DI*2), R10
+	ADDQ    DI, R10
+	LEAQ    (R10)(DI*2), R11
+	ADDQ    DI, R11
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	VXORPS  Z14, Z14, Z14
+	VXORPS  Z15, Z15, Z15
+	VXORPS  Z16, Z16, Z16
+	VXORPS  Z17, Z17, Z17
+	VXORPS  Z18, Z18, Z18
+	VXORPS  Z19, Z19, Z19
+	VXORPS  Z20, Z20, Z20
+	VXORPS  Z21, Z21, Z21
+	VXORPS  Z22, Z22, Z22
+	VXORPS  Z23, Z23, Z23
+	MOVQ    cols+112(FP), R12
+	SHRQ    $0x04, R12
+	JZ      b8r3tTail
+	MOVQ    104(SP), R13
+	XORQ    R14, R14
+	TESTQ   R13, R13
+	CMOVQLT R14, R13
+	CMPQ    R13, R12
+	CMOVQGT R12, R13
+	MOVQ    112(SP), R14
+	XORQ    R15, R15
+	TESTQ   R14, R14
+	CMOVQLT R15, R14
+	CMPQ    R14, R12
+	CMOVQGT R12, R14
+	SUBQ    R13, R12
+	SUBQ    R14, R13
+	TESTQ   R12, R12
+	JZ      b8r3tBeforeEnd
+
+b8r3tBefore:
+	VMOVUPS     (R8), Z24
+	VMOVUPS     (R8)(SI*1), Z25
+	VMOVUPS     (R8)(SI*2), Z26
+	VMOVUPS     (R9), Z27
+	VFMADD231PS Z24, Z27, Z0
+	VFMADD231PS Z25, Z27, Z8
+	VFMADD231PS Z26, Z27, Z16
+	VMOVUPS     (R9)(DI*1), Z27
+	VFMADD231PS Z24, Z27, Z1
+	VFMADD231PS Z25, Z27, Z9
+	VFMADD231PS Z26, Z27, Z17
+	VMOVUPS     (R9)(DI*2), Z27
+	VFMADD231PS Z24, Z27, Z2
+	VFMADD231PS Z25, Z27, Z10
+	VFMADD231PS Z26, Z27, Z18
+	VMOVUPS     (R10), Z27
+	VFMADD231PS Z24, Z27, Z3
+	VFMADD231PS Z25, Z27, Z11
+	VFMADD231PS Z26, Z27, Z19
+	VMOVUPS     (R10)(DI*1), Z27
+	VFMADD231PS Z24, Z27, Z4
+	VFMADD231PS Z25, Z27, Z12
+	VFMADD231PS Z26, Z27, Z20
+	VMOVUPS     (R10)(DI*2), Z27
+	VFMADD231PS Z24, Z27, Z5
+	VFMADD231PS Z25, Z27, Z13
+	VFMADD231PS Z26, Z27, Z21
+	VMOVUPS     (R11), Z27
+	VFMADD231PS Z24, Z27, Z6
+	VFMADD231PS Z25, Z27, Z14
+	VFMADD231PS Z26, Z27, Z22
+	VMOVUPS     (R11)(DI*1), Z27
+	VFMADD231PS Z24, Z27, Z7
+	VFMADD231PS Z25, Z27, Z15
+	VFMADD231PS Z26, Z27, Z23
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	ADDQ        $0x00000040, R11
+	DECQ        R12
+	JNZ         b8r3tBefore
+
+b8r3tBeforeEnd:
+	TESTQ R13, R13
+	JZ    b8r3tWindowEnd
+	MOVQ  80(SP), R12
+	ADDQ  R8, R12
+
+b8r3tWindow:
+	VMOVUPS     (R8), Z24
+	VMOVUPS     (R8)(SI*1), Z25
+	VMOVUPS     (R8)(SI*2), Z26
+	VMOVUPS     (R9), Z27
+	VFMADD231PS Z24, Z27, Z0
+	VFMADD231PS Z25, Z27, Z8
+	VFMADD231PS Z26, Z27, Z16
+	VMOVUPS     (R9)(DI*1), Z27
+	VFMADD231PS Z24, Z27, Z1
+	VFMADD231PS Z25, Z27, Z9
+	VFMADD231PS Z26, Z27, Z17
+	VMOVUPS     (R9)(DI*2), Z27
+	VFMADD231PS Z24, Z27, Z2
+	VFMADD231PS Z25, Z27, Z10
+	VFMADD231PS Z26, Z27, Z18
+	VMOVUPS     (R10), Z27
+	VFMADD231PS Z24, Z27, Z3
+	VFMADD231PS Z25, Z27, Z11
+	VFMADD231PS Z26, Z27, Z19
+	VMOVUPS     (R10)(DI*1), Z27
+	VFMADD231PS Z24, Z27, Z4
+	VFMADD231PS Z25, Z27, Z12
+	VFMADD231PS Z26, Z27, Z20
+	VMOVUPS     (R10)(DI*2), Z27
+	VFMADD231PS Z24, Z27, Z5
+	VFMADD231PS Z25, Z27, Z13
+	VFMADD231PS Z26, Z27, Z21
+	VMOVUPS     (R11), Z27
+	VFMADD231PS Z24, Z27, Z6
+	VFMADD231PS Z25, Z27, Z14
+	VFMADD231PS Z26, Z27, Z22
+	VMOVUPS     (R11)(DI*1), Z27
+	VFMADD231PS Z24, Z27, Z7
+	VFMADD231PS Z25, Z27, Z15
+	VFMADD231PS Z26, Z27, Z23
+	PREFETCHT1  (R12)
+	PREFETCHT1  (R12)(SI*1)
+	PREFETCHT1  (R12)(SI*2)
+	ADDQ        $0x00000040, R12
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	ADDQ        $0x00000040, R11
+	DECQ        R13
+	JNZ         b8r3tWindow
+
+b8r3tWindowEnd:
+	TESTQ R14, R14
+	JZ    b8r3tAfterEnd
+
+b8r3tAfter:
+	VMOVUPS     (R8), Z24
+	VMOVUPS     (R8)(SI*1), Z25
+	VMOVUPS     (R8)(SI*2), Z26
+	VMOVUPS     (R9), Z27
+	VFMADD231PS Z24, Z27, Z0
+	VFMADD231PS Z25, Z27, Z8
+	VFMADD231PS Z26, Z27, Z16
+	VMOVUPS     (R9)(DI*1), Z27
+	VFMADD231PS Z24, Z27, Z1
+	VFMADD231PS Z25, Z27, Z9
+	VFMADD231PS Z26, Z27, Z17
+	VMOVUPS     (R9)(DI*2), Z27
+	VFMADD231PS Z24, Z27, Z2
+	VFMADD231PS Z25, Z27, Z10
+	VFMADD231PS Z26, Z27, Z18
+	VMOVUPS     (R10), Z27
+	VFMADD231PS Z24, Z27, Z3
+	VFMADD231PS Z25, Z27, Z11
+	VFMADD231PS Z26, Z27, Z19
+	VMOVUPS     (R10)(DI*1), Z27
+	VFMADD231PS Z24, Z27, Z4
+	VFMADD231PS Z25, Z27, Z12
+	VFMADD231PS Z26, Z27, Z20
+	VMOVUPS     (R10)(DI*2), Z27
+	VFMADD231PS Z24, Z27, Z5
+	VFMADD231PS Z25, Z27, Z13
+	VFMADD231PS Z26, Z27, Z21
+	VMOVUPS     (R11), Z27
+	VFMADD231PS Z24, Z27, Z6
+	VFMADD231PS Z25, Z27, Z14
+	VFMADD231PS Z26, Z27, Z22
+	VMOVUPS     (R11)(DI*1), Z27
+	VFMADD231PS Z24, Z27, Z7
+	VFMADD231PS Z25, Z27, Z15
+	VFMADD231PS Z26, Z27, Z23
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	ADDQ        $0x00000040, R11
+	DECQ        R14
+	JNZ         b8r3tAfter
+
+b8r3tAfterEnd:
+b8r3tTail:
+	MOVQ        cols+112(FP), R12
+	ANDQ        $0x0000000f, R12
+	JZ          b8r3tReduce
+	VMOVUPS.Z   (R8), K1, Z24
+	VMOVUPS.Z   (R8)(SI*1), K1, Z25
+	VMOVUPS.Z   (R8)(SI*2), K1, Z26
+	VMOVUPS.Z   (R9), K1, Z27
+	VFMADD231PS Z24, Z27, Z0
+	VFMADD231PS Z25, Z27, Z8
+	VFMADD231PS Z26, Z27, Z16
+	VMOVUPS.Z   (R9)(DI*1), K1, Z27
+	VFMADD231PS Z24, Z27, Z1
+	VFMADD231PS Z25, Z27, Z9
+	VFMADD231PS Z26, Z27, Z17
+	VMOVUPS.Z   (R9)(DI*2), K1, Z27
+	VFMADD231PS Z24, Z27, Z2
+	VFMADD231PS Z25, Z27, Z10
+	VFMADD231PS Z26, Z27, Z18
+	VMOVUPS.Z   (R10), K1, Z27
+	VFMADD231PS Z24, Z27, Z3
+	VFMADD231PS Z25, Z27, Z11
+	VFMADD231PS Z26, Z27, Z19
+	VMOVUPS.Z   (R10)(DI*1), K1, Z27
+	VFMADD231PS Z24, Z27, Z4
+	VFMADD231PS Z25, Z27, Z12
+	VFMADD231PS Z26, Z27, Z20
+	VMOVUPS.Z   (R10)(DI*2), K1, Z27
+	VFMADD231PS Z24, Z27, Z5
+	VFMADD231PS Z25, Z27, Z13
+	VFMADD231PS Z26, Z27, Z21
+	VMOVUPS.Z   (R11), K1, Z27
+	VFMADD231PS Z24, Z27, Z6
+	VFMADD231PS Z25, Z27, Z14
+	VFMADD231PS Z26, Z27, Z22
+	VMOVUPS.Z   (R11)(DI*1), K1, Z27
+	VFMADD231PS Z24, Z27, Z7
+	VFMADD231PS Z25, Z27, Z15
+	VFMADD231PS Z26, Z27, Z23
+
+b8r3tReduce:
+	VSHUFF32X4    $0x44, Z8, Z0, Z24
+	VSHUFF32X4    $0xee, Z8, Z0, Z0
+	VADDPS        Z0, Z24, Z24
+	VSHUFF32X4    $0x44, Z1, Z16, Z0
+	VSHUFF32X4    $0xee, Z1, Z16, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x44, Z17, Z9, Z1
+	VSHUFF32X4    $0xee, Z17, Z9, Z8
+	VADDPS        Z8, Z1, Z1
+	VSHUFF32X4    $0x44, Z10, Z2, Z8
+	VSHUFF32X4    $0xee, Z10, Z2, Z2
+	VADDPS        Z2, Z8, Z8
+	VSHUFF32X4    $0x44, Z3, Z18, Z2
+	VSHUFF32X4    $0xee, Z3, Z18, Z3
+	VADDPS        Z3, Z2, Z2
+	VSHUFF32X4    $0x44, Z19, Z11, Z3
+	VSHUFF32X4    $0xee, Z19, Z11, Z9
+	VADDPS        Z9, Z3, Z3
+	VSHUFF32X4    $0x44, Z12, Z4, Z9
+	VSHUFF32X4    $0xee, Z12, Z4, Z4
+	VADDPS        Z4, Z9, Z9
+	VSHUFF32X4    $0x44, Z5, Z20, Z4
+	VSHUFF32X4    $0xee, Z5, Z20, Z5
+	VADDPS        Z5, Z4, Z4
+	VSHUFF32X4    $0x44, Z21, Z13, Z5
+	VSHUFF32X4    $0xee, Z21, Z13, Z10
+	VADDPS        Z10, Z5, Z5
+	VSHUFF32X4    $0x44, Z14, Z6, Z10
+	VSHUFF32X4    $0xee, Z14, Z6, Z6
+	VADDPS        Z6, Z10, Z10
+	VSHUFF32X4    $0x44, Z7, Z22, Z6
+	VSHUFF32X4    $0xee, Z7, Z22, Z7
+	VADDPS        Z7, Z6, Z6
+	VSHUFF32X4    $0x44, Z23, Z15, Z7
+	VSHUFF32X4    $0xee, Z23, Z15, Z11
+	VADDPS        Z11, Z7, Z7
+	VSHUFF32X4    $0x88, Z0, Z24, Z11
+	VSHUFF32X4    $0xdd, Z0, Z24, Z0
+	VADDPS        Z0, Z11, Z11
+	VSHUFF32X4    $0x88, Z8, Z1, Z0
+	VSHUFF32X4    $0xdd, Z8, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z3, Z2, Z1
+	VSHUFF32X4    $0xdd, Z3, Z2, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z4, Z9, Z2
+	VSHUFF32X4    $0xdd, Z4, Z9, Z3
+	VADDPS        Z3, Z2, Z2
+	VSHUFF32X4    $0x88, Z10, Z5, Z3
+	VSHUFF32X4    $0xdd, Z10, Z5, Z4
+	VADDPS        Z4, Z3, Z3
+	VSHUFF32X4    $0x88, Z7, Z6, Z4
+	VSHUFF32X4    $0xdd, Z7, Z6, Z5
+	VADDPS        Z5, Z4, Z4
+	VSHUFPS       $0x44, Z0, Z11, Z5
+	VSHUFPS       $0xee, Z0, Z11, Z0
+	VADDPS        Z0, Z5, Z5
+	VSHUFPS       $0x44, Z2, Z1, Z0
+	VSHUFPS       $0xee, Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFPS       $0x44, Z4, Z3, Z1
+	VSHUFPS       $0xee, Z4, Z3, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFPS       $0x88, Z0, Z5, Z2
+	VSHUFPS       $0xdd, Z0, Z5, Z0
+	VADDPS        Z0, Z2, Z2
+	VSHUFPS       $0x88, Z1, Z1, Z0
+	VSHUFPS       $0xdd, Z1, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VMOVUPS       skinnyNTL2AVX512perm8<>+0(SB), Z1
+	VPERMI2PS     Z0, Z2, Z1
+	VEXTRACTF32X4 $0x01, Z1, X3
+	VEXTRACTF32X4 $0x02, Z1, X4
+	VEXTRACTF32X4 $0x03, Z1, X5
+	VMOVUPS       skinnyNTL2AVX512perm8<>+64(SB), Z6
+	VPERMI2PS     Z0, Z2, Z6
+	VEXTRACTF32X4 $0x01, Z6, X0
+	VEXTRACTF32X4 $0x02, Z6, X2
+	VEXTRACTF32X4 $0x03, Z6, X7
+	MOVQ          96(SP), SI
+	VBROADCASTSS  alpha+160(FP), X8
+	MOVQ          ldd+24(FP), DI
+	SHLQ          $0x02, DI
+	MOVQ          BX, R8
+	MOVL          beta+164(FP), R9
+	ANDL          $0x7fffffff, R9
+	JZ            b8r3tNoBeta
+	VBROADCASTSS  beta+164(FP), X9
+	VMOVSS        (R8), X10
+	VINSERTPS     $0x10, (R8)(SI*1), X10, X10
+	VINSERTPS     $0x20, (R8)(SI*2), X10, X10
+	VMULPS        X9, X10, X10
+	VFMADD231PS   X8, X1, X10
+	VMOVSS        X10, (R8)
+	VEXTRACTPS    $0x01, X10, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X10, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
+	VMULPS        X9, X1, X1
+	VFMADD231PS   X8, X3, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
+	VMULPS        X9, X1, X1
+	VFMADD231PS   X8, X4, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
+	VMULPS        X9, X1, X1
+	VFMADD231PS   X8, X5, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
+	VMULPS        X9, X1, X1
+	VFMADD231PS   X8, X6, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
+	VMULPS        X9, X1, X1
+	VFMADD231PS   X8, X0, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
+	VMULPS        X9, X0, X0
+	VFMADD231PS   X8, X2, X0
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
+	VMULPS        X9, X0, X0
+	VFMADD231PS   X8, X7, X0
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
+	JMP           b8r3tDone
+
+b8r3tNoBeta:
+	VMULPS     X8, X1, X1
+	VMOVSS     X1, (R8)
+	VEXTRACTPS $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS $0x02, X1, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X8, X3, X3
+	VMOVSS     X3, (R8)
+	VEXTRACTPS $0x01, X3, (R8)(SI*1)
+	VEXTRACTPS $0x02, X3, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X8, X4, X4
+	VMOVSS     X4, (R8)
+	VEXTRACTPS $0x01, X4, (R8)(SI*1)
+	VEXTRACTPS $0x02, X4, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X8, X5, X5
+	VMOVSS     X5, (R8)
+	VEXTRACTPS $0x01, X5, (R8)(SI*1)
+	VEXTRACTPS $0x02, X5, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X8, X6, X6
+	VMOVSS     X6, (R8)
+	VEXTRACTPS $0x01, X6, (R8)(SI*1)
+	VEXTRACTPS $0x02, X6, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X8, X0, X0
+	VMOVSS     X0, (R8)
+	VEXTRACTPS $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS $0x02, X0, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X8, X2, X2
+	VMOVSS     X2, (R8)
+	VEXTRACTPS $0x01, X2, (R8)(SI*1)
+	VEXTRACTPS $0x02, X2, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X8, X7, X7
+	VMOVSS     X7, (R8)
+	VEXTRACTPS $0x01, X7, (R8)(SI*1)
+	VEXTRACTPS $0x02, X7, (R8)(SI*2)
+
+b8r3tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b8r3
+
+b8r3End:
+b8r1:
+	CMPQ    8(SP), $0x00000000
+	JE      b8r1End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), SI
+	SHLQ    $0x02, SI
+	MOVQ    DX, DI
+	MOVQ    AX, R8
+	LEAQ    (R8)(SI*2), R9
+	ADDQ    SI, R9
+	LEAQ    (R9)(SI*2), R10
+	ADDQ    SI, R10
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	MOVQ    cols+112(FP), R11
+	SHRQ    $0x04, R11
+	JZ      b8r1tTail
+	MOVQ    104(SP), R12
+	XORQ    R13, R13
+	TESTQ   R12, R12
+	CMOVQLT R13, R12
+	CMPQ    R12, R11
+	CMOVQGT R11, R12
+	MOVQ    112(SP), R13
+	XORQ    R14, R14
+	TESTQ   R13, R13
+	CMOVQLT R14, R13
+	CMPQ    R13, R11
+	CMOVQGT R11, R13
+	SUBQ    R12, R11
+	SUBQ    R13, R12
+	TESTQ   R11, R11
+	JZ      b8r1tBeforeEnd
+
+b8r1tBefore:
+	VMOVUPS     (DI), Z8
+	VMOVUPS     (R8), Z9
+	VFMADD231PS Z8, Z9, Z0
+	VMOVUPS     (R8)(SI*1), Z9
+	VFMADD231PS Z8, Z9, Z1
+	VMOVUPS     (R8)(SI*2), Z9
+	VFMADD231PS Z8, Z9, Z2
+	VMOVUPS     (R9), Z9
+	VFMADD231PS Z8, Z9, Z3
+	VMOVUPS     (R9)(SI*1), Z9
+	VFMADD231PS Z8, Z9, Z4
+	VMOVUPS     (R9)(SI*2), Z9
+	VFMADD231PS Z8, Z9, Z5
+	VMOVUPS     (R10), Z9
+	VFMADD231PS Z8, Z9, Z6
+	VMOVUPS     (R10)(SI*1), Z9
+	VFMADD231PS Z8, Z9, Z7
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	DECQ        R11
+	JNZ         b8r1tBefore
+
+b8r1tBeforeEnd:
+	TESTQ R12, R12
+	JZ    b8r1tWindowEnd
+
+b8r1tWindow:
+	VMOVUPS     (DI), Z8
+	VMOVUPS     (R8), Z9
+	VFMADD231PS Z8, Z9, Z0
+	VMOVUPS     (R8)(SI*1), Z9
+	VFMADD231PS Z8, Z9, Z1
+	VMOVUPS     (R8)(SI*2), Z9
+	VFMADD231PS Z8, Z9, Z2
+	VMOVUPS     (R9), Z9
+	VFMADD231PS Z8, Z9, Z3
+	VMOVUPS     (R9)(SI*1), Z9
+	VFMADD231PS Z8, Z9, Z4
+	VMOVUPS     (R9)(SI*2), Z9
+	VFMADD231PS Z8, Z9, Z5
+	VMOVUPS     (R10), Z9
+	VFMADD231PS Z8, Z9, Z6
+	VMOVUPS     (R10)(SI*1), Z9
+	VFMADD231PS Z8, Z9, Z7
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	DECQ        R12
+	JNZ         b8r1tWindow
+
+b8r1tWindowEnd:
+	TESTQ R13, R13
+	JZ    b8r1tAfterEnd
+
+b8r1tAfter:
+	VMOVUPS     (DI), Z8
+	VMOVUPS     (R8), Z9
+	VFMADD231PS Z8, Z9, Z0
+	VMOVUPS     (R8)(SI*1), Z9
+	VFMADD231PS Z8, Z9, Z1
+	VMOVUPS     (R8)(SI*2), Z9
+	VFMADD231PS Z8, Z9, Z2
+	VMOVUPS     (R9), Z9
+	VFMADD231PS Z8, Z9, Z3
+	VMOVUPS     (R9)(SI*1), Z9
+	VFMADD231PS Z8, Z9, Z4
+	VMOVUPS     (R9)(SI*2), Z9
+	VFMADD231PS Z8, Z9, Z5
+	VMOVUPS     (R10), Z9
+	VFMADD231PS Z8, Z9, Z6
+	VMOVUPS     (R10)(SI*1), Z9
+	VFMADD231PS Z8, Z9, Z7
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	DECQ        R13
+	JNZ         b8r1tAfter
+
+b8r1tAfterEnd:
+b8r1tTail:
+	MOVQ        cols+112(FP), R11
+	ANDQ        $0x0000000f, R11
+	JZ          b8r1tReduce
+	VMOVUPS.Z   (DI), K1, Z8
+	VMOVUPS.Z   (R8), K1, Z9
+	VFMADD231PS Z8, Z9, Z0
+	VMOVUPS.Z   (R8)(SI*1), K1, Z9
+	VFMADD231PS Z8, Z9, Z1
+	VMOVUPS.Z   (R8)(SI*2), K1, Z9
+	VFMADD231PS Z8, Z9, Z2
+	VMOVUPS.Z   (R9), K1, Z9
+	VFMADD231PS Z8, Z9, Z3
+	VMOVUPS.Z   (R9)(SI*1), K1, Z9
+	VFMADD231PS Z8, Z9, Z4
+	VMOVUPS.Z   (R9)(SI*2), K1, Z9
+	VFMADD231PS Z8, Z9, Z5
+	VMOVUPS.Z   (R10), K1, Z9
+	VFMADD231PS Z8, Z9, Z6
+	VMOVUPS.Z   (R10)(SI*1), K1, Z9
+	VFMADD231PS Z8, Z9, Z7
+
+b8r1tReduce:
+	VEXTRACTF64X4 $0x01, Z0, Y8
+	VADDPS        Y8, Y0, Y0
+	VEXTRACTF32X4 $0x01, Y0, X8
+	VADDPS        X8, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X8
+	VADDPS        X8, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X8
+	VADDPS        X8, X0, X0
+	VEXTRACTF64X4 $0x01, Z1, Y8
+	VADDPS        Y8, Y1, Y1
+	VEXTRACTF32X4 $0x01, Y1, X8
+	VADDPS        X8, X1, X1
+	VSHUFPS       $0x4e, X1, X1, X8
+	VADDPS        X8, X1, X1
+	VSHUFPS       $0xb1, X1, X1, X8
+	VADDPS        X8, X1, X1
+	VEXTRACTF64X4 $0x01, Z2, Y8
+	VADDPS        Y8, Y2, Y2
+	VEXTRACTF32X4 $0x01, Y2, X8
+	VADDPS        X8, X2, X2
+	VSHUFPS       $0x4e, X2, X2, X8
+	VADDPS        X8, X2, X2
+	VSHUFPS       $0xb1, X2, X2, X8
+	VADDPS        X8, X2, X2
+	VEXTRACTF64X4 $0x01, Z3, Y8
+	VADDPS        Y8, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X8
+	VADDPS        X8, X3, X3
+	VSHUFPS       $0x4e, X3, X3, X8
+	VADDPS        X8, X3, X3
+	VSHUFPS       $0xb1, X3, X3, X8
+	VADDPS        X8, X3, X3
+	VEXTRACTF64X4 $0x01, Z4, Y8
+	VADDPS        Y8, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X8
+	VADDPS        X8, X4, X4
+	VSHUFPS       $0x4e, X4, X4, X8
+	VADDPS        X8, X4, X4
+	VSHUFPS       $0xb1, X4, X4, X8
+	VADDPS        X8, X4, X4
+	VEXTRACTF64X4 $0x01, Z5, Y8
+	VADDPS        Y8, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X8
+	VADDPS        X8, X5, X5
+	VSHUFPS       $0x4e, X5, X5, X8
+	VADDPS        X8, X5, X5
+	VSHUFPS       $0xb1, X5, X5, X8
+	VADDPS        X8, X5, X5
+	VEXTRACTF64X4 $0x01, Z6, Y8
+	VADDPS        Y8, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X8
+	VADDPS        X8, X6, X6
+	VSHUFPS       $0x4e, X6, X6, X8
+	VADDPS        X8, X6, X6
+	VSHUFPS       $0xb1, X6, X6, X8
+	VADDPS        X8, X6, X6
+	VEXTRACTF64X4 $0x01, Z7, Y8
+	VADDPS        Y8, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X8
+	VADDPS        X8, X7, X7
+	VSHUFPS       $0x4e, X7, X7, X8
+	VADDPS        X8, X7, X7
+	VSHUFPS       $0xb1, X7, X7, X8
+	VADDPS        X8, X7, X7
+	VBROADCASTSS  alpha+160(FP), X8
+	MOVQ          ldd+24(FP), SI
+	SHLQ          $0x02, SI
+	MOVQ          BX, DI
+	MOVL          beta+164(FP), R8
+	ANDL          $0x7fffffff, R8
+	JZ            b8r1tNoBeta
+	VBROADCASTSS  beta+164(FP), X9
+	VMOVSS        (DI), X10
+	VMULPS        X9, X10, X10
+	VFMADD231PS   X8, X0, X10
+	VMOVSS        X10, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X9, X0, X0
+	VFMADD231PS   X8, X1, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X9, X0, X0
+	VFMADD231PS   X8, X2, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X9, X0, X0
+	VFMADD231PS   X8, X3, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X9, X0, X0
+	VFMADD231PS   X8, X4, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X9, X0, X0
+	VFMADD231PS   X8, X5, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X9, X0, X0
+	VFMADD231PS   X8, X6, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X9, X0, X0
+	VFMADD231PS   X8, X7, X0
+	VMOVSS        X0, (DI)
+	JMP           b8r1tDone
+
+b8r1tNoBeta:
+	VMULPS X8, X0, X0
+	VMOVSS X0, (DI)
+	ADDQ   SI, DI
+	VMULPS X8, X1, X1
+	VMOVSS X1, (DI)
+	ADDQ   SI, DI
+	VMULPS X8, X2, X2
+	VMOVSS X2, (DI)
+	ADDQ   SI, DI
+	VMULPS X8, X3, X3
+	VMOVSS X3, (DI)
+	ADDQ   SI, DI
+	VMULPS X8, X4, X4
+	VMOVSS X4, (DI)
+	ADDQ   SI, DI
+	VMULPS X8, X5, X5
+	VMOVSS X5, (DI)
+	ADDQ   SI, DI
+	VMULPS X8, X6, X6
+	VMOVSS X6, (DI)
+	ADDQ   SI, DI
+	VMULPS X8, X7, X7
+	VMOVSS X7, (DI)
+
+b8r1tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b8r1
+
+b8r1End:
+	MOVQ   ldx+88(FP), DX
+	IMUL3Q $0x00000020, DX, DX
+	ADDQ   DX, AX
+	MOVQ   ldd+24(FP), DX
+	IMUL3Q $0x00000020, DX, DX
+	ADDQ   DX, CX
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
+	JE     b8Small
+	DECQ   24(SP)
+
+b8Small:
+	SUBQ $0x00000008, 16(SP)
+	JMP  b8
+
+b8End:
+b7:
+	CMPQ 16(SP), $0x00000007
+	JB   b7End
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
+	JNE  b7Big
+	DECQ DX
+
+b7Big:
+	CMPQ DX, $0x00000007
+	JNE  b7End
+	MOVQ 32(SP), DX
+	MOVQ CX, BX
+	MOVQ 48(SP), SI
+	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
+
+b7r3:
+	CMPQ    (SP), $0x00000000
+	JE      b7r3End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), DI
+	SHLQ    $0x02, DI
+	MOVQ    DX, R8
+	MOVQ    AX, R9
+	LEAQ    (R9)(DI*2), R10
+	ADDQ    DI, R10
+	LEAQ    (R10)(DI*2), R11
+	ADDQ    DI, R11
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	VXORPS  Z14, Z14, Z14
+	VXORPS  Z15, Z15, Z15
+	VXORPS  Z16, Z16, Z16
+	VXORPS  Z17, Z17, Z17
+	VXORPS  Z18, Z18, Z18
+	VXORPS  Z19, Z19, Z19
+	VXORPS  Z20, Z20, Z20
+	MOVQ    cols+112(FP), R12
+	SHRQ    $0x04, R12
+	JZ      b7r3tTail
+	MOVQ    104(SP), R13
+	XORQ    R14, R14
+	TESTQ   R13, R13
+	CMOVQLT R14, R13
+	CMPQ    R13, R12
+	CMOVQGT R12, R13
+	MOVQ    112(SP), R14
+	XORQ    R15, R15
+	TESTQ   R14, R14
+	CMOVQLT R15, R14
+	CMPQ    R14, R12
+	CMOVQGT R12, R14
+	SUBQ    R13, R12
+	SUBQ    R14, R13
+	TESTQ   R12, R12
+	JZ      b7r3tBeforeEnd
+
+b7r3tBefore:
+	VMOVUPS     (R8), Z21
+	VMOVUPS     (R8)(SI*1), Z22
+	VMOVUPS     (R8)(SI*2), Z23
+	VMOVUPS     (R9), Z24
+	VFMADD231PS Z21, Z24, Z0
+	VFMADD231PS Z22, Z24, Z7
+	VFMADD231PS Z23, Z24, Z14
+	VMOVUPS     (R9)(DI*1), Z24
+	VFMADD231PS Z21, Z24, Z1
+	VFMADD231PS Z22, Z24, Z8
+	VFMADD231PS Z23, Z24, Z15
+	VMOVUPS     (R9)(DI*2), Z24
+	VFMADD231PS Z21, Z24, Z2
+	VFMADD231PS Z22, Z24, Z9
+	VFMADD231PS Z23, Z24, Z16
+	VMOVUPS     (R10), Z24
+	VFMADD231PS Z21, Z24, Z3
+	VFMADD231PS Z22, Z24, Z10
+	VFMADD231PS Z23, Z24, Z17
+	VMOVUPS     (R10)(DI*1), Z24
+	VFMADD231PS Z21, Z24, Z4
+	VFMADD231PS Z22, Z24, Z11
+	VFMADD231PS Z23, Z24, Z18
+	VMOVUPS     (R10)(DI*2), Z24
+	VFMADD231PS Z21, Z24, Z5
+	VFMADD231PS Z22, Z24, Z12
+	VFMADD231PS Z23, Z24, Z19
+	VMOVUPS     (R11), Z24
+	VFMADD231PS Z21, Z24, Z6
+	VFMADD231PS Z22, Z24, Z13
+	VFMADD231PS Z23, Z24, Z20
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	ADDQ        $0x00000040, R11
+	DECQ        R12
+	JNZ         b7r3tBefore
+
+b7r3tBeforeEnd:
+	TESTQ R13, R13
+	JZ    b7r3tWindowEnd
+	MOVQ  80(SP), R12
+	ADDQ  R8, R12
+
+b7r3tWindow:
+	VMOVUPS     (R8), Z21
+	VMOVUPS     (R8)(SI*1), Z22
+	VMOVUPS     (R8)(SI*2), Z23
+	VMOVUPS     (R9), Z24
+	VFMADD231PS Z21, Z24, Z0
+	VFMADD231PS Z22, Z24, Z7
+	VFMADD231PS Z23, Z24, Z14
+	VMOVUPS     (R9)(DI*1), Z24
+	VFMADD231PS Z21, Z24, Z1
+	VFMADD231PS Z22, Z24, Z8
+	VFMADD231PS Z23, Z24, Z15
+	VMOVUPS     (R9)(DI*2), Z24
+	VFMADD231PS Z21, Z24, Z2
+	VFMADD231PS Z22, Z24, Z9
+	VFMADD231PS Z23, Z24, Z16
+	VMOVUPS     (R10), Z24
+	VFMADD231PS Z21, Z24, Z3
+	VFMADD231PS Z22, Z24, Z10
+	VFMADD231PS Z23, Z24, Z17
+	VMOVUPS     (R10)(DI*1), Z24
+	VFMADD231PS Z21, Z24, Z4
+	VFMADD231PS Z22, Z24, Z11
+	VFMADD231PS Z23, Z24, Z18
+	VMOVUPS     (R10)(DI*2), Z24
+	VFMADD231PS Z21, Z24, Z5
+	VFMADD231PS Z22, Z24, Z12
+	VFMADD231PS Z23, Z24, Z19
+	VMOVUPS     (R11), Z24
+	VFMADD231PS Z21, Z24, Z6
+	VFMADD231PS Z22, Z24, Z13
+	VFMADD231PS Z23, Z24, Z20
+	PREFETCHT1  (R12)
+	PREFETCHT1  (R12)(SI*1)
+	PREFETCHT1  (R12)(SI*2)
+	ADDQ        $0x00000040, R12
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	ADDQ        $0x00000040, R11
+	DECQ        R13
+	JNZ         b7r3tWindow
+
+b7r3tWindowEnd:
+	TESTQ R14, R14
+	JZ    b7r3tAfterEnd
+
+b7r3tAfter:
+	VMOVUPS     (R8), Z21
+	VMOVUPS     (R8)(SI*1), Z22
+	VMOVUPS     (R8)(SI*2), Z23
+	VMOVUPS     (R9), Z24
+	VFMADD231PS Z21, Z24, Z0
+	VFMADD231PS Z22, Z24, Z7
+	VFMADD231PS Z23, Z24, Z14
+	VMOVUPS     (R9)(DI*1), Z24
+	VFMADD231PS Z21, Z24, Z1
+	VFMADD231PS Z22, Z24, Z8
+	VFMADD231PS Z23, Z24, Z15
+	VMOVUPS     (R9)(DI*2), Z24
+	VFMADD231PS Z21, Z24, Z2
+	VFMADD231PS Z22, Z24, Z9
+	VFMADD231PS Z23, Z24, Z16
+	VMOVUPS     (R10), Z24
+	VFMADD231PS Z21, Z24, Z3
+	VFMADD231PS Z22, Z24, Z10
+	VFMADD231PS Z23, Z24, Z17
+	VMOVUPS     (R10)(DI*1), Z24
+	VFMADD231PS Z21, Z24, Z4
+	VFMADD231PS Z22, Z24, Z11
+	VFMADD231PS Z23, Z24, Z18
+	VMOVUPS     (R10)(DI*2), Z24
+	VFMADD231PS Z21, Z24, Z5
+	VFMADD231PS Z22, Z24, Z12
+	VFMADD231PS Z23, Z24, Z19
+	VMOVUPS     (R11), Z24
+	VFMADD231PS Z21, Z24, Z6
+	VFMADD231PS Z22, Z24, Z13
+	VFMADD231PS Z23, Z24, Z20
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	ADDQ        $0x00000040, R11
+	DECQ        R14
+	JNZ         b7r3tAfter
+
+b7r3tAfterEnd:
+b7r3tTail:
+	MOVQ        cols+112(FP), R12
+	ANDQ        $0x0000000f, R12
+	JZ          b7r3tReduce
+	VMOVUPS.Z   (R8), K1, Z21
+	VMOVUPS.Z   (R8)(SI*1), K1, Z22
+	VMOVUPS.Z   (R8)(SI*2), K1, Z23
+	VMOVUPS.Z   (R9), K1, Z24
+	VFMADD231PS Z21, Z24, Z0
+	VFMADD231PS Z22, Z24, Z7
+	VFMADD231PS Z23, Z24, Z14
+	VMOVUPS.Z   (R9)(DI*1), K1, Z24
+	VFMADD231PS Z21, Z24, Z1
+	VFMADD231PS Z22, Z24, Z8
+	VFMADD231PS Z23, Z24, Z15
+	VMOVUPS.Z   (R9)(DI*2), K1, Z24
+	VFMADD231PS Z21, Z24, Z2
+	VFMADD231PS Z22, Z24, Z9
+	VFMADD231PS Z23, Z24, Z16
+	VMOVUPS.Z   (R10), K1, Z24
+	VFMADD231PS Z21, Z24, Z3
+	VFMADD231PS Z22, Z24, Z10
+	VFMADD231PS Z23, Z24, Z17
+	VMOVUPS.Z   (R10)(DI*1), K1, Z24
+	VFMADD231PS Z21, Z24, Z4
+	VFMADD231PS Z22, Z24, Z11
+	VFMADD231PS Z23, Z24, Z18
+	VMOVUPS.Z   (R10)(DI*2), K1, Z24
+	VFMADD231PS Z21, Z24, Z5
+	VFMADD231PS Z22, Z24, Z12
+	VFMADD231PS Z23, Z24, Z19
+	VMOVUPS.Z   (R11), K1, Z24
+	VFMADD231PS Z21, Z24, Z6
+	VFMADD231PS Z22, Z24, Z13
+	VFMADD231PS Z23, Z24, Z20
+
+b7r3tReduce:
+	VSHUFF32X4    $0x44, Z7, Z0, Z21
+	VSHUFF32X4    $0xee, Z7, Z0, Z0
+	VADDPS        Z0, Z21, Z21
+	VSHUFF32X4    $0x44, Z1, Z14, Z0
+	VSHUFF32X4    $0xee, Z1, Z14, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x44, Z15, Z8, Z1
+	VSHUFF32X4    $0xee, Z15, Z8, Z7
+	VADDPS        Z7, Z1, Z1
+	VSHUFF32X4    $0x44, Z9, Z2, Z7
+	VSHUFF32X4    $0xee, Z9, Z2, Z2
+	VADDPS        Z2, Z7, Z7
+	VSHUFF32X4    $0x44, Z3, Z16, Z2
+	VSHUFF32X4    $0xee, Z3, Z16, Z3
+	VADDPS        Z3, Z2, Z2
+	VSHUFF32X4    $0x44, Z17, Z10, Z3
+	VSHUFF32X4    $0xee, Z17, Z10, Z8
+	VADDPS        Z8, Z3, Z3
+	VSHUFF32X4    $0x44, Z11, Z4, Z8
+	VSHUFF32X4    $0xee, Z11, Z4, Z4
+	VADDPS        Z4, Z8, Z8
+	VSHUFF32X4    $0x44, Z5, Z18, Z4
+	VSHUFF32X4    $0xee, Z5, Z18, Z5
+	VADDPS        Z5, Z4, Z4
+	VSHUFF32X4    $0x44, Z19, Z12, Z5
+	VSHUFF32X4    $0xee, Z19, Z12, Z9
+	VADDPS        Z9, Z5, Z5
+	VSHUFF32X4    $0x44, Z13, Z6, Z9
+	VSHUFF32X4    $0xee, Z13, Z6, Z6
+	VADDPS        Z6, Z9, Z9
+	VSHUFF32X4    $0x44, Z20, Z20, Z6
+	VSHUFF32X4    $0xee, Z20, Z20, Z10
+	VADDPS        Z10, Z6, Z6
+	VSHUFF32X4    $0x88, Z0, Z21, Z10
+	VSHUFF32X4    $0xdd, Z0, Z21, Z0
+	VADDPS        Z0, Z10, Z10
+	VSHUFF32X4    $0x88, Z7, Z1, Z0
+	VSHUFF32X4    $0xdd, Z7, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z3, Z2, Z1
+	VSHUFF32X4    $0xdd, Z3, Z2, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z4, Z8, Z2
+	VSHUFF32X4    $0xdd, Z4, Z8, Z3
+	VADDPS        Z3, Z2, Z2
+	VSHUFF32X4    $0x88, Z9, Z5, Z3
+	VSHUFF32X4    $0xdd, Z9, Z5, Z4
+	VADDPS        Z4, Z3, Z3
+	VSHUFF32X4    $0x88, Z6, Z6, Z4
+	VSHUFF32X4    $0xdd, Z6, Z6, Z5
+	VADDPS        Z5, Z4, Z4
+	VSHUFPS       $0x44, Z0, Z10, Z5
+	VSHUFPS       $0xee, Z0, Z10, Z0
+	VADDPS        Z0, Z5, Z5
+	VSHUFPS       $0x44, Z2, Z1, Z0
+	VSHUFPS       $0xee, Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFPS       $0x44, Z4, Z3, Z1
+	VSHUFPS       $0xee, Z4, Z3, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFPS       $0x88, Z0, Z5, Z2
+	VSHUFPS       $0xdd, Z0, Z5, Z0
+	VADDPS        Z0, Z2, Z2
+	VSHUFPS       $0x88, Z1, Z1, Z0
+	VSHUFPS       $0xdd, Z1, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VMOVUPS       skinnyNTL2AVX512perm7<>+0(SB), Z1
+	VPERMI2PS     Z0, Z2, Z1
+	VEXTRACTF32X4 $0x01, Z1, X3
+	VEXTRACTF32X4 $0x02, Z1, X4
+	VEXTRACTF32X4 $0x03, Z1, X5
+	VMOVUPS       skinnyNTL2AVX512perm7<>+64(SB), Z6
+	VPERMI2PS     Z0, Z2, Z6
+	VEXTRACTF32X4 $0x01, Z6, X0
+	VEXTRACTF32X4 $0x02, Z6, X2
+	MOVQ          96(SP), SI
+	VBROADCASTSS  alpha+160(FP), X7
+	MOVQ          ldd+24(FP), DI
+	SHLQ          $0x02, DI
+	MOVQ          BX, R8
+	MOVL          beta+164(FP), R9
+	ANDL          $0x7fffffff, R9
+	JZ            b7r3tNoBeta
+	VBROADCASTSS  beta+164(FP), X8
+	VMOVSS        (R8), X9
+	VINSERTPS     $0x10, (R8)(SI*1), X9, X9
+	VINSERTPS     $0x20, (R8)(SI*2), X9, X9
+	VMULPS        X8, X9, X9
+	VFMADD231PS   X7, X1, X9
+	VMOVSS        X9, (R8)
+	VEXTRACTPS    $0x01, X9, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X9, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
+	VMULPS        X8, X1, X1
+	VFMADD231PS   X7, X3, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
+	VMULPS        X8, X1, X1
+	VFMADD231PS   X7, X4, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
+	VMULPS        X8, X1, X1
+	VFMADD231PS   X7, X5, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
+	VMULPS        X8, X1, X1
+	VFMADD231PS   X7, X6, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
+	VMULPS        X8, X1, X1
+	VFMADD231PS   X7, X0, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
+	VMULPS        X8, X0, X0
+	VFMADD231PS   X7, X2, X0
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
+	JMP           b7r3tDone
+
+b7r3tNoBeta:
+	VMULPS     X7, X1, X1
+	VMOVSS     X1, (R8)
+	VEXTRACTPS $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS $0x02, X1, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X7, X3, X3
+	VMOVSS     X3, (R8)
+	VEXTRACTPS $0x01, X3, (R8)(SI*1)
+	VEXTRACTPS $0x02, X3, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X7, X4, X4
+	VMOVSS     X4, (R8)
+	VEXTRACTPS $0x01, X4, (R8)(SI*1)
+	VEXTRACTPS $0x02, X4, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X7, X5, X5
+	VMOVSS     X5, (R8)
+	VEXTRACTPS $0x01, X5, (R8)(SI*1)
+	VEXTRACTPS $0x02, X5, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X7, X6, X6
+	VMOVSS     X6, (R8)
+	VEXTRACTPS $0x01, X6, (R8)(SI*1)
+	VEXTRACTPS $0x02, X6, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X7, X0, X0
+	VMOVSS     X0, (R8)
+	VEXTRACTPS $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS $0x02, X0, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X7, X2, X2
+	VMOVSS     X2, (R8)
+	VEXTRACTPS $0x01, X2, (R8)(SI*1)
+	VEXTRACTPS $0x02, X2, (R8)(SI*2)
+
+b7r3tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b7r3
+
+b7r3End:
+b7r1:
+	CMPQ    8(SP), $0x00000000
+	JE      b7r1End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), SI
+	SHLQ    $0x02, SI
+	MOVQ    DX, DI
+	MOVQ    AX, R8
+	LEAQ    (R8)(SI*2), R9
+	ADDQ    SI, R9
+	LEAQ    (R9)(SI*2), R10
+	ADDQ    SI, R10
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	MOVQ    cols+112(FP), R11
+	SHRQ    $0x04, R11
+	JZ      b7r1tTail
+	MOVQ    104(SP), R12
+	XORQ    R13, R13
+	TESTQ   R12, R12
+	CMOVQLT R13, R12
+	CMPQ    R12, R11
+	CMOVQGT R11, R12
+	MOVQ    112(SP), R13
+	XORQ    R14, R14
+	TESTQ   R13, R13
+	CMOVQLT R14, R13
+	CMPQ    R13, R11
+	CMOVQGT R11, R13
+	SUBQ    R12, R11
+	SUBQ    R13, R12
+	TESTQ   R11, R11
+	JZ      b7r1tBeforeEnd
+
+b7r1tBefore:
+	VMOVUPS     (DI), Z7
+	VMOVUPS     (R8), Z8
+	VFMADD231PS Z7, Z8, Z0
+	VMOVUPS     (R8)(SI*1), Z8
+	VFMADD231PS Z7, Z8, Z1
+	VMOVUPS     (R8)(SI*2), Z8
+	VFMADD231PS Z7, Z8, Z2
+	VMOVUPS     (R9), Z8
+	VFMADD231PS Z7, Z8, Z3
+	VMOVUPS     (R9)(SI*1), Z8
+	VFMADD231PS Z7, Z8, Z4
+	VMOVUPS     (R9)(SI*2), Z8
+	VFMADD231PS Z7, Z8, Z5
+	VMOVUPS     (R10), Z8
+	VFMADD231PS Z7, Z8, Z6
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	DECQ        R11
+	JNZ         b7r1tBefore
+
+b7r1tBeforeEnd:
+	TESTQ R12, R12
+	JZ    b7r1tWindowEnd
+
+b7r1tWindow:
+	VMOVUPS     (DI), Z7
+	VMOVUPS     (R8), Z8
+	VFMADD231PS Z7, Z8, Z0
+	VMOVUPS     (R8)(SI*1), Z8
+	VFMADD231PS Z7, Z8, Z1
+	VMOVUPS     (R8)(SI*2), Z8
+	VFMADD231PS Z7, Z8, Z2
+	VMOVUPS     (R9), Z8
+	VFMADD231PS Z7, Z8, Z3
+	VMOVUPS     (R9)(SI*1), Z8
+	VFMADD231PS Z7, Z8, Z4
+	VMOVUPS     (R9)(SI*2), Z8
+	VFMADD231PS Z7, Z8, Z5
+	VMOVUPS     (R10), Z8
+	VFMADD231PS Z7, Z8, Z6
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	DECQ        R12
+	JNZ         b7r1tWindow
+
+b7r1tWindowEnd:
+	TESTQ R13, R13
+	JZ    b7r1tAfterEnd
+
+b7r1tAfter:
+	VMOVUPS     (DI), Z7
+	VMOVUPS     (R8), Z8
+	VFMADD231PS Z7, Z8, Z0
+	VMOVUPS     (R8)(SI*1), Z8
+	VFMADD231PS Z7, Z8, Z1
+	VMOVUPS     (R8)(SI*2), Z8
+	VFMADD231PS Z7, Z8, Z2
+	VMOVUPS     (R9), Z8
+	VFMADD231PS Z7, Z8, Z3
+	VMOVUPS     (R9)(SI*1), Z8
+	VFMADD231PS Z7, Z8, Z4
+	VMOVUPS     (R9)(SI*2), Z8
+	VFMADD231PS Z7, Z8, Z5
+	VMOVUPS     (R10), Z8
+	VFMADD231PS Z7, Z8, Z6
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	DECQ        R13
+	JNZ         b7r1tAfter
+
+b7r1tAfterEnd:
+b7r1tTail:
+	MOVQ        cols+112(FP), R11
+	ANDQ        $0x0000000f, R11
+	JZ          b7r1tReduce
+	VMOVUPS.Z   (DI), K1, Z7
+	VMOVUPS.Z   (R8), K1, Z8
+	VFMADD231PS Z7, Z8, Z0
+	VMOVUPS.Z   (R8)(SI*1), K1, Z8
+	VFMADD231PS Z7, Z8, Z1
+	VMOVUPS.Z   (R8)(SI*2), K1, Z8
+	VFMADD231PS Z7, Z8, Z2
+	VMOVUPS.Z   (R9), K1, Z8
+	VFMADD231PS Z7, Z8, Z3
+	VMOVUPS.Z   (R9)(SI*1), K1, Z8
+	VFMADD231PS Z7, Z8, Z4
+	VMOVUPS.Z   (R9)(SI*2), K1, Z8
+	VFMADD231PS Z7, Z8, Z5
+	VMOVUPS.Z   (R10), K1, Z8
+	VFMADD231PS Z7, Z8, Z6
+
+b7r1tReduce:
+	VEXTRACTF64X4 $0x01, Z0, Y7
+	VADDPS        Y7, Y0, Y0
+	VEXTRACTF32X4 $0x01, Y0, X7
+	VADDPS        X7, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X7
+	VADDPS        X7, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X7
+	VADDPS        X7, X0, X0
+	VEXTRACTF64X4 $0x01, Z1, Y7
+	VADDPS        Y7, Y1, Y1
+	VEXTRACTF32X4 $0x01, Y1, X7
+	VADDPS        X7, X1, X1
+	VSHUFPS       $0x4e, X1, X1, X7
+	VADDPS        X7, X1, X1
+	VSHUFPS       $0xb1, X1, X1, X7
+	VADDPS        X7, X1, X1
+	VEXTRACTF64X4 $0x01, Z2, Y7
+	VADDPS        Y7, Y2, Y2
+	VEXTRACTF32X4 $0x01, Y2, X7
+	VADDPS        X7, X2, X2
+	VSHUFPS       $0x4e, X2, X2, X7
+	VADDPS        X7, X2, X2
+	VSHUFPS       $0xb1, X2, X2, X7
+	VADDPS        X7, X2, X2
+	VEXTRACTF64X4 $0x01, Z3, Y7
+	VADDPS        Y7, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X7
+	VADDPS        X7, X3, X3
+	VSHUFPS       $0x4e, X3, X3, X7
+	VADDPS        X7, X3, X3
+	VSHUFPS       $0xb1, X3, X3, X7
+	VADDPS        X7, X3, X3
+	VEXTRACTF64X4 $0x01, Z4, Y7
+	VADDPS        Y7, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X7
+	VADDPS        X7, X4, X4
+	VSHUFPS       $0x4e, X4, X4, X7
+	VADDPS        X7, X4, X4
+	VSHUFPS       $0xb1, X4, X4, X7
+	VADDPS        X7, X4, X4
+	VEXTRACTF64X4 $0x01, Z5, Y7
+	VADDPS        Y7, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X7
+	VADDPS        X7, X5, X5
+	VSHUFPS       $0x4e, X5, X5, X7
+	VADDPS        X7, X5, X5
+	VSHUFPS       $0xb1, X5, X5, X7
+	VADDPS        X7, X5, X5
+	VEXTRACTF64X4 $0x01, Z6, Y7
+	VADDPS        Y7, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X7
+	VADDPS        X7, X6, X6
+	VSHUFPS       $0x4e, X6, X6, X7
+	VADDPS        X7, X6, X6
+	VSHUFPS       $0xb1, X6, X6, X7
+	VADDPS        X7, X6, X6
+	VBROADCASTSS  alpha+160(FP), X7
+	MOVQ          ldd+24(FP), SI
+	SHLQ          $0x02, SI
+	MOVQ          BX, DI
+	MOVL          beta+164(FP), R8
+	ANDL          $0x7fffffff, R8
+	JZ            b7r1tNoBeta
+	VBROADCASTSS  beta+164(FP), X8
+	VMOVSS        (DI), X9
+	VMULPS        X8, X9, X9
+	VFMADD231PS   X7, X0, X9
+	VMOVSS        X9, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X8, X0, X0
+	VFMADD231PS   X7, X1, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X8, X0, X0
+	VFMADD231PS   X7, X2, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X8, X0, X0
+	VFMADD231PS   X7, X3, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X8, X0, X0
+	VFMADD231PS   X7, X4, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X8, X0, X0
+	VFMADD231PS   X7, X5, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X8, X0, X0
+	VFMADD231PS   X7, X6, X0
+	VMOVSS        X0, (DI)
+	JMP           b7r1tDone
+
+b7r1tNoBeta:
+	VMULPS X7, X0, X0
+	VMOVSS X0, (DI)
+	ADDQ   SI, DI
+	VMULPS X7, X1, X1
+	VMOVSS X1, (DI)
+	ADDQ   SI, DI
+	VMULPS X7, X2, X2
+	VMOVSS X2, (DI)
+	ADDQ   SI, DI
+	VMULPS X7, X3, X3
+	VMOVSS X3, (DI)
+	ADDQ   SI, DI
+	VMULPS X7, X4, X4
+	VMOVSS X4, (DI)
+	ADDQ   SI, DI
+	VMULPS X7, X5, X5
+	VMOVSS X5, (DI)
+	ADDQ   SI, DI
+	VMULPS X7, X6, X6
+	VMOVSS X6, (DI)
+
+b7r1tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b7r1
+
+b7r1End:
+	MOVQ   ldx+88(FP), DX
+	IMUL3Q $0x0000001c, DX, DX
+	ADDQ   DX, AX
+	MOVQ   ldd+24(FP), DX
+	IMUL3Q $0x0000001c, DX, DX
+	ADDQ   DX, CX
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
+	JE     b7Small
+	DECQ   24(SP)
+
+b7Small:
+	SUBQ $0x00000007, 16(SP)
+	JMP  b7
+
+b7End:
+b6:
+	CMPQ 16(SP), $0x00000006
+	JB   b6End
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
+	JNE  b6Big
+	DECQ DX
+
+b6Big:
+	CMPQ DX, $0x00000006
+	JNE  b6End
+	MOVQ 32(SP), DX
+	MOVQ CX, BX
+	MOVQ 48(SP), SI
+	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
+
+b6r3:
+	CMPQ    (SP), $0x00000000
+	JE      b6r3End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), DI
+	SHLQ    $0x02, DI
+	MOVQ    DX, R8
+	MOVQ    AX, R9
+	LEAQ    (R9)(DI*2), R10
+	ADDQ    DI, R10
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	VXORPS  Z14, Z14, Z14
+	VXORPS  Z15, Z15, Z15
+	VXORPS  Z16, Z16, Z16
+	VXORPS  Z17, Z17, Z17
+	MOVQ    cols+112(FP), R11
+	SHRQ    $0x04, R11
+	JZ      b6r3tTail
+	MOVQ    104(SP), R12
+	XORQ    R13, R13
+	TESTQ   R12, R12
+	CMOVQLT R13, R12
+	CMPQ    R12, R11
+	CMOVQGT R11, R12
+	MOVQ    112(SP), R13
+	XORQ    R14, R14
+	TESTQ   R13, R13
+	CMOVQLT R14, R13
+	CMPQ    R13, R11
+	CMOVQGT R11, R13
+	SUBQ    R12, R11
+	SUBQ    R13, R12
+	TESTQ   R11, R11
+	JZ      b6r3tBeforeEnd
+
+b6r3tBefore:
+	VMOVUPS     (R8), Z18
+	VMOVUPS     (R8)(SI*1), Z19
+	VMOVUPS     (R8)(SI*2), Z20
+	VMOVUPS     (R9), Z21
+	VFMADD231PS Z18, Z21, Z0
+	VFMADD231PS Z19, Z21, Z6
+	VFMADD231PS Z20, Z21, Z12
+	VMOVUPS     (R9)(DI*1), Z21
+	VFMADD231PS Z18, Z21, Z1
+	VFMADD231PS Z19, Z21, Z7
+	VFMADD231PS Z20, Z21, Z13
+	VMOVUPS     (R9)(DI*2), Z21
+	VFMADD231PS Z18, Z21, Z2
+	VFMADD231PS Z19, Z21, Z8
+	VFMADD231PS Z20, Z21, Z14
+	VMOVUPS     (R10), Z21
+	VFMADD231PS Z18, Z21, Z3
+	VFMADD231PS Z19, Z21, Z9
+	VFMADD231PS Z20, Z21, Z15
+	VMOVUPS     (R10)(DI*1), Z21
+	VFMADD231PS Z18, Z21, Z4
+	VFMADD231PS Z19, Z21, Z10
+	VFMADD231PS Z20, Z21, Z16
+	VMOVUPS     (R10)(DI*2), Z21
+	VFMADD231PS Z18, Z21, Z5
+	VFMADD231PS Z19, Z21, Z11
+	VFMADD231PS Z20, Z21, Z17
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	DECQ        R11
+	JNZ         b6r3tBefore
+
+b6r3tBeforeEnd:
+	TESTQ R12, R12
+	JZ    b6r3tWindowEnd
+	MOVQ  80(SP), R11
+	ADDQ  R8, R11
+
+b6r3tWindow:
+	VMOVUPS     (R8), Z18
+	VMOVUPS     (R8)(SI*1), Z19
+	VMOVUPS     (R8)(SI*2), Z20
+	VMOVUPS     (R9), Z21
+	VFMADD231PS Z18, Z21, Z0
+	VFMADD231PS Z19, Z21, Z6
+	VFMADD231PS Z20, Z21, Z12
+	VMOVUPS     (R9)(DI*1), Z21
+	VFMADD231PS Z18, Z21, Z1
+	VFMADD231PS Z19, Z21, Z7
+	VFMADD231PS Z20, Z21, Z13
+	VMOVUPS     (R9)(DI*2), Z21
+	VFMADD231PS Z18, Z21, Z2
+	VFMADD231PS Z19, Z21, Z8
+	VFMADD231PS Z20, Z21, Z14
+	VMOVUPS     (R10), Z21
+	VFMADD231PS Z18, Z21, Z3
+	VFMADD231PS Z19, Z21, Z9
+	VFMADD231PS Z20, Z21, Z15
+	VMOVUPS     (R10)(DI*1), Z21
+	VFMADD231PS Z18, Z21, Z4
+	VFMADD231PS Z19, Z21, Z10
+	VFMADD231PS Z20, Z21, Z16
+	VMOVUPS     (R10)(DI*2), Z21
+	VFMADD231PS Z18, Z21, Z5
+	VFMADD231PS Z19, Z21, Z11
+	VFMADD231PS Z20, Z21, Z17
+	PREFETCHT1  (R11)
+	PREFETCHT1  (R11)(SI*1)
+	PREFETCHT1  (R11)(SI*2)
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	DECQ        R12
+	JNZ         b6r3tWindow
+
+b6r3tWindowEnd:
+	TESTQ R13, R13
+	JZ    b6r3tAfterEnd
+
+b6r3tAfter:
+	VMOVUPS     (R8), Z18
+	VMOVUPS     (R8)(SI*1), Z19
+	VMOVUPS     (R8)(SI*2), Z20
+	VMOVUPS     (R9), Z21
+	VFMADD231PS Z18, Z21, Z0
+	VFMADD231PS Z19, Z21, Z6
+	VFMADD231PS Z20, Z21, Z12
+	VMOVUPS     (R9)(DI*1), Z21
+	VFMADD231PS Z18, Z21, Z1
+	VFMADD231PS Z19, Z21, Z7
+	VFMADD231PS Z20, Z21, Z13
+	VMOVUPS     (R9)(DI*2), Z21
+	VFMADD231PS Z18, Z21, Z2
+	VFMADD231PS Z19, Z21, Z8
+	VFMADD231PS Z20, Z21, Z14
+	VMOVUPS     (R10), Z21
+	VFMADD231PS Z18, Z21, Z3
+	VFMADD231PS Z19, Z21, Z9
+	VFMADD231PS Z20, Z21, Z15
+	VMOVUPS     (R10)(DI*1), Z21
+	VFMADD231PS Z18, Z21, Z4
+	VFMADD231PS Z19, Z21, Z10
+	VFMADD231PS Z20, Z21, Z16
+	VMOVUPS     (R10)(DI*2), Z21
+	VFMADD231PS Z18, Z21, Z5
+	VFMADD231PS Z19, Z21, Z11
+	VFMADD231PS Z20, Z21, Z17
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	DECQ        R13
+	JNZ         b6r3tAfter
+
+b6r3tAfterEnd:
+b6r3tTail:
+	MOVQ        cols+112(FP), R11
+	ANDQ        $0x0000000f, R11
+	JZ          b6r3tReduce
+	VMOVUPS.Z   (R8), K1, Z18
+	VMOVUPS.Z   (R8)(SI*1), K1, Z19
+	VMOVUPS.Z   (R8)(SI*2), K1, Z20
+	VMOVUPS.Z   (R9), K1, Z21
+	VFMADD231PS Z18, Z21, Z0
+	VFMADD231PS Z19, Z21, Z6
+	VFMADD231PS Z20, Z21, Z12
+	VMOVUPS.Z   (R9)(DI*1), K1, Z21
+	VFMADD231PS Z18, Z21, Z1
+	VFMADD231PS Z19, Z21, Z7
+	VFMADD231PS Z20, Z21, Z13
+	VMOVUPS.Z   (R9)(DI*2), K1, Z21
+	VFMADD231PS Z18, Z21, Z2
+	VFMADD231PS Z19, Z21, Z8
+	VFMADD231PS Z20, Z21, Z14
+	VMOVUPS.Z   (R10), K1, Z21
+	VFMADD231PS Z18, Z21, Z3
+	VFMADD231PS Z19, Z21, Z9
+	VFMADD231PS Z20, Z21, Z15
+	VMOVUPS.Z   (R10)(DI*1), K1, Z21
+	VFMADD231PS Z18, Z21, Z4
+	VFMADD231PS Z19, Z21, Z10
+	VFMADD231PS Z20, Z21, Z16
+	VMOVUPS.Z   (R10)(DI*2), K1, Z21
+	VFMADD231PS Z18, Z21, Z5
+	VFMADD231PS Z19, Z21, Z11
+	VFMADD231PS Z20, Z21, Z17
+
+b6r3tReduce:
+	VSHUFF32X4    $0x44, Z6, Z0, Z18
+	VSHUFF32X4    $0xee, Z6, Z0, Z0
+	VADDPS        Z0, Z18, Z18
+	VSHUFF32X4    $0x44, Z1, Z12, Z0
+	VSHUFF32X4    $0xee, Z1, Z12, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x44, Z13, Z7, Z1
+	VSHUFF32X4    $0xee, Z13, Z7, Z6
+	VADDPS        Z6, Z1, Z1
+	VSHUFF32X4    $0x44, Z8, Z2, Z6
+	VSHUFF32X4    $0xee, Z8, Z2, Z2
+	VADDPS        Z2, Z6, Z6
+	VSHUFF32X4    $0x44, Z3, Z14, Z2
+	VSHUFF32X4    $0xee, Z3, Z14, Z3
+	VADDPS        Z3, Z2, Z2
+	VSHUFF32X4    $0x44, Z15, Z9, Z3
+	VSHUFF32X4    $0xee, Z15, Z9, Z7
+	VADDPS        Z7, Z3, Z3
+	VSHUFF32X4    $0x44, Z10, Z4, Z7
+	VSHUFF32X4    $0xee, Z10, Z4, Z4
+	VADDPS        Z4, Z7, Z7
+	VSHUFF32X4    $0x44, Z5, Z16, Z4
+	VSHUFF32X4    $0xee, Z5, Z16, Z5
+	VADDPS        Z5, Z4, Z4
+	VSHUFF32X4    $0x44, Z17, Z11, Z5
+	VSHUFF32X4    $0xee, Z17, Z11, Z8
+	VADDPS        Z8, Z5, Z5
+	VSHUFF32X4    $0x88, Z0, Z18, Z8
+	VSHUFF32X4    $0xdd, Z0, Z18, Z0
+	VADDPS        Z0, Z8, Z8
+	VSHUFF32X4    $0x88, Z6, Z1, Z0
+	VSHUFF32X4    $0xdd, Z6, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z3, Z2, Z1
+	VSHUFF32X4    $0xdd, Z3, Z2, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z4, Z7, Z2
+	VSHUFF32X4    $0xdd, Z4, Z7, Z3
+	VADDPS        Z3, Z2, Z2
+	VSHUFF32X4    $0x88, Z5, Z5, Z3
+	VSHUFF32X4    $0xdd, Z5, Z5, Z4
+	VADDPS        Z4, Z3, Z3
+	VSHUFPS       $0x44, Z0, Z8, Z4
+	VSHUFPS       $0xee, Z0, Z8, Z0
+	VADDPS        Z0, Z4, Z4
+	VSHUFPS       $0x44, Z2, Z1, Z0
+	VSHUFPS       $0xee, Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFPS       $0x44, Z3, Z3, Z1
+	VSHUFPS       $0xee, Z3, Z3, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFPS       $0x88, Z0, Z4, Z2
+	VSHUFPS       $0xdd, Z0, Z4, Z0
+	VADDPS        Z0, Z2, Z2
+	VSHUFPS       $0x88, Z1, Z1, Z0
+	VSHUFPS       $0xdd, Z1, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VMOVUPS       skinnyNTL2AVX512perm6<>+0(SB), Z1
+	VPERMI2PS     Z0, Z2, Z1
+	VEXTRACTF32X4 $0x01, Z1, X3
+	VEXTRACTF32X4 $0x02, Z1, X4
+	VEXTRACTF32X4 $0x03, Z1, X5
+	VMOVUPS       skinnyNTL2AVX512perm6<>+64(SB), Z6
+	VPERMI2PS     Z0, Z2, Z6
+	VEXTRACTF32X4 $0x01, Z6, X0
+	MOVQ          96(SP), SI
+	VBROADCASTSS  alpha+160(FP), X2
+	MOVQ          ldd+24(FP), DI
+	SHLQ          $0x02, DI
+	MOVQ          BX, R8
+	MOVL          beta+164(FP), R9
+	ANDL          $0x7fffffff, R9
+	JZ            b6r3tNoBeta
+	VBROADCASTSS  beta+164(FP), X7
+	VMOVSS        (R8), X8
+	VINSERTPS     $0x10, (R8)(SI*1), X8, X8
+	VINSERTPS     $0x20, (R8)(SI*2), X8, X8
+	VMULPS        X7, X8, X8
+	VFMADD231PS   X2, X1, X8
+	VMOVSS        X8, (R8)
+	VEXTRACTPS    $0x01, X8, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X8, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
+	VMULPS        X7, X1, X1
+	VFMADD231PS   X2, X3, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
+	VMULPS        X7, X1, X1
+	VFMADD231PS   X2, X4, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
+	VMULPS        X7, X1, X1
+	VFMADD231PS   X2, X5, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
+	VMULPS        X7, X1, X1
+	VFMADD231PS   X2, X6, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
+	VMULPS        X7, X1, X1
+	VFMADD231PS   X2, X0, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	JMP           b6r3tDone
+
+b6r3tNoBeta:
+	VMULPS     X2, X1, X1
+	VMOVSS     X1, (R8)
+	VEXTRACTPS $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS $0x02, X1, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X2, X3, X3
+	VMOVSS     X3, (R8)
+	VEXTRACTPS $0x01, X3, (R8)(SI*1)
+	VEXTRACTPS $0x02, X3, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X2, X4, X4
+	VMOVSS     X4, (R8)
+	VEXTRACTPS $0x01, X4, (R8)(SI*1)
+	VEXTRACTPS $0x02, X4, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X2, X5, X5
+	VMOVSS     X5, (R8)
+	VEXTRACTPS $0x01, X5, (R8)(SI*1)
+	VEXTRACTPS $0x02, X5, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X2, X6, X6
+	VMOVSS     X6, (R8)
+	VEXTRACTPS $0x01, X6, (R8)(SI*1)
+	VEXTRACTPS $0x02, X6, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X2, X0, X0
+	VMOVSS     X0, (R8)
+	VEXTRACTPS $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS $0x02, X0, (R8)(SI*2)
+
+b6r3tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b6r3
+
+b6r3End:
+b6r1:
+	CMPQ    8(SP), $0x00000000
+	JE      b6r1End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), SI
+	SHLQ    $0x02, SI
+	MOVQ    DX, DI
+	MOVQ    AX, R8
+	LEAQ    (R8)(SI*2), R9
+	ADDQ    SI, R9
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	MOVQ    cols+112(FP), R10
+	SHRQ    $0x04, R10
+	JZ      b6r1tTail
+	MOVQ    104(SP), R11
+	XORQ    R12, R12
+	TESTQ   R11, R11
+	CMOVQLT R12, R11
+	CMPQ    R11, R10
+	CMOVQGT R10, R11
+	MOVQ    112(SP), R12
+	XORQ    R13, R13
+	TESTQ   R12, R12
+	CMOVQLT R13, R12
+	CMPQ    R12, R10
+	CMOVQGT R10, R12
+	SUBQ    R11, R10
+	SUBQ    R12, R11
+	TESTQ   R10, R10
+	JZ      b6r1tBeforeEnd
+
+b6r1tBefore:
+	VMOVUPS     (DI), Z6
+	VMOVUPS     (R8), Z7
+	VFMADD231PS Z6, Z7, Z0
+	VMOVUPS     (R8)(SI*1), Z7
+	VFMADD231PS Z6, Z7, Z1
+	VMOVUPS     (R8)(SI*2), Z7
+	VFMADD231PS Z6, Z7, Z2
+	VMOVUPS     (R9), Z7
+	VFMADD231PS Z6, Z7, Z3
+	VMOVUPS     (R9)(SI*1), Z7
+	VFMADD231PS Z6, Z7, Z4
+	VMOVUPS     (R9)(SI*2), Z7
+	VFMADD231PS Z6, Z7, Z5
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         b6r1tBefore
+
+b6r1tBeforeEnd:
+	TESTQ R11, R11
+	JZ    b6r1tWindowEnd
+
+b6r1tWindow:
+	VMOVUPS     (DI), Z6
+	VMOVUPS     (R8), Z7
+	VFMADD231PS Z6, Z7, Z0
+	VMOVUPS     (R8)(SI*1), Z7
+	VFMADD231PS Z6, Z7, Z1
+	VMOVUPS     (R8)(SI*2), Z7
+	VFMADD231PS Z6, Z7, Z2
+	VMOVUPS     (R9), Z7
+	VFMADD231PS Z6, Z7, Z3
+	VMOVUPS     (R9)(SI*1), Z7
+	VFMADD231PS Z6, Z7, Z4
+	VMOVUPS     (R9)(SI*2), Z7
+	VFMADD231PS Z6, Z7, Z5
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R11
+	JNZ         b6r1tWindow
+
+b6r1tWindowEnd:
+	TESTQ R12, R12
+	JZ    b6r1tAfterEnd
+
+b6r1tAfter:
+	VMOVUPS     (DI), Z6
+	VMOVUPS     (R8), Z7
+	VFMADD231PS Z6, Z7, Z0
+	VMOVUPS     (R8)(SI*1), Z7
+	VFMADD231PS Z6, Z7, Z1
+	VMOVUPS     (R8)(SI*2), Z7
+	VFMADD231PS Z6, Z7, Z2
+	VMOVUPS     (R9), Z7
+	VFMADD231PS Z6, Z7, Z3
+	VMOVUPS     (R9)(SI*1), Z7
+	VFMADD231PS Z6, Z7, Z4
+	VMOVUPS     (R9)(SI*2), Z7
+	VFMADD231PS Z6, Z7, Z5
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R12
+	JNZ         b6r1tAfter
+
+b6r1tAfterEnd:
+b6r1tTail:
+	MOVQ        cols+112(FP), R10
+	ANDQ        $0x0000000f, R10
+	JZ          b6r1tReduce
+	VMOVUPS.Z   (DI), K1, Z6
+	VMOVUPS.Z   (R8), K1, Z7
+	VFMADD231PS Z6, Z7, Z0
+	VMOVUPS.Z   (R8)(SI*1), K1, Z7
+	VFMADD231PS Z6, Z7, Z1
+	VMOVUPS.Z   (R8)(SI*2), K1, Z7
+	VFMADD231PS Z6, Z7, Z2
+	VMOVUPS.Z   (R9), K1, Z7
+	VFMADD231PS Z6, Z7, Z3
+	VMOVUPS.Z   (R9)(SI*1), K1, Z7
+	VFMADD231PS Z6, Z7, Z4
+	VMOVUPS.Z   (R9)(SI*2), K1, Z7
+	VFMADD231PS Z6, Z7, Z5
+
+b6r1tReduce:
+	VEXTRACTF64X4 $0x01, Z0, Y6
+	VADDPS        Y6, Y0, Y0
+	VEXTRACTF32X4 $0x01, Y0, X6
+	VADDPS        X6, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X6
+	VADDPS        X6, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X6
+	VADDPS        X6, X0, X0
+	VEXTRACTF64X4 $0x01, Z1, Y6
+	VADDPS        Y6, Y1, Y1
+	VEXTRACTF32X4 $0x01, Y1, X6
+	VADDPS        X6, X1, X1
+	VSHUFPS       $0x4e, X1, X1, X6
+	VADDPS        X6, X1, X1
+	VSHUFPS       $0xb1, X1, X1, X6
+	VADDPS        X6, X1, X1
+	VEXTRACTF64X4 $0x01, Z2, Y6
+	VADDPS        Y6, Y2, Y2
+	VEXTRACTF32X4 $0x01, Y2, X6
+	VADDPS        X6, X2, X2
+	VSHUFPS       $0x4e, X2, X2, X6
+	VADDPS        X6, X2, X2
+	VSHUFPS       $0xb1, X2, X2, X6
+	VADDPS        X6, X2, X2
+	VEXTRACTF64X4 $0x01, Z3, Y6
+	VADDPS        Y6, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X6
+	VADDPS        X6, X3, X3
+	VSHUFPS       $0x4e, X3, X3, X6
+	VADDPS        X6, X3, X3
+	VSHUFPS       $0xb1, X3, X3, X6
+	VADDPS        X6, X3, X3
+	VEXTRACTF64X4 $0x01, Z4, Y6
+	VADDPS        Y6, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X6
+	VADDPS        X6, X4, X4
+	VSHUFPS       $0x4e, X4, X4, X6
+	VADDPS        X6, X4, X4
+	VSHUFPS       $0xb1, X4, X4, X6
+	VADDPS        X6, X4, X4
+	VEXTRACTF64X4 $0x01, Z5, Y6
+	VADDPS        Y6, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X6
+	VADDPS        X6, X5, X5
+	VSHUFPS       $0x4e, X5, X5, X6
+	VADDPS        X6, X5, X5
+	VSHUFPS       $0xb1, X5, X5, X6
+	VADDPS        X6, X5, X5
+	VBROADCASTSS  alpha+160(FP), X6
+	MOVQ          ldd+24(FP), SI
+	SHLQ          $0x02, SI
+	MOVQ          BX, DI
+	MOVL          beta+164(FP), R8
+	ANDL          $0x7fffffff, R8
+	JZ            b6r1tNoBeta
+	VBROADCASTSS  beta+164(FP), X7
+	VMOVSS        (DI), X8
+	VMULPS        X7, X8, X8
+	VFMADD231PS   X6, X0, X8
+	VMOVSS        X8, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X7, X0, X0
+	VFMADD231PS   X6, X1, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X7, X0, X0
+	VFMADD231PS   X6, X2, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X7, X0, X0
+	VFMADD231PS   X6, X3, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X7, X0, X0
+	VFMADD231PS   X6, X4, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X7, X0, X0
+	VFMADD231PS   X6, X5, X0
+	VMOVSS        X0, (DI)
+	JMP           b6r1tDone
+
+b6r1tNoBeta:
+	VMULPS X6, X0, X0
+	VMOVSS X0, (DI)
+	ADDQ   SI, DI
+	VMULPS X6, X1, X1
+	VMOVSS X1, (DI)
+	ADDQ   SI, DI
+	VMULPS X6, X2, X2
+	VMOVSS X2, (DI)
+	ADDQ   SI, DI
+	VMULPS X6, X3, X3
+	VMOVSS X3, (DI)
+	ADDQ   SI, DI
+	VMULPS X6, X4, X4
+	VMOVSS X4, (DI)
+	ADDQ   SI, DI
+	VMULPS X6, X5, X5
+	VMOVSS X5, (DI)
+
+b6r1tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b6r1
+
+b6r1End:
+	MOVQ   ldx+88(FP), DX
+	IMUL3Q $0x00000018, DX, DX
+	ADDQ   DX, AX
+	MOVQ   ldd+24(FP), DX
+	IMUL3Q $0x00000018, DX, DX
+	ADDQ   DX, CX
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
+	JE     b6Small
+	DECQ   24(SP)
+
+b6Small:
+	SUBQ $0x00000006, 16(SP)
+	JMP  b6
+
+b6End:
+b5:
+	CMPQ 16(SP), $0x00000005
+	JB   b5End
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
+	JNE  b5Big
+	DECQ DX
+
+b5Big:
+	CMPQ DX, $0x00000005
+	JNE  b5End
+	MOVQ 32(SP), DX
+	MOVQ CX, BX
+	MOVQ 48(SP), SI
+	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
+
+b5r3:
+	CMPQ    (SP), $0x00000000
+	JE      b5r3End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), DI
+	SHLQ    $0x02, DI
+	MOVQ    DX, R8
+	MOVQ    AX, R9
+	LEAQ    (R9)(DI*2), R10
+	ADDQ    DI, R10
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	VXORPS  Z13, Z13, Z13
+	VXORPS  Z14, Z14, Z14
+	MOVQ    cols+112(FP), R11
+	SHRQ    $0x04, R11
+	JZ      b5r3tTail
+	MOVQ    104(SP), R12
+	XORQ    R13, R13
+	TESTQ   R12, R12
+	CMOVQLT R13, R12
+	CMPQ    R12, R11
+	CMOVQGT R11, R12
+	MOVQ    112(SP), R13
+	XORQ    R14, R14
+	TESTQ   R13, R13
+	CMOVQLT R14, R13
+	CMPQ    R13, R11
+	CMOVQGT R11, R13
+	SUBQ    R12, R11
+	SUBQ    R13, R12
+	TESTQ   R11, R11
+	JZ      b5r3tBeforeEnd
+
+b5r3tBefore:
+	VMOVUPS     (R8), Z15
+	VMOVUPS     (R8)(SI*1), Z16
+	VMOVUPS     (R8)(SI*2), Z17
+	VMOVUPS     (R9), Z18
+	VFMADD231PS Z15, Z18, Z0
+	VFMADD231PS Z16, Z18, Z5
+	VFMADD231PS Z17, Z18, Z10
+	VMOVUPS     (R9)(DI*1), Z18
+	VFMADD231PS Z15, Z18, Z1
+	VFMADD231PS Z16, Z18, Z6
+	VFMADD231PS Z17, Z18, Z11
+	VMOVUPS     (R9)(DI*2), Z18
+	VFMADD231PS Z15, Z18, Z2
+	VFMADD231PS Z16, Z18, Z7
+	VFMADD231PS Z17, Z18, Z12
+	VMOVUPS     (R10), Z18
+	VFMADD231PS Z15, Z18, Z3
+	VFMADD231PS Z16, Z18, Z8
+	VFMADD231PS Z17, Z18, Z13
+	VMOVUPS     (R10)(DI*1), Z18
+	VFMADD231PS Z15, Z18, Z4
+	VFMADD231PS Z16, Z18, Z9
+	VFMADD231PS Z17, Z18, Z14
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	DECQ        R11
+	JNZ         b5r3tBefore
+
+b5r3tBeforeEnd:
+	TESTQ R12, R12
+	JZ    b5r3tWindowEnd
+	MOVQ  80(SP), R11
+	ADDQ  R8, R11
+
+b5r3tWindow:
+	VMOVUPS     (R8), Z15
+	VMOVUPS     (R8)(SI*1), Z16
+	VMOVUPS     (R8)(SI*2), Z17
+	VMOVUPS     (R9), Z18
+	VFMADD231PS Z15, Z18, Z0
+	VFMADD231PS Z16, Z18, Z5
+	VFMADD231PS Z17, Z18, Z10
+	VMOVUPS     (R9)(DI*1), Z18
+	VFMADD231PS Z15, Z18, Z1
+	VFMADD231PS Z16, Z18, Z6
+	VFMADD231PS Z17, Z18, Z11
+	VMOVUPS     (R9)(DI*2), Z18
+	VFMADD231PS Z15, Z18, Z2
+	VFMADD231PS Z16, Z18, Z7
+	VFMADD231PS Z17, Z18, Z12
+	VMOVUPS     (R10), Z18
+	VFMADD231PS Z15, Z18, Z3
+	VFMADD231PS Z16, Z18, Z8
+	VFMADD231PS Z17, Z18, Z13
+	VMOVUPS     (R10)(DI*1), Z18
+	VFMADD231PS Z15, Z18, Z4
+	VFMADD231PS Z16, Z18, Z9
+	VFMADD231PS Z17, Z18, Z14
+	PREFETCHT1  (R11)
+	PREFETCHT1  (R11)(SI*1)
+	PREFETCHT1  (R11)(SI*2)
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	DECQ        R12
+	JNZ         b5r3tWindow
+
+b5r3tWindowEnd:
+	TESTQ R13, R13
+	JZ    b5r3tAfterEnd
+
+b5r3tAfter:
+	VMOVUPS     (R8), Z15
+	VMOVUPS     (R8)(SI*1), Z16
+	VMOVUPS     (R8)(SI*2), Z17
+	VMOVUPS     (R9), Z18
+	VFMADD231PS Z15, Z18, Z0
+	VFMADD231PS Z16, Z18, Z5
+	VFMADD231PS Z17, Z18, Z10
+	VMOVUPS     (R9)(DI*1), Z18
+	VFMADD231PS Z15, Z18, Z1
+	VFMADD231PS Z16, Z18, Z6
+	VFMADD231PS Z17, Z18, Z11
+	VMOVUPS     (R9)(DI*2), Z18
+	VFMADD231PS Z15, Z18, Z2
+	VFMADD231PS Z16, Z18, Z7
+	VFMADD231PS Z17, Z18, Z12
+	VMOVUPS     (R10), Z18
+	VFMADD231PS Z15, Z18, Z3
+	VFMADD231PS Z16, Z18, Z8
+	VFMADD231PS Z17, Z18, Z13
+	VMOVUPS     (R10)(DI*1), Z18
+	VFMADD231PS Z15, Z18, Z4
+	VFMADD231PS Z16, Z18, Z9
+	VFMADD231PS Z17, Z18, Z14
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	DECQ        R13
+	JNZ         b5r3tAfter
+
+b5r3tAfterEnd:
+b5r3tTail:
+	MOVQ        cols+112(FP), R11
+	ANDQ        $0x0000000f, R11
+	JZ          b5r3tReduce
+	VMOVUPS.Z   (R8), K1, Z15
+	VMOVUPS.Z   (R8)(SI*1), K1, Z16
+	VMOVUPS.Z   (R8)(SI*2), K1, Z17
+	VMOVUPS.Z   (R9), K1, Z18
+	VFMADD231PS Z15, Z18, Z0
+	VFMADD231PS Z16, Z18, Z5
+	VFMADD231PS Z17, Z18, Z10
+	VMOVUPS.Z   (R9)(DI*1), K1, Z18
+	VFMADD231PS Z15, Z18, Z1
+	VFMADD231PS Z16, Z18, Z6
+	VFMADD231PS Z17, Z18, Z11
+	VMOVUPS.Z   (R9)(DI*2), K1, Z18
+	VFMADD231PS Z15, Z18, Z2
+	VFMADD231PS Z16, Z18, Z7
+	VFMADD231PS Z17, Z18, Z12
+	VMOVUPS.Z   (R10), K1, Z18
+	VFMADD231PS Z15, Z18, Z3
+	VFMADD231PS Z16, Z18, Z8
+	VFMADD231PS Z17, Z18, Z13
+	VMOVUPS.Z   (R10)(DI*1), K1, Z18
+	VFMADD231PS Z15, Z18, Z4
+	VFMADD231PS Z16, Z18, Z9
+	VFMADD231PS Z17, Z18, Z14
+
+b5r3tReduce:
+	VSHUFF32X4    $0x44, Z5, Z0, Z15
+	VSHUFF32X4    $0xee, Z5, Z0, Z0
+	VADDPS        Z0, Z15, Z15
+	VSHUFF32X4    $0x44, Z1, Z10, Z0
+	VSHUFF32X4    $0xee, Z1, Z10, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x44, Z11, Z6, Z1
+	VSHUFF32X4    $0xee, Z11, Z6, Z5
+	VADDPS        Z5, Z1, Z1
+	VSHUFF32X4    $0x44, Z7, Z2, Z5
+	VSHUFF32X4    $0xee, Z7, Z2, Z2
+	VADDPS        Z2, Z5, Z5
+	VSHUFF32X4    $0x44, Z3, Z12, Z2
+	VSHUFF32X4    $0xee, Z3, Z12, Z3
+	VADDPS        Z3, Z2, Z2
+	VSHUFF32X4    $0x44, Z13, Z8, Z3
+	VSHUFF32X4    $0xee, Z13, Z8, Z6
+	VADDPS        Z6, Z3, Z3
+	VSHUFF32X4    $0x44, Z9, Z4, Z6
+	VSHUFF32X4    $0xee, Z9, Z4, Z4
+	VADDPS        Z4, Z6, Z6
+	VSHUFF32X4    $0x44, Z14, Z14, Z4
+	VSHUFF32X4    $0xee, Z14, Z14, Z7
+	VADDPS        Z7, Z4, Z4
+	VSHUFF32X4    $0x88, Z0, Z15, Z7
+	VSHUFF32X4    $0xdd, Z0, Z15, Z0
+	VADDPS        Z0, Z7, Z7
+	VSHUFF32X4    $0x88, Z5, Z1, Z0
+	VSHUFF32X4    $0xdd, Z5, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z3, Z2, Z1
+	VSHUFF32X4    $0xdd, Z3, Z2, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z4, Z6, Z2
+	VSHUFF32X4    $0xdd, Z4, Z6, Z3
+	VADDPS        Z3, Z2, Z2
+	VSHUFPS       $0x44, Z0, Z7, Z3
+	VSHUFPS       $0xee, Z0, Z7, Z0
+	VADDPS        Z0, Z3, Z3
+	VSHUFPS       $0x44, Z2, Z1, Z0
+	VSHUFPS       $0xee, Z2, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFPS       $0x88, Z0, Z3, Z1
+	VSHUFPS       $0xdd, Z0, Z3, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       skinnyNTL2AVX512perm5<>+0(SB), Z0
+	VPERMPS       Z1, Z0, Z0
+	VEXTRACTF32X4 $0x01, Z0, X2
+	VEXTRACTF32X4 $0x02, Z0, X3
+	VEXTRACTF32X4 $0x03, Z0, X4
+	VMOVUPS       skinnyNTL2AVX512perm5<>+64(SB), Z5
+	VPERMPS       Z1, Z5, Z5
+	MOVQ          96(SP), SI
+	VBROADCASTSS  alpha+160(FP), X1
+	MOVQ          ldd+24(FP), DI
+	SHLQ          $0x02, DI
+	MOVQ          BX, R8
+	MOVL          beta+164(FP), R9
+	ANDL          $0x7fffffff, R9
+	JZ            b5r3tNoBeta
+	VBROADCASTSS  beta+164(FP), X6
+	VMOVSS        (R8), X7
+	VINSERTPS     $0x10, (R8)(SI*1), X7, X7
+	VINSERTPS     $0x20, (R8)(SI*2), X7, X7
+	VMULPS        X6, X7, X7
+	VFMADD231PS   X1, X0, X7
+	VMOVSS        X7, (R8)
+	VEXTRACTPS    $0x01, X7, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X7, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
+	VMULPS        X6, X0, X0
+	VFMADD231PS   X1, X2, X0
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
+	VMULPS        X6, X0, X0
+	VFMADD231PS   X1, X3, X0
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
+	VMULPS        X6, X0, X0
+	VFMADD231PS   X1, X4, X0
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
+	VMULPS        X6, X0, X0
+	VFMADD231PS   X1, X5, X0
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
+	JMP           b5r3tDone
+
+b5r3tNoBeta:
+	VMULPS     X1, X0, X0
+	VMOVSS     X0, (R8)
+	VEXTRACTPS $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS $0x02, X0, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X1, X2, X2
+	VMOVSS     X2, (R8)
+	VEXTRACTPS $0x01, X2, (R8)(SI*1)
+	VEXTRACTPS $0x02, X2, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X1, X3, X3
+	VMOVSS     X3, (R8)
+	VEXTRACTPS $0x01, X3, (R8)(SI*1)
+	VEXTRACTPS $0x02, X3, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X1, X4, X4
+	VMOVSS     X4, (R8)
+	VEXTRACTPS $0x01, X4, (R8)(SI*1)
+	VEXTRACTPS $0x02, X4, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X1, X5, X5
+	VMOVSS     X5, (R8)
+	VEXTRACTPS $0x01, X5, (R8)(SI*1)
+	VEXTRACTPS $0x02, X5, (R8)(SI*2)
+
+b5r3tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b5r3
+
+b5r3End:
+b5r1:
+	CMPQ    8(SP), $0x00000000
+	JE      b5r1End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), SI
+	SHLQ    $0x02, SI
+	MOVQ    DX, DI
+	MOVQ    AX, R8
+	LEAQ    (R8)(SI*2), R9
+	ADDQ    SI, R9
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	MOVQ    cols+112(FP), R10
+	SHRQ    $0x04, R10
+	JZ      b5r1tTail
+	MOVQ    104(SP), R11
+	XORQ    R12, R12
+	TESTQ   R11, R11
+	CMOVQLT R12, R11
+	CMPQ    R11, R10
+	CMOVQGT R10, R11
+	MOVQ    112(SP), R12
+	XORQ    R13, R13
+	TESTQ   R12, R12
+	CMOVQLT R13, R12
+	CMPQ    R12, R10
+	CMOVQGT R10, R12
+	SUBQ    R11, R10
+	SUBQ    R12, R11
+	TESTQ   R10, R10
+	JZ      b5r1tBeforeEnd
+
+b5r1tBefore:
+	VMOVUPS     (DI), Z5
+	VMOVUPS     (R8), Z6
+	VFMADD231PS Z5, Z6, Z0
+	VMOVUPS     (R8)(SI*1), Z6
+	VFMADD231PS Z5, Z6, Z1
+	VMOVUPS     (R8)(SI*2), Z6
+	VFMADD231PS Z5, Z6, Z2
+	VMOVUPS     (R9), Z6
+	VFMADD231PS Z5, Z6, Z3
+	VMOVUPS     (R9)(SI*1), Z6
+	VFMADD231PS Z5, Z6, Z4
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         b5r1tBefore
+
+b5r1tBeforeEnd:
+	TESTQ R11, R11
+	JZ    b5r1tWindowEnd
+
+b5r1tWindow:
+	VMOVUPS     (DI), Z5
+	VMOVUPS     (R8), Z6
+	VFMADD231PS Z5, Z6, Z0
+	VMOVUPS     (R8)(SI*1), Z6
+	VFMADD231PS Z5, Z6, Z1
+	VMOVUPS     (R8)(SI*2), Z6
+	VFMADD231PS Z5, Z6, Z2
+	VMOVUPS     (R9), Z6
+	VFMADD231PS Z5, Z6, Z3
+	VMOVUPS     (R9)(SI*1), Z6
+	VFMADD231PS Z5, Z6, Z4
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R11
+	JNZ         b5r1tWindow
+
+b5r1tWindowEnd:
+	TESTQ R12, R12
+	JZ    b5r1tAfterEnd
+
+b5r1tAfter:
+	VMOVUPS     (DI), Z5
+	VMOVUPS     (R8), Z6
+	VFMADD231PS Z5, Z6, Z0
+	VMOVUPS     (R8)(SI*1), Z6
+	VFMADD231PS Z5, Z6, Z1
+	VMOVUPS     (R8)(SI*2), Z6
+	VFMADD231PS Z5, Z6, Z2
+	VMOVUPS     (R9), Z6
+	VFMADD231PS Z5, Z6, Z3
+	VMOVUPS     (R9)(SI*1), Z6
+	VFMADD231PS Z5, Z6, Z4
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R12
+	JNZ         b5r1tAfter
+
+b5r1tAfterEnd:
+b5r1tTail:
+	MOVQ        cols+112(FP), R10
+	ANDQ        $0x0000000f, R10
+	JZ          b5r1tReduce
+	VMOVUPS.Z   (DI), K1, Z5
+	VMOVUPS.Z   (R8), K1, Z6
+	VFMADD231PS Z5, Z6, Z0
+	VMOVUPS.Z   (R8)(SI*1), K1, Z6
+	VFMADD231PS Z5, Z6, Z1
+	VMOVUPS.Z   (R8)(SI*2), K1, Z6
+	VFMADD231PS Z5, Z6, Z2
+	VMOVUPS.Z   (R9), K1, Z6
+	VFMADD231PS Z5, Z6, Z3
+	VMOVUPS.Z   (R9)(SI*1), K1, Z6
+	VFMADD231PS Z5, Z6, Z4
+
+b5r1tReduce:
+	VEXTRACTF64X4 $0x01, Z0, Y5
+	VADDPS        Y5, Y0, Y0
+	VEXTRACTF32X4 $0x01, Y0, X5
+	VADDPS        X5, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X5
+	VADDPS        X5, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X5
+	VADDPS        X5, X0, X0
+	VEXTRACTF64X4 $0x01, Z1, Y5
+	VADDPS        Y5, Y1, Y1
+	VEXTRACTF32X4 $0x01, Y1, X5
+	VADDPS        X5, X1, X1
+	VSHUFPS       $0x4e, X1, X1, X5
+	VADDPS        X5, X1, X1
+	VSHUFPS       $0xb1, X1, X1, X5
+	VADDPS        X5, X1, X1
+	VEXTRACTF64X4 $0x01, Z2, Y5
+	VADDPS        Y5, Y2, Y2
+	VEXTRACTF32X4 $0x01, Y2, X5
+	VADDPS        X5, X2, X2
+	VSHUFPS       $0x4e, X2, X2, X5
+	VADDPS        X5, X2, X2
+	VSHUFPS       $0xb1, X2, X2, X5
+	VADDPS        X5, X2, X2
+	VEXTRACTF64X4 $0x01, Z3, Y5
+	VADDPS        Y5, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X5
+	VADDPS        X5, X3, X3
+	VSHUFPS       $0x4e, X3, X3, X5
+	VADDPS        X5, X3, X3
+	VSHUFPS       $0xb1, X3, X3, X5
+	VADDPS        X5, X3, X3
+	VEXTRACTF64X4 $0x01, Z4, Y5
+	VADDPS        Y5, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X5
+	VADDPS        X5, X4, X4
+	VSHUFPS       $0x4e, X4, X4, X5
+	VADDPS        X5, X4, X4
+	VSHUFPS       $0xb1, X4, X4, X5
+	VADDPS        X5, X4, X4
+	VBROADCASTSS  alpha+160(FP), X5
+	MOVQ          ldd+24(FP), SI
+	SHLQ          $0x02, SI
+	MOVQ          BX, DI
+	MOVL          beta+164(FP), R8
+	ANDL          $0x7fffffff, R8
+	JZ            b5r1tNoBeta
+	VBROADCASTSS  beta+164(FP), X6
+	VMOVSS        (DI), X7
+	VMULPS        X6, X7, X7
+	VFMADD231PS   X5, X0, X7
+	VMOVSS        X7, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X6, X0, X0
+	VFMADD231PS   X5, X1, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X6, X0, X0
+	VFMADD231PS   X5, X2, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X6, X0, X0
+	VFMADD231PS   X5, X3, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X6, X0, X0
+	VFMADD231PS   X5, X4, X0
+	VMOVSS        X0, (DI)
+	JMP           b5r1tDone
+
+b5r1tNoBeta:
+	VMULPS X5, X0, X0
+	VMOVSS X0, (DI)
+	ADDQ   SI, DI
+	VMULPS X5, X1, X1
+	VMOVSS X1, (DI)
+	ADDQ   SI, DI
+	VMULPS X5, X2, X2
+	VMOVSS X2, (DI)
+	ADDQ   SI, DI
+	VMULPS X5, X3, X3
+	VMOVSS X3, (DI)
+	ADDQ   SI, DI
+	VMULPS X5, X4, X4
+	VMOVSS X4, (DI)
+
+b5r1tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b5r1
+
+b5r1End:
+	MOVQ   ldx+88(FP), DX
+	IMUL3Q $0x00000014, DX, DX
+	ADDQ   DX, AX
+	MOVQ   ldd+24(FP), DX
+	IMUL3Q $0x00000014, DX, DX
+	ADDQ   DX, CX
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
+	JE     b5Small
+	DECQ   24(SP)
+
+b5Small:
+	SUBQ $0x00000005, 16(SP)
+	JMP  b5
+
+b5End:
+b4:
+	CMPQ 16(SP), $0x00000004
+	JB   b4End
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
+	JNE  b4Big
+	DECQ DX
+
+b4Big:
+	CMPQ DX, $0x00000004
+	JNE  b4End
+	MOVQ 32(SP), DX
+	MOVQ CX, BX
+	MOVQ 48(SP), SI
+	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
+
+b4r3:
+	CMPQ    (SP), $0x00000000
+	JE      b4r3End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), DI
+	SHLQ    $0x02, DI
+	MOVQ    DX, R8
+	MOVQ    AX, R9
+	LEAQ    (R9)(DI*2), R10
+	ADDQ    DI, R10
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	MOVQ    cols+112(FP), R11
+	SHRQ    $0x04, R11
+	JZ      b4r3tTail
+	MOVQ    104(SP), R12
+	XORQ    R13, R13
+	TESTQ   R12, R12
+	CMOVQLT R13, R12
+	CMPQ    R12, R11
+	CMOVQGT R11, R12
+	MOVQ    112(SP), R13
+	XORQ    R14, R14
+	TESTQ   R13, R13
+	CMOVQLT R14, R13
+	CMPQ    R13, R11
+	CMOVQGT R11, R13
+	SUBQ    R12, R11
+	SUBQ    R13, R12
+	TESTQ   R11, R11
+	JZ      b4r3tBeforeEnd
+
+b4r3tBefore:
+	VMOVUPS     (R8), Z12
+	VMOVUPS     (R8)(SI*1), Z13
+	VMOVUPS     (R8)(SI*2), Z14
+	VMOVUPS     (R9), Z15
+	VFMADD231PS Z12, Z15, Z0
+	VFMADD231PS Z13, Z15, Z4
+	VFMADD231PS Z14, Z15, Z8
+	VMOVUPS     (R9)(DI*1), Z15
+	VFMADD231PS Z12, Z15, Z1
+	VFMADD231PS Z13, Z15, Z5
+	VFMADD231PS Z14, Z15, Z9
+	VMOVUPS     (R9)(DI*2), Z15
+	VFMADD231PS Z12, Z15, Z2
+	VFMADD231PS Z13, Z15, Z6
+	VFMADD231PS Z14, Z15, Z10
+	VMOVUPS     (R10), Z15
+	VFMADD231PS Z12, Z15, Z3
+	VFMADD231PS Z13, Z15, Z7
+	VFMADD231PS Z14, Z15, Z11
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	DECQ        R11
+	JNZ         b4r3tBefore
+
+b4r3tBeforeEnd:
+	TESTQ R12, R12
+	JZ    b4r3tWindowEnd
+	MOVQ  80(SP), R11
+	ADDQ  R8, R11
+
+b4r3tWindow:
+	VMOVUPS     (R8), Z12
+	VMOVUPS     (R8)(SI*1), Z13
+	VMOVUPS     (R8)(SI*2), Z14
+	VMOVUPS     (R9), Z15
+	VFMADD231PS Z12, Z15, Z0
+	VFMADD231PS Z13, Z15, Z4
+	VFMADD231PS Z14, Z15, Z8
+	VMOVUPS     (R9)(DI*1), Z15
+	VFMADD231PS Z12, Z15, Z1
+	VFMADD231PS Z13, Z15, Z5
+	VFMADD231PS Z14, Z15, Z9
+	VMOVUPS     (R9)(DI*2), Z15
+	VFMADD231PS Z12, Z15, Z2
+	VFMADD231PS Z13, Z15, Z6
+	VFMADD231PS Z14, Z15, Z10
+	VMOVUPS     (R10), Z15
+	VFMADD231PS Z12, Z15, Z3
+	VFMADD231PS Z13, Z15, Z7
+	VFMADD231PS Z14, Z15, Z11
+	PREFETCHT1  (R11)
+	PREFETCHT1  (R11)(SI*1)
+	PREFETCHT1  (R11)(SI*2)
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	DECQ        R12
+	JNZ         b4r3tWindow
+
+b4r3tWindowEnd:
+	TESTQ R13, R13
+	JZ    b4r3tAfterEnd
+
+b4r3tAfter:
+	VMOVUPS     (R8), Z12
+	VMOVUPS     (R8)(SI*1), Z13
+	VMOVUPS     (R8)(SI*2), Z14
+	VMOVUPS     (R9), Z15
+	VFMADD231PS Z12, Z15, Z0
+	VFMADD231PS Z13, Z15, Z4
+	VFMADD231PS Z14, Z15, Z8
+	VMOVUPS     (R9)(DI*1), Z15
+	VFMADD231PS Z12, Z15, Z1
+	VFMADD231PS Z13, Z15, Z5
+	VFMADD231PS Z14, Z15, Z9
+	VMOVUPS     (R9)(DI*2), Z15
+	VFMADD231PS Z12, Z15, Z2
+	VFMADD231PS Z13, Z15, Z6
+	VFMADD231PS Z14, Z15, Z10
+	VMOVUPS     (R10), Z15
+	VFMADD231PS Z12, Z15, Z3
+	VFMADD231PS Z13, Z15, Z7
+	VFMADD231PS Z14, Z15, Z11
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	DECQ        R13
+	JNZ         b4r3tAfter
+
+b4r3tAfterEnd:
+b4r3tTail:
+	MOVQ        cols+112(FP), R11
+	ANDQ        $0x0000000f, R11
+	JZ          b4r3tReduce
+	VMOVUPS.Z   (R8), K1, Z12
+	VMOVUPS.Z   (R8)(SI*1), K1, Z13
+	VMOVUPS.Z   (R8)(SI*2), K1, Z14
+	VMOVUPS.Z   (R9), K1, Z15
+	VFMADD231PS Z12, Z15, Z0
+	VFMADD231PS Z13, Z15, Z4
+	VFMADD231PS Z14, Z15, Z8
+	VMOVUPS.Z   (R9)(DI*1), K1, Z15
+	VFMADD231PS Z12, Z15, Z1
+	VFMADD231PS Z13, Z15, Z5
+	VFMADD231PS Z14, Z15, Z9
+	VMOVUPS.Z   (R9)(DI*2), K1, Z15
+	VFMADD231PS Z12, Z15, Z2
+	VFMADD231PS Z13, Z15, Z6
+	VFMADD231PS Z14, Z15, Z10
+	VMOVUPS.Z   (R10), K1, Z15
+	VFMADD231PS Z12, Z15, Z3
+	VFMADD231PS Z13, Z15, Z7
+	VFMADD231PS Z14, Z15, Z11
+
+b4r3tReduce:
+	VSHUFF32X4    $0x44, Z4, Z0, Z12
+	VSHUFF32X4    $0xee, Z4, Z0, Z0
+	VADDPS        Z0, Z12, Z12
+	VSHUFF32X4    $0x44, Z1, Z8, Z0
+	VSHUFF32X4    $0xee, Z1, Z8, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x44, Z9, Z5, Z1
+	VSHUFF32X4    $0xee, Z9, Z5, Z4
+	VADDPS        Z4, Z1, Z1
+	VSHUFF32X4    $0x44, Z6, Z2, Z4
+	VSHUFF32X4    $0xee, Z6, Z2, Z2
+	VADDPS        Z2, Z4, Z4
+	VSHUFF32X4    $0x44, Z3, Z10, Z2
+	VSHUFF32X4    $0xee, Z3, Z10, Z3
+	VADDPS        Z3, Z2, Z2
+	VSHUFF32X4    $0x44, Z11, Z7, Z3
+	VSHUFF32X4    $0xee, Z11, Z7, Z5
+	VADDPS        Z5, Z3, Z3
+	VSHUFF32X4    $0x88, Z0, Z12, Z5
+	VSHUFF32X4    $0xdd, Z0, Z12, Z0
+	VADDPS        Z0, Z5, Z5
+	VSHUFF32X4    $0x88, Z4, Z1, Z0
+	VSHUFF32X4    $0xdd, Z4, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z3, Z2, Z1
+	VSHUFF32X4    $0xdd, Z3, Z2, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFPS       $0x44, Z0, Z5, Z2
+	VSHUFPS       $0xee, Z0, Z5, Z0
+	VADDPS        Z0, Z2, Z2
+	VSHUFPS       $0x44, Z1, Z1, Z0
+	VSHUFPS       $0xee, Z1, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFPS       $0x88, Z0, Z2, Z1
+	VSHUFPS       $0xdd, Z0, Z2, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       skinnyNTL2AVX512perm4<>+0(SB), Z0
+	VPERMPS       Z1, Z0, Z0
+	VEXTRACTF32X4 $0x01, Z0, X1
+	VEXTRACTF32X4 $0x02, Z0, X2
+	VEXTRACTF32X4 $0x03, Z0, X3
+	MOVQ          96(SP), SI
+	VBROADCASTSS  alpha+160(FP), X4
+	MOVQ          ldd+24(FP), DI
+	SHLQ          $0x02, DI
+	MOVQ          BX, R8
+	MOVL          beta+164(FP), R9
+	ANDL          $0x7fffffff, R9
+	JZ            b4r3tNoBeta
+	VBROADCASTSS  beta+164(FP), X5
+	VMOVSS        (R8), X6
+	VINSERTPS     $0x10, (R8)(SI*1), X6, X6
+	VINSERTPS     $0x20, (R8)(SI*2), X6, X6
+	VMULPS        X5, X6, X6
+	VFMADD231PS   X4, X0, X6
+	VMOVSS        X6, (R8)
+	VEXTRACTPS    $0x01, X6, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X6, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
+	VMULPS        X5, X0, X0
+	VFMADD231PS   X4, X1, X0
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
+	VMULPS        X5, X0, X0
+	VFMADD231PS   X4, X2, X0
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
+	VMULPS        X5, X0, X0
+	VFMADD231PS   X4, X3, X0
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
+	JMP           b4r3tDone
+
+b4r3tNoBeta:
+	VMULPS     X4, X0, X0
+	VMOVSS     X0, (R8)
+	VEXTRACTPS $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS $0x02, X0, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X4, X1, X1
+	VMOVSS     X1, (R8)
+	VEXTRACTPS $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS $0x02, X1, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X4, X2, X2
+	VMOVSS     X2, (R8)
+	VEXTRACTPS $0x01, X2, (R8)(SI*1)
+	VEXTRACTPS $0x02, X2, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X4, X3, X3
+	VMOVSS     X3, (R8)
+	VEXTRACTPS $0x01, X3, (R8)(SI*1)
+	VEXTRACTPS $0x02, X3, (R8)(SI*2)
+
+b4r3tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b4r3
+
+b4r3End:
+b4r1:
+	CMPQ    8(SP), $0x00000000
+	JE      b4r1End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), SI
+	SHLQ    $0x02, SI
+	MOVQ    DX, DI
+	MOVQ    AX, R8
+	LEAQ    (R8)(SI*2), R9
+	ADDQ    SI, R9
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	MOVQ    cols+112(FP), R10
+	SHRQ    $0x04, R10
+	JZ      b4r1tTail
+	MOVQ    104(SP), R11
+	XORQ    R12, R12
+	TESTQ   R11, R11
+	CMOVQLT R12, R11
+	CMPQ    R11, R10
+	CMOVQGT R10, R11
+	MOVQ    112(SP), R12
+	XORQ    R13, R13
+	TESTQ   R12, R12
+	CMOVQLT R13, R12
+	CMPQ    R12, R10
+	CMOVQGT R10, R12
+	SUBQ    R11, R10
+	SUBQ    R12, R11
+	TESTQ   R10, R10
+	JZ      b4r1tBeforeEnd
+
+b4r1tBefore:
+	VMOVUPS     (DI), Z4
+	VMOVUPS     (R8), Z5
+	VFMADD231PS Z4, Z5, Z0
+	VMOVUPS     (R8)(SI*1), Z5
+	VFMADD231PS Z4, Z5, Z1
+	VMOVUPS     (R8)(SI*2), Z5
+	VFMADD231PS Z4, Z5, Z2
+	VMOVUPS     (R9), Z5
+	VFMADD231PS Z4, Z5, Z3
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         b4r1tBefore
+
+b4r1tBeforeEnd:
+	TESTQ R11, R11
+	JZ    b4r1tWindowEnd
+
+b4r1tWindow:
+	VMOVUPS     (DI), Z4
+	VMOVUPS     (R8), Z5
+	VFMADD231PS Z4, Z5, Z0
+	VMOVUPS     (R8)(SI*1), Z5
+	VFMADD231PS Z4, Z5, Z1
+	VMOVUPS     (R8)(SI*2), Z5
+	VFMADD231PS Z4, Z5, Z2
+	VMOVUPS     (R9), Z5
+	VFMADD231PS Z4, Z5, Z3
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R11
+	JNZ         b4r1tWindow
+
+b4r1tWindowEnd:
+	TESTQ R12, R12
+	JZ    b4r1tAfterEnd
+
+b4r1tAfter:
+	VMOVUPS     (DI), Z4
+	VMOVUPS     (R8), Z5
+	VFMADD231PS Z4, Z5, Z0
+	VMOVUPS     (R8)(SI*1), Z5
+	VFMADD231PS Z4, Z5, Z1
+	VMOVUPS     (R8)(SI*2), Z5
+	VFMADD231PS Z4, Z5, Z2
+	VMOVUPS     (R9), Z5
+	VFMADD231PS Z4, Z5, Z3
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R12
+	JNZ         b4r1tAfter
+
+b4r1tAfterEnd:
+b4r1tTail:
+	MOVQ        cols+112(FP), R10
+	ANDQ        $0x0000000f, R10
+	JZ          b4r1tReduce
+	VMOVUPS.Z   (DI), K1, Z4
+	VMOVUPS.Z   (R8), K1, Z5
+	VFMADD231PS Z4, Z5, Z0
+	VMOVUPS.Z   (R8)(SI*1), K1, Z5
+	VFMADD231PS Z4, Z5, Z1
+	VMOVUPS.Z   (R8)(SI*2), K1, Z5
+	VFMADD231PS Z4, Z5, Z2
+	VMOVUPS.Z   (R9), K1, Z5
+	VFMADD231PS Z4, Z5, Z3
+
+b4r1tReduce:
+	VEXTRACTF64X4 $0x01, Z0, Y4
+	VADDPS        Y4, Y0, Y0
+	VEXTRACTF32X4 $0x01, Y0, X4
+	VADDPS        X4, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X4
+	VADDPS        X4, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X4
+	VADDPS        X4, X0, X0
+	VEXTRACTF64X4 $0x01, Z1, Y4
+	VADDPS        Y4, Y1, Y1
+	VEXTRACTF32X4 $0x01, Y1, X4
+	VADDPS        X4, X1, X1
+	VSHUFPS       $0x4e, X1, X1, X4
+	VADDPS        X4, X1, X1
+	VSHUFPS       $0xb1, X1, X1, X4
+	VADDPS        X4, X1, X1
+	VEXTRACTF64X4 $0x01, Z2, Y4
+	VADDPS        Y4, Y2, Y2
+	VEXTRACTF32X4 $0x01, Y2, X4
+	VADDPS        X4, X2, X2
+	VSHUFPS       $0x4e, X2, X2, X4
+	VADDPS        X4, X2, X2
+	VSHUFPS       $0xb1, X2, X2, X4
+	VADDPS        X4, X2, X2
+	VEXTRACTF64X4 $0x01, Z3, Y4
+	VADDPS        Y4, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X4
+	VADDPS        X4, X3, X3
+	VSHUFPS       $0x4e, X3, X3, X4
+	VADDPS        X4, X3, X3
+	VSHUFPS       $0xb1, X3, X3, X4
+	VADDPS        X4, X3, X3
+	VBROADCASTSS  alpha+160(FP), X4
+	MOVQ          ldd+24(FP), SI
+	SHLQ          $0x02, SI
+	MOVQ          BX, DI
+	MOVL          beta+164(FP), R8
+	ANDL          $0x7fffffff, R8
+	JZ            b4r1tNoBeta
+	VBROADCASTSS  beta+164(FP), X5
+	VMOVSS        (DI), X6
+	VMULPS        X5, X6, X6
+	VFMADD231PS   X4, X0, X6
+	VMOVSS        X6, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X5, X0, X0
+	VFMADD231PS   X4, X1, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X5, X0, X0
+	VFMADD231PS   X4, X2, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X5, X0, X0
+	VFMADD231PS   X4, X3, X0
+	VMOVSS        X0, (DI)
+	JMP           b4r1tDone
+
+b4r1tNoBeta:
+	VMULPS X4, X0, X0
+	VMOVSS X0, (DI)
+	ADDQ   SI, DI
+	VMULPS X4, X1, X1
+	VMOVSS X1, (DI)
+	ADDQ   SI, DI
+	VMULPS X4, X2, X2
+	VMOVSS X2, (DI)
+	ADDQ   SI, DI
+	VMULPS X4, X3, X3
+	VMOVSS X3, (DI)
+
+b4r1tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b4r1
+
+b4r1End:
+	MOVQ   ldx+88(FP), DX
+	IMUL3Q $0x00000010, DX, DX
+	ADDQ   DX, AX
+	MOVQ   ldd+24(FP), DX
+	IMUL3Q $0x00000010, DX, DX
+	ADDQ   DX, CX
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
+	JE     b4Small
+	DECQ   24(SP)
+
+b4Small:
+	SUBQ $0x00000004, 16(SP)
+	JMP  b4
+
+b4End:
+b3:
+	CMPQ 16(SP), $0x00000003
+	JB   b3End
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
+	JNE  b3Big
+	DECQ DX
+
+b3Big:
+	CMPQ DX, $0x00000003
+	JNE  b3End
+	MOVQ 32(SP), DX
+	MOVQ CX, BX
+	MOVQ 48(SP), SI
+	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
+
+b3r3:
+	CMPQ    (SP), $0x00000000
+	JE      b3r3End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), DI
+	SHLQ    $0x02, DI
+	MOVQ    DX, R8
+	MOVQ    AX, R9
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	MOVQ    cols+112(FP), R10
+	SHRQ    $0x04, R10
+	JZ      b3r3tTail
+	MOVQ    104(SP), R11
+	XORQ    R12, R12
+	TESTQ   R11, R11
+	CMOVQLT R12, R11
+	CMPQ    R11, R10
+	CMOVQGT R10, R11
+	MOVQ    112(SP), R12
+	XORQ    R13, R13
+	TESTQ   R12, R12
+	CMOVQLT R13, R12
+	CMPQ    R12, R10
+	CMOVQGT R10, R12
+	SUBQ    R11, R10
+	SUBQ    R12, R11
+	TESTQ   R10, R10
+	JZ      b3r3tBeforeEnd
+
+b3r3tBefore:
+	VMOVUPS     (R8), Z9
+	VMOVUPS     (R8)(SI*1), Z10
+	VMOVUPS     (R8)(SI*2), Z11
+	VMOVUPS     (R9), Z12
+	VFMADD231PS Z9, Z12, Z0
+	VFMADD231PS Z10, Z12, Z3
+	VFMADD231PS Z11, Z12, Z6
+	VMOVUPS     (R9)(DI*1), Z12
+	VFMADD231PS Z9, Z12, Z1
+	VFMADD231PS Z10, Z12, Z4
+	VFMADD231PS Z11, Z12, Z7
+	VMOVUPS     (R9)(DI*2), Z12
+	VFMADD231PS Z9, Z12, Z2
+	VFMADD231PS Z10, Z12, Z5
+	VFMADD231PS Z11, Z12, Z8
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         b3r3tBefore
+
+b3r3tBeforeEnd:
+	TESTQ R11, R11
+	JZ    b3r3tWindowEnd
+	MOVQ  80(SP), R10
+	ADDQ  R8, R10
+
+b3r3tWindow:
+	VMOVUPS     (R8), Z9
+	VMOVUPS     (R8)(SI*1), Z10
+	VMOVUPS     (R8)(SI*2), Z11
+	VMOVUPS     (R9), Z12
+	VFMADD231PS Z9, Z12, Z0
+	VFMADD231PS Z10, Z12, Z3
+	VFMADD231PS Z11, Z12, Z6
+	VMOVUPS     (R9)(DI*1), Z12
+	VFMADD231PS Z9, Z12, Z1
+	VFMADD231PS Z10, Z12, Z4
+	VFMADD231PS Z11, Z12, Z7
+	VMOVUPS     (R9)(DI*2), Z12
+	VFMADD231PS Z9, Z12, Z2
+	VFMADD231PS Z10, Z12, Z5
+	VFMADD231PS Z11, Z12, Z8
+	PREFETCHT1  (R10)
+	PREFETCHT1  (R10)(SI*1)
+	PREFETCHT1  (R10)(SI*2)
+	ADDQ        $0x00000040, R10
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R11
+	JNZ         b3r3tWindow
+
+b3r3tWindowEnd:
+	TESTQ R12, R12
+	JZ    b3r3tAfterEnd
+
+b3r3tAfter:
+	VMOVUPS     (R8), Z9
+	VMOVUPS     (R8)(SI*1), Z10
+	VMOVUPS     (R8)(SI*2), Z11
+	VMOVUPS     (R9), Z12
+	VFMADD231PS Z9, Z12, Z0
+	VFMADD231PS Z10, Z12, Z3
+	VFMADD231PS Z11, Z12, Z6
+	VMOVUPS     (R9)(DI*1), Z12
+	VFMADD231PS Z9, Z12, Z1
+	VFMADD231PS Z10, Z12, Z4
+	VFMADD231PS Z11, Z12, Z7
+	VMOVUPS     (R9)(DI*2), Z12
+	VFMADD231PS Z9, Z12, Z2
+	VFMADD231PS Z10, Z12, Z5
+	VFMADD231PS Z11, Z12, Z8
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R12
+	JNZ         b3r3tAfter
+
+b3r3tAfterEnd:
+b3r3tTail:
+	MOVQ        cols+112(FP), R10
+	ANDQ        $0x0000000f, R10
+	JZ          b3r3tReduce
+	VMOVUPS.Z   (R8), K1, Z9
+	VMOVUPS.Z   (R8)(SI*1), K1, Z10
+	VMOVUPS.Z   (R8)(SI*2), K1, Z11
+	VMOVUPS.Z   (R9), K1, Z12
+	VFMADD231PS Z9, Z12, Z0
+	VFMADD231PS Z10, Z12, Z3
+	VFMADD231PS Z11, Z12, Z6
+	VMOVUPS.Z   (R9)(DI*1), K1, Z12
+	VFMADD231PS Z9, Z12, Z1
+	VFMADD231PS Z10, Z12, Z4
+	VFMADD231PS Z11, Z12, Z7
+	VMOVUPS.Z   (R9)(DI*2), K1, Z12
+	VFMADD231PS Z9, Z12, Z2
+	VFMADD231PS Z10, Z12, Z5
+	VFMADD231PS Z11, Z12, Z8
+
+b3r3tReduce:
+	VSHUFF32X4    $0x44, Z3, Z0, Z9
+	VSHUFF32X4    $0xee, Z3, Z0, Z0
+	VADDPS        Z0, Z9, Z9
+	VSHUFF32X4    $0x44, Z1, Z6, Z0
+	VSHUFF32X4    $0xee, Z1, Z6, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x44, Z7, Z4, Z1
+	VSHUFF32X4    $0xee, Z7, Z4, Z3
+	VADDPS        Z3, Z1, Z1
+	VSHUFF32X4    $0x44, Z5, Z2, Z3
+	VSHUFF32X4    $0xee, Z5, Z2, Z2
+	VADDPS        Z2, Z3, Z3
+	VSHUFF32X4    $0x44, Z8, Z8, Z2
+	VSHUFF32X4    $0xee, Z8, Z8, Z4
+	VADDPS        Z4, Z2, Z2
+	VSHUFF32X4    $0x88, Z0, Z9, Z4
+	VSHUFF32X4    $0xdd, Z0, Z9, Z0
+	VADDPS        Z0, Z4, Z4
+	VSHUFF32X4    $0x88, Z3, Z1, Z0
+	VSHUFF32X4    $0xdd, Z3, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x88, Z2, Z2, Z1
+	VSHUFF32X4    $0xdd, Z2, Z2, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFPS       $0x44, Z0, Z4, Z2
+	VSHUFPS       $0xee, Z0, Z4, Z0
+	VADDPS        Z0, Z2, Z2
+	VSHUFPS       $0x44, Z1, Z1, Z0
+	VSHUFPS       $0xee, Z1, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFPS       $0x88, Z0, Z2, Z1
+	VSHUFPS       $0xdd, Z0, Z2, Z0
+	VADDPS        Z0, Z1, Z1
+	VMOVUPS       skinnyNTL2AVX512perm3<>+0(SB), Z0
+	VPERMPS       Z1, Z0, Z0
+	VEXTRACTF32X4 $0x01, Z0, X1
+	VEXTRACTF32X4 $0x02, Z0, X2
+	MOVQ          96(SP), SI
+	VBROADCASTSS  alpha+160(FP), X3
+	MOVQ          ldd+24(FP), DI
+	SHLQ          $0x02, DI
+	MOVQ          BX, R8
+	MOVL          beta+164(FP), R9
+	ANDL          $0x7fffffff, R9
+	JZ            b3r3tNoBeta
+	VBROADCASTSS  beta+164(FP), X4
+	VMOVSS        (R8), X5
+	VINSERTPS     $0x10, (R8)(SI*1), X5, X5
+	VINSERTPS     $0x20, (R8)(SI*2), X5, X5
+	VMULPS        X4, X5, X5
+	VFMADD231PS   X3, X0, X5
+	VMOVSS        X5, (R8)
+	VEXTRACTPS    $0x01, X5, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X5, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
+	VMULPS        X4, X0, X0
+	VFMADD231PS   X3, X1, X0
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X0
+	VINSERTPS     $0x10, (R8)(SI*1), X0, X0
+	VINSERTPS     $0x20, (R8)(SI*2), X0, X0
+	VMULPS        X4, X0, X0
+	VFMADD231PS   X3, X2, X0
+	VMOVSS        X0, (R8)
+	VEXTRACTPS    $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X0, (R8)(SI*2)
+	JMP           b3r3tDone
+
+b3r3tNoBeta:
+	VMULPS     X3, X0, X0
+	VMOVSS     X0, (R8)
+	VEXTRACTPS $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS $0x02, X0, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X3, X1, X1
+	VMOVSS     X1, (R8)
+	VEXTRACTPS $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS $0x02, X1, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X3, X2, X2
+	VMOVSS     X2, (R8)
+	VEXTRACTPS $0x01, X2, (R8)(SI*1)
+	VEXTRACTPS $0x02, X2, (R8)(SI*2)
+
+b3r3tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b3r3
+
+b3r3End:
+b3r1:
+	CMPQ    8(SP), $0x00000000
+	JE      b3r1End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), SI
+	SHLQ    $0x02, SI
+	MOVQ    DX, DI
+	MOVQ    AX, R8
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	MOVQ    cols+112(FP), R9
+	SHRQ    $0x04, R9
+	JZ      b3r1tTail
+	MOVQ    104(SP), R10
+	XORQ    R11, R11
+	TESTQ   R10, R10
+	CMOVQLT R11, R10
+	CMPQ    R10, R9
+	CMOVQGT R9, R10
+	MOVQ    112(SP), R11
+	XORQ    R12, R12
+	TESTQ   R11, R11
+	CMOVQLT R12, R11
+	CMPQ    R11, R9
+	CMOVQGT R9, R11
+	SUBQ    R10, R9
+	SUBQ    R11, R10
+	TESTQ   R9, R9
+	JZ      b3r1tBeforeEnd
+
+b3r1tBefore:
+	VMOVUPS     (DI), Z3
+	VMOVUPS     (R8), Z4
+	VFMADD231PS Z3, Z4, Z0
+	VMOVUPS     (R8)(SI*1), Z4
+	VFMADD231PS Z3, Z4, Z1
+	VMOVUPS     (R8)(SI*2), Z4
+	VFMADD231PS Z3, Z4, Z2
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	DECQ        R9
+	JNZ         b3r1tBefore
+
+b3r1tBeforeEnd:
+	TESTQ R10, R10
+	JZ    b3r1tWindowEnd
+
+b3r1tWindow:
+	VMOVUPS     (DI), Z3
+	VMOVUPS     (R8), Z4
+	VFMADD231PS Z3, Z4, Z0
+	VMOVUPS     (R8)(SI*1), Z4
+	VFMADD231PS Z3, Z4, Z1
+	VMOVUPS     (R8)(SI*2), Z4
+	VFMADD231PS Z3, Z4, Z2
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	DECQ        R10
+	JNZ         b3r1tWindow
+
+b3r1tWindowEnd:
+	TESTQ R11, R11
+	JZ    b3r1tAfterEnd
+
+b3r1tAfter:
+	VMOVUPS     (DI), Z3
+	VMOVUPS     (R8), Z4
+	VFMADD231PS Z3, Z4, Z0
+	VMOVUPS     (R8)(SI*1), Z4
+	VFMADD231PS Z3, Z4, Z1
+	VMOVUPS     (R8)(SI*2), Z4
+	VFMADD231PS Z3, Z4, Z2
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	DECQ        R11
+	JNZ         b3r1tAfter
+
+b3r1tAfterEnd:
+b3r1tTail:
+	MOVQ        cols+112(FP), R9
+	ANDQ        $0x0000000f, R9
+	JZ          b3r1tReduce
+	VMOVUPS.Z   (DI), K1, Z3
+	VMOVUPS.Z   (R8), K1, Z4
+	VFMADD231PS Z3, Z4, Z0
+	VMOVUPS.Z   (R8)(SI*1), K1, Z4
+	VFMADD231PS Z3, Z4, Z1
+	VMOVUPS.Z   (R8)(SI*2), K1, Z4
+	VFMADD231PS Z3, Z4, Z2
+
+b3r1tReduce:
+	VEXTRACTF64X4 $0x01, Z0, Y3
+	VADDPS        Y3, Y0, Y0
+	VEXTRACTF32X4 $0x01, Y0, X3
+	VADDPS        X3, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X3
+	VADDPS        X3, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X3
+	VADDPS        X3, X0, X0
+	VEXTRACTF64X4 $0x01, Z1, Y3
+	VADDPS        Y3, Y1, Y1
+	VEXTRACTF32X4 $0x01, Y1, X3
+	VADDPS        X3, X1, X1
+	VSHUFPS       $0x4e, X1, X1, X3
+	VADDPS        X3, X1, X1
+	VSHUFPS       $0xb1, X1, X1, X3
+	VADDPS        X3, X1, X1
+	VEXTRACTF64X4 $0x01, Z2, Y3
+	VADDPS        Y3, Y2, Y2
+	VEXTRACTF32X4 $0x01, Y2, X3
+	VADDPS        X3, X2, X2
+	VSHUFPS       $0x4e, X2, X2, X3
+	VADDPS        X3, X2, X2
+	VSHUFPS       $0xb1, X2, X2, X3
+	VADDPS        X3, X2, X2
+	VBROADCASTSS  alpha+160(FP), X3
+	MOVQ          ldd+24(FP), SI
+	SHLQ          $0x02, SI
+	MOVQ          BX, DI
+	MOVL          beta+164(FP), R8
+	ANDL          $0x7fffffff, R8
+	JZ            b3r1tNoBeta
+	VBROADCASTSS  beta+164(FP), X4
+	VMOVSS        (DI), X5
+	VMULPS        X4, X5, X5
+	VFMADD231PS   X3, X0, X5
+	VMOVSS        X5, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X4, X0, X0
+	VFMADD231PS   X3, X1, X0
+	VMOVSS        X0, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X4, X0, X0
+	VFMADD231PS   X3, X2, X0
+	VMOVSS        X0, (DI)
+	JMP           b3r1tDone
+
+b3r1tNoBeta:
+	VMULPS X3, X0, X0
+	VMOVSS X0, (DI)
+	ADDQ   SI, DI
+	VMULPS X3, X1, X1
+	VMOVSS X1, (DI)
+	ADDQ   SI, DI
+	VMULPS X3, X2, X2
+	VMOVSS X2, (DI)
+
+b3r1tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b3r1
+
+b3r1End:
+	MOVQ   ldx+88(FP), DX
+	IMUL3Q $0x0000000c, DX, DX
+	ADDQ   DX, AX
+	MOVQ   ldd+24(FP), DX
+	IMUL3Q $0x0000000c, DX, DX
+	ADDQ   DX, CX
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
+	JE     b3Small
+	DECQ   24(SP)
+
+b3Small:
+	SUBQ $0x00000003, 16(SP)
+	JMP  b3
+
+b3End:
+b2:
+	CMPQ 16(SP), $0x00000002
+	JB   b2End
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
+	JNE  b2Big
+	DECQ DX
+
+b2Big:
+	CMPQ DX, $0x00000002
+	JNE  b2End
+	MOVQ 32(SP), DX
+	MOVQ CX, BX
+	MOVQ 48(SP), SI
+	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
+
+b2r3:
+	CMPQ    (SP), $0x00000000
+	JE      b2r3End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), DI
+	SHLQ    $0x02, DI
+	MOVQ    DX, R8
+	MOVQ    AX, R9
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	MOVQ    cols+112(FP), R10
+	SHRQ    $0x04, R10
+	JZ      b2r3tTail
+	MOVQ    104(SP), R11
+	XORQ    R12, R12
+	TESTQ   R11, R11
+	CMOVQLT R12, R11
+	CMPQ    R11, R10
+	CMOVQGT R10, R11
+	MOVQ    112(SP), R12
+	XORQ    R13, R13
+	TESTQ   R12, R12
+	CMOVQLT R13, R12
+	CMPQ    R12, R10
+	CMOVQGT R10, R12
+	SUBQ    R11, R10
+	SUBQ    R12, R11
+	TESTQ   R10, R10
+	JZ      b2r3tBeforeEnd
+
+b2r3tBefore:
+	VMOVUPS     (R8), Z6
+	VMOVUPS     (R8)(SI*1), Z7
+	VMOVUPS     (R8)(SI*2), Z8
+	VMOVUPS     (R9), Z9
+	VFMADD231PS Z6, Z9, Z0
+	VFMADD231PS Z7, Z9, Z2
+	VFMADD231PS Z8, Z9, Z4
+	VMOVUPS     (R9)(DI*1), Z9
+	VFMADD231PS Z6, Z9, Z1
+	VFMADD231PS Z7, Z9, Z3
+	VFMADD231PS Z8, Z9, Z5
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         b2r3tBefore
+
+b2r3tBeforeEnd:
+	TESTQ R11, R11
+	JZ    b2r3tWindowEnd
+	MOVQ  80(SP), R10
+	ADDQ  R8, R10
+
+b2r3tWindow:
+	VMOVUPS     (R8), Z6
+	VMOVUPS     (R8)(SI*1), Z7
+	VMOVUPS     (R8)(SI*2), Z8
+	VMOVUPS     (R9), Z9
+	VFMADD231PS Z6, Z9, Z0
+	VFMADD231PS Z7, Z9, Z2
+	VFMADD231PS Z8, Z9, Z4
+	VMOVUPS     (R9)(DI*1), Z9
+	VFMADD231PS Z6, Z9, Z1
+	VFMADD231PS Z7, Z9, Z3
+	VFMADD231PS Z8, Z9, Z5
+	PREFETCHT1  (R10)
+	PREFETCHT1  (R10)(SI*1)
+	PREFETCHT1  (R10)(SI*2)
+	ADDQ        $0x00000040, R10
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R11
+	JNZ         b2r3tWindow
+
+b2r3tWindowEnd:
+	TESTQ R12, R12
+	JZ    b2r3tAfterEnd
+
+b2r3tAfter:
+	VMOVUPS     (R8), Z6
+	VMOVUPS     (R8)(SI*1), Z7
+	VMOVUPS     (R8)(SI*2), Z8
+	VMOVUPS     (R9), Z9
+	VFMADD231PS Z6, Z9, Z0
+	VFMADD231PS Z7, Z9, Z2
+	VFMADD231PS Z8, Z9, Z4
+	VMOVUPS     (R9)(DI*1), Z9
+	VFMADD231PS Z6, Z9, Z1
+	VFMADD231PS Z7, Z9, Z3
+	VFMADD231PS Z8, Z9, Z5
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R12
+	JNZ         b2r3tAfter
+
+b2r3tAfterEnd:
+b2r3tTail:
+	MOVQ        cols+112(FP), R10
+	ANDQ        $0x0000000f, R10
+	JZ          b2r3tReduce
+	VMOVUPS.Z   (R8), K1, Z6
+	VMOVUPS.Z   (R8)(SI*1), K1, Z7
+	VMOVUPS.Z   (R8)(SI*2), K1, Z8
+	VMOVUPS.Z   (R9), K1, Z9
+	VFMADD231PS Z6, Z9, Z0
+	VFMADD231PS Z7, Z9, Z2
+	VFMADD231PS Z8, Z9, Z4
+	VMOVUPS.Z   (R9)(DI*1), K1, Z9
+	VFMADD231PS Z6, Z9, Z1
+	VFMADD231PS Z7, Z9, Z3
+	VFMADD231PS Z8, Z9, Z5
+
+b2r3tReduce:
+	VSHUFF32X4    $0x44, Z2, Z0, Z6
+	VSHUFF32X4    $0xee, Z2, Z0, Z0
+	VADDPS        Z0, Z6, Z6
+	VSHUFF32X4    $0x44, Z1, Z4, Z0
+	VSHUFF32X4    $0xee, Z1, Z4, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFF32X4    $0x44, Z5, Z3, Z1
+	VSHUFF32X4    $0xee, Z5, Z3, Z2
+	VADDPS        Z2, Z1, Z1
+	VSHUFF32X4    $0x88, Z0, Z6, Z2
+	VSHUFF32X4    $0xdd, Z0, Z6, Z0
+	VADDPS        Z0, Z2, Z2
+	VSHUFF32X4    $0x88, Z1, Z1, Z0
+	VSHUFF32X4    $0xdd, Z1, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VSHUFPS       $0x44, Z0, Z2, Z1
+	VSHUFPS       $0xee, Z0, Z2, Z0
+	VADDPS        Z0, Z1, Z1
+	VSHUFPS       $0x88, Z1, Z1, Z0
+	VSHUFPS       $0xdd, Z1, Z1, Z1
+	VADDPS        Z1, Z0, Z0
+	VMOVUPS       skinnyNTL2AVX512perm2<>+0(SB), Z1
+	VPERMPS       Z0, Z1, Z1
+	VEXTRACTF32X4 $0x01, Z1, X0
+	MOVQ          96(SP), SI
+	VBROADCASTSS  alpha+160(FP), X2
+	MOVQ          ldd+24(FP), DI
+	SHLQ          $0x02, DI
+	MOVQ          BX, R8
+	MOVL          beta+164(FP), R9
+	ANDL          $0x7fffffff, R9
+	JZ            b2r3tNoBeta
+	VBROADCASTSS  beta+164(FP), X3
+	VMOVSS        (R8), X4
+	VINSERTPS     $0x10, (R8)(SI*1), X4, X4
+	VINSERTPS     $0x20, (R8)(SI*2), X4, X4
+	VMULPS        X3, X4, X4
+	VFMADD231PS   X2, X1, X4
+	VMOVSS        X4, (R8)
+	VEXTRACTPS    $0x01, X4, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X4, (R8)(SI*2)
+	ADDQ          DI, R8
+	VMOVSS        (R8), X1
+	VINSERTPS     $0x10, (R8)(SI*1), X1, X1
+	VINSERTPS     $0x20, (R8)(SI*2), X1, X1
+	VMULPS        X3, X1, X1
+	VFMADD231PS   X2, X0, X1
+	VMOVSS        X1, (R8)
+	VEXTRACTPS    $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS    $0x02, X1, (R8)(SI*2)
+	JMP           b2r3tDone
+
+b2r3tNoBeta:
+	VMULPS     X2, X1, X1
+	VMOVSS     X1, (R8)
+	VEXTRACTPS $0x01, X1, (R8)(SI*1)
+	VEXTRACTPS $0x02, X1, (R8)(SI*2)
+	ADDQ       DI, R8
+	VMULPS     X2, X0, X0
+	VMOVSS     X0, (R8)
+	VEXTRACTPS $0x01, X0, (R8)(SI*1)
+	VEXTRACTPS $0x02, X0, (R8)(SI*2)
+
+b2r3tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b2r3
+
+b2r3End:
+b2r1:
+	CMPQ    8(SP), $0x00000000
+	JE      b2r1End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), SI
+	SHLQ    $0x02, SI
+	MOVQ    DX, DI
+	MOVQ    AX, R8
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	MOVQ    cols+112(FP), R9
+	SHRQ    $0x04, R9
+	JZ      b2r1tTail
+	MOVQ    104(SP), R10
+	XORQ    R11, R11
+	TESTQ   R10, R10
+	CMOVQLT R11, R10
+	CMPQ    R10, R9
+	CMOVQGT R9, R10
+	MOVQ    112(SP), R11
+	XORQ    R12, R12
+	TESTQ   R11, R11
+	CMOVQLT R12, R11
+	CMPQ    R11, R9
+	CMOVQGT R9, R11
+	SUBQ    R10, R9
+	SUBQ    R11, R10
+	TESTQ   R9, R9
+	JZ      b2r1tBeforeEnd
+
+b2r1tBefore:
+	VMOVUPS     (DI), Z2
+	VMOVUPS     (R8), Z3
+	VFMADD231PS Z2, Z3, Z0
+	VMOVUPS     (R8)(SI*1), Z3
+	VFMADD231PS Z2, Z3, Z1
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	DECQ        R9
+	JNZ         b2r1tBefore
+
+b2r1tBeforeEnd:
+	TESTQ R10, R10
+	JZ    b2r1tWindowEnd
+
+b2r1tWindow:
+	VMOVUPS     (DI), Z2
+	VMOVUPS     (R8), Z3
+	VFMADD231PS Z2, Z3, Z0
+	VMOVUPS     (R8)(SI*1), Z3
+	VFMADD231PS Z2, Z3, Z1
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	DECQ        R10
+	JNZ         b2r1tWindow
+
+b2r1tWindowEnd:
+	TESTQ R11, R11
+	JZ    b2r1tAfterEnd
+
+b2r1tAfter:
+	VMOVUPS     (DI), Z2
+	VMOVUPS     (R8), Z3
+	VFMADD231PS Z2, Z3, Z0
+	VMOVUPS     (R8)(SI*1), Z3
+	VFMADD231PS Z2, Z3, Z1
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	DECQ        R11
+	JNZ         b2r1tAfter
+
+b2r1tAfterEnd:
+b2r1tTail:
+	MOVQ        cols+112(FP), R9
+	ANDQ        $0x0000000f, R9
+	JZ          b2r1tReduce
+	VMOVUPS.Z   (DI), K1, Z2
+	VMOVUPS.Z   (R8), K1, Z3
+	VFMADD231PS Z2, Z3, Z0
+	VMOVUPS.Z   (R8)(SI*1), K1, Z3
+	VFMADD231PS Z2, Z3, Z1
+
+b2r1tReduce:
+	VEXTRACTF64X4 $0x01, Z0, Y2
+	VADDPS        Y2, Y0, Y0
+	VEXTRACTF32X4 $0x01, Y0, X2
+	VADDPS        X2, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X2
+	VADDPS        X2, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X2
+	VADDPS        X2, X0, X0
+	VEXTRACTF64X4 $0x01, Z1, Y2
+	VADDPS        Y2, Y1, Y1
+	VEXTRACTF32X4 $0x01, Y1, X2
+	VADDPS        X2, X1, X1
+	VSHUFPS       $0x4e, X1, X1, X2
+	VADDPS        X2, X1, X1
+	VSHUFPS       $0xb1, X1, X1, X2
+	VADDPS        X2, X1, X1
+	VBROADCASTSS  alpha+160(FP), X2
+	MOVQ          ldd+24(FP), SI
+	SHLQ          $0x02, SI
+	MOVQ          BX, DI
+	MOVL          beta+164(FP), R8
+	ANDL          $0x7fffffff, R8
+	JZ            b2r1tNoBeta
+	VBROADCASTSS  beta+164(FP), X3
+	VMOVSS        (DI), X4
+	VMULPS        X3, X4, X4
+	VFMADD231PS   X2, X0, X4
+	VMOVSS        X4, (DI)
+	ADDQ          SI, DI
+	VMOVSS        (DI), X0
+	VMULPS        X3, X0, X0
+	VFMADD231PS   X2, X1, X0
+	VMOVSS        X0, (DI)
+	JMP           b2r1tDone
+
+b2r1tNoBeta:
+	VMULPS X2, X0, X0
+	VMOVSS X0, (DI)
+	ADDQ   SI, DI
+	VMULPS X2, X1, X1
+	VMOVSS X1, (DI)
+
+b2r1tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b2r1
+
+b2r1End:
+	MOVQ   ldx+88(FP), DX
+	IMUL3Q $0x00000008, DX, DX
+	ADDQ   DX, AX
+	MOVQ   ldd+24(FP), DX
+	IMUL3Q $0x00000008, DX, DX
+	ADDQ   DX, CX
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
+	JE     b2Small
+	DECQ   24(SP)
+
+b2Small:
+	SUBQ $0x00000002, 16(SP)
+	JMP  b2
+
+b2End:
+b1:
+	CMPQ 16(SP), $0x00000001
+	JB   b1End
+	MOVQ gs+144(FP), DX
+	CMPQ 24(SP), $0x00000000
+	JNE  b1Big
+	DECQ DX
+
+b1Big:
+	CMPQ DX, $0x00000001
+	JNE  b1End
+	MOVQ 32(SP), DX
+	MOVQ CX, BX
+	MOVQ 48(SP), SI
+	MOVQ SI, (SP)
+	MOVQ 56(SP), SI
+	MOVQ SI, 8(SP)
+
+b1r3:
+	CMPQ    (SP), $0x00000000
+	JE      b1r3End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), DI
+	SHLQ    $0x02, DI
+	MOVQ    DX, DI
+	MOVQ    AX, R8
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	MOVQ    cols+112(FP), R9
+	SHRQ    $0x04, R9
+	JZ      b1r3tTail
+	MOVQ    104(SP), R10
+	XORQ    R11, R11
+	TESTQ   R10, R10
+	CMOVQLT R11, R10
+	CMPQ    R10, R9
+	CMOVQGT R9, R10
+	MOVQ    112(SP), R11
+	XORQ    R12, R12
+	TESTQ   R11, R11
+	CMOVQLT R12, R11
+	CMPQ    R11, R9
+	CMOVQGT R9, R11
+	SUBQ    R10, R9
+	SUBQ    R11, R10
+	TESTQ   R9, R9
+	JZ      b1r3tBeforeEnd
+
+b1r3tBefore:
+	VMOVUPS     (DI), Z3
+	VMOVUPS     (DI)(SI*1), Z4
+	VMOVUPS     (DI)(SI*2), Z5
+	VMOVUPS     (R8), Z6
+	VFMADD231PS Z3, Z6, Z0
+	VFMADD231PS Z4, Z6, Z1
+	VFMADD231PS Z5, Z6, Z2
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	DECQ        R9
+	JNZ         b1r3tBefore
+
+b1r3tBeforeEnd:
+	TESTQ R10, R10
+	JZ    b1r3tWindowEnd
+	MOVQ  80(SP), R9
+	ADDQ  DI, R9
+
+b1r3tWindow:
+	VMOVUPS     (DI), Z3
+	VMOVUPS     (DI)(SI*1), Z4
+	VMOVUPS     (DI)(SI*2), Z5
+	VMOVUPS     (R8), Z6
+	VFMADD231PS Z3, Z6, Z0
+	VFMADD231PS Z4, Z6, Z1
+	VFMADD231PS Z5, Z6, Z2
+	PREFETCHT1  (R9)
+	PREFETCHT1  (R9)(SI*1)
+	PREFETCHT1  (R9)(SI*2)
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	DECQ        R10
+	JNZ         b1r3tWindow
+
+b1r3tWindowEnd:
+	TESTQ R11, R11
+	JZ    b1r3tAfterEnd
+
+b1r3tAfter:
+	VMOVUPS     (DI), Z3
+	VMOVUPS     (DI)(SI*1), Z4
+	VMOVUPS     (DI)(SI*2), Z5
+	VMOVUPS     (R8), Z6
+	VFMADD231PS Z3, Z6, Z0
+	VFMADD231PS Z4, Z6, Z1
+	VFMADD231PS Z5, Z6, Z2
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	DECQ        R11
+	JNZ         b1r3tAfter
+
+b1r3tAfterEnd:
+b1r3tTail:
+	MOVQ        cols+112(FP), R9
+	ANDQ        $0x0000000f, R9
+	JZ          b1r3tReduce
+	VMOVUPS.Z   (DI), K1, Z3
+	VMOVUPS.Z   (DI)(SI*1), K1, Z4
+	VMOVUPS.Z   (DI)(SI*2), K1, Z5
+	VMOVUPS.Z   (R8), K1, Z6
+	VFMADD231PS Z3, Z6, Z0
+	VFMADD231PS Z4, Z6, Z1
+	VFMADD231PS Z5, Z6, Z2
+
+b1r3tReduce:
+	VSHUFF32X4   $0x44, Z1, Z0, Z3
+	VSHUFF32X4   $0xee, Z1, Z0, Z0
+	VADDPS       Z0, Z3, Z3
+	VSHUFF32X4   $0x44, Z2, Z2, Z0
+	VSHUFF32X4   $0xee, Z2, Z2, Z1
+	VADDPS       Z1, Z0, Z0
+	VSHUFF32X4   $0x88, Z0, Z3, Z1
+	VSHUFF32X4   $0xdd, Z0, Z3, Z0
+	VADDPS       Z0, Z1, Z1
+	VSHUFPS      $0x44, Z1, Z1, Z0
+	VSHUFPS      $0xee, Z1, Z1, Z1
+	VADDPS       Z1, Z0, Z0
+	VSHUFPS      $0x88, Z0, Z0, Z1
+	VSHUFPS      $0xdd, Z0, Z0, Z0
+	VADDPS       Z0, Z1, Z1
+	VMOVUPS      skinnyNTL2AVX512perm1<>+0(SB), Z0
+	VPERMPS      Z1, Z0, Z0
+	MOVQ         96(SP), SI
+	VBROADCASTSS alpha+160(FP), X1
+	MOVQ         ldd+24(FP), DI
+	SHLQ         $0x02, DI
+	MOVQ         BX, DI
+	MOVL         beta+164(FP), R8
+	ANDL         $0x7fffffff, R8
+	JZ           b1r3tNoBeta
+	VBROADCASTSS beta+164(FP), X2
+	VMOVSS       (DI), X3
+	VINSERTPS    $0x10, (DI)(SI*1), X3, X3
+	VINSERTPS    $0x20, (DI)(SI*2), X3, X3
+	VMULPS       X2, X3, X3
+	VFMADD231PS  X1, X0, X3
+	VMOVSS       X3, (DI)
+	VEXTRACTPS   $0x01, X3, (DI)(SI*1)
+	VEXTRACTPS   $0x02, X3, (DI)(SI*2)
+	JMP          b1r3tDone
+
+b1r3tNoBeta:
+	VMULPS     X1, X0, X0
+	VMOVSS     X0, (DI)
+	VEXTRACTPS $0x01, X0, (DI)(SI*1)
+	VEXTRACTPS $0x02, X0, (DI)(SI*2)
+
+b1r3tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ (SP)
+	JMP  b1r3
+
+b1r3End:
+b1r1:
+	CMPQ    8(SP), $0x00000000
+	JE      b1r1End
+	MOVQ    88(SP), SI
+	MOVQ    ldx+88(FP), SI
+	SHLQ    $0x02, SI
+	MOVQ    DX, SI
+	MOVQ    AX, DI
+	VXORPS  Z0, Z0, Z0
+	MOVQ    cols+112(FP), R8
+	SHRQ    $0x04, R8
+	JZ      b1r1tTail
+	MOVQ    104(SP), R9
+	XORQ    R10, R10
+	TESTQ   R9, R9
+	CMOVQLT R10, R9
+	CMPQ    R9, R8
+	CMOVQGT R8, R9
+	MOVQ    112(SP), R10
+	XORQ    R11, R11
+	TESTQ   R10, R10
+	CMOVQLT R11, R10
+	CMPQ    R10, R8
+	CMOVQGT R8, R10
+	SUBQ    R9, R8
+	SUBQ    R10, R9
+	TESTQ   R8, R8
+	JZ      b1r1tBeforeEnd
+
+b1r1tBefore:
+	VMOVUPS     (SI), Z1
+	VMOVUPS     (DI), Z2
+	VFMADD231PS Z1, Z2, Z0
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	DECQ        R8
+	JNZ         b1r1tBefore
+
+b1r1tBeforeEnd:
+	TESTQ R9, R9
+	JZ    b1r1tWindowEnd
+
+b1r1tWindow:
+	VMOVUPS     (SI), Z1
+	VMOVUPS     (DI), Z2
+	VFMADD231PS Z1, Z2, Z0
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	DECQ        R9
+	JNZ         b1r1tWindow
+
+b1r1tWindowEnd:
+	TESTQ R10, R10
+	JZ    b1r1tAfterEnd
+
+b1r1tAfter:
+	VMOVUPS     (SI), Z1
+	VMOVUPS     (DI), Z2
+	VFMADD231PS Z1, Z2, Z0
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	DECQ        R10
+	JNZ         b1r1tAfter
+
+b1r1tAfterEnd:
+b1r1tTail:
+	MOVQ        cols+112(FP), R8
+	ANDQ        $0x0000000f, R8
+	JZ          b1r1tReduce
+	VMOVUPS.Z   (SI), K1, Z1
+	VMOVUPS.Z   (DI), K1, Z2
+	VFMADD231PS Z1, Z2, Z0
+
+b1r1tReduce:
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VBROADCASTSS  alpha+160(FP), X1
+	MOVQ          ldd+24(FP), SI
+	SHLQ          $0x02, SI
+	MOVQ          BX, SI
+	MOVL          beta+164(FP), DI
+	ANDL          $0x7fffffff, DI
+	JZ            b1r1tNoBeta
+	VBROADCASTSS  beta+164(FP), X2
+	VMOVSS        (SI), X3
+	VMULPS        X2, X3, X3
+	VFMADD231PS   X1, X0, X3
+	VMOVSS        X3, (SI)
+	JMP           b1r1tDone
+
+b1r1tNoBeta:
+	VMULPS X1, X0, X0
+	VMOVSS X0, (SI)
+
+b1r1tDone:
+	MOVQ lda+56(FP), SI
+	SHLQ $0x02, SI
+	ADDQ SI, DX
+	ADDQ $0x00000004, BX
+	DECQ 8(SP)
+	JMP  b1r1
+
+b1r1End:
+	MOVQ   ldx+88(FP), DX
+	IMUL3Q $0x00000004, DX, DX
+	ADDQ   DX, AX
+	MOVQ   ldd+24(FP), DX
+	IMUL3Q $0x00000004, DX, DX
+	ADDQ   DX, CX
+	MOVQ   pfw+136(FP), DX
+	SUBQ   DX, 104(SP)
+	SUBQ   DX, 112(SP)
+	CMPQ   24(SP), $0x00000000
+	JE     b1Small
+	DECQ   24(SP)
+
+b1Small:
+	SUBQ $0x00000001, 16(SP)
+	JMP  b1
+
+b1End:
+	MOVQ  48(SP), AX
+	MOVQ  lda+56(FP), CX
+	SHLQ  $0x02, CX
+	IMULQ AX, CX
+	ADDQ  CX, 32(SP)
+	SUBQ  AX, 64(SP)
+	SHLQ  $0x02, AX
+	ADDQ  AX, 40(SP)
+	JMP   panel
+
+done:
+	VZEROUPPER
+	RET
+
+DATA skinnyNTL2AVX512perm8<>+0(SB)/4, $0x00000000
+DATA skinnyNTL2AVX512perm8<>+4(SB)/4, $0x00000004
+DATA skinnyNTL2AVX512perm8<>+8(SB)/4, $0x00000008
+DATA skinnyNTL2AVX512perm8<>+12(SB)/4, $0x00000008
+DATA skinnyNTL2AVX512perm8<>+16(SB)/4, $0x0000000c
+DATA skinnyNTL2AVX512perm8<>+20(SB)/4, $0x00000001
+DATA skinnyNTL2AVX512perm8<>+24(SB)/4, $0x00000005
+DATA skinnyNTL2AVX512perm8<>+28(SB)/4, $0x00000005
+DATA skinnyNTL2AVX512perm8<>+32(SB)/4, $0x00000009
+DATA skinnyNTL2AVX512perm8<>+36(SB)/4, $0x0000000d
+DATA skinnyNTL2AVX512perm8<>+40(SB)/4, $0x00000002
+DATA skinnyNTL2AVX512perm8<>+44(SB)/4, $0x00000002
+DATA skinnyNTL2AVX512perm8<>+48(SB)/4, $0x00000006
+DATA skinnyNTL2AVX512perm8<>+52(SB)/4, $0x0000000a
+DATA skinnyNTL2AVX512perm8<>+56(SB)/4, $0x0000000e
+DATA skinnyNTL2AVX512perm8<>+60(SB)/4, $0x0000000e
+DATA skinnyNTL2AVX512perm8<>+64(SB)/4, $0x00000003
+DATA skinnyNTL2AVX512perm8<>+68(SB)/4, $0x00000007
+DATA skinnyNTL2AVX512perm8<>+72(SB)/4, $0x0000000b
+DATA skinnyNTL2AVX512perm8<>+76(SB)/4, $0x0000000b
+DATA skinnyNTL2AVX512perm8<>+80(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm8<>+84(SB)/4, $0x00000012
+DATA skinnyNTL2AVX512perm8<>+88(SB)/4, $0x00000016
+DATA skinnyNTL2AVX512perm8<>+92(SB)/4, $0x00000016
+DATA skinnyNTL2AVX512perm8<>+96(SB)/4, $0x0000001a
+DATA skinnyNTL2AVX512perm8<>+100(SB)/4, $0x0000001e
+DATA skinnyNTL2AVX512perm8<>+104(SB)/4, $0x00000013
+DATA skinnyNTL2AVX512perm8<>+108(SB)/4, $0x00000013
+DATA skinnyNTL2AVX512perm8<>+112(SB)/4, $0x00000017
+DATA skinnyNTL2AVX512perm8<>+116(SB)/4, $0x0000001b
+DATA skinnyNTL2AVX512perm8<>+120(SB)/4, $0x0000001f
+DATA skinnyNTL2AVX512perm8<>+124(SB)/4, $0x0000001f
+GLOBL skinnyNTL2AVX512perm8<>(SB), RODATA|NOPTR, $128
+
+DATA skinnyNTL2AVX512perm7<>+0(SB)/4, $0x00000000
+DATA skinnyNTL2AVX512perm7<>+4(SB)/4, $0x00000004
+DATA skinnyNTL2AVX512perm7<>+8(SB)/4, $0x00000008
+DATA skinnyNTL2AVX512perm7<>+12(SB)/4, $0x00000008
+DATA skinnyNTL2AVX512perm7<>+16(SB)/4, $0x0000000c
+DATA skinnyNTL2AVX512perm7<>+20(SB)/4, $0x00000001
+DATA skinnyNTL2AVX512perm7<>+24(SB)/4, $0x00000005
+DATA skinnyNTL2AVX512perm7<>+28(SB)/4, $0x00000005
+DATA skinnyNTL2AVX512perm7<>+32(SB)/4, $0x00000009
+DATA skinnyNTL2AVX512perm7<>+36(SB)/4, $0x0000000d
+DATA skinnyNTL2AVX512perm7<>+40(SB)/4, $0x00000002
+DATA skinnyNTL2AVX512perm7<>+44(SB)/4, $0x00000002
+DATA skinnyNTL2AVX512perm7<>+48(SB)/4, $0x00000006
+DATA skinnyNTL2AVX512perm7<>+52(SB)/4, $0x0000000a
+DATA skinnyNTL2AVX512perm7<>+56(SB)/4, $0x0000000e
+DATA skinnyNTL2AVX512perm7<>+60(SB)/4, $0x0000000e
+DATA skinnyNTL2AVX512perm7<>+64(SB)/4, $0x00000003
+DATA skinnyNTL2AVX512perm7<>+68(SB)/4, $0x00000007
+DATA skinnyNTL2AVX512perm7<>+72(SB)/4, $0x0000000b
+DATA skinnyNTL2AVX512perm7<>+76(SB)/4, $0x0000000b
+DATA skinnyNTL2AVX512perm7<>+80(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm7<>+84(SB)/4, $0x00000012
+DATA skinnyNTL2AVX512perm7<>+88(SB)/4, $0x00000016
+DATA skinnyNTL2AVX512perm7<>+92(SB)/4, $0x00000016
+DATA skinnyNTL2AVX512perm7<>+96(SB)/4, $0x0000001a
+DATA skinnyNTL2AVX512perm7<>+100(SB)/4, $0x0000001e
+DATA skinnyNTL2AVX512perm7<>+104(SB)/4, $0x0000001f
+DATA skinnyNTL2AVX512perm7<>+108(SB)/4, $0x0000001f
+DATA skinnyNTL2AVX512perm7<>+112(SB)/4, $0x0000001a
+DATA skinnyNTL2AVX512perm7<>+116(SB)/4, $0x0000001e
+DATA skinnyNTL2AVX512perm7<>+120(SB)/4, $0x0000001f
+DATA skinnyNTL2AVX512perm7<>+124(SB)/4, $0x0000001f
+GLOBL skinnyNTL2AVX512perm7<>(SB), RODATA|NOPTR, $128
+
+DATA skinnyNTL2AVX512perm6<>+0(SB)/4, $0x00000000
+DATA skinnyNTL2AVX512perm6<>+4(SB)/4, $0x00000004
+DATA skinnyNTL2AVX512perm6<>+8(SB)/4, $0x00000008
+DATA skinnyNTL2AVX512perm6<>+12(SB)/4, $0x00000008
+DATA skinnyNTL2AVX512perm6<>+16(SB)/4, $0x0000000c
+DATA skinnyNTL2AVX512perm6<>+20(SB)/4, $0x00000001
+DATA skinnyNTL2AVX512perm6<>+24(SB)/4, $0x00000005
+DATA skinnyNTL2AVX512perm6<>+28(SB)/4, $0x00000005
+DATA skinnyNTL2AVX512perm6<>+32(SB)/4, $0x00000009
+DATA skinnyNTL2AVX512perm6<>+36(SB)/4, $0x0000000d
+DATA skinnyNTL2AVX512perm6<>+40(SB)/4, $0x00000002
+DATA skinnyNTL2AVX512perm6<>+44(SB)/4, $0x00000002
+DATA skinnyNTL2AVX512perm6<>+48(SB)/4, $0x00000006
+DATA skinnyNTL2AVX512perm6<>+52(SB)/4, $0x0000000a
+DATA skinnyNTL2AVX512perm6<>+56(SB)/4, $0x0000000e
+DATA skinnyNTL2AVX512perm6<>+60(SB)/4, $0x0000000e
+DATA skinnyNTL2AVX512perm6<>+64(SB)/4, $0x00000003
+DATA skinnyNTL2AVX512perm6<>+68(SB)/4, $0x00000007
+DATA skinnyNTL2AVX512perm6<>+72(SB)/4, $0x0000000b
+DATA skinnyNTL2AVX512perm6<>+76(SB)/4, $0x0000000b
+DATA skinnyNTL2AVX512perm6<>+80(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm6<>+84(SB)/4, $0x0000001b
+DATA skinnyNTL2AVX512perm6<>+88(SB)/4, $0x0000001f
+DATA skinnyNTL2AVX512perm6<>+92(SB)/4, $0x0000001f
+DATA skinnyNTL2AVX512perm6<>+96(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm6<>+100(SB)/4, $0x0000001b
+DATA skinnyNTL2AVX512perm6<>+104(SB)/4, $0x0000001f
+DATA skinnyNTL2AVX512perm6<>+108(SB)/4, $0x0000001f
+DATA skinnyNTL2AVX512perm6<>+112(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm6<>+116(SB)/4, $0x0000001b
+DATA skinnyNTL2AVX512perm6<>+120(SB)/4, $0x0000001f
+DATA skinnyNTL2AVX512perm6<>+124(SB)/4, $0x0000001f
+GLOBL skinnyNTL2AVX512perm6<>(SB), RODATA|NOPTR, $128
+
+DATA skinnyNTL2AVX512perm5<>+0(SB)/4, $0x00000000
+DATA skinnyNTL2AVX512perm5<>+4(SB)/4, $0x00000004
+DATA skinnyNTL2AVX512perm5<>+8(SB)/4, $0x00000008
+DATA skinnyNTL2AVX512perm5<>+12(SB)/4, $0x00000008
+DATA skinnyNTL2AVX512perm5<>+16(SB)/4, $0x0000000c
+DATA skinnyNTL2AVX512perm5<>+20(SB)/4, $0x00000001
+DATA skinnyNTL2AVX512perm5<>+24(SB)/4, $0x00000005
+DATA skinnyNTL2AVX512perm5<>+28(SB)/4, $0x00000005
+DATA skinnyNTL2AVX512perm5<>+32(SB)/4, $0x00000009
+DATA skinnyNTL2AVX512perm5<>+36(SB)/4, $0x0000000d
+DATA skinnyNTL2AVX512perm5<>+40(SB)/4, $0x00000002
+DATA skinnyNTL2AVX512perm5<>+44(SB)/4, $0x00000002
+DATA skinnyNTL2AVX512perm5<>+48(SB)/4, $0x00000006
+DATA skinnyNTL2AVX512perm5<>+52(SB)/4, $0x0000000a
+DATA skinnyNTL2AVX512perm5<>+56(SB)/4, $0x0000000e
+DATA skinnyNTL2AVX512perm5<>+60(SB)/4, $0x0000000e
+DATA skinnyNTL2AVX512perm5<>+64(SB)/4, $0x00000003
+DATA skinnyNTL2AVX512perm5<>+68(SB)/4, $0x00000007
+DATA skinnyNTL2AVX512perm5<>+72(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm5<>+76(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm5<>+80(SB)/4, $0x00000003
+DATA skinnyNTL2AVX512perm5<>+84(SB)/4, $0x00000007
+DATA skinnyNTL2AVX512perm5<>+88(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm5<>+92(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm5<>+96(SB)/4, $0x00000003
+DATA skinnyNTL2AVX512perm5<>+100(SB)/4, $0x00000007
+DATA skinnyNTL2AVX512perm5<>+104(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm5<>+108(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm5<>+112(SB)/4, $0x00000003
+DATA skinnyNTL2AVX512perm5<>+116(SB)/4, $0x00000007
+DATA skinnyNTL2AVX512perm5<>+120(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm5<>+124(SB)/4, $0x0000000f
+GLOBL skinnyNTL2AVX512perm5<>(SB), RODATA|NOPTR, $128
+
+DATA skinnyNTL2AVX512perm4<>+0(SB)/4, $0x00000000
+DATA skinnyNTL2AVX512perm4<>+4(SB)/4, $0x00000004
+DATA skinnyNTL2AVX512perm4<>+8(SB)/4, $0x00000008
+DATA skinnyNTL2AVX512perm4<>+12(SB)/4, $0x00000008
+DATA skinnyNTL2AVX512perm4<>+16(SB)/4, $0x0000000c
+DATA skinnyNTL2AVX512perm4<>+20(SB)/4, $0x00000001
+DATA skinnyNTL2AVX512perm4<>+24(SB)/4, $0x00000005
+DATA skinnyNTL2AVX512perm4<>+28(SB)/4, $0x00000005
+DATA skinnyNTL2AVX512perm4<>+32(SB)/4, $0x00000009
+DATA skinnyNTL2AVX512perm4<>+36(SB)/4, $0x0000000d
+DATA skinnyNTL2AVX512perm4<>+40(SB)/4, $0x00000003
+DATA skinnyNTL2AVX512perm4<>+44(SB)/4, $0x00000003
+DATA skinnyNTL2AVX512perm4<>+48(SB)/4, $0x00000007
+DATA skinnyNTL2AVX512perm4<>+52(SB)/4, $0x0000000b
+DATA skinnyNTL2AVX512perm4<>+56(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm4<>+60(SB)/4, $0x0000000f
+GLOBL skinnyNTL2AVX512perm4<>(SB), RODATA|NOPTR, $64
+
+DATA skinnyNTL2AVX512perm3<>+0(SB)/4, $0x00000000
+DATA skinnyNTL2AVX512perm3<>+4(SB)/4, $0x00000004
+DATA skinnyNTL2AVX512perm3<>+8(SB)/4, $0x00000008
+DATA skinnyNTL2AVX512perm3<>+12(SB)/4, $0x00000008
+DATA skinnyNTL2AVX512perm3<>+16(SB)/4, $0x0000000c
+DATA skinnyNTL2AVX512perm3<>+20(SB)/4, $0x00000001
+DATA skinnyNTL2AVX512perm3<>+24(SB)/4, $0x00000005
+DATA skinnyNTL2AVX512perm3<>+28(SB)/4, $0x00000005
+DATA skinnyNTL2AVX512perm3<>+32(SB)/4, $0x00000009
+DATA skinnyNTL2AVX512perm3<>+36(SB)/4, $0x0000000d
+DATA skinnyNTL2AVX512perm3<>+40(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm3<>+44(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm3<>+48(SB)/4, $0x00000009
+DATA skinnyNTL2AVX512perm3<>+52(SB)/4, $0x0000000d
+DATA skinnyNTL2AVX512perm3<>+56(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm3<>+60(SB)/4, $0x0000000f
+GLOBL skinnyNTL2AVX512perm3<>(SB), RODATA|NOPTR, $64
+
+DATA skinnyNTL2AVX512perm2<>+0(SB)/4, $0x00000002
+DATA skinnyNTL2AVX512perm2<>+4(SB)/4, $0x00000006
+DATA skinnyNTL2AVX512perm2<>+8(SB)/4, $0x0000000a
+DATA skinnyNTL2AVX512perm2<>+12(SB)/4, $0x0000000a
+DATA skinnyNTL2AVX512perm2<>+16(SB)/4, $0x0000000e
+DATA skinnyNTL2AVX512perm2<>+20(SB)/4, $0x0000000b
+DATA skinnyNTL2AVX512perm2<>+24(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm2<>+28(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm2<>+32(SB)/4, $0x0000000e
+DATA skinnyNTL2AVX512perm2<>+36(SB)/4, $0x0000000b
+DATA skinnyNTL2AVX512perm2<>+40(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm2<>+44(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm2<>+48(SB)/4, $0x0000000e
+DATA skinnyNTL2AVX512perm2<>+52(SB)/4, $0x0000000b
+DATA skinnyNTL2AVX512perm2<>+56(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm2<>+60(SB)/4, $0x0000000f
+GLOBL skinnyNTL2AVX512perm2<>(SB), RODATA|NOPTR, $64
+
+DATA skinnyNTL2AVX512perm1<>+0(SB)/4, $0x00000003
+DATA skinnyNTL2AVX512perm1<>+4(SB)/4, $0x00000007
+DATA skinnyNTL2AVX512perm1<>+8(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm1<>+12(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm1<>+16(SB)/4, $0x00000003
+DATA skinnyNTL2AVX512perm1<>+20(SB)/4, $0x00000007
+DATA skinnyNTL2AVX512perm1<>+24(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm1<>+28(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm1<>+32(SB)/4, $0x00000003
+DATA skinnyNTL2AVX512perm1<>+36(SB)/4, $0x00000007
+DATA skinnyNTL2AVX512perm1<>+40(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm1<>+44(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm1<>+48(SB)/4, $0x00000003
+DATA skinnyNTL2AVX512perm1<>+52(SB)/4, $0x00000007
+DATA skinnyNTL2AVX512perm1<>+56(SB)/4, $0x0000000f
+DATA skinnyNTL2AVX512perm1<>+60(SB)/4, $0x0000000f
+GLOBL skinnyNTL2AVX512perm1<>(SB), RODATA|NOPTR, $64
 
 // func skinnyNNAVX2(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pf []float32, pfRows int, pfRowBytes int, lps int, next int, gs int, nbig int, alpha float32, beta float32)
 // Requires: AVX, FMA3, MMX+
