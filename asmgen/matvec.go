@@ -23,7 +23,9 @@ func genMatVecFamily() {
 		genMatVec(s)
 	}
 	for _, s := range isas {
-		genMatVecSplit(s, 1<<10)
+		for _, l := range prefetchLevels {
+			genMatVecSplit(s, 1<<10, l)
+		}
 	}
 	for _, s := range dualISAs {
 		genMatTVec(s)
@@ -40,8 +42,8 @@ func genMatVecTrials() {
 	for _, s := range isas {
 		genMatVecSeq(s, 0)
 		genMatVecSeq(s, 4<<10)
-		genMatVecSplit(s, 0)
-		genMatVecSplit(s, 4<<10)
+		genMatVecSplit(s, 0, pfL1)
+		genMatVecSplit(s, 4<<10, pfL1)
 	}
 }
 
@@ -364,15 +366,15 @@ func matVecNarrow(s *isa, dst, rows, a, lda, x, cols GPVirtual, next string) {
 
 // matVecSeqName returns the name of the sequential matVec variant with
 // prefetch distance pf bytes on s.
-func matVecSeqName(s *isa, pf int) string { return matVecPFName(s, "matVecSeq", pf) }
+func matVecSeqName(s *isa, pf int) string { return matVecPFName(s, "matVecSeq", pf, pfL1) }
 
 // matVecPFName names the variant of kernel base with prefetch distance pf
 // bytes on s: base<ISA> without prefetch, basePF<d>K<ISA> with d KiB.
-func matVecPFName(s *isa, base string, pf int) string {
+func matVecPFName(s *isa, base string, pf int, lvl pfLevel) string {
 	if pf == 0 {
 		return s.name(base)
 	}
-	return s.name(fmt.Sprintf("%sPF%dK", base, pf>>10))
+	return s.name(fmt.Sprintf("%sPF%dK%s", base, pf>>10, lvl.suffix()))
 }
 
 // genMatVecSeq emits matVecSeq<ISA>(dst, a []float32, lda int, x []float32),
@@ -519,8 +521,10 @@ func seqRowDot(s *isa, acc VecVirtual, p, x, cols, rem GPVirtual, t tail, pfOff 
 }
 
 // matVecSplitName returns the name of the split matVec variant with prefetch
-// distance pf bytes on s.
-func matVecSplitName(s *isa, pf int) string { return matVecPFName(s, "matVecSplit4", pf) }
+// distance pf bytes into level lvl on s.
+func matVecSplitName(s *isa, pf int, lvl pfLevel) string {
+	return matVecPFName(s, "matVecSplit4", pf, lvl)
+}
 
 // genMatVecSplit emits matVecSplit4<ISA>(dst, a []float32, lda int, x
 // []float32), dst = A·x like matVec, for an A that streams from memory: the
@@ -530,11 +534,12 @@ func matVecSplitName(s *isa, pf int) string { return matVecPFName(s, "matVecSpli
 // four distant places: each keeps a hardware prefetcher stream of its own,
 // where matVec's four adjacent rows share their pages. The last len(dst) mod
 // 4 rows go one at a time. With pf > 0 every line read is also prefetched
-// (PREFETCHT0) pf bytes further on in its chunk, while at least pf bytes of
+// (PREFETCHT0; PREFETCHT1 for lvl pfL2, matVecSplit4PF<pf>KL2<ISA>) pf bytes
+// further on in its chunk, while at least pf bytes of
 // rows follow in the chunk (no prefetch beyond A). AVX2 needs len(x) ≥ 8
 // (the tail reloads the last full vector).
-func genMatVecSplit(s *isa, pf int) {
-	name := matVecSplitName(s, pf)
+func genMatVecSplit(s *isa, pf int, lvl pfLevel) {
+	name := matVecSplitName(s, pf, lvl)
 	TEXT(name, NOSPLIT, "func(dst, a []float32, lda int, x []float32)")
 	asm.Doc(name + " sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A as four streams.")
 	ldaMem, qbMem := asm.AllocLocal(8), asm.AllocLocal(8)
@@ -622,7 +627,7 @@ func genMatVecSplit(s *isa, pf int) {
 		if pf > 0 {
 			for d := 0; d < s.bytes(); d += 64 {
 				for _, m := range rowsAt(pp, d) {
-					asm.PREFETCHT0(m)
+					lvl.prefetch(m)
 				}
 			}
 			ptrs = append(ptrs, pp)

@@ -93,8 +93,9 @@ type route struct {
 	// AVX-512 and the prefetch.
 	ntQuads batchSet
 	// pfL2 makes the kernels that come in both levels (skinnyNT, the
-	// reduced-precision steps' prefetching variants) prefetch into L2
-	// (PREFETCHT1, the …L2 kernels) rather than L1 (PREFETCHT0).
+	// reduced-precision steps' prefetching variants, MatVec's four-stream
+	// far kernel) prefetch into L2 (PREFETCHT1, the …L2 kernels) rather
+	// than L1 (PREFETCHT0).
 	pfL2 bool
 	// stepPF lists the reduced-precision formats whose fused step, over
 	// keys and values beyond L2, takes its prefetching variant
@@ -300,10 +301,14 @@ func maxOf(x []float32) float32 {
 
 func matVec(dst, a []float32, lda int, x []float32) {
 	switch {
+	case active == AVX512 && matVecFar(len(dst), lda, len(x)) && rt.pfL2:
+		matVecSplit4PF1KL2AVX512(dst, a, lda, x)
 	case active == AVX512 && matVecFar(len(dst), lda, len(x)):
 		matVecSplit4PF1KAVX512(dst, a, lda, x)
 	case active == AVX512:
 		matVecAVX512(dst, a, lda, x)
+	case active == AVX2 && matVecFar(len(dst), lda, len(x)) && rt.pfL2:
+		matVecSplit4PF1KL2AVX2(dst, a, lda, x)
 	case active == AVX2 && matVecFar(len(dst), lda, len(x)):
 		matVecSplit4PF1KAVX2(dst, a, lda, x)
 	case active == AVX2:

@@ -1396,6 +1396,194 @@ done:
 	VZEROUPPER
 	RET
 
+// func matVecSplit4PF1KL2AVX2(dst []float32, a []float32, lda int, x []float32)
+// Requires: AVX, CMOV, FMA3, MMX+
+TEXT ·matVecSplit4PF1KL2AVX2(SB), NOSPLIT, $16-80
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	SHLQ    $0x02, BX
+	MOVQ    BX, (SP)
+	MOVQ    x_base+56(FP), BX
+	MOVQ    x_len+64(FP), SI
+	MOVQ    SI, DI
+	ANDQ    $0x00000007, DI
+	JZ      maskDone
+	LEAQ    tailmask<>+0(SB), R8
+	VMOVDQU (R8)(DI*4), Y0
+
+maskDone:
+	MOVQ  CX, DI
+	SHRQ  $0x02, DI
+	MOVQ  DI, R8
+	SHLQ  $0x02, R8
+	MOVQ  R8, 8(SP)
+	MOVQ  DI, R8
+	IMULQ (SP), R8
+	LEAQ  (R8)(R8*2), R9
+	ANDQ  $0x00000003, CX
+	TESTQ DI, DI
+	JZ    blocksDone
+
+block:
+	LEAQ    -1(DI), R11
+	IMULQ   (SP), R11
+	XORQ    R10, R10
+	MOVQ    $0x00000400, R12
+	CMPQ    R11, R12
+	CMOVQCC R12, R10
+	MOVQ    DX, R11
+	MOVQ    BX, R12
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	LEAQ    (R11)(R10*1), R13
+	MOVQ    SI, R10
+	SHRQ    $0x03, R10
+	JZ      blockTail
+
+blockVector:
+	VMOVUPS     (R12), Y5
+	VFMADD231PS (R11), Y5, Y1
+	VFMADD231PS (R11)(R8*1), Y5, Y2
+	VFMADD231PS (R11)(R8*2), Y5, Y3
+	VFMADD231PS (R11)(R9*1), Y5, Y4
+	PREFETCHT1  (R13)
+	PREFETCHT1  (R13)(R8*1)
+	PREFETCHT1  (R13)(R8*2)
+	PREFETCHT1  (R13)(R9*1)
+	ADDQ        $0x00000020, R11
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         blockVector
+
+blockTail:
+	MOVQ        SI, R10
+	ANDQ        $0x00000007, R10
+	JZ          blockReduce
+	VMOVUPS     -32(R12)(R10*4), Y5
+	VANDPS      Y0, Y5, Y5
+	LEAQ        (R11), R12
+	VMOVUPS     -32(R12)(R10*4), Y6
+	VANDPS      Y0, Y6, Y6
+	VFMADD231PS Y6, Y5, Y1
+	LEAQ        (R11)(R8*1), R12
+	VMOVUPS     -32(R12)(R10*4), Y6
+	VANDPS      Y0, Y6, Y6
+	VFMADD231PS Y6, Y5, Y2
+	LEAQ        (R11)(R8*2), R12
+	VMOVUPS     -32(R12)(R10*4), Y6
+	VANDPS      Y0, Y6, Y6
+	VFMADD231PS Y6, Y5, Y3
+	LEAQ        (R11)(R9*1), R11
+	VMOVUPS     -32(R11)(R10*4), Y6
+	VANDPS      Y0, Y6, Y6
+	VFMADD231PS Y6, Y5, Y4
+
+blockReduce:
+	VSHUFPS      $0x88, Y2, Y1, Y5
+	VSHUFPS      $0xdd, Y2, Y1, Y1
+	VADDPS       Y1, Y5, Y5
+	VSHUFPS      $0x88, Y4, Y3, Y1
+	VSHUFPS      $0xdd, Y4, Y3, Y2
+	VADDPS       Y2, Y1, Y1
+	VSHUFPS      $0x88, Y1, Y5, Y2
+	VSHUFPS      $0xdd, Y1, Y5, Y1
+	VADDPS       Y1, Y2, Y2
+	VEXTRACTF128 $0x01, Y2, X1
+	VADDPS       X1, X2, X2
+	MOVQ         8(SP), R10
+	VMOVSS       X2, (AX)
+	VEXTRACTPS   $0x01, X2, (AX)(R10*1)
+	VEXTRACTPS   $0x02, X2, (AX)(R10*2)
+	LEAQ         (AX)(R10*2), R11
+	VEXTRACTPS   $0x03, X2, (R11)(R10*1)
+	ADDQ         $0x00000004, AX
+	ADDQ         (SP), DX
+	DECQ         DI
+	JNZ          block
+
+blocksDone:
+	ADDQ R9, DX
+	MOVQ 8(SP), DI
+	LEAQ (AX)(DI*2), AX
+	ADDQ DI, AX
+
+rowSingle:
+	TESTQ  CX, CX
+	JZ     done
+	MOVQ   SI, DI
+	ANDQ   $0x00000007, DI
+	MOVQ   DX, R8
+	MOVQ   BX, R9
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	MOVQ   SI, R10
+	SHRQ   $0x05, R10
+	JZ     seqsOnes
+
+seqsFour:
+	VMOVUPS     (R9), Y5
+	VFMADD231PS (R8), Y5, Y1
+	VMOVUPS     32(R9), Y5
+	VFMADD231PS 32(R8), Y5, Y2
+	VMOVUPS     64(R9), Y5
+	VFMADD231PS 64(R8), Y5, Y3
+	VMOVUPS     96(R9), Y5
+	VFMADD231PS 96(R8), Y5, Y4
+	ADDQ        $0x00000080, R8
+	ADDQ        $0x00000080, R9
+	DECQ        R10
+	JNZ         seqsFour
+
+seqsOnes:
+	MOVQ SI, R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   seqsTail
+
+seqsOne:
+	VMOVUPS     (R9), Y5
+	VFMADD231PS (R8), Y5, Y2
+	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, R9
+	DECQ        R10
+	JNZ         seqsOne
+
+seqsTail:
+	TESTQ       DI, DI
+	JZ          seqsDone
+	VMOVUPS     -32(R9)(DI*4), Y5
+	VANDPS      Y0, Y5, Y5
+	VMOVUPS     -32(R8)(DI*4), Y6
+	VANDPS      Y0, Y6, Y6
+	VFMADD231PS Y6, Y5, Y3
+
+seqsDone:
+	VADDPS       Y2, Y1, Y1
+	VADDPS       Y4, Y3, Y3
+	VADDPS       Y3, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDPS       X2, X1, X1
+	VSHUFPS      $0x4e, X1, X1, X2
+	VADDPS       X2, X1, X1
+	VSHUFPS      $0xb1, X1, X1, X2
+	VADDPS       X2, X1, X1
+	VMOVSS       X1, (AX)
+	ADDQ         $0x00000004, AX
+	ADDQ         (SP), DX
+	DECQ         CX
+	JMP          rowSingle
+
+done:
+	VZEROUPPER
+	RET
+
 // func matVecSplit4PF1KAVX512(dst []float32, a []float32, lda int, x []float32)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV, MMX+
 TEXT ·matVecSplit4PF1KAVX512(SB), NOSPLIT, $16-80
@@ -1455,6 +1643,198 @@ blockVector:
 	PREFETCHT0  (R13)(R8*1)
 	PREFETCHT0  (R13)(R8*2)
 	PREFETCHT0  (R13)(R9*1)
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R12
+	ADDQ        $0x00000040, R13
+	DECQ        R10
+	JNZ         blockVector
+
+blockTail:
+	MOVQ        SI, R10
+	ANDQ        $0x0000000f, R10
+	JZ          blockReduce
+	VMOVUPS.Z   (R12), K1, Z4
+	LEAQ        (R11), R10
+	VMOVUPS.Z   (R10), K1, Z5
+	VFMADD231PS Z5, Z4, Z0
+	LEAQ        (R11)(R8*1), R10
+	VMOVUPS.Z   (R10), K1, Z5
+	VFMADD231PS Z5, Z4, Z1
+	LEAQ        (R11)(R8*2), R10
+	VMOVUPS.Z   (R10), K1, Z5
+	VFMADD231PS Z5, Z4, Z2
+	LEAQ        (R11)(R9*1), R10
+	VMOVUPS.Z   (R10), K1, Z5
+	VFMADD231PS Z5, Z4, Z3
+
+blockReduce:
+	VEXTRACTF64X4 $0x01, Z0, Y4
+	VADDPS        Y4, Y0, Y0
+	VEXTRACTF64X4 $0x01, Z1, Y4
+	VADDPS        Y4, Y1, Y1
+	VEXTRACTF64X4 $0x01, Z2, Y4
+	VADDPS        Y4, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z3, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y1, Y0, Y4
+	VSHUFPS       $0xdd, Y1, Y0, Y0
+	VADDPS        Y0, Y4, Y4
+	VSHUFPS       $0x88, Y3, Y2, Y0
+	VSHUFPS       $0xdd, Y3, Y2, Y1
+	VADDPS        Y1, Y0, Y0
+	VSHUFPS       $0x88, Y0, Y4, Y1
+	VSHUFPS       $0xdd, Y0, Y4, Y0
+	VADDPS        Y0, Y1, Y1
+	VEXTRACTF32X4 $0x01, Y1, X0
+	VADDPS        X0, X1, X1
+	MOVQ          8(SP), R10
+	VMOVSS        X1, (AX)
+	VEXTRACTPS    $0x01, X1, (AX)(R10*1)
+	VEXTRACTPS    $0x02, X1, (AX)(R10*2)
+	LEAQ          (AX)(R10*2), R11
+	VEXTRACTPS    $0x03, X1, (R11)(R10*1)
+	ADDQ          $0x00000004, AX
+	ADDQ          (SP), DX
+	DECQ          DI
+	JNZ           block
+
+blocksDone:
+	ADDQ R9, DX
+	MOVQ 8(SP), DI
+	LEAQ (AX)(DI*2), AX
+	ADDQ DI, AX
+
+rowSingle:
+	TESTQ  CX, CX
+	JZ     done
+	MOVQ   SI, DI
+	ANDQ   $0x0000000f, DI
+	MOVQ   DX, R8
+	MOVQ   BX, R9
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	MOVQ   SI, R10
+	SHRQ   $0x06, R10
+	JZ     seqsOnes
+
+seqsFour:
+	VMOVUPS     (R9), Z4
+	VFMADD231PS (R8), Z4, Z0
+	VMOVUPS     64(R9), Z4
+	VFMADD231PS 64(R8), Z4, Z1
+	VMOVUPS     128(R9), Z4
+	VFMADD231PS 128(R8), Z4, Z2
+	VMOVUPS     192(R9), Z4
+	VFMADD231PS 192(R8), Z4, Z3
+	ADDQ        $0x00000100, R8
+	ADDQ        $0x00000100, R9
+	DECQ        R10
+	JNZ         seqsFour
+
+seqsOnes:
+	MOVQ SI, R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   seqsTail
+
+seqsOne:
+	VMOVUPS     (R9), Z4
+	VFMADD231PS (R8), Z4, Z1
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         seqsOne
+
+seqsTail:
+	TESTQ       DI, DI
+	JZ          seqsDone
+	VMOVUPS.Z   (R9), K1, Z4
+	VMOVUPS.Z   (R8), K1, Z5
+	VFMADD231PS Z5, Z4, Z2
+
+seqsDone:
+	VADDPS        Z1, Z0, Z0
+	VADDPS        Z3, Z2, Z2
+	VADDPS        Z2, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VMOVSS        X0, (AX)
+	ADDQ          $0x00000004, AX
+	ADDQ          (SP), DX
+	DECQ          CX
+	JMP           rowSingle
+
+done:
+	VZEROUPPER
+	RET
+
+// func matVecSplit4PF1KL2AVX512(dst []float32, a []float32, lda int, x []float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV, MMX+
+TEXT ·matVecSplit4PF1KL2AVX512(SB), NOSPLIT, $16-80
+	MOVQ  dst_base+0(FP), AX
+	MOVQ  dst_len+8(FP), CX
+	MOVQ  a_base+24(FP), DX
+	MOVQ  lda+48(FP), BX
+	SHLQ  $0x02, BX
+	MOVQ  BX, (SP)
+	MOVQ  x_base+56(FP), BX
+	MOVQ  x_len+64(FP), SI
+	MOVQ  SI, DI
+	ANDQ  $0x0000000f, DI
+	JZ    maskDone
+	MOVL  $0x0000ffff, R8
+	BZHIL DI, R8, R8
+	KMOVW R8, K1
+
+maskDone:
+	MOVQ  CX, DI
+	SHRQ  $0x02, DI
+	MOVQ  DI, R8
+	SHLQ  $0x02, R8
+	MOVQ  R8, 8(SP)
+	MOVQ  DI, R8
+	IMULQ (SP), R8
+	LEAQ  (R8)(R8*2), R9
+	ANDQ  $0x00000003, CX
+	TESTQ DI, DI
+	JZ    blocksDone
+
+block:
+	LEAQ    -1(DI), R11
+	IMULQ   (SP), R11
+	XORQ    R10, R10
+	MOVQ    $0x00000400, R12
+	CMPQ    R11, R12
+	CMOVQCC R12, R10
+	MOVQ    DX, R11
+	MOVQ    BX, R12
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	LEAQ    (R11)(R10*1), R13
+	MOVQ    SI, R10
+	SHRQ    $0x04, R10
+	JZ      blockTail
+
+blockVector:
+	VMOVUPS     (R12), Z4
+	VFMADD231PS (R11), Z4, Z0
+	VFMADD231PS (R11)(R8*1), Z4, Z1
+	VFMADD231PS (R11)(R8*2), Z4, Z2
+	VFMADD231PS (R11)(R9*1), Z4, Z3
+	PREFETCHT1  (R13)
+	PREFETCHT1  (R13)(R8*1)
+	PREFETCHT1  (R13)(R8*2)
+	PREFETCHT1  (R13)(R9*1)
 	ADDQ        $0x00000040, R11
 	ADDQ        $0x00000040, R12
 	ADDQ        $0x00000040, R13

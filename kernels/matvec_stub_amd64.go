@@ -19,10 +19,20 @@ func matVecAVX512(dst []float32, a []float32, lda int, x []float32)
 //go:noescape
 func matVecSplit4PF1KAVX2(dst []float32, a []float32, lda int, x []float32)
 
+// matVecSplit4PF1KL2AVX2 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A as four streams.
+//
+//go:noescape
+func matVecSplit4PF1KL2AVX2(dst []float32, a []float32, lda int, x []float32)
+
 // matVecSplit4PF1KAVX512 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A as four streams.
 //
 //go:noescape
 func matVecSplit4PF1KAVX512(dst []float32, a []float32, lda int, x []float32)
+
+// matVecSplit4PF1KL2AVX512 sets dst = A·x for the len(dst)×len(x) matrix A with row stride lda, reading A as four streams.
+//
+//go:noescape
+func matVecSplit4PF1KL2AVX512(dst []float32, a []float32, lda int, x []float32)
 
 // matTVecAVX2 sets dst += Aᵀ·x for the len(x)×len(dst) matrix A with row stride lda.
 //
