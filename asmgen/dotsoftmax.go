@@ -17,14 +17,17 @@ func init() {
 // genDotSoftmaxFamily emits the kernels the route table can choose
 // (kernels/dispatch_amd64.go): per ISA the near kernel and the far kernel
 // without and with a prefetch one block ahead, and on AVX-512 the far kernel
-// that reads the rows as four streams (dotSoftmaxMatTVecFarSplit4PF1<ISA>).
+// that reads the rows as four streams (dotSoftmaxMatTVecFarSplit4PF1<ISA>),
+// the prefetching ones in both prefetch levels (…L2<ISA> into L2).
 func genDotSoftmaxFamily() {
 	for _, s := range dualISAs {
 		genDotSoftmaxMatTVec(s, false, 0, orderBlocks, splitShape{})
 		genDotSoftmaxMatTVec(s, true, 0, orderBlocks, splitShape{})
-		genDotSoftmaxMatTVec(s, true, 1, orderBlocks, splitShape{})
-		if s.evex {
-			genDotSoftmaxMatTVec(s, true, 1, orderSplit, splitShape{4, 1, ""})
+		for _, l := range prefetchLevels {
+			genDotSoftmaxMatTVec(s, true, 1, orderBlocks, splitShape{hint: l.suffix()})
+			if s.evex {
+				genDotSoftmaxMatTVec(s, true, 1, orderSplit, splitShape{4, 1, l.suffix()})
+			}
 		}
 	}
 }
@@ -56,7 +59,8 @@ var dotSoftmaxTrialSplits = []splitShape{
 
 // splitShape is a split far variant: the rows in parts read as that many
 // streams, each line also prefetched pfBlocks blocks ahead in its part (none
-// for 0) with PREFETCHT0, or PREFETCHT2 for hint "T2".
+// for 0) with PREFETCHT0, PREFETCHT1 for hint "L2" or PREFETCHT2 for "T2".
+// The far kernel of orderBlocks takes only its hint.
 type splitShape struct {
 	parts, pfBlocks int
 	hint            string
@@ -95,7 +99,8 @@ const (
 // (kernels/DESIGN.md explains this layout).
 //
 // With pfBlocks > 0, far emits dotSoftmaxMatTVecFarPF<pfBlocks><ISA>, which
-// also prefetches (PREFETCHT0), for every line of a row it reads, the line at
+// also prefetches (PREFETCHT0; PREFETCHT1 for …PF<pfBlocks>L2<ISA>, sp.hint
+// "L2"), for every line of a row it reads, the line at
 // the same place pfBlocks blocks ahead, unless fewer than pfBlocks follow: it keeps
 // more lines in flight than the hardware prefetcher alone on cores whose
 // prefetcher falls behind a single stream (kernels/DESIGN.md).
@@ -135,7 +140,7 @@ func genDotSoftmaxMatTVec(s *isa, far bool, pfBlocks int, order int, sp splitSha
 	case far && ahead:
 		name = s.name(fmt.Sprintf("dotSoftmaxMatTVecFarAheadPF%d", pfBlocks))
 	case far && pfBlocks > 0:
-		name = s.name(fmt.Sprintf("dotSoftmaxMatTVecFarPF%d", pfBlocks))
+		name = s.name(fmt.Sprintf("dotSoftmaxMatTVecFarPF%d%s", pfBlocks, sp.hint))
 	case far:
 		name = s.name("dotSoftmaxMatTVecFar")
 	}
@@ -204,7 +209,7 @@ func genDotSoftmaxMatTVec(s *isa, far bool, pfBlocks int, order int, sp splitSha
 				asm.CMOVQCS(none, pfOff)
 			}
 			for i, m := range rowsAt(p, q, 0) {
-				rowDot(w, acc[i], m, hp, cnt, i, k8, pfOff)
+				rowDot(w, acc[i], m, hp, cnt, i, k8, pfOff, sp.hint)
 			}
 		} else {
 			if wide {
@@ -445,8 +450,10 @@ func jumpIfNotFinite(s *isa, v VecVirtual, label string) {
 // lanes (summed later): len(ctx)/lanes vectors of y, four accumulators while
 // four remain, then one at a time, then for a 16-lane y the last half vector
 // under the opmask k8. i tells the labels of row i apart. If pfOff is not
-// nil, every line read is also prefetched pfOff bytes ahead.
-func rowDot(y *isa, acc VecVirtual, m Mem, h, cnt GPVirtual, i int, k8 OpmaskVirtual, pfOff GPVirtual) {
+// nil, every line read is also prefetched pfOff bytes ahead (prefetchOf
+// hint).
+func rowDot(y *isa, acc VecVirtual, m Mem, h, cnt GPVirtual, i int, k8 OpmaskVirtual, pfOff GPVirtual, hint string) {
+	prefetch := prefetchOf(hint)
 	rp, hp := asm.GP64(), asm.GP64()
 	asm.LEAQ(m, rp)
 	asm.MOVQ(h, hp)
@@ -467,7 +474,7 @@ func rowDot(y *isa, acc VecVirtual, m Mem, h, cnt GPVirtual, i int, k8 OpmaskVir
 	}
 	if pfOff != nil {
 		for d := 0; d < 4*y.bytes(); d += 64 {
-			asm.PREFETCHT0(Mem{Base: rp, Index: pfOff, Scale: 1, Disp: d})
+			prefetch(Mem{Base: rp, Index: pfOff, Scale: 1, Disp: d})
 		}
 	}
 	asm.ADDQ(U32(4*y.bytes()), rp)
@@ -484,7 +491,7 @@ func rowDot(y *isa, acc VecVirtual, m Mem, h, cnt GPVirtual, i int, k8 OpmaskVir
 	asm.VMOVUPS(Mem{Base: hp}, xv)
 	asm.VFMADD231PS(Mem{Base: rp}, xv, acc)
 	if pfOff != nil {
-		asm.PREFETCHT0(Mem{Base: rp, Index: pfOff, Scale: 1})
+		prefetch(Mem{Base: rp, Index: pfOff, Scale: 1})
 	}
 	asm.ADDQ(U32(y.bytes()), rp)
 	asm.ADDQ(U32(y.bytes()), hp)
@@ -646,6 +653,18 @@ func splitBlocks(y, w *isa, a, lda, lda3, sc, n GPVirtual, sp splitShape, k8 Opm
 	asm.JMP(LabelRef("split"))
 }
 
+// prefetchOf returns the prefetch of a splitShape's hint: PREFETCHT0 for
+// none, PREFETCHT1 for "L2", PREFETCHT2 for "T2".
+func prefetchOf(hint string) func(Mem) {
+	switch hint {
+	case "L2":
+		return pfL2.prefetch
+	case "T2":
+		return func(m Mem) { asm.PREFETCHT2(m) }
+	}
+	return pfL1.prefetch
+}
+
 // splitRowAddr sets rp to the address of row i (0 ≤ i < 8) of the block at a.
 func splitRowAddr(rp, a, lda, lda3 GPVirtual, i int) {
 	switch i {
@@ -677,13 +696,9 @@ func splitRowAddr(rp, a, lda, lda3 GPVirtual, i int) {
 // half vector under the opmask k8. With nacc = 2 each part sums the two
 // vectors of a pair in two accumulators, added at the end. It advances rp.
 // If pfA is not nil, every line read is also prefetched pfA bytes further on
-// in its part, by PREFETCHT0, or PREFETCHT2 for hint "T2". i tells the labels of row i
-// apart.
+// in its part (prefetchOf hint). i tells the labels of row i apart.
 func rowDotParts(y *isa, acc []VecVirtual, nacc int, rp, off, cnt GPVirtual, i int, k8 OpmaskVirtual, pfA GPVirtual, hint string) {
-	prefetch := asm.PREFETCHT0
-	if hint == "T2" {
-		prefetch = asm.PREFETCHT2
-	}
+	prefetch := prefetchOf(hint)
 	hp := load(asm.Param("h").Base())
 	t := make([][]VecVirtual, len(acc)) // t[s][j]: part s's accumulator j
 	for s := range t {

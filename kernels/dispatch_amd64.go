@@ -94,8 +94,8 @@ type route struct {
 	ntQuads batchSet
 	// pfL2 makes the kernels that come in both levels (skinnyNT, the
 	// reduced-precision steps' prefetching variants, MatVec's four-stream
-	// far kernel) prefetch into L2 (PREFETCHT1, the …L2 kernels) rather
-	// than L1 (PREFETCHT0).
+	// far kernel, the fused dot step's dotFarSplit kernels) prefetch into
+	// L2 (PREFETCHT1, the …L2 kernels) rather than L1 (PREFETCHT0).
 	pfL2 bool
 	// stepPF lists the reduced-precision formats whose fused step, over
 	// keys and values beyond L2, takes its prefetching variant
@@ -478,11 +478,14 @@ type dotSoftmaxKernelFunc = func(ctx, scores, a []float32, lda int, h []float32,
 
 // dotSoftmaxKernels are the fused step's kernels by ISA and width (avx2,
 // avx512 in YMM, avx512 in ZMM): near (A in L2 or L3), far without and with
-// a prefetch one block ahead (A from memory).
-var dotSoftmaxKernels = [3]struct{ near, far, farPF dotSoftmaxKernelFunc }{
-	{dotSoftmaxMatTVecAVX2, dotSoftmaxMatTVecFarAVX2, dotSoftmaxMatTVecFarPF1AVX2},
-	{dotSoftmaxMatTVecAVX512, dotSoftmaxMatTVecFarAVX512, dotSoftmaxMatTVecFarPF1AVX512},
-	{dotSoftmaxMatTVecAVX512Z, dotSoftmaxMatTVecFarAVX512Z, dotSoftmaxMatTVecFarPF1AVX512Z},
+// a prefetch one block ahead into L1 and into L2 (A from memory), and on
+// AVX-512 the four-stream kernel prefetching into L1 and into L2.
+var dotSoftmaxKernels = [3]struct{ near, far, farPF, farPFL2, split, splitL2 dotSoftmaxKernelFunc }{
+	{dotSoftmaxMatTVecAVX2, dotSoftmaxMatTVecFarAVX2, dotSoftmaxMatTVecFarPF1AVX2, dotSoftmaxMatTVecFarPF1L2AVX2, nil, nil},
+	{dotSoftmaxMatTVecAVX512, dotSoftmaxMatTVecFarAVX512, dotSoftmaxMatTVecFarPF1AVX512, dotSoftmaxMatTVecFarPF1L2AVX512,
+		dotSoftmaxMatTVecFarSplit4PF1AVX512, dotSoftmaxMatTVecFarSplit4PF1L2AVX512},
+	{dotSoftmaxMatTVecAVX512Z, dotSoftmaxMatTVecFarAVX512Z, dotSoftmaxMatTVecFarPF1AVX512Z, dotSoftmaxMatTVecFarPF1L2AVX512Z,
+		dotSoftmaxMatTVecFarSplit4PF1AVX512Z, dotSoftmaxMatTVecFarSplit4PF1L2AVX512Z},
 }
 
 // widthIndex is the index of the active ISA and AVX-512 width in the
@@ -508,11 +511,13 @@ func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *Softm
 		if n > 0 {
 			ks := &dotSoftmaxKernels[widthIndex(famStep)]
 			kind := dotSoftmaxFar(n, lda)
-			kernel := ks.near
-			switch kind {
-			case dotFarOne:
+			kernel, split := ks.near, ks.split
+			switch {
+			case kind == dotFarOne:
 				kernel = ks.far
-			case dotFarSplit:
+			case kind == dotFarSplit && rt.pfL2:
+				kernel, split = ks.farPFL2, ks.splitL2
+			case kind == dotFarSplit:
 				kernel = ks.farPF
 			}
 			n4 := 0
@@ -521,10 +526,6 @@ func dotSoftmaxMatTVec(ctx, scores, a []float32, lda int, h []float32, st *Softm
 			}
 			var r int
 			if n4 > 0 {
-				split := dotSoftmaxMatTVecFarSplit4PF1AVX512
-				if zmm(famStep) {
-					split = dotSoftmaxMatTVecFarSplit4PF1AVX512Z
-				}
 				if st.Max, st.Sum, r = split(hide(ctx), hide(scores[:n4]), hide(a), lda, hide(h), st.Max, st.Sum); r != 0 {
 					return false
 				}

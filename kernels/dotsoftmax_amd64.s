@@ -1355,6 +1355,575 @@ special:
 	VZEROUPPER
 	RET
 
+// func dotSoftmaxMatTVecFarPF1L2AVX2(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, CMOV, FMA3, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarPF1L2AVX2(SB), NOSPLIT, $8-128
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ    CX, $0x00000008
+	JB      end
+	MOVQ    DX, DI
+	LEAQ    (DX)(BX*4), R8
+	MOVQ    h_base+80(FP), R9
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x03, R10
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	VXORPS  Y9, Y9, Y9
+	XORQ    R10, R10
+	MOVQ    BX, R11
+	SHLQ    $0x03, R11
+	CMPQ    CX, $0x00000010
+	CMOVQCS R10, R11
+	LEAQ    (DI), R12
+	MOVQ    R9, R13
+	VXORPS  Y10, Y10, Y10
+	VXORPS  Y11, Y11, Y11
+	VXORPS  Y12, Y12, Y12
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x05, R10
+	JZ      row0Ones
+
+row0Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y2
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT1  (R12)(R11*1)
+	PREFETCHT1  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row0Four
+
+row0Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row0Done
+
+row0One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y2
+	PREFETCHT1  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row0One
+
+row0Done:
+	VADDPS Y10, Y2, Y2
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y2, Y2
+	LEAQ   (DI)(BX*1), R12
+	MOVQ   R9, R13
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row1Ones
+
+row1Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y3
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT1  (R12)(R11*1)
+	PREFETCHT1  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row1Four
+
+row1Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row1Done
+
+row1One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y3
+	PREFETCHT1  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row1One
+
+row1Done:
+	VADDPS Y10, Y3, Y3
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y3, Y3
+	LEAQ   (DI)(BX*2), R12
+	MOVQ   R9, R13
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row2Ones
+
+row2Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y4
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT1  (R12)(R11*1)
+	PREFETCHT1  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row2Four
+
+row2Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row2Done
+
+row2One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y4
+	PREFETCHT1  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row2One
+
+row2Done:
+	VADDPS Y10, Y4, Y4
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y4, Y4
+	LEAQ   (DI)(SI*1), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row3Ones
+
+row3Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y5
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT1  (DI)(R11*1)
+	PREFETCHT1  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row3Four
+
+row3Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row3Done
+
+row3One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y5
+	PREFETCHT1  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row3One
+
+row3Done:
+	VADDPS Y10, Y5, Y5
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y5, Y5
+	LEAQ   (R8), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row4Ones
+
+row4Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y6
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT1  (DI)(R11*1)
+	PREFETCHT1  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row4Four
+
+row4Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row4Done
+
+row4One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y6
+	PREFETCHT1  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row4One
+
+row4Done:
+	VADDPS Y10, Y6, Y6
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y6, Y6
+	LEAQ   (R8)(BX*1), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row5Ones
+
+row5Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y7
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT1  (DI)(R11*1)
+	PREFETCHT1  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row5Four
+
+row5Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row5Done
+
+row5One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y7
+	PREFETCHT1  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row5One
+
+row5Done:
+	VADDPS Y10, Y7, Y7
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y7, Y7
+	LEAQ   (R8)(BX*2), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row6Ones
+
+row6Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y8
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT1  (DI)(R11*1)
+	PREFETCHT1  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row6Four
+
+row6Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row6Done
+
+row6One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y8
+	PREFETCHT1  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row6One
+
+row6Done:
+	VADDPS Y10, Y8, Y8
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y8, Y8
+	LEAQ   (R8)(SI*1), DI
+	MOVQ   R9, R8
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row7Ones
+
+row7Four:
+	VMOVUPS     (R8), Y13
+	VFMADD231PS (DI), Y13, Y9
+	VMOVUPS     32(R8), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R8), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R8), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT1  (DI)(R11*1)
+	PREFETCHT1  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R8
+	DECQ        R10
+	JNZ         row7Four
+
+row7Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row7Done
+
+row7One:
+	VMOVUPS     (R8), Y13
+	VFMADD231PS (DI), Y13, Y9
+	PREFETCHT1  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	DECQ        R10
+	JNZ         row7One
+
+row7Done:
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y12, Y11, Y11
+	VADDPS       Y11, Y9, Y9
+	VSHUFPS      $0x88, Y3, Y2, Y10
+	VSHUFPS      $0xdd, Y3, Y2, Y2
+	VADDPS       Y2, Y10, Y10
+	VSHUFPS      $0x88, Y5, Y4, Y2
+	VSHUFPS      $0xdd, Y5, Y4, Y3
+	VADDPS       Y3, Y2, Y2
+	VSHUFPS      $0x88, Y2, Y10, Y3
+	VSHUFPS      $0xdd, Y2, Y10, Y2
+	VADDPS       Y2, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X2
+	VADDPS       X2, X3, X3
+	VSHUFPS      $0x88, Y7, Y6, Y2
+	VSHUFPS      $0xdd, Y7, Y6, Y4
+	VADDPS       Y4, Y2, Y2
+	VSHUFPS      $0x88, Y9, Y8, Y4
+	VSHUFPS      $0xdd, Y9, Y8, Y5
+	VADDPS       Y5, Y4, Y4
+	VSHUFPS      $0x88, Y4, Y2, Y5
+	VSHUFPS      $0xdd, Y4, Y2, Y2
+	VADDPS       Y2, Y5, Y5
+	VEXTRACTF128 $0x01, Y5, X2
+	VADDPS       X2, X5, X5
+	VINSERTF128  $0x01, X5, Y3, Y2
+	VMOVUPS      Y2, (AX)
+	VSUBPS       Y2, Y2, Y3
+	VCMPPS       $0x03, Y3, Y3, Y3
+	VMOVMSKPS    Y3, DI
+	TESTL        DI, DI
+	JNZ          special
+	VMOVAPS      Y2, Y3
+	VEXTRACTF128 $0x01, Y3, X4
+	VMAXPS       X4, X3, X3
+	VSHUFPS      $0x4e, X3, X3, X4
+	VMAXPS       X4, X3, X3
+	VSHUFPS      $0xb1, X3, X3, X4
+	VMAXPS       X4, X3, X3
+	VUCOMISS     (SP), X3
+	JBE          weights
+	VMOVSS       (SP), X1
+	VSUBSS       X3, X1, X1
+	VMOVSS       X3, (SP)
+	VBROADCASTSS X1, Y1
+	VMOVUPS      consts<>+0(SB), Y3
+	VFMADD213PS  consts<>+96(SB), Y1, Y3
+	VSUBPS       consts<>+96(SB), Y3, Y4
+	VMOVAPS      Y1, Y5
+	VFNMADD231PS consts<>+32(SB), Y4, Y5
+	VFNMADD231PS consts<>+64(SB), Y4, Y5
+	VMOVUPS      consts<>+320(SB), Y4
+	VFMADD213PS  consts<>+288(SB), Y5, Y4
+	VFMADD213PS  consts<>+256(SB), Y5, Y4
+	VFMADD213PS  consts<>+224(SB), Y5, Y4
+	VFMADD213PS  consts<>+192(SB), Y5, Y4
+	VFMADD213PS  consts<>+160(SB), Y5, Y4
+	VFMADD213PS  consts<>+160(SB), Y5, Y4
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       Y3, Y4, Y4
+	VCMPPS       $0x15, consts<>+352(SB), Y1, Y1
+	VANDPS       Y1, Y4, Y4
+	VMULPS       Y4, Y0, Y0
+	MOVQ         ctx_base+0(FP), DI
+	MOVQ         ctx_len+8(FP), R10
+	SHRQ         $0x03, R10
+
+rescale:
+	VMULPS       (DI), Y4, Y1
+	VMOVUPS      Y1, (DI)
+	ADDQ         $0x00000020, DI
+	DECQ         R10
+	JNZ          rescale
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS       Y1, Y2, Y2
+	VMOVUPS      consts<>+0(SB), Y3
+	VFMADD213PS  consts<>+96(SB), Y2, Y3
+	VSUBPS       consts<>+96(SB), Y3, Y4
+	VMOVAPS      Y2, Y5
+	VFNMADD231PS consts<>+32(SB), Y4, Y5
+	VFNMADD231PS consts<>+64(SB), Y4, Y5
+	VMOVUPS      consts<>+320(SB), Y4
+	VFMADD213PS  consts<>+288(SB), Y5, Y4
+	VFMADD213PS  consts<>+256(SB), Y5, Y4
+	VFMADD213PS  consts<>+224(SB), Y5, Y4
+	VFMADD213PS  consts<>+192(SB), Y5, Y4
+	VFMADD213PS  consts<>+160(SB), Y5, Y4
+	VFMADD213PS  consts<>+160(SB), Y5, Y4
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       Y3, Y4, Y4
+	VCMPPS       $0x15, consts<>+352(SB), Y2, Y2
+	VANDPS       Y2, Y4, Y4
+	VADDPS       Y4, Y0, Y0
+	VPERM2F128   $0x00, Y4, Y4, Y2
+	VPERM2F128   $0x11, Y4, Y4, Y3
+	VSHUFPS      $0x00, Y2, Y2, Y4
+	VSHUFPS      $0x55, Y2, Y2, Y5
+	VSHUFPS      $0xaa, Y2, Y2, Y6
+	VSHUFPS      $0xff, Y2, Y2, Y2
+	VSHUFPS      $0x00, Y3, Y3, Y7
+	VSHUFPS      $0x55, Y3, Y3, Y8
+	VSHUFPS      $0xaa, Y3, Y3, Y9
+	VSHUFPS      $0xff, Y3, Y3, Y3
+	MOVQ         DX, DI
+	LEAQ         (DX)(BX*4), R8
+	MOVQ         ctx_base+0(FP), R9
+	MOVQ         ctx_len+8(FP), R10
+	SHRQ         $0x04, R10
+	JZ           ctxOne
+
+ctxPair:
+	VMOVUPS     (R9), Y10
+	VFMADD231PS (DI), Y4, Y10
+	VFMADD231PS (DI)(BX*1), Y5, Y10
+	VFMADD231PS (DI)(BX*2), Y6, Y10
+	VFMADD231PS (DI)(SI*1), Y2, Y10
+	VFMADD231PS (R8), Y7, Y10
+	VFMADD231PS (R8)(BX*1), Y8, Y10
+	VFMADD231PS (R8)(BX*2), Y9, Y10
+	VFMADD231PS (R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R9)
+	VMOVUPS     32(R9), Y10
+	VFMADD231PS 32(DI), Y4, Y10
+	VFMADD231PS 32(DI)(BX*1), Y5, Y10
+	VFMADD231PS 32(DI)(BX*2), Y6, Y10
+	VFMADD231PS 32(DI)(SI*1), Y2, Y10
+	VFMADD231PS 32(R8), Y7, Y10
+	VFMADD231PS 32(R8)(BX*1), Y8, Y10
+	VFMADD231PS 32(R8)(BX*2), Y9, Y10
+	VFMADD231PS 32(R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, 32(R9)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          next
+	VMOVUPS     (R9), Y10
+	VFMADD231PS (DI), Y4, Y10
+	VFMADD231PS (DI)(BX*1), Y5, Y10
+	VFMADD231PS (DI)(BX*2), Y6, Y10
+	VFMADD231PS (DI)(SI*1), Y2, Y10
+	VFMADD231PS (R8), Y7, Y10
+	VFMADD231PS (R8)(BX*1), Y8, Y10
+	VFMADD231PS (R8)(BX*2), Y9, Y10
+	VFMADD231PS (R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R9)
+
+next:
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS       (SP), X1
+	MOVSS        X1, ret+112(FP)
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VSHUFPS      $0x4e, X0, X0, X1
+	VADDPS       X1, X0, X0
+	VSHUFPS      $0xb1, X0, X0, X1
+	VADDPS       X1, X0, X0
+	MOVSS        X0, ret1+116(FP)
+	XORQ         AX, AX
+	MOVQ         AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
 // func dotSoftmaxMatTVecAVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, FMA3, MMX+, SSE
 TEXT ·dotSoftmaxMatTVecAVX512(SB), NOSPLIT, $8-128
@@ -3121,6 +3690,1239 @@ split7Two:
 	PREFETCHT0  (CX)(R10*1)
 	PREFETCHT0  (CX)(R10*2)
 	PREFETCHT0  (CX)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, CX
+	DECQ        R8
+	JNZ         split7Two
+
+split7One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split7Half
+	VMOVUPS     (R11), Y22
+	VFMADD231PS (DI), Y22, Y18
+	VFMADD231PS (DI)(R10*1), Y22, Y19
+	VFMADD231PS (DI)(R10*2), Y22, Y20
+	VFMADD231PS (DI)(R13*1), Y22, Y21
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split7Half:
+	VSHUFPS       $0x88, Y10, Y2, Y22
+	VSHUFPS       $0xdd, Y10, Y2, Y2
+	VADDPS        Y2, Y22, Y22
+	VSHUFPS       $0x88, Y18, Y14, Y2
+	VSHUFPS       $0xdd, Y18, Y14, Y10
+	VADDPS        Y10, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y22, Y10
+	VSHUFPS       $0xdd, Y2, Y22, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF32X4 $0x01, Y10, X2
+	VADDPS        X2, X10, X10
+	VSHUFPS       $0x88, Y11, Y3, Y2
+	VSHUFPS       $0xdd, Y11, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y19, Y15, Y3
+	VSHUFPS       $0xdd, Y19, Y15, Y11
+	VADDPS        Y11, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y11
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF32X4 $0x01, Y11, X2
+	VADDPS        X2, X11, X11
+	VSHUFPS       $0x88, Y12, Y8, Y2
+	VSHUFPS       $0xdd, Y12, Y8, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y20, Y16, Y3
+	VSHUFPS       $0xdd, Y20, Y16, Y8
+	VADDPS        Y8, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y8
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF32X4 $0x01, Y8, X2
+	VADDPS        X2, X8, X8
+	VSHUFPS       $0x88, Y13, Y9, Y2
+	VSHUFPS       $0xdd, Y13, Y9, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y21, Y17, Y3
+	VSHUFPS       $0xdd, Y21, Y17, Y9
+	VADDPS        Y9, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y9
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF32X4 $0x01, Y9, X2
+	VADDPS        X2, X9, X9
+	VINSERTF32X4  $0x01, X10, Y6, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X11, Y7, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X8, Y4, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X9, Y5, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, R11
+	MOVQ          AX, R12
+	MOVQ          $0x00000004, R13
+
+splitPass:
+	VMOVUPS           (R12), Y2
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K1
+	KORTESTB          K1, K1
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VMULPS            Y5, Y0, Y0
+	MOVQ              ctx_base+0(FP), CX
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x03, R8
+
+rescale:
+	VMULPS       (CX), Y5, Y1
+	VMOVUPS      Y1, (CX)
+	ADDQ         $0x00000020, CX
+	DECQ         R8
+	JNZ          rescale
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VADDPS            Y5, Y0, Y0
+	VSHUFF32X4        $0x00, Y5, Y5, Y2
+	VSHUFF32X4        $0x03, Y5, Y5, Y3
+	VSHUFPS           $0x00, Y2, Y2, Y4
+	VSHUFPS           $0x55, Y2, Y2, Y5
+	VSHUFPS           $0xaa, Y2, Y2, Y6
+	VSHUFPS           $0xff, Y2, Y2, Y2
+	VSHUFPS           $0x00, Y3, Y3, Y7
+	VSHUFPS           $0x55, Y3, Y3, Y8
+	VSHUFPS           $0xaa, Y3, Y3, Y9
+	VSHUFPS           $0xff, Y3, Y3, Y3
+	MOVQ              R11, CX
+	LEAQ              (R11)(BX*4), DI
+	MOVQ              ctx_base+0(FP), R14
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
+	JZ                ctxOne
+
+ctxPair:
+	VMOVUPS     (R14), Y10
+	VFMADD231PS (CX), Y4, Y10
+	VFMADD231PS (CX)(BX*1), Y5, Y10
+	VFMADD231PS (CX)(BX*2), Y6, Y10
+	VFMADD231PS (CX)(SI*1), Y2, Y10
+	VFMADD231PS (DI), Y7, Y10
+	VFMADD231PS (DI)(BX*1), Y8, Y10
+	VFMADD231PS (DI)(BX*2), Y9, Y10
+	VFMADD231PS (DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R14)
+	VMOVUPS     32(R14), Y10
+	VFMADD231PS 32(CX), Y4, Y10
+	VFMADD231PS 32(CX)(BX*1), Y5, Y10
+	VFMADD231PS 32(CX)(BX*2), Y6, Y10
+	VFMADD231PS 32(CX)(SI*1), Y2, Y10
+	VFMADD231PS 32(DI), Y7, Y10
+	VFMADD231PS 32(DI)(BX*1), Y8, Y10
+	VFMADD231PS 32(DI)(BX*2), Y9, Y10
+	VFMADD231PS 32(DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, 32(R14)
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          next
+	VMOVUPS     (R14), Y10
+	VFMADD231PS (CX), Y4, Y10
+	VFMADD231PS (CX)(BX*1), Y5, Y10
+	VFMADD231PS (CX)(BX*2), Y6, Y10
+	VFMADD231PS (CX)(SI*1), Y2, Y10
+	VFMADD231PS (DI), Y7, Y10
+	VFMADD231PS (DI)(BX*1), Y8, Y10
+	VFMADD231PS (DI)(BX*2), Y9, Y10
+	VFMADD231PS (DI)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R14)
+
+next:
+	ADDQ R10, R11
+	ADDQ 8(SP), R12
+	DECQ R13
+	JNZ  splitPass
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	DECQ R9
+	JMP  split
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarPF1L2AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, FMA3, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarPF1L2AVX512(SB), NOSPLIT, $8-128
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ    CX, $0x00000008
+	JB      end
+	MOVQ    DX, DI
+	LEAQ    (DX)(BX*4), R8
+	MOVQ    h_base+80(FP), R9
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x03, R10
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	VXORPS  Y9, Y9, Y9
+	XORQ    R10, R10
+	MOVQ    BX, R11
+	SHLQ    $0x03, R11
+	CMPQ    CX, $0x00000010
+	CMOVQCS R10, R11
+	LEAQ    (DI), R12
+	MOVQ    R9, R13
+	VXORPS  Y10, Y10, Y10
+	VXORPS  Y11, Y11, Y11
+	VXORPS  Y12, Y12, Y12
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x05, R10
+	JZ      row0Ones
+
+row0Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y2
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT1  (R12)(R11*1)
+	PREFETCHT1  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row0Four
+
+row0Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row0Done
+
+row0One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y2
+	PREFETCHT1  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row0One
+
+row0Done:
+	VADDPS Y10, Y2, Y2
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y2, Y2
+	LEAQ   (DI)(BX*1), R12
+	MOVQ   R9, R13
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row1Ones
+
+row1Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y3
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT1  (R12)(R11*1)
+	PREFETCHT1  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row1Four
+
+row1Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row1Done
+
+row1One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y3
+	PREFETCHT1  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row1One
+
+row1Done:
+	VADDPS Y10, Y3, Y3
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y3, Y3
+	LEAQ   (DI)(BX*2), R12
+	MOVQ   R9, R13
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row2Ones
+
+row2Four:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y4
+	VMOVUPS     32(R13), Y13
+	VFMADD231PS 32(R12), Y13, Y10
+	VMOVUPS     64(R13), Y13
+	VFMADD231PS 64(R12), Y13, Y11
+	VMOVUPS     96(R13), Y13
+	VFMADD231PS 96(R12), Y13, Y12
+	PREFETCHT1  (R12)(R11*1)
+	PREFETCHT1  64(R12)(R11*1)
+	ADDQ        $0x00000080, R12
+	ADDQ        $0x00000080, R13
+	DECQ        R10
+	JNZ         row2Four
+
+row2Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row2Done
+
+row2One:
+	VMOVUPS     (R13), Y13
+	VFMADD231PS (R12), Y13, Y4
+	PREFETCHT1  (R12)(R11*1)
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	DECQ        R10
+	JNZ         row2One
+
+row2Done:
+	VADDPS Y10, Y4, Y4
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y4, Y4
+	LEAQ   (DI)(SI*1), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row3Ones
+
+row3Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y5
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT1  (DI)(R11*1)
+	PREFETCHT1  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row3Four
+
+row3Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row3Done
+
+row3One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y5
+	PREFETCHT1  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row3One
+
+row3Done:
+	VADDPS Y10, Y5, Y5
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y5, Y5
+	LEAQ   (R8), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row4Ones
+
+row4Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y6
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT1  (DI)(R11*1)
+	PREFETCHT1  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row4Four
+
+row4Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row4Done
+
+row4One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y6
+	PREFETCHT1  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row4One
+
+row4Done:
+	VADDPS Y10, Y6, Y6
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y6, Y6
+	LEAQ   (R8)(BX*1), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row5Ones
+
+row5Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y7
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT1  (DI)(R11*1)
+	PREFETCHT1  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row5Four
+
+row5Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row5Done
+
+row5One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y7
+	PREFETCHT1  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row5One
+
+row5Done:
+	VADDPS Y10, Y7, Y7
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y7, Y7
+	LEAQ   (R8)(BX*2), DI
+	MOVQ   R9, R12
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row6Ones
+
+row6Four:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y8
+	VMOVUPS     32(R12), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R12), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R12), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT1  (DI)(R11*1)
+	PREFETCHT1  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R12
+	DECQ        R10
+	JNZ         row6Four
+
+row6Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row6Done
+
+row6One:
+	VMOVUPS     (R12), Y13
+	VFMADD231PS (DI), Y13, Y8
+	PREFETCHT1  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R12
+	DECQ        R10
+	JNZ         row6One
+
+row6Done:
+	VADDPS Y10, Y8, Y8
+	VADDPS Y12, Y11, Y11
+	VADDPS Y11, Y8, Y8
+	LEAQ   (R8)(SI*1), DI
+	MOVQ   R9, R8
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x05, R10
+	JZ     row7Ones
+
+row7Four:
+	VMOVUPS     (R8), Y13
+	VFMADD231PS (DI), Y13, Y9
+	VMOVUPS     32(R8), Y13
+	VFMADD231PS 32(DI), Y13, Y10
+	VMOVUPS     64(R8), Y13
+	VFMADD231PS 64(DI), Y13, Y11
+	VMOVUPS     96(R8), Y13
+	VFMADD231PS 96(DI), Y13, Y12
+	PREFETCHT1  (DI)(R11*1)
+	PREFETCHT1  64(DI)(R11*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R8
+	DECQ        R10
+	JNZ         row7Four
+
+row7Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x03, R10
+	ANDQ $0x00000003, R10
+	JZ   row7Done
+
+row7One:
+	VMOVUPS     (R8), Y13
+	VFMADD231PS (DI), Y13, Y9
+	PREFETCHT1  (DI)(R11*1)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R8
+	DECQ        R10
+	JNZ         row7One
+
+row7Done:
+	VADDPS            Y10, Y9, Y9
+	VADDPS            Y12, Y11, Y11
+	VADDPS            Y11, Y9, Y9
+	VSHUFPS           $0x88, Y3, Y2, Y10
+	VSHUFPS           $0xdd, Y3, Y2, Y2
+	VADDPS            Y2, Y10, Y10
+	VSHUFPS           $0x88, Y5, Y4, Y2
+	VSHUFPS           $0xdd, Y5, Y4, Y3
+	VADDPS            Y3, Y2, Y2
+	VSHUFPS           $0x88, Y2, Y10, Y3
+	VSHUFPS           $0xdd, Y2, Y10, Y2
+	VADDPS            Y2, Y3, Y3
+	VEXTRACTF32X4     $0x01, Y3, X2
+	VADDPS            X2, X3, X3
+	VSHUFPS           $0x88, Y7, Y6, Y2
+	VSHUFPS           $0xdd, Y7, Y6, Y4
+	VADDPS            Y4, Y2, Y2
+	VSHUFPS           $0x88, Y9, Y8, Y4
+	VSHUFPS           $0xdd, Y9, Y8, Y5
+	VADDPS            Y5, Y4, Y4
+	VSHUFPS           $0x88, Y4, Y2, Y5
+	VSHUFPS           $0xdd, Y4, Y2, Y2
+	VADDPS            Y2, Y5, Y5
+	VEXTRACTF32X4     $0x01, Y5, X2
+	VADDPS            X2, X5, X5
+	VINSERTF32X4      $0x01, X5, Y3, Y2
+	VMOVUPS           Y2, (AX)
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K1
+	KORTESTB          K1, K1
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VMULPS            Y5, Y0, Y0
+	MOVQ              ctx_base+0(FP), DI
+	MOVQ              ctx_len+8(FP), R10
+	SHRQ              $0x03, R10
+
+rescale:
+	VMULPS       (DI), Y5, Y1
+	VMOVUPS      Y1, (DI)
+	ADDQ         $0x00000020, DI
+	DECQ         R10
+	JNZ          rescale
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VADDPS            Y5, Y0, Y0
+	VSHUFF32X4        $0x00, Y5, Y5, Y2
+	VSHUFF32X4        $0x03, Y5, Y5, Y3
+	VSHUFPS           $0x00, Y2, Y2, Y4
+	VSHUFPS           $0x55, Y2, Y2, Y5
+	VSHUFPS           $0xaa, Y2, Y2, Y6
+	VSHUFPS           $0xff, Y2, Y2, Y2
+	VSHUFPS           $0x00, Y3, Y3, Y7
+	VSHUFPS           $0x55, Y3, Y3, Y8
+	VSHUFPS           $0xaa, Y3, Y3, Y9
+	VSHUFPS           $0xff, Y3, Y3, Y3
+	MOVQ              DX, DI
+	LEAQ              (DX)(BX*4), R8
+	MOVQ              ctx_base+0(FP), R9
+	MOVQ              ctx_len+8(FP), R10
+	SHRQ              $0x04, R10
+	JZ                ctxOne
+
+ctxPair:
+	VMOVUPS     (R9), Y10
+	VFMADD231PS (DI), Y4, Y10
+	VFMADD231PS (DI)(BX*1), Y5, Y10
+	VFMADD231PS (DI)(BX*2), Y6, Y10
+	VFMADD231PS (DI)(SI*1), Y2, Y10
+	VFMADD231PS (R8), Y7, Y10
+	VFMADD231PS (R8)(BX*1), Y8, Y10
+	VFMADD231PS (R8)(BX*2), Y9, Y10
+	VFMADD231PS (R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R9)
+	VMOVUPS     32(R9), Y10
+	VFMADD231PS 32(DI), Y4, Y10
+	VFMADD231PS 32(DI)(BX*1), Y5, Y10
+	VFMADD231PS 32(DI)(BX*2), Y6, Y10
+	VFMADD231PS 32(DI)(SI*1), Y2, Y10
+	VFMADD231PS 32(R8), Y7, Y10
+	VFMADD231PS 32(R8)(BX*1), Y8, Y10
+	VFMADD231PS 32(R8)(BX*2), Y9, Y10
+	VFMADD231PS 32(R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, 32(R9)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          next
+	VMOVUPS     (R9), Y10
+	VFMADD231PS (DI), Y4, Y10
+	VFMADD231PS (DI)(BX*1), Y5, Y10
+	VFMADD231PS (DI)(BX*2), Y6, Y10
+	VFMADD231PS (DI)(SI*1), Y2, Y10
+	VFMADD231PS (R8), Y7, Y10
+	VFMADD231PS (R8)(BX*1), Y8, Y10
+	VFMADD231PS (R8)(BX*2), Y9, Y10
+	VFMADD231PS (R8)(SI*1), Y3, Y10
+	VMOVUPS     Y10, (R9)
+
+next:
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarSplit4PF1L2AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, FMA3, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarSplit4PF1L2AVX512(SB), NOSPLIT, $16-128
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVQ         CX, R9
+	SHRQ         $0x05, R9
+	MOVQ         R9, CX
+	SHLQ         $0x05, CX
+	MOVQ         CX, 8(SP)
+	MOVQ         R9, R10
+	SHLQ         $0x03, R10
+	IMULQ        BX, R10
+
+split:
+	TESTQ   R9, R9
+	JZ      end
+	XORQ    DI, DI
+	MOVQ    BX, CX
+	SHLQ    $0x03, CX
+	CMPQ    R9, $0x00000002
+	CMOVQCS DI, CX
+	MOVQ    AX, R12
+	MOVQ    DX, DI
+	MOVQ    h_base+80(FP), R11
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	LEAQ    (R10)(R10*2), R13
+	LEAQ    (DI)(CX*1), R14
+	MOVQ    ctx_len+8(FP), R8
+	SHRQ    $0x04, R8
+	JZ      split0One
+
+split0Two:
+	VMOVUPS     (R11), Y6
+	VFMADD231PS (DI), Y6, Y2
+	VFMADD231PS (DI)(R10*1), Y6, Y3
+	VFMADD231PS (DI)(R10*2), Y6, Y4
+	VFMADD231PS (DI)(R13*1), Y6, Y5
+	VMOVUPS     32(R11), Y6
+	VFMADD231PS 32(DI), Y6, Y2
+	VFMADD231PS 32(DI)(R10*1), Y6, Y3
+	VFMADD231PS 32(DI)(R10*2), Y6, Y4
+	VFMADD231PS 32(DI)(R13*1), Y6, Y5
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R14)(R10*1)
+	PREFETCHT1  (R14)(R10*2)
+	PREFETCHT1  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split0Two
+
+split0One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split0Half
+	VMOVUPS     (R11), Y6
+	VFMADD231PS (DI), Y6, Y2
+	VFMADD231PS (DI)(R10*1), Y6, Y3
+	VFMADD231PS (DI)(R10*2), Y6, Y4
+	VFMADD231PS (DI)(R13*1), Y6, Y5
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split0Half:
+	LEAQ   (DX)(BX*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split1One
+
+split1Two:
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	VMOVUPS     32(R11), Y10
+	VFMADD231PS 32(DI), Y10, Y6
+	VFMADD231PS 32(DI)(R10*1), Y10, Y7
+	VFMADD231PS 32(DI)(R10*2), Y10, Y8
+	VFMADD231PS 32(DI)(R13*1), Y10, Y9
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R14)(R10*1)
+	PREFETCHT1  (R14)(R10*2)
+	PREFETCHT1  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split1Two
+
+split1One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split1Half
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(R10*1), Y10, Y7
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split1Half:
+	LEAQ   (DX)(BX*2), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split2One
+
+split2Two:
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	VMOVUPS     32(R11), Y14
+	VFMADD231PS 32(DI), Y14, Y10
+	VFMADD231PS 32(DI)(R10*1), Y14, Y11
+	VFMADD231PS 32(DI)(R10*2), Y14, Y12
+	VFMADD231PS 32(DI)(R13*1), Y14, Y13
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R14)(R10*1)
+	PREFETCHT1  (R14)(R10*2)
+	PREFETCHT1  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split2Two
+
+split2One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split2Half
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split2Half:
+	LEAQ   (DX)(SI*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	VXORPS Y16, Y16, Y16
+	VXORPS Y17, Y17, Y17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split3One
+
+split3Two:
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	VMOVUPS     32(R11), Y18
+	VFMADD231PS 32(DI), Y18, Y14
+	VFMADD231PS 32(DI)(R10*1), Y18, Y15
+	VFMADD231PS 32(DI)(R10*2), Y18, Y16
+	VFMADD231PS 32(DI)(R13*1), Y18, Y17
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R14)(R10*1)
+	PREFETCHT1  (R14)(R10*2)
+	PREFETCHT1  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split3Two
+
+split3One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split3Half
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split3Half:
+	VSHUFPS       $0x88, Y6, Y2, Y18
+	VSHUFPS       $0xdd, Y6, Y2, Y2
+	VADDPS        Y2, Y18, Y18
+	VSHUFPS       $0x88, Y14, Y10, Y2
+	VSHUFPS       $0xdd, Y14, Y10, Y6
+	VADDPS        Y6, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y18, Y6
+	VSHUFPS       $0xdd, Y2, Y18, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X2
+	VADDPS        X2, X6, X6
+	VSHUFPS       $0x88, Y7, Y3, Y2
+	VSHUFPS       $0xdd, Y7, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y15, Y11, Y3
+	VSHUFPS       $0xdd, Y15, Y11, Y7
+	VADDPS        Y7, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X2
+	VADDPS        X2, X7, X7
+	VSHUFPS       $0x88, Y8, Y4, Y2
+	VSHUFPS       $0xdd, Y8, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y16, Y12, Y3
+	VSHUFPS       $0xdd, Y16, Y12, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y4
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X2
+	VADDPS        X2, X4, X4
+	VSHUFPS       $0x88, Y9, Y5, Y2
+	VSHUFPS       $0xdd, Y9, Y5, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y17, Y13, Y3
+	VSHUFPS       $0xdd, Y17, Y13, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y5
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	LEAQ          (DX)(BX*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Y2, Y2, Y2
+	VXORPS        Y3, Y3, Y3
+	VXORPS        Y8, Y8, Y8
+	VXORPS        Y9, Y9, Y9
+	LEAQ          (R10)(R10*2), R13
+	LEAQ          (DI)(CX*1), R14
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x04, R8
+	JZ            split4One
+
+split4Two:
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y2
+	VFMADD231PS (DI)(R10*1), Y10, Y3
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	VMOVUPS     32(R11), Y10
+	VFMADD231PS 32(DI), Y10, Y2
+	VFMADD231PS 32(DI)(R10*1), Y10, Y3
+	VFMADD231PS 32(DI)(R10*2), Y10, Y8
+	VFMADD231PS 32(DI)(R13*1), Y10, Y9
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R14)(R10*1)
+	PREFETCHT1  (R14)(R10*2)
+	PREFETCHT1  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split4Two
+
+split4One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split4Half
+	VMOVUPS     (R11), Y10
+	VFMADD231PS (DI), Y10, Y2
+	VFMADD231PS (DI)(R10*1), Y10, Y3
+	VFMADD231PS (DI)(R10*2), Y10, Y8
+	VFMADD231PS (DI)(R13*1), Y10, Y9
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split4Half:
+	LEAQ   (DX)(BX*4), DI
+	ADDQ   BX, DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split5One
+
+split5Two:
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	VMOVUPS     32(R11), Y14
+	VFMADD231PS 32(DI), Y14, Y10
+	VFMADD231PS 32(DI)(R10*1), Y14, Y11
+	VFMADD231PS 32(DI)(R10*2), Y14, Y12
+	VFMADD231PS 32(DI)(R13*1), Y14, Y13
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R14)(R10*1)
+	PREFETCHT1  (R14)(R10*2)
+	PREFETCHT1  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split5Two
+
+split5One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split5Half
+	VMOVUPS     (R11), Y14
+	VFMADD231PS (DI), Y14, Y10
+	VFMADD231PS (DI)(R10*1), Y14, Y11
+	VFMADD231PS (DI)(R10*2), Y14, Y12
+	VFMADD231PS (DI)(R13*1), Y14, Y13
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split5Half:
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	VXORPS Y16, Y16, Y16
+	VXORPS Y17, Y17, Y17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split6One
+
+split6Two:
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	VMOVUPS     32(R11), Y18
+	VFMADD231PS 32(DI), Y18, Y14
+	VFMADD231PS 32(DI)(R10*1), Y18, Y15
+	VFMADD231PS 32(DI)(R10*2), Y18, Y16
+	VFMADD231PS 32(DI)(R13*1), Y18, Y17
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R14)(R10*1)
+	PREFETCHT1  (R14)(R10*2)
+	PREFETCHT1  (R14)(R13*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         split6Two
+
+split6One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x03, R8
+	TESTQ       $0x00000001, R8
+	JZ          split6Half
+	VMOVUPS     (R11), Y18
+	VFMADD231PS (DI), Y18, Y14
+	VFMADD231PS (DI)(R10*1), Y18, Y15
+	VFMADD231PS (DI)(R10*2), Y18, Y16
+	VFMADD231PS (DI)(R13*1), Y18, Y17
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, R11
+
+split6Half:
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Y18, Y18, Y18
+	VXORPS Y19, Y19, Y19
+	VXORPS Y20, Y20, Y20
+	VXORPS Y21, Y21, Y21
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), CX
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x04, R8
+	JZ     split7One
+
+split7Two:
+	VMOVUPS     (R11), Y22
+	VFMADD231PS (DI), Y22, Y18
+	VFMADD231PS (DI)(R10*1), Y22, Y19
+	VFMADD231PS (DI)(R10*2), Y22, Y20
+	VFMADD231PS (DI)(R13*1), Y22, Y21
+	VMOVUPS     32(R11), Y22
+	VFMADD231PS 32(DI), Y22, Y18
+	VFMADD231PS 32(DI)(R10*1), Y22, Y19
+	VFMADD231PS 32(DI)(R10*2), Y22, Y20
+	VFMADD231PS 32(DI)(R13*1), Y22, Y21
+	PREFETCHT1  (CX)
+	PREFETCHT1  (CX)(R10*1)
+	PREFETCHT1  (CX)(R10*2)
+	PREFETCHT1  (CX)(R13*1)
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R11
 	ADDQ        $0x00000040, CX
@@ -5464,6 +7266,1511 @@ split7Two:
 	PREFETCHT0  64(CX)(R10*1)
 	PREFETCHT0  64(CX)(R10*2)
 	PREFETCHT0  64(CX)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, CX
+	DECQ        R8
+	JNZ         split7Two
+
+split7One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split7Half
+	VMOVUPS     (R11), Z22
+	VFMADD231PS (DI), Z22, Z18
+	VFMADD231PS (DI)(R10*1), Z22, Z19
+	VFMADD231PS (DI)(R10*2), Z22, Z20
+	VFMADD231PS (DI)(R13*1), Z22, Z21
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split7Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split7Done
+	VMOVUPS.Z   (R11), K1, Z22
+	VFMADD231PS (DI), Z22, K1, Z18
+	VFMADD231PS (DI)(R10*1), Z22, K1, Z19
+	VFMADD231PS (DI)(R10*2), Z22, K1, Z20
+	VFMADD231PS (DI)(R13*1), Z22, K1, Z21
+
+split7Done:
+	VEXTRACTF64X4 $0x01, Z2, Y22
+	VADDPS        Y22, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z10, Y22
+	VADDPS        Y22, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z14, Y22
+	VADDPS        Y22, Y14, Y14
+	VEXTRACTF64X4 $0x01, Z18, Y22
+	VADDPS        Y22, Y18, Y18
+	VSHUFPS       $0x88, Y10, Y2, Y22
+	VSHUFPS       $0xdd, Y10, Y2, Y2
+	VADDPS        Y2, Y22, Y22
+	VSHUFPS       $0x88, Y18, Y14, Y2
+	VSHUFPS       $0xdd, Y18, Y14, Y10
+	VADDPS        Y10, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y22, Y10
+	VSHUFPS       $0xdd, Y2, Y22, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF32X4 $0x01, Y10, X2
+	VADDPS        X2, X10, X10
+	VEXTRACTF64X4 $0x01, Z3, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z11, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF64X4 $0x01, Z15, Y2
+	VADDPS        Y2, Y15, Y15
+	VEXTRACTF64X4 $0x01, Z19, Y2
+	VADDPS        Y2, Y19, Y19
+	VSHUFPS       $0x88, Y11, Y3, Y2
+	VSHUFPS       $0xdd, Y11, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y19, Y15, Y3
+	VSHUFPS       $0xdd, Y19, Y15, Y11
+	VADDPS        Y11, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y11
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y11, Y11
+	VEXTRACTF32X4 $0x01, Y11, X2
+	VADDPS        X2, X11, X11
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z12, Y2
+	VADDPS        Y2, Y12, Y12
+	VEXTRACTF64X4 $0x01, Z16, Y2
+	VADDPS        Y2, Y16, Y16
+	VEXTRACTF64X4 $0x01, Z20, Y2
+	VADDPS        Y2, Y20, Y20
+	VSHUFPS       $0x88, Y12, Y8, Y2
+	VSHUFPS       $0xdd, Y12, Y8, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y20, Y16, Y3
+	VSHUFPS       $0xdd, Y20, Y16, Y8
+	VADDPS        Y8, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y8
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF32X4 $0x01, Y8, X2
+	VADDPS        X2, X8, X8
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z13, Y2
+	VADDPS        Y2, Y13, Y13
+	VEXTRACTF64X4 $0x01, Z17, Y2
+	VADDPS        Y2, Y17, Y17
+	VEXTRACTF64X4 $0x01, Z21, Y2
+	VADDPS        Y2, Y21, Y21
+	VSHUFPS       $0x88, Y13, Y9, Y2
+	VSHUFPS       $0xdd, Y13, Y9, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y21, Y17, Y3
+	VSHUFPS       $0xdd, Y21, Y17, Y9
+	VADDPS        Y9, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y9
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF32X4 $0x01, Y9, X2
+	VADDPS        X2, X9, X9
+	VINSERTF32X4  $0x01, X10, Y6, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X11, Y7, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X8, Y4, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	VINSERTF32X4  $0x01, X9, Y5, Y2
+	VMOVUPS       Y2, (R12)
+	ADDQ          8(SP), R12
+	MOVQ          DX, R11
+	MOVQ          AX, R12
+	MOVQ          $0x00000004, R13
+
+splitPass:
+	VMOVUPS           (R12), Y2
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K2
+	KORTESTB          K2, K2
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
+	VSCALEFPS.Z       Y3, Y5, K2, Y5
+	VMULPS            Y5, Y0, Y0
+	VBROADCASTSS      X5, Z1
+	MOVQ              ctx_base+0(FP), CX
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
+	JZ                rescaleHalf
+
+rescale:
+	VMULPS  (CX), Z1, Z3
+	VMOVUPS Z3, (CX)
+	ADDQ    $0x00000040, CX
+	DECQ    R8
+	JNZ     rescale
+
+rescaleHalf:
+	MOVQ      ctx_len+8(FP), R8
+	TESTQ     $0x00000008, R8
+	JZ        rescaleDone
+	VMOVUPS.Z (CX), K1, Z3
+	VMULPS    Z1, Z3, Z3
+	VMOVUPS   Z3, K1, (CX)
+
+rescaleDone:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y7
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y7
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y7
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K2
+	VSCALEFPS.Z       Y3, Y7, K2, Y7
+	VADDPS            Y7, Y0, Y0
+	VSHUFF32X4        $0x00, Z7, Z7, Z2
+	VSHUFF32X4        $0x55, Z7, Z7, Z3
+	VSHUFPS           $0x00, Z2, Z2, Z4
+	VSHUFPS           $0x55, Z2, Z2, Z5
+	VSHUFPS           $0xaa, Z2, Z2, Z6
+	VSHUFPS           $0xff, Z2, Z2, Z2
+	VSHUFPS           $0x00, Z3, Z3, Z8
+	VSHUFPS           $0x55, Z3, Z3, Z9
+	VSHUFPS           $0xaa, Z3, Z3, Z10
+	VSHUFPS           $0xff, Z3, Z3, Z3
+	MOVQ              R11, CX
+	LEAQ              (R11)(BX*4), DI
+	MOVQ              ctx_base+0(FP), R14
+	MOVQ              ctx_len+8(FP), R8
+	SHRQ              $0x04, R8
+	JZ                ctxOne
+
+ctxPair:
+	VMOVUPS     (R14), Z11
+	VFMADD231PS (CX), Z4, Z11
+	VFMADD231PS (CX)(BX*1), Z5, Z11
+	VFMADD231PS (CX)(BX*2), Z6, Z11
+	VFMADD231PS (CX)(SI*1), Z2, Z11
+	VFMADD231PS (DI), Z8, Z11
+	VFMADD231PS (DI)(BX*1), Z9, Z11
+	VFMADD231PS (DI)(BX*2), Z10, Z11
+	VFMADD231PS (DI)(SI*1), Z3, Z11
+	VMOVUPS     Z11, (R14)
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R14
+	DECQ        R8
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          next
+	VMOVUPS.Z   (R14), K1, Z11
+	VFMADD231PS (CX), Z4, K1, Z11
+	VFMADD231PS (CX)(BX*1), Z5, K1, Z11
+	VFMADD231PS (CX)(BX*2), Z6, K1, Z11
+	VFMADD231PS (CX)(SI*1), Z2, K1, Z11
+	VFMADD231PS (DI), Z8, K1, Z11
+	VFMADD231PS (DI)(BX*1), Z9, K1, Z11
+	VFMADD231PS (DI)(BX*2), Z10, K1, Z11
+	VFMADD231PS (DI)(SI*1), Z3, K1, Z11
+	VMOVUPS     Z11, K1, (R14)
+
+next:
+	ADDQ R10, R11
+	ADDQ 8(SP), R12
+	DECQ R13
+	JNZ  splitPass
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	DECQ R9
+	JMP  split
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarPF1L2AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarPF1L2AVX512Z(SB), NOSPLIT, $8-128
+	MOVL         $0x000000ff, AX
+	KMOVW        AX, K1
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ    CX, $0x00000008
+	JB      end
+	MOVQ    DX, DI
+	LEAQ    (DX)(BX*4), R8
+	MOVQ    h_base+80(FP), R9
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x04, R10
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	VXORPS  Z8, Z8, Z8
+	VXORPS  Z9, Z9, Z9
+	XORQ    R10, R10
+	MOVQ    BX, R11
+	SHLQ    $0x03, R11
+	CMPQ    CX, $0x00000010
+	CMOVQCS R10, R11
+	LEAQ    (DI), R12
+	MOVQ    R9, R13
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	MOVQ    ctx_len+8(FP), R10
+	SHRQ    $0x06, R10
+	JZ      row0Ones
+
+row0Four:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z2
+	VMOVUPS     64(R13), Z13
+	VFMADD231PS 64(R12), Z13, Z10
+	VMOVUPS     128(R13), Z13
+	VFMADD231PS 128(R12), Z13, Z11
+	VMOVUPS     192(R13), Z13
+	VFMADD231PS 192(R12), Z13, Z12
+	PREFETCHT1  (R12)(R11*1)
+	PREFETCHT1  64(R12)(R11*1)
+	PREFETCHT1  128(R12)(R11*1)
+	PREFETCHT1  192(R12)(R11*1)
+	ADDQ        $0x00000100, R12
+	ADDQ        $0x00000100, R13
+	DECQ        R10
+	JNZ         row0Four
+
+row0Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row0Done
+
+row0One:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z2
+	PREFETCHT1  (R12)(R11*1)
+	ADDQ        $0x00000040, R12
+	ADDQ        $0x00000040, R13
+	DECQ        R10
+	JNZ         row0One
+
+row0Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row0Half
+	VMOVUPS.Z   (R13), K1, Z13
+	VFMADD231PS (R12), Z13, K1, Z2
+
+row0Half:
+	VADDPS Z10, Z2, Z2
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z2, Z2
+	LEAQ   (DI)(BX*1), R12
+	MOVQ   R9, R13
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row1Ones
+
+row1Four:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z3
+	VMOVUPS     64(R13), Z13
+	VFMADD231PS 64(R12), Z13, Z10
+	VMOVUPS     128(R13), Z13
+	VFMADD231PS 128(R12), Z13, Z11
+	VMOVUPS     192(R13), Z13
+	VFMADD231PS 192(R12), Z13, Z12
+	PREFETCHT1  (R12)(R11*1)
+	PREFETCHT1  64(R12)(R11*1)
+	PREFETCHT1  128(R12)(R11*1)
+	PREFETCHT1  192(R12)(R11*1)
+	ADDQ        $0x00000100, R12
+	ADDQ        $0x00000100, R13
+	DECQ        R10
+	JNZ         row1Four
+
+row1Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row1Done
+
+row1One:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z3
+	PREFETCHT1  (R12)(R11*1)
+	ADDQ        $0x00000040, R12
+	ADDQ        $0x00000040, R13
+	DECQ        R10
+	JNZ         row1One
+
+row1Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row1Half
+	VMOVUPS.Z   (R13), K1, Z13
+	VFMADD231PS (R12), Z13, K1, Z3
+
+row1Half:
+	VADDPS Z10, Z3, Z3
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z3, Z3
+	LEAQ   (DI)(BX*2), R12
+	MOVQ   R9, R13
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row2Ones
+
+row2Four:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z4
+	VMOVUPS     64(R13), Z13
+	VFMADD231PS 64(R12), Z13, Z10
+	VMOVUPS     128(R13), Z13
+	VFMADD231PS 128(R12), Z13, Z11
+	VMOVUPS     192(R13), Z13
+	VFMADD231PS 192(R12), Z13, Z12
+	PREFETCHT1  (R12)(R11*1)
+	PREFETCHT1  64(R12)(R11*1)
+	PREFETCHT1  128(R12)(R11*1)
+	PREFETCHT1  192(R12)(R11*1)
+	ADDQ        $0x00000100, R12
+	ADDQ        $0x00000100, R13
+	DECQ        R10
+	JNZ         row2Four
+
+row2Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row2Done
+
+row2One:
+	VMOVUPS     (R13), Z13
+	VFMADD231PS (R12), Z13, Z4
+	PREFETCHT1  (R12)(R11*1)
+	ADDQ        $0x00000040, R12
+	ADDQ        $0x00000040, R13
+	DECQ        R10
+	JNZ         row2One
+
+row2Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row2Half
+	VMOVUPS.Z   (R13), K1, Z13
+	VFMADD231PS (R12), Z13, K1, Z4
+
+row2Half:
+	VADDPS Z10, Z4, Z4
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z4, Z4
+	LEAQ   (DI)(SI*1), DI
+	MOVQ   R9, R12
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row3Ones
+
+row3Four:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z5
+	VMOVUPS     64(R12), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R12), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R12), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	PREFETCHT1  (DI)(R11*1)
+	PREFETCHT1  64(DI)(R11*1)
+	PREFETCHT1  128(DI)(R11*1)
+	PREFETCHT1  192(DI)(R11*1)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R12
+	DECQ        R10
+	JNZ         row3Four
+
+row3Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row3Done
+
+row3One:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z5
+	PREFETCHT1  (DI)(R11*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         row3One
+
+row3Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row3Half
+	VMOVUPS.Z   (R12), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z5
+
+row3Half:
+	VADDPS Z10, Z5, Z5
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z5, Z5
+	LEAQ   (R8), DI
+	MOVQ   R9, R12
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row4Ones
+
+row4Four:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z6
+	VMOVUPS     64(R12), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R12), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R12), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	PREFETCHT1  (DI)(R11*1)
+	PREFETCHT1  64(DI)(R11*1)
+	PREFETCHT1  128(DI)(R11*1)
+	PREFETCHT1  192(DI)(R11*1)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R12
+	DECQ        R10
+	JNZ         row4Four
+
+row4Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row4Done
+
+row4One:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z6
+	PREFETCHT1  (DI)(R11*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         row4One
+
+row4Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row4Half
+	VMOVUPS.Z   (R12), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z6
+
+row4Half:
+	VADDPS Z10, Z6, Z6
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z6, Z6
+	LEAQ   (R8)(BX*1), DI
+	MOVQ   R9, R12
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row5Ones
+
+row5Four:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z7
+	VMOVUPS     64(R12), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R12), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R12), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	PREFETCHT1  (DI)(R11*1)
+	PREFETCHT1  64(DI)(R11*1)
+	PREFETCHT1  128(DI)(R11*1)
+	PREFETCHT1  192(DI)(R11*1)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R12
+	DECQ        R10
+	JNZ         row5Four
+
+row5Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row5Done
+
+row5One:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z7
+	PREFETCHT1  (DI)(R11*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         row5One
+
+row5Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row5Half
+	VMOVUPS.Z   (R12), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z7
+
+row5Half:
+	VADDPS Z10, Z7, Z7
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z7, Z7
+	LEAQ   (R8)(BX*2), DI
+	MOVQ   R9, R12
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row6Ones
+
+row6Four:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z8
+	VMOVUPS     64(R12), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R12), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R12), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	PREFETCHT1  (DI)(R11*1)
+	PREFETCHT1  64(DI)(R11*1)
+	PREFETCHT1  128(DI)(R11*1)
+	PREFETCHT1  192(DI)(R11*1)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R12
+	DECQ        R10
+	JNZ         row6Four
+
+row6Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row6Done
+
+row6One:
+	VMOVUPS     (R12), Z13
+	VFMADD231PS (DI), Z13, Z8
+	PREFETCHT1  (DI)(R11*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R12
+	DECQ        R10
+	JNZ         row6One
+
+row6Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row6Half
+	VMOVUPS.Z   (R12), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z8
+
+row6Half:
+	VADDPS Z10, Z8, Z8
+	VADDPS Z12, Z11, Z11
+	VADDPS Z11, Z8, Z8
+	LEAQ   (R8)(SI*1), DI
+	MOVQ   R9, R8
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   ctx_len+8(FP), R10
+	SHRQ   $0x06, R10
+	JZ     row7Ones
+
+row7Four:
+	VMOVUPS     (R8), Z13
+	VFMADD231PS (DI), Z13, Z9
+	VMOVUPS     64(R8), Z13
+	VFMADD231PS 64(DI), Z13, Z10
+	VMOVUPS     128(R8), Z13
+	VFMADD231PS 128(DI), Z13, Z11
+	VMOVUPS     192(R8), Z13
+	VFMADD231PS 192(DI), Z13, Z12
+	PREFETCHT1  (DI)(R11*1)
+	PREFETCHT1  64(DI)(R11*1)
+	PREFETCHT1  128(DI)(R11*1)
+	PREFETCHT1  192(DI)(R11*1)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, R8
+	DECQ        R10
+	JNZ         row7Four
+
+row7Ones:
+	MOVQ ctx_len+8(FP), R10
+	SHRQ $0x04, R10
+	ANDQ $0x00000003, R10
+	JZ   row7Done
+
+row7One:
+	VMOVUPS     (R8), Z13
+	VFMADD231PS (DI), Z13, Z9
+	PREFETCHT1  (DI)(R11*1)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	DECQ        R10
+	JNZ         row7One
+
+row7Done:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          row7Half
+	VMOVUPS.Z   (R8), K1, Z13
+	VFMADD231PS (DI), Z13, K1, Z9
+
+row7Half:
+	VADDPS            Z10, Z9, Z9
+	VADDPS            Z12, Z11, Z11
+	VADDPS            Z11, Z9, Z9
+	VEXTRACTF64X4     $0x01, Z2, Y10
+	VADDPS            Y10, Y2, Y2
+	VEXTRACTF64X4     $0x01, Z3, Y10
+	VADDPS            Y10, Y3, Y3
+	VEXTRACTF64X4     $0x01, Z4, Y10
+	VADDPS            Y10, Y4, Y4
+	VEXTRACTF64X4     $0x01, Z5, Y10
+	VADDPS            Y10, Y5, Y5
+	VSHUFPS           $0x88, Y3, Y2, Y10
+	VSHUFPS           $0xdd, Y3, Y2, Y2
+	VADDPS            Y2, Y10, Y10
+	VSHUFPS           $0x88, Y5, Y4, Y2
+	VSHUFPS           $0xdd, Y5, Y4, Y3
+	VADDPS            Y3, Y2, Y2
+	VSHUFPS           $0x88, Y2, Y10, Y3
+	VSHUFPS           $0xdd, Y2, Y10, Y2
+	VADDPS            Y2, Y3, Y3
+	VEXTRACTF32X4     $0x01, Y3, X2
+	VADDPS            X2, X3, X3
+	VEXTRACTF64X4     $0x01, Z6, Y2
+	VADDPS            Y2, Y6, Y6
+	VEXTRACTF64X4     $0x01, Z7, Y2
+	VADDPS            Y2, Y7, Y7
+	VEXTRACTF64X4     $0x01, Z8, Y2
+	VADDPS            Y2, Y8, Y8
+	VEXTRACTF64X4     $0x01, Z9, Y2
+	VADDPS            Y2, Y9, Y9
+	VSHUFPS           $0x88, Y7, Y6, Y2
+	VSHUFPS           $0xdd, Y7, Y6, Y4
+	VADDPS            Y4, Y2, Y2
+	VSHUFPS           $0x88, Y9, Y8, Y4
+	VSHUFPS           $0xdd, Y9, Y8, Y5
+	VADDPS            Y5, Y4, Y4
+	VSHUFPS           $0x88, Y4, Y2, Y5
+	VSHUFPS           $0xdd, Y4, Y2, Y2
+	VADDPS            Y2, Y5, Y5
+	VEXTRACTF32X4     $0x01, Y5, X2
+	VADDPS            X2, X5, X5
+	VINSERTF32X4      $0x01, X5, Y3, Y2
+	VMOVUPS           Y2, (AX)
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K2
+	KORTESTB          K2, K2
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+0(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y5
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y1, K2
+	VSCALEFPS.Z       Y3, Y5, K2, Y5
+	VMULPS            Y5, Y0, Y0
+	VBROADCASTSS      X5, Z1
+	MOVQ              ctx_base+0(FP), DI
+	MOVQ              ctx_len+8(FP), R10
+	SHRQ              $0x04, R10
+	JZ                rescaleHalf
+
+rescale:
+	VMULPS  (DI), Z1, Z3
+	VMOVUPS Z3, (DI)
+	ADDQ    $0x00000040, DI
+	DECQ    R10
+	JNZ     rescale
+
+rescaleHalf:
+	MOVQ      ctx_len+8(FP), R10
+	TESTQ     $0x00000008, R10
+	JZ        rescaleDone
+	VMOVUPS.Z (DI), K1, Z3
+	VMULPS    Z1, Z3, Z3
+	VMOVUPS   Z3, K1, (DI)
+
+rescaleDone:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+0(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+32(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+64(SB), Y3, Y4
+	VBROADCASTSS      consts<>+320(SB), Y14
+	VFMADD213PS.BCST  consts<>+288(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+256(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+224(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+192(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y14
+	VFMADD213PS.BCST  consts<>+160(SB), Y4, Y14
+	VCMPPS.BCST       $0x15, consts<>+352(SB), Y2, K2
+	VSCALEFPS.Z       Y3, Y14, K2, Y14
+	VADDPS            Y14, Y0, Y0
+	VSHUFF32X4        $0x00, Z14, Z14, Z2
+	VSHUFF32X4        $0x55, Z14, Z14, Z3
+	VSHUFPS           $0x00, Z2, Z2, Z4
+	VSHUFPS           $0x55, Z2, Z2, Z5
+	VSHUFPS           $0xaa, Z2, Z2, Z6
+	VSHUFPS           $0xff, Z2, Z2, Z2
+	VSHUFPS           $0x00, Z3, Z3, Z7
+	VSHUFPS           $0x55, Z3, Z3, Z8
+	VSHUFPS           $0xaa, Z3, Z3, Z9
+	VSHUFPS           $0xff, Z3, Z3, Z3
+	MOVQ              DX, DI
+	LEAQ              (DX)(BX*4), R8
+	MOVQ              ctx_base+0(FP), R9
+	MOVQ              ctx_len+8(FP), R10
+	SHRQ              $0x04, R10
+	JZ                ctxOne
+
+ctxPair:
+	VMOVUPS     (R9), Z10
+	VFMADD231PS (DI), Z4, Z10
+	VFMADD231PS (DI)(BX*1), Z5, Z10
+	VFMADD231PS (DI)(BX*2), Z6, Z10
+	VFMADD231PS (DI)(SI*1), Z2, Z10
+	VFMADD231PS (R8), Z7, Z10
+	VFMADD231PS (R8)(BX*1), Z8, Z10
+	VFMADD231PS (R8)(BX*2), Z9, Z10
+	VFMADD231PS (R8)(SI*1), Z3, Z10
+	VMOVUPS     Z10, (R9)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	DECQ        R10
+	JNZ         ctxPair
+
+ctxOne:
+	MOVQ        ctx_len+8(FP), R10
+	TESTQ       $0x00000008, R10
+	JZ          next
+	VMOVUPS.Z   (R9), K1, Z10
+	VFMADD231PS (DI), Z4, K1, Z10
+	VFMADD231PS (DI)(BX*1), Z5, K1, Z10
+	VFMADD231PS (DI)(BX*2), Z6, K1, Z10
+	VFMADD231PS (DI)(SI*1), Z2, K1, Z10
+	VFMADD231PS (R8), Z7, K1, Z10
+	VFMADD231PS (R8)(BX*1), Z8, K1, Z10
+	VFMADD231PS (R8)(BX*2), Z9, K1, Z10
+	VFMADD231PS (R8)(SI*1), Z3, K1, Z10
+	VMOVUPS     Z10, K1, (R9)
+
+next:
+	LEAQ (DX)(BX*8), DX
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+112(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+116(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+120(FP)
+	VZEROUPPER
+	RET
+
+// func dotSoftmaxMatTVecFarSplit4PF1L2AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, MMX+, SSE
+TEXT ·dotSoftmaxMatTVecFarSplit4PF1L2AVX512Z(SB), NOSPLIT, $16-128
+	MOVL         $0x000000ff, AX
+	KMOVW        AX, K1
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         a_base+48(FP), DX
+	MOVQ         lda+72(FP), BX
+	SHLQ         $0x02, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVSS        m+104(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+108(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVQ         CX, R9
+	SHRQ         $0x05, R9
+	MOVQ         R9, CX
+	SHLQ         $0x05, CX
+	MOVQ         CX, 8(SP)
+	MOVQ         R9, R10
+	SHLQ         $0x03, R10
+	IMULQ        BX, R10
+
+split:
+	TESTQ   R9, R9
+	JZ      end
+	XORQ    DI, DI
+	MOVQ    BX, CX
+	SHLQ    $0x03, CX
+	CMPQ    R9, $0x00000002
+	CMOVQCS DI, CX
+	MOVQ    AX, R12
+	MOVQ    DX, DI
+	MOVQ    h_base+80(FP), R11
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	LEAQ    (R10)(R10*2), R13
+	LEAQ    (DI)(CX*1), R14
+	MOVQ    ctx_len+8(FP), R8
+	SHRQ    $0x05, R8
+	JZ      split0One
+
+split0Two:
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (DI), Z6, Z2
+	VFMADD231PS (DI)(R10*1), Z6, Z3
+	VFMADD231PS (DI)(R10*2), Z6, Z4
+	VFMADD231PS (DI)(R13*1), Z6, Z5
+	VMOVUPS     64(R11), Z6
+	VFMADD231PS 64(DI), Z6, Z2
+	VFMADD231PS 64(DI)(R10*1), Z6, Z3
+	VFMADD231PS 64(DI)(R10*2), Z6, Z4
+	VFMADD231PS 64(DI)(R13*1), Z6, Z5
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R14)(R10*1)
+	PREFETCHT1  (R14)(R10*2)
+	PREFETCHT1  (R14)(R13*1)
+	PREFETCHT1  64(R14)
+	PREFETCHT1  64(R14)(R10*1)
+	PREFETCHT1  64(R14)(R10*2)
+	PREFETCHT1  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split0Two
+
+split0One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split0Half
+	VMOVUPS     (R11), Z6
+	VFMADD231PS (DI), Z6, Z2
+	VFMADD231PS (DI)(R10*1), Z6, Z3
+	VFMADD231PS (DI)(R10*2), Z6, Z4
+	VFMADD231PS (DI)(R13*1), Z6, Z5
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split0Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split0Done
+	VMOVUPS.Z   (R11), K1, Z6
+	VFMADD231PS (DI), Z6, K1, Z2
+	VFMADD231PS (DI)(R10*1), Z6, K1, Z3
+	VFMADD231PS (DI)(R10*2), Z6, K1, Z4
+	VFMADD231PS (DI)(R13*1), Z6, K1, Z5
+
+split0Done:
+	LEAQ   (DX)(BX*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z6, Z6, Z6
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split1One
+
+split1Two:
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	VFMADD231PS (DI)(R10*2), Z11, Z9
+	VFMADD231PS (DI)(R13*1), Z11, Z10
+	VMOVUPS     64(R11), Z11
+	VFMADD231PS 64(DI), Z11, Z6
+	VFMADD231PS 64(DI)(R10*1), Z11, Z8
+	VFMADD231PS 64(DI)(R10*2), Z11, Z9
+	VFMADD231PS 64(DI)(R13*1), Z11, Z10
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R14)(R10*1)
+	PREFETCHT1  (R14)(R10*2)
+	PREFETCHT1  (R14)(R13*1)
+	PREFETCHT1  64(R14)
+	PREFETCHT1  64(R14)(R10*1)
+	PREFETCHT1  64(R14)(R10*2)
+	PREFETCHT1  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split1Two
+
+split1One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split1Half
+	VMOVUPS     (R11), Z11
+	VFMADD231PS (DI), Z11, Z6
+	VFMADD231PS (DI)(R10*1), Z11, Z8
+	VFMADD231PS (DI)(R10*2), Z11, Z9
+	VFMADD231PS (DI)(R13*1), Z11, Z10
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split1Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split1Done
+	VMOVUPS.Z   (R11), K1, Z11
+	VFMADD231PS (DI), Z11, K1, Z6
+	VFMADD231PS (DI)(R10*1), Z11, K1, Z8
+	VFMADD231PS (DI)(R10*2), Z11, K1, Z9
+	VFMADD231PS (DI)(R13*1), Z11, K1, Z10
+
+split1Done:
+	LEAQ   (DX)(BX*2), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split2One
+
+split2Two:
+	VMOVUPS     (R11), Z15
+	VFMADD231PS (DI), Z15, Z11
+	VFMADD231PS (DI)(R10*1), Z15, Z12
+	VFMADD231PS (DI)(R10*2), Z15, Z13
+	VFMADD231PS (DI)(R13*1), Z15, Z14
+	VMOVUPS     64(R11), Z15
+	VFMADD231PS 64(DI), Z15, Z11
+	VFMADD231PS 64(DI)(R10*1), Z15, Z12
+	VFMADD231PS 64(DI)(R10*2), Z15, Z13
+	VFMADD231PS 64(DI)(R13*1), Z15, Z14
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R14)(R10*1)
+	PREFETCHT1  (R14)(R10*2)
+	PREFETCHT1  (R14)(R13*1)
+	PREFETCHT1  64(R14)
+	PREFETCHT1  64(R14)(R10*1)
+	PREFETCHT1  64(R14)(R10*2)
+	PREFETCHT1  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split2Two
+
+split2One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split2Half
+	VMOVUPS     (R11), Z15
+	VFMADD231PS (DI), Z15, Z11
+	VFMADD231PS (DI)(R10*1), Z15, Z12
+	VFMADD231PS (DI)(R10*2), Z15, Z13
+	VFMADD231PS (DI)(R13*1), Z15, Z14
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split2Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split2Done
+	VMOVUPS.Z   (R11), K1, Z15
+	VFMADD231PS (DI), Z15, K1, Z11
+	VFMADD231PS (DI)(R10*1), Z15, K1, Z12
+	VFMADD231PS (DI)(R10*2), Z15, K1, Z13
+	VFMADD231PS (DI)(R13*1), Z15, K1, Z14
+
+split2Done:
+	LEAQ   (DX)(SI*1), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z15, Z15, Z15
+	VXORPS Z16, Z16, Z16
+	VXORPS Z17, Z17, Z17
+	VXORPS Z18, Z18, Z18
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split3One
+
+split3Two:
+	VMOVUPS     (R11), Z19
+	VFMADD231PS (DI), Z19, Z15
+	VFMADD231PS (DI)(R10*1), Z19, Z16
+	VFMADD231PS (DI)(R10*2), Z19, Z17
+	VFMADD231PS (DI)(R13*1), Z19, Z18
+	VMOVUPS     64(R11), Z19
+	VFMADD231PS 64(DI), Z19, Z15
+	VFMADD231PS 64(DI)(R10*1), Z19, Z16
+	VFMADD231PS 64(DI)(R10*2), Z19, Z17
+	VFMADD231PS 64(DI)(R13*1), Z19, Z18
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R14)(R10*1)
+	PREFETCHT1  (R14)(R10*2)
+	PREFETCHT1  (R14)(R13*1)
+	PREFETCHT1  64(R14)
+	PREFETCHT1  64(R14)(R10*1)
+	PREFETCHT1  64(R14)(R10*2)
+	PREFETCHT1  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split3Two
+
+split3One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split3Half
+	VMOVUPS     (R11), Z19
+	VFMADD231PS (DI), Z19, Z15
+	VFMADD231PS (DI)(R10*1), Z19, Z16
+	VFMADD231PS (DI)(R10*2), Z19, Z17
+	VFMADD231PS (DI)(R13*1), Z19, Z18
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split3Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split3Done
+	VMOVUPS.Z   (R11), K1, Z19
+	VFMADD231PS (DI), Z19, K1, Z15
+	VFMADD231PS (DI)(R10*1), Z19, K1, Z16
+	VFMADD231PS (DI)(R10*2), Z19, K1, Z17
+	VFMADD231PS (DI)(R13*1), Z19, K1, Z18
+
+split3Done:
+	VEXTRACTF64X4 $0x01, Z2, Y7
+	VADDPS        Y7, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z6, Y7
+	VADDPS        Y7, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z11, Y7
+	VADDPS        Y7, Y11, Y11
+	VEXTRACTF64X4 $0x01, Z15, Y7
+	VADDPS        Y7, Y15, Y15
+	VSHUFPS       $0x88, Y6, Y2, Y7
+	VSHUFPS       $0xdd, Y6, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VSHUFPS       $0x88, Y15, Y11, Y2
+	VSHUFPS       $0xdd, Y15, Y11, Y6
+	VADDPS        Y6, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y7, Y6
+	VSHUFPS       $0xdd, Y2, Y7, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X2
+	VADDPS        X2, X6, X6
+	VEXTRACTF64X4 $0x01, Z3, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z12, Y2
+	VADDPS        Y2, Y12, Y12
+	VEXTRACTF64X4 $0x01, Z16, Y2
+	VADDPS        Y2, Y16, Y16
+	VSHUFPS       $0x88, Y8, Y3, Y2
+	VSHUFPS       $0xdd, Y8, Y3, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y16, Y12, Y3
+	VSHUFPS       $0xdd, Y16, Y12, Y7
+	VADDPS        Y7, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y7
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF32X4 $0x01, Y7, X2
+	VADDPS        X2, X7, X7
+	VEXTRACTF64X4 $0x01, Z4, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VEXTRACTF64X4 $0x01, Z13, Y2
+	VADDPS        Y2, Y13, Y13
+	VEXTRACTF64X4 $0x01, Z17, Y2
+	VADDPS        Y2, Y17, Y17
+	VSHUFPS       $0x88, Y9, Y4, Y2
+	VSHUFPS       $0xdd, Y9, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y17, Y13, Y3
+	VSHUFPS       $0xdd, Y17, Y13, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y4
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X2
+	VADDPS        X2, X4, X4
+	VEXTRACTF64X4 $0x01, Z5, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF64X4 $0x01, Z10, Y2
+	VADDPS        Y2, Y10, Y10
+	VEXTRACTF64X4 $0x01, Z14, Y2
+	VADDPS        Y2, Y14, Y14
+	VEXTRACTF64X4 $0x01, Z18, Y2
+	VADDPS        Y2, Y18, Y18
+	VSHUFPS       $0x88, Y10, Y5, Y2
+	VSHUFPS       $0xdd, Y10, Y5, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y18, Y14, Y3
+	VSHUFPS       $0xdd, Y18, Y14, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y2, Y5
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	LEAQ          (DX)(BX*4), DI
+	MOVQ          h_base+80(FP), R11
+	VXORPS        Z2, Z2, Z2
+	VXORPS        Z3, Z3, Z3
+	VXORPS        Z8, Z8, Z8
+	VXORPS        Z9, Z9, Z9
+	LEAQ          (R10)(R10*2), R13
+	LEAQ          (DI)(CX*1), R14
+	MOVQ          ctx_len+8(FP), R8
+	SHRQ          $0x05, R8
+	JZ            split4One
+
+split4Two:
+	VMOVUPS     (R11), Z10
+	VFMADD231PS (DI), Z10, Z2
+	VFMADD231PS (DI)(R10*1), Z10, Z3
+	VFMADD231PS (DI)(R10*2), Z10, Z8
+	VFMADD231PS (DI)(R13*1), Z10, Z9
+	VMOVUPS     64(R11), Z10
+	VFMADD231PS 64(DI), Z10, Z2
+	VFMADD231PS 64(DI)(R10*1), Z10, Z3
+	VFMADD231PS 64(DI)(R10*2), Z10, Z8
+	VFMADD231PS 64(DI)(R13*1), Z10, Z9
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R14)(R10*1)
+	PREFETCHT1  (R14)(R10*2)
+	PREFETCHT1  (R14)(R13*1)
+	PREFETCHT1  64(R14)
+	PREFETCHT1  64(R14)(R10*1)
+	PREFETCHT1  64(R14)(R10*2)
+	PREFETCHT1  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split4Two
+
+split4One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split4Half
+	VMOVUPS     (R11), Z10
+	VFMADD231PS (DI), Z10, Z2
+	VFMADD231PS (DI)(R10*1), Z10, Z3
+	VFMADD231PS (DI)(R10*2), Z10, Z8
+	VFMADD231PS (DI)(R13*1), Z10, Z9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split4Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split4Done
+	VMOVUPS.Z   (R11), K1, Z10
+	VFMADD231PS (DI), Z10, K1, Z2
+	VFMADD231PS (DI)(R10*1), Z10, K1, Z3
+	VFMADD231PS (DI)(R10*2), Z10, K1, Z8
+	VFMADD231PS (DI)(R13*1), Z10, K1, Z9
+
+split4Done:
+	LEAQ   (DX)(BX*4), DI
+	ADDQ   BX, DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split5One
+
+split5Two:
+	VMOVUPS     (R11), Z14
+	VFMADD231PS (DI), Z14, Z10
+	VFMADD231PS (DI)(R10*1), Z14, Z11
+	VFMADD231PS (DI)(R10*2), Z14, Z12
+	VFMADD231PS (DI)(R13*1), Z14, Z13
+	VMOVUPS     64(R11), Z14
+	VFMADD231PS 64(DI), Z14, Z10
+	VFMADD231PS 64(DI)(R10*1), Z14, Z11
+	VFMADD231PS 64(DI)(R10*2), Z14, Z12
+	VFMADD231PS 64(DI)(R13*1), Z14, Z13
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R14)(R10*1)
+	PREFETCHT1  (R14)(R10*2)
+	PREFETCHT1  (R14)(R13*1)
+	PREFETCHT1  64(R14)
+	PREFETCHT1  64(R14)(R10*1)
+	PREFETCHT1  64(R14)(R10*2)
+	PREFETCHT1  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split5Two
+
+split5One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split5Half
+	VMOVUPS     (R11), Z14
+	VFMADD231PS (DI), Z14, Z10
+	VFMADD231PS (DI)(R10*1), Z14, Z11
+	VFMADD231PS (DI)(R10*2), Z14, Z12
+	VFMADD231PS (DI)(R13*1), Z14, Z13
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split5Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split5Done
+	VMOVUPS.Z   (R11), K1, Z14
+	VFMADD231PS (DI), Z14, K1, Z10
+	VFMADD231PS (DI)(R10*1), Z14, K1, Z11
+	VFMADD231PS (DI)(R10*2), Z14, K1, Z12
+	VFMADD231PS (DI)(R13*1), Z14, K1, Z13
+
+split5Done:
+	LEAQ   (DX)(BX*2), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z14, Z14, Z14
+	VXORPS Z15, Z15, Z15
+	VXORPS Z16, Z16, Z16
+	VXORPS Z17, Z17, Z17
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), R14
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split6One
+
+split6Two:
+	VMOVUPS     (R11), Z18
+	VFMADD231PS (DI), Z18, Z14
+	VFMADD231PS (DI)(R10*1), Z18, Z15
+	VFMADD231PS (DI)(R10*2), Z18, Z16
+	VFMADD231PS (DI)(R13*1), Z18, Z17
+	VMOVUPS     64(R11), Z18
+	VFMADD231PS 64(DI), Z18, Z14
+	VFMADD231PS 64(DI)(R10*1), Z18, Z15
+	VFMADD231PS 64(DI)(R10*2), Z18, Z16
+	VFMADD231PS 64(DI)(R13*1), Z18, Z17
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R14)(R10*1)
+	PREFETCHT1  (R14)(R10*2)
+	PREFETCHT1  (R14)(R13*1)
+	PREFETCHT1  64(R14)
+	PREFETCHT1  64(R14)(R10*1)
+	PREFETCHT1  64(R14)(R10*2)
+	PREFETCHT1  64(R14)(R13*1)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R11
+	ADDQ        $0x00000080, R14
+	DECQ        R8
+	JNZ         split6Two
+
+split6One:
+	MOVQ        ctx_len+8(FP), R8
+	SHRQ        $0x04, R8
+	TESTQ       $0x00000001, R8
+	JZ          split6Half
+	VMOVUPS     (R11), Z18
+	VFMADD231PS (DI), Z18, Z14
+	VFMADD231PS (DI)(R10*1), Z18, Z15
+	VFMADD231PS (DI)(R10*2), Z18, Z16
+	VFMADD231PS (DI)(R13*1), Z18, Z17
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R11
+
+split6Half:
+	MOVQ        ctx_len+8(FP), R8
+	TESTQ       $0x00000008, R8
+	JZ          split6Done
+	VMOVUPS.Z   (R11), K1, Z18
+	VFMADD231PS (DI), Z18, K1, Z14
+	VFMADD231PS (DI)(R10*1), Z18, K1, Z15
+	VFMADD231PS (DI)(R10*2), Z18, K1, Z16
+	VFMADD231PS (DI)(R13*1), Z18, K1, Z17
+
+split6Done:
+	LEAQ   (DX)(SI*1), DI
+	LEAQ   (DI)(BX*4), DI
+	MOVQ   h_base+80(FP), R11
+	VXORPS Z18, Z18, Z18
+	VXORPS Z19, Z19, Z19
+	VXORPS Z20, Z20, Z20
+	VXORPS Z21, Z21, Z21
+	LEAQ   (R10)(R10*2), R13
+	LEAQ   (DI)(CX*1), CX
+	MOVQ   ctx_len+8(FP), R8
+	SHRQ   $0x05, R8
+	JZ     split7One
+
+split7Two:
+	VMOVUPS     (R11), Z22
+	VFMADD231PS (DI), Z22, Z18
+	VFMADD231PS (DI)(R10*1), Z22, Z19
+	VFMADD231PS (DI)(R10*2), Z22, Z20
+	VFMADD231PS (DI)(R13*1), Z22, Z21
+	VMOVUPS     64(R11), Z22
+	VFMADD231PS 64(DI), Z22, Z18
+	VFMADD231PS 64(DI)(R10*1), Z22, Z19
+	VFMADD231PS 64(DI)(R10*2), Z22, Z20
+	VFMADD231PS 64(DI)(R13*1), Z22, Z21
+	PREFETCHT1  (CX)
+	PREFETCHT1  (CX)(R10*1)
+	PREFETCHT1  (CX)(R10*2)
+	PREFETCHT1  (CX)(R13*1)
+	PREFETCHT1  64(CX)
+	PREFETCHT1  64(CX)(R10*1)
+	PREFETCHT1  64(CX)(R10*2)
+	PREFETCHT1  64(CX)(R13*1)
 	ADDQ        $0x00000080, DI
 	ADDQ        $0x00000080, R11
 	ADDQ        $0x00000080, CX

@@ -25,6 +25,13 @@ func dotSoftmaxMatTVecFarAVX2(ctx []float32, scores []float32, a []float32, lda 
 //go:noescape
 func dotSoftmaxMatTVecFarPF1AVX2(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
+// dotSoftmaxMatTVecFarPF1L2AVX2 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func dotSoftmaxMatTVecFarPF1L2AVX2(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
 // dotSoftmaxMatTVecAVX512 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
@@ -53,6 +60,20 @@ func dotSoftmaxMatTVecFarPF1AVX512(ctx []float32, scores []float32, a []float32,
 //go:noescape
 func dotSoftmaxMatTVecFarSplit4PF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 
+// dotSoftmaxMatTVecFarPF1L2AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func dotSoftmaxMatTVecFarPF1L2AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
+// dotSoftmaxMatTVecFarSplit4PF1L2AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func dotSoftmaxMatTVecFarSplit4PF1L2AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
 // dotSoftmaxMatTVecAVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
 // with 0, or 1 on a score that is not finite.
@@ -80,3 +101,17 @@ func dotSoftmaxMatTVecFarPF1AVX512Z(ctx []float32, scores []float32, a []float32
 //
 //go:noescape
 func dotSoftmaxMatTVecFarSplit4PF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
+// dotSoftmaxMatTVecFarPF1L2AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func dotSoftmaxMatTVecFarPF1L2AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
+
+// dotSoftmaxMatTVecFarSplit4PF1L2AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of A (keys and values) to ctx and the running max m and sum l, and returns them
+// with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func dotSoftmaxMatTVecFarSplit4PF1L2AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
