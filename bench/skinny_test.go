@@ -5,17 +5,10 @@ package bench
 import (
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/heedml/heed/kernels"
 )
-
-// skinnyCeilings measures, once, the machine's streaming bandwidth from
-// memory (GB/s) and FMA peak (GFLOP/s) that the skinny rows' roofline is
-// computed from.
-var skinnyCeilings = sync.OnceValue(func() Ceilings { return MeasureCeilings(20*time.Millisecond, 3) })
 
 // BenchmarkSkinnyPeers times the skinny products of a decode step's output
 // projection: B = 1…32 rows against a 32000×512 matrix (65.5 MB, two of them
@@ -31,7 +24,7 @@ var skinnyCeilings = sync.OnceValue(func() Ceilings { return MeasureCeilings(20*
 // MeasureCeilings in the same process, over the time taken.
 func BenchmarkSkinnyPeers(b *testing.B) {
 	const n, k, m = 32000, 512, 2
-	c := skinnyCeilings()
+	c := memCeilings()
 	bw, peak := c.Levels[len(c.Levels)-1].GBs, c.GFlops
 	b.Logf("ceilings: memory %.1f GB/s, FMA peak %.1f GFLOP/s (%s)", bw, peak, c.FMA)
 	rng := rand.New(rand.NewPCG(5, 6))
