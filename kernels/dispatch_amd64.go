@@ -94,8 +94,9 @@ type route struct {
 	ntQuads batchSet
 	// pfL2 makes the kernels that come in both levels (skinnyNT, the
 	// reduced-precision steps' prefetching variants, MatVec's four-stream
-	// far kernel, the fused dot step's dotFarSplit kernels) prefetch into
-	// L2 (PREFETCHT1, the …L2 kernels) rather than L1 (PREFETCHT0).
+	// far kernel beyond L3, the fused dot step's dotFarSplit kernels)
+	// prefetch into L2 (PREFETCHT1, the …L2 kernels) rather than L1
+	// (PREFETCHT0).
 	pfL2 bool
 	// stepPF lists the reduced-precision formats whose fused step, over
 	// keys and values beyond L2, takes its prefetching variant
@@ -232,6 +233,14 @@ func l2Bytes() int {
 	return 1 << 20
 }
 
+// l3Bytes is this core's last-level cache from cpuid, 32 MiB if unknown.
+func l3Bytes() int {
+	if n := cpuid.CPU.Cache.L3; n > 0 {
+		return n
+	}
+	return 32 << 20
+}
+
 func dot(x, y []float32) float32 {
 	switch active {
 	case AVX512:
@@ -301,13 +310,13 @@ func maxOf(x []float32) float32 {
 
 func matVec(dst, a []float32, lda int, x []float32) {
 	switch {
-	case active == AVX512 && matVecFar(len(dst), lda, len(x)) && rt.pfL2:
+	case active == AVX512 && matVecFar(len(dst), lda, len(x)) && matVecL2(len(dst), lda):
 		matVecSplit4PF1KL2AVX512(dst, a, lda, x)
 	case active == AVX512 && matVecFar(len(dst), lda, len(x)):
 		matVecSplit4PF1KAVX512(dst, a, lda, x)
 	case active == AVX512:
 		matVecAVX512(dst, a, lda, x)
-	case active == AVX2 && matVecFar(len(dst), lda, len(x)) && rt.pfL2:
+	case active == AVX2 && matVecFar(len(dst), lda, len(x)) && matVecL2(len(dst), lda):
 		matVecSplit4PF1KL2AVX2(dst, a, lda, x)
 	case active == AVX2 && matVecFar(len(dst), lda, len(x)):
 		matVecSplit4PF1KAVX2(dst, a, lda, x)
@@ -329,6 +338,17 @@ var farBytes = l2Bytes()
 func matVecFar(rows, lda, cols int) bool {
 	return 4*lda < rt.streamsBelow && cols >= 8 && rows*lda*4 > farBytes
 }
+
+// matVecL2 reports whether the four-stream MatVec of rows rows at stride lda
+// prefetches into L2: where the route says pfL2 and A spans more than
+// memBytes, the L3, so that it comes from memory; an A the L3 can hold may
+// be hot there, where the prefetch into L1 is level with the plain kernel
+// and the one into L2 slower (kernels/DESIGN.md).
+func matVecL2(rows, lda int) bool { return rt.pfL2 && rows*lda*4 > memBytes }
+
+// memBytes is the span beyond which a matrix cannot be in the caches
+// (l3Bytes; tests set it to 0).
+var memBytes = l3Bytes()
 
 // The AVX2 matTVec, matVecBatch and softmaxMatTVec kernels need at least one
 // full vector (8) of columns: their tails reload the last full vector.

@@ -69,13 +69,13 @@ func forEachRoute[T runner[T]](t T, f func(T)) {
 }
 
 // forEachMatVecRoute runs f with MatVec routed by span (the default), then
-// under each route of the table with its far kernel taken at every size
-// (farBytes 0), so that the tests check every kernel the table can choose at
-// every shape.
+// under each route of the table with its far kernels taken at every size
+// (farBytes and memBytes 0), so that the tests check every kernel the table
+// can choose at every shape.
 func forEachMatVecRoute(t *testing.T, f func(t *testing.T)) {
 	t.Run("by-span", f)
-	defer func(b int) { farBytes = b }(farBytes)
-	farBytes = 0
+	defer func(b, m int) { farBytes, memBytes = b, m }(farBytes, memBytes)
+	farBytes, memBytes = 0, 0
 	forEachRoute(t, func(t *testing.T) { t.Run("far", f) })
 }
 
