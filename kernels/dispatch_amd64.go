@@ -332,11 +332,12 @@ func matVec(dst, a []float32, lda int, x []float32) {
 var farBytes = l2Bytes()
 
 // matVecFar reports whether matVec of rows×cols at stride lda reads A as
-// four streams: the route says so for rows lda floats apart, A spans more
-// than farBytes, and cols ≥ 8 (the AVX2 kernel's tails reload a whole
-// vector).
+// four streams: A spans more than farBytes, cols ≥ 8 (the AVX2 kernel's
+// tails reload a whole vector), and the route says so for rows lda floats
+// apart, or prefetches them into L2 (matVecL2: beyond the L3, rows any
+// distance apart).
 func matVecFar(rows, lda, cols int) bool {
-	return 4*lda < rt.streamsBelow && cols >= 8 && rows*lda*4 > farBytes
+	return cols >= 8 && rows*lda*4 > farBytes && (4*lda < rt.streamsBelow || matVecL2(rows, lda))
 }
 
 // matVecL2 reports whether the four-stream MatVec of rows rows at stride lda

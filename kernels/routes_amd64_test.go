@@ -270,27 +270,37 @@ func TestDecodeStepPrefetch(t *testing.T) {
 	}
 }
 
-// TestMatVecFarRule checks MatVec's choice of the four-stream kernel by
-// span, row length and the route's streamsBelow.
+// TestMatVecFarRule checks MatVec's choice of the four-stream kernel and of
+// its prefetch into L2 by span, row length and the route's streamsBelow and
+// pfL2.
 func TestMatVecFarRule(t *testing.T) {
-	defer func(r route, fb int) { rt, farBytes = r, fb }(rt, farBytes)
-	farBytes = 1 << 20
+	defer func(r route, fb, mb int) { rt, farBytes, memBytes = r, fb, mb }(rt, farBytes, memBytes)
+	farBytes, memBytes = 1<<20, 32<<20
 	for _, c := range []struct {
-		below, rows, lda, cols int
-		want                   bool
+		below          int
+		l2             bool
+		rows, lda, col int
+		want, wantL2   bool
 	}{
-		{anyRow, 32000, 512, 512, true},
-		{anyRow, 4096, 4096, 4096, true},
-		{anyRow, 256, 512, 512, false},  // 512 KiB: within farBytes
-		{anyRow, 32000, 512, 7, false},  // fewer columns than a vector
-		{4096, 32000, 512, 512, true},   // rows 2 KiB apart
-		{4096, 4096, 1024, 1000, false}, // rows 4 KiB apart
-		{4096, 4096, 4096, 4096, false},
-		{0, 32000, 512, 512, false},
+		{anyRow, false, 32000, 512, 512, true, false},
+		{anyRow, false, 4096, 4096, 4096, true, false},
+		{anyRow, false, 256, 512, 512, false, false},  // 512 KiB: within farBytes
+		{anyRow, false, 32000, 512, 7, false, false},  // fewer columns than a vector
+		{4096, false, 32000, 512, 512, true, false},   // rows 2 KiB apart
+		{4096, false, 4096, 1024, 1000, false, false}, // rows 4 KiB apart
+		{4096, false, 4096, 4096, 4096, false, false},
+		{0, false, 32000, 512, 512, false, false},
+		{4096, true, 8192, 512, 512, true, false},    // 16 MiB: may be in L3
+		{4096, true, 4096, 2048, 2048, false, false}, // 32 MiB: not beyond
+		{4096, true, 4096, 4096, 4096, true, true},   // 64 MiB, rows 16 KiB apart
+		{4096, true, 32000, 512, 512, true, true},
+		{0, true, 32000, 512, 512, true, true},
+		{4096, true, 32000, 512, 7, false, true}, // fewer columns than a vector
 	} {
-		rt.streamsBelow = c.below
-		if got := matVecFar(c.rows, c.lda, c.cols); got != c.want {
-			t.Errorf("streamsBelow %d, %d×%d at stride %d: four streams %v, want %v", c.below, c.rows, c.cols, c.lda, got, c.want)
+		rt.streamsBelow, rt.pfL2 = c.below, c.l2
+		if got, gotL2 := matVecFar(c.rows, c.lda, c.col), matVecL2(c.rows, c.lda); got != c.want || gotL2 != c.wantL2 {
+			t.Errorf("streamsBelow %d, pfL2 %v, %d×%d at stride %d: four streams %v, into L2 %v; want %v, %v",
+				c.below, c.l2, c.rows, c.col, c.lda, got, gotL2, c.want, c.wantL2)
 		}
 	}
 }
