@@ -133,9 +133,8 @@ func (s *heedBeam) step() {
 // hypotheses, Sgemv for each one's attention) and Go loops, as
 // gonumDecoderStep is.
 type gonumBeam struct {
-	m                                   *stepModel
-	xh, g, h, c, h2, c2, hc, ht, logits []float32
-	one                                 *gonumDecoderStep
+	m                                      *stepModel
+	xh, g, h, c, h2, c2, hc, ht, w, logits []float32
 	beam
 }
 
@@ -143,8 +142,8 @@ func newGonumBeam(m *stepModel) *gonumBeam {
 	B, H := stepBeam, stepHidden
 	return &gonumBeam{m: m, xh: make([]float32, B*(stepEmbed+H)), g: make([]float32, B*4*H),
 		h: make([]float32, B*H), c: make([]float32, B*H), h2: make([]float32, B*H), c2: make([]float32, B*H),
-		hc: make([]float32, B*2*H), ht: make([]float32, B*H), logits: make([]float32, B*stepVocab),
-		one: newGonumDecoderStep(m), beam: newBeam()}
+		hc: make([]float32, B*2*H), ht: make([]float32, B*H), w: make([]float32, stepS),
+		logits: make([]float32, B*stepVocab), beam: newBeam()}
 }
 
 func gen(rows, cols int, d []float32) blas32.General {
@@ -159,29 +158,10 @@ func (s *gonumBeam) step() {
 		copy(s.g[i*4*H:(i+1)*4*H], s.m.bLSTM)
 	}
 	blas32.Gemm(blas.NoTrans, blas.Trans, 1, gen(B, E+H, s.xh), stepGen(s.m.wLSTM), 1, gen(B, 4*H, s.g))
-	o := s.one
 	for i := range B {
-		g, c, h := s.g[i*4*H:], s.c[i*H:(i+1)*H], s.h2[i*H:(i+1)*H]
-		for j := range H {
-			ig, f, gg, og := stepSig(g[j]), stepSig(g[H+j]), float32(math.Tanh(float64(g[2*H+j]))), stepSig(g[3*H+j])
-			s.c2[i*H+j] = f*c[j] + ig*gg
-			h[j] = og * float32(math.Tanh(float64(s.c2[i*H+j])))
-		}
-		// Attention of hypothesis i, as gonumDecoderStep's.
-		blas32.Gemv(blas.NoTrans, 1, stepGen(o.m.keys), stepVec(h), 0, stepVec(o.w))
-		mx := float32(math.Inf(-1))
-		for _, v := range o.w {
-			mx = max(mx, v)
-		}
-		var sum float32
-		for j, v := range o.w {
-			o.w[j] = float32(math.Exp(float64(v - mx)))
-			sum += o.w[j]
-		}
-		for j := range o.w {
-			o.w[j] /= sum
-		}
-		blas32.Gemv(blas.Trans, 1, stepGen(o.m.keys), stepVec(o.w), 0, stepVec(s.hc[i*2*H:i*2*H+H]))
+		h := s.h2[i*H : (i+1)*H]
+		gonumCell(h, s.c2[i*H:(i+1)*H], s.c[i*H:(i+1)*H], s.g[i*4*H:])
+		gonumAttend(s.hc[i*2*H:i*2*H+H], s.w, h, s.m.keys)
 		copy(s.hc[i*2*H+H:], h)
 	}
 	blas32.Gemm(blas.NoTrans, blas.Trans, 1, gen(B, 2*H, s.hc), stepGen(s.m.wc), 0, gen(B, H, s.ht))
@@ -191,32 +171,7 @@ func (s *gonumBeam) step() {
 	blas32.Gemm(blas.NoTrans, blas.Trans, 1, gen(B, H, s.ht), stepGen(s.m.wOut), 0, gen(B, stepVocab, s.logits))
 	k := stepBeam
 	for i := range B {
-		row := s.logits[i*stepVocab : (i+1)*stepVocab]
-		mx := float32(math.Inf(-1))
-		for _, v := range row {
-			mx = max(mx, v)
-		}
-		var se float64
-		for _, v := range row {
-			se += math.Exp(float64(v - mx))
-		}
-		l := float32(math.Log(se))
-		idx, val := s.idx[i*k:(i+1)*k], s.val[i*k:(i+1)*k]
-		for j := range val {
-			val[j] = float32(math.Inf(-1))
-		}
-		for t, v := range row {
-			v = v - mx - l
-			if v <= val[k-1] {
-				continue
-			}
-			p := k - 1
-			for p > 0 && v > val[p-1] {
-				val[p], idx[p] = val[p-1], idx[p-1]
-				p--
-			}
-			val[p], idx[p] = v, t
-		}
+		gonumLogSoftmaxTopK(s.idx[i*k:(i+1)*k], s.val[i*k:(i+1)*k], s.logits[i*stepVocab:(i+1)*stepVocab])
 	}
 	s.choose()
 	carry(s.h, s.h2, s.parent, H)

@@ -120,25 +120,8 @@ func (s *gonumDecoderStep) step(tok int) int {
 	copy(s.xh[stepEmbed:], s.h)
 	copy(s.g, s.m.bLSTM)
 	blas32.Gemv(blas.NoTrans, 1, stepGen(s.m.wLSTM), stepVec(s.xh), 1, stepVec(s.g))
-	for j := 0; j < H; j++ {
-		i, f, g, o := stepSig(s.g[j]), stepSig(s.g[H+j]), float32(math.Tanh(float64(s.g[2*H+j]))), stepSig(s.g[3*H+j])
-		s.c[j] = f*s.c[j] + i*g
-		s.h[j] = o * float32(math.Tanh(float64(s.c[j])))
-	}
-	blas32.Gemv(blas.NoTrans, 1, stepGen(s.m.keys), stepVec(s.h), 0, stepVec(s.w))
-	mx := float32(math.Inf(-1))
-	for _, v := range s.w {
-		mx = max(mx, v)
-	}
-	var sum float32
-	for i, v := range s.w {
-		s.w[i] = float32(math.Exp(float64(v - mx)))
-		sum += s.w[i]
-	}
-	for i := range s.w {
-		s.w[i] /= sum
-	}
-	blas32.Gemv(blas.Trans, 1, stepGen(s.m.keys), stepVec(s.w), 0, stepVec(s.ctx))
+	gonumCell(s.h, s.c, s.c, s.g)
+	gonumAttend(s.ctx, s.w, s.h, s.m.keys)
 	copy(s.hc, s.ctx)
 	copy(s.hc[H:], s.h)
 	blas32.Gemv(blas.NoTrans, 1, stepGen(s.m.wc), stepVec(s.hc), 0, stepVec(s.ht))
@@ -146,35 +129,73 @@ func (s *gonumDecoderStep) step(tok int) int {
 		s.ht[j] = float32(math.Tanh(float64(v)))
 	}
 	blas32.Gemv(blas.NoTrans, 1, stepGen(s.m.wOut), stepVec(s.ht), 0, stepVec(s.logit))
-	mx = float32(math.Inf(-1))
-	for _, v := range s.logit {
+	gonumLogSoftmaxTopK(s.idx, s.val, s.logit)
+	return s.idx[0]
+}
+
+// gonumCell sets h and c to an LSTM cell's new state from its gates g (the
+// i, f, g, o blocks of len(h) each) and the old cell state cOld (c may be
+// cOld), in Go loops.
+func gonumCell(h, c, cOld, g []float32) {
+	H := len(h)
+	for j := range H {
+		i, f, gg, o := stepSig(g[j]), stepSig(g[H+j]), float32(math.Tanh(float64(g[2*H+j]))), stepSig(g[3*H+j])
+		c[j] = f*cOld[j] + i*gg
+		h[j] = o * float32(math.Tanh(float64(c[j])))
+	}
+}
+
+// gonumAttend sets ctx to the Luong dot attention context of h over keys
+// (keys and values alike): the scores by Sgemv into w, a softmax in Go, the
+// context by Sgemv.
+func gonumAttend(ctx, w, h []float32, keys kernels.Matrix) {
+	blas32.Gemv(blas.NoTrans, 1, stepGen(keys), stepVec(h), 0, stepVec(w))
+	mx := float32(math.Inf(-1))
+	for _, v := range w {
+		mx = max(mx, v)
+	}
+	var sum float32
+	for i, v := range w {
+		w[i] = float32(math.Exp(float64(v - mx)))
+		sum += w[i]
+	}
+	for i := range w {
+		w[i] /= sum
+	}
+	blas32.Gemv(blas.Trans, 1, stepGen(keys), stepVec(w), 0, stepVec(ctx))
+}
+
+// gonumLogSoftmaxTopK sets row to its log-softmax and idx, val to its
+// len(idx) largest entries in decreasing order, by insertion (the simple Go
+// way).
+func gonumLogSoftmaxTopK(idx []int, val, row []float32) {
+	mx := float32(math.Inf(-1))
+	for _, v := range row {
 		mx = max(mx, v)
 	}
 	var se float64
-	for _, v := range s.logit {
+	for _, v := range row {
 		se += math.Exp(float64(v - mx))
 	}
 	l := float32(math.Log(se))
-	for i, v := range s.logit {
-		s.logit[i] = v - mx - l
+	for i, v := range row {
+		row[i] = v - mx - l
 	}
-	// Top k by insertion (the simple Go way).
-	k := stepBeam
-	for j := range s.val {
-		s.val[j] = float32(math.Inf(-1))
+	k := len(idx)
+	for j := range val {
+		val[j] = float32(math.Inf(-1))
 	}
-	for i, v := range s.logit {
-		if v <= s.val[k-1] {
+	for i, v := range row {
+		if v <= val[k-1] {
 			continue
 		}
 		p := k - 1
-		for p > 0 && v > s.val[p-1] {
-			s.val[p], s.idx[p] = s.val[p-1], s.idx[p-1]
+		for p > 0 && v > val[p-1] {
+			val[p], idx[p] = val[p-1], idx[p-1]
 			p--
 		}
-		s.val[p], s.idx[p] = v, i
+		val[p], idx[p] = v, i
 	}
-	return s.idx[0]
 }
 
 func BenchmarkDecoderStep(b *testing.B) {

@@ -323,6 +323,25 @@ func FuzzMatTVec(f *testing.F) {
 	})
 }
 
+// checkMatVecBatchCase runs MatVecBatch over a random rows×cols A and
+// batch×cols X into D (A, X and D padded by pads and offset by offs into
+// canary slabs) and checks D against the float64 oracle, nothing outside D
+// written and A and X untouched.
+func checkMatVecBatchCase(t *testing.T, rng *rand.Rand, rows, cols, batch int, pads, offs [3]int) {
+	t.Helper()
+	a, aok := newMatrix(t, rng, rows, cols, pads[0], offs[0])
+	x, xok := newMatrix(t, rng, batch, cols, pads[1], offs[1])
+	d, dok := newMatrix(t, rng, batch, rows, pads[2], offs[2])
+	want := Matrix{Rows: batch, Cols: rows, Stride: rows, Data: make([]float32, batch*rows)}
+	fallback.MatVecBatch(want.Data, want.Stride, a.Data, a.Stride, x.Data, x.Stride, rows, cols, batch)
+	MatVecBatch(d, a, x)
+	checkMatVecBatch(t, d, want, a, x)
+	checkPad(t, "MatVecBatch dst", d)
+	aok()
+	xok()
+	dok()
+}
+
 // checkMatVecBatch checks every element of got = X·Aᵀ against the oracle, or,
 // with special values, against want.
 func checkMatVecBatch(t *testing.T, got, want Matrix, a, x Matrix) {
@@ -406,17 +425,7 @@ func TestMatVecBatchRoutes(t *testing.T) {
 				if want := batch >= lo && rows >= dim && cols >= dim; matVecBatchGemm(rows, cols, batch) != want {
 					t.Errorf("%d×%d, batch %d: Gemm route %v, want %v", rows, cols, batch, !want, want)
 				}
-				a, aok := newMatrix(t, rng, rows, cols, 1, 3)
-				x, xok := newMatrix(t, rng, batch, cols, 0, 5)
-				d, dok := newMatrix(t, rng, batch, rows, 2, 7)
-				want := Matrix{Rows: batch, Cols: rows, Stride: rows, Data: make([]float32, batch*rows)}
-				fallback.MatVecBatch(want.Data, want.Stride, a.Data, a.Stride, x.Data, x.Stride, rows, cols, batch)
-				MatVecBatch(d, a, x)
-				checkMatVecBatch(t, d, want, a, x)
-				checkPad(t, "MatVecBatch dst", d)
-				aok()
-				xok()
-				dok()
+				checkMatVecBatchCase(t, rng, rows, cols, batch, [3]int{1, 0, 2}, [3]int{3, 5, 7})
 			}
 		}
 	})
