@@ -429,6 +429,30 @@ func q8Widen(s *isa, m Mem) VecVirtual {
 	return v
 }
 
+// scaleFMA sets acc += p·c for the float32 c at m: under EVEX by the FMA's
+// embedded broadcast, else by a broadcast register. (A 512-bit VBROADCASTSS
+// from memory takes one of Zen 4's FP pipes; the embedded broadcast is the
+// load's alone, on Intel as on AMD.)
+func scaleFMA(s *isa, m Mem, p, acc VecVirtual) {
+	if s.evex {
+		asm.VFMADD231PS_BCST(m, p, acc)
+		return
+	}
+	b := s.vec()
+	asm.VBROADCASTSS(m, b)
+	asm.VFMADD231PS(b, p, acc)
+}
+
+// fmaBcast sets acc += v·b for b a vector register or a float32 in memory
+// (EVEX only), broadcast by the FMA.
+func fmaBcast(b Op, v, acc VecVirtual) {
+	if m, ok := b.(Mem); ok {
+		asm.VFMADD231PS_BCST(m, v, acc)
+		return
+	}
+	asm.VFMADD231PS(b, v, acc)
+}
+
 // genMatVecQ8 emits matVecQ8<ISA>(dst, a, lda, x): for the len(dst)×len(x)
 // matrix of 8-bit blocks (len(x) a multiple of 32, lda in blocks), dst[r] =
 // Σ_b Scale·(Σ_i Q[i]·x[32b+i]): each block's product in one vector, then
@@ -478,9 +502,7 @@ func genMatVecQ8(s *isa) {
 					asm.VFMADD231PS(xv[j], q, p0)
 				}
 			}
-			sc := s.vec()
-			asm.VBROADCASTSS(rowAddr(p, lda, lda3, r, 0), sc)
-			asm.VFMADD231PS(sc, p0, acc[r])
+			scaleFMA(s, rowAddr(p, lda, lda3, r, 0), p0, acc[r])
 		}
 		asm.ADDQ(U32(q8Bytes), p)
 		asm.ADDQ(U32(4*32), xp)
@@ -515,6 +537,10 @@ func genMatTVecQ8(s *isa) {
 	asm.LEAQ(Mem{Base: lda, Index: lda, Scale: 2}, lda3)
 	asm.SHRQ(U8(5), ncols)
 	per := 32 / s.lanes
+	var wl Mem
+	if s.evex {
+		wl = asm.AllocLocal(4 * decodeRows)
+	}
 	add := func(prefix string, n int) {
 		xr := make([]VecVirtual, n)
 		for r := range xr {
@@ -528,19 +554,26 @@ func genMatTVecQ8(s *isa) {
 		asm.Label(prefix + "blocks")
 		asm.TESTQ(blocks, blocks)
 		asm.JZ(LabelRef(prefix + "end"))
-		w := make([]VecVirtual, n)
+		// Each row's weight times the block's scale: under EVEX in wl on
+		// the stack, broadcast by each FMA.
+		w := make([]Op, n)
 		for r := range w {
 			t := asm.XMM()
 			asm.VMULSS(rowAddr(p, lda, lda3, r, 0), xr[r], t)
-			w[r] = s.vec()
-			asm.VBROADCASTSS(t, w[r])
+			if s.evex {
+				asm.VMOVSS(t, wl.Offset(4*r))
+				w[r] = wl.Offset(4 * r)
+			} else {
+				b := s.vec()
+				asm.VBROADCASTSS(t, b)
+				w[r] = b
+			}
 		}
 		for j := 0; j < per; j++ {
 			y := s.vec()
 			asm.VMOVUPS(Mem{Base: dp, Disp: 4 * s.lanes * j}, y)
 			for r := range w {
-				q := q8Widen(s, rowAddr(p, lda, lda3, r, 4+s.lanes*j))
-				asm.VFMADD231PS(q, w[r], y)
+				fmaBcast(w[r], q8Widen(s, rowAddr(p, lda, lda3, r, 4+s.lanes*j)), y)
 			}
 			asm.VMOVUPS(y, Mem{Base: dp, Disp: 4 * s.lanes * j})
 		}

@@ -127,7 +127,8 @@ func genDecodeStep(s *isa, f stepFormat, pf bool, lvl pfLevel) {
 	evenOddCtx := f.name == "BF16"
 
 	mloc := asm.AllocLocal(8)
-	wloc := asm.AllocLocal(32) // Q8: the block's eight weights
+	wloc := asm.AllocLocal(32)  // Q8: the block's eight weights
+	wsloc := asm.AllocLocal(32) // Q8: those times the block's scales
 	{
 		t := asm.XMM()
 		asm.Load(asm.Param("m"), t)
@@ -199,9 +200,7 @@ func genDecodeStep(s *isa, f stepFormat, pf bool, lvl pfLevel) {
 						asm.VFMADD231PS(hv[j], qv, p0)
 					}
 				}
-				scl := w.vec()
-				asm.VBROADCASTSS(m, scl)
-				asm.VFMADD231PS(scl, p0, acc[i])
+				scaleFMA(w, m, p0, acc[i])
 			}
 			asm.ADDQ(U32(q8Bytes), p)
 			asm.ADDQ(U32(q8Bytes), q)
@@ -408,19 +407,27 @@ func genDecodeStep(s *isa, f stepFormat, pf bool, lvl pfLevel) {
 		asm.JZ(LabelRef("ctxHalf"))
 		if f.q8 {
 			rows := rowsAt(p, q, ldv, ldv3, 0)
-			wq := make([]VecVirtual, 8)
+			// Each row's weight times the block's scale, in scalars;
+			// broadcast by each FMA from wsloc under EVEX.
+			wq := make([]Op, 8)
 			for i, m := range rows {
-				t := w.vec()
-				wq[i] = w.vec()
-				asm.VBROADCASTSS(wloc.Offset(4*i), t)
-				asm.VBROADCASTSS(m, wq[i])
-				asm.VMULPS(t, wq[i], wq[i])
+				t := asm.XMM()
+				asm.VMOVSS(wloc.Offset(4*i), t)
+				asm.VMULSS(m, t, t)
+				if w.evex {
+					asm.VMOVSS(t, wsloc.Offset(4*i))
+					wq[i] = wsloc.Offset(4 * i)
+				} else {
+					b := w.vec()
+					asm.VBROADCASTSS(t, b)
+					wq[i] = b
+				}
 			}
 			for j := 0; j < 32/w.lanes; j++ {
 				acc := w.vec()
 				asm.VMOVUPS(Mem{Base: cp, Disp: w.bytes() * j}, acc)
 				for i, m := range rows {
-					asm.VFMADD231PS(widen8(m.Offset(4+w.lanes*j)), wq[i], acc)
+					fmaBcast(wq[i], widen8(m.Offset(4+w.lanes*j)), acc)
 				}
 				asm.VMOVUPS(acc, Mem{Base: cp, Disp: w.bytes() * j})
 			}
