@@ -137,8 +137,9 @@ const (
 	famVector      families = 1 << iota // Sum, Axpy, Scale, element-wise, backward
 	famDot                              // Dot
 	famMatVecBatch                      // MatVecBatch (and its switch to Gemm)
-	famStep                             // DotSoftmaxMatTVec and the reduced-precision steps
+	famStep                             // DotSoftmaxMatTVec and the bfloat16 and Q8 steps
 	famMatTVec                          // MatTVec, MatTVecAdd, SoftmaxMatTVecAdd's context pass
+	famStepF16                          // the float16 step's plain kernel (within L2; its prefetching ones are famStep)
 )
 
 // dotFarKind names DotSoftmaxMatTVec's kernel for rows that span more than
@@ -167,7 +168,8 @@ const (
 // loads 64 bytes per cycle at any width, so YMM is as fast with shorter
 // horizontal sums where a kernel is load-bound, but its Dot, MatVecBatch,
 // MatTVec and fused steps, whose ZMM variants keep more independent work
-// per instruction, run faster in ZMM; from memory its MatVec and fused dot
+// per instruction, run faster in ZMM, but for the float16 step within L2
+// (a 512-bit VCVTPH2PS costs more than two 256-bit ones); from memory its MatVec and fused dot
 // step gain from four streams where rows are short (in L3 they lose some
 // of it), and its software prefetches gain where they fill L2 and lose
 // where they fill L1 (the reduced-precision steps, the skinny products).
@@ -817,6 +819,15 @@ var decodeSteps = [FormatQ8 + 1][3][3]decodeStepFunc{
 	},
 }
 
+// stepFamily is the width family of the fused step over format f in variant
+// (decodeStepVariant): famStepF16 for float16's plain kernel, else famStep.
+func stepFamily(f Format, variant int) families {
+	if f == FormatF16 && variant == 0 {
+		return famStepF16
+	}
+	return famStep
+}
+
 // decodeStepAsm runs the fused step kernel of the active ISA over the leading
 // whole blocks of eight rows, when the kernel takes the shapes (columns whole
 // vectors of 8, whole 32-value blocks for Q8), and returns how many rows it
@@ -834,7 +845,8 @@ func decodeStepAsm(ctx, scores []float32, k, v Stored, h []float32, st *SoftmaxS
 	kb, kl := k.bytes()
 	vb, vl := v.bytes()
 	var r int
-	st.Max, st.Sum, r = decodeSteps[k.format][widthIndex(famStep)][decodeStepVariant(k.format, n, kl+vl)](hide(ctx), hide(scores[:n]), hide(kb), kl, hide(vb), vl, hide(h), st.Max, st.Sum)
+	variant := decodeStepVariant(k.format, n, kl+vl)
+	st.Max, st.Sum, r = decodeSteps[k.format][widthIndex(stepFamily(k.format, variant))][variant](hide(ctx), hide(scores[:n]), hide(kb), kl, hide(vb), vl, hide(h), st.Max, st.Sum)
 	return n, r == 0
 }
 

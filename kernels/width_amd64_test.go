@@ -51,7 +51,7 @@ func TestAVX512WidthEnv(t *testing.T) {
 // UseAVX512Width forces and that UseAVX512Width(0) restores the route.
 func TestAVX512WidthFamilies(t *testing.T) {
 	defer func(r route, w int) { rt, avx512Width = r, w }(rt, avx512Width)
-	all := []families{famVector, famDot, famMatVecBatch, famStep, famMatTVec}
+	all := []families{famVector, famDot, famMatVecBatch, famStep, famMatTVec, famStepF16}
 	for _, c := range []struct {
 		class cpuClass
 		zmm   []families
@@ -75,6 +75,22 @@ func TestAVX512WidthFamilies(t *testing.T) {
 					t.Errorf("%v, width forced to %d: zmm(%b) = %v, want %v", c.class, force, f, got, want)
 				}
 			}
+		}
+	}
+	// The fused steps' families by format and variant.
+	for _, c := range []struct {
+		f       Format
+		variant int
+		want    families
+	}{
+		{FormatF16, 0, famStepF16},
+		{FormatF16, 1, famStep},
+		{FormatF16, 2, famStep},
+		{FormatBF16, 0, famStep},
+		{FormatQ8, 0, famStep},
+	} {
+		if got := stepFamily(c.f, c.variant); got != c.want {
+			t.Errorf("stepFamily(%v, %d) = %b, want %b", c.f, c.variant, got, c.want)
 		}
 	}
 	// MatVecBatch's columns under the route's batchZMMCols.
