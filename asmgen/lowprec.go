@@ -443,6 +443,21 @@ func scaleFMA(s *isa, m Mem, p, acc VecVirtual) {
 	asm.VFMADD231PS(b, p, acc)
 }
 
+// scaledWeight returns, as fmaBcast's b, the weight in the XMM register x
+// times the float32 scale at m, rounded once: under EVEX stored to the stack
+// at slot and named by it, else broadcast to a new vector of s.
+func scaledWeight(s *isa, x VecVirtual, m, slot Mem) Op {
+	t := asm.XMM()
+	asm.VMULSS(m, x, t)
+	if s.evex {
+		asm.VMOVSS(t, slot)
+		return slot
+	}
+	b := s.vec()
+	asm.VBROADCASTSS(t, b)
+	return b
+}
+
 // fmaBcast sets acc += v·b for b a vector register or a float32 in memory
 // (EVEX only), broadcast by the FMA.
 func fmaBcast(b Op, v, acc VecVirtual) {
@@ -554,20 +569,9 @@ func genMatTVecQ8(s *isa) {
 		asm.Label(prefix + "blocks")
 		asm.TESTQ(blocks, blocks)
 		asm.JZ(LabelRef(prefix + "end"))
-		// Each row's weight times the block's scale: under EVEX in wl on
-		// the stack, broadcast by each FMA.
 		w := make([]Op, n)
 		for r := range w {
-			t := asm.XMM()
-			asm.VMULSS(rowAddr(p, lda, lda3, r, 0), xr[r], t)
-			if s.evex {
-				asm.VMOVSS(t, wl.Offset(4*r))
-				w[r] = wl.Offset(4 * r)
-			} else {
-				b := s.vec()
-				asm.VBROADCASTSS(t, b)
-				w[r] = b
-			}
+			w[r] = scaledWeight(s, xr[r], rowAddr(p, lda, lda3, r, 0), wl.Offset(4*r))
 		}
 		for j := 0; j < per; j++ {
 			y := s.vec()

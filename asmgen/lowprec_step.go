@@ -407,21 +407,12 @@ func genDecodeStep(s *isa, f stepFormat, pf bool, lvl pfLevel) {
 		asm.JZ(LabelRef("ctxHalf"))
 		if f.q8 {
 			rows := rowsAt(p, q, ldv, ldv3, 0)
-			// Each row's weight times the block's scale, in scalars;
-			// broadcast by each FMA from wsloc under EVEX.
+			// Each row's weight times the block's scale.
 			wq := make([]Op, 8)
 			for i, m := range rows {
 				t := asm.XMM()
 				asm.VMOVSS(wloc.Offset(4*i), t)
-				asm.VMULSS(m, t, t)
-				if w.evex {
-					asm.VMOVSS(t, wsloc.Offset(4*i))
-					wq[i] = wsloc.Offset(4 * i)
-				} else {
-					b := w.vec()
-					asm.VBROADCASTSS(t, b)
-					wq[i] = b
-				}
+				wq[i] = scaledWeight(w, t, m, wsloc.Offset(4*i))
 			}
 			for j := 0; j < 32/w.lanes; j++ {
 				acc := w.vec()
