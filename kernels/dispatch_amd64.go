@@ -137,9 +137,9 @@ const (
 	famVector      families = 1 << iota // Sum, Axpy, Scale, element-wise, backward
 	famDot                              // Dot
 	famMatVecBatch                      // MatVecBatch (and its switch to Gemm)
-	famStep                             // DotSoftmaxMatTVec and the bfloat16 and Q8 steps
+	famStep                             // DotSoftmaxMatTVec and the reduced-precision steps (but famStepF16)
 	famMatTVec                          // MatTVec, MatTVecAdd, SoftmaxMatTVecAdd's context pass
-	famStepF16                          // the float16 step's plain kernel (within L2; its prefetching ones are famStep)
+	famStepF16                          // the float16 step's plain kernel, within L2 (stepFamily)
 )
 
 // dotFarKind names DotSoftmaxMatTVec's kernel for rows that span more than
@@ -169,10 +169,11 @@ const (
 // horizontal sums where a kernel is load-bound, but its Dot, MatVecBatch,
 // MatTVec and fused steps, whose ZMM variants keep more independent work
 // per instruction, run faster in ZMM, but for the float16 step within L2
-// (a 512-bit VCVTPH2PS costs more than two 256-bit ones); from memory its MatVec and fused dot
-// step gain from four streams where rows are short (in L3 they lose some
-// of it), and its software prefetches gain where they fill L2 and lose
-// where they fill L1 (the reduced-precision steps, the skinny products).
+// (a 512-bit VCVTPH2PS costs more than two 256-bit ones); from memory its
+// MatVec and fused dot step gain from four streams where rows are short (in
+// L3 they lose some of it), and its software prefetches gain where they
+// fill L2 and lose where they fill L1 (the reduced-precision steps, the
+// skinny products).
 // DESIGN.md gives the measurements behind each entry.
 var routes = [...]route{
 	classOther: {width: 256, dotFar: dotFarOne, stepPF: allFormats},
