@@ -70,8 +70,9 @@ type route struct {
 	// streamsBelow bytes apart reads it as four chunks of rows side by side
 	// (matVecSplit4PF1K, four streams, each prefetched 1 KiB ahead) instead
 	// of four adjacent rows at a time (matVec), which are four streams
-	// already once rows are a page apart; 0: never.
-	streamsBelow int
+	// already once rows are a page apart; 0: never. streamsBelowAVX2 is the
+	// same for the AVX2 kernels.
+	streamsBelow, streamsBelowAVX2 int
 	// dotFar is the fused dot step's kernel for rows beyond L2 (dotFarKind).
 	dotFar dotFarKind
 	// splitBelow: where dotFar is dotFarOne, rows fewer than splitBelow
@@ -177,9 +178,9 @@ const (
 // DESIGN.md gives the measurements behind each entry.
 var routes = [...]route{
 	classOther: {width: 256, dotFar: dotFarOne, stepPF: allFormats},
-	classIntel: {width: 512, streamsBelow: anyRow, dotFar: dotFarSplit, stepPF: allFormats},
+	classIntel: {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarSplit, stepPF: allFormats},
 	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnBands: 16, ntQuads: batches(1, 4), pfL2: true, stepPF: allFormats},
-	classZen5:  {width: 512, streamsBelow: anyRow, dotFar: dotFarNear, stepPF: allFormats},
+	classZen5:  {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarNear, stepPF: allFormats},
 }
 
 // anyRow is a streamsBelow that takes rows any distance apart.
@@ -312,16 +313,17 @@ func maxOf(x []float32) float32 {
 }
 
 func matVec(dst, a []float32, lda int, x []float32) {
+	below := streamsFor(active)
 	switch {
-	case active == AVX512 && matVecFar(len(dst), lda, len(x)) && matVecL2(len(dst), lda):
+	case active == AVX512 && matVecFar(len(dst), lda, len(x), below) && matVecL2(len(dst), lda):
 		matVecSplit4PF1KL2AVX512(dst, a, lda, x)
-	case active == AVX512 && matVecFar(len(dst), lda, len(x)):
+	case active == AVX512 && matVecFar(len(dst), lda, len(x), below):
 		matVecSplit4PF1KAVX512(dst, a, lda, x)
 	case active == AVX512:
 		matVecAVX512(dst, a, lda, x)
-	case active == AVX2 && matVecFar(len(dst), lda, len(x)) && matVecL2(len(dst), lda):
+	case active == AVX2 && matVecFar(len(dst), lda, len(x), below) && matVecL2(len(dst), lda):
 		matVecSplit4PF1KL2AVX2(dst, a, lda, x)
-	case active == AVX2 && matVecFar(len(dst), lda, len(x)):
+	case active == AVX2 && matVecFar(len(dst), lda, len(x), below):
 		matVecSplit4PF1KAVX2(dst, a, lda, x)
 	case active == AVX2:
 		matVecAVX2(dst, a, lda, x)
@@ -336,11 +338,20 @@ var farBytes = l2Bytes()
 
 // matVecFar reports whether matVec of rows×cols at stride lda reads A as
 // four streams: A spans more than farBytes, cols ≥ 8 (the AVX2 kernel's
-// tails reload a whole vector), and the route says so for rows lda floats
-// apart, or prefetches them into L2 (matVecL2: beyond the L3, rows any
-// distance apart).
-func matVecFar(rows, lda, cols int) bool {
-	return cols >= 8 && rows*lda*4 > farBytes && (4*lda < rt.streamsBelow || matVecL2(rows, lda))
+// tails reload a whole vector), and rows lda floats apart are fewer than
+// below bytes apart (the route's streamsBelow of the ISA), or the route
+// prefetches them into L2 (matVecL2: beyond the L3, rows any distance
+// apart).
+func matVecFar(rows, lda, cols, below int) bool {
+	return cols >= 8 && rows*lda*4 > farBytes && (4*lda < below || matVecL2(rows, lda))
+}
+
+// streamsFor is the route's streamsBelow for the MatVec kernels of isa.
+func streamsFor(isa ISA) int {
+	if isa == AVX2 {
+		return rt.streamsBelowAVX2
+	}
+	return rt.streamsBelow
 }
 
 // matVecL2 reports whether the four-stream MatVec of rows rows at stride lda

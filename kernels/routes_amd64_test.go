@@ -296,10 +296,30 @@ func TestMatVecFarRule(t *testing.T) {
 		{0, true, 32000, 512, 512, true, true},
 		{4096, true, 32000, 512, 7, false, true}, // fewer columns than a vector
 	} {
-		rt.streamsBelow, rt.pfL2 = c.below, c.l2
-		if got, gotL2 := matVecFar(c.rows, c.lda, c.col), matVecL2(c.rows, c.lda); got != c.want || gotL2 != c.wantL2 {
+		rt.pfL2 = c.l2
+		if got, gotL2 := matVecFar(c.rows, c.lda, c.col, c.below), matVecL2(c.rows, c.lda); got != c.want || gotL2 != c.wantL2 {
 			t.Errorf("streamsBelow %d, pfL2 %v, %d×%d at stride %d: four streams %v, into L2 %v; want %v, %v",
 				c.below, c.l2, c.rows, c.col, c.lda, got, gotL2, c.want, c.wantL2)
+		}
+	}
+}
+
+// TestStreamsFor checks the four-stream threshold each class's route gives
+// MatVec's AVX-512 and AVX2 kernels.
+func TestStreamsFor(t *testing.T) {
+	defer func(r route) { rt = r }(rt)
+	for _, c := range []struct {
+		class        cpuClass
+		avx512, avx2 int
+	}{
+		{classOther, 0, 0},
+		{classIntel, anyRow, anyRow},
+		{classZen4, 4096, 0},
+		{classZen5, anyRow, anyRow},
+	} {
+		rt = routes[c.class]
+		if got, got2 := streamsFor(AVX512), streamsFor(AVX2); got != c.avx512 || got2 != c.avx2 {
+			t.Errorf("%v: streamsFor(AVX512), streamsFor(AVX2) = %d, %d; want %d, %d", c.class, got, got2, c.avx512, c.avx2)
 		}
 	}
 }
