@@ -429,18 +429,17 @@ func q8Widen(s *isa, m Mem) VecVirtual {
 	return v
 }
 
-// scaleFMA sets acc += p·c for the float32 c at m: under EVEX by the FMA's
-// embedded broadcast, else by a broadcast register. (A 512-bit VBROADCASTSS
-// from memory takes one of Zen 4's FP pipes; the embedded broadcast is the
-// load's alone, on Intel as on AMD.)
-func scaleFMA(s *isa, m Mem, p, acc VecVirtual) {
+// bcastOf returns the float32 at m as fmaBcast's b: m itself under EVEX,
+// for the FMA's embedded broadcast, else a new vector of s broadcast from
+// it. (A 512-bit VBROADCASTSS from memory takes one of Zen 4's FP pipes; the
+// embedded broadcast is the load's alone, on Intel as on AMD.)
+func bcastOf(s *isa, m Mem) Op {
 	if s.evex {
-		asm.VFMADD231PS_BCST(m, p, acc)
-		return
+		return m
 	}
 	b := s.vec()
 	asm.VBROADCASTSS(m, b)
-	asm.VFMADD231PS(b, p, acc)
+	return b
 }
 
 // scaledWeight returns, as fmaBcast's b, the weight in the XMM register x
@@ -517,7 +516,7 @@ func genMatVecQ8(s *isa) {
 					asm.VFMADD231PS(xv[j], q, p0)
 				}
 			}
-			scaleFMA(s, rowAddr(p, lda, lda3, r, 0), p0, acc[r])
+			fmaBcast(bcastOf(s, rowAddr(p, lda, lda3, r, 0)), p0, acc[r])
 		}
 		asm.ADDQ(U32(q8Bytes), p)
 		asm.ADDQ(U32(4*32), xp)

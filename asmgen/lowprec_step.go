@@ -200,7 +200,7 @@ func genDecodeStep(s *isa, f stepFormat, pf bool, lvl pfLevel) {
 						asm.VFMADD231PS(hv[j], qv, p0)
 					}
 				}
-				scaleFMA(w, m, p0, acc[i])
+				fmaBcast(bcastOf(w, m), p0, acc[i])
 			}
 			asm.ADDQ(U32(q8Bytes), p)
 			asm.ADDQ(U32(q8Bytes), q)
