@@ -1529,12 +1529,16 @@ func skinnyNN(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, 
 	if batch <= rt.nnBands {
 		gs, nbig := skinnyGroups(batch, group)
 		kb := skinnyNNBand(batch, group)
-		for k0 := 0; k0 < k; k0 += kb {
-			b := beta
-			if k0 > 0 {
-				b = 1 // the bands after the first add to D
+		for c0 := 0; c0 < n; {
+			cn := skinnyNNBandCols(batch, group, c0, n, skinnyL2())
+			for k0 := 0; k0 < k; k0 += kb {
+				b := beta
+				if k0 > 0 {
+					b = 1 // the bands after the first add to D
+				}
+				skinnyNNKernel(d[c0:], ldd, x[k0:], ldx, w[k0*ldw+c0:], ldw, batch, min(kb, k-k0), cn, nil, 0, 64, 0, 1, gs, nbig, alpha, b)
 			}
-			skinnyNNKernel(d, ldd, x[k0:], ldx, w[k0*ldw:], ldw, batch, min(kb, k-k0), n, nil, 0, 64, 0, 1, gs, nbig, alpha, b)
+			c0 += cn
 		}
 		return
 	}

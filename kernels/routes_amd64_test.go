@@ -328,7 +328,9 @@ func TestStreamsFor(t *testing.T) {
 // and 16 whatever this CPU's class, through Gemm(NoTrans, NoTrans) for m
 // from 1 to 17 (one row with β = 0 by MatTVec on every route) with β = 0 and
 // β ≠ 0, against checkGemm's bound; k runs from under one band to many, with
-// a last band short of the rest.
+// a last band short of the rest, and n = 16500 takes the bands in blocks of
+// columns (skinnyNNBandCols) at m = 16 on an L2 of up to 2 MiB, from m = 8 on
+// one of 1 MiB.
 func TestSkinnyNNBands(t *testing.T) {
 	defer func(r route) { rt = r }(rt)
 	for _, bands := range []int{0, 16} {
@@ -336,7 +338,7 @@ func TestSkinnyNNBands(t *testing.T) {
 		withSkinny(t, func(t *testing.T) {
 			forEachISA(t, func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(45, uint64(bands)))
-				for i, sh := range [][2]int{{7, 9}, {12, 130}, {33, 77}, {517, 11}, {301, 203}, {25, 3001}} {
+				for i, sh := range [][2]int{{7, 9}, {12, 130}, {33, 77}, {517, 11}, {301, 203}, {25, 3001}, {29, 16500}} {
 					k, n := sh[0], sh[1]
 					for m := 1; m <= 17; m++ {
 						for _, beta := range []float32{0, 0.5} {
@@ -346,6 +348,32 @@ func TestSkinnyNNBands(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestSkinnyNNBandCols checks the column blocks of skinnyNN's banded route.
+func TestSkinnyNNBandCols(t *testing.T) {
+	const l2 = 1 << 20
+	for _, c := range []struct {
+		batch, group, c0, n, want int
+	}{
+		{4, 8, 0, 32000, 32000},    // bands of 8 rows: all of n
+		{8, 8, 0, 16384, 16384},    // D of half of L2: all of n
+		{8, 8, 0, 32000, 4080},     // an eighth of L2 in rows of D, whole strips
+		{8, 8, 28560, 32000, 3440}, // the last block
+		{16, 8, 0, 32000, 2016},
+		{16, 8, 0, 2021, 2021}, // D within L2/2
+		{16, 8, 0, 10000, 2016},
+		{16, 8, 8064, 10000, 1936}, // 1936 = the rest of the row
+		{16, 8, 0, 2023 + 8192, 2016},
+		{32, 4, 0, 9000, 1008},    // AVX2 groups
+		{32, 4, 7998, 9000, 1002}, // 6 left after 996: the rest of the row
+		{4, 4, 0, 40000, 8160},    // AVX2: bands of 12 from B = 3
+		{2, 4, 0, 40000, 40000},   // AVX2 B = 2: bands of 8
+	} {
+		if got := skinnyNNBandCols(c.batch, c.group, c.c0, c.n, l2); got != c.want {
+			t.Errorf("skinnyNNBandCols(%d, %d, %d, %d, 1 MiB) = %d, want %d", c.batch, c.group, c.c0, c.n, got, c.want)
+		}
 	}
 }
 

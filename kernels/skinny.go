@@ -79,6 +79,27 @@ func skinnyNNBand(batch, group int) int {
 	return 12
 }
 
+// skinnyNNBandCols returns the columns of C that skinnyNN's banded route
+// takes through all the bands of W before the next columns, from column c0
+// of n, for batch rows of X in groups of group and an L2 of l2 bytes. Each
+// band reads and writes the columns it covers in D. Bands of 8 rows
+// (skinnyNNBand), and a D of at most half of L2, take all n at once. Bands
+// of 12 over a larger D take blocks whose rows of D span an eighth of L2, in
+// whole 3-ZMM strips (48 columns), so that the block of D stays in L2 across
+// the bands instead of crossing L3 at every band; the rest of the row when
+// fewer than 8 columns would be left after the block (AVX2's last vector
+// needs 8).
+func skinnyNNBandCols(batch, group, c0, n, l2 int) int {
+	if skinnyNNBand(batch, group) == 8 || 4*batch*n <= l2/2 {
+		return n - c0
+	}
+	cn := min(max(48, l2/8/(4*batch)/48*48), n-c0)
+	if r := n - c0 - cn; r > 0 && r < 8 {
+		cn = n - c0
+	}
+	return cn
+}
+
 // skinnyNNWalkSlots is the most lines skinnyNN's prefetch walk takes per
 // step (asmgen's skinnyNNWalkSlots).
 const skinnyNNWalkSlots = 3
