@@ -66,7 +66,7 @@ func genGemmMicro(s *isa, name string, t gemmTile) {
 		name, t.rows, t.vecs*s.lanes, t.rows, t.vecs*s.lanes))
 	ap := load(asm.Param("a"))
 	genGemmBody(s, name, t, func(i, u int) Mem { return Mem{Base: ap, Disp: 4 * (u*t.rows + i)} },
-		func(steps int) { asm.ADDQ(U32(4*t.rows*steps), ap) }, false)
+		func(steps int) { asm.ADDQ(U32(4*t.rows*steps), ap) }, false, nil)
 }
 
 // genGemmMicroStrided emits name(k, a, b, ldb, c, ldc, alpha, beta), the
@@ -80,7 +80,7 @@ func genGemmMicroStrided(s *isa, name string, t gemmTile) {
 		name, t.rows, t.vecs*s.lanes, t.rows, t.vecs*s.lanes))
 	ap := load(asm.Param("a"))
 	genGemmBody(s, name, t, func(i, u int) Mem { return Mem{Base: ap, Disp: 4 * (u*t.rows + i)} },
-		func(steps int) { asm.ADDQ(U32(4*t.rows*steps), ap) }, true)
+		func(steps int) { asm.ADDQ(U32(4*t.rows*steps), ap) }, true, nil)
 }
 
 // genGemmMicroRowsStrided emits name(k, a, lda, b, ldb, c, ldc, alpha, beta):
@@ -91,7 +91,7 @@ func genGemmMicroRowsStrided(s *isa, name string, t gemmTile) {
 	asm.Doc(fmt.Sprintf("%s sets the %d×%d block of C at c to α·A·B + β·C for the %d×k block a of A (row stride lda) and the k×%d block b of B (row stride ldb); β = 0 does not read C.",
 		name, t.rows, t.vecs*s.lanes, t.rows, t.vecs*s.lanes))
 	aAt, aNext := rowsOfA(t)
-	genGemmBody(s, name, t, aAt, aNext, true)
+	genGemmBody(s, name, t, aAt, aNext, true, nil)
 }
 
 // genGemmMicroRows emits name(k, a, lda, b, c, ldc, alpha, beta), the
@@ -103,7 +103,7 @@ func genGemmMicroRows(s *isa, name string, t gemmTile) {
 	asm.Doc(fmt.Sprintf("%s sets the %d×%d block of C at c to α·A·B + β·C for the %d×k block a of A (row stride lda) and packed k×%d panel b; β = 0 does not read C.",
 		name, t.rows, t.vecs*s.lanes, t.rows, t.vecs*s.lanes))
 	aAt, aNext := rowsOfA(t)
-	genGemmBody(s, name, t, aAt, aNext, false)
+	genGemmBody(s, name, t, aAt, aNext, false, nil)
 }
 
 // rowsOfA loads the parameters a and lda of a micro-kernel reading A in place
@@ -136,8 +136,9 @@ func rowsOfA(t gemmTile) (aAt func(i, u int) Mem, aNext func(steps int)) {
 // genGemmBody emits the loop and the store of a micro-kernel whose element i
 // of A at step u of an iteration is aAt(i, u), and advances the A pointers
 // by steps steps with aNext. B is a packed panel (row p at b + p·nr), or,
-// when strided, rows of B at the stride of the parameter ldb.
-func genGemmBody(s *isa, name string, t gemmTile, aAt func(i, u int) Mem, aNext func(steps int), strided bool) {
+// when strided, rows of B at the stride of the parameter ldb. pfStep, when
+// not nil, emits what each step adds before its loads (a prefetch).
+func genGemmBody(s *isa, name string, t gemmTile, aAt func(i, u int) Mem, aNext func(steps int), strided bool, pfStep func()) {
 	R, V := t.rows, t.vecs
 	nr := V * s.lanes
 	bp := load(asm.Param("b"))
@@ -202,6 +203,9 @@ func genGemmBody(s *isa, name string, t gemmTile, aAt func(i, u int) Mem, aNext 
 
 	// step emits step u of the inner dimension from ap and bp.
 	step := func(u int) {
+		if pfStep != nil {
+			pfStep()
+		}
 		for j := range bv {
 			asm.VMOVUPS(bAt(u, j), bv[j])
 		}

@@ -585,8 +585,7 @@ var (
 	gemmAVX512 = newGemmMicro(6, 64, gemmMicroAVX512, gemmMicroRowsAVX512)
 )
 
-func newGemmMicro(mr, nr int, kern func(k int, a, b, c *float32, ldc int, alpha, beta float32),
-	rows func(k int, a *float32, lda int, b, c *float32, ldc int, alpha, beta float32)) *gemmMicro {
+func newGemmMicro(mr, nr int, kern func(k int, a, b, c *float32, ldc int, alpha, beta float32), rows gemmRowsKernel) *gemmMicro {
 	mk := &gemmMicro{mr: mr, nr: nr, kern: kern, rows: rows}
 	l1, l2, l3 := cpuid.CPU.Cache.L1D, cpuid.CPU.Cache.L2, cpuid.CPU.Cache.L3
 	if l1 <= 0 {
@@ -1088,7 +1087,18 @@ func init() {
 	// Both read whole panels of a B as is in place for PackedB.Ref.
 	gemmAVX2.strided, gemmAVX2.rowsStrided = gemmMicroStridedBAVX2, gemmMicroRowsStridedBAVX2
 	gemmAVX512.strided, gemmAVX512.rowsStrided = gemmMicroStridedBAVX512, gemmMicroRowsStridedBAVX512
+	// Both have GemmPacked's skinny route, prefetching into L1 or L2.
+	gemmAVX2.skinny = [2][]gemmSkinnyKernel{
+		{gemmSkinny1AVX2, gemmSkinny2AVX2, gemmSkinny3AVX2, gemmSkinny4AVX2, gemmSkinny5AVX2, gemmSkinny6AVX2},
+		{gemmSkinny1L2AVX2, gemmSkinny2L2AVX2, gemmSkinny3L2AVX2, gemmSkinny4L2AVX2, gemmSkinny5L2AVX2, gemmSkinny6L2AVX2}}
+	gemmAVX512.skinny = [2][]gemmSkinnyKernel{
+		{gemmSkinny1AVX512, gemmSkinny2AVX512, gemmSkinny3AVX512, gemmSkinny4AVX512, gemmSkinny5AVX512, gemmSkinny6AVX512},
+		{gemmSkinny1L2AVX512, gemmSkinny2L2AVX512, gemmSkinny3L2AVX512, gemmSkinny4L2AVX512, gemmSkinny5L2AVX512, gemmSkinny6L2AVX512}}
 }
+
+// skinnyPackedL2 reports whether GemmPacked's skinny route prefetches into
+// L2 (the route's pfL2).
+func skinnyPackedL2() bool { return rt.pfL2 }
 
 // The online softmax (onlinesoftmax.go).
 

@@ -648,3 +648,7 @@ func sgdStep(p, g, b []float32, lr, mu, wd float32, mode int) {
 	}
 	fallback.SGDStep(p, g, b, lr, mu, wd, mode)
 }
+
+// skinnyPackedL2 reports whether GemmPacked's skinny route prefetches into
+// L2: it has no kernels here (gemmMicro.skinny is empty).
+func skinnyPackedL2() bool { return false }

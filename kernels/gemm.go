@@ -131,7 +131,11 @@ type gemmMicro struct {
 	kern   func(k int, a, b, c *float32, ldc int, alpha, beta float32)
 	// rows is kern reading an mr×k block of A in place, row i at a[i·lda:]:
 	// a row-major op(A) needs no packing for its whole panels.
-	rows func(k int, a *float32, lda int, b, c *float32, ldc int, alpha, beta float32)
+	rows gemmRowsKernel
+	// skinny, when set, holds the kernels of GemmPacked's skinny route
+	// (skinnypacked.go): skinny[l][r−1] for r = 1 … mr rows, prefetching
+	// into L1 (l = 0) or L2 (l = 1).
+	skinny [2][]gemmSkinnyKernel
 	// strided and rowsStrided, when set, are kern and rows reading a k×nr
 	// block of B in place, row p at b[p·ldb:]: a row-major op(B) read
 	// where it is (gemmOp.inPlaceB).
@@ -301,6 +305,10 @@ func (g *gemmOp) run(buf *gemmBuf) { g.runPacked(buf, g.packed, g.kp) }
 // panels of kp rows each (panel r at packed[r·nr·kp:], row p of it at
 // p·nr), of which the product uses the leading g.k rows and g.n columns.
 func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
+	if g.skinnyPacked(packed) {
+		g.runSkinnyPacked(buf, packed, kp)
+		return
+	}
 	mk := g.micro
 	mr, nr := mk.mr, mk.nr
 	kc := mk.kcFor(g.k)

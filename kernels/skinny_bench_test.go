@@ -10,7 +10,8 @@ import (
 // output projection of a decode step over a 32,000-word vocabulary) for
 // B = 1…32 rows, under the default route of each ISA: MatVecBatch and
 // Gemm(NoTrans, Trans) read the 32000×512 A, Gemm(NoTrans, NoTrans) the
-// 512×32000 W. Two matrices are used in turn, 131 MB together, so that each
+// 512×32000 W, GemmPacked A packed once as op(B) = Aᵀ (PackedB.Pack under
+// the ISA). Two matrices are used in turn, 131 MB together, so that each
 // call reads its matrix from memory on a machine whose L3 is below 65 MB.
 // bytes/s counts the matrix's bytes; GFLOP/s is 2·B·N·K per call. B = 1 is
 // also timed as MatVec, the bound MatVecBatch must meet.
@@ -18,10 +19,12 @@ func BenchmarkSkinny(b *testing.B) {
 	const n, k, m = 32000, 512, 2
 	as := make([]Matrix, m)
 	ws := make([]Matrix, m)
+	ps := make([]PackedB, m)
 	for i := range as {
 		as[i] = Matrix{Rows: n, Cols: k, Stride: k, Data: ramp(n * k)}
 		ws[i] = Matrix{Rows: k, Cols: n, Stride: n, Data: ramp(n * k)}
 	}
+	var s GemmScratch
 	run := func(b *testing.B, bt int, f func(i int)) {
 		b.SetBytes(int64(4 * n * k))
 		i := 0
@@ -51,6 +54,12 @@ func BenchmarkSkinny(b *testing.B) {
 				})
 				b.Run("gemm-nn", func(b *testing.B) {
 					run(b, bt, func(i int) { Gemm(NoTrans, NoTrans, 1, x, ws[i], 0, d) })
+				})
+				b.Run("gemm-packed", func(b *testing.B) {
+					for i := range ps {
+						ps[i].Pack(Trans, as[i])
+					}
+					run(b, bt, func(i int) { s.GemmPacked(NoTrans, 1, x, &ps[i], 0, d) })
 				})
 			})
 		})

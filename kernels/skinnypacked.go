@@ -1,0 +1,152 @@
+package kernels
+
+// GemmPacked's skinny route (kernels/DESIGN.md, "Skinny products"): few rows
+// of op(A) against a packed op(B) too large for the caches, the output
+// projection of a decode step over a vocabulary packed once for a beam or a
+// batch. The packed panels are contiguous, so op(B) streams from memory in
+// address order, one panel after the other, and every group of rows of A
+// takes the panel from L2 after the first, with its tile of C in registers
+// over the panel's rows: no packing of A, no padded rows, C written once per
+// panel.
+
+// gemmRowsKernel is a micro-kernel reading its rows of A in place (row i at
+// a[i·lda:]) against a packed k×nr panel b: the r×nr block of C at c (row
+// stride ldc) is set to α·A·B + β·C, β = ±0 not reading C. k ≥ 1.
+type gemmRowsKernel func(k int, a *float32, lda int, b, c *float32, ldc int, alpha, beta float32)
+
+// gemmSkinnyKernel is a gemmRowsKernel whose every step (row of the panel)
+// first prefetches lps consecutive lines from pf on (lps ≤ 4; 0: none).
+type gemmSkinnyKernel func(k int, a *float32, lda int, b, c *float32, ldc int, alpha, beta float32, pf *float32, lps int)
+
+// skinnyPacked reports whether runPacked takes the skinny route for the
+// packed op(B) packed: A as is with at most skinnyMaxRows rows, not banded,
+// a micro-kernel with the route's kernels, and the k×n block of op(B) the
+// product reads spanning more than skinnyBytes (below it the blocked route,
+// whose packed blocks of A stay in cache, is as fast).
+func (g *gemmOp) skinnyPacked(packed []float32) bool {
+	return packed != nil && !g.transA && !g.banded && g.micro.skinny[0] != nil &&
+		g.m <= skinnyMaxRows && 4*g.k*g.n > skinnyBytes
+}
+
+// skinnyPackedPass is the most bytes of a panel that the groups of rows of A
+// take in one pass: an eighth of L2, so that the groups after the first read
+// the pass from L2 (tests set it lower).
+var skinnyPackedPass = skinnyL2() / 8
+
+// skinnyPackedRows returns the rows of a panel that the groups of rows of A
+// take in one pass for k rows in all: all of them while the pass spans at
+// most skinnyPackedPass (nr columns of 4 bytes), else the fewest equal
+// passes within it.
+func skinnyPackedRows(k, nr int) int {
+	most := max(1, skinnyPackedPass/(4*nr))
+	passes := (k + most - 1) / most
+	return (k + passes - 1) / passes
+}
+
+// skinnyPackedAhead returns how far, in bytes, the one group of r rows of a
+// skinny packed product prefetches ahead of its loads in panels of nr
+// columns: 2 KiB for the AVX-512 tile's panels (64 columns, 4 lines a step)
+// and for one row, 8 KiB for more rows in narrower panels (AVX2's 16
+// columns, a line a step), where 2 KiB left B = 2 and 4 1.4–1.8× slower
+// from memory and 8 KiB made one row and the AVX-512 tile's 15–25% slower
+// (Zen 4, 4–6 interleaved rounds).
+func skinnyPackedAhead(nr, r int) int {
+	if nr >= 64 || r == 1 {
+		return 2 << 10
+	}
+	return 8 << 10
+}
+
+// skinnyPackedLines returns the lines per step that each of groups groups
+// prefetches of the next pass (kb rows of nr columns: kb·nr/16 lines over
+// the groups' groups·kb steps), at least 1 and at most 4, and the lines
+// between the groups' starts in it (a group's share).
+func skinnyPackedLines(kb, nr, groups int) (lps, share int) {
+	lines := kb * nr / 16
+	share = (lines + groups - 1) / groups
+	return min(4, max(1, (share+kb-1)/kb)), share
+}
+
+// runSkinnyPacked computes g by the skinny route: for each nr-column panel of
+// op(B) in address order (panel r at packed[r·nr·kp:], row p of it at p·nr),
+// in passes of skinnyPackedRows rows (the passes after the first add to C),
+// each group of rows of A (skinnyGroups: at most mr rows, sizes differing by
+// at most one) runs the kernel of its rows over the pass. With more than one
+// group, each prefetches its share of the next pass (skinnyPackedLines), so
+// that the next pass's lines are requested over the work of all the groups,
+// where the first group alone reads from memory; one group prefetches its
+// own stream skinnyPackedAhead ahead. The level is the route's
+// (skinnyPackedL2). A last panel narrower than nr goes through buf.tile.
+func (g *gemmOp) runSkinnyPacked(buf *gemmBuf, packed []float32, kp int) {
+	mk := g.micro
+	mr, nr := mk.mr, mk.nr
+	kerns := mk.skinny[0]
+	if skinnyPackedL2() {
+		kerns = mk.skinny[1]
+	}
+	gs, nbig := skinnyGroups(g.m, mr)
+	groups := (g.m + mr - 1) / mr
+	kc := skinnyPackedRows(g.k, nr)
+	buf.tile = grow(buf.tile, mr*nr)
+	for j0 := 0; j0 < g.n; j0 += nr {
+		panel := packed[j0*kp:]
+		w := min(nr, g.n-j0)
+		for p0 := 0; p0 < g.k; p0 += kc {
+			kb := min(kc, g.k-p0)
+			beta := g.beta
+			if p0 > 0 {
+				beta = 1 // the passes after the first add to C
+			}
+			// The next pass: this panel's next rows, or the next
+			// panel's first.
+			next, nkb := -1, 0
+			switch {
+			case p0+kc < g.k:
+				next, nkb = j0*kp+(p0+kc)*nr, min(kc, g.k-p0-kc)
+			case j0+nr < g.n:
+				next, nkb = (j0+nr)*kp, min(kc, g.k)
+			}
+			lps, share := 0, 0
+			if next >= 0 {
+				lps, share = skinnyPackedLines(nkb, nr, groups)
+			}
+			b := &panel[p0*nr]
+			for grp, i0 := 0, 0; i0 < g.m; grp++ {
+				r := gs
+				if grp >= nbig {
+					r = gs - 1
+				}
+				pf := b
+				switch {
+				case groups == 1:
+					// One group: its own stream, skinnyPackedAhead
+					// bytes ahead, a row's lines a step.
+					lps = 0
+					if at := j0*kp + p0*nr + skinnyPackedAhead(nr, r)/4; at < len(packed) {
+						lps, pf = nr/16, &packed[at]
+					}
+				case lps > 0:
+					pf = &packed[next+min(grp*share*16, nkb*nr-1)]
+				}
+				kern := kerns[r-1]
+				a := &g.a[i0*g.lda+p0]
+				c := g.c[i0*g.ldc+j0:]
+				if w == nr {
+					kern(kb, a, g.lda, b, &c[0], g.ldc, g.alpha, beta, pf, lps)
+				} else {
+					t := buf.tile[:r*nr]
+					if beta != 0 {
+						for i := 0; i < r; i++ {
+							copy(t[i*nr:i*nr+w], c[i*g.ldc:i*g.ldc+w])
+						}
+					}
+					kern(kb, a, g.lda, b, &t[0], nr, g.alpha, beta, pf, lps)
+					for i := 0; i < r; i++ {
+						copy(c[i*g.ldc:i*g.ldc+w], t[i*nr:i*nr+w])
+					}
+				}
+				i0 += r
+			}
+		}
+	}
+}
