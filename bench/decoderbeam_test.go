@@ -83,7 +83,7 @@ func carry(dst, src []float32, parent []int, n int) {
 }
 
 // heedBeam is the beam step on heed: LSTM.StepBatch, Memory.AttendMany,
-// Attentional.ApplyMany, MatVecBatch, LogSoftmax and TopK.
+// Attentional.ApplyMany, MatVecBatch (or GemmPacked), LogSoftmax and TopK.
 type heedBeam struct {
 	m                       *stepModel
 	cell                    *rnn.LSTM
@@ -91,7 +91,20 @@ type heedBeam struct {
 	att                     *attention.Attentional
 	x, h, c, h2, c2, w, ctx kernels.Matrix
 	ht, logits              kernels.Matrix
+	// out, when set, is W_out packed once as op(B) = W_outᵀ: the projection
+	// is GemmPacked on the calling goroutine (the weights of a trained
+	// model are fixed, so a search packs them before it starts).
+	out     *kernels.PackedB
+	scratch kernels.GemmScratch
 	beam
+}
+
+// newHeedPackedBeam is newHeedBeam with W_out packed (heedBeam.out).
+func newHeedPackedBeam(m *stepModel) *heedBeam {
+	s := newHeedBeam(m)
+	s.out = new(kernels.PackedB)
+	s.out.Pack(kernels.Trans, m.wOut)
+	return s
 }
 
 func newHeedBeam(m *stepModel) *heedBeam {
@@ -108,7 +121,13 @@ func newHeedBeam(m *stepModel) *heedBeam {
 		beam: newBeam()}
 }
 
-func (s *heedBeam) project() { kernels.MatVecBatch(s.logits, s.m.wOut, s.ht) }
+func (s *heedBeam) project() {
+	if s.out != nil {
+		s.scratch.GemmPacked(kernels.NoTrans, 1, s.ht, s.out, 0, s.logits)
+		return
+	}
+	kernels.MatVecBatch(s.logits, s.m.wOut, s.ht)
+}
 
 func (s *heedBeam) step() {
 	for i, t := range s.tok {
@@ -178,39 +197,47 @@ func (s *gonumBeam) step() {
 	carry(s.c, s.c2, s.parent, H)
 }
 
-// BenchmarkDecoderBeam times the beam step on heed and on gonum, and heed's
-// output projection alone (MatVecBatch of stepBeam rows against W_out,
-// 65.5 MB, which the step's other matrices push out of the caches) with its
-// GB/s and "of-roofline": max(bytes/BW, flops/FMA peak) over the time, with
-// the ceilings measured in this process (memCeilings).
+// BenchmarkDecoderBeam times the beam step on heed (W_out as is, and packed
+// once: heed-packed) and on gonum, and heed's output projection alone
+// (MatVecBatch of stepBeam rows against W_out, or GemmPacked against it
+// packed; 65.5 MB, which the step's other matrices push out of the caches)
+// with its GB/s and "of-roofline": max(bytes/BW, flops/FMA peak) over the
+// time, with the ceilings measured in this process (memCeilings).
 //
 //	go test -run XXX -bench 'DecoderBeam' -count 5 .
 func BenchmarkDecoderBeam(b *testing.B) {
 	m := newStepModel()
-	hb, gb := newHeedBeam(m), newGonumBeam(m)
+	hb, hp, gb := newHeedBeam(m), newHeedPackedBeam(m), newGonumBeam(m)
 	b.Run("heed", func(b *testing.B) { timeCPU(b, hb.step) })
+	b.Run("heed-packed", func(b *testing.B) { timeCPU(b, hp.step) })
 	b.Run("gonum", func(b *testing.B) { timeCPU(b, gb.step) })
 	c := memCeilings()
 	bw, peak := c.Levels[len(c.Levels)-1].GBs, c.GFlops
 	bytes := float64(4 * stepVocab * stepHidden)
 	flops := 2 * float64(stepBeam) * float64(stepVocab) * float64(stepHidden)
 	roof := max(bytes/bw, flops/peak) // ns
-	b.Run("heed-part/projection", func(b *testing.B) {
-		// Each projection after a whole step, as in the search: the step's
-		// other reads evict W_out; only the projection is timed.
-		var ns float64
-		for b.Loop() {
-			b.StopTimer()
-			hb.step()
-			b.StartTimer()
-			t0 := time.Now()
-			hb.project()
-			ns += float64(time.Since(t0).Nanoseconds())
-		}
-		ns /= float64(b.N)
-		b.ReportMetric(bytes/ns, "GB/s")
-		b.ReportMetric(roof/ns, "of-roofline")
-	})
+	for _, v := range []struct {
+		name string
+		s    *heedBeam
+	}{{"heed-part/projection", hb}, {"heed-packed-part/projection", hp}} {
+		b.Run(v.name, func(b *testing.B) {
+			// Each projection after a whole step, as in the search: the
+			// step's other reads evict W_out; only the projection is
+			// timed.
+			var ns float64
+			for b.Loop() {
+				b.StopTimer()
+				v.s.step()
+				b.StartTimer()
+				t0 := time.Now()
+				v.s.project()
+				ns += float64(time.Since(t0).Nanoseconds())
+			}
+			ns /= float64(b.N)
+			b.ReportMetric(bytes/ns, "GB/s")
+			b.ReportMetric(roof/ns, "of-roofline")
+		})
+	}
 }
 
 // TestDecoderBeamAgrees runs heed's and gonum's beam steps side by side from
@@ -221,19 +248,25 @@ func TestDecoderBeamAgrees(t *testing.T) {
 	m := newStepModel()
 	for _, isa := range kernels.Supported() {
 		withISA(isa, func() {
-			hb, gb := newHeedBeam(m), newGonumBeam(m)
-			for step := range 3 {
-				hb.step()
-				gb.step()
-				if hb.tok[0] != gb.tok[0] {
-					t.Fatalf("%v step %d: best token %d, gonum's %d", isa, step, hb.tok[0], gb.tok[0])
+			for _, hb := range []*heedBeam{newHeedBeam(m), newHeedPackedBeam(m)} {
+				gb := newGonumBeam(m)
+				name := "heed"
+				if hb.out != nil {
+					name = "heed-packed"
 				}
-				for i := range stepBeam {
-					if d := math.Abs(float64(hb.score[i] - gb.score[i])); d > 1e-3*(1+math.Abs(float64(gb.score[i]))) {
-						t.Fatalf("%v step %d: survivor %d log-probability %v, gonum's %v", isa, step, i, hb.score[i], gb.score[i])
+				for step := range 3 {
+					hb.step()
+					gb.step()
+					if hb.tok[0] != gb.tok[0] {
+						t.Fatalf("%v %s step %d: best token %d, gonum's %d", isa, name, step, hb.tok[0], gb.tok[0])
 					}
-					if i > 0 && hb.score[i] > hb.score[i-1] {
-						t.Fatalf("%v step %d: survivors out of order: %v", isa, step, hb.score)
+					for i := range stepBeam {
+						if d := math.Abs(float64(hb.score[i] - gb.score[i])); d > 1e-3*(1+math.Abs(float64(gb.score[i]))) {
+							t.Fatalf("%v %s step %d: survivor %d log-probability %v, gonum's %v", isa, name, step, i, hb.score[i], gb.score[i])
+						}
+						if i > 0 && hb.score[i] > hb.score[i-1] {
+							t.Fatalf("%v %s step %d: survivors out of order: %v", isa, name, step, hb.score)
+						}
 					}
 				}
 			}
