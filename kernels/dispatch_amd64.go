@@ -104,6 +104,10 @@ type route struct {
 	// (decodeStep<F>PF); the others keep the plain kernel, left to the
 	// hardware prefetchers.
 	stepPF formatSet
+	// stepPasses lists the reduced-precision formats whose step, over keys
+	// and values apart that span more than stepPassesFrom, goes in two
+	// passes (decodeStepPasses) instead of the fused kernel.
+	stepPasses formatSet
 }
 
 // batchSet is a set of batch sizes from 1 to 63, for the route's ntQuads.
@@ -179,7 +183,7 @@ const (
 var routes = [...]route{
 	classOther: {width: 256, dotFar: dotFarOne, stepPF: allFormats},
 	classIntel: {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarSplit, stepPF: allFormats},
-	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnBands: 16, ntQuads: batches(1, 4), pfL2: true, stepPF: allFormats},
+	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnBands: 16, ntQuads: batches(1, 4), pfL2: true, stepPF: allFormats, stepPasses: formatsOf(FormatBF16, FormatF16)},
 	classZen5:  {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarNear, stepPF: allFormats},
 }
 
@@ -782,6 +786,18 @@ func matTVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
 	if n < len(dst) {
 		fallback.MatTVecQ8(dst[n:], fq8(a[n/Q8BlockLen:]), lda, x)
 	}
+}
+
+// stepPassesFrom is the span of keys and values beyond which the route's
+// stepPasses formats take the two passes: a quarter of L3 from cpuid, as
+// skinnyBytes (keys and values that steps reuse stay in L3 below it, where
+// the fused kernel is faster).
+var stepPassesFrom = l3Bytes() / 4
+
+// stepPassesFor reports whether a step in format f over keys and values of
+// bytes bytes goes in two passes (route.stepPasses).
+func stepPassesFor(f Format, bytes int) bool {
+	return rt.stepPasses.has(f) && bytes > stepPassesFrom
 }
 
 // decodeStepVariant returns the fused step's variant over keys and values

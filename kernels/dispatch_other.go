@@ -243,3 +243,7 @@ func sgdStep(p, g, b []float32, lr, mu, wd float32, mode int) {
 // skinnyPackedL2 reports whether GemmPacked's skinny route prefetches into
 // L2: it has no kernels here (gemmMicro.skinny is empty).
 func skinnyPackedL2() bool { return false }
+
+// stepPassesFor reports whether a step in format f over keys and values of
+// bytes bytes goes in two passes: never here.
+func stepPassesFor(f Format, bytes int) bool { return false }

@@ -316,7 +316,8 @@ func (m Stored) addRows(dst []float32, r0 int, w []float32) {
 
 // decodeStepKernel, when not stepBySpan, makes the fused step kernels
 // (amd64) take their prefetching variant into L1 (stepPF) or L2 (stepPFL2)
-// or the other (stepNear) at every size, for tests.
+// or the other (stepNear) at every size, or the step take its two passes
+// (stepPasses) wherever keys and values are apart, for tests.
 var decodeStepKernel = stepBySpan
 
 const (
@@ -324,6 +325,7 @@ const (
 	stepNear
 	stepPF
 	stepPFL2
+	stepPasses
 )
 
 // stepBlockBytes is the size of one block of key and value rows in the
@@ -340,6 +342,9 @@ func decodeStep(ctx, scores []float32, k, v Stored, h []float32, st *SoftmaxStat
 	n := len(scores)
 	if n == 0 {
 		return true
+	}
+	if stepTwoPasses(k, v, n) {
+		return decodeStepPasses(ctx, scores, k, v, h, st)
 	}
 	bs := stepBlockMax
 	if b := k.rowBytes() + v.rowBytes(); b > 0 {
@@ -381,6 +386,74 @@ func decodeStep(ctx, scores []float32, k, v Stored, h []float32, st *SoftmaxStat
 		if len(ctx) > 0 {
 			v.addRows(ctx, r0, w)
 		}
+	}
+	return true
+}
+
+// stepTwoPasses reports whether the step over n rows of keys k and values v
+// goes in two passes (decodeStepPasses): keys and values apart, with columns,
+// and either spanning beyond the route's threshold in a format it lists
+// (stepPassesFor) or a test forcing it.
+func stepTwoPasses(k, v Stored, n int) bool {
+	if k.cols == 0 || v.cols == 0 || k.sameData(v) {
+		return false
+	}
+	switch decodeStepKernel {
+	case stepPasses:
+		return true
+	case stepBySpan:
+		return stepPassesFor(k.format, n*(k.rowBytes()+v.rowBytes()))
+	}
+	return false
+}
+
+// sameData reports whether m and o start at the same element (the keys
+// passed as the values).
+func (m Stored) sameData(o Stored) bool {
+	if m.format == FormatQ8 {
+		return len(m.q8) > 0 && len(o.q8) > 0 && &m.q8[0] == &o.q8[0]
+	}
+	return len(m.u16) > 0 && len(o.u16) > 0 && &m.u16[0] == &o.u16[0]
+}
+
+// stepPassBlock is the rows of values whose weights the second pass of
+// decodeStepPasses computes at once (a stack array).
+const stepPassBlock = 1024
+
+// decodeStepPasses is decodeStep in two passes, for keys and values apart
+// beyond the caches: all the scores (one stream over the keys), their maximum
+// M and the check for NaN and ±Inf, ctx and the sum rescaled once by
+// e^(m−M), then the values in blocks of stepPassBlock rows (one stream),
+// each block's weights e^(score−M) by Exp's kernel and added to the sum.
+// Where the fused kernel alternates between blocks of keys and of values,
+// each pass reads one matrix in address order.
+func decodeStepPasses(ctx, scores []float32, k, v Stored, h []float32, st *SoftmaxState) bool {
+	n := len(scores)
+	k.scoreRows(scores, 0, h)
+	m := Max(scores) // NaN if a score is NaN
+	if m-m != 0 {    // NaN or +Inf
+		return false
+	}
+	if s := Sum(scores); s-s != 0 {
+		// A −Inf, or finite scores whose sum overflows: look.
+		for _, x := range scores {
+			if x-x != 0 {
+				return false
+			}
+		}
+	}
+	if m > st.Max {
+		f := float32(math.Exp(float64(st.Max - m)))
+		scale(f, ctx)
+		st.Sum *= f
+		st.Max = m
+	}
+	var wbuf [stepPassBlock]float32
+	for r0 := 0; r0 < n; r0 += stepPassBlock {
+		s := scores[r0:min(n, r0+stepPassBlock)]
+		w := wbuf[:len(s)]
+		st.Sum += expShift(w, s, st.Max)
+		v.addRows(ctx, r0, w)
 	}
 	return true
 }

@@ -378,13 +378,14 @@ func TestDecodeGuard(t *testing.T) {
 func TestDecodeStepGuard(t *testing.T) { forEachStepKernel(t, testDecodeStepGuard) }
 
 // forEachStepKernel runs f with the fused step's plain variant and its
-// prefetching variants into L1 and L2 forced.
+// prefetching variants into L1 and L2 forced, then with the two passes
+// forced (decodeStepPasses, wherever keys and values are apart).
 func forEachStepKernel(t *testing.T, f func(t *testing.T)) {
 	defer func(k int) { decodeStepKernel = k }(decodeStepKernel)
 	for _, k := range []struct {
 		name string
 		kind int
-	}{{"near", stepNear}, {"pf", stepPF}, {"pfL2", stepPFL2}} {
+	}{{"near", stepNear}, {"pf", stepPF}, {"pfL2", stepPFL2}, {"passes", stepPasses}} {
 		decodeStepKernel = k.kind
 		t.Run(k.name, f)
 	}
@@ -658,6 +659,82 @@ func TestDecodeStepSpecial(t *testing.T) {
 				if ok {
 					t.Fatalf("%s with h[5] = %v: true", m.format, sp)
 				}
+			}
+		}
+	})
+}
+
+// TestDecodeStepPassesSpecial runs the two passes (forced) over keys and
+// values apart, in each 16-bit format: one NaN, +Inf or −Inf score among
+// finite ones gives false; finite scores near MaxFloat32/10, whose sum
+// overflows, give true, all weights 1 (st.Sum = rows) and a finite context.
+func TestDecodeStepPassesSpecial(t *testing.T) {
+	defer func(k int) { decodeStepKernel = k }(decodeStepKernel)
+	decodeStepKernel = stepPasses
+	const rows, cols = 40, 32
+	rng := rand.New(rand.NewPCG(19, 20))
+	vals := randMatrix(rng, rows, cols)
+	forEachISA(t, func(t *testing.T) {
+		for _, f := range []Format{FormatBF16, FormatF16} {
+			v := NewStored(f, vals)
+			for _, sp := range specials[:3] {
+				for _, r := range []int{0, 17, rows - 1} {
+					a := randMatrix(rng, rows, cols)
+					a.Data[r*cols+3] = sp
+					h := make([]float32, cols)
+					fill(rng, h)
+					h[3] = 1
+					scores, ctx := make([]float32, rows), make([]float32, cols)
+					st := SoftmaxState{Max: float32(math.Inf(-1))}
+					if DotSoftmaxMatTVecStored(ctx, scores, NewStored(f, a), v, h, &st) {
+						t.Fatalf("%v: key row %d holding %v: true", f, r, sp)
+					}
+				}
+			}
+			a := Matrix{Rows: rows, Cols: cols, Stride: cols, Data: make([]float32, rows*cols)}
+			h := make([]float32, cols)
+			for i := range a.Data {
+				a.Data[i] = 1
+			}
+			for i := range h {
+				h[i] = 1e38 / cols // every score 1e38: finite, their sum not
+			}
+			scores, ctx := make([]float32, rows), make([]float32, cols)
+			st := SoftmaxState{Max: float32(math.Inf(-1))}
+			if !DotSoftmaxMatTVecStored(ctx, scores, NewStored(f, a), v, h, &st) {
+				t.Fatalf("%v: scores of 1e38: false", f)
+			}
+			if st.Sum != rows {
+				t.Errorf("%v: scores of 1e38: st = %+v, want the sum %d", f, st, rows)
+			}
+			for c, x := range ctx {
+				if x-x != 0 {
+					t.Fatalf("%v: scores of 1e38: ctx[%d] = %v", f, c, x)
+				}
+			}
+		}
+	})
+}
+
+// TestDecodeStepPassesNoAllocs checks that the two passes (forced, keys and
+// values apart, more rows than a block of the second pass) allocate nothing.
+func TestDecodeStepPassesNoAllocs(t *testing.T) {
+	defer func(k int) { decodeStepKernel = k }(decodeStepKernel)
+	decodeStepKernel = stepPasses
+	const rows, cols = 3*stepPassBlock + 5, 64
+	rng := rand.New(rand.NewPCG(21, 22))
+	a, b := randMatrix(rng, rows, cols), randMatrix(rng, rows, cols)
+	h, ctx, scores := make([]float32, cols), make([]float32, cols), make([]float32, rows)
+	fill(rng, h)
+	forEachISA(t, func(t *testing.T) {
+		for _, f := range []Format{FormatBF16, FormatF16, FormatQ8} {
+			k, v := NewStored(f, a), NewStored(f, b)
+			step := func() {
+				st := SoftmaxState{Max: float32(math.Inf(-1))}
+				DotSoftmaxMatTVecStored(ctx, scores, k, v, h, &st)
+			}
+			if n := allocs.Count(20, step); n != 0 {
+				t.Errorf("%v: the two passes allocate %d times", f, n)
 			}
 		}
 	})

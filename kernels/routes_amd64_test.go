@@ -351,6 +351,41 @@ func TestSkinnyNNBands(t *testing.T) {
 	}
 }
 
+// TestStepPasses checks which steps each class's route sends through the
+// two passes: its formats beyond stepPassesFrom, keys and values apart.
+func TestStepPasses(t *testing.T) {
+	defer func(r route) { rt = r }(rt)
+	rng := rand.New(rand.NewPCG(23, 24))
+	a, b := randMatrix(rng, 64, 32), randMatrix(rng, 64, 32)
+	for _, c := range []struct {
+		class cpuClass
+		want  formatSet
+	}{
+		{classOther, 0},
+		{classIntel, 0},
+		{classZen4, formatsOf(FormatBF16, FormatF16)},
+		{classZen5, 0},
+	} {
+		rt = routes[c.class]
+		for _, f := range []Format{FormatBF16, FormatF16, FormatQ8} {
+			for _, bytes := range []int{stepPassesFrom, stepPassesFrom + 1} {
+				want := c.want.has(f) && bytes > stepPassesFrom
+				if got := stepPassesFor(f, bytes); got != want {
+					t.Errorf("%v: stepPassesFor(%v, %d) = %v, want %v", c.class, f, bytes, got, want)
+				}
+			}
+		}
+	}
+	defer func(k int) { decodeStepKernel = k }(decodeStepKernel)
+	decodeStepKernel = stepPasses
+	for _, f := range []Format{FormatBF16, FormatF16, FormatQ8} {
+		k, v := NewStored(f, a), NewStored(f, b)
+		if !stepTwoPasses(k, v, 64) || stepTwoPasses(k, k, 64) {
+			t.Errorf("%v forced: two passes apart %v, shared %v; want true, false", f, stepTwoPasses(k, v, 64), stepTwoPasses(k, k, 64))
+		}
+	}
+}
+
 // TestSkinnyNNBandCols checks the column blocks of skinnyNN's banded route.
 func TestSkinnyNNBandCols(t *testing.T) {
 	const l2 = 1 << 20
