@@ -90,10 +90,10 @@ func (p *PackedB) Ref(b Matrix) {
 // panics, before any work, naming the sizes, unless op(A) is m×k and C is m×n
 // with k ≤ p.Rows() and n ≤ p.Cols(), and if C overlaps A (or the B that p
 // refers to). It only reads p, so many products may use one PackedB at once.
-// On AVX2 and AVX-512, a product of at most 32 rows of A (tA NoTrans)
-// against a block of p beyond a quarter of L3 (the output projection of a
-// decode step for a beam, with the weights packed once) reads that block
-// once, panel after panel in address order.
+// On AVX2 and AVX-512, a product of at most 32 rows of A (tA NoTrans), such
+// as the output projection of a decode step for a beam with the weights
+// packed once, reads its block of p once, panel after panel in address order,
+// and A where it is.
 func GemmPacked(tA Transpose, alpha float32, a Matrix, p *PackedB, beta float32, c Matrix) {
 	g, ok := gemmPackedPrepare("GemmPacked", tA == Trans, alpha, a, p, beta, c)
 	if !ok {

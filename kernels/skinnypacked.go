@@ -1,9 +1,8 @@
 package kernels
 
 // GemmPacked's skinny route (kernels/DESIGN.md, "Skinny products"): few rows
-// of op(A) against a packed op(B) too large for the caches, the output
-// projection of a decode step over a vocabulary packed once for a beam or a
-// batch. The packed panels are contiguous, so op(B) streams from memory in
+// of op(A) against a packed op(B), such as the output projection of a decode
+// step over a vocabulary packed once for a beam or a batch. The packed panels are contiguous, so op(B) streams from memory in
 // address order, one panel after the other, and every group of rows of A
 // takes the panel from L2 after the first, with its tile of C in registers
 // over the panel's rows: no packing of A, no padded rows, C written once per
@@ -20,27 +19,12 @@ type gemmSkinnyKernel func(k int, a *float32, lda int, b, c *float32, ldc int, a
 
 // skinnyPacked reports whether runPacked takes the skinny route for the
 // packed op(B) packed: A as is with at most skinnyMaxRows rows, not banded,
-// a micro-kernel with the route's kernels, and the k×n block of op(B) the
-// product reads spanning more than skinnyBytes (below it the blocked route,
-// whose packed blocks of A stay in cache, is as fast).
+// and a micro-kernel with the route's kernels. At any size: in cache too the
+// route, which packs nothing and pads no row, is faster than the blocked one
+// (kernels/DESIGN.md).
 func (g *gemmOp) skinnyPacked(packed []float32) bool {
 	return packed != nil && !g.transA && !g.banded && g.micro.skinny[0] != nil &&
-		g.m <= skinnyMaxRows && 4*g.k*g.n > skinnyBytes
-}
-
-// skinnyPackedPass is the most bytes of a panel that the groups of rows of A
-// take in one pass: an eighth of L2, so that the groups after the first read
-// the pass from L2 (tests set it lower).
-var skinnyPackedPass = skinnyL2() / 8
-
-// skinnyPackedRows returns the rows of a panel that the groups of rows of A
-// take in one pass for k rows in all: all of them while the pass spans at
-// most skinnyPackedPass (nr columns of 4 bytes), else the fewest equal
-// passes within it.
-func skinnyPackedRows(k, nr int) int {
-	most := max(1, skinnyPackedPass/(4*nr))
-	passes := (k + most - 1) / most
-	return (k + passes - 1) / passes
+		g.m <= skinnyMaxRows
 }
 
 // skinnyPackedAhead returns how far, in bytes, the one group of r rows of a
@@ -69,7 +53,8 @@ func skinnyPackedLines(kb, nr, groups int) (lps, share int) {
 
 // runSkinnyPacked computes g by the skinny route: for each nr-column panel of
 // op(B) in address order (panel r at packed[r·nr·kp:], row p of it at p·nr),
-// in passes of skinnyPackedRows rows (the passes after the first add to C),
+// in passes of the blocked route's inner blocks (kcFor; the passes after the
+// first add to C, so every element of C gets the blocked route's bits),
 // each group of rows of A (skinnyGroups: at most mr rows, sizes differing by
 // at most one) runs the kernel of its rows over the pass. With more than one
 // group, each prefetches its share of the next pass (skinnyPackedLines), so
@@ -86,7 +71,7 @@ func (g *gemmOp) runSkinnyPacked(buf *gemmBuf, packed []float32, kp int) {
 	}
 	gs, nbig := skinnyGroups(g.m, mr)
 	groups := (g.m + mr - 1) / mr
-	kc := skinnyPackedRows(g.k, nr)
+	kc := mk.kcFor(g.k) // the blocked route's inner blocks: its bits
 	buf.tile = grow(buf.tile, mr*nr)
 	for j0 := 0; j0 < g.n; j0 += nr {
 		panel := packed[j0*kp:]

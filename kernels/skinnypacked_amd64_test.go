@@ -11,27 +11,32 @@ import (
 	"github.com/heedml/heed/internal/allocs"
 )
 
-// TestGemmPackedSkinny runs GemmPacked's skinny route (skinnyBytes 0: every
-// product of at most skinnyMaxRows rows of A as is) for m = 1 … 33 (33 takes
-// the blocked route) against checkGemm's bound: one group and several, a
-// last panel of every width, k from one step to several passes (passes of
-// the default span and of 4 KiB), α and β (β = 0 over a NaN C), strides
+// TestGemmPackedSkinny runs GemmPacked's skinny route (every product of at
+// most skinnyMaxRows rows of A as is) for m = 1 … 33 (33 takes the blocked
+// route) against checkGemm's bound: one group and several, a
+// last panel of every width, k from one step to several passes (the
+// micro-kernel's kc and kc = 16), α and β (β = 0 over a NaN C), strides
 // beyond the columns, the operand as the leading block of a larger one,
 // prefetching into L1 and L2, under every ISA; then TestGemmScalars and the
 // guard pages through the route.
 func TestGemmPackedSkinny(t *testing.T) {
-	defer func(r route, p int) { rt, skinnyPackedPass = r, p }(rt, skinnyPackedPass)
+	defer func(r route) { rt = r }(rt)
 	defer func() { gemmUnderTest = Gemm }()
 	var s GemmScratch
 	var p PackedB
 	withSkinny(t, func(t *testing.T) {
-		for _, pass := range []int{skinnyPackedPass, 4 << 10} {
+		for _, kc := range []int{0, 16} {
 			for _, l2 := range []bool{false, true} {
-				rt.pfL2, skinnyPackedPass = l2, pass
-				name := fmt.Sprintf("pass=%d/pfL2=%v", pass, l2)
+				rt.pfL2 = l2
+				name := fmt.Sprintf("kc=%d/pfL2=%v", kc, l2)
 				t.Run(name, func(t *testing.T) {
-					rng := rand.New(rand.NewPCG(51, uint64(pass)))
+					rng := rand.New(rand.NewPCG(51, uint64(kc)))
 					forEachISA(t, func(t *testing.T) {
+						if mk := gemmMicroFor(Active()); mk != nil && kc > 0 {
+							saved := *mk
+							defer func() { *mk = saved }()
+							mk.kc = kc
+						}
 						i := 0
 						for m := 1; m <= skinnyMaxRows+1; m++ {
 							for _, n := range []int{1, 15, 64, 65, 200} {
@@ -61,8 +66,6 @@ func TestGemmPackedSkinny(t *testing.T) {
 // TestSkinnyPackedRoute checks which products GemmPacked's skinny route
 // takes.
 func TestSkinnyPackedRoute(t *testing.T) {
-	defer func(b int) { skinnyBytes = b }(skinnyBytes)
-	skinnyBytes = 1 << 20
 	packed := make([]float32, 1)
 	for _, c := range []struct {
 		m, k, n        int
@@ -74,8 +77,7 @@ func TestSkinnyPackedRoute(t *testing.T) {
 		{8, 512, 32000, false, false, gemmAVX512, packed, true},
 		{32, 512, 32000, false, false, gemmAVX2, packed, true},
 		{33, 512, 32000, false, false, gemmAVX512, packed, false},  // too many rows
-		{8, 512, 512, false, false, gemmAVX512, packed, false},     // 1 MiB: not beyond skinnyBytes
-		{8, 512, 513, false, false, gemmAVX512, packed, true},      // beyond it
+		{1, 1, 1, false, false, gemmAVX512, packed, true},          // any size
 		{8, 512, 32000, true, false, gemmAVX512, packed, false},    // A transposed
 		{8, 512, 32000, false, true, gemmAVX512, packed, false},    // banded
 		{8, 512, 32000, false, false, gemmAVX512, nil, false},      // B referred to, not packed
