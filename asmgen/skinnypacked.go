@@ -13,9 +13,10 @@ func init() { register("skinnypacked", genSkinnyPackedFamily) }
 // prefetches: a row of the AVX-512 tile's panel (64 columns) is 4 lines.
 const skinnyPackedSlots = 4
 
-// genSkinnyPackedFamily emits the micro-kernels of GemmPacked's skinny route
+// genSkinnyPackedFamily emits the micro-kernels of the skinny GEMM routes
 // (kernels/skinnypacked.go): gemmSkinny<R>[L2]<ISA> for R = 1 … rows of each
-// ISA's GEMM tile and each prefetch level.
+// ISA's GEMM tile and each prefetch level (packed op(B)), and
+// gemmSkinnyStrided<R><ISA> for R = 1 … rows−1 (op(B) = B read in place).
 func genSkinnyPackedFamily() {
 	for _, s := range isas {
 		t := gemmTiles[s]
@@ -23,6 +24,12 @@ func genSkinnyPackedFamily() {
 			for r := 1; r <= t.rows; r++ {
 				genSkinnyPacked(s, l, gemmTile{rows: r, vecs: t.vecs})
 			}
+		}
+		// The strided skinny route (B as is, in cache): genGemmMicroRowsStrided
+		// for fewer rows than the tile's (its own rows are the GEMM
+		// family's gemmMicroRowsStridedB<ISA>).
+		for r := 1; r < t.rows; r++ {
+			genGemmMicroRowsStrided(s, s.name(fmt.Sprintf("gemmSkinnyStrided%d", r)), gemmTile{rows: r, vecs: t.vecs})
 		}
 	}
 }

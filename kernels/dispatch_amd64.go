@@ -1110,6 +1110,9 @@ func init() {
 	gemmAVX512.skinny = [2][]gemmSkinnyKernel{
 		{gemmSkinny1AVX512, gemmSkinny2AVX512, gemmSkinny3AVX512, gemmSkinny4AVX512, gemmSkinny5AVX512, gemmSkinny6AVX512},
 		{gemmSkinny1L2AVX512, gemmSkinny2L2AVX512, gemmSkinny3L2AVX512, gemmSkinny4L2AVX512, gemmSkinny5L2AVX512, gemmSkinny6L2AVX512}}
+	// and the strided skinny route, its tiles of 6 rows the GEMM's.
+	gemmAVX2.skinnyStrided = []gemmStridedKernel{gemmSkinnyStrided1AVX2, gemmSkinnyStrided2AVX2, gemmSkinnyStrided3AVX2, gemmSkinnyStrided4AVX2, gemmSkinnyStrided5AVX2, gemmMicroRowsStridedBAVX2}
+	gemmAVX512.skinnyStrided = []gemmStridedKernel{gemmSkinnyStrided1AVX512, gemmSkinnyStrided2AVX512, gemmSkinnyStrided3AVX512, gemmSkinnyStrided4AVX512, gemmSkinnyStrided5AVX512, gemmMicroRowsStridedBAVX512}
 }
 
 // skinnyPackedL2 reports whether GemmPacked's skinny route prefetches into

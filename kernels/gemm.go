@@ -136,6 +136,9 @@ type gemmMicro struct {
 	// (skinnypacked.go): skinny[l][r−1] for r = 1 … mr rows, prefetching
 	// into L1 (l = 0) or L2 (l = 1).
 	skinny [2][]gemmSkinnyKernel
+	// skinnyStrided, when set, holds rowsStrided's tiles of r = 1 … mr rows
+	// (skinnyStrided[r−1]) for the strided skinny route (skinnypacked.go).
+	skinnyStrided []gemmStridedKernel
 	// strided and rowsStrided, when set, are kern and rows reading a k×nr
 	// block of B in place, row p at b[p·ldb:]: a row-major op(B) read
 	// where it is (gemmOp.inPlaceB).
@@ -307,6 +310,10 @@ func (g *gemmOp) run(buf *gemmBuf) { g.runPacked(buf, g.packed, g.kp) }
 func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 	if g.skinnyPacked(packed) {
 		g.runSkinnyPacked(buf, packed, kp)
+		return
+	}
+	if g.skinnyStrided(packed) {
+		g.runSkinnyStrided(buf)
 		return
 	}
 	mk := g.micro

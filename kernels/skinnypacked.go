@@ -17,6 +17,10 @@ type gemmRowsKernel func(k int, a *float32, lda int, b, c *float32, ldc int, alp
 // first prefetches lps consecutive lines from pf on (lps ≤ 4; 0: none).
 type gemmSkinnyKernel func(k int, a *float32, lda int, b, c *float32, ldc int, alpha, beta float32, pf *float32, lps int)
 
+// gemmStridedKernel is a gemmRowsKernel reading B in place: row p of the
+// k×nr block at b[p·ldb:].
+type gemmStridedKernel func(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32)
+
 // skinnyPacked reports whether runPacked takes the skinny route for the
 // packed op(B) packed: A as is with at most skinnyMaxRows rows, not banded,
 // and a micro-kernel with the route's kernels. At any size: in cache too the
@@ -132,6 +136,81 @@ func (g *gemmOp) runSkinnyPacked(buf *gemmBuf, packed []float32, kp int) {
 				}
 				i0 += r
 			}
+		}
+	}
+}
+
+// skinnyStrided reports whether runPacked takes the strided skinny route:
+// op(B) = B as is and read in place (packed nil: a Gemm that no skinny
+// product took, or a PackedB.Ref), A as is with at most skinnyMaxRows rows,
+// not banded, a micro-kernel with the route's kernels, and B within
+// skinnyBytes: in cache, where its rows skinnyBytes apart cost nothing (from
+// memory Gemm's skinny routes read B in address order instead).
+func (g *gemmOp) skinnyStrided(packed []float32) bool {
+	return packed == nil && !g.transA && !g.transB && !g.banded && g.micro.skinnyStrided != nil &&
+		g.micro.skinny[0] != nil && g.m <= skinnyMaxRows && 4*((g.k-1)*g.ldb+g.n) <= skinnyBytes
+}
+
+// runSkinnyStrided computes g by the strided skinny route: runSkinnyPacked's
+// order (panels of nr columns, passes of kcFor rows, the groups of rows of A
+// over each pass) with the whole panels of B read where they are and the
+// last, partial one packed (columns past n zero) into buf.b pass by pass and
+// computed through buf.tile: nothing of A is packed, no row padded, and every
+// element of C gets the blocked route's bits.
+func (g *gemmOp) runSkinnyStrided(buf *gemmBuf) {
+	mk := g.micro
+	mr, nr := mk.mr, mk.nr
+	gs, nbig := skinnyGroups(g.m, mr)
+	kc := mk.kcFor(g.k)
+	full := g.n / nr * nr
+	for j0 := 0; j0 < full; j0 += nr {
+		for p0 := 0; p0 < g.k; p0 += kc {
+			kb := min(kc, g.k-p0)
+			beta := g.beta
+			if p0 > 0 {
+				beta = 1 // the passes after the first add to C
+			}
+			b := &g.b[p0*g.ldb+j0]
+			for grp, i0 := 0, 0; i0 < g.m; grp++ {
+				r := gs
+				if grp >= nbig {
+					r = gs - 1
+				}
+				mk.skinnyStrided[r-1](kb, &g.a[i0*g.lda+p0], g.lda, b, g.ldb, &g.c[i0*g.ldc+j0], g.ldc, g.alpha, beta)
+				i0 += r
+			}
+		}
+	}
+	if full == g.n {
+		return
+	}
+	w := g.n - full
+	buf.tile = grow(buf.tile, mr*nr)
+	for p0 := 0; p0 < g.k; p0 += kc {
+		kb := min(kc, g.k-p0)
+		beta := g.beta
+		if p0 > 0 {
+			beta = 1
+		}
+		buf.b = grow(buf.b, kb*nr)
+		packB(buf.b, false, g.b, g.ldb, p0, full, kb, w, nr, nil)
+		for grp, i0 := 0, 0; i0 < g.m; grp++ {
+			r := gs
+			if grp >= nbig {
+				r = gs - 1
+			}
+			c := g.c[i0*g.ldc+full:]
+			t := buf.tile[:r*nr]
+			if beta != 0 {
+				for i := 0; i < r; i++ {
+					copy(t[i*nr:i*nr+w], c[i*g.ldc:i*g.ldc+w])
+				}
+			}
+			mk.skinny[0][r-1](kb, &g.a[i0*g.lda+p0], g.lda, &buf.b[0], &t[0], nr, g.alpha, beta, &buf.b[0], 0)
+			for i := 0; i < r; i++ {
+				copy(c[i*g.ldc:i*g.ldc+w], t[i*nr:i*nr+w])
+			}
+			i0 += r
 		}
 	}
 }

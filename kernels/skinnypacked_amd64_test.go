@@ -155,3 +155,79 @@ func TestGemmPackedSkinnySplit(t *testing.T) {
 		})
 	})
 }
+
+// TestGemmSkinnyStrided runs the strided skinny route (B as is and in cache:
+// Gemm(NoTrans, NoTrans) below skinnyBytes, and PackedB.Ref) for m = 1 … 33
+// (33 takes the blocked route) against checkGemm's bound: whole panels read
+// in place and a partial last one packed, k over one pass and several (the
+// micro-kernel's kc and kc = 16), α and β (β = 0 over a NaN C), strides
+// beyond the columns, under every ISA.
+func TestGemmSkinnyStrided(t *testing.T) {
+	defer func() { gemmUnderTest = Gemm }()
+	var s GemmScratch
+	var p PackedB
+	for _, kc := range []int{0, 16} {
+		for _, ref := range []bool{false, true} {
+			t.Run(fmt.Sprintf("kc=%d/ref=%v", kc, ref), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(55, uint64(kc)))
+				forEachISA(t, func(t *testing.T) {
+					if mk := gemmMicroFor(Active()); mk != nil && kc > 0 {
+						saved := *mk
+						defer func() { *mk = saved }()
+						mk.kc = kc
+					}
+					gemmUnderTest = Gemm
+					if ref {
+						gemmUnderTest = packedGemmRef(&s, &p, 0, true)
+					}
+					i := 0
+					for m := 1; m <= skinnyMaxRows+1; m++ {
+						for _, n := range []int{1, 15, 64, 65, 200} {
+							for _, k := range []int{1, 7, 70, 301} {
+								if testing.Short() && (m+n+k)%3 != 0 {
+									continue
+								}
+								i++
+								alpha := []float32{1, -0.5}[i%2]
+								beta := []float32{0, 0.5, 1}[i%3]
+								checkGemm(t, rng, gemmCase{false, false, m, n, k, alpha, beta, i % 3, i % 5})
+							}
+						}
+					}
+				})
+			})
+		}
+	}
+}
+
+// TestSkinnyStridedRoute checks which products the strided skinny route
+// takes.
+func TestSkinnyStridedRoute(t *testing.T) {
+	defer func(b int) { skinnyBytes = b }(skinnyBytes)
+	skinnyBytes = 1 << 20
+	packed := make([]float32, 1)
+	for _, c := range []struct {
+		m, k, n, ldb           int
+		transA, transB, banded bool
+		micro                  *gemmMicro
+		packed                 []float32
+		want                   bool
+	}{
+		{8, 512, 512, 512, false, false, false, gemmAVX512, nil, true},
+		{32, 512, 512, 512, false, false, false, gemmAVX2, nil, true},
+		{33, 512, 512, 512, false, false, false, gemmAVX512, nil, false},   // too many rows
+		{8, 512, 513, 513, false, false, false, gemmAVX512, nil, false},    // beyond skinnyBytes
+		{8, 256, 256, 1024, false, false, false, gemmAVX512, nil, true},    // its span, at stride ldb
+		{8, 512, 512, 512, true, false, false, gemmAVX512, nil, false},     // A transposed
+		{8, 512, 512, 512, false, true, false, gemmAVX512, nil, false},     // B transposed
+		{8, 512, 512, 512, false, false, true, gemmAVX512, nil, false},     // banded
+		{8, 512, 512, 512, false, false, false, gemmAVX512, packed, false}, // packed: the packed route
+		{8, 512, 512, 512, false, false, false, &gemmMicro{}, nil, false},  // no kernels
+	} {
+		g := gemmOp{m: c.m, k: c.k, n: c.n, ldb: c.ldb, transA: c.transA, transB: c.transB, banded: c.banded, micro: c.micro}
+		if got := g.skinnyStrided(c.packed); got != c.want {
+			t.Errorf("m=%d k=%d n=%d ldb=%d transA=%v transB=%v banded=%v packed=%v: skinnyStrided = %v, want %v",
+				c.m, c.k, c.n, c.ldb, c.transA, c.transB, c.banded, c.packed != nil, got, c.want)
+		}
+	}
+}

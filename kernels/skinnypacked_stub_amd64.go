@@ -64,6 +64,31 @@ func gemmSkinny5L2AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc i
 //go:noescape
 func gemmSkinny6L2AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
+// gemmSkinnyStrided1AVX2 sets the 1×16 block of C at c to α·A·B + β·C for the 1×k block a of A (row stride lda) and the k×16 block b of B (row stride ldb); β = 0 does not read C.
+//
+//go:noescape
+func gemmSkinnyStrided1AVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
+
+// gemmSkinnyStrided2AVX2 sets the 2×16 block of C at c to α·A·B + β·C for the 2×k block a of A (row stride lda) and the k×16 block b of B (row stride ldb); β = 0 does not read C.
+//
+//go:noescape
+func gemmSkinnyStrided2AVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
+
+// gemmSkinnyStrided3AVX2 sets the 3×16 block of C at c to α·A·B + β·C for the 3×k block a of A (row stride lda) and the k×16 block b of B (row stride ldb); β = 0 does not read C.
+//
+//go:noescape
+func gemmSkinnyStrided3AVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
+
+// gemmSkinnyStrided4AVX2 sets the 4×16 block of C at c to α·A·B + β·C for the 4×k block a of A (row stride lda) and the k×16 block b of B (row stride ldb); β = 0 does not read C.
+//
+//go:noescape
+func gemmSkinnyStrided4AVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
+
+// gemmSkinnyStrided5AVX2 sets the 5×16 block of C at c to α·A·B + β·C for the 5×k block a of A (row stride lda) and the k×16 block b of B (row stride ldb); β = 0 does not read C.
+//
+//go:noescape
+func gemmSkinnyStrided5AVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
+
 // gemmSkinny1AVX512 sets the 1×64 block of C at c to α·A·B + β·C for the 1×k block a of A (row stride lda) and packed k×64 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
 //
 //go:noescape
@@ -123,3 +148,28 @@ func gemmSkinny5L2AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc
 //
 //go:noescape
 func gemmSkinny6L2AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
+
+// gemmSkinnyStrided1AVX512 sets the 1×64 block of C at c to α·A·B + β·C for the 1×k block a of A (row stride lda) and the k×64 block b of B (row stride ldb); β = 0 does not read C.
+//
+//go:noescape
+func gemmSkinnyStrided1AVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
+
+// gemmSkinnyStrided2AVX512 sets the 2×64 block of C at c to α·A·B + β·C for the 2×k block a of A (row stride lda) and the k×64 block b of B (row stride ldb); β = 0 does not read C.
+//
+//go:noescape
+func gemmSkinnyStrided2AVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
+
+// gemmSkinnyStrided3AVX512 sets the 3×64 block of C at c to α·A·B + β·C for the 3×k block a of A (row stride lda) and the k×64 block b of B (row stride ldb); β = 0 does not read C.
+//
+//go:noescape
+func gemmSkinnyStrided3AVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
+
+// gemmSkinnyStrided4AVX512 sets the 4×64 block of C at c to α·A·B + β·C for the 4×k block a of A (row stride lda) and the k×64 block b of B (row stride ldb); β = 0 does not read C.
+//
+//go:noescape
+func gemmSkinnyStrided4AVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
+
+// gemmSkinnyStrided5AVX512 sets the 5×64 block of C at c to α·A·B + β·C for the 5×k block a of A (row stride lda) and the k×64 block b of B (row stride ldb); β = 0 does not read C.
+//
+//go:noescape
+func gemmSkinnyStrided5AVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
