@@ -1,12 +1,14 @@
 package kernels
 
-// GemmPacked's skinny route (kernels/DESIGN.md, "Skinny products"): few rows
-// of op(A) against a packed op(B), such as the output projection of a decode
-// step over a vocabulary packed once for a beam or a batch. The packed panels are contiguous, so op(B) streams from memory in
-// address order, one panel after the other, and every group of rows of A
-// takes the panel from L2 after the first, with its tile of C in registers
-// over the panel's rows: no packing of A, no padded rows, C written once per
-// panel.
+// The skinny GEMM routes (kernels/DESIGN.md, "Skinny products"): few rows of
+// A as is against op(B) = B, without the blocked route's packing of A and
+// its padded rows. GemmPacked's route reads a packed op(B) (the output
+// projection of a decode step over a vocabulary packed once for a beam or a
+// batch): the panels are contiguous, so op(B) streams from memory in address
+// order, and the groups of rows of A after the first take each pass of a
+// panel from L2. The strided route reads B in place where it is in cache.
+// Both keep each group's tile of C in registers over a pass and give C the
+// blocked route's bits.
 
 // gemmRowsKernel is a micro-kernel reading its rows of A in place (row i at
 // a[i·lda:]) against a packed k×nr panel b: the r×nr block of C at c (row
@@ -35,9 +37,7 @@ func (g *gemmOp) skinnyPacked(packed []float32) bool {
 // skinny packed product prefetches ahead of its loads in panels of nr
 // columns: 2 KiB for the AVX-512 tile's panels (64 columns, 4 lines a step)
 // and for one row, 8 KiB for more rows in narrower panels (AVX2's 16
-// columns, a line a step), where 2 KiB left B = 2 and 4 1.4–1.8× slower
-// from memory and 8 KiB made one row and the AVX-512 tile's 15–25% slower
-// (Zen 4, 4–6 interleaved rounds).
+// columns, a line a step); measured on Zen 4 (kernels/DESIGN.md).
 func skinnyPackedAhead(nr, r int) int {
 	if nr >= 64 || r == 1 {
 		return 2 << 10
