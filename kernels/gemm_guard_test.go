@@ -19,7 +19,7 @@ func gemmGuard(t *testing.T, gemm func(tA, tB Transpose, alpha float32, a, b Mat
 	const maxN = 4 * 64 * 64
 	ga, gb, gc := newGuard(t, maxN), newGuard(t, maxN), newGuard(t, maxN)
 	forEachISA(t, func(t *testing.T) {
-		for _, m := range []int{1, mr - 1, mr + 1, 2*mr + 3} {
+		for _, m := range []int{1, mr - 1, mr + 1, 2*mr + 3, skinnyMaxRows + 1} { // the last past the skinny routes
 			for _, n := range []int{1, nr - 1, nr + 3, 2*nr - 5} {
 				for _, k := range []int{1, 3, 6, 8, 13} {
 					for _, ta := range []bool{false, true} {

@@ -167,7 +167,14 @@ func gemmTileSizes() (mr, nr int) {
 func gemmSweep(kc int) []gemmCase {
 	mr, nr := gemmTileSizes()
 	var shapes [][3]int
+	// Rows through 3·mr + 1, and past skinnyMaxRows, where A as is leaves the
+	// skinny routes for the blocked one.
+	var ms []int
 	for m := 0; m <= 3*mr+1; m++ {
+		ms = append(ms, m)
+	}
+	ms = append(ms, skinnyMaxRows+1, skinnyMaxRows+mr+1)
+	for _, m := range ms {
 		for _, n := range []int{1, 17, nr, nr + 1} {
 			for _, k := range []int{1, 5} {
 				shapes = append(shapes, [3]int{m, n, k})
