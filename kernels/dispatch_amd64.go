@@ -1648,6 +1648,21 @@ func (g *gemmOp) skinny(split bool) bool {
 	case g.transB && skinnyNTTakes(g.n, g.k, g.ldb, g.m):
 		g.runSkinny(true, split)
 		return true
+	case g.transB && g.beta == 0 && g.m <= skinnyMaxRows && g.micro != nil && (!split || gemmParts(g.m, g.n, g.k) <= 1):
+		// Few rows, C not read, A within skinnyBytes (the case above takes
+		// it beyond), not split: MatVecBatch's kernel reads A's rows in
+		// place where the blocked route would pack op(B) = Aᵀ; then α.
+		if g.m == 1 {
+			matVec(g.c[:g.n], g.b, g.ldb, g.a[:g.k])
+		} else {
+			matVecBatch(g.c, g.ldc, g.b, g.ldb, g.a, g.lda, g.n, g.k, g.m)
+		}
+		if g.alpha != 1 {
+			for i := 0; i < g.m; i++ {
+				scale(g.alpha, g.c[i*g.ldc:i*g.ldc+g.n])
+			}
+		}
+		return true
 	case !g.transB && skinnyNNTakes(g.k, g.n, g.ldb, g.m):
 		g.runSkinny(false, split)
 		return true
