@@ -43,7 +43,7 @@ func genSkinnyPackedFamily() {
 func genSkinnyPacked(s *isa, lvl pfLevel, t gemmTile) {
 	name := s.name(fmt.Sprintf("gemmSkinny%d%s", t.rows, lvl.suffix()))
 	TEXT(name, NOSPLIT, "func(k int, a *float32, lda int, b, c *float32, ldc int, alpha, beta float32, pf *float32, lps int)")
-	asm.Doc(fmt.Sprintf("%s sets the %d×%d block of C at c to α·A·B + β·C for the %d×k block a of A (row stride lda) and packed k×%d panel b, each step prefetching lps lines from pf on; β = 0 does not read C.",
+	asm.Doc(fmt.Sprintf("%s sets the %d×%d block of C at c to α·A·B + β·C for the %d×k block a of A (row stride lda) and packed k×%d panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.",
 		name, t.rows, t.vecs*s.lanes, t.rows, t.vecs*s.lanes))
 	pp, lps := load(asm.Param("pf")), load(asm.Param("lps"))
 	adv := asm.GP64()

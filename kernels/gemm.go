@@ -432,9 +432,7 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 						// buffer, so the micro-kernel never touches C
 						// outside the matrix.
 						if beta != 0 {
-							for i := 0; i < h; i++ {
-								copy(t[i*nr:i*nr+w], g.c[ci+i*g.ldc:ci+i*g.ldc+w])
-							}
+							tileIn(t, nr, g.c[ci:], g.ldc, h, w)
 						}
 						c, ldc = &t[0], nr
 					}
@@ -449,9 +447,7 @@ func (g *gemmOp) runPacked(buf *gemmBuf, packed []float32, kp int) {
 						mk.kern(kt, &ap[0], bp, c, ldc, g.alpha, beta)
 					}
 					if edge {
-						for i := 0; i < h; i++ {
-							copy(g.c[ci+i*g.ldc:ci+i*g.ldc+w], t[i*nr:i*nr+w])
-						}
+						tileOut(g.c[ci:], g.ldc, t, nr, h, w)
 					}
 				}
 				if strips {
@@ -714,5 +710,20 @@ func scatter(dst, src []float32, stride int) {
 func zeroStrided(dst []float32, n, stride int) {
 	for p := 0; p < n; p++ {
 		dst[p*stride] = 0
+	}
+}
+
+// tileIn copies the h×w block of C at c (row stride ldc) into the tile t
+// (row stride nr), for a micro-kernel run on an edge tile.
+func tileIn(t []float32, nr int, c []float32, ldc, h, w int) {
+	for i := 0; i < h; i++ {
+		copy(t[i*nr:i*nr+w], c[i*ldc:i*ldc+w])
+	}
+}
+
+// tileOut copies the h×w block of the tile t back to C at c.
+func tileOut(c []float32, ldc int, t []float32, nr, h, w int) {
+	for i := 0; i < h; i++ {
+		copy(c[i*ldc:i*ldc+w], t[i*nr:i*nr+w])
 	}
 }

@@ -139,6 +139,14 @@ func skinnyGroups(batch, group int) (gs, nbig int) {
 	return q + 1, r
 }
 
+// groupRows returns the rows of group grp of skinnyGroups' split (gs, nbig).
+func groupRows(grp, gs, nbig int) int {
+	if grp < nbig {
+		return gs
+	}
+	return gs - 1
+}
+
 // skinnySpan reports whether the rows×cols matrix at stride lda spans more
 // than skinnyBytes.
 func skinnySpan(rows, cols, lda int) bool {

@@ -101,10 +101,7 @@ func (g *gemmOp) runSkinnyPacked(buf *gemmBuf, packed []float32, kp int) {
 			}
 			b := &panel[p0*nr]
 			for grp, i0 := 0, 0; i0 < g.m; grp++ {
-				r := gs
-				if grp >= nbig {
-					r = gs - 1
-				}
+				r := groupRows(grp, gs, nbig)
 				pf := b
 				switch {
 				case groups == 1:
@@ -125,14 +122,10 @@ func (g *gemmOp) runSkinnyPacked(buf *gemmBuf, packed []float32, kp int) {
 				} else {
 					t := buf.tile[:r*nr]
 					if beta != 0 {
-						for i := 0; i < r; i++ {
-							copy(t[i*nr:i*nr+w], c[i*g.ldc:i*g.ldc+w])
-						}
+						tileIn(t, nr, c, g.ldc, r, w)
 					}
 					kern(kb, a, g.lda, b, &t[0], nr, g.alpha, beta, pf, lps)
-					for i := 0; i < r; i++ {
-						copy(c[i*g.ldc:i*g.ldc+w], t[i*nr:i*nr+w])
-					}
+					tileOut(c, g.ldc, t, nr, r, w)
 				}
 				i0 += r
 			}
@@ -172,10 +165,7 @@ func (g *gemmOp) runSkinnyStrided(buf *gemmBuf) {
 			}
 			b := &g.b[p0*g.ldb+j0]
 			for grp, i0 := 0, 0; i0 < g.m; grp++ {
-				r := gs
-				if grp >= nbig {
-					r = gs - 1
-				}
+				r := groupRows(grp, gs, nbig)
 				mk.skinnyStrided[r-1](kb, &g.a[i0*g.lda+p0], g.lda, b, g.ldb, &g.c[i0*g.ldc+j0], g.ldc, g.alpha, beta)
 				i0 += r
 			}
@@ -195,21 +185,14 @@ func (g *gemmOp) runSkinnyStrided(buf *gemmBuf) {
 		buf.b = grow(buf.b, kb*nr)
 		packB(buf.b, false, g.b, g.ldb, p0, full, kb, w, nr, nil)
 		for grp, i0 := 0, 0; i0 < g.m; grp++ {
-			r := gs
-			if grp >= nbig {
-				r = gs - 1
-			}
+			r := groupRows(grp, gs, nbig)
 			c := g.c[i0*g.ldc+full:]
 			t := buf.tile[:r*nr]
 			if beta != 0 {
-				for i := 0; i < r; i++ {
-					copy(t[i*nr:i*nr+w], c[i*g.ldc:i*g.ldc+w])
-				}
+				tileIn(t, nr, c, g.ldc, r, w)
 			}
 			mk.skinny[0][r-1](kb, &g.a[i0*g.lda+p0], g.lda, &buf.b[0], &t[0], nr, g.alpha, beta, &buf.b[0], 0)
-			for i := 0; i < r; i++ {
-				copy(c[i*g.ldc:i*g.ldc+w], t[i*nr:i*nr+w])
-			}
+			tileOut(c, g.ldc, t, nr, r, w)
 			i0 += r
 		}
 	}

@@ -4,62 +4,62 @@
 
 package kernels
 
-// gemmSkinny1AVX2 sets the 1×16 block of C at c to α·A·B + β·C for the 1×k block a of A (row stride lda) and packed k×16 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny1AVX2 sets the 1×16 block of C at c to α·A·B + β·C for the 1×k block a of A (row stride lda) and packed k×16 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny1AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny2AVX2 sets the 2×16 block of C at c to α·A·B + β·C for the 2×k block a of A (row stride lda) and packed k×16 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny2AVX2 sets the 2×16 block of C at c to α·A·B + β·C for the 2×k block a of A (row stride lda) and packed k×16 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny2AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny3AVX2 sets the 3×16 block of C at c to α·A·B + β·C for the 3×k block a of A (row stride lda) and packed k×16 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny3AVX2 sets the 3×16 block of C at c to α·A·B + β·C for the 3×k block a of A (row stride lda) and packed k×16 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny3AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny4AVX2 sets the 4×16 block of C at c to α·A·B + β·C for the 4×k block a of A (row stride lda) and packed k×16 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny4AVX2 sets the 4×16 block of C at c to α·A·B + β·C for the 4×k block a of A (row stride lda) and packed k×16 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny4AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny5AVX2 sets the 5×16 block of C at c to α·A·B + β·C for the 5×k block a of A (row stride lda) and packed k×16 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny5AVX2 sets the 5×16 block of C at c to α·A·B + β·C for the 5×k block a of A (row stride lda) and packed k×16 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny5AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny6AVX2 sets the 6×16 block of C at c to α·A·B + β·C for the 6×k block a of A (row stride lda) and packed k×16 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny6AVX2 sets the 6×16 block of C at c to α·A·B + β·C for the 6×k block a of A (row stride lda) and packed k×16 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny6AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny1L2AVX2 sets the 1×16 block of C at c to α·A·B + β·C for the 1×k block a of A (row stride lda) and packed k×16 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny1L2AVX2 sets the 1×16 block of C at c to α·A·B + β·C for the 1×k block a of A (row stride lda) and packed k×16 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny1L2AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny2L2AVX2 sets the 2×16 block of C at c to α·A·B + β·C for the 2×k block a of A (row stride lda) and packed k×16 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny2L2AVX2 sets the 2×16 block of C at c to α·A·B + β·C for the 2×k block a of A (row stride lda) and packed k×16 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny2L2AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny3L2AVX2 sets the 3×16 block of C at c to α·A·B + β·C for the 3×k block a of A (row stride lda) and packed k×16 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny3L2AVX2 sets the 3×16 block of C at c to α·A·B + β·C for the 3×k block a of A (row stride lda) and packed k×16 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny3L2AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny4L2AVX2 sets the 4×16 block of C at c to α·A·B + β·C for the 4×k block a of A (row stride lda) and packed k×16 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny4L2AVX2 sets the 4×16 block of C at c to α·A·B + β·C for the 4×k block a of A (row stride lda) and packed k×16 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny4L2AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny5L2AVX2 sets the 5×16 block of C at c to α·A·B + β·C for the 5×k block a of A (row stride lda) and packed k×16 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny5L2AVX2 sets the 5×16 block of C at c to α·A·B + β·C for the 5×k block a of A (row stride lda) and packed k×16 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny5L2AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny6L2AVX2 sets the 6×16 block of C at c to α·A·B + β·C for the 6×k block a of A (row stride lda) and packed k×16 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny6L2AVX2 sets the 6×16 block of C at c to α·A·B + β·C for the 6×k block a of A (row stride lda) and packed k×16 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny6L2AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
@@ -89,62 +89,62 @@ func gemmSkinnyStrided4AVX2(k int, a *float32, lda int, b *float32, ldb int, c *
 //go:noescape
 func gemmSkinnyStrided5AVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
 
-// gemmSkinny1AVX512 sets the 1×64 block of C at c to α·A·B + β·C for the 1×k block a of A (row stride lda) and packed k×64 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny1AVX512 sets the 1×64 block of C at c to α·A·B + β·C for the 1×k block a of A (row stride lda) and packed k×64 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny1AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny2AVX512 sets the 2×64 block of C at c to α·A·B + β·C for the 2×k block a of A (row stride lda) and packed k×64 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny2AVX512 sets the 2×64 block of C at c to α·A·B + β·C for the 2×k block a of A (row stride lda) and packed k×64 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny2AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny3AVX512 sets the 3×64 block of C at c to α·A·B + β·C for the 3×k block a of A (row stride lda) and packed k×64 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny3AVX512 sets the 3×64 block of C at c to α·A·B + β·C for the 3×k block a of A (row stride lda) and packed k×64 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny3AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny4AVX512 sets the 4×64 block of C at c to α·A·B + β·C for the 4×k block a of A (row stride lda) and packed k×64 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny4AVX512 sets the 4×64 block of C at c to α·A·B + β·C for the 4×k block a of A (row stride lda) and packed k×64 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny4AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny5AVX512 sets the 5×64 block of C at c to α·A·B + β·C for the 5×k block a of A (row stride lda) and packed k×64 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny5AVX512 sets the 5×64 block of C at c to α·A·B + β·C for the 5×k block a of A (row stride lda) and packed k×64 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny5AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny6AVX512 sets the 6×64 block of C at c to α·A·B + β·C for the 6×k block a of A (row stride lda) and packed k×64 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny6AVX512 sets the 6×64 block of C at c to α·A·B + β·C for the 6×k block a of A (row stride lda) and packed k×64 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny6AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny1L2AVX512 sets the 1×64 block of C at c to α·A·B + β·C for the 1×k block a of A (row stride lda) and packed k×64 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny1L2AVX512 sets the 1×64 block of C at c to α·A·B + β·C for the 1×k block a of A (row stride lda) and packed k×64 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny1L2AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny2L2AVX512 sets the 2×64 block of C at c to α·A·B + β·C for the 2×k block a of A (row stride lda) and packed k×64 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny2L2AVX512 sets the 2×64 block of C at c to α·A·B + β·C for the 2×k block a of A (row stride lda) and packed k×64 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny2L2AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny3L2AVX512 sets the 3×64 block of C at c to α·A·B + β·C for the 3×k block a of A (row stride lda) and packed k×64 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny3L2AVX512 sets the 3×64 block of C at c to α·A·B + β·C for the 3×k block a of A (row stride lda) and packed k×64 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny3L2AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny4L2AVX512 sets the 4×64 block of C at c to α·A·B + β·C for the 4×k block a of A (row stride lda) and packed k×64 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny4L2AVX512 sets the 4×64 block of C at c to α·A·B + β·C for the 4×k block a of A (row stride lda) and packed k×64 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny4L2AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny5L2AVX512 sets the 5×64 block of C at c to α·A·B + β·C for the 5×k block a of A (row stride lda) and packed k×64 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny5L2AVX512 sets the 5×64 block of C at c to α·A·B + β·C for the 5×k block a of A (row stride lda) and packed k×64 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny5L2AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 
-// gemmSkinny6L2AVX512 sets the 6×64 block of C at c to α·A·B + β·C for the 6×k block a of A (row stride lda) and packed k×64 panel b, each step prefetching lps lines from pf on; β = 0 does not read C.
+// gemmSkinny6L2AVX512 sets the 6×64 block of C at c to α·A·B + β·C for the 6×k block a of A (row stride lda) and packed k×64 panel b, prefetching from pf as it goes (lps a step); β = 0 does not read C.
 //
 //go:noescape
 func gemmSkinny6L2AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
