@@ -74,12 +74,7 @@ func dotSoftmaxRows(ctx, scores, a []float32, lda int, h []float32, st *SoftmaxS
 		if s-s != 0 { // NaN or ±Inf
 			return false
 		}
-		if s > st.Max {
-			f := float32(math.Exp(float64(st.Max - s)))
-			scale(f, ctx)
-			st.Sum *= f
-			st.Max = s
-		}
+		raiseMax(st, ctx, s)
 		e := float32(math.Exp(float64(s - st.Max)))
 		st.Sum += e
 		if d > 0 {
@@ -100,4 +95,15 @@ func checkStepAlias(kernel string, ctx, scores, h, k, v []float32) {
 	checkDisjoint(kernel, "scores", scores, "k", k)
 	checkDisjoint(kernel, "ctx", ctx, "v", v)
 	checkDisjoint(kernel, "scores", scores, "v", v)
+}
+
+// raiseMax makes m the state's maximum when it is larger: ctx and the sum
+// rescaled by e^(st.Max−m) (one rounding each).
+func raiseMax(st *SoftmaxState, ctx []float32, m float32) {
+	if m > st.Max {
+		f := float32(math.Exp(float64(st.Max - m)))
+		scale(f, ctx)
+		st.Sum *= f
+		st.Max = m
+	}
 }

@@ -1,7 +1,6 @@
 package kernels
 
 import (
-	"math"
 	mathbits "math/bits"
 	"strconv"
 
@@ -375,12 +374,7 @@ func decodeStep(ctx, scores []float32, k, v Stored, h []float32, st *SoftmaxStat
 			}
 			m = max(m, x)
 		}
-		if m > st.Max {
-			f := float32(math.Exp(float64(st.Max - m)))
-			scale(f, ctx)
-			st.Sum *= f
-			st.Max = m
-		}
+		raiseMax(st, ctx, m)
 		w := wbuf[:len(s)]
 		st.Sum += expShift(w, s, st.Max)
 		if len(ctx) > 0 {
@@ -442,12 +436,7 @@ func decodeStepPasses(ctx, scores []float32, k, v Stored, h []float32, st *Softm
 			}
 		}
 	}
-	if m > st.Max {
-		f := float32(math.Exp(float64(st.Max - m)))
-		scale(f, ctx)
-		st.Sum *= f
-		st.Max = m
-	}
+	raiseMax(st, ctx, m)
 	var wbuf [stepPassBlock]float32
 	for r0 := 0; r0 < n; r0 += stepPassBlock {
 		s := scores[r0:min(n, r0+stepPassBlock)]
