@@ -34,7 +34,10 @@ func genLowprecFamily() {
 		genFromQ8(s)
 		genToQ8(s)
 		genMatVecQ8(s)
-		genMatTVecQ8(s)
+		genMatTVecQ8(s, q8ScaleVec)
+		if s.evex {
+			genMatTVecQ8(s, q8ScaleStack)
+		}
 		if s.evex {
 			genMatVecQ8Q8(s)
 		}
@@ -442,10 +445,56 @@ func bcastOf(s *isa, m Mem) Op {
 	return b
 }
 
-// scaledWeight returns, as fmaBcast's b, the weight in the XMM register x
-// times the float32 scale at m, rounded once: under EVEX stored to the stack
-// at slot and named by it, else broadcast to a new vector of s.
-func scaledWeight(s *isa, x VecVirtual, m, slot Mem) Op {
+// q8Scale is how an EVEX kernel's Q8 context multiplies each row's weight
+// by its block's scale (rounded once either way, so both forms give the same
+// bits); the CPU class chooses (kernels' route.q8Stack, kernels/DESIGN.md
+// "Decode kernels and the fused step"). Without EVEX the product is a
+// scalar broadcast to a register.
+type q8Scale bool
+
+const (
+	// q8ScaleVec: the weight broadcast to a vector once per block of rows,
+	// times the scale by VMULPS with the scale's embedded broadcast, one
+	// vector per row and block of 32 columns.
+	q8ScaleVec q8Scale = false
+	// q8ScaleStack: the product by VMULSS, stored to the stack, broadcast
+	// from there by each FMA (the kernels named …Stack…): no 512-bit
+	// operation for it, where Zen 4 runs each as two halves.
+	q8ScaleStack q8Scale = true
+)
+
+// suffix is the kernel-name part of form q.
+func (q q8Scale) suffix() string {
+	if q == q8ScaleStack {
+		return "Stack"
+	}
+	return ""
+}
+
+// weightOf loads the float32 weight at m for scaledWeight: broadcast to a
+// new vector of s under EVEX in form q8ScaleVec, else into an XMM register.
+func weightOf(s *isa, q q8Scale, m Mem) VecVirtual {
+	if s.evex && q == q8ScaleVec {
+		v := s.vec()
+		asm.VBROADCASTSS(m, v)
+		return v
+	}
+	x := asm.XMM()
+	asm.VMOVSS(m, x)
+	return x
+}
+
+// scaledWeight returns, as fmaBcast's b, the weight x (from weightOf) times
+// the float32 scale at m, rounded once: under EVEX in form q8ScaleVec a new
+// vector of s (VMULPS, the scale broadcast by it), in form q8ScaleStack
+// stored to the stack at slot and named by it; without EVEX broadcast to a
+// new vector of s.
+func scaledWeight(s *isa, q q8Scale, x VecVirtual, m, slot Mem) Op {
+	if s.evex && q == q8ScaleVec {
+		b := s.vec()
+		asm.VMULPS_BCST(m, x, b)
+		return b
+	}
 	t := asm.XMM()
 	asm.VMULSS(m, x, t)
 	if s.evex {
@@ -536,12 +585,12 @@ func genMatVecQ8(s *isa) {
 	})
 }
 
-// genMatTVecQ8 emits matTVecQ8<ISA>(dst, a, lda, x): dst[c] += Σ_r
+// genMatTVecQ8 emits matTVecQ8[Stack]<ISA>(dst, a, lda, x): dst[c] += Σ_r
 // (x[r]·Scale)·Q[c] for the len(x)×len(dst) matrix of 8-bit blocks (len(dst)
 // a multiple of 32, lda in blocks), each row's weight times its block's scale
-// rounded once per block.
-func genMatTVecQ8(s *isa) {
-	lowText(s, "matTVecQ8", "func(dst []float32, a []byte, lda int, x []float32)",
+// rounded once per block, in form q (EVEX only: the same bits either way).
+func genMatTVecQ8(s *isa, q q8Scale) {
+	lowText(s, "matTVecQ8"+q.suffix(), "func(dst []float32, a []byte, lda int, x []float32)",
 		"sets dst += Aᵀ·x for the len(x)×len(dst) matrix A of 8-bit blocks (len(dst) a multiple of 32) with row stride lda blocks.")
 	dst, ncols := load(asm.Param("dst").Base()), load(asm.Param("dst").Len())
 	a, lda := load(asm.Param("a").Base()), load(asm.Param("lda"))
@@ -552,14 +601,13 @@ func genMatTVecQ8(s *isa) {
 	asm.SHRQ(U8(5), ncols)
 	per := 32 / s.lanes
 	var wl Mem
-	if s.evex {
+	if s.evex && q == q8ScaleStack {
 		wl = asm.AllocLocal(4 * decodeRows)
 	}
 	add := func(prefix string, n int) {
 		xr := make([]VecVirtual, n)
 		for r := range xr {
-			xr[r] = asm.XMM()
-			asm.VMOVSS(Mem{Base: x, Disp: 4 * r}, xr[r])
+			xr[r] = weightOf(s, q, Mem{Base: x, Disp: 4 * r})
 		}
 		p, dp, blocks := asm.GP64(), asm.GP64(), asm.GP64()
 		asm.MOVQ(a, p)
@@ -570,7 +618,7 @@ func genMatTVecQ8(s *isa) {
 		asm.JZ(LabelRef(prefix + "end"))
 		w := make([]Op, n)
 		for r := range w {
-			w[r] = scaledWeight(s, xr[r], rowAddr(p, lda, lda3, r, 0), wl.Offset(4*r))
+			w[r] = scaledWeight(s, q, xr[r], rowAddr(p, lda, lda3, r, 0), wl.Offset(4*r))
 		}
 		for j := 0; j < per; j++ {
 			y := s.vec()

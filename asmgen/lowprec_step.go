@@ -55,15 +55,24 @@ func genDecodeSteps() {
 			formats = append(formats, stepFormat{name: "Q8Q8", q8: true, vnni: true})
 		}
 		for _, f := range formats {
-			genDecodeStep(s, f, false, pfL1)
+			if f.q8 && s.evex {
+				// The forms the route table pairs with each variant
+				// (kernels' route.q8Stack and pfL2).
+				genDecodeStep(s, f, false, pfL1, q8ScaleVec)
+				genDecodeStep(s, f, true, pfL1, q8ScaleVec)
+				genDecodeStep(s, f, false, pfL1, q8ScaleStack)
+				genDecodeStep(s, f, true, pfL2, q8ScaleStack)
+				continue
+			}
+			genDecodeStep(s, f, false, pfL1, q8ScaleVec)
 			for _, l := range prefetchLevels {
-				genDecodeStep(s, f, true, l)
+				genDecodeStep(s, f, true, l, q8ScaleVec)
 			}
 		}
 	}
 }
 
-// genDecodeStep emits decodeStep<F><ISA>(ctx, scores []float32, k []byte, ldk
+// genDecodeStep emits decodeStep<F>[Stack]<ISA>(ctx, scores []float32, k []byte, ldk
 // int, v []byte, ldv int, h []float32, m, l float32) (float32, float32, int):
 // one streaming-softmax pass over the len(scores) rows of the key matrix K
 // (len(h) columns) and the value matrix V (len(ctx) columns), stored in
@@ -77,7 +86,8 @@ func genDecodeSteps() {
 // scaled by e^(m−mb); the weights e^(s−m) are added to l and the eight value
 // rows, widened, to ctx with those weights. Q8 scores sum each 32-value
 // block's products in one vector and add it times the block's scale; the Q8
-// context multiplies each row's weight by the block's scale once per block.
+// context multiplies each row's weight by the block's scale once per block,
+// in form form under EVEX (Stack in the name for q8ScaleStack).
 //
 // With pf, it emits decodeStep<F>PF<ISA>, which also prefetches (PREFETCHT0;
 // PREFETCHT1 for decodeStep<F>PFL2<ISA>, lvl pfL2) every line of the eight
@@ -86,13 +96,13 @@ func genDecodeSteps() {
 // before the block's scores, the last after them, the first value rows
 // before its context and the last after it. One burst of all sixteen rows
 // at the block's start read slower from memory (kernels/DESIGN.md).
-func genDecodeStep(s *isa, f stepFormat, pf bool, lvl pfLevel) {
+func genDecodeStep(s *isa, f stepFormat, pf bool, lvl pfLevel, form q8Scale) {
 	y := ymmOf(s)   // the eight scores of a block
 	w := evexYMM(s) // the rows and ctx
 	wide := w.lanes == 16
-	name := s.name("decodeStep" + f.name)
+	name := s.name("decodeStep" + f.name + form.suffix())
 	if pf {
-		name = s.name("decodeStep" + f.name + "PF" + lvl.suffix())
+		name = s.name("decodeStep" + f.name + form.suffix() + "PF" + lvl.suffix())
 	}
 	hType := "[]float32"
 	if f.vnni {
@@ -127,8 +137,11 @@ func genDecodeStep(s *isa, f stepFormat, pf bool, lvl pfLevel) {
 	evenOddCtx := f.name == "BF16"
 
 	mloc := asm.AllocLocal(8)
-	wloc := asm.AllocLocal(32)  // Q8: the block's eight weights
-	wsloc := asm.AllocLocal(32) // Q8: those times the block's scales
+	wloc := asm.AllocLocal(32) // Q8: the block's eight weights
+	var wsloc Mem              // Q8 in form q8ScaleStack: those times the block's scales
+	if f.q8 && w.evex && form == q8ScaleStack {
+		wsloc = asm.AllocLocal(32)
+	}
 	{
 		t := asm.XMM()
 		asm.Load(asm.Param("m"), t)
@@ -402,6 +415,15 @@ func genDecodeStep(s *isa, f stepFormat, pf bool, lvl pfLevel) {
 		} else {
 			vectors("ctx", cnt)
 		}
+		// The block's weights as vectors, for every block of columns (form
+		// q8ScaleVec under EVEX).
+		var wv []VecVirtual
+		if f.q8 && w.evex && form == q8ScaleVec {
+			wv = make([]VecVirtual, 8)
+			for i := range wv {
+				wv[i] = weightOf(w, form, wloc.Offset(4*i))
+			}
+		}
 		asm.Label("ctxLoop")
 		asm.TESTQ(cnt, cnt)
 		asm.JZ(LabelRef("ctxHalf"))
@@ -410,9 +432,13 @@ func genDecodeStep(s *isa, f stepFormat, pf bool, lvl pfLevel) {
 			// Each row's weight times the block's scale.
 			wq := make([]Op, 8)
 			for i, m := range rows {
-				t := asm.XMM()
-				asm.VMOVSS(wloc.Offset(4*i), t)
-				wq[i] = scaledWeight(w, t, m, wsloc.Offset(4*i))
+				var t VecVirtual
+				if wv != nil {
+					t = wv[i]
+				} else {
+					t = weightOf(w, form, wloc.Offset(4*i))
+				}
+				wq[i] = scaledWeight(w, form, t, m, wsloc.Offset(4*i))
 			}
 			for j := 0; j < 32/w.lanes; j++ {
 				acc := w.vec()

@@ -108,6 +108,15 @@ type route struct {
 	// and values apart that span more than stepPassesFrom, goes in two
 	// passes (decodeStepPasses) instead of the fused kernel.
 	stepPasses formatSet
+	// q8Stack makes the Q8 context kernels on AVX-512 (MatTVecQ8 and the
+	// plain Q8 and Q8Q8 steps) multiply each row's weight by its block's
+	// scale by VMULSS, stored to the stack and broadcast from there by each
+	// FMA (the …Stack kernels), instead of as vectors (VMULPS of the weight,
+	// broadcast once per block of rows, by the scale). The prefetching Q8
+	// steps come in the form of the class that takes them: into L1 the
+	// vector form, into L2 (pfL2) the stack form; TestRouteQ8Stack checks
+	// that every route pairs them so.
+	q8Stack bool
 }
 
 // batchSet is a set of batch sizes from 1 to 63, for the route's ntQuads.
@@ -178,12 +187,14 @@ const (
 // MatVec and fused dot step gain from four streams where rows are short (in
 // L3 they lose some of it), and its software prefetches gain where they
 // fill L2 and lose where they fill L1 (the reduced-precision steps, the
-// skinny products).
+// skinny products); it multiplies the Q8 context's weights by their scales
+// as scalars (a 512-bit VMULPS costs it two halves), where Zen 5 loses more
+// to the stores it takes.
 // DESIGN.md gives the measurements behind each entry.
 var routes = [...]route{
 	classOther: {width: 256, dotFar: dotFarOne, stepPF: allFormats},
 	classIntel: {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarSplit, stepPF: allFormats},
-	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnBands: 16, ntQuads: batches(1, 4), pfL2: true, stepPF: allFormats, stepPasses: formatsOf(FormatBF16, FormatF16)},
+	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnBands: 16, ntQuads: batches(1, 4), pfL2: true, stepPF: allFormats, stepPasses: formatsOf(FormatBF16, FormatF16), q8Stack: true},
 	classZen5:  {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarNear, stepPF: allFormats},
 }
 
@@ -778,6 +789,8 @@ func matVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
 func matTVecQ8(dst []float32, a []Q8Block, lda int, x []float32) {
 	n := q8Whole(len(dst))
 	switch {
+	case n > 0 && active == AVX512 && rt.q8Stack:
+		matTVecQ8StackAVX512(dst[:n], q8Bytes(a), lda, x)
 	case n > 0 && active == AVX512:
 		matTVecQ8AVX512(dst[:n], q8Bytes(a), lda, x)
 	case n > 0:
@@ -825,10 +838,27 @@ func decodeStepVariant(f Format, n, rowBytes int) int {
 
 type decodeStepFunc = func(ctx, scores []float32, k []byte, kl int, v []byte, vl int, h []float32, m, l float32) (float32, float32, int)
 
+// stepPlainStack is the index in decodeSteps and decodeStepsQ8Q8 of the
+// plain Q8 kernels in the stack form (route.q8Stack), beside
+// decodeStepVariant's three.
+const stepPlainStack = 3
+
+// stepKernel returns the index in decodeSteps and decodeStepsQ8Q8 of the
+// kernel for variant (decodeStepVariant) over format f: the stack form's
+// plain kernel where the route takes it for Q8 on AVX-512, else variant.
+func stepKernel(f Format, variant int) int {
+	if variant == 0 && f == FormatQ8 && active == AVX512 && rt.q8Stack {
+		return stepPlainStack
+	}
+	return variant
+}
+
 // decodeSteps are the fused step kernels of the reduced-precision formats by
 // format (FormatBF16, FormatF16, FormatQ8), ISA and width (widthIndex) and
-// variant (decodeStepVariant).
-var decodeSteps = [FormatQ8 + 1][3][3]decodeStepFunc{
+// kernel (stepKernel): plain, prefetching into L1, into L2, and for Q8 on
+// AVX-512 the plain one in the stack form (route.q8Stack; its prefetching
+// ones in their class's form).
+var decodeSteps = [FormatQ8 + 1][3][4]decodeStepFunc{
 	FormatBF16: {
 		{decodeStepBF16AVX2, decodeStepBF16PFAVX2, decodeStepBF16PFL2AVX2},
 		{decodeStepBF16AVX512, decodeStepBF16PFAVX512, decodeStepBF16PFL2AVX512},
@@ -841,8 +871,8 @@ var decodeSteps = [FormatQ8 + 1][3][3]decodeStepFunc{
 	},
 	FormatQ8: {
 		{decodeStepQ8AVX2, decodeStepQ8PFAVX2, decodeStepQ8PFL2AVX2},
-		{decodeStepQ8AVX512, decodeStepQ8PFAVX512, decodeStepQ8PFL2AVX512},
-		{decodeStepQ8AVX512Z, decodeStepQ8PFAVX512Z, decodeStepQ8PFL2AVX512Z},
+		{decodeStepQ8AVX512, decodeStepQ8PFAVX512, decodeStepQ8StackPFL2AVX512, decodeStepQ8StackAVX512},
+		{decodeStepQ8AVX512Z, decodeStepQ8PFAVX512Z, decodeStepQ8StackPFL2AVX512Z, decodeStepQ8StackAVX512Z},
 	},
 }
 
@@ -873,7 +903,7 @@ func decodeStepAsm(ctx, scores []float32, k, v Stored, h []float32, st *SoftmaxS
 	vb, vl := v.bytes()
 	var r int
 	variant := decodeStepVariant(k.format, n, kl+vl)
-	st.Max, st.Sum, r = decodeSteps[k.format][widthIndex(stepFamily(k.format, variant))][variant](hide(ctx), hide(scores[:n]), hide(kb), kl, hide(vb), vl, hide(h), st.Max, st.Sum)
+	st.Max, st.Sum, r = decodeSteps[k.format][widthIndex(stepFamily(k.format, variant))][stepKernel(k.format, variant)](hide(ctx), hide(scores[:n]), hide(kb), kl, hide(vb), vl, hide(h), st.Max, st.Sum)
 	return n, r == 0
 }
 
@@ -1169,10 +1199,10 @@ func matVecQ8Q8(dst []float32, a []Q8Block, lda int, x []Q8Block) {
 type decodeStepQ8Q8Func = func(ctx, scores []float32, k []byte, kl int, v []byte, vl int, h []byte, m, l float32) (float32, float32, int)
 
 // decodeStepsQ8Q8 are the fused Q8Q8 step kernels (AVX-512 only) by width
-// (YMM, ZMM) and variant (decodeStepVariant).
-var decodeStepsQ8Q8 = [2][3]decodeStepQ8Q8Func{
-	{decodeStepQ8Q8AVX512, decodeStepQ8Q8PFAVX512, decodeStepQ8Q8PFL2AVX512},
-	{decodeStepQ8Q8AVX512Z, decodeStepQ8Q8PFAVX512Z, decodeStepQ8Q8PFL2AVX512Z},
+// (YMM, ZMM) and kernel (stepKernel), as decodeSteps.
+var decodeStepsQ8Q8 = [2][4]decodeStepQ8Q8Func{
+	{decodeStepQ8Q8AVX512, decodeStepQ8Q8PFAVX512, decodeStepQ8Q8StackPFL2AVX512, decodeStepQ8Q8StackAVX512},
+	{decodeStepQ8Q8AVX512Z, decodeStepQ8Q8PFAVX512Z, decodeStepQ8Q8StackPFL2AVX512Z, decodeStepQ8Q8StackAVX512Z},
 }
 
 // decodeStepQ8Q8Asm is decodeStepAsm for the keys k (with the quantised query
@@ -1188,7 +1218,7 @@ func decodeStepQ8Q8Asm(ctx, scores []float32, k, v Stored, st *SoftmaxState) (in
 	vb, vl := v.bytes()
 	hb := q8Bytes(k.hq)
 	var r int
-	st.Max, st.Sum, r = decodeStepsQ8Q8[min(widthIndex(famStep)-1, 1)][decodeStepVariant(FormatQ8, n, kl+vl)](hide(ctx), hide(scores[:n]), hide(kb), kl, hide(vb), vl, hide(hb), st.Max, st.Sum)
+	st.Max, st.Sum, r = decodeStepsQ8Q8[min(widthIndex(famStep)-1, 1)][stepKernel(FormatQ8, decodeStepVariant(FormatQ8, n, kl+vl))](hide(ctx), hide(scores[:n]), hide(kb), kl, hide(vb), vl, hide(hb), st.Max, st.Sum)
 	return n, r == 0
 }
 

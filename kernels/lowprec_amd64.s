@@ -2028,7 +2028,114 @@ done:
 
 // func matTVecQ8AVX512(dst []float32, a []byte, lda int, x []float32)
 // Requires: AVX, AVX512F
-TEXT ·matTVecQ8AVX512(SB), NOSPLIT, $16-80
+TEXT ·matTVecQ8AVX512(SB), NOSPLIT, $0-80
+	MOVQ   dst_base+0(FP), AX
+	MOVQ   dst_len+8(FP), CX
+	MOVQ   a_base+24(FP), DX
+	MOVQ   lda+48(FP), BX
+	MOVQ   x_base+56(FP), SI
+	MOVQ   x_len+64(FP), DI
+	IMUL3Q $0x00000024, BX, BX
+	LEAQ   (BX)(BX*2), R8
+	SHRQ   $0x05, CX
+
+group:
+	CMPQ         DI, $0x00000004
+	JB           single
+	VBROADCASTSS (SI), Z0
+	VBROADCASTSS 4(SI), Z1
+	VBROADCASTSS 8(SI), Z2
+	VBROADCASTSS 12(SI), Z3
+	MOVQ         DX, R9
+	MOVQ         AX, R10
+	MOVQ         CX, R11
+
+gblocks:
+	TESTQ       R11, R11
+	JZ          gend
+	VMULPS.BCST (R9), Z0, Z4
+	VMULPS.BCST (R9)(BX*1), Z1, Z5
+	VMULPS.BCST (R9)(BX*2), Z2, Z6
+	VMULPS.BCST (R9)(R8*1), Z3, Z7
+	VMOVUPS     (R10), Z8
+	VPMOVSXBD   4(R9), Z9
+	VCVTDQ2PS   Z9, Z9
+	VFMADD231PS Z4, Z9, Z8
+	VPMOVSXBD   4(R9)(BX*1), Z9
+	VCVTDQ2PS   Z9, Z9
+	VFMADD231PS Z5, Z9, Z8
+	VPMOVSXBD   4(R9)(BX*2), Z9
+	VCVTDQ2PS   Z9, Z9
+	VFMADD231PS Z6, Z9, Z8
+	VPMOVSXBD   4(R9)(R8*1), Z9
+	VCVTDQ2PS   Z9, Z9
+	VFMADD231PS Z7, Z9, Z8
+	VMOVUPS     Z8, (R10)
+	VMOVUPS     64(R10), Z8
+	VPMOVSXBD   20(R9), Z9
+	VCVTDQ2PS   Z9, Z9
+	VFMADD231PS Z4, Z9, Z8
+	VPMOVSXBD   20(R9)(BX*1), Z4
+	VCVTDQ2PS   Z4, Z4
+	VFMADD231PS Z5, Z4, Z8
+	VPMOVSXBD   20(R9)(BX*2), Z4
+	VCVTDQ2PS   Z4, Z4
+	VFMADD231PS Z6, Z4, Z8
+	VPMOVSXBD   20(R9)(R8*1), Z4
+	VCVTDQ2PS   Z4, Z4
+	VFMADD231PS Z7, Z4, Z8
+	VMOVUPS     Z8, 64(R10)
+	ADDQ        $0x00000024, R9
+	ADDQ        $0x00000080, R10
+	DECQ        R11
+	JMP         gblocks
+
+gend:
+	ADDQ $0x00000010, SI
+	LEAQ (DX)(BX*4), DX
+	SUBQ $0x00000004, DI
+	JMP  group
+
+single:
+	TESTQ        DI, DI
+	JZ           done
+	VBROADCASTSS (SI), Z0
+	MOVQ         DX, R8
+	MOVQ         AX, R9
+	MOVQ         CX, R10
+
+sblocks:
+	TESTQ       R10, R10
+	JZ          send
+	VMULPS.BCST (R8), Z0, Z1
+	VMOVUPS     (R9), Z2
+	VPMOVSXBD   4(R8), Z3
+	VCVTDQ2PS   Z3, Z3
+	VFMADD231PS Z1, Z3, Z2
+	VMOVUPS     Z2, (R9)
+	VMOVUPS     64(R9), Z2
+	VPMOVSXBD   20(R8), Z3
+	VCVTDQ2PS   Z3, Z3
+	VFMADD231PS Z1, Z3, Z2
+	VMOVUPS     Z2, 64(R9)
+	ADDQ        $0x00000024, R8
+	ADDQ        $0x00000080, R9
+	DECQ        R10
+	JMP         sblocks
+
+send:
+	ADDQ $0x00000004, SI
+	ADDQ BX, DX
+	DECQ DI
+	JMP  single
+
+done:
+	VZEROUPPER
+	RET
+
+// func matTVecQ8StackAVX512(dst []float32, a []byte, lda int, x []float32)
+// Requires: AVX, AVX512F
+TEXT ·matTVecQ8StackAVX512(SB), NOSPLIT, $16-80
 	MOVQ   dst_base+0(FP), AX
 	MOVQ   dst_len+8(FP), CX
 	MOVQ   a_base+24(FP), DX
@@ -2341,7 +2448,7 @@ done:
 
 // func decodeStepBF16AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, FMA3, SSE
-TEXT ·decodeStepBF16AVX2(SB), NOSPLIT, $72-160
+TEXT ·decodeStepBF16AVX2(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -2770,7 +2877,7 @@ special:
 
 // func decodeStepBF16PFAVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, FMA3, MMX+, SSE
-TEXT ·decodeStepBF16PFAVX2(SB), NOSPLIT, $72-160
+TEXT ·decodeStepBF16PFAVX2(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -3283,7 +3390,7 @@ special:
 
 // func decodeStepBF16PFL2AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, FMA3, MMX+, SSE
-TEXT ·decodeStepBF16PFL2AVX2(SB), NOSPLIT, $72-160
+TEXT ·decodeStepBF16PFL2AVX2(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -3796,7 +3903,7 @@ special:
 
 // func decodeStepF16AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, F16C, FMA3, SSE
-TEXT ·decodeStepF16AVX2(SB), NOSPLIT, $72-160
+TEXT ·decodeStepF16AVX2(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -4027,7 +4134,7 @@ special:
 
 // func decodeStepF16PFAVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, F16C, FMA3, MMX+, SSE
-TEXT ·decodeStepF16PFAVX2(SB), NOSPLIT, $72-160
+TEXT ·decodeStepF16PFAVX2(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -4342,7 +4449,7 @@ special:
 
 // func decodeStepF16PFL2AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, F16C, FMA3, MMX+, SSE
-TEXT ·decodeStepF16PFL2AVX2(SB), NOSPLIT, $72-160
+TEXT ·decodeStepF16PFL2AVX2(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -4657,7 +4764,7 @@ special:
 
 // func decodeStepQ8AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, FMA3, SSE
-TEXT ·decodeStepQ8AVX2(SB), NOSPLIT, $72-160
+TEXT ·decodeStepQ8AVX2(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -5084,7 +5191,7 @@ special:
 
 // func decodeStepQ8PFAVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, FMA3, MMX+, SSE
-TEXT ·decodeStepQ8PFAVX2(SB), NOSPLIT, $72-160
+TEXT ·decodeStepQ8PFAVX2(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -5599,7 +5706,7 @@ special:
 
 // func decodeStepQ8PFL2AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, FMA3, MMX+, SSE
-TEXT ·decodeStepQ8PFL2AVX2(SB), NOSPLIT, $72-160
+TEXT ·decodeStepQ8PFL2AVX2(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -6114,7 +6221,7 @@ special:
 
 // func decodeStepBF16AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, SSE
-TEXT ·decodeStepBF16AVX512(SB), NOSPLIT, $72-160
+TEXT ·decodeStepBF16AVX512(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -6538,7 +6645,7 @@ special:
 
 // func decodeStepBF16PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, MMX+, SSE
-TEXT ·decodeStepBF16PFAVX512(SB), NOSPLIT, $72-160
+TEXT ·decodeStepBF16PFAVX512(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -7046,7 +7153,7 @@ special:
 
 // func decodeStepBF16PFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, MMX+, SSE
-TEXT ·decodeStepBF16PFL2AVX512(SB), NOSPLIT, $72-160
+TEXT ·decodeStepBF16PFL2AVX512(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -7554,7 +7661,7 @@ special:
 
 // func decodeStepF16AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, F16C, FMA3, SSE
-TEXT ·decodeStepF16AVX512(SB), NOSPLIT, $72-160
+TEXT ·decodeStepF16AVX512(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -7778,7 +7885,7 @@ special:
 
 // func decodeStepF16PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, F16C, FMA3, MMX+, SSE
-TEXT ·decodeStepF16PFAVX512(SB), NOSPLIT, $72-160
+TEXT ·decodeStepF16PFAVX512(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -8086,7 +8193,7 @@ special:
 
 // func decodeStepF16PFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, F16C, FMA3, MMX+, SSE
-TEXT ·decodeStepF16PFL2AVX512(SB), NOSPLIT, $72-160
+TEXT ·decodeStepF16PFL2AVX512(SB), NOSPLIT, $40-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -8394,7 +8501,911 @@ special:
 
 // func decodeStepQ8AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, SSE
-TEXT ·decodeStepQ8AVX512(SB), NOSPLIT, $72-160
+TEXT ·decodeStepQ8AVX512(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ   CX, $0x00000008
+	JB     end
+	MOVQ   DX, R10
+	LEAQ   (DX)(BX*4), R11
+	MOVQ   h_base+112(FP), R12
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	MOVQ   h_len+120(FP), R13
+	SHRQ   $0x05, R13
+
+dot:
+	TESTQ            R13, R13
+	JZ               dotHalf
+	VMOVUPS          (R12), Y10
+	VMOVUPS          32(R12), Y11
+	VMOVUPS          64(R12), Y12
+	VMOVUPS          96(R12), Y13
+	VPMOVSXBD        4(R10), Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y10, Y14, Y14
+	VPMOVSXBD        12(R10), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y11, Y15, Y14
+	VPMOVSXBD        20(R10), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y12, Y15, Y14
+	VPMOVSXBD        28(R10), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y13, Y15, Y14
+	VFMADD231PS.BCST (R10), Y14, Y2
+	VPMOVSXBD        4(R10)(BX*1), Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y10, Y14, Y14
+	VPMOVSXBD        12(R10)(BX*1), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y11, Y15, Y14
+	VPMOVSXBD        20(R10)(BX*1), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y12, Y15, Y14
+	VPMOVSXBD        28(R10)(BX*1), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y13, Y15, Y14
+	VFMADD231PS.BCST (R10)(BX*1), Y14, Y3
+	VPMOVSXBD        4(R10)(BX*2), Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y10, Y14, Y14
+	VPMOVSXBD        12(R10)(BX*2), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y11, Y15, Y14
+	VPMOVSXBD        20(R10)(BX*2), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y12, Y15, Y14
+	VPMOVSXBD        28(R10)(BX*2), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y13, Y15, Y14
+	VFMADD231PS.BCST (R10)(BX*2), Y14, Y4
+	VPMOVSXBD        4(R10)(R8*1), Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y10, Y14, Y14
+	VPMOVSXBD        12(R10)(R8*1), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y11, Y15, Y14
+	VPMOVSXBD        20(R10)(R8*1), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y12, Y15, Y14
+	VPMOVSXBD        28(R10)(R8*1), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y13, Y15, Y14
+	VFMADD231PS.BCST (R10)(R8*1), Y14, Y5
+	VPMOVSXBD        4(R11), Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y10, Y14, Y14
+	VPMOVSXBD        12(R11), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y11, Y15, Y14
+	VPMOVSXBD        20(R11), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y12, Y15, Y14
+	VPMOVSXBD        28(R11), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y13, Y15, Y14
+	VFMADD231PS.BCST (R11), Y14, Y6
+	VPMOVSXBD        4(R11)(BX*1), Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y10, Y14, Y14
+	VPMOVSXBD        12(R11)(BX*1), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y11, Y15, Y14
+	VPMOVSXBD        20(R11)(BX*1), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y12, Y15, Y14
+	VPMOVSXBD        28(R11)(BX*1), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y13, Y15, Y14
+	VFMADD231PS.BCST (R11)(BX*1), Y14, Y7
+	VPMOVSXBD        4(R11)(BX*2), Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y10, Y14, Y14
+	VPMOVSXBD        12(R11)(BX*2), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y11, Y15, Y14
+	VPMOVSXBD        20(R11)(BX*2), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y12, Y15, Y14
+	VPMOVSXBD        28(R11)(BX*2), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y13, Y15, Y14
+	VFMADD231PS.BCST (R11)(BX*2), Y14, Y8
+	VPMOVSXBD        4(R11)(R8*1), Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y10, Y14, Y14
+	VPMOVSXBD        12(R11)(R8*1), Y10
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y11, Y10, Y14
+	VPMOVSXBD        20(R11)(R8*1), Y10
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y12, Y10, Y14
+	VPMOVSXBD        28(R11)(R8*1), Y10
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y13, Y10, Y14
+	VFMADD231PS.BCST (R11)(R8*1), Y14, Y9
+	ADDQ             $0x00000024, R10
+	ADDQ             $0x00000024, R11
+	ADDQ             $0x00000080, R12
+	DECQ             R13
+	JMP              dot
+
+dotHalf:
+	VSHUFPS           $0x88, Y3, Y2, Y10
+	VSHUFPS           $0xdd, Y3, Y2, Y2
+	VADDPS            Y2, Y10, Y10
+	VSHUFPS           $0x88, Y5, Y4, Y2
+	VSHUFPS           $0xdd, Y5, Y4, Y3
+	VADDPS            Y3, Y2, Y2
+	VSHUFPS           $0x88, Y2, Y10, Y3
+	VSHUFPS           $0xdd, Y2, Y10, Y2
+	VADDPS            Y2, Y3, Y3
+	VEXTRACTF32X4     $0x01, Y3, X2
+	VADDPS            X2, X3, X3
+	VSHUFPS           $0x88, Y7, Y6, Y2
+	VSHUFPS           $0xdd, Y7, Y6, Y4
+	VADDPS            Y4, Y2, Y2
+	VSHUFPS           $0x88, Y9, Y8, Y4
+	VSHUFPS           $0xdd, Y9, Y8, Y5
+	VADDPS            Y5, Y4, Y4
+	VSHUFPS           $0x88, Y4, Y2, Y5
+	VSHUFPS           $0xdd, Y4, Y2, Y2
+	VADDPS            Y2, Y5, Y5
+	VEXTRACTF32X4     $0x01, Y5, X2
+	VADDPS            X2, X5, X5
+	VINSERTF32X4      $0x01, X5, Y3, Y2
+	VMOVUPS           Y2, (AX)
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K1
+	KORTESTB          K1, K1
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+192(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
+	VBROADCASTSS      consts<>+480(SB), Y5
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VMULPS            Y5, Y0, Y0
+	MOVQ              ctx_base+0(FP), R10
+	MOVQ              ctx_len+8(FP), R11
+	SHRQ              $0x03, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Y5, Y1
+	VMOVUPS Y1, (R10)
+	ADDQ    $0x00000020, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+192(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
+	VBROADCASTSS      consts<>+480(SB), Y5
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y2, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VADDPS            Y5, Y0, Y0
+	VMOVUPS           Y5, 8(SP)
+	MOVQ              SI, R10
+	LEAQ              (SI)(DI*4), R11
+	MOVQ              ctx_base+0(FP), R12
+	MOVQ              ctx_len+8(FP), R13
+	SHRQ              $0x05, R13
+	VBROADCASTSS      8(SP), Y2
+	VBROADCASTSS      12(SP), Y3
+	VBROADCASTSS      16(SP), Y4
+	VBROADCASTSS      20(SP), Y5
+	VBROADCASTSS      24(SP), Y6
+	VBROADCASTSS      28(SP), Y7
+	VBROADCASTSS      32(SP), Y8
+	VBROADCASTSS      36(SP), Y9
+
+ctxLoop:
+	TESTQ       R13, R13
+	JZ          ctxHalf
+	VMULPS.BCST (R10), Y2, Y10
+	VMULPS.BCST (R10)(DI*1), Y3, Y11
+	VMULPS.BCST (R10)(DI*2), Y4, Y12
+	VMULPS.BCST (R10)(R9*1), Y5, Y13
+	VMULPS.BCST (R11), Y6, Y14
+	VMULPS.BCST (R11)(DI*1), Y7, Y15
+	VMULPS.BCST (R11)(DI*2), Y8, Y16
+	VMULPS.BCST (R11)(R9*1), Y9, Y17
+	VMOVUPS     (R12), Y18
+	VPMOVSXBD   4(R10), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y10, Y19, Y18
+	VPMOVSXBD   4(R10)(DI*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y11, Y19, Y18
+	VPMOVSXBD   4(R10)(DI*2), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y12, Y19, Y18
+	VPMOVSXBD   4(R10)(R9*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y13, Y19, Y18
+	VPMOVSXBD   4(R11), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y14, Y19, Y18
+	VPMOVSXBD   4(R11)(DI*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y15, Y19, Y18
+	VPMOVSXBD   4(R11)(DI*2), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y16, Y19, Y18
+	VPMOVSXBD   4(R11)(R9*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y17, Y19, Y18
+	VMOVUPS     Y18, (R12)
+	VMOVUPS     32(R12), Y18
+	VPMOVSXBD   12(R10), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y10, Y19, Y18
+	VPMOVSXBD   12(R10)(DI*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y11, Y19, Y18
+	VPMOVSXBD   12(R10)(DI*2), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y12, Y19, Y18
+	VPMOVSXBD   12(R10)(R9*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y13, Y19, Y18
+	VPMOVSXBD   12(R11), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y14, Y19, Y18
+	VPMOVSXBD   12(R11)(DI*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y15, Y19, Y18
+	VPMOVSXBD   12(R11)(DI*2), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y16, Y19, Y18
+	VPMOVSXBD   12(R11)(R9*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y17, Y19, Y18
+	VMOVUPS     Y18, 32(R12)
+	VMOVUPS     64(R12), Y18
+	VPMOVSXBD   20(R10), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y10, Y19, Y18
+	VPMOVSXBD   20(R10)(DI*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y11, Y19, Y18
+	VPMOVSXBD   20(R10)(DI*2), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y12, Y19, Y18
+	VPMOVSXBD   20(R10)(R9*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y13, Y19, Y18
+	VPMOVSXBD   20(R11), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y14, Y19, Y18
+	VPMOVSXBD   20(R11)(DI*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y15, Y19, Y18
+	VPMOVSXBD   20(R11)(DI*2), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y16, Y19, Y18
+	VPMOVSXBD   20(R11)(R9*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y17, Y19, Y18
+	VMOVUPS     Y18, 64(R12)
+	VMOVUPS     96(R12), Y18
+	VPMOVSXBD   28(R10), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y10, Y19, Y18
+	VPMOVSXBD   28(R10)(DI*1), Y10
+	VCVTDQ2PS   Y10, Y10
+	VFMADD231PS Y11, Y10, Y18
+	VPMOVSXBD   28(R10)(DI*2), Y10
+	VCVTDQ2PS   Y10, Y10
+	VFMADD231PS Y12, Y10, Y18
+	VPMOVSXBD   28(R10)(R9*1), Y10
+	VCVTDQ2PS   Y10, Y10
+	VFMADD231PS Y13, Y10, Y18
+	VPMOVSXBD   28(R11), Y10
+	VCVTDQ2PS   Y10, Y10
+	VFMADD231PS Y14, Y10, Y18
+	VPMOVSXBD   28(R11)(DI*1), Y10
+	VCVTDQ2PS   Y10, Y10
+	VFMADD231PS Y15, Y10, Y18
+	VPMOVSXBD   28(R11)(DI*2), Y10
+	VCVTDQ2PS   Y10, Y10
+	VFMADD231PS Y16, Y10, Y18
+	VPMOVSXBD   28(R11)(R9*1), Y10
+	VCVTDQ2PS   Y10, Y10
+	VFMADD231PS Y17, Y10, Y18
+	VMOVUPS     Y18, 96(R12)
+	ADDQ        $0x00000024, R10
+	ADDQ        $0x00000024, R11
+	ADDQ        $0x00000080, R12
+	DECQ        R13
+	JMP         ctxLoop
+
+ctxHalf:
+	LEAQ (DX)(BX*8), DX
+	LEAQ (SI)(DI*8), SI
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+144(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+148(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+// func decodeStepQ8PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, MMX+, SSE
+TEXT ·decodeStepQ8PFAVX512(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000028
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x05, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfK:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(BX*1)
+	PREFETCHT0 (R10)(BX*2)
+	PREFETCHT0 (R10)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       DX, R10
+	LEAQ       (DX)(BX*4), R11
+	MOVQ       h_base+112(FP), R12
+	VXORPS     Y2, Y2, Y2
+	VXORPS     Y3, Y3, Y3
+	VXORPS     Y4, Y4, Y4
+	VXORPS     Y5, Y5, Y5
+	VXORPS     Y6, Y6, Y6
+	VXORPS     Y7, Y7, Y7
+	VXORPS     Y8, Y8, Y8
+	VXORPS     Y9, Y9, Y9
+	MOVQ       h_len+120(FP), R13
+	SHRQ       $0x05, R13
+
+dot:
+	TESTQ            R13, R13
+	JZ               dotHalf
+	VMOVUPS          (R12), Y10
+	VMOVUPS          32(R12), Y11
+	VMOVUPS          64(R12), Y12
+	VMOVUPS          96(R12), Y13
+	VPMOVSXBD        4(R10), Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y10, Y14, Y14
+	VPMOVSXBD        12(R10), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y11, Y15, Y14
+	VPMOVSXBD        20(R10), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y12, Y15, Y14
+	VPMOVSXBD        28(R10), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y13, Y15, Y14
+	VFMADD231PS.BCST (R10), Y14, Y2
+	VPMOVSXBD        4(R10)(BX*1), Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y10, Y14, Y14
+	VPMOVSXBD        12(R10)(BX*1), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y11, Y15, Y14
+	VPMOVSXBD        20(R10)(BX*1), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y12, Y15, Y14
+	VPMOVSXBD        28(R10)(BX*1), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y13, Y15, Y14
+	VFMADD231PS.BCST (R10)(BX*1), Y14, Y3
+	VPMOVSXBD        4(R10)(BX*2), Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y10, Y14, Y14
+	VPMOVSXBD        12(R10)(BX*2), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y11, Y15, Y14
+	VPMOVSXBD        20(R10)(BX*2), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y12, Y15, Y14
+	VPMOVSXBD        28(R10)(BX*2), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y13, Y15, Y14
+	VFMADD231PS.BCST (R10)(BX*2), Y14, Y4
+	VPMOVSXBD        4(R10)(R8*1), Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y10, Y14, Y14
+	VPMOVSXBD        12(R10)(R8*1), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y11, Y15, Y14
+	VPMOVSXBD        20(R10)(R8*1), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y12, Y15, Y14
+	VPMOVSXBD        28(R10)(R8*1), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y13, Y15, Y14
+	VFMADD231PS.BCST (R10)(R8*1), Y14, Y5
+	VPMOVSXBD        4(R11), Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y10, Y14, Y14
+	VPMOVSXBD        12(R11), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y11, Y15, Y14
+	VPMOVSXBD        20(R11), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y12, Y15, Y14
+	VPMOVSXBD        28(R11), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y13, Y15, Y14
+	VFMADD231PS.BCST (R11), Y14, Y6
+	VPMOVSXBD        4(R11)(BX*1), Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y10, Y14, Y14
+	VPMOVSXBD        12(R11)(BX*1), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y11, Y15, Y14
+	VPMOVSXBD        20(R11)(BX*1), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y12, Y15, Y14
+	VPMOVSXBD        28(R11)(BX*1), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y13, Y15, Y14
+	VFMADD231PS.BCST (R11)(BX*1), Y14, Y7
+	VPMOVSXBD        4(R11)(BX*2), Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y10, Y14, Y14
+	VPMOVSXBD        12(R11)(BX*2), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y11, Y15, Y14
+	VPMOVSXBD        20(R11)(BX*2), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y12, Y15, Y14
+	VPMOVSXBD        28(R11)(BX*2), Y15
+	VCVTDQ2PS        Y15, Y15
+	VFMADD231PS      Y13, Y15, Y14
+	VFMADD231PS.BCST (R11)(BX*2), Y14, Y8
+	VPMOVSXBD        4(R11)(R8*1), Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y10, Y14, Y14
+	VPMOVSXBD        12(R11)(R8*1), Y10
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y11, Y10, Y14
+	VPMOVSXBD        20(R11)(R8*1), Y10
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y12, Y10, Y14
+	VPMOVSXBD        28(R11)(R8*1), Y10
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y13, Y10, Y14
+	VFMADD231PS.BCST (R11)(R8*1), Y14, Y9
+	ADDQ             $0x00000024, R10
+	ADDQ             $0x00000024, R11
+	ADDQ             $0x00000080, R12
+	DECQ             R13
+	JMP              dot
+
+dotHalf:
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000028
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x05, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+192(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
+	VBROADCASTSS      consts<>+480(SB), Y5
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VMULPS            Y5, Y0, Y0
+	MOVQ              ctx_base+0(FP), R10
+	MOVQ              ctx_len+8(FP), R11
+	SHRQ              $0x03, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Y5, Y1
+	VMOVUPS Y1, (R10)
+	ADDQ    $0x00000020, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+192(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
+	VBROADCASTSS      consts<>+480(SB), Y5
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y2, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VADDPS            Y5, Y0, Y0
+	VMOVUPS           Y5, 8(SP)
+	MOVQ              SI, R10
+	CMPQ              CX, $0x00000028
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x05, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0   (R10)
+	PREFETCHT0   (R10)(DI*1)
+	PREFETCHT0   (R10)(DI*2)
+	PREFETCHT0   (R10)(R9*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfV
+	MOVQ         SI, R10
+	LEAQ         (SI)(DI*4), R11
+	MOVQ         ctx_base+0(FP), R12
+	MOVQ         ctx_len+8(FP), R13
+	SHRQ         $0x05, R13
+	VBROADCASTSS 8(SP), Y2
+	VBROADCASTSS 12(SP), Y3
+	VBROADCASTSS 16(SP), Y4
+	VBROADCASTSS 20(SP), Y5
+	VBROADCASTSS 24(SP), Y6
+	VBROADCASTSS 28(SP), Y7
+	VBROADCASTSS 32(SP), Y8
+	VBROADCASTSS 36(SP), Y9
+
+ctxLoop:
+	TESTQ       R13, R13
+	JZ          ctxHalf
+	VMULPS.BCST (R10), Y2, Y10
+	VMULPS.BCST (R10)(DI*1), Y3, Y11
+	VMULPS.BCST (R10)(DI*2), Y4, Y12
+	VMULPS.BCST (R10)(R9*1), Y5, Y13
+	VMULPS.BCST (R11), Y6, Y14
+	VMULPS.BCST (R11)(DI*1), Y7, Y15
+	VMULPS.BCST (R11)(DI*2), Y8, Y16
+	VMULPS.BCST (R11)(R9*1), Y9, Y17
+	VMOVUPS     (R12), Y18
+	VPMOVSXBD   4(R10), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y10, Y19, Y18
+	VPMOVSXBD   4(R10)(DI*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y11, Y19, Y18
+	VPMOVSXBD   4(R10)(DI*2), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y12, Y19, Y18
+	VPMOVSXBD   4(R10)(R9*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y13, Y19, Y18
+	VPMOVSXBD   4(R11), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y14, Y19, Y18
+	VPMOVSXBD   4(R11)(DI*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y15, Y19, Y18
+	VPMOVSXBD   4(R11)(DI*2), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y16, Y19, Y18
+	VPMOVSXBD   4(R11)(R9*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y17, Y19, Y18
+	VMOVUPS     Y18, (R12)
+	VMOVUPS     32(R12), Y18
+	VPMOVSXBD   12(R10), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y10, Y19, Y18
+	VPMOVSXBD   12(R10)(DI*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y11, Y19, Y18
+	VPMOVSXBD   12(R10)(DI*2), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y12, Y19, Y18
+	VPMOVSXBD   12(R10)(R9*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y13, Y19, Y18
+	VPMOVSXBD   12(R11), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y14, Y19, Y18
+	VPMOVSXBD   12(R11)(DI*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y15, Y19, Y18
+	VPMOVSXBD   12(R11)(DI*2), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y16, Y19, Y18
+	VPMOVSXBD   12(R11)(R9*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y17, Y19, Y18
+	VMOVUPS     Y18, 32(R12)
+	VMOVUPS     64(R12), Y18
+	VPMOVSXBD   20(R10), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y10, Y19, Y18
+	VPMOVSXBD   20(R10)(DI*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y11, Y19, Y18
+	VPMOVSXBD   20(R10)(DI*2), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y12, Y19, Y18
+	VPMOVSXBD   20(R10)(R9*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y13, Y19, Y18
+	VPMOVSXBD   20(R11), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y14, Y19, Y18
+	VPMOVSXBD   20(R11)(DI*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y15, Y19, Y18
+	VPMOVSXBD   20(R11)(DI*2), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y16, Y19, Y18
+	VPMOVSXBD   20(R11)(R9*1), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y17, Y19, Y18
+	VMOVUPS     Y18, 64(R12)
+	VMOVUPS     96(R12), Y18
+	VPMOVSXBD   28(R10), Y19
+	VCVTDQ2PS   Y19, Y19
+	VFMADD231PS Y10, Y19, Y18
+	VPMOVSXBD   28(R10)(DI*1), Y10
+	VCVTDQ2PS   Y10, Y10
+	VFMADD231PS Y11, Y10, Y18
+	VPMOVSXBD   28(R10)(DI*2), Y10
+	VCVTDQ2PS   Y10, Y10
+	VFMADD231PS Y12, Y10, Y18
+	VPMOVSXBD   28(R10)(R9*1), Y10
+	VCVTDQ2PS   Y10, Y10
+	VFMADD231PS Y13, Y10, Y18
+	VPMOVSXBD   28(R11), Y10
+	VCVTDQ2PS   Y10, Y10
+	VFMADD231PS Y14, Y10, Y18
+	VPMOVSXBD   28(R11)(DI*1), Y10
+	VCVTDQ2PS   Y10, Y10
+	VFMADD231PS Y15, Y10, Y18
+	VPMOVSXBD   28(R11)(DI*2), Y10
+	VCVTDQ2PS   Y10, Y10
+	VFMADD231PS Y16, Y10, Y18
+	VPMOVSXBD   28(R11)(R9*1), Y10
+	VCVTDQ2PS   Y10, Y10
+	VFMADD231PS Y17, Y10, Y18
+	VMOVUPS     Y18, 96(R12)
+	ADDQ        $0x00000024, R10
+	ADDQ        $0x00000024, R11
+	ADDQ        $0x00000080, R12
+	DECQ        R13
+	JMP         ctxLoop
+
+ctxHalf:
+	MOVQ SI, R10
+	CMPQ CX, $0x00000028
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x05, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+144(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+148(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+// func decodeStepQ8StackAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, SSE
+TEXT ·decodeStepQ8StackAVX512(SB), NOSPLIT, $72-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -8808,513 +9819,9 @@ special:
 	VZEROUPPER
 	RET
 
-// func decodeStepQ8PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+// func decodeStepQ8StackPFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, MMX+, SSE
-TEXT ·decodeStepQ8PFAVX512(SB), NOSPLIT, $72-160
-	MOVQ         scores_base+24(FP), AX
-	MOVQ         scores_len+32(FP), CX
-	MOVQ         k_base+48(FP), DX
-	MOVQ         ldk+72(FP), BX
-	MOVQ         v_base+80(FP), SI
-	MOVQ         ldv+104(FP), DI
-	LEAQ         (BX)(BX*2), R8
-	LEAQ         (DI)(DI*2), R9
-	MOVSS        m+136(FP), X0
-	VMOVSS       X0, (SP)
-	MOVSS        l+140(FP), X0
-	VXORPS       X1, X1, X1
-	VSUBSS       (SP), X1, X1
-	VBROADCASTSS X1, Y1
-
-block:
-	CMPQ CX, $0x00000008
-	JB   end
-	MOVQ DX, R10
-	CMPQ CX, $0x00000028
-	JB   pfKNear
-	MOVQ BX, R11
-	SHLQ $0x05, R11
-	ADDQ R11, R10
-
-pfKNear:
-	LEAQ   (R10)(BX*4), R11
-	MOVQ   h_len+120(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfK:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(BX*1)
-	PREFETCHT0 (R10)(BX*2)
-	PREFETCHT0 (R10)(R8*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfK
-	MOVQ       DX, R10
-	LEAQ       (DX)(BX*4), R11
-	MOVQ       h_base+112(FP), R12
-	VXORPS     Y2, Y2, Y2
-	VXORPS     Y3, Y3, Y3
-	VXORPS     Y4, Y4, Y4
-	VXORPS     Y5, Y5, Y5
-	VXORPS     Y6, Y6, Y6
-	VXORPS     Y7, Y7, Y7
-	VXORPS     Y8, Y8, Y8
-	VXORPS     Y9, Y9, Y9
-	MOVQ       h_len+120(FP), R13
-	SHRQ       $0x05, R13
-
-dot:
-	TESTQ            R13, R13
-	JZ               dotHalf
-	VMOVUPS          (R12), Y10
-	VMOVUPS          32(R12), Y11
-	VMOVUPS          64(R12), Y12
-	VMOVUPS          96(R12), Y13
-	VPMOVSXBD        4(R10), Y14
-	VCVTDQ2PS        Y14, Y14
-	VMULPS           Y10, Y14, Y14
-	VPMOVSXBD        12(R10), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y11, Y15, Y14
-	VPMOVSXBD        20(R10), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y12, Y15, Y14
-	VPMOVSXBD        28(R10), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y13, Y15, Y14
-	VFMADD231PS.BCST (R10), Y14, Y2
-	VPMOVSXBD        4(R10)(BX*1), Y14
-	VCVTDQ2PS        Y14, Y14
-	VMULPS           Y10, Y14, Y14
-	VPMOVSXBD        12(R10)(BX*1), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y11, Y15, Y14
-	VPMOVSXBD        20(R10)(BX*1), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y12, Y15, Y14
-	VPMOVSXBD        28(R10)(BX*1), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y13, Y15, Y14
-	VFMADD231PS.BCST (R10)(BX*1), Y14, Y3
-	VPMOVSXBD        4(R10)(BX*2), Y14
-	VCVTDQ2PS        Y14, Y14
-	VMULPS           Y10, Y14, Y14
-	VPMOVSXBD        12(R10)(BX*2), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y11, Y15, Y14
-	VPMOVSXBD        20(R10)(BX*2), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y12, Y15, Y14
-	VPMOVSXBD        28(R10)(BX*2), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y13, Y15, Y14
-	VFMADD231PS.BCST (R10)(BX*2), Y14, Y4
-	VPMOVSXBD        4(R10)(R8*1), Y14
-	VCVTDQ2PS        Y14, Y14
-	VMULPS           Y10, Y14, Y14
-	VPMOVSXBD        12(R10)(R8*1), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y11, Y15, Y14
-	VPMOVSXBD        20(R10)(R8*1), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y12, Y15, Y14
-	VPMOVSXBD        28(R10)(R8*1), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y13, Y15, Y14
-	VFMADD231PS.BCST (R10)(R8*1), Y14, Y5
-	VPMOVSXBD        4(R11), Y14
-	VCVTDQ2PS        Y14, Y14
-	VMULPS           Y10, Y14, Y14
-	VPMOVSXBD        12(R11), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y11, Y15, Y14
-	VPMOVSXBD        20(R11), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y12, Y15, Y14
-	VPMOVSXBD        28(R11), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y13, Y15, Y14
-	VFMADD231PS.BCST (R11), Y14, Y6
-	VPMOVSXBD        4(R11)(BX*1), Y14
-	VCVTDQ2PS        Y14, Y14
-	VMULPS           Y10, Y14, Y14
-	VPMOVSXBD        12(R11)(BX*1), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y11, Y15, Y14
-	VPMOVSXBD        20(R11)(BX*1), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y12, Y15, Y14
-	VPMOVSXBD        28(R11)(BX*1), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y13, Y15, Y14
-	VFMADD231PS.BCST (R11)(BX*1), Y14, Y7
-	VPMOVSXBD        4(R11)(BX*2), Y14
-	VCVTDQ2PS        Y14, Y14
-	VMULPS           Y10, Y14, Y14
-	VPMOVSXBD        12(R11)(BX*2), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y11, Y15, Y14
-	VPMOVSXBD        20(R11)(BX*2), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y12, Y15, Y14
-	VPMOVSXBD        28(R11)(BX*2), Y15
-	VCVTDQ2PS        Y15, Y15
-	VFMADD231PS      Y13, Y15, Y14
-	VFMADD231PS.BCST (R11)(BX*2), Y14, Y8
-	VPMOVSXBD        4(R11)(R8*1), Y14
-	VCVTDQ2PS        Y14, Y14
-	VMULPS           Y10, Y14, Y14
-	VPMOVSXBD        12(R11)(R8*1), Y10
-	VCVTDQ2PS        Y10, Y10
-	VFMADD231PS      Y11, Y10, Y14
-	VPMOVSXBD        20(R11)(R8*1), Y10
-	VCVTDQ2PS        Y10, Y10
-	VFMADD231PS      Y12, Y10, Y14
-	VPMOVSXBD        28(R11)(R8*1), Y10
-	VCVTDQ2PS        Y10, Y10
-	VFMADD231PS      Y13, Y10, Y14
-	VFMADD231PS.BCST (R11)(R8*1), Y14, Y9
-	ADDQ             $0x00000024, R10
-	ADDQ             $0x00000024, R11
-	ADDQ             $0x00000080, R12
-	DECQ             R13
-	JMP              dot
-
-dotHalf:
-	VSHUFPS       $0x88, Y3, Y2, Y10
-	VSHUFPS       $0xdd, Y3, Y2, Y2
-	VADDPS        Y2, Y10, Y10
-	VSHUFPS       $0x88, Y5, Y4, Y2
-	VSHUFPS       $0xdd, Y5, Y4, Y3
-	VADDPS        Y3, Y2, Y2
-	VSHUFPS       $0x88, Y2, Y10, Y3
-	VSHUFPS       $0xdd, Y2, Y10, Y2
-	VADDPS        Y2, Y3, Y3
-	VEXTRACTF32X4 $0x01, Y3, X2
-	VADDPS        X2, X3, X3
-	VSHUFPS       $0x88, Y7, Y6, Y2
-	VSHUFPS       $0xdd, Y7, Y6, Y4
-	VADDPS        Y4, Y2, Y2
-	VSHUFPS       $0x88, Y9, Y8, Y4
-	VSHUFPS       $0xdd, Y9, Y8, Y5
-	VADDPS        Y5, Y4, Y4
-	VSHUFPS       $0x88, Y4, Y2, Y5
-	VSHUFPS       $0xdd, Y4, Y2, Y2
-	VADDPS        Y2, Y5, Y5
-	VEXTRACTF32X4 $0x01, Y5, X2
-	VADDPS        X2, X5, X5
-	VINSERTF32X4  $0x01, X5, Y3, Y2
-	VMOVUPS       Y2, (AX)
-	VSUBPS        Y2, Y2, Y3
-	VCMPPS        $0x03, Y3, Y3, K1
-	KORTESTB      K1, K1
-	JNZ           special
-	MOVQ          DX, R10
-	CMPQ          CX, $0x00000028
-	JB            pfKHiNear
-	MOVQ          BX, R11
-	SHLQ          $0x05, R11
-	ADDQ          R11, R10
-
-pfKHiNear:
-	LEAQ   (R10)(BX*4), R11
-	MOVQ   h_len+120(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfKHi:
-	PREFETCHT0        (R11)
-	PREFETCHT0        (R11)(BX*1)
-	PREFETCHT0        (R11)(BX*2)
-	PREFETCHT0        (R11)(R8*1)
-	ADDQ              $0x00000040, R10
-	ADDQ              $0x00000040, R11
-	SUBQ              $0x00000040, R12
-	JA                pfKHi
-	VMOVAPS           Y2, Y3
-	VEXTRACTF32X4     $0x01, Y3, X4
-	VMAXPS            X4, X3, X3
-	VSHUFPS           $0x4e, X3, X3, X4
-	VMAXPS            X4, X3, X3
-	VSHUFPS           $0xb1, X3, X3, X4
-	VMAXPS            X4, X3, X3
-	VUCOMISS          (SP), X3
-	JBE               weights
-	VMOVSS            (SP), X1
-	VSUBSS            X3, X1, X1
-	VMOVSS            X3, (SP)
-	VBROADCASTSS      X1, Y1
-	VMULPS.BCST       consts<>+192(SB), Y1, Y3
-	VRNDSCALEPS       $0x08, Y3, Y3
-	VMOVAPS           Y1, Y4
-	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
-	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
-	VBROADCASTSS      consts<>+480(SB), Y5
-	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
-	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
-	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
-	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
-	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
-	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
-	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K1
-	VSCALEFPS.Z       Y3, Y5, K1, Y5
-	VMULPS            Y5, Y0, Y0
-	MOVQ              ctx_base+0(FP), R10
-	MOVQ              ctx_len+8(FP), R11
-	SHRQ              $0x03, R11
-
-rescale:
-	TESTQ   R11, R11
-	JZ      rescaleHalf
-	VMULPS  (R10), Y5, Y1
-	VMOVUPS Y1, (R10)
-	ADDQ    $0x00000020, R10
-	DECQ    R11
-	JMP     rescale
-
-rescaleHalf:
-	VXORPS       X1, X1, X1
-	VSUBSS       (SP), X1, X1
-	VBROADCASTSS X1, Y1
-
-weights:
-	VADDPS            Y1, Y2, Y2
-	VMULPS.BCST       consts<>+192(SB), Y2, Y3
-	VRNDSCALEPS       $0x08, Y3, Y3
-	VMOVAPS           Y2, Y4
-	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
-	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
-	VBROADCASTSS      consts<>+480(SB), Y5
-	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
-	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
-	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
-	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
-	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
-	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
-	VCMPPS.BCST       $0x15, consts<>+512(SB), Y2, K1
-	VSCALEFPS.Z       Y3, Y5, K1, Y5
-	VADDPS            Y5, Y0, Y0
-	VMOVUPS           Y5, 8(SP)
-	MOVQ              SI, R10
-	CMPQ              CX, $0x00000028
-	JB                pfVNear
-	MOVQ              DI, R11
-	SHLQ              $0x05, R11
-	ADDQ              R11, R10
-
-pfVNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
-	MOVQ       SI, R10
-	LEAQ       (SI)(DI*4), R11
-	MOVQ       ctx_base+0(FP), R12
-	MOVQ       ctx_len+8(FP), R13
-	SHRQ       $0x05, R13
-
-ctxLoop:
-	TESTQ            R13, R13
-	JZ               ctxHalf
-	VMOVSS           8(SP), X2
-	VMULSS           (R10), X2, X2
-	VMOVSS           X2, 40(SP)
-	VMOVSS           12(SP), X2
-	VMULSS           (R10)(DI*1), X2, X2
-	VMOVSS           X2, 44(SP)
-	VMOVSS           16(SP), X2
-	VMULSS           (R10)(DI*2), X2, X2
-	VMOVSS           X2, 48(SP)
-	VMOVSS           20(SP), X2
-	VMULSS           (R10)(R9*1), X2, X2
-	VMOVSS           X2, 52(SP)
-	VMOVSS           24(SP), X2
-	VMULSS           (R11), X2, X2
-	VMOVSS           X2, 56(SP)
-	VMOVSS           28(SP), X2
-	VMULSS           (R11)(DI*1), X2, X2
-	VMOVSS           X2, 60(SP)
-	VMOVSS           32(SP), X2
-	VMULSS           (R11)(DI*2), X2, X2
-	VMOVSS           X2, 64(SP)
-	VMOVSS           36(SP), X2
-	VMULSS           (R11)(R9*1), X2, X2
-	VMOVSS           X2, 68(SP)
-	VMOVUPS          (R12), Y2
-	VPMOVSXBD        4(R10), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 40(SP), Y3, Y2
-	VPMOVSXBD        4(R10)(DI*1), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 44(SP), Y3, Y2
-	VPMOVSXBD        4(R10)(DI*2), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 48(SP), Y3, Y2
-	VPMOVSXBD        4(R10)(R9*1), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 52(SP), Y3, Y2
-	VPMOVSXBD        4(R11), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 56(SP), Y3, Y2
-	VPMOVSXBD        4(R11)(DI*1), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 60(SP), Y3, Y2
-	VPMOVSXBD        4(R11)(DI*2), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 64(SP), Y3, Y2
-	VPMOVSXBD        4(R11)(R9*1), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 68(SP), Y3, Y2
-	VMOVUPS          Y2, (R12)
-	VMOVUPS          32(R12), Y2
-	VPMOVSXBD        12(R10), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 40(SP), Y3, Y2
-	VPMOVSXBD        12(R10)(DI*1), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 44(SP), Y3, Y2
-	VPMOVSXBD        12(R10)(DI*2), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 48(SP), Y3, Y2
-	VPMOVSXBD        12(R10)(R9*1), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 52(SP), Y3, Y2
-	VPMOVSXBD        12(R11), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 56(SP), Y3, Y2
-	VPMOVSXBD        12(R11)(DI*1), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 60(SP), Y3, Y2
-	VPMOVSXBD        12(R11)(DI*2), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 64(SP), Y3, Y2
-	VPMOVSXBD        12(R11)(R9*1), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 68(SP), Y3, Y2
-	VMOVUPS          Y2, 32(R12)
-	VMOVUPS          64(R12), Y2
-	VPMOVSXBD        20(R10), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 40(SP), Y3, Y2
-	VPMOVSXBD        20(R10)(DI*1), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 44(SP), Y3, Y2
-	VPMOVSXBD        20(R10)(DI*2), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 48(SP), Y3, Y2
-	VPMOVSXBD        20(R10)(R9*1), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 52(SP), Y3, Y2
-	VPMOVSXBD        20(R11), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 56(SP), Y3, Y2
-	VPMOVSXBD        20(R11)(DI*1), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 60(SP), Y3, Y2
-	VPMOVSXBD        20(R11)(DI*2), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 64(SP), Y3, Y2
-	VPMOVSXBD        20(R11)(R9*1), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 68(SP), Y3, Y2
-	VMOVUPS          Y2, 64(R12)
-	VMOVUPS          96(R12), Y2
-	VPMOVSXBD        28(R10), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 40(SP), Y3, Y2
-	VPMOVSXBD        28(R10)(DI*1), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 44(SP), Y3, Y2
-	VPMOVSXBD        28(R10)(DI*2), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 48(SP), Y3, Y2
-	VPMOVSXBD        28(R10)(R9*1), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 52(SP), Y3, Y2
-	VPMOVSXBD        28(R11), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 56(SP), Y3, Y2
-	VPMOVSXBD        28(R11)(DI*1), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 60(SP), Y3, Y2
-	VPMOVSXBD        28(R11)(DI*2), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 64(SP), Y3, Y2
-	VPMOVSXBD        28(R11)(R9*1), Y3
-	VCVTDQ2PS        Y3, Y3
-	VFMADD231PS.BCST 68(SP), Y3, Y2
-	VMOVUPS          Y2, 96(R12)
-	ADDQ             $0x00000024, R10
-	ADDQ             $0x00000024, R11
-	ADDQ             $0x00000080, R12
-	DECQ             R13
-	JMP              ctxLoop
-
-ctxHalf:
-	MOVQ SI, R10
-	CMPQ CX, $0x00000028
-	JB   pfVHiNear
-	MOVQ DI, R11
-	SHLQ $0x05, R11
-	ADDQ R11, R10
-
-pfVHiNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfVHi:
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfVHi
-	LEAQ       (DX)(BX*8), DX
-	LEAQ       (SI)(DI*8), SI
-	ADDQ       $0x00000020, AX
-	SUBQ       $0x00000008, CX
-	JMP        block
-
-end:
-	VMOVSS        (SP), X1
-	MOVSS         X1, ret+144(FP)
-	VEXTRACTF32X4 $0x01, Y0, X1
-	VADDPS        X1, X0, X0
-	VSHUFPS       $0x4e, X0, X0, X1
-	VADDPS        X1, X0, X0
-	VSHUFPS       $0xb1, X0, X0, X1
-	VADDPS        X1, X0, X0
-	MOVSS         X0, ret1+148(FP)
-	XORQ          AX, AX
-	MOVQ          AX, ret2+152(FP)
-	VZEROUPPER
-	RET
-
-special:
-	MOVQ $0x00000001, AX
-	MOVQ AX, ret2+152(FP)
-	VZEROUPPER
-	RET
-
-// func decodeStepQ8PFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
-// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, MMX+, SSE
-TEXT ·decodeStepQ8PFL2AVX512(SB), NOSPLIT, $72-160
+TEXT ·decodeStepQ8StackPFL2AVX512(SB), NOSPLIT, $72-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -9818,7 +10325,805 @@ special:
 
 // func decodeStepQ8Q8AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, FMA3, SSE
-TEXT ·decodeStepQ8Q8AVX512(SB), NOSPLIT, $72-160
+TEXT ·decodeStepQ8Q8AVX512(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVL         $0x80808080, R10
+	VPBROADCASTD R10, Y2
+
+block:
+	CMPQ   CX, $0x00000008
+	JB     end
+	MOVQ   DX, R10
+	LEAQ   (DX)(BX*4), R11
+	MOVQ   h_base+112(FP), R12
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	MOVQ   h_len+120(FP), R13
+
+dot:
+	TESTQ        R13, R13
+	JZ           dotDone
+	VMOVDQU32    4(R12), Y11
+	VXORPS       Y12, Y12, Y12
+	VPDPBUSD     Y11, Y2, Y12
+	VXORPS       Y13, Y13, Y13
+	VPSUBD       Y12, Y13, Y12
+	VBROADCASTSS (R12), Y13
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y3
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(BX*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(BX*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y4
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(BX*2), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(BX*2), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y5
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(R8*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(R8*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y6
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y7
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11)(BX*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11)(BX*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y8
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11)(BX*2), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11)(BX*2), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y9
+	VMOVDQA32    Y12, Y12
+	VPXORD       4(R11)(R8*1), Y2, Y14
+	VPDPBUSD     Y11, Y14, Y12
+	VCVTDQ2PS    Y12, Y12
+	VMULPS.BCST  (R11)(R8*1), Y13, Y11
+	VFMADD231PS  Y11, Y12, Y10
+	ADDQ         $0x00000024, R10
+	ADDQ         $0x00000024, R11
+	ADDQ         $0x00000024, R12
+	SUBQ         $0x00000024, R13
+	JMP          dot
+
+dotDone:
+	VSHUFPS           $0x88, Y4, Y3, Y11
+	VSHUFPS           $0xdd, Y4, Y3, Y3
+	VADDPS            Y3, Y11, Y11
+	VSHUFPS           $0x88, Y6, Y5, Y3
+	VSHUFPS           $0xdd, Y6, Y5, Y4
+	VADDPS            Y4, Y3, Y3
+	VSHUFPS           $0x88, Y3, Y11, Y4
+	VSHUFPS           $0xdd, Y3, Y11, Y3
+	VADDPS            Y3, Y4, Y4
+	VEXTRACTF32X4     $0x01, Y4, X3
+	VADDPS            X3, X4, X4
+	VSHUFPS           $0x88, Y8, Y7, Y3
+	VSHUFPS           $0xdd, Y8, Y7, Y5
+	VADDPS            Y5, Y3, Y3
+	VSHUFPS           $0x88, Y10, Y9, Y5
+	VSHUFPS           $0xdd, Y10, Y9, Y6
+	VADDPS            Y6, Y5, Y5
+	VSHUFPS           $0x88, Y5, Y3, Y6
+	VSHUFPS           $0xdd, Y5, Y3, Y3
+	VADDPS            Y3, Y6, Y6
+	VEXTRACTF32X4     $0x01, Y6, X3
+	VADDPS            X3, X6, X6
+	VINSERTF32X4      $0x01, X6, Y4, Y3
+	VMOVUPS           Y3, (AX)
+	VSUBPS            Y3, Y3, Y4
+	VCMPPS            $0x03, Y4, Y4, K1
+	KORTESTB          K1, K1
+	JNZ               special
+	VMOVAPS           Y3, Y4
+	VEXTRACTF32X4     $0x01, Y4, X5
+	VMAXPS            X5, X4, X4
+	VSHUFPS           $0x4e, X4, X4, X5
+	VMAXPS            X5, X4, X4
+	VSHUFPS           $0xb1, X4, X4, X5
+	VMAXPS            X5, X4, X4
+	VUCOMISS          (SP), X4
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X4, X1, X1
+	VMOVSS            X4, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+192(SB), Y1, Y4
+	VRNDSCALEPS       $0x08, Y4, Y4
+	VMOVAPS           Y1, Y5
+	VFNMADD231PS.BCST consts<>+224(SB), Y4, Y5
+	VFNMADD231PS.BCST consts<>+256(SB), Y4, Y5
+	VBROADCASTSS      consts<>+480(SB), Y6
+	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K1
+	VSCALEFPS.Z       Y4, Y6, K1, Y6
+	VMULPS            Y6, Y0, Y0
+	MOVQ              ctx_base+0(FP), R10
+	MOVQ              ctx_len+8(FP), R11
+	SHRQ              $0x03, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Y6, Y1
+	VMOVUPS Y1, (R10)
+	ADDQ    $0x00000020, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y3, Y3
+	VMULPS.BCST       consts<>+192(SB), Y3, Y4
+	VRNDSCALEPS       $0x08, Y4, Y4
+	VMOVAPS           Y3, Y5
+	VFNMADD231PS.BCST consts<>+224(SB), Y4, Y5
+	VFNMADD231PS.BCST consts<>+256(SB), Y4, Y5
+	VBROADCASTSS      consts<>+480(SB), Y6
+	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y3, K1
+	VSCALEFPS.Z       Y4, Y6, K1, Y6
+	VADDPS            Y6, Y0, Y0
+	VMOVUPS           Y6, 8(SP)
+	MOVQ              SI, R10
+	LEAQ              (SI)(DI*4), R11
+	MOVQ              ctx_base+0(FP), R12
+	MOVQ              ctx_len+8(FP), R13
+	SHRQ              $0x05, R13
+	VBROADCASTSS      8(SP), Y3
+	VBROADCASTSS      12(SP), Y4
+	VBROADCASTSS      16(SP), Y5
+	VBROADCASTSS      20(SP), Y6
+	VBROADCASTSS      24(SP), Y7
+	VBROADCASTSS      28(SP), Y8
+	VBROADCASTSS      32(SP), Y9
+	VBROADCASTSS      36(SP), Y10
+
+ctxLoop:
+	TESTQ       R13, R13
+	JZ          ctxHalf
+	VMULPS.BCST (R10), Y3, Y11
+	VMULPS.BCST (R10)(DI*1), Y4, Y12
+	VMULPS.BCST (R10)(DI*2), Y5, Y13
+	VMULPS.BCST (R10)(R9*1), Y6, Y14
+	VMULPS.BCST (R11), Y7, Y15
+	VMULPS.BCST (R11)(DI*1), Y8, Y16
+	VMULPS.BCST (R11)(DI*2), Y9, Y17
+	VMULPS.BCST (R11)(R9*1), Y10, Y18
+	VMOVUPS     (R12), Y19
+	VPMOVSXBD   4(R10), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y11, Y20, Y19
+	VPMOVSXBD   4(R10)(DI*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y12, Y20, Y19
+	VPMOVSXBD   4(R10)(DI*2), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y13, Y20, Y19
+	VPMOVSXBD   4(R10)(R9*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y14, Y20, Y19
+	VPMOVSXBD   4(R11), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y15, Y20, Y19
+	VPMOVSXBD   4(R11)(DI*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y16, Y20, Y19
+	VPMOVSXBD   4(R11)(DI*2), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y17, Y20, Y19
+	VPMOVSXBD   4(R11)(R9*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y18, Y20, Y19
+	VMOVUPS     Y19, (R12)
+	VMOVUPS     32(R12), Y19
+	VPMOVSXBD   12(R10), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y11, Y20, Y19
+	VPMOVSXBD   12(R10)(DI*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y12, Y20, Y19
+	VPMOVSXBD   12(R10)(DI*2), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y13, Y20, Y19
+	VPMOVSXBD   12(R10)(R9*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y14, Y20, Y19
+	VPMOVSXBD   12(R11), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y15, Y20, Y19
+	VPMOVSXBD   12(R11)(DI*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y16, Y20, Y19
+	VPMOVSXBD   12(R11)(DI*2), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y17, Y20, Y19
+	VPMOVSXBD   12(R11)(R9*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y18, Y20, Y19
+	VMOVUPS     Y19, 32(R12)
+	VMOVUPS     64(R12), Y19
+	VPMOVSXBD   20(R10), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y11, Y20, Y19
+	VPMOVSXBD   20(R10)(DI*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y12, Y20, Y19
+	VPMOVSXBD   20(R10)(DI*2), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y13, Y20, Y19
+	VPMOVSXBD   20(R10)(R9*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y14, Y20, Y19
+	VPMOVSXBD   20(R11), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y15, Y20, Y19
+	VPMOVSXBD   20(R11)(DI*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y16, Y20, Y19
+	VPMOVSXBD   20(R11)(DI*2), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y17, Y20, Y19
+	VPMOVSXBD   20(R11)(R9*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y18, Y20, Y19
+	VMOVUPS     Y19, 64(R12)
+	VMOVUPS     96(R12), Y19
+	VPMOVSXBD   28(R10), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y11, Y20, Y19
+	VPMOVSXBD   28(R10)(DI*1), Y11
+	VCVTDQ2PS   Y11, Y11
+	VFMADD231PS Y12, Y11, Y19
+	VPMOVSXBD   28(R10)(DI*2), Y11
+	VCVTDQ2PS   Y11, Y11
+	VFMADD231PS Y13, Y11, Y19
+	VPMOVSXBD   28(R10)(R9*1), Y11
+	VCVTDQ2PS   Y11, Y11
+	VFMADD231PS Y14, Y11, Y19
+	VPMOVSXBD   28(R11), Y11
+	VCVTDQ2PS   Y11, Y11
+	VFMADD231PS Y15, Y11, Y19
+	VPMOVSXBD   28(R11)(DI*1), Y11
+	VCVTDQ2PS   Y11, Y11
+	VFMADD231PS Y16, Y11, Y19
+	VPMOVSXBD   28(R11)(DI*2), Y11
+	VCVTDQ2PS   Y11, Y11
+	VFMADD231PS Y17, Y11, Y19
+	VPMOVSXBD   28(R11)(R9*1), Y11
+	VCVTDQ2PS   Y11, Y11
+	VFMADD231PS Y18, Y11, Y19
+	VMOVUPS     Y19, 96(R12)
+	ADDQ        $0x00000024, R10
+	ADDQ        $0x00000024, R11
+	ADDQ        $0x00000080, R12
+	DECQ        R13
+	JMP         ctxLoop
+
+ctxHalf:
+	LEAQ (DX)(BX*8), DX
+	LEAQ (SI)(DI*8), SI
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+144(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+148(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+// func decodeStepQ8Q8PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, FMA3, MMX+, SSE
+TEXT ·decodeStepQ8Q8PFAVX512(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVL         $0x80808080, R10
+	VPBROADCASTD R10, Y2
+
+block:
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000028
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x05, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfK:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(BX*1)
+	PREFETCHT0 (R10)(BX*2)
+	PREFETCHT0 (R10)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       DX, R10
+	LEAQ       (DX)(BX*4), R11
+	MOVQ       h_base+112(FP), R12
+	VXORPS     Y3, Y3, Y3
+	VXORPS     Y4, Y4, Y4
+	VXORPS     Y5, Y5, Y5
+	VXORPS     Y6, Y6, Y6
+	VXORPS     Y7, Y7, Y7
+	VXORPS     Y8, Y8, Y8
+	VXORPS     Y9, Y9, Y9
+	VXORPS     Y10, Y10, Y10
+	MOVQ       h_len+120(FP), R13
+
+dot:
+	TESTQ        R13, R13
+	JZ           dotDone
+	VMOVDQU32    4(R12), Y11
+	VXORPS       Y12, Y12, Y12
+	VPDPBUSD     Y11, Y2, Y12
+	VXORPS       Y13, Y13, Y13
+	VPSUBD       Y12, Y13, Y12
+	VBROADCASTSS (R12), Y13
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y3
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(BX*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(BX*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y4
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(BX*2), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(BX*2), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y5
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R10)(R8*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R10)(R8*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y6
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y7
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11)(BX*1), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11)(BX*1), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y8
+	VMOVDQA32    Y12, Y14
+	VPXORD       4(R11)(BX*2), Y2, Y15
+	VPDPBUSD     Y11, Y15, Y14
+	VCVTDQ2PS    Y14, Y14
+	VMULPS.BCST  (R11)(BX*2), Y13, Y15
+	VFMADD231PS  Y15, Y14, Y9
+	VMOVDQA32    Y12, Y12
+	VPXORD       4(R11)(R8*1), Y2, Y14
+	VPDPBUSD     Y11, Y14, Y12
+	VCVTDQ2PS    Y12, Y12
+	VMULPS.BCST  (R11)(R8*1), Y13, Y11
+	VFMADD231PS  Y11, Y12, Y10
+	ADDQ         $0x00000024, R10
+	ADDQ         $0x00000024, R11
+	ADDQ         $0x00000024, R12
+	SUBQ         $0x00000024, R13
+	JMP          dot
+
+dotDone:
+	VSHUFPS       $0x88, Y4, Y3, Y11
+	VSHUFPS       $0xdd, Y4, Y3, Y3
+	VADDPS        Y3, Y11, Y11
+	VSHUFPS       $0x88, Y6, Y5, Y3
+	VSHUFPS       $0xdd, Y6, Y5, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y11, Y4
+	VSHUFPS       $0xdd, Y3, Y11, Y3
+	VADDPS        Y3, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X3
+	VADDPS        X3, X4, X4
+	VSHUFPS       $0x88, Y8, Y7, Y3
+	VSHUFPS       $0xdd, Y8, Y7, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y10, Y9, Y5
+	VSHUFPS       $0xdd, Y10, Y9, Y6
+	VADDPS        Y6, Y5, Y5
+	VSHUFPS       $0x88, Y5, Y3, Y6
+	VSHUFPS       $0xdd, Y5, Y3, Y3
+	VADDPS        Y3, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X3
+	VADDPS        X3, X6, X6
+	VINSERTF32X4  $0x01, X6, Y4, Y3
+	VMOVUPS       Y3, (AX)
+	VSUBPS        Y3, Y3, Y4
+	VCMPPS        $0x03, Y4, Y4, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000028
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x05, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
+	VMOVAPS           Y3, Y4
+	VEXTRACTF32X4     $0x01, Y4, X5
+	VMAXPS            X5, X4, X4
+	VSHUFPS           $0x4e, X4, X4, X5
+	VMAXPS            X5, X4, X4
+	VSHUFPS           $0xb1, X4, X4, X5
+	VMAXPS            X5, X4, X4
+	VUCOMISS          (SP), X4
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X4, X1, X1
+	VMOVSS            X4, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+192(SB), Y1, Y4
+	VRNDSCALEPS       $0x08, Y4, Y4
+	VMOVAPS           Y1, Y5
+	VFNMADD231PS.BCST consts<>+224(SB), Y4, Y5
+	VFNMADD231PS.BCST consts<>+256(SB), Y4, Y5
+	VBROADCASTSS      consts<>+480(SB), Y6
+	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K1
+	VSCALEFPS.Z       Y4, Y6, K1, Y6
+	VMULPS            Y6, Y0, Y0
+	MOVQ              ctx_base+0(FP), R10
+	MOVQ              ctx_len+8(FP), R11
+	SHRQ              $0x03, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Y6, Y1
+	VMOVUPS Y1, (R10)
+	ADDQ    $0x00000020, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y3, Y3
+	VMULPS.BCST       consts<>+192(SB), Y3, Y4
+	VRNDSCALEPS       $0x08, Y4, Y4
+	VMOVAPS           Y3, Y5
+	VFNMADD231PS.BCST consts<>+224(SB), Y4, Y5
+	VFNMADD231PS.BCST consts<>+256(SB), Y4, Y5
+	VBROADCASTSS      consts<>+480(SB), Y6
+	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y3, K1
+	VSCALEFPS.Z       Y4, Y6, K1, Y6
+	VADDPS            Y6, Y0, Y0
+	VMOVUPS           Y6, 8(SP)
+	MOVQ              SI, R10
+	CMPQ              CX, $0x00000028
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x05, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0   (R10)
+	PREFETCHT0   (R10)(DI*1)
+	PREFETCHT0   (R10)(DI*2)
+	PREFETCHT0   (R10)(R9*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfV
+	MOVQ         SI, R10
+	LEAQ         (SI)(DI*4), R11
+	MOVQ         ctx_base+0(FP), R12
+	MOVQ         ctx_len+8(FP), R13
+	SHRQ         $0x05, R13
+	VBROADCASTSS 8(SP), Y3
+	VBROADCASTSS 12(SP), Y4
+	VBROADCASTSS 16(SP), Y5
+	VBROADCASTSS 20(SP), Y6
+	VBROADCASTSS 24(SP), Y7
+	VBROADCASTSS 28(SP), Y8
+	VBROADCASTSS 32(SP), Y9
+	VBROADCASTSS 36(SP), Y10
+
+ctxLoop:
+	TESTQ       R13, R13
+	JZ          ctxHalf
+	VMULPS.BCST (R10), Y3, Y11
+	VMULPS.BCST (R10)(DI*1), Y4, Y12
+	VMULPS.BCST (R10)(DI*2), Y5, Y13
+	VMULPS.BCST (R10)(R9*1), Y6, Y14
+	VMULPS.BCST (R11), Y7, Y15
+	VMULPS.BCST (R11)(DI*1), Y8, Y16
+	VMULPS.BCST (R11)(DI*2), Y9, Y17
+	VMULPS.BCST (R11)(R9*1), Y10, Y18
+	VMOVUPS     (R12), Y19
+	VPMOVSXBD   4(R10), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y11, Y20, Y19
+	VPMOVSXBD   4(R10)(DI*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y12, Y20, Y19
+	VPMOVSXBD   4(R10)(DI*2), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y13, Y20, Y19
+	VPMOVSXBD   4(R10)(R9*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y14, Y20, Y19
+	VPMOVSXBD   4(R11), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y15, Y20, Y19
+	VPMOVSXBD   4(R11)(DI*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y16, Y20, Y19
+	VPMOVSXBD   4(R11)(DI*2), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y17, Y20, Y19
+	VPMOVSXBD   4(R11)(R9*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y18, Y20, Y19
+	VMOVUPS     Y19, (R12)
+	VMOVUPS     32(R12), Y19
+	VPMOVSXBD   12(R10), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y11, Y20, Y19
+	VPMOVSXBD   12(R10)(DI*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y12, Y20, Y19
+	VPMOVSXBD   12(R10)(DI*2), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y13, Y20, Y19
+	VPMOVSXBD   12(R10)(R9*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y14, Y20, Y19
+	VPMOVSXBD   12(R11), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y15, Y20, Y19
+	VPMOVSXBD   12(R11)(DI*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y16, Y20, Y19
+	VPMOVSXBD   12(R11)(DI*2), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y17, Y20, Y19
+	VPMOVSXBD   12(R11)(R9*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y18, Y20, Y19
+	VMOVUPS     Y19, 32(R12)
+	VMOVUPS     64(R12), Y19
+	VPMOVSXBD   20(R10), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y11, Y20, Y19
+	VPMOVSXBD   20(R10)(DI*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y12, Y20, Y19
+	VPMOVSXBD   20(R10)(DI*2), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y13, Y20, Y19
+	VPMOVSXBD   20(R10)(R9*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y14, Y20, Y19
+	VPMOVSXBD   20(R11), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y15, Y20, Y19
+	VPMOVSXBD   20(R11)(DI*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y16, Y20, Y19
+	VPMOVSXBD   20(R11)(DI*2), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y17, Y20, Y19
+	VPMOVSXBD   20(R11)(R9*1), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y18, Y20, Y19
+	VMOVUPS     Y19, 64(R12)
+	VMOVUPS     96(R12), Y19
+	VPMOVSXBD   28(R10), Y20
+	VCVTDQ2PS   Y20, Y20
+	VFMADD231PS Y11, Y20, Y19
+	VPMOVSXBD   28(R10)(DI*1), Y11
+	VCVTDQ2PS   Y11, Y11
+	VFMADD231PS Y12, Y11, Y19
+	VPMOVSXBD   28(R10)(DI*2), Y11
+	VCVTDQ2PS   Y11, Y11
+	VFMADD231PS Y13, Y11, Y19
+	VPMOVSXBD   28(R10)(R9*1), Y11
+	VCVTDQ2PS   Y11, Y11
+	VFMADD231PS Y14, Y11, Y19
+	VPMOVSXBD   28(R11), Y11
+	VCVTDQ2PS   Y11, Y11
+	VFMADD231PS Y15, Y11, Y19
+	VPMOVSXBD   28(R11)(DI*1), Y11
+	VCVTDQ2PS   Y11, Y11
+	VFMADD231PS Y16, Y11, Y19
+	VPMOVSXBD   28(R11)(DI*2), Y11
+	VCVTDQ2PS   Y11, Y11
+	VFMADD231PS Y17, Y11, Y19
+	VPMOVSXBD   28(R11)(R9*1), Y11
+	VCVTDQ2PS   Y11, Y11
+	VFMADD231PS Y18, Y11, Y19
+	VMOVUPS     Y19, 96(R12)
+	ADDQ        $0x00000024, R10
+	ADDQ        $0x00000024, R11
+	ADDQ        $0x00000080, R12
+	DECQ        R13
+	JMP         ctxLoop
+
+ctxHalf:
+	MOVQ SI, R10
+	CMPQ CX, $0x00000028
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x05, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+144(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+148(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+// func decodeStepQ8Q8StackAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, FMA3, SSE
+TEXT ·decodeStepQ8Q8StackAVX512(SB), NOSPLIT, $72-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -10179,460 +11484,9 @@ special:
 	VZEROUPPER
 	RET
 
-// func decodeStepQ8Q8PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+// func decodeStepQ8Q8StackPFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, FMA3, MMX+, SSE
-TEXT ·decodeStepQ8Q8PFAVX512(SB), NOSPLIT, $72-160
-	MOVQ         scores_base+24(FP), AX
-	MOVQ         scores_len+32(FP), CX
-	MOVQ         k_base+48(FP), DX
-	MOVQ         ldk+72(FP), BX
-	MOVQ         v_base+80(FP), SI
-	MOVQ         ldv+104(FP), DI
-	LEAQ         (BX)(BX*2), R8
-	LEAQ         (DI)(DI*2), R9
-	MOVSS        m+136(FP), X0
-	VMOVSS       X0, (SP)
-	MOVSS        l+140(FP), X0
-	VXORPS       X1, X1, X1
-	VSUBSS       (SP), X1, X1
-	VBROADCASTSS X1, Y1
-	MOVL         $0x80808080, R10
-	VPBROADCASTD R10, Y2
-
-block:
-	CMPQ CX, $0x00000008
-	JB   end
-	MOVQ DX, R10
-	CMPQ CX, $0x00000028
-	JB   pfKNear
-	MOVQ BX, R11
-	SHLQ $0x05, R11
-	ADDQ R11, R10
-
-pfKNear:
-	LEAQ   (R10)(BX*4), R11
-	MOVQ   h_len+120(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfK:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(BX*1)
-	PREFETCHT0 (R10)(BX*2)
-	PREFETCHT0 (R10)(R8*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfK
-	MOVQ       DX, R10
-	LEAQ       (DX)(BX*4), R11
-	MOVQ       h_base+112(FP), R12
-	VXORPS     Y3, Y3, Y3
-	VXORPS     Y4, Y4, Y4
-	VXORPS     Y5, Y5, Y5
-	VXORPS     Y6, Y6, Y6
-	VXORPS     Y7, Y7, Y7
-	VXORPS     Y8, Y8, Y8
-	VXORPS     Y9, Y9, Y9
-	VXORPS     Y10, Y10, Y10
-	MOVQ       h_len+120(FP), R13
-
-dot:
-	TESTQ        R13, R13
-	JZ           dotDone
-	VMOVDQU32    4(R12), Y11
-	VXORPS       Y12, Y12, Y12
-	VPDPBUSD     Y11, Y2, Y12
-	VXORPS       Y13, Y13, Y13
-	VPSUBD       Y12, Y13, Y12
-	VBROADCASTSS (R12), Y13
-	VMOVDQA32    Y12, Y14
-	VPXORD       4(R10), Y2, Y15
-	VPDPBUSD     Y11, Y15, Y14
-	VCVTDQ2PS    Y14, Y14
-	VMULPS.BCST  (R10), Y13, Y15
-	VFMADD231PS  Y15, Y14, Y3
-	VMOVDQA32    Y12, Y14
-	VPXORD       4(R10)(BX*1), Y2, Y15
-	VPDPBUSD     Y11, Y15, Y14
-	VCVTDQ2PS    Y14, Y14
-	VMULPS.BCST  (R10)(BX*1), Y13, Y15
-	VFMADD231PS  Y15, Y14, Y4
-	VMOVDQA32    Y12, Y14
-	VPXORD       4(R10)(BX*2), Y2, Y15
-	VPDPBUSD     Y11, Y15, Y14
-	VCVTDQ2PS    Y14, Y14
-	VMULPS.BCST  (R10)(BX*2), Y13, Y15
-	VFMADD231PS  Y15, Y14, Y5
-	VMOVDQA32    Y12, Y14
-	VPXORD       4(R10)(R8*1), Y2, Y15
-	VPDPBUSD     Y11, Y15, Y14
-	VCVTDQ2PS    Y14, Y14
-	VMULPS.BCST  (R10)(R8*1), Y13, Y15
-	VFMADD231PS  Y15, Y14, Y6
-	VMOVDQA32    Y12, Y14
-	VPXORD       4(R11), Y2, Y15
-	VPDPBUSD     Y11, Y15, Y14
-	VCVTDQ2PS    Y14, Y14
-	VMULPS.BCST  (R11), Y13, Y15
-	VFMADD231PS  Y15, Y14, Y7
-	VMOVDQA32    Y12, Y14
-	VPXORD       4(R11)(BX*1), Y2, Y15
-	VPDPBUSD     Y11, Y15, Y14
-	VCVTDQ2PS    Y14, Y14
-	VMULPS.BCST  (R11)(BX*1), Y13, Y15
-	VFMADD231PS  Y15, Y14, Y8
-	VMOVDQA32    Y12, Y14
-	VPXORD       4(R11)(BX*2), Y2, Y15
-	VPDPBUSD     Y11, Y15, Y14
-	VCVTDQ2PS    Y14, Y14
-	VMULPS.BCST  (R11)(BX*2), Y13, Y15
-	VFMADD231PS  Y15, Y14, Y9
-	VMOVDQA32    Y12, Y12
-	VPXORD       4(R11)(R8*1), Y2, Y14
-	VPDPBUSD     Y11, Y14, Y12
-	VCVTDQ2PS    Y12, Y12
-	VMULPS.BCST  (R11)(R8*1), Y13, Y11
-	VFMADD231PS  Y11, Y12, Y10
-	ADDQ         $0x00000024, R10
-	ADDQ         $0x00000024, R11
-	ADDQ         $0x00000024, R12
-	SUBQ         $0x00000024, R13
-	JMP          dot
-
-dotDone:
-	VSHUFPS       $0x88, Y4, Y3, Y11
-	VSHUFPS       $0xdd, Y4, Y3, Y3
-	VADDPS        Y3, Y11, Y11
-	VSHUFPS       $0x88, Y6, Y5, Y3
-	VSHUFPS       $0xdd, Y6, Y5, Y4
-	VADDPS        Y4, Y3, Y3
-	VSHUFPS       $0x88, Y3, Y11, Y4
-	VSHUFPS       $0xdd, Y3, Y11, Y3
-	VADDPS        Y3, Y4, Y4
-	VEXTRACTF32X4 $0x01, Y4, X3
-	VADDPS        X3, X4, X4
-	VSHUFPS       $0x88, Y8, Y7, Y3
-	VSHUFPS       $0xdd, Y8, Y7, Y5
-	VADDPS        Y5, Y3, Y3
-	VSHUFPS       $0x88, Y10, Y9, Y5
-	VSHUFPS       $0xdd, Y10, Y9, Y6
-	VADDPS        Y6, Y5, Y5
-	VSHUFPS       $0x88, Y5, Y3, Y6
-	VSHUFPS       $0xdd, Y5, Y3, Y3
-	VADDPS        Y3, Y6, Y6
-	VEXTRACTF32X4 $0x01, Y6, X3
-	VADDPS        X3, X6, X6
-	VINSERTF32X4  $0x01, X6, Y4, Y3
-	VMOVUPS       Y3, (AX)
-	VSUBPS        Y3, Y3, Y4
-	VCMPPS        $0x03, Y4, Y4, K1
-	KORTESTB      K1, K1
-	JNZ           special
-	MOVQ          DX, R10
-	CMPQ          CX, $0x00000028
-	JB            pfKHiNear
-	MOVQ          BX, R11
-	SHLQ          $0x05, R11
-	ADDQ          R11, R10
-
-pfKHiNear:
-	LEAQ   (R10)(BX*4), R11
-	MOVQ   h_len+120(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfKHi:
-	PREFETCHT0        (R11)
-	PREFETCHT0        (R11)(BX*1)
-	PREFETCHT0        (R11)(BX*2)
-	PREFETCHT0        (R11)(R8*1)
-	ADDQ              $0x00000040, R10
-	ADDQ              $0x00000040, R11
-	SUBQ              $0x00000040, R12
-	JA                pfKHi
-	VMOVAPS           Y3, Y4
-	VEXTRACTF32X4     $0x01, Y4, X5
-	VMAXPS            X5, X4, X4
-	VSHUFPS           $0x4e, X4, X4, X5
-	VMAXPS            X5, X4, X4
-	VSHUFPS           $0xb1, X4, X4, X5
-	VMAXPS            X5, X4, X4
-	VUCOMISS          (SP), X4
-	JBE               weights
-	VMOVSS            (SP), X1
-	VSUBSS            X4, X1, X1
-	VMOVSS            X4, (SP)
-	VBROADCASTSS      X1, Y1
-	VMULPS.BCST       consts<>+192(SB), Y1, Y4
-	VRNDSCALEPS       $0x08, Y4, Y4
-	VMOVAPS           Y1, Y5
-	VFNMADD231PS.BCST consts<>+224(SB), Y4, Y5
-	VFNMADD231PS.BCST consts<>+256(SB), Y4, Y5
-	VBROADCASTSS      consts<>+480(SB), Y6
-	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
-	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K1
-	VSCALEFPS.Z       Y4, Y6, K1, Y6
-	VMULPS            Y6, Y0, Y0
-	MOVQ              ctx_base+0(FP), R10
-	MOVQ              ctx_len+8(FP), R11
-	SHRQ              $0x03, R11
-
-rescale:
-	TESTQ   R11, R11
-	JZ      rescaleHalf
-	VMULPS  (R10), Y6, Y1
-	VMOVUPS Y1, (R10)
-	ADDQ    $0x00000020, R10
-	DECQ    R11
-	JMP     rescale
-
-rescaleHalf:
-	VXORPS       X1, X1, X1
-	VSUBSS       (SP), X1, X1
-	VBROADCASTSS X1, Y1
-
-weights:
-	VADDPS            Y1, Y3, Y3
-	VMULPS.BCST       consts<>+192(SB), Y3, Y4
-	VRNDSCALEPS       $0x08, Y4, Y4
-	VMOVAPS           Y3, Y5
-	VFNMADD231PS.BCST consts<>+224(SB), Y4, Y5
-	VFNMADD231PS.BCST consts<>+256(SB), Y4, Y5
-	VBROADCASTSS      consts<>+480(SB), Y6
-	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
-	VCMPPS.BCST       $0x15, consts<>+512(SB), Y3, K1
-	VSCALEFPS.Z       Y4, Y6, K1, Y6
-	VADDPS            Y6, Y0, Y0
-	VMOVUPS           Y6, 8(SP)
-	MOVQ              SI, R10
-	CMPQ              CX, $0x00000028
-	JB                pfVNear
-	MOVQ              DI, R11
-	SHLQ              $0x05, R11
-	ADDQ              R11, R10
-
-pfVNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
-	MOVQ       SI, R10
-	LEAQ       (SI)(DI*4), R11
-	MOVQ       ctx_base+0(FP), R12
-	MOVQ       ctx_len+8(FP), R13
-	SHRQ       $0x05, R13
-
-ctxLoop:
-	TESTQ            R13, R13
-	JZ               ctxHalf
-	VMOVSS           8(SP), X3
-	VMULSS           (R10), X3, X3
-	VMOVSS           X3, 40(SP)
-	VMOVSS           12(SP), X3
-	VMULSS           (R10)(DI*1), X3, X3
-	VMOVSS           X3, 44(SP)
-	VMOVSS           16(SP), X3
-	VMULSS           (R10)(DI*2), X3, X3
-	VMOVSS           X3, 48(SP)
-	VMOVSS           20(SP), X3
-	VMULSS           (R10)(R9*1), X3, X3
-	VMOVSS           X3, 52(SP)
-	VMOVSS           24(SP), X3
-	VMULSS           (R11), X3, X3
-	VMOVSS           X3, 56(SP)
-	VMOVSS           28(SP), X3
-	VMULSS           (R11)(DI*1), X3, X3
-	VMOVSS           X3, 60(SP)
-	VMOVSS           32(SP), X3
-	VMULSS           (R11)(DI*2), X3, X3
-	VMOVSS           X3, 64(SP)
-	VMOVSS           36(SP), X3
-	VMULSS           (R11)(R9*1), X3, X3
-	VMOVSS           X3, 68(SP)
-	VMOVUPS          (R12), Y3
-	VPMOVSXBD        4(R10), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 40(SP), Y4, Y3
-	VPMOVSXBD        4(R10)(DI*1), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 44(SP), Y4, Y3
-	VPMOVSXBD        4(R10)(DI*2), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 48(SP), Y4, Y3
-	VPMOVSXBD        4(R10)(R9*1), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 52(SP), Y4, Y3
-	VPMOVSXBD        4(R11), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 56(SP), Y4, Y3
-	VPMOVSXBD        4(R11)(DI*1), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 60(SP), Y4, Y3
-	VPMOVSXBD        4(R11)(DI*2), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 64(SP), Y4, Y3
-	VPMOVSXBD        4(R11)(R9*1), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 68(SP), Y4, Y3
-	VMOVUPS          Y3, (R12)
-	VMOVUPS          32(R12), Y3
-	VPMOVSXBD        12(R10), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 40(SP), Y4, Y3
-	VPMOVSXBD        12(R10)(DI*1), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 44(SP), Y4, Y3
-	VPMOVSXBD        12(R10)(DI*2), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 48(SP), Y4, Y3
-	VPMOVSXBD        12(R10)(R9*1), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 52(SP), Y4, Y3
-	VPMOVSXBD        12(R11), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 56(SP), Y4, Y3
-	VPMOVSXBD        12(R11)(DI*1), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 60(SP), Y4, Y3
-	VPMOVSXBD        12(R11)(DI*2), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 64(SP), Y4, Y3
-	VPMOVSXBD        12(R11)(R9*1), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 68(SP), Y4, Y3
-	VMOVUPS          Y3, 32(R12)
-	VMOVUPS          64(R12), Y3
-	VPMOVSXBD        20(R10), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 40(SP), Y4, Y3
-	VPMOVSXBD        20(R10)(DI*1), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 44(SP), Y4, Y3
-	VPMOVSXBD        20(R10)(DI*2), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 48(SP), Y4, Y3
-	VPMOVSXBD        20(R10)(R9*1), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 52(SP), Y4, Y3
-	VPMOVSXBD        20(R11), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 56(SP), Y4, Y3
-	VPMOVSXBD        20(R11)(DI*1), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 60(SP), Y4, Y3
-	VPMOVSXBD        20(R11)(DI*2), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 64(SP), Y4, Y3
-	VPMOVSXBD        20(R11)(R9*1), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 68(SP), Y4, Y3
-	VMOVUPS          Y3, 64(R12)
-	VMOVUPS          96(R12), Y3
-	VPMOVSXBD        28(R10), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 40(SP), Y4, Y3
-	VPMOVSXBD        28(R10)(DI*1), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 44(SP), Y4, Y3
-	VPMOVSXBD        28(R10)(DI*2), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 48(SP), Y4, Y3
-	VPMOVSXBD        28(R10)(R9*1), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 52(SP), Y4, Y3
-	VPMOVSXBD        28(R11), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 56(SP), Y4, Y3
-	VPMOVSXBD        28(R11)(DI*1), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 60(SP), Y4, Y3
-	VPMOVSXBD        28(R11)(DI*2), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 64(SP), Y4, Y3
-	VPMOVSXBD        28(R11)(R9*1), Y4
-	VCVTDQ2PS        Y4, Y4
-	VFMADD231PS.BCST 68(SP), Y4, Y3
-	VMOVUPS          Y3, 96(R12)
-	ADDQ             $0x00000024, R10
-	ADDQ             $0x00000024, R11
-	ADDQ             $0x00000080, R12
-	DECQ             R13
-	JMP              ctxLoop
-
-ctxHalf:
-	MOVQ SI, R10
-	CMPQ CX, $0x00000028
-	JB   pfVHiNear
-	MOVQ DI, R11
-	SHLQ $0x05, R11
-	ADDQ R11, R10
-
-pfVHiNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfVHi:
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfVHi
-	LEAQ       (DX)(BX*8), DX
-	LEAQ       (SI)(DI*8), SI
-	ADDQ       $0x00000020, AX
-	SUBQ       $0x00000008, CX
-	JMP        block
-
-end:
-	VMOVSS        (SP), X1
-	MOVSS         X1, ret+144(FP)
-	VEXTRACTF32X4 $0x01, Y0, X1
-	VADDPS        X1, X0, X0
-	VSHUFPS       $0x4e, X0, X0, X1
-	VADDPS        X1, X0, X0
-	VSHUFPS       $0xb1, X0, X0, X1
-	VADDPS        X1, X0, X0
-	MOVSS         X0, ret1+148(FP)
-	XORQ          AX, AX
-	MOVQ          AX, ret2+152(FP)
-	VZEROUPPER
-	RET
-
-special:
-	MOVQ $0x00000001, AX
-	MOVQ AX, ret2+152(FP)
-	VZEROUPPER
-	RET
-
-// func decodeStepQ8Q8PFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
-// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, FMA3, MMX+, SSE
-TEXT ·decodeStepQ8Q8PFL2AVX512(SB), NOSPLIT, $72-160
+TEXT ·decodeStepQ8Q8StackPFL2AVX512(SB), NOSPLIT, $72-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -11083,7 +11937,7 @@ special:
 
 // func decodeStepBF16AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, SSE
-TEXT ·decodeStepBF16AVX512Z(SB), NOSPLIT, $72-160
+TEXT ·decodeStepBF16AVX512Z(SB), NOSPLIT, $40-160
 	MOVL         $0x000000ff, AX
 	KMOVW        AX, K1
 	MOVQ         scores_base+24(FP), AX
@@ -11599,7 +12453,7 @@ special:
 
 // func decodeStepBF16PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+, SSE
-TEXT ·decodeStepBF16PFAVX512Z(SB), NOSPLIT, $72-160
+TEXT ·decodeStepBF16PFAVX512Z(SB), NOSPLIT, $40-160
 	MOVL         $0x000000ff, AX
 	KMOVW        AX, K1
 	MOVQ         scores_base+24(FP), AX
@@ -12199,7 +13053,7 @@ special:
 
 // func decodeStepBF16PFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+, SSE
-TEXT ·decodeStepBF16PFL2AVX512Z(SB), NOSPLIT, $72-160
+TEXT ·decodeStepBF16PFL2AVX512Z(SB), NOSPLIT, $40-160
 	MOVL         $0x000000ff, AX
 	KMOVW        AX, K1
 	MOVQ         scores_base+24(FP), AX
@@ -12799,7 +13653,7 @@ special:
 
 // func decodeStepF16AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, SSE
-TEXT ·decodeStepF16AVX512Z(SB), NOSPLIT, $72-160
+TEXT ·decodeStepF16AVX512Z(SB), NOSPLIT, $40-160
 	MOVL         $0x000000ff, AX
 	KMOVW        AX, K1
 	MOVQ         scores_base+24(FP), AX
@@ -13095,7 +13949,7 @@ special:
 
 // func decodeStepF16PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+, SSE
-TEXT ·decodeStepF16PFAVX512Z(SB), NOSPLIT, $72-160
+TEXT ·decodeStepF16PFAVX512Z(SB), NOSPLIT, $40-160
 	MOVL         $0x000000ff, AX
 	KMOVW        AX, K1
 	MOVQ         scores_base+24(FP), AX
@@ -13475,7 +14329,7 @@ special:
 
 // func decodeStepF16PFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+, SSE
-TEXT ·decodeStepF16PFL2AVX512Z(SB), NOSPLIT, $72-160
+TEXT ·decodeStepF16PFL2AVX512Z(SB), NOSPLIT, $40-160
 	MOVL         $0x000000ff, AX
 	KMOVW        AX, K1
 	MOVQ         scores_base+24(FP), AX
@@ -13855,7 +14709,741 @@ special:
 
 // func decodeStepQ8AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, SSE
-TEXT ·decodeStepQ8AVX512Z(SB), NOSPLIT, $72-160
+TEXT ·decodeStepQ8AVX512Z(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ   CX, $0x00000008
+	JB     end
+	MOVQ   DX, R10
+	LEAQ   (DX)(BX*4), R11
+	MOVQ   h_base+112(FP), R12
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	MOVQ   h_len+120(FP), R13
+	SHRQ   $0x05, R13
+
+dot:
+	TESTQ            R13, R13
+	JZ               dotHalf
+	VMOVUPS          (R12), Z10
+	VMOVUPS          64(R12), Z11
+	VPMOVSXBD        4(R10), Z12
+	VCVTDQ2PS        Z12, Z12
+	VMULPS           Z10, Z12, Z12
+	VPMOVSXBD        20(R10), Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z11, Z13, Z12
+	VFMADD231PS.BCST (R10), Z12, Z2
+	VPMOVSXBD        4(R10)(BX*1), Z12
+	VCVTDQ2PS        Z12, Z12
+	VMULPS           Z10, Z12, Z12
+	VPMOVSXBD        20(R10)(BX*1), Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z11, Z13, Z12
+	VFMADD231PS.BCST (R10)(BX*1), Z12, Z3
+	VPMOVSXBD        4(R10)(BX*2), Z12
+	VCVTDQ2PS        Z12, Z12
+	VMULPS           Z10, Z12, Z12
+	VPMOVSXBD        20(R10)(BX*2), Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z11, Z13, Z12
+	VFMADD231PS.BCST (R10)(BX*2), Z12, Z4
+	VPMOVSXBD        4(R10)(R8*1), Z12
+	VCVTDQ2PS        Z12, Z12
+	VMULPS           Z10, Z12, Z12
+	VPMOVSXBD        20(R10)(R8*1), Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z11, Z13, Z12
+	VFMADD231PS.BCST (R10)(R8*1), Z12, Z5
+	VPMOVSXBD        4(R11), Z12
+	VCVTDQ2PS        Z12, Z12
+	VMULPS           Z10, Z12, Z12
+	VPMOVSXBD        20(R11), Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z11, Z13, Z12
+	VFMADD231PS.BCST (R11), Z12, Z6
+	VPMOVSXBD        4(R11)(BX*1), Z12
+	VCVTDQ2PS        Z12, Z12
+	VMULPS           Z10, Z12, Z12
+	VPMOVSXBD        20(R11)(BX*1), Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z11, Z13, Z12
+	VFMADD231PS.BCST (R11)(BX*1), Z12, Z7
+	VPMOVSXBD        4(R11)(BX*2), Z12
+	VCVTDQ2PS        Z12, Z12
+	VMULPS           Z10, Z12, Z12
+	VPMOVSXBD        20(R11)(BX*2), Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z11, Z13, Z12
+	VFMADD231PS.BCST (R11)(BX*2), Z12, Z8
+	VPMOVSXBD        4(R11)(R8*1), Z12
+	VCVTDQ2PS        Z12, Z12
+	VMULPS           Z10, Z12, Z12
+	VPMOVSXBD        20(R11)(R8*1), Z10
+	VCVTDQ2PS        Z10, Z10
+	VFMADD231PS      Z11, Z10, Z12
+	VFMADD231PS.BCST (R11)(R8*1), Z12, Z9
+	ADDQ             $0x00000024, R10
+	ADDQ             $0x00000024, R11
+	ADDQ             $0x00000080, R12
+	DECQ             R13
+	JMP              dot
+
+dotHalf:
+	VEXTRACTF64X4     $0x01, Z2, Y10
+	VADDPS            Y10, Y2, Y2
+	VEXTRACTF64X4     $0x01, Z3, Y10
+	VADDPS            Y10, Y3, Y3
+	VEXTRACTF64X4     $0x01, Z4, Y10
+	VADDPS            Y10, Y4, Y4
+	VEXTRACTF64X4     $0x01, Z5, Y10
+	VADDPS            Y10, Y5, Y5
+	VSHUFPS           $0x88, Y3, Y2, Y10
+	VSHUFPS           $0xdd, Y3, Y2, Y2
+	VADDPS            Y2, Y10, Y10
+	VSHUFPS           $0x88, Y5, Y4, Y2
+	VSHUFPS           $0xdd, Y5, Y4, Y3
+	VADDPS            Y3, Y2, Y2
+	VSHUFPS           $0x88, Y2, Y10, Y3
+	VSHUFPS           $0xdd, Y2, Y10, Y2
+	VADDPS            Y2, Y3, Y3
+	VEXTRACTF32X4     $0x01, Y3, X2
+	VADDPS            X2, X3, X3
+	VEXTRACTF64X4     $0x01, Z6, Y2
+	VADDPS            Y2, Y6, Y6
+	VEXTRACTF64X4     $0x01, Z7, Y2
+	VADDPS            Y2, Y7, Y7
+	VEXTRACTF64X4     $0x01, Z8, Y2
+	VADDPS            Y2, Y8, Y8
+	VEXTRACTF64X4     $0x01, Z9, Y2
+	VADDPS            Y2, Y9, Y9
+	VSHUFPS           $0x88, Y7, Y6, Y2
+	VSHUFPS           $0xdd, Y7, Y6, Y4
+	VADDPS            Y4, Y2, Y2
+	VSHUFPS           $0x88, Y9, Y8, Y4
+	VSHUFPS           $0xdd, Y9, Y8, Y5
+	VADDPS            Y5, Y4, Y4
+	VSHUFPS           $0x88, Y4, Y2, Y5
+	VSHUFPS           $0xdd, Y4, Y2, Y2
+	VADDPS            Y2, Y5, Y5
+	VEXTRACTF32X4     $0x01, Y5, X2
+	VADDPS            X2, X5, X5
+	VINSERTF32X4      $0x01, X5, Y3, Y2
+	VMOVUPS           Y2, (AX)
+	VSUBPS            Y2, Y2, Y3
+	VCMPPS            $0x03, Y3, Y3, K1
+	KORTESTB          K1, K1
+	JNZ               special
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+192(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
+	VBROADCASTSS      consts<>+480(SB), Y5
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VMULPS            Y5, Y0, Y0
+	VBROADCASTSS      X5, Z1
+	MOVQ              ctx_base+0(FP), R10
+	MOVQ              ctx_len+8(FP), R11
+	SHRQ              $0x04, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Z1, Z3
+	VMOVUPS Z3, (R10)
+	ADDQ    $0x00000040, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+192(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
+	VBROADCASTSS      consts<>+480(SB), Y5
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y2, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VADDPS            Y5, Y0, Y0
+	VMOVUPS           Y5, 8(SP)
+	MOVQ              SI, R10
+	LEAQ              (SI)(DI*4), R11
+	MOVQ              ctx_base+0(FP), R12
+	MOVQ              ctx_len+8(FP), R13
+	SHRQ              $0x05, R13
+	VBROADCASTSS      8(SP), Z2
+	VBROADCASTSS      12(SP), Z3
+	VBROADCASTSS      16(SP), Z4
+	VBROADCASTSS      20(SP), Z5
+	VBROADCASTSS      24(SP), Z6
+	VBROADCASTSS      28(SP), Z7
+	VBROADCASTSS      32(SP), Z8
+	VBROADCASTSS      36(SP), Z9
+
+ctxLoop:
+	TESTQ       R13, R13
+	JZ          ctxHalf
+	VMULPS.BCST (R10), Z2, Z10
+	VMULPS.BCST (R10)(DI*1), Z3, Z11
+	VMULPS.BCST (R10)(DI*2), Z4, Z12
+	VMULPS.BCST (R10)(R9*1), Z5, Z13
+	VMULPS.BCST (R11), Z6, Z14
+	VMULPS.BCST (R11)(DI*1), Z7, Z15
+	VMULPS.BCST (R11)(DI*2), Z8, Z16
+	VMULPS.BCST (R11)(R9*1), Z9, Z17
+	VMOVUPS     (R12), Z18
+	VPMOVSXBD   4(R10), Z19
+	VCVTDQ2PS   Z19, Z19
+	VFMADD231PS Z10, Z19, Z18
+	VPMOVSXBD   4(R10)(DI*1), Z19
+	VCVTDQ2PS   Z19, Z19
+	VFMADD231PS Z11, Z19, Z18
+	VPMOVSXBD   4(R10)(DI*2), Z19
+	VCVTDQ2PS   Z19, Z19
+	VFMADD231PS Z12, Z19, Z18
+	VPMOVSXBD   4(R10)(R9*1), Z19
+	VCVTDQ2PS   Z19, Z19
+	VFMADD231PS Z13, Z19, Z18
+	VPMOVSXBD   4(R11), Z19
+	VCVTDQ2PS   Z19, Z19
+	VFMADD231PS Z14, Z19, Z18
+	VPMOVSXBD   4(R11)(DI*1), Z19
+	VCVTDQ2PS   Z19, Z19
+	VFMADD231PS Z15, Z19, Z18
+	VPMOVSXBD   4(R11)(DI*2), Z19
+	VCVTDQ2PS   Z19, Z19
+	VFMADD231PS Z16, Z19, Z18
+	VPMOVSXBD   4(R11)(R9*1), Z19
+	VCVTDQ2PS   Z19, Z19
+	VFMADD231PS Z17, Z19, Z18
+	VMOVUPS     Z18, (R12)
+	VMOVUPS     64(R12), Z18
+	VPMOVSXBD   20(R10), Z19
+	VCVTDQ2PS   Z19, Z19
+	VFMADD231PS Z10, Z19, Z18
+	VPMOVSXBD   20(R10)(DI*1), Z10
+	VCVTDQ2PS   Z10, Z10
+	VFMADD231PS Z11, Z10, Z18
+	VPMOVSXBD   20(R10)(DI*2), Z10
+	VCVTDQ2PS   Z10, Z10
+	VFMADD231PS Z12, Z10, Z18
+	VPMOVSXBD   20(R10)(R9*1), Z10
+	VCVTDQ2PS   Z10, Z10
+	VFMADD231PS Z13, Z10, Z18
+	VPMOVSXBD   20(R11), Z10
+	VCVTDQ2PS   Z10, Z10
+	VFMADD231PS Z14, Z10, Z18
+	VPMOVSXBD   20(R11)(DI*1), Z10
+	VCVTDQ2PS   Z10, Z10
+	VFMADD231PS Z15, Z10, Z18
+	VPMOVSXBD   20(R11)(DI*2), Z10
+	VCVTDQ2PS   Z10, Z10
+	VFMADD231PS Z16, Z10, Z18
+	VPMOVSXBD   20(R11)(R9*1), Z10
+	VCVTDQ2PS   Z10, Z10
+	VFMADD231PS Z17, Z10, Z18
+	VMOVUPS     Z18, 64(R12)
+	ADDQ        $0x00000024, R10
+	ADDQ        $0x00000024, R11
+	ADDQ        $0x00000080, R12
+	DECQ        R13
+	JMP         ctxLoop
+
+ctxHalf:
+	LEAQ (DX)(BX*8), DX
+	LEAQ (SI)(DI*8), SI
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+144(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+148(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+// func decodeStepQ8PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+, SSE
+TEXT ·decodeStepQ8PFAVX512Z(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+block:
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000028
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x05, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfK:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(BX*1)
+	PREFETCHT0 (R10)(BX*2)
+	PREFETCHT0 (R10)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       DX, R10
+	LEAQ       (DX)(BX*4), R11
+	MOVQ       h_base+112(FP), R12
+	VXORPS     Z2, Z2, Z2
+	VXORPS     Z3, Z3, Z3
+	VXORPS     Z4, Z4, Z4
+	VXORPS     Z5, Z5, Z5
+	VXORPS     Z6, Z6, Z6
+	VXORPS     Z7, Z7, Z7
+	VXORPS     Z8, Z8, Z8
+	VXORPS     Z9, Z9, Z9
+	MOVQ       h_len+120(FP), R13
+	SHRQ       $0x05, R13
+
+dot:
+	TESTQ            R13, R13
+	JZ               dotHalf
+	VMOVUPS          (R12), Z10
+	VMOVUPS          64(R12), Z11
+	VPMOVSXBD        4(R10), Z12
+	VCVTDQ2PS        Z12, Z12
+	VMULPS           Z10, Z12, Z12
+	VPMOVSXBD        20(R10), Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z11, Z13, Z12
+	VFMADD231PS.BCST (R10), Z12, Z2
+	VPMOVSXBD        4(R10)(BX*1), Z12
+	VCVTDQ2PS        Z12, Z12
+	VMULPS           Z10, Z12, Z12
+	VPMOVSXBD        20(R10)(BX*1), Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z11, Z13, Z12
+	VFMADD231PS.BCST (R10)(BX*1), Z12, Z3
+	VPMOVSXBD        4(R10)(BX*2), Z12
+	VCVTDQ2PS        Z12, Z12
+	VMULPS           Z10, Z12, Z12
+	VPMOVSXBD        20(R10)(BX*2), Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z11, Z13, Z12
+	VFMADD231PS.BCST (R10)(BX*2), Z12, Z4
+	VPMOVSXBD        4(R10)(R8*1), Z12
+	VCVTDQ2PS        Z12, Z12
+	VMULPS           Z10, Z12, Z12
+	VPMOVSXBD        20(R10)(R8*1), Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z11, Z13, Z12
+	VFMADD231PS.BCST (R10)(R8*1), Z12, Z5
+	VPMOVSXBD        4(R11), Z12
+	VCVTDQ2PS        Z12, Z12
+	VMULPS           Z10, Z12, Z12
+	VPMOVSXBD        20(R11), Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z11, Z13, Z12
+	VFMADD231PS.BCST (R11), Z12, Z6
+	VPMOVSXBD        4(R11)(BX*1), Z12
+	VCVTDQ2PS        Z12, Z12
+	VMULPS           Z10, Z12, Z12
+	VPMOVSXBD        20(R11)(BX*1), Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z11, Z13, Z12
+	VFMADD231PS.BCST (R11)(BX*1), Z12, Z7
+	VPMOVSXBD        4(R11)(BX*2), Z12
+	VCVTDQ2PS        Z12, Z12
+	VMULPS           Z10, Z12, Z12
+	VPMOVSXBD        20(R11)(BX*2), Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z11, Z13, Z12
+	VFMADD231PS.BCST (R11)(BX*2), Z12, Z8
+	VPMOVSXBD        4(R11)(R8*1), Z12
+	VCVTDQ2PS        Z12, Z12
+	VMULPS           Z10, Z12, Z12
+	VPMOVSXBD        20(R11)(R8*1), Z10
+	VCVTDQ2PS        Z10, Z10
+	VFMADD231PS      Z11, Z10, Z12
+	VFMADD231PS.BCST (R11)(R8*1), Z12, Z9
+	ADDQ             $0x00000024, R10
+	ADDQ             $0x00000024, R11
+	ADDQ             $0x00000080, R12
+	DECQ             R13
+	JMP              dot
+
+dotHalf:
+	VEXTRACTF64X4 $0x01, Z2, Y10
+	VADDPS        Y10, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z3, Y10
+	VADDPS        Y10, Y3, Y3
+	VEXTRACTF64X4 $0x01, Z4, Y10
+	VADDPS        Y10, Y4, Y4
+	VEXTRACTF64X4 $0x01, Z5, Y10
+	VADDPS        Y10, Y5, Y5
+	VSHUFPS       $0x88, Y3, Y2, Y10
+	VSHUFPS       $0xdd, Y3, Y2, Y2
+	VADDPS        Y2, Y10, Y10
+	VSHUFPS       $0x88, Y5, Y4, Y2
+	VSHUFPS       $0xdd, Y5, Y4, Y3
+	VADDPS        Y3, Y2, Y2
+	VSHUFPS       $0x88, Y2, Y10, Y3
+	VSHUFPS       $0xdd, Y2, Y10, Y2
+	VADDPS        Y2, Y3, Y3
+	VEXTRACTF32X4 $0x01, Y3, X2
+	VADDPS        X2, X3, X3
+	VEXTRACTF64X4 $0x01, Z6, Y2
+	VADDPS        Y2, Y6, Y6
+	VEXTRACTF64X4 $0x01, Z7, Y2
+	VADDPS        Y2, Y7, Y7
+	VEXTRACTF64X4 $0x01, Z8, Y2
+	VADDPS        Y2, Y8, Y8
+	VEXTRACTF64X4 $0x01, Z9, Y2
+	VADDPS        Y2, Y9, Y9
+	VSHUFPS       $0x88, Y7, Y6, Y2
+	VSHUFPS       $0xdd, Y7, Y6, Y4
+	VADDPS        Y4, Y2, Y2
+	VSHUFPS       $0x88, Y9, Y8, Y4
+	VSHUFPS       $0xdd, Y9, Y8, Y5
+	VADDPS        Y5, Y4, Y4
+	VSHUFPS       $0x88, Y4, Y2, Y5
+	VSHUFPS       $0xdd, Y4, Y2, Y2
+	VADDPS        Y2, Y5, Y5
+	VEXTRACTF32X4 $0x01, Y5, X2
+	VADDPS        X2, X5, X5
+	VINSERTF32X4  $0x01, X5, Y3, Y2
+	VMOVUPS       Y2, (AX)
+	VSUBPS        Y2, Y2, Y3
+	VCMPPS        $0x03, Y3, Y3, K1
+	KORTESTB      K1, K1
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000028
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x05, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
+	VMOVAPS           Y2, Y3
+	VEXTRACTF32X4     $0x01, Y3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X4
+	VMAXPS            X4, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+192(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y4
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
+	VBROADCASTSS      consts<>+480(SB), Y5
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VMULPS            Y5, Y0, Y0
+	VBROADCASTSS      X5, Z1
+	MOVQ              ctx_base+0(FP), R10
+	MOVQ              ctx_len+8(FP), R11
+	SHRQ              $0x04, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Z1, Z3
+	VMOVUPS Z3, (R10)
+	ADDQ    $0x00000040, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y2, Y2
+	VMULPS.BCST       consts<>+192(SB), Y2, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y2, Y4
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
+	VBROADCASTSS      consts<>+480(SB), Y5
+	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y2, K1
+	VSCALEFPS.Z       Y3, Y5, K1, Y5
+	VADDPS            Y5, Y0, Y0
+	VMOVUPS           Y5, 8(SP)
+	MOVQ              SI, R10
+	CMPQ              CX, $0x00000028
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x05, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0   (R10)
+	PREFETCHT0   (R10)(DI*1)
+	PREFETCHT0   (R10)(DI*2)
+	PREFETCHT0   (R10)(R9*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfV
+	MOVQ         SI, R10
+	LEAQ         (SI)(DI*4), R11
+	MOVQ         ctx_base+0(FP), R12
+	MOVQ         ctx_len+8(FP), R13
+	SHRQ         $0x05, R13
+	VBROADCASTSS 8(SP), Z2
+	VBROADCASTSS 12(SP), Z3
+	VBROADCASTSS 16(SP), Z4
+	VBROADCASTSS 20(SP), Z5
+	VBROADCASTSS 24(SP), Z6
+	VBROADCASTSS 28(SP), Z7
+	VBROADCASTSS 32(SP), Z8
+	VBROADCASTSS 36(SP), Z9
+
+ctxLoop:
+	TESTQ       R13, R13
+	JZ          ctxHalf
+	VMULPS.BCST (R10), Z2, Z10
+	VMULPS.BCST (R10)(DI*1), Z3, Z11
+	VMULPS.BCST (R10)(DI*2), Z4, Z12
+	VMULPS.BCST (R10)(R9*1), Z5, Z13
+	VMULPS.BCST (R11), Z6, Z14
+	VMULPS.BCST (R11)(DI*1), Z7, Z15
+	VMULPS.BCST (R11)(DI*2), Z8, Z16
+	VMULPS.BCST (R11)(R9*1), Z9, Z17
+	VMOVUPS     (R12), Z18
+	VPMOVSXBD   4(R10), Z19
+	VCVTDQ2PS   Z19, Z19
+	VFMADD231PS Z10, Z19, Z18
+	VPMOVSXBD   4(R10)(DI*1), Z19
+	VCVTDQ2PS   Z19, Z19
+	VFMADD231PS Z11, Z19, Z18
+	VPMOVSXBD   4(R10)(DI*2), Z19
+	VCVTDQ2PS   Z19, Z19
+	VFMADD231PS Z12, Z19, Z18
+	VPMOVSXBD   4(R10)(R9*1), Z19
+	VCVTDQ2PS   Z19, Z19
+	VFMADD231PS Z13, Z19, Z18
+	VPMOVSXBD   4(R11), Z19
+	VCVTDQ2PS   Z19, Z19
+	VFMADD231PS Z14, Z19, Z18
+	VPMOVSXBD   4(R11)(DI*1), Z19
+	VCVTDQ2PS   Z19, Z19
+	VFMADD231PS Z15, Z19, Z18
+	VPMOVSXBD   4(R11)(DI*2), Z19
+	VCVTDQ2PS   Z19, Z19
+	VFMADD231PS Z16, Z19, Z18
+	VPMOVSXBD   4(R11)(R9*1), Z19
+	VCVTDQ2PS   Z19, Z19
+	VFMADD231PS Z17, Z19, Z18
+	VMOVUPS     Z18, (R12)
+	VMOVUPS     64(R12), Z18
+	VPMOVSXBD   20(R10), Z19
+	VCVTDQ2PS   Z19, Z19
+	VFMADD231PS Z10, Z19, Z18
+	VPMOVSXBD   20(R10)(DI*1), Z10
+	VCVTDQ2PS   Z10, Z10
+	VFMADD231PS Z11, Z10, Z18
+	VPMOVSXBD   20(R10)(DI*2), Z10
+	VCVTDQ2PS   Z10, Z10
+	VFMADD231PS Z12, Z10, Z18
+	VPMOVSXBD   20(R10)(R9*1), Z10
+	VCVTDQ2PS   Z10, Z10
+	VFMADD231PS Z13, Z10, Z18
+	VPMOVSXBD   20(R11), Z10
+	VCVTDQ2PS   Z10, Z10
+	VFMADD231PS Z14, Z10, Z18
+	VPMOVSXBD   20(R11)(DI*1), Z10
+	VCVTDQ2PS   Z10, Z10
+	VFMADD231PS Z15, Z10, Z18
+	VPMOVSXBD   20(R11)(DI*2), Z10
+	VCVTDQ2PS   Z10, Z10
+	VFMADD231PS Z16, Z10, Z18
+	VPMOVSXBD   20(R11)(R9*1), Z10
+	VCVTDQ2PS   Z10, Z10
+	VFMADD231PS Z17, Z10, Z18
+	VMOVUPS     Z18, 64(R12)
+	ADDQ        $0x00000024, R10
+	ADDQ        $0x00000024, R11
+	ADDQ        $0x00000080, R12
+	DECQ        R13
+	JMP         ctxLoop
+
+ctxHalf:
+	MOVQ SI, R10
+	CMPQ CX, $0x00000028
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x05, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+144(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+148(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+// func decodeStepQ8StackAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·decodeStepQ8StackAVX512Z(SB), NOSPLIT, $72-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -14184,428 +15772,9 @@ special:
 	VZEROUPPER
 	RET
 
-// func decodeStepQ8PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+// func decodeStepQ8StackPFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+, SSE
-TEXT ·decodeStepQ8PFAVX512Z(SB), NOSPLIT, $72-160
-	MOVQ         scores_base+24(FP), AX
-	MOVQ         scores_len+32(FP), CX
-	MOVQ         k_base+48(FP), DX
-	MOVQ         ldk+72(FP), BX
-	MOVQ         v_base+80(FP), SI
-	MOVQ         ldv+104(FP), DI
-	LEAQ         (BX)(BX*2), R8
-	LEAQ         (DI)(DI*2), R9
-	MOVSS        m+136(FP), X0
-	VMOVSS       X0, (SP)
-	MOVSS        l+140(FP), X0
-	VXORPS       X1, X1, X1
-	VSUBSS       (SP), X1, X1
-	VBROADCASTSS X1, Y1
-
-block:
-	CMPQ CX, $0x00000008
-	JB   end
-	MOVQ DX, R10
-	CMPQ CX, $0x00000028
-	JB   pfKNear
-	MOVQ BX, R11
-	SHLQ $0x05, R11
-	ADDQ R11, R10
-
-pfKNear:
-	LEAQ   (R10)(BX*4), R11
-	MOVQ   h_len+120(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfK:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(BX*1)
-	PREFETCHT0 (R10)(BX*2)
-	PREFETCHT0 (R10)(R8*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfK
-	MOVQ       DX, R10
-	LEAQ       (DX)(BX*4), R11
-	MOVQ       h_base+112(FP), R12
-	VXORPS     Z2, Z2, Z2
-	VXORPS     Z3, Z3, Z3
-	VXORPS     Z4, Z4, Z4
-	VXORPS     Z5, Z5, Z5
-	VXORPS     Z6, Z6, Z6
-	VXORPS     Z7, Z7, Z7
-	VXORPS     Z8, Z8, Z8
-	VXORPS     Z9, Z9, Z9
-	MOVQ       h_len+120(FP), R13
-	SHRQ       $0x05, R13
-
-dot:
-	TESTQ            R13, R13
-	JZ               dotHalf
-	VMOVUPS          (R12), Z10
-	VMOVUPS          64(R12), Z11
-	VPMOVSXBD        4(R10), Z12
-	VCVTDQ2PS        Z12, Z12
-	VMULPS           Z10, Z12, Z12
-	VPMOVSXBD        20(R10), Z13
-	VCVTDQ2PS        Z13, Z13
-	VFMADD231PS      Z11, Z13, Z12
-	VFMADD231PS.BCST (R10), Z12, Z2
-	VPMOVSXBD        4(R10)(BX*1), Z12
-	VCVTDQ2PS        Z12, Z12
-	VMULPS           Z10, Z12, Z12
-	VPMOVSXBD        20(R10)(BX*1), Z13
-	VCVTDQ2PS        Z13, Z13
-	VFMADD231PS      Z11, Z13, Z12
-	VFMADD231PS.BCST (R10)(BX*1), Z12, Z3
-	VPMOVSXBD        4(R10)(BX*2), Z12
-	VCVTDQ2PS        Z12, Z12
-	VMULPS           Z10, Z12, Z12
-	VPMOVSXBD        20(R10)(BX*2), Z13
-	VCVTDQ2PS        Z13, Z13
-	VFMADD231PS      Z11, Z13, Z12
-	VFMADD231PS.BCST (R10)(BX*2), Z12, Z4
-	VPMOVSXBD        4(R10)(R8*1), Z12
-	VCVTDQ2PS        Z12, Z12
-	VMULPS           Z10, Z12, Z12
-	VPMOVSXBD        20(R10)(R8*1), Z13
-	VCVTDQ2PS        Z13, Z13
-	VFMADD231PS      Z11, Z13, Z12
-	VFMADD231PS.BCST (R10)(R8*1), Z12, Z5
-	VPMOVSXBD        4(R11), Z12
-	VCVTDQ2PS        Z12, Z12
-	VMULPS           Z10, Z12, Z12
-	VPMOVSXBD        20(R11), Z13
-	VCVTDQ2PS        Z13, Z13
-	VFMADD231PS      Z11, Z13, Z12
-	VFMADD231PS.BCST (R11), Z12, Z6
-	VPMOVSXBD        4(R11)(BX*1), Z12
-	VCVTDQ2PS        Z12, Z12
-	VMULPS           Z10, Z12, Z12
-	VPMOVSXBD        20(R11)(BX*1), Z13
-	VCVTDQ2PS        Z13, Z13
-	VFMADD231PS      Z11, Z13, Z12
-	VFMADD231PS.BCST (R11)(BX*1), Z12, Z7
-	VPMOVSXBD        4(R11)(BX*2), Z12
-	VCVTDQ2PS        Z12, Z12
-	VMULPS           Z10, Z12, Z12
-	VPMOVSXBD        20(R11)(BX*2), Z13
-	VCVTDQ2PS        Z13, Z13
-	VFMADD231PS      Z11, Z13, Z12
-	VFMADD231PS.BCST (R11)(BX*2), Z12, Z8
-	VPMOVSXBD        4(R11)(R8*1), Z12
-	VCVTDQ2PS        Z12, Z12
-	VMULPS           Z10, Z12, Z12
-	VPMOVSXBD        20(R11)(R8*1), Z10
-	VCVTDQ2PS        Z10, Z10
-	VFMADD231PS      Z11, Z10, Z12
-	VFMADD231PS.BCST (R11)(R8*1), Z12, Z9
-	ADDQ             $0x00000024, R10
-	ADDQ             $0x00000024, R11
-	ADDQ             $0x00000080, R12
-	DECQ             R13
-	JMP              dot
-
-dotHalf:
-	VEXTRACTF64X4 $0x01, Z2, Y10
-	VADDPS        Y10, Y2, Y2
-	VEXTRACTF64X4 $0x01, Z3, Y10
-	VADDPS        Y10, Y3, Y3
-	VEXTRACTF64X4 $0x01, Z4, Y10
-	VADDPS        Y10, Y4, Y4
-	VEXTRACTF64X4 $0x01, Z5, Y10
-	VADDPS        Y10, Y5, Y5
-	VSHUFPS       $0x88, Y3, Y2, Y10
-	VSHUFPS       $0xdd, Y3, Y2, Y2
-	VADDPS        Y2, Y10, Y10
-	VSHUFPS       $0x88, Y5, Y4, Y2
-	VSHUFPS       $0xdd, Y5, Y4, Y3
-	VADDPS        Y3, Y2, Y2
-	VSHUFPS       $0x88, Y2, Y10, Y3
-	VSHUFPS       $0xdd, Y2, Y10, Y2
-	VADDPS        Y2, Y3, Y3
-	VEXTRACTF32X4 $0x01, Y3, X2
-	VADDPS        X2, X3, X3
-	VEXTRACTF64X4 $0x01, Z6, Y2
-	VADDPS        Y2, Y6, Y6
-	VEXTRACTF64X4 $0x01, Z7, Y2
-	VADDPS        Y2, Y7, Y7
-	VEXTRACTF64X4 $0x01, Z8, Y2
-	VADDPS        Y2, Y8, Y8
-	VEXTRACTF64X4 $0x01, Z9, Y2
-	VADDPS        Y2, Y9, Y9
-	VSHUFPS       $0x88, Y7, Y6, Y2
-	VSHUFPS       $0xdd, Y7, Y6, Y4
-	VADDPS        Y4, Y2, Y2
-	VSHUFPS       $0x88, Y9, Y8, Y4
-	VSHUFPS       $0xdd, Y9, Y8, Y5
-	VADDPS        Y5, Y4, Y4
-	VSHUFPS       $0x88, Y4, Y2, Y5
-	VSHUFPS       $0xdd, Y4, Y2, Y2
-	VADDPS        Y2, Y5, Y5
-	VEXTRACTF32X4 $0x01, Y5, X2
-	VADDPS        X2, X5, X5
-	VINSERTF32X4  $0x01, X5, Y3, Y2
-	VMOVUPS       Y2, (AX)
-	VSUBPS        Y2, Y2, Y3
-	VCMPPS        $0x03, Y3, Y3, K1
-	KORTESTB      K1, K1
-	JNZ           special
-	MOVQ          DX, R10
-	CMPQ          CX, $0x00000028
-	JB            pfKHiNear
-	MOVQ          BX, R11
-	SHLQ          $0x05, R11
-	ADDQ          R11, R10
-
-pfKHiNear:
-	LEAQ   (R10)(BX*4), R11
-	MOVQ   h_len+120(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfKHi:
-	PREFETCHT0        (R11)
-	PREFETCHT0        (R11)(BX*1)
-	PREFETCHT0        (R11)(BX*2)
-	PREFETCHT0        (R11)(R8*1)
-	ADDQ              $0x00000040, R10
-	ADDQ              $0x00000040, R11
-	SUBQ              $0x00000040, R12
-	JA                pfKHi
-	VMOVAPS           Y2, Y3
-	VEXTRACTF32X4     $0x01, Y3, X4
-	VMAXPS            X4, X3, X3
-	VSHUFPS           $0x4e, X3, X3, X4
-	VMAXPS            X4, X3, X3
-	VSHUFPS           $0xb1, X3, X3, X4
-	VMAXPS            X4, X3, X3
-	VUCOMISS          (SP), X3
-	JBE               weights
-	VMOVSS            (SP), X1
-	VSUBSS            X3, X1, X1
-	VMOVSS            X3, (SP)
-	VBROADCASTSS      X1, Y1
-	VMULPS.BCST       consts<>+192(SB), Y1, Y3
-	VRNDSCALEPS       $0x08, Y3, Y3
-	VMOVAPS           Y1, Y4
-	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
-	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
-	VBROADCASTSS      consts<>+480(SB), Y5
-	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
-	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
-	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
-	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
-	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
-	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
-	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K1
-	VSCALEFPS.Z       Y3, Y5, K1, Y5
-	VMULPS            Y5, Y0, Y0
-	VBROADCASTSS      X5, Z1
-	MOVQ              ctx_base+0(FP), R10
-	MOVQ              ctx_len+8(FP), R11
-	SHRQ              $0x04, R11
-
-rescale:
-	TESTQ   R11, R11
-	JZ      rescaleHalf
-	VMULPS  (R10), Z1, Z3
-	VMOVUPS Z3, (R10)
-	ADDQ    $0x00000040, R10
-	DECQ    R11
-	JMP     rescale
-
-rescaleHalf:
-	VXORPS       X1, X1, X1
-	VSUBSS       (SP), X1, X1
-	VBROADCASTSS X1, Y1
-
-weights:
-	VADDPS            Y1, Y2, Y2
-	VMULPS.BCST       consts<>+192(SB), Y2, Y3
-	VRNDSCALEPS       $0x08, Y3, Y3
-	VMOVAPS           Y2, Y4
-	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y4
-	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y4
-	VBROADCASTSS      consts<>+480(SB), Y5
-	VFMADD213PS.BCST  consts<>+448(SB), Y4, Y5
-	VFMADD213PS.BCST  consts<>+416(SB), Y4, Y5
-	VFMADD213PS.BCST  consts<>+384(SB), Y4, Y5
-	VFMADD213PS.BCST  consts<>+352(SB), Y4, Y5
-	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
-	VFMADD213PS.BCST  consts<>+320(SB), Y4, Y5
-	VCMPPS.BCST       $0x15, consts<>+512(SB), Y2, K1
-	VSCALEFPS.Z       Y3, Y5, K1, Y5
-	VADDPS            Y5, Y0, Y0
-	VMOVUPS           Y5, 8(SP)
-	MOVQ              SI, R10
-	CMPQ              CX, $0x00000028
-	JB                pfVNear
-	MOVQ              DI, R11
-	SHLQ              $0x05, R11
-	ADDQ              R11, R10
-
-pfVNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
-	MOVQ       SI, R10
-	LEAQ       (SI)(DI*4), R11
-	MOVQ       ctx_base+0(FP), R12
-	MOVQ       ctx_len+8(FP), R13
-	SHRQ       $0x05, R13
-
-ctxLoop:
-	TESTQ            R13, R13
-	JZ               ctxHalf
-	VMOVSS           8(SP), X2
-	VMULSS           (R10), X2, X2
-	VMOVSS           X2, 40(SP)
-	VMOVSS           12(SP), X2
-	VMULSS           (R10)(DI*1), X2, X2
-	VMOVSS           X2, 44(SP)
-	VMOVSS           16(SP), X2
-	VMULSS           (R10)(DI*2), X2, X2
-	VMOVSS           X2, 48(SP)
-	VMOVSS           20(SP), X2
-	VMULSS           (R10)(R9*1), X2, X2
-	VMOVSS           X2, 52(SP)
-	VMOVSS           24(SP), X2
-	VMULSS           (R11), X2, X2
-	VMOVSS           X2, 56(SP)
-	VMOVSS           28(SP), X2
-	VMULSS           (R11)(DI*1), X2, X2
-	VMOVSS           X2, 60(SP)
-	VMOVSS           32(SP), X2
-	VMULSS           (R11)(DI*2), X2, X2
-	VMOVSS           X2, 64(SP)
-	VMOVSS           36(SP), X2
-	VMULSS           (R11)(R9*1), X2, X2
-	VMOVSS           X2, 68(SP)
-	VMOVUPS          (R12), Z2
-	VPMOVSXBD        4(R10), Z3
-	VCVTDQ2PS        Z3, Z3
-	VFMADD231PS.BCST 40(SP), Z3, Z2
-	VPMOVSXBD        4(R10)(DI*1), Z3
-	VCVTDQ2PS        Z3, Z3
-	VFMADD231PS.BCST 44(SP), Z3, Z2
-	VPMOVSXBD        4(R10)(DI*2), Z3
-	VCVTDQ2PS        Z3, Z3
-	VFMADD231PS.BCST 48(SP), Z3, Z2
-	VPMOVSXBD        4(R10)(R9*1), Z3
-	VCVTDQ2PS        Z3, Z3
-	VFMADD231PS.BCST 52(SP), Z3, Z2
-	VPMOVSXBD        4(R11), Z3
-	VCVTDQ2PS        Z3, Z3
-	VFMADD231PS.BCST 56(SP), Z3, Z2
-	VPMOVSXBD        4(R11)(DI*1), Z3
-	VCVTDQ2PS        Z3, Z3
-	VFMADD231PS.BCST 60(SP), Z3, Z2
-	VPMOVSXBD        4(R11)(DI*2), Z3
-	VCVTDQ2PS        Z3, Z3
-	VFMADD231PS.BCST 64(SP), Z3, Z2
-	VPMOVSXBD        4(R11)(R9*1), Z3
-	VCVTDQ2PS        Z3, Z3
-	VFMADD231PS.BCST 68(SP), Z3, Z2
-	VMOVUPS          Z2, (R12)
-	VMOVUPS          64(R12), Z2
-	VPMOVSXBD        20(R10), Z3
-	VCVTDQ2PS        Z3, Z3
-	VFMADD231PS.BCST 40(SP), Z3, Z2
-	VPMOVSXBD        20(R10)(DI*1), Z3
-	VCVTDQ2PS        Z3, Z3
-	VFMADD231PS.BCST 44(SP), Z3, Z2
-	VPMOVSXBD        20(R10)(DI*2), Z3
-	VCVTDQ2PS        Z3, Z3
-	VFMADD231PS.BCST 48(SP), Z3, Z2
-	VPMOVSXBD        20(R10)(R9*1), Z3
-	VCVTDQ2PS        Z3, Z3
-	VFMADD231PS.BCST 52(SP), Z3, Z2
-	VPMOVSXBD        20(R11), Z3
-	VCVTDQ2PS        Z3, Z3
-	VFMADD231PS.BCST 56(SP), Z3, Z2
-	VPMOVSXBD        20(R11)(DI*1), Z3
-	VCVTDQ2PS        Z3, Z3
-	VFMADD231PS.BCST 60(SP), Z3, Z2
-	VPMOVSXBD        20(R11)(DI*2), Z3
-	VCVTDQ2PS        Z3, Z3
-	VFMADD231PS.BCST 64(SP), Z3, Z2
-	VPMOVSXBD        20(R11)(R9*1), Z3
-	VCVTDQ2PS        Z3, Z3
-	VFMADD231PS.BCST 68(SP), Z3, Z2
-	VMOVUPS          Z2, 64(R12)
-	ADDQ             $0x00000024, R10
-	ADDQ             $0x00000024, R11
-	ADDQ             $0x00000080, R12
-	DECQ             R13
-	JMP              ctxLoop
-
-ctxHalf:
-	MOVQ SI, R10
-	CMPQ CX, $0x00000028
-	JB   pfVHiNear
-	MOVQ DI, R11
-	SHLQ $0x05, R11
-	ADDQ R11, R10
-
-pfVHiNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfVHi:
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfVHi
-	LEAQ       (DX)(BX*8), DX
-	LEAQ       (SI)(DI*8), SI
-	ADDQ       $0x00000020, AX
-	SUBQ       $0x00000008, CX
-	JMP        block
-
-end:
-	VMOVSS        (SP), X1
-	MOVSS         X1, ret+144(FP)
-	VEXTRACTF32X4 $0x01, Y0, X1
-	VADDPS        X1, X0, X0
-	VSHUFPS       $0x4e, X0, X0, X1
-	VADDPS        X1, X0, X0
-	VSHUFPS       $0xb1, X0, X0, X1
-	VADDPS        X1, X0, X0
-	MOVSS         X0, ret1+148(FP)
-	XORQ          AX, AX
-	MOVQ          AX, ret2+152(FP)
-	VZEROUPPER
-	RET
-
-special:
-	MOVQ $0x00000001, AX
-	MOVQ AX, ret2+152(FP)
-	VZEROUPPER
-	RET
-
-// func decodeStepQ8PFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
-// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+, SSE
-TEXT ·decodeStepQ8PFL2AVX512Z(SB), NOSPLIT, $72-160
+TEXT ·decodeStepQ8StackPFL2AVX512Z(SB), NOSPLIT, $72-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -15024,7 +16193,691 @@ special:
 
 // func decodeStepQ8Q8AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, SSE
-TEXT ·decodeStepQ8Q8AVX512Z(SB), NOSPLIT, $72-160
+TEXT ·decodeStepQ8Q8AVX512Z(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVL         $0x80808080, R10
+	VPBROADCASTD R10, Z2
+	MOVL         $0x0000ff00, R10
+	KMOVW        R10, K1
+
+block:
+	CMPQ   CX, $0x00000008
+	JB     end
+	MOVQ   DX, R10
+	LEAQ   (DX)(BX*4), R11
+	MOVQ   h_base+112(FP), R12
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	MOVQ   h_len+120(FP), R13
+
+dot:
+	TESTQ           R13, R13
+	JZ              dotDone
+	VBROADCASTI64X4 4(R12), Z7
+	VXORPS          Z8, Z8, Z8
+	VPDPBUSD        Z7, Z2, Z8
+	VXORPS          Z9, Z9, Z9
+	VPSUBD          Z8, Z9, Z8
+	VBROADCASTSS    (R12), Z9
+	VMOVDQA32       Z8, Z10
+	VMOVDQU32       4(R10), Y11
+	VINSERTI64X4    $0x01, 4(R11), Z11, Z11
+	VPXORD          Z11, Z2, Z11
+	VPDPBUSD        Z7, Z11, Z10
+	VCVTDQ2PS       Z10, Z10
+	VBROADCASTSS    (R10), Z12
+	VBROADCASTSS    (R11), K1, Z12
+	VMULPS          Z9, Z12, Z12
+	VFMADD231PS     Z12, Z10, Z3
+	VMOVDQA32       Z8, Z10
+	VMOVDQU32       4(R10)(BX*1), Y13
+	VINSERTI64X4    $0x01, 4(R11)(BX*1), Z13, Z13
+	VPXORD          Z13, Z2, Z13
+	VPDPBUSD        Z7, Z13, Z10
+	VCVTDQ2PS       Z10, Z10
+	VBROADCASTSS    (R10)(BX*1), Z12
+	VBROADCASTSS    (R11)(BX*1), K1, Z12
+	VMULPS          Z9, Z12, Z12
+	VFMADD231PS     Z12, Z10, Z4
+	VMOVDQA32       Z8, Z10
+	VMOVDQU32       4(R10)(BX*2), Y14
+	VINSERTI64X4    $0x01, 4(R11)(BX*2), Z14, Z14
+	VPXORD          Z14, Z2, Z14
+	VPDPBUSD        Z7, Z14, Z10
+	VCVTDQ2PS       Z10, Z10
+	VBROADCASTSS    (R10)(BX*2), Z12
+	VBROADCASTSS    (R11)(BX*2), K1, Z12
+	VMULPS          Z9, Z12, Z12
+	VFMADD231PS     Z12, Z10, Z5
+	VMOVDQA32       Z8, Z8
+	VMOVDQU32       4(R10)(R8*1), Y15
+	VINSERTI64X4    $0x01, 4(R11)(R8*1), Z15, Z15
+	VPXORD          Z15, Z2, Z15
+	VPDPBUSD        Z7, Z15, Z8
+	VCVTDQ2PS       Z8, Z8
+	VBROADCASTSS    (R10)(R8*1), Z7
+	VBROADCASTSS    (R11)(R8*1), K1, Z7
+	VMULPS          Z9, Z7, Z7
+	VFMADD231PS     Z7, Z8, Z6
+	ADDQ            $0x00000024, R10
+	ADDQ            $0x00000024, R11
+	ADDQ            $0x00000024, R12
+	SUBQ            $0x00000024, R13
+	JMP             dot
+
+dotDone:
+	VEXTRACTF64X4     $0x01, Z3, Y7
+	VEXTRACTF64X4     $0x01, Z4, Y8
+	VEXTRACTF64X4     $0x01, Z5, Y9
+	VEXTRACTF64X4     $0x01, Z6, Y10
+	VSHUFPS           $0x88, Y4, Y3, Y11
+	VSHUFPS           $0xdd, Y4, Y3, Y3
+	VADDPS            Y3, Y11, Y11
+	VSHUFPS           $0x88, Y6, Y5, Y3
+	VSHUFPS           $0xdd, Y6, Y5, Y4
+	VADDPS            Y4, Y3, Y3
+	VSHUFPS           $0x88, Y3, Y11, Y4
+	VSHUFPS           $0xdd, Y3, Y11, Y3
+	VADDPS            Y3, Y4, Y4
+	VEXTRACTF32X4     $0x01, Y4, X3
+	VADDPS            X3, X4, X4
+	VSHUFPS           $0x88, Y8, Y7, Y3
+	VSHUFPS           $0xdd, Y8, Y7, Y5
+	VADDPS            Y5, Y3, Y3
+	VSHUFPS           $0x88, Y10, Y9, Y5
+	VSHUFPS           $0xdd, Y10, Y9, Y6
+	VADDPS            Y6, Y5, Y5
+	VSHUFPS           $0x88, Y5, Y3, Y6
+	VSHUFPS           $0xdd, Y5, Y3, Y3
+	VADDPS            Y3, Y6, Y6
+	VEXTRACTF32X4     $0x01, Y6, X3
+	VADDPS            X3, X6, X6
+	VINSERTF32X4      $0x01, X6, Y4, Y4
+	VMOVUPS           Y4, (AX)
+	VSUBPS            Y4, Y4, Y3
+	VCMPPS            $0x03, Y3, Y3, K2
+	KORTESTB          K2, K2
+	JNZ               special
+	VMOVAPS           Y4, Y3
+	VEXTRACTF32X4     $0x01, Y3, X5
+	VMAXPS            X5, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X5
+	VMAXPS            X5, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X5
+	VMAXPS            X5, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+192(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y5
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y5
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y5
+	VBROADCASTSS      consts<>+480(SB), Y6
+	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K2
+	VSCALEFPS.Z       Y3, Y6, K2, Y6
+	VMULPS            Y6, Y0, Y0
+	VBROADCASTSS      X6, Z1
+	MOVQ              ctx_base+0(FP), R10
+	MOVQ              ctx_len+8(FP), R11
+	SHRQ              $0x04, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Z1, Z3
+	VMOVUPS Z3, (R10)
+	ADDQ    $0x00000040, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y4, Y4
+	VMULPS.BCST       consts<>+192(SB), Y4, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y4, Y5
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y5
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y5
+	VBROADCASTSS      consts<>+480(SB), Y6
+	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y4, K2
+	VSCALEFPS.Z       Y3, Y6, K2, Y6
+	VADDPS            Y6, Y0, Y0
+	VMOVUPS           Y6, 8(SP)
+	MOVQ              SI, R10
+	LEAQ              (SI)(DI*4), R11
+	MOVQ              ctx_base+0(FP), R12
+	MOVQ              ctx_len+8(FP), R13
+	SHRQ              $0x05, R13
+	VBROADCASTSS      8(SP), Z3
+	VBROADCASTSS      12(SP), Z4
+	VBROADCASTSS      16(SP), Z5
+	VBROADCASTSS      20(SP), Z6
+	VBROADCASTSS      24(SP), Z7
+	VBROADCASTSS      28(SP), Z8
+	VBROADCASTSS      32(SP), Z9
+	VBROADCASTSS      36(SP), Z10
+
+ctxLoop:
+	TESTQ       R13, R13
+	JZ          ctxHalf
+	VMULPS.BCST (R10), Z3, Z12
+	VMULPS.BCST (R10)(DI*1), Z4, Z16
+	VMULPS.BCST (R10)(DI*2), Z5, Z17
+	VMULPS.BCST (R10)(R9*1), Z6, Z18
+	VMULPS.BCST (R11), Z7, Z19
+	VMULPS.BCST (R11)(DI*1), Z8, Z20
+	VMULPS.BCST (R11)(DI*2), Z9, Z21
+	VMULPS.BCST (R11)(R9*1), Z10, Z22
+	VMOVUPS     (R12), Z23
+	VPMOVSXBD   4(R10), Z24
+	VCVTDQ2PS   Z24, Z24
+	VFMADD231PS Z12, Z24, Z23
+	VPMOVSXBD   4(R10)(DI*1), Z24
+	VCVTDQ2PS   Z24, Z24
+	VFMADD231PS Z16, Z24, Z23
+	VPMOVSXBD   4(R10)(DI*2), Z24
+	VCVTDQ2PS   Z24, Z24
+	VFMADD231PS Z17, Z24, Z23
+	VPMOVSXBD   4(R10)(R9*1), Z24
+	VCVTDQ2PS   Z24, Z24
+	VFMADD231PS Z18, Z24, Z23
+	VPMOVSXBD   4(R11), Z24
+	VCVTDQ2PS   Z24, Z24
+	VFMADD231PS Z19, Z24, Z23
+	VPMOVSXBD   4(R11)(DI*1), Z24
+	VCVTDQ2PS   Z24, Z24
+	VFMADD231PS Z20, Z24, Z23
+	VPMOVSXBD   4(R11)(DI*2), Z24
+	VCVTDQ2PS   Z24, Z24
+	VFMADD231PS Z21, Z24, Z23
+	VPMOVSXBD   4(R11)(R9*1), Z24
+	VCVTDQ2PS   Z24, Z24
+	VFMADD231PS Z22, Z24, Z23
+	VMOVUPS     Z23, (R12)
+	VMOVUPS     64(R12), Z23
+	VPMOVSXBD   20(R10), Z24
+	VCVTDQ2PS   Z24, Z24
+	VFMADD231PS Z12, Z24, Z23
+	VPMOVSXBD   20(R10)(DI*1), Z12
+	VCVTDQ2PS   Z12, Z12
+	VFMADD231PS Z16, Z12, Z23
+	VPMOVSXBD   20(R10)(DI*2), Z12
+	VCVTDQ2PS   Z12, Z12
+	VFMADD231PS Z17, Z12, Z23
+	VPMOVSXBD   20(R10)(R9*1), Z12
+	VCVTDQ2PS   Z12, Z12
+	VFMADD231PS Z18, Z12, Z23
+	VPMOVSXBD   20(R11), Z12
+	VCVTDQ2PS   Z12, Z12
+	VFMADD231PS Z19, Z12, Z23
+	VPMOVSXBD   20(R11)(DI*1), Z12
+	VCVTDQ2PS   Z12, Z12
+	VFMADD231PS Z20, Z12, Z23
+	VPMOVSXBD   20(R11)(DI*2), Z12
+	VCVTDQ2PS   Z12, Z12
+	VFMADD231PS Z21, Z12, Z23
+	VPMOVSXBD   20(R11)(R9*1), Z12
+	VCVTDQ2PS   Z12, Z12
+	VFMADD231PS Z22, Z12, Z23
+	VMOVUPS     Z23, 64(R12)
+	ADDQ        $0x00000024, R10
+	ADDQ        $0x00000024, R11
+	ADDQ        $0x00000080, R12
+	DECQ        R13
+	JMP         ctxLoop
+
+ctxHalf:
+	LEAQ (DX)(BX*8), DX
+	LEAQ (SI)(DI*8), SI
+	ADDQ $0x00000020, AX
+	SUBQ $0x00000008, CX
+	JMP  block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+144(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+148(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+// func decodeStepQ8Q8PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, MMX+, SSE
+TEXT ·decodeStepQ8Q8PFAVX512Z(SB), NOSPLIT, $40-160
+	MOVQ         scores_base+24(FP), AX
+	MOVQ         scores_len+32(FP), CX
+	MOVQ         k_base+48(FP), DX
+	MOVQ         ldk+72(FP), BX
+	MOVQ         v_base+80(FP), SI
+	MOVQ         ldv+104(FP), DI
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (DI)(DI*2), R9
+	MOVSS        m+136(FP), X0
+	VMOVSS       X0, (SP)
+	MOVSS        l+140(FP), X0
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+	MOVL         $0x80808080, R10
+	VPBROADCASTD R10, Z2
+	MOVL         $0x0000ff00, R10
+	KMOVW        R10, K1
+
+block:
+	CMPQ CX, $0x00000008
+	JB   end
+	MOVQ DX, R10
+	CMPQ CX, $0x00000028
+	JB   pfKNear
+	MOVQ BX, R11
+	SHLQ $0x05, R11
+	ADDQ R11, R10
+
+pfKNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfK:
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(BX*1)
+	PREFETCHT0 (R10)(BX*2)
+	PREFETCHT0 (R10)(R8*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfK
+	MOVQ       DX, R10
+	LEAQ       (DX)(BX*4), R11
+	MOVQ       h_base+112(FP), R12
+	VXORPS     Z3, Z3, Z3
+	VXORPS     Z4, Z4, Z4
+	VXORPS     Z5, Z5, Z5
+	VXORPS     Z6, Z6, Z6
+	MOVQ       h_len+120(FP), R13
+
+dot:
+	TESTQ           R13, R13
+	JZ              dotDone
+	VBROADCASTI64X4 4(R12), Z7
+	VXORPS          Z8, Z8, Z8
+	VPDPBUSD        Z7, Z2, Z8
+	VXORPS          Z9, Z9, Z9
+	VPSUBD          Z8, Z9, Z8
+	VBROADCASTSS    (R12), Z9
+	VMOVDQA32       Z8, Z10
+	VMOVDQU32       4(R10), Y11
+	VINSERTI64X4    $0x01, 4(R11), Z11, Z11
+	VPXORD          Z11, Z2, Z11
+	VPDPBUSD        Z7, Z11, Z10
+	VCVTDQ2PS       Z10, Z10
+	VBROADCASTSS    (R10), Z12
+	VBROADCASTSS    (R11), K1, Z12
+	VMULPS          Z9, Z12, Z12
+	VFMADD231PS     Z12, Z10, Z3
+	VMOVDQA32       Z8, Z10
+	VMOVDQU32       4(R10)(BX*1), Y13
+	VINSERTI64X4    $0x01, 4(R11)(BX*1), Z13, Z13
+	VPXORD          Z13, Z2, Z13
+	VPDPBUSD        Z7, Z13, Z10
+	VCVTDQ2PS       Z10, Z10
+	VBROADCASTSS    (R10)(BX*1), Z12
+	VBROADCASTSS    (R11)(BX*1), K1, Z12
+	VMULPS          Z9, Z12, Z12
+	VFMADD231PS     Z12, Z10, Z4
+	VMOVDQA32       Z8, Z10
+	VMOVDQU32       4(R10)(BX*2), Y14
+	VINSERTI64X4    $0x01, 4(R11)(BX*2), Z14, Z14
+	VPXORD          Z14, Z2, Z14
+	VPDPBUSD        Z7, Z14, Z10
+	VCVTDQ2PS       Z10, Z10
+	VBROADCASTSS    (R10)(BX*2), Z12
+	VBROADCASTSS    (R11)(BX*2), K1, Z12
+	VMULPS          Z9, Z12, Z12
+	VFMADD231PS     Z12, Z10, Z5
+	VMOVDQA32       Z8, Z8
+	VMOVDQU32       4(R10)(R8*1), Y15
+	VINSERTI64X4    $0x01, 4(R11)(R8*1), Z15, Z15
+	VPXORD          Z15, Z2, Z15
+	VPDPBUSD        Z7, Z15, Z8
+	VCVTDQ2PS       Z8, Z8
+	VBROADCASTSS    (R10)(R8*1), Z7
+	VBROADCASTSS    (R11)(R8*1), K1, Z7
+	VMULPS          Z9, Z7, Z7
+	VFMADD231PS     Z7, Z8, Z6
+	ADDQ            $0x00000024, R10
+	ADDQ            $0x00000024, R11
+	ADDQ            $0x00000024, R12
+	SUBQ            $0x00000024, R13
+	JMP             dot
+
+dotDone:
+	VEXTRACTF64X4 $0x01, Z3, Y7
+	VEXTRACTF64X4 $0x01, Z4, Y8
+	VEXTRACTF64X4 $0x01, Z5, Y9
+	VEXTRACTF64X4 $0x01, Z6, Y10
+	VSHUFPS       $0x88, Y4, Y3, Y11
+	VSHUFPS       $0xdd, Y4, Y3, Y3
+	VADDPS        Y3, Y11, Y11
+	VSHUFPS       $0x88, Y6, Y5, Y3
+	VSHUFPS       $0xdd, Y6, Y5, Y4
+	VADDPS        Y4, Y3, Y3
+	VSHUFPS       $0x88, Y3, Y11, Y4
+	VSHUFPS       $0xdd, Y3, Y11, Y3
+	VADDPS        Y3, Y4, Y4
+	VEXTRACTF32X4 $0x01, Y4, X3
+	VADDPS        X3, X4, X4
+	VSHUFPS       $0x88, Y8, Y7, Y3
+	VSHUFPS       $0xdd, Y8, Y7, Y5
+	VADDPS        Y5, Y3, Y3
+	VSHUFPS       $0x88, Y10, Y9, Y5
+	VSHUFPS       $0xdd, Y10, Y9, Y6
+	VADDPS        Y6, Y5, Y5
+	VSHUFPS       $0x88, Y5, Y3, Y6
+	VSHUFPS       $0xdd, Y5, Y3, Y3
+	VADDPS        Y3, Y6, Y6
+	VEXTRACTF32X4 $0x01, Y6, X3
+	VADDPS        X3, X6, X6
+	VINSERTF32X4  $0x01, X6, Y4, Y4
+	VMOVUPS       Y4, (AX)
+	VSUBPS        Y4, Y4, Y3
+	VCMPPS        $0x03, Y3, Y3, K2
+	KORTESTB      K2, K2
+	JNZ           special
+	MOVQ          DX, R10
+	CMPQ          CX, $0x00000028
+	JB            pfKHiNear
+	MOVQ          BX, R11
+	SHLQ          $0x05, R11
+	ADDQ          R11, R10
+
+pfKHiNear:
+	LEAQ   (R10)(BX*4), R11
+	MOVQ   h_len+120(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfKHi:
+	PREFETCHT0        (R11)
+	PREFETCHT0        (R11)(BX*1)
+	PREFETCHT0        (R11)(BX*2)
+	PREFETCHT0        (R11)(R8*1)
+	ADDQ              $0x00000040, R10
+	ADDQ              $0x00000040, R11
+	SUBQ              $0x00000040, R12
+	JA                pfKHi
+	VMOVAPS           Y4, Y3
+	VEXTRACTF32X4     $0x01, Y3, X5
+	VMAXPS            X5, X3, X3
+	VSHUFPS           $0x4e, X3, X3, X5
+	VMAXPS            X5, X3, X3
+	VSHUFPS           $0xb1, X3, X3, X5
+	VMAXPS            X5, X3, X3
+	VUCOMISS          (SP), X3
+	JBE               weights
+	VMOVSS            (SP), X1
+	VSUBSS            X3, X1, X1
+	VMOVSS            X3, (SP)
+	VBROADCASTSS      X1, Y1
+	VMULPS.BCST       consts<>+192(SB), Y1, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y1, Y5
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y5
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y5
+	VBROADCASTSS      consts<>+480(SB), Y6
+	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K2
+	VSCALEFPS.Z       Y3, Y6, K2, Y6
+	VMULPS            Y6, Y0, Y0
+	VBROADCASTSS      X6, Z1
+	MOVQ              ctx_base+0(FP), R10
+	MOVQ              ctx_len+8(FP), R11
+	SHRQ              $0x04, R11
+
+rescale:
+	TESTQ   R11, R11
+	JZ      rescaleHalf
+	VMULPS  (R10), Z1, Z3
+	VMOVUPS Z3, (R10)
+	ADDQ    $0x00000040, R10
+	DECQ    R11
+	JMP     rescale
+
+rescaleHalf:
+	VXORPS       X1, X1, X1
+	VSUBSS       (SP), X1, X1
+	VBROADCASTSS X1, Y1
+
+weights:
+	VADDPS            Y1, Y4, Y4
+	VMULPS.BCST       consts<>+192(SB), Y4, Y3
+	VRNDSCALEPS       $0x08, Y3, Y3
+	VMOVAPS           Y4, Y5
+	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y5
+	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y5
+	VBROADCASTSS      consts<>+480(SB), Y6
+	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
+	VCMPPS.BCST       $0x15, consts<>+512(SB), Y4, K2
+	VSCALEFPS.Z       Y3, Y6, K2, Y6
+	VADDPS            Y6, Y0, Y0
+	VMOVUPS           Y6, 8(SP)
+	MOVQ              SI, R10
+	CMPQ              CX, $0x00000028
+	JB                pfVNear
+	MOVQ              DI, R11
+	SHLQ              $0x05, R11
+	ADDQ              R11, R10
+
+pfVNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfV:
+	PREFETCHT0   (R10)
+	PREFETCHT0   (R10)(DI*1)
+	PREFETCHT0   (R10)(DI*2)
+	PREFETCHT0   (R10)(R9*1)
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	SUBQ         $0x00000040, R12
+	JA           pfV
+	MOVQ         SI, R10
+	LEAQ         (SI)(DI*4), R11
+	MOVQ         ctx_base+0(FP), R12
+	MOVQ         ctx_len+8(FP), R13
+	SHRQ         $0x05, R13
+	VBROADCASTSS 8(SP), Z3
+	VBROADCASTSS 12(SP), Z4
+	VBROADCASTSS 16(SP), Z5
+	VBROADCASTSS 20(SP), Z6
+	VBROADCASTSS 24(SP), Z7
+	VBROADCASTSS 28(SP), Z8
+	VBROADCASTSS 32(SP), Z9
+	VBROADCASTSS 36(SP), Z10
+
+ctxLoop:
+	TESTQ       R13, R13
+	JZ          ctxHalf
+	VMULPS.BCST (R10), Z3, Z12
+	VMULPS.BCST (R10)(DI*1), Z4, Z16
+	VMULPS.BCST (R10)(DI*2), Z5, Z17
+	VMULPS.BCST (R10)(R9*1), Z6, Z18
+	VMULPS.BCST (R11), Z7, Z19
+	VMULPS.BCST (R11)(DI*1), Z8, Z20
+	VMULPS.BCST (R11)(DI*2), Z9, Z21
+	VMULPS.BCST (R11)(R9*1), Z10, Z22
+	VMOVUPS     (R12), Z23
+	VPMOVSXBD   4(R10), Z24
+	VCVTDQ2PS   Z24, Z24
+	VFMADD231PS Z12, Z24, Z23
+	VPMOVSXBD   4(R10)(DI*1), Z24
+	VCVTDQ2PS   Z24, Z24
+	VFMADD231PS Z16, Z24, Z23
+	VPMOVSXBD   4(R10)(DI*2), Z24
+	VCVTDQ2PS   Z24, Z24
+	VFMADD231PS Z17, Z24, Z23
+	VPMOVSXBD   4(R10)(R9*1), Z24
+	VCVTDQ2PS   Z24, Z24
+	VFMADD231PS Z18, Z24, Z23
+	VPMOVSXBD   4(R11), Z24
+	VCVTDQ2PS   Z24, Z24
+	VFMADD231PS Z19, Z24, Z23
+	VPMOVSXBD   4(R11)(DI*1), Z24
+	VCVTDQ2PS   Z24, Z24
+	VFMADD231PS Z20, Z24, Z23
+	VPMOVSXBD   4(R11)(DI*2), Z24
+	VCVTDQ2PS   Z24, Z24
+	VFMADD231PS Z21, Z24, Z23
+	VPMOVSXBD   4(R11)(R9*1), Z24
+	VCVTDQ2PS   Z24, Z24
+	VFMADD231PS Z22, Z24, Z23
+	VMOVUPS     Z23, (R12)
+	VMOVUPS     64(R12), Z23
+	VPMOVSXBD   20(R10), Z24
+	VCVTDQ2PS   Z24, Z24
+	VFMADD231PS Z12, Z24, Z23
+	VPMOVSXBD   20(R10)(DI*1), Z12
+	VCVTDQ2PS   Z12, Z12
+	VFMADD231PS Z16, Z12, Z23
+	VPMOVSXBD   20(R10)(DI*2), Z12
+	VCVTDQ2PS   Z12, Z12
+	VFMADD231PS Z17, Z12, Z23
+	VPMOVSXBD   20(R10)(R9*1), Z12
+	VCVTDQ2PS   Z12, Z12
+	VFMADD231PS Z18, Z12, Z23
+	VPMOVSXBD   20(R11), Z12
+	VCVTDQ2PS   Z12, Z12
+	VFMADD231PS Z19, Z12, Z23
+	VPMOVSXBD   20(R11)(DI*1), Z12
+	VCVTDQ2PS   Z12, Z12
+	VFMADD231PS Z20, Z12, Z23
+	VPMOVSXBD   20(R11)(DI*2), Z12
+	VCVTDQ2PS   Z12, Z12
+	VFMADD231PS Z21, Z12, Z23
+	VPMOVSXBD   20(R11)(R9*1), Z12
+	VCVTDQ2PS   Z12, Z12
+	VFMADD231PS Z22, Z12, Z23
+	VMOVUPS     Z23, 64(R12)
+	ADDQ        $0x00000024, R10
+	ADDQ        $0x00000024, R11
+	ADDQ        $0x00000080, R12
+	DECQ        R13
+	JMP         ctxLoop
+
+ctxHalf:
+	MOVQ SI, R10
+	CMPQ CX, $0x00000028
+	JB   pfVHiNear
+	MOVQ DI, R11
+	SHLQ $0x05, R11
+	ADDQ R11, R10
+
+pfVHiNear:
+	LEAQ   (R10)(DI*4), R11
+	MOVQ   ctx_len+8(FP), R12
+	SHRQ   $0x05, R12
+	IMUL3Q $0x00000024, R12, R12
+
+pfVHi:
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(DI*1)
+	PREFETCHT0 (R11)(DI*2)
+	PREFETCHT0 (R11)(R9*1)
+	ADDQ       $0x00000040, R10
+	ADDQ       $0x00000040, R11
+	SUBQ       $0x00000040, R12
+	JA         pfVHi
+	LEAQ       (DX)(BX*8), DX
+	LEAQ       (SI)(DI*8), SI
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, CX
+	JMP        block
+
+end:
+	VMOVSS        (SP), X1
+	MOVSS         X1, ret+144(FP)
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0x4e, X0, X0, X1
+	VADDPS        X1, X0, X0
+	VSHUFPS       $0xb1, X0, X0, X1
+	VADDPS        X1, X0, X0
+	MOVSS         X0, ret1+148(FP)
+	XORQ          AX, AX
+	MOVQ          AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+special:
+	MOVQ $0x00000001, AX
+	MOVQ AX, ret2+152(FP)
+	VZEROUPPER
+	RET
+
+// func decodeStepQ8Q8StackAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, SSE
+TEXT ·decodeStepQ8Q8StackAVX512Z(SB), NOSPLIT, $72-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -15328,403 +17181,9 @@ special:
 	VZEROUPPER
 	RET
 
-// func decodeStepQ8Q8PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+// func decodeStepQ8Q8StackPFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, MMX+, SSE
-TEXT ·decodeStepQ8Q8PFAVX512Z(SB), NOSPLIT, $72-160
-	MOVQ         scores_base+24(FP), AX
-	MOVQ         scores_len+32(FP), CX
-	MOVQ         k_base+48(FP), DX
-	MOVQ         ldk+72(FP), BX
-	MOVQ         v_base+80(FP), SI
-	MOVQ         ldv+104(FP), DI
-	LEAQ         (BX)(BX*2), R8
-	LEAQ         (DI)(DI*2), R9
-	MOVSS        m+136(FP), X0
-	VMOVSS       X0, (SP)
-	MOVSS        l+140(FP), X0
-	VXORPS       X1, X1, X1
-	VSUBSS       (SP), X1, X1
-	VBROADCASTSS X1, Y1
-	MOVL         $0x80808080, R10
-	VPBROADCASTD R10, Z2
-	MOVL         $0x0000ff00, R10
-	KMOVW        R10, K1
-
-block:
-	CMPQ CX, $0x00000008
-	JB   end
-	MOVQ DX, R10
-	CMPQ CX, $0x00000028
-	JB   pfKNear
-	MOVQ BX, R11
-	SHLQ $0x05, R11
-	ADDQ R11, R10
-
-pfKNear:
-	LEAQ   (R10)(BX*4), R11
-	MOVQ   h_len+120(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfK:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(BX*1)
-	PREFETCHT0 (R10)(BX*2)
-	PREFETCHT0 (R10)(R8*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfK
-	MOVQ       DX, R10
-	LEAQ       (DX)(BX*4), R11
-	MOVQ       h_base+112(FP), R12
-	VXORPS     Z3, Z3, Z3
-	VXORPS     Z4, Z4, Z4
-	VXORPS     Z5, Z5, Z5
-	VXORPS     Z6, Z6, Z6
-	MOVQ       h_len+120(FP), R13
-
-dot:
-	TESTQ           R13, R13
-	JZ              dotDone
-	VBROADCASTI64X4 4(R12), Z7
-	VXORPS          Z8, Z8, Z8
-	VPDPBUSD        Z7, Z2, Z8
-	VXORPS          Z9, Z9, Z9
-	VPSUBD          Z8, Z9, Z8
-	VBROADCASTSS    (R12), Z9
-	VMOVDQA32       Z8, Z10
-	VMOVDQU32       4(R10), Y11
-	VINSERTI64X4    $0x01, 4(R11), Z11, Z11
-	VPXORD          Z11, Z2, Z11
-	VPDPBUSD        Z7, Z11, Z10
-	VCVTDQ2PS       Z10, Z10
-	VBROADCASTSS    (R10), Z12
-	VBROADCASTSS    (R11), K1, Z12
-	VMULPS          Z9, Z12, Z12
-	VFMADD231PS     Z12, Z10, Z3
-	VMOVDQA32       Z8, Z10
-	VMOVDQU32       4(R10)(BX*1), Y13
-	VINSERTI64X4    $0x01, 4(R11)(BX*1), Z13, Z13
-	VPXORD          Z13, Z2, Z13
-	VPDPBUSD        Z7, Z13, Z10
-	VCVTDQ2PS       Z10, Z10
-	VBROADCASTSS    (R10)(BX*1), Z12
-	VBROADCASTSS    (R11)(BX*1), K1, Z12
-	VMULPS          Z9, Z12, Z12
-	VFMADD231PS     Z12, Z10, Z4
-	VMOVDQA32       Z8, Z10
-	VMOVDQU32       4(R10)(BX*2), Y14
-	VINSERTI64X4    $0x01, 4(R11)(BX*2), Z14, Z14
-	VPXORD          Z14, Z2, Z14
-	VPDPBUSD        Z7, Z14, Z10
-	VCVTDQ2PS       Z10, Z10
-	VBROADCASTSS    (R10)(BX*2), Z12
-	VBROADCASTSS    (R11)(BX*2), K1, Z12
-	VMULPS          Z9, Z12, Z12
-	VFMADD231PS     Z12, Z10, Z5
-	VMOVDQA32       Z8, Z8
-	VMOVDQU32       4(R10)(R8*1), Y15
-	VINSERTI64X4    $0x01, 4(R11)(R8*1), Z15, Z15
-	VPXORD          Z15, Z2, Z15
-	VPDPBUSD        Z7, Z15, Z8
-	VCVTDQ2PS       Z8, Z8
-	VBROADCASTSS    (R10)(R8*1), Z7
-	VBROADCASTSS    (R11)(R8*1), K1, Z7
-	VMULPS          Z9, Z7, Z7
-	VFMADD231PS     Z7, Z8, Z6
-	ADDQ            $0x00000024, R10
-	ADDQ            $0x00000024, R11
-	ADDQ            $0x00000024, R12
-	SUBQ            $0x00000024, R13
-	JMP             dot
-
-dotDone:
-	VEXTRACTF64X4 $0x01, Z3, Y7
-	VEXTRACTF64X4 $0x01, Z4, Y8
-	VEXTRACTF64X4 $0x01, Z5, Y9
-	VEXTRACTF64X4 $0x01, Z6, Y10
-	VSHUFPS       $0x88, Y4, Y3, Y11
-	VSHUFPS       $0xdd, Y4, Y3, Y3
-	VADDPS        Y3, Y11, Y11
-	VSHUFPS       $0x88, Y6, Y5, Y3
-	VSHUFPS       $0xdd, Y6, Y5, Y4
-	VADDPS        Y4, Y3, Y3
-	VSHUFPS       $0x88, Y3, Y11, Y4
-	VSHUFPS       $0xdd, Y3, Y11, Y3
-	VADDPS        Y3, Y4, Y4
-	VEXTRACTF32X4 $0x01, Y4, X3
-	VADDPS        X3, X4, X4
-	VSHUFPS       $0x88, Y8, Y7, Y3
-	VSHUFPS       $0xdd, Y8, Y7, Y5
-	VADDPS        Y5, Y3, Y3
-	VSHUFPS       $0x88, Y10, Y9, Y5
-	VSHUFPS       $0xdd, Y10, Y9, Y6
-	VADDPS        Y6, Y5, Y5
-	VSHUFPS       $0x88, Y5, Y3, Y6
-	VSHUFPS       $0xdd, Y5, Y3, Y3
-	VADDPS        Y3, Y6, Y6
-	VEXTRACTF32X4 $0x01, Y6, X3
-	VADDPS        X3, X6, X6
-	VINSERTF32X4  $0x01, X6, Y4, Y4
-	VMOVUPS       Y4, (AX)
-	VSUBPS        Y4, Y4, Y3
-	VCMPPS        $0x03, Y3, Y3, K2
-	KORTESTB      K2, K2
-	JNZ           special
-	MOVQ          DX, R10
-	CMPQ          CX, $0x00000028
-	JB            pfKHiNear
-	MOVQ          BX, R11
-	SHLQ          $0x05, R11
-	ADDQ          R11, R10
-
-pfKHiNear:
-	LEAQ   (R10)(BX*4), R11
-	MOVQ   h_len+120(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfKHi:
-	PREFETCHT0        (R11)
-	PREFETCHT0        (R11)(BX*1)
-	PREFETCHT0        (R11)(BX*2)
-	PREFETCHT0        (R11)(R8*1)
-	ADDQ              $0x00000040, R10
-	ADDQ              $0x00000040, R11
-	SUBQ              $0x00000040, R12
-	JA                pfKHi
-	VMOVAPS           Y4, Y3
-	VEXTRACTF32X4     $0x01, Y3, X5
-	VMAXPS            X5, X3, X3
-	VSHUFPS           $0x4e, X3, X3, X5
-	VMAXPS            X5, X3, X3
-	VSHUFPS           $0xb1, X3, X3, X5
-	VMAXPS            X5, X3, X3
-	VUCOMISS          (SP), X3
-	JBE               weights
-	VMOVSS            (SP), X1
-	VSUBSS            X3, X1, X1
-	VMOVSS            X3, (SP)
-	VBROADCASTSS      X1, Y1
-	VMULPS.BCST       consts<>+192(SB), Y1, Y3
-	VRNDSCALEPS       $0x08, Y3, Y3
-	VMOVAPS           Y1, Y5
-	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y5
-	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y5
-	VBROADCASTSS      consts<>+480(SB), Y6
-	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
-	VCMPPS.BCST       $0x15, consts<>+512(SB), Y1, K2
-	VSCALEFPS.Z       Y3, Y6, K2, Y6
-	VMULPS            Y6, Y0, Y0
-	VBROADCASTSS      X6, Z1
-	MOVQ              ctx_base+0(FP), R10
-	MOVQ              ctx_len+8(FP), R11
-	SHRQ              $0x04, R11
-
-rescale:
-	TESTQ   R11, R11
-	JZ      rescaleHalf
-	VMULPS  (R10), Z1, Z3
-	VMOVUPS Z3, (R10)
-	ADDQ    $0x00000040, R10
-	DECQ    R11
-	JMP     rescale
-
-rescaleHalf:
-	VXORPS       X1, X1, X1
-	VSUBSS       (SP), X1, X1
-	VBROADCASTSS X1, Y1
-
-weights:
-	VADDPS            Y1, Y4, Y4
-	VMULPS.BCST       consts<>+192(SB), Y4, Y3
-	VRNDSCALEPS       $0x08, Y3, Y3
-	VMOVAPS           Y4, Y5
-	VFNMADD231PS.BCST consts<>+224(SB), Y3, Y5
-	VFNMADD231PS.BCST consts<>+256(SB), Y3, Y5
-	VBROADCASTSS      consts<>+480(SB), Y6
-	VFMADD213PS.BCST  consts<>+448(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+416(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+384(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+352(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
-	VFMADD213PS.BCST  consts<>+320(SB), Y5, Y6
-	VCMPPS.BCST       $0x15, consts<>+512(SB), Y4, K2
-	VSCALEFPS.Z       Y3, Y6, K2, Y6
-	VADDPS            Y6, Y0, Y0
-	VMOVUPS           Y6, 8(SP)
-	MOVQ              SI, R10
-	CMPQ              CX, $0x00000028
-	JB                pfVNear
-	MOVQ              DI, R11
-	SHLQ              $0x05, R11
-	ADDQ              R11, R10
-
-pfVNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfV:
-	PREFETCHT0 (R10)
-	PREFETCHT0 (R10)(DI*1)
-	PREFETCHT0 (R10)(DI*2)
-	PREFETCHT0 (R10)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfV
-	MOVQ       SI, R10
-	LEAQ       (SI)(DI*4), R11
-	MOVQ       ctx_base+0(FP), R12
-	MOVQ       ctx_len+8(FP), R13
-	SHRQ       $0x05, R13
-
-ctxLoop:
-	TESTQ            R13, R13
-	JZ               ctxHalf
-	VMOVSS           8(SP), X3
-	VMULSS           (R10), X3, X3
-	VMOVSS           X3, 40(SP)
-	VMOVSS           12(SP), X3
-	VMULSS           (R10)(DI*1), X3, X3
-	VMOVSS           X3, 44(SP)
-	VMOVSS           16(SP), X3
-	VMULSS           (R10)(DI*2), X3, X3
-	VMOVSS           X3, 48(SP)
-	VMOVSS           20(SP), X3
-	VMULSS           (R10)(R9*1), X3, X3
-	VMOVSS           X3, 52(SP)
-	VMOVSS           24(SP), X3
-	VMULSS           (R11), X3, X3
-	VMOVSS           X3, 56(SP)
-	VMOVSS           28(SP), X3
-	VMULSS           (R11)(DI*1), X3, X3
-	VMOVSS           X3, 60(SP)
-	VMOVSS           32(SP), X3
-	VMULSS           (R11)(DI*2), X3, X3
-	VMOVSS           X3, 64(SP)
-	VMOVSS           36(SP), X3
-	VMULSS           (R11)(R9*1), X3, X3
-	VMOVSS           X3, 68(SP)
-	VMOVUPS          (R12), Z3
-	VPMOVSXBD        4(R10), Z4
-	VCVTDQ2PS        Z4, Z4
-	VFMADD231PS.BCST 40(SP), Z4, Z3
-	VPMOVSXBD        4(R10)(DI*1), Z4
-	VCVTDQ2PS        Z4, Z4
-	VFMADD231PS.BCST 44(SP), Z4, Z3
-	VPMOVSXBD        4(R10)(DI*2), Z4
-	VCVTDQ2PS        Z4, Z4
-	VFMADD231PS.BCST 48(SP), Z4, Z3
-	VPMOVSXBD        4(R10)(R9*1), Z4
-	VCVTDQ2PS        Z4, Z4
-	VFMADD231PS.BCST 52(SP), Z4, Z3
-	VPMOVSXBD        4(R11), Z4
-	VCVTDQ2PS        Z4, Z4
-	VFMADD231PS.BCST 56(SP), Z4, Z3
-	VPMOVSXBD        4(R11)(DI*1), Z4
-	VCVTDQ2PS        Z4, Z4
-	VFMADD231PS.BCST 60(SP), Z4, Z3
-	VPMOVSXBD        4(R11)(DI*2), Z4
-	VCVTDQ2PS        Z4, Z4
-	VFMADD231PS.BCST 64(SP), Z4, Z3
-	VPMOVSXBD        4(R11)(R9*1), Z4
-	VCVTDQ2PS        Z4, Z4
-	VFMADD231PS.BCST 68(SP), Z4, Z3
-	VMOVUPS          Z3, (R12)
-	VMOVUPS          64(R12), Z3
-	VPMOVSXBD        20(R10), Z4
-	VCVTDQ2PS        Z4, Z4
-	VFMADD231PS.BCST 40(SP), Z4, Z3
-	VPMOVSXBD        20(R10)(DI*1), Z4
-	VCVTDQ2PS        Z4, Z4
-	VFMADD231PS.BCST 44(SP), Z4, Z3
-	VPMOVSXBD        20(R10)(DI*2), Z4
-	VCVTDQ2PS        Z4, Z4
-	VFMADD231PS.BCST 48(SP), Z4, Z3
-	VPMOVSXBD        20(R10)(R9*1), Z4
-	VCVTDQ2PS        Z4, Z4
-	VFMADD231PS.BCST 52(SP), Z4, Z3
-	VPMOVSXBD        20(R11), Z4
-	VCVTDQ2PS        Z4, Z4
-	VFMADD231PS.BCST 56(SP), Z4, Z3
-	VPMOVSXBD        20(R11)(DI*1), Z4
-	VCVTDQ2PS        Z4, Z4
-	VFMADD231PS.BCST 60(SP), Z4, Z3
-	VPMOVSXBD        20(R11)(DI*2), Z4
-	VCVTDQ2PS        Z4, Z4
-	VFMADD231PS.BCST 64(SP), Z4, Z3
-	VPMOVSXBD        20(R11)(R9*1), Z4
-	VCVTDQ2PS        Z4, Z4
-	VFMADD231PS.BCST 68(SP), Z4, Z3
-	VMOVUPS          Z3, 64(R12)
-	ADDQ             $0x00000024, R10
-	ADDQ             $0x00000024, R11
-	ADDQ             $0x00000080, R12
-	DECQ             R13
-	JMP              ctxLoop
-
-ctxHalf:
-	MOVQ SI, R10
-	CMPQ CX, $0x00000028
-	JB   pfVHiNear
-	MOVQ DI, R11
-	SHLQ $0x05, R11
-	ADDQ R11, R10
-
-pfVHiNear:
-	LEAQ   (R10)(DI*4), R11
-	MOVQ   ctx_len+8(FP), R12
-	SHRQ   $0x05, R12
-	IMUL3Q $0x00000024, R12, R12
-
-pfVHi:
-	PREFETCHT0 (R11)
-	PREFETCHT0 (R11)(DI*1)
-	PREFETCHT0 (R11)(DI*2)
-	PREFETCHT0 (R11)(R9*1)
-	ADDQ       $0x00000040, R10
-	ADDQ       $0x00000040, R11
-	SUBQ       $0x00000040, R12
-	JA         pfVHi
-	LEAQ       (DX)(BX*8), DX
-	LEAQ       (SI)(DI*8), SI
-	ADDQ       $0x00000020, AX
-	SUBQ       $0x00000008, CX
-	JMP        block
-
-end:
-	VMOVSS        (SP), X1
-	MOVSS         X1, ret+144(FP)
-	VEXTRACTF32X4 $0x01, Y0, X1
-	VADDPS        X1, X0, X0
-	VSHUFPS       $0x4e, X0, X0, X1
-	VADDPS        X1, X0, X0
-	VSHUFPS       $0xb1, X0, X0, X1
-	VADDPS        X1, X0, X0
-	MOVSS         X0, ret1+148(FP)
-	XORQ          AX, AX
-	MOVQ          AX, ret2+152(FP)
-	VZEROUPPER
-	RET
-
-special:
-	MOVQ $0x00000001, AX
-	MOVQ AX, ret2+152(FP)
-	VZEROUPPER
-	RET
-
-// func decodeStepQ8Q8PFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
-// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, MMX+, SSE
-TEXT ·decodeStepQ8Q8PFL2AVX512Z(SB), NOSPLIT, $72-160
+TEXT ·decodeStepQ8Q8StackPFL2AVX512Z(SB), NOSPLIT, $72-160
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX

@@ -145,7 +145,9 @@ func TestDecodeMatVec(t *testing.T) {
 	})
 }
 
-func TestDecodeMatTVec(t *testing.T) {
+func TestDecodeMatTVec(t *testing.T) { forEachQ8Form(t, testDecodeMatTVec) }
+
+func testDecodeMatTVec(t *testing.T) {
 	forEachISA(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(9, 10))
 		for _, rows := range decodeRowCounts {
@@ -322,8 +324,11 @@ func TestStored(t *testing.T) {
 }
 
 // TestDecodeGuard places every operand of the decode kernels flush against a
-// PROT_NONE page, below and above, for short shapes on every ISA.
-func TestDecodeGuard(t *testing.T) {
+// PROT_NONE page, below and above, for short shapes on every ISA (and each
+// form of the Q8 context).
+func TestDecodeGuard(t *testing.T) { forEachQ8Form(t, testDecodeGuard) }
+
+func testDecodeGuard(t *testing.T) {
 	const maxCols, maxRows = 70, 9
 	gs := make([]*guard, 4)
 	for i := range gs {
@@ -377,9 +382,10 @@ func TestDecodeGuard(t *testing.T) {
 // shapes of the fused kernels and those around them, on every ISA.
 func TestDecodeStepGuard(t *testing.T) { forEachStepKernel(t, testDecodeStepGuard) }
 
-// forEachStepKernel runs f with the fused step's plain variant and its
-// prefetching variants into L1 and L2 forced, then with the two passes
-// forced (decodeStepPasses, wherever keys and values are apart).
+// forEachStepKernel runs f with the fused step's plain variant (in each form
+// of the Q8 context, forEachQ8Form) and its prefetching variants into L1 and
+// L2 forced, then with the two passes forced (decodeStepPasses, wherever keys
+// and values are apart).
 func forEachStepKernel(t *testing.T, f func(t *testing.T)) {
 	defer func(k int) { decodeStepKernel = k }(decodeStepKernel)
 	for _, k := range []struct {
@@ -387,6 +393,10 @@ func forEachStepKernel(t *testing.T, f func(t *testing.T)) {
 		kind int
 	}{{"near", stepNear}, {"pf", stepPF}, {"pfL2", stepPFL2}, {"passes", stepPasses}} {
 		decodeStepKernel = k.kind
+		if k.kind == stepNear {
+			t.Run(k.name, func(t *testing.T) { forEachQ8Form(t, f) })
+			continue
+		}
 		t.Run(k.name, f)
 	}
 }

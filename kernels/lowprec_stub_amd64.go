@@ -129,6 +129,11 @@ func matVecQ8AVX512(dst []float32, a []byte, lda int, x []float32)
 //go:noescape
 func matTVecQ8AVX512(dst []float32, a []byte, lda int, x []float32)
 
+// matTVecQ8StackAVX512 sets dst += Aᵀ·x for the len(x)×len(dst) matrix A of 8-bit blocks (len(dst) a multiple of 32) with row stride lda blocks.
+//
+//go:noescape
+func matTVecQ8StackAVX512(dst []float32, a []byte, lda int, x []float32)
+
 // matVecQ8Q8AVX512 sets dst = A·x for the len(dst) rows of 8-bit blocks A (row stride lda blocks) and the len(x)/36 8-bit blocks x, by VPDPBUSD (AVX512_VNNI).
 //
 //go:noescape
@@ -258,12 +263,19 @@ func decodeStepQ8AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []
 //go:noescape
 func decodeStepQ8PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 
-// decodeStepQ8PFL2AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// decodeStepQ8StackAVX512 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of the Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
 // the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
 //
 //go:noescape
-func decodeStepQ8PFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+func decodeStepQ8StackAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8StackPFL2AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8StackPFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 
 // decodeStepQ8Q8AVX512 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of the Q8Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
@@ -279,12 +291,19 @@ func decodeStepQ8Q8AVX512(ctx []float32, scores []float32, k []byte, ldk int, v 
 //go:noescape
 func decodeStepQ8Q8PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
 
-// decodeStepQ8Q8PFL2AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// decodeStepQ8Q8StackAVX512 adds one streaming-softmax pass of a dot-product attention step over
 // the rows of the Q8Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
 // the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
 //
 //go:noescape
-func decodeStepQ8Q8PFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+func decodeStepQ8Q8StackAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8Q8StackPFL2AVX512 adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8Q8StackPFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
 
 // decodeStepBF16AVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of the BF16 keys K and values V (row strides ldk, ldv bytes) to ctx and
@@ -342,12 +361,19 @@ func decodeStepQ8AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v [
 //go:noescape
 func decodeStepQ8PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 
-// decodeStepQ8PFL2AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// decodeStepQ8StackAVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of the Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
 // the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
 //
 //go:noescape
-func decodeStepQ8PFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+func decodeStepQ8StackAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8StackPFL2AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8StackPFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 
 // decodeStepQ8Q8AVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of the Q8Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
@@ -363,9 +389,16 @@ func decodeStepQ8Q8AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v
 //go:noescape
 func decodeStepQ8Q8PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
 
-// decodeStepQ8Q8PFL2AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// decodeStepQ8Q8StackAVX512Z adds one streaming-softmax pass of a dot-product attention step over
 // the rows of the Q8Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
 // the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
 //
 //go:noescape
-func decodeStepQ8Q8PFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+func decodeStepQ8Q8StackAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
+
+// decodeStepQ8Q8StackPFL2AVX512Z adds one streaming-softmax pass of a dot-product attention step over
+// the rows of the Q8Q8 keys K and values V (row strides ldk, ldv bytes) to ctx and
+// the running max m and sum l, and returns them with 0, or 1 on a score that is not finite.
+//
+//go:noescape
+func decodeStepQ8Q8StackPFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)

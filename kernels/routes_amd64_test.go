@@ -67,6 +67,16 @@ func forEachRoute[T runner[T]](t T, f func(T)) {
 	}
 }
 
+// forEachQ8Form runs f under each form of the Q8 context kernels on AVX-512
+// (route.q8Stack false, then true), as subtests.
+func forEachQ8Form[T runner[T]](t T, f func(T)) {
+	defer func(q bool) { rt.q8Stack = q }(rt.q8Stack)
+	for _, q := range []bool{false, true} {
+		rt.q8Stack = q
+		t.Run(map[bool]string{false: "q8vec", true: "q8stack"}[q], f)
+	}
+}
+
 // forEachMatVecRoute runs f with MatVec routed by span (the default), then
 // under each route of the table with its far kernels taken at every size
 // (farBytes and memBytes 0), so that the tests check every kernel the table
@@ -267,6 +277,39 @@ func TestDecodeStepPrefetch(t *testing.T) {
 			t.Errorf("routes[%v].stepPF = %b: not a set of formats", cpuClass(c), r.stepPF)
 		}
 	}
+}
+
+// TestRouteQ8Stack checks that every class that prefetches its Q8 steps
+// takes the form of the Q8 context whose prefetching kernels exist at its
+// level (route.q8Stack): into L2 the stack form, into L1 the vector form;
+// and that stepKernel takes the stack form's plain kernel for Q8 on
+// AVX-512 only, where the route says so.
+func TestRouteQ8Stack(t *testing.T) {
+	for c, r := range routes {
+		if r.stepPF.has(FormatQ8) && r.pfL2 != r.q8Stack {
+			t.Errorf("routes[%v]: pfL2 %v with q8Stack %v: no such prefetching Q8 step", cpuClass(c), r.pfL2, r.q8Stack)
+		}
+	}
+	defer func(r route) { rt = r }(rt)
+	forEachISA(t, func(t *testing.T) {
+		for _, q := range []bool{false, true} {
+			rt.q8Stack = q
+			for _, f := range []Format{FormatBF16, FormatF16, FormatQ8} {
+				for v := range 3 {
+					want := v
+					if v == 0 && q && f == FormatQ8 && Active() == AVX512 {
+						want = stepPlainStack
+					}
+					if got := stepKernel(f, v); got != want {
+						t.Errorf("q8Stack %v, %v, variant %d: kernel %d, want %d", q, f, v, got, want)
+					}
+					if Active() != Generic && decodeSteps[f][widthIndex(stepFamily(f, v))][stepKernel(f, v)] == nil {
+						t.Errorf("q8Stack %v, %v, variant %d: no kernel", q, f, v)
+					}
+				}
+			}
+		}
+	})
 }
 
 // TestMatVecFarRule checks MatVec's choice of the four-stream kernel and of
