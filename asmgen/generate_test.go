@@ -57,3 +57,28 @@ func TestGenerateTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelsAligned checks that every amd64 kernel the generators write
+// starts with PCALIGN $64 (TEXT), which makes the linker place it on a
+// 64-byte boundary.
+func TestKernelsAligned(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "kernels", "*_amd64.s"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no amd64 assembly found: %v", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(b), "\n")
+		for i, l := range lines {
+			if !strings.HasPrefix(l, "TEXT ") {
+				continue
+			}
+			if i+1 >= len(lines) || strings.Join(strings.Fields(lines[i+1]), " ") != "PCALIGN $0x40" {
+				t.Errorf("%s:%d: %s does not start with PCALIGN $0x40", filepath.Base(f), i+1, strings.Fields(l)[1])
+			}
+		}
+	}
+}

@@ -22,6 +22,7 @@ import (
 
 	. "github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/ir"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/pass"
 	"github.com/mmcloughlin/avo/printer"
@@ -49,12 +50,18 @@ var asm *build.Context
 
 // TEXT starts function name with attributes a and Go signature sig. Every
 // kernel is noescape: none keeps a pointer it is given, so callers' stack
-// buffers stay on the stack.
+// buffers stay on the stack. Every kernel starts on a 64-byte boundary
+// (PCALIGN $64 at its first byte, which pads nothing there but makes the
+// linker align the function so): its loops then sit at the same offsets
+// within the 64-byte fetch blocks whatever precedes the function in the
+// binary, where the linker's 32-byte alignment left two layouts that a
+// change to any other kernel could swap (kernels/DESIGN.md, "Code alignment").
 func TEXT(name string, a Attribute, sig string) {
 	asm.Function(name)
 	asm.Attributes(a)
 	asm.SignatureExpr(sig)
 	asm.Pragma("noescape")
+	asm.Instruction(&ir.Instruction{Opcode: "PCALIGN", Operands: []Op{Imm(64)}})
 }
 
 // GLOBL starts a static data section and returns its address.

@@ -7,6 +7,7 @@
 // func additiveScoreAVX2(dst []float32, k []float32, ldk int, q []float32, v []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·additiveScoreAVX2(SB), NOSPLIT, $128-104
+	PCALIGN $0x40
 	MOVQ    dst_base+0(FP), AX
 	MOVQ    dst_len+8(FP), CX
 	MOVQ    k_base+24(FP), DX
@@ -443,19 +444,20 @@ GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 // func additiveScoreAVX512(dst []float32, k []float32, ldk int, q []float32, v []float32)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
 TEXT ·additiveScoreAVX512(SB), NOSPLIT, $8-104
-	MOVQ  dst_base+0(FP), AX
-	MOVQ  dst_len+8(FP), CX
-	MOVQ  k_base+24(FP), DX
-	MOVQ  ldk+48(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  q_base+56(FP), SI
-	MOVQ  v_base+80(FP), DI
-	MOVQ  q_len+64(FP), R8
-	MOVQ  R8, R9
-	ANDQ  $0x0000000f, R9
-	MOVL  $0x0000ffff, R10
-	BZHIL R9, R10, R10
-	KMOVW R10, K1
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    k_base+24(FP), DX
+	MOVQ    ldk+48(FP), BX
+	SHLQ    $0x02, BX
+	MOVQ    q_base+56(FP), SI
+	MOVQ    v_base+80(FP), DI
+	MOVQ    q_len+64(FP), R8
+	MOVQ    R8, R9
+	ANDQ    $0x0000000f, R9
+	MOVL    $0x0000ffff, R10
+	BZHIL   R9, R10, R10
+	KMOVW   R10, K1
 
 rowBlock:
 	CMPQ   CX, $0x00000006

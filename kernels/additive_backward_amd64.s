@@ -7,6 +7,7 @@
 // func additiveScoreBackwardAVX2(dq []float32, dv []float32, dk []float32, lddk int, k []float32, ldk int, q []float32, v []float32, ds []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·additiveScoreBackwardAVX2(SB), NOSPLIT, $32-184
+	PCALIGN $0x40
 	MOVQ    q_base+112(FP), AX
 	MOVQ    v_base+136(FP), CX
 	MOVQ    dq_base+0(FP), DX
@@ -604,6 +605,7 @@ GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 // func additiveScoreBackwardNoDKAVX2(dq []float32, dv []float32, k []float32, ldk int, q []float32, v []float32, ds []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·additiveScoreBackwardNoDKAVX2(SB), NOSPLIT, $32-152
+	PCALIGN $0x40
 	MOVQ    q_base+80(FP), AX
 	MOVQ    v_base+104(FP), CX
 	MOVQ    dq_base+0(FP), DX
@@ -1117,19 +1119,20 @@ left0:
 // func additiveScoreBackwardAVX512(dq []float32, dv []float32, dk []float32, lddk int, k []float32, ldk int, q []float32, v []float32, ds []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·additiveScoreBackwardAVX512(SB), NOSPLIT, $0-184
-	MOVQ  q_base+112(FP), AX
-	MOVQ  v_base+136(FP), CX
-	MOVQ  dq_base+0(FP), DX
-	MOVQ  dv_base+24(FP), BX
-	MOVQ  q_len+120(FP), SI
-	MOVQ  SI, DI
-	ANDQ  $0x0000000f, DI
-	SUBQ  DI, SI
-	SHLQ  $0x02, SI
-	MOVL  $0x0000ffff, R8
-	BZHIL DI, R8, R8
-	KMOVW R8, K1
-	XORQ  R14, R14
+	PCALIGN $0x40
+	MOVQ    q_base+112(FP), AX
+	MOVQ    v_base+136(FP), CX
+	MOVQ    dq_base+0(FP), DX
+	MOVQ    dv_base+24(FP), BX
+	MOVQ    q_len+120(FP), SI
+	MOVQ    SI, DI
+	ANDQ    $0x0000000f, DI
+	SUBQ    DI, SI
+	SHLQ    $0x02, SI
+	MOVL    $0x0000ffff, R8
+	BZHIL   DI, R8, R8
+	KMOVW   R8, K1
+	XORQ    R14, R14
 
 gather:
 look0:
@@ -1645,19 +1648,20 @@ left0:
 // func additiveScoreBackwardNoDKAVX512(dq []float32, dv []float32, k []float32, ldk int, q []float32, v []float32, ds []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·additiveScoreBackwardNoDKAVX512(SB), NOSPLIT, $0-152
-	MOVQ  q_base+80(FP), AX
-	MOVQ  v_base+104(FP), CX
-	MOVQ  dq_base+0(FP), DX
-	MOVQ  dv_base+24(FP), BX
-	MOVQ  q_len+88(FP), SI
-	MOVQ  SI, DI
-	ANDQ  $0x0000000f, DI
-	SUBQ  DI, SI
-	SHLQ  $0x02, SI
-	MOVL  $0x0000ffff, R8
-	BZHIL DI, R8, R8
-	KMOVW R8, K1
-	XORQ  R11, R11
+	PCALIGN $0x40
+	MOVQ    q_base+80(FP), AX
+	MOVQ    v_base+104(FP), CX
+	MOVQ    dq_base+0(FP), DX
+	MOVQ    dv_base+24(FP), BX
+	MOVQ    q_len+88(FP), SI
+	MOVQ    SI, DI
+	ANDQ    $0x0000000f, DI
+	SUBQ    DI, SI
+	SHLQ    $0x02, SI
+	MOVL    $0x0000ffff, R8
+	BZHIL   DI, R8, R8
+	KMOVW   R8, K1
+	XORQ    R11, R11
 
 gather:
 look0:

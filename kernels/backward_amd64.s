@@ -7,6 +7,7 @@
 // func softmaxBackwardAVX2(dx []float32, y []float32, dy []float32, rows int, cols int, ldx int, ldy int, lddy int)
 // Requires: AVX, AVX2, FMA3
 TEXT ·softmaxBackwardAVX2(SB), NOSPLIT, $32-112
+	PCALIGN $0x40
 	MOVQ    dx_base+0(FP), AX
 	MOVQ    ldx+88(FP), CX
 	SHLQ    $0x02, CX
@@ -224,23 +225,24 @@ GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 // func softmaxBackwardAVX512(dx []float32, y []float32, dy []float32, rows int, cols int, ldx int, ldy int, lddy int)
 // Requires: AVX, AVX2, AVX512F, AVX512VL, BMI2
 TEXT ·softmaxBackwardAVX512(SB), NOSPLIT, $0-112
-	MOVQ   dx_base+0(FP), AX
-	MOVQ   ldx+88(FP), CX
-	SHLQ   $0x02, CX
-	MOVQ   y_base+24(FP), DX
-	MOVQ   ldy+96(FP), BX
-	SHLQ   $0x02, BX
-	MOVQ   dy_base+48(FP), SI
-	MOVQ   lddy+104(FP), DI
-	SHLQ   $0x02, DI
-	MOVQ   rows+72(FP), R8
-	MOVQ   cols+80(FP), R9
-	VXORPS Y0, Y0, Y0
-	MOVQ   R9, R10
-	ANDQ   $0x00000007, R10
-	MOVL   $0x0000ffff, R11
-	BZHIL  R10, R11, R11
-	KMOVW  R11, K1
+	PCALIGN $0x40
+	MOVQ    dx_base+0(FP), AX
+	MOVQ    ldx+88(FP), CX
+	SHLQ    $0x02, CX
+	MOVQ    y_base+24(FP), DX
+	MOVQ    ldy+96(FP), BX
+	SHLQ    $0x02, BX
+	MOVQ    dy_base+48(FP), SI
+	MOVQ    lddy+104(FP), DI
+	SHLQ    $0x02, DI
+	MOVQ    rows+72(FP), R8
+	MOVQ    cols+80(FP), R9
+	VXORPS  Y0, Y0, Y0
+	MOVQ    R9, R10
+	ANDQ    $0x00000007, R10
+	MOVL    $0x0000ffff, R11
+	BZHIL   R10, R11, R11
+	KMOVW   R11, K1
 
 softmaxBackwardRow:
 	VXORPS Y1, Y1, Y1
@@ -369,23 +371,24 @@ softmaxBackwardNext:
 // func softmaxBackwardAVX512Z(dx []float32, y []float32, dy []float32, rows int, cols int, ldx int, ldy int, lddy int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
 TEXT ·softmaxBackwardAVX512Z(SB), NOSPLIT, $0-112
-	MOVQ   dx_base+0(FP), AX
-	MOVQ   ldx+88(FP), CX
-	SHLQ   $0x02, CX
-	MOVQ   y_base+24(FP), DX
-	MOVQ   ldy+96(FP), BX
-	SHLQ   $0x02, BX
-	MOVQ   dy_base+48(FP), SI
-	MOVQ   lddy+104(FP), DI
-	SHLQ   $0x02, DI
-	MOVQ   rows+72(FP), R8
-	MOVQ   cols+80(FP), R9
-	VXORPS Z0, Z0, Z0
-	MOVQ   R9, R10
-	ANDQ   $0x0000000f, R10
-	MOVL   $0x0000ffff, R11
-	BZHIL  R10, R11, R11
-	KMOVW  R11, K1
+	PCALIGN $0x40
+	MOVQ    dx_base+0(FP), AX
+	MOVQ    ldx+88(FP), CX
+	SHLQ    $0x02, CX
+	MOVQ    y_base+24(FP), DX
+	MOVQ    ldy+96(FP), BX
+	SHLQ    $0x02, BX
+	MOVQ    dy_base+48(FP), SI
+	MOVQ    lddy+104(FP), DI
+	SHLQ    $0x02, DI
+	MOVQ    rows+72(FP), R8
+	MOVQ    cols+80(FP), R9
+	VXORPS  Z0, Z0, Z0
+	MOVQ    R9, R10
+	ANDQ    $0x0000000f, R10
+	MOVL    $0x0000ffff, R11
+	BZHIL   R10, R11, R11
+	KMOVW   R11, K1
 
 softmaxBackwardRow:
 	VXORPS Z1, Z1, Z1
@@ -516,6 +519,7 @@ softmaxBackwardNext:
 // func logSoftmaxBackwardAVX2(dx []float32, y []float32, dy []float32, rows int, cols int, ldx int, ldy int, lddy int)
 // Requires: AVX, AVX2, FMA3
 TEXT ·logSoftmaxBackwardAVX2(SB), NOSPLIT, $32-112
+	PCALIGN $0x40
 	MOVQ    dx_base+0(FP), AX
 	MOVQ    ldx+88(FP), CX
 	SHLQ    $0x02, CX
@@ -869,22 +873,23 @@ expInRange7:
 // func logSoftmaxBackwardAVX512(dx []float32, y []float32, dy []float32, rows int, cols int, ldx int, ldy int, lddy int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
 TEXT ·logSoftmaxBackwardAVX512(SB), NOSPLIT, $0-112
-	MOVQ  dx_base+0(FP), AX
-	MOVQ  ldx+88(FP), CX
-	SHLQ  $0x02, CX
-	MOVQ  y_base+24(FP), DX
-	MOVQ  ldy+96(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  dy_base+48(FP), SI
-	MOVQ  lddy+104(FP), DI
-	SHLQ  $0x02, DI
-	MOVQ  rows+72(FP), R8
-	MOVQ  cols+80(FP), R9
-	MOVQ  R9, R10
-	ANDQ  $0x0000000f, R10
-	MOVL  $0x0000ffff, R11
-	BZHIL R10, R11, R11
-	KMOVW R11, K1
+	PCALIGN $0x40
+	MOVQ    dx_base+0(FP), AX
+	MOVQ    ldx+88(FP), CX
+	SHLQ    $0x02, CX
+	MOVQ    y_base+24(FP), DX
+	MOVQ    ldy+96(FP), BX
+	SHLQ    $0x02, BX
+	MOVQ    dy_base+48(FP), SI
+	MOVQ    lddy+104(FP), DI
+	SHLQ    $0x02, DI
+	MOVQ    rows+72(FP), R8
+	MOVQ    cols+80(FP), R9
+	MOVQ    R9, R10
+	ANDQ    $0x0000000f, R10
+	MOVL    $0x0000ffff, R11
+	BZHIL   R10, R11, R11
+	KMOVW   R11, K1
 
 logSoftmaxBackwardRow:
 	VXORPS Z0, Z0, Z0
@@ -1087,6 +1092,7 @@ logSoftmaxBackwardNext:
 // func tanhBackwardAVX2(dst []float32, x []float32, y []float32)
 // Requires: AVX, FMA3
 TEXT ·tanhBackwardAVX2(SB), NOSPLIT, $0-72
+	PCALIGN      $0x40
 	VMOVUPS      consts<>+160(SB), Y0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+24(FP), CX
@@ -1191,6 +1197,7 @@ tanhBackwardScalarLoop:
 // func tanhBackwardAVX512(dst []float32, x []float32, y []float32)
 // Requires: AVX, AVX512F, AVX512VL, BMI2, FMA3
 TEXT ·tanhBackwardAVX512(SB), NOSPLIT, $0-72
+	PCALIGN      $0x40
 	VBROADCASTSS consts<>+160(SB), Y0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+24(FP), CX
@@ -1279,6 +1286,7 @@ tanhBackwardDone:
 // func tanhBackwardAVX512Z(dst []float32, x []float32, y []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·tanhBackwardAVX512Z(SB), NOSPLIT, $0-72
+	PCALIGN      $0x40
 	VBROADCASTSS consts<>+160(SB), Z0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+24(FP), CX
@@ -1367,6 +1375,7 @@ tanhBackwardDone:
 // func sigmoidBackwardAVX2(dst []float32, x []float32, y []float32)
 // Requires: AVX, FMA3
 TEXT ·sigmoidBackwardAVX2(SB), NOSPLIT, $0-72
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+24(FP), CX
 	MOVQ         x_len+32(FP), DX
@@ -1470,13 +1479,14 @@ sigmoidBackwardScalarLoop:
 // func sigmoidBackwardAVX512(dst []float32, x []float32, y []float32)
 // Requires: AVX, AVX512F, AVX512VL, BMI2, FMA3
 TEXT ·sigmoidBackwardAVX512(SB), NOSPLIT, $0-72
-	MOVQ dst_base+0(FP), AX
-	MOVQ x_base+24(FP), CX
-	MOVQ x_len+32(FP), DX
-	MOVQ y_base+48(FP), BX
-	MOVQ DX, SI
-	SHRQ $0x05, SI
-	JZ   sigmoidBackwardHalf
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    x_base+24(FP), CX
+	MOVQ    x_len+32(FP), DX
+	MOVQ    y_base+48(FP), BX
+	MOVQ    DX, SI
+	SHRQ    $0x05, SI
+	JZ      sigmoidBackwardHalf
 
 sigmoidBackwardBlock:
 	VMOVUPS      (CX), Y0
@@ -1557,13 +1567,14 @@ sigmoidBackwardDone:
 // func sigmoidBackwardAVX512Z(dst []float32, x []float32, y []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·sigmoidBackwardAVX512Z(SB), NOSPLIT, $0-72
-	MOVQ dst_base+0(FP), AX
-	MOVQ x_base+24(FP), CX
-	MOVQ x_len+32(FP), DX
-	MOVQ y_base+48(FP), BX
-	MOVQ DX, SI
-	SHRQ $0x06, SI
-	JZ   sigmoidBackwardHalf
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    x_base+24(FP), CX
+	MOVQ    x_len+32(FP), DX
+	MOVQ    y_base+48(FP), BX
+	MOVQ    DX, SI
+	SHRQ    $0x06, SI
+	JZ      sigmoidBackwardHalf
 
 sigmoidBackwardBlock:
 	VMOVUPS      (CX), Z0
@@ -1644,6 +1655,7 @@ sigmoidBackwardDone:
 // func softmaxRecomputeAVX2(p []float32, s []float32, rows int, cols int, ldp int, lds int, d int, scale float32, lse []float32)
 // Requires: AVX, AVX2, CMOV, FMA3
 TEXT ·softmaxRecomputeAVX2(SB), NOSPLIT, $32-120
+	PCALIGN      $0x40
 	MOVQ         p_base+0(FP), AX
 	MOVQ         ldp+64(FP), CX
 	SHLQ         $0x02, CX
@@ -1836,6 +1848,7 @@ next:
 // func softmaxRecomputeAVX512(p []float32, s []float32, rows int, cols int, ldp int, lds int, d int, scale float32, lse []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV
 TEXT ·softmaxRecomputeAVX512(SB), NOSPLIT, $0-120
+	PCALIGN      $0x40
 	MOVQ         p_base+0(FP), AX
 	MOVQ         ldp+64(FP), CX
 	SHLQ         $0x02, CX
@@ -1995,23 +2008,24 @@ next:
 // func softmaxBackwardBlockAVX2(ds []float32, p []float32, dp []float32, rows int, cols int, ldds int, ldp int, lddp int, delta []float32)
 // Requires: AVX
 TEXT ·softmaxBackwardBlockAVX2(SB), NOSPLIT, $0-136
-	MOVQ   ds_base+0(FP), AX
-	MOVQ   ldds+88(FP), CX
-	SHLQ   $0x02, CX
-	MOVQ   p_base+24(FP), DX
-	MOVQ   ldp+96(FP), BX
-	SHLQ   $0x02, BX
-	MOVQ   dp_base+48(FP), SI
-	MOVQ   lddp+104(FP), DI
-	SHLQ   $0x02, DI
-	MOVQ   delta_base+112(FP), R8
-	MOVQ   rows+72(FP), R9
-	MOVQ   cols+80(FP), R10
-	VXORPS Y0, Y0, Y0
-	MOVQ   R10, R11
-	ANDQ   $0x00000007, R11
-	CMPQ   R10, $0x00000008
-	JB     short
+	PCALIGN $0x40
+	MOVQ    ds_base+0(FP), AX
+	MOVQ    ldds+88(FP), CX
+	SHLQ    $0x02, CX
+	MOVQ    p_base+24(FP), DX
+	MOVQ    ldp+96(FP), BX
+	SHLQ    $0x02, BX
+	MOVQ    dp_base+48(FP), SI
+	MOVQ    lddp+104(FP), DI
+	SHLQ    $0x02, DI
+	MOVQ    delta_base+112(FP), R8
+	MOVQ    rows+72(FP), R9
+	MOVQ    cols+80(FP), R10
+	VXORPS  Y0, Y0, Y0
+	MOVQ    R10, R11
+	ANDQ    $0x00000007, R11
+	CMPQ    R10, $0x00000008
+	JB      short
 
 row:
 	VBROADCASTSS (R8), Y1
@@ -2121,24 +2135,25 @@ shortLoop:
 // func softmaxBackwardBlockAVX512(ds []float32, p []float32, dp []float32, rows int, cols int, ldds int, ldp int, lddp int, delta []float32)
 // Requires: AVX, AVX512F, AVX512VL, BMI2
 TEXT ·softmaxBackwardBlockAVX512(SB), NOSPLIT, $0-136
-	MOVQ   ds_base+0(FP), AX
-	MOVQ   ldds+88(FP), CX
-	SHLQ   $0x02, CX
-	MOVQ   p_base+24(FP), DX
-	MOVQ   ldp+96(FP), BX
-	SHLQ   $0x02, BX
-	MOVQ   dp_base+48(FP), SI
-	MOVQ   lddp+104(FP), DI
-	SHLQ   $0x02, DI
-	MOVQ   delta_base+112(FP), R8
-	MOVQ   rows+72(FP), R9
-	MOVQ   cols+80(FP), R10
-	VXORPS Y0, Y0, Y0
-	MOVQ   R10, R11
-	ANDQ   $0x00000007, R11
-	MOVL   $0x0000ffff, R12
-	BZHIL  R11, R12, R12
-	KMOVW  R12, K1
+	PCALIGN $0x40
+	MOVQ    ds_base+0(FP), AX
+	MOVQ    ldds+88(FP), CX
+	SHLQ    $0x02, CX
+	MOVQ    p_base+24(FP), DX
+	MOVQ    ldp+96(FP), BX
+	SHLQ    $0x02, BX
+	MOVQ    dp_base+48(FP), SI
+	MOVQ    lddp+104(FP), DI
+	SHLQ    $0x02, DI
+	MOVQ    delta_base+112(FP), R8
+	MOVQ    rows+72(FP), R9
+	MOVQ    cols+80(FP), R10
+	VXORPS  Y0, Y0, Y0
+	MOVQ    R10, R11
+	ANDQ    $0x00000007, R11
+	MOVL    $0x0000ffff, R12
+	BZHIL   R11, R12, R12
+	KMOVW   R12, K1
 
 row:
 	VBROADCASTSS (R8), Y1
@@ -2213,24 +2228,25 @@ next:
 // func softmaxBackwardBlockAVX512Z(ds []float32, p []float32, dp []float32, rows int, cols int, ldds int, ldp int, lddp int, delta []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·softmaxBackwardBlockAVX512Z(SB), NOSPLIT, $0-136
-	MOVQ   ds_base+0(FP), AX
-	MOVQ   ldds+88(FP), CX
-	SHLQ   $0x02, CX
-	MOVQ   p_base+24(FP), DX
-	MOVQ   ldp+96(FP), BX
-	SHLQ   $0x02, BX
-	MOVQ   dp_base+48(FP), SI
-	MOVQ   lddp+104(FP), DI
-	SHLQ   $0x02, DI
-	MOVQ   delta_base+112(FP), R8
-	MOVQ   rows+72(FP), R9
-	MOVQ   cols+80(FP), R10
-	VXORPS Z0, Z0, Z0
-	MOVQ   R10, R11
-	ANDQ   $0x0000000f, R11
-	MOVL   $0x0000ffff, R12
-	BZHIL  R11, R12, R12
-	KMOVW  R12, K1
+	PCALIGN $0x40
+	MOVQ    ds_base+0(FP), AX
+	MOVQ    ldds+88(FP), CX
+	SHLQ    $0x02, CX
+	MOVQ    p_base+24(FP), DX
+	MOVQ    ldp+96(FP), BX
+	SHLQ    $0x02, BX
+	MOVQ    dp_base+48(FP), SI
+	MOVQ    lddp+104(FP), DI
+	SHLQ    $0x02, DI
+	MOVQ    delta_base+112(FP), R8
+	MOVQ    rows+72(FP), R9
+	MOVQ    cols+80(FP), R10
+	VXORPS  Z0, Z0, Z0
+	MOVQ    R10, R11
+	ANDQ    $0x0000000f, R11
+	MOVL    $0x0000ffff, R12
+	BZHIL   R11, R12, R12
+	KMOVW   R12, K1
 
 row:
 	VBROADCASTSS (R8), Z1

@@ -7,6 +7,7 @@
 // func crossEntropyExpAVX2(dst []float32, x []float32, t int, m float32, scale float32, shift float32) (sum float32, dsum float32, et float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·crossEntropyExpAVX2(SB), NOSPLIT, $32-84
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+24(FP), CX
 	MOVQ         x_len+32(FP), DX
@@ -296,6 +297,7 @@ GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 // func crossEntropyExpAVX512(dst []float32, x []float32, t int, m float32, scale float32, shift float32) (sum float32, dsum float32, et float32)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
 TEXT ·crossEntropyExpAVX512(SB), NOSPLIT, $0-84
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+24(FP), CX
 	MOVQ         x_len+32(FP), DX

@@ -6,6 +6,7 @@
 
 // func noescape(p *byte) *byte
 TEXT ·noescape(SB), NOSPLIT, $0-16
-	MOVQ p+0(FP), AX
-	MOVQ AX, ret+8(FP)
+	PCALIGN $0x40
+	MOVQ    p+0(FP), AX
+	MOVQ    AX, ret+8(FP)
 	RET

@@ -7,18 +7,19 @@
 // func dotAVX2(x []float32, y []float32) float32
 // Requires: AVX, FMA3, SSE
 TEXT ·dotAVX2(SB), NOSPLIT, $0-52
-	MOVQ   x_base+0(FP), AX
-	MOVQ   y_base+24(FP), CX
-	MOVQ   x_len+8(FP), DX
-	CMPQ   DX, $0x00000008
-	JB     scalar
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	MOVQ   DX, BX
-	SHRQ   $0x05, BX
-	JZ     dotHalf
+	PCALIGN $0x40
+	MOVQ    x_base+0(FP), AX
+	MOVQ    y_base+24(FP), CX
+	MOVQ    x_len+8(FP), DX
+	CMPQ    DX, $0x00000008
+	JB      scalar
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	MOVQ    DX, BX
+	SHRQ    $0x05, BX
+	JZ      dotHalf
 
 dotBlock:
 	VMOVUPS     (AX), Y4
@@ -127,16 +128,17 @@ GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 // func dotAVX512(x []float32, y []float32) float32
 // Requires: AVX, AVX512F, AVX512VL, BMI2, FMA3, SSE
 TEXT ·dotAVX512(SB), NOSPLIT, $0-52
-	MOVQ   x_base+0(FP), AX
-	MOVQ   y_base+24(FP), CX
-	MOVQ   x_len+8(FP), DX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	MOVQ   DX, BX
-	SHRQ   $0x05, BX
-	JZ     dotHalf
+	PCALIGN $0x40
+	MOVQ    x_base+0(FP), AX
+	MOVQ    y_base+24(FP), CX
+	MOVQ    x_len+8(FP), DX
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	MOVQ    DX, BX
+	SHRQ    $0x05, BX
+	JZ      dotHalf
 
 dotBlock:
 	VMOVUPS     (AX), Y4
@@ -207,16 +209,17 @@ dotReduce:
 // func dotAVX512Z(x []float32, y []float32) float32
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, SSE
 TEXT ·dotAVX512Z(SB), NOSPLIT, $0-52
-	MOVQ   x_base+0(FP), AX
-	MOVQ   y_base+24(FP), CX
-	MOVQ   x_len+8(FP), DX
-	VXORPS Z0, Z0, Z0
-	VXORPS Z1, Z1, Z1
-	VXORPS Z2, Z2, Z2
-	VXORPS Z3, Z3, Z3
-	MOVQ   DX, BX
-	SHRQ   $0x06, BX
-	JZ     dotHalf
+	PCALIGN $0x40
+	MOVQ    x_base+0(FP), AX
+	MOVQ    y_base+24(FP), CX
+	MOVQ    x_len+8(FP), DX
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	MOVQ    DX, BX
+	SHRQ    $0x06, BX
+	JZ      dotHalf
 
 dotBlock:
 	VMOVUPS     (AX), Z4

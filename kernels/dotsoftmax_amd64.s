@@ -7,6 +7,7 @@
 // func dotSoftmaxMatTVecAVX2(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, CMOV, FMA3, MMX+, SSE
 TEXT ·dotSoftmaxMatTVecAVX2(SB), NOSPLIT, $8-128
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         a_base+48(FP), DX
@@ -249,6 +250,7 @@ special:
 // func dotSoftmaxMatTVecFarAVX2(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, FMA3, SSE
 TEXT ·dotSoftmaxMatTVecFarAVX2(SB), NOSPLIT, $8-128
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         a_base+48(FP), DX
@@ -789,6 +791,7 @@ special:
 // func dotSoftmaxMatTVecFarPF1AVX2(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, CMOV, FMA3, MMX+, SSE
 TEXT ·dotSoftmaxMatTVecFarPF1AVX2(SB), NOSPLIT, $8-128
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         a_base+48(FP), DX
@@ -1358,6 +1361,7 @@ special:
 // func dotSoftmaxMatTVecFarPF1L2AVX2(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, CMOV, FMA3, MMX+, SSE
 TEXT ·dotSoftmaxMatTVecFarPF1L2AVX2(SB), NOSPLIT, $8-128
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         a_base+48(FP), DX
@@ -1927,6 +1931,7 @@ special:
 // func dotSoftmaxMatTVecAVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, FMA3, MMX+, SSE
 TEXT ·dotSoftmaxMatTVecAVX512(SB), NOSPLIT, $8-128
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         a_base+48(FP), DX
@@ -2162,6 +2167,7 @@ special:
 // func dotSoftmaxMatTVecFarAVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, SSE
 TEXT ·dotSoftmaxMatTVecFarAVX512(SB), NOSPLIT, $8-128
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         a_base+48(FP), DX
@@ -2695,6 +2701,7 @@ special:
 // func dotSoftmaxMatTVecFarPF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, FMA3, MMX+, SSE
 TEXT ·dotSoftmaxMatTVecFarPF1AVX512(SB), NOSPLIT, $8-128
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         a_base+48(FP), DX
@@ -3257,6 +3264,7 @@ special:
 // func dotSoftmaxMatTVecFarSplit4PF1AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, FMA3, MMX+, SSE
 TEXT ·dotSoftmaxMatTVecFarSplit4PF1AVX512(SB), NOSPLIT, $16-128
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         a_base+48(FP), DX
@@ -3928,6 +3936,7 @@ special:
 // func dotSoftmaxMatTVecFarPF1L2AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, FMA3, MMX+, SSE
 TEXT ·dotSoftmaxMatTVecFarPF1L2AVX512(SB), NOSPLIT, $8-128
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         a_base+48(FP), DX
@@ -4490,6 +4499,7 @@ special:
 // func dotSoftmaxMatTVecFarSplit4PF1L2AVX512(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, FMA3, MMX+, SSE
 TEXT ·dotSoftmaxMatTVecFarSplit4PF1L2AVX512(SB), NOSPLIT, $16-128
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         a_base+48(FP), DX
@@ -5161,6 +5171,7 @@ special:
 // func dotSoftmaxMatTVecAVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, MMX+, SSE
 TEXT ·dotSoftmaxMatTVecAVX512Z(SB), NOSPLIT, $8-128
+	PCALIGN      $0x40
 	MOVL         $0x000000ff, AX
 	KMOVW        AX, K1
 	MOVQ         scores_base+24(FP), AX
@@ -5434,6 +5445,7 @@ special:
 // func dotSoftmaxMatTVecFarAVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, SSE
 TEXT ·dotSoftmaxMatTVecFarAVX512Z(SB), NOSPLIT, $8-128
+	PCALIGN      $0x40
 	MOVL         $0x000000ff, AX
 	KMOVW        AX, K1
 	MOVQ         scores_base+24(FP), AX
@@ -6043,6 +6055,7 @@ special:
 // func dotSoftmaxMatTVecFarPF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, MMX+, SSE
 TEXT ·dotSoftmaxMatTVecFarPF1AVX512Z(SB), NOSPLIT, $8-128
+	PCALIGN      $0x40
 	MOVL         $0x000000ff, AX
 	KMOVW        AX, K1
 	MOVQ         scores_base+24(FP), AX
@@ -6697,6 +6710,7 @@ special:
 // func dotSoftmaxMatTVecFarSplit4PF1AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, MMX+, SSE
 TEXT ·dotSoftmaxMatTVecFarSplit4PF1AVX512Z(SB), NOSPLIT, $16-128
+	PCALIGN      $0x40
 	MOVL         $0x000000ff, AX
 	KMOVW        AX, K1
 	MOVQ         scores_base+24(FP), AX
@@ -7548,6 +7562,7 @@ special:
 // func dotSoftmaxMatTVecFarPF1L2AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, MMX+, SSE
 TEXT ·dotSoftmaxMatTVecFarPF1L2AVX512Z(SB), NOSPLIT, $8-128
+	PCALIGN      $0x40
 	MOVL         $0x000000ff, AX
 	KMOVW        AX, K1
 	MOVQ         scores_base+24(FP), AX
@@ -8202,6 +8217,7 @@ special:
 // func dotSoftmaxMatTVecFarSplit4PF1L2AVX512Z(ctx []float32, scores []float32, a []float32, lda int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, MMX+, SSE
 TEXT ·dotSoftmaxMatTVecFarSplit4PF1L2AVX512Z(SB), NOSPLIT, $16-128
+	PCALIGN      $0x40
 	MOVL         $0x000000ff, AX
 	KMOVW        AX, K1
 	MOVQ         scores_base+24(FP), AX

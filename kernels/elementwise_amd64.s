@@ -7,6 +7,7 @@
 // func scaleToAVX2(dst []float32, alpha float32, x []float32)
 // Requires: AVX
 TEXT ·scaleToAVX2(SB), NOSPLIT, $0-56
+	PCALIGN      $0x40
 	VBROADCASTSS alpha+24(FP), Y0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+32(FP), CX
@@ -87,6 +88,7 @@ scaleToScalarLoop:
 // func scaleToAVX512(dst []float32, alpha float32, x []float32)
 // Requires: AVX, AVX512F, AVX512VL, BMI2
 TEXT ·scaleToAVX512(SB), NOSPLIT, $0-56
+	PCALIGN      $0x40
 	VBROADCASTSS alpha+24(FP), Y0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+32(FP), CX
@@ -154,6 +156,7 @@ scaleToDone:
 // func scaleToAVX512Z(dst []float32, alpha float32, x []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·scaleToAVX512Z(SB), NOSPLIT, $0-56
+	PCALIGN      $0x40
 	VBROADCASTSS alpha+24(FP), Z0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+32(FP), CX
@@ -221,6 +224,7 @@ scaleToDone:
 // func axpyToAVX2(dst []float32, alpha float32, x []float32, y []float32)
 // Requires: AVX, FMA3
 TEXT ·axpyToAVX2(SB), NOSPLIT, $0-80
+	PCALIGN      $0x40
 	VBROADCASTSS alpha+24(FP), Y0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+32(FP), CX
@@ -316,6 +320,7 @@ axpyToScalarLoop:
 // func axpyToAVX512(dst []float32, alpha float32, x []float32, y []float32)
 // Requires: AVX, AVX512F, AVX512VL, BMI2, FMA3
 TEXT ·axpyToAVX512(SB), NOSPLIT, $0-80
+	PCALIGN      $0x40
 	VBROADCASTSS alpha+24(FP), Y0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+32(FP), CX
@@ -396,6 +401,7 @@ axpyToDone:
 // func axpyToAVX512Z(dst []float32, alpha float32, x []float32, y []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·axpyToAVX512Z(SB), NOSPLIT, $0-80
+	PCALIGN      $0x40
 	VBROADCASTSS alpha+24(FP), Z0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+32(FP), CX
@@ -476,6 +482,7 @@ axpyToDone:
 // func addConstToAVX2(dst []float32, c float32, x []float32)
 // Requires: AVX
 TEXT ·addConstToAVX2(SB), NOSPLIT, $0-56
+	PCALIGN      $0x40
 	VBROADCASTSS c+24(FP), Y0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+32(FP), CX
@@ -556,6 +563,7 @@ addConstToScalarLoop:
 // func addConstToAVX512(dst []float32, c float32, x []float32)
 // Requires: AVX, AVX512F, AVX512VL, BMI2
 TEXT ·addConstToAVX512(SB), NOSPLIT, $0-56
+	PCALIGN      $0x40
 	VBROADCASTSS c+24(FP), Y0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+32(FP), CX
@@ -623,6 +631,7 @@ addConstToDone:
 // func addConstToAVX512Z(dst []float32, c float32, x []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·addConstToAVX512Z(SB), NOSPLIT, $0-56
+	PCALIGN      $0x40
 	VBROADCASTSS c+24(FP), Z0
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+32(FP), CX
@@ -690,6 +699,7 @@ addConstToDone:
 // func addAVX2(dst []float32, x []float32, y []float32)
 // Requires: AVX
 TEXT ·addAVX2(SB), NOSPLIT, $0-72
+	PCALIGN $0x40
 	MOVQ    dst_base+0(FP), AX
 	MOVQ    x_base+24(FP), CX
 	MOVQ    x_len+32(FP), DX
@@ -783,13 +793,14 @@ addScalarLoop:
 // func addAVX512(dst []float32, x []float32, y []float32)
 // Requires: AVX, AVX512F, AVX512VL, BMI2
 TEXT ·addAVX512(SB), NOSPLIT, $0-72
-	MOVQ dst_base+0(FP), AX
-	MOVQ x_base+24(FP), CX
-	MOVQ x_len+32(FP), DX
-	MOVQ y_base+48(FP), BX
-	MOVQ DX, SI
-	SHRQ $0x05, SI
-	JZ   addHalf
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    x_base+24(FP), CX
+	MOVQ    x_len+32(FP), DX
+	MOVQ    y_base+48(FP), BX
+	MOVQ    DX, SI
+	SHRQ    $0x05, SI
+	JZ      addHalf
 
 addBlock:
 	VMOVUPS (CX), Y0
@@ -862,13 +873,14 @@ addDone:
 // func addAVX512Z(dst []float32, x []float32, y []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·addAVX512Z(SB), NOSPLIT, $0-72
-	MOVQ dst_base+0(FP), AX
-	MOVQ x_base+24(FP), CX
-	MOVQ x_len+32(FP), DX
-	MOVQ y_base+48(FP), BX
-	MOVQ DX, SI
-	SHRQ $0x06, SI
-	JZ   addHalf
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    x_base+24(FP), CX
+	MOVQ    x_len+32(FP), DX
+	MOVQ    y_base+48(FP), BX
+	MOVQ    DX, SI
+	SHRQ    $0x06, SI
+	JZ      addHalf
 
 addBlock:
 	VMOVUPS (CX), Z0
@@ -941,6 +953,7 @@ addDone:
 // func subAVX2(dst []float32, x []float32, y []float32)
 // Requires: AVX
 TEXT ·subAVX2(SB), NOSPLIT, $0-72
+	PCALIGN $0x40
 	MOVQ    dst_base+0(FP), AX
 	MOVQ    x_base+24(FP), CX
 	MOVQ    x_len+32(FP), DX
@@ -1034,13 +1047,14 @@ subScalarLoop:
 // func subAVX512(dst []float32, x []float32, y []float32)
 // Requires: AVX, AVX512F, AVX512VL, BMI2
 TEXT ·subAVX512(SB), NOSPLIT, $0-72
-	MOVQ dst_base+0(FP), AX
-	MOVQ x_base+24(FP), CX
-	MOVQ x_len+32(FP), DX
-	MOVQ y_base+48(FP), BX
-	MOVQ DX, SI
-	SHRQ $0x05, SI
-	JZ   subHalf
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    x_base+24(FP), CX
+	MOVQ    x_len+32(FP), DX
+	MOVQ    y_base+48(FP), BX
+	MOVQ    DX, SI
+	SHRQ    $0x05, SI
+	JZ      subHalf
 
 subBlock:
 	VMOVUPS (CX), Y0
@@ -1113,13 +1127,14 @@ subDone:
 // func subAVX512Z(dst []float32, x []float32, y []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·subAVX512Z(SB), NOSPLIT, $0-72
-	MOVQ dst_base+0(FP), AX
-	MOVQ x_base+24(FP), CX
-	MOVQ x_len+32(FP), DX
-	MOVQ y_base+48(FP), BX
-	MOVQ DX, SI
-	SHRQ $0x06, SI
-	JZ   subHalf
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    x_base+24(FP), CX
+	MOVQ    x_len+32(FP), DX
+	MOVQ    y_base+48(FP), BX
+	MOVQ    DX, SI
+	SHRQ    $0x06, SI
+	JZ      subHalf
 
 subBlock:
 	VMOVUPS (CX), Z0
@@ -1192,6 +1207,7 @@ subDone:
 // func mulAVX2(dst []float32, x []float32, y []float32)
 // Requires: AVX
 TEXT ·mulAVX2(SB), NOSPLIT, $0-72
+	PCALIGN $0x40
 	MOVQ    dst_base+0(FP), AX
 	MOVQ    x_base+24(FP), CX
 	MOVQ    x_len+32(FP), DX
@@ -1285,13 +1301,14 @@ mulScalarLoop:
 // func mulAVX512(dst []float32, x []float32, y []float32)
 // Requires: AVX, AVX512F, AVX512VL, BMI2
 TEXT ·mulAVX512(SB), NOSPLIT, $0-72
-	MOVQ dst_base+0(FP), AX
-	MOVQ x_base+24(FP), CX
-	MOVQ x_len+32(FP), DX
-	MOVQ y_base+48(FP), BX
-	MOVQ DX, SI
-	SHRQ $0x05, SI
-	JZ   mulHalf
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    x_base+24(FP), CX
+	MOVQ    x_len+32(FP), DX
+	MOVQ    y_base+48(FP), BX
+	MOVQ    DX, SI
+	SHRQ    $0x05, SI
+	JZ      mulHalf
 
 mulBlock:
 	VMOVUPS (CX), Y0
@@ -1364,13 +1381,14 @@ mulDone:
 // func mulAVX512Z(dst []float32, x []float32, y []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·mulAVX512Z(SB), NOSPLIT, $0-72
-	MOVQ dst_base+0(FP), AX
-	MOVQ x_base+24(FP), CX
-	MOVQ x_len+32(FP), DX
-	MOVQ y_base+48(FP), BX
-	MOVQ DX, SI
-	SHRQ $0x06, SI
-	JZ   mulHalf
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    x_base+24(FP), CX
+	MOVQ    x_len+32(FP), DX
+	MOVQ    y_base+48(FP), BX
+	MOVQ    DX, SI
+	SHRQ    $0x06, SI
+	JZ      mulHalf
 
 mulBlock:
 	VMOVUPS (CX), Z0
@@ -1443,6 +1461,7 @@ mulDone:
 // func divAVX2(dst []float32, x []float32, y []float32)
 // Requires: AVX
 TEXT ·divAVX2(SB), NOSPLIT, $0-72
+	PCALIGN $0x40
 	MOVQ    dst_base+0(FP), AX
 	MOVQ    x_base+24(FP), CX
 	MOVQ    x_len+32(FP), DX
@@ -1536,13 +1555,14 @@ divScalarLoop:
 // func divAVX512(dst []float32, x []float32, y []float32)
 // Requires: AVX, AVX512F, AVX512VL, BMI2
 TEXT ·divAVX512(SB), NOSPLIT, $0-72
-	MOVQ dst_base+0(FP), AX
-	MOVQ x_base+24(FP), CX
-	MOVQ x_len+32(FP), DX
-	MOVQ y_base+48(FP), BX
-	MOVQ DX, SI
-	SHRQ $0x05, SI
-	JZ   divHalf
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    x_base+24(FP), CX
+	MOVQ    x_len+32(FP), DX
+	MOVQ    y_base+48(FP), BX
+	MOVQ    DX, SI
+	SHRQ    $0x05, SI
+	JZ      divHalf
 
 divBlock:
 	VMOVUPS (CX), Y0
@@ -1615,13 +1635,14 @@ divDone:
 // func divAVX512Z(dst []float32, x []float32, y []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·divAVX512Z(SB), NOSPLIT, $0-72
-	MOVQ dst_base+0(FP), AX
-	MOVQ x_base+24(FP), CX
-	MOVQ x_len+32(FP), DX
-	MOVQ y_base+48(FP), BX
-	MOVQ DX, SI
-	SHRQ $0x06, SI
-	JZ   divHalf
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    x_base+24(FP), CX
+	MOVQ    x_len+32(FP), DX
+	MOVQ    y_base+48(FP), BX
+	MOVQ    DX, SI
+	SHRQ    $0x06, SI
+	JZ      divHalf
 
 divBlock:
 	VMOVUPS (CX), Z0

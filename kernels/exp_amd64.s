@@ -7,6 +7,7 @@
 // func expAVX2(dst []float32, x []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·expAVX2(SB), NOSPLIT, $0-48
+	PCALIGN $0x40
 	MOVQ    dst_base+0(FP), AX
 	MOVQ    x_base+24(FP), CX
 	MOVQ    x_len+32(FP), DX
@@ -210,6 +211,7 @@ expscalarDone:
 // func tanhAVX2(dst []float32, x []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·tanhAVX2(SB), NOSPLIT, $0-48
+	PCALIGN $0x40
 	MOVQ    dst_base+0(FP), AX
 	MOVQ    x_base+24(FP), CX
 	MOVQ    x_len+32(FP), DX
@@ -376,12 +378,13 @@ tanhscalarDone:
 // func expAVX512(dst []float32, x []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·expAVX512(SB), NOSPLIT, $0-48
-	MOVQ dst_base+0(FP), AX
-	MOVQ x_base+24(FP), CX
-	MOVQ x_len+32(FP), DX
-	XORQ BX, BX
-	MOVQ DX, SI
-	ANDQ $-32, SI
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    x_base+24(FP), CX
+	MOVQ    x_len+32(FP), DX
+	XORQ    BX, BX
+	MOVQ    DX, SI
+	ANDQ    $-32, SI
 
 exppair:
 	CMPQ              BX, SI
@@ -482,12 +485,13 @@ expdone:
 // func tanhAVX512(dst []float32, x []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·tanhAVX512(SB), NOSPLIT, $0-48
-	MOVQ dst_base+0(FP), AX
-	MOVQ x_base+24(FP), CX
-	MOVQ x_len+32(FP), DX
-	XORQ BX, BX
-	MOVQ DX, SI
-	ANDQ $-32, SI
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    x_base+24(FP), CX
+	MOVQ    x_len+32(FP), DX
+	XORQ    BX, BX
+	MOVQ    DX, SI
+	ANDQ    $-32, SI
 
 tanhpair:
 	CMPQ              BX, SI

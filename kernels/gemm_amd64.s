@@ -7,6 +7,7 @@
 // func gemmMicroAVX2(k int, a *float32, b *float32, c *float32, ldc int, alpha float32, beta float32)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmMicroAVX2(SB), NOSPLIT, $0-48
+	PCALIGN    $0x40
 	MOVQ       a+8(FP), AX
 	MOVQ       b+16(FP), CX
 	MOVQ       k+0(FP), DX
@@ -245,6 +246,7 @@ gemmMicroAVX2NoBeta:
 // func gemmMicroRowsAVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmMicroRowsAVX2(SB), NOSPLIT, $0-56
+	PCALIGN    $0x40
 	MOVQ       lda+16(FP), AX
 	SHLQ       $0x02, AX
 	MOVQ       a+8(FP), CX
@@ -489,6 +491,7 @@ gemmMicroRowsAVX2NoBeta:
 // func gemmMicroStridedBAVX2(k int, a *float32, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmMicroStridedBAVX2(SB), NOSPLIT, $0-56
+	PCALIGN    $0x40
 	MOVQ       a+8(FP), AX
 	MOVQ       b+16(FP), CX
 	MOVQ       ldb+24(FP), DX
@@ -730,6 +733,7 @@ gemmMicroStridedBAVX2NoBeta:
 // func gemmMicroRowsStridedBAVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmMicroRowsStridedBAVX2(SB), NOSPLIT, $0-64
+	PCALIGN    $0x40
 	MOVQ       lda+16(FP), AX
 	SHLQ       $0x02, AX
 	MOVQ       a+8(FP), CX
@@ -977,6 +981,7 @@ gemmMicroRowsStridedBAVX2NoBeta:
 // func gemmMicroAVX512(k int, a *float32, b *float32, c *float32, ldc int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmMicroAVX512(SB), NOSPLIT, $0-48
+	PCALIGN    $0x40
 	MOVQ       a+8(FP), AX
 	MOVQ       b+16(FP), CX
 	MOVQ       k+0(FP), DX
@@ -1363,6 +1368,7 @@ gemmMicroAVX512NoBeta:
 // func gemmMicroRowsAVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmMicroRowsAVX512(SB), NOSPLIT, $0-56
+	PCALIGN    $0x40
 	MOVQ       lda+16(FP), AX
 	SHLQ       $0x02, AX
 	MOVQ       a+8(FP), CX
@@ -1755,6 +1761,7 @@ gemmMicroRowsAVX512NoBeta:
 // func gemmMicroStridedBAVX512(k int, a *float32, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmMicroStridedBAVX512(SB), NOSPLIT, $0-56
+	PCALIGN    $0x40
 	MOVQ       a+8(FP), AX
 	MOVQ       b+16(FP), CX
 	MOVQ       ldb+24(FP), DX
@@ -2144,6 +2151,7 @@ gemmMicroStridedBAVX512NoBeta:
 // func gemmMicroRowsStridedBAVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmMicroRowsStridedBAVX512(SB), NOSPLIT, $0-64
+	PCALIGN    $0x40
 	MOVQ       lda+16(FP), AX
 	SHLQ       $0x02, AX
 	MOVQ       a+8(FP), CX
@@ -2539,17 +2547,18 @@ gemmMicroRowsStridedBAVX512NoBeta:
 // func gemmTranspose8AVX2(dst *float32, ldd int, src *float32, lds int, blocks int)
 // Requires: AVX
 TEXT ·gemmTranspose8AVX2(SB), NOSPLIT, $0-40
-	MOVQ dst+0(FP), AX
-	MOVQ ldd+8(FP), CX
-	MOVQ src+16(FP), DX
-	MOVQ lds+24(FP), BX
-	MOVQ blocks+32(FP), SI
-	SHLQ $0x02, CX
-	SHLQ $0x02, BX
-	LEAQ (BX)(BX*2), DI
-	LEAQ (CX)(CX*2), R8
-	LEAQ (DX)(BX*4), R9
-	LEAQ (AX)(CX*4), R10
+	PCALIGN $0x40
+	MOVQ    dst+0(FP), AX
+	MOVQ    ldd+8(FP), CX
+	MOVQ    src+16(FP), DX
+	MOVQ    lds+24(FP), BX
+	MOVQ    blocks+32(FP), SI
+	SHLQ    $0x02, CX
+	SHLQ    $0x02, BX
+	LEAQ    (BX)(BX*2), DI
+	LEAQ    (CX)(CX*2), R8
+	LEAQ    (DX)(BX*4), R9
+	LEAQ    (AX)(CX*4), R10
 
 gemmTranspose8AVX2Loop:
 	VMOVUPS     (DX), X0
@@ -2604,13 +2613,14 @@ gemmTranspose8AVX2Loop:
 // func gemmPackAT6AVX2(dst *float32, src *float32, lds int, kb int, panels int)
 // Requires: AVX
 TEXT ·gemmPackAT6AVX2(SB), NOSPLIT, $0-40
-	MOVQ dst+0(FP), AX
-	MOVQ src+8(FP), CX
-	MOVQ lds+16(FP), DX
-	MOVQ kb+24(FP), BX
-	SHLQ $0x02, DX
-	LEAQ (BX)(BX*2), SI
-	SHLQ $0x03, SI
+	PCALIGN $0x40
+	MOVQ    dst+0(FP), AX
+	MOVQ    src+8(FP), CX
+	MOVQ    lds+16(FP), DX
+	MOVQ    kb+24(FP), BX
+	SHLQ    $0x02, DX
+	LEAQ    (BX)(BX*2), SI
+	SHLQ    $0x03, SI
 
 gemmPackAT6AVX2Row:
 	MOVQ CX, DI

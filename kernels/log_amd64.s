@@ -7,6 +7,7 @@
 // func logAVX2(dst []float32, x []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·logAVX2(SB), NOSPLIT, $0-48
+	PCALIGN $0x40
 	MOVQ    dst_base+0(FP), AX
 	MOVQ    x_base+24(FP), CX
 	MOVQ    x_len+32(FP), DX
@@ -394,12 +395,13 @@ logscalarDone:
 // func logAVX512(dst []float32, x []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·logAVX512(SB), NOSPLIT, $0-48
-	MOVQ dst_base+0(FP), AX
-	MOVQ x_base+24(FP), CX
-	MOVQ x_len+32(FP), DX
-	XORQ BX, BX
-	MOVQ DX, SI
-	ANDQ $-32, SI
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    x_base+24(FP), CX
+	MOVQ    x_len+32(FP), DX
+	XORQ    BX, BX
+	MOVQ    DX, SI
+	ANDQ    $-32, SI
 
 logpair:
 	CMPQ             BX, SI

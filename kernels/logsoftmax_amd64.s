@@ -7,6 +7,7 @@
 // func expSumAVX2(x []float32, m float32) float32
 // Requires: AVX, AVX2, FMA3
 TEXT ·expSumAVX2(SB), NOSPLIT, $0-36
+	PCALIGN      $0x40
 	MOVQ         x_base+0(FP), AX
 	MOVQ         x_len+8(FP), CX
 	VMOVSS       m+24(FP), X0
@@ -187,6 +188,7 @@ GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 // func shift2AVX2(dst []float32, x []float32, a float32, b float32)
 // Requires: AVX
 TEXT ·shift2AVX2(SB), NOSPLIT, $0-56
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+24(FP), CX
 	MOVQ         x_len+32(FP), DX
@@ -257,6 +259,7 @@ shift2scalarDone:
 // func expSumAVX512(x []float32, m float32) float32
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
 TEXT ·expSumAVX512(SB), NOSPLIT, $0-36
+	PCALIGN      $0x40
 	MOVQ         x_base+0(FP), AX
 	MOVQ         x_len+8(FP), CX
 	VMOVSS       m+24(FP), X0
@@ -375,6 +378,7 @@ GLOBL expSumNegInf<>(SB), RODATA|NOPTR, $4
 // func shift2AVX512(dst []float32, x []float32, a float32, b float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·shift2AVX512(SB), NOSPLIT, $0-56
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+24(FP), CX
 	MOVQ         x_len+32(FP), DX

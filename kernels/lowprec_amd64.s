@@ -7,11 +7,12 @@
 // func fromBF16AVX2(dst []float32, src []uint16)
 // Requires: AVX, AVX2
 TEXT ·fromBF16AVX2(SB), NOSPLIT, $0-48
-	MOVQ dst_base+0(FP), AX
-	MOVQ src_base+24(FP), CX
-	MOVQ dst_len+8(FP), DX
-	XORQ BX, BX
-	ANDQ $-8, DX
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    src_base+24(FP), CX
+	MOVQ    dst_len+8(FP), DX
+	XORQ    BX, BX
+	ANDQ    $-8, DX
 
 loop:
 	CMPQ      BX, DX
@@ -29,6 +30,7 @@ tail:
 // func toBF16AVX2(dst []uint16, src []float32)
 // Requires: AVX, AVX2
 TEXT ·toBF16AVX2(SB), NOSPLIT, $0-48
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         src_base+24(FP), CX
 	MOVQ         src_len+32(FP), DX
@@ -66,11 +68,12 @@ tail:
 // func fromF16AVX2(dst []float32, src []uint16)
 // Requires: AVX, F16C
 TEXT ·fromF16AVX2(SB), NOSPLIT, $0-48
-	MOVQ dst_base+0(FP), AX
-	MOVQ src_base+24(FP), CX
-	MOVQ dst_len+8(FP), DX
-	XORQ BX, BX
-	ANDQ $-8, DX
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    src_base+24(FP), CX
+	MOVQ    dst_len+8(FP), DX
+	XORQ    BX, BX
+	ANDQ    $-8, DX
 
 loop:
 	CMPQ      BX, DX
@@ -87,11 +90,12 @@ tail:
 // func toF16AVX2(dst []uint16, src []float32)
 // Requires: AVX, F16C
 TEXT ·toF16AVX2(SB), NOSPLIT, $0-48
-	MOVQ dst_base+0(FP), AX
-	MOVQ src_base+24(FP), CX
-	MOVQ src_len+32(FP), DX
-	XORQ BX, BX
-	ANDQ $-8, DX
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    src_base+24(FP), CX
+	MOVQ    src_len+32(FP), DX
+	XORQ    BX, BX
+	ANDQ    $-8, DX
 
 loop:
 	CMPQ      BX, DX
@@ -108,14 +112,15 @@ tail:
 // func matVecBF16AVX2(dst []float32, a []uint16, lda int, x []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·matVecBF16AVX2(SB), NOSPLIT, $0-80
-	MOVQ dst_base+0(FP), AX
-	MOVQ dst_len+8(FP), CX
-	MOVQ a_base+24(FP), DX
-	MOVQ lda+48(FP), BX
-	MOVQ x_base+56(FP), SI
-	MOVQ x_len+64(FP), DI
-	SHLQ $0x01, BX
-	LEAQ (BX)(BX*2), R8
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	MOVQ    x_base+56(FP), SI
+	MOVQ    x_len+64(FP), DI
+	SHLQ    $0x01, BX
+	LEAQ    (BX)(BX*2), R8
 
 group:
 	CMPQ         CX, $0x00000004
@@ -276,14 +281,15 @@ done:
 // func matTVecBF16AVX2(dst []float32, a []uint16, lda int, x []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·matTVecBF16AVX2(SB), NOSPLIT, $0-80
-	MOVQ dst_base+0(FP), AX
-	MOVQ dst_len+8(FP), CX
-	MOVQ a_base+24(FP), DX
-	MOVQ lda+48(FP), BX
-	MOVQ x_base+56(FP), SI
-	MOVQ x_len+64(FP), DI
-	SHLQ $0x01, BX
-	LEAQ (BX)(BX*2), R8
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	MOVQ    x_base+56(FP), SI
+	MOVQ    x_len+64(FP), DI
+	SHLQ    $0x01, BX
+	LEAQ    (BX)(BX*2), R8
 
 group:
 	CMPQ         DI, $0x00000004
@@ -358,14 +364,15 @@ done:
 // func matVecF16AVX2(dst []float32, a []uint16, lda int, x []float32)
 // Requires: AVX, F16C, FMA3
 TEXT ·matVecF16AVX2(SB), NOSPLIT, $0-80
-	MOVQ dst_base+0(FP), AX
-	MOVQ dst_len+8(FP), CX
-	MOVQ a_base+24(FP), DX
-	MOVQ lda+48(FP), BX
-	MOVQ x_base+56(FP), SI
-	MOVQ x_len+64(FP), DI
-	SHLQ $0x01, BX
-	LEAQ (BX)(BX*2), R8
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	MOVQ    x_base+56(FP), SI
+	MOVQ    x_len+64(FP), DI
+	SHLQ    $0x01, BX
+	LEAQ    (BX)(BX*2), R8
 
 group:
 	CMPQ   CX, $0x00000004
@@ -452,14 +459,15 @@ done:
 // func matTVecF16AVX2(dst []float32, a []uint16, lda int, x []float32)
 // Requires: AVX, F16C, FMA3
 TEXT ·matTVecF16AVX2(SB), NOSPLIT, $0-80
-	MOVQ dst_base+0(FP), AX
-	MOVQ dst_len+8(FP), CX
-	MOVQ a_base+24(FP), DX
-	MOVQ lda+48(FP), BX
-	MOVQ x_base+56(FP), SI
-	MOVQ x_len+64(FP), DI
-	SHLQ $0x01, BX
-	LEAQ (BX)(BX*2), R8
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	MOVQ    x_base+56(FP), SI
+	MOVQ    x_len+64(FP), DI
+	SHLQ    $0x01, BX
+	LEAQ    (BX)(BX*2), R8
 
 group:
 	CMPQ         DI, $0x00000004
@@ -529,10 +537,11 @@ done:
 // func fromQ8AVX2(dst []float32, src []byte)
 // Requires: AVX, AVX2
 TEXT ·fromQ8AVX2(SB), NOSPLIT, $0-48
-	MOVQ dst_base+0(FP), AX
-	MOVQ src_base+24(FP), CX
-	MOVQ dst_len+8(FP), DX
-	SHRQ $0x05, DX
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    src_base+24(FP), CX
+	MOVQ    dst_len+8(FP), DX
+	SHRQ    $0x05, DX
 
 blocks:
 	TESTQ        DX, DX
@@ -566,6 +575,7 @@ done:
 // func toQ8AVX2(dst []byte, src []float32)
 // Requires: AVX, AVX2
 TEXT ·toQ8AVX2(SB), NOSPLIT, $0-48
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         src_base+24(FP), CX
 	MOVQ         src_len+32(FP), DX
@@ -676,15 +686,16 @@ done:
 // func matVecQ8AVX2(dst []float32, a []byte, lda int, x []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·matVecQ8AVX2(SB), NOSPLIT, $0-80
-	MOVQ   dst_base+0(FP), AX
-	MOVQ   dst_len+8(FP), CX
-	MOVQ   a_base+24(FP), DX
-	MOVQ   lda+48(FP), BX
-	MOVQ   x_base+56(FP), SI
-	MOVQ   x_len+64(FP), DI
-	IMUL3Q $0x00000024, BX, BX
-	LEAQ   (BX)(BX*2), R8
-	SHRQ   $0x05, DI
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	MOVQ    x_base+56(FP), SI
+	MOVQ    x_len+64(FP), DI
+	IMUL3Q  $0x00000024, BX, BX
+	LEAQ    (BX)(BX*2), R8
+	SHRQ    $0x05, DI
 
 group:
 	CMPQ   CX, $0x00000004
@@ -829,15 +840,16 @@ done:
 // func matTVecQ8AVX2(dst []float32, a []byte, lda int, x []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·matTVecQ8AVX2(SB), NOSPLIT, $0-80
-	MOVQ   dst_base+0(FP), AX
-	MOVQ   dst_len+8(FP), CX
-	MOVQ   a_base+24(FP), DX
-	MOVQ   lda+48(FP), BX
-	MOVQ   x_base+56(FP), SI
-	MOVQ   x_len+64(FP), DI
-	IMUL3Q $0x00000024, BX, BX
-	LEAQ   (BX)(BX*2), R8
-	SHRQ   $0x05, CX
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	MOVQ    x_base+56(FP), SI
+	MOVQ    x_len+64(FP), DI
+	IMUL3Q  $0x00000024, BX, BX
+	LEAQ    (BX)(BX*2), R8
+	SHRQ    $0x05, CX
 
 group:
 	CMPQ   DI, $0x00000004
@@ -979,6 +991,7 @@ done:
 // func expShiftAVX2(dst []float32, src []float32, m float32) float32
 // Requires: AVX, AVX2, FMA3, SSE
 TEXT ·expShiftAVX2(SB), NOSPLIT, $0-60
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         src_base+24(FP), CX
 	MOVQ         src_len+32(FP), DX
@@ -1039,12 +1052,13 @@ tail:
 // func fromBF16AVX512(dst []float32, src []uint16)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·fromBF16AVX512(SB), NOSPLIT, $0-48
-	MOVQ dst_base+0(FP), AX
-	MOVQ src_base+24(FP), CX
-	MOVQ dst_len+8(FP), DX
-	XORQ BX, BX
-	MOVQ DX, SI
-	ANDQ $-16, SI
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    src_base+24(FP), CX
+	MOVQ    dst_len+8(FP), DX
+	XORQ    BX, BX
+	MOVQ    DX, SI
+	ANDQ    $-16, SI
 
 loop:
 	CMPQ      BX, SI
@@ -1072,6 +1086,7 @@ done:
 // func toBF16AVX512(dst []uint16, src []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·toBF16AVX512(SB), NOSPLIT, $0-48
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         src_base+24(FP), CX
 	MOVQ         src_len+32(FP), DX
@@ -1126,12 +1141,13 @@ done:
 // func fromF16AVX512(dst []float32, src []uint16)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·fromF16AVX512(SB), NOSPLIT, $0-48
-	MOVQ dst_base+0(FP), AX
-	MOVQ src_base+24(FP), CX
-	MOVQ dst_len+8(FP), DX
-	XORQ BX, BX
-	MOVQ DX, SI
-	ANDQ $-16, SI
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    src_base+24(FP), CX
+	MOVQ    dst_len+8(FP), DX
+	XORQ    BX, BX
+	MOVQ    DX, SI
+	ANDQ    $-16, SI
 
 loop:
 	CMPQ      BX, SI
@@ -1157,12 +1173,13 @@ done:
 // func toF16AVX512(dst []uint16, src []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·toF16AVX512(SB), NOSPLIT, $0-48
-	MOVQ dst_base+0(FP), AX
-	MOVQ src_base+24(FP), CX
-	MOVQ src_len+32(FP), DX
-	XORQ BX, BX
-	MOVQ DX, SI
-	ANDQ $-16, SI
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    src_base+24(FP), CX
+	MOVQ    src_len+32(FP), DX
+	XORQ    BX, BX
+	MOVQ    DX, SI
+	ANDQ    $-16, SI
 
 loop:
 	CMPQ      BX, SI
@@ -1188,14 +1205,15 @@ done:
 // func matVecBF16AVX512(dst []float32, a []uint16, lda int, x []float32)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
 TEXT ·matVecBF16AVX512(SB), NOSPLIT, $0-80
-	MOVQ dst_base+0(FP), AX
-	MOVQ dst_len+8(FP), CX
-	MOVQ a_base+24(FP), DX
-	MOVQ lda+48(FP), BX
-	MOVQ x_base+56(FP), SI
-	MOVQ x_len+64(FP), DI
-	SHLQ $0x01, BX
-	LEAQ (BX)(BX*2), R8
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	MOVQ    x_base+56(FP), SI
+	MOVQ    x_len+64(FP), DI
+	SHLQ    $0x01, BX
+	LEAQ    (BX)(BX*2), R8
 
 group:
 	CMPQ         CX, $0x00000004
@@ -1433,14 +1451,15 @@ GLOBL evenodd<>(SB), RODATA|NOPTR, $128
 // func matTVecBF16AVX512(dst []float32, a []uint16, lda int, x []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·matTVecBF16AVX512(SB), NOSPLIT, $0-80
-	MOVQ dst_base+0(FP), AX
-	MOVQ dst_len+8(FP), CX
-	MOVQ a_base+24(FP), DX
-	MOVQ lda+48(FP), BX
-	MOVQ x_base+56(FP), SI
-	MOVQ x_len+64(FP), DI
-	SHLQ $0x01, BX
-	LEAQ (BX)(BX*2), R8
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	MOVQ    x_base+56(FP), SI
+	MOVQ    x_len+64(FP), DI
+	SHLQ    $0x01, BX
+	LEAQ    (BX)(BX*2), R8
 
 group:
 	CMPQ         DI, $0x00000004
@@ -1548,14 +1567,15 @@ done:
 // func matVecF16AVX512(dst []float32, a []uint16, lda int, x []float32)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
 TEXT ·matVecF16AVX512(SB), NOSPLIT, $0-80
-	MOVQ dst_base+0(FP), AX
-	MOVQ dst_len+8(FP), CX
-	MOVQ a_base+24(FP), DX
-	MOVQ lda+48(FP), BX
-	MOVQ x_base+56(FP), SI
-	MOVQ x_len+64(FP), DI
-	SHLQ $0x01, BX
-	LEAQ (BX)(BX*2), R8
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	MOVQ    x_base+56(FP), SI
+	MOVQ    x_len+64(FP), DI
+	SHLQ    $0x01, BX
+	LEAQ    (BX)(BX*2), R8
 
 group:
 	CMPQ   CX, $0x00000004
@@ -1678,14 +1698,15 @@ done:
 // func matTVecF16AVX512(dst []float32, a []uint16, lda int, x []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·matTVecF16AVX512(SB), NOSPLIT, $0-80
-	MOVQ dst_base+0(FP), AX
-	MOVQ dst_len+8(FP), CX
-	MOVQ a_base+24(FP), DX
-	MOVQ lda+48(FP), BX
-	MOVQ x_base+56(FP), SI
-	MOVQ x_len+64(FP), DI
-	SHLQ $0x01, BX
-	LEAQ (BX)(BX*2), R8
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	MOVQ    x_base+56(FP), SI
+	MOVQ    x_len+64(FP), DI
+	SHLQ    $0x01, BX
+	LEAQ    (BX)(BX*2), R8
 
 group:
 	CMPQ         DI, $0x00000004
@@ -1783,10 +1804,11 @@ done:
 // func fromQ8AVX512(dst []float32, src []byte)
 // Requires: AVX, AVX512F
 TEXT ·fromQ8AVX512(SB), NOSPLIT, $0-48
-	MOVQ dst_base+0(FP), AX
-	MOVQ src_base+24(FP), CX
-	MOVQ dst_len+8(FP), DX
-	SHRQ $0x05, DX
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    src_base+24(FP), CX
+	MOVQ    dst_len+8(FP), DX
+	SHRQ    $0x05, DX
 
 blocks:
 	TESTQ        DX, DX
@@ -1812,6 +1834,7 @@ done:
 // func toQ8AVX512(dst []byte, src []float32)
 // Requires: AVX, AVX2, AVX512F, AVX512VL
 TEXT ·toQ8AVX512(SB), NOSPLIT, $0-48
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         src_base+24(FP), CX
 	MOVQ         src_len+32(FP), DX
@@ -1897,15 +1920,16 @@ done:
 // func matVecQ8AVX512(dst []float32, a []byte, lda int, x []float32)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL
 TEXT ·matVecQ8AVX512(SB), NOSPLIT, $0-80
-	MOVQ   dst_base+0(FP), AX
-	MOVQ   dst_len+8(FP), CX
-	MOVQ   a_base+24(FP), DX
-	MOVQ   lda+48(FP), BX
-	MOVQ   x_base+56(FP), SI
-	MOVQ   x_len+64(FP), DI
-	IMUL3Q $0x00000024, BX, BX
-	LEAQ   (BX)(BX*2), R8
-	SHRQ   $0x05, DI
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	MOVQ    x_base+56(FP), SI
+	MOVQ    x_len+64(FP), DI
+	IMUL3Q  $0x00000024, BX, BX
+	LEAQ    (BX)(BX*2), R8
+	SHRQ    $0x05, DI
 
 group:
 	CMPQ   CX, $0x00000004
@@ -2029,15 +2053,16 @@ done:
 // func matTVecQ8AVX512(dst []float32, a []byte, lda int, x []float32)
 // Requires: AVX, AVX512F
 TEXT ·matTVecQ8AVX512(SB), NOSPLIT, $0-80
-	MOVQ   dst_base+0(FP), AX
-	MOVQ   dst_len+8(FP), CX
-	MOVQ   a_base+24(FP), DX
-	MOVQ   lda+48(FP), BX
-	MOVQ   x_base+56(FP), SI
-	MOVQ   x_len+64(FP), DI
-	IMUL3Q $0x00000024, BX, BX
-	LEAQ   (BX)(BX*2), R8
-	SHRQ   $0x05, CX
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	MOVQ    x_base+56(FP), SI
+	MOVQ    x_len+64(FP), DI
+	IMUL3Q  $0x00000024, BX, BX
+	LEAQ    (BX)(BX*2), R8
+	SHRQ    $0x05, CX
 
 group:
 	CMPQ         DI, $0x00000004
@@ -2136,15 +2161,16 @@ done:
 // func matTVecQ8StackAVX512(dst []float32, a []byte, lda int, x []float32)
 // Requires: AVX, AVX512F
 TEXT ·matTVecQ8StackAVX512(SB), NOSPLIT, $16-80
-	MOVQ   dst_base+0(FP), AX
-	MOVQ   dst_len+8(FP), CX
-	MOVQ   a_base+24(FP), DX
-	MOVQ   lda+48(FP), BX
-	MOVQ   x_base+56(FP), SI
-	MOVQ   x_len+64(FP), DI
-	IMUL3Q $0x00000024, BX, BX
-	LEAQ   (BX)(BX*2), R8
-	SHRQ   $0x05, CX
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	MOVQ    x_base+56(FP), SI
+	MOVQ    x_len+64(FP), DI
+	IMUL3Q  $0x00000024, BX, BX
+	LEAQ    (BX)(BX*2), R8
+	SHRQ    $0x05, CX
 
 group:
 	CMPQ   DI, $0x00000004
@@ -2248,6 +2274,7 @@ done:
 // func matVecQ8Q8AVX512(dst []float32, a []byte, lda int, x []byte)
 // Requires: AVX, AVX2, AVX512F, AVX512VL, AVX512VNNI, FMA3
 TEXT ·matVecQ8Q8AVX512(SB), NOSPLIT, $0-80
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         a_base+24(FP), DX
@@ -2374,6 +2401,7 @@ done:
 // func expShiftAVX512(dst []float32, src []float32, m float32) float32
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, SSE
 TEXT ·expShiftAVX512(SB), NOSPLIT, $0-60
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         src_base+24(FP), CX
 	MOVQ         src_len+32(FP), DX
@@ -2449,6 +2477,7 @@ done:
 // func decodeStepBF16AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, FMA3, SSE
 TEXT ·decodeStepBF16AVX2(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -2878,6 +2907,7 @@ special:
 // func decodeStepBF16PFAVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, FMA3, MMX+, SSE
 TEXT ·decodeStepBF16PFAVX2(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -3391,6 +3421,7 @@ special:
 // func decodeStepBF16PFL2AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, FMA3, MMX+, SSE
 TEXT ·decodeStepBF16PFL2AVX2(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -3904,6 +3935,7 @@ special:
 // func decodeStepF16AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, F16C, FMA3, SSE
 TEXT ·decodeStepF16AVX2(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -4135,6 +4167,7 @@ special:
 // func decodeStepF16PFAVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, F16C, FMA3, MMX+, SSE
 TEXT ·decodeStepF16PFAVX2(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -4450,6 +4483,7 @@ special:
 // func decodeStepF16PFL2AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, F16C, FMA3, MMX+, SSE
 TEXT ·decodeStepF16PFL2AVX2(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -4765,6 +4799,7 @@ special:
 // func decodeStepQ8AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, FMA3, SSE
 TEXT ·decodeStepQ8AVX2(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -5192,6 +5227,7 @@ special:
 // func decodeStepQ8PFAVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, FMA3, MMX+, SSE
 TEXT ·decodeStepQ8PFAVX2(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -5707,6 +5743,7 @@ special:
 // func decodeStepQ8PFL2AVX2(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, FMA3, MMX+, SSE
 TEXT ·decodeStepQ8PFL2AVX2(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -6222,6 +6259,7 @@ special:
 // func decodeStepBF16AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, SSE
 TEXT ·decodeStepBF16AVX512(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -6646,6 +6684,7 @@ special:
 // func decodeStepBF16PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, MMX+, SSE
 TEXT ·decodeStepBF16PFAVX512(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -7154,6 +7193,7 @@ special:
 // func decodeStepBF16PFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, MMX+, SSE
 TEXT ·decodeStepBF16PFL2AVX512(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -7662,6 +7702,7 @@ special:
 // func decodeStepF16AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, F16C, FMA3, SSE
 TEXT ·decodeStepF16AVX512(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -7886,6 +7927,7 @@ special:
 // func decodeStepF16PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, F16C, FMA3, MMX+, SSE
 TEXT ·decodeStepF16PFAVX512(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -8194,6 +8236,7 @@ special:
 // func decodeStepF16PFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, F16C, FMA3, MMX+, SSE
 TEXT ·decodeStepF16PFL2AVX512(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -8502,6 +8545,7 @@ special:
 // func decodeStepQ8AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, SSE
 TEXT ·decodeStepQ8AVX512(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -8910,6 +8954,7 @@ special:
 // func decodeStepQ8PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, MMX+, SSE
 TEXT ·decodeStepQ8PFAVX512(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -9406,6 +9451,7 @@ special:
 // func decodeStepQ8StackAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, SSE
 TEXT ·decodeStepQ8StackAVX512(SB), NOSPLIT, $72-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -9822,6 +9868,7 @@ special:
 // func decodeStepQ8StackPFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, FMA3, MMX+, SSE
 TEXT ·decodeStepQ8StackPFL2AVX512(SB), NOSPLIT, $72-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -10326,6 +10373,7 @@ special:
 // func decodeStepQ8Q8AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, FMA3, SSE
 TEXT ·decodeStepQ8Q8AVX512(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -10681,6 +10729,7 @@ special:
 // func decodeStepQ8Q8PFAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, FMA3, MMX+, SSE
 TEXT ·decodeStepQ8Q8PFAVX512(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -11124,6 +11173,7 @@ special:
 // func decodeStepQ8Q8StackAVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, FMA3, SSE
 TEXT ·decodeStepQ8Q8StackAVX512(SB), NOSPLIT, $72-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -11487,6 +11537,7 @@ special:
 // func decodeStepQ8Q8StackPFL2AVX512(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, FMA3, MMX+, SSE
 TEXT ·decodeStepQ8Q8StackPFL2AVX512(SB), NOSPLIT, $72-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -11938,6 +11989,7 @@ special:
 // func decodeStepBF16AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, SSE
 TEXT ·decodeStepBF16AVX512Z(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVL         $0x000000ff, AX
 	KMOVW        AX, K1
 	MOVQ         scores_base+24(FP), AX
@@ -12454,6 +12506,7 @@ special:
 // func decodeStepBF16PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+, SSE
 TEXT ·decodeStepBF16PFAVX512Z(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVL         $0x000000ff, AX
 	KMOVW        AX, K1
 	MOVQ         scores_base+24(FP), AX
@@ -13054,6 +13107,7 @@ special:
 // func decodeStepBF16PFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+, SSE
 TEXT ·decodeStepBF16PFL2AVX512Z(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVL         $0x000000ff, AX
 	KMOVW        AX, K1
 	MOVQ         scores_base+24(FP), AX
@@ -13654,6 +13708,7 @@ special:
 // func decodeStepF16AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, SSE
 TEXT ·decodeStepF16AVX512Z(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVL         $0x000000ff, AX
 	KMOVW        AX, K1
 	MOVQ         scores_base+24(FP), AX
@@ -13950,6 +14005,7 @@ special:
 // func decodeStepF16PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+, SSE
 TEXT ·decodeStepF16PFAVX512Z(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVL         $0x000000ff, AX
 	KMOVW        AX, K1
 	MOVQ         scores_base+24(FP), AX
@@ -14330,6 +14386,7 @@ special:
 // func decodeStepF16PFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+, SSE
 TEXT ·decodeStepF16PFL2AVX512Z(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVL         $0x000000ff, AX
 	KMOVW        AX, K1
 	MOVQ         scores_base+24(FP), AX
@@ -14710,6 +14767,7 @@ special:
 // func decodeStepQ8AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, SSE
 TEXT ·decodeStepQ8AVX512Z(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -15033,6 +15091,7 @@ special:
 // func decodeStepQ8PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+, SSE
 TEXT ·decodeStepQ8PFAVX512Z(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -15444,6 +15503,7 @@ special:
 // func decodeStepQ8StackAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, SSE
 TEXT ·decodeStepQ8StackAVX512Z(SB), NOSPLIT, $72-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -15775,6 +15835,7 @@ special:
 // func decodeStepQ8StackPFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []float32, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+, SSE
 TEXT ·decodeStepQ8StackPFL2AVX512Z(SB), NOSPLIT, $72-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -16194,6 +16255,7 @@ special:
 // func decodeStepQ8Q8AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, SSE
 TEXT ·decodeStepQ8Q8AVX512Z(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -16492,6 +16554,7 @@ special:
 // func decodeStepQ8Q8PFAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, MMX+, SSE
 TEXT ·decodeStepQ8Q8PFAVX512Z(SB), NOSPLIT, $40-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -16878,6 +16941,7 @@ special:
 // func decodeStepQ8Q8StackAVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, SSE
 TEXT ·decodeStepQ8Q8StackAVX512Z(SB), NOSPLIT, $72-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX
@@ -17184,6 +17248,7 @@ special:
 // func decodeStepQ8Q8StackPFL2AVX512Z(ctx []float32, scores []float32, k []byte, ldk int, v []byte, ldv int, h []byte, m float32, l float32) (float32, float32, int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, AVX512VNNI, MMX+, SSE
 TEXT ·decodeStepQ8Q8StackPFL2AVX512Z(SB), NOSPLIT, $72-160
+	PCALIGN      $0x40
 	MOVQ         scores_base+24(FP), AX
 	MOVQ         scores_len+32(FP), CX
 	MOVQ         k_base+48(FP), DX

@@ -7,6 +7,7 @@
 // func matVecAVX2(dst []float32, a []float32, lda int, x []float32)
 // Requires: AVX, CMOV, FMA3, MMX+
 TEXT ·matVecAVX2(SB), NOSPLIT, $0-80
+	PCALIGN $0x40
 	MOVQ    dst_base+0(FP), AX
 	MOVQ    dst_len+8(FP), CX
 	MOVQ    a_base+24(FP), DX
@@ -245,19 +246,20 @@ GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 // func matVecAVX512(dst []float32, a []float32, lda int, x []float32)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV, FMA3, MMX+
 TEXT ·matVecAVX512(SB), NOSPLIT, $0-80
-	MOVQ  dst_base+0(FP), AX
-	MOVQ  dst_len+8(FP), CX
-	MOVQ  a_base+24(FP), DX
-	MOVQ  lda+48(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  x_base+56(FP), SI
-	MOVQ  x_len+64(FP), DI
-	MOVQ  DI, R8
-	ANDQ  $0x0000000f, R8
-	JZ    maskDone
-	MOVL  $0x0000ffff, R9
-	BZHIL R8, R9, R9
-	KMOVW R9, K1
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	SHLQ    $0x02, BX
+	MOVQ    x_base+56(FP), SI
+	MOVQ    x_len+64(FP), DI
+	MOVQ    DI, R8
+	ANDQ    $0x0000000f, R8
+	JZ      maskDone
+	MOVL    $0x0000ffff, R9
+	BZHIL   R8, R9, R9
+	KMOVW   R9, K1
 
 maskDone:
 	MOVQ      CX, R9
@@ -1211,6 +1213,7 @@ done:
 // func matVecSplit4PF1KAVX2(dst []float32, a []float32, lda int, x []float32)
 // Requires: AVX, CMOV, FMA3, MMX+
 TEXT ·matVecSplit4PF1KAVX2(SB), NOSPLIT, $16-80
+	PCALIGN $0x40
 	MOVQ    dst_base+0(FP), AX
 	MOVQ    dst_len+8(FP), CX
 	MOVQ    a_base+24(FP), DX
@@ -1399,6 +1402,7 @@ done:
 // func matVecSplit4PF1KL2AVX2(dst []float32, a []float32, lda int, x []float32)
 // Requires: AVX, CMOV, FMA3, MMX+
 TEXT ·matVecSplit4PF1KL2AVX2(SB), NOSPLIT, $16-80
+	PCALIGN $0x40
 	MOVQ    dst_base+0(FP), AX
 	MOVQ    dst_len+8(FP), CX
 	MOVQ    a_base+24(FP), DX
@@ -1587,20 +1591,21 @@ done:
 // func matVecSplit4PF1KAVX512(dst []float32, a []float32, lda int, x []float32)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV, MMX+
 TEXT ·matVecSplit4PF1KAVX512(SB), NOSPLIT, $16-80
-	MOVQ  dst_base+0(FP), AX
-	MOVQ  dst_len+8(FP), CX
-	MOVQ  a_base+24(FP), DX
-	MOVQ  lda+48(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  BX, (SP)
-	MOVQ  x_base+56(FP), BX
-	MOVQ  x_len+64(FP), SI
-	MOVQ  SI, DI
-	ANDQ  $0x0000000f, DI
-	JZ    maskDone
-	MOVL  $0x0000ffff, R8
-	BZHIL DI, R8, R8
-	KMOVW R8, K1
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	SHLQ    $0x02, BX
+	MOVQ    BX, (SP)
+	MOVQ    x_base+56(FP), BX
+	MOVQ    x_len+64(FP), SI
+	MOVQ    SI, DI
+	ANDQ    $0x0000000f, DI
+	JZ      maskDone
+	MOVL    $0x0000ffff, R8
+	BZHIL   DI, R8, R8
+	KMOVW   R8, K1
 
 maskDone:
 	MOVQ  CX, DI
@@ -1779,20 +1784,21 @@ done:
 // func matVecSplit4PF1KL2AVX512(dst []float32, a []float32, lda int, x []float32)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV, MMX+
 TEXT ·matVecSplit4PF1KL2AVX512(SB), NOSPLIT, $16-80
-	MOVQ  dst_base+0(FP), AX
-	MOVQ  dst_len+8(FP), CX
-	MOVQ  a_base+24(FP), DX
-	MOVQ  lda+48(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  BX, (SP)
-	MOVQ  x_base+56(FP), BX
-	MOVQ  x_len+64(FP), SI
-	MOVQ  SI, DI
-	ANDQ  $0x0000000f, DI
-	JZ    maskDone
-	MOVL  $0x0000ffff, R8
-	BZHIL DI, R8, R8
-	KMOVW R8, K1
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	SHLQ    $0x02, BX
+	MOVQ    BX, (SP)
+	MOVQ    x_base+56(FP), BX
+	MOVQ    x_len+64(FP), SI
+	MOVQ    SI, DI
+	ANDQ    $0x0000000f, DI
+	JZ      maskDone
+	MOVL    $0x0000ffff, R8
+	BZHIL   DI, R8, R8
+	KMOVW   R8, K1
 
 maskDone:
 	MOVQ  CX, DI
@@ -1971,6 +1977,7 @@ done:
 // func matTVecAVX2(dst []float32, a []float32, lda int, x []float32)
 // Requires: AVX, FMA3
 TEXT ·matTVecAVX2(SB), NOSPLIT, $0-80
+	PCALIGN $0x40
 	MOVQ    dst_base+0(FP), AX
 	MOVQ    dst_len+8(FP), CX
 	MOVQ    a_base+24(FP), DX
@@ -2514,21 +2521,22 @@ done:
 // func matTVecAVX512(dst []float32, a []float32, lda int, x []float32)
 // Requires: AVX, AVX512F, AVX512VL, BMI2, FMA3
 TEXT ·matTVecAVX512(SB), NOSPLIT, $0-80
-	MOVQ  dst_base+0(FP), AX
-	MOVQ  dst_len+8(FP), CX
-	MOVQ  a_base+24(FP), DX
-	MOVQ  lda+48(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  x_base+56(FP), SI
-	MOVQ  x_len+64(FP), DI
-	CMPQ  CX, $0x00000080
-	JBE   narrow
-	MOVQ  CX, R8
-	ANDQ  $0x00000007, R8
-	JZ    maskDone
-	MOVL  $0x0000ffff, R9
-	BZHIL R8, R9, R9
-	KMOVW R9, K1
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	SHLQ    $0x02, BX
+	MOVQ    x_base+56(FP), SI
+	MOVQ    x_len+64(FP), DI
+	CMPQ    CX, $0x00000080
+	JBE     narrow
+	MOVQ    CX, R8
+	ANDQ    $0x00000007, R8
+	JZ      maskDone
+	MOVL    $0x0000ffff, R9
+	BZHIL   R8, R9, R9
+	KMOVW   R9, K1
 
 maskDone:
 	MOVQ SI, SI
@@ -4014,21 +4022,22 @@ done:
 // func matTVecAVX512Z(dst []float32, a []float32, lda int, x []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·matTVecAVX512Z(SB), NOSPLIT, $0-80
-	MOVQ  dst_base+0(FP), AX
-	MOVQ  dst_len+8(FP), CX
-	MOVQ  a_base+24(FP), DX
-	MOVQ  lda+48(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  x_base+56(FP), SI
-	MOVQ  x_len+64(FP), DI
-	CMPQ  CX, $0x00000100
-	JBE   narrow
-	MOVQ  CX, R8
-	ANDQ  $0x0000000f, R8
-	JZ    maskDone
-	MOVL  $0x0000ffff, R9
-	BZHIL R8, R9, R9
-	KMOVW R9, K1
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    a_base+24(FP), DX
+	MOVQ    lda+48(FP), BX
+	SHLQ    $0x02, BX
+	MOVQ    x_base+56(FP), SI
+	MOVQ    x_len+64(FP), DI
+	CMPQ    CX, $0x00000100
+	JBE     narrow
+	MOVQ    CX, R8
+	ANDQ    $0x0000000f, R8
+	JZ      maskDone
+	MOVL    $0x0000ffff, R9
+	BZHIL   R8, R9, R9
+	KMOVW   R9, K1
 
 maskDone:
 	MOVQ SI, SI
@@ -5514,12 +5523,13 @@ done:
 // func matVecBatchAVX2(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int)
 // Requires: AVX, CMOV, FMA3
 TEXT ·matVecBatchAVX2(SB), NOSPLIT, $48-120
-	MOVQ a_base+32(FP), AX
-	MOVQ d_base+0(FP), CX
-	MOVQ rows+96(FP), DX
-	MOVQ AX, 16(SP)
-	MOVQ CX, 24(SP)
-	MOVQ DX, 40(SP)
+	PCALIGN $0x40
+	MOVQ    a_base+32(FP), AX
+	MOVQ    d_base+0(FP), CX
+	MOVQ    rows+96(FP), DX
+	MOVQ    AX, 16(SP)
+	MOVQ    CX, 24(SP)
+	MOVQ    DX, 40(SP)
 
 panel:
 	MOVQ    rows+96(FP), AX
@@ -6274,12 +6284,13 @@ done:
 // func matVecBatchAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int)
 // Requires: AVX, AVX512F, AVX512VL, BMI2, CMOV, FMA3
 TEXT ·matVecBatchAVX512(SB), NOSPLIT, $48-120
-	MOVQ  cols+104(FP), AX
-	ANDQ  $0x00000007, AX
-	JZ    maskDone
-	MOVL  $0x0000ffff, CX
-	BZHIL AX, CX, CX
-	KMOVW CX, K1
+	PCALIGN $0x40
+	MOVQ    cols+104(FP), AX
+	ANDQ    $0x00000007, AX
+	JZ      maskDone
+	MOVL    $0x0000ffff, CX
+	BZHIL   AX, CX, CX
+	KMOVW   CX, K1
 
 maskDone:
 	MOVQ a_base+32(FP), AX
@@ -7047,12 +7058,13 @@ done:
 // func matVecBatchAVX512Z(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, cols int, batch int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV
 TEXT ·matVecBatchAVX512Z(SB), NOSPLIT, $48-120
-	MOVQ  cols+104(FP), AX
-	ANDQ  $0x0000000f, AX
-	JZ    maskDone
-	MOVL  $0x0000ffff, CX
-	BZHIL AX, CX, CX
-	KMOVW CX, K1
+	PCALIGN $0x40
+	MOVQ    cols+104(FP), AX
+	ANDQ    $0x0000000f, AX
+	JZ      maskDone
+	MOVL    $0x0000ffff, CX
+	BZHIL   AX, CX, CX
+	KMOVW   CX, K1
 
 maskDone:
 	MOVQ a_base+32(FP), AX

@@ -7,6 +7,7 @@
 // func onlineSoftmaxAVX2(x []float32, m float32) (float32, float32, int)
 // Requires: AVX, AVX2, FMA3
 TEXT ·onlineSoftmaxAVX2(SB), NOSPLIT, $32-48
+	PCALIGN      $0x40
 	MOVQ         x_base+0(FP), AX
 	MOVQ         x_len+8(FP), CX
 	CMPQ         CX, $0x00000008
@@ -236,6 +237,7 @@ GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 // func onlineSoftmaxAVX512(x []float32, m float32) (float32, float32, int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
 TEXT ·onlineSoftmaxAVX512(SB), NOSPLIT, $0-48
+	PCALIGN      $0x40
 	MOVQ         x_base+0(FP), AX
 	MOVQ         x_len+8(FP), CX
 	CMPQ         CX, $0x00000001
@@ -425,15 +427,16 @@ nan:
 // func onlineSoftmaxBandAVX2(x []float32, rows int, cols int, stride int, d int, m []float32, sum []float32) int
 // Requires: AVX, AVX2, CMOV, FMA3
 TEXT ·onlineSoftmaxBandAVX2(SB), NOSPLIT, $32-112
-	MOVQ   x_base+0(FP), AX
-	MOVQ   m_base+56(FP), CX
-	MOVQ   sum_base+80(FP), DX
-	MOVQ   stride+40(FP), BX
-	SHLQ   $0x02, BX
-	XORQ   SI, SI
-	XORQ   DI, DI
-	XORQ   R9, R9
-	VXORPS X1, X1, X1
+	PCALIGN $0x40
+	MOVQ    x_base+0(FP), AX
+	MOVQ    m_base+56(FP), CX
+	MOVQ    sum_base+80(FP), DX
+	MOVQ    stride+40(FP), BX
+	SHLQ    $0x02, BX
+	XORQ    SI, SI
+	XORQ    DI, DI
+	XORQ    R9, R9
+	VXORPS  X1, X1, X1
 
 bandRow:
 	CMPQ    DI, rows+24(FP)
@@ -699,15 +702,16 @@ GLOBL softmaxNaN<>(SB), RODATA|NOPTR, $4
 // func onlineSoftmaxBandAVX512(x []float32, rows int, cols int, stride int, d int, m []float32, sum []float32) int
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV
 TEXT ·onlineSoftmaxBandAVX512(SB), NOSPLIT, $0-112
-	MOVQ   x_base+0(FP), AX
-	MOVQ   m_base+56(FP), CX
-	MOVQ   sum_base+80(FP), DX
-	MOVQ   stride+40(FP), BX
-	SHLQ   $0x02, BX
-	XORQ   SI, SI
-	XORQ   DI, DI
-	XORQ   R9, R9
-	VXORPS X1, X1, X1
+	PCALIGN $0x40
+	MOVQ    x_base+0(FP), AX
+	MOVQ    m_base+56(FP), CX
+	MOVQ    sum_base+80(FP), DX
+	MOVQ    stride+40(FP), BX
+	SHLQ    $0x02, BX
+	XORQ    SI, SI
+	XORQ    DI, DI
+	XORQ    R9, R9
+	VXORPS  X1, X1, X1
 
 bandRow:
 	CMPQ         DI, rows+24(FP)

@@ -7,6 +7,7 @@
 // func adamStepAVX2(p []float32, g []float32, m []float32, v []float32, lr float32, b1 float32, c1 float32, b2 float32, c2 float32, rs float32, eps float32, wd float32, mode int)
 // Requires: AVX, FMA3
 TEXT ·adamStepAVX2(SB), NOSPLIT, $0-136
+	PCALIGN      $0x40
 	MOVQ         p_base+0(FP), AX
 	MOVQ         g_base+24(FP), CX
 	MOVQ         m_base+48(FP), DX
@@ -193,6 +194,7 @@ adam2Done:
 // func adamStepAVX512(p []float32, g []float32, m []float32, v []float32, lr float32, b1 float32, c1 float32, b2 float32, c2 float32, rs float32, eps float32, wd float32, mode int)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·adamStepAVX512(SB), NOSPLIT, $0-136
+	PCALIGN      $0x40
 	MOVQ         p_base+0(FP), AX
 	MOVQ         g_base+24(FP), CX
 	MOVQ         m_base+48(FP), DX
@@ -373,6 +375,7 @@ adam2Done:
 // func sgdStepAVX2(p []float32, g []float32, b []float32, lr float32, mu float32, wd float32, mode int)
 // Requires: AVX, FMA3
 TEXT ·sgdStepAVX2(SB), NOSPLIT, $0-96
+	PCALIGN      $0x40
 	MOVQ         p_base+0(FP), AX
 	MOVQ         g_base+24(FP), CX
 	MOVQ         b_base+48(FP), DX
@@ -619,6 +622,7 @@ sgd7Done:
 // func sgdStepAVX512(p []float32, g []float32, b []float32, lr float32, mu float32, wd float32, mode int)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·sgdStepAVX512(SB), NOSPLIT, $0-96
+	PCALIGN      $0x40
 	MOVQ         p_base+0(FP), AX
 	MOVQ         g_base+24(FP), CX
 	MOVQ         b_base+48(FP), DX

@@ -7,6 +7,7 @@
 // func lstmCellAVX2(hOut []float32, cOut []float32, gates []float32, b []float32, c []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·lstmCellAVX2(SB), NOSPLIT, $0-120
+	PCALIGN      $0x40
 	MOVQ         hOut_base+0(FP), AX
 	MOVQ         cOut_base+24(FP), CX
 	MOVQ         gates_base+48(FP), DX
@@ -433,6 +434,7 @@ lstmDone:
 // func lstmCellAVX512(hOut []float32, cOut []float32, gates []float32, b []float32, c []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·lstmCellAVX512(SB), NOSPLIT, $0-120
+	PCALIGN           $0x40
 	MOVQ              hOut_base+0(FP), AX
 	MOVQ              cOut_base+24(FP), CX
 	MOVQ              gates_base+48(FP), DX
@@ -1205,6 +1207,7 @@ lstmDone:
 // func gruCellAVX2(hOut []float32, gates []float32, nh []float32, bx []float32, bh []float32, h []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·gruCellAVX2(SB), NOSPLIT, $0-144
+	PCALIGN      $0x40
 	MOVQ         hOut_base+0(FP), AX
 	MOVQ         gates_base+24(FP), CX
 	MOVQ         nh_base+48(FP), DX
@@ -1522,6 +1525,7 @@ gruDone:
 // func gruCellAVX512(hOut []float32, gates []float32, nh []float32, bx []float32, bh []float32, h []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·gruCellAVX512(SB), NOSPLIT, $0-144
+	PCALIGN           $0x40
 	MOVQ              hOut_base+0(FP), AX
 	MOVQ              gates_base+24(FP), CX
 	MOVQ              nh_base+48(FP), DX

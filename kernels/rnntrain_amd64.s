@@ -7,6 +7,7 @@
 // func lstmCellTrainAVX2(hOut []float32, cOut []float32, act []float32, gates []float32, b []float32, c []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·lstmCellTrainAVX2(SB), NOSPLIT, $0-144
+	PCALIGN      $0x40
 	MOVQ         hOut_base+0(FP), AX
 	MOVQ         cOut_base+24(FP), CX
 	MOVQ         act_base+48(FP), DX
@@ -452,6 +453,7 @@ lstmDone:
 // func lstmCellTrainAVX512(hOut []float32, cOut []float32, act []float32, gates []float32, b []float32, c []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·lstmCellTrainAVX512(SB), NOSPLIT, $0-144
+	PCALIGN           $0x40
 	MOVQ              hOut_base+0(FP), AX
 	MOVQ              cOut_base+24(FP), CX
 	MOVQ              act_base+48(FP), DX
@@ -1258,6 +1260,7 @@ lstmDone:
 // func gruCellTrainAVX2(hOut []float32, act []float32, gates []float32, nh []float32, bx []float32, bh []float32, h []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·gruCellTrainAVX2(SB), NOSPLIT, $0-168
+	PCALIGN      $0x40
 	MOVQ         hOut_base+0(FP), AX
 	MOVQ         act_base+24(FP), CX
 	MOVQ         gates_base+48(FP), DX
@@ -1592,6 +1595,7 @@ gruDone:
 // func gruCellTrainAVX512(hOut []float32, act []float32, gates []float32, nh []float32, bx []float32, bh []float32, h []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·gruCellTrainAVX512(SB), NOSPLIT, $0-168
+	PCALIGN           $0x40
 	MOVQ              hOut_base+0(FP), AX
 	MOVQ              act_base+24(FP), CX
 	MOVQ              gates_base+48(FP), DX
@@ -2184,6 +2188,7 @@ gruDone:
 // func lstmCellBackwardAVX2(dGates []float32, dcPrev []float32, act []float32, cPrev []float32, dh []float32, dc []float32)
 // Requires: AVX
 TEXT ·lstmCellBackwardAVX2(SB), NOSPLIT, $0-144
+	PCALIGN $0x40
 	MOVQ    dGates_base+0(FP), AX
 	MOVQ    dcPrev_base+24(FP), CX
 	MOVQ    act_base+48(FP), DX
@@ -2300,6 +2305,7 @@ lstmbDone:
 // func lstmCellBackwardAVX512(dGates []float32, dcPrev []float32, act []float32, cPrev []float32, dh []float32, dc []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·lstmCellBackwardAVX512(SB), NOSPLIT, $0-144
+	PCALIGN      $0x40
 	MOVQ         dGates_base+0(FP), AX
 	MOVQ         dcPrev_base+24(FP), CX
 	MOVQ         act_base+48(FP), DX
@@ -2489,6 +2495,7 @@ lstmbDone:
 // func gruCellBackwardAVX2(dGx []float32, dGh []float32, dhPrev []float32, act []float32, h []float32, dh []float32)
 // Requires: AVX
 TEXT ·gruCellBackwardAVX2(SB), NOSPLIT, $0-144
+	PCALIGN $0x40
 	MOVQ    dGx_base+0(FP), AX
 	MOVQ    dGh_base+24(FP), CX
 	MOVQ    dhPrev_base+48(FP), DX
@@ -2591,6 +2598,7 @@ grubDone:
 // func gruCellBackwardAVX512(dGx []float32, dGh []float32, dhPrev []float32, act []float32, h []float32, dh []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·gruCellBackwardAVX512(SB), NOSPLIT, $0-144
+	PCALIGN      $0x40
 	MOVQ         dGx_base+0(FP), AX
 	MOVQ         dGh_base+24(FP), CX
 	MOVQ         dhPrev_base+48(FP), DX

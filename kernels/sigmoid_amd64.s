@@ -7,6 +7,7 @@
 // func sigmoidAVX2(dst []float32, x []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·sigmoidAVX2(SB), NOSPLIT, $0-48
+	PCALIGN $0x40
 	MOVQ    dst_base+0(FP), AX
 	MOVQ    x_base+24(FP), CX
 	MOVQ    x_len+32(FP), DX
@@ -169,6 +170,7 @@ sigmoidscalarDone:
 // func sigmoidAVX512(dst []float32, x []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·sigmoidAVX512(SB), NOSPLIT, $0-48
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+24(FP), CX
 	MOVQ         x_len+32(FP), DX

@@ -7,26 +7,27 @@
 // func skinnyNTAVX2(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, chunk int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
 // Requires: AVX, CMOV, FMA3, MMX+
 TEXT ·skinnyNTAVX2(SB), NOSPLIT, $120-168
-	MOVQ   lda+56(FP), AX
-	SHLQ   $0x02, AX
-	MOVQ   panel+128(FP), CX
-	IMULQ  AX, CX
-	MOVQ   CX, 80(SP)
-	MOVQ   chunk+104(FP), CX
-	IMULQ  CX, AX
-	MOVQ   AX, 88(SP)
-	SHLQ   $0x02, CX
-	MOVQ   CX, 96(SP)
-	MOVQ   a_base+32(FP), AX
-	MOVQ   d_base+0(FP), CX
-	MOVQ   AX, 32(SP)
-	MOVQ   CX, 40(SP)
-	MOVQ   chunk+104(FP), AX
-	MOVQ   rows+96(FP), CX
-	MOVQ   AX, 64(SP)
-	IMUL3Q $0x00000003, AX, AX
-	SUBQ   AX, CX
-	MOVQ   CX, 72(SP)
+	PCALIGN $0x40
+	MOVQ    lda+56(FP), AX
+	SHLQ    $0x02, AX
+	MOVQ    panel+128(FP), CX
+	IMULQ   AX, CX
+	MOVQ    CX, 80(SP)
+	MOVQ    chunk+104(FP), CX
+	IMULQ   CX, AX
+	MOVQ    AX, 88(SP)
+	SHLQ    $0x02, CX
+	MOVQ    CX, 96(SP)
+	MOVQ    a_base+32(FP), AX
+	MOVQ    d_base+0(FP), CX
+	MOVQ    AX, 32(SP)
+	MOVQ    CX, 40(SP)
+	MOVQ    chunk+104(FP), AX
+	MOVQ    rows+96(FP), CX
+	MOVQ    AX, 64(SP)
+	IMUL3Q  $0x00000003, AX, AX
+	SUBQ    AX, CX
+	MOVQ    CX, 72(SP)
 
 panel:
 	MOVQ    panel+128(FP), CX
@@ -1761,26 +1762,27 @@ GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 // func skinnyNTL2AVX2(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, chunk int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
 // Requires: AVX, CMOV, FMA3, MMX+
 TEXT ·skinnyNTL2AVX2(SB), NOSPLIT, $120-168
-	MOVQ   lda+56(FP), AX
-	SHLQ   $0x02, AX
-	MOVQ   panel+128(FP), CX
-	IMULQ  AX, CX
-	MOVQ   CX, 80(SP)
-	MOVQ   chunk+104(FP), CX
-	IMULQ  CX, AX
-	MOVQ   AX, 88(SP)
-	SHLQ   $0x02, CX
-	MOVQ   CX, 96(SP)
-	MOVQ   a_base+32(FP), AX
-	MOVQ   d_base+0(FP), CX
-	MOVQ   AX, 32(SP)
-	MOVQ   CX, 40(SP)
-	MOVQ   chunk+104(FP), AX
-	MOVQ   rows+96(FP), CX
-	MOVQ   AX, 64(SP)
-	IMUL3Q $0x00000003, AX, AX
-	SUBQ   AX, CX
-	MOVQ   CX, 72(SP)
+	PCALIGN $0x40
+	MOVQ    lda+56(FP), AX
+	SHLQ    $0x02, AX
+	MOVQ    panel+128(FP), CX
+	IMULQ   AX, CX
+	MOVQ    CX, 80(SP)
+	MOVQ    chunk+104(FP), CX
+	IMULQ   CX, AX
+	MOVQ    AX, 88(SP)
+	SHLQ    $0x02, CX
+	MOVQ    CX, 96(SP)
+	MOVQ    a_base+32(FP), AX
+	MOVQ    d_base+0(FP), CX
+	MOVQ    AX, 32(SP)
+	MOVQ    CX, 40(SP)
+	MOVQ    chunk+104(FP), AX
+	MOVQ    rows+96(FP), CX
+	MOVQ    AX, 64(SP)
+	IMUL3Q  $0x00000003, AX, AX
+	SUBQ    AX, CX
+	MOVQ    CX, 72(SP)
 
 panel:
 	MOVQ    panel+128(FP), CX
@@ -3497,12 +3499,13 @@ done:
 // func skinnyNTAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, chunk int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV, FMA3, MMX+
 TEXT ·skinnyNTAVX512(SB), NOSPLIT, $120-168
-	MOVQ  cols+112(FP), AX
-	ANDQ  $0x0000000f, AX
-	JZ    maskDone
-	MOVL  $0x0000ffff, CX
-	BZHIL AX, CX, CX
-	KMOVW CX, K1
+	PCALIGN $0x40
+	MOVQ    cols+112(FP), AX
+	ANDQ    $0x0000000f, AX
+	JZ      maskDone
+	MOVL    $0x0000ffff, CX
+	BZHIL   AX, CX, CX
+	KMOVW   CX, K1
 
 maskDone:
 	MOVQ   lda+56(FP), AX
@@ -8091,12 +8094,13 @@ GLOBL skinnyNTAVX512perm1<>(SB), RODATA|NOPTR, $64
 // func skinnyNTL2AVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, chunk int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV, FMA3, MMX+
 TEXT ·skinnyNTL2AVX512(SB), NOSPLIT, $120-168
-	MOVQ  cols+112(FP), AX
-	ANDQ  $0x0000000f, AX
-	JZ    maskDone
-	MOVL  $0x0000ffff, CX
-	BZHIL AX, CX, CX
-	KMOVW CX, K1
+	PCALIGN $0x40
+	MOVQ    cols+112(FP), AX
+	ANDQ    $0x0000000f, AX
+	JZ      maskDone
+	MOVL    $0x0000ffff, CX
+	BZHIL   AX, CX, CX
+	KMOVW   CX, K1
 
 maskDone:
 	MOVQ   lda+56(FP), AX
@@ -12685,23 +12689,24 @@ GLOBL skinnyNTL2AVX512perm1<>(SB), RODATA|NOPTR, $64
 // func skinnyNNAVX2(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pf []float32, pfRows int, pfRowBytes int, lps int, next int, gs int, nbig int, alpha float32, beta float32)
 // Requires: AVX, FMA3, MMX+
 TEXT ·skinnyNNAVX2(SB), NOSPLIT, $96-200
-	MOVQ pf_base+120(FP), AX
-	MOVQ pfRowBytes+152(FP), CX
-	MOVQ pfRows+144(FP), DX
-	MOVQ lps+160(FP), BX
-	MOVQ AX, 24(SP)
-	MOVQ CX, 32(SP)
-	MOVQ DX, 40(SP)
-	MOVQ BX, 48(SP)
-	MOVQ ldw+88(FP), AX
-	SHLQ $0x02, AX
-	SUBQ CX, AX
-	MOVQ AX, 56(SP)
-	XORQ AX, AX
-	MOVQ AX, (SP)
-	MOVQ batch+96(FP), AX
-	CMPQ AX, $0x00000002
-	JNE  solo2Skip
+	PCALIGN $0x40
+	MOVQ    pf_base+120(FP), AX
+	MOVQ    pfRowBytes+152(FP), CX
+	MOVQ    pfRows+144(FP), DX
+	MOVQ    lps+160(FP), BX
+	MOVQ    AX, 24(SP)
+	MOVQ    CX, 32(SP)
+	MOVQ    DX, 40(SP)
+	MOVQ    BX, 48(SP)
+	MOVQ    ldw+88(FP), AX
+	SHLQ    $0x02, AX
+	SUBQ    CX, AX
+	MOVQ    AX, 56(SP)
+	XORQ    AX, AX
+	MOVQ    AX, (SP)
+	MOVQ    batch+96(FP), AX
+	CMPQ    AX, $0x00000002
+	JNE     solo2Skip
 
 solo2:
 	MOVQ n+112(FP), AX
@@ -14903,12 +14908,13 @@ lastEnd:
 // func skinnyNNAVX512(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pf []float32, pfRows int, pfRowBytes int, lps int, next int, gs int, nbig int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
 TEXT ·skinnyNNAVX512(SB), NOSPLIT, $128-200
-	MOVQ  n+112(FP), AX
-	ANDQ  $0x0000000f, AX
-	JZ    maskDone
-	MOVL  $0x0000ffff, CX
-	BZHIL AX, CX, CX
-	KMOVW CX, K1
+	PCALIGN $0x40
+	MOVQ    n+112(FP), AX
+	ANDQ    $0x0000000f, AX
+	JZ      maskDone
+	MOVL    $0x0000ffff, CX
+	BZHIL   AX, CX, CX
+	KMOVW   CX, K1
 
 maskDone:
 	MOVQ pf_base+120(FP), AX

@@ -7,6 +7,7 @@
 // func gemmSkinny1AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmSkinny1AVX2(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -171,6 +172,7 @@ gemmSkinny1AVX2NoBeta:
 // func gemmSkinny2AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmSkinny2AVX2(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -366,6 +368,7 @@ gemmSkinny2AVX2NoBeta:
 // func gemmSkinny3AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmSkinny3AVX2(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -592,6 +595,7 @@ gemmSkinny3AVX2NoBeta:
 // func gemmSkinny4AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmSkinny4AVX2(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -853,6 +857,7 @@ gemmSkinny4AVX2NoBeta:
 // func gemmSkinny5AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmSkinny5AVX2(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -1145,6 +1150,7 @@ gemmSkinny5AVX2NoBeta:
 // func gemmSkinny6AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmSkinny6AVX2(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -1468,6 +1474,7 @@ gemmSkinny6AVX2NoBeta:
 // func gemmSkinny1L2AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmSkinny1L2AVX2(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -1632,6 +1639,7 @@ gemmSkinny1L2AVX2NoBeta:
 // func gemmSkinny2L2AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmSkinny2L2AVX2(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -1827,6 +1835,7 @@ gemmSkinny2L2AVX2NoBeta:
 // func gemmSkinny3L2AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmSkinny3L2AVX2(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -2053,6 +2062,7 @@ gemmSkinny3L2AVX2NoBeta:
 // func gemmSkinny4L2AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmSkinny4L2AVX2(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -2314,6 +2324,7 @@ gemmSkinny4L2AVX2NoBeta:
 // func gemmSkinny5L2AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmSkinny5L2AVX2(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -2606,6 +2617,7 @@ gemmSkinny5L2AVX2NoBeta:
 // func gemmSkinny6L2AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmSkinny6L2AVX2(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -2929,6 +2941,7 @@ gemmSkinny6L2AVX2NoBeta:
 // func gemmSkinnyStrided1AVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmSkinnyStrided1AVX2(SB), NOSPLIT, $0-64
+	PCALIGN    $0x40
 	MOVQ       lda+16(FP), AX
 	SHLQ       $0x02, AX
 	MOVQ       a+8(FP), AX
@@ -3017,6 +3030,7 @@ gemmSkinnyStrided1AVX2NoBeta:
 // func gemmSkinnyStrided2AVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmSkinnyStrided2AVX2(SB), NOSPLIT, $0-64
+	PCALIGN    $0x40
 	MOVQ       lda+16(FP), AX
 	SHLQ       $0x02, AX
 	MOVQ       a+8(FP), CX
@@ -3136,6 +3150,7 @@ gemmSkinnyStrided2AVX2NoBeta:
 // func gemmSkinnyStrided3AVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmSkinnyStrided3AVX2(SB), NOSPLIT, $0-64
+	PCALIGN    $0x40
 	MOVQ       lda+16(FP), AX
 	SHLQ       $0x02, AX
 	MOVQ       a+8(FP), CX
@@ -3286,6 +3301,7 @@ gemmSkinnyStrided3AVX2NoBeta:
 // func gemmSkinnyStrided4AVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmSkinnyStrided4AVX2(SB), NOSPLIT, $0-64
+	PCALIGN    $0x40
 	MOVQ       lda+16(FP), AX
 	SHLQ       $0x02, AX
 	MOVQ       a+8(FP), CX
@@ -3471,6 +3487,7 @@ gemmSkinnyStrided4AVX2NoBeta:
 // func gemmSkinnyStrided5AVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
 // Requires: AVX, FMA3, MMX+
 TEXT ·gemmSkinnyStrided5AVX2(SB), NOSPLIT, $0-64
+	PCALIGN    $0x40
 	MOVQ       lda+16(FP), AX
 	SHLQ       $0x02, AX
 	MOVQ       a+8(FP), CX
@@ -3687,6 +3704,7 @@ gemmSkinnyStrided5AVX2NoBeta:
 // func gemmSkinny1AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmSkinny1AVX512(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -3884,6 +3902,7 @@ gemmSkinny1AVX512NoBeta:
 // func gemmSkinny2AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmSkinny2AVX512(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -4135,6 +4154,7 @@ gemmSkinny2AVX512NoBeta:
 // func gemmSkinny3AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmSkinny3AVX512(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -4440,6 +4460,7 @@ gemmSkinny3AVX512NoBeta:
 // func gemmSkinny4AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmSkinny4AVX512(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -4803,6 +4824,7 @@ gemmSkinny4AVX512NoBeta:
 // func gemmSkinny5AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmSkinny5AVX512(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -5220,6 +5242,7 @@ gemmSkinny5AVX512NoBeta:
 // func gemmSkinny6AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmSkinny6AVX512(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -5691,6 +5714,7 @@ gemmSkinny6AVX512NoBeta:
 // func gemmSkinny1L2AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmSkinny1L2AVX512(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -5888,6 +5912,7 @@ gemmSkinny1L2AVX512NoBeta:
 // func gemmSkinny2L2AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmSkinny2L2AVX512(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -6139,6 +6164,7 @@ gemmSkinny2L2AVX512NoBeta:
 // func gemmSkinny3L2AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmSkinny3L2AVX512(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -6444,6 +6470,7 @@ gemmSkinny3L2AVX512NoBeta:
 // func gemmSkinny4L2AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmSkinny4L2AVX512(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -6807,6 +6834,7 @@ gemmSkinny4L2AVX512NoBeta:
 // func gemmSkinny5L2AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmSkinny5L2AVX512(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -7224,6 +7252,7 @@ gemmSkinny5L2AVX512NoBeta:
 // func gemmSkinny6L2AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int, alpha float32, beta float32, pf *float32, lps int)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmSkinny6L2AVX512(SB), NOSPLIT, $0-72
+	PCALIGN    $0x40
 	MOVQ       pf+56(FP), AX
 	MOVQ       lps+64(FP), CX
 	MOVQ       CX, DX
@@ -7695,6 +7724,7 @@ gemmSkinny6L2AVX512NoBeta:
 // func gemmSkinnyStrided1AVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmSkinnyStrided1AVX512(SB), NOSPLIT, $0-64
+	PCALIGN    $0x40
 	MOVQ       lda+16(FP), AX
 	SHLQ       $0x02, AX
 	MOVQ       a+8(FP), AX
@@ -7816,6 +7846,7 @@ gemmSkinnyStrided1AVX512NoBeta:
 // func gemmSkinnyStrided2AVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmSkinnyStrided2AVX512(SB), NOSPLIT, $0-64
+	PCALIGN    $0x40
 	MOVQ       lda+16(FP), AX
 	SHLQ       $0x02, AX
 	MOVQ       a+8(FP), CX
@@ -7991,6 +8022,7 @@ gemmSkinnyStrided2AVX512NoBeta:
 // func gemmSkinnyStrided3AVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmSkinnyStrided3AVX512(SB), NOSPLIT, $0-64
+	PCALIGN    $0x40
 	MOVQ       lda+16(FP), AX
 	SHLQ       $0x02, AX
 	MOVQ       a+8(FP), CX
@@ -8220,6 +8252,7 @@ gemmSkinnyStrided3AVX512NoBeta:
 // func gemmSkinnyStrided4AVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmSkinnyStrided4AVX512(SB), NOSPLIT, $0-64
+	PCALIGN    $0x40
 	MOVQ       lda+16(FP), AX
 	SHLQ       $0x02, AX
 	MOVQ       a+8(FP), CX
@@ -8507,6 +8540,7 @@ gemmSkinnyStrided4AVX512NoBeta:
 // func gemmSkinnyStrided5AVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·gemmSkinnyStrided5AVX512(SB), NOSPLIT, $0-64
+	PCALIGN    $0x40
 	MOVQ       lda+16(FP), AX
 	SHLQ       $0x02, AX
 	MOVQ       a+8(FP), CX

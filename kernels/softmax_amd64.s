@@ -7,6 +7,7 @@
 // func softmaxAVX2(dst []float32, x []float32) int
 // Requires: AVX, AVX2, FMA3
 TEXT ·softmaxAVX2(SB), NOSPLIT, $64-56
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+24(FP), CX
 	MOVQ         x_len+32(FP), DX
@@ -376,6 +377,7 @@ GLOBL softmaxOne<>(SB), RODATA|NOPTR, $4
 // func softmaxAVX512(dst []float32, x []float32) int
 // Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL, BMI2
 TEXT ·softmaxAVX512(SB), NOSPLIT, $0-56
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         x_base+24(FP), CX
 	MOVQ         x_len+32(FP), DX

@@ -7,6 +7,7 @@
 // func softmaxMatTVecAVX2(dst []float32, a []float32, lda int, x []float32) int
 // Requires: AVX, AVX2, FMA3
 TEXT ·softmaxMatTVecAVX2(SB), NOSPLIT, $128-88
+	PCALIGN      $0x40
 	MOVQ         x_base+56(FP), AX
 	MOVQ         x_len+64(FP), CX
 	CMPQ         CX, $0x00000008
@@ -3300,6 +3301,7 @@ GLOBL softmaxOne<>(SB), RODATA|NOPTR, $4
 // func softmaxMatTVecAVX512(dst []float32, a []float32, lda int, x []float32) int
 // Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, AVX512VL, BMI2, FMA3
 TEXT ·softmaxMatTVecAVX512(SB), NOSPLIT, $0-88
+	PCALIGN      $0x40
 	MOVQ         x_base+56(FP), AX
 	MOVQ         x_len+64(FP), CX
 	CMPQ         CX, $0x00000010
@@ -11251,6 +11253,7 @@ fused1ScaleDone:
 // func softmaxMatTVecAVX512Z(dst []float32, a []float32, lda int, x []float32) int
 // Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, AVX512VL, BMI2
 TEXT ·softmaxMatTVecAVX512Z(SB), NOSPLIT, $0-88
+	PCALIGN      $0x40
 	MOVQ         x_base+56(FP), AX
 	MOVQ         x_len+64(FP), CX
 	CMPQ         CX, $0x00000010

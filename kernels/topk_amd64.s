@@ -7,6 +7,7 @@
 // func firstAboveAVX2(x []float32, t float32) int
 // Requires: AVX, BMI
 TEXT ·firstAboveAVX2(SB), NOSPLIT, $0-40
+	PCALIGN      $0x40
 	MOVQ         x_base+0(FP), AX
 	MOVQ         x_len+8(FP), CX
 	VBROADCASTSS t+24(FP), Y0
@@ -129,11 +130,12 @@ firstAbovenone:
 // func spanMaxAVX2(dst []float32, x []float32) bool
 // Requires: AVX
 TEXT ·spanMaxAVX2(SB), NOSPLIT, $0-49
-	MOVQ   dst_base+0(FP), AX
-	MOVQ   dst_len+8(FP), CX
-	MOVQ   x_base+24(FP), DX
-	VXORPS Y0, Y0, Y0
-	XORQ   BX, BX
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    x_base+24(FP), DX
+	VXORPS  Y0, Y0, Y0
+	XORQ    BX, BX
 
 spanMaxspan:
 	CMPQ         BX, CX
@@ -296,6 +298,7 @@ spanMaxdone:
 // func spanMaxKthAVX2(dst []float32, x []float32, k int) (kth float32, nan bool)
 // Requires: AVX, AVX2, SSE
 TEXT ·spanMaxKthAVX2(SB), NOSPLIT, $0-61
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         x_base+24(FP), DX
@@ -481,6 +484,7 @@ spanMaxKthdone:
 // func aboveAllAVX2(dst []int32, x []float32, t float32) int
 // Requires: AVX, BMI
 TEXT ·aboveAllAVX2(SB), NOSPLIT, $0-64
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         x_base+24(FP), DX
@@ -636,6 +640,7 @@ aboveAllfull:
 // func kthLargestAVX2(m []float32, k int) float32
 // Requires: AVX, AVX2, SSE
 TEXT ·kthLargestAVX2(SB), NOSPLIT, $0-36
+	PCALIGN      $0x40
 	MOVQ         m_base+0(FP), AX
 	MOVQ         m_len+8(FP), CX
 	MOVQ         k+24(FP), DX
@@ -708,6 +713,7 @@ kthLargestrank:
 // func aboveSpansAVX2(dst []int32, x []float32, bm []float32, t float32) int
 // Requires: AVX, BMI
 TEXT ·aboveSpansAVX2(SB), NOSPLIT, $0-88
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         x_base+24(FP), DX
@@ -1291,6 +1297,7 @@ aboveSpansRestfull:
 // func firstAboveAVX512(x []float32, t float32) int
 // Requires: AVX, AVX512F, BMI, BMI2
 TEXT ·firstAboveAVX512(SB), NOSPLIT, $0-40
+	PCALIGN      $0x40
 	MOVQ         x_base+0(FP), AX
 	MOVQ         x_len+8(FP), CX
 	VBROADCASTSS t+24(FP), Z0
@@ -1414,12 +1421,13 @@ firstAbovenone:
 // func spanMaxAVX512(dst []float32, x []float32) bool
 // Requires: AVX, AVX512F, AVX512VL
 TEXT ·spanMaxAVX512(SB), NOSPLIT, $0-49
-	MOVQ   dst_base+0(FP), AX
-	MOVQ   dst_len+8(FP), CX
-	MOVQ   x_base+24(FP), DX
-	KXNORW K1, K1, K1
-	KXNORW K2, K2, K2
-	XORQ   BX, BX
+	PCALIGN $0x40
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    x_base+24(FP), DX
+	KXNORW  K1, K1, K1
+	KXNORW  K2, K2, K2
+	XORQ    BX, BX
 
 spanMaxspan:
 	CMPQ          BX, CX
@@ -1528,6 +1536,7 @@ spanMaxdone:
 // func spanMaxKthAVX512(dst []float32, x []float32, k int) (kth float32, nan bool)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
 TEXT ·spanMaxKthAVX512(SB), NOSPLIT, $0-61
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         x_base+24(FP), DX
@@ -1657,6 +1666,7 @@ spanMaxKthdone:
 // func aboveAllAVX512(dst []int32, x []float32, t float32) int
 // Requires: AVX, AVX512F, BMI, BMI2
 TEXT ·aboveAllAVX512(SB), NOSPLIT, $0-64
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         x_base+24(FP), DX
@@ -1813,6 +1823,7 @@ aboveAllfull:
 // func kthLargestAVX512(m []float32, k int) float32
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
 TEXT ·kthLargestAVX512(SB), NOSPLIT, $0-36
+	PCALIGN      $0x40
 	MOVQ         m_base+0(FP), AX
 	MOVQ         m_len+8(FP), CX
 	MOVQ         k+24(FP), DX
@@ -1886,6 +1897,7 @@ kthLargestrank:
 // func aboveSpansAVX512(dst []int32, x []float32, bm []float32, t float32) int
 // Requires: AVX, AVX512F, BMI, BMI2
 TEXT ·aboveSpansAVX512(SB), NOSPLIT, $0-88
+	PCALIGN      $0x40
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         x_base+24(FP), DX

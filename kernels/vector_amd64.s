@@ -7,21 +7,22 @@
 // func sumAVX2(x []float32) float32
 // Requires: AVX, SSE
 TEXT ·sumAVX2(SB), NOSPLIT, $0-28
-	MOVQ   x_base+0(FP), AX
-	MOVQ   x_len+8(FP), CX
-	CMPQ   CX, $0x00000008
-	JB     scalar
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	MOVQ   CX, DX
-	SHRQ   $0x06, DX
-	JZ     sumHalf
+	PCALIGN $0x40
+	MOVQ    x_base+0(FP), AX
+	MOVQ    x_len+8(FP), CX
+	CMPQ    CX, $0x00000008
+	JB      scalar
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	MOVQ    CX, DX
+	SHRQ    $0x06, DX
+	JZ      sumHalf
 
 sumBlock:
 	VADDPS (AX), Y0, Y0
@@ -126,19 +127,20 @@ GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 // func sumAVX512(x []float32) float32
 // Requires: AVX, AVX512F, AVX512VL, BMI2, SSE
 TEXT ·sumAVX512(SB), NOSPLIT, $0-28
-	MOVQ   x_base+0(FP), AX
-	MOVQ   x_len+8(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	MOVQ   CX, DX
-	SHRQ   $0x06, DX
-	JZ     sumHalf
+	PCALIGN $0x40
+	MOVQ    x_base+0(FP), AX
+	MOVQ    x_len+8(FP), CX
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	MOVQ    CX, DX
+	SHRQ    $0x06, DX
+	JZ      sumHalf
 
 sumBlock:
 	VADDPS (AX), Y0, Y0
@@ -208,19 +210,20 @@ reduce:
 // func sumAVX512Z(x []float32) float32
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, SSE
 TEXT ·sumAVX512Z(SB), NOSPLIT, $0-28
-	MOVQ   x_base+0(FP), AX
-	MOVQ   x_len+8(FP), CX
-	VXORPS Z0, Z0, Z0
-	VXORPS Z1, Z1, Z1
-	VXORPS Z2, Z2, Z2
-	VXORPS Z3, Z3, Z3
-	VXORPS Z4, Z4, Z4
-	VXORPS Z5, Z5, Z5
-	VXORPS Z6, Z6, Z6
-	VXORPS Z7, Z7, Z7
-	MOVQ   CX, DX
-	SHRQ   $0x07, DX
-	JZ     sumHalf
+	PCALIGN $0x40
+	MOVQ    x_base+0(FP), AX
+	MOVQ    x_len+8(FP), CX
+	VXORPS  Z0, Z0, Z0
+	VXORPS  Z1, Z1, Z1
+	VXORPS  Z2, Z2, Z2
+	VXORPS  Z3, Z3, Z3
+	VXORPS  Z4, Z4, Z4
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z6, Z6, Z6
+	VXORPS  Z7, Z7, Z7
+	MOVQ    CX, DX
+	SHRQ    $0x07, DX
+	JZ      sumHalf
 
 sumBlock:
 	VADDPS (AX), Z0, Z0
@@ -292,6 +295,7 @@ reduce:
 // func maxAVX2(x []float32) float32
 // Requires: AVX, AVX2, SSE
 TEXT ·maxAVX2(SB), NOSPLIT, $0-28
+	PCALIGN      $0x40
 	MOVQ         x_base+0(FP), AX
 	MOVQ         x_len+8(FP), CX
 	MOVQ         AX, DX
@@ -475,6 +479,7 @@ scalarDone:
 // func maxAVX512(x []float32) float32
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, SSE
 TEXT ·maxAVX512(SB), NOSPLIT, $0-28
+	PCALIGN      $0x40
 	MOVQ         x_base+0(FP), AX
 	MOVQ         x_len+8(FP), CX
 	MOVQ         AX, DX
@@ -636,6 +641,7 @@ plusZero:
 // func axpyAVX2(alpha float32, x []float32, y []float32)
 // Requires: AVX, FMA3
 TEXT ·axpyAVX2(SB), NOSPLIT, $0-56
+	PCALIGN      $0x40
 	VBROADCASTSS alpha+0(FP), Y0
 	MOVQ         x_base+8(FP), AX
 	MOVQ         y_base+32(FP), CX
@@ -725,6 +731,7 @@ scalarLoop:
 // func axpyAVX512(alpha float32, x []float32, y []float32)
 // Requires: AVX, AVX512F, AVX512VL, BMI2, FMA3
 TEXT ·axpyAVX512(SB), NOSPLIT, $0-56
+	PCALIGN      $0x40
 	VBROADCASTSS alpha+0(FP), Y0
 	MOVQ         x_base+8(FP), AX
 	MOVQ         y_base+32(FP), CX
@@ -800,6 +807,7 @@ done:
 // func axpyAVX512Z(alpha float32, x []float32, y []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·axpyAVX512Z(SB), NOSPLIT, $0-56
+	PCALIGN      $0x40
 	VBROADCASTSS alpha+0(FP), Z0
 	MOVQ         x_base+8(FP), AX
 	MOVQ         y_base+32(FP), CX
@@ -875,6 +883,7 @@ done:
 // func scaleAVX2(alpha float32, x []float32)
 // Requires: AVX
 TEXT ·scaleAVX2(SB), NOSPLIT, $0-32
+	PCALIGN      $0x40
 	VBROADCASTSS alpha+0(FP), Y0
 	MOVQ         x_base+8(FP), AX
 	MOVQ         x_len+16(FP), CX
@@ -951,6 +960,7 @@ scalarLoop:
 // func scaleAVX512(alpha float32, x []float32)
 // Requires: AVX, AVX512F, AVX512VL, BMI2
 TEXT ·scaleAVX512(SB), NOSPLIT, $0-32
+	PCALIGN      $0x40
 	VBROADCASTSS alpha+0(FP), Y0
 	MOVQ         x_base+8(FP), AX
 	MOVQ         x_len+16(FP), CX
@@ -1014,6 +1024,7 @@ scaleDone:
 // func scaleAVX512Z(alpha float32, x []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·scaleAVX512Z(SB), NOSPLIT, $0-32
+	PCALIGN      $0x40
 	VBROADCASTSS alpha+0(FP), Z0
 	MOVQ         x_base+8(FP), AX
 	MOVQ         x_len+16(FP), CX
