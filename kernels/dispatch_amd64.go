@@ -82,12 +82,12 @@ type route struct {
 	// takes its ZMM kernel only for A of at least this many columns (YMM's
 	// shorter horizontal sums win on short rows); 0: at any.
 	batchZMMCols int
-	// nnBands is the most rows of X with which skinnyNN reads W in bands
-	// of skinnyNNBand rows over all its columns, one kernel call each, a
-	// strip's walk down a band reading its rows as that many streams in
+	// nnBands lists the batches (rows of X) with which skinnyNN reads W in
+	// bands of skinnyNNBand rows over all its columns, one kernel call each,
+	// a strip's walk down a band reading its rows as that many streams in
 	// address order, instead of one call down all of W (one group) or blocks
-	// of skinnyNNCols columns (more); 0: never.
-	nnBands int
+	// of skinnyNNCols columns (more).
+	nnBands batchSet
 	// ntQuads lists the batches (rows of X) that skinnyNT takes in groups
 	// of at most 4 with A left to the hardware prefetchers, without the
 	// software prefetch of the next panel; the others take groups of 8 on
@@ -119,7 +119,8 @@ type route struct {
 	q8Stack bool
 }
 
-// batchSet is a set of batch sizes from 1 to 63, for the route's ntQuads.
+// batchSet is a set of batch sizes from 1 to 63, for the route's nnBands
+// and ntQuads.
 type batchSet uint64
 
 // batches returns the set of the batch sizes lo to hi.
@@ -178,7 +179,8 @@ const (
 // the streams a kernel reads, and it runs 512-bit operations at full width.
 // Zen 5 runs them at full width too; its MatVec from memory gains from four
 // streams, its fused step from none (the near kernel's eight rows at a time
-// keep its prefetchers ahead). Zen 4 splits 512-bit operations in halves and
+// keep its prefetchers ahead), its skinnyNN of more than one group of rows
+// from bands. Zen 4 splits 512-bit operations in halves and
 // loads 64 bytes per cycle at any width, so YMM is as fast with shorter
 // horizontal sums where a kernel is load-bound, but its Dot, MatVecBatch,
 // MatTVec and fused steps, whose ZMM variants keep more independent work
@@ -194,8 +196,8 @@ const (
 var routes = [...]route{
 	classOther: {width: 256, dotFar: dotFarOne, stepPF: allFormats},
 	classIntel: {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarSplit, stepPF: allFormats},
-	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnBands: 16, ntQuads: batches(1, 4), pfL2: true, stepPF: allFormats, stepPasses: formatsOf(FormatBF16, FormatF16), q8Stack: true},
-	classZen5:  {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarNear, stepPF: allFormats},
+	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnBands: batches(1, 16), ntQuads: batches(1, 4), pfL2: true, stepPF: allFormats, stepPasses: formatsOf(FormatBF16, FormatF16), q8Stack: true},
+	classZen5:  {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarNear, nnBands: batches(9, 16), stepPF: allFormats},
 }
 
 // anyRow is a streamsBelow that takes rows any distance apart.
@@ -1585,7 +1587,7 @@ func skinnyNN(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, 
 		skinnyNNRow(d[:n], x[:k], w, ldw, k, n, alpha)
 		return
 	}
-	if batch <= rt.nnBands {
+	if rt.nnBands.has(batch) {
 		gs, nbig := skinnyGroups(batch, group)
 		kb := skinnyNNBand(batch, group)
 		for c0 := 0; c0 < n; {

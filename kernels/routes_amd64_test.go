@@ -367,8 +367,8 @@ func TestStreamsFor(t *testing.T) {
 	}
 }
 
-// TestSkinnyNNBands checks skinnyNN's banded route (route.nnBands) at 0
-// and 16 whatever this CPU's class, through Gemm(NoTrans, NoTrans) for m
+// TestSkinnyNNBands checks skinnyNN's banded route (route.nnBands) for no
+// batch and for every batch up to 32 whatever this CPU's class, through Gemm(NoTrans, NoTrans) for m
 // from 1 to 17 (one row with β = 0 by MatTVec on every route) with β = 0 and
 // β ≠ 0, against checkGemm's bound; k runs from under one band to many, with
 // a last band short of the rest, and n = 16500 takes the bands in blocks of
@@ -376,7 +376,7 @@ func TestStreamsFor(t *testing.T) {
 // one of 1 MiB.
 func TestSkinnyNNBands(t *testing.T) {
 	defer func(r route) { rt = r }(rt)
-	for _, bands := range []int{0, 16} {
+	for _, bands := range []batchSet{0, batches(1, 32)} {
 		rt.nnBands = bands
 		withSkinny(t, func(t *testing.T) {
 			forEachISA(t, func(t *testing.T) {
