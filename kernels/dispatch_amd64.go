@@ -86,8 +86,10 @@ type route struct {
 	// bands of skinnyNNBand rows over all its columns, one kernel call each,
 	// a strip's walk down a band reading its rows as that many streams in
 	// address order, instead of one call down all of W (one group) or blocks
-	// of skinnyNNCols columns (more).
-	nnBands batchSet
+	// of skinnyNNCols columns (more). With nnBandsBeyondL3 only over a W
+	// whose span exceeds memBytes (the L3), which cannot be hot in it.
+	nnBands         batchSet
+	nnBandsBeyondL3 bool
 	// ntQuads lists the batches (rows of X) that skinnyNT takes in groups
 	// of at most 4 with A left to the hardware prefetchers, without the
 	// software prefetch of the next panel; the others take groups of 8 on
@@ -197,7 +199,7 @@ var routes = [...]route{
 	classOther: {width: 256, dotFar: dotFarOne, stepPF: allFormats},
 	classIntel: {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarSplit, stepPF: allFormats},
 	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnBands: batches(1, 16), ntQuads: batches(1, 4), pfL2: true, stepPF: allFormats, stepPasses: formatsOf(FormatBF16, FormatF16), q8Stack: true},
-	classZen5:  {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarNear, nnBands: batches(9, 16), stepPF: allFormats},
+	classZen5:  {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarNear, nnBands: batches(9, 16), nnBandsBeyondL3: true, stepPF: allFormats},
 }
 
 // anyRow is a streamsBelow that takes rows any distance apart.
@@ -1576,6 +1578,12 @@ func skinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, 
 	}
 }
 
+// skinnyNNBands reports whether skinnyNN of batch rows of X over a W of span
+// elements reads W in bands (route.nnBands, nnBandsBeyondL3).
+func skinnyNNBands(batch, span int) bool {
+	return rt.nnBands.has(batch) && (!rt.nnBandsBeyondL3 || 4*span > memBytes)
+}
+
 // skinnyNN sets D = α·X·W + β·D (β = ±0: D not read) for the batch×k X,
 // k×n W and batch×n D, under the ISA skinnyNNTakes accepted.
 func skinnyNN(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch, k, n int, alpha, beta float32) {
@@ -1587,7 +1595,7 @@ func skinnyNN(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, 
 		skinnyNNRow(d[:n], x[:k], w, ldw, k, n, alpha)
 		return
 	}
-	if rt.nnBands.has(batch) {
+	if skinnyNNBands(batch, (k-1)*ldw+n) {
 		gs, nbig := skinnyGroups(batch, group)
 		kb := skinnyNNBand(batch, group)
 		for c0 := 0; c0 < n; {

@@ -367,6 +367,33 @@ func TestStreamsFor(t *testing.T) {
 	}
 }
 
+// TestSkinnyNNBandsRule checks skinnyNN's choice of the bands by batch and,
+// under nnBandsBeyondL3, by W's span against memBytes.
+func TestSkinnyNNBandsRule(t *testing.T) {
+	defer func(r route) { rt = r }(rt)
+	l3 := memBytes / 4 // elements
+	for _, c := range []struct {
+		bands  batchSet
+		beyond bool
+		batch  int
+		span   int
+		want   bool
+	}{
+		{batches(9, 16), false, 9, 1, true},
+		{batches(9, 16), false, 8, l3 + 1, false},
+		{batches(9, 16), false, 17, l3 + 1, false},
+		{batches(9, 16), true, 16, l3, false},
+		{batches(9, 16), true, 16, l3 + 1, true},
+		{batches(9, 16), true, 8, l3 + 1, false},
+		{0, false, 4, l3 + 1, false},
+	} {
+		rt.nnBands, rt.nnBandsBeyondL3 = c.bands, c.beyond
+		if got := skinnyNNBands(c.batch, c.span); got != c.want {
+			t.Errorf("nnBands %b, beyondL3 %v: skinnyNNBands(%d, %d) = %v, want %v", c.bands, c.beyond, c.batch, c.span, got, c.want)
+		}
+	}
+}
+
 // TestSkinnyNNBands checks skinnyNN's banded route (route.nnBands) for no
 // batch and for every batch up to 32 whatever this CPU's class, through Gemm(NoTrans, NoTrans) for m
 // from 1 to 17 (one row with β = 0 by MatTVec on every route) with β = 0 and
@@ -376,6 +403,7 @@ func TestStreamsFor(t *testing.T) {
 // one of 1 MiB.
 func TestSkinnyNNBands(t *testing.T) {
 	defer func(r route) { rt = r }(rt)
+	rt.nnBandsBeyondL3 = false
 	for _, bands := range []batchSet{0, batches(1, 32)} {
 		rt.nnBands = bands
 		withSkinny(t, func(t *testing.T) {
