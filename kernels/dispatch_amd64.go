@@ -199,7 +199,7 @@ var routes = [...]route{
 	classOther: {width: 256, dotFar: dotFarOne, stepPF: allFormats},
 	classIntel: {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarSplit, stepPF: allFormats},
 	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnBands: batches(1, 16), ntQuads: batches(1, 4), pfL2: true, stepPF: allFormats, stepPasses: formatsOf(FormatBF16, FormatF16), q8Stack: true},
-	classZen5:  {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarNear, nnBands: batches(9, 16), nnBandsBeyondL3: true, stepPF: allFormats},
+	classZen5:  {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarNear, nnBands: batches(9, 32), nnBandsBeyondL3: true, stepPF: allFormats},
 }
 
 // anyRow is a streamsBelow that takes rows any distance apart.
