@@ -37,8 +37,6 @@ func genLowprecFamily() {
 		genMatTVecQ8(s, q8ScaleVec)
 		if s.evex {
 			genMatTVecQ8(s, q8ScaleStack)
-		}
-		if s.evex {
 			genMatVecQ8Q8(s)
 		}
 		genExpShift(s)

@@ -55,19 +55,18 @@ func genDecodeSteps() {
 			formats = append(formats, stepFormat{name: "Q8Q8", q8: true, vnni: true})
 		}
 		for _, f := range formats {
-			if f.q8 && s.evex {
-				// The forms the route table pairs with each variant
-				// (kernels' route.q8Stack and pfL2).
-				genDecodeStep(s, f, false, pfL1, q8ScaleVec)
-				genDecodeStep(s, f, true, pfL1, q8ScaleVec)
-				genDecodeStep(s, f, false, pfL1, q8ScaleStack)
-				genDecodeStep(s, f, true, pfL2, q8ScaleStack)
-				continue
-			}
+			// The plain kernel and the prefetching ones into L1 and L2;
+			// an EVEX Q8 context in the forms the route table pairs with
+			// them (kernels' route.q8Stack and pfL2): the plain kernel in
+			// both, into L2 only the stack form.
 			genDecodeStep(s, f, false, pfL1, q8ScaleVec)
-			for _, l := range prefetchLevels {
-				genDecodeStep(s, f, true, l, q8ScaleVec)
+			genDecodeStep(s, f, true, pfL1, q8ScaleVec)
+			l2Form := q8ScaleVec
+			if f.q8 && s.evex {
+				l2Form = q8ScaleStack
+				genDecodeStep(s, f, false, pfL1, q8ScaleStack)
 			}
+			genDecodeStep(s, f, true, pfL2, l2Form)
 		}
 	}
 }

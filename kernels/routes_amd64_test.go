@@ -395,8 +395,8 @@ func TestSkinnyNNBandsRule(t *testing.T) {
 }
 
 // TestSkinnyNNBands checks skinnyNN's banded route (route.nnBands) for no
-// batch and for every batch up to 32 whatever this CPU's class, through Gemm(NoTrans, NoTrans) for m
-// from 1 to 17 (one row with β = 0 by MatTVec on every route) with β = 0 and
+// batch and for every batch up to 32 whatever this CPU's class, through
+// Gemm(NoTrans, NoTrans) for m from 1 to 17 (one row with β = 0 by MatTVec on every route) with β = 0 and
 // β ≠ 0, against checkGemm's bound; k runs from under one band to many, with
 // a last band short of the rest, and n = 16500 takes the bands in blocks of
 // columns (skinnyNNBandCols) at m = 16 on an L2 of up to 2 MiB, from m = 8 on
