@@ -95,6 +95,10 @@ type route struct {
 	// software prefetch of the next panel; the others take groups of 8 on
 	// AVX-512 and the prefetch.
 	ntQuads batchSet
+	// ntAhead is how far, in bytes of each of its chunks of A, skinnyNT's
+	// prefetches run ahead of its loads when one group of rows of X reads
+	// A (skinnyNTSteps): whole rows, at least one.
+	ntAhead int
 	// pfL2 makes the kernels that come in both levels (skinnyNT, the
 	// reduced-precision steps' prefetching variants, MatVec's four-stream
 	// far kernel beyond L3, the fused dot step's dotFarSplit kernels)
@@ -196,10 +200,10 @@ const (
 // to the stores it takes.
 // DESIGN.md gives the measurements behind each entry.
 var routes = [...]route{
-	classOther: {width: 256, dotFar: dotFarOne, stepPF: allFormats},
-	classIntel: {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarSplit, stepPF: allFormats},
-	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnBands: batches(1, 16), ntQuads: batches(1, 4), pfL2: true, stepPF: allFormats, stepPasses: formatsOf(FormatBF16, FormatF16), q8Stack: true},
-	classZen5:  {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarNear, nnBands: batches(9, 32), nnBandsBeyondL3: true, stepPF: allFormats},
+	classOther: {width: 256, dotFar: dotFarOne, ntAhead: 4 << 10, stepPF: allFormats},
+	classIntel: {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarSplit, ntAhead: 4 << 10, stepPF: allFormats},
+	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnBands: batches(1, 16), ntQuads: batches(1, 4), ntAhead: 4 << 10, pfL2: true, stepPF: allFormats, stepPasses: formatsOf(FormatBF16, FormatF16), q8Stack: true},
+	classZen5:  {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarNear, nnBands: batches(9, 32), nnBandsBeyondL3: true, ntAhead: 2 << 10, stepPF: allFormats},
 }
 
 // anyRow is a streamsBelow that takes rows any distance apart.
@@ -1565,7 +1569,7 @@ func skinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, 
 	if !quads {
 		pfw = skinnyWindow(cols/lanes, batch, group)
 	}
-	steps := skinnyNTSteps(lda, (batch+group-1)/group)
+	steps := skinnyNTSteps(lda, (batch+group-1)/group, rt.ntAhead)
 	switch {
 	case active == AVX512 && rt.pfL2:
 		skinnyNTL2AVX512(d, ldd, a, lda, x, ldx, rows, q, cols, batch, steps, pfw, gs, nbig, alpha, beta)

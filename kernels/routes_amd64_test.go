@@ -507,6 +507,37 @@ func TestSkinnyNTQuads(t *testing.T) {
 	}
 }
 
+// TestSkinnyNTAhead runs skinnyNT with one group of rows of X under every
+// prefetch distance of the route table, and under one that makes each panel
+// a single step and one longer than A, so that each panel shape the table
+// can give is checked.
+func TestSkinnyNTAhead(t *testing.T) {
+	defer func(r route) { rt = r }(rt)
+	aheads := []int{1, 1 << 20}
+	for _, r := range routes {
+		if !slices.Contains(aheads, r.ntAhead) {
+			aheads = append(aheads, r.ntAhead)
+		}
+	}
+	for _, ahead := range aheads {
+		rt.ntAhead, rt.ntQuads = ahead, 0
+		t.Run(fmt.Sprintf("ahead=%d", ahead), func(t *testing.T) {
+			withSkinny(t, func(t *testing.T) {
+				forEachISA(t, func(t *testing.T) {
+					rng := rand.New(rand.NewPCG(53, uint64(ahead)))
+					for si, sh := range [][2]int{{7, 9}, {67, 129}, {100, 517}, {301, 64}, {1500, 203}} {
+						rows, cols := sh[0], sh[1]
+						for _, batch := range []int{1, 2, 3, 4, 5, 7, 8, 9} {
+							pad := (si + batch) % 4
+							checkMatVecBatchCase(t, rng, rows, cols, batch, [3]int{pad, 3 - pad, pad + 1}, [3]int{rng.IntN(16), rng.IntN(16), rng.IntN(16)})
+						}
+					}
+				})
+			})
+		})
+	}
+}
+
 // TestBatchSet checks the route's sets of batch sizes.
 func TestBatchSet(t *testing.T) {
 	s := batches(1, 4) | batches(9, 16)

@@ -33,18 +33,15 @@ func skinnyPanel(r, lda int) int {
 // prefetch stream, where three adjacent rows would share theirs.
 const skinnyNTChunks = 3
 
-// skinnyAhead is how far, in bytes of each chunk, skinnyNT's prefetches run
-// ahead of its loads when one group of rows of X reads A.
-const skinnyAhead = 4 << 10
-
 // skinnyNTSteps returns the steps (one row of each chunk) of a panel of
 // skinnyNT at stride lda for groups groups of rows of X: with one group, A
-// is read once and a panel is only the prefetch distance, skinnyAhead; with
-// more, the panel spans a sixteenth of L2 (skinnyPanel's rows), which every
-// group passes over while it stays in L2.
-func skinnyNTSteps(lda, groups int) int {
+// is read once and a panel is only the prefetch distance, ahead bytes of
+// each chunk (the route's ntAhead); with more, the panel spans a sixteenth
+// of L2 (skinnyPanel's rows), which every group passes over while it stays
+// in L2.
+func skinnyNTSteps(lda, groups, ahead int) int {
 	if groups == 1 {
-		return max(1, skinnyAhead/(4*max(lda, 1)))
+		return max(1, ahead/(4*max(lda, 1)))
 	}
 	return max(1, skinnyPanel(skinnyNTChunks, lda)/skinnyNTChunks)
 }
