@@ -186,7 +186,8 @@ const (
 // Zen 5 runs them at full width too; its MatVec from memory gains from four
 // streams, its fused step from none (the near kernel's eight rows at a time
 // keep its prefetchers ahead), its skinnyNN of more than one group of rows
-// from bands. Zen 4 splits 512-bit operations in halves and
+// from bands, its skinnyNT of one group from prefetches 2 KiB ahead rather
+// than 4. Zen 4 splits 512-bit operations in halves and
 // loads 64 bytes per cycle at any width, so YMM is as fast with shorter
 // horizontal sums where a kernel is load-bound, but its Dot, MatVecBatch,
 // MatTVec and fused steps, whose ZMM variants keep more independent work
