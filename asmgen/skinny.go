@@ -20,24 +20,38 @@ var skinnyISAs = []*isa{avx2, {suffix: "AVX512", lanes: 16, vec: zmm, evex: true
 func genSkinnyFamily() {
 	for _, s := range skinnyISAs {
 		for _, l := range prefetchLevels {
-			genSkinnyNT(s, l)
+			genSkinnyNT(s, l, skinnyNTTile(s))
 		}
 	}
+	genSkinnyNT(skinnyISAs[1], pfL1, skinnyNTPairs)
 	for _, s := range skinnyISAs {
 		genSkinnyNN(s)
 	}
 }
 
-// skinnyNTTile returns the register tile of skinnyNT on s: rows of A × rows
-// of X, one accumulator each, plus one register per row of A and one for the
-// vector of X: 3×8 (24 + 3 + 1 of 32) on AVX-512, 3×4 (12 + 3 + 1 of 16) on
-// AVX2. The wide group of AVX-512 makes fewer passes over each panel.
-func skinnyNTTile(s *isa) (rows, group int) {
+// ntTile is a register tile of skinnyNT: rows of A (one from each chunk) ×
+// rows of X (a group), one accumulator each, plus one register per row of A
+// and one for the vector of X. The kernel has code for groups of least to
+// group rows.
+type ntTile struct{ rows, group, least int }
+
+// skinnyNTTile returns the register tile of skinnyNT on s: 3×8 (24 + 3 + 1
+// of 32) on AVX-512, 3×4 (12 + 3 + 1 of 16) on AVX2. The wide group of
+// AVX-512 makes fewer passes over each panel.
+func skinnyNTTile(s *isa) ntTile {
 	if s.evex {
-		return 3, 8
+		return ntTile{3, 8, 1}
 	}
-	return 3, 4
+	return ntTile{3, 4, 1}
 }
+
+// skinnyNTPairs is the tile of skinnyNTPairsAVX512: 2×12 (24 + 2 + 1 of
+// 32), so that 9 to 12 rows of X (kernels' skinnyNTPairsLeast and
+// skinnyNTPairsGroup) read A once as one group, two chunks side by side,
+// where the 3×8 tile takes two groups over panels in L2. Thirteen rows
+// would need a fifth base register for X's rows (one per three), more than
+// the general-purpose registers left hold.
+var skinnyNTPairs = ntTile{2, 12, 9}
 
 // paramF32 broadcasts the float32 argument name into a new vector of s.
 func paramF32(s *isa, name string) VecVirtual {
@@ -55,30 +69,43 @@ func betaZero(label string) {
 }
 
 // genSkinnyNT emits skinnyNT<ISA>(d, ldd, a, lda, x, ldx, rows, chunk, cols,
-// batch, panel, pfw, gs, nbig, alpha, beta): D = α·X·Aᵀ + β·D for the
-// rows×cols A, batch×cols X and batch×rows D (strides in elements; β = ±0
-// never reads D). A's first 3·chunk rows are three chunks of chunk rows, read
-// side by side: step r of a tile takes rows r, r + chunk and r + 2·chunk, so
-// that A streams as three sequences in address order. They go in panels of up
-// to `panel` steps (from Go: a panel stays in L2 while every group of X
-// passes over it, so A comes from memory once), then the rows after the
-// chunks one at a time. In a panel, each group of up to G rows of X takes the
-// tiles, each tile's dot products in registers over the whole of cols,
-// reduced horizontally at its end (AVX-512's 3-row tiles all together,
-// columnSums). A load of a line of a 3-row tile is paired with a prefetch
+// batch, panel, pfw, gs, nbig, alpha, beta) for the tile tl of R rows of A ×
+// G rows of X (skinnyNTTile's; skinnyNTPairs as skinnyNTPairs<ISA>):
+// D = α·X·Aᵀ + β·D for the rows×cols A, batch×cols X and batch×rows D
+// (strides in elements; β = ±0 never reads D). A's first R·chunk rows are R
+// chunks of chunk rows, read side by side: step r of a tile takes rows
+// r + i·chunk (i < R), so that A streams as R sequences in address order.
+// They go in panels of up to `panel` steps (from Go: a panel stays in L2
+// while every group of X passes over it, so A comes from memory once), then
+// the rows after the chunks one at a time. In a panel, each group of up to G
+// rows of X takes the tiles, each tile's dot products in registers over the
+// whole of cols, reduced horizontally at its end (AVX-512's R-row tiles all
+// together, columnSums). A load of a line of an R-row tile is paired with a prefetch
 // (PREFETCHT0; PREFETCHT1 for skinnyNTL2<ISA>, lvl pfL2) of the same line one
 // panel ahead, in the group's window of the steps only
 // (pfw steps per group, resetWindow; the steps before, in and after it are
 // three loops), so the next panel's lines are prefetched once, spread over
 // all groups. The AVX2 kernel needs cols ≥ 8: its tails reload the last full
 // vector and mask it.
-func genSkinnyNT(s *isa, lvl pfLevel) {
-	name := s.name("skinnyNT" + lvl.suffix())
+func genSkinnyNT(s *isa, lvl pfLevel, tl ntTile) {
+	base := "skinnyNT"
+	if tl != skinnyNTTile(s) {
+		base += "Pairs"
+	}
+	name := s.name(base + lvl.suffix())
 	TEXT(name, NOSPLIT, "func(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, chunk, cols, batch, panel, pfw, gs, nbig int, alpha, beta float32)")
-	asm.Doc(name + " sets D = α·X·Aᵀ + β·D for the rows×cols A, batch×cols X and batch×rows D, reading A once.")
-	R, G := skinnyNTTile(s)
-	if R != 3 {
-		panic("skinnyNT: tiles take one row from each of three chunks")
+	doc := name + " sets D = α·X·Aᵀ + β·D for the rows×cols A, batch×cols X and batch×rows D, reading A once."
+	if tl.least > 1 {
+		doc += fmt.Sprintf(" It takes one group (gs = batch, nbig = 1) of %d to %d rows.", tl.least, tl.group)
+	}
+	asm.Doc(doc)
+	R, G := tl.rows, tl.group
+	regs := 16
+	if s.evex {
+		regs = 32
+	}
+	if R < 2 || R > 3 || R*G+R+1 > regs {
+		panic(fmt.Sprintf("skinnyNT: no %d×%d tile", R, G))
 	}
 	curLanes = s.lanes
 	local := func() Mem { return asm.AllocLocal(8) }
@@ -117,10 +144,10 @@ func genSkinnyNT(s *isa, lvl pfLevel) {
 	}
 
 	// tile emits the nb×nr block of D for the A rows at ap, X rows at xp
-	// and the D element at dp: a step's rows r, r + chunk and r + 2·chunk
-	// (nr = 3) or one row. Rows are addressed as base + (0, 1 or 2)·stride
-	// from one base per three rows, the stride chunkA bytes for A's rows;
-	// the bases move along the rows. Only 3-row tiles prefetch.
+	// and the D element at dp: a step's rows r + i·chunk (nr = R) or one
+	// row. Rows are addressed as base + (0, 1 or 2)·stride from one base
+	// per three rows, the stride chunkA bytes for A's rows; the bases move
+	// along the rows. Only R-row tiles prefetch.
 	tile := func(pfx string, nr, nb int, ap, xp, dp GPVirtual) {
 		ldaB, ldxB := fetch(chunkA), bytesOf("ldx")
 		bases := func(p GPVirtual, st GPVirtual, n int) []GPVirtual {
@@ -248,7 +275,7 @@ func genSkinnyNT(s *isa, lvl pfLevel) {
 
 		asm.Label(pfx + "Reduce")
 		var sums []VecVirtual
-		if s.evex && nr == 3 {
+		if s.evex && nr == R {
 			sums = columnSums(fmt.Sprintf("%sperm%d", name, nb), acc)
 		}
 		if sums == nil {
@@ -264,27 +291,25 @@ func genSkinnyNT(s *isa, lvl pfLevel) {
 				panic(fmt.Sprintf("skinnyNT: no reduction for %d-row tiles", nr))
 			}
 		}
-		// move writes the nr sums of v to the D elements m, m + chunkD
-		// and m + 2·chunkD (or m alone), or with load reads them into v.
+		// move writes the nr sums of v to the D elements m + i·chunkD
+		// (i < nr), or with load reads them into v.
 		var cd GPVirtual
-		if nr == 3 {
+		if nr > 1 {
 			cd = fetch(chunkD)
 		}
 		move := func(v VecVirtual, m Mem, load bool) {
 			at := func(i int) Mem { return Mem{Base: m.Base, Index: cd, Scale: uint8(i)} }
-			switch {
-			case nr == 3 && load:
+			if load {
 				asm.VMOVSS(m, v)
-				asm.VINSERTPS(U8(1<<4), at(1), v, v)
-				asm.VINSERTPS(U8(2<<4), at(2), v, v)
-			case nr == 3:
+			} else {
 				asm.VMOVSS(v, m)
-				asm.VEXTRACTPS(U8(1), v, at(1))
-				asm.VEXTRACTPS(U8(2), v, at(2))
-			case load:
-				asm.VMOVSS(m, v)
-			default:
-				asm.VMOVSS(v, m)
+			}
+			for i := 1; i < nr; i++ {
+				if load {
+					asm.VINSERTPS(U8(i<<4), at(i), v, v)
+				} else {
+					asm.VEXTRACTPS(U8(i), v, at(i))
+				}
 			}
 		}
 		xs := &isa{lanes: 4, vec: asm.XMM, evex: s.evex}
@@ -316,8 +341,8 @@ func genSkinnyNT(s *isa, lvl pfLevel) {
 		asm.Label(pfx + "Done")
 	}
 
-	// The panels: ⌈chunk/panel⌉ of up to panel steps (3-row tiles), then
-	// one of the rows − 3·chunk rows after the chunks (single rows).
+	// The panels: ⌈chunk/panel⌉ of up to panel steps (R-row tiles), then
+	// one of the rows − R·chunk rows after the chunks (single rows).
 	{
 		pa, pd := load(asm.Param("a").Base()), load(asm.Param("d").Base())
 		asm.MOVQ(pa, panelA)
@@ -339,21 +364,22 @@ func genSkinnyNT(s *isa, lvl pfLevel) {
 		asm.MOVQ(zero, panelSingles)
 		asm.TESTQ(pr, pr)
 		asm.JNZ(LabelRef("panelSet"))
-		// The single rows: at row and D column 3·chunk.
+		// The single rows: at row and D column R·chunk.
 		n := asm.GP64()
 		asm.MOVQ(singlesTotal, n)
 		asm.TESTQ(n, n)
 		asm.JZ(LabelRef("done"))
 		asm.MOVQ(n, panelSingles)
 		asm.MOVQ(zero, singlesTotal)
-		off, base := fetch(chunkA), load(asm.Param("a").Base())
-		asm.LEAQ(Mem{Base: base, Index: off, Scale: 2}, base)
-		asm.ADDQ(off, base)
-		asm.MOVQ(base, panelA)
-		off, base = fetch(chunkD), load(asm.Param("d").Base())
-		asm.LEAQ(Mem{Base: base, Index: off, Scale: 2}, base)
-		asm.ADDQ(off, base)
-		asm.MOVQ(base, panelD)
+		for _, p := range []struct {
+			off, at Mem
+			param   string
+		}{{chunkA, panelA, "a"}, {chunkD, panelD, "d"}} {
+			off, base := fetch(p.off), load(asm.Param(p.param).Base())
+			asm.LEAQ(Mem{Base: base, Index: off, Scale: uint8(R - 1)}, base)
+			asm.ADDQ(off, base)
+			asm.MOVQ(base, p.at)
+		}
 		asm.Label("panelSet")
 		resetWindow(pfHi, pfLo)
 	}
@@ -362,7 +388,7 @@ func genSkinnyNT(s *isa, lvl pfLevel) {
 	bl := load(asm.Param("batch"))
 	asm.MOVQ(bl, batchLeft)
 	startGroups(bigLeft)
-	for nb := G; nb >= 1; nb-- {
+	for nb := G; nb >= tl.least; nb-- {
 		pfx := fmt.Sprintf("b%d", nb)
 		asm.Label(pfx)
 		groupGate(pfx, nb, batchLeft, bigLeft)

@@ -95,6 +95,12 @@ type route struct {
 	// software prefetch of the next panel; the others take groups of 8 on
 	// AVX-512 and the prefetch.
 	ntQuads batchSet
+	// ntPairs lists the batches (rows of X, within skinnyNTPairsLeast to
+	// skinnyNTPairsGroup) that skinnyNT takes on AVX-512 in one group, in
+	// tiles of two rows of A from two chunks (skinnyNTPairsAVX512), A read
+	// once from memory with one group's prefetch (ntAhead), instead of the
+	// 3×8 tiles in two groups over panels in L2; ntQuads takes precedence.
+	ntPairs batchSet
 	// ntAhead is how far, in bytes of each of its chunks of A, skinnyNT's
 	// prefetches run ahead of its loads when one group of rows of X reads
 	// A (skinnyNTSteps): whole rows, at least one.
@@ -187,7 +193,8 @@ const (
 // streams, its fused step from none (the near kernel's eight rows at a time
 // keep its prefetchers ahead), its skinnyNN of more than one group of rows
 // from bands, its skinnyNT of one group from prefetches 2 KiB ahead rather
-// than 4. Zen 4 splits 512-bit operations in halves and
+// than 4 and of 9 to 12 rows from one group in 2-row tiles rather than two
+// in 3-row tiles. Zen 4 splits 512-bit operations in halves and
 // loads 64 bytes per cycle at any width, so YMM is as fast with shorter
 // horizontal sums where a kernel is load-bound, but its Dot, MatVecBatch,
 // MatTVec and fused steps, whose ZMM variants keep more independent work
@@ -204,7 +211,7 @@ var routes = [...]route{
 	classOther: {width: 256, dotFar: dotFarOne, ntAhead: 4 << 10, stepPF: allFormats},
 	classIntel: {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarSplit, ntAhead: 4 << 10, stepPF: allFormats},
 	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnBands: batches(1, 16), ntQuads: batches(1, 4), ntAhead: 4 << 10, pfL2: true, stepPF: allFormats, stepPasses: formatsOf(FormatBF16, FormatF16), q8Stack: true},
-	classZen5:  {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarNear, nnBands: batches(9, 32), nnBandsBeyondL3: true, ntAhead: 2 << 10, stepPF: allFormats},
+	classZen5:  {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarNear, nnBands: batches(9, 32), nnBandsBeyondL3: true, ntPairs: batches(9, 12), ntAhead: 2 << 10, stepPF: allFormats},
 }
 
 // anyRow is a streamsBelow that takes rows any distance apart.
@@ -1564,6 +1571,12 @@ func skinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, 
 	quads := rt.ntQuads.has(batch)
 	if quads {
 		group = 4
+	}
+	if active == AVX512 && !quads && rt.ntPairs.has(batch) {
+		// One group of 9 to 12 rows (TestRouteNTPairs), A in two chunks.
+		skinnyNTPairsAVX512(d, ldd, a, lda, x, ldx, rows, rows/2, cols, batch,
+			skinnyNTSteps(lda, 1, rt.ntAhead), skinnyWindow(cols/lanes, batch, batch), batch, 1, alpha, beta)
+		return
 	}
 	gs, nbig := skinnyGroups(batch, group)
 	pfw := 0 // an empty prefetch window: no software prefetch

@@ -538,6 +538,48 @@ func TestSkinnyNTAhead(t *testing.T) {
 	}
 }
 
+// TestRouteNTPairs checks that every route's ntPairs lies within the batches
+// skinnyNTPairsAVX512 has code for.
+func TestRouteNTPairs(t *testing.T) {
+	for c, r := range routes {
+		for b := range 64 {
+			if r.ntPairs.has(b) && (b < skinnyNTPairsLeast || b > skinnyNTPairsGroup) {
+				t.Errorf("%v: ntPairs holds %d, outside %d to %d", cpuClass(c), b, skinnyNTPairsLeast, skinnyNTPairsGroup)
+			}
+		}
+	}
+}
+
+// TestSkinnyNTPairs runs skinnyNT with and without the 2-row tiles
+// (ntPairs) whatever the host's class: MatVecBatch, and Gemm(NoTrans,
+// Trans) with α and β, for each batch the tiles take and its neighbours,
+// then TestSkinnyGuard's guard pages.
+func TestSkinnyNTPairs(t *testing.T) {
+	defer func(r route) { rt = r }(rt)
+	for _, pairs := range []batchSet{batches(skinnyNTPairsLeast, skinnyNTPairsGroup), 0} {
+		rt.ntPairs, rt.ntQuads = pairs, 0
+		t.Run(fmt.Sprintf("pairs=%#x", uint64(pairs)), func(t *testing.T) {
+			withSkinny(t, func(t *testing.T) {
+				forEachISA(t, func(t *testing.T) {
+					rng := rand.New(rand.NewPCG(59, uint64(pairs)))
+					i := 0
+					for si, sh := range [][2]int{{7, 9}, {67, 129}, {100, 517}, {301, 64}, {1500, 203}} {
+						rows, cols := sh[0], sh[1]
+						for batch := skinnyNTPairsLeast - 1; batch <= skinnyNTPairsGroup+1; batch++ {
+							i++
+							pad := (si + batch) % 4
+							checkMatVecBatchCase(t, rng, rows, cols, batch, [3]int{pad, 3 - pad, pad + 1}, [3]int{rng.IntN(16), rng.IntN(16), rng.IntN(16)})
+							beta := []float32{0, 1, -0.5}[i%3]
+							checkGemm(t, rng, gemmCase{tb: true, m: batch, n: rows, k: cols, alpha: []float32{1, 0.75}[i%2], beta: beta, pad: pad, off: i % 5})
+						}
+					}
+				})
+			})
+			TestSkinnyGuard(t)
+		})
+	}
+}
+
 // TestBatchSet checks the route's sets of batch sizes.
 func TestBatchSet(t *testing.T) {
 	s := batches(1, 4) | batches(9, 16)
@@ -549,5 +591,40 @@ func TestBatchSet(t *testing.T) {
 	}
 	if batches(1, 63).has(64) || !batches(1, 63).has(63) || batches(1, 63).has(0) {
 		t.Error("batches(1, 63) does not hold exactly 1 to 63")
+	}
+}
+
+// BenchmarkSkinnyNTPairs times MatVecBatch of 9 to 12 rows against a
+// 32000×512 A from memory (two matrices in turn, as BenchmarkSkinny) with
+// and without the 2-row tiles (route.ntPairs), on AVX-512:
+//
+//	go test -run '^$' -bench '^BenchmarkSkinnyNTPairs$' ./kernels
+func BenchmarkSkinnyNTPairs(b *testing.B) {
+	if Active() != AVX512 {
+		b.Skip("the 2-row tiles are AVX-512's")
+	}
+	defer func(r route) { rt = r }(rt)
+	const n, k, m = 32000, 512, 2
+	as := make([]Matrix, m)
+	for i := range as {
+		as[i] = Matrix{Rows: n, Cols: k, Stride: k, Data: ramp(n * k)}
+	}
+	for bt := skinnyNTPairsLeast; bt <= skinnyNTPairsGroup; bt++ {
+		x := Matrix{Rows: bt, Cols: k, Stride: k, Data: ramp(bt * k)}
+		d := Matrix{Rows: bt, Cols: n, Stride: n, Data: make([]float32, bt*n)}
+		for _, pairs := range []bool{true, false} {
+			b.Run(fmt.Sprintf("B=%d/%s", bt, map[bool]string{true: "pairs", false: "groups"}[pairs]), func(b *testing.B) {
+				rt.ntPairs, rt.ntQuads = 0, 0
+				if pairs {
+					rt.ntPairs = batches(bt, bt)
+				}
+				b.SetBytes(int64(4 * n * k))
+				i := 0
+				for b.Loop() {
+					MatVecBatch(d, as[i], x)
+					i = (i + 1) % m
+				}
+			})
+		}
 	}
 }

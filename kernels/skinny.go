@@ -33,6 +33,14 @@ func skinnyPanel(r, lda int) int {
 // prefetch stream, where three adjacent rows would share theirs.
 const skinnyNTChunks = 3
 
+// skinnyNTPairsLeast and skinnyNTPairsGroup are the fewest and the most rows
+// of X that skinnyNTPairsAVX512 takes, in one group (asmgen's skinnyNTPairs
+// tile: 2 rows of A × 12 of X, with code for groups of 9 to 12 rows).
+const (
+	skinnyNTPairsLeast = 9
+	skinnyNTPairsGroup = 12
+)
+
 // skinnyNTSteps returns the steps (one row of each chunk) of a panel of
 // skinnyNT at stride lda for groups groups of rows of X: with one group, A
 // is read once and a panel is only the prefetch distance, ahead bytes of

@@ -36,7 +36,7 @@ func BenchmarkSkinny(b *testing.B) {
 		c.stop()
 		b.ReportMetric(2*float64(bt*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	}
-	for _, bt := range []int{1, 2, 4, 8, 16, 32} {
+	for _, bt := range []int{1, 2, 4, 8, 9, 16, 32} {
 		x := Matrix{Rows: bt, Cols: k, Stride: k, Data: ramp(bt * k)}
 		d := Matrix{Rows: bt, Cols: n, Stride: n, Data: make([]float32, bt*n)}
 		b.Run(fmt.Sprintf("B=%d", bt), func(b *testing.B) {

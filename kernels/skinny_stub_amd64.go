@@ -24,6 +24,11 @@ func skinnyNTAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx
 //go:noescape
 func skinnyNTL2AVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, chunk int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
 
+// skinnyNTPairsAVX512 sets D = α·X·Aᵀ + β·D for the rows×cols A, batch×cols X and batch×rows D, reading A once. It takes one group (gs = batch, nbig = 1) of 9 to 12 rows.
+//
+//go:noescape
+func skinnyNTPairsAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, chunk int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
+
 // skinnyNNAVX2 sets D = α·X·W + β·D for the batch×k X, k×n W and batch×n D, reading W once.
 //
 //go:noescape
