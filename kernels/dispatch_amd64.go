@@ -100,6 +100,8 @@ type route struct {
 	// tiles of two rows of A from two chunks (skinnyNTPairsAVX512), A read
 	// once from memory with one group's prefetch (ntAhead), instead of the
 	// 3×8 tiles in two groups over panels in L2; ntQuads takes precedence.
+	// The 2-row tiles prefetch into L1 only: no route pairs them with pfL2
+	// (TestRouteNTPairs).
 	ntPairs batchSet
 	// ntAhead is how far, in bytes of each of its chunks of A, skinnyNT's
 	// prefetches run ahead of its loads when one group of rows of X reads

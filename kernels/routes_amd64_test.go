@@ -539,9 +539,13 @@ func TestSkinnyNTAhead(t *testing.T) {
 }
 
 // TestRouteNTPairs checks that every route's ntPairs lies within the batches
-// skinnyNTPairsAVX512 has code for.
+// skinnyNTPairsAVX512 has code for, and that no route takes it with pfL2:
+// the 2-row tiles come in the L1 form only.
 func TestRouteNTPairs(t *testing.T) {
 	for c, r := range routes {
+		if r.ntPairs != 0 && r.pfL2 {
+			t.Errorf("%v: ntPairs with pfL2, whose form of skinnyNTPairs is not generated", cpuClass(c))
+		}
 		for b := range 64 {
 			if r.ntPairs.has(b) && (b < skinnyNTPairsLeast || b > skinnyNTPairsGroup) {
 				t.Errorf("%v: ntPairs holds %d, outside %d to %d", cpuClass(c), b, skinnyNTPairsLeast, skinnyNTPairsGroup)
