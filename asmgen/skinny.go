@@ -35,9 +35,10 @@ func genSkinnyFamily() {
 // group rows.
 type ntTile struct{ rows, group, least int }
 
-// skinnyNTTile returns the register tile of skinnyNT on s: 3×8 (24 + 3 + 1
-// of 32) on AVX-512, 3×4 (12 + 3 + 1 of 16) on AVX2. The wide group of
-// AVX-512 makes fewer passes over each panel.
+// skinnyNTTile returns the register tile of skinnyNT on s: 3 rows of A × 8
+// of X on AVX-512, × 4 on AVX2, the most rows of X the vector registers
+// hold beside the rows of A and X's vector. The wide group of AVX-512 makes
+// fewer passes over each panel.
 func skinnyNTTile(s *isa) ntTile {
 	if s.evex {
 		return ntTile{3, 8, 1}
@@ -45,12 +46,12 @@ func skinnyNTTile(s *isa) ntTile {
 	return ntTile{3, 4, 1}
 }
 
-// skinnyNTPairs is the tile of skinnyNTPairsAVX512: 2×12 (24 + 2 + 1 of
-// 32), so that 9 to 12 rows of X (kernels' skinnyNTPairsLeast and
-// skinnyNTPairsGroup) read A once as one group, two chunks side by side,
-// where the 3×8 tile takes two groups over panels in L2. Thirteen rows
-// would need a fifth base register for X's rows (one per three), more than
-// the general-purpose registers left hold.
+// skinnyNTPairs is the tile of skinnyNTPairsAVX512: 2 rows of A × 12 of X,
+// so that groups of least to group rows of X (kernels' skinnyNTPairsLeast
+// and skinnyNTPairsGroup) read A once as one group, two chunks side by
+// side, where skinnyNTTile's takes two groups over panels in L2. A larger
+// group would need another base register for X's rows (one per three),
+// more than the general-purpose registers left hold.
 var skinnyNTPairs = ntTile{2, 12, 9}
 
 // paramF32 broadcasts the float32 argument name into a new vector of s.

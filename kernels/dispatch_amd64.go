@@ -98,8 +98,9 @@ type route struct {
 	// ntPairs lists the batches (rows of X, within skinnyNTPairsLeast to
 	// skinnyNTPairsGroup) that skinnyNT takes on AVX-512 in one group, in
 	// tiles of two rows of A from two chunks (skinnyNTPairsAVX512), A read
-	// once from memory with one group's prefetch (ntAhead), instead of the
-	// 3×8 tiles in two groups over panels in L2; ntQuads takes precedence.
+	// once from memory with one group's prefetch (ntAhead), instead of
+	// skinnyNT's tiles in two groups over panels in L2; ntQuads takes
+	// precedence.
 	// The 2-row tiles prefetch into L1 only: no route pairs them with pfL2
 	// (TestRouteNTPairs).
 	ntPairs batchSet

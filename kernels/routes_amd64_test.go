@@ -494,14 +494,7 @@ func TestSkinnyNTQuads(t *testing.T) {
 		rt.ntQuads, rt.pfL2 = quads, i >= 1
 		withSkinny(t, func(t *testing.T) {
 			forEachISA(t, func(t *testing.T) {
-				rng := rand.New(rand.NewPCG(47, uint64(quads)))
-				for si, sh := range [][2]int{{7, 9}, {67, 129}, {100, 517}, {1500, 203}} {
-					rows, cols := sh[0], sh[1]
-					for _, batch := range []int{1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 17, 32} {
-						pad := (si + batch) % 4
-						checkMatVecBatchCase(t, rng, rows, cols, batch, [3]int{pad, 3 - pad, pad + 1}, [3]int{rng.IntN(16), rng.IntN(16), rng.IntN(16)})
-					}
-				}
+				checkSkinnyNTShapes(t, rand.New(rand.NewPCG(47, uint64(quads))), []int{1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 17, 32}, nil)
 			})
 		})
 	}
@@ -524,14 +517,7 @@ func TestSkinnyNTAhead(t *testing.T) {
 		t.Run(fmt.Sprintf("ahead=%d", ahead), func(t *testing.T) {
 			withSkinny(t, func(t *testing.T) {
 				forEachISA(t, func(t *testing.T) {
-					rng := rand.New(rand.NewPCG(53, uint64(ahead)))
-					for si, sh := range [][2]int{{7, 9}, {67, 129}, {100, 517}, {301, 64}, {1500, 203}} {
-						rows, cols := sh[0], sh[1]
-						for _, batch := range []int{1, 2, 3, 4, 5, 7, 8, 9} {
-							pad := (si + batch) % 4
-							checkMatVecBatchCase(t, rng, rows, cols, batch, [3]int{pad, 3 - pad, pad + 1}, [3]int{rng.IntN(16), rng.IntN(16), rng.IntN(16)})
-						}
-					}
+					checkSkinnyNTShapes(t, rand.New(rand.NewPCG(53, uint64(ahead))), []int{1, 2, 3, 4, 5, 7, 8, 9}, nil)
 				})
 			})
 		})
@@ -565,22 +551,37 @@ func TestSkinnyNTPairs(t *testing.T) {
 		t.Run(fmt.Sprintf("pairs=%#x", uint64(pairs)), func(t *testing.T) {
 			withSkinny(t, func(t *testing.T) {
 				forEachISA(t, func(t *testing.T) {
-					rng := rand.New(rand.NewPCG(59, uint64(pairs)))
-					i := 0
-					for si, sh := range [][2]int{{7, 9}, {67, 129}, {100, 517}, {301, 64}, {1500, 203}} {
-						rows, cols := sh[0], sh[1]
-						for batch := skinnyNTPairsLeast - 1; batch <= skinnyNTPairsGroup+1; batch++ {
-							i++
-							pad := (si + batch) % 4
-							checkMatVecBatchCase(t, rng, rows, cols, batch, [3]int{pad, 3 - pad, pad + 1}, [3]int{rng.IntN(16), rng.IntN(16), rng.IntN(16)})
-							beta := []float32{0, 1, -0.5}[i%3]
-							checkGemm(t, rng, gemmCase{tb: true, m: batch, n: rows, k: cols, alpha: []float32{1, 0.75}[i%2], beta: beta, pad: pad, off: i % 5})
-						}
+					var batches []int
+					for b := skinnyNTPairsLeast - 1; b <= skinnyNTPairsGroup+1; b++ {
+						batches = append(batches, b)
 					}
+					i := 0
+					checkSkinnyNTShapes(t, rand.New(rand.NewPCG(59, uint64(pairs))), batches, func(rng *rand.Rand, rows, cols, batch, pad int) {
+						i++
+						checkGemm(t, rng, gemmCase{tb: true, m: batch, n: rows, k: cols, alpha: []float32{1, 0.75}[i%2], beta: []float32{0, 1, -0.5}[i%3], pad: pad, off: i % 5})
+					})
 				})
 			})
 			TestSkinnyGuard(t)
 		})
+	}
+}
+
+// checkSkinnyNTShapes runs checkMatVecBatchCase (skinnyNT under the skinny
+// route) for each batch over shapes whose rows leave every remainder after
+// the chunks and whose columns every tail, with padding cycling; also, when
+// set, calls each case.
+func checkSkinnyNTShapes(t *testing.T, rng *rand.Rand, batches []int, also func(rng *rand.Rand, rows, cols, batch, pad int)) {
+	t.Helper()
+	for si, sh := range [][2]int{{7, 9}, {67, 129}, {100, 517}, {301, 64}, {302, 33}, {1500, 203}} {
+		rows, cols := sh[0], sh[1]
+		for _, batch := range batches {
+			pad := (si + batch) % 4
+			checkMatVecBatchCase(t, rng, rows, cols, batch, [3]int{pad, 3 - pad, pad + 1}, [3]int{rng.IntN(16), rng.IntN(16), rng.IntN(16)})
+			if also != nil {
+				also(rng, rows, cols, batch, pad)
+			}
+		}
 	}
 }
 
