@@ -96,31 +96,49 @@ func MeasureCeilings(round time.Duration, rounds int) Ceilings {
 	}
 	limits := []int64{caches[0], caches[1], caches[2], 1 << 62}
 	for i, nm := range []string{"L1", "L2", "L3", "memory"} {
-		top := Level{Name: nm, Limit: limits[i]}
-		for _, bytes := range cands[i] {
-			n := max(block, int(bytes/4)/block*block)
-			buf := make([]float32, n)
-			for j := range buf {
-				buf[j] = 1
-			}
-			for _, stream := range streams {
-				ns := best(func(iters int) {
-					var s float32
-					for range iters {
-						s += stream(buf)
-					}
-					sink = s
-				}, round, 2*rounds)
-				if gbs := float64(4*n) / ns; gbs > top.GBs {
-					top.Bytes, top.GBs = int64(4*n), gbs
-				}
-			}
-		}
-		c.Levels = append(c.Levels, top)
+		c.Levels = append(c.Levels, measureLevel(Level{Name: nm, Limit: limits[i]}, cands[i], streams, block, round, 2*rounds))
 	}
 	c.FMAs = measureFMA(fmas, round, 2*rounds)
 	c.FMA, c.GFlops = peak(c.FMAs)
 	return c
+}
+
+// MeasureMemory measures the streaming bandwidth from memory alone (GB/s):
+// MeasureCeilings's memory level over a buffer of 4× L3, every streaming
+// loop the best of rounds rounds of about round each. Rows that compare
+// themselves with the memory's bandwidth take it just before and after
+// their timing, so that their fraction is of the speed the shared machine
+// had then.
+func MeasureMemory(round time.Duration, rounds int) float64 {
+	_, streams, block, _ := ceilingLoops()
+	l := measureLevel(Level{Name: "memory", Limit: 1 << 62}, []int64{4 * cacheSizes()[2]}, streams, block, round, rounds)
+	return l.GBs
+}
+
+// measureLevel returns top with the best bandwidth of every streaming loop
+// over buffers of each of the sizes (bytes, rounded down to whole blocks),
+// each the best of rounds rounds of about round, and the size that gave it.
+func measureLevel(top Level, sizes []int64, streams []func([]float32) float32, block int, round time.Duration, rounds int) Level {
+	for _, bytes := range sizes {
+		n := max(block, int(bytes/4)/block*block)
+		buf := make([]float32, n)
+		for j := range buf {
+			buf[j] = 1
+		}
+		for _, stream := range streams {
+			ns := best(func(iters int) {
+				var s float32
+				for range iters {
+					s += stream(buf)
+				}
+				sink = s
+			}, round, rounds)
+			if gbs := float64(4*n) / ns; gbs > top.GBs {
+				top.Bytes, top.GBs = int64(4*n), gbs
+			}
+		}
+	}
+	return top
 }
 
 // measureFMA returns the best rate of each FMA loop over rounds rounds of

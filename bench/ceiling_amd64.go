@@ -9,15 +9,16 @@ import (
 
 // ceilingLoops returns the streaming loops this CPU runs (as decided by heed's
 // own ISA detection; the ceiling is the best of them: on Zen 4 the AVX2 loop
-// streams from memory faster than the AVX-512 one), the block their lengths
+// streams from memory faster than the AVX-512 one, on Zen 5 four streams
+// faster than two), the block their lengths
 // must be a multiple of, and the FMA probe's variants it runs (fmaLoops).
 func ceilingLoops() (name string, streams []func([]float32) float32, block int, fmas []fmaLoop) {
 	isas := kernels.Supported()
 	switch {
 	case slices.Contains(isas, kernels.AVX512):
-		return "avx2 and avx512 asm", []func([]float32) float32{roof.StreamAVX2, roof.StreamAVX512}, 128, fmaLoops(true)
+		return "avx2 and avx512 asm", []func([]float32) float32{roof.StreamAVX2, roof.StreamAVX512, roof.Stream4AVX2, roof.Stream4AVX512}, 128, fmaLoops(true)
 	case slices.Contains(isas, kernels.AVX2):
-		return "avx2 asm", []func([]float32) float32{roof.StreamAVX2}, 64, fmaLoops(false)
+		return "avx2 asm", []func([]float32) float32{roof.StreamAVX2, roof.Stream4AVX2}, 64, fmaLoops(false)
 	}
 	return genericLoops()
 }

@@ -13,10 +13,18 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 )
 
-// memCeilings measures, once, the machine's streaming bandwidth from memory
-// (GB/s) and FMA peak (GFLOP/s) that the rooflines of the skinny rows and of
-// the beam step's projection are computed from.
+// memCeilings measures, once, the machine's FMA peak (GFLOP/s) that the
+// rooflines of the skinny rows and of the beam step's projection are
+// computed from, and its streaming bandwidth from memory (GB/s), which
+// they log.
 var memCeilings = sync.OnceValue(func() Ceilings { return MeasureCeilings(20*time.Millisecond, 3) })
+
+// memNow measures the streaming bandwidth from memory (GB/s) for a row's
+// roofline: MeasureMemory, three rounds of 5 ms per loop. A row takes the
+// better of one measurement before its timing and one after (the shared
+// machine's speed drifts over a run by more than the kernels differ), and
+// reports it as mem-GB/s.
+func memNow() float64 { return MeasureMemory(5*time.Millisecond, 3) }
 
 // The decoder step of BenchmarkDecoderStep for a beam of stepBeam
 // hypotheses, each with its own state: the LSTM cells of all of them at once
@@ -202,7 +210,8 @@ func (s *gonumBeam) step() {
 // (MatVecBatch of stepBeam rows against W_out, or GemmPacked against it
 // packed; 65.5 MB, which the step's other matrices push out of the caches)
 // with its GB/s and "of-roofline": max(bytes/BW, flops/FMA peak) over the
-// time, with the ceilings measured in this process (memCeilings).
+// time, with the FMA peak measured in this process (memCeilings) and BW
+// around the row (memNow).
 //
 //	go test -run XXX -bench 'DecoderBeam' -count 5 .
 func BenchmarkDecoderBeam(b *testing.B) {
@@ -211,11 +220,9 @@ func BenchmarkDecoderBeam(b *testing.B) {
 	b.Run("heed", func(b *testing.B) { timeCPU(b, hb.step) })
 	b.Run("heed-packed", func(b *testing.B) { timeCPU(b, hp.step) })
 	b.Run("gonum", func(b *testing.B) { timeCPU(b, gb.step) })
-	c := memCeilings()
-	bw, peak := c.Levels[len(c.Levels)-1].GBs, c.GFlops
+	peak := memCeilings().GFlops
 	bytes := float64(4 * stepVocab * stepHidden)
 	flops := 2 * float64(stepBeam) * float64(stepVocab) * float64(stepHidden)
-	roof := max(bytes/bw, flops/peak) // ns
 	for _, v := range []struct {
 		name string
 		s    *heedBeam
@@ -225,6 +232,7 @@ func BenchmarkDecoderBeam(b *testing.B) {
 			// step's other reads evict W_out; only the projection is
 			// timed.
 			var ns float64
+			bw := memNow()
 			for b.Loop() {
 				b.StopTimer()
 				v.s.step()
@@ -234,8 +242,10 @@ func BenchmarkDecoderBeam(b *testing.B) {
 				ns += float64(time.Since(t0).Nanoseconds())
 			}
 			ns /= float64(b.N)
+			bw = max(bw, memNow())
 			b.ReportMetric(bytes/ns, "GB/s")
-			b.ReportMetric(roof/ns, "of-roofline")
+			b.ReportMetric(bw, "mem-GB/s")
+			b.ReportMetric(max(bytes/bw, flops/peak)/ns, "of-roofline")
 		})
 	}
 }

@@ -18,6 +18,18 @@ func StreamAVX512(x []float32) float32
 //go:noescape
 func StreamAVX2(x []float32) float32
 
+// Stream4AVX512 is StreamAVX512 reading x's four quarters as four concurrent
+// streams; len(x) must be a multiple of 128.
+//
+//go:noescape
+func Stream4AVX512(x []float32) float32
+
+// Stream4AVX2 is Stream4AVX512 with 256-bit loads; len(x) must be a
+// multiple of 64.
+//
+//go:noescape
+func Stream4AVX2(x []float32) float32
+
 // FMA is one FMA-throughput loop (fma_amd64.s, written by gen_fma.go): Run
 // performs iters × Accs independent FMAs of Lanes float32 lanes, their
 // multiplicands (both a) in registers, and returns the sum of every lane of

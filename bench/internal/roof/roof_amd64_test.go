@@ -7,20 +7,23 @@ import (
 	"github.com/heedml/heed/kernels"
 )
 
-// Both streaming loops must read every element exactly once.
+// Every streaming loop must read every element exactly once.
 func TestStreamLoops(t *testing.T) {
 	loops := []struct {
 		name  string
 		isa   kernels.ISA
 		f     func([]float32) float32
 		block int
-	}{{"StreamAVX2", kernels.AVX2, StreamAVX2, 64}, {"StreamAVX512", kernels.AVX512, StreamAVX512, 128}}
+	}{
+		{"StreamAVX2", kernels.AVX2, StreamAVX2, 64}, {"StreamAVX512", kernels.AVX512, StreamAVX512, 128},
+		{"Stream4AVX2", kernels.AVX2, Stream4AVX2, 64}, {"Stream4AVX512", kernels.AVX512, Stream4AVX512, 128},
+	}
 	for _, l := range loops {
 		if !slices.Contains(kernels.Supported(), l.isa) {
 			t.Logf("%s: %v not supported here", l.name, l.isa)
 			continue
 		}
-		for _, blocks := range []int{0, 1, 2, 5, 64} {
+		for _, blocks := range []int{0, 1, 2, 3, 5, 64} {
 			n := blocks * l.block
 			buf := make([]float32, n)
 			var want float32
