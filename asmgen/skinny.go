@@ -24,6 +24,9 @@ func genSkinnyFamily() {
 		}
 	}
 	genSkinnyNT(skinnyISAs[1], pfL1, skinnyNTPairs)
+	for v := 1; v <= 2; v++ {
+		genSkinnyNTPanel(skinnyISAs[1], v)
+	}
 	for _, s := range skinnyISAs {
 		genSkinnyNN(s)
 	}

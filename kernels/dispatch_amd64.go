@@ -104,6 +104,11 @@ type route struct {
 	// The 2-row tiles prefetch into L1 only: no route pairs them with pfL2
 	// (TestRouteNTPairs).
 	ntPairs batchSet
+	// ntPanel lists the batches (rows of X) that skinnyNT takes on AVX-512
+	// through the panel kernels (skinnyNTPanel): X packed transposed, tiles
+	// of rows of A broadcast against it, no reduction; ntQuads and ntPairs
+	// take precedence. Only where skinnyNTPanelTakes the shape.
+	ntPanel batchSet
 	// ntAhead is how far, in bytes of each of its chunks of A, skinnyNT's
 	// prefetches run ahead of its loads when one group of rows of X reads
 	// A (skinnyNTSteps): whole rows, at least one.
@@ -214,7 +219,7 @@ var routes = [...]route{
 	classOther: {width: 256, dotFar: dotFarOne, ntAhead: 4 << 10, stepPF: allFormats},
 	classIntel: {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarSplit, ntAhead: 4 << 10, stepPF: allFormats},
 	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnBands: batches(1, 16), ntQuads: batches(1, 4), ntAhead: 4 << 10, pfL2: true, stepPF: allFormats, stepPasses: formatsOf(FormatBF16, FormatF16), q8Stack: true},
-	classZen5:  {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarNear, nnBands: batches(9, 32), nnBandsBeyondL3: true, ntPairs: batches(9, 12), ntAhead: 2 << 10, stepPF: allFormats},
+	classZen5:  {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarNear, nnBands: batches(9, 32), nnBandsBeyondL3: true, ntPairs: batches(9, 12), ntPanel: batches(13, 16) | batches(28, 32), ntAhead: 2 << 10, stepPF: allFormats},
 }
 
 // anyRow is a streamsBelow that takes rows any distance apart.
@@ -1581,6 +1586,15 @@ func skinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, 
 			skinnyNTSteps(lda, 1, rt.ntAhead), skinnyWindow(cols/lanes, batch, batch), batch, 1, alpha, beta)
 		return
 	}
+	if active == AVX512 && !quads && rt.ntPanel.has(batch) && skinnyNTPanelTakes(cols, lda, batch) {
+		done := skinnyNTPanel(d, ldd, a, lda, x, ldx, rows, cols, batch, alpha, beta)
+		if done == rows {
+			return
+		}
+		// The rows after the last whole tile, as the groups take them.
+		d, a, rows = d[done:], a[done*lda:], rows-done
+		q = rows / skinnyNTChunks
+	}
 	gs, nbig := skinnyGroups(batch, group)
 	pfw := 0 // an empty prefetch window: no software prefetch
 	if !quads {
@@ -1597,6 +1611,29 @@ func skinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, 
 	default:
 		skinnyNTAVX2(d, ldd, a, lda, x, ldx, rows, q, cols, batch, steps, pfw, gs, nbig, alpha, beta)
 	}
+}
+
+// skinnyNTPanel computes the rows of skinnyNT's D that whole tiles of the
+// panel kernel take (skinnyNTPanelRows of A each, the first ones), X packed
+// transposed into a pooled panel (packXT), and returns how many.
+func skinnyNTPanel(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int, alpha, beta float32) int {
+	v := skinnyNTPanelVectors(batch)
+	r := skinnyNTPanelRows(v)
+	tiles := rows / r
+	if tiles == 0 {
+		return 0
+	}
+	buf := skinnyPanels.Get().(*[]float32)
+	xt := grow(*buf, 16*v*cols)
+	packXT(xt, x, ldx, batch, cols, 16*v)
+	if v == 1 {
+		skinnyNTPanel16AVX512(d, ldd, a, lda, xt, tiles, cols, batch, alpha, beta)
+	} else {
+		skinnyNTPanel32AVX512(d, ldd, a, lda, xt, tiles, cols, batch, alpha, beta)
+	}
+	*buf = xt
+	skinnyPanels.Put(buf)
+	return tiles * r
 }
 
 // skinnyNNBands reports whether skinnyNN of batch rows of X over a W of span

@@ -567,6 +567,98 @@ func TestSkinnyNTPairs(t *testing.T) {
 	}
 }
 
+// TestRouteNTPanel holds every route's ntPanel within the skinny batches
+// and away from ntPairs and ntQuads, which would take its batches first.
+func TestRouteNTPanel(t *testing.T) {
+	for c, r := range routes {
+		for b := range 64 {
+			if !r.ntPanel.has(b) {
+				continue
+			}
+			if b > skinnyMaxRows {
+				t.Errorf("%v: ntPanel holds %d, beyond skinnyMaxRows", cpuClass(c), b)
+			}
+			if r.ntPairs.has(b) || r.ntQuads.has(b) {
+				t.Errorf("%v: ntPanel holds %d, which ntPairs or ntQuads takes", cpuClass(c), b)
+			}
+		}
+	}
+}
+
+// TestSkinnyNTPanel runs skinnyNT through the panel kernels for every batch
+// from 1 to skinnyMaxRows, and without them for their neighbours on the
+// route, whatever the host's class: MatVecBatch, and Gemm(NoTrans, Trans)
+// with α and β, over rows that leave every remainder after the tiles of 16
+// and of 12, then TestSkinnyGuard's guard pages.
+func TestSkinnyNTPanel(t *testing.T) {
+	defer func(r route) { rt = r }(rt)
+	for _, panel := range []batchSet{batches(1, skinnyMaxRows), 0} {
+		rt.ntPanel, rt.ntPairs, rt.ntQuads = panel, 0, 0
+		t.Run(fmt.Sprintf("panel=%#x", uint64(panel)), func(t *testing.T) {
+			withSkinny(t, func(t *testing.T) {
+				forEachISA(t, func(t *testing.T) {
+					var batches []int
+					for b := 2; b <= skinnyMaxRows; b++ {
+						if panel != 0 || b >= 12 && b <= 17 || b >= 31 {
+							batches = append(batches, b)
+						}
+					}
+					i := 0
+					checkSkinnyNTShapes(t, rand.New(rand.NewPCG(61, uint64(panel))), batches, func(rng *rand.Rand, rows, cols, batch, pad int) {
+						i++
+						checkGemm(t, rng, gemmCase{tb: true, m: batch, n: rows, k: cols, alpha: []float32{1, 0.75}[i%2], beta: []float32{0, 1, -0.5}[i%3], pad: pad, off: i % 5})
+					})
+				})
+			})
+			TestSkinnyGuard(t)
+			if panel != 0 && Active() == AVX512 {
+				// A tile count's rows from the pool, nothing allocated.
+				const rows, cols = 100, 70
+				a := Matrix{Rows: rows, Cols: cols, Stride: cols, Data: ramp(rows * cols)}
+				for _, batch := range []int{16, 32} {
+					x := Matrix{Rows: batch, Cols: cols, Stride: cols, Data: ramp(batch * cols)}
+					d := Matrix{Rows: batch, Cols: rows, Stride: rows, Data: make([]float32, batch*rows)}
+					withSkinny(t, func(t *testing.T) {
+						if n := testing.AllocsPerRun(20, func() { MatVecBatch(d, a, x) }); n != 0 {
+							t.Errorf("B=%d: %v allocations per call", batch, n)
+						}
+					})
+				}
+			}
+		})
+	}
+}
+
+// TestSkinnyNTPanelTakes checks where the panel kernels may go: a panel of
+// at most a quarter of L2 (16 or 32 lanes a column of X), and 16-row tiles
+// not over rows a multiple of 4 KiB apart, which 12-row tiles and shorter
+// strides may be.
+func TestSkinnyNTPanelTakes(t *testing.T) {
+	most16, most32 := skinnyL2()/4/64, skinnyL2()/4/128
+	for _, c := range []struct {
+		cols, lda, batch int
+		want             bool
+	}{
+		{512, 512, 16, true},
+		{512, 512, 32, true},
+		{1024, 1024, 13, false},
+		{1024, 1024, 17, true},
+		{1000, 1024, 16, false},
+		{1000, 1000, 16, true},
+		{2048, 2048, 16, false},
+		{2048, 2049, 16, true},
+		{most16, most16 + 1, 16, true},
+		{most16 + 1, most16 + 1, 16, false},
+		{most32, most32 + 1, 32, true},
+		{most32 + 1, most32 + 1, 32, false},
+		{most32 + 1, most32 + 1, 16, true},
+	} {
+		if got := skinnyNTPanelTakes(c.cols, c.lda, c.batch); got != c.want {
+			t.Errorf("skinnyNTPanelTakes(%d, %d, %d) = %v, want %v", c.cols, c.lda, c.batch, got, c.want)
+		}
+	}
+}
+
 // checkSkinnyNTShapes runs checkMatVecBatchCase (skinnyNT under the skinny
 // route) for each batch over shapes whose rows leave every remainder after
 // the chunks and whose columns every tail, with padding cycling; also, when
@@ -622,6 +714,42 @@ func BenchmarkSkinnyNTPairs(b *testing.B) {
 				rt.ntPairs, rt.ntQuads = 0, 0
 				if pairs {
 					rt.ntPairs = batches(bt, bt)
+				}
+				b.SetBytes(int64(4 * n * k))
+				i := 0
+				for b.Loop() {
+					MatVecBatch(d, as[i], x)
+					i = (i + 1) % m
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkSkinnyNTPanel times MatVecBatch of 13 to 32 rows against a
+// 32000×512 A from memory (two matrices in turn, as BenchmarkSkinny) with
+// and without the panel kernels (route.ntPanel), on AVX-512; the route's
+// other sets as the host's class has them:
+//
+//	go test -run '^$' -bench '^BenchmarkSkinnyNTPanel$' ./kernels
+func BenchmarkSkinnyNTPanel(b *testing.B) {
+	if Active() != AVX512 {
+		b.Skip("the panel kernels are AVX-512's")
+	}
+	defer func(r route) { rt = r }(rt)
+	const n, k, m = 32000, 512, 2
+	as := make([]Matrix, m)
+	for i := range as {
+		as[i] = Matrix{Rows: n, Cols: k, Stride: k, Data: ramp(n * k)}
+	}
+	for _, bt := range []int{13, 16, 20, 24, 28, 32} {
+		x := Matrix{Rows: bt, Cols: k, Stride: k, Data: ramp(bt * k)}
+		d := Matrix{Rows: bt, Cols: n, Stride: n, Data: make([]float32, bt*n)}
+		for _, panel := range []bool{true, false} {
+			b.Run(fmt.Sprintf("B=%d/%s", bt, map[bool]string{true: "panel", false: "groups"}[panel]), func(b *testing.B) {
+				rt.ntPanel = 0
+				if panel {
+					rt.ntPanel = batches(bt, bt)
 				}
 				b.SetBytes(int64(4 * n * k))
 				i := 0

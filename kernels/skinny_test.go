@@ -256,7 +256,7 @@ func TestSkinnyGuard(t *testing.T) {
 		const maxN = 33 * 300
 		ga, gb, gc := newGuard(t, maxN), newGuard(t, maxN), newGuard(t, maxN)
 		forEachISA(t, func(t *testing.T) {
-			for _, m := range []int{1, 2, 5, 7, 11, 33} {
+			for _, m := range []int{1, 2, 5, 7, 11, 16, 29, 33} {
 				for _, n := range []int{1, 3, 8, 15, 17, 33, 65} {
 					for _, k := range []int{1, 7, 8, 13, 16, 31, 65} {
 						if sparse && (m+n+k)%3 != 0 {

@@ -1,0 +1,54 @@
+//go:build !purego
+
+package kernels
+
+import "sync"
+
+// The panel kernels of skinnyNT (kernels/DESIGN.md, "Skinny products"): X
+// packed transposed, tiles of rows of A broadcast against it. AVX-512 only;
+// the route's ntPanel decides (dispatch_amd64.go).
+
+// skinnyNTPanelVectors returns the ZMM of a row of skinnyNT's panel of Xᵀ
+// for batch ≤ 32 rows of X: 1 up to 16 rows, else 2.
+func skinnyNTPanelVectors(batch int) int { return (batch + 15) / 16 }
+
+// skinnyNTPanelRows returns the rows of A in a tile of the panel kernel of
+// v vectors a row (asmgen's skinnyNTPanelRows): 16 for one, 12 for two.
+func skinnyNTPanelRows(v int) int {
+	if v == 1 {
+		return 16
+	}
+	return 12
+}
+
+// skinnyNTPanelTakes reports whether skinnyNT's panel kernels can take
+// batch rows of X of cols columns against A at stride lda: the panel of Xᵀ
+// spans at most a quarter of L2, so that it stays in L2 (its rows are read
+// at every tile) beside the tiles of A passing through; and with 16-row
+// tiles (batch ≤ 16), A's rows are not a multiple of 4 KiB apart: lines
+// 4 KiB apart share an L1 set on every class, so the 16 lines a step reads
+// would be more than the set's ways.
+func skinnyNTPanelTakes(cols, lda, batch int) bool {
+	v := skinnyNTPanelVectors(batch)
+	if v == 1 && (4*lda)%4096 == 0 {
+		return false
+	}
+	return 4*16*v*cols <= skinnyL2()/4
+}
+
+// skinnyPanels holds the panels of Xᵀ of skinnyNT's panel route, one per
+// call in flight.
+var skinnyPanels = sync.Pool{New: func() any { return new([]float32) }}
+
+// packXT sets the cols×lanes panel xt to Xᵀ for the batch×cols X at stride
+// ldx: row p holds X[j][p] in lane j < batch and zeros in the others.
+func packXT(xt, x []float32, ldx, batch, cols, lanes int) {
+	xt = xt[:cols*lanes]
+	clear(xt)
+	for j := range batch {
+		row := x[j*ldx : j*ldx+cols]
+		for p, v := range row {
+			xt[p*lanes+j] = v
+		}
+	}
+}
