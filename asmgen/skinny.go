@@ -24,8 +24,8 @@ func genSkinnyFamily() {
 		}
 	}
 	genSkinnyNT(skinnyISAs[1], pfL1, skinnyNTPairs)
-	for v := 1; v <= 2; v++ {
-		genSkinnyNTPanel(skinnyISAs[1], v)
+	for _, t := range skinnyNTPanelTiles {
+		genSkinnyNTPanel(skinnyISAs[1], t[0], t[1])
 	}
 	for _, s := range skinnyISAs {
 		genSkinnyNN(s)

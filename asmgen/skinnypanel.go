@@ -8,20 +8,16 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// skinnyNTPanelRows returns the rows of A in a tile of skinnyNTPanel with
-// panels of v ZMM: 16 for one (16 accumulators), 12 for two (24, beside the
-// panel's two vectors and two broadcasts of 32). The kernels' Go side
-// (kernels' skinnyNTPanelRows) has the same.
-func skinnyNTPanelRows(v int) int {
-	if v == 1 {
-		return 16
-	}
-	return 12
-}
+// skinnyNTPanelTiles are the tiles of the panel kernels: ZMM of the panel
+// × rows of A. One vector takes 16 rows (16 accumulators), or 12 for rows
+// a multiple of 4 KiB apart (lines 4 KiB apart share an L1 set: 12 ways on
+// Zen 5); two take 12 (24 accumulators, beside the panel's two vectors and
+// two broadcasts of 32). kernels' skinnyNTPanelRows chooses among them.
+var skinnyNTPanelTiles = [][2]int{{1, 16}, {1, 12}, {2, 12}}
 
-// genSkinnyNTPanel emits skinnyNTPanel<16·v><ISA>(d, ldd, a, lda, xt, tiles,
-// cols, batch, alpha, beta) on AVX-512: D = α·X·Aᵀ + β·D (β = ±0 never reads
-// D) for the first tiles·R rows of A (R = skinnyNTPanelRows(v)) and the batch
+// genSkinnyNTPanel emits skinnyNTPanel<16·v>x<R><ISA>(d, ldd, a, lda, xt,
+// tiles, cols, batch, alpha, beta) on AVX-512: D = α·X·Aᵀ + β·D (β = ±0
+// never reads D) for the first tiles·R rows of A (R ≤ 16) and the batch
 // ≤ 16·v rows of X, which Go packs transposed into the panel xt: row p of it,
 // 16·v floats, holds X[j][p] in lane j and zeros past batch. A tile of R rows
 // of A keeps the R×16·v block of Dᵀ in registers over all cols ≥ 1 columns:
@@ -33,10 +29,9 @@ func skinnyNTPanelRows(v int) int {
 // is done (R < 16: the tile takes fewer lines than the steps); the last tile
 // walks itself, so nothing past A is touched. Each tile's block goes through
 // the stack: row j of D takes lane j of every row of the block, gathered.
-func genSkinnyNTPanel(s *isa, v int) {
-	R := skinnyNTPanelRows(v)
+func genSkinnyNTPanel(s *isa, v, R int) {
 	lanes := 16 * v
-	name := s.name(fmt.Sprintf("skinnyNTPanel%d", lanes))
+	name := s.name(fmt.Sprintf("skinnyNTPanel%dx%d", lanes, R))
 	TEXT(name, 0, "func(d []float32, ldd int, a []float32, lda int, xt []float32, tiles, cols, batch int, alpha, beta float32)")
 	asm.Doc(name + fmt.Sprintf(" sets D = α·X·Aᵀ + β·D for tiles of %d rows of A against the panel of Xᵀ xt (%d lanes a row).", R, lanes))
 	block := asm.AllocLocal(4 * R * lanes)

@@ -1586,7 +1586,7 @@ func skinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, 
 			skinnyNTSteps(lda, 1, rt.ntAhead), skinnyWindow(cols/lanes, batch, batch), batch, 1, alpha, beta)
 		return
 	}
-	if active == AVX512 && !quads && rt.ntPanel.has(batch) && skinnyNTPanelTakes(cols, lda, batch) {
+	if active == AVX512 && !quads && rt.ntPanel.has(batch) && skinnyNTPanelTakes(cols, batch) {
 		done := skinnyNTPanel(d, ldd, a, lda, x, ldx, rows, cols, batch, alpha, beta)
 		if done == rows {
 			return
@@ -1618,7 +1618,7 @@ func skinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, 
 // transposed into a pooled panel (packXT), and returns how many.
 func skinnyNTPanel(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows, cols, batch int, alpha, beta float32) int {
 	v := skinnyNTPanelVectors(batch)
-	r := skinnyNTPanelRows(v)
+	r := skinnyNTPanelRows(v, lda)
 	tiles := rows / r
 	if tiles == 0 {
 		return 0
@@ -1626,10 +1626,13 @@ func skinnyNTPanel(d []float32, ldd int, a []float32, lda int, x []float32, ldx 
 	buf := skinnyPanels.Get().(*[]float32)
 	xt := grow(*buf, 16*v*cols)
 	packXT(xt, x, ldx, batch, cols, 16*v)
-	if v == 1 {
-		skinnyNTPanel16AVX512(d, ldd, a, lda, xt, tiles, cols, batch, alpha, beta)
-	} else {
-		skinnyNTPanel32AVX512(d, ldd, a, lda, xt, tiles, cols, batch, alpha, beta)
+	switch {
+	case v == 1 && r == 16:
+		skinnyNTPanel16x16AVX512(d, ldd, a, lda, xt, tiles, cols, batch, alpha, beta)
+	case v == 1:
+		skinnyNTPanel16x12AVX512(d, ldd, a, lda, xt, tiles, cols, batch, alpha, beta)
+	default:
+		skinnyNTPanel32x12AVX512(d, ldd, a, lda, xt, tiles, cols, batch, alpha, beta)
 	}
 	*buf = xt
 	skinnyPanels.Put(buf)

@@ -604,10 +604,15 @@ func TestSkinnyNTPanel(t *testing.T) {
 						}
 					}
 					i := 0
-					checkSkinnyNTShapes(t, rand.New(rand.NewPCG(61, uint64(panel))), batches, func(rng *rand.Rand, rows, cols, batch, pad int) {
+					rng := rand.New(rand.NewPCG(61, uint64(panel)))
+					checkSkinnyNTShapes(t, rng, batches, func(rng *rand.Rand, rows, cols, batch, pad int) {
 						i++
 						checkGemm(t, rng, gemmCase{tb: true, m: batch, n: rows, k: cols, alpha: []float32{1, 0.75}[i%2], beta: []float32{0, 1, -0.5}[i%3], pad: pad, off: i % 5})
 					})
+					// Rows 4 KiB apart: the one-vector panel's 12-row tiles.
+					for _, batch := range []int{3, 13, 16, 29} {
+						checkMatVecBatchCase(t, rng, 41, 1021, batch, [3]int{3, 1, 2}, [3]int{1, 2, 3})
+					}
 				})
 			})
 			TestSkinnyGuard(t)
@@ -629,32 +634,29 @@ func TestSkinnyNTPanel(t *testing.T) {
 	}
 }
 
-// TestSkinnyNTPanelTakes checks where the panel kernels may go: a panel of
-// at most a quarter of L2 (16 or 32 lanes a column of X), and 16-row tiles
-// not over rows a multiple of 4 KiB apart, which 12-row tiles and shorter
-// strides may be.
+// TestSkinnyNTPanelTakes checks where the panel kernels may go (a panel of
+// at most a quarter of L2, 16 or 32 lanes a column of X) and their tiles'
+// rows: 16 for one-vector panels but over rows a multiple of 4 KiB apart,
+// 12 for two.
 func TestSkinnyNTPanelTakes(t *testing.T) {
 	most16, most32 := skinnyL2()/4/64, skinnyL2()/4/128
 	for _, c := range []struct {
-		cols, lda, batch int
-		want             bool
+		cols, batch int
+		want        bool
 	}{
-		{512, 512, 16, true},
-		{512, 512, 32, true},
-		{1024, 1024, 13, false},
-		{1024, 1024, 17, true},
-		{1000, 1024, 16, false},
-		{1000, 1000, 16, true},
-		{2048, 2048, 16, false},
-		{2048, 2049, 16, true},
-		{most16, most16 + 1, 16, true},
-		{most16 + 1, most16 + 1, 16, false},
-		{most32, most32 + 1, 32, true},
-		{most32 + 1, most32 + 1, 32, false},
-		{most32 + 1, most32 + 1, 16, true},
+		{512, 16, true}, {512, 32, true}, {most16, 16, true}, {most16 + 1, 16, false},
+		{most32, 32, true}, {most32 + 1, 32, false}, {most32 + 1, 16, true}, {most32, 17, true},
 	} {
-		if got := skinnyNTPanelTakes(c.cols, c.lda, c.batch); got != c.want {
-			t.Errorf("skinnyNTPanelTakes(%d, %d, %d) = %v, want %v", c.cols, c.lda, c.batch, got, c.want)
+		if got := skinnyNTPanelTakes(c.cols, c.batch); got != c.want {
+			t.Errorf("skinnyNTPanelTakes(%d, %d) = %v, want %v", c.cols, c.batch, got, c.want)
+		}
+	}
+	for _, c := range []struct{ v, lda, want int }{
+		{1, 512, 16}, {1, 1000, 16}, {1, 1024, 12}, {1, 1025, 16}, {1, 2048, 12}, {1, 3072, 12},
+		{2, 512, 12}, {2, 1024, 12},
+	} {
+		if got := skinnyNTPanelRows(c.v, c.lda); got != c.want {
+			t.Errorf("skinnyNTPanelRows(%d, %d) = %d, want %d", c.v, c.lda, got, c.want)
 		}
 	}
 }
@@ -726,10 +728,11 @@ func BenchmarkSkinnyNTPairs(b *testing.B) {
 	}
 }
 
-// BenchmarkSkinnyNTPanel times MatVecBatch of 13 to 32 rows against a
-// 32000×512 A from memory (two matrices in turn, as BenchmarkSkinny) with
-// and without the panel kernels (route.ntPanel), on AVX-512; the route's
-// other sets as the host's class has them:
+// BenchmarkSkinnyNTPanel times MatVecBatch of 13 to 32 rows against an A of
+// 16.4 M floats (32000×512 or 16000×1024, rows 4 KiB apart) from memory
+// (two matrices in turn, as BenchmarkSkinny) with and without the panel
+// kernels (route.ntPanel), on AVX-512; the route's other sets as the
+// host's class has them:
 //
 //	go test -run '^$' -bench '^BenchmarkSkinnyNTPanel$' ./kernels
 func BenchmarkSkinnyNTPanel(b *testing.B) {
@@ -737,27 +740,30 @@ func BenchmarkSkinnyNTPanel(b *testing.B) {
 		b.Skip("the panel kernels are AVX-512's")
 	}
 	defer func(r route) { rt = r }(rt)
-	const n, k, m = 32000, 512, 2
-	as := make([]Matrix, m)
-	for i := range as {
-		as[i] = Matrix{Rows: n, Cols: k, Stride: k, Data: ramp(n * k)}
-	}
-	for _, bt := range []int{13, 16, 20, 24, 28, 32} {
-		x := Matrix{Rows: bt, Cols: k, Stride: k, Data: ramp(bt * k)}
-		d := Matrix{Rows: bt, Cols: n, Stride: n, Data: make([]float32, bt*n)}
-		for _, panel := range []bool{true, false} {
-			b.Run(fmt.Sprintf("B=%d/%s", bt, map[bool]string{true: "panel", false: "groups"}[panel]), func(b *testing.B) {
-				rt.ntPanel = 0
-				if panel {
-					rt.ntPanel = batches(bt, bt)
-				}
-				b.SetBytes(int64(4 * n * k))
-				i := 0
-				for b.Loop() {
-					MatVecBatch(d, as[i], x)
-					i = (i + 1) % m
-				}
-			})
+	const size, m = 32000 * 512, 2
+	for _, k := range []int{512, 1024} {
+		n := size / k
+		as := make([]Matrix, m)
+		for i := range as {
+			as[i] = Matrix{Rows: n, Cols: k, Stride: k, Data: ramp(n * k)}
+		}
+		for _, bt := range []int{13, 16, 20, 24, 28, 32} {
+			x := Matrix{Rows: bt, Cols: k, Stride: k, Data: ramp(bt * k)}
+			d := Matrix{Rows: bt, Cols: n, Stride: n, Data: make([]float32, bt*n)}
+			for _, panel := range []bool{true, false} {
+				b.Run(fmt.Sprintf("k=%d/B=%d/%s", k, bt, map[bool]string{true: "panel", false: "groups"}[panel]), func(b *testing.B) {
+					rt.ntPanel = 0
+					if panel {
+						rt.ntPanel = batches(bt, bt)
+					}
+					b.SetBytes(int64(4 * n * k))
+					i := 0
+					for b.Loop() {
+						MatVecBatch(d, as[i], x)
+						i = (i + 1) % m
+					}
+				})
+			}
 		}
 	}
 }

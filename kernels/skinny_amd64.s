@@ -16345,9 +16345,9 @@ DATA skinnyNTPairsAVX512perm9<>+184(SB)/4, $0x0000001f
 DATA skinnyNTPairsAVX512perm9<>+188(SB)/4, $0x0000001f
 GLOBL skinnyNTPairsAVX512perm9<>(SB), RODATA|NOPTR, $192
 
-// func skinnyNTPanel16AVX512(d []float32, ldd int, a []float32, lda int, xt []float32, tiles int, cols int, batch int, alpha float32, beta float32)
+// func skinnyNTPanel16x16AVX512(d []float32, ldd int, a []float32, lda int, xt []float32, tiles int, cols int, batch int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
-TEXT ·skinnyNTPanel16AVX512(SB), $1072-120
+TEXT ·skinnyNTPanel16x16AVX512(SB), $1072-120
 	PCALIGN $0x40
 	MOVQ    lda+56(FP), AX
 	SHLQ    $0x02, AX
@@ -16456,7 +16456,7 @@ walked:
 	VMOVUPS          Z13, 832(SP)
 	VMOVUPS          Z14, 896(SP)
 	VMOVUPS          Z15, 960(SP)
-	VMOVDQU32        skinnyNTPanel16AVX512Idx<>+0(SB), Z0
+	VMOVDQU32        skinnyNTPanel16x16AVX512Idx<>+0(SB), Z0
 	VBROADCASTSS     alpha+112(FP), Z1
 	VBROADCASTSS     beta+116(FP), Z2
 	MOVL             $0x0000ffff, AX
@@ -16501,27 +16501,189 @@ done:
 	VZEROUPPER
 	RET
 
-DATA skinnyNTPanel16AVX512Idx<>+0(SB)/4, $0x00000000
-DATA skinnyNTPanel16AVX512Idx<>+4(SB)/4, $0x00000010
-DATA skinnyNTPanel16AVX512Idx<>+8(SB)/4, $0x00000020
-DATA skinnyNTPanel16AVX512Idx<>+12(SB)/4, $0x00000030
-DATA skinnyNTPanel16AVX512Idx<>+16(SB)/4, $0x00000040
-DATA skinnyNTPanel16AVX512Idx<>+20(SB)/4, $0x00000050
-DATA skinnyNTPanel16AVX512Idx<>+24(SB)/4, $0x00000060
-DATA skinnyNTPanel16AVX512Idx<>+28(SB)/4, $0x00000070
-DATA skinnyNTPanel16AVX512Idx<>+32(SB)/4, $0x00000080
-DATA skinnyNTPanel16AVX512Idx<>+36(SB)/4, $0x00000090
-DATA skinnyNTPanel16AVX512Idx<>+40(SB)/4, $0x000000a0
-DATA skinnyNTPanel16AVX512Idx<>+44(SB)/4, $0x000000b0
-DATA skinnyNTPanel16AVX512Idx<>+48(SB)/4, $0x000000c0
-DATA skinnyNTPanel16AVX512Idx<>+52(SB)/4, $0x000000d0
-DATA skinnyNTPanel16AVX512Idx<>+56(SB)/4, $0x000000e0
-DATA skinnyNTPanel16AVX512Idx<>+60(SB)/4, $0x000000f0
-GLOBL skinnyNTPanel16AVX512Idx<>(SB), RODATA|NOPTR, $64
+DATA skinnyNTPanel16x16AVX512Idx<>+0(SB)/4, $0x00000000
+DATA skinnyNTPanel16x16AVX512Idx<>+4(SB)/4, $0x00000010
+DATA skinnyNTPanel16x16AVX512Idx<>+8(SB)/4, $0x00000020
+DATA skinnyNTPanel16x16AVX512Idx<>+12(SB)/4, $0x00000030
+DATA skinnyNTPanel16x16AVX512Idx<>+16(SB)/4, $0x00000040
+DATA skinnyNTPanel16x16AVX512Idx<>+20(SB)/4, $0x00000050
+DATA skinnyNTPanel16x16AVX512Idx<>+24(SB)/4, $0x00000060
+DATA skinnyNTPanel16x16AVX512Idx<>+28(SB)/4, $0x00000070
+DATA skinnyNTPanel16x16AVX512Idx<>+32(SB)/4, $0x00000080
+DATA skinnyNTPanel16x16AVX512Idx<>+36(SB)/4, $0x00000090
+DATA skinnyNTPanel16x16AVX512Idx<>+40(SB)/4, $0x000000a0
+DATA skinnyNTPanel16x16AVX512Idx<>+44(SB)/4, $0x000000b0
+DATA skinnyNTPanel16x16AVX512Idx<>+48(SB)/4, $0x000000c0
+DATA skinnyNTPanel16x16AVX512Idx<>+52(SB)/4, $0x000000d0
+DATA skinnyNTPanel16x16AVX512Idx<>+56(SB)/4, $0x000000e0
+DATA skinnyNTPanel16x16AVX512Idx<>+60(SB)/4, $0x000000f0
+GLOBL skinnyNTPanel16x16AVX512Idx<>(SB), RODATA|NOPTR, $64
 
-// func skinnyNTPanel32AVX512(d []float32, ldd int, a []float32, lda int, xt []float32, tiles int, cols int, batch int, alpha float32, beta float32)
+// func skinnyNTPanel16x12AVX512(d []float32, ldd int, a []float32, lda int, xt []float32, tiles int, cols int, batch int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
-TEXT ·skinnyNTPanel32AVX512(SB), $1584-120
+TEXT ·skinnyNTPanel16x12AVX512(SB), $816-120
+	PCALIGN $0x40
+	MOVQ    lda+56(FP), AX
+	SHLQ    $0x02, AX
+	MOVQ    a_base+32(FP), CX
+	MOVQ    CX, 768(SP)
+	XORQ    CX, CX
+	MOVQ    CX, 776(SP)
+	MOVQ    tiles+88(FP), CX
+	MOVQ    CX, 784(SP)
+	MOVQ    cols+96(FP), DX
+	SHLQ    $0x02, DX
+	ADDQ    $0x0000003f, DX
+	ANDQ    $-64, DX
+	MOVQ    DX, 792(SP)
+	MOVQ    AX, BX
+	SUBQ    DX, BX
+	MOVQ    BX, 800(SP)
+	IMUL3Q  $0x0000000c, AX, AX
+	MOVQ    AX, 808(SP)
+	TESTQ   CX, CX
+	JZ      done
+
+tile:
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	MOVQ   lda+56(FP), AX
+	SHLQ   $0x02, AX
+	LEAQ   (AX)(AX*2), CX
+	LEAQ   (AX)(AX*4), DX
+	LEAQ   (CX)(AX*4), BX
+	MOVQ   768(SP), SI
+	LEAQ   (SI)(AX*8), DI
+	MOVQ   xt_base+64(FP), R8
+	MOVQ   cols+96(FP), R9
+	MOVQ   SI, R10
+	CMPQ   784(SP), $0x00000001
+	JE     walkSet
+	ADDQ   808(SP), R10
+
+walkSet:
+	MOVQ 792(SP), R11
+	MOVQ $0x0000000c, R12
+
+step:
+	VMOVUPS    (R8), Z12
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        walked
+	ADDQ       800(SP), R10
+	MOVQ       792(SP), R11
+	DECQ       R12
+	JNZ        walked
+	MOVQ       $0x0000000c, R12
+	SUBQ       808(SP), R10
+
+walked:
+	VFMADD231PS.BCST (SI), Z12, Z0
+	VFMADD231PS.BCST (SI)(AX*1), Z12, Z1
+	VFMADD231PS.BCST (SI)(AX*2), Z12, Z2
+	VFMADD231PS.BCST (SI)(CX*1), Z12, Z3
+	VFMADD231PS.BCST (SI)(AX*4), Z12, Z4
+	VFMADD231PS.BCST (SI)(DX*1), Z12, Z5
+	VFMADD231PS.BCST (SI)(CX*2), Z12, Z6
+	VFMADD231PS.BCST (SI)(BX*1), Z12, Z7
+	VFMADD231PS.BCST (DI), Z12, Z8
+	VFMADD231PS.BCST (DI)(AX*1), Z12, Z9
+	VFMADD231PS.BCST (DI)(AX*2), Z12, Z10
+	VFMADD231PS.BCST (DI)(CX*1), Z12, Z11
+	ADDQ             $0x00000004, SI
+	ADDQ             $0x00000004, DI
+	ADDQ             $0x00000040, R8
+	DECQ             R9
+	JNZ              step
+	VMOVUPS          Z0, (SP)
+	VMOVUPS          Z1, 64(SP)
+	VMOVUPS          Z2, 128(SP)
+	VMOVUPS          Z3, 192(SP)
+	VMOVUPS          Z4, 256(SP)
+	VMOVUPS          Z5, 320(SP)
+	VMOVUPS          Z6, 384(SP)
+	VMOVUPS          Z7, 448(SP)
+	VMOVUPS          Z8, 512(SP)
+	VMOVUPS          Z9, 576(SP)
+	VMOVUPS          Z10, 640(SP)
+	VMOVUPS          Z11, 704(SP)
+	VMOVDQU32        skinnyNTPanel16x12AVX512Idx<>+0(SB), Z0
+	VBROADCASTSS     alpha+112(FP), Z1
+	VBROADCASTSS     beta+116(FP), Z2
+	MOVL             $0x00000fff, AX
+	KMOVW            AX, K1
+	LEAQ             (SP), AX
+	MOVQ             d_base+0(FP), CX
+	ADDQ             776(SP), CX
+	MOVQ             ldd+24(FP), DX
+	SHLQ             $0x02, DX
+	MOVQ             batch+104(FP), BX
+	MOVL             beta+116(FP), SI
+	ANDL             $0x7fffffff, SI
+
+row:
+	KMOVW       K1, K2
+	VGATHERDPS  (AX)(Z0*4), K2, Z13
+	TESTL       SI, SI
+	JZ          rowNoBeta
+	VMOVUPS.Z   (CX), K1, Z3
+	VMULPS      Z2, Z3, Z3
+	VFMADD231PS Z1, Z13, Z3
+	VMOVUPS     Z3, K1, (CX)
+	JMP         rowDone
+
+rowNoBeta:
+	VMULPS  Z1, Z13, Z13
+	VMOVUPS Z13, K1, (CX)
+
+rowDone:
+	ADDQ $0x00000004, AX
+	ADDQ DX, CX
+	DECQ BX
+	JNZ  row
+	MOVQ 768(SP), AX
+	ADDQ 808(SP), AX
+	MOVQ AX, 768(SP)
+	ADDQ $0x00000030, 776(SP)
+	DECQ 784(SP)
+	JNZ  tile
+
+done:
+	VZEROUPPER
+	RET
+
+DATA skinnyNTPanel16x12AVX512Idx<>+0(SB)/4, $0x00000000
+DATA skinnyNTPanel16x12AVX512Idx<>+4(SB)/4, $0x00000010
+DATA skinnyNTPanel16x12AVX512Idx<>+8(SB)/4, $0x00000020
+DATA skinnyNTPanel16x12AVX512Idx<>+12(SB)/4, $0x00000030
+DATA skinnyNTPanel16x12AVX512Idx<>+16(SB)/4, $0x00000040
+DATA skinnyNTPanel16x12AVX512Idx<>+20(SB)/4, $0x00000050
+DATA skinnyNTPanel16x12AVX512Idx<>+24(SB)/4, $0x00000060
+DATA skinnyNTPanel16x12AVX512Idx<>+28(SB)/4, $0x00000070
+DATA skinnyNTPanel16x12AVX512Idx<>+32(SB)/4, $0x00000080
+DATA skinnyNTPanel16x12AVX512Idx<>+36(SB)/4, $0x00000090
+DATA skinnyNTPanel16x12AVX512Idx<>+40(SB)/4, $0x000000a0
+DATA skinnyNTPanel16x12AVX512Idx<>+44(SB)/4, $0x000000b0
+DATA skinnyNTPanel16x12AVX512Idx<>+48(SB)/4, $0x000000c0
+DATA skinnyNTPanel16x12AVX512Idx<>+52(SB)/4, $0x000000d0
+DATA skinnyNTPanel16x12AVX512Idx<>+56(SB)/4, $0x000000e0
+DATA skinnyNTPanel16x12AVX512Idx<>+60(SB)/4, $0x000000f0
+GLOBL skinnyNTPanel16x12AVX512Idx<>(SB), RODATA|NOPTR, $64
+
+// func skinnyNTPanel32x12AVX512(d []float32, ldd int, a []float32, lda int, xt []float32, tiles int, cols int, batch int, alpha float32, beta float32)
+// Requires: AVX, AVX512DQ, AVX512F, MMX+
+TEXT ·skinnyNTPanel32x12AVX512(SB), $1584-120
 	PCALIGN $0x40
 	MOVQ    lda+56(FP), AX
 	SHLQ    $0x02, AX
@@ -16667,7 +16829,7 @@ walked:
 	VMOVUPS      Z21, 1344(SP)
 	VMOVUPS      Z22, 1408(SP)
 	VMOVUPS      Z23, 1472(SP)
-	VMOVDQU32    skinnyNTPanel32AVX512Idx<>+0(SB), Z0
+	VMOVDQU32    skinnyNTPanel32x12AVX512Idx<>+0(SB), Z0
 	VBROADCASTSS alpha+112(FP), Z1
 	VBROADCASTSS beta+116(FP), Z2
 	MOVL         $0x00000fff, AX
@@ -16712,23 +16874,23 @@ done:
 	VZEROUPPER
 	RET
 
-DATA skinnyNTPanel32AVX512Idx<>+0(SB)/4, $0x00000000
-DATA skinnyNTPanel32AVX512Idx<>+4(SB)/4, $0x00000020
-DATA skinnyNTPanel32AVX512Idx<>+8(SB)/4, $0x00000040
-DATA skinnyNTPanel32AVX512Idx<>+12(SB)/4, $0x00000060
-DATA skinnyNTPanel32AVX512Idx<>+16(SB)/4, $0x00000080
-DATA skinnyNTPanel32AVX512Idx<>+20(SB)/4, $0x000000a0
-DATA skinnyNTPanel32AVX512Idx<>+24(SB)/4, $0x000000c0
-DATA skinnyNTPanel32AVX512Idx<>+28(SB)/4, $0x000000e0
-DATA skinnyNTPanel32AVX512Idx<>+32(SB)/4, $0x00000100
-DATA skinnyNTPanel32AVX512Idx<>+36(SB)/4, $0x00000120
-DATA skinnyNTPanel32AVX512Idx<>+40(SB)/4, $0x00000140
-DATA skinnyNTPanel32AVX512Idx<>+44(SB)/4, $0x00000160
-DATA skinnyNTPanel32AVX512Idx<>+48(SB)/4, $0x00000180
-DATA skinnyNTPanel32AVX512Idx<>+52(SB)/4, $0x000001a0
-DATA skinnyNTPanel32AVX512Idx<>+56(SB)/4, $0x000001c0
-DATA skinnyNTPanel32AVX512Idx<>+60(SB)/4, $0x000001e0
-GLOBL skinnyNTPanel32AVX512Idx<>(SB), RODATA|NOPTR, $64
+DATA skinnyNTPanel32x12AVX512Idx<>+0(SB)/4, $0x00000000
+DATA skinnyNTPanel32x12AVX512Idx<>+4(SB)/4, $0x00000020
+DATA skinnyNTPanel32x12AVX512Idx<>+8(SB)/4, $0x00000040
+DATA skinnyNTPanel32x12AVX512Idx<>+12(SB)/4, $0x00000060
+DATA skinnyNTPanel32x12AVX512Idx<>+16(SB)/4, $0x00000080
+DATA skinnyNTPanel32x12AVX512Idx<>+20(SB)/4, $0x000000a0
+DATA skinnyNTPanel32x12AVX512Idx<>+24(SB)/4, $0x000000c0
+DATA skinnyNTPanel32x12AVX512Idx<>+28(SB)/4, $0x000000e0
+DATA skinnyNTPanel32x12AVX512Idx<>+32(SB)/4, $0x00000100
+DATA skinnyNTPanel32x12AVX512Idx<>+36(SB)/4, $0x00000120
+DATA skinnyNTPanel32x12AVX512Idx<>+40(SB)/4, $0x00000140
+DATA skinnyNTPanel32x12AVX512Idx<>+44(SB)/4, $0x00000160
+DATA skinnyNTPanel32x12AVX512Idx<>+48(SB)/4, $0x00000180
+DATA skinnyNTPanel32x12AVX512Idx<>+52(SB)/4, $0x000001a0
+DATA skinnyNTPanel32x12AVX512Idx<>+56(SB)/4, $0x000001c0
+DATA skinnyNTPanel32x12AVX512Idx<>+60(SB)/4, $0x000001e0
+GLOBL skinnyNTPanel32x12AVX512Idx<>(SB), RODATA|NOPTR, $64
 
 // func skinnyNNAVX2(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pf []float32, pfRows int, pfRowBytes int, lps int, next int, gs int, nbig int, alpha float32, beta float32)
 // Requires: AVX, FMA3, MMX+

@@ -29,15 +29,20 @@ func skinnyNTL2AVX512(d []float32, ldd int, a []float32, lda int, x []float32, l
 //go:noescape
 func skinnyNTPairsAVX512(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, rows int, chunk int, cols int, batch int, panel int, pfw int, gs int, nbig int, alpha float32, beta float32)
 
-// skinnyNTPanel16AVX512 sets D = α·X·Aᵀ + β·D for tiles of 16 rows of A against the panel of Xᵀ xt (16 lanes a row).
+// skinnyNTPanel16x16AVX512 sets D = α·X·Aᵀ + β·D for tiles of 16 rows of A against the panel of Xᵀ xt (16 lanes a row).
 //
 //go:noescape
-func skinnyNTPanel16AVX512(d []float32, ldd int, a []float32, lda int, xt []float32, tiles int, cols int, batch int, alpha float32, beta float32)
+func skinnyNTPanel16x16AVX512(d []float32, ldd int, a []float32, lda int, xt []float32, tiles int, cols int, batch int, alpha float32, beta float32)
 
-// skinnyNTPanel32AVX512 sets D = α·X·Aᵀ + β·D for tiles of 12 rows of A against the panel of Xᵀ xt (32 lanes a row).
+// skinnyNTPanel16x12AVX512 sets D = α·X·Aᵀ + β·D for tiles of 12 rows of A against the panel of Xᵀ xt (16 lanes a row).
 //
 //go:noescape
-func skinnyNTPanel32AVX512(d []float32, ldd int, a []float32, lda int, xt []float32, tiles int, cols int, batch int, alpha float32, beta float32)
+func skinnyNTPanel16x12AVX512(d []float32, ldd int, a []float32, lda int, xt []float32, tiles int, cols int, batch int, alpha float32, beta float32)
+
+// skinnyNTPanel32x12AVX512 sets D = α·X·Aᵀ + β·D for tiles of 12 rows of A against the panel of Xᵀ xt (32 lanes a row).
+//
+//go:noescape
+func skinnyNTPanel32x12AVX512(d []float32, ldd int, a []float32, lda int, xt []float32, tiles int, cols int, batch int, alpha float32, beta float32)
 
 // skinnyNNAVX2 sets D = α·X·W + β·D for the batch×k X, k×n W and batch×n D, reading W once.
 //

@@ -13,27 +13,23 @@ import "sync"
 func skinnyNTPanelVectors(batch int) int { return (batch + 15) / 16 }
 
 // skinnyNTPanelRows returns the rows of A in a tile of the panel kernel of
-// v vectors a row (asmgen's skinnyNTPanelRows): 16 for one, 12 for two.
-func skinnyNTPanelRows(v int) int {
-	if v == 1 {
+// v vectors a row for A at stride lda (asmgen's skinnyNTPanelTiles): 12 for
+// two; for one 16, or 12 where A's rows are a multiple of 4 KiB apart: lines
+// 4 KiB apart share an L1 set on every class, and a step's 16 lines would be
+// more than its ways.
+func skinnyNTPanelRows(v, lda int) int {
+	if v == 1 && (4*lda)%4096 != 0 {
 		return 16
 	}
 	return 12
 }
 
 // skinnyNTPanelTakes reports whether skinnyNT's panel kernels can take
-// batch rows of X of cols columns against A at stride lda: the panel of Xᵀ
-// spans at most a quarter of L2, so that it stays in L2 (its rows are read
-// at every tile) beside the tiles of A passing through; and with 16-row
-// tiles (batch ≤ 16), A's rows are not a multiple of 4 KiB apart: lines
-// 4 KiB apart share an L1 set on every class, so the 16 lines a step reads
-// would be more than the set's ways.
-func skinnyNTPanelTakes(cols, lda, batch int) bool {
-	v := skinnyNTPanelVectors(batch)
-	if v == 1 && (4*lda)%4096 == 0 {
-		return false
-	}
-	return 4*16*v*cols <= skinnyL2()/4
+// batch rows of X of cols columns: the panel of Xᵀ spans at most a quarter
+// of L2, so that it stays in L2 (its rows are read at every tile) beside
+// the tiles of A passing through.
+func skinnyNTPanelTakes(cols, batch int) bool {
+	return 4*16*skinnyNTPanelVectors(batch)*cols <= skinnyL2()/4
 }
 
 // skinnyPanels holds the panels of Xᵀ of skinnyNT's panel route, one per
