@@ -589,7 +589,8 @@ func TestRouteNTPanel(t *testing.T) {
 // from 1 to skinnyMaxRows, and without them for their neighbours on the
 // route, whatever the host's class: MatVecBatch, and Gemm(NoTrans, Trans)
 // with α and β, over rows that leave every remainder after the tiles of 16
-// and of 12, then TestSkinnyGuard's guard pages.
+// and of 12, then TestSkinnyGuard's guard pages and TestSkinnySpecial's NaN
+// and Inf.
 func TestSkinnyNTPanel(t *testing.T) {
 	defer func(r route) { rt = r }(rt)
 	for _, panel := range []batchSet{batches(1, skinnyMaxRows), 0} {
@@ -616,6 +617,7 @@ func TestSkinnyNTPanel(t *testing.T) {
 				})
 			})
 			TestSkinnyGuard(t)
+			TestSkinnySpecial(t)
 			if panel != 0 && Active() == AVX512 {
 				// A tile count's rows from the pool, nothing allocated.
 				const rows, cols = 100, 70

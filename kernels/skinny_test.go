@@ -182,7 +182,7 @@ func TestSkinnySpecial(t *testing.T) {
 	withSkinny(t, func(t *testing.T) {
 		forEachISA(t, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(45, 46))
-			for si, sh := range [][3]int{{5, 7, 2}, {9, 17, 7}, {13, 33, 13}, {7, 64, 32}, {4, 257, 6}} {
+			for si, sh := range [][3]int{{5, 7, 2}, {9, 17, 7}, {13, 33, 13}, {7, 64, 32}, {4, 257, 6}, {37, 20, 16}, {29, 41, 30}} {
 				rows, cols, batch := sh[0], sh[1], sh[2]
 				for trial := 0; trial < 12; trial++ {
 					if !sparseKeeps(si, trial, 4) {
