@@ -26,9 +26,10 @@ var skinnyNTPanelTiles = [][2]int{{1, 16}, {1, 12}, {2, 12}}
 // a reduction and A streams from memory as R sequences of 4 bytes a step.
 // Each step also prefetches (PREFETCHT0) one line of the next tile, its rows
 // line by line in address order, the walk starting over in that tile when it
-// is done (R < 16: the tile takes fewer lines than the steps); the last tile
-// walks itself, so nothing past A is touched. Each tile's block goes through
-// the stack: row j of D takes lane j of every row of the block, gathered.
+// is done before the steps are (a tile spans R/16 lines a step); the last
+// tile walks itself, so nothing past A is touched. Each tile's block goes
+// through the stack: row j of D takes lane j of every row of the block,
+// gathered. The block (up to 1.5 KiB) makes the frame too large for NOSPLIT.
 func genSkinnyNTPanel(s *isa, v, R int) {
 	lanes := 16 * v
 	name := s.name(fmt.Sprintf("skinnyNTPanel%dx%d", lanes, R))
