@@ -66,9 +66,9 @@ func checkMatTVecArgs(kernel string, dst []float32, a Matrix, x []float32) {
 // batch×a.Cols and dst is batch×a.Rows, and if dst overlaps x or a. Each
 // element is a Dot of a row of A and a row of x: Dot's error bound and
 // special-value rules. A batch of one is MatVec; up to 32 vectors against an
-// A larger than L2 go through a kernel that reads A from memory once, in
-// panels that every vector passes over while they are in cache, with the
-// same bound and rules. Large batches are computed as Gemm(false, true, 1, x,
+// A larger than L2 go through kernels that read A from memory once, in
+// panels that every vector passes over while they are in cache or in tiles
+// against all the vectors at once, with the same bound and rules. Large batches are computed as Gemm(false, true, 1, x,
 // a, 0, dst), whose products are summed with fused multiply-adds and α = 1
 // and β = 0 add no rounding, so the same bound and rules hold; such a call
 // may run on several goroutines as Gemm does. MatVecBatch allocates nothing
