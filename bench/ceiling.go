@@ -103,9 +103,10 @@ func MeasureCeilings(round time.Duration, rounds int) Ceilings {
 	return c
 }
 
-// MeasureMemory measures the streaming bandwidth from memory alone (GB/s):
-// MeasureCeilings's memory level over a buffer of 4× L3, every streaming
-// loop the best of rounds rounds of about round each. Rows that compare
+// MeasureMemory returns the streaming bandwidth from memory alone, in bytes
+// per nanosecond as Level.GBs: MeasureCeilings's memory level over a buffer
+// four times the L3, every streaming loop the best of rounds rounds of about
+// round each. Rows that compare
 // themselves with the memory's bandwidth take it just before and after
 // their timing, so that their fraction is of the speed the shared machine
 // had then.

@@ -19,8 +19,8 @@ import (
 // they log.
 var memCeilings = sync.OnceValue(func() Ceilings { return MeasureCeilings(20*time.Millisecond, 3) })
 
-// memNow measures the streaming bandwidth from memory (GB/s) for a row's
-// roofline: MeasureMemory, three rounds of 5 ms per loop. A row takes the
+// memNow measures the streaming bandwidth from memory for a row's roofline:
+// MeasureMemory with short rounds, so that a row can afford two. A row takes the
 // better of one measurement before its timing and one after (the shared
 // machine's speed drifts over a run by more than the kernels differ), and
 // reports it as mem-GB/s.

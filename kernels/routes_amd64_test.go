@@ -701,63 +701,61 @@ func TestBatchSet(t *testing.T) {
 //
 //	go test -run '^$' -bench '^BenchmarkSkinnyNTPairs$' ./kernels
 func BenchmarkSkinnyNTPairs(b *testing.B) {
-	if Active() != AVX512 {
-		b.Skip("the 2-row tiles are AVX-512's")
-	}
-	defer func(r route) { rt = r }(rt)
-	const n, k, m = 32000, 512, 2
-	as := make([]Matrix, m)
-	for i := range as {
-		as[i] = Matrix{Rows: n, Cols: k, Stride: k, Data: ramp(n * k)}
-	}
+	var sizes []int
 	for bt := skinnyNTPairsLeast; bt <= skinnyNTPairsGroup; bt++ {
-		x := Matrix{Rows: bt, Cols: k, Stride: k, Data: ramp(bt * k)}
-		d := Matrix{Rows: bt, Cols: n, Stride: n, Data: make([]float32, bt*n)}
-		for _, pairs := range []bool{true, false} {
-			b.Run(fmt.Sprintf("B=%d/%s", bt, map[bool]string{true: "pairs", false: "groups"}[pairs]), func(b *testing.B) {
-				rt.ntPairs, rt.ntQuads = 0, 0
-				if pairs {
-					rt.ntPairs = batches(bt, bt)
-				}
-				b.SetBytes(int64(4 * n * k))
-				i := 0
-				for b.Loop() {
-					MatVecBatch(d, as[i], x)
-					i = (i + 1) % m
-				}
-			})
-		}
+		sizes = append(sizes, bt)
 	}
+	benchSkinnyNTSet(b, []int{512}, sizes, "pairs", func(bt int, on bool) {
+		rt.ntPairs, rt.ntQuads = 0, 0
+		if on {
+			rt.ntPairs = batches(bt, bt)
+		}
+	})
 }
 
 // BenchmarkSkinnyNTPanel times MatVecBatch of 13 to 32 rows against an A of
 // 16.4 M floats (32000×512 or 16000×1024, rows 4 KiB apart) from memory
-// (two matrices in turn, as BenchmarkSkinny) with and without the panel
-// kernels (route.ntPanel), on AVX-512; the route's other sets as the
-// host's class has them:
+// with and without the panel kernels (route.ntPanel), on AVX-512; the
+// route's other sets as the host's class has them:
 //
 //	go test -run '^$' -bench '^BenchmarkSkinnyNTPanel$' ./kernels
 func BenchmarkSkinnyNTPanel(b *testing.B) {
+	benchSkinnyNTSet(b, []int{512, 1024}, []int{13, 16, 20, 24, 28, 32}, "panel", func(bt int, on bool) {
+		rt.ntPanel = 0
+		if on {
+			rt.ntPanel = batches(bt, bt)
+		}
+	})
+}
+
+// benchSkinnyNTSet times MatVecBatch of each batch in sizes against an A of
+// 16.4 M floats in rows of each of ks columns, from memory (two matrices in
+// turn, as BenchmarkSkinny), on AVX-512, with set(batch, true) and
+// set(batch, false) applied to the route before each leaf (named name and
+// "groups"); the route is restored after.
+func benchSkinnyNTSet(b *testing.B, ks, sizes []int, name string, set func(bt int, on bool)) {
 	if Active() != AVX512 {
-		b.Skip("the panel kernels are AVX-512's")
+		b.Skip("AVX-512's kernels")
 	}
 	defer func(r route) { rt = r }(rt)
 	const size, m = 32000 * 512, 2
-	for _, k := range []int{512, 1024} {
+	for _, k := range ks {
 		n := size / k
 		as := make([]Matrix, m)
 		for i := range as {
 			as[i] = Matrix{Rows: n, Cols: k, Stride: k, Data: ramp(n * k)}
 		}
-		for _, bt := range []int{13, 16, 20, 24, 28, 32} {
+		for _, bt := range sizes {
 			x := Matrix{Rows: bt, Cols: k, Stride: k, Data: ramp(bt * k)}
 			d := Matrix{Rows: bt, Cols: n, Stride: n, Data: make([]float32, bt*n)}
-			for _, panel := range []bool{true, false} {
-				b.Run(fmt.Sprintf("k=%d/B=%d/%s", k, bt, map[bool]string{true: "panel", false: "groups"}[panel]), func(b *testing.B) {
-					rt.ntPanel = 0
-					if panel {
-						rt.ntPanel = batches(bt, bt)
-					}
+			for _, on := range []bool{true, false} {
+				leaf := map[bool]string{true: name, false: "groups"}[on]
+				label := fmt.Sprintf("B=%d/%s", bt, leaf)
+				if len(ks) > 1 {
+					label = fmt.Sprintf("k=%d/%s", k, label)
+				}
+				b.Run(label, func(b *testing.B) {
+					set(bt, on)
 					b.SetBytes(int64(4 * n * k))
 					i := 0
 					for b.Loop() {
