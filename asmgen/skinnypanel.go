@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 
-	. "github.com/mmcloughlin/avo/attr"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -27,23 +26,22 @@ var skinnyNTPanelTiles = [][2]int{{1, 16}, {1, 12}, {2, 12}}
 // Each step also prefetches (PREFETCHT0) one line of the next tile, its rows
 // line by line in address order, the walk starting over in that tile when it
 // is done before the steps are (a tile spans R/16 lines a step); the last
-// tile walks itself, so nothing past A is touched. Each tile's block goes
-// through the stack: row j of D takes lane j of every row of the block,
-// gathered. The block (up to 1.5 KiB) makes the frame too large for NOSPLIT.
+// tile walks itself, so nothing past A is touched. Each tile's block is
+// transposed in registers (transpose16), 16 rows of D at a time, and its
+// rows stored with α and β; with two vectors a row, the second vector of
+// each row of the block waits on the stack (768 B, a frame too large for
+// NOSPLIT).
 func genSkinnyNTPanel(s *isa, v, R int) {
 	lanes := 16 * v
 	name := s.name(fmt.Sprintf("skinnyNTPanel%dx%d", lanes, R))
 	TEXT(name, 0, "func(d []float32, ldd int, a []float32, lda int, xt []float32, tiles, cols, batch int, alpha, beta float32)")
 	asm.Doc(name + fmt.Sprintf(" sets D = α·X·Aᵀ + β·D for tiles of %d rows of A against the panel of Xᵀ xt (%d lanes a row).", R, lanes))
-	block := asm.AllocLocal(4 * R * lanes)
+	var block Mem
+	if v > 1 {
+		block = asm.AllocLocal(64 * R)
+	}
 	tileP, dCol, left := asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8)
 	span, jump, back := asm.AllocLocal(8), asm.AllocLocal(8), asm.AllocLocal(8)
-
-	// The gather's indices: lane r reads row r of the block.
-	idxTab := GLOBL(name+"Idx", RODATA|NOPTR)
-	for r := 0; r < 16; r++ {
-		DATA(4*r, U32(uint32(r*lanes)))
-	}
 
 	ldaB := load(asm.Param("lda"))
 	asm.SHLQ(U8(2), ldaB)
@@ -167,62 +165,66 @@ func genSkinnyNTPanel(s *isa, v, R int) {
 	asm.DECQ(cnt)
 	asm.JNZ(LabelRef("step"))
 
-	// The block to the stack, row r at r·lanes.
-	for r := 0; r < R; r++ {
-		for i := 0; i < v; i++ {
-			asm.VMOVUPS(acc[r][i], block.Offset(4*(r*lanes+16*i)))
-		}
+	// Rows [16i, 16i+16) of D, columns [dCol, dCol+R): the block's vector
+	// i of every row, transposed in registers. With two vectors, the
+	// second waits on the stack while the first is transposed.
+	for r := 0; r < R && v > 1; r++ {
+		asm.VMOVUPS(acc[r][1], block.Offset(64*r))
 	}
-	// Row j of D, columns [dCol, dCol+R): lane j of the block's rows.
-	idx := s.vec()
-	asm.VMOVDQU32(idxTab, idx)
 	va, vb := paramF32(s, "alpha"), paramF32(s, "beta")
-	bits := asm.GP32()
-	asm.MOVL(U32(1<<R-1), bits)
 	km := asm.K()
-	asm.KMOVW(bits, km)
-	src := asm.GP64()
-	asm.LEAQ(block, src)
+	if R < 16 {
+		bits := asm.GP32()
+		asm.MOVL(U32(1<<R-1), bits)
+		asm.KMOVW(bits, km)
+	}
 	dp := load(asm.Param("d").Base())
 	asm.ADDQ(dCol, dp)
 	lddB := load(asm.Param("ldd"))
 	asm.SHLQ(U8(2), lddB)
 	j := load(asm.Param("batch"))
-	store := func(c VecVirtual) {
-		if R == 16 {
-			asm.VMOVUPS(c, Mem{Base: dp})
-			return
-		}
-		asm.VMOVUPS(c, km, Mem{Base: dp})
-	}
 	zeroBeta := asm.GP32()
 	asm.MOVL(paramAddr("beta"), zeroBeta)
 	asm.ANDL(U32(0x7fffffff), zeroBeta)
-	asm.Label("row")
-	g := s.vec()
-	kg := asm.K()
-	asm.KMOVW(km, kg)
-	asm.VGATHERDPS(Mem{Base: src, Index: idx, Scale: 4}, kg, g)
-	asm.TESTL(zeroBeta, zeroBeta)
-	asm.JZ(LabelRef("rowNoBeta"))
-	c := s.vec()
-	if R == 16 {
-		asm.VMOVUPS(Mem{Base: dp}, c)
-	} else {
-		asm.VMOVUPS_Z(Mem{Base: dp}, km, c)
+	for i := 0; i < v; i++ {
+		col := make([]VecVirtual, R)
+		for r := range col {
+			if i == 0 {
+				col[r] = acc[r][0]
+			} else {
+				col[r] = s.vec()
+				asm.VMOVUPS(block.Offset(64*r), col[r])
+			}
+		}
+		rows := transpose16(s, col)
+		for jj, o := range rows {
+			done := fmt.Sprintf("row%d_%d", i, jj)
+			asm.TESTL(zeroBeta, zeroBeta)
+			asm.JZ(LabelRef(done + "z"))
+			c := s.vec()
+			if R == 16 {
+				asm.VMOVUPS(Mem{Base: dp}, c)
+			} else {
+				asm.VMOVUPS_Z(Mem{Base: dp}, km, c)
+			}
+			asm.VMULPS(vb, c, c)
+			asm.VFMADD231PS(va, o, c)
+			asm.VMOVAPS(c, o)
+			asm.JMP(LabelRef(done))
+			asm.Label(done + "z")
+			asm.VMULPS(va, o, o)
+			asm.Label(done)
+			if R == 16 {
+				asm.VMOVUPS(o, Mem{Base: dp})
+			} else {
+				asm.VMOVUPS(o, km, Mem{Base: dp})
+			}
+			asm.ADDQ(lddB, dp)
+			asm.DECQ(j)
+			asm.JZ(LabelRef("stored"))
+		}
 	}
-	asm.VMULPS(vb, c, c)
-	asm.VFMADD231PS(va, g, c)
-	store(c)
-	asm.JMP(LabelRef("rowDone"))
-	asm.Label("rowNoBeta")
-	asm.VMULPS(va, g, g)
-	store(g)
-	asm.Label("rowDone")
-	asm.ADDQ(U32(4), src)
-	asm.ADDQ(lddB, dp)
-	asm.DECQ(j)
-	asm.JNZ(LabelRef("row"))
+	asm.Label("stored")
 
 	// The next tile.
 	{
@@ -237,4 +239,56 @@ func genSkinnyNTPanel(s *isa, v, R int) {
 	asm.Label("done")
 	asm.VZEROUPPER()
 	asm.RET()
+}
+
+// transpose16 returns the 16 rows of the transpose of the R ≤ 16 rows of a
+// 16×16 block of floats held one row a vector in col (the rows past R
+// zero): in each of 4 groups of 4 rows, UNPCKLPS/UNPCKHPS and then
+// UNPCKLPD/UNPCKHPD leave, in 128-bit block L of vector c, the group's
+// column 4L+c; two rounds of VSHUFF32X4 then take block L of vector c from
+// each group into row 4L+c.
+func transpose16(s *isa, col []VecVirtual) []VecVirtual {
+	var zero VecVirtual
+	u := make([][4]VecVirtual, 4)
+	for g := range u {
+		if 4*g >= len(col) {
+			if zero == nil {
+				zero = s.vec()
+				s.zero(zero)
+			}
+			u[g] = [4]VecVirtual{zero, zero, zero, zero}
+			continue
+		}
+		a, b, c, d := col[4*g], col[4*g+1], col[4*g+2], col[4*g+3]
+		t0, t1, t2, t3 := s.vec(), s.vec(), s.vec(), s.vec()
+		asm.VUNPCKLPS(b, a, t0) // a0 b0 a1 b1 in each 128-bit block
+		asm.VUNPCKHPS(b, a, t1) // a2 b2 a3 b3
+		asm.VUNPCKLPS(d, c, t2)
+		asm.VUNPCKHPS(d, c, t3)
+		for k, p := range [][2]VecVirtual{{t0, t2}, {t0, t2}, {t1, t3}, {t1, t3}} {
+			u[g][k] = s.vec()
+			if k%2 == 0 {
+				asm.VUNPCKLPD(p[1], p[0], u[g][k]) // a0 b0 c0 d0
+			} else {
+				asm.VUNPCKHPD(p[1], p[0], u[g][k]) // a1 b1 c1 d1
+			}
+		}
+	}
+	rows := make([]VecVirtual, 16)
+	for c := 0; c < 4; c++ {
+		lo01, hi01, lo23, hi23 := s.vec(), s.vec(), s.vec(), s.vec()
+		asm.VSHUFF32X4(U8(0x44), u[1][c], u[0][c], lo01) // blocks 0, 1 of u0, u1
+		asm.VSHUFF32X4(U8(0xee), u[1][c], u[0][c], hi01) // blocks 2, 3
+		asm.VSHUFF32X4(U8(0x44), u[3][c], u[2][c], lo23)
+		asm.VSHUFF32X4(U8(0xee), u[3][c], u[2][c], hi23)
+		for L, p := range [][2]VecVirtual{{lo01, lo23}, {lo01, lo23}, {hi01, hi23}, {hi01, hi23}} {
+			imm := U8(0x88) // blocks 0, 2 of each
+			if L%2 == 1 {
+				imm = U8(0xdd) // blocks 1, 3
+			}
+			rows[4*L+c] = s.vec()
+			asm.VSHUFF32X4(imm, p[1], p[0], rows[4*L+c])
+		}
+	}
+	return rows
 }

@@ -16347,26 +16347,26 @@ GLOBL skinnyNTPairsAVX512perm9<>(SB), RODATA|NOPTR, $192
 
 // func skinnyNTPanel16x16AVX512(d []float32, ldd int, a []float32, lda int, xt []float32, tiles int, cols int, batch int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
-TEXT ·skinnyNTPanel16x16AVX512(SB), $1072-120
+TEXT ·skinnyNTPanel16x16AVX512(SB), $48-120
 	PCALIGN $0x40
 	MOVQ    lda+56(FP), AX
 	SHLQ    $0x02, AX
 	MOVQ    a_base+32(FP), CX
-	MOVQ    CX, 1024(SP)
+	MOVQ    CX, (SP)
 	XORQ    CX, CX
-	MOVQ    CX, 1032(SP)
+	MOVQ    CX, 8(SP)
 	MOVQ    tiles+88(FP), CX
-	MOVQ    CX, 1040(SP)
+	MOVQ    CX, 16(SP)
 	MOVQ    cols+96(FP), DX
 	SHLQ    $0x02, DX
 	ADDQ    $0x0000003f, DX
 	ANDQ    $-64, DX
-	MOVQ    DX, 1048(SP)
+	MOVQ    DX, 24(SP)
 	MOVQ    AX, BX
 	SUBQ    DX, BX
-	MOVQ    BX, 1056(SP)
+	MOVQ    BX, 32(SP)
 	IMUL3Q  $0x00000010, AX, AX
-	MOVQ    AX, 1064(SP)
+	MOVQ    AX, 40(SP)
 	TESTQ   CX, CX
 	JZ      done
 
@@ -16392,17 +16392,17 @@ tile:
 	LEAQ   (AX)(AX*2), CX
 	LEAQ   (AX)(AX*4), DX
 	LEAQ   (CX)(AX*4), BX
-	MOVQ   1024(SP), SI
+	MOVQ   (SP), SI
 	LEAQ   (SI)(AX*8), DI
 	MOVQ   xt_base+64(FP), R8
 	MOVQ   cols+96(FP), R9
 	MOVQ   SI, R10
-	CMPQ   1040(SP), $0x00000001
+	CMPQ   16(SP), $0x00000001
 	JE     walkSet
-	ADDQ   1064(SP), R10
+	ADDQ   40(SP), R10
 
 walkSet:
-	MOVQ 1048(SP), R11
+	MOVQ 24(SP), R11
 	MOVQ $0x00000010, R12
 
 step:
@@ -16411,12 +16411,12 @@ step:
 	ADDQ       $0x00000040, R10
 	SUBQ       $0x00000040, R11
 	JNZ        walked
-	ADDQ       1056(SP), R10
-	MOVQ       1048(SP), R11
+	ADDQ       32(SP), R10
+	MOVQ       24(SP), R11
 	DECQ       R12
 	JNZ        walked
 	MOVQ       $0x00000010, R12
-	SUBQ       1064(SP), R10
+	SUBQ       40(SP), R10
 
 walked:
 	VFMADD231PS.BCST (SI), Z16, Z0
@@ -16440,88 +16440,775 @@ walked:
 	ADDQ             $0x00000040, R8
 	DECQ             R9
 	JNZ              step
-	VMOVUPS          Z0, (SP)
-	VMOVUPS          Z1, 64(SP)
-	VMOVUPS          Z2, 128(SP)
-	VMOVUPS          Z3, 192(SP)
-	VMOVUPS          Z4, 256(SP)
-	VMOVUPS          Z5, 320(SP)
-	VMOVUPS          Z6, 384(SP)
-	VMOVUPS          Z7, 448(SP)
-	VMOVUPS          Z8, 512(SP)
-	VMOVUPS          Z9, 576(SP)
-	VMOVUPS          Z10, 640(SP)
-	VMOVUPS          Z11, 704(SP)
-	VMOVUPS          Z12, 768(SP)
-	VMOVUPS          Z13, 832(SP)
-	VMOVUPS          Z14, 896(SP)
-	VMOVUPS          Z15, 960(SP)
-	VMOVDQU32        skinnyNTPanel16x16AVX512Idx<>+0(SB), Z0
-	VBROADCASTSS     alpha+112(FP), Z1
-	VBROADCASTSS     beta+116(FP), Z2
-	MOVL             $0x0000ffff, AX
-	KMOVW            AX, K1
-	LEAQ             (SP), AX
-	MOVQ             d_base+0(FP), CX
-	ADDQ             1032(SP), CX
-	MOVQ             ldd+24(FP), DX
-	SHLQ             $0x02, DX
-	MOVQ             batch+104(FP), BX
-	MOVL             beta+116(FP), SI
-	ANDL             $0x7fffffff, SI
+	VBROADCASTSS     alpha+112(FP), Z16
+	VBROADCASTSS     beta+116(FP), Z17
+	MOVQ             d_base+0(FP), AX
+	ADDQ             8(SP), AX
+	MOVQ             ldd+24(FP), CX
+	SHLQ             $0x02, CX
+	MOVQ             batch+104(FP), DX
+	MOVL             beta+116(FP), BX
+	ANDL             $0x7fffffff, BX
+	VUNPCKLPS        Z1, Z0, Z18
+	VUNPCKHPS        Z1, Z0, Z0
+	VUNPCKLPS        Z3, Z2, Z1
+	VUNPCKHPS        Z3, Z2, Z2
+	VUNPCKLPD        Z1, Z18, Z3
+	VUNPCKHPD        Z1, Z18, Z1
+	VUNPCKLPD        Z2, Z0, Z18
+	VUNPCKHPD        Z2, Z0, Z0
+	VUNPCKLPS        Z5, Z4, Z2
+	VUNPCKHPS        Z5, Z4, Z4
+	VUNPCKLPS        Z7, Z6, Z5
+	VUNPCKHPS        Z7, Z6, Z6
+	VUNPCKLPD        Z5, Z2, Z7
+	VUNPCKHPD        Z5, Z2, Z2
+	VUNPCKLPD        Z6, Z4, Z5
+	VUNPCKHPD        Z6, Z4, Z4
+	VUNPCKLPS        Z9, Z8, Z6
+	VUNPCKHPS        Z9, Z8, Z8
+	VUNPCKLPS        Z11, Z10, Z9
+	VUNPCKHPS        Z11, Z10, Z10
+	VUNPCKLPD        Z9, Z6, Z11
+	VUNPCKHPD        Z9, Z6, Z6
+	VUNPCKLPD        Z10, Z8, Z9
+	VUNPCKHPD        Z10, Z8, Z8
+	VUNPCKLPS        Z13, Z12, Z10
+	VUNPCKHPS        Z13, Z12, Z12
+	VUNPCKLPS        Z15, Z14, Z13
+	VUNPCKHPS        Z15, Z14, Z14
+	VUNPCKLPD        Z13, Z10, Z15
+	VUNPCKHPD        Z13, Z10, Z10
+	VUNPCKLPD        Z14, Z12, Z13
+	VUNPCKHPD        Z14, Z12, Z12
+	VSHUFF32X4       $0x44, Z7, Z3, Z14
+	VSHUFF32X4       $0xee, Z7, Z3, Z3
+	VSHUFF32X4       $0x44, Z15, Z11, Z7
+	VSHUFF32X4       $0xee, Z15, Z11, Z11
+	VSHUFF32X4       $0x88, Z7, Z14, Z15
+	VSHUFF32X4       $0xdd, Z7, Z14, Z7
+	VSHUFF32X4       $0x88, Z11, Z3, Z14
+	VSHUFF32X4       $0xdd, Z11, Z3, Z3
+	VSHUFF32X4       $0x44, Z2, Z1, Z11
+	VSHUFF32X4       $0xee, Z2, Z1, Z1
+	VSHUFF32X4       $0x44, Z10, Z6, Z2
+	VSHUFF32X4       $0xee, Z10, Z6, Z6
+	VSHUFF32X4       $0x88, Z2, Z11, Z10
+	VSHUFF32X4       $0xdd, Z2, Z11, Z2
+	VSHUFF32X4       $0x88, Z6, Z1, Z11
+	VSHUFF32X4       $0xdd, Z6, Z1, Z1
+	VSHUFF32X4       $0x44, Z5, Z18, Z6
+	VSHUFF32X4       $0xee, Z5, Z18, Z5
+	VSHUFF32X4       $0x44, Z13, Z9, Z18
+	VSHUFF32X4       $0xee, Z13, Z9, Z9
+	VSHUFF32X4       $0x88, Z18, Z6, Z13
+	VSHUFF32X4       $0xdd, Z18, Z6, Z6
+	VSHUFF32X4       $0x88, Z9, Z5, Z18
+	VSHUFF32X4       $0xdd, Z9, Z5, Z5
+	VSHUFF32X4       $0x44, Z4, Z0, Z9
+	VSHUFF32X4       $0xee, Z4, Z0, Z0
+	VSHUFF32X4       $0x44, Z12, Z8, Z4
+	VSHUFF32X4       $0xee, Z12, Z8, Z8
+	VSHUFF32X4       $0x88, Z4, Z9, Z12
+	VSHUFF32X4       $0xdd, Z4, Z9, Z4
+	VSHUFF32X4       $0x88, Z8, Z0, Z9
+	VSHUFF32X4       $0xdd, Z8, Z0, Z0
+	TESTL            BX, BX
+	JZ               row0_0z
+	VMOVUPS          (AX), Z8
+	VMULPS           Z17, Z8, Z8
+	VFMADD231PS      Z16, Z15, Z8
+	VMOVAPS          Z8, Z15
+	JMP              row0_0
 
-row:
-	KMOVW       K1, K2
-	VGATHERDPS  (AX)(Z0*4), K2, Z17
-	TESTL       SI, SI
-	JZ          rowNoBeta
-	VMOVUPS     (CX), Z3
-	VMULPS      Z2, Z3, Z3
-	VFMADD231PS Z1, Z17, Z3
-	VMOVUPS     Z3, (CX)
-	JMP         rowDone
+row0_0z:
+	VMULPS Z16, Z15, Z15
 
-rowNoBeta:
-	VMULPS  Z1, Z17, Z17
-	VMOVUPS Z17, (CX)
+row0_0:
+	VMOVUPS     Z15, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_1z
+	VMOVUPS     (AX), Z8
+	VMULPS      Z17, Z8, Z8
+	VFMADD231PS Z16, Z10, Z8
+	VMOVAPS     Z8, Z10
+	JMP         row0_1
 
-rowDone:
-	ADDQ $0x00000004, AX
-	ADDQ DX, CX
-	DECQ BX
-	JNZ  row
-	MOVQ 1024(SP), AX
-	ADDQ 1064(SP), AX
-	MOVQ AX, 1024(SP)
-	ADDQ $0x00000040, 1032(SP)
-	DECQ 1040(SP)
+row0_1z:
+	VMULPS Z16, Z10, Z10
+
+row0_1:
+	VMOVUPS     Z10, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_2z
+	VMOVUPS     (AX), Z8
+	VMULPS      Z17, Z8, Z8
+	VFMADD231PS Z16, Z13, Z8
+	VMOVAPS     Z8, Z13
+	JMP         row0_2
+
+row0_2z:
+	VMULPS Z16, Z13, Z13
+
+row0_2:
+	VMOVUPS     Z13, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_3z
+	VMOVUPS     (AX), Z8
+	VMULPS      Z17, Z8, Z8
+	VFMADD231PS Z16, Z12, Z8
+	VMOVAPS     Z8, Z12
+	JMP         row0_3
+
+row0_3z:
+	VMULPS Z16, Z12, Z12
+
+row0_3:
+	VMOVUPS     Z12, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_4z
+	VMOVUPS     (AX), Z8
+	VMULPS      Z17, Z8, Z8
+	VFMADD231PS Z16, Z7, Z8
+	VMOVAPS     Z8, Z7
+	JMP         row0_4
+
+row0_4z:
+	VMULPS Z16, Z7, Z7
+
+row0_4:
+	VMOVUPS     Z7, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_5z
+	VMOVUPS     (AX), Z7
+	VMULPS      Z17, Z7, Z7
+	VFMADD231PS Z16, Z2, Z7
+	VMOVAPS     Z7, Z2
+	JMP         row0_5
+
+row0_5z:
+	VMULPS Z16, Z2, Z2
+
+row0_5:
+	VMOVUPS     Z2, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_6z
+	VMOVUPS     (AX), Z2
+	VMULPS      Z17, Z2, Z2
+	VFMADD231PS Z16, Z6, Z2
+	VMOVAPS     Z2, Z6
+	JMP         row0_6
+
+row0_6z:
+	VMULPS Z16, Z6, Z6
+
+row0_6:
+	VMOVUPS     Z6, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_7z
+	VMOVUPS     (AX), Z2
+	VMULPS      Z17, Z2, Z2
+	VFMADD231PS Z16, Z4, Z2
+	VMOVAPS     Z2, Z4
+	JMP         row0_7
+
+row0_7z:
+	VMULPS Z16, Z4, Z4
+
+row0_7:
+	VMOVUPS     Z4, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_8z
+	VMOVUPS     (AX), Z2
+	VMULPS      Z17, Z2, Z2
+	VFMADD231PS Z16, Z14, Z2
+	VMOVAPS     Z2, Z14
+	JMP         row0_8
+
+row0_8z:
+	VMULPS Z16, Z14, Z14
+
+row0_8:
+	VMOVUPS     Z14, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_9z
+	VMOVUPS     (AX), Z2
+	VMULPS      Z17, Z2, Z2
+	VFMADD231PS Z16, Z11, Z2
+	VMOVAPS     Z2, Z11
+	JMP         row0_9
+
+row0_9z:
+	VMULPS Z16, Z11, Z11
+
+row0_9:
+	VMOVUPS     Z11, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_10z
+	VMOVUPS     (AX), Z2
+	VMULPS      Z17, Z2, Z2
+	VFMADD231PS Z16, Z18, Z2
+	VMOVAPS     Z2, Z18
+	JMP         row0_10
+
+row0_10z:
+	VMULPS Z16, Z18, Z18
+
+row0_10:
+	VMOVUPS     Z18, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_11z
+	VMOVUPS     (AX), Z2
+	VMULPS      Z17, Z2, Z2
+	VFMADD231PS Z16, Z9, Z2
+	VMOVAPS     Z2, Z9
+	JMP         row0_11
+
+row0_11z:
+	VMULPS Z16, Z9, Z9
+
+row0_11:
+	VMOVUPS     Z9, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_12z
+	VMOVUPS     (AX), Z2
+	VMULPS      Z17, Z2, Z2
+	VFMADD231PS Z16, Z3, Z2
+	VMOVAPS     Z2, Z3
+	JMP         row0_12
+
+row0_12z:
+	VMULPS Z16, Z3, Z3
+
+row0_12:
+	VMOVUPS     Z3, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_13z
+	VMOVUPS     (AX), Z2
+	VMULPS      Z17, Z2, Z2
+	VFMADD231PS Z16, Z1, Z2
+	VMOVAPS     Z2, Z1
+	JMP         row0_13
+
+row0_13z:
+	VMULPS Z16, Z1, Z1
+
+row0_13:
+	VMOVUPS     Z1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_14z
+	VMOVUPS     (AX), Z1
+	VMULPS      Z17, Z1, Z1
+	VFMADD231PS Z16, Z5, Z1
+	VMOVAPS     Z1, Z5
+	JMP         row0_14
+
+row0_14z:
+	VMULPS Z16, Z5, Z5
+
+row0_14:
+	VMOVUPS     Z5, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_15z
+	VMOVUPS     (AX), Z1
+	VMULPS      Z17, Z1, Z1
+	VFMADD231PS Z16, Z0, Z1
+	VMOVAPS     Z1, Z0
+	JMP         row0_15
+
+row0_15z:
+	VMULPS Z16, Z0, Z0
+
+row0_15:
+	VMOVUPS Z0, (AX)
+	ADDQ    CX, AX
+	DECQ    DX
+	JZ      stored
+
+stored:
+	MOVQ (SP), AX
+	ADDQ 40(SP), AX
+	MOVQ AX, (SP)
+	ADDQ $0x00000040, 8(SP)
+	DECQ 16(SP)
 	JNZ  tile
 
 done:
 	VZEROUPPER
 	RET
 
-DATA skinnyNTPanel16x16AVX512Idx<>+0(SB)/4, $0x00000000
-DATA skinnyNTPanel16x16AVX512Idx<>+4(SB)/4, $0x00000010
-DATA skinnyNTPanel16x16AVX512Idx<>+8(SB)/4, $0x00000020
-DATA skinnyNTPanel16x16AVX512Idx<>+12(SB)/4, $0x00000030
-DATA skinnyNTPanel16x16AVX512Idx<>+16(SB)/4, $0x00000040
-DATA skinnyNTPanel16x16AVX512Idx<>+20(SB)/4, $0x00000050
-DATA skinnyNTPanel16x16AVX512Idx<>+24(SB)/4, $0x00000060
-DATA skinnyNTPanel16x16AVX512Idx<>+28(SB)/4, $0x00000070
-DATA skinnyNTPanel16x16AVX512Idx<>+32(SB)/4, $0x00000080
-DATA skinnyNTPanel16x16AVX512Idx<>+36(SB)/4, $0x00000090
-DATA skinnyNTPanel16x16AVX512Idx<>+40(SB)/4, $0x000000a0
-DATA skinnyNTPanel16x16AVX512Idx<>+44(SB)/4, $0x000000b0
-DATA skinnyNTPanel16x16AVX512Idx<>+48(SB)/4, $0x000000c0
-DATA skinnyNTPanel16x16AVX512Idx<>+52(SB)/4, $0x000000d0
-DATA skinnyNTPanel16x16AVX512Idx<>+56(SB)/4, $0x000000e0
-DATA skinnyNTPanel16x16AVX512Idx<>+60(SB)/4, $0x000000f0
-GLOBL skinnyNTPanel16x16AVX512Idx<>(SB), RODATA|NOPTR, $64
-
 // func skinnyNTPanel16x12AVX512(d []float32, ldd int, a []float32, lda int, xt []float32, tiles int, cols int, batch int, alpha float32, beta float32)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
-TEXT ·skinnyNTPanel16x12AVX512(SB), $816-120
+TEXT ·skinnyNTPanel16x12AVX512(SB), $48-120
+	PCALIGN $0x40
+	MOVQ    lda+56(FP), AX
+	SHLQ    $0x02, AX
+	MOVQ    a_base+32(FP), CX
+	MOVQ    CX, (SP)
+	XORQ    CX, CX
+	MOVQ    CX, 8(SP)
+	MOVQ    tiles+88(FP), CX
+	MOVQ    CX, 16(SP)
+	MOVQ    cols+96(FP), DX
+	SHLQ    $0x02, DX
+	ADDQ    $0x0000003f, DX
+	ANDQ    $-64, DX
+	MOVQ    DX, 24(SP)
+	MOVQ    AX, BX
+	SUBQ    DX, BX
+	MOVQ    BX, 32(SP)
+	IMUL3Q  $0x0000000c, AX, AX
+	MOVQ    AX, 40(SP)
+	TESTQ   CX, CX
+	JZ      done
+
+tile:
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	MOVQ   lda+56(FP), AX
+	SHLQ   $0x02, AX
+	LEAQ   (AX)(AX*2), CX
+	LEAQ   (AX)(AX*4), DX
+	LEAQ   (CX)(AX*4), BX
+	MOVQ   (SP), SI
+	LEAQ   (SI)(AX*8), DI
+	MOVQ   xt_base+64(FP), R8
+	MOVQ   cols+96(FP), R9
+	MOVQ   SI, R10
+	CMPQ   16(SP), $0x00000001
+	JE     walkSet
+	ADDQ   40(SP), R10
+
+walkSet:
+	MOVQ 24(SP), R11
+	MOVQ $0x0000000c, R12
+
+step:
+	VMOVUPS    (R8), Z12
+	PREFETCHT0 (R10)
+	ADDQ       $0x00000040, R10
+	SUBQ       $0x00000040, R11
+	JNZ        walked
+	ADDQ       32(SP), R10
+	MOVQ       24(SP), R11
+	DECQ       R12
+	JNZ        walked
+	MOVQ       $0x0000000c, R12
+	SUBQ       40(SP), R10
+
+walked:
+	VFMADD231PS.BCST (SI), Z12, Z0
+	VFMADD231PS.BCST (SI)(AX*1), Z12, Z1
+	VFMADD231PS.BCST (SI)(AX*2), Z12, Z2
+	VFMADD231PS.BCST (SI)(CX*1), Z12, Z3
+	VFMADD231PS.BCST (SI)(AX*4), Z12, Z4
+	VFMADD231PS.BCST (SI)(DX*1), Z12, Z5
+	VFMADD231PS.BCST (SI)(CX*2), Z12, Z6
+	VFMADD231PS.BCST (SI)(BX*1), Z12, Z7
+	VFMADD231PS.BCST (DI), Z12, Z8
+	VFMADD231PS.BCST (DI)(AX*1), Z12, Z9
+	VFMADD231PS.BCST (DI)(AX*2), Z12, Z10
+	VFMADD231PS.BCST (DI)(CX*1), Z12, Z11
+	ADDQ             $0x00000004, SI
+	ADDQ             $0x00000004, DI
+	ADDQ             $0x00000040, R8
+	DECQ             R9
+	JNZ              step
+	VBROADCASTSS     alpha+112(FP), Z12
+	VBROADCASTSS     beta+116(FP), Z13
+	MOVL             $0x00000fff, AX
+	KMOVW            AX, K1
+	MOVQ             d_base+0(FP), AX
+	ADDQ             8(SP), AX
+	MOVQ             ldd+24(FP), CX
+	SHLQ             $0x02, CX
+	MOVQ             batch+104(FP), DX
+	MOVL             beta+116(FP), BX
+	ANDL             $0x7fffffff, BX
+	VUNPCKLPS        Z1, Z0, Z14
+	VUNPCKHPS        Z1, Z0, Z0
+	VUNPCKLPS        Z3, Z2, Z1
+	VUNPCKHPS        Z3, Z2, Z2
+	VUNPCKLPD        Z1, Z14, Z3
+	VUNPCKHPD        Z1, Z14, Z1
+	VUNPCKLPD        Z2, Z0, Z14
+	VUNPCKHPD        Z2, Z0, Z0
+	VUNPCKLPS        Z5, Z4, Z2
+	VUNPCKHPS        Z5, Z4, Z4
+	VUNPCKLPS        Z7, Z6, Z5
+	VUNPCKHPS        Z7, Z6, Z6
+	VUNPCKLPD        Z5, Z2, Z7
+	VUNPCKHPD        Z5, Z2, Z2
+	VUNPCKLPD        Z6, Z4, Z5
+	VUNPCKHPD        Z6, Z4, Z4
+	VUNPCKLPS        Z9, Z8, Z6
+	VUNPCKHPS        Z9, Z8, Z8
+	VUNPCKLPS        Z11, Z10, Z9
+	VUNPCKHPS        Z11, Z10, Z10
+	VUNPCKLPD        Z9, Z6, Z11
+	VUNPCKHPD        Z9, Z6, Z6
+	VUNPCKLPD        Z10, Z8, Z9
+	VUNPCKHPD        Z10, Z8, Z8
+	VXORPS           Z10, Z10, Z10
+	VSHUFF32X4       $0x44, Z7, Z3, Z15
+	VSHUFF32X4       $0xee, Z7, Z3, Z3
+	VSHUFF32X4       $0x44, Z10, Z11, Z7
+	VSHUFF32X4       $0xee, Z10, Z11, Z11
+	VSHUFF32X4       $0x88, Z7, Z15, Z16
+	VSHUFF32X4       $0xdd, Z7, Z15, Z7
+	VSHUFF32X4       $0x88, Z11, Z3, Z15
+	VSHUFF32X4       $0xdd, Z11, Z3, Z3
+	VSHUFF32X4       $0x44, Z2, Z1, Z11
+	VSHUFF32X4       $0xee, Z2, Z1, Z1
+	VSHUFF32X4       $0x44, Z10, Z6, Z2
+	VSHUFF32X4       $0xee, Z10, Z6, Z6
+	VSHUFF32X4       $0x88, Z2, Z11, Z17
+	VSHUFF32X4       $0xdd, Z2, Z11, Z2
+	VSHUFF32X4       $0x88, Z6, Z1, Z11
+	VSHUFF32X4       $0xdd, Z6, Z1, Z1
+	VSHUFF32X4       $0x44, Z5, Z14, Z6
+	VSHUFF32X4       $0xee, Z5, Z14, Z5
+	VSHUFF32X4       $0x44, Z10, Z9, Z14
+	VSHUFF32X4       $0xee, Z10, Z9, Z9
+	VSHUFF32X4       $0x88, Z14, Z6, Z18
+	VSHUFF32X4       $0xdd, Z14, Z6, Z6
+	VSHUFF32X4       $0x88, Z9, Z5, Z14
+	VSHUFF32X4       $0xdd, Z9, Z5, Z5
+	VSHUFF32X4       $0x44, Z4, Z0, Z9
+	VSHUFF32X4       $0xee, Z4, Z0, Z0
+	VSHUFF32X4       $0x44, Z10, Z8, Z4
+	VSHUFF32X4       $0xee, Z10, Z8, Z8
+	VSHUFF32X4       $0x88, Z4, Z9, Z10
+	VSHUFF32X4       $0xdd, Z4, Z9, Z4
+	VSHUFF32X4       $0x88, Z8, Z0, Z9
+	VSHUFF32X4       $0xdd, Z8, Z0, Z0
+	TESTL            BX, BX
+	JZ               row0_0z
+	VMOVUPS.Z        (AX), K1, Z8
+	VMULPS           Z13, Z8, Z8
+	VFMADD231PS      Z12, Z16, Z8
+	VMOVAPS          Z8, Z16
+	JMP              row0_0
+
+row0_0z:
+	VMULPS Z12, Z16, Z16
+
+row0_0:
+	VMOVUPS     Z16, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_1z
+	VMOVUPS.Z   (AX), K1, Z8
+	VMULPS      Z13, Z8, Z8
+	VFMADD231PS Z12, Z17, Z8
+	VMOVAPS     Z8, Z17
+	JMP         row0_1
+
+row0_1z:
+	VMULPS Z12, Z17, Z17
+
+row0_1:
+	VMOVUPS     Z17, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_2z
+	VMOVUPS.Z   (AX), K1, Z8
+	VMULPS      Z13, Z8, Z8
+	VFMADD231PS Z12, Z18, Z8
+	VMOVAPS     Z8, Z18
+	JMP         row0_2
+
+row0_2z:
+	VMULPS Z12, Z18, Z18
+
+row0_2:
+	VMOVUPS     Z18, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_3z
+	VMOVUPS.Z   (AX), K1, Z8
+	VMULPS      Z13, Z8, Z8
+	VFMADD231PS Z12, Z10, Z8
+	VMOVAPS     Z8, Z10
+	JMP         row0_3
+
+row0_3z:
+	VMULPS Z12, Z10, Z10
+
+row0_3:
+	VMOVUPS     Z10, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_4z
+	VMOVUPS.Z   (AX), K1, Z8
+	VMULPS      Z13, Z8, Z8
+	VFMADD231PS Z12, Z7, Z8
+	VMOVAPS     Z8, Z7
+	JMP         row0_4
+
+row0_4z:
+	VMULPS Z12, Z7, Z7
+
+row0_4:
+	VMOVUPS     Z7, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_5z
+	VMOVUPS.Z   (AX), K1, Z7
+	VMULPS      Z13, Z7, Z7
+	VFMADD231PS Z12, Z2, Z7
+	VMOVAPS     Z7, Z2
+	JMP         row0_5
+
+row0_5z:
+	VMULPS Z12, Z2, Z2
+
+row0_5:
+	VMOVUPS     Z2, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_6z
+	VMOVUPS.Z   (AX), K1, Z2
+	VMULPS      Z13, Z2, Z2
+	VFMADD231PS Z12, Z6, Z2
+	VMOVAPS     Z2, Z6
+	JMP         row0_6
+
+row0_6z:
+	VMULPS Z12, Z6, Z6
+
+row0_6:
+	VMOVUPS     Z6, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_7z
+	VMOVUPS.Z   (AX), K1, Z2
+	VMULPS      Z13, Z2, Z2
+	VFMADD231PS Z12, Z4, Z2
+	VMOVAPS     Z2, Z4
+	JMP         row0_7
+
+row0_7z:
+	VMULPS Z12, Z4, Z4
+
+row0_7:
+	VMOVUPS     Z4, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_8z
+	VMOVUPS.Z   (AX), K1, Z2
+	VMULPS      Z13, Z2, Z2
+	VFMADD231PS Z12, Z15, Z2
+	VMOVAPS     Z2, Z15
+	JMP         row0_8
+
+row0_8z:
+	VMULPS Z12, Z15, Z15
+
+row0_8:
+	VMOVUPS     Z15, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_9z
+	VMOVUPS.Z   (AX), K1, Z2
+	VMULPS      Z13, Z2, Z2
+	VFMADD231PS Z12, Z11, Z2
+	VMOVAPS     Z2, Z11
+	JMP         row0_9
+
+row0_9z:
+	VMULPS Z12, Z11, Z11
+
+row0_9:
+	VMOVUPS     Z11, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_10z
+	VMOVUPS.Z   (AX), K1, Z2
+	VMULPS      Z13, Z2, Z2
+	VFMADD231PS Z12, Z14, Z2
+	VMOVAPS     Z2, Z14
+	JMP         row0_10
+
+row0_10z:
+	VMULPS Z12, Z14, Z14
+
+row0_10:
+	VMOVUPS     Z14, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_11z
+	VMOVUPS.Z   (AX), K1, Z2
+	VMULPS      Z13, Z2, Z2
+	VFMADD231PS Z12, Z9, Z2
+	VMOVAPS     Z2, Z9
+	JMP         row0_11
+
+row0_11z:
+	VMULPS Z12, Z9, Z9
+
+row0_11:
+	VMOVUPS     Z9, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_12z
+	VMOVUPS.Z   (AX), K1, Z2
+	VMULPS      Z13, Z2, Z2
+	VFMADD231PS Z12, Z3, Z2
+	VMOVAPS     Z2, Z3
+	JMP         row0_12
+
+row0_12z:
+	VMULPS Z12, Z3, Z3
+
+row0_12:
+	VMOVUPS     Z3, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_13z
+	VMOVUPS.Z   (AX), K1, Z2
+	VMULPS      Z13, Z2, Z2
+	VFMADD231PS Z12, Z1, Z2
+	VMOVAPS     Z2, Z1
+	JMP         row0_13
+
+row0_13z:
+	VMULPS Z12, Z1, Z1
+
+row0_13:
+	VMOVUPS     Z1, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_14z
+	VMOVUPS.Z   (AX), K1, Z1
+	VMULPS      Z13, Z1, Z1
+	VFMADD231PS Z12, Z5, Z1
+	VMOVAPS     Z1, Z5
+	JMP         row0_14
+
+row0_14z:
+	VMULPS Z12, Z5, Z5
+
+row0_14:
+	VMOVUPS     Z5, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_15z
+	VMOVUPS.Z   (AX), K1, Z1
+	VMULPS      Z13, Z1, Z1
+	VFMADD231PS Z12, Z0, Z1
+	VMOVAPS     Z1, Z0
+	JMP         row0_15
+
+row0_15z:
+	VMULPS Z12, Z0, Z0
+
+row0_15:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	DECQ    DX
+	JZ      stored
+
+stored:
+	MOVQ (SP), AX
+	ADDQ 40(SP), AX
+	MOVQ AX, (SP)
+	ADDQ $0x00000030, 8(SP)
+	DECQ 16(SP)
+	JNZ  tile
+
+done:
+	VZEROUPPER
+	RET
+
+// func skinnyNTPanel32x12AVX512(d []float32, ldd int, a []float32, lda int, xt []float32, tiles int, cols int, batch int, alpha float32, beta float32)
+// Requires: AVX, AVX512DQ, AVX512F, MMX+
+TEXT ·skinnyNTPanel32x12AVX512(SB), $816-120
 	PCALIGN $0x40
 	MOVQ    lda+56(FP), AX
 	SHLQ    $0x02, AX
@@ -16557,6 +17244,18 @@ tile:
 	VXORPS Z9, Z9, Z9
 	VXORPS Z10, Z10, Z10
 	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	VXORPS Z15, Z15, Z15
+	VXORPS Z16, Z16, Z16
+	VXORPS Z17, Z17, Z17
+	VXORPS Z18, Z18, Z18
+	VXORPS Z19, Z19, Z19
+	VXORPS Z20, Z20, Z20
+	VXORPS Z21, Z21, Z21
+	VXORPS Z22, Z22, Z22
+	VXORPS Z23, Z23, Z23
 	MOVQ   lda+56(FP), AX
 	SHLQ   $0x02, AX
 	LEAQ   (AX)(AX*2), CX
@@ -16576,7 +17275,8 @@ walkSet:
 	MOVQ $0x0000000c, R12
 
 step:
-	VMOVUPS    (R8), Z12
+	VMOVUPS    (R8), Z24
+	VMOVUPS    64(R8), Z25
 	PREFETCHT0 (R10)
 	ADDQ       $0x00000040, R10
 	SUBQ       $0x00000040, R11
@@ -16587,181 +17287,6 @@ step:
 	JNZ        walked
 	MOVQ       $0x0000000c, R12
 	SUBQ       808(SP), R10
-
-walked:
-	VFMADD231PS.BCST (SI), Z12, Z0
-	VFMADD231PS.BCST (SI)(AX*1), Z12, Z1
-	VFMADD231PS.BCST (SI)(AX*2), Z12, Z2
-	VFMADD231PS.BCST (SI)(CX*1), Z12, Z3
-	VFMADD231PS.BCST (SI)(AX*4), Z12, Z4
-	VFMADD231PS.BCST (SI)(DX*1), Z12, Z5
-	VFMADD231PS.BCST (SI)(CX*2), Z12, Z6
-	VFMADD231PS.BCST (SI)(BX*1), Z12, Z7
-	VFMADD231PS.BCST (DI), Z12, Z8
-	VFMADD231PS.BCST (DI)(AX*1), Z12, Z9
-	VFMADD231PS.BCST (DI)(AX*2), Z12, Z10
-	VFMADD231PS.BCST (DI)(CX*1), Z12, Z11
-	ADDQ             $0x00000004, SI
-	ADDQ             $0x00000004, DI
-	ADDQ             $0x00000040, R8
-	DECQ             R9
-	JNZ              step
-	VMOVUPS          Z0, (SP)
-	VMOVUPS          Z1, 64(SP)
-	VMOVUPS          Z2, 128(SP)
-	VMOVUPS          Z3, 192(SP)
-	VMOVUPS          Z4, 256(SP)
-	VMOVUPS          Z5, 320(SP)
-	VMOVUPS          Z6, 384(SP)
-	VMOVUPS          Z7, 448(SP)
-	VMOVUPS          Z8, 512(SP)
-	VMOVUPS          Z9, 576(SP)
-	VMOVUPS          Z10, 640(SP)
-	VMOVUPS          Z11, 704(SP)
-	VMOVDQU32        skinnyNTPanel16x12AVX512Idx<>+0(SB), Z0
-	VBROADCASTSS     alpha+112(FP), Z1
-	VBROADCASTSS     beta+116(FP), Z2
-	MOVL             $0x00000fff, AX
-	KMOVW            AX, K1
-	LEAQ             (SP), AX
-	MOVQ             d_base+0(FP), CX
-	ADDQ             776(SP), CX
-	MOVQ             ldd+24(FP), DX
-	SHLQ             $0x02, DX
-	MOVQ             batch+104(FP), BX
-	MOVL             beta+116(FP), SI
-	ANDL             $0x7fffffff, SI
-
-row:
-	KMOVW       K1, K2
-	VGATHERDPS  (AX)(Z0*4), K2, Z13
-	TESTL       SI, SI
-	JZ          rowNoBeta
-	VMOVUPS.Z   (CX), K1, Z3
-	VMULPS      Z2, Z3, Z3
-	VFMADD231PS Z1, Z13, Z3
-	VMOVUPS     Z3, K1, (CX)
-	JMP         rowDone
-
-rowNoBeta:
-	VMULPS  Z1, Z13, Z13
-	VMOVUPS Z13, K1, (CX)
-
-rowDone:
-	ADDQ $0x00000004, AX
-	ADDQ DX, CX
-	DECQ BX
-	JNZ  row
-	MOVQ 768(SP), AX
-	ADDQ 808(SP), AX
-	MOVQ AX, 768(SP)
-	ADDQ $0x00000030, 776(SP)
-	DECQ 784(SP)
-	JNZ  tile
-
-done:
-	VZEROUPPER
-	RET
-
-DATA skinnyNTPanel16x12AVX512Idx<>+0(SB)/4, $0x00000000
-DATA skinnyNTPanel16x12AVX512Idx<>+4(SB)/4, $0x00000010
-DATA skinnyNTPanel16x12AVX512Idx<>+8(SB)/4, $0x00000020
-DATA skinnyNTPanel16x12AVX512Idx<>+12(SB)/4, $0x00000030
-DATA skinnyNTPanel16x12AVX512Idx<>+16(SB)/4, $0x00000040
-DATA skinnyNTPanel16x12AVX512Idx<>+20(SB)/4, $0x00000050
-DATA skinnyNTPanel16x12AVX512Idx<>+24(SB)/4, $0x00000060
-DATA skinnyNTPanel16x12AVX512Idx<>+28(SB)/4, $0x00000070
-DATA skinnyNTPanel16x12AVX512Idx<>+32(SB)/4, $0x00000080
-DATA skinnyNTPanel16x12AVX512Idx<>+36(SB)/4, $0x00000090
-DATA skinnyNTPanel16x12AVX512Idx<>+40(SB)/4, $0x000000a0
-DATA skinnyNTPanel16x12AVX512Idx<>+44(SB)/4, $0x000000b0
-DATA skinnyNTPanel16x12AVX512Idx<>+48(SB)/4, $0x000000c0
-DATA skinnyNTPanel16x12AVX512Idx<>+52(SB)/4, $0x000000d0
-DATA skinnyNTPanel16x12AVX512Idx<>+56(SB)/4, $0x000000e0
-DATA skinnyNTPanel16x12AVX512Idx<>+60(SB)/4, $0x000000f0
-GLOBL skinnyNTPanel16x12AVX512Idx<>(SB), RODATA|NOPTR, $64
-
-// func skinnyNTPanel32x12AVX512(d []float32, ldd int, a []float32, lda int, xt []float32, tiles int, cols int, batch int, alpha float32, beta float32)
-// Requires: AVX, AVX512DQ, AVX512F, MMX+
-TEXT ·skinnyNTPanel32x12AVX512(SB), $1584-120
-	PCALIGN $0x40
-	MOVQ    lda+56(FP), AX
-	SHLQ    $0x02, AX
-	MOVQ    a_base+32(FP), CX
-	MOVQ    CX, 1536(SP)
-	XORQ    CX, CX
-	MOVQ    CX, 1544(SP)
-	MOVQ    tiles+88(FP), CX
-	MOVQ    CX, 1552(SP)
-	MOVQ    cols+96(FP), DX
-	SHLQ    $0x02, DX
-	ADDQ    $0x0000003f, DX
-	ANDQ    $-64, DX
-	MOVQ    DX, 1560(SP)
-	MOVQ    AX, BX
-	SUBQ    DX, BX
-	MOVQ    BX, 1568(SP)
-	IMUL3Q  $0x0000000c, AX, AX
-	MOVQ    AX, 1576(SP)
-	TESTQ   CX, CX
-	JZ      done
-
-tile:
-	VXORPS Z0, Z0, Z0
-	VXORPS Z1, Z1, Z1
-	VXORPS Z2, Z2, Z2
-	VXORPS Z3, Z3, Z3
-	VXORPS Z4, Z4, Z4
-	VXORPS Z5, Z5, Z5
-	VXORPS Z6, Z6, Z6
-	VXORPS Z7, Z7, Z7
-	VXORPS Z8, Z8, Z8
-	VXORPS Z9, Z9, Z9
-	VXORPS Z10, Z10, Z10
-	VXORPS Z11, Z11, Z11
-	VXORPS Z12, Z12, Z12
-	VXORPS Z13, Z13, Z13
-	VXORPS Z14, Z14, Z14
-	VXORPS Z15, Z15, Z15
-	VXORPS Z16, Z16, Z16
-	VXORPS Z17, Z17, Z17
-	VXORPS Z18, Z18, Z18
-	VXORPS Z19, Z19, Z19
-	VXORPS Z20, Z20, Z20
-	VXORPS Z21, Z21, Z21
-	VXORPS Z22, Z22, Z22
-	VXORPS Z23, Z23, Z23
-	MOVQ   lda+56(FP), AX
-	SHLQ   $0x02, AX
-	LEAQ   (AX)(AX*2), CX
-	LEAQ   (AX)(AX*4), DX
-	LEAQ   (CX)(AX*4), BX
-	MOVQ   1536(SP), SI
-	LEAQ   (SI)(AX*8), DI
-	MOVQ   xt_base+64(FP), R8
-	MOVQ   cols+96(FP), R9
-	MOVQ   SI, R10
-	CMPQ   1552(SP), $0x00000001
-	JE     walkSet
-	ADDQ   1576(SP), R10
-
-walkSet:
-	MOVQ 1560(SP), R11
-	MOVQ $0x0000000c, R12
-
-step:
-	VMOVUPS    (R8), Z24
-	VMOVUPS    64(R8), Z25
-	PREFETCHT0 (R10)
-	ADDQ       $0x00000040, R10
-	SUBQ       $0x00000040, R11
-	JNZ        walked
-	ADDQ       1568(SP), R10
-	MOVQ       1560(SP), R11
-	DECQ       R12
-	JNZ        walked
-	MOVQ       $0x0000000c, R12
-	SUBQ       1576(SP), R10
 
 walked:
 	VBROADCASTSS (SI), Z26
@@ -16805,92 +17330,679 @@ walked:
 	ADDQ         $0x00000080, R8
 	DECQ         R9
 	JNZ          step
-	VMOVUPS      Z0, (SP)
-	VMOVUPS      Z1, 64(SP)
-	VMOVUPS      Z2, 128(SP)
-	VMOVUPS      Z3, 192(SP)
-	VMOVUPS      Z4, 256(SP)
-	VMOVUPS      Z5, 320(SP)
-	VMOVUPS      Z6, 384(SP)
-	VMOVUPS      Z7, 448(SP)
-	VMOVUPS      Z8, 512(SP)
-	VMOVUPS      Z9, 576(SP)
-	VMOVUPS      Z10, 640(SP)
-	VMOVUPS      Z11, 704(SP)
-	VMOVUPS      Z12, 768(SP)
-	VMOVUPS      Z13, 832(SP)
-	VMOVUPS      Z14, 896(SP)
-	VMOVUPS      Z15, 960(SP)
-	VMOVUPS      Z16, 1024(SP)
-	VMOVUPS      Z17, 1088(SP)
-	VMOVUPS      Z18, 1152(SP)
-	VMOVUPS      Z19, 1216(SP)
-	VMOVUPS      Z20, 1280(SP)
-	VMOVUPS      Z21, 1344(SP)
-	VMOVUPS      Z22, 1408(SP)
-	VMOVUPS      Z23, 1472(SP)
-	VMOVDQU32    skinnyNTPanel32x12AVX512Idx<>+0(SB), Z0
+	VMOVUPS      Z1, (SP)
+	VMOVUPS      Z3, 64(SP)
+	VMOVUPS      Z5, 128(SP)
+	VMOVUPS      Z7, 192(SP)
+	VMOVUPS      Z9, 256(SP)
+	VMOVUPS      Z11, 320(SP)
+	VMOVUPS      Z13, 384(SP)
+	VMOVUPS      Z15, 448(SP)
+	VMOVUPS      Z17, 512(SP)
+	VMOVUPS      Z19, 576(SP)
+	VMOVUPS      Z21, 640(SP)
+	VMOVUPS      Z23, 704(SP)
 	VBROADCASTSS alpha+112(FP), Z1
-	VBROADCASTSS beta+116(FP), Z2
+	VBROADCASTSS beta+116(FP), Z3
 	MOVL         $0x00000fff, AX
 	KMOVW        AX, K1
-	LEAQ         (SP), AX
-	MOVQ         d_base+0(FP), CX
-	ADDQ         1544(SP), CX
-	MOVQ         ldd+24(FP), DX
-	SHLQ         $0x02, DX
-	MOVQ         batch+104(FP), BX
-	MOVL         beta+116(FP), SI
-	ANDL         $0x7fffffff, SI
+	MOVQ         d_base+0(FP), AX
+	ADDQ         776(SP), AX
+	MOVQ         ldd+24(FP), CX
+	SHLQ         $0x02, CX
+	MOVQ         batch+104(FP), DX
+	MOVL         beta+116(FP), BX
+	ANDL         $0x7fffffff, BX
+	VUNPCKLPS    Z2, Z0, Z5
+	VUNPCKHPS    Z2, Z0, Z0
+	VUNPCKLPS    Z6, Z4, Z2
+	VUNPCKHPS    Z6, Z4, Z4
+	VUNPCKLPD    Z2, Z5, Z6
+	VUNPCKHPD    Z2, Z5, Z2
+	VUNPCKLPD    Z4, Z0, Z5
+	VUNPCKHPD    Z4, Z0, Z0
+	VUNPCKLPS    Z10, Z8, Z4
+	VUNPCKHPS    Z10, Z8, Z7
+	VUNPCKLPS    Z14, Z12, Z8
+	VUNPCKHPS    Z14, Z12, Z9
+	VUNPCKLPD    Z8, Z4, Z10
+	VUNPCKHPD    Z8, Z4, Z4
+	VUNPCKLPD    Z9, Z7, Z8
+	VUNPCKHPD    Z9, Z7, Z7
+	VUNPCKLPS    Z18, Z16, Z9
+	VUNPCKHPS    Z18, Z16, Z11
+	VUNPCKLPS    Z22, Z20, Z12
+	VUNPCKHPS    Z22, Z20, Z13
+	VUNPCKLPD    Z12, Z9, Z14
+	VUNPCKHPD    Z12, Z9, Z9
+	VUNPCKLPD    Z13, Z11, Z12
+	VUNPCKHPD    Z13, Z11, Z11
+	VXORPS       Z13, Z13, Z13
+	VSHUFF32X4   $0x44, Z10, Z6, Z15
+	VSHUFF32X4   $0xee, Z10, Z6, Z6
+	VSHUFF32X4   $0x44, Z13, Z14, Z10
+	VSHUFF32X4   $0xee, Z13, Z14, Z14
+	VSHUFF32X4   $0x88, Z10, Z15, Z16
+	VSHUFF32X4   $0xdd, Z10, Z15, Z10
+	VSHUFF32X4   $0x88, Z14, Z6, Z15
+	VSHUFF32X4   $0xdd, Z14, Z6, Z6
+	VSHUFF32X4   $0x44, Z4, Z2, Z14
+	VSHUFF32X4   $0xee, Z4, Z2, Z2
+	VSHUFF32X4   $0x44, Z13, Z9, Z4
+	VSHUFF32X4   $0xee, Z13, Z9, Z9
+	VSHUFF32X4   $0x88, Z4, Z14, Z17
+	VSHUFF32X4   $0xdd, Z4, Z14, Z4
+	VSHUFF32X4   $0x88, Z9, Z2, Z14
+	VSHUFF32X4   $0xdd, Z9, Z2, Z2
+	VSHUFF32X4   $0x44, Z8, Z5, Z9
+	VSHUFF32X4   $0xee, Z8, Z5, Z5
+	VSHUFF32X4   $0x44, Z13, Z12, Z8
+	VSHUFF32X4   $0xee, Z13, Z12, Z12
+	VSHUFF32X4   $0x88, Z8, Z9, Z18
+	VSHUFF32X4   $0xdd, Z8, Z9, Z8
+	VSHUFF32X4   $0x88, Z12, Z5, Z9
+	VSHUFF32X4   $0xdd, Z12, Z5, Z5
+	VSHUFF32X4   $0x44, Z7, Z0, Z12
+	VSHUFF32X4   $0xee, Z7, Z0, Z0
+	VSHUFF32X4   $0x44, Z13, Z11, Z7
+	VSHUFF32X4   $0xee, Z13, Z11, Z11
+	VSHUFF32X4   $0x88, Z7, Z12, Z13
+	VSHUFF32X4   $0xdd, Z7, Z12, Z7
+	VSHUFF32X4   $0x88, Z11, Z0, Z12
+	VSHUFF32X4   $0xdd, Z11, Z0, Z0
+	TESTL        BX, BX
+	JZ           row0_0z
+	VMOVUPS.Z    (AX), K1, Z11
+	VMULPS       Z3, Z11, Z11
+	VFMADD231PS  Z1, Z16, Z11
+	VMOVAPS      Z11, Z16
+	JMP          row0_0
 
-row:
-	KMOVW       K1, K2
-	VGATHERDPS  (AX)(Z0*4), K2, Z27
-	TESTL       SI, SI
-	JZ          rowNoBeta
-	VMOVUPS.Z   (CX), K1, Z3
-	VMULPS      Z2, Z3, Z3
-	VFMADD231PS Z1, Z27, Z3
-	VMOVUPS     Z3, K1, (CX)
-	JMP         rowDone
+row0_0z:
+	VMULPS Z1, Z16, Z16
 
-rowNoBeta:
-	VMULPS  Z1, Z27, Z27
-	VMOVUPS Z27, K1, (CX)
+row0_0:
+	VMOVUPS     Z16, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_1z
+	VMOVUPS.Z   (AX), K1, Z11
+	VMULPS      Z3, Z11, Z11
+	VFMADD231PS Z1, Z17, Z11
+	VMOVAPS     Z11, Z17
+	JMP         row0_1
 
-rowDone:
-	ADDQ $0x00000004, AX
-	ADDQ DX, CX
-	DECQ BX
-	JNZ  row
-	MOVQ 1536(SP), AX
-	ADDQ 1576(SP), AX
-	MOVQ AX, 1536(SP)
-	ADDQ $0x00000030, 1544(SP)
-	DECQ 1552(SP)
+row0_1z:
+	VMULPS Z1, Z17, Z17
+
+row0_1:
+	VMOVUPS     Z17, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_2z
+	VMOVUPS.Z   (AX), K1, Z11
+	VMULPS      Z3, Z11, Z11
+	VFMADD231PS Z1, Z18, Z11
+	VMOVAPS     Z11, Z18
+	JMP         row0_2
+
+row0_2z:
+	VMULPS Z1, Z18, Z18
+
+row0_2:
+	VMOVUPS     Z18, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_3z
+	VMOVUPS.Z   (AX), K1, Z11
+	VMULPS      Z3, Z11, Z11
+	VFMADD231PS Z1, Z13, Z11
+	VMOVAPS     Z11, Z13
+	JMP         row0_3
+
+row0_3z:
+	VMULPS Z1, Z13, Z13
+
+row0_3:
+	VMOVUPS     Z13, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_4z
+	VMOVUPS.Z   (AX), K1, Z11
+	VMULPS      Z3, Z11, Z11
+	VFMADD231PS Z1, Z10, Z11
+	VMOVAPS     Z11, Z10
+	JMP         row0_4
+
+row0_4z:
+	VMULPS Z1, Z10, Z10
+
+row0_4:
+	VMOVUPS     Z10, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_5z
+	VMOVUPS.Z   (AX), K1, Z10
+	VMULPS      Z3, Z10, Z10
+	VFMADD231PS Z1, Z4, Z10
+	VMOVAPS     Z10, Z4
+	JMP         row0_5
+
+row0_5z:
+	VMULPS Z1, Z4, Z4
+
+row0_5:
+	VMOVUPS     Z4, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_6z
+	VMOVUPS.Z   (AX), K1, Z4
+	VMULPS      Z3, Z4, Z4
+	VFMADD231PS Z1, Z8, Z4
+	VMOVAPS     Z4, Z8
+	JMP         row0_6
+
+row0_6z:
+	VMULPS Z1, Z8, Z8
+
+row0_6:
+	VMOVUPS     Z8, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_7z
+	VMOVUPS.Z   (AX), K1, Z4
+	VMULPS      Z3, Z4, Z4
+	VFMADD231PS Z1, Z7, Z4
+	VMOVAPS     Z4, Z7
+	JMP         row0_7
+
+row0_7z:
+	VMULPS Z1, Z7, Z7
+
+row0_7:
+	VMOVUPS     Z7, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_8z
+	VMOVUPS.Z   (AX), K1, Z4
+	VMULPS      Z3, Z4, Z4
+	VFMADD231PS Z1, Z15, Z4
+	VMOVAPS     Z4, Z15
+	JMP         row0_8
+
+row0_8z:
+	VMULPS Z1, Z15, Z15
+
+row0_8:
+	VMOVUPS     Z15, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_9z
+	VMOVUPS.Z   (AX), K1, Z4
+	VMULPS      Z3, Z4, Z4
+	VFMADD231PS Z1, Z14, Z4
+	VMOVAPS     Z4, Z14
+	JMP         row0_9
+
+row0_9z:
+	VMULPS Z1, Z14, Z14
+
+row0_9:
+	VMOVUPS     Z14, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_10z
+	VMOVUPS.Z   (AX), K1, Z4
+	VMULPS      Z3, Z4, Z4
+	VFMADD231PS Z1, Z9, Z4
+	VMOVAPS     Z4, Z9
+	JMP         row0_10
+
+row0_10z:
+	VMULPS Z1, Z9, Z9
+
+row0_10:
+	VMOVUPS     Z9, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_11z
+	VMOVUPS.Z   (AX), K1, Z4
+	VMULPS      Z3, Z4, Z4
+	VFMADD231PS Z1, Z12, Z4
+	VMOVAPS     Z4, Z12
+	JMP         row0_11
+
+row0_11z:
+	VMULPS Z1, Z12, Z12
+
+row0_11:
+	VMOVUPS     Z12, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_12z
+	VMOVUPS.Z   (AX), K1, Z4
+	VMULPS      Z3, Z4, Z4
+	VFMADD231PS Z1, Z6, Z4
+	VMOVAPS     Z4, Z6
+	JMP         row0_12
+
+row0_12z:
+	VMULPS Z1, Z6, Z6
+
+row0_12:
+	VMOVUPS     Z6, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_13z
+	VMOVUPS.Z   (AX), K1, Z4
+	VMULPS      Z3, Z4, Z4
+	VFMADD231PS Z1, Z2, Z4
+	VMOVAPS     Z4, Z2
+	JMP         row0_13
+
+row0_13z:
+	VMULPS Z1, Z2, Z2
+
+row0_13:
+	VMOVUPS     Z2, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_14z
+	VMOVUPS.Z   (AX), K1, Z2
+	VMULPS      Z3, Z2, Z2
+	VFMADD231PS Z1, Z5, Z2
+	VMOVAPS     Z2, Z5
+	JMP         row0_14
+
+row0_14z:
+	VMULPS Z1, Z5, Z5
+
+row0_14:
+	VMOVUPS     Z5, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row0_15z
+	VMOVUPS.Z   (AX), K1, Z2
+	VMULPS      Z3, Z2, Z2
+	VFMADD231PS Z1, Z0, Z2
+	VMOVAPS     Z2, Z0
+	JMP         row0_15
+
+row0_15z:
+	VMULPS Z1, Z0, Z0
+
+row0_15:
+	VMOVUPS     Z0, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	VMOVUPS     (SP), Z0
+	VMOVUPS     64(SP), Z2
+	VMOVUPS     128(SP), Z4
+	VMOVUPS     192(SP), Z5
+	VMOVUPS     256(SP), Z6
+	VMOVUPS     320(SP), Z7
+	VMOVUPS     384(SP), Z8
+	VMOVUPS     448(SP), Z9
+	VMOVUPS     512(SP), Z10
+	VMOVUPS     576(SP), Z11
+	VMOVUPS     640(SP), Z12
+	VMOVUPS     704(SP), Z13
+	VUNPCKLPS   Z2, Z0, Z14
+	VUNPCKHPS   Z2, Z0, Z0
+	VUNPCKLPS   Z5, Z4, Z2
+	VUNPCKHPS   Z5, Z4, Z4
+	VUNPCKLPD   Z2, Z14, Z5
+	VUNPCKHPD   Z2, Z14, Z2
+	VUNPCKLPD   Z4, Z0, Z14
+	VUNPCKHPD   Z4, Z0, Z0
+	VUNPCKLPS   Z7, Z6, Z4
+	VUNPCKHPS   Z7, Z6, Z6
+	VUNPCKLPS   Z9, Z8, Z7
+	VUNPCKHPS   Z9, Z8, Z8
+	VUNPCKLPD   Z7, Z4, Z9
+	VUNPCKHPD   Z7, Z4, Z4
+	VUNPCKLPD   Z8, Z6, Z7
+	VUNPCKHPD   Z8, Z6, Z6
+	VUNPCKLPS   Z11, Z10, Z8
+	VUNPCKHPS   Z11, Z10, Z10
+	VUNPCKLPS   Z13, Z12, Z11
+	VUNPCKHPS   Z13, Z12, Z12
+	VUNPCKLPD   Z11, Z8, Z13
+	VUNPCKHPD   Z11, Z8, Z8
+	VUNPCKLPD   Z12, Z10, Z11
+	VUNPCKHPD   Z12, Z10, Z10
+	VXORPS      Z12, Z12, Z12
+	VSHUFF32X4  $0x44, Z9, Z5, Z15
+	VSHUFF32X4  $0xee, Z9, Z5, Z5
+	VSHUFF32X4  $0x44, Z12, Z13, Z9
+	VSHUFF32X4  $0xee, Z12, Z13, Z13
+	VSHUFF32X4  $0x88, Z9, Z15, Z16
+	VSHUFF32X4  $0xdd, Z9, Z15, Z9
+	VSHUFF32X4  $0x88, Z13, Z5, Z15
+	VSHUFF32X4  $0xdd, Z13, Z5, Z5
+	VSHUFF32X4  $0x44, Z4, Z2, Z13
+	VSHUFF32X4  $0xee, Z4, Z2, Z2
+	VSHUFF32X4  $0x44, Z12, Z8, Z4
+	VSHUFF32X4  $0xee, Z12, Z8, Z8
+	VSHUFF32X4  $0x88, Z4, Z13, Z17
+	VSHUFF32X4  $0xdd, Z4, Z13, Z4
+	VSHUFF32X4  $0x88, Z8, Z2, Z13
+	VSHUFF32X4  $0xdd, Z8, Z2, Z2
+	VSHUFF32X4  $0x44, Z7, Z14, Z8
+	VSHUFF32X4  $0xee, Z7, Z14, Z7
+	VSHUFF32X4  $0x44, Z12, Z11, Z14
+	VSHUFF32X4  $0xee, Z12, Z11, Z11
+	VSHUFF32X4  $0x88, Z14, Z8, Z18
+	VSHUFF32X4  $0xdd, Z14, Z8, Z8
+	VSHUFF32X4  $0x88, Z11, Z7, Z14
+	VSHUFF32X4  $0xdd, Z11, Z7, Z7
+	VSHUFF32X4  $0x44, Z6, Z0, Z11
+	VSHUFF32X4  $0xee, Z6, Z0, Z0
+	VSHUFF32X4  $0x44, Z12, Z10, Z6
+	VSHUFF32X4  $0xee, Z12, Z10, Z10
+	VSHUFF32X4  $0x88, Z6, Z11, Z12
+	VSHUFF32X4  $0xdd, Z6, Z11, Z6
+	VSHUFF32X4  $0x88, Z10, Z0, Z11
+	VSHUFF32X4  $0xdd, Z10, Z0, Z0
+	TESTL       BX, BX
+	JZ          row1_0z
+	VMOVUPS.Z   (AX), K1, Z10
+	VMULPS      Z3, Z10, Z10
+	VFMADD231PS Z1, Z16, Z10
+	VMOVAPS     Z10, Z16
+	JMP         row1_0
+
+row1_0z:
+	VMULPS Z1, Z16, Z16
+
+row1_0:
+	VMOVUPS     Z16, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row1_1z
+	VMOVUPS.Z   (AX), K1, Z10
+	VMULPS      Z3, Z10, Z10
+	VFMADD231PS Z1, Z17, Z10
+	VMOVAPS     Z10, Z17
+	JMP         row1_1
+
+row1_1z:
+	VMULPS Z1, Z17, Z17
+
+row1_1:
+	VMOVUPS     Z17, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row1_2z
+	VMOVUPS.Z   (AX), K1, Z10
+	VMULPS      Z3, Z10, Z10
+	VFMADD231PS Z1, Z18, Z10
+	VMOVAPS     Z10, Z18
+	JMP         row1_2
+
+row1_2z:
+	VMULPS Z1, Z18, Z18
+
+row1_2:
+	VMOVUPS     Z18, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row1_3z
+	VMOVUPS.Z   (AX), K1, Z10
+	VMULPS      Z3, Z10, Z10
+	VFMADD231PS Z1, Z12, Z10
+	VMOVAPS     Z10, Z12
+	JMP         row1_3
+
+row1_3z:
+	VMULPS Z1, Z12, Z12
+
+row1_3:
+	VMOVUPS     Z12, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row1_4z
+	VMOVUPS.Z   (AX), K1, Z10
+	VMULPS      Z3, Z10, Z10
+	VFMADD231PS Z1, Z9, Z10
+	VMOVAPS     Z10, Z9
+	JMP         row1_4
+
+row1_4z:
+	VMULPS Z1, Z9, Z9
+
+row1_4:
+	VMOVUPS     Z9, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row1_5z
+	VMOVUPS.Z   (AX), K1, Z9
+	VMULPS      Z3, Z9, Z9
+	VFMADD231PS Z1, Z4, Z9
+	VMOVAPS     Z9, Z4
+	JMP         row1_5
+
+row1_5z:
+	VMULPS Z1, Z4, Z4
+
+row1_5:
+	VMOVUPS     Z4, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row1_6z
+	VMOVUPS.Z   (AX), K1, Z4
+	VMULPS      Z3, Z4, Z4
+	VFMADD231PS Z1, Z8, Z4
+	VMOVAPS     Z4, Z8
+	JMP         row1_6
+
+row1_6z:
+	VMULPS Z1, Z8, Z8
+
+row1_6:
+	VMOVUPS     Z8, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row1_7z
+	VMOVUPS.Z   (AX), K1, Z4
+	VMULPS      Z3, Z4, Z4
+	VFMADD231PS Z1, Z6, Z4
+	VMOVAPS     Z4, Z6
+	JMP         row1_7
+
+row1_7z:
+	VMULPS Z1, Z6, Z6
+
+row1_7:
+	VMOVUPS     Z6, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row1_8z
+	VMOVUPS.Z   (AX), K1, Z4
+	VMULPS      Z3, Z4, Z4
+	VFMADD231PS Z1, Z15, Z4
+	VMOVAPS     Z4, Z15
+	JMP         row1_8
+
+row1_8z:
+	VMULPS Z1, Z15, Z15
+
+row1_8:
+	VMOVUPS     Z15, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row1_9z
+	VMOVUPS.Z   (AX), K1, Z4
+	VMULPS      Z3, Z4, Z4
+	VFMADD231PS Z1, Z13, Z4
+	VMOVAPS     Z4, Z13
+	JMP         row1_9
+
+row1_9z:
+	VMULPS Z1, Z13, Z13
+
+row1_9:
+	VMOVUPS     Z13, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row1_10z
+	VMOVUPS.Z   (AX), K1, Z4
+	VMULPS      Z3, Z4, Z4
+	VFMADD231PS Z1, Z14, Z4
+	VMOVAPS     Z4, Z14
+	JMP         row1_10
+
+row1_10z:
+	VMULPS Z1, Z14, Z14
+
+row1_10:
+	VMOVUPS     Z14, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row1_11z
+	VMOVUPS.Z   (AX), K1, Z4
+	VMULPS      Z3, Z4, Z4
+	VFMADD231PS Z1, Z11, Z4
+	VMOVAPS     Z4, Z11
+	JMP         row1_11
+
+row1_11z:
+	VMULPS Z1, Z11, Z11
+
+row1_11:
+	VMOVUPS     Z11, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row1_12z
+	VMOVUPS.Z   (AX), K1, Z4
+	VMULPS      Z3, Z4, Z4
+	VFMADD231PS Z1, Z5, Z4
+	VMOVAPS     Z4, Z5
+	JMP         row1_12
+
+row1_12z:
+	VMULPS Z1, Z5, Z5
+
+row1_12:
+	VMOVUPS     Z5, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row1_13z
+	VMOVUPS.Z   (AX), K1, Z4
+	VMULPS      Z3, Z4, Z4
+	VFMADD231PS Z1, Z2, Z4
+	VMOVAPS     Z4, Z2
+	JMP         row1_13
+
+row1_13z:
+	VMULPS Z1, Z2, Z2
+
+row1_13:
+	VMOVUPS     Z2, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row1_14z
+	VMOVUPS.Z   (AX), K1, Z2
+	VMULPS      Z3, Z2, Z2
+	VFMADD231PS Z1, Z7, Z2
+	VMOVAPS     Z2, Z7
+	JMP         row1_14
+
+row1_14z:
+	VMULPS Z1, Z7, Z7
+
+row1_14:
+	VMOVUPS     Z7, K1, (AX)
+	ADDQ        CX, AX
+	DECQ        DX
+	JZ          stored
+	TESTL       BX, BX
+	JZ          row1_15z
+	VMOVUPS.Z   (AX), K1, Z2
+	VMULPS      Z3, Z2, Z2
+	VFMADD231PS Z1, Z0, Z2
+	VMOVAPS     Z2, Z0
+	JMP         row1_15
+
+row1_15z:
+	VMULPS Z1, Z0, Z0
+
+row1_15:
+	VMOVUPS Z0, K1, (AX)
+	ADDQ    CX, AX
+	DECQ    DX
+	JZ      stored
+
+stored:
+	MOVQ 768(SP), AX
+	ADDQ 808(SP), AX
+	MOVQ AX, 768(SP)
+	ADDQ $0x00000030, 776(SP)
+	DECQ 784(SP)
 	JNZ  tile
 
 done:
 	VZEROUPPER
 	RET
-
-DATA skinnyNTPanel32x12AVX512Idx<>+0(SB)/4, $0x00000000
-DATA skinnyNTPanel32x12AVX512Idx<>+4(SB)/4, $0x00000020
-DATA skinnyNTPanel32x12AVX512Idx<>+8(SB)/4, $0x00000040
-DATA skinnyNTPanel32x12AVX512Idx<>+12(SB)/4, $0x00000060
-DATA skinnyNTPanel32x12AVX512Idx<>+16(SB)/4, $0x00000080
-DATA skinnyNTPanel32x12AVX512Idx<>+20(SB)/4, $0x000000a0
-DATA skinnyNTPanel32x12AVX512Idx<>+24(SB)/4, $0x000000c0
-DATA skinnyNTPanel32x12AVX512Idx<>+28(SB)/4, $0x000000e0
-DATA skinnyNTPanel32x12AVX512Idx<>+32(SB)/4, $0x00000100
-DATA skinnyNTPanel32x12AVX512Idx<>+36(SB)/4, $0x00000120
-DATA skinnyNTPanel32x12AVX512Idx<>+40(SB)/4, $0x00000140
-DATA skinnyNTPanel32x12AVX512Idx<>+44(SB)/4, $0x00000160
-DATA skinnyNTPanel32x12AVX512Idx<>+48(SB)/4, $0x00000180
-DATA skinnyNTPanel32x12AVX512Idx<>+52(SB)/4, $0x000001a0
-DATA skinnyNTPanel32x12AVX512Idx<>+56(SB)/4, $0x000001c0
-DATA skinnyNTPanel32x12AVX512Idx<>+60(SB)/4, $0x000001e0
-GLOBL skinnyNTPanel32x12AVX512Idx<>(SB), RODATA|NOPTR, $64
 
 // func skinnyNNAVX2(d []float32, ldd int, x []float32, ldx int, w []float32, ldw int, batch int, k int, n int, pf []float32, pfRows int, pfRowBytes int, lps int, next int, gs int, nbig int, alpha float32, beta float32)
 // Requires: AVX, FMA3, MMX+
