@@ -201,8 +201,8 @@ const (
 // streams, its fused step from none (the near kernel's eight rows at a time
 // keep its prefetchers ahead), its skinnyNN of more than one group of rows
 // from bands, its skinnyNT of one group from prefetches 2 KiB ahead rather
-// than 4 and of 9 to 12 rows from one group in 2-row tiles rather than two
-// in 3-row tiles. Zen 4 splits 512-bit operations in halves and
+// than 4, of 9 to 11 rows from one group in 2-row tiles rather than two
+// in 3-row tiles, and of 12 to 16 and 25 to 32 from panels of X. Zen 4 splits 512-bit operations in halves and
 // loads 64 bytes per cycle at any width, so YMM is as fast with shorter
 // horizontal sums where a kernel is load-bound, but its Dot, MatVecBatch,
 // MatTVec and fused steps, whose ZMM variants keep more independent work
@@ -219,7 +219,7 @@ var routes = [...]route{
 	classOther: {width: 256, dotFar: dotFarOne, ntAhead: 4 << 10, stepPF: allFormats},
 	classIntel: {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarSplit, ntAhead: 4 << 10, stepPF: allFormats},
 	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnBands: batches(1, 16), ntQuads: batches(1, 4), ntAhead: 4 << 10, pfL2: true, stepPF: allFormats, stepPasses: formatsOf(FormatBF16, FormatF16), q8Stack: true},
-	classZen5:  {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarNear, nnBands: batches(9, 32), nnBandsBeyondL3: true, ntPairs: batches(9, 12), ntPanel: batches(13, 16) | batches(28, 32), ntAhead: 2 << 10, stepPF: allFormats},
+	classZen5:  {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarNear, nnBands: batches(9, 32), nnBandsBeyondL3: true, ntPairs: batches(9, 11), ntPanel: batches(12, 16) | batches(25, 32), ntAhead: 2 << 10, stepPF: allFormats},
 }
 
 // anyRow is a streamsBelow that takes rows any distance apart.

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/klauspost/cpuid/v2"
 )
@@ -696,8 +697,8 @@ func TestBatchSet(t *testing.T) {
 }
 
 // BenchmarkSkinnyNTPairs times MatVecBatch of 9 to 12 rows against a
-// 32000×512 A from memory (two matrices in turn, as BenchmarkSkinny) with
-// and without the 2-row tiles (route.ntPairs), on AVX-512:
+// 32000×512 A from memory with and without the 2-row tiles (route.ntPairs),
+// on AVX-512, the two alternated call by call (benchSkinnyNTSet):
 //
 //	go test -run '^$' -bench '^BenchmarkSkinnyNTPairs$' ./kernels
 func BenchmarkSkinnyNTPairs(b *testing.B) {
@@ -706,64 +707,83 @@ func BenchmarkSkinnyNTPairs(b *testing.B) {
 		sizes = append(sizes, bt)
 	}
 	benchSkinnyNTSet(b, []int{512}, sizes, "pairs", func(bt int, on bool) {
-		rt.ntPairs, rt.ntQuads = 0, 0
+		rt.ntPairs, rt.ntQuads, rt.ntPanel = 0, 0, 0
 		if on {
 			rt.ntPairs = batches(bt, bt)
 		}
 	})
 }
 
-// BenchmarkSkinnyNTPanel times MatVecBatch of 13 to 32 rows against an A of
-// 16.4 M floats (32000×512 or 16000×1024, rows 4 KiB apart) from memory
-// with and without the panel kernels (route.ntPanel), on AVX-512; the
-// route's other sets as the host's class has them:
+// BenchmarkSkinnyNTPanel times MatVecBatch of 11 to 32 rows against an A of
+// 16.4 M floats (32000×512, or 16000×1024: rows 4 KiB apart) from memory
+// with and without the panel kernels (route.ntPanel), on AVX-512, the two
+// alternated call by call (benchSkinnyNTSet); without them, 9 to 12 rows
+// take the 2-row tiles (ntPairs), the others the 3×8 tiles:
 //
 //	go test -run '^$' -bench '^BenchmarkSkinnyNTPanel$' ./kernels
 func BenchmarkSkinnyNTPanel(b *testing.B) {
-	benchSkinnyNTSet(b, []int{512, 1024}, []int{13, 16, 20, 24, 28, 32}, "panel", func(bt int, on bool) {
-		rt.ntPanel = 0
-		if on {
+	benchSkinnyNTSet(b, []int{512, 1024}, []int{11, 12, 13, 16, 20, 24, 25, 28, 32}, "panel", func(bt int, on bool) {
+		rt.ntPanel, rt.ntPairs, rt.ntQuads = 0, 0, 0
+		switch {
+		case on:
 			rt.ntPanel = batches(bt, bt)
+		case bt >= skinnyNTPairsLeast && bt <= skinnyNTPairsGroup:
+			rt.ntPairs = batches(bt, bt)
 		}
 	})
 }
 
 // benchSkinnyNTSet times MatVecBatch of each batch in sizes against an A of
 // 16.4 M floats in rows of each of ks columns, from memory (two matrices in
-// turn, as BenchmarkSkinny), on AVX-512, with set(batch, true) and
-// set(batch, false) applied to the route before each leaf (named name and
-// "groups"); the route is restored after.
+// turn), on AVX-512: each iteration makes two calls, one with set(batch,
+// true) applied to the route and one with set(batch, false), in alternating
+// order. A leaf reports the median time of each (name-ms, tiles-ms) and the
+// median of their ratios (name/tiles); ns/op counts both calls. The route is
+// restored after.
 func benchSkinnyNTSet(b *testing.B, ks, sizes []int, name string, set func(bt int, on bool)) {
 	if Active() != AVX512 {
 		b.Skip("AVX-512's kernels")
 	}
 	defer func(r route) { rt = r }(rt)
-	const size, m = 32000 * 512, 2
+	const size = 32000 * 512
+	median := func(v []float64) float64 {
+		v = slices.Clone(v)
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
 	for _, k := range ks {
 		n := size / k
-		as := make([]Matrix, m)
+		as := [2]Matrix{}
 		for i := range as {
 			as[i] = Matrix{Rows: n, Cols: k, Stride: k, Data: ramp(n * k)}
 		}
 		for _, bt := range sizes {
 			x := Matrix{Rows: bt, Cols: k, Stride: k, Data: ramp(bt * k)}
 			d := Matrix{Rows: bt, Cols: n, Stride: n, Data: make([]float32, bt*n)}
-			for _, on := range []bool{true, false} {
-				leaf := map[bool]string{true: name, false: "groups"}[on]
-				label := fmt.Sprintf("B=%d/%s", bt, leaf)
-				if len(ks) > 1 {
-					label = fmt.Sprintf("k=%d/%s", k, label)
+			b.Run(fmt.Sprintf("k=%d/B=%d", k, bt), func(b *testing.B) {
+				var on, off, ratio []float64
+				call := func(with bool, a Matrix) float64 {
+					set(bt, with)
+					start := time.Now()
+					MatVecBatch(d, a, x)
+					return time.Since(start).Seconds()
 				}
-				b.Run(label, func(b *testing.B) {
-					set(bt, on)
-					b.SetBytes(int64(4 * n * k))
-					i := 0
-					for b.Loop() {
-						MatVecBatch(d, as[i], x)
-						i = (i + 1) % m
+				b.SetBytes(int64(2 * 4 * n * k))
+				i := 0
+				for b.Loop() {
+					var t1, t0 float64
+					if i%2 == 0 {
+						t1, t0 = call(true, as[0]), call(false, as[1])
+					} else {
+						t0, t1 = call(false, as[0]), call(true, as[1])
 					}
-				})
-			}
+					on, off, ratio = append(on, t1), append(off, t0), append(ratio, t1/t0)
+					i++
+				}
+				b.ReportMetric(1e3*median(on), name+"-ms")
+				b.ReportMetric(1e3*median(off), "tiles-ms")
+				b.ReportMetric(median(ratio), name+"/tiles")
+			})
 		}
 	}
 }
