@@ -109,6 +109,14 @@ type route struct {
 	// of rows of A broadcast against it, no reduction; ntQuads and ntPairs
 	// take precedence. Only where skinnyNTPanelTakes the shape.
 	ntPanel batchSet
+	// ntPanelLong lists the batches that skinnyNT takes through the panel
+	// kernels as ntPanel's do, but only over A of at least ntPanelLongCols
+	// columns: a two-vector panel costs 32 lanes' work at any batch, and
+	// the 3×8 tiles' cost per row of X grows with the columns, whose L2
+	// panels (skinnyNTSteps) then hold fewer steps for every group to pass
+	// over.
+	ntPanelLong     batchSet
+	ntPanelLongCols int
 	// ntAhead is how far, in bytes of each of its chunks of A, skinnyNT's
 	// prefetches run ahead of its loads when one group of rows of X reads
 	// A (skinnyNTSteps): whole rows, at least one.
@@ -202,7 +210,8 @@ const (
 // keep its prefetchers ahead), its skinnyNN of more than one group of rows
 // from bands, its skinnyNT of one group from prefetches 2 KiB ahead rather
 // than 4, of 9 to 11 rows from one group in 2-row tiles rather than two
-// in 3-row tiles, and of 12 to 16 and 25 to 32 from panels of X. Zen 4 splits 512-bit operations in halves and
+// in 3-row tiles, and of 12 to 16 and 25 to 32 (19 to 24 over rows of 1024
+// columns or more) from panels of X. Zen 4 splits 512-bit operations in halves and
 // loads 64 bytes per cycle at any width, so YMM is as fast with shorter
 // horizontal sums where a kernel is load-bound, but its Dot, MatVecBatch,
 // MatTVec and fused steps, whose ZMM variants keep more independent work
@@ -219,7 +228,7 @@ var routes = [...]route{
 	classOther: {width: 256, dotFar: dotFarOne, ntAhead: 4 << 10, stepPF: allFormats},
 	classIntel: {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarSplit, ntAhead: 4 << 10, stepPF: allFormats},
 	classZen4:  {width: 256, zmm: famDot | famMatVecBatch | famStep | famMatTVec, streamsBelow: 4096, dotFar: dotFarOne, splitBelow: 1024, batchZMMCols: 256, nnBands: batches(1, 16), ntQuads: batches(1, 4), ntAhead: 4 << 10, pfL2: true, stepPF: allFormats, stepPasses: formatsOf(FormatBF16, FormatF16), q8Stack: true},
-	classZen5:  {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarNear, nnBands: batches(9, 32), nnBandsBeyondL3: true, ntPairs: batches(9, 11), ntPanel: batches(12, 16) | batches(25, 32), ntAhead: 2 << 10, stepPF: allFormats},
+	classZen5:  {width: 512, streamsBelow: anyRow, streamsBelowAVX2: anyRow, dotFar: dotFarNear, nnBands: batches(9, 32), nnBandsBeyondL3: true, ntPairs: batches(9, 11), ntPanel: batches(12, 16) | batches(25, 32), ntPanelLong: batches(19, 24), ntPanelLongCols: 1024, ntAhead: 2 << 10, stepPF: allFormats},
 }
 
 // anyRow is a streamsBelow that takes rows any distance apart.
@@ -1586,7 +1595,7 @@ func skinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, 
 			skinnyNTSteps(lda, 1, rt.ntAhead), skinnyWindow(cols/lanes, batch, batch), batch, 1, alpha, beta)
 		return
 	}
-	if active == AVX512 && !quads && rt.ntPanel.has(batch) && skinnyNTPanelTakes(cols, batch) {
+	if active == AVX512 && !quads && skinnyNTPanelRoute(cols, batch) && skinnyNTPanelTakes(cols, batch) {
 		done := skinnyNTPanel(d, ldd, a, lda, x, ldx, rows, cols, batch, alpha, beta)
 		if done == rows {
 			return
@@ -1611,6 +1620,13 @@ func skinnyNT(d []float32, ldd int, a []float32, lda int, x []float32, ldx int, 
 	default:
 		skinnyNTAVX2(d, ldd, a, lda, x, ldx, rows, q, cols, batch, steps, pfw, gs, nbig, alpha, beta)
 	}
+}
+
+// skinnyNTPanelRoute reports whether the route sends batch rows of X
+// against an A of cols columns through the panel kernels: ntPanel's
+// batches, and ntPanelLong's over at least ntPanelLongCols columns.
+func skinnyNTPanelRoute(cols, batch int) bool {
+	return rt.ntPanel.has(batch) || rt.ntPanelLong.has(batch) && cols >= rt.ntPanelLongCols
 }
 
 // skinnyNTPanel computes the rows of skinnyNT's D that whole tiles of the

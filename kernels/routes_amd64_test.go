@@ -568,20 +568,47 @@ func TestSkinnyNTPairs(t *testing.T) {
 	}
 }
 
-// TestRouteNTPanel holds every route's ntPanel within the skinny batches
-// and away from ntPairs and ntQuads, which would take its batches first.
+// TestRouteNTPanel holds every route's ntPanel and ntPanelLong within the
+// skinny batches, apart, and away from ntPairs and ntQuads, which would
+// take their batches first; a route with ntPanelLong names its columns.
 func TestRouteNTPanel(t *testing.T) {
 	for c, r := range routes {
+		if r.ntPanelLong != 0 && r.ntPanelLongCols <= 0 {
+			t.Errorf("%v: ntPanelLong without ntPanelLongCols", cpuClass(c))
+		}
+		if r.ntPanel&r.ntPanelLong != 0 {
+			t.Errorf("%v: ntPanel and ntPanelLong share batches", cpuClass(c))
+		}
 		for b := range 64 {
-			if !r.ntPanel.has(b) {
+			if !r.ntPanel.has(b) && !r.ntPanelLong.has(b) {
 				continue
 			}
 			if b > skinnyMaxRows {
-				t.Errorf("%v: ntPanel holds %d, beyond skinnyMaxRows", cpuClass(c), b)
+				t.Errorf("%v: ntPanel or ntPanelLong holds %d, beyond skinnyMaxRows", cpuClass(c), b)
 			}
 			if r.ntPairs.has(b) || r.ntQuads.has(b) {
-				t.Errorf("%v: ntPanel holds %d, which ntPairs or ntQuads takes", cpuClass(c), b)
+				t.Errorf("%v: ntPanel or ntPanelLong holds %d, which ntPairs or ntQuads takes", cpuClass(c), b)
 			}
+		}
+	}
+}
+
+// TestSkinnyNTPanelRoute checks which shapes the route sends to the panel
+// kernels: ntPanel's batches at any columns, ntPanelLong's from
+// ntPanelLongCols.
+func TestSkinnyNTPanelRoute(t *testing.T) {
+	defer func(r route) { rt = r }(rt)
+	rt.ntPanel, rt.ntPanelLong, rt.ntPanelLongCols = batches(12, 16), batches(18, 24), 1024
+	for _, c := range []struct {
+		cols, batch int
+		want        bool
+	}{
+		{512, 13, true}, {64, 16, true}, {512, 11, false}, {512, 20, false},
+		{1023, 18, false}, {1024, 18, true}, {4096, 24, true}, {1024, 17, false},
+		{1024, 25, false}, {8192, 32, false},
+	} {
+		if got := skinnyNTPanelRoute(c.cols, c.batch); got != c.want {
+			t.Errorf("cols %d, batch %d: %v, want %v", c.cols, c.batch, got, c.want)
 		}
 	}
 }
@@ -595,7 +622,7 @@ func TestRouteNTPanel(t *testing.T) {
 func TestSkinnyNTPanel(t *testing.T) {
 	defer func(r route) { rt = r }(rt)
 	for _, panel := range []batchSet{batches(1, skinnyMaxRows), 0} {
-		rt.ntPanel, rt.ntPairs, rt.ntQuads = panel, 0, 0
+		rt.ntPanel, rt.ntPanelLong, rt.ntPairs, rt.ntQuads = panel, 0, 0, 0
 		t.Run(fmt.Sprintf("panel=%#x", uint64(panel)), func(t *testing.T) {
 			withSkinny(t, func(t *testing.T) {
 				forEachISA(t, func(t *testing.T) {
@@ -707,7 +734,7 @@ func BenchmarkSkinnyNTPairs(b *testing.B) {
 		sizes = append(sizes, bt)
 	}
 	benchSkinnyNTSet(b, []int{512}, sizes, "pairs", func(bt int, on bool) {
-		rt.ntPairs, rt.ntQuads, rt.ntPanel = 0, 0, 0
+		rt.ntPairs, rt.ntQuads, rt.ntPanel, rt.ntPanelLong = 0, 0, 0, 0
 		if on {
 			rt.ntPairs = batches(bt, bt)
 		}
@@ -715,15 +742,15 @@ func BenchmarkSkinnyNTPairs(b *testing.B) {
 }
 
 // BenchmarkSkinnyNTPanel times MatVecBatch of 11 to 32 rows against an A of
-// 16.4 M floats (32000×512, or 16000×1024: rows 4 KiB apart) from memory
+// 16.4 M floats (32000×512, 16000×1024 or 8000×2048) from memory
 // with and without the panel kernels (route.ntPanel), on AVX-512, the two
 // alternated call by call (benchSkinnyNTSet); without them, 9 to 12 rows
 // take the 2-row tiles (ntPairs), the others the 3×8 tiles:
 //
 //	go test -run '^$' -bench '^BenchmarkSkinnyNTPanel$' ./kernels
 func BenchmarkSkinnyNTPanel(b *testing.B) {
-	benchSkinnyNTSet(b, []int{512, 1024}, []int{11, 12, 13, 16, 20, 24, 25, 28, 32}, "panel", func(bt int, on bool) {
-		rt.ntPanel, rt.ntPairs, rt.ntQuads = 0, 0, 0
+	benchSkinnyNTSet(b, []int{512, 1024, 2048}, []int{11, 12, 13, 16, 17, 18, 19, 20, 24, 25, 28, 32}, "panel", func(bt int, on bool) {
+		rt.ntPanel, rt.ntPanelLong, rt.ntPairs, rt.ntQuads = 0, 0, 0, 0
 		switch {
 		case on:
 			rt.ntPanel = batches(bt, bt)
