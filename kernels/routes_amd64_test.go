@@ -638,9 +638,11 @@ func TestSkinnyNTPanel(t *testing.T) {
 						i++
 						checkGemm(t, rng, gemmCase{tb: true, m: batch, n: rows, k: cols, alpha: []float32{1, 0.75}[i%2], beta: []float32{0, 1, -0.5}[i%3], pad: pad, off: i % 5})
 					})
-					// Rows 4 KiB apart: the one-vector panel's 12-row tiles.
+					// Rows 4 KiB apart: the one-vector panel's 12-row tiles,
+					// with α and β too.
 					for _, batch := range []int{3, 13, 16, 29} {
 						checkMatVecBatchCase(t, rng, 41, 1021, batch, [3]int{3, 1, 2}, [3]int{1, 2, 3})
+						checkGemm(t, rng, gemmCase{tb: true, m: batch, n: 41, k: 1000, alpha: 0.75, beta: -0.5, pad: 24, off: 1})
 					}
 				})
 			})
