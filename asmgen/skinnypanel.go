@@ -16,7 +16,7 @@ var skinnyNTPanelTiles = [][2]int{{1, 16}, {1, 12}, {2, 12}}
 
 // genSkinnyNTPanel emits skinnyNTPanel<16·v>x<R><ISA>(d, ldd, a, lda, xt,
 // tiles, cols, batch, alpha, beta) on AVX-512: D = α·X·Aᵀ + β·D (β = ±0
-// never reads D) for the first tiles·R rows of A (R ≤ 16) and the batch
+// never reads D) for the first tiles·R rows of A (R ≤ 16) and the 1 ≤ batch
 // ≤ 16·v rows of X, which Go packs transposed into the panel xt: row p of it,
 // 16·v floats, holds X[j][p] in lane j and zeros past batch. A tile of R rows
 // of A keeps the R×16·v block of Dᵀ in registers over all cols ≥ 1 columns:
