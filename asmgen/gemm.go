@@ -344,17 +344,9 @@ func genGemmTranspose8() {
 			asm.VMOVUPS(row(src, src4, lds, lds3, j, 16*half), in[j].AsX())
 			asm.VINSERTF128(U8(1), row(src, src4, lds, lds3, j+4, 16*half), in[j], in[j])
 		}
-		t := []VecVirtual{asm.YMM(), asm.YMM(), asm.YMM(), asm.YMM()}
-		asm.VUNPCKLPS(in[1], in[0], t[0])
-		asm.VUNPCKHPS(in[1], in[0], t[1])
-		asm.VUNPCKLPS(in[3], in[2], t[2])
-		asm.VUNPCKHPS(in[3], in[2], t[3])
-		asm.VUNPCKLPD(t[2], t[0], in[0])
-		asm.VUNPCKHPD(t[2], t[0], in[1])
-		asm.VUNPCKLPD(t[3], t[1], in[2])
-		asm.VUNPCKHPD(t[3], t[1], in[3])
-		for i := range in {
-			asm.VMOVUPS(in[i], row(dst, dst4, ldd, ldd3, 4*half+i, 0))
+		out := transpose4([4]VecVirtual(in), func() VecVirtual { return asm.YMM() })
+		for i := range out {
+			asm.VMOVUPS(out[i], row(dst, dst4, ldd, ldd3, 4*half+i, 0))
 		}
 	}
 	asm.ADDQ(U8(32), src)

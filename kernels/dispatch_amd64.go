@@ -111,10 +111,10 @@ type route struct {
 	ntPanel batchSet
 	// ntPanelLong lists the batches that skinnyNT takes through the panel
 	// kernels as ntPanel's do, but only over A of at least ntPanelLongCols
-	// columns: a two-vector panel costs 32 lanes' work at any batch, and
-	// the 3×8 tiles' cost per row of X grows with the columns, whose L2
-	// panels (skinnyNTSteps) then hold fewer steps for every group to pass
-	// over.
+	// columns: a two-vector panel costs all its lanes' work at any batch,
+	// and the dot-product tiles' cost per row of X grows with the columns,
+	// whose L2 panels (skinnyNTSteps) then hold fewer steps for every group
+	// to pass over.
 	ntPanelLong     batchSet
 	ntPanelLongCols int
 	// ntAhead is how far, in bytes of each of its chunks of A, skinnyNT's
